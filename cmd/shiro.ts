@@ -1,0 +1,87 @@
+#!/usr/bin/env bun
+/**
+ * The `shiro` entry point and citty root command. It parses the flag surface strictly, answers
+ * --version and --help without loading anything else, and dispatches subcommands lazily.
+ * This file and the modules it imports up front are the start-up path: keep them light.
+ * Exit codes are decided here and in cmd/ only.
+ */
+import { defineCommand, type ArgsDef } from "citty";
+import { EXIT, UsageError, UserError } from "../lib/errors.ts";
+import { detectRuntime } from "../lib/runtime.ts";
+import { PRODUCT, VERSION } from "../lib/version.ts";
+import { ROOT_FLAGS, parseFlags, type ParsedFlags } from "./_flags.ts";
+import { SUBCOMMANDS } from "./_subcommands.ts";
+
+export function versionLine(): string {
+  const rt = detectRuntime();
+  return `${PRODUCT} ${VERSION}  ${rt.name} ${rt.version}  ${rt.platform}-${rt.arch}  ${rt.compiled ? "compiled" : "source"}`;
+}
+
+const rootArgs: ArgsDef = Object.fromEntries(ROOT_FLAGS.map((flag) => [flag.name, {
+  type: flag.kind === "boolean" ? "boolean" : "string",
+  alias: flag.alias,
+  description: flag.description,
+  valueHint: flag.valueHint,
+}]));
+
+export const rootCommand = defineCommand({
+  meta: { name: "shiro", version: VERSION, description: "a coding agent that remembers" },
+  args: rootArgs,
+  subCommands: SUBCOMMANDS,
+  async run({ rawArgs }) {
+    await runRoot(parseFlags(rawArgs, ROOT_FLAGS));
+  },
+});
+
+async function runRoot(flags: ParsedFlags): Promise<number> {
+  if (flags.version) {
+    process.stdout.write(`${versionLine()}\n`);
+    return EXIT.ok;
+  }
+  if (flags.help) {
+    const { renderRootHelp } = await import("./_help.ts");
+    process.stdout.write(`${renderRootHelp()}\n`);
+    return EXIT.ok;
+  }
+  if (flags._.length > 0) throw new UsageError(`unknown command "${flags._[0]}"`);
+  const { startSession } = await import("./_start.ts");
+  return startSession(flags);
+}
+
+/** Maps any throw to a one-line message and an exit code; stack traces only with SHIRO_DEBUG=1. */
+export function reportError(error: unknown): number {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof UsageError) {
+    process.stderr.write(`shiro: ${message} (see shiro --help)\n`);
+    return EXIT.usage;
+  }
+  if (error instanceof UserError) {
+    process.stderr.write(`shiro: ${message}\n`);
+    return error.exitCode;
+  }
+  process.stderr.write(`shiro: ${message}\n`);
+  if (process.env.SHIRO_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  return EXIT.error;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  try {
+    const first = argv[0];
+    if (first !== undefined && !first.startsWith("-") && first in SUBCOMMANDS) {
+      const { runStrict } = await import("./_run-citty.ts");
+      await runStrict(await SUBCOMMANDS[first]!(), argv.slice(1), `shiro ${first}`);
+      return typeof process.exitCode === "number" ? process.exitCode : EXIT.ok;
+    }
+    return await runRoot(parseFlags(argv, ROOT_FLAGS));
+  } catch (error) {
+    return reportError(error);
+  }
+}
+
+if (import.meta.main) {
+  const code = await main(process.argv.slice(2));
+  // Flush, then leave: lingering handles (a keep-alive socket, a stdin listener) must not hold
+  // the process open once the command is done.
+  await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
+  process.exit(code);
+}

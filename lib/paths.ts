@@ -1,0 +1,60 @@
+/**
+ * The one module that knows where state lives on disk.
+ *
+ * Layout, under `$SHIRO_HOME/.shiro-neko/` (or `~/.shiro-neko/`):
+ *   config.json                     user configuration
+ *   memory/<hash16>.json            project notes (hash16 = first 16 hex of SHA-256 of the project root)
+ *   memory/global.json              notes shared by every project
+ *   sessions/<uuidv7>.json          saved sessions
+ *   history/<hash16>.json           prompt history per directory
+ *   runs/<runId>.json               run snapshots
+ *   events/<runId>.jsonl            run event logs, one event per line
+ *   approvals.json                  approval requests and decisions
+ *   requests/<runId>.cancel         cross-process cancel requests
+ *   registry/{skills,plugins}/      installed registry entries
+ *   skills/                         user skills
+ */
+import { createHash } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+
+export const STATE_DIR_NAME = ".shiro-neko";
+
+/** The state folder. SHIRO_HOME replaces the home directory, it does not name the folder itself. */
+export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
+  const home = env.SHIRO_HOME && env.SHIRO_HOME.length > 0 ? env.SHIRO_HOME : homedir();
+  return join(home, STATE_DIR_NAME);
+}
+
+/** Creates the state folder (mode 0700) and any sub-folder asked for; returns the full path. */
+export function ensureStateDir(...sub: string[]): string {
+  const dir = join(stateDir(), ...sub);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return dir;
+}
+
+/** First 16 hex digits of the SHA-256 of a path: the key of per-project and per-directory files. */
+export function pathHash16(path: string): string {
+  return createHash("sha256").update(path).digest("hex").slice(0, 16);
+}
+
+export const paths = {
+  config: () => join(stateDir(), "config.json"),
+  memoryDir: () => join(stateDir(), "memory"),
+  projectMemory: (projectRoot: string) => join(stateDir(), "memory", `${pathHash16(projectRoot)}.json`),
+  globalMemory: () => join(stateDir(), "memory", "global.json"),
+  sessionsDir: () => join(stateDir(), "sessions"),
+  session: (id: string) => join(stateDir(), "sessions", `${id}.json`),
+  historyDir: () => join(stateDir(), "history"),
+  history: (dir: string) => join(stateDir(), "history", `${pathHash16(dir)}.json`),
+  runsDir: () => join(stateDir(), "runs"),
+  run: (runId: string) => join(stateDir(), "runs", `${runId}.json`),
+  eventsDir: () => join(stateDir(), "events"),
+  events: (runId: string) => join(stateDir(), "events", `${runId}.jsonl`),
+  approvals: () => join(stateDir(), "approvals.json"),
+  requestsDir: () => join(stateDir(), "requests"),
+  cancelRequest: (runId: string) => join(stateDir(), "requests", `${runId}.cancel`),
+  registryDir: () => join(stateDir(), "registry"),
+  userSkillsDir: () => join(stateDir(), "skills"),
+};

@@ -1,0 +1,127 @@
+/**
+ * Vendors as data. A preset names the wire protocol, the API root, the variable that holds the
+ * key, and the compat flags the adapters read — never `if (model.includes(…))` branches.
+ */
+
+export type Protocol = "openai-chat" | "openai-responses" | "anthropic";
+
+/** `--protocol` / `SHIRO_PROTOCOL` / config `protocol` spell the protocols short. */
+export const PROTOCOL_FLAG_VALUES = { chat: "openai-chat", responses: "openai-responses", anthropic: "anthropic" } as const;
+export type ProtocolFlag = keyof typeof PROTOCOL_FLAG_VALUES;
+
+export interface CompatFlags {
+  /** Role used for the system prompt on chat/responses: OpenAI's own models take `developer`. */
+  systemRole: "system" | "developer";
+  /** Name of the output-token limit field on chat completions. */
+  maxTokensField: "max_tokens" | "max_completion_tokens";
+  /** Send `stream_options: {include_usage: true}` to get usage in the stream. */
+  usageInStream: boolean;
+  /** Delta field that carries reasoning text on chat completions, where the vendor sends one. */
+  reasoningField?: "reasoning_content" | "reasoning";
+  /** Send `reasoning_effort` for thinking levels other than off. */
+  reasoningEffort: boolean;
+}
+
+export interface Preset {
+  id: string;
+  label: string;
+  protocol: Protocol;
+  /** Empty for custom presets: the user supplies it. */
+  baseURL: string;
+  /** Environment variable holding the key; undefined for keyless local servers. */
+  keyEnv?: string;
+  keyless?: boolean;
+  defaultModel: string;
+  /** Offered when `GET /models` fails. */
+  fallbackModels: string[];
+  /** Try `openai-responses` first and fall back to `openai-chat` when the endpoint rejects it. */
+  responsesFallback?: boolean;
+  compat: CompatFlags;
+}
+
+const _chat: CompatFlags = { systemRole: "system", maxTokensField: "max_tokens", usageInStream: true, reasoningEffort: false };
+
+export const PRESETS: readonly Preset[] = [
+  {
+    id: "anthropic", label: "Anthropic", protocol: "anthropic", baseURL: "https://api.anthropic.com/v1",
+    keyEnv: "ANTHROPIC_API_KEY", defaultModel: "claude-sonnet-4-5",
+    fallbackModels: ["claude-sonnet-4-5", "claude-opus-4-1", "claude-haiku-4-5"], compat: _chat,
+  },
+  {
+    id: "openai", label: "OpenAI", protocol: "openai-responses", baseURL: "https://api.openai.com/v1",
+    keyEnv: "OPENAI_API_KEY", defaultModel: "gpt-5", fallbackModels: ["gpt-5", "gpt-5-mini", "o4-mini"],
+    responsesFallback: true,
+    compat: { systemRole: "developer", maxTokensField: "max_completion_tokens", usageInStream: true, reasoningEffort: true },
+  },
+  {
+    id: "openrouter", label: "OpenRouter", protocol: "openai-chat", baseURL: "https://openrouter.ai/api/v1",
+    keyEnv: "OPENROUTER_API_KEY", defaultModel: "anthropic/claude-sonnet-4.5", fallbackModels: [],
+    compat: { ..._chat, reasoningField: "reasoning", reasoningEffort: true },
+  },
+  {
+    id: "groq", label: "Groq", protocol: "openai-chat", baseURL: "https://api.groq.com/openai/v1",
+    keyEnv: "GROQ_API_KEY", defaultModel: "openai/gpt-oss-120b", fallbackModels: [],
+    compat: { ..._chat, reasoningField: "reasoning" },
+  },
+  {
+    id: "deepseek", label: "DeepSeek", protocol: "openai-chat", baseURL: "https://api.deepseek.com/v1",
+    keyEnv: "DEEPSEEK_API_KEY", defaultModel: "deepseek-chat", fallbackModels: ["deepseek-chat", "deepseek-reasoner"],
+    compat: { ..._chat, reasoningField: "reasoning_content" },
+  },
+  {
+    id: "xai", label: "xAI (Grok)", protocol: "openai-chat", baseURL: "https://api.x.ai/v1",
+    keyEnv: "XAI_API_KEY", defaultModel: "grok-4", fallbackModels: ["grok-4"],
+    compat: { ..._chat, reasoningField: "reasoning_content" },
+  },
+  {
+    id: "mistral", label: "Mistral", protocol: "openai-chat", baseURL: "https://api.mistral.ai/v1",
+    keyEnv: "MISTRAL_API_KEY", defaultModel: "mistral-large-latest", fallbackModels: [],
+    compat: { ..._chat, usageInStream: false },
+  },
+  {
+    id: "gemini", label: "Google Gemini (OpenAI-compatible)", protocol: "openai-chat",
+    baseURL: "https://generativelanguage.googleapis.com/v1beta/openai",
+    keyEnv: "GEMINI_API_KEY", defaultModel: "gemini-2.5-pro", fallbackModels: ["gemini-2.5-pro", "gemini-2.5-flash"],
+    compat: { ..._chat, reasoningEffort: true },
+  },
+  {
+    id: "together", label: "Together AI", protocol: "openai-chat", baseURL: "https://api.together.xyz/v1",
+    keyEnv: "TOGETHER_API_KEY", defaultModel: "moonshotai/Kimi-K2-Instruct", fallbackModels: [], compat: _chat,
+  },
+  {
+    id: "fireworks", label: "Fireworks AI", protocol: "openai-chat", baseURL: "https://api.fireworks.ai/inference/v1",
+    keyEnv: "FIREWORKS_API_KEY", defaultModel: "accounts/fireworks/models/kimi-k2-instruct", fallbackModels: [], compat: _chat,
+  },
+  {
+    id: "cerebras", label: "Cerebras", protocol: "openai-chat", baseURL: "https://api.cerebras.ai/v1",
+    keyEnv: "CEREBRAS_API_KEY", defaultModel: "gpt-oss-120b", fallbackModels: [],
+    compat: { ..._chat, maxTokensField: "max_completion_tokens", reasoningField: "reasoning" },
+  },
+  {
+    id: "ollama", label: "Ollama (local)", protocol: "openai-chat", baseURL: "http://localhost:11434/v1",
+    keyless: true, defaultModel: "llama3.1", fallbackModels: [], compat: { ..._chat, reasoningField: "reasoning" },
+  },
+  {
+    id: "lmstudio", label: "LM Studio (local)", protocol: "openai-chat", baseURL: "http://localhost:1234/v1",
+    keyless: true, defaultModel: "local-model", fallbackModels: [], compat: _chat,
+  },
+  {
+    id: "custom-openai", label: "Custom OpenAI-compatible", protocol: "openai-chat", baseURL: "",
+    defaultModel: "", fallbackModels: [], compat: _chat,
+  },
+  {
+    id: "custom-anthropic", label: "Custom Anthropic-compatible", protocol: "anthropic", baseURL: "",
+    defaultModel: "", fallbackModels: [], compat: _chat,
+  },
+];
+
+export const PRESET_IDS = PRESETS.map((preset) => preset.id);
+
+export function findPreset(id: string): Preset | undefined {
+  return PRESETS.find((preset) => preset.id === id);
+}
+
+/** Every preset key variable, for `--help` and docs. */
+export function presetKeyVariables(): string[] {
+  return [...new Set(PRESETS.flatMap((preset) => (preset.keyEnv ? [preset.keyEnv] : [])))];
+}

@@ -1,0 +1,341 @@
+/**
+ * The only writer of state files. Every store in lib/store/ goes through here.
+ *
+ * Guarantees:
+ * - `writeJsonAtomic`: the file on disk is always either the old or the new whole document.
+ *   The document is serialised fully, written to a temp file in the same folder, fsynced, then
+ *   renamed over the target. Files are created with mode 0600, folders with 0700.
+ * - `withLock` / `withLockSync`: an advisory cross-process lock (`<file>.lock`, created with
+ *   O_EXCL, holding the owner's pid). A lock whose owner process is dead is taken over.
+ *   Use it for read-modify-write; a plain atomic write needs no lock.
+ * - `appendJsonLine`: one whole line per call, written with a single O_APPEND write, so
+ *   concurrent appenders never interleave and a crash leaves at most one partial last line.
+ * - `readJson`: never throws for bad content. A missing file is `missing`; unparsable JSON,
+ *   a schema failure or a newer format version is `corrupt` with a one-line reason, so callers
+ *   skip and report instead of crashing. Documents carrying a `version` field are migrated
+ *   forward before validation.
+ */
+import {
+  closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync,
+  constants as fsConstants,
+} from "node:fs";
+import { dirname } from "node:path";
+import * as v from "valibot";
+
+export type ReadResult<T> =
+  | { status: "ok"; value: T }
+  | { status: "missing" }
+  | { status: "corrupt"; reason: string };
+
+/** Upgrades a raw document from `from` to `from + 1`. */
+export type Migration = (raw: Record<string, unknown>) => Record<string, unknown>;
+
+export interface ReadOptions<T> {
+  schema: v.GenericSchema<unknown, T>;
+  /** The format version this code writes. Documents without a `version` field count as version 0. */
+  version?: number;
+  /** migrations[n] upgrades version n to n + 1. */
+  migrations?: Record<number, Migration>;
+}
+
+export class LockTimeoutError extends Error {
+  constructor(readonly path: string, readonly holderPid: number | undefined) {
+    super(`timed out waiting for the lock on ${path}${holderPid ? ` (held by process ${holderPid})` : ""}`);
+  }
+}
+
+/** Parses and validates document text. Exposed for callers that already hold the bytes. */
+export function parseJson<T>(text: string, options: ReadOptions<T>): ReadResult<T> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    return { status: "corrupt", reason: `not valid JSON (${(error as Error).message})` };
+  }
+  if (options.version !== undefined && raw !== null && typeof raw === "object" && !Array.isArray(raw)) {
+    const migrated = _migrate(raw as Record<string, unknown>, options.version, options.migrations ?? {});
+    if (typeof migrated === "string") return { status: "corrupt", reason: migrated };
+    raw = migrated;
+  }
+  const parsed = v.safeParse(options.schema, raw);
+  if (!parsed.success) return { status: "corrupt", reason: describeIssue(parsed.issues[0]) };
+  return { status: "ok", value: parsed.output };
+}
+
+export function readJson<T>(path: string, options: ReadOptions<T>): ReadResult<T> {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { status: "missing" };
+    return { status: "corrupt", reason: `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
+  }
+  return parseJson(text, options);
+}
+
+/** A one-line description of a valibot issue: `"toolSets[1]" must be one of …`. */
+export function describeIssue(issue: v.BaseIssue<unknown> | undefined): string {
+  if (!issue) return "does not match the expected shape";
+  const path = issuePath(issue);
+  const message = issue.message.replace(/^Invalid [a-z]+: /, "");
+  return path ? `"${path}" ${message}` : message;
+}
+
+export function issuePath(issue: v.BaseIssue<unknown>): string {
+  let out = "";
+  for (const item of issue.path ?? []) {
+    const key = (item as { key: unknown }).key;
+    if (typeof key === "number") out += `[${key}]`;
+    else out += out ? `.${String(key)}` : String(key);
+  }
+  return out;
+}
+
+function _migrate(raw: Record<string, unknown>, target: number, migrations: Record<number, Migration>): Record<string, unknown> | string {
+  let current = typeof raw.version === "number" ? raw.version : 0;
+  if (current > target) return `written by a newer shiro (format version ${current}, this one reads up to ${target})`;
+  let doc = raw;
+  while (current < target) {
+    const step = migrations[current];
+    if (!step) return `format version ${current} has no migration to ${target}`;
+    doc = { ...step(doc), version: current + 1 };
+    current += 1;
+  }
+  return doc;
+}
+
+export interface WriteOptions {
+  mode?: number;
+  /** Pretty-print with two spaces (default true): state files are meant to be readable. */
+  pretty?: boolean;
+}
+
+let _tempCounter = 0;
+
+/** Serialises `value` and atomically replaces `path` with it. */
+export function writeJsonAtomic(path: string, value: unknown, options: WriteOptions = {}): void {
+  const text = (options.pretty ?? true) ? `${JSON.stringify(value, null, 2)}\n` : `${JSON.stringify(value)}\n`;
+  writeTextAtomic(path, text, options.mode);
+}
+
+export function writeTextAtomic(path: string, text: string, mode = 0o600): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const temp = `${path}.${process.pid}.${++_tempCounter}.tmp`;
+  const fd = openSync(temp, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_TRUNC, mode);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(temp, { force: true });
+    throw error;
+  }
+  closeSync(fd);
+  try {
+    renameSync(temp, path);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+}
+
+/** Appends one JSON document as one line, in a single write. */
+export function appendJsonLine(path: string, value: unknown, mode = 0o600): void {
+  const line = Buffer.from(`${JSON.stringify(value)}\n`, "utf8");
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const fd = openSync(path, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_APPEND, mode);
+  try {
+    writeSync(fd, line);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export interface JsonLinesResult<T> {
+  values: T[];
+  /** Lines that did not parse or validate (1-based line numbers); a torn last line is counted here. */
+  skipped: { line: number; reason: string }[];
+}
+
+/** Reads a JSONL file line by line; bad lines are skipped and reported, never fatal. */
+export function readJsonLines<T>(path: string, schema?: v.GenericSchema<unknown, T>): JsonLinesResult<T> {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { values: [], skipped: [] };
+    throw error;
+  }
+  const values: T[] = [];
+  const skipped: { line: number; reason: string }[] = [];
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.trim() === "") continue;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(line);
+    } catch {
+      skipped.push({ line: i + 1, reason: i === lines.length - 1 ? "incomplete last line" : "not valid JSON" });
+      continue;
+    }
+    if (schema) {
+      const parsed = v.safeParse(schema, raw);
+      if (!parsed.success) {
+        skipped.push({ line: i + 1, reason: describeIssue(parsed.issues[0]) });
+        continue;
+      }
+      values.push(parsed.output);
+    } else values.push(raw as T);
+  }
+  return { values, skipped };
+}
+
+// ---- advisory lock ---------------------------------------------------------------------------
+
+export interface LockOptions {
+  /** Give up after this long (default 10 s). */
+  timeoutMs?: number;
+}
+
+const _sleepCell = new Int32Array(new SharedArrayBuffer(4));
+function _sleepSync(ms: number): void {
+  Atomics.wait(_sleepCell, 0, 0, ms);
+}
+
+function _isAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function _readHolder(lockPath: string): { pid?: number; text?: string } {
+  try {
+    const text = readFileSync(lockPath, "utf8");
+    const pid = Number.parseInt(text, 10);
+    return { pid: Number.isNaN(pid) ? undefined : pid, text };
+  } catch {
+    return {};
+  }
+}
+
+/** One attempt: true when the lock is now ours. Takes over a lock whose owner is dead. */
+function _tryAcquire(lockPath: string): { acquired: boolean; holder?: number } {
+  try {
+    const fd = openSync(lockPath, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL, 0o600);
+    writeSync(fd, `${process.pid}\n`);
+    closeSync(fd);
+    return { acquired: true };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") {
+      mkdirSync(dirname(lockPath), { recursive: true, mode: 0o700 });
+      return { acquired: false };
+    }
+    if (code !== "EEXIST") throw error;
+  }
+  const holder = _readHolder(lockPath);
+  // An empty lock file is a holder between create and write; only a known dead pid is stale.
+  if (holder.pid !== undefined && !_isAlive(holder.pid)) _takeOver(lockPath, holder.text!);
+  return { acquired: false, holder: holder.pid };
+}
+
+/**
+ * Removes a stale lock, guarded by a second exclusive file so two processes that both saw the
+ * dead owner cannot each remove a lock the other has just taken.
+ */
+function _takeOver(lockPath: string, staleText: string): void {
+  const guard = `${lockPath}.takeover`;
+  let fd: number;
+  try {
+    fd = openSync(guard, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL, 0o600);
+  } catch {
+    const guardHolder = _readHolder(guard);
+    if (guardHolder.pid !== undefined && !_isAlive(guardHolder.pid)) rmSync(guard, { force: true });
+    return;
+  }
+  try {
+    writeSync(fd, `${process.pid}\n`);
+    closeSync(fd);
+    if (_readHolder(lockPath).text === staleText) rmSync(lockPath, { force: true });
+  } finally {
+    rmSync(guard, { force: true });
+  }
+}
+
+function _release(lockPath: string): void {
+  if (_readHolder(lockPath).pid === process.pid) {
+    try {
+      unlinkSync(lockPath);
+    } catch {
+      // already gone: nothing to release
+    }
+  }
+}
+
+/** Runs `fn` while holding the advisory lock of `path` (the lock file is `<path>.lock`). */
+export function withLockSync<T>(path: string, fn: () => T, options: LockOptions = {}): T {
+  const lockPath = `${path}.lock`;
+  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
+  let delay = 1;
+  for (;;) {
+    const attempt = _tryAcquire(lockPath);
+    if (attempt.acquired) break;
+    if (Date.now() > deadline) throw new LockTimeoutError(path, attempt.holder);
+    _sleepSync(delay + Math.random() * delay);
+    delay = Math.min(delay * 2, 25);
+  }
+  try {
+    return fn();
+  } finally {
+    _release(lockPath);
+  }
+}
+
+/** The async form of `withLockSync`: waits without blocking the event loop. */
+export async function withLock<T>(path: string, fn: () => T | Promise<T>, options: LockOptions = {}): Promise<T> {
+  const lockPath = `${path}.lock`;
+  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
+  let delay = 1;
+  for (;;) {
+    const attempt = _tryAcquire(lockPath);
+    if (attempt.acquired) break;
+    if (Date.now() > deadline) throw new LockTimeoutError(path, attempt.holder);
+    await new Promise((resolve) => setTimeout(resolve, delay + Math.random() * delay));
+    delay = Math.min(delay * 2, 25);
+  }
+  try {
+    return await fn();
+  } finally {
+    _release(lockPath);
+  }
+}
+
+/**
+ * Locked read-modify-write. `update` receives the current document (or `undefined` when the file
+ * is missing or corrupt) and returns the next one; returning `undefined` leaves the file unchanged.
+ * A corrupt file is never overwritten in place: it is first renamed to `<path>.corrupt-<time>`
+ * (so nothing is lost), and `onCorrupt` hears the reason and the backup path.
+ */
+export function updateJsonSync<T>(
+  path: string,
+  options: ReadOptions<T> & WriteOptions & LockOptions & { onCorrupt?: (reason: string, backupPath: string) => void },
+  update: (current: T | undefined) => T | undefined,
+): T | undefined {
+  return withLockSync(path, () => {
+    const read = readJson(path, options);
+    const next = update(read.status === "ok" ? read.value : undefined);
+    if (next === undefined) return undefined;
+    if (read.status === "corrupt") {
+      const backup = `${path}.corrupt-${Date.now()}`;
+      renameSync(path, backup);
+      options.onCorrupt?.(read.reason, backup);
+    }
+    writeJsonAtomic(path, next, options);
+    return next;
+  }, options);
+}
