@@ -3,7 +3,8 @@
  * key, and the compat flags the adapters read — never `if (model.includes(…))` branches.
  */
 
-export type Protocol = "openai-chat" | "openai-responses" | "anthropic";
+import type { Protocol } from "./messages.ts";
+export type { Protocol };
 
 /** `--protocol` / `SHIRO_PROTOCOL` / config `protocol` spell the protocols short. */
 export const PROTOCOL_FLAG_VALUES = { chat: "openai-chat", responses: "openai-responses", anthropic: "anthropic" } as const;
