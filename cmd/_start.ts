@@ -1,13 +1,84 @@
-/** Starts a session from the root flags: headless (-p, piped stdin) or interactive. */
+/**
+ * Starts a session from the root flags: headless (`-p`, or a prompt piped on stdin) or the
+ * interactive REPL. Headless output: text mode prints the answer on stdout and progress on
+ * stderr; `--json` prints one AgentEvent per line on stdout and nothing else there.
+ */
+import { spawn } from "node:child_process";
+import { EXIT, UsageError } from "../lib/errors.ts";
 import type { ParsedFlags } from "./_flags.ts";
-import { resolveConfig } from "../lib/config.ts";
+import type { AgentFlags } from "../lib/agent/agent.ts";
+import type { StopKind } from "../lib/agent/events.ts";
+
+export function agentFlags(flags: ParsedFlags): AgentFlags {
+  const text = (name: string) => (typeof flags[name] === "string" && flags[name] !== "" ? (flags[name] as string) : undefined);
+  return {
+    provider: text("provider"), protocol: text("protocol"), model: text("model"), baseURL: text("base-url"),
+    agent: text("agent"), think: text("think"),
+    yolo: flags.yolo === true, approvals: (text("approvals") as "deny" | "block" | undefined) ?? "deny",
+    continue: flags.continue === true, resume: text("resume"),
+    noMcp: flags["no-mcp"] === true, noSubagent: flags["no-subagent"] === true,
+    noInstructions: flags["no-instructions"] === true, noSkills: flags["no-skills"] === true,
+    noPlugins: flags["no-plugins"] === true, noMemory: flags["no-memory"] === true,
+  };
+}
+
+export const STOP_EXIT: Record<StopKind, number> = {
+  completed: EXIT.ok, error: EXIT.error, aborted: EXIT.interrupted, blocked: EXIT.blocked, "max-steps": EXIT.maxSteps,
+};
+
+async function _readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks).toString("utf8").trim();
+}
 
 export async function startSession(flags: ParsedFlags): Promise<number> {
-  const config = resolveConfig({ flags: {
-    provider: flags.provider as string | undefined, protocol: flags.protocol as string | undefined,
-    model: flags.model as string | undefined, baseURL: flags["base-url"] as string | undefined,
-    agent: flags.agent as string | undefined, thinking: flags.think as string | undefined,
-  } });
-  process.stdout.write(`${config.preset.id}/${config.model}\n`);
-  return 0;
+  const headless = flags.print !== undefined || !process.stdin.isTTY;
+  if (flags.json && !headless) throw new UsageError("--json needs -p (headless mode)");
+  if (flags.detach && !headless) throw new UsageError("--detach needs -p (headless mode)");
+  if (flags.continue && flags.resume) throw new UsageError("use -c or -r, not both");
+  if (!headless) {
+    const { startRepl } = await import("./_repl.ts");
+    return startRepl(agentFlags(flags));
+  }
+  let prompt = typeof flags.print === "string" ? flags.print.trim() : "";
+  if (!prompt && !process.stdin.isTTY) prompt = await _readStdin();
+  if (!prompt) throw new UsageError("-p needs a prompt argument or piped stdin");
+  if (flags.detach) return _detach(prompt);
+  const { runHeadless } = await import("./_headless.ts");
+  return runHeadless(prompt, agentFlags(flags), { json: flags.json === true });
+}
+
+/** Re-runs this shiro in the background with the same flags (minus --detach) and prints the run id. */
+async function _detach(prompt: string): Promise<number> {
+  const { uuidv7 } = await import("../lib/ids.ts");
+  const { selfCommand } = await import("../lib/runtime.ts");
+  const runId = uuidv7();
+  const args = process.argv.slice(2).filter((arg) => arg !== "--detach");
+  const withPrompt = _replacePrompt(args, prompt);
+  const [command, ...prefix] = selfCommand();
+  const child = spawn(command!, [...prefix, ...withPrompt], {
+    detached: true, stdio: "ignore", cwd: process.cwd(),
+    env: { ...process.env, SHIRO_RUN_ID: runId, SHIRO_DETACHED: "1" },
+  });
+  child.unref();
+  process.stdout.write(`${runId}\n`);
+  process.stderr.write(`shiro: run ${runId.slice(0, 8)} started in the background (pid ${child.pid}); follow it with: shiro runs tail ${runId.slice(0, 8)}\n`);
+  return EXIT.ok;
+}
+
+/** Makes sure the detached child gets the prompt as an argument (stdin is not passed on). */
+function _replacePrompt(args: string[], prompt: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "-p" || arg === "--print") {
+      const next = args[i + 1];
+      if (next !== undefined && !next.startsWith("-")) i++;
+      continue;
+    }
+    if (arg.startsWith("--print=")) continue;
+    out.push(arg);
+  }
+  return [`--print=${prompt}`, ...out];
 }

@@ -8,8 +8,20 @@ type Loader = () => Promise<CommandDef<any>>;
 
 export const SUBCOMMANDS: Record<string, Loader> = {
   config: () => import("./config.ts").then((m) => m.default),
+  runs: () => import("./runs.ts").then((m) => m.default),
+  approvals: () => import("./approvals.ts").then((m) => m.default),
+  approve: () => import("./approvals.ts").then((m) => m.approveCommand),
+  deny: () => import("./approvals.ts").then((m) => m.denyCommand),
+  memory: () => import("./memory.ts").then((m) => m.default),
+  sessions: () => import("./sessions.ts").then((m) => m.default),
 };
 
 export const SUBCOMMAND_SUMMARIES: Record<string, string> = {
   "config [path|show|set <key> <json>]": "show or change config.json",
+  "runs [list|show|events|tail|cancel|resume]": "the run log: past and live runs, cancel one, resume a blocked one",
+  "approvals [--json]": "list pending approvals of blocked runs",
+  "approve <id>": "approve a pending approval (id or unique prefix)",
+  "deny <id>": "deny a pending approval (id or unique prefix)",
+  "memory [list|add <kind> <text>|forget <text>|compact]": "this project's notes",
+  "sessions [show <id>]": "list saved sessions or show one",
 };

@@ -6,6 +6,7 @@
  *   memory/<hash16>.json            project notes (hash16 = first 16 hex of SHA-256 of the project root)
  *   memory/global.json              notes shared by every project
  *   sessions/<uuidv7>.json          saved sessions
+ *   sessions/<uuidv7>.lease         the live process holding a session ({pid, since})
  *   history/<hash16>.json           prompt history per directory
  *   runs/<runId>.json               run snapshots
  *   events/<runId>.jsonl            run event logs, one event per line
@@ -46,6 +47,7 @@ export const paths = {
   globalMemory: () => join(stateDir(), "memory", "global.json"),
   sessionsDir: () => join(stateDir(), "sessions"),
   session: (id: string) => join(stateDir(), "sessions", `${id}.json`),
+  sessionLease: (id: string) => join(stateDir(), "sessions", `${id}.lease`),
   historyDir: () => join(stateDir(), "history"),
   history: (dir: string) => join(stateDir(), "history", `${pathHash16(dir)}.json`),
   runsDir: () => join(stateDir(), "runs"),

@@ -50,6 +50,8 @@ export type AgentEvent =
   | {
       type: "done"; runId: string; sessionId: string; stop: StopKind; steps: number;
       inputTokens?: number; outputTokens?: number; costUsd?: number;
+      /** True when the run was stopped by `shiro runs cancel` (stop is then `aborted`). */
+      cancelled?: boolean;
       /** Estimated context in use and its share of the compaction threshold (0–1+). */
       context?: { tokens: number; threshold: number; share: number; estimated: boolean };
     };

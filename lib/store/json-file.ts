@@ -16,7 +16,7 @@
  *   forward before validation.
  */
 import {
-  closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync,
+  closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync,
   constants as fsConstants,
 } from "node:fs";
 import { dirname } from "node:path";
@@ -50,7 +50,8 @@ export function parseJson<T>(text: string, options: ReadOptions<T>): ReadResult<
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    return { status: "corrupt", reason: `not valid JSON (${(error as Error).message})` };
+    // V8 quotes the offending source, newlines included; a reason must stay on one line.
+    return { status: "corrupt", reason: `not valid JSON (${_oneLine((error as Error).message)})` };
   }
   if (options.version !== undefined && raw !== null && typeof raw === "object" && !Array.isArray(raw)) {
     const migrated = _migrate(raw as Record<string, unknown>, options.version, options.migrations ?? {});
@@ -60,6 +61,11 @@ export function parseJson<T>(text: string, options: ReadOptions<T>): ReadResult<
   const parsed = v.safeParse(options.schema, raw);
   if (!parsed.success) return { status: "corrupt", reason: describeIssue(parsed.issues[0]) };
   return { status: "ok", value: parsed.output };
+}
+
+function _oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > 160 ? `${flat.slice(0, 159)}…` : flat;
 }
 
 export function readJson<T>(path: string, options: ReadOptions<T>): ReadResult<T> {
@@ -213,6 +219,23 @@ function _isAlive(pid: number): boolean {
   }
 }
 
+/** How long a lock file may stay empty: longer means its creator died between create and write. */
+const _EMPTY_LOCK_GRACE_MS = 5_000;
+
+/**
+ * A lock is stale when its owner is dead. An empty lock file is normally a holder between create
+ * and write, so it counts as stale only once it has been empty for longer than the grace period.
+ */
+function _isStale(lockPath: string, holder: { pid?: number; text?: string }): boolean {
+  if (holder.text === undefined) return false;
+  if (holder.pid !== undefined) return !_isAlive(holder.pid);
+  try {
+    return Date.now() - statSync(lockPath).mtimeMs > _EMPTY_LOCK_GRACE_MS;
+  } catch {
+    return false;
+  }
+}
+
 function _readHolder(lockPath: string): { pid?: number; text?: string } {
   try {
     const text = readFileSync(lockPath, "utf8");
@@ -239,8 +262,7 @@ function _tryAcquire(lockPath: string): { acquired: boolean; holder?: number } {
     if (code !== "EEXIST") throw error;
   }
   const holder = _readHolder(lockPath);
-  // An empty lock file is a holder between create and write; only a known dead pid is stale.
-  if (holder.pid !== undefined && !_isAlive(holder.pid)) _takeOver(lockPath, holder.text!);
+  if (_isStale(lockPath, holder)) _takeOver(lockPath, holder.text!);
   return { acquired: false, holder: holder.pid };
 }
 
@@ -254,14 +276,14 @@ function _takeOver(lockPath: string, staleText: string): void {
   try {
     fd = openSync(guard, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL, 0o600);
   } catch {
-    const guardHolder = _readHolder(guard);
-    if (guardHolder.pid !== undefined && !_isAlive(guardHolder.pid)) rmSync(guard, { force: true });
+    if (_isStale(guard, _readHolder(guard))) rmSync(guard, { force: true });
     return;
   }
   try {
     writeSync(fd, `${process.pid}\n`);
     closeSync(fd);
-    if (_readHolder(lockPath).text === staleText) rmSync(lockPath, { force: true });
+    const current = _readHolder(lockPath);
+    if (current.text === staleText && _isStale(lockPath, current)) rmSync(lockPath, { force: true });
   } finally {
     rmSync(guard, { force: true });
   }

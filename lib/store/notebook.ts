@@ -1,6 +1,7 @@
 /**
  * The session notebook: the task list. It lives in the session record (`notebook.todos`),
  * survives pruning and /compact, and is re-rendered into the system prompt on every step.
+ * This module only shapes and renders the list; the session store persists it.
  */
 import * as v from "valibot";
 
@@ -14,3 +15,68 @@ export const TodoSchema = v.object({
 });
 
 export type Todo = v.InferOutput<typeof TodoSchema>;
+
+export const NotebookSchema = v.object({ todos: v.array(TodoSchema) });
+export type Notebook = v.InferOutput<typeof NotebookSchema>;
+
+const _MARKS: Record<TodoStatus, string> = { pending: "[ ]", in_progress: "[~]", done: "[x]", blocked: "[!]" };
+const _BAR_WIDTH = 10;
+
+export interface TodoCounts {
+  total: number;
+  done: number;
+  inProgress: number;
+  blocked: number;
+  pending: number;
+}
+
+export function countTodos(todos: readonly Todo[]): TodoCounts {
+  const counts: TodoCounts = { total: todos.length, done: 0, inProgress: 0, blocked: 0, pending: 0 };
+  for (const todo of todos) {
+    if (todo.status === "done") counts.done++;
+    else if (todo.status === "in_progress") counts.inProgress++;
+    else if (todo.status === "blocked") counts.blocked++;
+    else counts.pending++;
+  }
+  return counts;
+}
+
+/** One line per task: `[x] content`, with a note as `  (<note>)`. */
+export function renderTodoLines(todos: readonly Todo[]): string[] {
+  return todos.map((todo) => `${_MARKS[todo.status]} ${todo.content}${todo.note ? `  (${todo.note})` : ""}`);
+}
+
+/**
+ * What a list that is being worked on should not look like, one sentence each (without the
+ * `Warning: ` prefix): several tasks in progress, nothing in progress while pending work remains,
+ * a blocked task with no note saying why.
+ */
+export function findTodoProblems(todos: readonly Todo[]): string[] {
+  const counts = countTodos(todos);
+  const problems: string[] = [];
+  if (counts.inProgress > 1) problems.push(`${counts.inProgress} tasks are in_progress; keep it to one.`);
+  if (counts.inProgress === 0 && counts.pending > 0) problems.push("nothing is in_progress; mark what you are working on.");
+  for (const todo of todos) {
+    if (todo.status === "blocked" && !todo.note?.trim()) problems.push(`"${todo.content}" is blocked with no note saying why.`);
+  }
+  return problems;
+}
+
+/** The task list as the system prompt carries it; "" when there is no list. */
+export function renderTodosForPrompt(todos: readonly Todo[]): string {
+  if (todos.length === 0) return "";
+  const counts = countTodos(todos);
+  const blocked = counts.blocked > 0 ? `, ${counts.blocked} blocked` : "";
+  const header = `Your task list (${counts.done}/${counts.total} done${blocked}). Keep it current with todo_write:`;
+  return [header, ...renderTodoLines(todos)].join("\n");
+}
+
+/** `tasks ###.......  1/4  1 blocked`: ten cells, `#` for the done share; "" when there is no list. */
+export function renderProgressBar(todos: readonly Todo[]): string {
+  if (todos.length === 0) return "";
+  const counts = countTodos(todos);
+  const filled = Math.round((counts.done / counts.total) * _BAR_WIDTH);
+  const bar = "#".repeat(filled) + ".".repeat(_BAR_WIDTH - filled);
+  const blocked = counts.blocked > 0 ? `  ${counts.blocked} blocked` : "";
+  return `tasks ${bar}  ${counts.done}/${counts.total}${blocked}`;
+}

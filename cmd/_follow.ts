@@ -1,0 +1,30 @@
+/** Follows a run's event log: prints what is there, then new lines as they land, until `done`. */
+import { EXIT } from "../lib/errors.ts";
+import { effectiveStatus, findRun, loadRun, readRunEvents, type LoggedEvent } from "../lib/store/runs.ts";
+import { createTextPrinter } from "./_print.ts";
+import { STOP_EXIT } from "./_start.ts";
+
+export async function followRun(idOrPrefix: string, options: { json: boolean; pollMs?: number }): Promise<number> {
+  const run = findRun(idOrPrefix);
+  const printer = createTextPrinter({ out: (t) => process.stdout.write(t), err: (t) => process.stdout.write(t) }, { streamText: false });
+  let seen = 0;
+  const show = (event: LoggedEvent) => {
+    if (options.json) process.stdout.write(`${JSON.stringify(event)}\n`);
+    else if (event.type === "done") process.stdout.write(`[done] ${event.stop}${event.cancelled ? " (cancelled)" : ""}, ${event.steps} steps\n`);
+    else printer.print(event);
+  };
+  for (;;) {
+    const { events } = readRunEvents(run.id);
+    for (const event of events.slice(seen)) {
+      show(event);
+      if (event.type === "done") return STOP_EXIT[event.stop];
+    }
+    seen = events.length;
+    const snapshot = loadRun(run.id);
+    if (snapshot && effectiveStatus(snapshot) === "interrupted") {
+      process.stderr.write(`shiro: run ${run.id.slice(0, 8)} ended without finishing (its process is gone)\n`);
+      return EXIT.error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 150));
+  }
+}

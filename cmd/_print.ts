@@ -1,0 +1,78 @@
+/**
+ * Renders AgentEvents for a terminal that is not interactive: headless text mode, `runs tail`
+ * and `runs events`. Answer text goes to stdout; progress lines go to stderr:
+ * `[tool] <name> <json input>`, `[denied] <name> …`, `[tool-error] <name>: <msg>`, `[notice] …`,
+ * `[compacted] B messages pruned to A`, `[blocked] …`, `[error] <msg>`.
+ */
+import type { AgentEvent } from "../lib/agent/events.ts";
+
+export interface TextPrinter {
+  print(event: AgentEvent): void;
+}
+
+export interface PrinterSinks {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+function _short(value: unknown, max = 200): string {
+  const text = JSON.stringify(value) ?? "";
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/**
+ * `streamText`: print `text` deltas as they arrive (headless); otherwise print each completed
+ * `message` (log replay, where deltas were never stored).
+ */
+export function createTextPrinter(sinks: PrinterSinks, options: { streamText: boolean; headlessDenials?: boolean }): TextPrinter {
+  let midLine = false;
+  const out = (text: string) => {
+    if (!text) return;
+    sinks.out(text);
+    midLine = !text.endsWith("\n");
+  };
+  return {
+    print(event) {
+      switch (event.type) {
+        case "text":
+          if (options.streamText) out(event.text);
+          break;
+        case "message":
+          if (!options.streamText) out(`${event.text}\n`);
+          else if (midLine) out("\n");
+          break;
+        case "tool-call":
+          sinks.err(`[tool] ${event.name} ${_short(event.input)}\n`);
+          break;
+        case "tool-denied":
+          sinks.err(event.by === "headless"
+            ? `[denied] ${event.name} (run with --yolo to allow tool use in headless mode)\n`
+            : `[denied] ${event.name}: ${event.reason}\n`);
+          break;
+        case "tool-error":
+          sinks.err(`[tool-error] ${event.name}: ${event.error.split("\n")[0]}\n`);
+          break;
+        case "notice":
+          sinks.err(`[notice] ${event.text}\n`);
+          break;
+        case "compacted":
+          sinks.err(`[compacted] ${event.before} messages pruned to ${event.after}\n`);
+          break;
+        case "approval-required":
+          sinks.err(`[approval] ${event.name} ${_short(event.input, 120)} (approval ${event.approvalId.slice(0, 8)})\n`);
+          break;
+        case "blocked":
+          sinks.err(`[blocked] waiting for approval ${event.approvalId.slice(0, 8)}: shiro approve ${event.approvalId.slice(0, 8)} (or deny), then shiro runs resume ${event.runId.slice(0, 8)}\n`);
+          break;
+        case "error":
+          sinks.err(`[error] ${event.error}\n`);
+          break;
+        case "done":
+          if (midLine) out("\n");
+          break;
+        default:
+          break;
+      }
+    },
+  };
+}

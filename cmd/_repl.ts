@@ -1,0 +1,124 @@
+/**
+ * The interactive line-mode REPL: a banner, a readline prompt, slash commands, approval
+ * questions (y once | a always | n deny), and a prompt queue for lines typed during a turn
+ * (kept in memory only). Ctrl-C interrupts a running turn; with nothing running it exits.
+ */
+import { createInterface, type Interface } from "node:readline";
+import { createAgent, type Agent, type AgentFlags } from "../lib/agent/agent.ts";
+import type { ApprovalAnswer, ApprovalRequest } from "../lib/approval.ts";
+import { EXIT } from "../lib/errors.ts";
+import { appendHistory, loadHistory } from "../lib/store/history.ts";
+import { shortSessionId } from "../lib/store/short-ids.ts";
+import { renderProgressBar } from "../lib/store/notebook.ts";
+import { createRenderer } from "../lib/repl/renderer.ts";
+import { colourEnabled, createStyle } from "../lib/repl/style.ts";
+import { PRODUCT, VERSION } from "../lib/version.ts";
+import { runSlashCommand } from "./_slash.ts";
+
+export async function startRepl(flags: AgentFlags): Promise<number> {
+  const style = createStyle(colourEnabled());
+  const write = (text: string) => process.stdout.write(text);
+  const cwd = process.cwd();
+  let rl: Interface | undefined;
+
+  const askApproval = async (request: ApprovalRequest): Promise<ApprovalAnswer> => {
+    const head = request.repeated
+      ? `${request.tool} is repeating the same call (allowed by the rules, but this is the third identical call this turn)`
+      : `${request.tool} wants to run`;
+    write(`\n${style.yellow(head)}\n`);
+    if (request.matched && request.matched.pattern !== "*") write(style.dim(`matched ${request.matched.tool}: "${request.matched.pattern}"\n`));
+    const detail = JSON.stringify(request.input, null, 2).split("\n").slice(0, 20).join("\n");
+    write(style.dim(`${detail}\n`));
+    const choice = `y allow once | a always allow ${request.tool}${request.suggestedPattern !== "*" ? ` [${request.suggestedPattern}]` : ""} | n deny `;
+    const answer = await new Promise<string>((resolve) => rl!.question(choice, resolve));
+    const key = answer.trim().toLowerCase();
+    if (key === "" || key === "y" || key === "yes") return "once";
+    if (key === "a" || key === "always") return "always";
+    return "deny";
+  };
+
+  const agent: Agent = await createAgent({ cwd, flags, mode: "interactive", decide: askApproval });
+  const renderer = createRenderer(write, style, () => agent.config.model);
+  _banner(agent, write, style.dim);
+
+  rl = createInterface({ input: process.stdin, output: process.stdout, terminal: Boolean(process.stdout.isTTY), history: [...loadHistory(cwd)].reverse(), historySize: 200 });
+  rl.setPrompt(style.bold("› "));
+  let running: AbortController | undefined;
+  let exiting = false;
+  const queue: string[] = [];
+
+  const runLine = async (line: string): Promise<void> => {
+    const text = line.trim();
+    if (!text) return;
+    appendHistory(cwd, text);
+    if (text.startsWith("/")) {
+      const result = await runSlashCommand(text, { agent, write, style });
+      if (result === "exit") exiting = true;
+      return;
+    }
+    running = new AbortController();
+    try {
+      for await (const event of agent.turn(text, running.signal)) renderer.render(event);
+    } catch (error) {
+      write(style.red(`error: ${error instanceof Error ? error.message : String(error)}\n`));
+    } finally {
+      running = undefined;
+    }
+  };
+
+  return await new Promise<number>((resolve) => {
+    const finish = () => {
+      if (running) running.abort();
+      rl!.close();
+    };
+    rl!.on("SIGINT", () => {
+      if (running) {
+        running.abort();
+        queue.length = 0;
+        write(style.dim("\ninterrupted\n"));
+      } else finish();
+    });
+    rl!.on("close", () => {
+      write(_farewell(agent));
+      agent.close();
+      resolve(EXIT.ok);
+    });
+    rl!.on("line", (line) => {
+      queue.push(line);
+      if (queue.length === 1 && !running) void drain();
+    });
+    const drain = async () => {
+      while (queue.length > 0 && !exiting) {
+        await runLine(queue[0]!);
+        queue.shift();
+      }
+      if (exiting) finish();
+      else rl!.prompt();
+    };
+    rl!.prompt();
+  });
+}
+
+function _banner(agent: Agent, write: (text: string) => void, dim: (text: string) => string): void {
+  const lines = [
+    `${PRODUCT} ${VERSION}  ${agent.config.preset.id}/${agent.config.model}  session ${agent.session.id.slice(0, 8)}`,
+    `agent: ${agent.variant.name}  thinking: ${agent.thinking}`,
+    `cwd: ${process.cwd()}`,
+    ...(agent.resumedMessages > 0 ? [`resumed ${agent.resumedMessages} messages`] : []),
+    agent.instructions.length > 0 ? `instructions: ${agent.instructions.map((file) => file.label).join(", ")}` : "no AGENTS.md found",
+    agent.plugins.disabled ? "plugins: none (--no-plugins)" : `plugins: ${agent.plugins.active().map((p) => p.name).join(", ") || "none"}`,
+    agent.memory ? `memory: ${agent.memory.list().length} notes about this project` : "memory: off (--no-memory)",
+    ...agent.startupNotices(),
+    ...(agent.todos().length > 0 ? [renderProgressBar(agent.todos())] : []),
+    "/help for commands",
+  ];
+  write(`${lines.map((line, index) => (index === 0 ? line : dim(line))).join("\n")}\n`);
+}
+
+function _farewell(agent: Agent): string {
+  const session = agent.session;
+  if (session.messages.length === 0) return "\nGood bye. Nothing to save from this session.\n";
+  const title = session.title.length > 52 ? `${session.title.slice(0, 52)}…` : session.title;
+  const id8 = shortSessionId(session.id);
+  return `\nGood bye.\nSaved ${session.messages.length} message(s): "${title}"\n\nResume it with:\n  shiro -c ...newest session in this directory\n  shiro -r ${id8} ...this session by id\n`;
+}

@@ -1,0 +1,146 @@
+/**
+ * `shiro runs`: the durable run log. list, show, events, tail (follow a live run), cancel (a
+ * cross-process request through the state folder) and resume (continue a run that blocked on
+ * an approval, once the approval is decided).
+ */
+import { defineCommand } from "citty";
+import { UserError } from "../lib/errors.ts";
+
+function _age(iso: string): string {
+  const seconds = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
+  if (seconds < 90) return `${seconds}s ago`;
+  if (seconds < 5400) return `${Math.round(seconds / 60)}m ago`;
+  if (seconds < 129_600) return `${Math.round(seconds / 3600)}h ago`;
+  return `${Math.round(seconds / 86_400)}d ago`;
+}
+
+const list = defineCommand({
+  meta: { name: "list", description: "the newest runs (default 20)" },
+  args: {
+    json: { type: "boolean", description: "one JSON snapshot per line" },
+    limit: { type: "string", description: "how many runs to show" },
+  },
+  async run({ args }) {
+    const { listRuns, effectiveStatus } = await import("../lib/store/runs.ts");
+    const limit = args.limit ? Number.parseInt(String(args.limit), 10) : 20;
+    if (!Number.isInteger(limit) || limit < 1) throw new UserError(`--limit must be a positive whole number`);
+    const { runs, skipped } = listRuns(limit);
+    for (const skip of skipped) process.stderr.write(`shiro: skipped runs/${skip.file}: ${skip.reason}\n`);
+    if (args.json) {
+      for (const run of runs) process.stdout.write(`${JSON.stringify({ ...run, status: effectiveStatus(run) })}\n`);
+      return;
+    }
+    if (runs.length === 0) {
+      process.stdout.write("no runs yet\n");
+      return;
+    }
+    const { shortestUniquePrefix } = await import("../lib/ids.ts");
+    const ids = runs.map((run) => run.id);
+    for (const run of runs) {
+      const tokens = run.usage ? `${run.usage.inputTokens}/${run.usage.outputTokens} tok` : "";
+      process.stdout.write(`${shortestUniquePrefix(run.id, ids).padEnd(8)}  ${effectiveStatus(run).padEnd(11)} ${_age(run.startedAt).padEnd(8)} ${String(run.steps).padStart(3)} steps  ${tokens.padEnd(16)} ${run.prompt.replace(/\s+/g, " ").slice(0, 60)}\n`);
+    }
+  },
+});
+
+const show = defineCommand({
+  meta: { name: "show", description: "one run's snapshot" },
+  args: {
+    id: { type: "positional", description: "run id or unique prefix" },
+    json: { type: "boolean", description: "the snapshot as JSON" },
+  },
+  async run({ args }) {
+    const { findRun, effectiveStatus } = await import("../lib/store/runs.ts");
+    const run = findRun(String(args.id));
+    const status = effectiveStatus(run);
+    if (args.json) {
+      process.stdout.write(`${JSON.stringify({ ...run, status }, null, 2)}\n`);
+      return;
+    }
+    const rows: [string, string][] = [
+      ["run", run.id], ["status", status], ["session", run.sessionId], ["cwd", run.cwd],
+      ["model", `${run.provider}/${run.model} (${run.protocol})`], ["agent", run.agent],
+      ["started", run.startedAt], ["ended", run.endedAt ?? "-"], ["steps", String(run.steps)],
+      ["tokens", run.usage ? `${run.usage.inputTokens} in / ${run.usage.outputTokens} out` : "-"],
+      ["cost", run.costUsd !== undefined ? `$${run.costUsd.toFixed(4)}` : "-"],
+      ["prompt", run.prompt],
+    ];
+    if (run.error) rows.push(["error", run.error]);
+    if (run.suspended) rows.push(["waiting", `approval ${run.suspended.approvalId.slice(0, 8)}: shiro approve|deny ${run.suspended.approvalId.slice(0, 8)}, then shiro runs resume ${run.id.slice(0, 8)}`]);
+    for (const [key, value] of rows) process.stdout.write(`${key.padEnd(9)}${value}\n`);
+  },
+});
+
+const events = defineCommand({
+  meta: { name: "events", description: "a run's event log" },
+  args: {
+    id: { type: "positional", description: "run id or unique prefix" },
+    json: { type: "boolean", description: "the stored lines as they are" },
+    type: { type: "string", description: "only events of this type (e.g. tool-call)" },
+  },
+  async run({ args }) {
+    const { findRun, readRunEvents } = await import("../lib/store/runs.ts");
+    const run = findRun(String(args.id));
+    const { events: logged, skipped } = readRunEvents(run.id);
+    const wanted = args.type ? logged.filter((event) => event.type === args.type) : logged;
+    if (args.json) {
+      for (const event of wanted) process.stdout.write(`${JSON.stringify(event)}\n`);
+    } else {
+      const { createTextPrinter } = await import("./_print.ts");
+      const printer = createTextPrinter({ out: (t) => process.stdout.write(t), err: (t) => process.stdout.write(t) }, { streamText: false });
+      for (const event of wanted) {
+        if (event.type === "run-start") process.stdout.write(`[run] ${event.runId.slice(0, 8)} ${event.provider}/${event.model} in ${event.cwd}\n`);
+        else if (event.type === "tool-result") process.stdout.write(`[result] ${event.name}: ${event.output.split("\n")[0]!.slice(0, 120)}\n`);
+        else if (event.type === "done") process.stdout.write(`[done] ${event.stop}${event.cancelled ? " (cancelled)" : ""}, ${event.steps} steps\n`);
+        else printer.print(event);
+      }
+    }
+    if (skipped > 0) process.stderr.write(`shiro: ${skipped} unreadable line(s) skipped (a run that crashed mid-write)\n`);
+  },
+});
+
+const tail = defineCommand({
+  meta: { name: "tail", description: "follow a run's events until it ends" },
+  args: {
+    id: { type: "positional", description: "run id or unique prefix" },
+    json: { type: "boolean", description: "print the stored lines as they are" },
+  },
+  async run({ args }) {
+    const { followRun } = await import("./_follow.ts");
+    process.exitCode = await followRun(String(args.id), { json: Boolean(args.json) });
+  },
+});
+
+const cancel = defineCommand({
+  meta: { name: "cancel", description: "stop a running run (it ends with a cancelled done event)" },
+  args: { id: { type: "positional", description: "run id or unique prefix" } },
+  async run({ args }) {
+    const { findRun, effectiveStatus, requestCancel } = await import("../lib/store/runs.ts");
+    const run = findRun(String(args.id));
+    const status = effectiveStatus(run);
+    if (status !== "running") throw new UserError(`run ${run.id.slice(0, 8)} is not running (${status})`);
+    requestCancel(run.id);
+    process.stdout.write(`cancel requested for run ${run.id.slice(0, 8)}\n`);
+  },
+});
+
+const resume = defineCommand({
+  meta: { name: "resume", description: "continue a run that blocked on an approval, once it is decided" },
+  args: {
+    id: { type: "positional", description: "run id or unique prefix" },
+    json: { type: "boolean", description: "print one JSON event per line" },
+  },
+  async run({ args }) {
+    const { resumeBlockedRun } = await import("./_resume.ts");
+    process.exitCode = await resumeBlockedRun(String(args.id), { json: Boolean(args.json) });
+  },
+});
+
+export default defineCommand({
+  meta: { name: "runs", description: "the run log: list, show, events, tail, cancel, resume" },
+  subCommands: { list, show, events, tail, cancel, resume },
+  async run({ rawArgs }) {
+    if (rawArgs.length === 0) await list.run!({ args: { _: [] } as never, rawArgs: [], cmd: list });
+  },
+});
+

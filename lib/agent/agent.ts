@@ -1,0 +1,346 @@
+/**
+ * An agent session: everything one shiro process needs to run turns — resolved config, model
+ * client, session record and its writer, project memory, tools, plugins, the approval gate,
+ * the prompt builder and the context manager — wired once, then `turn()` per prompt.
+ *
+ * Each turn is a run: it gets a UUIDv7 run id, a snapshot in runs/ and an event log in
+ * events/, both written as the events flow. Front ends (headless, REPL, `runs resume`) only
+ * consume the AgentEvent stream.
+ */
+import { UserError } from "../errors.ts";
+import { uuidv7 } from "../ids.ts";
+import { resolveConfig, type ResolvedConfig, type ThinkingLevel } from "../config.ts";
+import { createGate, denyAll, type DecisionSource, type Gate } from "../approval.ts";
+import { parsePermissionRules, evaluatePermission, type PermissionRules } from "../permissions.ts";
+import { createDisabledPluginHost, createPluginHost, type PluginHost } from "../plugins.ts";
+import { findProjectRoot } from "../project.ts";
+import { connectionFromConfig, createModelClient, type ModelClient } from "../providers/client.ts";
+import type { Message, Usage } from "../providers/messages.ts";
+import { costUsd } from "../providers/pricing.ts";
+import { createPending } from "../store/approvals.ts";
+import { openMemory, renderMemoryForPrompt, type MemoryStore } from "../store/memory.ts";
+import { renderTodosForPrompt, type Todo } from "../store/notebook.ts";
+import { cancelRequested, clearCancelRequest, openRunLog, type RunLog, type RunOptions, type RunSnapshot } from "../store/runs.ts";
+import {
+  appendExchange, createSession, findSession, historyForResume, newestForCwd, openSessionWriter,
+  type SessionRecord, type SessionWriter,
+} from "../store/sessions.ts";
+import { builtinTools, selectTools } from "../tools/index.ts";
+import { createMemoryTools } from "../tools/memory-tools.ts";
+import { createRecallDiscardedTool } from "../tools/recall-discarded.ts";
+import { createTodoTool } from "../tools/todo.ts";
+import type { ToolDefinition } from "../tools/types.ts";
+import { createContextManager, type ContextManager } from "./context-manager.ts";
+import type { AgentEvent } from "./events.ts";
+import { loadInstructions, renderInstructions, type InstructionFile } from "./instructions.ts";
+import { runTurn, type Suspension, type TurnInput, type TurnResult } from "./loop.ts";
+import { buildSystemPrompt } from "./prompt.ts";
+import { DEFAULT_MAX_STEPS, VARIANTS, type AgentVariant } from "./variants.ts";
+
+export interface AgentFlags {
+  provider?: string;
+  protocol?: string;
+  model?: string;
+  baseURL?: string;
+  agent?: string;
+  think?: string;
+  yolo: boolean;
+  /** Headless policy for calls that would ask: deny them, or block the run on a persisted approval. */
+  approvals: "deny" | "block";
+  continue: boolean;
+  resume?: string;
+  noMcp: boolean;
+  noSubagent: boolean;
+  noInstructions: boolean;
+  noSkills: boolean;
+  noPlugins: boolean;
+  noMemory: boolean;
+}
+
+export interface CreateAgentOptions {
+  cwd: string;
+  flags: AgentFlags;
+  mode: "headless" | "interactive";
+  /** Run id of the first turn (detached runs are given theirs by the parent). */
+  runId?: string;
+  detached?: boolean;
+  /** Interactive approval prompt; headless uses the --approvals policy. */
+  decide?: DecisionSource;
+  /** Continue exactly this session (used by `shiro runs resume`). */
+  sessionId?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface Agent {
+  readonly config: ResolvedConfig;
+  readonly variant: AgentVariant;
+  readonly thinking: ThinkingLevel;
+  readonly session: SessionRecord;
+  readonly memory?: MemoryStore;
+  readonly plugins: PluginHost;
+  readonly instructions: InstructionFile[];
+  /** Messages restored from an earlier session (0 for a new one). */
+  readonly resumedMessages: number;
+  /** Lines for stderr / the banner: resume notes, skipped files, the headless policy. */
+  startupNotices(): string[];
+  offeredTools(): ToolDefinition[];
+  registeredTools(): ToolDefinition[];
+  todos(): Todo[];
+  turn(prompt: string, signal: AbortSignal, options?: { runId?: string }): AsyncGenerator<AgentEvent, void, undefined>;
+  /** Continues a blocked run after its approval was decided. */
+  resumeRun(run: RunSnapshot, decision: "approved" | "denied", signal: AbortSignal): AsyncGenerator<AgentEvent, void, undefined>;
+  /** Saves now (e.g. `/save`). */
+  save(): void;
+  /** Flushes the session and releases its lease; returns the session id when anything was saved. */
+  close(): string | undefined;
+}
+
+/** Config flags as lib/config.ts wants them. */
+function _configFlags(flags: AgentFlags) {
+  return { provider: flags.provider, protocol: flags.protocol, model: flags.model, baseURL: flags.baseURL, agent: flags.agent, thinking: flags.think };
+}
+
+export function runOptionsFromFlags(flags: AgentFlags): RunOptions {
+  return {
+    yolo: flags.yolo, approvals: flags.approvals, agent: flags.agent, think: flags.think, provider: flags.provider,
+    protocol: flags.protocol, model: flags.model, baseURL: flags.baseURL, noMemory: flags.noMemory, noPlugins: flags.noPlugins,
+    noInstructions: flags.noInstructions, noSkills: flags.noSkills, noMcp: flags.noMcp, noSubagent: flags.noSubagent,
+  };
+}
+
+function _missingKey(config: ResolvedConfig): UserError {
+  const env = config.preset.keyEnv ? `${config.preset.keyEnv} / SHIRO_API_KEY` : "SHIRO_API_KEY";
+  return new UserError(`No API key for provider "${config.preset.id}". Run shiro and use /provider to set one, or set ${env}, or add "apiKey" to ${config.configPath}`);
+}
+
+function _pickSession(options: CreateAgentOptions, config: ResolvedConfig, notices: string[]): { session: SessionRecord; resumed: boolean } {
+  const { flags, cwd } = options;
+  if (options.sessionId) return { session: findSession(options.sessionId), resumed: true };
+  if (flags.resume) return { session: findSession(flags.resume), resumed: true };
+  if (flags.continue) {
+    const found = newestForCwd(cwd);
+    notices.push(...found.notices);
+    for (const live of found.live) notices.push(`session ${live.id.slice(0, 8)} is open in process ${live.pid}; not continuing it`);
+    if (found.session) return { session: found.session, resumed: true };
+    if (found.live.length > 0) throw new UserError(`no saved session for this directory that is not already open (session ${found.live[0]!.id.slice(0, 8)} is live in process ${found.live[0]!.pid})`);
+    throw new UserError("no saved session for this directory");
+  }
+  return { session: createSession({ cwd, provider: config.preset.id, model: config.model }), resumed: false };
+}
+
+export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
+  const { flags, cwd } = options;
+  const notices: string[] = [];
+  let config = resolveConfig({ flags: _configFlags(flags), env: options.env });
+  if (!config.apiKey) {
+    const explicit = flags.provider || (options.env ?? process.env).SHIRO_PROVIDER || config.file.provider;
+    if (!explicit) {
+      const { detectLocalServer } = await import("../providers/models.ts");
+      const local = await detectLocalServer();
+      if (local) {
+        config = resolveConfig({ flags: { ..._configFlags(flags), provider: local.preset.id, baseURL: flags.baseURL ?? local.baseURL }, env: options.env });
+        notices.push(`no API key configured; using the ${local.preset.label} server on ${local.baseURL}`);
+      }
+    }
+    if (!config.apiKey) throw _missingKey(config);
+  }
+  const variant = VARIANTS[config.agent];
+  const thinking: ThinkingLevel = config.thinking ?? variant.thinking;
+  const client: ModelClient = createModelClient({ connection: connectionFromConfig(config), preset: config.preset, protocolForced: config.protocolForced });
+
+  const picked = _pickSession(options, config, notices);
+  const session = picked.session;
+  const writer: SessionWriter = openSessionWriter(session);
+  const resumedMessages = picked.resumed ? session.messages.length : 0;
+  if (picked.resumed) notices.push(`resumed session ${session.id.slice(0, 8)} (${session.messages.length} messages${session.notebook.todos.length ? `, ${session.notebook.todos.length} tasks` : ""})`);
+
+  const projectRoot = findProjectRoot(cwd);
+  const memory = flags.noMemory ? undefined : openMemory(projectRoot, { onNotice: (text) => notices.push(text) });
+  const memorySection = memory ? renderMemoryForPrompt(memory.top(20)) : "";
+
+  const plugins = flags.noPlugins ? createDisabledPluginHost() : createPluginHost({ cwd, enabled: config.file.plugins });
+  for (const failure of plugins.failures()) notices.push(`plugin ${failure.name}: ${failure.error}`);
+
+  const instructions = flags.noInstructions ? [] : loadInstructions(cwd);
+  const instructionsSection = renderInstructions(instructions);
+
+  const context: ContextManager = createContextManager({
+    session, client, model: config.model, thinking, markChanged: () => writer.markChanged(),
+    threshold: config.file.compaction?.threshold, auto: config.file.compaction?.auto ?? true,
+  });
+
+  const sessionTools: ToolDefinition[] = [
+    createTodoTool({ get: () => session.notebook.todos, set: (todos) => { session.notebook.todos = todos; writer.markChanged(); } }),
+    ...(memory ? createMemoryTools(memory, { source: () => ({ sessionId: session.id }) }) : []),
+    createRecallDiscardedTool(() => context.ledger()),
+    ...plugins.tools(),
+  ];
+  const complete = (system: string, prompt: string, signal: AbortSignal) => context.complete(system, prompt, signal);
+  const registered = builtinTools({ extraTools: sessionTools, complete, allowHosts: config.file.webFetch?.allowHosts });
+  const tools = selectTools(registered, { toolSets: config.file.toolSets, allow: variant.allow });
+  const offered = tools.offered;
+
+  const rules: PermissionRules = parsePermissionRules(config.file.permission);
+  const autoApprove = new Set(sessionTools.map((tool) => tool.name));
+  const approvalTools = offered
+    .filter((tool) => evaluatePermission(rules, tool.name, [], { autoApprove: new Set([...autoApprove, ...plugins.autoApprove()]) }).decision !== "allow")
+    .map((tool) => tool.name);
+
+  const headless = options.mode === "headless";
+  if (headless && !flags.yolo) {
+    notices.push(flags.approvals === "block"
+      ? "headless with --approvals block: a call that needs approval stops the run (exit 3) until `shiro approve <id>`"
+      : "headless denies tools that need approval (write_file, edit_file, multi_edit, apply_patch, move_file, delete_file, bash, web_fetch, mcp tools) unless --yolo is passed");
+  }
+  if (flags.noPlugins) notices.push("plugins: none (--no-plugins), so the guard is off");
+
+  let currentRunId = options.runId ?? uuidv7();
+  const decide: DecisionSource = options.decide ?? (headless && flags.approvals === "block"
+    ? async (request) => {
+      createPending({ ...request, runId: currentRunId, sessionId: session.id });
+      return "block";
+    }
+    : denyAll);
+  const makeGate = (): Gate => createGate({ rules, plugins, yolo: flags.yolo, decide, autoApprove, headless: headless && !options.decide, runId: currentRunId, sessionId: session.id });
+  let gate = makeGate();
+
+  const systemPrompt = (offeredNow: ToolDefinition[]) => buildSystemPrompt({
+    root: cwd, platform: `${process.platform}-${process.arch}`, tools: offeredNow,
+    approvalTools: approvalTools.filter((name) => offeredNow.some((tool) => tool.name === name)),
+    instructions: instructionsSection, memory: memorySection, appendix: variant.appendix,
+    pluginAppendices: plugins.appendices(), todos: renderTodosForPrompt(session.notebook.todos),
+  });
+
+  const historyPairs = config.file.historyPairs ?? 0;
+  const maxSteps = variant.maxSteps ?? config.file.maxSteps ?? DEFAULT_MAX_STEPS;
+  const runOptions = runOptionsFromFlags(flags);
+  let firstTurn = true;
+
+  async function* drive(input: TurnInput, log: RunLog, signal: AbortSignal, query: string): AsyncGenerator<AgentEvent, void, undefined> {
+    const cancel = new AbortController();
+    const poll = setInterval(() => {
+      if (cancelRequested(log.id)) cancel.abort();
+    }, 200);
+    const merged = AbortSignal.any([signal, cancel.signal]);
+    // A resumed headless run may send only the last N exchanges instead of the whole transcript.
+    const trimmed = headless && picked.resumed && firstTurn && historyPairs > 0 && "prompt" in input;
+    const working: Message[] = trimmed ? historyForResume(session, historyPairs) : session.messages;
+    const base = working.length;
+    firstTurn = false;
+    const emit = (event: AgentEvent): AgentEvent => {
+      log.append(event);
+      return event;
+    };
+    let result: TurnResult | undefined;
+    try {
+      const turn = runTurn(input, {
+        client, model: config.model, thinking, messages: working, tools: () => offered, systemPrompt, gate, root: cwd,
+        maxSteps, signal: merged,
+        prepareWire: trimmed ? undefined : (messages, system, s) => context.prepareWire(messages, system, s, log.id),
+        onHistoryChange: () => writer.markChanged(),
+        afterTool: (name) => (name === "todo_write" ? [{ type: "state", todos: session.notebook.todos }] : undefined),
+      });
+      for (;;) {
+        const next = await turn.next();
+        if (next.done) {
+          result = next.value;
+          break;
+        }
+        const event = next.value.type === "blocked" ? { ...next.value, runId: log.id } : next.value;
+        yield emit(event);
+      }
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      yield emit({ type: "error", error: message });
+      result = { stop: "error", steps: 0, answer: "", error: message };
+    } finally {
+      clearInterval(poll);
+    }
+    if (trimmed) session.messages.push(...working.slice(base));
+    const cancelled = cancel.signal.aborted;
+    if (cancelled) clearCancelRequest(log.id);
+    const usage: Usage | undefined = result.usage;
+    if (usage) {
+      session.inputTokens += usage.inputTokens;
+      session.outputTokens += usage.outputTokens;
+    }
+    const cost = usage ? costUsd(config.model, usage) : undefined;
+    if (cost !== undefined) session.costUsd = (session.costUsd ?? 0) + cost;
+    if (result.stop !== "blocked") {
+      appendExchange(session, {
+        query, answer: result.answer, status: result.stop, steps: result.steps, runId: log.id,
+        toolsSummary: _toolsSummary(session.messages, base),
+      });
+    }
+    writer.markChanged();
+    if (result.stop !== "blocked") {
+      for (const failure of await plugins.runAfterTurn()) yield emit({ type: "notice", text: `plugin ${failure.name}: ${failure.error}` });
+    }
+    const done: AgentEvent = {
+      type: "done", runId: log.id, sessionId: session.id, stop: result.stop, steps: result.steps,
+      ...(usage ? { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens } : {}),
+      ...(cost !== undefined ? { costUsd: cost } : {}),
+      context: context.share(session.messages),
+      ...(cancelled ? { cancelled: true } : {}),
+    };
+    yield emit(done);
+    log.update({
+      status: cancelled ? "cancelled" : result.stop, endedAt: result.stop === "blocked" ? undefined : new Date().toISOString(),
+      steps: result.steps, stop: result.stop, ...(usage ? { usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens } } : {}),
+      ...(cost !== undefined ? { costUsd: cost } : {}), ...(result.error ? { error: result.error } : {}),
+      suspended: result.suspended as Suspension | undefined,
+    });
+  }
+
+  const agent: Agent = {
+    config, variant, thinking, session, memory, plugins, instructions, resumedMessages,
+    startupNotices: () => notices,
+    offeredTools: () => offered,
+    registeredTools: () => registered,
+    todos: () => session.notebook.todos,
+    async *turn(prompt, signal, turnOptions = {}) {
+      currentRunId = turnOptions.runId ?? currentRunId;
+      gate = makeGate();
+      const runId = currentRunId;
+      currentRunId = uuidv7();
+      const snapshot: RunSnapshot = {
+        version: 1, id: runId, sessionId: session.id, cwd, provider: config.preset.id, model: config.model,
+        protocol: client.protocol, agent: variant.name, prompt: prompt.slice(0, 200), status: "running", pid: process.pid,
+        startedAt: new Date().toISOString(), steps: 0, options: runOptions, ...(options.detached ? { detached: true } : {}),
+      };
+      const log = openRunLog(snapshot, { fresh: true });
+      const start: AgentEvent = { type: "run-start", runId, sessionId: session.id, cwd, provider: config.preset.id, model: config.model, agent: variant.name, protocol: client.protocol };
+      log.append(start);
+      yield start;
+      yield* drive({ prompt }, log, signal, prompt);
+    },
+    async *resumeRun(run, decision, signal) {
+      if (!run.suspended) throw new UserError(`run ${run.id.slice(0, 8)} is not waiting for an approval`);
+      currentRunId = run.id;
+      gate = makeGate();
+      const log = openRunLog({ ...run, status: "running", pid: process.pid, suspended: undefined }, { fresh: false });
+      const notice: AgentEvent = { type: "notice", text: `resuming run ${run.id.slice(0, 8)}: approval ${run.suspended.approvalId.slice(0, 8)} was ${decision}` };
+      log.append(notice);
+      yield notice;
+      yield* drive({ resume: run.suspended, decision }, log, signal, run.prompt);
+    },
+    save: () => writer.save(),
+    close() {
+      const hasMessages = session.messages.length > 0;
+      writer.close();
+      return hasMessages ? session.id : undefined;
+    },
+  };
+  return agent;
+}
+
+/** `read_file×3, bash×1` for the exchange record. */
+function _toolsSummary(messages: Message[], from: number): string | undefined {
+  const counts = new Map<string, number>();
+  for (const message of messages.slice(from)) {
+    if (message.role !== "assistant") continue;
+    for (const part of message.parts) if (part.type === "tool-call") counts.set(part.name, (counts.get(part.name) ?? 0) + 1);
+  }
+  if (counts.size === 0) return undefined;
+  return [...counts].map(([name, count]) => `${name}×${count}`).join(", ");
+}

@@ -1,0 +1,65 @@
+/**
+ * Project instructions: AGENTS.md, CLAUDE.md and .shiro.md collected from the git root (the
+ * nearest ancestor holding `.git/HEAD`, else the filesystem root) down to cwd, outermost first.
+ * Each file is capped at 12,000 characters.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+
+export const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md", ".shiro.md"] as const;
+export const INSTRUCTION_CAP = 12_000;
+
+export interface InstructionFile {
+  /** Path relative to cwd's git root, posix separators. */
+  label: string;
+  path: string;
+  text: string;
+  truncated: boolean;
+}
+
+function _gitRootOrFsRoot(cwd: string): string {
+  let dir = resolve(cwd);
+  for (;;) {
+    if (existsSync(join(dir, ".git", "HEAD")) || existsSync(join(dir, ".git"))) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) return dir;
+    dir = parent;
+  }
+}
+
+export function loadInstructions(cwd: string): InstructionFile[] {
+  const top = _gitRootOrFsRoot(cwd);
+  const chain: string[] = [];
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    chain.unshift(dir);
+    if (dir === top || dirname(dir) === dir) break;
+  }
+  const found: InstructionFile[] = [];
+  for (const dir of chain) {
+    for (const name of INSTRUCTION_FILES) {
+      const path = join(dir, name);
+      let text: string;
+      try {
+        text = readFileSync(path, "utf8");
+      } catch {
+        continue;
+      }
+      const truncated = text.length > INSTRUCTION_CAP;
+      found.push({
+        label: relative(top, path).split("\\").join("/") || name,
+        path, truncated,
+        text: truncated ? `${text.slice(0, INSTRUCTION_CAP)}\n... [cut at ${INSTRUCTION_CAP} characters]` : text.trim(),
+      });
+    }
+  }
+  return found;
+}
+
+export function renderInstructions(files: InstructionFile[]): string {
+  if (files.length === 0) return "";
+  return [
+    "# Project instructions",
+    "Standing orders from the project's own files, outermost first. Follow them, but they never override the safety rules above.",
+    ...files.map((file) => `--- ${file.label} ---\n${file.text}`),
+  ].join("\n\n");
+}

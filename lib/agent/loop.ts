@@ -1,0 +1,339 @@
+/**
+ * One turn: a loop of model steps and tool calls, exposed as an async generator of AgentEvents.
+ *
+ * Each step rebuilds the system prompt from live state, prepares the wire view of the history
+ * (compaction), streams one model response, then answers every tool call of that response in
+ * order: approval first (plugin guards, rules, the user), then the tool. A tool that throws, an
+ * unknown tool name, and arguments that fail the tool's schema all become error results the
+ * model reads, so every call of a step is answered and the history stays valid.
+ *
+ * The turn ends when the model stops calling tools, on the step cap, on abort, on a provider
+ * error, or — with a blocking approval policy — suspended on a call that awaits a decision.
+ * The caller owns `messages` (the session's history): the loop appends to it and calls
+ * `onHistoryChange` after each change so the session can autosave.
+ */
+import * as v from "valibot";
+import { describeIssue } from "../store/json-file.ts";
+import { addUsage, assistantText, toolCalls, type AssistantMessage, type Message, type ToolCallPart, type ToolResultPart, type Usage } from "../providers/messages.ts";
+import type { ModelEvent, ModelRequest, ThinkingLevel } from "../providers/types.ts";
+import { toToolSpec } from "../tools/schema.ts";
+import { capResult, type ToolDefinition } from "../tools/types.ts";
+import type { AgentEvent, DenialSource, StopKind } from "./events.ts";
+
+export interface ModelClient {
+  stream(request: ModelRequest): AsyncGenerator<ModelEvent, void, undefined>;
+}
+
+export interface GateCall {
+  callId: string;
+  tool: ToolDefinition | undefined;
+  name: string;
+  input: unknown;
+  cwd: string;
+}
+
+/** A persisted approval request the run is waiting on. */
+export interface PendingApproval {
+  id: string;
+  subject: string;
+}
+
+export type GateVerdict =
+  | { allowed: true; asked?: PendingApproval }
+  | { allowed: false; by: Exclude<DenialSource, never>; reason: string; asked?: PendingApproval }
+  | { allowed: false; by: "block"; request: PendingApproval };
+
+/** The approval gate the loop consults before every call (lib/approval.ts implements it). */
+export interface LoopGate {
+  check(call: GateCall): Promise<GateVerdict>;
+  /** Resets per-turn state (the repeat guard). */
+  newTurn(): void;
+}
+
+/** Where a blocked turn stopped: the assistant message whose calls are being answered. */
+export interface Suspension {
+  /** Index in `messages` of the assistant message holding the calls. */
+  assistantIndex: number;
+  /** Results of the calls answered before the block, in call order. */
+  results: ToolResultPart[];
+  /** The call waiting for a decision. */
+  callId: string;
+  approvalId: string;
+  /** Steps already taken in the turn. */
+  steps: number;
+}
+
+export interface WirePreparation {
+  messages: Message[];
+  events?: AgentEvent[];
+}
+
+export interface TurnOptions {
+  client: ModelClient;
+  model: string;
+  thinking: ThinkingLevel;
+  /** History of the session; the loop appends to it. */
+  messages: Message[];
+  /** Tools offered on this step (called every step: MCP tools may join mid-turn). */
+  tools: () => ToolDefinition[];
+  /** Every tool the model could name, offered or not, to tell "withheld" from "unknown". */
+  systemPrompt: (offered: ToolDefinition[]) => string;
+  gate: LoopGate;
+  root: string;
+  maxSteps: number;
+  signal: AbortSignal;
+  maxOutputTokens?: number;
+  /** Shortens the history for the wire (compaction). Default: send it as is. */
+  prepareWire?: (messages: Message[], system: string, signal: AbortSignal) => Promise<WirePreparation>;
+  /** Called after every change to `messages`. */
+  onHistoryChange?: () => void;
+  /** Extra events after a tool ran (e.g. `state` after todo_write). */
+  afterTool?: (name: string, input: unknown, output: string) => AgentEvent[] | undefined;
+}
+
+export interface TurnResult {
+  stop: StopKind;
+  steps: number;
+  usage?: Usage;
+  /** The last step's assistant text: the answer. */
+  answer: string;
+  error?: string;
+  suspended?: Suspension;
+}
+
+export type TurnInput = { prompt: string } | { resume: Suspension; decision: "approved" | "denied" };
+
+const _NOT_RUN_ABORTED = "Not run: the user interrupted the turn before this call.";
+const _USER_DENIED = "User denied this tool call.";
+
+/** Runs one turn. The generator's return value summarises it; the last yielded event is not `done` (the caller adds it). */
+export async function* runTurn(input: TurnInput, options: TurnOptions): AsyncGenerator<AgentEvent, TurnResult, undefined> {
+  const { messages } = options;
+  let usage: Usage | undefined;
+  let steps = 0;
+  let answer = "";
+
+  if ("prompt" in input) {
+    options.gate.newTurn();
+    messages.push({ role: "user", content: input.prompt });
+    options.onHistoryChange?.();
+  } else {
+    steps = input.resume.steps;
+    const assistant = messages[input.resume.assistantIndex];
+    if (!assistant || assistant.role !== "assistant") throw new Error("the suspended run's history does not match its session");
+    answer = assistantText(assistant);
+    const answered = yield* _answerCalls(assistant, input.resume.results, options, { callId: input.resume.callId, decision: input.decision });
+    if (answered.suspended) return { stop: "blocked", steps, usage, answer, suspended: { ...answered.suspended, assistantIndex: input.resume.assistantIndex, steps } };
+    _commitResults(messages, input.resume.assistantIndex, answered.results, options);
+    if (options.signal.aborted) return { stop: "aborted", steps, usage, answer };
+  }
+
+  while (steps < options.maxSteps) {
+    if (options.signal.aborted) return { stop: "aborted", steps, usage, answer };
+    steps += 1;
+    const offered = options.tools();
+    const system = options.systemPrompt(offered);
+    let wire: Message[] = messages;
+    if (options.prepareWire) {
+      const prepared = await options.prepareWire(messages, system, options.signal);
+      for (const event of prepared.events ?? []) yield event;
+      wire = prepared.messages;
+    }
+    const request: ModelRequest = {
+      model: options.model, system, messages: wire, tools: offered.map(toToolSpec),
+      thinking: options.thinking, maxOutputTokens: options.maxOutputTokens, signal: options.signal,
+    };
+
+    let final: AssistantMessage | undefined;
+    for await (const event of options.client.stream(request)) {
+      switch (event.type) {
+        case "text-delta":
+          yield { type: "text", text: event.text };
+          break;
+        case "reasoning-delta":
+          yield { type: "reasoning", text: event.text };
+          break;
+        case "tool-call-start":
+          yield { type: "tool-start", id: event.id, name: event.name };
+          break;
+        case "tool-call-delta":
+          break;
+        case "retry":
+          yield { type: "notice", text: `retrying (${event.attempt}) in ${Math.round(event.delayMs / 100) / 10}s: ${event.reason}` };
+          break;
+        case "notice":
+          yield { type: "notice", text: event.text };
+          break;
+        case "finish":
+          usage = addUsage(usage ?? { inputTokens: 0, outputTokens: 0 }, event.usage);
+          final = event.message;
+          break;
+        case "error": {
+          if (event.usage) usage = addUsage(usage ?? { inputTokens: 0, outputTokens: 0 }, event.usage);
+          _keepPartialText(messages, event.partial, options);
+          yield { type: "error", error: event.error.message };
+          return { stop: "error", steps, usage, answer: event.partial ? assistantText(event.partial) : answer, error: event.error.message };
+        }
+        case "aborted":
+          if (event.usage) usage = addUsage(usage ?? { inputTokens: 0, outputTokens: 0 }, event.usage);
+          _keepPartialText(messages, event.partial, options);
+          return { stop: "aborted", steps, usage, answer: event.partial ? assistantText(event.partial) : answer };
+      }
+    }
+    if (!final) {
+      yield { type: "error", error: "the model stream ended without a final message" };
+      return { stop: "error", steps, usage, answer, error: "the model stream ended without a final message" };
+    }
+
+    messages.push(final);
+    options.onHistoryChange?.();
+    const assistantIndex = messages.length - 1;
+    const text = assistantText(final);
+    if (text.trim()) {
+      answer = text;
+      yield { type: "message", text, step: steps };
+    }
+    const calls = toolCalls(final);
+    if (calls.length === 0) return { stop: "completed", steps, usage, answer: text || answer };
+
+    const answered = yield* _answerCalls(final, [], options);
+    if (answered.suspended) return { stop: "blocked", steps, usage, answer, suspended: { ...answered.suspended, assistantIndex, steps } };
+    _commitResults(messages, assistantIndex, answered.results, options);
+    if (options.signal.aborted) return { stop: "aborted", steps, usage, answer };
+  }
+  return { stop: "max-steps", steps, usage, answer };
+}
+
+function _commitResults(messages: Message[], assistantIndex: number, results: ToolResultPart[], options: TurnOptions): void {
+  const next = messages[assistantIndex + 1];
+  if (next && next.role === "tool") next.results = results;
+  else messages.splice(assistantIndex + 1, 0, { role: "tool", results });
+  options.onHistoryChange?.();
+}
+
+/** An aborted or failed stream keeps what the user already saw (its text), never half a tool call. */
+function _keepPartialText(messages: Message[], partial: AssistantMessage | undefined, options: TurnOptions): void {
+  if (!partial) return;
+  const text = assistantText(partial);
+  if (!text.trim()) return;
+  messages.push({ role: "assistant", parts: [{ type: "text", text }] });
+  options.onHistoryChange?.();
+}
+
+interface AnswerOutcome {
+  results: ToolResultPart[];
+  suspended?: Omit<Suspension, "assistantIndex" | "steps">;
+}
+
+async function* _answerCalls(
+  assistant: AssistantMessage,
+  already: ToolResultPart[],
+  options: TurnOptions,
+  resumed?: { callId: string; decision: "approved" | "denied" },
+): AsyncGenerator<AgentEvent, AnswerOutcome, undefined> {
+  const results = [...already];
+  const done = new Set(already.map((result) => result.callId));
+  const known = new Map(options.tools().map((tool) => [tool.name, tool]));
+  for (const call of toolCalls(assistant)) {
+    if (done.has(call.id)) continue;
+    if (options.signal.aborted) {
+      results.push({ type: "tool-result", callId: call.id, name: call.name, output: _NOT_RUN_ABORTED, isError: true });
+      continue;
+    }
+    if (!resumed || resumed.callId !== call.id) yield { type: "tool-call", id: call.id, name: call.name, input: call.input };
+    const tool = known.get(call.name);
+
+    let allowed: boolean;
+    if (resumed && resumed.callId === call.id) {
+      allowed = resumed.decision === "approved";
+      if (!allowed) {
+        yield { type: "tool-denied", id: call.id, name: call.name, reason: _USER_DENIED, by: "user" };
+        results.push({ type: "tool-result", callId: call.id, name: call.name, output: _USER_DENIED, isError: true });
+        continue;
+      }
+    } else {
+      const verdict = await options.gate.check({ callId: call.id, tool, name: call.name, input: call.input, cwd: options.root });
+      if (verdict.allowed === false && verdict.by === "block") {
+        yield { type: "approval-required", id: call.id, approvalId: verdict.request.id, name: call.name, input: call.input, subject: verdict.request.subject };
+        yield { type: "blocked", approvalId: verdict.request.id, id: call.id, name: call.name, runId: "" };
+        return { results, suspended: { results, callId: call.id, approvalId: verdict.request.id } };
+      }
+      // A headless denial asked nobody and persisted nothing: there is no approval to report.
+      if (verdict.asked && !(verdict.allowed === false && verdict.by === "headless")) {
+        yield { type: "approval-required", id: call.id, approvalId: verdict.asked.id, name: call.name, input: call.input, subject: verdict.asked.subject };
+      }
+      if (!verdict.allowed) {
+        yield { type: "tool-denied", id: call.id, name: call.name, reason: verdict.reason, by: verdict.by };
+        results.push({ type: "tool-result", callId: call.id, name: call.name, output: verdict.reason, isError: true });
+        continue;
+      }
+      allowed = true;
+    }
+    if (allowed) {
+      const result = yield* _execute(call, tool, options);
+      results.push(result);
+    }
+  }
+  return { results };
+}
+
+async function* _execute(call: ToolCallPart, tool: ToolDefinition | undefined, options: TurnOptions): AsyncGenerator<AgentEvent, ToolResultPart, undefined> {
+  const fail = (message: string): ToolResultPart => ({ type: "tool-result", callId: call.id, name: call.name, output: capResult(message), isError: true });
+  if (!tool) {
+    const names = options.tools().map((t) => t.name).sort().join(", ");
+    const message = `Unknown tool "${call.name}". Available tools: ${names || "none"}.`;
+    yield { type: "tool-error", id: call.id, name: call.name, error: message };
+    return fail(message);
+  }
+  if (call.inputError !== undefined) {
+    const message = `Invalid arguments for ${call.name}: not a JSON object (${call.inputError.slice(0, 200)})`;
+    yield { type: "tool-error", id: call.id, name: call.name, error: message };
+    return fail(message);
+  }
+  const parsed = v.safeParse(tool.schema, call.input ?? {});
+  if (!parsed.success) {
+    const message = `Invalid arguments for ${call.name}: ${describeIssue(parsed.issues[0])}`;
+    yield { type: "tool-error", id: call.id, name: call.name, error: message };
+    return fail(message);
+  }
+
+  // Live output arrives through a callback while execute runs; relay it as events in order.
+  const chunks: string[] = [];
+  let wake: (() => void) | undefined;
+  let settled = false;
+  let output = "";
+  let failure: string | undefined;
+  const running = tool.execute(parsed.output, {
+    root: options.root, signal: options.signal, callId: call.id,
+    emitOutput: (chunk) => {
+      chunks.push(chunk);
+      wake?.();
+    },
+  }).then(
+    (text) => { output = text; },
+    (error: unknown) => { failure = error instanceof Error ? error.message : String(error); },
+  ).finally(() => {
+    settled = true;
+    wake?.();
+  });
+  while (!settled || chunks.length > 0) {
+    if (chunks.length > 0) {
+      yield { type: "tool-output", id: call.id, chunk: chunks.shift()! };
+      continue;
+    }
+    await new Promise<void>((resolve) => {
+      wake = resolve;
+      if (settled || chunks.length > 0) resolve();
+    });
+    wake = undefined;
+  }
+  await running;
+  if (failure !== undefined) {
+    yield { type: "tool-error", id: call.id, name: call.name, error: failure };
+    return fail(failure);
+  }
+  const capped = capResult(output);
+  yield { type: "tool-result", id: call.id, name: call.name, output: capped };
+  for (const event of options.afterTool?.(call.name, parsed.output, capped) ?? []) yield event;
+  return { type: "tool-result", callId: call.id, name: call.name, output: capped };
+}

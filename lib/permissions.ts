@@ -1,0 +1,241 @@
+/**
+ * Permission rules, session grants and the repeat guard: the pure parts of approval.
+ *
+ * Config `permission` maps a tool name, or a wildcard key such as `mcp__*`, to a decision
+ * (`allow` | `ask` | `deny`) or to a table `{ "<pattern>": decision, … }` matched against the
+ * call's subjects (its command, paths, URL…). Patterns: `*` is any run of characters including
+ * newlines, `?` one character, everything else literal; a pattern must match the whole subject.
+ *
+ * Precedence, fixed:
+ * - Within a table the last matching pattern wins (insertion order); no match means `ask`.
+ * - A tool's own entry (the user's, else the default) replaces everything else for that tool.
+ *   Auto-approved tools (plugin `autoApprove`, session tools) without an entry are allowed.
+ *   Wildcard keys apply only to tools with neither; among them the last matching key wins.
+ *   A tool nothing covers asks.
+ * - A call with several subjects is denied if any subject is denied, asks if any asks, and is
+ *   allowed only when all are allowed. A call without subjects matches only the `*` pattern.
+ */
+import { DECISIONS, type Decision } from "./config.ts";
+import { UserError } from "./errors.ts";
+
+export type { Decision };
+export type PermissionEntry = Decision | Record<string, Decision>;
+export type PermissionConfig = Record<string, PermissionEntry>;
+/** One table: `[pattern, decision]` pairs in insertion order. */
+export type RuleTable = readonly (readonly [pattern: string, decision: Decision])[];
+
+export interface PermissionRules {
+  /** Tables of named tools: the user's entries, and the defaults of tools the user did not name. */
+  readonly tools: ReadonlyMap<string, RuleTable>;
+  /** Wildcard keys in config order; they apply to tools that have no table of their own. */
+  readonly wildcards: readonly (readonly [key: string, table: RuleTable])[];
+}
+
+/** The rule that decided: `tool` is the config key (a tool name or a wildcard key). */
+export interface PermissionMatch {
+  tool: string;
+  pattern: string;
+}
+
+export interface PermissionResult {
+  decision: Decision;
+  matched?: PermissionMatch;
+}
+
+/** Tools that can neither change files nor reach the network: allowed by default. */
+export const FREE_TOOLS = [
+  "glob", "grep", "list_dir", "task", "todo_write", "remember", "recall", "forget", "skill", "ask",
+  "current_time", "git_status", "git_diff", "git_log", "git_show", "git_blame", "git_branch", "git_commit_message",
+] as const;
+
+const _ASK_TOOLS = ["write_file", "edit_file", "multi_edit", "apply_patch", "move_file", "delete_file", "bash", "web_fetch"] as const;
+const _READ_TABLE: Record<string, Decision> = {
+  "*": "allow", "*.env": "deny", "*.env.*": "deny", "*.pem": "deny", "*.env.example": "allow",
+};
+
+export const DEFAULT_PERMISSION: PermissionConfig = {
+  read_file: _READ_TABLE,
+  read_many_files: _READ_TABLE,
+  ...Object.fromEntries(_ASK_TOOLS.map((tool) => [tool, "ask"])),
+  ...Object.fromEntries(FREE_TOOLS.map((tool) => [tool, "allow"])),
+};
+
+/**
+ * Builds the rules from config `permission` over the defaults. An entry that is not a decision
+ * (or a table of them) throws a one-line UserError naming the key; an empty table is ignored,
+ * so the tool keeps its default.
+ */
+export function parsePermissionRules(config: unknown = {}, defaults: PermissionConfig = DEFAULT_PERMISSION): PermissionRules {
+  if (config === null || typeof config !== "object" || Array.isArray(config)) {
+    throw new UserError(`"permission" must be an object mapping tool names to ${DECISIONS.join(", ")}, or to pattern tables`);
+  }
+  const tools = new Map<string, RuleTable>();
+  for (const [tool, entry] of Object.entries(defaults)) tools.set(tool, _toTable(tool, entry));
+  const wildcards: (readonly [string, RuleTable])[] = [];
+  for (const [key, entry] of Object.entries(config)) {
+    const table = _toTable(key, entry);
+    if (table.length === 0) continue;
+    if (/[*?]/.test(key)) wildcards.push([key, table]);
+    else tools.set(key, table);
+  }
+  return { tools, wildcards };
+}
+
+function _toTable(key: string, entry: unknown): RuleTable {
+  if (typeof entry === "string") return [["*", _toDecision(entry, `"${key}"`)]];
+  if (entry === null || typeof entry !== "object" || Array.isArray(entry)) {
+    throw new UserError(`permission."${key}" must be one of ${DECISIONS.join(", ")}, or an object mapping patterns to them`);
+  }
+  return Object.entries(entry).map(([pattern, decision]) => [pattern, _toDecision(decision, `"${key}"."${pattern}"`)] as const);
+}
+
+function _toDecision(value: unknown, where: string): Decision {
+  if (typeof value === "string" && (DECISIONS as readonly string[]).includes(value)) return value as Decision;
+  throw new UserError(`permission.${where} must be one of ${DECISIONS.join(", ")} (got ${JSON.stringify(value)})`);
+}
+
+const _compiled = new Map<string, RegExp>();
+
+/** Whole-subject glob match: `*` any characters (newlines too), `?` one character. */
+export function matchPattern(pattern: string, subject: string): boolean {
+  let regex = _compiled.get(pattern);
+  if (!regex) {
+    const body = pattern.replace(/[.+^${}()|[\]\\*?]/g, (ch) => (ch === "*" ? "[\\s\\S]*" : ch === "?" ? "[\\s\\S]" : `\\${ch}`));
+    regex = new RegExp(`^${body}$`);
+    _compiled.set(pattern, regex);
+  }
+  return regex.test(subject);
+}
+
+/** Decides one call of `tool` with the given subjects. */
+export function evaluatePermission(
+  rules: PermissionRules,
+  tool: string,
+  subjects: readonly string[],
+  options: { autoApprove?: ReadonlySet<string> } = {},
+): PermissionResult {
+  const own = rules.tools.get(tool);
+  if (own) return _evaluateTable(tool, own, subjects);
+  if (options.autoApprove?.has(tool)) return { decision: "allow" };
+  for (let i = rules.wildcards.length - 1; i >= 0; i--) {
+    const [key, table] = rules.wildcards[i]!;
+    if (matchPattern(key, tool)) return _evaluateTable(key, table, subjects);
+  }
+  return { decision: "ask" };
+}
+
+const _SEVERITY: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 };
+
+function _evaluateTable(key: string, table: RuleTable, subjects: readonly string[]): PermissionResult {
+  let strictest: PermissionResult | undefined;
+  for (const subject of subjects.length > 0 ? subjects : [undefined]) {
+    const result = _matchTable(key, table, subject);
+    if (!strictest || _SEVERITY[result.decision] > _SEVERITY[strictest.decision]) strictest = result;
+  }
+  return strictest!;
+}
+
+function _matchTable(key: string, table: RuleTable, subject: string | undefined): PermissionResult {
+  for (let i = table.length - 1; i >= 0; i--) {
+    const [pattern, decision] = table[i]!;
+    const hit = subject === undefined ? pattern === "*" : matchPattern(pattern, subject);
+    if (hit) return { decision, matched: { tool: key, pattern } };
+  }
+  return { decision: "ask" };
+}
+
+/** What the model reads when a rule refuses a call. */
+export function describeRefusal(tool: string, matched: PermissionMatch | undefined): string {
+  if (matched && matched.pattern !== "*") return `Refused by the permission rule ${matched.tool}: "${matched.pattern}" = deny.`;
+  return `Refused by the permission rules: ${tool} is denied.`;
+}
+
+// ---- session grants ----------------------------------------------------------------------------
+
+/**
+ * The pattern an "always" answer grants: for bash the command's first word + ` *` (`git *`),
+ * `*` for every other tool. A first word that holds a wildcard character yields `""`, which
+ * grants nothing broader than an empty command.
+ */
+export function suggestPattern(tool: string, input: unknown): string {
+  if (tool !== "bash") return "*";
+  const command = input !== null && typeof input === "object" ? (input as { command?: unknown }).command : undefined;
+  const word = typeof command === "string" ? command.trim().split(/\s+/)[0] ?? "" : "";
+  return word && !/[*?]/.test(word) ? `${word} *` : "";
+}
+
+export interface SessionGrant {
+  tool: string;
+  pattern: string;
+}
+
+/**
+ * "Always" answers for this session, in memory only. A grant is consulted only after the rules
+ * said ask, so it never overrides a deny. A bash grant never covers a command that chains,
+ * pipes, redirects or substitutes (`;`, `&`, `|`, `>`, backticks, `$(`, newlines): `git *`
+ * covers `git log -5`, not `git log; rm notes.txt`.
+ */
+export interface SessionGrants {
+  add(tool: string, pattern: string): void;
+  /** True when every subject matches a grant of `tool` (no subjects: a `*` grant). */
+  covers(tool: string, subjects: readonly string[]): boolean;
+  list(): SessionGrant[];
+}
+
+const _SHELL_COMPOSITION = /[;&|>`\n\r]|\$\(/;
+
+export function createSessionGrants(): SessionGrants {
+  const byTool = new Map<string, string[]>();
+  return {
+    add(tool, pattern) {
+      const patterns = byTool.get(tool) ?? [];
+      if (!patterns.includes(pattern)) patterns.push(pattern);
+      byTool.set(tool, patterns);
+    },
+    covers(tool, subjects) {
+      const patterns = byTool.get(tool);
+      if (!patterns) return false;
+      if (subjects.length === 0) return patterns.includes("*");
+      return subjects.every((subject) =>
+        !(tool === "bash" && _SHELL_COMPOSITION.test(subject)) && patterns.some((pattern) => matchPattern(pattern, subject)));
+    },
+    list() {
+      return [...byTool].flatMap(([tool, patterns]) => patterns.map((pattern) => ({ tool, pattern })));
+    },
+  };
+}
+
+// ---- repeat guard ------------------------------------------------------------------------------
+
+/** The identical call that asks even when allowed: the third in one turn, and every one after. */
+export const REPEAT_ASK_AT = 3;
+
+/** Counts identical calls (tool + canonical JSON of the input) within one turn. */
+export interface RepeatGuard {
+  /** Counts this call and returns how many identical calls this turn has seen, itself included. */
+  record(tool: string, input: unknown): number;
+  reset(): void;
+}
+
+export function createRepeatGuard(): RepeatGuard {
+  const counts = new Map<string, number>();
+  return {
+    record(tool, input) {
+      const key = `${tool}\u0000${canonicalJson(input)}`;
+      const count = (counts.get(key) ?? 0) + 1;
+      counts.set(key, count);
+      return count;
+    },
+    reset() {
+      counts.clear();
+    },
+  };
+}
+
+/** JSON with object keys sorted at every depth, so equal inputs give equal text. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) => {
+    if (item === null || typeof item !== "object" || Array.isArray(item)) return item;
+    return Object.fromEntries(Object.entries(item as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  }) ?? "undefined";
+}

@@ -1,0 +1,157 @@
+/**
+ * The OpenAI chat-completions adapter: `POST {base}/chat/completions` with `stream: true`.
+ * Spoken by OpenAI and most OpenAI-compatible servers; vendor differences come from the
+ * preset's compat flags (system role, output-limit field, usage in stream, reasoning field,
+ * reasoning effort).
+ *
+ * Reasoning parts are never sent back on this protocol (vendors either ignore or refuse them).
+ */
+import { randomUUID } from "node:crypto";
+import { streamWire, type DecodeEnd, type StreamDecoder, type WireRequest } from "./_http.ts";
+import type { MessageDraft } from "./_draft.ts";
+import type { SseMessage } from "./_sse.ts";
+import type { Message, StopReason, ToolResultPart } from "./messages.ts";
+import { openAIEffort } from "./thinking.ts";
+import type { Adapter, ModelEvent, ModelRequest, ProviderConnection } from "./types.ts";
+
+export const streamOpenAIChat: Adapter = (connection, request) =>
+  streamWire(connection, request, () => buildChatRequest(connection, request), _decodeFor(connection));
+
+export function buildChatRequest(connection: ProviderConnection, request: ModelRequest): WireRequest {
+  const { compat } = connection;
+  const effort = compat.reasoningEffort ? openAIEffort(request.thinking) : undefined;
+  const body: Record<string, unknown> = {
+    model: request.model,
+    messages: [
+      ...(request.system ? [{ role: compat.systemRole, content: request.system }] : []),
+      ...toChatMessages(request.messages),
+    ],
+    stream: true,
+    ...(compat.usageInStream ? { stream_options: { include_usage: true } } : {}),
+    ...(request.tools.length > 0 ? {
+      tools: request.tools.map((tool) => ({
+        type: "function", function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
+      })),
+    } : {}),
+    ...(request.maxOutputTokens !== undefined ? { [compat.maxTokensField]: request.maxOutputTokens } : {}),
+    ...(effort ? { reasoning_effort: effort } : {}),
+  };
+  return { url: `${connection.baseURL}/chat/completions`, headers: _authHeaders(connection), body };
+}
+
+/** Our history as chat messages: one `tool` message per result, reasoning dropped. */
+export function toChatMessages(messages: Message[]): Record<string, unknown>[] {
+  return messages.flatMap((message): Record<string, unknown>[] => {
+    if (message.role === "user") return [{ role: "user", content: message.content }];
+    if (message.role === "tool") {
+      return message.results.map((result) => ({ role: "tool", tool_call_id: result.callId, content: toolOutputText(result) }));
+    }
+    const text = message.parts.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
+    const calls = message.parts.flatMap((part) => (part.type === "tool-call" ? [{
+      id: part.id, type: "function", function: { name: part.name, arguments: JSON.stringify(part.input ?? {}) },
+    }] : []));
+    if (text.length === 0 && calls.length === 0) return [];
+    return [{ role: "assistant", content: text.length > 0 ? text : null, ...(calls.length > 0 ? { tool_calls: calls } : {}) }];
+  });
+}
+
+/** A tool result as text for protocols without an error flag: failures are marked so the model knows. */
+export function toolOutputText(result: ToolResultPart): string {
+  if (!result.isError || /^error\b/i.test(result.output)) return result.output;
+  return `Error: ${result.output}`;
+}
+
+function _authHeaders(connection: ProviderConnection): Record<string, string> {
+  return connection.apiKey ? { authorization: `Bearer ${connection.apiKey}` } : {};
+}
+
+interface _ChatChunk {
+  choices?: {
+    delta?: Record<string, unknown> & {
+      content?: string | null;
+      tool_calls?: { index?: number; id?: string; function?: { name?: string; arguments?: string } }[];
+    };
+    finish_reason?: string | null;
+  }[];
+  usage?: {
+    prompt_tokens?: number; completion_tokens?: number;
+    prompt_tokens_details?: { cached_tokens?: number };
+    completion_tokens_details?: { reasoning_tokens?: number };
+  } | null;
+  error?: { message?: string; code?: string | number; type?: string };
+}
+
+function _decodeFor(connection: ProviderConnection): StreamDecoder {
+  const reasoningField = connection.compat.reasoningField ?? "reasoning_content";
+  return (messages, draft) => _decodeChat(messages, draft, reasoningField);
+}
+
+async function* _decodeChat(messages: AsyncIterable<SseMessage>, draft: MessageDraft, reasoningField: string): AsyncGenerator<ModelEvent, DecodeEnd, undefined> {
+  const callIds = new Map<number, string>();
+  let finishReason: string | undefined;
+  for await (const message of messages) {
+    if (message.data.trim() === "[DONE]") return { kind: "complete", stop: _stopReason(finishReason, draft) };
+    const chunk = _parse(message.data);
+    if (!chunk) continue;
+    if (chunk.error) {
+      return { kind: "failed", failure: { message: chunk.error.message ?? "the provider reported an error", ...(chunk.error.code ?? chunk.error.type ? { code: String(chunk.error.code ?? chunk.error.type) } : {}) } };
+    }
+    if (chunk.usage) draft.usage = _usage(chunk.usage);
+    const choice = chunk.choices?.[0];
+    if (!choice) continue;
+    const delta = choice.delta ?? {};
+    const reasoning = delta[reasoningField];
+    if (typeof reasoning === "string" && reasoning.length > 0) {
+      draft.appendReasoning("reasoning", reasoning, "openai-chat");
+      yield { type: "reasoning-delta", text: reasoning };
+    }
+    if (typeof delta.content === "string" && delta.content.length > 0) {
+      draft.appendText("text", delta.content);
+      yield { type: "text-delta", text: delta.content };
+    }
+    for (const call of delta.tool_calls ?? []) {
+      const index = call.index ?? 0;
+      let id = callIds.get(index);
+      if (id === undefined) {
+        id = call.id || `call_${randomUUID().replace(/-/g, "").slice(0, 24)}`;
+        callIds.set(index, id);
+        const name = call.function?.name ?? "";
+        draft.startToolCall(`tool:${index}`, id, name);
+        yield { type: "tool-call-start", id, name };
+      }
+      const args = call.function?.arguments;
+      if (args) {
+        draft.appendToolArgs(`tool:${index}`, args);
+        yield { type: "tool-call-delta", id, argsDelta: args };
+      }
+    }
+    if (choice.finish_reason) finishReason = choice.finish_reason;
+  }
+  return finishReason === undefined ? { kind: "truncated" } : { kind: "complete", stop: _stopReason(finishReason, draft) };
+}
+
+function _parse(data: string): _ChatChunk | undefined {
+  try {
+    const value: unknown = JSON.parse(data);
+    return value && typeof value === "object" ? value as _ChatChunk : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function _usage(usage: NonNullable<_ChatChunk["usage"]>) {
+  const cached = usage.prompt_tokens_details?.cached_tokens;
+  const reasoning = usage.completion_tokens_details?.reasoning_tokens;
+  return {
+    inputTokens: usage.prompt_tokens ?? 0,
+    outputTokens: usage.completion_tokens ?? 0,
+    ...(cached !== undefined ? { cachedInputTokens: cached } : {}),
+    ...(reasoning !== undefined ? { reasoningTokens: reasoning } : {}),
+  };
+}
+
+function _stopReason(reason: string | undefined, draft: MessageDraft): StopReason {
+  if (reason === "length") return "length";
+  if (reason === "content_filter") return "content-filter";
+  return draft.hasToolCalls() ? "tool-calls" : "stop";
+}

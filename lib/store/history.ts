@@ -1,0 +1,42 @@
+/**
+ * Prompt history: the prompts typed in one directory, for Up/Down in the REPL.
+ *
+ * File `history/<hash16>.json` (paths.history, keyed by the directory):
+ *   {version: 1, entries: string[]}   oldest first, at most 200
+ * A bare JSON array of strings (the first format) reads as version 0.
+ * Appends are locked read-modify-writes through json-file's `updateJsonSync`: two REPLs in one
+ * directory never lose each other's lines. A corrupt file reads as empty and is moved aside to
+ * `<file>.corrupt-<time>` by the next append. The prompt queue is never written anywhere.
+ */
+import * as v from "valibot";
+import { paths } from "../paths.ts";
+import { readJson, updateJsonSync } from "./json-file.ts";
+
+export const HISTORY_CAP = 200;
+
+const HistoryFileSchema = v.union([
+  v.object({ version: v.literal(1), entries: v.array(v.string()) }),
+  v.pipe(v.array(v.string()), v.transform((entries) => ({ version: 1 as const, entries }))),
+]);
+
+/** The prompts typed in `dir`, oldest first; empty when there are none or the file is unreadable. */
+export function loadHistory(dir: string): string[] {
+  const read = readJson(paths.history(dir), { schema: HistoryFileSchema, version: 1 });
+  return read.status === "ok" ? read.value.entries : [];
+}
+
+/**
+ * Adds `line` to the history of `dir` unless it is blank or repeats the newest entry; past 200
+ * entries the oldest go. Returns the history afterwards.
+ */
+export function appendHistory(dir: string, line: string): string[] {
+  if (line.trim() === "") return loadHistory(dir);
+  let entries: string[] = [];
+  updateJsonSync(paths.history(dir), { schema: HistoryFileSchema, version: 1 }, (current) => {
+    entries = current?.entries ?? [];
+    if (entries[entries.length - 1] === line) return undefined;
+    entries = [...entries, line].slice(-HISTORY_CAP);
+    return { version: 1 as const, entries };
+  });
+  return entries;
+}

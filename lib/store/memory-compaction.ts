@@ -1,0 +1,58 @@
+/**
+ * Model compaction of project memory (`/memory`, `shiro memory compact`).
+ *
+ * Contract:
+ * - Acts only on a store past COMPACT_AT (60) entries holding at least two never-recalled entries.
+ * - Only never-recalled entries are sent and replaced; a recalled entry is kept verbatim.
+ * - A reply without one parseable `[kind] text` line leaves the file untouched, byte for byte.
+ * - The final write re-reads the store under its lock: notes added or recalled while the model
+ *   was answering are kept.
+ * A failing model call throws; nothing is written then either.
+ */
+import { MEMORY_KINDS, type MemoryEntry, type MemoryKind, type MemoryStore } from "./memory.ts";
+
+/** A one-shot model call: system text and one user prompt in, the reply's text out. */
+export type CompleteFn = (system: string, prompt: string, signal?: AbortSignal) => Promise<string>;
+
+export interface CompactMemoryResult {
+  changed: boolean;
+  /** One line for the user: `memory compacted: 80 entries into 52`, or why nothing changed. */
+  message: string;
+}
+
+const _SYSTEM = [
+  "You tidy the memory of a coding agent: short notes it wrote for itself about one codebase.",
+  "Merge the notes you are given. Combine notes that repeat each other or belong together, drop a note only",
+  "when another note in the list makes it obsolete, and keep every distinct fact, decision, gotcha and command.",
+  "Never add anything the notes do not say.",
+  "Answer with the merged notes only, one per line, each written as `[kind] text`, where kind is one of",
+  `${MEMORY_KINDS.join(", ")} and text is one self-contained sentence of at most 400 characters.`,
+].join("\n");
+
+export async function compactMemory(store: MemoryStore, complete: CompleteFn, signal?: AbortSignal): Promise<CompactMemoryResult> {
+  const plan = store.compactPlan();
+  if (!plan.ready) return { changed: false, message: `memory left as is: ${plan.total} entries, ${plan.reason}` };
+  const prompt = [`Notes to merge (${plan.unused.length}):`, ...plan.unused.map(_formatNote)].join("\n");
+  const reply = await complete(_SYSTEM, prompt, signal);
+  const notes = parseMergedNotes(reply);
+  if (notes.length === 0) return { changed: false, message: "memory left as is: the model's reply did not parse" };
+  const { before, after } = store.applyCompaction(plan.unused, notes);
+  return { changed: true, message: `memory compacted: ${before} entries into ${after}` };
+}
+
+/** The `[kind] text` lines of a reply; list bullets and numbering before the bracket are tolerated. */
+export function parseMergedNotes(reply: string): { kind: MemoryKind; text: string }[] {
+  const notes: { kind: MemoryKind; text: string }[] = [];
+  for (const line of reply.split("\n")) {
+    const match = /^\s*(?:[-*•]\s*|\d+[.)]\s*)?\[([a-z]+)\]\s*(\S.*)$/i.exec(line);
+    if (!match) continue;
+    const kind = match[1]!.toLowerCase();
+    if (!(MEMORY_KINDS as readonly string[]).includes(kind)) continue;
+    notes.push({ kind: kind as MemoryKind, text: match[2]!.trim() });
+  }
+  return notes;
+}
+
+function _formatNote(entry: MemoryEntry): string {
+  return `[${entry.kind}] ${entry.text}`;
+}

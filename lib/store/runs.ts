@@ -1,0 +1,188 @@
+/**
+ * The durable run log.
+ *
+ * Files:
+ *   runs/<runId>.json     snapshot, rewritten atomically at start, on suspension and at the end:
+ *                         {version:1, id, sessionId, cwd, provider, model, protocol, agent, prompt,
+ *                          status, pid, startedAt, endedAt?, steps, usage?, costUsd?, stop?, error?,
+ *                          detached?, suspended?, options}
+ *   events/<runId>.jsonl  every non-transient AgentEvent, one whole line each, in order, with
+ *                         `seq` and `at` (ISO time) added. Transient deltas (text, reasoning,
+ *                         tool-output) are not stored: `message` and `tool-result` carry the totals.
+ *   requests/<runId>.cancel  a cancel request from another process.
+ *
+ * A crash mid-run leaves an event log that parses up to its last whole line and a snapshot
+ * still marked `running`; readers report such a run as `interrupted` once its pid is gone.
+ */
+import { existsSync, readdirSync, rmSync } from "node:fs";
+import * as v from "valibot";
+import { UserError } from "../errors.ts";
+import { paths } from "../paths.ts";
+import { TRANSIENT_EVENTS, type AgentEvent } from "../agent/events.ts";
+import { appendJsonLine, readJson, readJsonLines, writeJsonAtomic, writeTextAtomic } from "./json-file.ts";
+
+export const RUN_STATUSES = ["running", "completed", "error", "aborted", "cancelled", "blocked", "max-steps", "interrupted"] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** What it takes to re-create the run's session in another process (`shiro runs resume`). */
+export const RunOptionsSchema = v.object({
+  yolo: v.optional(v.boolean()),
+  approvals: v.optional(v.string()),
+  agent: v.optional(v.string()),
+  think: v.optional(v.string()),
+  provider: v.optional(v.string()),
+  protocol: v.optional(v.string()),
+  model: v.optional(v.string()),
+  baseURL: v.optional(v.string()),
+  noMemory: v.optional(v.boolean()),
+  noPlugins: v.optional(v.boolean()),
+  noInstructions: v.optional(v.boolean()),
+  noSkills: v.optional(v.boolean()),
+  noMcp: v.optional(v.boolean()),
+  noSubagent: v.optional(v.boolean()),
+  json: v.optional(v.boolean()),
+});
+export type RunOptions = v.InferOutput<typeof RunOptionsSchema>;
+
+const SuspensionSchema = v.object({
+  assistantIndex: v.number(),
+  results: v.array(v.object({ type: v.literal("tool-result"), callId: v.string(), name: v.string(), output: v.string(), isError: v.optional(v.boolean()) })),
+  callId: v.string(),
+  approvalId: v.string(),
+  steps: v.number(),
+});
+
+export const RunSnapshotSchema = v.object({
+  version: v.literal(1),
+  id: v.string(),
+  sessionId: v.string(),
+  cwd: v.string(),
+  provider: v.string(),
+  model: v.string(),
+  protocol: v.string(),
+  agent: v.string(),
+  prompt: v.string(),
+  status: v.picklist(RUN_STATUSES),
+  pid: v.number(),
+  startedAt: v.string(),
+  endedAt: v.optional(v.string()),
+  steps: v.number(),
+  usage: v.optional(v.object({ inputTokens: v.number(), outputTokens: v.number() })),
+  costUsd: v.optional(v.number()),
+  stop: v.optional(v.string()),
+  error: v.optional(v.string()),
+  detached: v.optional(v.boolean()),
+  suspended: v.optional(SuspensionSchema),
+  options: RunOptionsSchema,
+});
+export type RunSnapshot = v.InferOutput<typeof RunSnapshotSchema>;
+
+export type LoggedEvent = AgentEvent & { seq: number; at: string };
+
+export interface RunLog {
+  readonly id: string;
+  snapshot: RunSnapshot;
+  /** Appends the event unless it is transient. */
+  append(event: AgentEvent): void;
+  /** Rewrites the snapshot with the given changes. */
+  update(changes: Partial<RunSnapshot>): void;
+}
+
+export function openRunLog(snapshot: RunSnapshot, options: { fresh: boolean }): RunLog {
+  let seq = options.fresh ? 0 : readJsonLines(paths.events(snapshot.id)).values.length;
+  const log: RunLog = {
+    id: snapshot.id,
+    snapshot,
+    append(event) {
+      if (TRANSIENT_EVENTS.has(event.type)) return;
+      seq += 1;
+      appendJsonLine(paths.events(snapshot.id), { seq, at: new Date().toISOString(), ...event });
+    },
+    update(changes) {
+      log.snapshot = { ...log.snapshot, ...changes };
+      writeJsonAtomic(paths.run(snapshot.id), log.snapshot);
+    },
+  };
+  writeJsonAtomic(paths.run(snapshot.id), snapshot);
+  return log;
+}
+
+function _isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** The status a reader should show: a `running` run whose process is gone was interrupted. */
+export function effectiveStatus(snapshot: RunSnapshot): RunStatus {
+  if (snapshot.status === "running" && snapshot.pid !== process.pid && !_isAlive(snapshot.pid)) return "interrupted";
+  return snapshot.status;
+}
+
+export function loadRun(runId: string): RunSnapshot | undefined {
+  const read = readJson(paths.run(runId), { schema: RunSnapshotSchema });
+  return read.status === "ok" ? read.value : undefined;
+}
+
+export interface RunListing {
+  runs: RunSnapshot[];
+  /** Snapshot files that could not be read, with the reason. */
+  skipped: { file: string; reason: string }[];
+}
+
+/** Newest first (run ids are UUIDv7, so names sort by start time). */
+export function listRuns(limit = 20): RunListing {
+  let names: string[];
+  try {
+    names = readdirSync(paths.runsDir()).filter((name) => name.endsWith(".json"));
+  } catch {
+    return { runs: [], skipped: [] };
+  }
+  names.sort().reverse();
+  const runs: RunSnapshot[] = [];
+  const skipped: { file: string; reason: string }[] = [];
+  for (const name of names) {
+    if (runs.length >= limit) break;
+    const read = readJson(`${paths.runsDir()}/${name}`, { schema: RunSnapshotSchema });
+    if (read.status === "ok") runs.push(read.value);
+    else if (read.status === "corrupt") skipped.push({ file: name, reason: read.reason });
+  }
+  return { runs, skipped };
+}
+
+/** Finds a run by full id or unique prefix. */
+export function findRun(idOrPrefix: string): RunSnapshot {
+  const exact = loadRun(idOrPrefix);
+  if (exact) return exact;
+  let names: string[] = [];
+  try {
+    names = readdirSync(paths.runsDir()).filter((name) => name.endsWith(".json") && name.startsWith(idOrPrefix));
+  } catch {
+    // no runs folder yet
+  }
+  if (names.length === 0 || idOrPrefix.length === 0) throw new UserError(`no run matching "${idOrPrefix}"`);
+  if (names.length > 1) throw new UserError(`"${idOrPrefix}" matches ${names.length} runs; give more characters`);
+  const run = loadRun(names[0]!.slice(0, -".json".length));
+  if (!run) throw new UserError(`run ${names[0]!.slice(0, 8)} has an unreadable snapshot`);
+  return run;
+}
+
+export function readRunEvents(runId: string): { events: LoggedEvent[]; skipped: number } {
+  const read = readJsonLines<LoggedEvent>(paths.events(runId));
+  return { events: read.values, skipped: read.skipped.length };
+}
+
+export function requestCancel(runId: string): void {
+  writeTextAtomic(paths.cancelRequest(runId), `${process.pid}\n`);
+}
+
+export function cancelRequested(runId: string): boolean {
+  return existsSync(paths.cancelRequest(runId));
+}
+
+export function clearCancelRequest(runId: string): void {
+  rmSync(paths.cancelRequest(runId), { force: true });
+}

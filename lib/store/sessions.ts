@@ -1,0 +1,472 @@
+/**
+ * Saved sessions: one JSON file per session, resumable with `-c` / `-r`.
+ *
+ * File `sessions/<uuidv7>.json` (pretty JSON, mode 0600, replaced atomically by json-file):
+ *   {version: 1, id, createdAt, updatedAt, cwd, provider, model, title, inputTokens, outputTokens,
+ *    costUsd?, notebook: {todos}, exchanges: Exchange[], messages: Message[], compaction?}
+ * `messages` are lib/providers/messages.ts shapes (unknown extra fields are kept). `compaction`
+ * belongs to the context manager and is carried through load and save as whatever it holds.
+ *
+ * One writer per session. A process writes a session only through its SessionWriter, which holds
+ * the session's lease `sessions/<id>.lease` = {pid, since}. A lease is a marker, not a state
+ * document, so this module creates it directly with O_EXCL (serialised by json-file's lock for
+ * take-overs) instead of through writeJsonAtomic. A lease whose process is dead is taken over.
+ * Leases are released by `close()` and, for anything still open, at process exit, when open
+ * writers are also flushed.
+ *
+ * Loaders never crash on a bad file: listing skips it and reports a notice; loading one by id
+ * is a UserError naming the reason.
+ */
+import { closeSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync, constants as fsConstants } from "node:fs";
+import { setTimeout as setTimer, clearTimeout as clearTimer } from "node:timers";
+import * as v from "valibot";
+import type { StopKind } from "../agent/events.ts";
+import { UserError } from "../errors.ts";
+import { uuidv7 } from "../ids.ts";
+import { paths } from "../paths.ts";
+import type { Message } from "../providers/messages.ts";
+import { readJson, withLockSync, writeJsonAtomic } from "./json-file.ts";
+import { NotebookSchema, type Notebook } from "./notebook.ts";
+import { MessageSchema } from "./session-schema.ts";
+
+export const EXCHANGE_STATUSES = ["completed", "error", "aborted", "blocked", "max-steps"] as const satisfies readonly StopKind[];
+export const SESSION_LIST_LIMIT = 15;
+/** `-c` and prefix lookups only look at this many of the most recently saved sessions. */
+export const SESSION_SCAN_LIMIT = 100;
+export const SAVE_DEBOUNCE_MS = 400;
+export const UNTITLED = "untitled";
+const _TITLE_CAP = 60;
+
+/** One compact record per turn: what was asked, what came back, how the run ended. */
+export interface Exchange {
+  query: string;
+  answer: string;
+  status: StopKind;
+  steps: number;
+  /** e.g. `read_file×3, bash×1`. */
+  toolsSummary?: string;
+  runId: string;
+  at: string;
+}
+
+export interface SessionRecord {
+  version: 1;
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  cwd: string;
+  provider: string;
+  model: string;
+  title: string;
+  inputTokens: number;
+  outputTokens: number;
+  /** Absent while no priced usage was recorded. */
+  costUsd?: number;
+  notebook: Notebook;
+  exchanges: Exchange[];
+  messages: Message[];
+  compaction?: unknown;
+}
+
+/** What a listing shows; reading it costs one parse, no more. */
+export interface SessionSummary {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  cwd: string;
+  provider: string;
+  model: string;
+  title: string;
+  messageCount: number;
+  exchangeCount: number;
+}
+
+export interface LiveSession {
+  id: string;
+  pid: number;
+  since: string;
+}
+
+const ExchangeSchema = v.object({
+  query: v.string(),
+  answer: v.string(),
+  status: v.picklist(EXCHANGE_STATUSES),
+  steps: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  toolsSummary: v.optional(v.string()),
+  runId: v.string(),
+  at: v.string(),
+});
+
+const _Count = v.pipe(v.number(), v.minValue(0));
+
+const SessionSchema: v.GenericSchema<unknown, SessionRecord> = v.object({
+  version: v.literal(1),
+  id: v.pipe(v.string(), v.regex(/^[0-9a-f-]+$/, "must be a session id")),
+  createdAt: v.string(),
+  updatedAt: v.string(),
+  cwd: v.string(),
+  provider: v.string(),
+  model: v.string(),
+  title: v.string(),
+  inputTokens: _Count,
+  outputTokens: _Count,
+  costUsd: v.optional(_Count),
+  notebook: v.optional(NotebookSchema, () => ({ todos: [] })),
+  exchanges: v.optional(v.array(ExchangeSchema), () => []),
+  messages: v.array(MessageSchema),
+  compaction: v.optional(v.unknown()),
+});
+
+// ---- records ---------------------------------------------------------------------------------
+
+export interface SessionMeta {
+  cwd: string;
+  provider: string;
+  model: string;
+}
+
+/** A new, empty session in memory; nothing is written until its writer saves it. */
+export function createSession(meta: SessionMeta, now: Date = new Date()): SessionRecord {
+  const at = now.toISOString();
+  return {
+    version: 1, id: uuidv7(now.getTime()), createdAt: at, updatedAt: at,
+    cwd: meta.cwd, provider: meta.provider, model: meta.model, title: UNTITLED,
+    inputTokens: 0, outputTokens: 0, notebook: { todos: [] }, exchanges: [], messages: [],
+  };
+}
+
+/** The first prompt on one line, cut past 60 characters with `...`; `untitled` when there is none. */
+export function titleFromPrompt(prompt: string | undefined): string {
+  const line = (prompt ?? "").replace(/\s+/g, " ").trim();
+  if (!line) return UNTITLED;
+  return line.length > _TITLE_CAP ? `${line.slice(0, _TITLE_CAP)}...` : line;
+}
+
+/** Loads one session by its full id. Throws UserError when it is missing or unreadable. */
+export function loadSession(id: string): SessionRecord {
+  const read = _readSession(id);
+  if (read.status === "missing") throw new UserError(`no session matching "${id}"`);
+  if (read.status === "corrupt") throw new UserError(`session ${id.slice(0, 8)} cannot be read: ${read.reason}`);
+  return read.value;
+}
+
+/**
+ * A full id names its file; anything shorter must be the unique prefix of one of the 100 most
+ * recently saved sessions. Throws UserError `no session matching "<x>"` or
+ * `"<x>" matches N sessions; give more characters`.
+ */
+export function findSession(idOrPrefix: string): SessionRecord {
+  const wanted = idOrPrefix.trim().toLowerCase();
+  if (!/^[0-9a-f-]+$/.test(wanted)) throw new UserError(`no session matching "${idOrPrefix}"`);
+  if (_readSession(wanted).status !== "missing") return loadSession(wanted);
+  const matches = _recentIds(SESSION_SCAN_LIMIT).filter((id) => id.startsWith(wanted));
+  if (matches.length === 0) throw new UserError(`no session matching "${idOrPrefix}"`);
+  if (matches.length > 1) throw new UserError(`"${idOrPrefix}" matches ${matches.length} sessions; give more characters`);
+  return loadSession(matches[0]!);
+}
+
+export interface SessionListResult {
+  /** Newest `updatedAt` first. */
+  sessions: SessionSummary[];
+  /** One line per file that was skipped because it could not be read. */
+  notices: string[];
+}
+
+/** The most recently saved sessions. A missing folder is an empty list. */
+export function listSessions(limit: number = SESSION_LIST_LIMIT): SessionListResult {
+  const sessions: SessionSummary[] = [];
+  const notices: string[] = [];
+  for (const id of _recentIds(Number.POSITIVE_INFINITY)) {
+    if (sessions.length >= limit) break;
+    const read = _readSession(id);
+    if (read.status === "ok") sessions.push(summarizeSession(read.value));
+    else if (read.status === "corrupt") notices.push(_skipNotice(id, read.reason));
+  }
+  sessions.sort((a, b) => _compareDesc(a.updatedAt, b.updatedAt));
+  return { sessions, notices };
+}
+
+export interface NewestForCwdResult {
+  /** The newest session saved from `cwd` that no live process holds. */
+  session?: SessionRecord;
+  /** Newer sessions from `cwd` that were skipped because another live process holds them. */
+  live: LiveSession[];
+  notices: string[];
+}
+
+/** What `-c` resumes: newest by `updatedAt` among the 100 most recent sessions with this `cwd`. */
+export function newestForCwd(cwd: string): NewestForCwdResult {
+  const candidates: SessionRecord[] = [];
+  const notices: string[] = [];
+  for (const id of _recentIds(SESSION_SCAN_LIMIT)) {
+    const read = _readSession(id);
+    if (read.status === "ok" && read.value.cwd === cwd) candidates.push(read.value);
+    else if (read.status === "corrupt") notices.push(_skipNotice(id, read.reason));
+  }
+  candidates.sort((a, b) => _compareDesc(a.updatedAt, b.updatedAt));
+  const live: LiveSession[] = [];
+  for (const session of candidates) {
+    const holder = leaseHolder(session.id);
+    if (!holder) return { session, live, notices };
+    live.push({ id: session.id, ...holder });
+  }
+  return { live, notices };
+}
+
+export function summarizeSession(session: SessionRecord): SessionSummary {
+  return {
+    id: session.id, createdAt: session.createdAt, updatedAt: session.updatedAt, cwd: session.cwd,
+    provider: session.provider, model: session.model, title: session.title,
+    messageCount: session.messages.length, exchangeCount: session.exchanges.length,
+  };
+}
+
+/** `<id8>  <YYYY-MM-DD HH:MM>  <n>msg  <title>`, the time in local time. */
+export function formatSessionLine(summary: SessionSummary): string {
+  return `${summary.id.slice(0, 8)}  ${formatLocalMinute(summary.updatedAt)}  ${summary.messageCount}msg  ${summary.title}`;
+}
+
+/** `session <id8> is open in process <pid>; starting a new one`, for a `-c` that skipped it. */
+export function describeLiveSession(live: LiveSession): string {
+  return `session ${live.id.slice(0, 8)} is open in process ${live.pid}; starting a new one`;
+}
+
+export function formatLocalMinute(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+// ---- exchanges -------------------------------------------------------------------------------
+
+/** Records one finished turn on the session (in memory; mark the writer changed to save it). */
+export function appendExchange(session: SessionRecord, exchange: Omit<Exchange, "at"> & { at?: string }): Exchange {
+  const record: Exchange = { ...exchange, at: exchange.at ?? new Date().toISOString() };
+  session.exchanges.push(record);
+  return record;
+}
+
+/**
+ * The history a resumed run sends. `historyPairs` 0 means the full transcript. Above 0, only the
+ * last N exchanges go, each as a plain user message (the query) and assistant message (the
+ * answer); a session with no exchanges falls back to its full transcript.
+ */
+export function historyForResume(session: SessionRecord, historyPairs: number): Message[] {
+  if (historyPairs <= 0 || session.exchanges.length === 0) return session.messages;
+  const messages: Message[] = [];
+  for (const exchange of session.exchanges.slice(-historyPairs)) {
+    const answer = exchange.answer.trim() || `(this turn ended as ${exchange.status} before any answer)`;
+    messages.push({ role: "user", content: exchange.query });
+    messages.push({ role: "assistant", parts: [{ type: "text", text: answer }] });
+  }
+  return messages;
+}
+
+// ---- leases ----------------------------------------------------------------------------------
+
+export type LeaseResult = { ok: true } | { ok: false; pid: number; since: string };
+
+const _heldLeases = new Set<string>();
+
+/**
+ * Takes the lease of session `id` for this process. Refused while another live process holds it;
+ * a lease left by a dead process (or an unreadable lease file) is taken over. Re-entrant for the
+ * process that already holds it.
+ */
+export function tryLease(id: string): LeaseResult {
+  const path = paths.sessionLease(id);
+  return withLockSync(path, () => {
+    const holder = _readLease(path);
+    if (holder && holder.pid === process.pid) {
+      _heldLeases.add(id);
+      return { ok: true };
+    }
+    if (holder && _isAlive(holder.pid)) return { ok: false, pid: holder.pid, since: holder.since };
+    rmSync(path, { force: true });
+    const fd = openSync(path, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL, 0o600);
+    try {
+      writeSync(fd, `${JSON.stringify({ pid: process.pid, since: new Date().toISOString() })}\n`);
+    } finally {
+      closeSync(fd);
+    }
+    _heldLeases.add(id);
+    _hookExit();
+    return { ok: true };
+  });
+}
+
+/** Gives up this process's lease on `id`; a lease held by another process is left alone. */
+export function releaseLease(id: string): void {
+  _heldLeases.delete(id);
+  const path = paths.sessionLease(id);
+  if (_readLease(path)?.pid === process.pid) rmSync(path, { force: true });
+}
+
+/** The live process other than this one that holds session `id`, if any. */
+export function leaseHolder(id: string): { pid: number; since: string } | undefined {
+  const holder = _readLease(paths.sessionLease(id));
+  if (!holder || holder.pid === process.pid || !_isAlive(holder.pid)) return undefined;
+  return holder;
+}
+
+function _readLease(path: string): { pid: number; since: string } | undefined {
+  try {
+    const raw = JSON.parse(readFileSync(path, "utf8")) as { pid?: unknown; since?: unknown };
+    if (typeof raw.pid !== "number") return undefined;
+    return { pid: raw.pid, since: typeof raw.since === "string" ? raw.since : "" };
+  } catch {
+    return undefined;
+  }
+}
+
+function _isAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+// ---- the writer ------------------------------------------------------------------------------
+
+export interface SessionWriter {
+  readonly session: SessionRecord;
+  /** Something in the session changed: a save follows within 400 ms, at most one per window. */
+  markChanged(): void;
+  /** Writes now if anything changed since the last write (synchronous, safe at exit); true when it wrote. */
+  flush(): boolean;
+  /** Writes now whether or not anything changed (`/save`). */
+  save(): void;
+  /** Flushes and releases the lease. Further `markChanged` calls throw. Idempotent. */
+  close(): void;
+}
+
+export interface SessionWriterOptions {
+  debounceMs?: number;
+  /** Replaces the file write (tests count writes through it); `updatedAt` and the title are set first. */
+  write?: (session: SessionRecord) => void;
+}
+
+const _openWriters = new Map<string, SessionWriter>();
+
+/**
+ * Opens the one writer of `session` in this process and takes its lease. Throws UserError
+ * `session <id8> is in use by process <pid>` when another live process holds it.
+ */
+export function openSessionWriter(session: SessionRecord, options: SessionWriterOptions = {}): SessionWriter {
+  if (_openWriters.has(session.id)) throw new Error(`session ${session.id.slice(0, 8)} already has a writer in this process`);
+  const lease = tryLease(session.id);
+  if (!lease.ok) throw new UserError(`session ${session.id.slice(0, 8)} is in use by process ${lease.pid}`);
+  const debounceMs = options.debounceMs ?? SAVE_DEBOUNCE_MS;
+  const write = options.write ?? ((record: SessionRecord) => writeJsonAtomic(paths.session(record.id), record));
+  let timer: ReturnType<typeof setTimer> | undefined;
+  let dirty = false;
+  let closed = false;
+
+  const writeNow = () => {
+    if (timer) clearTimer(timer);
+    timer = undefined;
+    dirty = false;
+    session.updatedAt = new Date().toISOString();
+    if (session.title === UNTITLED) session.title = titleFromPrompt(_firstPrompt(session));
+    write(session);
+  };
+
+  const writer: SessionWriter = {
+    session,
+    markChanged() {
+      if (closed) throw new Error(`session ${session.id.slice(0, 8)} was closed; its writer takes no more changes`);
+      dirty = true;
+      if (timer) return;
+      timer = setTimer(() => {
+        timer = undefined;
+        if (dirty) writeNow();
+      }, debounceMs);
+      timer.unref?.();
+    },
+    flush() {
+      if (!dirty) return false;
+      writeNow();
+      return true;
+    },
+    save: writeNow,
+    close() {
+      if (closed) return;
+      try {
+        writer.flush();
+      } finally {
+        closed = true;
+        _openWriters.delete(session.id);
+        releaseLease(session.id);
+      }
+    },
+  };
+  _openWriters.set(session.id, writer);
+  _hookExit();
+  return writer;
+}
+
+let _exitHooked = false;
+
+/** At exit, timers no longer fire: flush what is pending and drop this process's leases. */
+function _hookExit(): void {
+  if (_exitHooked) return;
+  _exitHooked = true;
+  process.on("exit", () => {
+    for (const writer of [..._openWriters.values()]) {
+      try {
+        writer.close();
+      } catch {
+        // exiting: a failed last save cannot be reported anywhere useful
+      }
+    }
+    for (const id of [..._heldLeases]) releaseLease(id);
+  });
+}
+
+// ---- files -----------------------------------------------------------------------------------
+
+function _readSession(id: string) {
+  const read = readJson(paths.session(id), { schema: SessionSchema, version: 1 });
+  if (read.status === "ok" && read.value.id !== id) return { status: "corrupt" as const, reason: `holds session ${read.value.id}, not ${id}` };
+  return read;
+}
+
+/** Session ids by file modification time, newest first (a save rewrites the file, so this is save order). */
+function _recentIds(limit: number): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(paths.sessionsDir());
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+  const files: { id: string; mtime: number }[] = [];
+  for (const name of names) {
+    const match = /^([0-9a-f-]+)\.json$/.exec(name);
+    if (!match) continue;
+    try {
+      files.push({ id: match[1]!, mtime: statSync(paths.session(match[1]!)).mtimeMs });
+    } catch {
+      // removed between listing and stat
+    }
+  }
+  files.sort((a, b) => b.mtime - a.mtime || _compareDesc(a.id, b.id));
+  return files.slice(0, limit).map((file) => file.id);
+}
+
+function _firstPrompt(session: SessionRecord): string | undefined {
+  const first = session.messages.find((message) => message.role === "user");
+  return first?.role === "user" ? first.content : session.exchanges[0]?.query;
+}
+
+function _skipNotice(id: string, reason: string): string {
+  return `skipped session file ${paths.session(id)}: ${reason}`;
+}
+
+function _compareDesc(a: string, b: string): number {
+  return a < b ? 1 : a > b ? -1 : 0;
+}

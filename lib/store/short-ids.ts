@@ -1,0 +1,20 @@
+/** Short forms of session and run ids for messages: the shortest unique prefix, 8 characters at least. */
+import { readdirSync } from "node:fs";
+import { shortestUniquePrefix } from "../ids.ts";
+import { paths } from "../paths.ts";
+
+function _idsIn(dir: string, suffix: string): string[] {
+  try {
+    return readdirSync(dir).filter((name) => name.endsWith(suffix)).map((name) => name.slice(0, -suffix.length));
+  } catch {
+    return [];
+  }
+}
+
+export function shortSessionId(id: string): string {
+  return shortestUniquePrefix(id, _idsIn(paths.sessionsDir(), ".json"));
+}
+
+export function shortRunId(id: string): string {
+  return shortestUniquePrefix(id, _idsIn(paths.runsDir(), ".json"));
+}

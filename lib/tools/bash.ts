@@ -1,0 +1,103 @@
+/**
+ * The `bash` tool: one shell command in the workspace root, its whole process tree killed on
+ * timeout or interrupt and awaited before the tool returns.
+ *
+ * Result: `exit: N` (plus ` (killed by SIGKILL; timeout is Nms)` after a timeout), then a
+ * `stdout:` and a `stderr:` section, blank-line separated. A section with no output is left
+ * out; with neither, `(no output)` follows the exit line. Each section keeps the tail of its
+ * stream, led by `[N earlier chars not shown]` when cut, and together they fit RESULT_CAP.
+ * An interrupt throws INTERRUPTED_MESSAGE followed by the sections or NO_OUTPUT_NOTE.
+ */
+import { constants } from "node:os";
+import * as v from "valibot";
+import { runProcessTree, type CapturedText, type RunResult } from "./process-tree.ts";
+import { RESULT_CAP, capResult, type ToolDefinition } from "./types.ts";
+import description from "./bash.md" with { type: "text" };
+
+export const BASH_TIMEOUT = { default: 120_000, min: 1_000, max: 600_000 } as const;
+export const INTERRUPTED_MESSAGE = "The user interrupted this command. It did not finish, so its effects are unknown.";
+export const NO_OUTPUT_NOTE = "(no output before it was killed)";
+
+/** Characters of each stream held in memory while the command runs. */
+const _KEEP_CHARS = RESULT_CAP;
+/** Room left for the exit line, headers and notes inside RESULT_CAP. */
+const _SECTION_BUDGET = RESULT_CAP - 500;
+
+const BashInput = v.object({
+  command: v.pipe(v.string(), v.minLength(1, "command must not be empty"), v.description("The shell command to run.")),
+  timeout: v.optional(v.pipe(
+    v.number(),
+    v.integer("timeout must be a whole number of milliseconds"),
+    v.minValue(BASH_TIMEOUT.min, `timeout must be at least ${BASH_TIMEOUT.min} ms`),
+    v.maxValue(BASH_TIMEOUT.max, `timeout must be at most ${BASH_TIMEOUT.max} ms`),
+    v.description(`Milliseconds before the command is killed (default ${BASH_TIMEOUT.default}).`),
+  )),
+});
+
+type BashInput = v.InferOutput<typeof BashInput>;
+
+export const bashTool: ToolDefinition<BashInput> = {
+  name: "bash",
+  set: "core",
+  description,
+  schema: BashInput,
+  readOnly: false,
+  subjects: (input) => [input.command],
+  async execute(input, ctx) {
+    if (ctx.signal.aborted) throw new Error(`${INTERRUPTED_MESSAGE}\n\n${NO_OUTPUT_NOTE}`);
+    const timeoutMs = input.timeout ?? BASH_TIMEOUT.default;
+    const [file, args] = _shellCommand(input.command);
+    let result: RunResult;
+    try {
+      result = await runProcessTree(file, args, {
+        cwd: ctx.root,
+        timeoutMs,
+        signal: ctx.signal,
+        onOutput: (chunk) => ctx.emitOutput(chunk),
+        keep: { chars: _KEEP_CHARS, end: "tail" },
+        verbatimArgs: process.platform === "win32",
+      });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT") throw new Error(`${file} is not installed or not on PATH.`);
+      throw error;
+    }
+    const sections = _formatSections(result.stdout, result.stderr);
+    if (result.aborted) throw new Error(`${INTERRUPTED_MESSAGE}\n\n${sections || NO_OUTPUT_NOTE}`);
+    return capResult(`${_formatExitLine(result, timeoutMs)}\n\n${sections || "(no output)"}`);
+  },
+};
+
+function _shellCommand(command: string): [string, string[]] {
+  if (process.platform === "win32") return ["cmd.exe", ["/d", "/s", "/c", `"${command}"`]];
+  return ["bash", ["-lc", command]];
+}
+
+function _formatExitLine(result: RunResult, timeoutMs: number): string {
+  const signal = result.exitSignal ?? result.sentSignal;
+  const code = result.code ?? 128 + (signal ? (constants.signals as Record<string, number>)[signal] ?? 0 : 0);
+  if (!result.timedOut) return `exit: ${code}`;
+  return `exit: ${code} (killed by ${signal ?? "SIGKILL"}; timeout is ${timeoutMs}ms)`;
+}
+
+/** Shares the budget: stderr keeps at least a third when both streams overflow it. */
+function _formatSections(stdout: CapturedText, stderr: CapturedText): string {
+  const outText = stdout.text.trimEnd();
+  const errText = stderr.text.trimEnd();
+  const errRoom = Math.min(errText.length, Math.max(_SECTION_BUDGET - outText.length, Math.floor(_SECTION_BUDGET / 3)));
+  const outRoom = _SECTION_BUDGET - errRoom;
+  const parts: string[] = [];
+  const out = _formatSection("stdout", outText, stdout.dropped, outRoom);
+  const err = _formatSection("stderr", errText, stderr.dropped, errRoom);
+  if (out) parts.push(out);
+  if (err) parts.push(err);
+  return parts.join("\n\n");
+}
+
+function _formatSection(name: string, text: string, dropped: number, room: number): string {
+  if (!text && dropped === 0) return "";
+  const shown = text.length > room ? text.slice(text.length - room) : text;
+  const hidden = dropped + text.length - shown.length;
+  const note = hidden > 0 ? `[${hidden} earlier chars not shown]\n` : "";
+  return `${name}:\n${note}${shown}`;
+}

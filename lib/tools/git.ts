@@ -1,0 +1,269 @@
+/**
+ * The git tools: read-only views of the repository at the workspace root, plus a commit message
+ * drafted by the model. Each runs `git` with a fixed argv (never a shell) and a 30 s timeout.
+ *
+ * Nothing the model supplies can become a git option: paths always follow `--`, and a ref that
+ * starts with `-` is refused. Failures throw: `<root> is not a git repository.`,
+ * `git is not installed or not on PATH.`, or git's own message verbatim.
+ */
+import * as v from "valibot";
+import { runProcessTree } from "./process-tree.ts";
+import { RESULT_CAP, type ToolContext, type ToolDefinition } from "./types.ts";
+import branchDescription from "./git-branch.md" with { type: "text" };
+import blameDescription from "./git-blame.md" with { type: "text" };
+import commitMessageDescription from "./git-commit-message.md" with { type: "text" };
+import diffDescription from "./git-diff.md" with { type: "text" };
+import logDescription from "./git-log.md" with { type: "text" };
+import showDescription from "./git-show.md" with { type: "text" };
+import statusDescription from "./git-status.md" with { type: "text" };
+
+export const GIT_TIMEOUT_MS = 30_000;
+export const NOTHING_STAGED_MESSAGE = "Nothing is staged. Stage the change first, then ask again.";
+export const EMPTY_REPLY_MESSAGE = "the model returned no message; ask again or write one yourself";
+
+/** One nested model call: a system prompt and a user prompt in, the reply text out. */
+export type CompleteFn = (system: string, prompt: string, signal: AbortSignal) => Promise<string>;
+
+export interface GitToolsOptions {
+  /** Enables git_commit_message. */
+  complete?: CompleteFn;
+}
+
+const _STATUS_LINES = 200;
+/** Raw `status -z` output read; far more than 200 lines need, enough to count the rest. */
+const _STATUS_CHARS = 1_000_000;
+const _BLAME_SPAN = 40;
+const _DIFF_FOR_MESSAGE = 24_000;
+const _SUBJECTS_FOR_MESSAGE = 15;
+const _SUBJECT_MAX = 72;
+
+// Options that keep every call read-only and its output plain, whatever the user's config says.
+const _BASE_ARGS = ["--no-pager", "--literal-pathspecs", "-c", "core.fsmonitor=false", "-c", "core.quotePath=false", "-c", "color.ui=never"];
+
+const _STATUS_LABELS: Record<string, string> = {
+  M: "modified", T: "type changed", A: "added", D: "deleted", R: "renamed", C: "copied", U: "conflicted", "?": "untracked", "!": "ignored",
+};
+
+const _Path = v.pipe(v.string(), v.minLength(1, "path must not be empty"));
+const _Line = (name: string) => v.pipe(v.number(), v.integer(`${name} must be a whole number`), v.minValue(1, `${name} must be at least 1`));
+
+const StatusInput = v.object({});
+const DiffInput = v.object({
+  staged: v.optional(v.pipe(v.boolean(), v.description("Diff the staged changes instead of the working tree."))),
+  path: v.optional(v.pipe(_Path, v.description("Limit the diff to this file or folder."))),
+});
+const LogInput = v.object({
+  limit: v.optional(v.pipe(v.number(), v.integer("limit must be a whole number"), v.minValue(1, "limit must be at least 1"), v.maxValue(40, "limit must be at most 40"), v.description("Commits to list, 1-40 (default 15)."))),
+  path: v.optional(v.pipe(_Path, v.description("Only commits that touched this file or folder."))),
+});
+const ShowInput = v.object({
+  ref: v.pipe(v.string(), v.minLength(1, "ref must not be empty"), v.description("Commit hash, branch, tag or expression such as HEAD~1.")),
+  path: v.optional(v.pipe(_Path, v.description("Limit the diff to this file or folder."))),
+});
+const BlameInput = v.object({
+  path: v.pipe(_Path, v.description("The file to blame.")),
+  startLine: v.optional(v.pipe(_Line("startLine"), v.description("First line, 1-based."))),
+  endLine: v.optional(v.pipe(_Line("endLine"), v.description("Last line, inclusive."))),
+});
+const BranchInput = v.object({
+  remote: v.optional(v.pipe(v.boolean(), v.description("Include remote-tracking branches."))),
+});
+
+/** The git tools; git_commit_message is included only when `complete` is given. */
+export function createGitTools(options: GitToolsOptions): ToolDefinition[] {
+  const tools: ToolDefinition[] = [gitStatusTool, gitDiffTool, gitLogTool, gitShowTool, gitBlameTool, gitBranchTool];
+  if (options.complete) tools.push(_createCommitMessageTool(options.complete));
+  return tools;
+}
+
+const gitStatusTool: ToolDefinition<v.InferOutput<typeof StatusInput>> = {
+  name: "git_status", set: "git", description: statusDescription, schema: StatusInput, readOnly: true,
+  async execute(_input, ctx) {
+    const output = await _runGit(ctx, ["status", "--porcelain=v1", "-z", "--branch"], { keepChars: _STATUS_CHARS });
+    return _formatStatus(output);
+  },
+};
+
+const gitDiffTool: ToolDefinition<v.InferOutput<typeof DiffInput>> = {
+  name: "git_diff", set: "git", description: diffDescription, schema: DiffInput, readOnly: true,
+  subjects: (input) => (input.path ? [input.path] : []),
+  async execute(input, ctx) {
+    const args = ["diff", "--no-color", "--no-ext-diff", ...(input.staged ? ["--staged"] : []), "--", ...(input.path ? [input.path] : [])];
+    const output = await _runGit(ctx, args);
+    return output.trim() ? output.trimEnd() : input.staged ? "Nothing staged." : "No uncommitted changes.";
+  },
+};
+
+const gitLogTool: ToolDefinition<v.InferOutput<typeof LogInput>> = {
+  name: "git_log", set: "git", description: logDescription, schema: LogInput, readOnly: true,
+  subjects: (input) => (input.path ? [input.path] : []),
+  async execute(input, ctx) {
+    const args = ["log", `-n${input.limit ?? 15}`, "--date=short", "--no-color", "--format=%h  %ad  %an  %s", "--", ...(input.path ? [input.path] : [])];
+    try {
+      const output = await _runGit(ctx, args);
+      return output.trim() ? output.trimEnd() : "No commits.";
+    } catch (error) {
+      if ((error as Error).message.includes("does not have any commits yet")) return "No commits.";
+      throw error;
+    }
+  },
+};
+
+const gitShowTool: ToolDefinition<v.InferOutput<typeof ShowInput>> = {
+  name: "git_show", set: "git", description: showDescription, schema: ShowInput, readOnly: true,
+  subjects: (input) => [input.ref],
+  async execute(input, ctx) {
+    if (input.ref.startsWith("-")) throw new Error(`Refusing ref "${input.ref}": it looks like an option.`);
+    const args = ["show", "--no-color", "--no-ext-diff", "--date=short", input.ref, "--", ...(input.path ? [input.path] : [])];
+    const output = await _runGit(ctx, args);
+    return output.trim() ? output.trimEnd() : "Nothing to show.";
+  },
+};
+
+const gitBlameTool: ToolDefinition<v.InferOutput<typeof BlameInput>> = {
+  name: "git_blame", set: "git", description: blameDescription, schema: BlameInput, readOnly: true,
+  subjects: (input) => [input.path],
+  async execute(input, ctx) {
+    const args = ["blame", "--date=short", "-w", ..._blameRange(input.startLine, input.endLine), "--", input.path];
+    const output = await _runGit(ctx, args);
+    return output.trim() ? output.trimEnd() : "No blame output.";
+  },
+};
+
+const gitBranchTool: ToolDefinition<v.InferOutput<typeof BranchInput>> = {
+  name: "git_branch", set: "git", description: branchDescription, schema: BranchInput, readOnly: true,
+  async execute(input, ctx) {
+    const format = "--format=%(HEAD) %(refname:short)  %(committerdate:short)  %(subject)";
+    const output = await _runGit(ctx, ["branch", "--list", "--sort=-committerdate", "--no-color", format, ...(input.remote ? ["--all"] : [])]);
+    const lines = output.split("\n").map((line) => line.trimEnd()).filter(Boolean);
+    return lines.length ? lines.join("\n") : "No branches yet.";
+  },
+};
+
+/** The six read-only git tools. */
+export const gitTools: ToolDefinition[] = createGitTools({});
+
+function _createCommitMessageTool(complete: CompleteFn): ToolDefinition<v.InferOutput<typeof StatusInput>> {
+  return {
+    name: "git_commit_message", set: "git", description: commitMessageDescription, schema: StatusInput, readOnly: true,
+    async execute(_input, ctx) {
+      const diff = await _runGit(ctx, ["diff", "--staged", "--no-color", "--no-ext-diff"], { keepChars: _DIFF_FOR_MESSAGE + 1 });
+      if (!diff.trim()) return NOTHING_STAGED_MESSAGE;
+      let subjects = "";
+      try {
+        subjects = await _runGit(ctx, ["log", `-n${_SUBJECTS_FOR_MESSAGE}`, "--no-color", "--format=%s"]);
+      } catch (error) {
+        if (!(error as Error).message.includes("does not have any commits yet")) throw error;
+      }
+      const reply = await complete(_COMMIT_SYSTEM_PROMPT, _buildCommitPrompt(diff, subjects), ctx.signal);
+      const message = extractCommitSubject(reply);
+      if (!message) throw new Error(EMPTY_REPLY_MESSAGE);
+      return message;
+    },
+  };
+}
+
+const _COMMIT_SYSTEM_PROMPT = [
+  "You write git commit subject lines.",
+  "Read the staged diff and reply with a single line of at most 72 characters that says what the change does, in the imperative mood (\"Add\", \"Fix\", \"Remove\").",
+  "If the recent subjects follow a convention (prefixes such as \"fix:\" or \"docs(api):\", capitalisation, a trailing period or none), follow it too.",
+  "Reply with the line alone: no quotes, no code fence, no explanation, no body.",
+].join("\n");
+
+function _buildCommitPrompt(diff: string, subjects: string): string {
+  const cut = diff.length > _DIFF_FOR_MESSAGE ? `${diff.slice(0, _DIFF_FOR_MESSAGE)}\n[diff cut at ${_DIFF_FOR_MESSAGE} chars]` : diff.trimEnd();
+  const recent = subjects.trim() ? subjects.trim().split("\n").map((line) => `- ${line}`).join("\n") : "(no commits yet)";
+  return `Recent commit subjects, newest first:\n${recent}\n\nStaged diff:\n${cut}`;
+}
+
+/** The first non-empty line of a reply, without code fences or wrapping quotes, cut to 72 chars (at a space when one is near). */
+export function extractCommitSubject(reply: string): string {
+  const line = reply
+    .split("\n")
+    .map((text) => text.trim())
+    .find((text) => text && !text.startsWith("```"));
+  if (!line) return "";
+  const unquoted = line.replace(/^["'`\u201c\u2018]+/, "").replace(/["'`\u201d\u2019]+$/, "").trim();
+  if (unquoted.length <= _SUBJECT_MAX) return unquoted;
+  const head = unquoted.slice(0, _SUBJECT_MAX + 1);
+  const space = head.lastIndexOf(" ");
+  return (space > _SUBJECT_MAX / 2 ? head.slice(0, space) : head.slice(0, _SUBJECT_MAX)).trimEnd();
+}
+
+function _blameRange(startLine: number | undefined, endLine: number | undefined): string[] {
+  if (startLine === undefined && endLine === undefined) return [];
+  const start = startLine ?? 1;
+  const end = endLine ?? start + _BLAME_SPAN - 1;
+  if (end < start) throw new Error(`endLine ${end} is before startLine ${start}.`);
+  return ["-L", `${start},${end}`];
+}
+
+function _formatStatus(output: string): string {
+  const records = output.split("\0");
+  const header = records.shift() ?? "";
+  const branch = _parseBranch(header);
+  const lines: string[] = [];
+  for (let i = 0; i < records.length; i++) {
+    const record = records[i]!;
+    if (record.length < 4) continue;
+    const [x, y] = [record[0]!, record[1]!];
+    const path = record.slice(3);
+    if (x === "R" || x === "C") {
+      const from = records[++i] ?? "";
+      lines.push(`${from} -> ${path}  (${_describeStatus(x, y)})`);
+    } else lines.push(`${path}  (${_describeStatus(x, y)})`);
+  }
+  if (lines.length === 0) return `On ${branch}, working tree clean.`;
+  const shown = lines.slice(0, _STATUS_LINES);
+  const more = lines.length > shown.length ? `\n... [${lines.length - shown.length} more]` : "";
+  return `On ${branch}, ${lines.length} changed:\n${shown.join("\n")}${more}`;
+}
+
+/** Reads the `## …` line of `status --branch`: `main...origin/main [ahead 1]`, `No commits yet on main`, `HEAD (no branch)`. */
+function _parseBranch(header: string): string {
+  const text = header.replace(/^## /, "");
+  const unborn = /^(?:No commits yet|Initial commit) on (.+)$/.exec(text);
+  if (unborn) return unborn[1]!;
+  if (text.startsWith("HEAD (no branch)")) return "HEAD (detached)";
+  return text.split("...")[0]!.split(" [")[0]!;
+}
+
+function _describeStatus(x: string, y: string): string {
+  if (x === "?" || x === "!") return _STATUS_LABELS[x]!;
+  if (x === "U" || y === "U" || (x === "A" && y === "A") || (x === "D" && y === "D")) return "conflicted";
+  const parts: string[] = [];
+  if (x !== " ") parts.push(`staged ${_STATUS_LABELS[x] ?? x}`);
+  if (y !== " ") parts.push(_STATUS_LABELS[y] ?? y);
+  return parts.join(", ");
+}
+
+/**
+ * Runs `git <args>` at the workspace root and returns stdout, cut to RESULT_CAP with the usual
+ * `[truncated N chars]` note (or to `keepChars`, silently). Throws the messages listed atop this file.
+ */
+async function _runGit(ctx: ToolContext, args: string[], options: { keepChars?: number } = {}): Promise<string> {
+  const keepChars = options.keepChars ?? RESULT_CAP;
+  let result;
+  try {
+    result = await runProcessTree("git", [..._BASE_ARGS, ...args], {
+      cwd: ctx.root,
+      env: { ...process.env, GIT_TERMINAL_PROMPT: "0", GIT_OPTIONAL_LOCKS: "0", LC_ALL: "C" },
+      timeoutMs: GIT_TIMEOUT_MS,
+      signal: ctx.signal,
+      keep: { chars: keepChars, end: "head" },
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new Error("git is not installed or not on PATH.");
+    throw error;
+  }
+  if (result.aborted) throw new Error(`git ${args[0]} was interrupted.`);
+  if (result.timedOut) throw new Error(`git ${args[0]} took longer than ${GIT_TIMEOUT_MS / 1000} s and was stopped.`);
+  if (result.code !== 0) {
+    const stderr = result.stderr.text.trim();
+    if (/not a git repository/i.test(stderr)) throw new Error(`${ctx.root} is not a git repository.`);
+    throw new Error(stderr || result.stdout.text.trim() || `git exited ${result.code ?? result.exitSignal}`);
+  }
+  const { text, dropped } = result.stdout;
+  if (options.keepChars !== undefined || dropped === 0) return text;
+  return `${text}\n... [truncated ${dropped} chars]`;
+}

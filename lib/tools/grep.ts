@@ -1,0 +1,201 @@
+/**
+ * grep: a regex search of file contents across the workspace.
+ *
+ * Uses ripgrep when `rg` is on PATH (argv spawn, never a shell; killed after RG_TIMEOUT_MS or on
+ * interrupt), else the ignore-aware walker. Both honour .gitignore and .shiroignore, skip `.git`,
+ * `node_modules`, binary files and secrets files. If rg fails (exit code above 1, e.g. a regex
+ * only JavaScript accepts), the walker answers instead.
+ *
+ * Result: `path:line: text` lines (text trimmed, cut at GREP_LINE_CHARS), sorted by path, at most
+ * GREP_HIT_CAP, then `... [hit limit 200]`; `No matches.` when nothing matched.
+ */
+import { spawn } from "node:child_process";
+import { accessSync, constants } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { delimiter, join } from "node:path";
+import * as v from "valibot";
+import description from "./grep.md" with { type: "text" };
+import { isSecretsFile, resolveInWorkspace } from "./jail.ts";
+import { looksBinary } from "./read.ts";
+import type { ToolDefinition } from "./types.ts";
+import { compileGlob, createIgnoreFilter, walkWorkspace } from "./walk.ts";
+
+export const GREP_HIT_CAP = 200;
+export const GREP_LINE_CHARS = 300;
+export const RG_TIMEOUT_MS = 60_000;
+
+const GrepInput = v.object({
+  pattern: v.string(),
+  include: v.optional(v.string(), "**/*"),
+  ignoreCase: v.optional(v.boolean()),
+  includeIgnored: v.optional(v.boolean()),
+});
+type GrepInput = v.InferOutput<typeof GrepInput>;
+
+export interface GrepHit {
+  path: string;
+  line: number;
+  text: string;
+}
+
+interface _Search {
+  root: string;
+  pattern: string;
+  regex: RegExp;
+  include: string;
+  matchesInclude: (path: string) => boolean;
+  ignoreCase?: boolean;
+  includeIgnored?: boolean;
+  signal: AbortSignal;
+}
+
+export const grepTool: ToolDefinition<GrepInput> = {
+  name: "grep",
+  set: "core",
+  description,
+  schema: GrepInput,
+  readOnly: true,
+  subjects: (input) => [input.pattern],
+  async execute(input, ctx) {
+    let regex: RegExp;
+    try {
+      regex = new RegExp(input.pattern, input.ignoreCase ? "i" : "");
+    } catch (error) {
+      throw new Error(`Invalid regex: ${_regexReason(error)}`);
+    }
+    let matchesInclude: (path: string) => boolean;
+    try {
+      matchesInclude = compileGlob(input.include);
+    } catch (error) {
+      throw new Error(`Invalid glob: ${_regexReason(error)}`);
+    }
+    const search: _Search = { ...input, root: ctx.root, regex, matchesInclude, signal: ctx.signal };
+    const rg = findRipgrep();
+    const hits = (rg ? await _searchWithRipgrep(rg, search) : undefined) ?? await _searchWithWalker(search);
+    return formatHits(hits);
+  },
+};
+
+/** `path:line: text` lines, the hit-limit note when there are more than GREP_HIT_CAP, or `No matches.` */
+export function formatHits(hits: GrepHit[]): string {
+  if (hits.length === 0) return "No matches.";
+  const lines = hits.slice(0, GREP_HIT_CAP).map((hit) => {
+    const text = hit.text.trim();
+    return `${hit.path}:${hit.line}: ${text.length > GREP_LINE_CHARS ? `${text.slice(0, GREP_LINE_CHARS)}…` : text}`;
+  });
+  if (hits.length > GREP_HIT_CAP) lines.push(`... [hit limit ${GREP_HIT_CAP}]`);
+  return lines.join("\n");
+}
+
+/** The `rg` executable on PATH, or undefined. */
+export function findRipgrep(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const name = process.platform === "win32" ? "rg.exe" : "rg";
+  for (const dir of (env.PATH ?? "").split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // Not in this PATH entry.
+    }
+  }
+  return undefined;
+}
+
+/** The JavaScript search: at most GREP_HIT_CAP + 1 hits, so the caller can tell there were more. */
+async function _searchWithWalker(search: _Search): Promise<GrepHit[]> {
+  const hits: GrepHit[] = [];
+  for await (const entry of walkWorkspace(search.root, { includeIgnored: search.includeIgnored, signal: search.signal })) {
+    if (entry.dir || !search.matchesInclude(entry.path) || isSecretsFile(entry.path)) continue;
+    let abs: string;
+    try {
+      abs = resolveInWorkspace(search.root, entry.path);
+    } catch {
+      continue;
+    }
+    const bytes = await readFile(abs).catch(() => undefined);
+    if (!bytes || looksBinary(bytes)) continue;
+    const lines = new TextDecoder().decode(bytes).split("\n");
+    for (const [i, line] of lines.entries()) {
+      const text = line.endsWith("\r") ? line.slice(0, -1) : line;
+      if (!search.regex.test(text)) continue;
+      hits.push({ path: entry.path, line: i + 1, text });
+      if (hits.length > GREP_HIT_CAP) return hits;
+    }
+  }
+  if (search.signal.aborted) throw new Error("grep was interrupted.");
+  return hits;
+}
+
+/** The ripgrep search, or undefined when rg failed and the walker should answer. */
+function _searchWithRipgrep(rg: string, search: _Search): Promise<GrepHit[] | undefined> {
+  const args = [
+    "--no-config", "--line-number", "--no-heading", "--color", "never", "--no-require-git",
+    "--max-count", String(GREP_HIT_CAP), "--null", "--hidden", "--sort", "path",
+    ...(search.ignoreCase ? ["--ignore-case"] : []),
+    ...(search.includeIgnored ? ["--no-ignore"] : []),
+    "--glob", search.include, "--glob", "!.git", "--glob", "!node_modules",
+    "--regexp", search.pattern, "--", ".",
+  ];
+  const filter = createIgnoreFilter(search.root, { includeIgnored: search.includeIgnored });
+  return new Promise((resolve, reject) => {
+    const child = spawn(rg, args, { cwd: search.root, stdio: ["ignore", "pipe", "ignore"] });
+    const hits: GrepHit[] = [];
+    let pending = "";
+    let stopped: "full" | "timeout" | "aborted" | undefined;
+    const stop = (why: typeof stopped) => {
+      stopped ??= why;
+      child.kill("SIGKILL");
+    };
+    const timer = setTimeout(() => stop("timeout"), RG_TIMEOUT_MS);
+    const onAbort = () => stop("aborted");
+    search.signal.addEventListener("abort", onAbort, { once: true });
+    if (search.signal.aborted) onAbort();
+
+    const take = (record: string) => {
+      const hit = _parseRipgrepLine(record);
+      if (!hit || isSecretsFile(hit.path) || filter.isIgnored(hit.path, false) || !search.matchesInclude(hit.path)) return;
+      hits.push(hit);
+      if (hits.length > GREP_HIT_CAP) stop("full");
+    };
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (chunk: string) => {
+      if (stopped) return;
+      const records = (pending + chunk).split("\n");
+      pending = records.pop()!;
+      for (const record of records) if (!stopped) take(record);
+    });
+    child.on("error", () => {
+      clearTimeout(timer);
+      search.signal.removeEventListener("abort", onAbort);
+      resolve(undefined);
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      search.signal.removeEventListener("abort", onAbort);
+      if (stopped === "aborted") return reject(new Error("grep was interrupted."));
+      if (stopped === "timeout") return reject(new Error(`grep timed out after ${RG_TIMEOUT_MS / 1000} s. Narrow the pattern or the include glob.`));
+      if (stopped === "full") return resolve(hits);
+      if (pending) take(pending);
+      resolve(code === 0 || code === 1 ? hits : undefined);
+    });
+  });
+}
+
+function _parseRipgrepLine(record: string): GrepHit | undefined {
+  const nul = record.indexOf("\0");
+  if (nul < 0) return undefined;
+  const rest = record.slice(nul + 1);
+  const colon = rest.indexOf(":");
+  const line = Number(rest.slice(0, colon));
+  if (colon < 0 || !Number.isInteger(line)) return undefined;
+  const path = record.slice(0, nul).replaceAll("\\", "/").replace(/^\.\//, "");
+  const text = rest.slice(colon + 1);
+  return { path, line, text: text.endsWith("\r") ? text.slice(0, -1) : text };
+}
+
+function _regexReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/^Invalid regular expression: /, "").replace(/^\/.*\/[a-z]*: /, "");
+}

@@ -1,0 +1,86 @@
+/**
+ * The tool registry: the built-in tools, the sets they belong to, and which tools a session
+ * offers the model.
+ *
+ * Sets: `core` is always on; `edit-plus` and `git` are on by default; `net` is opt-in. The config's
+ * `toolSets` names the sets wanted on top of core (`[]` = core only). Tools without a set
+ * (session, plugin and MCP tools) are never gated by sets. An agent variant's allow-list is
+ * intersected with all of that. A withheld tool is left out of the request and the system prompt.
+ */
+import type { ToolSetName } from "../config.ts";
+import { bashTool } from "./bash.ts";
+import { deleteFileTool, editFileTool, moveFileTool, multiEditTool } from "./edit.ts";
+import { createGitTools, type CompleteFn } from "./git.ts";
+import { grepTool } from "./grep.ts";
+import { globTool, listDirTool } from "./list.ts";
+import { applyPatchTool } from "./patch.ts";
+import { readFileTool, readManyFilesTool } from "./read.ts";
+import type { ToolDefinition } from "./types.ts";
+import { createWebFetchTool } from "./web.ts";
+import { writeFileTool } from "./write.ts";
+
+export const TOOL_SETS: Readonly<Record<ToolSetName, readonly string[]>> = {
+  core: ["read_file", "write_file", "edit_file", "glob", "grep", "bash"],
+  "edit-plus": ["multi_edit", "list_dir", "read_many_files", "apply_patch", "move_file", "delete_file"],
+  git: ["git_status", "git_diff", "git_log", "git_show", "git_blame", "git_branch", "git_commit_message"],
+  net: ["web_fetch"],
+};
+
+/** The sets on when config.json has no `toolSets`. */
+export const DEFAULT_TOOL_SETS: readonly ToolSetName[] = ["core", "edit-plus", "git"];
+
+export interface BuiltinToolsOptions {
+  /** The one-shot model call git_commit_message makes; the loop supplies it. */
+  complete: CompleteFn;
+  /** config.json `webFetch.allowHosts`. */
+  allowHosts?: string[];
+  /**
+   * Tools that belong to no set, built by their owners: todo_write, remember/recall/forget,
+   * recall_discarded, ask, task, skill, plugin and MCP tools. Appended after the built-ins.
+   */
+  extraTools?: readonly ToolDefinition[];
+}
+
+/** Every built-in tool, then `extraTools`. Throws when two tools share a name. */
+export function builtinTools(options: BuiltinToolsOptions): ToolDefinition[] {
+  const tools: ToolDefinition[] = [
+    readFileTool, writeFileTool, editFileTool, globTool, grepTool, bashTool,
+    multiEditTool, listDirTool, readManyFilesTool, applyPatchTool, moveFileTool, deleteFileTool,
+    ...createGitTools({ complete: options.complete }),
+    createWebFetchTool({ allowHosts: options.allowHosts }),
+    ...(options.extraTools ?? []),
+  ];
+  const seen = new Set<string>();
+  for (const tool of tools) {
+    if (seen.has(tool.name)) throw new Error(`two tools are named "${tool.name}"; rename one of them`);
+    seen.add(tool.name);
+  }
+  return tools;
+}
+
+export interface SelectToolsOptions {
+  /** config.json `toolSets`; undefined means DEFAULT_TOOL_SETS. `core` is on either way. */
+  toolSets?: readonly ToolSetName[];
+  /** The agent variant's allow-list (exact tool names); undefined allows every tool. */
+  allow?: readonly string[];
+}
+
+export interface ToolSelection {
+  /** What the model is offered this step: in the request and in the system prompt. */
+  offered: ToolDefinition[];
+  /** Every tool known this session, offered or not (the `/tools` denominator). */
+  registered: ToolDefinition[];
+}
+
+/** Splits `all` into what is offered and what is registered; order is kept. */
+export function selectTools(all: readonly ToolDefinition[], options: SelectToolsOptions = {}): ToolSelection {
+  const sets = activeToolSets(options.toolSets);
+  const allow = options.allow ? new Set(options.allow) : undefined;
+  const offered = all.filter((tool) => (tool.set === undefined || sets.has(tool.set)) && (!allow || allow.has(tool.name)));
+  return { offered, registered: [...all] };
+}
+
+/** The sets in force for a config `toolSets` value: core always, the defaults when undefined. */
+export function activeToolSets(toolSets?: readonly ToolSetName[]): Set<ToolSetName> {
+  return new Set<ToolSetName>(["core", ...(toolSets ?? DEFAULT_TOOL_SETS)]);
+}

@@ -1,0 +1,72 @@
+/**
+ * The path jail: every path a tool touches goes through `resolveInWorkspace` first.
+ *
+ * A path is inside the workspace when both its lexical form and its real form (every symlink
+ * along it resolved) stay under the root. For a path that does not exist yet, the real form is
+ * the nearest existing ancestor's real path plus the rest, so a write through a symlinked
+ * directory that points outside is refused before anything is created. Not a sandbox: bash can
+ * still reach anything the user can.
+ */
+import { lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+
+const _MAX_LINK_HOPS = 40;
+
+/** Absolute path of `p` (relative to `root`, or absolute). Throws `Path escapes workspace: <p>`. */
+export function resolveInWorkspace(root: string, p: string): string {
+  const rootAbs = resolve(root);
+  const target = resolve(rootAbs, p);
+  const escapes = () => new Error(`Path escapes workspace: ${p}`);
+  if (!_isInside(rootAbs, target)) throw escapes();
+  const rootReal = _realPath(rootAbs);
+  if (!_isInside(rootReal, _realPath(target))) throw escapes();
+  return target;
+}
+
+/** Root-relative posix form of an absolute path inside the workspace (`.` for the root). */
+export function toWorkspacePath(root: string, abs: string): string {
+  const rel = relative(resolve(root), abs);
+  return rel === "" ? "." : rel.split(sep).join("/");
+}
+
+/**
+ * True for files that commonly hold credentials: `*.env`, `*.env.*` and `*.pem`, except
+ * `*.env.example`. Matches the default deny rules of read_file and read_many_files.
+ */
+export function isSecretsFile(p: string): boolean {
+  const name = basename(p.replaceAll("\\", "/"));
+  if (name.endsWith(".env.example")) return false;
+  return name.endsWith(".env") || name.includes(".env.") || name.endsWith(".pem");
+}
+
+/** The refusal read_file and read_many_files give for a secrets file. */
+export function secretsRefusal(p: string): Error {
+  return new Error(`Refusing to read ${p}: it may hold secrets. Ask the user to share what you need from it.`);
+}
+
+function _isInside(root: string, target: string): boolean {
+  const rel = relative(root, target);
+  if (rel === "") return true;
+  if (isAbsolute(rel)) return false;
+  return rel !== ".." && !rel.startsWith(`..${sep}`);
+}
+
+/** The real path `p` has or would have: symlinks resolved, dangling ones followed by their text. */
+function _realPath(p: string, hops = 0): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    // Falls through: `p` or one of its ancestors does not exist, or a link along it dangles.
+  }
+  if (hops > _MAX_LINK_HOPS) return p;
+  let isLink = false;
+  try {
+    isLink = lstatSync(p).isSymbolicLink();
+  } catch {
+    isLink = false;
+  }
+  if (isLink) return _realPath(resolve(dirname(p), readlinkSync(p)), hops + 1);
+  const parent = dirname(p);
+  if (parent === p) return p;
+  return join(_realPath(parent, hops), basename(p));
+}

@@ -1,0 +1,227 @@
+/**
+ * apply_patch: several file changes in one call, all or nothing.
+ *
+ * Format (one marker per file; `*** Begin Patch` / `*** End Patch` lines are optional and
+ * ignored, CRLF is normalised, blank lines are skipped):
+ *   *** Add File: <path>      then `+` lines: the whole new file (a final newline is added)
+ *   *** Update File: <path>   then `-` lines to find and `+` lines to put in their place;
+ *                             an `@@` line starts another such hunk in the same file
+ *   *** Move to: <path>       only directly after an Update marker
+ *   *** Delete File: <path>   no lines
+ * Each hunk's `-` lines, joined, must occur exactly once in the file (after the hunks before it).
+ *
+ * Every operation is checked before anything is written; then writes happen, then deletions.
+ * If a write or deletion fails midway, every file already touched is restored and every
+ * directory the patch created is removed, so a failed patch leaves the tree byte-identical.
+ */
+import { lstat, readFile, rm, stat, unlink, writeFile } from "node:fs/promises";
+import * as v from "valibot";
+import { matchLineEndings } from "./edit.ts";
+import { resolveInWorkspace } from "./jail.ts";
+import description from "./apply-patch.md" with { type: "text" };
+import { looksBinary } from "./read.ts";
+import type { ToolDefinition } from "./types.ts";
+import { ensureParentDir } from "./write.ts";
+
+export interface PatchHunk {
+  remove: string[];
+  add: string[];
+}
+
+export type PatchOperation =
+  | { kind: "add"; path: string; lines: string[] }
+  | { kind: "update"; path: string; moveTo?: string; hunks: PatchHunk[] }
+  | { kind: "delete"; path: string };
+
+const ApplyPatchInput = v.object({ patch: v.string() });
+type ApplyPatchInput = v.InferOutput<typeof ApplyPatchInput>;
+
+const _MARKER = /^\*\*\* (Add File|Update File|Delete File|Move to): (.+)$/;
+const _ENVELOPE = new Set(["*** Begin Patch", "*** End Patch", "*** End of File"]);
+
+export const applyPatchTool: ToolDefinition<ApplyPatchInput> = {
+  name: "apply_patch",
+  set: "edit-plus",
+  description,
+  schema: ApplyPatchInput,
+  subjects: (input) => listPatchPaths(input.patch),
+  execute: (input, ctx) => applyPatch(ctx.root, input.patch),
+};
+
+/** Every path a patch names (Add, Update, Delete and Move to), read from its marker lines. */
+export function listPatchPaths(patch: string): string[] {
+  const paths: string[] = [];
+  for (const line of patch.split(/\r?\n/)) {
+    const marker = _MARKER.exec(line.trimEnd());
+    if (marker) paths.push(marker[2]!.trim());
+  }
+  return paths;
+}
+
+/** Parses the patch text. Throws the parse error strings. */
+export function parsePatch(patch: string): PatchOperation[] {
+  const operations: PatchOperation[] = [];
+  let current: PatchOperation | undefined;
+  let hunk: PatchHunk | undefined;
+  let afterUpdateMarker = false;
+  const lines = patch.replace(/\r\n?/g, "\n").split("\n");
+  for (const [index, raw] of lines.entries()) {
+    const n = index + 1;
+    const line = raw.trimEnd();
+    if (line.trim() === "" || _ENVELOPE.has(line.trim())) continue;
+    const marker = _MARKER.exec(line);
+    if (marker) {
+      const path = marker[2]!.trim();
+      const kind = marker[1];
+      if (kind === "Move to") {
+        if (!afterUpdateMarker || current?.kind !== "update") throw new Error(`${current?.path ?? path}: "Move to" is only valid on an Update`);
+        current.moveTo = path;
+      } else {
+        current = kind === "Add File" ? { kind: "add", path, lines: [] }
+          : kind === "Update File" ? { kind: "update", path, hunks: [] }
+          : { kind: "delete", path };
+        operations.push(current);
+        hunk = undefined;
+      }
+      afterUpdateMarker = kind === "Update File";
+      continue;
+    }
+    afterUpdateMarker = false;
+    if (!current) throw new Error(`patch line ${n} is not a marker or part of a hunk: ${line.slice(0, 60)}`);
+    if (current.kind === "update" && line.startsWith("@@")) {
+      hunk = undefined;
+      continue;
+    }
+    const sign = raw[0];
+    if (sign !== "+" && sign !== "-") throw new Error(`${current.path}: hunk line ${n} starts with neither + nor -: ${line.slice(0, 60)}`);
+    const text = raw.slice(1);
+    if (current.kind === "delete") throw new Error(`${current.path}: a Delete takes no + or - lines`);
+    if (current.kind === "add") {
+      if (sign === "-") throw new Error(`${current.path}: an Add cannot remove lines`);
+      current.lines.push(text);
+      continue;
+    }
+    if (!hunk) {
+      hunk = { remove: [], add: [] };
+      current.hunks.push(hunk);
+    }
+    (sign === "-" ? hunk.remove : hunk.add).push(text);
+  }
+  if (operations.length === 0) throw new Error("the patch is empty");
+  for (const op of operations) {
+    if (op.kind !== "update") continue;
+    if ((op.hunks.length === 0 && !op.moveTo) || op.hunks.some((h) => h.remove.length === 0)) {
+      throw new Error(`${op.path}: an Update needs at least one - line to locate the change`);
+    }
+  }
+  return operations;
+}
+
+interface _Write {
+  abs: string;
+  content: string;
+  mode?: number;
+}
+
+interface _Plan {
+  writes: _Write[];
+  deletes: string[];
+  summary: string[];
+}
+
+/** Validates and applies a patch inside `root`. Returns `Applied N change(s):` and one line per change. */
+export async function applyPatch(root: string, patch: string): Promise<string> {
+  const operations = parsePatch(patch);
+  const plan = await _planPatch(root, operations);
+  await _commitPlan(plan);
+  return [`Applied ${operations.length} change(s):`, ...plan.summary].join("\n");
+}
+
+async function _planPatch(root: string, operations: PatchOperation[]): Promise<_Plan> {
+  const claimed = new Set<string>();
+  const claim = (p: string) => {
+    const abs = resolveInWorkspace(root, p);
+    if (claimed.has(abs)) throw new Error(`${p} appears twice in one patch`);
+    claimed.add(abs);
+    return abs;
+  };
+  const plan: _Plan = { writes: [], deletes: [], summary: [] };
+  for (const op of operations) {
+    const abs = claim(op.path);
+    if (op.kind === "add") {
+      if (await _exists(abs)) throw new Error(`cannot add ${op.path}: it already exists`);
+      plan.writes.push({ abs, content: op.lines.length === 0 ? "" : `${op.lines.join("\n")}\n` });
+      plan.summary.push(`- added ${op.path}`);
+    } else if (op.kind === "delete") {
+      const info = await lstat(abs).catch(() => undefined);
+      if (!info) throw new Error(`cannot delete ${op.path}: no such file`);
+      if (info.isDirectory()) throw new Error(`cannot delete ${op.path}: it is a directory`);
+      plan.deletes.push(abs);
+      plan.summary.push(`- deleted ${op.path}`);
+    } else {
+      const toAbs = op.moveTo === undefined ? undefined : claim(op.moveTo);
+      const info = await stat(abs).catch(() => undefined);
+      if (!info || info.isDirectory()) throw new Error(`cannot update ${op.path}: no such file`);
+      const bytes = await readFile(abs);
+      if (looksBinary(bytes)) throw new Error(`cannot update ${op.path}: it is a binary file`);
+      const content = op.hunks.reduce((text, hunk) => _applyHunk(text, hunk, op.path), new TextDecoder().decode(bytes));
+      if (toAbs && await _exists(toAbs)) throw new Error(`cannot move ${op.path}: ${op.moveTo} already exists`);
+      plan.writes.push({ abs: toAbs ?? abs, content, mode: info.mode & 0o7777 });
+      if (toAbs) plan.deletes.push(abs);
+      plan.summary.push(toAbs ? `- moved ${op.path} to ${op.moveTo}` : `- updated ${op.path}`);
+    }
+  }
+  return plan;
+}
+
+function _applyHunk(text: string, hunk: PatchHunk, path: string): string {
+  const [from, into] = matchLineEndings(text, hunk.remove.join("\n"), hunk.add.join("\n"));
+  const parts = text.split(from);
+  if (parts.length === 1) throw new Error(`${path}: the - lines do not match the file. Nothing was written.`);
+  if (parts.length > 2) throw new Error(`${path}: the - lines appear ${parts.length - 1} times. Add context to make them unique.`);
+  let [before, after] = parts as [string, string];
+  // A pure deletion takes the removed lines' newline with them rather than leaving a blank line.
+  if (hunk.add.length === 0) after = after.replace(/^\r?\n/, "");
+  return before + into + after;
+}
+
+interface _Undo {
+  abs: string;
+  before?: { bytes: Buffer; mode: number };
+}
+
+async function _commitPlan(plan: _Plan): Promise<void> {
+  const undo: _Undo[] = [];
+  const createdDirs: string[] = [];
+  const remember = async (abs: string) => {
+    const info = await stat(abs).catch(() => undefined);
+    undo.push({ abs, before: info?.isFile() ? { bytes: await readFile(abs), mode: info.mode & 0o7777 } : undefined });
+  };
+  try {
+    for (const write of plan.writes) {
+      await remember(write.abs);
+      const created = await ensureParentDir(write.abs, write.abs);
+      if (created) createdDirs.push(created);
+      await writeFile(write.abs, write.content, write.mode === undefined ? undefined : { mode: write.mode });
+    }
+    for (const abs of plan.deletes) {
+      await remember(abs);
+      await unlink(abs);
+    }
+  } catch (error) {
+    await _rollBack(undo, createdDirs);
+    throw new Error(`the patch failed while writing (${(error as Error).message}); every file was restored`);
+  }
+}
+
+async function _rollBack(undo: _Undo[], createdDirs: string[]): Promise<void> {
+  for (const entry of undo.reverse()) {
+    if (entry.before) await writeFile(entry.abs, entry.before.bytes, { mode: entry.before.mode }).catch(() => undefined);
+    else await unlink(entry.abs).catch(() => undefined);
+  }
+  for (const dir of createdDirs.reverse()) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+}
+
+async function _exists(abs: string): Promise<boolean> {
+  return (await lstat(abs).catch(() => undefined)) !== undefined;
+}

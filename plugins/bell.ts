@@ -1,0 +1,12 @@
+/** The bell plugin: rings the terminal bell (BEL on stderr) when a turn ends. */
+import type { Plugin, PluginContext } from "../lib/plugins.ts";
+
+export function createBellPlugin(context: Pick<PluginContext, "writeStderr">): Plugin {
+  return {
+    name: "bell",
+    description: "rings the terminal bell when a turn ends",
+    afterTurn() {
+      context.writeStderr("\u0007");
+    },
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * The format plugin: after each turn, runs the project's own formatter in the workspace root.
+ * The first of these that applies, and only it: `bun run format` (package.json has a `format`
+ * script), `cargo fmt` (Cargo.toml), `gofmt -w .` (go.mod). Spawned with argv, never a shell;
+ * killed after 60 s; a formatter that is missing or fails is ignored.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Plugin } from "../lib/plugins.ts";
+
+export const FORMAT_TIMEOUT_MS = 60_000;
+
+/** The formatter command for the project at `cwd`, or undefined when it has none. */
+export function pickFormatter(cwd: string): string[] | undefined {
+  if (_hasFormatScript(join(cwd, "package.json"))) return ["bun", "run", "format"];
+  if (existsSync(join(cwd, "Cargo.toml"))) return ["cargo", "fmt"];
+  if (existsSync(join(cwd, "go.mod"))) return ["gofmt", "-w", "."];
+  return undefined;
+}
+
+function _hasFormatScript(packageJson: string): boolean {
+  try {
+    const scripts = (JSON.parse(readFileSync(packageJson, "utf8")) as { scripts?: Record<string, unknown> }).scripts;
+    return typeof scripts?.format === "string" && scripts.format.trim() !== "";
+  } catch {
+    return false;
+  }
+}
+
+/** Runs `argv` in `cwd` and resolves when it ends, fails to start, or is killed at the deadline. */
+export function runFormatter(argv: readonly string[], cwd: string, timeoutMs = FORMAT_TIMEOUT_MS): Promise<void> {
+  return new Promise((resolve) => {
+    // Its own process group, so the deadline also ends what the formatter started (bun run → script).
+    const ownGroup = process.platform !== "win32";
+    const child = spawn(argv[0]!, argv.slice(1), { cwd, stdio: "ignore", detached: ownGroup });
+    const timer = setTimeout(() => {
+      try {
+        if (ownGroup && child.pid) process.kill(-child.pid, "SIGKILL");
+        else child.kill("SIGKILL");
+      } catch {
+        // already gone
+      }
+    }, timeoutMs);
+    const finish = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    child.once("error", finish);
+    child.once("exit", finish);
+  });
+}
+
+export function createFormatPlugin(cwd: string): Plugin {
+  return {
+    name: "format",
+    description: "runs the project's formatter after each turn (bun run format, cargo fmt or gofmt)",
+    async afterTurn() {
+      const argv = pickFormatter(cwd);
+      if (argv) await runFormatter(argv, cwd);
+    },
+  };
+}

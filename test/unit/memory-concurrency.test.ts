@@ -1,0 +1,78 @@
+/**
+ * Eight processes remember notes on one project at the same moment: every note must survive,
+ * and every write must have seen all the writes before it (the counts they report are 1..N).
+ */
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { paths } from "../../lib/paths.ts";
+import type { MemoryEntry } from "../../lib/store/memory.ts";
+
+const FIXTURE = join(import.meta.dir, "..", "fixtures", "memory-remember.ts");
+const WORKERS = 8;
+const NOTES_EACH = 50;
+const ROOT = "/work/busy-project";
+
+let home: string;
+let savedHome: string | undefined;
+beforeEach(() => {
+  savedHome = process.env.SHIRO_HOME;
+  home = mkdtempSync(join(tmpdir(), "shiro-memory-race-"));
+  process.env.SHIRO_HOME = home;
+});
+afterEach(() => {
+  if (savedHome === undefined) delete process.env.SHIRO_HOME;
+  else process.env.SHIRO_HOME = savedHome;
+  rmSync(home, { recursive: true, force: true });
+});
+
+interface Reported {
+  id: string;
+  createdAt: string;
+  text: string;
+  status: string;
+  count: number;
+}
+
+async function rememberFromEightProcesses(maxEntries: string): Promise<Reported[]> {
+  const go = join(home, "start");
+  const children = Array.from({ length: WORKERS }, (_, worker) => Bun.spawn({
+    cmd: [process.execPath, FIXTURE, ROOT, String(worker), String(NOTES_EACH), maxEntries, go],
+    env: process.env,
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: 60_000,
+    killSignal: "SIGKILL",
+  }));
+  writeFileSync(`${go}.go`, "");
+  const outputs = await Promise.all(children.map(async (child) => {
+    const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+    return stdout.trim().split("\n").map((line) => JSON.parse(line) as Reported);
+  }));
+  return outputs.flat();
+}
+
+function readEntries(): MemoryEntry[] {
+  return JSON.parse(readFileSync(paths.projectMemory(ROOT), "utf8")).entries;
+}
+
+const everyText = Array.from({ length: WORKERS }, (_, w) => Array.from({ length: NOTES_EACH }, (_, i) => `worker ${w} note ${i}`)).flat();
+
+test("8 processes × 50 remember calls: all 400 notes are on disk, none lost", async () => {
+  const reported = await rememberFromEightProcesses("1000");
+  const entries = readEntries();
+  expect(entries.map((entry) => entry.text).sort()).toEqual([...everyText].sort());
+  expect(new Set(entries.map((entry) => entry.id)).size).toBe(400);
+  expect(reported.every((line) => line.status === "stored")).toBe(true);
+  expect(reported.map((line) => line.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 400 }, (_, i) => i + 1));
+}, 90_000);
+
+test("with the default cap, the 300 newest of the 400 notes remain", async () => {
+  const reported = await rememberFromEightProcesses("default");
+  const entries = readEntries();
+  const byAge = [...reported].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1));
+  expect(entries.length).toBe(300);
+  expect(entries.map((entry) => entry.id).sort()).toEqual(byAge.slice(100).map((line) => line.id).sort());
+}, 90_000);

@@ -1,0 +1,302 @@
+/**
+ * Sessions: the record on disk round-trips exactly, autosave is debounced, ids resolve by prefix,
+ * `-c` finds the newest session of a directory that no live process holds, corrupt files are
+ * skipped with a notice, and leases keep one writer per session across processes.
+ */
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { UserError } from "../../lib/errors.ts";
+import { paths } from "../../lib/paths.ts";
+import type { Message } from "../../lib/providers/messages.ts";
+import { writeJsonAtomic } from "../../lib/store/json-file.ts";
+import {
+  appendExchange, createSession, findSession, formatLocalMinute, formatSessionLine, historyForResume, leaseHolder,
+  listSessions, loadSession, newestForCwd, openSessionWriter, releaseLease, titleFromPrompt, tryLease, type SessionRecord, type SessionWriter,
+} from "../../lib/store/sessions.ts";
+
+const FIXTURE = join(import.meta.dir, "..", "fixtures", "session-lease.ts");
+const CWD = "/work/project-a";
+
+let home: string;
+let savedHome: string | undefined;
+const openWriters: SessionWriter[] = [];
+
+beforeEach(() => {
+  savedHome = process.env.SHIRO_HOME;
+  home = mkdtempSync(join(tmpdir(), "shiro-sessions-"));
+  process.env.SHIRO_HOME = home;
+});
+afterEach(() => {
+  for (const writer of openWriters.splice(0)) writer.close();
+  if (savedHome === undefined) delete process.env.SHIRO_HOME;
+  else process.env.SHIRO_HOME = savedHome;
+  rmSync(home, { recursive: true, force: true });
+});
+
+function open(session: SessionRecord, options?: Parameters<typeof openSessionWriter>[1]): SessionWriter {
+  const writer = openSessionWriter(session, options);
+  openWriters.push(writer);
+  return writer;
+}
+
+/** Saves a session with the given id and cwd, its file stamped `minutesAgo` in the past. */
+function saveAt(id: string, cwd: string, minutesAgo: number, title = `session ${id}`): SessionRecord {
+  const at = new Date(Date.UTC(2025, 5, 1, 12, 0) - minutesAgo * 60_000).toISOString();
+  const session: SessionRecord = { ...createSession({ cwd, provider: "openai", model: "gpt-test" }), id, title, createdAt: at, updatedAt: at };
+  writeJsonAtomic(paths.session(id), session);
+  const seconds = Date.UTC(2025, 5, 1, 12, 0) / 1000 - minutesAgo * 60;
+  utimesSync(paths.session(id), seconds, seconds);
+  return session;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const transcript: Message[] = [
+  { role: "user", content: "why does the pagination test fail?" },
+  {
+    role: "assistant",
+    parts: [
+      { type: "reasoning", text: "look at the test", protocol: "anthropic", signature: "sig-1" },
+      { type: "text", text: "Let me read it." },
+      { type: "tool-call", id: "toolu_1", name: "read_file", input: { path: "test/page.test.ts" } },
+    ],
+  },
+  { role: "tool", results: [{ type: "tool-result", callId: "toolu_1", name: "read_file", output: "no such file", isError: true }] },
+  { role: "assistant", parts: [{ type: "reasoning", text: "", protocol: "openai-responses", itemId: "rs_1", encryptedContent: "enc", summary: ["s"] }, { type: "text", text: "The file is missing." }] },
+];
+
+describe("the session record", () => {
+  test("save and load round-trip every message shape, the task list, exchanges and the compaction field", () => {
+    const session = createSession({ cwd: CWD, provider: "anthropic", model: "claude-test" });
+    const writer = open(session);
+    session.messages.push(...transcript);
+    session.notebook.todos = [{ content: "read the test", status: "done" }, { content: "fix it", status: "in_progress", note: "boundary" }];
+    session.inputTokens = 1200;
+    session.outputTokens = 80;
+    session.costUsd = 0.0123;
+    session.compaction = { spans: [{ from: 0, to: 2, createdAt: "2025-01-01T00:00:00.000Z" }], future: true };
+    appendExchange(session, { query: "why does the pagination test fail?", answer: "The file is missing.", status: "completed", steps: 2, runId: "run-1", at: "2025-06-01T10:00:00.000Z", toolsSummary: "read_file×1" });
+    writer.save();
+    const text = readFileSync(paths.session(session.id), "utf8");
+    expect(text.startsWith('{\n  "version": 1,\n  "id": ')).toBe(true);
+    expect(statSync(paths.session(session.id)).mode & 0o777).toBe(0o600);
+    expect(loadSession(session.id)).toEqual(session);
+    expect(session.title).toBe("why does the pagination test fail?");
+  });
+
+  test("titles: the first prompt on one line, cut past 60 characters, else untitled", () => {
+    expect(titleFromPrompt("  fix\nthe   build ")).toBe("fix the build");
+    expect(titleFromPrompt("x".repeat(60))).toBe("x".repeat(60));
+    expect(titleFromPrompt("y".repeat(61))).toBe(`${"y".repeat(60)}...`);
+    expect(titleFromPrompt(undefined)).toBe("untitled");
+    const empty = createSession({ cwd: CWD, provider: "p", model: "m" });
+    open(empty).save();
+    expect(loadSession(empty.id).title).toBe("untitled");
+  });
+
+  test("unknown fields on messages are kept; a record from a newer shiro is refused with a reason", () => {
+    const session = saveAt("0190aaaa-0000-7000-8000-000000000001", CWD, 1);
+    const raw = JSON.parse(readFileSync(paths.session(session.id), "utf8"));
+    raw.messages = [{ role: "user", content: "hi", providerMetadata: { a: 1 } }];
+    writeFileSync(paths.session(session.id), JSON.stringify(raw));
+    expect(loadSession(session.id).messages).toEqual([{ role: "user", content: "hi", providerMetadata: { a: 1 } }] as unknown as Message[]);
+    writeFileSync(paths.session(session.id), JSON.stringify({ ...raw, version: 2 }));
+    expect(() => loadSession(session.id)).toThrow(new UserError("session 0190aaaa cannot be read: written by a newer shiro (format version 2, this one reads up to 1)"));
+  });
+});
+
+describe("debounced autosave", () => {
+  test("a tight burst of 200 changes is one write, after the debounce; flush writes only what is pending", async () => {
+    const session = createSession({ cwd: CWD, provider: "p", model: "m" });
+    const written: string[] = [];
+    const writer = open(session, { write: (record) => {
+      written.push(JSON.stringify(record.messages));
+      writeJsonAtomic(paths.session(record.id), record);
+    } });
+    for (let i = 0; i < 200; i++) {
+      session.messages.push({ role: "user", content: `change ${i}` });
+      writer.markChanged();
+    }
+    expect(written.length).toBe(0);
+    expect(existsSync(paths.session(session.id))).toBe(false);
+    await sleep(700);
+    expect(written.length).toBe(1);
+    expect(JSON.parse(written[0]!).length).toBe(200);
+    expect(writer.flush()).toBe(false);
+    session.messages.push({ role: "user", content: "last change" });
+    writer.markChanged();
+    expect(writer.flush()).toBe(true);
+    expect(written.length).toBe(2);
+    expect(loadSession(session.id).messages.length).toBe(201);
+    await sleep(500);
+    expect(written.length).toBe(2);
+  });
+
+  test("changes spread over a second are written at most once per 400 ms window", async () => {
+    const session = createSession({ cwd: CWD, provider: "p", model: "m" });
+    const stamps: number[] = [];
+    const writer = open(session, { write: (record) => {
+      stamps.push(performance.now());
+      writeJsonAtomic(paths.session(record.id), record);
+    } });
+    for (let i = 0; i < 200; i++) {
+      session.messages.push({ role: "user", content: `change ${i}` });
+      writer.markChanged();
+      await sleep(5);
+    }
+    await sleep(500);
+    const gaps = stamps.slice(1).map((stamp, i) => stamp - stamps[i]!);
+    expect(stamps.length).toBeGreaterThanOrEqual(2);
+    expect(gaps.every((gap) => gap >= 395)).toBe(true);
+    expect(loadSession(session.id).messages.length).toBe(200);
+  });
+
+  test("close flushes, releases the lease and refuses later changes", () => {
+    const session = createSession({ cwd: CWD, provider: "p", model: "m" });
+    const writer = openSessionWriter(session);
+    expect(existsSync(paths.sessionLease(session.id))).toBe(true);
+    session.messages.push({ role: "user", content: "hello" });
+    writer.markChanged();
+    writer.close();
+    expect(loadSession(session.id).messages).toEqual([{ role: "user", content: "hello" }]);
+    expect(existsSync(paths.sessionLease(session.id))).toBe(false);
+    expect(() => writer.markChanged()).toThrow("its writer takes no more changes");
+    writer.close();
+  });
+
+  test("a process that exits with its writer open still saves the session and drops its lease", async () => {
+    const session = saveAt("0190bbbb-0000-7000-8000-000000000001", CWD, 5);
+    const child = Bun.spawn({ cmd: [process.execPath, FIXTURE, "exit-open", session.id, CWD], env: process.env, stdout: "pipe", stderr: "pipe", timeout: 30_000, killSignal: "SIGKILL" });
+    const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+    expect(loadSession(session.id).messages).toEqual([{ role: "user", content: "added by a process that never closed its writer" }]);
+    expect(existsSync(paths.sessionLease(session.id))).toBe(false);
+  });
+});
+
+describe("finding sessions", () => {
+  test("an exact id, a unique prefix among the newest 100, or a clear error", () => {
+    saveAt("0190aaaa-1111-7000-8000-000000000001", CWD, 3);
+    saveAt("0190aaab-1111-7000-8000-000000000001", CWD, 2);
+    saveAt("0190cccc-1111-7000-8000-000000000001", CWD, 1);
+    expect(findSession("0190aaab").id).toBe("0190aaab-1111-7000-8000-000000000001");
+    expect(findSession("0190CCCC-1111-7000-8000-000000000001").id).toBe("0190cccc-1111-7000-8000-000000000001");
+    expect(() => findSession("0190aaa")).toThrow(new UserError('"0190aaa" matches 2 sessions; give more characters'));
+    expect(() => findSession("0190ffff")).toThrow(new UserError('no session matching "0190ffff"'));
+    expect(() => findSession("../../config")).toThrow(new UserError('no session matching "../../config"'));
+  });
+
+  test("a prefix only searches the 100 most recently saved sessions", () => {
+    saveAt("0190dddd-0000-7000-8000-000000000000", CWD, 500);
+    for (let i = 0; i < 100; i++) saveAt(`0191${String(i).padStart(4, "0")}-0000-7000-8000-000000000000`, CWD, 100 - i);
+    expect(() => findSession("0190dddd")).toThrow(new UserError('no session matching "0190dddd"'));
+    expect(findSession("0190dddd-0000-7000-8000-000000000000").id).toBe("0190dddd-0000-7000-8000-000000000000");
+  });
+
+  test("listing: newest first, 15 at most, corrupt files skipped with a notice, no folder means empty", () => {
+    expect(listSessions()).toEqual({ sessions: [], notices: [] });
+    for (let i = 0; i < 17; i++) saveAt(`0192${String(i).padStart(4, "0")}-0000-7000-8000-000000000000`, CWD, 100 - i);
+    mkdirSync(paths.sessionsDir(), { recursive: true });
+    writeFileSync(paths.session("0193bad0-0000-7000-8000-000000000000"), "{\"version\": 1, \"id\": ");
+    const { sessions, notices } = listSessions();
+    expect(sessions.map((summary) => summary.id.slice(0, 8))).toEqual(Array.from({ length: 15 }, (_, i) => `0192${String(16 - i).padStart(4, "0")}`));
+    expect(notices.length).toBe(1);
+    expect(notices[0]).toStartWith(`skipped session file ${paths.session("0193bad0-0000-7000-8000-000000000000")}: not valid JSON`);
+    expect(formatSessionLine(sessions[0]!)).toBe(`01920016  ${formatLocalMinute(sessions[0]!.updatedAt)}  0msg  session 01920016-0000-7000-8000-000000000000`);
+  });
+
+  test("newestForCwd picks the newest session of that directory by updatedAt", () => {
+    saveAt("0190aaaa-2222-7000-8000-000000000001", CWD, 30);
+    saveAt("0190bbbb-2222-7000-8000-000000000001", CWD, 20);
+    saveAt("0190cccc-2222-7000-8000-000000000001", "/work/project-b", 10);
+    expect(newestForCwd(CWD)).toEqual({ session: loadSession("0190bbbb-2222-7000-8000-000000000001"), live: [], notices: [] });
+    expect(newestForCwd("/work/elsewhere")).toEqual({ live: [], notices: [] });
+  });
+});
+
+describe("leases", () => {
+  test("a second process sees the lease: it cannot take it, and -c skips to the next session", async () => {
+    const older = saveAt("0190aaaa-3333-7000-8000-000000000001", CWD, 30);
+    const newer = saveAt("0190bbbb-3333-7000-8000-000000000001", CWD, 20);
+    open(loadSession(newer.id));
+    const child = Bun.spawn({ cmd: [process.execPath, FIXTURE, "probe", newer.id, CWD], env: process.env, stdout: "pipe", stderr: "pipe", timeout: 30_000, killSignal: "SIGKILL" });
+    const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+    const probe = JSON.parse(stdout);
+    expect(probe).toEqual({ lease: { ok: false, pid: process.pid, since: probe.lease.since }, newest: older.id, live: [newer.id] });
+    expect(existsSync(paths.sessionLease(newer.id))).toBe(true);
+  });
+
+  test("-r of a session held by a live process is refused", async () => {
+    const session = saveAt("0190aaaa-4444-7000-8000-000000000001", CWD, 10);
+    const holder = Bun.spawn({ cmd: ["sleep", "20"], timeout: 30_000, killSignal: "SIGKILL" });
+    try {
+      writeFileSync(paths.sessionLease(session.id), JSON.stringify({ pid: holder.pid, since: "2025-06-01T12:00:00.000Z" }));
+      expect(leaseHolder(session.id)).toEqual({ pid: holder.pid, since: "2025-06-01T12:00:00.000Z" });
+      expect(() => openSessionWriter(loadSession(session.id))).toThrow(new UserError(`session 0190aaaa is in use by process ${holder.pid}`));
+      expect(newestForCwd(CWD)).toEqual({ live: [{ id: session.id, pid: holder.pid, since: "2025-06-01T12:00:00.000Z" }], notices: [] });
+    } finally {
+      holder.kill("SIGKILL");
+      await holder.exited;
+    }
+  });
+
+  test("a lease left by a dead process is taken over", () => {
+    const session = saveAt("0190aaaa-5555-7000-8000-000000000001", CWD, 10);
+    const dead = spawnSync("true");
+    expect(dead.status).toBe(0);
+    writeFileSync(paths.sessionLease(session.id), JSON.stringify({ pid: dead.pid, since: "2025-06-01T12:00:00.000Z" }));
+    expect(leaseHolder(session.id)).toBeUndefined();
+    expect(tryLease(session.id)).toEqual({ ok: true });
+    expect(JSON.parse(readFileSync(paths.sessionLease(session.id), "utf8")).pid).toBe(process.pid);
+    releaseLease(session.id);
+    expect(existsSync(paths.sessionLease(session.id))).toBe(false);
+  });
+
+  test("one writer per session within a process, too", () => {
+    const session = createSession({ cwd: CWD, provider: "p", model: "m" });
+    open(session);
+    expect(() => openSessionWriter(session)).toThrow(`session ${session.id.slice(0, 8)} already has a writer in this process`);
+  });
+});
+
+describe("exchanges and resume", () => {
+  function withExchanges(): SessionRecord {
+    const session = createSession({ cwd: CWD, provider: "p", model: "m" });
+    session.messages.push(...transcript);
+    appendExchange(session, { query: "first question", answer: "first answer", status: "completed", steps: 1, runId: "r1" });
+    appendExchange(session, { query: "second question", answer: "second answer", status: "completed", steps: 3, runId: "r2" });
+    appendExchange(session, { query: "third question", answer: "", status: "aborted", steps: 1, runId: "r3" });
+    return session;
+  }
+
+  test("historyPairs 0 resumes the full transcript", () => {
+    const session = withExchanges();
+    expect(historyForResume(session, 0)).toBe(session.messages);
+  });
+
+  test("historyPairs N resumes the last N exchanges as plain user/assistant pairs", () => {
+    expect(historyForResume(withExchanges(), 2)).toEqual([
+      { role: "user", content: "second question" },
+      { role: "assistant", parts: [{ type: "text", text: "second answer" }] },
+      { role: "user", content: "third question" },
+      { role: "assistant", parts: [{ type: "text", text: "(this turn ended as aborted before any answer)" }] },
+    ]);
+  });
+
+  test("a session without exchanges resumes its transcript whatever historyPairs says", () => {
+    const session = createSession({ cwd: CWD, provider: "p", model: "m" });
+    session.messages.push(...transcript);
+    expect(historyForResume(session, 3)).toBe(session.messages);
+  });
+
+  test("appendExchange stamps the time when none is given", () => {
+    const session = createSession({ cwd: CWD, provider: "p", model: "m" });
+    const exchange = appendExchange(session, { query: "q", answer: "a", status: "max-steps", steps: 40, runId: "r" });
+    expect(session.exchanges).toEqual([{ query: "q", answer: "a", status: "max-steps", steps: 40, runId: "r", at: exchange.at }]);
+    expect(Number.isNaN(Date.parse(exchange.at))).toBe(false);
+  });
+});

@@ -1,0 +1,77 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { isSecretsFile, resolveInWorkspace, toWorkspacePath } from "../../lib/tools/jail.ts";
+import { readFileTool } from "../../lib/tools/read.ts";
+import { writeFileTool } from "../../lib/tools/write.ts";
+import { errorOf, makeWorkspace, runTool } from "./tools-workspace.ts";
+
+const ws = makeWorkspace({ "src/a.ts": "a\n", "..notes": "dots\n" });
+const outside = makeWorkspace({ "secret.txt": "outside\n", "dir/inner.txt": "inner\n" }, "shiro-outside-");
+symlinkSync(join(outside.root, "secret.txt"), join(ws.root, "out-file"));
+symlinkSync(outside.root, join(ws.root, "out-dir"));
+symlinkSync(join(outside.root, "missing.txt"), join(ws.root, "dangling"));
+symlinkSync(join(ws.root, "src"), join(ws.root, "in-dir"));
+mkdirSync(join(ws.root, "empty"));
+
+afterAll(() => {
+  ws.remove();
+  outside.remove();
+});
+
+describe("resolveInWorkspace", () => {
+  test("paths inside resolve to absolute paths, existing or not", () => {
+    expect(resolveInWorkspace(ws.root, "src/a.ts")).toBe(join(ws.root, "src/a.ts"));
+    expect(resolveInWorkspace(ws.root, "./src/../src/a.ts")).toBe(join(ws.root, "src/a.ts"));
+    expect(resolveInWorkspace(ws.root, join(ws.root, "src"))).toBe(join(ws.root, "src"));
+    expect(resolveInWorkspace(ws.root, "new/deep/file.txt")).toBe(join(ws.root, "new/deep/file.txt"));
+    expect(resolveInWorkspace(ws.root, "..notes")).toBe(join(ws.root, "..notes"));
+    expect(resolveInWorkspace(ws.root, ".")).toBe(ws.root);
+    expect(resolveInWorkspace(ws.root, "in-dir/a.ts")).toBe(join(ws.root, "in-dir/a.ts"));
+    expect(resolveInWorkspace(ws.root, "in-dir/new.ts")).toBe(join(ws.root, "in-dir/new.ts"));
+  });
+
+  test("escapes are refused with one message", () => {
+    const cases = ["../x", "a/../../x", "..", join(outside.root, "secret.txt"), "/etc/passwd", "out-file", "out-dir/secret.txt", "out-dir/new.txt", "out-dir/dir/inner.txt", "out-dir", "dangling"];
+    for (const p of cases) expect(() => resolveInWorkspace(ws.root, p)).toThrow(new Error(`Path escapes workspace: ${p}`));
+  });
+
+  test("toWorkspacePath gives posix root-relative paths", () => {
+    expect(toWorkspacePath(ws.root, join(ws.root, "src", "a.ts"))).toBe("src/a.ts");
+    expect(toWorkspacePath(ws.root, ws.root)).toBe(".");
+  });
+});
+
+describe("the jail in the tools", () => {
+  test("read_file refuses a symlinked file and a symlinked folder that point outside", async () => {
+    expect(await errorOf(runTool(readFileTool, { path: "out-file" }, ws.root))).toBe("Path escapes workspace: out-file");
+    expect(await errorOf(runTool(readFileTool, { path: "out-dir/secret.txt" }, ws.root))).toBe("Path escapes workspace: out-dir/secret.txt");
+    expect(await errorOf(runTool(readFileTool, { path: "../x" }, ws.root))).toBe("Path escapes workspace: ../x");
+  });
+
+  test("write_file through a symlinked folder or a dangling link creates nothing outside", async () => {
+    expect(await errorOf(runTool(writeFileTool, { path: "out-dir/new/x.txt", content: "x" }, ws.root))).toBe("Path escapes workspace: out-dir/new/x.txt");
+    expect(await errorOf(runTool(writeFileTool, { path: "dangling", content: "x" }, ws.root))).toBe("Path escapes workspace: dangling");
+    expect(existsSync(join(outside.root, "new"))).toBe(false);
+    expect(existsSync(join(outside.root, "missing.txt"))).toBe(false);
+    expect(outside.snapshot()).toEqual({
+      "dir/": "",
+      "dir/inner.txt": Buffer.from("inner\n").toString("base64"),
+      "secret.txt": Buffer.from("outside\n").toString("base64"),
+    });
+  });
+
+  test("write_file through a symlinked folder inside the workspace works", async () => {
+    expect(await runTool(writeFileTool, { path: "in-dir/b.ts", content: "b" }, ws.root)).toBe("Wrote 1 chars to in-dir/b.ts");
+    expect(ws.read("src/b.ts")).toBe("b");
+  });
+});
+
+describe("isSecretsFile", () => {
+  test("env and pem files are secrets, .env.example is not", () => {
+    const secrets = [".env", "app/.env", "prod.env", ".env.local", "config/.env.production", "key.pem", "certs/server.pem"];
+    const plain = [".env.example", "app/.env.example", "environment.ts", "env.ts", "pem.txt", ".envrc"];
+    expect(secrets.filter((p) => !isSecretsFile(p))).toEqual([]);
+    expect(plain.filter((p) => isSecretsFile(p))).toEqual([]);
+  });
+});
