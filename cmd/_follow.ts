@@ -1,11 +1,25 @@
 /** Follows a run's event log: prints what is there, then new lines as they land, until `done`. */
 import { EXIT } from "../lib/errors.ts";
+import { isUuid } from "../lib/ids.ts";
 import { effectiveStatus, findRun, loadRun, readRunEvents, type LoggedEvent } from "../lib/store/runs.ts";
 import { createTextPrinter } from "./_print.ts";
 import { STOP_EXIT } from "./_start.ts";
 
+/** A detached run's files appear a moment after its id is printed: a full id is waited for briefly. */
+async function _findSoon(idOrPrefix: string, waitMs: number): Promise<ReturnType<typeof findRun>> {
+  const deadline = Date.now() + (isUuid(idOrPrefix) ? waitMs : 0);
+  for (;;) {
+    try {
+      return findRun(idOrPrefix);
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
 export async function followRun(idOrPrefix: string, options: { json: boolean; pollMs?: number }): Promise<number> {
-  const run = findRun(idOrPrefix);
+  const run = await _findSoon(idOrPrefix, 10_000);
   const printer = createTextPrinter({ out: (t) => process.stdout.write(t), err: (t) => process.stdout.write(t) }, { streamText: false });
   let seen = 0;
   const show = (event: LoggedEvent) => {

@@ -14,6 +14,7 @@ export const SUBCOMMANDS: Record<string, Loader> = {
   deny: () => import("./approvals.ts").then((m) => m.denyCommand),
   memory: () => import("./memory.ts").then((m) => m.default),
   sessions: () => import("./sessions.ts").then((m) => m.default),
+  tools: () => import("./tools.ts").then((m) => m.default),
 };
 
 export const SUBCOMMAND_SUMMARIES: Record<string, string> = {
@@ -24,4 +25,5 @@ export const SUBCOMMAND_SUMMARIES: Record<string, string> = {
   "deny <id>": "deny a pending approval (id or unique prefix)",
   "memory [list|add <kind> <text>|forget <text>|compact]": "this project's notes",
   "sessions [show <id>]": "list saved sessions or show one",
+  "tools [--json]": "the built-in tools: set, offered or withheld, schema bytes",
 };

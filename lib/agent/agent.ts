@@ -120,10 +120,13 @@ function _pickSession(options: CreateAgentOptions, config: ResolvedConfig, notic
   if (flags.continue) {
     const found = newestForCwd(cwd);
     notices.push(...found.notices);
-    for (const live of found.live) notices.push(`session ${live.id.slice(0, 8)} is open in process ${live.pid}; not continuing it`);
-    if (found.session) return { session: found.session, resumed: true };
-    if (found.live.length > 0) throw new UserError(`no saved session for this directory that is not already open (session ${found.live[0]!.id.slice(0, 8)} is live in process ${found.live[0]!.pid})`);
-    throw new UserError("no saved session for this directory");
+    if (found.session) {
+      for (const live of found.live) notices.push(`session ${live.id.slice(0, 8)} is open in process ${live.pid}; continuing the newest one that is not`);
+      return { session: found.session, resumed: true };
+    }
+    if (found.live.length === 0) throw new UserError("no saved session for this directory");
+    // Two processes never write one session: the live one keeps it, this one starts afresh.
+    for (const live of found.live) notices.push(`session ${live.id.slice(0, 8)} is open in process ${live.pid}; starting a new one`);
   }
   return { session: createSession({ cwd, provider: config.preset.id, model: config.model }), resumed: false };
 }

@@ -7,9 +7,10 @@
  * 2. the same with reasoning removed, oldest response first, all of a response's reasoning at
  *    once, except the last assistant message's when Anthropic thinking is on (Anthropic wants
  *    the final assistant message of a tool loop to open with its signed thinking block);
- * 3. a recent tail of 64, 32, 16, 8 or 4 messages (the widest that fits, else the narrowest),
- *    with everything older replaced by one user message per compacted span: its summary, or a
- *    marker pointing at recall_discarded while it has none.
+ * 3. a recent tail of 64, 32, 16, 8 or 4 messages (the widest that fits under `compactTo`, half
+ *    the threshold by default, else the narrowest), with everything older replaced by one user
+ *    message per compacted span: its summary, or a marker pointing at recall_discarded while it
+ *    has none. Once a span is recorded it stays off the wire (until /uncompact).
  * The first user message and the newest user request are always on the wire, byte for byte.
  * Every plan then goes through repairForWire, so any cut is a valid request.
  *
@@ -42,6 +43,12 @@ export interface WireOptions {
   system?: string;
   /** False: send the whole history (repaired) whatever its size. */
   auto: boolean;
+  /**
+   * Estimated tokens the tail is cut down to when a new span leaves the wire (a low-water mark),
+   * so the next steps have room before compacting again; without it every step past the
+   * threshold would cut a few messages and ask for another summary. Default: half the threshold.
+   */
+  compactTo?: number;
 }
 
 export interface WirePlan {
@@ -69,7 +76,9 @@ export function planWire(messages: Message[], options: WireOptions): WirePlan {
   if (!options.auto) return _finish(messages, messages, system, { pruned: false, reasoningDropped: false });
 
   const sizes = _measure(messages, options.protocol === "anthropic" && options.thinking);
-  const fits = (sum: number, count: number) => Math.round((_arrayLength(sum, count) + system.length) / 4) <= options.threshold;
+  const under = (limit: number) => (sum: number, count: number) => Math.round((_arrayLength(sum, count) + system.length) / 4) <= limit;
+  const fits = under(options.threshold);
+  const fitsAfterCut = under(options.compactTo ?? Math.floor(options.threshold / 2));
   const n = messages.length;
   const head = messages[0]?.role === "user" ? 1 : 0;
   const pins = _findPins(messages);
@@ -93,7 +102,7 @@ export function planWire(messages: Message[], options: WireOptions): WirePlan {
     const prefix = [...spanPrefix, _renderSegment({ from: covered, to: cut })];
     const candidate = _assemble(messages, sizes, prefix, cut, pins);
     chosen = { cut, ...candidate };
-    if (fits(candidate.sum, candidate.wire.length)) break;
+    if (fitsAfterCut(candidate.sum, candidate.wire.length)) break;
   }
   if (!chosen) {
     const all = _assemble(messages, sizes, spanPrefix, covered, pins);

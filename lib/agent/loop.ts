@@ -242,11 +242,16 @@ async function* _answerCalls(
     }
     if (!resumed || resumed.callId !== call.id) yield { type: "tool-call", id: call.id, name: call.name, input: call.input };
     const tool = known.get(call.name);
+    // Nothing to approve for a call that cannot run: it is answered with the error at once.
+    const checked = _validate(call, tool, options);
+    if (!checked.ok) {
+      yield { type: "tool-error", id: call.id, name: call.name, error: checked.error };
+      results.push({ type: "tool-result", callId: call.id, name: call.name, output: capResult(checked.error), isError: true });
+      continue;
+    }
 
-    let allowed: boolean;
     if (resumed && resumed.callId === call.id) {
-      allowed = resumed.decision === "approved";
-      if (!allowed) {
+      if (resumed.decision !== "approved") {
         yield { type: "tool-denied", id: call.id, name: call.name, reason: _USER_DENIED, by: "user" };
         results.push({ type: "tool-result", callId: call.id, name: call.name, output: _USER_DENIED, isError: true });
         continue;
@@ -267,43 +272,36 @@ async function* _answerCalls(
         results.push({ type: "tool-result", callId: call.id, name: call.name, output: verdict.reason, isError: true });
         continue;
       }
-      allowed = true;
     }
-    if (allowed) {
-      const result = yield* _execute(call, tool, options);
-      results.push(result);
-    }
+    results.push(yield* _execute(call, checked.tool, checked.input, options));
   }
   return { results };
 }
 
-async function* _execute(call: ToolCallPart, tool: ToolDefinition | undefined, options: TurnOptions): AsyncGenerator<AgentEvent, ToolResultPart, undefined> {
-  const fail = (message: string): ToolResultPart => ({ type: "tool-result", callId: call.id, name: call.name, output: capResult(message), isError: true });
+type Validation = { ok: true; tool: ToolDefinition; input: unknown } | { ok: false; error: string };
+
+function _validate(call: ToolCallPart, tool: ToolDefinition | undefined, options: TurnOptions): Validation {
   if (!tool) {
     const names = options.tools().map((t) => t.name).sort().join(", ");
-    const message = `Unknown tool "${call.name}". Available tools: ${names || "none"}.`;
-    yield { type: "tool-error", id: call.id, name: call.name, error: message };
-    return fail(message);
+    return { ok: false, error: `Unknown tool "${call.name}". Available tools: ${names || "none"}.` };
   }
   if (call.inputError !== undefined) {
-    const message = `Invalid arguments for ${call.name}: not a JSON object (${call.inputError.slice(0, 200)})`;
-    yield { type: "tool-error", id: call.id, name: call.name, error: message };
-    return fail(message);
+    return { ok: false, error: `Invalid arguments for ${call.name}: not a JSON object (${call.inputError.slice(0, 200)})` };
   }
   const parsed = v.safeParse(tool.schema, call.input ?? {});
-  if (!parsed.success) {
-    const message = `Invalid arguments for ${call.name}: ${describeIssue(parsed.issues[0])}`;
-    yield { type: "tool-error", id: call.id, name: call.name, error: message };
-    return fail(message);
-  }
+  if (!parsed.success) return { ok: false, error: `Invalid arguments for ${call.name}: ${describeIssue(parsed.issues[0])}` };
+  return { ok: true, tool, input: parsed.output };
+}
 
+async function* _execute(call: ToolCallPart, tool: ToolDefinition, input: unknown, options: TurnOptions): AsyncGenerator<AgentEvent, ToolResultPart, undefined> {
+  const fail = (message: string): ToolResultPart => ({ type: "tool-result", callId: call.id, name: call.name, output: capResult(message), isError: true });
   // Live output arrives through a callback while execute runs; relay it as events in order.
   const chunks: string[] = [];
   let wake: (() => void) | undefined;
   let settled = false;
   let output = "";
   let failure: string | undefined;
-  const running = tool.execute(parsed.output, {
+  const running = tool.execute(input, {
     root: options.root, signal: options.signal, callId: call.id,
     emitOutput: (chunk) => {
       chunks.push(chunk);
@@ -334,6 +332,6 @@ async function* _execute(call: ToolCallPart, tool: ToolDefinition | undefined, o
   }
   const capped = capResult(output);
   yield { type: "tool-result", id: call.id, name: call.name, output: capped };
-  for (const event of options.afterTool?.(call.name, parsed.output, capped) ?? []) yield event;
+  for (const event of options.afterTool?.(call.name, input, capped) ?? []) yield event;
   return { type: "tool-result", callId: call.id, name: call.name, output: capped };
 }

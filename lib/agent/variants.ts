@@ -9,7 +9,8 @@ export interface AgentVariant {
   name: AgentName;
   summary: string;
   thinking: ThinkingLevel;
-  maxSteps: number;
+  /** Its own step cap; without one the cap is config `maxSteps`, else 50. */
+  maxSteps?: number;
   /** When set, only these tools are offered (intersected with the tool sets). */
   allow?: readonly string[];
   appendix?: string;
@@ -25,7 +26,7 @@ export const READ_ONLY_TOOLS: readonly string[] = [
 export const DEFAULT_MAX_STEPS = 50;
 
 export const VARIANTS: Record<AgentName, AgentVariant> = {
-  default: { name: "default", summary: "balanced: plans, edits and verifies", thinking: "medium", maxSteps: DEFAULT_MAX_STEPS },
+  default: { name: "default", summary: "balanced: plans, edits and verifies", thinking: "medium" },
   quick: {
     name: "quick", summary: "small, direct changes with no deliberation", thinking: "off", maxSteps: 12,
     appendix: "Quick mode: make the change that was asked for and nothing more. Skip the task list, do not explore beyond what the change touches, and keep the reply to a line or two.",
@@ -35,11 +36,11 @@ export const VARIANTS: Record<AgentName, AgentVariant> = {
     appendix: "Deep mode: before changing anything, write down more than one hypothesis and say which one each check tests. Record durable findings with remember. In the final reply, separate what you verified from what you believe but did not check.",
   },
   plan: {
-    name: "plan", summary: "read-only: produces a plan, changes nothing", thinking: "high", maxSteps: DEFAULT_MAX_STEPS, allow: READ_ONLY_TOOLS,
+    name: "plan", summary: "read-only: produces a plan, changes nothing", thinking: "high", allow: READ_ONLY_TOOLS,
     appendix: "Planning mode: you cannot change files or run commands. Investigate, then reply with a plan: the files to change, the change in each, the order, and how to verify it. Never describe an edit as done.",
   },
   review: {
-    name: "review", summary: "read-only: finds defects, ordered by severity", thinking: "high", maxSteps: DEFAULT_MAX_STEPS, allow: READ_ONLY_TOOLS,
+    name: "review", summary: "read-only: finds defects, ordered by severity", thinking: "high", allow: READ_ONLY_TOOLS,
     appendix: "Review mode: you cannot change files or run commands. Report defects in this order: wrong behaviour, errors at trust boundaries, security, then clarity. For each: file and line, what is wrong, why it matters, and the fix.",
   },
 };

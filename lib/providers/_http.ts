@@ -1,7 +1,7 @@
 /**
  * One model request over HTTP, shared by every adapter: POST the JSON body with ofetch, read
  * the SSE stream through the adapter's decoder, retry transient failures, enforce the deadline,
- * and map every failure to one `ProviderError` line that says what to do.
+ * and end with one terminal event. What each failure means is decided in `_failures.ts`.
  *
  * Retry policy (one table for all protocols):
  * - retried, up to `connection.maxRetries` times with exponential backoff and jitter from
@@ -15,8 +15,8 @@
  * Each retry is announced by a `retry` event before the wait.
  */
 import { ofetch } from "ofetch";
-import type { MessageDraft } from "./_draft.ts";
-import { createDraft } from "./_draft.ts";
+import { createDraft, type MessageDraft } from "./_draft.ts";
+import { classifyFailure, describeFetchError, parseFailureBody, readRetryAfterMs, type RetryableFailure, type WireFailure } from "./_failures.ts";
 import { readSse, type SseMessage } from "./_sse.ts";
 import type { StopReason } from "./messages.ts";
 import type { ModelEvent, ModelRequest, ProviderConnection, ProviderError } from "./types.ts";
@@ -25,15 +25,6 @@ export interface WireRequest {
   url: string;
   headers: Record<string, string>;
   body: Record<string, unknown>;
-}
-
-/** An error the provider reported, from the HTTP status or from an error event in the stream. */
-export interface WireFailure {
-  status?: number;
-  /** The provider's own message, trimmed to one line of at most ~200 characters. */
-  message: string;
-  /** The provider's error code or type (`context_length_exceeded`, `overloaded_error`, …). */
-  code?: string;
 }
 
 /** How a decoder's stream ended. */
@@ -49,10 +40,6 @@ export type DecodeEnd =
  * terminal event is this module's job.
  */
 export type StreamDecoder = (messages: AsyncIterable<SseMessage>, draft: MessageDraft) => AsyncGenerator<ModelEvent, DecodeEnd, undefined>;
-
-const _MESSAGE_LIMIT = 200;
-const _OVERFLOW = /context_length_exceeded|prompt is too long|maximum context length|context window/i;
-const _SHAPE_STATUSES = new Set([400, 404, 405, 415, 422, 501]);
 
 /**
  * Runs `request` until it finishes, fails for good, or is aborted; yields exactly one terminal
@@ -107,17 +94,8 @@ interface _AttemptContext {
   model: string;
 }
 
-/** A transient failure before any output: retry, or report `final(retries)` when out of retries. */
-interface _Retryable {
-  kind: ProviderError["kind"];
-  status?: number;
-  reason: string;
-  retryAfterMs?: number;
-  final: (retries: number) => ProviderError;
-}
-
 /** One attempt. Returns undefined after yielding a terminal event, or a retryable failure. */
-async function* _attempt(context: _AttemptContext): AsyncGenerator<ModelEvent, _Retryable | undefined, undefined> {
+async function* _attempt(context: _AttemptContext): AsyncGenerator<ModelEvent, RetryableFailure | undefined, undefined> {
   const { connection, wire, host, signal } = context;
   const deadline = _startDeadline(connection.timeoutMs, signal);
   const timeout = (beforeOutput: boolean): ProviderError => ({
@@ -173,7 +151,7 @@ async function* _end(event: ModelEvent): AsyncGenerator<ModelEvent, undefined, u
   return undefined;
 }
 
-async function* _dropped(host: string, draft: MessageDraft, cause: string): AsyncGenerator<ModelEvent, _Retryable | undefined, undefined> {
+async function* _dropped(host: string, draft: MessageDraft, cause: string): AsyncGenerator<ModelEvent, RetryableFailure | undefined, undefined> {
   if (!draft.hasOutput) {
     return {
       kind: "network",
@@ -188,7 +166,7 @@ async function* _dropped(host: string, draft: MessageDraft, cause: string): Asyn
   return undefined;
 }
 
-function _networkRetry(host: string, cause: string): _Retryable {
+function _networkRetry(host: string, cause: string): RetryableFailure {
   return {
     kind: "network",
     reason: `cannot reach ${host}: ${cause}`,
@@ -202,11 +180,11 @@ async function* _failWith(
   failure: WireFailure,
   headers: Headers | undefined,
   draft: MessageDraft | undefined,
-): AsyncGenerator<ModelEvent, _Retryable | undefined, undefined> {
+): AsyncGenerator<ModelEvent, RetryableFailure | undefined, undefined> {
   const beforeOutput = !draft?.hasOutput;
-  const classified = _classifyFailure(failure, context);
+  const classified = classifyFailure(failure, context);
   if ("retry" in classified && beforeOutput) {
-    return { ...classified.retry, ...(headers ? _retryAfterMs(headers) : {}) };
+    return { ...classified.retry, ...(headers ? readRetryAfterMs(headers) : {}) };
   }
   const error: ProviderError = "error" in classified ? classified.error : {
     kind: classified.retry.kind, status: classified.retry.status,
@@ -214,115 +192,6 @@ async function* _failWith(
   };
   yield { type: "error", error: { ...error, beforeOutput }, ...(draft ? { partial: draft.partial(), usage: draft.usage } : {}) };
   return undefined;
-}
-
-/**
- * Decides what a provider-reported failure means. `retry` for transient ones (its `final`
- * builds the message once retries are used up), `error` for the rest.
- */
-function _classifyFailure(failure: WireFailure, where: { host: string; model: string; connection: ProviderConnection }):
-  { retry: _Retryable } | { error: ProviderError } {
-  const { host, model, connection } = where;
-  const status = failure.status ?? _statusForCode(failure.code);
-  const label = status === undefined ? host : `${status} from ${host}`;
-  const said = failure.message;
-  if (_OVERFLOW.test(`${failure.code ?? ""} ${said}`)) {
-    return { error: { kind: "context-overflow", status, message: `${label}: ${said} — the conversation is too long for ${model}; run /compact or start a new session` } };
-  }
-  if (status === 401) {
-    const variable = connection.keyEnv ?? "SHIRO_API_KEY";
-    return { error: { kind: "auth", status, message: `${label}: the API key was rejected — set ${variable} or run /provider` } };
-  }
-  if (status === 403) {
-    return { error: { kind: "auth", status, message: `${label}: this key may not use ${model} — check the model id or your plan` } };
-  }
-  if (status === 404) {
-    return { error: { kind: "not-found", status, shapeRejected: true, message: `${label}: ${said} — check the model id and base URL` } };
-  }
-  if (status === 429 && failure.code === "insufficient_quota") {
-    return { error: { kind: "rate-limit", status, message: `${label}: ${said} — check your plan and billing` } };
-  }
-  if (status === 429) {
-    return {
-      retry: {
-        kind: "rate-limit", status,
-        reason: `${label}: rate limited`,
-        final: (retries) => ({ kind: "rate-limit", status, message: `${label}: rate limited after ${_retries(retries)} — wait and try again` }),
-      },
-    };
-  }
-  if (status !== undefined && _SHAPE_STATUSES.has(status)) {
-    return { error: { kind: "bad-request", status, shapeRejected: true, message: `${label}: ${said} — the endpoint refused the request; check the model id and --protocol` } };
-  }
-  if (status === 408 || (status !== undefined && status >= 500)) {
-    return {
-      retry: {
-        kind: "server", status,
-        reason: `${label}: ${said}`,
-        final: (retries) => ({ kind: "server", status, message: `${label} after ${_retries(retries)}: ${said}` }),
-      },
-    };
-  }
-  return { error: { kind: "other", status, message: `${label}: ${said}` } };
-}
-
-/** Error codes providers send inside a stream, mapped to the HTTP status they stand for. */
-function _statusForCode(code: string | undefined): number | undefined {
-  if (code === undefined) return undefined;
-  if (/overloaded/i.test(code)) return 529;
-  if (/rate_limit/i.test(code)) return 429;
-  if (/server_error|api_error|internal/i.test(code)) return 500;
-  if (/invalid_request|bad_request/i.test(code)) return 400;
-  if (/authentication/i.test(code)) return 401;
-  if (/permission/i.test(code)) return 403;
-  if (/not_found/i.test(code)) return 404;
-  return undefined;
-}
-
-/**
- * Reads the provider's message and code out of an error body: OpenAI
- * `{error: {message, code, type}}`, Anthropic `{type: "error", error: {type, message}}`, or
- * plain text (an HTML error page collapses to its text).
- */
-export function parseFailureBody(text: string, status?: number): { message: string; code?: string } {
-  let message: string | undefined;
-  let code: string | undefined;
-  try {
-    const body = JSON.parse(text) as Record<string, unknown>;
-    const inner = body.error;
-    if (inner && typeof inner === "object") {
-      const error = inner as Record<string, unknown>;
-      message = _string(error.message);
-      code = _string(error.code) ?? _string(error.type);
-    } else {
-      message = _string(inner) ?? _string(body.message) ?? _string(body.detail);
-      code = _string(body.code) ?? (body.type === "error" ? undefined : _string(body.type));
-    }
-  } catch {
-    message = text.replace(/<[^>]*>/g, " ");
-  }
-  const line = (message ?? "").replace(/\s+/g, " ").trim().replace(/\.+$/, "");
-  const fallback = status === undefined ? "the provider reported an error" : `HTTP ${status}`;
-  return { message: line.length === 0 ? fallback : _trim(line), ...(code ? { code } : {}) };
-}
-
-function _string(value: unknown): string | undefined {
-  return typeof value === "string" && value.length > 0 ? value : typeof value === "number" ? String(value) : undefined;
-}
-
-function _trim(text: string): string {
-  return text.length <= _MESSAGE_LIMIT ? text : `${text.slice(0, _MESSAGE_LIMIT - 1)}…`;
-}
-
-/** `retry-after-ms` (milliseconds) wins over `retry-after` (seconds or an HTTP date). */
-function _retryAfterMs(headers: Headers): { retryAfterMs?: number } {
-  const ms = Number(headers.get("retry-after-ms"));
-  if (headers.has("retry-after-ms") && Number.isFinite(ms) && ms >= 0) return { retryAfterMs: Math.round(ms) };
-  const value = headers.get("retry-after")?.trim();
-  if (!value) return {};
-  if (/^\d+(\.\d+)?$/.test(value)) return { retryAfterMs: Math.round(Number(value) * 1000) };
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? {} : { retryAfterMs: Math.max(0, date - Date.now()) };
 }
 
 function _backoffMs(baseMs: number, attempt: number): number {
@@ -376,37 +245,8 @@ function _startDeadline(timeoutMs: number, outer?: AbortSignal): _Deadline {
   };
 }
 
-function _retries(count: number): string {
-  return `${count} ${count === 1 ? "retry" : "retries"}`;
-}
-
 function _seconds(ms: number): string {
   return String(Number((ms / 1000).toFixed(1)));
-}
-
-const _NETWORK_CODES: Record<string, string> = {
-  ECONNREFUSED: "connection refused",
-  ConnectionRefused: "connection refused",
-  ENOTFOUND: "host not found",
-  EAI_AGAIN: "host not found",
-  ECONNRESET: "connection reset",
-  ConnectionClosed: "connection closed",
-  ETIMEDOUT: "connection timed out",
-  CERT_HAS_EXPIRED: "the TLS certificate has expired",
-};
-
-/**
- * One short line for a failed fetch: the innermost cause, a known network error code in words,
- * without ofetch's `[POST] "url": <no response>` prefix.
- */
-export function describeFetchError(error: unknown): string {
-  let current: unknown = error;
-  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
-  if (!(current instanceof Error)) return String(current);
-  const code = (current as { code?: unknown }).code;
-  if (typeof code === "string" && _NETWORK_CODES[code]) return _NETWORK_CODES[code];
-  const message = current.message.replace(/^\[\w+\] "[^"]*": (<no response> )?/, "").trim();
-  return typeof code === "string" && !message.includes(code) ? `${code}: ${message}` : message || current.name;
 }
 
 function _errorText(error: unknown): string {

@@ -3,7 +3,7 @@
  * (Ollama, LM Studio) for first-run setup.
  */
 import { ofetch } from "ofetch";
-import { describeFetchError } from "./_http.ts";
+import { describeFetchError } from "./_failures.ts";
 import { ANTHROPIC_VERSION } from "./anthropic.ts";
 import { findPreset, type Preset } from "./presets.ts";
 import type { ProviderConnection } from "./types.ts";

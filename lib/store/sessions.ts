@@ -8,16 +8,13 @@
  * belongs to the context manager and is carried through load and save as whatever it holds.
  *
  * One writer per session. A process writes a session only through its SessionWriter, which holds
- * the session's lease `sessions/<id>.lease` = {pid, since}. A lease is a marker, not a state
- * document, so this module creates it directly with O_EXCL (serialised by json-file's lock for
- * take-overs) instead of through writeJsonAtomic. A lease whose process is dead is taken over.
- * Leases are released by `close()` and, for anything still open, at process exit, when open
- * writers are also flushed.
+ * the session's lease (session-lease.ts) while it is open. `close()` flushes and releases it; at
+ * process exit every writer still open is flushed and closed.
  *
  * Loaders never crash on a bad file: listing skips it and reports a notice; loading one by id
  * is a UserError naming the reason.
  */
-import { closeSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync, constants as fsConstants } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { setTimeout as setTimer, clearTimeout as clearTimer } from "node:timers";
 import * as v from "valibot";
 import type { StopKind } from "../agent/events.ts";
@@ -25,9 +22,12 @@ import { UserError } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
 import { paths } from "../paths.ts";
 import type { Message } from "../providers/messages.ts";
-import { readJson, withLockSync, writeJsonAtomic } from "./json-file.ts";
+import { readJson, writeJsonAtomic } from "./json-file.ts";
 import { NotebookSchema, type Notebook } from "./notebook.ts";
+import { findLeaseHolder, releaseLease, tryLease } from "./session-lease.ts";
 import { MessageSchema } from "./session-schema.ts";
+
+export { findLeaseHolder, releaseLease, tryLease, type LeaseResult } from "./session-lease.ts";
 
 export const EXCHANGE_STATUSES = ["completed", "error", "aborted", "blocked", "max-steps"] as const satisfies readonly StopKind[];
 export const SESSION_LIST_LIMIT = 15;
@@ -136,7 +136,7 @@ export function createSession(meta: SessionMeta, now: Date = new Date()): Sessio
 }
 
 /** The first prompt on one line, cut past 60 characters with `...`; `untitled` when there is none. */
-export function titleFromPrompt(prompt: string | undefined): string {
+export function deriveTitle(prompt: string | undefined): string {
   const line = (prompt ?? "").replace(/\s+/g, " ").trim();
   if (!line) return UNTITLED;
   return line.length > _TITLE_CAP ? `${line.slice(0, _TITLE_CAP)}...` : line;
@@ -144,10 +144,7 @@ export function titleFromPrompt(prompt: string | undefined): string {
 
 /** Loads one session by its full id. Throws UserError when it is missing or unreadable. */
 export function loadSession(id: string): SessionRecord {
-  const read = _readSession(id);
-  if (read.status === "missing") throw new UserError(`no session matching "${id}"`);
-  if (read.status === "corrupt") throw new UserError(`session ${id.slice(0, 8)} cannot be read: ${read.reason}`);
-  return read.value;
+  return _loaded(id, _readSession(id));
 }
 
 /**
@@ -158,7 +155,8 @@ export function loadSession(id: string): SessionRecord {
 export function findSession(idOrPrefix: string): SessionRecord {
   const wanted = idOrPrefix.trim().toLowerCase();
   if (!/^[0-9a-f-]+$/.test(wanted)) throw new UserError(`no session matching "${idOrPrefix}"`);
-  if (_readSession(wanted).status !== "missing") return loadSession(wanted);
+  const exact = _readSession(wanted);
+  if (exact.status !== "missing") return _loaded(wanted, exact);
   const matches = _recentIds(SESSION_SCAN_LIMIT).filter((id) => id.startsWith(wanted));
   if (matches.length === 0) throw new UserError(`no session matching "${idOrPrefix}"`);
   if (matches.length > 1) throw new UserError(`"${idOrPrefix}" matches ${matches.length} sessions; give more characters`);
@@ -206,7 +204,7 @@ export function newestForCwd(cwd: string): NewestForCwdResult {
   candidates.sort((a, b) => _compareDesc(a.updatedAt, b.updatedAt));
   const live: LiveSession[] = [];
   for (const session of candidates) {
-    const holder = leaseHolder(session.id);
+    const holder = findLeaseHolder(session.id);
     if (!holder) return { session, live, notices };
     live.push({ id: session.id, ...holder });
   }
@@ -263,73 +261,6 @@ export function historyForResume(session: SessionRecord, historyPairs: number): 
   return messages;
 }
 
-// ---- leases ----------------------------------------------------------------------------------
-
-export type LeaseResult = { ok: true } | { ok: false; pid: number; since: string };
-
-const _heldLeases = new Set<string>();
-
-/**
- * Takes the lease of session `id` for this process. Refused while another live process holds it;
- * a lease left by a dead process (or an unreadable lease file) is taken over. Re-entrant for the
- * process that already holds it.
- */
-export function tryLease(id: string): LeaseResult {
-  const path = paths.sessionLease(id);
-  return withLockSync(path, () => {
-    const holder = _readLease(path);
-    if (holder && holder.pid === process.pid) {
-      _heldLeases.add(id);
-      return { ok: true };
-    }
-    if (holder && _isAlive(holder.pid)) return { ok: false, pid: holder.pid, since: holder.since };
-    rmSync(path, { force: true });
-    const fd = openSync(path, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL, 0o600);
-    try {
-      writeSync(fd, `${JSON.stringify({ pid: process.pid, since: new Date().toISOString() })}\n`);
-    } finally {
-      closeSync(fd);
-    }
-    _heldLeases.add(id);
-    _hookExit();
-    return { ok: true };
-  });
-}
-
-/** Gives up this process's lease on `id`; a lease held by another process is left alone. */
-export function releaseLease(id: string): void {
-  _heldLeases.delete(id);
-  const path = paths.sessionLease(id);
-  if (_readLease(path)?.pid === process.pid) rmSync(path, { force: true });
-}
-
-/** The live process other than this one that holds session `id`, if any. */
-export function leaseHolder(id: string): { pid: number; since: string } | undefined {
-  const holder = _readLease(paths.sessionLease(id));
-  if (!holder || holder.pid === process.pid || !_isAlive(holder.pid)) return undefined;
-  return holder;
-}
-
-function _readLease(path: string): { pid: number; since: string } | undefined {
-  try {
-    const raw = JSON.parse(readFileSync(path, "utf8")) as { pid?: unknown; since?: unknown };
-    if (typeof raw.pid !== "number") return undefined;
-    return { pid: raw.pid, since: typeof raw.since === "string" ? raw.since : "" };
-  } catch {
-    return undefined;
-  }
-}
-
-function _isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 // ---- the writer ------------------------------------------------------------------------------
 
 export interface SessionWriter {
@@ -338,7 +269,7 @@ export interface SessionWriter {
   markChanged(): void;
   /** Writes now if anything changed since the last write (synchronous, safe at exit); true when it wrote. */
   flush(): boolean;
-  /** Writes now whether or not anything changed (`/save`). */
+  /** Writes now whether or not anything changed (`/save`). Throws once the writer is closed. */
   save(): void;
   /** Flushes and releases the lease. Further `markChanged` calls throw. Idempotent. */
   close(): void;
@@ -348,6 +279,11 @@ export interface SessionWriterOptions {
   debounceMs?: number;
   /** Replaces the file write (tests count writes through it); `updatedAt` and the title are set first. */
   write?: (session: SessionRecord) => void;
+  /**
+   * Hears a failed debounced save (disk full, permissions). The changes stay pending, so the next
+   * save retries them; `flush`, `save` and `close` throw such a failure to their caller instead.
+   */
+  onError?: (error: Error) => void;
 }
 
 const _openWriters = new Map<string, SessionWriter>();
@@ -358,6 +294,8 @@ const _openWriters = new Map<string, SessionWriter>();
  */
 export function openSessionWriter(session: SessionRecord, options: SessionWriterOptions = {}): SessionWriter {
   if (_openWriters.has(session.id)) throw new Error(`session ${session.id.slice(0, 8)} already has a writer in this process`);
+  // Registered before the lease is taken, so at exit the pending save lands before the lease goes.
+  _hookExit();
   const lease = tryLease(session.id);
   if (!lease.ok) throw new UserError(`session ${session.id.slice(0, 8)} is in use by process ${lease.pid}`);
   const debounceMs = options.debounceMs ?? SAVE_DEBOUNCE_MS;
@@ -367,12 +305,13 @@ export function openSessionWriter(session: SessionRecord, options: SessionWriter
   let closed = false;
 
   const writeNow = () => {
+    if (closed) throw new Error(`session ${session.id.slice(0, 8)} was closed; its writer takes no more changes`);
     if (timer) clearTimer(timer);
     timer = undefined;
-    dirty = false;
     session.updatedAt = new Date().toISOString();
-    if (session.title === UNTITLED) session.title = titleFromPrompt(_firstPrompt(session));
+    if (session.title === UNTITLED) session.title = deriveTitle(_firstPrompt(session));
     write(session);
+    dirty = false;
   };
 
   const writer: SessionWriter = {
@@ -383,7 +322,11 @@ export function openSessionWriter(session: SessionRecord, options: SessionWriter
       if (timer) return;
       timer = setTimer(() => {
         timer = undefined;
-        if (dirty) writeNow();
+        try {
+          if (dirty) writeNow();
+        } catch (error) {
+          options.onError?.(error as Error);
+        }
       }, debounceMs);
       timer.unref?.();
     },
@@ -405,13 +348,12 @@ export function openSessionWriter(session: SessionRecord, options: SessionWriter
     },
   };
   _openWriters.set(session.id, writer);
-  _hookExit();
   return writer;
 }
 
 let _exitHooked = false;
 
-/** At exit, timers no longer fire: flush what is pending and drop this process's leases. */
+/** At exit timers no longer fire: flush what is pending, then let close() drop the lease. */
 function _hookExit(): void {
   if (_exitHooked) return;
   _exitHooked = true;
@@ -423,7 +365,6 @@ function _hookExit(): void {
         // exiting: a failed last save cannot be reported anywhere useful
       }
     }
-    for (const id of [..._heldLeases]) releaseLease(id);
   });
 }
 
@@ -433,6 +374,12 @@ function _readSession(id: string) {
   const read = readJson(paths.session(id), { schema: SessionSchema, version: 1 });
   if (read.status === "ok" && read.value.id !== id) return { status: "corrupt" as const, reason: `holds session ${read.value.id}, not ${id}` };
   return read;
+}
+
+function _loaded(id: string, read: ReturnType<typeof _readSession>): SessionRecord {
+  if (read.status === "missing") throw new UserError(`no session matching "${id}"`);
+  if (read.status === "corrupt") throw new UserError(`session ${id.slice(0, 8)} cannot be read: ${read.reason}`);
+  return read.value;
 }
 
 /** Session ids by file modification time, newest first (a save rewrites the file, so this is save order). */

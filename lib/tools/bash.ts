@@ -46,7 +46,7 @@ export const bashTool: ToolDefinition<BashInput> = {
   async execute(input, ctx) {
     if (ctx.signal.aborted) throw new Error(`${INTERRUPTED_MESSAGE}\n\n${NO_OUTPUT_NOTE}`);
     const timeoutMs = input.timeout ?? BASH_TIMEOUT.default;
-    const [file, args] = _shellCommand(input.command);
+    const [file, args] = _buildShellCommand(input.command);
     let result: RunResult;
     try {
       result = await runProcessTree(file, args, {
@@ -68,7 +68,7 @@ export const bashTool: ToolDefinition<BashInput> = {
   },
 };
 
-function _shellCommand(command: string): [string, string[]] {
+function _buildShellCommand(command: string): [string, string[]] {
   if (process.platform === "win32") return ["cmd.exe", ["/d", "/s", "/c", `"${command}"`]];
   return ["bash", ["-lc", command]];
 }

@@ -10,11 +10,11 @@ import { copyFile, lstat, readFile, realpath, rename, stat, unlink, writeFile } 
 import * as v from "valibot";
 import deleteDescription from "./delete-file.md" with { type: "text" };
 import editDescription from "./edit-file.md" with { type: "text" };
+import { ensureParentDir } from "./fs.ts";
 import { resolveInWorkspace } from "./jail.ts";
 import moveDescription from "./move-file.md" with { type: "text" };
 import multiEditDescription from "./multi-edit.md" with { type: "text" };
 import type { ToolDefinition } from "./types.ts";
-import { ensureParentDir } from "./write.ts";
 
 const EditFileInput = v.object({
   path: v.string(),

@@ -7,7 +7,7 @@
  * `git is not installed or not on PATH.`, or git's own message verbatim.
  */
 import * as v from "valibot";
-import { runProcessTree } from "./process-tree.ts";
+import { runProcessTree, type RunResult } from "./process-tree.ts";
 import { RESULT_CAP, type ToolContext, type ToolDefinition } from "./types.ts";
 import branchDescription from "./git-branch.md" with { type: "text" };
 import blameDescription from "./git-blame.md" with { type: "text" };
@@ -124,7 +124,7 @@ const gitBlameTool: ToolDefinition<v.InferOutput<typeof BlameInput>> = {
   name: "git_blame", set: "git", description: blameDescription, schema: BlameInput, readOnly: true,
   subjects: (input) => [input.path],
   async execute(input, ctx) {
-    const args = ["blame", "--date=short", "-w", ..._blameRange(input.startLine, input.endLine), "--", input.path];
+    const args = ["blame", "--date=short", "-w", ..._buildBlameRange(input.startLine, input.endLine), "--", input.path];
     const output = await _runGit(ctx, args);
     return output.trim() ? output.trimEnd() : "No blame output.";
   },
@@ -190,7 +190,7 @@ export function extractCommitSubject(reply: string): string {
   return (space > _SUBJECT_MAX / 2 ? head.slice(0, space) : head.slice(0, _SUBJECT_MAX)).trimEnd();
 }
 
-function _blameRange(startLine: number | undefined, endLine: number | undefined): string[] {
+function _buildBlameRange(startLine: number | undefined, endLine: number | undefined): string[] {
   if (startLine === undefined && endLine === undefined) return [];
   const start = startLine ?? 1;
   const end = endLine ?? start + _BLAME_SPAN - 1;
@@ -243,7 +243,7 @@ function _describeStatus(x: string, y: string): string {
  */
 async function _runGit(ctx: ToolContext, args: string[], options: { keepChars?: number } = {}): Promise<string> {
   const keepChars = options.keepChars ?? RESULT_CAP;
-  let result;
+  let result: RunResult;
   try {
     result = await runProcessTree("git", [..._BASE_ARGS, ...args], {
       cwd: ctx.root,

@@ -15,8 +15,8 @@ import { readFile } from "node:fs/promises";
 import { delimiter, join } from "node:path";
 import * as v from "valibot";
 import description from "./grep.md" with { type: "text" };
+import { looksBinary } from "./fs.ts";
 import { isSecretsFile, resolveInWorkspace } from "./jail.ts";
-import { looksBinary } from "./read.ts";
 import type { ToolDefinition } from "./types.ts";
 import { compileGlob, createIgnoreFilter, walkWorkspace } from "./walk.ts";
 
@@ -132,7 +132,7 @@ async function _searchWithWalker(search: _Search): Promise<GrepHit[]> {
 function _searchWithRipgrep(rg: string, search: _Search): Promise<GrepHit[] | undefined> {
   const args = [
     "--no-config", "--line-number", "--no-heading", "--color", "never", "--no-require-git",
-    "--max-count", String(GREP_HIT_CAP), "--null", "--hidden", "--sort", "path",
+    "--max-count", String(GREP_HIT_CAP + 1), "--null", "--hidden", "--sort", "path",
     ...(search.ignoreCase ? ["--ignore-case"] : []),
     ...(search.includeIgnored ? ["--no-ignore"] : []),
     "--glob", search.include, "--glob", "!.git", "--glob", "!node_modules",

@@ -196,7 +196,7 @@ function _renderList(list: _Element, ctx: _RenderContext): string {
 }
 
 function _renderPre(pre: _Element): string {
-  const text = _textOf(pre).replace(/^\n/, "").replace(/\n+$/, "");
+  const text = _extractText(pre).replace(/^\n/, "").replace(/\n+$/, "");
   if (!text.trim()) return "";
   const code = pre.children.find((child): child is _Element => typeof child !== "string" && child.tag === "code");
   const classes = `${pre.attrs.class ?? ""} ${code?.attrs.class ?? ""}`;
@@ -244,7 +244,7 @@ function _renderInline(element: _Element, ctx: _RenderContext): string {
       return `[${text}](${_resolveHref(href, ctx)})`;
     }
     case "code": case "kbd": case "samp": case "tt": {
-      const text = _collapse(_textOf(element)).trim();
+      const text = _collapse(_extractText(element)).trim();
       if (!text) return "";
       return text.includes("`") ? `\`\` ${text} \`\`` : `\`${text}\``;
     }
@@ -269,12 +269,12 @@ function _wrap(text: string, marker: string): string {
   return match[2] ? `${match[1]}${marker}${match[2]}${marker}${match[3]}` : text;
 }
 
-function _textOf(element: _Element): string {
+function _extractText(element: _Element): string {
   let out = "";
   for (const child of element.children) {
     if (typeof child === "string") out += child;
     else if (child.tag === "br") out += "\n";
-    else if (!_isSkipped(child)) out += _textOf(child);
+    else if (!_isSkipped(child)) out += _extractText(child);
   }
   return out;
 }

@@ -7,17 +7,16 @@
  * (session, plugin and MCP tools) are never gated by sets. An agent variant's allow-list is
  * intersected with all of that. A withheld tool is left out of the request and the system prompt.
  */
-import type { ToolSetName } from "../config.ts";
+import { TOOL_SET_NAMES, type ToolSetName } from "../config.ts";
 import { bashTool } from "./bash.ts";
 import { deleteFileTool, editFileTool, moveFileTool, multiEditTool } from "./edit.ts";
+import { globTool, listDirTool, readFileTool, readManyFilesTool, writeFileTool } from "./fs.ts";
 import { createGitTools, type CompleteFn } from "./git.ts";
 import { grepTool } from "./grep.ts";
-import { globTool, listDirTool } from "./list.ts";
 import { applyPatchTool } from "./patch.ts";
-import { readFileTool, readManyFilesTool } from "./read.ts";
+import { toolSchemaBytes } from "./schema.ts";
 import type { ToolDefinition } from "./types.ts";
 import { createWebFetchTool } from "./web.ts";
-import { writeFileTool } from "./write.ts";
 
 export const TOOL_SETS: Readonly<Record<ToolSetName, readonly string[]>> = {
   core: ["read_file", "write_file", "edit_file", "glob", "grep", "bash"],
@@ -83,4 +82,40 @@ export function selectTools(all: readonly ToolDefinition[], options: SelectTools
 /** The sets in force for a config `toolSets` value: core always, the defaults when undefined. */
 export function activeToolSets(toolSets?: readonly ToolSetName[]): Set<ToolSetName> {
   return new Set<ToolSetName>(["core", ...(toolSets ?? DEFAULT_TOOL_SETS)]);
+}
+
+export interface ToolCostEntry {
+  name: string;
+  set?: ToolSetName;
+  /** Bytes of name, description and JSON Schema as sent on every request (toToolSpec as JSON). */
+  bytes: number;
+  offered: boolean;
+}
+
+export interface ToolSetCost {
+  set: ToolSetName;
+  tools: number;
+  bytes: number;
+  /** On under the given `toolSets`. */
+  active: boolean;
+}
+
+export interface ToolCosts {
+  tools: ToolCostEntry[];
+  sets: ToolSetCost[];
+  /** Total bytes of the offered tools. */
+  offeredBytes: number;
+}
+
+/** What each tool and each set costs on the wire, and what `options` offers. */
+export function measureToolCosts(all: readonly ToolDefinition[], options: SelectToolsOptions = {}): ToolCosts {
+  const offered = new Set(selectTools(all, options).offered);
+  const active = activeToolSets(options.toolSets);
+  const tools = all.map((tool) => ({ name: tool.name, set: tool.set, bytes: toolSchemaBytes(tool), offered: offered.has(tool) }));
+  const sets = TOOL_SET_NAMES.map((set) => {
+    const members = tools.filter((tool) => tool.set === set);
+    return { set, tools: members.length, bytes: members.reduce((sum, tool) => sum + tool.bytes, 0), active: active.has(set) };
+  });
+  const offeredBytes = tools.filter((tool) => tool.offered).reduce((sum, tool) => sum + tool.bytes, 0);
+  return { tools, sets, offeredBytes };
 }

@@ -16,12 +16,11 @@
  */
 import { lstat, readFile, rm, stat, unlink, writeFile } from "node:fs/promises";
 import * as v from "valibot";
-import { matchLineEndings } from "./edit.ts";
-import { resolveInWorkspace } from "./jail.ts";
 import description from "./apply-patch.md" with { type: "text" };
-import { looksBinary } from "./read.ts";
+import { matchLineEndings } from "./edit.ts";
+import { ensureParentDir, looksBinary } from "./fs.ts";
+import { resolveInWorkspace } from "./jail.ts";
 import type { ToolDefinition } from "./types.ts";
-import { ensureParentDir } from "./write.ts";
 
 export interface PatchHunk {
   remove: string[];
@@ -119,6 +118,7 @@ export function parsePatch(patch: string): PatchOperation[] {
 
 interface _Write {
   abs: string;
+  shown: string;
   content: string;
   mode?: number;
 }
@@ -150,7 +150,7 @@ async function _planPatch(root: string, operations: PatchOperation[]): Promise<_
     const abs = claim(op.path);
     if (op.kind === "add") {
       if (await _exists(abs)) throw new Error(`cannot add ${op.path}: it already exists`);
-      plan.writes.push({ abs, content: op.lines.length === 0 ? "" : `${op.lines.join("\n")}\n` });
+      plan.writes.push({ abs, shown: op.path, content: op.lines.length === 0 ? "" : `${op.lines.join("\n")}\n` });
       plan.summary.push(`- added ${op.path}`);
     } else if (op.kind === "delete") {
       const info = await lstat(abs).catch(() => undefined);
@@ -166,7 +166,7 @@ async function _planPatch(root: string, operations: PatchOperation[]): Promise<_
       if (looksBinary(bytes)) throw new Error(`cannot update ${op.path}: it is a binary file`);
       const content = op.hunks.reduce((text, hunk) => _applyHunk(text, hunk, op.path), new TextDecoder().decode(bytes));
       if (toAbs && await _exists(toAbs)) throw new Error(`cannot move ${op.path}: ${op.moveTo} already exists`);
-      plan.writes.push({ abs: toAbs ?? abs, content, mode: info.mode & 0o7777 });
+      plan.writes.push({ abs: toAbs ?? abs, shown: op.moveTo ?? op.path, content, mode: info.mode & 0o7777 });
       if (toAbs) plan.deletes.push(abs);
       plan.summary.push(toAbs ? `- moved ${op.path} to ${op.moveTo}` : `- updated ${op.path}`);
     }
@@ -200,7 +200,7 @@ async function _commitPlan(plan: _Plan): Promise<void> {
   try {
     for (const write of plan.writes) {
       await remember(write.abs);
-      const created = await ensureParentDir(write.abs, write.abs);
+      const created = await ensureParentDir(write.abs, write.shown);
       if (created) createdDirs.push(created);
       await writeFile(write.abs, write.content, write.mode === undefined ? undefined : { mode: write.mode });
     }

@@ -108,11 +108,14 @@ export function runProcessTree(file: string, args: string[], options: RunOptions
       killing ??= killProcessTree(child, { graceMs: options.graceMs, settled: Promise.all([exited, pipesClosed]).then(() => undefined) });
       return killing;
     };
+    // Once the leader has exited the command is over: a late timeout or abort changes nothing.
     const timer = setTimeout(() => {
+      if (exit) return;
       timedOut = true;
       void killTree();
     }, options.timeoutMs);
     const onAbort = () => {
+      if (exit) return;
       aborted = true;
       void killTree();
     };
@@ -144,6 +147,7 @@ export function runProcessTree(file: string, args: string[], options: RunOptions
     });
     child.once("exit", (code, signal) => {
       exit = { code, signal };
+      clearTimeout(timer);
       // Background descendants may hold the pipes open for good; read what is buffered, then stop.
       drainTimer = setTimeout(() => {
         child.stdout?.destroy();

@@ -145,7 +145,7 @@ function _request(target: CheckedTarget, signal: AbortSignal): Promise<IncomingM
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
     const client = url.protocol === "https:" ? https : http;
-    const request = client.request(url, { method: "GET", headers: _HEADERS, lookup: _pinnedLookup(target.addresses), agent: false });
+    const request = client.request(url, { method: "GET", headers: _HEADERS, lookup: _createPinnedLookup(target.addresses), agent: false });
     const onAbort = () => request.destroy(signal.reason as Error);
     signal.addEventListener("abort", onAbort, { once: true });
     request.once("response", (response) => {
@@ -161,7 +161,7 @@ function _request(target: CheckedTarget, signal: AbortSignal): Promise<IncomingM
 }
 
 /** A `lookup` for node:http that answers only with addresses the guard already checked. */
-function _pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
+function _createPinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
   return ((_hostname: string, options: unknown, callback?: unknown) => {
     const done = (typeof options === "function" ? options : callback) as (...args: unknown[]) => void;
     const opts = (typeof options === "object" && options ? options : {}) as { family?: number | string; all?: boolean };

@@ -17,7 +17,7 @@ import addFormats from "ajv-formats";
 
 export type SchemaName = "CreateChatCompletionRequest" | "CreateResponse";
 
-/** The first schema error of a body: where (dotted path, as OpenAI's `param`) and what. */
+/** The schema error reported for a body: where (a dotted path, as OpenAI's `param`) and what. */
 export interface SchemaIssue {
   param: string;
   message: string;

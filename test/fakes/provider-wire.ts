@@ -47,7 +47,7 @@ export interface WireProtocol {
   /** Refuses a request lacking the credentials/headers the real API insists on. */
   authorize(context: CheckContext): Refusal | undefined;
   /** Refuses a body that breaks one of the provider's invariants (schema checks run separately). */
-  check(body: any, context: CheckContext): Refusal | undefined;
+  check(body: any): Refusal | undefined;
   /** The refusal for a body estimated at `tokens` over a `window`-token context. */
   overflow(tokens: number, window: number): Refusal;
   /** The protocol's error JSON for a refusal or a scripted error. */

@@ -136,14 +136,15 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive", ..._requestIdHeader(protocol) });
       await _sendChunks(res, protocol.renderStream(plan, body, ids), step, stopping.signal);
     } else {
-      const text = JSON.stringify(protocol.renderJson(plan, body, ids));
-      const half = Math.ceil(text.length / 2);
-      res.writeHead(200, { "content-type": "application/json", "content-length": String(Buffer.byteLength(text)), ..._requestIdHeader(protocol) });
-      await _sendChunks(res, [text.slice(0, half), text.slice(half)], step, stopping.signal);
+      const bytes = Buffer.from(JSON.stringify(protocol.renderJson(plan, body, ids)));
+      const half = Math.ceil(bytes.length / 2);
+      res.writeHead(200, { "content-type": "application/json", "content-length": String(bytes.length), ..._requestIdHeader(protocol) });
+      await _sendChunks(res, [bytes.subarray(0, half), bytes.subarray(half)], step, stopping.signal);
     }
   };
 
   const server = createServer((req, res) => {
+    // Only a throwing responder gets here: answer so the test sees its message.
     handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) _sendJson(res, 500, { error: { message: `fake provider: ${(error as Error).message}`, type: "server_error", param: null, code: null } });
       else res.destroy();
@@ -184,7 +185,7 @@ function _check(protocol: WireProtocol, body: any, raw: string, context: CheckCo
   const schema = _SCHEMAS[protocol.name];
   const issue = schemaCheck && schema ? checkSchema(schema, body) : undefined;
   if (issue) return { status: 400, param: issue.param || null, code: "invalid_value", message: `Invalid request body: ${issue.message}.` };
-  const broken = protocol.check(body, context);
+  const broken = protocol.check(body);
   if (broken) return broken;
   const tokens = estimateTokens(body);
   if (context.contextWindow !== undefined && tokens > context.contextWindow) return protocol.overflow(tokens, context.contextWindow);
@@ -192,7 +193,7 @@ function _check(protocol: WireProtocol, body: any, raw: string, context: CheckCo
 }
 
 /** Writes the first chunk, applies the step's mid-stream stall or drop, then the rest. */
-async function _sendChunks(res: ServerResponse, chunks: string[], step: FakeStep, stopping: AbortSignal): Promise<void> {
+async function _sendChunks(res: ServerResponse, chunks: (string | Uint8Array)[], step: FakeStep, stopping: AbortSignal): Promise<void> {
   const [first, ...rest] = chunks;
   await new Promise<void>((resolve) => res.write(first ?? "", () => resolve()));
   if (step.dropMidStream) {

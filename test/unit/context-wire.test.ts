@@ -31,7 +31,7 @@ describe.each(PROTOCOLS)("compacted wire plans on %s", (protocol: Protocol) => {
       let plan = planWire(history, { threshold: THRESHOLD, protocol, thinking: protocol === "anthropic", state, system: SYSTEM, auto: true });
       if (plan.newSpan) {
         spans += 1;
-        state = recordSpan(state, plan.newSpan, step % 2 === 0 ? { summary: `- read files up to message ${plan.newSpan.to}` } : {});
+        state = recordSpan(state, plan.newSpan, spans % 2 === 1 ? { summary: `- read files up to message ${plan.newSpan.to}` } : {});
         plan = planWire(history, { threshold: THRESHOLD, protocol, thinking: protocol === "anthropic", state, system: SYSTEM, auto: true });
       }
       fake.script({ reasoning: `Step ${step}: ${"which file next? ".repeat(60)}`, text: `Reading file ${step}.`, toolCalls: [{ name: "read_file", input: { path: `src/f${step}.ts` } }] });

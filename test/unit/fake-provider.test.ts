@@ -14,6 +14,7 @@ const TOOL_STEP: FakeStep = {
 // The fake's estimate for TOOL_STEP: 5 reasoning tokens (19 chars) + 20 for 79 chars of text, tool names and arguments.
 const TOOL_STEP_OUTPUT_TOKENS = 25;
 const ANTHROPIC_HEADERS = { "x-api-key": "sk-ant", "anthropic-version": "2023-06-01" };
+const READ_FILE_SCHEMA = { type: "object", properties: { path: { type: "string" }, limit: { type: "integer" } }, required: ["path"] };
 
 let fake: FakeProvider;
 beforeEach(async () => {
@@ -52,7 +53,15 @@ function anthropicError(message: string, type = "invalid_request_error") {
 describe("official openai client, chat completions", () => {
   test("a stream carries reasoning_content, text, two parallel tool calls by index, then a usage chunk", async () => {
     fake.script(TOOL_STEP);
-    const body = { model: "gpt-5", messages: [{ role: "user" as const, content: "read a and b" }], stream: true as const, stream_options: { include_usage: true } };
+    const body = {
+      model: "gpt-5",
+      messages: [{ role: "developer" as const, content: "be brief" }, { role: "user" as const, content: "read a and b" }],
+      tools: [{ type: "function" as const, function: { name: "read_file", description: "Read a file.", parameters: READ_FILE_SCHEMA } }],
+      max_completion_tokens: 1000,
+      reasoning_effort: "low" as const,
+      stream: true as const,
+      stream_options: { include_usage: true },
+    };
     const stream = await openaiClient().chat.completions.create(body);
     let text = "";
     let reasoning = "";
@@ -135,7 +144,15 @@ describe("official openai client, chat completions", () => {
 });
 
 describe("official openai client, responses", () => {
-  const request = { model: "gpt-5", input: "read a and b", store: false, include: ["reasoning.encrypted_content" as const] };
+  const request = {
+    model: "gpt-5",
+    instructions: "be brief",
+    input: "read a and b",
+    tools: [{ type: "function" as const, name: "read_file", description: "Read a file.", parameters: READ_FILE_SCHEMA, strict: false }],
+    reasoning: { effort: "low" as const, summary: "auto" as const },
+    store: false,
+    include: ["reasoning.encrypted_content" as const],
+  };
 
   test("a raw stream is numbered events: reasoning item, message, function calls, response.completed with usage", async () => {
     fake.script(TOOL_STEP);
@@ -188,7 +205,7 @@ describe("official openai client, responses", () => {
       ...request,
       input: [
         { role: "user", content: "read a and b" },
-        ...whole.output,
+        ...(whole.output as OpenAI.Responses.ResponseInputItem[]),
         ...calls.map((call) => ({ type: "function_call_output" as const, call_id: call.call_id, output: "contents" })),
       ],
     });
@@ -205,7 +222,14 @@ describe("official openai client, responses", () => {
 });
 
 describe("official anthropic client", () => {
-  const request = { model: "claude-fake", max_tokens: 4096, thinking: { type: "enabled" as const, budget_tokens: 2048 }, messages: [{ role: "user" as const, content: "read a and b" }] };
+  const request = {
+    model: "claude-fake",
+    max_tokens: 4096,
+    system: [{ type: "text" as const, text: "be brief" }],
+    tools: [{ name: "read_file", description: "Read a file.", input_schema: READ_FILE_SCHEMA as any }],
+    thinking: { type: "enabled" as const, budget_tokens: 2048 },
+    messages: [{ role: "user" as const, content: "read a and b" }],
+  };
 
   test("messages.stream gets a signed thinking block, text and tool_use input; finalMessage matches", async () => {
     fake.script(TOOL_STEP);
@@ -362,6 +386,21 @@ describe("invariants refused with the provider's status and error body", () => {
       { model: "m", max_tokens: 10, messages: [{ role: "user", content: [{ type: "text", text: "" }] }] },
       { model: "m", max_tokens: 10, messages: [{ role: "user", content: [{ type: "text", text: "x" }] }] },
       400, anthropicError("messages: text content blocks must be non-empty"), ANTHROPIC_HEADERS);
+  });
+
+  test("anthropic: only a final assistant message may be empty; the thinking budget is within limits", async () => {
+    await expectRefusedThenFixed("/messages",
+      { model: "m", max_tokens: 10, messages: [user, { role: "assistant", content: [] }, user] },
+      { model: "m", max_tokens: 10, messages: [user, { role: "assistant", content: [] }] },
+      400, anthropicError("messages.1: all messages must have non-empty content except for the optional final assistant message"), ANTHROPIC_HEADERS);
+    await expectRefusedThenFixed("/messages",
+      { model: "m", max_tokens: 4000, thinking: { type: "enabled", budget_tokens: 512 }, messages: [user] },
+      { model: "m", max_tokens: 4000, thinking: { type: "enabled", budget_tokens: 1024 }, messages: [user] },
+      400, anthropicError("thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"), ANTHROPIC_HEADERS);
+    await expectRefusedThenFixed("/messages",
+      { model: "m", max_tokens: 1024, thinking: { type: "enabled", budget_tokens: 1024 }, messages: [user] },
+      { model: "m", max_tokens: 1025, thinking: { type: "enabled", budget_tokens: 1024 }, messages: [user] },
+      400, anthropicError("`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size"), ANTHROPIC_HEADERS);
   });
 
   test("anthropic: a key and anthropic-version are required", async () => {
@@ -533,6 +572,16 @@ describe("routes", () => {
     } finally {
       await listed.stop();
     }
+  });
+
+  test("a body that is not a JSON object is recorded raw and refused", async () => {
+    const response = await fetch(`${fake.baseURL}/chat/completions`, { method: "POST", body: "{oops", signal: AbortSignal.timeout(5000) });
+    expect({ status: response.status, body: await response.json() }).toEqual({
+      status: 400,
+      body: openaiError('We could not parse the JSON body of your request: expected a JSON object, got "{oops"', null),
+    });
+    expect(fake.requests.map((request) => [request.protocol, request.method, request.path, request.body])).toEqual([["openai-chat", "POST", "/v1/chat/completions", "{oops"]]);
+    expect(fake.violations).toEqual([{ index: 0, status: 400, message: 'We could not parse the JSON body of your request: expected a JSON object, got "{oops"' }]);
   });
 
   test("an unknown route is a 404 naming it", async () => {

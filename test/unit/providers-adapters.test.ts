@@ -3,7 +3,7 @@
  * streaming, tool loops, usage, abort, retries, the deadline and error mapping.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import type { AssistantMessage, Message, Protocol } from "../../lib/providers/messages.ts";
+import type { AssistantMessage, Message, Protocol, ReasoningPart } from "../../lib/providers/messages.ts";
 import type { ModelEvent } from "../../lib/providers/types.ts";
 import { startFakeProvider, type FakeProvider } from "../fakes/provider.ts";
 import { ADAPTERS, API_KEY, PROTOCOLS, collect, connectTo, hostOfFake, requestOf, terminalOf, withoutDeltas } from "./providers-harness.ts";
@@ -11,7 +11,7 @@ import { ADAPTERS, API_KEY, PROTOCOLS, collect, connectTo, hostOfFake, requestOf
 const _CALL_PREFIX: Record<Protocol, string> = { "openai-chat": "call_", "openai-responses": "call_", anthropic: "toolu_" };
 
 /** The opaque replay fields each protocol attaches to a reasoning part. */
-function _reasoningPart(protocol: Protocol, text: string) {
+function _reasoningPart(protocol: Protocol, text: string): ReasoningPart {
   if (protocol === "anthropic") return { type: "reasoning", text, protocol, signature: expect.any(String) };
   if (protocol === "openai-responses") {
     return { type: "reasoning", text, protocol, itemId: expect.stringMatching(/^rs_/), encryptedContent: expect.any(String), summary: [text] };

@@ -13,8 +13,8 @@ import { paths } from "../../lib/paths.ts";
 import type { Message } from "../../lib/providers/messages.ts";
 import { writeJsonAtomic } from "../../lib/store/json-file.ts";
 import {
-  appendExchange, createSession, findSession, formatLocalMinute, formatSessionLine, historyForResume, leaseHolder,
-  listSessions, loadSession, newestForCwd, openSessionWriter, releaseLease, titleFromPrompt, tryLease, type SessionRecord, type SessionWriter,
+  appendExchange, createSession, findSession, formatLocalMinute, formatSessionLine, historyForResume, findLeaseHolder,
+  listSessions, loadSession, newestForCwd, openSessionWriter, releaseLease, deriveTitle, tryLease, type SessionRecord, type SessionWriter,
 } from "../../lib/store/sessions.ts";
 
 const FIXTURE = join(import.meta.dir, "..", "fixtures", "session-lease.ts");
@@ -88,10 +88,10 @@ describe("the session record", () => {
   });
 
   test("titles: the first prompt on one line, cut past 60 characters, else untitled", () => {
-    expect(titleFromPrompt("  fix\nthe   build ")).toBe("fix the build");
-    expect(titleFromPrompt("x".repeat(60))).toBe("x".repeat(60));
-    expect(titleFromPrompt("y".repeat(61))).toBe(`${"y".repeat(60)}...`);
-    expect(titleFromPrompt(undefined)).toBe("untitled");
+    expect(deriveTitle("  fix\nthe   build ")).toBe("fix the build");
+    expect(deriveTitle("x".repeat(60))).toBe("x".repeat(60));
+    expect(deriveTitle("y".repeat(61))).toBe(`${"y".repeat(60)}...`);
+    expect(deriveTitle(undefined)).toBe("untitled");
     const empty = createSession({ cwd: CWD, provider: "p", model: "m" });
     open(empty).save();
     expect(loadSession(empty.id).title).toBe("untitled");
@@ -154,6 +154,29 @@ describe("debounced autosave", () => {
     expect(loadSession(session.id).messages.length).toBe(200);
   });
 
+  test("a failed debounced save is reported and stays pending for the next save", async () => {
+    const session = createSession({ cwd: CWD, provider: "p", model: "m" });
+    const errors: string[] = [];
+    let failNext = true;
+    const writer = open(session, {
+      onError: (error) => errors.push(error.message),
+      write: (record) => {
+        if (failNext) {
+          failNext = false;
+          throw new Error("ENOSPC: no space left on device");
+        }
+        writeJsonAtomic(paths.session(record.id), record);
+      },
+    });
+    session.messages.push({ role: "user", content: "keep me" });
+    writer.markChanged();
+    await sleep(600);
+    expect(errors).toEqual(["ENOSPC: no space left on device"]);
+    expect(existsSync(paths.session(session.id))).toBe(false);
+    expect(writer.flush()).toBe(true);
+    expect(loadSession(session.id).messages).toEqual([{ role: "user", content: "keep me" }]);
+  });
+
   test("close flushes, releases the lease and refuses later changes", () => {
     const session = createSession({ cwd: CWD, provider: "p", model: "m" });
     const writer = openSessionWriter(session);
@@ -164,6 +187,7 @@ describe("debounced autosave", () => {
     expect(loadSession(session.id).messages).toEqual([{ role: "user", content: "hello" }]);
     expect(existsSync(paths.sessionLease(session.id))).toBe(false);
     expect(() => writer.markChanged()).toThrow("its writer takes no more changes");
+    expect(() => writer.save()).toThrow("its writer takes no more changes");
     writer.close();
   });
 
@@ -235,7 +259,7 @@ describe("leases", () => {
     const holder = Bun.spawn({ cmd: ["sleep", "20"], timeout: 30_000, killSignal: "SIGKILL" });
     try {
       writeFileSync(paths.sessionLease(session.id), JSON.stringify({ pid: holder.pid, since: "2025-06-01T12:00:00.000Z" }));
-      expect(leaseHolder(session.id)).toEqual({ pid: holder.pid, since: "2025-06-01T12:00:00.000Z" });
+      expect(findLeaseHolder(session.id)).toEqual({ pid: holder.pid, since: "2025-06-01T12:00:00.000Z" });
       expect(() => openSessionWriter(loadSession(session.id))).toThrow(new UserError(`session 0190aaaa is in use by process ${holder.pid}`));
       expect(newestForCwd(CWD)).toEqual({ live: [{ id: session.id, pid: holder.pid, since: "2025-06-01T12:00:00.000Z" }], notices: [] });
     } finally {
@@ -249,7 +273,7 @@ describe("leases", () => {
     const dead = spawnSync("true");
     expect(dead.status).toBe(0);
     writeFileSync(paths.sessionLease(session.id), JSON.stringify({ pid: dead.pid, since: "2025-06-01T12:00:00.000Z" }));
-    expect(leaseHolder(session.id)).toBeUndefined();
+    expect(findLeaseHolder(session.id)).toBeUndefined();
     expect(tryLease(session.id)).toEqual({ ok: true });
     expect(JSON.parse(readFileSync(paths.sessionLease(session.id), "utf8")).pid).toBe(process.pid);
     releaseLease(session.id);

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
 import { deleteFileTool, editFileTool, moveFileTool, multiEditTool } from "../../lib/tools/edit.ts";
-import { writeFileTool } from "../../lib/tools/write.ts";
+import { writeFileTool } from "../../lib/tools/fs.ts";
 import { errorOf, makeWorkspace, runTool, type Workspace } from "./tools-workspace.ts";
 
 let ws: Workspace;

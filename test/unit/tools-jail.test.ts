@@ -2,8 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { isSecretsFile, resolveInWorkspace, toWorkspacePath } from "../../lib/tools/jail.ts";
-import { readFileTool } from "../../lib/tools/read.ts";
-import { writeFileTool } from "../../lib/tools/write.ts";
+import { readFileTool, writeFileTool } from "../../lib/tools/fs.ts";
 import { errorOf, makeWorkspace, runTool } from "./tools-workspace.ts";
 
 const ws = makeWorkspace({ "src/a.ts": "a\n", "..notes": "dots\n" });

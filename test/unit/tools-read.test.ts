@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { symlinkSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
-import { readFileTool, readManyFilesTool } from "../../lib/tools/read.ts";
+import { readFileTool, readManyFilesTool } from "../../lib/tools/fs.ts";
 import { errorOf, makeWorkspace, runTool } from "./tools-workspace.ts";
 
 const binary = new Uint8Array(200).fill(65);

@@ -1,0 +1,118 @@
+/**
+ * Start-up cost of the compiled binary against a bare `bun build --compile` hello-world built in
+ * the same run: median wall time, its ratio to the bare binary, and peak RSS. The bar is
+ * `dist/shiro --version` within 2x of the bare binary.
+ *
+ * `bun run test/bench/startup.ts [runs]` runs it alone; test/bench/index.ts runs it with the rest.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const ROOT = resolve(import.meta.dir, "..", "..");
+const BINARY = join(ROOT, "dist", "shiro");
+const RATIO_BAR = 2;
+
+export interface StartupCase {
+  label: string;
+  medianMs: number;
+  /** Median wall time over the bare binary's median. */
+  ratio: number;
+  /** Largest peak RSS seen over the runs, in MB. */
+  peakRssMb: number;
+}
+
+export interface StartupBenchResult {
+  runs: number;
+  cases: StartupCase[];
+  /** True when `dist/shiro --version` is within RATIO_BAR of the bare binary. */
+  withinBar: boolean;
+}
+
+export async function benchStartup(options: { runs?: number } = {}): Promise<StartupBenchResult> {
+  const runs = options.runs ?? 30;
+  const work = mkdtempSync(join(tmpdir(), "shiro-bench-startup-"));
+  try {
+    const bare = _buildBareBinary(work);
+    _ensureShiroBinary();
+    const commands: [string, string[]][] = [
+      ["bare hello binary", [bare]],
+      ["dist/shiro --version", [BINARY, "--version"]],
+      ["dist/shiro --help", [BINARY, "--help"]],
+    ];
+    // Runs from an empty folder with state in a temp SHIRO_HOME, like a first start.
+    const env = { ...process.env, SHIRO_HOME: work, NO_COLOR: "1" };
+    const samples = commands.map(() => ({ ms: [] as number[], rss: 0 }));
+    for (let round = -2; round < runs; round++) {
+      commands.forEach(([, cmd], index) => {
+        const sample = _runOnce(cmd, work, env);
+        if (round < 0) return; // warm-up: page cache, not start-up, would dominate the first runs
+        samples[index]!.ms.push(sample.ms);
+        samples[index]!.rss = Math.max(samples[index]!.rss, sample.rssBytes);
+      });
+    }
+    const bareMedian = _median(samples[0]!.ms);
+    const cases = commands.map(([label], index) => ({
+      label,
+      medianMs: _median(samples[index]!.ms),
+      ratio: _median(samples[index]!.ms) / bareMedian,
+      peakRssMb: samples[index]!.rss / 1024 / 1024,
+    }));
+    const version = cases[1]!;
+    const result = { runs, cases, withinBar: version.ratio <= RATIO_BAR };
+    _print(result);
+    return result;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+function _buildBareBinary(work: string): string {
+  const source = join(work, "hello.ts");
+  const outfile = join(work, "hello");
+  writeFileSync(source, 'console.log("hello");\n');
+  const build = spawnSync(process.execPath, ["build", "--compile", source, "--outfile", outfile], { encoding: "utf8", timeout: 120_000 });
+  if (build.status !== 0) throw new Error(`building the bare binary failed:\n${build.stderr}`);
+  return outfile;
+}
+
+function _ensureShiroBinary(): void {
+  if (existsSync(BINARY)) return;
+  console.log("dist/shiro is missing; running bun run build");
+  const build = spawnSync(process.execPath, ["run", "build"], { cwd: ROOT, encoding: "utf8", timeout: 180_000 });
+  if (build.status !== 0) throw new Error(`bun run build failed:\n${build.stdout}${build.stderr}`);
+}
+
+function _runOnce(cmd: string[], cwd: string, env: Record<string, string | undefined>): { ms: number; rssBytes: number } {
+  const started = performance.now();
+  const child = Bun.spawnSync({ cmd, cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe", timeout: 20_000 });
+  const ms = performance.now() - started;
+  if (child.exitCode !== 0) throw new Error(`${cmd.join(" ")} exited ${child.exitCode}: ${child.stderr.toString()}`);
+  return { ms, rssBytes: child.resourceUsage.maxRSS };
+}
+
+function _median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+function _print(result: StartupBenchResult): void {
+  console.log(`startup: ${result.runs} runs each, interleaved, from an empty folder`);
+  console.log(`  ${"case".padEnd(22)}${"median ms".padStart(10)}${"x bare".padStart(9)}${"peak RSS MB".padStart(13)}`);
+  for (const c of result.cases) {
+    console.log(`  ${c.label.padEnd(22)}${c.medianMs.toFixed(1).padStart(10)}${c.ratio.toFixed(2).padStart(9)}${c.peakRssMb.toFixed(1).padStart(13)}`);
+  }
+  const version = result.cases[1]!;
+  console.log(`  bar: dist/shiro --version within ${RATIO_BAR}x of the bare binary: ${result.withinBar ? "met" : "MISSED"} (${version.ratio.toFixed(2)}x)`);
+}
+
+if (import.meta.main) {
+  const runs = process.argv[2] ? Number(process.argv[2]) : undefined;
+  if (runs !== undefined && !(Number.isInteger(runs) && runs > 0)) {
+    console.error("usage: bun run test/bench/startup.ts [runs]");
+    process.exit(2);
+  }
+  await benchStartup({ runs });
+}

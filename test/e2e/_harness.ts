@@ -1,0 +1,142 @@
+/**
+ * Shared harness of the end-to-end tests: builds dist/shiro when it is missing or older than
+ * any source, and runs it asynchronously (the fake provider lives in the test process, so a
+ * blocking spawn would starve it) with state in a temp SHIRO_HOME and no keys from the caller.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+export const ROOT = resolve(import.meta.dir, "..", "..");
+export const BINARY = join(ROOT, "dist", "shiro");
+
+function _newestSourceMtime(): number {
+  let newest = 0;
+  const visit = (path: string) => {
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (!stat) return;
+    if (stat.isDirectory()) for (const name of readdirSync(path)) visit(join(path, name));
+    else newest = Math.max(newest, stat.mtimeMs);
+  };
+  for (const entry of ["cmd", "lib", "plugins", "skills", "package.json", "bun.lock"]) visit(join(ROOT, entry));
+  return newest;
+}
+
+/** Builds the binary unless an up-to-date one exists. Call from beforeAll (allow ~3 minutes). */
+export function ensureBinary(): string {
+  if (existsSync(BINARY) && statSync(BINARY).mtimeMs >= _newestSourceMtime()) return BINARY;
+  const build = spawnSync(process.execPath, ["run", "build"], { cwd: ROOT, encoding: "utf8", timeout: 180_000 });
+  if (build.status !== 0) throw new Error(`bun run build failed:\n${build.stdout}${build.stderr}`);
+  return BINARY;
+}
+
+export interface ShiroResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  cwd: string;
+  home: string;
+  env?: Record<string, string>;
+  /** Text piped to stdin; without it stdin is closed (not a TTY, so no prompt means "read stdin"). */
+  stdin?: string;
+  timeoutMs?: number;
+}
+
+/** Runs dist/shiro to completion (killed after timeoutMs, default 30 s). */
+export function runShiro(args: string[], options: RunOptions): Promise<ShiroResult> {
+  return new Promise((resolvePromise) => {
+    const child = spawn(BINARY, args, {
+      cwd: options.cwd,
+      stdio: ["pipe", "pipe", "pipe"],
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: options.home, SHIRO_HOME: options.home, NO_COLOR: "1", ...options.env },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 30_000);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolvePromise({ code, signal, stdout, stderr });
+    });
+    child.stdin.end(options.stdin ?? "");
+  });
+}
+
+export interface TempDirs {
+  home: string;
+  cwd: string;
+  cleanup(): void;
+}
+
+export function makeTempDirs(): TempDirs {
+  const home = mkdtempSync(join(tmpdir(), "shiro-e2e-home-"));
+  const cwd = mkdtempSync(join(tmpdir(), "shiro-e2e-cwd-"));
+  return { home, cwd, cleanup: () => { rmSync(home, { recursive: true, force: true }); rmSync(cwd, { recursive: true, force: true }); } };
+}
+
+/** Env that points shiro at the fake provider with the given protocol. */
+export function fakeEnv(baseURL: string, protocol: "chat" | "responses" | "anthropic"): Record<string, string> {
+  return { SHIRO_BASE_URL: baseURL, SHIRO_API_KEY: "test-key", SHIRO_PROTOCOL: protocol, SHIRO_PROVIDER: protocol === "anthropic" ? "anthropic" : "openai" };
+}
+
+/** Parses --json output: one event per line. */
+export function parseEventLines(stdout: string): Record<string, unknown>[] {
+  return stdout.split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+export interface WireToolResult {
+  callId: string;
+  output: string;
+}
+
+/** The tool results a recorded request carried, whatever its protocol. */
+export function toolResultsOf(request: { protocol: string; body: any }): WireToolResult[] {
+  const body = request.body;
+  if (request.protocol === "openai-chat") {
+    return (body.messages as any[]).filter((m) => m.role === "tool").map((m) => ({ callId: m.tool_call_id, output: String(m.content) }));
+  }
+  if (request.protocol === "openai-responses") {
+    return (body.input as any[]).filter((item) => item.type === "function_call_output").map((item) => ({ callId: item.call_id, output: String(item.output) }));
+  }
+  const results: WireToolResult[] = [];
+  for (const message of body.messages as any[]) {
+    if (!Array.isArray(message.content)) continue;
+    for (const block of message.content) {
+      if (block.type !== "tool_result") continue;
+      const text = typeof block.content === "string" ? block.content : (block.content as any[]).map((part) => part.text ?? "").join("");
+      results.push({ callId: block.tool_use_id, output: text });
+    }
+  }
+  return results;
+}
+
+/** The system prompt a recorded request carried. */
+export function systemOf(request: { protocol: string; body: any }): string {
+  const body = request.body;
+  if (request.protocol === "anthropic") return typeof body.system === "string" ? body.system : (body.system ?? []).map((b: any) => b.text).join("");
+  if (request.protocol === "openai-responses") {
+    if (typeof body.instructions === "string") return body.instructions;
+  }
+  const list = (body.messages ?? body.input ?? []) as any[];
+  const first = list.find((m) => m.role === "system" || m.role === "developer");
+  if (!first) return "";
+  return typeof first.content === "string" ? first.content : (first.content as any[]).map((p) => p.text ?? "").join("");
+}
+
+/** Every user text a recorded request carried, in order. */
+export function userTextsOf(request: { protocol: string; body: any }): string[] {
+  const list = (request.body.messages ?? request.body.input ?? []) as any[];
+  const texts: string[] = [];
+  for (const message of list) {
+    if (message.role !== "user") continue;
+    if (typeof message.content === "string") texts.push(message.content);
+    else for (const part of message.content as any[]) if (part.type === "text" || part.type === "input_text") texts.push(part.text);
+  }
+  return texts;
+}

@@ -1,0 +1,114 @@
+/**
+ * The run log across processes, through the built binary: list/show/events after a run,
+ * a detached run followed with `runs tail`, and `runs cancel` stopping a live run from another
+ * process so that its log ends with a cancelled `done`.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { startFakeProvider, type FakeProvider } from "../fakes/provider.ts";
+import { ensureBinary, fakeEnv, makeTempDirs, parseEventLines, runShiro, type TempDirs } from "./_harness.ts";
+
+let fake: FakeProvider;
+let dirs: TempDirs;
+
+beforeAll(async () => {
+  ensureBinary();
+  fake = await startFakeProvider();
+}, 200_000);
+afterAll(async () => {
+  await fake.stop();
+});
+beforeEach(() => {
+  dirs = makeTempDirs();
+  fake.requests.length = 0;
+});
+afterEach(() => {
+  dirs.cleanup();
+  expect(fake.violations).toEqual([]);
+});
+
+const shiro = (args: string[], env: Record<string, string> = {}) =>
+  runShiro(args, { cwd: dirs.cwd, home: dirs.home, env: { ...fakeEnv(fake.baseURL, "chat"), ...env } });
+
+async function waitFor<T>(probe: () => T | undefined, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error("timed out waiting");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe("shiro runs", () => {
+  test("list, show and events read back a finished run; the log holds no transient deltas", async () => {
+    fake.script({ text: "Looking", toolCalls: [{ name: "glob", input: { pattern: "*" } }] }, { text: "All done." });
+    const first = await shiro(["-p", "inventory the folder", "--json"]);
+    expect(first.code).toBe(0);
+    const streamed = parseEventLines(first.stdout);
+    const runId = streamed[0]!.runId as string;
+
+    const list = await shiro(["runs", "list", "--json"]);
+    const [snapshot] = parseEventLines(list.stdout);
+    expect(snapshot).toMatchObject({ id: runId, status: "completed", prompt: "inventory the folder", steps: 2, stop: "completed" });
+
+    const show = await shiro(["runs", "show", runId.slice(0, 13)]);
+    expect(show.stdout).toContain(`run      ${runId}`);
+    expect(show.stdout).toContain("status   completed");
+
+    const events = await shiro(["runs", "events", runId, "--json"]);
+    const logged = parseEventLines(events.stdout);
+    expect(logged.map((event) => event.type)).toEqual(["run-start", "tool-start", "message", "tool-call", "tool-result", "message", "done"]);
+    expect(logged.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    const persisted = streamed.filter((event) => !["text", "reasoning", "tool-output"].includes(event.type as string));
+    expect(logged.map(({ seq: _s, at: _a, ...rest }) => rest)).toEqual(persisted);
+
+    const onlyCalls = await shiro(["runs", "events", runId, "--json", "--type", "tool-call"]);
+    expect(parseEventLines(onlyCalls.stdout).map((event) => event.name)).toEqual(["glob"]);
+    expect((await shiro(["runs", "show", "ffffffff"])).stderr).toBe('shiro: no run matching "ffffffff"\n');
+  });
+
+  test("a detached run prints its id, runs in the background, and runs tail follows it to the end", async () => {
+    fake.script(
+      { toolCalls: [{ name: "bash", input: { command: "sleep 1; echo detached-output" } }] },
+      { text: "Background work finished." },
+    );
+    const started = await shiro(["-p", "work in the background", "--detach", "--yolo"]);
+    expect(started.code).toBe(0);
+    const runId = started.stdout.trim();
+    expect(runId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const tail = await shiro(["runs", "tail", runId]);
+    expect(tail.code).toBe(0);
+    expect(tail.stdout).toContain('[tool] bash {"command":"sleep 1; echo detached-output"}');
+    expect(tail.stdout).toContain("Background work finished.");
+    expect(tail.stdout.trimEnd().split("\n").at(-1)).toBe("[done] completed, 2 steps");
+    const snapshot = JSON.parse(readFileSync(join(dirs.home, ".shiro-neko", "runs", `${runId}.json`), "utf8"));
+    expect(snapshot).toMatchObject({ status: "completed", detached: true });
+  });
+
+  test("runs cancel stops a live run from another process; its log ends with a cancelled done", async () => {
+    fake.script({ toolCalls: [{ name: "bash", input: { command: "sleep 30" } }] });
+    const running = shiro(["-p", "a long task", "--yolo", "--json"]);
+    const runsDir = join(dirs.home, ".shiro-neko", "runs");
+    const runFile = await waitFor(() => {
+      try {
+        return readdirSync(runsDir).find((name) => name.endsWith(".json"));
+      } catch {
+        return undefined;
+      }
+    });
+    const runId = runFile.slice(0, -5);
+    await waitFor(() => (readFileSync(join(dirs.home, ".shiro-neko", "events", `${runId}.jsonl`), "utf8").includes('"tool-call"') ? true : undefined));
+    const cancel = await shiro(["runs", "cancel", runId]);
+    expect(cancel.stdout).toBe(`cancel requested for run ${runId.slice(0, 8)}\n`);
+    const result = await running;
+    expect(result.code).toBe(130);
+    const events = parseEventLines(readFileSync(join(dirs.home, ".shiro-neko", "events", `${runId}.jsonl`), "utf8"));
+    expect(events.at(-1)).toMatchObject({ type: "done", stop: "aborted", cancelled: true });
+    expect(events.find((event) => event.type === "tool-error")!.error).toStartWith("The user interrupted this command.");
+    const show = await shiro(["runs", "show", runId, "--json"]);
+    expect(JSON.parse(show.stdout).status).toBe("cancelled");
+    expect((await shiro(["runs", "cancel", runId])).stderr).toBe(`shiro: run ${runId.slice(0, 8)} is not running (cancelled)\n`);
+  }, 40_000);
+});

@@ -1,0 +1,153 @@
+import { describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createDisabledPluginHost, createPluginHost, type Plugin, type PluginFactory } from "../../lib/plugins.ts";
+import { FORMAT_TIMEOUT_MS, pickFormatter, runFormatter } from "../../plugins/format.ts";
+import { currentTimeTool, describeTime } from "../../plugins/time.ts";
+
+const quiet = { cwd: "/ws", writeStderr: () => {} };
+const fake = (plugin: Partial<Plugin> & { name: string }): PluginFactory => () => ({ description: `the ${plugin.name} plugin`, ...plugin });
+
+describe("plugin host", () => {
+  test("the default host loads guard, secrets, protect and time", () => {
+    const host = createPluginHost(quiet);
+    expect(host.disabled).toBe(false);
+    expect(host.active().map((plugin) => [plugin.name, plugin.installed])).toEqual([["guard", false], ["secrets", false], ["protect", false], ["time", false]]);
+    expect(host.failures()).toEqual([]);
+    expect(host.tools().map((tool) => tool.name)).toEqual(["current_time"]);
+    expect(host.autoApprove()).toEqual(new Set(["current_time"]));
+  });
+
+  test("builtins load in the enabled order, once each; unknown names and throwing factories are failures", () => {
+    const host = createPluginHost({ ...quiet, enabled: ["time", "nope", "guard", "time", "broken"], builtins: {
+      time: fake({ name: "time" }), guard: fake({ name: "guard" }), broken: () => { throw new Error("needs a config file"); },
+    } });
+    expect(host.active().map((plugin) => plugin.name)).toEqual(["time", "guard"]);
+    expect(host.failures()).toEqual([{ name: "nope", error: "no such plugin" }, { name: "broken", error: "needs a config file" }]);
+  });
+
+  test("the first guard that blocks wins, prefixed with its name; a throwing guard blocks", async () => {
+    const seen: string[] = [];
+    const host = createPluginHost({ ...quiet, enabled: ["a", "b", "c"], builtins: {
+      a: fake({ name: "a", beforeToolCall: ({ toolName }) => { seen.push(`a:${toolName}`); return undefined; } }),
+      b: fake({ name: "b", beforeToolCall: async ({ toolName }) => (toolName === "bash" ? "no shells today" : undefined) }),
+      c: fake({ name: "c", beforeToolCall: ({ toolName }) => { seen.push(`c:${toolName}`); if (toolName === "grep") throw new Error("index missing"); return "too late"; } }),
+    } });
+    expect(await host.checkToolCall({ toolName: "bash", input: {}, cwd: "/ws" })).toBe("Blocked by the b plugin: no shells today");
+    expect(await host.checkToolCall({ toolName: "grep", input: {}, cwd: "/ws" })).toBe("Blocked by the c plugin: its check failed (index missing)");
+    expect(seen).toEqual(["a:bash", "a:grep", "c:grep"]);
+  });
+
+  test("every afterTurn hook runs even when one throws; failures come back in order", async () => {
+    const ran: string[] = [];
+    const host = createPluginHost({ ...quiet, enabled: ["one", "two", "three"], builtins: {
+      one: fake({ name: "one", afterTurn: () => { ran.push("one"); throw new Error("disk full"); } }),
+      two: fake({ name: "two", afterTurn: async () => { ran.push("two"); } }),
+      three: fake({ name: "three", afterTurn: async () => { ran.push("three"); throw new Error("timeout"); } }),
+    } });
+    expect(await host.runAfterTurn()).toEqual([{ name: "one", error: "disk full" }, { name: "three", error: "timeout" }]);
+    expect(ran).toEqual(["one", "two", "three"]);
+  });
+
+  test("tools: the first plugin offering a name wins; appendices in order", () => {
+    const tool = (name: string, description: string) => ({ ...currentTimeTool, name, description });
+    const host = createPluginHost({ ...quiet, enabled: ["a", "b"], builtins: {
+      a: fake({ name: "a", tools: [tool("lint", "from a")], appendix: "Run lint after edits." }),
+      b: fake({ name: "b", tools: [tool("lint", "from b"), tool("fmt", "from b")], appendix: "Prefer small diffs." }),
+    } });
+    expect(host.tools().map((t) => [t.name, t.description])).toEqual([["lint", "from a"], ["fmt", "from b"]]);
+    expect(host.appendices()).toEqual(["Run lint after edits.", "Prefer small diffs."]);
+  });
+
+  test("--no-plugins: an empty host that stays empty", async () => {
+    const host = createDisabledPluginHost();
+    expect(host.disabled).toBe(true);
+    host.loadInstalled([{ name: "x", description: "x", deny: [{ tools: ["bash"], commandPattern: ".", reason: "no" }] }]);
+    expect(host.active()).toEqual([]);
+    expect(host.tools()).toEqual([]);
+    expect(await host.checkToolCall({ toolName: "bash", input: { command: "rm -rf /" }, cwd: "/ws" })).toBeUndefined();
+  });
+
+  test("installed manifests become guards after the builtins; bad ones are failures", async () => {
+    const host = createPluginHost({ ...quiet, enabled: ["time"] });
+    host.loadInstalled([
+      { name: "no-migrations", description: "keeps migrations read-only", appendix: "Never edit migrations.", deny: [
+        { tools: ["write_file", "apply_patch", "move_file"], pathPattern: "^migrations/", reason: "migrations are append-only" },
+        { tools: ["bash"], commandPattern: "terraform\\s+apply", reason: "apply infrastructure by hand" },
+      ] },
+      { name: "broken", description: "x", deny: [{ tools: ["bash"], commandPattern: "(", reason: "x" }] },
+      { name: "time", description: "impostor", deny: [] },
+    ]);
+    expect(host.active()).toEqual([
+      { name: "time", description: "adds the current_time tool", installed: false },
+      { name: "no-migrations", description: "keeps migrations read-only (installed)", installed: true },
+    ]);
+    expect(host.failures().map((failure) => failure.name)).toEqual(["broken", "time"]);
+    expect(host.failures()[0]!.error).toStartWith('invalid pattern "(": ');
+    expect(host.failures()[1]!.error).toBe('a plugin named "time" is already active');
+    expect(host.appendices()).toEqual(["Never edit migrations."]);
+    const check = (toolName: string, input: unknown) => host.checkToolCall({ toolName, input, cwd: "/ws" });
+    expect(await check("write_file", { path: "Migrations/001.sql" })).toBe("Blocked by the no-migrations plugin: migrations are append-only");
+    expect(await check("move_file", { from: "a.sql", to: "migrations/002.sql" })).toBe("Blocked by the no-migrations plugin: migrations are append-only");
+    expect(await check("bash", { command: "cd infra && terraform  apply" })).toBe("Blocked by the no-migrations plugin: apply infrastructure by hand");
+    expect(await check("edit_file", { path: "migrations/001.sql" })).toBeUndefined();
+    expect(await check("bash", { command: "terraform plan" })).toBeUndefined();
+  });
+});
+
+describe("time, bell and format", () => {
+  test("current_time gives ISO 8601 and the local date string", async () => {
+    const at = new Date(Date.UTC(2025, 0, 2, 3, 4, 5, 6));
+    expect(describeTime(at)).toBe(`2025-01-02T03:04:05.006Z (local: ${at.toString()})`);
+    const text = await currentTimeTool.execute({}, { root: "/ws", signal: new AbortController().signal, emitOutput: () => {}, callId: "c" });
+    expect(text).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z \(local: .+\)$/);
+  });
+
+  test("bell writes BEL to stderr after each turn", async () => {
+    const written: string[] = [];
+    const host = createPluginHost({ cwd: "/ws", enabled: ["bell"], writeStderr: (text) => written.push(text) });
+    await host.runAfterTurn();
+    await host.runAfterTurn();
+    expect(written).toEqual(["\u0007", "\u0007"]);
+  });
+
+  test("the formatter is the first that applies: package.json format script, Cargo.toml, go.mod", () => {
+    const dir = mkdtempSync(join(tmpdir(), "shiro-format-"));
+    try {
+      expect(pickFormatter(dir)).toBeUndefined();
+      writeFileSync(join(dir, "go.mod"), "module x\n");
+      expect(pickFormatter(dir)).toEqual(["gofmt", "-w", "."]);
+      writeFileSync(join(dir, "Cargo.toml"), "[package]\n");
+      expect(pickFormatter(dir)).toEqual(["cargo", "fmt"]);
+      writeFileSync(join(dir, "package.json"), JSON.stringify({ scripts: { test: "bun test" } }));
+      expect(pickFormatter(dir)).toEqual(["cargo", "fmt"]);
+      writeFileSync(join(dir, "package.json"), "{ not json");
+      expect(pickFormatter(dir)).toEqual(["cargo", "fmt"]);
+      writeFileSync(join(dir, "package.json"), JSON.stringify({ scripts: { format: "prettier -w ." } }));
+      expect(pickFormatter(dir)).toEqual(["bun", "run", "format"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("format runs the project's script after a turn; a missing or hung formatter is survived", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "shiro-format-"));
+    try {
+      const script = `${JSON.stringify(process.execPath)} -e "require('fs').writeFileSync('formatted.txt', 'yes')"`;
+      writeFileSync(join(dir, "package.json"), JSON.stringify({ scripts: { format: script } }));
+      const host = createPluginHost({ cwd: dir, enabled: ["format"], writeStderr: () => {} });
+      expect(await host.runAfterTurn()).toEqual([]);
+      expect(readFileSync(join(dir, "formatted.txt"), "utf8")).toBe("yes");
+
+      await runFormatter(["shiro-no-such-formatter-binary"], dir);
+      const marker = join(dir, "late.txt");
+      await runFormatter([process.execPath, "-e", `setTimeout(() => require('fs').writeFileSync(${JSON.stringify(marker)}, 'x'), 800)`], dir, 100);
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      expect(existsSync(marker)).toBe(false);
+      expect(FORMAT_TIMEOUT_MS).toBe(60_000);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,143 @@
+/**
+ * The chat-completions adapter's wire format, asserted on the bodies the fake provider received:
+ * history conversion, compat flags from presets, and reasoning handling.
+ */
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import type { Message } from "../../lib/providers/messages.ts";
+import { streamOpenAIChat } from "../../lib/providers/openai-chat.ts";
+import { findPreset } from "../../lib/providers/presets.ts";
+import { startFakeProvider, type FakeProvider } from "../fakes/provider.ts";
+import { API_KEY, TOOLS, collect, connectTo, requestOf, terminalOf } from "./providers-harness.ts";
+
+const _WIRE_TOOLS = TOOLS.map((tool) => ({ type: "function", function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } }));
+
+describe("openai-chat adapter", () => {
+  let fake: FakeProvider;
+  beforeEach(async () => {
+    fake = await startFakeProvider({ apiKey: API_KEY });
+  });
+  afterEach(async () => {
+    await fake.stop();
+  });
+
+  test("a tool loop sends the system prompt, the calls and one tool message per result; reasoning stays home", async () => {
+    fake.script(
+      { reasoning: "Need both files.", text: "Checking.", toolCalls: [{ id: "call_a", name: "read_file", input: { path: "a.ts" } }, { id: "call_b", name: "read_file", input: { path: "b.ts" } }] },
+      { text: "Done." },
+    );
+    const connection = connectTo(fake, "openai-chat");
+    const first = terminalOf(await collect(streamOpenAIChat(connection, requestOf())));
+    if (first.type !== "finish") throw new Error(JSON.stringify(first));
+    const messages: Message[] = [
+      { role: "user", content: "hi" },
+      first.message,
+      {
+        role: "tool", results: [
+          { type: "tool-result", callId: "call_a", name: "read_file", output: "export const a = 1;" },
+          { type: "tool-result", callId: "call_b", name: "read_file", output: "no such file: b.ts", isError: true },
+        ],
+      },
+    ];
+    await collect(streamOpenAIChat(connection, requestOf({ messages })));
+
+    expect(fake.violations).toEqual([]);
+    expect(fake.requests[1]!.path).toBe("/v1/chat/completions");
+    expect(fake.requests[1]!.headers.authorization).toBe(`Bearer ${API_KEY}`);
+    expect(fake.requests[1]!.body).toEqual({
+      model: "fake-model",
+      messages: [
+        { role: "system", content: "You are a test." },
+        { role: "user", content: "hi" },
+        {
+          role: "assistant", content: "Checking.",
+          tool_calls: [
+            { id: "call_a", type: "function", function: { name: "read_file", arguments: '{"path":"a.ts"}' } },
+            { id: "call_b", type: "function", function: { name: "read_file", arguments: '{"path":"b.ts"}' } },
+          ],
+        },
+        { role: "tool", tool_call_id: "call_a", content: "export const a = 1;" },
+        { role: "tool", tool_call_id: "call_b", content: "Error: no such file: b.ts" },
+      ],
+      stream: true,
+      stream_options: { include_usage: true },
+      tools: _WIRE_TOOLS,
+    });
+  });
+
+  test("an assistant turn with only tool calls is sent with null content and accepted", async () => {
+    fake.script({ toolCalls: [{ id: "call_x", name: "glob", input: { pattern: "*" } }] }, { text: "ok" });
+    const connection = connectTo(fake, "openai-chat");
+    const first = terminalOf(await collect(streamOpenAIChat(connection, requestOf())));
+    if (first.type !== "finish") throw new Error(JSON.stringify(first));
+    const messages: Message[] = [
+      { role: "user", content: "hi" }, first.message,
+      { role: "tool", results: [{ type: "tool-result", callId: "call_x", name: "glob", output: "" }] },
+    ];
+    const second = terminalOf(await collect(streamOpenAIChat(connection, requestOf({ messages }))));
+    expect(second.type).toBe("finish");
+    expect(fake.violations).toEqual([]);
+    expect(fake.requests[1]!.body.messages.slice(2)).toEqual([
+      { role: "assistant", content: null, tool_calls: [{ id: "call_x", type: "function", function: { name: "glob", arguments: '{"pattern":"*"}' } }] },
+      { role: "tool", tool_call_id: "call_x", content: "" },
+    ]);
+  });
+
+  test("OpenAI's compat flags: developer role, max_completion_tokens and reasoning_effort", async () => {
+    fake.script({ text: "ok" });
+    const connection = connectTo(fake, "openai-chat", { compat: findPreset("openai")!.compat });
+    await collect(streamOpenAIChat(connection, requestOf({ thinking: "max", maxOutputTokens: 900, tools: [] })));
+    expect(fake.violations).toEqual([]);
+    expect(fake.requests[0]!.body).toEqual({
+      model: "fake-model",
+      messages: [{ role: "developer", content: "You are a test." }, { role: "user", content: "hi" }],
+      stream: true,
+      stream_options: { include_usage: true },
+      max_completion_tokens: 900,
+      reasoning_effort: "xhigh",
+    });
+  });
+
+  test("a preset without reasoning_effort sends none, and thinking off sends none anywhere", async () => {
+    fake.script({ text: "a" }, { text: "b" });
+    await collect(streamOpenAIChat(connectTo(fake, "openai-chat"), requestOf({ thinking: "high" })));
+    await collect(streamOpenAIChat(connectTo(fake, "openai-chat", { compat: findPreset("openai")!.compat }), requestOf({ thinking: "off" })));
+    expect(fake.requests.map((request) => request.body.reasoning_effort)).toEqual([undefined, undefined]);
+  });
+
+  test("without usage in the stream no stream_options are sent and usage reads zero", async () => {
+    fake.script({ text: "ok", usage: { input: 50, output: 2 } });
+    const events = await collect(streamOpenAIChat(connectTo(fake, "openai-chat", { compat: findPreset("mistral")!.compat }), requestOf({ system: "" })));
+    expect(fake.requests[0]!.body.stream_options).toBeUndefined();
+    expect(fake.requests[0]!.body.messages).toEqual([{ role: "user", content: "hi" }]);
+    expect(terminalOf(events)).toEqual({
+      type: "finish", message: { role: "assistant", parts: [{ type: "text", text: "ok" }] }, usage: { inputTokens: 0, outputTokens: 0 }, stop: "stop",
+    });
+  });
+
+  test("reasoning is read from the preset's reasoning field only", async () => {
+    fake.script({ reasoning: "hidden", text: "shown" });
+    const events = await collect(streamOpenAIChat(connectTo(fake, "openai-chat", { compat: findPreset("openrouter")!.compat }), requestOf()));
+    expect(events.filter((event) => event.type === "reasoning-delta")).toEqual([]);
+    expect(terminalOf(events)).toMatchObject({ message: { parts: [{ type: "text", text: "shown" }] } });
+  });
+
+  test("reasoning from another protocol and empty assistant turns are not sent", async () => {
+    fake.script({ text: "ok" });
+    const messages: Message[] = [
+      { role: "user", content: "one" },
+      { role: "assistant", parts: [{ type: "reasoning", text: "thought", protocol: "anthropic", signature: "sig" }] },
+      { role: "user", content: "two" },
+      { role: "assistant", parts: [{ type: "reasoning", text: "more", protocol: "openai-chat" }, { type: "text", text: "answer" }] },
+      { role: "user", content: "three" },
+    ];
+    await collect(streamOpenAIChat(connectTo(fake, "openai-chat"), requestOf({ messages, tools: [] })));
+    expect(fake.violations).toEqual([]);
+    expect(fake.requests[0]!.body.messages).toEqual([
+      { role: "system", content: "You are a test." },
+      { role: "user", content: "one" },
+      { role: "user", content: "two" },
+      { role: "assistant", content: "answer" },
+      { role: "user", content: "three" },
+    ]);
+  });
+});

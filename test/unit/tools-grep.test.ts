@@ -1,0 +1,100 @@
+import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { findRipgrep, grepTool } from "../../lib/tools/grep.ts";
+import { errorOf, makeWorkspace, runTool } from "./tools-workspace.ts";
+
+const ws = makeWorkspace({
+  ".gitignore": "dist/\n",
+  ".shiroignore": "fixtures/\n",
+  "src/a.ts": "import { x } from './x';\n  export const Hello = 1;   \nconst other = 2;\n",
+  "src/b.js": "hello from js\n",
+  "src/.hidden.ts": "hello hidden\n",
+  "src/nested/.shiroignore": "skip.ts\n",
+  "src/nested/skip.ts": "hello skipped\n",
+  "src/nested/keep.ts": "hello kept\r\n",
+  "dist/out.js": "hello dist\n",
+  "fixtures/f.txt": "hello fixture\n",
+  "node_modules/m/i.js": "hello module\n",
+  ".env": "HELLO=secret\n",
+  "long.txt": `hello ${"x".repeat(400)}\n`,
+  "bin.dat": new Uint8Array([104, 101, 108, 108, 111, 0, 1]),
+});
+const outside = makeWorkspace({ "o.txt": "hello outside\n" }, "shiro-outside-");
+symlinkSync(join(outside.root, "o.txt"), join(ws.root, "link.txt"));
+const many = makeWorkspace({ "many.txt": Array.from({ length: 250 }, (_, i) => `hit ${i}`).join("\n") });
+
+afterAll(() => {
+  ws.remove();
+  outside.remove();
+  many.remove();
+});
+
+const rg = findRipgrep();
+const engines: ["js" | "rg", boolean][] = [["js", true], ["rg", rg !== undefined]];
+
+for (const [engine, available] of engines) {
+  describe.skipIf(!available)(`grep (${engine})`, () => {
+    const savedPath = process.env.PATH;
+    beforeEach(() => {
+      if (engine === "js") process.env.PATH = "";
+    });
+    afterEach(() => {
+      process.env.PATH = savedPath;
+    });
+    const grep = (input: Record<string, unknown>, root = ws.root) => runTool(grepTool, input, root);
+
+    test("finds lines across the workspace, skipping ignored, binary, secrets and outside files", async () => {
+      expect(await grep({ pattern: "hello" })).toBe([
+        "long.txt:1: hello " + "x".repeat(294) + "…",
+        "src/.hidden.ts:1: hello hidden",
+        "src/b.js:1: hello from js",
+        "src/nested/keep.ts:1: hello kept",
+      ].join("\n"));
+    });
+
+    test("ignoreCase, include and includeIgnored", async () => {
+      expect(await grep({ pattern: "hello", ignoreCase: true, include: "*.ts" })).toBe([
+        "src/.hidden.ts:1: hello hidden",
+        "src/a.ts:2: export const Hello = 1;",
+        "src/nested/keep.ts:1: hello kept",
+      ].join("\n"));
+      expect(await grep({ pattern: "^hello (di|fi|sk|mo)", includeIgnored: true })).toBe([
+        "dist/out.js:1: hello dist",
+        "fixtures/f.txt:1: hello fixture",
+        "src/nested/skip.ts:1: hello skipped",
+      ].join("\n"));
+      expect(await grep({ pattern: "other", include: "src/**" })).toBe("src/a.ts:3: const other = 2;");
+    });
+
+    test("no matches, invalid regex, and a JS-only regex", async () => {
+      expect(await grep({ pattern: "nothing-matches-this" })).toBe("No matches.");
+      expect(await errorOf(grep({ pattern: "(" }))).toBe("Invalid regex: missing )");
+      expect(await grep({ pattern: "(?<=const )other" })).toBe("src/a.ts:3: const other = 2;");
+    });
+
+    test("an interrupted search throws", async () => {
+      expect(await errorOf(runTool(grepTool, { pattern: "hello" }, ws.root, AbortSignal.abort()))).toBe("grep was interrupted.");
+    });
+
+    test("stops at 200 hits", async () => {
+      const lines = (await grep({ pattern: "^hit" }, many.root)).split("\n");
+      expect(lines.length).toBe(201);
+      expect(lines[0]).toBe("many.txt:1: hit 0");
+      expect(lines[199]).toBe("many.txt:200: hit 199");
+      expect(lines[200]).toBe("... [hit limit 200]");
+    });
+  });
+}
+
+describe("grep basics", () => {
+  test("subjects and readOnly", () => {
+    expect(grepTool.subjects!({ pattern: "a.b", include: "**/*" })).toEqual(["a.b"]);
+    expect(grepTool.readOnly).toBe(true);
+  });
+
+  test("findRipgrep looks only on PATH", () => {
+    expect(findRipgrep({ PATH: "" })).toBeUndefined();
+    expect(findRipgrep({ PATH: ws.root })).toBeUndefined();
+  });
+});

@@ -1,0 +1,89 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as v from "valibot";
+import { DEFAULT_TOOL_SETS, TOOL_SETS, builtinTools, measureToolCosts, selectTools } from "../../lib/tools/index.ts";
+import { toolSchemaBytes } from "../../lib/tools/schema.ts";
+import type { ToolDefinition } from "../../lib/tools/types.ts";
+
+const complete = async () => "Add a thing";
+const sessionTool: ToolDefinition = { name: "todo_write", description: "d", schema: v.object({}), execute: async () => "ok" };
+const pluginTool: ToolDefinition = { name: "current_time", description: "d", schema: v.object({}), execute: async () => "now" };
+const all = builtinTools({ complete, extraTools: [sessionTool, pluginTool] });
+const names = (tools: ToolDefinition[]) => tools.map((tool) => tool.name);
+
+const home = mkdtempSync(join(tmpdir(), "shiro-tools-home-"));
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+describe("builtinTools", () => {
+  test("every built-in tool sits in the set TOOL_SETS names, and extras come last", () => {
+    expect(names(all)).toEqual([...TOOL_SETS.core, ...TOOL_SETS["edit-plus"], ...TOOL_SETS.git, ...TOOL_SETS.net, "todo_write", "current_time"]);
+    const misplaced = all.filter((tool) => tool.set !== undefined && !TOOL_SETS[tool.set].includes(tool.name));
+    expect(names(misplaced)).toEqual([]);
+    expect(DEFAULT_TOOL_SETS).toEqual(["core", "edit-plus", "git"]);
+  });
+
+  test("two tools with one name are refused", () => {
+    expect(() => builtinTools({ complete, extraTools: [{ ...sessionTool, name: "grep" }] })).toThrow('two tools are named "grep"; rename one of them');
+  });
+
+  test("read-only flags and permission subjects of the file tools", () => {
+    const byName = new Map(all.map((tool) => [tool.name, tool]));
+    const readOnly = ["read_file", "read_many_files", "list_dir", "glob", "grep", "write_file", "edit_file", "multi_edit", "apply_patch", "move_file", "delete_file"]
+      .map((name) => [name, byName.get(name)!.readOnly === true]);
+    expect(readOnly).toEqual([
+      ["read_file", true], ["read_many_files", true], ["list_dir", true], ["glob", true], ["grep", true],
+      ["write_file", false], ["edit_file", false], ["multi_edit", false], ["apply_patch", false], ["move_file", false], ["delete_file", false],
+    ]);
+    for (const name of ["read_file", "write_file", "edit_file", "multi_edit", "delete_file", "list_dir"]) {
+      expect([name, byName.get(name)!.subjects!({ path: "x/y.ts" })]).toEqual([name, ["x/y.ts"]]);
+    }
+  });
+});
+
+describe("selectTools", () => {
+  const session = [...TOOL_SETS.core, ...TOOL_SETS["edit-plus"], ...TOOL_SETS.git];
+
+  test("default sets offer core, edit-plus and git plus every tool without a set", () => {
+    const selection = selectTools(all);
+    expect(names(selection.offered)).toEqual([...session, "todo_write", "current_time"]);
+    expect(selection.registered).toEqual(all);
+  });
+
+  test("[] is core only; core cannot be turned off; net is opt-in", () => {
+    expect(names(selectTools(all, { toolSets: [] }).offered)).toEqual([...TOOL_SETS.core, "todo_write", "current_time"]);
+    expect(names(selectTools(all, { toolSets: ["git", "net"] }).offered)).toEqual([...TOOL_SETS.core, ...TOOL_SETS.git, "web_fetch", "todo_write", "current_time"]);
+  });
+
+  test("an allow-list is intersected with the sets, and gates tools without a set too", () => {
+    const allow = ["read_file", "grep", "git_log", "web_fetch", "todo_write"];
+    expect(names(selectTools(all, { allow }).offered)).toEqual(["read_file", "grep", "git_log", "todo_write"]);
+    expect(names(selectTools(all, { allow, toolSets: ["net"] }).offered)).toEqual(["read_file", "grep", "web_fetch", "todo_write"]);
+  });
+});
+
+describe("tool costs", () => {
+  test("set totals add up the tools' schema bytes", () => {
+    const costs = measureToolCosts(all, { toolSets: ["git"] });
+    const core = all.filter((tool) => tool.set === "core").reduce((sum, tool) => sum + toolSchemaBytes(tool), 0);
+    expect(costs.sets.map((s) => [s.set, s.tools, s.active])).toEqual([["core", 6, true], ["edit-plus", 6, false], ["git", 7, true], ["net", 1, false]]);
+    expect(costs.sets[0]!.bytes).toBe(core);
+    const offered = costs.tools.filter((t) => t.offered);
+    expect(offered.map((t) => t.name)).toEqual([...TOOL_SETS.core, ...TOOL_SETS.git, "todo_write", "current_time"]);
+    expect(costs.offeredBytes).toBe(offered.reduce((sum, t) => sum + t.bytes, 0));
+  });
+
+  test("`shiro tools --json` reads toolSets from config.json", () => {
+    mkdirSync(join(home, ".shiro-neko"), { recursive: true });
+    writeFileSync(join(home, ".shiro-neko", "config.json"), JSON.stringify({ toolSets: ["net"] }));
+    const out = spawnSync(process.execPath, [join(import.meta.dir, "../../cmd/shiro.ts"), "tools", "--json"], {
+      env: { ...process.env, SHIRO_HOME: home }, encoding: "utf8", timeout: 30_000,
+    });
+    expect(out.stderr).toBe("");
+    const report = JSON.parse(out.stdout) as ReturnType<typeof measureToolCosts>;
+    expect(report.tools.filter((t) => t.offered).map((t) => t.name)).toEqual([...TOOL_SETS.core, "web_fetch"]);
+    expect(report.sets.map((s) => [s.set, s.active])).toEqual([["core", true], ["edit-plus", false], ["git", false], ["net", true]]);
+  });
+});
