@@ -17,7 +17,7 @@ function _age(iso: string): string {
 const list = defineCommand({
   meta: { name: "list", description: "the newest runs (default 20)" },
   args: {
-    json: { type: "boolean", description: "one JSON snapshot per line" },
+    json: { type: "boolean", description: "the snapshots as a JSON array" },
     limit: { type: "string", description: "how many runs to show" },
   },
   async run({ args }) {
@@ -27,7 +27,7 @@ const list = defineCommand({
     const { runs, skipped } = listRuns(limit);
     for (const skip of skipped) process.stderr.write(`shiro: skipped runs/${skip.file}: ${skip.reason}\n`);
     if (args.json) {
-      for (const run of runs) process.stdout.write(`${JSON.stringify({ ...run, status: effectiveStatus(run) })}\n`);
+      process.stdout.write(`${JSON.stringify(runs.map((run) => ({ ...run, status: effectiveStatus(run) })), null, 2)}\n`);
       return;
     }
     if (runs.length === 0) {

@@ -197,15 +197,19 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   }
   if (flags.noPlugins) notices.push("plugins: none (--no-plugins), so the guard is off");
 
-  let currentRunId = options.runId ?? uuidv7();
+  // The first turn may have been given its id (detached runs); later turns get fresh ones.
+  let nextRunId = options.runId ?? uuidv7();
+  let activeRunId = nextRunId;
   const decide: DecisionSource = options.decide ?? (headless && flags.approvals === "block"
     ? async (request) => {
-      createPending({ ...request, runId: currentRunId, sessionId: session.id });
+      createPending({ ...request, runId: activeRunId, sessionId: session.id });
       return "block";
     }
     : denyAll);
-  const makeGate = (): Gate => createGate({ rules, plugins, yolo: flags.yolo, decide, autoApprove, headless: headless && !options.decide, runId: currentRunId, sessionId: session.id });
-  let gate = makeGate();
+  // One gate for the whole session: "always" grants last until the process ends; the repeat
+  // guard is reset by the loop at the start of every turn. Persisted requests take the run id
+  // from `activeRunId` when they are written.
+  const gate: Gate = createGate({ rules, plugins, yolo: flags.yolo, decide, autoApprove, headless: headless && !options.decide, sessionId: session.id });
 
   const systemPrompt = (offeredNow: ToolDefinition[]) => buildSystemPrompt({
     root: cwd, platform: `${process.platform}-${process.arch}`, tools: offeredNow,
@@ -302,10 +306,9 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     registeredTools: () => registered,
     todos: () => session.notebook.todos,
     async *turn(prompt, signal, turnOptions = {}) {
-      currentRunId = turnOptions.runId ?? currentRunId;
-      gate = makeGate();
-      const runId = currentRunId;
-      currentRunId = uuidv7();
+      activeRunId = turnOptions.runId ?? nextRunId;
+      nextRunId = uuidv7();
+      const runId = activeRunId;
       const snapshot: RunSnapshot = {
         version: 1, id: runId, sessionId: session.id, cwd, provider: config.preset.id, model: config.model,
         protocol: client.protocol, agent: variant.name, prompt: prompt.slice(0, 200), status: "running", pid: process.pid,
@@ -319,8 +322,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     },
     async *resumeRun(run, decision, signal) {
       if (!run.suspended) throw new UserError(`run ${run.id.slice(0, 8)} is not waiting for an approval`);
-      currentRunId = run.id;
-      gate = makeGate();
+      activeRunId = run.id;
       const log = openRunLog({ ...run, status: "running", pid: process.pid, suspended: undefined }, { fresh: false });
       const notice: AgentEvent = { type: "notice", text: `resuming run ${run.id.slice(0, 8)}: approval ${run.suspended.approvalId.slice(0, 8)} was ${decision}` };
       log.append(notice);

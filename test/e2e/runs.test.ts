@@ -50,7 +50,7 @@ describe("shiro runs", () => {
     const runId = streamed[0]!.runId as string;
 
     const list = await shiro(["runs", "list", "--json"]);
-    const [snapshot] = parseEventLines(list.stdout);
+    const [snapshot] = JSON.parse(list.stdout);
     expect(snapshot).toMatchObject({ id: runId, status: "completed", prompt: "inventory the folder", steps: 2, stop: "completed" });
 
     const show = await shiro(["runs", "show", runId.slice(0, 13)]);

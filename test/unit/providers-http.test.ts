@@ -8,12 +8,13 @@ import type { MessageDraft } from "../../lib/providers/_draft.ts";
 import { classifyFailure, parseFailureBody, readRetryAfterMs, type WireFailure } from "../../lib/providers/_failures.ts";
 import { streamWire, type DecodeEnd, type StreamDecoder } from "../../lib/providers/_http.ts";
 import type { SseMessage } from "../../lib/providers/_sse.ts";
+import type { AssistantMessage } from "../../lib/providers/messages.ts";
 import { buildChatRequest } from "../../lib/providers/openai-chat.ts";
 import type { ModelEvent } from "../../lib/providers/types.ts";
 import { startFakeProvider, type FakeProvider } from "../fakes/provider.ts";
 import { API_KEY, collect, connectTo, hostOfFake, requestOf } from "./providers-harness.ts";
 
-/** Shows "partial" after the first SSE message, then ends as `end` says (or reads on when undefined). */
+/** Optionally shows "partial" on the first SSE message, then ends as `end` says for this attempt ("read-on": reads to the end). */
 function _decoder(end: (attempt: number) => DecodeEnd | "throw" | "read-on", options: { outputFirst: boolean }): StreamDecoder {
   let attempt = 0;
   return async function* (messages: AsyncIterable<SseMessage>, draft: MessageDraft): AsyncGenerator<ModelEvent, DecodeEnd, undefined> {
@@ -47,7 +48,7 @@ describe("streamWire", () => {
     return collect(streamWire(connection, request, () => buildChatRequest(connection, request), decode));
   }
 
-  const _partial = { role: "assistant", parts: [{ type: "text", text: "partial" }] };
+  const _partial: AssistantMessage = { role: "assistant", parts: [{ type: "text", text: "partial" }] };
 
   test("a connection lost after output is an error with the partial message, not a retry", async () => {
     fake.script({ text: "x" }, { text: "never used" });
