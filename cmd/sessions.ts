@@ -1,7 +1,10 @@
-/** `shiro sessions`: list the saved sessions, or show one (`shiro sessions show <id>`). */
+/**
+ * `shiro sessions`: list the saved sessions, show one, and compact or uncompact one. Compacting
+ * and uncompacting take the session's lease, so they refuse a session open in a live process.
+ */
 import { defineCommand } from "citty";
 import { renderProgressBar, renderTodoLines } from "../lib/store/notebook.ts";
-import { findSession, formatLocalMinute, formatSessionLine, listSessions, type SessionRecord } from "../lib/store/sessions.ts";
+import { findSession, formatLocalMinute, formatSessionLine, listSessions, openSessionWriter, type SessionRecord } from "../lib/store/sessions.ts";
 
 const _print = (text: string) => process.stdout.write(`${text}\n`);
 
@@ -14,9 +17,40 @@ export default defineCommand({
     show: defineCommand({
       meta: { description: "print one session: metadata, usage, task list and last exchange" },
       args: { id: { type: "positional", description: "session id or a unique prefix of it" }, ..._jsonFlag },
-      run({ args }) {
+      async run({ args }) {
         const session = findSession(String(args.id));
-        _print(args.json ? JSON.stringify(session, null, 2) : renderSessionDetails(session));
+        const context = await _contextOf(session);
+        _print(args.json ? JSON.stringify({ ...session, context }, null, 2) : `${renderSessionDetails(session)}\n${_contextLine(context)}`);
+      },
+    }),
+    compact: defineCommand({
+      meta: { description: "replace the transcript with the model's summary (the messages are kept in the session's archive)" },
+      args: {
+        id: { type: "positional", description: "session id or a unique prefix of it" },
+        focus: { type: "string", description: "what the summary should pay most attention to" },
+      },
+      async run({ args }) {
+        const { resolveConfig } = await import("../lib/config.ts");
+        const { completeOnce } = await import("../lib/providers/complete.ts");
+        const { compactSession } = await import("../lib/agent/session-compaction.ts");
+        const config = resolveConfig();
+        await _withWriter(String(args.id), async (session, save) => {
+          const outcome = await compactSession(session, (system, prompt, signal) => completeOnce(config, system, prompt, signal), args.focus ? String(args.focus) : undefined);
+          if (outcome.changed) save();
+          _print(outcome.message);
+        });
+      },
+    }),
+    uncompact: defineCommand({
+      meta: { description: "put the full history back on the wire (undo a compaction)" },
+      args: { id: { type: "positional", description: "session id or a unique prefix of it" } },
+      async run({ args }) {
+        const { uncompactSession } = await import("../lib/agent/session-compaction.ts");
+        await _withWriter(String(args.id), async (session, save) => {
+          const outcome = uncompactSession(session);
+          if (outcome.changed) save();
+          _print(outcome.message);
+        });
       },
     }),
   },
@@ -55,4 +89,45 @@ export function renderSessionDetails(session: SessionRecord): string {
     if (last.toolsSummary) lines.push(`tools: ${last.toolsSummary}`);
   }
   return lines.join("\n");
+}
+
+/** Runs `fn` holding the session's one writer (its lease); `save` writes now. */
+async function _withWriter(id: string, fn: (session: SessionRecord, save: () => void) => Promise<void>): Promise<void> {
+  const writer = openSessionWriter(findSession(id));
+  try {
+    await fn(writer.session, () => writer.save());
+  } finally {
+    writer.close();
+  }
+}
+
+interface ContextInfo {
+  tokens: number;
+  threshold: number;
+  share: number;
+  estimated: boolean;
+  spans: number;
+  archived: number;
+}
+
+async function _contextOf(session: SessionRecord): Promise<ContextInfo> {
+  const { loadConfigFile } = await import("../lib/config.ts");
+  const { DEFAULT_COMPACTION_THRESHOLD, estimateTokens } = await import("../lib/agent/context.ts");
+  const { readCompactionState } = await import("../lib/agent/context-manager.ts");
+  let threshold = DEFAULT_COMPACTION_THRESHOLD;
+  try {
+    threshold = loadConfigFile().compaction?.threshold ?? threshold;
+  } catch {
+    // a broken config.json does not stop `sessions show`; the default threshold is shown
+  }
+  const tokens = estimateTokens(session.messages);
+  const state = readCompactionState(session);
+  return { tokens, threshold, share: Math.round((tokens / threshold) * 1000) / 1000, estimated: true, spans: state.spans.length, archived: state.archive?.length ?? 0 };
+}
+
+function _contextLine(context: ContextInfo): string {
+  const parts = [`context   ~${context.tokens} tokens (estimate), ${Math.round(context.share * 100)}% of the ${context.threshold} compaction threshold`];
+  if (context.spans > 0) parts.push(`; ${context.spans} span${context.spans === 1 ? "" : "s"} compacted`);
+  if (context.archived > 0) parts.push(`; ${context.archived} transcript${context.archived === 1 ? "" : "s"} archived by compact`);
+  return parts.join("");
 }

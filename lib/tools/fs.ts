@@ -208,12 +208,7 @@ export const globTool: ToolDefinition<GlobInput> = {
   subjects: (input) => [input.pattern],
   async execute({ pattern, limit, includeIgnored }, ctx) {
     const cap = Math.min(limit, GLOB_CAP);
-    let matches: (path: string) => boolean;
-    try {
-      matches = compileGlob(pattern);
-    } catch (error) {
-      throw new Error(`Invalid glob: ${(error as Error).message}`);
-    }
+    const matches = compileGlob(pattern);
     const found: string[] = [];
     for await (const entry of walkWorkspace(ctx.root, { includeIgnored, signal: ctx.signal })) {
       if (entry.dir || !matches(entry.path)) continue;

@@ -18,7 +18,7 @@ import description from "./grep.md" with { type: "text" };
 import { looksBinary } from "./fs.ts";
 import { isSecretsFile, resolveInWorkspace } from "./jail.ts";
 import type { ToolDefinition } from "./types.ts";
-import { compileGlob, createIgnoreFilter, walkWorkspace } from "./walk.ts";
+import { compileGlob, createIgnoreFilter, regexErrorReason, walkWorkspace } from "./walk.ts";
 
 export const GREP_HIT_CAP = 200;
 export const GREP_LINE_CHARS = 300;
@@ -61,14 +61,9 @@ export const grepTool: ToolDefinition<GrepInput> = {
     try {
       regex = new RegExp(input.pattern, input.ignoreCase ? "i" : "");
     } catch (error) {
-      throw new Error(`Invalid regex: ${_regexReason(error)}`);
+      throw new Error(`Invalid regex: ${regexErrorReason(error)}`);
     }
-    let matchesInclude: (path: string) => boolean;
-    try {
-      matchesInclude = compileGlob(input.include);
-    } catch (error) {
-      throw new Error(`Invalid glob: ${_regexReason(error)}`);
-    }
+    const matchesInclude = compileGlob(input.include);
     const search: _Search = { ...input, root: ctx.root, regex, matchesInclude, signal: ctx.signal };
     const rg = findRipgrep();
     const hits = (rg ? await _searchWithRipgrep(rg, search) : undefined) ?? await _searchWithWalker(search);
@@ -193,9 +188,4 @@ function _parseRipgrepLine(record: string): GrepHit | undefined {
   const path = record.slice(0, nul).replaceAll("\\", "/").replace(/^\.\//, "");
   const text = rest.slice(colon + 1);
   return { path, line, text: text.endsWith("\r") ? text.slice(0, -1) : text };
-}
-
-function _regexReason(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.replace(/^Invalid regular expression: /, "").replace(/^\/.*\/[a-z]*: /, "");
 }

@@ -108,12 +108,24 @@ export async function* walkWorkspace(root: string, options: WalkOptions = {}): A
  * Compiles a glob to a matcher of root-relative posix paths. `*` and `?` stay within one path
  * segment, `**` spans segments, `[abc]`, `[!abc]` and `{a,b}` work as in shells. A pattern with
  * no `/` matches the file name at any depth (`*.ts`); one with a `/` matches from the root.
+ * Throws `Invalid glob: <reason>`.
  */
 export function compileGlob(pattern: string): (path: string) => boolean {
   const cleaned = pattern.trim().replace(/^\.\//, "").replace(/^\/+/, "");
-  const regex = new RegExp(`^${_globSource(cleaned)}$`);
+  let regex: RegExp;
+  try {
+    regex = new RegExp(`^${_globSource(cleaned)}$`);
+  } catch (error) {
+    throw new Error(`Invalid glob: ${regexErrorReason(error)}`);
+  }
   if (cleaned.includes("/")) return (path) => regex.test(path);
   return (path) => regex.test(path.slice(path.lastIndexOf("/") + 1));
+}
+
+/** The engine's reason from a RegExp syntax error, without its `Invalid regular expression: /…/:` lead. */
+export function regexErrorReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/^Invalid regular expression: /, "").replace(/^\/.*\/[a-z]*: /, "");
 }
 
 function _loadRules(root: string, dir: string, inherited: Ignore | undefined, ignoreCase: boolean): Ignore | undefined {

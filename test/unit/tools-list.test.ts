@@ -74,6 +74,7 @@ describe("glob", () => {
     expect(await glob({ pattern: "src/*.ts" })).toBe("src/index.ts");
     expect(await glob({ pattern: "*.js" })).toBe("No files matched.");
     expect(await glob({ pattern: "*.js", includeIgnored: true })).toBe("dist/bundle.js");
+    expect(await errorOf(glob({ pattern: "[z-a].ts" }))).toBe("Invalid glob: range out of order in character class");
     expect(globTool.subjects!({ pattern: "*.js", limit: 200 })).toEqual(["*.js"]);
   });
 

@@ -64,6 +64,12 @@ describe("apply_patch", () => {
     expect(ws.read("crlf.txt")).toBe("one\r\n2\r\n");
   });
 
+  test("an Update with only a Move to moves the file unchanged", async () => {
+    expect(await apply("*** Update File: old.txt\n*** Move to: archive/old.txt\n")).toBe("Applied 1 change(s):\n- moved old.txt to archive/old.txt");
+    expect(ws.read("archive/old.txt")).toBe("to delete\n");
+    expect(Object.keys(ws.snapshot())).not.toContain("old.txt");
+  });
+
   test("a failing check writes nothing", async () => {
     const before = ws.snapshot();
     const good = "*** Add File: fresh.txt\n+x\n*** Update File: src/a.ts\n-export const a = 1;\n+export const a = 5;\n";

@@ -15,7 +15,11 @@ const ws = makeWorkspace({
   "docs/x.tmp": "",
   "docs/sub/y.tmp": "",
   "scratch/n.md": "",
-  "src/.gitignore": "gen/\n!important.log\n*.txt\n",
+  "src/.gitignore": "gen/\n!important.log\n*.txt\n/anchored.ts\nlib/inner.ts\n",
+  "src/anchored.ts": "",
+  "src/x/anchored.ts": "",
+  "src/lib/inner.ts": "",
+  "src/x/lib/inner.ts": "",
   "src/build": "a file, so the dir-only build/ rule leaves it",
   "src/rootonly.txt": "",
   "src/important.log": "",
@@ -45,7 +49,8 @@ describe("walkWorkspace", () => {
       "1:lib/",
       "1:linked/@",
       "1:notes.txt",
-      "1:src/", "2:src/.gitignore", "2:src/build", "2:src/important.log", "2:src/main.ts",
+      "1:src/", "2:src/.gitignore", "2:src/build", "2:src/important.log", "2:src/lib/", "2:src/main.ts",
+      "2:src/x/", "3:src/x/anchored.ts", "3:src/x/lib/", "4:src/x/lib/inner.ts",
     ]);
   });
 
@@ -59,12 +64,14 @@ describe("walkWorkspace", () => {
       "1:linked/@",
       "1:notes.txt", "1:rootonly.txt",
       "1:scratch/", "2:scratch/n.md",
-      "1:src/", "2:src/.gitignore", "2:src/build", "2:src/gen/", "3:src/gen/g.ts", "2:src/important.log", "2:src/main.ts", "2:src/other.log", "2:src/rootonly.txt",
+      "1:src/", "2:src/.gitignore", "2:src/anchored.ts", "2:src/build", "2:src/gen/", "3:src/gen/g.ts", "2:src/important.log",
+      "2:src/lib/", "3:src/lib/inner.ts", "2:src/main.ts", "2:src/other.log", "2:src/rootonly.txt",
+      "2:src/x/", "3:src/x/anchored.ts", "3:src/x/lib/", "4:src/x/lib/inner.ts",
     ]);
   });
 
   test("starts below the root with the rules above it, and stops at maxDepth and limit", async () => {
-    expect(await walk({ dir: "src" })).toEqual(["1:src/.gitignore", "1:src/build", "1:src/important.log", "1:src/main.ts"]);
+    expect(await walk({ dir: "src", maxDepth: 1 })).toEqual(["1:src/.gitignore", "1:src/build", "1:src/important.log", "1:src/lib/", "1:src/main.ts", "1:src/x/"]);
     expect(await walk({ dir: "docs", maxDepth: 1 })).toEqual(["1:docs/sub/"]);
     expect(await walk({ limit: 3 })).toEqual(["1:.gitignore", "1:.shiroignore", "1:docs/"]);
   });
