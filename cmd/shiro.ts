@@ -78,10 +78,11 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+// No top-level await: `bun build --bytecode` (fast start-up) needs a module without it.
 if (import.meta.main) {
-  const code = await main(process.argv.slice(2));
-  // Flush, then leave: lingering handles (a keep-alive socket, a stdin listener) must not hold
-  // the process open once the command is done.
-  await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
-  process.exit(code);
+  void main(process.argv.slice(2)).then((code) => {
+    // Flush, then leave: lingering handles (a keep-alive socket, a stdin listener) must not hold
+    // the process open once the command is done.
+    process.stdout.write("", () => process.exit(code));
+  });
 }

@@ -61,10 +61,11 @@ export function createRenderer(write: (text: string) => void, style: Style, mode
         case "tool-call":
           line(style.cyan(`● ${event.name} `) + style.dim(_summary(event.input)));
           break;
-        case "tool-output":
-          out(style.dim(event.chunk.replace(/^/gm, "  │ ")));
-          if (midLine) out("\n");
+        case "tool-output": {
+          const lines = event.chunk.replace(/\n$/, "").split("\n");
+          line(lines.map((text) => style.dim(`  │ ${text}`)).join("\n"));
           break;
+        }
         case "tool-result":
           line(style.dim(`  ✓ ${event.name}: ${_short(event.output.split("\n")[0] ?? "", 80)}`));
           break;
