@@ -156,15 +156,20 @@ function _renderSegment(segment: OffWireSegment): _Rendered {
  * One serialisation of the history, part by part, so both sizes come from it: an array's JSON is
  * its elements' JSON joined by commas in brackets, whatever the envelope around it.
  */
-function _measure(messages: Message[], keepLastReasoning: boolean): _Sizes {
-  const protectedIndex = keepLastReasoning ? messages.findLastIndex((message) => message.role === "assistant") : -1;
-  const full = new Array<number>(messages.length);
-  const lean = new Array<number>(messages.length);
-  messages.forEach((message, index) => {
-    if (message.role !== "assistant" || index === protectedIndex || !message.parts.some((part) => part.type === "reasoning")) {
-      full[index] = lean[index] = JSON.stringify(message).length;
-      return;
-    }
+/**
+ * Serialised sizes per message, cached by object: history messages are never mutated once in the
+ * session (replacements are new objects), so each message is measured once, not once per step.
+ */
+const _sizeCache = new WeakMap<Message, { full: number; lean: number }>();
+
+function _sizeOf(message: Message): { full: number; lean: number } {
+  const cached = _sizeCache.get(message);
+  if (cached) return cached;
+  let sizes: { full: number; lean: number };
+  if (message.role !== "assistant" || !message.parts.some((part) => part.type === "reasoning")) {
+    const length = JSON.stringify(message).length;
+    sizes = { full: length, lean: length };
+  } else {
     const envelope = JSON.stringify({ ...message, parts: [] }).length;
     let all = 0;
     let kept = 0;
@@ -177,9 +182,21 @@ function _measure(messages: Message[], keepLastReasoning: boolean): _Sizes {
         keptCount += 1;
       }
     }
-    full[index] = envelope + all + message.parts.length - 1;
-    lean[index] = keptCount === 0 ? -1 : envelope + kept + keptCount - 1;
-  });
+    sizes = { full: envelope + all + message.parts.length - 1, lean: keptCount === 0 ? -1 : envelope + kept + keptCount - 1 };
+  }
+  _sizeCache.set(message, sizes);
+  return sizes;
+}
+
+function _measure(messages: Message[], keepLastReasoning: boolean): _Sizes {
+  const protectedIndex = keepLastReasoning ? messages.findLastIndex((message) => message.role === "assistant") : -1;
+  const full = new Array<number>(messages.length);
+  const lean = new Array<number>(messages.length);
+  for (let index = 0; index < messages.length; index++) {
+    const sizes = _sizeOf(messages[index]!);
+    full[index] = sizes.full;
+    lean[index] = index === protectedIndex ? sizes.full : sizes.lean;
+  }
   return { full, lean };
 }
 
@@ -299,6 +316,6 @@ function _finish(
     pruned: flags.pruned,
     reasoningDropped: flags.reasoningDropped,
     ...(flags.newSpan ? { newSpan: flags.newSpan } : {}),
-    estimate: estimateTokens(messages, system),
+    estimate: Math.round((_arrayLength(messages.reduce((sum, message) => sum + _sizeOf(message).full, 0), messages.length) + system.length) / 4),
   };
 }

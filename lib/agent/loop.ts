@@ -205,8 +205,9 @@ export async function* runTurn(input: TurnInput, options: TurnOptions): AsyncGen
 }
 
 function _commitResults(messages: Message[], assistantIndex: number, results: ToolResultPart[], options: TurnOptions): void {
+  // History messages are never mutated in place (the context manager caches their sizes).
   const next = messages[assistantIndex + 1];
-  if (next && next.role === "tool") next.results = results;
+  if (next && next.role === "tool") messages[assistantIndex + 1] = { role: "tool", results };
   else messages.splice(assistantIndex + 1, 0, { role: "tool", results });
   options.onHistoryChange?.();
 }

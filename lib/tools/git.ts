@@ -62,7 +62,7 @@ const ShowInput = v.object({
 });
 const BlameInput = v.object({
   path: v.pipe(_Path, v.description("The file to blame.")),
-  startLine: v.optional(v.pipe(_Line("startLine"), v.description("First line, 1-based."))),
+  startLine: v.optional(v.pipe(_Line("startLine"), v.description("First line, 1-based; alone it covers 40 lines."))),
   endLine: v.optional(v.pipe(_Line("endLine"), v.description("Last line, inclusive."))),
 });
 const BranchInput = v.object({

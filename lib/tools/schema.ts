@@ -12,6 +12,8 @@ export function toToolSpec(tool: ToolDefinition): ToolSpec {
   if (tool.jsonSchema) inputSchema = tool.jsonSchema;
   else {
     const { $schema: _ignored, ...rest } = toJsonSchema(tool.schema as Parameters<typeof toJsonSchema>[0], { errorMode: "ignore" }) as Record<string, unknown>;
+    // An empty `required` says nothing and costs bytes on every request.
+    if (Array.isArray(rest.required) && rest.required.length === 0) delete rest.required;
     inputSchema = rest;
   }
   const spec: ToolSpec = { name: tool.name, description: tool.description.trim(), inputSchema };

@@ -10,6 +10,7 @@ import { benchStartup } from "./startup.ts";
 const OPTIONAL = [
   { file: "prune.ts", exportName: "benchPrune" },
   { file: "loop.ts", exportName: "benchLoop" },
+  { file: "first-request.ts", exportName: "benchFirstRequest" },
 ];
 
 await benchStartup();

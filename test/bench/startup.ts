@@ -1,17 +1,16 @@
 /**
  * Start-up cost of the compiled binary against a bare `bun build --compile` hello-world built in
  * the same run: median wall time, its ratio to the bare binary, and peak RSS. The bar is
- * `dist/shiro --version` within 2x of the bare binary.
+ * `dist/shiro --version` within 2x of the bare binary. dist/shiro is built first when it is missing
+ * or older than any source.
  *
  * `bun run test/bench/startup.ts [runs]` runs it alone; test/bench/index.ts runs it with the rest.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-
-const ROOT = resolve(import.meta.dir, "..", "..");
-const BINARY = join(ROOT, "dist", "shiro");
+import { join } from "node:path";
+import { ensureBinary } from "../e2e/_harness.ts";
 const RATIO_BAR = 2;
 
 export interface StartupCase {
@@ -35,11 +34,11 @@ export async function benchStartup(options: { runs?: number } = {}): Promise<Sta
   const work = mkdtempSync(join(tmpdir(), "shiro-bench-startup-"));
   try {
     const bare = _buildBareBinary(work);
-    _ensureShiroBinary();
+    const shiro = ensureBinary();
     const commands: [string, string[]][] = [
       ["bare hello binary", [bare]],
-      ["dist/shiro --version", [BINARY, "--version"]],
-      ["dist/shiro --help", [BINARY, "--help"]],
+      ["dist/shiro --version", [shiro, "--version"]],
+      ["dist/shiro --help", [shiro, "--help"]],
     ];
     // Runs from an empty folder with state in a temp SHIRO_HOME, like a first start.
     const env = { ...process.env, SHIRO_HOME: work, NO_COLOR: "1" };
@@ -75,13 +74,6 @@ function _buildBareBinary(work: string): string {
   const build = spawnSync(process.execPath, ["build", "--compile", source, "--outfile", outfile], { encoding: "utf8", timeout: 120_000 });
   if (build.status !== 0) throw new Error(`building the bare binary failed:\n${build.stderr}`);
   return outfile;
-}
-
-function _ensureShiroBinary(): void {
-  if (existsSync(BINARY)) return;
-  console.log("dist/shiro is missing; running bun run build");
-  const build = spawnSync(process.execPath, ["run", "build"], { cwd: ROOT, encoding: "utf8", timeout: 180_000 });
-  if (build.status !== 0) throw new Error(`bun run build failed:\n${build.stdout}${build.stderr}`);
 }
 
 function _runOnce(cmd: string[], cwd: string, env: Record<string, string | undefined>): { ms: number; rssBytes: number } {
