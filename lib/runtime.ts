@@ -4,7 +4,7 @@
  */
 
 declare const Deno: { version: { deno: string } } | undefined;
-declare const Bun: { version: string } | undefined;
+declare const Bun: { version: string; main: string } | undefined;
 
 export type RuntimeName = "bun" | "deno";
 
@@ -24,10 +24,13 @@ export function detectRuntime(): RuntimeInfo {
   return { name, version, compiled: isCompiledBinary(), platform: process.platform, arch: process.arch };
 }
 
-/** Compiled Bun binaries serve their modules from the virtual `/$bunfs/` (or `B:/~BUN/`) root. */
+/**
+ * Compiled Bun binaries run their entry point from the virtual `/$bunfs/` (or `B:/~BUN/`) root.
+ * `Bun.main` says so even in a `--bytecode` build, where import.meta.url keeps the source path.
+ */
 export function isCompiledBinary(): boolean {
-  const url = import.meta.url;
-  return url.includes("$bunfs") || url.includes("~BUN");
+  const main = typeof Bun !== "undefined" ? Bun.main : import.meta.url;
+  return main.includes("$bunfs") || main.includes("~BUN");
 }
 
 /** The command that re-runs this same shiro: the binary itself, or the runtime with the entry script. */

@@ -67,7 +67,7 @@ describe("shiro runs", () => {
     const onlyCalls = await shiro(["runs", "events", runId, "--json", "--type", "tool-call"]);
     expect(parseEventLines(onlyCalls.stdout).map((event) => event.name)).toEqual(["glob"]);
     expect((await shiro(["runs", "show", "ffffffff"])).stderr).toBe('shiro: no run matching "ffffffff"\n');
-  });
+  }, 30_000);
 
   test("a detached run prints its id, runs in the background, and runs tail follows it to the end", async () => {
     fake.script(
@@ -85,7 +85,7 @@ describe("shiro runs", () => {
     expect(tail.stdout.trimEnd().split("\n").at(-1)).toBe("[done] completed, 2 steps");
     const snapshot = JSON.parse(readFileSync(join(dirs.home, ".shiro-neko", "runs", `${runId}.json`), "utf8"));
     expect(snapshot).toMatchObject({ status: "completed", detached: true });
-  });
+  }, 30_000);
 
   test("runs cancel stops a live run from another process; its log ends with a cancelled done", async () => {
     fake.script({ toolCalls: [{ name: "bash", input: { command: "sleep 30" } }] });

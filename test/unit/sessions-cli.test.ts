@@ -3,6 +3,7 @@ import { afterEach, beforeEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { estimateTokens } from "../../lib/agent/context.ts";
 import { appendExchange, createSession, formatLocalMinute, openSessionWriter } from "../../lib/store/sessions.ts";
 
 const SHIRO = join(import.meta.dir, "..", "..", "cmd", "shiro.ts");
@@ -71,9 +72,11 @@ test("lists saved sessions and shows one by prefix", async () => {
     "> why does the pagination test fail on the last page?",
     "An off-by-one.",
     "tools: read_file×2",
+    `context   ~${estimateTokens(session.messages)} tokens (estimate), 0% of the 120000 compaction threshold`,
     "",
   ].join("\n") });
-  const shown = JSON.parse((await shiro("sessions", "show", id8, "--json")).stdout);
+  const { context, ...shown } = JSON.parse((await shiro("sessions", "show", id8, "--json")).stdout);
   expect(shown).toEqual(JSON.parse(JSON.stringify(session)));
+  expect(context).toEqual({ tokens: estimateTokens(session.messages), threshold: 120000, share: 0, estimated: true, spans: 0, archived: 0 });
   expect(await shiro("sessions", "show", "0000")).toEqual({ code: 1, stdout: "", stderr: 'shiro: no session matching "0000"\n' });
 });
