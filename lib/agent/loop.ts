@@ -18,37 +18,15 @@ import { addUsage, assistantText, toolCalls, type AssistantMessage, type Message
 import type { ModelEvent, ModelRequest, ThinkingLevel } from "../providers/types.ts";
 import { toToolSpec } from "../tools/schema.ts";
 import { capResult, type ToolDefinition } from "../tools/types.ts";
-import type { AgentEvent, DenialSource, StopKind } from "./events.ts";
+import type { Gate } from "../approval.ts";
+import type { AgentEvent, StopKind } from "./events.ts";
 
 export interface ModelClient {
   stream(request: ModelRequest): AsyncGenerator<ModelEvent, void, undefined>;
 }
 
-export interface GateCall {
-  callId: string;
-  tool: ToolDefinition | undefined;
-  name: string;
-  input: unknown;
-  cwd: string;
-}
-
-/** A persisted approval request the run is waiting on. */
-export interface PendingApproval {
-  id: string;
-  subject: string;
-}
-
-export type GateVerdict =
-  | { allowed: true; asked?: PendingApproval }
-  | { allowed: false; by: Exclude<DenialSource, never>; reason: string; asked?: PendingApproval }
-  | { allowed: false; by: "block"; request: PendingApproval };
-
 /** The approval gate the loop consults before every call (lib/approval.ts implements it). */
-export interface LoopGate {
-  check(call: GateCall): Promise<GateVerdict>;
-  /** Resets per-turn state (the repeat guard). */
-  newTurn(): void;
-}
+export type LoopGate = Pick<Gate, "check" | "newTurn">;
 
 /** Where a blocked turn stopped: the assistant message whose calls are being answered. */
 export interface Suspension {

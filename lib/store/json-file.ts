@@ -209,7 +209,8 @@ function _sleepSync(ms: number): void {
   Atomics.wait(_sleepCell, 0, 0, ms);
 }
 
-function _isAlive(pid: number): boolean {
+/** True while a process with this pid exists (EPERM: it exists but belongs to someone else). */
+export function isProcessAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
@@ -228,7 +229,7 @@ const _EMPTY_LOCK_GRACE_MS = 5_000;
  */
 function _isStale(lockPath: string, holder: { pid?: number; text?: string }): boolean {
   if (holder.text === undefined) return false;
-  if (holder.pid !== undefined) return !_isAlive(holder.pid);
+  if (holder.pid !== undefined) return !isProcessAlive(holder.pid);
   try {
     return Date.now() - statSync(lockPath).mtimeMs > _EMPTY_LOCK_GRACE_MS;
   } catch {

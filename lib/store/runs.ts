@@ -19,7 +19,7 @@ import * as v from "valibot";
 import { UserError } from "../errors.ts";
 import { paths } from "../paths.ts";
 import { TRANSIENT_EVENTS, type AgentEvent } from "../agent/events.ts";
-import { appendJsonLine, readJson, readJsonLines, writeJsonAtomic, writeTextAtomic } from "./json-file.ts";
+import { appendJsonLine, isProcessAlive, readJson, readJsonLines, writeJsonAtomic, writeTextAtomic } from "./json-file.ts";
 
 export const RUN_STATUSES = ["running", "completed", "error", "aborted", "cancelled", "blocked", "max-steps", "interrupted"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -107,18 +107,9 @@ export function openRunLog(snapshot: RunSnapshot, options: { fresh: boolean }): 
   return log;
 }
 
-function _isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** The status a reader should show: a `running` run whose process is gone was interrupted. */
 export function effectiveStatus(snapshot: RunSnapshot): RunStatus {
-  if (snapshot.status === "running" && snapshot.pid !== process.pid && !_isAlive(snapshot.pid)) return "interrupted";
+  if (snapshot.status === "running" && snapshot.pid !== process.pid && !isProcessAlive(snapshot.pid)) return "interrupted";
   return snapshot.status;
 }
 

@@ -10,7 +10,7 @@
  */
 import { closeSync, openSync, readFileSync, rmSync, writeSync, constants as fsConstants } from "node:fs";
 import { paths } from "../paths.ts";
-import { withLockSync } from "./json-file.ts";
+import { isProcessAlive, withLockSync } from "./json-file.ts";
 
 export type LeaseResult = { ok: true } | { ok: false; pid: number; since: string };
 
@@ -29,7 +29,7 @@ export function tryLease(id: string): LeaseResult {
       _held.add(id);
       return { ok: true };
     }
-    if (holder && _isAlive(holder.pid)) return { ok: false, pid: holder.pid, since: holder.since };
+    if (holder && isProcessAlive(holder.pid)) return { ok: false, pid: holder.pid, since: holder.since };
     rmSync(path, { force: true });
     const fd = openSync(path, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL, 0o600);
     try {
@@ -53,7 +53,7 @@ export function releaseLease(id: string): void {
 /** The live process, other than this one, that holds session `id`; undefined when there is none. */
 export function findLeaseHolder(id: string): { pid: number; since: string } | undefined {
   const holder = _readLease(paths.sessionLease(id));
-  if (!holder || holder.pid === process.pid || !_isAlive(holder.pid)) return undefined;
+  if (!holder || holder.pid === process.pid || !isProcessAlive(holder.pid)) return undefined;
   return holder;
 }
 
@@ -64,16 +64,6 @@ function _readLease(path: string): { pid: number; since: string } | undefined {
     return { pid: raw.pid, since: typeof raw.since === "string" ? raw.since : "" };
   } catch {
     return undefined;
-  }
-}
-
-function _isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

@@ -3,10 +3,12 @@
  * any source, and runs it asynchronously (the fake provider lives in the test process, so a
  * blocking spawn would starve it) with state in a temp SHIRO_HOME and no keys from the caller.
  */
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from "bun:test";
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { startFakeProvider, type FakeProvider, type FakeProviderOptions } from "../fakes/provider.ts";
 
 export const ROOT = resolve(import.meta.dir, "..", "..");
 export const BINARY = join(ROOT, "dist", "shiro");
@@ -139,4 +141,38 @@ export function userTextsOf(request: { protocol: string; body: any }): string[] 
     else for (const part of message.content as any[]) if (part.type === "text" || part.type === "input_text") texts.push(part.text);
   }
   return texts;
+}
+
+/**
+ * The usual end-to-end setup, registered as bun:test hooks: the binary built once, one fake
+ * provider for the file, fresh temp dirs for each test, and after each test the check that the
+ * fake refused nothing (every request kept the provider invariants).
+ */
+export function useE2E(options: FakeProviderOptions = {}): { readonly fake: FakeProvider; readonly dirs: TempDirs } {
+  let fake: FakeProvider | undefined;
+  let dirs: TempDirs | undefined;
+  beforeAll(async () => {
+    ensureBinary();
+    fake = await startFakeProvider(options);
+  }, 200_000);
+  afterAll(async () => {
+    await fake?.stop();
+  });
+  beforeEach(() => {
+    dirs = makeTempDirs();
+    fake!.requests.length = 0;
+    fake!.violations.length = 0;
+  });
+  afterEach(() => {
+    dirs?.cleanup();
+    expect(fake!.violations).toEqual([]);
+  });
+  return {
+    get fake() {
+      return fake!;
+    },
+    get dirs() {
+      return dirs!;
+    },
+  };
 }

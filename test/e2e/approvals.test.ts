@@ -3,37 +3,19 @@
  * process and resumed to completion (or told it was denied); guards hold under --yolo; a denied
  * secrets read never reaches the model, the transcript or the session file.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startFakeProvider, type FakeProvider } from "../fakes/provider.ts";
-import { ensureBinary, fakeEnv, makeTempDirs, parseEventLines, runShiro, toolResultsOf, type TempDirs } from "./_harness.ts";
+import { fakeEnv, parseEventLines, runShiro, toolResultsOf, useE2E } from "./_harness.ts";
 
-let fake: FakeProvider;
-let dirs: TempDirs;
-
-beforeAll(async () => {
-  ensureBinary();
-  fake = await startFakeProvider();
-}, 200_000);
-afterAll(async () => {
-  await fake.stop();
-});
-beforeEach(() => {
-  dirs = makeTempDirs();
-  fake.requests.length = 0;
-});
-afterEach(() => {
-  dirs.cleanup();
-  expect(fake.violations).toEqual([]);
-});
+const e2e = useE2E();
 
 const shiro = (args: string[], protocol: "chat" | "responses" | "anthropic" = "anthropic") =>
-  runShiro(args, { cwd: dirs.cwd, home: dirs.home, env: fakeEnv(fake.baseURL, protocol) });
+  runShiro(args, { cwd: e2e.dirs.cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, protocol) });
 
 for (const decision of ["approve", "deny"] as const) {
   test(`a blocked run is decided (${decision}) from another process and resumed to completion`, async () => {
-    fake.script(
+    e2e.fake.script(
       { text: "Writing it.", toolCalls: [{ name: "glob", input: { pattern: "*" } }, { name: "write_file", input: { path: "CHANGELOG.md", content: "# Changes\n" } }] },
       { text: decision === "approve" ? "Changelog written." : "Left it alone." },
     );
@@ -42,8 +24,8 @@ for (const decision of ["approve", "deny"] as const) {
     const events = parseEventLines(blocked.stdout);
     const block = events.find((event) => event.type === "blocked")!;
     expect(events.at(-1)).toMatchObject({ type: "done", stop: "blocked" });
-    expect(existsSync(join(dirs.cwd, "CHANGELOG.md"))).toBe(false);
-    expect(fake.requests).toHaveLength(1);
+    expect(existsSync(join(e2e.dirs.cwd, "CHANGELOG.md"))).toBe(false);
+    expect(e2e.fake.requests).toHaveLength(1);
 
     const pending = JSON.parse((await shiro(["approvals", "--json"])).stdout);
     expect(pending).toHaveLength(1);
@@ -58,14 +40,14 @@ for (const decision of ["approve", "deny"] as const) {
     const resumed = await shiro(["runs", "resume", String(block.runId).slice(0, 13)]);
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toBe(decision === "approve" ? "Changelog written.\n" : "Left it alone.\n");
-    expect(existsSync(join(dirs.cwd, "CHANGELOG.md"))).toBe(decision === "approve");
-    const results = toolResultsOf(fake.requests[1]!);
+    expect(existsSync(join(e2e.dirs.cwd, "CHANGELOG.md"))).toBe(decision === "approve");
+    const results = toolResultsOf(e2e.fake.requests[1]!);
     expect(results).toHaveLength(2);
     expect(results[1]!.output).toBe(decision === "approve" ? "Wrote 10 chars to CHANGELOG.md" : "User denied this tool call.");
 
-    const log = parseEventLines(readFileSync(join(dirs.home, ".shiro-neko", "events", `${block.runId}.jsonl`), "utf8"));
+    const log = parseEventLines(readFileSync(join(e2e.dirs.home, ".shiro-neko", "events", `${block.runId}.jsonl`), "utf8"));
     expect(log.at(-1)).toMatchObject({ type: "done", stop: "completed" });
-    const snapshot = JSON.parse(readFileSync(join(dirs.home, ".shiro-neko", "runs", `${block.runId}.json`), "utf8"));
+    const snapshot = JSON.parse(readFileSync(join(e2e.dirs.home, ".shiro-neko", "runs", `${block.runId}.json`), "utf8"));
     expect(snapshot.status).toBe("completed");
     expect(snapshot.suspended).toBeUndefined();
     expect(JSON.parse((await shiro(["approvals", "--json"])).stdout)).toEqual([]);
@@ -74,27 +56,27 @@ for (const decision of ["approve", "deny"] as const) {
 
 describe("guards and secrets", () => {
   test("the guard plugin refuses a destructive command even under --yolo, and the file survives", async () => {
-    writeFileSync(join(dirs.cwd, "keep.txt"), "precious\n");
-    fake.script({ toolCalls: [{ name: "bash", input: { command: "rm -rf keep.txt" } }] }, { text: "I will ask you instead." });
+    writeFileSync(join(e2e.dirs.cwd, "keep.txt"), "precious\n");
+    e2e.fake.script({ toolCalls: [{ name: "bash", input: { command: "rm -rf keep.txt" } }] }, { text: "I will ask you instead." });
     const result = await shiro(["-p", "clean up", "--yolo", "--json"]);
     expect(result.code).toBe(0);
-    expect(existsSync(join(dirs.cwd, "keep.txt"))).toBe(true);
+    expect(existsSync(join(e2e.dirs.cwd, "keep.txt"))).toBe(true);
     const denied = parseEventLines(result.stdout).find((event) => event.type === "tool-denied")!;
     expect(denied).toMatchObject({ name: "bash", by: "plugin" });
     expect(String(denied.reason)).toStartWith("Blocked by the guard plugin: ");
   });
 
   test("a denied .env read never reaches the model, the transcript or the session file", async () => {
-    writeFileSync(join(dirs.cwd, ".env"), "API_TOKEN=very-secret-value-123\n");
-    fake.script({ toolCalls: [{ name: "read_file", input: { path: ".env" } }] }, { text: "I cannot read that." });
+    writeFileSync(join(e2e.dirs.cwd, ".env"), "API_TOKEN=very-secret-value-123\n");
+    e2e.fake.script({ toolCalls: [{ name: "read_file", input: { path: ".env" } }] }, { text: "I cannot read that." });
     const result = await shiro(["-p", "what is in .env?", "--yolo"], "chat");
     expect(result.code).toBe(0);
-    const output = toolResultsOf(fake.requests[1]!)[0]!.output;
+    const output = toolResultsOf(e2e.fake.requests[1]!)[0]!.output;
     expect(output).toContain("Refused by the permission rule read_file");
-    for (const request of fake.requests) expect(JSON.stringify(request.body)).not.toContain("very-secret-value-123");
-    const sessions = join(dirs.home, ".shiro-neko", "sessions");
+    for (const request of e2e.fake.requests) expect(JSON.stringify(request.body)).not.toContain("very-secret-value-123");
+    const sessions = join(e2e.dirs.home, ".shiro-neko", "sessions");
     for (const name of readdirSync(sessions)) expect(readFileSync(join(sessions, name), "utf8")).not.toContain("very-secret-value-123");
-    const events = join(dirs.home, ".shiro-neko", "events");
+    const events = join(e2e.dirs.home, ".shiro-neko", "events");
     for (const name of readdirSync(events)) expect(readFileSync(join(events, name), "utf8")).not.toContain("very-secret-value-123");
   });
 });

@@ -3,48 +3,27 @@
  * what the model received (recorded request bodies), what the user saw (stdout, stderr, exit
  * code), and what landed on disk (run log, session).
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startFakeProvider, type FakeProvider } from "../fakes/provider.ts";
-import {
-  ensureBinary, fakeEnv, makeTempDirs, parseEventLines, runShiro, systemOf, toolResultsOf, userTextsOf, type TempDirs,
-} from "./_harness.ts";
+import { fakeEnv, parseEventLines, runShiro, systemOf, toolResultsOf, userTextsOf, useE2E } from "./_harness.ts";
 
 const PROTOCOLS = ["chat", "responses", "anthropic"] as const;
-let fake: FakeProvider;
-let dirs: TempDirs;
-
-beforeAll(async () => {
-  ensureBinary();
-  fake = await startFakeProvider();
-}, 200_000);
-afterAll(async () => {
-  await fake.stop();
-});
-beforeEach(() => {
-  dirs = makeTempDirs();
-  fake.requests.length = 0;
-  fake.violations.length = 0;
-});
-afterEach(() => {
-  dirs.cleanup();
-  expect(fake.violations).toEqual([]);
-});
+const e2e = useE2E();
 
 const run = (args: string[], protocol: (typeof PROTOCOLS)[number], extra: { stdin?: string; env?: Record<string, string> } = {}) =>
-  runShiro(args, { cwd: dirs.cwd, home: dirs.home, stdin: extra.stdin, env: { ...fakeEnv(fake.baseURL, protocol), ...extra.env } });
+  runShiro(args, { cwd: e2e.dirs.cwd, home: e2e.dirs.home, stdin: extra.stdin, env: { ...fakeEnv(e2e.fake.baseURL, protocol), ...extra.env } });
 
 const writeConfig = (config: unknown) => {
-  mkdirSync(join(dirs.home, ".shiro-neko"), { recursive: true });
-  writeFileSync(join(dirs.home, ".shiro-neko", "config.json"), JSON.stringify(config));
+  mkdirSync(join(e2e.dirs.home, ".shiro-neko"), { recursive: true });
+  writeFileSync(join(e2e.dirs.home, ".shiro-neko", "config.json"), JSON.stringify(config));
 };
 
 for (const protocol of PROTOCOLS) {
   describe(`headless over ${protocol}`, () => {
     test("a three-step tool loop feeds each result back and prints the answer", async () => {
-      writeFileSync(join(dirs.cwd, "notes.txt"), "alpha\nbeta\n");
-      fake.script(
+      writeFileSync(join(e2e.dirs.cwd, "notes.txt"), "alpha\nbeta\n");
+      e2e.fake.script(
         { text: "Reading.", toolCalls: [{ name: "read_file", input: { path: "notes.txt" } }] },
         { toolCalls: [{ name: "bash", input: { command: "printf 'marker-%s' 42" } }] },
         { text: "The file has two lines." },
@@ -53,48 +32,48 @@ for (const protocol of PROTOCOLS) {
       expect(result.code).toBe(0);
       expect(result.stdout).toBe("Reading.\nThe file has two lines.\n");
       expect(result.stderr).toContain('[tool] read_file {"path":"notes.txt"}');
-      expect(fake.requests.length).toBe(3);
-      expect(userTextsOf(fake.requests[0]!)).toEqual(["what is in notes.txt?"]);
-      expect(toolResultsOf(fake.requests[1]!).map((r) => r.output)).toEqual(["1: alpha\n2: beta"]);
-      const third = toolResultsOf(fake.requests[2]!).map((r) => r.output);
+      expect(e2e.fake.requests.length).toBe(3);
+      expect(userTextsOf(e2e.fake.requests[0]!)).toEqual(["what is in notes.txt?"]);
+      expect(toolResultsOf(e2e.fake.requests[1]!).map((r) => r.output)).toEqual(["1: alpha\n2: beta"]);
+      const third = toolResultsOf(e2e.fake.requests[2]!).map((r) => r.output);
       expect(third[0]).toBe("1: alpha\n2: beta");
       expect(third[1]).toContain("marker-42");
-      expect(systemOf(fake.requests[0]!)).toContain(`Workspace root: ${dirs.cwd}`);
+      expect(systemOf(e2e.fake.requests[0]!)).toContain(`Workspace root: ${e2e.dirs.cwd}`);
     });
 
     test("parallel calls in one step are all answered, in call order", async () => {
-      writeFileSync(join(dirs.cwd, "a.txt"), "A\n");
-      writeFileSync(join(dirs.cwd, "b.txt"), "B\n");
-      fake.script(
+      writeFileSync(join(e2e.dirs.cwd, "a.txt"), "A\n");
+      writeFileSync(join(e2e.dirs.cwd, "b.txt"), "B\n");
+      e2e.fake.script(
         { toolCalls: [{ name: "read_file", input: { path: "a.txt" } }, { name: "read_file", input: { path: "b.txt" } }, { name: "glob", input: { pattern: "*.txt" } }] },
         { text: "ok" },
       );
       const result = await run(["-p", "read both"], protocol);
       expect(result.code).toBe(0);
-      const outputs = toolResultsOf(fake.requests[1]!).map((r) => r.output);
+      const outputs = toolResultsOf(e2e.fake.requests[1]!).map((r) => r.output);
       expect(outputs).toEqual(["1: A", "1: B", "a.txt\nb.txt"]);
     });
 
     test("without --yolo a call that needs approval is denied, the model is told, and the run still exits 0", async () => {
-      fake.script({ toolCalls: [{ name: "bash", input: { command: "touch should-not-exist" } }] }, { text: "Understood." });
+      e2e.fake.script({ toolCalls: [{ name: "bash", input: { command: "touch should-not-exist" } }] }, { text: "Understood." });
       const result = await run(["-p", "make a file"], protocol);
       expect(result.code).toBe(0);
       expect(result.stderr).toContain("[denied] bash (run with --yolo to allow tool use in headless mode)");
       expect(result.stderr).toContain("unless --yolo is passed");
-      const [denied] = toolResultsOf(fake.requests[1]!);
+      const [denied] = toolResultsOf(e2e.fake.requests[1]!);
       expect(denied!.output).toContain("--yolo");
-      expect(existsSync(join(dirs.cwd, "should-not-exist"))).toBe(false);
+      expect(existsSync(join(e2e.dirs.cwd, "should-not-exist"))).toBe(false);
     });
 
     test("an unknown tool and invalid arguments come back to the model as errors", async () => {
-      fake.script(
+      e2e.fake.script(
         { toolCalls: [{ name: "launch_rockets", input: {} }, { name: "read_file", input: { path: 42 } }, { name: "read_file", rawArgs: "{not json" }] },
         { text: "sorry" },
       );
       const result = await run(["-p", "go"], protocol);
       expect(result.code).toBe(0);
       // chat and responses carry no error flag on results, so the adapters prefix "Error: ".
-      const outputs = toolResultsOf(fake.requests[1]!).map((r) => r.output.replace(/^Error: /, ""));
+      const outputs = toolResultsOf(e2e.fake.requests[1]!).map((r) => r.output.replace(/^Error: /, ""));
       expect(outputs[0]).toStartWith('Unknown tool "launch_rockets". Available tools: ');
       expect(outputs[1]).toStartWith('Invalid arguments for read_file: "path" ');
       expect(outputs[2]).toStartWith("Invalid arguments for read_file: not a JSON object");
@@ -103,18 +82,18 @@ for (const protocol of PROTOCOLS) {
 
     test("the step cap ends the run with exit 4", async () => {
       writeConfig({ maxSteps: 2 });
-      fake.respond(() => ({ toolCalls: [{ name: "glob", input: { pattern: `*.${Math.random().toString(36).slice(2, 6)}` } }] }));
+      e2e.fake.respond(() => ({ toolCalls: [{ name: "glob", input: { pattern: `*.${Math.random().toString(36).slice(2, 6)}` } }] }));
       const result = await run(["-p", "loop forever", "--json"], protocol);
-      fake.respond(() => ({ error: { status: 500, message: "unexpected request" } }));
+      e2e.fake.respond(() => ({ error: { status: 500, message: "unexpected request" } }));
       expect(result.code).toBe(4);
-      expect(fake.requests.length).toBe(2);
+      expect(e2e.fake.requests.length).toBe(2);
       const done = parseEventLines(result.stdout).at(-1)!;
       expect(done).toMatchObject({ type: "done", stop: "max-steps", steps: 2 });
     });
 
     test("a provider error ends the run with exit 1 and one error line", async () => {
       writeConfig({ maxRetries: 0 });
-      fake.script({ error: { status: 401 } });
+      e2e.fake.script({ error: { status: 401 } });
       const result = await run(["-p", "hi"], protocol);
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(/\[error\] 401 from 127\.0\.0\.1:\d+: the API key was rejected/);
@@ -122,12 +101,12 @@ for (const protocol of PROTOCOLS) {
     });
 
     test("the prompt can come from stdin, with -p or without it", async () => {
-      fake.script({ text: "one" }, { text: "two" });
+      e2e.fake.script({ text: "one" }, { text: "two" });
       const withFlag = await run(["-p"], protocol, { stdin: "from stdin with -p\n" });
       const piped = await run([], protocol, { stdin: "piped without -p" });
       expect([withFlag.code, withFlag.stdout, piped.code, piped.stdout]).toEqual([0, "one\n", 0, "two\n"]);
-      expect(userTextsOf(fake.requests[0]!)).toEqual(["from stdin with -p"]);
-      expect(userTextsOf(fake.requests[1]!)).toEqual(["piped without -p"]);
+      expect(userTextsOf(e2e.fake.requests[0]!)).toEqual(["from stdin with -p"]);
+      expect(userTextsOf(e2e.fake.requests[1]!)).toEqual(["piped without -p"]);
     });
   });
 }
@@ -135,7 +114,7 @@ for (const protocol of PROTOCOLS) {
 describe("headless --json", () => {
   test("every line parses and every event and field is documented in docs/headless.md", async () => {
     const doc = readFileSync(join(import.meta.dir, "..", "..", "docs", "headless.md"), "utf8");
-    fake.script(
+    e2e.fake.script(
       { reasoning: "thinking it over", text: "Looking.", toolCalls: [{ name: "bash", input: { command: "echo live-output" } }, { name: "bash", input: { command: "rm -rf /tmp/nothing-here" } }] },
       { toolCalls: [{ name: "todo_write", input: { todos: [{ content: "check", status: "in_progress" }] } }] },
       { text: "Done." },

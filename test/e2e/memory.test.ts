@@ -4,86 +4,68 @@
  * --no-memory touches nothing, -c / -r carry the earlier exchange and the task list, and two
  * processes in one directory never share a session file.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { startFakeProvider, type FakeProvider } from "../fakes/provider.ts";
 import { pathHash16 } from "../../lib/paths.ts";
-import { ensureBinary, fakeEnv, makeTempDirs, runShiro, systemOf, userTextsOf, type TempDirs } from "./_harness.ts";
+import { fakeEnv, runShiro, systemOf, userTextsOf, useE2E } from "./_harness.ts";
 
-let fake: FakeProvider;
-let dirs: TempDirs;
-
-beforeAll(async () => {
-  ensureBinary();
-  fake = await startFakeProvider();
-}, 200_000);
-afterAll(async () => {
-  await fake.stop();
-});
-beforeEach(() => {
-  dirs = makeTempDirs();
-  fake.requests.length = 0;
-});
-afterEach(() => {
-  dirs.cleanup();
-  expect(fake.violations).toEqual([]);
-});
+const e2e = useE2E();
 
 const shiro = (args: string[], protocol: "chat" | "responses" | "anthropic" = "responses") =>
-  runShiro(args, { cwd: dirs.cwd, home: dirs.home, env: fakeEnv(fake.baseURL, protocol) });
-const memoryFile = () => join(dirs.home, ".shiro-neko", "memory", `${pathHash16(dirs.cwd)}.json`);
+  runShiro(args, { cwd: e2e.dirs.cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, protocol) });
+const memoryFile = () => join(e2e.dirs.home, ".shiro-neko", "memory", `${pathHash16(e2e.dirs.cwd)}.json`);
 const readMemory = () => JSON.parse(readFileSync(memoryFile(), "utf8")) as { entries: { text: string; hits: number }[] };
 
 describe("project memory across processes", () => {
   test("remember in one process, see it in the next one's first request; recall bumps hits; forget removes", async () => {
-    fake.script({ toolCalls: [{ name: "remember", input: { kind: "command", text: "tests run with bun test, not npm test" } }] }, { text: "Noted." });
+    e2e.fake.script({ toolCalls: [{ name: "remember", input: { kind: "command", text: "tests run with bun test, not npm test" } }] }, { text: "Noted." });
     expect((await shiro(["-p", "remember how tests run"])).code).toBe(0);
     expect(readMemory().entries.map((entry) => [entry.text, entry.hits])).toEqual([["tests run with bun test, not npm test", 0]]);
 
-    fake.script({ toolCalls: [{ name: "recall", input: { query: "bun test" } }] }, { text: "Found it." });
+    e2e.fake.script({ toolCalls: [{ name: "recall", input: { query: "bun test" } }] }, { text: "Found it." });
     expect((await shiro(["-p", "how do tests run?"], "anthropic")).code).toBe(0);
-    const system = systemOf(fake.requests[2]!);
+    const system = systemOf(e2e.fake.requests[2]!);
     expect(system).toContain("- (command) tests run with bun test, not npm test");
     expect(readMemory().entries[0]!.hits).toBe(1);
 
-    fake.script({ toolCalls: [{ name: "forget", input: { text: "BUN TEST" } }] }, { text: "Forgotten." });
+    e2e.fake.script({ toolCalls: [{ name: "forget", input: { text: "BUN TEST" } }] }, { text: "Forgotten." });
     expect((await shiro(["-p", "forget that"], "chat")).code).toBe(0);
     expect(readMemory().entries).toEqual([]);
   });
 
   test("--no-memory leaves the memory folder untouched, the prompt without notes and the tools off the wire", async () => {
-    fake.script({ toolCalls: [{ name: "remember", input: { kind: "fact", text: "a note" } }] }, { text: "ok" });
+    e2e.fake.script({ toolCalls: [{ name: "remember", input: { kind: "fact", text: "a note" } }] }, { text: "ok" });
     const result = await shiro(["-p", "remember something", "--no-memory"]);
     expect(result.code).toBe(0);
-    expect(existsSync(join(dirs.home, ".shiro-neko", "memory"))).toBe(false);
-    const tools = (fake.requests[0]!.body.tools as { name: string }[]).map((tool) => tool.name);
+    expect(existsSync(join(e2e.dirs.home, ".shiro-neko", "memory"))).toBe(false);
+    const tools = (e2e.fake.requests[0]!.body.tools as { name: string }[]).map((tool) => tool.name);
     expect(tools).not.toContain("remember");
-    expect(systemOf(fake.requests[0]!)).not.toContain("earlier sessions");
+    expect(systemOf(e2e.fake.requests[0]!)).not.toContain("earlier sessions");
   });
 });
 
 describe("sessions across processes", () => {
   test("-c sends the earlier exchange and the task list; -r <prefix> resumes a given session", async () => {
-    fake.script(
+    e2e.fake.script(
       { toolCalls: [{ name: "todo_write", input: { todos: [{ content: "read the code", status: "done" }, { content: "fix the boundary", status: "in_progress" }] } }] },
       { text: "First answer." },
     );
     expect((await shiro(["-p", "first question"])).code).toBe(0);
-    fake.script({ text: "Second answer." });
+    e2e.fake.script({ text: "Second answer." });
     const second = await shiro(["-p", "second question", "-c"]);
     expect(second.code).toBe(0);
     expect(second.stderr).toContain("resumed session");
-    const request = fake.requests[2]!;
+    const request = e2e.fake.requests[2]!;
     expect(userTextsOf(request)).toEqual(["first question", "second question"]);
     expect(JSON.stringify(request.body)).toContain("First answer.");
     expect(systemOf(request)).toContain("[~] fix the boundary");
 
-    const sessionId = readdirSync(join(dirs.home, ".shiro-neko", "sessions")).find((name) => name.endsWith(".json"))!.slice(0, -5);
-    fake.script({ text: "Third." });
+    const sessionId = readdirSync(join(e2e.dirs.home, ".shiro-neko", "sessions")).find((name) => name.endsWith(".json"))!.slice(0, -5);
+    e2e.fake.script({ text: "Third." });
     expect((await shiro(["-p", "third question", "-r", sessionId.slice(0, 13)], "chat")).code).toBe(0);
-    expect(userTextsOf(fake.requests[3]!)).toEqual(["first question", "second question", "third question"]);
-    const saved = JSON.parse(readFileSync(join(dirs.home, ".shiro-neko", "sessions", `${sessionId}.json`), "utf8"));
+    expect(userTextsOf(e2e.fake.requests[3]!)).toEqual(["first question", "second question", "third question"]);
+    const saved = JSON.parse(readFileSync(join(e2e.dirs.home, ".shiro-neko", "sessions", `${sessionId}.json`), "utf8"));
     expect(saved.exchanges.map((exchange: { query: string; status: string }) => [exchange.query, exchange.status])).toEqual([
       ["first question", "completed"], ["second question", "completed"], ["third question", "completed"],
     ]);
@@ -98,19 +80,19 @@ describe("sessions across processes", () => {
   });
 
   test("two processes in one directory: the second -c gets its own session and both files parse", async () => {
-    fake.script({ text: "seed" });
+    e2e.fake.script({ text: "seed" });
     expect((await shiro(["-p", "start"])).code).toBe(0);
-    fake.script({ toolCalls: [{ name: "bash", input: { command: "sleep 2" } }] }, { text: "slow done" });
+    e2e.fake.script({ toolCalls: [{ name: "bash", input: { command: "sleep 2" } }] }, { text: "slow done" });
     const slow = shiro(["-p", "slow one", "-c", "--yolo"]);
     await new Promise((resolve) => setTimeout(resolve, 700));
-    fake.script({ text: "fast done" });
+    e2e.fake.script({ text: "fast done" });
     const fast = await shiro(["-p", "fast one", "-c"]);
     expect(fast.code).toBe(0);
     expect(fast.stderr).toMatch(/is open in process \d+; starting a new one/);
     expect((await slow).code).toBe(0);
-    const files = readdirSync(join(dirs.home, ".shiro-neko", "sessions")).filter((name) => name.endsWith(".json"));
+    const files = readdirSync(join(e2e.dirs.home, ".shiro-neko", "sessions")).filter((name) => name.endsWith(".json"));
     expect(files).toHaveLength(2);
-    const queries = files.map((name) => JSON.parse(readFileSync(join(dirs.home, ".shiro-neko", "sessions", name), "utf8")).exchanges.map((e: { query: string }) => e.query));
+    const queries = files.map((name) => JSON.parse(readFileSync(join(e2e.dirs.home, ".shiro-neko", "sessions", name), "utf8")).exchanges.map((e: { query: string }) => e.query));
     expect(queries.sort()).toEqual([["fast one"], ["start", "slow one"]]);
   }, 30_000);
 });

@@ -3,33 +3,15 @@
  * a detached run followed with `runs tail`, and `runs cancel` stopping a live run from another
  * process so that its log ends with a cancelled `done`.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { startFakeProvider, type FakeProvider } from "../fakes/provider.ts";
-import { ensureBinary, fakeEnv, makeTempDirs, parseEventLines, runShiro, type TempDirs } from "./_harness.ts";
+import { fakeEnv, parseEventLines, runShiro, useE2E } from "./_harness.ts";
 
-let fake: FakeProvider;
-let dirs: TempDirs;
-
-beforeAll(async () => {
-  ensureBinary();
-  fake = await startFakeProvider();
-}, 200_000);
-afterAll(async () => {
-  await fake.stop();
-});
-beforeEach(() => {
-  dirs = makeTempDirs();
-  fake.requests.length = 0;
-});
-afterEach(() => {
-  dirs.cleanup();
-  expect(fake.violations).toEqual([]);
-});
+const e2e = useE2E();
 
 const shiro = (args: string[], env: Record<string, string> = {}) =>
-  runShiro(args, { cwd: dirs.cwd, home: dirs.home, env: { ...fakeEnv(fake.baseURL, "chat"), ...env } });
+  runShiro(args, { cwd: e2e.dirs.cwd, home: e2e.dirs.home, env: { ...fakeEnv(e2e.fake.baseURL, "chat"), ...env } });
 
 async function waitFor<T>(probe: () => T | undefined, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -43,7 +25,7 @@ async function waitFor<T>(probe: () => T | undefined, timeoutMs = 15_000): Promi
 
 describe("shiro runs", () => {
   test("list, show and events read back a finished run; the log holds no transient deltas", async () => {
-    fake.script({ text: "Looking", toolCalls: [{ name: "glob", input: { pattern: "*" } }] }, { text: "All done." });
+    e2e.fake.script({ text: "Looking", toolCalls: [{ name: "glob", input: { pattern: "*" } }] }, { text: "All done." });
     const first = await shiro(["-p", "inventory the folder", "--json"]);
     expect(first.code).toBe(0);
     const streamed = parseEventLines(first.stdout);
@@ -70,7 +52,7 @@ describe("shiro runs", () => {
   }, 30_000);
 
   test("a detached run prints its id, runs in the background, and runs tail follows it to the end", async () => {
-    fake.script(
+    e2e.fake.script(
       { toolCalls: [{ name: "bash", input: { command: "sleep 1; echo detached-output" } }] },
       { text: "Background work finished." },
     );
@@ -83,14 +65,14 @@ describe("shiro runs", () => {
     expect(tail.stdout).toContain('[tool] bash {"command":"sleep 1; echo detached-output"}');
     expect(tail.stdout).toContain("Background work finished.");
     expect(tail.stdout.trimEnd().split("\n").at(-1)).toBe("[done] completed, 2 steps");
-    const snapshot = JSON.parse(readFileSync(join(dirs.home, ".shiro-neko", "runs", `${runId}.json`), "utf8"));
+    const snapshot = JSON.parse(readFileSync(join(e2e.dirs.home, ".shiro-neko", "runs", `${runId}.json`), "utf8"));
     expect(snapshot).toMatchObject({ status: "completed", detached: true });
   }, 30_000);
 
   test("runs cancel stops a live run from another process; its log ends with a cancelled done", async () => {
-    fake.script({ toolCalls: [{ name: "bash", input: { command: "sleep 30" } }] });
+    e2e.fake.script({ toolCalls: [{ name: "bash", input: { command: "sleep 30" } }] });
     const running = shiro(["-p", "a long task", "--yolo", "--json"]);
-    const runsDir = join(dirs.home, ".shiro-neko", "runs");
+    const runsDir = join(e2e.dirs.home, ".shiro-neko", "runs");
     const runFile = await waitFor(() => {
       try {
         return readdirSync(runsDir).find((name) => name.endsWith(".json"));
@@ -99,12 +81,12 @@ describe("shiro runs", () => {
       }
     });
     const runId = runFile.slice(0, -5);
-    await waitFor(() => (readFileSync(join(dirs.home, ".shiro-neko", "events", `${runId}.jsonl`), "utf8").includes('"tool-call"') ? true : undefined));
+    await waitFor(() => (readFileSync(join(e2e.dirs.home, ".shiro-neko", "events", `${runId}.jsonl`), "utf8").includes('"tool-call"') ? true : undefined));
     const cancel = await shiro(["runs", "cancel", runId]);
     expect(cancel.stdout).toBe(`cancel requested for run ${runId.slice(0, 8)}\n`);
     const result = await running;
     expect(result.code).toBe(130);
-    const events = parseEventLines(readFileSync(join(dirs.home, ".shiro-neko", "events", `${runId}.jsonl`), "utf8"));
+    const events = parseEventLines(readFileSync(join(e2e.dirs.home, ".shiro-neko", "events", `${runId}.jsonl`), "utf8"));
     expect(events.at(-1)).toMatchObject({ type: "done", stop: "aborted", cancelled: true });
     expect(events.find((event) => event.type === "tool-error")!.error).toStartWith("The user interrupted this command.");
     const show = await shiro(["runs", "show", runId, "--json"]);
