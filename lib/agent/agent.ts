@@ -287,7 +287,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       type: "done", runId: log.id, sessionId: session.id, stop: result.stop, steps: result.steps,
       ...(usage ? { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens } : {}),
       ...(cost !== undefined ? { costUsd: cost } : {}),
-      context: context.share(session.messages),
+      context: context.share(session.messages, result.lastInputTokens),
       ...(cancelled ? { cancelled: true } : {}),
     };
     yield emit(done);

@@ -26,10 +26,14 @@ export interface ContextManagerOptions {
 }
 
 export interface ContextShare {
+  /** Estimated tokens of the last wire view (JSON length / 4). */
   tokens: number;
   threshold: number;
+  /** tokens / threshold. */
   share: number;
-  estimated: boolean;
+  estimated: true;
+  /** Input tokens the provider reported for the last request, when it did. */
+  reportedTokens?: number;
 }
 
 export interface ContextManager {
@@ -38,7 +42,7 @@ export interface ContextManager {
   state(): CompactionState;
   ledger(): { messages: Message[]; state: CompactionState };
   /** Context in use as a share of the threshold, for `done` and `sessions show`. */
-  share(messages: Message[]): ContextShare;
+  share(messages: Message[], reportedTokens?: number): ContextShare;
   /** One tool-less model call (summaries, commit messages). Throws on error or abort. */
   complete(system: string, prompt: string, signal?: AbortSignal): Promise<string>;
 }
@@ -74,9 +78,12 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
   return {
     state: () => readCompactionState(options.session),
     ledger: () => ({ messages: options.session.messages, state: readCompactionState(options.session) }),
-    share(messages) {
+    share(messages, reportedTokens) {
       const tokens = lastEstimate ?? estimateTokens(messages);
-      return { tokens, threshold, share: Math.round((tokens / threshold) * 1000) / 1000, estimated: true };
+      return {
+        tokens, threshold, share: Math.round((tokens / threshold) * 1000) / 1000, estimated: true,
+        ...(reportedTokens !== undefined ? { reportedTokens } : {}),
+      };
     },
     complete,
     async prepareWire(messages, system, signal, runId) {

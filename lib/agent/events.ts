@@ -52,8 +52,11 @@ export type AgentEvent =
       inputTokens?: number; outputTokens?: number; costUsd?: number;
       /** True when the run was stopped by `shiro runs cancel` (stop is then `aborted`). */
       cancelled?: boolean;
-      /** Estimated context in use and its share of the compaction threshold (0–1+). */
-      context?: { tokens: number; threshold: number; share: number; estimated: boolean };
+      /**
+       * Context in use: the estimate (`tokens`) and its share of the compaction threshold (0–1+),
+       * and the provider's own count for the last request (`reportedTokens`) when it gave one.
+       */
+      context?: { tokens: number; threshold: number; share: number; estimated: boolean; reportedTokens?: number };
     };
 
 export type AgentEventType = AgentEvent["type"];

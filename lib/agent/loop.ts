@@ -73,6 +73,8 @@ export interface TurnResult {
   stop: StopKind;
   steps: number;
   usage?: Usage;
+  /** Input tokens the provider reported for the last request: the real size of the context. */
+  lastInputTokens?: number;
   /** The last step's assistant text: the answer. */
   answer: string;
   error?: string;
@@ -90,6 +92,7 @@ export async function* runTurn(input: TurnInput, options: TurnOptions): AsyncGen
   let usage: Usage | undefined;
   let steps = 0;
   let answer = "";
+  let lastInputTokens: number | undefined;
 
   if ("prompt" in input) {
     options.gate.newTurn();
@@ -101,13 +104,13 @@ export async function* runTurn(input: TurnInput, options: TurnOptions): AsyncGen
     if (!assistant || assistant.role !== "assistant") throw new Error("the suspended run's history does not match its session");
     answer = assistantText(assistant);
     const answered = yield* _answerCalls(assistant, input.resume.results, options, { callId: input.resume.callId, decision: input.decision });
-    if (answered.suspended) return { stop: "blocked", steps, usage, answer, suspended: { ...answered.suspended, assistantIndex: input.resume.assistantIndex, steps } };
+    if (answered.suspended) return { stop: "blocked", steps, usage, lastInputTokens, answer, suspended: { ...answered.suspended, assistantIndex: input.resume.assistantIndex, steps } };
     _commitResults(messages, input.resume.assistantIndex, answered.results, options);
-    if (options.signal.aborted) return { stop: "aborted", steps, usage, answer };
+    if (options.signal.aborted) return { stop: "aborted", steps, usage, lastInputTokens, answer };
   }
 
   while (steps < options.maxSteps) {
-    if (options.signal.aborted) return { stop: "aborted", steps, usage, answer };
+    if (options.signal.aborted) return { stop: "aborted", steps, usage, lastInputTokens, answer };
     steps += 1;
     const offered = options.tools();
     const system = options.systemPrompt(offered);
@@ -144,23 +147,24 @@ export async function* runTurn(input: TurnInput, options: TurnOptions): AsyncGen
           break;
         case "finish":
           usage = addUsage(usage ?? { inputTokens: 0, outputTokens: 0 }, event.usage);
+          if (event.usage.inputTokens > 0) lastInputTokens = event.usage.inputTokens;
           final = event.message;
           break;
         case "error": {
           if (event.usage) usage = addUsage(usage ?? { inputTokens: 0, outputTokens: 0 }, event.usage);
           _keepPartialText(messages, event.partial, options);
           yield { type: "error", error: event.error.message };
-          return { stop: "error", steps, usage, answer: event.partial ? assistantText(event.partial) : answer, error: event.error.message };
+          return { stop: "error", steps, usage, lastInputTokens, answer: event.partial ? assistantText(event.partial) : answer, error: event.error.message };
         }
         case "aborted":
           if (event.usage) usage = addUsage(usage ?? { inputTokens: 0, outputTokens: 0 }, event.usage);
           _keepPartialText(messages, event.partial, options);
-          return { stop: "aborted", steps, usage, answer: event.partial ? assistantText(event.partial) : answer };
+          return { stop: "aborted", steps, usage, lastInputTokens, answer: event.partial ? assistantText(event.partial) : answer };
       }
     }
     if (!final) {
       yield { type: "error", error: "the model stream ended without a final message" };
-      return { stop: "error", steps, usage, answer, error: "the model stream ended without a final message" };
+      return { stop: "error", steps, usage, lastInputTokens, answer, error: "the model stream ended without a final message" };
     }
 
     messages.push(final);
@@ -172,14 +176,14 @@ export async function* runTurn(input: TurnInput, options: TurnOptions): AsyncGen
       yield { type: "message", text, step: steps };
     }
     const calls = toolCalls(final);
-    if (calls.length === 0) return { stop: "completed", steps, usage, answer: text || answer };
+    if (calls.length === 0) return { stop: "completed", steps, usage, lastInputTokens, answer: text || answer };
 
     const answered = yield* _answerCalls(final, [], options);
-    if (answered.suspended) return { stop: "blocked", steps, usage, answer, suspended: { ...answered.suspended, assistantIndex, steps } };
+    if (answered.suspended) return { stop: "blocked", steps, usage, lastInputTokens, answer, suspended: { ...answered.suspended, assistantIndex, steps } };
     _commitResults(messages, assistantIndex, answered.results, options);
-    if (options.signal.aborted) return { stop: "aborted", steps, usage, answer };
+    if (options.signal.aborted) return { stop: "aborted", steps, usage, lastInputTokens, answer };
   }
-  return { stop: "max-steps", steps, usage, answer };
+  return { stop: "max-steps", steps, usage, lastInputTokens, answer };
 }
 
 function _commitResults(messages: Message[], assistantIndex: number, results: ToolResultPart[], options: TurnOptions): void {

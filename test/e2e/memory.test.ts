@@ -5,7 +5,7 @@
  * processes in one directory never share a session file.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathHash16 } from "../../lib/paths.ts";
 import { fakeEnv, runShiro, systemOf, userTextsOf, useE2E } from "./_harness.ts";
@@ -95,4 +95,23 @@ describe("sessions across processes", () => {
     const queries = files.map((name) => JSON.parse(readFileSync(join(e2e.dirs.home, ".shiro-neko", "sessions", name), "utf8")).exchanges.map((e: { query: string }) => e.query));
     expect(queries.sort()).toEqual([["fast one"], ["start", "slow one"]]);
   }, 30_000);
+});
+
+describe("historyPairs", () => {
+  test("a resumed headless run sends only the last N exchanges; the session still keeps everything", async () => {
+    mkdirSync(join(e2e.dirs.home, ".shiro-neko"), { recursive: true });
+    writeFileSync(join(e2e.dirs.home, ".shiro-neko", "config.json"), JSON.stringify({ historyPairs: 1 }));
+    e2e.fake.script({ toolCalls: [{ name: "glob", input: { pattern: "*" } }] }, { text: "answer one" }, { text: "answer two" }, { text: "answer three" });
+    expect((await shiro(["-p", "question one"])).code).toBe(0);
+    expect((await shiro(["-p", "question two", "-c"])).code).toBe(0);
+    expect((await shiro(["-p", "question three", "-c"])).code).toBe(0);
+    const third = e2e.fake.requests.at(-1)!;
+    expect(userTextsOf(third)).toEqual(["question two", "question three"]);
+    expect(JSON.stringify(third.body)).toContain("answer two");
+    expect(JSON.stringify(third.body)).not.toContain("answer one");
+    const sessions = join(e2e.dirs.home, ".shiro-neko", "sessions");
+    const saved = JSON.parse(readFileSync(join(sessions, readdirSync(sessions).find((n) => n.endsWith(".json"))!), "utf8"));
+    expect(saved.exchanges.map((exchange: { query: string }) => exchange.query)).toEqual(["question one", "question two", "question three"]);
+    expect(saved.messages.filter((message: { role: string }) => message.role === "user").map((m: { content: string }) => m.content)).toEqual(["question one", "question two", "question three"]);
+  });
 });

@@ -94,3 +94,34 @@ describe("shiro runs", () => {
     expect((await shiro(["runs", "cancel", runId])).stderr).toBe(`shiro: run ${runId.slice(0, 8)} is not running (cancelled)\n`);
   }, 40_000);
 });
+
+describe("a run that dies", () => {
+  test("a SIGKILLed run leaves a log that parses and a snapshot shown as interrupted", async () => {
+    e2e.fake.script({ toolCalls: [{ name: "bash", input: { command: "sleep 30" } }] });
+    const { spawn } = await import("node:child_process");
+    const { BINARY } = await import("./_harness.ts");
+    const child = spawn(BINARY, ["-p", "long", "--yolo"], {
+      cwd: e2e.dirs.cwd, stdio: "ignore",
+      env: { PATH: process.env.PATH ?? "", HOME: e2e.dirs.home, SHIRO_HOME: e2e.dirs.home, ...fakeEnv(e2e.fake.baseURL, "chat") },
+    });
+    const eventsDir = join(e2e.dirs.home, ".shiro-neko", "events");
+    const file = await waitFor(() => {
+      try {
+        const name = readdirSync(eventsDir)[0];
+        return name && readFileSync(join(eventsDir, name), "utf8").includes('"tool-call"') ? name : undefined;
+      } catch {
+        return undefined;
+      }
+    });
+    const exited = new Promise((resolve) => child.on("close", resolve));
+    child.kill("SIGKILL");
+    await exited;
+    const runId = file.slice(0, -".jsonl".length);
+    const events = await shiro(["runs", "events", runId, "--json"]);
+    expect(events.code).toBe(0);
+    expect(parseEventLines(events.stdout).map((event) => event.type)).toEqual(["run-start", "tool-start", "tool-call"]);
+    const [snapshot] = JSON.parse((await shiro(["runs", "list", "--json"])).stdout);
+    expect(snapshot).toMatchObject({ id: runId, status: "interrupted" });
+    expect((await shiro(["runs", "tail", runId])).stderr).toBe(`shiro: run ${runId.slice(0, 8)} ended without finishing (its process is gone)\n`);
+  }, 30_000);
+});
