@@ -10,25 +10,29 @@ export const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md", ".shiro.md"] as cons
 export const INSTRUCTION_CAP = 12_000;
 
 export interface InstructionFile {
-  /** Path relative to cwd's git root, posix separators. */
+  /** Path relative to the git root (or to cwd outside a repository), posix separators. */
   label: string;
   path: string;
   text: string;
   truncated: boolean;
 }
 
-function _gitRootOrFsRoot(cwd: string): string {
+/** The git root containing cwd, or undefined outside a repository. */
+function _gitRoot(cwd: string): string | undefined {
   let dir = resolve(cwd);
   for (;;) {
     if (existsSync(join(dir, ".git", "HEAD")) || existsSync(join(dir, ".git"))) return dir;
     const parent = dirname(dir);
-    if (parent === dir) return dir;
+    if (parent === dir) return undefined;
     dir = parent;
   }
 }
 
 export function loadInstructions(cwd: string): InstructionFile[] {
-  const top = _gitRootOrFsRoot(cwd);
+  const gitRoot = _gitRoot(cwd);
+  const top = gitRoot ?? resolve("/");
+  // Labels read from the repository root, or from cwd when there is none.
+  const labelBase = gitRoot ?? resolve(cwd);
   const chain: string[] = [];
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {
     chain.unshift(dir);
@@ -46,7 +50,7 @@ export function loadInstructions(cwd: string): InstructionFile[] {
       }
       const truncated = text.length > INSTRUCTION_CAP;
       found.push({
-        label: relative(top, path).split("\\").join("/") || name,
+        label: relative(labelBase, path).split("\\").join("/") || name,
         path, truncated,
         text: truncated ? `${text.slice(0, INSTRUCTION_CAP)}\n... [cut at ${INSTRUCTION_CAP} characters]` : text.trim(),
       });
