@@ -13,7 +13,7 @@ import { renderProgressBar } from "../lib/store/notebook.ts";
 import { createRenderer } from "../lib/repl/renderer.ts";
 import { colourEnabled, createStyle } from "../lib/repl/style.ts";
 import { PRODUCT, VERSION } from "../lib/version.ts";
-import { runSlashCommand } from "./_slash.ts";
+import { runSlashCommand, type SlashOutcome } from "./_slash.ts";
 
 export async function startRepl(flags: AgentFlags): Promise<number> {
   const style = createStyle(colourEnabled());
@@ -37,9 +37,24 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     return "deny";
   };
 
-  const agent: Agent = await createAgent({ cwd, flags, mode: "interactive", decide: askApproval });
-  const renderer = createRenderer(write, style, () => agent.config.model);
+  let agent: Agent = await createAgent({ cwd, flags, mode: "interactive", decide: askApproval });
+  const renderer = createRenderer(write, style, () => agent.model);
   _banner(agent, write, style.dim);
+
+  /** /resume and /clear: the current session is saved and closed, another one opens. */
+  const switchSession = async (sessionId: string | undefined): Promise<void> => {
+    let next: Agent;
+    try {
+      next = await createAgent({ cwd, flags: { ...flags, continue: false, resume: undefined }, mode: "interactive", decide: askApproval, ...(sessionId ? { sessionId } : {}) });
+    } catch (error) {
+      write(style.red(`${error instanceof Error ? error.message : String(error)}\n`));
+      return;
+    }
+    agent.close();
+    agent = next;
+    if (sessionId) write(`resumed ${shortSessionId(agent.session.id)} (${agent.session.messages.length} messages): ${agent.session.title}\n`);
+    else write(`new session ${shortSessionId(agent.session.id)}\n`);
+  };
 
   rl = createInterface({ input: process.stdin, output: process.stdout, terminal: Boolean(process.stdout.isTTY), history: [...loadHistory(cwd)].reverse(), historySize: 200 });
   rl.setPrompt(style.bold("› "));
@@ -51,14 +66,23 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     const text = line.trim();
     if (!text) return;
     appendHistory(cwd, text);
+    let prompt = text;
     if (text.startsWith("/")) {
-      const result = await runSlashCommand(text, { agent, write, style });
-      if (result === "exit") exiting = true;
-      return;
+      let outcome: SlashOutcome;
+      try {
+        outcome = await runSlashCommand(text, { agent, write, style });
+      } catch (error) {
+        write(style.red(`${error instanceof Error ? error.message : String(error)}\n`));
+        return;
+      }
+      if (outcome.kind === "exit") exiting = true;
+      if (outcome.kind === "switch-session") await switchSession(outcome.sessionId);
+      if (outcome.kind !== "prompt") return;
+      prompt = outcome.text;
     }
     running = new AbortController();
     try {
-      for await (const event of agent.turn(text, running.signal)) renderer.render(event);
+      for await (const event of agent.turn(prompt, running.signal)) renderer.render(event);
     } catch (error) {
       write(style.red(`error: ${error instanceof Error ? error.message : String(error)}\n`));
     } finally {
@@ -101,7 +125,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
 
 function _banner(agent: Agent, write: (text: string) => void, dim: (text: string) => string): void {
   const lines = [
-    `${PRODUCT} ${VERSION}  ${agent.config.preset.id}/${agent.config.model}  session ${agent.session.id.slice(0, 8)}`,
+    `${PRODUCT} ${VERSION}  ${agent.config.preset.id}/${agent.model}  session ${shortSessionId(agent.session.id)}`,
     `agent: ${agent.variant.name}  thinking: ${agent.thinking}`,
     `cwd: ${process.cwd()}`,
     ...(agent.resumedMessages > 0 ? [`resumed ${agent.resumedMessages} messages`] : []),

@@ -9,7 +9,7 @@
  */
 import { UserError } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
-import { resolveConfig, type ResolvedConfig, type ThinkingLevel } from "../config.ts";
+import { resolveConfig, type AgentName, type ResolvedConfig, type ThinkingLevel } from "../config.ts";
 import { createGate, denyAll, type DecisionSource, type Gate } from "../approval.ts";
 import { parsePermissionRules, evaluatePermission, type PermissionRules } from "../permissions.ts";
 import { createDisabledPluginHost, createPluginHost, type PluginHost } from "../plugins.ts";
@@ -71,10 +71,22 @@ export interface CreateAgentOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+/** What the REPL may switch mid-session (`/agent`, `/think`, `/model`). */
+export interface AgentModeChange {
+  agent?: AgentName;
+  thinking?: ThinkingLevel;
+  model?: string;
+}
+
 export interface Agent {
   readonly config: ResolvedConfig;
   readonly variant: AgentVariant;
   readonly thinking: ThinkingLevel;
+  readonly model: string;
+  /** Switches variant, thinking level or model for the next turns. A new variant resets thinking to its own unless given. */
+  configure(change: AgentModeChange): void;
+  /** One tool-less model call with this session's client (compaction, memory, commit messages). */
+  complete(system: string, prompt: string, signal?: AbortSignal): Promise<string>;
   readonly session: SessionRecord;
   readonly memory?: MemoryStore;
   readonly plugins: PluginHost;
@@ -147,8 +159,9 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     }
     if (!config.apiKey) throw _missingKey(config);
   }
-  const variant = VARIANTS[config.agent];
-  const thinking: ThinkingLevel = config.thinking ?? variant.thinking;
+  let variant: AgentVariant = VARIANTS[config.agent];
+  let thinking: ThinkingLevel = config.thinking ?? variant.thinking;
+  let model = config.model;
   const client: ModelClient = createModelClient({ connection: connectionFromConfig(config), preset: config.preset, protocolForced: config.protocolForced });
 
   const picked = _pickSession(options, config, notices);
@@ -168,7 +181,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const instructionsSection = renderInstructions(instructions);
 
   const context: ContextManager = createContextManager({
-    session, client, model: config.model, thinking, markChanged: () => writer.markChanged(),
+    session, client, model: () => model, thinking: () => thinking, markChanged: () => writer.markChanged(),
     threshold: config.file.compaction?.threshold, auto: config.file.compaction?.auto ?? true,
   });
 
@@ -180,12 +193,11 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   ];
   const complete = (system: string, prompt: string, signal: AbortSignal) => context.complete(system, prompt, signal);
   const registered = builtinTools({ extraTools: sessionTools, complete, allowHosts: config.file.webFetch?.allowHosts });
-  const tools = selectTools(registered, { toolSets: config.file.toolSets, allow: variant.allow });
-  const offered = tools.offered;
+  let offered = selectTools(registered, { toolSets: config.file.toolSets, allow: variant.allow }).offered;
 
   const rules: PermissionRules = parsePermissionRules(config.file.permission);
   const autoApprove = new Set(sessionTools.map((tool) => tool.name));
-  const approvalTools = offered
+  const approvalTools = registered
     .filter((tool) => evaluatePermission(rules, tool.name, [], { autoApprove: new Set([...autoApprove, ...plugins.autoApprove()]) }).decision !== "allow")
     .map((tool) => tool.name);
 
@@ -219,7 +231,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   });
 
   const historyPairs = config.file.historyPairs ?? 0;
-  const maxSteps = variant.maxSteps ?? config.file.maxSteps ?? DEFAULT_MAX_STEPS;
+  const maxSteps = () => variant.maxSteps ?? config.file.maxSteps ?? DEFAULT_MAX_STEPS;
   const runOptions = runOptionsFromFlags(flags);
   let firstTurn = true;
 
@@ -241,8 +253,8 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     let result: TurnResult | undefined;
     try {
       const turn = runTurn(input, {
-        client, model: config.model, thinking, messages: working, tools: () => offered, systemPrompt, gate, root: cwd,
-        maxSteps, signal: merged,
+        client, model, thinking, messages: working, tools: () => offered, systemPrompt, gate, root: cwd,
+        maxSteps: maxSteps(), signal: merged,
         prepareWire: trimmed ? undefined : (messages, system, s) => context.prepareWire(messages, system, s, log.id),
         onHistoryChange: () => writer.markChanged(),
         afterTool: (name) => (name === "todo_write" ? [{ type: "state", todos: session.notebook.todos }] : undefined),
@@ -271,7 +283,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       session.inputTokens += usage.inputTokens;
       session.outputTokens += usage.outputTokens;
     }
-    const cost = usage ? costUsd(config.model, usage) : undefined;
+    const cost = usage ? costUsd(model, usage) : undefined;
     if (cost !== undefined) session.costUsd = (session.costUsd ?? 0) + cost;
     if (result.stop !== "blocked") {
       appendExchange(session, {
@@ -300,7 +312,26 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   }
 
   const agent: Agent = {
-    config, variant, thinking, session, memory, plugins, instructions, resumedMessages,
+    config, session, memory, plugins, instructions, resumedMessages,
+    get variant() {
+      return variant;
+    },
+    get thinking() {
+      return thinking;
+    },
+    get model() {
+      return model;
+    },
+    configure(change) {
+      if (change.agent) {
+        variant = VARIANTS[change.agent];
+        thinking = variant.thinking;
+        offered = selectTools(registered, { toolSets: config.file.toolSets, allow: variant.allow }).offered;
+      }
+      if (change.thinking) thinking = change.thinking;
+      if (change.model) model = change.model;
+    },
+    complete: (system, prompt, signal) => context.complete(system, prompt, signal),
     startupNotices: () => notices,
     offeredTools: () => offered,
     registeredTools: () => registered,
@@ -310,12 +341,12 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       nextRunId = uuidv7();
       const runId = activeRunId;
       const snapshot: RunSnapshot = {
-        version: 1, id: runId, sessionId: session.id, cwd, provider: config.preset.id, model: config.model,
+        version: 1, id: runId, sessionId: session.id, cwd, provider: config.preset.id, model,
         protocol: client.protocol, agent: variant.name, prompt: prompt.slice(0, 200), status: "running", pid: process.pid,
         startedAt: new Date().toISOString(), steps: 0, options: runOptions, ...(options.detached ? { detached: true } : {}),
       };
       const log = openRunLog(snapshot, { fresh: true });
-      const start: AgentEvent = { type: "run-start", runId, sessionId: session.id, cwd, provider: config.preset.id, model: config.model, agent: variant.name, protocol: client.protocol };
+      const start: AgentEvent = { type: "run-start", runId, sessionId: session.id, cwd, provider: config.preset.id, model, agent: variant.name, protocol: client.protocol };
       log.append(start);
       yield start;
       yield* drive({ prompt }, log, signal, prompt);

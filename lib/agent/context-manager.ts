@@ -18,8 +18,9 @@ import type { ModelClient, WirePreparation } from "./loop.ts";
 export interface ContextManagerOptions {
   session: SessionRecord;
   client: ModelClient & { readonly protocol: Protocol };
-  model: string;
-  thinking: ThinkingLevel;
+  /** Read on every call: the REPL can switch model and thinking mid-session. */
+  model: () => string;
+  thinking: () => ThinkingLevel;
   markChanged: () => void;
   threshold?: number;
   auto: boolean;
@@ -60,7 +61,7 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
 
   const complete = async (system: string, prompt: string, signal?: AbortSignal): Promise<string> => {
     const stream = options.client.stream({
-      model: options.model, system, messages: [{ role: "user", content: prompt }], tools: [], thinking: "off", signal,
+      model: options.model(), system, messages: [{ role: "user", content: prompt }], tools: [], thinking: "off", signal,
     });
     for await (const event of stream) {
       if (event.type === "finish") return assistantText(event.message);
@@ -72,7 +73,7 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
 
   const plan = (messages: Message[], system: string, state: CompactionState) => planWire(messages, {
     threshold, protocol: options.client.protocol,
-    thinking: options.thinking !== "off", state, system, auto: options.auto,
+    thinking: options.thinking() !== "off", state, system, auto: options.auto,
   });
 
   return {

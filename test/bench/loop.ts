@@ -45,7 +45,7 @@ export async function benchLoop(): Promise<void> {
   const gate: LoopGate = { check: async () => ({ allowed: true }), newTurn: () => undefined };
   const messages: Message[] = [];
   const session = { messages, compaction: undefined } as unknown as Parameters<typeof createContextManager>[0]["session"];
-  const context = createContextManager({ session, client, model: "m", thinking: "off", markChanged: () => undefined, auto: true });
+  const context = createContextManager({ session, client, model: () => "m", thinking: () => "off", markChanged: () => undefined, auto: true });
   const stepTimes: number[] = [];
   let last = performance.now();
   const turn = runTurn({ prompt: "benchmark" }, {

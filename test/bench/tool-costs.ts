@@ -7,13 +7,34 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ToolSetName } from "../../lib/config.ts";
+import { buildSystemPrompt } from "../../lib/agent/prompt.ts";
+import type { MemoryStore } from "../../lib/store/memory.ts";
 import { DEFAULT_TOOL_SETS, builtinTools, measureToolCosts } from "../../lib/tools/index.ts";
+import { createMemoryTools } from "../../lib/tools/memory-tools.ts";
+import { createRecallDiscardedTool } from "../../lib/tools/recall-discarded.ts";
+import { createTodoTool } from "../../lib/tools/todo.ts";
+import { BUILTIN_PLUGINS } from "../../plugins/index.ts";
 
 const START = "<!-- tool-costs:start -->";
 const END = "<!-- tool-costs:end -->";
 const docsPath = join(import.meta.dir, "../../docs/tools.md");
 
-const costs = measureToolCosts(builtinTools({ complete: async () => "" }));
+// Session tools (no set) are offered on every request unless their feature is off; the time
+// plugin's current_time is on by default. Their stores are never touched while measuring.
+const sessionTools = [
+  createTodoTool({ get: () => [], set: () => undefined }),
+  ...createMemoryTools({} as MemoryStore),
+  createRecallDiscardedTool(() => ({ messages: [], state: { spans: [] } })),
+  ...(BUILTIN_PLUGINS.time!({ cwd: ".", writeStderr: () => undefined }).tools ?? []),
+];
+const all = builtinTools({ complete: async () => "", extraTools: sessionTools });
+const costs = measureToolCosts(all);
+const setBytes = costs.tools.filter((t) => t.offered && t.set !== undefined).reduce((sum, t) => sum + t.bytes, 0);
+const sessionBytes = costs.tools.filter((t) => t.set === undefined).reduce((sum, t) => sum + t.bytes, 0);
+const promptBytes = Buffer.byteLength(buildSystemPrompt({
+  root: "/home/someone/projects/a-typical-project", platform: "linux-x64", tools: all.filter((t) => costs.tools.find((c) => c.name === t.name)?.offered),
+  approvalTools: ["write_file", "edit_file", "multi_edit", "apply_patch", "move_file", "delete_file", "bash"],
+}));
 const setRank = new Map(costs.sets.map((s, i) => [s.set, i]));
 const rank = (set: string | undefined) => (set === undefined ? costs.sets.length : setRank.get(set as ToolSetName)!);
 const rows = [...costs.tools].sort((a, b) => rank(a.set) - rank(b.set) || b.bytes - a.bytes || a.name.localeCompare(b.name));
@@ -26,7 +47,13 @@ const table = [
   "| set | tools | bytes | default |",
   "|---|---:|---:|---|",
   ...costs.sets.map((s) => `| ${s.set} | ${s.tools} | ${s.bytes.toLocaleString("en-US")} | ${s.active ? "on" : "off"} |`),
-  `| **default sets** (${DEFAULT_TOOL_SETS.join(" + ")}) | ${costs.tools.filter((t) => t.offered).length} | **${costs.offeredBytes.toLocaleString("en-US")}** | |`,
+  `| **default sets** (${DEFAULT_TOOL_SETS.join(" + ")}) | ${costs.tools.filter((t) => t.offered && t.set !== undefined).length} | **${setBytes.toLocaleString("en-US")}** | |`,
+  `| session tools (no set) | ${sessionTools.length} | ${sessionBytes.toLocaleString("en-US")} | on |`,
+  "",
+  "| every request carries | bytes |",
+  "|---|---:|",
+  `| default sets + system prompt (${promptBytes.toLocaleString("en-US")} B, no project state) | **${(setBytes + promptBytes).toLocaleString("en-US")}** (budget 9,000) |`,
+  `| … plus the session tools | ${(setBytes + promptBytes + sessionBytes).toLocaleString("en-US")} |`,
 ].join("\n");
 
 process.stdout.write(`${table}\n`);

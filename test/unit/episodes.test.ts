@@ -179,6 +179,6 @@ describe("recall_discarded tool", () => {
       properties: { query: { type: "string", description: "words every matching message contains" } },
       required: ["query"],
     });
-    expect(spec.description.startsWith("Search the part of this session's history that was compacted out")).toBe(true);
+    expect(spec.description.startsWith("Search this session's history that compaction took out of your context")).toBe(true);
   });
 });
