@@ -133,3 +133,26 @@ describe("headless --json", () => {
     expect(result.stderr).not.toContain("[tool]");
   });
 });
+
+describe("interrupting a headless run", () => {
+  test("SIGINT stops the running command, ends with an aborted done, and exits 130", async () => {
+    const { spawn } = await import("node:child_process");
+    const { BINARY } = await import("./_harness.ts");
+    e2e.fake.script({ toolCalls: [{ name: "bash", input: { command: "sleep 30; echo never" } }] });
+    const child = spawn(BINARY, ["-p", "wait", "--yolo", "--json"], {
+      cwd: e2e.dirs.cwd, stdio: ["ignore", "pipe", "pipe"],
+      env: { PATH: process.env.PATH ?? "", HOME: e2e.dirs.home, SHIRO_HOME: e2e.dirs.home, ...fakeEnv(e2e.fake.baseURL, "chat") },
+    });
+    let stdout = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8");
+      if (stdout.includes('"tool-call"')) child.kill("SIGINT");
+    });
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(code).toBe(130);
+    const events = parseEventLines(stdout);
+    expect(events.find((event) => event.type === "tool-error")!.error).toStartWith("The user interrupted this command. It did not finish, so its effects are unknown.");
+    expect(events.at(-1)).toMatchObject({ type: "done", stop: "aborted" });
+    expect(e2e.fake.requests).toHaveLength(1);
+  }, 30_000);
+});
