@@ -1,6 +1,7 @@
 /** Follows a run's event log: prints what is there, then new lines as they land, until `done`. */
 import { EXIT } from "../lib/errors.ts";
 import { isUuid } from "../lib/ids.ts";
+import { shortRunId } from "../lib/store/short-ids.ts";
 import { effectiveStatus, findRun, loadRun, readRunEvents, type LoggedEvent } from "../lib/store/runs.ts";
 import { createTextPrinter } from "./_print.ts";
 import { STOP_EXIT } from "./_start.ts";
@@ -36,7 +37,7 @@ export async function followRun(idOrPrefix: string, options: { json: boolean; po
     seen = events.length;
     const snapshot = loadRun(run.id);
     if (snapshot && effectiveStatus(snapshot) === "interrupted") {
-      process.stderr.write(`shiro: run ${run.id.slice(0, 8)} ended without finishing (its process is gone)\n`);
+      process.stderr.write(`shiro: run ${shortRunId(run.id)} ended without finishing (its process is gone)\n`);
       return EXIT.error;
     }
     await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 150));

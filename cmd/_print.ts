@@ -5,6 +5,7 @@
  * `[compacted] B messages pruned to A`, `[blocked] …`, `[error] <msg>`.
  */
 import type { AgentEvent } from "../lib/agent/events.ts";
+import { shortApprovalId, shortRunId } from "../lib/store/short-ids.ts";
 
 export interface TextPrinter {
   print(event: AgentEvent): void;
@@ -59,11 +60,13 @@ export function createTextPrinter(sinks: PrinterSinks, options: { streamText: bo
           sinks.err(`[compacted] ${event.before} messages pruned to ${event.after}\n`);
           break;
         case "approval-required":
-          sinks.err(`[approval] ${event.name} ${_short(event.input, 120)} (approval ${event.approvalId.slice(0, 8)})\n`);
+          sinks.err(`[approval] ${event.name} ${_short(event.input, 120)} (approval ${shortApprovalId(event.approvalId)})\n`);
           break;
-        case "blocked":
-          sinks.err(`[blocked] waiting for approval ${event.approvalId.slice(0, 8)}: shiro approve ${event.approvalId.slice(0, 8)} (or deny), then shiro runs resume ${event.runId.slice(0, 8)}\n`);
+        case "blocked": {
+          const approval = shortApprovalId(event.approvalId);
+          sinks.err(`[blocked] waiting for approval ${approval}: shiro approve ${approval} (or deny), then shiro runs resume ${shortRunId(event.runId)}\n`);
           break;
+        }
         case "error":
           sinks.err(`[error] ${event.error}\n`);
           break;

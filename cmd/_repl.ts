@@ -8,6 +8,7 @@ import { createAgent, type Agent, type AgentFlags } from "../lib/agent/agent.ts"
 import type { ApprovalAnswer, ApprovalRequest } from "../lib/approval.ts";
 import { EXIT } from "../lib/errors.ts";
 import { appendHistory, loadHistory } from "../lib/store/history.ts";
+import { findSession } from "../lib/store/sessions.ts";
 import { shortSessionId } from "../lib/store/short-ids.ts";
 import { renderProgressBar } from "../lib/store/notebook.ts";
 import { createRenderer } from "../lib/repl/renderer.ts";
@@ -30,7 +31,19 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     const detail = JSON.stringify(request.input, null, 2).split("\n").slice(0, 20).join("\n");
     write(style.dim(`${detail}\n`));
     const choice = `y allow once | a always allow ${request.tool}${request.suggestedPattern !== "*" ? ` [${request.suggestedPattern}]` : ""} | n deny `;
-    const answer = await new Promise<string>((resolve) => rl!.question(choice, resolve));
+    // Ctrl-C while the question is open denies the call and ends the turn; the question is
+    // withdrawn, so the next line typed is a prompt again, not a late answer.
+    const signal = running?.signal;
+    if (signal?.aborted) return "deny";
+    const answer = await new Promise<string | undefined>((resolve) => {
+      const onAbort = () => resolve(undefined);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      rl!.question(choice, signal ? { signal } : {}, (text) => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve(text);
+      });
+    });
+    if (answer === undefined) return "deny";
     const key = answer.trim().toLowerCase();
     if (key === "" || key === "y" || key === "yes") return "once";
     if (key === "a" || key === "always") return "always";
@@ -45,6 +58,10 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
   const switchSession = async (sessionId: string | undefined): Promise<void> => {
     let next: Agent;
     try {
+      if (sessionId && findSession(sessionId).id === agent.session.id) {
+        write(`already in session ${shortSessionId(agent.session.id)}\n`);
+        return;
+      }
       next = await createAgent({ cwd, flags: { ...flags, continue: false, resume: undefined }, mode: "interactive", decide: askApproval, ...(sessionId ? { sessionId } : {}) });
     } catch (error) {
       write(style.red(`${error instanceof Error ? error.message : String(error)}\n`));
@@ -102,7 +119,17 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
         write(style.dim("\ninterrupted\n"));
       } else finish();
     });
+    // A closed terminal or a kill must not lose the last 400 ms of debounced session changes.
+    const onHangup = () => {
+      running?.abort();
+      agent.close();
+      process.exit(EXIT.interrupted);
+    };
+    process.once("SIGHUP", onHangup);
+    process.once("SIGTERM", onHangup);
     rl!.on("close", () => {
+      process.off("SIGHUP", onHangup);
+      process.off("SIGTERM", onHangup);
       write(_farewell(agent));
       agent.close();
       resolve(EXIT.ok);
@@ -129,7 +156,8 @@ function _banner(agent: Agent, write: (text: string) => void, dim: (text: string
     `agent: ${agent.variant.name}  thinking: ${agent.thinking}`,
     `cwd: ${process.cwd()}`,
     ...(agent.resumedMessages > 0 ? [`resumed ${agent.resumedMessages} messages`] : []),
-    agent.instructions.length > 0 ? `instructions: ${agent.instructions.map((file) => file.label).join(", ")}` : "no AGENTS.md found",
+    agent.instructions.length > 0 ? `instructions: ${agent.instructions.map((file) => file.label).join(", ")}` : "no AGENTS.md found - /init writes one",
+    agent.skills.length > 0 ? `skills: ${agent.skills.map((skill) => skill.name).join(", ")}` : "skills: none",
     agent.plugins.disabled ? "plugins: none (--no-plugins)" : `plugins: ${agent.plugins.active().map((p) => p.name).join(", ") || "none"}`,
     agent.memory ? `memory: ${agent.memory.list().length} notes about this project` : "memory: off (--no-memory)",
     ...agent.startupNotices(),

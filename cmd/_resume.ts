@@ -3,17 +3,19 @@ import { createAgent, type AgentFlags } from "../lib/agent/agent.ts";
 import { EXIT, UserError } from "../lib/errors.ts";
 import { get as getApproval } from "../lib/store/approvals.ts";
 import { effectiveStatus, findRun } from "../lib/store/runs.ts";
+import { shortApprovalId, shortRunId } from "../lib/store/short-ids.ts";
 import { writeEventLine } from "./_headless.ts";
 import { createTextPrinter } from "./_print.ts";
 import { STOP_EXIT } from "./_start.ts";
 
 export async function resumeBlockedRun(idOrPrefix: string, options: { json: boolean }): Promise<number> {
   const run = findRun(idOrPrefix);
-  if (effectiveStatus(run) !== "blocked" || !run.suspended) throw new UserError(`run ${run.id.slice(0, 8)} is not waiting for an approval (${effectiveStatus(run)})`);
+  if (effectiveStatus(run) !== "blocked" || !run.suspended) throw new UserError(`run ${shortRunId(run.id)} is not waiting for an approval (${effectiveStatus(run)})`);
   const approval = getApproval(run.suspended.approvalId);
-  if (!approval) throw new UserError(`approval ${run.suspended.approvalId.slice(0, 8)} of run ${run.id.slice(0, 8)} is missing from approvals.json`);
+  if (!approval) throw new UserError(`approval ${shortApprovalId(run.suspended.approvalId)} of run ${shortRunId(run.id)} is missing from approvals.json`);
   if (approval.status === "pending") {
-    throw new UserError(`approval ${approval.id.slice(0, 8)} is still pending: shiro approve ${approval.id.slice(0, 8)} or shiro deny ${approval.id.slice(0, 8)} first`);
+    const short = shortApprovalId(approval.id);
+    throw new UserError(`approval ${short} is still pending: shiro approve ${short} or shiro deny ${short} first`);
   }
   const saved = run.options;
   const flags: AgentFlags = {

@@ -21,6 +21,7 @@ export const SLASH_COMMANDS: Record<string, string> = {
   "/notes": "what shiro remembers about this project",
   "/memory": "let the model merge unused notes (past 60)",
   "/context": "the project instruction files in use",
+  "/skills": "the skills loaded, with their origin",
   "/init": "have the agent write an AGENTS.md for this project",
   "/tools": "tools offered this turn, with their sets",
   "/cost": "tokens, spend and context of this session",
@@ -142,6 +143,15 @@ export async function runSlashCommand(line: string, ctx: SlashContext): Promise<
     case "/context": {
       if (agent.instructions.length === 0) write("no AGENTS.md found - /init writes one\n");
       else write(`${agent.instructions.map((file) => `${file.label}  ${style.dim(`${file.text.length} chars${file.truncated ? ", cut at 12,000" : ""}`)}`).join("\n")}\n`);
+      return _done;
+    }
+    case "/skills": {
+      if (agent.skills.length === 0) write("no skills loaded\n");
+      else {
+        const width = Math.max(...agent.skills.map((skill) => skill.name.length)) + 2;
+        write(`${agent.skills.map((skill) => `${skill.name.padEnd(width)}${skill.origin.padEnd(10)}${style.dim(skill.description)}`).join("\n")}\n`);
+      }
+      write(style.dim("add your own in ~/.shiro-neko/skills/ or .shiro/skills/ (see docs/skills.md); new skills load at the next start\n"));
       return _done;
     }
     case "/init":

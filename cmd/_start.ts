@@ -63,7 +63,7 @@ async function _detach(prompt: string): Promise<number> {
   });
   child.unref();
   process.stdout.write(`${runId}\n`);
-  process.stderr.write(`shiro: run ${runId.slice(0, 8)} started in the background (pid ${child.pid}); follow it with: shiro runs tail ${runId.slice(0, 8)}\n`);
+  process.stderr.write(`shiro: run ${runId.slice(0, 8)} started in the background (pid ${child.pid}); follow it with: shiro runs tail ${runId}\n`);
   return EXIT.ok;
 }
 

@@ -38,8 +38,10 @@ function _decisionCommand(name: "approve" | "deny", status: "approved" | "denied
     },
     async run({ args }) {
       const { decide } = await import("../lib/store/approvals.ts");
+      const { shortApprovalId, shortRunId } = await import("../lib/store/short-ids.ts");
       const record = decide(String(args.id), status, "cli");
-      process.stdout.write(`${status} ${record.id.slice(0, 8)}: ${record.tool} ${describeSubject(record)}\n`);
+      process.stdout.write(`${status} ${shortApprovalId(record.id)}: ${record.tool} ${describeSubject(record)}\n`);
+      if (record.runId) process.stdout.write(`resume the run with: shiro runs resume ${shortRunId(record.runId)}\n`);
     },
   });
 }

@@ -10,6 +10,8 @@ function _openProjectMemory(): MemoryStore {
 }
 
 const _print = (text: string) => process.stdout.write(`${text}\n`);
+const _json = (value: unknown) => _print(JSON.stringify(value, null, 2));
+const _jsonFlag = { json: { type: "boolean", description: "print the result as JSON" } } as const;
 
 export default defineCommand({
   meta: { name: "memory", description: "list, add, forget or compact this project's notes" },
@@ -19,7 +21,7 @@ export default defineCommand({
       args: { json: { type: "boolean", description: "print the entries as a JSON array" } },
       run({ args }) {
         const entries = _openProjectMemory().list();
-        if (args.json) return _print(JSON.stringify(entries, null, 2));
+        if (args.json) return _json(entries);
         if (entries.length === 0) return _print("nothing remembered about this project yet");
         for (const entry of entries) _print(`${formatMemoryEntry(entry)}${entry.hits > 0 ? `  [recalled ${entry.hits}x]` : ""}`);
       },
@@ -29,21 +31,26 @@ export default defineCommand({
       args: {
         kind: { type: "positional", description: MEMORY_KINDS.join(" | ") },
         text: { type: "positional", description: "one self-contained line (quote it)" },
+        ..._jsonFlag,
       },
       run({ args }) {
         const kind = String(args.kind);
         if (!(MEMORY_KINDS as readonly string[]).includes(kind)) {
           throw new UsageError(`unknown memory kind "${kind}". Available: ${MEMORY_KINDS.join(", ")}`);
         }
-        _print(formatRememberResult(_openProjectMemory().remember(kind as MemoryKind, String(args.text))));
+        const result = _openProjectMemory().remember(kind as MemoryKind, String(args.text));
+        if (args.json) return _json(result);
+        _print(formatRememberResult(result));
       },
     }),
     forget: defineCommand({
       meta: { description: "delete every note containing the text (case-insensitive)" },
-      args: { text: { type: "positional", description: "text, or part of the text, of the notes" } },
+      args: { text: { type: "positional", description: "text, or part of the text, of the notes" }, ..._jsonFlag },
       run({ args }) {
         const text = String(args.text);
-        _print(formatForgetResult(_openProjectMemory().forget(text), text));
+        const removed = _openProjectMemory().forget(text);
+        if (args.json) return _json({ removed });
+        _print(formatForgetResult(removed, text));
       },
     }),
     compact: defineCommand({

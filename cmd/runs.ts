@@ -66,7 +66,11 @@ const show = defineCommand({
       ["prompt", run.prompt],
     ];
     if (run.error) rows.push(["error", run.error]);
-    if (run.suspended) rows.push(["waiting", `approval ${run.suspended.approvalId.slice(0, 8)}: shiro approve|deny ${run.suspended.approvalId.slice(0, 8)}, then shiro runs resume ${run.id.slice(0, 8)}`]);
+    if (run.suspended) {
+      const { shortApprovalId, shortRunId } = await import("../lib/store/short-ids.ts");
+      const approval = shortApprovalId(run.suspended.approvalId);
+      rows.push(["waiting", `approval ${approval}: shiro approve|deny ${approval}, then shiro runs resume ${shortRunId(run.id)}`]);
+    }
     for (const [key, value] of rows) process.stdout.write(`${key.padEnd(9)}${value}\n`);
   },
 });
@@ -116,11 +120,12 @@ const cancel = defineCommand({
   args: { id: { type: "positional", description: "run id or unique prefix" } },
   async run({ args }) {
     const { findRun, effectiveStatus, requestCancel } = await import("../lib/store/runs.ts");
+    const { shortRunId } = await import("../lib/store/short-ids.ts");
     const run = findRun(String(args.id));
     const status = effectiveStatus(run);
-    if (status !== "running") throw new UserError(`run ${run.id.slice(0, 8)} is not running (${status})`);
+    if (status !== "running") throw new UserError(`run ${shortRunId(run.id)} is not running (${status})`);
     requestCancel(run.id);
-    process.stdout.write(`cancel requested for run ${run.id.slice(0, 8)}\n`);
+    process.stdout.write(`cancel requested for run ${shortRunId(run.id)}\n`);
   },
 });
 

@@ -172,8 +172,8 @@ export interface SessionGrant {
 /**
  * "Always" answers for this session, in memory only. A grant is consulted only after the rules
  * said ask, so it never overrides a deny. A bash grant never covers a command that chains,
- * pipes, redirects or substitutes (`;`, `&`, `|`, `>`, backticks, `$(`, newlines): `git *`
- * covers `git log -5`, not `git log; rm notes.txt`.
+ * pipes, redirects or substitutes (`;`, `&`, `|`, `<`, `>`, backticks, `$(`, newlines; `<(…)`
+ * and `>(…)` run commands too): `git *` covers `git log -5`, not `git log; rm notes.txt`.
  */
 export interface SessionGrants {
   add(tool: string, pattern: string): void;
@@ -182,7 +182,7 @@ export interface SessionGrants {
   list(): SessionGrant[];
 }
 
-const _SHELL_COMPOSITION = /[;&|>`\n\r]|\$\(/;
+const _SHELL_COMPOSITION = /[;&|<>`\n\r]|\$\(/;
 
 export function createSessionGrants(): SessionGrants {
   const byTool = new Map<string, string[]>();

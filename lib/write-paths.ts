@@ -13,11 +13,14 @@ export const WRITE_TOOLS: ReadonlySet<string> = new Set([
 
 const _PATCH_MARKERS = ["*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "];
 
-/** Every path named by an Add, Update, Delete or Move marker of an apply_patch envelope, in order. */
+/**
+ * Every path named by an Add, Update, Delete or Move marker of an apply_patch envelope, in order.
+ * Lines break at `\n`, `\r\n` and a lone `\r`, exactly as the patch parser splits them: a marker
+ * the parser would act on must never be hidden from the guards.
+ */
 export function patchPaths(patch: string): string[] {
   const found: string[] = [];
-  for (const raw of patch.split("\n")) {
-    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+  for (const line of patch.split(/\r\n?|\n/)) {
     const marker = _PATCH_MARKERS.find((prefix) => line.startsWith(prefix));
     if (!marker) continue;
     const path = line.slice(marker.length).trim();

@@ -67,9 +67,13 @@ export const GUARD_RULES: readonly GuardRule[] = [
   {
     why: "affects the whole machine",
     matches: (command) => _segments(command).some((words) => {
-      const first = words.findIndex((word) => !_PREFIXES.has(word) && !/^\w+=/.test(word));
-      const target = words[first] === "systemctl" ? words[first + 1] : words[first];
-      return target !== undefined && _MACHINE.has(_base(target));
+      const program = words.find((word) => !/^\w+=/.test(word));
+      if (program === undefined) return false;
+      if (_MACHINE.has(_base(program))) return true;
+      // A wrapper's own options and their values (`sudo -u root`, `timeout 5`) come before the
+      // command it runs, so any later word naming one counts.
+      return _WRAPPERS.has(_base(program))
+        && words.slice(words.indexOf(program) + 1).some((word) => _MACHINE.has(word) || (word.startsWith("/") && _MACHINE.has(_base(word))));
     }),
   },
   {
@@ -78,11 +82,14 @@ export const GUARD_RULES: readonly GuardRule[] = [
   },
   {
     why: "pipes a download straight into a shell",
-    matches: (command) => /\b(?:curl|wget)\b[^;&\n]*\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:\S*\/)?(?:sh|bash|zsh|ksh)(?=\s|$|[;&|)])/.test(command),
+    matches: (command) =>
+      /\b(?:curl|wget)\b[^;&\n]*\|\s*(?:(?:[^\s|]*\/)?(?:sudo|doas|env|exec|command)\s+(?:-[^\s|]+\s+|\w+=[^\s|]*\s+)*)*(?:[^\s|]*\/)?(?:sh|bash|zsh|ksh)(?=\s|$|[;&|)])/
+        .test(command),
   },
 ];
 
-const _PREFIXES = new Set(["sudo", "doas", "exec", "command", "nohup", "env", "time"]);
+/** Programs that run the command named in their arguments. */
+const _WRAPPERS = new Set(["sudo", "doas", "exec", "command", "nohup", "env", "time", "nice", "timeout", "xargs", "systemctl"]);
 const _MACHINE = new Set(["shutdown", "reboot", "halt"]);
 
 /** Simple commands as word lists. */

@@ -15,9 +15,10 @@ import { parsePermissionRules, evaluatePermission, type PermissionRules } from "
 import { createDisabledPluginHost, createPluginHost, type PluginHost } from "../plugins.ts";
 import { findProjectRoot } from "../project.ts";
 import { connectionFromConfig, createModelClient, type ModelClient } from "../providers/client.ts";
-import type { Message, Usage } from "../providers/messages.ts";
+import { addUsage, type Message, type Usage } from "../providers/messages.ts";
 import { costUsd } from "../providers/pricing.ts";
 import { createPending } from "../store/approvals.ts";
+import { shortApprovalId, shortRunId, shortSessionId } from "../store/short-ids.ts";
 import { openMemory, renderMemoryForPrompt, type MemoryStore } from "../store/memory.ts";
 import { renderTodosForPrompt, type Todo } from "../store/notebook.ts";
 import { cancelRequested, clearCancelRequest, openRunLog, type RunLog, type RunOptions, type RunSnapshot } from "../store/runs.ts";
@@ -25,7 +26,10 @@ import {
   appendExchange, createSession, findSession, historyForResume, newestForCwd, openSessionWriter,
   type SessionRecord, type SessionWriter,
 } from "../store/sessions.ts";
+import { loadSkills, renderSkillCatalogue, type Skill } from "../skills.ts";
+import { stateDir } from "../paths.ts";
 import { builtinTools, selectTools } from "../tools/index.ts";
+import { createSkillTool } from "../tools/skill.ts";
 import { createMemoryTools } from "../tools/memory-tools.ts";
 import { createRecallDiscardedTool } from "../tools/recall-discarded.ts";
 import { createTodoTool } from "../tools/todo.ts";
@@ -91,6 +95,8 @@ export interface Agent {
   readonly memory?: MemoryStore;
   readonly plugins: PluginHost;
   readonly instructions: InstructionFile[];
+  /** Skills loaded for this session (none with --no-skills). */
+  readonly skills: readonly Skill[];
   /** Messages restored from an earlier session (0 for a new one). */
   readonly resumedMessages: number;
   /** Lines for stderr / the banner: resume notes, skipped files, the headless policy. */
@@ -133,12 +139,12 @@ function _pickSession(options: CreateAgentOptions, config: ResolvedConfig, notic
     const found = newestForCwd(cwd);
     notices.push(...found.notices);
     if (found.session) {
-      for (const live of found.live) notices.push(`session ${live.id.slice(0, 8)} is open in process ${live.pid}; continuing the newest one that is not`);
+      for (const live of found.live) notices.push(`session ${shortSessionId(live.id)} is open in process ${live.pid}; continuing the newest one that is not`);
       return { session: found.session, resumed: true };
     }
     if (found.live.length === 0) throw new UserError("no saved session for this directory");
     // Two processes never write one session: the live one keeps it, this one starts afresh.
-    for (const live of found.live) notices.push(`session ${live.id.slice(0, 8)} is open in process ${live.pid}; starting a new one`);
+    for (const live of found.live) notices.push(`session ${shortSessionId(live.id)} is open in process ${live.pid}; starting a new one`);
   }
   return { session: createSession({ cwd, provider: config.preset.id, model: config.model }), resumed: false };
 }
@@ -153,8 +159,11 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       const { detectLocalServer } = await import("../providers/models.ts");
       const local = await detectLocalServer();
       if (local) {
-        config = resolveConfig({ flags: { ..._configFlags(flags), provider: local.preset.id, baseURL: flags.baseURL ?? local.baseURL }, env: options.env });
-        notices.push(`no API key configured; using the ${local.preset.label} server on ${local.baseURL}`);
+        // The preset's default model may not be pulled on this server: take one it lists.
+        const asked = flags.model || (options.env ?? process.env).SHIRO_MODEL || config.file.model;
+        const chosen = asked ?? (local.models.includes(local.preset.defaultModel) ? undefined : local.models[0]);
+        config = resolveConfig({ flags: { ..._configFlags(flags), provider: local.preset.id, baseURL: flags.baseURL ?? local.baseURL, model: chosen }, env: options.env });
+        notices.push(`no API key configured; using the ${local.preset.label} server on ${local.baseURL} with ${config.model}`);
       }
     }
     if (!config.apiKey) throw _missingKey(config);
@@ -168,7 +177,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const session = picked.session;
   const writer: SessionWriter = openSessionWriter(session);
   const resumedMessages = picked.resumed ? session.messages.length : 0;
-  if (picked.resumed) notices.push(`resumed session ${session.id.slice(0, 8)} (${session.messages.length} messages${session.notebook.todos.length ? `, ${session.notebook.todos.length} tasks` : ""})`);
+  if (picked.resumed) notices.push(`resumed session ${shortSessionId(session.id)} (${session.messages.length} messages${session.notebook.todos.length ? `, ${session.notebook.todos.length} tasks` : ""})`);
 
   const projectRoot = findProjectRoot(cwd);
   const memory = flags.noMemory ? undefined : openMemory(projectRoot, { onNotice: (text) => notices.push(text) });
@@ -176,6 +185,11 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
 
   const plugins = flags.noPlugins ? createDisabledPluginHost() : createPluginHost({ cwd, enabled: config.file.plugins });
   for (const failure of plugins.failures()) notices.push(`plugin ${failure.name}: ${failure.error}`);
+
+  const loadedSkills = flags.noSkills ? { skills: [], skipped: [] } : loadSkills({ cwd, stateDir: stateDir() });
+  for (const skip of loadedSkills.skipped) notices.push(`skill ${skip.path} skipped: ${skip.reason}`);
+  const skills = loadedSkills.skills;
+  const skillsSection = renderSkillCatalogue(skills);
 
   const instructions = flags.noInstructions ? [] : loadInstructions(cwd);
   const instructionsSection = renderInstructions(instructions);
@@ -189,6 +203,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     createTodoTool({ get: () => session.notebook.todos, set: (todos) => { session.notebook.todos = todos; writer.markChanged(); } }),
     ...(memory ? createMemoryTools(memory, { source: () => ({ sessionId: session.id }) }) : []),
     createRecallDiscardedTool(() => context.ledger()),
+    ...(skills.length > 0 ? [createSkillTool(skills)] : []),
     ...plugins.tools(),
   ];
   const complete = (system: string, prompt: string, signal: AbortSignal) => context.complete(system, prompt, signal);
@@ -207,6 +222,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       ? "headless with --approvals block: a call that needs approval stops the run (exit 3) until `shiro approve <id>`"
       : "headless denies tools that need approval (write_file, edit_file, multi_edit, apply_patch, move_file, delete_file, bash, web_fetch, mcp tools) unless --yolo is passed");
   }
+  if (!headless) notices.push(_approvalsLine(flags.yolo, Object.keys(config.file.permission ?? {}), approvalTools.filter((name) => offered.some((tool) => tool.name === name))));
   if (flags.noPlugins) notices.push("plugins: none (--no-plugins), so the guard is off");
 
   // The first turn may have been given its id (detached runs); later turns get fresh ones.
@@ -226,7 +242,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const systemPrompt = (offeredNow: ToolDefinition[]) => buildSystemPrompt({
     root: cwd, platform: `${process.platform}-${process.arch}`, tools: offeredNow,
     approvalTools: approvalTools.filter((name) => offeredNow.some((tool) => tool.name === name)),
-    instructions: instructionsSection, memory: memorySection, appendix: variant.appendix,
+    instructions: instructionsSection, memory: memorySection, skills: skillsSection, appendix: variant.appendix,
     pluginAppendices: plugins.appendices(), todos: renderTodosForPrompt(session.notebook.todos),
   });
 
@@ -257,7 +273,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
         maxSteps: maxSteps(), signal: merged,
         prepareWire: trimmed ? undefined : (messages, system, s) => context.prepareWire(messages, system, s, log.id),
         onHistoryChange: () => writer.markChanged(),
-        afterTool: (name) => (name === "todo_write" ? [{ type: "state", todos: session.notebook.todos }] : undefined),
+        afterTool: (name) => _stateAfterTool(name, session.notebook.todos, memory),
       });
       for (;;) {
         const next = await turn.next();
@@ -303,16 +319,20 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       ...(cancelled ? { cancelled: true } : {}),
     };
     yield emit(done);
+    // A resumed run's snapshot already holds what the run spent before it blocked.
+    const before = log.snapshot;
+    const runUsage = usage && before.usage ? addUsage(before.usage, usage) : usage ?? before.usage;
+    const runCost = cost !== undefined && before.costUsd !== undefined ? before.costUsd + cost : cost ?? before.costUsd;
     log.update({
       status: cancelled ? "cancelled" : result.stop, endedAt: result.stop === "blocked" ? undefined : new Date().toISOString(),
-      steps: result.steps, stop: result.stop, ...(usage ? { usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens } } : {}),
-      ...(cost !== undefined ? { costUsd: cost } : {}), ...(result.error ? { error: result.error } : {}),
+      steps: result.steps, stop: result.stop, ...(runUsage ? { usage: { inputTokens: runUsage.inputTokens, outputTokens: runUsage.outputTokens } } : {}),
+      ...(runCost !== undefined ? { costUsd: runCost } : {}), ...(result.error ? { error: result.error } : {}),
       suspended: result.suspended as Suspension | undefined,
     });
   }
 
   const agent: Agent = {
-    config, session, memory, plugins, instructions, resumedMessages,
+    config, session, memory, plugins, instructions, skills, resumedMessages,
     get variant() {
       return variant;
     },
@@ -340,6 +360,9 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       activeRunId = turnOptions.runId ?? nextRunId;
       nextRunId = uuidv7();
       const runId = activeRunId;
+      // A resumed session records the provider and model it is continued with.
+      session.provider = config.preset.id;
+      session.model = model;
       const snapshot: RunSnapshot = {
         version: 1, id: runId, sessionId: session.id, cwd, provider: config.preset.id, model,
         protocol: client.protocol, agent: variant.name, prompt: prompt.slice(0, 200), status: "running", pid: process.pid,
@@ -352,13 +375,15 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       yield* drive({ prompt }, log, signal, prompt);
     },
     async *resumeRun(run, decision, signal) {
-      if (!run.suspended) throw new UserError(`run ${run.id.slice(0, 8)} is not waiting for an approval`);
+      if (!run.suspended) throw new UserError(`run ${shortRunId(run.id)} is not waiting for an approval`);
       activeRunId = run.id;
       const log = openRunLog({ ...run, status: "running", pid: process.pid, suspended: undefined }, { fresh: false });
-      const notice: AgentEvent = { type: "notice", text: `resuming run ${run.id.slice(0, 8)}: approval ${run.suspended.approvalId.slice(0, 8)} was ${decision}` };
+      const notice: AgentEvent = { type: "notice", text: `resuming run ${shortRunId(run.id)}: approval ${shortApprovalId(run.suspended.approvalId)} was ${decision}` };
       log.append(notice);
       yield notice;
-      yield* drive({ resume: run.suspended, decision }, log, signal, run.prompt);
+      // The exchange records the whole question; the snapshot keeps only its first 200 characters.
+      const asked = session.messages.slice(0, run.suspended.assistantIndex).findLast((message) => message.role === "user");
+      yield* drive({ resume: run.suspended, decision }, log, signal, asked?.role === "user" ? asked.content : run.prompt);
     },
     save: () => writer.save(),
     close() {
@@ -368,6 +393,20 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     },
   };
   return agent;
+}
+
+/** The `state` event after a tool that changed (or read) durable state. */
+function _stateAfterTool(name: string, todos: Todo[], memory: MemoryStore | undefined): AgentEvent[] | undefined {
+  if (name === "todo_write") return [{ type: "state", todos }];
+  if (memory && (name === "remember" || name === "forget" || name === "recall")) return [{ type: "state", memory: { action: name, count: memory.list().length } }];
+  return undefined;
+}
+
+/** The banner's approvals line (seed wording). */
+function _approvalsLine(yolo: boolean, ruled: string[], asking: string[]): string {
+  if (yolo) return "approvals: OFF (--yolo), but deny rules and the guard still apply";
+  if (ruled.length > 0) return `approvals: rules for ${ruled.join(", ")}, defaults elsewhere`;
+  return `approvals: ask for ${[...asking, "mcp__*"].join(", ")}`;
 }
 
 /** `read_file×3, bash×1` for the exchange record. */

@@ -41,7 +41,7 @@ export type AgentEvent =
   | { type: "blocked"; approvalId: string; id: string; name: string; runId: string }
   /** History was shortened on the wire: message counts before and after, and the summary if one was written. */
   | { type: "compacted"; before: number; after: number; summary?: string; span?: { from: number; to: number } }
-  /** Durable state changed. */
+  /** Durable state changed: the whole task list, or a memory tool ran (`count`: notes stored after it). */
   | { type: "state"; todos?: Todo[]; memory?: { action: "remember" | "forget" | "recall"; count: number } }
   | { type: "mcp"; server: string; status: "connected" | "failed" | "closed"; tools?: number; error?: string }
   | { type: "notice"; text: string }

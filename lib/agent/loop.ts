@@ -146,18 +146,18 @@ export async function* runTurn(input: TurnInput, options: TurnOptions): AsyncGen
           yield { type: "notice", text: event.text };
           break;
         case "finish":
-          usage = addUsage(usage ?? { inputTokens: 0, outputTokens: 0 }, event.usage);
+          usage = _addReported(usage, event.usage);
           if (event.usage.inputTokens > 0) lastInputTokens = event.usage.inputTokens;
           final = event.message;
           break;
         case "error": {
-          if (event.usage) usage = addUsage(usage ?? { inputTokens: 0, outputTokens: 0 }, event.usage);
+          usage = _addReported(usage, event.usage);
           _keepPartialText(messages, event.partial, options);
           yield { type: "error", error: event.error.message };
           return { stop: "error", steps, usage, lastInputTokens, answer: event.partial ? assistantText(event.partial) : answer, error: event.error.message };
         }
         case "aborted":
-          if (event.usage) usage = addUsage(usage ?? { inputTokens: 0, outputTokens: 0 }, event.usage);
+          usage = _addReported(usage, event.usage);
           _keepPartialText(messages, event.partial, options);
           return { stop: "aborted", steps, usage, lastInputTokens, answer: event.partial ? assistantText(event.partial) : answer };
       }
@@ -184,6 +184,12 @@ export async function* runTurn(input: TurnInput, options: TurnOptions): AsyncGen
     if (options.signal.aborted) return { stop: "aborted", steps, usage, lastInputTokens, answer };
   }
   return { stop: "max-steps", steps, usage, lastInputTokens, answer };
+}
+
+/** Adds a step's usage; a step that reported none (or only zeros, as an interrupted stream does) adds nothing. */
+function _addReported(total: Usage | undefined, step: Usage | undefined): Usage | undefined {
+  if (!step || (step.inputTokens === 0 && step.outputTokens === 0)) return total;
+  return addUsage(total ?? { inputTokens: 0, outputTokens: 0 }, step);
 }
 
 function _commitResults(messages: Message[], assistantIndex: number, results: ToolResultPart[], options: TurnOptions): void {

@@ -16,6 +16,7 @@ interface _ToolSlot {
   args: string;
   /** Used when no argument text streamed (Anthropic puts the input on the block start). */
   fallbackArgs?: string;
+  extraContent?: Record<string, unknown>;
 }
 
 type _Slot = TextPart | ReasoningPart | _ToolSlot;
@@ -34,6 +35,8 @@ export interface MessageDraft {
   appendToolArgs(key: SlotKey, delta: string): string | undefined;
   /** Replaces the argument text with the final one the provider sent, when it sent one. */
   setToolArgs(key: SlotKey, args: string): void;
+  /** Merges provider fields kept with the call and replayed as sent (ToolCallPart.extraContent). */
+  mergeToolExtra(key: SlotKey, extra: Record<string, unknown>): void;
   hasToolCalls(): boolean;
   /** The complete message: tool arguments parsed, empty text and empty reasoning dropped. */
   build(): AssistantMessage;
@@ -99,6 +102,10 @@ export function createDraft(): MessageDraft {
       const slot = byKey.get(key);
       if (slot?.type === "tool-call") slot.args = args;
     },
+    mergeToolExtra(key, extra) {
+      const slot = byKey.get(key);
+      if (slot?.type === "tool-call") slot.extraContent = { ...slot.extraContent, ...extra };
+    },
     hasToolCalls() {
       return slots.some((slot) => slot.type === "tool-call");
     },
@@ -118,7 +125,7 @@ function _isEmptyReasoning(part: ReasoningPart): boolean {
 
 function _finishToolCall(slot: _ToolSlot): ToolCallPart {
   const raw = slot.args.trim().length > 0 ? slot.args : slot.fallbackArgs ?? "";
-  const base = { type: "tool-call" as const, id: slot.id, name: slot.name };
+  const base = { type: "tool-call" as const, id: slot.id, name: slot.name, ...(slot.extraContent ? { extraContent: slot.extraContent } : {}) };
   if (raw.trim().length === 0) return { ...base, input: {} };
   try {
     const input: unknown = JSON.parse(raw);

@@ -24,7 +24,9 @@ export interface RetryableFailure {
 }
 
 const _MESSAGE_LIMIT = 200;
-const _OVERFLOW = /context_length_exceeded|prompt is too long|maximum context length|context window/i;
+// OpenAI and most compatible servers, Anthropic, Gemini (`input token count … exceeds the maximum
+// number of tokens`), xAI (`maximum prompt length`).
+const _OVERFLOW = /context_length_exceeded|prompt is too long|maximum context length|context window|exceeds the maximum number of tokens|maximum prompt length/i;
 const _SHAPE_STATUSES = new Set([400, 404, 405, 415, 422, 501]);
 
 /**

@@ -19,8 +19,8 @@ export const streamAnthropic: Adapter = (connection, request) =>
   streamWire(connection, request, () => buildAnthropicRequest(connection, request), _decodeAnthropic);
 
 export function buildAnthropicRequest(connection: ProviderConnection, request: ModelRequest): WireRequest {
-  const wanted = anthropicThinking(request.thinking, request.maxOutputTokens);
-  const thinking = wanted.budget !== undefined && !_loopLacksThinking(request.messages) ? wanted : anthropicThinking("off", request.maxOutputTokens);
+  const wanted = anthropicThinking(request.thinking, request.maxOutputTokens, request.model);
+  const thinking = wanted.budget !== undefined && !_loopLacksThinking(request.messages) ? wanted : anthropicThinking("off", request.maxOutputTokens, request.model);
   const body: Record<string, unknown> = {
     model: request.model,
     max_tokens: thinking.maxTokens,

@@ -43,6 +43,11 @@ export interface ToolCallPart {
   input: unknown;
   /** Raw argument text when it did not parse as a JSON object; the loop answers with an error. */
   inputError?: string;
+  /**
+   * OpenAI chat: the `extra_content` object a server attached to the call, sent back with it as
+   * is (Gemini's OpenAI-compatible endpoint puts the thought signature its models require there).
+   */
+  extraContent?: Record<string, unknown>;
 }
 
 export interface ToolResultPart {

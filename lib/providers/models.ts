@@ -58,6 +58,8 @@ export interface LocalServer {
   preset: Preset;
   /** The API root that answered, e.g. `http://127.0.0.1:11434/v1`. */
   baseURL: string;
+  /** The model ids it listed, sorted: pick one of these when the preset's default is not among them. */
+  models: string[];
 }
 
 /**
@@ -79,7 +81,7 @@ export async function detectLocalServer(
         method: "GET", responseType: "text", retry: 0, ignoreResponseError: true,
         timeout: options.timeoutMs ?? LOCAL_PROBE_TIMEOUT_MS,
       });
-      return response.status === 200 ? { preset: findPreset(id)!, baseURL } : undefined;
+      return response.status === 200 ? { preset: findPreset(id)!, baseURL, models: _sorted(_ids(String(response._data ?? ""))) } : undefined;
     } catch {
       return undefined;
     }

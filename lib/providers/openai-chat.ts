@@ -39,7 +39,7 @@ export function buildChatRequest(connection: ProviderConnection, request: ModelR
   return { url: `${connection.baseURL}/chat/completions`, headers: _authHeaders(connection), body };
 }
 
-/** Our history as chat messages: one `tool` message per result, reasoning dropped. */
+/** Our history as chat messages: one `tool` message per result, reasoning dropped, a call's `extra_content` kept. */
 export function toChatMessages(messages: Message[]): Record<string, unknown>[] {
   return messages.flatMap((message): Record<string, unknown>[] => {
     if (message.role === "user") return [{ role: "user", content: message.content }];
@@ -49,6 +49,7 @@ export function toChatMessages(messages: Message[]): Record<string, unknown>[] {
     const text = message.parts.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
     const calls = message.parts.flatMap((part) => (part.type === "tool-call" ? [{
       id: part.id, type: "function", function: { name: part.name, arguments: JSON.stringify(part.input ?? {}) },
+      ...(part.extraContent ? { extra_content: part.extraContent } : {}),
     }] : []));
     if (text.length === 0 && calls.length === 0) return [];
     return [{ role: "assistant", content: text.length > 0 ? text : null, ...(calls.length > 0 ? { tool_calls: calls } : {}) }];
@@ -69,7 +70,7 @@ interface _ChatChunk {
   choices?: {
     delta?: Record<string, unknown> & {
       content?: string | null;
-      tool_calls?: { index?: number; id?: string; function?: { name?: string; arguments?: string } }[];
+      tool_calls?: { index?: number; id?: string; function?: { name?: string; arguments?: string }; extra_content?: unknown }[];
     };
     finish_reason?: string | null;
   }[];
@@ -87,7 +88,7 @@ function _decodeFor(connection: ProviderConnection): StreamDecoder {
 }
 
 async function* _decodeChat(messages: AsyncIterable<SseMessage>, draft: MessageDraft, reasoningField: string): AsyncGenerator<ModelEvent, DecodeEnd, undefined> {
-  const callIds = new Map<number, string>();
+  const calls = _createCallTracker();
   let finishReason: string | undefined;
   for await (const message of messages) {
     if (message.data.trim() === "[DONE]") return { kind: "complete", stop: _stopReason(finishReason, draft) };
@@ -110,24 +111,55 @@ async function* _decodeChat(messages: AsyncIterable<SseMessage>, draft: MessageD
       yield { type: "text-delta", text: delta.content };
     }
     for (const call of delta.tool_calls ?? []) {
-      const index = call.index ?? 0;
-      let id = callIds.get(index);
-      if (id === undefined) {
-        id = call.id || `call_${randomUUID().replace(/-/g, "").slice(0, 24)}`;
-        callIds.set(index, id);
+      const { key, id, started } = calls.slotFor(call);
+      if (started) {
         const name = call.function?.name ?? "";
-        draft.startToolCall(`tool:${index}`, id, name);
+        draft.startToolCall(key, id, name);
         yield { type: "tool-call-start", id, name };
+      }
+      if (call.extra_content && typeof call.extra_content === "object" && !Array.isArray(call.extra_content)) {
+        draft.mergeToolExtra(key, call.extra_content as Record<string, unknown>);
       }
       const args = call.function?.arguments;
       if (args) {
-        draft.appendToolArgs(`tool:${index}`, args);
+        draft.appendToolArgs(key, args);
         yield { type: "tool-call-delta", id, argsDelta: args };
       }
     }
     if (choice.finish_reason) finishReason = choice.finish_reason;
   }
   return finishReason === undefined ? { kind: "truncated" } : { kind: "complete", stop: _stopReason(finishReason, draft) };
+}
+
+type _CallDelta = NonNullable<NonNullable<NonNullable<_ChatChunk["choices"]>[number]["delta"]>["tool_calls"]>[number];
+
+/**
+ * Which call a streamed tool-call delta belongs to. OpenAI streams each call under its own
+ * `index`, with the id on the first delta only. Some servers (Gemini's OpenAI-compatible
+ * endpoint) omit `index` or send every parallel call under index 0: there a new id starts a new
+ * call, and a delta with neither a known index nor an id continues the latest call.
+ */
+function _createCallTracker() {
+  const byIndex = new Map<number, { key: string; id: string }>();
+  const byId = new Map<string, { key: string; id: string }>();
+  let latest: { key: string; id: string } | undefined;
+  let count = 0;
+  return {
+    slotFor(call: _CallDelta): { key: string; id: string; started: boolean } {
+      const atIndex = typeof call.index === "number" ? byIndex.get(call.index) : undefined;
+      const known = call.id ? byId.get(call.id) : undefined;
+      const existing = known ?? (atIndex && !call.id ? atIndex : undefined) ?? (call.index === undefined && !call.id ? latest : undefined);
+      if (existing) {
+        latest = existing;
+        return { ...existing, started: false };
+      }
+      const slot = { key: `tool:${count++}`, id: call.id || `call_${randomUUID().replace(/-/g, "").slice(0, 24)}` };
+      if (typeof call.index === "number") byIndex.set(call.index, slot);
+      byId.set(slot.id, slot);
+      latest = slot;
+      return { ...slot, started: true };
+    },
+  };
 }
 
 function _parse(data: string): _ChatChunk | undefined {

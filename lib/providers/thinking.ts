@@ -14,7 +14,9 @@
  * Anthropic: `max_tokens` counts thinking too and must exceed the budget, so a thinking request
  * gets budget + the answer allowance (16000 unless the request sets its own limit). The max
  * budget is 48000 so that budget + allowance stays within 64000, the largest output current
- * Claude models accept.
+ * Claude models accept. Older models with a smaller output limit, or without thinking, are listed
+ * in ANTHROPIC_MODEL_LIMITS: their `max_tokens` is cut to the limit and the budget to what leaves
+ * room for an answer, or thinking is not sent at all.
  */
 import type { ThinkingLevel } from "./types.ts";
 
@@ -38,14 +40,51 @@ export const ANTHROPIC_DEFAULT_MAX_TOKENS = 32000;
 /** Room for the answer on top of the thinking budget when the request sets no limit. */
 export const ANTHROPIC_ANSWER_ALLOWANCE = 16000;
 
+interface _AnthropicModelLimit {
+  maxOutputTokens: number;
+  /** False for models that refuse a `thinking` parameter. */
+  thinking: boolean;
+}
+
+/**
+ * Claude models whose output limit is under 64000, by model-id prefix (longest wins, any `vendor/`
+ * in front ignored), from Anthropic's models overview. Models not listed get the table above.
+ */
+export const ANTHROPIC_MODEL_LIMITS: Readonly<Record<string, _AnthropicModelLimit>> = {
+  "claude-opus-4-0": { maxOutputTokens: 32000, thinking: true },
+  "claude-opus-4-1": { maxOutputTokens: 32000, thinking: true },
+  "claude-opus-4-2025": { maxOutputTokens: 32000, thinking: true },
+  "claude-3-5-sonnet": { maxOutputTokens: 8192, thinking: false },
+  "claude-3-5-haiku": { maxOutputTokens: 8192, thinking: false },
+  "claude-3-opus": { maxOutputTokens: 4096, thinking: false },
+  "claude-3-haiku": { maxOutputTokens: 4096, thinking: false },
+};
+
 /** The OpenAI reasoning effort for a level; undefined means "send none". */
 export function openAIEffort(level: ThinkingLevel): OpenAIEffort | undefined {
   return THINKING_MAPPING[level].openaiEffort;
 }
 
-/** Anthropic `thinking` budget and the `max_tokens` to send with it (budget undefined = thinking off). */
-export function anthropicThinking(level: ThinkingLevel, maxOutputTokens?: number): { budget?: number; maxTokens: number } {
-  const budget = THINKING_MAPPING[level].anthropicBudget;
-  if (budget === undefined) return { maxTokens: maxOutputTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS };
-  return { budget, maxTokens: budget + (maxOutputTokens ?? ANTHROPIC_ANSWER_ALLOWANCE) };
+/**
+ * Anthropic `thinking` budget and the `max_tokens` to send with it (budget undefined = thinking
+ * off), within `model`'s limits when ANTHROPIC_MODEL_LIMITS lists it.
+ */
+export function anthropicThinking(level: ThinkingLevel, maxOutputTokens?: number, model = ""): { budget?: number; maxTokens: number } {
+  const limit = _anthropicLimit(model);
+  const cap = (tokens: number) => Math.min(tokens, limit?.maxOutputTokens ?? tokens);
+  const budget = limit?.thinking === false ? undefined : THINKING_MAPPING[level].anthropicBudget;
+  if (budget === undefined) return { maxTokens: cap(maxOutputTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS) };
+  const answer = maxOutputTokens ?? ANTHROPIC_ANSWER_ALLOWANCE;
+  const maxTokens = cap(budget + answer);
+  if (maxTokens === budget + answer) return { budget, maxTokens };
+  // The API wants 1024 <= budget < max_tokens; keep at least half the limit for the answer.
+  return { budget: Math.max(_MIN_ANTHROPIC_BUDGET, Math.min(budget, maxTokens - Math.min(answer, Math.floor(maxTokens / 2)))), maxTokens };
+}
+
+const _MIN_ANTHROPIC_BUDGET = 1024;
+
+function _anthropicLimit(model: string): _AnthropicModelLimit | undefined {
+  const id = model.toLowerCase().slice(model.lastIndexOf("/") + 1);
+  const prefix = Object.keys(ANTHROPIC_MODEL_LIMITS).filter((key) => id.startsWith(key)).sort((a, b) => b.length - a.length)[0];
+  return prefix === undefined ? undefined : ANTHROPIC_MODEL_LIMITS[prefix];
 }

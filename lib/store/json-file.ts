@@ -83,6 +83,8 @@ export function readJson<T>(path: string, options: ReadOptions<T>): ReadResult<T
 export function describeIssue(issue: v.BaseIssue<unknown> | undefined): string {
   if (!issue) return "does not match the expected shape";
   const path = issuePath(issue);
+  // valibot reports a missing key as `Invalid key: Expected "path" but received undefined`.
+  if (issue.type === "object" && issue.received === "undefined" && path) return `"${path}" is required`;
   const message = issue.message.replace(/^Invalid [a-z]+: /, "");
   return path ? `"${path}" ${message}` : message;
 }

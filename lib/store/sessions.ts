@@ -24,7 +24,8 @@ import { paths } from "../paths.ts";
 import type { Message } from "../providers/messages.ts";
 import { readJson, writeJsonAtomic } from "./json-file.ts";
 import { NotebookSchema, type Notebook } from "./notebook.ts";
-import { findLeaseHolder, releaseLease, tryLease } from "./session-lease.ts";
+import { releaseLease, tryLease } from "./session-lease.ts";
+import { shortSessionId } from "./short-ids.ts";
 import { MessageSchema } from "./session-schema.ts";
 
 export { findLeaseHolder, releaseLease, tryLease, type LeaseResult } from "./session-lease.ts";
@@ -185,14 +186,18 @@ export function listSessions(limit: number = SESSION_LIST_LIMIT): SessionListRes
 }
 
 export interface NewestForCwdResult {
-  /** The newest session saved from `cwd` that no live process holds. */
+  /** The newest session saved from `cwd` that no live process holds; this process now holds its lease. */
   session?: SessionRecord;
   /** Newer sessions from `cwd` that were skipped because another live process holds them. */
   live: LiveSession[];
   notices: string[];
 }
 
-/** What `-c` resumes: newest by `updatedAt` among the 100 most recent sessions with this `cwd`. */
+/**
+ * What `-c` resumes: newest by `updatedAt` among the 100 most recent sessions with this `cwd`.
+ * The session is claimed (its lease taken) as it is picked, so two `-c` started at once never
+ * both pick it: the second skips it as live. Open its writer next; an unopened lease goes at exit.
+ */
 export function newestForCwd(cwd: string): NewestForCwdResult {
   const candidates: SessionRecord[] = [];
   const notices: string[] = [];
@@ -204,9 +209,9 @@ export function newestForCwd(cwd: string): NewestForCwdResult {
   candidates.sort((a, b) => _compareDesc(a.updatedAt, b.updatedAt));
   const live: LiveSession[] = [];
   for (const session of candidates) {
-    const holder = findLeaseHolder(session.id);
-    if (!holder) return { session, live, notices };
-    live.push({ id: session.id, ...holder });
+    const lease = tryLease(session.id);
+    if (lease.ok) return { session, live, notices };
+    live.push({ id: session.id, pid: lease.pid, since: lease.since });
   }
   return { live, notices };
 }
@@ -219,14 +224,18 @@ export function summarizeSession(session: SessionRecord): SessionSummary {
   };
 }
 
-/** `<id8>  <YYYY-MM-DD HH:MM>  <n>msg  <title>`, the time in local time. */
+/**
+ * `<id8>  <YYYY-MM-DD HH:MM>  <n>msg  <title>`, the time in local time. The id is shown as long as
+ * it must be to name one saved session (8 characters at least): ids made within about a minute
+ * share their first 8, and the shown id is what `-r` is given.
+ */
 export function formatSessionLine(summary: SessionSummary): string {
-  return `${summary.id.slice(0, 8)}  ${formatLocalMinute(summary.updatedAt)}  ${summary.messageCount}msg  ${summary.title}`;
+  return `${shortSessionId(summary.id)}  ${formatLocalMinute(summary.updatedAt)}  ${summary.messageCount}msg  ${summary.title}`;
 }
 
 /** `session <id8> is open in process <pid>; starting a new one`, for a `-c` that skipped it. */
 export function describeLiveSession(live: LiveSession): string {
-  return `session ${live.id.slice(0, 8)} is open in process ${live.pid}; starting a new one`;
+  return `session ${shortSessionId(live.id)} is open in process ${live.pid}; starting a new one`;
 }
 
 export function formatLocalMinute(iso: string): string {
@@ -290,14 +299,14 @@ const _openWriters = new Map<string, SessionWriter>();
 
 /**
  * Opens the one writer of `session` in this process and takes its lease. Throws UserError
- * `session <id8> is in use by process <pid>` when another live process holds it.
+ * `session <id8> is in use by process <pid>; …` when another live process holds it.
  */
 export function openSessionWriter(session: SessionRecord, options: SessionWriterOptions = {}): SessionWriter {
   if (_openWriters.has(session.id)) throw new Error(`session ${session.id.slice(0, 8)} already has a writer in this process`);
   // Registered before the lease is taken, so at exit the pending save lands before the lease goes.
   _hookExit();
   const lease = tryLease(session.id);
-  if (!lease.ok) throw new UserError(`session ${session.id.slice(0, 8)} is in use by process ${lease.pid}`);
+  if (!lease.ok) throw new UserError(`session ${shortSessionId(session.id)} is in use by process ${lease.pid}; try again once that process has ended`);
   const debounceMs = options.debounceMs ?? SAVE_DEBOUNCE_MS;
   const write = options.write ?? ((record: SessionRecord) => writeJsonAtomic(paths.session(record.id), record));
   let timer: ReturnType<typeof setTimer> | undefined;

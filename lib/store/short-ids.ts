@@ -1,7 +1,8 @@
-/** Short forms of session and run ids for messages: the shortest unique prefix, 8 characters at least. */
+/** Short forms of session, run and approval ids for messages: the shortest unique prefix, 8 characters at least. */
 import { readdirSync } from "node:fs";
 import { shortestUniquePrefix } from "../ids.ts";
 import { paths } from "../paths.ts";
+import { listPending } from "./approvals.ts";
 
 function _idsIn(dir: string, suffix: string): string[] {
   try {
@@ -17,4 +18,13 @@ export function shortSessionId(id: string): string {
 
 export function shortRunId(id: string): string {
   return shortestUniquePrefix(id, _idsIn(paths.runsDir(), ".json"));
+}
+
+/** Unique among pending approvals, which is what `shiro approve|deny <prefix>` resolves against. */
+export function shortApprovalId(id: string): string {
+  try {
+    return shortestUniquePrefix(id, listPending().map((record) => record.id));
+  } catch {
+    return id;
+  }
 }

@@ -2,7 +2,7 @@
  * The `bash` tool: one shell command in the workspace root, its whole process tree killed on
  * timeout or interrupt and awaited before the tool returns.
  *
- * Result: `exit: N` (plus ` (killed by SIGKILL; timeout is Nms)` after a timeout), then a
+ * Result: `exit: N` (plus ` (killed by SIGTERM|SIGKILL; timeout is Nms)` after a timeout), then a
  * `stdout:` and a `stderr:` section, blank-line separated. A section with no output is left
  * out; with neither, `(no output)` follows the exit line. Each section keeps the tail of its
  * stream, led by `[N earlier chars not shown]` when cut, and together they fit RESULT_CAP.

@@ -7,10 +7,11 @@
  * writes once: if any edit fails, the file is left untouched.
  */
 import { copyFile, lstat, readFile, realpath, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { sep } from "node:path";
 import * as v from "valibot";
 import deleteDescription from "./delete-file.md" with { type: "text" };
 import editDescription from "./edit-file.md" with { type: "text" };
-import { ensureParentDir } from "./fs.ts";
+import { decodeUtf8, ensureParentDir, looksBinary } from "./fs.ts";
 import { resolveInWorkspace } from "./jail.ts";
 import moveDescription from "./move-file.md" with { type: "text" };
 import multiEditDescription from "./multi-edit.md" with { type: "text" };
@@ -102,6 +103,7 @@ export const moveFileTool: ToolDefinition<MoveFileInput> = {
     if (fromAbs === toAbs) throw new Error("from and to are the same path");
     const source = await lstat(fromAbs).catch(() => undefined);
     if (!source) throw new Error(`No such file: ${from}`);
+    if (source.isDirectory() && toAbs.startsWith(`${fromAbs}${sep}`)) throw new Error(`Cannot move ${from} into itself (${to}).`);
     if (await _exists(toAbs) && !(await _sameFile(fromAbs, toAbs))) {
       throw new Error(`${to} already exists. Delete it first or pick another name.`);
     }
@@ -148,12 +150,21 @@ export function applyEdit(content: string, oldString: string, newString: string,
   return { text: parts.join(into), count };
 }
 
-/** The text of a file for editing. Throws `No such file: <shown>` or a directory error. */
+/**
+ * The text of a file for editing. Throws `No such file: <shown>`, or refuses a directory, a binary
+ * file and a file that is not UTF-8: decoding and writing it back would change bytes the edit
+ * never touched.
+ */
 export async function readTextFile(abs: string, shown: string): Promise<string> {
   const info = await stat(abs).catch(() => undefined);
   if (!info) throw new Error(`No such file: ${shown}`);
   if (info.isDirectory()) throw new Error(`${shown} is a directory, not a file.`);
-  return readFile(abs, "utf8");
+  if (!info.isFile()) throw new Error(`${shown} is not a regular file.`);
+  const bytes = await readFile(abs);
+  if (looksBinary(bytes)) throw new Error(`${shown} is a binary file, not text. Use bash if you need to change it.`);
+  const text = decodeUtf8(bytes);
+  if (text === undefined) throw new Error(`${shown} is not UTF-8 text; editing it here would corrupt its other characters. Use bash if you need to change it.`);
+  return text;
 }
 
 /** On a CRLF file, LF-only edit strings are given CRLF endings; otherwise both are returned as they are. */

@@ -85,6 +85,18 @@ export function looksBinary(bytes: Uint8Array): boolean {
   return bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0);
 }
 
+/**
+ * The UTF-8 text of `bytes` with any byte-order mark kept, so writing it back changes nothing;
+ * undefined when the bytes are not valid UTF-8 (a Latin-1 file, say), which an edit would mangle.
+ */
+export function decodeUtf8(bytes: Uint8Array): string | undefined {
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Reads `p` through the jail as numbered lines. Throws the tool's error strings. */
 export async function readNumberedLines(root: string, p: string, offset: number, limit: number): Promise<string> {
   const abs = resolveInWorkspace(root, p);
@@ -93,6 +105,8 @@ export async function readNumberedLines(root: string, p: string, offset: number,
   if (!info) throw new Error(`No such file: ${p}`);
   if (isSecretsFile(await realpath(abs))) throw secretsRefusal(p);
   if (info.isDirectory()) throw new Error(`${p} is a directory, not a file.`);
+  // Reading a named pipe or a device would wait forever for a writer; the call could not end.
+  if (!info.isFile()) throw new Error(`${p} is not a regular file.`);
   const bytes = await readFile(abs);
   if (looksBinary(bytes)) throw new Error(`${p} is a binary file, not text. Use bash if you need to inspect it.`);
   const lines = splitLines(new TextDecoder().decode(bytes));
@@ -126,6 +140,7 @@ export const writeFileTool: ToolDefinition<WriteFileInput> = {
     const abs = resolveInWorkspace(ctx.root, path);
     const info = await stat(abs).catch(() => undefined);
     if (info?.isDirectory()) throw new Error(`${path} is a directory.`);
+    if (info && !info.isFile()) throw new Error(`${path} is not a regular file.`);
     const previous = info ? await readFile(abs, "utf8") : undefined;
     await ensureParentDir(abs, path);
     await writeFile(abs, content);

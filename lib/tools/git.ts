@@ -260,7 +260,8 @@ async function _runGit(ctx: ToolContext, args: string[], options: { keepChars?: 
   if (result.timedOut) throw new Error(`git ${args[0]} took longer than ${GIT_TIMEOUT_MS / 1000} s and was stopped.`);
   if (result.code !== 0) {
     const stderr = result.stderr.text.trim();
-    if (/not a git repository/i.test(stderr)) throw new Error(`${ctx.root} is not a git repository.`);
+    // Outside a repository `git diff --staged` is read as `git diff --no-index` and prints its usage.
+    if (/not a git repository|usage: git diff --no-index/i.test(stderr)) throw new Error(`${ctx.root} is not a git repository.`);
     throw new Error(stderr || result.stdout.text.trim() || `git exited ${result.code ?? result.exitSignal}`);
   }
   const { text, dropped } = result.stdout;

@@ -3,19 +3,18 @@
  *
  * Uses ripgrep when `rg` is on PATH (argv spawn, never a shell; killed after RG_TIMEOUT_MS or on
  * interrupt), else the ignore-aware walker. Both honour .gitignore and .shiroignore, skip `.git`,
- * `node_modules`, binary files and secrets files. If rg fails (exit code above 1, e.g. a regex
- * only JavaScript accepts), the walker answers instead.
+ * `node_modules`, binary files, secrets files and symbolic links. If rg fails (exit code above 1,
+ * e.g. a regex only JavaScript accepts), the walker answers instead.
  *
  * Result: `path:line: text` lines (text trimmed, cut at GREP_LINE_CHARS), sorted by path, at most
  * GREP_HIT_CAP, then `... [hit limit 200]`; `No matches.` when nothing matched.
  */
 import { spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { delimiter, join } from "node:path";
 import * as v from "valibot";
 import description from "./grep.md" with { type: "text" };
-import { looksBinary } from "./fs.ts";
 import { isSecretsFile, resolveInWorkspace } from "./jail.ts";
 import type { ToolDefinition } from "./types.ts";
 import { compileGlob, createIgnoreFilter, regexErrorReason, walkWorkspace } from "./walk.ts";
@@ -41,7 +40,6 @@ export interface GrepHit {
 interface _Search {
   root: string;
   pattern: string;
-  regex: RegExp;
   include: string;
   matchesInclude: (path: string) => boolean;
   ignoreCase?: boolean;
@@ -57,17 +55,16 @@ export const grepTool: ToolDefinition<GrepInput> = {
   readOnly: true,
   subjects: (input) => [input.pattern],
   async execute(input, ctx) {
-    let regex: RegExp;
-    try {
-      regex = new RegExp(input.pattern, input.ignoreCase ? "i" : "");
-    } catch (error) {
-      throw new Error(`Invalid regex: ${regexErrorReason(error)}`);
-    }
+    const compiled = compileSearchRegex(input.pattern, input.ignoreCase);
     const matchesInclude = compileGlob(input.include);
-    const search: _Search = { ...input, root: ctx.root, regex, matchesInclude, signal: ctx.signal };
+    const search: _Search = { ...input, root: ctx.root, matchesInclude, signal: ctx.signal };
     const rg = findRipgrep();
-    const hits = (rg ? await _searchWithRipgrep(rg, search) : undefined) ?? await _searchWithWalker(search);
-    return formatHits(hits);
+    const hits = rg ? await _searchWithRipgrep(rg, search) : undefined;
+    if (hits) return formatHits(hits);
+    // A pattern JavaScript rejects may still be one rg accepts (`(?i)x`, `[[:alpha:]]`); only a
+    // pattern neither accepts is an error.
+    if (compiled instanceof Error) throw compiled;
+    return formatHits(await _searchWithWalker({ ...search, regex: compiled }));
   },
 };
 
@@ -80,6 +77,24 @@ export function formatHits(hits: GrepHit[]): string {
   });
   if (hits.length > GREP_HIT_CAP) lines.push(`... [hit limit ${GREP_HIT_CAP}]`);
   return lines.join("\n");
+}
+
+/**
+ * The pattern as a JavaScript RegExp, Unicode-aware like rg's (`\p{L}`, astral characters) when
+ * the `u` flag accepts it, else without `u`; an `Invalid regex: <reason>` Error when neither does.
+ */
+export function compileSearchRegex(pattern: string, ignoreCase = false): RegExp | Error {
+  const flags = ignoreCase ? "i" : "";
+  try {
+    return new RegExp(pattern, `${flags}u`);
+  } catch {
+    // Falls through: `u` rejects some patterns plain regexes take, e.g. a lone `{` or `\-`.
+  }
+  try {
+    return new RegExp(pattern, flags);
+  } catch (error) {
+    return new Error(`Invalid regex: ${regexErrorReason(error)}`);
+  }
 }
 
 /** The `rg` executable on PATH, or undefined. */
@@ -99,18 +114,21 @@ export function findRipgrep(env: NodeJS.ProcessEnv = process.env): string | unde
 }
 
 /** The JavaScript search: at most GREP_HIT_CAP + 1 hits, so the caller can tell there were more. */
-async function _searchWithWalker(search: _Search): Promise<GrepHit[]> {
+async function _searchWithWalker(search: _Search & { regex: RegExp }): Promise<GrepHit[]> {
   const hits: GrepHit[] = [];
   for await (const entry of walkWorkspace(search.root, { includeIgnored: search.includeIgnored, signal: search.signal })) {
-    if (entry.dir || !search.matchesInclude(entry.path) || isSecretsFile(entry.path)) continue;
+    // Like rg: symbolic links are not followed, and a NUL byte anywhere marks a file as binary.
+    if (entry.dir || entry.symlink || !search.matchesInclude(entry.path) || isSecretsFile(entry.path)) continue;
     let abs: string;
     try {
       abs = resolveInWorkspace(search.root, entry.path);
     } catch {
       continue;
     }
+    // Like rg, only regular files: reading a named pipe would wait forever for a writer.
+    if (!(await stat(abs).catch(() => undefined))?.isFile()) continue;
     const bytes = await readFile(abs).catch(() => undefined);
-    if (!bytes || looksBinary(bytes)) continue;
+    if (!bytes || bytes.includes(0)) continue;
     const lines = new TextDecoder().decode(bytes).split("\n");
     for (const [i, line] of lines.entries()) {
       const text = line.endsWith("\r") ? line.slice(0, -1) : line;
@@ -127,10 +145,13 @@ async function _searchWithWalker(search: _Search): Promise<GrepHit[]> {
 function _searchWithRipgrep(rg: string, search: _Search): Promise<GrepHit[] | undefined> {
   const args = [
     "--no-config", "--line-number", "--no-heading", "--color", "never", "--no-require-git",
+    // Only .gitignore files inside the workspace, as the walker reads them.
+    "--no-ignore-dot", "--no-ignore-exclude", "--no-ignore-global", "--no-ignore-parent",
     "--max-count", String(GREP_HIT_CAP + 1), "--null", "--hidden", "--sort", "path",
     ...(search.ignoreCase ? ["--ignore-case"] : []),
     ...(search.includeIgnored ? ["--no-ignore"] : []),
-    "--glob", search.include, "--glob", "!.git", "--glob", "!node_modules",
+    ..._includeArgs(search.include),
+    "--glob", "!.git", "--glob", "!node_modules",
     "--regexp", search.pattern, "--", ".",
   ];
   const filter = createIgnoreFilter(search.root, { includeIgnored: search.includeIgnored });
@@ -176,6 +197,18 @@ function _searchWithRipgrep(rg: string, search: _Search): Promise<GrepHit[] | un
       resolve(code === 0 || code === 1 ? hits : undefined);
     });
   });
+}
+
+/**
+ * rg arguments that narrow the search to `include`. Never `--glob`: a `--glob` that matches a
+ * directory overrides the ignore files, so `**\/*` would make rg search every ignored tree. A glob
+ * on file names (no `/`) becomes a file type, which filters files only; a glob on paths is left
+ * to the filter applied to rg's results.
+ */
+function _includeArgs(include: string): string[] {
+  const glob = include.trim();
+  if (glob.includes("/") || glob.includes("\\")) return [];
+  return ["--type-add", `shiroinclude:${glob}`, "--type", "shiroinclude"];
 }
 
 function _parseRipgrepLine(record: string): GrepHit | undefined {

@@ -44,7 +44,11 @@ const _ENTITIES: Record<string, string> = {
 };
 
 // Comments, CDATA, doctype / processing instructions, closing tags, opening tags (quotes respected).
-const _TOKEN = /<!--[\s\S]*?(?:-->|$)|<!\[CDATA\[([\s\S]*?)(?:\]\]>|$)|<[!?][^>]*>|<\/([a-zA-Z][\w:-]*)[^>]*>|<([a-zA-Z][\w:-]*)((?:"[^"]*"|'[^']*'|[^'">])*)>/g;
+// An unquoted `<` ends a would-be opening tag: otherwise every unclosed `<a` scans to the end of
+// the page, quadratic time on a hostile one.
+const _TOKEN = /<!--[\s\S]*?(?:-->|$)|<!\[CDATA\[([\s\S]*?)(?:\]\]>|$)|<[!?][^>]*>|<\/([a-zA-Z][\w:-]*)[^>]*>|<([a-zA-Z][\w:-]*)((?:"[^"]*"|'[^']*'|[^'"<>])*)>/g;
+/** Elements nested deeper than this become siblings: the renderer recurses once per level. */
+const _MAX_DEPTH = 256;
 const _ATTRIBUTE = /([^\s"'>\/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+)))?/g;
 
 /** Converts an HTML document or fragment to Markdown; relative links resolve against `baseUrl`. */
@@ -92,7 +96,7 @@ function _parseHtml(html: string): _Element {
         const after = end === -1 ? html.length : html.indexOf(">", end);
         last = after === -1 ? html.length : after + 1;
         _TOKEN.lastIndex = last;
-      } else if (!_VOID.has(tag) && !(attrText ?? "").trimEnd().endsWith("/")) stack.push(element);
+      } else if (!_VOID.has(tag) && !(attrText ?? "").trimEnd().endsWith("/") && stack.length <= _MAX_DEPTH) stack.push(element);
     }
   }
   addText(html.slice(last));

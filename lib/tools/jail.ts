@@ -8,14 +8,20 @@
  * still reach anything the user can.
  */
 import { lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 
 const _MAX_LINK_HOPS = 40;
 
-/** Absolute path of `p` (relative to `root`, or absolute). Throws `Path escapes workspace: <p>`. */
+/**
+ * Absolute path of `p` (relative to `root`, absolute, or `~`-based as a shell reads it). Throws
+ * `Path escapes workspace: <p>`, or `Invalid path "<p>": it contains a NUL byte.`
+ */
 export function resolveInWorkspace(root: string, p: string): string {
+  if (p.includes("\0")) throw new Error(`Invalid path ${JSON.stringify(p)}: it contains a NUL byte.`);
   const rootAbs = resolve(root);
-  const target = resolve(rootAbs, p);
+  // A model writing `~/x` means the home folder; read literally it would create a `~` folder here.
+  const target = /^~(?:[/\\]|$)/.test(p) ? resolve(homedir(), p.slice(2)) : resolve(rootAbs, p);
   const escapes = () => new Error(`Path escapes workspace: ${p}`);
   if (!_isInside(rootAbs, target)) throw escapes();
   const rootReal = _realPath(rootAbs);
@@ -31,10 +37,11 @@ export function toWorkspacePath(root: string, abs: string): string {
 
 /**
  * True for files that commonly hold credentials: `*.env`, `*.env.*` and `*.pem`, except
- * `*.env.example`. Matches the default deny rules of read_file and read_many_files.
+ * `*.env.example`, in any letter case (`KEY.PEM`; `.ENV` opens `.env` on macOS and Windows).
+ * Matches the default deny rules of read_file and read_many_files.
  */
 export function isSecretsFile(p: string): boolean {
-  const name = basename(p.replaceAll("\\", "/"));
+  const name = basename(p.replaceAll("\\", "/")).toLowerCase();
   if (name.endsWith(".env.example")) return false;
   return name.endsWith(".env") || name.includes(".env.") || name.endsWith(".pem");
 }

@@ -14,11 +14,12 @@
  * If a write or deletion fails midway, every file already touched is restored and every
  * directory the patch created is removed, so a failed patch leaves the tree byte-identical.
  */
+import { patchPaths } from "../write-paths.ts";
 import { lstat, readFile, rm, stat, unlink, writeFile } from "node:fs/promises";
 import * as v from "valibot";
 import description from "./apply-patch.md" with { type: "text" };
 import { matchLineEndings } from "./edit.ts";
-import { ensureParentDir, looksBinary } from "./fs.ts";
+import { decodeUtf8, ensureParentDir, looksBinary } from "./fs.ts";
 import { resolveInWorkspace } from "./jail.ts";
 import type { ToolDefinition } from "./types.ts";
 
@@ -47,14 +48,13 @@ export const applyPatchTool: ToolDefinition<ApplyPatchInput> = {
   execute: (input, ctx) => applyPatch(ctx.root, input.patch),
 };
 
-/** Every path a patch names (Add, Update, Delete and Move to), read from its marker lines. */
+/**
+ * Every path a patch names (Add, Update, Delete and Move to): the permission subjects. The same
+ * reader the guard plugins use (lib/write-paths.ts), so rules and guards see the same paths,
+ * with lines broken exactly where parsePatch breaks them (a lone \r included).
+ */
 export function listPatchPaths(patch: string): string[] {
-  const paths: string[] = [];
-  for (const line of patch.split(/\r?\n/)) {
-    const marker = _MARKER.exec(line.trimEnd());
-    if (marker) paths.push(marker[2]!.trim());
-  }
-  return paths;
+  return patchPaths(patch);
 }
 
 /** Parses the patch text. Throws the parse error strings. */
@@ -162,9 +162,12 @@ async function _planPatch(root: string, operations: PatchOperation[]): Promise<_
       const toAbs = op.moveTo === undefined ? undefined : claim(op.moveTo);
       const info = await stat(abs).catch(() => undefined);
       if (!info || info.isDirectory()) throw new Error(`cannot update ${op.path}: no such file`);
+      if (!info.isFile()) throw new Error(`cannot update ${op.path}: it is not a regular file`);
       const bytes = await readFile(abs);
       if (looksBinary(bytes)) throw new Error(`cannot update ${op.path}: it is a binary file`);
-      const content = op.hunks.reduce((text, hunk) => _applyHunk(text, hunk, op.path), new TextDecoder().decode(bytes));
+      const text = decodeUtf8(bytes);
+      if (text === undefined) throw new Error(`cannot update ${op.path}: it is not UTF-8 text`);
+      const content = op.hunks.reduce((current, hunk) => _applyHunk(current, hunk, op.path), text);
       if (toAbs && await _exists(toAbs)) throw new Error(`cannot move ${op.path}: ${op.moveTo} already exists`);
       plan.writes.push({ abs: toAbs ?? abs, shown: op.moveTo ?? op.path, content, mode: info.mode & 0o7777 });
       if (toAbs) plan.deletes.push(abs);

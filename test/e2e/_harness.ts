@@ -160,8 +160,8 @@ export function useE2E(options: FakeProviderOptions = {}): { readonly fake: Fake
   });
   beforeEach(() => {
     dirs = makeTempDirs();
-    fake!.requests.length = 0;
-    fake!.violations.length = 0;
+    // A test that failed midway must not leave its scripted steps to the next one.
+    fake!.reset();
   });
   afterEach(() => {
     dirs?.cleanup();

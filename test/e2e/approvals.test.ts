@@ -49,10 +49,32 @@ for (const decision of ["approve", "deny"] as const) {
     expect(log.at(-1)).toMatchObject({ type: "done", stop: "completed" });
     const snapshot = JSON.parse(readFileSync(join(e2e.dirs.home, ".shiro-neko", "runs", `${block.runId}.json`), "utf8"));
     expect(snapshot.status).toBe("completed");
+    // The snapshot counts what the run spent before it blocked as well as after.
+    const dones = log.filter((event) => event.type === "done") as { inputTokens: number; outputTokens: number }[];
+    expect(dones).toHaveLength(2);
+    expect(snapshot.usage).toEqual({ inputTokens: dones[0]!.inputTokens + dones[1]!.inputTokens, outputTokens: dones[0]!.outputTokens + dones[1]!.outputTokens });
     expect(snapshot.suspended).toBeUndefined();
     expect(JSON.parse((await shiro(["approvals", "--json"])).stdout)).toEqual([]);
   }, 30_000);
 }
+
+test("the [blocked] line names ids that resolve even when other runs blocked the same minute", async () => {
+  const write = (path: string) => ({ toolCalls: [{ name: "write_file", input: { path, content: "x" } }] });
+  e2e.fake.script(write("one.txt"), write("two.txt"), { text: "second run done." });
+  const first = await shiro(["-p", "write one", "--approvals", "block"]);
+  const second = await shiro(["-p", "write two", "--approvals", "block"]);
+  expect([first.code, second.code]).toEqual([3, 3]);
+  const hint = /\[blocked\] waiting for approval (\S+): shiro approve (\S+) \(or deny\), then shiro runs resume (\S+)\n/.exec(second.stderr)!;
+  expect(hint[1]).toBe(hint[2]!);
+  const approve = await shiro(["approve", hint[2]!]);
+  expect(approve.stderr).toBe("");
+  expect(approve.stdout).toStartWith("approved ");
+  expect(approve.stdout).toContain("write_file two.txt");
+  const resumed = await shiro(["runs", "resume", hint[3]!]);
+  expect([resumed.code, resumed.stdout]).toEqual([0, "second run done.\n"]);
+  expect(existsSync(join(e2e.dirs.cwd, "two.txt"))).toBe(true);
+  expect(existsSync(join(e2e.dirs.cwd, "one.txt"))).toBe(false);
+});
 
 describe("guards and secrets", () => {
   test("the guard plugin refuses a destructive command even under --yolo, and the file survives", async () => {

@@ -116,7 +116,7 @@ describe("headless --json", () => {
     const doc = readFileSync(join(import.meta.dir, "..", "..", "docs", "headless.md"), "utf8");
     e2e.fake.script(
       { reasoning: "thinking it over", text: "Looking.", toolCalls: [{ name: "bash", input: { command: "echo live-output" } }, { name: "bash", input: { command: "rm -rf /tmp/nothing-here" } }] },
-      { toolCalls: [{ name: "todo_write", input: { todos: [{ content: "check", status: "in_progress" }] } }] },
+      { toolCalls: [{ name: "todo_write", input: { todos: [{ content: "check", status: "in_progress" }] } }, { name: "remember", input: { kind: "fact", text: "the build uses bun" } }] },
       { text: "Done." },
     );
     const result = await run(["-p", "go", "--json", "--yolo"], "anthropic");
@@ -131,6 +131,10 @@ describe("headless --json", () => {
       for (const key of Object.keys(event)) expect(doc).toContain(`\`${key}\``);
     }
     expect(result.stderr).not.toContain("[tool]");
+    expect(events.filter((event) => event.type === "state")).toEqual([
+      { type: "state", todos: [{ content: "check", status: "in_progress" }] },
+      { type: "state", memory: { action: "remember", count: 1 } },
+    ]);
   });
 });
 

@@ -60,6 +60,8 @@ describe("shiro runs", () => {
     expect(started.code).toBe(0);
     const runId = started.stdout.trim();
     expect(runId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    // The full id: a short prefix could name another run started the same minute, or none yet.
+    expect(started.stderr).toContain(`follow it with: shiro runs tail ${runId}\n`);
     const tail = await shiro(["runs", "tail", runId]);
     expect(tail.code).toBe(0);
     expect(tail.stdout).toContain('[tool] bash {"command":"sleep 1; echo detached-output"}');

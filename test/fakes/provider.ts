@@ -81,6 +81,8 @@ export interface FakeProvider {
   script(...steps: FakeStep[]): void;
   /** Used when the FIFO is empty; `index` is the request's position in `requests`. */
   respond(fn: FakeResponder): void;
+  /** Forgets leftover scripted steps, the responder, and what was recorded: a clean slate per test. */
+  reset(): void;
   /** Every model request (valid or not), in order. */
   requests: RecordedRequest[];
   /** Every request refused by a check; `index` is its position in `requests`. */
@@ -167,6 +169,12 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     violations: provider.violations,
     script: (...more) => void steps.push(...more),
     respond: (fn) => void (responder = fn),
+    reset: () => {
+      steps.length = 0;
+      responder = undefined;
+      provider.requests.length = 0;
+      provider.violations.length = 0;
+    },
     stop: async () => {
       stopping.abort();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -197,8 +197,21 @@ describe("shiro approvals / approve / deny", () => {
 
     const listed = await cli("approvals", "--json");
     expect([listed.code, (JSON.parse(listed.stdout) as ApprovalRecord[]).map((record) => record.id)]).toEqual([0, [one.id, "0195ffff-0000-7000-8000-000000000002"]]);
-    expect(await cli("approve", "0195ffff-0000-7000-8000-000000000001")).toEqual({ code: 0, stdout: "approved 0195ffff: bash make deploy\n", stderr: "" });
-    expect(await cli("deny", "0195FFFF")).toEqual({ code: 0, stdout: "denied 0195ffff: write_file src/a.ts\n", stderr: "" });
+    expect(await cli("approve", "0195ffff-0000-7000-8000-000000000001")).toEqual({
+      code: 0, stdout: "approved 0195ffff-0000-7000-8000-000000000001: bash make deploy\nresume the run with: shiro runs resume run-a\n", stderr: "",
+    });
+    // Ids are shown as long as they must be to tell them from the others on disk.
+    // The run id is shown as long as it must be to tell it from the other runs on disk.
+    mkdirSync(paths.runsDir(), { recursive: true });
+    for (const id of ["0195eeee-aaaa-7000-8000-000000000001", "0195eeee-bbbb-7000-8000-000000000002"]) writeFileSync(join(paths.runsDir(), `${id}.json`), "{}");
+    createPending(request({ id: "0195ffff-0000-7000-8000-000000000003", runId: "0195eeee-aaaa-7000-8000-000000000001" }), AT);
+    expect(await cli("deny", "0195FFFF")).toEqual({ code: 1, stdout: "", stderr: 'shiro: "0195FFFF" matches 2 pending approvals; give more of the id\n' });
+    expect(await cli("deny", "0195ffff-0000-7000-8000-000000000002")).toEqual({
+      code: 0, stdout: "denied 0195ffff-0000-7000-8000-000000000002: write_file src/a.ts\nresume the run with: shiro runs resume run-a\n", stderr: "",
+    });
+    expect(await cli("approve", "0195ffff-0000-7000-8000-000000000003")).toEqual({
+      code: 0, stdout: "approved 0195ffff: bash make deploy\nresume the run with: shiro runs resume 0195eeee-a\n", stderr: "",
+    });
     expect(await cli("approve", "nope")).toEqual({ code: 1, stdout: "", stderr: 'shiro: no pending approval matching "nope"\n' });
     expect(await cli("approvals")).toEqual({ code: 0, stdout: "no pending approvals\n", stderr: "" });
     expect(get(one.id)?.decidedBy).toBe("cli");

@@ -294,3 +294,13 @@ describe("permissions", () => {
     expect(mode(path)).toBe(0o600);
   });
 });
+
+describe("describeIssue", () => {
+  test("a missing key reads as required, other issues keep valibot's message without its prefix", async () => {
+    const v = await import("valibot");
+    const { describeIssue } = await import("../../lib/store/json-file.ts");
+    const result = v.safeParse(v.object({ path: v.string(), n: v.number() }), { n: "x" });
+    expect(result.success).toBe(false);
+    expect(result.issues!.map((issue) => describeIssue(issue))).toEqual(['"path" is required', '"n" Expected number but received "x"']);
+  });
+});

@@ -71,6 +71,17 @@ test("add, list, forget from any folder of the project", async () => {
   expect((await shiro(project, "memory", "forget", "seed")).stdout).toBe('No memory matches "seed".\n');
 });
 
+test("add and forget --json print what they did, for scripts", async () => {
+  const added = await shiro(project, "memory", "add", "--json", "fact", "the API lives under /v2");
+  expect([added.code, added.stderr]).toEqual([0, ""]);
+  const stored = JSON.parse(added.stdout);
+  expect(stored).toEqual({ status: "stored", count: 1, entry: { id: stored.entry.id, kind: "fact", text: "the API lives under /v2", createdAt: stored.entry.createdAt, hits: 0 } });
+  const again = JSON.parse((await shiro(project, "memory", "add", "fact", "the API lives under /v2", "--json")).stdout);
+  expect(again).toEqual({ ...stored, status: "duplicate" });
+  expect(JSON.parse((await shiro(project, "memory", "forget", "--json", "api")).stdout)).toEqual({ removed: 1 });
+  expect(JSON.parse((await shiro(project, "memory", "forget", "--json", "api")).stdout)).toEqual({ removed: 0 });
+});
+
 test("bad input is a one-line error", async () => {
   expect(await shiro(project, "memory", "add", "opinion", "x")).toEqual({
     code: 2, stdout: "", stderr: 'shiro: unknown memory kind "opinion". Available: fact, decision, gotcha, command (see shiro --help)\n',

@@ -142,7 +142,8 @@ describe("messages and grants", () => {
     expect(grants.covers("bash", ["git log -5"])).toBe(true);
     expect(grants.covers("bash", ["gitk"])).toBe(false);
     expect(grants.covers("bash", ["npm test"])).toBe(false);
-    for (const command of ["git log; rm notes", "git log && curl x", "git log | sh", "git log > out", "git $(whoami)", "git `id`", "git log\nrm x"]) {
+    for (const command of ["git log; rm notes", "git log && curl x", "git log | sh", "git log > out", "git $(whoami)", "git `id`", "git log\nrm x",
+      "git log <(touch pwned)", "git apply < x.patch"]) {
       expect(grants.covers("bash", [command])).toBe(false);
     }
     expect(grants.covers("write_file", ["a.ts", "b.ts"])).toBe(true);

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { createProtectPlugin, protectReason } from "../../plugins/protect.ts";
 import { createSecretsPlugin, secretReason } from "../../plugins/secrets.ts";
+import { parsePatch } from "../../lib/tools/patch.ts";
 import { patchPaths, pathSegments, writePaths } from "../../lib/write-paths.ts";
 
 describe("write paths", () => {
@@ -17,6 +18,17 @@ describe("write paths", () => {
       "*** End Patch",
     ].join("\n");
     expect(patchPaths(patch)).toEqual(["src/new.ts", "src/old.ts", "src/renamed.ts", ".env"]);
+  });
+
+  test("a patch whose lines break at a lone \\r names the paths the patch parser acts on", async () => {
+    const patch = "*** Begin Patch\r*** Add File: .env\r+TOKEN=1\r*** Update File: a.ts\r*** Move to: dist/a.ts\r-x\r+y\r*** End Patch\r";
+    const parsed = parsePatch(patch).flatMap((op) => (op.kind === "update" && op.moveTo ? [op.path, op.moveTo] : [op.path]));
+    expect(parsed).toEqual([".env", "a.ts", "dist/a.ts"]);
+    expect(patchPaths(patch)).toEqual(parsed);
+    const call = { toolName: "apply_patch", input: { patch }, cwd: "/ws" };
+    expect(await createSecretsPlugin().beforeToolCall!(call)).toBe("refusing to write .env (an env file). Tell the user what to put there and let them write it.");
+    const moveOnly = "*** Update File: a.ts\r*** Move to: dist/a.ts\r-x\r+y";
+    expect(await createProtectPlugin().beforeToolCall!({ ...call, input: { patch: moveOnly } })).toStartWith("refusing to write dist/a.ts (generated build output)");
   });
 
   test("each write tool names its paths; other tools none", () => {

@@ -120,6 +120,20 @@ describe("anthropic adapter", () => {
     });
   });
 
+  test.each([
+    ["claude-opus-4-1-20250805", "high", undefined, { type: "enabled", budget_tokens: 16000 }, 32000],
+    ["claude-opus-4-1", "max", 8000, { type: "enabled", budget_tokens: 24000 }, 32000],
+    ["anthropic/claude-opus-4-20250514", "medium", undefined, { type: "enabled", budget_tokens: 16000 }, 32000],
+    ["claude-3-5-haiku-latest", "medium", undefined, undefined, 8192],
+    ["claude-3-haiku-20240307", "off", undefined, undefined, 4096],
+    ["claude-opus-4-5", "max", undefined, { type: "enabled", budget_tokens: 48000 }, 64000],
+  ] as const)("%s at thinking %s (limit %p) stays within the model's output limit", async (model, level, limit, thinking, maxTokens) => {
+    fake.script({ text: "ok" });
+    await collect(streamAnthropic(connectTo(fake, "anthropic"), requestOf({ model, thinking: level, ...(limit ? { maxOutputTokens: limit } : {}) })));
+    expect(fake.violations).toEqual([]);
+    expect({ thinking: fake.requests[0]!.body.thinking, max_tokens: fake.requests[0]!.body.max_tokens }).toEqual({ thinking, max_tokens: maxTokens });
+  });
+
   test("thinking off sends the plain output limit and no temperature", async () => {
     fake.script({ text: "ok" }, { text: "ok" });
     await collect(streamAnthropic(connectTo(fake, "anthropic"), requestOf({ tools: [], system: "" })));

@@ -1,10 +1,17 @@
 /**
  * docs/configuration.md lists every preset exactly as PRESETS defines it: the table between the
  * `presets` markers must equal the one rendered here (paste this rendering when presets change).
+ * Its config key table names every key the schema accepts, with the defaults the code uses.
  */
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
+import { DEFAULT_COMPACTION_THRESHOLD } from "../../lib/agent/context.ts";
+import { DEFAULT_MAX_STEPS, VARIANTS } from "../../lib/agent/variants.ts";
+import { ConfigSchema } from "../../lib/config.ts";
+import { DEFAULT_PLUGINS } from "../../lib/plugins.ts";
+import { DEFAULT_REQUEST_TIMEOUT_MS } from "../../lib/providers/client.ts";
 import { PRESETS, PRESET_IDS } from "../../lib/providers/presets.ts";
+import { DEFAULT_TOOL_SETS } from "../../lib/tools/index.ts";
 import { THINKING_MAPPING } from "../../lib/providers/thinking.ts";
 
 const _doc = readFileSync(new URL("../../docs/configuration.md", import.meta.url), "utf8");
@@ -31,4 +38,22 @@ test("the thinking table in docs/configuration.md matches the mapping", () => {
     const budget = mapping.anthropicBudget === undefined ? "thinking off" : String(mapping.anthropicBudget);
     expect(_doc).toContain(`| \`${level}\` | ${effort} | ${budget} |`);
   }
+});
+
+test("every config.json key is in the docs' key table, with the defaults the code uses", () => {
+  const rows = new Map([..._doc.matchAll(/^\| `([\w.$]+)` \| .* \| (.*) \|$/gm)].map((match) => [match[1]!, match[2]!]));
+  const keys = Object.entries(ConfigSchema.entries).flatMap(([key, schema]) => {
+    const nested = "wrapped" in schema && "entries" in schema.wrapped ? Object.keys(schema.wrapped.entries as object) : undefined;
+    return key === "$schema" ? [] : nested ? nested.map((inner) => `${key}.${inner}`) : [key];
+  });
+  expect(keys.filter((key) => !rows.has(key))).toEqual([]);
+  const list = (values: readonly string[]) => `[${values.map((value) => `"${value}"`).join(", ")}]`;
+  expect(rows.get("maxSteps")).toStartWith(`\`${DEFAULT_MAX_STEPS}\`; the \`quick\` (${VARIANTS.quick.maxSteps}) and \`deep\` (${VARIANTS.deep.maxSteps})`);
+  expect(rows.get("plugins")).toBe(`\`${list(DEFAULT_PLUGINS)}\``);
+  expect(rows.get("toolSets")).toStartWith(`\`${list(DEFAULT_TOOL_SETS.filter((set) => set !== "core"))}\``);
+  expect(rows.get("compaction.threshold")).toBe(`\`${DEFAULT_COMPACTION_THRESHOLD}\``);
+  expect(rows.get("requestTimeoutMs")).toStartWith(`\`${DEFAULT_REQUEST_TIMEOUT_MS}\``);
+  expect(rows.get("thinking")).toContain(`\`${VARIANTS.default.thinking}\` for \`default\``);
+  expect(rows.get("historyPairs")).toBe("`0`");
+  expect(rows.get("mcpServers")).toContain("connects no MCP server");
 });

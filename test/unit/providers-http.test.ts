@@ -147,6 +147,12 @@ describe("failure mapping", () => {
     expect(_classify({ status: 400, message: "prompt is too long: 300000 tokens > 200000 maximum" })).toEqual({
       error: { kind: "context-overflow", status: 400, message: "400 from api.example.com: prompt is too long: 300000 tokens > 200000 maximum — the conversation is too long for m-1; run /compact or start a new session" },
     });
+    for (const message of [
+      "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576)",
+      "This model's maximum prompt length is 131072 but the request contains 150000 tokens",
+    ]) {
+      expect(_classify({ status: 400, message })).toMatchObject({ error: { kind: "context-overflow", status: 400 } });
+    }
     expect(_classify({ status: 429, message: "You exceeded your current quota", code: "insufficient_quota" })).toEqual({
       error: { kind: "rate-limit", status: 429, message: "429 from api.example.com: You exceeded your current quota — check your plan and billing" },
     });

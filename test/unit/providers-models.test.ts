@@ -68,7 +68,7 @@ describe("detectLocalServer", () => {
     const lmstudio = await _fake();
     const port = Number(new URL(lmstudio.url).port);
     const found = await detectLocalServer({ ports: { ollama: await _closedPort(), lmstudio: port } });
-    expect(found).toEqual({ preset: findPreset("lmstudio")!, baseURL: `http://127.0.0.1:${port}/v1` });
+    expect(found).toEqual({ preset: findPreset("lmstudio")!, baseURL: `http://127.0.0.1:${port}/v1`, models: ["fake-model"] });
   });
 
   test("prefers Ollama when both answer", async () => {

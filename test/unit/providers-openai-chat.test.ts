@@ -3,8 +3,10 @@
  * history conversion, compat flags from presets, and reasoning handling.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { Message } from "../../lib/providers/messages.ts";
-import { streamOpenAIChat } from "../../lib/providers/openai-chat.ts";
+import { streamOpenAIChat, toChatMessages } from "../../lib/providers/openai-chat.ts";
 import { findPreset } from "../../lib/providers/presets.ts";
 import { startFakeProvider, type FakeProvider } from "../fakes/provider.ts";
 import { API_KEY, TOOLS, collect, connectTo, requestOf, terminalOf } from "./providers-harness.ts";
@@ -139,5 +141,53 @@ describe("openai-chat adapter", () => {
       { role: "assistant", content: "answer" },
       { role: "user", content: "three" },
     ]);
+  });
+});
+
+/** Serves `chunks` as one chat-completions SSE body on 127.0.0.1, for vendor stream shapes the fake does not produce. */
+async function _serveChunks(chunks: unknown[]): Promise<{ baseURL: string; close: () => Promise<void> }> {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.end(`${chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join("")}data: [DONE]\n\n`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { baseURL: `http://127.0.0.1:${port}/v1`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+describe("openai-chat stream shapes of OpenAI-compatible servers", () => {
+  const _call = (call: Record<string, unknown>, name: string | undefined, args: string) =>
+    ({ choices: [{ index: 0, delta: { tool_calls: [{ ...call, function: { ...(name ? { name } : {}), arguments: args } }] } }] });
+  const _signed = { google: { thought_signature: "sig-1" } };
+
+  test("parallel calls without an index, or all under index 0, stay separate calls; extra_content goes back as sent (Gemini)", async () => {
+    const server = await _serveChunks([
+      _call({ id: "call_1", type: "function", extra_content: _signed }, "read_file", '{"path":'),
+      _call({}, undefined, '"a.ts"}'),
+      _call({ index: 0, id: "call_2", type: "function" }, "read_file", '{"path":"b.ts"}'),
+      _call({ id: "call_3", type: "function" }, "glob", '{"pattern":"*"}'),
+      { choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
+    ]);
+    try {
+      const connection = { protocol: "openai-chat" as const, baseURL: server.baseURL, compat: findPreset("gemini")!.compat, maxRetries: 0, timeoutMs: 10_000 };
+      const events = await collect(streamOpenAIChat(connection, requestOf()));
+      const message = {
+        role: "assistant" as const, parts: [
+          { type: "tool-call" as const, id: "call_1", name: "read_file", input: { path: "a.ts" }, extraContent: _signed },
+          { type: "tool-call" as const, id: "call_2", name: "read_file", input: { path: "b.ts" } },
+          { type: "tool-call" as const, id: "call_3", name: "glob", input: { pattern: "*" } },
+        ],
+      };
+      expect(terminalOf(events)).toEqual({ type: "finish", stop: "tool-calls", usage: { inputTokens: 0, outputTokens: 0 }, message });
+      expect(toChatMessages([message])).toEqual([{
+        role: "assistant", content: null, tool_calls: [
+          { id: "call_1", type: "function", function: { name: "read_file", arguments: '{"path":"a.ts"}' }, extra_content: _signed },
+          { id: "call_2", type: "function", function: { name: "read_file", arguments: '{"path":"b.ts"}' } },
+          { id: "call_3", type: "function", function: { name: "glob", arguments: '{"pattern":"*"}' } },
+        ],
+      }]);
+    } finally {
+      await server.close();
+    }
   });
 });

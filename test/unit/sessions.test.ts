@@ -232,6 +232,19 @@ describe("finding sessions", () => {
     expect(formatSessionLine(sessions[0]!)).toBe(`01920016  ${formatLocalMinute(sessions[0]!.updatedAt)}  0msg  session 01920016-0000-7000-8000-000000000000`);
   });
 
+  test("a listed id is as long as -r needs: sessions made within a minute share their first 8 characters", () => {
+    const first = saveAt("0190aaaa-1111-7000-8000-000000000001", CWD, 2, "first");
+    const second = saveAt("0190aaaa-1122-7000-8000-000000000001", CWD, 1, "second");
+    const alone = saveAt("0190bbbb-1111-7000-8000-000000000001", CWD, 0, "alone");
+    const lines = listSessions().sessions.map(formatSessionLine);
+    expect(lines).toEqual([
+      `0190bbbb  ${formatLocalMinute(alone.updatedAt)}  0msg  alone`,
+      `0190aaaa-112  ${formatLocalMinute(second.updatedAt)}  0msg  second`,
+      `0190aaaa-111  ${formatLocalMinute(first.updatedAt)}  0msg  first`,
+    ]);
+    for (const [line, session] of [[lines[1]!, second], [lines[2]!, first]] as const) expect(findSession(line.split(" ")[0]!).id).toBe(session.id);
+  });
+
   test("newestForCwd picks the newest session of that directory by updatedAt", () => {
     saveAt("0190aaaa-2222-7000-8000-000000000001", CWD, 30);
     saveAt("0190bbbb-2222-7000-8000-000000000001", CWD, 20);
@@ -256,16 +269,51 @@ describe("leases", () => {
 
   test("-r of a session held by a live process is refused", async () => {
     const session = saveAt("0190aaaa-4444-7000-8000-000000000001", CWD, 10);
+    saveAt("0190aaaa-4455-7000-8000-000000000001", CWD, 5);
     const holder = Bun.spawn({ cmd: ["sleep", "20"], timeout: 30_000, killSignal: "SIGKILL" });
     try {
       writeFileSync(paths.sessionLease(session.id), JSON.stringify({ pid: holder.pid, since: "2025-06-01T12:00:00.000Z" }));
       expect(findLeaseHolder(session.id)).toEqual({ pid: holder.pid, since: "2025-06-01T12:00:00.000Z" });
-      expect(() => openSessionWriter(loadSession(session.id))).toThrow(new UserError(`session 0190aaaa is in use by process ${holder.pid}`));
+      expect(() => openSessionWriter(loadSession(session.id))).toThrow(
+        new UserError(`session 0190aaaa-444 is in use by process ${holder.pid}; try again once that process has ended`),
+      );
+      expect(newestForCwd(CWD)).toEqual({
+        session: loadSession("0190aaaa-4455-7000-8000-000000000001"), live: [], notices: [],
+      });
+      rmSync(paths.session("0190aaaa-4455-7000-8000-000000000001"));
       expect(newestForCwd(CWD)).toEqual({ live: [{ id: session.id, pid: holder.pid, since: "2025-06-01T12:00:00.000Z" }], notices: [] });
     } finally {
       holder.kill("SIGKILL");
       await holder.exited;
     }
+  });
+
+  test("-c claims the session it picks, so another process can no longer take it", async () => {
+    const session = saveAt("0190aaaa-6666-7000-8000-000000000001", CWD, 10);
+    expect(newestForCwd(CWD).session?.id).toBe(session.id);
+    const child = Bun.spawn({ cmd: [process.execPath, FIXTURE, "probe", session.id, CWD], env: process.env, stdout: "pipe", stderr: "pipe", timeout: 30_000, killSignal: "SIGKILL" });
+    const [code, stdout] = await Promise.all([child.exited, new Response(child.stdout).text()]);
+    expect(code).toBe(0);
+    const probe = JSON.parse(stdout);
+    expect(probe).toEqual({ lease: { ok: false, pid: process.pid, since: probe.lease.since }, newest: null, live: [session.id] });
+    open(loadSession(session.id));
+  });
+
+  test("six -c at once: one continues the session, the others skip it as live, none fails", async () => {
+    const session = saveAt("0190aaaa-7777-7000-8000-000000000001", CWD, 10);
+    const children = Array.from({ length: 6 }, () => Bun.spawn({
+      cmd: [process.execPath, FIXTURE, "continue", session.id, CWD], env: process.env, stdout: "pipe", stderr: "pipe", timeout: 30_000, killSignal: "SIGKILL",
+    }));
+    const results = await Promise.all(children.map(async (child) => {
+      const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
+      return { code, stderr, report: JSON.parse(stdout || "null") as { picked: string | null; live: string[] } | null };
+    }));
+    expect(results.map(({ code, stderr }) => ({ code, stderr }))).toEqual(Array.from({ length: 6 }, () => ({ code: 0, stderr: "" })));
+    const picked = results.filter(({ report }) => report?.picked === session.id);
+    expect(picked.length).toBeGreaterThanOrEqual(1);
+    // Each one that did not get it saw it held; whoever picked it held it alone at that moment.
+    for (const { report } of results) if (report?.picked === null) expect(report.live).toEqual([session.id]);
+    expect(existsSync(paths.sessionLease(session.id))).toBe(false);
   });
 
   test("a lease left by a dead process is taken over", () => {

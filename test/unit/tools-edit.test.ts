@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
 import { deleteFileTool, editFileTool, moveFileTool, multiEditTool } from "../../lib/tools/edit.ts";
@@ -71,6 +71,28 @@ describe("edit_file", () => {
   });
 });
 
+describe("edits keep the bytes they do not touch", () => {
+  const latin1 = Buffer.from("caf\xe9\nname = old\n", "latin1");
+  const bom = Buffer.from("\uFEFFname = old\n", "utf8");
+
+  test("a file that is not UTF-8, or is binary, is refused and left byte-identical", async () => {
+    ws.write("latin1.txt", latin1);
+    ws.write("data.bin", new Uint8Array([111, 108, 100, 0, 1]));
+    const before = ws.snapshot();
+    const notUtf8 = "latin1.txt is not UTF-8 text; editing it here would corrupt its other characters. Use bash if you need to change it.";
+    expect(await errorOf(run(editFileTool, { path: "latin1.txt", oldString: "old", newString: "new" }))).toBe(notUtf8);
+    expect(await errorOf(run(multiEditTool, { path: "latin1.txt", edits: [{ oldString: "old", newString: "new" }] }))).toBe(notUtf8);
+    expect(await errorOf(run(editFileTool, { path: "data.bin", oldString: "old", newString: "new" }))).toBe("data.bin is a binary file, not text. Use bash if you need to change it.");
+    expect(ws.snapshot()).toEqual(before);
+  });
+
+  test("a byte-order mark survives an edit", async () => {
+    ws.write("bom.txt", bom);
+    expect(await run(editFileTool, { path: "bom.txt", oldString: "old", newString: "new" })).toBe("Replaced 1 occurrence(s) in bom.txt");
+    expect(readFileSync(join(ws.root, "bom.txt"))).toEqual(Buffer.from("\uFEFFname = new\n", "utf8"));
+  });
+});
+
 describe("multi_edit", () => {
   test("applies edits in order, each on the previous result", async () => {
     const out = await run(multiEditTool, {
@@ -100,6 +122,16 @@ describe("multi_edit", () => {
 
   test("needs at least one edit", () => {
     expect(v.safeParse(multiEditTool.schema, { path: "a.ts", edits: [] }).success).toBe(false);
+  });
+});
+
+describe("move_file into itself", () => {
+  test("a folder cannot move below itself, the workspace root included", async () => {
+    const before = ws.snapshot();
+    expect(await errorOf(run(moveFileTool, { from: "dir", to: "dir/sub/dir" }))).toBe("Cannot move dir into itself (dir/sub/dir).");
+    expect(await errorOf(run(moveFileTool, { from: ".", to: "elsewhere" }))).toBe("Cannot move . into itself (elsewhere).");
+    expect(ws.snapshot()).toEqual(before);
+    expect(await run(moveFileTool, { from: "dir", to: "dir2/dir" })).toBe("Moved dir to dir2/dir");
   });
 });
 

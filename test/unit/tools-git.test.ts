@@ -155,6 +155,15 @@ describe("git_status", () => {
   test("outside a repository and without git", async () => {
     const plain = makeDir("not-a-repo");
     expect(await rejectionOf(run("git_status", plain))).toBe(`${plain} is not a git repository.`);
+    // `git diff --staged` outside a repository falls into --no-index mode and prints its usage.
+    const all = createGitTools({ complete: async () => "never" });
+    const calls: [string, Record<string, unknown>][] = [
+      ["git_diff", {}], ["git_diff", { staged: true }], ["git_log", {}], ["git_show", { ref: "HEAD" }],
+      ["git_blame", { path: "a.txt" }], ["git_branch", {}], ["git_commit_message", {}],
+    ];
+    for (const [name, input] of calls) {
+      expect(`${name}: ${await rejectionOf(run(name, plain, input, all))}`).toBe(`${name}: ${plain} is not a git repository.`);
+    }
     const savedPath = process.env.PATH;
     process.env.PATH = makeDir("empty-bin");
     try {

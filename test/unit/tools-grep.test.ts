@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { symlinkSync } from "node:fs";
+import { chmodSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { findRipgrep, grepTool } from "../../lib/tools/grep.ts";
 import { errorOf, makeWorkspace, runTool } from "./tools-workspace.ts";
@@ -96,5 +96,85 @@ describe("grep basics", () => {
   test("findRipgrep looks only on PATH", () => {
     expect(findRipgrep({ PATH: "" })).toBeUndefined();
     expect(findRipgrep({ PATH: ws.root })).toBeUndefined();
+  });
+});
+
+describe("rg and the walker agree", () => {
+  const agree = makeWorkspace({
+    ".gitignore": "build/\n*.log\n",
+    ".ignore": "dot-ignored.txt\n",
+    "dot-ignored.txt": "needle dot\n",
+    "build/deep/b.txt": "needle build\n",
+    "keep.log": "needle log\n",
+    "a.txt": "needle a\n",
+    "src/é.txt": "needle é\n",
+    "late-nul.txt": `needle early\n${"y".repeat(9000)}\0\nneedle late\n`,
+  });
+  symlinkSync(join(agree.root, "a.txt"), join(agree.root, "link-in.txt"));
+  afterAll(() => agree.remove());
+  const savedPath = process.env.PATH;
+  afterEach(() => {
+    process.env.PATH = savedPath;
+  });
+  const both = async (input: Record<string, unknown>) => {
+    process.env.PATH = savedPath;
+    const withRg = await runTool(grepTool, input, agree.root);
+    process.env.PATH = "";
+    const withWalker = await runTool(grepTool, input, agree.root);
+    return { withRg, withWalker };
+  };
+  const expectBoth = async (input: Record<string, unknown>, expected: string) => {
+    const { withRg, withWalker } = await both(input);
+    expect(withWalker).toBe(expected);
+    if (rg) expect(withRg).toBe(expected);
+  };
+
+  test("links are not followed, a NUL anywhere means binary, only .gitignore and .shiroignore apply", async () => {
+    await expectBoth({ pattern: "needle" }, ["a.txt:1: needle a", "dot-ignored.txt:1: needle dot", "src/é.txt:1: needle é"].join("\n"));
+    await expectBoth({ pattern: "needle", include: "*.{txt,log}" }, ["a.txt:1: needle a", "dot-ignored.txt:1: needle dot", "src/é.txt:1: needle é"].join("\n"));
+    await expectBoth({ pattern: "needle", include: "build/**", includeIgnored: true }, "build/deep/b.txt:1: needle build");
+  });
+
+  test("Unicode classes work in both", async () => {
+    await expectBoth({ pattern: "needle \\p{L}$", include: "src/*" }, "src/é.txt:1: needle é");
+    await expectBoth({ pattern: "NEEDLE É", ignoreCase: true }, "src/é.txt:1: needle é");
+  });
+});
+
+describe("patterns only one engine accepts", () => {
+  const savedPath = process.env.PATH;
+  afterEach(() => {
+    process.env.PATH = savedPath;
+  });
+
+  test.skipIf(rg === undefined)("rg answers a pattern JavaScript rejects", async () => {
+    expect(await runTool(grepTool, { pattern: "(?i)HELLO FROM" }, ws.root)).toBe("src/b.js:1: hello from js");
+  });
+
+  test("without rg the same pattern is an invalid regex", async () => {
+    process.env.PATH = "";
+    expect(await errorOf(runTool(grepTool, { pattern: "(?i)HELLO FROM" }, ws.root))).toBe("Invalid regex: unrecognized character after (?");
+  });
+});
+
+describe.skipIf(rg === undefined)("grep (rg) arguments", () => {
+  test("no whitelist --glob: it would override the ignore files and search every ignored tree", async () => {
+    const dir = makeWorkspace({}, "shiro-fake-rg-");
+    const argvFile = join(dir.root, "argv.txt");
+    dir.write("rg", `#!/bin/sh\nprintf '%s\\n' "$@" >> '${argvFile}'\nexec '${rg}' "$@"\n`);
+    chmodSync(join(dir.root, "rg"), 0o755);
+    const savedPath = process.env.PATH;
+    process.env.PATH = dir.root;
+    try {
+      expect(await runTool(grepTool, { pattern: "hello", include: "src/**" }, ws.root)).toBe("src/.hidden.ts:1: hello hidden\nsrc/b.js:1: hello from js\nsrc/nested/keep.ts:1: hello kept");
+      expect(await runTool(grepTool, { pattern: "hello", include: "*.js" }, ws.root)).toBe("src/b.js:1: hello from js");
+      expect(await runTool(grepTool, { pattern: "hello" }, ws.root)).toContain("src/b.js:1: hello from js");
+    } finally {
+      process.env.PATH = savedPath;
+    }
+    const argv = readFileSync(argvFile, "utf8").split("\n");
+    const globs = argv.flatMap((arg, i) => (argv[i - 1] === "--glob" ? [arg] : []));
+    expect(globs.filter((glob) => !glob.startsWith("!"))).toEqual([]);
+    dir.remove();
   });
 });

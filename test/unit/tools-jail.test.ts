@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, symlinkSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { isSecretsFile, resolveInWorkspace, toWorkspacePath } from "../../lib/tools/jail.ts";
 import { readFileTool, writeFileTool } from "../../lib/tools/fs.ts";
@@ -72,5 +73,35 @@ describe("isSecretsFile", () => {
     const plain = [".env.example", "app/.env.example", "environment.ts", "env.ts", "pem.txt", ".envrc"];
     expect(secrets.filter((p) => !isSecretsFile(p))).toEqual([]);
     expect(plain.filter((p) => isSecretsFile(p))).toEqual([]);
+  });
+});
+
+describe("odd paths", () => {
+  test("a NUL byte is refused before any file system call, by every path tool", async () => {
+    expect(() => resolveInWorkspace(ws.root, "src/a.ts\0.txt")).toThrow(new Error('Invalid path "src/a.ts\\u0000.txt": it contains a NUL byte.'));
+    expect(await errorOf(runTool(writeFileTool, { path: "a\0b", content: "x" }, ws.root))).toBe('Invalid path "a\\u0000b": it contains a NUL byte.');
+  });
+
+  test("~ means the home folder, as in a shell, so writing ~/x creates no ~ folder in the workspace", async () => {
+    expect(() => resolveInWorkspace(ws.root, "~/.bashrc")).toThrow(new Error("Path escapes workspace: ~/.bashrc"));
+    expect(() => resolveInWorkspace(ws.root, "~")).toThrow(new Error("Path escapes workspace: ~"));
+    expect(await errorOf(runTool(writeFileTool, { path: "~/notes.txt", content: "x" }, ws.root))).toBe("Path escapes workspace: ~/notes.txt");
+    expect(existsSync(join(ws.root, "~"))).toBe(false);
+    expect(resolveInWorkspace(homedir(), "~/x")).toBe(join(homedir(), "x"));
+    expect(resolveInWorkspace(ws.root, "src/~")).toBe(join(ws.root, "src/~"));
+    expect(resolveInWorkspace(ws.root, "~draft.txt")).toBe(join(ws.root, "~draft.txt"));
+  });
+
+  test("backslashes are ordinary name characters on POSIX; they never climb out", () => {
+    if (process.platform === "win32") return;
+    expect(resolveInWorkspace(ws.root, "..\\x")).toBe(join(ws.root, "..\\x"));
+    expect(resolveInWorkspace(ws.root, "C:\\Windows\\x")).toBe(join(ws.root, "C:\\Windows\\x"));
+  });
+
+  test("secrets names match in any letter case", async () => {
+    expect(["KEY.PEM", ".ENV", "App.Env.Local"].filter((p) => !isSecretsFile(p))).toEqual([]);
+    expect(isSecretsFile(".ENV.EXAMPLE")).toBe(false);
+    ws.write("certs/KEY.PEM", "-----BEGIN PRIVATE KEY-----\n");
+    expect(await errorOf(runTool(readFileTool, { path: "certs/KEY.PEM" }, ws.root))).toBe("Refusing to read certs/KEY.PEM: it may hold secrets. Ask the user to share what you need from it.");
   });
 });

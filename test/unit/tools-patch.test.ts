@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { chmodSync, statSync } from "node:fs";
+import { chmodSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { applyPatchTool, listPatchPaths, parsePatch } from "../../lib/tools/patch.ts";
 import { errorOf, makeWorkspace, runTool, type Workspace } from "./tools-workspace.ts";
@@ -88,6 +88,18 @@ describe("apply_patch", () => {
     expect(ws.snapshot()).toEqual(before);
   });
 
+  test("a file that is not UTF-8 is refused; a byte-order mark survives an update", async () => {
+    ws.write("latin1.txt", Buffer.from("caf\xe9\nname = old\n", "latin1"));
+    ws.write("bom.txt", Buffer.from("\uFEFFname = old\n", "utf8"));
+    const before = ws.snapshot();
+    expect(await errorOf(apply("*** Update File: bom.txt\n-name = old\n+name = new\n*** Update File: latin1.txt\n-name = old\n+name = new\n"))).toBe(
+      "cannot update latin1.txt: it is not UTF-8 text",
+    );
+    expect(ws.snapshot()).toEqual(before);
+    expect(await apply("*** Update File: bom.txt\n-name = old\n+name = new\n")).toBe("Applied 1 change(s):\n- updated bom.txt");
+    expect(readFileSync(join(ws.root, "bom.txt"))).toEqual(Buffer.from("\uFEFFname = new\n", "utf8"));
+  });
+
   test("a write failing midway restores every file and removes new folders", async () => {
     const before = ws.snapshot();
     const patch = [
@@ -138,4 +150,11 @@ describe("apply_patch", () => {
     expect(listPatchPaths(patch)).toEqual(["a.ts", "b.ts", "c.ts", "d.ts"]);
     expect(applyPatchTool.subjects!({ patch })).toEqual(["a.ts", "b.ts", "c.ts", "d.ts"]);
   });
+});
+
+test("permission subjects break patch lines where the parser does, a lone \\r included", async () => {
+  const { listPatchPaths, parsePatch } = await import("../../lib/tools/patch.ts");
+  const patch = "*** Begin Patch\r*** Add File: .env\r+TOKEN=1\r*** Update File: a.txt\r*** Move to: b.lock\r-x\r+y\r*** End Patch";
+  expect(listPatchPaths(patch)).toEqual([".env", "a.txt", "b.lock"]);
+  expect(parsePatch(patch).map((op) => op.path)).toEqual([".env", "a.txt"]);
 });

@@ -1,8 +1,12 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
 import { symlinkSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
-import { readFileTool, readManyFilesTool } from "../../lib/tools/fs.ts";
+import { editFileTool } from "../../lib/tools/edit.ts";
+import { readFileTool, readManyFilesTool, writeFileTool } from "../../lib/tools/fs.ts";
+import { grepTool } from "../../lib/tools/grep.ts";
+import { applyPatchTool } from "../../lib/tools/patch.ts";
 import { errorOf, makeWorkspace, runTool } from "./tools-workspace.ts";
 
 const binary = new Uint8Array(200).fill(65);
@@ -99,5 +103,28 @@ describe("read_many_files", () => {
     expect(v.safeParse(readManyFilesTool.schema, files(20)).success).toBe(true);
     expect(v.safeParse(readManyFilesTool.schema, files(21)).success).toBe(false);
     expect(readManyFilesTool.subjects!(v.parse(readManyFilesTool.schema, files(2)))).toEqual(["f0", "f1"]);
+  });
+});
+
+describe.skipIf(process.platform === "win32")("named pipes are refused, never read", () => {
+  // Without the check each call would wait forever for a writer to open the pipe.
+  const fifoWs = makeWorkspace({ "a.txt": "hello\n" }, "shiro-fifo-");
+  spawnSync("mkfifo", [join(fifoWs.root, "pipe")]);
+  afterAll(() => fifoWs.remove());
+
+  test("every file tool", async () => {
+    const run = (tool: Parameters<typeof runTool>[0], input: unknown) => errorOf(runTool(tool, input, fifoWs.root));
+    expect(await run(readFileTool, { path: "pipe" })).toBe("pipe is not a regular file.");
+    expect(await runTool(readManyFilesTool, { files: [{ path: "pipe" }] }, fifoWs.root)).toBe("===== pipe =====\n[unreadable: pipe is not a regular file.]");
+    expect(await run(writeFileTool, { path: "pipe", content: "x" })).toBe("pipe is not a regular file.");
+    expect(await run(editFileTool, { path: "pipe", oldString: "a", newString: "b" })).toBe("pipe is not a regular file.");
+    expect(await run(applyPatchTool, { patch: "*** Update File: pipe\n-a\n+b\n" })).toBe("cannot update pipe: it is not a regular file");
+    const savedPath = process.env.PATH;
+    process.env.PATH = "";
+    try {
+      expect(await runTool(grepTool, { pattern: "hello" }, fifoWs.root)).toBe("a.txt:1: hello");
+    } finally {
+      process.env.PATH = savedPath;
+    }
   });
 });

@@ -285,6 +285,14 @@ describe("htmlToMarkdown", () => {
     );
   });
 
+  test("a page nested 100,000 levels deep still converts instead of overflowing the stack", () => {
+    expect(htmlToMarkdown(`${"<div>".repeat(100_000)}<p>deep <b>text</b></p>`)).toBe("deep text");
+  });
+
+  test("an unclosed tag ends at the next <, so the rest of the page still parses", () => {
+    expect(htmlToMarkdown(`<p>a <b "unclosed</p>${"<i ".repeat(1000)}<p>after <b>bold</b></p>`)).toContain("after **bold**");
+  });
+
   test("script text that contains markup does not leak", () => {
     expect(htmlToMarkdown(`<script>if (a < b) { s = "</p><h1>x</h1>" }</script><p>kept</p>`)).toBe("kept");
   });

@@ -1,0 +1,36 @@
+/**
+ * skill: hands the model the body of one loaded skill (see lib/skills.ts). Offered only when at
+ * least one skill is loaded; the body is read on the call, never put in the prompt.
+ */
+import * as v from "valibot";
+import type { Skill } from "../skills.ts";
+import description from "./skill.md" with { type: "text" };
+import type { ToolDefinition } from "./types.ts";
+
+const SkillInput = v.object({ name: v.pipe(v.string(), v.description("a skill name from the Skills list")) });
+
+/** Looks a skill up by name after trim + lowercase; an unknown name throws, listing the names there are. */
+export function createSkillTool(skills: readonly Skill[]): ToolDefinition<v.InferOutput<typeof SkillInput>> {
+  const byName = new Map(skills.map((skill) => [skill.name.toLowerCase(), skill]));
+  return {
+    name: "skill",
+    description,
+    schema: SkillInput,
+    readOnly: true,
+    subjects: (input) => [input.name],
+    execute: async ({ name }) => {
+      const skill = byName.get(name.trim().toLowerCase());
+      if (!skill) {
+        const available = skills.map((known) => known.name).join(", ") || "none";
+        throw new Error(`No skill named "${name.trim()}". Available: ${available}`);
+      }
+      return formatSkillResult(skill);
+    },
+  };
+}
+
+/** `Skill "<name>" (<origin>). Follow these instructions for this task.`, a blank line, the body. */
+export function formatSkillResult(skill: Skill): string {
+  const body = skill.body();
+  return `Skill "${skill.name}" (${skill.origin}). Follow these instructions for this task.\n\n${body || "(this skill has no instructions beyond its description)"}`;
+}

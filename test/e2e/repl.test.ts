@@ -1,0 +1,173 @@
+/**
+ * The interactive REPL through the built binary in a pseudo-terminal, against the fake provider:
+ * the banner, approval questions (y / a / n, and ctrl-c while one is open), ctrl-c during a
+ * turn, the prompt queue, /clear and /resume, and the farewell text.
+ */
+import { describe, expect, test } from "bun:test";
+import { BINARY, fakeEnv, userTextsOf, useE2E } from "./_harness.ts";
+
+const e2e = useE2E();
+
+interface ReplDriver {
+  /** Types text; "\r" is Enter, "\x03" is ctrl-c. */
+  type(text: string): void;
+  /** Waits until the screen (ANSI codes removed) holds `text` after position `from`. */
+  until(text: string, from?: number): Promise<number>;
+  screen(): string;
+  exited: Promise<number>;
+  kill(): void;
+}
+
+function startRepl(args: string[] = []): ReplDriver {
+  let raw = "";
+  const decoder = new TextDecoder();
+  const proc = Bun.spawn([BINARY, ...args], {
+    cwd: e2e.dirs.cwd,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: e2e.dirs.home, SHIRO_HOME: e2e.dirs.home, NO_COLOR: "1", ...fakeEnv(e2e.fake.baseURL, "chat") },
+    terminal: { cols: 200, rows: 50, data: (_terminal, data) => void (raw += decoder.decode(data, { stream: true })) },
+  });
+  // eslint-disable-next-line no-control-regex
+  const screen = () => raw.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "").replace(/\r/g, "");
+  return {
+    type: (text) => void proc.terminal!.write(text),
+    async until(text, from = 0) {
+      const deadline = Date.now() + 15_000;
+      for (;;) {
+        const at = screen().indexOf(text, from);
+        if (at >= 0) return at + text.length;
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${JSON.stringify(text)}; screen:\n${screen()}`);
+        await Bun.sleep(20);
+      }
+    },
+    screen,
+    exited: proc.exited,
+    kill: () => proc.kill("SIGKILL"),
+  };
+}
+
+async function withRepl(args: string[], body: (repl: ReplDriver) => Promise<void>): Promise<void> {
+  const repl = startRepl(args);
+  try {
+    await body(repl);
+  } finally {
+    repl.kill();
+    await repl.exited;
+  }
+}
+
+describe("the REPL", () => {
+  test("the banner names the approval policy; ctrl-c with nothing running says good bye", async () => {
+    await withRepl([], async (repl) => {
+      await repl.until("› ");
+      expect(repl.screen()).toContain("no AGENTS.md found - /init writes one\n");
+      expect(repl.screen()).toContain("approvals: ask for write_file, edit_file, bash, multi_edit, apply_patch, move_file, delete_file, mcp__*\n");
+      repl.type("\x03");
+      await repl.until("Good bye. Nothing to save from this session.\n");
+      expect(await repl.exited).toBe(0);
+    });
+  }, 30_000);
+
+  test("approval answers: y runs once, a grants the pattern, n denies; ctrl-c while asked denies and ends the turn", async () => {
+    const bash = (command: string) => ({ toolCalls: [{ name: "bash", input: { command } }] });
+    e2e.fake.script(
+      bash("echo once-ok"), { text: "ran once" },
+      bash("echo always-ok"), { text: "ran always" },
+      bash("echo granted-ok"), { text: "ran without asking" },
+      bash("touch denied.txt"), { text: "was denied" },
+      bash("touch interrupted.txt"),
+      { text: "next answer" },
+    );
+    await withRepl([], async (repl) => {
+      await repl.until("› ");
+      repl.type("first\r");
+      let at = await repl.until("| n deny ");
+      repl.type("y\r");
+      at = await repl.until("ran once", at);
+      repl.type("second\r");
+      at = await repl.until("a always allow bash [echo *] | n deny ", at);
+      repl.type("a\r");
+      at = await repl.until("ran always", at);
+      repl.type("third\r");
+      at = await repl.until("ran without asking", at);
+      expect(repl.screen().slice(at - 200, at)).not.toContain("wants to run");
+      repl.type("fourth\r");
+      at = await repl.until("| n deny ", at);
+      repl.type("n\r");
+      at = await repl.until("was denied", at);
+      expect(repl.screen()).toContain("bash: User denied this tool call.");
+
+      repl.type("fifth\r");
+      at = await repl.until("| n deny ", at);
+      repl.type("\x03");
+      at = await repl.until("[aborted]", at);
+      // The question was withdrawn: the next line is a prompt, not a late answer.
+      repl.type("after the interrupt\r");
+      await repl.until("next answer", at);
+    });
+    const last = e2e.fake.requests.at(-1)!;
+    expect(userTextsOf(last)).toEqual(["first", "second", "third", "fourth", "fifth", "after the interrupt"]);
+    expect(await Bun.file(`${e2e.dirs.cwd}/denied.txt`).exists()).toBe(false);
+    expect(await Bun.file(`${e2e.dirs.cwd}/interrupted.txt`).exists()).toBe(false);
+  }, 40_000);
+
+  test("lines typed during a turn run after it, in order; ctrl-c during a turn stops it and drops the queue", async () => {
+    e2e.fake.script(
+      { text: "slow answer", stallMs: 1_500 },
+      { text: "queued one answered" },
+      { text: "queued two answered" },
+      { toolCalls: [{ name: "bash", input: { command: "sleep 30" } }] },
+      { text: "fresh answer" },
+    );
+    await withRepl(["--yolo"], async (repl) => {
+      await repl.until("› ");
+      repl.type("slow\r");
+      await repl.until("slow\n");
+      repl.type("queued one\r");
+      repl.type("queued two\r");
+      let at = await repl.until("queued two answered");
+      expect(repl.screen().indexOf("slow answer")).toBeLessThan(repl.screen().indexOf("queued one answered"));
+
+      repl.type("sleep now\r");
+      at = await repl.until("● bash sleep 30", at);
+      repl.type("never sent\r");
+      repl.type("\x03");
+      at = await repl.until("interrupted", at);
+      at = await repl.until("The user interrupted this command.", at);
+      repl.type("fresh\r");
+      await repl.until("fresh answer", at);
+    });
+    const texts = e2e.fake.requests.map((request) => userTextsOf(request).at(-1));
+    expect(texts).toEqual(["slow", "queued one", "queued two", "sleep now", "fresh"]);
+  }, 40_000);
+
+  test("/clear starts a new session, /resume brings the old one back, and the farewell says how to resume", async () => {
+    e2e.fake.script({ text: "first answer" }, { text: "second answer" }, { text: "third answer" });
+    await withRepl([], async (repl) => {
+      await repl.until("› ");
+      repl.type("remember the first\r");
+      let at = await repl.until("first answer");
+      repl.type("/clear\r");
+      at = await repl.until("new session ", at);
+      repl.type("in the second session\r");
+      at = await repl.until("second answer", at);
+      repl.type("/sessions\r");
+      at = await repl.until("remember the first", at);
+      // The second session is saved shortly after its turn (autosave is debounced).
+      let sessions: string[] = [];
+      for (const deadline = Date.now() + 5_000; sessions.length < 2 && Date.now() < deadline; await Bun.sleep(50)) {
+        sessions = (await Array.fromAsync(new Bun.Glob("*.json").scan(`${e2e.dirs.home}/.shiro-neko/sessions`))).sort();
+      }
+      expect(sessions).toHaveLength(2);
+      repl.type(`/resume ${sessions[1]!.slice(0, -5)}\r`);
+      at = await repl.until("already in session ", at);
+      repl.type(`/resume ${sessions[0]!.slice(0, -5)}\r`);
+      at = await repl.until("(2 messages): remember the first", at);
+      repl.type("back again\r");
+      at = await repl.until("third answer", at);
+      repl.type("/exit\r");
+      await repl.until("Good bye.\nSaved 4 message(s): \"remember the first\"\n\nResume it with:\n  shiro -c ...newest session in this directory\n  shiro -r ", at);
+      expect(await repl.exited).toBe(0);
+    });
+    expect(userTextsOf(e2e.fake.requests[2]!)).toEqual(["remember the first", "back again"]);
+  }, 40_000);
+});

@@ -1,0 +1,269 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import * as v from "valibot";
+import { stateDir } from "../../lib/paths.ts";
+import { HEAD_BYTES, SKILL_BODY_CAP, loadSkills, readSkillHeader, renderSkillCatalogue, type Skill } from "../../lib/skills.ts";
+import { createSkillTool } from "../../lib/tools/skill.ts";
+import type { ToolContext } from "../../lib/tools/types.ts";
+import { BUILTIN_SKILL_FILES } from "../../skills/index.ts";
+
+const BUILTIN_NAMES = ["commit", "debug", "migrate", "perf", "refactor", "review", "security", "test", "verify"];
+const ROOT = join(import.meta.dir, "..", "..");
+
+let scratch: string;
+let previousHome: string | undefined;
+let counter = 0;
+
+beforeAll(() => {
+  scratch = mkdtempSync(join(tmpdir(), "shiro-skills-"));
+  previousHome = process.env.SHIRO_HOME;
+});
+
+afterAll(() => {
+  if (previousHome === undefined) delete process.env.SHIRO_HOME;
+  else process.env.SHIRO_HOME = previousHome;
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/** A fresh SHIRO_HOME and workspace; returns the state folder and the workspace root. */
+function _freshPlaces(): { state: string; cwd: string } {
+  counter += 1;
+  process.env.SHIRO_HOME = join(scratch, `home-${counter}`);
+  const cwd = join(scratch, `work-${counter}`);
+  mkdirSync(cwd, { recursive: true });
+  return { state: stateDir(), cwd };
+}
+
+function _write(path: string, text: string): string {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+  return path;
+}
+
+function _skillFile(name: string, description: string, body: string): string {
+  return `---\nname: ${name}\ndescription: ${description}\n---\n${body}`;
+}
+
+function _summary(skills: readonly Skill[]) {
+  return skills.map((skill) => ({ name: skill.name, description: skill.description, origin: skill.origin, path: skill.path }));
+}
+
+const ctx: ToolContext = { root: "/", signal: new AbortController().signal, emitOutput: () => {}, callId: "call-1" };
+
+describe("frontmatter", () => {
+  test("keys are case-insensitive, one pair of quotes is stripped, nested lines are ignored", () => {
+    const text = [
+      "---",
+      "Name: \"quoted-name\"",
+      "DESCRIPTION: 'Use it when: quoting'",
+      "metadata:",
+      "  name: nested-one",
+      "name: second",
+      "---",
+      "",
+      "  The body.  ",
+      "",
+    ].join("\n");
+    expect(readSkillHeader(text)).toEqual({ ok: true, name: "quoted-name", description: "Use it when: quoting", bodyStart: text.indexOf("\n  The body") });
+  });
+
+  test("CRLF line endings and a byte-order mark are accepted", () => {
+    const text = "\uFEFF---\r\nname: crlf\r\ndescription: windows file\r\n---\r\nbody\r\n";
+    expect(readSkillHeader(text)).toEqual({ ok: true, name: "crlf", description: "windows file", bodyStart: text.indexOf("body") });
+  });
+
+  test("bad files are skipped with a one-line reason, the good ones still load", () => {
+    const { state, cwd } = _freshPlaces();
+    const dir = join(state, "skills");
+    _write(join(dir, "a-good.md"), _skillFile("good", "loads fine", "Body."));
+    _write(join(dir, "b-no-name.md"), "---\ndescription: has no name\n---\nBody.");
+    _write(join(dir, "c-no-description.md"), "---\nname: lonely\n---\nBody.");
+    _write(join(dir, "d-empty-values.md"), "---\nname: \"\"\ndescription:\n---\nBody.");
+    _write(join(dir, "e-no-frontmatter.md"), "# Just markdown\nname: x\ndescription: y\n");
+    _write(join(dir, "f-unclosed.md"), "---\nname: open\ndescription: never closed\nBody.");
+    _write(join(dir, "g-bad-name.md"), _skillFile("two words", "spaces are not allowed", "Body."));
+    _write(join(dir, "h-long-description.md"), _skillFile("wordy", "x".repeat(1_025), "Body."));
+    _write(join(dir, "i-huge-frontmatter.md"), `---\nname: big\ndescription: big\nnote: ${"y".repeat(HEAD_BYTES)}\n---\nBody.`);
+    _write(join(dir, "notes.txt"), _skillFile("ignored", "not a .md file", "Body."));
+    const { skills, skipped } = loadSkills({ cwd, stateDir: state, includeBuiltin: false });
+    expect(_summary(skills)).toEqual([{ name: "good", description: "loads fine", origin: "user", path: join(dir, "a-good.md") }]);
+    expect(skipped).toEqual([
+      { path: join(dir, "b-no-name.md"), reason: "no name in the frontmatter" },
+      { path: join(dir, "c-no-description.md"), reason: "no description in the frontmatter" },
+      { path: join(dir, "d-empty-values.md"), reason: "no name or description in the frontmatter" },
+      { path: join(dir, "e-no-frontmatter.md"), reason: 'no frontmatter: the file must start with a "---" line' },
+      { path: join(dir, "f-unclosed.md"), reason: 'the frontmatter has no closing "---" line' },
+      { path: join(dir, "g-bad-name.md"), reason: 'name "two words" must be at most 64 letters, digits, dots, dashes or underscores' },
+      { path: join(dir, "h-long-description.md"), reason: "the description is 1025 characters, over the 1024 limit" },
+      { path: join(dir, "i-huge-frontmatter.md"), reason: `the frontmatter has no closing "---" line in the first ${HEAD_BYTES} bytes` },
+    ]);
+  });
+});
+
+describe("loading", () => {
+  test("folders that do not exist give builtin skills only and nothing skipped", () => {
+    const { state, cwd } = _freshPlaces();
+    const { skills, skipped } = loadSkills({ cwd, stateDir: state });
+    expect(skills.map((skill) => [skill.name, skill.origin, skill.path])).toEqual(BUILTIN_NAMES.map((name) => [name, "builtin", undefined]));
+    expect(skipped).toEqual([]);
+    expect(loadSkills({ cwd, stateDir: state, includeBuiltin: false })).toEqual({ skills: [], skipped: [] });
+  });
+
+  test("builtin < registry < user < project, by name; both folder layouts; sorted by name", () => {
+    const { state, cwd } = _freshPlaces();
+    const registry = _write(join(state, "registry", "skills", "review.md"), _skillFile("review", "from the registry", "R"));
+    _write(join(state, "registry", "skills", "deploy.md"), _skillFile("deploy", "registry deploy", "D1"));
+    const userDeploy = _write(join(state, "skills", "deploy", "SKILL.md"), _skillFile("deploy", "user deploy", "D2"));
+    _write(join(state, "skills", "commit.md"), _skillFile("commit", "user commit", "C1"));
+    const userOnly = _write(join(state, "skills", "alpha.md"), _skillFile("alpha", "user only", "A"));
+    const projectCommit = _write(join(cwd, ".shiro", "skills", "commit", "SKILL.md"), _skillFile("Commit", "project commit", "C2"));
+    const projectTest = _write(join(cwd, ".shiro", "skills", "test.md"), _skillFile("test", "project test", "T"));
+    _write(join(cwd, ".shiro", "skills", "resources", "notes.md"), "a folder without SKILL.md is not a skill");
+    const { skills, skipped } = loadSkills({ cwd, stateDir: state });
+    expect(skipped).toEqual([]);
+    const byName = Object.fromEntries(skills.map((skill) => [skill.name.toLowerCase(), skill]));
+    expect(skills.map((skill) => skill.name)).toEqual(["alpha", "Commit", "debug", "deploy", "migrate", "perf", "refactor", "review", "security", "test", "verify"]);
+    expect(_summary([byName.commit!, byName.alpha!, byName.deploy!, byName.review!, byName.test!, byName.debug!])).toEqual([
+      { name: "Commit", description: "project commit", origin: "project", path: projectCommit },
+      { name: "alpha", description: "user only", origin: "user", path: userOnly },
+      { name: "deploy", description: "user deploy", origin: "user", path: userDeploy },
+      { name: "review", description: "from the registry", origin: "registry", path: registry },
+      { name: "test", description: "project test", origin: "project", path: projectTest },
+      { name: "debug", description: readSkillHeaderOf(BUILTIN_SKILL_FILES.debug!).description, origin: "builtin", path: undefined },
+    ]);
+    expect([byName.commit!.body(), byName.deploy!.body(), byName.review!.body()]).toEqual(["C2", "D2", "R"]);
+  });
+
+  test("registry skills are flat files only: a registry sub-folder is not read", () => {
+    const { state, cwd } = _freshPlaces();
+    _write(join(state, "registry", "skills", "nested", "SKILL.md"), _skillFile("nested", "not read", "N"));
+    expect(loadSkills({ cwd, stateDir: state, includeBuiltin: false })).toEqual({ skills: [], skipped: [] });
+  });
+});
+
+function readSkillHeaderOf(text: string): { name: string; description: string } {
+  const header = readSkillHeader(text);
+  if (!header.ok) throw new Error(header.reason);
+  return { name: header.name, description: header.description };
+}
+
+describe("bodies", () => {
+  test("a body is read on each call, so an edit after loading is seen", () => {
+    const { state, cwd } = _freshPlaces();
+    const path = _write(join(state, "skills", "live.md"), _skillFile("live", "changes", "first version"));
+    const [skill] = loadSkills({ cwd, stateDir: state, includeBuiltin: false }).skills;
+    writeFileSync(path, _skillFile("live", "changes", "\n\n  second version  \n"));
+    expect(skill!.body()).toBe("second version");
+    writeFileSync(path, _skillFile("live", "changes", "third version"));
+    expect(skill!.body()).toBe("third version");
+    unlinkSync(path);
+    expect(() => skill!.body()).toThrow(`cannot read the skill file ${path} (ENOENT)`);
+  });
+
+  test("loading reads only the head: a 64 GiB file with its frontmatter first loads at once", () => {
+    const { state, cwd } = _freshPlaces();
+    const path = _write(join(cwd, ".shiro", "skills", "huge.md"), _skillFile("huge", "a very large file", "Body starts here."));
+    truncateSync(path, 64 * 1024 ** 3);
+    const { skills, skipped } = loadSkills({ cwd, stateDir: state, includeBuiltin: false });
+    expect(skipped).toEqual([]);
+    expect(_summary(skills)).toEqual([{ name: "huge", description: "a very large file", origin: "project", path }]);
+    const body = skills[0]!.body();
+    expect(body.length).toBe(SKILL_BODY_CAP);
+    expect(body.startsWith("Body starts here.\0\0")).toBe(true);
+    unlinkSync(path);
+  });
+
+  test("a body is trimmed, then cut at 20,000 characters", () => {
+    const { state, cwd } = _freshPlaces();
+    const long = "abcdefghij".repeat(2_500);
+    _write(join(state, "skills", "long.md"), _skillFile("long", "too long", `\n\n   ${long}\n`));
+    _write(join(state, "skills", "exact.md"), _skillFile("exact", "just fits", `  ${long.slice(0, SKILL_BODY_CAP)}  \n`));
+    const [exact, tooLong] = loadSkills({ cwd, stateDir: state, includeBuiltin: false }).skills;
+    expect(SKILL_BODY_CAP).toBe(20_000);
+    expect(tooLong!.body()).toBe(long.slice(0, 20_000));
+    expect(exact!.body()).toBe(long.slice(0, 20_000));
+  });
+});
+
+describe("catalogue", () => {
+  test("none renders as the empty string", () => {
+    expect(renderSkillCatalogue([])).toBe("");
+  });
+
+  test("an intro line, then one line per skill", () => {
+    expect(renderSkillCatalogue([
+      { name: "commit", description: "Load before committing." },
+      { name: "deploy", description: "Load before deploying." },
+    ])).toBe([
+      "Skills: before starting work that matches one of these, load it with the `skill` tool and follow its instructions.",
+      "- commit: Load before committing.",
+      "- deploy: Load before deploying.",
+    ].join("\n"));
+  });
+
+  test("the builtin catalogue stays small", () => {
+    const { state, cwd } = _freshPlaces();
+    expect(renderSkillCatalogue(loadSkills({ cwd, stateDir: state }).skills).length).toBeLessThan(1_500);
+  });
+});
+
+describe("the skill tool", () => {
+  const skills: Skill[] = [
+    { name: "commit", description: "c", origin: "builtin", body: () => "Stage with care." },
+    { name: "Deploy", description: "d", origin: "project", path: "/p/deploy.md", body: () => "Ship it." },
+    { name: "empty", description: "e", origin: "user", path: "/u/empty.md", body: () => "" },
+  ];
+  const tool = createSkillTool(skills);
+
+  test("its contract fields", () => {
+    expect({ name: tool.name, readOnly: tool.readOnly, set: tool.set, subjects: tool.subjects!({ name: " Deploy " }) })
+      .toEqual({ name: "skill", readOnly: true, set: undefined, subjects: [" Deploy "] });
+    expect(v.parse(tool.schema, { name: "commit" })).toEqual({ name: "commit" });
+    expect(() => v.parse(tool.schema, {})).toThrow();
+  });
+
+  test("returns the header, a blank line and the body; names match after trim + lowercase", async () => {
+    expect(await tool.execute({ name: "commit" }, ctx)).toBe('Skill "commit" (builtin). Follow these instructions for this task.\n\nStage with care.');
+    expect(await tool.execute({ name: "  DEPLOY\n" }, ctx)).toBe('Skill "Deploy" (project). Follow these instructions for this task.\n\nShip it.');
+    expect(await tool.execute({ name: "empty" }, ctx)).toBe('Skill "empty" (user). Follow these instructions for this task.\n\n(this skill has no instructions beyond its description)');
+  });
+
+  test("an unknown name throws, listing what is available", async () => {
+    await expect(tool.execute({ name: " nope " }, ctx)).rejects.toThrow('No skill named "nope". Available: commit, Deploy, empty');
+    await expect(createSkillTool([]).execute({ name: "x" }, ctx)).rejects.toThrow('No skill named "x". Available: none');
+  });
+
+  test("loads a real file's body through the tool", async () => {
+    const { state, cwd } = _freshPlaces();
+    _write(join(cwd, ".shiro", "skills", "review.md"), _skillFile("review", "ours", "\nOur review rules.\n"));
+    const loaded = loadSkills({ cwd, stateDir: state }).skills;
+    expect(await createSkillTool(loaded).execute({ name: "Review" }, ctx))
+      .toBe('Skill "review" (project). Follow these instructions for this task.\n\nOur review rules.');
+  });
+});
+
+describe("builtin skills", () => {
+  test("the nine embedded files are the ones on disk", () => {
+    expect(Object.keys(BUILTIN_SKILL_FILES).sort()).toEqual(BUILTIN_NAMES);
+    for (const name of BUILTIN_NAMES) {
+      expect(BUILTIN_SKILL_FILES[name]).toBe(readFileSync(join(ROOT, "skills", name, "SKILL.md"), "utf8"));
+    }
+  });
+
+  test("each parses, is named for its folder, says when in one line of at most 160 chars, and has a real body", () => {
+    const { state, cwd } = _freshPlaces();
+    const { skills, skipped } = loadSkills({ cwd, stateDir: state });
+    expect(skipped).toEqual([]);
+    for (const name of BUILTIN_NAMES) {
+      const header = readSkillHeaderOf(BUILTIN_SKILL_FILES[name]!);
+      expect(header.name).toBe(name);
+      expect(header.description.length).toBeLessThanOrEqual(160);
+      expect(header.description.startsWith("Load ")).toBe(true);
+      const skill = skills.find((candidate) => candidate.name === name)!;
+      const words = skill.body().split(/\s+/).filter(Boolean).length;
+      expect({ name, origin: skill.origin, wordsInRange: words >= 80 && words <= 250 }).toEqual({ name, origin: "builtin", wordsInRange: true });
+    }
+  });
+});
