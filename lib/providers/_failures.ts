@@ -60,7 +60,7 @@ export function classifyFailure(failure: WireFailure, where: { host: string; mod
       retry: {
         kind: "rate-limit", status,
         reason: `${label}: rate limited`,
-        final: (retries) => ({ kind: "rate-limit", status, message: `${label}: rate limited after ${_retries(retries)} — wait and try again` }),
+        final: (retries) => ({ kind: "rate-limit", status, message: `${label}: rate limited${retries > 0 ? ` after ${_retries(retries)}` : ""} — wait and try again` }),
       },
     };
   }
@@ -72,7 +72,7 @@ export function classifyFailure(failure: WireFailure, where: { host: string; mod
       retry: {
         kind: "server", status,
         reason: `${label}: ${said}`,
-        final: (retries) => ({ kind: "server", status, message: `${label} after ${_retries(retries)}: ${said}` }),
+        final: (retries) => ({ kind: "server", status, message: `${label}${retries > 0 ? ` after ${_retries(retries)}` : ""}: ${said}` }),
       },
     };
   }

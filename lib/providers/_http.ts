@@ -67,6 +67,14 @@ export async function* streamWire(
       yield { type: "error", error: { ...outcome.final(maxRetries), beforeOutput: true } };
       return;
     }
+    // A provider asking for a longer wait than MAX_RETRY_WAIT_MS is not waited on in silence:
+    // the request fails now and the message says how long the provider asked for.
+    if (outcome.retryAfterMs !== undefined && outcome.retryAfterMs > MAX_RETRY_WAIT_MS) {
+      const final = outcome.final(attempt);
+      const wait = Math.ceil(outcome.retryAfterMs / 1000);
+      yield { type: "error", error: { ...final, beforeOutput: true, message: `${final.message} (the provider asks to wait ${wait}s before retrying)` } };
+      return;
+    }
     const delayMs = outcome.retryAfterMs ?? _backoffMs(connection.retryBaseMs ?? 500, attempt);
     yield { type: "retry", attempt: attempt + 1, delayMs, reason: outcome.reason };
     if (!(await _sleep(delayMs, request.signal))) {
@@ -75,6 +83,9 @@ export async function* streamWire(
     }
   }
 }
+
+/** The longest `retry-after` waited on; beyond it the request fails with the wait in its message. */
+export const MAX_RETRY_WAIT_MS = 60_000;
 
 /** The host of a URL for messages (`api.openai.com`, `127.0.0.1:8080`); the input when unparsable. */
 export function hostOf(url: string): string {

@@ -197,6 +197,15 @@ describe.each(PROTOCOLS)("%s adapter against the fake provider", (protocol) => {
     ]);
   });
 
+  test("a retry-after longer than a minute is not waited on: the error says how long the provider asked", async () => {
+    fake.script({ error: { status: 429, headers: { "retry-after": "3600" } } });
+    const events = await collect(adapter(connectTo(fake, protocol, { maxRetries: 3 }), requestOf()));
+    expect(events).toEqual([
+      { type: "error", error: { kind: "rate-limit", status: 429, message: `429 from ${host}: rate limited — wait and try again (the provider asks to wait 3600s before retrying)`, beforeOutput: true } },
+    ]);
+    expect(fake.requests).toHaveLength(1);
+  });
+
   test("a rejected key is not retried: one request, one line naming the variable", async () => {
     const events = await collect(adapter(connectTo(fake, protocol, { apiKey: "sk-wrong-key-000000" }), requestOf()));
     const variable = protocol === "anthropic" ? "ANTHROPIC_API_KEY" : protocol === "openai-responses" ? "OPENAI_API_KEY" : "DEEPSEEK_API_KEY";
