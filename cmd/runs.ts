@@ -116,13 +116,22 @@ const tail = defineCommand({
 });
 
 const cancel = defineCommand({
-  meta: { name: "cancel", description: "stop a running run (it ends with a cancelled done event)" },
+  meta: { name: "cancel", description: "stop a running run, or give up a blocked one (either ends with a cancelled done event)" },
   args: { id: { type: "positional", description: "run id or unique prefix" } },
   async run({ args }) {
     const { findRun, effectiveStatus, requestCancel } = await import("../lib/store/runs.ts");
     const { shortRunId } = await import("../lib/store/short-ids.ts");
     const run = findRun(String(args.id));
     const status = effectiveStatus(run);
+    if (status === "blocked") {
+      const { cancelBlockedRun } = await import("../lib/store/runs.ts");
+      const { decide, get } = await import("../lib/store/approvals.ts");
+      const approvalId = run.suspended?.approvalId;
+      if (approvalId && get(approvalId)?.status === "pending") decide(approvalId, "denied", "cli");
+      cancelBlockedRun(run);
+      process.stdout.write(`cancelled blocked run ${shortRunId(run.id)}${approvalId ? "; its pending approval was denied" : ""}\n`);
+      return;
+    }
     if (status !== "running") throw new UserError(`run ${shortRunId(run.id)} is not running (${status})`);
     requestCancel(run.id);
     process.stdout.write(`cancel requested for run ${shortRunId(run.id)}\n`);

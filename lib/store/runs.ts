@@ -177,3 +177,13 @@ export function cancelRequested(runId: string): boolean {
 export function clearCancelRequest(runId: string): void {
   rmSync(paths.cancelRequest(runId), { force: true });
 }
+
+/**
+ * Gives up a run that is waiting for an approval, from any process: its log ends with a notice
+ * and a cancelled `done`, and its snapshot says `cancelled` and no longer holds the suspension.
+ */
+export function cancelBlockedRun(run: RunSnapshot): void {
+  const log = openRunLog({ ...run, status: "cancelled", endedAt: new Date().toISOString(), suspended: undefined }, { fresh: false });
+  log.append({ type: "notice", text: "cancelled while waiting for an approval" });
+  log.append({ type: "done", runId: run.id, sessionId: run.sessionId, stop: "aborted", steps: run.steps, cancelled: true });
+}

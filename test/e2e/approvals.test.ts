@@ -102,3 +102,22 @@ describe("guards and secrets", () => {
     for (const name of readdirSync(events)) expect(readFileSync(join(events, name), "utf8")).not.toContain("very-secret-value-123");
   });
 });
+
+describe("giving up a blocked run", () => {
+  test("runs cancel on a blocked run denies its approval and ends its log with a cancelled done", async () => {
+    e2e.fake.script({ toolCalls: [{ name: "write_file", input: { path: "x.txt", content: "x" } }] });
+    const blocked = await shiro(["-p", "write x", "--approvals", "block", "--json"]);
+    expect(blocked.code).toBe(3);
+    const block = parseEventLines(blocked.stdout).find((event) => event.type === "blocked")!;
+    const cancel = await shiro(["runs", "cancel", String(block.runId)]);
+    expect(cancel.code).toBe(0);
+    expect(cancel.stdout).toMatch(/^cancelled blocked run [0-9a-f-]{8,}; its pending approval was denied\n$/);
+    const log = parseEventLines(readFileSync(join(e2e.dirs.home, ".shiro-neko", "events", `${block.runId}.jsonl`), "utf8"));
+    expect(log.at(-1)).toMatchObject({ type: "done", stop: "aborted", cancelled: true });
+    const snapshot = JSON.parse(readFileSync(join(e2e.dirs.home, ".shiro-neko", "runs", `${block.runId}.json`), "utf8"));
+    expect([snapshot.status, snapshot.suspended]).toEqual(["cancelled", undefined]);
+    expect(JSON.parse((await shiro(["approvals", "--json"])).stdout)).toEqual([]);
+    expect((await shiro(["runs", "resume", String(block.runId)])).stderr).toContain("is not waiting for an approval (cancelled)");
+    expect(existsSync(join(e2e.dirs.cwd, "x.txt"))).toBe(false);
+  }, 30_000);
+});
