@@ -4,7 +4,8 @@
  * (kept in memory only). Ctrl-C interrupts a running turn; with nothing running it exits.
  */
 import { createInterface, type Interface } from "node:readline";
-import { createAgent, type Agent, type AgentFlags } from "../lib/agent/agent.ts";
+import { MissingKeyError, createAgent, type Agent, type AgentFlags } from "../lib/agent/agent.ts";
+import { runProviderSetup } from "../lib/repl/onboarding.ts";
 import type { ApprovalAnswer, ApprovalRequest } from "../lib/approval.ts";
 import { EXIT } from "../lib/errors.ts";
 import { appendHistory, loadHistory } from "../lib/store/history.ts";
@@ -50,11 +51,41 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     return "deny";
   };
 
-  let agent: Agent = await createAgent({ cwd, flags, mode: "interactive", decide: askApproval });
+  let agent: Agent;
+  try {
+    agent = await createAgent({ cwd, flags, mode: "interactive", decide: askApproval });
+  } catch (error) {
+    // No key is not fatal in a terminal: set a provider up, then start.
+    if (!(error instanceof MissingKeyError)) throw error;
+    write(`${style.dim(error.message)}\n`);
+    if (!(await runProviderSetup())) {
+      write("no provider configured yet - run shiro again to set one up\n");
+      return EXIT.error;
+    }
+    agent = await createAgent({ cwd, flags: { ...flags, provider: undefined, model: undefined, baseURL: undefined, protocol: undefined }, mode: "interactive", decide: askApproval });
+  }
   const renderer = createRenderer(write, style, () => agent.model);
   _banner(agent, write, style.dim);
 
   /** /resume and /clear: the current session is saved and closed, another one opens. */
+  /** /provider: set a provider up (readline paused while @clack/prompts owns the terminal), then continue this session with it. */
+  const setUpProvider = async (): Promise<void> => {
+    rl?.pause();
+    let result: Awaited<ReturnType<typeof runProviderSetup>>;
+    try {
+      result = await runProviderSetup();
+    } finally {
+      if (process.stdin.isTTY) process.stdin.setRawMode(true);
+      rl?.resume();
+    }
+    if (!result) return;
+    const sessionId = agent.session.messages.length > 0 ? agent.session.id : undefined;
+    agent.close();
+    const provider = { ...flags, provider: undefined, model: undefined, baseURL: undefined, protocol: undefined, continue: false, resume: undefined };
+    agent = await createAgent({ cwd, flags: provider, mode: "interactive", decide: askApproval, ...(sessionId ? { sessionId } : {}) });
+    write(`now using ${agent.config.preset.id}/${agent.model}\n`);
+  };
+
   const switchSession = async (sessionId: string | undefined): Promise<void> => {
     let next: Agent;
     try {
@@ -94,6 +125,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
       }
       if (outcome.kind === "exit") exiting = true;
       if (outcome.kind === "switch-session") await switchSession(outcome.sessionId);
+      if (outcome.kind === "provider-setup") await setUpProvider();
       if (outcome.kind !== "prompt") return;
       prompt = outcome.text;
     }

@@ -17,6 +17,7 @@ export const SLASH_COMMANDS: Record<string, string> = {
   "/agent [name]": "switch the agent variant (default, quick, deep, plan, review)",
   "/think [level]": "switch the thinking level (off, low, medium, high, max)",
   "/model [id]": "switch the model, or list the provider's models",
+  "/provider": "set up a provider: preset, key and model (saved to config.json)",
   "/todos": "the task list",
   "/notes": "what shiro remembers about this project",
   "/memory": "let the model merge unused notes (past 60)",
@@ -33,7 +34,7 @@ export const SLASH_COMMANDS: Record<string, string> = {
   "/clear": "start a new, empty session",
   "/exit": "quit (also /quit, ctrl-c when idle)",
 };
-const _ALIASES: Record<string, string> = { "/?": "/help", "/quit": "/exit", "/models": "/model" };
+const _ALIASES: Record<string, string> = { "/?": "/help", "/quit": "/exit", "/models": "/model", "/login": "/provider" };
 
 /** The prompt /init runs: investigate, then write a short AGENTS.md of verified facts. */
 export const INIT_PROMPT = [
@@ -60,6 +61,7 @@ export type SlashOutcome =
   | { kind: "done" }
   | { kind: "exit" }
   | { kind: "switch-session"; sessionId?: string }
+  | { kind: "provider-setup" }
   | { kind: "prompt"; text: string };
 
 const _done: SlashOutcome = { kind: "done" };
@@ -200,6 +202,8 @@ export async function runSlashCommand(line: string, ctx: SlashContext): Promise<
         return _done;
       }
       return { kind: "switch-session", sessionId: args };
+    case "/provider":
+      return { kind: "provider-setup" };
     case "/clear":
       return { kind: "switch-session" };
     case "/save":

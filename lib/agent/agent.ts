@@ -126,9 +126,14 @@ export function runOptionsFromFlags(flags: AgentFlags): RunOptions {
   };
 }
 
+/** No key for the chosen provider: headless exits 1 with this; the REPL opens provider setup instead. */
+export class MissingKeyError extends UserError {
+  override name = "MissingKeyError";
+}
+
 function _missingKey(config: ResolvedConfig): UserError {
   const env = config.preset.keyEnv ? `${config.preset.keyEnv} / SHIRO_API_KEY` : "SHIRO_API_KEY";
-  return new UserError(`No API key for provider "${config.preset.id}". Run shiro and use /provider to set one, or set ${env}, or add "apiKey" to ${config.configPath}`);
+  return new MissingKeyError(`No API key for provider "${config.preset.id}". Run shiro and use /provider to set one, or set ${env}, or add "apiKey" to ${config.configPath}`);
 }
 
 function _pickSession(options: CreateAgentOptions, config: ResolvedConfig, notices: string[]): { session: SessionRecord; resumed: boolean } {

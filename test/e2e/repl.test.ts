@@ -18,12 +18,12 @@ interface ReplDriver {
   kill(): void;
 }
 
-function startRepl(args: string[] = []): ReplDriver {
+function startRepl(args: string[] = [], env: Record<string, string> = fakeEnv(e2e.fake.baseURL, "chat")): ReplDriver {
   let raw = "";
   const decoder = new TextDecoder();
   const proc = Bun.spawn([BINARY, ...args], {
     cwd: e2e.dirs.cwd,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: e2e.dirs.home, SHIRO_HOME: e2e.dirs.home, NO_COLOR: "1", ...fakeEnv(e2e.fake.baseURL, "chat") },
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: e2e.dirs.home, SHIRO_HOME: e2e.dirs.home, NO_COLOR: "1", ...env },
     terminal: { cols: 200, rows: 50, data: (_terminal, data) => void (raw += decoder.decode(data, { stream: true })) },
   });
   // eslint-disable-next-line no-control-regex
@@ -170,4 +170,40 @@ describe("the REPL", () => {
     });
     expect(userTextsOf(e2e.fake.requests[2]!)).toEqual(["remember the first", "back again"]);
   }, 40_000);
+});
+
+describe("provider setup", () => {
+  test("with no key, the REPL sets a provider up, saves it, and answers with it", async () => {
+    e2e.fake.script({ text: "configured and answering" });
+    const repl = startRepl([], {});
+    try {
+      await repl.until("Which provider?");
+      const presets = ["anthropic", "openai", "openrouter", "groq", "deepseek", "xai", "mistral", "gemini", "together", "fireworks", "cerebras", "ollama", "lmstudio", "custom-openai"];
+      // One key at a time: a burst of escape sequences can arrive as one chunk and be misread.
+      for (let i = 0; i < presets.indexOf("custom-openai"); i++) {
+        repl.type("\x1b[B");
+        await Bun.sleep(30);
+      }
+      await repl.until("● Custom OpenAI-compatible");
+      repl.type("\r");
+      await repl.until("◆  API root URL");
+      repl.type(`${e2e.fake.baseURL}\r`);
+      await repl.until("◆  API key");
+      repl.type("sk-typed-key\r");
+      await repl.until("● fake-model");
+      repl.type("\r");
+      await repl.until("› ");
+      const { readFileSync } = await import("node:fs");
+      const { join } = await import("node:path");
+      const saved = JSON.parse(readFileSync(join(e2e.dirs.home, ".shiro-neko", "config.json"), "utf8"));
+      expect(saved).toEqual({ provider: "custom-openai", model: "fake-model", baseURL: e2e.fake.baseURL, apiKey: "sk-typed-key" });
+      repl.type("hello\r");
+      await repl.until("configured and answering");
+      expect(e2e.fake.requests.at(-1)!.headers.authorization).toBe("Bearer sk-typed-key");
+      expect(userTextsOf(e2e.fake.requests.at(-1)!)).toEqual(["hello"]);
+    } finally {
+      repl.kill();
+      await repl.exited;
+    }
+  }, 30_000);
 });
