@@ -97,8 +97,12 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
         const span = wire.newSpan;
         let summary: string | undefined;
         let failure: string | undefined;
+        // Summaries pile up over a very long session; past a quarter of the threshold they are
+        // rolled into the new one, which then stands for all the history it covers.
+        const earlier = state.spans.flatMap((entry) => (entry.summary ? [entry.summary] : []));
+        const rollUp = earlier.length > 0 && earlier.join("").length / 4 > threshold / 4;
         try {
-          const request = buildSpanSummaryRequest(messages.slice(span.from, span.to));
+          const request = buildSpanSummaryRequest(messages.slice(span.from, span.to), rollUp ? { earlier } : {});
           summary = parseSummary(await complete(request.system, request.prompt, signal));
           if (!summary) failure = "the model returned an empty summary";
         } catch (error) {
@@ -106,11 +110,14 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
         }
         if (signal.aborted) return { messages: wire.messages, events };
         if (failure) events.push({ type: "notice", text: `compaction: could not summarise messages ${span.from + 1}–${span.to} (${failure}); they are off the wire without a summary, and recall_discarded can still search them` });
-        state = recordSpan(state, span, { ...(summary ? { summary } : {}), runId });
+        state = summary && rollUp
+          ? { ...state, spans: [{ from: state.spans[0]!.from, to: span.to, summary, createdAt: new Date().toISOString(), runId }] }
+          : recordSpan(state, span, { ...(summary ? { summary } : {}), runId });
         options.session.compaction = state;
         options.markChanged();
         wire = plan(messages, system, state);
-        events.push({ type: "compacted", before: wire.before, after: wire.after, ...(summary ? { summary } : {}), span });
+        const covered = summary && rollUp ? { from: state.spans[0]!.from, to: span.to } : span;
+        events.push({ type: "compacted", before: wire.before, after: wire.after, ...(summary ? { summary } : {}), span: covered });
         announcedRun = runId;
       } else if (wire.pruned && announcedRun !== runId) {
         events.push({ type: "compacted", before: wire.before, after: wire.after });

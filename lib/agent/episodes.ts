@@ -22,6 +22,11 @@ export interface SpanSummaryOptions {
   budgetTokens?: number;
   /** What the summary should pay most attention to. */
   focus?: string;
+  /**
+   * Summaries of earlier spans that this summary replaces (a roll-up): the new summary must
+   * carry what still matters from them, since they leave the wire with it.
+   */
+  earlier?: string[];
 }
 
 /** Characters of rendered history a summary request carries at most (about 15k tokens). */
@@ -49,6 +54,10 @@ export function buildSpanSummaryRequest(span: Message[], options: SpanSummaryOpt
     "## Goal\n## Decisions\n## Files touched\n## Commands and outcomes\n## Dead ends\n## Open questions",
     "Keep exact paths, identifiers, commands, error messages and numbers. Leave out anything that did not matter later.",
     ...(options.focus?.trim() ? [`Pay most attention to: ${options.focus.trim()}`] : []),
+    ...(options.earlier && options.earlier.length > 0
+      ? ["The summaries below cover the history before it and are replaced by yours: fold in what still matters from them.",
+        `<earlier-summaries>\n${options.earlier.join("\n\n---\n\n")}\n</earlier-summaries>`]
+      : []),
     `<history>\n${renderTranscript(span)}\n</history>`,
   ].join("\n\n");
   return { system: _SPAN_SYSTEM, prompt };
