@@ -19,7 +19,7 @@ export const SUBCOMMANDS: Record<string, Loader> = {
 
 export const SUBCOMMAND_SUMMARIES: Record<string, string> = {
   "config [path|show|set <key> <json>]": "show or change config.json",
-  "runs [list|show|events|tail|cancel|resume]": "the run log: past and live runs, cancel one, resume a blocked one",
+  "runs [list|show|events|search|tail|cancel|resume]": "the run log: past and live runs, search them, cancel one, resume a blocked one",
   "approvals [--json]": "list pending approvals of blocked runs",
   "approve <id>": "approve a pending approval (id or unique prefix)",
   "deny <id>": "deny a pending approval (id or unique prefix)",

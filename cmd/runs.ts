@@ -150,9 +150,40 @@ const resume = defineCommand({
   },
 });
 
+const search = defineCommand({
+  meta: { name: "search", description: "find past runs by what was asked, said, run or returned (every word must appear)" },
+  args: {
+    query: { type: "positional", description: "words to look for (quote several)" },
+    json: { type: "boolean", description: "the hits as a JSON array" },
+    here: { type: "boolean", description: "only runs started in this folder" },
+    limit: { type: "string", description: "at most this many hits (default 50)" },
+  },
+  async run({ args }) {
+    const { searchRuns } = await import("../lib/store/run-search.ts");
+    const limit = args.limit ? Number.parseInt(String(args.limit), 10) : 50;
+    if (!Number.isInteger(limit) || limit < 1) throw new UserError("--limit must be a positive whole number");
+    const query = String(args.query);
+    const hits = searchRuns(query, { limit, ...(args.here ? { cwd: process.cwd() } : {}) });
+    if (args.json) {
+      process.stdout.write(`${JSON.stringify(hits, null, 2)}\n`);
+      return;
+    }
+    if (hits.length === 0) {
+      process.stdout.write(`no run matches "${query}"\n`);
+      return;
+    }
+    const { shortestUniquePrefix } = await import("../lib/ids.ts");
+    const ids = [...new Set(hits.map((hit) => hit.runId))];
+    for (const hit of hits) {
+      const label = hit.name ? `${hit.kind} ${hit.name}` : hit.kind;
+      process.stdout.write(`${shortestUniquePrefix(hit.runId, ids).padEnd(8)}  ${hit.at.slice(0, 16).replace("T", " ")}  ${label.padEnd(22)} ${hit.excerpt}\n`);
+    }
+  },
+});
+
 export default defineCommand({
-  meta: { name: "runs", description: "the run log: list, show, events, tail, cancel, resume" },
-  subCommands: { list, show, events, tail, cancel, resume },
+  meta: { name: "runs", description: "the run log: list, show, events, search, tail, cancel, resume" },
+  subCommands: { list, show, events, tail, cancel, resume, search },
   async run({ rawArgs }) {
     if (rawArgs.length === 0) await list.run!({ args: { _: [] } as never, rawArgs: [], cmd: list });
   },

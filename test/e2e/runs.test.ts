@@ -4,7 +4,7 @@
  * process so that its log ends with a cancelled `done`.
  */
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeEnv, parseEventLines, runShiro, useE2E } from "./_harness.ts";
 
@@ -125,5 +125,27 @@ describe("a run that dies", () => {
     const [snapshot] = JSON.parse((await shiro(["runs", "list", "--json"])).stdout);
     expect(snapshot).toMatchObject({ id: runId, status: "interrupted" });
     expect((await shiro(["runs", "tail", runId])).stderr).toBe(`shiro: run ${runId.slice(0, 8)} ended without finishing (its process is gone)\n`);
+  }, 30_000);
+});
+
+describe("shiro runs search", () => {
+  test("finds past runs by prompt, message, tool input and tool output; every word must match", async () => {
+    writeFileSync(join(e2e.dirs.cwd, "notes.txt"), "the flaky-cache-key lives in config\n");
+    e2e.fake.script(
+      { toolCalls: [{ name: "read_file", input: { path: "notes.txt" } }] }, { text: "Found the cache setting." },
+      { text: "Unrelated answer." },
+    );
+    expect((await shiro(["-p", "where is the cache configured?"])).code).toBe(0);
+    expect((await shiro(["-p", "say something else"])).code).toBe(0);
+
+    const hits = JSON.parse((await shiro(["runs", "search", "flaky-cache-key config", "--json"])).stdout);
+    expect(hits.map((hit: { kind: string; name?: string }) => [hit.kind, hit.name])).toEqual([["tool-result", "read_file"]]);
+    expect(hits[0].excerpt).toContain("the flaky-cache-key lives in config");
+
+    const byPrompt = JSON.parse((await shiro(["runs", "search", "CACHE", "--json"])).stdout);
+    expect(byPrompt.map((hit: { kind: string }) => hit.kind)).toEqual(["prompt", "tool-result", "message"]);
+    const text = await shiro(["runs", "search", "cache setting"]);
+    expect(text.stdout).toMatch(/^[0-9a-f-]{8,}\s+\d{4}-\d\d-\d\d \d\d:\d\d\s+message\s+Found the cache setting\.\n$/);
+    expect((await shiro(["runs", "search", "nothing-like-this"])).stdout).toBe('no run matches "nothing-like-this"\n');
   }, 30_000);
 });
