@@ -24,10 +24,13 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
   let rl: Interface | undefined;
 
   const askApproval = async (request: ApprovalRequest): Promise<ApprovalAnswer> => {
-    const head = request.repeated
-      ? `${request.tool} is repeating the same call (allowed by the rules, but this is the third identical call this turn)`
-      : `${request.tool} wants to run`;
+    const head = request.subagent
+      ? `a worker subagent wants to run ${request.tool}`
+      : request.repeated
+        ? `${request.tool} is repeating the same call (allowed by the rules, but this is the third identical call this turn)`
+        : `${request.tool} wants to run`;
     write(`\n${style.yellow(head)}\n`);
+    if (request.subagent) write(style.dim("delegated work, gated by your rules exactly as a direct call is\n"));
     if (request.matched && request.matched.pattern !== "*") write(style.dim(`matched ${request.matched.tool}: "${request.matched.pattern}"\n`));
     const detail = JSON.stringify(request.input, null, 2).split("\n").slice(0, 20).join("\n");
     write(style.dim(`${detail}\n`));

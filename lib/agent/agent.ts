@@ -35,6 +35,7 @@ import { createRecallDiscardedTool } from "../tools/recall-discarded.ts";
 import { createTodoTool } from "../tools/todo.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import { createContextManager, type ContextManager } from "./context-manager.ts";
+import { createTaskTool } from "./subagent.ts";
 import type { AgentEvent } from "./events.ts";
 import { loadInstructions, renderInstructions, type InstructionFile } from "./instructions.ts";
 import { runTurn, type Suspension, type TurnInput, type TurnResult } from "./loop.ts";
@@ -204,10 +205,21 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     threshold: config.file.compaction?.threshold, auto: config.file.compaction?.auto ?? true,
   });
 
+  // Subagents' model usage during the current turn, added to the turn's own at its end.
+  let subagentUsage: Usage | undefined;
   const sessionTools: ToolDefinition[] = [
     createTodoTool({ get: () => session.notebook.todos, set: (todos) => { session.notebook.todos = todos; writer.markChanged(); } }),
     ...(memory ? createMemoryTools(memory, { source: () => ({ sessionId: session.id }) }) : []),
     createRecallDiscardedTool(() => context.ledger()),
+    ...(flags.noSubagent ? [] : [createTaskTool({
+      client, model: () => model, thinking: () => thinking, tools: () => registered, root: cwd,
+      gate: { check: (call) => gate.check(call), newTurn: () => undefined },
+      canAsk: Boolean(options.decide),
+      workerBlocked: () => (variant.allow ? `The worker kind is not available in the ${variant.name} agent: it cannot change anything.` : undefined),
+      onUsage: (used) => {
+        subagentUsage = addUsage(subagentUsage ?? { inputTokens: 0, outputTokens: 0 }, used);
+      },
+    })]),
     ...(skills.length > 0 ? [createSkillTool(skills)] : []),
     ...plugins.tools(),
   ];
@@ -299,7 +311,8 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     if (trimmed) session.messages.push(...working.slice(base));
     const cancelled = cancel.signal.aborted;
     if (cancelled) clearCancelRequest(log.id);
-    const usage: Usage | undefined = result.usage;
+    const usage: Usage | undefined = subagentUsage ? addUsage(result.usage ?? { inputTokens: 0, outputTokens: 0 }, subagentUsage) : result.usage;
+    subagentUsage = undefined;
     if (usage) {
       session.inputTokens += usage.inputTokens;
       session.outputTokens += usage.outputTokens;

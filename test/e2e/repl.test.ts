@@ -207,3 +207,29 @@ describe("provider setup", () => {
     }
   }, 30_000);
 });
+
+describe("worker subagents in the REPL", () => {
+  test("a worker's write asks the user through the parent's prompt, and the file is written on y", async () => {
+    let sub = 0;
+    let parent = 0;
+    e2e.fake.respond((request) => {
+      const system = JSON.stringify(request.body.messages?.[0] ?? "");
+      if (system.includes("You are a subagent doing one piece of work")) {
+        sub += 1;
+        return sub === 1 ? { toolCalls: [{ name: "write_file", input: { path: "done.txt", content: "worker was here\n" } }] } : { text: "wrote done.txt" };
+      }
+      parent += 1;
+      return parent === 1 ? { toolCalls: [{ name: "task", input: { description: "write it", prompt: "create done.txt", kind: "worker" } }] } : { text: "the worker finished" };
+    });
+    await withRepl([], async (repl) => {
+      await repl.until("› ");
+      repl.type("please delegate\r");
+      const at = await repl.until("a worker subagent wants to run write_file\ndelegated work, gated by your rules exactly as a direct call is");
+      repl.type("y\r");
+      await repl.until("the worker finished", at);
+      const { readFileSync } = await import("node:fs");
+      const { join } = await import("node:path");
+      expect(readFileSync(join(e2e.dirs.cwd, "done.txt"), "utf8")).toBe("worker was here\n");
+    });
+  }, 30_000);
+});

@@ -1,0 +1,111 @@
+/**
+ * The `task` tool: delegates an investigation (or, with an approval channel, a piece of work) to a
+ * subagent with its own context. The subagent runs the same loop with the same model, up to 20
+ * steps, on a narrower tool set, and returns one text report — the only thing that enters the
+ * parent's context. Its calls pass the parent's gate exactly as direct calls do (guards, rules,
+ * the user), flagged as delegated.
+ *
+ * Kinds: `explore` (default; read, search and git history), `review` (the same tools, findings by
+ * severity), `worker` (those plus the write tools and bash; offered only when someone can answer
+ * approval questions, and never under a read-only agent variant).
+ */
+import * as v from "valibot";
+import type { ThinkingLevel } from "../config.ts";
+import type { Usage } from "../providers/messages.ts";
+import type { ToolDefinition } from "../tools/types.ts";
+import description from "./task.md" with { type: "text" };
+import { runTurn, type LoopGate, type ModelClient } from "./loop.ts";
+import { buildSystemPrompt } from "./prompt.ts";
+
+export const SUBAGENT_MAX_STEPS = 20;
+export const SUBAGENT_READ_TOOLS = [
+  "read_file", "read_many_files", "glob", "grep", "list_dir",
+  "git_status", "git_diff", "git_log", "git_show", "git_blame", "git_branch",
+] as const;
+export const SUBAGENT_WRITE_TOOLS = ["write_file", "edit_file", "multi_edit", "apply_patch", "bash"] as const;
+
+export const NO_FINDINGS = "Subagent returned no findings.";
+export const WORKER_DENIED = "The user denied this call. Stop and report it.";
+
+const _APPENDIX: Record<"explore" | "review" | "worker", string> = {
+  explore: "You are a subagent exploring on behalf of another agent. Investigate, then reply with a report of at most about 30 lines: what you found, with file paths and line numbers, and what you could not establish. You cannot change anything.",
+  review: "You are a subagent reviewing on behalf of another agent. Reply with findings ordered by severity (wrong behaviour, errors at trust boundaries, security, clarity), each with file, line, why it matters and the fix. You cannot change anything.",
+  worker: "You are a subagent doing one piece of work on behalf of another agent. Do exactly the task, verify it, then reply with what you changed (paths) and how you checked it. If a call is denied, stop and report it.",
+};
+
+export interface TaskToolOptions {
+  client: ModelClient;
+  model: () => string;
+  thinking: () => ThinkingLevel;
+  /** Every registered tool; the subagent's set is picked from it by name. */
+  tools: () => ToolDefinition[];
+  gate: LoopGate;
+  root: string;
+  /** True when a person can answer approval questions: only then is `worker` offered. */
+  canAsk: boolean;
+  /** Why `worker` is refused right now (a read-only agent variant), or undefined when it is allowed. */
+  workerBlocked?: () => string | undefined;
+  /** Model usage of each subagent run, for the parent's totals. */
+  onUsage?: (usage: Usage) => void;
+}
+
+export function createTaskTool(options: TaskToolOptions): ToolDefinition {
+  const kinds = options.canAsk ? (["explore", "review", "worker"] as const) : (["explore", "review"] as const);
+  const schema = v.object({
+    description: v.pipe(v.string(), v.minLength(1), v.description("a few words naming the task")),
+    prompt: v.pipe(v.string(), v.minLength(1), v.description("everything the subagent needs to know: it sees nothing else")),
+    kind: v.optional(v.picklist(kinds as unknown as ["explore", "review", "worker"])),
+  });
+  return {
+    name: "task",
+    description,
+    schema,
+    readOnly: !options.canAsk,
+    subjects: (input: { description: string }) => [input.description],
+    async execute(input: v.InferOutput<typeof schema>, ctx) {
+      const kind = input.kind ?? "explore";
+      if (kind === "worker" && !options.canAsk) throw new Error("The worker kind needs an approval channel, which this session has not provided.");
+      const blocked = kind === "worker" ? options.workerBlocked?.() : undefined;
+      if (blocked) throw new Error(blocked);
+      const wanted = new Set<string>([...SUBAGENT_READ_TOOLS, ...(kind === "worker" ? SUBAGENT_WRITE_TOOLS : [])]);
+      const tools = options.tools().filter((tool) => wanted.has(tool.name));
+      const gate: LoopGate = {
+        newTurn: () => undefined,
+        async check(call) {
+          const verdict = await options.gate.check({ ...call, subagent: true });
+          if (!verdict.allowed && verdict.by === "user") return { ...verdict, reason: WORKER_DENIED };
+          return verdict;
+        },
+      };
+      const system = (offered: ToolDefinition[]) => buildSystemPrompt({
+        root: ctx.root, platform: `${process.platform}-${process.arch}`, tools: offered,
+        approvalTools: kind === "worker" ? offered.filter((tool) => !tool.readOnly).map((tool) => tool.name) : [],
+        appendix: _APPENDIX[kind],
+      });
+      const turn = runTurn({ prompt: input.prompt }, {
+        client: options.client, model: options.model(), thinking: options.thinking(), messages: [], tools: () => tools,
+        systemPrompt: system, gate, root: options.root, maxSteps: SUBAGENT_MAX_STEPS, signal: ctx.signal,
+      });
+      for (;;) {
+        const next = await turn.next();
+        if (next.done) {
+          const result = next.value;
+          if (result.usage) options.onUsage?.(result.usage);
+          if (result.stop === "aborted") throw new Error("The subagent was interrupted before it finished.");
+          if (result.stop === "error") throw new Error(`The subagent failed: ${result.error ?? "unknown error"}`);
+          const report = result.answer.trim();
+          const capped = result.stop === "max-steps" ? `${report || NO_FINDINGS}\n\n[the subagent reached its ${SUBAGENT_MAX_STEPS}-step limit]` : report;
+          return capped || NO_FINDINGS;
+        }
+        const event = next.value;
+        if (event.type === "tool-call") ctx.emitOutput(`[${input.description}] ${event.name} ${_short(event.input)}\n`);
+        else if (event.type === "tool-denied") ctx.emitOutput(`[${input.description}] ${event.name} denied\n`);
+      }
+    },
+  };
+}
+
+function _short(input: unknown): string {
+  const text = JSON.stringify(input) ?? "";
+  return text.length > 100 ? `${text.slice(0, 100)}…` : text;
+}

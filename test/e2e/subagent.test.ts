@@ -1,0 +1,54 @@
+/**
+ * The task tool through the binary: a subagent runs its own loop against the same provider with
+ * a read-only tool set, and only its report reaches the parent; --no-subagent removes the tool.
+ */
+import { describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { RecordedRequest } from "../fakes/provider.ts";
+import { fakeEnv, parseEventLines, runShiro, systemOf, toolResultsOf, useE2E } from "./_harness.ts";
+
+const e2e = useE2E();
+const shiro = (args: string[]) => runShiro(args, { cwd: e2e.dirs.cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, "anthropic") });
+const toolNames = (request: RecordedRequest) => (request.body.tools as { name: string }[]).map((tool) => tool.name);
+
+describe("task (subagents)", () => {
+  test("an explore subagent reads on its own and only its report comes back", async () => {
+    writeFileSync(join(e2e.dirs.cwd, "notes.txt"), "alpha\n");
+    let subSteps = 0;
+    let parentSteps = 0;
+    e2e.fake.respond((request) => {
+      if (systemOf(request).includes("You are a subagent exploring")) {
+        subSteps += 1;
+        return subSteps === 1 ? { toolCalls: [{ name: "read_file", input: { path: "notes.txt" } }] } : { text: "report: notes.txt holds alpha (line 1)" };
+      }
+      parentSteps += 1;
+      return parentSteps === 1
+        ? { toolCalls: [{ name: "task", input: { description: "read the notes", prompt: "What does notes.txt say?" } }] }
+        : { text: "The notes say alpha." };
+    });
+    const result = await shiro(["-p", "what do the notes say?", "--json"]);
+    expect(result.code).toBe(0);
+    const [parentFirst, subFirst, subSecond, parentSecond] = e2e.fake.requests;
+    expect(toolNames(parentFirst!)).toContain("task");
+    const taskSchema = (parentFirst!.body.tools as { name: string; input_schema: { properties: { kind: { enum: string[] } } } }[]).find((tool) => tool.name === "task")!;
+    expect(taskSchema.input_schema.properties.kind.enum).toEqual(["explore", "review"]);
+    expect(toolNames(subFirst!).sort()).toEqual(["git_blame", "git_branch", "git_diff", "git_log", "git_show", "git_status", "glob", "grep", "list_dir", "read_file", "read_many_files"]);
+    expect(toolResultsOf(subSecond!).map((r) => r.output)).toEqual(["1: alpha"]);
+    expect(toolResultsOf(parentSecond!).map((r) => r.output)).toEqual(["report: notes.txt holds alpha (line 1)"]);
+    expect(JSON.stringify(parentSecond!.body)).not.toContain("1: alpha");
+    const events = parseEventLines(result.stdout);
+    expect(events.some((event) => event.type === "tool-output" && String(event.chunk).startsWith('[read the notes] read_file {"path":"notes.txt"}'))).toBe(true);
+    const done = events.at(-1)!;
+    expect(done.inputTokens).toBeGreaterThan(0);
+  });
+
+  test("a worker is refused without an approval channel; --no-subagent removes the tool", async () => {
+    e2e.fake.script({ toolCalls: [{ name: "task", input: { description: "fix", prompt: "fix it", kind: "worker" } }] }, { text: "ok" }, { text: "no task here" });
+    expect((await shiro(["-p", "go"])).code).toBe(0);
+    expect(toolResultsOf(e2e.fake.requests[1]!)[0]!.output).toContain('"kind"');
+    expect((await shiro(["-p", "go", "--no-subagent"])).code).toBe(0);
+    expect(toolNames(e2e.fake.requests[2]!)).not.toContain("task");
+    expect(systemOf(e2e.fake.requests[2]!)).not.toContain("- task:");
+  });
+});
