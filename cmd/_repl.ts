@@ -5,6 +5,7 @@
  */
 import { createInterface, type Interface } from "node:readline";
 import { MissingKeyError, createAgent, type Agent, type AgentFlags } from "../lib/agent/agent.ts";
+import { renderApprovalDetail } from "../lib/repl/approval-view.ts";
 import { runProviderSetup } from "../lib/repl/onboarding.ts";
 import type { ApprovalAnswer, ApprovalRequest } from "../lib/approval.ts";
 import { EXIT } from "../lib/errors.ts";
@@ -32,8 +33,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     write(`\n${style.yellow(head)}\n`);
     if (request.subagent) write(style.dim("delegated work, gated by your rules exactly as a direct call is\n"));
     if (request.matched && request.matched.pattern !== "*") write(style.dim(`matched ${request.matched.tool}: "${request.matched.pattern}"\n`));
-    const detail = JSON.stringify(request.input, null, 2).split("\n").slice(0, 20).join("\n");
-    write(style.dim(`${detail}\n`));
+    write(`${renderApprovalDetail({ tool: request.tool, input: request.input, root: cwd }, style).join("\n")}\n`);
     const choice = `y allow once | a always allow ${request.tool}${request.suggestedPattern !== "*" ? ` [${request.suggestedPattern}]` : ""} | n deny `;
     // Ctrl-C while the question is open denies the call and ends the turn; the question is
     // withdrawn, so the next line typed is a prompt again, not a late answer.

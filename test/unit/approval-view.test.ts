@@ -1,0 +1,43 @@
+/** What an approval question shows: numbered diffs for edits and writes, the patch, the command. */
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { renderApprovalDetail, renderDiff } from "../../lib/repl/approval-view.ts";
+import { createStyle } from "../../lib/repl/style.ts";
+
+const plain = createStyle(false);
+let root: string;
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), "shiro-approval-view-"));
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+describe("approval detail", () => {
+  test("edit_file shows the change as it would land, numbered, with two lines of context and gaps", () => {
+    writeFileSync(join(root, "a.ts"), Array.from({ length: 12 }, (_, i) => `line ${i + 1}`).join("\n") + "\n");
+    const view = renderApprovalDetail({ tool: "edit_file", root, input: { path: "a.ts", oldString: "line 3", newString: "LINE THREE" } }, plain);
+    expect(view).toEqual(["a.ts +1 -1", "    1   line 1", "    2   line 2", "    3 - line 3", "    3 + LINE THREE", "    4   line 4", "    5   line 5"]);
+  });
+
+  test("write_file diffs against the file as it is, or against nothing", () => {
+    expect(renderApprovalDetail({ tool: "write_file", root, input: { path: "new.txt", content: "a\nb\n" } }, plain)).toEqual(["new.txt +2 -0", "    1 + a", "    2 + b"]);
+  });
+
+  test("multi_edit applies the edits in order; a diff over 40 lines is cut with a count", () => {
+    writeFileSync(join(root, "m.txt"), "x\ny\n");
+    expect(renderApprovalDetail({ tool: "multi_edit", root, input: { path: "m.txt", edits: [{ oldString: "x", newString: "x1" }, { oldString: "x1", newString: "x2" }] } }, plain))
+      .toEqual(["m.txt +1 -1", "    1 - x", "    1 + x2", "    2   y"]);
+    const long = renderDiff("big.txt", "", Array.from({ length: 50 }, (_, i) => `l${i}`).join("\n"), plain);
+    expect(long.length).toBe(42);
+    expect(long.at(-1)).toBe("... 10 more diff lines");
+  });
+
+  test("bash shows the command; apply_patch the patch; an edit that would not apply falls back to the arguments", () => {
+    expect(renderApprovalDetail({ tool: "bash", root, input: { command: "npm test" } }, plain)).toEqual(["$ npm test"]);
+    expect(renderApprovalDetail({ tool: "apply_patch", root, input: { patch: "*** Begin Patch\n*** Add File: a\n+x\n*** End Patch" } }, plain))
+      .toEqual(["*** Begin Patch", "*** Add File: a", "+x", "*** End Patch"]);
+    expect(renderApprovalDetail({ tool: "edit_file", root, input: { path: "missing.ts", oldString: "a", newString: "b" } }, plain))
+      .toEqual(["path: missing.ts", "oldString: a", "newString: b"]);
+  });
+});
