@@ -38,6 +38,7 @@ export async function runHeadless(prompt: string, flags: AgentFlags, options: He
     }
   } finally {
     const saved = agent.close();
+    await agent.closed;
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     if (saved) {

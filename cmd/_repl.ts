@@ -158,7 +158,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     const onHangup = () => {
       running?.abort();
       agent.close();
-      process.exit(EXIT.interrupted);
+      void agent.closed.finally(() => process.exit(EXIT.interrupted));
     };
     process.once("SIGHUP", onHangup);
     process.once("SIGTERM", onHangup);
@@ -167,7 +167,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
       process.off("SIGTERM", onHangup);
       write(_farewell(agent));
       agent.close();
-      resolve(EXIT.ok);
+      void agent.closed.then(() => resolve(EXIT.ok));
     });
     rl!.on("line", (line) => {
       queue.push(line);
@@ -195,6 +195,7 @@ function _banner(agent: Agent, write: (text: string) => void, dim: (text: string
     agent.skills.length > 0 ? `skills: ${agent.skills.map((skill) => skill.name).join(", ")}` : "skills: none",
     agent.plugins.disabled ? "plugins: none (--no-plugins)" : `plugins: ${agent.plugins.active().map((p) => p.name).join(", ") || "none"}`,
     agent.memory ? `memory: ${agent.memory.list().length} notes about this project` : "memory: off (--no-memory)",
+    ...(agent.mcpStatus().length > 0 ? [`mcp: connecting ${agent.mcpStatus().map((server) => server.name).join(", ")} (/mcp shows them)`] : []),
     ...agent.startupNotices(),
     ...(agent.todos().length > 0 ? [renderProgressBar(agent.todos())] : []),
     "/help for commands",

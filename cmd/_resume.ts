@@ -38,6 +38,7 @@ export async function resumeBlockedRun(idOrPrefix: string, options: { json: bool
     }
   } finally {
     agent.close();
+    await agent.closed;
     process.off("SIGINT", onSignal);
   }
   return code;

@@ -23,6 +23,7 @@ export const SLASH_COMMANDS: Record<string, string> = {
   "/memory": "let the model merge unused notes (past 60)",
   "/context": "the project instruction files in use",
   "/skills": "the skills loaded, with their origin",
+  "/mcp": "the MCP servers of this session and their state",
   "/init": "have the agent write an AGENTS.md for this project",
   "/tools": "tools offered this turn, with their sets",
   "/cost": "tokens, spend and context of this session",
@@ -154,6 +155,15 @@ export async function runSlashCommand(line: string, ctx: SlashContext): Promise<
         write(`${agent.skills.map((skill) => `${skill.name.padEnd(width)}${skill.origin.padEnd(10)}${style.dim(skill.description)}`).join("\n")}\n`);
       }
       write(style.dim("add your own in ~/.shiro-neko/skills/ or .shiro/skills/ (see docs/skills.md); new skills load at the next start\n"));
+      return _done;
+    }
+    case "/mcp": {
+      const statuses = agent.mcpStatus();
+      if (statuses.length === 0) write("no MCP servers configured - add one with: shiro mcp add <name> --command <cmd>\n");
+      else {
+        const { renderServerList } = await import("./mcp.ts");
+        write(`${renderServerList(statuses)}\n`);
+      }
       return _done;
     }
     case "/init":

@@ -15,6 +15,7 @@ export const SUBCOMMANDS: Record<string, Loader> = {
   memory: () => import("./memory.ts").then((m) => m.default),
   sessions: () => import("./sessions.ts").then((m) => m.default),
   tools: () => import("./tools.ts").then((m) => m.default),
+  mcp: () => import("./mcp.ts").then((m) => m.default),
 };
 
 export const SUBCOMMAND_SUMMARIES: Record<string, string> = {
@@ -26,4 +27,5 @@ export const SUBCOMMAND_SUMMARIES: Record<string, string> = {
   "memory [list|add <kind> <text>|forget <text>|compact]": "this project's notes",
   "sessions [show <id>]": "list saved sessions or show one",
   "tools [--json]": "the built-in tools: set, offered or withheld, schema bytes",
+  "mcp [list|add <name>|remove <name>]": "MCP servers: connect and list them, add or remove one",
 };

@@ -52,7 +52,10 @@ function _sanitize(part: string): string {
   return part.replace(/[^A-Za-z0-9_-]/g, "_") || "_";
 }
 
-const _AnyObject = v.record(v.string(), v.unknown());
+const _AnyObject = v.custom<Record<string, unknown>>(
+  (input) => typeof input === "object" && input !== null && !Array.isArray(input),
+  "arguments must be a JSON object",
+);
 
 /**
  * Wraps one listed tool. Arguments pass shiro's check when they are an object; the server

@@ -36,6 +36,7 @@ import { createTodoTool } from "../tools/todo.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import { createContextManager, type ContextManager } from "./context-manager.ts";
 import { createTaskTool } from "./subagent.ts";
+import type { McpHub, McpServerStatus } from "../mcp.ts";
 import type { AgentEvent } from "./events.ts";
 import { loadInstructions, renderInstructions, type InstructionFile } from "./instructions.ts";
 import { runTurn, type Suspension, type TurnInput, type TurnResult } from "./loop.ts";
@@ -110,8 +111,12 @@ export interface Agent {
   resumeRun(run: RunSnapshot, decision: "approved" | "denied", signal: AbortSignal): AsyncGenerator<AgentEvent, void, undefined>;
   /** Saves now (e.g. `/save`). */
   save(): void;
+  /** MCP servers of this session and their state (empty with --no-mcp or none configured). */
+  mcpStatus(): McpServerStatus[];
   /** Flushes the session and releases its lease; returns the session id when anything was saved. */
   close(): string | undefined;
+  /** Settles once everything `close` started (MCP servers stopping) is done. */
+  readonly closed: Promise<void>;
 }
 
 /** Config flags as lib/config.ts wants them. */
@@ -197,6 +202,25 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const skills = loadedSkills.skills;
   const skillsSection = renderSkillCatalogue(skills);
 
+  // MCP servers connect in the background; their tools join the step after they are listed.
+  // The MCP module (and the SDK behind it) is loaded only when servers are configured.
+  const mcpServers = config.file.mcpServers ?? {};
+  let hub: McpHub | undefined;
+  const mcpEvents: AgentEvent[] = [];
+  if (!flags.noMcp && Object.keys(mcpServers).length > 0) {
+    const { createMcpHub } = await import("../mcp.ts");
+    hub = createMcpHub(mcpServers, { cwd });
+    hub.onChange((status) => {
+      if (status.state === "connecting") return;
+      mcpEvents.push({ type: "mcp", server: status.name, status: status.state, tools: status.tools, ...(status.error ? { error: status.error } : {}) });
+    });
+    hub.start();
+    // A headless run has one turn: it waits (15 s at most) so the servers' tools are there for it.
+    if (options.mode === "headless") await hub.ready();
+  } else if (flags.noMcp && Object.keys(mcpServers).length > 0) {
+    notices.push(`mcp: ${Object.keys(mcpServers).length} configured, not connected (--no-mcp)`);
+  }
+
   const instructions = flags.noInstructions ? [] : loadInstructions(cwd);
   const instructionsSection = renderInstructions(instructions);
 
@@ -229,9 +253,8 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
 
   const rules: PermissionRules = parsePermissionRules(config.file.permission);
   const autoApprove = new Set(sessionTools.map((tool) => tool.name));
-  const approvalTools = registered
-    .filter((tool) => evaluatePermission(rules, tool.name, [], { autoApprove: new Set([...autoApprove, ...plugins.autoApprove()]) }).decision !== "allow")
-    .map((tool) => tool.name);
+  const autoApproveAll = new Set([...autoApprove, ...plugins.autoApprove()]);
+  const asksFirst = (name: string) => evaluatePermission(rules, name, [], { autoApprove: autoApproveAll }).decision !== "allow";
 
   const headless = options.mode === "headless";
   if (headless && !flags.yolo) {
@@ -239,7 +262,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       ? "headless with --approvals block: a call that needs approval stops the run (exit 3) until `shiro approve <id>`"
       : "headless denies tools that need approval (write_file, edit_file, multi_edit, apply_patch, move_file, delete_file, bash, web_fetch, mcp tools) unless --yolo is passed");
   }
-  if (!headless) notices.push(_approvalsLine(flags.yolo, Object.keys(config.file.permission ?? {}), approvalTools.filter((name) => offered.some((tool) => tool.name === name))));
+  if (!headless) notices.push(_approvalsLine(flags.yolo, Object.keys(config.file.permission ?? {}), offered.map((tool) => tool.name).filter(asksFirst)));
   if (flags.noPlugins) notices.push("plugins: none (--no-plugins), so the guard is off");
 
   // The first turn may have been given its id (detached runs); later turns get fresh ones.
@@ -256,9 +279,12 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   // from `activeRunId` when they are written.
   const gate: Gate = createGate({ rules, plugins, yolo: flags.yolo, decide, autoApprove, headless: headless && !options.decide, sessionId: session.id });
 
+  /** What a step offers: the selected tools, plus MCP tools listed so far (never under a read-only variant). */
+  const offeredNow = (): ToolDefinition[] => (hub && !variant.allow ? [...offered, ...hub.tools()] : offered);
+
   const systemPrompt = (offeredNow: ToolDefinition[]) => buildSystemPrompt({
     root: cwd, platform: `${process.platform}-${process.arch}`, tools: offeredNow,
-    approvalTools: approvalTools.filter((name) => offeredNow.some((tool) => tool.name === name)),
+    approvalTools: offeredNow.map((tool) => tool.name).filter(asksFirst),
     instructions: instructionsSection, memory: memorySection, skills: skillsSection, appendix: variant.appendix,
     pluginAppendices: plugins.appendices(), todos: renderTodosForPrompt(session.notebook.todos),
   });
@@ -286,13 +312,15 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     let result: TurnResult | undefined;
     try {
       const turn = runTurn(input, {
-        client, model, thinking, messages: working, tools: () => offered, systemPrompt, gate, root: cwd,
+        client, model, thinking, messages: working, tools: offeredNow, systemPrompt, gate, root: cwd,
         maxSteps: maxSteps(), signal: merged,
         prepareWire: trimmed ? undefined : (messages, system, s) => context.prepareWire(messages, system, s, log.id),
         onHistoryChange: () => writer.markChanged(),
         afterTool: (name) => _stateAfterTool(name, session.notebook.todos, memory),
       });
       for (;;) {
+        // MCP state changes that happened since the last event join the stream here.
+        while (mcpEvents.length > 0) yield emit(mcpEvents.shift()!);
         const next = await turn.next();
         if (next.done) {
           result = next.value;
@@ -349,6 +377,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     });
   }
 
+  let closing: Promise<void> = Promise.resolve();
   const agent: Agent = {
     config, session, memory, plugins, instructions, skills, resumedMessages,
     get variant() {
@@ -371,7 +400,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     },
     complete: (system, prompt, signal) => context.complete(system, prompt, signal),
     startupNotices: () => notices,
-    offeredTools: () => offered,
+    offeredTools: offeredNow,
     registeredTools: () => registered,
     todos: () => session.notebook.todos,
     async *turn(prompt, signal, turnOptions = {}) {
@@ -404,10 +433,15 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       yield* drive({ resume: run.suspended, decision }, log, signal, asked?.role === "user" ? asked.content : run.prompt);
     },
     save: () => writer.save(),
+    mcpStatus: () => hub?.status() ?? [],
     close() {
       const hasMessages = session.messages.length > 0;
       writer.close();
+      closing = hub ? hub.close() : Promise.resolve();
       return hasMessages ? session.id : undefined;
+    },
+    get closed() {
+      return closing;
     },
   };
   return agent;
