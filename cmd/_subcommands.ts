@@ -25,7 +25,7 @@ export const SUBCOMMAND_SUMMARIES: Record<string, string> = {
   "approve <id>": "approve a pending approval (id or unique prefix)",
   "deny <id>": "deny a pending approval (id or unique prefix)",
   "memory [list|add <kind> <text>|forget <text>|compact]": "this project's notes",
-  "sessions [show <id>]": "list saved sessions or show one",
+  "sessions [show|compact|uncompact <id>]": "list saved sessions, show one, compact or uncompact one",
   "tools [--json]": "the built-in tools: set, offered or withheld, schema bytes",
   "mcp [list|add <name>|remove <name>]": "MCP servers: connect and list them, add or remove one",
 };
