@@ -16,6 +16,7 @@ export const SUBCOMMANDS: Record<string, Loader> = {
   sessions: () => import("./sessions.ts").then((m) => m.default),
   tools: () => import("./tools.ts").then((m) => m.default),
   mcp: () => import("./mcp.ts").then((m) => m.default),
+  registry: () => import("./registry.ts").then((m) => m.default),
 };
 
 export const SUBCOMMAND_SUMMARIES: Record<string, string> = {
@@ -28,4 +29,5 @@ export const SUBCOMMAND_SUMMARIES: Record<string, string> = {
   "sessions [show|compact|uncompact <id>]": "list saved sessions, show one, compact or uncompact one",
   "tools [--json]": "the built-in tools: set, offered or withheld, schema bytes",
   "mcp [list|add <name>|remove <name>]": "MCP servers: connect and list them, add or remove one",
+  "registry [list|search|add|installed|remove]": "skills and plugins from the registry: browse, install, remove",
 };

@@ -1,29 +1,62 @@
-/** `shiro memory`: the notes kept about the current directory's project (list, add, forget, compact). */
+/**
+ * `shiro memory`: the notes kept about the current directory's project (list, add, forget,
+ * compact); `--global` works on the user's notes shared by every project instead, and `list --all`
+ * shows both.
+ */
 import { defineCommand } from "citty";
 import { UsageError } from "../lib/errors.ts";
 import { findProjectRoot } from "../lib/project.ts";
-import { MEMORY_KINDS, openMemory, type MemoryKind, type MemoryStore } from "../lib/store/memory.ts";
+import {
+  MEMORY_KINDS, openGlobalMemory, openMemory, sortNewestFirst,
+  type MemoryKind, type MemoryStore, type MemoryStoreOptions, type ScopedMemoryEntry,
+} from "../lib/store/memory.ts";
 import { formatForgetResult, formatMemoryEntry, formatRememberResult } from "../lib/tools/memory-tools.ts";
 
-function _openProjectMemory(): MemoryStore {
-  return openMemory(findProjectRoot(process.cwd()), { onNotice: (text) => process.stderr.write(`shiro: ${text}\n`) });
+const _notices: MemoryStoreOptions = { onNotice: (text) => process.stderr.write(`shiro: ${text}\n`) };
+
+function _openStore(global: boolean | undefined): MemoryStore {
+  return global ? openGlobalMemory(_notices) : openMemory(findProjectRoot(process.cwd()), _notices);
 }
 
 const _print = (text: string) => process.stdout.write(`${text}\n`);
 const _json = (value: unknown) => _print(JSON.stringify(value, null, 2));
 const _jsonFlag = { json: { type: "boolean", description: "print the result as JSON" } } as const;
+const _globalFlag = { global: { type: "boolean", description: "the notes shared by every project, not this project's" } } as const;
+
+const _EMPTY = {
+  project: "nothing remembered about this project yet",
+  global: "nothing remembered globally yet",
+  all: "nothing remembered about this project or globally yet",
+};
+
+function _printEntries(entries: readonly ScopedMemoryEntry[]): void {
+  for (const entry of entries) _print(`${formatMemoryEntry(entry, entry.scope)}${entry.hits > 0 ? `  [recalled ${entry.hits}x]` : ""}`);
+}
 
 export default defineCommand({
-  meta: { name: "memory", description: "list, add, forget or compact this project's notes" },
+  meta: { name: "memory", description: "list, add, forget or compact this project's notes (--global: the notes shared by every project)" },
   subCommands: {
     list: defineCommand({
       meta: { description: "print the notes, newest first" },
-      args: { json: { type: "boolean", description: "print the entries as a JSON array" } },
+      args: {
+        ..._globalFlag,
+        all: { type: "boolean", description: "this project's notes and the global ones, each global one marked" },
+        json: { type: "boolean", description: "print the entries as a JSON array (with --all, each carries its scope)" },
+      },
       run({ args }) {
-        const entries = _openProjectMemory().list();
+        if (args.global && args.all) throw new UsageError("use --global or --all, not both");
+        if (args.all) {
+          const stores = [_openStore(false), _openStore(true)];
+          const entries = sortNewestFirst(stores.flatMap((store) => store.list().map((entry) => ({ ...entry, scope: store.scope }))));
+          if (args.json) return _json(entries);
+          if (entries.length === 0) return _print(_EMPTY.all);
+          return _printEntries(entries);
+        }
+        const store = _openStore(args.global);
+        const entries = store.list();
         if (args.json) return _json(entries);
-        if (entries.length === 0) return _print("nothing remembered about this project yet");
-        for (const entry of entries) _print(`${formatMemoryEntry(entry)}${entry.hits > 0 ? `  [recalled ${entry.hits}x]` : ""}`);
+        if (entries.length === 0) return _print(_EMPTY[store.scope]);
+        _printEntries(entries.map((entry) => ({ ...entry, scope: store.scope })));
       },
     }),
     add: defineCommand({
@@ -31,6 +64,7 @@ export default defineCommand({
       args: {
         kind: { type: "positional", description: MEMORY_KINDS.join(" | ") },
         text: { type: "positional", description: "one self-contained line (quote it)" },
+        ..._globalFlag,
         ..._jsonFlag,
       },
       run({ args }) {
@@ -38,29 +72,31 @@ export default defineCommand({
         if (!(MEMORY_KINDS as readonly string[]).includes(kind)) {
           throw new UsageError(`unknown memory kind "${kind}". Available: ${MEMORY_KINDS.join(", ")}`);
         }
-        const result = _openProjectMemory().remember(kind as MemoryKind, String(args.text));
+        const store = _openStore(args.global);
+        const result = store.remember(kind as MemoryKind, String(args.text));
         if (args.json) return _json(result);
-        _print(formatRememberResult(result));
+        _print(formatRememberResult(result, store.scope));
       },
     }),
     forget: defineCommand({
       meta: { description: "delete every note containing the text (case-insensitive)" },
-      args: { text: { type: "positional", description: "text, or part of the text, of the notes" }, ..._jsonFlag },
+      args: { text: { type: "positional", description: "text, or part of the text, of the notes" }, ..._globalFlag, ..._jsonFlag },
       run({ args }) {
         const text = String(args.text);
-        const removed = _openProjectMemory().forget(text);
+        const removed = _openStore(args.global).forget(text);
         if (args.json) return _json({ removed });
         _print(formatForgetResult(removed, text));
       },
     }),
     compact: defineCommand({
       meta: { description: "have the model merge never-recalled notes (past 60 entries)" },
-      async run() {
+      args: { ..._globalFlag },
+      async run({ args }) {
         const { resolveConfig } = await import("../lib/config.ts");
         const { completeOnce } = await import("../lib/providers/complete.ts");
         const { compactMemory } = await import("../lib/store/memory-compaction.ts");
         // The config is resolved only once a model call is due: a store left as is needs no key.
-        const result = await compactMemory(_openProjectMemory(), (system, prompt, signal) => completeOnce(resolveConfig(), system, prompt, signal));
+        const result = await compactMemory(_openStore(args.global), (system, prompt, signal) => completeOnce(resolveConfig(), system, prompt, signal));
         _print(result.message);
       },
     }),

@@ -19,7 +19,7 @@ import { addUsage, type Message, type Usage } from "../providers/messages.ts";
 import { costUsd } from "../providers/pricing.ts";
 import { createPending } from "../store/approvals.ts";
 import { shortApprovalId, shortRunId, shortSessionId } from "../store/short-ids.ts";
-import { openMemory, renderMemoryForPrompt, type MemoryStore } from "../store/memory.ts";
+import { openGlobalMemory, openMemory, renderMemoryForPrompt, type MemoryStore } from "../store/memory.ts";
 import { renderTodosForPrompt, type Todo } from "../store/notebook.ts";
 import { cancelRequested, clearCancelRequest, openRunLog, type RunLog, type RunOptions, type RunSnapshot } from "../store/runs.ts";
 import {
@@ -191,10 +191,19 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   if (picked.resumed) notices.push(`resumed session ${shortSessionId(session.id)} (${session.messages.length} messages${session.notebook.todos.length ? `, ${session.notebook.todos.length} tasks` : ""})`);
 
   const projectRoot = findProjectRoot(cwd);
+  // --no-memory opens neither store, so neither file is read or written.
   const memory = flags.noMemory ? undefined : openMemory(projectRoot, { onNotice: (text) => notices.push(text) });
-  const memorySection = memory ? renderMemoryForPrompt(memory.top(20)) : "";
+  const globalMemory = flags.noMemory ? undefined : openGlobalMemory({ onNotice: (text) => notices.push(text) });
+  const memorySection = memory ? renderMemoryForPrompt(memory.top(20), globalMemory?.top(10)) : "";
 
   const plugins = flags.noPlugins ? createDisabledPluginHost() : createPluginHost({ cwd, enabled: config.file.plugins });
+  // Plugins installed from the registry always load (declarative deny rules), unless --no-plugins.
+  if (!flags.noPlugins) {
+    const { loadInstalledPlugins } = await import("../registry.ts");
+    const installed = loadInstalledPlugins();
+    if (installed.manifests.length > 0) plugins.loadInstalled(installed.manifests);
+    for (const failure of installed.failures) notices.push(`plugin ${failure.name}: ${failure.error}`);
+  }
   for (const failure of plugins.failures()) notices.push(`plugin ${failure.name}: ${failure.error}`);
 
   const loadedSkills = flags.noSkills ? { skills: [], skipped: [] } : loadSkills({ cwd, stateDir: stateDir() });
@@ -233,7 +242,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   let subagentUsage: Usage | undefined;
   const sessionTools: ToolDefinition[] = [
     createTodoTool({ get: () => session.notebook.todos, set: (todos) => { session.notebook.todos = todos; writer.markChanged(); } }),
-    ...(memory ? createMemoryTools(memory, { source: () => ({ sessionId: session.id }) }) : []),
+    ...(memory ? createMemoryTools(memory, { global: globalMemory, source: () => ({ sessionId: session.id }) }) : []),
     createRecallDiscardedTool(() => context.ledger()),
     ...(flags.noSubagent ? [] : [createTaskTool({
       client, model: () => model, thinking: () => thinking, tools: () => registered, root: cwd,

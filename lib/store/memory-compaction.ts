@@ -1,5 +1,5 @@
 /**
- * Model compaction of project memory (`/memory`, `shiro memory compact`).
+ * Model compaction of a memory store, project or global (`/memory`, `shiro memory compact [--global]`).
  *
  * Contract:
  * - Acts only on a store past COMPACT_AT (60) entries holding at least two never-recalled entries.
@@ -9,7 +9,7 @@
  *   was answering are kept.
  * A failing model call throws; nothing is written then either.
  */
-import { MEMORY_KINDS, type MemoryEntry, type MemoryKind, type MemoryStore } from "./memory.ts";
+import { MEMORY_KINDS, type MemoryEntry, type MemoryKind, type MemoryScope, type MemoryStore } from "./memory.ts";
 
 /** A one-shot model call: system text and one user prompt in, the reply's text out. */
 export type CompleteFn = (system: string, prompt: string, signal?: AbortSignal) => Promise<string>;
@@ -20,8 +20,13 @@ export interface CompactMemoryResult {
   message: string;
 }
 
-const _SYSTEM = [
-  "You tidy the memory of a coding agent: short notes it wrote for itself about one codebase.",
+const _SUBJECT: Record<MemoryScope, string> = {
+  project: "about one codebase",
+  global: "about its user and the user's machine, true in every project",
+};
+
+const _system = (scope: MemoryScope) => [
+  `You tidy the memory of a coding agent: short notes it wrote for itself ${_SUBJECT[scope]}.`,
   "Merge the notes you are given. Combine notes that repeat each other or belong together, drop a note only",
   "when another note in the list makes it obsolete, and keep every distinct fact, decision, gotcha and command.",
   "Never add anything the notes do not say.",
@@ -33,7 +38,7 @@ export async function compactMemory(store: MemoryStore, complete: CompleteFn, si
   const plan = store.compactPlan();
   if (!plan.ready) return { changed: false, message: `memory left as is: ${plan.total} entries, ${plan.reason}` };
   const prompt = [`Notes to merge (${plan.unused.length}):`, ...plan.unused.map(_formatNote)].join("\n");
-  const reply = await complete(_SYSTEM, prompt, signal);
+  const reply = await complete(_system(store.scope), prompt, signal);
   const notes = parseMergedNotes(reply);
   if (notes.length === 0) return { changed: false, message: "memory left as is: the model's reply did not parse" };
   const { before, after } = store.applyCompaction(plan.unused, notes);

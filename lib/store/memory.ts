@@ -1,15 +1,20 @@
 /**
- * Project memory: durable one-line notes about one project, shared by every session in it.
+ * Memory notes: durable one-line notes in two scopes, one store implementation over two files.
  *
- * File `memory/<hash16>.json` (paths.projectMemory, keyed by the project root):
- *   {version: 1, project: "<root>", entries: MemoryEntry[]}   entries in the order they were added
+ * - project: notes about one codebase, shared by every session in it.
+ *   File `memory/<hash16>.json` (paths.projectMemory, keyed by the project root):
+ *     {version: 1, project: "<root>", entries: MemoryEntry[]}   entries in the order they were added
+ * - global: notes about the user and their machine, shared by every project.
+ *   File `memory/global.json` (paths.globalMemory): {version: 1, entries: MemoryEntry[]}
  * A bare JSON array of entries (the first format) reads as version 0 and becomes version 1 on the
  * next write.
  *
- * Guarantees:
+ * Guarantees, the same for both scopes:
+ * - Opening a store, reading it, and a recall or forget that matches nothing touch no file: only a
+ *   change that has something to change takes the lock and writes.
  * - Every mutation (remember, the hit counts of recall, forget, compaction) is one locked
  *   read-modify-write through json-file's `updateJsonSync`: concurrent shiro processes on one
- *   project never lose each other's notes, and the file is always a whole document.
+ *   store never lose each other's notes, and the file is always a whole document.
  * - A corrupt file is never overwritten: reads treat it as empty and report it once through
  *   `onNotice`; the next mutation moves it aside to `<file>.corrupt-<time>` (reported) first.
  * - Text is whitespace-collapsed, trimmed and cut to 400 characters; exact duplicates are refused;
@@ -27,6 +32,7 @@ export const MEMORY_TEXT_CAP = 400;
 export const MEMORY_ENTRY_CAP = 300;
 export const RECALL_LIMIT = 15;
 export const PROMPT_NOTE_LIMIT = 20;
+export const GLOBAL_PROMPT_NOTE_LIMIT = 10;
 /** Model compaction only acts on a store with more entries than this. */
 export const COMPACT_AT = 60;
 
@@ -43,10 +49,26 @@ const MemoryEntrySchema = v.object({
 export type MemoryEntry = v.InferOutput<typeof MemoryEntrySchema>;
 export type MemorySource = NonNullable<MemoryEntry["source"]>;
 
-const MemoryFileSchema = v.union([
+/** Where a note lives: the current project's store, or the user's store shared by every project. */
+export type MemoryScope = "project" | "global";
+export const MEMORY_SCOPES = ["project", "global"] as const satisfies readonly MemoryScope[];
+
+/** An entry tagged with the store it came from, for answers that mix both. */
+export type ScopedMemoryEntry = MemoryEntry & { scope: MemoryScope };
+
+interface _MemoryFile {
+  version: 1;
+  entries: MemoryEntry[];
+}
+
+// Version 0, a bare array, has no `version` field to migrate by, so the schemas upgrade it.
+const _ProjectFileSchema = v.union([
   v.object({ version: v.literal(1), project: v.string(), entries: v.array(MemoryEntrySchema) }),
-  // Version 0, a bare array: it has no `version` field to migrate by, so the schema upgrades it.
   v.pipe(v.array(MemoryEntrySchema), v.transform((entries) => ({ version: 1 as const, project: "", entries }))),
+]);
+const _GlobalFileSchema = v.union([
+  v.object({ version: v.literal(1), entries: v.array(MemoryEntrySchema) }),
+  v.pipe(v.array(MemoryEntrySchema), v.transform((entries) => ({ version: 1 as const, entries }))),
 ]);
 
 export interface RememberResult {
@@ -62,12 +84,18 @@ export type MemoryCompactionPlan =
   | { ready: true; total: number; unused: MemoryEntry[] };
 
 export interface MemoryStore {
-  readonly projectRoot: string;
+  readonly scope: MemoryScope;
+  /** The project the notes are about; absent for the global store. */
+  readonly projectRoot?: string;
   readonly path: string;
   /** Throws `memory text is empty` for blank text and a one-line error for an unknown kind. */
   remember(kind: MemoryKind, text: string, source?: MemorySource): RememberResult;
   /** Entries holding every whitespace-separated term (case-insensitive), newest first, at most 15; each one returned gets a hit. */
   recall(query: string): MemoryEntry[];
+  /** What `recall` would return, without counting hits and without writing. Throws on a blank query. */
+  search(query: string): MemoryEntry[];
+  /** Counts one hit on each listed entry still stored (one locked write); returns those, newest first. */
+  recordHits(ids: readonly string[]): MemoryEntry[];
   /** Removes every entry whose text contains `text` (case-insensitive); returns how many went. */
   forget(text: string): number;
   /** All entries, newest first. */
@@ -90,17 +118,37 @@ export interface MemoryStoreOptions {
   onNotice?: (text: string) => void;
 }
 
+/** The notes about one project (keyed by its root). Creates no file until the first change. */
 export function openMemory(projectRoot: string, options: MemoryStoreOptions = {}): MemoryStore {
-  const path = paths.projectMemory(projectRoot);
+  return _openStore({
+    scope: "project", path: paths.projectMemory(projectRoot), schema: _ProjectFileSchema, header: { project: projectRoot },
+  }, options);
+}
+
+/** The notes about the user, shared by every project (paths.globalMemory). Creates no file until the first change. */
+export function openGlobalMemory(options: MemoryStoreOptions = {}): MemoryStore {
+  return _openStore({ scope: "global", path: paths.globalMemory(), schema: _GlobalFileSchema, header: {} }, options);
+}
+
+interface _StoreLayout {
+  scope: MemoryScope;
+  path: string;
+  schema: v.GenericSchema<unknown, _MemoryFile>;
+  /** Fields written before `entries` on every write (the project root for a project store). */
+  header: { project?: string };
+}
+
+function _openStore(layout: _StoreLayout, options: MemoryStoreOptions): MemoryStore {
+  const { scope, path, schema, header } = layout;
   const maxEntries = options.maxEntries ?? MEMORY_ENTRY_CAP;
   let reportedCorrupt = false;
 
   const read = (): MemoryEntry[] => {
-    const result = readJson(path, { schema: MemoryFileSchema, version: 1 });
+    const result = readJson(path, { schema, version: 1 });
     if (result.status === "ok") return result.value.entries;
     if (result.status === "corrupt" && !reportedCorrupt) {
       reportedCorrupt = true;
-      options.onNotice?.(`project memory ${path} is unreadable (${result.reason}); its notes are ignored, and the next new note moves it aside`);
+      options.onNotice?.(`${scope} memory ${path} is unreadable (${result.reason}); its notes are ignored, and the next new note moves it aside`);
     }
     return [];
   };
@@ -108,16 +156,36 @@ export function openMemory(projectRoot: string, options: MemoryStoreOptions = {}
   /** `change` returns the next entry list, or undefined to leave the file untouched. */
   const update = (change: (entries: MemoryEntry[]) => MemoryEntry[] | undefined): void => {
     updateJsonSync(path, {
-      schema: MemoryFileSchema, version: 1,
-      onCorrupt: (reason, backup) => options.onNotice?.(`project memory ${path} was unreadable (${reason}); moved it to ${backup} and started a new one`),
+      schema, version: 1,
+      onCorrupt: (reason, backup) => options.onNotice?.(`${scope} memory ${path} was unreadable (${reason}); moved it to ${backup} and started a new one`),
     }, (current) => {
       const next = change(current?.entries ?? []);
-      return next && { version: 1 as const, project: projectRoot, entries: next };
+      return next && { version: 1 as const, ...header, entries: next };
     });
   };
 
+  const search = (query: string): MemoryEntry[] => {
+    const terms = _queryTerms(query);
+    return sortNewestFirst(read().filter((entry) => _matchesAll(entry, terms))).slice(0, RECALL_LIMIT);
+  };
+
+  const recordHits = (ids: readonly string[]): MemoryEntry[] => {
+    const wanted = new Set(ids);
+    let found: MemoryEntry[] = [];
+    if (wanted.size === 0) return found;
+    update((entries) => {
+      if (!entries.some((entry) => wanted.has(entry.id))) return undefined;
+      const now = new Date().toISOString();
+      const next = entries.map((entry) => (wanted.has(entry.id) ? { ...entry, hits: entry.hits + 1, lastHitAt: now } : entry));
+      found = sortNewestFirst(next.filter((entry) => wanted.has(entry.id)));
+      return next;
+    });
+    return found;
+  };
+
   return {
-    projectRoot,
+    scope,
+    ...(header.project === undefined ? {} : { projectRoot: header.project }),
     path,
 
     remember(kind, text, source) {
@@ -141,29 +209,17 @@ export function openMemory(projectRoot: string, options: MemoryStoreOptions = {}
       return result!;
     },
 
-    recall(query) {
-      const terms = query.toLowerCase().split(/\s+/).filter(Boolean);
-      if (terms.length === 0) throw new Error("recall needs a query: one or more words the note contains");
-      let found: MemoryEntry[] = [];
-      update((entries) => {
-        const matches = sortNewestFirst(entries.filter((entry) => {
-          const text = entry.text.toLowerCase();
-          return terms.every((term) => text.includes(term));
-        })).slice(0, RECALL_LIMIT);
-        if (matches.length === 0) return undefined;
-        const ids = new Set(matches.map((entry) => entry.id));
-        const now = new Date().toISOString();
-        const next = entries.map((entry) => (ids.has(entry.id) ? { ...entry, hits: entry.hits + 1, lastHitAt: now } : entry));
-        found = sortNewestFirst(next.filter((entry) => ids.has(entry.id)));
-        return next;
-      });
-      return found;
-    },
+    recall: (query) => recordHits(search(query).map((entry) => entry.id)),
+
+    search,
+
+    recordHits,
 
     forget(text) {
       const needle = cleanNoteText(text).toLowerCase();
       if (!needle) throw new Error("forget needs the text, or part of the text, of the note to remove");
       let removed = 0;
+      if (!read().some((entry) => entry.text.toLowerCase().includes(needle))) return removed;
       update((entries) => {
         const next = entries.filter((entry) => !entry.text.toLowerCase().includes(needle));
         removed = entries.length - next.length;
@@ -212,8 +268,23 @@ export function cleanNoteText(text: string): string {
   return text.replace(/\s+/g, " ").trim().slice(0, MEMORY_TEXT_CAP).trimEnd();
 }
 
-export function sortNewestFirst(entries: readonly MemoryEntry[]): MemoryEntry[] {
+export function sortNewestFirst<T extends MemoryEntry>(entries: readonly T[]): T[] {
   return [...entries].sort((a, b) => _compareAge(b, a));
+}
+
+/**
+ * `recall` across stores: the 15 newest matches of them all, each tagged with its scope. A hit is
+ * counted only on the entries returned, in the store each came from (one locked write per store
+ * that has any). Throws on a blank query.
+ */
+export function recallMemories(stores: readonly MemoryStore[], query: string): ScopedMemoryEntry[] {
+  const matches = stores.flatMap((store) => store.search(query).map((entry) => ({ entry, store })));
+  const chosen = matches.sort((a, b) => _compareAge(b.entry, a.entry)).slice(0, RECALL_LIMIT);
+  const hit = stores.flatMap((store) => {
+    const ids = chosen.filter((match) => match.store === store).map((match) => match.entry.id);
+    return store.recordHits(ids).map((entry): ScopedMemoryEntry => ({ ...entry, scope: store.scope }));
+  });
+  return sortNewestFirst(hit);
 }
 
 /** Hits descending, then newest first: the order notes reach the prompt in. */
@@ -222,17 +293,41 @@ export function rankByUse(entries: readonly MemoryEntry[]): MemoryEntry[] {
 }
 
 /**
- * The notes block of the system prompt: a header, then `- (<kind>) <text>` for the 20 most used
- * notes. "" when there are none, so the prompt carries no empty header.
+ * The notes block of the system prompt: the 20 most used project notes under their header, then,
+ * after a blank line, the 10 most used global notes under a header of their own; each note is a
+ * `- (<kind>) <text>` line. A scope without notes has no header, and no notes at all is "".
  */
-export function renderMemoryForPrompt(entries: readonly MemoryEntry[]): string {
-  if (entries.length === 0) return "";
-  const lines = rankByUse(entries).slice(0, PROMPT_NOTE_LIMIT).map((entry) => `- (${entry.kind}) ${entry.text}`);
-  return [
-    "Notes you kept about this project in earlier sessions. Rely on them, but where one disagrees with the code",
-    "as you see it now, the code wins: check before acting on it, and correct the note with forget and remember:",
-    ...lines,
-  ].join("\n");
+export function renderMemoryForPrompt(projectEntries: readonly MemoryEntry[], globalEntries: readonly MemoryEntry[] = []): string {
+  const blocks: string[] = [];
+  if (projectEntries.length > 0) {
+    blocks.push([
+      "Notes you kept about this project in earlier sessions. Rely on them, but where one disagrees with the code",
+      "as you see it now, the code wins: check before acting on it, and correct the note with forget and remember:",
+      ..._promptLines(projectEntries, PROMPT_NOTE_LIMIT),
+    ].join("\n"));
+  }
+  if (globalEntries.length > 0) {
+    blocks.push([
+      "Notes about the user and their machine, kept across every project (this project's notes win over them):",
+      ..._promptLines(globalEntries, GLOBAL_PROMPT_NOTE_LIMIT),
+    ].join("\n"));
+  }
+  return blocks.join("\n\n");
+}
+
+function _promptLines(entries: readonly MemoryEntry[], limit: number): string[] {
+  return rankByUse(entries).slice(0, limit).map((entry) => `- (${entry.kind}) ${entry.text}`);
+}
+
+function _queryTerms(query: string): string[] {
+  const terms = query.toLowerCase().split(/\s+/).filter(Boolean);
+  if (terms.length === 0) throw new Error("recall needs a query: one or more words the note contains");
+  return terms;
+}
+
+function _matchesAll(entry: MemoryEntry, terms: readonly string[]): boolean {
+  const text = entry.text.toLowerCase();
+  return terms.every((term) => text.includes(term));
 }
 
 function _compareAge(a: MemoryEntry, b: MemoryEntry): number {

@@ -1,33 +1,57 @@
 /**
- * remember, recall and forget: the model's hands on project memory. They touch only shiro's own
+ * remember, recall and forget: the model's hands on its notes. They touch only shiro's own
  * state, so they are read-only as far as the workspace goes and need no approval.
+ *
+ * With a global store (options.global), remember and forget take a `scope` and recall searches
+ * both stores; without one, the tools work on the project store alone and offer no `scope`.
  */
 import * as v from "valibot";
-import { MEMORY_KINDS, type MemoryEntry, type MemorySource, type MemoryStore, type RememberResult } from "../store/memory.ts";
+import {
+  MEMORY_KINDS, MEMORY_SCOPES, recallMemories,
+  type MemoryEntry, type MemoryScope, type MemorySource, type MemoryStore, type RememberResult,
+} from "../store/memory.ts";
 import forgetText from "./forget.md" with { type: "text" };
 import recallText from "./recall.md" with { type: "text" };
 import rememberText from "./remember.md" with { type: "text" };
 import type { ToolDefinition } from "./types.ts";
 
-const RememberInput = v.object({
-  kind: v.picklist(MEMORY_KINDS),
-  text: v.pipe(v.string(), v.description("one self-contained line, at most 400 characters")),
-});
+const _kind = v.picklist(MEMORY_KINDS);
+const _text = v.pipe(v.string(), v.description("one self-contained line, at most 400 characters"));
+const _rememberScope = v.optional(v.pipe(v.picklist(MEMORY_SCOPES), v.description(
+  "project (default): about this codebase. global: about the user or their machine, true in every project, e.g. \"the user's shell is fish\", \"prefers pnpm\"",
+)));
+const _forgetText = v.pipe(v.string(), v.description("text, or part of the text, of the notes to delete"));
+const _forgetScope = v.optional(v.pipe(v.picklist(MEMORY_SCOPES), v.description("only this store; both when omitted")));
+
+const RememberInput = v.object({ kind: _kind, text: _text });
+const ScopedRememberInput = v.object({ kind: _kind, text: _text, scope: _rememberScope });
 const RecallInput = v.object({ query: v.pipe(v.string(), v.description("words every matching note contains")) });
-const ForgetInput = v.object({ text: v.pipe(v.string(), v.description("text, or part of the text, of the notes to delete")) });
+const ForgetInput = v.object({ text: _forgetText });
+const ScopedForgetInput = v.object({ text: _forgetText, scope: _forgetScope });
+
+type _RememberArgs = { kind: v.InferOutput<typeof _kind>; text: string; scope?: MemoryScope };
+type _ForgetArgs = { text: string; scope?: MemoryScope };
 
 export interface MemoryToolsOptions {
+  /** The user's notes shared by every project: adds `scope` to remember and forget, and recall searches it too. */
+  global?: MemoryStore;
   /** Recorded on each new note (the session and run it came from). */
   source?: () => MemorySource | undefined;
 }
 
-export function createMemoryTools(store: MemoryStore, options: MemoryToolsOptions = {}): ToolDefinition[] {
-  const remember: ToolDefinition<v.InferOutput<typeof RememberInput>> = {
+export function createMemoryTools(project: MemoryStore, options: MemoryToolsOptions = {}): ToolDefinition[] {
+  const stores = options.global ? [project, options.global] : [project];
+  const storeFor = (scope: MemoryScope | undefined): MemoryStore => (scope === "global" && options.global ? options.global : project);
+
+  const remember: ToolDefinition<_RememberArgs> = {
     name: "remember",
     description: rememberText,
-    schema: RememberInput,
+    schema: options.global ? ScopedRememberInput : RememberInput,
     readOnly: true,
-    execute: async ({ kind, text }) => formatRememberResult(store.remember(kind, text, options.source?.())),
+    execute: async ({ kind, text, scope }) => {
+      const store = storeFor(scope);
+      return formatRememberResult(store.remember(kind, text, options.source?.()), store.scope);
+    },
   };
   const recall: ToolDefinition<v.InferOutput<typeof RecallInput>> = {
     name: "recall",
@@ -35,25 +59,33 @@ export function createMemoryTools(store: MemoryStore, options: MemoryToolsOption
     schema: RecallInput,
     readOnly: true,
     execute: async ({ query }) => {
-      const found = store.recall(query);
-      return found.length === 0 ? `Nothing recorded about "${query.trim()}".` : found.map(formatMemoryEntry).join("\n");
+      const found = recallMemories(stores, query);
+      return found.length === 0 ? `Nothing recorded about "${query.trim()}".` : found.map((entry) => formatMemoryEntry(entry, entry.scope)).join("\n");
     },
   };
-  const forget: ToolDefinition<v.InferOutput<typeof ForgetInput>> = {
+  const forget: ToolDefinition<_ForgetArgs> = {
     name: "forget",
     description: forgetText,
-    schema: ForgetInput,
+    schema: options.global ? ScopedForgetInput : ForgetInput,
     readOnly: true,
-    execute: async ({ text }) => formatForgetResult(store.forget(text), text),
+    execute: async ({ text, scope }) => {
+      const targets = scope ? [storeFor(scope)] : stores;
+      const removed = targets.reduce((sum, store) => sum + store.forget(text), 0);
+      return formatForgetResult(removed, text);
+    },
   };
   return [remember, recall, forget];
 }
 
-/** `Remembered as <kind> (<n> stored): <text>` or `Already recorded: <text>`. */
-export function formatRememberResult(result: RememberResult): string {
+/**
+ * `Remembered as <kind> (<n> stored): <text>` or `Already recorded: <text>`; a global note says so:
+ * `Remembered as <kind> (global, <n> stored): <text>`, `Already recorded (global): <text>`.
+ */
+export function formatRememberResult(result: RememberResult, scope: MemoryScope = "project"): string {
+  const global = scope === "global";
   return result.status === "stored"
-    ? `Remembered as ${result.entry.kind} (${result.count} stored): ${result.entry.text}`
-    : `Already recorded: ${result.entry.text}`;
+    ? `Remembered as ${result.entry.kind} (${global ? "global, " : ""}${result.count} stored): ${result.entry.text}`
+    : `Already recorded${global ? " (global)" : ""}: ${result.entry.text}`;
 }
 
 /** `Forgot 1 memory.`, `Forgot 3 memories.` or `No memory matches "<text>".` */
@@ -62,6 +94,7 @@ export function formatForgetResult(removed: number, text: string): string {
   return `Forgot ${removed} ${removed === 1 ? "memory" : "memories"}.`;
 }
 
-export function formatMemoryEntry(entry: MemoryEntry): string {
-  return `(${entry.kind}) ${entry.text}`;
+/** `(<kind>) <text>`, or `(<kind>, global) <text>` for a global note. */
+export function formatMemoryEntry(entry: MemoryEntry, scope: MemoryScope = "project"): string {
+  return `(${entry.kind}${scope === "global" ? ", global" : ""}) ${entry.text}`;
 }

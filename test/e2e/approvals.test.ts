@@ -121,3 +121,22 @@ describe("giving up a blocked run", () => {
     expect(existsSync(join(e2e.dirs.cwd, "x.txt"))).toBe(false);
   }, 30_000);
 });
+
+describe("installed plugins", () => {
+  test("a plugin installed from the registry refuses a matching call, even under --yolo", async () => {
+    const { mkdirSync, writeFileSync } = await import("node:fs");
+    const dir = join(e2e.dirs.home, ".shiro-neko", "registry", "plugins");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "no-migrations.json"), JSON.stringify({
+      name: "no-migrations", description: "keeps the agent out of migrations",
+      deny: [{ tools: ["write_file"], pathPattern: "^migrations/", reason: "migrations are written by hand here" }],
+    }));
+    e2e.fake.script({ toolCalls: [{ name: "write_file", input: { path: "migrations/001.sql", content: "drop table x;" } }] }, { text: "ok" });
+    const result = await shiro(["-p", "add a migration", "--yolo", "--json"], "chat");
+    expect(result.code).toBe(0);
+    const denied = parseEventLines(result.stdout).find((event) => event.type === "tool-denied")!;
+    expect(denied).toMatchObject({ name: "write_file", by: "plugin" });
+    expect(String(denied.reason)).toContain("no-migrations");
+    expect(existsSync(join(e2e.dirs.cwd, "migrations", "001.sql"))).toBe(false);
+  });
+});

@@ -115,3 +115,25 @@ describe("historyPairs", () => {
     expect(saved.messages.filter((message: { role: string }) => message.role === "user").map((m: { content: string }) => m.content)).toEqual(["question one", "question two", "question three"]);
   });
 });
+
+describe("global memory", () => {
+  test("a global note from one project reaches the prompt in another; --no-memory touches neither file", async () => {
+    e2e.fake.script({ toolCalls: [{ name: "remember", input: { kind: "fact", text: "the user prefers pnpm", scope: "global" } }] }, { text: "ok" });
+    expect((await shiro(["-p", "remember my preference"])).code).toBe(0);
+    const { mkdtempSync, rmSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const other = mkdtempSync(join(tmpdir(), "shiro-e2e-other-"));
+    try {
+      e2e.fake.script({ text: "noted" }, { text: "bare" });
+      expect((await runShiro(["-p", "hello"], { cwd: other, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, "anthropic") })).code).toBe(0);
+      expect(systemOf(e2e.fake.requests[2]!)).toContain("- (fact) the user prefers pnpm");
+      const globalFile = join(e2e.dirs.home, ".shiro-neko", "memory", "global.json");
+      const before = readFileSync(globalFile, "utf8");
+      expect((await runShiro(["-p", "hello", "--no-memory"], { cwd: other, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, "anthropic") })).code).toBe(0);
+      expect(systemOf(e2e.fake.requests[3]!)).not.toContain("pnpm");
+      expect(readFileSync(globalFile, "utf8")).toBe(before);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
+});

@@ -82,6 +82,46 @@ test("add and forget --json print what they did, for scripts", async () => {
   expect(JSON.parse((await shiro(project, "memory", "forget", "--json", "api")).stdout)).toEqual({ removed: 0 });
 });
 
+test("--global adds, lists and forgets the notes shared by every project, leaving the project's alone", async () => {
+  const other = join(home, "other");
+  mkdirSync(other);
+  expect(await shiro(project, "memory", "list", "--global")).toEqual({ code: 0, stdout: "nothing remembered globally yet\n", stderr: "" });
+  expect(await shiro(project, "memory", "add", "fact", "the user's shell is fish", "--global")).toEqual({
+    code: 0, stdout: "Remembered as fact (global, 1 stored): the user's shell is fish\n", stderr: "",
+  });
+  expect((await shiro(other, "memory", "add", "--global", "decision", "prefers pnpm")).stdout).toBe("Remembered as decision (global, 2 stored): prefers pnpm\n");
+  expect((await shiro(other, "memory", "add", "--global", "decision", "prefers pnpm")).stdout).toBe("Already recorded (global): prefers pnpm\n");
+  expect((await shiro(project, "memory", "list")).stdout).toBe("nothing remembered about this project yet\n");
+  expect((await shiro(other, "memory", "list", "--global")).stdout).toBe("(decision, global) prefers pnpm\n(fact, global) the user's shell is fish\n");
+  const listed = JSON.parse((await shiro(project, "memory", "list", "--global", "--json")).stdout);
+  expect(listed.map((entry: MemoryEntry) => [entry.kind, entry.text])).toEqual([["decision", "prefers pnpm"], ["fact", "the user's shell is fish"]]);
+  expect(JSON.parse(readFileSync(paths.globalMemory(), "utf8")).entries.length).toBe(2);
+  await shiro(project, "memory", "add", "fact", "pnpm workspaces hold the packages");
+  expect((await shiro(project, "memory", "forget", "pnpm")).stdout).toBe("Forgot 1 memory.\n");
+  expect((await shiro(project, "memory", "list", "--global")).stdout).toBe("(decision, global) prefers pnpm\n(fact, global) the user's shell is fish\n");
+  expect(JSON.parse((await shiro(project, "memory", "forget", "PNPM", "--global", "--json")).stdout)).toEqual({ removed: 1 });
+  expect((await shiro(project, "memory", "list", "--global")).stdout).toBe("(fact, global) the user's shell is fish\n");
+});
+
+test("list --all shows both stores newest first, marking the global notes; --json tags each with its scope", async () => {
+  expect((await shiro(project, "memory", "list", "--all")).stdout).toBe("nothing remembered about this project or globally yet\n");
+  const at = (minute: number) => new Date(Date.UTC(2025, 0, 1, 0, minute)).toISOString();
+  const note = (id: string, text: string, minute: number, hits = 0): MemoryEntry => ({ id, kind: "fact", text, createdAt: at(minute), hits });
+  writeJsonAtomic(paths.projectMemory(project), { version: 1, project, entries: [note("p1", "project old", 1), note("p3", "project new", 3, 2)] });
+  writeJsonAtomic(paths.globalMemory(), { version: 1, entries: [note("g2", "global middle", 2)] });
+  expect(await shiro(project, "memory", "list", "--all")).toEqual({
+    code: 0, stdout: "(fact) project new  [recalled 2x]\n(fact, global) global middle\n(fact) project old\n", stderr: "",
+  });
+  expect(JSON.parse((await shiro(project, "memory", "list", "--all", "--json")).stdout)).toEqual([
+    { ...note("p3", "project new", 3, 2), scope: "project" },
+    { ...note("g2", "global middle", 2), scope: "global" },
+    { ...note("p1", "project old", 1), scope: "project" },
+  ]);
+  expect(await shiro(project, "memory", "list", "--all", "--global")).toEqual({
+    code: 2, stdout: "", stderr: "shiro: use --global or --all, not both (see shiro --help)\n",
+  });
+});
+
 test("bad input is a one-line error", async () => {
   expect(await shiro(project, "memory", "add", "opinion", "x")).toEqual({
     code: 2, stdout: "", stderr: 'shiro: unknown memory kind "opinion". Available: fact, decision, gotcha, command (see shiro --help)\n',
@@ -93,6 +133,9 @@ test("compact on a small store needs no model and says why it did nothing", asyn
   await shiro(project, "memory", "add", "fact", "one note");
   expect(await shiro(project, "memory", "compact")).toEqual({
     code: 0, stdout: "memory left as is: 1 entries, compaction starts past 60\n", stderr: "",
+  });
+  expect(await shiro(project, "memory", "compact", "--global")).toEqual({
+    code: 0, stdout: "memory left as is: 0 entries, compaction starts past 60\n", stderr: "",
   });
 });
 

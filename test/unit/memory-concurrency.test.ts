@@ -1,9 +1,10 @@
 /**
- * Eight processes remember notes on one project at the same moment: every note must survive,
- * and every write must have seen all the writes before it (the counts they report are 1..N).
+ * Eight processes remember notes on one store (a project's, then the global one) at the same
+ * moment: every note must survive, and every write must have seen all the writes before it (the
+ * counts they report are 1..N).
  */
-import { afterEach, beforeEach, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { paths } from "../../lib/paths.ts";
@@ -35,10 +36,12 @@ interface Reported {
   count: number;
 }
 
-async function rememberFromEightProcesses(maxEntries: string): Promise<Reported[]> {
+type Scope = "project" | "global";
+
+async function rememberFromEightProcesses(scope: Scope, maxEntries: string): Promise<Reported[]> {
   const go = join(home, "start");
   const children = Array.from({ length: WORKERS }, (_, worker) => Bun.spawn({
-    cmd: [process.execPath, FIXTURE, ROOT, String(worker), String(NOTES_EACH), maxEntries, go],
+    cmd: [process.execPath, FIXTURE, ROOT, String(worker), String(NOTES_EACH), maxEntries, go, ...(scope === "global" ? ["--global"] : [])],
     env: process.env,
     stdout: "pipe",
     stderr: "pipe",
@@ -54,25 +57,32 @@ async function rememberFromEightProcesses(maxEntries: string): Promise<Reported[
   return outputs.flat();
 }
 
-function readEntries(): MemoryEntry[] {
-  return JSON.parse(readFileSync(paths.projectMemory(ROOT), "utf8")).entries;
+function readEntries(scope: Scope): MemoryEntry[] {
+  return JSON.parse(readFileSync(scope === "global" ? paths.globalMemory() : paths.projectMemory(ROOT), "utf8")).entries;
 }
 
 const everyText = Array.from({ length: WORKERS }, (_, w) => Array.from({ length: NOTES_EACH }, (_, i) => `worker ${w} note ${i}`)).flat();
 
-test("8 processes × 50 remember calls: all 400 notes are on disk, none lost", async () => {
-  const reported = await rememberFromEightProcesses("1000");
-  const entries = readEntries();
-  expect(entries.map((entry) => entry.text).sort()).toEqual([...everyText].sort());
-  expect(new Set(entries.map((entry) => entry.id)).size).toBe(400);
-  expect(reported.every((line) => line.status === "stored")).toBe(true);
-  expect(reported.map((line) => line.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 400 }, (_, i) => i + 1));
-}, 90_000);
+for (const scope of ["project", "global"] as const) {
+  const otherFile = () => (scope === "global" ? paths.projectMemory(ROOT) : paths.globalMemory());
 
-test("with the default cap, the 300 newest of the 400 notes remain", async () => {
-  const reported = await rememberFromEightProcesses("default");
-  const entries = readEntries();
-  const byAge = [...reported].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1));
-  expect(entries.length).toBe(300);
-  expect(entries.map((entry) => entry.id).sort()).toEqual(byAge.slice(100).map((line) => line.id).sort());
-}, 90_000);
+  describe(`${scope} memory`, () => {
+    test("8 processes × 50 remember calls: all 400 notes are on disk, none lost, none in the other store", async () => {
+      const reported = await rememberFromEightProcesses(scope, "1000");
+      const entries = readEntries(scope);
+      expect(entries.map((entry) => entry.text).sort()).toEqual([...everyText].sort());
+      expect(new Set(entries.map((entry) => entry.id)).size).toBe(400);
+      expect(reported.every((line) => line.status === "stored")).toBe(true);
+      expect(reported.map((line) => line.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 400 }, (_, i) => i + 1));
+      expect(existsSync(otherFile())).toBe(false);
+    }, 90_000);
+
+    test("with the default cap, the 300 newest of the 400 notes remain", async () => {
+      const reported = await rememberFromEightProcesses(scope, "default");
+      const entries = readEntries(scope);
+      const byAge = [...reported].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1));
+      expect(entries.length).toBe(300);
+      expect(entries.map((entry) => entry.id).sort()).toEqual(byAge.slice(100).map((line) => line.id).sort());
+    }, 90_000);
+  });
+}
