@@ -23,7 +23,7 @@ const docsPath = join(import.meta.dir, "../../docs/tools.md");
 // plugin's current_time is on by default. Their stores are never touched while measuring.
 const sessionTools = [
   createTodoTool({ get: () => [], set: () => undefined }),
-  ...createMemoryTools({} as MemoryStore),
+  ...createMemoryTools({} as MemoryStore, { global: {} as MemoryStore }),
   createRecallDiscardedTool(() => ({ messages: [], state: { spans: [] } })),
   ...(BUILTIN_PLUGINS.time!({ cwd: ".", writeStderr: () => undefined }).tools ?? []),
 ];
