@@ -171,8 +171,9 @@ export async function runSlashCommand(line: string, ctx: SlashContext): Promise<
     case "/tools": {
       const offered = agent.offeredTools();
       write(`tools: ${offered.length} offered this turn of ${agent.registeredTools().length} registered\n`);
+      const width = Math.max(20, ...offered.map((tool) => tool.name.length + 2));
       for (const tool of [...offered].sort((a, b) => a.name.localeCompare(b.name))) {
-        write(`  ${tool.name.padEnd(20)}${style.dim(`${(tool.set ?? "-").padEnd(10)}${toolSchemaBytes(tool)} B`)}\n`);
+        write(`  ${tool.name.padEnd(width)}${style.dim(`${(tool.set ?? "-").padEnd(10)}${toolSchemaBytes(tool)} B`)}\n`);
       }
       return _done;
     }

@@ -410,7 +410,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     complete: (system, prompt, signal) => context.complete(system, prompt, signal),
     startupNotices: () => notices,
     offeredTools: offeredNow,
-    registeredTools: () => registered,
+    registeredTools: () => (hub ? [...registered, ...hub.tools()] : registered),
     todos: () => session.notebook.todos,
     async *turn(prompt, signal, turnOptions = {}) {
       activeRunId = turnOptions.runId ?? nextRunId;
