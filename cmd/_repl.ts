@@ -6,6 +6,7 @@
 import { createInterface, type Interface } from "node:readline";
 import { MissingKeyError, createAgent, type Agent, type AgentFlags } from "../lib/agent/agent.ts";
 import { renderApprovalDetail } from "../lib/repl/approval-view.ts";
+import { createCompleter } from "../lib/repl/completer.ts";
 import { runProviderSetup } from "../lib/repl/onboarding.ts";
 import type { ApprovalAnswer, ApprovalRequest } from "../lib/approval.ts";
 import { EXIT } from "../lib/errors.ts";
@@ -16,7 +17,7 @@ import { renderProgressBar } from "../lib/store/notebook.ts";
 import { createRenderer } from "../lib/repl/renderer.ts";
 import { colourEnabled, createStyle } from "../lib/repl/style.ts";
 import { PRODUCT, VERSION } from "../lib/version.ts";
-import { runSlashCommand, type SlashOutcome } from "./_slash.ts";
+import { SLASH_COMMANDS, runSlashCommand, type SlashOutcome } from "./_slash.ts";
 
 export async function startRepl(flags: AgentFlags): Promise<number> {
   const style = createStyle(colourEnabled());
@@ -107,7 +108,12 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     else write(`new session ${shortSessionId(agent.session.id)}\n`);
   };
 
-  rl = createInterface({ input: process.stdin, output: process.stdout, terminal: Boolean(process.stdout.isTTY), history: [...loadHistory(cwd)].reverse(), historySize: 200 });
+  const commands = Object.keys(SLASH_COMMANDS).map((usage) => usage.split(" ")[0]!);
+  rl = createInterface({
+    input: process.stdin, output: process.stdout, terminal: Boolean(process.stdout.isTTY),
+    history: [...loadHistory(cwd)].reverse(), historySize: 200,
+    completer: createCompleter({ root: cwd, commands }),
+  });
   rl.setPrompt(style.bold("› "));
   let running: AbortController | undefined;
   let exiting = false;

@@ -1,0 +1,36 @@
+/** REPL tab completion: slash commands with the exact name first, and @paths prefix-first. */
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createCompleter } from "../../lib/repl/completer.ts";
+
+let root: string;
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), "shiro-completer-"));
+  mkdirSync(join(root, "src"));
+  writeFileSync(join(root, "src", "app.ts"), "");
+  writeFileSync(join(root, "app.md"), "");
+  writeFileSync(join(root, "README.md"), "");
+  writeFileSync(join(root, ".gitignore"), "dist/\n");
+  mkdirSync(join(root, "dist"));
+  writeFileSync(join(root, "dist", "app.js"), "");
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+const complete = (completer: ReturnType<typeof createCompleter>, line: string) =>
+  new Promise<[string[], string]>((resolve) => completer(line, (_error, result) => resolve(result)));
+
+test("slash commands complete by prefix, the exact name first", async () => {
+  const completer = createCompleter({ root, commands: ["/models", "/model", "/memory", "/help"] });
+  expect(await complete(completer, "/mo")).toEqual([["/model", "/models"], "/mo"]);
+  expect(await complete(completer, "/model")).toEqual([["/model", "/models"], "/model"]);
+  expect(await complete(completer, "/model x")).toEqual([[], "/model x"]);
+});
+
+test("@ completes workspace files, prefix matches before substring matches, ignored files left out", async () => {
+  const completer = createCompleter({ root, commands: [] });
+  expect(await complete(completer, "look at @app")).toEqual([["@app.md", "@src/app.ts"], "@app"]);
+  expect(await complete(completer, "@READ")).toEqual([["@README.md"], "@READ"]);
+  expect(await complete(completer, "no token here")).toEqual([[], "no token here"]);
+});
