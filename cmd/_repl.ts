@@ -90,6 +90,38 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     write(`now using ${agent.config.preset.id}/${agent.model}\n`);
   };
 
+  /**
+   * Runs blocked on an approval in this folder (`--approvals block`) are offered at start: the
+   * newest one can be approved or denied here, and its run then continues in this REPL.
+   */
+  const offerPendingApprovals = async (): Promise<void> => {
+    const { listPending, decide } = await import("../lib/store/approvals.ts");
+    const pending = listPending({ cwd }).filter((record) => record.runId);
+    const newest = pending.at(-1);
+    if (!newest) return;
+    write(style.yellow(`${pending.length} blocked run${pending.length === 1 ? " waits" : "s wait"} for an approval in this folder (shiro approvals lists them)\n`));
+    const choice = await new Promise<string>((resolve) => rl!.question(`${newest.tool} ${newest.subject.slice(0, 80)}: y approve and continue it here | n deny and continue it here | s skip `, resolve));
+    const key = choice.trim().toLowerCase();
+    if (key !== "y" && key !== "n") return;
+    const decision = key === "y" ? "approved" : "denied";
+    try {
+      decide(newest.id, decision, "user");
+      const { findRun } = await import("../lib/store/runs.ts");
+      const run = findRun(newest.runId!);
+      if (agent.session.id !== run.sessionId) {
+        const next = await createAgent({ cwd, flags: { ...flags, continue: false, resume: undefined }, mode: "interactive", decide: askApproval, sessionId: run.sessionId });
+        agent.close();
+        agent = next;
+      }
+      running = new AbortController();
+      for await (const event of agent.resumeRun(run, decision, running.signal)) renderer.render(event);
+    } catch (error) {
+      write(style.red(`${error instanceof Error ? error.message : String(error)}\n`));
+    } finally {
+      running = undefined;
+    }
+  };
+
   const switchSession = async (sessionId: string | undefined): Promise<void> => {
     let next: Agent;
     try {
@@ -187,7 +219,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
       if (exiting) finish();
       else rl!.prompt();
     };
-    rl!.prompt();
+    void offerPendingApprovals().finally(() => rl!.prompt());
   });
 }
 

@@ -233,3 +233,25 @@ describe("worker subagents in the REPL", () => {
     });
   }, 30_000);
 });
+
+describe("blocked runs at start", () => {
+  test("the REPL offers this folder's pending approval; y approves it and the run continues here", async () => {
+    const { existsSync, readFileSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const { runShiro } = await import("./_harness.ts");
+    e2e.fake.script({ toolCalls: [{ name: "write_file", input: { path: "CHANGES.md", content: "# Changes\n" } }] }, { text: "Changelog written." });
+    const blocked = await runShiro(["-p", "write the changelog", "--approvals", "block"], { cwd: e2e.dirs.cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, "chat") });
+    expect(blocked.code).toBe(3);
+    await withRepl([], async (repl) => {
+      const at = await repl.until("1 blocked run waits for an approval in this folder");
+      await repl.until("write_file CHANGES.md: y approve and continue it here | n deny and continue it here | s skip", at);
+      repl.type("y\r");
+      await repl.until("Changelog written.", at);
+      await repl.until("› ", at);
+      expect(readFileSync(join(e2e.dirs.cwd, "CHANGES.md"), "utf8")).toBe("# Changes\n");
+      expect(existsSync(join(e2e.dirs.cwd, "CHANGES.md"))).toBe(true);
+    });
+    const approvals = JSON.parse(readFileSync(join(e2e.dirs.home, ".shiro-neko", "approvals.json"), "utf8"));
+    expect(approvals.approvals[0]).toMatchObject({ status: "approved", decidedBy: "user" });
+  }, 30_000);
+});
