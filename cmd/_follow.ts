@@ -3,7 +3,7 @@ import { EXIT } from "../lib/errors.ts";
 import { isUuid } from "../lib/ids.ts";
 import { shortRunId } from "../lib/store/short-ids.ts";
 import { effectiveStatus, findRun, loadRun, readRunEvents, type LoggedEvent } from "../lib/store/runs.ts";
-import { createTextPrinter } from "./_print.ts";
+import { createReplayPrinter } from "./_print.ts";
 import { STOP_EXIT } from "./_start.ts";
 
 /** A detached run's files appear a moment after its id is printed: a full id is waited for briefly. */
@@ -21,11 +21,10 @@ async function _findSoon(idOrPrefix: string, waitMs: number): Promise<ReturnType
 
 export async function followRun(idOrPrefix: string, options: { json: boolean; pollMs?: number }): Promise<number> {
   const run = await _findSoon(idOrPrefix, 10_000);
-  const printer = createTextPrinter({ out: (t) => process.stdout.write(t), err: (t) => process.stdout.write(t) }, { streamText: false });
+  const printer = createReplayPrinter();
   let seen = 0;
   const show = (event: LoggedEvent) => {
     if (options.json) process.stdout.write(`${JSON.stringify(event)}\n`);
-    else if (event.type === "done") process.stdout.write(`[done] ${event.stop}${event.cancelled ? " (cancelled)" : ""}, ${event.steps} steps\n`);
     else printer.print(event);
   };
   for (;;) {

@@ -2,10 +2,13 @@
  * Renders AgentEvents for a terminal that is not interactive: headless text mode, `runs tail`
  * and `runs events`. Answer text goes to stdout; progress lines go to stderr:
  * `[tool] <name> <json input>`, `[denied] <name> …`, `[tool-error] <name>: <msg>`, `[notice] …`,
- * `[compacted] B messages pruned to A`, `[blocked] …`, `[error] <msg>`.
+ * `[compacted] B messages pruned to A`, `[blocked] …`, `[error] <msg>`. A replayed log prints
+ * everything on stdout and ends with `[done] <stop>, N steps`.
  */
 import type { AgentEvent } from "../lib/agent/events.ts";
+import { EXIT } from "../lib/errors.ts";
 import { shortApprovalId, shortRunId } from "../lib/store/short-ids.ts";
+import { STOP_EXIT } from "./_start.ts";
 
 export interface TextPrinter {
   print(event: AgentEvent): void;
@@ -23,9 +26,9 @@ function _short(value: unknown, max = 200): string {
 
 /**
  * `streamText`: print `text` deltas as they arrive (headless); otherwise print each completed
- * `message` (log replay, where deltas were never stored).
+ * `message` and the closing `[done]` line (log replay, where deltas were never stored).
  */
-export function createTextPrinter(sinks: PrinterSinks, options: { streamText: boolean; headlessDenials?: boolean }): TextPrinter {
+export function createTextPrinter(sinks: PrinterSinks, options: { streamText: boolean }): TextPrinter {
   let midLine = false;
   const out = (text: string) => {
     if (!text) return;
@@ -71,11 +74,33 @@ export function createTextPrinter(sinks: PrinterSinks, options: { streamText: bo
           sinks.err(`[error] ${event.error}\n`);
           break;
         case "done":
-          if (midLine) out("\n");
+          if (!options.streamText) out(`[done] ${event.stop}${event.cancelled ? " (cancelled)" : ""}, ${event.steps} steps\n`);
+          else if (midLine) out("\n");
           break;
         default:
           break;
       }
     },
   };
+}
+
+/** A stored run log replayed (`runs events`, `runs tail`): every line on stdout. */
+export function createReplayPrinter(): TextPrinter {
+  const write = (text: string) => void process.stdout.write(text);
+  return createTextPrinter({ out: write, err: write }, { streamText: false });
+}
+
+/**
+ * Prints a live run (headless, `runs resume`): as text (answer on stdout, progress on stderr) or,
+ * with `json`, one event per line on stdout. Returns the exit code of the run's `done`.
+ */
+export async function printRun(events: AsyncIterable<AgentEvent>, options: { json: boolean }): Promise<number> {
+  const printer = createTextPrinter({ out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) }, { streamText: true });
+  let code: number = EXIT.error;
+  for await (const event of events) {
+    if (options.json) process.stdout.write(`${JSON.stringify(event)}\n`);
+    else printer.print(event);
+    if (event.type === "done") code = STOP_EXIT[event.stop];
+  }
+  return code;
 }

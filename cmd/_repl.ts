@@ -5,7 +5,7 @@
  */
 import { createInterface, type Interface } from "node:readline";
 import { MissingKeyError, createAgent, type Agent, type AgentFlags } from "../lib/agent/agent.ts";
-import { renderApprovalDetail } from "../lib/repl/approval-view.ts";
+import { renderApprovalQuestion } from "../lib/repl/approval-view.ts";
 import { createCompleter } from "../lib/repl/completer.ts";
 import { runProviderSetup } from "../lib/repl/onboarding.ts";
 import type { ApprovalAnswer, ApprovalRequest } from "../lib/approval.ts";
@@ -19,6 +19,11 @@ import { colourEnabled, createStyle } from "../lib/repl/style.ts";
 import { PRODUCT, VERSION } from "../lib/version.ts";
 import { SLASH_COMMANDS, runSlashCommand, type SlashOutcome } from "./_slash.ts";
 
+/** Flags that pin a provider, cleared once /provider (or the first-start setup) has saved one. */
+const _USE_SAVED_PROVIDER: Partial<AgentFlags> = { provider: undefined, model: undefined, baseURL: undefined, protocol: undefined };
+/** A session opened mid-REPL never re-applies -c / -r. */
+const _NO_RESUME: Partial<AgentFlags> = { continue: false, resume: undefined };
+
 export async function startRepl(flags: AgentFlags): Promise<number> {
   const style = createStyle(colourEnabled());
   const write = (text: string) => process.stdout.write(text);
@@ -26,16 +31,8 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
   let rl: Interface | undefined;
 
   const askApproval = async (request: ApprovalRequest): Promise<ApprovalAnswer> => {
-    const head = request.subagent
-      ? `a worker subagent wants to run ${request.tool}`
-      : request.repeated
-        ? `${request.tool} is repeating the same call (allowed by the rules, but this is the third identical call this turn)`
-        : `${request.tool} wants to run`;
-    write(`\n${style.yellow(head)}\n`);
-    if (request.subagent) write(style.dim("delegated work, gated by your rules exactly as a direct call is\n"));
-    if (request.matched && request.matched.pattern !== "*") write(style.dim(`matched ${request.matched.tool}: "${request.matched.pattern}"\n`));
-    write(`${renderApprovalDetail({ tool: request.tool, input: request.input, root: cwd }, style).join("\n")}\n`);
-    const choice = `y allow once | a always allow ${request.tool}${request.suggestedPattern !== "*" ? ` [${request.suggestedPattern}]` : ""} | n deny `;
+    const question = renderApprovalQuestion(request, cwd, style);
+    write(question.text);
     // Ctrl-C while the question is open denies the call and ends the turn; the question is
     // withdrawn, so the next line typed is a prompt again, not a late answer.
     const signal = running?.signal;
@@ -43,7 +40,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     const answer = await new Promise<string | undefined>((resolve) => {
       const onAbort = () => resolve(undefined);
       signal?.addEventListener("abort", onAbort, { once: true });
-      rl!.question(choice, signal ? { signal } : {}, (text) => {
+      rl!.question(question.choice, signal ? { signal } : {}, (text) => {
         signal?.removeEventListener("abort", onAbort);
         resolve(text);
       });
@@ -55,9 +52,13 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     return "deny";
   };
 
+  /** Opens a session with the start-up flags changed by `changes`; `sessionId` continues that one. */
+  const openAgent = (changes: Partial<AgentFlags> = {}, sessionId?: string): Promise<Agent> =>
+    createAgent({ cwd, flags: { ...flags, ...changes }, mode: "interactive", decide: askApproval, ...(sessionId ? { sessionId } : {}) });
+
   let agent: Agent;
   try {
-    agent = await createAgent({ cwd, flags, mode: "interactive", decide: askApproval });
+    agent = await openAgent();
   } catch (error) {
     // No key is not fatal in a terminal: set a provider up, then start.
     if (!(error instanceof MissingKeyError)) throw error;
@@ -66,12 +67,17 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
       write("no provider configured yet - run shiro again to set one up\n");
       return EXIT.error;
     }
-    agent = await createAgent({ cwd, flags: { ...flags, provider: undefined, model: undefined, baseURL: undefined, protocol: undefined }, mode: "interactive", decide: askApproval });
+    agent = await openAgent(_USE_SAVED_PROVIDER);
   }
   const renderer = createRenderer(write, style, () => agent.model);
   _banner(agent, write, style.dim);
 
-  /** /resume and /clear: the current session is saved and closed, another one opens. */
+  /** Closes the current session (it is saved) and continues with `next`. */
+  const swapTo = (next: Agent): void => {
+    agent.close();
+    agent = next;
+  };
+
   /** /provider: set a provider up (readline paused while @clack/prompts owns the terminal), then continue this session with it. */
   const setUpProvider = async (): Promise<void> => {
     rl?.pause();
@@ -85,8 +91,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     if (!result) return;
     const sessionId = agent.session.messages.length > 0 ? agent.session.id : undefined;
     agent.close();
-    const provider = { ...flags, provider: undefined, model: undefined, baseURL: undefined, protocol: undefined, continue: false, resume: undefined };
-    agent = await createAgent({ cwd, flags: provider, mode: "interactive", decide: askApproval, ...(sessionId ? { sessionId } : {}) });
+    agent = await openAgent({ ..._USE_SAVED_PROVIDER, ..._NO_RESUME }, sessionId);
     write(`now using ${agent.config.preset.id}/${agent.model}\n`);
   };
 
@@ -108,20 +113,17 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
       decide(newest.id, decision, "user");
       const { findRun } = await import("../lib/store/runs.ts");
       const run = findRun(newest.runId!);
-      if (agent.session.id !== run.sessionId) {
-        const next = await createAgent({ cwd, flags: { ...flags, continue: false, resume: undefined }, mode: "interactive", decide: askApproval, sessionId: run.sessionId });
-        agent.close();
-        agent = next;
-      }
+      if (agent.session.id !== run.sessionId) swapTo(await openAgent(_NO_RESUME, run.sessionId));
       running = new AbortController();
       for await (const event of agent.resumeRun(run, decision, running.signal)) renderer.render(event);
     } catch (error) {
-      write(style.red(`${error instanceof Error ? error.message : String(error)}\n`));
+      write(style.red(`${_message(error)}\n`));
     } finally {
       running = undefined;
     }
   };
 
+  /** /resume and /clear: the current session is saved and closed, another one opens. */
   const switchSession = async (sessionId: string | undefined): Promise<void> => {
     let next: Agent;
     try {
@@ -129,13 +131,12 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
         write(`already in session ${shortSessionId(agent.session.id)}\n`);
         return;
       }
-      next = await createAgent({ cwd, flags: { ...flags, continue: false, resume: undefined }, mode: "interactive", decide: askApproval, ...(sessionId ? { sessionId } : {}) });
+      next = await openAgent(_NO_RESUME, sessionId);
     } catch (error) {
-      write(style.red(`${error instanceof Error ? error.message : String(error)}\n`));
+      write(style.red(`${_message(error)}\n`));
       return;
     }
-    agent.close();
-    agent = next;
+    swapTo(next);
     if (sessionId) write(`resumed ${shortSessionId(agent.session.id)} (${agent.session.messages.length} messages): ${agent.session.title}\n`);
     else write(`new session ${shortSessionId(agent.session.id)}\n`);
   };
@@ -161,7 +162,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
       try {
         outcome = await runSlashCommand(text, { agent, write, style });
       } catch (error) {
-        write(style.red(`${error instanceof Error ? error.message : String(error)}\n`));
+        write(style.red(`${_message(error)}\n`));
         return;
       }
       if (outcome.kind === "exit") exiting = true;
@@ -174,7 +175,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     try {
       for await (const event of agent.turn(prompt, running.signal)) renderer.render(event);
     } catch (error) {
-      write(style.red(`error: ${error instanceof Error ? error.message : String(error)}\n`));
+      write(style.red(`error: ${_message(error)}\n`));
     } finally {
       running = undefined;
     }
@@ -247,4 +248,8 @@ function _farewell(agent: Agent): string {
   const title = session.title.length > 52 ? `${session.title.slice(0, 52)}…` : session.title;
   const id8 = shortSessionId(session.id);
   return `\nGood bye.\nSaved ${session.messages.length} message(s): "${title}"\n\nResume it with:\n  shiro -c ...newest session in this directory\n  shiro -r ${id8} ...this session by id\n`;
+}
+
+function _message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -4,6 +4,7 @@
  */
 import { defineCommand } from "citty";
 import type { ApprovalRecord } from "../lib/store/approvals.ts";
+import { uniquePrefixes } from "../lib/store/short-ids.ts";
 
 const _SUBJECT_WIDTH = 80;
 
@@ -62,19 +63,6 @@ export function renderPendingTable(records: readonly ApprovalRecord[], now: numb
 export function describeSubject(record: Pick<ApprovalRecord, "subject" | "input">): string {
   const text = (record.subject || JSON.stringify(record.input ?? {})).replace(/\s+/g, " ").trim();
   return text.length > _SUBJECT_WIDTH ? `${text.slice(0, _SUBJECT_WIDTH - 1)}…` : text;
-}
-
-/**
- * The shortest prefix of each id, at least 8 characters, that no other listed id shares.
- * UUIDv7 ids made within about a minute share their first 8 characters (the time), so a fixed
- * width would not tell them apart.
- */
-export function uniquePrefixes(ids: readonly string[], minimum = 8): string[] {
-  return ids.map((id) => {
-    let length = Math.min(minimum, id.length);
-    while (length < id.length && ids.some((other) => other !== id && other.startsWith(id.slice(0, length)))) length++;
-    return id.slice(0, length);
-  });
 }
 
 export function formatAge(ms: number): string {

@@ -34,11 +34,11 @@ const list = defineCommand({
       process.stdout.write("no runs yet\n");
       return;
     }
-    const { shortestUniquePrefix } = await import("../lib/ids.ts");
-    const ids = runs.map((run) => run.id);
-    for (const run of runs) {
+    const { uniquePrefixes } = await import("../lib/store/short-ids.ts");
+    const ids = uniquePrefixes(runs.map((run) => run.id));
+    for (const [i, run] of runs.entries()) {
       const tokens = run.usage ? `${run.usage.inputTokens}/${run.usage.outputTokens} tok` : "";
-      process.stdout.write(`${shortestUniquePrefix(run.id, ids).padEnd(8)}  ${effectiveStatus(run).padEnd(11)} ${_age(run.startedAt).padEnd(8)} ${String(run.steps).padStart(3)} steps  ${tokens.padEnd(16)} ${run.prompt.replace(/\s+/g, " ").slice(0, 60)}\n`);
+      process.stdout.write(`${ids[i]!.padEnd(8)}  ${effectiveStatus(run).padEnd(11)} ${_age(run.startedAt).padEnd(8)} ${String(run.steps).padStart(3)} steps  ${tokens.padEnd(16)} ${run.prompt.replace(/\s+/g, " ").slice(0, 60)}\n`);
     }
   },
 });
@@ -90,12 +90,11 @@ const events = defineCommand({
     if (args.json) {
       for (const event of wanted) process.stdout.write(`${JSON.stringify(event)}\n`);
     } else {
-      const { createTextPrinter } = await import("./_print.ts");
-      const printer = createTextPrinter({ out: (t) => process.stdout.write(t), err: (t) => process.stdout.write(t) }, { streamText: false });
+      const { createReplayPrinter } = await import("./_print.ts");
+      const printer = createReplayPrinter();
       for (const event of wanted) {
         if (event.type === "run-start") process.stdout.write(`[run] ${event.runId.slice(0, 8)} ${event.provider}/${event.model} in ${event.cwd}\n`);
         else if (event.type === "tool-result") process.stdout.write(`[result] ${event.name}: ${event.output.split("\n")[0]!.slice(0, 120)}\n`);
-        else if (event.type === "done") process.stdout.write(`[done] ${event.stop}${event.cancelled ? " (cancelled)" : ""}, ${event.steps} steps\n`);
         else printer.print(event);
       }
     }
@@ -172,11 +171,11 @@ const search = defineCommand({
       process.stdout.write(`no run matches "${query}"\n`);
       return;
     }
-    const { shortestUniquePrefix } = await import("../lib/ids.ts");
-    const ids = [...new Set(hits.map((hit) => hit.runId))];
-    for (const hit of hits) {
+    const { uniquePrefixes } = await import("../lib/store/short-ids.ts");
+    const ids = uniquePrefixes(hits.map((hit) => hit.runId));
+    for (const [i, hit] of hits.entries()) {
       const label = hit.name ? `${hit.kind} ${hit.name}` : hit.kind;
-      process.stdout.write(`${shortestUniquePrefix(hit.runId, ids).padEnd(8)}  ${hit.at.slice(0, 16).replace("T", " ")}  ${label.padEnd(22)} ${hit.excerpt}\n`);
+      process.stdout.write(`${ids[i]!.padEnd(8)}  ${hit.at.slice(0, 16).replace("T", " ")}  ${label.padEnd(22)} ${hit.excerpt}\n`);
     }
   },
 });

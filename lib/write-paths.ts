@@ -11,22 +11,34 @@ export const WRITE_TOOLS: ReadonlySet<string> = new Set([
   "write_file", "edit_file", "multi_edit", "apply_patch", "move_file", "delete_file",
 ]);
 
-const _PATCH_MARKERS = ["*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "];
+/** What an apply_patch marker line does; the operation kinds of lib/tools/patch.ts. */
+export type PatchMarkerKind = "add" | "update" | "delete" | "move";
+
+/** The one table of apply_patch markers (the envelope format is described in lib/tools/patch.ts). */
+const _PATCH_MARKERS: readonly (readonly [prefix: string, kind: PatchMarkerKind])[] = [
+  ["*** Add File: ", "add"], ["*** Update File: ", "update"], ["*** Delete File: ", "delete"], ["*** Move to: ", "move"],
+];
 
 /**
- * Every path named by an Add, Update, Delete or Move marker of an apply_patch envelope, in order.
- * Lines break at `\n`, `\r\n` and a lone `\r`, exactly as the patch parser splits them: a marker
- * the parser would act on must never be hidden from the guards.
+ * The lines of an apply_patch envelope, broken at `\n`, `\r\n` and a lone `\r`. The patch parser
+ * and the guards both read lines and markers through this module, so a marker the parser would
+ * act on is never hidden from the guards.
  */
+export function splitPatchLines(patch: string): string[] {
+  return patch.split(/\r\n?|\n/);
+}
+
+/** The marker `line` starts with and the path it names (trimmed); undefined for other lines and empty paths. */
+export function readPatchMarker(line: string): { kind: PatchMarkerKind; path: string } | undefined {
+  const marker = _PATCH_MARKERS.find(([prefix]) => line.startsWith(prefix));
+  if (!marker) return undefined;
+  const path = line.slice(marker[0].length).trim();
+  return path ? { kind: marker[1], path } : undefined;
+}
+
+/** Every path named by an Add, Update, Delete or Move marker of an apply_patch envelope, in order. */
 export function patchPaths(patch: string): string[] {
-  const found: string[] = [];
-  for (const line of patch.split(/\r\n?|\n/)) {
-    const marker = _PATCH_MARKERS.find((prefix) => line.startsWith(prefix));
-    if (!marker) continue;
-    const path = line.slice(marker.length).trim();
-    if (path) found.push(path);
-  }
-  return found;
+  return splitPatchLines(patch).flatMap((line) => readPatchMarker(line)?.path ?? []);
 }
 
 /** The paths a call of `toolName` would write; empty for tools that are not write tools. */

@@ -10,22 +10,16 @@
 import { UserError } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
 import { resolveConfig, type AgentName, type ResolvedConfig, type ThinkingLevel } from "../config.ts";
-import { createGate, denyAll, type DecisionSource, type Gate } from "../approval.ts";
+import { createBlockingDecision, createGate, denyAll, type DecisionSource, type Gate } from "../approval.ts";
 import { parsePermissionRules, evaluatePermission, type PermissionRules } from "../permissions.ts";
 import { createDisabledPluginHost, createPluginHost, type PluginHost } from "../plugins.ts";
 import { findProjectRoot } from "../project.ts";
 import { connectionFromConfig, createModelClient, type ModelClient } from "../providers/client.ts";
-import { addUsage, type Message, type Usage } from "../providers/messages.ts";
-import { costUsd } from "../providers/pricing.ts";
-import { createPending } from "../store/approvals.ts";
 import { shortApprovalId, shortRunId, shortSessionId } from "../store/short-ids.ts";
 import { openGlobalMemory, openMemory, renderMemoryForPrompt, type MemoryStore } from "../store/memory.ts";
 import { renderTodosForPrompt, type Todo } from "../store/notebook.ts";
-import { cancelRequested, clearCancelRequest, openRunLog, type RunLog, type RunOptions, type RunSnapshot } from "../store/runs.ts";
-import {
-  appendExchange, createSession, findSession, historyForResume, newestForCwd, openSessionWriter,
-  type SessionRecord, type SessionWriter,
-} from "../store/sessions.ts";
+import { openRunLog, type RunOptions, type RunSnapshot } from "../store/runs.ts";
+import { createSession, findSession, newestForCwd, openSessionWriter, type SessionRecord, type SessionWriter } from "../store/sessions.ts";
 import { loadSkills, renderSkillCatalogue, type Skill } from "../skills.ts";
 import { stateDir } from "../paths.ts";
 import { builtinTools, selectTools } from "../tools/index.ts";
@@ -39,8 +33,8 @@ import { createTaskTool } from "./subagent.ts";
 import type { McpHub, McpServerStatus } from "../mcp.ts";
 import type { AgentEvent } from "./events.ts";
 import { loadInstructions, renderInstructions, type InstructionFile } from "./instructions.ts";
-import { runTurn, type Suspension, type TurnInput, type TurnResult } from "./loop.ts";
 import { buildSystemPrompt } from "./prompt.ts";
+import { createRunDriver } from "./run-driver.ts";
 import { DEFAULT_MAX_STEPS, VARIANTS, type AgentVariant } from "./variants.ts";
 
 export interface AgentFlags {
@@ -124,11 +118,22 @@ function _configFlags(flags: AgentFlags) {
   return { provider: flags.provider, protocol: flags.protocol, model: flags.model, baseURL: flags.baseURL, agent: flags.agent, thinking: flags.think };
 }
 
+/** The flags a run snapshot keeps, so `shiro runs resume` can rebuild the session it ran in. */
 export function runOptionsFromFlags(flags: AgentFlags): RunOptions {
   return {
     yolo: flags.yolo, approvals: flags.approvals, agent: flags.agent, think: flags.think, provider: flags.provider,
     protocol: flags.protocol, model: flags.model, baseURL: flags.baseURL, noMemory: flags.noMemory, noPlugins: flags.noPlugins,
     noInstructions: flags.noInstructions, noSkills: flags.noSkills, noMcp: flags.noMcp, noSubagent: flags.noSubagent,
+  };
+}
+
+/** The inverse of runOptionsFromFlags; a snapshot's missing switch is off. */
+export function flagsFromRunOptions(saved: RunOptions): AgentFlags {
+  return {
+    provider: saved.provider, protocol: saved.protocol, model: saved.model, baseURL: saved.baseURL, agent: saved.agent, think: saved.think,
+    yolo: saved.yolo ?? false, approvals: saved.approvals === "block" ? "block" : "deny", continue: false,
+    noMcp: saved.noMcp ?? false, noSubagent: saved.noSubagent ?? false, noInstructions: saved.noInstructions ?? false,
+    noSkills: saved.noSkills ?? false, noPlugins: saved.noPlugins ?? false, noMemory: saved.noMemory ?? false,
   };
 }
 
@@ -160,25 +165,32 @@ function _pickSession(options: CreateAgentOptions, config: ResolvedConfig, notic
   return { session: createSession({ cwd, provider: config.preset.id, model: config.model }), resumed: false };
 }
 
+/** Resolves the config; without a key or an explicit provider, a local model server found running stands in. */
+async function _resolveConfig(options: CreateAgentOptions, notices: string[]): Promise<ResolvedConfig> {
+  const { flags } = options;
+  const env = options.env ?? process.env;
+  const config = resolveConfig({ flags: _configFlags(flags), env: options.env });
+  if (config.apiKey) return config;
+  if (!flags.provider && !env.SHIRO_PROVIDER && !config.file.provider) {
+    const { detectLocalServer } = await import("../providers/models.ts");
+    const local = await detectLocalServer();
+    if (local) {
+      // The preset's default model may not be pulled on this server: take one it lists.
+      const asked = flags.model || env.SHIRO_MODEL || config.file.model;
+      const chosen = asked ?? (local.models.includes(local.preset.defaultModel) ? undefined : local.models[0]);
+      const found = resolveConfig({ flags: { ..._configFlags(flags), provider: local.preset.id, baseURL: flags.baseURL ?? local.baseURL, model: chosen }, env: options.env, file: config.file });
+      notices.push(`no API key configured; using the ${local.preset.label} server on ${local.baseURL} with ${found.model}`);
+      if (found.apiKey) return found;
+      throw _missingKey(found);
+    }
+  }
+  throw _missingKey(config);
+}
+
 export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const { flags, cwd } = options;
   const notices: string[] = [];
-  let config = resolveConfig({ flags: _configFlags(flags), env: options.env });
-  if (!config.apiKey) {
-    const explicit = flags.provider || (options.env ?? process.env).SHIRO_PROVIDER || config.file.provider;
-    if (!explicit) {
-      const { detectLocalServer } = await import("../providers/models.ts");
-      const local = await detectLocalServer();
-      if (local) {
-        // The preset's default model may not be pulled on this server: take one it lists.
-        const asked = flags.model || (options.env ?? process.env).SHIRO_MODEL || config.file.model;
-        const chosen = asked ?? (local.models.includes(local.preset.defaultModel) ? undefined : local.models[0]);
-        config = resolveConfig({ flags: { ..._configFlags(flags), provider: local.preset.id, baseURL: flags.baseURL ?? local.baseURL, model: chosen }, env: options.env });
-        notices.push(`no API key configured; using the ${local.preset.label} server on ${local.baseURL} with ${config.model}`);
-      }
-    }
-    if (!config.apiKey) throw _missingKey(config);
-  }
+  const config = await _resolveConfig(options, notices);
   let variant: AgentVariant = VARIANTS[config.agent];
   let thinking: ThinkingLevel = config.thinking ?? variant.thinking;
   let model = config.model;
@@ -238,8 +250,6 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     threshold: config.file.compaction?.threshold, auto: config.file.compaction?.auto ?? true,
   });
 
-  // Subagents' model usage during the current turn, added to the turn's own at its end.
-  let subagentUsage: Usage | undefined;
   const sessionTools: ToolDefinition[] = [
     createTodoTool({ get: () => session.notebook.todos, set: (todos) => { session.notebook.todos = todos; writer.markChanged(); } }),
     ...(memory ? createMemoryTools(memory, { global: globalMemory, source: () => ({ sessionId: session.id }) }) : []),
@@ -249,9 +259,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       gate: { check: (call) => gate.check(call), newTurn: () => undefined },
       canAsk: Boolean(options.decide),
       workerBlocked: () => (variant.allow ? `The worker kind is not available in the ${variant.name} agent: it cannot change anything.` : undefined),
-      onUsage: (used) => {
-        subagentUsage = addUsage(subagentUsage ?? { inputTokens: 0, outputTokens: 0 }, used);
-      },
+      onUsage: (used) => driver.addSubagentUsage(used),
     })]),
     ...(skills.length > 0 ? [createSkillTool(skills)] : []),
     ...plugins.tools(),
@@ -278,14 +286,11 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   let nextRunId = options.runId ?? uuidv7();
   let activeRunId = nextRunId;
   const decide: DecisionSource = options.decide ?? (headless && flags.approvals === "block"
-    ? async (request) => {
-      createPending({ ...request, runId: activeRunId, sessionId: session.id });
-      return "block";
-    }
+    // A blocked call is persisted under the run that is active when it asks.
+    ? createBlockingDecision({ get runId() { return activeRunId; }, sessionId: session.id })
     : denyAll);
   // One gate for the whole session: "always" grants last until the process ends; the repeat
-  // guard is reset by the loop at the start of every turn. Persisted requests take the run id
-  // from `activeRunId` when they are written.
+  // guard is reset by the loop at the start of every turn.
   const gate: Gate = createGate({ rules, plugins, yolo: flags.yolo, decide, autoApprove, headless: headless && !options.decide, sessionId: session.id });
 
   /** What a step offers: the selected tools, plus MCP tools listed so far (never under a read-only variant). */
@@ -298,93 +303,13 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     pluginAppendices: plugins.appendices(), todos: renderTodosForPrompt(session.notebook.todos),
   });
 
-  const historyPairs = config.file.historyPairs ?? 0;
-  const maxSteps = () => variant.maxSteps ?? config.file.maxSteps ?? DEFAULT_MAX_STEPS;
+  const driver = createRunDriver({
+    session, markChanged: () => writer.markChanged(), client, context, gate, plugins, memory, root: cwd,
+    model: () => model, thinking: () => thinking, maxSteps: () => variant.maxSteps ?? config.file.maxSteps ?? DEFAULT_MAX_STEPS,
+    tools: offeredNow, systemPrompt, outside: mcpEvents,
+    firstTurnPairs: headless && picked.resumed ? config.file.historyPairs ?? 0 : 0,
+  });
   const runOptions = runOptionsFromFlags(flags);
-  let firstTurn = true;
-
-  async function* drive(input: TurnInput, log: RunLog, signal: AbortSignal, query: string): AsyncGenerator<AgentEvent, void, undefined> {
-    const cancel = new AbortController();
-    const poll = setInterval(() => {
-      if (cancelRequested(log.id)) cancel.abort();
-    }, 200);
-    const merged = AbortSignal.any([signal, cancel.signal]);
-    // A resumed headless run may send only the last N exchanges instead of the whole transcript.
-    const trimmed = headless && picked.resumed && firstTurn && historyPairs > 0 && "prompt" in input;
-    const working: Message[] = trimmed ? historyForResume(session, historyPairs) : session.messages;
-    const base = working.length;
-    firstTurn = false;
-    const emit = (event: AgentEvent): AgentEvent => {
-      log.append(event);
-      return event;
-    };
-    let result: TurnResult | undefined;
-    try {
-      const turn = runTurn(input, {
-        client, model, thinking, messages: working, tools: offeredNow, systemPrompt, gate, root: cwd,
-        maxSteps: maxSteps(), signal: merged,
-        prepareWire: trimmed ? undefined : (messages, system, s) => context.prepareWire(messages, system, s, log.id),
-        onHistoryChange: () => writer.markChanged(),
-        afterTool: (name) => _stateAfterTool(name, session.notebook.todos, memory),
-      });
-      for (;;) {
-        // MCP state changes that happened since the last event join the stream here.
-        while (mcpEvents.length > 0) yield emit(mcpEvents.shift()!);
-        const next = await turn.next();
-        if (next.done) {
-          result = next.value;
-          break;
-        }
-        const event = next.value.type === "blocked" ? { ...next.value, runId: log.id } : next.value;
-        yield emit(event);
-      }
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      yield emit({ type: "error", error: message });
-      result = { stop: "error", steps: 0, answer: "", error: message };
-    } finally {
-      clearInterval(poll);
-    }
-    if (trimmed) session.messages.push(...working.slice(base));
-    const cancelled = cancel.signal.aborted;
-    if (cancelled) clearCancelRequest(log.id);
-    const usage: Usage | undefined = subagentUsage ? addUsage(result.usage ?? { inputTokens: 0, outputTokens: 0 }, subagentUsage) : result.usage;
-    subagentUsage = undefined;
-    if (usage) {
-      session.inputTokens += usage.inputTokens;
-      session.outputTokens += usage.outputTokens;
-    }
-    const cost = usage ? costUsd(model, usage) : undefined;
-    if (cost !== undefined) session.costUsd = (session.costUsd ?? 0) + cost;
-    if (result.stop !== "blocked") {
-      appendExchange(session, {
-        query, answer: result.answer, status: result.stop, steps: result.steps, runId: log.id,
-        toolsSummary: _toolsSummary(session.messages, base),
-      });
-    }
-    writer.markChanged();
-    if (result.stop !== "blocked") {
-      for (const failure of await plugins.runAfterTurn()) yield emit({ type: "notice", text: `plugin ${failure.name}: ${failure.error}` });
-    }
-    const done: AgentEvent = {
-      type: "done", runId: log.id, sessionId: session.id, stop: result.stop, steps: result.steps,
-      ...(usage ? { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens } : {}),
-      ...(cost !== undefined ? { costUsd: cost } : {}),
-      context: context.share(session.messages, result.lastInputTokens),
-      ...(cancelled ? { cancelled: true } : {}),
-    };
-    yield emit(done);
-    // A resumed run's snapshot already holds what the run spent before it blocked.
-    const before = log.snapshot;
-    const runUsage = usage && before.usage ? addUsage(before.usage, usage) : usage ?? before.usage;
-    const runCost = cost !== undefined && before.costUsd !== undefined ? before.costUsd + cost : cost ?? before.costUsd;
-    log.update({
-      status: cancelled ? "cancelled" : result.stop, endedAt: result.stop === "blocked" ? undefined : new Date().toISOString(),
-      steps: result.steps, stop: result.stop, ...(runUsage ? { usage: { inputTokens: runUsage.inputTokens, outputTokens: runUsage.outputTokens } } : {}),
-      ...(runCost !== undefined ? { costUsd: runCost } : {}), ...(result.error ? { error: result.error } : {}),
-      suspended: result.suspended as Suspension | undefined,
-    });
-  }
 
   let closing: Promise<void> = Promise.resolve();
   const agent: Agent = {
@@ -407,7 +332,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       if (change.thinking) thinking = change.thinking;
       if (change.model) model = change.model;
     },
-    complete: (system, prompt, signal) => context.complete(system, prompt, signal),
+    complete,
     startupNotices: () => notices,
     offeredTools: offeredNow,
     registeredTools: () => (hub ? [...registered, ...hub.tools()] : registered),
@@ -428,7 +353,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       const start: AgentEvent = { type: "run-start", runId, sessionId: session.id, cwd, provider: config.preset.id, model, agent: variant.name, protocol: client.protocol };
       log.append(start);
       yield start;
-      yield* drive({ prompt }, log, signal, prompt);
+      yield* driver.drive({ input: { prompt }, log, signal, query: prompt });
     },
     async *resumeRun(run, decision, signal) {
       if (!run.suspended) throw new UserError(`run ${shortRunId(run.id)} is not waiting for an approval`);
@@ -439,7 +364,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       yield notice;
       // The exchange records the whole question; the snapshot keeps only its first 200 characters.
       const asked = session.messages.slice(0, run.suspended.assistantIndex).findLast((message) => message.role === "user");
-      yield* drive({ resume: run.suspended, decision }, log, signal, asked?.role === "user" ? asked.content : run.prompt);
+      yield* driver.drive({ input: { resume: run.suspended, decision }, log, signal, query: asked?.role === "user" ? asked.content : run.prompt });
     },
     save: () => writer.save(),
     mcpStatus: () => hub?.status() ?? [],
@@ -456,27 +381,9 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   return agent;
 }
 
-/** The `state` event after a tool that changed (or read) durable state. */
-function _stateAfterTool(name: string, todos: Todo[], memory: MemoryStore | undefined): AgentEvent[] | undefined {
-  if (name === "todo_write") return [{ type: "state", todos }];
-  if (memory && (name === "remember" || name === "forget" || name === "recall")) return [{ type: "state", memory: { action: name, count: memory.list().length } }];
-  return undefined;
-}
-
 /** The banner's approvals line (seed wording). */
 function _approvalsLine(yolo: boolean, ruled: string[], asking: string[]): string {
   if (yolo) return "approvals: OFF (--yolo), but deny rules and the guard still apply";
   if (ruled.length > 0) return `approvals: rules for ${ruled.join(", ")}, defaults elsewhere`;
   return `approvals: ask for ${[...asking, "mcp__*"].join(", ")}`;
-}
-
-/** `read_file×3, bash×1` for the exchange record. */
-function _toolsSummary(messages: Message[], from: number): string | undefined {
-  const counts = new Map<string, number>();
-  for (const message of messages.slice(from)) {
-    if (message.role !== "assistant") continue;
-    for (const part of message.parts) if (part.type === "tool-call") counts.set(part.name, (counts.get(part.name) ?? 0) + 1);
-  }
-  if (counts.size === 0) return undefined;
-  return [...counts].map(([name, count]) => `${name}×${count}`).join(", ");
 }

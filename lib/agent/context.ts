@@ -153,12 +153,10 @@ function _renderSegment(segment: OffWireSegment): _Rendered {
 }
 
 /**
- * One serialisation of the history, part by part, so both sizes come from it: an array's JSON is
- * its elements' JSON joined by commas in brackets, whatever the envelope around it.
- */
-/**
  * Serialised sizes per message, cached by object: history messages are never mutated once in the
  * session (replacements are new objects), so each message is measured once, not once per step.
+ * Both sizes come from one serialisation, part by part: an array's JSON is its elements' JSON
+ * joined by commas in brackets, whatever the envelope around it.
  */
 const _sizeCache = new WeakMap<Message, { full: number; lean: number }>();
 

@@ -18,7 +18,7 @@ import { addUsage, assistantText, toolCalls, type AssistantMessage, type Message
 import type { ModelEvent, ModelRequest, ThinkingLevel } from "../providers/types.ts";
 import { toToolSpec } from "../tools/schema.ts";
 import { capResult, type ToolDefinition } from "../tools/types.ts";
-import type { Gate } from "../approval.ts";
+import { USER_DENIED_REASON, type Gate } from "../approval.ts";
 import type { AgentEvent, StopKind } from "./events.ts";
 
 export interface ModelClient {
@@ -84,7 +84,6 @@ export interface TurnResult {
 export type TurnInput = { prompt: string } | { resume: Suspension; decision: "approved" | "denied" };
 
 const _NOT_RUN_ABORTED = "Not run: the user interrupted the turn before this call.";
-const _USER_DENIED = "User denied this tool call.";
 
 /** Runs one turn. The generator's return value summarises it; the last yielded event is not `done` (the caller adds it). */
 export async function* runTurn(input: TurnInput, options: TurnOptions): AsyncGenerator<AgentEvent, TurnResult, undefined> {
@@ -241,8 +240,8 @@ async function* _answerCalls(
 
     if (resumed && resumed.callId === call.id) {
       if (resumed.decision !== "approved") {
-        yield { type: "tool-denied", id: call.id, name: call.name, reason: _USER_DENIED, by: "user" };
-        results.push({ type: "tool-result", callId: call.id, name: call.name, output: _USER_DENIED, isError: true });
+        yield { type: "tool-denied", id: call.id, name: call.name, reason: USER_DENIED_REASON, by: "user" };
+        results.push({ type: "tool-result", callId: call.id, name: call.name, output: USER_DENIED_REASON, isError: true });
         continue;
       }
     } else {

@@ -1,5 +1,6 @@
 /**
- * The one Server-Sent Events reader every adapter uses, over `eventsource-parser`.
+ * The one Server-Sent Events reader every adapter uses, over `eventsource-parser`, and the one
+ * reading of an event's JSON data.
  */
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 
@@ -42,5 +43,18 @@ export async function* readSse(body: ReadableStream<Uint8Array>, signal?: AbortS
   } finally {
     signal?.removeEventListener("abort", cancel);
     reader.cancel().catch(() => undefined);
+  }
+}
+
+/**
+ * The JSON object an event's `data` holds, typed as the decoder's loose view of its protocol's
+ * events; undefined for data that is not JSON or not an object (decoders skip such events).
+ */
+export function parseEventData<T extends object>(data: string): T | undefined {
+  try {
+    const value: unknown = JSON.parse(data);
+    return value && typeof value === "object" ? value as T : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -8,7 +8,7 @@
  */
 import { streamWire, type DecodeEnd, type WireRequest } from "./_http.ts";
 import type { MessageDraft } from "./_draft.ts";
-import type { SseMessage } from "./_sse.ts";
+import { parseEventData, type SseMessage } from "./_sse.ts";
 import type { AssistantMessage, Message, ReasoningPart, StopReason } from "./messages.ts";
 import { anthropicThinking } from "./thinking.ts";
 import type { Adapter, ModelEvent, ModelRequest, ProviderConnection } from "./types.ts";
@@ -126,7 +126,7 @@ async function* _decodeAnthropic(messages: AsyncIterable<SseMessage>, draft: Mes
   const callIds = new Map<number, string>();
   let stopReason: string | undefined;
   for await (const message of messages) {
-    const event = _parse(message.data);
+    const event = parseEventData<_Event>(message.data);
     if (!event) continue;
     const index = event.index ?? 0;
     switch (event.type) {
@@ -202,13 +202,4 @@ function _stopReason(reason: string | undefined, draft: MessageDraft): StopReaso
   if (reason === "max_tokens" || reason === "model_context_window_exceeded") return "length";
   if (reason === "refusal") return "content-filter";
   return draft.hasToolCalls() ? "tool-calls" : "stop";
-}
-
-function _parse(data: string): _Event | undefined {
-  try {
-    const value: unknown = JSON.parse(data);
-    return value && typeof value === "object" ? value as _Event : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -31,7 +31,8 @@ export interface ModelClient {
   readonly protocol: Protocol;
 }
 
-const _ADAPTERS: Record<Protocol, Adapter> = {
+/** The adapter of each wire protocol. */
+export const ADAPTERS: Readonly<Record<Protocol, Adapter>> = {
   "openai-chat": streamOpenAIChat,
   "openai-responses": streamOpenAIResponses,
   anthropic: streamAnthropic,
@@ -42,7 +43,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
   let fallbackArmed = Boolean(options.preset.responsesFallback) && !options.protocolForced && connection.protocol === "openai-responses";
 
   async function* stream(request: ModelRequest): AsyncGenerator<ModelEvent, void, undefined> {
-    for await (const event of _ADAPTERS[connection.protocol](connection, request)) {
+    for await (const event of ADAPTERS[connection.protocol](connection, request)) {
       const rejected = event.type === "error" && event.error.shapeRejected === true && event.error.beforeOutput === true;
       if (!(rejected && fallbackArmed)) {
         yield event;
@@ -51,7 +52,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
       fallbackArmed = false;
       connection = { ...connection, protocol: "openai-chat" };
       yield { type: "notice", text: `endpoint fallback: responses rejected the request, retrying on chat completions\n  ${event.error.message}` };
-      yield* _ADAPTERS[connection.protocol](connection, request);
+      yield* ADAPTERS[connection.protocol](connection, request);
       return;
     }
   }

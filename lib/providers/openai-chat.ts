@@ -9,7 +9,7 @@
 import { randomUUID } from "node:crypto";
 import { streamWire, type DecodeEnd, type StreamDecoder, type WireRequest } from "./_http.ts";
 import type { MessageDraft } from "./_draft.ts";
-import type { SseMessage } from "./_sse.ts";
+import { parseEventData, type SseMessage } from "./_sse.ts";
 import type { Message, StopReason, ToolResultPart } from "./messages.ts";
 import { openAIEffort } from "./thinking.ts";
 import type { Adapter, ModelEvent, ModelRequest, ProviderConnection } from "./types.ts";
@@ -36,7 +36,7 @@ export function buildChatRequest(connection: ProviderConnection, request: ModelR
     ...(request.maxOutputTokens !== undefined ? { [compat.maxTokensField]: request.maxOutputTokens } : {}),
     ...(effort ? { reasoning_effort: effort } : {}),
   };
-  return { url: `${connection.baseURL}/chat/completions`, headers: _authHeaders(connection), body };
+  return { url: `${connection.baseURL}/chat/completions`, headers: bearerAuthHeaders(connection), body };
 }
 
 /** Our history as chat messages: one `tool` message per result, reasoning dropped, a call's `extra_content` kept. */
@@ -62,7 +62,8 @@ export function toolOutputText(result: ToolResultPart): string {
   return `Error: ${result.output}`;
 }
 
-function _authHeaders(connection: ProviderConnection): Record<string, string> {
+/** The OpenAI-style `authorization: Bearer <key>` header; none for a keyless connection. */
+export function bearerAuthHeaders(connection: ProviderConnection): Record<string, string> {
   return connection.apiKey ? { authorization: `Bearer ${connection.apiKey}` } : {};
 }
 
@@ -92,7 +93,7 @@ async function* _decodeChat(messages: AsyncIterable<SseMessage>, draft: MessageD
   let finishReason: string | undefined;
   for await (const message of messages) {
     if (message.data.trim() === "[DONE]") return { kind: "complete", stop: _stopReason(finishReason, draft) };
-    const chunk = _parse(message.data);
+    const chunk = parseEventData<_ChatChunk>(message.data);
     if (!chunk) continue;
     if (chunk.error) {
       return { kind: "failed", failure: { message: chunk.error.message ?? "the provider reported an error", ...(chunk.error.code ?? chunk.error.type ? { code: String(chunk.error.code ?? chunk.error.type) } : {}) } };
@@ -160,15 +161,6 @@ function _createCallTracker() {
       return { ...slot, started: true };
     },
   };
-}
-
-function _parse(data: string): _ChatChunk | undefined {
-  try {
-    const value: unknown = JSON.parse(data);
-    return value && typeof value === "object" ? value as _ChatChunk : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function _usage(usage: NonNullable<_ChatChunk["usage"]>) {

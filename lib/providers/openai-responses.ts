@@ -8,9 +8,9 @@
  */
 import { streamWire, type DecodeEnd, type WireRequest } from "./_http.ts";
 import type { MessageDraft } from "./_draft.ts";
-import type { SseMessage } from "./_sse.ts";
+import { parseEventData, type SseMessage } from "./_sse.ts";
 import type { AssistantMessage, Message, Usage } from "./messages.ts";
-import { toolOutputText } from "./openai-chat.ts";
+import { bearerAuthHeaders, toolOutputText } from "./openai-chat.ts";
 import { openAIEffort } from "./thinking.ts";
 import type { Adapter, ModelEvent, ModelRequest, ProviderConnection } from "./types.ts";
 
@@ -37,8 +37,7 @@ export function buildResponsesRequest(connection: ProviderConnection, request: M
     // The API refuses limits under 16.
     ...(request.maxOutputTokens !== undefined ? { max_output_tokens: Math.max(16, request.maxOutputTokens) } : {}),
   };
-  const headers: Record<string, string> = connection.apiKey ? { authorization: `Bearer ${connection.apiKey}` } : {};
-  return { url: `${connection.baseURL}/responses`, headers, body };
+  return { url: `${connection.baseURL}/responses`, headers: bearerAuthHeaders(connection), body };
 }
 
 /** Our history as Responses input items. */
@@ -116,7 +115,7 @@ async function* _decodeResponses(messages: AsyncIterable<SseMessage>, draft: Mes
   const callIds = new Map<number, string>();
   const summaryIndex = new Map<number, number>();
   for await (const message of messages) {
-    const event = _parse(message.data);
+    const event = parseEventData<_Event>(message.data);
     if (!event) continue;
     const index = event.output_index ?? 0;
     switch (event.type) {
@@ -203,15 +202,6 @@ async function* _finishItem(
     ...(item.encrypted_content ? { encryptedContent: item.encrypted_content } : {}),
     summary,
   });
-}
-
-function _parse(data: string): _Event | undefined {
-  try {
-    const value: unknown = JSON.parse(data);
-    return value && typeof value === "object" ? value as _Event : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function _usage(usage: NonNullable<_ResponseBody["usage"]>): Usage {

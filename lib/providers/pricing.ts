@@ -2,6 +2,7 @@
  * What a model's tokens cost, in US dollars. A model the table does not know is unpriced
  * (`undefined`): a price is never guessed.
  */
+import { lookupByModelPrefix } from "./_model-prefix.ts";
 import type { Usage } from "./messages.ts";
 
 export interface ModelPrice {
@@ -37,12 +38,7 @@ export const PRICES: Readonly<Record<string, ModelPrice>> = {
  * `vendor/` path in front (`anthropic/claude-sonnet-4.5` prices as `claude-sonnet-4`).
  */
 export function findPrice(model: string): ModelPrice | undefined {
-  const id = model.toLowerCase().slice(model.lastIndexOf("/") + 1);
-  let best: string | undefined;
-  for (const prefix of Object.keys(PRICES)) {
-    if (id.startsWith(prefix) && (best === undefined || prefix.length > best.length)) best = prefix;
-  }
-  return best === undefined ? undefined : PRICES[best];
+  return lookupByModelPrefix(PRICES, model);
 }
 
 /** The cost of `usage` on `model` in USD; undefined when the model is unpriced. */

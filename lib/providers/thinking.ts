@@ -18,6 +18,7 @@
  * in ANTHROPIC_MODEL_LIMITS: their `max_tokens` is cut to the limit and the budget to what leaves
  * room for an answer, or thinking is not sent at all.
  */
+import { lookupByModelPrefix } from "./_model-prefix.ts";
 import type { ThinkingLevel } from "./types.ts";
 
 export type OpenAIEffort = "low" | "medium" | "high" | "xhigh";
@@ -70,7 +71,7 @@ export function openAIEffort(level: ThinkingLevel): OpenAIEffort | undefined {
  * off), within `model`'s limits when ANTHROPIC_MODEL_LIMITS lists it.
  */
 export function anthropicThinking(level: ThinkingLevel, maxOutputTokens?: number, model = ""): { budget?: number; maxTokens: number } {
-  const limit = _anthropicLimit(model);
+  const limit = lookupByModelPrefix(ANTHROPIC_MODEL_LIMITS, model);
   const cap = (tokens: number) => Math.min(tokens, limit?.maxOutputTokens ?? tokens);
   const budget = limit?.thinking === false ? undefined : THINKING_MAPPING[level].anthropicBudget;
   if (budget === undefined) return { maxTokens: cap(maxOutputTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS) };
@@ -82,9 +83,3 @@ export function anthropicThinking(level: ThinkingLevel, maxOutputTokens?: number
 }
 
 const _MIN_ANTHROPIC_BUDGET = 1024;
-
-function _anthropicLimit(model: string): _AnthropicModelLimit | undefined {
-  const id = model.toLowerCase().slice(model.lastIndexOf("/") + 1);
-  const prefix = Object.keys(ANTHROPIC_MODEL_LIMITS).filter((key) => id.startsWith(key)).sort((a, b) => b.length - a.length)[0];
-  return prefix === undefined ? undefined : ANTHROPIC_MODEL_LIMITS[prefix];
-}

@@ -1,5 +1,6 @@
 /**
- * What an approval question shows under its heading: for edits, a numbered line diff of the
+ * What an approval question shows: a heading (who wants to run what, and why it asks), then for
+ * the call itself: for edits, a numbered line diff of the
  * change as it would land (`<path> +A -R`, two lines of context, gaps as `... lines a-b unchanged`,
  * at most 40 diff lines); for write_file, the diff against the file as it is (or against nothing);
  * for apply_patch, the patch itself; for bash, the command; otherwise the arguments, one per line.
@@ -7,6 +8,7 @@
  */
 import { readFileSync } from "node:fs";
 import { structuredPatch } from "diff";
+import type { ApprovalRequest } from "../approval.ts";
 import { resolveInWorkspace } from "../tools/jail.ts";
 import type { Style } from "./style.ts";
 
@@ -109,4 +111,19 @@ export function renderApprovalDetail(view: ApprovalViewInput, style: Style): str
     return lines.length > _MAX_DIFF_LINES ? [...shown, style.dim(`... ${lines.length - _MAX_DIFF_LINES} more patch lines`)] : shown;
   }
   return _arguments(view.input, style);
+}
+
+/** The whole question: `text` to print above the prompt line, `choice` as the prompt line itself. */
+export function renderApprovalQuestion(request: ApprovalRequest, root: string, style: Style): { text: string; choice: string } {
+  const head = request.subagent
+    ? `a worker subagent wants to run ${request.tool}`
+    : request.repeated
+      ? `${request.tool} is repeating the same call (allowed by the rules, but this is the third identical call this turn)`
+      : `${request.tool} wants to run`;
+  let text = `\n${style.yellow(head)}\n`;
+  if (request.subagent) text += style.dim("delegated work, gated by your rules exactly as a direct call is\n");
+  if (request.matched && request.matched.pattern !== "*") text += style.dim(`matched ${request.matched.tool}: "${request.matched.pattern}"\n`);
+  text += `${renderApprovalDetail({ tool: request.tool, input: request.input, root }, style).join("\n")}\n`;
+  const choice = `y allow once | a always allow ${request.tool}${request.suggestedPattern !== "*" ? ` [${request.suggestedPattern}]` : ""} | n deny `;
+  return { text, choice };
 }

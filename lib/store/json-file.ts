@@ -302,41 +302,39 @@ function _release(lockPath: string): void {
   }
 }
 
-/** Runs `fn` while holding the advisory lock of `path` (the lock file is `<path>.lock`). */
-export function withLockSync<T>(path: string, fn: () => T, options: LockOptions = {}): T {
-  const lockPath = `${path}.lock`;
+/**
+ * Tries the lock of `path` until it is ours, yielding how long to wait (ms, jittered backoff up to
+ * 25) between attempts; the caller waits in its own way. Throws LockTimeoutError past the timeout.
+ */
+function* _acquireWaits(path: string, options: LockOptions): Generator<number, void, undefined> {
   const deadline = Date.now() + (options.timeoutMs ?? 10_000);
   let delay = 1;
   for (;;) {
-    const attempt = _tryAcquire(lockPath);
-    if (attempt.acquired) break;
+    const attempt = _tryAcquire(`${path}.lock`);
+    if (attempt.acquired) return;
     if (Date.now() > deadline) throw new LockTimeoutError(path, attempt.holder);
-    _sleepSync(delay + Math.random() * delay);
+    yield delay + Math.random() * delay;
     delay = Math.min(delay * 2, 25);
   }
+}
+
+/** Runs `fn` while holding the advisory lock of `path` (the lock file is `<path>.lock`). */
+export function withLockSync<T>(path: string, fn: () => T, options: LockOptions = {}): T {
+  for (const wait of _acquireWaits(path, options)) _sleepSync(wait);
   try {
     return fn();
   } finally {
-    _release(lockPath);
+    _release(`${path}.lock`);
   }
 }
 
 /** The async form of `withLockSync`: waits without blocking the event loop. */
 export async function withLock<T>(path: string, fn: () => T | Promise<T>, options: LockOptions = {}): Promise<T> {
-  const lockPath = `${path}.lock`;
-  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
-  let delay = 1;
-  for (;;) {
-    const attempt = _tryAcquire(lockPath);
-    if (attempt.acquired) break;
-    if (Date.now() > deadline) throw new LockTimeoutError(path, attempt.holder);
-    await new Promise((resolve) => setTimeout(resolve, delay + Math.random() * delay));
-    delay = Math.min(delay * 2, 25);
-  }
+  for (const wait of _acquireWaits(path, options)) await new Promise((resolve) => setTimeout(resolve, wait));
   try {
     return await fn();
   } finally {
-    _release(lockPath);
+    _release(`${path}.lock`);
   }
 }
 

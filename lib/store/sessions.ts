@@ -70,14 +70,7 @@ export interface SessionRecord {
 }
 
 /** What a listing shows; reading it costs one parse, no more. */
-export interface SessionSummary {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  cwd: string;
-  provider: string;
-  model: string;
-  title: string;
+export interface SessionSummary extends Pick<SessionRecord, "id" | "createdAt" | "updatedAt" | "cwd" | "provider" | "model" | "title"> {
   messageCount: number;
   exchangeCount: number;
 }
@@ -313,8 +306,12 @@ export function openSessionWriter(session: SessionRecord, options: SessionWriter
   let dirty = false;
   let closed = false;
 
-  const writeNow = () => {
+  const assertOpen = () => {
     if (closed) throw new Error(`session ${session.id.slice(0, 8)} was closed; its writer takes no more changes`);
+  };
+
+  const writeNow = () => {
+    assertOpen();
     if (timer) clearTimer(timer);
     timer = undefined;
     session.updatedAt = new Date().toISOString();
@@ -326,7 +323,7 @@ export function openSessionWriter(session: SessionRecord, options: SessionWriter
   const writer: SessionWriter = {
     session,
     markChanged() {
-      if (closed) throw new Error(`session ${session.id.slice(0, 8)} was closed; its writer takes no more changes`);
+      assertOpen();
       dirty = true;
       if (timer) return;
       timer = setTimer(() => {

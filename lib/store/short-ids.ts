@@ -1,4 +1,8 @@
-/** Short forms of session, run and approval ids for messages: the shortest unique prefix, 8 characters at least. */
+/**
+ * Short forms of session, run and approval ids for messages and listings: the shortest unique
+ * prefix, 8 characters at least. UUIDv7 ids made within about a minute share their first 8
+ * characters (the time), so a fixed width would not tell them apart.
+ */
 import { readdirSync } from "node:fs";
 import { shortestUniquePrefix } from "../ids.ts";
 import { paths } from "../paths.ts";
@@ -27,4 +31,9 @@ export function shortApprovalId(id: string): string {
   } catch {
     return id;
   }
+}
+
+/** Each id shortened against the others in the same list (a table's column), not against the state folder. */
+export function uniquePrefixes(ids: readonly string[]): string[] {
+  return ids.map((id) => shortestUniquePrefix(id, ids));
 }

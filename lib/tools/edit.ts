@@ -11,7 +11,7 @@ import { sep } from "node:path";
 import * as v from "valibot";
 import deleteDescription from "./delete-file.md" with { type: "text" };
 import editDescription from "./edit-file.md" with { type: "text" };
-import { decodeUtf8, ensureParentDir, looksBinary } from "./fs.ts";
+import { decodeUtf8, ensureParentDir, looksBinary, pathExists } from "./fs.ts";
 import { resolveInWorkspace } from "./jail.ts";
 import moveDescription from "./move-file.md" with { type: "text" };
 import multiEditDescription from "./multi-edit.md" with { type: "text" };
@@ -104,7 +104,7 @@ export const moveFileTool: ToolDefinition<MoveFileInput> = {
     const source = await lstat(fromAbs).catch(() => undefined);
     if (!source) throw new Error(`No such file: ${from}`);
     if (source.isDirectory() && toAbs.startsWith(`${fromAbs}${sep}`)) throw new Error(`Cannot move ${from} into itself (${to}).`);
-    if (await _exists(toAbs) && !(await _sameFile(fromAbs, toAbs))) {
+    if (await pathExists(toAbs) && !(await _sameFile(fromAbs, toAbs))) {
       throw new Error(`${to} already exists. Delete it first or pick another name.`);
     }
     await ensureParentDir(toAbs, to);
@@ -172,10 +172,6 @@ export function matchLineEndings(content: string, oldString: string, newString: 
   if (!content.includes("\r\n") || oldString.includes("\r") || newString.includes("\r")) return [oldString, newString];
   if (oldString.includes("\n") && content.includes(oldString)) return [oldString, newString];
   return [oldString.replaceAll("\n", "\r\n"), newString.replaceAll("\n", "\r\n")];
-}
-
-async function _exists(abs: string): Promise<boolean> {
-  return (await lstat(abs).catch(() => undefined)) !== undefined;
 }
 
 /** True when two paths name one file (a case-only rename on a case-insensitive file system). */

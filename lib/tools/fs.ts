@@ -159,6 +159,11 @@ export function describeWrite(path: string, content: string, previous: string | 
   return `${wrote}, but it collapsed ${before} lines into ${after}. If that was not intended, re-send the content with its original newlines and indentation.`;
 }
 
+/** True when something (a file, a folder, a dangling symlink) stands at `abs`. */
+export async function pathExists(abs: string): Promise<boolean> {
+  return (await lstat(abs).catch(() => undefined)) !== undefined;
+}
+
 /** Creates the directories above `abs`; a file standing where a directory must go is an error. */
 export async function ensureParentDir(abs: string, shown: string): Promise<string | undefined> {
   try {

@@ -14,12 +14,12 @@
  * If a write or deletion fails midway, every file already touched is restored and every
  * directory the patch created is removed, so a failed patch leaves the tree byte-identical.
  */
-import { patchPaths } from "../write-paths.ts";
+import { patchPaths, readPatchMarker, splitPatchLines } from "../write-paths.ts";
 import { lstat, readFile, rm, stat, unlink, writeFile } from "node:fs/promises";
 import * as v from "valibot";
 import description from "./apply-patch.md" with { type: "text" };
 import { matchLineEndings } from "./edit.ts";
-import { decodeUtf8, ensureParentDir, looksBinary } from "./fs.ts";
+import { decodeUtf8, ensureParentDir, looksBinary, pathExists } from "./fs.ts";
 import { resolveInWorkspace } from "./jail.ts";
 import type { ToolDefinition } from "./types.ts";
 
@@ -36,7 +36,6 @@ export type PatchOperation =
 const ApplyPatchInput = v.object({ patch: v.string() });
 type ApplyPatchInput = v.InferOutput<typeof ApplyPatchInput>;
 
-const _MARKER = /^\*\*\* (Add File|Update File|Delete File|Move to): (.+)$/;
 const _ENVELOPE = new Set(["*** Begin Patch", "*** End Patch", "*** End of File"]);
 
 export const applyPatchTool: ToolDefinition<ApplyPatchInput> = {
@@ -44,18 +43,10 @@ export const applyPatchTool: ToolDefinition<ApplyPatchInput> = {
   set: "edit-plus",
   description,
   schema: ApplyPatchInput,
-  subjects: (input) => listPatchPaths(input.patch),
+  // The guard plugins read the same paths (lib/write-paths.ts), so rules and guards agree.
+  subjects: (input) => patchPaths(input.patch),
   execute: (input, ctx) => applyPatch(ctx.root, input.patch),
 };
-
-/**
- * Every path a patch names (Add, Update, Delete and Move to): the permission subjects. The same
- * reader the guard plugins use (lib/write-paths.ts), so rules and guards see the same paths,
- * with lines broken exactly where parsePatch breaks them (a lone \r included).
- */
-export function listPatchPaths(patch: string): string[] {
-  return patchPaths(patch);
-}
 
 /** Parses the patch text. Throws the parse error strings. */
 export function parsePatch(patch: string): PatchOperation[] {
@@ -63,26 +54,22 @@ export function parsePatch(patch: string): PatchOperation[] {
   let current: PatchOperation | undefined;
   let hunk: PatchHunk | undefined;
   let afterUpdateMarker = false;
-  const lines = patch.replace(/\r\n?/g, "\n").split("\n");
-  for (const [index, raw] of lines.entries()) {
+  for (const [index, raw] of splitPatchLines(patch).entries()) {
     const n = index + 1;
     const line = raw.trimEnd();
     if (line.trim() === "" || _ENVELOPE.has(line.trim())) continue;
-    const marker = _MARKER.exec(line);
+    const marker = readPatchMarker(line);
     if (marker) {
-      const path = marker[2]!.trim();
-      const kind = marker[1];
-      if (kind === "Move to") {
+      const { kind, path } = marker;
+      if (kind === "move") {
         if (!afterUpdateMarker || current?.kind !== "update") throw new Error(`${current?.path ?? path}: "Move to" is only valid on an Update`);
         current.moveTo = path;
       } else {
-        current = kind === "Add File" ? { kind: "add", path, lines: [] }
-          : kind === "Update File" ? { kind: "update", path, hunks: [] }
-          : { kind: "delete", path };
+        current = kind === "add" ? { kind, path, lines: [] } : kind === "update" ? { kind, path, hunks: [] } : { kind, path };
         operations.push(current);
         hunk = undefined;
       }
-      afterUpdateMarker = kind === "Update File";
+      afterUpdateMarker = kind === "update";
       continue;
     }
     afterUpdateMarker = false;
@@ -149,7 +136,7 @@ async function _planPatch(root: string, operations: PatchOperation[]): Promise<_
   for (const op of operations) {
     const abs = claim(op.path);
     if (op.kind === "add") {
-      if (await _exists(abs)) throw new Error(`cannot add ${op.path}: it already exists`);
+      if (await pathExists(abs)) throw new Error(`cannot add ${op.path}: it already exists`);
       plan.writes.push({ abs, shown: op.path, content: op.lines.length === 0 ? "" : `${op.lines.join("\n")}\n` });
       plan.summary.push(`- added ${op.path}`);
     } else if (op.kind === "delete") {
@@ -168,7 +155,7 @@ async function _planPatch(root: string, operations: PatchOperation[]): Promise<_
       const text = decodeUtf8(bytes);
       if (text === undefined) throw new Error(`cannot update ${op.path}: it is not UTF-8 text`);
       const content = op.hunks.reduce((current, hunk) => _applyHunk(current, hunk, op.path), text);
-      if (toAbs && await _exists(toAbs)) throw new Error(`cannot move ${op.path}: ${op.moveTo} already exists`);
+      if (toAbs && await pathExists(toAbs)) throw new Error(`cannot move ${op.path}: ${op.moveTo} already exists`);
       plan.writes.push({ abs: toAbs ?? abs, shown: op.moveTo ?? op.path, content, mode: info.mode & 0o7777 });
       if (toAbs) plan.deletes.push(abs);
       plan.summary.push(toAbs ? `- moved ${op.path} to ${op.moveTo}` : `- updated ${op.path}`);
@@ -223,8 +210,4 @@ async function _rollBack(undo: _Undo[], createdDirs: string[]): Promise<void> {
     else await unlink(entry.abs).catch(() => undefined);
   }
   for (const dir of createdDirs.reverse()) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
-}
-
-async function _exists(abs: string): Promise<boolean> {
-  return (await lstat(abs).catch(() => undefined)) !== undefined;
 }

@@ -3,28 +3,15 @@
  * 127.0.0.1, measured at the fake when the request arrives, next to a bare compiled Bun binary's
  * whole run in the same session. The target: under 100 ms to the first request.
  */
-import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
+import { ensureBinary } from "../e2e/_harness.ts";
 import { startFakeProvider } from "../fakes/provider.ts";
+import { buildBareBinary, median } from "./baseline.ts";
 
-const ROOT = resolve(import.meta.dir, "..", "..");
 const RUNS = 15;
-
-function _median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-
-function _bareBinary(dir: string): string {
-  const source = join(dir, "hello.ts");
-  writeFileSync(source, 'console.log("hello");\n');
-  const out = join(dir, "hello");
-  const build = spawnSync(process.execPath, ["build", "--compile", source, "--outfile", out], { encoding: "utf8" });
-  if (build.status !== 0) throw new Error(build.stderr);
-  return out;
-}
 
 function _timeExit(command: string, args: string[]): Promise<number> {
   return new Promise((resolvePromise) => {
@@ -35,13 +22,11 @@ function _timeExit(command: string, args: string[]): Promise<number> {
 }
 
 export async function benchFirstRequest(): Promise<void> {
-  const binary = join(ROOT, "dist", "shiro");
-  const build = spawnSync(process.execPath, ["run", "build"], { cwd: ROOT, encoding: "utf8" });
-  if (build.status !== 0) throw new Error(build.stderr);
+  const binary = ensureBinary();
   const temp = mkdtempSync(join(tmpdir(), "shiro-bench-first-"));
   const fake = await startFakeProvider();
   try {
-    const bare = _bareBinary(temp);
+    const bare = buildBareBinary(temp);
     let arrived = 0;
     fake.respond(() => {
       arrived = performance.now();
@@ -64,9 +49,9 @@ export async function benchFirstRequest(): Promise<void> {
         });
       });
     }
-    const first = _median(firstRequest);
+    const first = median(firstRequest);
     console.log(`first request: median ${first.toFixed(1)} ms after exec (${RUNS} runs; target < 100 ms)`);
-    console.log(`first request: whole -p run ${_median(whole).toFixed(1)} ms; bare compiled binary ${_median(bareTimes).toFixed(1)} ms; ratio first-request / bare = ${(first / _median(bareTimes)).toFixed(2)}x`);
+    console.log(`first request: whole -p run ${median(whole).toFixed(1)} ms; bare compiled binary ${median(bareTimes).toFixed(1)} ms; ratio first-request / bare = ${(first / median(bareTimes)).toFixed(2)}x`);
   } finally {
     await fake.stop();
     rmSync(temp, { recursive: true, force: true });

@@ -13,13 +13,9 @@ import { buildSystemPrompt } from "../../lib/agent/prompt.ts";
 import type { AssistantMessage, Message } from "../../lib/providers/messages.ts";
 import type { ModelEvent, ModelRequest } from "../../lib/providers/types.ts";
 import type { ToolDefinition } from "../../lib/tools/types.ts";
+import { median } from "./baseline.ts";
 
 const STEPS = 300;
-
-function _median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
 
 export async function benchLoop(): Promise<void> {
   const tools: ToolDefinition[] = [{
@@ -61,8 +57,8 @@ export async function benchLoop(): Promise<void> {
       last = now;
     }
   }
-  const step = _median(stepTimes);
-  const serialise = _median(serialiseTimes);
+  const step = median(stepTimes);
+  const serialise = median(serialiseTimes);
   const loopOnly = Math.max(0, step - serialise);
   console.log(`loop: ${STEPS} steps, median per step ${step.toFixed(3)} ms, of which serialising the request body ${serialise.toFixed(3)} ms`);
   console.log(`loop: per-step overhead (excluding serialisation) / serialisation = ${(loopOnly / serialise).toFixed(2)}x`);

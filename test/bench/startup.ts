@@ -6,11 +6,11 @@
  *
  * `bun run test/bench/startup.ts [runs]` runs it alone; test/bench/index.ts runs it with the rest.
  */
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureBinary } from "../e2e/_harness.ts";
+import { buildBareBinary, median } from "./baseline.ts";
 const RATIO_BAR = 2;
 const TIME_BINARY = "/usr/bin/time";
 const RSS_RUNS = 5;
@@ -39,7 +39,7 @@ export async function benchStartup(options: { runs?: number } = {}): Promise<Sta
   const runs = options.runs ?? 30;
   const work = mkdtempSync(join(tmpdir(), "shiro-bench-startup-"));
   try {
-    const bare = _buildBareBinary(work);
+    const bare = buildBareBinary(work);
     const shiro = ensureBinary();
     const commands: [string, string[]][] = [
       ["bare hello binary", [bare]],
@@ -67,11 +67,11 @@ export async function benchStartup(options: { runs?: number } = {}): Promise<Sta
         for (let i = 0; i < RSS_RUNS; i++) samples[index]!.rss = Math.max(samples[index]!.rss, _peakRssWithTime(cmd, work, env));
       });
     }
-    const bareMedian = _median(samples[0]!.ms);
+    const bareMedian = median(samples[0]!.ms);
     const cases = commands.map(([label], index) => ({
       label,
-      medianMs: _median(samples[index]!.ms),
-      ratio: _median(samples[index]!.ms) / bareMedian,
+      medianMs: median(samples[index]!.ms),
+      ratio: median(samples[index]!.ms) / bareMedian,
       peakRssMb: samples[index]!.rss / 1024 / 1024,
     }));
     const version = cases[1]!;
@@ -81,15 +81,6 @@ export async function benchStartup(options: { runs?: number } = {}): Promise<Sta
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
-}
-
-function _buildBareBinary(work: string): string {
-  const source = join(work, "hello.ts");
-  const outfile = join(work, "hello");
-  writeFileSync(source, 'console.log("hello");\n');
-  const build = spawnSync(process.execPath, ["build", "--compile", source, "--outfile", outfile], { encoding: "utf8", timeout: 120_000 });
-  if (build.status !== 0) throw new Error(`building the bare binary failed:\n${build.stderr}`);
-  return outfile;
 }
 
 function _runOnce(cmd: string[], cwd: string, env: Record<string, string | undefined>): { ms: number; rssBytes: number } {
@@ -105,12 +96,6 @@ function _peakRssWithTime(cmd: string[], cwd: string, env: Record<string, string
   const kb = Number(child.stderr.toString().trim().split("\n").at(-1));
   if (child.exitCode !== 0 || !Number.isFinite(kb)) throw new Error(`${TIME_BINARY} ${cmd.join(" ")} failed: ${child.stderr.toString()}`);
   return kb * 1024;
-}
-
-function _median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 function _print(result: StartupBenchResult): void {

@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from "bun:test";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { startFakeProvider, type FakeProvider, type FakeProviderOptions } from "../fakes/provider.ts";
@@ -49,14 +49,15 @@ export interface RunOptions {
   timeoutMs?: number;
 }
 
+/** The environment dist/shiro runs with: state in `home`, plain output, nothing else from the caller but PATH. */
+export function binaryEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, SHIRO_HOME: home, NO_COLOR: "1", ...extra };
+}
+
 /** Runs dist/shiro to completion (killed after timeoutMs, default 30 s). */
 export function runShiro(args: string[], options: RunOptions): Promise<ShiroResult> {
   return new Promise((resolvePromise) => {
-    const child = spawn(BINARY, args, {
-      cwd: options.cwd,
-      stdio: ["pipe", "pipe", "pipe"],
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: options.home, SHIRO_HOME: options.home, NO_COLOR: "1", ...options.env },
-    });
+    const child = spawn(BINARY, args, { cwd: options.cwd, stdio: ["pipe", "pipe", "pipe"], env: binaryEnv(options.home, options.env) });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
@@ -82,8 +83,10 @@ export function makeTempDirs(): TempDirs {
   return { home, cwd, cleanup: () => { rmSync(home, { recursive: true, force: true }); rmSync(cwd, { recursive: true, force: true }); } };
 }
 
+export type WireProtocol = "chat" | "responses" | "anthropic";
+
 /** Env that points shiro at the fake provider with the given protocol. */
-export function fakeEnv(baseURL: string, protocol: "chat" | "responses" | "anthropic"): Record<string, string> {
+export function fakeEnv(baseURL: string, protocol: WireProtocol): Record<string, string> {
   return { SHIRO_BASE_URL: baseURL, SHIRO_API_KEY: "test-key", SHIRO_PROTOCOL: protocol, SHIRO_PROVIDER: protocol === "anthropic" ? "anthropic" : "openai" };
 }
 
@@ -143,12 +146,32 @@ export function userTextsOf(request: { protocol: string; body: any }): string[] 
   return texts;
 }
 
+export interface E2ERunOptions {
+  /** Default chat. */
+  protocol?: WireProtocol;
+  /** Added to the fake provider's env. */
+  env?: Record<string, string>;
+  stdin?: string;
+  /** Default: the test's temp cwd. */
+  cwd?: string;
+  timeoutMs?: number;
+}
+
+export interface E2E {
+  readonly fake: FakeProvider;
+  readonly dirs: TempDirs;
+  /** Runs dist/shiro in this test's folders against the fake provider. */
+  shiro(args: string[], options?: E2ERunOptions): Promise<ShiroResult>;
+  /** Writes `config` as config.json in this test's state folder. */
+  writeConfig(config: unknown): void;
+}
+
 /**
  * The usual end-to-end setup, registered as bun:test hooks: the binary built once, one fake
  * provider for the file, fresh temp dirs for each test, and after each test the check that the
  * fake refused nothing (every request kept the provider invariants).
  */
-export function useE2E(options: FakeProviderOptions = {}): { readonly fake: FakeProvider; readonly dirs: TempDirs } {
+export function useE2E(options: FakeProviderOptions = {}): E2E {
   let fake: FakeProvider | undefined;
   let dirs: TempDirs | undefined;
   beforeAll(async () => {
@@ -173,6 +196,14 @@ export function useE2E(options: FakeProviderOptions = {}): { readonly fake: Fake
     },
     get dirs() {
       return dirs!;
+    },
+    shiro: (args, run = {}) => runShiro(args, {
+      cwd: run.cwd ?? dirs!.cwd, home: dirs!.home, stdin: run.stdin, timeoutMs: run.timeoutMs,
+      env: { ...fakeEnv(fake!.baseURL, run.protocol ?? "chat"), ...run.env },
+    }),
+    writeConfig(config) {
+      mkdirSync(join(dirs!.home, ".shiro-neko"), { recursive: true });
+      writeFileSync(join(dirs!.home, ".shiro-neko", "config.json"), JSON.stringify(config));
     },
   };
 }

@@ -6,12 +6,11 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fakeEnv, parseEventLines, runShiro, toolResultsOf, useE2E } from "./_harness.ts";
+import { parseEventLines, toolResultsOf, useE2E, type WireProtocol } from "./_harness.ts";
 
 const e2e = useE2E();
 
-const shiro = (args: string[], protocol: "chat" | "responses" | "anthropic" = "anthropic") =>
-  runShiro(args, { cwd: e2e.dirs.cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, protocol) });
+const shiro = (args: string[], protocol: WireProtocol = "anthropic") => e2e.shiro(args, { protocol });
 
 for (const decision of ["approve", "deny"] as const) {
   test(`a blocked run is decided (${decision}) from another process and resumed to completion`, async () => {

@@ -4,128 +4,107 @@
  * request keeps the first user request and the earlier exchange (or its summary); the fake accepts
  * every request; and recall_discarded brings back a marker that only a pruned tool result held.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { describe, expect, test } from "bun:test";
+import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startFakeProvider, type FakeProvider, type RecordedRequest } from "../fakes/provider.ts";
-import { ensureBinary, fakeEnv, makeTempDirs, parseEventLines, runShiro, toolResultsOf, userTextsOf } from "./_harness.ts";
+import type { RecordedRequest } from "../fakes/provider.ts";
+import { parseEventLines, toolResultsOf, userTextsOf, useE2E } from "./_harness.ts";
 
 const STEPS = 150;
 const MARKER = "MARKER-7731-only-in-a-pruned-result";
-let fake: FakeProvider;
-
-beforeAll(async () => {
-  ensureBinary();
-  fake = await startFakeProvider({ contextWindow: 9_000 });
-}, 200_000);
-afterAll(async () => {
-  await fake.stop();
-});
+const e2e = useE2E({ contextWindow: 9_000 });
 
 const isSummaryRequest = (request: RecordedRequest) => !request.body.tools || request.body.tools.length === 0;
 
 for (const protocol of ["chat", "responses", "anthropic"] as const) {
   describe(`compaction over ${protocol}`, () => {
     test(`a ${STEPS}-step turn that overflows the window completes because the script ends`, async () => {
-      const dirs = makeTempDirs();
-      try {
-        mkdirSync(join(dirs.home, ".shiro-neko"), { recursive: true });
-        writeFileSync(join(dirs.home, ".shiro-neko", "config.json"), JSON.stringify({ maxSteps: 200, compaction: { threshold: 4_000 } }));
-        writeFileSync(join(dirs.cwd, "marker.txt"), `${MARKER}\n`);
-        writeFileSync(join(dirs.cwd, "big.txt"), Array.from({ length: 60 }, (_, i) => `line ${i} ${"x".repeat(50)}`).join("\n"));
-        const env = fakeEnv(fake.baseURL, protocol);
-        fake.requests.length = 0;
-        fake.violations.length = 0;
+      const { dirs, fake } = e2e;
+      e2e.writeConfig({ maxSteps: 200, compaction: { threshold: 4_000 } });
+      writeFileSync(join(dirs.cwd, "marker.txt"), `${MARKER}\n`);
+      writeFileSync(join(dirs.cwd, "big.txt"), Array.from({ length: 60 }, (_, i) => `line ${i} ${"x".repeat(50)}`).join("\n"));
 
-        fake.script({ text: "First answer: the project is small." });
-        const first = await runShiro(["-p", "first task: look around"], { cwd: dirs.cwd, home: dirs.home, env });
-        expect(first.code).toBe(0);
+      fake.script({ text: "First answer: the project is small." });
+      const first = await e2e.shiro(["-p", "first task: look around"], { protocol });
+      expect(first.code).toBe(0);
 
-        let step = 0;
-        let summaries = 0;
-        fake.respond((request) => {
-          if (isSummaryRequest(request)) {
-            summaries += 1;
-            return { text: `## Goal\n- summary ${summaries}: reading big.txt repeatedly` };
-          }
-          step += 1;
-          if (step === 1) return { reasoning: "start with the marker", toolCalls: [{ name: "read_file", input: { path: "marker.txt" } }] };
-          if (step === STEPS - 1) return { toolCalls: [{ name: "recall_discarded", input: { query: "MARKER-7731" } }] };
-          if (step === STEPS) return { text: `Finished after ${STEPS} steps.` };
-          return { reasoning: `step ${step}`, text: `Step ${step}.`, toolCalls: [{ name: "read_file", input: { path: "big.txt", offset: (step % 5) + 1 } }] };
-        });
-        const second = await runShiro(["-p", "second task: read big.txt many times", "-c", "--json"], { cwd: dirs.cwd, home: dirs.home, env, timeoutMs: 120_000 });
-        fake.respond(() => ({ error: { status: 500, message: "unexpected request" } }));
-        expect(second.code).toBe(0);
-        const events = parseEventLines(second.stdout);
-        expect(events.at(-1)).toMatchObject({ type: "done", stop: "completed", steps: STEPS });
-        expect(fake.violations).toEqual([]);
-
-        const loop = fake.requests.slice(1).filter((request) => !isSummaryRequest(request));
-        expect(loop).toHaveLength(STEPS);
-        for (const request of loop) {
-          const users = userTextsOf(request);
-          expect(users[0]).toBe("first task: look around");
-          expect(users).toContain("second task: read big.txt many times");
-          const body = JSON.stringify(request.body);
-          expect(body.includes("First answer: the project is small.") || body.includes("[Summary of messages")).toBe(true);
+      let step = 0;
+      let summaries = 0;
+      fake.respond((request) => {
+        if (isSummaryRequest(request)) {
+          summaries += 1;
+          return { text: `## Goal\n- summary ${summaries}: reading big.txt repeatedly` };
         }
-        const compacted = events.filter((event) => event.type === "compacted");
-        expect(compacted.length).toBeGreaterThan(1);
-        expect(compacted.some((event) => typeof event.summary === "string")).toBe(true);
-        expect(summaries).toBeGreaterThan(1);
-        expect(loop.some((request) => JSON.stringify(request.body).includes("summary 1: reading big.txt"))).toBe(true);
+        step += 1;
+        if (step === 1) return { reasoning: "start with the marker", toolCalls: [{ name: "read_file", input: { path: "marker.txt" } }] };
+        if (step === STEPS - 1) return { toolCalls: [{ name: "recall_discarded", input: { query: "MARKER-7731" } }] };
+        if (step === STEPS) return { text: `Finished after ${STEPS} steps.` };
+        return { reasoning: `step ${step}`, text: `Step ${step}.`, toolCalls: [{ name: "read_file", input: { path: "big.txt", offset: (step % 5) + 1 } }] };
+      });
+      const second = await e2e.shiro(["-p", "second task: read big.txt many times", "-c", "--json"], { protocol, timeoutMs: 120_000 });
+      fake.respond(() => ({ error: { status: 500, message: "unexpected request" } }));
+      expect(second.code).toBe(0);
+      const events = parseEventLines(second.stdout);
+      expect(events.at(-1)).toMatchObject({ type: "done", stop: "completed", steps: STEPS });
+      expect(fake.violations).toEqual([]);
 
-        const lastResults = toolResultsOf(loop[STEPS - 1]!);
-        expect(lastResults.at(-1)!.output).toContain(MARKER);
-        expect(JSON.stringify(loop[STEPS - 2]!.body)).not.toContain(MARKER);
-
-        const sessions = join(dirs.home, ".shiro-neko", "sessions");
-        const saved = JSON.parse(readFileSync(join(sessions, readdirSync(sessions).find((n) => n.endsWith(".json"))!), "utf8"));
-        expect(saved.compaction.spans.length).toBe(compacted.filter((event) => event.span).length);
-        expect(JSON.stringify(saved.messages)).toContain(MARKER);
-        const log = readFileSync(join(dirs.home, ".shiro-neko", "events", `${events[0]!.runId}.jsonl`), "utf8");
-        expect(log).toContain('"type":"compacted"');
-      } finally {
-        dirs.cleanup();
+      const loop = fake.requests.slice(1).filter((request) => !isSummaryRequest(request));
+      expect(loop).toHaveLength(STEPS);
+      for (const request of loop) {
+        const users = userTextsOf(request);
+        expect(users[0]).toBe("first task: look around");
+        expect(users).toContain("second task: read big.txt many times");
+        const body = JSON.stringify(request.body);
+        expect(body.includes("First answer: the project is small.") || body.includes("[Summary of messages")).toBe(true);
       }
+      const compacted = events.filter((event) => event.type === "compacted");
+      expect(compacted.length).toBeGreaterThan(1);
+      expect(compacted.some((event) => typeof event.summary === "string")).toBe(true);
+      expect(summaries).toBeGreaterThan(1);
+      expect(loop.some((request) => JSON.stringify(request.body).includes("summary 1: reading big.txt"))).toBe(true);
+
+      const lastResults = toolResultsOf(loop[STEPS - 1]!);
+      expect(lastResults.at(-1)!.output).toContain(MARKER);
+      expect(JSON.stringify(loop[STEPS - 2]!.body)).not.toContain(MARKER);
+
+      const sessions = join(dirs.home, ".shiro-neko", "sessions");
+      const saved = JSON.parse(readFileSync(join(sessions, readdirSync(sessions).find((n) => n.endsWith(".json"))!), "utf8"));
+      expect(saved.compaction.spans.length).toBe(compacted.filter((event) => event.span).length);
+      expect(JSON.stringify(saved.messages)).toContain(MARKER);
+      const log = readFileSync(join(dirs.home, ".shiro-neko", "events", `${events[0]!.runId}.jsonl`), "utf8");
+      expect(log).toContain('"type":"compacted"');
     }, 150_000);
   });
 }
 
 describe("shiro sessions compact / uncompact / show", () => {
   test("compact replaces the transcript with the summary and archives it; uncompact brings it back", async () => {
-    const dirs = makeTempDirs();
-    try {
-      const env = fakeEnv(fake.baseURL, "anthropic");
-      fake.requests.length = 0;
-      fake.script({ toolCalls: [{ name: "glob", input: { pattern: "*" } }] }, { text: "Nothing here yet." });
-      expect((await runShiro(["-p", "look around"], { cwd: dirs.cwd, home: dirs.home, env })).code).toBe(0);
-      const sessions = join(dirs.home, ".shiro-neko", "sessions");
-      const file = join(sessions, readdirSync(sessions).find((name) => name.endsWith(".json"))!);
-      const before = JSON.parse(readFileSync(file, "utf8"));
-      expect(before.messages).toHaveLength(4);
+    const { dirs, fake } = e2e;
+    const shiro = (args: string[]) => e2e.shiro(args, { protocol: "anthropic" });
+    fake.script({ toolCalls: [{ name: "glob", input: { pattern: "*" } }] }, { text: "Nothing here yet." });
+    expect((await shiro(["-p", "look around"])).code).toBe(0);
+    const sessions = join(dirs.home, ".shiro-neko", "sessions");
+    const file = join(sessions, readdirSync(sessions).find((name) => name.endsWith(".json"))!);
+    const before = JSON.parse(readFileSync(file, "utf8"));
+    expect(before.messages).toHaveLength(4);
 
-      fake.script({ text: "## Goal\n- look around\n## What remains\n- nothing" });
-      const compact = await runShiro(["sessions", "compact", before.id, "--focus", "the empty folder"], { cwd: dirs.cwd, home: dirs.home, env });
-      expect([compact.code, compact.stdout]).toEqual([0, "compacted 4 messages into 1\n"]);
-      expect(userTextsOf(fake.requests.at(-1)!)[0]).toContain("Pay most attention to: the empty folder");
-      const after = JSON.parse(readFileSync(file, "utf8"));
-      expect(after.messages).toEqual([{ role: "user", content: "Summary of the session so far:\n\n## Goal\n- look around\n## What remains\n- nothing" }]);
-      expect(after.compaction.archive[0].messages).toEqual(before.messages);
-      expect(after.compaction.archive[0].focus).toBe("the empty folder");
+    fake.script({ text: "## Goal\n- look around\n## What remains\n- nothing" });
+    const compact = await shiro(["sessions", "compact", before.id, "--focus", "the empty folder"]);
+    expect([compact.code, compact.stdout]).toEqual([0, "compacted 4 messages into 1\n"]);
+    expect(userTextsOf(fake.requests.at(-1)!)[0]).toContain("Pay most attention to: the empty folder");
+    const after = JSON.parse(readFileSync(file, "utf8"));
+    expect(after.messages).toEqual([{ role: "user", content: "Summary of the session so far:\n\n## Goal\n- look around\n## What remains\n- nothing" }]);
+    expect(after.compaction.archive[0].messages).toEqual(before.messages);
+    expect(after.compaction.archive[0].focus).toBe("the empty folder");
 
-      const show = await runShiro(["sessions", "show", before.id], { cwd: dirs.cwd, home: dirs.home, env });
-      expect(show.stdout).toMatch(/context {3}~\d+ tokens \(estimate\), 0% of the 120000 compaction threshold; 1 transcript archived by compact/);
+    const show = await shiro(["sessions", "show", before.id]);
+    expect(show.stdout).toMatch(/context {3}~\d+ tokens \(estimate\), 0% of the 120000 compaction threshold; 1 transcript archived by compact/);
 
-      const undo = await runShiro(["sessions", "uncompact", before.id.slice(0, 13)], { cwd: dirs.cwd, home: dirs.home, env });
-      expect(undo.code).toBe(0);
-      expect(undo.stdout).toStartWith("restored 4 messages replaced by the compaction of ");
-      const restored = JSON.parse(readFileSync(file, "utf8"));
-      expect(restored.messages).toEqual(before.messages);
-      expect((await runShiro(["sessions", "uncompact", before.id], { cwd: dirs.cwd, home: dirs.home, env })).stdout).toBe("nothing to uncompact: no history has left the wire\n");
-    } finally {
-      dirs.cleanup();
-    }
+    const undo = await shiro(["sessions", "uncompact", before.id.slice(0, 13)]);
+    expect(undo.code).toBe(0);
+    expect(undo.stdout).toStartWith("restored 4 messages replaced by the compaction of ");
+    const restored = JSON.parse(readFileSync(file, "utf8"));
+    expect(restored.messages).toEqual(before.messages);
+    expect((await shiro(["sessions", "uncompact", before.id])).stdout).toBe("nothing to uncompact: no history has left the wire\n");
   });
 });

@@ -4,20 +4,15 @@
  * code), and what landed on disk (run log, session).
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fakeEnv, parseEventLines, runShiro, systemOf, toolResultsOf, userTextsOf, useE2E } from "./_harness.ts";
+import { binaryEnv, fakeEnv, parseEventLines, systemOf, toolResultsOf, userTextsOf, useE2E } from "./_harness.ts";
 
 const PROTOCOLS = ["chat", "responses", "anthropic"] as const;
 const e2e = useE2E();
 
 const run = (args: string[], protocol: (typeof PROTOCOLS)[number], extra: { stdin?: string; env?: Record<string, string> } = {}) =>
-  runShiro(args, { cwd: e2e.dirs.cwd, home: e2e.dirs.home, stdin: extra.stdin, env: { ...fakeEnv(e2e.fake.baseURL, protocol), ...extra.env } });
-
-const writeConfig = (config: unknown) => {
-  mkdirSync(join(e2e.dirs.home, ".shiro-neko"), { recursive: true });
-  writeFileSync(join(e2e.dirs.home, ".shiro-neko", "config.json"), JSON.stringify(config));
-};
+  e2e.shiro(args, { protocol, ...extra });
 
 for (const protocol of PROTOCOLS) {
   describe(`headless over ${protocol}`, () => {
@@ -81,7 +76,7 @@ for (const protocol of PROTOCOLS) {
     });
 
     test("the step cap ends the run with exit 4", async () => {
-      writeConfig({ maxSteps: 2 });
+      e2e.writeConfig({ maxSteps: 2 });
       e2e.fake.respond(() => ({ toolCalls: [{ name: "glob", input: { pattern: `*.${Math.random().toString(36).slice(2, 6)}` } }] }));
       const result = await run(["-p", "loop forever", "--json"], protocol);
       e2e.fake.respond(() => ({ error: { status: 500, message: "unexpected request" } }));
@@ -92,7 +87,7 @@ for (const protocol of PROTOCOLS) {
     });
 
     test("a provider error ends the run with exit 1 and one error line", async () => {
-      writeConfig({ maxRetries: 0 });
+      e2e.writeConfig({ maxRetries: 0 });
       e2e.fake.script({ error: { status: 401 } });
       const result = await run(["-p", "hi"], protocol);
       expect(result.code).toBe(1);
@@ -145,7 +140,7 @@ describe("interrupting a headless run", () => {
     e2e.fake.script({ toolCalls: [{ name: "bash", input: { command: "sleep 30; echo never" } }] });
     const child = spawn(BINARY, ["-p", "wait", "--yolo", "--json"], {
       cwd: e2e.dirs.cwd, stdio: ["ignore", "pipe", "pipe"],
-      env: { PATH: process.env.PATH ?? "", HOME: e2e.dirs.home, SHIRO_HOME: e2e.dirs.home, ...fakeEnv(e2e.fake.baseURL, "chat") },
+      env: binaryEnv(e2e.dirs.home, fakeEnv(e2e.fake.baseURL, "chat")),
     });
     let stdout = "";
     child.stdout.on("data", (chunk: Buffer) => {

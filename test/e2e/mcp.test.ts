@@ -4,11 +4,11 @@
  * connection; --no-mcp leaves it all out.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { RecordedRequest } from "../fakes/provider.ts";
-import { fakeEnv, parseEventLines, runShiro, systemOf, toolResultsOf, useE2E } from "./_harness.ts";
+import { parseEventLines, systemOf, toolResultsOf, useE2E } from "./_harness.ts";
 
 const e2e = useE2E();
 const MEMORY_SERVER = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-memory/dist/index.js");
@@ -16,10 +16,7 @@ const toolNames = (request: RecordedRequest) => (request.body.tools as { name?: 
 
 function configure(): string {
   const graph = join(e2e.dirs.home, "graph.jsonl");
-  mkdirSync(join(e2e.dirs.home, ".shiro-neko"), { recursive: true });
-  writeFileSync(join(e2e.dirs.home, ".shiro-neko", "config.json"), JSON.stringify({
-    mcpServers: { memory: { command: process.execPath, args: [MEMORY_SERVER], env: { MEMORY_FILE_PATH: graph } } },
-  }));
+  e2e.writeConfig({ mcpServers: { memory: { command: process.execPath, args: [MEMORY_SERVER], env: { MEMORY_FILE_PATH: graph } } } });
   return graph;
 }
 
@@ -30,7 +27,7 @@ describe("MCP servers in a run", () => {
       { toolCalls: [{ name: "mcp__memory__create_entities", input: { entities: [{ name: "shiro", entityType: "project", observations: ["remembers"] }] } }] },
       { text: "Stored." },
     );
-    const result = await runShiro(["-p", "store a fact", "--yolo", "--json"], { cwd: e2e.dirs.cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, "chat") });
+    const result = await e2e.shiro(["-p", "store a fact", "--yolo", "--json"]);
     expect(result.code).toBe(0);
     const first = e2e.fake.requests[0]!;
     expect(toolNames(first)).toContain("mcp__memory__create_entities");
@@ -45,9 +42,9 @@ describe("MCP servers in a run", () => {
   test("without --yolo an MCP call asks, so headless denies it; --no-mcp connects nothing and offers nothing", async () => {
     configure();
     e2e.fake.script({ toolCalls: [{ name: "mcp__memory__read_graph", input: {} }] }, { text: "ok" }, { text: "no mcp" });
-    expect((await runShiro(["-p", "read it"], { cwd: e2e.dirs.cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, "chat") })).code).toBe(0);
+    expect((await e2e.shiro(["-p", "read it"])).code).toBe(0);
     expect(toolResultsOf(e2e.fake.requests[1]!)[0]!.output).toContain("--yolo");
-    const off = await runShiro(["-p", "hi", "--no-mcp"], { cwd: e2e.dirs.cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, "chat") });
+    const off = await e2e.shiro(["-p", "hi", "--no-mcp"]);
     expect(off.code).toBe(0);
     expect(toolNames(e2e.fake.requests[2]!).some((name) => name.startsWith("mcp__"))).toBe(false);
     expect(systemOf(e2e.fake.requests[2]!)).not.toContain("MCP");

@@ -5,15 +5,14 @@
  * processes in one directory never share a session file.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathHash16 } from "../../lib/paths.ts";
-import { fakeEnv, runShiro, systemOf, userTextsOf, useE2E } from "./_harness.ts";
+import { systemOf, userTextsOf, useE2E, type WireProtocol } from "./_harness.ts";
 
 const e2e = useE2E();
 
-const shiro = (args: string[], protocol: "chat" | "responses" | "anthropic" = "responses") =>
-  runShiro(args, { cwd: e2e.dirs.cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, protocol) });
+const shiro = (args: string[], protocol: WireProtocol = "responses") => e2e.shiro(args, { protocol });
 const memoryFile = () => join(e2e.dirs.home, ".shiro-neko", "memory", `${pathHash16(e2e.dirs.cwd)}.json`);
 const readMemory = () => JSON.parse(readFileSync(memoryFile(), "utf8")) as { entries: { text: string; hits: number }[] };
 
@@ -99,8 +98,7 @@ describe("sessions across processes", () => {
 
 describe("historyPairs", () => {
   test("a resumed headless run sends only the last N exchanges; the session still keeps everything", async () => {
-    mkdirSync(join(e2e.dirs.home, ".shiro-neko"), { recursive: true });
-    writeFileSync(join(e2e.dirs.home, ".shiro-neko", "config.json"), JSON.stringify({ historyPairs: 1 }));
+    e2e.writeConfig({ historyPairs: 1 });
     e2e.fake.script({ toolCalls: [{ name: "glob", input: { pattern: "*" } }] }, { text: "answer one" }, { text: "answer two" }, { text: "answer three" });
     expect((await shiro(["-p", "question one"])).code).toBe(0);
     expect((await shiro(["-p", "question two", "-c"])).code).toBe(0);
@@ -125,11 +123,11 @@ describe("global memory", () => {
     const other = mkdtempSync(join(tmpdir(), "shiro-e2e-other-"));
     try {
       e2e.fake.script({ text: "noted" }, { text: "bare" });
-      expect((await runShiro(["-p", "hello"], { cwd: other, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, "anthropic") })).code).toBe(0);
+      expect((await e2e.shiro(["-p", "hello"], { cwd: other, protocol: "anthropic" })).code).toBe(0);
       expect(systemOf(e2e.fake.requests[2]!)).toContain("- (fact) the user prefers pnpm");
       const globalFile = join(e2e.dirs.home, ".shiro-neko", "memory", "global.json");
       const before = readFileSync(globalFile, "utf8");
-      expect((await runShiro(["-p", "hello", "--no-memory"], { cwd: other, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, "anthropic") })).code).toBe(0);
+      expect((await e2e.shiro(["-p", "hello", "--no-memory"], { cwd: other, protocol: "anthropic" })).code).toBe(0);
       expect(systemOf(e2e.fake.requests[3]!)).not.toContain("pnpm");
       expect(readFileSync(globalFile, "utf8")).toBe(before);
     } finally {

@@ -4,7 +4,7 @@
  * turn, the prompt queue, /clear and /resume, and the farewell text.
  */
 import { describe, expect, test } from "bun:test";
-import { BINARY, fakeEnv, userTextsOf, useE2E } from "./_harness.ts";
+import { BINARY, binaryEnv, fakeEnv, userTextsOf, useE2E } from "./_harness.ts";
 
 const e2e = useE2E();
 
@@ -23,7 +23,7 @@ function startRepl(args: string[] = [], env: Record<string, string> = fakeEnv(e2
   const decoder = new TextDecoder();
   const proc = Bun.spawn([BINARY, ...args], {
     cwd: e2e.dirs.cwd,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: e2e.dirs.home, SHIRO_HOME: e2e.dirs.home, NO_COLOR: "1", ...env },
+    env: binaryEnv(e2e.dirs.home, env),
     terminal: { cols: 200, rows: 50, data: (_terminal, data) => void (raw += decoder.decode(data, { stream: true })) },
   });
   // eslint-disable-next-line no-control-regex
@@ -238,9 +238,8 @@ describe("blocked runs at start", () => {
   test("the REPL offers this folder's pending approval; y approves it and the run continues here", async () => {
     const { existsSync, readFileSync } = await import("node:fs");
     const { join } = await import("node:path");
-    const { runShiro } = await import("./_harness.ts");
     e2e.fake.script({ toolCalls: [{ name: "write_file", input: { path: "CHANGES.md", content: "# Changes\n" } }] }, { text: "Changelog written." });
-    const blocked = await runShiro(["-p", "write the changelog", "--approvals", "block"], { cwd: e2e.dirs.cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, "chat") });
+    const blocked = await e2e.shiro(["-p", "write the changelog", "--approvals", "block"]);
     expect(blocked.code).toBe(3);
     await withRepl([], async (repl) => {
       const at = await repl.until("1 blocked run waits for an approval in this folder");

@@ -6,12 +6,11 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fakeEnv, parseEventLines, runShiro, useE2E } from "./_harness.ts";
+import { binaryEnv, fakeEnv, parseEventLines, useE2E } from "./_harness.ts";
 
 const e2e = useE2E();
 
-const shiro = (args: string[], env: Record<string, string> = {}) =>
-  runShiro(args, { cwd: e2e.dirs.cwd, home: e2e.dirs.home, env: { ...fakeEnv(e2e.fake.baseURL, "chat"), ...env } });
+const shiro = (args: string[], env: Record<string, string> = {}) => e2e.shiro(args, { env });
 
 async function waitFor<T>(probe: () => T | undefined, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -104,7 +103,7 @@ describe("a run that dies", () => {
     const { BINARY } = await import("./_harness.ts");
     const child = spawn(BINARY, ["-p", "long", "--yolo"], {
       cwd: e2e.dirs.cwd, stdio: "ignore",
-      env: { PATH: process.env.PATH ?? "", HOME: e2e.dirs.home, SHIRO_HOME: e2e.dirs.home, ...fakeEnv(e2e.fake.baseURL, "chat") },
+      env: binaryEnv(e2e.dirs.home, fakeEnv(e2e.fake.baseURL, "chat")),
     });
     const eventsDir = join(e2e.dirs.home, ".shiro-neko", "events");
     const file = await waitFor(() => {

@@ -6,10 +6,10 @@ import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RecordedRequest } from "../fakes/provider.ts";
-import { fakeEnv, parseEventLines, runShiro, systemOf, toolResultsOf, useE2E } from "./_harness.ts";
+import { parseEventLines, systemOf, toolResultsOf, useE2E } from "./_harness.ts";
 
 const e2e = useE2E();
-const shiro = (args: string[]) => runShiro(args, { cwd: e2e.dirs.cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, "anthropic") });
+const shiro = (args: string[]) => e2e.shiro(args, { protocol: "anthropic" });
 const toolNames = (request: RecordedRequest) => (request.body.tools as { name: string }[]).map((tool) => tool.name);
 
 describe("task (subagents)", () => {

@@ -1,9 +1,9 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { describeSubject, formatAge, renderPendingTable, uniquePrefixes } from "../../cmd/approvals.ts";
+import { describeSubject, formatAge, renderPendingTable } from "../../cmd/approvals.ts";
+import { uniquePrefixes } from "../../lib/store/short-ids.ts";
 import { createBlockingDecision, createGate } from "../../lib/approval.ts";
 import { UserError } from "../../lib/errors.ts";
 import { uuidv7 } from "../../lib/ids.ts";
@@ -12,22 +12,10 @@ import { parsePermissionRules } from "../../lib/permissions.ts";
 import { createPluginHost } from "../../lib/plugins.ts";
 import { createPending, decide, forRun, get, listPending, type ApprovalRecord, type PendingApprovalInput } from "../../lib/store/approvals.ts";
 import { writeJsonAtomic } from "../../lib/store/json-file.ts";
+import { useTempHome } from "./temp-home.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
-let home: string;
-let savedHome: string | undefined;
-
-beforeEach(() => {
-  home = mkdtempSync(join(tmpdir(), "shiro-approvals-"));
-  savedHome = process.env.SHIRO_HOME;
-  process.env.SHIRO_HOME = home;
-});
-
-afterEach(() => {
-  if (savedHome === undefined) delete process.env.SHIRO_HOME;
-  else process.env.SHIRO_HOME = savedHome;
-  rmSync(home, { recursive: true, force: true });
-});
+const home = useTempHome("shiro-approvals-");
 
 const request = (overrides: Partial<PendingApprovalInput> = {}): PendingApprovalInput => ({
   id: uuidv7(), runId: "run-a", sessionId: "session-a", callId: "call-1", tool: "bash",
@@ -118,7 +106,7 @@ describe("approvals store", () => {
       "const tag = process.argv[2];",
       "for (let i = 0; i < 50; i++) createPending({ id: uuidv7(), runId: tag, sessionId: 's', callId: `${tag}-${i}`, tool: 'bash', input: { i }, subjects: [], cwd: '/w', suggestedPattern: '*' });",
     ].join("\n");
-    const file = join(home, "writer.ts");
+    const file = join(home.dir, "writer.ts");
     writeFileSync(file, script);
     const codes = await Promise.all(["p1", "p2"].map((tag) => _run([file, tag])));
     expect(codes.map((run) => run.code)).toEqual([0, 0]);
@@ -126,7 +114,7 @@ describe("approvals store", () => {
     expect(records.length).toBe(100);
     expect(new Set(records.map((record) => record.id)).size).toBe(100);
     expect(forRun("p1").map((record) => record.callId)).toEqual(Array.from({ length: 50 }, (_, i) => `p1-${i}`));
-    expect(readdirSync(join(home, ".shiro-neko")).sort()).toEqual(["approvals.json"]);
+    expect(readdirSync(join(home.dir, ".shiro-neko")).sort()).toEqual(["approvals.json"]);
   });
 });
 
@@ -139,7 +127,7 @@ function createRecord(id: string): ApprovalRecord {
 
 function _run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, SHIRO_HOME: home, NO_COLOR: "1", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, SHIRO_HOME: home.dir, NO_COLOR: "1", ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => { stdout += chunk.toString("utf8"); });

@@ -1,25 +1,13 @@
 /** Prompt history: per directory, 200 at most, no consecutive repeats, old and damaged files handled. */
-import { afterEach, beforeEach, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { expect, test } from "bun:test";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { paths } from "../../lib/paths.ts";
 import { appendHistory, loadHistory } from "../../lib/store/history.ts";
+import { useTempHome } from "./temp-home.ts";
 
 const DIR = "/work/project-a";
-let home: string;
-let savedHome: string | undefined;
-
-beforeEach(() => {
-  savedHome = process.env.SHIRO_HOME;
-  home = mkdtempSync(join(tmpdir(), "shiro-history-"));
-  process.env.SHIRO_HOME = home;
-});
-afterEach(() => {
-  if (savedHome === undefined) delete process.env.SHIRO_HOME;
-  else process.env.SHIRO_HOME = savedHome;
-  rmSync(home, { recursive: true, force: true });
-});
+useTempHome("shiro-history-");
 
 test("appends in order, skips a repeat of the newest entry and blank lines, keeps directories apart", () => {
   expect(loadHistory(DIR)).toEqual([]);

@@ -1,38 +1,29 @@
 /** `shiro memory …` as a user runs it: the project is the git root above the current directory. */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { paths } from "../../lib/paths.ts";
 import { findProjectRoot } from "../../lib/project.ts";
 import { writeJsonAtomic } from "../../lib/store/json-file.ts";
 import type { MemoryEntry } from "../../lib/store/memory.ts";
 import { startFakeProvider, type FakeProvider } from "../fakes/provider.ts";
+import { useTempHome } from "./temp-home.ts";
 
 const SHIRO = join(import.meta.dir, "..", "..", "cmd", "shiro.ts");
-let home: string;
+const home = useTempHome("shiro-memory-cli-");
 let project: string;
-let savedHome: string | undefined;
 
 beforeEach(() => {
-  savedHome = process.env.SHIRO_HOME;
-  home = mkdtempSync(join(tmpdir(), "shiro-memory-cli-"));
-  project = join(home, "project");
+  project = join(home.dir, "project");
   mkdirSync(join(project, ".git"), { recursive: true });
   mkdirSync(join(project, "src", "deep"), { recursive: true });
-  process.env.SHIRO_HOME = home;
-});
-afterEach(() => {
-  if (savedHome === undefined) delete process.env.SHIRO_HOME;
-  else process.env.SHIRO_HOME = savedHome;
-  rmSync(home, { recursive: true, force: true });
 });
 
 async function shiro(cwd: string, ...args: (string | { env: Record<string, string> })[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const extra = args.find((arg): arg is { env: Record<string, string> } => typeof arg !== "string");
   const child = Bun.spawn({
     cmd: [process.execPath, SHIRO, ...args.filter((arg): arg is string => typeof arg === "string")], cwd,
-    env: { ...process.env, SHIRO_HOME: home, ...extra?.env },
+    env: { ...process.env, SHIRO_HOME: home.dir, ...extra?.env },
     stdout: "pipe", stderr: "pipe", timeout: 30_000, killSignal: "SIGKILL",
   });
   const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
@@ -42,7 +33,7 @@ async function shiro(cwd: string, ...args: (string | { env: Record<string, strin
 test("the project root is the nearest folder holding .git, else the directory itself", () => {
   expect(findProjectRoot(join(project, "src", "deep"))).toBe(project);
   expect(findProjectRoot(project)).toBe(project);
-  const loose = join(home, "no-repo-here");
+  const loose = join(home.dir, "no-repo-here");
   mkdirSync(loose);
   expect(findProjectRoot(loose)).toBe(loose);
 });
@@ -83,7 +74,7 @@ test("add and forget --json print what they did, for scripts", async () => {
 });
 
 test("--global adds, lists and forgets the notes shared by every project, leaving the project's alone", async () => {
-  const other = join(home, "other");
+  const other = join(home.dir, "other");
   mkdirSync(other);
   expect(await shiro(project, "memory", "list", "--global")).toEqual({ code: 0, stdout: "nothing remembered globally yet\n", stderr: "" });
   expect(await shiro(project, "memory", "add", "fact", "the user's shell is fish", "--global")).toEqual({

@@ -3,30 +3,19 @@
  * moment: every note must survive, and every write must have seen all the writes before it (the
  * counts they report are 1..N).
  */
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { paths } from "../../lib/paths.ts";
 import type { MemoryEntry } from "../../lib/store/memory.ts";
+import { useTempHome } from "./temp-home.ts";
 
 const FIXTURE = join(import.meta.dir, "..", "fixtures", "memory-remember.ts");
 const WORKERS = 8;
 const NOTES_EACH = 50;
 const ROOT = "/work/busy-project";
 
-let home: string;
-let savedHome: string | undefined;
-beforeEach(() => {
-  savedHome = process.env.SHIRO_HOME;
-  home = mkdtempSync(join(tmpdir(), "shiro-memory-race-"));
-  process.env.SHIRO_HOME = home;
-});
-afterEach(() => {
-  if (savedHome === undefined) delete process.env.SHIRO_HOME;
-  else process.env.SHIRO_HOME = savedHome;
-  rmSync(home, { recursive: true, force: true });
-});
+const home = useTempHome("shiro-memory-race-");
 
 interface Reported {
   id: string;
@@ -39,7 +28,7 @@ interface Reported {
 type Scope = "project" | "global";
 
 async function rememberFromEightProcesses(scope: Scope, maxEntries: string): Promise<Reported[]> {
-  const go = join(home, "start");
+  const go = join(home.dir, "start");
   const children = Array.from({ length: WORKERS }, (_, worker) => Bun.spawn({
     cmd: [process.execPath, FIXTURE, ROOT, String(worker), String(NOTES_EACH), maxEntries, go, ...(scope === "global" ? ["--global"] : [])],
     env: process.env,

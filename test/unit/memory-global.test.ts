@@ -3,9 +3,8 @@
  * recalls and forgets across both scopes, the bytes each file holds, the prompt block, and that
  * opening and reading the stores writes nothing.
  */
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { paths, stateDir } from "../../lib/paths.ts";
 import { compactMemory } from "../../lib/store/memory-compaction.ts";
@@ -13,21 +12,10 @@ import { openGlobalMemory, openMemory, recallMemories, renderMemoryForPrompt, ty
 import { createMemoryTools } from "../../lib/tools/memory-tools.ts";
 import { toToolSpec } from "../../lib/tools/schema.ts";
 import type { ToolContext, ToolDefinition } from "../../lib/tools/types.ts";
+import { useTempHome } from "./temp-home.ts";
 
 const ROOT = "/work/example-project";
-let home: string;
-let savedHome: string | undefined;
-
-beforeEach(() => {
-  savedHome = process.env.SHIRO_HOME;
-  home = mkdtempSync(join(tmpdir(), "shiro-memory-global-"));
-  process.env.SHIRO_HOME = home;
-});
-afterEach(() => {
-  if (savedHome === undefined) delete process.env.SHIRO_HOME;
-  else process.env.SHIRO_HOME = savedHome;
-  rmSync(home, { recursive: true, force: true });
-});
+useTempHome("shiro-memory-global-");
 
 const ctx: ToolContext = { root: ROOT, signal: new AbortController().signal, emitOutput: () => {}, callId: "call_1" };
 

@@ -2,30 +2,18 @@
  * Project memory: the strings the model reads, the limits, what lands on disk (hit counts,
  * migration, corrupt files kept aside), the prompt block and model compaction with a fake model.
  */
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { paths } from "../../lib/paths.ts";
 import { compactMemory, parseMergedNotes } from "../../lib/store/memory-compaction.ts";
 import { openMemory, renderMemoryForPrompt, type MemoryEntry, type MemoryKind } from "../../lib/store/memory.ts";
 import { createMemoryTools } from "../../lib/tools/memory-tools.ts";
 import type { ToolContext, ToolDefinition } from "../../lib/tools/types.ts";
+import { useTempHome } from "./temp-home.ts";
 
 const ROOT = "/work/example-project";
-let home: string;
-let savedHome: string | undefined;
-
-beforeEach(() => {
-  savedHome = process.env.SHIRO_HOME;
-  home = mkdtempSync(join(tmpdir(), "shiro-memory-"));
-  process.env.SHIRO_HOME = home;
-});
-afterEach(() => {
-  if (savedHome === undefined) delete process.env.SHIRO_HOME;
-  else process.env.SHIRO_HOME = savedHome;
-  rmSync(home, { recursive: true, force: true });
-});
+useTempHome("shiro-memory-");
 
 const ctx: ToolContext = { root: ROOT, signal: new AbortController().signal, emitOutput: () => {}, callId: "call_1" };
 

@@ -1,9 +1,10 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { statSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { ensureStateDir, pathHash16, paths, stateDir } from "../../lib/paths.ts";
+import { useTempHome } from "./temp-home.ts";
 
 describe("stateDir", () => {
   test("SHIRO_HOME replaces the home directory; the folder is always .shiro-neko", () => {
@@ -22,21 +23,10 @@ describe("pathHash16", () => {
 });
 
 describe("with SHIRO_HOME set", () => {
-  let home: string;
-  let saved: string | undefined;
-  beforeEach(() => {
-    home = mkdtempSync(join(tmpdir(), "shiro-paths-"));
-    saved = process.env.SHIRO_HOME;
-    process.env.SHIRO_HOME = home;
-  });
-  afterEach(() => {
-    if (saved === undefined) delete process.env.SHIRO_HOME;
-    else process.env.SHIRO_HOME = saved;
-    rmSync(home, { recursive: true, force: true });
-  });
+  const home = useTempHome("shiro-paths-");
 
   test("every state file sits at its documented place", () => {
-    const s = join(home, ".shiro-neko");
+    const s = join(home.dir, ".shiro-neko");
     const h = pathHash16("/work/project");
     expect({
       config: paths.config(),
@@ -78,16 +68,16 @@ describe("with SHIRO_HOME set", () => {
   });
 
   test("paths follow a SHIRO_HOME changed at run time", () => {
-    const other = join(home, "elsewhere");
+    const other = join(home.dir, "elsewhere");
     process.env.SHIRO_HOME = other;
     expect(paths.config()).toBe(join(other, ".shiro-neko", "config.json"));
   });
 
   test("ensureStateDir creates the folder and its sub-folders as 0700", () => {
     const created = ensureStateDir("registry", "skills");
-    expect(created).toBe(join(home, ".shiro-neko", "registry", "skills"));
+    expect(created).toBe(join(home.dir, ".shiro-neko", "registry", "skills"));
     const mode = (path: string) => statSync(path).mode & 0o777;
-    expect([mode(join(home, ".shiro-neko")), mode(join(home, ".shiro-neko", "registry")), mode(created)]).toEqual([0o700, 0o700, 0o700]);
-    expect(ensureStateDir()).toBe(join(home, ".shiro-neko"));
+    expect([mode(join(home.dir, ".shiro-neko")), mode(join(home.dir, ".shiro-neko", "registry")), mode(created)]).toEqual([0o700, 0o700, 0o700]);
+    expect(ensureStateDir()).toBe(join(home.dir, ".shiro-neko"));
   });
 });

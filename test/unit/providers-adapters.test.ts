@@ -3,12 +3,10 @@
  * streaming, tool loops, usage, abort, retries, the deadline and error mapping.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import type { AssistantMessage, Message, Protocol, ReasoningPart } from "../../lib/providers/messages.ts";
+import type { AssistantMessage, Protocol, ReasoningPart } from "../../lib/providers/messages.ts";
 import type { ModelEvent } from "../../lib/providers/types.ts";
 import { startFakeProvider, type FakeProvider } from "../fakes/provider.ts";
-import { ADAPTERS, API_KEY, PROTOCOLS, collect, connectTo, hostOfFake, requestOf, terminalOf, withoutDeltas } from "./providers-harness.ts";
-
-const _CALL_PREFIX: Record<Protocol, string> = { "openai-chat": "call_", "openai-responses": "call_", anthropic: "toolu_" };
+import { ADAPTERS, API_KEY, CALL_PREFIX, PROTOCOLS, collect, connectTo, finishOf, hostOfFake, requestOf, terminalOf, twoReadsHistory, withoutDeltas } from "./providers-harness.ts";
 
 /** The opaque replay fields each protocol attaches to a reasoning part. */
 function _reasoningPart(protocol: Protocol, text: string): ReasoningPart {
@@ -27,8 +25,8 @@ function _usage(protocol: Protocol, input: number, output: number, reasoning: nu
 
 describe.each(PROTOCOLS)("%s adapter against the fake provider", (protocol) => {
   const adapter = ADAPTERS[protocol];
-  const a = `${_CALL_PREFIX[protocol]}a1`;
-  const b = `${_CALL_PREFIX[protocol]}b2`;
+  const a = `${CALL_PREFIX[protocol]}a1`;
+  const b = `${CALL_PREFIX[protocol]}b2`;
   let fake: FakeProvider;
   let host: string;
 
@@ -85,21 +83,10 @@ describe.each(PROTOCOLS)("%s adapter against the fake provider", (protocol) => {
       { text: "b.ts is missing.", usage: { input: 300, output: 7 } },
     );
     const connection = connectTo(fake, protocol);
-    const first = terminalOf(await collect(adapter(connection, requestOf({ thinking: "medium" }))));
-    if (first.type !== "finish") throw new Error(`expected finish, got ${JSON.stringify(first)}`);
+    const first = finishOf(await collect(adapter(connection, requestOf({ thinking: "medium" }))));
     expect(first.stop).toBe("tool-calls");
 
-    const messages: Message[] = [
-      { role: "user", content: "hi" },
-      first.message,
-      {
-        role: "tool", results: [
-          { type: "tool-result", callId: a, name: "read_file", output: "export const a = 1;" },
-          { type: "tool-result", callId: b, name: "read_file", output: "no such file: b.ts", isError: true },
-        ],
-      },
-    ];
-    const second = await collect(adapter(connection, requestOf({ messages, thinking: "medium" })));
+    const second = await collect(adapter(connection, requestOf({ messages: twoReadsHistory(first.message, a, b), thinking: "medium" })));
     expect(withoutDeltas(second)).toEqual([{
       type: "finish",
       message: { role: "assistant", parts: [{ type: "text", text: "b.ts is missing." }] },

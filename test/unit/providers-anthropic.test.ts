@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { toAnthropicMessages, streamAnthropic } from "../../lib/providers/anthropic.ts";
 import type { Message } from "../../lib/providers/messages.ts";
 import { startFakeProvider, type FakeProvider } from "../fakes/provider.ts";
-import { API_KEY, TOOLS, collect, connectTo, requestOf, terminalOf } from "./providers-harness.ts";
+import { API_KEY, TOOLS, collect, connectTo, requestOf, runTwoReadsLoop, terminalOf } from "./providers-harness.ts";
 
 const _WIRE_TOOLS = TOOLS.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.inputSchema }));
 
@@ -19,30 +19,8 @@ describe("anthropic adapter", () => {
     await fake.stop();
   });
 
-  async function _toolLoop(thinking: "medium", secondThinking: "medium" | "off" = thinking) {
-    fake.script(
-      { reasoning: "Need both files.", text: "Checking.", toolCalls: [{ id: "toolu_a", name: "read_file", input: { path: "a.ts" } }, { id: "toolu_b", name: "read_file", input: { path: "b.ts" } }] },
-      { text: "Done." },
-    );
-    const connection = connectTo(fake, "anthropic");
-    const first = terminalOf(await collect(streamAnthropic(connection, requestOf({ thinking }))));
-    if (first.type !== "finish") throw new Error(JSON.stringify(first));
-    const messages: Message[] = [
-      { role: "user", content: "hi" },
-      first.message,
-      {
-        role: "tool", results: [
-          { type: "tool-result", callId: "toolu_a", name: "read_file", output: "export const a = 1;" },
-          { type: "tool-result", callId: "toolu_b", name: "read_file", output: "no such file: b.ts", isError: true },
-        ],
-      },
-    ];
-    await collect(streamAnthropic(connection, requestOf({ messages, thinking: secondThinking })));
-    return first.message;
-  }
-
   test("a thinking tool loop replays the signed thinking first and all results in one user message", async () => {
-    const assistant = await _toolLoop("medium");
+    const assistant = await runTwoReadsLoop(fake, "anthropic", "medium");
     const thinking = assistant.parts[0];
     if (thinking?.type !== "reasoning") throw new Error("no thinking part");
     expect(fake.violations).toEqual([]);
@@ -78,7 +56,7 @@ describe("anthropic adapter", () => {
   });
 
   test("with thinking off, thinking blocks are not replayed and no thinking is asked for", async () => {
-    await _toolLoop("medium", "off");
+    await runTwoReadsLoop(fake, "anthropic", "medium", "off");
     expect(fake.violations).toEqual([]);
     const body = fake.requests[1]!.body;
     expect(body.thinking).toBeUndefined();

@@ -9,7 +9,7 @@ import type { Message } from "../../lib/providers/messages.ts";
 import { streamOpenAIChat, toChatMessages } from "../../lib/providers/openai-chat.ts";
 import { findPreset } from "../../lib/providers/presets.ts";
 import { startFakeProvider, type FakeProvider } from "../fakes/provider.ts";
-import { API_KEY, TOOLS, collect, connectTo, requestOf, terminalOf } from "./providers-harness.ts";
+import { API_KEY, TOOLS, collect, connectTo, finishOf, requestOf, runTwoReadsLoop, terminalOf } from "./providers-harness.ts";
 
 const _WIRE_TOOLS = TOOLS.map((tool) => ({ type: "function", function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } }));
 
@@ -23,24 +23,7 @@ describe("openai-chat adapter", () => {
   });
 
   test("a tool loop sends the system prompt, the calls and one tool message per result; reasoning stays home", async () => {
-    fake.script(
-      { reasoning: "Need both files.", text: "Checking.", toolCalls: [{ id: "call_a", name: "read_file", input: { path: "a.ts" } }, { id: "call_b", name: "read_file", input: { path: "b.ts" } }] },
-      { text: "Done." },
-    );
-    const connection = connectTo(fake, "openai-chat");
-    const first = terminalOf(await collect(streamOpenAIChat(connection, requestOf())));
-    if (first.type !== "finish") throw new Error(JSON.stringify(first));
-    const messages: Message[] = [
-      { role: "user", content: "hi" },
-      first.message,
-      {
-        role: "tool", results: [
-          { type: "tool-result", callId: "call_a", name: "read_file", output: "export const a = 1;" },
-          { type: "tool-result", callId: "call_b", name: "read_file", output: "no such file: b.ts", isError: true },
-        ],
-      },
-    ];
-    await collect(streamOpenAIChat(connection, requestOf({ messages })));
+    await runTwoReadsLoop(fake, "openai-chat");
 
     expect(fake.violations).toEqual([]);
     expect(fake.requests[1]!.path).toBe("/v1/chat/completions");
@@ -69,8 +52,7 @@ describe("openai-chat adapter", () => {
   test("an assistant turn with only tool calls is sent with null content and accepted", async () => {
     fake.script({ toolCalls: [{ id: "call_x", name: "glob", input: { pattern: "*" } }] }, { text: "ok" });
     const connection = connectTo(fake, "openai-chat");
-    const first = terminalOf(await collect(streamOpenAIChat(connection, requestOf())));
-    if (first.type !== "finish") throw new Error(JSON.stringify(first));
+    const first = finishOf(await collect(streamOpenAIChat(connection, requestOf())));
     const messages: Message[] = [
       { role: "user", content: "hi" }, first.message,
       { role: "tool", results: [{ type: "tool-result", callId: "call_x", name: "glob", output: "" }] },

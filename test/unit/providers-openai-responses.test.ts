@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { Message } from "../../lib/providers/messages.ts";
 import { streamOpenAIResponses, toResponsesInput } from "../../lib/providers/openai-responses.ts";
 import { startFakeProvider, type FakeProvider } from "../fakes/provider.ts";
-import { API_KEY, TOOLS, collect, connectTo, requestOf, terminalOf } from "./providers-harness.ts";
+import { API_KEY, TOOLS, collect, connectTo, finishOf, requestOf, runTwoReadsLoop, terminalOf } from "./providers-harness.ts";
 
 const _WIRE_TOOLS = TOOLS.map((tool) => ({ type: "function", name: tool.name, description: tool.description, parameters: tool.inputSchema, strict: false }));
 
@@ -20,26 +20,8 @@ describe("openai-responses adapter", () => {
   });
 
   test("a tool loop is stateless: store false, history inline, reasoning replayed before its own items", async () => {
-    fake.script(
-      { reasoning: "Need both files.", text: "Checking.", toolCalls: [{ id: "call_a", name: "read_file", input: { path: "a.ts" } }, { id: "call_b", name: "read_file", input: { path: "b.ts" } }] },
-      { text: "Done." },
-    );
-    const connection = connectTo(fake, "openai-responses");
-    const first = terminalOf(await collect(streamOpenAIResponses(connection, requestOf({ thinking: "medium" }))));
-    if (first.type !== "finish") throw new Error(JSON.stringify(first));
-    const reasoning = first.message.parts[0];
+    const reasoning = (await runTwoReadsLoop(fake, "openai-responses", "medium")).parts[0];
     if (reasoning?.type !== "reasoning") throw new Error("no reasoning part");
-    const messages: Message[] = [
-      { role: "user", content: "hi" },
-      first.message,
-      {
-        role: "tool", results: [
-          { type: "tool-result", callId: "call_a", name: "read_file", output: "export const a = 1;" },
-          { type: "tool-result", callId: "call_b", name: "read_file", output: "no such file: b.ts", isError: true },
-        ],
-      },
-    ];
-    await collect(streamOpenAIResponses(connection, requestOf({ messages, thinking: "medium" })));
 
     expect(fake.violations).toEqual([]);
     expect(fake.requests.map((request) => request.path)).toEqual(["/v1/responses", "/v1/responses"]);
@@ -115,8 +97,7 @@ describe("openai-responses adapter", () => {
   test("a reasoning-only turn replayed from a real response is dropped and the provider accepts the rest", async () => {
     fake.script({ reasoning: "thinking only" }, { text: "ok" });
     const connection = connectTo(fake, "openai-responses");
-    const first = terminalOf(await collect(streamOpenAIResponses(connection, requestOf({ thinking: "low" }))));
-    if (first.type !== "finish") throw new Error(JSON.stringify(first));
+    const first = finishOf(await collect(streamOpenAIResponses(connection, requestOf({ thinking: "low" }))));
     expect(first.message.parts.map((part) => part.type)).toEqual(["reasoning"]);
     const messages: Message[] = [{ role: "user", content: "hi" }, first.message, { role: "user", content: "go on" }];
     const second = terminalOf(await collect(streamOpenAIResponses(connection, requestOf({ messages, thinking: "low" }))));

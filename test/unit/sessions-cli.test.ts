@@ -1,29 +1,16 @@
 /** `shiro sessions` and `shiro sessions show` as a user runs them. */
-import { afterEach, beforeEach, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { estimateTokens } from "../../lib/agent/context.ts";
 import { appendExchange, createSession, formatLocalMinute, openSessionWriter } from "../../lib/store/sessions.ts";
+import { useTempHome } from "./temp-home.ts";
 
 const SHIRO = join(import.meta.dir, "..", "..", "cmd", "shiro.ts");
-let home: string;
-let savedHome: string | undefined;
-
-beforeEach(() => {
-  savedHome = process.env.SHIRO_HOME;
-  home = mkdtempSync(join(tmpdir(), "shiro-sessions-cli-"));
-  process.env.SHIRO_HOME = home;
-});
-afterEach(() => {
-  if (savedHome === undefined) delete process.env.SHIRO_HOME;
-  else process.env.SHIRO_HOME = savedHome;
-  rmSync(home, { recursive: true, force: true });
-});
+const home = useTempHome("shiro-sessions-cli-");
 
 async function shiro(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const child = Bun.spawn({
-    cmd: [process.execPath, SHIRO, ...args], env: { ...process.env, SHIRO_HOME: home },
+    cmd: [process.execPath, SHIRO, ...args], env: { ...process.env, SHIRO_HOME: home.dir },
     stdout: "pipe", stderr: "pipe", timeout: 30_000, killSignal: "SIGKILL",
   });
   const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);

@@ -3,10 +3,9 @@
  * `-c` finds the newest session of a directory that no live process holds, corrupt files are
  * skipped with a notice, and leases keep one writer per session across processes.
  */
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { UserError } from "../../lib/errors.ts";
 import { paths } from "../../lib/paths.ts";
@@ -16,25 +15,18 @@ import {
   appendExchange, createSession, findSession, formatLocalMinute, formatSessionLine, historyForResume, findLeaseHolder,
   listSessions, loadSession, newestForCwd, openSessionWriter, releaseLease, deriveTitle, tryLease, type SessionRecord, type SessionWriter,
 } from "../../lib/store/sessions.ts";
+import { useTempHome } from "./temp-home.ts";
 
 const FIXTURE = join(import.meta.dir, "..", "fixtures", "session-lease.ts");
 const CWD = "/work/project-a";
 
-let home: string;
-let savedHome: string | undefined;
 const openWriters: SessionWriter[] = [];
 
-beforeEach(() => {
-  savedHome = process.env.SHIRO_HOME;
-  home = mkdtempSync(join(tmpdir(), "shiro-sessions-"));
-  process.env.SHIRO_HOME = home;
-});
+// Registered first, so the writers flush into the temp home before it is removed.
 afterEach(() => {
   for (const writer of openWriters.splice(0)) writer.close();
-  if (savedHome === undefined) delete process.env.SHIRO_HOME;
-  else process.env.SHIRO_HOME = savedHome;
-  rmSync(home, { recursive: true, force: true });
 });
+useTempHome("shiro-sessions-");
 
 function open(session: SessionRecord, options?: Parameters<typeof openSessionWriter>[1]): SessionWriter {
   const writer = openSessionWriter(session, options);

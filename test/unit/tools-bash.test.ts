@@ -5,6 +5,7 @@ import { join } from "node:path";
 import * as v from "valibot";
 import { INTERRUPTED_MESSAGE, NO_OUTPUT_NOTE, bashTool } from "../../lib/tools/bash.ts";
 import type { ToolContext } from "../../lib/tools/types.ts";
+import { errorOf } from "./tools-workspace.ts";
 
 let root = "";
 
@@ -28,15 +29,6 @@ function isRunning(pid: number): boolean {
   } catch {
     return false;
   }
-}
-
-async function rejectionOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    return (error as Error).message;
-  }
-  throw new Error("expected the promise to reject");
 }
 
 describe("bash tool", () => {
@@ -92,7 +84,7 @@ describe("bash tool", () => {
     ctx.emitOutput = (chunk) => {
       if (chunk.includes("started")) controller.abort();
     };
-    const message = await rejectionOf(bashTool.execute({ command: "echo started; sleep 30 & echo $!; wait" }, ctx));
+    const message = await errorOf(bashTool.execute({ command: "echo started; sleep 30 & echo $!; wait" }, ctx));
     expect(message).toStartWith(`${INTERRUPTED_MESSAGE}\n\nstdout:\nstarted`);
   });
 
@@ -104,7 +96,7 @@ describe("bash tool", () => {
     for (let i = 0; i < 500 && !existsSync(pidFile); i++) await Bun.sleep(10);
     const sleeper = Number(readFileSync(pidFile, "utf8"));
     controller.abort();
-    expect(await rejectionOf(running)).toBe(`${INTERRUPTED_MESSAGE}\n\n${NO_OUTPUT_NOTE}`);
+    expect(await errorOf(running)).toBe(`${INTERRUPTED_MESSAGE}\n\n${NO_OUTPUT_NOTE}`);
     expect(isRunning(sleeper)).toBe(false);
   });
 
@@ -112,7 +104,7 @@ describe("bash tool", () => {
     const controller = new AbortController();
     controller.abort();
     const marker = join(root, "never");
-    const message = await rejectionOf(bashTool.execute({ command: `touch ${marker}` }, makeContext({ signal: controller.signal })));
+    const message = await errorOf(bashTool.execute({ command: `touch ${marker}` }, makeContext({ signal: controller.signal })));
     expect(message).toBe(`${INTERRUPTED_MESSAGE}\n\n${NO_OUTPUT_NOTE}`);
     expect(existsSync(marker)).toBe(false);
   });

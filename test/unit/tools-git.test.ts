@@ -6,6 +6,7 @@ import { join } from "node:path";
 import * as v from "valibot";
 import { EMPTY_REPLY_MESSAGE, NOTHING_STAGED_MESSAGE, createGitTools, extractCommitSubject, gitTools } from "../../lib/tools/git.ts";
 import type { ToolDefinition } from "../../lib/tools/types.ts";
+import { errorOf, runTool } from "./tools-workspace.ts";
 
 const AUTHOR = { name: "Ada Lovelace", email: "ada@example.com" };
 let base = "";
@@ -56,18 +57,7 @@ function tool(name: string, tools: ToolDefinition[] = gitTools): ToolDefinition 
 }
 
 function run(name: string, root: string, input: Record<string, unknown> = {}, tools?: ToolDefinition[]): Promise<string> {
-  const definition = tool(name, tools);
-  const parsed = v.parse(definition.schema, input);
-  return definition.execute(parsed, { root, signal: new AbortController().signal, emitOutput: () => {}, callId: "call-1" });
-}
-
-async function rejectionOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    return (error as Error).message;
-  }
-  throw new Error("expected the promise to reject");
+  return runTool(tool(name, tools), input, root);
 }
 
 /** Blob hashes in `index a..b` lines depend on git's abbreviation length; the rest is exact. */
@@ -154,7 +144,7 @@ describe("git_status", () => {
 
   test("outside a repository and without git", async () => {
     const plain = makeDir("not-a-repo");
-    expect(await rejectionOf(run("git_status", plain))).toBe(`${plain} is not a git repository.`);
+    expect(await errorOf(run("git_status", plain))).toBe(`${plain} is not a git repository.`);
     // `git diff --staged` outside a repository falls into --no-index mode and prints its usage.
     const all = createGitTools({ complete: async () => "never" });
     const calls: [string, Record<string, unknown>][] = [
@@ -162,12 +152,12 @@ describe("git_status", () => {
       ["git_blame", { path: "a.txt" }], ["git_branch", {}], ["git_commit_message", {}],
     ];
     for (const [name, input] of calls) {
-      expect(`${name}: ${await rejectionOf(run(name, plain, input, all))}`).toBe(`${name}: ${plain} is not a git repository.`);
+      expect(`${name}: ${await errorOf(run(name, plain, input, all))}`).toBe(`${name}: ${plain} is not a git repository.`);
     }
     const savedPath = process.env.PATH;
     process.env.PATH = makeDir("empty-bin");
     try {
-      expect(await rejectionOf(run("git_status", plain))).toBe("git is not installed or not on PATH.");
+      expect(await errorOf(run("git_status", plain))).toBe("git is not installed or not on PATH.");
     } finally {
       process.env.PATH = savedPath;
     }
@@ -248,13 +238,13 @@ describe("git_show", () => {
 
   test("a ref that looks like an option is refused and writes nothing", async () => {
     const { dir } = makeHistory("show-inject");
-    expect(await rejectionOf(run("git_show", dir, { ref: "--output=pwned" }))).toBe('Refusing ref "--output=pwned": it looks like an option.');
+    expect(await errorOf(run("git_show", dir, { ref: "--output=pwned" }))).toBe('Refusing ref "--output=pwned": it looks like an option.');
     expect(readdirSync(dir).sort()).toEqual([".git", "a.txt", "c.txt", "e.txt"]);
   });
 
   test("git errors pass through verbatim", async () => {
     const { dir } = makeHistory("show-bad");
-    expect(await rejectionOf(run("git_show", dir, { ref: "nope" }))).toBe("fatal: bad revision 'nope'");
+    expect(await errorOf(run("git_show", dir, { ref: "nope" }))).toBe("fatal: bad revision 'nope'");
   });
 });
 
@@ -280,8 +270,8 @@ describe("git_blame", () => {
     git(dir, ["add", "empty.txt"]);
     git(dir, ["commit", "-q", "-m", "Empty"]);
     expect(await run("git_blame", dir, { path: "empty.txt" })).toBe("No blame output.");
-    expect(await rejectionOf(run("git_blame", dir, { path: "a.txt", startLine: 3, endLine: 2 }))).toBe("endLine 2 is before startLine 3.");
-    expect(await rejectionOf(run("git_blame", dir, { path: "--output=x" }))).toBe("fatal: no such path '--output=x' in HEAD");
+    expect(await errorOf(run("git_blame", dir, { path: "a.txt", startLine: 3, endLine: 2 }))).toBe("endLine 2 is before startLine 3.");
+    expect(await errorOf(run("git_blame", dir, { path: "--output=x" }))).toBe("fatal: no such path '--output=x' in HEAD");
     expect(readdirSync(dir).sort()).toEqual([".git", "a.txt", "c.txt", "e.txt", "empty.txt"]);
   });
 });
@@ -347,7 +337,7 @@ describe("git_commit_message", () => {
     writeFileSync(join(dir, "b.txt"), "bee\n");
     git(dir, ["add", "b.txt"]);
     const { tools } = withFake("\n```\n```\n  ");
-    expect(await rejectionOf(run("git_commit_message", dir, {}, tools))).toBe(EMPTY_REPLY_MESSAGE);
+    expect(await errorOf(run("git_commit_message", dir, {}, tools))).toBe(EMPTY_REPLY_MESSAGE);
   });
 
   test("extractCommitSubject keeps the first line, unquoted, at most 72 chars", () => {

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { chmodSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { applyPatchTool, listPatchPaths, parsePatch } from "../../lib/tools/patch.ts";
+import { applyPatchTool, parsePatch } from "../../lib/tools/patch.ts";
+import { patchPaths } from "../../lib/write-paths.ts";
 import { errorOf, makeWorkspace, runTool, type Workspace } from "./tools-workspace.ts";
 
 let ws: Workspace;
@@ -147,14 +148,13 @@ describe("apply_patch", () => {
       { kind: "add", path: "c.ts", lines: [] },
       { kind: "delete", path: "d.ts" },
     ]);
-    expect(listPatchPaths(patch)).toEqual(["a.ts", "b.ts", "c.ts", "d.ts"]);
+    expect(patchPaths(patch)).toEqual(["a.ts", "b.ts", "c.ts", "d.ts"]);
     expect(applyPatchTool.subjects!({ patch })).toEqual(["a.ts", "b.ts", "c.ts", "d.ts"]);
   });
 });
 
-test("permission subjects break patch lines where the parser does, a lone \\r included", async () => {
-  const { listPatchPaths, parsePatch } = await import("../../lib/tools/patch.ts");
+test("permission subjects break patch lines where the parser does, a lone \\r included", () => {
   const patch = "*** Begin Patch\r*** Add File: .env\r+TOKEN=1\r*** Update File: a.txt\r*** Move to: b.lock\r-x\r+y\r*** End Patch";
-  expect(listPatchPaths(patch)).toEqual([".env", "a.txt", "b.lock"]);
+  expect(patchPaths(patch)).toEqual([".env", "a.txt", "b.lock"]);
   expect(parsePatch(patch).map((op) => op.path)).toEqual([".env", "a.txt"]);
 });

@@ -7,6 +7,7 @@ import { htmlToMarkdown } from "../../lib/tools/html-to-markdown.ts";
 import { isRefusedAddress, type LookupFn } from "../../lib/tools/net-guard.ts";
 import type { ToolContext } from "../../lib/tools/types.ts";
 import { createWebFetchTool, type WebFetchOptions } from "../../lib/tools/web.ts";
+import { errorOf } from "./tools-workspace.ts";
 
 const PAGE = `<!doctype html><html><head><title>Doc</title><script>alert("x")</script></head><body>
 <nav><a href="/">Home</a></nav><h1>Guide</h1><p>Read <a href="/next">the next page</a>.</p>
@@ -99,15 +100,6 @@ function fetchLocal(path: string, maxChars?: number): Promise<string> {
   return fetchWith({ allowHosts: [`127.0.0.1:${main.port}`] }, { url: `http://127.0.0.1:${main.port}${path}`, maxChars });
 }
 
-async function rejectionOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    return (error as Error).message;
-  }
-  throw new Error("expected the promise to reject");
-}
-
 const noDns: LookupFn = async (hostname) => {
   throw new Error(`unexpected DNS lookup of ${hostname}`);
 };
@@ -150,14 +142,14 @@ describe("web_fetch through allowHosts", () => {
 
   test("non-text types and error statuses are refused", async () => {
     const base = `http://127.0.0.1:${main.port}`;
-    expect(await rejectionOf(fetchLocal("/image"))).toBe(`${base}/image is image/png, not text. web_fetch returns text only.`);
-    expect(await rejectionOf(fetchLocal("/missing"))).toBe(`${base}/missing returned 404 Not Found`);
+    expect(await errorOf(fetchLocal("/image"))).toBe(`${base}/image is image/png, not text. web_fetch returns text only.`);
+    expect(await errorOf(fetchLocal("/missing"))).toBe(`${base}/missing returned 404 Not Found`);
   });
 
   test("redirects are followed up to five, and the result names both ends", async () => {
     const base = `http://127.0.0.1:${main.port}`;
     expect(await fetchLocal("/hop/5")).toBe(`${base}/hop/5 -> ${base}/hop/0\n\nlanded`);
-    expect(await rejectionOf(fetchLocal("/hop/6"))).toBe("more than 5 redirects");
+    expect(await errorOf(fetchLocal("/hop/6"))).toBe("more than 5 redirects");
   });
 
   test("a bare host entry allows every port of that host", async () => {
@@ -179,17 +171,17 @@ describe("web_fetch through allowHosts", () => {
   test("the deadline and an interrupt end a fetch that hangs", async () => {
     const url = `http://127.0.0.1:${main.port}/hang`;
     const allowHosts = [`127.0.0.1:${main.port}`];
-    expect(await rejectionOf(fetchWith({ allowHosts, timeoutMs: 300 }, { url }))).toBe(`timed out after 0.3 s fetching ${url}`);
+    expect(await errorOf(fetchWith({ allowHosts, timeoutMs: 300 }, { url }))).toBe(`timed out after 0.3 s fetching ${url}`);
     const controller = new AbortController();
     const pending = fetchWith({ allowHosts }, { url }, controller.signal);
     setTimeout(() => controller.abort(), 100);
-    expect(await rejectionOf(pending)).toBe("web_fetch was interrupted.");
+    expect(await errorOf(pending)).toBe("web_fetch was interrupted.");
   });
 });
 
 describe("web_fetch refusals", () => {
   test("loopback, localhost and private hosts without allowHosts", async () => {
-    const refuse = (url: string) => rejectionOf(fetchWith({ lookup: noDns }, { url }));
+    const refuse = (url: string) => errorOf(fetchWith({ lookup: noDns }, { url }));
     const before = main.connections;
     expect(await refuse(`http://127.0.0.1:${main.port}/plain`)).toBe("refusing a private or loopback host: 127.0.0.1");
     expect(await refuse("http://localhost/")).toBe("refusing a private or loopback host: localhost");
@@ -203,31 +195,31 @@ describe("web_fetch refusals", () => {
 
   test("a public-looking name that resolves to a private address", async () => {
     const lookup: LookupFn = async () => [{ address: "93.184.216.34", family: 4 }, { address: "127.0.0.1", family: 4 }];
-    expect(await rejectionOf(fetchWith({ lookup }, { url: "https://sneaky.example/" }))).toBe("refusing a private or loopback host: sneaky.example");
+    expect(await errorOf(fetchWith({ lookup }, { url: "https://sneaky.example/" }))).toBe("refusing a private or loopback host: sneaky.example");
   });
 
   test("plain http to a public host, other schemes and bad URLs", async () => {
     const lookup: LookupFn = async () => [{ address: "93.184.216.34", family: 4 }];
-    expect(await rejectionOf(fetchWith({ lookup }, { url: "http://example.com/" }))).toBe("refusing plain http for example.com — use https");
-    expect(await rejectionOf(fetchWith({ lookup }, { url: "ftp://example.com/" }))).toBe("refusing ftp: — only http and https are fetched");
-    expect(await rejectionOf(fetchWith({ lookup }, { url: "not a url" }))).toBe("not a URL: not a url");
+    expect(await errorOf(fetchWith({ lookup }, { url: "http://example.com/" }))).toBe("refusing plain http for example.com — use https");
+    expect(await errorOf(fetchWith({ lookup }, { url: "ftp://example.com/" }))).toBe("refusing ftp: — only http and https are fetched");
+    expect(await errorOf(fetchWith({ lookup }, { url: "not a url" }))).toBe("not a URL: not a url");
     const failing: LookupFn = async () => {
       throw Object.assign(new Error("getaddrinfo ENOTFOUND"), { code: "ENOTFOUND" });
     };
-    expect(await rejectionOf(fetchWith({ lookup: failing }, { url: "https://nowhere.example/" }))).toBe("could not resolve nowhere.example: ENOTFOUND");
+    expect(await errorOf(fetchWith({ lookup: failing }, { url: "https://nowhere.example/" }))).toBe("could not resolve nowhere.example: ENOTFOUND");
   });
 
   test("a redirect to a loopback port that is not allowed never connects", async () => {
     const before = other.connections;
-    expect(await rejectionOf(fetchLocal("/to-other"))).toBe("redirect to a refused URL: refusing a private or loopback host: 127.0.0.1");
+    expect(await errorOf(fetchLocal("/to-other"))).toBe("redirect to a refused URL: refusing a private or loopback host: 127.0.0.1");
     expect(other.connections).toBe(before);
     expect(before).toBe(0);
   });
 
   test("redirects to private addresses, localhost and other schemes are refused", async () => {
-    expect(await rejectionOf(fetchLocal("/to-private"))).toBe("redirect to a refused URL: refusing a private or loopback host: 10.0.0.1");
-    expect(await rejectionOf(fetchLocal("/to-localhost"))).toBe("redirect to a refused URL: refusing a private or loopback host: localhost");
-    expect(await rejectionOf(fetchLocal("/to-ftp"))).toBe("redirect to a refused URL: refusing ftp: — only http and https are fetched");
+    expect(await errorOf(fetchLocal("/to-private"))).toBe("redirect to a refused URL: refusing a private or loopback host: 10.0.0.1");
+    expect(await errorOf(fetchLocal("/to-localhost"))).toBe("redirect to a refused URL: refusing a private or loopback host: localhost");
+    expect(await errorOf(fetchLocal("/to-ftp"))).toBe("redirect to a refused URL: refusing ftp: — only http and https are fetched");
   });
 
   test("maxChars is 500 to 30000", () => {

@@ -36,14 +36,14 @@ export async function runTool(tool: ToolDefinition, input: unknown, root: string
   return tool.execute(parsed, { root, signal, emitOutput: () => {}, callId: "call-1" });
 }
 
-/** The message a rejected run carries; fails the test when it resolves. */
+/** The message a rejected promise (a tool run, a fetch) carries; fails the test when it resolves. */
 export async function errorOf(promise: Promise<unknown>): Promise<string> {
   try {
     await promise;
   } catch (error) {
     return (error as Error).message;
   }
-  throw new Error("expected the tool to throw");
+  throw new Error("expected the promise to reject");
 }
 
 function _snapshot(root: string, rel: string): Record<string, string> {
