@@ -32,11 +32,27 @@ export function buildAnthropicRequest(connection: ProviderConnection, request: M
     } : {}),
     ...(thinking.budget !== undefined ? { thinking: { type: "enabled", budget_tokens: thinking.budget } } : {}),
   };
+  if (connection.compat.promptCache) _markCacheBreakpoints(body);
   const headers: Record<string, string> = {
     "anthropic-version": ANTHROPIC_VERSION,
     ...(connection.apiKey ? { "x-api-key": connection.apiKey } : {}),
   };
   return { url: `${connection.baseURL}/messages`, headers, body };
+}
+
+/**
+ * Two prompt-cache breakpoints: after the tool list (it changes only when tools join) and after the
+ * newest message block (the next step finds this step's prefix there). Thinking blocks cannot
+ * carry one, so the newest block that can is marked.
+ */
+function _markCacheBreakpoints(body: Record<string, unknown>): void {
+  const tools = body.tools as _Block[] | undefined;
+  const lastTool = tools?.[tools.length - 1];
+  if (lastTool) lastTool.cache_control = { type: "ephemeral" };
+  const messages = body.messages as _WireMessage[];
+  const blocks = messages[messages.length - 1]?.content ?? [];
+  const target = blocks.findLast((block) => block.type !== "thinking" && block.type !== "redacted_thinking");
+  if (target) target.cache_control = { type: "ephemeral" };
 }
 
 type _Block = Record<string, unknown>;

@@ -21,6 +21,11 @@ export interface CompatFlags {
   reasoningField?: "reasoning_content" | "reasoning";
   /** Send `reasoning_effort` for thinking levels other than off. */
   reasoningEffort: boolean;
+  /**
+   * Anthropic: mark the tool list and the newest message block with `cache_control` so each step
+   * reads the unchanged prefix from the provider's prompt cache. Only for endpoints known to take it.
+   */
+  promptCache?: boolean;
 }
 
 export interface Preset {
@@ -46,7 +51,7 @@ export const PRESETS: readonly Preset[] = [
   {
     id: "anthropic", label: "Anthropic", protocol: "anthropic", baseURL: "https://api.anthropic.com/v1",
     keyEnv: "ANTHROPIC_API_KEY", defaultModel: "claude-sonnet-4-5",
-    fallbackModels: ["claude-sonnet-4-5", "claude-opus-4-1", "claude-haiku-4-5"], compat: _chat,
+    fallbackModels: ["claude-sonnet-4-5", "claude-opus-4-1", "claude-haiku-4-5"], compat: { ..._chat, promptCache: true },
   },
   {
     id: "openai", label: "OpenAI", protocol: "openai-responses", baseURL: "https://api.openai.com/v1",

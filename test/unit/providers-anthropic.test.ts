@@ -46,11 +46,11 @@ describe("anthropic adapter", () => {
         {
           role: "user", content: [
             { type: "tool_result", tool_use_id: "toolu_a", content: "export const a = 1;" },
-            { type: "tool_result", tool_use_id: "toolu_b", content: "no such file: b.ts", is_error: true },
+            { type: "tool_result", tool_use_id: "toolu_b", content: "no such file: b.ts", is_error: true, cache_control: { type: "ephemeral" } },
           ],
         },
       ],
-      tools: _WIRE_TOOLS,
+      tools: [..._WIRE_TOOLS.slice(0, -1), { ..._WIRE_TOOLS.at(-1)!, cache_control: { type: "ephemeral" } }],
       thinking: { type: "enabled", budget_tokens: 16000 },
     });
   });
@@ -117,7 +117,8 @@ describe("anthropic adapter", () => {
     await collect(streamAnthropic(connectTo(fake, "anthropic"), requestOf({ tools: [], system: "" })));
     await collect(streamAnthropic(connectTo(fake, "anthropic"), requestOf({ tools: [], maxOutputTokens: 4096 })));
     expect(fake.requests[0]!.body).toEqual({
-      model: "fake-model", max_tokens: 32000, stream: true, messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
+      model: "fake-model", max_tokens: 32000, stream: true,
+      messages: [{ role: "user", content: [{ type: "text", text: "hi", cache_control: { type: "ephemeral" } }] }],
     });
     expect(fake.requests[1]!.body.max_tokens).toBe(4096);
     expect(fake.requests.some((request) => "temperature" in request.body)).toBe(false);
@@ -173,5 +174,20 @@ describe("anthropic adapter", () => {
       { role: "assistant", content: [{ type: "text", text: "answer" }] },
       { role: "user", content: [{ type: "text", text: "next" }] },
     ]);
+  });
+});
+
+describe("prompt caching", () => {
+  test("only presets that take it mark cache breakpoints: the tool list and the newest block", async () => {
+    const { buildAnthropicRequest } = await import("../../lib/providers/anthropic.ts");
+    const { findPreset } = await import("../../lib/providers/presets.ts");
+    const request = requestOf({});
+    const nowhere = { baseURL: "http://127.0.0.1:9/v1" } as FakeProvider;
+    const cached = buildAnthropicRequest({ ...connectTo(nowhere, "anthropic"), compat: findPreset("anthropic")!.compat }, request).body as any;
+    const plain = buildAnthropicRequest({ ...connectTo(nowhere, "anthropic"), compat: findPreset("custom-anthropic")!.compat }, request).body as any;
+    expect(cached.tools.at(-1).cache_control).toEqual({ type: "ephemeral" });
+    expect(cached.tools.slice(0, -1).some((tool: any) => "cache_control" in tool)).toBe(false);
+    expect(cached.messages.at(-1).content.at(-1).cache_control).toEqual({ type: "ephemeral" });
+    expect(JSON.stringify(plain)).not.toContain("cache_control");
   });
 });
