@@ -17,6 +17,8 @@ import { findProjectRoot } from "../project.ts";
 import { connectionFromConfig, createModelClient, type ModelClient } from "../providers/client.ts";
 import { shortApprovalId, shortRunId, shortSessionId } from "../store/short-ids.ts";
 import { openGlobalMemory, openMemory, renderMemoryForPrompt, type MemoryStore } from "../store/memory.ts";
+import { openEpisodes } from "../store/episodes.ts";
+import { recordSessionEpisode } from "./episode-recorder.ts";
 import { renderTodosForPrompt, type Todo } from "../store/notebook.ts";
 import { openRunLog, type RunOptions, type RunSnapshot } from "../store/runs.ts";
 import { createSession, findSession, newestForCwd, openSessionWriter, type SessionRecord, type SessionWriter } from "../store/sessions.ts";
@@ -207,6 +209,9 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const memory = flags.noMemory ? undefined : openMemory(projectRoot, { onNotice: (text) => notices.push(text) });
   const globalMemory = flags.noMemory ? undefined : openGlobalMemory({ onNotice: (text) => notices.push(text) });
   const memorySection = memory ? renderMemoryForPrompt(memory.top(20), globalMemory?.top(10)) : "";
+  const episodes = flags.noMemory ? undefined : openEpisodes(projectRoot, { onNotice: (text) => notices.push(text) });
+  /** Runs this process drove in this session: the next episode's material. */
+  const episodeRuns: string[] = [];
 
   const plugins = flags.noPlugins ? createDisabledPluginHost() : createPluginHost({ cwd, enabled: config.file.plugins });
   // Plugins installed from the registry always load (declarative deny rules), unless --no-plugins.
@@ -252,7 +257,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
 
   const sessionTools: ToolDefinition[] = [
     createTodoTool({ get: () => session.notebook.todos, set: (todos) => { session.notebook.todos = todos; writer.markChanged(); } }),
-    ...(memory ? createMemoryTools(memory, { global: globalMemory, source: () => ({ sessionId: session.id }) }) : []),
+    ...(memory ? createMemoryTools(memory, { global: globalMemory, source: () => ({ sessionId: session.id }), episodes, cwd }) : []),
     createRecallDiscardedTool(() => context.ledger()),
     ...(flags.noSubagent ? [] : [createTaskTool({
       client, model: () => model, thinking: () => thinking, tools: () => registered, root: cwd,
@@ -341,6 +346,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       activeRunId = turnOptions.runId ?? nextRunId;
       nextRunId = uuidv7();
       const runId = activeRunId;
+      episodeRuns.push(runId);
       // A resumed session records the provider and model it is continued with.
       session.provider = config.preset.id;
       session.model = model;
@@ -358,6 +364,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     async *resumeRun(run, decision, signal) {
       if (!run.suspended) throw new UserError(`run ${shortRunId(run.id)} is not waiting for an approval`);
       activeRunId = run.id;
+      if (!episodeRuns.includes(run.id)) episodeRuns.push(run.id);
       const log = openRunLog({ ...run, status: "running", pid: process.pid, suspended: undefined }, { fresh: false });
       const notice: AgentEvent = { type: "notice", text: `resuming run ${shortRunId(run.id)}: approval ${shortApprovalId(run.suspended.approvalId)} was ${decision}` };
       log.append(notice);
@@ -370,6 +377,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     mcpStatus: () => hub?.status() ?? [],
     close() {
       const hasMessages = session.messages.length > 0;
+      if (episodes) recordSessionEpisode({ store: episodes, session, cwd, runIds: episodeRuns.splice(0) });
       writer.close();
       closing = hub ? hub.close() : Promise.resolve();
       return hasMessages ? session.id : undefined;

@@ -7,9 +7,11 @@
  */
 import * as v from "valibot";
 import {
-  MEMORY_KINDS, MEMORY_SCOPES, recallMemories,
+  MEMORY_KINDS, MEMORY_SCOPES,
   type MemoryEntry, type MemoryScope, type MemorySource, type MemoryStore, type RememberResult,
 } from "../store/memory.ts";
+import type { EpisodeStore } from "../store/episodes.ts";
+import { RECALL_KINDS, RECALL_MAX_LIMIT, recallMemory, type RecallRequest } from "../store/memory-recall.ts";
 import forgetText from "./forget.md" with { type: "text" };
 import recallText from "./recall.md" with { type: "text" };
 import rememberText from "./remember.md" with { type: "text" };
@@ -25,7 +27,13 @@ const _forgetScope = v.optional(v.pipe(v.picklist(MEMORY_SCOPES), v.description(
 
 const RememberInput = v.object({ kind: _kind, text: _text });
 const ScopedRememberInput = v.object({ kind: _kind, text: _text, scope: _rememberScope });
-const RecallInput = v.object({ query: v.pipe(v.string(), v.description("words every matching note contains")) });
+const RecallInput = v.object({
+  query: v.pipe(v.string(), v.description("words, a path, or a session id from a result (shows that episode in full); may be empty with file")),
+  scope: v.optional(v.picklist(MEMORY_SCOPES)),
+  kinds: v.optional(v.array(v.picklist(RECALL_KINDS))),
+  file: v.optional(v.pipe(v.string(), v.description("only episodes that read or changed this path"))),
+  limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(RECALL_MAX_LIMIT))),
+});
 const ForgetInput = v.object({ text: _forgetText });
 const ScopedForgetInput = v.object({ text: _forgetText, scope: _forgetScope });
 
@@ -37,6 +45,12 @@ export interface MemoryToolsOptions {
   global?: MemoryStore;
   /** Recorded on each new note (the session and run it came from). */
   source?: () => MemorySource | undefined;
+  /** The project's episodes, searched by recall beside the notes. */
+  episodes?: EpisodeStore;
+  /** The folder a relative recall `file` is resolved against (default: the project root). */
+  cwd?: string;
+  /** Hears a recall notice (an index rebuilt); the model reads it in the result too. */
+  onNotice?: (text: string) => void;
 }
 
 export function createMemoryTools(project: MemoryStore, options: MemoryToolsOptions = {}): ToolDefinition[] {
@@ -53,14 +67,16 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
       return formatRememberResult(store.remember(kind, text, options.source?.()), store.scope);
     },
   };
-  const recall: ToolDefinition<v.InferOutput<typeof RecallInput>> = {
+  const recall: ToolDefinition<RecallRequest> = {
     name: "recall",
     description: recallText,
     schema: RecallInput,
     readOnly: true,
-    execute: async ({ query }) => {
-      const found = recallMemories(stores, query);
-      return found.length === 0 ? `Nothing recorded about "${query.trim()}".` : found.map((entry) => formatMemoryEntry(entry, entry.scope)).join("\n");
+    execute: async (request) => {
+      const projectRoot = project.projectRoot ?? options.cwd ?? process.cwd();
+      return recallMemory({
+        projectRoot, cwd: options.cwd ?? projectRoot, project, global: options.global, episodes: options.episodes, onNotice: options.onNotice,
+      }, request);
     },
   };
   const forget: ToolDefinition<_ForgetArgs> = {
