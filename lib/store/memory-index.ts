@@ -79,13 +79,23 @@ function _fileStamp(path: string): string {
   }
 }
 
-function _episodeDoc(episode: Episode): IndexedDocInput {
-  const card: EpisodeCard = {
+/** An episode's result line material: the first prompt, three changed files (`first` leading), the first failing command or else the first. */
+export function episodeCard(episode: Episode, first?: string): EpisodeCard {
+  const changed = first ? [first, ...episode.filesChanged.filter((path) => path !== first)] : episode.filesChanged;
+  return {
     kind: "episode", sessionId: episode.sessionId, at: episode.endedAt, ask: shortLine(episode.prompts[0] ?? "", 140),
-    changed: episode.filesChanged.slice(0, 3), moreChanged: Math.max(0, episode.filesChanged.length - 3),
+    changed: changed.slice(0, 3), moreChanged: Math.max(0, changed.length - 3),
     ...(episode.commands[0] ? { command: formatCommandRun(episode.commands.find((run) => run.exit !== 0) ?? episode.commands[0]) } : {}),
     status: episode.outcome.status, steps: episode.outcome.steps,
   };
+}
+
+export function digestCard(digest: EpisodeDigest): EpisodeCard {
+  return { kind: "digest", month: digest.month, episodes: digest.episodes, asks: digest.prompts.slice(0, 2).map((ask) => shortLine(ask, 80)), changed: digest.filesChanged.slice(0, 3) };
+}
+
+function _episodeDoc(episode: Episode): IndexedDocInput {
+  const card = episodeCard(episode);
   const text = [
     ...episode.prompts, ...episode.filesRead, ...episode.filesChanged, ...episode.commands.map((run) => run.command),
     episode.answer, ...episode.spans, episode.summary ?? "",
@@ -94,7 +104,7 @@ function _episodeDoc(episode: Episode): IndexedDocInput {
 }
 
 function _digestDoc(digest: EpisodeDigest): IndexedDocInput {
-  const card: EpisodeCard = { kind: "digest", month: digest.month, episodes: digest.episodes, asks: digest.prompts.slice(0, 2).map((ask) => shortLine(ask, 80)), changed: digest.filesChanged.slice(0, 3) };
+  const card = digestCard(digest);
   const text = [digest.month, ...digest.prompts, ...digest.filesChanged, ...digest.commands].join("\n");
   return { id: `digest:${digest.month}`, stamp: `${digest.episodes}:${digest.lastAt}`, text, data: card };
 }

@@ -17,7 +17,7 @@ import * as v from "valibot";
 import type { IndexHit } from "../search/bm25-index.ts";
 import { projectPath } from "./episode-build.ts";
 import type { Episode, EpisodeStore } from "./episodes.ts";
-import { EPISODE_SEGMENT, NOTE_SEGMENTS, formatCommandRun, openMemoryIndex, shortLine, type EpisodeCard, type MemoryIndexSources } from "./memory-index.ts";
+import { EPISODE_SEGMENT, NOTE_SEGMENTS, digestCard, episodeCard, formatCommandRun, openMemoryIndex, type EpisodeCard, type MemoryIndexSources } from "./memory-index.ts";
 import { MEMORY_KINDS, type MemoryScope, type MemoryStore, type ScopedMemoryEntry } from "./memory.ts";
 
 export const RECALL_KINDS = [...MEMORY_KINDS, "episode"] as const;
@@ -75,8 +75,8 @@ export function recallMemory(context: RecallContext, request: RecallRequest): st
   const lines = hits.map((hit) => {
     const note = notes.get(hit.id);
     if (note) return _noteLine(note, now);
-    const relation = touching?.get(hit.id)?.relation;
-    return _cardLine(hit.data as EpisodeCard) + (relation ? ` · ${relation} ${file}` : "");
+    const found = touching?.get(hit.id);
+    return _cardLine(found?.card ?? (hit.data as EpisodeCard)) + (found?.read ? ` · read ${found.read}` : "");
   });
   if (lines.length === 0) lines.push(query ? `Nothing recorded about "${query}".` : `No episode read or changed "${file}".`);
   else if (hits.some((hit) => hit.segment === EPISODE_SEGMENT)) lines.push("(recall a session id to see its episode in full)");
@@ -93,7 +93,8 @@ function _recordNoteHits(stores: (MemoryStore | undefined)[], hits: readonly Ind
 
 interface _Touching {
   at: string;
-  relation: "read" | "changed";
+  /** The matching path when the episode only read it (a changed one leads the card's list). */
+  read?: string;
   card: EpisodeCard;
 }
 
@@ -103,18 +104,15 @@ function _episodesTouching(store: EpisodeStore, path: string): Map<string, _Touc
   const found = new Map<string, _Touching>();
   const { episodes, digests } = store.read();
   for (const episode of episodes) {
-    const changed = episode.filesChanged.some(matches);
-    if (!changed && !episode.filesRead.some(matches)) continue;
-    const card: EpisodeCard = {
-      kind: "episode", sessionId: episode.sessionId, at: episode.endedAt, ask: shortLine(episode.prompts[0] ?? "", 140),
-      changed: episode.filesChanged.slice(0, 3), moreChanged: Math.max(0, episode.filesChanged.length - 3), status: episode.outcome.status, steps: episode.outcome.steps,
-    };
-    found.set(episode.id, { at: episode.endedAt, relation: changed ? "changed" : "read", card });
+    const changed = episode.filesChanged.find(matches);
+    const read = episode.filesRead.find(matches);
+    if (!changed && !read) continue;
+    found.set(episode.id, { at: episode.endedAt, read: changed ? undefined : read, card: episodeCard(episode, changed) });
   }
   for (const digest of digests) {
-    if (!digest.filesChanged.some(matches)) continue;
-    const card: EpisodeCard = { kind: "digest", month: digest.month, episodes: digest.episodes, asks: digest.prompts.slice(0, 2).map((ask) => shortLine(ask, 80)), changed: digest.filesChanged.slice(0, 3) };
-    found.set(`digest:${digest.month}`, { at: digest.lastAt, relation: "changed", card });
+    const changed = digest.filesChanged.find(matches);
+    if (!changed) continue;
+    found.set(`digest:${digest.month}`, { at: digest.lastAt, card: { ...digestCard(digest), changed: [changed, ...digest.filesChanged.filter((path) => path !== changed)].slice(0, 3) } });
   }
   return found;
 }
