@@ -150,7 +150,8 @@ export function createBm25Index(saved?: IndexDocument): Bm25Index {
       for (const term of terms) {
         const list = postings.get(term);
         if (!Array.isArray(list)) continue;
-        const df = list.length / 2;
+        let df = 0;
+        for (let i = 0; i < list.length; i += 2) if (docs[list[i]!]) df += 1;
         const idf = Math.log(1 + (live - df + 0.5) / (df + 0.5));
         for (let i = 0; i < list.length; i += 2) {
           const index = list[i]!;

@@ -6,7 +6,7 @@
  * - Terms are lower case. A run of letters, digits and `_ . / - :` is one word; a word that joins
  *   parts (`lib/auth/login.ts`, `snake_case`, `parseHttpURL`, `v1.2`) yields the whole word and
  *   each part: camelCase humps (`parse`, `http`, `url`), snake_case and kebab-case pieces, path
- *   segments and the extension.
+ *   segments and the extension. Digits stay with the letters before them (`file1`, `utf8`).
  * - A light plural fold: `tests` → `test`, `queries` → `query` (never under four letters, never
  *   `ss`, `us`, `is` endings). The same fold applies to queries, so they stay symmetric.
  * - Common English function words are dropped; a term of one character is dropped unless digit.
@@ -18,7 +18,7 @@ export const TOKENIZER_VERSION = 1;
 
 const _WORD = /[\p{L}\p{N}_./:-]+/gu;
 const _JOINERS = /[_./:-]+/;
-const _HUMPS = /\p{Lu}+(?=\p{Lu}\p{Ll})|\p{Lu}?\p{Ll}+|\p{Lu}+|\p{N}+/gu;
+const _HUMPS = /\p{Lu}+(?=\p{Lu}\p{Ll})|\p{Lu}?\p{Ll}+\p{N}*|\p{Lu}+\p{N}*|\p{N}+/gu;
 
 const _STOPWORDS = new Set([
   "a", "an", "and", "are", "as", "at", "be", "but", "by", "did", "do", "does", "for", "from", "had", "has", "have",
