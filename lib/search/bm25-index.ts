@@ -6,8 +6,11 @@
  *
  * Saved form (IndexDocument), written compact:
  *   {version: 1, tokenizer: <TOKENIZER_VERSION>, segments: {<name>: <stamp>},
- *    docs: [{seg, id, stamp, len, data?}], terms: {<term>: [docIndex, tf, docIndex, tf, …]}}
- * `len` is the document's term count; `terms` are postings in document order.
+ *    docs: [{seg, id, stamp, len, data?}], terms: {<term>: postings}}
+ * `len` is the document's term count. A term's postings list the documents holding it in
+ * document order, each as the gap from the previous one's index (the first from -1); a document
+ * holding the term more than once is written as the negative gap followed by the count:
+ * docs 0, 3 (twice) and 4 → [1, -3, 2, 1].
  *
  * Contract:
  * - `sync(segment, stamp, load)` is the incremental update: when the segment's saved stamp equals
@@ -84,7 +87,7 @@ const _B = 0.75;
 /** An index from its saved form, or an empty one. A saved form from another tokenizer must not be passed. */
 export function createBm25Index(saved?: IndexDocument): Bm25Index {
   const docs: (_StoredDoc | undefined)[] = saved ? [...saved.docs] : [];
-  const postings = new Map<string, number[]>(saved ? Object.entries(saved.terms) : []);
+  const postings = new Map<string, number[]>(saved ? Object.entries(saved.terms).map(([term, list]) => [term, _decode(list)]) : []);
   const segments = new Map<string, string>(saved ? Object.entries(saved.segments) : []);
   const where = new Map<string, number>();
   docs.forEach((doc, index) => doc && where.set(_key(doc.seg, doc.id), index));
@@ -189,11 +192,43 @@ export function createBm25Index(saved?: IndexDocument): Bm25Index {
           const index = renumber[list[i]!]!;
           if (index >= 0) next.push(index, list[i + 1]!);
         }
-        if (next.length > 0) Object.defineProperty(terms, term, { value: next, enumerable: true, writable: true, configurable: true });
+        if (next.length > 0) Object.defineProperty(terms, term, { value: _encode(next), enumerable: true, writable: true, configurable: true });
       }
       return { version: INDEX_FORMAT_VERSION, tokenizer: TOKENIZER_VERSION, segments: Object.fromEntries(segments), docs: kept, terms };
     },
   };
+}
+
+/** Pairs [doc, tf, …] in doc order to the saved form: gaps between docs, a negative gap before a tf above 1. */
+function _encode(pairs: readonly number[]): number[] {
+  const out: number[] = [];
+  let previous = -1;
+  for (let i = 0; i < pairs.length; i += 2) {
+    const gap = pairs[i]! - previous;
+    previous = pairs[i]!;
+    if (pairs[i + 1] === 1) out.push(gap);
+    else out.push(-gap, pairs[i + 1]!);
+  }
+  return out;
+}
+
+/** The inverse of _encode; anything that is not a number ends the list. */
+function _decode(saved: unknown): number[] {
+  const pairs: number[] = [];
+  if (!Array.isArray(saved)) return pairs;
+  let previous = -1;
+  for (let i = 0; i < saved.length; i++) {
+    const gap = saved[i];
+    if (typeof gap !== "number" || gap === 0) break;
+    previous += Math.abs(gap);
+    if (gap > 0) pairs.push(previous, 1);
+    else {
+      const tf = saved[++i];
+      if (typeof tf !== "number") break;
+      pairs.push(previous, tf);
+    }
+  }
+  return pairs;
 }
 
 function _key(segment: string, id: string): string {
