@@ -28,10 +28,10 @@ const _forgetScope = v.optional(v.pipe(v.picklist(MEMORY_SCOPES), v.description(
 const RememberInput = v.object({ kind: _kind, text: _text });
 const ScopedRememberInput = v.object({ kind: _kind, text: _text, scope: _rememberScope });
 const RecallInput = v.object({
-  query: v.pipe(v.string(), v.description("words, a path, or a session id from a result (shows that episode in full); may be empty with file")),
+  query: v.pipe(v.string(), v.description("words, or an episode's session id to see it whole; may be empty with file")),
   scope: v.optional(v.picklist(MEMORY_SCOPES)),
   kinds: v.optional(v.array(v.picklist(RECALL_KINDS))),
-  file: v.optional(v.pipe(v.string(), v.description("only episodes that read or changed this path"))),
+  file: v.optional(v.pipe(v.string(), v.description("episodes that read or changed this path"))),
   limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(RECALL_MAX_LIMIT))),
 });
 const ForgetInput = v.object({ text: _forgetText });
