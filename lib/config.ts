@@ -72,6 +72,9 @@ export const ConfigSchema = v.strictObject({
     auto: v.optional(v.boolean("must be true or false")),
   })),
   historyPairs: v.optional(_posInt(1000)),
+  memory: v.optional(v.strictObject({
+    episodeSummary: v.optional(v.boolean("must be true or false")),
+  })),
 }, (issue) => `is not a known setting`);
 
 export type ConfigFile = v.InferOutput<typeof ConfigSchema>;

@@ -18,7 +18,7 @@ import { connectionFromConfig, createModelClient, type ModelClient } from "../pr
 import { shortApprovalId, shortRunId, shortSessionId } from "../store/short-ids.ts";
 import { openGlobalMemory, openMemory, renderMemoryForPrompt, type MemoryStore } from "../store/memory.ts";
 import { openEpisodes } from "../store/episodes.ts";
-import { recordSessionEpisode } from "./episode-recorder.ts";
+import { recordSessionEpisode, summarizeEpisode } from "./episode-recorder.ts";
 import { renderTodosForPrompt, type Todo } from "../store/notebook.ts";
 import { openRunLog, type RunOptions, type RunSnapshot } from "../store/runs.ts";
 import { createSession, findSession, newestForCwd, openSessionWriter, type SessionRecord, type SessionWriter } from "../store/sessions.ts";
@@ -377,9 +377,10 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     mcpStatus: () => hub?.status() ?? [],
     close() {
       const hasMessages = session.messages.length > 0;
-      if (episodes) recordSessionEpisode({ store: episodes, session, cwd, runIds: episodeRuns.splice(0) });
+      const episode = episodes && recordSessionEpisode({ store: episodes, session, cwd, runIds: episodeRuns.splice(0) });
       writer.close();
-      closing = hub ? hub.close() : Promise.resolve();
+      const summary = episode && config.file.memory?.episodeSummary ? summarizeEpisode(episodes!, episode, complete) : undefined;
+      closing = Promise.all([hub?.close(), summary]).then(() => undefined);
       return hasMessages ? session.id : undefined;
     },
     get closed() {

@@ -9,7 +9,7 @@
  * later format can add fields (scope, provenance) without a migration.
  *
  * Guarantees:
- * - `record` is one locked read-modify-write through json-file's `updateJsonSync`: concurrent
+ * - `record` and `addSummary` are each one locked read-modify-write through json-file's `updateJsonSync`: concurrent
  *   processes never lose each other's episodes.
  * - Past `maxEpisodes` (1,000) or `maxBytes` (4 MB of serialised episodes) the oldest episodes are
  *   folded into the digest of the month they ended in (counts, sessions, prompts, files, commands,
@@ -96,6 +96,8 @@ export interface EpisodeStore {
   readonly projectRoot: string;
   readonly path: string;
   record(episode: Episode): RecordEpisodeResult;
+  /** Adds a model-written summary to a stored episode (one locked write); false when it was folded or is gone. */
+  addSummary(id: string, summary: string): boolean;
   /** Episodes oldest first and digests, as stored; empty when the file is missing or corrupt. */
   read(): EpisodeContents;
 }
@@ -130,6 +132,15 @@ export function openEpisodes(projectRoot: string, options: EpisodeStoreOptions =
         return { ...file, episodes: episodes.slice(folding), digests };
       });
       return result;
+    },
+    addSummary(id, summary) {
+      let found = false;
+      updateJsonSync(path, { schema: _FileSchema, version: 1 }, (current) => {
+        if (!current?.episodes.some((episode) => episode.id === id)) return undefined;
+        found = true;
+        return { ...current, episodes: current.episodes.map((episode) => (episode.id === id ? { ...episode, summary } : episode)) };
+      });
+      return found;
     },
     read() {
       const result = readJson(path, { schema: _FileSchema, version: 1 });

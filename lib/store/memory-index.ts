@@ -9,8 +9,8 @@
  *   anyway, for their hits and age.
  * - `episodes`: the episodes file's inode, size and modification time. While it holds, recall
  *   never reads the episodes file: each episode's result line is built from the `data` the index
- *   keeps for it (EpisodeCard). Episodes never change under an id; a digest's stamp is its count
- *   and last time.
+ *   keeps for it (EpisodeCard). An episode changes under its id only when its summary is added
+ *   (its stamp is the summary's length); a digest's stamp is its count and last time.
  * A store that is off (no global store given) keeps its segment out of the search, not out of
  * the file.
  */
@@ -100,7 +100,8 @@ function _episodeDoc(episode: Episode): IndexedDocInput {
     ...episode.prompts, ...episode.filesRead, ...episode.filesChanged, ...episode.commands.map((run) => run.command),
     episode.answer, ...episode.spans, episode.summary ?? "",
   ].join("\n");
-  return { id: episode.id, stamp: "", text, data: card };
+  // A summary is the one thing added to an episode after it is stored.
+  return { id: episode.id, stamp: episode.summary ? `s${episode.summary.length}` : "", text, data: card };
 }
 
 function _digestDoc(digest: EpisodeDigest): IndexedDocInput {

@@ -104,6 +104,25 @@ for (const protocol of PROTOCOLS) {
   });
 }
 
+describe("memory.episodeSummary", () => {
+  test("one budgeted model call after the work adds a summary to the stored episode, and recall finds its words", async () => {
+    e2e.writeConfig({ memory: { episodeSummary: true } });
+    e2e.fake.script(
+      { toolCalls: [{ name: "write_file", input: { path: "src/authRedirect.ts", content: "x\n" } }] },
+      { text: "Done." },
+      { text: "Wanted: a stable login redirect.\nChanged src/authRedirect.ts; the wombat guard is in place.\n\nline three\nfour\nfive\nsix is cut" },
+    );
+    expect((await e2e.shiro(["-p", "fix the flaky login redirect after sign-in", "--yolo"], { protocol: "anthropic" })).code).toBe(0);
+    const request = e2e.fake.requests[2]!;
+    expect(request.body.tools ?? []).toEqual([]);
+    expect(userTextsOf(request)).toEqual(["asked: fix the flaky login redirect after sign-in\nchanged: src/authRedirect.ts\noutcome: completed after 2 steps\nfinal answer: Done."]);
+    const [episode] = readEpisodes().episodes;
+    expect(episode!.summary).toBe("Wanted: a stable login redirect.\nChanged src/authRedirect.ts; the wombat guard is in place.\nline three\nfour\nfive");
+    e2e.writeConfig({});
+    expect(await recallThroughBinary({ query: "wombat" }, "chat")).toStartWith(`episode ${episode!.sessionId.slice(0, 8)} `);
+  }, 60_000);
+});
+
 describe("eight processes at once", () => {
   test("8 sessions each recording a note and an episode at the same time lose nothing, and recall finds them all", async () => {
     writeFileSync(join(e2e.dirs.cwd, "shared.txt"), "one line\n");

@@ -160,6 +160,14 @@ describe("recall over notes and episodes", () => {
     expect(JSON.parse(readFileSync(indexPath, "utf8")).docs.map((doc: { id: string }) => doc.id)).toEqual(["ep-7"]);
   });
 
+  test("a summary added after the episode was indexed is searchable at the next recall", () => {
+    const store = openEpisodes(ROOT);
+    store.record(episode(6));
+    expect(recallMemory(context(), { query: "wombat" })).toBe('Nothing recorded about "wombat".');
+    expect([store.addSummary("ep-6", "the wombat guard went in"), store.addSummary("ep-missing", "x")]).toEqual([true, false]);
+    expect(recallMemory(context(), { query: "wombat" }).split("\n")[0]).toStartWith("episode 01900006 ");
+  });
+
   test("a session id expands its episode in full; an unknown one is searched as words", () => {
     openEpisodes(ROOT).record(episode(5, { filesRead: ["README.md"], spans: ["## Goal\nship it"] }));
     expect(recallMemory(context(), { query: "01900005" }).split("\n")).toEqual([
