@@ -18,6 +18,7 @@ import { connectionFromConfig, createModelClient, type ModelClient } from "../pr
 import { shortApprovalId, shortRunId, shortSessionId } from "../store/short-ids.ts";
 import { openGlobalMemory, openMemory, renderMemoryForPrompt, type MemoryStore } from "../store/memory.ts";
 import { openEpisodes } from "../store/episodes.ts";
+import { createEmbeddingClient, type EmbeddingClient } from "../search/embeddings.ts";
 import { recordSessionEpisode, summarizeEpisode } from "./episode-recorder.ts";
 import { renderTodosForPrompt, type Todo } from "../store/notebook.ts";
 import { openRunLog, type RunOptions, type RunSnapshot } from "../store/runs.ts";
@@ -210,6 +211,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const globalMemory = flags.noMemory ? undefined : openGlobalMemory({ onNotice: (text) => notices.push(text) });
   const memorySection = memory ? renderMemoryForPrompt(memory.top(20), globalMemory?.top(10)) : "";
   const episodes = flags.noMemory ? undefined : openEpisodes(projectRoot, { onNotice: (text) => notices.push(text) });
+  const embeddings = flags.noMemory ? undefined : _embeddingClient(config, notices);
   /** Runs this process drove in this session: the next episode's material. */
   const episodeRuns: string[] = [];
 
@@ -257,7 +259,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
 
   const sessionTools: ToolDefinition[] = [
     createTodoTool({ get: () => session.notebook.todos, set: (todos) => { session.notebook.todos = todos; writer.markChanged(); } }),
-    ...(memory ? createMemoryTools(memory, { global: globalMemory, source: () => ({ sessionId: session.id }), episodes, cwd }) : []),
+    ...(memory ? createMemoryTools(memory, { global: globalMemory, source: () => ({ sessionId: session.id }), episodes, cwd, embeddings }) : []),
     createRecallDiscardedTool(() => context.ledger()),
     ...(flags.noSubagent ? [] : [createTaskTool({
       client, model: () => model, thinking: () => thinking, tools: () => registered, root: cwd,
@@ -388,6 +390,15 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     },
   };
   return agent;
+}
+
+/** Config `memory.embeddings` as a client; the key comes from the environment variable it names. */
+function _embeddingClient(config: ResolvedConfig, notices: string[]): EmbeddingClient | undefined {
+  const settings = config.file.memory?.embeddings;
+  if (!settings) return undefined;
+  const apiKey = settings.apiKeyEnv ? process.env[settings.apiKeyEnv] : undefined;
+  if (settings.apiKeyEnv && !apiKey) notices.push(`memory.embeddings: ${settings.apiKeyEnv} is not set; asking ${settings.baseURL} without a key`);
+  return createEmbeddingClient({ baseURL: settings.baseURL, model: settings.model, ...(apiKey ? { apiKey } : {}) });
 }
 
 /** The banner's approvals line (seed wording). */

@@ -77,6 +77,8 @@ export interface Bm25Index {
   /** True once anything changed since it was created or loaded. */
   readonly dirty: boolean;
   sync(segment: string, stamp: string, load: () => readonly IndexedDocInput[]): boolean;
+  /** Every live document, in index order. */
+  entries(): { segment: string; id: string; stamp: string; data: unknown }[];
   search(query: string, options: SearchOptions): IndexHit[];
   toDocument(): IndexDocument;
 }
@@ -141,6 +143,10 @@ export function createBm25Index(saved?: IndexDocument): Bm25Index {
       segments.set(segment, stamp);
       dirty = true;
       return true;
+    },
+
+    entries() {
+      return docs.filter((doc): doc is _StoredDoc => doc !== undefined).map((doc) => ({ segment: doc.seg, id: doc.id, stamp: doc.stamp, data: doc.data }));
     },
 
     search(query, options) {

@@ -12,7 +12,7 @@
  *   keeps for it (EpisodeCard). An episode changes under its id only when its summary is added
  *   (its stamp is the summary's length); a digest's stamp is its count and last time.
  * A store that is off (no global store given) keeps its segment out of the search, not out of
- * the file.
+ * the file. Digests are documents of the `episodes` segment with ids `digest:<month>`.
  */
 import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
@@ -24,6 +24,7 @@ import type { MemoryScope, MemoryStore, ScopedMemoryEntry } from "./memory.ts";
 
 export const NOTE_SEGMENTS: Record<MemoryScope, string> = { project: "notes:project", global: "notes:global" };
 export const EPISODE_SEGMENT = "episodes";
+export const DIGEST_ID_PREFIX = "digest:";
 
 /** What the index keeps to show an episode or a digest without reading the episodes file. */
 export type EpisodeCard =
@@ -96,23 +97,32 @@ export function digestCard(digest: EpisodeDigest): EpisodeCard {
 
 function _episodeDoc(episode: Episode): IndexedDocInput {
   const card = episodeCard(episode);
-  const text = [
-    ...episode.prompts, ...episode.filesRead, ...episode.filesChanged, ...episode.commands.map((run) => run.command),
-    episode.answer, ...episode.spans, episode.summary ?? "",
-  ].join("\n");
+  const text = episodeText(episode);
   // A summary is the one thing added to an episode after it is stored.
   return { id: episode.id, stamp: episode.summary ? `s${episode.summary.length}` : "", text, data: card };
 }
 
 function _digestDoc(digest: EpisodeDigest): IndexedDocInput {
   const card = digestCard(digest);
-  const text = [digest.month, ...digest.prompts, ...digest.filesChanged, ...digest.commands].join("\n");
-  return { id: `digest:${digest.month}`, stamp: `${digest.episodes}:${digest.lastAt}`, text, data: card };
+  const text = digestText(digest);
+  return { id: `${DIGEST_ID_PREFIX}${digest.month}`, stamp: `${digest.episodes}:${digest.lastAt}`, text, data: card };
 }
 
 /** `bun test (exit 1)`; `(no exit code)` when the command was killed or failed to run. */
 export function formatCommandRun(run: { command: string; exit: number | null }): string {
   return `${shortLine(run.command, 80)} (${run.exit === null ? "no exit code" : `exit ${run.exit}`})`;
+}
+
+/** What is searched of an episode: prompts, files, commands, the answer excerpt, span summaries and summary. */
+export function episodeText(episode: Episode): string {
+  return [
+    ...episode.prompts, ...episode.filesRead, ...episode.filesChanged, ...episode.commands.map((run) => run.command),
+    episode.answer, ...episode.spans, episode.summary ?? "",
+  ].join("\n");
+}
+
+export function digestText(digest: EpisodeDigest): string {
+  return [digest.month, ...digest.prompts, ...digest.filesChanged, ...digest.commands].join("\n");
 }
 
 /** Whitespace collapsed, cut to `max` characters with an ellipsis. */

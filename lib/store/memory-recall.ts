@@ -12,12 +12,17 @@
  *   `kinds` keeps note kinds and `episode` (which covers digests).
  * - Each note returned counts one hit in its own store (memory.ts `recordHits`).
  * - Results are one short line each; notices about a rebuilt index open the answer.
+ * - `recallMemory` ranks by words only and never uses the network; `recallMemoryHybrid` (config
+ *   `memory.embeddings`) fuses that ranking with cosine similarity by rank.
  */
 import * as v from "valibot";
-import type { IndexHit } from "../search/bm25-index.ts";
+import type { Bm25Index, IndexHit } from "../search/bm25-index.ts";
+import type { EmbeddingClient } from "../search/embeddings.ts";
+import { fuseByRank } from "../search/vector-file.ts";
 import { projectPath } from "./episode-build.ts";
 import type { Episode, EpisodeStore } from "./episodes.ts";
 import { EPISODE_SEGMENT, NOTE_SEGMENTS, digestCard, episodeCard, formatCommandRun, openMemoryIndex, type EpisodeCard, type MemoryIndexSources } from "./memory-index.ts";
+import { rankSemantically } from "./memory-semantic.ts";
 import { MEMORY_KINDS, type MemoryScope, type MemoryStore, type ScopedMemoryEntry } from "./memory.ts";
 
 export const RECALL_KINDS = [...MEMORY_KINDS, "episode"] as const;
@@ -42,11 +47,58 @@ export interface RecallContext extends MemoryIndexSources {
   now?: Date;
 }
 
+/** Recall ranked by words alone (BM25): no network, ever. */
 export function recallMemory(context: RecallContext, request: RecallRequest): string {
+  const plan = _plan(context, request);
+  if (typeof plan === "string") return plan;
+  return _answer(context, plan, plan.query ? plan.index.search(plan.query, { limit: plan.limit, filter: plan.accept, tieBreak: plan.tieBreak }) : _byFile(plan));
+}
+
+/**
+ * Recall ranked by words and meaning: BM25 and cosine similarity (memory-semantic.ts) fused by
+ * rank. When the embeddings endpoint fails, the answer opens with a notice and is ranked by words.
+ */
+export async function recallMemoryHybrid(context: RecallContext, request: RecallRequest, client: EmbeddingClient): Promise<string> {
+  const plan = _plan(context, request);
+  if (typeof plan === "string") return plan;
+  if (!plan.query) return _answer(context, plan, _byFile(plan));
+  const pool = Math.max(50, plan.limit);
+  const words = plan.index.search(plan.query, { limit: pool, filter: plan.accept, tieBreak: plan.tieBreak });
+  let meaning: IndexHit[];
+  try {
+    meaning = await rankSemantically({ ...context, client, index: plan.index, notes: plan.notes, query: plan.query, accept: plan.accept, pool });
+  } catch (error) {
+    plan.notices.push(`${error instanceof Error ? error.message : String(error)}; ranked by words only`);
+    return _answer(context, plan, words.slice(0, plan.limit));
+  }
+  const key = (hit: IndexHit) => `${hit.segment}\u0000${hit.id}`;
+  const fused = fuseByRank([words.map(key), meaning.map(key)]);
+  const byKey = new Map([...meaning, ...words].map((hit) => [key(hit), hit]));
+  const hits = [...byKey.values()]
+    .map((hit) => ({ ...hit, score: fused.get(key(hit)) ?? 0 }))
+    .sort((a, b) => (Math.abs(b.score - a.score) > 1e-12 ? b.score - a.score : plan.tieBreak(a, b)))
+    .slice(0, plan.limit);
+  return _answer(context, plan, hits);
+}
+
+interface _Plan {
+  query: string;
+  file?: string;
+  now: Date;
+  limit: number;
+  notices: string[];
+  index: Bm25Index;
+  notes: Map<string, ScopedMemoryEntry>;
+  touching?: Map<string, _Touching>;
+  accept: (segment: string, id: string) => boolean;
+  tieBreak: (a: IndexHit, b: IndexHit) => number;
+}
+
+/** Everything a ranking needs, or the whole answer when there is nothing to rank (an expanded episode). */
+function _plan(context: RecallContext, request: RecallRequest): _Plan | string {
   const query = request.query.trim();
   const file = request.file?.trim();
   if (!query && !file) throw new Error("recall needs a query (words, a path or a session id) or a file");
-  const now = context.now ?? new Date();
   if (query && _SESSION_ID.test(query) && context.episodes) {
     const expanded = _expand(context.episodes, query.toLowerCase());
     if (expanded) return expanded;
@@ -62,25 +114,31 @@ export function recallMemory(context: RecallContext, request: RecallRequest): st
     return note !== undefined && segment === NOTE_SEGMENTS[note.scope] && (!request.scope || request.scope === note.scope) && kinds.has(note.kind);
   };
   const time = (hit: IndexHit) => notes.get(hit.id)?.createdAt ?? _cardTime(hit.data as EpisodeCard);
-  const limit = request.limit ?? RECALL_DEFAULT_LIMIT;
-  const hits = query
-    ? index.search(query, {
-      limit, filter: accept,
-      tieBreak: (a, b) => (notes.get(b.id)?.hits ?? 0) - (notes.get(a.id)?.hits ?? 0) || (time(a) < time(b) ? 1 : time(a) > time(b) ? -1 : 0),
-    })
-    : [...(touching?.keys() ?? [])].map((id) => ({ id, ...touching!.get(id)! })).sort((a, b) => (a.at < b.at ? 1 : -1)).slice(0, limit)
-      .map((found): IndexHit => ({ segment: EPISODE_SEGMENT, id: found.id, data: found.card, score: 0, matched: 0 }));
+  const tieBreak = (a: IndexHit, b: IndexHit) => (notes.get(b.id)?.hits ?? 0) - (notes.get(a.id)?.hits ?? 0) || (time(a) < time(b) ? 1 : time(a) > time(b) ? -1 : 0);
+  return {
+    query, ...(file ? { file } : {}), now: context.now ?? new Date(), limit: request.limit ?? RECALL_DEFAULT_LIMIT, notices, index, notes,
+    ...(touching ? { touching } : {}), accept, tieBreak,
+  };
+}
 
-  _recordNoteHits([context.project, context.global], hits, notes);
+/** Episodes touching the file, newest first (a `file` recall with no words). */
+function _byFile(plan: _Plan): IndexHit[] {
+  return [...(plan.touching ?? new Map<string, _Touching>())]
+    .sort(([, a], [, b]) => (a.at < b.at ? 1 : -1)).slice(0, plan.limit)
+    .map(([id, found]): IndexHit => ({ segment: EPISODE_SEGMENT, id, data: found.card, score: 0, matched: 0 }));
+}
+
+function _answer(context: RecallContext, plan: _Plan, hits: readonly IndexHit[]): string {
+  _recordNoteHits([context.project, context.global], hits, plan.notes);
   const lines = hits.map((hit) => {
-    const note = notes.get(hit.id);
-    if (note) return _noteLine(note, now);
-    const found = touching?.get(hit.id);
+    const note = plan.notes.get(hit.id);
+    if (note) return _noteLine(note, plan.now);
+    const found = plan.touching?.get(hit.id);
     return _cardLine(found?.card ?? (hit.data as EpisodeCard)) + (found?.read ? ` · read ${found.read}` : "");
   });
-  if (lines.length === 0) lines.push(query ? `Nothing recorded about "${query}".` : `No episode read or changed "${file}".`);
+  if (lines.length === 0) lines.push(plan.query ? `Nothing recorded about "${plan.query}".` : `No episode read or changed "${plan.file}".`);
   else if (hits.some((hit) => hit.segment === EPISODE_SEGMENT)) lines.push("(recall a session id to see its episode in full)");
-  return [...notices.map((text) => `Notice: ${text}`), ...lines].join("\n");
+  return [...plan.notices.map((text) => `Notice: ${text}`), ...lines].join("\n");
 }
 
 function _recordNoteHits(stores: (MemoryStore | undefined)[], hits: readonly IndexHit[], notes: Map<string, ScopedMemoryEntry>): void {

@@ -11,7 +11,8 @@ import {
   type MemoryEntry, type MemoryScope, type MemorySource, type MemoryStore, type RememberResult,
 } from "../store/memory.ts";
 import type { EpisodeStore } from "../store/episodes.ts";
-import { RECALL_KINDS, RECALL_MAX_LIMIT, recallMemory, type RecallRequest } from "../store/memory-recall.ts";
+import { RECALL_KINDS, RECALL_MAX_LIMIT, recallMemory, recallMemoryHybrid, type RecallRequest } from "../store/memory-recall.ts";
+import type { EmbeddingClient } from "../search/embeddings.ts";
 import forgetText from "./forget.md" with { type: "text" };
 import recallText from "./recall.md" with { type: "text" };
 import rememberText from "./remember.md" with { type: "text" };
@@ -51,6 +52,8 @@ export interface MemoryToolsOptions {
   cwd?: string;
   /** Hears a recall notice (an index rebuilt); the model reads it in the result too. */
   onNotice?: (text: string) => void;
+  /** Config `memory.embeddings`: recall ranks by words and meaning. */
+  embeddings?: EmbeddingClient;
 }
 
 export function createMemoryTools(project: MemoryStore, options: MemoryToolsOptions = {}): ToolDefinition[] {
@@ -74,9 +77,8 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
     readOnly: true,
     execute: async (request) => {
       const projectRoot = project.projectRoot ?? options.cwd ?? process.cwd();
-      return recallMemory({
-        projectRoot, cwd: options.cwd ?? projectRoot, project, global: options.global, episodes: options.episodes, onNotice: options.onNotice,
-      }, request);
+      const context = { projectRoot, cwd: options.cwd ?? projectRoot, project, global: options.global, episodes: options.episodes, onNotice: options.onNotice };
+      return options.embeddings ? recallMemoryHybrid(context, request, options.embeddings) : recallMemory(context, request);
     },
   };
   const forget: ToolDefinition<_ForgetArgs> = {

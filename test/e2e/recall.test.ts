@@ -74,6 +74,8 @@ for (const protocol of PROTOCOLS) {
         "answer: Fixed the login redirect: it now sends users home.",
       ]);
       expect(expanded.split("\n")[0]).toStartWith(`episode of session ${sessionId}, `);
+      // Without memory.embeddings, recall never leaves the machine.
+      expect(e2e.fake.embeddingRequests).toEqual([]);
     }, 60_000);
 
     test("a relevant old note outranks 25 newer notes that share one word with the query", async () => {
@@ -120,6 +122,49 @@ describe("memory.episodeSummary", () => {
     expect(episode!.summary).toBe("Wanted: a stable login redirect.\nChanged src/authRedirect.ts; the wombat guard is in place.\nline three\nfour\nfive");
     e2e.writeConfig({});
     expect(await recallThroughBinary({ query: "wombat" }, "chat")).toStartWith(`episode ${episode!.sessionId.slice(0, 8)} `);
+  }, 60_000);
+});
+
+describe("memory.embeddings", () => {
+  const CONCEPTS = [["car", "automobile", "vehicle"], ["login", "sign-in", "auth"], ["database", "migration"]];
+  /** One dimension per concept, plus one for anything else: a paraphrase with no shared word is close. */
+  const embedConcepts = (text: string) => {
+    const lower = text.toLowerCase();
+    const vector = CONCEPTS.map((words) => (words.some((word) => lower.includes(word)) ? 1 : 0));
+    return [...vector, vector.some(Boolean) ? 0 : 1];
+  };
+
+  test("notes are embedded once, the query on every recall, and meaning ranks a note sharing no word first", async () => {
+    e2e.writeConfig({ memory: { embeddings: { baseURL: e2e.fake.baseURL, model: "fake-embed", apiKeyEnv: "EMBED_KEY" } } });
+    e2e.fake.embedWith(embedConcepts);
+    const entry = (i: number, text: string) => ({ id: `0190000${i}-0000-7000-8000-000000000000`, kind: "fact", text, createdAt: new Date(Date.now() - (3 - i) * 1000).toISOString(), hits: 0 });
+    mkdirSync(memoryDir(), { recursive: true });
+    writeFileSync(join(memoryDir(), `${pathHash16(e2e.dirs.cwd)}.json`), JSON.stringify({
+      version: 1, project: e2e.dirs.cwd, entries: [entry(0, "the automobile pool is parked on level 3"), entry(1, "login uses a session cookie"), entry(2, "is the database seeded where the tests expect")],
+    }));
+    const env = { EMBED_KEY: "embed-key" };
+    const recall = async (query: string) => {
+      const before = e2e.fake.requests.length;
+      e2e.fake.script({ toolCalls: [{ name: "recall", input: { query } }] }, { text: "ok" });
+      expect((await e2e.shiro(["-p", "recall it"], { env })).code).toBe(0);
+      return toolResultsOf(e2e.fake.requests[before + 1]!)[0]!.output.split("\n");
+    };
+    // "where" and "is" are ignored words: by words alone, "the car" matches nothing.
+    expect(await recall("where is the car")).toEqual(["note (fact, today): the automobile pool is parked on level 3"]);
+    expect((await recall("car"))[0]).toBe("note (fact, today, 1 hit): the automobile pool is parked on level 3");
+    const bodies = e2e.fake.embeddingRequests.map((request) => request.body);
+    expect(bodies[0]).toEqual({ model: "fake-embed", input: ["is the database seeded where the tests expect", "login uses a session cookie", "the automobile pool is parked on level 3"] });
+    expect(bodies.slice(1)).toEqual([{ model: "fake-embed", input: ["where is the car"] }, { model: "fake-embed", input: ["car"] }]);
+    expect(e2e.fake.embeddingRequests.every((request) => request.headers.authorization === "Bearer embed-key")).toBe(true);
+    const vectors = JSON.parse(readFileSync(join(memoryDir(), `${pathHash16(e2e.dirs.cwd)}.vectors.json`), "utf8"));
+    expect([vectors.model, vectors.dims, Object.keys(vectors.vectors).length]).toEqual(["fake-embed", 4, 3]);
+
+    e2e.fake.embedWith(() => {
+      throw new Error("the embedding model is down");
+    });
+    const fallback = await recall("database seeded");
+    expect(fallback[0]).toMatch(/^Notice: embeddings endpoint http:\/\/127\.0\.0\.1:\d+\/v1\/embeddings answered 500: fake provider: the embedding model is down; ranked by words only$/);
+    expect(fallback[1]).toContain("is the database seeded where the tests expect");
   }, 60_000);
 });
 
