@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { createBm25Index, type IndexedDocInput } from "../../lib/search/bm25-index.ts";
 import { openIndexFile } from "../../lib/search/index-file.ts";
 import { TOKENIZER_VERSION, tokenize, tokenizeQuery } from "../../lib/search/tokenize.ts";
+import { cosine, fuseByRank, loadVectors, saveVectors, vectorKey } from "../../lib/search/vector-file.ts";
 
 describe("tokenize", () => {
   const table: [string, string[]][] = [
@@ -118,5 +119,30 @@ describe("index file", () => {
     openIndexFile(empty, { label: "test index" }).open(sync({}, "1"));
     expect([existsSync(empty), existsSync(`${empty}.lock`)]).toEqual([false, false]);
     rmSync(other, { recursive: true, force: true });
+  });
+});
+
+describe("vector file and fusion", () => {
+  test("vectors round-trip as float32, merge with what another process saved, drop dead keys, and reset on another model", () => {
+    const dir = mkdtempSync(join(tmpdir(), "shiro-vectors-"));
+    const path = join(dir, "v.json");
+    const a = vectorKey("s", "a", "");
+    const b = vectorKey("s", "b", "1");
+    saveVectors(path, "m1", new Map([[a, Float32Array.from([1, 0.5])]]), () => true);
+    saveVectors(path, "m1", new Map([[b, Float32Array.from([0, 2])]]), () => true);
+    expect([...loadVectors(path, "m1")].map(([key, vector]) => [key, [...vector]])).toEqual([[a, [1, 0.5]], [b, [0, 2]]]);
+    saveVectors(path, "m1", new Map(), (key) => key === b);
+    expect([...loadVectors(path, "m1").keys()]).toEqual([b]);
+    expect(loadVectors(path, "m2").size).toBe(0);
+    writeFileSync(path, "{");
+    expect(loadVectors(path, "m1").size).toBe(0);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("cosine and reciprocal-rank fusion", () => {
+    expect([cosine([1, 0], [1, 0]), cosine([1, 0], [0, 1]), cosine([1, 1], []), cosine([0, 0], [1, 0])]).toEqual([1, 0, 0, 0]);
+    const fused = fuseByRank([["a", "b", "c"], ["c", "a"]]);
+    expect([...fused].sort((x, y) => y[1] - x[1]).map(([key]) => key)).toEqual(["a", "c", "b"]);
+    expect(fused.get("a")).toBeCloseTo(1 / 61 + 1 / 62, 12);
   });
 });
