@@ -1,192 +1,184 @@
-/**
- * Episodes: what the builder takes from a run log (and what it ignores), the store's caps folding
- * the oldest into monthly digests, fields a later version adds surviving a rewrite, and recall
- * over notes and episodes (kinds, scope, file, digests, the index kept in step without rewrites).
- */
 import { describe, expect, test } from "bun:test";
-import { readFileSync, statSync, writeFileSync, mkdirSync } from "node:fs";
-import { dirname } from "node:path";
-import { paths } from "../../lib/paths.ts";
-import { buildEpisode, type EpisodeRunInput } from "../../lib/store/episode-build.ts";
-import { openEpisodes, type Episode } from "../../lib/store/episodes.ts";
-import { recallMemory } from "../../lib/store/memory-recall.ts";
-import { openGlobalMemory, openMemory } from "../../lib/store/memory.ts";
-import type { LoggedEvent } from "../../lib/store/runs.ts";
-import { useTempHome } from "./temp-home.ts";
+import type { Message } from "../../lib/providers/messages.ts";
+import { planWire } from "../../lib/agent/context.ts";
+import { createCompactionState, recordSpan, type CompactionState } from "../../lib/agent/context-state.ts";
+import {
+  LEDGER_OUTPUT_CAP, SUMMARY_PROMPT_CAP, applyManualCompaction, buildManualCompactRequest, buildSpanSummaryRequest,
+  formatLedgerResult, parseSummary, renderTranscript, searchLedger,
+} from "../../lib/agent/episodes.ts";
+import { createRecallDiscardedTool } from "../../lib/tools/recall-discarded.ts";
+import { toToolSpec } from "../../lib/tools/schema.ts";
+import type { ToolContext } from "../../lib/tools/types.ts";
+import { buildToolLoop } from "./context-transcripts.ts";
 
-const ROOT = "/work/project";
-useTempHome("shiro-episodes-");
+const NOW = new Date("2025-01-02T03:04:05.000Z");
 
-let seq = 0;
-const at = (minute: number) => new Date(Date.UTC(2026, 10, 1, 10, minute)).toISOString();
-const ev = (event: Record<string, unknown>, minute = 0): LoggedEvent => ({ seq: ++seq, at: at(minute), ...event }) as LoggedEvent;
-const call = (id: string, name: string, input: unknown): LoggedEvent => ev({ type: "tool-call", id, name, input });
-const ok = (id: string, name: string, output = "ok"): LoggedEvent => ev({ type: "tool-result", id, name, output });
+describe("span summary request", () => {
+  test("asks for the budgeted sections and renders calls and results compactly", () => {
+    const span: Message[] = [
+      { role: "user", content: "Make the build green." },
+      {
+        role: "assistant",
+        parts: [
+          { type: "reasoning", text: "secret chain of thought", protocol: "anthropic", signature: "s" },
+          { type: "text", text: "Running the build." },
+          { type: "tool-call", id: "c1", name: "bash", input: { command: "y".repeat(400) } },
+        ],
+      },
+      { role: "tool", results: [{ type: "tool-result", callId: "c1", name: "bash", output: "z".repeat(2000), isError: true }] },
+    ];
+    const { system, prompt } = buildSpanSummaryRequest(span, { budgetTokens: 800, focus: "the failing test" });
+    expect(system).toContain("coding agent");
+    expect(prompt).toContain("at most 800 tokens");
+    expect(prompt).toContain("## Goal\n## Decisions\n## Files touched\n## Commands and outcomes\n## Dead ends\n## Open questions");
+    expect(prompt).toContain("Pay most attention to: the failing test");
+    const args = JSON.stringify({ command: "y".repeat(400) });
+    expect(prompt).toContain(`<history>\n[user] Make the build green.\n[assistant] Running the build.\n[call] bash(${args.slice(0, 300)}… [${args.length - 300} more chars])\n[bash error] ${"z".repeat(1500)}… [500 more chars]\n</history>`);
+    expect(prompt).not.toContain("secret chain of thought");
+    expect(buildSpanSummaryRequest(span).prompt).toContain("at most 1200 tokens");
+  });
 
-function run(events: LoggedEvent[], prompt = "do the thing"): EpisodeRunInput {
-  return { runId: `run-${seq}`, prompt, events: [...events, ev({ type: "done", runId: "r", sessionId: "s", stop: "completed", steps: 3, costUsd: 0.5 }, 9)] };
-}
+  test("a huge span keeps its start and end within the cap", () => {
+    const span = buildToolLoop({ steps: 400, outputChars: 3000 });
+    const rendered = renderTranscript(span);
+    expect(rendered.length).toBeLessThanOrEqual(SUMMARY_PROMPT_CAP);
+    expect(rendered.startsWith("[user] Fix the failing tests in src/.")).toBe(true);
+    expect(rendered.endsWith("[assistant] All tests pass now.")).toBe(true);
+    expect(rendered).toMatch(/\[… \d+ entries left out to fit the summary request …\]/);
+  });
 
-describe("buildEpisode", () => {
-  test("files read and changed (only when the tool succeeded), commands with exits, answer, spans", () => {
-    const episode = buildEpisode({
-      sessionId: "s1", cwd: `${ROOT}/src`, projectRoot: ROOT, runs: [run([
-        call("1", "read_file", { path: "a.ts" }), ok("1", "read_file"),
-        call("2", "read_many_files", { files: [{ path: "b.ts" }, { path: "../README.md" }] }), ok("2", "read_many_files"),
-        call("3", "edit_file", { path: "a.ts", oldString: "x", newString: "y" }), ok("3", "edit_file"),
-        call("4", "edit_file", { path: "failed.ts" }), ev({ type: "tool-error", id: "4", name: "edit_file", error: "oldString not found" }),
-        call("5", "write_file", { path: "denied.ts" }), ev({ type: "tool-denied", id: "5", name: "write_file", reason: "no", by: "headless" }),
-        call("6", "apply_patch", { patch: "*** Begin Patch\n*** Add File: new.ts\n+x\n*** Update File: old.ts\n*** Move to: moved.ts\n*** Delete File: gone.ts\n*** End Patch" }), ok("6", "apply_patch"),
-        call("7", "move_file", { from: "c.ts", to: "/elsewhere/c.ts" }), ok("7", "move_file"),
-        call("8", "bash", { command: "bun test" }), ok("8", "bash", "exit: 1\nstdout:\n1 failed"),
-        call("9", "bash", { command: "sleep 99" }), ev({ type: "tool-error", id: "9", name: "bash", error: "aborted" }),
-        ev({ type: "compacted", before: 40, after: 10, summary: "## Goal\nfix it" }),
-        ev({ type: "message", text: "First message.", step: 1 }), ev({ type: "message", text: "Final answer.", step: 2 }),
-      ])],
-    })!;
-    expect({ ...episode, id: "", runIds: [] }).toEqual({
-      id: "", runIds: [], sessionId: "s1", startedAt: at(0), endedAt: at(9),
-      prompts: ["do the thing"],
-      filesRead: ["src/a.ts", "src/b.ts", "README.md"],
-      filesChanged: ["src/a.ts", "src/new.ts", "src/old.ts", "src/moved.ts", "src/gone.ts", "src/c.ts", "/elsewhere/c.ts"],
-      commands: [{ command: "bun test", exit: 1 }, { command: "sleep 99", exit: null }],
-      outcome: { status: "completed", steps: 3, runs: 1, costUsd: 0.5 },
-      answer: "Final answer.",
-      spans: ["## Goal\nfix it"],
+  test("parseSummary trims and rejects an empty reply", () => {
+    expect(parseSummary("  ## Goal\n- x \n")).toBe("## Goal\n- x");
+    expect(parseSummary(" \n\t")).toBeUndefined();
+  });
+});
+
+describe("manual compaction", () => {
+  const messages = buildToolLoop({ steps: 2, outputChars: 30 });
+
+  test("the request names the sections and the focus", () => {
+    const { prompt } = buildManualCompactRequest(messages, "the parser");
+    expect(prompt).toContain("## Goal\n## Files touched\n## Decisions\n## Commands and outcomes\n## What remains");
+    expect(prompt).toContain("Pay most attention to: the parser");
+    expect(prompt).toContain("[call] read_file({\"path\":\"src/file-1.ts\"})");
+  });
+
+  test("replaces the transcript with one summary message and archives it verbatim", () => {
+    const earlier: CompactionState = {
+      spans: [{ from: 1, to: 3, summary: "s", createdAt: NOW.toISOString() }],
+      uncompactedAt: NOW.toISOString(),
+      archive: [{ at: "2024-12-01T00:00:00.000Z", messages: [{ role: "user", content: "old" }], summary: "older" }],
+    };
+    const result = applyManualCompaction(messages, earlier, "\n- goal: tests\n", " parser ", NOW);
+    expect(result).toEqual({
+      messages: [{ role: "user", content: "Summary of the session so far:\n\n- goal: tests" }],
+      state: {
+        spans: [],
+        archive: [
+          earlier.archive![0]!,
+          { at: NOW.toISOString(), messages, summary: "- goal: tests", focus: "parser" },
+        ],
+      },
     });
   });
 
-  test("no episode when only bookkeeping tools ran, or nothing did", () => {
-    const bookkeeping = [call("1", "remember", {}), ok("1", "remember"), call("2", "recall", {}), ok("2", "recall"), call("3", "todo_write", {}), ok("3", "todo_write")];
-    expect(buildEpisode({ sessionId: "s", cwd: ROOT, projectRoot: ROOT, runs: [run(bookkeeping)] })).toBeUndefined();
-    expect(buildEpisode({ sessionId: "s", cwd: ROOT, projectRoot: ROOT, runs: [run([ev({ type: "message", text: "hi", step: 1 })])] })).toBeUndefined();
-    expect(buildEpisode({ sessionId: "s", cwd: ROOT, projectRoot: ROOT, runs: [run([call("1", "glob", {}), ok("1", "glob")])] })).toBeDefined();
-  });
-
-  test("caps: 8 prompts of 500 characters, 40 files, 20 commands, a 400-character answer", () => {
-    const events = [
-      ...Array.from({ length: 50 }, (_, i) => [call(`r${i}`, "read_file", { path: `f${i}.ts` }), ok(`r${i}`, "read_file")]).flat(),
-      ...Array.from({ length: 25 }, (_, i) => [call(`b${i}`, "bash", { command: `cmd ${i}` }), ok(`b${i}`, "bash", "exit: 0")]).flat(),
-      ev({ type: "message", text: "a".repeat(1000), step: 1 }),
-    ];
-    const runs = [run(events, "x".repeat(600)), ...Array.from({ length: 9 }, (_, i) => run([], `prompt ${i}`))];
-    const episode = buildEpisode({ sessionId: "s", cwd: ROOT, projectRoot: ROOT, runs })!;
-    expect([episode.prompts.length, episode.prompts[0]!.length, episode.filesRead.length, episode.commands.length, episode.answer.length, episode.outcome.runs, episode.outcome.steps])
-      .toEqual([8, 500, 40, 20, 400, 10, 30]);
+  test("an empty session is left alone, an empty summary is refused", () => {
+    const state = createCompactionState();
+    const result = applyManualCompaction([], state, "anything");
+    expect(result.state).toBe(state);
+    expect(result.messages).toEqual([]);
+    expect(() => applyManualCompaction(messages, state, "  ")).toThrow("the summary is empty, so the session was left as it was");
   });
 });
 
-function episode(i: number, extra: Partial<Episode> = {}): Episode {
-  const month = i < 3 ? "09" : "10";
-  return {
-    id: `ep-${i}`, sessionId: `0190${String(i).padStart(4, "0")}-aaaa-7000-8000-000000000000`, runIds: [`run-${i}`],
-    startedAt: `2026-${month}-0${1 + (i % 8)}T10:00:00.000Z`, endedAt: `2026-${month}-0${1 + (i % 8)}T11:00:00.000Z`,
-    prompts: [`task number ${i}`], filesRead: [], filesChanged: [`src/file${i}.ts`], commands: [{ command: `make ${i}`, exit: 0 }],
-    outcome: { status: "completed", steps: 2, runs: 1, costUsd: 0.25 }, answer: `done ${i}`, spans: [], ...extra,
-  };
-}
+describe("ledger search", () => {
+  const history: Message[] = [
+    ...buildToolLoop({ prompt: "Investigate the crash.", steps: 30, outputChars: 1500, idPrefix: "a", answer: false }),
+  ];
+  const buried = 6;
+  const secret = "Segfault at 0xDEADBEEF in parse_header (MARKER-7731)";
+  const original = history[buried] as Extract<Message, { role: "tool" }>;
+  history[buried] = { role: "tool", results: [{ ...original.results[0]!, name: "bash", output: `${"a".repeat(2000)}${secret}${"b".repeat(2000)}` }] };
+  const onWireOnly = "ONLY-ON-THE-WIRE-5120";
+  const lastTool = history.length - 1;
+  const last = history[lastTool] as Extract<Message, { role: "tool" }>;
+  history[lastTool] = { role: "tool", results: [{ ...last.results[0]!, output: onWireOnly }] };
 
-describe("episode store", () => {
-  test("past the count cap the oldest fold into the digest of their month; nothing is dropped without a trace", () => {
-    const store = openEpisodes(ROOT, { maxEpisodes: 3 });
-    const results = Array.from({ length: 6 }, (_, i) => store.record(episode(i)));
-    expect(results.map((result) => [result.count, result.folded])).toEqual([[1, 0], [2, 0], [3, 0], [3, 1], [3, 1], [3, 1]]);
-    const { episodes, digests } = store.read();
-    expect(episodes.map((entry) => entry.id)).toEqual(["ep-3", "ep-4", "ep-5"]);
-    expect(digests).toEqual([{
-      month: "2026-09", episodes: 3, firstAt: "2026-09-01T10:00:00.000Z", lastAt: "2026-09-03T11:00:00.000Z", steps: 6, costUsd: 0.75,
-      sessionIds: [episode(0).sessionId, episode(1).sessionId, episode(2).sessionId],
-      prompts: ["task number 0", "task number 1", "task number 2"], filesChanged: ["src/file0.ts", "src/file1.ts", "src/file2.ts"], commands: ["make 0", "make 1", "make 2"],
-    }]);
+  const plan = planWire(history, { threshold: 4_000, protocol: "openai-chat", thinking: false, state: createCompactionState(), auto: true });
+  const state = recordSpan(createCompactionState(), plan.newSpan!, { now: NOW });
+
+  test("finds a string that exists only in a pruned tool result, verbatim, with its message number and tool", () => {
+    expect(plan.newSpan!.to).toBeGreaterThan(buried);
+    expect(JSON.stringify(plan.messages)).not.toContain("MARKER-7731");
+    const found = searchLedger(history, state, "marker-7731 0xdeadbeef");
+    expect(found.matches).toBe(1);
+    expect(found.excerpts).toHaveLength(1);
+    expect(found.excerpts[0]!.label).toBe(`message ${buried + 1}, bash result`);
+    const text = found.excerpts[0]!.text;
+    expect(text).toContain(secret);
+    expect(text.startsWith("…")).toBe(true);
+    expect(text.endsWith("…")).toBe(true);
+    expect(text.length).toBe(402);
+    expect(formatLedgerResult(found)).toBe(`[message ${buried + 1}, bash result]\n${text}`);
   });
 
-  test("the byte cap folds too, but the newest episode always stays", () => {
-    const store = openEpisodes(ROOT, { maxBytes: 1_000 });
-    store.record(episode(3));
-    store.record(episode(4, { answer: "z".repeat(2_000) }));
-    expect(store.read().episodes.map((entry) => entry.id)).toEqual(["ep-4"]);
-    expect(store.read().digests.map((digest) => [digest.month, digest.episodes])).toEqual([["2026-10", 1]]);
+  test("every term must match, and history still on the wire is not searched", () => {
+    expect(searchLedger(history, state, "MARKER-7731 absent-word").matches).toBe(0);
+    expect(searchLedger(history, state, onWireOnly).matches).toBe(0);
+    expect(searchLedger(history, state, "   ").matches).toBe(0);
+    expect(searchLedger(history, createCompactionState(), "MARKER-7731").matches).toBe(0);
   });
 
-  test("fields a later version adds are kept through a rewrite; a corrupt file is moved aside, not overwritten", () => {
-    const store = openEpisodes(ROOT);
-    store.record({ ...episode(1), scope: "agent", provenance: { commit: "abc" } } as Episode);
-    store.record(episode(2));
-    const onDisk = JSON.parse(readFileSync(paths.projectEpisodes(ROOT), "utf8"));
-    expect([onDisk.version, onDisk.project, onDisk.episodes[0].scope, onDisk.episodes[0].provenance]).toEqual([1, ROOT, "agent", { commit: "abc" }]);
-
-    writeFileSync(paths.projectEpisodes(ROOT), "[broken");
-    const notices: string[] = [];
-    const damaged = openEpisodes(ROOT, { onNotice: (text) => notices.push(text) });
-    expect(damaged.read()).toEqual({ episodes: [], digests: [] });
-    damaged.record(episode(3));
-    expect(damaged.read().episodes.map((entry) => entry.id)).toEqual(["ep-3"]);
-    expect(notices.map((text) => text.replace(/\/\S+/g, "<path>"))).toEqual([
-      `episodes <path> are unreadable (not valid JSON (JSON Parse error: Unexpected identifier "broken")); they are ignored, and the next episode moves the file aside`,
-      `episodes <path> were unreadable (not valid JSON (JSON Parse error: Unexpected identifier "broken")); moved them to <path> and started anew`,
+  test("newest first, bounded in count and in total size", () => {
+    const many = searchLedger(history, state, "src/file", { maxExcerpts: 3 });
+    expect(many.excerpts.map((excerpt) => excerpt.label)).toEqual([
+      `message ${plan.newSpan!.to}, read_file result`,
+      `message ${plan.newSpan!.to - 1}, assistant`,
+      `message ${plan.newSpan!.to - 2}, read_file result`,
     ]);
+    expect(many.matches).toBeGreaterThan(3);
+    expect(formatLedgerResult(many)).toEndWith(`${many.matches - 3} more matches not shown; add words to the query to narrow it.`);
+    const wide = searchLedger(history, state, "src/file", { maxExcerpts: 100, excerptChars: 5000 });
+    expect(formatLedgerResult(wide).length).toBeLessThanOrEqual(LEDGER_OUTPUT_CAP);
+    expect(wide.excerpts.length).toBeGreaterThan(0);
+  });
+
+  test("searches transcripts archived by /compact", () => {
+    const compacted = applyManualCompaction(history, state, "summary", undefined, NOW);
+    const found = searchLedger(compacted.messages, compacted.state, "0xDEADBEEF");
+    expect(found.excerpts.map((excerpt) => excerpt.label)).toEqual([`archived transcript 1, message ${buried + 1}, bash result`]);
   });
 });
 
-describe("recall over notes and episodes", () => {
-  const now = new Date(Date.UTC(2026, 10, 20));
-  const context = () => ({ projectRoot: ROOT, cwd: ROOT, project: openMemory(ROOT), global: openGlobalMemory(), episodes: openEpisodes(ROOT), now });
+describe("recall_discarded tool", () => {
+  const ctx: ToolContext = { root: "/tmp", signal: new AbortController().signal, emitOutput: () => {}, callId: "t1" };
+  const history: Message[] = [
+    { role: "user", content: "start" },
+    { role: "assistant", parts: [{ type: "text", text: "checking" }, { type: "tool-call", id: "c1", name: "grep", input: { pattern: "TODO" } }] },
+    { role: "tool", results: [{ type: "tool-result", callId: "c1", name: "grep", output: "src/a.ts:3: TODO remove the retry hack" }] },
+    { role: "assistant", parts: [{ type: "text", text: "now the tail" }] },
+  ];
+  let state = recordSpan(createCompactionState(), { from: 1, to: 3 }, { now: NOW });
+  const tool = createRecallDiscardedTool(() => ({ messages: history, state }));
 
-  test("kinds, scope and limit narrow the answer; digests are found like episodes", () => {
-    const store = openEpisodes(ROOT, { maxEpisodes: 2 });
-    for (let i = 0; i < 5; i++) store.record(episode(i));
-    openMemory(ROOT).remember("gotcha", "task runner needs make 4 first");
-    openGlobalMemory().remember("fact", "the user likes make over just for every task");
-    const recall = (request: Parameters<typeof recallMemory>[1]) => recallMemory(context(), request).split("\n");
-    expect(recall({ query: "task number 4" })[0]).toBe('episode 01900004 2026-10-05: "task number 4" · changed src/file4.ts · ran make 4 (exit 0) · completed, 2 steps');
-    expect(recall({ query: "task make", kinds: ["gotcha"] })).toEqual(["note (gotcha, today, 1 hit): task runner needs make 4 first"]);
-    expect(recall({ query: "task make", scope: "global" })).toEqual(["note (fact, global, today, 1 hit): the user likes make over just for every task"]);
-    expect(recall({ query: "file1" })).toEqual(['digest 2026-09 (3 episodes): "task number 0"; "task number 1" · changed src/file0.ts, src/file1.ts, src/file2.ts', "(recall a session id to see its episode in full)"]);
-    expect(recall({ query: "", file: "file1.ts" })[0]).toBe('digest 2026-09 (3 episodes): "task number 0"; "task number 1" · changed src/file1.ts, src/file0.ts, src/file2.ts');
-    expect(recall({ query: "task", limit: 2 }).map((line) => line.slice(0, 12))).toEqual(["note (gotcha", "note (fact, "]);
-    expect(() => recallMemory(context(), { query: " " })).toThrow("recall needs a query (words, a path or a session id) or a file");
+  test("returns excerpts or says nothing matched", async () => {
+    expect(await tool.execute({ query: "retry hack" }, ctx)).toBe("[message 3, grep result]\nsrc/a.ts:3: TODO remove the retry hack");
+    expect(await tool.execute({ query: " nothing-like-this " }, ctx)).toBe('Nothing in the compacted history matches "nothing-like-this".');
+    state = createCompactionState();
+    expect(await tool.execute({ query: "retry" }, ctx)).toBe('Nothing in the compacted history matches "retry".');
+    await expect(tool.execute({ query: "  " }, ctx)).rejects.toThrow("query is empty: give one or more words to search for");
   });
 
-  test("the index follows new episodes and notes from other processes, and is not rewritten when only hits change", () => {
-    openMemory(ROOT).remember("fact", "alpha lives in the first module");
-    expect(recallMemory(context(), { query: "alpha" })).toBe("note (fact, today): alpha lives in the first module");
-    const indexPath = paths.memoryIndex(ROOT);
-    const written = statSync(indexPath).mtimeMs;
-    expect(recallMemory(context(), { query: "alpha" })).toBe("note (fact, today, 1 hit): alpha lives in the first module");
-    expect(statSync(indexPath).mtimeMs).toBe(written);
-    openEpisodes(ROOT).record(episode(7, { prompts: ["alpha again, in an episode"] }));
-    openMemory(ROOT).forget("alpha lives");
-    expect(recallMemory(context(), { query: "alpha" }).split("\n")[0]).toStartWith('episode 01900007 2026-10-08: "alpha again, in an episode"');
-    expect(JSON.parse(readFileSync(indexPath, "utf8")).docs.map((doc: { id: string }) => doc.id)).toEqual(["ep-7"]);
-  });
-
-  test("a summary added after the episode was indexed is searchable at the next recall", () => {
-    const store = openEpisodes(ROOT);
-    store.record(episode(6));
-    expect(recallMemory(context(), { query: "wombat" })).toBe('Nothing recorded about "wombat".');
-    expect([store.addSummary("ep-6", "the wombat guard went in"), store.addSummary("ep-missing", "x")]).toEqual([true, false]);
-    expect(recallMemory(context(), { query: "wombat" }).split("\n")[0]).toStartWith("episode 01900006 ");
-  });
-
-  test("a session id expands its episode in full; an unknown one is searched as words", () => {
-    openEpisodes(ROOT).record(episode(5, { filesRead: ["README.md"], spans: ["## Goal\nship it"] }));
-    expect(recallMemory(context(), { query: "01900005" }).split("\n")).toEqual([
-      "episode of session 01900005-aaaa-7000-8000-000000000000, 2026-10-06 10:00 to 2026-10-06 11:00: completed, 2 steps in 1 run, $0.2500",
-      "asked:", "- task number 5", "read: README.md", "changed: src/file5.ts", "commands:", "- make 5 (exit 0)", "answer: done 5", "compaction summary:", "## Goal", "ship it",
-    ]);
-    expect(recallMemory(context(), { query: "0190ffff" })).toBe('Nothing recorded about "0190ffff".');
-  });
-});
-
-describe("recall with a notes file written by hand", () => {
-  test("an id listed twice or a note removed by another process never breaks the index", () => {
-    const path = paths.projectMemory(ROOT);
-    mkdirSync(dirname(path), { recursive: true });
-    const note = { id: "n1", kind: "fact", text: "kiwi grows here", createdAt: "2026-11-01T00:00:00.000Z", hits: 0 };
-    writeFileSync(path, JSON.stringify({ version: 1, project: ROOT, entries: [note, { ...note, text: "kiwi twice" }] }));
-    const context = { projectRoot: ROOT, cwd: ROOT, project: openMemory(ROOT), now: new Date(Date.UTC(2026, 10, 2)) };
-    expect(recallMemory(context, { query: "kiwi" })).toBe("note (fact, 1 day old): kiwi twice");
-    writeFileSync(path, JSON.stringify({ version: 1, project: ROOT, entries: [] }));
-    expect(recallMemory(context, { query: "kiwi" })).toBe('Nothing recorded about "kiwi".');
+  test("is a read-only session tool with a query argument", () => {
+    expect(tool.readOnly).toBe(true);
+    expect(tool.set).toBeUndefined();
+    const spec = toToolSpec(tool);
+    expect(spec.name).toBe("recall_discarded");
+    expect(spec.inputSchema).toEqual({
+      type: "object",
+      properties: { query: { type: "string", description: "words every matching message contains" } },
+      required: ["query"],
+    });
+    expect(spec.description.startsWith("Search this session's history that compaction took out of your context")).toBe(true);
   });
 });
