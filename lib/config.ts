@@ -177,7 +177,7 @@ function _checkUrl(url: string, origin: string): void {
  * An existing file that does not parse is refused, never overwritten.
  */
 export function writeConfigPatch(patch: Partial<ConfigFile>, path = paths.config()): ConfigFile {
-  return updateJsonSync(path, { schema: v.unknown() as v.GenericSchema<unknown, unknown> }, (current) => {
+  return updateJsonSync(path, { schema: v.unknown() as v.GenericSchema<unknown, unknown>, verbatim: true }, (current) => {
     if (current === undefined && readJson(path, { schema: v.unknown() }).status === "corrupt") {
       throw new UserError(`${path}: is not valid JSON; fix or remove it before changing settings`);
     }
