@@ -188,3 +188,9 @@ function _redactAny(value: unknown, key: string | undefined): unknown {
   }
   return value;
 }
+
+/** The kinds of the placeholders in `value` (any JSON-shaped value), each once; empty when none. */
+export function findPlaceholderKinds(value: unknown): string[] {
+  const text = typeof value === "string" ? value : JSON.stringify(value) ?? "";
+  return [...new Set(Array.from(text.matchAll(/<redacted:([a-z0-9-]+)>/g), (match) => match[1]!))];
+}

@@ -5,11 +5,11 @@
  * placeholders. Bash's environment holds no provider key unless config `passEnv` names it.
  */
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { providerKeyVariables } from "../../lib/secrets/child-env.ts";
 import { buildFakeSecrets, contextOf } from "../fixtures/fake-secrets.ts";
-import { toolResultsOf, useE2E } from "./_harness.ts";
+import { parseEventLines, toolResultsOf, useE2E } from "./_harness.ts";
 
 const e2e = useE2E();
 const SECRETS = buildFakeSecrets(0xe2e);
@@ -109,5 +109,24 @@ describe("secrets never reach the disk", () => {
     const env = toolResultsOf(e2e.fake.requests[1]!)[0]!.output;
     expect(providerKeyVariables().filter((name) => env.includes(`${name}=`))).toEqual(["OPENAI_API_KEY"]);
     expect(env).toContain("OPENAI_API_KEY=env-value-of-OPENAI_API_KEY");
+  }, 60_000);
+
+  test("a blocked call whose arguments held a secret is not run on resume with the placeholder", async () => {
+    const key = secretOf("openai-key");
+    e2e.fake.script(
+      { toolCalls: [{ name: "write_file", input: { path: "settings.txt", content: `key = ${key}\n` } }] },
+      { text: "Asked for the key again." },
+    );
+    const blocked = await e2e.shiro(["-p", "save my key", "--approvals", "block", "--json"], { protocol: "chat" });
+    expect(blocked.code).toBe(3);
+    const block = parseEventLines(blocked.stdout).find((event) => event.type === "blocked")!;
+    expect(leaks(stateFiles())).toEqual([]);
+    expect((await e2e.shiro(["approve", String(block.approvalId)])).code).toBe(0);
+    const resumed = await e2e.shiro(["runs", "resume", String(block.runId)], { protocol: "chat" });
+    expect([resumed.code, resumed.stdout]).toEqual([0, "Asked for the key again.\n"]);
+    expect(existsSync(join(e2e.dirs.cwd, "settings.txt"))).toBe(false);
+    expect(toolResultsOf(e2e.fake.requests[1]!)[0]!.output).toBe(
+      "Error: Not run: this call's arguments held a secret (openai-key), which shiro never saves, so while it waited for approval the value became <redacted:openai-key>. Get the value again from where it lives and repeat the call.",
+    );
   }, 60_000);
 });
