@@ -152,6 +152,31 @@ function _redactAssignments(text: string, note: (kind: string) => string): strin
   return done === 0 ? text : out + text.slice(done);
 }
 
+/**
+ * Sessions are rewritten whole after every step, so the same long strings are redacted again and
+ * again: long ones are remembered (by content; engines cache a string's hash) up to a bound.
+ */
+const _CACHE_MIN_LENGTH = 256;
+/** Characters of source text held at most (the redacted copies are usually the same strings). */
+const _CACHE_CHARS = 8_000_000;
+const _cache = new Map<string, string>();
+let _cachedChars = 0;
+
+function _redactCached(text: string): string {
+  if (text.length < _CACHE_MIN_LENGTH || text.length > _CACHE_CHARS / 8) return redactText(text).text;
+  const known = _cache.get(text);
+  if (known !== undefined) return known;
+  const redacted = redactText(text).text;
+  while (_cachedChars + text.length > _CACHE_CHARS) {
+    const oldest = _cache.keys().next().value!;
+    _cache.delete(oldest);
+    _cachedChars -= oldest.length;
+  }
+  _cache.set(text, redacted);
+  _cachedChars += text.length;
+  return redacted;
+}
+
 /** Fields that hold opaque provider data, replayed byte for byte and never shown to anyone. */
 const _OPAQUE_KEYS = new Set(["signature", "redactedData", "encryptedContent", "extraContent"]);
 
@@ -165,7 +190,7 @@ function _redactAny(value: unknown, key: string | undefined): unknown {
     if (key !== undefined && isSecretName(key) && isSecretLikeValue(value, { password: _PASSWORD_NAME.test(_normalizeName(key)) })) {
       return placeholderFor(_PASSWORD_NAME.test(_normalizeName(key)) ? "password" : "secret");
     }
-    return redactText(value).text;
+    return _redactCached(value);
   }
   if (Array.isArray(value)) {
     let copy: unknown[] | undefined;
