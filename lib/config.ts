@@ -72,6 +72,8 @@ export const ConfigSchema = v.strictObject({
     auto: v.optional(v.boolean("must be true or false")),
   })),
   historyPairs: v.optional(_posInt(1000)),
+  /** Provider key variables bash and MCP servers may see (withheld by default; lib/secrets/child-env.ts). */
+  passEnv: v.optional(v.array(v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be a variable name")))),
 }, (issue) => `is not a known setting`);
 
 export type ConfigFile = v.InferOutput<typeof ConfigSchema>;
@@ -177,7 +179,7 @@ function _checkUrl(url: string, origin: string): void {
  * An existing file that does not parse is refused, never overwritten.
  */
 export function writeConfigPatch(patch: Partial<ConfigFile>, path = paths.config()): ConfigFile {
-  return updateJsonSync(path, { schema: v.unknown() as v.GenericSchema<unknown, unknown> }, (current) => {
+  return updateJsonSync(path, { schema: v.unknown() as v.GenericSchema<unknown, unknown>, verbatim: true }, (current) => {
     if (current === undefined && readJson(path, { schema: v.unknown() }).status === "corrupt") {
       throw new UserError(`${path}: is not valid JSON; fix or remove it before changing settings`);
     }

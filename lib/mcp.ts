@@ -11,6 +11,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { childEnv } from "./secrets/child-env.ts";
 import { checkServerName, describeTarget, isLocalServer, serverKind, type McpServerConfig } from "./mcp-servers.ts";
 import { createMcpTool, toMcpToolName, type McpCallResult, type McpListedTool } from "./mcp-tools.ts";
 import type { ToolDefinition } from "./tools/types.ts";
@@ -240,7 +241,7 @@ async function _createTransport(server: _Server, hubCwd: string): Promise<Transp
     if (!existsSync(cwd)) throw new Error(`working directory not found: ${cwd}`);
     const transport = new StdioClientTransport({
       command: config.command, args: config.args ?? [], cwd, stderr: "pipe",
-      env: { ..._inheritedEnv(), ...config.env },
+      env: { ...childEnv(), ...config.env },
     });
     // Kept for failure messages; also drains the pipe so a chatty server never blocks on it.
     transport.stderr?.on("data", (chunk: Buffer | string) => {
@@ -264,10 +265,6 @@ async function _createTransport(server: _Server, hubCwd: string): Promise<Transp
   }
   const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
   return new StreamableHTTPClientTransport(url, { requestInit });
-}
-
-function _inheritedEnv(): Record<string, string> {
-  return Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 
 function _describeFailure(server: _Server, error: unknown): string {

@@ -13,6 +13,7 @@
  * `onHistoryChange` after each change so the session can autosave.
  */
 import * as v from "valibot";
+import { findPlaceholderKinds, placeholderFor } from "../secrets/redact.ts";
 import { describeIssue } from "../store/json-file.ts";
 import { addUsage, assistantText, toolCalls, type AssistantMessage, type Message, type ToolCallPart, type ToolResultPart, type Usage } from "../providers/messages.ts";
 import type { ModelEvent, ModelRequest, ThinkingLevel } from "../providers/types.ts";
@@ -242,6 +243,14 @@ async function* _answerCalls(
       if (resumed.decision !== "approved") {
         yield { type: "tool-denied", id: call.id, name: call.name, reason: USER_DENIED_REASON, by: "user" };
         results.push({ type: "tool-result", callId: call.id, name: call.name, output: USER_DENIED_REASON, isError: true });
+        continue;
+      }
+      // The stored call went through the redactor: running it would use the placeholder, not the secret.
+      const lost = findPlaceholderKinds(call.input);
+      if (lost.length > 0) {
+        const error = `Not run: this call's arguments held a secret (${lost.join(", ")}), which shiro never saves, so while it waited for approval the value became ${lost.map(placeholderFor).join(", ")}. Get the value again from where it lives and repeat the call.`;
+        yield { type: "tool-error", id: call.id, name: call.name, error };
+        results.push({ type: "tool-result", callId: call.id, name: call.name, output: error, isError: true });
         continue;
       }
     } else {

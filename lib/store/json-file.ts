@@ -10,6 +10,10 @@
  *   Use it for read-modify-write; a plain atomic write needs no lock.
  * - `appendJsonLine`: one whole line per call, written with a single O_APPEND write, so
  *   concurrent appenders never interleave and a crash leaves at most one partial last line.
+ * - Secrets never reach the disk: every write and append first passes the document through the
+ *   redactor (lib/secrets/redact.ts), so a secret in any string is stored as `<redacted:kind>`.
+ *   The caller's value is never changed. Only files the user writes on purpose (config.json,
+ *   installed registry entries) opt out with `verbatim: true`.
  * - `readJson`: never throws for bad content. A missing file is `missing`; unparsable JSON,
  *   a schema failure or a newer format version is `corrupt` with a one-line reason, so callers
  *   skip and report instead of crashing. Documents carrying a `version` field are migrated
@@ -21,6 +25,7 @@ import {
 } from "node:fs";
 import { dirname } from "node:path";
 import * as v from "valibot";
+import { redactText, redactValue } from "../secrets/redact.ts";
 
 export type ReadResult<T> =
   | { status: "ok"; value: T }
@@ -116,17 +121,23 @@ export interface WriteOptions {
   mode?: number;
   /** Pretty-print with two spaces (default true): state files are meant to be readable. */
   pretty?: boolean;
+  /** Write secrets as they are: only for files the user writes on purpose (config, registry installs). */
+  verbatim?: boolean;
 }
 
 let _tempCounter = 0;
 
 /** Serialises `value` and atomically replaces `path` with it. */
 export function writeJsonAtomic(path: string, value: unknown, options: WriteOptions = {}): void {
-  const text = (options.pretty ?? true) ? `${JSON.stringify(value, null, 2)}\n` : `${JSON.stringify(value)}\n`;
-  writeTextAtomic(path, text, options.mode);
+  const stored = options.verbatim ? value : redactValue(value);
+  const text = (options.pretty ?? true) ? `${JSON.stringify(stored, null, 2)}\n` : `${JSON.stringify(stored)}\n`;
+  writeTextAtomic(path, text, { mode: options.mode, verbatim: true });
 }
 
-export function writeTextAtomic(path: string, text: string, mode = 0o600): void {
+/** Atomically replaces `path` with `text` (redacted unless `verbatim`). */
+export function writeTextAtomic(path: string, content: string, options: Pick<WriteOptions, "mode" | "verbatim"> = {}): void {
+  const text = options.verbatim ? content : redactText(content).text;
+  const mode = options.mode ?? 0o600;
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const temp = `${path}.${process.pid}.${++_tempCounter}.tmp`;
   const fd = openSync(temp, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_TRUNC, mode);
@@ -147,9 +158,9 @@ export function writeTextAtomic(path: string, text: string, mode = 0o600): void 
   }
 }
 
-/** Appends one JSON document as one line, in a single write. */
+/** Appends one JSON document (redacted) as one line, in a single write. */
 export function appendJsonLine(path: string, value: unknown, mode = 0o600): void {
-  const line = Buffer.from(`${JSON.stringify(value)}\n`, "utf8");
+  const line = Buffer.from(`${JSON.stringify(redactValue(value))}\n`, "utf8");
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const fd = openSync(path, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_APPEND, mode);
   try {

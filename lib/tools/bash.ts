@@ -10,6 +10,7 @@
  */
 import { constants } from "node:os";
 import * as v from "valibot";
+import { childEnv } from "../secrets/child-env.ts";
 import { runProcessTree, type CapturedText, type RunResult } from "./process-tree.ts";
 import { RESULT_CAP, capResult, type ToolDefinition } from "./types.ts";
 import description from "./bash.md" with { type: "text" };
@@ -51,6 +52,7 @@ export const bashTool: ToolDefinition<BashInput> = {
     try {
       result = await runProcessTree(file, args, {
         cwd: ctx.root,
+        env: childEnv(),
         timeoutMs,
         signal: ctx.signal,
         onOutput: (chunk) => ctx.emitOutput(chunk),
