@@ -102,9 +102,15 @@ describe("the vendored file", () => {
     expect(VENDORED.info.version).toMatch(/^\d+\.\d+\.\d+$/);
     expect(VENDORED.info.license).toEqual({ name: "MIT", identifier: "MIT" });
     expect(VENDORED["x-vendored"]).toEqual({
-      source: "openai-openapi.json", sha256: expect.stringMatching(/^[0-9a-f]{64}$/), roots: [...SCHEMA_NAMES], refresh: VENDOR_COMMAND,
+      source: expect.stringMatching(/\.json$/), sha256: expect.stringMatching(/^[0-9a-f]{64}$/), roots: [...SCHEMA_NAMES], refresh: VENDOR_COMMAND,
     });
     expect(Object.keys(VENDORED.components.schemas)).toEqual(expect.arrayContaining([...SCHEMA_NAMES]));
+  });
+
+  test("docs/development.md names the vendored version and the refresh command", () => {
+    const doc = readFileSync(join(ROOT, "docs", "development.md"), "utf8").replace(/\s+/g, " ");
+    expect(doc).toContain(`OpenAPI document (version ${VENDORED.info.version}, recorded in the file's \`info.version\``);
+    expect(doc).toContain("bun run vendor:openai-spec path/to/openai-openapi.json");
   });
 
   test("has OpenAI's MIT licence beside it", () => {
