@@ -1,6 +1,6 @@
 /**
- * The root command's flag surface, in one place: citty's args definition, the help text and the
- * strict argv check all read this table.
+ * The root command's flag surface, in one place (the help text and the strict parser read this
+ * table), and that parser, the only one: subcommands parse their argv with it too (_run-citty.ts).
  *
  * Parsing rule (kept from the seed): a flag takes the next argv item as its value unless that item
  * starts with `-`; `--flag=value` works too. `-p` alone (or `-p --json`) means "prompt from stdin".

@@ -1,12 +1,12 @@
 #!/usr/bin/env bun
 /**
- * The `shiro` entry point and citty root command. It parses the flag surface strictly, answers
- * --version and --help without loading anything else, and dispatches subcommands lazily.
+ * The `shiro` entry point. It parses the root flags strictly (cmd/_flags.ts, the one parser,
+ * which subcommands share through cmd/_run-citty.ts), answers --version and --help without
+ * loading anything else, and dispatches subcommands lazily.
  * This file and the modules it imports up front are the start-up path: keep them light.
  * Exit codes are decided here and in cmd/ only.
  */
 import { writeSync } from "node:fs";
-import { defineCommand, type ArgsDef } from "citty";
 import { EXIT, UsageError, UserError } from "../lib/errors.ts";
 import { detectRuntime } from "../lib/runtime.ts";
 import { PRODUCT, VERSION } from "../lib/version.ts";
@@ -17,22 +17,6 @@ export function versionLine(): string {
   const rt = detectRuntime();
   return `${PRODUCT} ${VERSION}  ${rt.name} ${rt.version}  ${rt.platform}-${rt.arch}  ${rt.compiled ? "compiled" : "source"}`;
 }
-
-const rootArgs: ArgsDef = Object.fromEntries(ROOT_FLAGS.map((flag) => [flag.name, {
-  type: flag.kind === "boolean" ? "boolean" : "string",
-  alias: flag.alias,
-  description: flag.description,
-  valueHint: flag.valueHint,
-}]));
-
-export const rootCommand = defineCommand({
-  meta: { name: "shiro", version: VERSION, description: "a coding agent that remembers" },
-  args: rootArgs,
-  subCommands: SUBCOMMANDS,
-  async run({ rawArgs }) {
-    await runRoot(parseFlags(rawArgs, ROOT_FLAGS));
-  },
-});
 
 /**
  * Set when a command wrote only through `writeSync`: the process may exit at once. (In Bun,
