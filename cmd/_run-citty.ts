@@ -5,6 +5,7 @@
 import { renderUsage, runCommand, type ArgsDef, type CommandDef } from "citty";
 import { UsageError } from "../lib/errors.ts";
 import { parseFlags, type FlagSpec } from "./_flags.ts";
+import { writeOut } from "./_output.ts";
 
 export function specsFromArgs(args: ArgsDef): FlagSpec[] {
   const specs: FlagSpec[] = [{ name: "help", alias: "h", kind: "boolean", description: "help" }];
@@ -33,7 +34,7 @@ export async function runStrict(cmd: CommandDef<any>, rawArgs: string[], name: s
   const args: ArgsDef = (typeof cmd.args === "function" ? await cmd.args() : await cmd.args) ?? {};
   const parsed = parseFlags(rawArgs, specsFromArgs(args));
   if (parsed.help) {
-    process.stdout.write(`${(await renderUsage(cmd)).replace(/^/, "")}\n`);
+    writeOut(`${(await renderUsage(cmd)).replace(/^/, "")}\n`);
     return;
   }
   const positionals = Object.values(args).filter((def) => def.type === "positional");

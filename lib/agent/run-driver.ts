@@ -42,6 +42,11 @@ export interface RunDriverOptions {
    * `historyPairs`); 0 sends the whole transcript.
    */
   firstTurnPairs: number;
+  /**
+   * Writes the session at once. Called when a run first changes the history (its prompt joins
+   * it), before the first request, so a run killed then still leaves its question saved.
+   */
+  saveNow?: () => void;
 }
 
 export interface DriveRequest {
@@ -80,12 +85,19 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
       return event;
     };
     let result: TurnResult | undefined;
+    let saved = false;
+    const onHistoryChange = () => {
+      options.markChanged();
+      if (saved) return;
+      saved = true;
+      options.saveNow?.();
+    };
     try {
       const turn = runTurn(input, {
         client: options.client, model: options.model(), thinking: options.thinking(), messages: working, tools: options.tools,
         systemPrompt: options.systemPrompt, gate: options.gate, root: options.root, maxSteps: options.maxSteps(), signal: merged,
         prepareWire: trimmed ? undefined : (messages, system, s) => options.context.prepareWire(messages, system, s, log.id),
-        onHistoryChange: options.markChanged,
+        onHistoryChange,
         afterTool: (name) => _stateAfterTool(name, session.notebook.todos, options.memory),
       });
       for (;;) {

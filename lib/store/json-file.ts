@@ -10,17 +10,21 @@
  *   Use it for read-modify-write; a plain atomic write needs no lock.
  * - `appendJsonLine`: one whole line per call, written with a single O_APPEND write, so
  *   concurrent appenders never interleave and a crash leaves at most one partial last line.
+ * - Both writers fail with a StateWriteError (lib/os-errors.ts): one sentence naming the file,
+ *   the cause in words (the disk is full, the file system is read-only, the name is too long)
+ *   and that the previous version, or the lines already there, are intact.
  * - `readJson`: never throws for bad content. A missing file is `missing`; unparsable JSON,
  *   a schema failure or a newer format version is `corrupt` with a one-line reason, so callers
  *   skip and report instead of crashing. Documents carrying a `version` field are migrated
  *   forward before validation.
  */
 import {
-  closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync,
+  closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync,
   constants as fsConstants,
 } from "node:fs";
 import { dirname } from "node:path";
 import * as v from "valibot";
+import { StateWriteError, type StateWriteKind } from "../os-errors.ts";
 
 export type ReadResult<T> =
   | { status: "ok"; value: T }
@@ -126,7 +130,21 @@ export function writeJsonAtomic(path: string, value: unknown, options: WriteOpti
   writeTextAtomic(path, text, options.mode);
 }
 
+/** Failures throw StateWriteError: the file, the cause in words, and that the old version is intact. */
 export function writeTextAtomic(path: string, text: string, mode = 0o600): void {
+  try {
+    _writeTextAtomic(path, text, mode);
+  } catch (error) {
+    throw _sentence(error, path, "replace");
+  }
+}
+
+function _sentence(error: unknown, path: string, kind: StateWriteKind): unknown {
+  if (error instanceof StateWriteError || typeof (error as NodeJS.ErrnoException)?.code !== "string") return error;
+  return new StateWriteError(path, error, kind, existsSync(path));
+}
+
+function _writeTextAtomic(path: string, text: string, mode: number): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const temp = `${path}.${process.pid}.${++_tempCounter}.tmp`;
   const fd = openSync(temp, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_TRUNC, mode);
@@ -150,12 +168,16 @@ export function writeTextAtomic(path: string, text: string, mode = 0o600): void 
 /** Appends one JSON document as one line, in a single write. */
 export function appendJsonLine(path: string, value: unknown, mode = 0o600): void {
   const line = Buffer.from(`${JSON.stringify(value)}\n`, "utf8");
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const fd = openSync(path, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_APPEND, mode);
   try {
-    writeSync(fd, line);
-  } finally {
-    closeSync(fd);
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    const fd = openSync(path, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_APPEND, mode);
+    try {
+      writeSync(fd, line);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    throw _sentence(error, path, "append");
   }
 }
 
