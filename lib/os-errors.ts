@@ -38,17 +38,18 @@ export function describeErrno(error: unknown): string {
   return code && !message.includes(code) ? `${message} (${code})` : message;
 }
 
-export type StateWriteKind = "replace" | "append";
+export type StateWriteKind = "replace" | "append" | "lock";
 
 /** A state file could not be written. Exit 1, one line, the errno on `code`. */
 export class StateWriteError extends UserError {
   override name = "StateWriteError";
   readonly code?: string;
   constructor(readonly path: string, cause: unknown, kind: StateWriteKind, existed: boolean) {
-    const intact = kind === "append"
-      ? existed ? "the lines already in it are intact" : "nothing was written"
+    const intact = kind === "lock" ? "no state file was changed"
+      : kind === "append" ? existed ? "the lines already in it are intact" : "nothing was written"
       : existed ? "its previous version is intact" : "nothing was written";
-    super(`cannot ${kind === "append" ? "append to" : "save"} ${path}: ${describeErrno(cause)}; ${intact}`);
+    const verb = kind === "lock" ? "create the lock file" : kind === "append" ? "append to" : "save";
+    super(`cannot ${verb} ${path}: ${describeErrno(cause)}; ${intact}`);
     this.code = (cause as NodeJS.ErrnoException | undefined)?.code;
     this.cause = cause;
   }

@@ -24,7 +24,7 @@ import {
 } from "node:fs";
 import { dirname } from "node:path";
 import * as v from "valibot";
-import { StateWriteError, type StateWriteKind } from "../os-errors.ts";
+import { StateWriteError, describeErrno, type StateWriteKind } from "../os-errors.ts";
 
 export type ReadResult<T> =
   | { status: "ok"; value: T }
@@ -78,7 +78,7 @@ export function readJson<T>(path: string, options: ReadOptions<T>): ReadResult<T
     text = readFileSync(path, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return { status: "missing" };
-    return { status: "corrupt", reason: `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
+    return { status: "corrupt", reason: `cannot be read: ${describeErrno(error)}` };
   }
   return parseJson(text, options);
 }
@@ -284,7 +284,7 @@ function _tryAcquire(lockPath: string): { acquired: boolean; holder?: number } {
       mkdirSync(dirname(lockPath), { recursive: true, mode: 0o700 });
       return { acquired: false };
     }
-    if (code !== "EEXIST") throw error;
+    if (code !== "EEXIST") throw _sentence(error, lockPath, "lock");
   }
   const holder = _readHolder(lockPath);
   if (_isStale(lockPath, holder)) _takeOver(lockPath, holder.text!);
