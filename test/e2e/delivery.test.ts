@@ -273,6 +273,14 @@ describe("OS errors are sentences naming the file", () => {
     expect(e2e.fake.requests.length).toBe(0);
   });
 
+  test("a 300-character folder name in SHIRO_HOME: exit 1, one line naming the file and why", async () => {
+    const home = join(e2e.dirs.home, "h".repeat(300));
+    const result = await e2e.shiro(["-p", "hi"], { env: { SHIRO_HOME: home } });
+    expect({ code: result.code, stderr: result.stderr }).toEqual({
+      code: 1, stderr: `shiro: ${home}/.shiro-neko/config.json: cannot be read: the name is too long for the file system (ENAMETOOLONG)\n`,
+    });
+  });
+
   test("a full disk under the run log: the run says which file, and that its lines are intact", async () => {
     const runId = "0193ab2c-0000-7000-8000-000000000001";
     const events = join(e2e.dirs.home, ".shiro-neko", "events");
