@@ -308,23 +308,11 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     model: () => model, thinking: () => thinking, maxSteps: () => variant.maxSteps ?? config.file.maxSteps ?? DEFAULT_MAX_STEPS,
     tools: offeredNow, systemPrompt, outside: mcpEvents,
     firstTurnPairs: headless && picked.resumed ? config.file.historyPairs ?? 0 : 0,
-    saveNow: () => writer.flush(),
+    saveNow: () => writer.flush(), startupNotices: headless ? notices : undefined,
   });
   // A new session is written before its first run starts, so a run killed in its first moments
   // still leaves a session that `-c` resumes.
   let persisted = picked.resumed;
-  // Headless start-up diagnostics join the first run's stream and log, so `--json` readers get
-  // them as `notice` events; the REPL shows them in its banner instead.
-  let startupPending = headless;
-  const startupEvents = function* (log: { append(event: AgentEvent): void }): Generator<AgentEvent> {
-    if (!startupPending) return;
-    startupPending = false;
-    for (const text of notices) {
-      const notice: AgentEvent = { type: "notice", text };
-      log.append(notice);
-      yield notice;
-    }
-  };
   const runOptions = runOptionsFromFlags(flags);
 
   let closing: Promise<void> = Promise.resolve();
@@ -373,7 +361,6 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       const start: AgentEvent = { type: "run-start", runId, sessionId: session.id, cwd, provider: config.preset.id, model, agent: variant.name, protocol: client.protocol };
       log.append(start);
       yield start;
-      yield* startupEvents(log);
       yield* driver.drive({ input: { prompt }, log, signal, query: prompt });
     },
     async *resumeRun(run, decision, signal) {
@@ -383,7 +370,6 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       const notice: AgentEvent = { type: "notice", text: `resuming run ${shortRunId(run.id)}: approval ${shortApprovalId(run.suspended.approvalId)} was ${decision}` };
       log.append(notice);
       yield notice;
-      yield* startupEvents(log);
       // The exchange records the whole question; the snapshot keeps only its first 200 characters.
       const asked = session.messages.slice(0, run.suspended.assistantIndex).findLast((message) => message.role === "user");
       yield* driver.drive({ input: { resume: run.suspended, decision }, log, signal, query: asked?.role === "user" ? asked.content : run.prompt });

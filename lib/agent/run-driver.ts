@@ -47,6 +47,11 @@ export interface RunDriverOptions {
    * it), before the first request, so a run killed then still leaves its question saved.
    */
   saveNow?: () => void;
+  /**
+   * Start-up diagnostics of a headless session: the first run yields them as `notice` events
+   * right after it starts (and logs them), so `--json` readers get them. The REPL shows its own.
+   */
+  startupNotices?: readonly string[];
 }
 
 export interface DriveRequest {
@@ -69,6 +74,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
   const { session } = options;
   let subagentUsage: Usage | undefined;
   let firstTurn = true;
+  let startupNotices = options.startupNotices;
 
   async function* drive({ input, log, signal, query }: DriveRequest): AsyncGenerator<AgentEvent, void, undefined> {
     const cancel = new AbortController();
@@ -93,6 +99,9 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
       options.saveNow?.();
     };
     try {
+      const startup = startupNotices ?? [];
+      startupNotices = undefined;
+      for (const text of startup) yield emit({ type: "notice", text });
       const turn = runTurn(input, {
         client: options.client, model: options.model(), thinking: options.thinking(), messages: working, tools: options.tools,
         systemPrompt: options.systemPrompt, gate: options.gate, root: options.root, maxSteps: options.maxSteps(), signal: merged,
