@@ -14,6 +14,7 @@ export async function runHeadless(prompt: string, flags: AgentFlags, options: He
   let interrupts = 0;
   const onSignal = () => {
     interrupts += 1;
+    // A second Ctrl-C leaves at once, without waiting for a reader that may never read.
     if (interrupts > 1) process.exit(EXIT.interrupted);
     controller.abort();
   };
