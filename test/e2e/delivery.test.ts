@@ -126,6 +126,17 @@ describe("a reader that goes away ends the process quietly", () => {
     });
   }
 
+  test("a run whose reader left stops there (aborted, its question saved) instead of working on for nobody", async () => {
+    const runId = "0193ab2c-0000-7000-8000-0000000000e1";
+    e2e.fake.script({ text: BIG, toolCalls: [{ name: "glob", input: { pattern: "*" } }] }, { stallMs: 15_000, text: "nobody reads this" });
+    const result = await runPiped(["-p", "say a lot", "--json"], "head -c 100 >/dev/null", { env: { SHIRO_RUN_ID: runId } });
+    expect(result.code).toBe(0);
+    const done = await e2e.shiro(["runs", "events", runId, "--json", "--type", "done"]);
+    expect(parseEventLines(done.stdout).map((event) => event.stop)).toEqual(["aborted"]);
+    const sessions = JSON.parse((await e2e.shiro(["sessions", "--json"])).stdout) as { title: string }[];
+    expect(sessions.map((session) => session.title)).toEqual(["say a lot"]);
+  });
+
   test("runs events --json and sessions show --json | head -c 10: exit 0, stderr empty", async () => {
     const { runId, sessionId } = await bigRun();
     for (const args of [["runs", "events", runId, "--json"], ["sessions", "show", sessionId, "--json"]]) {
