@@ -18,6 +18,7 @@ import { createRenderer } from "../lib/repl/renderer.ts";
 import { colourEnabled, createStyle } from "../lib/repl/style.ts";
 import { PRODUCT, VERSION } from "../lib/version.ts";
 import { SLASH_COMMANDS, runSlashCommand, type SlashOutcome } from "./_slash.ts";
+import { exitAfterOutput, writeOut } from "./_output.ts";
 
 /** Flags that pin a provider, cleared once /provider (or the first-start setup) has saved one. */
 const _USE_SAVED_PROVIDER: Partial<AgentFlags> = { provider: undefined, model: undefined, baseURL: undefined, protocol: undefined };
@@ -26,7 +27,7 @@ const _NO_RESUME: Partial<AgentFlags> = { continue: false, resume: undefined };
 
 export async function startRepl(flags: AgentFlags): Promise<number> {
   const style = createStyle(colourEnabled());
-  const write = (text: string) => process.stdout.write(text);
+  const write = (text: string) => writeOut(text);
   const cwd = process.cwd();
   let rl: Interface | undefined;
 
@@ -197,7 +198,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     const onHangup = () => {
       running?.abort();
       agent.close();
-      void agent.closed.finally(() => process.exit(EXIT.interrupted));
+      void agent.closed.finally(() => exitAfterOutput(EXIT.interrupted));
     };
     process.once("SIGHUP", onHangup);
     process.once("SIGTERM", onHangup);

@@ -9,6 +9,7 @@
 import type { ArgsDef, CommandContext, CommandDef } from "citty";
 import { UsageError } from "../lib/errors.ts";
 import { parseFlags, type FlagSpec, type ParsedFlags } from "./_flags.ts";
+import { writeOut } from "./_output.ts";
 
 export function specsFromArgs(args: ArgsDef): FlagSpec[] {
   const specs: FlagSpec[] = [{ name: "help", alias: "h", kind: "boolean", description: "help" }];
@@ -38,7 +39,7 @@ export async function runStrict(cmd: CommandDef<any>, rawArgs: string[], name: s
   const parsed = parseFlags(rawArgs, specsFromArgs(args));
   if (parsed.help) {
     const { renderCommandUsage } = await import("./_usage.ts");
-    process.stdout.write(`${await renderCommandUsage(cmd, name)}\n`);
+    writeOut(`${await renderCommandUsage(cmd, name)}\n`);
     return;
   }
   const positionals = Object.values(args).filter((def) => def.type === "positional");

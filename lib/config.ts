@@ -7,7 +7,7 @@
  * existing file (other keys kept) under the file lock, atomically.
  */
 import * as v from "valibot";
-import { UserError } from "./errors.ts";
+import { EXIT, UserError } from "./errors.ts";
 import { paths } from "./paths.ts";
 import { PRESET_IDS, PROTOCOL_FLAG_VALUES, findPreset, type Preset, type Protocol, type ProtocolFlag } from "./providers/presets.ts";
 import { describeIssue, parseJson, readJson, updateJsonSync } from "./store/json-file.ts";
@@ -110,7 +110,37 @@ export function loadConfigFile(path = paths.config()): ConfigFile {
   const read = readJson(path, { schema: ConfigSchema });
   if (read.status === "missing") return {};
   if (read.status === "corrupt") throw new UserError(`${path}: ${_configReason(read.reason)}`);
+  checkPluginNames(read.value.plugins, path);
   return read.value;
+}
+
+/**
+ * A `plugins` list replaces the default one, so a misspelt name would silently leave the guard
+ * off: every name must be a builtin plugin. Throws a usage error (exit 2) naming the valid ones.
+ */
+export function checkPluginNames(names: readonly string[] | undefined, origin: string): void {
+  const known: readonly string[] = BUILTIN_PLUGIN_NAMES;
+  const wrong = names?.find((name) => !known.includes(name));
+  if (wrong === undefined) return;
+  const near = known.find((name) => _isNearMiss(wrong, name));
+  throw new UserError(
+    `${origin}: "plugins" lists "${wrong}", which is not a plugin${near ? ` (did you mean "${near}"?)` : ""}. Valid plugins: ${known.join(", ")}`,
+    EXIT.usage,
+  );
+}
+
+/** Same letters up to case and spaces, or one edit or swap away. */
+function _isNearMiss(typed: string, name: string): boolean {
+  const a = typed.trim().toLowerCase();
+  if (a === name) return true;
+  if (Math.abs(a.length - name.length) > 1) return false;
+  const [short, long] = a.length <= name.length ? [a, name] : [name, a];
+  let i = 0;
+  while (i < short.length && short[i] === long[i]) i++;
+  if (short.length === long.length) {
+    return short.slice(i + 1) === long.slice(i + 1) || (short[i] === long[i + 1] && short[i + 1] === long[i] && short.slice(i + 2) === long.slice(i + 2));
+  }
+  return short.slice(i) === long.slice(i + 1);
 }
 
 function _configReason(reason: string): string {
@@ -191,6 +221,7 @@ export function writeConfigPatch(patch: Partial<ConfigFile>, path = paths.config
     }
     const checked = parseJson(JSON.stringify(merged), { schema: ConfigSchema });
     if (checked.status !== "ok") throw new UserError(`${path}: ${checked.status === "corrupt" ? checked.reason : "invalid"}`);
+    checkPluginNames(checked.value.plugins, path);
     return merged;
   }) as ConfigFile;
 }

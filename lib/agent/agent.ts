@@ -308,7 +308,11 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     model: () => model, thinking: () => thinking, maxSteps: () => variant.maxSteps ?? config.file.maxSteps ?? DEFAULT_MAX_STEPS,
     tools: offeredNow, systemPrompt, outside: mcpEvents,
     firstTurnPairs: headless && picked.resumed ? config.file.historyPairs ?? 0 : 0,
+    saveNow: () => writer.flush(), startupNotices: headless ? notices : undefined,
   });
+  // A new session is written before its first run starts, so a run killed in its first moments
+  // still leaves a session that `-c` resumes.
+  let persisted = picked.resumed;
   const runOptions = runOptionsFromFlags(flags);
 
   let closing: Promise<void> = Promise.resolve();
@@ -349,6 +353,10 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
         protocol: client.protocol, agent: variant.name, prompt: prompt.slice(0, 200), status: "running", pid: process.pid,
         startedAt: new Date().toISOString(), steps: 0, options: runOptions, ...(options.detached ? { detached: true } : {}),
       };
+      if (!persisted) {
+        writer.save();
+        persisted = true;
+      }
       const log = openRunLog(snapshot, { fresh: true });
       const start: AgentEvent = { type: "run-start", runId, sessionId: session.id, cwd, provider: config.preset.id, model, agent: variant.name, protocol: client.protocol };
       log.append(start);

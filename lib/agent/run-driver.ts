@@ -42,6 +42,16 @@ export interface RunDriverOptions {
    * `historyPairs`); 0 sends the whole transcript.
    */
   firstTurnPairs: number;
+  /**
+   * Writes the session at once. Called when a run first changes the history (its prompt joins
+   * it), before the first request, so a run killed then still leaves its question saved.
+   */
+  saveNow?: () => void;
+  /**
+   * Start-up diagnostics of a headless session: the first run yields them as `notice` events
+   * right after it starts (and logs them), so `--json` readers get them. The REPL shows its own.
+   */
+  startupNotices?: readonly string[];
 }
 
 export interface DriveRequest {
@@ -64,6 +74,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
   const { session } = options;
   let subagentUsage: Usage | undefined;
   let firstTurn = true;
+  let startupNotices = options.startupNotices;
 
   async function* drive({ input, log, signal, query }: DriveRequest): AsyncGenerator<AgentEvent, void, undefined> {
     const cancel = new AbortController();
@@ -80,12 +91,22 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
       return event;
     };
     let result: TurnResult | undefined;
+    let saved = false;
+    const onHistoryChange = () => {
+      options.markChanged();
+      if (saved) return;
+      saved = true;
+      options.saveNow?.();
+    };
     try {
+      const startup = startupNotices ?? [];
+      startupNotices = undefined;
+      for (const text of startup) yield emit({ type: "notice", text });
       const turn = runTurn(input, {
         client: options.client, model: options.model(), thinking: options.thinking(), messages: working, tools: options.tools,
         systemPrompt: options.systemPrompt, gate: options.gate, root: options.root, maxSteps: options.maxSteps(), signal: merged,
         prepareWire: trimmed ? undefined : (messages, system, s) => options.context.prepareWire(messages, system, s, log.id),
-        onHistoryChange: options.markChanged,
+        onHistoryChange,
         afterTool: (name) => _stateAfterTool(name, session.notebook.todos, options.memory),
       });
       for (;;) {
