@@ -1,0 +1,342 @@
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import type { ApprovalRequest, DecisionSource } from "../../lib/approval.ts";
+import { buildBwrapArgv } from "../../lib/sandbox/bwrap.ts";
+import { checkSandbox } from "../../lib/sandbox/check.ts";
+import { describeSandbox, detectSandbox, type SandboxStatus } from "../../lib/sandbox/detect.ts";
+import { explainSandboxFailure } from "../../lib/sandbox/explain.ts";
+import { buildSeatbeltArgv, buildSeatbeltProfile } from "../../lib/sandbox/seatbelt.ts";
+import { HEADLESS_STAYS_INSIDE, USER_KEPT_INSIDE, createCommandSandbox, type CommandSandbox } from "../../lib/sandbox/session.ts";
+import { bashTool } from "../../lib/tools/bash.ts";
+import type { ToolContext } from "../../lib/tools/types.ts";
+import { BWRAP_USABLE, sandboxTest } from "./sandbox-required.ts";
+
+let base = "";
+let root = "";
+let outside = "";
+
+beforeAll(() => {
+  base = realpathSync(mkdtempSync(join(tmpdir(), "shiro-sandbox-")));
+  root = join(base, "ws");
+  outside = realpathSync(mkdtempSync(join(tmpdir(), "shiro-sandbox-outside-")));
+  mkdirSync(root);
+});
+
+afterAll(() => {
+  rmSync(base, { recursive: true, force: true });
+  rmSync(outside, { recursive: true, force: true });
+});
+
+const BWRAP_ON: SandboxStatus = { mode: "workspace-write", network: false, runner: { kind: "bwrap", path: "/usr/bin/bwrap" }, source: "default", mcp: false };
+
+describe("buildBwrapArgv", () => {
+  test("workspace-write as root: user namespace without caps, no network, read-only host, private /tmp, writable workspace", () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "shiro-argv-")));
+    try {
+      expect(buildBwrapArgv("/usr/bin/bwrap", { mode: "workspace-write", network: false }, dir, ["bash", "-lc", "ls"], 0)).toEqual([
+        "/usr/bin/bwrap", "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-user", "--cap-drop", "ALL", "--unshare-net",
+        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--bind", dir, dir,
+        "--setenv", "TMPDIR", "/tmp", "--chdir", dir, "--", "bash", "-lc", "ls",
+      ]);
+      mkdirSync(join(dir, ".git", "hooks"), { recursive: true });
+      writeFileSync(join(dir, ".git", "config"), "");
+      expect(buildBwrapArgv("/b", { mode: "workspace-write", network: true }, dir, ["true"], 1000)).toEqual([
+        "/b", "--die-with-parent", "--new-session", "--unshare-pid",
+        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--bind", dir, dir,
+        "--ro-bind", join(dir, ".git/hooks"), join(dir, ".git/hooks"), "--ro-bind", join(dir, ".git/config"), join(dir, ".git/config"),
+        "--setenv", "TMPDIR", "/tmp", "--chdir", dir, "--", "true",
+      ]);
+      expect(buildBwrapArgv("/b", { mode: "read-only", network: false }, dir, ["true"], 1000)).toEqual([
+        "/b", "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-net",
+        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--ro-bind", dir, dir,
+        "--setenv", "TMPDIR", "/tmp", "--chdir", dir, "--", "true",
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("seatbelt profile", () => {
+  test("writes only in the workspace and the private temp folder, git hooks protected, no network", () => {
+    expect(buildSeatbeltProfile({ mode: "workspace-write", network: false })).toBe([
+      "(version 1)",
+      "(allow default)",
+      "(deny file-write*)",
+      '(allow file-write* (subpath (param "ROOT")) (subpath (param "TMP")) (literal "/dev/null") (literal "/dev/zero") (literal "/dev/tty") (literal "/dev/dtracehelper") (regex #"^/dev/fd/"))',
+      '(deny file-write* (subpath (string-append (param "ROOT") "/.git/hooks")) (literal (string-append (param "ROOT") "/.git/config")))',
+      "(deny network*)",
+      "",
+    ].join("\n"));
+  });
+
+  test("read-only with network: the workspace is not writable, the network is left alone", () => {
+    const profile = buildSeatbeltProfile({ mode: "read-only", network: true });
+    expect([profile.includes('(param "ROOT")'), profile.includes("network")]).toEqual([false, false]);
+  });
+
+  test("paths travel as -D parameters, never inside the profile", () => {
+    const argv = buildSeatbeltArgv("/usr/bin/sandbox-exec", { mode: "workspace-write", network: false }, '/w/"x")(allow', "/t", ["bash", "-lc", "ls"]);
+    expect(argv.slice(3)).toEqual(["-D", 'ROOT=/w/"x")(allow', "-D", "TMP=/t", "/usr/bin/env", "TMPDIR=/t", "bash", "-lc", "ls"]);
+    expect(argv[2]).toBe(buildSeatbeltProfile({ mode: "workspace-write", network: false }));
+  });
+});
+
+describe("explainSandboxFailure", () => {
+  const writeRefusals = [
+    "bash: line 1: /usr/x: Read-only file system",
+    "OSError: [Errno 30] Read-only file system: '/usr/x'",
+    "Error: EROFS: read-only file system, open '/usr/x'",
+    "cp: cannot create regular file '/usr/x': Read-only file system",
+    "touch: cannot touch '/root/.bashrc': Read-only file system",
+  ];
+  const networkFailures = [
+    "ConnectionRefusedError: [Errno 111] Connection refused",
+    "Error: connect ECONNREFUSED 127.0.0.1:4000",
+    "bash: line 1: /dev/tcp/127.0.0.1/4000: Connection refused",
+    "curl: (6) Could not resolve host: example.com",
+    "curl: (7) Failed to connect to 127.0.0.1 port 4000 after 0 ms: Couldn't connect to server",
+    "ping: connect: Network is unreachable",
+    "socket.gaierror: [Errno -3] Temporary failure in name resolution",
+    "Error: getaddrinfo EAI_AGAIN registry.npmjs.org",
+    "fatal: unable to access 'https://github.com/x/y/': Could not resolve host: github.com",
+  ];
+
+  test.each(writeRefusals)("a refused write is explained: %s", (output) => {
+    expect(explainSandboxFailure(BWRAP_ON, { code: 1, output })).toBe(
+      "the workspace-write sandbox refused a write outside the workspace: commands may write only in the workspace and a private /tmp");
+    expect(explainSandboxFailure({ ...BWRAP_ON, mode: "read-only" }, { code: 1, output })).toBe(
+      "the read-only sandbox refused a write: commands may write only in a private /tmp that is discarded afterwards");
+  });
+
+  test.each(networkFailures)("a network failure is explained when the network is off: %s", (output) => {
+    expect(explainSandboxFailure(BWRAP_ON, { code: 7, output })).toBe(
+      'the workspace-write sandbox has no network (config "sandbox.network" is off), so connections and name lookups fail');
+    expect(explainSandboxFailure({ ...BWRAP_ON, network: true }, { code: 7, output })).toBeUndefined();
+  });
+
+  test("nothing is blamed on the sandbox: success, a timeout, an interrupt, an ordinary failure, the sandbox off", () => {
+    const output = writeRefusals[0]!;
+    expect([
+      explainSandboxFailure(BWRAP_ON, { code: 0, output }),
+      explainSandboxFailure(BWRAP_ON, { code: null, output, timedOut: true }),
+      explainSandboxFailure(BWRAP_ON, { code: 1, output, aborted: true }),
+      explainSandboxFailure(BWRAP_ON, { code: 2, output: "ls: cannot access 'nope': No such file or directory" }),
+      explainSandboxFailure({ mode: "off", network: false }, { code: 1, output }),
+    ]).toEqual([undefined, undefined, undefined, undefined, undefined]);
+  });
+
+  test("under sandbox-exec a refused write reads 'Operation not permitted'", () => {
+    const mac: SandboxStatus = { ...BWRAP_ON, runner: { kind: "sandbox-exec", path: "/usr/bin/sandbox-exec" } };
+    expect(explainSandboxFailure(mac, { code: 1, output: "touch: /usr/x: Operation not permitted" })).toContain("refused a write outside the workspace");
+  });
+});
+
+describe("detectSandbox", () => {
+  let bin = "";
+  beforeAll(() => {
+    bin = mkdtempSync(join(tmpdir(), "shiro-fake-bwrap-"));
+    writeFileSync(join(bin, "bwrap"), "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n");
+    chmodSync(join(bin, "bwrap"), 0o755);
+  });
+  afterAll(() => rmSync(bin, { recursive: true, force: true }));
+
+  test("turned off by the user: off, and nothing to say", () => {
+    expect(detectSandbox({ noSandbox: true, config: "read-only" })).toEqual({ mode: "off", network: false, source: "--no-sandbox", mcp: false });
+    expect(detectSandbox({ config: { mode: "off", network: true, mcp: true } })).toEqual({ mode: "off", network: true, source: "config", mcp: true });
+  });
+
+  test("the default without a working bwrap: off with one notice saying why", () => {
+    const cases = [
+      [{ config: { bwrap: "/nowhere/bwrap" } }, '"sandbox.bwrap" names /nowhere/bwrap, which is not an executable file'],
+      [{ config: { bwrap: bin } }, `"sandbox.bwrap" names ${bin}, which is not an executable file`],
+      [{ env: { PATH: "/nowhere:relative/dir" } }, "bwrap (bubblewrap) is not on PATH"],
+      [{ env: { PATH: bin } }, `bwrap (${bin}/bwrap) does not work here: bwrap: No permissions to create new namespace`],
+      [{ platform: "win32" as const }, "no sandbox runner exists for win32"],
+    ] as const;
+    for (const [options, why] of cases) {
+      expect(detectSandbox(options)).toEqual({
+        mode: "off", network: false, source: "default", mcp: false,
+        notice: `sandbox off: ${why}; shell commands run unconfined (install bubblewrap, or set "sandbox": "off" to silence this)`,
+      });
+    }
+  });
+
+  test("a mode named in config that cannot be had: commands are refused, not run unconfined", async () => {
+    const status = detectSandbox({ config: { mode: "workspace-write", bwrap: "/nowhere/bwrap" } });
+    expect([status.mode, status.notice, status.refusal]).toEqual([
+      "off",
+      'sandbox workspace-write unavailable: "sandbox.bwrap" names /nowhere/bwrap, which is not an executable file; shell commands are refused until it works or config sets "sandbox": "off"',
+      'Refused: config asks for the workspace-write sandbox, but "sandbox.bwrap" names /nowhere/bwrap, which is not an executable file. Install bubblewrap (apt-get install bubblewrap), fix "sandbox.bwrap", or set "sandbox" to "off" in config.json.',
+    ]);
+    const marker = join(root, "refused-marker");
+    const sandbox = createCommandSandbox(status);
+    await expect(bashTool.execute({ command: `touch ${marker}` }, context({ sandbox }))).rejects.toThrow(status.refusal!);
+    expect(existsSync(marker)).toBe(false);
+    expect(describeSandbox(status)).toBe("sandbox: unavailable, shell commands are refused");
+  });
+
+  sandboxTest("bwrap on PATH that works: workspace-write by default, network from config", () => {
+    expect(detectSandbox({})).toMatchObject({ mode: "workspace-write", network: false, source: "default", runner: { kind: "bwrap" } });
+    expect(detectSandbox({ config: { mode: "read-only", network: true } })).toMatchObject({ mode: "read-only", network: true, source: "config" });
+    expect(describeSandbox(detectSandbox({}))).toMatch(/^sandbox: workspace-write \(bwrap \/.+\), network off$/);
+  });
+});
+
+function context(overrides: Partial<ToolContext> = {}): ToolContext {
+  return { root, signal: new AbortController().signal, emitOutput: () => {}, callId: "call-1", ...overrides };
+}
+
+function sandboxOf(mode: "workspace-write" | "read-only", options: { network?: boolean; decide?: DecisionSource } = {}): CommandSandbox {
+  const status = detectSandbox({ config: { mode, network: options.network ?? false } });
+  return createCommandSandbox(status, { decide: options.decide });
+}
+
+describe("bash in the sandbox", () => {
+  let server: Server;
+  let port = 0;
+  let connections = 0;
+  // `bash -l` reads the home's profile; an empty temp home keeps this machine's dotfiles out of the results.
+  const savedHome = process.env.HOME;
+  afterAll(() => {
+    process.env.HOME = savedHome;
+  });
+  beforeAll(async () => {
+    process.env.HOME = base;
+    server = createServer((socket) => {
+      connections += 1;
+      socket.end();
+    });
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    port = (server.address() as { port: number }).port;
+  });
+  afterAll(() => server.close());
+  afterEach(() => {
+    for (const name of ["hooked", "escaped"]) rmSync(join(root, name), { force: true });
+  });
+
+  const writers = (target: string) => [
+    `echo pwned > ${target}`,
+    `python3 -c "open('${target}', 'w').write('pwned')"`,
+    `node -e "require('fs').writeFileSync('${target}', 'pwned')"`,
+    `cp /etc/hostname ${target}`,
+  ];
+
+  sandboxTest("writes outside the workspace leave no file: a sibling folder, the parent folder, .git/hooks", async () => {
+    const sandbox = sandboxOf("workspace-write");
+    mkdirSync(join(root, ".git", "hooks"), { recursive: true });
+    const targets = [join(outside, "out.txt"), join(base, "parent.txt"), join(root, ".git", "hooks", "pre-commit")];
+    for (const target of targets) {
+      for (const command of writers(target)) {
+        await bashTool.execute({ command }, context({ sandbox }));
+        expect({ command, exists: existsSync(target) }).toEqual({ command, exists: false });
+      }
+    }
+    rmSync(join(root, ".git"), { recursive: true, force: true });
+  }, 60_000);
+
+  sandboxTest("a refused write says so, and headless runs do not leave the sandbox", async () => {
+    const sandbox = sandboxOf("workspace-write");
+    mkdirSync(join(root, ".git", "hooks"), { recursive: true });
+    const hook = join(root, ".git", "hooks", "pre-commit");
+    const result = await bashTool.execute({ command: `echo pwned > ${hook}` }, context({ sandbox }));
+    expect(result).toBe([
+      "exit: 1", "", "stderr:", `bash: line 1: ${hook}: Read-only file system`, "",
+      "sandbox: the workspace-write sandbox refused a write outside the workspace: commands may write only in the workspace and a private /tmp.",
+      HEADLESS_STAYS_INSIDE,
+    ].join("\n"));
+    expect(existsSync(hook)).toBe(false);
+    rmSync(join(root, ".git"), { recursive: true, force: true });
+  });
+
+  sandboxTest("workspace writes work with every writer; the host's /usr and /etc are readable; git works", async () => {
+    const sandbox = sandboxOf("workspace-write");
+    for (const [index, command] of writers(join(root, "w.txt")).entries()) {
+      rmSync(join(root, "w.txt"), { force: true });
+      const result = await bashTool.execute({ command }, context({ sandbox }));
+      expect({ index, result, exists: existsSync(join(root, "w.txt")) }).toEqual({ index, result: "exit: 0\n\n(no output)", exists: true });
+    }
+    rmSync(join(root, "w.txt"), { force: true });
+    const seen = await bashTool.execute({ command: "test -r /etc/passwd && test -x /usr/bin/env && ls -d /bin /lib* >/dev/null && echo readable" }, context({ sandbox }));
+    expect(seen).toBe("exit: 0\n\nstdout:\nreadable");
+    const git = "git init -q repo && cd repo && echo a > a && git add a && git -c user.name=t -c user.email=t@e commit -q -m one && git log --format=%s && git status --short | wc -l";
+    expect(await bashTool.execute({ command: git }, context({ sandbox }))).toBe("exit: 0\n\nstdout:\none\n0");
+    rmSync(join(root, "repo"), { recursive: true, force: true });
+  });
+
+  sandboxTest("/tmp is private: written inside, gone outside", async () => {
+    const name = `shiro-private-${process.pid}-${Date.now()}`;
+    const result = await bashTool.execute({ command: `echo kept > /tmp/${name} && cat /tmp/${name} && ls -A /tmp` }, context({ sandbox: sandboxOf("workspace-write") }));
+    // Only the file and the folder leading to the workspace: nothing of the host's /tmp.
+    expect([result, existsSync(join("/tmp", name))]).toEqual([`exit: 0\n\nstdout:\nkept\n${[name, basename(base)].sort().join("\n")}`, false]);
+  });
+
+  sandboxTest("no network: a connection to a server on 127.0.0.1 fails, and the result says why", async () => {
+    const sandbox = sandboxOf("workspace-write");
+    const connectors = [
+      `exec 3<>/dev/tcp/127.0.0.1/${port}`,
+      `python3 -c "import socket; socket.create_connection(('127.0.0.1', ${port}), timeout=5)"`,
+      `node -e "require('net').connect(${port}, '127.0.0.1').on('error', (e) => { console.error(e.message); process.exit(1); }).on('connect', () => process.exit(0))"`,
+      `curl -sS -m 5 http://127.0.0.1:${port}/`,
+    ];
+    for (const command of connectors) {
+      const result = await bashTool.execute({ command }, context({ sandbox }));
+      expect({ command, explained: result.includes('sandbox: the workspace-write sandbox has no network (config "sandbox.network" is off)') }).toEqual({ command, explained: true });
+    }
+    expect(connections).toBe(0);
+    const open = await bashTool.execute({ command: connectors[0]! }, context({ sandbox: sandboxOf("workspace-write", { network: true }) }));
+    expect([open, connections]).toEqual(["exit: 0\n\n(no output)", 1]);
+  }, 60_000);
+
+  sandboxTest("read-only: the workspace refuses writes; an approved rerun runs outside, once or always", async () => {
+    const asked: ApprovalRequest[] = [];
+    const answers: ("once" | "always" | "deny")[] = ["deny", "once", "always"];
+    const sandbox = sandboxOf("read-only", { decide: async (request) => (asked.push(request), answers.shift()!) });
+    const escaped = join(root, "escaped");
+    const command = `touch ${escaped}`;
+    const denied = await bashTool.execute({ command }, context({ sandbox }));
+    expect(denied.endsWith(`sandbox: the read-only sandbox refused a write: commands may write only in a private /tmp that is discarded afterwards.\n${USER_KEPT_INSIDE}`)).toBe(true);
+    expect(existsSync(escaped)).toBe(false);
+    expect(await bashTool.execute({ command }, context({ sandbox }))).toBe(
+      "exit: 0\n\n(no output)\n\nsandbox: Ran outside the sandbox: the user approved it after the sandboxed attempt failed. (the read-only sandbox refused a write: commands may write only in a private /tmp that is discarded afterwards)");
+    expect(existsSync(escaped)).toBe(true);
+    rmSync(escaped);
+    await bashTool.execute({ command }, context({ sandbox }));
+    expect(asked.map((request) => [request.tool, request.subject, request.suggestedPattern, request.sandbox?.startsWith("the read-only sandbox")])).toEqual([
+      ["bash", command, "touch *", true], ["bash", command, "touch *", true], ["bash", command, "touch *", true],
+    ]);
+    // "always" granted `touch *`: the next touch runs outside at once; a chained one is not covered.
+    rmSync(escaped);
+    expect(await bashTool.execute({ command }, context({ sandbox }))).toBe("exit: 0\n\n(no output)");
+    expect([existsSync(escaped), asked.length]).toEqual([true, 3]);
+    const chained = await bashTool.execute({ command: `touch ${join(root, "hooked")} && true` }, context({ sandbox }));
+    expect([chained.includes(USER_KEPT_INSIDE) || chained.includes("Ran outside"), asked.length]).toEqual([true, 4]);
+  });
+
+  sandboxTest("a timeout kills the whole sandboxed tree", async () => {
+    const result = await bashTool.execute({ command: "sleep 31.25 & sleep 31.25; echo never", timeout: 1_000 }, context({ sandbox: sandboxOf("workspace-write") }));
+    expect(result).toBe("exit: 143 (killed by SIGTERM; timeout is 1000ms)\n\n(no output)");
+    const left = readdirSync("/proc").filter((pid) => /^\d+$/.test(pid)).filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, "utf8") === "sleep\u000031.25\u0000";
+      } catch {
+        return false;
+      }
+    });
+    expect(left).toEqual([]);
+  });
+
+  sandboxTest("shiro sandbox's check sees the mode it was given", () => {
+    expect(checkSandbox(sandboxOf("workspace-write"), root)).toEqual({ ok: true, systemWritable: false, workspaceWritable: true, interfaces: ["lo"] });
+    expect(checkSandbox(sandboxOf("read-only"), root)).toEqual({ ok: true, systemWritable: false, workspaceWritable: false, interfaces: ["lo"] });
+    const networked = checkSandbox(sandboxOf("read-only", { network: true }), root);
+    expect([networked.ok, networked.interfaces!.length > 1]).toEqual([true, true]);
+  });
+});
+
+test("the sandbox requirement is known", () => {
+  expect(typeof BWRAP_USABLE).toBe("boolean");
+});
