@@ -243,7 +243,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const mcpEvents: AgentEvent[] = [];
   if (!flags.noMcp && Object.keys(mcpServers).length > 0) {
     const { createMcpHub } = await import("../mcp.ts");
-    hub = createMcpHub(mcpServers, { cwd });
+    hub = createMcpHub(mcpServers, { cwd, ...(sandboxStatus.mcp ? { wrapCommand: (argv, dir) => sandbox.wrap(argv, dir) } : {}) });
     hub.onChange((status) => {
       if (status.state === "connecting") return;
       mcpEvents.push({ type: "mcp", server: status.name, status: status.state, tools: status.tools, ...(status.error ? { error: status.error } : {}) });
