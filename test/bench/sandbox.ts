@@ -1,7 +1,7 @@
 /**
  * What the shell sandbox costs per command: the bash tool running `true` inside bubblewrap
  * (workspace-write, no network) against the same tool running it unconfined, interleaved, in the
- * same run. Printed as the ratio of the medians (and the absolute difference, for scale).
+ * same run, with an empty home so no dotfiles are read. Printed as the ratio of the medians (and the absolute difference, for scale).
  * Skipped, with a line saying why, where bwrap does not work.
  */
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
@@ -29,6 +29,9 @@ export async function benchSandbox(runs = 40): Promise<void> {
     if (!result.startsWith("exit: 0")) throw new Error(`bench command failed: ${result}`);
     return performance.now() - t0;
   };
+  // `bash -l` reads the home's dotfiles; an empty home keeps them out of both sides.
+  const savedHome = process.env.HOME;
+  process.env.HOME = root;
   try {
     await time(sandboxed);
     await time(plain);
@@ -41,6 +44,7 @@ export async function benchSandbox(runs = 40): Promise<void> {
     const [a, b] = [median(inside), median(outside)];
     console.log(`sandbox: bash "true" in ${status.runner!.kind} ${a.toFixed(1)} ms vs unconfined ${b.toFixed(1)} ms (median of ${runs}): ratio ${(a / b).toFixed(2)}x, +${(a - b).toFixed(1)} ms per command`);
   } finally {
+    process.env.HOME = savedHome;
     rmSync(root, { recursive: true, force: true });
   }
 }
