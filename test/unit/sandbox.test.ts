@@ -368,3 +368,12 @@ describe("MCP stdio servers with sandbox.mcp", () => {
     }
   }, 30_000);
 });
+
+test("--no-sandbox survives a run snapshot, so `shiro runs resume` keeps it", async () => {
+  const { flagsFromRunOptions, runOptionsFromFlags } = await import("../../lib/agent/agent.ts");
+  const flags = { yolo: true, approvals: "deny" as const, continue: false, noMcp: false, noSubagent: false, noInstructions: false, noSkills: false, noPlugins: false, noMemory: false };
+  expect([
+    flagsFromRunOptions(runOptionsFromFlags({ ...flags, noSandbox: true })).noSandbox,
+    flagsFromRunOptions(runOptionsFromFlags(flags)).noSandbox,
+  ]).toEqual([true, false]);
+});
