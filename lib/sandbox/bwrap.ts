@@ -7,7 +7,8 @@
  * and `.git/config` stay read-only, so a command cannot plant code that git later runs outside
  * the sandbox. Without `network` the command gets its own network namespace (loopback only,
  * nothing listening). It runs in new PID and session namespaces and dies with shiro; as root it
- * also gets a user namespace with every capability dropped, so it cannot remount anything.
+ * also gets a user namespace with every capability dropped, so it cannot remount anything. With
+ * a seccomp filter it cannot create Unix sockets either (seccomp.ts).
  */
 import { existsSync, realpathSync } from "node:fs";
 import { join } from "node:path";
@@ -15,6 +16,8 @@ import { join } from "node:path";
 export interface BwrapPolicy {
   mode: "workspace-write" | "read-only";
   network: boolean;
+  /** A compiled seccomp filter (seccomp.ts) to load; bwrap reads it from fd 3, which a `sh` in front opens. */
+  seccompFile?: string;
 }
 
 /** Paths inside a writable workspace that stay read-only. */
@@ -39,8 +42,10 @@ export function buildBwrapArgv(bwrap: string, policy: BwrapPolicy, root: string,
       if (existsSync(path)) args.push("--ro-bind", path, path);
     }
   }
+  if (policy.seccompFile) args.push("--seccomp", "3");
   args.push("--setenv", "TMPDIR", "/tmp", "--chdir", root, "--", ...command);
-  return args;
+  // exec keeps the pid: the process shiro spawned (and kills) is bwrap itself.
+  return policy.seccompFile ? ["/bin/sh", "-c", 'exec "$@" 3<"$0"', policy.seccompFile, ...args] : args;
 }
 
 function _realpath(path: string): string {

@@ -17,6 +17,7 @@ import { delimiter, isAbsolute, join } from "node:path";
 import { SANDBOX_MODES, type ConfigFile } from "../config.ts";
 import { buildBwrapArgv } from "./bwrap.ts";
 import { buildSeatbeltArgv } from "./seatbelt.ts";
+import { seccompFilterFile } from "./seccomp.ts";
 
 export { SANDBOX_MODES };
 export type SandboxMode = (typeof SANDBOX_MODES)[number];
@@ -85,7 +86,7 @@ function _findRunner(platform: NodeJS.Platform, configured: string | undefined, 
   const path = configured ?? _which("bwrap", env.PATH ?? "");
   if (!path) return { why: "bwrap (bubblewrap) is not on PATH" };
   if (configured && !_isExecutable(configured)) return { why: `"sandbox.bwrap" names ${configured}, which is not an executable file` };
-  const probe = _probe(buildBwrapArgv(path, { mode: "read-only", network: false }, "/", ["true"]));
+  const probe = _probe(buildBwrapArgv(path, { mode: "read-only", network: false, seccompFile: seccompFilterFile() }, "/", ["true"]));
   return probe ? { why: `bwrap (${path}) does not work here: ${probe}` } : { runner: { kind: "bwrap", path } };
 }
 

@@ -18,6 +18,7 @@ import { buildBwrapArgv } from "./bwrap.ts";
 import type { SandboxStatus } from "./detect.ts";
 import { explainSandboxFailure, type FailedRun } from "./explain.ts";
 import { buildSeatbeltArgv } from "./seatbelt.ts";
+import { seccompFilterFile } from "./seccomp.ts";
 
 export interface OutsideRequest {
   callId: string;
@@ -69,7 +70,7 @@ export function createCommandSandbox(status: SandboxStatus, options: CommandSand
       const runner = status.runner;
       if (status.mode === "off" || !runner) return [...argv];
       const policy = { mode: status.mode, network: status.network };
-      if (runner.kind === "bwrap") return buildBwrapArgv(runner.path, policy, root, argv);
+      if (runner.kind === "bwrap") return buildBwrapArgv(runner.path, { ...policy, seccompFile: seccompFilterFile() }, root, argv);
       privateTmp ??= mkdtempSync(join(tmpdir(), "shiro-sandbox-"));
       return buildSeatbeltArgv(runner.path, policy, root, privateTmp, argv);
     },

@@ -4,15 +4,12 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import type { ApprovalRequest, DecisionSource } from "../../lib/approval.ts";
-import { buildBwrapArgv } from "../../lib/sandbox/bwrap.ts";
 import { checkSandbox } from "../../lib/sandbox/check.ts";
-import { describeSandbox, detectSandbox, type SandboxStatus } from "../../lib/sandbox/detect.ts";
-import { explainSandboxFailure } from "../../lib/sandbox/explain.ts";
-import { buildSeatbeltArgv, buildSeatbeltProfile } from "../../lib/sandbox/seatbelt.ts";
+import { describeSandbox, detectSandbox } from "../../lib/sandbox/detect.ts";
 import { HEADLESS_STAYS_INSIDE, USER_KEPT_INSIDE, createCommandSandbox, type CommandSandbox } from "../../lib/sandbox/session.ts";
 import { bashTool } from "../../lib/tools/bash.ts";
 import type { ToolContext } from "../../lib/tools/types.ts";
-import { BWRAP_USABLE, sandboxTest } from "./sandbox-required.ts";
+import { sandboxTest } from "./sandbox-required.ts";
 
 let base = "";
 let root = "";
@@ -28,111 +25,6 @@ beforeAll(() => {
 afterAll(() => {
   rmSync(base, { recursive: true, force: true });
   rmSync(outside, { recursive: true, force: true });
-});
-
-const BWRAP_ON: SandboxStatus = { mode: "workspace-write", network: false, runner: { kind: "bwrap", path: "/usr/bin/bwrap" }, source: "default", mcp: false };
-
-describe("buildBwrapArgv", () => {
-  test("workspace-write as root: user namespace without caps, no network, read-only host, private /tmp, writable workspace", () => {
-    const dir = realpathSync(mkdtempSync(join(tmpdir(), "shiro-argv-")));
-    try {
-      expect(buildBwrapArgv("/usr/bin/bwrap", { mode: "workspace-write", network: false }, dir, ["bash", "-lc", "ls"], 0)).toEqual([
-        "/usr/bin/bwrap", "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-user", "--cap-drop", "ALL", "--unshare-net",
-        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--bind", dir, dir,
-        "--setenv", "TMPDIR", "/tmp", "--chdir", dir, "--", "bash", "-lc", "ls",
-      ]);
-      mkdirSync(join(dir, ".git", "hooks"), { recursive: true });
-      writeFileSync(join(dir, ".git", "config"), "");
-      expect(buildBwrapArgv("/b", { mode: "workspace-write", network: true }, dir, ["true"], 1000)).toEqual([
-        "/b", "--die-with-parent", "--new-session", "--unshare-pid",
-        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--bind", dir, dir,
-        "--ro-bind", join(dir, ".git/hooks"), join(dir, ".git/hooks"), "--ro-bind", join(dir, ".git/config"), join(dir, ".git/config"),
-        "--setenv", "TMPDIR", "/tmp", "--chdir", dir, "--", "true",
-      ]);
-      expect(buildBwrapArgv("/b", { mode: "read-only", network: false }, dir, ["true"], 1000)).toEqual([
-        "/b", "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-net",
-        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--ro-bind", dir, dir,
-        "--setenv", "TMPDIR", "/tmp", "--chdir", dir, "--", "true",
-      ]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-});
-
-describe("seatbelt profile", () => {
-  test("writes only in the workspace and the private temp folder, git hooks protected, no network", () => {
-    expect(buildSeatbeltProfile({ mode: "workspace-write", network: false })).toBe([
-      "(version 1)",
-      "(allow default)",
-      "(deny file-write*)",
-      '(allow file-write* (subpath (param "ROOT")) (subpath (param "TMP")) (literal "/dev/null") (literal "/dev/zero") (literal "/dev/tty") (literal "/dev/dtracehelper") (regex #"^/dev/fd/"))',
-      '(deny file-write* (subpath (string-append (param "ROOT") "/.git/hooks")) (literal (string-append (param "ROOT") "/.git/config")))',
-      "(deny network*)",
-      "",
-    ].join("\n"));
-  });
-
-  test("read-only with network: the workspace is not writable, the network is left alone", () => {
-    const profile = buildSeatbeltProfile({ mode: "read-only", network: true });
-    expect([profile.includes('(param "ROOT")'), profile.includes("network")]).toEqual([false, false]);
-  });
-
-  test("paths travel as -D parameters, never inside the profile", () => {
-    const argv = buildSeatbeltArgv("/usr/bin/sandbox-exec", { mode: "workspace-write", network: false }, '/w/"x")(allow', "/t", ["bash", "-lc", "ls"]);
-    expect(argv.slice(3)).toEqual(["-D", 'ROOT=/w/"x")(allow', "-D", "TMP=/t", "/usr/bin/env", "TMPDIR=/t", "bash", "-lc", "ls"]);
-    expect(argv[2]).toBe(buildSeatbeltProfile({ mode: "workspace-write", network: false }));
-  });
-});
-
-describe("explainSandboxFailure", () => {
-  const writeRefusals = [
-    "bash: line 1: /usr/x: Read-only file system",
-    "OSError: [Errno 30] Read-only file system: '/usr/x'",
-    "Error: EROFS: read-only file system, open '/usr/x'",
-    "cp: cannot create regular file '/usr/x': Read-only file system",
-    "touch: cannot touch '/root/.bashrc': Read-only file system",
-  ];
-  const networkFailures = [
-    "ConnectionRefusedError: [Errno 111] Connection refused",
-    "Error: connect ECONNREFUSED 127.0.0.1:4000",
-    "bash: line 1: /dev/tcp/127.0.0.1/4000: Connection refused",
-    "curl: (6) Could not resolve host: example.com",
-    "curl: (7) Failed to connect to 127.0.0.1 port 4000 after 0 ms: Couldn't connect to server",
-    "ping: connect: Network is unreachable",
-    "socket.gaierror: [Errno -3] Temporary failure in name resolution",
-    "Error: getaddrinfo EAI_AGAIN registry.npmjs.org",
-    "fatal: unable to access 'https://github.com/x/y/': Could not resolve host: github.com",
-  ];
-
-  test.each(writeRefusals)("a refused write is explained: %s", (output) => {
-    expect(explainSandboxFailure(BWRAP_ON, { code: 1, output })).toBe(
-      "the workspace-write sandbox refused a write outside the workspace: commands may write only in the workspace and a private /tmp");
-    expect(explainSandboxFailure({ ...BWRAP_ON, mode: "read-only" }, { code: 1, output })).toBe(
-      "the read-only sandbox refused a write: commands may write only in a private /tmp that is discarded afterwards");
-  });
-
-  test.each(networkFailures)("a network failure is explained when the network is off: %s", (output) => {
-    expect(explainSandboxFailure(BWRAP_ON, { code: 7, output })).toBe(
-      'the workspace-write sandbox has no network (config "sandbox.network" is off), so connections and name lookups fail');
-    expect(explainSandboxFailure({ ...BWRAP_ON, network: true }, { code: 7, output })).toBeUndefined();
-  });
-
-  test("nothing is blamed on the sandbox: success, a timeout, an interrupt, an ordinary failure, the sandbox off", () => {
-    const output = writeRefusals[0]!;
-    expect([
-      explainSandboxFailure(BWRAP_ON, { code: 0, output }),
-      explainSandboxFailure(BWRAP_ON, { code: null, output, timedOut: true }),
-      explainSandboxFailure(BWRAP_ON, { code: 1, output, aborted: true }),
-      explainSandboxFailure(BWRAP_ON, { code: 2, output: "ls: cannot access 'nope': No such file or directory" }),
-      explainSandboxFailure({ mode: "off", network: false }, { code: 1, output }),
-    ]).toEqual([undefined, undefined, undefined, undefined, undefined]);
-  });
-
-  test("under sandbox-exec a refused write reads 'Operation not permitted'", () => {
-    const mac: SandboxStatus = { ...BWRAP_ON, runner: { kind: "sandbox-exec", path: "/usr/bin/sandbox-exec" } };
-    expect(explainSandboxFailure(mac, { code: 1, output: "touch: /usr/x: Operation not permitted" })).toContain("refused a write outside the workspace");
-  });
 });
 
 describe("detectSandbox", () => {
@@ -316,6 +208,36 @@ describe("bash in the sandbox", () => {
     expect([chained.includes(USER_KEPT_INSIDE) || chained.includes("Ran outside"), asked.length]).toEqual([true, 4]);
   });
 
+  sandboxTest("no Unix sockets: a server on a socket file in the workspace is out of reach; socketpair still works", async () => {
+    const path = join(root, "daemon.sock");
+    let accepted = 0;
+    const unixServer = createServer((socket) => {
+      accepted += 1;
+      socket.end();
+    });
+    await new Promise<void>((done) => unixServer.listen(path, done));
+    try {
+      const sandbox = sandboxOf("workspace-write", { network: true });
+      const connectors = [
+        `python3 -c "import socket; s = socket.socket(socket.AF_UNIX); s.connect('${path}')"`,
+        `node -e "require('net').connect('${path}').on('error', (e) => { console.error(e.code); process.exit(1); }).on('connect', () => process.exit(0))"`,
+        `curl -sS -m 5 --unix-socket ${path} http://x/`,
+      ];
+      for (const command of connectors) {
+        const result = await bashTool.execute({ command }, context({ sandbox }));
+        expect({ command, failed: !result.startsWith("exit: 0") }).toEqual({ command, failed: true });
+      }
+      expect(accepted).toBe(0);
+      const pair = await bashTool.execute({ command: `python3 -c "import socket; a, b = socket.socketpair(); a.send(b'ok'); print(b.recv(2).decode())"` }, context({ sandbox }));
+      expect(pair).toBe("exit: 0\n\nstdout:\nok");
+      await bashTool.execute({ command: connectors[0]! }, context());
+      expect(accepted).toBe(1);
+    } finally {
+      await new Promise<void>((done) => unixServer.close(() => done()));
+      rmSync(path, { force: true });
+    }
+  });
+
   sandboxTest("a timeout kills the whole sandboxed tree", async () => {
     const result = await bashTool.execute({ command: "sleep 31.25 & sleep 31.25; echo never", timeout: 1_000 }, context({ sandbox: sandboxOf("workspace-write") }));
     expect(result).toBe("exit: 143 (killed by SIGTERM; timeout is 1000ms)\n\n(no output)");
@@ -335,10 +257,6 @@ describe("bash in the sandbox", () => {
     const networked = checkSandbox(sandboxOf("read-only", { network: true }), root);
     expect([networked.ok, networked.interfaces!.length > 1]).toEqual([true, true]);
   });
-});
-
-test("the sandbox requirement is known", () => {
-  expect(typeof BWRAP_USABLE).toBe("boolean");
 });
 
 describe("MCP stdio servers with sandbox.mcp", () => {
