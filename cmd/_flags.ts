@@ -41,6 +41,7 @@ export const ROOT_FLAGS: readonly FlagSpec[] = [
   { name: "no-skills", kind: "boolean", description: "load no skills (builtin, registry, user or project)" },
   { name: "no-plugins", kind: "boolean", description: "load no plugins, builtin or installed (the guard included)" },
   { name: "no-memory", kind: "boolean", description: "neither load nor write project or global memory" },
+  { name: "no-sandbox", kind: "boolean", description: "run shell commands unconfined (see docs/security.md)" },
   { name: "version", alias: "v", kind: "boolean", description: "print the version and exit" },
   { name: "help", alias: "h", kind: "boolean", description: "print this help and exit" },
 ];

@@ -17,6 +17,7 @@ import { renderProgressBar } from "../lib/store/notebook.ts";
 import { createRenderer } from "../lib/repl/renderer.ts";
 import { colourEnabled, createStyle } from "../lib/repl/style.ts";
 import { PRODUCT, VERSION } from "../lib/version.ts";
+import { describeSandbox } from "../lib/sandbox/detect.ts";
 import { SLASH_COMMANDS, runSlashCommand, type SlashOutcome } from "./_slash.ts";
 import { exitAfterOutput, writeOut } from "./_output.ts";
 
@@ -235,6 +236,7 @@ function _banner(agent: Agent, write: (text: string) => void, dim: (text: string
     agent.skills.length > 0 ? `skills: ${agent.skills.map((skill) => skill.name).join(", ")}` : "skills: none",
     agent.plugins.disabled ? "plugins: none (--no-plugins)" : `plugins: ${agent.plugins.active().map((p) => p.name).join(", ") || "none"}`,
     agent.memory ? `memory: ${agent.memory.list().length} notes about this project` : "memory: off (--no-memory)",
+    ...(agent.sandbox.notice ? [] : [describeSandbox(agent.sandbox)]),
     ...(agent.mcpStatus().length > 0 ? [`mcp: connecting ${agent.mcpStatus().map((server) => server.name).join(", ")} (/mcp shows them)`] : []),
     ...agent.startupNotices(),
     ...(agent.todos().length > 0 ? [renderProgressBar(agent.todos())] : []),

@@ -20,6 +20,7 @@ export function agentFlags(flags: ParsedFlags): AgentFlags {
     noMcp: flags["no-mcp"] === true, noSubagent: flags["no-subagent"] === true,
     noInstructions: flags["no-instructions"] === true, noSkills: flags["no-skills"] === true,
     noPlugins: flags["no-plugins"] === true, noMemory: flags["no-memory"] === true,
+    noSandbox: flags["no-sandbox"] === true,
   };
 }
 

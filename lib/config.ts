@@ -17,6 +17,7 @@ export const THINKING_LEVELS = ["off", "low", "medium", "high", "max"] as const;
 export const TOOL_SET_NAMES = ["core", "edit-plus", "git", "net"] as const;
 export const BUILTIN_PLUGIN_NAMES = ["guard", "secrets", "protect", "time", "bell", "format"] as const;
 export const DECISIONS = ["allow", "ask", "deny"] as const;
+export const SANDBOX_MODES = ["workspace-write", "read-only", "off"] as const;
 
 export type AgentName = (typeof AGENT_NAMES)[number];
 export type ThinkingLevel = (typeof THINKING_LEVELS)[number];
@@ -74,6 +75,15 @@ export const ConfigSchema = v.strictObject({
   historyPairs: v.optional(_posInt(1000)),
   /** Provider key variables bash and MCP servers may see (withheld by default; lib/secrets/child-env.ts). */
   passEnv: v.optional(v.array(v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be a variable name")))),
+  sandbox: v.optional(v.union([
+    _oneOf(SANDBOX_MODES),
+    v.strictObject({
+      mode: v.optional(_oneOf(SANDBOX_MODES)),
+      network: v.optional(v.boolean("must be true or false")),
+      bwrap: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty"))),
+      mcp: v.optional(v.boolean("must be true or false")),
+    }),
+  ], `must be one of ${SANDBOX_MODES.join(", ")}, or {mode?, network?, bwrap?, mcp?}`)),
 }, (issue) => `is not a known setting`);
 
 export type ConfigFile = v.InferOutput<typeof ConfigSchema>;

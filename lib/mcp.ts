@@ -56,6 +56,8 @@ export interface McpHubOptions {
   clientVersion?: string;
   /** How long a server has to start, answer the handshake and list its tools; default 15 s. */
   connectTimeoutMs?: number;
+  /** Runs local servers in the sandbox (config `sandbox.mcp`): the argv to spawn, given the server's argv and working folder. */
+  wrapCommand?: (argv: readonly string[], cwd: string) => string[];
 }
 
 export const MCP_CONNECT_TIMEOUT_MS = 15_000;
@@ -122,7 +124,7 @@ export function createMcpHub(servers: Record<string, McpServerConfig>, options: 
 
   async function open(server: _Server): Promise<McpListedTool[]> {
     const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
-    const transport = await _createTransport(server, cwd);
+    const transport = await _createTransport(server, cwd, options.wrapCommand);
     if (closed || server.shuttingDown) throw new Error("closed before connecting");
     const client = new Client(clientInfo, {
       listChanged: {
@@ -233,14 +235,15 @@ export function createMcpHub(servers: Record<string, McpServerConfig>, options: 
   };
 }
 
-async function _createTransport(server: _Server, hubCwd: string): Promise<Transport> {
+async function _createTransport(server: _Server, hubCwd: string, wrap?: McpHubOptions["wrapCommand"]): Promise<Transport> {
   const config = server.config;
   if (isLocalServer(config)) {
     const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
     const cwd = resolve(hubCwd, config.cwd ?? ".");
     if (!existsSync(cwd)) throw new Error(`working directory not found: ${cwd}`);
+    const [command, ...args] = wrap ? wrap([config.command, ...(config.args ?? [])], cwd) : [config.command, ...(config.args ?? [])];
     const transport = new StdioClientTransport({
-      command: config.command, args: config.args ?? [], cwd, stderr: "pipe",
+      command: command!, args, cwd, stderr: "pipe",
       env: { ...childEnv(), ...config.env },
     });
     // Kept for failure messages; also drains the pipe so a chatty server never blocks on it.

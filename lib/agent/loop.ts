@@ -20,6 +20,7 @@ import type { ModelEvent, ModelRequest, ThinkingLevel } from "../providers/types
 import { toToolSpec } from "../tools/schema.ts";
 import { capResult, type ToolDefinition } from "../tools/types.ts";
 import { USER_DENIED_REASON, type Gate } from "../approval.ts";
+import type { CommandSandbox } from "../sandbox/session.ts";
 import type { AgentEvent, StopKind } from "./events.ts";
 
 export interface ModelClient {
@@ -59,6 +60,8 @@ export interface TurnOptions {
   systemPrompt: (offered: ToolDefinition[]) => string;
   gate: LoopGate;
   root: string;
+  /** Passed to every tool call (bash runs in it). */
+  sandbox?: CommandSandbox;
   maxSteps: number;
   signal: AbortSignal;
   maxOutputTokens?: number;
@@ -299,7 +302,7 @@ async function* _execute(call: ToolCallPart, tool: ToolDefinition, input: unknow
   let output = "";
   let failure: string | undefined;
   const running = tool.execute(input, {
-    root: options.root, signal: options.signal, callId: call.id,
+    root: options.root, signal: options.signal, callId: call.id, sandbox: options.sandbox,
     emitOutput: (chunk) => {
       chunks.push(chunk);
       wake?.();

@@ -13,6 +13,7 @@ import type { MemoryStore } from "../store/memory.ts";
 import type { Todo } from "../store/notebook.ts";
 import { cancelRequested, clearCancelRequest, type RunLog } from "../store/runs.ts";
 import { appendExchange, historyForResume, type SessionRecord } from "../store/sessions.ts";
+import type { CommandSandbox } from "../sandbox/session.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import type { ContextManager } from "./context-manager.ts";
 import type { AgentEvent } from "./events.ts";
@@ -28,6 +29,7 @@ export interface RunDriverOptions {
   plugins: PluginHost;
   memory?: MemoryStore;
   root: string;
+  sandbox?: CommandSandbox;
   /** Read per run: the REPL can switch them between turns. */
   model: () => string;
   thinking: () => ThinkingLevel;
@@ -104,7 +106,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
       for (const text of startup) yield emit({ type: "notice", text });
       const turn = runTurn(input, {
         client: options.client, model: options.model(), thinking: options.thinking(), messages: working, tools: options.tools,
-        systemPrompt: options.systemPrompt, gate: options.gate, root: options.root, maxSteps: options.maxSteps(), signal: merged,
+        systemPrompt: options.systemPrompt, gate: options.gate, root: options.root, sandbox: options.sandbox, maxSteps: options.maxSteps(), signal: merged,
         prepareWire: trimmed ? undefined : (messages, system, s) => options.context.prepareWire(messages, system, s, log.id),
         onHistoryChange,
         afterTool: (name) => _stateAfterTool(name, session.notebook.todos, options.memory),

@@ -12,6 +12,7 @@ const OPTIONAL = [
   { file: "loop.ts", exportName: "benchLoop" },
   { file: "first-request.ts", exportName: "benchFirstRequest" },
   { file: "redact.ts", exportName: "benchRedact" },
+  { file: "sandbox.ts", exportName: "benchSandbox" },
 ];
 
 await benchStartup();
