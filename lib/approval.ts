@@ -38,6 +38,8 @@ export interface ApprovalRequest {
   suggestedPattern: string;
   /** Asked on behalf of a worker subagent. */
   subagent?: boolean;
+  /** Set when the question is whether to rerun a command outside the sandbox: what the sandbox refused. */
+  sandbox?: string;
   cwd: string;
   runId?: string;
   sessionId?: string;

@@ -14,6 +14,8 @@ import { createBlockingDecision, createGate, denyAll, type DecisionSource, type 
 import { parsePermissionRules, evaluatePermission, type PermissionRules } from "../permissions.ts";
 import { createDisabledPluginHost, createPluginHost, type PluginHost } from "../plugins.ts";
 import { findProjectRoot } from "../project.ts";
+import { detectSandbox, type SandboxStatus } from "../sandbox/detect.ts";
+import { createCommandSandbox } from "../sandbox/session.ts";
 import { connectionFromConfig, createModelClient, type ModelClient } from "../providers/client.ts";
 import { shortApprovalId, shortRunId, shortSessionId } from "../store/short-ids.ts";
 import { openGlobalMemory, openMemory, renderMemoryForPrompt, type MemoryStore } from "../store/memory.ts";
@@ -58,6 +60,8 @@ export interface AgentFlags {
   noSkills: boolean;
   noPlugins: boolean;
   noMemory: boolean;
+  /** Run shell commands unconfined (`--no-sandbox`). */
+  noSandbox?: boolean;
 }
 
 export interface CreateAgentOptions {
@@ -93,6 +97,8 @@ export interface Agent {
   readonly session: SessionRecord;
   readonly memory?: MemoryStore;
   readonly plugins: PluginHost;
+  /** Where shell commands run: the sandbox mode in force and why (`shiro sandbox` prints the same). */
+  readonly sandbox: SandboxStatus;
   readonly instructions: InstructionFile[];
   /** Skills loaded for this session (none with --no-skills). */
   readonly skills: readonly Skill[];
@@ -127,6 +133,7 @@ export function runOptionsFromFlags(flags: AgentFlags): RunOptions {
     yolo: flags.yolo, approvals: flags.approvals, agent: flags.agent, think: flags.think, provider: flags.provider,
     protocol: flags.protocol, model: flags.model, baseURL: flags.baseURL, noMemory: flags.noMemory, noPlugins: flags.noPlugins,
     noInstructions: flags.noInstructions, noSkills: flags.noSkills, noMcp: flags.noMcp, noSubagent: flags.noSubagent,
+    ...(flags.noSandbox ? { noSandbox: true } : {}),
   };
 }
 
@@ -137,6 +144,7 @@ export function flagsFromRunOptions(saved: RunOptions): AgentFlags {
     yolo: saved.yolo ?? false, approvals: saved.approvals === "block" ? "block" : "deny", continue: false,
     noMcp: saved.noMcp ?? false, noSubagent: saved.noSubagent ?? false, noInstructions: saved.noInstructions ?? false,
     noSkills: saved.noSkills ?? false, noPlugins: saved.noPlugins ?? false, noMemory: saved.noMemory ?? false,
+    noSandbox: saved.noSandbox ?? false,
   };
 }
 
@@ -215,7 +223,12 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   /** Runs this process drove in this session: the next episode's material. */
   const episodeRuns: string[] = [];
 
-  const plugins = flags.noPlugins ? createDisabledPluginHost() : createPluginHost({ cwd, enabled: config.file.plugins });
+  const sandboxStatus = detectSandbox({ config: config.file.sandbox, noSandbox: flags.noSandbox, env: options.env });
+  if (sandboxStatus.notice) notices.push(sandboxStatus.notice);
+  const sandbox = createCommandSandbox(sandboxStatus, { decide: options.decide, sessionId: session.id });
+  const wrapCommand = (argv: readonly string[]) => sandbox.wrap(argv, cwd);
+
+  const plugins = flags.noPlugins ? createDisabledPluginHost() : createPluginHost({ cwd, enabled: config.file.plugins, wrapCommand });
   // Plugins installed from the registry always load (declarative deny rules), unless --no-plugins.
   if (!flags.noPlugins) {
     const { loadInstalledPlugins } = await import("../registry.ts");
@@ -237,7 +250,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const mcpEvents: AgentEvent[] = [];
   if (!flags.noMcp && Object.keys(mcpServers).length > 0) {
     const { createMcpHub } = await import("../mcp.ts");
-    hub = createMcpHub(mcpServers, { cwd });
+    hub = createMcpHub(mcpServers, { cwd, ...(sandboxStatus.mcp ? { wrapCommand: (argv, dir) => sandbox.wrap(argv, dir) } : {}) });
     hub.onChange((status) => {
       if (status.state === "connecting") return;
       mcpEvents.push({ type: "mcp", server: status.name, status: status.state, tools: status.tools, ...(status.error ? { error: status.error } : {}) });
@@ -311,16 +324,20 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   });
 
   const driver = createRunDriver({
-    session, markChanged: () => writer.markChanged(), client, context, gate, plugins, memory, root: cwd,
+    session, markChanged: () => writer.markChanged(), client, context, gate, plugins, memory, root: cwd, sandbox,
     model: () => model, thinking: () => thinking, maxSteps: () => variant.maxSteps ?? config.file.maxSteps ?? DEFAULT_MAX_STEPS,
     tools: offeredNow, systemPrompt, outside: mcpEvents,
     firstTurnPairs: headless && picked.resumed ? config.file.historyPairs ?? 0 : 0,
+    saveNow: () => writer.flush(), startupNotices: headless ? notices : undefined,
   });
+  // A new session is written before its first run starts, so a run killed in its first moments
+  // still leaves a session that `-c` resumes.
+  let persisted = picked.resumed;
   const runOptions = runOptionsFromFlags(flags);
 
   let closing: Promise<void> = Promise.resolve();
   const agent: Agent = {
-    config, session, memory, plugins, instructions, skills, resumedMessages,
+    config, session, memory, plugins, instructions, skills, resumedMessages, sandbox: sandboxStatus,
     get variant() {
       return variant;
     },
@@ -357,6 +374,10 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
         protocol: client.protocol, agent: variant.name, prompt: prompt.slice(0, 200), status: "running", pid: process.pid,
         startedAt: new Date().toISOString(), steps: 0, options: runOptions, ...(options.detached ? { detached: true } : {}),
       };
+      if (!persisted) {
+        writer.save();
+        persisted = true;
+      }
       const log = openRunLog(snapshot, { fresh: true });
       const start: AgentEvent = { type: "run-start", runId, sessionId: session.id, cwd, provider: config.preset.id, model, agent: variant.name, protocol: client.protocol };
       log.append(start);

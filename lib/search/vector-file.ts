@@ -52,7 +52,8 @@ export function saveVectors(path: string, model: string, added: VectorMap, live:
       if (vector.length !== dims || !live(key)) continue;
       Object.defineProperty(vectors, key, { value: Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString("base64"), enumerable: true });
     }
-    writeJsonAtomic(path, { version: 1, model, dims, vectors }, { pretty: false });
+    // Vectors are numbers, not text: nothing in them to redact, and base64 must survive byte for byte.
+    writeJsonAtomic(path, { version: 1, model, dims, vectors }, { pretty: false, verbatim: true });
   });
 }
 

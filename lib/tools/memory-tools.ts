@@ -10,6 +10,7 @@ import {
   MEMORY_KINDS, MEMORY_SCOPES,
   type MemoryEntry, type MemoryScope, type MemorySource, type MemoryStore, type RememberResult,
 } from "../store/memory.ts";
+import { placeholderFor } from "../secrets/redact.ts";
 import type { EpisodeStore } from "../store/episodes.ts";
 import { RECALL_KINDS, RECALL_MAX_LIMIT, recallMemory, recallMemoryHybrid, type RecallRequest } from "../store/memory-recall.ts";
 import type { EmbeddingClient } from "../search/embeddings.ts";
@@ -98,12 +99,16 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
 /**
  * `Remembered as <kind> (<n> stored): <text>` or `Already recorded: <text>`; a global note says so:
  * `Remembered as <kind> (global, <n> stored): <text>`, `Already recorded (global): <text>`.
+ * A note that held a secret adds a second line naming what was redacted.
  */
 export function formatRememberResult(result: RememberResult, scope: MemoryScope = "project"): string {
   const global = scope === "global";
-  return result.status === "stored"
+  const line = result.status === "stored"
     ? `Remembered as ${result.entry.kind} (${global ? "global, " : ""}${result.count} stored): ${result.entry.text}`
     : `Already recorded${global ? " (global)" : ""}: ${result.entry.text}`;
+  if (!result.redacted?.length) return line;
+  const placeholders = result.redacted.map((kind) => placeholderFor(kind)).join(", ");
+  return `${line}\nThe note held a secret (${result.redacted.join(", ")}): it was saved as ${placeholders}, never the value itself. Notes must not hold secrets; say where the value lives instead (e.g. "the key is in .env as STRIPE_KEY").`;
 }
 
 /** `Forgot 1 memory.`, `Forgot 3 memories.` or `No memory matches "<text>".` */

@@ -8,6 +8,7 @@
  */
 import type * as v from "valibot";
 import type { ToolSetName } from "../config.ts";
+import type { CommandSandbox } from "../sandbox/session.ts";
 
 export interface ToolContext {
   /** Workspace root: every path a tool touches must resolve inside it (see jail.ts). */
@@ -18,6 +19,8 @@ export interface ToolContext {
   emitOutput: (chunk: string) => void;
   /** The call's id, for tools that report progress. */
   callId: string;
+  /** Where subprocesses (bash) run confined; absent means unconfined. */
+  sandbox?: CommandSandbox;
 }
 
 export interface ToolDefinition<TInput = any> {
