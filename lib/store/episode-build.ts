@@ -15,8 +15,10 @@
  * - Caps: 8 prompts of 500 characters, 40 files read, 40 changed, 20 commands of 200 characters,
  *   an answer excerpt of 400 characters, 4 span summaries of 2,000 characters.
  */
+import { statSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { uuidv7 } from "../ids.ts";
+import { paths } from "../paths.ts";
 import type { Episode, CommandRun } from "./episodes.ts";
 import { loadRun, readRunEvents, type LoggedEvent, type RunSnapshot } from "./runs.ts";
 
@@ -115,8 +117,18 @@ export function loadEpisodeRuns(runIds: readonly string[], prompts: ReadonlyMap<
   return runIds.map((runId) => {
     const snapshot = loadRun(runId);
     const prompt = prompts.get(runId);
-    return { runId, events: readRunEvents(runId).events, ...(snapshot ? { snapshot } : {}), ...(prompt ? { prompt } : {}) };
+    // Only a regular file is a run log: a device or fifo in its place (say /dev/full) never ends.
+    const events = _isRegularFile(paths.events(runId)) ? readRunEvents(runId).events : [];
+    return { runId, events, ...(snapshot ? { snapshot } : {}), ...(prompt ? { prompt } : {}) };
   });
+}
+
+function _isRegularFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** A tool's path as the episode keeps it: relative to the project root inside it, else absolute. */
