@@ -121,7 +121,7 @@ describe("headless --yolo in the sandbox", () => {
 });
 
 describe("when bwrap is unusable", () => {
-  const offNotice = (why: string) => `shiro: sandbox off: ${why}; shell commands run unconfined (install bubblewrap, or set "sandbox": "off" to silence this)`;
+  const offNotice = (why: string) => `[notice] sandbox off: ${why}; shell commands run unconfined (install bubblewrap, or set "sandbox": "off" to silence this)`;
   const sandboxLines = (stderr: string) => stderr.split("\n").filter((line) => line.includes("sandbox"));
 
   test("config naming a missing binary: off, exactly one notice, commands run unconfined", async () => {
@@ -155,8 +155,8 @@ describe("when bwrap is unusable", () => {
     const result = await e2e.shiro(["-p", "touch", "--yolo"]);
     expect(result.code).toBe(0);
     expect(existsSync(target)).toBe(false);
-    expect(sandboxLines(result.stderr).filter((line) => line.startsWith("shiro: "))).toEqual([
-      'shiro: sandbox workspace-write unavailable: "sandbox.bwrap" names /nowhere/bwrap, which is not an executable file; shell commands are refused until it works or config sets "sandbox": "off"',
+    expect(sandboxLines(result.stderr).filter((line) => line.startsWith("[notice] "))).toEqual([
+      '[notice] sandbox workspace-write unavailable: "sandbox.bwrap" names /nowhere/bwrap, which is not an executable file; shell commands are refused until it works or config sets "sandbox": "off"',
     ]);
     expect(lastResults()).toEqual([
       'Error: Refused: config asks for the workspace-write sandbox, but "sandbox.bwrap" names /nowhere/bwrap, which is not an executable file. Install bubblewrap (apt-get install bubblewrap), fix "sandbox.bwrap", or set "sandbox" to "off" in config.json.',
