@@ -4,7 +4,7 @@
  * missing, corrupt or from another tokenizer; untouched when nothing changed).
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createBm25Index, type IndexedDocInput } from "../../lib/search/bm25-index.ts";
@@ -111,6 +111,27 @@ describe("index file", () => {
     expect(notices).toHaveLength(1);
     expect(JSON.parse(readFileSync(path, "utf8")).version).toBe(1);
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("in one process, an unchanged file is not parsed again; a changed one is", () => {
+    const other = mkdtempSync(join(tmpdir(), "shiro-index-"));
+    const file = join(other, "cached.index.json");
+    const notices: string[] = [];
+    const index = openIndexFile(file, { label: "test index", onNotice: (text) => notices.push(text) });
+    index.open(sync({ a: "alpha" }, "1"));
+    const at = new Date(Date.UTC(2026, 0, 1));
+    utimesSync(file, at, at);
+    index.open(sync({ a: "alpha" }, "1"));
+    const before = statSync(file);
+    // Same inode, same size, same time: the bytes are garbage, but the index read before is used.
+    writeFileSync(file, "x".repeat(before.size));
+    utimesSync(file, at, at);
+    expect(index.open(sync({ a: "alpha" }, "1")).search("alpha", { limit: 1 }).map((hit) => hit.id)).toEqual(["a"]);
+    expect(notices).toEqual([]);
+    utimesSync(file, at, new Date(at.getTime() + 5_000));
+    expect(index.open(sync({ a: "alpha" }, "1")).search("alpha", { limit: 1 }).map((hit) => hit.id)).toEqual(["a"]);
+    expect(notices).toHaveLength(1);
+    rmSync(other, { recursive: true, force: true });
   });
 
   test("an empty index makes no file", () => {
