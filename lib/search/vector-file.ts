@@ -14,6 +14,7 @@
  * - `fuseByRank` is reciprocal-rank fusion (k = 60): a document's score is the sum over the
  *   rankings it appears in of 1 / (60 + its rank, from 1).
  */
+import { Buffer } from "node:buffer";
 import * as v from "valibot";
 import { readJson, withLockSync, writeJsonAtomic } from "../store/json-file.ts";
 
