@@ -15,7 +15,6 @@
  * - `recallMemory` ranks by words only and never uses the network; `recallMemoryHybrid` (config
  *   `memory.embeddings`) fuses that ranking with cosine similarity by rank.
  */
-import * as v from "valibot";
 import type { Bm25Index, IndexHit } from "../search/bm25-index.ts";
 import type { EmbeddingClient } from "../search/embeddings.ts";
 import { fuseByRank } from "../search/vector-file.ts";
@@ -32,14 +31,14 @@ export const RECALL_MAX_LIMIT = 30;
 const _EXPANDED_CAP = 6_000;
 const _SESSION_ID = /^[0-9a-f]{8}(?:-[0-9a-f-]{0,28})?$/i;
 
-export const RecallRequestSchema = v.object({
-  query: v.string(),
-  scope: v.optional(v.picklist(["project", "global"])),
-  kinds: v.optional(v.array(v.picklist(RECALL_KINDS))),
-  file: v.optional(v.string()),
-  limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(RECALL_MAX_LIMIT))),
-});
-export type RecallRequest = v.InferOutput<typeof RecallRequestSchema>;
+/** What the `recall` tool takes (lib/tools/memory-tools.ts holds its schema). */
+export interface RecallRequest {
+  query: string;
+  scope?: MemoryScope;
+  kinds?: readonly RecallKind[];
+  file?: string;
+  limit?: number;
+}
 
 export interface RecallContext extends MemoryIndexSources {
   /** The folder a relative `file` is resolved against. */
