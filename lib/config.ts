@@ -84,6 +84,14 @@ export const ConfigSchema = v.strictObject({
       mcp: v.optional(v.boolean("must be true or false")),
     }),
   ], `must be one of ${SANDBOX_MODES.join(", ")}, or {mode?, network?, bwrap?, mcp?}`)),
+  memory: v.optional(v.strictObject({
+    episodeSummary: v.optional(v.boolean("must be true or false")),
+    embeddings: v.optional(v.strictObject({
+      baseURL: v.pipe(v.string("must be a URL"), v.url("must be a URL")),
+      model: v.pipe(v.string("must be a model name"), v.minLength(1, "must not be empty")),
+      apiKeyEnv: v.optional(v.pipe(v.string("must name an environment variable"), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must name an environment variable"))),
+    })),
+  })),
 }, (issue) => `is not a known setting`);
 
 export type ConfigFile = v.InferOutput<typeof ConfigSchema>;

@@ -19,6 +19,9 @@ import { createCommandSandbox } from "../sandbox/session.ts";
 import { connectionFromConfig, createModelClient, type ModelClient } from "../providers/client.ts";
 import { shortApprovalId, shortRunId, shortSessionId } from "../store/short-ids.ts";
 import { openGlobalMemory, openMemory, renderMemoryForPrompt, type MemoryStore } from "../store/memory.ts";
+import { openEpisodes } from "../store/episodes.ts";
+import { createEmbeddingClient, type EmbeddingClient } from "../search/embeddings.ts";
+import { recordSessionEpisode, summarizeEpisode } from "./episode-recorder.ts";
 import { renderTodosForPrompt, type Todo } from "../store/notebook.ts";
 import { openRunLog, type RunOptions, type RunSnapshot } from "../store/runs.ts";
 import { createSession, findSession, newestForCwd, openSessionWriter, type SessionRecord, type SessionWriter } from "../store/sessions.ts";
@@ -215,6 +218,10 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const memory = flags.noMemory ? undefined : openMemory(projectRoot, { onNotice: (text) => notices.push(text) });
   const globalMemory = flags.noMemory ? undefined : openGlobalMemory({ onNotice: (text) => notices.push(text) });
   const memorySection = memory ? renderMemoryForPrompt(memory.top(20), globalMemory?.top(10)) : "";
+  const episodes = flags.noMemory ? undefined : openEpisodes(projectRoot, { onNotice: (text) => notices.push(text) });
+  const embeddings = flags.noMemory ? undefined : _embeddingClient(config, notices);
+  /** Runs this process drove in this session: the next episode's material. */
+  const episodeRuns: string[] = [];
 
   const sandboxStatus = detectSandbox({ config: config.file.sandbox, noSandbox: flags.noSandbox, env: options.env });
   if (sandboxStatus.notice) notices.push(sandboxStatus.notice);
@@ -265,7 +272,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
 
   const sessionTools: ToolDefinition[] = [
     createTodoTool({ get: () => session.notebook.todos, set: (todos) => { session.notebook.todos = todos; writer.markChanged(); } }),
-    ...(memory ? createMemoryTools(memory, { global: globalMemory, source: () => ({ sessionId: session.id }) }) : []),
+    ...(memory ? createMemoryTools(memory, { global: globalMemory, source: () => ({ sessionId: session.id }), episodes, cwd, embeddings }) : []),
     createRecallDiscardedTool(() => context.ledger()),
     ...(flags.noSubagent ? [] : [createTaskTool({
       client, model: () => model, thinking: () => thinking, tools: () => registered, root: cwd,
@@ -358,6 +365,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       activeRunId = turnOptions.runId ?? nextRunId;
       nextRunId = uuidv7();
       const runId = activeRunId;
+      episodeRuns.push(runId);
       // A resumed session records the provider and model it is continued with.
       session.provider = config.preset.id;
       session.model = model;
@@ -379,6 +387,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     async *resumeRun(run, decision, signal) {
       if (!run.suspended) throw new UserError(`run ${shortRunId(run.id)} is not waiting for an approval`);
       activeRunId = run.id;
+      if (!episodeRuns.includes(run.id)) episodeRuns.push(run.id);
       const log = openRunLog({ ...run, status: "running", pid: process.pid, suspended: undefined }, { fresh: false });
       const notice: AgentEvent = { type: "notice", text: `resuming run ${shortRunId(run.id)}: approval ${shortApprovalId(run.suspended.approvalId)} was ${decision}` };
       log.append(notice);
@@ -391,8 +400,10 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     mcpStatus: () => hub?.status() ?? [],
     close() {
       const hasMessages = session.messages.length > 0;
+      const episode = episodes && recordSessionEpisode({ store: episodes, session, cwd, runIds: episodeRuns.splice(0) });
       writer.close();
-      closing = hub ? hub.close() : Promise.resolve();
+      const summary = episode && config.file.memory?.episodeSummary ? summarizeEpisode(episodes!, episode, complete) : undefined;
+      closing = Promise.all([hub?.close(), summary]).then(() => undefined);
       return hasMessages ? session.id : undefined;
     },
     get closed() {
@@ -400,6 +411,15 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     },
   };
   return agent;
+}
+
+/** Config `memory.embeddings` as a client; the key comes from the environment variable it names. */
+function _embeddingClient(config: ResolvedConfig, notices: string[]): EmbeddingClient | undefined {
+  const settings = config.file.memory?.embeddings;
+  if (!settings) return undefined;
+  const apiKey = settings.apiKeyEnv ? process.env[settings.apiKeyEnv] : undefined;
+  if (settings.apiKeyEnv && !apiKey) notices.push(`memory.embeddings: ${settings.apiKeyEnv} is not set; asking ${settings.baseURL} without a key`);
+  return createEmbeddingClient({ baseURL: settings.baseURL, model: settings.model, ...(apiKey ? { apiKey } : {}) });
 }
 
 /** The banner's approvals line (seed wording). */

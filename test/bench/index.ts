@@ -13,6 +13,7 @@ const OPTIONAL = [
   { file: "first-request.ts", exportName: "benchFirstRequest" },
   { file: "redact.ts", exportName: "benchRedact" },
   { file: "sandbox.ts", exportName: "benchSandbox" },
+  { file: "recall.ts", exportName: "benchRecall" },
 ];
 
 await benchStartup();

@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import Ajv2020, { type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 
-export type SchemaName = "CreateChatCompletionRequest" | "CreateResponse";
+export type SchemaName = "CreateChatCompletionRequest" | "CreateResponse" | "CreateEmbeddingRequest";
 
 /** The schema error reported for a body: where (a dotted path, as OpenAI's `param`) and what. */
 export interface SchemaIssue {
@@ -27,7 +27,7 @@ export interface SchemaIssue {
 /** The vendored OpenAPI document, inside the repository. */
 export const SPEC_URL = new URL("./openai-spec/request-schemas.json", import.meta.url);
 /** The request schemas the fake validates, and the roots the vendored copy keeps. */
-export const SCHEMA_NAMES: readonly SchemaName[] = ["CreateChatCompletionRequest", "CreateResponse"];
+export const SCHEMA_NAMES: readonly SchemaName[] = ["CreateChatCompletionRequest", "CreateResponse", "CreateEmbeddingRequest"];
 const KNOWN_FORMATS = new Set(["uri", "uri-reference", "email", "date-time", "date", "time", "uuid", "hostname", "ipv4", "ipv6", "regex"]);
 const SUBSCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "dependentSchemas"]);
 const SUBSCHEMA_LISTS = new Set(["allOf", "anyOf", "prefixItems"]);

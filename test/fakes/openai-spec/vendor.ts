@@ -6,7 +6,7 @@
  * The copy is itself an OpenAPI 3.1 document: `info` (title, version, licence of the source),
  * `x-vendored` (the source file's name and sha256, the root schemas, the refresh command) and
  * `components.schemas`, which holds every schema reachable through `$ref` from the roots the
- * fake validates (`CreateChatCompletionRequest`, `CreateResponse`), sorted by name, one per line.
+ * fake validates (`CreateChatCompletionRequest`, `CreateResponse`, `CreateEmbeddingRequest`), sorted by name, one per line.
  * Annotations that never change whether a body is valid (description, title, example(s), default,
  * deprecated, externalDocs, `x-*`) are removed at schema positions only, so a property named
  * `description` stays. The file is replaced atomically (temp file, rename); bad input changes
