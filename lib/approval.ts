@@ -18,6 +18,7 @@ import {
   type PermissionMatch, type PermissionRules, type SessionGrants,
 } from "./permissions.ts";
 import type { PluginHost } from "./plugins.ts";
+import { loadShellParser } from "./shell/parser.ts";
 import { createPending } from "./store/approvals.ts";
 import type { ToolDefinition } from "./tools/types.ts";
 
@@ -130,6 +131,7 @@ export function createGate(options: GateOptions): Gate {
       const blocked = await options.plugins.checkToolCall({ toolName: call.name, input: call.input, cwd: call.cwd });
       if (blocked !== undefined) return { allowed: false, by: "plugin", reason: blocked };
 
+      if (call.name === "bash") await loadShellParser();
       const { subjects, known } = _subjectsOf(call.tool, call.input);
       const autoApprove = new Set([...(options.autoApprove ?? []), ...options.plugins.autoApprove()]);
       const verdict = evaluatePermission(options.rules, call.name, subjects, { autoApprove });
