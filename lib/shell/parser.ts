@@ -16,7 +16,10 @@ let _loading: Promise<void> | undefined;
 
 /** Loads the parser once; later calls return at once. */
 export function loadShellParser(): Promise<void> {
+  // GopherJS sets Error.stackTraceLimit to Infinity on load, which would slow every later throw.
+  const stackTraceLimit = Error.stackTraceLimit;
   _loading ??= import("mvdan-sh").then((module) => {
+    Error.stackTraceLimit = stackTraceLimit;
     const exported = ((module as { default?: unknown }).default ?? module) as { syntax: ShSyntax };
     _syntax = exported.syntax;
     _parser = _syntax.NewParser(_syntax.Variant(_syntax.LangBash));
