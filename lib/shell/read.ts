@@ -29,9 +29,17 @@ export const SHELLS: ReadonlySet<string> = new Set(["sh", "bash", "zsh", "ksh", 
 const _MAX_DEPTH = 3;
 const _FIND_EXEC = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
 
+const _recent = new Map<string, CommandReading>();
+const _RECENT_MAX = 16;
+
+/** Reads a command line; the guard and the rules read the same line, so recent readings are kept (treat them as read-only). */
 export function readCommand(source: string): CommandReading {
+  const cached = _recent.get(source);
+  if (cached) return cached;
   const reading: CommandReading = { commands: [], parsed: true };
   _readInto(reading, source, 0);
+  if (_recent.size >= _RECENT_MAX) _recent.delete(_recent.keys().next().value!);
+  _recent.set(source, reading);
   return reading;
 }
 

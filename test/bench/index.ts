@@ -11,6 +11,7 @@ const OPTIONAL = [
   { file: "prune.ts", exportName: "benchPrune" },
   { file: "loop.ts", exportName: "benchLoop" },
   { file: "first-request.ts", exportName: "benchFirstRequest" },
+  { file: "shell-parser.ts", exportName: "benchShellParser" },
 ];
 
 await benchStartup();
