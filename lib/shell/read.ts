@@ -95,6 +95,7 @@ export function readShellInvocation(args: readonly string[]): ShellInvocation {
     if (!/^[-+]/.test(arg)) break;
     if (arg.startsWith("-") && arg.includes("c")) dashC = true;
     if (arg.startsWith("-") && arg.includes("s")) dashS = true;
+    if (/^[-+][a-zA-Z]*[oO]$/.test(arg)) i++;
   }
   if (dashC) return i < args.length ? { command: args[i], commandIndex: i, readsStdin: false } : { readsStdin: false };
   return { readsStdin: dashS || i >= args.length };

@@ -142,6 +142,7 @@ describe("words and options", () => {
     expect(readShellInvocation([])).toEqual({ readsStdin: true });
     expect(readShellInvocation(["-s", "--", "--yes"])).toEqual({ readsStdin: true });
     expect(readShellInvocation(["-e", "-o", "pipefail"])).toEqual({ readsStdin: true });
+    expect(readShellInvocation(["-eo", "pipefail", "-x"])).toEqual({ readsStdin: true });
     expect(readShellInvocation(["-lc", "make"])).toEqual({ command: "make", commandIndex: 1, readsStdin: false });
     expect(readShellInvocation(["run.sh"])).toEqual({ readsStdin: false });
   });
