@@ -15,7 +15,7 @@ import type { Plugin } from "../lib/plugins.ts";
 import { loadShellParser } from "../lib/shell/parser.ts";
 import { peelCommand } from "../lib/shell/peel.ts";
 import {
-  SHELLS, listFindExecs, readCommand, readShellInvocation, toSimpleCommand, type CommandReading, type ReadCommand,
+  SHELLS, STDIN_PATHS, listFindExecs, readCommand, readShellInvocation, toSimpleCommand, type CommandReading, type ReadCommand,
 } from "../lib/shell/read.ts";
 import { startsOption } from "../lib/shell/options.ts";
 
@@ -100,13 +100,17 @@ export const GUARD_RULES: readonly GuardRule[] = [
   {
     why: "pipes text into a shell",
     matches: (line) => line.reading.commands.some(({ peeled, simple }) => {
-      if (SHELLS.has(peeled.program) || peeled.program === "source" || peeled.program === ".") {
+      const sourcing = peeled.program === "source" || peeled.program === ".";
+      if (SHELLS.has(peeled.program) || sourcing) {
         const shell = readShellInvocation(peeled.args);
-        if (simple.piped && shell.readsStdin && peeled.program !== "source" && peeled.program !== ".") return true;
+        if (simple.piped && (sourcing ? STDIN_PATHS.has(peeled.args[0] ?? "") : shell.readsStdin)) return true;
+        // `… | xargs sh -c`: xargs hands the piped text to the shell as its script or arguments.
+        if (simple.piped && peeled.wrappers.includes("xargs")) return true;
         // `sh -c "$(curl …)"`, `bash <(curl …)`, `source <(curl …)`: code the line itself produces.
         return peeled.args.some((arg, i) => !peeled.argKnown[i] && /^(?:<\(|\$\(|`)|^"\$\(/.test(arg));
       }
-      return simple.piped && _INTERPRETERS.test(peeled.program) && line.reading.commands.some((other) => _DOWNLOADERS.has(other.peeled.program));
+      return simple.piped && _INTERPRETERS.test(peeled.program) && _readsScriptFromStdin(peeled.args)
+        && line.reading.commands.some((other) => _DOWNLOADERS.has(other.peeled.program));
     }),
   },
 ];
@@ -117,6 +121,16 @@ const _DOWNLOADERS = new Set(["curl", "wget", "fetch", "http", "https"]);
 const _INTERPRETERS = /^(?:python[\d.]*|perl|ruby|node|nodejs|php|deno|bun|lua)$/;
 const _RAW_DEVICE = />\s*\/dev\/(?:sd|nvme|disk|hd|vd|xvd|mmcblk)/;
 const _WHOLE_TREE = /^(?:\.{1,2}(?:\/\.{0,2})*\/?|\*|:.*)$/;
+
+/** An interpreter with no inline code (`-c`, `-e`, `-m`, `-r`, `-p`, `--eval`…) and no script file, or the script `-`. */
+function _readsScriptFromStdin(args: readonly string[]): boolean {
+  for (const arg of args) {
+    if (STDIN_PATHS.has(arg)) return true;
+    if (/^-[a-zA-Z]*[ceEmrp]/.test(arg) || /^--(?:eval|print|command)/.test(arg)) return false;
+    if (!arg.startsWith("-")) return false;
+  }
+  return true;
+}
 
 /** Commands whose program is `name` (a program glob such as `/bin/r?` counts when it fits). */
 function _runs(line: GuardLine, name: string): ReadCommand[] {

@@ -1,8 +1,8 @@
 /**
  * A bash command line read the way bash will run it: every simple command (simple-commands.ts),
  * peeled (peel.ts), plus the commands it hands to another shell where their text is literal:
- * `bash -c '…'` / `sh -c`, `eval …`, a here-document or here-string fed to a shell, and
- * `find … -exec cmd … ;`. Nesting is followed three levels deep.
+ * `bash -c '…'` / `sh -c`, `eval …`, a here-document or here-string fed to a shell,
+ * `git -c alias.x='!…'` and `find … -exec cmd … ;`. Nesting is followed three levels deep.
  *
  * `listRuleSubjects` is what bash permission rules match: one line per simple command, the
  * peeled program and its arguments with whitespace collapsed and redirections after them, plus
@@ -26,6 +26,8 @@ export interface CommandReading {
 
 /** Shells: programs that run a script from `-c`, a file, or standard input. */
 export const SHELLS: ReadonlySet<string> = new Set(["sh", "bash", "zsh", "ksh", "mksh", "dash", "ash", "fish", "csh", "tcsh", "yash", "posh"]);
+/** Script paths that are standard input. */
+export const STDIN_PATHS: ReadonlySet<string> = new Set(["-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"]);
 const _MAX_DEPTH = 3;
 const _FIND_EXEC = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
 
@@ -61,10 +63,21 @@ function _add(reading: CommandReading, simple: SimpleCommand, depth: number): vo
 /** The shell script a command runs from its own text: `sh -c '…'`, `eval …`, `bash <<EOF`. */
 export function nestedScript(simple: SimpleCommand, peeled: PeeledCommand): string | undefined {
   if (peeled.program === "eval") return peeled.argKnown.every(Boolean) ? peeled.args.join(" ") : undefined;
+  if (peeled.program === "git") return _gitShellAlias(simple.words);
   if (!SHELLS.has(peeled.program)) return undefined;
   const shell = readShellInvocation(peeled.args);
   if (shell.command !== undefined) return peeled.argKnown[shell.commandIndex!] ? shell.command : undefined;
   if (shell.readsStdin && !simple.piped) return simple.stdinText;
+  return undefined;
+}
+
+/** `git -c alias.x='!cmd' x`: the shell command a `!` alias set on the command line runs. */
+function _gitShellAlias(words: readonly string[]): string | undefined {
+  for (let i = 0; i < words.length; i++) {
+    const value = words[i] === "-c" ? words[i + 1] : words[i]!.startsWith("-calias.") ? words[i]!.slice(2) : undefined;
+    const match = value === undefined ? null : /^alias\.[^=]+=\s*!(.*)$/s.exec(value);
+    if (match) return match[1];
+  }
   return undefined;
 }
 
@@ -98,7 +111,7 @@ export function readShellInvocation(args: readonly string[]): ShellInvocation {
     if (/^[-+][a-zA-Z]*[oO]$/.test(arg)) i++;
   }
   if (dashC) return i < args.length ? { command: args[i], commandIndex: i, readsStdin: false } : { readsStdin: false };
-  return { readsStdin: dashS || i >= args.length };
+  return { readsStdin: dashS || i >= args.length || STDIN_PATHS.has(args[i]!) };
 }
 
 /** A simple command of literal words (what `find -exec` runs). */

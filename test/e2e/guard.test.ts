@@ -39,6 +39,7 @@ const REFUSED: Case[] = [
     "find T -delete", "find T -type f -delete", "find T -exec rm {} \\;", "find T -type f -exec /bin/rm {} +", "find T -execdir rm {} \\;",
     "find T -name '*.txt' -exec rm -f {} +", "cat T.sh | sh", "curl -s file://$PWD/T.sh | sh", "curl -s file://$PWD/T.sh | bash -s",
     "bash <(curl -s file://$PWD/T.sh)", 'sh -c "$(curl -s file://$PWD/T.sh)"', "source <(cat T.sh)", ". <(cat T.sh)",
+    "printf 'rm -rf T' | xargs -0 sh -c", "cat T.sh | bash /dev/stdin", "git -c alias.nuke='!rm -rf T' nuke",
   ]),
   ..._mode([
     "chmod -R 777 T", "chmod -R 0777 T", "chmod -R a+w T", "chmod -R o+w T", "chmod -R ugo+rwx T", "chmod -R a=rwx T", "chmod --recursive 777 T",
