@@ -6,7 +6,9 @@
  * resolved (`r''m -r"f"`, `\rm`, `{rm,-rf,x}`); assignments and wrappers (`env`, `sudo`,
  * `timeout`, `xargs`…) peeled; program paths reduced to names; long options read as GNU and git
  * read abbreviations (`--recur`, `--har`, `--force-w`); and the literal scripts of `bash -c`,
- * `eval`, here-documents fed to a shell and `find -exec` read as commands too.
+ * `eval`, here-documents fed to a shell, git `!` aliases and `find -exec` read as commands too.
+ * A line bash syntax cannot parse (bash would refuse it too) or that nests shells deeper than
+ * the reader follows is refused.
  *
  * What the text cannot show passes: a variable's value, a decoded payload run without a pipe
  * into a shell, a script file, an alias. This is a seatbelt, not a sandbox.
@@ -112,6 +114,11 @@ export const GUARD_RULES: readonly GuardRule[] = [
       return simple.piped && _INTERPRETERS.test(peeled.program) && _readsScriptFromStdin(peeled.args)
         && line.reading.commands.some((other) => _DOWNLOADERS.has(other.peeled.program));
     }),
+  },
+  {
+    // Checked last, so a line that also matches a rule above names that rule (its fallback words).
+    why: "does not parse as bash, or nests shells too deep, so the guard cannot read it",
+    matches: (line) => !line.reading.parsed,
   },
 ];
 

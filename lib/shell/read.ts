@@ -2,7 +2,7 @@
  * A bash command line read the way bash will run it: every simple command (simple-commands.ts),
  * peeled (peel.ts), plus the commands it hands to another shell where their text is literal:
  * `bash -c '…'` / `sh -c`, `eval …`, a here-document or here-string fed to a shell,
- * `git -c alias.x='!…'` and `find … -exec cmd … ;`. Nesting is followed three levels deep.
+ * `git -c alias.x='!…'` and `find … -exec cmd … ;`. Nesting is followed six levels deep.
  *
  * `listRuleSubjects` is what bash permission rules match: one line per simple command, the
  * peeled program and its arguments with whitespace collapsed and redirections after them, plus
@@ -20,7 +20,7 @@ export interface ReadCommand {
 
 export interface CommandReading {
   commands: ReadCommand[];
-  /** False when some text (the line or a nested script) did not parse as bash. */
+  /** False when some text (the line or a nested script) did not parse as bash, or scripts nest deeper than MAX_NESTING. */
   parsed: boolean;
 }
 
@@ -28,7 +28,8 @@ export interface CommandReading {
 export const SHELLS: ReadonlySet<string> = new Set(["sh", "bash", "zsh", "ksh", "mksh", "dash", "ash", "fish", "csh", "tcsh", "yash", "posh"]);
 /** Script paths that are standard input. */
 export const STDIN_PATHS: ReadonlySet<string> = new Set(["-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"]);
-const _MAX_DEPTH = 3;
+/** How deep `bash -c "sh -c '…'"` nesting is followed. */
+export const MAX_NESTING = 6;
 const _FIND_EXEC = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
 
 const _recent = new Map<string, CommandReading>();
@@ -54,10 +55,14 @@ function _readInto(reading: CommandReading, source: string, depth: number): void
 function _add(reading: CommandReading, simple: SimpleCommand, depth: number): void {
   const peeled = peelCommand(simple);
   reading.commands.push({ simple, peeled, depth });
-  if (depth >= _MAX_DEPTH) return;
   const script = nestedScript(simple, peeled);
+  const execs = listFindExecs(peeled);
+  if (depth >= MAX_NESTING) {
+    if (script !== undefined || execs.length > 0) reading.parsed = false;
+    return;
+  }
   if (script !== undefined) _readInto(reading, script, depth + 1);
-  for (const words of listFindExecs(peeled)) _add(reading, toSimpleCommand(words), depth + 1);
+  for (const words of execs) _add(reading, toSimpleCommand(words), depth + 1);
 }
 
 /** The shell script a command runs from its own text: `sh -c '…'`, `eval …`, `bash <<EOF`. */

@@ -69,9 +69,9 @@ const CASES: [string, string[], string[]][] = [
 ];
 
 describe("guard plugin", () => {
-  test("thirteen refusals, in the order of the table", () => {
-    expect(GUARD_RULES).toHaveLength(13);
-    expect([...new Set(GUARD_RULES.map((rule) => rule.why))]).toEqual(CASES.map(([why]) => why));
+  test("fourteen refusals, in the order of the table, the unreadable last", () => {
+    expect(GUARD_RULES).toHaveLength(14);
+    expect(GUARD_RULES.map((rule) => rule.why)).toEqual([...CASES.map(([why]) => why), "does not parse as bash, or nests shells too deep, so the guard cannot read it"]);
   });
 
   for (const [why, blocked, allowed] of CASES) {
@@ -94,9 +94,17 @@ describe("guard plugin", () => {
     expect(checkCommand("echo cm0gLXJmIHgK | base64 -d > s.sh && bash s.sh")).toBeUndefined();
   });
 
-  test("text bash cannot parse falls back to a plain split, which still sees the words", () => {
+  test("text bash cannot parse is refused; a plain split of it still names the first rule it breaks", () => {
     expect(checkCommand("rm -rf x 'unclosed")).toContain("(recursive or forced delete)");
-    expect(checkCommand("echo 'unclosed")).toBeUndefined();
+    expect(checkCommand("echo 'unclosed")).toContain("(does not parse as bash, or nests shells too deep, so the guard cannot read it)");
+    expect(checkCommand("echo )")).toContain("(does not parse as bash");
+  });
+
+  test("nested shells are read six levels deep; deeper is refused", () => {
+    const nest = (depth: number, inner: string): string => (depth === 0 ? inner : `bash -c ${JSON.stringify(nest(depth - 1, inner))}`);
+    expect(checkCommand(nest(6, "rm -rf x"))).toContain("(recursive or forced delete)");
+    expect(checkCommand(nest(6, "echo hi"))).toBeUndefined();
+    expect(checkCommand(nest(7, "echo hi"))).toContain("(does not parse as bash, or nests shells too deep");
   });
 
   test("only bash calls with a string command are checked", async () => {
