@@ -1,7 +1,8 @@
 /**
  * What a simple command runs, under its wrappers: leading assignments and the wrappers `env`,
  * `command`, `builtin`, `nohup`, `timeout`, `xargs`, `nice`, `time`, `stdbuf`, `setsid`,
- * `exec`, `busybox`, `sudo` and `doas` (with their own options and option values) are peeled,
+ * `exec`, `busybox`, `watch`, `ionice`, `taskset`, `flock`, `sudo` and `doas` (with their own
+ * options and option values) are peeled,
  * an absolute or relative program path is reduced to its name, git's global options
  * (`-C <dir>`, `-c <k=v>`, `--no-pager`…) are dropped and long-option abbreviations are spelled
  * out (options.ts). `command -v` and `command -V` only look a name up, so peeling stops there.
@@ -48,6 +49,10 @@ const _WRAPPERS: Record<string, _WrapperSpec> = {
   setsid: _spec(""),
   exec: _spec("a"),
   busybox: _spec(""),
+  watch: _spec("n interval"),
+  ionice: _spec("c n p P u class classdata pid pgid uid"),
+  taskset: _spec("", { positional: 1 }),
+  flock: _spec("w E timeout conflict-exit-code", { positional: 1 }),
   sudo: _spec("u g h p C D R T U r t user group host prompt close-from chdir chroot command-timeout other-user role type", { assignments: true }),
   doas: _spec("u C"),
 };

@@ -102,6 +102,7 @@ describe("peeling", () => {
     ["doas -u root busybox rm x", "rm", ["x"], ["doas", "busybox"]],
     ["exec -a name git status", "git", ["status"], ["exec"]],
     ["time -p setsid git gc", "git", ["gc"], ["setsid"]],
+    ["watch -n 1 ionice -c2 -n7 taskset -c 0 flock -w 5 /tmp/l git gc", "git", ["gc"], ["watch", "ionice", "taskset", "flock"]],
     ["command -V rm", "command", ["-V", "rm"], []],
     ["timeout 5", "timeout", ["5"], []],
     ["git --git-dir .git --work-tree=. push -f", "git", ["push", "-f"], []],
