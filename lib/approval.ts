@@ -29,7 +29,7 @@ export interface ApprovalRequest {
   tool: string;
   input: unknown;
   subjects: string[];
-  /** The subjects joined with ", ", for one-line display and the persisted record. */
+  /** One line for display and the persisted record: bash's command, else the subjects joined with ", ". */
   subject: string;
   /** Allowed by the rules, but the third (or later) identical call of this turn. */
   repeated: boolean;
@@ -100,7 +100,7 @@ export function createGate(options: GateOptions): Gate {
     const run = async (): Promise<GateResult> => {
       if (!repeated && grants.covers(call.name, subjects)) return { allowed: true };
       const request: ApprovalRequest = {
-        id: uuidv7(), callId: call.callId, tool: call.name, input: call.input, subjects, subject: subjects.join(", "),
+        id: uuidv7(), callId: call.callId, tool: call.name, input: call.input, subjects, subject: _subjectLine(call, subjects),
         repeated, matched, suggestedPattern: suggestPattern(call.name, call.input), cwd: call.cwd,
         ...(call.subagent ? { subagent: true } : {}),
         ...(options.runId ? { runId: options.runId } : {}),
@@ -143,6 +143,12 @@ export function createGate(options: GateOptions): Gate {
       return ask(call, subjects, repeated, verdict.matched);
     },
   };
+}
+
+/** One line for display: a bash call's command as written (its subjects are its simple commands), else the subjects joined. */
+function _subjectLine(call: GateCall, subjects: string[]): string {
+  const command = call.name === "bash" && call.input !== null && typeof call.input === "object" ? (call.input as { command?: unknown }).command : undefined;
+  return typeof command === "string" ? command.replace(/\s+/g, " ").trim() : subjects.join(", ");
 }
 
 /** A call's permission subjects; `known` is false when the tool could not name them (they then ask). */

@@ -56,3 +56,18 @@ test("a wrapper rule still matches its own line: sudo * = deny refuses sudo what
   expect(await check("cd x && /usr/bin/sudo ls")).toMatchObject({ allowed: false, by: "rule" });
   expect(await check("ls")).toEqual({ allowed: true });
 });
+
+test("a bash question carries the command as written for display, and its lines as subjects", async () => {
+  const asked: { subject: string; subjects: string[]; suggestedPattern: string }[] = [];
+  const gate = createGate({
+    rules: parsePermissionRules({}), plugins: createPluginHost({ cwd: "/ws", enabled: [] }), yolo: false,
+    decide: async (request) => {
+      asked.push({ subject: request.subject, subjects: request.subjects, suggestedPattern: request.suggestedPattern });
+      return "deny";
+    },
+  });
+  await gate.check({ callId: "c1", tool: bashTool, name: "bash", input: { command: "CI=1  npm test && echo $(git log -1)" }, cwd: "/ws" });
+  expect(asked).toEqual([{
+    subject: "CI=1 npm test && echo $(git log -1)", subjects: ["npm test", "echo $(git log -1)", "git log -1"], suggestedPattern: "npm *",
+  }]);
+});
