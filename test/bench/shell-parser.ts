@@ -2,8 +2,8 @@
  * What the shell parser costs on the first bash call. Two views, each against a baseline from
  * the same run:
  * - in a compiled probe (built like dist/shiro: minified, bytecode, split), the time to load
- *   mvdan-sh and read a first command, and a later command's read, over the whole run of a bare
- *   compiled hello-world;
+ *   mvdan-sh, to read a first command and a warm read, over the whole run of a bare compiled
+ *   hello-world, and the resident memory the load adds;
  * - through dist/shiro, a headless run whose one tool call is `bash true` over the same run with
  *   one `glob` call instead (the difference is the parser load plus spawning bash).
  *
@@ -25,6 +25,7 @@ function _buildProbe(dir: string): string {
   writeFileSync(source, `
 import { loadShellParser } from ${JSON.stringify(join(ROOT, "lib/shell/parser.ts"))};
 import { listRuleSubjects } from ${JSON.stringify(join(ROOT, "lib/shell/read.ts"))};
+const rssBefore = process.memoryUsage().rss;
 const start = performance.now();
 await loadShellParser();
 const loaded = performance.now();
@@ -37,7 +38,7 @@ for (let i = 0; i < 20; i++) {
   warm.push(performance.now() - t);
 }
 warm.sort((a, b) => a - b);
-console.log(JSON.stringify({ loadMs: loaded - start, firstMs: first - loaded, warmMs: warm[10] }));
+console.log(JSON.stringify({ loadMs: loaded - start, firstMs: first - loaded, warmMs: warm[10], rssMb: (process.memoryUsage().rss - rssBefore) / 1e6 }));
 `);
   const build = spawnSync(process.execPath, ["build", "--compile", "--minify", "--bytecode", "--splitting", "--format=esm", source, "--outfile", outfile], { encoding: "utf8", timeout: 120_000 });
   if (build.status !== 0) throw new Error(`building the probe failed:\n${build.stderr}`);
@@ -70,11 +71,13 @@ export async function benchShellParser(options: { runs?: number } = {}): Promise
     const loadMs: number[] = [];
     const firstMs: number[] = [];
     const warmMs: number[] = [];
+    const rssMb: number[] = [];
     for (let round = -2; round < runs; round++) {
       const b = await _timeRun(bare, []);
       const p = await _timeRun(probe, []);
       if (round < 0) continue;
-      const sample = JSON.parse(p.stdout) as { loadMs: number; firstMs: number; warmMs: number };
+      const sample = JSON.parse(p.stdout) as { loadMs: number; firstMs: number; warmMs: number; rssMb: number };
+      rssMb.push(sample.rssMb);
       bareMs.push(b.ms);
       loadMs.push(sample.loadMs);
       firstMs.push(sample.firstMs);
@@ -98,7 +101,7 @@ export async function benchShellParser(options: { runs?: number } = {}): Promise
     }
     const bareMedian = median(bareMs);
     const [load, first, warm] = [median(loadMs), median(firstMs), median(warmMs)];
-    console.log(`shell parser: load ${load.toFixed(1)} ms, first read ${first.toFixed(1)} ms, warm read of a compound line ${warm.toFixed(2)} ms (compiled probe, ${runs} runs)`);
+    console.log(`shell parser: load ${load.toFixed(1)} ms, first read ${first.toFixed(1)} ms, warm read of a compound line ${warm.toFixed(2)} ms, resident memory +${median(rssMb).toFixed(1)} MB (compiled probe, ${runs} runs)`);
     console.log(`shell parser: bare compiled binary run ${bareMedian.toFixed(1)} ms; ratios to it: load ${(load / bareMedian).toFixed(2)}x, load + first read ${((load + first) / bareMedian).toFixed(2)}x, warm read ${(warm / bareMedian).toFixed(3)}x`);
     console.log(`shell parser: dist/shiro -p with one bash call ${median(bashRuns).toFixed(1)} ms, with one glob call ${median(globRuns).toFixed(1)} ms; ratio bash / glob = ${(median(bashRuns) / median(globRuns)).toFixed(2)}x`);
   } finally {
