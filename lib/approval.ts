@@ -18,6 +18,7 @@ import {
   type PermissionMatch, type PermissionRules, type SessionGrants,
 } from "./permissions.ts";
 import type { PluginHost } from "./plugins.ts";
+import { loadShellParser } from "./shell/parser.ts";
 import { createPending } from "./store/approvals.ts";
 import type { ToolDefinition } from "./tools/types.ts";
 
@@ -28,7 +29,7 @@ export interface ApprovalRequest {
   tool: string;
   input: unknown;
   subjects: string[];
-  /** The subjects joined with ", ", for one-line display and the persisted record. */
+  /** One line for display and the persisted record: bash's command, else the subjects joined with ", ". */
   subject: string;
   /** Allowed by the rules, but the third (or later) identical call of this turn. */
   repeated: boolean;
@@ -101,7 +102,7 @@ export function createGate(options: GateOptions): Gate {
     const run = async (): Promise<GateResult> => {
       if (!repeated && grants.covers(call.name, subjects)) return { allowed: true };
       const request: ApprovalRequest = {
-        id: uuidv7(), callId: call.callId, tool: call.name, input: call.input, subjects, subject: subjects.join(", "),
+        id: uuidv7(), callId: call.callId, tool: call.name, input: call.input, subjects, subject: _subjectLine(call, subjects),
         repeated, matched, suggestedPattern: suggestPattern(call.name, call.input), cwd: call.cwd,
         ...(call.subagent ? { subagent: true } : {}),
         ...(options.runId ? { runId: options.runId } : {}),
@@ -132,6 +133,7 @@ export function createGate(options: GateOptions): Gate {
       const blocked = await options.plugins.checkToolCall({ toolName: call.name, input: call.input, cwd: call.cwd });
       if (blocked !== undefined) return { allowed: false, by: "plugin", reason: blocked };
 
+      if (call.name === "bash") await loadShellParser();
       const { subjects, known } = _subjectsOf(call.tool, call.input);
       const autoApprove = new Set([...(options.autoApprove ?? []), ...options.plugins.autoApprove()]);
       const verdict = evaluatePermission(options.rules, call.name, subjects, { autoApprove });
@@ -143,6 +145,12 @@ export function createGate(options: GateOptions): Gate {
       return ask(call, subjects, repeated, verdict.matched);
     },
   };
+}
+
+/** One line for display: a bash call's command as written (its subjects are its simple commands), else the subjects joined. */
+function _subjectLine(call: GateCall, subjects: string[]): string {
+  const command = call.name === "bash" && call.input !== null && typeof call.input === "object" ? (call.input as { command?: unknown }).command : undefined;
+  return typeof command === "string" ? command.replace(/\s+/g, " ").trim() : subjects.join(", ");
 }
 
 /** A call's permission subjects; `known` is false when the tool could not name them (they then ask). */
