@@ -163,10 +163,10 @@ describe("the guard under --yolo, through the binary", () => {
     expect({ notRefused, damaged }).toEqual({ notRefused: [], damaged: [] });
   }, 180_000);
 
-  test("the control: with --no-plugins the same calls run and damage their targets", async () => {
+  test("the control: with --no-plugins (and --no-sandbox, which would end a background job with its shell) the same calls run and damage their targets", async () => {
     const cases = _prepare(REFUSED);
     e2e.fake.script({ toolCalls: cases.map((target) => ({ name: "bash", input: { command: target.command } })) }, { text: "Done." });
-    const result = await e2e.shiro(["-p", "clean everything up", "--yolo", "--no-plugins"], { timeoutMs: 120_000 });
+    const result = await e2e.shiro(["-p", "clean everything up", "--yolo", "--no-plugins", "--no-sandbox"], { timeoutMs: 120_000 });
     expect(result.code).toBe(0);
     const survived = cases.filter((target) => target.intact()).map((target) => target.original);
     // git itself refuses the ambiguous --forc (force-with-lease or force-if-includes).
