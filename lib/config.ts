@@ -74,6 +74,11 @@ export const ConfigSchema = v.strictObject({
   historyPairs: v.optional(_posInt(1000)),
   /** Provider key variables bash and MCP servers may see (withheld by default; lib/secrets/child-env.ts). */
   passEnv: v.optional(v.array(v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be a variable name")))),
+  /** `shiro update`: `enabled: false` turns it off (installs a package manager owns); `base` is a mirror (docs/release.md). */
+  update: v.optional(v.strictObject({
+    enabled: v.optional(v.boolean("must be true or false")),
+    base: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty"))),
+  })),
 }, (issue) => `is not a known setting`);
 
 export type ConfigFile = v.InferOutput<typeof ConfigSchema>;
