@@ -22,6 +22,9 @@ export default defineCommand({
     if (config.update?.enabled === false) {
       throw new UserError(`updates are turned off (update.enabled is false in ${paths.config()}); update this install the way it was installed`);
     }
+    if (!args.check && (!isCompiledBinary() || !BUILD?.target)) {
+      throw new UserError(`this shiro is ${isCompiledBinary() ? "a local build" : "run from source"}, not an installed release; update it with git pull, or install the release with install.sh (docs/release.md)`);
+    }
     const check = await checkForUpdate(resolveReleaseBase(process.env, config.update?.base));
     const released = check.index.date.slice(0, 10);
     if (!check.newer) {
@@ -32,10 +35,7 @@ export default defineCommand({
       process.stdout.write(`update available: shiro ${check.current} -> ${check.latest} (${released}); run shiro update\n`);
       return;
     }
-    if (!isCompiledBinary() || !BUILD?.target) {
-      throw new UserError(`this shiro is ${isCompiledBinary() ? "a local build" : "run from source"}, not an installed release; update it with git pull, or install the release with install.sh (docs/release.md)`);
-    }
-    const result = await applyUpdate(check, { execPath: process.execPath, target: BUILD.target });
+    const result = await applyUpdate(check, { execPath: process.execPath, target: BUILD!.target });
     process.stdout.write(`updated shiro ${result.from} -> ${result.to} at ${result.path}\n`);
   },
 });
