@@ -97,6 +97,16 @@ describe("install.sh", () => {
     }, 120_000);
   }
 
+  test("piped into sh -s -- --dir, as the one-line installer runs it", async () => {
+    const sandbox = makeSandbox();
+    const line = `cat '${INSTALL_SH}' | sh -s -- --dir '${sandbox.dir}'`;
+    const result = await runProcess("sh", ["-c", line], { env: installEnv(sandbox, { SHIRO_INSTALL_BASE: `${server.url}/new`, PATH: `${sandbox.dir}:${process.env.PATH}` }), cwd: sandbox.root });
+    expect([result.code, result.stderr]).toEqual([0, ""]);
+    expect(result.stdout).toStartWith(`installed shiro-neko ${pkg.version} (`);
+    expect(result.stdout).not.toContain("is not on PATH");
+    expect(readdirSync(sandbox.dir)).toEqual(["shiro"]);
+  }, 120_000);
+
   const bases: [string, (s: FolderServer) => string][] = [
     ["an HTTP URL with a trailing slash", (s) => `${s.url}/new/`],
     ["a folder", () => folder("new")],

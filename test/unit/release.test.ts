@@ -135,3 +135,17 @@ describe("release base and names", () => {
     ]);
   });
 });
+
+describe("release/build.ts arguments", () => {
+  const table: [string[], string][] = [
+    [["--targets", "linux-x64,plan9-x64"], "release: unknown target \"plan9-x64\"; known: linux-x64, linux-x64-baseline, linux-x64-musl, linux-arm64, darwin-x64, darwin-arm64, windows-x64\n"],
+    [["--out"], "release: --out needs a value\n"],
+    [["--fast"], "release: unknown option --fast; see the comment at the top of release/build.ts\n"],
+  ];
+  for (const [args, stderr] of table) {
+    test(`${args.join(" ")}: one line, exit 1, nothing built`, () => {
+      const result = spawnSync(process.execPath, [join(ROOT, "release", "build.ts"), ...args], { cwd: ROOT, encoding: "utf8", timeout: 30_000 });
+      expect([result.status, result.stdout, result.stderr]).toEqual([1, "", stderr]);
+    });
+  }
+});
