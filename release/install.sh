@@ -77,6 +77,10 @@ detect_target() {
     aarch64|arm64) arch=arm64 ;;
     *) die "no shiro build for $os_name $machine (builds: $TARGETS windows-x64); build from source: docs/release.md" ;;
   esac
+  # A 64-bit kernel may run a 32-bit userland (Raspberry Pi OS), where no arm64 binary runs.
+  if [ "$arch" = arm64 ] && [ "$(getconf LONG_BIT 2>/dev/null || echo 64)" = 32 ]; then
+    die "no shiro build for a 32-bit userland on $machine (builds: $TARGETS); build from source: docs/release.md"
+  fi
   # A shell under Rosetta on an Apple Silicon Mac reports x86_64; the arm64 build is the right one.
   if [ "$os" = darwin ] && [ "$arch" = x64 ] && [ "$(sysctl -n sysctl.proc_translated 2>/dev/null || echo 0)" = 1 ]; then
     arch=arm64

@@ -173,6 +173,20 @@ describe("install.sh", () => {
     ["Darwin", "ppc", undefined],
     ["Linux", "aarch64", "musl"],
   ];
+  test("a 32-bit userland on an arm64 kernel stops with one line and downloads nothing", async () => {
+    const sandbox = makeSandbox();
+    fakeMachine(sandbox, "Linux", "aarch64", "glibc");
+    writeFileSync(join(sandbox.fakeBin, "getconf"), "#!/bin/sh\necho 32\n");
+    chmodSync(join(sandbox.fakeBin, "getconf"), 0o755);
+    const before = server.requests.length;
+    const result = await install(sandbox, `${server.url}/new`, ["--dir", sandbox.dir]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toStartWith("shiro install: no shiro build for a 32-bit userland on aarch64 (builds: linux-x64 ");
+    expect(result.stderr.split("\n")).toHaveLength(2);
+    expect(server.requests.length).toBe(before);
+    expectNothingLeft(sandbox);
+  }, 60_000);
+
   for (const [os, machine, libc] of unknown) {
     test(`unknown platform ${os} ${machine}${libc ? " musl" : ""} stops with one line and downloads nothing`, async () => {
       const sandbox = makeSandbox();
