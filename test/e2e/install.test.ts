@@ -5,7 +5,7 @@
  * behind (no install folder, no temp folder, the installed binary unchanged).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
@@ -105,6 +105,39 @@ describe("install.sh", () => {
     expect(result.stdout).toStartWith(`installed shiro-neko ${pkg.version} (`);
     expect(result.stdout).not.toContain("is not on PATH");
     expect(readdirSync(sandbox.dir)).toEqual(["shiro"]);
+  }, 120_000);
+
+  const busybox = Bun.which("busybox");
+  /** A PATH folder holding busybox applets only: the userland of an Alpine container. */
+  const busyboxOnly = (sandbox: Sandbox): string => {
+    const tools = join(sandbox.root, "busybox-bin");
+    mkdirSync(tools);
+    for (const applet of ["sh", "wget", "tar", "gzip", "sha256sum", "mktemp", "cut", "awk", "grep", "cp", "mv", "chmod", "mkdir", "rm", "uname", "ls", "cat"]) {
+      symlinkSync(busybox!, join(tools, applet));
+    }
+    return tools;
+  };
+  test.skipIf(!busybox && process.env.SHIRO_RELEASE_TOOLS !== "1")("with nothing but busybox (sh, wget, tar, sha256sum, …), as on Alpine", async () => {
+    const sandbox = makeSandbox();
+    const tools = busyboxOnly(sandbox);
+    const result = await runProcess(join(tools, "sh"), [INSTALL_SH, "--target", NATIVE, "--dir", sandbox.dir], {
+      env: { ...installEnv(sandbox, { SHIRO_INSTALL_BASE: `${server.url}/new` }), PATH: tools, SHELL: "/bin/ash" }, cwd: sandbox.root,
+    });
+    expect([result.code, result.stderr]).toEqual([0, ""]);
+    expect(sha(join(sandbox.dir, "shiro"))).toBe(sha(join(folder("new"), `shiro-${NATIVE}`)));
+    expect(result.stdout).toContain(`is not on PATH; add it: echo 'export PATH="${sandbox.dir}:$PATH"' >> ~/.profile`);
+    expect(readdirSync(sandbox.tmp)).toEqual([]);
+  }, 120_000);
+
+  test.skipIf(!busybox && process.env.SHIRO_RELEASE_TOOLS !== "1")("busybox alone refuses a tampered archive too", async () => {
+    const sandbox = makeSandbox();
+    const tools = busyboxOnly(sandbox);
+    const result = await runProcess(join(tools, "sh"), [INSTALL_SH, "--target", NATIVE, "--dir", sandbox.dir], {
+      env: { ...installEnv(sandbox, { SHIRO_INSTALL_BASE: `${server.url}/tampered` }), PATH: tools }, cwd: sandbox.root,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toStartWith(`shiro install: checksum mismatch for shiro-${NATIVE}.tar.gz (expected `);
+    expectNothingLeft(sandbox);
   }, 120_000);
 
   const bases: [string, (s: FolderServer) => string][] = [

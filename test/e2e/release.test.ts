@@ -5,7 +5,7 @@
  * `--version` and one headless turn against the fake provider under qemu-user. The musl binary
  * needs Alpine's libstdc++, which Debian does not ship, so it is checked by its header only.
  * qemu-user-static and libc6-arm64-cross (Debian) are needed for the arm64 part: without them it
- * is skipped, unless SHIRO_REQUIRE_QEMU=1 (set by .ci/run once it has installed them).
+ * is skipped, unless SHIRO_RELEASE_TOOLS=1 (set by .ci/run once it has installed them).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
@@ -124,7 +124,7 @@ describe("bun run release", () => {
     for (const file of ["shiro-linux-arm64", "shiro-linux-arm64.tar.gz"]) expect(readFileSync(join(again, file)).equals(readFileSync(join(out, file)))).toBe(true);
   }, 600_000);
 
-  describe.skipIf(!qemuReady && process.env.SHIRO_REQUIRE_QEMU !== "1")(`linux-arm64 under ${QEMU}`, () => {
+  describe.skipIf(!qemuReady && process.env.SHIRO_RELEASE_TOOLS !== "1")(`linux-arm64 under ${QEMU}`, () => {
     const runArm = (args: string[], home: string, env: Record<string, string> = {}) =>
       runProcess(QEMU, ["-L", ARM64_SYSROOT, join(out, "shiro-linux-arm64"), ...args], { env: binaryEnv(home, env), cwd: home, timeoutMs: 120_000 });
 
