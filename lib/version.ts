@@ -1,6 +1,6 @@
 /**
  * The product version and what the build embedded. `bun run build` and `bun run release`
- * (release/build.ts) pass `--define SHIRO_BUILD_*` values; a source run has none of them, and
+ * (.ci/release/build.ts) pass `--define SHIRO_BUILD_*` values; a source run has none of them, and
  * reads the version from package.json.
  */
 import pkg from "../package.json" with { type: "json" };
@@ -14,7 +14,7 @@ declare const SHIRO_BUILD_TARGET: string | undefined;
 export const VERSION: string = typeof SHIRO_BUILD_VERSION === "string" ? SHIRO_BUILD_VERSION : pkg.version;
 export const PRODUCT = "shiro-neko";
 
-/** Set in a binary built by release/build.ts; undefined in a source run. */
+/** Set in a binary built by .ci/release/build.ts; undefined in a source run. */
 export interface BuildInfo {
   /** The git commit (full hash, `-dirty` appended when the tree had changes). */
   commit: string;

@@ -1,5 +1,5 @@
 /**
- * Helpers of the release tests: build a release with release/build.ts into a folder, serve
+ * Helpers of the release tests: build a release with .ci/release/build.ts into a folder, serve
  * folders over HTTP on 127.0.0.1, and run a child process asynchronously (the server lives in the
  * test process) with a time limit.
  */
@@ -31,9 +31,9 @@ export function runProcess(command: string, args: string[], options: { env: Reco
   });
 }
 
-/** `bun release/build.ts --out <out> --targets <targets> [--version <version>]`; throws with its output on failure. */
+/** `bun .ci/release/build.ts --out <out> --targets <targets> [--version <version>]`; throws with its output on failure. */
 export async function buildTestRelease(out: string, targets: string[], version?: string, env: Record<string, string> = {}): Promise<void> {
-  const args = ["release/build.ts", "--out", out, "--targets", targets.join(","), ...(version ? ["--version", version] : [])];
+  const args = [".ci/release/build.ts", "--out", out, "--targets", targets.join(","), ...(version ? ["--version", version] : [])];
   const result = await runProcess(process.execPath, args, { env: { ...process.env, ...env } as Record<string, string>, timeoutMs: 600_000 });
   if (result.code !== 0) throw new Error(`release build failed:\n${result.stdout}${result.stderr}`);
 }

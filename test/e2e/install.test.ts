@@ -13,7 +13,7 @@ import { BINARY, ROOT, ensureBinary } from "./_harness.ts";
 import { buildTestRelease, nativeTarget, runProcess, serveFolders, type FolderServer } from "./_release.ts";
 
 const NATIVE = nativeTarget();
-const INSTALL_SH = join(ROOT, "release", "install.sh");
+const INSTALL_SH = join(ROOT, ".ci", "release", "install.sh");
 const OLD = "0.0.1";
 
 let work: string;

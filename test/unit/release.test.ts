@@ -13,7 +13,7 @@ import { compareVersions, findArtifact, parseReleaseIndex } from "../../lib/rele
 import { readTarFile, writeTar } from "../../lib/release/tar.ts";
 import { DEFAULT_RELEASE_BASE, RELEASE_TARGETS, archiveFileName, binaryFileName } from "../../lib/release/targets.ts";
 import { resolveReleaseBase } from "../../lib/release/update.ts";
-import { writeZip } from "../../release/zip.ts";
+import { writeZip } from "../../.ci/release/zip.ts";
 
 const ROOT = resolve(import.meta.dir, "..", "..");
 
@@ -120,8 +120,8 @@ describe("release base and names", () => {
   });
 
   test("the installers name the same default base and the same targets as lib/release/targets.ts", () => {
-    const sh = readFileSync(join(ROOT, "release", "install.sh"), "utf8");
-    const ps1 = readFileSync(join(ROOT, "release", "install.ps1"), "utf8");
+    const sh = readFileSync(join(ROOT, ".ci", "release", "install.sh"), "utf8");
+    const ps1 = readFileSync(join(ROOT, ".ci", "release", "install.ps1"), "utf8");
     expect(sh).toContain(`\nDEFAULT_BASE="${DEFAULT_RELEASE_BASE}"\n`);
     expect(ps1).toContain(`\n$DefaultBase = '${DEFAULT_RELEASE_BASE}'\n`);
     const unix = RELEASE_TARGETS.filter((t) => t.os !== "windows").map((t) => t.name).join(" ");
@@ -136,15 +136,15 @@ describe("release base and names", () => {
   });
 });
 
-describe("release/build.ts arguments", () => {
+describe(".ci/release/build.ts arguments", () => {
   const table: [string[], string][] = [
     [["--targets", "linux-x64,plan9-x64"], "release: unknown target \"plan9-x64\"; known: linux-x64, linux-x64-baseline, linux-x64-musl, linux-arm64, darwin-x64, darwin-arm64, windows-x64\n"],
     [["--out"], "release: --out needs a value\n"],
-    [["--fast"], "release: unknown option --fast; see the comment at the top of release/build.ts\n"],
+    [["--fast"], "release: unknown option --fast; see the comment at the top of .ci/release/build.ts\n"],
   ];
   for (const [args, stderr] of table) {
     test(`${args.join(" ")}: one line, exit 1, nothing built`, () => {
-      const result = spawnSync(process.execPath, [join(ROOT, "release", "build.ts"), ...args], { cwd: ROOT, encoding: "utf8", timeout: 30_000 });
+      const result = spawnSync(process.execPath, [join(ROOT, ".ci", "release", "build.ts"), ...args], { cwd: ROOT, encoding: "utf8", timeout: 30_000 });
       expect([result.status, result.stdout, result.stderr]).toEqual([1, "", stderr]);
     });
   }

@@ -5,8 +5,8 @@
  * lib/release/release-index.ts) and the two installers. `bun run build` runs it with `--dev`: one
  * native binary at dist/shiro.
  *
- *   bun release/build.ts [--targets linux-x64,darwin-arm64] [--out DIR] [--version 1.2.3]
- *   bun release/build.ts --dev [--outfile dist/shiro]
+ *   bun .ci/release/build.ts [--targets linux-x64,darwin-arm64] [--out DIR] [--version 1.2.3]
+ *   bun .ci/release/build.ts --dev [--outfile dist/shiro]
  *
  * Reproducible: the date embedded and written to the index is SOURCE_DATE_EPOCH, else the date of
  * the commit, so building one commit twice gives the same bytes (archives carry that date as
@@ -18,14 +18,14 @@ import { createHash } from "node:crypto";
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { gzipSync } from "node:zlib";
-import pkg from "../package.json" with { type: "json" };
-import { INDEX_FORMAT, type ReleaseArtifact, type ReleaseIndex } from "../lib/release/release-index.ts";
-import { writeTar } from "../lib/release/tar.ts";
-import { INDEX_FILE, RELEASE_TARGETS, SUMS_FILE, archiveEntryName, archiveFileName, binaryFileName, findTarget, type ReleaseTarget } from "../lib/release/targets.ts";
-import { PRODUCT } from "../lib/version.ts";
+import pkg from "../../package.json" with { type: "json" };
+import { INDEX_FORMAT, type ReleaseArtifact, type ReleaseIndex } from "../../lib/release/release-index.ts";
+import { writeTar } from "../../lib/release/tar.ts";
+import { INDEX_FILE, RELEASE_TARGETS, SUMS_FILE, archiveEntryName, archiveFileName, binaryFileName, findTarget, type ReleaseTarget } from "../../lib/release/targets.ts";
+import { PRODUCT } from "../../lib/version.ts";
 import { writeZip } from "./zip.ts";
 
-const ROOT = resolve(import.meta.dir, "..");
+const ROOT = resolve(import.meta.dir, "../..");
 const ENTRY = "cmd/shiro.ts";
 const BUILD_FLAGS = ["build", "--compile", "--minify", "--bytecode", "--splitting", "--format=esm"];
 
@@ -57,7 +57,7 @@ export function buildRelease(options: ReleaseOptions): ReleaseIndex {
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     process.stderr.write(`built ${binaryFileName(target)} (${_mb(binary.length)}), ${archiveFileName(target)} (${_mb(archive.length)}) in ${seconds}s\n`);
   }
-  for (const script of ["install.sh", "install.ps1"]) copyFileSync(join(ROOT, "release", script), join(options.out, script));
+  for (const script of ["install.sh", "install.ps1"]) copyFileSync(join(ROOT, ".ci", "release", script), join(options.out, script));
   artifacts.sort((a, b) => (a.file < b.file ? -1 : 1));
   const sums = [...artifacts.map((a) => ({ file: a.file, sha256: a.sha256 })), ..._scriptSums(options.out)].sort((a, b) => (a.file < b.file ? -1 : 1));
   writeFileSync(join(options.out, SUMS_FILE), sums.map((s) => `${s.sha256}  ${s.file}\n`).join(""));
@@ -136,7 +136,7 @@ function _parseArgs(argv: string[]): { dev: boolean; outfile: string; release: R
     else if (flag === "--out") release.out = resolve(value());
     else if (flag === "--version") release.version = value();
     else if (flag === "--targets") release.targets = value().split(",").map(_target);
-    else throw new Error(`unknown option ${flag}; see the comment at the top of release/build.ts`);
+    else throw new Error(`unknown option ${flag}; see the comment at the top of .ci/release/build.ts`);
   }
   return { dev, outfile, release };
 }
