@@ -7,6 +7,7 @@ import { createInterface, type Interface } from "node:readline";
 import { MissingKeyError, createAgent, type Agent, type AgentFlags } from "../lib/agent/agent.ts";
 import { renderApprovalQuestion } from "../lib/repl/approval-view.ts";
 import { createCompleter } from "../lib/repl/completer.ts";
+import { describeNotices } from "../lib/repl/notices.ts";
 import { runProviderSetup } from "../lib/repl/onboarding.ts";
 import type { ApprovalAnswer, ApprovalRequest } from "../lib/approval.ts";
 import { EXIT } from "../lib/errors.ts";
@@ -238,7 +239,7 @@ function _banner(agent: Agent, write: (text: string) => void, dim: (text: string
     agent.memory ? `memory: ${agent.memory.list().length} notes about this project` : "memory: off (--no-memory)",
     ...(agent.sandbox.notice ? [] : [describeSandbox(agent.sandbox)]),
     ...(agent.mcpStatus().length > 0 ? [`mcp: connecting ${agent.mcpStatus().map((server) => server.name).join(", ")} (/mcp shows them)`] : []),
-    ...agent.startupNotices(),
+    ...describeNotices(agent.startupNotices()),
     ...(agent.todos().length > 0 ? [renderProgressBar(agent.todos())] : []),
     "/help for commands",
   ];
