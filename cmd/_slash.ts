@@ -4,7 +4,7 @@
  * Commands that need a different session (/resume, /clear) ask the REPL to swap the agent.
  */
 import type { Agent } from "../lib/agent/agent.ts";
-import { AGENT_NAMES, THINKING_LEVELS, type AgentName, type ThinkingLevel } from "../lib/config.ts";
+import { AGENT_NAMES, THINKING_LEVELS, type AgentName, type ThinkingLevel } from "../lib/vocabulary.ts";
 import { formatUsd } from "../lib/providers/pricing.ts";
 import { formatSessionLine, listSessions } from "../lib/store/sessions.ts";
 import { renderProgressBar, renderTodoLines } from "../lib/store/notebook.ts";

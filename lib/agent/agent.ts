@@ -6,7 +6,8 @@
  * what wiring found worth telling is returned as data (`startupNotices`), worded by the front end.
  * Front ends (headless, REPL, `runs resume`) only consume the AgentEvent stream.
  */
-import { type AgentName, type ResolvedConfig, type ThinkingLevel } from "../config.ts";
+import type { ResolvedConfig } from "../config.ts";
+import type { AgentName, ThinkingLevel } from "../vocabulary.ts";
 import { createBlockingDecision, createGate, denyAll, type DecisionSource, type Gate } from "../approval.ts";
 import { parsePermissionRules, evaluatePermission, type PermissionRules } from "../permissions.ts";
 import type { PluginHost } from "../plugins.ts";
@@ -26,7 +27,7 @@ import { createRecallDiscardedTool } from "../tools/recall-discarded.ts";
 import { createTodoTool } from "../tools/todo.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import type { McpServerStatus } from "../mcp.ts";
-import { runOptionsFromFlags, type AgentFlags } from "./agent-flags.ts";
+import { runOptionsFromFlags, type AgentFlags } from "../session-flags.ts";
 import { createContextManager, type ContextManager } from "./context-manager.ts";
 import type { AgentEvent } from "./events.ts";
 import { loadInstructions, renderInstructions, type InstructionFile } from "./instructions.ts";
@@ -38,7 +39,7 @@ import { pickSession, resolveAgentConfig } from "./session-start.ts";
 import { createTaskTool } from "./subagent.ts";
 import { DEFAULT_MAX_STEPS, VARIANTS, type AgentVariant } from "./variants.ts";
 
-export { flagsFromRunOptions, runOptionsFromFlags, type AgentFlags } from "./agent-flags.ts";
+export { flagsFromRunOptions, runOptionsFromFlags, type AgentFlags } from "../session-flags.ts";
 export { MissingKeyError } from "./session-start.ts";
 
 export interface CreateAgentOptions {
@@ -126,9 +127,9 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   if (sandboxStatus.notice) notices.push({ code: "sandbox", text: sandboxStatus.notice });
   const sandbox = createCommandSandbox(sandboxStatus, { decide: options.decide, sessionId: session.id });
 
-  const plugins = await openPlugins(cwd, config, sandbox, flags.noPlugins, notices);
-  const skills = openSkills(cwd, flags.noSkills, notices);
-  const mcp = await connectMcp({ cwd, config, sandboxStatus, sandbox, disabled: flags.noMcp, headless }, notices);
+  const plugins = await openPlugins(cwd, config, sandbox, flags.noPlugins === true, notices);
+  const skills = openSkills(cwd, flags.noSkills === true, notices);
+  const mcp = await connectMcp({ cwd, config, sandboxStatus, sandbox, disabled: flags.noMcp === true, headless }, notices);
   const instructions = flags.noInstructions ? [] : loadInstructions(cwd);
 
   const context: ContextManager = createContextManager({
@@ -147,7 +148,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   // once they exist (the gate reads it per call).
   const rules: PermissionRules = parsePermissionRules(config.file.permission);
   const autoApprove = new Set<string>();
-  const gate: Gate = createGate({ rules, plugins, yolo: flags.yolo, decide, autoApprove, headless: headless && !options.decide, sessionId: session.id });
+  const gate: Gate = createGate({ rules, plugins, yolo: flags.yolo === true, decide, autoApprove, headless: headless && !options.decide, sessionId: session.id });
 
   // The task tool's workers see every registered tool, itself included: the list is filled below.
   const toolbox: { registered: ToolDefinition[] } = { registered: [] };
@@ -176,7 +177,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const autoApproveAll = new Set([...autoApprove, ...plugins.autoApprove()]);
   const asksFirst = (name: string) => evaluatePermission(rules, name, [], { autoApprove: autoApproveAll }).decision !== "allow";
   if (headless && !flags.yolo) notices.push({ code: "headless-approvals", mode: flags.approvals });
-  if (!headless) notices.push({ code: "approvals", yolo: flags.yolo, ruled: Object.keys(config.file.permission ?? {}), asking: offered.map((tool) => tool.name).filter(asksFirst) });
+  if (!headless) notices.push({ code: "approvals", yolo: flags.yolo === true, ruled: Object.keys(config.file.permission ?? {}), asking: offered.map((tool) => tool.name).filter(asksFirst) });
   if (flags.noPlugins) notices.push({ code: "plugins-off" });
 
   const memorySection = memory ? renderMemoryForPrompt(memory.top(20), globalMemory?.top(10)) : "";

@@ -6,7 +6,7 @@
  * `done` closes the stream. The agent session (agent.ts) only wires what a run needs.
  */
 import type { Gate } from "../approval.ts";
-import type { ThinkingLevel } from "../config.ts";
+import type { ThinkingLevel } from "../vocabulary.ts";
 import type { PluginHost } from "../plugins.ts";
 import { addUsage, type Message, type Usage } from "../providers/messages.ts";
 import { costUsd } from "../providers/pricing.ts";
@@ -21,7 +21,7 @@ import type { CommandSandbox } from "../sandbox/session.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import type { ContextManager } from "./context-manager.ts";
 import type { AgentEvent } from "./events.ts";
-import { runTurn, type ModelClient, type Suspension, type TurnInput, type TurnResult } from "./loop.ts";
+import { runTurn, type ModelClient, type TurnInput, type TurnResult } from "./loop.ts";
 
 export interface RunDriverOptions {
   session: SessionRecord;
@@ -224,7 +224,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
       status: cancelled ? "cancelled" : result.stop, endedAt: result.stop === "blocked" ? undefined : new Date().toISOString(),
       steps: result.steps, stop: result.stop, ...(runUsage ? { usage: { inputTokens: runUsage.inputTokens, outputTokens: runUsage.outputTokens } } : {}),
       ...(runCost !== undefined ? { costUsd: runCost } : {}), ...(result.error ? { error: result.error } : {}),
-      suspended: result.suspended as Suspension | undefined,
+      suspended: result.suspended,
     });
   }
 

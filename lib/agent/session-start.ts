@@ -6,7 +6,7 @@
 import { UserError } from "../errors.ts";
 import { resolveConfig, type ResolvedConfig } from "../config.ts";
 import { createSession, findSession, newestForCwd, type SessionRecord } from "../store/sessions.ts";
-import type { AgentFlags } from "./agent-flags.ts";
+import type { AgentFlags } from "../session-flags.ts";
 import type { StartupNotice } from "./notices.ts";
 
 /** No key for the chosen provider: headless exits 1 with this; the REPL opens provider setup instead. */
