@@ -144,7 +144,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     else write(`new session ${shortSessionId(agent.session.id)}\n`);
   };
 
-  const commands = Object.keys(SLASH_COMMANDS).map((usage) => usage.split(" ")[0]!);
+  const commands = SLASH_COMMANDS.map((command) => command.name);
   rl = createInterface({
     input: process.stdin, output: process.stdout, terminal: Boolean(process.stdout.isTTY),
     history: [...loadHistory(cwd)].reverse(), historySize: 200,
