@@ -7,12 +7,7 @@ import { spawn } from "node:child_process";
 import { EXIT, UsageError } from "../lib/errors.ts";
 import type { ParsedFlags } from "./_flags.ts";
 import { agentFlagsFrom } from "../lib/session-flags.ts";
-import type { StopKind } from "../lib/agent/events.ts";
 import { writeOut, writeErr } from "./_output.ts";
-
-export const STOP_EXIT: Record<StopKind, number> = {
-  completed: EXIT.ok, error: EXIT.error, aborted: EXIT.interrupted, blocked: EXIT.blocked, "max-steps": EXIT.maxSteps,
-};
 
 async function _readStdin(): Promise<string> {
   const chunks: Buffer[] = [];

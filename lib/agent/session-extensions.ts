@@ -6,7 +6,8 @@
 import type { ResolvedConfig } from "../config.ts";
 import type { McpHub } from "../mcp.ts";
 import { stateDir } from "../paths.ts";
-import { createDisabledPluginHost, createPluginHost, type PluginHost } from "../plugins.ts";
+import { createDisabledPluginHost, createPluginHost } from "../plugin-host.ts";
+import type { PluginHost } from "../plugins.ts";
 import type { CommandSandbox } from "../sandbox/session.ts";
 import type { SandboxStatus } from "../sandbox/detect.ts";
 import { loadSkills, type Skill } from "../skills.ts";
