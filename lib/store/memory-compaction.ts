@@ -10,10 +10,9 @@
  * A failing model call throws; nothing is written then either.
  */
 import systemTemplate from "./memory-compaction.md" with { type: "text" };
+import type { CompleteFn } from "../providers/complete.ts";
 import { MEMORY_KINDS, type MemoryEntry, type MemoryKind, type MemoryScope, type MemoryStore } from "./memory.ts";
 
-/** A one-shot model call: system text and one user prompt in, the reply's text out. */
-export type CompleteFn = (system: string, prompt: string, signal?: AbortSignal) => Promise<string>;
 
 export interface CompactMemoryResult {
   changed: boolean;
