@@ -64,25 +64,30 @@ export const ToolResultPartSchema = v.looseObject(_toolResultPart);
 
 const _userMessage = { role: v.literal("user"), content: v.string() };
 const _assistantMessage = { role: v.literal("assistant"), parts: v.array(v.variant("type", [TextPartSchema, ReasoningPartSchema, ToolCallPartSchema])) };
-/** The results of one assistant message's tool calls, in call order. */
 const _toolMessage = { role: v.literal("tool"), results: v.array(ToolResultPartSchema) };
 
 export const UserMessageSchema = v.looseObject(_userMessage);
 export const AssistantMessageSchema = v.looseObject(_assistantMessage);
 export const ToolMessageSchema = v.looseObject(_toolMessage);
 
-type _Shape<E extends v.ObjectEntries> = v.InferOutput<v.ObjectSchema<E, undefined>>;
+// The types, from the same entries as strict objects (no index signature for unknown fields).
+const _typed = {
+  text: v.object(_textPart),
+  reasoning: v.object(_reasoningPart),
+  toolCall: v.object(_toolCallPart),
+  toolResult: v.object(_toolResultPart),
+};
+const _typedAssistant = v.object({ ..._assistantMessage, parts: v.array(v.variant("type", [_typed.text, _typed.reasoning, _typed.toolCall])) });
+const _typedTool = v.object({ ..._toolMessage, results: v.array(_typed.toolResult) });
 
-export type TextPart = _Shape<typeof _textPart>;
-export type ReasoningPart = _Shape<typeof _reasoningPart>;
-export type ToolCallPart = _Shape<typeof _toolCallPart>;
-export type ToolResultPart = _Shape<typeof _toolResultPart>;
-export type UserMessage = _Shape<typeof _userMessage>;
-export interface AssistantMessage {
-  role: "assistant";
-  parts: (TextPart | ReasoningPart | ToolCallPart)[];
-}
-export type ToolMessage = { role: "tool"; results: ToolResultPart[] };
+export type TextPart = v.InferOutput<typeof _typed.text>;
+export type ReasoningPart = v.InferOutput<typeof _typed.reasoning>;
+export type ToolCallPart = v.InferOutput<typeof _typed.toolCall>;
+export type ToolResultPart = v.InferOutput<typeof _typed.toolResult>;
+export type UserMessage = v.InferOutput<v.ObjectSchema<typeof _userMessage, undefined>>;
+export type AssistantMessage = v.InferOutput<typeof _typedAssistant>;
+/** The results of one assistant message's tool calls, in call order. */
+export type ToolMessage = v.InferOutput<typeof _typedTool>;
 export type Message = UserMessage | AssistantMessage | ToolMessage;
 
 export interface Usage {
