@@ -1,50 +1,14 @@
 /**
- * The root command's flag surface, in one place (the help text and the strict parser read this
- * table), and that parser, the only one: subcommands parse their argv with it too (_run-citty.ts).
+ * The strict flag parser, the only one: the root command parses its argv against ROOT_FLAGS
+ * (declared once, in lib/session-flags.ts) and subcommands parse theirs with it too (_run-citty.ts).
  *
  * Parsing rule (kept from the seed): a flag takes the next argv item as its value unless that item
  * starts with `-`; `--flag=value` works too. `-p` alone (or `-p --json`) means "prompt from stdin".
  */
 import { UsageError } from "../lib/errors.ts";
+import type { FlagSpec } from "../lib/session-flags.ts";
 
-export type FlagKind = "boolean" | "string" | "optional-string";
-
-export interface FlagSpec {
-  name: string;
-  alias?: string;
-  kind: FlagKind;
-  valueHint?: string;
-  description: string;
-  /** Allowed values, checked at parse time. */
-  choices?: readonly string[];
-  /** What a choice is called in the error: `unknown agent "x"`. */
-  choiceLabel?: string;
-}
-
-export const ROOT_FLAGS: readonly FlagSpec[] = [
-  { name: "print", alias: "p", kind: "optional-string", valueHint: "[prompt]", description: "headless: run one turn and print the answer (prompt from stdin when omitted)" },
-  { name: "json", kind: "boolean", description: "with -p: print one JSON event per line on stdout" },
-  { name: "continue", alias: "c", kind: "boolean", description: "resume the newest session of this directory" },
-  { name: "resume", alias: "r", kind: "string", valueHint: "<id>", description: "resume a session by id or unique prefix" },
-  { name: "agent", kind: "string", valueHint: "<name>", description: "agent variant: default, quick, deep, plan, review", choices: ["default", "quick", "deep", "plan", "review"], choiceLabel: "agent" },
-  { name: "think", kind: "string", valueHint: "<level>", description: "thinking level: off, low, medium, high, max", choices: ["off", "low", "medium", "high", "max"], choiceLabel: "thinking level" },
-  { name: "provider", kind: "string", valueHint: "<preset>", description: "provider preset (anthropic, openai, openrouter, ollama, …)" },
-  { name: "protocol", kind: "string", valueHint: "<wire>", description: "force a wire protocol: chat, responses, anthropic", choices: ["chat", "responses", "anthropic"], choiceLabel: "protocol" },
-  { name: "model", kind: "string", valueHint: "<id>", description: "model id" },
-  { name: "base-url", kind: "string", valueHint: "<url>", description: "API root, e.g. http://127.0.0.1:8080/v1" },
-  { name: "yolo", kind: "boolean", description: "turn every \"ask\" into \"allow\" (deny rules and guard plugins still apply)" },
-  { name: "approvals", kind: "string", valueHint: "<mode>", description: "headless: deny (default) or block (stop with exit 3 and wait for `shiro approve`)", choices: ["deny", "block"], choiceLabel: "approvals mode" },
-  { name: "detach", kind: "boolean", description: "with -p: run in the background and print the run id" },
-  { name: "no-mcp", kind: "boolean", description: "do not connect MCP servers" },
-  { name: "no-subagent", kind: "boolean", description: "leave out the task (subagent) tool" },
-  { name: "no-instructions", kind: "boolean", description: "ignore AGENTS.md, CLAUDE.md and .shiro.md" },
-  { name: "no-skills", kind: "boolean", description: "load no skills (builtin, registry, user or project)" },
-  { name: "no-plugins", kind: "boolean", description: "load no plugins, builtin or installed (the guard included)" },
-  { name: "no-memory", kind: "boolean", description: "neither load nor write project or global memory" },
-  { name: "no-sandbox", kind: "boolean", description: "run shell commands unconfined (see docs/security.md)" },
-  { name: "version", alias: "v", kind: "boolean", description: "print the version and exit" },
-  { name: "help", alias: "h", kind: "boolean", description: "print this help and exit" },
-];
+export { ROOT_FLAGS, type FlagKind, type FlagSpec } from "../lib/session-flags.ts";
 
 export interface ParsedFlags {
   /** Positional arguments, in order. */

@@ -4,7 +4,7 @@ import { isUuid } from "../lib/ids.ts";
 import { shortRunId } from "../lib/store/short-ids.ts";
 import { effectiveStatus, findRun, loadRun, readRunEvents, type LoggedEvent } from "../lib/store/runs.ts";
 import { createReplayPrinter } from "./_print.ts";
-import { STOP_EXIT } from "./_start.ts";
+import { STOP_EXIT } from "./_exit-codes.ts";
 import { onOutputLost, writeErr, writeOut } from "./_output.ts";
 
 /** A detached run's files appear a moment after its id is printed: a full id is waited for briefly. */

@@ -8,7 +8,7 @@
 import type { AgentEvent } from "../lib/agent/events.ts";
 import { EXIT } from "../lib/errors.ts";
 import { shortApprovalId, shortRunId } from "../lib/store/short-ids.ts";
-import { STOP_EXIT } from "./_start.ts";
+import { STOP_EXIT } from "./_exit-codes.ts";
 import { writeOut, writeErr } from "./_output.ts";
 
 export interface TextPrinter {

@@ -1,6 +1,7 @@
 /** `shiro runs resume <id>`: continues a run suspended on an approval, in this process. */
 import { createAgent, flagsFromRunOptions } from "../lib/agent/agent.ts";
 import { UserError } from "../lib/errors.ts";
+import { describeNotices } from "../lib/repl/notices.ts";
 import { get as getApproval } from "../lib/store/approvals.ts";
 import { effectiveStatus, findRun } from "../lib/store/runs.ts";
 import { shortApprovalId, shortRunId } from "../lib/store/short-ids.ts";
@@ -22,7 +23,7 @@ export async function resumeBlockedRun(idOrPrefix: string, options: { json: bool
   const stopListening = onOutputLost(() => controller.abort());
   const agent = await createAgent({ cwd: run.cwd, flags: flagsFromRunOptions(run.options), mode: "headless", sessionId: run.sessionId });
   try {
-    return await printRun(agent.resumeRun(run, approval.status === "approved" ? "approved" : "denied", controller.signal), options);
+    return await printRun(agent.resumeRun(run, approval.status === "approved" ? "approved" : "denied", controller.signal, { notices: describeNotices(agent.startupNotices()) }), options);
   } finally {
     agent.close();
     await agent.closed;

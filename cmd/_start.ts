@@ -6,27 +6,8 @@
 import { spawn } from "node:child_process";
 import { EXIT, UsageError } from "../lib/errors.ts";
 import type { ParsedFlags } from "./_flags.ts";
-import type { AgentFlags } from "../lib/agent/agent.ts";
-import type { StopKind } from "../lib/agent/events.ts";
+import { agentFlagsFrom } from "../lib/session-flags.ts";
 import { writeOut, writeErr } from "./_output.ts";
-
-export function agentFlags(flags: ParsedFlags): AgentFlags {
-  const text = (name: string) => (typeof flags[name] === "string" && flags[name] !== "" ? (flags[name] as string) : undefined);
-  return {
-    provider: text("provider"), protocol: text("protocol"), model: text("model"), baseURL: text("base-url"),
-    agent: text("agent"), think: text("think"),
-    yolo: flags.yolo === true, approvals: (text("approvals") as "deny" | "block" | undefined) ?? "deny",
-    continue: flags.continue === true, resume: text("resume"),
-    noMcp: flags["no-mcp"] === true, noSubagent: flags["no-subagent"] === true,
-    noInstructions: flags["no-instructions"] === true, noSkills: flags["no-skills"] === true,
-    noPlugins: flags["no-plugins"] === true, noMemory: flags["no-memory"] === true,
-    noSandbox: flags["no-sandbox"] === true,
-  };
-}
-
-export const STOP_EXIT: Record<StopKind, number> = {
-  completed: EXIT.ok, error: EXIT.error, aborted: EXIT.interrupted, blocked: EXIT.blocked, "max-steps": EXIT.maxSteps,
-};
 
 async function _readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -41,14 +22,14 @@ export async function startSession(flags: ParsedFlags): Promise<number> {
   if (flags.continue && flags.resume) throw new UsageError("use -c or -r, not both");
   if (!headless) {
     const { startRepl } = await import("./_repl.ts");
-    return startRepl(agentFlags(flags));
+    return startRepl(agentFlagsFrom(flags));
   }
   let prompt = typeof flags.print === "string" ? flags.print.trim() : "";
   if (!prompt && !process.stdin.isTTY) prompt = await _readStdin();
   if (!prompt) throw new UsageError("-p needs a prompt argument or piped stdin");
   if (flags.detach) return _detach(prompt);
   const { runHeadless } = await import("./_headless.ts");
-  return runHeadless(prompt, agentFlags(flags), { json: flags.json === true });
+  return runHeadless(prompt, agentFlagsFrom(flags), { json: flags.json === true });
 }
 
 /** Re-runs this shiro in the background with the same flags (minus --detach) and prints the run id. */

@@ -4,7 +4,7 @@
  */
 import { defineCommand } from "citty";
 import { UsageError, UserError } from "../lib/errors.ts";
-import type { McpServerStatus } from "../lib/mcp.ts";
+import { renderServerList } from "../lib/repl/mcp-list.ts";
 import type { McpServerConfig } from "../lib/mcp-servers.ts";
 import { writeOut } from "./_output.ts";
 
@@ -31,24 +31,6 @@ async function _list(json: boolean): Promise<void> {
   if (json) return _print(JSON.stringify(statuses, null, 2));
   _print(renderServerList(statuses));
   _print(`\nconfigured in ${paths.config()}`);
-}
-
-/** One row per server, `- \`name\` (local) - 3 tools`, then its command line or URL, indented. */
-export function renderServerList(statuses: readonly McpServerStatus[]): string {
-  return statuses.map((status) => `- \`${status.name}\` (${status.kind}) - ${describeState(status)}\n  ${status.target}`).join("\n");
-}
-
-export function describeState(status: McpServerStatus): string {
-  switch (status.state) {
-    case "connected":
-      return `${status.tools} ${status.tools === 1 ? "tool" : "tools"}`;
-    case "failed":
-      return `failed: ${status.error ?? "unknown error"}`;
-    case "connecting":
-      return "still connecting";
-    case "closed":
-      return "not connected";
-  }
 }
 
 /** Every value of a repeatable flag, in order: `--arg a --arg=b` → ["a", "b"]. */

@@ -17,39 +17,13 @@ import {
   REPEAT_ASK_AT, createRepeatGuard, createSessionGrants, describeRefusal, evaluatePermission, suggestPattern,
   type PermissionMatch, type PermissionRules, type SessionGrants,
 } from "./permissions.ts";
+import type { ApprovalAnswer, ApprovalRequest, DecisionSource } from "./approval-request.ts";
 import type { PluginHost } from "./plugins.ts";
 import { loadShellParser } from "./shell/parser.ts";
 import { createPending } from "./store/approvals.ts";
 import type { ToolDefinition } from "./tools/types.ts";
 
-export interface ApprovalRequest {
-  /** Approval id (UUIDv7); also the id of the persisted record when the run blocks. */
-  id: string;
-  callId: string;
-  tool: string;
-  input: unknown;
-  subjects: string[];
-  /** One line for display and the persisted record: bash's command, else the subjects joined with ", ". */
-  subject: string;
-  /** Allowed by the rules, but the third (or later) identical call of this turn. */
-  repeated: boolean;
-  /** The rule that decided, when one matched. */
-  matched?: PermissionMatch;
-  /** What "always" grants: `git *` for a git command, `*` for other tools. */
-  suggestedPattern: string;
-  /** Asked on behalf of a worker subagent. */
-  subagent?: boolean;
-  /** Set when the question is whether to rerun a command outside the sandbox: what the sandbox refused. */
-  sandbox?: string;
-  cwd: string;
-  runId?: string;
-  sessionId?: string;
-}
-
-export type ApprovalAnswer = "once" | "always" | "deny";
-
-/** Who answers a question: the REPL prompt, the headless policy, a test. */
-export type DecisionSource = (request: ApprovalRequest) => Promise<ApprovalAnswer | "block">;
+export type { ApprovalAnswer, ApprovalRequest, DecisionSource } from "./approval-request.ts";
 
 /** `asked` is present when `decide` was consulted, so front ends can show the question. */
 export type GateResult =

@@ -12,16 +12,13 @@ import { paths } from "./paths.ts";
 import { PRESET_IDS, PROTOCOL_FLAG_VALUES, findPreset, type Preset, type Protocol, type ProtocolFlag } from "./providers/presets.ts";
 import { describeIssue, parseJson, readJson, updateJsonSync } from "./store/json-file.ts";
 
-export const AGENT_NAMES = ["default", "quick", "deep", "plan", "review"] as const;
-export const THINKING_LEVELS = ["off", "low", "medium", "high", "max"] as const;
-export const TOOL_SET_NAMES = ["core", "edit-plus", "git", "net"] as const;
+import { AGENT_NAMES, THINKING_LEVELS, TOOL_SET_NAMES, type AgentName, type ThinkingLevel } from "./vocabulary.ts";
+// Re-exported for modules not yet pointed at lib/vocabulary.ts (tools/, agent/variants.ts).
+export { AGENT_NAMES, THINKING_LEVELS, TOOL_SET_NAMES, type AgentName, type ThinkingLevel, type ToolSetName } from "./vocabulary.ts";
 export const BUILTIN_PLUGIN_NAMES = ["guard", "secrets", "protect", "time", "bell", "format"] as const;
 export const DECISIONS = ["allow", "ask", "deny"] as const;
 export const SANDBOX_MODES = ["workspace-write", "read-only", "off"] as const;
 
-export type AgentName = (typeof AGENT_NAMES)[number];
-export type ThinkingLevel = (typeof THINKING_LEVELS)[number];
-export type ToolSetName = (typeof TOOL_SET_NAMES)[number];
 export type Decision = (typeof DECISIONS)[number];
 
 const _oneOf = <const T extends readonly string[]>(values: T) =>

@@ -10,7 +10,8 @@
  * unknown keys are stripped, patterns must compile as case-insensitive regular expressions.
  */
 import * as v from "valibot";
-import { compileInstalledPlugin, type InstalledPluginManifest } from "./plugins.ts";
+import { compileInstalledPlugin } from "./plugin-host.ts";
+import type { InstalledPluginManifest } from "./plugins.ts";
 import { readSkillHeader } from "./skills.ts";
 import { describeIssue } from "./store/json-file.ts";
 

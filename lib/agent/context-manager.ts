@@ -6,18 +6,19 @@
  * wire with a marker pointing at recall_discarded, and a notice says so.
  */
 import * as v from "valibot";
-import type { ThinkingLevel } from "../config.ts";
-import { assistantText, type Message, type Protocol } from "../providers/messages.ts";
+import type { ThinkingLevel } from "../vocabulary.ts";
+import { assistantText, type Message } from "../providers/messages.ts";
 import type { SessionRecord } from "../store/sessions.ts";
 import { DEFAULT_COMPACTION_THRESHOLD, estimateTokens, planWire } from "./context.ts";
 import { CompactionStateSchema, createCompactionState, recordSpan, type CompactionState } from "./context-state.ts";
 import { buildSpanSummaryRequest, parseSummary } from "./episodes.ts";
 import type { AgentEvent } from "./events.ts";
-import type { ModelClient, WirePreparation } from "./loop.ts";
+import type { ModelClient } from "../providers/client.ts";
+import type { WirePreparation } from "./loop.ts";
 
 export interface ContextManagerOptions {
   session: SessionRecord;
-  client: ModelClient & { readonly protocol: Protocol };
+  client: ModelClient;
   /** Read on every call: the REPL can switch model and thinking mid-session. */
   model: () => string;
   thinking: () => ThinkingLevel;

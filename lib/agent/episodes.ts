@@ -11,6 +11,10 @@
  */
 import type { Message } from "../providers/messages.ts";
 import { listOffWireSegments, type CompactionState } from "./context-state.ts";
+import spanSystem from "./prompts/span-summary-system.md" with { type: "text" };
+import spanInstructions from "./prompts/span-summary.md" with { type: "text" };
+import compactSystem from "./prompts/compact-system.md" with { type: "text" };
+import compactInstructions from "./prompts/compact.md" with { type: "text" };
 
 export interface SummaryRequest {
   system: string;
@@ -35,24 +39,14 @@ const _CALL_ARGS_CAP = 300;
 const _RESULT_CAP = 1_500;
 const _TEXT_CAP = 4_000;
 
-const _SPAN_SYSTEM = [
-  "You keep the working memory of a coding agent. Part of its history is leaving its context window,",
-  "and your summary is all it will see of that part from now on. Write for the agent, not for a user:",
-  "facts it needs to continue without repeating work, in terse bullet points.",
-].join(" ");
-
-const _MANUAL_SYSTEM = [
-  "You compact a coding agent's session. Your summary replaces the whole transcript: the agent",
-  "continues the work from it alone. Write for the agent, in terse bullet points.",
-].join(" ");
+const _SPAN_SYSTEM = spanSystem.trimEnd();
+const _MANUAL_SYSTEM = compactSystem.trimEnd();
 
 /** The request asking for a budgeted summary of `span` (the messages that left the wire). */
 export function buildSpanSummaryRequest(span: Message[], options: SpanSummaryOptions = {}): SummaryRequest {
   const budget = options.budgetTokens ?? 1200;
   const prompt = [
-    `Summarise the history below in at most ${budget} tokens. Use these sections, each a short list; write "none" under a section with nothing in it:`,
-    "## Goal\n## Decisions\n## Files touched\n## Commands and outcomes\n## Dead ends\n## Open questions",
-    "Keep exact paths, identifiers, commands, error messages and numbers. Leave out anything that did not matter later.",
+    spanInstructions.trimEnd().replace("{budget}", String(budget)),
     ...(options.focus?.trim() ? [`Pay most attention to: ${options.focus.trim()}`] : []),
     ...(options.earlier && options.earlier.length > 0
       ? ["The summaries below cover the history before it and are replaced by yours: fold in what still matters from them.",
@@ -66,9 +60,7 @@ export function buildSpanSummaryRequest(span: Message[], options: SpanSummaryOpt
 /** The request for `/compact`: a summary that replaces the whole transcript. */
 export function buildManualCompactRequest(messages: Message[], focus?: string): SummaryRequest {
   const prompt = [
-    "Summarise this session so the work can continue from your summary alone. Use these sections, each a short list:",
-    "## Goal\n## Files touched\n## Decisions\n## Commands and outcomes\n## What remains",
-    "Keep exact paths, identifiers, commands, error messages and numbers.",
+    compactInstructions.trimEnd(),
     ...(focus?.trim() ? [`Pay most attention to: ${focus.trim()}`] : []),
     `<session>\n${renderTranscript(messages)}\n</session>`,
   ].join("\n\n");

@@ -21,27 +21,15 @@ import { toToolSpec } from "../tools/schema.ts";
 import { capResult, type ToolDefinition } from "../tools/types.ts";
 import { USER_DENIED_REASON, type Gate } from "../approval.ts";
 import type { CommandSandbox } from "../sandbox/session.ts";
+import type { ModelClient as SessionModelClient } from "../providers/client.ts";
+import type { Suspension } from "../store/runs.ts";
 import type { AgentEvent, StopKind } from "./events.ts";
 
-export interface ModelClient {
-  stream(request: ModelRequest): AsyncGenerator<ModelEvent, void, undefined>;
-}
+/** The part of the session's model client (lib/providers/client.ts) the loop uses. */
+export type ModelClient = Pick<SessionModelClient, "stream">;
 
 /** The approval gate the loop consults before every call (lib/approval.ts implements it). */
 export type LoopGate = Pick<Gate, "check" | "newTurn">;
-
-/** Where a blocked turn stopped: the assistant message whose calls are being answered. */
-export interface Suspension {
-  /** Index in `messages` of the assistant message holding the calls. */
-  assistantIndex: number;
-  /** Results of the calls answered before the block, in call order. */
-  results: ToolResultPart[];
-  /** The call waiting for a decision. */
-  callId: string;
-  approvalId: string;
-  /** Steps already taken in the turn. */
-  steps: number;
-}
 
 export interface WirePreparation {
   messages: Message[];

@@ -1,23 +1,27 @@
 /**
- * Drives one loop turn as a logged run: every event goes to the run's event log before it is
- * yielded, `shiro runs cancel` is polled, and when the turn ends the session (usage, cost, the
- * exchange record) and the run snapshot are brought up to date and `done` closes the stream.
- * The agent session (agent.ts) opens the run log; this module owns everything after that.
+ * The run lifecycle, all of it: each turn (or resumed run) gets a run id, a snapshot in runs/
+ * and an event log in events/, opened here; `run-start` opens the stream; every event goes to
+ * the log before it is yielded; `shiro runs cancel` is polled; and when the turn ends the
+ * session (usage, cost, the exchange record) and the snapshot are brought up to date and
+ * `done` closes the stream. The agent session (agent.ts) only wires what a run needs.
  */
 import type { Gate } from "../approval.ts";
-import type { ThinkingLevel } from "../config.ts";
+import type { ThinkingLevel } from "../vocabulary.ts";
 import type { PluginHost } from "../plugins.ts";
 import { addUsage, type Message, type Usage } from "../providers/messages.ts";
 import { costUsd } from "../providers/pricing.ts";
 import type { MemoryStore } from "../store/memory.ts";
 import type { Todo } from "../store/notebook.ts";
-import { cancelRequested, clearCancelRequest, type RunLog } from "../store/runs.ts";
+import { uuidv7 } from "../ids.ts";
+import { cancelRequested, clearCancelRequest, openRunLog, type RunLog, type RunOptions, type RunSnapshot } from "../store/runs.ts";
+import { shortApprovalId, shortRunId } from "../store/short-ids.ts";
+import { UserError } from "../errors.ts";
 import { appendExchange, historyForResume, type SessionRecord } from "../store/sessions.ts";
 import type { CommandSandbox } from "../sandbox/session.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import type { ContextManager } from "./context-manager.ts";
 import type { AgentEvent } from "./events.ts";
-import { runTurn, type ModelClient, type Suspension, type TurnInput, type TurnResult } from "./loop.ts";
+import { runTurn, type ModelClient, type TurnInput, type TurnResult } from "./loop.ts";
 
 export interface RunDriverOptions {
   session: SessionRecord;
@@ -49,36 +53,92 @@ export interface RunDriverOptions {
    * it), before the first request, so a run killed then still leaves its question saved.
    */
   saveNow?: () => void;
-  /**
-   * Start-up diagnostics of a headless session: the first run yields them as `notice` events
-   * right after it starts (and logs them), so `--json` readers get them. The REPL shows its own.
-   */
-  startupNotices?: readonly string[];
+  /** Run ids of this session (the blocking approval source reads the active one). */
+  runIds: RunIds;
+  /** Model usage of subagents, added to the current run's totals. */
+  subagentUsage: UsageTally;
+  /** What the snapshot records of the session. */
+  provider: string;
+  protocol: string;
+  agentName: () => string;
+  runOptions: RunOptions;
+  detached?: boolean;
+  /** Writes a session that is not on disk yet; called before a run starts. */
+  persist: () => void;
 }
 
-export interface DriveRequest {
+/** Lines the front end worded from the session's start-up notices; yielded as `notice` events after the run starts. */
+export interface RunStartOptions {
+  runId?: string;
+  notices?: readonly string[];
+}
+
+export interface RunDriver {
+  /** One turn as a new run. */
+  start(prompt: string, signal: AbortSignal, options?: RunStartOptions): AsyncGenerator<AgentEvent, void, undefined>;
+  /** Continues a blocked run after its approval was decided. */
+  resume(run: RunSnapshot, decision: "approved" | "denied", signal: AbortSignal, options?: RunStartOptions): AsyncGenerator<AgentEvent, void, undefined>;
+}
+
+/** The session's run ids: the first may be given (detached runs); later turns get fresh ones. */
+export interface RunIds {
+  /** The run that is active now (or the one that will start next, before any has). */
+  readonly active: string;
+  /** Marks the given (or next) id active and returns it. */
+  begin(runId?: string): string;
+}
+
+export function createRunIds(first?: string): RunIds {
+  let next = first ?? uuidv7();
+  let active = next;
+  return {
+    get active() {
+      return active;
+    },
+    begin(runId) {
+      active = runId ?? next;
+      next = uuidv7();
+      return active;
+    },
+  };
+}
+
+/** Usage added by subagents during a run, taken (and reset) when the run ends. */
+export interface UsageTally {
+  add(usage: Usage): void;
+  take(): Usage | undefined;
+}
+
+export function createUsageTally(): UsageTally {
+  let total: Usage | undefined;
+  return {
+    add(usage) {
+      total = addUsage(total ?? { inputTokens: 0, outputTokens: 0 }, usage);
+    },
+    take() {
+      const taken = total;
+      total = undefined;
+      return taken;
+    },
+  };
+}
+
+interface _DriveRequest {
   input: TurnInput;
   log: RunLog;
   signal: AbortSignal;
   /** The whole question, for the exchange record. */
   query: string;
-}
-
-export interface RunDriver {
-  drive(request: DriveRequest): AsyncGenerator<AgentEvent, void, undefined>;
-  /** Adds a subagent's model usage to the current run's totals. */
-  addSubagentUsage(usage: Usage): void;
+  notices: readonly string[];
 }
 
 const _CANCEL_POLL_MS = 200;
 
 export function createRunDriver(options: RunDriverOptions): RunDriver {
   const { session } = options;
-  let subagentUsage: Usage | undefined;
   let firstTurn = true;
-  let startupNotices = options.startupNotices;
 
-  async function* drive({ input, log, signal, query }: DriveRequest): AsyncGenerator<AgentEvent, void, undefined> {
+  async function* drive({ input, log, signal, query, notices }: _DriveRequest): AsyncGenerator<AgentEvent, void, undefined> {
     const cancel = new AbortController();
     const poll = setInterval(() => {
       if (cancelRequested(log.id)) cancel.abort();
@@ -101,9 +161,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
       options.saveNow?.();
     };
     try {
-      const startup = startupNotices ?? [];
-      startupNotices = undefined;
-      for (const text of startup) yield emit({ type: "notice", text });
+      for (const text of notices) yield emit({ type: "notice", text });
       const turn = runTurn(input, {
         client: options.client, model: options.model(), thinking: options.thinking(), messages: working, tools: options.tools,
         systemPrompt: options.systemPrompt, gate: options.gate, root: options.root, sandbox: options.sandbox, maxSteps: options.maxSteps(), signal: merged,
@@ -132,8 +190,8 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
     if (trimmed) session.messages.push(...working.slice(base));
     const cancelled = cancel.signal.aborted;
     if (cancelled) clearCancelRequest(log.id);
+    const subagentUsage = options.subagentUsage.take();
     const usage: Usage | undefined = subagentUsage ? addUsage(result.usage ?? { inputTokens: 0, outputTokens: 0 }, subagentUsage) : result.usage;
-    subagentUsage = undefined;
     if (usage) {
       session.inputTokens += usage.inputTokens;
       session.outputTokens += usage.outputTokens;
@@ -166,14 +224,39 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
       status: cancelled ? "cancelled" : result.stop, endedAt: result.stop === "blocked" ? undefined : new Date().toISOString(),
       steps: result.steps, stop: result.stop, ...(runUsage ? { usage: { inputTokens: runUsage.inputTokens, outputTokens: runUsage.outputTokens } } : {}),
       ...(runCost !== undefined ? { costUsd: runCost } : {}), ...(result.error ? { error: result.error } : {}),
-      suspended: result.suspended as Suspension | undefined,
+      suspended: result.suspended,
     });
   }
 
   return {
-    drive,
-    addSubagentUsage(used) {
-      subagentUsage = addUsage(subagentUsage ?? { inputTokens: 0, outputTokens: 0 }, used);
+    async *start(prompt, signal, startOptions = {}) {
+      const runId = options.runIds.begin(startOptions.runId);
+      const model = options.model();
+      // A resumed session records the provider and model it is continued with.
+      session.provider = options.provider;
+      session.model = model;
+      const snapshot: RunSnapshot = {
+        version: 1, id: runId, sessionId: session.id, cwd: options.root, provider: options.provider, model,
+        protocol: options.protocol, agent: options.agentName(), prompt: prompt.slice(0, 200), status: "running", pid: process.pid,
+        startedAt: new Date().toISOString(), steps: 0, options: options.runOptions, ...(options.detached ? { detached: true } : {}),
+      };
+      options.persist();
+      const log = openRunLog(snapshot, { fresh: true });
+      const start: AgentEvent = { type: "run-start", runId, sessionId: session.id, cwd: options.root, provider: options.provider, model, agent: options.agentName(), protocol: options.protocol };
+      log.append(start);
+      yield start;
+      yield* drive({ input: { prompt }, log, signal, query: prompt, notices: startOptions.notices ?? [] });
+    },
+    async *resume(run, decision, signal, startOptions = {}) {
+      if (!run.suspended) throw new UserError(`run ${shortRunId(run.id)} is not waiting for an approval`);
+      options.runIds.begin(run.id);
+      const log = openRunLog({ ...run, status: "running", pid: process.pid, suspended: undefined }, { fresh: false });
+      const notice: AgentEvent = { type: "notice", text: `resuming run ${shortRunId(run.id)}: approval ${shortApprovalId(run.suspended.approvalId)} was ${decision}` };
+      log.append(notice);
+      yield notice;
+      // The exchange records the whole question; the snapshot keeps only its first 200 characters.
+      const asked = session.messages.slice(0, run.suspended.assistantIndex).findLast((message) => message.role === "user");
+      yield* drive({ input: { resume: run.suspended, decision }, log, signal, query: asked?.role === "user" ? asked.content : run.prompt, notices: startOptions.notices ?? [] });
     },
   };
 }

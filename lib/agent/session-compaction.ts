@@ -8,18 +8,17 @@ import type { Message } from "../providers/messages.ts";
 import { readCompactionState } from "./context-manager.ts";
 import { uncompact, type CompactionState } from "./context-state.ts";
 import { applyManualCompaction, buildManualCompactRequest, parseSummary } from "./episodes.ts";
+import type { CompleteFn } from "../providers/complete.ts";
 
 export interface CompactableSession {
   messages: Message[];
   compaction?: unknown;
 }
 
-export type Complete = (system: string, prompt: string, signal?: AbortSignal) => Promise<string>;
-
 export type CompactOutcome = { changed: false; message: string } | { changed: true; before: number; after: number; message: string };
 
 /** Asks the model for a summary and applies it. The session is untouched when the call fails or returns nothing. */
-export async function compactSession(session: CompactableSession, complete: Complete, focus?: string, signal?: AbortSignal): Promise<CompactOutcome> {
+export async function compactSession(session: CompactableSession, complete: CompleteFn, focus?: string, signal?: AbortSignal): Promise<CompactOutcome> {
   if (session.messages.length === 0) return { changed: false, message: "nothing to compact: the session has no messages" };
   const request = buildManualCompactRequest(session.messages, focus);
   const summary = parseSummary(await complete(request.system, request.prompt, signal));

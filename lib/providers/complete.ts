@@ -8,6 +8,9 @@ import { UserError } from "../errors.ts";
 import { connectionFromConfig, createModelClient } from "./client.ts";
 import { assistantText } from "./messages.ts";
 
+/** A one-shot model call: system text and one user prompt in, the reply's text out (the session's, or `completeOnce`). */
+export type CompleteFn = (system: string, prompt: string, signal?: AbortSignal) => Promise<string>;
+
 export async function completeOnce(config: ResolvedConfig, system: string, prompt: string, signal?: AbortSignal): Promise<string> {
   const client = createModelClient({ connection: connectionFromConfig(config), preset: config.preset, protocolForced: config.protocolForced });
   const stream = client.stream({

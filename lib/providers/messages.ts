@@ -8,72 +8,86 @@
  * - reasoning parts stay in the assistant message (one model response) they came from.
  */
 
-export type Protocol = "openai-chat" | "openai-responses" | "anthropic";
+import * as v from "valibot";
 
-export interface TextPart {
-  type: "text";
-  text: string;
-}
+/** The wire protocols, one adapter each. */
+export const PROTOCOLS = ["openai-chat", "openai-responses", "anthropic"] as const;
+export type Protocol = (typeof PROTOCOLS)[number];
+
+// Each part and message is declared once, as its valibot entries: the type is inferred from
+// them, and the loose schema that validates a stored session (lib/store/session-schema.ts) is
+// built from them (loose: a field this version does not know is carried through unchanged).
+
+const _textPart = { type: v.literal("text"), text: v.string() };
 
 /**
  * Reasoning ("thinking") from one response. `text` is what the user may see; the opaque fields
  * are what the provider needs back, and are only replayed to the protocol that produced them.
  */
-export interface ReasoningPart {
-  type: "reasoning";
-  text: string;
-  protocol: Protocol;
+const _reasoningPart = {
+  type: v.literal("reasoning"),
+  text: v.string(),
+  protocol: v.picklist(PROTOCOLS),
   /** Anthropic: the thinking block's signature. */
-  signature?: string;
+  signature: v.optional(v.string()),
   /** Anthropic: a redacted_thinking block's data (text is empty then). */
-  redactedData?: string;
+  redactedData: v.optional(v.string()),
   /** OpenAI Responses: the reasoning item id (`rs_…`) and its encrypted content. */
-  itemId?: string;
-  encryptedContent?: string;
+  itemId: v.optional(v.string()),
+  encryptedContent: v.optional(v.string()),
   /** OpenAI Responses: the summary parts, replayed as sent. */
-  summary?: string[];
-}
+  summary: v.optional(v.array(v.string())),
+};
 
-export interface ToolCallPart {
-  type: "tool-call";
+const _toolCallPart = {
+  type: v.literal("tool-call"),
   /** The provider's call id (`call_…`, `toolu_…`); results refer to it. */
-  id: string;
-  name: string;
+  id: v.string(),
+  name: v.string(),
   /** Parsed arguments. When the model sent unparsable JSON, `{}` and `inputError` is set. */
-  input: unknown;
+  input: v.unknown(),
   /** Raw argument text when it did not parse as a JSON object; the loop answers with an error. */
-  inputError?: string;
+  inputError: v.optional(v.string()),
   /**
    * OpenAI chat: the `extra_content` object a server attached to the call, sent back with it as
    * is (Gemini's OpenAI-compatible endpoint puts the thought signature its models require there).
    */
-  extraContent?: Record<string, unknown>;
-}
+  extraContent: v.optional(v.record(v.string(), v.unknown())),
+};
 
-export interface ToolResultPart {
-  type: "tool-result";
-  callId: string;
-  name: string;
-  output: string;
-  isError?: boolean;
-}
+const _toolResultPart = { type: v.literal("tool-result"), callId: v.string(), name: v.string(), output: v.string(), isError: v.optional(v.boolean()) };
 
-export interface UserMessage {
-  role: "user";
-  content: string;
-}
+export const TextPartSchema = v.looseObject(_textPart);
+export const ReasoningPartSchema = v.looseObject(_reasoningPart);
+export const ToolCallPartSchema = v.looseObject(_toolCallPart);
+export const ToolResultPartSchema = v.looseObject(_toolResultPart);
 
-export interface AssistantMessage {
-  role: "assistant";
-  parts: (TextPart | ReasoningPart | ToolCallPart)[];
-}
+const _userMessage = { role: v.literal("user"), content: v.string() };
+const _assistantMessage = { role: v.literal("assistant"), parts: v.array(v.variant("type", [TextPartSchema, ReasoningPartSchema, ToolCallPartSchema])) };
+const _toolMessage = { role: v.literal("tool"), results: v.array(ToolResultPartSchema) };
 
+export const UserMessageSchema = v.looseObject(_userMessage);
+export const AssistantMessageSchema = v.looseObject(_assistantMessage);
+export const ToolMessageSchema = v.looseObject(_toolMessage);
+
+// The types, from the same entries as strict objects (no index signature for unknown fields).
+const _typed = {
+  text: v.object(_textPart),
+  reasoning: v.object(_reasoningPart),
+  toolCall: v.object(_toolCallPart),
+  toolResult: v.object(_toolResultPart),
+};
+const _typedAssistant = v.object({ ..._assistantMessage, parts: v.array(v.variant("type", [_typed.text, _typed.reasoning, _typed.toolCall])) });
+const _typedTool = v.object({ ..._toolMessage, results: v.array(_typed.toolResult) });
+
+export type TextPart = v.InferOutput<typeof _typed.text>;
+export type ReasoningPart = v.InferOutput<typeof _typed.reasoning>;
+export type ToolCallPart = v.InferOutput<typeof _typed.toolCall>;
+export type ToolResultPart = v.InferOutput<typeof _typed.toolResult>;
+export type UserMessage = v.InferOutput<v.ObjectSchema<typeof _userMessage, undefined>>;
+export type AssistantMessage = v.InferOutput<typeof _typedAssistant>;
 /** The results of one assistant message's tool calls, in call order. */
-export interface ToolMessage {
-  role: "tool";
-  results: ToolResultPart[];
-}
-
+export type ToolMessage = v.InferOutput<typeof _typedTool>;
 export type Message = UserMessage | AssistantMessage | ToolMessage;
 
 export interface Usage {

@@ -4,11 +4,11 @@
  */
 
 import type { Protocol } from "./messages.ts";
-export type { Protocol };
+import type { ProtocolFlag } from "../vocabulary.ts";
+export type { Protocol, ProtocolFlag };
 
-/** `--protocol` / `SHIRO_PROTOCOL` / config `protocol` spell the protocols short. */
-export const PROTOCOL_FLAG_VALUES = { chat: "openai-chat", responses: "openai-responses", anthropic: "anthropic" } as const;
-export type ProtocolFlag = keyof typeof PROTOCOL_FLAG_VALUES;
+/** `--protocol` / `SHIRO_PROTOCOL` / config `protocol` spell the protocols short (lib/vocabulary.ts lists them). */
+export const PROTOCOL_FLAG_VALUES = { chat: "openai-chat", responses: "openai-responses", anthropic: "anthropic" } as const satisfies Record<ProtocolFlag, Protocol>;
 
 export interface CompatFlags {
   /** Role used for the system prompt on chat/responses: OpenAI's own models take `developer`. */

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { uuidv7 } from "../ids.ts";
 import { createSessionGrants, suggestPattern } from "../permissions.ts";
-import type { ApprovalRequest, DecisionSource } from "../approval.ts";
+import type { ApprovalRequest, DecisionSource } from "../approval-request.ts";
 import { buildBwrapArgv } from "./bwrap.ts";
 import type { SandboxStatus } from "./detect.ts";
 import { explainSandboxFailure, type FailedRun } from "./explain.ts";

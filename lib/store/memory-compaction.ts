@@ -9,10 +9,10 @@
  *   was answering are kept.
  * A failing model call throws; nothing is written then either.
  */
+import systemTemplate from "./memory-compaction.md" with { type: "text" };
+import type { CompleteFn } from "../providers/complete.ts";
 import { MEMORY_KINDS, type MemoryEntry, type MemoryKind, type MemoryScope, type MemoryStore } from "./memory.ts";
 
-/** A one-shot model call: system text and one user prompt in, the reply's text out. */
-export type CompleteFn = (system: string, prompt: string, signal?: AbortSignal) => Promise<string>;
 
 export interface CompactMemoryResult {
   changed: boolean;
@@ -25,14 +25,7 @@ const _SUBJECT: Record<MemoryScope, string> = {
   global: "about its user and the user's machine, true in every project",
 };
 
-const _system = (scope: MemoryScope) => [
-  `You tidy the memory of a coding agent: short notes it wrote for itself ${_SUBJECT[scope]}.`,
-  "Merge the notes you are given. Combine notes that repeat each other or belong together, drop a note only",
-  "when another note in the list makes it obsolete, and keep every distinct fact, decision, gotcha and command.",
-  "Never add anything the notes do not say.",
-  "Answer with the merged notes only, one per line, each written as `[kind] text`, where kind is one of",
-  `${MEMORY_KINDS.join(", ")} and text is one self-contained sentence of at most 400 characters.`,
-].join("\n");
+const _system = (scope: MemoryScope) => systemTemplate.trimEnd().replace("{subject}", _SUBJECT[scope]).replace("{kinds}", MEMORY_KINDS.join(", "));
 
 export async function compactMemory(store: MemoryStore, complete: CompleteFn, signal?: AbortSignal): Promise<CompactMemoryResult> {
   const plan = store.compactPlan();

@@ -18,40 +18,31 @@ import { existsSync, readdirSync, rmSync } from "node:fs";
 import * as v from "valibot";
 import { UserError } from "../errors.ts";
 import { paths } from "../paths.ts";
+import { ToolResultPartSchema } from "../providers/messages.ts";
+import { SAVED_FLAGS, type RunOptions } from "../session-flags.ts";
 import { TRANSIENT_EVENTS, type AgentEvent } from "../agent/events.ts";
 import { appendJsonLine, isProcessAlive, readJson, readJsonLines, writeJsonAtomic, writeTextAtomic } from "./json-file.ts";
 
 export const RUN_STATUSES = ["running", "completed", "error", "aborted", "cancelled", "blocked", "max-steps", "interrupted"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
-/** What it takes to re-create the run's session in another process (`shiro runs resume`). */
-export const RunOptionsSchema = v.object({
-  yolo: v.optional(v.boolean()),
-  approvals: v.optional(v.string()),
-  agent: v.optional(v.string()),
-  think: v.optional(v.string()),
-  provider: v.optional(v.string()),
-  protocol: v.optional(v.string()),
-  model: v.optional(v.string()),
-  baseURL: v.optional(v.string()),
-  noMemory: v.optional(v.boolean()),
-  noPlugins: v.optional(v.boolean()),
-  noInstructions: v.optional(v.boolean()),
-  noSkills: v.optional(v.boolean()),
-  noMcp: v.optional(v.boolean()),
-  noSubagent: v.optional(v.boolean()),
-  noSandbox: v.optional(v.boolean()),
-  json: v.optional(v.boolean()),
-});
-export type RunOptions = v.InferOutput<typeof RunOptionsSchema>;
+/** What it takes to re-create the run's session in another process (`shiro runs resume`): the saved flags. */
+export const RunOptionsSchema = v.object(Object.fromEntries(SAVED_FLAGS.map((flag) => [flag.option!, flag.kind === "boolean" ? v.optional(v.boolean()) : v.optional(v.string())]))) as v.GenericSchema<unknown, RunOptions>;
+export type { RunOptions };
 
-const SuspensionSchema = v.object({
+/** Where a blocked turn stopped: the assistant message whose calls are being answered. */
+export const SuspensionSchema = v.object({
+  /** Index in `messages` of the assistant message holding the calls. */
   assistantIndex: v.number(),
-  results: v.array(v.object({ type: v.literal("tool-result"), callId: v.string(), name: v.string(), output: v.string(), isError: v.optional(v.boolean()) })),
+  /** Results of the calls answered before the block, in call order. */
+  results: v.array(ToolResultPartSchema),
+  /** The call waiting for a decision. */
   callId: v.string(),
   approvalId: v.string(),
+  /** Steps already taken in the turn. */
   steps: v.number(),
 });
+export type Suspension = v.InferOutput<typeof SuspensionSchema>;
 
 export const RunSnapshotSchema = v.object({
   version: v.literal(1),

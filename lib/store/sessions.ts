@@ -16,125 +16,20 @@
  */
 import { readdirSync, statSync } from "node:fs";
 import { setTimeout as setTimer, clearTimeout as clearTimer } from "node:timers";
-import * as v from "valibot";
-import type { StopKind } from "../agent/events.ts";
 import { UserError } from "../errors.ts";
-import { uuidv7 } from "../ids.ts";
 import { paths } from "../paths.ts";
-import type { Message } from "../providers/messages.ts";
 import { readJson, writeJsonAtomic } from "./json-file.ts";
-import { NotebookSchema, type Notebook } from "./notebook.ts";
 import { releaseLease, tryLease } from "./session-lease.ts";
 import { shortSessionId } from "./short-ids.ts";
-import { MessageSchema } from "./session-schema.ts";
+import { UNTITLED, SessionSchema, deriveTitle, firstPrompt, summarizeSession, type LiveSession, type SessionRecord, type SessionSummary } from "./session-record.ts";
 
 export { findLeaseHolder, releaseLease, tryLease, type LeaseResult } from "./session-lease.ts";
+export * from "./session-record.ts";
 
-export const EXCHANGE_STATUSES = ["completed", "error", "aborted", "blocked", "max-steps"] as const satisfies readonly StopKind[];
 export const SESSION_LIST_LIMIT = 15;
 /** `-c` and prefix lookups only look at this many of the most recently saved sessions. */
 export const SESSION_SCAN_LIMIT = 100;
 export const SAVE_DEBOUNCE_MS = 400;
-export const UNTITLED = "untitled";
-const _TITLE_CAP = 60;
-
-/** One compact record per turn: what was asked, what came back, how the run ended. */
-export interface Exchange {
-  query: string;
-  answer: string;
-  status: StopKind;
-  steps: number;
-  /** e.g. `read_file×3, bash×1`. */
-  toolsSummary?: string;
-  runId: string;
-  at: string;
-}
-
-export interface SessionRecord {
-  version: 1;
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  cwd: string;
-  provider: string;
-  model: string;
-  title: string;
-  inputTokens: number;
-  outputTokens: number;
-  /** Absent while no priced usage was recorded. */
-  costUsd?: number;
-  notebook: Notebook;
-  exchanges: Exchange[];
-  messages: Message[];
-  compaction?: unknown;
-}
-
-/** What a listing shows; reading it costs one parse, no more. */
-export interface SessionSummary extends Pick<SessionRecord, "id" | "createdAt" | "updatedAt" | "cwd" | "provider" | "model" | "title"> {
-  messageCount: number;
-  exchangeCount: number;
-}
-
-export interface LiveSession {
-  id: string;
-  pid: number;
-  since: string;
-}
-
-const ExchangeSchema = v.object({
-  query: v.string(),
-  answer: v.string(),
-  status: v.picklist(EXCHANGE_STATUSES),
-  steps: v.pipe(v.number(), v.integer(), v.minValue(0)),
-  toolsSummary: v.optional(v.string()),
-  runId: v.string(),
-  at: v.string(),
-});
-
-const _Count = v.pipe(v.number(), v.minValue(0));
-
-const SessionSchema: v.GenericSchema<unknown, SessionRecord> = v.object({
-  version: v.literal(1),
-  id: v.pipe(v.string(), v.regex(/^[0-9a-f-]+$/, "must be a session id")),
-  createdAt: v.string(),
-  updatedAt: v.string(),
-  cwd: v.string(),
-  provider: v.string(),
-  model: v.string(),
-  title: v.string(),
-  inputTokens: _Count,
-  outputTokens: _Count,
-  costUsd: v.optional(_Count),
-  notebook: v.optional(NotebookSchema, () => ({ todos: [] })),
-  exchanges: v.optional(v.array(ExchangeSchema), () => []),
-  messages: v.array(MessageSchema),
-  compaction: v.optional(v.unknown()),
-});
-
-// ---- records ---------------------------------------------------------------------------------
-
-export interface SessionMeta {
-  cwd: string;
-  provider: string;
-  model: string;
-}
-
-/** A new, empty session in memory; nothing is written until its writer saves it. */
-export function createSession(meta: SessionMeta, now: Date = new Date()): SessionRecord {
-  const at = now.toISOString();
-  return {
-    version: 1, id: uuidv7(now.getTime()), createdAt: at, updatedAt: at,
-    cwd: meta.cwd, provider: meta.provider, model: meta.model, title: UNTITLED,
-    inputTokens: 0, outputTokens: 0, notebook: { todos: [] }, exchanges: [], messages: [],
-  };
-}
-
-/** The first prompt on one line, cut past 60 characters with `...`; `untitled` when there is none. */
-export function deriveTitle(prompt: string | undefined): string {
-  const line = (prompt ?? "").replace(/\s+/g, " ").trim();
-  if (!line) return UNTITLED;
-  return line.length > _TITLE_CAP ? `${line.slice(0, _TITLE_CAP)}...` : line;
-}
 
 /** Loads one session by its full id. Throws UserError when it is missing or unreadable. */
 export function loadSession(id: string): SessionRecord {
@@ -209,60 +104,6 @@ export function newestForCwd(cwd: string): NewestForCwdResult {
   return { live, notices };
 }
 
-export function summarizeSession(session: SessionRecord): SessionSummary {
-  return {
-    id: session.id, createdAt: session.createdAt, updatedAt: session.updatedAt, cwd: session.cwd,
-    provider: session.provider, model: session.model, title: session.title,
-    messageCount: session.messages.length, exchangeCount: session.exchanges.length,
-  };
-}
-
-/**
- * `<id8>  <YYYY-MM-DD HH:MM>  <n>msg  <title>`, the time in local time. The id is shown as long as
- * it must be to name one saved session (8 characters at least): ids made within about a minute
- * share their first 8, and the shown id is what `-r` is given.
- */
-export function formatSessionLine(summary: SessionSummary): string {
-  return `${shortSessionId(summary.id)}  ${formatLocalMinute(summary.updatedAt)}  ${summary.messageCount}msg  ${summary.title}`;
-}
-
-/** `session <id8> is open in process <pid>; starting a new one`, for a `-c` that skipped it. */
-export function describeLiveSession(live: LiveSession): string {
-  return `session ${shortSessionId(live.id)} is open in process ${live.pid}; starting a new one`;
-}
-
-export function formatLocalMinute(iso: string): string {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return iso;
-  const pad = (n: number) => String(n).padStart(2, "0");
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
-}
-
-// ---- exchanges -------------------------------------------------------------------------------
-
-/** Records one finished turn on the session (in memory; mark the writer changed to save it). */
-export function appendExchange(session: SessionRecord, exchange: Omit<Exchange, "at"> & { at?: string }): Exchange {
-  const record: Exchange = { ...exchange, at: exchange.at ?? new Date().toISOString() };
-  session.exchanges.push(record);
-  return record;
-}
-
-/**
- * The history a resumed run sends. `historyPairs` 0 means the full transcript. Above 0, only the
- * last N exchanges go, each as a plain user message (the query) and assistant message (the
- * answer); a session with no exchanges falls back to its full transcript.
- */
-export function historyForResume(session: SessionRecord, historyPairs: number): Message[] {
-  if (historyPairs <= 0 || session.exchanges.length === 0) return session.messages;
-  const messages: Message[] = [];
-  for (const exchange of session.exchanges.slice(-historyPairs)) {
-    const answer = exchange.answer.trim() || `(this turn ended as ${exchange.status} before any answer)`;
-    messages.push({ role: "user", content: exchange.query });
-    messages.push({ role: "assistant", parts: [{ type: "text", text: answer }] });
-  }
-  return messages;
-}
-
 // ---- the writer ------------------------------------------------------------------------------
 
 export interface SessionWriter {
@@ -315,7 +156,7 @@ export function openSessionWriter(session: SessionRecord, options: SessionWriter
     if (timer) clearTimer(timer);
     timer = undefined;
     session.updatedAt = new Date().toISOString();
-    if (session.title === UNTITLED) session.title = deriveTitle(_firstPrompt(session));
+    if (session.title === UNTITLED) session.title = deriveTitle(firstPrompt(session));
     write(session);
     dirty = false;
   };
@@ -409,11 +250,6 @@ function _recentIds(limit: number): string[] {
   }
   files.sort((a, b) => b.mtime - a.mtime || _compareDesc(a.id, b.id));
   return files.slice(0, limit).map((file) => file.id);
-}
-
-function _firstPrompt(session: SessionRecord): string | undefined {
-  const first = session.messages.find((message) => message.role === "user");
-  return first?.role === "user" ? first.content : session.exchanges[0]?.query;
 }
 
 function _skipNotice(id: string, reason: string): string {

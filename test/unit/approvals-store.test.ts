@@ -9,7 +9,7 @@ import { UserError } from "../../lib/errors.ts";
 import { uuidv7 } from "../../lib/ids.ts";
 import { paths } from "../../lib/paths.ts";
 import { parsePermissionRules } from "../../lib/permissions.ts";
-import { createPluginHost } from "../../lib/plugins.ts";
+import { createPluginHost } from "../../lib/plugin-host.ts";
 import { createPending, decide, forRun, get, listPending, type ApprovalRecord, type PendingApprovalInput } from "../../lib/store/approvals.ts";
 import { writeJsonAtomic } from "../../lib/store/json-file.ts";
 import { useTempHome } from "./temp-home.ts";

@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { createGate, denyAll } from "../../lib/approval.ts";
 import { parsePermissionRules } from "../../lib/permissions.ts";
-import { createPluginHost } from "../../lib/plugins.ts";
+import { createPluginHost } from "../../lib/plugin-host.ts";
 import { bashTool } from "../../lib/tools/bash.ts";
 
 const gateFor = (config: unknown, yolo = true) => {

@@ -9,7 +9,8 @@ import {
   DEFAULT_PERMISSION, FREE_TOOLS, canonicalJson, createRepeatGuard, createSessionGrants, describeRefusal,
   evaluatePermission, matchPattern, parsePermissionRules, suggestPattern,
 } from "../../lib/permissions.ts";
-import { createPluginHost, type Plugin, type PluginHost } from "../../lib/plugins.ts";
+import { createPluginHost } from "../../lib/plugin-host.ts";
+import type { Plugin, PluginHost } from "../../lib/plugins.ts";
 import type { ToolDefinition } from "../../lib/tools/types.ts";
 
 const rules = (config: unknown = {}) => parsePermissionRules(config);

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createDisabledPluginHost, createPluginHost, type Plugin, type PluginFactory } from "../../lib/plugins.ts";
+import { createDisabledPluginHost, createPluginHost } from "../../lib/plugin-host.ts";
+import type { Plugin, PluginFactory } from "../../lib/plugins.ts";
 import { FORMAT_TIMEOUT_MS, pickFormatter, runFormatter } from "../../plugins/format.ts";
 import { currentTimeTool, describeTime } from "../../plugins/time.ts";
 

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { UserError } from "../../lib/errors.ts";
 import { stateDir } from "../../lib/paths.ts";
-import { compileInstalledPlugin, createPluginHost } from "../../lib/plugins.ts";
+import { compileInstalledPlugin, createPluginHost } from "../../lib/plugin-host.ts";
 import {
   DEFAULT_REGISTRY_URL, commitInstall, fetchRegistryIndex, findRegistryEntry, listInstalled, loadInstalledPlugins,
   removeInstalled, resolveRegistryUrl, searchRegistry, stageInstall, type RegistryEntry,

@@ -1,0 +1,67 @@
+/**
+ * Opens what extends a session beyond the built-in tools: plugins (builtin and installed from
+ * the registry), skills, and MCP servers. Each step returns what it opened and pushes what went
+ * wrong as notices; nothing here throws for a broken extension.
+ */
+import type { ResolvedConfig } from "../config.ts";
+import type { McpHub } from "../mcp.ts";
+import { stateDir } from "../paths.ts";
+import { createDisabledPluginHost, createPluginHost } from "../plugin-host.ts";
+import type { PluginHost } from "../plugins.ts";
+import type { CommandSandbox } from "../sandbox/session.ts";
+import type { SandboxStatus } from "../sandbox/detect.ts";
+import { loadSkills, type Skill } from "../skills.ts";
+import type { AgentEvent } from "./events.ts";
+import type { StartupNotice } from "./notices.ts";
+
+/** Builtin plugins from config, plus every plugin installed from the registry; none with --no-plugins. */
+export async function openPlugins(cwd: string, config: ResolvedConfig, sandbox: CommandSandbox, disabled: boolean, notices: StartupNotice[]): Promise<PluginHost> {
+  if (disabled) return createDisabledPluginHost();
+  const plugins = createPluginHost({ cwd, enabled: config.file.plugins, wrapCommand: (argv) => sandbox.wrap(argv, cwd) });
+  // Plugins installed from the registry always load (declarative deny rules), unless --no-plugins.
+  const { loadInstalledPlugins } = await import("../registry.ts");
+  const installed = loadInstalledPlugins();
+  if (installed.manifests.length > 0) plugins.loadInstalled(installed.manifests);
+  for (const failure of installed.failures) notices.push({ code: "plugin-failed", name: failure.name, error: failure.error });
+  for (const failure of plugins.failures()) notices.push({ code: "plugin-failed", name: failure.name, error: failure.error });
+  return plugins;
+}
+
+export function openSkills(cwd: string, disabled: boolean, notices: StartupNotice[]): Skill[] {
+  if (disabled) return [];
+  const loaded = loadSkills({ cwd, stateDir: stateDir() });
+  for (const skip of loaded.skipped) notices.push({ code: "skill-skipped", path: skip.path, reason: skip.reason });
+  return loaded.skills;
+}
+
+export interface McpConnection {
+  hub?: McpHub;
+  /** MCP state changes since the last step; the run driver empties it into the event stream. */
+  events: AgentEvent[];
+}
+
+/**
+ * Connects the configured MCP servers in the background; their tools join the step after they
+ * are listed. The MCP module (and the SDK behind it) is loaded only when servers are configured.
+ * A headless run has one turn: it waits (15 s at most) so the servers' tools are there for it.
+ */
+export async function connectMcp(options: { cwd: string; config: ResolvedConfig; sandboxStatus: SandboxStatus; sandbox: CommandSandbox; disabled: boolean; headless: boolean }, notices: StartupNotice[]): Promise<McpConnection> {
+  const servers = options.config.file.mcpServers ?? {};
+  const count = Object.keys(servers).length;
+  const events: AgentEvent[] = [];
+  if (count === 0) return { events };
+  if (options.disabled) {
+    notices.push({ code: "mcp-off", servers: count });
+    return { events };
+  }
+  const { createMcpHub } = await import("../mcp.ts");
+  const { sandbox } = options;
+  const hub = createMcpHub(servers, { cwd: options.cwd, ...(options.sandboxStatus.mcp ? { wrapCommand: (argv, dir) => sandbox.wrap(argv, dir) } : {}) });
+  hub.onChange((status) => {
+    if (status.state === "connecting") return;
+    events.push({ type: "mcp", server: status.name, status: status.state, tools: status.tools, ...(status.error ? { error: status.error } : {}) });
+  });
+  hub.start();
+  if (options.headless) await hub.ready();
+  return { hub, events };
+}

@@ -1,0 +1,40 @@
+/**
+ * Words the agent session's start-up notices (lib/agent/notices.ts) for people: one line each,
+ * shown in the REPL banner and sent as `notice` events by headless runs.
+ */
+import type { StartupNotice } from "../agent/notices.ts";
+import { shortSessionId } from "../store/short-ids.ts";
+
+export function describeNotice(notice: StartupNotice): string {
+  switch (notice.code) {
+    case "local-server":
+      return `no API key configured; using the ${notice.server} server on ${notice.baseURL} with ${notice.model}`;
+    case "session-resumed":
+      return `resumed session ${shortSessionId(notice.sessionId)} (${notice.messages} messages${notice.tasks ? `, ${notice.tasks} tasks` : ""})`;
+    case "session-live":
+      return `session ${shortSessionId(notice.sessionId)} is open in process ${notice.pid}; ${notice.outcome === "continue-other" ? "continuing the newest one that is not" : "starting a new one"}`;
+    case "store":
+    case "sandbox":
+      return notice.text;
+    case "plugin-failed":
+      return `plugin ${notice.name}: ${notice.error}`;
+    case "skill-skipped":
+      return `skill ${notice.path} skipped: ${notice.reason}`;
+    case "mcp-off":
+      return `mcp: ${notice.servers} configured, not connected (--no-mcp)`;
+    case "headless-approvals":
+      return notice.mode === "block"
+        ? "headless with --approvals block: a call that needs approval stops the run (exit 3) until `shiro approve <id>`"
+        : "headless denies tools that need approval (write_file, edit_file, multi_edit, apply_patch, move_file, delete_file, bash, web_fetch, mcp tools) unless --yolo is passed";
+    case "approvals":
+      if (notice.yolo) return "approvals: OFF (--yolo), but deny rules and the guard still apply";
+      if (notice.ruled.length > 0) return `approvals: rules for ${notice.ruled.join(", ")}, defaults elsewhere`;
+      return `approvals: ask for ${[...notice.asking, "mcp__*"].join(", ")}`;
+    case "plugins-off":
+      return "plugins: none (--no-plugins), so the guard is off";
+  }
+}
+
+export function describeNotices(notices: readonly StartupNotice[]): string[] {
+  return notices.map(describeNotice);
+}

@@ -1,0 +1,168 @@
+/**
+ * The session record: its shape (validated on load), the exchange log, titles, one-line
+ * summaries, and the history a resumed run sends. In memory only; lib/store/sessions.ts reads,
+ * lists and writes the files.
+ */
+import * as v from "valibot";
+import type { StopKind } from "../agent/events.ts";
+import { uuidv7 } from "../ids.ts";
+import type { Message } from "../providers/messages.ts";
+import { NotebookSchema, type Notebook } from "./notebook.ts";
+import { MessageSchema } from "./session-schema.ts";
+import { shortSessionId } from "./short-ids.ts";
+
+export const EXCHANGE_STATUSES = ["completed", "error", "aborted", "blocked", "max-steps"] as const satisfies readonly StopKind[];
+export const UNTITLED = "untitled";
+const _TITLE_CAP = 60;
+
+/** One compact record per turn: what was asked, what came back, how the run ended. */
+export interface Exchange {
+  query: string;
+  answer: string;
+  status: StopKind;
+  steps: number;
+  /** e.g. `read_file×3, bash×1`. */
+  toolsSummary?: string;
+  runId: string;
+  at: string;
+}
+
+export interface SessionRecord {
+  version: 1;
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  cwd: string;
+  provider: string;
+  model: string;
+  title: string;
+  inputTokens: number;
+  outputTokens: number;
+  /** Absent while no priced usage was recorded. */
+  costUsd?: number;
+  notebook: Notebook;
+  exchanges: Exchange[];
+  messages: Message[];
+  compaction?: unknown;
+}
+
+/** What a listing shows; reading it costs one parse, no more. */
+export interface SessionSummary extends Pick<SessionRecord, "id" | "createdAt" | "updatedAt" | "cwd" | "provider" | "model" | "title"> {
+  messageCount: number;
+  exchangeCount: number;
+}
+
+export interface LiveSession {
+  id: string;
+  pid: number;
+  since: string;
+}
+
+const ExchangeSchema = v.object({
+  query: v.string(),
+  answer: v.string(),
+  status: v.picklist(EXCHANGE_STATUSES),
+  steps: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  toolsSummary: v.optional(v.string()),
+  runId: v.string(),
+  at: v.string(),
+});
+
+const _Count = v.pipe(v.number(), v.minValue(0));
+
+export const SessionSchema: v.GenericSchema<unknown, SessionRecord> = v.object({
+  version: v.literal(1),
+  id: v.pipe(v.string(), v.regex(/^[0-9a-f-]+$/, "must be a session id")),
+  createdAt: v.string(),
+  updatedAt: v.string(),
+  cwd: v.string(),
+  provider: v.string(),
+  model: v.string(),
+  title: v.string(),
+  inputTokens: _Count,
+  outputTokens: _Count,
+  costUsd: v.optional(_Count),
+  notebook: v.optional(NotebookSchema, () => ({ todos: [] })),
+  exchanges: v.optional(v.array(ExchangeSchema), () => []),
+  messages: v.array(MessageSchema),
+  compaction: v.optional(v.unknown()),
+});
+
+// ---- records ---------------------------------------------------------------------------------
+
+export interface SessionMeta {
+  cwd: string;
+  provider: string;
+  model: string;
+}
+
+/** A new, empty session in memory; nothing is written until its writer saves it. */
+export function createSession(meta: SessionMeta, now: Date = new Date()): SessionRecord {
+  const at = now.toISOString();
+  return {
+    version: 1, id: uuidv7(now.getTime()), createdAt: at, updatedAt: at,
+    cwd: meta.cwd, provider: meta.provider, model: meta.model, title: UNTITLED,
+    inputTokens: 0, outputTokens: 0, notebook: { todos: [] }, exchanges: [], messages: [],
+  };
+}
+
+/** The first prompt on one line, cut past 60 characters with `...`; `untitled` when there is none. */
+export function deriveTitle(prompt: string | undefined): string {
+  const line = (prompt ?? "").replace(/\s+/g, " ").trim();
+  if (!line) return UNTITLED;
+  return line.length > _TITLE_CAP ? `${line.slice(0, _TITLE_CAP)}...` : line;
+}
+
+export function summarizeSession(session: SessionRecord): SessionSummary {
+  return {
+    id: session.id, createdAt: session.createdAt, updatedAt: session.updatedAt, cwd: session.cwd,
+    provider: session.provider, model: session.model, title: session.title,
+    messageCount: session.messages.length, exchangeCount: session.exchanges.length,
+  };
+}
+
+/**
+ * `<id8>  <YYYY-MM-DD HH:MM>  <n>msg  <title>`, the time in local time. The id is shown as long as
+ * it must be to name one saved session (8 characters at least): ids made within about a minute
+ * share their first 8, and the shown id is what `-r` is given.
+ */
+export function formatSessionLine(summary: SessionSummary): string {
+  return `${shortSessionId(summary.id)}  ${formatLocalMinute(summary.updatedAt)}  ${summary.messageCount}msg  ${summary.title}`;
+}
+
+export function formatLocalMinute(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+// ---- exchanges -------------------------------------------------------------------------------
+
+/** Records one finished turn on the session (in memory; mark the writer changed to save it). */
+export function appendExchange(session: SessionRecord, exchange: Omit<Exchange, "at"> & { at?: string }): Exchange {
+  const record: Exchange = { ...exchange, at: exchange.at ?? new Date().toISOString() };
+  session.exchanges.push(record);
+  return record;
+}
+
+/**
+ * The history a resumed run sends. `historyPairs` 0 means the full transcript. Above 0, only the
+ * last N exchanges go, each as a plain user message (the query) and assistant message (the
+ * answer); a session with no exchanges falls back to its full transcript.
+ */
+export function historyForResume(session: SessionRecord, historyPairs: number): Message[] {
+  if (historyPairs <= 0 || session.exchanges.length === 0) return session.messages;
+  const messages: Message[] = [];
+  for (const exchange of session.exchanges.slice(-historyPairs)) {
+    const answer = exchange.answer.trim() || `(this turn ended as ${exchange.status} before any answer)`;
+    messages.push({ role: "user", content: exchange.query });
+    messages.push({ role: "assistant", parts: [{ type: "text", text: answer }] });
+  }
+  return messages;
+}
+
+export function firstPrompt(session: SessionRecord): string | undefined {
+  const first = session.messages.find((message) => message.role === "user");
+  return first?.role === "user" ? first.content : session.exchanges[0]?.query;
+}
