@@ -12,8 +12,7 @@
  * - Loading never throws: an unknown name, a factory that throws or a manifest that does not
  *   compile becomes a `PluginFailure` and the plugin is skipped.
  */
-import type { ToolDefinition } from "./tools/types.ts";
-import { writePaths } from "./write-paths.ts";
+import type { ToolDefinition, ToolEffect } from "./tools/types.ts";
 import { BUILTIN_PLUGINS } from "../plugins/index.ts";
 
 /** What a guard hook sees of a call. `input` is the raw arguments, not yet validated. */
@@ -21,6 +20,10 @@ export interface ToolCallInfo {
   toolName: string;
   input: unknown;
   cwd: string;
+  /** The tool's declared effect; undefined for an unknown tool. */
+  effect?: ToolEffect;
+  /** The paths the tool declares for this call, normalised as permission rules see them (lib/permissions.ts). */
+  paths?: readonly string[];
 }
 
 export interface Plugin {
@@ -139,9 +142,8 @@ export function compileInstalledPlugin(manifest: InstalledPluginManifest): Plugi
     name: manifest.name,
     description: `${manifest.description} (installed)`,
     appendix: manifest.appendix,
-    beforeToolCall({ toolName, input }) {
+    beforeToolCall({ toolName, input, paths = [] }) {
       const fields = input !== null && typeof input === "object" ? (input as Record<string, unknown>) : {};
-      const paths = [...new Set([...(typeof fields.path === "string" ? [fields.path] : []), ...writePaths(toolName, input)])];
       const command = typeof fields.command === "string" ? fields.command : undefined;
       for (const rule of rules) {
         if (!rule.tools.has(toolName)) continue;

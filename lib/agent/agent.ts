@@ -11,7 +11,7 @@ import { UserError } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
 import { resolveConfig, type AgentName, type ResolvedConfig, type ThinkingLevel } from "../config.ts";
 import { createBlockingDecision, createGate, denyAll, type DecisionSource, type Gate } from "../approval.ts";
-import { parsePermissionRules, evaluatePermission, type PermissionRules } from "../permissions.ts";
+import { defaultPermission, parsePermissionRules, evaluatePermission, type PermissionRules } from "../permissions.ts";
 import { createDisabledPluginHost, createPluginHost, type PluginHost } from "../plugins.ts";
 import { findProjectRoot } from "../project.ts";
 import { connectionFromConfig, createModelClient, type ModelClient } from "../providers/client.ts";
@@ -268,7 +268,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const registered = builtinTools({ extraTools: sessionTools, complete, allowHosts: config.file.webFetch?.allowHosts });
   let offered = selectTools(registered, { toolSets: config.file.toolSets, allow: variant.allow }).offered;
 
-  const rules: PermissionRules = parsePermissionRules(config.file.permission);
+  const rules: PermissionRules = parsePermissionRules(config.file.permission, defaultPermission(registered));
   const autoApprove = new Set(sessionTools.map((tool) => tool.name));
   const autoApproveAll = new Set([...autoApprove, ...plugins.autoApprove()]);
   const asksFirst = (name: string) => evaluatePermission(rules, name, [], { autoApprove: autoApproveAll }).decision !== "allow";
@@ -277,7 +277,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   if (headless && !flags.yolo) {
     notices.push(flags.approvals === "block"
       ? "headless with --approvals block: a call that needs approval stops the run (exit 3) until `shiro approve <id>`"
-      : "headless denies tools that need approval (write_file, edit_file, multi_edit, apply_patch, move_file, delete_file, bash, web_fetch, mcp tools) unless --yolo is passed");
+      : `headless denies tools that need approval (${[...offered.map((tool) => tool.name).filter(asksFirst), ...(hub ? ["mcp tools"] : [])].join(", ") || "none"}) unless --yolo is passed, and reads of files that may hold secrets unless a rule names them`);
   }
   if (!headless) notices.push(_approvalsLine(flags.yolo, Object.keys(config.file.permission ?? {}), offered.map((tool) => tool.name).filter(asksFirst)));
   if (flags.noPlugins) notices.push("plugins: none (--no-plugins), so the guard is off");

@@ -41,7 +41,9 @@ export const bashTool: ToolDefinition<BashInput> = {
   set: "core",
   description,
   schema: BashInput,
-  readOnly: false,
+  effect: "exec",
+  decision: "ask",
+  guidance: "run a shell command in the workspace (builds, tests, tools); output streams live",
   subjects: (input) => [input.command],
   async execute(input, ctx) {
     if (ctx.signal.aborted) throw new Error(`${INTERRUPTED_MESSAGE}\n\n${NO_OUTPUT_NOTE}`);

@@ -12,6 +12,7 @@ import * as v from "valibot";
 import deleteDescription from "./delete-file.md" with { type: "text" };
 import editDescription from "./edit-file.md" with { type: "text" };
 import { decodeUtf8, ensureParentDir, looksBinary, pathExists } from "./fs.ts";
+import { fieldPaths, movePaths } from "../write-paths.ts";
 import { resolveInWorkspace } from "./jail.ts";
 import moveDescription from "./move-file.md" with { type: "text" };
 import multiEditDescription from "./multi-edit.md" with { type: "text" };
@@ -45,7 +46,10 @@ export const editFileTool: ToolDefinition<EditFileInput> = {
   set: "core",
   description: editDescription,
   schema: EditFileInput,
-  subjects: (input) => [input.path],
+  effect: "write",
+  paths: fieldPaths("path"),
+  decision: "ask",
+  guidance: "replace one exact, unique string in a file",
   async execute({ path, oldString, newString, replaceAll }, ctx) {
     if (oldString === newString) throw new Error("oldString and newString are identical");
     if (oldString === "") throw new Error("oldString is empty. Use write_file to create or replace a whole file.");
@@ -66,7 +70,10 @@ export const multiEditTool: ToolDefinition<MultiEditInput> = {
   set: "edit-plus",
   description: multiEditDescription,
   schema: MultiEditInput,
-  subjects: (input) => [input.path],
+  effect: "write",
+  paths: fieldPaths("path"),
+  decision: "ask",
+  guidance: "several exact replacements in one file, all or nothing",
   async execute({ path, edits }, ctx) {
     edits.forEach((edit, i) => {
       if (edit.oldString === edit.newString) throw new Error(`edit ${i + 1}: oldString and newString are identical`);
@@ -96,7 +103,10 @@ export const moveFileTool: ToolDefinition<MoveFileInput> = {
   set: "edit-plus",
   description: moveDescription,
   schema: MoveFileInput,
-  subjects: (input) => [input.from, input.to],
+  effect: "write",
+  paths: movePaths,
+  decision: "ask",
+  guidance: "move or rename one file",
   async execute({ from, to }, ctx) {
     const fromAbs = resolveInWorkspace(ctx.root, from);
     const toAbs = resolveInWorkspace(ctx.root, to);
@@ -124,7 +134,10 @@ export const deleteFileTool: ToolDefinition<DeleteFileInput> = {
   set: "edit-plus",
   description: deleteDescription,
   schema: DeleteFileInput,
-  subjects: (input) => [input.path],
+  effect: "write",
+  paths: fieldPaths("path"),
+  decision: "ask",
+  guidance: "delete one file",
   async execute({ path }, ctx) {
     const abs = resolveInWorkspace(ctx.root, path);
     const info = await lstat(abs).catch(() => undefined);

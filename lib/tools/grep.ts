@@ -3,11 +3,13 @@
  *
  * Uses ripgrep when `rg` is on PATH (argv spawn, never a shell; killed after RG_TIMEOUT_MS or on
  * interrupt), else the ignore-aware walker. Both honour .gitignore and .shiroignore, skip `.git`,
- * `node_modules`, binary files, secrets files and symbolic links. If rg fails (exit code above 1,
+ * `node_modules`, binary files and symbolic links, and leave out every file the secrets classifier
+ * flags (lib/secrets/classify.ts, by name or content), naming them in a closing note. If rg fails (exit code above 1,
  * e.g. a regex only JavaScript accepts), the walker answers instead.
  *
  * Result: `path:line: text` lines (text trimmed, cut at GREP_LINE_CHARS), sorted by path, at most
- * GREP_HIT_CAP, then `... [hit limit 200]`; `No matches.` when nothing matched.
+ * GREP_HIT_CAP, then `... [hit limit 200]`; `No matches.` when nothing matched; then, when files
+ * were left out, `[skipped N file(s) that may hold secrets: a, b]`.
  */
 import { spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
@@ -15,7 +17,8 @@ import { readFile, stat } from "node:fs/promises";
 import { delimiter, join } from "node:path";
 import * as v from "valibot";
 import description from "./grep.md" with { type: "text" };
-import { isSecretsFile, resolveInWorkspace } from "./jail.ts";
+import { classifySecretFile } from "../secrets/classify.ts";
+import { resolveInWorkspace } from "./jail.ts";
 import type { ToolDefinition } from "./types.ts";
 import { compileGlob, createIgnoreFilter, regexErrorReason, walkWorkspace } from "./walk.ts";
 
@@ -45,6 +48,25 @@ interface _Search {
   ignoreCase?: boolean;
   includeIgnored?: boolean;
   signal: AbortSignal;
+  /** Workspace paths already judged by the secrets classifier: true when left out. */
+  secrets: Map<string, boolean>;
+}
+
+/** True when the file at workspace path `path` is left out as a possible secret (judged once per search). */
+function _isSkippedSecret(search: _Search, path: string): boolean {
+  let skipped = search.secrets.get(path);
+  if (skipped === undefined) {
+    skipped = classifySecretFile(join(search.root, path), search.root) !== undefined;
+    search.secrets.set(path, skipped);
+  }
+  return skipped;
+}
+
+function _withSkipNote(result: string, search: _Search): string {
+  const skipped = [...search.secrets].filter(([, left]) => left).map(([path]) => path).sort();
+  if (skipped.length === 0) return result;
+  const shown = skipped.length > 10 ? `${skipped.slice(0, 10).join(", ")}, …` : skipped.join(", ");
+  return `${result}\n[skipped ${skipped.length} file${skipped.length === 1 ? "" : "s"} that may hold secrets: ${shown}]`;
 }
 
 export const grepTool: ToolDefinition<GrepInput> = {
@@ -52,19 +74,22 @@ export const grepTool: ToolDefinition<GrepInput> = {
   set: "core",
   description,
   schema: GrepInput,
-  readOnly: true,
+  effect: "read",
+  decision: "allow",
+  guidance: "search file contents by regex",
   subjects: (input) => [input.pattern],
   async execute(input, ctx) {
     const compiled = compileSearchRegex(input.pattern, input.ignoreCase);
     const matchesInclude = compileGlob(input.include);
-    const search: _Search = { ...input, root: ctx.root, matchesInclude, signal: ctx.signal };
+    const search: _Search = { ...input, root: ctx.root, matchesInclude, signal: ctx.signal, secrets: new Map() };
     const rg = findRipgrep();
     const hits = rg ? await _searchWithRipgrep(rg, search) : undefined;
-    if (hits) return formatHits(hits);
+    if (hits) return _withSkipNote(formatHits(hits), search);
     // A pattern JavaScript rejects may still be one rg accepts (`(?i)x`, `[[:alpha:]]`); only a
     // pattern neither accepts is an error.
     if (compiled instanceof Error) throw compiled;
-    return formatHits(await _searchWithWalker({ ...search, regex: compiled }));
+    search.secrets.clear();
+    return _withSkipNote(formatHits(await _searchWithWalker({ ...search, regex: compiled })), search);
   },
 };
 
@@ -118,7 +143,7 @@ async function _searchWithWalker(search: _Search & { regex: RegExp }): Promise<G
   const hits: GrepHit[] = [];
   for await (const entry of walkWorkspace(search.root, { includeIgnored: search.includeIgnored, signal: search.signal })) {
     // Like rg: symbolic links are not followed, and a NUL byte anywhere marks a file as binary.
-    if (entry.dir || entry.symlink || !search.matchesInclude(entry.path) || isSecretsFile(entry.path)) continue;
+    if (entry.dir || entry.symlink || !search.matchesInclude(entry.path)) continue;
     let abs: string;
     try {
       abs = resolveInWorkspace(search.root, entry.path);
@@ -133,6 +158,7 @@ async function _searchWithWalker(search: _Search & { regex: RegExp }): Promise<G
     for (const [i, line] of lines.entries()) {
       const text = line.endsWith("\r") ? line.slice(0, -1) : line;
       if (!search.regex.test(text)) continue;
+      if (_isSkippedSecret(search, entry.path)) break;
       hits.push({ path: entry.path, line: i + 1, text });
       if (hits.length > GREP_HIT_CAP) return hits;
     }
@@ -171,7 +197,7 @@ function _searchWithRipgrep(rg: string, search: _Search): Promise<GrepHit[] | un
 
     const take = (record: string) => {
       const hit = _parseRipgrepLine(record);
-      if (!hit || isSecretsFile(hit.path) || filter.isIgnored(hit.path, false) || !search.matchesInclude(hit.path)) return;
+      if (!hit || filter.isIgnored(hit.path, false) || !search.matchesInclude(hit.path) || _isSkippedSecret(search, hit.path)) return;
       hits.push(hit);
       if (hits.length > GREP_HIT_CAP) stop("full");
     };

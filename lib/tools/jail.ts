@@ -35,22 +35,6 @@ export function toWorkspacePath(root: string, abs: string): string {
   return rel === "" ? "." : rel.split(sep).join("/");
 }
 
-/**
- * True for files that commonly hold credentials: `*.env`, `*.env.*` and `*.pem`, except
- * `*.env.example`, in any letter case (`KEY.PEM`; `.ENV` opens `.env` on macOS and Windows).
- * Matches the default deny rules of read_file and read_many_files.
- */
-export function isSecretsFile(p: string): boolean {
-  const name = basename(p.replaceAll("\\", "/")).toLowerCase();
-  if (name.endsWith(".env.example")) return false;
-  return name.endsWith(".env") || name.includes(".env.") || name.endsWith(".pem");
-}
-
-/** The refusal read_file and read_many_files give for a secrets file. */
-export function secretsRefusal(p: string): Error {
-  return new Error(`Refusing to read ${p}: it may hold secrets. Ask the user to share what you need from it.`);
-}
-
 function _isInside(root: string, target: string): boolean {
   const rel = relative(root, target);
   if (rel === "") return true;

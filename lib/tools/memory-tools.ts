@@ -45,9 +45,11 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
 
   const remember: ToolDefinition<_RememberArgs> = {
     name: "remember",
+    effect: "read",
+    decision: "allow",
+    guidance: "save a durable one-line note about this project for future sessions",
     description: rememberText,
     schema: options.global ? ScopedRememberInput : RememberInput,
-    readOnly: true,
     execute: async ({ kind, text, scope }) => {
       const store = storeFor(scope);
       return formatRememberResult(store.remember(kind, text, options.source?.()), store.scope);
@@ -55,9 +57,11 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
   };
   const recall: ToolDefinition<v.InferOutput<typeof RecallInput>> = {
     name: "recall",
+    effect: "read",
+    decision: "allow",
+    guidance: "search this project's notes (every word must match)",
     description: recallText,
     schema: RecallInput,
-    readOnly: true,
     execute: async ({ query }) => {
       const found = recallMemories(stores, query);
       return found.length === 0 ? `Nothing recorded about "${query.trim()}".` : found.map((entry) => formatMemoryEntry(entry, entry.scope)).join("\n");
@@ -65,9 +69,11 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
   };
   const forget: ToolDefinition<_ForgetArgs> = {
     name: "forget",
+    effect: "read",
+    decision: "allow",
+    guidance: "remove notes that turned out wrong",
     description: forgetText,
     schema: options.global ? ScopedForgetInput : ForgetInput,
-    readOnly: true,
     execute: async ({ text, scope }) => {
       const targets = scope ? [storeFor(scope)] : stores;
       const removed = targets.reduce((sum, store) => sum + store.forget(text), 0);

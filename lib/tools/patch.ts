@@ -14,7 +14,7 @@
  * If a write or deletion fails midway, every file already touched is restored and every
  * directory the patch created is removed, so a failed patch leaves the tree byte-identical.
  */
-import { patchPaths, readPatchMarker, splitPatchLines } from "../write-paths.ts";
+import { patchInputPaths, readPatchMarker, splitPatchLines } from "../write-paths.ts";
 import { lstat, readFile, rm, stat, unlink, writeFile } from "node:fs/promises";
 import * as v from "valibot";
 import description from "./apply-patch.md" with { type: "text" };
@@ -43,8 +43,11 @@ export const applyPatchTool: ToolDefinition<ApplyPatchInput> = {
   set: "edit-plus",
   description,
   schema: ApplyPatchInput,
-  // The guard plugins read the same paths (lib/write-paths.ts), so rules and guards agree.
-  subjects: (input) => patchPaths(input.patch),
+  effect: "write",
+  // The parser reads markers through the same module (lib/write-paths.ts), so rules, guards and the patch agree.
+  paths: patchInputPaths,
+  decision: "ask",
+  guidance: "add, update, move and delete files in one atomic patch",
   execute: (input, ctx) => applyPatch(ctx.root, input.patch),
 };
 

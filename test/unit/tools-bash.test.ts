@@ -33,7 +33,7 @@ function isRunning(pid: number): boolean {
 
 describe("bash tool", () => {
   test("declares its set, subjects and read-only flag", () => {
-    expect({ name: bashTool.name, set: bashTool.set, readOnly: bashTool.readOnly }).toEqual({ name: "bash", set: "core", readOnly: false });
+    expect({ name: bashTool.name, set: bashTool.set, effect: bashTool.effect, decision: bashTool.decision }).toEqual({ name: "bash", set: "core", effect: "exec", decision: "ask" });
     expect(bashTool.subjects?.({ command: "ls -la" })).toEqual(["ls -la"]);
   });
 
