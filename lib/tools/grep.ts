@@ -18,6 +18,7 @@ import { delimiter, join } from "node:path";
 import * as v from "valibot";
 import description from "./grep.md" with { type: "text" };
 import { classifySecretFile } from "../secrets/classify.ts";
+import { fieldPaths } from "../write-paths.ts";
 import { resolveInWorkspace } from "./jail.ts";
 import type { ToolDefinition } from "./types.ts";
 import { compileGlob, createIgnoreFilter, regexErrorReason, walkWorkspace } from "./walk.ts";
@@ -75,6 +76,9 @@ export const grepTool: ToolDefinition<GrepInput> = {
   description,
   schema: GrepInput,
   effect: "read",
+  // Its path is the include glob (workspace-relative), so a path rule such as `secrets/*` meets `./secrets/*` too.
+  paths: (input) => fieldPaths("include")(input),
+  secretPaths: "skip",
   decision: "allow",
   guidance: "search file contents by regex",
   subjects: (input) => [input.pattern],

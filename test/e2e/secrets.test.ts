@@ -90,3 +90,30 @@ describe("credential files stay off the wire", () => {
     expect(key).toContain("Denied: id_rsa may hold secrets (an SSH private key)");
   }, 90_000);
 });
+
+describe("path rules match what a path means", () => {
+  test("\"secrets/*\": \"deny\" refuses ./, a/../, absolute, // and trailing-/ spellings in read_file, read_many_files, grep and git_show", async () => {
+    const cwd = e2e.dirs.cwd;
+    mkdirSync(join(cwd, "secrets"), { recursive: true });
+    mkdirSync(join(cwd, "x"), { recursive: true });
+    writeFileSync(join(cwd, "secrets", "a.txt"), "hidden-v4lue\n");
+    git(cwd, "init", "-q");
+    git(cwd, "add", "-A");
+    git(cwd, "commit", "-q", "-m", "seed");
+    const rule = { "*": "allow", "secrets/*": "deny" };
+    e2e.writeConfig({ permission: { read_file: rule, read_many_files: rule, grep: rule, git_show: rule } });
+    const spellings = ["./secrets/a.txt", "x/../secrets/a.txt", `${cwd}/secrets/a.txt`, "secrets//a.txt", "secrets/a.txt/"];
+    const script = [
+      ...spellings.map((path) => ({ name: "read_file", input: { path } })),
+      ...spellings.map((path) => ({ name: "read_many_files", input: { files: [{ path }] } })),
+      { name: "grep", input: { pattern: "hidden", include: "./secrets/*" } },
+      ...spellings.map((path) => ({ name: "git_show", input: { ref: `HEAD:${path.startsWith("/") ? path.slice(cwd.length + 1) : path}` } })),
+    ];
+    e2e.fake.script({ toolCalls: script }, { text: "done" });
+    const result = await e2e.shiro(["-p", "read", "--yolo"], { timeoutMs: 60_000 });
+    expect(result.code).toBe(0);
+    const outputs = toolResultsOf(e2e.fake.requests[1]!).map((r) => r.output.replace(/^Error: /, ""));
+    expect(outputs).toEqual(script.map((call) => `Refused by the permission rule ${call.name}: "secrets/*" = deny.`));
+    expect(e2e.fake.requests.map((request) => JSON.stringify(request.body)).filter((body) => body.includes("hidden-v4lue"))).toEqual([]);
+  }, 90_000);
+});
