@@ -58,7 +58,7 @@ export type DecisionSource = (request: ApprovalRequest) => Promise<ApprovalAnswe
 
 /** `asked` is present when `decide` was consulted, so front ends can show the question. */
 export type GateResult =
-  | { allowed: true; asked?: ApprovalRequest }
+  | { allowed: true; asked?: ApprovalRequest; secretsAllowed?: true }
   | { allowed: false; by: "plugin" | "rule" | "user" | "headless"; reason: string; asked?: ApprovalRequest }
   | { allowed: false; by: "block"; request: ApprovalRequest };
 
@@ -130,7 +130,7 @@ export function createGate(options: GateOptions): Gate {
       }
       if (answer === "block") return { allowed: false, by: "block", request };
       if (answer === "always" && !secret) grants.add(call.name, request.suggestedPattern);
-      if (answer === "once" || answer === "always") return { allowed: true, asked: request };
+      if (answer === "once" || answer === "always") return { allowed: true, asked: request, ...(secret ? { secretsAllowed: true as const } : {}) };
       if (options.headless) return { allowed: false, by: "headless", reason: secret ? describeSecretRefusal(secret, call.name) : HEADLESS_DENIED_REASON, asked: request };
       return { allowed: false, by: "user", reason: USER_DENIED_REASON, asked: request };
     };
@@ -153,24 +153,32 @@ export function createGate(options: GateOptions): Gate {
       const verdict = evaluatePermission(options.rules, call.name, subjects, { autoApprove });
       if (verdict.decision === "deny") return { allowed: false, by: "rule", reason: describeRefusal(call.name, verdict.matched) };
 
-      const secret = call.tool?.effect === "read" && call.tool.secretPaths !== "skip" ? _secretRead(options.rules, call, paths) : undefined;
-      if (secret) return ask(call, subjects, false, verdict.matched, secret);
+      const secrets = call.tool?.effect === "read" && call.tool.secretPaths !== "skip" ? _secretReads(options.rules, call, paths) : undefined;
+      if (secrets?.asking) return ask(call, subjects, false, verdict.matched, secrets.asking);
+      // Every possible secret it reads is allowed by a rule naming it; the other rules still decide the call.
+      const flagged = secrets?.allowed ? { secretsAllowed: true as const } : {};
 
       const repeated = repeats.record(call.name, call.input) >= REPEAT_ASK_AT;
-      if (verdict.decision === "allow" && known && !repeated) return { allowed: true };
-      if (options.yolo) return { allowed: true };
+      if (verdict.decision === "allow" && known && !repeated) return { allowed: true, ...flagged };
+      if (options.yolo) return { allowed: true, ...flagged };
       return ask(call, subjects, repeated, verdict.matched);
     },
   };
 }
 
-/** The first declared path of a read the classifier flags and no user rule allows by name. */
-function _secretRead(rules: PermissionRules, call: GateCall, paths: readonly string[]): { path: string; why: string } | undefined {
+/**
+ * The declared paths of a read the classifier flags: `asking` is the first one no user rule
+ * allows by name; `allowed` is true when some were flagged and rules allow them all.
+ */
+function _secretReads(rules: PermissionRules, call: GateCall, paths: readonly string[]): { asking?: { path: string; why: string }; allowed: boolean } {
+  let flagged = false;
   for (const path of paths) {
     const why = classifySecretFile(resolve(call.cwd, path), call.cwd);
-    if (why && !allowsExplicitly(rules, call.name, path)) return { path, why };
+    if (!why) continue;
+    flagged = true;
+    if (!allowsExplicitly(rules, call.name, path)) return { asking: { path, why }, allowed: false };
   }
-  return undefined;
+  return { allowed: flagged };
 }
 
 /**

@@ -6,14 +6,14 @@
  * unless `replaceAll` is set. multi_edit applies its edits in order to an in-memory copy and
  * writes once: if any edit fails, the file is left untouched.
  */
-import { copyFile, lstat, readFile, realpath, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { copyFile, lstat, readFile, realpath, rename, stat, unlink } from "node:fs/promises";
 import { sep } from "node:path";
 import * as v from "valibot";
 import deleteDescription from "./delete-file.md" with { type: "text" };
 import editDescription from "./edit-file.md" with { type: "text" };
 import { decodeUtf8, ensureParentDir, looksBinary, pathExists } from "./fs.ts";
 import { fieldPaths, movePaths } from "../write-paths.ts";
-import { resolveInWorkspace } from "./jail.ts";
+import { resolveInWorkspace, writeInWorkspace } from "./jail.ts";
 import moveDescription from "./move-file.md" with { type: "text" };
 import multiEditDescription from "./multi-edit.md" with { type: "text" };
 import type { ToolDefinition } from "./types.ts";
@@ -60,7 +60,7 @@ export const editFileTool: ToolDefinition<EditFileInput> = {
     if (applied.count > 1 && !replaceAll) {
       throw new Error(`oldString appears ${applied.count} times in ${path}. Add surrounding context or set replaceAll.`);
     }
-    await writeFile(abs, applied.text);
+    await writeInWorkspace(ctx.root, path, applied.text);
     return `Replaced ${applied.count} occurrence(s) in ${path}`;
   },
 };
@@ -93,7 +93,7 @@ export const multiEditTool: ToolDefinition<MultiEditInput> = {
       counts.push(applied.count);
     }
     if (text === original) throw new Error(`No change to ${path}: the edits cancel out.`);
-    await writeFile(abs, text);
+    await writeInWorkspace(ctx.root, path, text);
     return `Applied ${edits.length} edit(s) to ${path} (${counts.map((n) => `${n}x`).join(", ")})`;
   },
 };

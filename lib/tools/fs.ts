@@ -15,13 +15,14 @@
  * `name  size` (`512B`, `3K`, `1.4M`); at most LIST_CAP entries, then `... [300-entry limit reached]`.
  * glob result: matching file paths relative to the root, one per line, at most GLOB_CAP.
  */
-import { lstat, mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { lstat, mkdir, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import * as v from "valibot";
 import globDescription from "./glob.md" with { type: "text" };
 import { classifySecretFile } from "../secrets/classify.ts";
 import { fieldPaths } from "../write-paths.ts";
-import { resolveInWorkspace, toWorkspacePath } from "./jail.ts";
+import { readWorkspaceFile, secretsRefusal } from "./file-read.ts";
+import { resolveInWorkspace, toWorkspacePath, writeInWorkspace } from "./jail.ts";
 import listDescription from "./list-dir.md" with { type: "text" };
 import readManyDescription from "./read-many-files.md" with { type: "text" };
 import readDescription from "./read-file.md" with { type: "text" };
@@ -66,7 +67,7 @@ export const readFileTool: ToolDefinition<ReadFileInput> = {
   paths: fieldPaths("path"),
   decision: "allow",
   guidance: "read a file with numbered lines; page long files with offset/limit",
-  execute: (input, ctx) => readNumberedLines(ctx.root, input.path, input.offset, input.limit),
+  execute: (input, ctx) => readNumberedLines(ctx.root, input.path, input.offset, input.limit, ctx.secretsAllowed),
 };
 
 export const readManyFilesTool: ToolDefinition<ReadManyInput> = {
@@ -112,15 +113,13 @@ export function decodeUtf8(bytes: Uint8Array): string | undefined {
   }
 }
 
-/** Reads `p` through the jail as numbered lines. Throws the tool's error strings. */
-export async function readNumberedLines(root: string, p: string, offset: number, limit: number): Promise<string> {
-  const abs = resolveInWorkspace(root, p);
-  const info = await stat(abs).catch(() => undefined);
-  if (!info) throw new Error(`No such file: ${p}`);
-  if (info.isDirectory()) throw new Error(`${p} is a directory, not a file.`);
-  // Reading a named pipe or a device would wait forever for a writer; the call could not end.
-  if (!info.isFile()) throw new Error(`${p} is not a regular file.`);
-  const bytes = await readFile(abs);
+/**
+ * Reads `p` through the jail as numbered lines. Throws the tool's error strings, and refuses a
+ * file that may hold secrets unless `secretsAllowed` (the gate asked, or a rule named it).
+ */
+export async function readNumberedLines(root: string, p: string, offset: number, limit: number, secretsAllowed = false): Promise<string> {
+  const { bytes, secret } = await readWorkspaceFile(root, p);
+  if (secret && !secretsAllowed) throw secretsRefusal(p, secret);
   if (looksBinary(bytes)) throw new Error(`${p} is a binary file, not text. Use bash if you need to inspect it.`);
   const lines = splitLines(new TextDecoder().decode(bytes));
   if (lines.length === 0) return `${p} is empty.`;
@@ -157,9 +156,9 @@ export const writeFileTool: ToolDefinition<WriteFileInput> = {
     const info = await stat(abs).catch(() => undefined);
     if (info?.isDirectory()) throw new Error(`${path} is a directory.`);
     if (info && !info.isFile()) throw new Error(`${path} is not a regular file.`);
-    const previous = info ? await readFile(abs, "utf8") : undefined;
+    const previous = info ? new TextDecoder().decode((await readWorkspaceFile(ctx.root, path)).bytes) : undefined;
     await ensureParentDir(abs, path);
-    await writeFile(abs, content);
+    await writeInWorkspace(ctx.root, path, content);
     return describeWrite(path, content, previous);
   },
 };

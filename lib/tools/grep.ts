@@ -4,8 +4,8 @@
  * Uses ripgrep when `rg` is on PATH (argv spawn, never a shell; killed after RG_TIMEOUT_MS or on
  * interrupt), else the ignore-aware walker. Both honour .gitignore and .shiroignore, skip `.git`,
  * `node_modules`, binary files and symbolic links, and leave out every file the secrets classifier
- * flags (lib/secrets/classify.ts, by name or content), naming them in a closing note. If rg fails (exit code above 1,
- * e.g. a regex only JavaScript accepts), the walker answers instead.
+ * flags (lib/secrets/classify.ts, by name or content), naming them in a closing note. If rg
+ * fails (exit code above 1, e.g. a regex only JavaScript accepts), the walker answers instead.
  *
  * Result: `path:line: text` lines (text trimmed, cut at GREP_LINE_CHARS), sorted by path, at most
  * GREP_HIT_CAP, then `... [hit limit 200]`; `No matches.` when nothing matched; then, when files
@@ -13,13 +13,12 @@
  */
 import { spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
-import { readFile, stat } from "node:fs/promises";
 import { delimiter, join } from "node:path";
 import * as v from "valibot";
 import description from "./grep.md" with { type: "text" };
 import { classifySecretFile } from "../secrets/classify.ts";
 import { fieldPaths } from "../write-paths.ts";
-import { resolveInWorkspace } from "./jail.ts";
+import { readWorkspaceFile } from "./file-read.ts";
 import type { ToolDefinition } from "./types.ts";
 import { compileGlob, createIgnoreFilter, regexErrorReason, walkWorkspace } from "./walk.ts";
 
@@ -148,21 +147,18 @@ async function _searchWithWalker(search: _Search & { regex: RegExp }): Promise<G
   for await (const entry of walkWorkspace(search.root, { includeIgnored: search.includeIgnored, signal: search.signal })) {
     // Like rg: symbolic links are not followed, and a NUL byte anywhere marks a file as binary.
     if (entry.dir || entry.symlink || !search.matchesInclude(entry.path)) continue;
-    let abs: string;
-    try {
-      abs = resolveInWorkspace(search.root, entry.path);
-    } catch {
-      continue;
-    }
-    // Like rg, only regular files: reading a named pipe would wait forever for a writer.
-    if (!(await stat(abs).catch(() => undefined))?.isFile()) continue;
-    const bytes = await readFile(abs).catch(() => undefined);
-    if (!bytes || bytes.includes(0)) continue;
+    // Through the jail's checked open: regular files only, and judged by what was opened.
+    const read = await readWorkspaceFile(search.root, entry.path).catch(() => undefined);
+    if (!read || read.bytes.includes(0)) continue;
+    const bytes = read.bytes;
     const lines = new TextDecoder().decode(bytes).split("\n");
     for (const [i, line] of lines.entries()) {
       const text = line.endsWith("\r") ? line.slice(0, -1) : line;
       if (!search.regex.test(text)) continue;
-      if (_isSkippedSecret(search, entry.path)) break;
+      if (read.secret) {
+        search.secrets.set(entry.path, true);
+        break;
+      }
       hits.push({ path: entry.path, line: i + 1, text });
       if (hits.length > GREP_HIT_CAP) return hits;
     }

@@ -28,6 +28,11 @@ export interface ToolContext {
   emitOutput: (chunk: string) => void;
   /** The call's id, for tools that report progress. */
   callId: string;
+  /**
+   * True when the gate let this call read files that may hold secrets (a rule named them, or the
+   * user said yes). Read tools refuse such a file otherwise, judged by what they actually opened.
+   */
+  secretsAllowed?: boolean;
 }
 
 export interface ToolDefinition<TInput = any> {

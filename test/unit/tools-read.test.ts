@@ -63,6 +63,15 @@ describe("read_file", () => {
     expect(await read({ path: "late-nul.txt", limit: 1 })).toStartWith("1: AAAA");
   });
 
+  test("read_file refuses what it opened when it may hold secrets, unless the gate let secrets through", async () => {
+    const ctx = (secretsAllowed: boolean) => ({ root: ws.root, signal: new AbortController().signal, emitOutput: () => {}, callId: "c", secretsAllowed });
+    for (const [path, why] of [[".env", "an env file"], ["settings", "an env file"], ["certs/server.pem", "a private key or keystore"]] as const) {
+      expect(await errorOf(readFileTool.execute({ path, offset: 1, limit: 10 }, ctx(false)))).toBe(
+        `Refusing to read ${path}: it may hold secrets (${why}). Ask the user to share what you need from it.`);
+    }
+    expect(await readFileTool.execute({ path: ".env", offset: 1, limit: 10 }, ctx(true))).toStartWith("1: ");
+  });
+
   test("read_many_files skips secrets files, also through a symlink, but reads .env.example", async () => {
     const paths = [".env", "config/.env.local", "certs/server.pem", "settings"];
     const out = await runTool(readManyFilesTool, { files: [...paths, ".env.example"].map((path) => ({ path })) }, ws.root);
