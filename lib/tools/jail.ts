@@ -51,7 +51,7 @@ export interface OpenedFile {
  * call created it outside), or the open's own error (ENOENT, EEXIST when a file appeared at a new
  * path meanwhile) for the caller to word.
  */
-export async function openInWorkspace(root: string, p: string, mode: "read" | "write" = "read"): Promise<OpenedFile> {
+export async function openInWorkspace(root: string, p: string, mode: "read" | "write" = "read", createMode?: number): Promise<OpenedFile> {
   const abs = resolveInWorkspace(root, p);
   const existed = mode === "write" && (await lstat(abs).catch(() => undefined)) !== undefined;
   // A new file is created exclusively: a symlink swapped in at its name makes the open fail, and
@@ -59,7 +59,7 @@ export async function openInWorkspace(root: string, p: string, mode: "read" | "w
   const flags = mode === "read"
     ? constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)
     : constants.O_WRONLY | (existed ? 0 : constants.O_CREAT | constants.O_EXCL);
-  const handle = await open(abs, flags);
+  const handle = await open(abs, flags, createMode);
   const opened = _openedPath(handle.fd, abs);
   if (opened !== undefined && _isInside(_realPath(resolve(root)), opened)) return { handle, abs, real: opened };
   await handle.close();
@@ -73,9 +73,12 @@ export async function openInWorkspace(root: string, p: string, mode: "read" | "w
   throw new Error(`Path escapes workspace: ${p}`);
 }
 
-/** Replaces the contents of `p` (created when missing) through `openInWorkspace`: nothing is written before the check passes. */
-export async function writeInWorkspace(root: string, p: string, content: string): Promise<void> {
-  const { handle } = await openInWorkspace(root, p, "write");
+/**
+ * Replaces the contents of `p` (created when missing, with `createMode` when given) through
+ * `openInWorkspace`: nothing is written before the check passes.
+ */
+export async function writeInWorkspace(root: string, p: string, content: string, createMode?: number): Promise<void> {
+  const { handle } = await openInWorkspace(root, p, "write", createMode);
   try {
     await handle.truncate(0);
     await handle.writeFile(content);

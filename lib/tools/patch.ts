@@ -20,7 +20,8 @@ import * as v from "valibot";
 import description from "./apply-patch.md" with { type: "text" };
 import { matchLineEndings } from "./edit.ts";
 import { decodeUtf8, ensureParentDir, looksBinary, pathExists } from "./fs.ts";
-import { resolveInWorkspace } from "./jail.ts";
+import { readWorkspaceFile } from "./file-read.ts";
+import { resolveInWorkspace, writeInWorkspace } from "./jail.ts";
 import type { ToolDefinition } from "./types.ts";
 
 export interface PatchHunk {
@@ -123,7 +124,7 @@ interface _Plan {
 export async function applyPatch(root: string, patch: string): Promise<string> {
   const operations = parsePatch(patch);
   const plan = await _planPatch(root, operations);
-  await _commitPlan(plan);
+  await _commitPlan(root, plan);
   return [`Applied ${operations.length} change(s):`, ...plan.summary].join("\n");
 }
 
@@ -153,7 +154,7 @@ async function _planPatch(root: string, operations: PatchOperation[]): Promise<_
       const info = await stat(abs).catch(() => undefined);
       if (!info || info.isDirectory()) throw new Error(`cannot update ${op.path}: no such file`);
       if (!info.isFile()) throw new Error(`cannot update ${op.path}: it is not a regular file`);
-      const bytes = await readFile(abs);
+      const { bytes } = await readWorkspaceFile(root, op.path);
       if (looksBinary(bytes)) throw new Error(`cannot update ${op.path}: it is a binary file`);
       const text = decodeUtf8(bytes);
       if (text === undefined) throw new Error(`cannot update ${op.path}: it is not UTF-8 text`);
@@ -183,7 +184,7 @@ interface _Undo {
   before?: { bytes: Buffer; mode: number };
 }
 
-async function _commitPlan(plan: _Plan): Promise<void> {
+async function _commitPlan(root: string, plan: _Plan): Promise<void> {
   const undo: _Undo[] = [];
   const createdDirs: string[] = [];
   const remember = async (abs: string) => {
@@ -195,7 +196,7 @@ async function _commitPlan(plan: _Plan): Promise<void> {
       await remember(write.abs);
       const created = await ensureParentDir(write.abs, write.shown);
       if (created) createdDirs.push(created);
-      await writeFile(write.abs, write.content, write.mode === undefined ? undefined : { mode: write.mode });
+      await writeInWorkspace(root, write.shown, write.content, write.mode);
     }
     for (const abs of plan.deletes) {
       await remember(abs);
