@@ -20,7 +20,7 @@ import { uuidv7 } from "./ids.ts";
 import { resolve } from "node:path";
 import {
   REPEAT_ASK_AT, allowsExplicitly, callSubjects, createRepeatGuard, createSessionGrants, describeRefusal, evaluatePermission,
-  suggestPattern, type PermissionMatch, type PermissionRules, type SessionGrants,
+  normalizeRulePath, suggestPattern, type PermissionMatch, type PermissionRules, type SessionGrants,
 } from "./permissions.ts";
 import { classifySecretFile } from "./secrets/classify.ts";
 import type { PluginHost } from "./plugins.ts";
@@ -88,6 +88,11 @@ export interface Gate {
   check(call: GateCall): Promise<GateResult>;
   /** Starts a new turn: the repeat guard forgets its counts. Grants stay. */
   newTurn(): void;
+  /**
+   * True when a rule denies `tool` the workspace path `path` (any spelling): for tools that find
+   * files themselves (grep), so what they find meets the same rules a named path would.
+   */
+  deniesPath?(tool: string, path: string, cwd: string): boolean;
   readonly grants: SessionGrants;
 }
 
@@ -142,6 +147,7 @@ export function createGate(options: GateOptions): Gate {
   return {
     grants,
     newTurn: () => repeats.reset(),
+    deniesPath: (tool, path, cwd) => evaluatePermission(options.rules, tool, [normalizeRulePath(path, cwd)]).decision === "deny",
     async check(call) {
       const { subjects, paths, known } = callSubjects(call.tool, call.input, call.cwd);
       // The guards judge declared paths; a write whose paths cannot be read is never let through blind.

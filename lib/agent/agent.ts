@@ -256,7 +256,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     createRecallDiscardedTool(() => context.ledger()),
     ...(flags.noSubagent ? [] : [createTaskTool({
       client, model: () => model, thinking: () => thinking, tools: () => registered, root: cwd,
-      gate: { check: (call) => gate.check(call), newTurn: () => undefined },
+      gate: { check: (call) => gate.check(call), newTurn: () => undefined, deniesPath: (tool, path, root) => gate.deniesPath!(tool, path, root) },
       canAsk: Boolean(options.decide),
       workerBlocked: () => (variant.allow ? `The worker kind is not available in the ${variant.name} agent: it cannot change anything.` : undefined),
       onUsage: (used) => driver.addSubagentUsage(used),

@@ -26,7 +26,7 @@ export interface ModelClient {
 }
 
 /** The approval gate the loop consults before every call (lib/approval.ts implements it). */
-export type LoopGate = Pick<Gate, "check" | "newTurn">;
+export type LoopGate = Pick<Gate, "check" | "newTurn" | "deniesPath">;
 
 /** Where a blocked turn stopped: the assistant message whose calls are being answered. */
 export interface Suspension {
@@ -297,6 +297,7 @@ async function* _execute(
   let failure: string | undefined;
   const running = tool.execute(input, {
     root: options.root, signal: options.signal, callId: call.id, secretsAllowed,
+    ...(options.gate.deniesPath ? { deniesPath: (path: string) => options.gate.deniesPath!(call.name, path, options.root) } : {}),
     emitOutput: (chunk) => {
       chunks.push(chunk);
       wake?.();

@@ -75,6 +75,7 @@ export function createTaskTool(options: TaskToolOptions): ToolDefinition {
       const tools = options.tools().filter((tool) => isSubagentTool(tool, kind));
       const gate: LoopGate = {
         newTurn: () => undefined,
+        deniesPath: options.gate.deniesPath,
         async check(call) {
           const verdict = await options.gate.check({ ...call, subagent: true });
           if (!verdict.allowed && verdict.by === "user") return { ...verdict, reason: WORKER_DENIED };

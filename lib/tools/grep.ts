@@ -3,8 +3,9 @@
  *
  * Uses ripgrep when `rg` is on PATH (argv spawn, never a shell; killed after RG_TIMEOUT_MS or on
  * interrupt), else the ignore-aware walker. Both honour .gitignore and .shiroignore, skip `.git`,
- * `node_modules`, binary files and symbolic links, and leave out every file the secrets classifier
- * flags (lib/secrets/classify.ts, by name or content), naming them in a closing note. If rg
+ * `node_modules`, binary files, symbolic links and files a grep rule denies, and leave out every
+ * file the secrets classifier flags (lib/secrets/classify.ts, by name or content), naming them in
+ * a closing note. If rg
  * fails (exit code above 1, e.g. a regex only JavaScript accepts), the walker answers instead.
  *
  * Result: `path:line: text` lines (text trimmed, cut at GREP_LINE_CHARS), sorted by path, at most
@@ -83,7 +84,9 @@ export const grepTool: ToolDefinition<GrepInput> = {
   subjects: (input) => [input.pattern],
   async execute(input, ctx) {
     const compiled = compileSearchRegex(input.pattern, input.ignoreCase);
-    const matchesInclude = compileGlob(input.include);
+    const included = compileGlob(input.include);
+    // A file a grep rule denies (`"grep": {"secrets/*": "deny"}`) is left out like one outside the include glob.
+    const matchesInclude = (path: string) => included(path) && !ctx.deniesPath?.(path);
     const search: _Search = { ...input, root: ctx.root, matchesInclude, signal: ctx.signal, secrets: new Map() };
     const rg = findRipgrep();
     const hits = rg ? await _searchWithRipgrep(rg, search) : undefined;

@@ -33,6 +33,8 @@ export interface ToolContext {
    * user said yes). Read tools refuse such a file otherwise, judged by what they actually opened.
    */
   secretsAllowed?: boolean;
+  /** True when a permission rule denies this tool the workspace path `path`; for tools that find files themselves (grep). */
+  deniesPath?: (path: string) => boolean;
 }
 
 export interface ToolDefinition<TInput = any> {

@@ -92,7 +92,7 @@ describe("credential files stay off the wire", () => {
 });
 
 describe("path rules match what a path means", () => {
-  test("\"secrets/*\": \"deny\" refuses ./, a/../, absolute, // and trailing-/ spellings in read_file, read_many_files, grep and git_show", async () => {
+  test("\"secrets/*\": \"deny\" refuses ./, a/../, absolute, // and trailing-/ spellings in read_file, read_many_files, grep and git_show, and grep's own finds", async () => {
     const cwd = e2e.dirs.cwd;
     mkdirSync(join(cwd, "secrets"), { recursive: true });
     mkdirSync(join(cwd, "x"), { recursive: true });
@@ -109,11 +109,13 @@ describe("path rules match what a path means", () => {
       { name: "grep", input: { pattern: "hidden", include: "./secrets/*" } },
       ...spellings.map((path) => ({ name: "git_show", input: { ref: `HEAD:${path.startsWith("/") ? path.slice(cwd.length + 1) : path}` } })),
     ];
-    e2e.fake.script({ toolCalls: script }, { text: "done" });
+    // A grep over the whole workspace finds the file itself: its hits meet the same rule.
+    const searchAll = { name: "grep", input: { pattern: "hidden" } };
+    e2e.fake.script({ toolCalls: [...script, searchAll] }, { text: "done" });
     const result = await e2e.shiro(["-p", "read", "--yolo"], { timeoutMs: 60_000 });
     expect(result.code).toBe(0);
     const outputs = toolResultsOf(e2e.fake.requests[1]!).map((r) => r.output.replace(/^Error: /, ""));
-    expect(outputs).toEqual(script.map((call) => `Refused by the permission rule ${call.name}: "secrets/*" = deny.`));
+    expect(outputs).toEqual([...script.map((call) => `Refused by the permission rule ${call.name}: "secrets/*" = deny.`), "No matches."]);
     expect(e2e.fake.requests.map((request) => JSON.stringify(request.body)).filter((body) => body.includes("hidden-v4lue"))).toEqual([]);
   }, 90_000);
 });
