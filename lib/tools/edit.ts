@@ -6,13 +6,14 @@
  * unless `replaceAll` is set. multi_edit applies its edits in order to an in-memory copy and
  * writes once: if any edit fails, the file is left untouched.
  */
-import { copyFile, lstat, readFile, realpath, rename, stat, unlink } from "node:fs/promises";
+import { copyFile, lstat, realpath, rename, unlink } from "node:fs/promises";
 import { sep } from "node:path";
 import * as v from "valibot";
 import deleteDescription from "./delete-file.md" with { type: "text" };
 import editDescription from "./edit-file.md" with { type: "text" };
 import { decodeUtf8, ensureParentDir, looksBinary, pathExists } from "./fs.ts";
 import { fieldPaths, movePaths } from "../write-paths.ts";
+import { readWorkspaceFile } from "./file-read.ts";
 import { resolveInWorkspace, writeInWorkspace } from "./jail.ts";
 import moveDescription from "./move-file.md" with { type: "text" };
 import multiEditDescription from "./multi-edit.md" with { type: "text" };
@@ -53,8 +54,7 @@ export const editFileTool: ToolDefinition<EditFileInput> = {
   async execute({ path, oldString, newString, replaceAll }, ctx) {
     if (oldString === newString) throw new Error("oldString and newString are identical");
     if (oldString === "") throw new Error("oldString is empty. Use write_file to create or replace a whole file.");
-    const abs = resolveInWorkspace(ctx.root, path);
-    const content = await readTextFile(abs, path);
+    const content = await readTextFile(ctx.root, path);
     const applied = applyEdit(content, oldString, newString, replaceAll);
     if (applied.count === 0) throw new Error(`oldString not found in ${path}`);
     if (applied.count > 1 && !replaceAll) {
@@ -79,8 +79,7 @@ export const multiEditTool: ToolDefinition<MultiEditInput> = {
       if (edit.oldString === edit.newString) throw new Error(`edit ${i + 1}: oldString and newString are identical`);
       if (edit.oldString === "") throw new Error(`edit ${i + 1}: oldString is empty. No edits were applied.`);
     });
-    const abs = resolveInWorkspace(ctx.root, path);
-    const original = await readTextFile(abs, path);
+    const original = await readTextFile(ctx.root, path);
     let text = original;
     const counts: number[] = [];
     for (const [i, edit] of edits.entries()) {
@@ -164,16 +163,12 @@ export function applyEdit(content: string, oldString: string, newString: string,
 }
 
 /**
- * The text of a file for editing. Throws `No such file: <shown>`, or refuses a directory, a binary
- * file and a file that is not UTF-8: decoding and writing it back would change bytes the edit
- * never touched.
+ * The text of workspace file `shown` for editing, read through the jail's checked open. Throws
+ * `No such file: <shown>`, or refuses a directory, a binary file and a file that is not UTF-8:
+ * decoding and writing it back would change bytes the edit never touched.
  */
-export async function readTextFile(abs: string, shown: string): Promise<string> {
-  const info = await stat(abs).catch(() => undefined);
-  if (!info) throw new Error(`No such file: ${shown}`);
-  if (info.isDirectory()) throw new Error(`${shown} is a directory, not a file.`);
-  if (!info.isFile()) throw new Error(`${shown} is not a regular file.`);
-  const bytes = await readFile(abs);
+export async function readTextFile(root: string, shown: string): Promise<string> {
+  const { bytes } = await readWorkspaceFile(root, shown);
   if (looksBinary(bytes)) throw new Error(`${shown} is a binary file, not text. Use bash if you need to change it.`);
   const text = decodeUtf8(bytes);
   if (text === undefined) throw new Error(`${shown} is not UTF-8 text; editing it here would corrupt its other characters. Use bash if you need to change it.`);

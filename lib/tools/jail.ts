@@ -77,7 +77,7 @@ export async function openInWorkspace(root: string, p: string, mode: "read" | "w
  * Replaces the contents of `p` (created when missing, with `createMode` when given) through
  * `openInWorkspace`: nothing is written before the check passes.
  */
-export async function writeInWorkspace(root: string, p: string, content: string, createMode?: number): Promise<void> {
+export async function writeInWorkspace(root: string, p: string, content: string | Uint8Array, createMode?: number): Promise<void> {
   const { handle } = await openInWorkspace(root, p, "write", createMode);
   try {
     await handle.truncate(0);

@@ -15,7 +15,7 @@
  * directory the patch created is removed, so a failed patch leaves the tree byte-identical.
  */
 import { patchInputPaths, readPatchMarker, splitPatchLines } from "../write-paths.ts";
-import { lstat, readFile, rm, stat, unlink, writeFile } from "node:fs/promises";
+import { lstat, rm, stat, unlink } from "node:fs/promises";
 import * as v from "valibot";
 import description from "./apply-patch.md" with { type: "text" };
 import { matchLineEndings } from "./edit.ts";
@@ -187,9 +187,11 @@ interface _Undo {
 async function _commitPlan(root: string, plan: _Plan): Promise<void> {
   const undo: _Undo[] = [];
   const createdDirs: string[] = [];
+  // Read through the jail's checked open: a link swapped to point outside is refused here, before
+  // anything is written, and never remembered (so a roll-back cannot copy outside bytes in).
   const remember = async (abs: string) => {
     const info = await stat(abs).catch(() => undefined);
-    undo.push({ abs, before: info?.isFile() ? { bytes: await readFile(abs), mode: info.mode & 0o7777 } : undefined });
+    undo.push({ abs, before: info?.isFile() ? { bytes: (await readWorkspaceFile(root, abs)).bytes, mode: info.mode & 0o7777 } : undefined });
   };
   try {
     for (const write of plan.writes) {
@@ -203,14 +205,14 @@ async function _commitPlan(root: string, plan: _Plan): Promise<void> {
       await unlink(abs);
     }
   } catch (error) {
-    await _rollBack(undo, createdDirs);
+    await _rollBack(root, undo, createdDirs);
     throw new Error(`the patch failed while writing (${(error as Error).message}); every file was restored`);
   }
 }
 
-async function _rollBack(undo: _Undo[], createdDirs: string[]): Promise<void> {
+async function _rollBack(root: string, undo: _Undo[], createdDirs: string[]): Promise<void> {
   for (const entry of undo.reverse()) {
-    if (entry.before) await writeFile(entry.abs, entry.before.bytes, { mode: entry.before.mode }).catch(() => undefined);
+    if (entry.before) await writeInWorkspace(root, entry.abs, entry.before.bytes, entry.before.mode).catch(() => undefined);
     else await unlink(entry.abs).catch(() => undefined);
   }
   for (const dir of createdDirs.reverse()) await rm(dir, { recursive: true, force: true }).catch(() => undefined);

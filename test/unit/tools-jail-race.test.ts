@@ -1,7 +1,7 @@
 /**
  * Writes under a symlink race: a background process flips links between the workspace and a
  * folder outside it while write_file, edit_file and apply_patch write through them; the outside
- * files keep their bytes and no file appears outside.
+ * files keep their bytes, no file appears outside, and no outside bytes are copied in.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
@@ -66,6 +66,8 @@ describe("writes under a symlink race", () => {
     });
     expect(readFileSync(join(outside.root, "target.txt"), "utf8")).toBe("untouched x\n");
     expect(readdirSync(outside.root).sort()).toEqual(["target.txt"]);
+    // Nor did outside bytes come in: no edit or roll-back copied what a link showed outside.
+    expect(readFileSync(join(ws.root, "inside.txt"), "utf8")).not.toContain("untouched");
     expect(swaps).toBeGreaterThan(ROUNDS);
     expect(folderSwaps).toBeGreaterThan(ROUNDS);
     // Which attempts land inside and which are refused depends on timing; what must hold is above.
