@@ -90,7 +90,7 @@ export const grepTool: ToolDefinition<GrepInput> = {
     const search: _Search = { ...input, root: ctx.root, matchesInclude, signal: ctx.signal, secrets: new Map() };
     const rg = findRipgrep();
     const hits = rg ? await _searchWithRipgrep(rg, search) : undefined;
-    if (hits) return _withSkipNote(formatHits(hits), search);
+    if (hits) return _withSkipNote(formatHits(await _confirmHits(search, hits)), search);
     // A pattern JavaScript rejects may still be one rg accepts (`(?i)x`, `[[:alpha:]]`); only a
     // pattern neither accepts is an error.
     if (compiled instanceof Error) throw compiled;
@@ -142,6 +142,21 @@ export function findRipgrep(env: NodeJS.ProcessEnv = process.env): string | unde
     }
   }
   return undefined;
+}
+
+/**
+ * rg opens files itself, so a file swapped for a link after it was listed would be followed.
+ * Each file rg found is read again through the jail's checked open; a hit whose line is not there
+ * (or whose file escapes, vanished or may hold secrets) is dropped.
+ */
+async function _confirmHits(search: _Search, hits: GrepHit[]): Promise<GrepHit[]> {
+  const lines = new Map<string, string[] | undefined>();
+  for (const path of new Set(hits.map((hit) => hit.path))) {
+    const read = await readWorkspaceFile(search.root, path).catch(() => undefined);
+    if (read?.secret) search.secrets.set(path, true);
+    lines.set(path, read && !read.secret ? new TextDecoder().decode(read.bytes).split("\n").map((line) => line.replace(/\r$/, "")) : undefined);
+  }
+  return hits.filter((hit) => lines.get(hit.path)?.[hit.line - 1] === hit.text);
 }
 
 /** The JavaScript search: at most GREP_HIT_CAP + 1 hits, so the caller can tell there were more. */
