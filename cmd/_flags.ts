@@ -1,6 +1,6 @@
 /**
- * The root command's flag surface, in one place: citty's args definition, the help text and the
- * strict argv check all read this table.
+ * The root command's flag surface, in one place (the help text and the strict parser read this
+ * table), and that parser, the only one: subcommands parse their argv with it too (_run-citty.ts).
  *
  * Parsing rule (kept from the seed): a flag takes the next argv item as its value unless that item
  * starts with `-`; `--flag=value` works too. `-p` alone (or `-p --json`) means "prompt from stdin".
@@ -41,6 +41,7 @@ export const ROOT_FLAGS: readonly FlagSpec[] = [
   { name: "no-skills", kind: "boolean", description: "load no skills (builtin, registry, user or project)" },
   { name: "no-plugins", kind: "boolean", description: "load no plugins, builtin or installed (the guard included)" },
   { name: "no-memory", kind: "boolean", description: "neither load nor write project or global memory" },
+  { name: "no-sandbox", kind: "boolean", description: "run shell commands unconfined (see docs/security.md)" },
   { name: "version", alias: "v", kind: "boolean", description: "print the version and exit" },
   { name: "help", alias: "h", kind: "boolean", description: "print this help and exit" },
 ];

@@ -5,6 +5,7 @@ import { shortRunId } from "../lib/store/short-ids.ts";
 import { effectiveStatus, findRun, loadRun, readRunEvents, type LoggedEvent } from "../lib/store/runs.ts";
 import { createReplayPrinter } from "./_print.ts";
 import { STOP_EXIT } from "./_start.ts";
+import { onOutputLost, writeErr, writeOut } from "./_output.ts";
 
 /** A detached run's files appear a moment after its id is printed: a full id is waited for briefly. */
 async function _findSoon(idOrPrefix: string, waitMs: number): Promise<ReturnType<typeof findRun>> {
@@ -23,11 +24,15 @@ export async function followRun(idOrPrefix: string, options: { json: boolean; po
   const run = await _findSoon(idOrPrefix, 10_000);
   const printer = createReplayPrinter();
   let seen = 0;
+  // Following is pointless once nobody reads: stop, and let the exit be quiet.
+  let lost = false;
+  onOutputLost(() => (lost = true));
   const show = (event: LoggedEvent) => {
-    if (options.json) process.stdout.write(`${JSON.stringify(event)}\n`);
+    if (options.json) writeOut(`${JSON.stringify(event)}\n`);
     else printer.print(event);
   };
   for (;;) {
+    if (lost) return EXIT.ok;
     const { events } = readRunEvents(run.id);
     for (const event of events.slice(seen)) {
       show(event);
@@ -36,7 +41,7 @@ export async function followRun(idOrPrefix: string, options: { json: boolean; po
     seen = events.length;
     const snapshot = loadRun(run.id);
     if (snapshot && effectiveStatus(snapshot) === "interrupted") {
-      process.stderr.write(`shiro: run ${shortRunId(run.id)} ended without finishing (its process is gone)\n`);
+      writeErr(`shiro: run ${shortRunId(run.id)} ended without finishing (its process is gone)\n`);
       return EXIT.error;
     }
     await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 150));

@@ -3,6 +3,7 @@ import { createAgent, type AgentFlags } from "../lib/agent/agent.ts";
 import { EXIT } from "../lib/errors.ts";
 import { shortSessionId } from "../lib/store/short-ids.ts";
 import { printRun } from "./_print.ts";
+import { onOutputLost, writeErr } from "./_output.ts";
 
 export interface HeadlessOptions {
   json: boolean;
@@ -13,16 +14,17 @@ export async function runHeadless(prompt: string, flags: AgentFlags, options: He
   let interrupts = 0;
   const onSignal = () => {
     interrupts += 1;
+    // A second Ctrl-C leaves at once, without waiting for a reader that may never read.
     if (interrupts > 1) process.exit(EXIT.interrupted);
     controller.abort();
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
 
+  // Nobody can receive the answer any more (the reader went away, stdout failed): stop the run.
+  const stopListening = onOutputLost(() => controller.abort());
+  // Start-up notices arrive as `notice` events of the run (`[notice] …` on stderr in text mode).
   const agent = await createAgent({ cwd: process.cwd(), flags, mode: "headless", runId: process.env.SHIRO_RUN_ID, detached: process.env.SHIRO_DETACHED === "1" });
-  if (!options.json) {
-    for (const line of agent.startupNotices()) process.stderr.write(`shiro: ${line}\n`);
-  }
   try {
     return await printRun(agent.turn(prompt, controller.signal), options);
   } finally {
@@ -30,9 +32,10 @@ export async function runHeadless(prompt: string, flags: AgentFlags, options: He
     await agent.closed;
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
+    stopListening();
     if (saved) {
       const short = shortSessionId(saved);
-      process.stderr.write(`shiro: session ${short} saved. Resume it with: shiro -c  (newest in this directory)  or  shiro -r ${short}\n`);
+      writeErr(`shiro: session ${short} saved. Resume it with: shiro -c  (newest in this directory)  or  shiro -r ${short}\n`);
     }
   }
 }

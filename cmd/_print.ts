@@ -9,6 +9,7 @@ import type { AgentEvent } from "../lib/agent/events.ts";
 import { EXIT } from "../lib/errors.ts";
 import { shortApprovalId, shortRunId } from "../lib/store/short-ids.ts";
 import { STOP_EXIT } from "./_start.ts";
+import { writeOut, writeErr } from "./_output.ts";
 
 export interface TextPrinter {
   print(event: AgentEvent): void;
@@ -86,7 +87,7 @@ export function createTextPrinter(sinks: PrinterSinks, options: { streamText: bo
 
 /** A stored run log replayed (`runs events`, `runs tail`): every line on stdout. */
 export function createReplayPrinter(): TextPrinter {
-  const write = (text: string) => void process.stdout.write(text);
+  const write = (text: string) => void writeOut(text);
   return createTextPrinter({ out: write, err: write }, { streamText: false });
 }
 
@@ -95,10 +96,10 @@ export function createReplayPrinter(): TextPrinter {
  * with `json`, one event per line on stdout. Returns the exit code of the run's `done`.
  */
 export async function printRun(events: AsyncIterable<AgentEvent>, options: { json: boolean }): Promise<number> {
-  const printer = createTextPrinter({ out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) }, { streamText: true });
+  const printer = createTextPrinter({ out: (t) => writeOut(t), err: (t) => writeErr(t) }, { streamText: true });
   let code: number = EXIT.error;
   for await (const event of events) {
-    if (options.json) process.stdout.write(`${JSON.stringify(event)}\n`);
+    if (options.json) writeOut(`${JSON.stringify(event)}\n`);
     else printer.print(event);
     if (event.type === "done") code = STOP_EXIT[event.stop];
   }

@@ -17,7 +17,9 @@ import { renderProgressBar } from "../lib/store/notebook.ts";
 import { createRenderer } from "../lib/repl/renderer.ts";
 import { colourEnabled, createStyle } from "../lib/repl/style.ts";
 import { PRODUCT, VERSION } from "../lib/version.ts";
+import { describeSandbox } from "../lib/sandbox/detect.ts";
 import { SLASH_COMMANDS, runSlashCommand, type SlashOutcome } from "./_slash.ts";
+import { exitAfterOutput, writeOut } from "./_output.ts";
 
 /** Flags that pin a provider, cleared once /provider (or the first-start setup) has saved one. */
 const _USE_SAVED_PROVIDER: Partial<AgentFlags> = { provider: undefined, model: undefined, baseURL: undefined, protocol: undefined };
@@ -26,7 +28,7 @@ const _NO_RESUME: Partial<AgentFlags> = { continue: false, resume: undefined };
 
 export async function startRepl(flags: AgentFlags): Promise<number> {
   const style = createStyle(colourEnabled());
-  const write = (text: string) => process.stdout.write(text);
+  const write = (text: string) => writeOut(text);
   const cwd = process.cwd();
   let rl: Interface | undefined;
 
@@ -197,7 +199,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     const onHangup = () => {
       running?.abort();
       agent.close();
-      void agent.closed.finally(() => process.exit(EXIT.interrupted));
+      void agent.closed.finally(() => exitAfterOutput(EXIT.interrupted));
     };
     process.once("SIGHUP", onHangup);
     process.once("SIGTERM", onHangup);
@@ -234,6 +236,7 @@ function _banner(agent: Agent, write: (text: string) => void, dim: (text: string
     agent.skills.length > 0 ? `skills: ${agent.skills.map((skill) => skill.name).join(", ")}` : "skills: none",
     agent.plugins.disabled ? "plugins: none (--no-plugins)" : `plugins: ${agent.plugins.active().map((p) => p.name).join(", ") || "none"}`,
     agent.memory ? `memory: ${agent.memory.list().length} notes about this project` : "memory: off (--no-memory)",
+    ...(agent.sandbox.notice ? [] : [describeSandbox(agent.sandbox)]),
     ...(agent.mcpStatus().length > 0 ? [`mcp: connecting ${agent.mcpStatus().map((server) => server.name).join(", ")} (/mcp shows them)`] : []),
     ...agent.startupNotices(),
     ...(agent.todos().length > 0 ? [renderProgressBar(agent.todos())] : []),

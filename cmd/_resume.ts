@@ -4,6 +4,7 @@ import { UserError } from "../lib/errors.ts";
 import { get as getApproval } from "../lib/store/approvals.ts";
 import { effectiveStatus, findRun } from "../lib/store/runs.ts";
 import { shortApprovalId, shortRunId } from "../lib/store/short-ids.ts";
+import { onOutputLost } from "./_output.ts";
 import { printRun } from "./_print.ts";
 
 export async function resumeBlockedRun(idOrPrefix: string, options: { json: boolean }): Promise<number> {
@@ -18,6 +19,7 @@ export async function resumeBlockedRun(idOrPrefix: string, options: { json: bool
   const controller = new AbortController();
   const onSignal = () => controller.abort();
   process.on("SIGINT", onSignal);
+  const stopListening = onOutputLost(() => controller.abort());
   const agent = await createAgent({ cwd: run.cwd, flags: flagsFromRunOptions(run.options), mode: "headless", sessionId: run.sessionId });
   try {
     return await printRun(agent.resumeRun(run, approval.status === "approved" ? "approved" : "denied", controller.signal), options);
@@ -25,5 +27,6 @@ export async function resumeBlockedRun(idOrPrefix: string, options: { json: bool
     agent.close();
     await agent.closed;
     process.off("SIGINT", onSignal);
+    stopListening();
   }
 }

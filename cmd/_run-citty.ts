@@ -1,10 +1,15 @@
 /**
- * Runs a citty subcommand strictly: unknown flags are usage errors (citty itself ignores them),
- * and `--help` prints the command's usage.
+ * Runs a subcommand defined with citty's `defineCommand`. Its argv is parsed once, strictly, by
+ * the parser the root flags use (`parseFlags`): unknown flags, missing values, values outside an
+ * enum's options and extra or missing positionals are UsageErrors (exit 2). citty's own parser and
+ * runner are never called (they ignore unknown flags and read `--no-x` as x=false); `run` gets the
+ * context citty would give it: `args` holds every flag given, each positional under its name, and
+ * `_`. `--help`/`-h` prints the command's usage instead (cmd/_usage.ts).
  */
-import { renderUsage, runCommand, type ArgsDef, type CommandDef } from "citty";
+import type { ArgsDef, CommandContext, CommandDef } from "citty";
 import { UsageError } from "../lib/errors.ts";
-import { parseFlags, type FlagSpec } from "./_flags.ts";
+import { parseFlags, type FlagSpec, type ParsedFlags } from "./_flags.ts";
+import { writeOut } from "./_output.ts";
 
 export function specsFromArgs(args: ArgsDef): FlagSpec[] {
   const specs: FlagSpec[] = [{ name: "help", alias: "h", kind: "boolean", description: "help" }];
@@ -20,7 +25,7 @@ export function specsFromArgs(args: ArgsDef): FlagSpec[] {
   return specs;
 }
 
-/** Dispatches through nested subCommands, checking each level's flags. */
+/** Dispatches through nested subCommands, checking each level's flags; `name` is the path typed so far. */
 export async function runStrict(cmd: CommandDef<any>, rawArgs: string[], name: string): Promise<void> {
   const subCommands = typeof cmd.subCommands === "function" ? await cmd.subCommands() : await cmd.subCommands;
   const first = rawArgs.find((arg) => !arg.startsWith("-"));
@@ -33,7 +38,8 @@ export async function runStrict(cmd: CommandDef<any>, rawArgs: string[], name: s
   const args: ArgsDef = (typeof cmd.args === "function" ? await cmd.args() : await cmd.args) ?? {};
   const parsed = parseFlags(rawArgs, specsFromArgs(args));
   if (parsed.help) {
-    process.stdout.write(`${(await renderUsage(cmd)).replace(/^/, "")}\n`);
+    const { renderCommandUsage } = await import("./_usage.ts");
+    writeOut(`${await renderCommandUsage(cmd, name)}\n`);
     return;
   }
   const positionals = Object.values(args).filter((def) => def.type === "positional");
@@ -46,5 +52,18 @@ export async function runStrict(cmd: CommandDef<any>, rawArgs: string[], name: s
     const missing = Object.entries(args).filter(([, def]) => def.type === "positional")[parsed._.length]?.[0];
     throw new UsageError(`${name} needs <${missing}>`);
   }
-  await runCommand(cmd, { rawArgs });
+  const context = { rawArgs, args: toCommandArgs(parsed, args), cmd } as CommandContext<any>;
+  await cmd.run?.(context);
+}
+
+/** The `args` a command's `run` reads: flags as parsed (else their default), positionals by name, `_`. */
+export function toCommandArgs(parsed: ParsedFlags, args: ArgsDef): Record<string, unknown> {
+  const out: Record<string, unknown> = { _: parsed._ };
+  let position = 0;
+  for (const [name, def] of Object.entries(args)) {
+    const value = def.type === "positional" ? parsed._[position++] : parsed[name];
+    const fallback = (def as { default?: unknown }).default;
+    if (value !== undefined || fallback !== undefined) out[name] = value ?? fallback;
+  }
+  return out;
 }

@@ -8,6 +8,7 @@ import { EXIT, UsageError } from "../lib/errors.ts";
 import type { ParsedFlags } from "./_flags.ts";
 import type { AgentFlags } from "../lib/agent/agent.ts";
 import type { StopKind } from "../lib/agent/events.ts";
+import { writeOut, writeErr } from "./_output.ts";
 
 export function agentFlags(flags: ParsedFlags): AgentFlags {
   const text = (name: string) => (typeof flags[name] === "string" && flags[name] !== "" ? (flags[name] as string) : undefined);
@@ -19,6 +20,7 @@ export function agentFlags(flags: ParsedFlags): AgentFlags {
     noMcp: flags["no-mcp"] === true, noSubagent: flags["no-subagent"] === true,
     noInstructions: flags["no-instructions"] === true, noSkills: flags["no-skills"] === true,
     noPlugins: flags["no-plugins"] === true, noMemory: flags["no-memory"] === true,
+    noSandbox: flags["no-sandbox"] === true,
   };
 }
 
@@ -62,8 +64,8 @@ async function _detach(prompt: string): Promise<number> {
     env: { ...process.env, SHIRO_RUN_ID: runId, SHIRO_DETACHED: "1" },
   });
   child.unref();
-  process.stdout.write(`${runId}\n`);
-  process.stderr.write(`shiro: run ${runId.slice(0, 8)} started in the background (pid ${child.pid}); follow it with: shiro runs tail ${runId}\n`);
+  writeOut(`${runId}\n`);
+  writeErr(`shiro: run ${runId.slice(0, 8)} started in the background (pid ${child.pid}); follow it with: shiro runs tail ${runId}\n`);
   return EXIT.ok;
 }
 

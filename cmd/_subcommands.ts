@@ -17,6 +17,7 @@ export const SUBCOMMANDS: Record<string, Loader> = {
   tools: () => import("./tools.ts").then((m) => m.default),
   mcp: () => import("./mcp.ts").then((m) => m.default),
   registry: () => import("./registry.ts").then((m) => m.default),
+  sandbox: () => import("./sandbox.ts").then((m) => m.default),
 };
 
 export const SUBCOMMAND_SUMMARIES: Record<string, string> = {
@@ -30,4 +31,5 @@ export const SUBCOMMAND_SUMMARIES: Record<string, string> = {
   "tools [--json]": "the built-in tools: set, offered or withheld, schema bytes",
   "mcp [list|add <name>|remove <name>]": "MCP servers: connect and list them, add or remove one",
   "registry [list|search|add|installed|remove]": "skills and plugins from the registry: browse, install, remove",
+  "sandbox [--json]": "the shell sandbox of this folder: mode, runner, network, and a live check",
 };

@@ -5,6 +5,7 @@
 import { defineCommand } from "citty";
 import type { ApprovalRecord } from "../lib/store/approvals.ts";
 import { uniquePrefixes } from "../lib/store/short-ids.ts";
+import { writeOut } from "./_output.ts";
 
 const _SUBJECT_WIDTH = 80;
 
@@ -17,14 +18,14 @@ export default defineCommand({
     const approvals = await import("../lib/store/approvals.ts");
     const pending = approvals.listPending();
     if (args.json) {
-      process.stdout.write(`${JSON.stringify(pending, null, 2)}\n`);
+      writeOut(`${JSON.stringify(pending, null, 2)}\n`);
       return;
     }
     if (pending.length === 0) {
-      process.stdout.write("no pending approvals\n");
+      writeOut("no pending approvals\n");
       return;
     }
-    process.stdout.write(`${renderPendingTable(pending, Date.now())}\n`);
+    writeOut(`${renderPendingTable(pending, Date.now())}\n`);
   },
 });
 
@@ -41,8 +42,8 @@ function _decisionCommand(name: "approve" | "deny", status: "approved" | "denied
       const { decide } = await import("../lib/store/approvals.ts");
       const { shortApprovalId, shortRunId } = await import("../lib/store/short-ids.ts");
       const record = decide(String(args.id), status, "cli");
-      process.stdout.write(`${status} ${shortApprovalId(record.id)}: ${record.tool} ${describeSubject(record)}\n`);
-      if (record.runId) process.stdout.write(`resume the run with: shiro runs resume ${shortRunId(record.runId)}\n`);
+      writeOut(`${status} ${shortApprovalId(record.id)}: ${record.tool} ${describeSubject(record)}\n`);
+      if (record.runId) writeOut(`resume the run with: shiro runs resume ${shortRunId(record.runId)}\n`);
     },
   });
 }

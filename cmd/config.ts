@@ -1,6 +1,7 @@
 /** `shiro config`: where config.json is, what it holds, and merging one setting into it. */
 import { defineCommand } from "citty";
 import { UsageError } from "../lib/errors.ts";
+import { writeOut } from "./_output.ts";
 
 export default defineCommand({
   meta: { name: "config", description: "show or change config.json" },
@@ -9,7 +10,7 @@ export default defineCommand({
       meta: { description: "print the path of config.json" },
       async run() {
         const { paths } = await import("../lib/paths.ts");
-        process.stdout.write(`${paths.config()}\n`);
+        writeOut(`${paths.config()}\n`);
       },
     }),
     show: defineCommand({
@@ -18,7 +19,7 @@ export default defineCommand({
         const { loadConfigFile } = await import("../lib/config.ts");
         const file = loadConfigFile();
         const shown = file.apiKey ? { ...file, apiKey: `${file.apiKey.slice(0, 4)}…` } : file;
-        process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
+        writeOut(`${JSON.stringify(shown, null, 2)}\n`);
       },
     }),
     set: defineCommand({
@@ -41,7 +42,7 @@ export default defineCommand({
           }
         }
         writeConfigPatch({ [key]: value });
-        process.stdout.write(`${value === undefined ? "removed" : "set"} ${key} in ${paths.config()}\n`);
+        writeOut(`${value === undefined ? "removed" : "set"} ${key} in ${paths.config()}\n`);
       },
     }),
   },

@@ -6,9 +6,10 @@ import { defineCommand } from "citty";
 import { UsageError, UserError } from "../lib/errors.ts";
 import type { McpServerStatus } from "../lib/mcp.ts";
 import type { McpServerConfig } from "../lib/mcp-servers.ts";
+import { writeOut } from "./_output.ts";
 
 const _print = (text: string): void => {
-  process.stdout.write(`${text}\n`);
+  writeOut(`${text}\n`);
 };
 const _jsonFlag = { json: { type: "boolean", description: "print an array of server states as JSON" } } as const;
 

@@ -11,14 +11,15 @@ import {
   type MemoryKind, type MemoryStore, type MemoryStoreOptions, type ScopedMemoryEntry,
 } from "../lib/store/memory.ts";
 import { formatForgetResult, formatMemoryEntry, formatRememberResult } from "../lib/tools/memory-tools.ts";
+import { writeOut, writeErr } from "./_output.ts";
 
-const _notices: MemoryStoreOptions = { onNotice: (text) => process.stderr.write(`shiro: ${text}\n`) };
+const _notices: MemoryStoreOptions = { onNotice: (text) => writeErr(`shiro: ${text}\n`) };
 
 function _openStore(global: boolean | undefined): MemoryStore {
   return global ? openGlobalMemory(_notices) : openMemory(findProjectRoot(process.cwd()), _notices);
 }
 
-const _print = (text: string) => process.stdout.write(`${text}\n`);
+const _print = (text: string) => writeOut(`${text}\n`);
 const _json = (value: unknown) => _print(JSON.stringify(value, null, 2));
 const _jsonFlag = { json: { type: "boolean", description: "print the result as JSON" } } as const;
 const _globalFlag = { global: { type: "boolean", description: "the notes shared by every project, not this project's" } } as const;

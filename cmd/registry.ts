@@ -7,9 +7,10 @@
 import { defineCommand } from "citty";
 import { UserError } from "../lib/errors.ts";
 import type { RegistryEntry, RegistryIndex } from "../lib/registry.ts";
+import { writeOut } from "./_output.ts";
 
 const _print = (text: string): void => {
-  process.stdout.write(`${text}\n`);
+  writeOut(`${text}\n`);
 };
 const _json = (value: unknown): void => _print(JSON.stringify(value, null, 2));
 const _jsonFlag = { json: { type: "boolean", description: "print a JSON array" } } as const;

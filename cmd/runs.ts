@@ -5,6 +5,7 @@
  */
 import { defineCommand } from "citty";
 import { UserError } from "../lib/errors.ts";
+import { writeOut, writeErr } from "./_output.ts";
 
 function _age(iso: string): string {
   const seconds = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
@@ -25,20 +26,20 @@ const list = defineCommand({
     const limit = args.limit ? Number.parseInt(String(args.limit), 10) : 20;
     if (!Number.isInteger(limit) || limit < 1) throw new UserError(`--limit must be a positive whole number`);
     const { runs, skipped } = listRuns(limit);
-    for (const skip of skipped) process.stderr.write(`shiro: skipped runs/${skip.file}: ${skip.reason}\n`);
+    for (const skip of skipped) writeErr(`shiro: skipped runs/${skip.file}: ${skip.reason}\n`);
     if (args.json) {
-      process.stdout.write(`${JSON.stringify(runs.map((run) => ({ ...run, status: effectiveStatus(run) })), null, 2)}\n`);
+      writeOut(`${JSON.stringify(runs.map((run) => ({ ...run, status: effectiveStatus(run) })), null, 2)}\n`);
       return;
     }
     if (runs.length === 0) {
-      process.stdout.write("no runs yet\n");
+      writeOut("no runs yet\n");
       return;
     }
     const { uniquePrefixes } = await import("../lib/store/short-ids.ts");
     const ids = uniquePrefixes(runs.map((run) => run.id));
     for (const [i, run] of runs.entries()) {
       const tokens = run.usage ? `${run.usage.inputTokens}/${run.usage.outputTokens} tok` : "";
-      process.stdout.write(`${ids[i]!.padEnd(8)}  ${effectiveStatus(run).padEnd(11)} ${_age(run.startedAt).padEnd(8)} ${String(run.steps).padStart(3)} steps  ${tokens.padEnd(16)} ${run.prompt.replace(/\s+/g, " ").slice(0, 60)}\n`);
+      writeOut(`${ids[i]!.padEnd(8)}  ${effectiveStatus(run).padEnd(11)} ${_age(run.startedAt).padEnd(8)} ${String(run.steps).padStart(3)} steps  ${tokens.padEnd(16)} ${run.prompt.replace(/\s+/g, " ").slice(0, 60)}\n`);
     }
   },
 });
@@ -54,7 +55,7 @@ const show = defineCommand({
     const run = findRun(String(args.id));
     const status = effectiveStatus(run);
     if (args.json) {
-      process.stdout.write(`${JSON.stringify({ ...run, status }, null, 2)}\n`);
+      writeOut(`${JSON.stringify({ ...run, status }, null, 2)}\n`);
       return;
     }
     const rows: [string, string][] = [
@@ -71,7 +72,7 @@ const show = defineCommand({
       const approval = shortApprovalId(run.suspended.approvalId);
       rows.push(["waiting", `approval ${approval}: shiro approve|deny ${approval}, then shiro runs resume ${shortRunId(run.id)}`]);
     }
-    for (const [key, value] of rows) process.stdout.write(`${key.padEnd(9)}${value}\n`);
+    for (const [key, value] of rows) writeOut(`${key.padEnd(9)}${value}\n`);
   },
 });
 
@@ -88,17 +89,17 @@ const events = defineCommand({
     const { events: logged, skipped } = readRunEvents(run.id);
     const wanted = args.type ? logged.filter((event) => event.type === args.type) : logged;
     if (args.json) {
-      for (const event of wanted) process.stdout.write(`${JSON.stringify(event)}\n`);
+      for (const event of wanted) writeOut(`${JSON.stringify(event)}\n`);
     } else {
       const { createReplayPrinter } = await import("./_print.ts");
       const printer = createReplayPrinter();
       for (const event of wanted) {
-        if (event.type === "run-start") process.stdout.write(`[run] ${event.runId.slice(0, 8)} ${event.provider}/${event.model} in ${event.cwd}\n`);
-        else if (event.type === "tool-result") process.stdout.write(`[result] ${event.name}: ${event.output.split("\n")[0]!.slice(0, 120)}\n`);
+        if (event.type === "run-start") writeOut(`[run] ${event.runId.slice(0, 8)} ${event.provider}/${event.model} in ${event.cwd}\n`);
+        else if (event.type === "tool-result") writeOut(`[result] ${event.name}: ${event.output.split("\n")[0]!.slice(0, 120)}\n`);
         else printer.print(event);
       }
     }
-    if (skipped > 0) process.stderr.write(`shiro: ${skipped} unreadable line(s) skipped (a run that crashed mid-write)\n`);
+    if (skipped > 0) writeErr(`shiro: ${skipped} unreadable line(s) skipped (a run that crashed mid-write)\n`);
   },
 });
 
@@ -128,12 +129,12 @@ const cancel = defineCommand({
       const approvalId = run.suspended?.approvalId;
       if (approvalId && get(approvalId)?.status === "pending") decide(approvalId, "denied", "cli");
       cancelBlockedRun(run);
-      process.stdout.write(`cancelled blocked run ${shortRunId(run.id)}${approvalId ? "; its pending approval was denied" : ""}\n`);
+      writeOut(`cancelled blocked run ${shortRunId(run.id)}${approvalId ? "; its pending approval was denied" : ""}\n`);
       return;
     }
     if (status !== "running") throw new UserError(`run ${shortRunId(run.id)} is not running (${status})`);
     requestCancel(run.id);
-    process.stdout.write(`cancel requested for run ${shortRunId(run.id)}\n`);
+    writeOut(`cancel requested for run ${shortRunId(run.id)}\n`);
   },
 });
 
@@ -164,18 +165,18 @@ const search = defineCommand({
     const query = String(args.query);
     const hits = searchRuns(query, { limit, ...(args.here ? { cwd: process.cwd() } : {}) });
     if (args.json) {
-      process.stdout.write(`${JSON.stringify(hits, null, 2)}\n`);
+      writeOut(`${JSON.stringify(hits, null, 2)}\n`);
       return;
     }
     if (hits.length === 0) {
-      process.stdout.write(`no run matches "${query}"\n`);
+      writeOut(`no run matches "${query}"\n`);
       return;
     }
     const { uniquePrefixes } = await import("../lib/store/short-ids.ts");
     const ids = uniquePrefixes(hits.map((hit) => hit.runId));
     for (const [i, hit] of hits.entries()) {
       const label = hit.name ? `${hit.kind} ${hit.name}` : hit.kind;
-      process.stdout.write(`${ids[i]!.padEnd(8)}  ${hit.at.slice(0, 16).replace("T", " ")}  ${label.padEnd(22)} ${hit.excerpt}\n`);
+      writeOut(`${ids[i]!.padEnd(8)}  ${hit.at.slice(0, 16).replace("T", " ")}  ${label.padEnd(22)} ${hit.excerpt}\n`);
     }
   },
 });

@@ -5,8 +5,9 @@
 import { defineCommand } from "citty";
 import { renderProgressBar, renderTodoLines } from "../lib/store/notebook.ts";
 import { findSession, formatLocalMinute, formatSessionLine, listSessions, openSessionWriter, type SessionRecord } from "../lib/store/sessions.ts";
+import { writeOut, writeErr } from "./_output.ts";
 
-const _print = (text: string) => process.stdout.write(`${text}\n`);
+const _print = (text: string) => writeOut(`${text}\n`);
 
 const _jsonFlag = { json: { type: "boolean", description: "print JSON instead of text" } } as const;
 
@@ -56,7 +57,7 @@ export default defineCommand({
   },
   run({ args }) {
     const { sessions, notices } = listSessions();
-    for (const notice of notices) process.stderr.write(`shiro: ${notice}\n`);
+    for (const notice of notices) writeErr(`shiro: ${notice}\n`);
     if (args.json) return _print(JSON.stringify(sessions, null, 2));
     if (sessions.length === 0) return _print("no saved sessions");
     for (const summary of sessions) _print(formatSessionLine(summary));

@@ -1,16 +1,16 @@
 #!/usr/bin/env bun
 /**
- * The `shiro` entry point and citty root command. It parses the flag surface strictly, answers
- * --version and --help without loading anything else, and dispatches subcommands lazily.
+ * The `shiro` entry point. It parses the root flags strictly (cmd/_flags.ts, the one parser,
+ * which subcommands share through cmd/_run-citty.ts), answers --version and --help without
+ * loading anything else, and dispatches subcommands lazily.
  * This file and the modules it imports up front are the start-up path: keep them light.
  * Exit codes are decided here and in cmd/ only.
  */
-import { writeSync } from "node:fs";
-import { defineCommand, type ArgsDef } from "citty";
 import { EXIT, UsageError, UserError } from "../lib/errors.ts";
 import { detectRuntime } from "../lib/runtime.ts";
 import { PRODUCT, VERSION } from "../lib/version.ts";
 import { ROOT_FLAGS, parseFlags, type ParsedFlags } from "./_flags.ts";
+import { exitAfterOutput, writeErr, writeOutNow } from "./_output.ts";
 import { SUBCOMMANDS } from "./_subcommands.ts";
 
 export function versionLine(): string {
@@ -18,41 +18,14 @@ export function versionLine(): string {
   return `${PRODUCT} ${VERSION}  ${rt.name} ${rt.version}  ${rt.platform}-${rt.arch}  ${rt.compiled ? "compiled" : "source"}`;
 }
 
-const rootArgs: ArgsDef = Object.fromEntries(ROOT_FLAGS.map((flag) => [flag.name, {
-  type: flag.kind === "boolean" ? "boolean" : "string",
-  alias: flag.alias,
-  description: flag.description,
-  valueHint: flag.valueHint,
-}]));
-
-export const rootCommand = defineCommand({
-  meta: { name: "shiro", version: VERSION, description: "a coding agent that remembers" },
-  args: rootArgs,
-  subCommands: SUBCOMMANDS,
-  async run({ rawArgs }) {
-    await runRoot(parseFlags(rawArgs, ROOT_FLAGS));
-  },
-});
-
-/**
- * Set when a command wrote only through `writeSync`: the process may exit at once. (In Bun,
- * merely touching `process.stdout` costs a few milliseconds, a third of --version's run.)
- */
-let _stdoutUntouched = false;
-
-function _writeNow(text: string): void {
-  writeSync(1, text);
-  _stdoutUntouched = true;
-}
-
 async function runRoot(flags: ParsedFlags): Promise<number> {
   if (flags.version) {
-    _writeNow(`${versionLine()}\n`);
+    writeOutNow(`${versionLine()}\n`);
     return EXIT.ok;
   }
   if (flags.help) {
     const { renderRootHelp } = await import("./_help.ts");
-    _writeNow(`${renderRootHelp()}\n`);
+    writeOutNow(`${renderRootHelp()}\n`);
     return EXIT.ok;
   }
   if (flags._.length > 0) throw new UsageError(`unknown command "${flags._[0]}"`);
@@ -64,15 +37,15 @@ async function runRoot(flags: ParsedFlags): Promise<number> {
 export function reportError(error: unknown): number {
   const message = error instanceof Error ? error.message : String(error);
   if (error instanceof UsageError) {
-    process.stderr.write(`shiro: ${message} (see shiro --help)\n`);
+    writeErr(`shiro: ${message} (see shiro --help)\n`);
     return EXIT.usage;
   }
   if (error instanceof UserError) {
-    process.stderr.write(`shiro: ${message}\n`);
+    writeErr(`shiro: ${message}\n`);
     return error.exitCode;
   }
-  process.stderr.write(`shiro: ${message}\n`);
-  if (process.env.SHIRO_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  writeErr(`shiro: ${message}\n`);
+  if (process.env.SHIRO_DEBUG && error instanceof Error && error.stack) writeErr(`${error.stack}\n`);
   return EXIT.error;
 }
 
@@ -92,10 +65,7 @@ export async function main(argv: string[]): Promise<number> {
 
 // No top-level await: `bun build --bytecode` (fast start-up) needs a module without it.
 if (import.meta.main) {
-  void main(process.argv.slice(2)).then((code) => {
-    if (_stdoutUntouched) process.exit(code);
-    // Flush, then leave: lingering handles (a keep-alive socket, a stdin listener) must not hold
-    // the process open once the command is done.
-    process.stdout.write("", () => process.exit(code));
-  });
+  // Every byte written reaches the reader, then the process leaves: lingering handles (a
+  // keep-alive socket, a stdin listener) must not hold it open once the command is done.
+  void main(process.argv.slice(2)).then(exitAfterOutput);
 }

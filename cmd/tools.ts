@@ -4,6 +4,7 @@
  * Session, plugin and MCP tools exist only inside a session: `/tools` lists those.
  */
 import { defineCommand } from "citty";
+import { writeOut } from "./_output.ts";
 
 export default defineCommand({
   meta: { name: "tools", description: "list the built-in tools, their sets and schema bytes" },
@@ -17,13 +18,13 @@ export default defineCommand({
     const tools = builtinTools({ complete: _noModelHere, allowHosts: config.webFetch?.allowHosts });
     const costs = measureToolCosts(tools, { toolSets: config.toolSets });
     if (args.json) {
-      process.stdout.write(`${JSON.stringify(costs)}\n`);
+      writeOut(`${JSON.stringify(costs)}\n`);
       return;
     }
     const toolRows = costs.tools.map((t) => [t.name, t.set ?? "-", t.offered ? "offered" : "withheld", String(t.bytes)]);
     const setRows = costs.sets.map((s) => [s.set, String(s.tools), s.active ? "on" : "off", String(s.bytes)]);
     const offeredCount = costs.tools.filter((t) => t.offered).length;
-    process.stdout.write([
+    writeOut([
       ..._table(["tool", "set", "this session", "bytes"], toolRows),
       "",
       ..._table(["set", "tools", "this session", "bytes"], setRows),

@@ -7,7 +7,7 @@
  * existing file (other keys kept) under the file lock, atomically.
  */
 import * as v from "valibot";
-import { UserError } from "./errors.ts";
+import { EXIT, UserError } from "./errors.ts";
 import { paths } from "./paths.ts";
 import { PRESET_IDS, PROTOCOL_FLAG_VALUES, findPreset, type Preset, type Protocol, type ProtocolFlag } from "./providers/presets.ts";
 import { describeIssue, parseJson, readJson, updateJsonSync } from "./store/json-file.ts";
@@ -17,6 +17,7 @@ export const THINKING_LEVELS = ["off", "low", "medium", "high", "max"] as const;
 export const TOOL_SET_NAMES = ["core", "edit-plus", "git", "net"] as const;
 export const BUILTIN_PLUGIN_NAMES = ["guard", "secrets", "protect", "time", "bell", "format"] as const;
 export const DECISIONS = ["allow", "ask", "deny"] as const;
+export const SANDBOX_MODES = ["workspace-write", "read-only", "off"] as const;
 
 export type AgentName = (typeof AGENT_NAMES)[number];
 export type ThinkingLevel = (typeof THINKING_LEVELS)[number];
@@ -72,6 +73,25 @@ export const ConfigSchema = v.strictObject({
     auto: v.optional(v.boolean("must be true or false")),
   })),
   historyPairs: v.optional(_posInt(1000)),
+  /** Provider key variables bash and MCP servers may see (withheld by default; lib/secrets/child-env.ts). */
+  passEnv: v.optional(v.array(v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be a variable name")))),
+  sandbox: v.optional(v.union([
+    _oneOf(SANDBOX_MODES),
+    v.strictObject({
+      mode: v.optional(_oneOf(SANDBOX_MODES)),
+      network: v.optional(v.boolean("must be true or false")),
+      bwrap: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty"))),
+      mcp: v.optional(v.boolean("must be true or false")),
+    }),
+  ], `must be one of ${SANDBOX_MODES.join(", ")}, or {mode?, network?, bwrap?, mcp?}`)),
+  memory: v.optional(v.strictObject({
+    episodeSummary: v.optional(v.boolean("must be true or false")),
+    embeddings: v.optional(v.strictObject({
+      baseURL: v.pipe(v.string("must be a URL"), v.url("must be a URL")),
+      model: v.pipe(v.string("must be a model name"), v.minLength(1, "must not be empty")),
+      apiKeyEnv: v.optional(v.pipe(v.string("must name an environment variable"), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must name an environment variable"))),
+    })),
+  })),
 }, (issue) => `is not a known setting`);
 
 export type ConfigFile = v.InferOutput<typeof ConfigSchema>;
@@ -108,7 +128,37 @@ export function loadConfigFile(path = paths.config()): ConfigFile {
   const read = readJson(path, { schema: ConfigSchema });
   if (read.status === "missing") return {};
   if (read.status === "corrupt") throw new UserError(`${path}: ${_configReason(read.reason)}`);
+  checkPluginNames(read.value.plugins, path);
   return read.value;
+}
+
+/**
+ * A `plugins` list replaces the default one, so a misspelt name would silently leave the guard
+ * off: every name must be a builtin plugin. Throws a usage error (exit 2) naming the valid ones.
+ */
+export function checkPluginNames(names: readonly string[] | undefined, origin: string): void {
+  const known: readonly string[] = BUILTIN_PLUGIN_NAMES;
+  const wrong = names?.find((name) => !known.includes(name));
+  if (wrong === undefined) return;
+  const near = known.find((name) => _isNearMiss(wrong, name));
+  throw new UserError(
+    `${origin}: "plugins" lists "${wrong}", which is not a plugin${near ? ` (did you mean "${near}"?)` : ""}. Valid plugins: ${known.join(", ")}`,
+    EXIT.usage,
+  );
+}
+
+/** Same letters up to case and spaces, or one edit or swap away. */
+function _isNearMiss(typed: string, name: string): boolean {
+  const a = typed.trim().toLowerCase();
+  if (a === name) return true;
+  if (Math.abs(a.length - name.length) > 1) return false;
+  const [short, long] = a.length <= name.length ? [a, name] : [name, a];
+  let i = 0;
+  while (i < short.length && short[i] === long[i]) i++;
+  if (short.length === long.length) {
+    return short.slice(i + 1) === long.slice(i + 1) || (short[i] === long[i + 1] && short[i + 1] === long[i] && short.slice(i + 2) === long.slice(i + 2));
+  }
+  return short.slice(i) === long.slice(i + 1);
 }
 
 function _configReason(reason: string): string {
@@ -177,7 +227,7 @@ function _checkUrl(url: string, origin: string): void {
  * An existing file that does not parse is refused, never overwritten.
  */
 export function writeConfigPatch(patch: Partial<ConfigFile>, path = paths.config()): ConfigFile {
-  return updateJsonSync(path, { schema: v.unknown() as v.GenericSchema<unknown, unknown> }, (current) => {
+  return updateJsonSync(path, { schema: v.unknown() as v.GenericSchema<unknown, unknown>, verbatim: true }, (current) => {
     if (current === undefined && readJson(path, { schema: v.unknown() }).status === "corrupt") {
       throw new UserError(`${path}: is not valid JSON; fix or remove it before changing settings`);
     }
@@ -189,6 +239,7 @@ export function writeConfigPatch(patch: Partial<ConfigFile>, path = paths.config
     }
     const checked = parseJson(JSON.stringify(merged), { schema: ConfigSchema });
     if (checked.status !== "ok") throw new UserError(`${path}: ${checked.status === "corrupt" ? checked.reason : "invalid"}`);
+    checkPluginNames(checked.value.plugins, path);
     return merged;
   }) as ConfigFile;
 }

@@ -11,6 +11,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { childEnv } from "./secrets/child-env.ts";
 import { checkServerName, describeTarget, isLocalServer, serverKind, type McpServerConfig } from "./mcp-servers.ts";
 import { createMcpTool, toMcpToolName, type McpCallResult, type McpListedTool } from "./mcp-tools.ts";
 import type { ToolDefinition } from "./tools/types.ts";
@@ -55,6 +56,8 @@ export interface McpHubOptions {
   clientVersion?: string;
   /** How long a server has to start, answer the handshake and list its tools; default 15 s. */
   connectTimeoutMs?: number;
+  /** Runs local servers in the sandbox (config `sandbox.mcp`): the argv to spawn, given the server's argv and working folder. */
+  wrapCommand?: (argv: readonly string[], cwd: string) => string[];
 }
 
 export const MCP_CONNECT_TIMEOUT_MS = 15_000;
@@ -121,7 +124,7 @@ export function createMcpHub(servers: Record<string, McpServerConfig>, options: 
 
   async function open(server: _Server): Promise<McpListedTool[]> {
     const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
-    const transport = await _createTransport(server, cwd);
+    const transport = await _createTransport(server, cwd, options.wrapCommand);
     if (closed || server.shuttingDown) throw new Error("closed before connecting");
     const client = new Client(clientInfo, {
       listChanged: {
@@ -232,15 +235,16 @@ export function createMcpHub(servers: Record<string, McpServerConfig>, options: 
   };
 }
 
-async function _createTransport(server: _Server, hubCwd: string): Promise<Transport> {
+async function _createTransport(server: _Server, hubCwd: string, wrap?: McpHubOptions["wrapCommand"]): Promise<Transport> {
   const config = server.config;
   if (isLocalServer(config)) {
     const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
     const cwd = resolve(hubCwd, config.cwd ?? ".");
     if (!existsSync(cwd)) throw new Error(`working directory not found: ${cwd}`);
+    const [command, ...args] = wrap ? wrap([config.command, ...(config.args ?? [])], cwd) : [config.command, ...(config.args ?? [])];
     const transport = new StdioClientTransport({
-      command: config.command, args: config.args ?? [], cwd, stderr: "pipe",
-      env: { ..._inheritedEnv(), ...config.env },
+      command: command!, args, cwd, stderr: "pipe",
+      env: { ...childEnv(), ...config.env },
     });
     // Kept for failure messages; also drains the pipe so a chatty server never blocks on it.
     transport.stderr?.on("data", (chunk: Buffer | string) => {
@@ -264,10 +268,6 @@ async function _createTransport(server: _Server, hubCwd: string): Promise<Transp
   }
   const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
   return new StreamableHTTPClientTransport(url, { requestInit });
-}
-
-function _inheritedEnv(): Record<string, string> {
-  return Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 
 function _describeFailure(server: _Server, error: unknown): string {

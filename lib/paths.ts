@@ -5,6 +5,9 @@
  *   config.json                     user configuration
  *   memory/<hash16>.json            project notes (hash16 = first 16 hex of SHA-256 of the project root)
  *   memory/global.json              notes shared by every project
+ *   memory/<hash16>.episodes.json   episodes of past work in a project, and their monthly digests
+ *   memory/<hash16>.index.json      the recall index over a project's notes, the global notes and its episodes
+ *   memory/<hash16>.vectors.json    embedding vectors of that index's documents (only with memory.embeddings)
  *   sessions/<uuidv7>.json          saved sessions
  *   sessions/<uuidv7>.lease         the live process holding a session ({pid, since})
  *   history/<hash16>.json           prompt history per directory
@@ -45,6 +48,9 @@ export const paths = {
   memoryDir: () => join(stateDir(), "memory"),
   projectMemory: (projectRoot: string) => join(stateDir(), "memory", `${pathHash16(projectRoot)}.json`),
   globalMemory: () => join(stateDir(), "memory", "global.json"),
+  projectEpisodes: (projectRoot: string) => join(stateDir(), "memory", `${pathHash16(projectRoot)}.episodes.json`),
+  memoryIndex: (projectRoot: string) => join(stateDir(), "memory", `${pathHash16(projectRoot)}.index.json`),
+  memoryVectors: (projectRoot: string) => join(stateDir(), "memory", `${pathHash16(projectRoot)}.vectors.json`),
   sessionsDir: () => join(stateDir(), "sessions"),
   session: (id: string) => join(stateDir(), "sessions", `${id}.json`),
   sessionLease: (id: string) => join(stateDir(), "sessions", `${id}.lease`),

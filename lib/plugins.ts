@@ -46,6 +46,8 @@ export interface PluginContext {
   cwd: string;
   /** Where a plugin may write terminal signals (the bell); defaults to process.stderr. */
   writeStderr: (text: string) => void;
+  /** The argv a hook must spawn to run `argv` in the session's sandbox; throws when commands are refused. */
+  wrapCommand?: (argv: readonly string[]) => string[];
 }
 
 export type PluginFactory = (context: PluginContext) => Plugin;
@@ -101,10 +103,14 @@ export interface PluginHostOptions {
   enabled?: readonly string[];
   builtins?: Readonly<Record<string, PluginFactory>>;
   writeStderr?: (text: string) => void;
+  wrapCommand?: (argv: readonly string[]) => string[];
 }
 
 export function createPluginHost(options: PluginHostOptions): PluginHost {
-  const context: PluginContext = { cwd: options.cwd, writeStderr: options.writeStderr ?? ((text) => process.stderr.write(text)) };
+  const context: PluginContext = {
+    cwd: options.cwd, writeStderr: options.writeStderr ?? ((text) => process.stderr.write(text)),
+    ...(options.wrapCommand ? { wrapCommand: options.wrapCommand } : {}),
+  };
   const builtins: Readonly<Record<string, PluginFactory>> = options.builtins ?? BUILTIN_PLUGINS;
   const host = _createHost(false);
   const seen = new Set<string>();

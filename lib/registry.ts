@@ -125,8 +125,8 @@ export async function stageInstall(entry: RegistryEntry, options: RegistryFetchO
 
 /** Writes a staged entry to the registry folder, replacing an earlier install; returns the path. */
 export function commitInstall(staged: StagedInstall): string {
-  if (staged.kind === "skill") writeTextAtomic(staged.path, staged.text);
-  else writeJsonAtomic(staged.path, staged.manifest);
+  if (staged.kind === "skill") writeTextAtomic(staged.path, staged.text, { verbatim: true });
+  else writeJsonAtomic(staged.path, staged.manifest, { verbatim: true });
   return staged.path;
 }
 

@@ -2,9 +2,11 @@
  * The format plugin: after each turn, runs the project's own formatter in the workspace root.
  * The first of these that applies, and only it: `bun run format` (package.json has a `format`
  * script), `cargo fmt` (Cargo.toml), `gofmt -w .` (go.mod). Spawned with argv, never a shell;
- * killed after 60 s; a formatter that is missing or fails is ignored.
+ * killed after 60 s; a formatter that is missing or fails is ignored. It runs in the session's
+ * sandbox, like bash (writes only in the workspace).
  */
 import { spawn } from "node:child_process";
+import { childEnv } from "../lib/secrets/child-env.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Plugin } from "../lib/plugins.ts";
@@ -33,7 +35,7 @@ export function runFormatter(argv: readonly string[], cwd: string, timeoutMs = F
   return new Promise((resolve) => {
     // Its own process group, so the deadline also ends what the formatter started (bun run → script).
     const ownGroup = process.platform !== "win32";
-    const child = spawn(argv[0]!, argv.slice(1), { cwd, stdio: "ignore", detached: ownGroup });
+    const child = spawn(argv[0]!, argv.slice(1), { cwd, env: childEnv(), stdio: "ignore", detached: ownGroup });
     const timer = setTimeout(() => {
       try {
         if (ownGroup && child.pid) process.kill(-child.pid, "SIGKILL");
@@ -51,13 +53,14 @@ export function runFormatter(argv: readonly string[], cwd: string, timeoutMs = F
   });
 }
 
-export function createFormatPlugin(cwd: string): Plugin {
+/** `wrap` turns the formatter's argv into the sandboxed one (see PluginContext.wrapCommand). */
+export function createFormatPlugin(cwd: string, wrap?: (argv: readonly string[]) => string[]): Plugin {
   return {
     name: "format",
     description: "runs the project's formatter after each turn (bun run format, cargo fmt or gofmt)",
     async afterTurn() {
       const argv = pickFormatter(cwd);
-      if (argv) await runFormatter(argv, cwd);
+      if (argv) await runFormatter(wrap ? wrap(argv) : argv, cwd);
     },
   };
 }

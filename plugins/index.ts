@@ -14,5 +14,5 @@ export const BUILTIN_PLUGINS: Readonly<Record<(typeof BUILTIN_PLUGIN_NAMES)[numb
   protect: () => createProtectPlugin(),
   time: () => createTimePlugin(),
   bell: (context) => createBellPlugin(context),
-  format: (context) => createFormatPlugin(context.cwd),
+  format: (context) => createFormatPlugin(context.cwd, context.wrapCommand),
 };

@@ -14,9 +14,14 @@ import { createBlockingDecision, createGate, denyAll, type DecisionSource, type 
 import { defaultPermission, parsePermissionRules, evaluatePermission, type PermissionRules } from "../permissions.ts";
 import { createDisabledPluginHost, createPluginHost, type PluginHost } from "../plugins.ts";
 import { findProjectRoot } from "../project.ts";
+import { detectSandbox, type SandboxStatus } from "../sandbox/detect.ts";
+import { createCommandSandbox } from "../sandbox/session.ts";
 import { connectionFromConfig, createModelClient, type ModelClient } from "../providers/client.ts";
 import { shortApprovalId, shortRunId, shortSessionId } from "../store/short-ids.ts";
 import { openGlobalMemory, openMemory, renderMemoryForPrompt, type MemoryStore } from "../store/memory.ts";
+import { openEpisodes } from "../store/episodes.ts";
+import { createEmbeddingClient, type EmbeddingClient } from "../search/embeddings.ts";
+import { recordSessionEpisode, summarizeEpisode } from "./episode-recorder.ts";
 import { renderTodosForPrompt, type Todo } from "../store/notebook.ts";
 import { openRunLog, type RunOptions, type RunSnapshot } from "../store/runs.ts";
 import { createSession, findSession, newestForCwd, openSessionWriter, type SessionRecord, type SessionWriter } from "../store/sessions.ts";
@@ -55,6 +60,8 @@ export interface AgentFlags {
   noSkills: boolean;
   noPlugins: boolean;
   noMemory: boolean;
+  /** Run shell commands unconfined (`--no-sandbox`). */
+  noSandbox?: boolean;
 }
 
 export interface CreateAgentOptions {
@@ -90,6 +97,8 @@ export interface Agent {
   readonly session: SessionRecord;
   readonly memory?: MemoryStore;
   readonly plugins: PluginHost;
+  /** Where shell commands run: the sandbox mode in force and why (`shiro sandbox` prints the same). */
+  readonly sandbox: SandboxStatus;
   readonly instructions: InstructionFile[];
   /** Skills loaded for this session (none with --no-skills). */
   readonly skills: readonly Skill[];
@@ -124,6 +133,7 @@ export function runOptionsFromFlags(flags: AgentFlags): RunOptions {
     yolo: flags.yolo, approvals: flags.approvals, agent: flags.agent, think: flags.think, provider: flags.provider,
     protocol: flags.protocol, model: flags.model, baseURL: flags.baseURL, noMemory: flags.noMemory, noPlugins: flags.noPlugins,
     noInstructions: flags.noInstructions, noSkills: flags.noSkills, noMcp: flags.noMcp, noSubagent: flags.noSubagent,
+    ...(flags.noSandbox ? { noSandbox: true } : {}),
   };
 }
 
@@ -134,6 +144,7 @@ export function flagsFromRunOptions(saved: RunOptions): AgentFlags {
     yolo: saved.yolo ?? false, approvals: saved.approvals === "block" ? "block" : "deny", continue: false,
     noMcp: saved.noMcp ?? false, noSubagent: saved.noSubagent ?? false, noInstructions: saved.noInstructions ?? false,
     noSkills: saved.noSkills ?? false, noPlugins: saved.noPlugins ?? false, noMemory: saved.noMemory ?? false,
+    noSandbox: saved.noSandbox ?? false,
   };
 }
 
@@ -207,8 +218,17 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const memory = flags.noMemory ? undefined : openMemory(projectRoot, { onNotice: (text) => notices.push(text) });
   const globalMemory = flags.noMemory ? undefined : openGlobalMemory({ onNotice: (text) => notices.push(text) });
   const memorySection = memory ? renderMemoryForPrompt(memory.top(20), globalMemory?.top(10)) : "";
+  const episodes = flags.noMemory ? undefined : openEpisodes(projectRoot, { onNotice: (text) => notices.push(text) });
+  const embeddings = flags.noMemory ? undefined : _embeddingClient(config, notices);
+  /** Runs this process drove in this session: the next episode's material. */
+  const episodeRuns: string[] = [];
 
-  const plugins = flags.noPlugins ? createDisabledPluginHost() : createPluginHost({ cwd, enabled: config.file.plugins });
+  const sandboxStatus = detectSandbox({ config: config.file.sandbox, noSandbox: flags.noSandbox, env: options.env });
+  if (sandboxStatus.notice) notices.push(sandboxStatus.notice);
+  const sandbox = createCommandSandbox(sandboxStatus, { decide: options.decide, sessionId: session.id });
+  const wrapCommand = (argv: readonly string[]) => sandbox.wrap(argv, cwd);
+
+  const plugins = flags.noPlugins ? createDisabledPluginHost() : createPluginHost({ cwd, enabled: config.file.plugins, wrapCommand });
   // Plugins installed from the registry always load (declarative deny rules), unless --no-plugins.
   if (!flags.noPlugins) {
     const { loadInstalledPlugins } = await import("../registry.ts");
@@ -230,7 +250,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const mcpEvents: AgentEvent[] = [];
   if (!flags.noMcp && Object.keys(mcpServers).length > 0) {
     const { createMcpHub } = await import("../mcp.ts");
-    hub = createMcpHub(mcpServers, { cwd });
+    hub = createMcpHub(mcpServers, { cwd, ...(sandboxStatus.mcp ? { wrapCommand: (argv, dir) => sandbox.wrap(argv, dir) } : {}) });
     hub.onChange((status) => {
       if (status.state === "connecting") return;
       mcpEvents.push({ type: "mcp", server: status.name, status: status.state, tools: status.tools, ...(status.error ? { error: status.error } : {}) });
@@ -252,7 +272,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
 
   const sessionTools: ToolDefinition[] = [
     createTodoTool({ get: () => session.notebook.todos, set: (todos) => { session.notebook.todos = todos; writer.markChanged(); } }),
-    ...(memory ? createMemoryTools(memory, { global: globalMemory, source: () => ({ sessionId: session.id }) }) : []),
+    ...(memory ? createMemoryTools(memory, { global: globalMemory, source: () => ({ sessionId: session.id }), episodes, cwd, embeddings }) : []),
     createRecallDiscardedTool(() => context.ledger()),
     ...(flags.noSubagent ? [] : [createTaskTool({
       client, model: () => model, thinking: () => thinking, tools: () => registered, root: cwd,
@@ -304,16 +324,20 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   });
 
   const driver = createRunDriver({
-    session, markChanged: () => writer.markChanged(), client, context, gate, plugins, memory, root: cwd,
+    session, markChanged: () => writer.markChanged(), client, context, gate, plugins, memory, root: cwd, sandbox,
     model: () => model, thinking: () => thinking, maxSteps: () => variant.maxSteps ?? config.file.maxSteps ?? DEFAULT_MAX_STEPS,
     tools: offeredNow, systemPrompt, outside: mcpEvents,
     firstTurnPairs: headless && picked.resumed ? config.file.historyPairs ?? 0 : 0,
+    saveNow: () => writer.flush(), startupNotices: headless ? notices : undefined,
   });
+  // A new session is written before its first run starts, so a run killed in its first moments
+  // still leaves a session that `-c` resumes.
+  let persisted = picked.resumed;
   const runOptions = runOptionsFromFlags(flags);
 
   let closing: Promise<void> = Promise.resolve();
   const agent: Agent = {
-    config, session, memory, plugins, instructions, skills, resumedMessages,
+    config, session, memory, plugins, instructions, skills, resumedMessages, sandbox: sandboxStatus,
     get variant() {
       return variant;
     },
@@ -341,6 +365,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       activeRunId = turnOptions.runId ?? nextRunId;
       nextRunId = uuidv7();
       const runId = activeRunId;
+      episodeRuns.push(runId);
       // A resumed session records the provider and model it is continued with.
       session.provider = config.preset.id;
       session.model = model;
@@ -349,6 +374,10 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
         protocol: client.protocol, agent: variant.name, prompt: prompt.slice(0, 200), status: "running", pid: process.pid,
         startedAt: new Date().toISOString(), steps: 0, options: runOptions, ...(options.detached ? { detached: true } : {}),
       };
+      if (!persisted) {
+        writer.save();
+        persisted = true;
+      }
       const log = openRunLog(snapshot, { fresh: true });
       const start: AgentEvent = { type: "run-start", runId, sessionId: session.id, cwd, provider: config.preset.id, model, agent: variant.name, protocol: client.protocol };
       log.append(start);
@@ -358,6 +387,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     async *resumeRun(run, decision, signal) {
       if (!run.suspended) throw new UserError(`run ${shortRunId(run.id)} is not waiting for an approval`);
       activeRunId = run.id;
+      if (!episodeRuns.includes(run.id)) episodeRuns.push(run.id);
       const log = openRunLog({ ...run, status: "running", pid: process.pid, suspended: undefined }, { fresh: false });
       const notice: AgentEvent = { type: "notice", text: `resuming run ${shortRunId(run.id)}: approval ${shortApprovalId(run.suspended.approvalId)} was ${decision}` };
       log.append(notice);
@@ -370,8 +400,10 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     mcpStatus: () => hub?.status() ?? [],
     close() {
       const hasMessages = session.messages.length > 0;
+      const episode = episodes && recordSessionEpisode({ store: episodes, session, cwd, runIds: episodeRuns.splice(0) });
       writer.close();
-      closing = hub ? hub.close() : Promise.resolve();
+      const summary = episode && config.file.memory?.episodeSummary ? summarizeEpisode(episodes!, episode, complete) : undefined;
+      closing = Promise.all([hub?.close(), summary]).then(() => undefined);
       return hasMessages ? session.id : undefined;
     },
     get closed() {
@@ -379,6 +411,15 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     },
   };
   return agent;
+}
+
+/** Config `memory.embeddings` as a client; the key comes from the environment variable it names. */
+function _embeddingClient(config: ResolvedConfig, notices: string[]): EmbeddingClient | undefined {
+  const settings = config.file.memory?.embeddings;
+  if (!settings) return undefined;
+  const apiKey = settings.apiKeyEnv ? process.env[settings.apiKeyEnv] : undefined;
+  if (settings.apiKeyEnv && !apiKey) notices.push(`memory.embeddings: ${settings.apiKeyEnv} is not set; asking ${settings.baseURL} without a key`);
+  return createEmbeddingClient({ baseURL: settings.baseURL, model: settings.model, ...(apiKey ? { apiKey } : {}) });
 }
 
 /** The banner's approvals line (seed wording). */

@@ -13,12 +13,14 @@
  * `onHistoryChange` after each change so the session can autosave.
  */
 import * as v from "valibot";
+import { findPlaceholderKinds, placeholderFor } from "../secrets/redact.ts";
 import { describeIssue } from "../store/json-file.ts";
 import { addUsage, assistantText, toolCalls, type AssistantMessage, type Message, type ToolCallPart, type ToolResultPart, type Usage } from "../providers/messages.ts";
 import type { ModelEvent, ModelRequest, ThinkingLevel } from "../providers/types.ts";
 import { toToolSpec } from "../tools/schema.ts";
 import { capResult, type ToolDefinition } from "../tools/types.ts";
 import { USER_DENIED_REASON, type Gate } from "../approval.ts";
+import type { CommandSandbox } from "../sandbox/session.ts";
 import type { AgentEvent, StopKind } from "./events.ts";
 
 export interface ModelClient {
@@ -58,6 +60,8 @@ export interface TurnOptions {
   systemPrompt: (offered: ToolDefinition[]) => string;
   gate: LoopGate;
   root: string;
+  /** Passed to every tool call (bash runs in it). */
+  sandbox?: CommandSandbox;
   maxSteps: number;
   signal: AbortSignal;
   maxOutputTokens?: number;
@@ -245,6 +249,14 @@ async function* _answerCalls(
         results.push({ type: "tool-result", callId: call.id, name: call.name, output: USER_DENIED_REASON, isError: true });
         continue;
       }
+      // The stored call went through the redactor: running it would use the placeholder, not the secret.
+      const lost = findPlaceholderKinds(call.input);
+      if (lost.length > 0) {
+        const error = `Not run: this call's arguments held a secret (${lost.join(", ")}), which shiro never saves, so while it waited for approval the value became ${lost.map(placeholderFor).join(", ")}. Get the value again from where it lives and repeat the call.`;
+        yield { type: "tool-error", id: call.id, name: call.name, error };
+        results.push({ type: "tool-result", callId: call.id, name: call.name, output: error, isError: true });
+        continue;
+      }
     } else {
       const verdict = await options.gate.check({ callId: call.id, tool, name: call.name, input: call.input, cwd: options.root });
       if (verdict.allowed === false && verdict.by === "block") {
@@ -296,7 +308,7 @@ async function* _execute(
   let output = "";
   let failure: string | undefined;
   const running = tool.execute(input, {
-    root: options.root, signal: options.signal, callId: call.id, secretsAllowed,
+    root: options.root, signal: options.signal, callId: call.id, sandbox: options.sandbox, secretsAllowed,
     ...(options.gate.deniesPath ? { deniesPath: (path: string) => options.gate.deniesPath!(call.name, path, options.root) } : {}),
     emitOutput: (chunk) => {
       chunks.push(chunk);

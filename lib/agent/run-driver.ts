@@ -13,6 +13,7 @@ import type { MemoryStore } from "../store/memory.ts";
 import type { Todo } from "../store/notebook.ts";
 import { cancelRequested, clearCancelRequest, type RunLog } from "../store/runs.ts";
 import { appendExchange, historyForResume, type SessionRecord } from "../store/sessions.ts";
+import type { CommandSandbox } from "../sandbox/session.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import type { ContextManager } from "./context-manager.ts";
 import type { AgentEvent } from "./events.ts";
@@ -28,6 +29,7 @@ export interface RunDriverOptions {
   plugins: PluginHost;
   memory?: MemoryStore;
   root: string;
+  sandbox?: CommandSandbox;
   /** Read per run: the REPL can switch them between turns. */
   model: () => string;
   thinking: () => ThinkingLevel;
@@ -42,6 +44,16 @@ export interface RunDriverOptions {
    * `historyPairs`); 0 sends the whole transcript.
    */
   firstTurnPairs: number;
+  /**
+   * Writes the session at once. Called when a run first changes the history (its prompt joins
+   * it), before the first request, so a run killed then still leaves its question saved.
+   */
+  saveNow?: () => void;
+  /**
+   * Start-up diagnostics of a headless session: the first run yields them as `notice` events
+   * right after it starts (and logs them), so `--json` readers get them. The REPL shows its own.
+   */
+  startupNotices?: readonly string[];
 }
 
 export interface DriveRequest {
@@ -64,6 +76,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
   const { session } = options;
   let subagentUsage: Usage | undefined;
   let firstTurn = true;
+  let startupNotices = options.startupNotices;
 
   async function* drive({ input, log, signal, query }: DriveRequest): AsyncGenerator<AgentEvent, void, undefined> {
     const cancel = new AbortController();
@@ -80,12 +93,22 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
       return event;
     };
     let result: TurnResult | undefined;
+    let saved = false;
+    const onHistoryChange = () => {
+      options.markChanged();
+      if (saved) return;
+      saved = true;
+      options.saveNow?.();
+    };
     try {
+      const startup = startupNotices ?? [];
+      startupNotices = undefined;
+      for (const text of startup) yield emit({ type: "notice", text });
       const turn = runTurn(input, {
         client: options.client, model: options.model(), thinking: options.thinking(), messages: working, tools: options.tools,
-        systemPrompt: options.systemPrompt, gate: options.gate, root: options.root, maxSteps: options.maxSteps(), signal: merged,
+        systemPrompt: options.systemPrompt, gate: options.gate, root: options.root, sandbox: options.sandbox, maxSteps: options.maxSteps(), signal: merged,
         prepareWire: trimmed ? undefined : (messages, system, s) => options.context.prepareWire(messages, system, s, log.id),
-        onHistoryChange: options.markChanged,
+        onHistoryChange,
         afterTool: (name) => _stateAfterTool(name, session.notebook.todos, options.memory),
       });
       for (;;) {

@@ -89,7 +89,7 @@ export function createTaskTool(options: TaskToolOptions): ToolDefinition {
       });
       const turn = runTurn({ prompt: input.prompt }, {
         client: options.client, model: options.model(), thinking: options.thinking(), messages: [], tools: () => tools,
-        systemPrompt: system, gate, root: options.root, maxSteps: SUBAGENT_MAX_STEPS, signal: ctx.signal,
+        systemPrompt: system, gate, root: options.root, sandbox: ctx.sandbox, maxSteps: SUBAGENT_MAX_STEPS, signal: ctx.signal,
       });
       for (;;) {
         const next = await turn.next();

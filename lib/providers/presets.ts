@@ -37,6 +37,11 @@ export interface Preset {
   /** Environment variable holding the key; undefined for keyless local servers. */
   keyEnv?: string;
   keyless?: boolean;
+  /**
+   * The shape of this vendor's keys (a regex source, matched whole between non-key characters) and
+   * the kind name the redactor puts in its placeholder; undefined when the keys have no telltale shape.
+   */
+  keyShape?: { kind: string; pattern: string };
   defaultModel: string;
   /** Offered when `GET /models` fails. */
   fallbackModels: string[];
@@ -50,33 +55,33 @@ const _chat: CompatFlags = { systemRole: "system", maxTokensField: "max_tokens",
 export const PRESETS: readonly Preset[] = [
   {
     id: "anthropic", label: "Anthropic", protocol: "anthropic", baseURL: "https://api.anthropic.com/v1",
-    keyEnv: "ANTHROPIC_API_KEY", defaultModel: "claude-sonnet-4-5",
+    keyEnv: "ANTHROPIC_API_KEY", keyShape: { kind: "anthropic-key", pattern: "sk-ant-[a-z]+\\d{2}-[A-Za-z0-9_-]{32,}" }, defaultModel: "claude-sonnet-4-5",
     fallbackModels: ["claude-sonnet-4-5", "claude-opus-4-1", "claude-haiku-4-5"], compat: { ..._chat, promptCache: true },
   },
   {
     id: "openai", label: "OpenAI", protocol: "openai-responses", baseURL: "https://api.openai.com/v1",
-    keyEnv: "OPENAI_API_KEY", defaultModel: "gpt-5", fallbackModels: ["gpt-5", "gpt-5-mini", "o4-mini"],
+    keyEnv: "OPENAI_API_KEY", keyShape: { kind: "openai-key", pattern: "sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{32,}|[A-Za-z0-9]{48})" }, defaultModel: "gpt-5", fallbackModels: ["gpt-5", "gpt-5-mini", "o4-mini"],
     responsesFallback: true,
     compat: { systemRole: "developer", maxTokensField: "max_completion_tokens", usageInStream: true, reasoningEffort: true },
   },
   {
     id: "openrouter", label: "OpenRouter", protocol: "openai-chat", baseURL: "https://openrouter.ai/api/v1",
-    keyEnv: "OPENROUTER_API_KEY", defaultModel: "anthropic/claude-sonnet-4.5", fallbackModels: [],
+    keyEnv: "OPENROUTER_API_KEY", keyShape: { kind: "openrouter-key", pattern: "sk-or-v1-[0-9a-f]{64}" }, defaultModel: "anthropic/claude-sonnet-4.5", fallbackModels: [],
     compat: { ..._chat, reasoningField: "reasoning", reasoningEffort: true },
   },
   {
     id: "groq", label: "Groq", protocol: "openai-chat", baseURL: "https://api.groq.com/openai/v1",
-    keyEnv: "GROQ_API_KEY", defaultModel: "openai/gpt-oss-120b", fallbackModels: [],
+    keyEnv: "GROQ_API_KEY", keyShape: { kind: "groq-key", pattern: "gsk_[A-Za-z0-9]{48,}" }, defaultModel: "openai/gpt-oss-120b", fallbackModels: [],
     compat: { ..._chat, reasoningField: "reasoning" },
   },
   {
     id: "deepseek", label: "DeepSeek", protocol: "openai-chat", baseURL: "https://api.deepseek.com/v1",
-    keyEnv: "DEEPSEEK_API_KEY", defaultModel: "deepseek-chat", fallbackModels: ["deepseek-chat", "deepseek-reasoner"],
+    keyEnv: "DEEPSEEK_API_KEY", keyShape: { kind: "deepseek-key", pattern: "sk-[0-9a-f]{32}" }, defaultModel: "deepseek-chat", fallbackModels: ["deepseek-chat", "deepseek-reasoner"],
     compat: { ..._chat, reasoningField: "reasoning_content" },
   },
   {
     id: "xai", label: "xAI (Grok)", protocol: "openai-chat", baseURL: "https://api.x.ai/v1",
-    keyEnv: "XAI_API_KEY", defaultModel: "grok-4", fallbackModels: ["grok-4"],
+    keyEnv: "XAI_API_KEY", keyShape: { kind: "xai-key", pattern: "xai-[A-Za-z0-9]{70,}" }, defaultModel: "grok-4", fallbackModels: ["grok-4"],
     compat: { ..._chat, reasoningField: "reasoning_content" },
   },
   {
@@ -87,20 +92,20 @@ export const PRESETS: readonly Preset[] = [
   {
     id: "gemini", label: "Google Gemini (OpenAI-compatible)", protocol: "openai-chat",
     baseURL: "https://generativelanguage.googleapis.com/v1beta/openai",
-    keyEnv: "GEMINI_API_KEY", defaultModel: "gemini-2.5-pro", fallbackModels: ["gemini-2.5-pro", "gemini-2.5-flash"],
+    keyEnv: "GEMINI_API_KEY", keyShape: { kind: "google-api-key", pattern: "AIza[0-9A-Za-z_-]{35}" }, defaultModel: "gemini-2.5-pro", fallbackModels: ["gemini-2.5-pro", "gemini-2.5-flash"],
     compat: { ..._chat, reasoningEffort: true },
   },
   {
     id: "together", label: "Together AI", protocol: "openai-chat", baseURL: "https://api.together.xyz/v1",
-    keyEnv: "TOGETHER_API_KEY", defaultModel: "moonshotai/Kimi-K2-Instruct", fallbackModels: [], compat: _chat,
+    keyEnv: "TOGETHER_API_KEY", keyShape: { kind: "together-key", pattern: "tgp_v1_[A-Za-z0-9_-]{40,}" }, defaultModel: "moonshotai/Kimi-K2-Instruct", fallbackModels: [], compat: _chat,
   },
   {
     id: "fireworks", label: "Fireworks AI", protocol: "openai-chat", baseURL: "https://api.fireworks.ai/inference/v1",
-    keyEnv: "FIREWORKS_API_KEY", defaultModel: "accounts/fireworks/models/kimi-k2-instruct", fallbackModels: [], compat: _chat,
+    keyEnv: "FIREWORKS_API_KEY", keyShape: { kind: "fireworks-key", pattern: "fw_[A-Za-z0-9]{20,}" }, defaultModel: "accounts/fireworks/models/kimi-k2-instruct", fallbackModels: [], compat: _chat,
   },
   {
     id: "cerebras", label: "Cerebras", protocol: "openai-chat", baseURL: "https://api.cerebras.ai/v1",
-    keyEnv: "CEREBRAS_API_KEY", defaultModel: "gpt-oss-120b", fallbackModels: [],
+    keyEnv: "CEREBRAS_API_KEY", keyShape: { kind: "cerebras-key", pattern: "csk-[a-z0-9]{40,}" }, defaultModel: "gpt-oss-120b", fallbackModels: [],
     compat: { ..._chat, maxTokensField: "max_completion_tokens", reasoningField: "reasoning" },
   },
   {

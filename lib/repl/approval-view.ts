@@ -115,6 +115,7 @@ export function renderApprovalDetail(view: ApprovalViewInput, style: Style): str
 
 /** The whole question: `text` to print above the prompt line, `choice` as the prompt line itself. */
 export function renderApprovalQuestion(request: ApprovalRequest, root: string, style: Style): { text: string; choice: string } {
+  if (request.sandbox !== undefined) return _renderOutsideQuestion(request, root, style);
   const head = request.subagent
     ? `a worker subagent wants to run ${request.tool}`
     : request.repeated
@@ -126,4 +127,13 @@ export function renderApprovalQuestion(request: ApprovalRequest, root: string, s
   text += `${renderApprovalDetail({ tool: request.tool, input: request.input, root }, style).join("\n")}\n`;
   const choice = `y allow once | a always allow ${request.tool}${request.suggestedPattern !== "*" ? ` [${request.suggestedPattern}]` : ""} | n deny `;
   return { text, choice };
+}
+
+/** The question after a sandboxed command failed because of the sandbox: run it again outside? */
+function _renderOutsideQuestion(request: ApprovalRequest, root: string, style: Style): { text: string; choice: string } {
+  let text = `\n${style.yellow(`the sandbox stopped ${request.tool}: ${request.sandbox}`)}\n`;
+  text += `${renderApprovalDetail({ tool: request.tool, input: request.input, root }, style).join("\n")}\n`;
+  text += style.dim("run this command again outside the sandbox, unconfined?\n");
+  const always = request.suggestedPattern ? ` | a always outside [${request.suggestedPattern}]` : "";
+  return { text, choice: `y run outside once${always} | n keep it inside ` };
 }

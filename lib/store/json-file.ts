@@ -10,17 +10,26 @@
  *   Use it for read-modify-write; a plain atomic write needs no lock.
  * - `appendJsonLine`: one whole line per call, written with a single O_APPEND write, so
  *   concurrent appenders never interleave and a crash leaves at most one partial last line.
+ * - Secrets never reach the disk: every write and append first passes the document through the
+ *   redactor (lib/secrets/redact.ts), so a secret in any string is stored as `<redacted:kind>`.
+ *   The caller's value is never changed. Only files the user writes on purpose (config.json,
+ *   installed registry entries) opt out with `verbatim: true`.
+ * - Both writers fail with a StateWriteError (lib/os-errors.ts): one sentence naming the file,
+ *   the cause in words (the disk is full, the file system is read-only, the name is too long)
+ *   and that the previous version, or the lines already there, are intact.
  * - `readJson`: never throws for bad content. A missing file is `missing`; unparsable JSON,
  *   a schema failure or a newer format version is `corrupt` with a one-line reason, so callers
  *   skip and report instead of crashing. Documents carrying a `version` field are migrated
  *   forward before validation.
  */
 import {
-  closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync,
+  closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync,
   constants as fsConstants,
 } from "node:fs";
 import { dirname } from "node:path";
 import * as v from "valibot";
+import { StateWriteError, describeErrno, type StateWriteKind } from "../os-errors.ts";
+import { redactText, redactValue } from "../secrets/redact.ts";
 
 export type ReadResult<T> =
   | { status: "ok"; value: T }
@@ -74,7 +83,7 @@ export function readJson<T>(path: string, options: ReadOptions<T>): ReadResult<T
     text = readFileSync(path, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return { status: "missing" };
-    return { status: "corrupt", reason: `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
+    return { status: "corrupt", reason: `cannot be read: ${describeErrno(error)}` };
   }
   return parseJson(text, options);
 }
@@ -116,17 +125,38 @@ export interface WriteOptions {
   mode?: number;
   /** Pretty-print with two spaces (default true): state files are meant to be readable. */
   pretty?: boolean;
+  /** Write secrets as they are: only for files the user writes on purpose (config, registry installs). */
+  verbatim?: boolean;
 }
 
 let _tempCounter = 0;
 
 /** Serialises `value` and atomically replaces `path` with it. */
 export function writeJsonAtomic(path: string, value: unknown, options: WriteOptions = {}): void {
-  const text = (options.pretty ?? true) ? `${JSON.stringify(value, null, 2)}\n` : `${JSON.stringify(value)}\n`;
-  writeTextAtomic(path, text, options.mode);
+  const stored = options.verbatim ? value : redactValue(value);
+  const text = (options.pretty ?? true) ? `${JSON.stringify(stored, null, 2)}\n` : `${JSON.stringify(stored)}\n`;
+  writeTextAtomic(path, text, { mode: options.mode, verbatim: true });
 }
 
-export function writeTextAtomic(path: string, text: string, mode = 0o600): void {
+/**
+ * Atomically replaces `path` with `content` (redacted unless `verbatim`). Failures throw
+ * StateWriteError: the file, the cause in words, and that the old version is intact.
+ */
+export function writeTextAtomic(path: string, content: string, options: Pick<WriteOptions, "mode" | "verbatim"> = {}): void {
+  const text = options.verbatim ? content : redactText(content).text;
+  try {
+    _writeTextAtomic(path, text, options.mode ?? 0o600);
+  } catch (error) {
+    throw _sentence(error, path, "replace");
+  }
+}
+
+function _sentence(error: unknown, path: string, kind: StateWriteKind): unknown {
+  if (error instanceof StateWriteError || typeof (error as NodeJS.ErrnoException)?.code !== "string") return error;
+  return new StateWriteError(path, error, kind, existsSync(path));
+}
+
+function _writeTextAtomic(path: string, text: string, mode: number): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const temp = `${path}.${process.pid}.${++_tempCounter}.tmp`;
   const fd = openSync(temp, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_TRUNC, mode);
@@ -147,15 +177,19 @@ export function writeTextAtomic(path: string, text: string, mode = 0o600): void 
   }
 }
 
-/** Appends one JSON document as one line, in a single write. */
+/** Appends one JSON document (redacted) as one line, in a single write. */
 export function appendJsonLine(path: string, value: unknown, mode = 0o600): void {
-  const line = Buffer.from(`${JSON.stringify(value)}\n`, "utf8");
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const fd = openSync(path, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_APPEND, mode);
+  const line = Buffer.from(`${JSON.stringify(redactValue(value))}\n`, "utf8");
   try {
-    writeSync(fd, line);
-  } finally {
-    closeSync(fd);
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    const fd = openSync(path, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_APPEND, mode);
+    try {
+      writeSync(fd, line);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    throw _sentence(error, path, "append");
   }
 }
 
@@ -262,7 +296,7 @@ function _tryAcquire(lockPath: string): { acquired: boolean; holder?: number } {
       mkdirSync(dirname(lockPath), { recursive: true, mode: 0o700 });
       return { acquired: false };
     }
-    if (code !== "EEXIST") throw error;
+    if (code !== "EEXIST") throw _sentence(error, lockPath, "lock");
   }
   const holder = _readHolder(lockPath);
   if (_isStale(lockPath, holder)) _takeOver(lockPath, holder.text!);

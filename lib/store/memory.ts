@@ -17,12 +17,14 @@
  *   store never lose each other's notes, and the file is always a whole document.
  * - A corrupt file is never overwritten: reads treat it as empty and report it once through
  *   `onNotice`; the next mutation moves it aside to `<file>.corrupt-<time>` (reported) first.
- * - Text is whitespace-collapsed, trimmed and cut to 400 characters; exact duplicates are refused;
+ * - Text is whitespace-collapsed, trimmed, redacted (a secret is stored as `<redacted:kind>`, and
+ *   `RememberResult.redacted` names the kinds) and cut to 400 characters; exact duplicates are refused;
  *   past `maxEntries` (300) the oldest entries by `createdAt` are dropped, recalled or not.
  */
 import * as v from "valibot";
 import { uuidv7 } from "../ids.ts";
 import { paths } from "../paths.ts";
+import { redactText } from "../secrets/redact.ts";
 import { readJson, updateJsonSync } from "./json-file.ts";
 
 export const MEMORY_KINDS = ["fact", "decision", "gotcha", "command"] as const;
@@ -77,6 +79,8 @@ export interface RememberResult {
   entry: MemoryEntry;
   /** Entries in the store afterwards. */
   count: number;
+  /** The kinds of secret the text held, now stored as `<redacted:kind>`; absent when none. */
+  redacted?: string[];
 }
 
 export type MemoryCompactionPlan =
@@ -189,7 +193,9 @@ function _openStore(layout: _StoreLayout, options: MemoryStoreOptions): MemorySt
     path,
 
     remember(kind, text, source) {
-      const clean = cleanNoteText(text);
+      const { text: unsecret, kinds } = redactText(text);
+      const clean = cleanNoteText(unsecret);
+      const redacted = kinds.length > 0 ? { redacted: kinds } : {};
       if (!clean) throw new Error("memory text is empty");
       if (!(MEMORY_KINDS as readonly string[]).includes(kind)) {
         throw new Error(`unknown memory kind "${kind}": use one of ${MEMORY_KINDS.join(", ")}`);
@@ -198,12 +204,12 @@ function _openStore(layout: _StoreLayout, options: MemoryStoreOptions): MemorySt
       update((entries) => {
         const existing = entries.find((entry) => entry.text === clean);
         if (existing) {
-          result = { status: "duplicate", entry: existing, count: entries.length };
+          result = { status: "duplicate", entry: existing, count: entries.length, ...redacted };
           return undefined;
         }
         const entry: MemoryEntry = { id: uuidv7(), kind, text: clean, createdAt: new Date().toISOString(), hits: 0, ..._sourceField(source) };
         const next = _dropOldest([...entries, entry], maxEntries);
-        result = { status: "stored", entry, count: next.length };
+        result = { status: "stored", entry, count: next.length, ...redacted };
         return next;
       });
       return result!;

@@ -40,6 +40,7 @@ export const RunOptionsSchema = v.object({
   noSkills: v.optional(v.boolean()),
   noMcp: v.optional(v.boolean()),
   noSubagent: v.optional(v.boolean()),
+  noSandbox: v.optional(v.boolean()),
   json: v.optional(v.boolean()),
 });
 export type RunOptions = v.InferOutput<typeof RunOptionsSchema>;

@@ -7,11 +7,16 @@
  * out; with neither, `(no output)` follows the exit line. Each section keeps the tail of its
  * stream, led by `[N earlier chars not shown]` when cut, and together they fit RESULT_CAP.
  * An interrupt throws INTERRUPTED_MESSAGE followed by the sections or NO_OUTPUT_NOTE.
+ *
+ * With `ctx.sandbox` on, the command runs confined (lib/sandbox/). When it fails because of the
+ * sandbox, a `sandbox:` line follows the sections: what was refused and whether it was run again
+ * outside (only when a person approved that one command; headless runs never leave).
  */
 import { constants } from "node:os";
 import * as v from "valibot";
+import { childEnv } from "../secrets/child-env.ts";
 import { runProcessTree, type CapturedText, type RunResult } from "./process-tree.ts";
-import { RESULT_CAP, capResult, type ToolDefinition } from "./types.ts";
+import { RESULT_CAP, capResult, type ToolContext, type ToolDefinition } from "./types.ts";
 import description from "./bash.md" with { type: "text" };
 
 export const BASH_TIMEOUT = { default: 120_000, min: 1_000, max: 600_000 } as const;
@@ -48,31 +53,49 @@ export const bashTool: ToolDefinition<BashInput> = {
   async execute(input, ctx) {
     if (ctx.signal.aborted) throw new Error(`${INTERRUPTED_MESSAGE}\n\n${NO_OUTPUT_NOTE}`);
     const timeoutMs = input.timeout ?? BASH_TIMEOUT.default;
-    const [file, args] = _buildShellCommand(input.command);
-    let result: RunResult;
-    try {
-      result = await runProcessTree(file, args, {
-        cwd: ctx.root,
-        timeoutMs,
-        signal: ctx.signal,
-        onOutput: (chunk) => ctx.emitOutput(chunk),
-        keep: { chars: _KEEP_CHARS, end: "tail" },
-        verbatimArgs: process.platform === "win32",
-      });
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === "ENOENT") throw new Error(`${file} is not installed or not on PATH.`);
-      throw error;
-    }
-    const sections = _formatSections(result.stdout, result.stderr);
-    if (result.aborted) throw new Error(`${INTERRUPTED_MESSAGE}\n\n${sections || NO_OUTPUT_NOTE}`);
-    return capResult(`${_formatExitLine(result, timeoutMs)}\n\n${sections || "(no output)"}`);
+    const shell = _buildShellCommand(input.command);
+    const sandbox = ctx.sandbox;
+    const confined = sandbox?.confines(input.command) ?? false;
+    const result = await _runShell(confined ? sandbox!.wrap(shell, ctx.root) : shell, timeoutMs, ctx);
+    const report = _formatResult(result, timeoutMs);
+    const refused = confined ? sandbox!.explain({ ...result, output: `${result.stdout.text}\n${result.stderr.text}` }) : undefined;
+    if (!refused) return report;
+    const verdict = await sandbox!.askOutside({ callId: ctx.callId, command: input.command, reason: refused, cwd: ctx.root });
+    if (!verdict.allowed) return capResult(`${report}\n\nsandbox: ${refused}.\n${verdict.note}`);
+    const outside = await _runShell(shell, timeoutMs, ctx);
+    return capResult(`${_formatResult(outside, timeoutMs)}\n\nsandbox: ${verdict.note} (${refused})`);
   },
 };
 
-function _buildShellCommand(command: string): [string, string[]] {
-  if (process.platform === "win32") return ["cmd.exe", ["/d", "/s", "/c", `"${command}"`]];
-  return ["bash", ["-lc", command]];
+/** Runs argv (the shell, or the sandbox runner around it); throws on interrupt and when the program is missing. */
+async function _runShell(argv: string[], timeoutMs: number, ctx: ToolContext): Promise<RunResult> {
+  let result: RunResult;
+  try {
+    result = await runProcessTree(argv[0]!, argv.slice(1), {
+      cwd: ctx.root,
+      env: childEnv(),
+      timeoutMs,
+      signal: ctx.signal,
+      onOutput: (chunk) => ctx.emitOutput(chunk),
+      keep: { chars: _KEEP_CHARS, end: "tail" },
+      verbatimArgs: process.platform === "win32",
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") throw new Error(`${argv[0]} is not installed or not on PATH.`);
+    throw error;
+  }
+  if (result.aborted) throw new Error(`${INTERRUPTED_MESSAGE}\n\n${_formatSections(result.stdout, result.stderr) || NO_OUTPUT_NOTE}`);
+  return result;
+}
+
+function _formatResult(result: RunResult, timeoutMs: number): string {
+  return capResult(`${_formatExitLine(result, timeoutMs)}\n\n${_formatSections(result.stdout, result.stderr) || "(no output)"}`);
+}
+
+function _buildShellCommand(command: string): string[] {
+  if (process.platform === "win32") return ["cmd.exe", "/d", "/s", "/c", `"${command}"`];
+  return ["bash", "-lc", command];
 }
 
 function _formatExitLine(result: RunResult, timeoutMs: number): string {

@@ -7,9 +7,13 @@
  */
 import * as v from "valibot";
 import {
-  MEMORY_KINDS, MEMORY_SCOPES, recallMemories,
+  MEMORY_KINDS, MEMORY_SCOPES,
   type MemoryEntry, type MemoryScope, type MemorySource, type MemoryStore, type RememberResult,
 } from "../store/memory.ts";
+import { placeholderFor } from "../secrets/redact.ts";
+import type { EpisodeStore } from "../store/episodes.ts";
+import { RECALL_KINDS, RECALL_MAX_LIMIT, recallMemory, recallMemoryHybrid, type RecallRequest } from "../store/memory-recall.ts";
+import type { EmbeddingClient } from "../search/embeddings.ts";
 import forgetText from "./forget.md" with { type: "text" };
 import recallText from "./recall.md" with { type: "text" };
 import rememberText from "./remember.md" with { type: "text" };
@@ -25,7 +29,13 @@ const _forgetScope = v.optional(v.pipe(v.picklist(MEMORY_SCOPES), v.description(
 
 const RememberInput = v.object({ kind: _kind, text: _text });
 const ScopedRememberInput = v.object({ kind: _kind, text: _text, scope: _rememberScope });
-const RecallInput = v.object({ query: v.pipe(v.string(), v.description("words every matching note contains")) });
+const RecallInput = v.object({
+  query: v.pipe(v.string(), v.description("words, or an episode's session id to see it whole; may be empty with file")),
+  scope: v.optional(v.picklist(MEMORY_SCOPES)),
+  kinds: v.optional(v.array(v.picklist(RECALL_KINDS))),
+  file: v.optional(v.pipe(v.string(), v.description("episodes that read or changed this path"))),
+  limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(RECALL_MAX_LIMIT))),
+});
 const ForgetInput = v.object({ text: _forgetText });
 const ScopedForgetInput = v.object({ text: _forgetText, scope: _forgetScope });
 
@@ -37,6 +47,14 @@ export interface MemoryToolsOptions {
   global?: MemoryStore;
   /** Recorded on each new note (the session and run it came from). */
   source?: () => MemorySource | undefined;
+  /** The project's episodes, searched by recall beside the notes. */
+  episodes?: EpisodeStore;
+  /** The folder a relative recall `file` is resolved against (default: the project root). */
+  cwd?: string;
+  /** Hears a recall notice (an index rebuilt); the model reads it in the result too. */
+  onNotice?: (text: string) => void;
+  /** Config `memory.embeddings`: recall ranks by words and meaning. */
+  embeddings?: EmbeddingClient;
 }
 
 export function createMemoryTools(project: MemoryStore, options: MemoryToolsOptions = {}): ToolDefinition[] {
@@ -55,16 +73,17 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
       return formatRememberResult(store.remember(kind, text, options.source?.()), store.scope);
     },
   };
-  const recall: ToolDefinition<v.InferOutput<typeof RecallInput>> = {
+  const recall: ToolDefinition<RecallRequest> = {
     name: "recall",
     effect: "read",
     decision: "allow",
     guidance: "search this project's notes (every word must match)",
     description: recallText,
     schema: RecallInput,
-    execute: async ({ query }) => {
-      const found = recallMemories(stores, query);
-      return found.length === 0 ? `Nothing recorded about "${query.trim()}".` : found.map((entry) => formatMemoryEntry(entry, entry.scope)).join("\n");
+    execute: async (request) => {
+      const projectRoot = project.projectRoot ?? options.cwd ?? process.cwd();
+      const context = { projectRoot, cwd: options.cwd ?? projectRoot, project, global: options.global, episodes: options.episodes, onNotice: options.onNotice };
+      return options.embeddings ? recallMemoryHybrid(context, request, options.embeddings) : recallMemory(context, request);
     },
   };
   const forget: ToolDefinition<_ForgetArgs> = {
@@ -86,12 +105,16 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
 /**
  * `Remembered as <kind> (<n> stored): <text>` or `Already recorded: <text>`; a global note says so:
  * `Remembered as <kind> (global, <n> stored): <text>`, `Already recorded (global): <text>`.
+ * A note that held a secret adds a second line naming what was redacted.
  */
 export function formatRememberResult(result: RememberResult, scope: MemoryScope = "project"): string {
   const global = scope === "global";
-  return result.status === "stored"
+  const line = result.status === "stored"
     ? `Remembered as ${result.entry.kind} (${global ? "global, " : ""}${result.count} stored): ${result.entry.text}`
     : `Already recorded${global ? " (global)" : ""}: ${result.entry.text}`;
+  if (!result.redacted?.length) return line;
+  const placeholders = result.redacted.map((kind) => placeholderFor(kind)).join(", ");
+  return `${line}\nThe note held a secret (${result.redacted.join(", ")}): it was saved as ${placeholders}, never the value itself. Notes must not hold secrets; say where the value lives instead (e.g. "the key is in .env as STRIPE_KEY").`;
 }
 
 /** `Forgot 1 memory.`, `Forgot 3 memories.` or `No memory matches "<text>".` */

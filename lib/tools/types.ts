@@ -11,6 +11,7 @@
  */
 import type * as v from "valibot";
 import type { Decision, ToolSetName } from "../config.ts";
+import type { CommandSandbox } from "../sandbox/session.ts";
 
 /**
  * What a call can do beyond returning text: `read` changes nothing (reads, searches, session
@@ -35,6 +36,8 @@ export interface ToolContext {
   secretsAllowed?: boolean;
   /** True when a permission rule denies this tool the workspace path `path`; for tools that find files themselves (grep). */
   deniesPath?: (path: string) => boolean;
+  /** Where subprocesses (bash) run confined; absent means unconfined. */
+  sandbox?: CommandSandbox;
 }
 
 export interface ToolDefinition<TInput = any> {

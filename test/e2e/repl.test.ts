@@ -170,6 +170,30 @@ describe("the REPL", () => {
     });
     expect(userTextsOf(e2e.fake.requests[2]!)).toEqual(["remember the first", "back again"]);
   }, 40_000);
+
+  test("a session that ran a tool leaves one episode with every prompt when the REPL exits; one that only chatted leaves none", async () => {
+    e2e.fake.script({ toolCalls: [{ name: "glob", input: { pattern: "*" } }] }, { text: "looked" }, { text: "plain answer" }, { text: "chat only" });
+    await withRepl([], async (repl) => {
+      await repl.until("› ");
+      repl.type("look around the tree\r");
+      let at = await repl.until("looked");
+      repl.type("and then explain it\r");
+      at = await repl.until("plain answer", at);
+      repl.type("/clear\r");
+      at = await repl.until("new session ", at);
+      repl.type("just chatting\r");
+      at = await repl.until("chat only", at);
+      repl.type("/exit\r");
+      await repl.until("Good bye.", at);
+      expect(await repl.exited).toBe(0);
+    });
+    const { pathHash16 } = await import("../../lib/paths.ts");
+    const { readFileSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const file = join(e2e.dirs.home, ".shiro-neko", "memory", `${pathHash16(e2e.dirs.cwd)}.episodes.json`);
+    const episodes = JSON.parse(readFileSync(file, "utf8")).episodes;
+    expect(episodes.map((episode: { prompts: string[]; outcome: { runs: number } }) => [episode.prompts, episode.outcome.runs])).toEqual([[["look around the tree", "and then explain it"], 2]]);
+  }, 40_000);
 });
 
 describe("provider setup", () => {

@@ -1,6 +1,7 @@
 /**
- * Request-body validation against OpenAI's published OpenAPI document
- * (`shared/specs/openai-openapi.json`, beside the repo). The document is OpenAPI 3.1 with
+ * Request-body validation against OpenAI's published OpenAPI document, as vendored in
+ * `openai-spec/request-schemas.json` (the schemas reachable from the two request types, without
+ * annotations; `openai-spec/vendor.ts` refreshes it). The document is OpenAPI 3.1 with
  * OpenAPI-only keywords; `_toJsonSchema` turns the schemas reachable from the two request
  * types into plain JSON Schema 2020-12 that ajv compiles once per process.
  *
@@ -15,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import Ajv2020, { type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 
-export type SchemaName = "CreateChatCompletionRequest" | "CreateResponse";
+export type SchemaName = "CreateChatCompletionRequest" | "CreateResponse" | "CreateEmbeddingRequest";
 
 /** The schema error reported for a body: where (a dotted path, as OpenAI's `param`) and what. */
 export interface SchemaIssue {
@@ -23,8 +24,10 @@ export interface SchemaIssue {
   message: string;
 }
 
-const SPEC_URL = new URL("../../../shared/specs/openai-openapi.json", import.meta.url);
-const ROOTS: SchemaName[] = ["CreateChatCompletionRequest", "CreateResponse"];
+/** The vendored OpenAPI document, inside the repository. */
+export const SPEC_URL = new URL("./openai-spec/request-schemas.json", import.meta.url);
+/** The request schemas the fake validates, and the roots the vendored copy keeps. */
+export const SCHEMA_NAMES: readonly SchemaName[] = ["CreateChatCompletionRequest", "CreateResponse", "CreateEmbeddingRequest"];
 const KNOWN_FORMATS = new Set(["uri", "uri-reference", "email", "date-time", "date", "time", "uuid", "hostname", "ipv4", "ipv6", "regex"]);
 const SUBSCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "dependentSchemas"]);
 const SUBSCHEMA_LISTS = new Set(["allOf", "anyOf", "prefixItems"]);
@@ -51,7 +54,7 @@ export function loadSchemaValidators(): Map<SchemaName, ValidateFunction> {
   }
   const components = (JSON.parse(raw) as { components: { schemas: Record<string, unknown> } }).components.schemas;
   const defs: Record<string, unknown> = {};
-  const pending: string[] = [...ROOTS];
+  const pending: string[] = [...SCHEMA_NAMES];
   while (pending.length > 0) {
     const name = pending.pop()!;
     if (name in defs) continue;
@@ -61,7 +64,7 @@ export function loadSchemaValidators(): Map<SchemaName, ValidateFunction> {
   const ajv = new Ajv2020({ strict: false, allErrors: true, verbose: true, validateFormats: true });
   addFormats(ajv);
   ajv.addSchema({ $id: "openai", $defs: defs });
-  _validators = new Map(ROOTS.map((name) => [name, ajv.compile({ $ref: `openai#/$defs/${name}` })]));
+  _validators = new Map(SCHEMA_NAMES.map((name) => [name, ajv.compile({ $ref: `openai#/$defs/${name}` })]));
   return _validators;
 }
 

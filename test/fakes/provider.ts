@@ -8,11 +8,15 @@
  * the context window. A refused request is answered with the real status and error body, is
  * recorded in `violations`, and consumes no scripted step. An accepted request takes the next
  * scripted step (or asks the responder); with neither, it gets a 500 saying the script ran out.
+ * `POST /v1/embeddings` (provider-embeddings.ts) is answered from an embedder, not the script,
+ * and recorded in `embeddingRequests`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { anthropicProtocol } from "./provider-anthropic.ts";
 import { chatProtocol } from "./provider-chat.ts";
+import { answerEmbeddings, embedBagOfWords, type FakeEmbedder } from "./provider-embeddings.ts";
+import { toOpenAIErrorBody } from "./provider-openai-errors.ts";
 import { responsesProtocol } from "./provider-responses.ts";
 import { checkSchema, loadSchemaValidators, type SchemaName } from "./provider-schema.ts";
 import { createIdSource, estimateTokens, planStep, type CheckContext, type Refusal, type WireProtocol } from "./provider-wire.ts";
@@ -52,7 +56,7 @@ export interface FakeStep {
 export type FakeResponder = (request: RecordedRequest, index: number) => FakeStep | Promise<FakeStep>;
 
 export interface RecordedRequest {
-  protocol: "openai-chat" | "openai-responses" | "anthropic";
+  protocol: "openai-chat" | "openai-responses" | "anthropic" | "openai-embeddings";
   method: string;
   path: string;
   /** Lower-cased names. */
@@ -85,8 +89,12 @@ export interface FakeProvider {
   reset(): void;
   /** Every model request (valid or not), in order. */
   requests: RecordedRequest[];
-  /** Every request refused by a check; `index` is its position in `requests`. */
+  /** Every request refused by a check; `index` is its position in `requests` (-1 for an embeddings request). */
   violations: { index: number; status: number; message: string }[];
+  /** Every `POST /v1/embeddings` request, in order (kept apart from `requests`, the model requests). */
+  embeddingRequests: RecordedRequest[];
+  /** How embeddings are made (default: a hashed bag of words, see provider-embeddings.ts). */
+  embedWith(fn: FakeEmbedder): void;
   /** Closes the server, ending open connections and pending stalls. */
   stop(): Promise<void>;
 }
@@ -107,6 +115,8 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
   const sockets = new Set<Socket>();
   const stopping = new AbortController();
   const provider = { requests: [] as RecordedRequest[], violations: [] as FakeProvider["violations"] };
+  const embeddingRequests: RecordedRequest[] = [];
+  let embedder: FakeEmbedder = embedBagOfWords;
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const raw = await _readBody(req);
@@ -115,6 +125,14 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     const context: CheckContext = { headers, apiKey: options.apiKey, contextWindow: options.contextWindow };
     const protocol = _PROTOCOLS.find((candidate) => `/v1${candidate.path}` === path);
     if (req.method === "GET" && path === "/v1/models") return _answerModels(res, context, options.models ?? ["fake-model"]);
+    if (req.method === "POST" && path === "/v1/embeddings") {
+      const body = _parseJson(raw);
+      embeddingRequests.push({ protocol: "openai-embeddings", method: req.method, path, headers, body });
+      const answer = answerEmbeddings(body, context, embedder, schemaCheck);
+      if ("body" in answer) return _sendJson(res, 200, answer.body);
+      provider.violations.push({ index: -1, status: answer.status, message: answer.refusal.message });
+      return _sendJson(res, answer.status, toOpenAIErrorBody(answer.refusal));
+    }
     if (!protocol || req.method !== "POST") return _answerUnknownRoute(res, req.method ?? "GET", path, headers);
 
     const body = _parseJson(raw);
@@ -169,9 +187,13 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     violations: provider.violations,
     script: (...more) => void steps.push(...more),
     respond: (fn) => void (responder = fn),
+    embeddingRequests,
+    embedWith: (fn) => void (embedder = fn),
     reset: () => {
       steps.length = 0;
       responder = undefined;
+      embedder = embedBagOfWords;
+      embeddingRequests.length = 0;
       provider.requests.length = 0;
       provider.violations.length = 0;
     },

@@ -168,3 +168,29 @@ describe("writeConfigPatch", () => {
     expect(readFileSync(configPath, "utf8")).toBe(bytes);
   });
 });
+
+describe("plugin names", () => {
+  const VALID = "Valid plugins: guard, secrets, protect, time, bell, format";
+  const table: [string[], string][] = [
+    [["gaurd"], `"plugins" lists "gaurd", which is not a plugin (did you mean "guard"?). ${VALID}`],
+    [["guard", "GUARD"], `"plugins" lists "GUARD", which is not a plugin (did you mean "guard"?). ${VALID}`],
+    [["protct"], `"plugins" lists "protct", which is not a plugin (did you mean "protect"?). ${VALID}`],
+    [["bells"], `"plugins" lists "bells", which is not a plugin (did you mean "bell"?). ${VALID}`],
+    [["formatter"], `"plugins" lists "formatter", which is not a plugin. ${VALID}`],
+  ];
+  for (const [plugins, message] of table) {
+    test(`${JSON.stringify(plugins)} is a usage error (exit 2) naming the valid ones`, () => {
+      writeFileSync(configPath, JSON.stringify({ plugins }));
+      const error = thrownBy(() => loadConfigFile(configPath));
+      expect(error).toBeInstanceOf(UserError);
+      expect({ message: (error as Error).message, exitCode: (error as UserError).exitCode }).toEqual({ message: `${configPath}: ${message}`, exitCode: 2 });
+    });
+  }
+
+  test("every builtin name, and none, load", () => {
+    for (const plugins of [[], ["guard", "secrets", "protect", "time", "bell", "format"]]) {
+      writeFileSync(configPath, JSON.stringify({ plugins }));
+      expect(loadConfigFile(configPath).plugins).toEqual(plugins);
+    }
+  });
+});

@@ -584,6 +584,25 @@ describe("routes", () => {
     expect(fake.violations).toEqual([{ index: 0, status: 400, message: 'We could not parse the JSON body of your request: expected a JSON object, got "{oops"' }]);
   });
 
+  test("POST /v1/embeddings: the official client parses the answer; a body off the schema is refused and listed", async () => {
+    const answer = await openaiClient().embeddings.create({ model: "fake-embed", input: ["login redirect", "login redirect loops", "database"], encoding_format: "float" });
+    expect([answer.object, answer.model, answer.data.map((item) => [item.object, item.index, item.embedding.length])]).toEqual([
+      "list", "fake-embed", [["embedding", 0, 64], ["embedding", 1, 64], ["embedding", 2, 64]],
+    ]);
+    const [a, b, c] = answer.data.map((item) => item.embedding);
+    const dot = (x: number[], y: number[]) => x.reduce((sum, value, i) => sum + value * y[i]!, 0);
+    expect(dot(a!, b!)).toBeGreaterThan(dot(a!, c!));
+    fake.embedWith((text) => [text.length, 1]);
+    expect((await post("/embeddings", { model: "m", input: "four" })).body.data).toEqual([{ object: "embedding", index: 0, embedding: [4, 1] }]);
+    expect(await post("/embeddings", { model: "m", input: "x", dimensions: "many" })).toEqual({
+      status: 400, body: openaiError("Invalid request body: dimensions must be integer.", "dimensions", "invalid_value"),
+    });
+    expect(fake.embeddingRequests.map((request) => request.body.model)).toEqual(["fake-embed", "m", "m"]);
+    expect(fake.requests).toEqual([]);
+    expect(fake.violations).toEqual([{ index: -1, status: 400, message: "Invalid request body: dimensions must be integer." }]);
+    fake.violations.length = 0;
+  });
+
   test("an unknown route is a 404 naming it", async () => {
     expect(await post("/completions", {})).toEqual({ status: 404, body: openaiError("Invalid URL (POST /v1/completions)", null) });
   });

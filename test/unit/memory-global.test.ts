@@ -10,6 +10,7 @@ import { paths, stateDir } from "../../lib/paths.ts";
 import { compactMemory } from "../../lib/store/memory-compaction.ts";
 import { openGlobalMemory, openMemory, recallMemories, renderMemoryForPrompt, type MemoryEntry, type MemoryKind } from "../../lib/store/memory.ts";
 import { createMemoryTools } from "../../lib/tools/memory-tools.ts";
+import { recallMemory } from "../../lib/store/memory-recall.ts";
 import { toToolSpec } from "../../lib/tools/schema.ts";
 import type { ToolContext, ToolDefinition } from "../../lib/tools/types.ts";
 import { useTempHome } from "./temp-home.ts";
@@ -80,7 +81,7 @@ describe("remember with a scope", () => {
   test("global notes are the same for every project", () => {
     openGlobalMemory().remember("fact", "the machine is an arm64 Mac");
     const other = createMemoryTools(openMemory("/work/other-project"), { global: openGlobalMemory() });
-    return other[1]!.execute({ query: "arm64" }, ctx).then((text) => expect(text).toBe("(fact, global) the machine is an arm64 Mac"));
+    return other[1]!.execute({ query: "arm64" }, ctx).then((text) => expect(text).toBe("note (fact, global, today): the machine is an arm64 Mac"));
   });
 
   test("the global store keeps the project store's limits: 400 characters, 300 entries", () => {
@@ -94,8 +95,9 @@ describe("remember with a scope", () => {
   test("the scope field is offered only when a global store is given", () => {
     const scoped = createMemoryTools(openMemory(ROOT), { global: openGlobalMemory() }).map((tool) => toToolSpec(tool).inputSchema);
     const plain = createMemoryTools(openMemory(ROOT)).map((tool) => toToolSpec(tool).inputSchema);
-    expect(scoped.map((schema) => Object.keys(schema.properties as object))).toEqual([["kind", "text", "scope"], ["query"], ["text", "scope"]]);
-    expect(plain.map((schema) => Object.keys(schema.properties as object))).toEqual([["kind", "text"], ["query"], ["text"]]);
+    const recallKeys = ["query", "scope", "kinds", "file", "limit"];
+    expect(scoped.map((schema) => Object.keys(schema.properties as object))).toEqual([["kind", "text", "scope"], recallKeys, ["text", "scope"]]);
+    expect(plain.map((schema) => Object.keys(schema.properties as object))).toEqual([["kind", "text"], recallKeys, ["text"]]);
     expect((scoped[0]!.properties as Record<string, unknown>).scope).toEqual({
       enum: ["project", "global"], type: "string",
       description: "project (default): about this codebase. global: about the user or their machine, true in every project, e.g. \"the user's shell is fish\", \"prefers pnpm\"",
@@ -104,20 +106,19 @@ describe("remember with a scope", () => {
 });
 
 describe("recall across both stores", () => {
-  test("the 15 newest matches overall, global ones marked, each hit persisted in its own store", async () => {
-    // Project notes at even minutes 0..22, global notes at odd minutes 1..19: the 15 newest are
-    // minutes 22, 20, then 19 down to 7 — project notes 4..11 and global notes 3..9.
+  test("the best matches of both stores, global ones marked, each hit persisted in its own store", async () => {
     writeDoc(paths.projectMemory(ROOT), { version: 1, project: ROOT, entries: makeEntries("p", 12, (i) => 2 * i, (i) => ({ text: `shared word project ${i}` })) });
     writeDoc(paths.globalMemory(), { version: 1, entries: makeEntries("g", 10, (i) => 2 * i + 1, (i) => ({ text: `shared word global ${i}` })) });
-    const { recall } = tools();
-    const expected = [22, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7].map((minute) =>
-      minute % 2 === 0 ? `(fact) shared word project ${minute / 2}` : `(fact, global) shared word global ${(minute - 1) / 2}`);
-    expect(await recall!.execute({ query: "SHARED word" }, ctx)).toBe(expected.join("\n"));
-    expect(readDoc(paths.projectMemory(ROOT)).entries.map((entry) => entry.hits)).toEqual([0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1]);
-    expect(readDoc(paths.globalMemory()).entries.map((entry) => entry.hits)).toEqual([0, 0, 0, 1, 1, 1, 1, 1, 1, 1]);
-    expect(await recall!.execute({ query: "global 9" }, ctx)).toBe("(fact, global) shared word global 9");
+    const recall = (query: string) => recallMemory({ projectRoot: ROOT, cwd: ROOT, project: openMemory(ROOT), global: openGlobalMemory(), now: new Date(Date.UTC(2025, 0, 4)) }, { query });
+    // Every note shares "shared word" equally: hits, then recency break the tie (newest first), 8 by default.
+    const expected = [22, 20, 19, 18, 17, 16, 15, 14].map((minute) =>
+      minute % 2 === 0 ? `note (fact, 2 days old): shared word project ${minute / 2}` : `note (fact, global, 2 days old): shared word global ${(minute - 1) / 2}`);
+    expect(recall("SHARED word")).toBe(expected.join("\n"));
+    expect(readDoc(paths.projectMemory(ROOT)).entries.map((entry) => entry.hits)).toEqual([0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1]);
+    expect(readDoc(paths.globalMemory()).entries.map((entry) => entry.hits)).toEqual([0, 0, 0, 0, 0, 0, 0, 1, 1, 1]);
+    expect(recall("global 9").split("\n")[0]).toBe("note (fact, global, 2 days old, 1 hit): shared word global 9");
     expect(readDoc(paths.globalMemory()).entries[9]!.hits).toBe(2);
-    expect(await recall!.execute({ query: "nowhere" }, ctx)).toBe('Nothing recorded about "nowhere".');
+    expect(recall("nowhere")).toBe('Nothing recorded about "nowhere".');
   });
 
   test("a store with no match is not written", () => {

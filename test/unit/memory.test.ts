@@ -80,17 +80,18 @@ describe("remember, recall, forget as the model sees them", () => {
     expect(texts[299]).toBe("the newest note");
   });
 
-  test("recall ANDs the terms case-insensitively, answers newest first, and persists hits", async () => {
-    writeEntries(makeEntries(3, (i) => ({ text: ["Deploy runs on Fridays", "deploy needs the VPN", "the VPN config lives in ops/"][i] })));
-    const { recall } = tools();
-    expect(await recall!.execute({ query: "DEPLOY vpn" }, ctx)).toBe("(fact) deploy needs the VPN");
-    expect(await recall!.execute({ query: "vpn" }, ctx)).toBe("(fact) the VPN config lives in ops/\n(fact) deploy needs the VPN");
+  test("recall ranks by relevance: the note sharing more words first, one shared word is enough, hits persist", async () => {
+    const { remember, recall } = tools();
+    for (const text of ["Deploy runs on Fridays", "deploy needs the VPN", "the VPN config lives in ops/"]) await remember!.execute({ kind: "fact", text }, ctx);
+    expect(await recall!.execute({ query: "DEPLOY vpn" }, ctx)).toBe([
+      "note (fact, today): deploy needs the VPN", "note (fact, today): Deploy runs on Fridays", "note (fact, today): the VPN config lives in ops/",
+    ].join("\n"));
+    expect(await recall!.execute({ query: "vpn" }, ctx)).toBe("note (fact, today, 1 hit): deploy needs the VPN\nnote (fact, today, 1 hit): the VPN config lives in ops/");
     expect(await recall!.execute({ query: "kubernetes" }, ctx)).toBe('Nothing recorded about "kubernetes".');
     await expect(recall!.execute({ query: "   " }, ctx)).rejects.toThrow("recall needs a query");
     const onDisk = readFile().entries;
-    expect(onDisk.map((entry) => entry.hits)).toEqual([0, 2, 1]);
-    expect(typeof onDisk[1]!.lastHitAt).toBe("string");
-    expect(onDisk[0]!.lastHitAt).toBeUndefined();
+    expect(onDisk.map((entry) => entry.hits)).toEqual([1, 2, 2]);
+    expect(typeof onDisk[0]!.lastHitAt).toBe("string");
   });
 
   test("recall returns the 15 most recent matches and counts a hit only on those", () => {

@@ -1,0 +1,86 @@
+/**
+ * Stores the episode of a headless run or REPL session as it closes: the runs this process drove
+ * are read back from their logs, built into one episode (lib/store/episode-build.ts) and recorded
+ * in the project's episodes. No model call.
+ *
+ * With config `memory.episodeSummary`, `summarizeEpisode` then asks the model for a few lines
+ * about the episode (one call, from the episode's own fields, at most 5 lines and 500 characters
+ * kept, 60 s at most) and adds them as its `summary`. The episode is stored first, so a failed or
+ * slow summary loses nothing but the summary.
+ *
+ * Contract: neither function throws. A session that did nothing (see buildEpisode) records
+ * nothing; a failure (a lock held too long, a full disk, the model failing) is one line on
+ * stderr, and the session still closes normally.
+ */
+import { buildEpisode, loadEpisodeRuns } from "../store/episode-build.ts";
+import type { Episode, EpisodeStore } from "../store/episodes.ts";
+import type { SessionRecord } from "../store/sessions.ts";
+
+/** A one-shot model call: system text and one user prompt in, the reply's text out. */
+export type CompleteFn = (system: string, prompt: string, signal: AbortSignal) => Promise<string>;
+
+export const SUMMARY_LINES = 5;
+export const SUMMARY_CHARS = 500;
+const _SUMMARY_TIMEOUT_MS = 60_000;
+const _SUMMARY_SYSTEM = [
+  "You write the memory of a coding agent: a record of one past work session that a later session may search.",
+  `Answer with at most ${SUMMARY_LINES} short lines and 60 words in all: what was wanted, what was done and where, how it ended,`,
+  "and anything left open. Plain text, no headings, no preamble. Use only the record you are given.",
+].join(" ");
+
+export interface RecordSessionEpisodeOptions {
+  store: EpisodeStore;
+  session: SessionRecord;
+  cwd: string;
+  runIds: readonly string[];
+}
+
+/** Records the episode if there is one; returns it when it was recorded. */
+export function recordSessionEpisode(options: RecordSessionEpisodeOptions): Episode | undefined {
+  const { store, session, cwd, runIds } = options;
+  if (runIds.length === 0) return undefined;
+  try {
+    const prompts = new Map(session.exchanges.filter((exchange) => runIds.includes(exchange.runId)).map((exchange) => [exchange.runId, exchange.query]));
+    const episode = buildEpisode({ sessionId: session.id, cwd, projectRoot: store.projectRoot, runs: loadEpisodeRuns(runIds, prompts) });
+    if (!episode) return undefined;
+    store.record(episode);
+    return episode;
+  } catch (error) {
+    process.stderr.write(`shiro: could not record this session's episode in ${store.path} (${_message(error)}); the session itself is saved\n`);
+    return undefined;
+  }
+}
+
+/** Asks the model for the episode's summary and adds it to the stored episode. */
+export async function summarizeEpisode(store: EpisodeStore, episode: Episode, complete: CompleteFn): Promise<void> {
+  try {
+    const reply = await complete(_SUMMARY_SYSTEM, renderEpisodeForSummary(episode), AbortSignal.timeout(_SUMMARY_TIMEOUT_MS));
+    const summary = cleanSummary(reply);
+    if (summary) store.addSummary(episode.id, summary);
+  } catch (error) {
+    process.stderr.write(`shiro: the episode summary was not written (${_message(error)}); the episode is stored without it\n`);
+  }
+}
+
+/** The episode as the summary request shows it: its fields, one per line. */
+export function renderEpisodeForSummary(episode: Episode): string {
+  return [
+    ...episode.prompts.map((prompt) => `asked: ${prompt}`),
+    ...(episode.filesRead.length > 0 ? [`read: ${episode.filesRead.join(", ")}`] : []),
+    ...(episode.filesChanged.length > 0 ? [`changed: ${episode.filesChanged.join(", ")}`] : []),
+    ...episode.commands.map((run) => `ran: ${run.command} (${run.exit === null ? "no exit code" : `exit ${run.exit}`})`),
+    `outcome: ${episode.outcome.status} after ${episode.outcome.steps} steps`,
+    ...(episode.answer ? [`final answer: ${episode.answer}`] : []),
+    ...episode.spans.map((span) => `earlier summary:\n${span}`),
+  ].join("\n");
+}
+
+/** At most 5 non-blank lines and 500 characters of the reply. */
+export function cleanSummary(reply: string): string {
+  const lines = reply.split("\n").map((line) => line.trim()).filter(Boolean).slice(0, SUMMARY_LINES).join("\n");
+  return lines.length > SUMMARY_CHARS ? `${lines.slice(0, SUMMARY_CHARS - 1)}…` : lines;
+}
+
+function _message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,49 @@
+/**
+ * The macOS `sandbox-exec` (Seatbelt) profile and command line for one sandboxed command.
+ * Untested on real macOS by this project's CI (it runs on Linux); the profile follows the same
+ * rules as the bubblewrap one: reads anywhere, writes only in the workspace (`workspace-write`)
+ * and a private temp folder, the workspace's `.git/hooks` and `.git/config` read-only, and no
+ * network unless `network`. Paths reach the profile as `-D` parameters, never spliced into it,
+ * so no path can change the profile's meaning.
+ */
+import { realpathSync } from "node:fs";
+
+export interface SeatbeltPolicy {
+  mode: "workspace-write" | "read-only";
+  network: boolean;
+}
+
+/** The profile text; `ROOT` and `TMP` are `-D` parameters of sandbox-exec. */
+export function buildSeatbeltProfile(policy: SeatbeltPolicy): string {
+  const writable = [
+    ...(policy.mode === "workspace-write" ? ['(subpath (param "ROOT"))'] : []),
+    '(subpath (param "TMP"))',
+    '(literal "/dev/null")', '(literal "/dev/zero")', '(literal "/dev/tty")', '(literal "/dev/dtracehelper")',
+    '(regex #"^/dev/fd/")',
+  ];
+  const lines = [
+    "(version 1)",
+    "(allow default)",
+    "(deny file-write*)",
+    `(allow file-write* ${writable.join(" ")})`,
+  ];
+  if (policy.mode === "workspace-write") {
+    lines.push('(deny file-write* (subpath (string-append (param "ROOT") "/.git/hooks")) (literal (string-append (param "ROOT") "/.git/config")))');
+  }
+  if (!policy.network) lines.push("(deny network*)");
+  return `${lines.join("\n")}\n`;
+}
+
+/** The argv that runs `command` in `root` under sandbox-exec, with `tmp` as its private temp folder. */
+export function buildSeatbeltArgv(sandboxExec: string, policy: SeatbeltPolicy, root: string, tmp: string, command: readonly string[]): string[] {
+  const privateTmp = _realpath(tmp);
+  return [sandboxExec, "-p", buildSeatbeltProfile(policy), "-D", `ROOT=${_realpath(root)}`, "-D", `TMP=${privateTmp}`, "/usr/bin/env", `TMPDIR=${privateTmp}`, ...command];
+}
+
+function _realpath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * A session's sandbox for subprocesses: wraps an argv so it runs confined, explains a failure
+ * the sandbox caused, and asks whether one command may run outside it.
+ *
+ * Leaving the sandbox is an approval like any other, but stricter than the gate: `--yolo` never
+ * answers it, and a headless run never leaves (nobody can be asked, and a blocked run cannot
+ * suspend in the middle of a command). "always" records an in-memory grant of the suggested
+ * pattern (`git *`): later commands it covers run outside the sandbox at once, for this session.
+ * Like every bash grant it never covers a command that chains, pipes, redirects or substitutes.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { uuidv7 } from "../ids.ts";
+import { createSessionGrants, suggestPattern } from "../permissions.ts";
+import type { ApprovalRequest, DecisionSource } from "../approval.ts";
+import { buildBwrapArgv } from "./bwrap.ts";
+import type { SandboxStatus } from "./detect.ts";
+import { explainSandboxFailure, type FailedRun } from "./explain.ts";
+import { buildSeatbeltArgv } from "./seatbelt.ts";
+import { seccompFilterFile } from "./seccomp.ts";
+
+export interface OutsideRequest {
+  callId: string;
+  command: string;
+  /** What the sandbox refused (explainSandboxFailure). */
+  reason: string;
+  cwd: string;
+}
+
+export interface OutsideVerdict {
+  allowed: boolean;
+  /** One line for the tool result: who decided and why. */
+  note: string;
+}
+
+export interface CommandSandbox {
+  readonly status: SandboxStatus;
+  /** True when `command` runs confined: the sandbox is on and no "always" grant covers it. Throws the refusal of a sandbox config asked for but could not get. */
+  confines(command: string): boolean;
+  /** The argv that runs `argv` confined in `root` (as is when the sandbox is off). Throws the refusal, like `confines`. */
+  wrap(argv: readonly string[], root: string): string[];
+  /** Why a confined run failed because of the sandbox, or undefined. */
+  explain(run: FailedRun): string | undefined;
+  /** Asks whether this one command may run again outside the sandbox. */
+  askOutside(request: OutsideRequest): Promise<OutsideVerdict>;
+}
+
+export const HEADLESS_STAYS_INSIDE =
+  "Not run outside the sandbox: a headless run never leaves it. Tell the user what failed; they can run the command themselves or restart shiro with --no-sandbox.";
+export const USER_KEPT_INSIDE = "Not run outside the sandbox: the user declined.";
+
+export interface CommandSandboxOptions {
+  /** The person answering approval questions; undefined in headless runs. */
+  decide?: DecisionSource;
+  sessionId?: string;
+}
+
+export function createCommandSandbox(status: SandboxStatus, options: CommandSandboxOptions = {}): CommandSandbox {
+  const grants = createSessionGrants();
+  let privateTmp: string | undefined;
+  return {
+    status,
+    confines(command) {
+      if (status.refusal) throw new Error(status.refusal);
+      return status.mode !== "off" && !grants.covers("bash", [command]);
+    },
+    wrap(argv, root) {
+      if (status.refusal) throw new Error(status.refusal);
+      const runner = status.runner;
+      if (status.mode === "off" || !runner) return [...argv];
+      const policy = { mode: status.mode, network: status.network };
+      if (runner.kind === "bwrap") return buildBwrapArgv(runner.path, { ...policy, seccompFile: seccompFilterFile() }, root, argv);
+      privateTmp ??= mkdtempSync(join(tmpdir(), "shiro-sandbox-"));
+      return buildSeatbeltArgv(runner.path, policy, root, privateTmp, argv);
+    },
+    explain: (run) => explainSandboxFailure(status, run),
+    async askOutside(request) {
+      if (!options.decide) return { allowed: false, note: HEADLESS_STAYS_INSIDE };
+      const input = { command: request.command };
+      const asked: ApprovalRequest = {
+        id: uuidv7(), callId: request.callId, tool: "bash", input, subjects: [request.command], subject: request.command,
+        repeated: false, suggestedPattern: suggestPattern("bash", input), cwd: request.cwd, sandbox: request.reason,
+        ...(options.sessionId ? { sessionId: options.sessionId } : {}),
+      };
+      let answer: Awaited<ReturnType<DecisionSource>>;
+      try {
+        answer = await options.decide(asked);
+      } catch {
+        answer = "deny";
+      }
+      if (answer === "always") grants.add("bash", asked.suggestedPattern);
+      if (answer === "once" || answer === "always") return { allowed: true, note: "Ran outside the sandbox: the user approved it after the sandboxed attempt failed." };
+      return { allowed: false, note: USER_KEPT_INSIDE };
+    },
+  };
+}

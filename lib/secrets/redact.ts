@@ -1,0 +1,221 @@
+/**
+ * The redactor: finds secrets in text and replaces each with `<redacted:kind>`.
+ *
+ * Contract:
+ * - `redactText` is pure and idempotent: redacting its output changes nothing, and text without a
+ *   secret comes back as the same string.
+ * - `redactValue` returns a copy of a JSON-shaped value with every string redacted, sharing every
+ *   subtree that had nothing to redact (so an untouched value comes back as itself). A string
+ *   under a secret-looking key (`apiKey`, `token`, `DB_PASSWORD`) that looks random is replaced
+ *   whole. Opaque provider fields (signatures, encrypted reasoning) are never touched, and a part
+ *   whose `text` was redacted drops its `signature`: a signed text goes back to the provider
+ *   unmodified or not at all.
+ * - What it finds: every preset's key shape (lib/providers/presets.ts), AWS access key ids and
+ *   secret keys, GitHub, GitLab, Slack, npm and Stripe tokens, JWTs, private key blocks, passwords
+ *   in URLs, bearer tokens, and random-looking values assigned to names ending in KEY, TOKEN,
+ *   SECRET, PASSWORD, PASSWD, PWD, PASSPHRASE or CREDENTIALS.
+ * - What it leaves alone, by design: git hashes, UUIDs, base64 data (images, integrity hashes
+ *   `sha512-…`), and short or word-like values even under a secret name (`KEY_NAME = "x"`,
+ *   `API_KEY = process.env.API_KEY`, `token: "<your token>"`).
+ */
+import { PRESETS } from "../providers/presets.ts";
+
+export interface RedactResult {
+  text: string;
+  /** The kinds found, each once, in the order first found; empty when nothing was redacted. */
+  kinds: string[];
+}
+
+interface _Shape {
+  kind: string;
+  regex: RegExp;
+}
+
+/** Characters that continue a token: a shape only matches between two characters outside this set. */
+const _TOKEN_CHAR = "A-Za-z0-9_\\-";
+
+function _shape(kind: string, pattern: string, flags = "g"): _Shape {
+  return { kind, regex: new RegExp(`(?<![${_TOKEN_CHAR}])(?:${pattern})(?![${_TOKEN_CHAR}])`, flags) };
+}
+
+const _PRIVATE_KEY = /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----(?:[\s\S]*?-----END \1PRIVATE KEY\2-----|[A-Za-z0-9+/=\s\\:,.-]*)/g;
+
+/** Whole-token shapes, most specific first. */
+const _SHAPES: readonly _Shape[] = [
+  _shape("jwt", "eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{16,}"),
+  ...PRESETS.flatMap((preset) => (preset.keyShape ? [_shape(preset.keyShape.kind, preset.keyShape.pattern)] : [])),
+  _shape("aws-access-key-id", "(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}"),
+  _shape("github-token", "gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{40,255}"),
+  _shape("gitlab-token", "gl(?:pat|dt|rt|ptt|soat|cbt|imt|oas|ft|ffct|agent)-[A-Za-z0-9_-]{20,}"),
+  _shape("slack-token", "xox[abposr]-[A-Za-z0-9-]{10,}|xapp-\\d-[A-Za-z0-9-]{10,}"),
+  _shape("slack-webhook", "https://hooks\\.slack\\.com/services/[A-Za-z0-9/_]{20,}"),
+  _shape("npm-token", "npm_[A-Za-z0-9]{36}"),
+  _shape("stripe-key", "(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,}"),
+];
+
+/** `aws_secret_access_key = …`, `"SecretAccessKey": "…"`: the 40-character value only. */
+const _AWS_SECRET = /((?:aws)?_?secret_?access_?key\\?["']?\s*(?:=|:)\s*\\?["']?)([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/gi;
+/** `scheme://user:password@host`: the password only. */
+const _URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@"'<>]+:)([^\s@/"'<>]+)(@)/gi;
+const _BEARER = /(\bBearer\s+)([A-Za-z0-9._~+/-]{16,}=*)/g;
+/**
+ * `NAME = value`, `NAME: value`, `"name": "value"`, with the quotes optionally backslash-escaped
+ * (JSON inside a JSON string). Group 2 is the name, group 4 the value.
+ */
+const _ASSIGNMENT = /(?<![A-Za-z0-9_$])(\\?["'`]?)([A-Za-z_][A-Za-z0-9_.-]*)\1[ \t]*(?:=|:=|:|=>)[ \t]*(\\?["'`]?)([^\s"'`\\,;(){}[\]<>=]+=*)/g;
+
+const _SECRET_NAME = /(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PWD|PASSPHRASE|CREDENTIALS?)$/;
+const _PASSWORD_NAME = /(?:PASSWORD|PASSWD|PWD|PASSPHRASE)$/;
+
+/** True when a variable or field named `name` holds a secret by convention (`apiKey`, `DB_PASSWORD`). */
+export function isSecretName(name: string): boolean {
+  return _SECRET_NAME.test(_normalizeName(name));
+}
+
+function _normalizeName(name: string): string {
+  return name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/[.-]/g, "_").toUpperCase();
+}
+
+/**
+ * True when `value` looks like a secret rather than a word, a reference or a placeholder: long
+ * enough (16, or 8 for passwords), at least two character classes, and at least 3 bits of
+ * entropy per character (2.5 for passwords).
+ */
+export function isSecretLikeValue(value: string, options: { password?: boolean } = {}): boolean {
+  const password = options.password ?? false;
+  if (value.length < (password ? 8 : 16) || value.length > 1024) return false;
+  if (/^(?:\$|%|\{\{|<|process\.env|env\.|os\.environ)/i.test(value)) return false;
+  if (/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/.test(value)) return false;
+  if (/^[a-z]+(?:[_-][a-z]+)*$/.test(value) || /^[A-Z]+(?:_[A-Z]+)*$/.test(value)) return false;
+  if (/^(.)\1*$/.test(value) || /^(?:x+|your|example|placeholder|changeme|dummy|redacted)/i.test(value)) return false;
+  const classes = [/[a-z]/, /[A-Z]/, /[0-9]/, /[^A-Za-z0-9]/].filter((re) => re.test(value)).length;
+  if (classes < 2) return false;
+  return _entropy(value) >= (password ? 2.5 : 3);
+}
+
+function _entropy(value: string): number {
+  const counts = new Map<string, number>();
+  for (const char of value) counts.set(char, (counts.get(char) ?? 0) + 1);
+  let bits = 0;
+  for (const count of counts.values()) {
+    const p = count / value.length;
+    bits -= p * Math.log2(p);
+  }
+  return bits;
+}
+
+export function placeholderFor(kind: string): string {
+  return `<redacted:${kind}>`;
+}
+
+/** Redacts every secret in `text`. */
+export function redactText(text: string): RedactResult {
+  if (text.length < 8) return { text, kinds: [] };
+  const kinds: string[] = [];
+  const note = (kind: string): string => {
+    if (!kinds.includes(kind)) kinds.push(kind);
+    return placeholderFor(kind);
+  };
+  let out = text;
+  if (out.includes("PRIVATE KEY")) out = out.replace(_PRIVATE_KEY, () => note("private-key"));
+  for (const shape of _SHAPES) out = out.replace(shape.regex, () => note(shape.kind));
+  out = out.replace(_AWS_SECRET, (_all, head: string) => head + note("aws-secret-key"));
+  if (out.includes("://")) {
+    out = out.replace(_URL_PASSWORD, (all, head: string, password: string, at: string) =>
+      (/^(?:\$|<|\*+$|\{)/.test(password) ? all : head + note("url-password") + at));
+  }
+  out = out.replace(_BEARER, (all, head: string, token: string) => (isSecretLikeValue(token) ? head + note("bearer-token") : all));
+  out = _redactAssignments(out, note);
+  return kinds.length === 0 ? { text, kinds } : { text: out, kinds };
+}
+
+/**
+ * Walks the assignments by hand: when a name is not a secret name, the scan resumes at its value,
+ * which may itself start the next assignment (`"output": "API_KEY=…"`).
+ */
+function _redactAssignments(text: string, note: (kind: string) => string): string {
+  _ASSIGNMENT.lastIndex = 0;
+  let out = "";
+  let done = 0;
+  for (let match = _ASSIGNMENT.exec(text); match; match = _ASSIGNMENT.exec(text)) {
+    const [all, , name, , value] = match as unknown as [string, string, string, string, string];
+    const valueStart = match.index + all.length - value.length;
+    const normalized = _normalizeName(name);
+    const password = _PASSWORD_NAME.test(normalized);
+    if (!_SECRET_NAME.test(normalized) || !isSecretLikeValue(value, { password })) {
+      _ASSIGNMENT.lastIndex = valueStart;
+      continue;
+    }
+    out += text.slice(done, valueStart) + note(password ? "password" : "secret");
+    done = valueStart + value.length;
+  }
+  return done === 0 ? text : out + text.slice(done);
+}
+
+/**
+ * Sessions are rewritten whole after every step, so the same long strings are redacted again and
+ * again: long ones are remembered (by content; engines cache a string's hash) up to a bound.
+ */
+const _CACHE_MIN_LENGTH = 256;
+/** Characters of source text held at most (the redacted copies are usually the same strings). */
+const _CACHE_CHARS = 8_000_000;
+const _cache = new Map<string, string>();
+let _cachedChars = 0;
+
+function _redactCached(text: string): string {
+  if (text.length < _CACHE_MIN_LENGTH || text.length > _CACHE_CHARS / 8) return redactText(text).text;
+  const known = _cache.get(text);
+  if (known !== undefined) return known;
+  const redacted = redactText(text).text;
+  while (_cachedChars + text.length > _CACHE_CHARS) {
+    const oldest = _cache.keys().next().value!;
+    _cache.delete(oldest);
+    _cachedChars -= oldest.length;
+  }
+  _cache.set(text, redacted);
+  _cachedChars += text.length;
+  return redacted;
+}
+
+/** Fields that hold opaque provider data, replayed byte for byte and never shown to anyone. */
+const _OPAQUE_KEYS = new Set(["signature", "redactedData", "encryptedContent", "extraContent"]);
+
+/** A copy of `value` with every secret redacted; unchanged subtrees are shared, not copied. */
+export function redactValue<T>(value: T): T {
+  return _redactAny(value, undefined) as T;
+}
+
+function _redactAny(value: unknown, key: string | undefined): unknown {
+  if (typeof value === "string") {
+    if (key !== undefined && isSecretName(key) && isSecretLikeValue(value, { password: _PASSWORD_NAME.test(_normalizeName(key)) })) {
+      return placeholderFor(_PASSWORD_NAME.test(_normalizeName(key)) ? "password" : "secret");
+    }
+    return _redactCached(value);
+  }
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const next = _redactAny(value[i], undefined);
+      if (next !== value[i]) (copy ??= value.slice())[i] = next;
+    }
+    return copy ?? value;
+  }
+  if (value !== null && typeof value === "object") {
+    const source = value as Record<string, unknown>;
+    let copy: Record<string, unknown> | undefined;
+    for (const [field, inner] of Object.entries(source)) {
+      if (_OPAQUE_KEYS.has(field)) continue;
+      const next = _redactAny(inner, field);
+      if (next !== inner) (copy ??= { ...source })[field] = next;
+    }
+    if (copy && copy.text !== source.text && "signature" in copy) delete copy.signature;
+    return copy ?? value;
+  }
+  return value;
+}
+
+/** The kinds of the placeholders in `value` (any JSON-shaped value), each once; empty when none. */
+export function findPlaceholderKinds(value: unknown): string[] {
+  const text = typeof value === "string" ? value : JSON.stringify(value) ?? "";
+  return [...new Set(Array.from(text.matchAll(/<redacted:([a-z0-9-]+)>/g), (match) => match[1]!))];
+}

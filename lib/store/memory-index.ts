@@ -1,0 +1,132 @@
+/**
+ * The recall index of one project: a BM25 index (lib/search) over the project's notes, the global
+ * notes and the project's episodes and monthly digests, in `memory/<hash16>.index.json`
+ * (paths.memoryIndex) beside the stores.
+ *
+ * Segments, and what makes each one out of date:
+ * - `notes:project`, `notes:global`: the list of note ids. Note text never changes under an id,
+ *   so a hit count changing (every recall) leaves the index alone; notes are read on every recall
+ *   anyway, for their hits and age.
+ * - `episodes`: the episodes file's inode, size and modification time. While it holds, recall
+ *   never reads the episodes file: each episode's result line is built from the `data` the index
+ *   keeps for it (EpisodeCard). An episode changes under its id only when its summary is added
+ *   (its stamp is the summary's length); a digest's stamp is its count and last time.
+ * A store that is off (no global store given) keeps its segment out of the search, not out of
+ * the file. Digests are documents of the `episodes` segment with ids `digest:<month>`.
+ */
+import { createHash } from "node:crypto";
+import { statSync } from "node:fs";
+import type { Bm25Index, IndexedDocInput } from "../search/bm25-index.ts";
+import { openIndexFile } from "../search/index-file.ts";
+import { paths } from "../paths.ts";
+import type { Episode, EpisodeDigest, EpisodeStore } from "./episodes.ts";
+import type { MemoryScope, MemoryStore, ScopedMemoryEntry } from "./memory.ts";
+
+export const NOTE_SEGMENTS: Record<MemoryScope, string> = { project: "notes:project", global: "notes:global" };
+export const EPISODE_SEGMENT = "episodes";
+export const DIGEST_ID_PREFIX = "digest:";
+
+/** What the index keeps to show an episode or a digest without reading the episodes file. */
+export type EpisodeCard =
+  | { kind: "episode"; sessionId: string; at: string; ask: string; changed: string[]; moreChanged: number; command?: string; status: string; steps: number }
+  | { kind: "digest"; month: string; episodes: number; asks: string[]; changed: string[] };
+
+export interface MemoryIndexSources {
+  projectRoot: string;
+  project?: MemoryStore;
+  global?: MemoryStore;
+  episodes?: EpisodeStore;
+  onNotice?: (text: string) => void;
+}
+
+export interface OpenedMemoryIndex {
+  index: Bm25Index;
+  /** Every note of the stores given, by id, tagged with its scope. */
+  notes: Map<string, ScopedMemoryEntry>;
+}
+
+/** Brings the index up to date with the stores (see the module contract) and returns it with the notes read. */
+export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex {
+  const notes = new Map<string, ScopedMemoryEntry>();
+  const stores = [sources.project, sources.global].filter((store): store is MemoryStore => store !== undefined);
+  const listed = stores.map((store) => {
+    const entries = store.list();
+    for (const entry of entries) notes.set(entry.id, { ...entry, scope: store.scope });
+    return { store, entries };
+  });
+  const file = openIndexFile(paths.memoryIndex(sources.projectRoot), { label: "memory index", onNotice: sources.onNotice });
+  const index = file.open((index) => {
+    for (const { store, entries } of listed) {
+      const stamp = createHash("sha1").update(entries.map((entry) => entry.id).sort().join("\n")).digest("hex");
+      index.sync(NOTE_SEGMENTS[store.scope], stamp, () => entries.map((entry) => ({ id: entry.id, stamp: "", text: entry.text })));
+    }
+    if (sources.episodes) {
+      const store = sources.episodes;
+      index.sync(EPISODE_SEGMENT, _fileStamp(store.path), () => {
+        const { episodes, digests } = store.read();
+        return [...episodes.map(_episodeDoc), ...digests.map(_digestDoc)];
+      });
+    }
+  });
+  return { index, notes };
+}
+
+function _fileStamp(path: string): string {
+  try {
+    const stat = statSync(path);
+    return `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+  } catch {
+    return "missing";
+  }
+}
+
+/** An episode's result line material: the first prompt, three changed files (`first` leading), the first failing command or else the first. */
+export function episodeCard(episode: Episode, first?: string): EpisodeCard {
+  const changed = first ? [first, ...episode.filesChanged.filter((path) => path !== first)] : episode.filesChanged;
+  return {
+    kind: "episode", sessionId: episode.sessionId, at: episode.endedAt, ask: shortLine(episode.prompts[0] ?? "", 140),
+    changed: changed.slice(0, 3), moreChanged: Math.max(0, changed.length - 3),
+    ...(episode.commands[0] ? { command: formatCommandRun(episode.commands.find((run) => run.exit !== 0) ?? episode.commands[0]) } : {}),
+    status: episode.outcome.status, steps: episode.outcome.steps,
+  };
+}
+
+export function digestCard(digest: EpisodeDigest): EpisodeCard {
+  return { kind: "digest", month: digest.month, episodes: digest.episodes, asks: digest.prompts.slice(0, 2).map((ask) => shortLine(ask, 80)), changed: digest.filesChanged.slice(0, 3) };
+}
+
+function _episodeDoc(episode: Episode): IndexedDocInput {
+  const card = episodeCard(episode);
+  const text = episodeText(episode);
+  // A summary is the one thing added to an episode after it is stored.
+  return { id: episode.id, stamp: episode.summary ? `s${episode.summary.length}` : "", text, data: card };
+}
+
+function _digestDoc(digest: EpisodeDigest): IndexedDocInput {
+  const card = digestCard(digest);
+  const text = digestText(digest);
+  return { id: `${DIGEST_ID_PREFIX}${digest.month}`, stamp: `${digest.episodes}:${digest.lastAt}`, text, data: card };
+}
+
+/** `bun test (exit 1)`; `(no exit code)` when the command was killed or failed to run. */
+export function formatCommandRun(run: { command: string; exit: number | null }): string {
+  return `${shortLine(run.command, 80)} (${run.exit === null ? "no exit code" : `exit ${run.exit}`})`;
+}
+
+/** What is searched of an episode: prompts, files, commands, the answer excerpt, span summaries and summary. */
+export function episodeText(episode: Episode): string {
+  return [
+    ...episode.prompts, ...episode.filesRead, ...episode.filesChanged, ...episode.commands.map((run) => run.command),
+    episode.answer, ...episode.spans, episode.summary ?? "",
+  ].join("\n");
+}
+
+export function digestText(digest: EpisodeDigest): string {
+  return [digest.month, ...digest.prompts, ...digest.filesChanged, ...digest.commands].join("\n");
+}
+
+/** Whitespace collapsed, cut to `max` characters with an ellipsis. */
+export function shortLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}

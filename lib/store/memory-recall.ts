@@ -1,0 +1,230 @@
+/**
+ * Ranked recall over notes and episodes: what the `recall` tool answers.
+ *
+ * Contract:
+ * - Words: BM25 through the project's recall index (memory-index.ts), a result needs one query
+ *   word, not all; equal scores go to the note with more hits, then to the newer entry.
+ * - `file`: only episodes (and monthly digests) that read or changed that path, matched whole or
+ *   by trailing path segments (`auth.ts` finds `lib/auth.ts`); with no words, newest first.
+ * - A query that is a session id (8 hex digits or more, a prefix of the full id) returns those
+ *   episodes in full instead: the progressive-disclosure step after a short result.
+ * - `scope` project: the project's notes and episodes; global: the global notes; both by default.
+ *   `kinds` keeps note kinds and `episode` (which covers digests).
+ * - Each note returned counts one hit in its own store (memory.ts `recordHits`).
+ * - Results are one short line each; notices about a rebuilt index open the answer.
+ * - `recallMemory` ranks by words only and never uses the network; `recallMemoryHybrid` (config
+ *   `memory.embeddings`) fuses that ranking with cosine similarity by rank.
+ */
+import type { Bm25Index, IndexHit } from "../search/bm25-index.ts";
+import type { EmbeddingClient } from "../search/embeddings.ts";
+import { fuseByRank } from "../search/vector-file.ts";
+import { projectPath } from "./episode-build.ts";
+import type { Episode, EpisodeStore } from "./episodes.ts";
+import { EPISODE_SEGMENT, NOTE_SEGMENTS, digestCard, episodeCard, formatCommandRun, openMemoryIndex, type EpisodeCard, type MemoryIndexSources } from "./memory-index.ts";
+import { rankSemantically } from "./memory-semantic.ts";
+import { MEMORY_KINDS, type MemoryScope, type MemoryStore, type ScopedMemoryEntry } from "./memory.ts";
+
+export const RECALL_KINDS = [...MEMORY_KINDS, "episode"] as const;
+export type RecallKind = (typeof RECALL_KINDS)[number];
+export const RECALL_DEFAULT_LIMIT = 8;
+export const RECALL_MAX_LIMIT = 30;
+const _EXPANDED_CAP = 6_000;
+const _SESSION_ID = /^[0-9a-f]{8}(?:-[0-9a-f-]{0,28})?$/i;
+
+/** What the `recall` tool takes (lib/tools/memory-tools.ts holds its schema). */
+export interface RecallRequest {
+  query: string;
+  scope?: MemoryScope;
+  kinds?: readonly RecallKind[];
+  file?: string;
+  limit?: number;
+}
+
+export interface RecallContext extends MemoryIndexSources {
+  /** The folder a relative `file` is resolved against. */
+  cwd: string;
+  now?: Date;
+}
+
+/** Recall ranked by words alone (BM25): no network, ever. */
+export function recallMemory(context: RecallContext, request: RecallRequest): string {
+  const plan = _plan(context, request);
+  if (typeof plan === "string") return plan;
+  return _answer(context, plan, plan.query ? plan.index.search(plan.query, { limit: plan.limit, filter: plan.accept, tieBreak: plan.tieBreak }) : _byFile(plan));
+}
+
+/**
+ * Recall ranked by words and meaning: BM25 and cosine similarity (memory-semantic.ts) fused by
+ * rank. When the embeddings endpoint fails, the answer opens with a notice and is ranked by words.
+ */
+export async function recallMemoryHybrid(context: RecallContext, request: RecallRequest, client: EmbeddingClient): Promise<string> {
+  const plan = _plan(context, request);
+  if (typeof plan === "string") return plan;
+  if (!plan.query) return _answer(context, plan, _byFile(plan));
+  const pool = Math.max(50, plan.limit);
+  const words = plan.index.search(plan.query, { limit: pool, filter: plan.accept, tieBreak: plan.tieBreak });
+  let meaning: IndexHit[];
+  try {
+    meaning = await rankSemantically({ ...context, client, index: plan.index, notes: plan.notes, query: plan.query, accept: plan.accept, pool });
+  } catch (error) {
+    plan.notices.push(`${error instanceof Error ? error.message : String(error)}; ranked by words only`);
+    return _answer(context, plan, words.slice(0, plan.limit));
+  }
+  const key = (hit: IndexHit) => `${hit.segment}\u0000${hit.id}`;
+  const fused = fuseByRank([words.map(key), meaning.map(key)]);
+  const byKey = new Map([...meaning, ...words].map((hit) => [key(hit), hit]));
+  const hits = [...byKey.values()]
+    .map((hit) => ({ ...hit, score: fused.get(key(hit)) ?? 0 }))
+    .sort((a, b) => (Math.abs(b.score - a.score) > 1e-12 ? b.score - a.score : plan.tieBreak(a, b)))
+    .slice(0, plan.limit);
+  return _answer(context, plan, hits);
+}
+
+interface _Plan {
+  query: string;
+  file?: string;
+  now: Date;
+  limit: number;
+  notices: string[];
+  index: Bm25Index;
+  notes: Map<string, ScopedMemoryEntry>;
+  touching?: Map<string, _Touching>;
+  accept: (segment: string, id: string) => boolean;
+  tieBreak: (a: IndexHit, b: IndexHit) => number;
+}
+
+/** Everything a ranking needs, or the whole answer when there is nothing to rank (an expanded episode). */
+function _plan(context: RecallContext, request: RecallRequest): _Plan | string {
+  const query = request.query.trim();
+  const file = request.file?.trim();
+  if (!query && !file) throw new Error("recall needs a query (words, a path or a session id) or a file");
+  if (query && _SESSION_ID.test(query) && context.episodes) {
+    const expanded = _expand(context.episodes, query.toLowerCase());
+    if (expanded) return expanded;
+  }
+  const notices: string[] = [];
+  const { index, notes } = openMemoryIndex({ ...context, onNotice: (text) => { notices.push(text); context.onNotice?.(text); } });
+  const kinds = new Set<string>(request.kinds && request.kinds.length > 0 ? request.kinds : RECALL_KINDS);
+  const touching = file && context.episodes ? _episodesTouching(context.episodes, projectPath(file, context.cwd, context.projectRoot)) : undefined;
+  const accept = (segment: string, id: string): boolean => {
+    if (segment === EPISODE_SEGMENT) return request.scope !== "global" && kinds.has("episode") && (!touching || touching.has(id));
+    if (touching) return false;
+    const note = notes.get(id);
+    return note !== undefined && segment === NOTE_SEGMENTS[note.scope] && (!request.scope || request.scope === note.scope) && kinds.has(note.kind);
+  };
+  const time = (hit: IndexHit) => notes.get(hit.id)?.createdAt ?? _cardTime(hit.data as EpisodeCard);
+  const tieBreak = (a: IndexHit, b: IndexHit) => (notes.get(b.id)?.hits ?? 0) - (notes.get(a.id)?.hits ?? 0) || (time(a) < time(b) ? 1 : time(a) > time(b) ? -1 : 0);
+  return {
+    query, ...(file ? { file } : {}), now: context.now ?? new Date(), limit: request.limit ?? RECALL_DEFAULT_LIMIT, notices, index, notes,
+    ...(touching ? { touching } : {}), accept, tieBreak,
+  };
+}
+
+/** Episodes touching the file, newest first (a `file` recall with no words). */
+function _byFile(plan: _Plan): IndexHit[] {
+  return [...(plan.touching ?? new Map<string, _Touching>())]
+    .sort(([, a], [, b]) => (a.at < b.at ? 1 : -1)).slice(0, plan.limit)
+    .map(([id, found]): IndexHit => ({ segment: EPISODE_SEGMENT, id, data: found.card, score: 0, matched: 0 }));
+}
+
+function _answer(context: RecallContext, plan: _Plan, hits: readonly IndexHit[]): string {
+  _recordNoteHits([context.project, context.global], hits, plan.notes);
+  const lines = hits.map((hit) => {
+    const note = plan.notes.get(hit.id);
+    if (note) return _noteLine(note, plan.now);
+    const found = plan.touching?.get(hit.id);
+    return _cardLine(found?.card ?? (hit.data as EpisodeCard)) + (found?.read ? ` · read ${found.read}` : "");
+  });
+  if (lines.length === 0) lines.push(plan.query ? `Nothing recorded about "${plan.query}".` : `No episode read or changed "${plan.file}".`);
+  else if (hits.some((hit) => hit.segment === EPISODE_SEGMENT)) lines.push("(recall a session id to see its episode in full)");
+  return [...plan.notices.map((text) => `Notice: ${text}`), ...lines].join("\n");
+}
+
+function _recordNoteHits(stores: (MemoryStore | undefined)[], hits: readonly IndexHit[], notes: Map<string, ScopedMemoryEntry>): void {
+  for (const store of stores) {
+    if (!store) continue;
+    const ids = hits.filter((hit) => notes.get(hit.id)?.scope === store.scope).map((hit) => hit.id);
+    if (ids.length > 0) store.recordHits(ids);
+  }
+}
+
+interface _Touching {
+  at: string;
+  /** The matching path when the episode only read it (a changed one leads the card's list). */
+  read?: string;
+  card: EpisodeCard;
+}
+
+/** Episodes (and digests) whose files include `path`, whole or as trailing segments. */
+function _episodesTouching(store: EpisodeStore, path: string): Map<string, _Touching> {
+  const matches = (candidate: string) => candidate === path || candidate.endsWith(`/${path}`);
+  const found = new Map<string, _Touching>();
+  const { episodes, digests } = store.read();
+  for (const episode of episodes) {
+    const changed = episode.filesChanged.find(matches);
+    const read = episode.filesRead.find(matches);
+    if (!changed && !read) continue;
+    found.set(episode.id, { at: episode.endedAt, read: changed ? undefined : read, card: episodeCard(episode, changed) });
+  }
+  for (const digest of digests) {
+    const changed = digest.filesChanged.find(matches);
+    if (!changed) continue;
+    found.set(`digest:${digest.month}`, { at: digest.lastAt, card: { ...digestCard(digest), changed: [changed, ...digest.filesChanged.filter((path) => path !== changed)].slice(0, 3) } });
+  }
+  return found;
+}
+
+/** `note (gotcha, 12 days old, 3 hits): <text>`; a global note says `global`. */
+function _noteLine(note: ScopedMemoryEntry, now: Date): string {
+  const parts = [note.kind, ...(note.scope === "global" ? ["global"] : []), _age(note.createdAt, now), ...(note.hits > 0 ? [`${note.hits} hit${note.hits === 1 ? "" : "s"}`] : [])];
+  return `note (${parts.join(", ")}): ${note.text}`;
+}
+
+/** `episode 0193ab2c 2026-11-28: "<ask>" · changed a.ts, b.ts +2 · ran bun test (exit 1) · completed, 6 steps` */
+function _cardLine(card: EpisodeCard): string {
+  if (card.kind === "digest") {
+    const asks = card.asks.map((ask) => `"${ask}"`).join("; ");
+    return `digest ${card.month} (${card.episodes} episode${card.episodes === 1 ? "" : "s"}): ${asks}${card.changed.length > 0 ? ` · changed ${card.changed.join(", ")}` : ""}`;
+  }
+  const parts = [`episode ${card.sessionId.slice(0, 8)} ${card.at.slice(0, 10)}: "${card.ask}"`];
+  if (card.changed.length > 0) parts.push(`changed ${card.changed.join(", ")}${card.moreChanged > 0 ? ` +${card.moreChanged}` : ""}`);
+  if (card.command) parts.push(`ran ${card.command}`);
+  parts.push(`${card.status}, ${card.steps} step${card.steps === 1 ? "" : "s"}`);
+  return parts.join(" · ");
+}
+
+function _cardTime(card: EpisodeCard | undefined): string {
+  if (!card) return "";
+  return card.kind === "digest" ? card.month : card.at;
+}
+
+function _age(createdAt: string, now: Date): string {
+  const days = Math.floor((now.getTime() - Date.parse(createdAt)) / 86_400_000);
+  if (!(days >= 1)) return "today";
+  if (days < 60) return `${days} day${days === 1 ? "" : "s"} old`;
+  return `${Math.floor(days / 30)} months old`;
+}
+
+/** The episodes of the sessions whose id starts with `prefix`, newest first, in full (capped). */
+function _expand(store: EpisodeStore, prefix: string): string | undefined {
+  const found = store.read().episodes.filter((episode) => episode.sessionId.toLowerCase().startsWith(prefix)).reverse().slice(0, 3);
+  if (found.length === 0) return undefined;
+  const text = found.map(_fullEpisode).join("\n\n");
+  return text.length > _EXPANDED_CAP ? `${text.slice(0, _EXPANDED_CAP - 1)}…` : text;
+}
+
+function _fullEpisode(episode: Episode): string {
+  const { outcome } = episode;
+  const cost = outcome.costUsd === undefined ? "" : `, $${outcome.costUsd.toFixed(4)}`;
+  const lines = [
+    `episode of session ${episode.sessionId}, ${episode.startedAt.slice(0, 16).replace("T", " ")} to ${episode.endedAt.slice(0, 16).replace("T", " ")}: ${outcome.status}, ${outcome.steps} steps in ${outcome.runs} run${outcome.runs === 1 ? "" : "s"}${cost}`,
+    "asked:", ...episode.prompts.map((prompt) => `- ${prompt}`),
+  ];
+  if (episode.filesRead.length > 0) lines.push(`read: ${episode.filesRead.join(", ")}`);
+  if (episode.filesChanged.length > 0) lines.push(`changed: ${episode.filesChanged.join(", ")}`);
+  if (episode.commands.length > 0) lines.push("commands:", ...episode.commands.map((run) => `- ${formatCommandRun(run)}`));
+  if (episode.answer) lines.push(`answer: ${episode.answer}`);
+  if (episode.summary) lines.push(`summary: ${episode.summary}`);
+  for (const span of episode.spans) lines.push("compaction summary:", span);
+  return lines.join("\n");
+}

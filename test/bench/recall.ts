@@ -1,0 +1,133 @@
+/**
+ * Benchmark: ranked recall over 300 notes and 10,000 episodes on disk, through the recall index
+ * (read the index file, check it is current, score the query's postings; and again with the index
+ * already read, as a REPL's later recalls find it), against a linear scan
+ * of the same entries (read both stores, tokenise every entry, score it with the same BM25).
+ * Prints medians, their ratio, the one-off cost of building the index, and the index's size on
+ * disk beside the stores it covers.
+ */
+import { mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { median } from "./baseline.ts";
+
+const NOTES = 300;
+const EPISODES = 10_000;
+const RUNS = 15;
+const ROOT = "/work/bench-project";
+const QUERIES = ["login redirect broken", "database migration seed", "parseHttpUrl timeout", "src/auth/session.ts", "flaky test retry", "docker compose port"];
+
+const home = mkdtempSync(join(tmpdir(), "shiro-bench-recall-"));
+process.env.SHIRO_HOME = home;
+const { paths } = await import("../../lib/paths.ts");
+const { openMemory } = await import("../../lib/store/memory.ts");
+const { openEpisodes } = await import("../../lib/store/episodes.ts");
+const { openMemoryIndex } = await import("../../lib/store/memory-index.ts");
+const { tokenize, tokenizeQuery } = await import("../../lib/search/tokenize.ts");
+
+/** Deterministic pseudo-random words: a vocabulary of code-ish and English terms. */
+function _generator(seed: number) {
+  let state = seed;
+  const next = () => (state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  const stems = ["auth", "login", "session", "redirect", "token", "cache", "query", "parser", "config", "route", "handler", "worker", "queue", "schema",
+    "migration", "seed", "database", "docker", "compose", "port", "timeout", "retry", "flaky", "test", "build", "deploy", "lint", "format", "render", "layout"];
+  const filler = Array.from({ length: 2_000 }, (_, i) => `term${i.toString(36)}`);
+  const word = () => (next() < 0.3 ? stems[Math.floor(next() * stems.length)]! : filler[Math.floor(next() * filler.length)]!);
+  const sentence = (n: number) => Array.from({ length: n }, word).join(" ");
+  const path = () => `src/${word()}/${word()}${next() < 0.5 ? "Handler" : "_util"}.ts`;
+  return { next, sentence, path };
+}
+
+function _seed(): void {
+  const gen = _generator(42);
+  const base = Date.UTC(2025, 0, 1);
+  const notes = Array.from({ length: NOTES }, (_, i) => ({
+    id: `n-${i}`, kind: "fact", text: gen.sentence(14), createdAt: new Date(base + i * 3_600_000).toISOString(), hits: 0,
+  }));
+  const episodes = Array.from({ length: EPISODES }, (_, i) => {
+    const at = new Date(base + i * 600_000).toISOString();
+    return {
+      id: `e-${i}`, sessionId: `0190${i.toString(16).padStart(4, "0")}-0000-7000-8000-000000000000`, runIds: [`r-${i}`], startedAt: at, endedAt: at,
+      prompts: [gen.sentence(12)], filesRead: [gen.path(), gen.path()], filesChanged: [gen.path()],
+      commands: [{ command: `bun test ${gen.path()}`, exit: gen.next() < 0.2 ? 1 : 0 }],
+      outcome: { status: "completed", steps: 4, runs: 1, costUsd: 0.01 }, answer: gen.sentence(40), spans: [],
+    };
+  });
+  mkdirSync(paths.memoryDir(), { recursive: true });
+  writeFileSync(paths.projectMemory(ROOT), JSON.stringify({ version: 1, project: ROOT, entries: notes }, null, 2));
+  writeFileSync(paths.projectEpisodes(ROOT), JSON.stringify({ version: 1, project: ROOT, episodes, digests: [] }, null, 2));
+}
+
+const _sources = () => ({ projectRoot: ROOT, project: openMemory(ROOT), episodes: openEpisodes(ROOT) });
+
+function _indexed(query: string): number {
+  return openMemoryIndex(_sources()).index.search(query, { limit: 8 }).length;
+}
+
+let _touches = 0;
+/** A fresh process's recall: the index file's time is moved, so it is parsed again. */
+function _indexedCold(query: string): number {
+  const at = new Date(Date.UTC(2030, 0, 1) + ++_touches * 1000);
+  utimesSync(paths.memoryIndex(ROOT), at, at);
+  return _indexed(query);
+}
+
+/** The same ranking with no index: every entry read and tokenised for every query. */
+function _scan(query: string): number {
+  const sources = _sources();
+  const texts = [
+    ...sources.project.list().map((note) => note.text),
+    ...sources.episodes.read().episodes.map((e) => [...e.prompts, ...e.filesRead, ...e.filesChanged, ...e.commands.map((c) => c.command), e.answer, ...e.spans].join("\n")),
+  ];
+  const docs = texts.map((text) => {
+    const counts = new Map<string, number>();
+    const terms = tokenize(text);
+    for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
+    return { counts, len: terms.length };
+  });
+  const average = docs.reduce((sum, doc) => sum + doc.len, 0) / docs.length;
+  const scores = new Float64Array(docs.length);
+  for (const term of tokenizeQuery(query)) {
+    const df = docs.filter((doc) => doc.counts.has(term)).length;
+    const idf = Math.log(1 + (docs.length - df + 0.5) / (df + 0.5));
+    docs.forEach((doc, i) => {
+      const tf = doc.counts.get(term) ?? 0;
+      if (tf > 0) scores[i]! += (idf * tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * doc.len) / average));
+    });
+  }
+  return [...scores].filter((score) => score > 0).sort((a, b) => b - a).slice(0, 8).length;
+}
+
+function _time(run: (query: string) => number, runs: number): number {
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const query = QUERIES[i % QUERIES.length]!;
+    const start = performance.now();
+    run(query);
+    samples.push(performance.now() - start);
+  }
+  return median(samples);
+}
+
+export async function benchRecall(): Promise<void> {
+  _seed();
+  const buildStart = performance.now();
+  _indexed(QUERIES[0]!);
+  const build = performance.now() - buildStart;
+  for (const query of QUERIES) if (_indexed(query) !== _scan(query)) throw new Error(`index and scan disagree on "${query}"`);
+  const indexed = _time(_indexedCold, RUNS);
+  const warm = _time(_indexed, RUNS);
+  const scan = _time(_scan, 5);
+  const size = (path: string) => statSync(path).size;
+  const stores = size(paths.projectMemory(ROOT)) + size(paths.projectEpisodes(ROOT));
+  const index = size(paths.memoryIndex(ROOT));
+  console.log(`recall: ${NOTES} notes and ${EPISODES} episodes (${(stores / 1e6).toFixed(1)} MB of stores), median per query`);
+  console.log(`  linear scan (read, tokenise, score all)  ${scan.toFixed(1)} ms  (1.00x)`);
+  console.log(`  through the index, read from disk        ${indexed.toFixed(1)} ms  (${(scan / indexed).toFixed(1)}x faster)`);
+  console.log(`  through the index, already read (REPL)   ${warm.toFixed(1)} ms  (${(scan / warm).toFixed(1)}x faster)`);
+  console.log(`  building the index once                  ${build.toFixed(1)} ms`);
+  console.log(`  index on disk                            ${(index / 1e6).toFixed(2)} MB  (${((index / stores) * 100).toFixed(0)}% of the stores)`);
+  rmSync(home, { recursive: true, force: true });
+}
+
+if (import.meta.main) await benchRecall();

@@ -1,0 +1,193 @@
+/**
+ * Episodes and ranked recall through the built binary, for each wire protocol: a session that did
+ * work leaves an episode a later, separate session finds by a paraphrase; a relevant old note
+ * outranks newer notes sharing one word; `file` finds the episode that changed a path; a session
+ * id expands an episode; a corrupt index is rebuilt with a notice; eight processes recording at
+ * once lose nothing. Assertions are on the tool results the fake provider received and on disk.
+ */
+import { describe, expect, test } from "bun:test";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathHash16 } from "../../lib/paths.ts";
+import { toolResultsOf, userTextsOf, useE2E, type WireProtocol } from "./_harness.ts";
+
+const PROTOCOLS = ["chat", "responses", "anthropic"] as const;
+const e2e = useE2E();
+
+const memoryDir = () => join(e2e.dirs.home, ".shiro-neko", "memory");
+const episodesFile = () => join(memoryDir(), `${pathHash16(e2e.dirs.cwd)}.episodes.json`);
+const indexFile = () => join(memoryDir(), `${pathHash16(e2e.dirs.cwd)}.index.json`);
+const readEpisodes = () => JSON.parse(readFileSync(episodesFile(), "utf8")) as { episodes: Record<string, any>[]; digests: unknown[] };
+const sessionIds = () => readdirSync(join(e2e.dirs.home, ".shiro-neko", "sessions")).filter((name) => name.endsWith(".json")).map((name) => name.slice(0, -5));
+
+/** Runs one headless session whose model calls `recall` with `input`, and returns the tool result it was sent. */
+async function recallThroughBinary(input: Record<string, unknown>, protocol: WireProtocol): Promise<string> {
+  const before = e2e.fake.requests.length;
+  e2e.fake.script({ toolCalls: [{ name: "recall", input }] }, { text: "Recalled." });
+  const result = await e2e.shiro(["-p", "what do you know about this?"], { protocol });
+  expect({ code: result.code, stderr: result.stderr.includes("Error") }).toEqual({ code: 0, stderr: false });
+  const second = e2e.fake.requests[before + 1]!;
+  const outputs = toolResultsOf(second).map((entry) => entry.output);
+  expect(outputs).toHaveLength(1);
+  return outputs[0]!;
+}
+
+/** Session 1: writes a file and runs a command, with no `remember`. */
+async function doSomeWork(protocol: WireProtocol): Promise<void> {
+  e2e.fake.script(
+    { toolCalls: [{ name: "write_file", input: { path: "src/authRedirect.ts", content: "export const target = '/home';\n" } }, { name: "bash", input: { command: "echo checked" } }] },
+    { text: "Fixed the login redirect: it now sends users home." },
+  );
+  const result = await e2e.shiro(["-p", "fix the flaky login redirect after sign-in", "--yolo"], { protocol });
+  expect(result.code).toBe(0);
+}
+
+for (const protocol of PROTOCOLS) {
+  describe(`episodes and recall over ${protocol}`, () => {
+    test("session 2 finds session 1's work by a paraphrase, by the file it changed, and expands it by session id", async () => {
+      await doSomeWork(protocol);
+      const [sessionId] = sessionIds();
+      const episodes = readEpisodes().episodes;
+      expect(episodes.map((episode) => ({
+        sessionId: episode.sessionId, prompts: episode.prompts, filesRead: episode.filesRead, filesChanged: episode.filesChanged,
+        commands: episode.commands, status: episode.outcome.status, steps: episode.outcome.steps, runs: episode.outcome.runs, answer: episode.answer, spans: episode.spans,
+      }))).toEqual([{
+        sessionId, prompts: ["fix the flaky login redirect after sign-in"], filesRead: [], filesChanged: ["src/authRedirect.ts"],
+        commands: [{ command: "echo checked", exit: 0 }], status: "completed", steps: 2, runs: 1, answer: "Fixed the login redirect: it now sends users home.", spans: [],
+      }]);
+      const date = episodes[0]!.endedAt.slice(0, 10);
+      const line = `episode ${sessionId!.slice(0, 8)} ${date}: "fix the flaky login redirect after sign-in" · changed src/authRedirect.ts · ran echo checked (exit 0) · completed, 2 steps`;
+
+      // A paraphrase sharing two words ("login", "redirect") with what was asked.
+      expect(await recallThroughBinary({ query: "redirect broken on login page" }, protocol)).toBe(`${line}\n(recall a session id to see its episode in full)`);
+      // Only the recall session's own work was bookkeeping: it left no episode.
+      expect(readEpisodes().episodes).toHaveLength(1);
+
+      for (const file of ["src/authRedirect.ts", "authRedirect.ts", "./src/authRedirect.ts", join(e2e.dirs.cwd, "src", "authRedirect.ts")]) {
+        expect(await recallThroughBinary({ query: "", file }, protocol)).toBe(`${line}\n(recall a session id to see its episode in full)`);
+      }
+      expect(await recallThroughBinary({ query: "", file: "other.ts" }, protocol)).toBe('No episode read or changed "other.ts".');
+
+      const expanded = await recallThroughBinary({ query: sessionId!.slice(0, 8) }, protocol);
+      expect(expanded.split("\n").slice(1)).toEqual([
+        "asked:", "- fix the flaky login redirect after sign-in", "changed: src/authRedirect.ts", "commands:", "- echo checked (exit 0)",
+        "answer: Fixed the login redirect: it now sends users home.",
+      ]);
+      expect(expanded.split("\n")[0]).toStartWith(`episode of session ${sessionId}, `);
+      // Without memory.embeddings, recall never leaves the machine.
+      expect(e2e.fake.embeddingRequests).toEqual([]);
+    }, 60_000);
+
+    test("a relevant old note outranks 25 newer notes that share one word with the query", async () => {
+      const entry = (i: number, text: string, createdAt: string) => ({ id: `0190000${String(i).padStart(2, "0")}-0000-7000-8000-000000000000`, kind: "gotcha", text, createdAt, hits: 0 });
+      const entries = [
+        entry(0, "rotate the staging database password with ops/rotate.sh, never by hand", "2024-03-01T00:00:00.000Z"),
+        ...Array.from({ length: 25 }, (_, i) => entry(i + 1, `the database migration ${i} needs a fresh seed`, `2026-0${1 + (i % 9)}-1${i % 10}T00:00:00.000Z`)),
+      ];
+      mkdirSync(memoryDir(), { recursive: true });
+      writeFileSync(join(memoryDir(), `${pathHash16(e2e.dirs.cwd)}.json`), JSON.stringify({ version: 1, project: e2e.dirs.cwd, entries }));
+      const lines = (await recallThroughBinary({ query: "how to rotate the staging database password", kinds: ["gotcha"] }, protocol)).split("\n");
+      expect(lines[0]).toMatch(/^note \(gotcha, \d+ months old\): rotate the staging database password with ops\/rotate\.sh, never by hand$/);
+      expect(lines.slice(1).every((text) => text.includes("the database migration"))).toBe(true);
+      expect(lines).toHaveLength(8);
+    });
+
+    test("a corrupt index is rebuilt with a notice, and recall still answers", async () => {
+      await doSomeWork(protocol);
+      expect(await recallThroughBinary({ query: "login" }, protocol)).toContain("fix the flaky login redirect");
+      writeFileSync(indexFile(), "{ this is not json");
+      const answer = await recallThroughBinary({ query: "login" }, protocol);
+      const lines = answer.split("\n");
+      expect(lines[0]).toMatch(/^Notice: memory index .*\.index\.json was unreadable \(not valid JSON .*\); rebuilt it$/);
+      expect(lines[1]).toContain('"fix the flaky login redirect after sign-in"');
+      expect(JSON.parse(readFileSync(indexFile(), "utf8")).docs).toHaveLength(1);
+      expect(await recallThroughBinary({ query: "login" }, protocol)).not.toContain("Notice");
+    }, 60_000);
+  });
+}
+
+describe("memory.episodeSummary", () => {
+  test("one budgeted model call after the work adds a summary to the stored episode, and recall finds its words", async () => {
+    e2e.writeConfig({ memory: { episodeSummary: true } });
+    e2e.fake.script(
+      { toolCalls: [{ name: "write_file", input: { path: "src/authRedirect.ts", content: "x\n" } }] },
+      { text: "Done." },
+      { text: "Wanted: a stable login redirect.\nChanged src/authRedirect.ts; the wombat guard is in place.\n\nline three\nfour\nfive\nsix is cut" },
+    );
+    expect((await e2e.shiro(["-p", "fix the flaky login redirect after sign-in", "--yolo"], { protocol: "anthropic" })).code).toBe(0);
+    const request = e2e.fake.requests[2]!;
+    expect(request.body.tools ?? []).toEqual([]);
+    expect(userTextsOf(request)).toEqual(["asked: fix the flaky login redirect after sign-in\nchanged: src/authRedirect.ts\noutcome: completed after 2 steps\nfinal answer: Done."]);
+    const [episode] = readEpisodes().episodes;
+    expect(episode!.summary).toBe("Wanted: a stable login redirect.\nChanged src/authRedirect.ts; the wombat guard is in place.\nline three\nfour\nfive");
+    e2e.writeConfig({});
+    expect(await recallThroughBinary({ query: "wombat" }, "chat")).toStartWith(`episode ${episode!.sessionId.slice(0, 8)} `);
+  }, 60_000);
+});
+
+describe("memory.embeddings", () => {
+  const CONCEPTS = [["car", "automobile", "vehicle"], ["login", "sign-in", "auth"], ["database", "migration"]];
+  /** One dimension per concept, plus one for anything else: a paraphrase with no shared word is close. */
+  const embedConcepts = (text: string) => {
+    const lower = text.toLowerCase();
+    const vector = CONCEPTS.map((words) => (words.some((word) => lower.includes(word)) ? 1 : 0));
+    return [...vector, vector.some(Boolean) ? 0 : 1];
+  };
+
+  test("notes are embedded once, the query on every recall, and meaning ranks a note sharing no word first", async () => {
+    e2e.writeConfig({ memory: { embeddings: { baseURL: e2e.fake.baseURL, model: "fake-embed", apiKeyEnv: "EMBED_KEY" } } });
+    e2e.fake.embedWith(embedConcepts);
+    const entry = (i: number, text: string) => ({ id: `0190000${i}-0000-7000-8000-000000000000`, kind: "fact", text, createdAt: new Date(Date.now() - (3 - i) * 1000).toISOString(), hits: 0 });
+    mkdirSync(memoryDir(), { recursive: true });
+    writeFileSync(join(memoryDir(), `${pathHash16(e2e.dirs.cwd)}.json`), JSON.stringify({
+      version: 1, project: e2e.dirs.cwd, entries: [entry(0, "the automobile pool is parked on level 3"), entry(1, "login uses a session cookie"), entry(2, "is the database seeded where the tests expect")],
+    }));
+    const env = { EMBED_KEY: "embed-key" };
+    const recall = async (query: string) => {
+      const before = e2e.fake.requests.length;
+      e2e.fake.script({ toolCalls: [{ name: "recall", input: { query } }] }, { text: "ok" });
+      expect((await e2e.shiro(["-p", "recall it"], { env })).code).toBe(0);
+      return toolResultsOf(e2e.fake.requests[before + 1]!)[0]!.output.split("\n");
+    };
+    // "where" and "is" are ignored words: by words alone, "the car" matches nothing.
+    expect(await recall("where is the car")).toEqual(["note (fact, today): the automobile pool is parked on level 3"]);
+    expect((await recall("car"))[0]).toBe("note (fact, today, 1 hit): the automobile pool is parked on level 3");
+    const bodies = e2e.fake.embeddingRequests.map((request) => request.body);
+    expect(bodies[0]).toEqual({ model: "fake-embed", input: ["is the database seeded where the tests expect", "login uses a session cookie", "the automobile pool is parked on level 3"] });
+    expect(bodies.slice(1)).toEqual([{ model: "fake-embed", input: ["where is the car"] }, { model: "fake-embed", input: ["car"] }]);
+    expect(e2e.fake.embeddingRequests.every((request) => request.headers.authorization === "Bearer embed-key")).toBe(true);
+    const vectors = JSON.parse(readFileSync(join(memoryDir(), `${pathHash16(e2e.dirs.cwd)}.vectors.json`), "utf8"));
+    expect([vectors.model, vectors.dims, Object.keys(vectors.vectors).length]).toEqual(["fake-embed", 4, 3]);
+
+    e2e.fake.embedWith(() => {
+      throw new Error("the embedding model is down");
+    });
+    const fallback = await recall("database seeded");
+    expect(fallback[0]).toMatch(/^Notice: embeddings endpoint http:\/\/127\.0\.0\.1:\d+\/v1\/embeddings answered 500: fake provider: the embedding model is down; ranked by words only$/);
+    expect(fallback[1]).toContain("is the database seeded where the tests expect");
+  }, 60_000);
+});
+
+describe("eight processes at once", () => {
+  test("8 sessions each recording a note and an episode at the same time lose nothing, and recall finds them all", async () => {
+    writeFileSync(join(e2e.dirs.cwd, "shared.txt"), "one line\n");
+    e2e.fake.respond((request) => {
+      if (toolResultsOf(request).length > 0) return { text: "done" };
+      const asked = userTextsOf(request).at(-1)!;
+      return { toolCalls: [{ name: "remember", input: { kind: "fact", text: `note from ${asked}` } }, { name: "read_file", input: { path: "shared.txt" } }] };
+    });
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => e2e.shiro(["-p", `parallel worker ${i}`], { protocol: PROTOCOLS[i % 3]!, timeoutMs: 60_000 })));
+    expect(results.map((result) => result.code)).toEqual(Array(8).fill(0));
+    const expected = Array.from({ length: 8 }, (_, i) => `parallel worker ${i}`);
+    const notes = JSON.parse(readFileSync(join(memoryDir(), `${pathHash16(e2e.dirs.cwd)}.json`), "utf8")).entries.map((note: { text: string }) => note.text);
+    expect(notes.sort()).toEqual(expected.map((text) => `note from ${text}`));
+    const episodes = readEpisodes().episodes;
+    expect(episodes.map((episode) => episode.prompts[0]).sort()).toEqual(expected);
+    expect(episodes.every((episode) => episode.filesRead[0] === "shared.txt")).toBe(true);
+    e2e.fake.reset();
+    const found = await recallThroughBinary({ query: "parallel worker", kinds: ["episode"], limit: 10 }, "chat");
+    expect(found.split("\n").filter((line) => line.startsWith("episode "))).toHaveLength(8);
+    const reading = (await recallThroughBinary({ query: "", file: "shared.txt", limit: 3 }, "anthropic")).split("\n");
+    expect(reading.slice(0, 3).map((line) => line.replace(/^episode \S+ \S+: "parallel worker \d"/, "…"))).toEqual(Array(3).fill("… · completed, 2 steps · read shared.txt"));
+  }, 120_000);
+});
