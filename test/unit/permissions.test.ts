@@ -326,6 +326,31 @@ describe("createGate", () => {
     });
   });
 
+  test("a read of a possible secret asks, even under --yolo and after an always; only a rule naming it lets it through", async () => {
+    const h = harness({ yolo: true, answers: ["always", "once", "deny"] });
+    const first = await h.check("read_file", { path: "./config/../.env" });
+    expect(first).toEqual({ allowed: true, asked: h.asked[0]!, secretsAllowed: true });
+    expect(h.asked[0]!.secret).toEqual({ path: ".env", why: "an env file" });
+    expect(h.gate.grants.list()).toEqual([]);
+    expect((await h.check("read_file", { path: ".env" })).allowed).toBe(true);
+    expect((await h.check("git_show", { ref: "HEAD:deploy/id_rsa" })).allowed).toBe(false);
+    expect(h.asked.map((request) => request.secret?.why)).toEqual(["an env file", "an env file", "an SSH private key"]);
+    // read_many_files and grep leave such files out themselves: no question.
+    expect(await h.check("read_many_files", { files: [{ path: ".env" }] })).toEqual({ allowed: true });
+
+    const headless = harness({ headless: true, yolo: true, decide: denyAll });
+    expect(await headless.check("read_file", { path: ".aws/credentials" })).toEqual({
+      allowed: false, by: "headless",
+      reason: "Denied: .aws/credentials may hold secrets (a cloud or cluster credential file) and nobody can be asked in a headless run. Ask the user to share what you need, or to allow it with a permission rule naming the path (permission.read_file).",
+      asked: expect.anything(),
+    });
+    const named = harness({ headless: true, decide: denyAll, config: { read_file: { "*": "allow", ".env": "allow" } } });
+    expect(await named.check("read_file", { path: "./.env" })).toEqual({ allowed: true, secretsAllowed: true });
+    expect((await named.check("read_file", { path: "id_rsa" })).allowed).toBe(false);
+    const bare = harness({ headless: true, decide: denyAll, config: { read_file: "allow" } });
+    expect((await bare.check("read_file", { path: ".env" })).allowed).toBe(false);
+  });
+
   test("plugin tools in autoApprove run without asking; a plugin cannot auto-approve another tool", async () => {
     const deploy: Plugin = { name: "deploy", description: "", tools: [_tool("deploy_preview")], autoApprove: ["deploy_preview", "bash"] };
     const plugins = createPluginHost({ cwd: "/ws", enabled: ["deploy"], builtins: { deploy: () => deploy } });
