@@ -24,6 +24,7 @@ import {
 } from "./permissions.ts";
 import { classifySecretFile } from "./secrets/classify.ts";
 import type { PluginHost } from "./plugins.ts";
+import { loadShellParser } from "./shell/parser.ts";
 import { createPending } from "./store/approvals.ts";
 import type { ToolDefinition } from "./tools/types.ts";
 
@@ -34,7 +35,7 @@ export interface ApprovalRequest {
   tool: string;
   input: unknown;
   subjects: string[];
-  /** The subjects joined with ", ", for one-line display and the persisted record. */
+  /** One line for display and the persisted record: bash's command, else the subjects joined with ", ". */
   subject: string;
   /** Allowed by the rules, but the third (or later) identical call of this turn. */
   repeated: boolean;
@@ -121,7 +122,7 @@ export function createGate(options: GateOptions): Gate {
     const run = async (): Promise<GateResult> => {
       if (!repeated && !secret && grants.covers(call.name, subjects)) return { allowed: true };
       const request: ApprovalRequest = {
-        id: uuidv7(), callId: call.callId, tool: call.name, input: call.input, subjects, subject: subjects.join(", "),
+        id: uuidv7(), callId: call.callId, tool: call.name, input: call.input, subjects, subject: _subjectLine(call, subjects),
         repeated, matched, suggestedPattern: suggestPattern(call.name, call.input), cwd: call.cwd,
         ...(call.subagent ? { subagent: true } : {}),
         ...(secret ? { secret } : {}),
@@ -151,6 +152,8 @@ export function createGate(options: GateOptions): Gate {
     newTurn: () => repeats.reset(),
     deniesPath: (tool, path, cwd) => evaluatePermission(options.rules, tool, [normalizeRulePath(path, cwd)]).decision === "deny",
     async check(call) {
+      // bash's subjects are its simple commands, read by the shell parser: loaded before they are listed.
+      if (call.name === "bash") await loadShellParser();
       const { subjects, paths, known } = callSubjects(call.tool, call.input, call.cwd);
       // The guards judge declared paths; a write whose paths cannot be read is never let through blind.
       if (!known && call.tool?.effect === "write") return { allowed: false, by: "rule", reason: `Refused: the paths of this ${call.name} call could not be read. Check its arguments.` };
@@ -187,6 +190,12 @@ function _secretReads(rules: PermissionRules, call: GateCall, paths: readonly st
     if (!allowsExplicitly(rules, call.name, path)) return { asking: { path, why }, allowed: false };
   }
   return { allowed: flagged };
+}
+
+/** One line for display: a bash call's command as written (its subjects are its simple commands), else the subjects joined. */
+function _subjectLine(call: GateCall, subjects: string[]): string {
+  const command = call.name === "bash" && call.input !== null && typeof call.input === "object" ? (call.input as { command?: unknown }).command : undefined;
+  return typeof command === "string" ? command.replace(/\s+/g, " ").trim() : subjects.join(", ");
 }
 
 /**

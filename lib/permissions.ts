@@ -5,6 +5,9 @@
  * (`allow` | `ask` | `deny`) or to a table `{ "<pattern>": decision, … }` matched against the
  * call's subjects (its command, paths, URL…). Patterns: `*` is any run of characters including
  * newlines, `?` one character, everything else literal; a pattern must match the whole subject.
+ * A bash call's subjects are its simple commands, one line each, as `listRuleSubjects`
+ * (lib/shell/read.ts) reads them: `env X=1 /usr/bin/git  push` and `true && git push` both
+ * give the line `git push`, so `"git push*": "deny"` matches every spelling.
  *
  * Precedence, fixed:
  * - Within a table the last matching pattern wins (insertion order); no match means `ask`.
@@ -25,6 +28,8 @@ import { homedir } from "node:os";
 import { isAbsolute, posix, relative, resolve, sep } from "node:path";
 import { DECISIONS, type Decision } from "./config.ts";
 import { UserError } from "./errors.ts";
+import { isShellParserLoaded } from "./shell/parser.ts";
+import { listRuleSubjects } from "./shell/read.ts";
 import type { ToolDefinition } from "./tools/types.ts";
 
 export type { Decision };
@@ -224,14 +229,17 @@ export function describeRefusal(tool: string, matched: PermissionMatch | undefin
 // ---- session grants ----------------------------------------------------------------------------
 
 /**
- * The pattern an "always" answer grants: for bash the command's first word + ` *` (`git *`),
- * `*` for every other tool. A first word that holds a wildcard character yields `""`, which
- * grants nothing broader than an empty command.
+ * The pattern an "always" answer grants: for bash the program of its first simple command + ` *`
+ * (`git *` for `CI=1 /usr/bin/git log`, as rules see it: lib/shell/read.ts), `*` for every other
+ * tool. A program that holds a wildcard character yields `""`, which grants nothing broader than
+ * an empty command. Reads the command with the shell parser when the gate has loaded it.
  */
 export function suggestPattern(tool: string, input: unknown): string {
   if (tool !== "bash") return "*";
   const command = input !== null && typeof input === "object" ? (input as { command?: unknown }).command : undefined;
-  const word = typeof command === "string" ? command.trim().split(/\s+/)[0] ?? "" : "";
+  if (typeof command !== "string") return "";
+  const line = isShellParserLoaded() ? listRuleSubjects(command)[0] ?? "" : command;
+  const word = line.trim().split(/\s+/)[0] ?? "";
   return word && !/[*?]/.test(word) ? `${word} *` : "";
 }
 
@@ -242,9 +250,11 @@ export interface SessionGrant {
 
 /**
  * "Always" answers for this session, in memory only. A grant is consulted only after the rules
- * said ask, so it never overrides a deny. A bash grant never covers a command that chains,
- * pipes, redirects or substitutes (`;`, `&`, `|`, `<`, `>`, backticks, `$(`, newlines; `<(…)`
- * and `>(…)` run commands too): `git *` covers `git log -5`, not `git log; rm notes.txt`.
+ * said ask, so it never overrides a deny. Bash subjects are one line per simple command, so a
+ * bash grant covers a command line only when it covers every simple command in it, and never a
+ * line that redirects or substitutes (`<`, `>`, backticks, `$(`; `;`, `&`, `|` and newlines left
+ * in a line, inside quotes, count too): `git *` covers `git log -5` and `git log && git status`,
+ * not `git log; rm notes.txt` nor `git log > out`.
  */
 export interface SessionGrants {
   add(tool: string, pattern: string): void;

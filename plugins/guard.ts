@@ -1,137 +1,221 @@
 /**
  * The guard plugin: refuses destructive `bash` commands before they run, even under --yolo.
  *
- * It reads the command text only. Commands are split into simple commands at `;`, `&`, `|`,
- * newlines, parentheses, braces and backticks, and each is read as whitespace-separated words
- * with surrounding quotes dropped. Anything the text hides (a decoded payload, an expanded
- * variable, a script file) passes: this is a seatbelt, not a sandbox.
+ * It reads the command the way bash will (lib/shell/): every simple command of a list, pipeline,
+ * subshell, function body or command substitution; quotes, escapes, `$'…'` and brace lists
+ * resolved (`r''m -r"f"`, `\rm`, `{rm,-rf,x}`); assignments and wrappers (`env`, `sudo`,
+ * `timeout`, `xargs`…) peeled; program paths reduced to names; long options read as GNU and git
+ * read abbreviations (`--recur`, `--har`, `--force-w`); and the literal scripts of `bash -c`,
+ * `eval`, here-documents fed to a shell, git `!` aliases and `find -exec` read as commands too.
+ * A line bash syntax cannot parse (bash would refuse it too) or that nests shells deeper than
+ * the reader follows is refused.
+ *
+ * What the text cannot show passes: a variable's value, a decoded payload run without a pipe
+ * into a shell, a script file, an alias. This is a seatbelt, not a sandbox.
  */
 import type { Plugin } from "../lib/plugins.ts";
+import { loadShellParser } from "../lib/shell/parser.ts";
+import { peelCommand } from "../lib/shell/peel.ts";
+import {
+  SHELLS, STDIN_PATHS, listFindExecs, readCommand, readShellInvocation, toSimpleCommand, type CommandReading, type ReadCommand,
+} from "../lib/shell/read.ts";
+import { startsOption } from "../lib/shell/options.ts";
 
 export interface GuardRule {
   why: string;
-  matches(command: string): boolean;
+  /** True when the command line, read as bash reads it, does what the rule refuses. */
+  matches(line: GuardLine): boolean;
 }
 
-type Words = string[];
+export interface GuardLine {
+  source: string;
+  reading: CommandReading;
+}
 
-const _FLAG_CLUSTER = /^-[a-zA-Z]+$/;
+const _SHORT_CLUSTER = /^-[a-zA-Z]+$/;
 
-const _hasShortFlag = (words: Words, letters: RegExp) => words.some((word) => _FLAG_CLUSTER.test(word) && letters.test(word.slice(1)));
-
-/** The 12 refusals, in the order they are checked. */
+/** The rules, in the order they are checked. */
 export const GUARD_RULES: readonly GuardRule[] = [
   {
     why: "recursive or forced delete",
-    matches: (command) => _invocations(command, "rm").some((args) => {
-      const flags = args.slice(0, _endOfOptions(args));
-      return _hasShortFlag(flags, /[rRf]/) || flags.includes("--recursive") || flags.includes("--force");
+    matches: (line) => _runs(line, "rm").some(({ peeled }) => {
+      const options = _beforeDashDash(peeled.args);
+      return _hasShort(options, /[rRf]/) || options.some((arg) => startsOption(arg, "--recursive") || startsOption(arg, "--force"));
     }),
+  },
+  {
+    why: "deletes files found by find",
+    matches: (line) => _runs(line, "find").some(({ peeled }) => peeled.args.includes("-delete")
+      || listFindExecs(peeled).some((words) => _DELETERS.has(peelCommand(toSimpleCommand(words)).program))),
   },
   {
     why: "discards uncommitted work",
-    matches: (command) => _git(command, "reset").some((args) => args.includes("--hard")),
+    matches: (line) => _git(line, "reset").some((args) => args.some((arg) => startsOption(arg, "--hard")))
+      || _git(line, "checkout").some((args) => _hasShort(_beforeDashDash(args), /f/) || args.some((arg) => startsOption(arg, "--force")) || _pathspecs(args, true).some(_isWholeTree))
+      || _git(line, "restore").some((args) => _pathspecs(args, false).some(_isWholeTree) && _restoresWorktree(args))
+      || _git(line, "switch").some((args) => _hasShort(args, /f/) || args.some((arg) => startsOption(arg, "--force") || startsOption(arg, "--discard-changes"))),
   },
   {
     why: "deletes untracked files",
-    matches: (command) => _git(command, "clean").some((args) => _hasShortFlag(args, /f/) || args.includes("--force")),
+    matches: (line) => _git(line, "clean").some((args) => _hasShort(args, /f/) || args.some((arg) => startsOption(arg, "--force"))),
   },
   {
     why: "rewrites remote history",
-    matches: (command) => _git(command, "push").some((args) =>
-      _hasShortFlag(args, /f/) || args.some((arg) => arg === "--force" || arg.startsWith("--force-with-lease") || /^\+./.test(arg))),
+    matches: (line) => _git(line, "push").some((args) => _hasShort(_beforeDashDash(args), /f/)
+      || args.some((arg) => startsOption(arg, "--force") || startsOption(arg, "--force-with-lease") || startsOption(arg, "--mirror") || /^\+./.test(arg))),
   },
   {
     why: "deletes a branch without a merge check",
-    matches: (command) => _git(command, "branch").some((args) =>
-      _hasShortFlag(args, /D/)
-      || ((_hasShortFlag(args, /d/) || args.includes("--delete")) && (_hasShortFlag(args, /f/) || args.includes("--force")))),
+    matches: (line) => _git(line, "branch").some((args) => _hasShort(args, /D/)
+      || ((_hasShort(args, /d/) || args.some((arg) => startsOption(arg, "--delete"))) && (_hasShort(args, /f/) || args.some((arg) => startsOption(arg, "--force"))))),
   },
   {
     why: "destroys database data",
-    matches: (command) => /\b(?:drop|truncate)\s+(?:table|database|schema)\b/i.test(command),
+    matches: (line) => /\b(?:drop|truncate)\s+(?:table|database|schema)\b/i.test(line.source),
   },
   {
     why: "writes to a raw device",
-    matches: (command) => _segments(command).some((words) => words.some((word) => /^mkfs(?:\.\w+)?$/.test(_base(word))))
-      || _invocations(command, "dd").some((args) => args.some((arg) => /^of=\/dev\/(?!(?:null|zero|stdout|stderr)$)/.test(arg))),
-  },
-  {
-    why: "writes to a raw device",
-    matches: (command) => />\s*\/dev\/(?:sd|nvme|disk)/.test(command),
+    matches: (line) => line.reading.commands.some(({ peeled, simple }) => /^mkfs(?:\.\w+)?$/.test(peeled.program)
+      || (peeled.program === "dd" && peeled.args.some((arg) => /^of=\/dev\/(?!(?:null|zero|stdout|stderr|tty)$)/.test(arg)))
+      || simple.redirects.some((redirect) => _RAW_DEVICE.test(redirect)))
+      || _RAW_DEVICE.test(line.source),
   },
   {
     why: "makes files world-writable",
-    matches: (command) => _invocations(command, "chmod").some((args) => args.some((arg) => /^0?[0-7]?777$/.test(arg))),
+    matches: (line) => _runs(line, "chmod").some(({ peeled }) => peeled.args.some(_grantsWorldWrite)),
   },
   {
     why: "affects the whole machine",
-    matches: (command) => _segments(command).some((words) => {
-      const program = words.find((word) => !/^\w+=/.test(word));
-      if (program === undefined) return false;
-      if (_MACHINE.has(_base(program))) return true;
-      // A wrapper's own options and their values (`sudo -u root`, `timeout 5`) come before the
-      // command it runs, so any later word naming one counts.
-      return _WRAPPERS.has(_base(program))
-        && words.slice(words.indexOf(program) + 1).some((word) => _MACHINE.has(word) || (word.startsWith("/") && _MACHINE.has(_base(word))));
-    }),
+    matches: (line) => line.reading.commands.some(({ peeled }) => _MACHINE.has(peeled.program)
+      || (peeled.program === "systemctl" && peeled.args.some((arg) => _MACHINE.has(arg) || arg === "kexec"))
+      || ((peeled.program === "init" || peeled.program === "telinit") && ["0", "6"].includes(peeled.args[0] ?? ""))),
+  },
+  {
+    why: "kills every process",
+    matches: (line) => _runs(line, "kill").some(({ peeled }) => _killTargets(peeled.args).includes("-1"))
+      || line.reading.commands.some(({ peeled }) => peeled.program === "killall5"),
   },
   {
     why: "fork bomb",
-    matches: (command) => /([\w:.]+)\s*\(\s*\)\s*\{[^}]*?\1\s*\|\s*\1\s*&/.test(command),
+    matches: (line) => /([\w:.]+)\s*\(\s*\)\s*\{[^}]*?\1\s*\|\s*\1\s*&/.test(line.source),
   },
   {
-    why: "pipes a download straight into a shell",
-    matches: (command) =>
-      /\b(?:curl|wget)\b[^;&\n]*\|\s*(?:(?:[^\s|]*\/)?(?:sudo|doas|env|exec|command)\s+(?:-[^\s|]+\s+|\w+=[^\s|]*\s+)*)*(?:[^\s|]*\/)?(?:sh|bash|zsh|ksh)(?=\s|$|[;&|)])/
-        .test(command),
+    why: "pipes text into a shell",
+    matches: (line) => line.reading.commands.some(({ peeled, simple }) => {
+      const sourcing = peeled.program === "source" || peeled.program === ".";
+      if (SHELLS.has(peeled.program) || sourcing) {
+        const shell = readShellInvocation(peeled.args);
+        if (simple.piped && (sourcing ? STDIN_PATHS.has(peeled.args[0] ?? "") : shell.readsStdin)) return true;
+        // `… | xargs sh -c`: xargs hands the piped text to the shell as its script or arguments.
+        if (simple.piped && peeled.wrappers.includes("xargs")) return true;
+        // `sh -c "$(curl …)"`, `bash <(curl …)`, `source <(curl …)`: code the line itself produces.
+        return peeled.args.some((arg, i) => !peeled.argKnown[i] && /^(?:<\(|\$\(|`)|^"\$\(/.test(arg));
+      }
+      return simple.piped && _INTERPRETERS.test(peeled.program) && _readsScriptFromStdin(peeled.args)
+        && line.reading.commands.some((other) => _DOWNLOADERS.has(other.peeled.program));
+    }),
+  },
+  {
+    // Checked last, so a line that also matches a rule above names that rule (its fallback words).
+    why: "does not parse as bash, or nests shells too deep, so the guard cannot read it",
+    matches: (line) => !line.reading.parsed,
   },
 ];
 
-/** Programs that run the command named in their arguments. */
-const _WRAPPERS = new Set(["sudo", "doas", "exec", "command", "nohup", "env", "time", "nice", "timeout", "xargs", "systemctl"]);
-const _MACHINE = new Set(["shutdown", "reboot", "halt"]);
+const _DELETERS = new Set(["rm", "unlink", "shred", "rmdir"]);
+const _MACHINE = new Set(["shutdown", "reboot", "halt", "poweroff"]);
+const _DOWNLOADERS = new Set(["curl", "wget", "fetch", "http", "https"]);
+const _INTERPRETERS = /^(?:python[\d.]*|perl|ruby|node|nodejs|php|deno|bun|lua)$/;
+const _RAW_DEVICE = />\s*\/dev\/(?:sd|nvme|disk|hd|vd|xvd|mmcblk)/;
+const _WHOLE_TREE = /^(?:\.{1,2}(?:\/\.{0,2})*\/?|\*|:.*)$/;
 
-/** Simple commands as word lists. */
-function _segments(command: string): Words[] {
-  return command.split(/[;&|\n\r(){}`]/).map((segment) =>
-    segment.trim().split(/\s+/).map((word) => word.replace(/^['"\\]+|['"]+$/g, "")).filter((word) => word.length > 0));
-}
-
-function _base(word: string): string {
-  return word.slice(word.lastIndexOf("/") + 1);
-}
-
-/** The arguments after every occurrence of `program` as a word. */
-function _invocations(command: string, program: string): Words[] {
-  const found: Words[] = [];
-  for (const words of _segments(command)) {
-    words.forEach((word, index) => {
-      if (_base(word) === program) found.push(words.slice(index + 1));
-    });
+/** An interpreter with no inline code (`-c`, `-e`, `-m`, `-r`, `-p`, `--eval`…) and no script file, or the script `-`. */
+function _readsScriptFromStdin(args: readonly string[]): boolean {
+  for (const arg of args) {
+    if (STDIN_PATHS.has(arg)) return true;
+    if (/^-[a-zA-Z]*[ceEmrp]/.test(arg) || /^--(?:eval|print|command)/.test(arg)) return false;
+    if (!arg.startsWith("-")) return false;
   }
-  return found;
+  return true;
 }
 
-function _endOfOptions(args: Words): number {
+/** Commands whose program is `name` (a program glob such as `/bin/r?` counts when it fits). */
+function _runs(line: GuardLine, name: string): ReadCommand[] {
+  return line.reading.commands.filter(({ peeled }) => peeled.program === name || (peeled.programGlob && _globMatches(peeled.program, name)));
+}
+
+function _globMatches(pattern: string, name: string): boolean {
+  const source = pattern.replace(/[.+^${}()|\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".").replace(/\[!/g, "[^");
+  try {
+    return new RegExp(`^${source}$`).test(name);
+  } catch {
+    return false;
+  }
+}
+
+/** Arguments of every `git <subcommand>` (global options already dropped). */
+function _git(line: GuardLine, subcommand: string): string[][] {
+  return _runs(line, "git").filter(({ peeled }) => peeled.args[0] === subcommand).map(({ peeled }) => peeled.args.slice(1));
+}
+
+function _hasShort(args: readonly string[], letters: RegExp): boolean {
+  return args.some((arg) => _SHORT_CLUSTER.test(arg) && letters.test(arg.slice(1)));
+}
+
+function _beforeDashDash(args: readonly string[]): string[] {
   const end = args.indexOf("--");
-  return end === -1 ? args.length : end;
+  return end === -1 ? [...args] : args.slice(0, end);
 }
 
-/** Arguments of `git <subcommand>`, skipping git's own options (`-C <dir>`, `-c <k=v>`, `--git-dir=…`). */
-function _git(command: string, subcommand: string): Words[] {
-  return _invocations(command, "git").flatMap((args) => {
-    let i = 0;
-    while (i < args.length && args[i]!.startsWith("-")) i += args[i] === "-C" || args[i] === "-c" ? 2 : 1;
-    return args[i] === subcommand ? [args.slice(i + 1)] : [];
+/** Pathspec arguments: after `--`, or (without one) the non-option words, minus a leading tree-ish for checkout. */
+function _pathspecs(args: readonly string[], checkout: boolean): string[] {
+  const end = args.indexOf("--");
+  if (end !== -1) return args.slice(end + 1);
+  const words = args.filter((arg) => !arg.startsWith("-"));
+  return checkout ? words.filter(_isWholeTree) : words;
+}
+
+function _isWholeTree(pathspec: string): boolean {
+  return _WHOLE_TREE.test(pathspec);
+}
+
+/** `git restore` touches the work tree unless only --staged is given. */
+function _restoresWorktree(args: readonly string[]): boolean {
+  const options = _beforeDashDash(args);
+  const staged = options.some((arg) => startsOption(arg, "--staged")) || _hasShort(options, /S/);
+  const worktree = options.some((arg) => startsOption(arg, "--worktree")) || _hasShort(options, /W/);
+  return !staged || worktree;
+}
+
+/** A chmod mode giving others write permission: octal `…2`/`…3`/`…6`/`…7`, or `o+w`, `a=rwx`, `o=u`… */
+function _grantsWorldWrite(arg: string): boolean {
+  if (/^[0-7]{1,5}$/.test(arg)) return arg.length >= 3 && (Number(arg.at(-1)) & 2) !== 0;
+  return arg.split(",").some((clause) => {
+    const match = /^([ugoa]*)((?:[-+=][rwxXstugo]*)+)$/.exec(clause);
+    if (!match || !/[oa]/.test(match[1]!)) return false;
+    return [...match[2]!.matchAll(/([-+=])([rwxXstugo]*)/g)].some(([, op, perms]) => op !== "-" && /[wug]/.test(perms!));
   });
+}
+
+/** The process ids `kill` is given: after its signal option, `-s SIG`, or `--`. */
+function _killTargets(args: readonly string[]): string[] {
+  let i = 0;
+  if (args[0] === "-s" || args[0] === "-n" || args[0] === "--signal") i = 2;
+  else if (args[0] === "-l" || args[0] === "-L" || args[0]?.startsWith("--list")) return [];
+  else if (args[0] !== undefined && args[0] !== "--" && args[0].startsWith("-")) i = 1;
+  if (args[i] === "--") i++;
+  return args.slice(i);
 }
 
 const _SHOWN = 120;
 
-/** The refusal message for a command, or undefined when no rule matches. */
+/**
+ * The refusal message for a command, or undefined when no rule matches. Synchronous: call
+ * `loadShellParser()` first (the plugin hook does).
+ */
 export function checkCommand(command: string): string | undefined {
-  const rule = GUARD_RULES.find((candidate) => candidate.matches(command));
+  const line: GuardLine = { source: command, reading: readCommand(command) };
+  const rule = GUARD_RULES.find((candidate) => candidate.matches(line));
   if (!rule) return undefined;
   const flat = command.replace(/\s+/g, " ").trim();
   const shown = flat.length > _SHOWN ? `${flat.slice(0, _SHOWN - 1)}…` : flat;
@@ -141,11 +225,13 @@ export function checkCommand(command: string): string | undefined {
 export function createGuardPlugin(): Plugin {
   return {
     name: "guard",
-    description: "refuses destructive bash commands (rm -rf, git reset --hard, force pushes, curl | sh, …)",
-    beforeToolCall({ toolName, input }) {
+    description: "refuses destructive bash commands (rm -rf, git reset --hard, force pushes, piping into a shell, …)",
+    async beforeToolCall({ toolName, input }) {
       if (toolName !== "bash" || input === null || typeof input !== "object") return undefined;
       const command = (input as { command?: unknown }).command;
-      return typeof command === "string" ? checkCommand(command) : undefined;
+      if (typeof command !== "string") return undefined;
+      await loadShellParser();
+      return checkCommand(command);
     },
   };
 }

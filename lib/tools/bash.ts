@@ -15,6 +15,7 @@
 import { constants } from "node:os";
 import * as v from "valibot";
 import { childEnv } from "../secrets/child-env.ts";
+import { listRuleSubjects } from "../shell/read.ts";
 import { runProcessTree, type CapturedText, type RunResult } from "./process-tree.ts";
 import { RESULT_CAP, capResult, type ToolContext, type ToolDefinition } from "./types.ts";
 import description from "./bash.md" with { type: "text" };
@@ -49,7 +50,8 @@ export const bashTool: ToolDefinition<BashInput> = {
   effect: "exec",
   decision: "ask",
   guidance: "run a shell command in the workspace (builds, tests, tools); output streams live",
-  subjects: (input) => [input.command],
+  // One line per simple command, peeled (lib/shell/read.ts); the gate loads the parser first.
+  subjects: (input) => listRuleSubjects(input.command),
   async execute(input, ctx) {
     if (ctx.signal.aborted) throw new Error(`${INTERRUPTED_MESSAGE}\n\n${NO_OUTPUT_NOTE}`);
     const timeoutMs = input.timeout ?? BASH_TIMEOUT.default;

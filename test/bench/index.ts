@@ -14,6 +14,7 @@ const OPTIONAL = [
   { file: "redact.ts", exportName: "benchRedact" },
   { file: "sandbox.ts", exportName: "benchSandbox" },
   { file: "recall.ts", exportName: "benchRecall" },
+  { file: "shell-parser.ts", exportName: "benchShellParser" },
 ];
 
 await benchStartup();

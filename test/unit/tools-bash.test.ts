@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as v from "valibot";
+import { loadShellParser } from "../../lib/shell/parser.ts";
 import { INTERRUPTED_MESSAGE, NO_OUTPUT_NOTE, bashTool } from "../../lib/tools/bash.ts";
 import type { ToolContext } from "../../lib/tools/types.ts";
 import { errorOf } from "./tools-workspace.ts";
@@ -32,9 +33,11 @@ function isRunning(pid: number): boolean {
 }
 
 describe("bash tool", () => {
-  test("declares its set, subjects and read-only flag", () => {
+  test("declares its set, effect, default and subjects (one peeled line per simple command)", async () => {
     expect({ name: bashTool.name, set: bashTool.set, effect: bashTool.effect, decision: bashTool.decision }).toEqual({ name: "bash", set: "core", effect: "exec", decision: "ask" });
+    await loadShellParser();
     expect(bashTool.subjects?.({ command: "ls -la" })).toEqual(["ls -la"]);
+    expect(bashTool.subjects?.({ command: "cd src && env X=1 /bin/ls  -la" })).toEqual(["cd src", "ls -la"]);
   });
 
   test("reports the exit code with stdout and stderr sections", async () => {

@@ -1,0 +1,25 @@
+/**
+ * The shell parser under Deno (`deno run -A`, the third way the sources run): the guard and the
+ * rule lines read the same under Deno as under Bun. Deno comes from PATH, or from $DENO when set;
+ * without it (CI installs Deno after the suite) the test is skipped and says so.
+ */
+import { expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { join, resolve } from "node:path";
+import { loadShellParser } from "../../lib/shell/parser.ts";
+import { listRuleSubjects } from "../../lib/shell/read.ts";
+import { checkCommand } from "../../plugins/guard.ts";
+
+const ROOT = resolve(import.meta.dir, "..", "..");
+const DENO = process.env.DENO ?? (spawnSync("deno", ["--version"]).status === 0 ? "deno" : undefined);
+
+const COMMANDS = ["r''m -r\"f\" x", "env X=1 /usr/bin/git  push --force-w", "echo $(git push)", "ls -la"];
+
+test.skipIf(DENO === undefined)("under deno run -A the guard and the rule lines read commands as under Bun", async () => {
+  const run = spawnSync(DENO!, ["run", "-A", join(ROOT, "test/fixtures/shell-probe.ts"), ...COMMANDS], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
+  expect(run.stderr).toBe("");
+  await loadShellParser();
+  const expected = COMMANDS.map((command) => [listRuleSubjects(command), checkCommand(command) ?? null]);
+  expect(JSON.parse(run.stdout)).toEqual(expected);
+  expect(expected.map(([, refusal]) => refusal !== null)).toEqual([true, true, false, false]);
+}, 130_000);

@@ -1,0 +1,72 @@
+/**
+ * The shell parser is loaded on the first bash call only: a plain answer, --version and a run
+ * whose only tool is not bash never load mvdan-sh; a bash call does. Shiro runs from source under
+ * a preload that records the loaded modules at exit (test/fixtures/record-modules.ts). The build
+ * the binary is made from keeps mvdan-sh in a chunk that only a dynamic import() reaches.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { startFakeProvider, type FakeProvider, type FakeStep } from "../fakes/provider.ts";
+
+const ROOT = resolve(import.meta.dir, "..", "..");
+let fake: FakeProvider;
+let dir = "";
+
+beforeAll(async () => {
+  fake = await startFakeProvider();
+  dir = mkdtempSync(join(tmpdir(), "shiro-lazy-"));
+});
+afterAll(async () => {
+  await fake.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function _modulesLoaded(args: string[], steps: FakeStep[]): Promise<string[]> {
+  fake.reset();
+  fake.script(...steps);
+  const log = join(dir, `modules-${Math.random().toString(36).slice(2)}.json`);
+  const env = {
+    PATH: process.env.PATH ?? "", HOME: dir, SHIRO_HOME: dir, NO_COLOR: "1", RECORD_MODULES: log, RECORD_MATCH: "mvdan-sh",
+    SHIRO_BASE_URL: fake.baseURL, SHIRO_API_KEY: "k", SHIRO_PROTOCOL: "chat", SHIRO_PROVIDER: "openai",
+  };
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, ["--preload", join(ROOT, "test/fixtures/record-modules.ts"), join(ROOT, "cmd/shiro.ts"), ...args], { cwd: dir, env, stdio: "ignore" });
+    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      if (code !== 0) reject(new Error(`shiro ${args.join(" ")} exited ${code}`));
+      else resolvePromise((JSON.parse(readFileSync(log, "utf8")) as string[]).map((path) => path.slice(path.indexOf("mvdan-sh"))));
+    });
+  });
+}
+
+test("--version and a plain answer do not load the shell parser", async () => {
+  expect(await _modulesLoaded(["--version"], [])).toEqual([]);
+  expect(await _modulesLoaded(["-p", "hi", "--yolo"], [{ text: "hello" }])).toEqual([]);
+  expect(fake.requests).toHaveLength(1);
+  expect(await _modulesLoaded(["-p", "list", "--yolo"], [{ toolCalls: [{ name: "glob", input: { pattern: "*" } }] }, { text: "done" }])).toEqual([]);
+}, 60_000);
+
+test("the first bash call loads it", async () => {
+  const loaded = await _modulesLoaded(["-p", "run", "--yolo"], [{ toolCalls: [{ name: "bash", input: { command: "true" } }] }, { text: "done" }]);
+  expect(loaded).toEqual(["mvdan-sh/index.js"]);
+}, 30_000);
+
+test("the build puts mvdan-sh in its own chunk, reached only by import()", () => {
+  const out = join(dir, "split");
+  const build = spawnSync(process.execPath, ["build", "--splitting", "--format=esm", "--target=bun", "--minify", join(ROOT, "cmd/shiro.ts"), "--outdir", out], { encoding: "utf8", timeout: 120_000 });
+  expect(build.status).toBe(0);
+  const chunks = readdirSync(out).filter((name) => name.endsWith(".js"));
+  // GopherJS stamps its Go version into the code it emits.
+  const parser = chunks.filter((name) => readFileSync(join(out, name), "utf8").includes('"go1.17.'));
+  expect(parser).toHaveLength(1);
+  const importers = chunks.map((name) => [name, readFileSync(join(out, name), "utf8")] as const).filter(([, code]) => code.includes(`./${parser[0]}`));
+  expect(importers.length).toBeGreaterThan(0);
+  for (const [name, code] of importers) {
+    expect([name, code.includes(`from"./${parser[0]}"`) || code.includes(`import"./${parser[0]}"`)]).toEqual([name, false]);
+    expect([name, code.includes(`import("./${parser[0]}")`)]).toEqual([name, true]);
+  }
+}, 120_000);
