@@ -43,7 +43,7 @@ export function scopeRefPath(path: string, prefix: string): string {
   const fromCwd = path === "." || path === ".." || path.startsWith("./") || path.startsWith("../");
   const inRepo = posix.normalize(fromCwd ? `${prefix}${path}` : path || ".");
   const top = prefix.replace(/\/$/, "");
-  const escapes = () => new Error(`Path escapes workspace: ${path} (in ${prefix ? `${top}/ of` : ""} the repository). Name a path inside the workspace.`);
+  const escapes = () => new Error(`Path escapes workspace: ${path} (in REF:PATH git reads PATH from the repository's top; start it with ./ to mean the workspace).`);
   if (inRepo === ".." || inRepo.startsWith("../") || posix.isAbsolute(inRepo)) throw escapes();
   if (!top) return inRepo === "." ? "." : inRepo.replace(/\/$/, "");
   if (inRepo === top || inRepo === `${top}/`) return ".";
