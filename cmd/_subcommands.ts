@@ -18,6 +18,7 @@ export const SUBCOMMANDS: Record<string, Loader> = {
   mcp: () => import("./mcp.ts").then((m) => m.default),
   registry: () => import("./registry.ts").then((m) => m.default),
   sandbox: () => import("./sandbox.ts").then((m) => m.default),
+  update: () => import("./update.ts").then((m) => m.default),
 };
 
 export const SUBCOMMAND_SUMMARIES: Record<string, string> = {
@@ -32,4 +33,5 @@ export const SUBCOMMAND_SUMMARIES: Record<string, string> = {
   "mcp [list|add <name>|remove <name>]": "MCP servers: connect and list them, add or remove one",
   "registry [list|search|add|installed|remove]": "skills and plugins from the registry: browse, install, remove",
   "sandbox [--json]": "the shell sandbox of this folder: mode, runner, network, and a live check",
+  "update [--check]": "replace this binary with the latest release, or only say whether one exists",
 };

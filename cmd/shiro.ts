@@ -8,14 +8,14 @@
  */
 import { EXIT, UsageError, UserError } from "../lib/errors.ts";
 import { detectRuntime } from "../lib/runtime.ts";
-import { PRODUCT, VERSION } from "../lib/version.ts";
+import { PRODUCT, describeVersion } from "../lib/version.ts";
 import { ROOT_FLAGS, parseFlags, type ParsedFlags } from "./_flags.ts";
 import { exitAfterOutput, writeErr, writeOutNow } from "./_output.ts";
 import { SUBCOMMANDS } from "./_subcommands.ts";
 
 export function versionLine(): string {
   const rt = detectRuntime();
-  return `${PRODUCT} ${VERSION}  ${rt.name} ${rt.version}  ${rt.platform}-${rt.arch}  ${rt.compiled ? "compiled" : "source"}`;
+  return `${PRODUCT} ${describeVersion()}  ${rt.name} ${rt.version}  ${rt.platform}-${rt.arch}  ${rt.compiled ? "compiled" : "source"}`;
 }
 
 async function runRoot(flags: ParsedFlags): Promise<number> {

@@ -92,6 +92,11 @@ export const ConfigSchema = v.strictObject({
       apiKeyEnv: v.optional(v.pipe(v.string("must name an environment variable"), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must name an environment variable"))),
     })),
   })),
+  /** `shiro update`: `enabled: false` turns it off (installs a package manager owns); `base` is a mirror (docs/release.md). */
+  update: v.optional(v.strictObject({
+    enabled: v.optional(v.boolean("must be true or false")),
+    base: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty"))),
+  })),
 }, (issue) => `is not a known setting`);
 
 export type ConfigFile = v.InferOutput<typeof ConfigSchema>;
