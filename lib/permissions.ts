@@ -30,7 +30,6 @@ import { DECISIONS, type Decision } from "./config.ts";
 import { UserError } from "./errors.ts";
 import { isShellParserLoaded } from "./shell/parser.ts";
 import { listRuleSubjects } from "./shell/read.ts";
-import type { ToolDefinition } from "./tools/types.ts";
 
 export type { Decision };
 export type PermissionEntry = Decision | Record<string, Decision>;
@@ -59,7 +58,18 @@ export interface PermissionResult {
 }
 
 /** The default permission of every tool that declares a `decision` (MCP tools declare none). */
-export function defaultPermission(tools: readonly Pick<ToolDefinition, "name" | "decision">[]): PermissionConfig {
+/**
+ * What the rules read of a tool: its name, default decision and the subjects and paths it
+ * declares. A ToolDefinition (lib/tools/types.ts) is one; declared here so the rules need no tools.
+ */
+export interface RuleDeclaration {
+  name: string;
+  decision?: Decision;
+  subjects?: (input: any) => string[];
+  paths?: (input: unknown, root: string) => string[];
+}
+
+export function defaultPermission(tools: readonly Pick<RuleDeclaration, "name" | "decision">[]): PermissionConfig {
   return Object.fromEntries(tools.flatMap((tool) => (tool.decision ? [[tool.name, tool.decision]] : [])));
 }
 
@@ -205,7 +215,7 @@ export interface CallSubjects {
 }
 
 /** A call's permission subjects and normalised paths, from its tool's declarations and raw input. */
-export function callSubjects(tool: ToolDefinition | undefined, input: unknown, root: string): CallSubjects {
+export function callSubjects(tool: RuleDeclaration | undefined, input: unknown, root: string): CallSubjects {
   if (!tool) return { subjects: [], paths: [], known: true };
   try {
     const listed: unknown = tool.subjects ? tool.subjects(input) : [];
