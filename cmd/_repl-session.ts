@@ -7,6 +7,7 @@ import type { Interface } from "node:readline";
 import { createAgent, type Agent, type AgentFlags } from "../lib/agent/agent.ts";
 import type { ApprovalAnswer, ApprovalRequest } from "../lib/approval.ts";
 import { renderApprovalQuestion } from "../lib/repl/approval-view.ts";
+import { runProviderSetup } from "../lib/repl/onboarding.ts";
 import type { createRenderer } from "../lib/repl/renderer.ts";
 import type { Style } from "../lib/repl/style.ts";
 import { findSession } from "../lib/store/sessions.ts";
@@ -55,6 +56,19 @@ export function openAgent(state: ReplState, changes: Partial<AgentFlags> = {}, s
     cwd: state.cwd, flags: { ...state.flags, ...changes }, mode: "interactive",
     decide: (request) => askApproval(state, request), ...(sessionId ? { sessionId } : {}),
   });
+}
+
+/** /provider: set a provider up (readline paused while @clack/prompts owns the terminal), then continue this session with it. */
+export async function setUpProvider(state: ReplState, agent: Agent): Promise<Agent> {
+  state.rl?.pause();
+  let result: Awaited<ReturnType<typeof runProviderSetup>>;
+  try {
+    result = await runProviderSetup();
+  } finally {
+    if (process.stdin.isTTY) process.stdin.setRawMode(true);
+    state.rl?.resume();
+  }
+  return result ? await reopenWithSavedProvider(state, agent) : agent;
 }
 
 /** After /provider saved one: the same session continues with the saved provider. */

@@ -1,7 +1,8 @@
 /**
  * The interactive line-mode REPL: a banner, a readline prompt, slash commands, approval
  * questions (y once | a always | n deny), and a prompt queue for lines typed during a turn
- * (kept in memory only). Ctrl-C interrupts a running turn; with nothing running it exits.
+ * (kept in memory only). Keys: lib/ui/prompt-input.ts and docs/repl.md. Ctrl-C or Esc interrupts a
+ * running turn; Ctrl-C clears a half-typed prompt; on an empty one, a second Ctrl-C within 2 s exits.
  */
 import { createInterface } from "node:readline";
 import { MissingKeyError, type Agent, type AgentFlags } from "../lib/agent/agent.ts";
@@ -11,10 +12,12 @@ import { createCompleter } from "../lib/repl/completer.ts";
 import { runProviderSetup } from "../lib/repl/onboarding.ts";
 import { createRenderer } from "../lib/repl/renderer.ts";
 import { colourEnabled, createStyle } from "../lib/repl/style.ts";
-import { appendHistory, loadHistory } from "../lib/store/history.ts";
+import { appendHistory, isRemembered, loadHistory } from "../lib/store/history.ts";
+import { findProjectRoot } from "../lib/project.ts";
+import { attachPromptInput } from "../lib/ui/prompt-input.ts";
 import { SLASH_COMMANDS, runSlashCommand, type SlashOutcome } from "./_slash.ts";
 import { exitAfterOutput, writeOut } from "./_output.ts";
-import { USE_SAVED_PROVIDER, messageOf, offerPendingApprovals, openAgent, reopenWithSavedProvider, switchSession, type ReplState } from "./_repl-session.ts";
+import { USE_SAVED_PROVIDER, messageOf, setUpProvider, offerPendingApprovals, openAgent, reopenWithSavedProvider, switchSession, type ReplState } from "./_repl-session.ts";
 
 export async function startRepl(flags: AgentFlags): Promise<number> {
   const style = createStyle(colourEnabled());
@@ -38,34 +41,32 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
   const renderer = createRenderer(write, style, () => agent.model);
   write(renderBanner(agent, style.dim));
 
-  /** /provider: set a provider up (readline paused while @clack/prompts owns the terminal), then continue this session with it. */
-  const setUpProvider = async (): Promise<void> => {
-    state.rl?.pause();
-    let result: Awaited<ReturnType<typeof runProviderSetup>>;
-    try {
-      result = await runProviderSetup();
-    } finally {
-      if (process.stdin.isTTY) process.stdin.setRawMode(true);
-      state.rl?.resume();
-    }
-    if (result) agent = await reopenWithSavedProvider(state, agent);
-  };
-
   const commands = SLASH_COMMANDS.map((command) => command.name);
+  const terminal = Boolean(process.stdout.isTTY);
   const rl = createInterface({
-    input: process.stdin, output: process.stdout, terminal: Boolean(process.stdout.isTTY),
-    history: [...loadHistory(cwd)].reverse(), historySize: 200,
+    input: process.stdin, output: process.stdout, terminal, historySize: 0,
     completer: createCompleter({ root: cwd, commands }),
   });
   state.rl = rl;
-  rl.setPrompt(style.bold("› "));
+  const historyRoot = findProjectRoot(cwd);
+  const input = attachPromptInput(rl, {
+    prompt: style.bold("› "), continuation: style.dim("… "), history: loadHistory(historyRoot),
+    onEscape: () => Boolean(state.running && interrupt()),
+  });
+  // Bracketed paste: the terminal marks pasted text, so a pasted stack trace is one prompt.
+  if (terminal) write("\x1b[?2004h");
   let exiting = false;
   const queue: string[] = [];
+  const interrupt = (): true => {
+    state.running?.abort();
+    queue.length = 0;
+    write(style.dim("\ninterrupted\n"));
+    return true;
+  };
 
   const runLine = async (line: string): Promise<void> => {
     const text = line.trim();
     if (!text) return;
-    appendHistory(cwd, text);
     let prompt = text;
     if (text.startsWith("/")) {
       let outcome: SlashOutcome;
@@ -77,7 +78,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
       }
       if (outcome.kind === "exit") exiting = true;
       if (outcome.kind === "switch-session") agent = (await switchSession(state, agent, outcome.sessionId)) ?? agent;
-      if (outcome.kind === "provider-setup") await setUpProvider();
+      if (outcome.kind === "provider-setup") agent = await setUpProvider(state, agent);
       if (outcome.kind !== "prompt") return;
       prompt = outcome.text;
     }
@@ -97,11 +98,11 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
       rl.close();
     };
     rl.on("SIGINT", () => {
-      if (state.running) {
-        state.running.abort();
-        queue.length = 0;
-        write(style.dim("\ninterrupted\n"));
-      } else finish();
+      if (state.running) return void interrupt();
+      const outcome = input.ctrlC();
+      if (outcome === "exit") return finish();
+      write(outcome === "warned" ? style.dim("\npress Ctrl-C again to exit (or Ctrl-D)\n") : "\n");
+      rl.prompt();
     });
     // A closed terminal or a kill must not lose the last 400 ms of debounced session changes.
     const onHangup = () => {
@@ -114,12 +115,19 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     rl.on("close", () => {
       process.off("SIGHUP", onHangup);
       process.off("SIGTERM", onHangup);
+      if (terminal) write("\x1b[?2004l");
       write(renderFarewell(agent));
       agent.close();
       void agent.closed.then(() => resolve(EXIT.ok));
     });
     rl.on("line", (line) => {
-      queue.push(line);
+      const prompt = input.take(line);
+      if (prompt === undefined) return void rl.prompt();
+      if (isRemembered(prompt)) {
+        appendHistory(historyRoot, prompt.trim());
+        input.remember(prompt.trim());
+      }
+      queue.push(prompt);
       if (queue.length === 1 && !state.running) void drain();
     });
     const drain = async () => {

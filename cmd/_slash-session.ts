@@ -94,7 +94,7 @@ const _save: SlashCommand = {
 };
 
 const _clear: SlashCommand = { name: "/clear", help: "start a new, empty session", run: () => ({ kind: "switch-session" }) };
-const _exit: SlashCommand = { name: "/exit", help: "quit (also /quit, ctrl-c when idle)", aliases: ["/quit"], run: () => ({ kind: "exit" }) };
+const _exit: SlashCommand = { name: "/exit", help: "quit (also /quit, Ctrl-D, Ctrl-C twice)", aliases: ["/quit"], run: () => ({ kind: "exit" }) };
 
 /** The end of `/help`: other sessions, saving, leaving. */
 export const TAIL_COMMANDS: readonly SlashCommand[] = [_sessions, _resume, _save, _clear, _exit];
