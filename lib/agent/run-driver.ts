@@ -21,6 +21,7 @@ import type { CommandSandbox } from "../sandbox/session.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import type { ContextManager } from "./context-manager.ts";
 import type { AgentEvent } from "./events.ts";
+import { markInterrupted } from "./interruption.ts";
 import { runTurn, type ModelClient, type TurnInput, type TurnResult } from "./loop.ts";
 
 export interface RunDriverOptions {
@@ -187,6 +188,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
     } finally {
       clearInterval(poll);
     }
+    if (result.stop === "aborted") markInterrupted(working, base, "prompt" in input);
     if (trimmed) session.messages.push(...working.slice(base));
     const cancelled = cancel.signal.aborted;
     if (cancelled) clearCancelRequest(log.id);

@@ -75,7 +75,7 @@ describe("the REPL", () => {
       await repl.until("next answer", at);
     });
     const last = e2e.fake.requests.at(-1)!;
-    expect(userTextsOf(last)).toEqual(["first", "second", "third", "fourth", "fifth", "after the interrupt"]);
+    expect(userTextsOf(last)).toEqual(["first", "second", "third", "fourth", "fifth", "[the user interrupted this request]", "after the interrupt"]);
     expect(await Bun.file(`${e2e.dirs.cwd}/denied.txt`).exists()).toBe(false);
     expect(await Bun.file(`${e2e.dirs.cwd}/interrupted.txt`).exists()).toBe(false);
   }, 40_000);
