@@ -8,6 +8,7 @@ import { createAgent, type Agent, type AgentFlags } from "../lib/agent/agent.ts"
 import type { ApprovalAnswer, ApprovalRequest } from "../lib/approval.ts";
 import { renderApprovalQuestion } from "../lib/repl/approval-view.ts";
 import { runProviderSetup } from "../lib/repl/onboarding.ts";
+import { attachMentions } from "../lib/ui/attachments.ts";
 import type { createRenderer } from "../lib/repl/renderer.ts";
 import type { Style } from "../lib/repl/style.ts";
 import { findSession } from "../lib/store/sessions.ts";
@@ -48,6 +49,14 @@ export async function askApproval(state: ReplState, request: ApprovalRequest): P
   if (key === "" || key === "y" || key === "yes") return "once";
   if (key === "a" || key === "always") return "always";
   return "deny";
+}
+
+/** `@path` in a prompt: the files and folders it names go with it (lib/ui/attachments.ts); a possible secret is asked about first. */
+export async function attachFiles(state: ReplState, prompt: string): Promise<string> {
+  const ask = (question: string) => new Promise<string>((resolve) => state.rl!.question(question, resolve));
+  const result = await attachMentions(prompt, { root: state.cwd, ask });
+  for (const line of result.report) state.write(state.style.dim(`${line}\n`));
+  return result.prompt;
 }
 
 /** Opens a session with the start-up flags changed by `changes`; `sessionId` continues that one. */

@@ -17,7 +17,7 @@ import { findProjectRoot } from "../lib/project.ts";
 import { attachPromptInput } from "../lib/ui/prompt-input.ts";
 import { SLASH_COMMANDS, runSlashCommand, type SlashOutcome } from "./_slash.ts";
 import { exitAfterOutput, writeOut } from "./_output.ts";
-import { USE_SAVED_PROVIDER, messageOf, setUpProvider, offerPendingApprovals, openAgent, reopenWithSavedProvider, switchSession, type ReplState } from "./_repl-session.ts";
+import { USE_SAVED_PROVIDER, attachFiles, messageOf, setUpProvider, offerPendingApprovals, openAgent, reopenWithSavedProvider, switchSession, type ReplState } from "./_repl-session.ts";
 
 export async function startRepl(flags: AgentFlags): Promise<number> {
   const style = createStyle(colourEnabled());
@@ -82,6 +82,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
       if (outcome.kind !== "prompt") return;
       prompt = outcome.text;
     }
+    if (prompt.includes("@")) prompt = await attachFiles(state, prompt);
     state.running = new AbortController();
     try {
       for await (const event of agent.turn(prompt, state.running.signal)) renderer.render(event);

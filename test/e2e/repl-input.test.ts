@@ -4,15 +4,15 @@
  * and the history kept per project across restarts.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fakeEnv, userTextsOf, useE2E } from "./_harness.ts";
+import { fakeEnv, userTextsOf, useE2E, type WireProtocol } from "./_harness.ts";
 import { startPty, type PtyDriver } from "./_pty.ts";
 
 const e2e = useE2E();
 
-async function withRepl(body: (repl: PtyDriver) => Promise<void>, cwd = e2e.dirs.cwd): Promise<void> {
-  const repl = startPty([], { cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, "chat") });
+async function withRepl(body: (repl: PtyDriver) => Promise<void>, cwd = e2e.dirs.cwd, protocol: WireProtocol = "chat", args: string[] = []): Promise<void> {
+  const repl = startPty(args, { cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, protocol) });
   try {
     await repl.until("› ");
     await body(repl);
@@ -137,4 +137,69 @@ describe("history", () => {
     }, join(e2e.dirs.cwd, "sub"));
     expect(lastUserTexts()).toEqual(["the real prompt"]);
   }, 40_000);
+});
+
+describe("interrupted means interrupted", () => {
+  for (const protocol of ["chat", "responses", "anthropic"] as const) {
+    test(`${protocol}: a turn stopped mid-tool is marked interrupted in the next request; one stopped before any answer is dropped`, async () => {
+      e2e.fake.script(
+        { reasoning: "the user wants it gone", text: "on it", toolCalls: [{ name: "bash", input: { command: "sleep 30" } }] },
+        { text: "never seen", stallMs: 5_000 },
+        { text: "fresh answer" },
+      );
+      await withRepl(async (repl) => {
+        repl.type("delete the build folder\r");
+        let at = await repl.until("● bash sleep 30");
+        repl.type("\x03");
+        at = await repl.until("[aborted]", at);
+        repl.type("a wrong request\r");
+        at = await repl.until("a wrong request\n", at);
+        await Bun.sleep(200);
+        repl.type("\x1b");
+        at = await repl.until("\ninterrupted\n", at);
+        at = await repl.until("› ", at);
+        repl.type("what is 2+2\r");
+        await repl.until("fresh answer", at);
+      }, e2e.dirs.cwd, protocol, ["--yolo"]);
+      expect(e2e.fake.requests.map((request) => userTextsOf(request).at(-1))).toEqual(["delete the build folder", "a wrong request", "what is 2+2"]);
+      expect(lastUserTexts()).toEqual(["delete the build folder", "[the user interrupted this request]", "what is 2+2"]);
+    }, 40_000);
+  }
+});
+
+describe("@path attaches", () => {
+  test("a file's numbered lines and a folder's tree go with the prompt; a name that is nothing is sent as typed", async () => {
+    mkdirSync(join(e2e.dirs.cwd, "src", "deep"), { recursive: true });
+    writeFileSync(join(e2e.dirs.cwd, "src", "a.ts"), "export const a = 1;\nexport const b = 2;\n");
+    writeFileSync(join(e2e.dirs.cwd, "src", "deep", "c.ts"), "c\n");
+    writeFileSync(join(e2e.dirs.cwd, ".gitignore"), "build/\n");
+    mkdirSync(join(e2e.dirs.cwd, "src", "build"));
+    writeFileSync(join(e2e.dirs.cwd, "src", "build", "out.js"), "x\n");
+    e2e.fake.script({ text: "read them" });
+    await withRepl(async (repl) => {
+      repl.type("explain @src/a.ts, then @src/ and mail me@example.com about @nothing.ts\r");
+      const at = await repl.until("attached @src/a.ts (2 lines)");
+      await repl.until("@nothing.ts names no file or folder in the workspace; sent as typed", at);
+      await repl.until("read them", at);
+    });
+    expect(lastUserTexts()).toEqual([
+      "explain @src/a.ts, then @src/ and mail me@example.com about @nothing.ts\n\n"
+        + "<attached path=\"src/a.ts\">\n1: export const a = 1;\n2: export const b = 2;\n</attached>\n\n"
+        + "<attached path=\"src\">\na.ts\ndeep/\n  c.ts\n</attached>",
+    ]);
+  }, 30_000);
+
+  for (const [answer, sent] of [["n", false], ["y", true]] as const) {
+    test(`@.env asks first, as read_file would; ${answer} ${sent ? "attaches it" : "keeps it from the provider"}`, async () => {
+      writeFileSync(join(e2e.dirs.cwd, ".env"), "TOKEN=attach-s3cret\n");
+      e2e.fake.script({ text: "done" });
+      await withRepl(async (repl) => {
+        repl.type("look at @.env\r");
+        const at = await repl.until("@.env may hold secrets (an env file); what is attached goes to the model provider. y attach once | n leave it out ");
+        repl.type(`${answer}\r`);
+        await repl.until("done", at);
+      }, e2e.dirs.cwd, "chat", ["--yolo"]);
+      expect(JSON.stringify(e2e.fake.requests.map((request) => request.body)).includes("attach-s3cret")).toBe(sent);
+    }, 30_000);
+  }
 });
