@@ -15,6 +15,7 @@ import { colourEnabled, createStyle } from "../lib/repl/style.ts";
 import { appendHistory, isRemembered, loadHistory } from "../lib/store/history.ts";
 import { findProjectRoot } from "../lib/project.ts";
 import { attachPromptInput } from "../lib/ui/prompt-input.ts";
+import { createShortcuts } from "../lib/ui/shortcuts.ts";
 import { SLASH_COMMANDS, runSlashCommand, type SlashOutcome } from "./_slash.ts";
 import { exitAfterOutput, writeOut } from "./_output.ts";
 import { USE_SAVED_PROVIDER, attachFiles, messageOf, setUpProvider, offerPendingApprovals, openAgent, reopenWithSavedProvider, switchSession, type ReplState } from "./_repl-session.ts";
@@ -41,11 +42,10 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
   const renderer = createRenderer(write, style, () => agent.model);
   write(renderBanner(agent, style.dim));
 
-  const commands = SLASH_COMMANDS.map((command) => command.name);
   const terminal = Boolean(process.stdout.isTTY);
   const rl = createInterface({
     input: process.stdin, output: process.stdout, terminal, historySize: 0,
-    completer: createCompleter({ root: cwd, commands }),
+    completer: createCompleter({ root: cwd, commands: SLASH_COMMANDS.map((command) => command.name) }),
   });
   state.rl = rl;
   const historyRoot = findProjectRoot(cwd);
@@ -57,6 +57,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
   if (terminal) write("\x1b[?2004h");
   let exiting = false;
   const queue: string[] = [];
+  const shortcuts = createShortcuts();
   const interrupt = (): true => {
     state.running?.abort();
     queue.length = 0;
@@ -67,6 +68,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
   const runLine = async (line: string): Promise<void> => {
     const text = line.trim();
     if (!text) return;
+    if (await shortcuts.run(text, { agent, write, style, turn: state })) return;
     let prompt = text;
     if (text.startsWith("/")) {
       let outcome: SlashOutcome;
@@ -82,7 +84,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
       if (outcome.kind !== "prompt") return;
       prompt = outcome.text;
     }
-    if (prompt.includes("@")) prompt = await attachFiles(state, prompt);
+    prompt = shortcuts.attachRan(await attachFiles(state, prompt));
     state.running = new AbortController();
     try {
       for await (const event of agent.turn(prompt, state.running.signal)) renderer.render(event);

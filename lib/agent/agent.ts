@@ -40,6 +40,7 @@ import { createRunDriver, createRunIds, createUsageTally, type RunStartOptions }
 import { connectMcp, openPlugins, openSkills } from "./session-extensions.ts";
 import { pickSession, resolveAgentConfig } from "./session-start.ts";
 import { createTaskTool } from "./subagent.ts";
+import { runUserCommand } from "./user-command.ts";
 import { DEFAULT_MAX_STEPS, VARIANTS, type AgentVariant } from "./variants.ts";
 
 export { flagsFromRunOptions, runOptionsFromFlags, type AgentFlags } from "../session-flags.ts";
@@ -94,6 +95,8 @@ export interface Agent {
   turn(prompt: string, signal: AbortSignal, options?: RunStartOptions): AsyncGenerator<AgentEvent, void, undefined>;
   /** Continues a blocked run after its approval was decided. */
   resumeRun(run: RunSnapshot, decision: "approved" | "denied", signal: AbortSignal, options?: RunStartOptions): AsyncGenerator<AgentEvent, void, undefined>;
+  /** `!cmd`: a shell command the user runs, through this session's gate and sandbox (lib/agent/user-command.ts). */
+  runCommand(command: string, signal: AbortSignal, onOutput: (chunk: string) => void): Promise<string>;
   /** Saves now (e.g. `/save`). */
   save(): void;
   /** MCP servers of this session and their state (empty with --no-mcp or none configured). */
@@ -248,6 +251,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       if (!episodeRuns.includes(run.id)) episodeRuns.push(run.id);
       return driver.resume(run, decision, signal, resumeOptions);
     },
+    runCommand: (command, signal, onOutput) => runUserCommand(command, { gate, tools: registered, root: cwd, sandbox, signal, onOutput }),
     save: () => writer.save(),
     mcpStatus: () => mcp.hub?.status() ?? [],
     close() {

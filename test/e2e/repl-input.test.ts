@@ -4,7 +4,7 @@
  * and the history kept per project across restarts.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeEnv, userTextsOf, useE2E, type WireProtocol } from "./_harness.ts";
 import { startPty, type PtyDriver } from "./_pty.ts";
@@ -202,4 +202,54 @@ describe("@path attaches", () => {
       expect(JSON.stringify(e2e.fake.requests.map((request) => request.body)).includes("attach-s3cret")).toBe(sent);
     }, 30_000);
   }
+});
+
+describe("shortcuts", () => {
+  test("!cmd runs through the gate (asked, then run) and its output goes with the next prompt; a failing one shows ✗", async () => {
+    e2e.fake.script({ text: "saw it" });
+    await withRepl(async (repl) => {
+      repl.type("!echo hi-from-shell\r");
+      let at = await repl.until("| n deny ");
+      repl.type("y\r");
+      at = await repl.until("✓ !echo hi-from-shell", at);
+      repl.type("!exit 3\r");
+      at = await repl.until("| n deny ", at);
+      repl.type("y\r");
+      at = await repl.until("✗ !exit 3: exit 3", at);
+      repl.type("what did it print?\r");
+      await repl.until("saw it", at);
+    });
+    expect(e2e.fake.requests.length).toBe(1);
+    const [text] = lastUserTexts();
+    expect(text).toStartWith("what did it print?\n\n<ran command=\"echo hi-from-shell\">\n");
+    expect(text).toContain("hi-from-shell\n");
+    expect(text).toContain("<ran command=\"exit 3\">\n");
+  }, 30_000);
+
+  test("!cmd meets the deny rules a model's bash call meets", async () => {
+    e2e.writeConfig({ permission: { bash: { "rm *": "deny" } } });
+    writeFileSync(join(e2e.dirs.cwd, "keep.txt"), "x");
+    await withRepl(async (repl) => {
+      repl.type("!rm keep.txt\r");
+      await repl.until("✗ !rm keep.txt: not run:");
+    }, e2e.dirs.cwd, "chat", ["--yolo"]);
+    expect(existsSync(join(e2e.dirs.cwd, "keep.txt"))).toBe(true);
+  }, 30_000);
+
+  test("#text remembers a project note, #global a note for every project; the model is not called", async () => {
+    await withRepl(async (repl) => {
+      repl.type("#the tests need docker running\r");
+      let at = await repl.until("remembered for this project (1 note)");
+      repl.type("#global I prefer tabs\r");
+      at = await repl.until("remembered for every project (1 note)", at);
+      repl.type("#the tests need docker running\r");
+      await repl.until("already remembered for this project", at);
+    });
+    const project = await e2e.shiro(["memory", "list", "--json"]);
+    expect(project.stdout).toContain("the tests need docker running");
+    const global = await e2e.shiro(["memory", "list", "--global", "--json"]);
+    expect(global.stdout).toContain("I prefer tabs");
+    expect(global.stdout).not.toContain("docker");
+    expect(e2e.fake.requests.length).toBe(0);
+  }, 30_000);
 });
