@@ -4,11 +4,10 @@
  * `ReplState` is what the REPL's parts share: the terminal and the turn in flight.
  */
 import type { Interface } from "node:readline";
-import { createAgent, type Agent, type AgentFlags } from "../lib/agent/agent.ts";
+import { createAgent, MissingKeyError, type Agent, type AgentFlags } from "../lib/agent/agent.ts";
 import type { ApprovalAnswer, ApprovalRequest } from "../lib/approval.ts";
 import { renderApprovalQuestion } from "../lib/repl/approval-view.ts";
 import { runProviderSetup } from "../lib/repl/onboarding.ts";
-import { attachMentions } from "../lib/ui/attachments.ts";
 import type { createRenderer } from "../lib/repl/renderer.ts";
 import type { Style } from "../lib/repl/style.ts";
 import { findSession } from "../lib/store/sessions.ts";
@@ -44,19 +43,22 @@ export async function askApproval(state: ReplState, request: ApprovalRequest): P
       resolve(text);
     });
   });
-  if (answer === undefined) return "deny";
-  const key = answer.trim().toLowerCase();
+  const key = answer?.trim().toLowerCase() ?? "n";
   if (key === "" || key === "y" || key === "yes") return "once";
   if (key === "a" || key === "always") return "always";
   return "deny";
 }
 
-/** `@path` in a prompt: the files and folders it names go with it (lib/ui/attachments.ts); a possible secret is asked about first. */
-export async function attachFiles(state: ReplState, prompt: string): Promise<string> {
-  const ask = (question: string) => new Promise<string>((resolve) => state.rl!.question(question, resolve));
-  const result = await attachMentions(prompt, { root: state.cwd, ask });
-  for (const line of result.report) state.write(state.style.dim(`${line}\n`));
-  return result.prompt;
+/** The first session; with no key, the provider setup runs first (not fatal in a terminal). Undefined when none was set up. */
+export async function openFirstAgent(state: ReplState): Promise<Agent | undefined> {
+  try {
+    return await openAgent(state);
+  } catch (error) {
+    if (!(error instanceof MissingKeyError)) throw error;
+    state.write(`${state.style.dim(error.message)}\n`);
+    if (!(await runProviderSetup())) return undefined;
+    return await openAgent(state, USE_SAVED_PROVIDER);
+  }
 }
 
 /** Opens a session with the start-up flags changed by `changes`; `sessionId` continues that one. */

@@ -5,40 +5,35 @@
  * running turn; Ctrl-C clears a half-typed prompt; on an empty one, a second Ctrl-C within 2 s exits.
  */
 import { createInterface } from "node:readline";
-import { MissingKeyError, type Agent, type AgentFlags } from "../lib/agent/agent.ts";
+import type { Agent, AgentFlags } from "../lib/agent/agent.ts";
 import { EXIT } from "../lib/errors.ts";
 import { renderBanner, renderFarewell } from "../lib/repl/banner.ts";
 import { createCompleter } from "../lib/repl/completer.ts";
-import { runProviderSetup } from "../lib/repl/onboarding.ts";
 import { createRenderer } from "../lib/repl/renderer.ts";
 import { colourEnabled, createStyle } from "../lib/repl/style.ts";
-import { appendHistory, isRemembered, loadHistory } from "../lib/store/history.ts";
+import { appendHistory, loadHistory } from "../lib/store/history.ts";
 import { findProjectRoot } from "../lib/project.ts";
 import { attachPromptInput } from "../lib/ui/prompt-input.ts";
+import { attachAndReport } from "../lib/ui/attachments.ts";
 import { createShortcuts } from "../lib/ui/shortcuts.ts";
+import { createStatusLine } from "../lib/ui/status-line.ts";
 import { SLASH_COMMANDS, runSlashCommand, type SlashOutcome } from "./_slash.ts";
 import { exitAfterOutput, writeOut } from "./_output.ts";
-import { USE_SAVED_PROVIDER, attachFiles, messageOf, setUpProvider, offerPendingApprovals, openAgent, reopenWithSavedProvider, switchSession, type ReplState } from "./_repl-session.ts";
+import { openFirstAgent, messageOf, setUpProvider, offerPendingApprovals, openAgent, reopenWithSavedProvider, switchSession, type ReplState } from "./_repl-session.ts";
 
 export async function startRepl(flags: AgentFlags): Promise<number> {
   const style = createStyle(colourEnabled());
-  const write = (text: string) => writeOut(text);
+  const status = createStatusLine((text) => writeOut(text), style, Boolean(process.stdout.isTTY));
+  const write = (text: string) => status.write(text);
   const cwd = process.cwd();
   const state: ReplState = { cwd, flags, write, style };
 
-  let agent: Agent;
-  try {
-    agent = await openAgent(state);
-  } catch (error) {
-    // No key is not fatal in a terminal: set a provider up, then start.
-    if (!(error instanceof MissingKeyError)) throw error;
-    write(`${style.dim(error.message)}\n`);
-    if (!(await runProviderSetup())) {
-      write("no provider configured yet - run shiro again to set one up\n");
-      return EXIT.error;
-    }
-    agent = await openAgent(state, USE_SAVED_PROVIDER);
+  const first = await openFirstAgent(state);
+  if (!first) {
+    write("no provider configured yet - run shiro again to set one up\n");
+    return EXIT.error;
   }
+  let agent: Agent = first;
   const renderer = createRenderer(write, style, () => agent.model);
   write(renderBanner(agent, style.dim));
 
@@ -48,15 +43,16 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     completer: createCompleter({ root: cwd, commands: SLASH_COMMANDS.map((command) => command.name) }),
   });
   state.rl = rl;
+  status.holdDuringQuestions(rl);
   const historyRoot = findProjectRoot(cwd);
   const input = attachPromptInput(rl, {
     prompt: style.bold("› "), continuation: style.dim("… "), history: loadHistory(historyRoot),
-    onEscape: () => Boolean(state.running && interrupt()),
+    onEscape: () => Boolean(state.running && interrupt()), record: (prompt) => appendHistory(historyRoot, prompt),
   });
   // Bracketed paste: the terminal marks pasted text, so a pasted stack trace is one prompt.
   if (terminal) write("\x1b[?2004h");
   let exiting = false;
-  const queue: string[] = [];
+  const queue: { text: string; queued: boolean }[] = []; // queued: typed during a turn, echoed when it starts
   const shortcuts = createShortcuts();
   const interrupt = (): true => {
     state.running?.abort();
@@ -84,13 +80,20 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
       if (outcome.kind !== "prompt") return;
       prompt = outcome.text;
     }
-    prompt = shortcuts.attachRan(await attachFiles(state, prompt));
+    const ask = (question: string) => new Promise<string>((resolve) => rl.question(question, resolve));
+    prompt = await attachAndReport(prompt, { root: cwd, ask, note: (text) => write(style.dim(`${text}\n`)) });
+    prompt = shortcuts.attachRan(prompt);
     state.running = new AbortController();
+    status.running(true);
     try {
-      for await (const event of agent.turn(prompt, state.running.signal)) renderer.render(event);
+      for await (const event of agent.turn(prompt, state.running.signal)) {
+        status.observe(event);
+        renderer.render(event);
+      }
     } catch (error) {
       write(style.red(`error: ${messageOf(error)}\n`));
     } finally {
+      status.running(false);
       state.running = undefined;
     }
   };
@@ -126,16 +129,13 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     rl.on("line", (line) => {
       const prompt = input.take(line);
       if (prompt === undefined) return void rl.prompt();
-      if (isRemembered(prompt)) {
-        appendHistory(historyRoot, prompt.trim());
-        input.remember(prompt.trim());
-      }
-      queue.push(prompt);
+      queue.push({ text: prompt, queued: Boolean(state.running) });
       if (queue.length === 1 && !state.running) void drain();
     });
     const drain = async () => {
       while (queue.length > 0 && !exiting) {
-        await runLine(queue[0]!);
+        if (queue[0]!.queued) write(style.dim(`› ${queue[0]!.text.split("\n")[0]}\n`));
+        await runLine(queue[0]!.text);
         queue.shift();
       }
       if (exiting) finish();

@@ -58,6 +58,13 @@ export async function attachMentions(text: string, options: AttachOptions): Prom
   return { prompt: blocks.length > 0 ? `${text}\n\n${blocks.join("\n\n")}` : text, report };
 }
 
+/** `attachMentions`, then one line per `@` token through `note` (what was attached, or why not). */
+export async function attachAndReport(text: string, options: AttachOptions & { note(line: string): void }): Promise<string> {
+  const result = await attachMentions(text, options);
+  for (const line of result.report) options.note(line);
+  return result.prompt;
+}
+
 /** The token as a workspace path, or without trailing punctuation (`see @a.ts,`); undefined when neither exists inside the workspace. */
 function _existingPath(root: string, token: string): string | undefined {
   for (const candidate of [token, token.replace(/[.,;:!?)\]'"`]+$/, "")]) {

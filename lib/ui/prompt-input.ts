@@ -8,9 +8,10 @@
  * The Up/Down history is kept here (readline's own is off, so approval answers never enter it);
  * a prompt of several lines is one entry, recalled collapsed like a paste.
  * Contract: `take` is called with every line readline submits outside a question; it returns the
- * whole prompt or undefined while the prompt continues.
+ * whole prompt or undefined while the prompt continues, and records a finished one in the history.
  */
 import type { Interface } from "node:readline";
+import { isRemembered } from "../store/history.ts";
 
 interface _Key {
   name?: string;
@@ -36,6 +37,8 @@ export interface PromptInputOptions {
   history: readonly string[];
   /** Called on Esc; returns true when it used the key (a turn was interrupted). */
   onEscape: () => boolean;
+  /** Keeps a whole prompt worth remembering (not `/exit`, `/quit`) in the project's history file. */
+  record: (prompt: string) => void;
 }
 
 export interface PromptInput {
@@ -46,8 +49,6 @@ export interface PromptInput {
    * "cleared"; on an empty prompt the first is "warned", a second within 2 s means "exit".
    */
   ctrlC(now?: number): "cleared" | "warned" | "exit";
-  /** Adds a prompt to the Up/Down history as one entry. */
-  remember(prompt: string): void;
 }
 
 const _HISTORY_SIZE = 200;
@@ -185,6 +186,10 @@ export function attachPromptInput(readline: Interface, options: PromptInputOptio
       const whole = [...parts, expanded].join("\n");
       parts.length = 0;
       rl.setPrompt(options.prompt);
+      if (isRemembered(whole)) {
+        options.record(whole.trim());
+        remember(whole.trim());
+      }
       return whole;
     },
     ctrlC(now = Date.now()) {
@@ -201,6 +206,5 @@ export function attachPromptInput(readline: Interface, options: PromptInputOptio
       lastIdleCtrlC = now;
       return "warned";
     },
-    remember,
   };
 }

@@ -253,3 +253,22 @@ describe("shortcuts", () => {
     expect(e2e.fake.requests.length).toBe(0);
   }, 30_000);
 });
+
+describe("a sign of life", () => {
+  test("a status line counts the seconds while the model thinks; a queued prompt is echoed when it starts; a failed command shows ✗", async () => {
+    e2e.fake.script(
+      { text: "slow answer", stallMs: 2_500 },
+      { toolCalls: [{ name: "bash", input: { command: "exit 3" } }] },
+      { text: "it failed" },
+    );
+    await withRepl(async (repl) => {
+      repl.type("think hard\r");
+      let at = await repl.until("… 1s", 0);
+      repl.type("run it\r");
+      at = await repl.until("slow answer", at);
+      at = await repl.until("› run it\n", at);
+      at = await repl.until("✗ bash: exit: 3", at);
+      await repl.until("it failed", at);
+    }, e2e.dirs.cwd, "chat", ["--yolo"]);
+  }, 30_000);
+});
