@@ -17,7 +17,7 @@ import { attachPromptInput } from "../lib/ui/prompt-input.ts";
 import { attachAndReport } from "../lib/ui/attachments.ts";
 import { createShortcuts } from "../lib/ui/shortcuts.ts";
 import { createStatusLine } from "../lib/ui/status-line.ts";
-import { SLASH_COMMANDS, runSlashCommand, type SlashOutcome } from "./_slash.ts";
+import { SLASH_COMMANDS, loadSlashCustom, runSlashCommand, type SlashOutcome } from "./_slash.ts";
 import { exitAfterOutput, writeOut } from "./_output.ts";
 import { openFirstAgent, messageOf, setUpProvider, offerPendingApprovals, openAgent, reopenWithSavedProvider, switchSession, type ReplState } from "./_repl-session.ts";
 
@@ -40,7 +40,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
   const terminal = Boolean(process.stdout.isTTY);
   const rl = createInterface({
     input: process.stdin, output: process.stdout, terminal, historySize: 0,
-    completer: createCompleter({ root: cwd, commands: SLASH_COMMANDS.map((command) => command.name) }),
+    completer: createCompleter({ root: cwd, commands: [...SLASH_COMMANDS, ...loadSlashCustom(cwd).commands].map((command) => command.name) }),
   });
   state.rl = rl;
   status.holdDuringQuestions(rl);
@@ -69,7 +69,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     if (text.startsWith("/")) {
       let outcome: SlashOutcome;
       try {
-        outcome = await runSlashCommand(text, { agent, write, style });
+        outcome = await runSlashCommand(text, { agent, write, style, cwd });
       } catch (error) {
         write(style.red(`${messageOf(error)}\n`));
         return;

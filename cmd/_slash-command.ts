@@ -6,6 +6,8 @@ export interface SlashContext {
   agent: Agent;
   write: (text: string) => void;
   style: Style;
+  /** Where custom commands are looked up (`.shiro/commands`, `.claude/commands`); default process.cwd(). */
+  cwd?: string;
 }
 
 /** What the REPL must do after a command. */

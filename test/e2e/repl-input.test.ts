@@ -272,3 +272,45 @@ describe("a sign of life", () => {
     }, e2e.dirs.cwd, "chat", ["--yolo"]);
   }, 30_000);
 });
+
+describe("the conventions users bring", () => {
+  test("custom commands from .claude/commands and .shiro/commands (and the user's): listed in /help, completed by Tab, run with their arguments", async () => {
+    const write = (path: string, text: string) => {
+      mkdirSync(join(path, ".."), { recursive: true });
+      writeFileSync(path, text);
+    };
+    write(join(e2e.dirs.cwd, ".claude", "commands", "fix-issue.md"), "---\ndescription: Fix a GitHub issue\nargument-hint: <number> [priority]\n---\nFix issue #$1 with priority $2.\nAll: $ARGUMENTS\n");
+    write(join(e2e.dirs.cwd, ".shiro", "commands", "tidy.md"), "Tidy the imports.\n");
+    write(join(e2e.dirs.cwd, ".claude", "commands", "help.md"), "not the real help\n");
+    write(join(e2e.dirs.home, ".claude", "commands", "standup.md"), "---\ndescription: \"Write my standup\"\n---\nSummarise yesterday.\n");
+    e2e.fake.script({ text: "fixing" }, { text: "tidying" }, { text: "standing up" });
+    await withRepl(async (repl) => {
+      repl.type("/help\r");
+      let at = await repl.until("/fix-issue <number> [priority]");
+      at = await repl.until("Fix a GitHub issue (project)", at);
+      await repl.until("/standup", at);
+      await repl.until("Write my standup (user)", at);
+      at = await repl.until("help.md: /help is a built-in command", at);
+      repl.type("/fix-is\t");
+      at = await repl.until("/fix-issue", at);
+      repl.type(" 42 high\r");
+      at = await repl.until("fixing", at);
+      repl.type("/tidy src/a.ts\r");
+      at = await repl.until("tidying", at);
+      repl.type("/standup\r");
+      await repl.until("standing up", at);
+    });
+    const texts = e2e.fake.requests.map((request) => userTextsOf(request).at(-1));
+    expect(texts).toEqual(["Fix issue #42 with priority high.\nAll: 42 high", "Tidy the imports.\n\nsrc/a.ts", "Summarise yesterday."]);
+  }, 30_000);
+
+  test(".claude/skills in the project and the home folder are skill sources", async () => {
+    mkdirSync(join(e2e.dirs.cwd, ".claude", "skills", "deploy"), { recursive: true });
+    writeFileSync(join(e2e.dirs.cwd, ".claude", "skills", "deploy", "SKILL.md"), "---\nname: deploy\ndescription: ship it\n---\nRun the deploy.\n");
+    mkdirSync(join(e2e.dirs.home, ".claude", "skills", "triage"), { recursive: true });
+    writeFileSync(join(e2e.dirs.home, ".claude", "skills", "triage", "SKILL.md"), "---\nname: triage\ndescription: sort bugs\n---\nSort them.\n");
+    await withRepl(async (repl) => {
+      await repl.until("skills: commit, debug, deploy, migrate, perf, refactor, review, security, test, triage, verify");
+    });
+  }, 30_000);
+});
