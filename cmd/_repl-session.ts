@@ -8,6 +8,7 @@ import { createAgent, MissingKeyError, type Agent, type AgentFlags } from "../li
 import type { ApprovalAnswer, ApprovalRequest } from "../lib/approval.ts";
 import { renderApprovalQuestion } from "../lib/repl/approval-view.ts";
 import { runProviderSetup } from "../lib/repl/onboarding.ts";
+import { askProjectTrust } from "../lib/ui/project-trust.ts";
 import type { createRenderer } from "../lib/repl/renderer.ts";
 import type { Style } from "../lib/repl/style.ts";
 import { findSession } from "../lib/store/sessions.ts";
@@ -15,7 +16,6 @@ import { shortSessionId } from "../lib/store/short-ids.ts";
 
 /** Flags that pin a provider, cleared once /provider (or the first-start setup) has saved one. */
 export const USE_SAVED_PROVIDER: Partial<AgentFlags> = { provider: undefined, model: undefined, baseURL: undefined, protocol: undefined };
-/** A session opened mid-REPL never re-applies -c / -r. */
 const _NO_RESUME: Partial<AgentFlags> = { continue: false, resume: undefined };
 
 export interface ReplState {
@@ -49,8 +49,9 @@ export async function askApproval(state: ReplState, request: ApprovalRequest): P
   return "deny";
 }
 
-/** The first session; with no key, the provider setup runs first (not fatal in a terminal). Undefined when none was set up. */
+/** The first session (after the trust question for a project .mcp.json); with no key, the provider setup first. Undefined when none was set up. */
 export async function openFirstAgent(state: ReplState): Promise<Agent | undefined> {
+  await askProjectTrust(state.cwd, state.flags.noMcp === true, state.write, state.style);
   try {
     return await openAgent(state);
   } catch (error) {
@@ -125,13 +126,12 @@ export async function offerPendingApprovals(state: ReplState, agent: Agent, swap
   write(style.yellow(`${pending.length} blocked run${pending.length === 1 ? " waits" : "s wait"} for an approval in this folder (shiro approvals lists them)\n`));
   const choice = await new Promise<string>((resolve) => state.rl!.question(`${newest.tool} ${newest.subject.slice(0, 80)}: y approve and continue it here | n deny and continue it here | s skip `, resolve));
   const key = choice.trim().toLowerCase();
-  if (key !== "y" && key !== "n") return;
-  const decision = key === "y" ? "approved" : "denied";
+  const decision = key === "y" ? "approved" : key === "n" ? "denied" : undefined;
+  if (!decision) return;
   let current = agent;
   try {
     decide(newest.id, decision, "user");
-    const { findRun } = await import("../lib/store/runs.ts");
-    const run = findRun(newest.runId!);
+    const run = (await import("../lib/store/runs.ts")).findRun(newest.runId!);
     if (current.session.id !== run.sessionId) {
       current = await openAgent(state, _NO_RESUME, run.sessionId);
       swapTo(current);

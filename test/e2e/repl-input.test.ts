@@ -5,16 +5,17 @@
  */
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fakeEnv, userTextsOf, useE2E, type WireProtocol } from "./_harness.ts";
 import { startPty, type PtyDriver } from "./_pty.ts";
 
 const e2e = useE2E();
 
-async function withRepl(body: (repl: PtyDriver) => Promise<void>, cwd = e2e.dirs.cwd, protocol: WireProtocol = "chat", args: string[] = []): Promise<void> {
+async function withRepl(body: (repl: PtyDriver) => Promise<void>, cwd = e2e.dirs.cwd, protocol: WireProtocol = "chat", args: string[] = [], ready = "› "): Promise<void> {
   const repl = startPty(args, { cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, protocol) });
   try {
-    await repl.until("› ");
+    await repl.until(ready);
     await body(repl);
   } finally {
     repl.kill();
@@ -313,4 +314,32 @@ describe("the conventions users bring", () => {
       await repl.until("skills: commit, debug, deploy, migrate, perf, refactor, review, security, test, triage, verify");
     });
   }, 30_000);
+});
+
+describe("a project's .mcp.json", () => {
+  const MEMORY_SERVER = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-memory/dist/index.js");
+  const toolNames = (index: number) => (e2e.fake.requests[index]!.body.tools as { function?: { name: string } }[]).map((tool) => tool.function!.name);
+  const writeMcpJson = (command: string) => writeFileSync(join(e2e.dirs.cwd, ".mcp.json"), JSON.stringify({
+    mcpServers: { memory: { type: "stdio", command, args: [MEMORY_SERVER], env: { MEMORY_FILE_PATH: join(e2e.dirs.home, "graph.jsonl") } } },
+  }));
+
+  test("runs its servers only after the trust question was answered y, for that exact file", async () => {
+    writeMcpJson(process.execPath);
+    e2e.fake.script({ text: "one" }, { text: "two" }, { text: "three" }, { text: "four" });
+    const before = await e2e.shiro(["-p", "hi"]);
+    expect(before.stderr).toContain(".mcp.json not loaded: this folder is not trusted; a headless run never starts an untrusted project's servers");
+    for (const answer of ["n", "y"]) {
+      await withRepl(async (repl) => {
+        await repl.until(`memory: ${process.execPath} ${MEMORY_SERVER}`);
+        repl.type(`${answer}\r`);
+        await repl.until(answer === "y" ? "trusted; the servers start with the session" : "not trusted: its servers stay off");
+      }, e2e.dirs.cwd, "chat", [], "| n not now ");
+      const after = await e2e.shiro(["-p", "hi"]);
+      expect(after.code).toBe(0);
+    }
+    // An edited file (another command) is asked about again, and not run meanwhile.
+    writeMcpJson("/bin/echo");
+    await e2e.shiro(["-p", "hi"]);
+    expect([0, 1, 2, 3].map((index) => toolNames(index).some((name) => name.startsWith("mcp__memory__")))).toEqual([false, false, true, false]);
+  }, 60_000);
 });
