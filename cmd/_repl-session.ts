@@ -5,13 +5,13 @@
  */
 import type { Interface } from "node:readline";
 import { createAgent, MissingKeyError, type Agent, type AgentFlags } from "../lib/agent/agent.ts";
-import type { ApprovalAnswer, ApprovalRequest } from "../lib/approval.ts";
-import { renderApprovalQuestion } from "../lib/repl/approval-view.ts";
 import { runProviderSetup } from "../lib/repl/onboarding.ts";
+import { askApproval } from "../lib/ui/approval-question.ts";
 import { askProjectTrust } from "../lib/ui/project-trust.ts";
 import type { createRenderer } from "../lib/repl/renderer.ts";
 import type { Style } from "../lib/repl/style.ts";
 import { findSession } from "../lib/store/sessions.ts";
+import type { SlashOutcome } from "./_slash-command.ts";
 import { shortSessionId } from "../lib/store/short-ids.ts";
 
 /** Flags that pin a provider, cleared once /provider (or the first-start setup) has saved one. */
@@ -26,27 +26,6 @@ export interface ReplState {
   rl?: Interface;
   /** The turn in flight; aborting it interrupts the turn. */
   running?: AbortController;
-}
-
-/** Puts an approval question (y once | a always | n deny); Ctrl-C while it is open denies. */
-export async function askApproval(state: ReplState, request: ApprovalRequest): Promise<ApprovalAnswer> {
-  const question = renderApprovalQuestion(request, state.cwd, state.style);
-  state.write(question.text);
-  // The question is withdrawn on Ctrl-C, so the next line typed is a prompt again, not a late answer.
-  const signal = state.running?.signal;
-  if (signal?.aborted) return "deny";
-  const answer = await new Promise<string | undefined>((resolve) => {
-    const onAbort = () => resolve(undefined);
-    signal?.addEventListener("abort", onAbort, { once: true });
-    state.rl!.question(question.choice, signal ? { signal } : {}, (text) => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve(text);
-    });
-  });
-  const key = answer?.trim().toLowerCase() ?? "n";
-  if (key === "" || key === "y" || key === "yes") return "once";
-  if (key === "a" || key === "always") return "always";
-  return "deny";
 }
 
 /** The first session (after the trust question for a project .mcp.json); with no key, the provider setup first. Undefined when none was set up. */
@@ -70,17 +49,29 @@ export function openAgent(state: ReplState, changes: Partial<AgentFlags> = {}, s
   });
 }
 
-/** /provider: set a provider up (readline paused while @clack/prompts owns the terminal), then continue this session with it. */
-export async function setUpProvider(state: ReplState, agent: Agent): Promise<Agent> {
+/** Runs `work` with readline paused, so @clack/prompts may own the terminal; raw mode is restored after. */
+async function _withTerminal<T>(state: ReplState, work: () => Promise<T>): Promise<T> {
   state.rl?.pause();
-  let result: Awaited<ReturnType<typeof runProviderSetup>>;
   try {
-    result = await runProviderSetup();
+    return await work();
   } finally {
     if (process.stdin.isTTY) process.stdin.setRawMode(true);
     state.rl?.resume();
   }
-  return result ? await reopenWithSavedProvider(state, agent) : agent;
+}
+
+/** What a slash command asked of the REPL: another session (/resume, /clear), a provider set up (/provider), or extensions changed (/mcp add, /registry add: this session reopened with them). */
+export async function applySlashOutcome(state: ReplState, agent: Agent, outcome: SlashOutcome): Promise<Agent> {
+  if (outcome.kind === "switch-session") return (await switchSession(state, agent, outcome.sessionId)) ?? agent;
+  if (outcome.kind === "provider-setup") return (await _withTerminal(state, runProviderSetup)) ? await reopenWithSavedProvider(state, agent) : agent;
+  if (outcome.kind !== "reload") return agent;
+  const changed = await _withTerminal(state, outcome.change).catch((error: unknown) => void state.write(state.style.red(`${messageOf(error)}\n`)));
+  if (!changed) return agent;
+  const sessionId = agent.session.messages.length > 0 ? agent.session.id : undefined;
+  agent.close();
+  const next = await openAgent(state, _NO_RESUME, sessionId);
+  state.write(state.style.dim(`reloaded: ${next.skills.length} skills, ${next.mcpStatus().length} MCP servers (connecting in the background), the same session\n`));
+  return next;
 }
 
 /** After /provider saved one: the same session continues with the saved provider. */

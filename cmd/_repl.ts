@@ -19,7 +19,7 @@ import { createShortcuts } from "../lib/ui/shortcuts.ts";
 import { createStatusLine } from "../lib/ui/status-line.ts";
 import { SLASH_COMMANDS, loadSlashCustom, runSlashCommand, type SlashOutcome } from "./_slash.ts";
 import { exitAfterOutput, writeOut } from "./_output.ts";
-import { openFirstAgent, messageOf, setUpProvider, offerPendingApprovals, openAgent, reopenWithSavedProvider, switchSession, type ReplState } from "./_repl-session.ts";
+import { applySlashOutcome, openFirstAgent, messageOf, offerPendingApprovals, type ReplState } from "./_repl-session.ts";
 
 export async function startRepl(flags: AgentFlags): Promise<number> {
   const style = createStyle(colourEnabled());
@@ -75,8 +75,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
         return;
       }
       if (outcome.kind === "exit") exiting = true;
-      if (outcome.kind === "switch-session") agent = (await switchSession(state, agent, outcome.sessionId)) ?? agent;
-      if (outcome.kind === "provider-setup") agent = await setUpProvider(state, agent);
+      agent = await applySlashOutcome(state, agent, outcome);
       if (outcome.kind !== "prompt") return;
       prompt = outcome.text;
     }

@@ -16,6 +16,8 @@ export type SlashOutcome =
   | { kind: "exit" }
   | { kind: "switch-session"; sessionId?: string }
   | { kind: "provider-setup" }
+  /** `change` runs with the terminal free for questions; true when extensions changed, so the session reopens with them. */
+  | { kind: "reload"; change: () => Promise<boolean> }
   | { kind: "prompt"; text: string };
 
 export interface SlashCommand {

@@ -9,6 +9,7 @@
  */
 import { stateDir } from "../lib/paths.ts";
 import { expandCustomCommand, loadCustomCommands, type LoadCustomCommandsResult } from "../lib/ui/slash/custom-commands.ts";
+import { EXTENSION_COMMANDS } from "./_slash-extensions.ts";
 import { INFO_COMMANDS } from "./_slash-info.ts";
 import { SLASH_DONE, type SlashCommand, type SlashContext, type SlashOutcome } from "./_slash-command.ts";
 import { SESSION_COMMANDS, TAIL_COMMANDS } from "./_slash-session.ts";
@@ -32,7 +33,7 @@ const _help: SlashCommand = {
 };
 
 /** Every command, in `/help` order. */
-export const SLASH_COMMANDS: readonly SlashCommand[] = [_help, ...SESSION_COMMANDS, ...INFO_COMMANDS, ...TAIL_COMMANDS];
+export const SLASH_COMMANDS: readonly SlashCommand[] = [_help, ...SESSION_COMMANDS, ...INFO_COMMANDS, ...EXTENSION_COMMANDS, ...TAIL_COMMANDS];
 
 function _usage(command: SlashCommand): string {
   return command.args ? `${command.name} ${command.args}` : command.name;

@@ -7,7 +7,8 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { fakeEnv, userTextsOf, useE2E, type WireProtocol } from "./_harness.ts";
+import { fakeEnv, systemOf, userTextsOf, useE2E, type WireProtocol } from "./_harness.ts";
+import { startFakeRegistry } from "../fakes/registry.ts";
 import { startPty, type PtyDriver } from "./_pty.ts";
 
 const e2e = useE2E();
@@ -341,5 +342,56 @@ describe("a project's .mcp.json", () => {
     writeMcpJson("/bin/echo");
     await e2e.shiro(["-p", "hi"]);
     expect([0, 1, 2, 3].map((index) => toolNames(index).some((name) => name.startsWith("mcp__memory__")))).toEqual([false, false, true, false]);
+  }, 60_000);
+});
+
+describe("extensions without a restart", () => {
+  const MEMORY_SERVER = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-memory/dist/index.js");
+  const offered = (index: number) => (e2e.fake.requests[index]!.body.tools as { function?: { name: string } }[]).map((tool) => tool.function!.name);
+
+  test("/mcp add connects a server in the running session, /mcp remove takes it away; a bad one says why", async () => {
+    e2e.fake.script({ text: "with memory" }, { text: "without memory" });
+    await withRepl(async (repl) => {
+      repl.type("/mcp add memory --url not-a-url\r");
+      let at = await repl.until("the URL must start with http:// or https://");
+      repl.type(`/mcp add memory --command ${process.execPath} --arg ${MEMORY_SERVER}\r`);
+      at = await repl.until("reloaded:", at);
+      // The server connects in the background: ask /mcp until it lists the tools (bounded).
+      for (let i = 0; i < 100 && !repl.screen().slice(at).includes("(local) - 9 tools"); i++) {
+        repl.type("/mcp\r");
+        await Bun.sleep(100);
+      }
+      at = await repl.until("(local) - 9 tools", at);
+      repl.type("use it\r");
+      at = await repl.until("with memory", at);
+      repl.type("/mcp remove memory\r");
+      at = await repl.until("reloaded:", at);
+      repl.type("and now\r");
+      await repl.until("without memory", at);
+    });
+    expect([0, 1].map((index) => offered(index).includes("mcp__memory__read_graph"))).toEqual([true, false]);
+    expect(userTextsOf(e2e.fake.requests[1]!)).toEqual(["use it", "and now"]);
+  }, 60_000);
+
+  test("/registry add installs a skill that the same session offers at once", async () => {
+    const registry = await startFakeRegistry();
+    try {
+      const url = registry.serveIndex({ skills: [{ name: "review-plus", description: "a stricter code review", url: registry.url("/review-plus.md") }], plugins: [] });
+      registry.serve("/review-plus.md", { body: "---\nname: review-plus\ndescription: a stricter code review\n---\nReview harder.\n" });
+      e2e.writeConfig({ registryUrl: url });
+      e2e.fake.script({ text: "before" }, { text: "after" });
+      await withRepl(async (repl) => {
+        repl.type("first\r");
+        let at = await repl.until("before");
+        repl.type("/registry add review-plus --yes\r");
+        at = await repl.until("reloaded:", at);
+        repl.type("second\r");
+        await repl.until("after", at);
+      });
+    } finally {
+      await registry.close();
+    }
+    expect([0, 1].map((index) => systemOf(e2e.fake.requests[index]!).includes("review-plus"))).toEqual([false, true]);
+    expect(userTextsOf(e2e.fake.requests[1]!)).toEqual(["first", "second"]);
   }, 60_000);
 });
