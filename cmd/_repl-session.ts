@@ -10,7 +10,9 @@ import { askApproval } from "../lib/ui/approval-question.ts";
 import { askProjectTrust } from "../lib/ui/project-trust.ts";
 import type { createRenderer } from "../lib/repl/renderer.ts";
 import type { Style } from "../lib/repl/style.ts";
+import { findProjectRoot } from "../lib/project.ts";
 import { findSession } from "../lib/store/sessions.ts";
+import { isInside } from "../lib/ui/slash/session-list.ts";
 import type { SlashOutcome } from "./_slash-command.ts";
 import { shortSessionId } from "../lib/store/short-ids.ts";
 
@@ -88,9 +90,15 @@ export async function switchSession(state: ReplState, agent: Agent, sessionId: s
   const { write, style } = state;
   let next: Agent;
   try {
-    if (sessionId && findSession(sessionId).id === agent.session.id) {
+    const target = sessionId ? findSession(sessionId) : undefined;
+    if (target?.id === agent.session.id) {
       write(`already in session ${shortSessionId(agent.session.id)}\n`);
       return undefined;
+    }
+    // A session of another folder is asked about: its paths and its memory belong to that project.
+    if (target && !isInside(findProjectRoot(state.cwd), target.cwd)) {
+      const answer = await new Promise<string>((resolve) => state.rl!.question(`session ${shortSessionId(target.id)} was started in ${target.cwd}; continue it here? y | n `, resolve));
+      if (!["y", "yes"].includes(answer.trim().toLowerCase())) return void write("not resumed\n");
     }
     next = await openAgent(state, _NO_RESUME, sessionId);
   } catch (error) {

@@ -395,3 +395,40 @@ describe("extensions without a restart", () => {
     expect(userTextsOf(e2e.fake.requests[1]!)).toEqual(["first", "second"]);
   }, 60_000);
 });
+
+describe("sessions by folder", () => {
+  test("/sessions lists this project's sessions with their folder; /resume numbers them; another folder's session is asked about", async () => {
+    const other = join(e2e.dirs.home, "other-project");
+    mkdirSync(other);
+    mkdirSync(join(e2e.dirs.cwd, ".git"));
+    mkdirSync(join(e2e.dirs.cwd, "sub"));
+    e2e.fake.script({ text: "a" }, { text: "b" }, { text: "c" }, { text: "d" });
+    await e2e.shiro(["-p", "older here"]);
+    await e2e.shiro(["-p", "newer in sub"], { cwd: join(e2e.dirs.cwd, "sub") });
+    await e2e.shiro(["-p", "elsewhere"], { cwd: other });
+    const otherId = (await e2e.shiro(["sessions", "--json"])).stdout;
+    const elsewhere = (JSON.parse(otherId) as { id: string; title: string }[]).find((session) => session.title === "elsewhere")!.id;
+    await withRepl(async (repl) => {
+      repl.type("/sessions\r");
+      let at = await repl.until("sub  newer in sub");
+      at = await repl.until(".  older here", at);
+      at = await repl.until("› ", at);
+      expect(repl.screen().slice(0, at)).not.toContain("elsewhere");
+      repl.type("/sessions all\r");
+      at = await repl.until(`${other}  elsewhere`, at);
+      repl.type("/resume\r");
+      at = await repl.until(" 2. ", at);
+      at = await repl.until("resume one with /resume <n>", at);
+      repl.type("/resume 2\r");
+      at = await repl.until("resumed ", at);
+      at = await repl.until("older here", at);
+      repl.type(`/resume ${elsewhere}\r`);
+      at = await repl.until(`was started in ${other}; continue it here? y | n `, at);
+      repl.type("n\r");
+      at = await repl.until("not resumed", at);
+      repl.type("go on\r");
+      await repl.until("d", at);
+    });
+    expect(userTextsOf(e2e.fake.requests.at(-1)!)).toEqual(["older here", "go on"]);
+  }, 60_000);
+});
