@@ -406,7 +406,7 @@ describe("sessions by folder", () => {
     await e2e.shiro(["-p", "older here"]);
     await e2e.shiro(["-p", "newer in sub"], { cwd: join(e2e.dirs.cwd, "sub") });
     await e2e.shiro(["-p", "elsewhere"], { cwd: other });
-    const otherId = (await e2e.shiro(["sessions", "--json"])).stdout;
+    const otherId = (await e2e.shiro(["sessions", "--all", "--json"])).stdout;
     const elsewhere = (JSON.parse(otherId) as { id: string; title: string }[]).find((session) => session.title === "elsewhere")!.id;
     await withRepl(async (repl) => {
       repl.type("/sessions\r");
