@@ -1,10 +1,10 @@
 /** One headless turn: builds the agent, prints its events, and maps the stop to an exit code. */
 import { createAgent, type AgentFlags } from "../lib/agent/agent.ts";
-import { EXIT } from "../lib/errors.ts";
-import { describeNotices } from "../lib/repl/notices.ts";
+import { EXIT } from "../lib/platform/errors.ts";
+import { describeNotices } from "../lib/ui/notices.ts";
 import { shortSessionId } from "../lib/store/short-ids.ts";
-import { printRun } from "./_print.ts";
-import { onOutputLost, writeErr } from "./_output.ts";
+import { printRun } from "../lib/ui/print.ts";
+import { onOutputLost, writeErr } from "../lib/ui/output.ts";
 
 export interface HeadlessOptions {
   json: boolean;

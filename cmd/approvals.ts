@@ -5,7 +5,7 @@
 import { defineCommand } from "citty";
 import type { ApprovalRecord } from "../lib/store/approvals.ts";
 import { uniquePrefixes } from "../lib/store/short-ids.ts";
-import { writeOut } from "./_output.ts";
+import { writeOut } from "../lib/ui/output.ts";
 
 const _SUBJECT_WIDTH = 80;
 

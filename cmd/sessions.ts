@@ -5,7 +5,7 @@
 import { defineCommand } from "citty";
 import { renderProgressBar, renderTodoLines } from "../lib/store/notebook.ts";
 import { findSession, formatLocalMinute, formatSessionLine, listSessions, openSessionWriter, type SessionRecord } from "../lib/store/sessions.ts";
-import { writeOut, writeErr } from "./_output.ts";
+import { writeOut, writeErr } from "../lib/ui/output.ts";
 
 const _print = (text: string) => writeOut(`${text}\n`);
 
@@ -31,7 +31,7 @@ export default defineCommand({
         focus: { type: "string", description: "what the summary should pay most attention to" },
       },
       async run({ args }) {
-        const { resolveConfig } = await import("../lib/config.ts");
+        const { resolveConfig } = await import("../lib/config/config.ts");
         const { completeOnce } = await import("../lib/providers/complete.ts");
         const { compactSession } = await import("../lib/agent/session-compaction.ts");
         const config = resolveConfig();
@@ -112,9 +112,9 @@ interface ContextInfo {
 }
 
 async function _contextOf(session: SessionRecord): Promise<ContextInfo> {
-  const { loadConfigFile } = await import("../lib/config.ts");
-  const { DEFAULT_COMPACTION_THRESHOLD, estimateTokens } = await import("../lib/agent/context.ts");
-  const { readCompactionState } = await import("../lib/agent/context-manager.ts");
+  const { loadConfigFile } = await import("../lib/config/config.ts");
+  const { DEFAULT_COMPACTION_THRESHOLD, estimateTokens } = await import("../lib/agent/context/planner.ts");
+  const { readCompactionState } = await import("../lib/agent/context/manager.ts");
   let threshold = DEFAULT_COMPACTION_THRESHOLD;
   try {
     threshold = loadConfigFile().compaction?.threshold ?? threshold;

@@ -4,7 +4,7 @@
  * Session, plugin and MCP tools exist only inside a session: `/tools` lists those.
  */
 import { defineCommand } from "citty";
-import { writeOut } from "./_output.ts";
+import { writeOut } from "../lib/ui/output.ts";
 
 export default defineCommand({
   meta: { name: "tools", description: "list the built-in tools, their sets and schema bytes" },
@@ -12,7 +12,7 @@ export default defineCommand({
     json: { type: "boolean", description: "print one JSON object instead of tables" },
   },
   async run({ args }) {
-    const { loadConfigFile } = await import("../lib/config.ts");
+    const { loadConfigFile } = await import("../lib/config/config.ts");
     const { builtinTools, measureToolCosts } = await import("../lib/tools/index.ts");
     const config = loadConfigFile();
     const tools = builtinTools({ complete: _noModelHere, allowHosts: config.webFetch?.allowHosts });

@@ -11,8 +11,8 @@
  * Session tools (task itself, memory, the task list) are never a subagent's.
  */
 import * as v from "valibot";
-import type { ThinkingLevel } from "../config.ts";
-import type { Usage } from "../providers/messages.ts";
+import type { ThinkingLevel } from "../config/config.ts";
+import type { Usage } from "../messages.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import description from "./task.md" with { type: "text" };
 import { runTurn, type LoopGate, type ModelClient } from "./loop.ts";

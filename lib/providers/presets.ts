@@ -3,7 +3,7 @@
  * key, and the compat flags the adapters read — never `if (model.includes(…))` branches.
  */
 
-import type { Protocol } from "./messages.ts";
+import type { Protocol } from "../messages.ts";
 import type { ProtocolFlag } from "../vocabulary.ts";
 export type { Protocol, ProtocolFlag };
 

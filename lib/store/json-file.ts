@@ -14,7 +14,7 @@
  *   redactor (lib/secrets/redact.ts), so a secret in any string is stored as `<redacted:kind>`.
  *   The caller's value is never changed. Only files the user writes on purpose (config.json,
  *   installed registry entries) opt out with `verbatim: true`.
- * - Both writers fail with a StateWriteError (lib/os-errors.ts): one sentence naming the file,
+ * - Both writers fail with a StateWriteError (lib/platform/os-errors.ts): one sentence naming the file,
  *   the cause in words (the disk is full, the file system is read-only, the name is too long)
  *   and that the previous version, or the lines already there, are intact.
  * - `readJson`: never throws for bad content. A missing file is `missing`; unparsable JSON,
@@ -28,7 +28,7 @@ import {
 } from "node:fs";
 import { dirname } from "node:path";
 import * as v from "valibot";
-import { StateWriteError, describeErrno, type StateWriteKind } from "../os-errors.ts";
+import { StateWriteError, describeErrno, type StateWriteKind } from "../platform/os-errors.ts";
 import { redactText, redactValue } from "../secrets/redact.ts";
 
 export type ReadResult<T> =

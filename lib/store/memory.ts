@@ -22,8 +22,8 @@
  *   past `maxEntries` (300) the oldest entries by `createdAt` are dropped, recalled or not.
  */
 import * as v from "valibot";
-import { uuidv7 } from "../ids.ts";
-import { paths } from "../paths.ts";
+import { uuidv7 } from "../platform/ids.ts";
+import { paths } from "../platform/paths.ts";
 import { redactText } from "../secrets/redact.ts";
 import { readJson, updateJsonSync } from "./json-file.ts";
 

@@ -16,11 +16,11 @@
  */
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import * as v from "valibot";
-import { UserError } from "../errors.ts";
-import { paths } from "../paths.ts";
-import { ToolResultPartSchema } from "../providers/messages.ts";
-import { SAVED_FLAGS, type RunOptions } from "../session-flags.ts";
-import { TRANSIENT_EVENTS, type AgentEvent } from "../agent/events.ts";
+import { UserError } from "../platform/errors.ts";
+import { paths } from "../platform/paths.ts";
+import { ToolResultPartSchema } from "../messages.ts";
+import { SAVED_FLAGS, type RunOptions } from "../config/flags.ts";
+import { TRANSIENT_EVENTS, type AgentEvent } from "../events.ts";
 import { appendJsonLine, isProcessAlive, readJson, readJsonLines, writeJsonAtomic, writeTextAtomic } from "./json-file.ts";
 
 export const RUN_STATUSES = ["running", "completed", "error", "aborted", "cancelled", "blocked", "max-steps", "interrupted"] as const;

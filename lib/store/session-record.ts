@@ -4,9 +4,9 @@
  * lists and writes the files.
  */
 import * as v from "valibot";
-import type { StopKind } from "../agent/events.ts";
-import { uuidv7 } from "../ids.ts";
-import type { Message } from "../providers/messages.ts";
+import type { StopKind } from "../events.ts";
+import { uuidv7 } from "../platform/ids.ts";
+import type { Message } from "../messages.ts";
 import { NotebookSchema, type Notebook } from "./notebook.ts";
 import { MessageSchema } from "./session-schema.ts";
 import { shortSessionId } from "./short-ids.ts";

@@ -5,8 +5,8 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { runTurn, type LoopGate, type ModelClient, type TurnResult } from "../../lib/agent/loop.ts";
-import type { AgentEvent } from "../../lib/agent/events.ts";
-import type { Message } from "../../lib/providers/messages.ts";
+import type { AgentEvent } from "../../lib/events.ts";
+import type { Message } from "../../lib/messages.ts";
 import type { ModelEvent } from "../../lib/providers/types.ts";
 import type { ToolDefinition } from "../../lib/tools/types.ts";
 

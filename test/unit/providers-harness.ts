@@ -3,7 +3,7 @@
  * collector that drains an adapter's stream into an array of events, and the two-reads tool loop.
  */
 import { ADAPTERS } from "../../lib/providers/client.ts";
-import type { AssistantMessage, Message, Protocol } from "../../lib/providers/messages.ts";
+import type { AssistantMessage, Message, Protocol } from "../../lib/messages.ts";
 import { findPreset } from "../../lib/providers/presets.ts";
 import type { ModelEvent, ModelRequest, ProviderConnection, ThinkingLevel, ToolSpec } from "../../lib/providers/types.ts";
 import type { FakeProvider } from "../fakes/provider.ts";

@@ -1,7 +1,7 @@
 /** `shiro sessions` and `shiro sessions show` as a user runs them. */
 import { expect, test } from "bun:test";
 import { join } from "node:path";
-import { estimateTokens } from "../../lib/agent/context.ts";
+import { estimateTokens } from "../../lib/agent/context/planner.ts";
 import { appendExchange, createSession, formatLocalMinute, openSessionWriter } from "../../lib/store/sessions.ts";
 import { useTempHome } from "./temp-home.ts";
 

@@ -7,9 +7,9 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { UserError } from "../../lib/errors.ts";
-import { paths } from "../../lib/paths.ts";
-import type { Message } from "../../lib/providers/messages.ts";
+import { UserError } from "../../lib/platform/errors.ts";
+import { paths } from "../../lib/platform/paths.ts";
+import type { Message } from "../../lib/messages.ts";
 import { writeJsonAtomic } from "../../lib/store/json-file.ts";
 import {
   appendExchange, createSession, findSession, formatLocalMinute, formatSessionLine, historyForResume, findLeaseHolder,
