@@ -2,7 +2,7 @@
 import { paths, stateDir } from "../lib/platform/paths.ts";
 import { presetKeyVariables } from "../lib/providers/presets.ts";
 import { PRODUCT, VERSION } from "../lib/platform/version.ts";
-import { ROOT_FLAGS } from "./_flags.ts";
+import { ROOT_FLAGS } from "../lib/config/flags.ts";
 import { SUBCOMMAND_SUMMARIES } from "./_subcommands.ts";
 
 export function renderRootHelp(): string {

@@ -8,7 +8,8 @@
  */
 import type { ArgsDef, CommandContext, CommandDef } from "citty";
 import { UsageError } from "../lib/platform/errors.ts";
-import { parseFlags, type FlagSpec, type ParsedFlags } from "./_flags.ts";
+import { parseFlags, type ParsedFlags } from "./_flags.ts";
+import { type FlagSpec } from "../lib/config/flags.ts";
 import { writeOut } from "../lib/ui/output.ts";
 
 export function specsFromArgs(args: ArgsDef): FlagSpec[] {

@@ -6,7 +6,8 @@
  */
 import { defineCommand } from "citty";
 import { UserError } from "../lib/platform/errors.ts";
-import type { RegistryEntry, RegistryIndex } from "../lib/extensions/registry/registry.ts";
+import type { RegistryEntry } from "../lib/extensions/registry/schema.ts";
+import type { RegistryIndex } from "../lib/extensions/registry/registry.ts";
 import { writeOut } from "../lib/ui/output.ts";
 
 const _print = (text: string): void => {

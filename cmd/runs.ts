@@ -16,7 +16,8 @@ const tail = defineCommand({
   },
   async run({ args }) {
     const { followRun } = await import("../lib/ui/follow.ts");
-    process.exitCode = await followRun(String(args.id), { json: Boolean(args.json) });
+    const { exitCodeOf } = await import("./_exit-codes.ts");
+    process.exitCode = exitCodeOf(await followRun(String(args.id), { json: Boolean(args.json) }));
   },
 });
 

@@ -3,8 +3,11 @@
  * and uncompacting take the session's lease, so they refuse a session open in a live process.
  */
 import { defineCommand } from "citty";
-import { renderProgressBar, renderTodoLines } from "../lib/store/notebook.ts";
-import { findSession, formatLocalMinute, formatSessionLine, listSessions, openSessionWriter, type SessionRecord } from "../lib/store/sessions.ts";
+import { renderTodoLines } from "../lib/store/notebook.ts";
+import { renderProgressBar } from "../lib/ui/todo-progress.ts";
+import { findSession, listSessions, openSessionWriter } from "../lib/store/sessions.ts";
+import type { SessionRecord } from "../lib/store/session-record.ts";
+import { formatLocalMinute, formatSessionLine } from "../lib/ui/session-lines.ts";
 import { writeOut, writeErr } from "../lib/ui/output.ts";
 
 const _print = (text: string) => writeOut(`${text}\n`);

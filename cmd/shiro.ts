@@ -9,7 +9,8 @@
 import { EXIT, UsageError, UserError } from "../lib/platform/errors.ts";
 import { detectRuntime } from "../lib/platform/runtime.ts";
 import { PRODUCT, describeVersion } from "../lib/platform/version.ts";
-import { ROOT_FLAGS, parseFlags, type ParsedFlags } from "./_flags.ts";
+import { ROOT_FLAGS } from "../lib/config/flags.ts";
+import { parseFlags, type ParsedFlags } from "./_flags.ts";
 import { exitAfterOutput, writeErr, writeOutNow } from "../lib/ui/output.ts";
 import { SUBCOMMANDS } from "./_subcommands.ts";
 

@@ -8,7 +8,8 @@
  */
 import type { ResolvedConfig } from "../config/config.ts";
 import type { AgentName, ThinkingLevel } from "../vocabulary.ts";
-import { createBlockingDecision, createGate, denyAll, type DecisionSource, type Gate } from "../approval/gate.ts";
+import { createBlockingDecision, createGate, denyAll, type Gate } from "../approval/gate.ts";
+import { type DecisionSource } from "../approval/request.ts";
 import { defaultPermission, parsePermissionRules, evaluatePermission, type PermissionRules } from "../approval/rules.ts";
 import type { PluginHost } from "../extensions/plugin-api.ts";
 import { findProjectRoot } from "../config/project.ts";
@@ -19,9 +20,10 @@ import { openGlobalMemory, openMemory, renderMemoryForPrompt, type MemoryStore }
 import { openEpisodes } from "../store/episodes.ts";
 import { createEmbeddingClient, type EmbeddingClient } from "../search/embeddings.ts";
 import { recordSessionEpisode, summarizeEpisode } from "./episode-recorder.ts";
-import { renderTodosForPrompt, type Todo } from "../store/notebook.ts";
+import type { Todo } from "../store/notebook.ts";
 import type { RunSnapshot } from "../store/runs.ts";
-import { openSessionWriter, type SessionRecord, type SessionWriter } from "../store/sessions.ts";
+import { openSessionWriter, type SessionWriter } from "../store/sessions.ts";
+import { type SessionRecord } from "../store/session-record.ts";
 import { renderSkillCatalogue, type Skill } from "../extensions/skills.ts";
 import { builtinTools, checkToolList, selectTools } from "../tools/index.ts";
 import { createSkillTool } from "../tools/skill.ts";
@@ -35,15 +37,13 @@ import { createContextManager, type ContextManager } from "./context/manager.ts"
 import type { AgentEvent } from "../events.ts";
 import { loadInstructions, renderInstructions, type InstructionFile } from "./instructions.ts";
 import type { StartupNotice } from "../notices.ts";
-import { buildSystemPrompt } from "./prompt.ts";
+import { buildSystemPrompt, renderTodosForPrompt } from "./prompt.ts";
 import { createRunDriver, createRunIds, createUsageTally, type RunStartOptions } from "./run-driver.ts";
 import { connectMcp, openPlugins, openSkills } from "./session-extensions.ts";
 import { pickSession, resolveAgentConfig } from "./session-start.ts";
 import { createTaskTool } from "./subagent.ts";
 import { DEFAULT_MAX_STEPS, VARIANTS, type AgentVariant } from "./variants.ts";
 
-export { flagsFromRunOptions, runOptionsFromFlags, type AgentFlags } from "../config/flags.ts";
-export { MissingKeyError } from "./session-start.ts";
 
 export interface CreateAgentOptions {
   cwd: string;

@@ -13,15 +13,17 @@ import { costUsd } from "../providers/pricing.ts";
 import type { MemoryStore } from "../store/memory.ts";
 import type { Todo } from "../store/notebook.ts";
 import { uuidv7 } from "../platform/ids.ts";
-import { cancelRequested, clearCancelRequest, openRunLog, type RunLog, type RunOptions, type RunSnapshot } from "../store/runs.ts";
+import { cancelRequested, clearCancelRequest, openRunLog, type RunLog, type RunSnapshot } from "../store/runs.ts";
+import { type RunOptions } from "../config/flags.ts";
 import { shortApprovalId, shortRunId } from "../store/short-ids.ts";
 import { UserError } from "../platform/errors.ts";
-import { appendExchange, historyForResume, type SessionRecord } from "../store/sessions.ts";
+import { appendExchange, historyForResume, type SessionRecord } from "../store/session-record.ts";
 import type { CommandSandbox } from "../sandbox/session.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import type { ContextManager } from "./context/manager.ts";
 import type { AgentEvent } from "../events.ts";
-import { runTurn, type ModelClient, type TurnInput, type TurnResult } from "./loop.ts";
+import { runTurn, type TurnInput, type TurnResult } from "./loop.ts";
+import type { ModelClient } from "../providers/client.ts";
 
 export interface RunDriverOptions {
   session: SessionRecord;

@@ -5,7 +5,8 @@
  */
 import { UserError } from "../platform/errors.ts";
 import { resolveConfig, type ResolvedConfig } from "../config/config.ts";
-import { createSession, findSession, newestForCwd, type SessionRecord } from "../store/sessions.ts";
+import { createSession, type SessionRecord } from "../store/session-record.ts";
+import { findSession, newestForCwd } from "../store/sessions.ts";
 import type { AgentFlags } from "../config/flags.ts";
 import type { StartupNotice } from "../notices.ts";
 

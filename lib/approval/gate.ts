@@ -29,7 +29,6 @@ import { loadShellParser } from "../shell/parser.ts";
 import { createPending } from "../store/approvals.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 
-export type { ApprovalAnswer, ApprovalRequest, DecisionSource } from "./request.ts";
 
 /** `asked` is present when `decide` was consulted, so front ends can show the question. */
 export type GateResult =

@@ -9,12 +9,13 @@
 import * as v from "valibot";
 import { EXIT, UserError } from "../platform/errors.ts";
 import { paths } from "../platform/paths.ts";
-import { PRESET_IDS, PROTOCOL_FLAG_VALUES, findPreset, type Preset, type Protocol, type ProtocolFlag } from "../providers/presets.ts";
+import { PRESET_IDS, PROTOCOL_FLAG_VALUES, findPreset, type Preset } from "../providers/presets.ts";
+import { type Protocol } from "../messages.ts";
+import { type ProtocolFlag } from "../vocabulary.ts";
 import { describeIssue, parseJson, readJson, updateJsonSync } from "../store/json-file.ts";
 
 import { AGENT_NAMES, THINKING_LEVELS, TOOL_SET_NAMES, type AgentName, type ThinkingLevel } from "../vocabulary.ts";
 // Re-exported for modules not yet pointed at lib/vocabulary.ts (tools/, agent/variants.ts).
-export { AGENT_NAMES, THINKING_LEVELS, TOOL_SET_NAMES, type AgentName, type ThinkingLevel, type ToolSetName } from "../vocabulary.ts";
 export const BUILTIN_PLUGIN_NAMES = ["guard", "secrets", "protect", "time", "bell", "format"] as const;
 export const DECISIONS = ["allow", "ask", "deny"] as const;
 export const SANDBOX_MODES = ["workspace-write", "read-only", "off"] as const;

@@ -5,7 +5,6 @@
 
 import type { Protocol } from "../messages.ts";
 import type { ProtocolFlag } from "../vocabulary.ts";
-export type { Protocol, ProtocolFlag };
 
 /** `--protocol` / `SHIRO_PROTOCOL` / config `protocol` spell the protocols short (lib/vocabulary.ts lists them). */
 export const PROTOCOL_FLAG_VALUES = { chat: "openai-chat", responses: "openai-responses", anthropic: "anthropic" } as const satisfies Record<ProtocolFlag, Protocol>;

@@ -7,7 +7,6 @@ import type { AssistantMessage, Message, Protocol, StopReason, Usage } from "../
 import type { CompatFlags } from "./presets.ts";
 import type { ThinkingLevel } from "../vocabulary.ts";
 
-export type { ThinkingLevel } from "../vocabulary.ts";
 
 /** A tool as the model sees it: the JSON Schema is derived from the tool's valibot schema. */
 export interface ToolSpec {

@@ -23,8 +23,6 @@ import { releaseLease, tryLease } from "./session-lease.ts";
 import { shortSessionId } from "./short-ids.ts";
 import { UNTITLED, SessionSchema, deriveTitle, firstPrompt, summarizeSession, type LiveSession, type SessionRecord, type SessionSummary } from "./session-record.ts";
 
-export { findLeaseHolder, releaseLease, tryLease, type LeaseResult } from "./session-lease.ts";
-export * from "./session-record.ts";
 
 export const SESSION_LIST_LIMIT = 15;
 /** `-c` and prefix lookups only look at this many of the most recently saved sessions. */

@@ -7,7 +7,7 @@
  * (session, plugin and MCP tools) are never gated by sets. An agent variant's filter (over each
  * tool's declared effect) is intersected with all of that. A withheld tool is left out of the request and the system prompt.
  */
-import { TOOL_SET_NAMES, type ToolSetName } from "../config/config.ts";
+import { TOOL_SET_NAMES, type ToolSetName } from "../vocabulary.ts";
 import { bashTool } from "./bash.ts";
 import { deleteFileTool, editFileTool, moveFileTool, multiEditTool } from "./edit.ts";
 import { globTool, listDirTool, readFileTool, readManyFilesTool, writeFileTool } from "./fs.ts";

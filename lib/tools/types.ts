@@ -10,7 +10,8 @@
  * Tools never write to stdout: live output goes through `ctx.emitOutput`.
  */
 import type * as v from "valibot";
-import type { Decision, ToolSetName } from "../config/config.ts";
+import type { Decision } from "../config/config.ts";
+import type { ToolSetName } from "../vocabulary.ts";
 import type { CommandSandbox } from "../sandbox/session.ts";
 
 /**

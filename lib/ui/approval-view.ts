@@ -8,7 +8,7 @@
  */
 import { readFileSync } from "node:fs";
 import { structuredPatch } from "diff";
-import type { ApprovalRequest } from "../approval/gate.ts";
+import type { ApprovalRequest } from "../approval/request.ts";
 import { resolveInWorkspace } from "../tools/jail.ts";
 import type { Style } from "./style.ts";
 

@@ -1,7 +1,7 @@
 /** The REPL's first lines (the session, its agent, what loaded, the start-up notices) and its last ones. */
 import type { Agent } from "../agent/agent.ts";
 import { describeSandbox } from "../sandbox/detect.ts";
-import { renderProgressBar } from "../store/notebook.ts";
+import { renderProgressBar } from "./todo-progress.ts";
 import { shortSessionId } from "../store/short-ids.ts";
 import { PRODUCT, VERSION } from "../platform/version.ts";
 import { describeNotices } from "./notices.ts";

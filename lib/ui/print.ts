@@ -5,10 +5,8 @@
  * `[compacted] B messages pruned to A`, `[blocked] …`, `[error] <msg>`. A replayed log prints
  * everything on stdout and ends with `[done] <stop>, N steps`.
  */
-import type { AgentEvent } from "../events.ts";
-import { EXIT } from "../platform/errors.ts";
+import type { AgentEvent, StopKind } from "../events.ts";
 import { shortApprovalId, shortRunId } from "../store/short-ids.ts";
-import { STOP_EXIT } from "../../cmd/_exit-codes.ts";
 import { writeOut, writeErr } from "./output.ts";
 
 export interface TextPrinter {
@@ -93,15 +91,16 @@ export function createReplayPrinter(): TextPrinter {
 
 /**
  * Prints a live run (headless, `runs resume`): as text (answer on stdout, progress on stderr) or,
- * with `json`, one event per line on stdout. Returns the exit code of the run's `done`.
+ * with `json`, one event per line on stdout. Returns the stop of the run's `done` (undefined when
+ * the events ended without one).
  */
-export async function printRun(events: AsyncIterable<AgentEvent>, options: { json: boolean }): Promise<number> {
+export async function printRun(events: AsyncIterable<AgentEvent>, options: { json: boolean }): Promise<StopKind | undefined> {
   const printer = createTextPrinter({ out: (t) => writeOut(t), err: (t) => writeErr(t) }, { streamText: true });
-  let code: number = EXIT.error;
+  let stop: StopKind | undefined;
   for await (const event of events) {
     if (options.json) writeOut(`${JSON.stringify(event)}\n`);
     else printer.print(event);
-    if (event.type === "done") code = STOP_EXIT[event.stop];
+    if (event.type === "done") stop = event.stop;
   }
-  return code;
+  return stop;
 }

@@ -3,7 +3,8 @@
  * Rows are `<S|P>  <name>  <description>`, names padded to one column, descriptions cut at
  * DESCRIPTION_WIDTH characters; index rows of installed entries end with `installed`.
  */
-import type { InstalledEntry, RegistryEntry, RegistryKind } from "../extensions/registry/registry.ts";
+import type { InstalledEntry } from "../extensions/registry/registry.ts";
+import type { RegistryEntry, RegistryKind } from "../extensions/registry/schema.ts";
 
 export const DESCRIPTION_WIDTH = 58;
 

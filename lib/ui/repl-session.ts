@@ -4,8 +4,9 @@
  * `ReplState` is what the REPL's parts share: the terminal and the turn in flight.
  */
 import type { Interface } from "node:readline";
-import { createAgent, type Agent, type AgentFlags } from "../agent/agent.ts";
-import type { ApprovalAnswer, ApprovalRequest } from "../approval/gate.ts";
+import { createAgent, type Agent } from "../agent/agent.ts";
+import { type AgentFlags } from "../config/flags.ts";
+import type { ApprovalAnswer, ApprovalRequest } from "../approval/request.ts";
 import { renderApprovalQuestion } from "./approval-view.ts";
 import type { createRenderer } from "./renderer.ts";
 import type { Style } from "./style.ts";

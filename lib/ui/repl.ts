@@ -4,7 +4,9 @@
  * (kept in memory only). Ctrl-C interrupts a running turn; with nothing running it exits.
  */
 import { createInterface } from "node:readline";
-import { MissingKeyError, type Agent, type AgentFlags } from "../agent/agent.ts";
+import { MissingKeyError } from "../agent/session-start.ts";
+import { type Agent } from "../agent/agent.ts";
+import { type AgentFlags } from "../config/flags.ts";
 import { EXIT } from "../platform/errors.ts";
 import { renderBanner, renderFarewell } from "./banner.ts";
 import { createCompleter } from "./completer.ts";
@@ -12,7 +14,8 @@ import { runProviderSetup } from "./onboarding.ts";
 import { createRenderer } from "./renderer.ts";
 import { colourEnabled, createStyle } from "./style.ts";
 import { appendHistory, loadHistory } from "../store/history.ts";
-import { SLASH_COMMANDS, runSlashCommand, type SlashOutcome } from "./slash/slash.ts";
+import { SLASH_COMMANDS, runSlashCommand } from "./slash/slash.ts";
+import { type SlashOutcome } from "./slash/command.ts";
 import { exitAfterOutput, writeOut } from "./output.ts";
 import { USE_SAVED_PROVIDER, messageOf, offerPendingApprovals, openAgent, reopenWithSavedProvider, switchSession, type ReplState } from "./repl-session.ts";
 

@@ -4,10 +4,10 @@
  */
 import { describe, expect, test } from "bun:test";
 import { createContextManager, readCompactionState } from "../../lib/agent/context/manager.ts";
-import type { ModelClient } from "../../lib/agent/loop.ts";
+import type { ModelClient } from "../../lib/providers/client.ts";
 import type { Message } from "../../lib/messages.ts";
 import type { ModelEvent, ModelRequest } from "../../lib/providers/types.ts";
-import type { SessionRecord } from "../../lib/store/sessions.ts";
+import type { SessionRecord } from "../../lib/store/session-record.ts";
 
 function _client(reply: (request: ModelRequest) => string | Error): ModelClient & { protocol: "openai-chat"; prompts: string[] } {
   const prompts: string[] = [];

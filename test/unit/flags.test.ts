@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { ROOT_FLAGS, parseFlags } from "../../cmd/_flags.ts";
+import { ROOT_FLAGS } from "../../lib/config/flags.ts";
+import { parseFlags } from "../../cmd/_flags.ts";
 import { UsageError } from "../../lib/platform/errors.ts";
 
 describe("parseFlags", () => {

@@ -1,9 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
-import {
-  HEADLESS_DENIED_REASON, USER_DENIED_REASON, createGate, denyAll,
-  type ApprovalAnswer, type ApprovalRequest, type DecisionSource, type GateCall,
-} from "../../lib/approval/gate.ts";
+import { HEADLESS_DENIED_REASON, USER_DENIED_REASON, createGate, denyAll, type GateCall } from "../../lib/approval/gate.ts";
+import { type ApprovalAnswer, type ApprovalRequest, type DecisionSource } from "../../lib/approval/request.ts";
 import { UserError } from "../../lib/platform/errors.ts";
 import {
   canonicalJson, defaultPermission, createRepeatGuard, createSessionGrants, describeRefusal,

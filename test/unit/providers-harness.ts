@@ -5,7 +5,8 @@
 import { ADAPTERS } from "../../lib/providers/client.ts";
 import type { AssistantMessage, Message, Protocol } from "../../lib/messages.ts";
 import { findPreset } from "../../lib/providers/presets.ts";
-import type { ModelEvent, ModelRequest, ProviderConnection, ThinkingLevel, ToolSpec } from "../../lib/providers/types.ts";
+import type { ModelEvent, ModelRequest, ProviderConnection, ToolSpec } from "../../lib/providers/types.ts";
+import type { ThinkingLevel } from "../../lib/vocabulary.ts";
 import type { FakeProvider } from "../fakes/provider.ts";
 
 export const API_KEY = "sk-test-key-0123456789";

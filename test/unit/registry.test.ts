@@ -6,10 +6,8 @@ import { join } from "node:path";
 import { UserError } from "../../lib/platform/errors.ts";
 import { stateDir } from "../../lib/platform/paths.ts";
 import { compileInstalledPlugin, createPluginHost } from "../../lib/extensions/plugin-host.ts";
-import {
-  DEFAULT_REGISTRY_URL, commitInstall, fetchRegistryIndex, findRegistryEntry, listInstalled, loadInstalledPlugins,
-  removeInstalled, resolveRegistryUrl, searchRegistry, stageInstall, type RegistryEntry,
-} from "../../lib/extensions/registry/registry.ts";
+import { DEFAULT_REGISTRY_URL, commitInstall, fetchRegistryIndex, findRegistryEntry, listInstalled, loadInstalledPlugins, removeInstalled, resolveRegistryUrl, searchRegistry, stageInstall } from "../../lib/extensions/registry/registry.ts";
+import { type RegistryEntry } from "../../lib/extensions/registry/schema.ts";
 import { renderInstalledList, renderRegistryList } from "../../lib/ui/registry-view.ts";
 import { loadSkills } from "../../lib/extensions/skills.ts";
 import { startFakeRegistry, type FakeRegistry } from "../fakes/registry.ts";

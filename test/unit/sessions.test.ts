@@ -11,10 +11,10 @@ import { UserError } from "../../lib/platform/errors.ts";
 import { paths } from "../../lib/platform/paths.ts";
 import type { Message } from "../../lib/messages.ts";
 import { writeJsonAtomic } from "../../lib/store/json-file.ts";
-import {
-  appendExchange, createSession, findSession, formatLocalMinute, formatSessionLine, historyForResume, findLeaseHolder,
-  listSessions, loadSession, newestForCwd, openSessionWriter, releaseLease, deriveTitle, tryLease, type SessionRecord, type SessionWriter,
-} from "../../lib/store/sessions.ts";
+import { appendExchange, createSession, historyForResume, deriveTitle, type SessionRecord } from "../../lib/store/session-record.ts";
+import { findSession, listSessions, loadSession, newestForCwd, openSessionWriter, type SessionWriter } from "../../lib/store/sessions.ts";
+import { formatLocalMinute, formatSessionLine } from "../../lib/ui/session-lines.ts";
+import { findLeaseHolder, releaseLease, tryLease } from "../../lib/store/session-lease.ts";
 import { useTempHome } from "./temp-home.ts";
 
 const FIXTURE = join(import.meta.dir, "..", "fixtures", "session-lease.ts");

@@ -8,7 +8,7 @@
 import * as v from "valibot";
 import type { ThinkingLevel } from "../../vocabulary.ts";
 import { assistantText, type Message } from "../../messages.ts";
-import type { SessionRecord } from "../../store/sessions.ts";
+import type { SessionRecord } from "../../store/session-record.ts";
 import { DEFAULT_COMPACTION_THRESHOLD, estimateTokens, planWire } from "./planner.ts";
 import { CompactionStateSchema, createCompactionState, recordSpan, type CompactionState } from "./state.ts";
 import { buildSpanSummaryRequest, parseSummary } from "./span-summaries.ts";

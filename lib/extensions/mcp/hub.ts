@@ -17,7 +17,6 @@ import { createMcpTool, toMcpToolName, type McpCallResult, type McpListedTool } 
 import type { ToolDefinition } from "../../tools/types.ts";
 import { PRODUCT, VERSION } from "../../platform/version.ts";
 
-export type { McpServerConfig } from "./servers.ts";
 
 export interface McpServerStatus {
   name: string;

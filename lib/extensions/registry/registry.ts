@@ -28,7 +28,6 @@ import { readSkillHeader } from "../skills.ts";
 import { writeJsonAtomic, writeTextAtomic } from "../../store/json-file.ts";
 import { VERSION } from "../../platform/version.ts";
 
-export type { RegistryEntry, RegistryKind } from "./schema.ts";
 
 export const DEFAULT_REGISTRY_URL = "https://raw.githubusercontent.com/zakirkun/shiro-neko-registry/main/index.json";
 export const REGISTRY_TIMEOUT_MS = 20_000;

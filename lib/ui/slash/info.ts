@@ -1,7 +1,8 @@
 /** Slash commands that show or tidy what the session holds: tasks, notes, instructions, tools, cost, context. */
 import initPrompt from "../../agent/prompts/init.md" with { type: "text" };
 import { formatUsd } from "../../providers/pricing.ts";
-import { renderProgressBar, renderTodoLines } from "../../store/notebook.ts";
+import { renderTodoLines } from "../../store/notebook.ts";
+import { renderProgressBar } from "../todo-progress.ts";
 import { toolSchemaBytes } from "../../tools/schema.ts";
 import { SLASH_DONE, type SlashCommand } from "./command.ts";
 

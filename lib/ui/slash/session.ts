@@ -1,6 +1,7 @@
 /** Slash commands that change the session: its agent, thinking, model, provider, or the session itself. */
 import { VARIANTS } from "../../agent/variants.ts";
-import { formatSessionLine, listSessions } from "../../store/sessions.ts";
+import { listSessions } from "../../store/sessions.ts";
+import { formatSessionLine } from "../session-lines.ts";
 import { AGENT_NAMES, THINKING_LEVELS, type AgentName, type ThinkingLevel } from "../../vocabulary.ts";
 import { SLASH_DONE, type SlashCommand } from "./command.ts";
 

@@ -9,7 +9,6 @@ import { INFO_COMMANDS } from "./info.ts";
 import { SLASH_DONE, type SlashCommand, type SlashContext, type SlashOutcome } from "./command.ts";
 import { SESSION_COMMANDS, TAIL_COMMANDS } from "./session.ts";
 
-export type { SlashContext, SlashOutcome } from "./command.ts";
 
 const _help: SlashCommand = {
   name: "/help", help: "this list", aliases: ["/?"],
