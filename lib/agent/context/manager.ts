@@ -1,5 +1,5 @@
 /**
- * Wires the context functions (context.ts, context-state.ts, episodes.ts) into a session:
+ * Wires the context functions (planner.ts, state.ts, span-summaries.ts) into a session:
  * once per step it plans the wire view, asks the model to summarise a span the first time it
  * leaves the wire, records the span (with or without its summary) in the session, and emits the
  * `compacted` events. A failed or empty summary never stops the turn: the span stays off the

@@ -6,7 +6,7 @@
  * plain http to localhost/127.0.0.1; every redirect hop is checked the same way before it is
  * followed, and a refused URL is never requested. The whole fetch, redirects and body included,
  * has a REGISTRY_TIMEOUT_MS deadline. Bodies are capped (index INDEX_BYTE_LIMIT, entry
- * BODY_BYTE_LIMIT) and validated by registry-schema.ts before anything touches the disk.
+ * BODY_BYTE_LIMIT) and validated by schema.ts before anything touches the disk.
  *
  * On disk (lib/platform/paths.ts `registryDir()`): `skills/<name>.md` holds the skill file exactly as
  * served; `plugins/<name>.json` holds the validated manifest, re-serialised (unknown keys gone).

@@ -1,6 +1,6 @@
 /**
  * The REPL's slash commands: one list of `{name, args, help, run}` (the commands live in
- * _slash-session.ts and _slash-info.ts), read by `/help`, the completer and the dispatcher.
+ * session.ts and info.ts), read by `/help`, the completer and the dispatcher.
  * `parseSlash` is pure and shared; `runSlashCommand` performs one and writes its output.
  * Unknown commands answer `unknown command /<x> - try /help`. Commands that need a different
  * session (/resume, /clear) ask the REPL to swap the agent.
