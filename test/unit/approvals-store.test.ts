@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { describeSubject, formatAge, renderPendingTable } from "../../cmd/approvals.ts";
+import { describeSubject, formatAge, renderPendingTable } from "../../lib/ui/approvals-table.ts";
 import { uniquePrefixes } from "../../lib/store/short-ids.ts";
 import { createBlockingDecision, createGate } from "../../lib/approval/gate.ts";
 import { UserError } from "../../lib/platform/errors.ts";
