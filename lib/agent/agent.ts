@@ -16,7 +16,7 @@ import { findProjectRoot } from "../config/project.ts";
 import { detectSandbox, type SandboxStatus } from "../sandbox/detect.ts";
 import { createCommandSandbox } from "../sandbox/session.ts";
 import { connectionFromConfig, createModelClient, type ModelClient } from "../providers/client.ts";
-import { openGlobalMemory, openMemory, renderMemoryForPrompt, type MemoryStore } from "../store/memory.ts";
+import { openGlobalMemory, openMemory, type MemoryStore } from "../store/memory.ts";
 import { openEpisodes } from "../store/episodes.ts";
 import { createEmbeddingClient, type EmbeddingClient } from "../search/embeddings.ts";
 import { recordSessionEpisode, summarizeEpisode } from "./episode-recorder.ts";
@@ -37,7 +37,7 @@ import { createContextManager, type ContextManager } from "./context/manager.ts"
 import type { AgentEvent } from "../events.ts";
 import { loadInstructions, renderInstructions, type InstructionFile } from "./instructions.ts";
 import type { StartupNotice } from "../notices.ts";
-import { buildSystemPrompt, renderTodosForPrompt } from "./prompt.ts";
+import { buildSystemPrompt, renderMemoryForPrompt, renderTodosForPrompt } from "./prompt.ts";
 import { createRunDriver, createRunIds, createUsageTally, type RunStartOptions } from "./run-driver.ts";
 import { connectMcp, openPlugins, openSkills } from "./session-extensions.ts";
 import { pickSession, resolveAgentConfig } from "./session-start.ts";

@@ -7,7 +7,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 
 import { dirname, join } from "node:path";
 import { paths } from "../../lib/platform/paths.ts";
 import { compactMemory, parseMergedNotes } from "../../lib/agent/memory-compaction.ts";
-import { openMemory, renderMemoryForPrompt, type MemoryEntry, type MemoryKind } from "../../lib/store/memory.ts";
+import { openMemory, type MemoryEntry, type MemoryKind } from "../../lib/store/memory.ts";
+import { renderMemoryForPrompt } from "../../lib/agent/prompt.ts";
 import { createMemoryTools } from "../../lib/tools/memory-tools.ts";
 import type { ToolContext, ToolDefinition } from "../../lib/tools/types.ts";
 import { useTempHome } from "./temp-home.ts";
