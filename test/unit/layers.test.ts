@@ -14,7 +14,7 @@ import { scanImports } from "./import-scan.ts";
 const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
   { name: "platform", paths: ["lib/platform/", "lib/vocabulary.ts"] },
   { name: "seams", paths: ["lib/events.ts", "lib/messages.ts", "lib/notices.ts", "lib/store/notebook.ts"] },
-  { name: "foundation", paths: ["lib/config/", "lib/providers/", "lib/secrets/", "lib/shell/", "lib/release/", "lib/store/json-file.ts"] },
+  { name: "foundation", paths: ["lib/config/", "lib/providers/", "lib/secrets/", "lib/shell/", "lib/release/", "lib/store/json-file.ts", "lib/store/file-lock.ts"] },
   { name: "store", paths: ["lib/store/", "lib/search/"] },
   { name: "policy", paths: ["lib/approval/", "lib/sandbox/", "lib/extensions/skills.ts", "lib/agent/context/state.ts", "lib/agent/context/span-summaries.ts"] },
   { name: "tools", paths: ["lib/tools/"] },
