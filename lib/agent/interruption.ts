@@ -5,7 +5,7 @@
  *   by a user message `[the user interrupted this request]`, so the model reads that the request
  *   was withdrawn and does not carry it out on the next turn.
  */
-import type { Message } from "../providers/messages.ts";
+import type { Message } from "../messages.ts";
 
 export const INTERRUPTED_MARKER = "[the user interrupted this request]";
 

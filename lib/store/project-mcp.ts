@@ -12,8 +12,8 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
-import { McpServerSchema } from "../config.ts";
-import { stateDir } from "../paths.ts";
+import { McpServerSchema } from "../config/config.ts";
+import { stateDir } from "../platform/paths.ts";
 import { readJson, updateJsonSync } from "./json-file.ts";
 
 export type ProjectMcpServer = v.InferOutput<typeof McpServerSchema>;

@@ -1,13 +1,13 @@
 /**
- * The approval question in the REPL's terminal: the request rendered (lib/repl/approval-view.ts),
+ * The approval question in the REPL's terminal: the request rendered (approval-view.ts),
  * then `y once | a always | n deny` read through readline. Ctrl-C or Esc while it is open ends the
  * turn, which withdraws the question and denies, so the next line typed is a prompt again, not a
  * late answer.
  */
 import type { Interface } from "node:readline";
-import type { ApprovalAnswer, ApprovalRequest } from "../approval.ts";
-import { renderApprovalQuestion } from "../repl/approval-view.ts";
-import type { Style } from "../repl/style.ts";
+import type { ApprovalAnswer, ApprovalRequest } from "../approval/request.ts";
+import { renderApprovalQuestion } from "./approval-view.ts";
+import type { Style } from "./style.ts";
 
 /** What the question needs of the REPL: its terminal and the turn in flight. */
 export interface ApprovalTerminal {

@@ -6,10 +6,10 @@
  * time. A file that cannot be read is said so and nothing runs.
  */
 import { createInterface } from "node:readline/promises";
-import { describeTarget } from "../mcp-servers.ts";
-import { findProjectRoot } from "../project.ts";
+import { describeTarget } from "../extensions/mcp/servers.ts";
+import { findProjectRoot } from "../config/project.ts";
 import { readProjectMcp, trustProjectMcp } from "../store/project-mcp.ts";
-import type { Style } from "../repl/style.ts";
+import type { Style } from "./style.ts";
 
 /** Puts the question when this project has an untrusted `.mcp.json` (not with --no-mcp: `mcpOff`). */
 export async function askProjectTrust(cwd: string, mcpOff: boolean, write: (text: string) => void, style: Style): Promise<void> {

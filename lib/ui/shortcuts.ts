@@ -8,7 +8,7 @@
  */
 import type { Agent } from "../agent/agent.ts";
 import { openGlobalMemory } from "../store/memory.ts";
-import type { Style } from "../repl/style.ts";
+import type { Style } from "./style.ts";
 
 export interface ShortcutContext {
   agent: Agent;

@@ -7,8 +7,8 @@
  * with that rule built in.
  */
 import type { Interface } from "node:readline";
-import type { AgentEvent } from "../agent/events.ts";
-import type { Style } from "../repl/style.ts";
+import type { AgentEvent } from "../events.ts";
+import type { Style } from "./style.ts";
 
 export interface StatusLine {
   /** The writer to use for everything else: it erases the status line first. */

@@ -6,8 +6,10 @@
  * `/resume 2` into the second row of that same listing.
  */
 import { isAbsolute, relative } from "node:path";
-import { findProjectRoot } from "../../project.ts";
-import { formatSessionLine, listSessions, type SessionSummary } from "../../store/sessions.ts";
+import { findProjectRoot } from "../../config/project.ts";
+import { listSessions } from "../../store/sessions.ts";
+import type { SessionSummary } from "../../store/session-record.ts";
+import { formatSessionLine } from "../session-lines.ts";
 
 export const SESSION_ROWS = 15;
 
