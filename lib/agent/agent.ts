@@ -30,6 +30,7 @@ import { createSkillTool } from "../tools/skill.ts";
 import { createMemoryTools } from "../tools/memory-tools.ts";
 import { createRecallDiscardedTool } from "../tools/recall-discarded.ts";
 import { createTodoTool } from "../tools/todo.ts";
+import { createAskTool, type AskUser } from "../tools/ask.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import type { McpServerStatus } from "../extensions/mcp/hub.ts";
 import { runOptionsFromFlags, type AgentFlags } from "../config/flags.ts";
@@ -55,6 +56,8 @@ export interface CreateAgentOptions {
   detached?: boolean;
   /** Interactive approval prompt; headless uses the --approvals policy. */
   decide?: DecisionSource;
+  /** Someone to answer the `ask` tool (the REPL); without it the tool is withheld. */
+  askUser?: AskUser;
   /** Continue exactly this session (used by `shiro runs resume`). */
   sessionId?: string;
   env?: NodeJS.ProcessEnv;
@@ -167,6 +170,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const subagentUsage = createUsageTally();
   const sessionTools: ToolDefinition[] = [
     createTodoTool({ get: () => session.notebook.todos, set: (todos) => { session.notebook.todos = todos; writer.markChanged(); } }),
+    ...(options.askUser ? [createAskTool(options.askUser)] : []),
     ...(memory ? createMemoryTools(memory, { global: globalMemory, source: () => ({ sessionId: session.id }), episodes, cwd, embeddings }) : []),
     createRecallDiscardedTool(() => context.ledger()),
     ...(flags.noSubagent ? [] : [createTaskTool({

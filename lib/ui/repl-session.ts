@@ -10,6 +10,7 @@ import { type AgentFlags } from "../config/flags.ts";
 import { findProjectRoot } from "../config/project.ts";
 import { runProviderSetup } from "./onboarding.ts";
 import { askApproval } from "./approval-question.ts";
+import { askUserInTerminal } from "./ask-question.ts";
 import { askProjectTrust } from "./project-trust.ts";
 import type { createRenderer } from "./renderer.ts";
 import type { Style } from "./style.ts";
@@ -49,7 +50,8 @@ export async function openFirstAgent(state: ReplState): Promise<Agent | undefine
 export function openAgent(state: ReplState, changes: Partial<AgentFlags> = {}, sessionId?: string): Promise<Agent> {
   return createAgent({
     cwd: state.cwd, flags: { ...state.flags, ...changes }, mode: "interactive",
-    decide: (request) => askApproval(state, request), ...(sessionId ? { sessionId } : {}),
+    decide: (request) => askApproval(state, request), askUser: (question, options, signal) => askUserInTerminal(state, question, options, signal),
+    ...(sessionId ? { sessionId } : {}),
   });
 }
 

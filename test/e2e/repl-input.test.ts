@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { fakeEnv, systemOf, userTextsOf, useE2E, type WireProtocol } from "./_harness.ts";
+import { fakeEnv, systemOf, toolResultsOf, userTextsOf, useE2E, type WireProtocol } from "./_harness.ts";
 import { startFakeRegistry } from "../fakes/registry.ts";
 import { startPty, type PtyDriver } from "./_pty.ts";
 
@@ -431,4 +431,37 @@ describe("sessions by folder", () => {
     });
     expect(userTextsOf(e2e.fake.requests.at(-1)!)).toEqual(["older here", "go on"]);
   }, 60_000);
+});
+
+describe("the ask tool", () => {
+  test("in the REPL the model's question shows numbered options; a number answers with that option, words as typed", async () => {
+    const ask = (options?: string[]) => ({ toolCalls: [{ name: "ask", input: { question: "Which database?", ...(options ? { options } : {}) } }] });
+    e2e.fake.script(ask(["Postgres", "SQLite"]), { text: "going with it" }, ask(["Postgres", "SQLite"]), { text: "noted" }, ask(), { text: "fine" });
+    await withRepl(async (repl) => {
+      repl.type("pick one\r");
+      let at = await repl.until("? Which database?\n  1. Postgres\n  2. SQLite\n");
+      at = await repl.until("answer (a number or your own words) ", at);
+      repl.type("2\r");
+      at = await repl.until("going with it", at);
+      repl.type("again\r");
+      at = await repl.until("answer (a number or your own words) ", at);
+      repl.type("DuckDB, actually\r");
+      at = await repl.until("noted", at);
+      repl.type("open question\r");
+      at = await repl.until("answer ", at);
+      repl.type("3\r");
+      await repl.until("fine", at);
+    });
+    expect([1, 3, 5].map((index) => toolResultsOf(e2e.fake.requests[index]!).at(-1)!.output)).toEqual([
+      "The user answered: SQLite", "The user answered: DuckDB, actually", "The user answered: 3",
+    ]);
+  }, 30_000);
+
+  test("headless, ask is withheld: not offered at all", async () => {
+    e2e.fake.script({ text: "ok" });
+    await e2e.shiro(["-p", "hi"]);
+    const names = (e2e.fake.requests[0]!.body.tools as { function?: { name: string } }[]).map((tool) => tool.function!.name);
+    expect(names).toContain("todo_write");
+    expect(names).not.toContain("ask");
+  }, 30_000);
 });
