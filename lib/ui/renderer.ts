@@ -78,6 +78,9 @@ export function createRenderer(write: (text: string) => void, style: Style, mode
         case "tool-denied":
           line(style.yellow(`  ⊘ ${event.name}: ${_short(event.reason, 160)}`));
           break;
+        case "mcp":
+          if (event.status === "failed") line(style.red(`mcp ${event.server} failed: ${event.error ?? "unknown error"}`));
+          break;
         case "compacted":
           line(style.dim(formatCompactedLine(event.before, event.after)));
           break;

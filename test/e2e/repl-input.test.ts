@@ -465,3 +465,24 @@ describe("the ask tool", () => {
     expect(names).not.toContain("ask");
   }, 30_000);
 });
+
+describe("MCP failures are said once", () => {
+  test("a server that cannot start: `mcp <name> failed: …` once in the REPL and on stderr headless", async () => {
+    e2e.writeConfig({ mcpServers: { broken: { command: join(e2e.dirs.home, "no-such-server") } } });
+    e2e.fake.script({ text: "answer-one" }, { text: "answer-two" }, { text: "headless" });
+    await withRepl(async (repl) => {
+      // /mcp until the server has failed (bounded); the failure then joins the next turn, once.
+      for (let i = 0; i < 100 && !repl.screen().includes("(local) - failed: "); i++) {
+        repl.type("/mcp\r");
+        await Bun.sleep(50);
+      }
+      repl.type("first\r");
+      let at = await repl.until("answer-one");
+      repl.type("second\r");
+      at = await repl.until("answer-two", at);
+      expect(repl.screen().split("mcp broken failed: ").length - 1, repl.screen()).toBe(1);
+    });
+    const headless = await e2e.shiro(["-p", "hi"]);
+    expect(headless.stderr.split("mcp broken failed: ").length - 1).toBe(1);
+  }, 30_000);
+});
