@@ -397,6 +397,21 @@ describe("extensions without a restart", () => {
 });
 
 describe("sessions by folder", () => {
+  test("headless -r of another project's session needs --force", async () => {
+    const other = join(e2e.dirs.home, "other-project");
+    mkdirSync(other);
+    e2e.fake.script({ text: "there" }, { text: "forced" });
+    await e2e.shiro(["-p", "started elsewhere"], { cwd: other });
+    const [session] = JSON.parse((await e2e.shiro(["sessions", "--all", "--json"])).stdout) as { id: string }[];
+    const refused = await e2e.shiro(["-p", "go on", "-r", session!.id]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`was started in ${other}, not in this project: pass --force to continue it here, or run shiro there`);
+    const forced = await e2e.shiro(["-p", "go on", "-r", session!.id, "--force"]);
+    expect(forced.code).toBe(0);
+    expect(userTextsOf(e2e.fake.requests.at(-1)!)).toEqual(["started elsewhere", "go on"]);
+    expect(e2e.fake.requests.length).toBe(2);
+  }, 30_000);
+
   test("/sessions lists this project's sessions with their folder; /resume numbers them; another folder's session is asked about", async () => {
     const other = join(e2e.dirs.home, "other-project");
     mkdirSync(other);
