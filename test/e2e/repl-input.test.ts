@@ -373,6 +373,21 @@ describe("extensions without a restart", () => {
     expect(userTextsOf(e2e.fake.requests[1]!)).toEqual(["use it", "and now"]);
   }, 60_000);
 
+  test("/reload picks up a skill written while the session runs", async () => {
+    e2e.fake.script({ text: "before" }, { text: "after" });
+    await withRepl(async (repl) => {
+      repl.type("first\r");
+      let at = await repl.until("before");
+      mkdirSync(join(e2e.dirs.cwd, ".shiro", "skills"), { recursive: true });
+      writeFileSync(join(e2e.dirs.cwd, ".shiro", "skills", "fresh.md"), "---\nname: fresh-skill\ndescription: just written\n---\nDo it.\n");
+      repl.type("/reload\r");
+      at = await repl.until("reloaded:", at);
+      repl.type("second\r");
+      await repl.until("after", at);
+    });
+    expect([0, 1].map((index) => systemOf(e2e.fake.requests[index]!).includes("fresh-skill"))).toEqual([false, true]);
+  }, 30_000);
+
   test("/registry add installs a skill that the same session offers at once", async () => {
     const registry = await startFakeRegistry();
     try {

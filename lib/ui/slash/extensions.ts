@@ -3,7 +3,8 @@
  * child of this same shiro (selfCommand), on this terminal (same checks, same output, same
  * questions; readline is paused meanwhile). A change that succeeded (`add`, `remove`, `rm`, exit
  * 0) reopens this session with it: new MCP servers connect, installed skills and plugins load,
- * removed ones leave, without a restart. `/mcp` alone lists this session's servers and their state.
+ * removed ones leave, without a restart. `/mcp` alone lists this session's servers and their state;
+ * `/reload` reopens the session with whatever is on disk now (a skill file just written, say).
  */
 import { spawn } from "node:child_process";
 import { selfCommand } from "../../platform/runtime.ts";
@@ -49,4 +50,9 @@ const _registry: SlashCommand = {
   run: (args) => ({ kind: "reload", change: () => _runCli(["registry", ...splitSlashWords(args)]) }),
 };
 
-export const EXTENSION_COMMANDS: readonly SlashCommand[] = [_mcp, _registry];
+const _reload: SlashCommand = {
+  name: "/reload", help: "load skills, plugins, MCP servers and instructions again from disk (the same session)",
+  run: () => ({ kind: "reload", change: async () => true }),
+};
+
+export const EXTENSION_COMMANDS: readonly SlashCommand[] = [_mcp, _registry, _reload];
