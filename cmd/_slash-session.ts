@@ -1,6 +1,6 @@
 /** Slash commands that change the session: its agent, thinking, model, provider, or the session itself. */
 import { VARIANTS } from "../lib/agent/variants.ts";
-import { formatSessionLine, listSessions } from "../lib/store/sessions.ts";
+import { formatSessionLines, listSessions } from "../lib/store/sessions.ts";
 import { AGENT_NAMES, THINKING_LEVELS, type AgentName, type ThinkingLevel } from "../lib/vocabulary.ts";
 import { SLASH_DONE, type SlashCommand } from "./_slash-command.ts";
 
@@ -70,7 +70,7 @@ const _sessions: SlashCommand = {
   run(_args, { write, style }) {
     const { sessions, notices } = listSessions();
     for (const notice of notices) write(style.dim(`${notice}\n`));
-    write(sessions.length === 0 ? "no saved sessions\n" : `${sessions.map(formatSessionLine).join("\n")}\n`);
+    write(sessions.length === 0 ? "no saved sessions\n" : `${formatSessionLines(sessions).join("\n")}\n`);
     return SLASH_DONE;
   },
 };

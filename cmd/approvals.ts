@@ -4,7 +4,7 @@
  */
 import { defineCommand } from "citty";
 import type { ApprovalRecord } from "../lib/store/approvals.ts";
-import { uniquePrefixes } from "../lib/store/short-ids.ts";
+import { shortRunIds, uniquePrefixes } from "../lib/store/short-ids.ts";
 import { writeOut } from "./_output.ts";
 
 const _SUBJECT_WIDTH = 80;
@@ -51,7 +51,7 @@ function _decisionCommand(name: "approve" | "deny", status: "approved" | "denied
 /** Rows of id, age, tool, subject, run and cwd; ids are shown long enough to be told apart. */
 export function renderPendingTable(records: readonly ApprovalRecord[], now: number): string {
   const ids = uniquePrefixes(records.map((record) => record.id));
-  const runs = uniquePrefixes(records.map((record) => record.runId));
+  const runs = shortRunIds(records.map((record) => record.runId));
   const rows = [
     ["id", "age", "tool", "subject", "run", "cwd"],
     ...records.map((record, i) => [ids[i]!, formatAge(now - Date.parse(record.requestedAt)), record.tool, describeSubject(record), runs[i]!, record.cwd]),

@@ -4,7 +4,8 @@
  */
 import { defineCommand } from "citty";
 import { renderProgressBar, renderTodoLines } from "../lib/store/notebook.ts";
-import { findSession, formatLocalMinute, formatSessionLine, listSessions, openSessionWriter, type SessionRecord } from "../lib/store/sessions.ts";
+import { findSession, formatLocalMinute, formatSessionLines, listSessions, openSessionWriter, type SessionRecord } from "../lib/store/sessions.ts";
+import { shortRunId } from "../lib/store/short-ids.ts";
 import { writeOut, writeErr } from "./_output.ts";
 
 const _print = (text: string) => writeOut(`${text}\n`);
@@ -60,7 +61,7 @@ export default defineCommand({
     for (const notice of notices) writeErr(`shiro: ${notice}\n`);
     if (args.json) return _print(JSON.stringify(sessions, null, 2));
     if (sessions.length === 0) return _print("no saved sessions");
-    for (const summary of sessions) _print(formatSessionLine(summary));
+    for (const line of formatSessionLines(sessions)) _print(line);
   },
 });
 
@@ -83,7 +84,7 @@ export function renderSessionDetails(session: SessionRecord): string {
   if (last) {
     lines.push(
       "",
-      `last exchange (${last.status}, ${last.steps} ${last.steps === 1 ? "step" : "steps"}, run ${last.runId.slice(0, 8)}, ${formatLocalMinute(last.at)}):`,
+      `last exchange (${last.status}, ${last.steps} ${last.steps === 1 ? "step" : "steps"}, run ${shortRunId(last.runId)}, ${formatLocalMinute(last.at)}):`,
       `> ${last.query}`,
       last.answer || "(no answer)",
     );

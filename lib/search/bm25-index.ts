@@ -77,6 +77,8 @@ export interface Bm25Index {
   /** True once anything changed since it was created or loaded. */
   readonly dirty: boolean;
   sync(segment: string, stamp: string, load: () => readonly IndexedDocInput[]): boolean;
+  /** Every segment synced so far (one whose documents were all removed included). */
+  segmentNames(): string[];
   /** Every live document, in index order. */
   entries(): { segment: string; id: string; stamp: string; data: unknown }[];
   search(query: string, options: SearchOptions): IndexHit[];
@@ -143,6 +145,10 @@ export function createBm25Index(saved?: IndexDocument): Bm25Index {
       segments.set(segment, stamp);
       dirty = true;
       return true;
+    },
+
+    segmentNames() {
+      return [...segments.keys()];
     },
 
     entries() {

@@ -24,6 +24,18 @@ export function shortRunId(id: string): string {
   return shortestUniquePrefix(id, _idsIn(paths.runsDir(), ".json"));
 }
 
+/** Each id shortened against every saved session (one folder listing for a whole list). */
+export function shortSessionIds(ids: readonly string[]): string[] {
+  const all = _idsIn(paths.sessionsDir(), ".json");
+  return ids.map((id) => shortestUniquePrefix(id, all));
+}
+
+/** Each id shortened against every logged run, which is what `shiro runs <verb> <prefix>` resolves against. */
+export function shortRunIds(ids: readonly string[]): string[] {
+  const all = _idsIn(paths.runsDir(), ".json");
+  return ids.map((id) => shortestUniquePrefix(id, all));
+}
+
 /** Unique among pending approvals, which is what `shiro approve|deny <prefix>` resolves against. */
 export function shortApprovalId(id: string): string {
   try {
@@ -33,7 +45,10 @@ export function shortApprovalId(id: string): string {
   }
 }
 
-/** Each id shortened against the others in the same list (a table's column), not against the state folder. */
+/**
+ * Each id shortened against the others in the same list, not against the state folder: only for a
+ * list that is everything its command resolves against (the pending approvals).
+ */
 export function uniquePrefixes(ids: readonly string[]): string[] {
   return ids.map((id) => shortestUniquePrefix(id, ids));
 }
