@@ -41,6 +41,6 @@ export function renderSnippet(snippet: Snippet, open: string, close: string): st
 function _termPattern(query: string): RegExp | undefined {
   const terms = tokenizeQuery(query).sort((a, b) => b.length - a.length);
   if (terms.length === 0) return undefined;
-  const escaped = terms.map((term) => term.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&"));
+  const escaped = terms.map((term) => term.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
   return new RegExp(`(?<![\\p{L}\\p{N}])(?:${escaped.join("|")})[\\p{L}\\p{N}]*`, "giu");
 }
