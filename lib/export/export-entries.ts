@@ -87,6 +87,12 @@ export function runEntries(run: RunSnapshot, events: readonly LoggedEvent[]): Ex
   return entries;
 }
 
+/** One line for a folded tool call's header: the input's first line, or flattened JSON, cut at `max`. */
+export function toolHeadline(input: string, max = 90): string {
+  const line = /^[[{]/.test(input) ? input.replace(/\s+/g, " ") : input.split("\n")[0]!;
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
 /** A tool call's input as text: an edit as a diff, a command or a path as itself, else JSON. */
 export function describeToolInput(name: string, input: unknown): string {
   const record = (input && typeof input === "object" ? input : {}) as Record<string, unknown>;

@@ -7,6 +7,7 @@
  * Every text is escaped; nothing from the record becomes markup.
  */
 import type { ExportDoc, ExportEntry } from "./export-doc.ts";
+import { toolHeadline } from "./export-entries.ts";
 import { EXPORT_CSS, EXPORT_SCRIPT } from "./html-assets.ts";
 import { isDiff } from "./markdown.ts";
 
@@ -47,14 +48,14 @@ function _entry(entry: ExportEntry): string {
     case "notice":
       return `<article class="msg notice"><div class="body">${_esc(entry.text)}</div></article>`;
     case "tool": {
-      const head = entry.input.split("\n")[0]!.slice(0, 100);
+      const head = toolHeadline(entry.input);
       const status = entry.output === undefined ? ` <span class="error">no result</span>` : entry.isError ? ` <span class="error">error</span>` : "";
       const input = entry.input ? _pre("input", entry.input) : "";
       const output = entry.output === undefined ? "" : _pre(entry.isError ? "error" : "result", entry.output || "(empty)");
       return `<article class="msg tool"><details><summary><span class="tool-name">${_esc(entry.name)}</span>${head ? ` <code>${_esc(head)}</code>` : ""}${status}</summary>${input}${output}</details></article>`;
     }
     case "compaction":
-      return `<section class="msg compaction"><details><summary>${_esc(entry.label)}${entry.entries.length > 0 ? ` · ${entry.entries.length} entries` : ""}</summary><div class="inner">${entry.entries.map(_entry).join("\n")}</div></details>`
+      return `<section class="msg compaction"><details><summary>${_esc(entry.label)}${entry.entries.length > 0 ? ` · ${entry.entries.length} ${entry.entries.length === 1 ? "entry" : "entries"}` : ""}</summary><div class="inner">${entry.entries.map(_entry).join("\n")}</div></details>`
         + `<div class="summary"><b>Summary</b>\n${_esc(entry.summary.trim())}</div></section>`;
   }
 }

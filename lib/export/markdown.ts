@@ -5,6 +5,7 @@
  * run of backticks inside them, so no content can close one early.
  */
 import type { ExportDoc, ExportEntry } from "./export-doc.ts";
+import { toolHeadline } from "./export-entries.ts";
 
 const _TODO_MARKS = { pending: "[ ]", in_progress: "[ ]", done: "[x]", blocked: "[ ]" } as const;
 
@@ -28,7 +29,7 @@ function _entry(entry: ExportEntry): string[] {
       return [`> ${_inline(entry.text)}`, ""];
     case "tool": {
       const status = entry.output === undefined ? " (no result)" : entry.isError ? " (error)" : "";
-      const head = entry.input.split("\n")[0]!.slice(0, 80);
+      const head = toolHeadline(entry.input);
       const body = [`<details><summary>${_html(entry.name)}${head ? `: <code>${_html(head)}</code>` : ""}${status}</summary>`, ""];
       if (entry.input) body.push(..._fence(entry.input), "");
       if (entry.output !== undefined) body.push(..._fence(entry.output || "(empty)"), "");

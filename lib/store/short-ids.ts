@@ -1,7 +1,9 @@
 /**
  * Short forms of session, run and approval ids for messages and listings: the shortest unique
  * prefix, 8 characters at least. UUIDv7 ids made within about a minute share their first 8
- * characters (the time), so a fixed width would not tell them apart.
+ * characters (the time), so a fixed width would not tell them apart. Session and run ids are
+ * unique among sessions and runs together: `shiro export` takes either, and a session and its
+ * first run are usually made in the same millisecond.
  */
 import { readdirSync } from "node:fs";
 import { shortestUniquePrefix } from "../ids.ts";
@@ -17,23 +19,23 @@ function _idsIn(dir: string, suffix: string): string[] {
 }
 
 export function shortSessionId(id: string): string {
-  return shortestUniquePrefix(id, _idsIn(paths.sessionsDir(), ".json"));
+  return shortestUniquePrefix(id, _sessionAndRunIds());
 }
 
 export function shortRunId(id: string): string {
-  return shortestUniquePrefix(id, _idsIn(paths.runsDir(), ".json"));
+  return shortestUniquePrefix(id, _sessionAndRunIds());
 }
 
-/** Each id shortened against every saved session (one folder listing for a whole list). */
+/** Each session or run id shortened (one listing of the two folders for a whole list). */
 export function shortSessionIds(ids: readonly string[]): string[] {
-  const all = _idsIn(paths.sessionsDir(), ".json");
+  const all = _sessionAndRunIds();
   return ids.map((id) => shortestUniquePrefix(id, all));
 }
 
-/** Each id shortened against every logged run, which is what `shiro runs <verb> <prefix>` resolves against. */
-export function shortRunIds(ids: readonly string[]): string[] {
-  const all = _idsIn(paths.runsDir(), ".json");
-  return ids.map((id) => shortestUniquePrefix(id, all));
+export const shortRunIds = shortSessionIds;
+
+function _sessionAndRunIds(): string[] {
+  return [..._idsIn(paths.sessionsDir(), ".json"), ..._idsIn(paths.runsDir(), ".json")];
 }
 
 /** Unique among pending approvals, which is what `shiro approve|deny <prefix>` resolves against. */

@@ -126,13 +126,15 @@ describe("shiro search", () => {
     const search = await shiro(["runs", "search", "quokka lock", "--json"]);
     const found = JSON.parse(search.stdout) as { runId: string; shortId: string; kind: string }[];
     expect(found.map((hit) => [hit.kind, hit.runId])).toEqual([["tool-result", runId], ["message", runId]]);
-    expect(found[0]!.shortId).toBe(runId.slice(0, 13));
+    const everyId = [...readdirSync(state("runs")), ...readdirSync(state("sessions")).filter((name) => name.endsWith(".json"))].map((name) => name.slice(0, -5));
+    expect(found[0]!.shortId).toBe(shortestUniquePrefix(runId, everyId));
+    expect(found[0]!.shortId.length).toBeGreaterThanOrEqual(13);
     expect((await shiro(["runs", "show", found[0]!.shortId])).stdout).toContain(`run      ${runId}`);
     expect((await shiro(["runs", "show", runId.slice(0, 8)])).stderr).toBe(`shiro: "${runId.slice(0, 8)}" matches 2 runs; give more characters\n`);
 
     const list = (await shiro(["runs", "list"])).stdout.trimEnd().split("\n");
-    expect(list.map((line) => line.split(/\s+/)[0]).sort()).toEqual([runId.slice(0, 13), twin.slice(0, 13)].sort());
-    expect(new Set(list.map((line) => line.indexOf("  ", 13))).size).toBe(1);
+    expect(list.map((line) => line.split(/\s+/)[0]).sort()).toEqual([runId, twin].map((id) => shortestUniquePrefix(id, everyId)).sort());
+    expect(new Set(list.map((line) => line.search(/ (completed|error)/))).size).toBe(1);
   }, 60_000);
 
   test("recall reaches past transcripts through kinds transcript, leaving the asking session out", async () => {
@@ -142,7 +144,7 @@ describe("shiro search", () => {
     expect((await shiro(["-p", "what blocked the parser last time?"])).code).toBe(0);
     const output = toolResultsOf(e2e.fake.requests[before + 1]!)[0]!.output.split("\n");
     const sessions = readdirSync(state("sessions")).filter((name) => name.endsWith(".json")).map((name) => name.slice(0, -5)).sort();
-    const short = shortestUniquePrefix(sessions[0]!, sessions);
+    const short = shortestUniquePrefix(sessions[0]!, [...sessions, ...readdirSync(state("runs")).map((name) => name.slice(0, -5))]);
     expect(output.map((line) => line.replace(/ \d{4}-\d\d-\d\d /, " <date> "))).toEqual([
       `transcript session ${short} <date> answer: The zebra parser waits on the quokka lock; release it before flushing.`,
       `transcript session ${short} <date> tool-result read_file: 1: zebra parser stalled at offset 4096 waiting on quokka lock`,
