@@ -6,7 +6,6 @@
  * Hits come newest run first, in log order within a run, each with an excerpt around a match.
  */
 import { tokenizeQuery } from "../search/tokenize.ts";
-import { shortRunId } from "../store/short-ids.ts";
 import type { IndexHit } from "../search/bm25-index.ts";
 import { describeTranscriptHits, rankTranscripts, transcriptSourceId } from "./search.ts";
 import type { TranscriptCard, TranscriptRole } from "./transcript-docs.ts";
@@ -47,7 +46,7 @@ export function searchRuns(query: string, options: RunSearchOptions = {}): RunSe
     .sort(_newestRunInLogOrder)
     .slice(0, options.limit ?? 50);
   return describeTranscriptHits(found, query).map((hit) => ({
-    runId: hit.id, shortId: shortRunId(hit.id), at: hit.at, kind: _EVENT_TYPE[hit.role as TranscriptRole] ?? hit.role,
+    runId: hit.id, shortId: hit.shortId, at: hit.at, kind: _EVENT_TYPE[hit.role as TranscriptRole] ?? hit.role,
     ...(hit.tool ? { name: hit.tool } : {}), excerpt: hit.snippet.text, ...(hit.project ? { cwd: hit.project } : {}),
   }));
 }

@@ -17,7 +17,7 @@
  */
 import type { Bm25Index, IndexHit } from "../search/bm25-index.ts";
 import { EPISODE_SEGMENT, NOTE_SEGMENTS, episodeText, openMemoryIndex } from "../store/memory-index.ts";
-import { shortRunId, shortSessionId } from "../store/short-ids.ts";
+import { shortSessionIds } from "../store/short-ids.ts";
 import { listMemoryItems } from "./memory-items.ts";
 import { buildSnippet, type Snippet } from "./snippet.ts";
 import type { TranscriptCard, TranscriptDoc } from "./transcript-docs.ts";
@@ -100,12 +100,13 @@ export function describeTranscriptHits(found: readonly IndexHit[], query: string
     }
     return docs.get(hit.id)?.text ?? "";
   };
-  return found.map((hit): SearchHit => {
+  const shortIds = shortSessionIds(found.map((hit) => transcriptSourceId(hit.segment)));
+  return found.map((hit, i): SearchHit => {
     const card = hit.data as TranscriptCard;
     const id = transcriptSourceId(hit.segment);
     const kind = hit.segment.startsWith(SESSION_PREFIX) ? "session" : "run";
     return {
-      kind, role: card.role, ...(card.tool ? { tool: card.tool } : {}), id, shortId: kind === "session" ? shortSessionId(id) : shortRunId(id),
+      kind, role: card.role, ...(card.tool ? { tool: card.tool } : {}), id, shortId: shortIds[i]!,
       at: card.at, project: card.cwd, score: hit.score, snippet: buildSnippet(textOf(hit), query),
     };
   });
