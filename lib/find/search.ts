@@ -13,6 +13,9 @@
  * - `project` keeps transcripts whose folder is the project root or inside it, and that project's
  *   notes and episodes (with the global notes); without it, every transcript and this project's
  *   memory. `since` drops what is older.
+ * - A run's events repeat its session's messages. When both are searched, a hit found in both
+ *   (same role, same text) is shown once: as the run's for tool calls and results (the run log
+ *   holds them with their timing), as the session's for prompts, answers and summaries.
  * - Reads only: notes found here do not count a recall hit.
  */
 import type { Bm25Index, IndexHit } from "../search/bm25-index.ts";
@@ -64,7 +67,8 @@ export function searchEverything(request: SearchRequest): SearchHit[] {
   if (!query) return [];
   const hits: SearchHit[] = [];
   if (sources.has("sessions") || sources.has("runs")) {
-    hits.push(...describeTranscriptHits(rankTranscripts(openTranscriptIndex({ onNotice: request.onNotice }), request, sources, limit), query));
+    const found = describeTranscriptHits(rankTranscripts(openTranscriptIndex({ onNotice: request.onNotice }), request, sources, limit * 2), query);
+    hits.push(...(sources.has("sessions") && sources.has("runs") ? _dropRepeats(found) : found).slice(0, limit));
   }
   if (sources.has("memory")) hits.push(..._searchMemory(request, limit));
   return hits.sort((a, b) => (Math.abs(b.score - a.score) > 1e-9 ? b.score - a.score : a.at < b.at ? 1 : a.at > b.at ? -1 : 0)).slice(0, limit);
@@ -133,6 +137,17 @@ function _searchMemory(request: SearchRequest, limit: number): SearchHit[] {
       id: hit.id, shortId: items.shortId(hit.id), at: timeOf(hit.segment, hit.id)!, project: note?.scope === "global" ? "(global)" : root,
       score: hit.score, snippet: buildSnippet(text, request.query),
     };
+  });
+}
+
+/** Each hit that a session and a run both hold, once (see the module contract). */
+function _dropRepeats(hits: readonly SearchHit[]): SearchHit[] {
+  const key = (hit: SearchHit) => `${hit.role}\u0000${hit.tool ?? ""}\u0000${hit.snippet.text}`;
+  const kinds = new Map<string, Set<string>>();
+  for (const hit of hits) kinds.set(key(hit), (kinds.get(key(hit)) ?? new Set()).add(hit.kind));
+  return hits.filter((hit) => {
+    if (kinds.get(key(hit))!.size < 2) return true;
+    return hit.kind === (hit.role.startsWith("tool-") ? "run" : "session");
   });
 }
 

@@ -46,16 +46,21 @@ describe("shiro search", () => {
 
     const hits = await searchJson(["zebra quokka"]);
     const roles = (kind: string) => hits.filter((hit) => hit.kind === kind).map((hit) => (hit.tool ? `${hit.role} ${hit.tool}` : hit.role)).sort();
+    // What a session and its run both hold is shown once: tool calls and results as the run's, the rest as the session's.
     // read_file's input names zebra.log, so the call matches too.
-    expect(roles("session")).toEqual(["answer", "prompt", "tool-call read_file", "tool-result read_file"]);
-    expect(roles("run")).toEqual(["answer", "prompt", "tool-call read_file", "tool-result read_file"]);
+    expect(roles("session")).toEqual(["answer", "prompt"]);
+    expect(roles("run")).toEqual(["tool-call read_file", "tool-result read_file"]);
+    const runsOnly = await searchJson(["zebra quokka", "--runs"]);
+    expect(runsOnly.map((hit) => `${hit.kind} ${hit.role}`).sort()).toEqual(["run answer", "run prompt", "run tool-call", "run tool-result"]);
+    const sessionsOnly = await searchJson(["zebra quokka", "--sessions"]);
+    expect(sessionsOnly.map((hit) => `${hit.kind} ${hit.role}`).sort()).toEqual(["session answer", "session prompt", "session tool-call", "session tool-result"]);
     expect(roles("note")).toEqual(["gotcha"]);
     expect(roles("episode")).toEqual(["episode"]);
     // The other project's run stays out unless --all.
     expect(hits.every((hit) => hit.project === e2e.dirs.cwd)).toBe(true);
     const everywhere = await searchJson(["zebra", "--all"]);
     expect(everywhere.some((hit) => hit.project === other && hit.role === "prompt")).toBe(true);
-    expect((await searchJson(["zebra", "--project", other])).map((hit) => [hit.kind, hit.role, hit.project]).sort()).toEqual([["run", "prompt", other], ["session", "prompt", other]]);
+    expect((await searchJson(["zebra", "--project", other])).map((hit) => [hit.kind, hit.role, hit.project]).sort()).toEqual([["session", "prompt", other]]);
 
     // The command and what it printed, from the run log alone.
     const bash = await searchJson(["flamingo-probe", "--runs"]);
@@ -100,7 +105,7 @@ describe("shiro search", () => {
     for (const since of ["7d", "1w", "168h", "10080m", "2021-06-01"]) {
       const hits = await searchJson(["zebra", "--since", since]);
       expect({ since, kinds: [...new Set(hits.map((hit) => `${hit.kind} ${hit.role}`))].sort() }).toEqual({
-        since, kinds: ["episode episode", "run prompt", "session answer", "session prompt", "session tool-call", "session tool-result"],
+        since, kinds: ["episode episode", "session answer", "session prompt", "session tool-call", "session tool-result"],
       });
     }
     expect(await kinds(["--since", "2019-12-31"])).toEqual(["episode", "note", "run", "session"]);
