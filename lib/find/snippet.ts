@@ -15,7 +15,8 @@ export function buildSnippet(text: string, query: string, width = 160): Snippet 
   const flat = text.replace(/\s+/g, " ").trim();
   const pattern = _termPattern(query);
   const first = pattern ? flat.search(pattern) : -1;
-  const start = first < 0 ? 0 : Math.max(0, first - Math.floor(width / 3));
+  // Around the first match, but never a window shorter than the text allows.
+  const start = first < 0 ? 0 : Math.max(0, Math.min(first - Math.floor(width / 3), flat.length - width));
   const end = Math.min(flat.length, start + width);
   const head = start > 0 ? "…" : "";
   const body = flat.slice(start, end);
