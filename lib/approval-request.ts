@@ -22,6 +22,8 @@ export interface ApprovalRequest {
   suggestedPattern: string;
   /** Asked on behalf of a worker subagent. */
   subagent?: boolean;
+  /** Set when the call reads a path that may hold secrets: which path and why. */
+  secret?: { path: string; why: string };
   /** Set when the question is whether to rerun a command outside the sandbox: what the sandbox refused. */
   sandbox?: string;
   cwd: string;

@@ -60,7 +60,8 @@ const _AnyObject = v.custom<Record<string, unknown>>(
 /**
  * Wraps one listed tool. Arguments pass shiro's check when they are an object; the server
  * validates them against its own schema, which is what the model is shown. No `set` (toolSets
- * never gate MCP tools) and no `readOnly` (every call asks unless a rule allows it).
+ * never gate MCP tools), effect `exec` (nobody declared what it does) and no default decision
+ * (wildcard rules such as `mcp__*` decide, else every call asks).
  */
 export function createMcpTool(name: string, listed: McpListedTool, call: McpToolCaller): ToolDefinition<Record<string, unknown>> {
   const { $schema: _dialect, ...jsonSchema } = listed.inputSchema;
@@ -69,6 +70,7 @@ export function createMcpTool(name: string, listed: McpListedTool, call: McpTool
     description: listed.description?.trim() || listed.title || listed.annotations?.title || listed.name,
     schema: _AnyObject,
     jsonSchema,
+    effect: "exec",
     async execute(input, ctx) {
       const result = await call(listed.name, input, ctx.signal);
       const text = renderCallResult(result);

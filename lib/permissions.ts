@@ -17,7 +17,15 @@
  *   A tool nothing covers asks.
  * - A call with several subjects is denied if any subject is denied, asks if any asks, and is
  *   allowed only when all are allowed. A call without subjects matches only the `*` pattern.
+ *
+ * Subjects: what a tool declares in `subjects` (command, URL, pattern), then every path it
+ * declares in `paths`, normalised to what the path means (`normalizeRulePath`), so `./x`,
+ * `a/../x`, `/abs/ws/x`, `x//` and `x/` are all `x` to a rule. Defaults: each tool's declared
+ * `decision` (lib/tools/types.ts), see `defaultPermission`.
  */
+import { realpathSync } from "node:fs";
+import { homedir } from "node:os";
+import { isAbsolute, posix, relative, resolve, sep } from "node:path";
 import { DECISIONS, type Decision } from "./config.ts";
 import { UserError } from "./errors.ts";
 import { isShellParserLoaded } from "./shell/parser.ts";
@@ -32,6 +40,8 @@ export type RuleTable = readonly (readonly [pattern: string, decision: Decision]
 export interface PermissionRules {
   /** Tables of named tools: the user's entries, and the defaults of tools the user did not name. */
   readonly tools: ReadonlyMap<string, RuleTable>;
+  /** The tool names whose table is the user's own (not a default). */
+  readonly userTools: ReadonlySet<string>;
   /** Wildcard keys in config order; they apply to tools that have no table of their own. */
   readonly wildcards: readonly (readonly [key: string, table: RuleTable])[];
 }
@@ -47,43 +57,45 @@ export interface PermissionResult {
   matched?: PermissionMatch;
 }
 
-/** Tools that can neither change files nor reach the network: allowed by default. */
-export const FREE_TOOLS = [
-  "glob", "grep", "list_dir", "task", "todo_write", "remember", "recall", "forget", "skill", "ask",
-  "current_time", "git_status", "git_diff", "git_log", "git_show", "git_blame", "git_branch", "git_commit_message",
-] as const;
+/** The default permission of every tool that declares a `decision` (MCP tools declare none). */
+/**
+ * What the rules read of a tool: its name, default decision and the subjects and paths it
+ * declares. A ToolDefinition (lib/tools/types.ts) is one; declared here so the rules need no tools.
+ */
+export interface RuleDeclaration {
+  name: string;
+  decision?: Decision;
+  subjects?: (input: any) => string[];
+  paths?: (input: unknown, root: string) => string[];
+}
 
-const _ASK_TOOLS = ["write_file", "edit_file", "multi_edit", "apply_patch", "move_file", "delete_file", "bash", "web_fetch"] as const;
-const _READ_TABLE: Record<string, Decision> = {
-  "*": "allow", "*.env": "deny", "*.env.*": "deny", "*.pem": "deny", "*.env.example": "allow",
-};
-
-export const DEFAULT_PERMISSION: PermissionConfig = {
-  read_file: _READ_TABLE,
-  read_many_files: _READ_TABLE,
-  ...Object.fromEntries(_ASK_TOOLS.map((tool) => [tool, "ask"])),
-  ...Object.fromEntries(FREE_TOOLS.map((tool) => [tool, "allow"])),
-};
+export function defaultPermission(tools: readonly Pick<RuleDeclaration, "name" | "decision">[]): PermissionConfig {
+  return Object.fromEntries(tools.flatMap((tool) => (tool.decision ? [[tool.name, tool.decision]] : [])));
+}
 
 /**
- * Builds the rules from config `permission` over the defaults. An entry that is not a decision
- * (or a table of them) throws a one-line UserError naming the key; an empty table is ignored,
- * so the tool keeps its default.
+ * Builds the rules from config `permission` over `defaults` (see `defaultPermission`). An entry
+ * that is not a decision (or a table of them) throws a one-line UserError naming the key; an
+ * empty table is ignored, so the tool keeps its default.
  */
-export function parsePermissionRules(config: unknown = {}, defaults: PermissionConfig = DEFAULT_PERMISSION): PermissionRules {
+export function parsePermissionRules(config: unknown = {}, defaults: PermissionConfig = {}): PermissionRules {
   if (config === null || typeof config !== "object" || Array.isArray(config)) {
     throw new UserError(`"permission" must be an object mapping tool names to ${DECISIONS.join(", ")}, or to pattern tables`);
   }
   const tools = new Map<string, RuleTable>();
   for (const [tool, entry] of Object.entries(defaults)) tools.set(tool, _toTable(tool, entry));
   const wildcards: (readonly [string, RuleTable])[] = [];
+  const userTools = new Set<string>();
   for (const [key, entry] of Object.entries(config)) {
     const table = _toTable(key, entry);
     if (table.length === 0) continue;
     if (/[*?]/.test(key)) wildcards.push([key, table]);
-    else tools.set(key, table);
+    else {
+      tools.set(key, table);
+      userTools.add(key);
+    }
   }
-  return { tools, wildcards };
+  return { tools, userTools, wildcards };
 }
 
 function _toTable(key: string, entry: unknown): RuleTable {
@@ -147,6 +159,75 @@ function _matchTable(key: string, table: RuleTable, subject: string | undefined)
     if (hit) return { decision, matched: { tool: key, pattern } };
   }
   return { decision: "ask" };
+}
+
+/**
+ * True when one of the user's own rules allows `subject` for `tool` by a pattern other than a
+ * bare `*`: the only thing that lets a read of a possible secret through without a question.
+ */
+export function allowsExplicitly(rules: PermissionRules, tool: string, subject: string): boolean {
+  const tables = rules.userTools.has(tool)
+    ? [rules.tools.get(tool)!]
+    : rules.tools.has(tool) ? [] : rules.wildcards.filter(([key]) => matchPattern(key, tool)).map(([, table]) => table).slice(-1);
+  for (const table of tables) {
+    for (let i = table.length - 1; i >= 0; i--) {
+      const [pattern, decision] = table[i]!;
+      if (matchPattern(pattern, subject)) return decision === "allow" && pattern !== "*";
+    }
+  }
+  return false;
+}
+
+// ---- subjects and paths ------------------------------------------------------------------------
+
+/**
+ * What `path` means, as a rule sees it: resolved against `root` (`~/` is the home folder, as the
+ * jail reads it), then workspace-relative with `/` separators and no `.`, `..`, doubled or
+ * trailing slash (`.` is the root itself); a path outside the workspace stays absolute.
+ */
+export function normalizeRulePath(path: string, root: string): string {
+  const abs = /^~(?:[/\\]|$)/.test(path) ? resolve(homedir(), path.slice(2)) : resolve(root, path);
+  const rel = relative(resolve(root), abs);
+  if (rel === "") return ".";
+  if (isAbsolute(rel) || rel === ".." || rel.startsWith(`..${sep}`)) return abs.split(sep).join("/");
+  return posix.normalize(rel.split(sep).join("/"));
+}
+
+/** The normalised path, then, when a symlink along it leads elsewhere in the workspace, where it really is. */
+function _meanings(path: string, root: string): string[] {
+  const lexical = normalizeRulePath(path, root);
+  let real: string;
+  try {
+    real = normalizeRulePath(realpathSync(resolve(root, lexical)), realpathSync(root));
+  } catch {
+    return [lexical];
+  }
+  return real === lexical || real.startsWith("/") ? [lexical] : [lexical, real];
+}
+
+export interface CallSubjects {
+  /** What permission rules match: declared subjects, then the normalised paths. */
+  subjects: string[];
+  /** The declared paths, normalised (see normalizeRulePath). */
+  paths: string[];
+  /** False when the tool could not name them (its declaration threw): the call then asks. */
+  known: boolean;
+}
+
+/** A call's permission subjects and normalised paths, from its tool's declarations and raw input. */
+export function callSubjects(tool: RuleDeclaration | undefined, input: unknown, root: string): CallSubjects {
+  if (!tool) return { subjects: [], paths: [], known: true };
+  try {
+    const listed: unknown = tool.subjects ? tool.subjects(input) : [];
+    const declared: unknown = tool.paths ? tool.paths(input, root) : [];
+    if (!Array.isArray(listed) || !Array.isArray(declared)) return { subjects: [], paths: [], known: false };
+    const strings = (values: unknown[]) => values.filter((value): value is string => typeof value === "string");
+    const named = strings(declared).filter((path) => !path.includes("\0"));
+    const paths = [...new Set(named.flatMap((path) => _meanings(path, root)))];
+    return { subjects: [...strings(listed), ...paths], paths, known: true };
+  } catch {
+    return { subjects: [], paths: [], known: false };
+  }
 }
 
 /** What the model reads when a rule refuses a call. */

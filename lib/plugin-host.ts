@@ -6,7 +6,6 @@
  */
 import type { ActivePlugin, InstalledPluginManifest, Plugin, PluginContext, PluginFactory, PluginFailure, PluginHost, ToolCallInfo } from "./plugins.ts";
 import type { ToolDefinition } from "./tools/types.ts";
-import { writePaths } from "./write-paths.ts";
 import { BUILTIN_PLUGINS } from "../plugins/index.ts";
 
 export const DEFAULT_PLUGINS: readonly string[] = ["guard", "secrets", "protect", "time"];
@@ -62,9 +61,8 @@ export function compileInstalledPlugin(manifest: InstalledPluginManifest): Plugi
     name: manifest.name,
     description: `${manifest.description} (installed)`,
     appendix: manifest.appendix,
-    beforeToolCall({ toolName, input }) {
+    beforeToolCall({ toolName, input, paths = [] }) {
       const fields = input !== null && typeof input === "object" ? (input as Record<string, unknown>) : {};
-      const paths = [...new Set([...(typeof fields.path === "string" ? [fields.path] : []), ...writePaths(toolName, input)])];
       const command = typeof fields.command === "string" ? fields.command : undefined;
       for (const rule of rules) {
         if (!rule.tools.has(toolName)) continue;

@@ -11,13 +11,17 @@
  * - Loading never throws: an unknown name, a factory that throws or a manifest that does not
  *   compile becomes a `PluginFailure` and the plugin is skipped.
  */
-import type { ToolDefinition } from "./tools/types.ts";
+import type { ToolDefinition, ToolEffect } from "./tools/types.ts";
 
 /** What a guard hook sees of a call. `input` is the raw arguments, not yet validated. */
 export interface ToolCallInfo {
   toolName: string;
   input: unknown;
   cwd: string;
+  /** The tool's declared effect; undefined for an unknown tool. */
+  effect?: ToolEffect;
+  /** The paths the tool declares for this call, normalised as permission rules see them (lib/permissions.ts). */
+  paths?: readonly string[];
 }
 
 export interface Plugin {

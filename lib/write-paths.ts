@@ -1,15 +1,53 @@
-import { isAbsolute, posix, relative } from "node:path";
+import { lstatSync, readdirSync } from "node:fs";
+import { isAbsolute, join, posix, relative, resolve } from "node:path";
 
 /**
- * Which paths a write-tool call would touch, read straight from its raw input (before schema
- * validation, so every field is checked for its type). The path guards (secrets, protect) and
- * permission subjects of patch calls use this one reading.
+ * Readers of the paths a call names, straight from its raw input (before schema validation, so
+ * every field is checked for its type here). Tools build their `paths` declaration from these;
+ * the guards (secrets, protect) and permission rules read paths only through those declarations.
  */
 
-/** The tools that create, change, move or delete files. */
-export const WRITE_TOOLS: ReadonlySet<string> = new Set([
-  "write_file", "edit_file", "multi_edit", "apply_patch", "move_file", "delete_file",
-]);
+/** A `paths` declaration that reads the string fields `keys` of the raw input, in that order. */
+export function fieldPaths(...keys: string[]): (input: unknown) => string[] {
+  return (input) => {
+    if (input === null || typeof input !== "object") return [];
+    const fields = input as Record<string, unknown>;
+    return keys.flatMap((key) => (typeof fields[key] === "string" ? [fields[key] as string] : []));
+  };
+}
+
+/** At most this many entries are listed when a folder is expanded for the guards. */
+export const FOLDER_EXPAND_CAP = 5000;
+
+/**
+ * `path` and, when it names a folder inside `root`, every entry under it (joined onto the path
+ * as spelled, `/`-separated), so a move or delete of a folder shows the guards each file it
+ * carries. Symlinks are listed, not followed. Past FOLDER_EXPAND_CAP entries the listing ends
+ * with the folder itself again, which a guard then judges as a whole.
+ */
+export function expandFolderPaths(path: string, root: string): string[] {
+  const abs = resolve(root, path);
+  const rel = relative(resolve(root), abs);
+  if (rel.startsWith("..") || isAbsolute(rel)) return [path];
+  const found: string[] = [path];
+  const visit = (dir: string, shown: string) => {
+    let names: string[];
+    try {
+      if (!lstatSync(dir).isDirectory()) return;
+      names = readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (found.length > FOLDER_EXPAND_CAP) return;
+      const child = `${shown.replace(/[/\\]+$/, "")}/${name}`;
+      found.push(child);
+      visit(join(dir, name), child);
+    }
+  };
+  visit(abs, path);
+  return found;
+}
 
 /** What an apply_patch marker line does; the operation kinds of lib/tools/patch.ts. */
 export type PatchMarkerKind = "add" | "update" | "delete" | "move";
@@ -41,14 +79,10 @@ export function patchPaths(patch: string): string[] {
   return splitPatchLines(patch).flatMap((line) => readPatchMarker(line)?.path ?? []);
 }
 
-/** The paths a call of `toolName` would write; empty for tools that are not write tools. */
-export function writePaths(toolName: string, input: unknown): string[] {
-  if (!WRITE_TOOLS.has(toolName) || input === null || typeof input !== "object") return [];
-  const fields = input as Record<string, unknown>;
-  const strings = (...values: unknown[]) => values.filter((value): value is string => typeof value === "string");
-  if (toolName === "apply_patch") return typeof fields.patch === "string" ? patchPaths(fields.patch) : [];
-  if (toolName === "move_file") return strings(fields.from, fields.to);
-  return strings(fields.path);
+/** Every path an apply_patch call names, from its raw input. */
+export function patchInputPaths(input: unknown): string[] {
+  const patch = input !== null && typeof input === "object" ? (input as { patch?: unknown }).patch : undefined;
+  return typeof patch === "string" ? patchPaths(patch) : [];
 }
 
 /**
@@ -63,4 +97,17 @@ export function pathSegments(path: string, cwd?: string): string[] {
     if (inside && !inside.startsWith("..") && !isAbsolute(inside)) shown = inside;
   }
   return posix.normalize(shown.replaceAll("\\", "/")).split("/").filter((segment) => segment !== "" && segment !== ".");
+}
+
+/**
+ * The paths of a move_file call: `from` and `to`, and when `from` is a folder each entry under it
+ * at both its old and its new place (`cfg/.env` moved to `out` is also `out/.env`).
+ */
+export function movePaths(input: unknown, root: string): string[] {
+  const [from, to] = [fieldPaths("from")(input)[0], fieldPaths("to")(input)[0]];
+  if (from === undefined || to === undefined) return [from, to].filter((path): path is string => path !== undefined);
+  const under = expandFolderPaths(from, root).slice(1);
+  const trimmedFrom = from.replace(/[/\\]+$/, "");
+  const trimmedTo = to.replace(/[/\\]+$/, "");
+  return [from, to, ...under.flatMap((path) => [path, `${trimmedTo}${path.slice(trimmedFrom.length)}`])];
 }

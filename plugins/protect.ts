@@ -2,9 +2,10 @@
  * The protect plugin: refuses writes to paths another tool owns (git's store, lockfiles,
  * installed dependencies, build output, caches). Only whole path segments match, compared
  * exactly, so `docs/dist-layout.md` and `src/build-info.ts` pass while `dist/app.js` does not.
+ * It judges the paths every `write` tool declares (ToolDefinition.paths, folders expanded).
  */
 import type { Plugin } from "../lib/plugins.ts";
-import { pathSegments, writePaths } from "../lib/write-paths.ts";
+import { pathSegments } from "../lib/write-paths.ts";
 
 export interface ProtectRule {
   why: string;
@@ -46,8 +47,9 @@ export function createProtectPlugin(): Plugin {
   return {
     name: "protect",
     description: "refuses writes to lockfiles, .git/, node_modules/, build output and tool caches",
-    beforeToolCall({ toolName, input, cwd }) {
-      for (const path of writePaths(toolName, input)) {
+    beforeToolCall({ effect, paths, cwd }) {
+      if (effect !== "write") return undefined;
+      for (const path of paths ?? []) {
         const why = protectReason(path, cwd);
         if (why) return `refusing to write ${path} (${why}). Regenerate it with the tool that owns it rather than editing it.`;
       }

@@ -12,7 +12,9 @@ export const currentTimeTool: ToolDefinition<Record<string, never>> = {
   name: "current_time",
   description: "Returns the current date and time: ISO 8601 in UTC, then the user's local time with its time zone.",
   schema: v.object({}) as v.GenericSchema<unknown, Record<string, never>>,
-  readOnly: true,
+  effect: "read",
+  decision: "allow",
+  guidance: "the current date and time",
   async execute() {
     return describeTime(new Date());
   },

@@ -9,7 +9,7 @@
 import type { ResolvedConfig } from "../config.ts";
 import type { AgentName, ThinkingLevel } from "../vocabulary.ts";
 import { createBlockingDecision, createGate, denyAll, type DecisionSource, type Gate } from "../approval.ts";
-import { parsePermissionRules, evaluatePermission, type PermissionRules } from "../permissions.ts";
+import { defaultPermission, parsePermissionRules, evaluatePermission, type PermissionRules } from "../permissions.ts";
 import type { PluginHost } from "../plugins.ts";
 import { findProjectRoot } from "../project.ts";
 import { detectSandbox, type SandboxStatus } from "../sandbox/detect.ts";
@@ -23,7 +23,7 @@ import { renderTodosForPrompt, type Todo } from "../store/notebook.ts";
 import type { RunSnapshot } from "../store/runs.ts";
 import { openSessionWriter, type SessionRecord, type SessionWriter } from "../store/sessions.ts";
 import { renderSkillCatalogue, type Skill } from "../skills.ts";
-import { builtinTools, selectTools } from "../tools/index.ts";
+import { builtinTools, checkToolList, selectTools } from "../tools/index.ts";
 import { createSkillTool } from "../tools/skill.ts";
 import { createMemoryTools } from "../tools/memory-tools.ts";
 import { createRecallDiscardedTool } from "../tools/recall-discarded.ts";
@@ -153,7 +153,9 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   // One gate for the whole session: "always" grants last until the process ends; the repeat
   // guard is reset by the loop at the start of every turn. Session tools join `autoApprove`
   // once they exist (the gate reads it per call).
-  const rules: PermissionRules = parsePermissionRules(config.file.permission);
+  // Default decisions come from the built-in tools' declarations; session tools are auto-approved.
+  const builtins = builtinTools({ complete, allowHosts: config.file.webFetch?.allowHosts });
+  const rules: PermissionRules = parsePermissionRules(config.file.permission, defaultPermission(builtins));
   const autoApprove = new Set<string>();
   const gate: Gate = createGate({ rules, plugins, yolo: flags.yolo === true, decide, autoApprove, headless: headless && !options.decide, sessionId: session.id });
 
@@ -166,7 +168,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     createRecallDiscardedTool(() => context.ledger()),
     ...(flags.noSubagent ? [] : [createTaskTool({
       client, model: () => model, thinking: () => thinking, tools: () => toolbox.registered, root: cwd,
-      gate: { check: (call) => gate.check(call), newTurn: () => undefined },
+      gate: { check: (call) => gate.check(call), newTurn: () => undefined, deniesPath: (tool, path, root) => gate.deniesPath!(tool, path, root) },
       canAsk: Boolean(options.decide),
       workerBlocked: () => (variant.allow ? `The worker kind is not available in the ${variant.name} agent: it cannot change anything.` : undefined),
       onUsage: (used) => subagentUsage.add(used),
@@ -175,7 +177,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     ...plugins.tools(),
   ];
   for (const tool of sessionTools) autoApprove.add(tool.name);
-  const registered = builtinTools({ extraTools: sessionTools, complete, allowHosts: config.file.webFetch?.allowHosts });
+  const registered = checkToolList([...builtins, ...sessionTools]);
   toolbox.registered = registered;
   let offered = selectTools(registered, { toolSets: config.file.toolSets, allow: variant.allow }).offered;
   /** What a step offers: the selected tools, plus MCP tools listed so far (never under a read-only variant). */
@@ -183,7 +185,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
 
   const autoApproveAll = new Set([...autoApprove, ...plugins.autoApprove()]);
   const asksFirst = (name: string) => evaluatePermission(rules, name, [], { autoApprove: autoApproveAll }).decision !== "allow";
-  if (headless && !flags.yolo) notices.push({ code: "headless-approvals", mode: flags.approvals });
+  if (headless && !flags.yolo) notices.push({ code: "headless-approvals", mode: flags.approvals, asking: offered.map((tool) => tool.name).filter(asksFirst), mcp: mcp.hub !== undefined });
   if (!headless) notices.push({ code: "approvals", yolo: flags.yolo === true, ruled: Object.keys(config.file.permission ?? {}), asking: offered.map((tool) => tool.name).filter(asksFirst) });
   if (flags.noPlugins) notices.push({ code: "plugins-off" });
 

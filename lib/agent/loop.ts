@@ -29,7 +29,7 @@ import type { AgentEvent, StopKind } from "./events.ts";
 export type ModelClient = Pick<SessionModelClient, "stream">;
 
 /** The approval gate the loop consults before every call (lib/approval.ts implements it). */
-export type LoopGate = Pick<Gate, "check" | "newTurn">;
+export type LoopGate = Pick<Gate, "check" | "newTurn" | "deniesPath">;
 
 export interface WirePreparation {
   messages: Message[];
@@ -230,6 +230,7 @@ async function* _answerCalls(
       continue;
     }
 
+    let verdictAllowsSecrets = false;
     if (resumed && resumed.callId === call.id) {
       if (resumed.decision !== "approved") {
         yield { type: "tool-denied", id: call.id, name: call.name, reason: USER_DENIED_REASON, by: "user" };
@@ -260,8 +261,11 @@ async function* _answerCalls(
         results.push({ type: "tool-result", callId: call.id, name: call.name, output: verdict.reason, isError: true });
         continue;
       }
+      verdictAllowsSecrets = verdict.secretsAllowed === true;
     }
-    results.push(yield* _execute(call, checked.tool, checked.input, options));
+    // A call approved from another process (a resumed run) was put to a person, secrets and all.
+    const secretsAllowed = resumed?.callId === call.id || verdictAllowsSecrets;
+    results.push(yield* _execute(call, checked.tool, checked.input, options, secretsAllowed));
   }
   return { results };
 }
@@ -281,7 +285,9 @@ function _validate(call: ToolCallPart, tool: ToolDefinition | undefined, options
   return { ok: true, tool, input: parsed.output };
 }
 
-async function* _execute(call: ToolCallPart, tool: ToolDefinition, input: unknown, options: TurnOptions): AsyncGenerator<AgentEvent, ToolResultPart, undefined> {
+async function* _execute(
+  call: ToolCallPart, tool: ToolDefinition, input: unknown, options: TurnOptions, secretsAllowed = false,
+): AsyncGenerator<AgentEvent, ToolResultPart, undefined> {
   const fail = (message: string): ToolResultPart => ({ type: "tool-result", callId: call.id, name: call.name, output: capResult(message), isError: true });
   // Live output arrives through a callback while execute runs; relay it as events in order.
   const chunks: string[] = [];
@@ -290,7 +296,8 @@ async function* _execute(call: ToolCallPart, tool: ToolDefinition, input: unknow
   let output = "";
   let failure: string | undefined;
   const running = tool.execute(input, {
-    root: options.root, signal: options.signal, callId: call.id, sandbox: options.sandbox,
+    root: options.root, signal: options.signal, callId: call.id, sandbox: options.sandbox, secretsAllowed,
+    ...(options.gate.deniesPath ? { deniesPath: (path: string) => options.gate.deniesPath!(call.name, path, options.root) } : {}),
     emitOutput: (chunk) => {
       chunks.push(chunk);
       wake?.();

@@ -20,7 +20,7 @@ export type StartupNotice =
   /** MCP servers configured but not connected (`--no-mcp`). */
   | { code: "mcp-off"; servers: number }
   /** The headless policy for calls that would ask. */
-  | { code: "headless-approvals"; mode: "deny" | "block" }
+  | { code: "headless-approvals"; mode: "deny" | "block"; asking: string[]; mcp: boolean }
   /** The interactive approvals summary: `--yolo`, the tools with rules, or the tools that ask. */
   | { code: "approvals"; yolo: boolean; ruled: string[]; asking: string[] }
   | { code: "plugins-off" };

@@ -5,9 +5,10 @@
  * parent's context. Its calls pass the parent's gate exactly as direct calls do (guards, rules,
  * the user), flagged as delegated.
  *
- * Kinds: `explore` (default; read, search and git history), `review` (the same tools, findings by
- * severity), `worker` (those plus the write tools and bash; offered only when someone can answer
- * approval questions, and never under a read-only agent variant).
+ * Kinds: `explore` (default: the built-in tools that declare a `read` effect), `review` (the same
+ * tools, findings by severity), `worker` (those plus the built-in `write` and `exec` tools; offered
+ * only when someone can answer approval questions, and never under a read-only agent variant).
+ * Session tools (task itself, memory, the task list) are never a subagent's.
  */
 import * as v from "valibot";
 import type { ThinkingLevel } from "../config.ts";
@@ -18,11 +19,12 @@ import { runTurn, type LoopGate, type ModelClient } from "./loop.ts";
 import { buildSystemPrompt } from "./prompt.ts";
 
 export const SUBAGENT_MAX_STEPS = 20;
-export const SUBAGENT_READ_TOOLS = [
-  "read_file", "read_many_files", "glob", "grep", "list_dir",
-  "git_status", "git_diff", "git_log", "git_show", "git_blame", "git_branch",
-] as const;
-export const SUBAGENT_WRITE_TOOLS = ["write_file", "edit_file", "multi_edit", "apply_patch", "bash"] as const;
+
+/** Whether a subagent of `kind` gets `tool`: built-in tools only, chosen by their declared effect. */
+export function isSubagentTool(tool: Pick<ToolDefinition, "set" | "effect">, kind: "explore" | "review" | "worker"): boolean {
+  if (tool.set === undefined) return false;
+  return tool.effect === "read" || (kind === "worker" && (tool.effect === "write" || tool.effect === "exec"));
+}
 
 export const NO_FINDINGS = "Subagent returned no findings.";
 export const WORKER_DENIED = "The user denied this call. Stop and report it.";
@@ -60,17 +62,20 @@ export function createTaskTool(options: TaskToolOptions): ToolDefinition {
     name: "task",
     description,
     schema,
-    readOnly: !options.canAsk,
+    // Delegating changes nothing by itself: every call the subagent makes passes the gate.
+    effect: "read",
+    decision: "allow",
+    guidance: "delegate an investigation to a subagent with its own context",
     subjects: (input: { description: string }) => [input.description],
     async execute(input: v.InferOutput<typeof schema>, ctx) {
       const kind = input.kind ?? "explore";
       if (kind === "worker" && !options.canAsk) throw new Error("The worker kind needs an approval channel, which this session has not provided.");
       const blocked = kind === "worker" ? options.workerBlocked?.() : undefined;
       if (blocked) throw new Error(blocked);
-      const wanted = new Set<string>([...SUBAGENT_READ_TOOLS, ...(kind === "worker" ? SUBAGENT_WRITE_TOOLS : [])]);
-      const tools = options.tools().filter((tool) => wanted.has(tool.name));
+      const tools = options.tools().filter((tool) => isSubagentTool(tool, kind));
       const gate: LoopGate = {
         newTurn: () => undefined,
+        deniesPath: options.gate.deniesPath,
         async check(call) {
           const verdict = await options.gate.check({ ...call, subagent: true });
           if (!verdict.allowed && verdict.by === "user") return { ...verdict, reason: WORKER_DENIED };
@@ -79,7 +84,7 @@ export function createTaskTool(options: TaskToolOptions): ToolDefinition {
       };
       const system = (offered: ToolDefinition[]) => buildSystemPrompt({
         root: ctx.root, platform: `${process.platform}-${process.arch}`, tools: offered,
-        approvalTools: kind === "worker" ? offered.filter((tool) => !tool.readOnly).map((tool) => tool.name) : [],
+        approvalTools: kind === "worker" ? offered.filter((tool) => tool.effect !== "read").map((tool) => tool.name) : [],
         appendix: _APPENDIX[kind],
       });
       const turn = runTurn({ prompt: input.prompt }, {

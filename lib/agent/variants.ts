@@ -4,6 +4,7 @@
  * The variant is never restored from a session: it always comes from current flags and config.
  */
 import type { AgentName, ThinkingLevel } from "../config.ts";
+import type { ToolDefinition } from "../tools/types.ts";
 
 export interface AgentVariant {
   name: AgentName;
@@ -11,17 +12,13 @@ export interface AgentVariant {
   thinking: ThinkingLevel;
   /** Its own step cap; without one the cap is config `maxSteps`, else 50. */
   maxSteps?: number;
-  /** When set, only these tools are offered (intersected with the tool sets). */
-  allow?: readonly string[];
+  /** When set, only the tools it accepts are offered (intersected with the tool sets). */
+  allow?: (tool: ToolDefinition) => boolean;
   appendix?: string;
 }
 
-/** What the plan and review variants may use: reads, searches, git history and bookkeeping. */
-export const READ_ONLY_TOOLS: readonly string[] = [
-  "read_file", "read_many_files", "glob", "grep", "list_dir",
-  "git_status", "git_diff", "git_log", "git_show", "git_blame", "git_branch", "git_commit_message",
-  "task", "web_fetch", "todo_write", "remember", "recall", "skill", "recall_discarded",
-];
+/** What the plan and review variants may use: every tool that declares a `read` or `net` effect. */
+export const isReadOnlyTool = (tool: Pick<ToolDefinition, "effect">): boolean => tool.effect === "read" || tool.effect === "net";
 
 export const DEFAULT_MAX_STEPS = 50;
 
@@ -36,11 +33,11 @@ export const VARIANTS: Record<AgentName, AgentVariant> = {
     appendix: "Deep mode: before changing anything, write down more than one hypothesis and say which one each check tests. Record durable findings with remember. In the final reply, separate what you verified from what you believe but did not check.",
   },
   plan: {
-    name: "plan", summary: "read-only: produces a plan, changes nothing", thinking: "high", allow: READ_ONLY_TOOLS,
+    name: "plan", summary: "read-only: produces a plan, changes nothing", thinking: "high", allow: isReadOnlyTool,
     appendix: "Planning mode: you cannot change files or run commands. Investigate, then reply with a plan: the files to change, the change in each, the order, and how to verify it. Never describe an edit as done.",
   },
   review: {
-    name: "review", summary: "read-only: finds defects, ordered by severity", thinking: "high", allow: READ_ONLY_TOOLS,
+    name: "review", summary: "read-only: finds defects, ordered by severity", thinking: "high", allow: isReadOnlyTool,
     appendix: "Review mode: you cannot change files or run commands. Report defects in this order: wrong behaviour, errors at trust boundaries, security, then clarity. For each: file and line, what is wrong, why it matters, and the fix.",
   },
 };

@@ -116,7 +116,9 @@ export function renderApprovalDetail(view: ApprovalViewInput, style: Style): str
 /** The whole question: `text` to print above the prompt line, `choice` as the prompt line itself. */
 export function renderApprovalQuestion(request: ApprovalRequest, root: string, style: Style): { text: string; choice: string } {
   if (request.sandbox !== undefined) return _renderOutsideQuestion(request, root, style);
-  const head = request.subagent
+  const head = request.secret
+    ? `${request.tool} wants to read ${request.secret.path}, which may hold secrets (${request.secret.why}); what it reads goes to the model provider`
+    : request.subagent
     ? `a worker subagent wants to run ${request.tool}`
     : request.repeated
       ? `${request.tool} is repeating the same call (allowed by the rules, but this is the third identical call this turn)`
@@ -125,7 +127,10 @@ export function renderApprovalQuestion(request: ApprovalRequest, root: string, s
   if (request.subagent) text += style.dim("delegated work, gated by your rules exactly as a direct call is\n");
   if (request.matched && request.matched.pattern !== "*") text += style.dim(`matched ${request.matched.tool}: "${request.matched.pattern}"\n`);
   text += `${renderApprovalDetail({ tool: request.tool, input: request.input, root }, style).join("\n")}\n`;
-  const choice = `y allow once | a always allow ${request.tool}${request.suggestedPattern !== "*" ? ` [${request.suggestedPattern}]` : ""} | n deny `;
+  // "always" answers a secrets question once (lib/approval.ts), so it is not offered.
+  const choice = request.secret
+    ? "y allow once | n deny "
+    : `y allow once | a always allow ${request.tool}${request.suggestedPattern !== "*" ? ` [${request.suggestedPattern}]` : ""} | n deny `;
   return { text, choice };
 }
 

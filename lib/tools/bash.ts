@@ -47,7 +47,9 @@ export const bashTool: ToolDefinition<BashInput> = {
   set: "core",
   description,
   schema: BashInput,
-  readOnly: false,
+  effect: "exec",
+  decision: "ask",
+  guidance: "run a shell command in the workspace (builds, tests, tools); output streams live",
   // One line per simple command, peeled (lib/shell/read.ts); the gate loads the parser first.
   subjects: (input) => listRuleSubjects(input.command),
   async execute(input, ctx) {

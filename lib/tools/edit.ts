@@ -6,13 +6,15 @@
  * unless `replaceAll` is set. multi_edit applies its edits in order to an in-memory copy and
  * writes once: if any edit fails, the file is left untouched.
  */
-import { copyFile, lstat, readFile, realpath, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { copyFile, lstat, realpath, rename, unlink } from "node:fs/promises";
 import { sep } from "node:path";
 import * as v from "valibot";
 import deleteDescription from "./delete-file.md" with { type: "text" };
 import editDescription from "./edit-file.md" with { type: "text" };
 import { decodeUtf8, ensureParentDir, looksBinary, pathExists } from "./fs.ts";
-import { resolveInWorkspace } from "./jail.ts";
+import { fieldPaths, movePaths } from "../write-paths.ts";
+import { readWorkspaceFile } from "./file-read.ts";
+import { resolveInWorkspace, writeInWorkspace } from "./jail.ts";
 import moveDescription from "./move-file.md" with { type: "text" };
 import multiEditDescription from "./multi-edit.md" with { type: "text" };
 import type { ToolDefinition } from "./types.ts";
@@ -45,18 +47,20 @@ export const editFileTool: ToolDefinition<EditFileInput> = {
   set: "core",
   description: editDescription,
   schema: EditFileInput,
-  subjects: (input) => [input.path],
+  effect: "write",
+  paths: fieldPaths("path"),
+  decision: "ask",
+  guidance: "replace one exact, unique string in a file",
   async execute({ path, oldString, newString, replaceAll }, ctx) {
     if (oldString === newString) throw new Error("oldString and newString are identical");
     if (oldString === "") throw new Error("oldString is empty. Use write_file to create or replace a whole file.");
-    const abs = resolveInWorkspace(ctx.root, path);
-    const content = await readTextFile(abs, path);
+    const content = await readTextFile(ctx.root, path);
     const applied = applyEdit(content, oldString, newString, replaceAll);
     if (applied.count === 0) throw new Error(`oldString not found in ${path}`);
     if (applied.count > 1 && !replaceAll) {
       throw new Error(`oldString appears ${applied.count} times in ${path}. Add surrounding context or set replaceAll.`);
     }
-    await writeFile(abs, applied.text);
+    await writeInWorkspace(ctx.root, path, applied.text);
     return `Replaced ${applied.count} occurrence(s) in ${path}`;
   },
 };
@@ -66,14 +70,16 @@ export const multiEditTool: ToolDefinition<MultiEditInput> = {
   set: "edit-plus",
   description: multiEditDescription,
   schema: MultiEditInput,
-  subjects: (input) => [input.path],
+  effect: "write",
+  paths: fieldPaths("path"),
+  decision: "ask",
+  guidance: "several exact replacements in one file, all or nothing",
   async execute({ path, edits }, ctx) {
     edits.forEach((edit, i) => {
       if (edit.oldString === edit.newString) throw new Error(`edit ${i + 1}: oldString and newString are identical`);
       if (edit.oldString === "") throw new Error(`edit ${i + 1}: oldString is empty. No edits were applied.`);
     });
-    const abs = resolveInWorkspace(ctx.root, path);
-    const original = await readTextFile(abs, path);
+    const original = await readTextFile(ctx.root, path);
     let text = original;
     const counts: number[] = [];
     for (const [i, edit] of edits.entries()) {
@@ -86,7 +92,7 @@ export const multiEditTool: ToolDefinition<MultiEditInput> = {
       counts.push(applied.count);
     }
     if (text === original) throw new Error(`No change to ${path}: the edits cancel out.`);
-    await writeFile(abs, text);
+    await writeInWorkspace(ctx.root, path, text);
     return `Applied ${edits.length} edit(s) to ${path} (${counts.map((n) => `${n}x`).join(", ")})`;
   },
 };
@@ -96,7 +102,10 @@ export const moveFileTool: ToolDefinition<MoveFileInput> = {
   set: "edit-plus",
   description: moveDescription,
   schema: MoveFileInput,
-  subjects: (input) => [input.from, input.to],
+  effect: "write",
+  paths: movePaths,
+  decision: "ask",
+  guidance: "move or rename one file",
   async execute({ from, to }, ctx) {
     const fromAbs = resolveInWorkspace(ctx.root, from);
     const toAbs = resolveInWorkspace(ctx.root, to);
@@ -124,7 +133,10 @@ export const deleteFileTool: ToolDefinition<DeleteFileInput> = {
   set: "edit-plus",
   description: deleteDescription,
   schema: DeleteFileInput,
-  subjects: (input) => [input.path],
+  effect: "write",
+  paths: fieldPaths("path"),
+  decision: "ask",
+  guidance: "delete one file",
   async execute({ path }, ctx) {
     const abs = resolveInWorkspace(ctx.root, path);
     const info = await lstat(abs).catch(() => undefined);
@@ -151,16 +163,12 @@ export function applyEdit(content: string, oldString: string, newString: string,
 }
 
 /**
- * The text of a file for editing. Throws `No such file: <shown>`, or refuses a directory, a binary
- * file and a file that is not UTF-8: decoding and writing it back would change bytes the edit
- * never touched.
+ * The text of workspace file `shown` for editing, read through the jail's checked open. Throws
+ * `No such file: <shown>`, or refuses a directory, a binary file and a file that is not UTF-8:
+ * decoding and writing it back would change bytes the edit never touched.
  */
-export async function readTextFile(abs: string, shown: string): Promise<string> {
-  const info = await stat(abs).catch(() => undefined);
-  if (!info) throw new Error(`No such file: ${shown}`);
-  if (info.isDirectory()) throw new Error(`${shown} is a directory, not a file.`);
-  if (!info.isFile()) throw new Error(`${shown} is not a regular file.`);
-  const bytes = await readFile(abs);
+export async function readTextFile(root: string, shown: string): Promise<string> {
+  const { bytes } = await readWorkspaceFile(root, shown);
   if (looksBinary(bytes)) throw new Error(`${shown} is a binary file, not text. Use bash if you need to change it.`);
   const text = decodeUtf8(bytes);
   if (text === undefined) throw new Error(`${shown} is not UTF-8 text; editing it here would corrupt its other characters. Use bash if you need to change it.`);

@@ -3,10 +3,11 @@
  * Every path goes through the jail (jail.ts); listing goes through the ignore-aware walker (walk.ts).
  *
  * read_file result: `N: text` lines (1-based), at most `limit` of them from `offset`, then a
- * `... [N more lines; continue with offset=K]` note when the file goes on. Secrets files
- * (`*.env`, `*.env.*`, `*.pem`, but not `*.env.example`) and binary files are refused.
+ * `... [N more lines; continue with offset=K]` note when the file goes on. Binary files are
+ * refused. A file the secrets classifier flags is asked about by the gate before read_file runs.
  * read_many_files result: one `===== <path> =====` block per file, in the order asked, joined by a
- * blank line; a file that cannot be read shows `[unreadable: <message>]` in its block.
+ * blank line; a file that cannot be read shows `[unreadable: <message>]` in its block, and one the
+ * secrets classifier flags (by name, real path or content) shows `[skipped: …]` unread.
  * write_file result: `Wrote N chars to <path>`, with a warning when a rewrite of similar length
  * (new/old length ratio within [0.5, 1.5]) kept fewer than half the lines: the usual sign of
  * content sent without its newlines.
@@ -14,11 +15,14 @@
  * `name  size` (`512B`, `3K`, `1.4M`); at most LIST_CAP entries, then `... [300-entry limit reached]`.
  * glob result: matching file paths relative to the root, one per line, at most GLOB_CAP.
  */
-import { lstat, mkdir, readFile, realpath, stat, writeFile } from "node:fs/promises";
+import { lstat, mkdir, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import * as v from "valibot";
 import globDescription from "./glob.md" with { type: "text" };
-import { isSecretsFile, resolveInWorkspace, secretsRefusal, toWorkspacePath } from "./jail.ts";
+import { classifySecretFile } from "../secrets/classify.ts";
+import { fieldPaths } from "../write-paths.ts";
+import { readWorkspaceFile, secretsRefusal } from "./file-read.ts";
+import { resolveInWorkspace, toWorkspacePath, writeInWorkspace } from "./jail.ts";
 import listDescription from "./list-dir.md" with { type: "text" };
 import readManyDescription from "./read-many-files.md" with { type: "text" };
 import readDescription from "./read-file.md" with { type: "text" };
@@ -49,14 +53,21 @@ const ReadManyInput = v.object({
 });
 type ReadManyInput = v.InferOutput<typeof ReadManyInput>;
 
+function _readManyPaths(input: unknown): string[] {
+  const files = input !== null && typeof input === "object" ? (input as { files?: unknown }).files : undefined;
+  return Array.isArray(files) ? files.flatMap((file) => fieldPaths("path")(file)) : [];
+}
+
 export const readFileTool: ToolDefinition<ReadFileInput> = {
   name: "read_file",
   set: "core",
   description: readDescription,
   schema: ReadFileInput,
-  readOnly: true,
-  subjects: (input) => [input.path],
-  execute: (input, ctx) => readNumberedLines(ctx.root, input.path, input.offset, input.limit),
+  effect: "read",
+  paths: fieldPaths("path"),
+  decision: "allow",
+  guidance: "read a file with numbered lines; page long files with offset/limit",
+  execute: (input, ctx) => readNumberedLines(ctx.root, input.path, input.offset, input.limit, ctx.secretsAllowed),
 };
 
 export const readManyFilesTool: ToolDefinition<ReadManyInput> = {
@@ -64,12 +75,17 @@ export const readManyFilesTool: ToolDefinition<ReadManyInput> = {
   set: "edit-plus",
   description: readManyDescription,
   schema: ReadManyInput,
-  readOnly: true,
-  subjects: (input) => input.files.map((file) => file.path),
+  effect: "read",
+  paths: _readManyPaths,
+  secretPaths: "skip",
+  decision: "allow",
+  guidance: "read up to 20 files in one call when you already know which you need",
   async execute(input, ctx) {
     const blocks = await Promise.all(input.files.map(async (file) => {
       let body: string;
       try {
+        const secret = classifySecretFile(resolveInWorkspace(ctx.root, file.path), ctx.root);
+        if (secret) return `===== ${file.path} =====\n[skipped: it may hold secrets (${secret}). Ask the user, or read it with read_file, which asks them.]`;
         body = await readNumberedLines(ctx.root, file.path, file.offset ?? 1, file.limit ?? READ_LIMIT);
       } catch (error) {
         body = `[unreadable: ${error instanceof Error ? error.message : String(error)}]`;
@@ -97,17 +113,13 @@ export function decodeUtf8(bytes: Uint8Array): string | undefined {
   }
 }
 
-/** Reads `p` through the jail as numbered lines. Throws the tool's error strings. */
-export async function readNumberedLines(root: string, p: string, offset: number, limit: number): Promise<string> {
-  const abs = resolveInWorkspace(root, p);
-  if (isSecretsFile(p) || isSecretsFile(abs)) throw secretsRefusal(p);
-  const info = await stat(abs).catch(() => undefined);
-  if (!info) throw new Error(`No such file: ${p}`);
-  if (isSecretsFile(await realpath(abs))) throw secretsRefusal(p);
-  if (info.isDirectory()) throw new Error(`${p} is a directory, not a file.`);
-  // Reading a named pipe or a device would wait forever for a writer; the call could not end.
-  if (!info.isFile()) throw new Error(`${p} is not a regular file.`);
-  const bytes = await readFile(abs);
+/**
+ * Reads `p` through the jail as numbered lines. Throws the tool's error strings, and refuses a
+ * file that may hold secrets unless `secretsAllowed` (the gate asked, or a rule named it).
+ */
+export async function readNumberedLines(root: string, p: string, offset: number, limit: number, secretsAllowed = false): Promise<string> {
+  const { bytes, secret } = await readWorkspaceFile(root, p);
+  if (secret && !secretsAllowed) throw secretsRefusal(p, secret);
   if (looksBinary(bytes)) throw new Error(`${p} is a binary file, not text. Use bash if you need to inspect it.`);
   const lines = splitLines(new TextDecoder().decode(bytes));
   if (lines.length === 0) return `${p} is empty.`;
@@ -135,15 +147,18 @@ export const writeFileTool: ToolDefinition<WriteFileInput> = {
   set: "core",
   description: writeDescription,
   schema: WriteFileInput,
-  subjects: (input) => [input.path],
+  effect: "write",
+  paths: fieldPaths("path"),
+  decision: "ask",
+  guidance: "create a file or replace one whole; prefer edit_file for changes",
   async execute({ path, content }, ctx) {
     const abs = resolveInWorkspace(ctx.root, path);
     const info = await stat(abs).catch(() => undefined);
     if (info?.isDirectory()) throw new Error(`${path} is a directory.`);
     if (info && !info.isFile()) throw new Error(`${path} is not a regular file.`);
-    const previous = info ? await readFile(abs, "utf8") : undefined;
+    const previous = info ? new TextDecoder().decode((await readWorkspaceFile(ctx.root, path)).bytes) : undefined;
     await ensureParentDir(abs, path);
-    await writeFile(abs, content);
+    await writeInWorkspace(ctx.root, path, content);
     return describeWrite(path, content, previous);
   },
 };
@@ -199,8 +214,10 @@ export const listDirTool: ToolDefinition<ListDirInput> = {
   set: "edit-plus",
   description: listDescription,
   schema: ListDirInput,
-  readOnly: true,
-  subjects: (input) => [input.path],
+  effect: "read",
+  paths: (input) => fieldPaths("path")(input)[0] === undefined ? ["."] : fieldPaths("path")(input),
+  decision: "allow",
+  guidance: "see a folder's tree with sizes (ignore-aware)",
   async execute({ path, depth, includeIgnored }, ctx) {
     const abs = resolveInWorkspace(ctx.root, path);
     if (!(await stat(abs).catch(() => undefined))?.isDirectory()) throw new Error(`Not a directory: ${path}`);
@@ -224,7 +241,9 @@ export const globTool: ToolDefinition<GlobInput> = {
   set: "core",
   description: globDescription,
   schema: GlobInput,
-  readOnly: true,
+  effect: "read",
+  decision: "allow",
+  guidance: "find files by name pattern",
   subjects: (input) => [input.pattern],
   async execute({ pattern, limit, includeIgnored }, ctx) {
     const cap = Math.min(limit, GLOB_CAP);

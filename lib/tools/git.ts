@@ -3,10 +3,13 @@
  * drafted by the model. Each runs `git` with a fixed argv (never a shell) and a 30 s timeout.
  *
  * Nothing the model supplies can become a git option: paths always follow `--`, and a ref that
- * starts with `-` is refused. Failures throw: `<root> is not a git repository.`,
+ * starts with `-` is refused. Paths, `REF:PATH` and diffs stay inside the workspace, and diff
+ * sections about possible secrets are withheld (git-scope.ts). Failures throw: `<root> is not a git repository.`,
  * `git is not installed or not on PATH.`, or git's own message verbatim.
  */
 import * as v from "valibot";
+import { fieldPaths } from "../write-paths.ts";
+import { checkShownBlob, refPath, scopePath, scopeRef, withholdSecretDiffs } from "./git-scope.ts";
 import { runProcessTree, type RunResult } from "./process-tree.ts";
 import { RESULT_CAP, type ToolContext, type ToolDefinition } from "./types.ts";
 import branchDescription from "./git-branch.md" with { type: "text" };
@@ -28,6 +31,9 @@ export interface GitToolsOptions {
   /** Enables git_commit_message. */
   complete?: CompleteFn;
 }
+
+/** The prompt line the six read-only git tools share (the prompt lists them together). */
+const GIT_GUIDANCE = "read-only git: status, diff, log, show, blame, branch";
 
 const _STATUS_LINES = 200;
 /** Raw `status -z` output read; far more than 200 lines need, enough to count the rest. */
@@ -77,28 +83,29 @@ export function createGitTools(options: GitToolsOptions): ToolDefinition[] {
 }
 
 const gitStatusTool: ToolDefinition<v.InferOutput<typeof StatusInput>> = {
-  name: "git_status", set: "git", description: statusDescription, schema: StatusInput, readOnly: true,
+  name: "git_status", set: "git", guidance: GIT_GUIDANCE, description: statusDescription, schema: StatusInput, effect: "read", decision: "allow",
   async execute(_input, ctx) {
-    const output = await _runGit(ctx, ["status", "--porcelain=v1", "-z", "--branch"], { keepChars: _STATUS_CHARS });
+    const output = await _runGit(ctx, ["status", "--porcelain=v1", "-z", "--branch", "--", "."], { keepChars: _STATUS_CHARS });
     return _formatStatus(output);
   },
 };
 
 const gitDiffTool: ToolDefinition<v.InferOutput<typeof DiffInput>> = {
-  name: "git_diff", set: "git", description: diffDescription, schema: DiffInput, readOnly: true,
-  subjects: (input) => (input.path ? [input.path] : []),
+  name: "git_diff", set: "git", guidance: GIT_GUIDANCE, description: diffDescription, schema: DiffInput, effect: "read", decision: "allow",
+  paths: fieldPaths("path"),
   async execute(input, ctx) {
-    const args = ["diff", "--no-color", "--no-ext-diff", ...(input.staged ? ["--staged"] : []), "--", ...(input.path ? [input.path] : [])];
-    const output = await _runGit(ctx, args);
+    const path = scopePath(ctx.root, input.path ?? ".");
+    const args = ["diff", "--no-color", "--no-ext-diff", ...(input.staged ? ["--staged"] : []), "--", path];
+    const output = withholdSecretDiffs(await _runGit(ctx, args), input.path ? [path] : []);
     return output.trim() ? output.trimEnd() : input.staged ? "Nothing staged." : "No uncommitted changes.";
   },
 };
 
 const gitLogTool: ToolDefinition<v.InferOutput<typeof LogInput>> = {
-  name: "git_log", set: "git", description: logDescription, schema: LogInput, readOnly: true,
-  subjects: (input) => (input.path ? [input.path] : []),
+  name: "git_log", set: "git", guidance: GIT_GUIDANCE, description: logDescription, schema: LogInput, effect: "read", decision: "allow",
+  paths: fieldPaths("path"),
   async execute(input, ctx) {
-    const args = ["log", `-n${input.limit ?? 15}`, "--date=short", "--no-color", "--format=%h  %ad  %an  %s", "--", ...(input.path ? [input.path] : [])];
+    const args = ["log", `-n${input.limit ?? 15}`, "--date=short", "--no-color", "--format=%h  %ad  %an  %s", "--", ...(input.path ? [scopePath(ctx.root, input.path)] : [])];
     try {
       const output = await _runGit(ctx, args);
       return output.trim() ? output.trimEnd() : "No commits.";
@@ -110,28 +117,33 @@ const gitLogTool: ToolDefinition<v.InferOutput<typeof LogInput>> = {
 };
 
 const gitShowTool: ToolDefinition<v.InferOutput<typeof ShowInput>> = {
-  name: "git_show", set: "git", description: showDescription, schema: ShowInput, readOnly: true,
+  name: "git_show", set: "git", guidance: GIT_GUIDANCE, description: showDescription, schema: ShowInput, effect: "read", decision: "allow",
   subjects: (input) => [input.ref],
+  paths: (input) => [...refPath((input as { ref?: unknown } | null)?.ref), ...fieldPaths("path")(input)],
   async execute(input, ctx) {
     if (input.ref.startsWith("-")) throw new Error(`Refusing ref "${input.ref}": it looks like an option.`);
-    const args = ["show", "--no-color", "--no-ext-diff", "--date=short", input.ref, "--", ...(input.path ? [input.path] : [])];
-    const output = await _runGit(ctx, args);
+    const scoped = await scopeRef(input.ref, () => _runGit(ctx, ["rev-parse", "--show-prefix"]).then((out) => out.trim()));
+    const path = scopePath(ctx.root, input.path ?? ".");
+    const args = ["show", "--no-color", "--no-ext-diff", "--date=short", scoped.ref, "--", path];
+    const raw = await _runGit(ctx, args);
+    if (scoped.path !== undefined) checkShownBlob(ctx.root, input.ref, scoped.path, raw);
+    const output = withholdSecretDiffs(raw, [...(scoped.path !== undefined ? [scoped.path] : []), ...(input.path ? [path] : [])]);
     return output.trim() ? output.trimEnd() : "Nothing to show.";
   },
 };
 
 const gitBlameTool: ToolDefinition<v.InferOutput<typeof BlameInput>> = {
-  name: "git_blame", set: "git", description: blameDescription, schema: BlameInput, readOnly: true,
-  subjects: (input) => [input.path],
+  name: "git_blame", set: "git", guidance: GIT_GUIDANCE, description: blameDescription, schema: BlameInput, effect: "read", decision: "allow",
+  paths: fieldPaths("path"),
   async execute(input, ctx) {
-    const args = ["blame", "--date=short", "-w", ..._buildBlameRange(input.startLine, input.endLine), "--", input.path];
+    const args = ["blame", "--date=short", "-w", ..._buildBlameRange(input.startLine, input.endLine), "--", scopePath(ctx.root, input.path)];
     const output = await _runGit(ctx, args);
     return output.trim() ? output.trimEnd() : "No blame output.";
   },
 };
 
 const gitBranchTool: ToolDefinition<v.InferOutput<typeof BranchInput>> = {
-  name: "git_branch", set: "git", description: branchDescription, schema: BranchInput, readOnly: true,
+  name: "git_branch", set: "git", guidance: GIT_GUIDANCE, description: branchDescription, schema: BranchInput, effect: "read", decision: "allow",
   async execute(input, ctx) {
     const format = "--format=%(HEAD) %(refname:short)  %(committerdate:short)  %(subject)";
     const output = await _runGit(ctx, ["branch", "--list", "--sort=-committerdate", "--no-color", format, ...(input.remote ? ["--all"] : [])]);
@@ -145,9 +157,11 @@ export const gitTools: ToolDefinition[] = createGitTools({});
 
 function _createCommitMessageTool(complete: CompleteFn): ToolDefinition<v.InferOutput<typeof StatusInput>> {
   return {
-    name: "git_commit_message", set: "git", description: commitMessageDescription, schema: StatusInput, readOnly: true,
+    name: "git_commit_message", set: "git", description: commitMessageDescription, schema: StatusInput, effect: "read", decision: "allow",
+    guidance: "draft a commit message for the staged change",
     async execute(_input, ctx) {
-      const diff = await _runGit(ctx, ["diff", "--staged", "--no-color", "--no-ext-diff"], { keepChars: _DIFF_FOR_MESSAGE + 1 });
+      const staged = await _runGit(ctx, ["diff", "--staged", "--no-color", "--no-ext-diff", "--", "."], { keepChars: _DIFF_FOR_MESSAGE + 1 });
+      const diff = withholdSecretDiffs(staged);
       if (!diff.trim()) return NOTHING_STAGED_MESSAGE;
       let subjects = "";
       try {

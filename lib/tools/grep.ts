@@ -3,19 +3,23 @@
  *
  * Uses ripgrep when `rg` is on PATH (argv spawn, never a shell; killed after RG_TIMEOUT_MS or on
  * interrupt), else the ignore-aware walker. Both honour .gitignore and .shiroignore, skip `.git`,
- * `node_modules`, binary files, secrets files and symbolic links. If rg fails (exit code above 1,
- * e.g. a regex only JavaScript accepts), the walker answers instead.
+ * `node_modules`, binary files, symbolic links and files a grep rule denies, and leave out every
+ * file the secrets classifier flags (lib/secrets/classify.ts, by name or content), naming them in
+ * a closing note. If rg
+ * fails (exit code above 1, e.g. a regex only JavaScript accepts), the walker answers instead.
  *
  * Result: `path:line: text` lines (text trimmed, cut at GREP_LINE_CHARS), sorted by path, at most
- * GREP_HIT_CAP, then `... [hit limit 200]`; `No matches.` when nothing matched.
+ * GREP_HIT_CAP, then `... [hit limit 200]`; `No matches.` when nothing matched; then, when files
+ * were left out, `[skipped N file(s) that may hold secrets: a, b]`.
  */
 import { spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
-import { readFile, stat } from "node:fs/promises";
 import { delimiter, join } from "node:path";
 import * as v from "valibot";
 import description from "./grep.md" with { type: "text" };
-import { isSecretsFile, resolveInWorkspace } from "./jail.ts";
+import { classifySecretFile } from "../secrets/classify.ts";
+import { fieldPaths } from "../write-paths.ts";
+import { readWorkspaceFile } from "./file-read.ts";
 import type { ToolDefinition } from "./types.ts";
 import { compileGlob, createIgnoreFilter, regexErrorReason, walkWorkspace } from "./walk.ts";
 
@@ -45,6 +49,25 @@ interface _Search {
   ignoreCase?: boolean;
   includeIgnored?: boolean;
   signal: AbortSignal;
+  /** Workspace paths already judged by the secrets classifier: true when left out. */
+  secrets: Map<string, boolean>;
+}
+
+/** True when the file at workspace path `path` is left out as a possible secret (judged once per search). */
+function _isSkippedSecret(search: _Search, path: string): boolean {
+  let skipped = search.secrets.get(path);
+  if (skipped === undefined) {
+    skipped = classifySecretFile(join(search.root, path), search.root) !== undefined;
+    search.secrets.set(path, skipped);
+  }
+  return skipped;
+}
+
+function _withSkipNote(result: string, search: _Search): string {
+  const skipped = [...search.secrets].filter(([, left]) => left).map(([path]) => path).sort();
+  if (skipped.length === 0) return result;
+  const shown = skipped.length > 10 ? `${skipped.slice(0, 10).join(", ")}, …` : skipped.join(", ");
+  return `${result}\n[skipped ${skipped.length} file${skipped.length === 1 ? "" : "s"} that may hold secrets: ${shown}]`;
 }
 
 export const grepTool: ToolDefinition<GrepInput> = {
@@ -52,19 +75,27 @@ export const grepTool: ToolDefinition<GrepInput> = {
   set: "core",
   description,
   schema: GrepInput,
-  readOnly: true,
+  effect: "read",
+  // Its path is the include glob (workspace-relative), so a path rule such as `secrets/*` meets `./secrets/*` too.
+  paths: (input) => fieldPaths("include")(input),
+  secretPaths: "skip",
+  decision: "allow",
+  guidance: "search file contents by regex",
   subjects: (input) => [input.pattern],
   async execute(input, ctx) {
     const compiled = compileSearchRegex(input.pattern, input.ignoreCase);
-    const matchesInclude = compileGlob(input.include);
-    const search: _Search = { ...input, root: ctx.root, matchesInclude, signal: ctx.signal };
+    const included = compileGlob(input.include);
+    // A file a grep rule denies (`"grep": {"secrets/*": "deny"}`) is left out like one outside the include glob.
+    const matchesInclude = (path: string) => included(path) && !ctx.deniesPath?.(path);
+    const search: _Search = { ...input, root: ctx.root, matchesInclude, signal: ctx.signal, secrets: new Map() };
     const rg = findRipgrep();
     const hits = rg ? await _searchWithRipgrep(rg, search) : undefined;
-    if (hits) return formatHits(hits);
+    if (hits) return _withSkipNote(formatHits(await _confirmHits(search, hits)), search);
     // A pattern JavaScript rejects may still be one rg accepts (`(?i)x`, `[[:alpha:]]`); only a
     // pattern neither accepts is an error.
     if (compiled instanceof Error) throw compiled;
-    return formatHits(await _searchWithWalker({ ...search, regex: compiled }));
+    search.secrets.clear();
+    return _withSkipNote(formatHits(await _searchWithWalker({ ...search, regex: compiled })), search);
   },
 };
 
@@ -113,26 +144,39 @@ export function findRipgrep(env: NodeJS.ProcessEnv = process.env): string | unde
   return undefined;
 }
 
+/**
+ * rg opens files itself, so a file swapped for a link after it was listed would be followed.
+ * Each file rg found is read again through the jail's checked open; a hit whose line is not there
+ * (or whose file escapes, vanished or may hold secrets) is dropped.
+ */
+async function _confirmHits(search: _Search, hits: GrepHit[]): Promise<GrepHit[]> {
+  const lines = new Map<string, string[] | undefined>();
+  for (const path of new Set(hits.map((hit) => hit.path))) {
+    const read = await readWorkspaceFile(search.root, path).catch(() => undefined);
+    if (read?.secret) search.secrets.set(path, true);
+    lines.set(path, read && !read.secret ? new TextDecoder().decode(read.bytes).split("\n").map((line) => line.replace(/\r$/, "")) : undefined);
+  }
+  return hits.filter((hit) => lines.get(hit.path)?.[hit.line - 1] === hit.text);
+}
+
 /** The JavaScript search: at most GREP_HIT_CAP + 1 hits, so the caller can tell there were more. */
 async function _searchWithWalker(search: _Search & { regex: RegExp }): Promise<GrepHit[]> {
   const hits: GrepHit[] = [];
   for await (const entry of walkWorkspace(search.root, { includeIgnored: search.includeIgnored, signal: search.signal })) {
     // Like rg: symbolic links are not followed, and a NUL byte anywhere marks a file as binary.
-    if (entry.dir || entry.symlink || !search.matchesInclude(entry.path) || isSecretsFile(entry.path)) continue;
-    let abs: string;
-    try {
-      abs = resolveInWorkspace(search.root, entry.path);
-    } catch {
-      continue;
-    }
-    // Like rg, only regular files: reading a named pipe would wait forever for a writer.
-    if (!(await stat(abs).catch(() => undefined))?.isFile()) continue;
-    const bytes = await readFile(abs).catch(() => undefined);
-    if (!bytes || bytes.includes(0)) continue;
+    if (entry.dir || entry.symlink || !search.matchesInclude(entry.path)) continue;
+    // Through the jail's checked open: regular files only, and judged by what was opened.
+    const read = await readWorkspaceFile(search.root, entry.path).catch(() => undefined);
+    if (!read || read.bytes.includes(0)) continue;
+    const bytes = read.bytes;
     const lines = new TextDecoder().decode(bytes).split("\n");
     for (const [i, line] of lines.entries()) {
       const text = line.endsWith("\r") ? line.slice(0, -1) : line;
       if (!search.regex.test(text)) continue;
+      if (read.secret) {
+        search.secrets.set(entry.path, true);
+        break;
+      }
       hits.push({ path: entry.path, line: i + 1, text });
       if (hits.length > GREP_HIT_CAP) return hits;
     }
@@ -171,7 +215,7 @@ function _searchWithRipgrep(rg: string, search: _Search): Promise<GrepHit[] | un
 
     const take = (record: string) => {
       const hit = _parseRipgrepLine(record);
-      if (!hit || isSecretsFile(hit.path) || filter.isIgnored(hit.path, false) || !search.matchesInclude(hit.path)) return;
+      if (!hit || filter.isIgnored(hit.path, false) || !search.matchesInclude(hit.path) || _isSkippedSecret(search, hit.path)) return;
       hits.push(hit);
       if (hits.length > GREP_HIT_CAP) stop("full");
     };

@@ -4,8 +4,8 @@
  *
  * Sets: `core` is always on; `edit-plus` and `git` are on by default; `net` is opt-in. The config's
  * `toolSets` names the sets wanted on top of core (`[]` = core only). Tools without a set
- * (session, plugin and MCP tools) are never gated by sets. An agent variant's allow-list is
- * intersected with all of that. A withheld tool is left out of the request and the system prompt.
+ * (session, plugin and MCP tools) are never gated by sets. An agent variant's filter (over each
+ * tool's declared effect) is intersected with all of that. A withheld tool is left out of the request and the system prompt.
  */
 import { TOOL_SET_NAMES, type ToolSetName } from "../config.ts";
 import { bashTool } from "./bash.ts";
@@ -40,7 +40,7 @@ export interface BuiltinToolsOptions {
   extraTools?: readonly ToolDefinition[];
 }
 
-/** Every built-in tool, then `extraTools`. Throws when two tools share a name. */
+/** Every built-in tool, then `extraTools`. Throws when two tools share a name, or a write tool declares no paths. */
 export function builtinTools(options: BuiltinToolsOptions): ToolDefinition[] {
   const tools: ToolDefinition[] = [
     readFileTool, writeFileTool, editFileTool, globTool, grepTool, bashTool,
@@ -49,9 +49,16 @@ export function builtinTools(options: BuiltinToolsOptions): ToolDefinition[] {
     createWebFetchTool({ allowHosts: options.allowHosts }),
     ...(options.extraTools ?? []),
   ];
+  return checkToolList(tools);
+}
+
+/** `tools` unchanged. Throws when two tools share a name, or a write tool declares no paths. */
+export function checkToolList(tools: ToolDefinition[]): ToolDefinition[] {
   const seen = new Set<string>();
   for (const tool of tools) {
     if (seen.has(tool.name)) throw new Error(`two tools are named "${tool.name}"; rename one of them`);
+    // The guards and path rules see only declared paths: a write tool without them would pass both.
+    if (tool.effect === "write" && !tool.paths) throw new Error(`${tool.name} changes files but declares no paths; add a \`paths\` declaration`);
     seen.add(tool.name);
   }
   return tools;
@@ -60,8 +67,8 @@ export function builtinTools(options: BuiltinToolsOptions): ToolDefinition[] {
 export interface SelectToolsOptions {
   /** config.json `toolSets`; undefined means DEFAULT_TOOL_SETS. `core` is on either way. */
   toolSets?: readonly ToolSetName[];
-  /** The agent variant's allow-list (exact tool names); undefined allows every tool. */
-  allow?: readonly string[];
+  /** The agent variant's filter over the tools' declarations; undefined allows every tool. */
+  allow?: (tool: ToolDefinition) => boolean;
 }
 
 export interface ToolSelection {
@@ -74,8 +81,7 @@ export interface ToolSelection {
 /** Splits `all` into what is offered and what is registered; order is kept. */
 export function selectTools(all: readonly ToolDefinition[], options: SelectToolsOptions = {}): ToolSelection {
   const sets = activeToolSets(options.toolSets);
-  const allow = options.allow ? new Set(options.allow) : undefined;
-  const offered = all.filter((tool) => (tool.set === undefined || sets.has(tool.set)) && (!allow || allow.has(tool.name)));
+  const offered = all.filter((tool) => (tool.set === undefined || sets.has(tool.set)) && (!options.allow || options.allow(tool)));
   return { offered, registered: [...all] };
 }
 

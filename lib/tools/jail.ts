@@ -6,8 +6,15 @@
  * the nearest existing ancestor's real path plus the rest, so a write through a symlinked
  * directory that points outside is refused before anything is created. Not a sandbox: bash can
  * still reach anything the user can.
+ *
+ * Checking a path and then opening it leaves a gap: a symlink swapped in between would be
+ * followed. `openInWorkspace` closes it by checking what was actually opened: on Linux the path
+ * the kernel reports for the descriptor (/proc/self/fd/N), elsewhere the descriptor's device and
+ * inode against the path resolved again after the open. Reads and writes of file contents go
+ * through it; nothing is read or written before that check passes.
  */
-import { lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { constants, fstatSync, lstatSync, readlinkSync, realpathSync, statSync, unlinkSync } from "node:fs";
+import { lstat, open, type FileHandle } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 
@@ -29,26 +36,80 @@ export function resolveInWorkspace(root: string, p: string): string {
   return target;
 }
 
+export interface OpenedFile {
+  handle: FileHandle;
+  /** The absolute path as resolved by `resolveInWorkspace`. */
+  abs: string;
+  /** The real path of what was opened (inside the workspace's real root). */
+  real: string;
+}
+
+/**
+ * Opens `p` through the jail, for reading (never blocks on a named pipe) or for writing (created
+ * when missing, never truncated here), then checks that what was opened lies inside the
+ * workspace. Throws `Path escapes workspace: <p>` (closing the file, and removing it when this
+ * call created it outside), or the open's own error (ENOENT, EEXIST when a file appeared at a new
+ * path meanwhile) for the caller to word.
+ */
+export async function openInWorkspace(root: string, p: string, mode: "read" | "write" = "read", createMode?: number): Promise<OpenedFile> {
+  const abs = resolveInWorkspace(root, p);
+  const existed = mode === "write" && (await lstat(abs).catch(() => undefined)) !== undefined;
+  // A new file is created exclusively: a symlink swapped in at its name makes the open fail, and
+  // a file that lands outside through a swapped folder is known to be ours to remove.
+  const flags = mode === "read"
+    ? constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)
+    : constants.O_WRONLY | (existed ? 0 : constants.O_CREAT | constants.O_EXCL);
+  const handle = await open(abs, flags, createMode);
+  const opened = _openedPath(handle.fd, abs);
+  if (opened !== undefined && _isInside(_realPath(resolve(root)), opened)) return { handle, abs, real: opened };
+  await handle.close();
+  if (mode === "write" && !existed && opened !== undefined) {
+    try {
+      unlinkSync(opened);
+    } catch {
+      // Already gone.
+    }
+  }
+  throw new Error(`Path escapes workspace: ${p}`);
+}
+
+/**
+ * Replaces the contents of `p` (created when missing, with `createMode` when given) through
+ * `openInWorkspace`: nothing is written before the check passes.
+ */
+export async function writeInWorkspace(root: string, p: string, content: string | Uint8Array, createMode?: number): Promise<void> {
+  const { handle } = await openInWorkspace(root, p, "write", createMode);
+  try {
+    await handle.truncate(0);
+    await handle.writeFile(content);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Where descriptor `fd` really points; undefined when that cannot be established. */
+function _openedPath(fd: number, abs: string): string | undefined {
+  if (process.platform === "linux") {
+    try {
+      const link = readlinkSync(`/proc/self/fd/${fd}`);
+      if (link.startsWith("/")) return link;
+    } catch {
+      // No /proc: fall back to comparing the descriptor with the path resolved again.
+    }
+  }
+  try {
+    const real = realpathSync(abs);
+    const [held, named] = [fstatSync(fd), statSync(real)];
+    return held.dev === named.dev && held.ino === named.ino ? real : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Root-relative posix form of an absolute path inside the workspace (`.` for the root). */
 export function toWorkspacePath(root: string, abs: string): string {
   const rel = relative(resolve(root), abs);
   return rel === "" ? "." : rel.split(sep).join("/");
-}
-
-/**
- * True for files that commonly hold credentials: `*.env`, `*.env.*` and `*.pem`, except
- * `*.env.example`, in any letter case (`KEY.PEM`; `.ENV` opens `.env` on macOS and Windows).
- * Matches the default deny rules of read_file and read_many_files.
- */
-export function isSecretsFile(p: string): boolean {
-  const name = basename(p.replaceAll("\\", "/")).toLowerCase();
-  if (name.endsWith(".env.example")) return false;
-  return name.endsWith(".env") || name.includes(".env.") || name.endsWith(".pem");
-}
-
-/** The refusal read_file and read_many_files give for a secrets file. */
-export function secretsRefusal(p: string): Error {
-  return new Error(`Refusing to read ${p}: it may hold secrets. Ask the user to share what you need from it.`);
 }
 
 function _isInside(root: string, target: string): boolean {

@@ -64,9 +64,11 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
 
   const remember: ToolDefinition<_RememberArgs> = {
     name: "remember",
+    effect: "read",
+    decision: "allow",
+    guidance: "save a durable one-line note about this project for future sessions",
     description: rememberText,
     schema: options.global ? ScopedRememberInput : RememberInput,
-    readOnly: true,
     execute: async ({ kind, text, scope }) => {
       const store = storeFor(scope);
       return formatRememberResult(store.remember(kind, text, options.source?.()), store.scope);
@@ -74,9 +76,11 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
   };
   const recall: ToolDefinition<RecallToolRequest> = {
     name: "recall",
+    effect: "read",
+    decision: "allow",
+    guidance: "search this project's notes (every word must match)",
     description: recallText,
     schema: RecallInput,
-    readOnly: true,
     execute: async (request) => {
       const projectRoot = project.projectRoot ?? options.cwd ?? process.cwd();
       const context = { projectRoot, cwd: options.cwd ?? projectRoot, project, global: options.global, episodes: options.episodes, onNotice: options.onNotice };
@@ -86,9 +90,11 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
   };
   const forget: ToolDefinition<_ForgetArgs> = {
     name: "forget",
+    effect: "read",
+    decision: "allow",
+    guidance: "remove notes that turned out wrong",
     description: forgetText,
     schema: options.global ? ScopedForgetInput : ForgetInput,
-    readOnly: true,
     execute: async ({ text, scope }) => {
       const targets = scope ? [storeFor(scope)] : stores;
       const removed = targets.reduce((sum, store) => sum + store.forget(text), 0);

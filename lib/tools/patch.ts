@@ -14,13 +14,14 @@
  * If a write or deletion fails midway, every file already touched is restored and every
  * directory the patch created is removed, so a failed patch leaves the tree byte-identical.
  */
-import { patchPaths, readPatchMarker, splitPatchLines } from "../write-paths.ts";
-import { lstat, readFile, rm, stat, unlink, writeFile } from "node:fs/promises";
+import { patchInputPaths, readPatchMarker, splitPatchLines } from "../write-paths.ts";
+import { lstat, rm, stat, unlink } from "node:fs/promises";
 import * as v from "valibot";
 import description from "./apply-patch.md" with { type: "text" };
 import { matchLineEndings } from "./edit.ts";
 import { decodeUtf8, ensureParentDir, looksBinary, pathExists } from "./fs.ts";
-import { resolveInWorkspace } from "./jail.ts";
+import { readWorkspaceFile } from "./file-read.ts";
+import { resolveInWorkspace, writeInWorkspace } from "./jail.ts";
 import type { ToolDefinition } from "./types.ts";
 
 export interface PatchHunk {
@@ -43,8 +44,11 @@ export const applyPatchTool: ToolDefinition<ApplyPatchInput> = {
   set: "edit-plus",
   description,
   schema: ApplyPatchInput,
-  // The guard plugins read the same paths (lib/write-paths.ts), so rules and guards agree.
-  subjects: (input) => patchPaths(input.patch),
+  effect: "write",
+  // The parser reads markers through the same module (lib/write-paths.ts), so rules, guards and the patch agree.
+  paths: patchInputPaths,
+  decision: "ask",
+  guidance: "add, update, move and delete files in one atomic patch",
   execute: (input, ctx) => applyPatch(ctx.root, input.patch),
 };
 
@@ -120,7 +124,7 @@ interface _Plan {
 export async function applyPatch(root: string, patch: string): Promise<string> {
   const operations = parsePatch(patch);
   const plan = await _planPatch(root, operations);
-  await _commitPlan(plan);
+  await _commitPlan(root, plan);
   return [`Applied ${operations.length} change(s):`, ...plan.summary].join("\n");
 }
 
@@ -150,7 +154,7 @@ async function _planPatch(root: string, operations: PatchOperation[]): Promise<_
       const info = await stat(abs).catch(() => undefined);
       if (!info || info.isDirectory()) throw new Error(`cannot update ${op.path}: no such file`);
       if (!info.isFile()) throw new Error(`cannot update ${op.path}: it is not a regular file`);
-      const bytes = await readFile(abs);
+      const { bytes } = await readWorkspaceFile(root, op.path);
       if (looksBinary(bytes)) throw new Error(`cannot update ${op.path}: it is a binary file`);
       const text = decodeUtf8(bytes);
       if (text === undefined) throw new Error(`cannot update ${op.path}: it is not UTF-8 text`);
@@ -180,33 +184,35 @@ interface _Undo {
   before?: { bytes: Buffer; mode: number };
 }
 
-async function _commitPlan(plan: _Plan): Promise<void> {
+async function _commitPlan(root: string, plan: _Plan): Promise<void> {
   const undo: _Undo[] = [];
   const createdDirs: string[] = [];
+  // Read through the jail's checked open: a link swapped to point outside is refused here, before
+  // anything is written, and never remembered (so a roll-back cannot copy outside bytes in).
   const remember = async (abs: string) => {
     const info = await stat(abs).catch(() => undefined);
-    undo.push({ abs, before: info?.isFile() ? { bytes: await readFile(abs), mode: info.mode & 0o7777 } : undefined });
+    undo.push({ abs, before: info?.isFile() ? { bytes: (await readWorkspaceFile(root, abs)).bytes, mode: info.mode & 0o7777 } : undefined });
   };
   try {
     for (const write of plan.writes) {
       await remember(write.abs);
       const created = await ensureParentDir(write.abs, write.shown);
       if (created) createdDirs.push(created);
-      await writeFile(write.abs, write.content, write.mode === undefined ? undefined : { mode: write.mode });
+      await writeInWorkspace(root, write.shown, write.content, write.mode);
     }
     for (const abs of plan.deletes) {
       await remember(abs);
       await unlink(abs);
     }
   } catch (error) {
-    await _rollBack(undo, createdDirs);
+    await _rollBack(root, undo, createdDirs);
     throw new Error(`the patch failed while writing (${(error as Error).message}); every file was restored`);
   }
 }
 
-async function _rollBack(undo: _Undo[], createdDirs: string[]): Promise<void> {
+async function _rollBack(root: string, undo: _Undo[], createdDirs: string[]): Promise<void> {
   for (const entry of undo.reverse()) {
-    if (entry.before) await writeFile(entry.abs, entry.before.bytes, { mode: entry.before.mode }).catch(() => undefined);
+    if (entry.before) await writeInWorkspace(root, entry.abs, entry.before.bytes, entry.before.mode).catch(() => undefined);
     else await unlink(entry.abs).catch(() => undefined);
   }
   for (const dir of createdDirs.reverse()) await rm(dir, { recursive: true, force: true }).catch(() => undefined);

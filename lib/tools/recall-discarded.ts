@@ -25,7 +25,9 @@ export function createRecallDiscardedTool(getLedger: () => Ledger): ToolDefiniti
     name: "recall_discarded",
     description,
     schema: RecallDiscardedInput,
-    readOnly: true,
+    effect: "read",
+    decision: "allow",
+    guidance: "search the verbatim history that compaction removed from your context",
     execute: async ({ query }) => {
       if (!query.trim()) throw new Error("query is empty: give one or more words to search for");
       const { messages, state } = getLedger();

@@ -16,7 +16,9 @@ export function createSkillTool(skills: readonly Skill[]): ToolDefinition<v.Infe
     name: "skill",
     description,
     schema: SkillInput,
-    readOnly: true,
+    effect: "read",
+    decision: "allow",
+    guidance: "load a skill's instructions before work it matches",
     subjects: (input) => [input.name],
     execute: async ({ name }) => {
       const skill = byName.get(name.trim().toLowerCase());

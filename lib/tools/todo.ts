@@ -20,7 +20,9 @@ export function createTodoTool(notebook: TodoHolder): ToolDefinition<v.InferOutp
     name: "todo_write",
     description,
     schema: TodoWriteInput,
-    readOnly: true,
+    effect: "read",
+    decision: "allow",
+    guidance: "keep a task list for multi-step work; it survives compaction",
     execute: async ({ todos }) => {
       const clean = todos.map(_cleanTodo);
       const blank = clean.findIndex((todo) => todo.content === "");

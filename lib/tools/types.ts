@@ -1,14 +1,24 @@
 /**
  * The tool contract. A tool is a valibot schema, a description (long text in a sibling .md,
- * imported as text), the permission subjects of a call, and `execute`.
+ * imported as text), its declarations (effect, the paths a call touches, its default decision,
+ * its prompt line) and `execute`. Everything else about a tool is derived from the declarations:
+ * the paths guard plugins and path rules see, the default permissions, the read-only lists of
+ * the plan/review variants and subagents, the headless notice and the system prompt.
  *
  * Tools throw on failure with a message the model can act on; the loop turns any throw,
  * an unknown tool name or arguments that fail the schema into an error tool result.
  * Tools never write to stdout: live output goes through `ctx.emitOutput`.
  */
 import type * as v from "valibot";
-import type { ToolSetName } from "../config.ts";
+import type { Decision, ToolSetName } from "../config.ts";
 import type { CommandSandbox } from "../sandbox/session.ts";
+
+/**
+ * What a call can do beyond returning text: `read` changes nothing (reads, searches, session
+ * bookkeeping), `write` creates, changes, moves or deletes files, `exec` runs programs (or does
+ * what nobody declared: MCP tools), `net` reaches the network.
+ */
+export type ToolEffect = "read" | "write" | "exec" | "net";
 
 export interface ToolContext {
   /** Workspace root: every path a tool touches must resolve inside it (see jail.ts). */
@@ -19,6 +29,13 @@ export interface ToolContext {
   emitOutput: (chunk: string) => void;
   /** The call's id, for tools that report progress. */
   callId: string;
+  /**
+   * True when the gate let this call read files that may hold secrets (a rule named them, or the
+   * user said yes). Read tools refuse such a file otherwise, judged by what they actually opened.
+   */
+  secretsAllowed?: boolean;
+  /** True when a permission rule denies this tool the workspace path `path`; for tools that find files themselves (grep). */
+  deniesPath?: (path: string) => boolean;
   /** Where subprocesses (bash) run confined; absent means unconfined. */
   sandbox?: CommandSandbox;
 }
@@ -32,11 +49,24 @@ export interface ToolDefinition<TInput = any> {
   schema: v.GenericSchema<unknown, TInput>;
   /** A ready JSON Schema, for tools whose schema is not valibot (MCP). Wins over `schema` for the wire. */
   jsonSchema?: Record<string, unknown>;
-  /** True when the tool cannot change anything (reads, searches, session bookkeeping). */
-  readOnly?: boolean;
+  effect: ToolEffect;
   /**
-   * What permission rules match against for this call: bash → [command], file tools → [path],
-   * move_file → [from, to], apply_patch → every path. Empty: only a `*` rule matches.
+   * The workspace paths a call touches, read from its RAW input (before validation, so every
+   * field is type-checked here) and as the model spelled them; `root` lets move_file and
+   * delete_file expand a folder into the files under it. Required for `write` tools (a test
+   * fails otherwise). Guard plugins get these paths; permission rules and the secrets
+   * classifier get them normalised (lib/permissions.ts).
+   */
+  paths?: (input: unknown, root: string) => string[];
+  /** What a declared path the secrets classifier flags does: `ask` (default) or `skip` (the tool leaves it out and says so). */
+  secretPaths?: "ask" | "skip";
+  /** Its default permission; undefined (MCP tools) leaves it to wildcard rules, then `ask`. */
+  decision?: Decision;
+  /** Its one line in the system prompt's tool list; undefined: "see its own description". */
+  guidance?: string;
+  /**
+   * Subjects other than paths that permission rules match: bash → [command], web_fetch → [url],
+   * grep → [pattern]. The call's normalised paths are appended. None at all: only `*` matches.
    */
   subjects?: (input: TInput) => string[];
   /** Returns the text the model reads. Throws Error(message) on failure. */

@@ -19,7 +19,7 @@ const STEPS = 300;
 
 export async function benchLoop(): Promise<void> {
   const tools: ToolDefinition[] = [{
-    name: "note", description: "records a note", readOnly: true,
+    name: "note", description: "records a note", effect: "read",
     schema: v.object({ text: v.string() }),
     execute: async ({ text }) => `noted ${text.length} chars`,
   }];

@@ -93,7 +93,7 @@ describe("guards and secrets", () => {
     const result = await shiro(["-p", "what is in .env?", "--yolo"], "chat");
     expect(result.code).toBe(0);
     const output = toolResultsOf(e2e.fake.requests[1]!)[0]!.output;
-    expect(output).toContain("Refused by the permission rule read_file");
+    expect(output).toContain("Denied: .env may hold secrets (an env file)");
     for (const request of e2e.fake.requests) expect(JSON.stringify(request.body)).not.toContain("very-secret-value-123");
     const sessions = join(e2e.dirs.home, ".shiro-neko", "sessions");
     for (const name of readdirSync(sessions)) expect(readFileSync(join(sessions, name), "utf8")).not.toContain("very-secret-value-123");

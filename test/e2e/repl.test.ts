@@ -110,6 +110,26 @@ describe("the REPL", () => {
     expect(await Bun.file(`${e2e.dirs.cwd}/interrupted.txt`).exists()).toBe(false);
   }, 40_000);
 
+  test("a read of a possible secret asks even under --yolo: n keeps it from the provider, y sends it", async () => {
+    await Bun.write(`${e2e.dirs.cwd}/.env`, "TOKEN=repl-s3cret\n");
+    const read = { toolCalls: [{ name: "read_file", input: { path: "./.env" } }] };
+    e2e.fake.script(read, { text: "was refused" }, read, { text: "got it" });
+    await withRepl(["--yolo"], async (repl) => {
+      await repl.until("› ");
+      repl.type("read it\r");
+      let at = await repl.until("read_file wants to read .env, which may hold secrets (an env file)");
+      at = await repl.until("y allow once | n deny ", at);
+      repl.type("n\r");
+      at = await repl.until("was refused", at);
+      repl.type("now read it\r");
+      at = await repl.until("y allow once | n deny ", at);
+      repl.type("y\r");
+      await repl.until("got it", at);
+    });
+    const bodies = e2e.fake.requests.map((request) => JSON.stringify(request.body).includes("repl-s3cret"));
+    expect(bodies).toEqual([false, false, false, true]);
+  }, 40_000);
+
   test("lines typed during a turn run after it, in order; ctrl-c during a turn stops it and drops the queue", async () => {
     e2e.fake.script(
       { text: "slow answer", stallMs: 1_500 },

@@ -33,7 +33,7 @@ describe("task (subagents)", () => {
     expect(toolNames(parentFirst!)).toContain("task");
     const taskSchema = (parentFirst!.body.tools as { name: string; input_schema: { properties: { kind: { enum: string[] } } } }[]).find((tool) => tool.name === "task")!;
     expect(taskSchema.input_schema.properties.kind.enum).toEqual(["explore", "review"]);
-    expect(toolNames(subFirst!).sort()).toEqual(["git_blame", "git_branch", "git_diff", "git_log", "git_show", "git_status", "glob", "grep", "list_dir", "read_file", "read_many_files"]);
+    expect(toolNames(subFirst!).sort()).toEqual(["git_blame", "git_branch", "git_commit_message", "git_diff", "git_log", "git_show", "git_status", "glob", "grep", "list_dir", "read_file", "read_many_files"]);
     expect(toolResultsOf(subSecond!).map((r) => r.output)).toEqual(["1: alpha"]);
     expect(toolResultsOf(parentSecond!).map((r) => r.output)).toEqual(["report: notes.txt holds alpha (line 1)"]);
     expect(JSON.stringify(parentSecond!.body)).not.toContain("1: alpha");

@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { renderApprovalDetail, renderDiff } from "../../lib/repl/approval-view.ts";
+import type { ApprovalRequest } from "../../lib/approval.ts";
+import { renderApprovalDetail, renderApprovalQuestion, renderDiff } from "../../lib/repl/approval-view.ts";
 import { createStyle } from "../../lib/repl/style.ts";
 
 const plain = createStyle(false);
@@ -39,5 +40,17 @@ describe("approval detail", () => {
       .toEqual(["*** Begin Patch", "*** Add File: a", "+x", "*** End Patch"]);
     expect(renderApprovalDetail({ tool: "edit_file", root, input: { path: "missing.ts", oldString: "a", newString: "b" } }, plain))
       .toEqual(["path: missing.ts", "oldString: a", "newString: b"]);
+  });
+});
+
+describe("a question about a possible secret", () => {
+  test("says which file, why, and where its contents go; always is not offered", () => {
+    const request: ApprovalRequest = {
+      id: "id", callId: "c", tool: "read_file", input: { path: ".env" }, subjects: [".env"], subject: ".env", repeated: false,
+      suggestedPattern: "*", cwd: root, secret: { path: ".env", why: "an env file" },
+    };
+    const question = renderApprovalQuestion(request, root, plain);
+    expect(question.text.split("\n")[1]).toBe("read_file wants to read .env, which may hold secrets (an env file); what it reads goes to the model provider");
+    expect(question.choice).toBe("y allow once | n deny ");
   });
 });

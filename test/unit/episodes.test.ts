@@ -170,7 +170,7 @@ describe("recall_discarded tool", () => {
   });
 
   test("is a read-only session tool with a query argument", () => {
-    expect(tool.readOnly).toBe(true);
+    expect([tool.effect, tool.decision]).toEqual(["read", "allow"]);
     expect(tool.set).toBeUndefined();
     const spec = toToolSpec(tool);
     expect(spec.name).toBe("recall_discarded");

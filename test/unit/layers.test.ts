@@ -14,9 +14,8 @@ import { scanImports } from "./import-scan.ts";
 const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
   { name: "base", paths: ["lib/errors.ts", "lib/ids.ts", "lib/version.ts", "lib/runtime.ts", "lib/vocabulary.ts", "lib/paths.ts", "lib/os-errors.ts", "lib/session-flags.ts"] },
   { name: "model", paths: ["lib/providers/messages.ts", "lib/store/notebook.ts", "lib/agent/events.ts", "lib/agent/notices.ts"] },
-  { name: "foundation", paths: ["lib/config.ts", "lib/providers/", "lib/secrets/", "lib/store/json-file.ts"] },
-  { name: "search", paths: ["lib/search/"] },
-  { name: "store", paths: ["lib/store/"] },
+  { name: "foundation", paths: ["lib/config.ts", "lib/providers/", "lib/secrets/", "lib/shell/", "lib/release/", "lib/store/json-file.ts"] },
+  { name: "store", paths: ["lib/store/", "lib/search/"] },
   { name: "policy", paths: ["lib/permissions.ts", "lib/approval-request.ts", "lib/sandbox/", "lib/write-paths.ts", "lib/project.ts", "lib/skills.ts", "lib/agent/context-state.ts", "lib/agent/episodes.ts"] },
   { name: "find", paths: ["lib/find/", "lib/export/"] },
   { name: "tools", paths: ["lib/tools/"] },

@@ -11,7 +11,7 @@ import type { ModelEvent } from "../../lib/providers/types.ts";
 import type { ToolDefinition } from "../../lib/tools/types.ts";
 
 const tools: ToolDefinition[] = [{
-  name: "note", description: "records a note", readOnly: true,
+  name: "note", description: "records a note", effect: "read",
   schema: v.object({ text: v.string() }),
   execute: async ({ text }) => `noted ${text}`,
 }];

@@ -111,7 +111,7 @@ describe("stdio servers", () => {
     await hub.ready();
 
     expect(hub.tools().map((tool) => tool.name).sort()).toEqual(MEMORY_TOOLS);
-    expect(hub.tools().every((tool) => tool.set === undefined && tool.readOnly === undefined && tool.jsonSchema?.type === "object")).toBe(true);
+    expect(hub.tools().every((tool) => tool.set === undefined && tool.effect === "exec" && tool.decision === undefined && tool.jsonSchema?.type === "object")).toBe(true);
     const target = `${process.execPath} --preload ${preload} ${MEMORY_SERVER}`;
     expect(hub.status()).toEqual([{ name: "memory", kind: "local", target, state: "connected", tools: 9 }]);
 

@@ -90,7 +90,7 @@ describe("createMcpTool", () => {
       description: "Finds documents.",
       inputSchema: { type: "object", properties: { q: { type: "string" } }, required: ["q"] },
     });
-    expect([tool.set, tool.readOnly, tool.subjects]).toEqual([undefined, undefined, undefined]);
+    expect([tool.set, tool.effect, tool.decision, tool.subjects, tool.paths]).toEqual([undefined, "exec", undefined, undefined, undefined]);
   });
 
   test("falls back to the title, then the name, for the description", () => {

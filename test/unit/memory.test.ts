@@ -112,8 +112,8 @@ describe("remember, recall, forget as the model sees them", () => {
   });
 
   test("the tools are read-only, so approval defaults leave them free", () => {
-    expect(createMemoryTools(openMemory(ROOT)).map((tool) => [tool.name, tool.readOnly])).toEqual([
-      ["remember", true], ["recall", true], ["forget", true],
+    expect(createMemoryTools(openMemory(ROOT)).map((tool) => [tool.name, tool.effect, tool.decision])).toEqual([
+      ["remember", "read", "allow"], ["recall", "read", "allow"], ["forget", "read", "allow"],
     ]);
   });
 

@@ -6,14 +6,24 @@ import {
 } from "../../lib/approval.ts";
 import { UserError } from "../../lib/errors.ts";
 import {
-  DEFAULT_PERMISSION, FREE_TOOLS, canonicalJson, createRepeatGuard, createSessionGrants, describeRefusal,
+  canonicalJson, defaultPermission, createRepeatGuard, createSessionGrants, describeRefusal,
   evaluatePermission, matchPattern, parsePermissionRules, suggestPattern,
 } from "../../lib/permissions.ts";
 import { createPluginHost } from "../../lib/plugin-host.ts";
 import type { Plugin, PluginHost } from "../../lib/plugins.ts";
+import { builtinTools } from "../../lib/tools/index.ts";
 import type { ToolDefinition } from "../../lib/tools/types.ts";
+import { createTaskTool } from "../../lib/agent/subagent.ts";
+import { createTodoTool } from "../../lib/tools/todo.ts";
+import { currentTimeTool } from "../../plugins/time.ts";
 
-const rules = (config: unknown = {}) => parsePermissionRules(config);
+const BUILTIN = builtinTools({ complete: async () => "m" });
+const SESSION = [
+  createTodoTool({ get: () => [], set: () => {} }), currentTimeTool,
+  createTaskTool({ client: {} as never, model: () => "m", thinking: () => "off", tools: () => [], gate: {} as never, root: "/ws", canAsk: false }),
+];
+const DEFAULTS = defaultPermission([...BUILTIN, ...SESSION]);
+const rules = (config: unknown = {}) => parsePermissionRules(config, DEFAULTS);
 const decide = (config: unknown, tool: string, subjects: string[], autoApprove?: Set<string>) =>
   evaluatePermission(rules(config), tool, subjects, { autoApprove });
 
@@ -34,25 +44,19 @@ describe("matchPattern", () => {
 });
 
 describe("defaults", () => {
-  test("ten default entries plus the eighteen free tools", () => {
-    expect(FREE_TOOLS.length).toBe(18);
-    expect(Object.keys(DEFAULT_PERMISSION).length).toBe(28);
+  test("derived from each tool's declared decision: reads allow; writes, exec and net ask", () => {
+    expect(Object.entries(DEFAULTS).filter(([, decision]) => decision === "ask").map(([tool]) => tool).sort()).toEqual(
+      ["apply_patch", "bash", "delete_file", "edit_file", "move_file", "multi_edit", "web_fetch", "write_file"],
+    );
+    const byEffect = [...BUILTIN, ...SESSION].map((tool): [string, string] => [tool.name, tool.effect === "read" ? "allow" : "ask"]);
+    expect(Object.entries(DEFAULTS) as [string, string][]).toEqual(byEffect);
   });
 
-  test("reads are allowed except env files and keys; .env.example is readable", () => {
-    expect(decide({}, "read_file", ["src/main.ts"])).toEqual({ decision: "allow", matched: { tool: "read_file", pattern: "*" } });
-    expect(decide({}, "read_file", [".env"])).toEqual({ decision: "deny", matched: { tool: "read_file", pattern: "*.env" } });
-    expect(decide({}, "read_file", ["config/.env.local"])).toEqual({ decision: "deny", matched: { tool: "read_file", pattern: "*.env.*" } });
-    expect(decide({}, "read_file", ["certs/server.pem"])).toEqual({ decision: "deny", matched: { tool: "read_file", pattern: "*.pem" } });
-    expect(decide({}, "read_file", [".env.example"])).toEqual({ decision: "allow", matched: { tool: "read_file", pattern: "*.env.example" } });
-    expect(decide({}, "read_many_files", ["a.ts", "b/.env"]).decision).toBe("deny");
-  });
-
-  test("writes, bash and web_fetch ask; free tools are allowed; anything else asks", () => {
+  test("writes, bash and web_fetch ask; reads are allowed; anything else asks", () => {
     for (const tool of ["write_file", "edit_file", "multi_edit", "apply_patch", "move_file", "delete_file", "bash", "web_fetch"]) {
       expect(decide({}, tool, ["x"])).toEqual({ decision: "ask", matched: { tool, pattern: "*" } });
     }
-    for (const tool of FREE_TOOLS) expect(decide({}, tool, []).decision).toBe("allow");
+    for (const tool of [...BUILTIN, ...SESSION].filter((tool) => tool.effect === "read")) expect(decide({}, tool.name, []).decision).toBe("allow");
     expect(decide({}, "mcp__github__create_issue", [])).toEqual({ decision: "ask" });
     expect(decide({}, "some_plugin_tool", [])).toEqual({ decision: "ask" });
   });
@@ -115,7 +119,8 @@ describe("parsePermissionRules", () => {
   });
 
   test("an empty table is ignored, so the default stays", () => {
-    expect(decide({ read_file: {} }, "read_file", [".env"]).decision).toBe("deny");
+    expect(decide({ bash: {} }, "bash", ["ls"])).toEqual({ decision: "ask", matched: { tool: "bash", pattern: "*" } });
+    expect(decide({ read_file: {} }, "read_file", ["a.ts"]).decision).toBe("allow");
   });
 });
 
@@ -167,13 +172,12 @@ describe("messages and grants", () => {
 // ---- the gate ----------------------------------------------------------------------------------
 
 const _tool = (name: string, subjects?: (input: any) => string[]): ToolDefinition => ({
-  name, description: name, schema: v.any(), subjects, execute: async () => "ok",
+  name, description: name, schema: v.any(), subjects, effect: "exec", execute: async () => "ok",
 });
 const TOOLS: Record<string, ToolDefinition> = {
-  bash: _tool("bash", (input) => [input.command]),
-  read_file: _tool("read_file", (input) => [input.path]),
-  write_file: _tool("write_file", (input) => [input.path]),
-  read_many_files: _tool("read_many_files", (input) => input.files.map((file: { path: string }) => file.path)),
+  ...Object.fromEntries(BUILTIN.map((tool) => [tool.name, tool])),
+  broken_writer: { ..._tool("broken_writer"), effect: "write", decision: "allow", paths: (input: any) => [input.files.path] },
+  broken_reader: { ..._tool("broken_reader"), effect: "read", decision: "allow", paths: (input: any) => [input.files.path] },
 };
 
 interface Harness {
@@ -186,7 +190,7 @@ function harness(options: { config?: unknown; yolo?: boolean; answers?: (Approva
   const asked: ApprovalRequest[] = [];
   const answers = [...(options.answers ?? [])];
   const gate = createGate({
-    rules: parsePermissionRules(options.config ?? {}),
+    rules: parsePermissionRules(options.config ?? {}, defaultPermission(Object.values(TOOLS))),
     plugins: options.plugins ?? createPluginHost({ cwd: "/ws", writeStderr: () => {} }),
     yolo: options.yolo ?? false,
     headless: options.headless,
@@ -241,8 +245,8 @@ describe("createGate", () => {
   });
 
   test("deny rules refuse without asking, with the rule in the message", async () => {
-    const h = harness({ config: { bash: { "*": "ask", "git push *": "deny" }, write_file: "deny" } });
-    expect(await h.check("read_file", { path: "app/.env" })).toEqual({ allowed: false, by: "rule", reason: 'Refused by the permission rule read_file: "*.env" = deny.' });
+    const h = harness({ config: { bash: { "*": "ask", "git push *": "deny" }, write_file: "deny", read_file: { "*": "allow", "app/.env": "deny" } } });
+    expect(await h.check("read_file", { path: "./app/x/../.env" }, )).toEqual({ allowed: false, by: "rule", reason: 'Refused by the permission rule read_file: "app/.env" = deny.' });
     expect(await h.check("bash", { command: "git push origin main" })).toEqual({ allowed: false, by: "rule", reason: 'Refused by the permission rule bash: "git push *" = deny.' });
     expect(await h.check("write_file", { path: "a.ts" })).toEqual({ allowed: false, by: "rule", reason: "Refused by the permission rules: write_file is denied." });
     expect(h.asked).toEqual([]);
@@ -291,7 +295,7 @@ describe("createGate", () => {
   });
 
   test("the repeat guard never turns a deny into an ask, and a grant does not silence it", async () => {
-    const h = harness({ answers: ["always", "once"] });
+    const h = harness({ answers: ["always", "once"], config: { read_file: { "*": "allow", "*.env": "deny" } } });
     for (let i = 0; i < 4; i++) expect((await h.check("read_file", { path: ".env" })).allowed).toBe(false);
     expect(h.asked).toEqual([]);
     await h.check("write_file", { path: "a.ts", content: "x" });
@@ -312,11 +316,40 @@ describe("createGate", () => {
     expect(await h.check("glob", { pattern: "*" })).toEqual({ allowed: false, by: "plugin", reason: "Blocked by the boom plugin: its check failed (kaput)" });
   });
 
-  test("a tool that cannot name its subjects asks even where its rules allow", async () => {
+  test("a tool that cannot name its paths asks even where its rules allow; a write tool is refused outright", async () => {
     const h = harness({ answers: ["once"] });
-    const result = await h.check("read_many_files", { files: "not a list" });
+    const result = await h.check("broken_reader", { files: null });
     expect(result.allowed).toBe(true);
     expect(h.asked[0]!.subjects).toEqual([]);
+    const yolo = harness({ yolo: true });
+    expect(await yolo.check("broken_writer", { files: null })).toEqual({
+      allowed: false, by: "rule", reason: "Refused: the paths of this broken_writer call could not be read. Check its arguments.",
+    });
+  });
+
+  test("a read of a possible secret asks, even under --yolo and after an always; only a rule naming it lets it through", async () => {
+    const h = harness({ yolo: true, answers: ["always", "once", "deny"] });
+    const first = await h.check("read_file", { path: "./config/../.env" });
+    expect(first).toEqual({ allowed: true, asked: h.asked[0]!, secretsAllowed: true });
+    expect(h.asked[0]!.secret).toEqual({ path: ".env", why: "an env file" });
+    expect(h.gate.grants.list()).toEqual([]);
+    expect((await h.check("read_file", { path: ".env" })).allowed).toBe(true);
+    expect((await h.check("git_show", { ref: "HEAD:deploy/id_rsa" })).allowed).toBe(false);
+    expect(h.asked.map((request) => request.secret?.why)).toEqual(["an env file", "an env file", "an SSH private key"]);
+    // read_many_files and grep leave such files out themselves: no question.
+    expect(await h.check("read_many_files", { files: [{ path: ".env" }] })).toEqual({ allowed: true });
+
+    const headless = harness({ headless: true, yolo: true, decide: denyAll });
+    expect(await headless.check("read_file", { path: ".aws/credentials" })).toEqual({
+      allowed: false, by: "headless",
+      reason: "Denied: .aws/credentials may hold secrets (a cloud or cluster credential file) and nobody can be asked in a headless run. Ask the user to share what you need, or to allow it with a permission rule naming the path (permission.read_file).",
+      asked: expect.anything(),
+    });
+    const named = harness({ headless: true, decide: denyAll, config: { read_file: { "*": "allow", ".env": "allow" } } });
+    expect(await named.check("read_file", { path: "./.env" })).toEqual({ allowed: true, secretsAllowed: true });
+    expect((await named.check("read_file", { path: "id_rsa" })).allowed).toBe(false);
+    const bare = harness({ headless: true, decide: denyAll, config: { read_file: "allow" } });
+    expect((await bare.check("read_file", { path: ".env" })).allowed).toBe(false);
   });
 
   test("plugin tools in autoApprove run without asking; a plugin cannot auto-approve another tool", async () => {

@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { callSubjects } from "../../lib/permissions.ts";
+import { builtinTools } from "../../lib/tools/index.ts";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -88,7 +90,9 @@ describe("plugin host", () => {
     expect(host.failures()[0]!.error).toStartWith('invalid pattern "(": ');
     expect(host.failures()[1]!.error).toBe('a plugin named "time" is already active');
     expect(host.appendices()).toEqual(["Never edit migrations."]);
-    const check = (toolName: string, input: unknown) => host.checkToolCall({ toolName, input, cwd: "/ws" });
+    const tools = new Map(builtinTools({ complete: async () => "m" }).map((tool) => [tool.name, tool]));
+    const check = (toolName: string, input: unknown) =>
+      host.checkToolCall({ toolName, input, cwd: "/ws", paths: callSubjects(tools.get(toolName), input, "/ws").paths });
     expect(await check("write_file", { path: "Migrations/001.sql" })).toBe("Blocked by the no-migrations plugin: migrations are append-only");
     expect(await check("move_file", { from: "a.sql", to: "migrations/002.sql" })).toBe("Blocked by the no-migrations plugin: migrations are append-only");
     expect(await check("bash", { command: "cd infra && terraform  apply" })).toBe("Blocked by the no-migrations plugin: apply infrastructure by hand");

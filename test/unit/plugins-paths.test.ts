@@ -2,7 +2,16 @@ import { describe, expect, test } from "bun:test";
 import { createProtectPlugin, protectReason } from "../../plugins/protect.ts";
 import { createSecretsPlugin, secretReason } from "../../plugins/secrets.ts";
 import { parsePatch } from "../../lib/tools/patch.ts";
-import { patchPaths, pathSegments, writePaths } from "../../lib/write-paths.ts";
+import { callSubjects } from "../../lib/permissions.ts";
+import { builtinTools } from "../../lib/tools/index.ts";
+import { patchPaths, pathSegments } from "../../lib/write-paths.ts";
+
+const TOOLS = new Map(builtinTools({ complete: async () => "m" }).map((tool) => [tool.name, tool]));
+/** What the gate hands a guard: the tool's declared effect and its normalised paths. */
+const callInfo = (toolName: string, input: unknown, cwd = "/ws") => {
+  const tool = TOOLS.get(toolName);
+  return { toolName, input, cwd, effect: tool?.effect, paths: callSubjects(tool, input, cwd).paths };
+};
 
 describe("write paths", () => {
   test("patch markers name every added, updated, moved and deleted path", () => {
@@ -25,22 +34,22 @@ describe("write paths", () => {
     const parsed = parsePatch(patch).flatMap((op) => (op.kind === "update" && op.moveTo ? [op.path, op.moveTo] : [op.path]));
     expect(parsed).toEqual([".env", "a.ts", "dist/a.ts"]);
     expect(patchPaths(patch)).toEqual(parsed);
-    const call = { toolName: "apply_patch", input: { patch }, cwd: "/ws" };
-    expect(await createSecretsPlugin().beforeToolCall!(call)).toBe("refusing to write .env (an env file). Tell the user what to put there and let them write it.");
+    expect(await createSecretsPlugin().beforeToolCall!(callInfo("apply_patch", { patch }))).toBe("refusing to write .env (an env file). Tell the user what to put there and let them write it.");
     const moveOnly = "*** Update File: a.ts\r*** Move to: dist/a.ts\r-x\r+y";
-    expect(await createProtectPlugin().beforeToolCall!({ ...call, input: { patch: moveOnly } })).toStartWith("refusing to write dist/a.ts (generated build output)");
+    expect(await createProtectPlugin().beforeToolCall!(callInfo("apply_patch", { patch: moveOnly }))).toStartWith("refusing to write dist/a.ts (generated build output)");
   });
 
-  test("each write tool names its paths; other tools none", () => {
-    expect(writePaths("write_file", { path: "a.ts", content: "" })).toEqual(["a.ts"]);
-    expect(writePaths("edit_file", { path: "a.ts" })).toEqual(["a.ts"]);
-    expect(writePaths("multi_edit", { path: "a.ts", edits: [] })).toEqual(["a.ts"]);
-    expect(writePaths("delete_file", { path: "a.ts" })).toEqual(["a.ts"]);
-    expect(writePaths("move_file", { from: "a.ts", to: "b.ts" })).toEqual(["a.ts", "b.ts"]);
-    expect(writePaths("apply_patch", { patch: "*** Delete File: x" })).toEqual(["x"]);
-    expect(writePaths("read_file", { path: ".env" })).toEqual([]);
-    expect(writePaths("write_file", { path: 3 })).toEqual([]);
-    expect(writePaths("write_file", "a.ts")).toEqual([]);
+  test("each write tool declares its paths, read from raw input", () => {
+    const paths = (name: string, input: unknown) => TOOLS.get(name)!.paths!(input, "/ws");
+    expect(paths("write_file", { path: "a.ts", content: "" })).toEqual(["a.ts"]);
+    expect(paths("edit_file", { path: "a.ts" })).toEqual(["a.ts"]);
+    expect(paths("multi_edit", { path: "a.ts", edits: [] })).toEqual(["a.ts"]);
+    expect(paths("delete_file", { path: "a.ts" })).toEqual(["a.ts"]);
+    expect(paths("move_file", { from: "a.ts", to: "b.ts" })).toEqual(["a.ts", "b.ts"]);
+    expect(paths("apply_patch", { patch: "*** Delete File: x" })).toEqual(["x"]);
+    expect(paths("write_file", { path: 3 })).toEqual([]);
+    expect(paths("write_file", "a.ts")).toEqual([]);
+    expect(paths("move_file", { from: "a.ts" })).toEqual(["a.ts"]);
   });
 
   test("segments are normalised and seen from the workspace", () => {
@@ -52,19 +61,22 @@ describe("write paths", () => {
 });
 
 describe("secrets plugin", () => {
+  const key = "a private key or keystore";
+  const pm = "a package-manager or netrc credential file";
   const blocked: [string, string][] = [
     [".env", "an env file"], ["config/.env.local", "an env file"], [".ENV", "an env file"], ["app\\.env.production", "an env file"],
-    ["certs/server.pem", "a key or certificate"], ["tls/a.key", "a key or certificate"], ["store.p12", "a key or certificate"],
-    ["x.pfx", "a key or certificate"], ["a.jks", "a key or certificate"], ["release.keystore", "a key or certificate"],
-    ["id_rsa", "an SSH key"], ["keys/id_ed25519.pub", "an SSH key"], ["id_ecdsa", "an SSH key"], ["id_dsa.pub", "an SSH key"],
-    [".npmrc", "a registry or database credential file"], [".pypirc", "a registry or database credential file"],
-    ["home/.netrc", "a registry or database credential file"], [".pgpass", "a registry or database credential file"],
+    ["certs/server.pem", key], ["tls/a.key", key], ["store.p12", key], ["x.pfx", key], ["a.jks", key], ["release.keystore", key],
+    ["id_rsa", "an SSH private key"], ["id_ecdsa", "an SSH private key"],
+    [".npmrc", pm], [".pypirc", pm], ["home/.netrc", pm], [".pgpass", pm],
     ["credentials.json", "a credentials file"], ["config/secrets.yaml", "a credentials file"], ["secret.toml", "a credentials file"],
     ["deploy/credentials.ini", "a credentials file"], ["secrets.yml", "a credentials file"],
-    [".aws/config", "a file in the AWS credentials folder"], ["home/.ssh/known_hosts", "a file in the SSH folder"],
-    ["x/.gnupg/pubring.kbx", "a file in the GnuPG keyring folder"],
+    [".aws/config", "a cloud or cluster credential file"], ["home/.ssh/authorized_keys", "a cloud or cluster credential file"],
+    ["x/.gnupg/pubring.kbx", "a cloud or cluster credential file"],
   ];
-  const passing = [".env.example", "src/env.ts", "environment.md", "docs/keys.md", "credentials.md", "secrets/readme.md", "id_rsa_notes.txt", "keyboard.ts", ".envrc.md"];
+  const passing = [
+    ".env.example", "src/env.ts", "environment.md", "docs/keys.md", "credentials.md", "secrets/readme.md", "id_rsa_notes.txt", "keyboard.ts",
+    ".envrc.md", "keys/id_ed25519.pub", "home/.ssh/known_hosts",
+  ];
 
   test("refuses each credential path and passes look-alikes", () => {
     for (const [path, why] of blocked) expect([path, secretReason(path)]).toEqual([path, why]);
@@ -73,12 +85,13 @@ describe("secrets plugin", () => {
 
   test("checks every path of every write tool, and nothing else", async () => {
     const plugin = createSecretsPlugin();
-    const check = (toolName: string, input: unknown) => plugin.beforeToolCall!({ toolName, input, cwd: "/ws" });
+    const check = (toolName: string, input: unknown) => plugin.beforeToolCall!(callInfo(toolName, input));
     const refusal = (path: string, why: string) => `refusing to write ${path} (${why}). Tell the user what to put there and let them write it.`;
     expect(await check("write_file", { path: ".env", content: "A=1" })).toBe(refusal(".env", "an env file"));
-    expect(await check("move_file", { from: "notes.txt", to: "deploy/id_rsa" })).toBe(refusal("deploy/id_rsa", "an SSH key"));
-    expect(await check("apply_patch", { patch: "*** Update File: a.ts\n*** Move to: .npmrc\n-a\n+b" })).toBe(refusal(".npmrc", "a registry or database credential file"));
-    expect(await check("delete_file", { path: "certs/a.pem" })).toBe(refusal("certs/a.pem", "a key or certificate"));
+    expect(await check("write_file", { path: "./x/../.env", content: "A=1" })).toBe(refusal(".env", "an env file"));
+    expect(await check("move_file", { from: "notes.txt", to: "deploy/id_rsa" })).toBe(refusal("deploy/id_rsa", "an SSH private key"));
+    expect(await check("apply_patch", { patch: "*** Update File: a.ts\n*** Move to: .npmrc\n-a\n+b" })).toBe(refusal(".npmrc", pm));
+    expect(await check("delete_file", { path: "certs/a.pem" })).toBe(refusal("certs/a.pem", key));
     expect(await check("edit_file", { path: "src/a.ts" })).toBeUndefined();
     expect(await check("read_file", { path: ".env" })).toBeUndefined();
     expect(await check("bash", { command: "cat > .env" })).toBeUndefined();
@@ -110,7 +123,7 @@ describe("protect plugin", () => {
 
   test("checks every path of every write tool", async () => {
     const plugin = createProtectPlugin();
-    const check = (toolName: string, input: unknown) => plugin.beforeToolCall!({ toolName, input, cwd: "/ws" });
+    const check = (toolName: string, input: unknown) => plugin.beforeToolCall!(callInfo(toolName, input));
     expect(await check("edit_file", { path: "bun.lock" })).toBe(
       "refusing to write bun.lock (a lockfile the package manager owns). Regenerate it with the tool that owns it rather than editing it.");
     expect(await check("move_file", { from: "dist/a.js", to: "src/a.js" })).toBe(

@@ -6,6 +6,8 @@ import { join } from "node:path";
 import { INSTRUCTION_CAP, loadInstructions, renderInstructions } from "../../lib/agent/instructions.ts";
 import { buildSystemPrompt } from "../../lib/agent/prompt.ts";
 import { VARIANTS } from "../../lib/agent/variants.ts";
+import { builtinTools } from "../../lib/tools/index.ts";
+import { createTodoTool } from "../../lib/tools/todo.ts";
 
 let dir: string;
 beforeEach(() => {
@@ -40,11 +42,14 @@ describe("project instructions", () => {
 });
 
 describe("system prompt", () => {
-  const tools = ["read_file", "write_file", "bash", "git_status", "git_diff", "todo_write", "mcp__gh__search"].map((name) => ({ name }));
+  const known = [...builtinTools({ complete: async () => "m" }), createTodoTool({ get: () => [], set: () => {} })];
+  const tools = [...["read_file", "write_file", "bash", "git_status", "git_diff", "todo_write"].map((name) => known.find((tool) => tool.name === name)!), { name: "mcp__gh__search", effect: "exec" as const }];
 
   test("describes only the offered tools, groups git and MCP, and lists what asks", () => {
     const prompt = buildSystemPrompt({ root: "/w", platform: "linux-x64", tools, approvalTools: ["write_file", "bash"] });
     expect(prompt).toContain("- git_status, git_diff: read-only git");
+    expect(prompt).toContain("- read_file: read a file with numbered lines");
+    expect(prompt).toContain("- Verify your work: run the build");
     expect(prompt).toContain("- MCP tools mcp__gh__search:");
     expect(prompt).toContain("These tools ask the user first and may be refused: write_file, bash.");
     expect(prompt).not.toContain("apply_patch");
@@ -60,7 +65,7 @@ describe("system prompt", () => {
     expect(full.length).toBeLessThan(5_000);
     expect(full.indexOf("# Project instructions")).toBeLessThan(full.indexOf("notes"));
     expect(full.indexOf("# Mode")).toBeLessThan(full.indexOf("Your task list"));
-    const readOnly = buildSystemPrompt({ root: "/w", platform: "p", tools: [{ name: "read_file" }], approvalTools: [] });
+    const readOnly = buildSystemPrompt({ root: "/w", platform: "p", tools: [tools[0]!, tools[6]!].filter((tool) => tool.effect === "read"), approvalTools: [] });
     expect(readOnly).toContain("You have no tools that change anything");
     expect(readOnly).toContain("You cannot run commands");
   });

@@ -262,7 +262,7 @@ describe("installing", () => {
     expect(loaded).toEqual({ manifests: [stored], failures: [] });
     const plugin = compileInstalledPlugin(loaded.manifests[0]!);
     expect(plugin.beforeToolCall!({ toolName: "bash", input: { command: "TERRAFORM  apply -auto-approve" }, cwd: scratch })).toBe("apply infrastructure changes by hand");
-    expect(plugin.beforeToolCall!({ toolName: "edit_file", input: { path: "migrations/001.sql" }, cwd: scratch })).toBe("applied migrations are append-only");
+    expect(plugin.beforeToolCall!({ toolName: "edit_file", input: { path: "migrations/001.sql" }, cwd: scratch, paths: ["migrations/001.sql"] })).toBe("applied migrations are append-only");
     expect(plugin.beforeToolCall!({ toolName: "read_file", input: { path: "migrations/001.sql" }, cwd: scratch })).toBeUndefined();
     const host = createPluginHost({ cwd: scratch, enabled: [], builtins: {} });
     host.loadInstalled(loaded.manifests);

@@ -218,8 +218,8 @@ describe("the skill tool", () => {
   const tool = createSkillTool(skills);
 
   test("its contract fields", () => {
-    expect({ name: tool.name, readOnly: tool.readOnly, set: tool.set, subjects: tool.subjects!({ name: " Deploy " }) })
-      .toEqual({ name: "skill", readOnly: true, set: undefined, subjects: [" Deploy "] });
+    expect({ name: tool.name, effect: tool.effect, set: tool.set, subjects: tool.subjects!({ name: " Deploy " }) })
+      .toEqual({ name: "skill", effect: "read", set: undefined, subjects: [" Deploy "] });
     expect(v.parse(tool.schema, { name: "commit" })).toEqual({ name: "commit" });
     expect(() => v.parse(tool.schema, {})).toThrow();
   });

@@ -33,7 +33,7 @@ test("todo_write replaces the whole list and reports it with marks and notes", a
     { content: "add a test", status: "pending" },
     { content: "update the docs", status: "blocked", note: "no write access to the wiki" },
   ]);
-  expect(tool.readOnly).toBe(true);
+  expect([tool.effect, tool.decision]).toEqual(["read", "allow"]);
 });
 
 test("warnings: several in progress, nothing in progress while work remains, blocked without a reason", async () => {

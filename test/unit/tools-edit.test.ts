@@ -151,7 +151,7 @@ describe("move_file", () => {
     expect(await errorOf(run(moveFileTool, { from: "a.ts", to: "lines.txt" }))).toBe("lines.txt already exists. Delete it first or pick another name.");
     expect(await errorOf(run(moveFileTool, { from: "a.ts", to: "../a.ts" }))).toBe("Path escapes workspace: ../a.ts");
     expect(ws.snapshot()).toEqual(before);
-    expect(moveFileTool.subjects!({ from: "a", to: "b" })).toEqual(["a", "b"]);
+    expect(moveFileTool.paths!({ from: "a", to: "b" }, ws.root)).toEqual(["a", "b"]);
   });
 });
 

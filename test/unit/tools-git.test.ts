@@ -89,18 +89,20 @@ afterAll(() => {
 describe("git tool definitions", () => {
   test("six read-only tools, plus git_commit_message when complete is given", () => {
     const names = ["git_status", "git_diff", "git_log", "git_show", "git_blame", "git_branch"];
-    expect(gitTools.map((t) => [t.name, t.set, t.readOnly])).toEqual(names.map((n) => [n, "git", true]));
+    expect(gitTools.map((t) => [t.name, t.set, t.effect, t.decision])).toEqual(names.map((n) => [n, "git", "read", "allow"]));
     const withMessage = createGitTools({ complete: async () => "x" });
     expect(withMessage.map((t) => t.name)).toEqual([...names, "git_commit_message"]);
-    expect(tool("git_commit_message", withMessage).readOnly).toBe(true);
+    expect(tool("git_commit_message", withMessage).effect).toBe("read");
   });
 
-  test("subjects name the path or ref", () => {
-    expect(tool("git_diff").subjects?.({ path: "src/a.ts" })).toEqual(["src/a.ts"]);
-    expect(tool("git_diff").subjects?.({})).toEqual([]);
-    expect(tool("git_log").subjects?.({ path: "b" })).toEqual(["b"]);
+  test("paths name the path or the path of REF:PATH; git_show's subject is its ref", () => {
+    expect(tool("git_diff").paths?.({ path: "src/a.ts" }, "/ws")).toEqual(["src/a.ts"]);
+    expect(tool("git_diff").paths?.({}, "/ws")).toEqual([]);
+    expect(tool("git_log").paths?.({ path: "b" }, "/ws")).toEqual(["b"]);
     expect(tool("git_show").subjects?.({ ref: "HEAD~1" })).toEqual(["HEAD~1"]);
-    expect(tool("git_blame").subjects?.({ path: "c" })).toEqual(["c"]);
+    expect(tool("git_show").paths?.({ ref: "HEAD~1" }, "/ws")).toEqual([]);
+    expect(tool("git_show").paths?.({ ref: "HEAD~1:src/x.ts" }, "/ws")).toEqual(["src/x.ts"]);
+    expect(tool("git_blame").paths?.({ path: "c" }, "/ws")).toEqual(["c"]);
   });
 });
 

@@ -88,9 +88,9 @@ for (const [engine, available] of engines) {
 }
 
 describe("grep basics", () => {
-  test("subjects and readOnly", () => {
+  test("subjects and effect", () => {
     expect(grepTool.subjects!({ pattern: "a.b", include: "**/*" })).toEqual(["a.b"]);
-    expect(grepTool.readOnly).toBe(true);
+    expect(grepTool.effect).toBe("read");
   });
 
   test("findRipgrep looks only on PATH", () => {

@@ -2,7 +2,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, symlinkSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { isSecretsFile, resolveInWorkspace, toWorkspacePath } from "../../lib/tools/jail.ts";
+import { classifySecretFile, classifySecretPath } from "../../lib/secrets/classify.ts";
+import { resolveInWorkspace, toWorkspacePath } from "../../lib/tools/jail.ts";
 import { readFileTool, writeFileTool } from "../../lib/tools/fs.ts";
 import { errorOf, makeWorkspace, runTool } from "./tools-workspace.ts";
 
@@ -67,15 +68,6 @@ describe("the jail in the tools", () => {
   });
 });
 
-describe("isSecretsFile", () => {
-  test("env and pem files are secrets, .env.example is not", () => {
-    const secrets = [".env", "app/.env", "prod.env", ".env.local", "config/.env.production", "key.pem", "certs/server.pem"];
-    const plain = [".env.example", "app/.env.example", "environment.ts", "env.ts", "pem.txt", ".envrc"];
-    expect(secrets.filter((p) => !isSecretsFile(p))).toEqual([]);
-    expect(plain.filter((p) => isSecretsFile(p))).toEqual([]);
-  });
-});
-
 describe("odd paths", () => {
   test("a NUL byte is refused before any file system call, by every path tool", async () => {
     expect(() => resolveInWorkspace(ws.root, "src/a.ts\0.txt")).toThrow(new Error('Invalid path "src/a.ts\\u0000.txt": it contains a NUL byte.'));
@@ -99,9 +91,9 @@ describe("odd paths", () => {
   });
 
   test("secrets names match in any letter case", async () => {
-    expect(["KEY.PEM", ".ENV", "App.Env.Local"].filter((p) => !isSecretsFile(p))).toEqual([]);
-    expect(isSecretsFile(".ENV.EXAMPLE")).toBe(false);
+    expect(["KEY.PEM", ".ENV", "App.Env.Local"].filter((p) => !classifySecretPath(p))).toEqual([]);
+    expect(classifySecretPath(".ENV.EXAMPLE")).toBeUndefined();
     ws.write("certs/KEY.PEM", "-----BEGIN PRIVATE KEY-----\n");
-    expect(await errorOf(runTool(readFileTool, { path: "certs/KEY.PEM" }, ws.root))).toBe("Refusing to read certs/KEY.PEM: it may hold secrets. Ask the user to share what you need from it.");
+    expect(classifySecretFile(join(ws.root, "certs/KEY.PEM"), ws.root)).toBe("a private key or keystore");
   });
 });

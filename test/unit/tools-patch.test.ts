@@ -149,7 +149,7 @@ describe("apply_patch", () => {
       { kind: "delete", path: "d.ts" },
     ]);
     expect(patchPaths(patch)).toEqual(["a.ts", "b.ts", "c.ts", "d.ts"]);
-    expect(applyPatchTool.subjects!({ patch })).toEqual(["a.ts", "b.ts", "c.ts", "d.ts"]);
+    expect(applyPatchTool.paths!({ patch }, "/ws")).toEqual(["a.ts", "b.ts", "c.ts", "d.ts"]);
   });
 });
 

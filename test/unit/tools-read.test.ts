@@ -63,11 +63,24 @@ describe("read_file", () => {
     expect(await read({ path: "late-nul.txt", limit: 1 })).toStartWith("1: AAAA");
   });
 
-  test("refuses secrets files, also through a symlink, but reads .env.example", async () => {
-    for (const p of [".env", "config/.env.local", "certs/server.pem", "settings"]) {
-      expect(await errorOf(read({ path: p }))).toBe(`Refusing to read ${p}: it may hold secrets. Ask the user to share what you need from it.`);
+  test("read_file refuses what it opened when it may hold secrets, unless the gate let secrets through", async () => {
+    const ctx = (secretsAllowed: boolean) => ({ root: ws.root, signal: new AbortController().signal, emitOutput: () => {}, callId: "c", secretsAllowed });
+    for (const [path, why] of [[".env", "an env file"], ["settings", "an env file"], ["certs/server.pem", "a private key or keystore"]] as const) {
+      expect(await errorOf(readFileTool.execute({ path, offset: 1, limit: 10 }, ctx(false)))).toBe(
+        `Refusing to read ${path}: it may hold secrets (${why}). Ask the user to share what you need from it.`);
     }
-    expect(await read({ path: ".env.example" })).toBe("1: KEY=");
+    expect(await readFileTool.execute({ path: ".env", offset: 1, limit: 10 }, ctx(true))).toStartWith("1: ");
+  });
+
+  test("read_many_files skips secrets files, also through a symlink, but reads .env.example", async () => {
+    const paths = [".env", "config/.env.local", "certs/server.pem", "settings"];
+    const out = await runTool(readManyFilesTool, { files: [...paths, ".env.example"].map((path) => ({ path })) }, ws.root);
+    const skipped = (why: string) => `[skipped: it may hold secrets (${why}). Ask the user, or read it with read_file, which asks them.]`;
+    expect(out).toBe([
+      `===== .env =====\n${skipped("an env file")}`, `===== config/.env.local =====\n${skipped("an env file")}`,
+      `===== certs/server.pem =====\n${skipped("a private key or keystore")}`, `===== settings =====\n${skipped("an env file")}`,
+      "===== .env.example =====\n1: KEY=",
+    ].join("\n\n"));
   });
 
   test("schema: offset and limit are whole numbers from 1", () => {
@@ -76,9 +89,10 @@ describe("read_file", () => {
     expect(v.parse(readFileTool.schema, { path: "a" })).toEqual({ path: "a", offset: 1, limit: 2000 });
   });
 
-  test("subjects and readOnly", () => {
-    expect(readFileTool.subjects!({ path: "a.ts", offset: 1, limit: 2000 })).toEqual(["a.ts"]);
-    expect(readFileTool.readOnly).toBe(true);
+  test("paths and effect", () => {
+    expect(readFileTool.paths!({ path: "a.ts", offset: 1, limit: 2000 }, "/ws")).toEqual(["a.ts"]);
+    expect(readFileTool.paths!({ path: 42 }, "/ws")).toEqual([]);
+    expect(readFileTool.effect).toBe("read");
   });
 });
 
@@ -92,7 +106,7 @@ describe("read_many_files", () => {
       "===== nope.txt =====\n[unreadable: No such file: nope.txt]",
       "===== crlf.txt =====\n1: one\n... [1 more line; continue with offset=2]",
       "===== ../x =====\n[unreadable: Path escapes workspace: ../x]",
-      "===== .env =====\n[unreadable: Refusing to read .env: it may hold secrets. Ask the user to share what you need from it.]",
+      "===== .env =====\n[skipped: it may hold secrets (an env file). Ask the user, or read it with read_file, which asks them.]",
       "===== image.bin =====\n[unreadable: image.bin is a binary file, not text. Use bash if you need to inspect it.]",
     ].join("\n\n"));
   });
@@ -102,7 +116,7 @@ describe("read_many_files", () => {
     expect(v.safeParse(readManyFilesTool.schema, files(0)).success).toBe(false);
     expect(v.safeParse(readManyFilesTool.schema, files(20)).success).toBe(true);
     expect(v.safeParse(readManyFilesTool.schema, files(21)).success).toBe(false);
-    expect(readManyFilesTool.subjects!(v.parse(readManyFilesTool.schema, files(2)))).toEqual(["f0", "f1"]);
+    expect(readManyFilesTool.paths!(v.parse(readManyFilesTool.schema, files(2)), ws.root)).toEqual(["f0", "f1"]);
   });
 });
 

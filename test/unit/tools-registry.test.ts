@@ -9,8 +9,8 @@ import { toolSchemaBytes } from "../../lib/tools/schema.ts";
 import type { ToolDefinition } from "../../lib/tools/types.ts";
 
 const complete = async () => "Add a thing";
-const sessionTool: ToolDefinition = { name: "todo_write", description: "d", schema: v.object({}), execute: async () => "ok" };
-const pluginTool: ToolDefinition = { name: "current_time", description: "d", schema: v.object({}), execute: async () => "now" };
+const sessionTool: ToolDefinition = { name: "todo_write", description: "d", schema: v.object({}), effect: "read", execute: async () => "ok" };
+const pluginTool: ToolDefinition = { name: "current_time", description: "d", schema: v.object({}), effect: "read", execute: async () => "now" };
 const all = builtinTools({ complete, extraTools: [sessionTool, pluginTool] });
 const names = (tools: ToolDefinition[]) => tools.map((tool) => tool.name);
 
@@ -29,17 +29,43 @@ describe("builtinTools", () => {
     expect(() => builtinTools({ complete, extraTools: [{ ...sessionTool, name: "grep" }] })).toThrow('two tools are named "grep"; rename one of them');
   });
 
-  test("read-only flags and permission subjects of the file tools", () => {
+  test("effects and declared paths of the file tools", () => {
     const byName = new Map(all.map((tool) => [tool.name, tool]));
-    const readOnly = ["read_file", "read_many_files", "list_dir", "glob", "grep", "write_file", "edit_file", "multi_edit", "apply_patch", "move_file", "delete_file"]
-      .map((name) => [name, byName.get(name)!.readOnly === true]);
-    expect(readOnly).toEqual([
-      ["read_file", true], ["read_many_files", true], ["list_dir", true], ["glob", true], ["grep", true],
-      ["write_file", false], ["edit_file", false], ["multi_edit", false], ["apply_patch", false], ["move_file", false], ["delete_file", false],
+    const effects = ["read_file", "read_many_files", "list_dir", "glob", "grep", "write_file", "edit_file", "multi_edit", "apply_patch", "move_file", "delete_file", "bash", "web_fetch"]
+      .map((name) => [name, byName.get(name)!.effect]);
+    expect(effects).toEqual([
+      ["read_file", "read"], ["read_many_files", "read"], ["list_dir", "read"], ["glob", "read"], ["grep", "read"],
+      ["write_file", "write"], ["edit_file", "write"], ["multi_edit", "write"], ["apply_patch", "write"], ["move_file", "write"], ["delete_file", "write"],
+      ["bash", "exec"], ["web_fetch", "net"],
     ]);
-    for (const name of ["read_file", "write_file", "edit_file", "multi_edit", "delete_file", "list_dir"]) {
-      expect([name, byName.get(name)!.subjects!({ path: "x/y.ts" })]).toEqual([name, ["x/y.ts"]]);
+    for (const name of ["read_file", "write_file", "edit_file", "multi_edit", "delete_file", "list_dir", "git_blame", "git_diff", "git_log"]) {
+      expect([name, byName.get(name)!.paths!({ path: "x/y.ts" }, home)]).toEqual([name, ["x/y.ts"]]);
     }
+    expect(byName.get("read_many_files")!.paths!({ files: [{ path: "a" }, { path: 1 }, { path: "b" }] }, home)).toEqual(["a", "b"]);
+    expect(byName.get("git_show")!.paths!({ ref: "HEAD:a/.env", path: "b" }, home)).toEqual(["a/.env", "b"]);
+  });
+
+  test("every write tool declares the paths it touches (a write tool without them fails here)", () => {
+    // One input carrying every field a write tool names a path with; each tool reads its own.
+    const sample = {
+      path: "a/b.txt", from: "a/b.txt", to: "c/d.txt", content: "x", oldString: "x", newString: "y",
+      edits: [{ oldString: "x", newString: "y" }], patch: "*** Begin Patch\n*** Add File: a/b.txt\n+x\n*** End Patch",
+    };
+    const writers = all.filter((tool) => tool.effect === "write");
+    expect(writers.length).toBeGreaterThanOrEqual(6);
+    expect(writers.filter((tool) => !tool.paths || tool.paths(sample, home).length === 0).map((tool) => tool.name)).toEqual([]);
+    const blind: ToolDefinition = { name: "blind_writer", description: "d", schema: v.object({}), effect: "write", execute: async () => "ok" };
+    expect(() => builtinTools({ complete, extraTools: [blind] })).toThrow('blind_writer changes files but declares no paths');
+  });
+
+  test("move_file shows the guards every file a folder move carries, at both ends", () => {
+    mkdirSync(join(home, "cfg", "deep"), { recursive: true });
+    writeFileSync(join(home, "cfg", ".env"), "A=1\n");
+    writeFileSync(join(home, "cfg", "deep", "id_rsa"), "k\n");
+    const move = all.find((tool) => tool.name === "move_file")!;
+    expect(move.paths!({ from: "cfg/", to: "out" }, home).sort()).toEqual(
+      ["cfg/", "cfg/.env", "cfg/deep", "cfg/deep/id_rsa", "out", "out/.env", "out/deep", "out/deep/id_rsa"],
+    );
   });
 });
 
@@ -57,8 +83,9 @@ describe("selectTools", () => {
     expect(names(selectTools(all, { toolSets: ["git", "net"] }).offered)).toEqual([...TOOL_SETS.core, ...TOOL_SETS.git, "web_fetch", "todo_write", "current_time"]);
   });
 
-  test("an allow-list is intersected with the sets, and gates tools without a set too", () => {
-    const allow = ["read_file", "grep", "git_log", "web_fetch", "todo_write"];
+  test("an allow filter is intersected with the sets, and gates tools without a set too", () => {
+    const allowed = new Set(["read_file", "grep", "git_log", "web_fetch", "todo_write"]);
+    const allow = (tool: ToolDefinition) => allowed.has(tool.name);
     expect(names(selectTools(all, { allow }).offered)).toEqual(["read_file", "grep", "git_log", "todo_write"]);
     expect(names(selectTools(all, { allow, toolSets: ["net"] }).offered)).toEqual(["read_file", "grep", "web_fetch", "todo_write"]);
   });

@@ -107,7 +107,7 @@ const noDns: LookupFn = async (hostname) => {
 describe("web_fetch through allowHosts", () => {
   test("declares its set, subjects and read-only flag", () => {
     const tool = createWebFetchTool({});
-    expect({ name: tool.name, set: tool.set, readOnly: tool.readOnly }).toEqual({ name: "web_fetch", set: "net", readOnly: true });
+    expect({ name: tool.name, set: tool.set, effect: tool.effect, decision: tool.decision }).toEqual({ name: "web_fetch", set: "net", effect: "net", decision: "ask" });
     expect(tool.subjects?.({ url: "https://example.com/" })).toEqual(["https://example.com/"]);
   });
 
