@@ -13,6 +13,8 @@ import { buildExportDoc } from "../../lib/export/export-doc.ts";
 import { renderHtml } from "../../lib/export/html.ts";
 import { renderMarkdown } from "../../lib/export/markdown.ts";
 import { UsageError } from "../../lib/errors.ts";
+import { createStyle } from "../../lib/repl/style.ts";
+import { runSlashCommand } from "../../cmd/_slash.ts";
 import { paths } from "../../lib/paths.ts";
 import type { LoggedEvent, RunSnapshot } from "../../lib/store/runs.ts";
 import type { SessionRecord } from "../../lib/store/sessions.ts";
@@ -112,6 +114,23 @@ describe("the transcript index", () => {
     expect(openTranscriptIndex().search("walrus", { limit: 10 }).length).toBe(7);
     rmSync(paths.session(SESSION.id));
     expect(openTranscriptIndex().search("walrus narwhal", { limit: 10 }).map((hit) => hit.segment)).toEqual([`session:${other.id}`]);
+  });
+
+  test("/search in the REPL: this project's hits, plain without colour, bold with it; words required", async () => {
+    writeSession(SESSION);
+    writeSession({ ...SESSION, id: "0190cccc-0000-7000-8000-000000000001", cwd: "/work/elsewhere", messages: [{ role: "user", content: "a walrus elsewhere" }], compaction: undefined });
+    const run = async (args: string, colour: boolean) => {
+      let out = "";
+      await runSlashCommand(`/search ${args}`, { agent: { session: { cwd: "/work/app" } } as never, write: (text) => (out += text), style: createStyle(colour) });
+      return out;
+    };
+    const plain = (await run("narwhal", false)).trimEnd().split("\n");
+    expect(plain).toHaveLength(2);
+    expect(plain.every((line) => line.startsWith("session 0190aaaa  ") && line.includes("/work/app"))).toBe(true);
+    expect(plain.map((line) => line.split(/\s{2,}/).slice(3).join(" | ")).sort()).toEqual(["prompt | archived narwhal question", "summary | An older narwhal talk."]);
+    expect(await run("narwhal", true)).toContain("\x1b[1mnarwhal\x1b[22m");
+    expect((await run("walrus", false)).includes("elsewhere")).toBe(false);
+    expect(await run("", false)).toStartWith("usage: /search <words>");
   });
 });
 
