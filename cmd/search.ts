@@ -33,6 +33,8 @@ export default defineCommand({
     const limit = args.limit ? Number(args.limit) : SEARCH_DEFAULT_LIMIT;
     if (!Number.isInteger(limit) || limit < 1) throw new UsageError("--limit must be a positive whole number");
     const here = findProjectRoot(process.cwd());
+    const { existsSync } = await import("node:fs");
+    if (args.project && !existsSync(resolve(String(args.project)))) throw new UsageError(`--project ${args.project}: no such folder`);
     const project = args.all ? undefined : args.project ? findProjectRoot(resolve(String(args.project))) : here;
     const sources = (["sessions", "runs", "memory"] as const).filter((source) => args[source]);
     const hits = searchEverything({

@@ -8,7 +8,8 @@
  *   `m<i>.r<j>` (the j-th result of a tool message), `s<k>` (span k's summary), and
  *   `a<k>.…` for the same inside archive k (`a<k>.sum` its summary);
  * - run: `prompt`, `e<seq>` (the logged event with that seq).
- * A document's `data` is its TranscriptCard: enough to filter and label a hit without the source.
+ * A document's `data` is its TranscriptCard: enough to filter and label a hit without the source
+ * (whether it is a session's or a run's is in its segment's name).
  */
 import type { IndexedDocInput } from "../search/bm25-index.ts";
 import * as v from "valibot";
@@ -20,8 +21,6 @@ import type { SessionRecord } from "../store/sessions.ts";
 export type TranscriptRole = "prompt" | "answer" | "tool-call" | "tool-result" | "tool-error" | "summary" | "notice" | "error";
 
 export interface TranscriptCard {
-  /** Which store the source lives in. */
-  src: "session" | "run";
   /** When it was said (best known: a session message takes the time of its exchange). */
   at: string;
   /** The folder the session or run worked in. */
@@ -41,7 +40,7 @@ const _TEXT_CAP = 20_000;
 export function sessionDocs(session: SessionRecord): TranscriptDoc[] {
   const state = _compactionOf(session);
   const docs: TranscriptDoc[] = [];
-  const base = { src: "session" as const, cwd: session.cwd };
+  const base = { cwd: session.cwd };
   state.archive?.forEach((entry, k) => {
     docs.push(..._messageDocs(entry.messages, `a${k}.`, () => entry.at, session.cwd));
     docs.push(_doc(`a${k}.sum`, entry.summary, { ...base, at: entry.at, role: "summary" }));
@@ -58,10 +57,10 @@ export function sessionDocs(session: SessionRecord): TranscriptDoc[] {
 export function runDocs(snapshot: RunSnapshot | undefined, events: readonly LoggedEvent[]): TranscriptDoc[] {
   const cwd = snapshot?.cwd ?? _runStartCwd(events);
   const docs: TranscriptDoc[] = [];
-  if (snapshot?.prompt) docs.push(_doc("prompt", snapshot.prompt, { src: "run", at: snapshot.startedAt, cwd, role: "prompt" }));
+  if (snapshot?.prompt) docs.push(_doc("prompt", snapshot.prompt, { at: snapshot.startedAt, cwd, role: "prompt" }));
   for (const event of events) {
     const found = eventText(event);
-    if (found) docs.push(_doc(`e${event.seq}`, found.text, { src: "run", at: event.at, cwd, role: found.role, ...(found.tool ? { tool: found.tool } : {}) }));
+    if (found) docs.push(_doc(`e${event.seq}`, found.text, { at: event.at, cwd, role: found.role, ...(found.tool ? { tool: found.tool } : {}) }));
   }
   return docs.filter((doc) => doc.text.trim().length > 0);
 }
@@ -96,7 +95,7 @@ function _messageDocs(messages: readonly Message[], prefix: string, timeOf: (pro
   messages.forEach((message, i) => {
     const id = `${prefix}m${i}`;
     if (message.role === "user") prompt += 1;
-    const card = { src: "session" as const, at: timeOf(Math.max(0, prompt)), cwd };
+    const card = { at: timeOf(Math.max(0, prompt)), cwd };
     if (message.role === "user") docs.push(_doc(id, message.content, { ...card, role: "prompt" }));
     else if (message.role === "assistant") {
       const text = message.parts.filter((part) => part.type === "text").map((part) => part.text).join("\n");
