@@ -4,8 +4,8 @@
  * the redactor first. `-o` writes a file (replaced atomically) instead of stdout.
  */
 import { defineCommand } from "citty";
-import { UsageError } from "../lib/errors.ts";
-import { writeOut, writeErr } from "./_output.ts";
+import { UsageError } from "../lib/platform/errors.ts";
+import { writeOut, writeErr } from "../lib/ui/output.ts";
 
 const _FORMATS = ["md", "json", "html"] as const;
 type _Format = (typeof _FORMATS)[number];

@@ -3,8 +3,8 @@
  * episodes (lib/find/search.ts). By default this project's; `--all` every project's transcripts.
  */
 import { defineCommand } from "citty";
-import { UsageError } from "../lib/errors.ts";
-import { writeOut, writeErr } from "./_output.ts";
+import { UsageError } from "../lib/platform/errors.ts";
+import { writeOut, writeErr } from "../lib/ui/output.ts";
 
 export default defineCommand({
   meta: { name: "search", description: "find anything shiro remembers: prompts, answers, tool results, notes, episodes" },
@@ -22,13 +22,13 @@ export default defineCommand({
   async run({ args }) {
     const { resolve } = await import("node:path");
     const { homedir } = await import("node:os");
-    const { findProjectRoot } = await import("../lib/project.ts");
+    const { findProjectRoot } = await import("../lib/config/project.ts");
     const { SEARCH_DEFAULT_LIMIT, searchEverything } = await import("../lib/find/search.ts");
     const { parseSince } = await import("../lib/find/since.ts");
-    const { formatSearchLines } = await import("../lib/find/search-view.ts");
-    const { colourEnabled } = await import("../lib/repl/style.ts");
+    const { formatSearchLines } = await import("../lib/ui/search-lines.ts");
+    const { colourEnabled } = await import("../lib/ui/style.ts");
     const query = String(args.query ?? "").trim();
-    if (!query) throw new UsageError("shiro search needs words to look for: shiro search \"login redirect\"");
+    if (!query) throw new UsageError('shiro search needs words to look for: shiro search "login redirect"');
     if (args.all && args.project) throw new UsageError("use --project or --all, not both");
     const limit = args.limit ? Number(args.limit) : SEARCH_DEFAULT_LIMIT;
     if (!Number.isInteger(limit) || limit < 1) throw new UsageError("--limit must be a positive whole number");
@@ -38,7 +38,11 @@ export default defineCommand({
     const project = args.all ? undefined : args.project ? findProjectRoot(resolve(String(args.project))) : here;
     const sources = (["sessions", "runs", "memory"] as const).filter((source) => args[source]);
     const hits = searchEverything({
-      query, sources, limit, memoryRoot: here, ...(project ? { project } : {}),
+      query,
+      sources,
+      limit,
+      memoryRoot: here,
+      ...(project ? { project } : {}),
       ...(args.since ? { since: parseSince(String(args.since)) } : {}),
       onNotice: (text) => writeErr(`shiro: ${text}\n`),
     });

@@ -9,12 +9,13 @@
  * itself (session file, or run snapshot and events), redacted the same way, for `--format json`.
  */
 import { readdirSync } from "node:fs";
-import { UserError } from "../errors.ts";
-import { paths } from "../paths.ts";
+import { UserError } from "../platform/errors.ts";
+import { paths } from "../platform/paths.ts";
 import { redactValue } from "../secrets/redact.ts";
 import type { Todo } from "../store/notebook.ts";
 import { findRun, readRunEvents, type LoggedEvent, type RunSnapshot } from "../store/runs.ts";
-import { findSession, type SessionRecord } from "../store/sessions.ts";
+import { findSession } from "../store/sessions.ts";
+import type { SessionRecord } from "../store/session-record.ts";
 import { sessionEntries, runEntries, type ExportEntry } from "./export-entries.ts";
 
 export type { ExportEntry } from "./export-entries.ts";
@@ -58,29 +59,46 @@ export function loadExportDoc(idOrPrefix: string): ExportDoc {
 
 function _sessionDoc(session: SessionRecord): ExportDoc {
   return {
-    kind: "session", id: session.id, title: session.title,
+    kind: "session",
+    id: session.id,
+    title: session.title,
     meta: [
-      ["session", session.id], ["directory", session.cwd], ["model", `${session.provider}/${session.model}`],
-      ["created", session.createdAt], ["updated", session.updatedAt], ["duration", _duration(session.createdAt, session.updatedAt)],
-      ["tokens", `${session.inputTokens} in, ${session.outputTokens} out`], ["cost", session.costUsd === undefined ? "not priced" : `$${session.costUsd.toFixed(4)}`],
+      ["session", session.id],
+      ["directory", session.cwd],
+      ["model", `${session.provider}/${session.model}`],
+      ["created", session.createdAt],
+      ["updated", session.updatedAt],
+      ["duration", _duration(session.createdAt, session.updatedAt)],
+      ["tokens", `${session.inputTokens} in, ${session.outputTokens} out`],
+      ["cost", session.costUsd === undefined ? "not priced" : `$${session.costUsd.toFixed(4)}`],
       ["exchanges", String(session.exchanges.length)],
     ],
-    todos: session.notebook.todos, entries: sessionEntries(session),
+    todos: session.notebook.todos,
+    entries: sessionEntries(session),
   };
 }
 
 function _runDoc(run: RunSnapshot, events: readonly LoggedEvent[]): ExportDoc {
   const todos = [...events].reverse().find((event) => event.type === "state" && event.todos);
   return {
-    kind: "run", id: run.id, title: run.prompt.replace(/\s+/g, " ").slice(0, 80) || "run",
+    kind: "run",
+    id: run.id,
+    title: run.prompt.replace(/\s+/g, " ").slice(0, 80) || "run",
     meta: [
-      ["run", run.id], ["session", run.sessionId], ["status", run.status], ["directory", run.cwd],
-      ["model", `${run.provider}/${run.model} (${run.protocol})`], ["agent", run.agent], ["started", run.startedAt],
-      ["duration", run.endedAt ? _duration(run.startedAt, run.endedAt) : "-"], ["steps", String(run.steps)],
+      ["run", run.id],
+      ["session", run.sessionId],
+      ["status", run.status],
+      ["directory", run.cwd],
+      ["model", `${run.provider}/${run.model} (${run.protocol})`],
+      ["agent", run.agent],
+      ["started", run.startedAt],
+      ["duration", run.endedAt ? _duration(run.startedAt, run.endedAt) : "-"],
+      ["steps", String(run.steps)],
       ["tokens", run.usage ? `${run.usage.inputTokens} in, ${run.usage.outputTokens} out` : "-"],
       ["cost", run.costUsd === undefined ? "not priced" : `$${run.costUsd.toFixed(4)}`],
     ],
-    todos: todos?.type === "state" ? todos.todos ?? [] : [], entries: runEntries(run, events),
+    todos: todos?.type === "state" ? (todos.todos ?? []) : [],
+    entries: runEntries(run, events),
   };
 }
 
@@ -96,7 +114,9 @@ function _duration(from: string, to: string): string {
 
 function _idsIn(dir: string, suffix: string): string[] {
   try {
-    return readdirSync(dir).filter((name) => name.endsWith(suffix)).map((name) => name.slice(0, -suffix.length));
+    return readdirSync(dir)
+      .filter((name) => name.endsWith(suffix))
+      .map((name) => name.slice(0, -suffix.length));
   } catch {
     return [];
   }

@@ -6,10 +6,10 @@
  * the header, so every format can colour them.
  */
 import * as v from "valibot";
-import { CompactionStateSchema, type CompactionState } from "../agent/context-state.ts";
-import type { Message } from "../providers/messages.ts";
+import { CompactionStateSchema, type CompactionState } from "../agent/context/state.ts";
+import type { Message } from "../messages.ts";
 import type { LoggedEvent, RunSnapshot } from "../store/runs.ts";
-import type { SessionRecord } from "../store/sessions.ts";
+import type { SessionRecord } from "../store/session-record.ts";
 
 export type ExportEntry =
   | { type: "prompt"; text: string }
@@ -21,16 +21,20 @@ export type ExportEntry =
 export function sessionEntries(session: SessionRecord): ExportEntry[] {
   const state = _compactionOf(session);
   const entries: ExportEntry[] = (state.archive ?? []).map((archive) => ({
-    type: "compaction", label: `Earlier transcript, compacted ${archive.at.slice(0, 16).replace("T", " ")}${archive.focus ? ` (focus: ${archive.focus})` : ""}`,
-    summary: archive.summary, entries: messageEntries(archive.messages),
+    type: "compaction",
+    label: `Earlier transcript, compacted ${archive.at.slice(0, 16).replace("T", " ")}${archive.focus ? ` (focus: ${archive.focus})` : ""}`,
+    summary: archive.summary,
+    entries: messageEntries(archive.messages),
   }));
   let at = 0;
   for (const span of state.spans) {
     if (span.from < at || span.to > session.messages.length) continue;
     entries.push(...messageEntries(session.messages.slice(at, span.from)));
     entries.push({
-      type: "compaction", label: `Messages ${span.from + 1}–${span.to} compacted ${span.createdAt.slice(0, 16).replace("T", " ")}`,
-      summary: span.summary ?? "(no summary was written)", entries: messageEntries(session.messages.slice(span.from, span.to)),
+      type: "compaction",
+      label: `Messages ${span.from + 1}–${span.to} compacted ${span.createdAt.slice(0, 16).replace("T", " ")}`,
+      summary: span.summary ?? "(no summary was written)",
+      entries: messageEntries(session.messages.slice(span.from, span.to)),
     });
     at = span.to;
   }
@@ -44,7 +48,11 @@ export function messageEntries(messages: readonly Message[]): ExportEntry[] {
   for (const message of messages) {
     if (message.role === "user") entries.push({ type: "prompt", text: message.content });
     else if (message.role === "assistant") {
-      const text = message.parts.filter((part) => part.type === "text").map((part) => part.text).join("\n").trim();
+      const text = message.parts
+        .filter((part) => part.type === "text")
+        .map((part) => part.text)
+        .join("\n")
+        .trim();
       if (text) entries.push({ type: "answer", text });
       for (const part of message.parts) {
         if (part.type !== "tool-call") continue;
@@ -80,7 +88,13 @@ export function runEntries(run: RunSnapshot, events: readonly LoggedEvent[]): Ex
     } else if (event.type === "tool-result") settle(event.id, event.name, event.output, false);
     else if (event.type === "tool-error") settle(event.id, event.name, event.error, true);
     else if (event.type === "tool-denied") settle(event.id, event.name, `denied: ${event.reason}`, true);
-    else if (event.type === "compacted") entries.push({ type: "compaction", label: `History compacted (${event.before} → ${event.after} tokens)`, summary: event.summary ?? "(no summary was written)", entries: [] });
+    else if (event.type === "compacted")
+      entries.push({
+        type: "compaction",
+        label: `History compacted (${event.before} → ${event.after} tokens)`,
+        summary: event.summary ?? "(no summary was written)",
+        entries: [],
+      });
     else if (event.type === "notice") entries.push({ type: "notice", text: event.text });
     else if (event.type === "error") entries.push({ type: "notice", text: `error: ${event.error}` });
   }
@@ -97,7 +111,8 @@ export function toolHeadline(input: string, max = 90): string {
 export function describeToolInput(name: string, input: unknown): string {
   const record = (input && typeof input === "object" ? input : {}) as Record<string, unknown>;
   const text = (key: string) => (typeof record[key] === "string" ? (record[key] as string) : undefined);
-  if (name === "edit_file" && text("oldString") !== undefined && text("newString") !== undefined) return _editDiff(text("path") ?? "", [{ oldString: text("oldString")!, newString: text("newString")! }]);
+  if (name === "edit_file" && text("oldString") !== undefined && text("newString") !== undefined)
+    return _editDiff(text("path") ?? "", [{ oldString: text("oldString")!, newString: text("newString")! }]);
   if (name === "multi_edit" && Array.isArray(record.edits)) return _editDiff(text("path") ?? "", record.edits as { oldString: string; newString: string }[]);
   if (name === "apply_patch" && text("patch")) return text("patch")!;
   if (name === "bash" && text("command")) return `$ ${text("command")}`;

@@ -16,9 +16,10 @@ const _TODO_MARKS = { pending: "[ ]", in_progress: "[~]", done: "[x]", blocked: 
 
 export function renderHtml(doc: ExportDoc, generatedAt: Date = new Date()): string {
   const meta = doc.meta.map(([key, value]) => `<dt>${_esc(key)}</dt><dd>${_esc(value)}</dd>`).join("");
-  const todos = doc.todos.length === 0 ? "" : `<h2>Tasks</h2><ul class="todos">${doc.todos.map((todo) => (
-    `<li class="${todo.status}"><span class="mark">${_TODO_MARKS[todo.status]}</span>${_esc(todo.content)}${todo.note ? ` <small>(${_esc(todo.note)})</small>` : ""}</li>`
-  )).join("")}</ul>`;
+  const todos =
+    doc.todos.length === 0
+      ? ""
+      : `<h2>Tasks</h2><ul class="todos">${doc.todos.map((todo) => `<li class="${todo.status}"><span class="mark">${_TODO_MARKS[todo.status]}</span>${_esc(todo.content)}${todo.note ? ` <small>(${_esc(todo.note)})</small>` : ""}</li>`).join("")}</ul>`;
   return [
     "<!doctype html>",
     `<html lang="en"><head><meta charset="utf-8">`,
@@ -55,17 +56,23 @@ function _entry(entry: ExportEntry): string {
       return `<article class="msg tool"><details><summary><span class="tool-name">${_esc(entry.name)}</span>${head ? ` <code>${_esc(head)}</code>` : ""}${status}</summary>${input}${output}</details></article>`;
     }
     case "compaction":
-      return `<section class="msg compaction"><details><summary>${_esc(entry.label)}${entry.entries.length > 0 ? ` · ${entry.entries.length} ${entry.entries.length === 1 ? "entry" : "entries"}` : ""}</summary><div class="inner">${entry.entries.map(_entry).join("\n")}</div></details>`
-        + `<div class="summary"><b>Summary</b>\n${_esc(entry.summary.trim())}</div></section>`;
+      return (
+        `<section class="msg compaction"><details><summary>${_esc(entry.label)}${entry.entries.length > 0 ? ` · ${entry.entries.length} ${entry.entries.length === 1 ? "entry" : "entries"}` : ""}</summary><div class="inner">${entry.entries.map(_entry).join("\n")}</div></details>` +
+        `<div class="summary"><b>Summary</b>\n${_esc(entry.summary.trim())}</div></section>`
+      );
   }
 }
 
 function _pre(label: string, text: string): string {
   const body = isDiff(text)
-    ? text.replace(/\n+$/, "").split("\n").map((line) => {
-        const cls = /^(@@|\+\+\+ |--- )/.test(line) ? "hunk" : line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : "";
-        return cls ? `<span class="${cls}">${_esc(line)}</span>` : `${_esc(line)}\n`;
-      }).join("")
+    ? text
+        .replace(/\n+$/, "")
+        .split("\n")
+        .map((line) => {
+          const cls = /^(@@|\+\+\+ |--- )/.test(line) ? "hunk" : line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : "";
+          return cls ? `<span class="${cls}">${_esc(line)}</span>` : `${_esc(line)}\n`;
+        })
+        .join("")
     : _esc(text.replace(/\n+$/, ""));
   return `<pre><span class="label">${label}</span>${body}</pre>`;
 }

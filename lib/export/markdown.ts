@@ -12,7 +12,15 @@ const _TODO_MARKS = { pending: "[ ]", in_progress: "[ ]", done: "[x]", blocked: 
 export function renderMarkdown(doc: ExportDoc): string {
   const lines = [`# ${_inline(doc.title)}`, "", "| | |", "|---|---|", ...doc.meta.map(([key, value]) => `| ${key} | ${_cell(value)} |`), ""];
   if (doc.todos.length > 0) {
-    lines.push("## Tasks", "", ...doc.todos.map((todo) => `- ${_TODO_MARKS[todo.status]} ${_inline(todo.content)}${todo.status === "in_progress" ? " *(in progress)*" : todo.status === "blocked" ? ` *(blocked${todo.note ? `: ${_inline(todo.note)}` : ""})*` : ""}`), "");
+    lines.push(
+      "## Tasks",
+      "",
+      ...doc.todos.map(
+        (todo) =>
+          `- ${_TODO_MARKS[todo.status]} ${_inline(todo.content)}${todo.status === "in_progress" ? " *(in progress)*" : todo.status === "blocked" ? ` *(blocked${todo.note ? `: ${_inline(todo.note)}` : ""})*` : ""}`,
+      ),
+      "",
+    );
   }
   lines.push("## Transcript", "");
   for (const entry of doc.entries) lines.push(..._entry(entry));
@@ -37,8 +45,13 @@ function _entry(entry: ExportEntry): string[] {
     }
     case "compaction":
       return [
-        `<details><summary>${_html(entry.label)}</summary>`, "", ...entry.entries.flatMap(_entry), "</details>", "",
-        `> **Summary:** ${entry.summary.trim().split("\n").join("\n> ")}`, "",
+        `<details><summary>${_html(entry.label)}</summary>`,
+        "",
+        ...entry.entries.flatMap(_entry),
+        "</details>",
+        "",
+        `> **Summary:** ${entry.summary.trim().split("\n").join("\n> ")}`,
+        "",
       ];
   }
 }

@@ -3,8 +3,8 @@
  * notes, the global notes and the project's episodes, by id. A printed memory id is the shortest
  * prefix (8 characters at least) unique among all of them, so `memory show` always takes it.
  */
-import { UserError } from "../errors.ts";
-import { shortestUniquePrefix } from "../ids.ts";
+import { UserError } from "../platform/errors.ts";
+import { shortestUniquePrefix } from "../platform/ids.ts";
 import type { Episode, EpisodeStore } from "../store/episodes.ts";
 import { openEpisodes } from "../store/episodes.ts";
 import { openGlobalMemory, openMemory, type MemoryStore, type ScopedMemoryEntry } from "../store/memory.ts";
@@ -27,7 +27,9 @@ export function formatMemoryItem(item: MemoryItem, shortSession: (id: string) =>
   if (item.kind === "note") {
     const note = item.note;
     const rows: [string, string][] = [
-      ["note", note.id], ["kind", `${note.kind} (${note.scope})`], ["created", note.createdAt],
+      ["note", note.id],
+      ["kind", `${note.kind} (${note.scope})`],
+      ["created", note.createdAt],
       ["recalled", note.hits > 0 ? `${note.hits} time${note.hits === 1 ? "" : "s"}${note.lastHitAt ? `, last ${note.lastHitAt}` : ""}` : "never"],
     ];
     if (note.source?.sessionId) rows.push(["session", shortSession(note.source.sessionId)]);
@@ -36,7 +38,10 @@ export function formatMemoryItem(item: MemoryItem, shortSession: (id: string) =>
   }
   const episode = item.episode;
   const rows: [string, string][] = [
-    ["episode", episode.id], ["session", shortSession(episode.sessionId)], ["started", episode.startedAt], ["ended", episode.endedAt],
+    ["episode", episode.id],
+    ["session", shortSession(episode.sessionId)],
+    ["started", episode.startedAt],
+    ["ended", episode.endedAt],
     ["outcome", `${episode.outcome.status}, ${episode.outcome.steps} steps in ${episode.outcome.runs} run${episode.outcome.runs === 1 ? "" : "s"}`],
   ];
   for (const prompt of episode.prompts) rows.push(["asked", prompt]);
@@ -58,14 +63,20 @@ export function listMemoryItems(projectRoot: string, onNotice?: (text: string) =
   ];
   const ids = items.map((item) => item.id);
   return {
-    project, global, episodes, items,
+    project,
+    global,
+    episodes,
+    items,
     shortId: (id) => shortestUniquePrefix(id, ids),
     find(idOrPrefix) {
       const wanted = idOrPrefix.trim().toLowerCase();
       const exact = items.find((item) => item.id.toLowerCase() === wanted);
       if (exact) return exact;
       const matches = wanted ? items.filter((item) => item.id.toLowerCase().startsWith(wanted)) : [];
-      if (matches.length === 0) throw new UserError(`no note or episode matching "${idOrPrefix}" in this project or the global notes; shiro search --memory <words> lists them with their ids`);
+      if (matches.length === 0)
+        throw new UserError(
+          `no note or episode matching "${idOrPrefix}" in this project or the global notes; shiro search --memory <words> lists them with their ids`,
+        );
       if (matches.length > 1) throw new UserError(`"${idOrPrefix}" matches ${matches.length} notes or episodes; give more characters`);
       return matches[0]!;
     },

@@ -33,21 +33,38 @@ export interface RunSearchOptions {
 }
 
 const _EVENT_TYPE: Record<TranscriptRole, string> = {
-  prompt: "prompt", answer: "message", "tool-call": "tool-call", "tool-result": "tool-result", "tool-error": "tool-error",
-  summary: "compacted", notice: "notice", error: "error",
+  prompt: "prompt",
+  answer: "message",
+  "tool-call": "tool-call",
+  "tool-result": "tool-result",
+  "tool-error": "tool-error",
+  summary: "compacted",
+  notice: "notice",
+  error: "error",
 };
 
 export function searchRuns(query: string, options: RunSearchOptions = {}): RunSearchHit[] {
   const terms = tokenizeQuery(query).length;
   if (terms === 0) return [];
   const index = openTranscriptIndex({ onNotice: options.onNotice });
-  const found = rankTranscripts(index, { query, memoryRoot: "" }, new Set(["runs"]), Math.max(index.size, 1), (card) => !options.cwd || card.cwd === options.cwd)
+  const found = rankTranscripts(
+    index,
+    { query, memoryRoot: "" },
+    new Set(["runs"]),
+    Math.max(index.size, 1),
+    (card) => !options.cwd || card.cwd === options.cwd,
+  )
     .filter((hit) => hit.matched === terms)
     .sort(_newestRunInLogOrder)
     .slice(0, options.limit ?? 50);
   return describeTranscriptHits(found, query).map((hit) => ({
-    runId: hit.id, shortId: hit.shortId, at: hit.at, kind: _EVENT_TYPE[hit.role as TranscriptRole] ?? hit.role,
-    ...(hit.tool ? { name: hit.tool } : {}), excerpt: hit.snippet.text, ...(hit.project ? { cwd: hit.project } : {}),
+    runId: hit.id,
+    shortId: hit.shortId,
+    at: hit.at,
+    kind: _EVENT_TYPE[hit.role as TranscriptRole] ?? hit.role,
+    ...(hit.tool ? { name: hit.tool } : {}),
+    excerpt: hit.snippet.text,
+    ...(hit.project ? { cwd: hit.project } : {}),
   }));
 }
 

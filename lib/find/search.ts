@@ -76,7 +76,12 @@ export function searchEverything(request: SearchRequest): SearchHit[] {
 
 /** Transcript hits of an open index, best first (`runs search` and the recall tool use this too). */
 export function rankTranscripts(
-  index: Bm25Index, request: SearchRequest, sources: ReadonlySet<SearchSource>, limit: number, accept?: (card: TranscriptCard) => boolean, skipSession?: string,
+  index: Bm25Index,
+  request: SearchRequest,
+  sources: ReadonlySet<SearchSource>,
+  limit: number,
+  accept?: (card: TranscriptCard) => boolean,
+  skipSession?: string,
 ): IndexHit[] {
   const since = request.since?.toISOString();
   const root = request.project;
@@ -110,8 +115,15 @@ export function describeTranscriptHits(found: readonly IndexHit[], query: string
     const id = transcriptSourceId(hit.segment);
     const kind = hit.segment.startsWith(SESSION_PREFIX) ? "session" : "run";
     return {
-      kind, role: card.role, ...(card.tool ? { tool: card.tool } : {}), id, shortId: shortIds[i]!,
-      at: card.at, project: card.cwd, score: hit.score, snippet: buildSnippet(textOf(hit), query),
+      kind,
+      role: card.role,
+      ...(card.tool ? { tool: card.tool } : {}),
+      id,
+      shortId: shortIds[i]!,
+      at: card.at,
+      project: card.cwd,
+      score: hit.score,
+      snippet: buildSnippet(textOf(hit), query),
     };
   });
 }
@@ -119,7 +131,13 @@ export function describeTranscriptHits(found: readonly IndexHit[], query: string
 function _searchMemory(request: SearchRequest, limit: number): SearchHit[] {
   const root = request.project ?? request.memoryRoot;
   const items = listMemoryItems(root, request.onNotice);
-  const { index, notes } = openMemoryIndex({ projectRoot: root, project: items.project, global: items.global, episodes: items.episodes, onNotice: request.onNotice });
+  const { index, notes } = openMemoryIndex({
+    projectRoot: root,
+    project: items.project,
+    global: items.global,
+    episodes: items.episodes,
+    onNotice: request.onNotice,
+  });
   const episodes = new Map(items.items.flatMap((item) => (item.kind === "episode" ? [[item.id, item.episode] as const] : [])));
   const since = request.since?.toISOString();
   const timeOf = (segment: string, id: string) => (segment === EPISODE_SEGMENT ? episodes.get(id)?.endedAt : notes.get(id)?.createdAt);
@@ -133,9 +151,14 @@ function _searchMemory(request: SearchRequest, limit: number): SearchHit[] {
     const episode = episodes.get(hit.id);
     const text = note ? note.text : episodeText(episode!);
     return {
-      kind: note ? "note" : "episode", role: note ? (note.scope === "global" ? `${note.kind}, global` : note.kind) : "episode",
-      id: hit.id, shortId: items.shortId(hit.id), at: timeOf(hit.segment, hit.id)!, project: note?.scope === "global" ? "(global)" : root,
-      score: hit.score, snippet: buildSnippet(text, request.query),
+      kind: note ? "note" : "episode",
+      role: note ? (note.scope === "global" ? `${note.kind}, global` : note.kind) : "episode",
+      id: hit.id,
+      shortId: items.shortId(hit.id),
+      at: timeOf(hit.segment, hit.id)!,
+      project: note?.scope === "global" ? "(global)" : root,
+      score: hit.score,
+      snippet: buildSnippet(text, request.query),
     };
   });
 }

@@ -2,7 +2,7 @@
  * `--since` values: a duration back from now (`30m`, `12h`, `7d`, `2w`) or a date or time
  * (`2026-11-01`, `2026-11-01T09:00`). Anything else is a UsageError naming both forms.
  */
-import { UsageError } from "../errors.ts";
+import { UsageError } from "../platform/errors.ts";
 
 const _UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
 

@@ -13,10 +13,10 @@
  */
 import type { IndexedDocInput } from "../search/bm25-index.ts";
 import * as v from "valibot";
-import { CompactionStateSchema, type CompactionState } from "../agent/context-state.ts";
-import type { Message } from "../providers/messages.ts";
+import { CompactionStateSchema, type CompactionState } from "../agent/context/state.ts";
+import type { Message } from "../messages.ts";
 import type { LoggedEvent, RunSnapshot } from "../store/runs.ts";
-import type { SessionRecord } from "../store/sessions.ts";
+import type { SessionRecord } from "../store/session-record.ts";
 
 export type TranscriptRole = "prompt" | "answer" | "tool-call" | "tool-result" | "tool-error" | "summary" | "notice" | "error";
 
@@ -98,11 +98,16 @@ function _messageDocs(messages: readonly Message[], prefix: string, timeOf: (pro
     const card = { at: timeOf(Math.max(0, prompt)), cwd };
     if (message.role === "user") docs.push(_doc(id, message.content, { ...card, role: "prompt" }));
     else if (message.role === "assistant") {
-      const text = message.parts.filter((part) => part.type === "text").map((part) => part.text).join("\n");
+      const text = message.parts
+        .filter((part) => part.type === "text")
+        .map((part) => part.text)
+        .join("\n");
       docs.push(_doc(id, text, { ...card, role: "answer" }));
-      message.parts.filter((part) => part.type === "tool-call").forEach((part, j) => {
-        docs.push(_doc(`${id}.c${j}`, `${part.name} ${_inputText(part.input)}`, { ...card, role: "tool-call", tool: part.name }));
-      });
+      message.parts
+        .filter((part) => part.type === "tool-call")
+        .forEach((part, j) => {
+          docs.push(_doc(`${id}.c${j}`, `${part.name} ${_inputText(part.input)}`, { ...card, role: "tool-call", tool: part.name }));
+        });
     } else {
       message.results.forEach((result, j) => {
         docs.push(_doc(`${id}.r${j}`, result.output, { ...card, role: result.isError ? "tool-error" : "tool-result", tool: result.name }));
@@ -124,7 +129,10 @@ function _doc(id: string, text: string, data: TranscriptCard): TranscriptDoc {
 
 function _inputText(input: unknown): string {
   if (typeof input === "string") return input;
-  if (input && typeof input === "object") return Object.values(input).map((value) => (typeof value === "string" ? value : JSON.stringify(value))).join("\n");
+  if (input && typeof input === "object")
+    return Object.values(input)
+      .map((value) => (typeof value === "string" ? value : JSON.stringify(value)))
+      .join("\n");
   return String(input ?? "");
 }
 

@@ -12,9 +12,10 @@
 import { readdirSync, statSync } from "node:fs";
 import type { Bm25Index } from "../search/bm25-index.ts";
 import { openIndexFile } from "../search/index-file.ts";
-import { paths } from "../paths.ts";
+import { paths } from "../platform/paths.ts";
 import { loadRun, readRunEvents } from "../store/runs.ts";
-import { loadSession, type SessionRecord } from "../store/sessions.ts";
+import { loadSession } from "../store/sessions.ts";
+import type { SessionRecord } from "../store/session-record.ts";
 import { runDocs, sessionDocs, type TranscriptDoc } from "./transcript-docs.ts";
 
 export const SESSION_PREFIX = "session:";

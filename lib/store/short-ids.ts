@@ -6,8 +6,8 @@
  * first run are usually made in the same millisecond.
  */
 import { readdirSync } from "node:fs";
-import { shortestUniquePrefix } from "../ids.ts";
-import { paths } from "../paths.ts";
+import { shortestUniquePrefix } from "../platform/ids.ts";
+import { paths } from "../platform/paths.ts";
 import { listPending } from "./approvals.ts";
 
 function _idsIn(dir: string, suffix: string): string[] {

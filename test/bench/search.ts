@@ -20,15 +20,45 @@ const QUERIES = ["login redirect broken", "database migration seed", "parseHttpU
 
 const home = mkdtempSync(join(tmpdir(), "shiro-bench-search-"));
 process.env.SHIRO_HOME = home;
-const { paths } = await import("../../lib/paths.ts");
+const { paths } = await import("../../lib/platform/paths.ts");
 const { searchEverything } = await import("../../lib/find/search.ts");
 const { tokenize, tokenizeQuery } = await import("../../lib/search/tokenize.ts");
 
 function _generator(seed: number) {
   let state = seed;
   const next = () => (state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
-  const stems = ["auth", "login", "session", "redirect", "token", "cache", "query", "parser", "config", "route", "handler", "worker", "queue", "schema",
-    "migration", "seed", "database", "docker", "compose", "port", "timeout", "retry", "flaky", "test", "build", "deploy", "lint", "format", "render", "layout"];
+  const stems = [
+    "auth",
+    "login",
+    "session",
+    "redirect",
+    "token",
+    "cache",
+    "query",
+    "parser",
+    "config",
+    "route",
+    "handler",
+    "worker",
+    "queue",
+    "schema",
+    "migration",
+    "seed",
+    "database",
+    "docker",
+    "compose",
+    "port",
+    "timeout",
+    "retry",
+    "flaky",
+    "test",
+    "build",
+    "deploy",
+    "lint",
+    "format",
+    "render",
+    "layout",
+  ];
   const filler = Array.from({ length: 4_000 }, (_, i) => `term${i.toString(36)}`);
   const word = () => (next() < 0.3 ? stems[Math.floor(next() * stems.length)]! : filler[Math.floor(next() * filler.length)]!);
   const sentence = (n: number) => Array.from({ length: n }, word).join(" ");
@@ -49,13 +79,30 @@ function _seed(): void {
     const messages: unknown[] = [];
     for (let turn = 0; turn < 3; turn++) {
       messages.push({ role: "user", content: gen.sentence(14) });
-      messages.push({ role: "assistant", parts: [{ type: "text", text: gen.sentence(10) }, { type: "tool-call", id: `c${turn}`, name: "read_file", input: { path: gen.path() } }] });
+      messages.push({
+        role: "assistant",
+        parts: [
+          { type: "text", text: gen.sentence(10) },
+          { type: "tool-call", id: `c${turn}`, name: "read_file", input: { path: gen.path() } },
+        ],
+      });
       messages.push({ role: "tool", results: [{ type: "tool-result", callId: `c${turn}`, name: "read_file", output: gen.sentence(80) }] });
       messages.push({ role: "assistant", parts: [{ type: "text", text: gen.sentence(40) }] });
     }
     const session = {
-      version: 1, id: _id("0190", i), createdAt: at, updatedAt: at, cwd: "/work/bench-project", provider: "openai", model: "gpt-5", title: "t",
-      inputTokens: 0, outputTokens: 0, notebook: { todos: [] }, exchanges: [], messages,
+      version: 1,
+      id: _id("0190", i),
+      createdAt: at,
+      updatedAt: at,
+      cwd: "/work/bench-project",
+      provider: "openai",
+      model: "gpt-5",
+      title: "t",
+      inputTokens: 0,
+      outputTokens: 0,
+      notebook: { todos: [] },
+      exchanges: [],
+      messages,
     };
     writeFileSync(paths.session(session.id), JSON.stringify(session));
   }
@@ -66,16 +113,34 @@ function _seed(): void {
     const lines: string[] = [];
     for (let seq = 1; seq <= perRun; seq++) {
       const kind = seq % 3;
-      const event = kind === 0 ? { type: "message", text: gen.sentence(30), step: seq }
-        : kind === 1 ? { type: "tool-call", id: `c${seq}`, name: "bash", input: { command: `bun test ${gen.path()}` } }
-        : { type: "tool-result", id: `c${seq - 1}`, name: "bash", output: gen.sentence(60) };
+      const event =
+        kind === 0
+          ? { type: "message", text: gen.sentence(30), step: seq }
+          : kind === 1
+            ? { type: "tool-call", id: `c${seq}`, name: "bash", input: { command: `bun test ${gen.path()}` } }
+            : { type: "tool-result", id: `c${seq - 1}`, name: "bash", output: gen.sentence(60) };
       lines.push(JSON.stringify({ seq, at, ...event }));
     }
     writeFileSync(paths.events(runId), `${lines.join("\n")}\n`);
-    writeFileSync(paths.run(runId), JSON.stringify({
-      version: 1, id: runId, sessionId: _id("0190", i), cwd: "/work/bench-project", provider: "openai", model: "gpt-5", protocol: "openai-chat",
-      agent: "build", prompt: gen.sentence(12), status: "completed", pid: 1, startedAt: at, steps: 1, options: {},
-    }));
+    writeFileSync(
+      paths.run(runId),
+      JSON.stringify({
+        version: 1,
+        id: runId,
+        sessionId: _id("0190", i),
+        cwd: "/work/bench-project",
+        provider: "openai",
+        model: "gpt-5",
+        protocol: "openai-chat",
+        agent: "build",
+        prompt: gen.sentence(12),
+        status: "completed",
+        pid: 1,
+        startedAt: at,
+        steps: 1,
+        options: {},
+      }),
+    );
   }
 }
 
@@ -95,7 +160,8 @@ function _scan(query: string): number {
     const session = JSON.parse(readFileSync(join(paths.sessionsDir(), name), "utf8"));
     for (const message of session.messages) {
       if (message.role === "user") texts.push(message.content);
-      else if (message.role === "assistant") for (const part of message.parts) texts.push(part.type === "text" ? part.text : `${part.name} ${JSON.stringify(part.input)}`);
+      else if (message.role === "assistant")
+        for (const part of message.parts) texts.push(part.type === "text" ? part.text : `${part.name} ${JSON.stringify(part.input)}`);
       else for (const result of message.results) texts.push(result.output);
     }
   }
@@ -122,7 +188,10 @@ function _scan(query: string): number {
       if (tf > 0) scores[i]! += (idf * tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * doc.len) / average));
     });
   }
-  return [...scores].filter((score) => score > 0).sort((a, b) => b - a).slice(0, LIMIT).length;
+  return [...scores]
+    .filter((score) => score > 0)
+    .sort((a, b) => b - a)
+    .slice(0, LIMIT).length;
 }
 
 function _time(run: (query: string) => number, runs: number): number {

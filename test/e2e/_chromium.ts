@@ -32,11 +32,24 @@ export function chromiumAvailable(): boolean {
 /** Starts Chromium and opens `url` in a new page; resolves once the page has loaded. */
 export async function openInChromium(url: string, timeoutMs = 20_000): Promise<ChromiumPage> {
   const profile = mkdtempSync(join(tmpdir(), "shiro-chromium-"));
-  const child = spawn(CHROMIUM, [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--remote-debugging-port=0", `--user-data-dir=${profile}`,
-    "about:blank",
-  ], { stdio: ["ignore", "ignore", "pipe"], detached: true });
+  const child = spawn(
+    CHROMIUM,
+    [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+      "--no-default-browser-check",
+      "--disable-extensions",
+      "--remote-debugging-port=0",
+      `--user-data-dir=${profile}`,
+      "about:blank",
+    ],
+    { stdio: ["ignore", "ignore", "pipe"], detached: true },
+  );
   const deadline = Date.now() + timeoutMs;
   const kill = () => {
     try {

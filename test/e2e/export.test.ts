@@ -8,7 +8,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { shortestUniquePrefix } from "../../lib/ids.ts";
+import { shortestUniquePrefix } from "../../lib/platform/ids.ts";
 import { buildFakeSecrets } from "../fixtures/fake-secrets.ts";
 import { chromiumAvailable, openInChromium } from "./_chromium.ts";
 import { useE2E } from "./_harness.ts";
@@ -25,7 +25,19 @@ async function recordSession(): Promise<{ sessionId: string; runId: string }> {
   writeFileSync(join(e2e.dirs.cwd, "deploy-notes.txt"), `GITHUB_TOKEN=${READ_SECRET}\nREGION=eu-west\n`);
   writeFileSync(join(e2e.dirs.cwd, "parser.ts"), "export const limit = 4096;\nexport const lock = 'quokka';\n");
   e2e.fake.script(
-    { toolCalls: [{ name: "todo_write", input: { todos: [{ content: "read the deploy config", status: "done" }, { content: "raise the zebra limit", status: "in_progress" }] } }] },
+    {
+      toolCalls: [
+        {
+          name: "todo_write",
+          input: {
+            todos: [
+              { content: "read the deploy config", status: "done" },
+              { content: "raise the zebra limit", status: "in_progress" },
+            ],
+          },
+        },
+      ],
+    },
     { toolCalls: [{ name: "read_file", input: { path: "deploy-notes.txt" } }] },
     { toolCalls: [{ name: "edit_file", input: { path: "parser.ts", oldString: "export const limit = 4096;", newString: "export const limit = 8192;" } }] },
     { toolCalls: [{ name: "bash", input: { command: "echo flamingo-probe done" } }] },
@@ -41,7 +53,10 @@ async function recordSession(): Promise<{ sessionId: string; runId: string }> {
   session.compaction = { spans: [{ from: 1, to: 3, summary: "Planned two tasks and wrote the todo list.", createdAt: "2026-11-30T10:00:00.000Z" }] };
   writeFileSync(state("sessions", sessionFile!), JSON.stringify(session));
   const events = readFileSync(state("events", `${runFile!.slice(0, -5)}.jsonl`), "utf8");
-  writeFileSync(state("events", `${runFile!.slice(0, -5)}.jsonl`), `${events}${JSON.stringify({ seq: 999, at: "2026-11-30T10:00:00.000Z", type: "notice", text: `leaked ${PLANTED}` })}\n`);
+  writeFileSync(
+    state("events", `${runFile!.slice(0, -5)}.jsonl`),
+    `${events}${JSON.stringify({ seq: 999, at: "2026-11-30T10:00:00.000Z", type: "notice", text: `leaked ${PLANTED}` })}\n`,
+  );
   return { sessionId, runId: runFile!.slice(0, -5) };
 }
 
@@ -54,17 +69,29 @@ describe("shiro export", () => {
     const { sessionId, runId } = await recordSession();
     // As shiro prints it: unique among sessions and runs (a session and its run share the millisecond).
     const short = shortestUniquePrefix(sessionId, [sessionId, runId]);
-    expect((await shiro(["export", sessionId.slice(0, 8)])).stderr).toBe(`shiro: "${sessionId.slice(0, 8)}" matches a session and a run; give more characters\n`);
+    expect((await shiro(["export", sessionId.slice(0, 8)])).stderr).toBe(
+      `shiro: "${sessionId.slice(0, 8)}" matches a session and a run; give more characters\n`,
+    );
 
     const markdown = await shiro(["export", short]);
     expect({ code: markdown.code, stderr: markdown.stderr }).toEqual({ code: 0, stderr: "" });
     expectNoSecret("markdown", markdown.stdout);
     expect(markdown.stdout).toStartWith("# raise the zebra parser limit and check the deploy config\n");
     for (const part of [
-      "| session | " + sessionId + " |", "## Tasks", "- [x] read the deploy config", "- [ ] raise the zebra limit *(in progress)*", "### User",
-      "### Assistant", "Raised the zebra limit to 8192", "<redacted:stripe-key>", "<redacted:github-token>", "```diff\n--- a/parser.ts\n+++ b/parser.ts\n@@\n-export const limit = 4096;\n+export const limit = 8192;\n```",
-      "> **Summary:** Planned two tasks and wrote the todo list.", "<details><summary>bash: <code>$ echo flamingo-probe done</code></summary>",
-    ]) expect({ part, found: markdown.stdout.includes(part) }).toEqual({ part, found: true });
+      "| session | " + sessionId + " |",
+      "## Tasks",
+      "- [x] read the deploy config",
+      "- [ ] raise the zebra limit *(in progress)*",
+      "### User",
+      "### Assistant",
+      "Raised the zebra limit to 8192",
+      "<redacted:stripe-key>",
+      "<redacted:github-token>",
+      "```diff\n--- a/parser.ts\n+++ b/parser.ts\n@@\n-export const limit = 4096;\n+export const limit = 8192;\n```",
+      "> **Summary:** Planned two tasks and wrote the todo list.",
+      "<details><summary>bash: <code>$ echo flamingo-probe done</code></summary>",
+    ])
+      expect({ part, found: markdown.stdout.includes(part) }).toEqual({ part, found: true });
 
     const json = await shiro(["export", sessionId, "--format", "json"]);
     expectNoSecret("json", json.stdout);
@@ -80,7 +107,11 @@ describe("shiro export", () => {
 
     const htmlFile = join(e2e.dirs.cwd, "session.html");
     const html = await shiro(["export", short, "-o", "session.html"]);
-    expect({ code: html.code, stdout: html.stdout, stderr: html.stderr }).toEqual({ code: 0, stdout: "", stderr: `wrote session ${sessionId} as html to session.html\n` });
+    expect({ code: html.code, stdout: html.stdout, stderr: html.stderr }).toEqual({
+      code: 0,
+      stdout: "",
+      stderr: `wrote session ${sessionId} as html to session.html\n`,
+    });
     const page = readFileSync(htmlFile, "utf8");
     expectNoSecret("html", page);
     expect(page).toContain("Content-Security-Policy");
@@ -89,7 +120,11 @@ describe("shiro export", () => {
     const runHtml = await shiro(["export", runId, "--format", "html"]);
     expectNoSecret("run html", runHtml.stdout);
 
-    for (const bad of [["export", short, "--format", "pdf"], ["export", "zzzz"], ["export", "0"]]) {
+    for (const bad of [
+      ["export", short, "--format", "pdf"],
+      ["export", "zzzz"],
+      ["export", "0"],
+    ]) {
       const result = await shiro(bad);
       expect({ bad, code: result.code === 0, lines: result.stderr.trimEnd().split("\n").length }).toEqual({ bad, code: false, lines: 1 });
     }
@@ -117,7 +152,9 @@ describe("shiro export", () => {
       expect(browser.requests.filter((url) => !url.startsWith("file://"))).toEqual([]);
       const screenshot = process.env.SHIRO_EXPORT_SCREENSHOT;
       if (screenshot) {
-        await browser.evaluate(`(() => { const box = document.getElementById("search"); box.value = ""; box.dispatchEvent(new Event("input")); document.querySelectorAll("details").forEach((d) => { d.open = false; }); document.querySelectorAll(".msg.tool details")[2].open = true; box.blur(); window.scrollTo(0, 0); })()`);
+        await browser.evaluate(
+          `(() => { const box = document.getElementById("search"); box.value = ""; box.dispatchEvent(new Event("input")); document.querySelectorAll("details").forEach((d) => { d.open = false; }); document.querySelectorAll(".msg.tool details")[2].open = true; box.blur(); window.scrollTo(0, 0); })()`,
+        );
         await browser.send("Emulation.setEmulatedMedia", { features: [{ name: "prefers-color-scheme", value: "light" }] });
         await browser.send("Emulation.setDeviceMetricsOverride", { width: 1000, height: 1400, deviceScaleFactor: 1, mobile: false });
         const shot = await browser.send("Page.captureScreenshot", { format: "png", captureBeyondViewport: false });

@@ -3,7 +3,7 @@
  * a detached run followed with `runs tail`, and `runs cancel` stopping a live run from another
  * process so that its log ends with a cancelled `done`.
  */
-import { shortestUniquePrefix } from "../../lib/ids.ts";
+import { shortestUniquePrefix } from "../../lib/platform/ids.ts";
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

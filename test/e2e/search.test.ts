@@ -8,15 +8,24 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { shortestUniquePrefix } from "../../lib/ids.ts";
-import { pathHash16 } from "../../lib/paths.ts";
+import { shortestUniquePrefix } from "../../lib/platform/ids.ts";
+import { pathHash16 } from "../../lib/platform/paths.ts";
 import { toolResultsOf, useE2E } from "./_harness.ts";
 
 const e2e = useE2E();
 const state = (...parts: string[]) => join(e2e.dirs.home, ".shiro-neko", ...parts);
 const shiro = (args: string[], cwd?: string) => e2e.shiro(args, { protocol: "chat", ...(cwd ? { cwd } : {}) });
 
-interface Hit { kind: string; role: string; tool?: string; id: string; shortId: string; at: string; project: string; snippet: { text: string } }
+interface Hit {
+  kind: string;
+  role: string;
+  tool?: string;
+  id: string;
+  shortId: string;
+  at: string;
+  project: string;
+  snippet: { text: string };
+}
 
 async function searchJson(args: string[], cwd?: string): Promise<Hit[]> {
   const result = await shiro(["search", ...args, "--json"], cwd);
@@ -28,7 +37,12 @@ async function searchJson(args: string[], cwd?: string): Promise<Hit[]> {
 async function workOnZebra(cwd: string): Promise<void> {
   writeFileSync(join(cwd, "zebra.log"), "zebra parser stalled at offset 4096 waiting on quokka lock\n");
   e2e.fake.script(
-    { toolCalls: [{ name: "read_file", input: { path: "zebra.log" } }, { name: "bash", input: { command: "echo flamingo-probe done" } }] },
+    {
+      toolCalls: [
+        { name: "read_file", input: { path: "zebra.log" } },
+        { name: "bash", input: { command: "echo flamingo-probe done" } },
+      ],
+    },
     { text: "The zebra parser waits on the quokka lock; release it before flushing." },
   );
   const result = await shiro(["-p", "why does the zebra parser stall?", "--yolo"], cwd);
@@ -45,7 +59,11 @@ describe("shiro search", () => {
     expect((await shiro(["-p", "is there a zebra in this other project?"], other)).code).toBe(0);
 
     const hits = await searchJson(["zebra quokka"]);
-    const roles = (kind: string) => hits.filter((hit) => hit.kind === kind).map((hit) => (hit.tool ? `${hit.role} ${hit.tool}` : hit.role)).sort();
+    const roles = (kind: string) =>
+      hits
+        .filter((hit) => hit.kind === kind)
+        .map((hit) => (hit.tool ? `${hit.role} ${hit.tool}` : hit.role))
+        .sort();
     // What a session and its run both hold is shown once: tool calls and results as the run's, the rest as the session's.
     // read_file's input names zebra.log, so the call matches too.
     expect(roles("session")).toEqual(["answer", "prompt"]);
@@ -53,7 +71,12 @@ describe("shiro search", () => {
     const runsOnly = await searchJson(["zebra quokka", "--runs"]);
     expect(runsOnly.map((hit) => `${hit.kind} ${hit.role}`).sort()).toEqual(["run answer", "run prompt", "run tool-call", "run tool-result"]);
     const sessionsOnly = await searchJson(["zebra quokka", "--sessions"]);
-    expect(sessionsOnly.map((hit) => `${hit.kind} ${hit.role}`).sort()).toEqual(["session answer", "session prompt", "session tool-call", "session tool-result"]);
+    expect(sessionsOnly.map((hit) => `${hit.kind} ${hit.role}`).sort()).toEqual([
+      "session answer",
+      "session prompt",
+      "session tool-call",
+      "session tool-result",
+    ]);
     expect(roles("note")).toEqual(["gotcha"]);
     expect(roles("episode")).toEqual(["episode"]);
     // The other project's run stays out unless --all.
@@ -65,7 +88,8 @@ describe("shiro search", () => {
     // The command and what it printed, from the run log alone.
     const bash = await searchJson(["flamingo-probe", "--runs"]);
     expect(bash.map((hit) => [hit.kind, hit.role, hit.tool, hit.snippet.text])).toEqual([
-      ["run", "tool-call", "bash", "bash echo flamingo-probe done"], ["run", "tool-result", "bash", "exit: 0 stdout: flamingo-probe done"],
+      ["run", "tool-call", "bash", "bash echo flamingo-probe done"],
+      ["run", "tool-result", "bash", "exit: 0 stdout: flamingo-probe done"],
     ]);
 
     for (const hit of hits) {
@@ -84,7 +108,9 @@ describe("shiro search", () => {
     expect(text.stdout).not.toContain("\x1b[");
     const snippetColumn = lines.map((line, i) => line.indexOf(hits[i]!.snippet.text.slice(0, 12)));
     expect(new Set(snippetColumn).size).toBe(1);
-    expect(lines.find((line) => line.startsWith("note "))).toMatch(/^note [0-9a-f-]{8,}\s+\d{4}-\d\d-\d\d \d\d:\d\d\s+\S+\s+gotcha\s+the zebra parser needs the quokka lock released first$/);
+    expect(lines.find((line) => line.startsWith("note "))).toMatch(
+      /^note [0-9a-f-]{8,}\s+\d{4}-\d\d-\d\d \d\d:\d\d\s+\S+\s+gotcha\s+the zebra parser needs the quokka lock released first$/,
+    );
   }, 90_000);
 
   test("--since drops what is older, in every spelling; the source flags keep one kind", async () => {
@@ -96,7 +122,10 @@ describe("shiro search", () => {
     notes.entries = notes.entries.map((entry: Record<string, unknown>) => ({ ...entry, createdAt: "2020-01-02T00:00:00.000Z" }));
     writeFileSync(notesFile, JSON.stringify(notes));
     const [events] = readdirSync(state("events"));
-    const lines = readFileSync(state("events", events!), "utf8").trimEnd().split("\n").map((line) => JSON.stringify({ ...JSON.parse(line), at: "2020-01-02T00:00:00.000Z" }));
+    const lines = readFileSync(state("events", events!), "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.stringify({ ...JSON.parse(line), at: "2020-01-02T00:00:00.000Z" }));
     writeFileSync(state("events", events!), `${lines.join("\n")}\n`);
 
     const kinds = async (args: string[]) => [...new Set((await searchJson(["zebra", ...args])).map((hit) => hit.kind))].sort();
@@ -105,7 +134,8 @@ describe("shiro search", () => {
     for (const since of ["7d", "1w", "168h", "10080m", "2021-06-01"]) {
       const hits = await searchJson(["zebra", "--since", since]);
       expect({ since, kinds: [...new Set(hits.map((hit) => `${hit.kind} ${hit.role}`))].sort() }).toEqual({
-        since, kinds: ["episode episode", "session answer", "session prompt", "session tool-call", "session tool-result"],
+        since,
+        kinds: ["episode episode", "session answer", "session prompt", "session tool-call", "session tool-result"],
       });
     }
     expect(await kinds(["--since", "2019-12-31"])).toEqual(["episode", "note", "run", "session"]);
@@ -114,7 +144,11 @@ describe("shiro search", () => {
     expect(await kinds(["--runs", "--memory"])).toEqual(["episode", "note", "run"]);
     for (const bad of ["yesterday", "7", "3x", "2020-13-45", "7 days"]) {
       const result = await shiro(["search", "zebra", "--since", bad]);
-      expect({ bad, code: result.code, stderr: result.stderr.split("\n")[0] }).toEqual({ bad, code: 2, stderr: `shiro: --since takes a duration back from now (30m, 12h, 7d, 2w) or a date (2026-11-01); got "${bad}" (see shiro --help)` });
+      expect({ bad, code: result.code, stderr: result.stderr.split("\n")[0] }).toEqual({
+        bad,
+        code: 2,
+        stderr: `shiro: --since takes a duration back from now (30m, 12h, 7d, 2w) or a date (2026-11-01); got "${bad}" (see shiro --help)`,
+      });
     }
     expect((await shiro(["search", "nothing-like-this-anywhere"])).stdout).toBe('nothing matches "nothing-like-this-anywhere"\n');
   }, 90_000);
@@ -130,8 +164,13 @@ describe("shiro search", () => {
 
     const search = await shiro(["runs", "search", "quokka lock", "--json"]);
     const found = JSON.parse(search.stdout) as { runId: string; shortId: string; kind: string }[];
-    expect(found.map((hit) => [hit.kind, hit.runId])).toEqual([["tool-result", runId], ["message", runId]]);
-    const everyId = [...readdirSync(state("runs")), ...readdirSync(state("sessions")).filter((name) => name.endsWith(".json"))].map((name) => name.slice(0, -5));
+    expect(found.map((hit) => [hit.kind, hit.runId])).toEqual([
+      ["tool-result", runId],
+      ["message", runId],
+    ]);
+    const everyId = [...readdirSync(state("runs")), ...readdirSync(state("sessions")).filter((name) => name.endsWith(".json"))].map((name) =>
+      name.slice(0, -5),
+    );
     expect(found[0]!.shortId).toBe(shortestUniquePrefix(runId, everyId));
     expect(found[0]!.shortId.length).toBeGreaterThanOrEqual(13);
     expect((await shiro(["runs", "show", found[0]!.shortId])).stdout).toContain(`run      ${runId}`);
@@ -148,7 +187,10 @@ describe("shiro search", () => {
     e2e.fake.script({ toolCalls: [{ name: "recall", input: { query: "quokka lock", kinds: ["transcript"] } }] }, { text: "ok" });
     expect((await shiro(["-p", "what blocked the parser last time?"])).code).toBe(0);
     const output = toolResultsOf(e2e.fake.requests[before + 1]!)[0]!.output.split("\n");
-    const sessions = readdirSync(state("sessions")).filter((name) => name.endsWith(".json")).map((name) => name.slice(0, -5)).sort();
+    const sessions = readdirSync(state("sessions"))
+      .filter((name) => name.endsWith(".json"))
+      .map((name) => name.slice(0, -5))
+      .sort();
     const short = shortestUniquePrefix(sessions[0]!, [...sessions, ...readdirSync(state("runs")).map((name) => name.slice(0, -5))]);
     expect(output.map((line) => line.replace(/ \d{4}-\d\d-\d\d /, " <date> "))).toEqual([
       `transcript session ${short} <date> answer: The zebra parser waits on the quokka lock; release it before flushing.`,

@@ -12,12 +12,12 @@ import { openTranscriptIndex } from "../../lib/find/transcript-index.ts";
 import { buildExportDoc } from "../../lib/export/export-doc.ts";
 import { renderHtml } from "../../lib/export/html.ts";
 import { renderMarkdown } from "../../lib/export/markdown.ts";
-import { UsageError } from "../../lib/errors.ts";
-import { createStyle } from "../../lib/repl/style.ts";
-import { runSlashCommand } from "../../cmd/_slash.ts";
-import { paths } from "../../lib/paths.ts";
+import { UsageError } from "../../lib/platform/errors.ts";
+import { createStyle } from "../../lib/ui/style.ts";
+import { runSlashCommand } from "../../lib/ui/slash/slash.ts";
+import { paths } from "../../lib/platform/paths.ts";
 import type { LoggedEvent, RunSnapshot } from "../../lib/store/runs.ts";
-import type { SessionRecord } from "../../lib/store/sessions.ts";
+import type { SessionRecord } from "../../lib/store/session-record.ts";
 import { buildFakeSecrets } from "../fixtures/fake-secrets.ts";
 import { useTempHome } from "./temp-home.ts";
 
@@ -26,7 +26,8 @@ const NOW = new Date("2026-12-01T12:00:00.000Z");
 describe("--since", () => {
   test("every spelling of a week ago is the same instant; dates are local midnight", () => {
     const week = new Date(NOW.getTime() - 7 * 86_400_000).getTime();
-    for (const text of ["7d", "1w", "168h", "10080m", "10080min", " 7D ", "7 d"]) expect({ text, at: parseSince(text, NOW).getTime() }).toEqual({ text, at: week });
+    for (const text of ["7d", "1w", "168h", "10080m", "10080min", " 7D ", "7 d"])
+      expect({ text, at: parseSince(text, NOW).getTime() }).toEqual({ text, at: week });
     expect(parseSince("2026-11-01", NOW).getTime()).toBe(new Date(2026, 10, 1).getTime());
     expect(parseSince("2026-11-01T09:30Z", NOW).toISOString()).toBe("2026-11-01T09:30:00.000Z");
     for (const bad of ["", "yesterday", "7", "3x", "2026-13-45", "d7", "1.2.3d"]) expect(() => parseSince(bad, NOW)).toThrow(UsageError);
@@ -47,12 +48,27 @@ describe("snippets", () => {
 });
 
 const SESSION: SessionRecord = {
-  version: 1, id: "0190aaaa-0000-7000-8000-000000000001", createdAt: "2026-11-01T10:00:00.000Z", updatedAt: "2026-11-01T11:00:00.000Z",
-  cwd: "/work/app", provider: "openai", model: "gpt-5", title: "fix <b>it</b>", inputTokens: 10, outputTokens: 5, notebook: { todos: [{ content: "a <task>", status: "done" }] },
+  version: 1,
+  id: "0190aaaa-0000-7000-8000-000000000001",
+  createdAt: "2026-11-01T10:00:00.000Z",
+  updatedAt: "2026-11-01T11:00:00.000Z",
+  cwd: "/work/app",
+  provider: "openai",
+  model: "gpt-5",
+  title: "fix <b>it</b>",
+  inputTokens: 10,
+  outputTokens: 5,
+  notebook: { todos: [{ content: "a <task>", status: "done" }] },
   exchanges: [{ query: "first ask", answer: "", status: "completed", steps: 1, runId: "r1", at: "2026-11-01T10:05:00.000Z" }],
   messages: [
     { role: "user", content: "first ask about the walrus" },
-    { role: "assistant", parts: [{ type: "text", text: "Looking." }, { type: "tool-call", id: "c1", name: "bash", input: { command: "grep walrus -r ." } }] },
+    {
+      role: "assistant",
+      parts: [
+        { type: "text", text: "Looking." },
+        { type: "tool-call", id: "c1", name: "bash", input: { command: "grep walrus -r ." } },
+      ],
+    },
     { role: "tool", results: [{ type: "tool-result", callId: "c1", name: "bash", output: "walrus.ts:1 <script>alert(1)</script>" }] },
     { role: "assistant", parts: [{ type: "text", text: "Found the walrus." }] },
     { role: "user", content: "second ask" },
@@ -88,7 +104,11 @@ describe("what is indexed", () => {
       { seq: 5, at: "t5", type: "notice", text: "a notice" },
     ] as LoggedEvent[];
     expect(runDocs(run, events).map((doc) => [doc.id, doc.data.role, doc.text])).toEqual([
-      ["prompt", "prompt", "the ask"], ["e2", "tool-call", "read_file a.ts"], ["e3", "tool-error", "no such file"], ["e4", "answer", "Done."], ["e5", "notice", "a notice"],
+      ["prompt", "prompt", "the ask"],
+      ["e2", "tool-call", "read_file a.ts"],
+      ["e3", "tool-error", "no such file"],
+      ["e4", "answer", "Done."],
+      ["e5", "notice", "a notice"],
     ]);
   });
 });
@@ -109,25 +129,53 @@ describe("the transcript index", () => {
     expect(openTranscriptIndex().search("walrus", { limit: 10 }).length).toBe(5);
     writeSession({ ...SESSION, messages: [...SESSION.messages, { role: "user", content: "a walrus again" }] });
     expect(openTranscriptIndex().search("walrus", { limit: 10 }).length).toBe(6);
-    const other = { ...SESSION, id: `0190bbbb-0000-7000-8000-00000000000${counter}`, messages: [{ role: "user" as const, content: "walrus elsewhere" }], compaction: undefined };
+    const other = {
+      ...SESSION,
+      id: `0190bbbb-0000-7000-8000-00000000000${counter}`,
+      messages: [{ role: "user" as const, content: "walrus elsewhere" }],
+      compaction: undefined,
+    };
     writeSession(other);
     expect(openTranscriptIndex().search("walrus", { limit: 10 }).length).toBe(7);
     rmSync(paths.session(SESSION.id));
-    expect(openTranscriptIndex().search("walrus narwhal", { limit: 10 }).map((hit) => hit.segment)).toEqual([`session:${other.id}`]);
+    expect(
+      openTranscriptIndex()
+        .search("walrus narwhal", { limit: 10 })
+        .map((hit) => hit.segment),
+    ).toEqual([`session:${other.id}`]);
   });
 
   test("/search in the REPL: this project's hits, plain without colour, bold with it; words required", async () => {
     writeSession(SESSION);
-    writeSession({ ...SESSION, id: "0190cccc-0000-7000-8000-000000000001", cwd: "/work/elsewhere", messages: [{ role: "user", content: "a walrus elsewhere" }], compaction: undefined });
+    writeSession({
+      ...SESSION,
+      id: "0190cccc-0000-7000-8000-000000000001",
+      cwd: "/work/elsewhere",
+      messages: [{ role: "user", content: "a walrus elsewhere" }],
+      compaction: undefined,
+    });
     const run = async (args: string, colour: boolean) => {
       let out = "";
-      await runSlashCommand(`/search ${args}`, { agent: { session: { cwd: "/work/app" } } as never, write: (text) => (out += text), style: createStyle(colour) });
+      await runSlashCommand(`/search ${args}`, {
+        agent: { session: { cwd: "/work/app" } } as never,
+        write: (text) => (out += text),
+        style: createStyle(colour),
+      });
       return out;
     };
     const plain = (await run("narwhal", false)).trimEnd().split("\n");
     expect(plain).toHaveLength(2);
     expect(plain.every((line) => line.startsWith("session 0190aaaa  ") && line.includes("/work/app"))).toBe(true);
-    expect(plain.map((line) => line.split(/\s{2,}/).slice(3).join(" | ")).sort()).toEqual(["prompt | archived narwhal question", "summary | An older narwhal talk."]);
+    expect(
+      plain
+        .map((line) =>
+          line
+            .split(/\s{2,}/)
+            .slice(3)
+            .join(" | "),
+        )
+        .sort(),
+    ).toEqual(["prompt | archived narwhal question", "summary | An older narwhal talk."]);
     expect(await run("narwhal", true)).toContain("\x1b[1mnarwhal\x1b[22m");
     expect((await run("walrus", false)).includes("elsewhere")).toBe(false);
     expect(await run("", false)).toStartWith("usage: /search <words>");
@@ -153,10 +201,17 @@ describe("export renderers", () => {
   });
 
   test("a fence is longer than any backtick run inside it", () => {
-    const doc = buildExportDoc({ kind: "session", session: { ...SESSION, compaction: undefined, messages: [
-      { role: "assistant", parts: [{ type: "tool-call", id: "c", name: "bash", input: { command: "echo '````'" } }] },
-      { role: "tool", results: [{ type: "tool-result", callId: "c", name: "bash", output: "````" }] },
-    ] } });
+    const doc = buildExportDoc({
+      kind: "session",
+      session: {
+        ...SESSION,
+        compaction: undefined,
+        messages: [
+          { role: "assistant", parts: [{ type: "tool-call", id: "c", name: "bash", input: { command: "echo '````'" } }] },
+          { role: "tool", results: [{ type: "tool-result", callId: "c", name: "bash", output: "````" }] },
+        ],
+      },
+    });
     expect(renderMarkdown(doc)).toContain("`````\n$ echo '````'\n`````");
   });
 });
