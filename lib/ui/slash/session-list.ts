@@ -9,7 +9,7 @@ import { isAbsolute, relative } from "node:path";
 import { findProjectRoot } from "../../config/project.ts";
 import { listSessions } from "../../store/sessions.ts";
 import type { SessionSummary } from "../../store/session-record.ts";
-import { formatSessionLine } from "../session-lines.ts";
+import { formatSessionLines } from "../session-lines.ts";
 
 export const SESSION_ROWS = 15;
 
@@ -37,9 +37,10 @@ export function isInside(root: string, folder: string): boolean {
 /** One row per session: `[n.] <id>  <time>  <n>msg  <folder>  <title>`. */
 export function renderSessionRows(listing: SessionListing, numbered = false): string {
   if (listing.sessions.length === 0) return listing.all ? "no saved sessions" : "no saved sessions in this project (/sessions all lists every folder)";
+  const lines = formatSessionLines(listing.sessions);
   return listing.sessions.map((session, index) => {
     const folder = listing.all ? session.cwd : relative(listing.root, session.cwd) || ".";
-    const line = formatSessionLine(session).replace(/(\d+msg)  /, `$1  ${folder}  `);
+    const line = lines[index]!.replace(/(\d+msg)  /, `$1  ${folder}  `);
     return numbered ? `${String(index + 1).padStart(2)}. ${line}` : line;
   }).join("\n");
 }
