@@ -61,6 +61,10 @@ export const ConfigSchema = v.strictObject({
   requestTimeoutMs: v.optional(v.pipe(_posInt(3_600_000), v.minValue(1000, "must be at least 1000"))),
   plugins: v.optional(v.array(v.string("must be a plugin name"))),
   toolSets: v.optional(v.array(_oneOf(TOOL_SET_NAMES))),
+  /** false: every tool's full schema on every request (lib/agent/context/tool-deferral.ts). */
+  deferTools: v.optional(v.boolean("must be true or false")),
+  /** Bytes of MCP tool schemas sent in full before the rest are deferred (default 2000). */
+  mcpSchemaBudget: v.optional(_posInt(1_000_000)),
   permission: v.optional(PermissionSchema),
   registryUrl: v.optional(v.pipe(v.string(), v.url("must be a URL"))),
   mcpServers: v.optional(v.record(v.string(), McpServerSchema)),

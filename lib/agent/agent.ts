@@ -9,7 +9,7 @@
 import type { ResolvedConfig } from "../config.ts";
 import type { AgentName, ThinkingLevel } from "../vocabulary.ts";
 import { createBlockingDecision, createGate, denyAll, type DecisionSource, type Gate } from "../approval.ts";
-import { defaultPermission, parsePermissionRules, evaluatePermission, type PermissionRules } from "../permissions.ts";
+import { defaultPermission, parsePermissionRules, evaluatePermission, mayAllow, type PermissionRules } from "../permissions.ts";
 import type { PluginHost } from "../plugins.ts";
 import { findProjectRoot } from "../project.ts";
 import { detectSandbox, type SandboxStatus } from "../sandbox/detect.ts";
@@ -32,6 +32,7 @@ import type { ToolDefinition } from "../tools/types.ts";
 import type { McpServerStatus } from "../mcp.ts";
 import { runOptionsFromFlags, type AgentFlags } from "../session-flags.ts";
 import { createContextManager, type ContextManager } from "./context-manager.ts";
+import { createToolDeferral, LOAD_TOOLS } from "./context/tool-deferral.ts";
 import type { AgentEvent } from "./events.ts";
 import { loadInstructions, renderInstructions, type InstructionFile } from "./instructions.ts";
 import type { StartupNotice } from "./notices.ts";
@@ -180,10 +181,18 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const registered = checkToolList([...builtins, ...sessionTools]);
   toolbox.registered = registered;
   let offered = selectTools(registered, { toolSets: config.file.toolSets, allow: variant.allow }).offered;
-  /** What a step offers: the selected tools, plus MCP tools listed so far (never under a read-only variant). */
-  const offeredNow = (): ToolDefinition[] => (mcp.hub && !variant.allow ? [...offered, ...mcp.hub.tools()] : offered);
-
+  autoApprove.add(LOAD_TOOLS);
   const autoApproveAll = new Set([...autoApprove, ...plugins.autoApprove()]);
+  // Where every question is denied, a tool no rule allows could only be refused: it is not offered.
+  const deniesAsking = headless && !flags.yolo && flags.approvals !== "block" && !options.decide;
+  const runnable = (tool: ToolDefinition) => !deniesAsking || mayAllow(rules, tool.name, { autoApprove: autoApproveAll });
+  /** What a step offers: the selected tools, plus MCP tools listed so far (never under a read-only variant). */
+  const selectedNow = (): ToolDefinition[] => (mcp.hub && !variant.allow ? [...offered, ...mcp.hub.tools()] : offered);
+  const offeredNow = (): ToolDefinition[] => selectedNow().filter(runnable);
+  // A withheld tool the model calls anyway is refused by the gate with the reason, not "unknown".
+  const callableNow = (): ToolDefinition[] => [...deferral.callable(offeredNow()), ...selectedNow().filter((tool) => !runnable(tool))];
+  const deferral = createToolDeferral({ enabled: config.file.deferTools !== false, mcpBudget: config.file.mcpSchemaBudget });
+
   const asksFirst = (name: string) => evaluatePermission(rules, name, [], { autoApprove: autoApproveAll }).decision !== "allow";
   if (headless && !flags.yolo) notices.push({ code: "headless-approvals", mode: flags.approvals, asking: offered.map((tool) => tool.name).filter(asksFirst), mcp: mcp.hub !== undefined });
   if (!headless) notices.push({ code: "approvals", yolo: flags.yolo === true, ruled: Object.keys(config.file.permission ?? {}), asking: offered.map((tool) => tool.name).filter(asksFirst) });
@@ -205,7 +214,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const driver = createRunDriver({
     session, markChanged: () => writer.markChanged(), client, context, gate, plugins, memory, root: cwd, sandbox,
     model: () => model, thinking: () => thinking, maxSteps: () => variant.maxSteps ?? config.file.maxSteps ?? DEFAULT_MAX_STEPS,
-    tools: offeredNow, systemPrompt, outside: mcp.events,
+    tools: () => deferral.offer(offeredNow()), callable: callableNow, systemPrompt, outside: mcp.events,
     firstTurnPairs: headless && picked.resumed ? config.file.historyPairs ?? 0 : 0,
     saveNow: () => writer.flush(), runIds, subagentUsage,
     provider: config.preset.id, protocol: client.protocol, agentName: () => variant.name,

@@ -44,7 +44,8 @@ export interface TurnOptions {
   messages: Message[];
   /** Tools offered on this step (called every step: MCP tools may join mid-turn). */
   tools: () => ToolDefinition[];
-  /** Every tool the model could name, offered or not, to tell "withheld" from "unknown". */
+  /** Tools the model may call this step; default `tools`. Wider when schemas are deferred (context/tool-deferral.ts). */
+  callable?: () => ToolDefinition[];
   systemPrompt: (offered: ToolDefinition[]) => string;
   gate: LoopGate;
   root: string;
@@ -213,7 +214,7 @@ async function* _answerCalls(
 ): AsyncGenerator<AgentEvent, AnswerOutcome, undefined> {
   const results = [...already];
   const done = new Set(already.map((result) => result.callId));
-  const known = new Map(options.tools().map((tool) => [tool.name, tool]));
+  const known = new Map((options.callable ?? options.tools)().map((tool) => [tool.name, tool]));
   for (const call of toolCalls(assistant)) {
     if (done.has(call.id)) continue;
     if (options.signal.aborted) {

@@ -40,6 +40,8 @@ export interface RunDriverOptions {
   maxSteps: () => number;
   /** Offered tools, asked on every step (MCP tools may join mid-turn). */
   tools: () => ToolDefinition[];
+  /** Tools the model may call on a step (deferred ones included); default `tools`. */
+  callable?: () => ToolDefinition[];
   systemPrompt: (offered: ToolDefinition[]) => string;
   /** Events raised outside the turn (MCP state changes); the driver empties it into the stream. */
   outside: AgentEvent[];
@@ -163,7 +165,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
     try {
       for (const text of notices) yield emit({ type: "notice", text });
       const turn = runTurn(input, {
-        client: options.client, model: options.model(), thinking: options.thinking(), messages: working, tools: options.tools,
+        client: options.client, model: options.model(), thinking: options.thinking(), messages: working, tools: options.tools, callable: options.callable,
         systemPrompt: options.systemPrompt, gate: options.gate, root: options.root, sandbox: options.sandbox, maxSteps: options.maxSteps(), signal: merged,
         prepareWire: trimmed ? undefined : (messages, system, s) => options.context.prepareWire(messages, system, s, log.id),
         onHistoryChange,

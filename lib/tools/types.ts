@@ -62,7 +62,7 @@ export interface ToolDefinition<TInput = any> {
   secretPaths?: "ask" | "skip";
   /** Its default permission; undefined (MCP tools) leaves it to wildcard rules, then `ask`. */
   decision?: Decision;
-  /** Its one line in the system prompt's tool list; undefined: "see its own description". */
+  /** Its one line of purpose where its schema is deferred (load_tools lists it); undefined: its description's first sentence. */
   guidance?: string;
   /**
    * Subjects other than paths that permission rules match: bash → [command], web_fetch → [url],
