@@ -74,6 +74,8 @@ export const ConfigSchema = v.strictObject({
     auto: v.optional(v.boolean("must be true or false")),
   })),
   historyPairs: v.optional(_posInt(1000)),
+  /** Tokens the model accepts; overrides the model table (lib/providers/windows.ts). */
+  contextWindow: v.optional(v.pipe(_posInt(100_000_000), v.minValue(1000, "must be at least 1000"))),
   /** Provider key variables bash and MCP servers may see (withheld by default; lib/secrets/child-env.ts). */
   passEnv: v.optional(v.array(v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be a variable name")))),
   sandbox: v.optional(v.union([

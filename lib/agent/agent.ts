@@ -33,6 +33,8 @@ import type { McpServerStatus } from "../mcp.ts";
 import { runOptionsFromFlags, type AgentFlags } from "../session-flags.ts";
 import { createContextManager, type ContextManager } from "./context-manager.ts";
 import { createToolDeferral, LOAD_TOOLS } from "./context/tool-deferral.ts";
+import { createContextWindow } from "./context/window.ts";
+import { describePromptTooLarge, recoverFromOverflow } from "./context/overflow.ts";
 import type { AgentEvent } from "./events.ts";
 import { loadInstructions, renderInstructions, type InstructionFile } from "./instructions.ts";
 import type { StartupNotice } from "./notices.ts";
@@ -140,9 +142,10 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const mcp = await connectMcp({ cwd, config, sandboxStatus, sandbox, disabled: flags.noMcp === true, headless }, notices);
   const instructions = flags.noInstructions ? [] : loadInstructions(cwd);
 
+  const window = createContextWindow({ model: () => model, configured: config.file.contextWindow, threshold: config.file.compaction?.threshold });
   const context: ContextManager = createContextManager({
     session, client, model: () => model, thinking: () => thinking, markChanged: () => writer.markChanged(),
-    threshold: config.file.compaction?.threshold, auto: config.file.compaction?.auto ?? true,
+    threshold: () => window.threshold(), auto: config.file.compaction?.auto ?? true,
   });
   const complete = (system: string, prompt: string, signal: AbortSignal) => context.complete(system, prompt, signal);
 
@@ -215,6 +218,8 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     session, markChanged: () => writer.markChanged(), client, context, gate, plugins, memory, root: cwd, sandbox,
     model: () => model, thinking: () => thinking, maxSteps: () => variant.maxSteps ?? config.file.maxSteps ?? DEFAULT_MAX_STEPS,
     tools: () => deferral.offer(offeredNow()), callable: callableNow, systemPrompt, outside: mcp.events,
+    onOverflow: (message, attempt) => recoverFromOverflow({ window, model, message, attempt, estimate: context.lastEstimate(), auto: config.file.compaction?.auto ?? true }),
+    refusePrompt: (prompt) => describePromptTooLarge(prompt, window.current().window, model),
     firstTurnPairs: headless && picked.resumed ? config.file.historyPairs ?? 0 : 0,
     saveNow: () => writer.flush(), runIds, subagentUsage,
     provider: config.preset.id, protocol: client.protocol, agentName: () => variant.name,

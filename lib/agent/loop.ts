@@ -55,7 +55,12 @@ export interface TurnOptions {
   signal: AbortSignal;
   maxOutputTokens?: number;
   /** Shortens the history for the wire (compaction). Default: send it as is. */
-  prepareWire?: (messages: Message[], system: string, signal: AbortSignal) => Promise<WirePreparation>;
+  prepareWire?: (messages: Message[], system: string, signal: AbortSignal, fixed: string) => Promise<WirePreparation>;
+  /**
+   * A context-length error on attempt `attempt` (1, 2, …) of a step: retry the step (after the
+   * callee shrank the window, so prepareWire compacts), or end the turn with `error`.
+   */
+  onOverflow?: (message: string, attempt: number) => { retry: true; notice: string } | { retry: false; error: string };
   /** Called after every change to `messages`. */
   onHistoryChange?: () => void;
   /** Extra events after a tool ran (e.g. `state` after todo_write). */
@@ -85,6 +90,9 @@ export async function* runTurn(input: TurnInput, options: TurnOptions): AsyncGen
   let steps = 0;
   let answer = "";
   let lastInputTokens: number | undefined;
+  /** Context-length errors this turn; each one retries its step once the window has shrunk. */
+  let overflows = 0;
+  let retryStep = false;
 
   if ("prompt" in input) {
     options.gate.newTurn();
@@ -106,14 +114,15 @@ export async function* runTurn(input: TurnInput, options: TurnOptions): AsyncGen
     steps += 1;
     const offered = options.tools();
     const system = options.systemPrompt(offered);
+    const specs = offered.map(toToolSpec);
     let wire: Message[] = messages;
     if (options.prepareWire) {
-      const prepared = await options.prepareWire(messages, system, options.signal);
+      const prepared = await options.prepareWire(messages, system, options.signal, JSON.stringify(specs));
       for (const event of prepared.events ?? []) yield event;
       wire = prepared.messages;
     }
     const request: ModelRequest = {
-      model: options.model, system, messages: wire, tools: offered.map(toToolSpec),
+      model: options.model, system, messages: wire, tools: specs,
       thinking: options.thinking, maxOutputTokens: options.maxOutputTokens, signal: options.signal,
     };
 
@@ -144,6 +153,17 @@ export async function* runTurn(input: TurnInput, options: TurnOptions): AsyncGen
           break;
         case "error": {
           usage = _addReported(usage, event.usage);
+          if (event.error.kind === "context-overflow" && options.onOverflow && !event.partial) {
+            overflows += 1;
+            const recovery = options.onOverflow(event.error.message, overflows);
+            if (recovery.retry) {
+              yield { type: "notice", text: recovery.notice };
+              retryStep = true;
+              break;
+            }
+            yield { type: "error", error: recovery.error };
+            return { stop: "error", steps, usage, lastInputTokens, answer, error: recovery.error };
+          }
           _keepPartialText(messages, event.partial, options);
           yield { type: "error", error: event.error.message };
           return { stop: "error", steps, usage, lastInputTokens, answer: event.partial ? assistantText(event.partial) : answer, error: event.error.message };
@@ -153,6 +173,11 @@ export async function* runTurn(input: TurnInput, options: TurnOptions): AsyncGen
           _keepPartialText(messages, event.partial, options);
           return { stop: "aborted", steps, usage, lastInputTokens, answer: event.partial ? assistantText(event.partial) : answer };
       }
+    }
+    if (retryStep) {
+      retryStep = false;
+      steps -= 1;
+      continue;
     }
     if (!final) {
       yield { type: "error", error: "the model stream ended without a final message" };

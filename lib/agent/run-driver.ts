@@ -21,7 +21,7 @@ import type { CommandSandbox } from "../sandbox/session.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import type { ContextManager } from "./context-manager.ts";
 import type { AgentEvent } from "./events.ts";
-import { runTurn, type ModelClient, type TurnInput, type TurnResult } from "./loop.ts";
+import { runTurn, type ModelClient, type TurnInput, type TurnOptions, type TurnResult } from "./loop.ts";
 
 export interface RunDriverOptions {
   session: SessionRecord;
@@ -43,6 +43,10 @@ export interface RunDriverOptions {
   /** Tools the model may call on a step (deferred ones included); default `tools`. */
   callable?: () => ToolDefinition[];
   systemPrompt: (offered: ToolDefinition[]) => string;
+  /** A context-length error: retry the step after compacting, or end the turn (loop.ts `onOverflow`). */
+  onOverflow?: TurnOptions["onOverflow"];
+  /** Why a new prompt cannot be sent at all (it alone exceeds the window), or undefined. */
+  refusePrompt?: (prompt: string) => string | undefined;
   /** Events raised outside the turn (MCP state changes); the driver empties it into the stream. */
   outside: AgentEvent[];
   /**
@@ -164,10 +168,13 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
     };
     try {
       for (const text of notices) yield emit({ type: "notice", text });
+      const refused = "prompt" in input ? options.refusePrompt?.(input.prompt) : undefined;
+      if (refused) throw new Error(refused);
       const turn = runTurn(input, {
         client: options.client, model: options.model(), thinking: options.thinking(), messages: working, tools: options.tools, callable: options.callable,
         systemPrompt: options.systemPrompt, gate: options.gate, root: options.root, sandbox: options.sandbox, maxSteps: options.maxSteps(), signal: merged,
-        prepareWire: trimmed ? undefined : (messages, system, s) => options.context.prepareWire(messages, system, s, log.id),
+        prepareWire: (messages, system, s, fixed) => options.context.prepareWire(messages, system, s, log.id, fixed),
+        onOverflow: options.onOverflow,
         onHistoryChange,
         afterTool: (name) => _stateAfterTool(name, session.notebook.todos, options.memory),
       });
@@ -189,6 +196,8 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
     } finally {
       clearInterval(poll);
     }
+    // A trimmed view's new messages start where the session's history ends.
+    const exchangeFrom = trimmed ? session.messages.length : base;
     if (trimmed) session.messages.push(...working.slice(base));
     const cancelled = cancel.signal.aborted;
     if (cancelled) clearCancelRequest(log.id);
@@ -203,7 +212,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
     if (result.stop !== "blocked") {
       appendExchange(session, {
         query, answer: result.answer, status: result.stop, steps: result.steps, runId: log.id,
-        toolsSummary: _toolsSummary(session.messages, base),
+        toolsSummary: _toolsSummary(session.messages, exchangeFrom),
       });
     }
     options.markChanged();
