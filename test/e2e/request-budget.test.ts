@@ -7,6 +7,8 @@
  */
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
+import { createRequire } from "node:module";
+import { join } from "node:path";
 import { systemOf, toolResultsOf, useE2E } from "./_harness.ts";
 
 const PROTOCOLS = ["chat", "responses", "anthropic"] as const;
@@ -76,6 +78,31 @@ for (const protocol of PROTOCOLS) {
     });
   });
 }
+
+describe("MCP past the schema budget", () => {
+  const server = (name: string) => createRequire(import.meta.url).resolve(`@modelcontextprotocol/server-${name}/dist/index.js`);
+  test("with the three reference servers the first request stays under 12,000 bytes; each MCP tool is sent in full or listed by its server", async () => {
+    spawnSync("git", ["init", "-q"], { cwd: e2e.dirs.cwd });
+    e2e.writeConfig({ mcpServers: {
+      memory: { command: process.execPath, args: [server("memory")], env: { MEMORY_FILE_PATH: join(e2e.dirs.home, "graph.jsonl") } },
+      filesystem: { command: process.execPath, args: [server("filesystem"), e2e.dirs.cwd] },
+      everything: { command: process.execPath, args: [server("everything")] },
+    } });
+    e2e.fake.script({ text: "hello" });
+    const result = await e2e.shiro(["-p", "hi", "--yolo", "--json"], { timeoutMs: 60_000 });
+    expect(result.code).toBe(0);
+    const connected = result.stdout.split("\n").filter((line) => line.includes('"type":"mcp"') && line.includes('"connected"'));
+    expect(connected.length).toBe(3);
+    const [first] = e2e.fake.requests;
+    expect(Buffer.byteLength(JSON.stringify(first!.body))).toBeLessThan(12_000);
+    const full = toolNamesOf(first!).filter((name) => name.startsWith("mcp__"));
+    const mcpBytes = ((first!.body.tools ?? []) as any[]).filter((tool) => full.includes(tool.function.name)).reduce((sum, tool) => sum + JSON.stringify(tool.function).length, 0);
+    expect(mcpBytes).toBeLessThanOrEqual(2_300);
+    const lines = descriptionOf(first!, "load_tools").split("\n");
+    for (const name of ["filesystem", "everything"]) expect(lines.some((line) => line.startsWith(`- MCP server ${name}, as mcp__${name}__<name>: `))).toBe(true);
+    expect(lines.find((line) => line.startsWith("- MCP server filesystem"))).toContain("list_allowed_directories: ");
+  }, 90_000);
+});
 
 describe("offer only what can run", () => {
   test("load_tools by query loads every match; a miss says what can be loaded", async () => {

@@ -87,7 +87,7 @@ export function createLoadToolsTool(
 ): ToolDefinition<v.InferOutput<typeof _schema>> {
   return {
     name: LOAD_TOOLS,
-    description: `Load more tools by name (or search them with a query); their full schemas arrive on your next step, then call them. Not loaded yet:\n${describeDeferred(deferred).join("\n")}`,
+    description: `Loads more tools by name or query: their schemas arrive on your next step, then call them. Not loaded yet:\n${describeDeferred(deferred).join("\n")}`,
     schema: _schema,
     effect: "read",
     decision: "allow",
@@ -114,17 +114,36 @@ export function createLoadToolsTool(
   };
 }
 
-/** One line per deferred tool, its declared guidance or its description's first sentence; tools sharing a guidance share a line. */
+/**
+ * One line per deferred tool: its declared guidance, or its description's first sentence cut at
+ * a word near PURPOSE_CHARS (MCP_PURPOSE_CHARS for MCP tools). Tools sharing a guidance share a line; MCP tools are grouped under
+ * one line per server, named without the `mcp__<server>__` prefix.
+ */
 export function describeDeferred(tools: readonly ToolDefinition[]): string[] {
   const groups = new Map<string, string[]>();
+  const servers = new Map<string, string[]>();
   for (const tool of tools) {
-    const purpose = tool.guidance ?? _firstSentence(tool.description);
+    const mcp = /^mcp__(.+?)__(.+)$/.exec(tool.name);
+    if (mcp) {
+      servers.set(mcp[1]!, [...(servers.get(mcp[1]!) ?? []), `${mcp[2]}: ${_purpose(tool.description, MCP_PURPOSE_CHARS)}`]);
+      continue;
+    }
+    const purpose = tool.guidance ?? _purpose(tool.description);
     groups.set(purpose, [...(groups.get(purpose) ?? []), tool.name]);
   }
-  return [...groups].map(([purpose, names]) => `- ${names.join(", ")}: ${purpose}`);
+  return [
+    ...[...groups].map(([purpose, names]) => `- ${names.join(", ")}: ${purpose}`),
+    ...[...servers].map(([server, lines]) => `- MCP server ${server}, as mcp__${server}__<name>: ${lines.join("; ")}`),
+  ];
 }
 
-function _firstSentence(text: string): string {
-  const line = text.trim().split(/(?<=[.!?])\s|\n/)[0] ?? "";
-  return line.length > 100 ? `${line.slice(0, 97)}...` : line;
+export const PURPOSE_CHARS = 48;
+/** Shorter for MCP tools: servers bring dozens of them, and their names say much already. */
+export const MCP_PURPOSE_CHARS = 32;
+
+function _purpose(text: string, limit = PURPOSE_CHARS): string {
+  const line = (text.trim().split(/(?<=[.!?])\s|\n/)[0] ?? "").replace(/\.$/, "");
+  if (line.length <= limit) return line;
+  const cut = line.slice(0, limit);
+  return `${cut.slice(0, Math.max(cut.lastIndexOf(" "), limit / 2))}...`;
 }
