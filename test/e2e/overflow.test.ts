@@ -114,3 +114,18 @@ describe("a prompt larger than the window", () => {
     expect(e2e.fake.requests).toEqual([]);
   });
 });
+
+describe("the step cap", () => {
+  test("a text-mode run that hits it exits 4 with one line naming the cap and how to raise it", async () => {
+    e2e.writeConfig({ maxSteps: 2 });
+    e2e.fake.script({ toolCalls: [{ name: "glob", input: { pattern: "*" } }] }, { toolCalls: [{ name: "glob", input: { pattern: "*.md" } }] });
+    const run = await e2e.shiro(["-p", "look"]);
+    expect(run.code).toBe(4);
+    const lines = run.stderr.split("\n").filter((line) => line.startsWith("[stopped]"));
+    expect(lines).toEqual(['[stopped] the step cap of 2 steps was reached (exit 4): raise it with "maxSteps" in config.json (shiro config set maxSteps 100), or continue with shiro -c']);
+    e2e.fake.script({ toolCalls: [{ name: "glob", input: { pattern: "*" } }] }, { toolCalls: [{ name: "glob", input: { pattern: "*.md" } }] });
+    const json = await e2e.shiro(["-p", "look", "--json"]);
+    expect(json.code).toBe(4);
+    expect(json.stderr).not.toContain("[stopped]");
+  });
+});
