@@ -74,6 +74,8 @@ export const ConfigSchema = v.strictObject({
     auto: v.optional(v.boolean("must be true or false")),
   })),
   historyPairs: v.optional(_posInt(1000)),
+  /** The model `task` subagents run on (same provider); default: the session's model. */
+  subagentModel: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty"))),
   /** Tokens the model accepts; overrides the model table (lib/providers/windows.ts). */
   contextWindow: v.optional(v.pipe(_posInt(100_000_000), v.minValue(1000, "must be at least 1000"))),
   /** Provider key variables bash and MCP servers may see (withheld by default; lib/secrets/child-env.ts). */

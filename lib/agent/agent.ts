@@ -171,7 +171,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     ...(memory ? createMemoryTools(memory, { global: globalMemory, source: () => ({ sessionId: session.id }), episodes, cwd, embeddings }) : []),
     createRecallDiscardedTool(() => context.ledger()),
     ...(flags.noSubagent ? [] : [createTaskTool({
-      client, model: () => model, thinking: () => thinking, tools: () => toolbox.registered, root: cwd,
+      client, model: () => config.file.subagentModel ?? model, thinking: () => thinking, tools: () => toolbox.registered, root: cwd,
       gate: { check: (call) => gate.check(call), newTurn: () => undefined, deniesPath: (tool, path, root) => gate.deniesPath!(tool, path, root) },
       canAsk: Boolean(options.decide),
       workerBlocked: () => (variant.allow ? `The worker kind is not available in the ${variant.name} agent: it cannot change anything.` : undefined),
@@ -221,7 +221,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     onOverflow: (message, attempt) => recoverFromOverflow({ window, model, message, attempt, estimate: context.lastEstimate(), auto: config.file.compaction?.auto ?? true }),
     refusePrompt: (prompt) => describePromptTooLarge(prompt, window.current().window, model),
     firstTurnPairs: headless && picked.resumed ? config.file.historyPairs ?? 0 : 0,
-    saveNow: () => writer.flush(), runIds, subagentUsage,
+    saveNow: () => writer.flush(), runIds, subagentUsage, subagentModel: () => config.file.subagentModel ?? model,
     provider: config.preset.id, protocol: client.protocol, agentName: () => variant.name,
     runOptions: runOptionsFromFlags(flags), detached: options.detached,
     persist: () => {

@@ -240,6 +240,15 @@ async function* _answerCalls(
   const results = [...already];
   const done = new Set(already.map((result) => result.callId));
   const known = new Map((options.callable ?? options.tools)().map((tool) => [tool.name, tool]));
+  // Calls of tools that declare `parallel` start at once and are collected in call order.
+  const running: { slot: number; run: Promise<{ events: AgentEvent[]; result: ToolResultPart }> }[] = [];
+  async function* settle(): AsyncGenerator<AgentEvent, void, undefined> {
+    for (const { slot, run } of running.splice(0)) {
+      const { events, result } = await run;
+      for (const event of events) yield event;
+      results[slot] = result;
+    }
+  }
   for (const call of toolCalls(assistant)) {
     if (done.has(call.id)) continue;
     if (options.signal.aborted) {
@@ -276,6 +285,7 @@ async function* _answerCalls(
       if (verdict.allowed === false && verdict.by === "block") {
         yield { type: "approval-required", id: call.id, approvalId: verdict.request.id, name: call.name, input: call.input, subject: verdict.request.subject };
         yield { type: "blocked", approvalId: verdict.request.id, id: call.id, name: call.name, runId: "" };
+        yield* settle();
         return { results, suspended: { results, callId: call.id, approvalId: verdict.request.id } };
       }
       // A headless denial asked nobody and persisted nothing: there is no approval to report.
@@ -291,9 +301,25 @@ async function* _answerCalls(
     }
     // A call approved from another process (a resumed run) was put to a person, secrets and all.
     const secretsAllowed = resumed?.callId === call.id || verdictAllowsSecrets;
+    if (checked.tool.parallel) {
+      running.push({ slot: results.length, run: _collect(_execute(call, checked.tool, checked.input, options, secretsAllowed)) });
+      results.push({ type: "tool-result", callId: call.id, name: call.name, output: "", isError: true });
+      continue;
+    }
     results.push(yield* _execute(call, checked.tool, checked.input, options, secretsAllowed));
   }
+  yield* settle();
   return { results };
+}
+
+/** Runs a tool call's generator to its end at once, keeping its events for later. */
+async function _collect(execution: AsyncGenerator<AgentEvent, ToolResultPart, undefined>): Promise<{ events: AgentEvent[]; result: ToolResultPart }> {
+  const events: AgentEvent[] = [];
+  for (;;) {
+    const next = await execution.next();
+    if (next.done) return { events, result: next.value };
+    events.push(next.value);
+  }
 }
 
 type Validation = { ok: true; tool: ToolDefinition; input: unknown } | { ok: false; error: string };

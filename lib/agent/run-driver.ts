@@ -63,6 +63,8 @@ export interface RunDriverOptions {
   runIds: RunIds;
   /** Model usage of subagents, added to the current run's totals. */
   subagentUsage: UsageTally;
+  /** The model subagents run on (config `subagentModel`); default `model`. */
+  subagentModel?: () => string;
   /** What the snapshot records of the session. */
   provider: string;
   protocol: string;
@@ -207,7 +209,10 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
       session.inputTokens += usage.inputTokens;
       session.outputTokens += usage.outputTokens;
     }
-    const cost = usage ? costUsd(options.model(), usage) : undefined;
+    // Subagents may run on another model (config `subagentModel`): each share is priced at its own.
+    const parentCost = result.usage ? costUsd(options.model(), result.usage) : undefined;
+    const subagentCost = subagentUsage ? costUsd(options.subagentModel?.() ?? options.model(), subagentUsage) : undefined;
+    const cost = parentCost === undefined && subagentCost === undefined ? undefined : (parentCost ?? 0) + (subagentCost ?? 0);
     if (cost !== undefined) session.costUsd = (session.costUsd ?? 0) + cost;
     if (result.stop !== "blocked") {
       appendExchange(session, {
@@ -223,6 +228,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
       type: "done", runId: log.id, sessionId: session.id, stop: result.stop, steps: result.steps,
       ...(usage ? { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens } : {}),
       ...(cost !== undefined ? { costUsd: cost } : {}),
+      ...(subagentUsage ? { subagents: { inputTokens: subagentUsage.inputTokens, outputTokens: subagentUsage.outputTokens, ...(subagentCost !== undefined ? { costUsd: subagentCost } : {}) } } : {}),
       context: options.context.share(session.messages, result.lastInputTokens),
       ...(cancelled ? { cancelled: true } : {}),
     };

@@ -69,6 +69,11 @@ export interface ToolDefinition<TInput = any> {
    * grep → [pattern]. The call's normalised paths are appended. None at all: only `*` matches.
    */
   subjects?: (input: TInput) => string[];
+  /**
+   * True when several calls of it in one step may run at once (`task`): they start as the loop
+   * reaches them and their results join in call order. Others run one after another.
+   */
+  parallel?: boolean;
   /** Returns the text the model reads. Throws Error(message) on failure. */
   execute: (input: TInput, ctx: ToolContext) => Promise<string>;
 }
