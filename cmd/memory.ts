@@ -4,14 +4,14 @@
  * shows both.
  */
 import { defineCommand } from "citty";
-import { UsageError } from "../lib/errors.ts";
-import { findProjectRoot } from "../lib/project.ts";
+import { UsageError } from "../lib/platform/errors.ts";
+import { findProjectRoot } from "../lib/config/project.ts";
 import {
   MEMORY_KINDS, openGlobalMemory, openMemory, sortNewestFirst,
   type MemoryKind, type MemoryStore, type MemoryStoreOptions, type ScopedMemoryEntry,
 } from "../lib/store/memory.ts";
 import { formatForgetResult, formatMemoryEntry, formatRememberResult } from "../lib/tools/memory-tools.ts";
-import { writeOut, writeErr } from "./_output.ts";
+import { writeOut, writeErr } from "../lib/ui/output.ts";
 
 const _notices: MemoryStoreOptions = { onNotice: (text) => writeErr(`shiro: ${text}\n`) };
 
@@ -93,9 +93,9 @@ export default defineCommand({
       meta: { description: "have the model merge never-recalled notes (past 60 entries)" },
       args: { ..._globalFlag },
       async run({ args }) {
-        const { resolveConfig } = await import("../lib/config.ts");
+        const { resolveConfig } = await import("../lib/config/config.ts");
         const { completeOnce } = await import("../lib/providers/complete.ts");
-        const { compactMemory } = await import("../lib/store/memory-compaction.ts");
+        const { compactMemory } = await import("../lib/agent/memory-compaction.ts");
         // The config is resolved only once a model call is due: a store left as is needs no key.
         const result = await compactMemory(_openStore(args.global), (system, prompt, signal) => completeOnce(resolveConfig(), system, prompt, signal));
         _print(result.message);

@@ -39,7 +39,7 @@ export const MODEL_WINDOWS: Readonly<Record<string, ModelWindow>> = {
   "llama3.2": { window: 131_072, output: 8_192 },
   llama3: { window: 8_192, output: 2_048 },
   "qwen2.5-coder": { window: 32_768, output: 8_192 },
-  "qwen3": { window: 40_960, output: 8_192 },
+  qwen3: { window: 40_960, output: 8_192 },
 };
 
 /** The family's window, or undefined for a model no key covers. */

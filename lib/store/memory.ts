@@ -22,8 +22,8 @@
  *   past `maxEntries` (300) the oldest entries by `createdAt` are dropped, recalled or not.
  */
 import * as v from "valibot";
-import { uuidv7 } from "../ids.ts";
-import { paths } from "../paths.ts";
+import { uuidv7 } from "../platform/ids.ts";
+import { paths } from "../platform/paths.ts";
 import { redactText } from "../secrets/redact.ts";
 import { readJson, updateJsonSync } from "./json-file.ts";
 
@@ -296,33 +296,6 @@ export function recallMemories(stores: readonly MemoryStore[], query: string): S
 /** Hits descending, then newest first: the order notes reach the prompt in. */
 export function rankByUse(entries: readonly MemoryEntry[]): MemoryEntry[] {
   return [...entries].sort((a, b) => b.hits - a.hits || _compareAge(b, a));
-}
-
-/**
- * The notes block of the system prompt: the 20 most used project notes under their header, then,
- * after a blank line, the 10 most used global notes under a header of their own; each note is a
- * `- (<kind>) <text>` line. A scope without notes has no header, and no notes at all is "".
- */
-export function renderMemoryForPrompt(projectEntries: readonly MemoryEntry[], globalEntries: readonly MemoryEntry[] = []): string {
-  const blocks: string[] = [];
-  if (projectEntries.length > 0) {
-    blocks.push([
-      "Notes you kept about this project in earlier sessions. Rely on them, but where one disagrees with the code",
-      "as you see it now, the code wins: check before acting on it, and correct the note with forget and remember:",
-      ..._promptLines(projectEntries, PROMPT_NOTE_LIMIT),
-    ].join("\n"));
-  }
-  if (globalEntries.length > 0) {
-    blocks.push([
-      "Notes about the user and their machine, kept across every project (this project's notes win over them):",
-      ..._promptLines(globalEntries, GLOBAL_PROMPT_NOTE_LIMIT),
-    ].join("\n"));
-  }
-  return blocks.join("\n\n");
-}
-
-function _promptLines(entries: readonly MemoryEntry[], limit: number): string[] {
-  return rankByUse(entries).slice(0, limit).map((entry) => `- (${entry.kind}) ${entry.text}`);
 }
 
 function _queryTerms(query: string): string[] {

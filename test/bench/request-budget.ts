@@ -36,7 +36,10 @@ const CONFIGURATIONS: { name: string; args?: string[]; config?: (cwd: string) =>
       for (let i = 0; i < 200; i++) {
         const dir = join(home, ".shiro-neko", "skills", `skill-${i}`);
         mkdirSync(dir, { recursive: true });
-        writeFileSync(join(dir, "SKILL.md"), `---\nname: skill-${i}\ndescription: Load when the task touches area ${i} of the product, to follow its conventions.\n---\n# Skill ${i}\n`);
+        writeFileSync(
+          join(dir, "SKILL.md"),
+          `---\nname: skill-${i}\ndescription: Load when the task touches area ${i} of the product, to follow its conventions.\n---\n# Skill ${i}\n`,
+        );
       }
     },
   },
@@ -45,17 +48,20 @@ const CONFIGURATIONS: { name: string; args?: string[]; config?: (cwd: string) =>
 export async function benchRequestBudget(): Promise<void> {
   console.log("first request bytes (chat, empty git repository, as received by the fake provider; budget 9,000 for the default):");
   for (const c of CONFIGURATIONS) {
-    const run = (extra: Record<string, unknown>) => measureFirstRequest("chat", {
-      args: c.args,
-      setup: (dirs) => {
-        c.setup?.(dirs);
-        _writeConfig(dirs.home, { ...(c.config?.(dirs.cwd) ?? {}), ...extra });
-      },
-    });
+    const run = (extra: Record<string, unknown>) =>
+      measureFirstRequest("chat", {
+        args: c.args,
+        setup: (dirs) => {
+          c.setup?.(dirs);
+          _writeConfig(dirs.home, { ...(c.config?.(dirs.cwd) ?? {}), ...extra });
+        },
+      });
     const lean = await run({});
     const full = await run({ deferTools: false });
     const before = _BEFORE[c.name] !== undefined ? `; before the budget ${_BEFORE[c.name]!.toLocaleString("en-US")}` : "";
-    console.log(`  ${c.name.padEnd(28)} ${lean.total.toLocaleString("en-US").padStart(7)} B (${lean.tools.length} tools in full); every schema in full ${full.total.toLocaleString("en-US")} B${before}`);
+    console.log(
+      `  ${c.name.padEnd(28)} ${lean.total.toLocaleString("en-US").padStart(7)} B (${lean.tools.length} tools in full); every schema in full ${full.total.toLocaleString("en-US")} B${before}`,
+    );
   }
 }
 

@@ -52,10 +52,14 @@ export async function measureFirstRequest(protocol: WireProtocol, options: Measu
     const code = await new Promise<number | null>((done) => {
       const child = spawn(process.execPath, [_SHIRO, "-p", "hi", ...(options.args ?? [])], { cwd, env, stdio: "ignore" });
       const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-      child.on("close", (status) => { clearTimeout(timer); done(status); });
+      child.on("close", (status) => {
+        clearTimeout(timer);
+        done(status);
+      });
     });
     const request = fake.requests[0];
-    if (code !== 0 || !request) throw new Error(`shiro -p hi ${(options.args ?? []).join(" ")} over ${protocol} exited ${code} after ${fake.requests.length} requests`);
+    if (code !== 0 || !request)
+      throw new Error(`shiro -p hi ${(options.args ?? []).join(" ")} over ${protocol} exited ${code} after ${fake.requests.length} requests`);
     return _measure(protocol, request, cwd);
   } finally {
     await fake.stop();
@@ -74,7 +78,10 @@ function _measure(protocol: WireProtocol, request: RecordedRequest, cwd: string)
   const total = bytes(request.body);
   const toolBytes = tools.reduce((sum, tool) => sum + tool.bytes, 0);
   return {
-    protocol, total, system, framing: total - system - toolBytes,
+    protocol,
+    total,
+    system,
+    framing: total - system - toolBytes,
     tools: tools.map(({ name, bytes: size }) => ({ name, bytes: size })),
     ...(loader ? { deferredList: String(loader.description ?? loader.function?.description) } : {}),
   };

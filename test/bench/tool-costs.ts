@@ -8,7 +8,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ToolSetName } from "../../lib/config.ts";
+import type { ToolSetName } from "../../lib/vocabulary.ts";
 import type { MemoryStore } from "../../lib/store/memory.ts";
 import { measureFirstRequest, type FirstRequest } from "./request-bytes.ts";
 import { DEFAULT_TOOL_SETS, builtinTools, measureToolCosts } from "../../lib/tools/index.ts";

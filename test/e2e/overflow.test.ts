@@ -67,8 +67,16 @@ for (const protocol of ["chat", "responses", "anthropic"] as const) {
       writeBigFile();
       e2e.writeConfig({ maxSteps: 100 });
       const wording: Record<typeof protocol, FakeStep["error"]> = {
-        chat: { status: 400, code: "context_length_exceeded", message: "This model's maximum context length is 6000 tokens. However, your messages resulted in 9000 tokens." },
-        responses: { status: 400, code: "context_length_exceeded", message: "Your input exceeds the context window of this model. Please adjust your input and try again." },
+        chat: {
+          status: 400,
+          code: "context_length_exceeded",
+          message: "This model's maximum context length is 6000 tokens. However, your messages resulted in 9000 tokens.",
+        },
+        responses: {
+          status: 400,
+          code: "context_length_exceeded",
+          message: "Your input exceeds the context window of this model. Please adjust your input and try again.",
+        },
         anthropic: { status: 400, type: "invalid_request_error", message: "prompt is too long: 9000 tokens > 6000 maximum" },
       };
       let step = 0;
@@ -95,11 +103,17 @@ for (const protocol of ["chat", "responses", "anthropic"] as const) {
 
     test("overflow after two compactions fails with the numbers", async () => {
       e2e.writeConfig({});
-      e2e.fake.respond((request) => (isSummaryRequest(request) ? { text: "## Goal\n- x" } : { error: { status: 400, code: "context_length_exceeded", message: "maximum context length is 5000 tokens" } }));
+      e2e.fake.respond((request) =>
+        isSummaryRequest(request)
+          ? { text: "## Goal\n- x" }
+          : { error: { status: 400, code: "context_length_exceeded", message: "maximum context length is 5000 tokens" } },
+      );
       const run = await e2e.shiro(["-p", "hi"], { protocol: protocol === "anthropic" ? "chat" : protocol });
       expect(run.code).not.toBe(0);
       expect(run.stderr).toContain("retrying (2/2)");
-      expect(run.stderr).toMatch(/still over \S+ context window after compacting 2 times: the request is about \d+ tokens .* against a window of \d+ \(learned\)/);
+      expect(run.stderr).toMatch(
+        /still over \S+ context window after compacting 2 times: the request is about \d+ tokens .* against a window of \d+ \(learned\)/,
+      );
     }, 60_000);
   });
 }
@@ -122,7 +136,9 @@ describe("the step cap", () => {
     const run = await e2e.shiro(["-p", "look"]);
     expect(run.code).toBe(4);
     const lines = run.stderr.split("\n").filter((line) => line.startsWith("[stopped]"));
-    expect(lines).toEqual(['[stopped] the step cap of 2 steps was reached (exit 4): raise it with "maxSteps" in config.json (shiro config set maxSteps 100), or continue with shiro -c']);
+    expect(lines).toEqual([
+      '[stopped] the step cap of 2 steps was reached (exit 4): raise it with "maxSteps" in config.json (shiro config set maxSteps 100), or continue with shiro -c',
+    ]);
     e2e.fake.script({ toolCalls: [{ name: "glob", input: { pattern: "*" } }] }, { toolCalls: [{ name: "glob", input: { pattern: "*.md" } }] });
     const json = await e2e.shiro(["-p", "look", "--json"]);
     expect(json.code).toBe(4);

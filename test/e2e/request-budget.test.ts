@@ -21,11 +21,32 @@ const descriptionOf = (request: { body: any }, name: string): string => {
 };
 /** Names listed one per line ("- a, b: purpose") in load_tools' description. */
 const deferredOf = (request: { body: any }): string[] =>
-  descriptionOf(request, "load_tools").split("\n").filter((line) => line.startsWith("- ")).flatMap((line) => line.slice(2).split(":")[0]!.split(", "));
+  descriptionOf(request, "load_tools")
+    .split("\n")
+    .filter((line) => line.startsWith("- "))
+    .flatMap((line) => line.slice(2).split(":")[0]!.split(", "));
 
 const READ_CAPABILITIES = [
-  "read_file", "glob", "grep", "list_dir", "read_many_files", "git_status", "git_diff", "git_log", "git_show", "git_blame", "git_branch",
-  "git_commit_message", "todo_write", "remember", "recall", "forget", "recall_discarded", "task", "skill", "current_time",
+  "read_file",
+  "glob",
+  "grep",
+  "list_dir",
+  "read_many_files",
+  "git_status",
+  "git_diff",
+  "git_log",
+  "git_show",
+  "git_blame",
+  "git_branch",
+  "git_commit_message",
+  "todo_write",
+  "remember",
+  "recall",
+  "forget",
+  "recall_discarded",
+  "task",
+  "skill",
+  "current_time",
 ];
 const ASKING = ["write_file", "edit_file", "bash", "multi_edit", "apply_patch", "move_file", "delete_file"];
 
@@ -83,11 +104,13 @@ describe("MCP past the schema budget", () => {
   const server = (name: string) => createRequire(import.meta.url).resolve(`@modelcontextprotocol/server-${name}/dist/index.js`);
   test("with the three reference servers the first request stays under 12,000 bytes; each MCP tool is sent in full or listed by its server", async () => {
     spawnSync("git", ["init", "-q"], { cwd: e2e.dirs.cwd });
-    e2e.writeConfig({ mcpServers: {
-      memory: { command: process.execPath, args: [server("memory")], env: { MEMORY_FILE_PATH: join(e2e.dirs.home, "graph.jsonl") } },
-      filesystem: { command: process.execPath, args: [server("filesystem"), e2e.dirs.cwd] },
-      everything: { command: process.execPath, args: [server("everything")] },
-    } });
+    e2e.writeConfig({
+      mcpServers: {
+        memory: { command: process.execPath, args: [server("memory")], env: { MEMORY_FILE_PATH: join(e2e.dirs.home, "graph.jsonl") } },
+        filesystem: { command: process.execPath, args: [server("filesystem"), e2e.dirs.cwd] },
+        everything: { command: process.execPath, args: [server("everything")] },
+      },
+    });
     e2e.fake.script({ text: "hello" });
     const result = await e2e.shiro(["-p", "hi", "--yolo", "--json"], { timeoutMs: 60_000 });
     expect(result.code).toBe(0);
@@ -96,10 +119,13 @@ describe("MCP past the schema budget", () => {
     const [first] = e2e.fake.requests;
     expect(Buffer.byteLength(JSON.stringify(first!.body))).toBeLessThan(12_000);
     const full = toolNamesOf(first!).filter((name) => name.startsWith("mcp__"));
-    const mcpBytes = ((first!.body.tools ?? []) as any[]).filter((tool) => full.includes(tool.function.name)).reduce((sum, tool) => sum + JSON.stringify(tool.function).length, 0);
+    const mcpBytes = ((first!.body.tools ?? []) as any[])
+      .filter((tool) => full.includes(tool.function.name))
+      .reduce((sum, tool) => sum + JSON.stringify(tool.function).length, 0);
     expect(mcpBytes).toBeLessThanOrEqual(2_300);
     const lines = descriptionOf(first!, "load_tools").split("\n");
-    for (const name of ["filesystem", "everything"]) expect(lines.some((line) => line.startsWith(`- MCP server ${name}, as mcp__${name}__<name>: `))).toBe(true);
+    for (const name of ["filesystem", "everything"])
+      expect(lines.some((line) => line.startsWith(`- MCP server ${name}, as mcp__${name}__<name>: `))).toBe(true);
     expect(lines.find((line) => line.startsWith("- MCP server filesystem"))).toContain("list_allowed_directories: ");
   }, 90_000);
 });

@@ -49,15 +49,43 @@ describe("the window and its threshold", () => {
 describe("overflow recovery", () => {
   test("retries twice, each time on a smaller window, then fails with the numbers", () => {
     const window = createContextWindow({ model: () => "m", configured: 16_000 });
-    const first = recoverFromOverflow({ window, model: "m", message: "400 from h: prompt is too long: 20000 tokens > 12000 maximum — the conversation is too long for m; run /compact or start a new session", attempt: 1, estimate: 14_000, auto: true });
-    expect(first).toEqual({ retry: true, notice: "context window exceeded (m, about 14000 tokens sent): assuming a window of 12000 tokens, compacting to 7200 and retrying (1/2)" });
+    const first = recoverFromOverflow({
+      window,
+      model: "m",
+      message: "400 from h: prompt is too long: 20000 tokens > 12000 maximum — the conversation is too long for m; run /compact or start a new session",
+      attempt: 1,
+      estimate: 14_000,
+      auto: true,
+    });
+    expect(first).toEqual({
+      retry: true,
+      notice: "context window exceeded (m, about 14000 tokens sent): assuming a window of 12000 tokens, compacting to 7200 and retrying (1/2)",
+    });
     expect(recoverFromOverflow({ window, model: "m", message: "x context window", attempt: 2, estimate: 8_000, auto: true }).retry).toBe(true);
-    const last = recoverFromOverflow({ window, model: "m", message: "400 from h: x — the conversation is too long for m; run /compact or start a new session", attempt: 3, estimate: 5_000, auto: true });
-    expect(last).toEqual({ retry: false, error: "400 from h: x — still over m's context window after compacting 2 times: the request is about 5000 tokens (system prompt and tool schemas included) against a window of 6000 (learned); set contextWindow in config.json if that is wrong, or start a new session" });
+    const last = recoverFromOverflow({
+      window,
+      model: "m",
+      message: "400 from h: x — the conversation is too long for m; run /compact or start a new session",
+      attempt: 3,
+      estimate: 5_000,
+      auto: true,
+    });
+    expect(last).toEqual({
+      retry: false,
+      error:
+        "400 from h: x — still over m's context window after compacting 2 times: the request is about 5000 tokens (system prompt and tool schemas included) against a window of 6000 (learned); set contextWindow in config.json if that is wrong, or start a new session",
+    });
   });
 
   test("with compaction off the first overflow fails and says why", () => {
-    const result = recoverFromOverflow({ window: createContextWindow({ model: () => "m" }), model: "m", message: "x", attempt: 1, estimate: 40_000, auto: false });
+    const result = recoverFromOverflow({
+      window: createContextWindow({ model: () => "m" }),
+      model: "m",
+      message: "x",
+      attempt: 1,
+      estimate: 40_000,
+      auto: false,
+    });
     expect(result.retry).toBe(false);
     expect(!result.retry && result.error).toContain("compaction is off (compaction.auto: false)");
   });
@@ -65,7 +93,9 @@ describe("overflow recovery", () => {
   test("a prompt larger than the window is described with its size and the window, never /compact", () => {
     expect(describePromptTooLarge("x".repeat(40_000), 16_000, "m")).toBeUndefined();
     const refusal = describePromptTooLarge("x".repeat(80_000), 16_000, "m")!;
-    expect(refusal).toBe("the prompt is about 20000 tokens (80000 characters), more than m's context window of 16000 tokens; shorten it or send the material in parts");
+    expect(refusal).toBe(
+      "the prompt is about 20000 tokens (80000 characters), more than m's context window of 16000 tokens; shorten it or send the material in parts",
+    );
     expect(refusal).not.toContain("/compact");
   });
 });

@@ -6,7 +6,7 @@
 import { expect, test } from "bun:test";
 import { buildSystemPrompt } from "../../lib/agent/prompt.ts";
 import { createToolDeferral } from "../../lib/agent/context/tool-deferral.ts";
-import { mayAllow, parsePermissionRules } from "../../lib/permissions.ts";
+import { mayAllow, parsePermissionRules } from "../../lib/approval/rules.ts";
 import { builtinTools, selectTools } from "../../lib/tools/index.ts";
 import { toToolSpec } from "../../lib/tools/schema.ts";
 

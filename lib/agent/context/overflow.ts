@@ -30,7 +30,10 @@ export function recoverFromOverflow(input: OverflowInput): OverflowRecovery {
   const estimate = input.estimate ?? before.window;
   const said = input.message.replace(/ — the conversation is too long for .*$/, "");
   if (!input.auto) {
-    return { retry: false, error: `${said} — the request (about ${estimate} tokens) is over ${input.model}'s context window and compaction is off (compaction.auto: false); run /compact, or turn compaction on` };
+    return {
+      retry: false,
+      error: `${said} — the request (about ${estimate} tokens) is over ${input.model}'s context window and compaction is off (compaction.auto: false); run /compact, or turn compaction on`,
+    };
   }
   if (input.attempt > MAX_OVERFLOW_RETRIES) {
     return {

@@ -56,9 +56,13 @@ export function createToolDeferral(options: ToolDeferralOptions = {}): ToolDefer
     return { full, deferred };
   };
   const loader = (tools: readonly ToolDefinition[], deferred: ToolDefinition[]): ToolDefinition =>
-    createLoadToolsTool(deferred, (names) => {
-      for (const name of names) loaded.add(name);
-    }, tools);
+    createLoadToolsTool(
+      deferred,
+      (names) => {
+        for (const name of names) loaded.add(name);
+      },
+      tools,
+    );
   return {
     offer(tools) {
       const { full, deferred } = split(tools);
@@ -83,7 +87,9 @@ const _schema = v.object({
  * a query loads every deferred tool whose name or description holds each of its words.
  */
 export function createLoadToolsTool(
-  deferred: readonly ToolDefinition[], load: (names: string[]) => void, all: readonly ToolDefinition[] = deferred,
+  deferred: readonly ToolDefinition[],
+  load: (names: string[]) => void,
+  all: readonly ToolDefinition[] = deferred,
 ): ToolDefinition<v.InferOutput<typeof _schema>> {
   return {
     name: LOAD_TOOLS,
@@ -95,7 +101,7 @@ export function createLoadToolsTool(
       const known = new Map(all.map((tool) => [tool.name, tool]));
       const picked = new Set<string>();
       const unknown: string[] = [];
-      for (const name of input.names ?? []) (known.has(name) ? picked.add(name) : unknown.push(name));
+      for (const name of input.names ?? []) known.has(name) ? picked.add(name) : unknown.push(name);
       const words = (input.query ?? "").toLowerCase().split(/\W+/).filter(Boolean);
       if (words.length > 0) {
         for (const tool of deferred) {
