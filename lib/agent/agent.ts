@@ -36,6 +36,7 @@ import { runOptionsFromFlags, type AgentFlags } from "../config/flags.ts";
 import { createContextManager, type ContextManager } from "./context/manager.ts";
 import { createToolDeferral, LOAD_TOOLS } from "./context/tool-deferral.ts";
 import { createContextWindow } from "./context/window.ts";
+import { queryModelWindow } from "../providers/window-query.ts";
 import { describePromptTooLarge, recoverFromOverflow } from "./context/overflow.ts";
 import type { AgentEvent } from "../events.ts";
 import { loadInstructions, renderInstructions, type InstructionFile } from "./instructions.ts";
@@ -143,6 +144,13 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const instructions = flags.noInstructions ? [] : loadInstructions(cwd);
 
   const window = createContextWindow({ model: () => model, configured: config.file.contextWindow, threshold: config.file.compaction?.threshold });
+  // Asked once per unknown model, in the background: the first request never waits for it.
+  if (window.unknown()) {
+    const asked = model;
+    void queryModelWindow(connectionFromConfig(config), asked, { ollama: config.preset.id === "ollama" }).then((reported) => {
+      if (reported !== undefined) window.report(asked, reported);
+    });
+  }
   const context: ContextManager = createContextManager({
     session, client, model: () => model, thinking: () => thinking, markChanged: () => writer.markChanged(),
     threshold: () => window.threshold(), auto: config.file.compaction?.auto ?? true,

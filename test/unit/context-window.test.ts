@@ -2,6 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { describePromptTooLarge, recoverFromOverflow } from "../../lib/agent/context/overflow.ts";
 import { createContextWindow } from "../../lib/agent/context/window.ts";
+import { OLLAMA_DEFAULT_CONTEXT, queryModelWindow } from "../../lib/providers/window-query.ts";
 import { lookupModelWindow, readWindowFromError, UNKNOWN_MODEL_WINDOW } from "../../lib/providers/windows.ts";
 
 describe("readWindowFromError", () => {
@@ -97,5 +98,64 @@ describe("overflow recovery", () => {
       "the prompt is about 20000 tokens (80000 characters), more than m's context window of 16000 tokens; shorten it or send the material in parts",
     );
     expect(refusal).not.toContain("/compact");
+  });
+});
+
+describe("the window the provider reports", () => {
+  const serve = async (handler: (path: string, body: string) => unknown): Promise<{ url: string; close: () => Promise<void> }> => {
+    const { createServer } = await import("node:http");
+    const server = createServer((req, res) => {
+      let body = "";
+      req.on("data", (chunk) => (body += chunk));
+      req.on("end", () => {
+        const answer = handler(req.url ?? "", body);
+        res.writeHead(answer === undefined ? 404 : 200, { "content-type": "application/json" });
+        res.end(JSON.stringify(answer ?? { error: "no" }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as { port: number };
+    return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  };
+
+  test("each server's field on /models, Ollama's num_ctx or its default; nothing usable is undefined", async () => {
+    const server = await serve((path, body) => {
+      if (path === "/v1/models")
+        return {
+          data: [
+            { id: "vllm-model", max_model_len: 32_768 },
+            { id: "router/model", context_length: 65_536 },
+            { id: "lms-model", max_context_length: 131_072, loaded_context_length: 8_192 },
+            { id: "bare" },
+          ],
+        };
+      if (path === "/api/show") return JSON.parse(body).model === "tuned" ? { parameters: "stop <eos>\nnum_ctx 16384" } : { parameters: "stop <eos>" };
+      return undefined;
+    });
+    try {
+      const connection = { baseURL: `${server.url}/v1`, protocol: "openai-chat" as const };
+      expect(await queryModelWindow(connection, "vllm-model")).toBe(32_768);
+      expect(await queryModelWindow(connection, "router/model")).toBe(65_536);
+      expect(await queryModelWindow(connection, "lms-model")).toBe(8_192);
+      expect(await queryModelWindow(connection, "bare")).toBeUndefined();
+      expect(await queryModelWindow(connection, "absent")).toBeUndefined();
+      expect(await queryModelWindow(connection, "tuned", { ollama: true })).toBe(16_384);
+      expect(await queryModelWindow(connection, "plain", { ollama: true })).toBe(OLLAMA_DEFAULT_CONTEXT);
+      expect(await queryModelWindow({ ...connection, baseURL: "http://127.0.0.1:9/v1" }, "x", { timeoutMs: 500 })).toBeUndefined();
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("a reported window beats the table's default and yields to config and lessons", () => {
+    const window = createContextWindow({ model: () => "local-thing" });
+    expect(window.unknown()).toBe(true);
+    window.report("local-thing", 8_192);
+    expect([window.unknown(), window.current()]).toEqual([false, { window: 8_192, source: "provider" }]);
+    window.learn("maximum context length is 4096 tokens", 5_000);
+    expect(window.current()).toEqual({ window: 4_096, source: "learned" });
+    const configured = createContextWindow({ model: () => "local-thing", configured: 12_000 });
+    configured.report("local-thing", 8_192);
+    expect(configured.current().source).toBe("config");
   });
 });
