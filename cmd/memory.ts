@@ -35,7 +35,7 @@ function _printEntries(entries: readonly ScopedMemoryEntry[]): void {
 }
 
 export default defineCommand({
-  meta: { name: "memory", description: "list, add, forget or compact this project's notes (--global: the notes shared by every project)" },
+  meta: { name: "memory", description: "list, show, add, forget or compact this project's notes (--global: the notes shared by every project)" },
   subCommands: {
     list: defineCommand({
       meta: { description: "print the notes, newest first" },
@@ -87,6 +87,17 @@ export default defineCommand({
         const removed = _openStore(args.global).forget(text);
         if (args.json) return _json({ removed });
         _print(formatForgetResult(removed, text));
+      },
+    }),
+    show: defineCommand({
+      meta: { description: "one note or episode of this project (or a global note) by id or unique prefix, as shiro search prints it" },
+      args: { id: { type: "positional", description: "note or episode id, or a unique prefix" }, ..._jsonFlag },
+      async run({ args }) {
+        const { formatMemoryItem, listMemoryItems } = await import("../lib/find/memory-items.ts");
+        const { shortSessionId } = await import("../lib/store/short-ids.ts");
+        const item = listMemoryItems(findProjectRoot(process.cwd()), _notices.onNotice).find(String(args.id ?? ""));
+        if (args.json) return _json(item.kind === "note" ? { type: "note", ...item.note } : { type: "episode", ...item.episode });
+        _print(formatMemoryItem(item, shortSessionId));
       },
     }),
     compact: defineCommand({

@@ -12,7 +12,8 @@ import {
 } from "../store/memory.ts";
 import { placeholderFor } from "../secrets/redact.ts";
 import type { EpisodeStore } from "../store/episodes.ts";
-import { RECALL_KINDS, RECALL_MAX_LIMIT, recallMemory, recallMemoryHybrid, type RecallRequest } from "../store/memory-recall.ts";
+import { RECALL_KINDS, RECALL_MAX_LIMIT, recallMemory, recallMemoryHybrid } from "../store/memory-recall.ts";
+import { TRANSCRIPT_KIND, recallWithTranscripts, type RecallToolRequest } from "../find/recall-transcripts.ts";
 import type { EmbeddingClient } from "../search/embeddings.ts";
 import forgetText from "./forget.md" with { type: "text" };
 import recallText from "./recall.md" with { type: "text" };
@@ -32,7 +33,7 @@ const ScopedRememberInput = v.object({ kind: _kind, text: _text, scope: _remembe
 const RecallInput = v.object({
   query: v.pipe(v.string(), v.description("words, or an episode's session id to see it whole; may be empty with file")),
   scope: v.optional(v.picklist(MEMORY_SCOPES)),
-  kinds: v.optional(v.array(v.picklist(RECALL_KINDS))),
+  kinds: v.optional(v.array(v.picklist([...RECALL_KINDS, TRANSCRIPT_KIND]))),
   file: v.optional(v.pipe(v.string(), v.description("episodes that read or changed this path"))),
   limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(RECALL_MAX_LIMIT))),
 });
@@ -73,7 +74,7 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
       return formatRememberResult(store.remember(kind, text, options.source?.()), store.scope);
     },
   };
-  const recall: ToolDefinition<RecallRequest> = {
+  const recall: ToolDefinition<RecallToolRequest> = {
     name: "recall",
     effect: "read",
     decision: "allow",
@@ -83,7 +84,8 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
     execute: async (request) => {
       const projectRoot = project.projectRoot ?? options.cwd ?? process.cwd();
       const context = { projectRoot, cwd: options.cwd ?? projectRoot, project, global: options.global, episodes: options.episodes, onNotice: options.onNotice };
-      return options.embeddings ? recallMemoryHybrid(context, request, options.embeddings) : recallMemory(context, request);
+      return recallWithTranscripts(request, projectRoot, options.source?.()?.sessionId, (memoryRequest) => (
+        options.embeddings ? recallMemoryHybrid(context, memoryRequest, options.embeddings) : recallMemory(context, memoryRequest)));
     },
   };
   const forget: ToolDefinition<_ForgetArgs> = {
