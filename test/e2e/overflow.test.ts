@@ -21,13 +21,14 @@ function writeBigFile(): void {
 }
 
 /** A responder for a turn of `steps` read_file steps then an answer; summaries answered apart. */
-function respondWithSteps(steps: number, answer: string): { tools: () => number } {
+function respondWithSteps(steps: number, answer: string, tool: "read_file" | "grep" = "read_file"): { tools: () => number } {
   let step = 0;
   e2e.fake.respond((request) => {
     if (isSummaryRequest(request)) return { text: "## Goal\n- read big.txt again and again" };
     step += 1;
     if (step > steps) return { text: answer };
-    return { text: `Step ${step}.`, toolCalls: [{ name: "read_file", input: { path: "big.txt", offset: (step % 7) + 1 } }] };
+    const input = tool === "read_file" ? { path: "big.txt", offset: (step % 7) + 1 } : { pattern: `line|x{${(step % 7) + 1}}` };
+    return { text: `Step ${step}.`, toolCalls: [{ name: tool, input }] };
   });
   return { tools: () => Math.min(step, steps) };
 }
@@ -50,7 +51,7 @@ for (const protocol of ["chat", "responses", "anthropic"] as const) {
       expect(parseEventLines(run.stdout).some((event) => event.type === "compacted")).toBe(true);
       expect(e2e.fake.violations).toEqual([]);
 
-      const second = respondWithSteps(STEPS, "Read it 60 more times.");
+      const second = respondWithSteps(STEPS, "Searched it 60 times.", "grep");
       const resumed = await e2e.shiro(["-p", "again, please", "-c", "--json"], { protocol, timeoutMs: 120_000 });
       expect(resumed.code).toBe(0);
       expect(second.tools()).toBe(STEPS);
@@ -60,7 +61,7 @@ for (const protocol of ["chat", "responses", "anthropic"] as const) {
       expect(e2e.fake.violations).toEqual([]);
       const exchanges = sessionFile().exchanges as { query: string; toolsSummary?: string }[];
       expect(exchanges.map((exchange) => exchange.query)).toEqual(["read big.txt many times", "again, please"]);
-      expect(exchanges[1]!.toolsSummary).toContain("read_file");
+      expect([exchanges[0]!.toolsSummary, exchanges[1]!.toolsSummary]).toEqual([`read_file×${STEPS}`, `grep×${STEPS}`]);
     }, 240_000);
 
     test("a context-length error in the vendor's wording compacts and retries the step", async () => {
