@@ -319,7 +319,8 @@ describe("the conventions users bring", () => {
 
 describe("a project's .mcp.json", () => {
   const MEMORY_SERVER = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-memory/dist/index.js");
-  const toolNames = (index: number) => (e2e.fake.requests[index]!.body.tools as { function?: { name: string } }[]).map((tool) => tool.function!.name);
+  // Its tools go in full or as lines of load_tools (deferred): either way the wire names the server.
+  const offersMemory = (index: number) => JSON.stringify(e2e.fake.requests[index]!.body.tools).includes("mcp__memory__");
   const writeMcpJson = (command: string) => writeFileSync(join(e2e.dirs.cwd, ".mcp.json"), JSON.stringify({
     mcpServers: { memory: { type: "stdio", command, args: [MEMORY_SERVER], env: { MEMORY_FILE_PATH: join(e2e.dirs.home, "graph.jsonl") } } },
   }));
@@ -327,7 +328,8 @@ describe("a project's .mcp.json", () => {
   test("runs its servers only after the trust question was answered y, for that exact file", async () => {
     writeMcpJson(process.execPath);
     e2e.fake.script({ text: "one" }, { text: "two" }, { text: "three" }, { text: "four" });
-    const before = await e2e.shiro(["-p", "hi"]);
+    // --yolo: a headless run without it withholds the tools it would deny, MCP ones among them.
+    const before = await e2e.shiro(["-p", "hi", "--yolo"]);
     expect(before.stderr).toContain(".mcp.json not loaded: this folder is not trusted; a headless run never starts an untrusted project's servers");
     for (const answer of ["n", "y"]) {
       await withRepl(async (repl) => {
@@ -335,19 +337,19 @@ describe("a project's .mcp.json", () => {
         repl.type(`${answer}\r`);
         await repl.until(answer === "y" ? "trusted; the servers start with the session" : "not trusted: its servers stay off");
       }, e2e.dirs.cwd, "chat", [], "| n not now ");
-      const after = await e2e.shiro(["-p", "hi"]);
+      const after = await e2e.shiro(["-p", "hi", "--yolo"]);
       expect(after.code).toBe(0);
     }
     // An edited file (another command) is asked about again, and not run meanwhile.
     writeMcpJson("/bin/echo");
-    await e2e.shiro(["-p", "hi"]);
-    expect([0, 1, 2, 3].map((index) => toolNames(index).some((name) => name.startsWith("mcp__memory__")))).toEqual([false, false, true, false]);
+    await e2e.shiro(["-p", "hi", "--yolo"]);
+    expect([0, 1, 2, 3].map(offersMemory)).toEqual([false, false, true, false]);
   }, 60_000);
 });
 
 describe("extensions without a restart", () => {
   const MEMORY_SERVER = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-memory/dist/index.js");
-  const offered = (index: number) => (e2e.fake.requests[index]!.body.tools as { function?: { name: string } }[]).map((tool) => tool.function!.name);
+  const offersMemory = (index: number) => JSON.stringify(e2e.fake.requests[index]!.body.tools).includes("mcp__memory__");
 
   test("/mcp add connects a server in the running session, /mcp remove takes it away; a bad one says why", async () => {
     e2e.fake.script({ text: "with memory" }, { text: "without memory" });
@@ -369,7 +371,7 @@ describe("extensions without a restart", () => {
       repl.type("and now\r");
       await repl.until("without memory", at);
     });
-    expect([0, 1].map((index) => offered(index).includes("mcp__memory__read_graph"))).toEqual([true, false]);
+    expect([0, 1].map(offersMemory)).toEqual([true, false]);
     expect(userTextsOf(e2e.fake.requests[1]!)).toEqual(["use it", "and now"]);
   }, 60_000);
 
