@@ -288,6 +288,28 @@ describe("worker subagents in the REPL", () => {
       await repl.until("both finished", after);
     });
   }, 30_000);
+
+  test("/cost splits tokens and spend between this agent and its subagents", async () => {
+    let parent = 0;
+    e2e.fake.respond((request) => {
+      const system = JSON.stringify(request.body.messages?.[0] ?? "");
+      if (system.includes("You are a subagent exploring")) return { text: "explored", usage: { input: 1000, output: 100 } };
+      parent += 1;
+      if (parent === 1) return { toolCalls: [{ name: "task", input: { description: "look", prompt: "list the files" } }], usage: { input: 200, output: 20 } };
+      return { text: "done", usage: { input: 300, output: 30 } };
+    });
+    await withRepl([], async (repl) => {
+      await repl.until("› ");
+      repl.type("delegate\r");
+      let at = await repl.until("done\n");
+      at = await repl.until("› ", at);
+      repl.type("/cost\r");
+      await repl.until("context: ", at);
+      const shown = repl.screen().slice(at);
+      expect(shown).toContain("billed: 1500 in / 150 out\n");
+      expect(shown).toMatch(/\n {2}this agent: 500 in \/ 50 out, \$\d[^\n]*\n {2}subagents: 1000 in \/ 100 out, \$\d/);
+    });
+  }, 30_000);
 });
 
 describe("blocked runs at start", () => {
