@@ -15,7 +15,7 @@ import { findProjectRoot } from "../project.ts";
 import { detectSandbox, type SandboxStatus } from "../sandbox/detect.ts";
 import { createCommandSandbox } from "../sandbox/session.ts";
 import { connectionFromConfig, createModelClient, type ModelClient } from "../providers/client.ts";
-import { openGlobalMemory, openMemory, renderMemoryForPrompt, type MemoryStore } from "../store/memory.ts";
+import type { MemoryStore } from "../store/memory.ts";
 import { openEpisodes } from "../store/episodes.ts";
 import { createEmbeddingClient, type EmbeddingClient } from "../search/embeddings.ts";
 import { recordSessionEpisode, summarizeEpisode } from "./episode-recorder.ts";
@@ -25,7 +25,6 @@ import { openSessionWriter, type SessionRecord, type SessionWriter } from "../st
 import { renderSkillCatalogue, type Skill } from "../skills.ts";
 import { builtinTools, checkToolList, selectTools } from "../tools/index.ts";
 import { createSkillTool } from "../tools/skill.ts";
-import { createMemoryTools } from "../tools/memory-tools.ts";
 import { createRecallDiscardedTool } from "../tools/recall-discarded.ts";
 import { createTodoTool } from "../tools/todo.ts";
 import type { ToolDefinition } from "../tools/types.ts";
@@ -33,6 +32,7 @@ import type { McpServerStatus } from "../mcp.ts";
 import { runOptionsFromFlags, type AgentFlags } from "../session-flags.ts";
 import { createContextManager, type ContextManager } from "./context-manager.ts";
 import type { AgentEvent } from "./events.ts";
+import { openSessionMemory, type SessionMemory } from "./memory-session.ts";
 import { loadInstructions, renderInstructions, type InstructionFile } from "./instructions.ts";
 import type { StartupNotice } from "./notices.ts";
 import { buildSystemPrompt } from "./prompt.ts";
@@ -77,6 +77,8 @@ export interface Agent {
   complete(system: string, prompt: string, signal?: AbortSignal): Promise<string>;
   readonly session: SessionRecord;
   readonly memory?: MemoryStore;
+  /** Every memory scope and what the current prompt carries (absent with --no-memory). */
+  readonly memoryScopes?: SessionMemory;
   readonly plugins: PluginHost;
   /** Where shell commands run: the sandbox mode in force and why (`shiro sandbox` prints the same). */
   readonly sandbox: SandboxStatus;
@@ -121,10 +123,8 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   if (picked.resumed) notices.push({ code: "session-resumed", sessionId: session.id, messages: session.messages.length, tasks: session.notebook.todos.length });
 
   const projectRoot = findProjectRoot(cwd);
-  // --no-memory opens neither store, so neither file is read or written.
+  // --no-memory opens no store of any scope, so no memory file is read or written.
   const onNotice = (text: string) => notices.push({ code: "store", text });
-  const memory = flags.noMemory ? undefined : openMemory(projectRoot, { onNotice });
-  const globalMemory = flags.noMemory ? undefined : openGlobalMemory({ onNotice });
   const episodes = flags.noMemory ? undefined : openEpisodes(projectRoot, { onNotice });
   const embeddings = flags.noMemory ? undefined : _embeddingClient(config, onNotice);
   /** Runs this process drove in this session: the next episode's material. */
@@ -147,6 +147,12 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
 
   // A blocked call is persisted under the run that is active when it asks.
   const runIds = createRunIds(options.runId);
+  const memoryConfig = config.file.memory;
+  const memoryScopes = flags.noMemory ? undefined : openSessionMemory({
+    projectRoot, cwd, agent: variant.name, sessionId: session.id, runId: () => runIds.active, messages: () => session.messages,
+    episodes, embeddings, budget: memoryConfig?.budget, confirmWrites: memoryConfig?.confirmWrites, onNotice,
+  });
+  const memory = memoryScopes?.shelf.project;
   const decide: DecisionSource = options.decide ?? (headless && flags.approvals === "block"
     ? createBlockingDecision({ get runId() { return runIds.active; }, sessionId: session.id })
     : denyAll);
@@ -164,7 +170,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const subagentUsage = createUsageTally();
   const sessionTools: ToolDefinition[] = [
     createTodoTool({ get: () => session.notebook.todos, set: (todos) => { session.notebook.todos = todos; writer.markChanged(); } }),
-    ...(memory ? createMemoryTools(memory, { global: globalMemory, source: () => ({ sessionId: session.id }), episodes, cwd, embeddings }) : []),
+    ...(memoryScopes?.tools ?? []),
     createRecallDiscardedTool(() => context.ledger()),
     ...(flags.noSubagent ? [] : [createTaskTool({
       client, model: () => model, thinking: () => thinking, tools: () => toolbox.registered, root: cwd,
@@ -176,7 +182,8 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     ...(skills.length > 0 ? [createSkillTool(skills)] : []),
     ...plugins.tools(),
   ];
-  for (const tool of sessionTools) autoApprove.add(tool.name);
+  // A tool that declares `ask` (remember under memory.confirmWrites) asks like a write.
+  for (const tool of sessionTools) if (tool.decision !== "ask") autoApprove.add(tool.name);
   const registered = checkToolList([...builtins, ...sessionTools]);
   toolbox.registered = registered;
   let offered = selectTools(registered, { toolSets: config.file.toolSets, allow: variant.allow }).offered;
@@ -189,13 +196,12 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   if (!headless) notices.push({ code: "approvals", yolo: flags.yolo === true, ruled: Object.keys(config.file.permission ?? {}), asking: offered.map((tool) => tool.name).filter(asksFirst) });
   if (flags.noPlugins) notices.push({ code: "plugins-off" });
 
-  const memorySection = memory ? renderMemoryForPrompt(memory.top(20), globalMemory?.top(10)) : "";
   const instructionsSection = renderInstructions(instructions);
   const skillsSection = renderSkillCatalogue(skills);
   const systemPrompt = (tools: ToolDefinition[]) => buildSystemPrompt({
     root: cwd, platform: `${process.platform}-${process.arch}`, tools,
     approvalTools: tools.map((tool) => tool.name).filter(asksFirst),
-    instructions: instructionsSection, memory: memorySection, skills: skillsSection, appendix: variant.appendix,
+    instructions: instructionsSection, memory: memoryScopes?.section() ?? "", skills: skillsSection, appendix: variant.appendix,
     pluginAppendices: plugins.appendices(), todos: renderTodosForPrompt(session.notebook.todos),
   });
 
@@ -209,7 +215,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     firstTurnPairs: headless && picked.resumed ? config.file.historyPairs ?? 0 : 0,
     saveNow: () => writer.flush(), runIds, subagentUsage,
     provider: config.preset.id, protocol: client.protocol, agentName: () => variant.name,
-    runOptions: runOptionsFromFlags(flags), detached: options.detached,
+    runOptions: runOptionsFromFlags(flags), detached: options.detached, runEnding: () => memoryScopes?.endRun() ?? [],
     persist: () => {
       if (persisted) return;
       writer.save();
@@ -219,7 +225,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
 
   let closing: Promise<void> = Promise.resolve();
   return {
-    config, session, memory, plugins, instructions, skills, resumedMessages, sandbox: sandboxStatus,
+    config, session, memory, memoryScopes, plugins, instructions, skills, resumedMessages, sandbox: sandboxStatus,
     get variant() {
       return variant;
     },
@@ -232,6 +238,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     configure(change) {
       if (change.agent) {
         variant = VARIANTS[change.agent];
+        memoryScopes?.setAgent(variant.name);
         thinking = variant.thinking;
         offered = selectTools(registered, { toolSets: config.file.toolSets, allow: variant.allow }).offered;
       }
@@ -243,7 +250,10 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     offeredTools: offeredNow,
     registeredTools: () => (mcp.hub ? [...registered, ...mcp.hub.tools()] : registered),
     todos: () => session.notebook.todos,
-    turn: (prompt, signal, turnOptions) => _collectRunIds(driver.start(prompt, signal, turnOptions), episodeRuns),
+    turn(prompt, signal, turnOptions) {
+      const events = [...(turnOptions?.events ?? []), ...(memoryScopes?.beginRun(prompt) ?? [])];
+      return _collectRunIds(driver.start(prompt, signal, { ...turnOptions, events }), episodeRuns);
+    },
     resumeRun(run, decision, signal, resumeOptions) {
       if (!episodeRuns.includes(run.id)) episodeRuns.push(run.id);
       return driver.resume(run, decision, signal, resumeOptions);

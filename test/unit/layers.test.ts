@@ -22,7 +22,7 @@ const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
   { name: "plugins", paths: ["plugins/"] },
   { name: "extensions", paths: ["lib/plugin-host.ts", "lib/registry.ts", "lib/registry-schema.ts", "lib/registry-view.ts", "lib/approval.ts"] },
   { name: "agent", paths: ["lib/agent/"] },
-  { name: "ui", paths: ["lib/repl/"] },
+  { name: "ui", paths: ["lib/repl/", "lib/ui/"] },
   { name: "cmd", paths: ["cmd/"] },
 ];
 
