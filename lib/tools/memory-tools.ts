@@ -28,7 +28,7 @@ const _TWO_SCOPES = ["project", "global"] as const;
 const _GLOBAL_HINT = "global: about the user or their machine, true in every project, e.g. \"the user's shell is fish\", \"prefers pnpm\"";
 const _rememberScope = v.optional(v.pipe(v.picklist(_TWO_SCOPES), v.description(`project (default): about this codebase. ${_GLOBAL_HINT}`)));
 const _shelfScope = v.optional(v.pipe(v.picklist(MEMORY_SCOPES), v.description(
-  `project (default): about this codebase. run: only for the rest of this run. agent: only for this agent mode. repo: committed in .shiro/notes.json for the whole team. ${_GLOBAL_HINT}`,
+  "project (default): this codebase. run: this run only. agent: this agent mode only. repo: .shiro/notes.json, committed for the team. global: the user or their machine, in every project",
 )));
 const _forgetText = v.pipe(v.string(), v.description("text, or part of the text, of the notes to delete"));
 const _forgetScope = v.optional(v.pipe(v.picklist(_TWO_SCOPES), v.description("only this store; every store when omitted")));

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import type { ToolSetName } from "../../lib/config.ts";
 import { buildSystemPrompt } from "../../lib/agent/prompt.ts";
 import type { MemoryStore } from "../../lib/store/memory.ts";
+import type { MemoryShelf } from "../../lib/store/memory-scopes.ts";
 import { DEFAULT_TOOL_SETS, builtinTools, measureToolCosts } from "../../lib/tools/index.ts";
 import { createMemoryTools } from "../../lib/tools/memory-tools.ts";
 import { createRecallDiscardedTool } from "../../lib/tools/recall-discarded.ts";
@@ -23,7 +24,7 @@ const docsPath = join(import.meta.dir, "../../docs/tools.md");
 // plugin's current_time is on by default. Their stores are never touched while measuring.
 const sessionTools = [
   createTodoTool({ get: () => [], set: () => undefined }),
-  ...createMemoryTools({} as MemoryStore, { global: {} as MemoryStore }),
+  ...createMemoryTools({} as MemoryStore, { global: {} as MemoryStore, shelf: {} as MemoryShelf }),
   createRecallDiscardedTool(() => ({ messages: [], state: { spans: [] } })),
   ...(BUILTIN_PLUGINS.time!({ cwd: ".", writeStderr: () => undefined }).tools ?? []),
 ];
