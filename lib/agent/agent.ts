@@ -178,6 +178,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       canAsk: Boolean(options.decide),
       workerBlocked: () => (variant.allow ? `The worker kind is not available in the ${variant.name} agent: it cannot change anything.` : undefined),
       onUsage: (used) => subagentUsage.add(used),
+      memory: memoryScopes ? (kind, prompt) => memoryScopes.subagentSection(kind, prompt) : undefined,
     })]),
     ...(skills.length > 0 ? [createSkillTool(skills)] : []),
     ...plugins.tools(),

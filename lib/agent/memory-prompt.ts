@@ -17,8 +17,7 @@
 import type { EpisodeStore } from "../store/episodes.ts";
 import { EPISODE_SEGMENT, openMemoryIndex, type EpisodeCard } from "../store/memory-index.ts";
 import { staleNote } from "../store/memory-provenance.ts";
-import type { MemoryShelf } from "../store/memory-scopes.ts";
-import { rankByUse, type ScopedMemoryEntry } from "../store/memory.ts";
+import { rankByUse, type MemoryStore, type ScopedMemoryEntry } from "../store/memory.ts";
 
 export const DEFAULT_MEMORY_BUDGET = 1_500;
 const _EPISODE_CAP = 3;
@@ -47,7 +46,9 @@ export interface MemoryInjection {
 }
 
 export interface SelectMemoryOptions {
-  shelf: MemoryShelf;
+  projectRoot: string;
+  /** The stores whose notes compete (a shelf's `stores()`, or one agent store for a subagent). */
+  stores: readonly MemoryStore[];
   episodes?: EpisodeStore;
   /** The current request: what relevance is measured against. */
   query: string;
@@ -66,15 +67,14 @@ export const estimateTextTokens = (text: string): number => Math.ceil(text.lengt
 
 export function selectMemoryForPrompt(options: SelectMemoryOptions): MemoryInjection {
   const budget = options.budget ?? DEFAULT_MEMORY_BUDGET;
-  const { shelf } = options;
-  const stores = shelf.stores();
-  const notes = shelf.entries();
+  const { stores } = options;
+  const notes = stores.flatMap((store) => store.list().map((entry): ScopedMemoryEntry => ({ ...entry, scope: store.scope })));
   const counts: Record<string, number> = {};
   for (const note of notes) counts[note.scope] = (counts[note.scope] ?? 0) + 1;
   const empty: MemoryInjection = { text: "", items: [], tokens: 0, budget, leftOut: 0, counts };
   if (notes.length === 0 && !options.episodes) return empty;
 
-  const candidates = _rank(options, notes, stores);
+  const candidates = _rank(options, notes);
   if (candidates.length === 0) return empty;
   const fixed = estimateTextTokens(`${_HEADER}\n<memory>\n</memory>\n(999 more notes not shown: recall finds them)`);
   let used = fixed;
@@ -99,15 +99,15 @@ interface _Candidate {
   item: Omit<InjectedItem, "tokens">;
 }
 
-function _rank(options: SelectMemoryOptions, notes: readonly ScopedMemoryEntry[], stores: ReturnType<MemoryShelf["stores"]>): _Candidate[] {
-  const { shelf } = options;
+function _rank(options: SelectMemoryOptions, notes: readonly ScopedMemoryEntry[]): _Candidate[] {
+  const { projectRoot, stores } = options;
   const byId = new Map(notes.map((note) => [note.id, note]));
   const chosen: _Candidate[] = [];
   const taken = new Set<string>();
   let episodes = 0;
   const query = options.query.trim();
   if (query) {
-    const { index } = openMemoryIndex({ projectRoot: shelf.projectRoot, stores, episodes: options.episodes });
+    const { index } = openMemoryIndex({ projectRoot, stores, episodes: options.episodes });
     const accept = (segment: string, id: string) => (segment === EPISODE_SEGMENT ? !id.startsWith("digest:") : byId.has(id));
     for (const hit of index.search(query, { limit: notes.length + _EPISODE_CAP * 4, filter: accept })) {
       if (hit.segment === EPISODE_SEGMENT) {
@@ -118,10 +118,10 @@ function _rank(options: SelectMemoryOptions, notes: readonly ScopedMemoryEntry[]
       }
       const note = byId.get(hit.id)!;
       taken.add(note.id);
-      chosen.push(_noteCandidate(note, shelf.projectRoot));
+      chosen.push(_noteCandidate(note, projectRoot));
     }
   }
-  for (const note of rankByUse(notes.filter((note) => !taken.has(note.id)))) chosen.push(_noteCandidate(note as ScopedMemoryEntry, shelf.projectRoot));
+  for (const note of rankByUse(notes.filter((note) => !taken.has(note.id)))) chosen.push(_noteCandidate(note as ScopedMemoryEntry, projectRoot));
   return chosen;
 }
 

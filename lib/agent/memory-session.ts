@@ -49,6 +49,8 @@ export interface SessionMemory {
   beginRun(prompt: string): AgentEvent[];
   /** The memory section of the current run's prompt. */
   section(): string;
+  /** The memory section of a subagent of `kind` (explore, review, worker): that kind's agent notes only. */
+  subagentSection(kind: string, prompt: string): string;
   /** What the current run's prompt carries (undefined before the first run). */
   injection(): MemoryInjection | undefined;
   endRun(): AgentEvent[];
@@ -77,11 +79,12 @@ export function openSessionMemory(options: SessionMemoryOptions): SessionMemory 
     beginRun(prompt) {
       shelf.clearRun();
       written = [];
-      injected = selectMemoryForPrompt({ shelf, episodes: options.episodes, query: prompt, budget: options.budget });
+      injected = selectMemoryForPrompt({ projectRoot, stores: shelf.stores(), episodes: options.episodes, query: prompt, budget: options.budget });
       const { tokens, budget, leftOut, items } = injected;
       return [{ type: "memory", tokens, budget, leftOut, injected: items }];
     },
     section: () => injected?.text ?? "",
+    subagentSection: (kind, prompt) => selectMemoryForPrompt({ projectRoot, stores: [shelf.agentStore(kind)], query: prompt, budget: options.budget }).text,
     injection: () => injected,
     endRun() {
       if (written.length === 0) return [];

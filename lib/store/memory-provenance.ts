@@ -93,12 +93,20 @@ export function namedFiles(projectRoot: string, text: string): string[] {
   return found;
 }
 
+/** Hashes by path, valid while the file's inode, size and modification time hold (a prompt checks many notes naming one file). */
+const _hashes = new Map<string, { stamp: string; hash: string }>();
+
 /** First 16 hex digits of the SHA-256 of the file, or null when it is missing, not a file or too large to hash. */
 export function hashFile(path: string): string | null {
   try {
     const stat = statSync(path);
     if (!stat.isFile() || stat.size > _HASH_BYTES_CAP) return null;
-    return createHash("sha256").update(readFileSync(path)).digest("hex").slice(0, 16);
+    const stamp = `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+    const known = _hashes.get(path);
+    if (known?.stamp === stamp) return known.hash;
+    const hash = createHash("sha256").update(readFileSync(path)).digest("hex").slice(0, 16);
+    _hashes.set(path, { stamp, hash });
+    return hash;
   } catch {
     return null;
   }

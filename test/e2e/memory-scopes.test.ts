@@ -41,6 +41,18 @@ describe("scopes through the binary", () => {
     expect((await shiro(["-p", "review the queue"])).code).toBe(0);
     expect(systemOf(e2e.fake.requests[0]!)).toContain("- (gotcha, agent) review the retry loop in queue.ts first");
     expect(systemOf(e2e.fake.requests[1]!)).not.toContain("retry loop");
+
+    // A review subagent sees the notes kept under its kind's name too; an explore one does not.
+    e2e.fake.script(
+      { toolCalls: [{ name: "task", input: { description: "review", prompt: "review the queue", kind: "review" } }] },
+      { text: "no defects" },
+      { toolCalls: [{ name: "task", input: { description: "explore", prompt: "explore the queue", kind: "explore" } }] },
+      { text: "explored" },
+      { text: "done" },
+    );
+    expect((await shiro(["-p", "have it reviewed"])).code).toBe(0);
+    expect(systemOf(e2e.fake.requests[3]!)).toContain("- (gotcha, agent) review the retry loop in queue.ts first");
+    expect(systemOf(e2e.fake.requests[5]!)).not.toContain("retry loop");
   });
 
   test("a repo note is read from the repository's .shiro/notes.json, and a remembered one lands there", async () => {
