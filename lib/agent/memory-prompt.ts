@@ -53,6 +53,8 @@ export interface SelectMemoryOptions {
   /** The current request: what relevance is measured against. */
   query: string;
   budget?: number;
+  /** Hears that the recall index was unreadable and rebuilt. */
+  onNotice?: (text: string) => void;
 }
 
 const _HEADER = [
@@ -107,7 +109,7 @@ function _rank(options: SelectMemoryOptions, notes: readonly ScopedMemoryEntry[]
   let episodes = 0;
   const query = options.query.trim();
   if (query) {
-    const { index } = openMemoryIndex({ projectRoot, stores, episodes: options.episodes });
+    const { index } = openMemoryIndex({ projectRoot, stores, episodes: options.episodes, onNotice: options.onNotice });
     const accept = (segment: string, id: string) => (segment === EPISODE_SEGMENT ? !id.startsWith("digest:") : byId.has(id));
     for (const hit of index.search(query, { limit: notes.length + _EPISODE_CAP * 4, filter: accept })) {
       if (hit.segment === EPISODE_SEGMENT) {

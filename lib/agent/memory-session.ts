@@ -4,7 +4,8 @@
  *
  * Contract:
  * - `beginRun(prompt)` (a new run, not a resumed one) empties the run store, chooses the notes for
- *   this request and returns the `memory` event the run log records.
+ *   this request and returns the `memory` event the run log records (none when nothing was
+ *   there to carry), after a notice when the recall index had to be rebuilt.
  * - Every note remembered records its provenance from what shiro observed of the turn so far:
  *   files read or changed by tool calls since the last user message, and the tools that brought
  *   untrusted text (web_fetch, MCP); memory-provenance.ts adds the commit and content hashes.
@@ -79,9 +80,14 @@ export function openSessionMemory(options: SessionMemoryOptions): SessionMemory 
     beginRun(prompt) {
       shelf.clearRun();
       written = [];
-      injected = selectMemoryForPrompt({ projectRoot, stores: shelf.stores(), episodes: options.episodes, query: prompt, budget: options.budget });
+      const notices: AgentEvent[] = [];
+      injected = selectMemoryForPrompt({
+        projectRoot, stores: shelf.stores(), episodes: options.episodes, query: prompt, budget: options.budget,
+        onNotice: (text) => notices.push({ type: "notice", text }),
+      });
       const { tokens, budget, leftOut, items } = injected;
-      return [{ type: "memory", tokens, budget, leftOut, injected: items }];
+      // A run with no memory to carry logs no memory event.
+      return items.length > 0 || leftOut > 0 ? [...notices, { type: "memory", tokens, budget, leftOut, injected: items }] : notices;
     },
     section: () => injected?.text ?? "",
     subagentSection: (kind, prompt) => selectMemoryForPrompt({ projectRoot, stores: [shelf.agentStore(kind)], query: prompt, budget: options.budget }).text,
