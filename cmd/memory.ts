@@ -8,7 +8,7 @@ import { UsageError } from "../lib/errors.ts";
 import { findProjectRoot } from "../lib/project.ts";
 import { openEpisodes } from "../lib/store/episodes.ts";
 import { lookupMemory, projectStores } from "../lib/store/memory-lookup.ts";
-import { refreshProvenance, staleNote } from "../lib/store/memory-provenance.ts";
+import { buildProvenance, refreshProvenance, staleNote } from "../lib/store/memory-provenance.ts";
 import { openMemoryShelf, type MemoryShelf } from "../lib/store/memory-scopes.ts";
 import { MEMORY_KINDS, MEMORY_SCOPES, sortNewestFirst, type MemoryKind, type MemoryScope, type MemoryStoreOptions } from "../lib/store/memory.ts";
 import { resolveInWorkspace } from "../lib/tools/jail.ts";
@@ -93,8 +93,10 @@ export default defineCommand({
       run({ args }) {
         const kind = String(args.kind);
         if (!(MEMORY_KINDS as readonly string[]).includes(kind)) throw new UsageError(`unknown memory kind "${kind}". Available: ${MEMORY_KINDS.join(", ")}`);
-        const store = _shelf(args.agent).store(_scope(args) ?? "project");
-        const result = store.remember(kind as MemoryKind, String(args.text), store.scope === "agent" ? { agent: store.agent } : undefined);
+        const shelf = _shelf(args.agent);
+        const store = shelf.store(_scope(args) ?? "project");
+        const text = String(args.text);
+        const result = store.remember(kind as MemoryKind, text, buildProvenance(shelf.projectRoot, text, store.scope === "agent" ? { agent: store.agent } : {}));
         if (args.json) return _json(result);
         _print(formatRememberResult(result, store.scope));
       },
