@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync
 import { join } from "node:path";
 import { estimateTextTokens, selectMemoryForPrompt } from "../../lib/agent/memory-prompt.ts";
 import { paths } from "../../lib/paths.ts";
+import { openEpisodes } from "../../lib/store/episodes.ts";
 import { lookupMemory, projectStores } from "../../lib/store/memory-lookup.ts";
 import { buildProvenance, refreshProvenance, staleNote } from "../../lib/store/memory-provenance.ts";
 import { agentMemoryPath, openMemoryShelf, REPO_NOTES_PATH } from "../../lib/store/memory-scopes.ts";
@@ -165,6 +166,19 @@ describe("the prompt section", () => {
     expect(injected.text).toContain(`(${41 - shown} more notes not shown: recall finds them)`);
     expect(injected.items.reduce((sum, item) => sum + item.tokens, 0)).toBeLessThan(200);
     expect(estimateTextTokens(injected.text)).toBe(injected.tokens);
+  });
+
+  test("a relevant episode joins the section as a line of its own; an unrelated one does not", () => {
+    const root = project();
+    const shelf = guarded(root);
+    const episodes = openEpisodes(root);
+    const base = { runIds: ["r"], startedAt: "2026-11-28T10:00:00.000Z", endedAt: "2026-11-28T11:00:00.000Z", filesRead: [], commands: [], outcome: { status: "completed", steps: 3, runs: 1 }, answer: "", spans: [] };
+    episodes.record({ ...base, id: "ep-1", sessionId: "01a23177-4c1e-7d2a-9f10-6b0c3e2d8a41", prompts: ["fix the flaky login redirect after sign-in"], filesChanged: ["src/authRedirect.ts"] });
+    episodes.record({ ...base, id: "ep-2", sessionId: "01a23178-4c1e-7d2a-9f10-6b0c3e2d8a42", prompts: ["bump the charting library"], filesChanged: ["package.json"] });
+    const injected = selectMemoryForPrompt({ projectRoot: root, stores: shelf.stores(), episodes, query: "the login redirect broke again" });
+    expect(injected.items).toEqual([{ kind: "episode", id: "ep-1", scope: "episode", tokens: expect.any(Number) }]);
+    expect(injected.text).toContain('- (episode 01a23177 2026-11-28) asked "fix the flaky login redirect after sign-in" · changed src/authRedirect.ts · completed');
+    expect(injected.text).not.toContain("charting");
   });
 
   test("a table of budgets: the section never exceeds one", () => {
