@@ -25,7 +25,7 @@ export const MemoryEntrySchema = v.object({
     commit: v.optional(v.string()),
     /** Files the note names or the turn had read, each with a content hash (null: missing then). */
     files: v.optional(v.array(v.object({ path: v.string(), hash: v.nullable(v.string()) }))),
-    /** Untrusted content in the turn's context when it was written: `web_fetch`, `mcp`, `untracked <path>`. */
+    /** Untrusted content in the turn's context when it was written: `web_fetch`, `mcp`, `outside <path>`, `untracked <path>`. */
     untrusted: v.optional(v.array(v.string())),
   })),
 });

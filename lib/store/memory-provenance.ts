@@ -5,8 +5,9 @@
  * absent outside git); and up to 8 files, each `{path, hash}` — the files the note's text names
  * that exist in the project, then the files the turn had read or changed — `hash` being the first
  * 16 hex digits of the SHA-256 of the content then (null: missing then). `untrusted` lists what
- * untrusted content the turn's context held: `web_fetch`, `mcp`, `untracked <path>` (a file read
- * in the turn that git does not track; only inside a git work tree).
+ * untrusted content the turn's context held: `web_fetch`, `mcp`, `outside <path>` (a file read
+ * outside the project), `untracked <path>` (a file read in the turn that git does not track; only
+ * inside a git work tree).
  *
  * Staleness: a note is possibly stale when a recorded file's hash differs now, or the file is gone.
  * Nothing here writes; git is run read-only, with a 3-second cap, and its failure is no error.
@@ -42,7 +43,9 @@ export function buildProvenance(projectRoot: string, text: string, turn: TurnObs
   const untrusted: string[] = [];
   if (turn.tools?.includes("web_fetch")) untrusted.push("web_fetch");
   if (turn.tools?.some((name) => name.startsWith("mcp__"))) untrusted.push("mcp");
-  if (commit) for (const path of _untracked(projectRoot, (turn.files ?? []).map((path) => _relative(projectRoot, path)))) untrusted.push(`untracked ${path}`);
+  const turnFiles = (turn.files ?? []).map((path) => _relative(projectRoot, path));
+  for (const path of turnFiles) if (path.startsWith("..") || isAbsolute(path)) untrusted.push(`outside ${resolve(projectRoot, path)}`);
+  if (commit) for (const path of _untracked(projectRoot, turnFiles)) untrusted.push(`untracked ${path}`);
   return {
     ...(turn.sessionId ? { sessionId: turn.sessionId } : {}),
     ...(turn.runId ? { runId: turn.runId } : {}),

@@ -133,6 +133,7 @@ describe("provenance and staleness", () => {
       files: [{ path: "tracked.ts", hash: expect.any(String) }, { path: "dropped.md", hash: expect.any(String) }],
       untrusted: ["untracked dropped.md"],
     });
+    expect(buildProvenance(root, "x", { files: [join(home.dir, "elsewhere.txt")] }).untrusted).toEqual([`outside ${join(home.dir, "elsewhere.txt")}`]);
     // The prompt says so under the note.
     const shelf = guarded(root);
     shelf.project.remember("fact", "tracked.ts holds a", source);
