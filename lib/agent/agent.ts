@@ -257,6 +257,8 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     },
     resumeRun(run, decision, signal, resumeOptions) {
       if (!episodeRuns.includes(run.id)) episodeRuns.push(run.id);
+      // A run resumed in a new process carries the memory chosen for its prompt again.
+      if (memoryScopes && !memoryScopes.injection()) memoryScopes.beginRun(run.prompt);
       return driver.resume(run, decision, signal, resumeOptions);
     },
     save: () => writer.save(),
