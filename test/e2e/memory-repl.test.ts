@@ -43,10 +43,12 @@ test("notes written are listed at the end of the turn; /memory shows scopes, bud
     at = await until("budget: 1500 estimated tokens", at);
     at = await until("injected into the current prompt: 1 note, 0 episodes", at);
     at = await until("› ", at);
-    e2e.fake.script({ toolCalls: [{ name: "recall", input: { query: "webhook secret" } }] }, { text: "ok" });
+    e2e.fake.script({ toolCalls: [{ name: "recall", input: { query: "webhook secret" } }] }, { text: "Recalled it." });
     proc.terminal!.write("and the secret?\r");
-    await until("ok", at);
-    expect(toolResultsOf(e2e.fake.requests.at(-1)!).at(-1)!.output).not.toContain("rotates hourly");
+    await until("Recalled it.", at);
+    const recalled = toolResultsOf(e2e.fake.requests.at(-1)!).at(-1)!.output;
+    expect(recalled).toStartWith("note (command, today): the webhook tests run with bun test test/webhook");
+    expect(recalled).not.toContain("rotates hourly");
   } finally {
     proc.kill("SIGKILL");
     await proc.exited;
