@@ -1,14 +1,13 @@
 /**
  * The strict flag parser, the only one: the root command parses its argv against ROOT_FLAGS
- * (declared once, in lib/session-flags.ts) and subcommands parse theirs with it too (_run-citty.ts).
+ * (declared once, in lib/config/flags.ts) and subcommands parse theirs with it too (_run-citty.ts).
  *
  * Parsing rule (kept from the seed): a flag takes the next argv item as its value unless that item
  * starts with `-`; `--flag=value` works too. `-p` alone (or `-p --json`) means "prompt from stdin".
  */
-import { UsageError } from "../lib/errors.ts";
-import type { FlagSpec } from "../lib/session-flags.ts";
+import { UsageError } from "../lib/platform/errors.ts";
+import type { FlagSpec } from "../lib/config/flags.ts";
 
-export { ROOT_FLAGS, type FlagKind, type FlagSpec } from "../lib/session-flags.ts";
 
 export interface ParsedFlags {
   /** Positional arguments, in order. */

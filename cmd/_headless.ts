@@ -1,10 +1,12 @@
 /** One headless turn: builds the agent, prints its events, and maps the stop to an exit code. */
-import { createAgent, type AgentFlags } from "../lib/agent/agent.ts";
-import { EXIT } from "../lib/errors.ts";
-import { describeNotices } from "../lib/repl/notices.ts";
+import { createAgent } from "../lib/agent/agent.ts";
+import { type AgentFlags } from "../lib/config/flags.ts";
+import { EXIT } from "../lib/platform/errors.ts";
+import { describeNotices } from "../lib/ui/notices.ts";
 import { shortSessionId } from "../lib/store/short-ids.ts";
-import { printRun } from "./_print.ts";
-import { onOutputLost, writeErr } from "./_output.ts";
+import { printRun } from "../lib/ui/print.ts";
+import { exitCodeOf } from "./_exit-codes.ts";
+import { onOutputLost, writeErr } from "../lib/ui/output.ts";
 
 export interface HeadlessOptions {
   json: boolean;
@@ -27,7 +29,7 @@ export async function runHeadless(prompt: string, flags: AgentFlags, options: He
   // Start-up notices arrive as `notice` events of the run (`[notice] …` on stderr in text mode).
   const agent = await createAgent({ cwd: process.cwd(), flags, mode: "headless", runId: process.env.SHIRO_RUN_ID, detached: process.env.SHIRO_DETACHED === "1" });
   try {
-    return await printRun(agent.turn(prompt, controller.signal, { notices: describeNotices(agent.startupNotices()) }), options);
+    return exitCodeOf(await printRun(agent.turn(prompt, controller.signal, { notices: describeNotices(agent.startupNotices()) }), options));
   } finally {
     const saved = agent.close();
     await agent.closed;

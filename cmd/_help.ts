@@ -1,8 +1,8 @@
 /** The root `--help` text: every flag, the subcommands, the config path, the environment, the state folder. */
-import { paths, stateDir } from "../lib/paths.ts";
+import { paths, stateDir } from "../lib/platform/paths.ts";
 import { presetKeyVariables } from "../lib/providers/presets.ts";
-import { PRODUCT, VERSION } from "../lib/version.ts";
-import { ROOT_FLAGS } from "./_flags.ts";
+import { PRODUCT, VERSION } from "../lib/platform/version.ts";
+import { ROOT_FLAGS } from "../lib/config/flags.ts";
 import { SUBCOMMAND_SUMMARIES } from "./_subcommands.ts";
 
 export function renderRootHelp(): string {

@@ -1,12 +1,14 @@
 /** `shiro runs resume <id>`: continues a run suspended on an approval, in this process. */
-import { createAgent, flagsFromRunOptions } from "../lib/agent/agent.ts";
-import { UserError } from "../lib/errors.ts";
-import { describeNotices } from "../lib/repl/notices.ts";
+import { createAgent } from "../lib/agent/agent.ts";
+import { flagsFromRunOptions } from "../lib/config/flags.ts";
+import { UserError } from "../lib/platform/errors.ts";
+import { describeNotices } from "../lib/ui/notices.ts";
 import { get as getApproval } from "../lib/store/approvals.ts";
 import { effectiveStatus, findRun } from "../lib/store/runs.ts";
 import { shortApprovalId, shortRunId } from "../lib/store/short-ids.ts";
-import { onOutputLost } from "./_output.ts";
-import { printRun } from "./_print.ts";
+import { onOutputLost } from "../lib/ui/output.ts";
+import { printRun } from "../lib/ui/print.ts";
+import { exitCodeOf } from "./_exit-codes.ts";
 
 export async function resumeBlockedRun(idOrPrefix: string, options: { json: boolean }): Promise<number> {
   const run = findRun(idOrPrefix);
@@ -23,7 +25,7 @@ export async function resumeBlockedRun(idOrPrefix: string, options: { json: bool
   const stopListening = onOutputLost(() => controller.abort());
   const agent = await createAgent({ cwd: run.cwd, flags: flagsFromRunOptions(run.options), mode: "headless", sessionId: run.sessionId });
   try {
-    return await printRun(agent.resumeRun(run, approval.status === "approved" ? "approved" : "denied", controller.signal, { notices: describeNotices(agent.startupNotices()) }), options);
+    return exitCodeOf(await printRun(agent.resumeRun(run, approval.status === "approved" ? "approved" : "denied", controller.signal, { notices: describeNotices(agent.startupNotices()) }), options));
   } finally {
     agent.close();
     await agent.closed;

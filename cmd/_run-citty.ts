@@ -4,12 +4,13 @@
  * enum's options and extra or missing positionals are UsageErrors (exit 2). citty's own parser and
  * runner are never called (they ignore unknown flags and read `--no-x` as x=false); `run` gets the
  * context citty would give it: `args` holds every flag given, each positional under its name, and
- * `_`. `--help`/`-h` prints the command's usage instead (cmd/_usage.ts).
+ * `_`. `--help`/`-h` prints the command's usage instead (lib/ui/usage.ts).
  */
 import type { ArgsDef, CommandContext, CommandDef } from "citty";
-import { UsageError } from "../lib/errors.ts";
-import { parseFlags, type FlagSpec, type ParsedFlags } from "./_flags.ts";
-import { writeOut } from "./_output.ts";
+import { UsageError } from "../lib/platform/errors.ts";
+import { parseFlags, type ParsedFlags } from "./_flags.ts";
+import { type FlagSpec } from "../lib/config/flags.ts";
+import { writeOut } from "../lib/ui/output.ts";
 
 export function specsFromArgs(args: ArgsDef): FlagSpec[] {
   const specs: FlagSpec[] = [{ name: "help", alias: "h", kind: "boolean", description: "help" }];
@@ -38,7 +39,7 @@ export async function runStrict(cmd: CommandDef<any>, rawArgs: string[], name: s
   const args: ArgsDef = (typeof cmd.args === "function" ? await cmd.args() : await cmd.args) ?? {};
   const parsed = parseFlags(rawArgs, specsFromArgs(args));
   if (parsed.help) {
-    const { renderCommandUsage } = await import("./_usage.ts");
+    const { renderCommandUsage } = await import("../lib/ui/usage.ts");
     writeOut(`${await renderCommandUsage(cmd, name)}\n`);
     return;
   }

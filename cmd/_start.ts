@@ -4,10 +4,10 @@
  * stderr; `--json` prints one AgentEvent per line on stdout and nothing else there.
  */
 import { spawn } from "node:child_process";
-import { EXIT, UsageError } from "../lib/errors.ts";
+import { EXIT, UsageError } from "../lib/platform/errors.ts";
 import type { ParsedFlags } from "./_flags.ts";
-import { agentFlagsFrom } from "../lib/session-flags.ts";
-import { writeOut, writeErr } from "./_output.ts";
+import { agentFlagsFrom } from "../lib/config/flags.ts";
+import { writeOut, writeErr } from "../lib/ui/output.ts";
 
 async function _readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -21,7 +21,7 @@ export async function startSession(flags: ParsedFlags): Promise<number> {
   if (flags.detach && !headless) throw new UsageError("--detach needs -p (headless mode)");
   if (flags.continue && flags.resume) throw new UsageError("use -c or -r, not both");
   if (!headless) {
-    const { startRepl } = await import("./_repl.ts");
+    const { startRepl } = await import("../lib/ui/repl.ts");
     return startRepl(agentFlagsFrom(flags));
   }
   let prompt = typeof flags.print === "string" ? flags.print.trim() : "";
@@ -34,8 +34,8 @@ export async function startSession(flags: ParsedFlags): Promise<number> {
 
 /** Re-runs this shiro in the background with the same flags (minus --detach) and prints the run id. */
 async function _detach(prompt: string): Promise<number> {
-  const { uuidv7 } = await import("../lib/ids.ts");
-  const { selfCommand } = await import("../lib/runtime.ts");
+  const { uuidv7 } = await import("../lib/platform/ids.ts");
+  const { selfCommand } = await import("../lib/platform/runtime.ts");
   const runId = uuidv7();
   const args = process.argv.slice(2).filter((arg) => arg !== "--detach");
   const withPrompt = _replacePrompt(args, prompt);

@@ -1,7 +1,7 @@
 /** `shiro config`: where config.json is, what it holds, and merging one setting into it. */
 import { defineCommand } from "citty";
-import { UsageError } from "../lib/errors.ts";
-import { writeOut } from "./_output.ts";
+import { UsageError } from "../lib/platform/errors.ts";
+import { writeOut } from "../lib/ui/output.ts";
 
 export default defineCommand({
   meta: { name: "config", description: "show or change config.json" },
@@ -9,14 +9,14 @@ export default defineCommand({
     path: defineCommand({
       meta: { description: "print the path of config.json" },
       async run() {
-        const { paths } = await import("../lib/paths.ts");
+        const { paths } = await import("../lib/platform/paths.ts");
         writeOut(`${paths.config()}\n`);
       },
     }),
     show: defineCommand({
       meta: { description: "print the validated config.json (apiKey masked)" },
       async run() {
-        const { loadConfigFile } = await import("../lib/config.ts");
+        const { loadConfigFile } = await import("../lib/config/config.ts");
         const file = loadConfigFile();
         const shown = file.apiKey ? { ...file, apiKey: `${file.apiKey.slice(0, 4)}…` } : file;
         writeOut(`${JSON.stringify(shown, null, 2)}\n`);
@@ -29,8 +29,8 @@ export default defineCommand({
         value: { type: "positional", description: "JSON value (a bare word is taken as a string); omit to remove the key", required: false },
       },
       async run({ args }) {
-        const { writeConfigPatch } = await import("../lib/config.ts");
-        const { paths } = await import("../lib/paths.ts");
+        const { writeConfigPatch } = await import("../lib/config/config.ts");
+        const { paths } = await import("../lib/platform/paths.ts");
         const key = String(args.key);
         let value: unknown;
         if (args.value !== undefined) {

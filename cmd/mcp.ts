@@ -3,10 +3,10 @@
  * servers in config.json. `list` connects to each (15 s bound) to report its state and tools.
  */
 import { defineCommand } from "citty";
-import { UsageError, UserError } from "../lib/errors.ts";
-import { renderServerList } from "../lib/repl/mcp-list.ts";
-import type { McpServerConfig } from "../lib/mcp-servers.ts";
-import { writeOut } from "./_output.ts";
+import { UsageError, UserError } from "../lib/platform/errors.ts";
+import { renderServerList } from "../lib/ui/mcp-list.ts";
+import type { McpServerConfig } from "../lib/extensions/mcp/servers.ts";
+import { writeOut } from "../lib/ui/output.ts";
 
 const _print = (text: string): void => {
   writeOut(`${text}\n`);
@@ -14,15 +14,15 @@ const _print = (text: string): void => {
 const _jsonFlag = { json: { type: "boolean", description: "print an array of server states as JSON" } } as const;
 
 async function _list(json: boolean): Promise<void> {
-  const { loadConfigFile } = await import("../lib/config.ts");
-  const { paths } = await import("../lib/paths.ts");
+  const { loadConfigFile } = await import("../lib/config/config.ts");
+  const { paths } = await import("../lib/platform/paths.ts");
   const servers = loadConfigFile().mcpServers ?? {};
   if (Object.keys(servers).length === 0) {
     if (json) return _print("[]");
     _print("no MCP servers configured");
     return _print("add one with: shiro mcp add <name> --command <cmd> [--arg <arg>]…  or  shiro mcp add <name> --url <url>");
   }
-  const { createMcpHub } = await import("../lib/mcp.ts");
+  const { createMcpHub } = await import("../lib/extensions/mcp/hub.ts");
   const hub = createMcpHub(servers, { cwd: process.cwd() });
   hub.start();
   await hub.ready();
@@ -91,8 +91,8 @@ const removeCommand = defineCommand({
   meta: { name: "remove", description: "remove a server from config.json (alias rm)" },
   args: { name: { type: "positional", description: "the server's name" } },
   async run({ args }) {
-    const { loadConfigFile, writeConfigPatch } = await import("../lib/config.ts");
-    const { paths } = await import("../lib/paths.ts");
+    const { loadConfigFile, writeConfigPatch } = await import("../lib/config/config.ts");
+    const { paths } = await import("../lib/platform/paths.ts");
     const name = String(args.name);
     const servers = { ...loadConfigFile().mcpServers };
     if (!Object.hasOwn(servers, name)) throw new UserError(`no MCP server named "${name}"`);
@@ -120,9 +120,9 @@ export default defineCommand({
         header: { type: "string", description: "remote server: \"Name: value\" sent with every request, repeatable" },
       },
       async run({ args, rawArgs }) {
-        const { loadConfigFile, writeConfigPatch } = await import("../lib/config.ts");
-        const { paths } = await import("../lib/paths.ts");
-        const { checkServerName, checkServerUrl, describeTarget } = await import("../lib/mcp-servers.ts");
+        const { loadConfigFile, writeConfigPatch } = await import("../lib/config/config.ts");
+        const { paths } = await import("../lib/platform/paths.ts");
+        const { checkServerName, checkServerUrl, describeTarget } = await import("../lib/extensions/mcp/servers.ts");
         const name = String(args.name);
         const servers = loadConfigFile().mcpServers ?? {};
         const problem = checkServerName(name, Object.keys(servers));

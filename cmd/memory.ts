@@ -4,8 +4,8 @@
  * `list --all` shows every scope, `list --episodes` the episodes.
  */
 import { defineCommand } from "citty";
-import { UsageError } from "../lib/errors.ts";
-import { findProjectRoot } from "../lib/project.ts";
+import { UsageError } from "../lib/platform/errors.ts";
+import { findProjectRoot } from "../lib/config/project.ts";
 import { openEpisodes } from "../lib/store/episodes.ts";
 import { lookupMemory, projectStores } from "../lib/store/memory-lookup.ts";
 import { buildProvenance, refreshProvenance, staleNote } from "../lib/store/memory-provenance.ts";
@@ -14,7 +14,7 @@ import { MEMORY_KINDS, MEMORY_SCOPES, sortNewestFirst, type MemoryKind, type Mem
 import { resolveInWorkspace } from "../lib/tools/jail.ts";
 import { formatForgetResult, formatRememberResult } from "../lib/tools/memory-tools.ts";
 import { formatEpisodeDetail, formatEpisodeLines, formatNoteDetail, formatNoteLines } from "../lib/ui/memory-view.ts";
-import { writeErr, writeOut } from "./_output.ts";
+import { writeErr, writeOut } from "../lib/ui/output.ts";
 
 const _notices: MemoryStoreOptions = { onNotice: (text) => writeErr(`shiro: ${text}\n`) };
 const _print = (text: string) => writeOut(`${text}\n`);
@@ -130,9 +130,9 @@ export default defineCommand({
       meta: { description: "have the model merge never-recalled notes (past 60)" },
       args: { scope: _flags.scope, global: _flags.global, agent: _flags.agent },
       async run({ args }) {
-        const { resolveConfig } = await import("../lib/config.ts");
+        const { resolveConfig } = await import("../lib/config/config.ts");
         const { completeOnce } = await import("../lib/providers/complete.ts");
-        const { compactMemory } = await import("../lib/store/memory-compaction.ts");
+        const { compactMemory } = await import("../lib/agent/memory-compaction.ts");
         // The config is resolved only once a model call is due: a store left as is needs no key.
         const result = await compactMemory(_shelf(args.agent).store(_scope(args) ?? "project"), (system, prompt, signal) => completeOnce(resolveConfig(), system, prompt, signal));
         _print(result.message);

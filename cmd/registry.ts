@@ -5,9 +5,10 @@
  * --yes.
  */
 import { defineCommand } from "citty";
-import { UserError } from "../lib/errors.ts";
-import type { RegistryEntry, RegistryIndex } from "../lib/registry.ts";
-import { writeOut } from "./_output.ts";
+import { UserError } from "../lib/platform/errors.ts";
+import type { RegistryEntry } from "../lib/extensions/registry/schema.ts";
+import type { RegistryIndex } from "../lib/extensions/registry/registry.ts";
+import { writeOut } from "../lib/ui/output.ts";
 
 const _print = (text: string): void => {
   writeOut(`${text}\n`);
@@ -16,14 +17,14 @@ const _json = (value: unknown): void => _print(JSON.stringify(value, null, 2));
 const _jsonFlag = { json: { type: "boolean", description: "print a JSON array" } } as const;
 
 async function _fetchIndex(): Promise<RegistryIndex> {
-  const { loadConfigFile } = await import("../lib/config.ts");
-  const { fetchRegistryIndex, resolveRegistryUrl } = await import("../lib/registry.ts");
+  const { loadConfigFile } = await import("../lib/config/config.ts");
+  const { fetchRegistryIndex, resolveRegistryUrl } = await import("../lib/extensions/registry/registry.ts");
   return fetchRegistryIndex(resolveRegistryUrl(loadConfigFile()));
 }
 
 async function _show(query: string | undefined, json: boolean): Promise<void> {
-  const { listInstalled, searchRegistry } = await import("../lib/registry.ts");
-  const { isInstalled, renderRegistryList } = await import("../lib/registry-view.ts");
+  const { listInstalled, searchRegistry } = await import("../lib/extensions/registry/registry.ts");
+  const { isInstalled, renderRegistryList } = await import("../lib/ui/registry-view.ts");
   const index = await _fetchIndex();
   const shown = query === undefined ? index.entries : searchRegistry(index.entries, query);
   const installed = listInstalled();
@@ -64,7 +65,7 @@ export default defineCommand({
         if (args.yes !== true && !process.stdin.isTTY) {
           throw new UserError(`not installing "${name}" without a confirmation: pass --yes to install without asking`);
         }
-        const { commitInstall, findRegistryEntry, stageInstall } = await import("../lib/registry.ts");
+        const { commitInstall, findRegistryEntry, stageInstall } = await import("../lib/extensions/registry/registry.ts");
         const entry = findRegistryEntry((await _fetchIndex()).entries, name);
         const staged = await stageInstall(entry);
         _print([...staged.preview, "", staged.warning].join("\n"));
@@ -77,8 +78,8 @@ export default defineCommand({
       meta: { name: "installed", description: "the skills and plugins installed from the registry" },
       args: _jsonFlag,
       async run({ args }) {
-        const { listInstalled } = await import("../lib/registry.ts");
-        const { renderInstalledList } = await import("../lib/registry-view.ts");
+        const { listInstalled } = await import("../lib/extensions/registry/registry.ts");
+        const { renderInstalledList } = await import("../lib/ui/registry-view.ts");
         const installed = listInstalled();
         if (args.json === true) return _json(installed);
         _print(renderInstalledList(installed));
@@ -88,7 +89,7 @@ export default defineCommand({
       meta: { name: "remove", description: "delete an installed skill or plugin" },
       args: { name: { type: "positional", description: "an installed name, or skill:<name> / plugin:<name>" } },
       async run({ args }) {
-        const { removeInstalled } = await import("../lib/registry.ts");
+        const { removeInstalled } = await import("../lib/extensions/registry/registry.ts");
         const removed = removeInstalled(String(args.name));
         _print(`removed ${removed.kind} ${removed.name}`);
         _print("restart shiro to unload it");

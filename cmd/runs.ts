@@ -4,9 +4,9 @@
  * an approval, once the approval is decided).
  */
 import { defineCommand } from "citty";
-import { UserError } from "../lib/errors.ts";
-import { writeOut } from "./_output.ts";
-import { events, list, search, show } from "./_runs-read.ts";
+import { UserError } from "../lib/platform/errors.ts";
+import { writeOut } from "../lib/ui/output.ts";
+import { events, list, search, show } from "../lib/ui/runs-read.ts";
 
 const tail = defineCommand({
   meta: { name: "tail", description: "follow a run's events until it ends" },
@@ -15,8 +15,9 @@ const tail = defineCommand({
     json: { type: "boolean", description: "print the stored lines as they are" },
   },
   async run({ args }) {
-    const { followRun } = await import("./_follow.ts");
-    process.exitCode = await followRun(String(args.id), { json: Boolean(args.json) });
+    const { followRun } = await import("../lib/ui/follow.ts");
+    const { exitCodeOf } = await import("./_exit-codes.ts");
+    process.exitCode = exitCodeOf(await followRun(String(args.id), { json: Boolean(args.json) }));
   },
 });
 

@@ -4,7 +4,7 @@
  * it. Exits 1 when the sandbox config asks for cannot be had, or the check sees the wrong thing.
  */
 import { defineCommand } from "citty";
-import { UserError } from "../lib/errors.ts";
+import { UserError } from "../lib/platform/errors.ts";
 
 export default defineCommand({
   meta: { name: "sandbox", description: "show the shell sandbox of this folder and check it works" },
@@ -12,7 +12,7 @@ export default defineCommand({
     json: { type: "boolean", description: "print one JSON object" },
   },
   async run({ args }) {
-    const { loadConfigFile } = await import("../lib/config.ts");
+    const { loadConfigFile } = await import("../lib/config/config.ts");
     const { detectSandbox, describeSandbox } = await import("../lib/sandbox/detect.ts");
     const { createCommandSandbox } = await import("../lib/sandbox/session.ts");
     const { checkSandbox } = await import("../lib/sandbox/check.ts");

@@ -3,9 +3,10 @@
  * and uncompacting take the session's lease, so they refuse a session open in a live process.
  */
 import { defineCommand } from "citty";
-import { renderProgressBar, renderTodoLines } from "../lib/store/notebook.ts";
-import { findSession, formatLocalMinute, formatSessionLine, listSessions, openSessionWriter, type SessionRecord } from "../lib/store/sessions.ts";
-import { writeOut, writeErr } from "./_output.ts";
+import { findSession, listSessions, openSessionWriter } from "../lib/store/sessions.ts";
+import type { SessionRecord } from "../lib/store/session-record.ts";
+import { formatSessionLine } from "../lib/ui/session-lines.ts";
+import { writeOut, writeErr } from "../lib/ui/output.ts";
 
 const _print = (text: string) => writeOut(`${text}\n`);
 
@@ -20,8 +21,9 @@ export default defineCommand({
       args: { id: { type: "positional", description: "session id or a unique prefix of it" }, ..._jsonFlag },
       async run({ args }) {
         const session = findSession(String(args.id));
-        const context = await _contextOf(session);
-        _print(args.json ? JSON.stringify({ ...session, context }, null, 2) : `${renderSessionDetails(session)}\n${_contextLine(context)}`);
+        const { describeContext, renderContextLine, renderSessionDetails } = await import("../lib/ui/session-details.ts");
+        const context = describeContext(session);
+        _print(args.json ? JSON.stringify({ ...session, context }, null, 2) : `${renderSessionDetails(session)}\n${renderContextLine(context)}`);
       },
     }),
     compact: defineCommand({
@@ -31,7 +33,7 @@ export default defineCommand({
         focus: { type: "string", description: "what the summary should pay most attention to" },
       },
       async run({ args }) {
-        const { resolveConfig } = await import("../lib/config.ts");
+        const { resolveConfig } = await import("../lib/config/config.ts");
         const { completeOnce } = await import("../lib/providers/complete.ts");
         const { compactSession } = await import("../lib/agent/session-compaction.ts");
         const config = resolveConfig();
@@ -64,34 +66,6 @@ export default defineCommand({
   },
 });
 
-export function renderSessionDetails(session: SessionRecord): string {
-  const lines = [
-    `session   ${session.id}`,
-    `title     ${session.title}`,
-    `directory ${session.cwd}`,
-    `model     ${session.provider}/${session.model}`,
-    `created   ${formatLocalMinute(session.createdAt)}`,
-    `updated   ${formatLocalMinute(session.updatedAt)}`,
-    `messages  ${session.messages.length}`,
-    `tokens    ${session.inputTokens} in, ${session.outputTokens} out`,
-    `cost      ${session.costUsd === undefined ? "not priced" : `$${session.costUsd.toFixed(4)}`}`,
-    `exchanges ${session.exchanges.length}`,
-  ];
-  const todos = session.notebook.todos;
-  if (todos.length > 0) lines.push("", renderProgressBar(todos), ...renderTodoLines(todos));
-  const last = session.exchanges[session.exchanges.length - 1];
-  if (last) {
-    lines.push(
-      "",
-      `last exchange (${last.status}, ${last.steps} ${last.steps === 1 ? "step" : "steps"}, run ${last.runId.slice(0, 8)}, ${formatLocalMinute(last.at)}):`,
-      `> ${last.query}`,
-      last.answer || "(no answer)",
-    );
-    if (last.toolsSummary) lines.push(`tools: ${last.toolsSummary}`);
-  }
-  return lines.join("\n");
-}
-
 /** Runs `fn` holding the session's one writer (its lease); `save` writes now. */
 async function _withWriter(id: string, fn: (session: SessionRecord, save: () => void) => Promise<void>): Promise<void> {
   const writer = openSessionWriter(findSession(id));
@@ -100,35 +74,4 @@ async function _withWriter(id: string, fn: (session: SessionRecord, save: () => 
   } finally {
     writer.close();
   }
-}
-
-interface ContextInfo {
-  tokens: number;
-  threshold: number;
-  share: number;
-  estimated: boolean;
-  spans: number;
-  archived: number;
-}
-
-async function _contextOf(session: SessionRecord): Promise<ContextInfo> {
-  const { loadConfigFile } = await import("../lib/config.ts");
-  const { DEFAULT_COMPACTION_THRESHOLD, estimateTokens } = await import("../lib/agent/context.ts");
-  const { readCompactionState } = await import("../lib/agent/context-manager.ts");
-  let threshold = DEFAULT_COMPACTION_THRESHOLD;
-  try {
-    threshold = loadConfigFile().compaction?.threshold ?? threshold;
-  } catch {
-    // a broken config.json does not stop `sessions show`; the default threshold is shown
-  }
-  const tokens = estimateTokens(session.messages);
-  const state = readCompactionState(session);
-  return { tokens, threshold, share: Math.round((tokens / threshold) * 1000) / 1000, estimated: true, spans: state.spans.length, archived: state.archive?.length ?? 0 };
-}
-
-function _contextLine(context: ContextInfo): string {
-  const parts = [`context   ~${context.tokens} tokens (estimate), ${Math.round(context.share * 100)}% of the ${context.threshold} compaction threshold`];
-  if (context.spans > 0) parts.push(`; ${context.spans} span${context.spans === 1 ? "" : "s"} compacted`);
-  if (context.archived > 0) parts.push(`; ${context.archived} transcript${context.archived === 1 ? "" : "s"} archived by compact`);
-  return parts.join("");
 }

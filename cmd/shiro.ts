@@ -6,11 +6,12 @@
  * This file and the modules it imports up front are the start-up path: keep them light.
  * Exit codes are decided here and in cmd/ only.
  */
-import { EXIT, UsageError, UserError } from "../lib/errors.ts";
-import { detectRuntime } from "../lib/runtime.ts";
-import { PRODUCT, describeVersion } from "../lib/version.ts";
-import { ROOT_FLAGS, parseFlags, type ParsedFlags } from "./_flags.ts";
-import { exitAfterOutput, writeErr, writeOutNow } from "./_output.ts";
+import { EXIT, UsageError, UserError } from "../lib/platform/errors.ts";
+import { detectRuntime } from "../lib/platform/runtime.ts";
+import { PRODUCT, describeVersion } from "../lib/platform/version.ts";
+import { ROOT_FLAGS } from "../lib/config/flags.ts";
+import { parseFlags, type ParsedFlags } from "./_flags.ts";
+import { exitAfterOutput, writeErr, writeOutNow } from "../lib/ui/output.ts";
 import { SUBCOMMANDS } from "./_subcommands.ts";
 
 export function versionLine(): string {

@@ -4,7 +4,8 @@
  * Session, plugin and MCP tools exist only inside a session: `/tools` lists those.
  */
 import { defineCommand } from "citty";
-import { writeOut } from "./_output.ts";
+import { writeOut } from "../lib/ui/output.ts";
+import { renderToolCosts } from "../lib/ui/tool-costs-table.ts";
 
 export default defineCommand({
   meta: { name: "tools", description: "list the built-in tools, their sets and schema bytes" },
@@ -12,7 +13,7 @@ export default defineCommand({
     json: { type: "boolean", description: "print one JSON object instead of tables" },
   },
   async run({ args }) {
-    const { loadConfigFile } = await import("../lib/config.ts");
+    const { loadConfigFile } = await import("../lib/config/config.ts");
     const { builtinTools, measureToolCosts } = await import("../lib/tools/index.ts");
     const config = loadConfigFile();
     const tools = builtinTools({ complete: _noModelHere, allowHosts: config.webFetch?.allowHosts });
@@ -21,28 +22,11 @@ export default defineCommand({
       writeOut(`${JSON.stringify(costs)}\n`);
       return;
     }
-    const toolRows = costs.tools.map((t) => [t.name, t.set ?? "-", t.offered ? "offered" : "withheld", String(t.bytes)]);
-    const setRows = costs.sets.map((s) => [s.set, String(s.tools), s.active ? "on" : "off", String(s.bytes)]);
-    const offeredCount = costs.tools.filter((t) => t.offered).length;
-    writeOut([
-      ..._table(["tool", "set", "this session", "bytes"], toolRows),
-      "",
-      ..._table(["set", "tools", "this session", "bytes"], setRows),
-      "",
-      `${offeredCount} of ${costs.tools.length} tools offered: ${costs.offeredBytes} bytes of schema per request`,
-      "",
-    ].join("\n"));
+    writeOut(renderToolCosts(costs));
   },
 });
 
 // `shiro tools` lists tools and never runs one, so git_commit_message gets no model to call.
 async function _noModelHere(): Promise<string> {
   throw new Error("git_commit_message cannot run from `shiro tools`");
-}
-
-/** Left-aligned columns, the last one right-aligned (numbers). */
-function _table(header: string[], rows: string[][]): string[] {
-  const all = [header, ...rows];
-  const widths = header.map((_, i) => Math.max(...all.map((row) => row[i]!.length)));
-  return all.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join("  ").trimEnd());
 }

@@ -5,7 +5,7 @@
  * the command off for installs something else manages. docs/release.md describes it.
  */
 import { defineCommand } from "citty";
-import { UserError } from "../lib/errors.ts";
+import { UserError } from "../lib/platform/errors.ts";
 
 export default defineCommand({
   meta: { name: "update", description: "replace this binary with the latest release, or only say whether one exists" },
@@ -13,11 +13,11 @@ export default defineCommand({
     check: { type: "boolean", description: "only say whether a newer release exists; change nothing" },
   },
   async run({ args }) {
-    const { loadConfigFile } = await import("../lib/config.ts");
-    const { paths } = await import("../lib/paths.ts");
+    const { loadConfigFile } = await import("../lib/config/config.ts");
+    const { paths } = await import("../lib/platform/paths.ts");
     const { applyUpdate, checkForUpdate, resolveReleaseBase } = await import("../lib/release/update.ts");
-    const { BUILD } = await import("../lib/version.ts");
-    const { isCompiledBinary } = await import("../lib/runtime.ts");
+    const { BUILD } = await import("../lib/platform/version.ts");
+    const { isCompiledBinary } = await import("../lib/platform/runtime.ts");
     const config = loadConfigFile();
     if (config.update?.enabled === false) {
       throw new UserError(`updates are turned off (update.enabled is false in ${paths.config()}); update this install the way it was installed`);

@@ -4,8 +4,8 @@
  * exactly, so `docs/dist-layout.md` and `src/build-info.ts` pass while `dist/app.js` does not.
  * It judges the paths every `write` tool declares (ToolDefinition.paths, folders expanded).
  */
-import type { Plugin } from "../lib/plugins.ts";
-import { pathSegments } from "../lib/write-paths.ts";
+import type { Plugin } from "../lib/extensions/plugin-api.ts";
+import { pathSegments } from "../lib/approval/write-paths.ts";
 
 export interface ProtectRule {
   why: string;

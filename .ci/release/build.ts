@@ -22,7 +22,7 @@ import pkg from "../../package.json" with { type: "json" };
 import { INDEX_FORMAT, type ReleaseArtifact, type ReleaseIndex } from "../../lib/release/release-index.ts";
 import { writeTar } from "../../lib/release/tar.ts";
 import { INDEX_FILE, RELEASE_TARGETS, SUMS_FILE, archiveEntryName, archiveFileName, binaryFileName, findTarget, type ReleaseTarget } from "../../lib/release/targets.ts";
-import { PRODUCT } from "../../lib/version.ts";
+import { PRODUCT } from "../../lib/platform/version.ts";
 import { writeZip } from "./zip.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");

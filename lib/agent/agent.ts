@@ -6,12 +6,13 @@
  * what wiring found worth telling is returned as data (`startupNotices`), worded by the front end.
  * Front ends (headless, REPL, `runs resume`) only consume the AgentEvent stream.
  */
-import type { ResolvedConfig } from "../config.ts";
+import type { ResolvedConfig } from "../config/config.ts";
 import type { AgentName, ThinkingLevel } from "../vocabulary.ts";
-import { createBlockingDecision, createGate, denyAll, type DecisionSource, type Gate } from "../approval.ts";
-import { defaultPermission, parsePermissionRules, evaluatePermission, type PermissionRules } from "../permissions.ts";
-import type { PluginHost } from "../plugins.ts";
-import { findProjectRoot } from "../project.ts";
+import { createBlockingDecision, createGate, denyAll, type Gate } from "../approval/gate.ts";
+import { type DecisionSource } from "../approval/request.ts";
+import { defaultPermission, parsePermissionRules, evaluatePermission, type PermissionRules } from "../approval/rules.ts";
+import type { PluginHost } from "../extensions/plugin-api.ts";
+import { findProjectRoot } from "../config/project.ts";
 import { detectSandbox, type SandboxStatus } from "../sandbox/detect.ts";
 import { createCommandSandbox } from "../sandbox/session.ts";
 import { connectionFromConfig, createModelClient, type ModelClient } from "../providers/client.ts";
@@ -19,31 +20,30 @@ import type { MemoryStore } from "../store/memory.ts";
 import { openEpisodes } from "../store/episodes.ts";
 import { createEmbeddingClient, type EmbeddingClient } from "../search/embeddings.ts";
 import { recordSessionEpisode, summarizeEpisode } from "./episode-recorder.ts";
-import { renderTodosForPrompt, type Todo } from "../store/notebook.ts";
+import type { Todo } from "../store/notebook.ts";
 import type { RunSnapshot } from "../store/runs.ts";
-import { openSessionWriter, type SessionRecord, type SessionWriter } from "../store/sessions.ts";
-import { renderSkillCatalogue, type Skill } from "../skills.ts";
+import { openSessionWriter, type SessionWriter } from "../store/sessions.ts";
+import { type SessionRecord } from "../store/session-record.ts";
+import { renderSkillCatalogue, type Skill } from "../extensions/skills.ts";
 import { builtinTools, checkToolList, selectTools } from "../tools/index.ts";
 import { createSkillTool } from "../tools/skill.ts";
 import { createRecallDiscardedTool } from "../tools/recall-discarded.ts";
 import { createTodoTool } from "../tools/todo.ts";
 import type { ToolDefinition } from "../tools/types.ts";
-import type { McpServerStatus } from "../mcp.ts";
-import { runOptionsFromFlags, type AgentFlags } from "../session-flags.ts";
-import { createContextManager, type ContextManager } from "./context-manager.ts";
-import type { AgentEvent } from "./events.ts";
+import type { McpServerStatus } from "../extensions/mcp/hub.ts";
+import { runOptionsFromFlags, type AgentFlags } from "../config/flags.ts";
+import { createContextManager, type ContextManager } from "./context/manager.ts";
+import type { AgentEvent } from "../events.ts";
 import { openSessionMemory, type SessionMemory } from "./memory-session.ts";
 import { loadInstructions, renderInstructions, type InstructionFile } from "./instructions.ts";
-import type { StartupNotice } from "./notices.ts";
-import { buildSystemPrompt } from "./prompt.ts";
+import type { StartupNotice } from "../notices.ts";
+import { buildSystemPrompt, renderTodosForPrompt } from "./prompt.ts";
 import { createRunDriver, createRunIds, createUsageTally, type RunStartOptions } from "./run-driver.ts";
 import { connectMcp, openPlugins, openSkills } from "./session-extensions.ts";
 import { pickSession, resolveAgentConfig } from "./session-start.ts";
 import { createTaskTool } from "./subagent.ts";
 import { DEFAULT_MAX_STEPS, VARIANTS, type AgentVariant } from "./variants.ts";
 
-export { flagsFromRunOptions, runOptionsFromFlags, type AgentFlags } from "../session-flags.ts";
-export { MissingKeyError } from "./session-start.ts";
 
 export interface CreateAgentOptions {
   cwd: string;

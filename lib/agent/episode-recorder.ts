@@ -14,7 +14,7 @@
  */
 import { buildEpisode, loadEpisodeRuns } from "../store/episode-build.ts";
 import type { Episode, EpisodeStore } from "../store/episodes.ts";
-import type { SessionRecord } from "../store/sessions.ts";
+import type { SessionRecord } from "../store/session-record.ts";
 
 /** A one-shot model call: system text and one user prompt in, the reply's text out. */
 export type CompleteFn = (system: string, prompt: string, signal: AbortSignal) => Promise<string>;

@@ -15,20 +15,18 @@
 import * as v from "valibot";
 import { findPlaceholderKinds, placeholderFor } from "../secrets/redact.ts";
 import { describeIssue } from "../store/json-file.ts";
-import { addUsage, assistantText, toolCalls, type AssistantMessage, type Message, type ToolCallPart, type ToolResultPart, type Usage } from "../providers/messages.ts";
-import type { ModelEvent, ModelRequest, ThinkingLevel } from "../providers/types.ts";
+import { addUsage, assistantText, toolCalls, type AssistantMessage, type Message, type ToolCallPart, type ToolResultPart, type Usage } from "../messages.ts";
+import type { ModelEvent, ModelRequest } from "../providers/types.ts";
+import type { ThinkingLevel } from "../vocabulary.ts";
 import { toToolSpec } from "../tools/schema.ts";
 import { capResult, type ToolDefinition } from "../tools/types.ts";
-import { USER_DENIED_REASON, type Gate } from "../approval.ts";
+import { USER_DENIED_REASON, type Gate } from "../approval/gate.ts";
 import type { CommandSandbox } from "../sandbox/session.ts";
-import type { ModelClient as SessionModelClient } from "../providers/client.ts";
+import type { ModelClient } from "../providers/client.ts";
 import type { Suspension } from "../store/runs.ts";
-import type { AgentEvent, StopKind } from "./events.ts";
+import type { AgentEvent, StopKind } from "../events.ts";
 
-/** The part of the session's model client (lib/providers/client.ts) the loop uses. */
-export type ModelClient = Pick<SessionModelClient, "stream">;
-
-/** The approval gate the loop consults before every call (lib/approval.ts implements it). */
+/** The approval gate the loop consults before every call (lib/approval/gate.ts implements it). */
 export type LoopGate = Pick<Gate, "check" | "newTurn" | "deniesPath">;
 
 export interface WirePreparation {
@@ -37,7 +35,8 @@ export interface WirePreparation {
 }
 
 export interface TurnOptions {
-  client: ModelClient;
+  /** The part of the session's model client the loop uses. */
+  client: Pick<ModelClient, "stream">;
   model: string;
   thinking: ThinkingLevel;
   /** History of the session; the loop appends to it. */

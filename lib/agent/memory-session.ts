@@ -12,9 +12,9 @@
  * - `endRun()` returns one notice listing every note stored during the run, or nothing.
  * Not opened at all under --no-memory (agent.ts), so no scope is read or written then.
  */
-import { shortestUniquePrefix } from "../ids.ts";
+import { shortestUniquePrefix } from "../platform/ids.ts";
 import type { EmbeddingClient } from "../search/embeddings.ts";
-import type { Message } from "../providers/messages.ts";
+import type { Message } from "../messages.ts";
 import { projectPath } from "../store/episode-build.ts";
 import type { EpisodeStore } from "../store/episodes.ts";
 import { buildProvenance } from "../store/memory-provenance.ts";
@@ -23,7 +23,7 @@ import type { MemoryEntry, MemoryScope } from "../store/memory.ts";
 import { resolveInWorkspace } from "../tools/jail.ts";
 import { createMemoryTools } from "../tools/memory-tools.ts";
 import type { ToolDefinition } from "../tools/types.ts";
-import type { AgentEvent } from "./events.ts";
+import type { AgentEvent } from "../events.ts";
 import { selectMemoryForPrompt, type MemoryInjection } from "./memory-prompt.ts";
 
 export interface SessionMemoryOptions {

@@ -5,6 +5,7 @@
  * memory, skills catalogue, agent appendix, plugin appendices, task list. Each tool's line and
  * what the prompt says about changing and running come from the tools' declarations.
  */
+import { countTodos, renderTodoLines, type Todo } from "../store/notebook.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 
 /** What the prompt reads of a tool: its name and its declarations (lib/tools/types.ts). */
@@ -89,4 +90,13 @@ export function buildSystemPrompt(input: PromptInput): string {
     input.todos ?? "",
   ];
   return sections.filter((section) => section.trim().length > 0).join("\n\n");
+}
+
+/** The task list as the system prompt carries it; "" when there is no list. */
+export function renderTodosForPrompt(todos: readonly Todo[]): string {
+  if (todos.length === 0) return "";
+  const counts = countTodos(todos);
+  const blocked = counts.blocked > 0 ? `, ${counts.blocked} blocked` : "";
+  const header = `Your task list (${counts.done}/${counts.total} done${blocked}). Keep it current with todo_write:`;
+  return [header, ...renderTodoLines(todos)].join("\n");
 }

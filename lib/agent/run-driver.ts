@@ -5,23 +5,25 @@
  * session (usage, cost, the exchange record) and the snapshot are brought up to date and
  * `done` closes the stream. The agent session (agent.ts) only wires what a run needs.
  */
-import type { Gate } from "../approval.ts";
+import type { Gate } from "../approval/gate.ts";
 import type { ThinkingLevel } from "../vocabulary.ts";
-import type { PluginHost } from "../plugins.ts";
-import { addUsage, type Message, type Usage } from "../providers/messages.ts";
+import type { PluginHost } from "../extensions/plugin-api.ts";
+import { addUsage, type Message, type Usage } from "../messages.ts";
 import { costUsd } from "../providers/pricing.ts";
 import type { MemoryStore } from "../store/memory.ts";
 import type { Todo } from "../store/notebook.ts";
-import { uuidv7 } from "../ids.ts";
-import { cancelRequested, clearCancelRequest, openRunLog, type RunLog, type RunOptions, type RunSnapshot } from "../store/runs.ts";
+import { uuidv7 } from "../platform/ids.ts";
+import { cancelRequested, clearCancelRequest, openRunLog, type RunLog, type RunSnapshot } from "../store/runs.ts";
+import { type RunOptions } from "../config/flags.ts";
 import { shortApprovalId, shortRunId } from "../store/short-ids.ts";
-import { UserError } from "../errors.ts";
-import { appendExchange, historyForResume, type SessionRecord } from "../store/sessions.ts";
+import { UserError } from "../platform/errors.ts";
+import { appendExchange, historyForResume, type SessionRecord } from "../store/session-record.ts";
 import type { CommandSandbox } from "../sandbox/session.ts";
 import type { ToolDefinition } from "../tools/types.ts";
-import type { ContextManager } from "./context-manager.ts";
-import type { AgentEvent } from "./events.ts";
-import { runTurn, type ModelClient, type TurnInput, type TurnResult } from "./loop.ts";
+import type { ContextManager } from "./context/manager.ts";
+import type { AgentEvent } from "../events.ts";
+import { runTurn, type TurnInput, type TurnResult } from "./loop.ts";
+import type { ModelClient } from "../providers/client.ts";
 
 export interface RunDriverOptions {
   session: SessionRecord;

@@ -4,10 +4,10 @@
  * summary and archives the replaced messages in the session (never destroyed); uncompaction puts
  * the full history back on the wire for the next step when it fits.
  */
-import type { Message } from "../providers/messages.ts";
-import { readCompactionState } from "./context-manager.ts";
-import { uncompact, type CompactionState } from "./context-state.ts";
-import { applyManualCompaction, buildManualCompactRequest, parseSummary } from "./episodes.ts";
+import type { Message } from "../messages.ts";
+import { readCompactionState } from "./context/manager.ts";
+import { uncompact, type CompactionState } from "./context/state.ts";
+import { applyManualCompaction, buildManualCompactRequest, parseSummary } from "./context/span-summaries.ts";
 import type { CompleteFn } from "../providers/complete.ts";
 
 export interface CompactableSession {

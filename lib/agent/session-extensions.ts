@@ -3,23 +3,23 @@
  * the registry), skills, and MCP servers. Each step returns what it opened and pushes what went
  * wrong as notices; nothing here throws for a broken extension.
  */
-import type { ResolvedConfig } from "../config.ts";
-import type { McpHub } from "../mcp.ts";
-import { stateDir } from "../paths.ts";
-import { createDisabledPluginHost, createPluginHost } from "../plugin-host.ts";
-import type { PluginHost } from "../plugins.ts";
+import type { ResolvedConfig } from "../config/config.ts";
+import type { McpHub } from "../extensions/mcp/hub.ts";
+import { stateDir } from "../platform/paths.ts";
+import { createDisabledPluginHost, createPluginHost } from "../extensions/plugin-host.ts";
+import type { PluginHost } from "../extensions/plugin-api.ts";
 import type { CommandSandbox } from "../sandbox/session.ts";
 import type { SandboxStatus } from "../sandbox/detect.ts";
-import { loadSkills, type Skill } from "../skills.ts";
-import type { AgentEvent } from "./events.ts";
-import type { StartupNotice } from "./notices.ts";
+import { loadSkills, type Skill } from "../extensions/skills.ts";
+import type { AgentEvent } from "../events.ts";
+import type { StartupNotice } from "../notices.ts";
 
 /** Builtin plugins from config, plus every plugin installed from the registry; none with --no-plugins. */
 export async function openPlugins(cwd: string, config: ResolvedConfig, sandbox: CommandSandbox, disabled: boolean, notices: StartupNotice[]): Promise<PluginHost> {
   if (disabled) return createDisabledPluginHost();
   const plugins = createPluginHost({ cwd, enabled: config.file.plugins, wrapCommand: (argv) => sandbox.wrap(argv, cwd) });
   // Plugins installed from the registry always load (declarative deny rules), unless --no-plugins.
-  const { loadInstalledPlugins } = await import("../registry.ts");
+  const { loadInstalledPlugins } = await import("../extensions/registry/registry.ts");
   const installed = loadInstalledPlugins();
   if (installed.manifests.length > 0) plugins.loadInstalled(installed.manifests);
   for (const failure of installed.failures) notices.push({ code: "plugin-failed", name: failure.name, error: failure.error });
@@ -54,7 +54,7 @@ export async function connectMcp(options: { cwd: string; config: ResolvedConfig;
     notices.push({ code: "mcp-off", servers: count });
     return { events };
   }
-  const { createMcpHub } = await import("../mcp.ts");
+  const { createMcpHub } = await import("../extensions/mcp/hub.ts");
   const { sandbox } = options;
   const hub = createMcpHub(servers, { cwd: options.cwd, ...(options.sandboxStatus.mcp ? { wrapCommand: (argv, dir) => sandbox.wrap(argv, dir) } : {}) });
   hub.onChange((status) => {

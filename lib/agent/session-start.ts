@@ -3,11 +3,12 @@
  * server standing in when no key is configured) and the session record (new, `-c`, `-r`, or
  * the one `shiro runs resume` names). What they find worth telling is returned as notices.
  */
-import { UserError } from "../errors.ts";
-import { resolveConfig, type ResolvedConfig } from "../config.ts";
-import { createSession, findSession, newestForCwd, type SessionRecord } from "../store/sessions.ts";
-import type { AgentFlags } from "../session-flags.ts";
-import type { StartupNotice } from "./notices.ts";
+import { UserError } from "../platform/errors.ts";
+import { resolveConfig, type ResolvedConfig } from "../config/config.ts";
+import { createSession, type SessionRecord } from "../store/session-record.ts";
+import { findSession, newestForCwd } from "../store/sessions.ts";
+import type { AgentFlags } from "../config/flags.ts";
+import type { StartupNotice } from "../notices.ts";
 
 /** No key for the chosen provider: headless exits 1 with this; the REPL opens provider setup instead. */
 export class MissingKeyError extends UserError {
@@ -21,7 +22,7 @@ export interface SessionChoice {
   flags: Pick<AgentFlags, "resume" | "continue">;
 }
 
-/** Config flags as lib/config.ts wants them. */
+/** Config flags as lib/config/config.ts wants them. */
 function _configFlags(flags: AgentFlags) {
   return { provider: flags.provider, protocol: flags.protocol, model: flags.model, baseURL: flags.baseURL, agent: flags.agent, thinking: flags.think };
 }

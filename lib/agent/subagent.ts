@@ -12,11 +12,12 @@
  * the agent-scoped notes kept under its kind's name (`shiro memory add … --scope agent --agent review`).
  */
 import * as v from "valibot";
-import type { ThinkingLevel } from "../config.ts";
-import type { Usage } from "../providers/messages.ts";
+import type { ThinkingLevel } from "../vocabulary.ts";
+import type { Usage } from "../messages.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import description from "./task.md" with { type: "text" };
-import { runTurn, type LoopGate, type ModelClient } from "./loop.ts";
+import { runTurn, type LoopGate } from "./loop.ts";
+import type { ModelClient } from "../providers/client.ts";
 import { buildSystemPrompt } from "./prompt.ts";
 
 export const SUBAGENT_MAX_STEPS = 20;

@@ -3,7 +3,7 @@
  * prompt appendix. `--agent` / config `agent` picks one; `--think` overrides its thinking.
  * The variant is never restored from a session: it always comes from current flags and config.
  */
-import type { AgentName, ThinkingLevel } from "../config.ts";
+import type { AgentName, ThinkingLevel } from "../vocabulary.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 
 export interface AgentVariant {

@@ -5,7 +5,7 @@
  * (a content block index, an output item index, a tool call index). Tool-call arguments are
  * collected as raw text and parsed once, when the message is built.
  */
-import type { AssistantMessage, Protocol, ReasoningPart, TextPart, ToolCallPart, Usage } from "./messages.ts";
+import type { AssistantMessage, Protocol, ReasoningPart, TextPart, ToolCallPart, Usage } from "../messages.ts";
 
 type SlotKey = string | number;
 

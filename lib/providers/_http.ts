@@ -18,7 +18,7 @@ import { ofetch } from "ofetch";
 import { createDraft, type MessageDraft } from "./_draft.ts";
 import { classifyFailure, describeFetchError, parseFailureBody, readRetryAfterMs, type RetryableFailure, type WireFailure } from "./_failures.ts";
 import { readSse, type SseMessage } from "./_sse.ts";
-import type { StopReason } from "./messages.ts";
+import type { StopReason } from "../messages.ts";
 import type { ModelEvent, ModelRequest, ProviderConnection, ProviderError } from "./types.ts";
 
 export interface WireRequest {

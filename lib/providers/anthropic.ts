@@ -9,7 +9,7 @@
 import { streamWire, type DecodeEnd, type WireRequest } from "./_http.ts";
 import type { MessageDraft } from "./_draft.ts";
 import { parseEventData, type SseMessage } from "./_sse.ts";
-import type { AssistantMessage, Message, ReasoningPart, StopReason } from "./messages.ts";
+import type { AssistantMessage, Message, ReasoningPart, StopReason } from "../messages.ts";
 import { anthropicThinking } from "./thinking.ts";
 import type { Adapter, ModelEvent, ModelRequest, ProviderConnection } from "./types.ts";
 

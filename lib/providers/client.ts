@@ -7,9 +7,9 @@
  * makes the client switch to `openai-chat` for the rest of its life, yield a `notice`, and run
  * that same request again on chat. Any other error is passed through unchanged.
  */
-import type { ResolvedConfig } from "../config.ts";
+import type { ResolvedConfig } from "../config/config.ts";
 import { streamAnthropic } from "./anthropic.ts";
-import type { Protocol } from "./messages.ts";
+import type { Protocol } from "../messages.ts";
 import { streamOpenAIChat } from "./openai-chat.ts";
 import { streamOpenAIResponses } from "./openai-responses.ts";
 import type { Preset } from "./presets.ts";

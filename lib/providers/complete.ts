@@ -3,10 +3,10 @@
  * prompt, no tools, no thinking; the reply's text comes back. A provider error or an abort is
  * thrown, so callers leave their state untouched.
  */
-import type { ResolvedConfig } from "../config.ts";
-import { UserError } from "../errors.ts";
+import type { ResolvedConfig } from "../config/config.ts";
+import { UserError } from "../platform/errors.ts";
 import { connectionFromConfig, createModelClient } from "./client.ts";
-import { assistantText } from "./messages.ts";
+import { assistantText } from "../messages.ts";
 
 /** A one-shot model call: system text and one user prompt in, the reply's text out (the session's, or `completeOnce`). */
 export type CompleteFn = (system: string, prompt: string, signal?: AbortSignal) => Promise<string>;

@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import { streamWire, type DecodeEnd, type StreamDecoder, type WireRequest } from "./_http.ts";
 import type { MessageDraft } from "./_draft.ts";
 import { parseEventData, type SseMessage } from "./_sse.ts";
-import type { Message, StopReason, ToolResultPart } from "./messages.ts";
+import type { Message, StopReason, ToolResultPart } from "../messages.ts";
 import { openAIEffort } from "./thinking.ts";
 import type { Adapter, ModelEvent, ModelRequest, ProviderConnection } from "./types.ts";
 

@@ -3,9 +3,8 @@
  * key, and the compat flags the adapters read — never `if (model.includes(…))` branches.
  */
 
-import type { Protocol } from "./messages.ts";
+import type { Protocol } from "../messages.ts";
 import type { ProtocolFlag } from "../vocabulary.ts";
-export type { Protocol, ProtocolFlag };
 
 /** `--protocol` / `SHIRO_PROTOCOL` / config `protocol` spell the protocols short (lib/vocabulary.ts lists them). */
 export const PROTOCOL_FLAG_VALUES = { chat: "openai-chat", responses: "openai-responses", anthropic: "anthropic" } as const satisfies Record<ProtocolFlag, Protocol>;

@@ -3,7 +3,7 @@
  * (`undefined`): a price is never guessed.
  */
 import { lookupByModelPrefix } from "./_model-prefix.ts";
-import type { Usage } from "./messages.ts";
+import type { Usage } from "../messages.ts";
 
 export interface ModelPrice {
   /** USD per one million input tokens. */

@@ -19,7 +19,7 @@
  * room for an answer, or thinking is not sent at all.
  */
 import { lookupByModelPrefix } from "./_model-prefix.ts";
-import type { ThinkingLevel } from "./types.ts";
+import type { ThinkingLevel } from "../vocabulary.ts";
 
 export type OpenAIEffort = "low" | "medium" | "high" | "xhigh";
 

@@ -3,11 +3,10 @@
  * throws once called: it yields deltas as they stream, and ends with exactly one terminal event
  * (`finish`, `error` or `aborted`).
  */
-import type { AssistantMessage, Message, Protocol, StopReason, Usage } from "./messages.ts";
+import type { AssistantMessage, Message, Protocol, StopReason, Usage } from "../messages.ts";
 import type { CompatFlags } from "./presets.ts";
 import type { ThinkingLevel } from "../vocabulary.ts";
 
-export type { ThinkingLevel } from "../vocabulary.ts";
 
 /** A tool as the model sees it: the JSON Schema is derived from the tool's valibot schema. */
 export interface ToolSpec {

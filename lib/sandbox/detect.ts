@@ -14,7 +14,7 @@
 import { spawnSync } from "node:child_process";
 import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
-import { SANDBOX_MODES, type ConfigFile } from "../config.ts";
+import { SANDBOX_MODES, type ConfigFile } from "../config/config.ts";
 import { buildBwrapArgv } from "./bwrap.ts";
 import { buildSeatbeltArgv } from "./seatbelt.ts";
 import { seccompFilterFile } from "./seccomp.ts";

@@ -11,9 +11,9 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { uuidv7 } from "../ids.ts";
-import { createSessionGrants, suggestPattern } from "../permissions.ts";
-import type { ApprovalRequest, DecisionSource } from "../approval-request.ts";
+import { uuidv7 } from "../platform/ids.ts";
+import { createSessionGrants, suggestPattern } from "../approval/rules.ts";
+import type { ApprovalRequest, DecisionSource } from "../approval/request.ts";
 import { buildBwrapArgv } from "./bwrap.ts";
 import type { SandboxStatus } from "./detect.ts";
 import { explainSandboxFailure, type FailedRun } from "./explain.ts";

@@ -7,7 +7,7 @@
  * `passEnv` is read from config.json at each call, so the rule holds for every process spawned,
  * whatever started it; an unreadable config passes nothing through.
  */
-import { loadConfigFile } from "../config.ts";
+import { loadConfigFile } from "../config/config.ts";
 import { presetKeyVariables } from "../providers/presets.ts";
 
 /** The variables withheld from child processes unless named in config `passEnv`. */

@@ -12,8 +12,8 @@
  * (`approvals.json.corrupt-<time>`) by the next write; readers report it as a UserError.
  */
 import * as v from "valibot";
-import { UserError } from "../errors.ts";
-import { paths } from "../paths.ts";
+import { UserError } from "../platform/errors.ts";
+import { paths } from "../platform/paths.ts";
 import { readJson, updateJsonSync } from "./json-file.ts";
 
 export const APPROVALS_VERSION = 1;

@@ -17,8 +17,8 @@
  */
 import { statSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
-import { uuidv7 } from "../ids.ts";
-import { paths } from "../paths.ts";
+import { uuidv7 } from "../platform/ids.ts";
+import { paths } from "../platform/paths.ts";
 import type { Episode, CommandRun } from "./episodes.ts";
 import { loadRun, readRunEvents, type LoggedEvent, type RunSnapshot } from "./runs.ts";
 

@@ -18,7 +18,7 @@
  *   `onNotice`; the next record moves it aside to `<file>.corrupt-<time>` (reported) first.
  */
 import * as v from "valibot";
-import { paths } from "../paths.ts";
+import { paths } from "../platform/paths.ts";
 import { readJson, updateJsonSync } from "./json-file.ts";
 
 export const EPISODE_CAP = 1_000;

@@ -9,7 +9,7 @@
  * `<file>.corrupt-<time>` by the next append. The prompt queue is never written anywhere.
  */
 import * as v from "valibot";
-import { paths } from "../paths.ts";
+import { paths } from "../platform/paths.ts";
 import { readJson, updateJsonSync } from "./json-file.ts";
 
 export const HISTORY_CAP = 200;

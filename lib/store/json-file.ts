@@ -5,16 +5,15 @@
  * - `writeJsonAtomic`: the file on disk is always either the old or the new whole document.
  *   The document is serialised fully, written to a temp file in the same folder, fsynced, then
  *   renamed over the target. Files are created with mode 0600, folders with 0700.
- * - `withLock` / `withLockSync`: an advisory cross-process lock (`<file>.lock`, created with
- *   O_EXCL, holding the owner's pid). A lock whose owner process is dead is taken over.
- *   Use it for read-modify-write; a plain atomic write needs no lock.
+ * - `updateJsonSync`: read-modify-write under the advisory lock of ./file-lock.ts; a plain
+ *   atomic write needs no lock.
  * - `appendJsonLine`: one whole line per call, written with a single O_APPEND write, so
  *   concurrent appenders never interleave and a crash leaves at most one partial last line.
  * - Secrets never reach the disk: every write and append first passes the document through the
  *   redactor (lib/secrets/redact.ts), so a secret in any string is stored as `<redacted:kind>`.
  *   The caller's value is never changed. Only files the user writes on purpose (config.json,
  *   installed registry entries) opt out with `verbatim: true`.
- * - Both writers fail with a StateWriteError (lib/os-errors.ts): one sentence naming the file,
+ * - Both writers fail with a StateWriteError (lib/platform/os-errors.ts): one sentence naming the file,
  *   the cause in words (the disk is full, the file system is read-only, the name is too long)
  *   and that the previous version, or the lines already there, are intact.
  * - `readJson`: never throws for bad content. A missing file is `missing`; unparsable JSON,
@@ -28,8 +27,9 @@ import {
 } from "node:fs";
 import { dirname } from "node:path";
 import * as v from "valibot";
-import { StateWriteError, describeErrno, type StateWriteKind } from "../os-errors.ts";
+import { StateWriteError, describeErrno, type StateWriteKind } from "../platform/os-errors.ts";
 import { redactText, redactValue } from "../secrets/redact.ts";
+import { withLockSync, type LockOptions } from "./file-lock.ts";
 
 export type ReadResult<T> =
   | { status: "ok"; value: T }
@@ -45,12 +45,6 @@ export interface ReadOptions<T> {
   version?: number;
   /** migrations[n] upgrades version n to n + 1. */
   migrations?: Record<number, Migration>;
-}
-
-export class LockTimeoutError extends Error {
-  constructor(readonly path: string, readonly holderPid: number | undefined) {
-    super(`timed out waiting for the lock on ${path}${holderPid ? ` (held by process ${holderPid})` : ""}`);
-  }
 }
 
 /** Parses and validates document text. Exposed for callers that already hold the bytes. */
@@ -231,145 +225,6 @@ export function readJsonLines<T>(path: string, schema?: v.GenericSchema<unknown,
     } else values.push(raw as T);
   }
   return { values, skipped };
-}
-
-// ---- advisory lock ---------------------------------------------------------------------------
-
-export interface LockOptions {
-  /** Give up after this long (default 10 s). */
-  timeoutMs?: number;
-}
-
-const _sleepCell = new Int32Array(new SharedArrayBuffer(4));
-function _sleepSync(ms: number): void {
-  Atomics.wait(_sleepCell, 0, 0, ms);
-}
-
-/** True while a process with this pid exists (EPERM: it exists but belongs to someone else). */
-export function isProcessAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-/** How long a lock file may stay empty: longer means its creator died between create and write. */
-const _EMPTY_LOCK_GRACE_MS = 5_000;
-
-/**
- * A lock is stale when its owner is dead. An empty lock file is normally a holder between create
- * and write, so it counts as stale only once it has been empty for longer than the grace period.
- */
-function _isStale(lockPath: string, holder: { pid?: number; text?: string }): boolean {
-  if (holder.text === undefined) return false;
-  if (holder.pid !== undefined) return !isProcessAlive(holder.pid);
-  try {
-    return Date.now() - statSync(lockPath).mtimeMs > _EMPTY_LOCK_GRACE_MS;
-  } catch {
-    return false;
-  }
-}
-
-function _readHolder(lockPath: string): { pid?: number; text?: string } {
-  try {
-    const text = readFileSync(lockPath, "utf8");
-    const pid = Number.parseInt(text, 10);
-    return { pid: Number.isNaN(pid) ? undefined : pid, text };
-  } catch {
-    return {};
-  }
-}
-
-/** One attempt: true when the lock is now ours. Takes over a lock whose owner is dead. */
-function _tryAcquire(lockPath: string): { acquired: boolean; holder?: number } {
-  try {
-    const fd = openSync(lockPath, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL, 0o600);
-    writeSync(fd, `${process.pid}\n`);
-    closeSync(fd);
-    return { acquired: true };
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") {
-      mkdirSync(dirname(lockPath), { recursive: true, mode: 0o700 });
-      return { acquired: false };
-    }
-    if (code !== "EEXIST") throw _sentence(error, lockPath, "lock");
-  }
-  const holder = _readHolder(lockPath);
-  if (_isStale(lockPath, holder)) _takeOver(lockPath, holder.text!);
-  return { acquired: false, holder: holder.pid };
-}
-
-/**
- * Removes a stale lock, guarded by a second exclusive file so two processes that both saw the
- * dead owner cannot each remove a lock the other has just taken.
- */
-function _takeOver(lockPath: string, staleText: string): void {
-  const guard = `${lockPath}.takeover`;
-  let fd: number;
-  try {
-    fd = openSync(guard, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL, 0o600);
-  } catch {
-    if (_isStale(guard, _readHolder(guard))) rmSync(guard, { force: true });
-    return;
-  }
-  try {
-    writeSync(fd, `${process.pid}\n`);
-    closeSync(fd);
-    const current = _readHolder(lockPath);
-    if (current.text === staleText && _isStale(lockPath, current)) rmSync(lockPath, { force: true });
-  } finally {
-    rmSync(guard, { force: true });
-  }
-}
-
-function _release(lockPath: string): void {
-  if (_readHolder(lockPath).pid === process.pid) {
-    try {
-      unlinkSync(lockPath);
-    } catch {
-      // already gone: nothing to release
-    }
-  }
-}
-
-/**
- * Tries the lock of `path` until it is ours, yielding how long to wait (ms, jittered backoff up to
- * 25) between attempts; the caller waits in its own way. Throws LockTimeoutError past the timeout.
- */
-function* _acquireWaits(path: string, options: LockOptions): Generator<number, void, undefined> {
-  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
-  let delay = 1;
-  for (;;) {
-    const attempt = _tryAcquire(`${path}.lock`);
-    if (attempt.acquired) return;
-    if (Date.now() > deadline) throw new LockTimeoutError(path, attempt.holder);
-    yield delay + Math.random() * delay;
-    delay = Math.min(delay * 2, 25);
-  }
-}
-
-/** Runs `fn` while holding the advisory lock of `path` (the lock file is `<path>.lock`). */
-export function withLockSync<T>(path: string, fn: () => T, options: LockOptions = {}): T {
-  for (const wait of _acquireWaits(path, options)) _sleepSync(wait);
-  try {
-    return fn();
-  } finally {
-    _release(`${path}.lock`);
-  }
-}
-
-/** The async form of `withLockSync`: waits without blocking the event loop. */
-export async function withLock<T>(path: string, fn: () => T | Promise<T>, options: LockOptions = {}): Promise<T> {
-  for (const wait of _acquireWaits(path, options)) await new Promise((resolve) => setTimeout(resolve, wait));
-  try {
-    return await fn();
-  } finally {
-    _release(`${path}.lock`);
-  }
 }
 
 /**

@@ -18,7 +18,7 @@ import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
 import type { Bm25Index, IndexedDocInput } from "../search/bm25-index.ts";
 import { openIndexFile } from "../search/index-file.ts";
-import { paths } from "../paths.ts";
+import { paths } from "../platform/paths.ts";
 import type { Episode, EpisodeDigest, EpisodeStore } from "./episodes.ts";
 import type { MemoryStore, ScopedMemoryEntry } from "./memory.ts";
 

@@ -13,7 +13,7 @@
  * Opening a shelf creates no file; `--no-memory` opens no shelf at all.
  */
 import { join } from "node:path";
-import { paths } from "../paths.ts";
+import { paths } from "../platform/paths.ts";
 import { GLOBAL_FILE_SCHEMA, PROJECT_FILE_SCHEMA, openFileBacking, type MemoryBacking, type MemoryEntry } from "./memory-file.ts";
 import {
   MEMORY_SCOPES, createMemoryStore, openGlobalMemory, openMemory,

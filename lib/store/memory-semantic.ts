@@ -11,7 +11,7 @@
 import type { Bm25Index, IndexHit } from "../search/bm25-index.ts";
 import type { EmbeddingClient } from "../search/embeddings.ts";
 import { cosine, loadVectors, saveVectors, vectorKey, type VectorMap } from "../search/vector-file.ts";
-import { paths } from "../paths.ts";
+import { paths } from "../platform/paths.ts";
 import type { EpisodeStore } from "./episodes.ts";
 import { DIGEST_ID_PREFIX, EPISODE_SEGMENT, digestText, episodeText } from "./memory-index.ts";
 import type { ScopedMemoryEntry } from "./memory.ts";

@@ -31,8 +31,8 @@
  *   refused (and the existing note is marked verified now); past `maxEntries` (300) the oldest
  *   entries by `createdAt` are dropped, recalled or not.
  */
-import { uuidv7 } from "../ids.ts";
-import { paths } from "../paths.ts";
+import { uuidv7 } from "../platform/ids.ts";
+import { paths } from "../platform/paths.ts";
 import { redactText } from "../secrets/redact.ts";
 import {
   GLOBAL_FILE_SCHEMA, MEMORY_KINDS, PROJECT_FILE_SCHEMA, openFileBacking, type MemoryBacking, type MemoryEntry, type MemoryKind, type MemorySource,

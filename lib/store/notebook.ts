@@ -1,7 +1,8 @@
 /**
  * The session notebook: the task list. It lives in the session record (`notebook.todos`),
  * survives pruning and /compact, and is re-rendered into the system prompt on every step.
- * This module only shapes and renders the list; the session store persists it.
+ * This module only shapes the list and its lines; the session store persists it, the prompt
+ * (lib/agent/prompt.ts) and the terminal (lib/ui/todo-progress.ts) present it.
  */
 import * as v from "valibot";
 
@@ -20,7 +21,6 @@ export const NotebookSchema = v.object({ todos: v.array(TodoSchema) });
 export type Notebook = v.InferOutput<typeof NotebookSchema>;
 
 const _MARKS: Record<TodoStatus, string> = { pending: "[ ]", in_progress: "[~]", done: "[x]", blocked: "[!]" };
-const _BAR_WIDTH = 10;
 
 export interface TodoCounts {
   total: number;
@@ -60,23 +60,4 @@ export function findTodoProblems(todos: readonly Todo[]): string[] {
     if (todo.status === "blocked" && !todo.note?.trim()) problems.push(`"${todo.content}" is blocked with no note saying why.`);
   }
   return problems;
-}
-
-/** The task list as the system prompt carries it; "" when there is no list. */
-export function renderTodosForPrompt(todos: readonly Todo[]): string {
-  if (todos.length === 0) return "";
-  const counts = countTodos(todos);
-  const blocked = counts.blocked > 0 ? `, ${counts.blocked} blocked` : "";
-  const header = `Your task list (${counts.done}/${counts.total} done${blocked}). Keep it current with todo_write:`;
-  return [header, ...renderTodoLines(todos)].join("\n");
-}
-
-/** `tasks ###.......  1/4  1 blocked`: ten cells, `#` for the done share; "" when there is no list. */
-export function renderProgressBar(todos: readonly Todo[]): string {
-  if (todos.length === 0) return "";
-  const counts = countTodos(todos);
-  const filled = Math.round((counts.done / counts.total) * _BAR_WIDTH);
-  const bar = "#".repeat(filled) + ".".repeat(_BAR_WIDTH - filled);
-  const blocked = counts.blocked > 0 ? `  ${counts.blocked} blocked` : "";
-  return `tasks ${bar}  ${counts.done}/${counts.total}${blocked}`;
 }

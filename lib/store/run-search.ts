@@ -5,7 +5,7 @@
  * first word. Reads only; a torn or corrupt log line is skipped.
  */
 import { readdirSync } from "node:fs";
-import { paths } from "../paths.ts";
+import { paths } from "../platform/paths.ts";
 import { readRunEvents, loadRun, type LoggedEvent } from "./runs.ts";
 
 export interface RunSearchHit {

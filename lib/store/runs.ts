@@ -16,19 +16,19 @@
  */
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import * as v from "valibot";
-import { UserError } from "../errors.ts";
-import { paths } from "../paths.ts";
-import { ToolResultPartSchema } from "../providers/messages.ts";
-import { SAVED_FLAGS, type RunOptions } from "../session-flags.ts";
-import { TRANSIENT_EVENTS, type AgentEvent } from "../agent/events.ts";
-import { appendJsonLine, isProcessAlive, readJson, readJsonLines, writeJsonAtomic, writeTextAtomic } from "./json-file.ts";
+import { UserError } from "../platform/errors.ts";
+import { paths } from "../platform/paths.ts";
+import { ToolResultPartSchema } from "../messages.ts";
+import { SAVED_FLAGS, type RunOptions } from "../config/flags.ts";
+import { TRANSIENT_EVENTS, type AgentEvent } from "../events.ts";
+import { appendJsonLine, readJson, readJsonLines, writeJsonAtomic, writeTextAtomic } from "./json-file.ts";
+import { isProcessAlive } from "./file-lock.ts";
 
 export const RUN_STATUSES = ["running", "completed", "error", "aborted", "cancelled", "blocked", "max-steps", "interrupted"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /** What it takes to re-create the run's session in another process (`shiro runs resume`): the saved flags. */
 export const RunOptionsSchema = v.object(Object.fromEntries(SAVED_FLAGS.map((flag) => [flag.option!, flag.kind === "boolean" ? v.optional(v.boolean()) : v.optional(v.string())]))) as v.GenericSchema<unknown, RunOptions>;
-export type { RunOptions };
 
 /** Where a blocked turn stopped: the assistant message whose calls are being answered. */
 export const SuspensionSchema = v.object({

@@ -9,8 +9,8 @@
  * at process exit.
  */
 import { closeSync, openSync, readFileSync, rmSync, writeSync, constants as fsConstants } from "node:fs";
-import { paths } from "../paths.ts";
-import { isProcessAlive, withLockSync } from "./json-file.ts";
+import { paths } from "../platform/paths.ts";
+import { isProcessAlive, withLockSync } from "./file-lock.ts";
 
 export type LeaseResult = { ok: true } | { ok: false; pid: number; since: string };
 

@@ -4,12 +4,11 @@
  * lists and writes the files.
  */
 import * as v from "valibot";
-import type { StopKind } from "../agent/events.ts";
-import { uuidv7 } from "../ids.ts";
-import type { Message } from "../providers/messages.ts";
+import type { StopKind } from "../events.ts";
+import { uuidv7 } from "../platform/ids.ts";
+import type { Message } from "../messages.ts";
 import { NotebookSchema, type Notebook } from "./notebook.ts";
 import { MessageSchema } from "./session-schema.ts";
-import { shortSessionId } from "./short-ids.ts";
 
 export const EXCHANGE_STATUSES = ["completed", "error", "aborted", "blocked", "max-steps"] as const satisfies readonly StopKind[];
 export const UNTITLED = "untitled";
@@ -119,22 +118,6 @@ export function summarizeSession(session: SessionRecord): SessionSummary {
     provider: session.provider, model: session.model, title: session.title,
     messageCount: session.messages.length, exchangeCount: session.exchanges.length,
   };
-}
-
-/**
- * `<id8>  <YYYY-MM-DD HH:MM>  <n>msg  <title>`, the time in local time. The id is shown as long as
- * it must be to name one saved session (8 characters at least): ids made within about a minute
- * share their first 8, and the shown id is what `-r` is given.
- */
-export function formatSessionLine(summary: SessionSummary): string {
-  return `${shortSessionId(summary.id)}  ${formatLocalMinute(summary.updatedAt)}  ${summary.messageCount}msg  ${summary.title}`;
-}
-
-export function formatLocalMinute(iso: string): string {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return iso;
-  const pad = (n: number) => String(n).padStart(2, "0");
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
 }
 
 // ---- exchanges -------------------------------------------------------------------------------

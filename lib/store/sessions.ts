@@ -4,7 +4,7 @@
  * File `sessions/<uuidv7>.json` (pretty JSON, mode 0600, replaced atomically by json-file):
  *   {version: 1, id, createdAt, updatedAt, cwd, provider, model, title, inputTokens, outputTokens,
  *    costUsd?, notebook: {todos}, exchanges: Exchange[], messages: Message[], compaction?}
- * `messages` are lib/providers/messages.ts shapes (unknown extra fields are kept). `compaction`
+ * `messages` are lib/messages.ts shapes (unknown extra fields are kept). `compaction`
  * belongs to the context manager and is carried through load and save as whatever it holds.
  *
  * One writer per session. A process writes a session only through its SessionWriter, which holds
@@ -16,15 +16,13 @@
  */
 import { readdirSync, statSync } from "node:fs";
 import { setTimeout as setTimer, clearTimeout as clearTimer } from "node:timers";
-import { UserError } from "../errors.ts";
-import { paths } from "../paths.ts";
+import { UserError } from "../platform/errors.ts";
+import { paths } from "../platform/paths.ts";
 import { readJson, writeJsonAtomic } from "./json-file.ts";
 import { releaseLease, tryLease } from "./session-lease.ts";
 import { shortSessionId } from "./short-ids.ts";
 import { UNTITLED, SessionSchema, deriveTitle, firstPrompt, summarizeSession, type LiveSession, type SessionRecord, type SessionSummary } from "./session-record.ts";
 
-export { findLeaseHolder, releaseLease, tryLease, type LeaseResult } from "./session-lease.ts";
-export * from "./session-record.ts";
 
 export const SESSION_LIST_LIMIT = 15;
 /** `-c` and prefix lookups only look at this many of the most recently saved sessions. */

@@ -4,8 +4,8 @@
  * characters (the time), so a fixed width would not tell them apart.
  */
 import { readdirSync } from "node:fs";
-import { shortestUniquePrefix } from "../ids.ts";
-import { paths } from "../paths.ts";
+import { shortestUniquePrefix } from "../platform/ids.ts";
+import { paths } from "../platform/paths.ts";
 import { listPending } from "./approvals.ts";
 
 function _idsIn(dir: string, suffix: string): string[] {

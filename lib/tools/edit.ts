@@ -12,7 +12,7 @@ import * as v from "valibot";
 import deleteDescription from "./delete-file.md" with { type: "text" };
 import editDescription from "./edit-file.md" with { type: "text" };
 import { decodeUtf8, ensureParentDir, looksBinary, pathExists } from "./fs.ts";
-import { fieldPaths, movePaths } from "../write-paths.ts";
+import { fieldPaths, movePaths } from "../approval/write-paths.ts";
 import { readWorkspaceFile } from "./file-read.ts";
 import { resolveInWorkspace, writeInWorkspace } from "./jail.ts";
 import moveDescription from "./move-file.md" with { type: "text" };

@@ -20,7 +20,7 @@ import { dirname, join } from "node:path";
 import * as v from "valibot";
 import globDescription from "./glob.md" with { type: "text" };
 import { classifySecretFile } from "../secrets/classify.ts";
-import { fieldPaths } from "../write-paths.ts";
+import { fieldPaths } from "../approval/write-paths.ts";
 import { readWorkspaceFile, secretsRefusal } from "./file-read.ts";
 import { resolveInWorkspace, toWorkspacePath, writeInWorkspace } from "./jail.ts";
 import listDescription from "./list-dir.md" with { type: "text" };

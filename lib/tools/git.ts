@@ -8,7 +8,7 @@
  * `git is not installed or not on PATH.`, or git's own message verbatim.
  */
 import * as v from "valibot";
-import { fieldPaths } from "../write-paths.ts";
+import { fieldPaths } from "../approval/write-paths.ts";
 import { checkShownBlob, refPath, scopePath, scopeRef, withholdSecretDiffs } from "./git-scope.ts";
 import { runProcessTree, type RunResult } from "./process-tree.ts";
 import { RESULT_CAP, type ToolContext, type ToolDefinition } from "./types.ts";

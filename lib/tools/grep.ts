@@ -18,7 +18,7 @@ import { delimiter, join } from "node:path";
 import * as v from "valibot";
 import description from "./grep.md" with { type: "text" };
 import { classifySecretFile } from "../secrets/classify.ts";
-import { fieldPaths } from "../write-paths.ts";
+import { fieldPaths } from "../approval/write-paths.ts";
 import { readWorkspaceFile } from "./file-read.ts";
 import type { ToolDefinition } from "./types.ts";
 import { compileGlob, createIgnoreFilter, regexErrorReason, walkWorkspace } from "./walk.ts";

@@ -7,7 +7,7 @@
  * (session, plugin and MCP tools) are never gated by sets. An agent variant's filter (over each
  * tool's declared effect) is intersected with all of that. A withheld tool is left out of the request and the system prompt.
  */
-import { TOOL_SET_NAMES, type ToolSetName } from "../config.ts";
+import { TOOL_SET_NAMES, type ToolSetName } from "../vocabulary.ts";
 import { bashTool } from "./bash.ts";
 import { deleteFileTool, editFileTool, moveFileTool, multiEditTool } from "./edit.ts";
 import { globTool, listDirTool, readFileTool, readManyFilesTool, writeFileTool } from "./fs.ts";
@@ -15,15 +15,8 @@ import { createGitTools, type CompleteFn } from "./git.ts";
 import { grepTool } from "./grep.ts";
 import { applyPatchTool } from "./patch.ts";
 import { toolSchemaBytes } from "./schema.ts";
-import type { ToolDefinition } from "./types.ts";
+import type { ToolDefinition, ToolEffect } from "./types.ts";
 import { createWebFetchTool } from "./web.ts";
-
-export const TOOL_SETS: Readonly<Record<ToolSetName, readonly string[]>> = {
-  core: ["read_file", "write_file", "edit_file", "glob", "grep", "bash"],
-  "edit-plus": ["multi_edit", "list_dir", "read_many_files", "apply_patch", "move_file", "delete_file"],
-  git: ["git_status", "git_diff", "git_log", "git_show", "git_blame", "git_branch", "git_commit_message"],
-  net: ["web_fetch"],
-};
 
 /** The sets on when config.json has no `toolSets`. */
 export const DEFAULT_TOOL_SETS: readonly ToolSetName[] = ["core", "edit-plus", "git"];
@@ -40,23 +33,39 @@ export interface BuiltinToolsOptions {
   extraTools?: readonly ToolDefinition[];
 }
 
-/** Every built-in tool, then `extraTools`. Throws when two tools share a name, or a write tool declares no paths. */
-export function builtinTools(options: BuiltinToolsOptions): ToolDefinition[] {
-  const tools: ToolDefinition[] = [
+/** The built-in tools, in the order they are offered. Registering a tool is its one line here. */
+function _registeredTools(options: BuiltinToolsOptions): ToolDefinition[] {
+  return [
     readFileTool, writeFileTool, editFileTool, globTool, grepTool, bashTool,
     multiEditTool, listDirTool, readManyFilesTool, applyPatchTool, moveFileTool, deleteFileTool,
     ...createGitTools({ complete: options.complete }),
     createWebFetchTool({ allowHosts: options.allowHosts }),
-    ...(options.extraTools ?? []),
   ];
-  return checkToolList(tools);
 }
 
-/** `tools` unchanged. Throws when two tools share a name, or a write tool declares no paths. */
+/** Every built-in tool, then `extraTools`. Throws when two tools share a name, or a tool misses a declaration. */
+export function builtinTools(options: BuiltinToolsOptions): ToolDefinition[] {
+  return checkToolList([..._registeredTools(options), ...(options.extraTools ?? [])]);
+}
+
+/** The names in each set, derived from each built-in tool's `set` declaration. */
+export const TOOL_SETS: Readonly<Record<ToolSetName, readonly string[]>> = _groupBySet(_registeredTools({ complete: async () => "" }));
+
+function _groupBySet(tools: readonly ToolDefinition[]): Record<ToolSetName, string[]> {
+  return Object.fromEntries(TOOL_SET_NAMES.map((set) => [set, tools.filter((tool) => tool.set === set).map((tool) => tool.name)])) as Record<ToolSetName, string[]>;
+}
+
+const _EFFECTS: readonly ToolEffect[] = ["read", "write", "exec", "net"];
+
+/**
+ * `tools` unchanged. Throws when two tools share a name, a tool declares no `effect` (plugin and
+ * MCP tools are built at run time, past the type-check), or a write tool declares no paths.
+ */
 export function checkToolList(tools: ToolDefinition[]): ToolDefinition[] {
   const seen = new Set<string>();
   for (const tool of tools) {
     if (seen.has(tool.name)) throw new Error(`two tools are named "${tool.name}"; rename one of them`);
+    if (!_EFFECTS.includes(tool.effect)) throw new Error(`${tool.name} declares no effect; add \`effect: "read" | "write" | "exec" | "net"\``);
     // The guards and path rules see only declared paths: a write tool without them would pass both.
     if (tool.effect === "write" && !tool.paths) throw new Error(`${tool.name} changes files but declares no paths; add a \`paths\` declaration`);
     seen.add(tool.name);

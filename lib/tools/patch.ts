@@ -14,7 +14,7 @@
  * If a write or deletion fails midway, every file already touched is restored and every
  * directory the patch created is removed, so a failed patch leaves the tree byte-identical.
  */
-import { patchInputPaths, readPatchMarker, splitPatchLines } from "../write-paths.ts";
+import { patchInputPaths, readPatchMarker, splitPatchLines } from "../approval/write-paths.ts";
 import { lstat, rm, stat, unlink } from "node:fs/promises";
 import * as v from "valibot";
 import description from "./apply-patch.md" with { type: "text" };
@@ -45,7 +45,7 @@ export const applyPatchTool: ToolDefinition<ApplyPatchInput> = {
   description,
   schema: ApplyPatchInput,
   effect: "write",
-  // The parser reads markers through the same module (lib/write-paths.ts), so rules, guards and the patch agree.
+  // The parser reads markers through the same module (lib/approval/write-paths.ts), so rules, guards and the patch agree.
   paths: patchInputPaths,
   decision: "ask",
   guidance: "add, update, move and delete files in one atomic patch",

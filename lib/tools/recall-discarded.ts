@@ -3,9 +3,9 @@
  * It reads the session's own state only, so it is read-only and needs no approval.
  */
 import * as v from "valibot";
-import type { Message } from "../providers/messages.ts";
-import type { CompactionState } from "../agent/context-state.ts";
-import { formatLedgerResult, searchLedger } from "../agent/episodes.ts";
+import type { Message } from "../messages.ts";
+import type { CompactionState } from "../agent/context/state.ts";
+import { formatLedgerResult, searchLedger } from "../agent/context/span-summaries.ts";
 import description from "./recall-discarded.md" with { type: "text" };
 import type { ToolDefinition } from "./types.ts";
 

@@ -10,7 +10,8 @@
  * Tools never write to stdout: live output goes through `ctx.emitOutput`.
  */
 import type * as v from "valibot";
-import type { Decision, ToolSetName } from "../config.ts";
+import type { Decision } from "../config/config.ts";
+import type { ToolSetName } from "../vocabulary.ts";
 import type { CommandSandbox } from "../sandbox/session.ts";
 
 /**
@@ -55,7 +56,7 @@ export interface ToolDefinition<TInput = any> {
    * field is type-checked here) and as the model spelled them; `root` lets move_file and
    * delete_file expand a folder into the files under it. Required for `write` tools (a test
    * fails otherwise). Guard plugins get these paths; permission rules and the secrets
-   * classifier get them normalised (lib/permissions.ts).
+   * classifier get them normalised (lib/approval/rules.ts).
    */
   paths?: (input: unknown, root: string) => string[];
   /** What a declared path the secrets classifier flags does: `ask` (default) or `skip` (the tool leaves it out and says so). */

@@ -15,7 +15,7 @@ import https from "node:https";
 import type { LookupFunction } from "node:net";
 import { createGunzip, createInflate } from "node:zlib";
 import * as v from "valibot";
-import { VERSION } from "../version.ts";
+import { VERSION } from "../platform/version.ts";
 import { htmlToMarkdown } from "./html-to-markdown.ts";
 import { checkUrl, lookupAll, parseUrl, type CheckedTarget, type GuardOptions, type LookupFn, type ResolvedAddress } from "./net-guard.ts";
 import { RESULT_CAP, type ToolDefinition } from "./types.ts";

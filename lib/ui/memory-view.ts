@@ -6,7 +6,7 @@
  * A note's line: `<id>  (<kind>[, <scope>]) <text>  [recalled Nx]`, then, when its files changed
  * since, an indented `(possibly stale: …)` line. `<id>` is the shortest unique prefix (8+).
  */
-import { shortestUniquePrefix } from "../ids.ts";
+import { shortestUniquePrefix } from "../platform/ids.ts";
 import type { Episode } from "../store/episodes.ts";
 import { describeEpisode } from "../store/memory-recall.ts";
 import { staleNote } from "../store/memory-provenance.ts";

@@ -7,10 +7,11 @@
  * body (JSON.stringify of model, system, messages and tools), the floor any request pays.
  */
 import * as v from "valibot";
-import { createContextManager } from "../../lib/agent/context-manager.ts";
-import { runTurn, type LoopGate, type ModelClient } from "../../lib/agent/loop.ts";
+import { createContextManager } from "../../lib/agent/context/manager.ts";
+import { runTurn, type LoopGate } from "../../lib/agent/loop.ts";
+import type { ModelClient } from "../../lib/providers/client.ts";
 import { buildSystemPrompt } from "../../lib/agent/prompt.ts";
-import type { AssistantMessage, Message } from "../../lib/providers/messages.ts";
+import type { AssistantMessage, Message } from "../../lib/messages.ts";
 import type { ModelEvent, ModelRequest } from "../../lib/providers/types.ts";
 import type { ToolDefinition } from "../../lib/tools/types.ts";
 import { median } from "./baseline.ts";

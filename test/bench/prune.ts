@@ -7,8 +7,8 @@
  * rows time a fresh copy of the history each run (nothing cached: the cost of the first plan);
  * the warm row times the same history again (the cost of every later step).
  */
-import { DEFAULT_COMPACTION_THRESHOLD, planWire } from "../../lib/agent/context.ts";
-import { createCompactionState, recordSpan } from "../../lib/agent/context-state.ts";
+import { DEFAULT_COMPACTION_THRESHOLD, planWire } from "../../lib/agent/context/planner.ts";
+import { createCompactionState, recordSpan } from "../../lib/agent/context/state.ts";
 import { buildToolLoop } from "../unit/context-transcripts.ts";
 
 const RUNS = 15;

@@ -19,7 +19,7 @@ const QUERIES = ["login redirect broken", "database migration seed", "parseHttpU
 
 const home = mkdtempSync(join(tmpdir(), "shiro-bench-recall-"));
 process.env.SHIRO_HOME = home;
-const { paths } = await import("../../lib/paths.ts");
+const { paths } = await import("../../lib/platform/paths.ts");
 const { openMemory } = await import("../../lib/store/memory.ts");
 const { openEpisodes } = await import("../../lib/store/episodes.ts");
 const { openMemoryIndex } = await import("../../lib/store/memory-index.ts");

@@ -7,7 +7,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Message } from "../../lib/providers/messages.ts";
+import type { Message } from "../../lib/messages.ts";
 import { redactValue } from "../../lib/secrets/redact.ts";
 
 const RUNS = 11;

@@ -6,7 +6,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ToolSetName } from "../../lib/config.ts";
+import type { ToolSetName } from "../../lib/vocabulary.ts";
 import { buildSystemPrompt } from "../../lib/agent/prompt.ts";
 import type { MemoryStore } from "../../lib/store/memory.ts";
 import type { MemoryShelf } from "../../lib/store/memory-scopes.ts";

@@ -5,7 +5,7 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT_FLAGS } from "../../cmd/_flags.ts";
+import { ROOT_FLAGS } from "../../lib/config/flags.ts";
 import pkg from "../../package.json" with { type: "json" };
 import { ensureBinary, makeTempDirs, runShiro as runBinary, type TempDirs } from "./_harness.ts";
 

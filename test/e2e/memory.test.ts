@@ -7,7 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { pathHash16 } from "../../lib/paths.ts";
+import { pathHash16 } from "../../lib/platform/paths.ts";
 import { systemOf, userTextsOf, useE2E, type WireProtocol } from "./_harness.ts";
 
 const e2e = useE2E();

@@ -8,7 +8,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { pathHash16 } from "../../lib/paths.ts";
+import { pathHash16 } from "../../lib/platform/paths.ts";
 import { toolResultsOf, userTextsOf, useE2E, type WireProtocol } from "./_harness.ts";
 
 const PROTOCOLS = ["chat", "responses", "anthropic"] as const;

@@ -207,7 +207,7 @@ describe("the REPL", () => {
       await repl.until("Good bye.", at);
       expect(await repl.exited).toBe(0);
     });
-    const { pathHash16 } = await import("../../lib/paths.ts");
+    const { pathHash16 } = await import("../../lib/platform/paths.ts");
     const { readFileSync } = await import("node:fs");
     const { join } = await import("node:path");
     const file = join(e2e.dirs.home, ".shiro-neko", "memory", `${pathHash16(e2e.dirs.cwd)}.episodes.json`);

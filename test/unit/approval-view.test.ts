@@ -3,9 +3,9 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ApprovalRequest } from "../../lib/approval.ts";
-import { renderApprovalDetail, renderApprovalQuestion, renderDiff } from "../../lib/repl/approval-view.ts";
-import { createStyle } from "../../lib/repl/style.ts";
+import type { ApprovalRequest } from "../../lib/approval/request.ts";
+import { renderApprovalDetail, renderApprovalQuestion, renderDiff } from "../../lib/ui/approval-view.ts";
+import { createStyle } from "../../lib/ui/style.ts";
 
 const plain = createStyle(false);
 let root: string;

@@ -2,14 +2,14 @@ import { describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { describeSubject, formatAge, renderPendingTable } from "../../cmd/approvals.ts";
+import { describeSubject, formatAge, renderPendingTable } from "../../lib/ui/approvals-table.ts";
 import { uniquePrefixes } from "../../lib/store/short-ids.ts";
-import { createBlockingDecision, createGate } from "../../lib/approval.ts";
-import { UserError } from "../../lib/errors.ts";
-import { uuidv7 } from "../../lib/ids.ts";
-import { paths } from "../../lib/paths.ts";
-import { parsePermissionRules } from "../../lib/permissions.ts";
-import { createPluginHost } from "../../lib/plugin-host.ts";
+import { createBlockingDecision, createGate } from "../../lib/approval/gate.ts";
+import { UserError } from "../../lib/platform/errors.ts";
+import { uuidv7 } from "../../lib/platform/ids.ts";
+import { paths } from "../../lib/platform/paths.ts";
+import { parsePermissionRules } from "../../lib/approval/rules.ts";
+import { createPluginHost } from "../../lib/extensions/plugin-host.ts";
 import { createPending, decide, forRun, get, listPending, type ApprovalRecord, type PendingApprovalInput } from "../../lib/store/approvals.ts";
 import { writeJsonAtomic } from "../../lib/store/json-file.ts";
 import { useTempHome } from "./temp-home.ts";
@@ -102,7 +102,7 @@ describe("approvals store", () => {
   test("two processes creating 50 pending approvals each leave 100 records", async () => {
     const script = [
       `import { createPending } from ${JSON.stringify(join(ROOT, "lib/store/approvals.ts"))};`,
-      `import { uuidv7 } from ${JSON.stringify(join(ROOT, "lib/ids.ts"))};`,
+      `import { uuidv7 } from ${JSON.stringify(join(ROOT, "lib/platform/ids.ts"))};`,
       "const tag = process.argv[2];",
       "for (let i = 0; i < 50; i++) createPending({ id: uuidv7(), runId: tag, sessionId: 's', callId: `${tag}-${i}`, tool: 'bash', input: { i }, subjects: [], cwd: '/w', suggestedPattern: '*' });",
     ].join("\n");

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createCompleter } from "../../lib/repl/completer.ts";
+import { createCompleter } from "../../lib/ui/completer.ts";
 
 let root: string;
 beforeEach(() => {

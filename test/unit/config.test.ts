@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfigFile, resolveConfig, writeConfigPatch, type ConfigFile } from "../../lib/config.ts";
-import { UserError } from "../../lib/errors.ts";
+import { loadConfigFile, resolveConfig, writeConfigPatch, type ConfigFile } from "../../lib/config/config.ts";
+import { UserError } from "../../lib/platform/errors.ts";
 
 let dir: string;
 let configPath: string;

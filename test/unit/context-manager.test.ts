@@ -3,11 +3,11 @@
  * a failed summary falls back to a marker, and summaries that pile up are rolled into one.
  */
 import { describe, expect, test } from "bun:test";
-import { createContextManager, readCompactionState } from "../../lib/agent/context-manager.ts";
-import type { ModelClient } from "../../lib/agent/loop.ts";
-import type { Message } from "../../lib/providers/messages.ts";
+import { createContextManager, readCompactionState } from "../../lib/agent/context/manager.ts";
+import type { ModelClient } from "../../lib/providers/client.ts";
+import type { Message } from "../../lib/messages.ts";
 import type { ModelEvent, ModelRequest } from "../../lib/providers/types.ts";
-import type { SessionRecord } from "../../lib/store/sessions.ts";
+import type { SessionRecord } from "../../lib/store/session-record.ts";
 
 function _client(reply: (request: ModelRequest) => string | Error): ModelClient & { protocol: "openai-chat"; prompts: string[] } {
   const prompts: string[] = [];

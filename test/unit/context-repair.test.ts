@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import type { Message } from "../../lib/providers/messages.ts";
-import { repairForWire } from "../../lib/agent/context-repair.ts";
+import type { Message } from "../../lib/messages.ts";
+import { repairForWire } from "../../lib/agent/context/repair.ts";
 import { buildToolLoop, findWireViolations } from "./context-transcripts.ts";
 
 const call = (id: string) => ({ type: "tool-call" as const, id, name: "bash", input: { command: "ls" } });

@@ -2,7 +2,7 @@
  * Synthetic transcripts for the context manager's tests and benchmark, and the wire invariant
  * checker (the rules the fake provider enforces, checked here without HTTP).
  */
-import type { AssistantMessage, Message, Protocol, ReasoningPart } from "../../lib/providers/messages.ts";
+import type { AssistantMessage, Message, Protocol, ReasoningPart } from "../../lib/messages.ts";
 
 /** mulberry32: a small seeded PRNG, so every random transcript can be rebuilt from its seed. */
 export function createRng(seed: number): () => number {

@@ -3,9 +3,9 @@
  * that breaks a protocol's pairing or thinking rules or overflows its context window.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import type { Message, Protocol } from "../../lib/providers/messages.ts";
-import { estimateTokens, planWire } from "../../lib/agent/context.ts";
-import { createCompactionState, recordSpan } from "../../lib/agent/context-state.ts";
+import type { Message, Protocol } from "../../lib/messages.ts";
+import { estimateTokens, planWire } from "../../lib/agent/context/planner.ts";
+import { createCompactionState, recordSpan } from "../../lib/agent/context/state.ts";
 import { startFakeProvider, type FakeProvider } from "../fakes/provider.ts";
 import { ADAPTERS, PROTOCOLS, collect, connectTo, requestOf, terminalOf } from "./providers-harness.ts";
 

@@ -1,12 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
-import type { AssistantMessage, Message, Protocol } from "../../lib/providers/messages.ts";
+import type { AssistantMessage, Message, Protocol } from "../../lib/messages.ts";
 import {
   TAIL_LADDER, estimateTokens, formatCompactedLine, planWire, pruneStats, renderSegmentText, type WireOptions,
-} from "../../lib/agent/context.ts";
+} from "../../lib/agent/context/planner.ts";
 import {
   CompactionStateSchema, createCompactionState, recordSpan, uncompact, type CompactionState,
-} from "../../lib/agent/context-state.ts";
+} from "../../lib/agent/context/state.ts";
 import { buildRandomTranscript, buildToolLoop, createRng, findWireViolations } from "./context-transcripts.ts";
 
 const NOW = new Date("2025-01-02T03:04:05.000Z");

@@ -1,11 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import type { Message } from "../../lib/providers/messages.ts";
-import { planWire } from "../../lib/agent/context.ts";
-import { createCompactionState, recordSpan, type CompactionState } from "../../lib/agent/context-state.ts";
+import type { Message } from "../../lib/messages.ts";
+import { planWire } from "../../lib/agent/context/planner.ts";
+import { createCompactionState, recordSpan, type CompactionState } from "../../lib/agent/context/state.ts";
 import {
   LEDGER_OUTPUT_CAP, SUMMARY_PROMPT_CAP, applyManualCompaction, buildManualCompactRequest, buildSpanSummaryRequest,
   formatLedgerResult, parseSummary, renderTranscript, searchLedger,
-} from "../../lib/agent/episodes.ts";
+} from "../../lib/agent/context/span-summaries.ts";
 import { createRecallDiscardedTool } from "../../lib/tools/recall-discarded.ts";
 import { toToolSpec } from "../../lib/tools/schema.ts";
 import type { ToolContext } from "../../lib/tools/types.ts";

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { ROOT_FLAGS, parseFlags } from "../../cmd/_flags.ts";
-import { UsageError } from "../../lib/errors.ts";
+import { ROOT_FLAGS } from "../../lib/config/flags.ts";
+import { parseFlags } from "../../cmd/_flags.ts";
+import { UsageError } from "../../lib/platform/errors.ts";
 
 describe("parseFlags", () => {
   test("a flag takes the next item unless it starts with a dash", () => {

@@ -2,7 +2,7 @@
 import { expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { paths } from "../../lib/paths.ts";
+import { paths } from "../../lib/platform/paths.ts";
 import { appendHistory, loadHistory } from "../../lib/store/history.ts";
 import { useTempHome } from "./temp-home.ts";
 

@@ -9,9 +9,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, u
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as v from "valibot";
-import {
-  LockTimeoutError, appendJsonLine, readJson, readJsonLines, updateJsonSync, withLock, withLockSync, writeJsonAtomic,
-} from "../../lib/store/json-file.ts";
+import { LockTimeoutError, withLock, withLockSync } from "../../lib/store/file-lock.ts";
+import { appendJsonLine, readJson, readJsonLines, updateJsonSync, writeJsonAtomic } from "../../lib/store/json-file.ts";
 
 const FIXTURES = join(import.meta.dir, "..", "fixtures");
 const CHILD_TIMEOUT_MS = 30_000;

@@ -4,9 +4,10 @@
  */
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
-import { runTurn, type LoopGate, type ModelClient, type TurnResult } from "../../lib/agent/loop.ts";
-import type { AgentEvent } from "../../lib/agent/events.ts";
-import type { Message } from "../../lib/providers/messages.ts";
+import { runTurn, type LoopGate, type TurnResult } from "../../lib/agent/loop.ts";
+import type { ModelClient } from "../../lib/providers/client.ts";
+import type { AgentEvent } from "../../lib/events.ts";
+import type { Message } from "../../lib/messages.ts";
 import type { ModelEvent } from "../../lib/providers/types.ts";
 import type { ToolDefinition } from "../../lib/tools/types.ts";
 
@@ -19,7 +20,7 @@ const gate: LoopGate = { check: async () => ({ allowed: true }), newTurn: () => 
 
 async function turnWith(steps: ModelEvent[][], messages: Message[] = []): Promise<{ events: AgentEvent[]; result: TurnResult; messages: Message[] }> {
   let index = 0;
-  const client: ModelClient = {
+  const client: Pick<ModelClient, "stream"> = {
     async *stream() {
       for (const event of steps[index++] ?? []) yield event;
     },

@@ -8,7 +8,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createMcpHub, type McpHub, type McpServerConfig, type McpServerStatus } from "../../lib/mcp.ts";
+import { createMcpHub, type McpHub, type McpServerStatus } from "../../lib/extensions/mcp/hub.ts";
+import { type McpServerConfig } from "../../lib/extensions/mcp/servers.ts";
 import type { ToolContext, ToolDefinition } from "../../lib/tools/types.ts";
 
 const MEMORY_SERVER = require.resolve("@modelcontextprotocol/server-memory/dist/index.js");

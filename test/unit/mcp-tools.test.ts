@@ -1,8 +1,8 @@
 /** MCP tools without a server: names, result text, the ToolDefinition around a listed tool, server entries. */
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
-import { checkServerName, checkServerUrl, describeTarget, serverKind } from "../../lib/mcp-servers.ts";
-import { createMcpTool, renderCallResult, toMcpToolName, type McpCallResult } from "../../lib/mcp-tools.ts";
+import { checkServerName, checkServerUrl, describeTarget, serverKind } from "../../lib/extensions/mcp/servers.ts";
+import { createMcpTool, renderCallResult, toMcpToolName, type McpCallResult } from "../../lib/extensions/mcp/tools.ts";
 import { toToolSpec } from "../../lib/tools/schema.ts";
 import type { ToolContext } from "../../lib/tools/types.ts";
 

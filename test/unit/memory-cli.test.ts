@@ -2,8 +2,8 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { paths } from "../../lib/paths.ts";
-import { findProjectRoot } from "../../lib/project.ts";
+import { paths } from "../../lib/platform/paths.ts";
+import { findProjectRoot } from "../../lib/config/project.ts";
 import { writeJsonAtomic } from "../../lib/store/json-file.ts";
 import type { MemoryEntry } from "../../lib/store/memory.ts";
 import { startFakeProvider, type FakeProvider } from "../fakes/provider.ts";

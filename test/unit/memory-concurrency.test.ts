@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { paths } from "../../lib/paths.ts";
+import { paths } from "../../lib/platform/paths.ts";
 import type { MemoryEntry } from "../../lib/store/memory.ts";
 import { useTempHome } from "./temp-home.ts";
 

@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync, statSync, writeFileSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { paths } from "../../lib/paths.ts";
+import { paths } from "../../lib/platform/paths.ts";
 import { buildEpisode, type EpisodeRunInput } from "../../lib/store/episode-build.ts";
 import { openEpisodes, type Episode } from "../../lib/store/episodes.ts";
 import { recallMemory } from "../../lib/store/memory-recall.ts";

@@ -6,8 +6,8 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { paths, stateDir } from "../../lib/paths.ts";
-import { compactMemory } from "../../lib/store/memory-compaction.ts";
+import { paths, stateDir } from "../../lib/platform/paths.ts";
+import { compactMemory } from "../../lib/agent/memory-compaction.ts";
 import { openGlobalMemory, openMemory, recallMemories, type MemoryEntry, type MemoryKind } from "../../lib/store/memory.ts";
 import { createMemoryTools } from "../../lib/tools/memory-tools.ts";
 import { recallMemory } from "../../lib/store/memory-recall.ts";

@@ -10,7 +10,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { estimateTextTokens, selectMemoryForPrompt } from "../../lib/agent/memory-prompt.ts";
-import { paths } from "../../lib/paths.ts";
+import { paths } from "../../lib/platform/paths.ts";
 import { openEpisodes } from "../../lib/store/episodes.ts";
 import { lookupMemory, projectStores } from "../../lib/store/memory-lookup.ts";
 import { buildProvenance, refreshProvenance, staleNote } from "../../lib/store/memory-provenance.ts";

@@ -5,8 +5,8 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { paths } from "../../lib/paths.ts";
-import { compactMemory, parseMergedNotes } from "../../lib/store/memory-compaction.ts";
+import { paths } from "../../lib/platform/paths.ts";
+import { compactMemory, parseMergedNotes } from "../../lib/agent/memory-compaction.ts";
 import { openMemory, type MemoryEntry, type MemoryKind } from "../../lib/store/memory.ts";
 import { createMemoryTools } from "../../lib/tools/memory-tools.ts";
 import type { ToolContext, ToolDefinition } from "../../lib/tools/types.ts";

@@ -7,9 +7,10 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { UserError } from "../../lib/errors.ts";
-import { StateWriteError, describeErrno } from "../../lib/os-errors.ts";
-import { appendJsonLine, readJson, withLockSync, writeJsonAtomic } from "../../lib/store/json-file.ts";
+import { UserError } from "../../lib/platform/errors.ts";
+import { StateWriteError, describeErrno } from "../../lib/platform/os-errors.ts";
+import { appendJsonLine, readJson, writeJsonAtomic } from "../../lib/store/json-file.ts";
+import { withLockSync } from "../../lib/store/file-lock.ts";
 import * as v from "valibot";
 
 let dir: string;

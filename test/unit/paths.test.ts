@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { ensureStateDir, pathHash16, paths, stateDir } from "../../lib/paths.ts";
+import { ensureStateDir, pathHash16, paths, stateDir } from "../../lib/platform/paths.ts";
 import { useTempHome } from "./temp-home.ts";
 
 describe("stateDir", () => {

@@ -3,9 +3,9 @@
  * what the command means, whatever its spelling (no plugins, so only the rules decide).
  */
 import { describe, expect, test } from "bun:test";
-import { createGate, denyAll } from "../../lib/approval.ts";
-import { parsePermissionRules } from "../../lib/permissions.ts";
-import { createPluginHost } from "../../lib/plugin-host.ts";
+import { createGate, denyAll } from "../../lib/approval/gate.ts";
+import { parsePermissionRules } from "../../lib/approval/rules.ts";
+import { createPluginHost } from "../../lib/extensions/plugin-host.ts";
 import { bashTool } from "../../lib/tools/bash.ts";
 
 const gateFor = (config: unknown, yolo = true) => {

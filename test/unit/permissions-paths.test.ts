@@ -7,10 +7,10 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createGate, denyAll } from "../../lib/approval.ts";
-import { defaultPermission, normalizeRulePath, parsePermissionRules } from "../../lib/permissions.ts";
-import { createPluginHost } from "../../lib/plugin-host.ts";
-import type { Plugin } from "../../lib/plugins.ts";
+import { createGate, denyAll } from "../../lib/approval/gate.ts";
+import { defaultPermission, normalizeRulePath, parsePermissionRules } from "../../lib/approval/rules.ts";
+import { createPluginHost } from "../../lib/extensions/plugin-host.ts";
+import type { Plugin } from "../../lib/extensions/plugin-api.ts";
 import { builtinTools } from "../../lib/tools/index.ts";
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "shiro-rule-paths-")));

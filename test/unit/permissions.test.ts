@@ -1,16 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
-import {
-  HEADLESS_DENIED_REASON, USER_DENIED_REASON, createGate, denyAll,
-  type ApprovalAnswer, type ApprovalRequest, type DecisionSource, type GateCall,
-} from "../../lib/approval.ts";
-import { UserError } from "../../lib/errors.ts";
+import { HEADLESS_DENIED_REASON, USER_DENIED_REASON, createGate, denyAll, type GateCall } from "../../lib/approval/gate.ts";
+import { type ApprovalAnswer, type ApprovalRequest, type DecisionSource } from "../../lib/approval/request.ts";
+import { UserError } from "../../lib/platform/errors.ts";
 import {
   canonicalJson, defaultPermission, createRepeatGuard, createSessionGrants, describeRefusal,
   evaluatePermission, matchPattern, parsePermissionRules, suggestPattern,
-} from "../../lib/permissions.ts";
-import { createPluginHost } from "../../lib/plugin-host.ts";
-import type { Plugin, PluginHost } from "../../lib/plugins.ts";
+} from "../../lib/approval/rules.ts";
+import { createPluginHost } from "../../lib/extensions/plugin-host.ts";
+import type { Plugin, PluginHost } from "../../lib/extensions/plugin-api.ts";
 import { builtinTools } from "../../lib/tools/index.ts";
 import type { ToolDefinition } from "../../lib/tools/types.ts";
 import { createTaskTool } from "../../lib/agent/subagent.ts";

@@ -1,11 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { callSubjects } from "../../lib/permissions.ts";
+import { callSubjects } from "../../lib/approval/rules.ts";
 import { builtinTools } from "../../lib/tools/index.ts";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createDisabledPluginHost, createPluginHost } from "../../lib/plugin-host.ts";
-import type { Plugin, PluginFactory } from "../../lib/plugins.ts";
+import { createDisabledPluginHost, createPluginHost } from "../../lib/extensions/plugin-host.ts";
+import type { Plugin, PluginFactory } from "../../lib/extensions/plugin-api.ts";
 import { FORMAT_TIMEOUT_MS, pickFormatter, runFormatter } from "../../plugins/format.ts";
 import { currentTimeTool, describeTime } from "../../plugins/time.ts";
 

@@ -2,9 +2,9 @@ import { describe, expect, test } from "bun:test";
 import { createProtectPlugin, protectReason } from "../../plugins/protect.ts";
 import { createSecretsPlugin, secretReason } from "../../plugins/secrets.ts";
 import { parsePatch } from "../../lib/tools/patch.ts";
-import { callSubjects } from "../../lib/permissions.ts";
+import { callSubjects } from "../../lib/approval/rules.ts";
 import { builtinTools } from "../../lib/tools/index.ts";
-import { patchPaths, pathSegments } from "../../lib/write-paths.ts";
+import { patchPaths, pathSegments } from "../../lib/approval/write-paths.ts";
 
 const TOOLS = new Map(builtinTools({ complete: async () => "m" }).map((tool) => [tool.name, tool]));
 /** What the gate hands a guard: the tool's declared effect and its normalised paths. */

@@ -3,7 +3,7 @@
  * streaming, tool loops, usage, abort, retries, the deadline and error mapping.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import type { AssistantMessage, Protocol, ReasoningPart } from "../../lib/providers/messages.ts";
+import type { AssistantMessage, Protocol, ReasoningPart } from "../../lib/messages.ts";
 import type { ModelEvent } from "../../lib/providers/types.ts";
 import { startFakeProvider, type FakeProvider } from "../fakes/provider.ts";
 import { ADAPTERS, API_KEY, CALL_PREFIX, PROTOCOLS, collect, connectTo, finishOf, hostOfFake, requestOf, terminalOf, twoReadsHistory, withoutDeltas } from "./providers-harness.ts";

@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { toAnthropicMessages, streamAnthropic } from "../../lib/providers/anthropic.ts";
-import type { Message } from "../../lib/providers/messages.ts";
+import type { Message } from "../../lib/messages.ts";
 import { startFakeProvider, type FakeProvider } from "../fakes/provider.ts";
 import { API_KEY, TOOLS, collect, connectTo, requestOf, runTwoReadsLoop, terminalOf } from "./providers-harness.ts";
 

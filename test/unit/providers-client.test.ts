@@ -3,7 +3,7 @@
  * and the connection a resolved configuration yields.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { resolveConfig } from "../../lib/config.ts";
+import { resolveConfig } from "../../lib/config/config.ts";
 import { connectionFromConfig, createModelClient } from "../../lib/providers/client.ts";
 import { findPreset } from "../../lib/providers/presets.ts";
 import { startFakeProvider, type FakeProvider } from "../fakes/provider.ts";

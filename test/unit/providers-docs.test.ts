@@ -5,10 +5,10 @@
  */
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { DEFAULT_COMPACTION_THRESHOLD } from "../../lib/agent/context.ts";
+import { DEFAULT_COMPACTION_THRESHOLD } from "../../lib/agent/context/planner.ts";
 import { DEFAULT_MAX_STEPS, VARIANTS } from "../../lib/agent/variants.ts";
-import { ConfigSchema } from "../../lib/config.ts";
-import { DEFAULT_PLUGINS } from "../../lib/plugin-host.ts";
+import { ConfigSchema } from "../../lib/config/config.ts";
+import { DEFAULT_PLUGINS } from "../../lib/extensions/plugin-host.ts";
 import { DEFAULT_REQUEST_TIMEOUT_MS } from "../../lib/providers/client.ts";
 import { PRESETS, PRESET_IDS } from "../../lib/providers/presets.ts";
 import { DEFAULT_TOOL_SETS } from "../../lib/tools/index.ts";

@@ -3,9 +3,10 @@
  * collector that drains an adapter's stream into an array of events, and the two-reads tool loop.
  */
 import { ADAPTERS } from "../../lib/providers/client.ts";
-import type { AssistantMessage, Message, Protocol } from "../../lib/providers/messages.ts";
+import type { AssistantMessage, Message, Protocol } from "../../lib/messages.ts";
 import { findPreset } from "../../lib/providers/presets.ts";
-import type { ModelEvent, ModelRequest, ProviderConnection, ThinkingLevel, ToolSpec } from "../../lib/providers/types.ts";
+import type { ModelEvent, ModelRequest, ProviderConnection, ToolSpec } from "../../lib/providers/types.ts";
+import type { ThinkingLevel } from "../../lib/vocabulary.ts";
 import type { FakeProvider } from "../fakes/provider.ts";
 
 export const API_KEY = "sk-test-key-0123456789";

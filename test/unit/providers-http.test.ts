@@ -8,7 +8,7 @@ import type { MessageDraft } from "../../lib/providers/_draft.ts";
 import { classifyFailure, parseFailureBody, readRetryAfterMs, type WireFailure } from "../../lib/providers/_failures.ts";
 import { streamWire, type DecodeEnd, type StreamDecoder } from "../../lib/providers/_http.ts";
 import type { SseMessage } from "../../lib/providers/_sse.ts";
-import type { AssistantMessage } from "../../lib/providers/messages.ts";
+import type { AssistantMessage } from "../../lib/messages.ts";
 import { buildChatRequest } from "../../lib/providers/openai-chat.ts";
 import type { ModelEvent } from "../../lib/providers/types.ts";
 import { startFakeProvider, type FakeProvider } from "../fakes/provider.ts";

@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Message } from "../../lib/providers/messages.ts";
+import type { Message } from "../../lib/messages.ts";
 import { streamOpenAIChat, toChatMessages } from "../../lib/providers/openai-chat.ts";
 import { findPreset } from "../../lib/providers/presets.ts";
 import { startFakeProvider, type FakeProvider } from "../fakes/provider.ts";

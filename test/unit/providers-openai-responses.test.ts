@@ -3,7 +3,7 @@
  * stateless requests, encrypted reasoning replayed beside its own items, and the items' shapes.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import type { Message } from "../../lib/providers/messages.ts";
+import type { Message } from "../../lib/messages.ts";
 import { streamOpenAIResponses, toResponsesInput } from "../../lib/providers/openai-responses.ts";
 import { startFakeProvider, type FakeProvider } from "../fakes/provider.ts";
 import { API_KEY, TOOLS, collect, connectTo, finishOf, requestOf, runTwoReadsLoop, terminalOf } from "./providers-harness.ts";

@@ -1,17 +1,15 @@
-/** lib/registry.ts against the fake registry on 127.0.0.1, with a temporary SHIRO_HOME. */
+/** lib/extensions/registry/registry.ts against the fake registry on 127.0.0.1, with a temporary SHIRO_HOME. */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { UserError } from "../../lib/errors.ts";
-import { stateDir } from "../../lib/paths.ts";
-import { compileInstalledPlugin, createPluginHost } from "../../lib/plugin-host.ts";
-import {
-  DEFAULT_REGISTRY_URL, commitInstall, fetchRegistryIndex, findRegistryEntry, listInstalled, loadInstalledPlugins,
-  removeInstalled, resolveRegistryUrl, searchRegistry, stageInstall, type RegistryEntry,
-} from "../../lib/registry.ts";
-import { renderInstalledList, renderRegistryList } from "../../lib/registry-view.ts";
-import { loadSkills } from "../../lib/skills.ts";
+import { UserError } from "../../lib/platform/errors.ts";
+import { stateDir } from "../../lib/platform/paths.ts";
+import { compileInstalledPlugin, createPluginHost } from "../../lib/extensions/plugin-host.ts";
+import { DEFAULT_REGISTRY_URL, commitInstall, fetchRegistryIndex, findRegistryEntry, listInstalled, loadInstalledPlugins, removeInstalled, resolveRegistryUrl, searchRegistry, stageInstall } from "../../lib/extensions/registry/registry.ts";
+import { type RegistryEntry } from "../../lib/extensions/registry/schema.ts";
+import { renderInstalledList, renderRegistryList } from "../../lib/ui/registry-view.ts";
+import { loadSkills } from "../../lib/extensions/skills.ts";
 import { startFakeRegistry, type FakeRegistry } from "../fakes/registry.ts";
 
 const SKILL_TEXT = [

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSyn
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import type { ApprovalRequest, DecisionSource } from "../../lib/approval.ts";
+import type { ApprovalRequest, DecisionSource } from "../../lib/approval/request.ts";
 import { checkSandbox } from "../../lib/sandbox/check.ts";
 import { describeSandbox, detectSandbox } from "../../lib/sandbox/detect.ts";
 import { HEADLESS_STAYS_INSIDE, USER_KEPT_INSIDE, createCommandSandbox, type CommandSandbox } from "../../lib/sandbox/session.ts";
@@ -261,7 +261,7 @@ describe("bash in the sandbox", () => {
 
 describe("MCP stdio servers with sandbox.mcp", () => {
   sandboxTest("a sandboxed server connects and serves, but cannot write outside its folder", async () => {
-    const { createMcpHub } = await import("../../lib/mcp.ts");
+    const { createMcpHub } = await import("../../lib/extensions/mcp/hub.ts");
     const serverDir = realpathSync(mkdtempSync(join(tmpdir(), "shiro-mcp-sandboxed-")));
     const leak = join(outside, "mcp-leak.txt");
     const preload = join(serverDir, "try-write.js");
@@ -288,7 +288,7 @@ describe("MCP stdio servers with sandbox.mcp", () => {
 });
 
 test("--no-sandbox survives a run snapshot, so `shiro runs resume` keeps it", async () => {
-  const { flagsFromRunOptions, runOptionsFromFlags } = await import("../../lib/agent/agent.ts");
+  const { flagsFromRunOptions, runOptionsFromFlags } = await import("../../lib/config/flags.ts");
   const flags = { yolo: true, approvals: "deny" as const, continue: false, noMcp: false, noSubagent: false, noInstructions: false, noSkills: false, noPlugins: false, noMemory: false };
   expect([
     flagsFromRunOptions(runOptionsFromFlags({ ...flags, noSandbox: true })).noSandbox,

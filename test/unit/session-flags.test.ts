@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { parseFlags } from "../../cmd/_flags.ts";
-import { ROOT_FLAGS, agentFlagsFrom, flagsFromRunOptions, runOptionsFromFlags } from "../../lib/session-flags.ts";
+import { ROOT_FLAGS, agentFlagsFrom, flagsFromRunOptions, runOptionsFromFlags } from "../../lib/config/flags.ts";
 import { RunOptionsSchema } from "../../lib/store/runs.ts";
 
 /** A value each string flag accepts: its first choice that is not the default, or a free text. */

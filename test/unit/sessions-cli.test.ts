@@ -1,8 +1,10 @@
 /** `shiro sessions` and `shiro sessions show` as a user runs them. */
 import { expect, test } from "bun:test";
 import { join } from "node:path";
-import { estimateTokens } from "../../lib/agent/context.ts";
-import { appendExchange, createSession, formatLocalMinute, openSessionWriter } from "../../lib/store/sessions.ts";
+import { estimateTokens } from "../../lib/agent/context/planner.ts";
+import { openSessionWriter } from "../../lib/store/sessions.ts";
+import { appendExchange, createSession } from "../../lib/store/session-record.ts";
+import { formatLocalMinute } from "../../lib/ui/session-lines.ts";
 import { useTempHome } from "./temp-home.ts";
 
 const SHIRO = join(import.meta.dir, "..", "..", "cmd", "shiro.ts");

@@ -7,14 +7,14 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { UserError } from "../../lib/errors.ts";
-import { paths } from "../../lib/paths.ts";
-import type { Message } from "../../lib/providers/messages.ts";
+import { UserError } from "../../lib/platform/errors.ts";
+import { paths } from "../../lib/platform/paths.ts";
+import type { Message } from "../../lib/messages.ts";
 import { writeJsonAtomic } from "../../lib/store/json-file.ts";
-import {
-  appendExchange, createSession, findSession, formatLocalMinute, formatSessionLine, historyForResume, findLeaseHolder,
-  listSessions, loadSession, newestForCwd, openSessionWriter, releaseLease, deriveTitle, tryLease, type SessionRecord, type SessionWriter,
-} from "../../lib/store/sessions.ts";
+import { appendExchange, createSession, historyForResume, deriveTitle, type SessionRecord } from "../../lib/store/session-record.ts";
+import { findSession, listSessions, loadSession, newestForCwd, openSessionWriter, type SessionWriter } from "../../lib/store/sessions.ts";
+import { formatLocalMinute, formatSessionLine } from "../../lib/ui/session-lines.ts";
+import { findLeaseHolder, releaseLease, tryLease } from "../../lib/store/session-lease.ts";
 import { useTempHome } from "./temp-home.ts";
 
 const FIXTURE = join(import.meta.dir, "..", "fixtures", "session-lease.ts");

@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { defineCommand } from "citty";
 import { runStrict } from "../../cmd/_run-citty.ts";
-import { UsageError } from "../../lib/errors.ts";
+import { UsageError } from "../../lib/platform/errors.ts";
 
 function recorder() {
   const calls: { args: Record<string, unknown>; rawArgs: string[] }[] = [];

@@ -58,6 +58,18 @@ describe("builtinTools", () => {
     expect(() => builtinTools({ complete, extraTools: [blind] })).toThrow('blind_writer changes files but declares no paths');
   });
 
+  test("every tool declares its effect (a tool without one fails here, and at start-up)", () => {
+    expect(all.filter((tool) => !["read", "write", "exec", "net"].includes(tool.effect)).map((tool) => tool.name)).toEqual([]);
+    const { effect: _dropped, ...undeclared } = sessionTool;
+    expect(() => builtinTools({ complete, extraTools: [undeclared as ToolDefinition] })).toThrow('todo_write declares no effect; add `effect: "read" | "write" | "exec" | "net"`');
+  });
+
+  test("every built-in tool declares its set: TOOL_SETS is derived from the declarations", () => {
+    const builtins = builtinTools({ complete });
+    expect(builtins.filter((tool) => tool.set === undefined).map((tool) => tool.name)).toEqual([]);
+    expect(Object.values(TOOL_SETS).flat().sort()).toEqual(names(builtins).sort());
+  });
+
   test("move_file shows the guards every file a folder move carries, at both ends", () => {
     mkdirSync(join(home, "cfg", "deep"), { recursive: true });
     writeFileSync(join(home, "cfg", ".env"), "A=1\n");

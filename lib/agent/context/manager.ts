@@ -1,0 +1,131 @@
+/**
+ * Wires the context functions (planner.ts, state.ts, span-summaries.ts) into a session:
+ * once per step it plans the wire view, asks the model to summarise a span the first time it
+ * leaves the wire, records the span (with or without its summary) in the session, and emits the
+ * `compacted` events. A failed or empty summary never stops the turn: the span stays off the
+ * wire with a marker pointing at recall_discarded, and a notice says so.
+ */
+import * as v from "valibot";
+import type { ThinkingLevel } from "../../vocabulary.ts";
+import { assistantText, type Message } from "../../messages.ts";
+import type { SessionRecord } from "../../store/session-record.ts";
+import { DEFAULT_COMPACTION_THRESHOLD, estimateTokens, planWire } from "./planner.ts";
+import { CompactionStateSchema, createCompactionState, recordSpan, type CompactionState } from "./state.ts";
+import { buildSpanSummaryRequest, parseSummary } from "./span-summaries.ts";
+import type { AgentEvent } from "../../events.ts";
+import type { ModelClient } from "../../providers/client.ts";
+import type { WirePreparation } from "../loop.ts";
+
+export interface ContextManagerOptions {
+  session: SessionRecord;
+  client: ModelClient;
+  /** Read on every call: the REPL can switch model and thinking mid-session. */
+  model: () => string;
+  thinking: () => ThinkingLevel;
+  markChanged: () => void;
+  threshold?: number;
+  auto: boolean;
+}
+
+export interface ContextShare {
+  /** Estimated tokens of the last wire view (JSON length / 4). */
+  tokens: number;
+  threshold: number;
+  /** tokens / threshold. */
+  share: number;
+  estimated: true;
+  /** Input tokens the provider reported for the last request, when it did. */
+  reportedTokens?: number;
+}
+
+export interface ContextManager {
+  prepareWire(messages: Message[], system: string, signal: AbortSignal, runId: string): Promise<WirePreparation>;
+  /** The session's compaction state (valid, or a fresh one). */
+  state(): CompactionState;
+  ledger(): { messages: Message[]; state: CompactionState };
+  /** Context in use as a share of the threshold, for `done` and `sessions show`. */
+  share(messages: Message[], reportedTokens?: number): ContextShare;
+  /** One tool-less model call (summaries, commit messages). Throws on error or abort. */
+  complete(system: string, prompt: string, signal?: AbortSignal): Promise<string>;
+}
+
+/** Reads a session's `compaction` field; anything unreadable counts as no compaction yet. */
+export function readCompactionState(session: { compaction?: unknown }): CompactionState {
+  const parsed = v.safeParse(CompactionStateSchema, session.compaction);
+  return parsed.success ? parsed.output : createCompactionState();
+}
+
+export function createContextManager(options: ContextManagerOptions): ContextManager {
+  const threshold = options.threshold ?? DEFAULT_COMPACTION_THRESHOLD;
+  let lastEstimate: number | undefined;
+  let announcedRun: string | undefined;
+
+  const complete = async (system: string, prompt: string, signal?: AbortSignal): Promise<string> => {
+    const stream = options.client.stream({
+      model: options.model(), system, messages: [{ role: "user", content: prompt }], tools: [], thinking: "off", signal,
+    });
+    for await (const event of stream) {
+      if (event.type === "finish") return assistantText(event.message);
+      if (event.type === "error") throw new Error(event.error.message);
+      if (event.type === "aborted") throw new Error("interrupted");
+    }
+    throw new Error("the model stream ended without a result");
+  };
+
+  const plan = (messages: Message[], system: string, state: CompactionState) => planWire(messages, {
+    threshold, protocol: options.client.protocol,
+    thinking: options.thinking() !== "off", state, system, auto: options.auto,
+  });
+
+  return {
+    state: () => readCompactionState(options.session),
+    ledger: () => ({ messages: options.session.messages, state: readCompactionState(options.session) }),
+    share(messages, reportedTokens) {
+      const tokens = lastEstimate ?? estimateTokens(messages);
+      return {
+        tokens, threshold, share: Math.round((tokens / threshold) * 1000) / 1000, estimated: true,
+        ...(reportedTokens !== undefined ? { reportedTokens } : {}),
+      };
+    },
+    complete,
+    async prepareWire(messages, system, signal, runId) {
+      // Spans index the session's own history; a trimmed resume view (historyPairs) has none.
+      const owned = messages === options.session.messages;
+      let state = owned ? readCompactionState(options.session) : createCompactionState();
+      let wire = plan(messages, system, state);
+      const events: AgentEvent[] = [];
+      if (wire.newSpan && owned) {
+        const span = wire.newSpan;
+        let summary: string | undefined;
+        let failure: string | undefined;
+        // Summaries pile up over a very long session; past a quarter of the threshold they are
+        // rolled into the new one, which then stands for all the history it covers.
+        const earlier = state.spans.flatMap((entry) => (entry.summary ? [entry.summary] : []));
+        const rollUp = earlier.length > 0 && earlier.join("").length / 4 > threshold / 4;
+        try {
+          const request = buildSpanSummaryRequest(messages.slice(span.from, span.to), rollUp ? { earlier } : {});
+          summary = parseSummary(await complete(request.system, request.prompt, signal));
+          if (!summary) failure = "the model returned an empty summary";
+        } catch (error) {
+          failure = error instanceof Error ? error.message : String(error);
+        }
+        if (signal.aborted) return { messages: wire.messages, events };
+        if (failure) events.push({ type: "notice", text: `compaction: could not summarise messages ${span.from + 1}–${span.to} (${failure}); they are off the wire without a summary, and recall_discarded can still search them` });
+        state = summary && rollUp
+          ? { ...state, spans: [{ from: state.spans[0]!.from, to: span.to, summary, createdAt: new Date().toISOString(), runId }] }
+          : recordSpan(state, span, { ...(summary ? { summary } : {}), runId });
+        options.session.compaction = state;
+        options.markChanged();
+        wire = plan(messages, system, state);
+        const covered = summary && rollUp ? { from: state.spans[0]!.from, to: span.to } : span;
+        events.push({ type: "compacted", before: wire.before, after: wire.after, ...(summary ? { summary } : {}), span: covered });
+        announcedRun = runId;
+      } else if (wire.pruned && announcedRun !== runId) {
+        events.push({ type: "compacted", before: wire.before, after: wire.after });
+        announcedRun = runId;
+      }
+      lastEstimate = wire.estimate;
+      return { messages: wire.messages, events };
+    },
+  };
+}

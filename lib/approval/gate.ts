@@ -1,0 +1,185 @@
+/**
+ * The approval gate: the one decision API every front end uses (REPL prompt, headless policy,
+ * worker subagents, tests). A call the gate does not allow never reaches its tool.
+ *
+ * Order per call:
+ * 1. Plugin guards (`beforeToolCall`): the first block wins; --yolo cannot skip them.
+ * 2. Permission rules: deny refuses with the rule's message; allow passes unless the repeat
+ *    guard asks (third identical call of the turn, and later ones).
+ * 3. A read of a path the secrets classifier flags (lib/secrets/classify.ts) asks, unless one of
+ *    the user's rules allows that path by name; neither grants nor --yolo skip this question,
+ *    and "always" answers it once. Tools that declare `secretPaths: "skip"` leave such files out
+ *    themselves instead.
+ * 4. Session grants ("always" answers) allow what they cover; never a repeated call.
+ * 5. --yolo turns every remaining ask into allow.
+ * 6. `decide` answers: once, always (records a grant), deny, or block (the run suspends on a
+ *    persisted request). Questions are put one at a time, so an "always" given to one call
+ *    covers an identical call that was waiting behind it.
+ */
+import { uuidv7 } from "../platform/ids.ts";
+import { resolve } from "node:path";
+import {
+  REPEAT_ASK_AT, allowsExplicitly, callSubjects, createRepeatGuard, createSessionGrants, describeRefusal, evaluatePermission,
+  normalizeRulePath, suggestPattern, type PermissionMatch, type PermissionRules, type SessionGrants,
+} from "./rules.ts";
+import type { ApprovalAnswer, ApprovalRequest, DecisionSource } from "./request.ts";
+import { classifySecretFile } from "../secrets/classify.ts";
+import type { PluginHost } from "../extensions/plugin-api.ts";
+import { loadShellParser } from "../shell/parser.ts";
+import { createPending } from "../store/approvals.ts";
+import type { ToolDefinition } from "../tools/types.ts";
+
+
+/** `asked` is present when `decide` was consulted, so front ends can show the question. */
+export type GateResult =
+  | { allowed: true; asked?: ApprovalRequest; secretsAllowed?: true }
+  | { allowed: false; by: "plugin" | "rule" | "user" | "headless"; reason: string; asked?: ApprovalRequest }
+  | { allowed: false; by: "block"; request: ApprovalRequest };
+
+export interface GateCall {
+  callId: string;
+  tool: ToolDefinition | undefined;
+  name: string;
+  input: unknown;
+  cwd: string;
+  subagent?: boolean;
+}
+
+export interface GateOptions {
+  rules: PermissionRules;
+  plugins: PluginHost;
+  yolo: boolean;
+  decide: DecisionSource;
+  /** Tools that run without asking unless a rule names them (session tools); plugin ones are added. */
+  autoApprove?: ReadonlySet<string>;
+  /** A "deny" from `decide` means nobody could be asked: reported as `headless`. */
+  headless?: boolean;
+  runId?: string;
+  sessionId?: string;
+}
+
+export interface Gate {
+  check(call: GateCall): Promise<GateResult>;
+  /** Starts a new turn: the repeat guard forgets its counts. Grants stay. */
+  newTurn(): void;
+  /**
+   * True when a rule denies `tool` the workspace path `path` (any spelling): for tools that find
+   * files themselves (grep), so what they find meets the same rules a named path would.
+   */
+  deniesPath?(tool: string, path: string, cwd: string): boolean;
+  readonly grants: SessionGrants;
+}
+
+export const USER_DENIED_REASON = "User denied this tool call.";
+
+/** What the model reads when a headless run refuses a read of a possible secret. */
+export function describeSecretRefusal(secret: { path: string; why: string }, tool: string): string {
+  return `Denied: ${secret.path} may hold secrets (${secret.why}) and nobody can be asked in a headless run. Ask the user to share what you need, or to allow it with a permission rule naming the path (permission.${tool}).`;
+}
+export const HEADLESS_DENIED_REASON =
+  "Denied: this call needs approval, and a headless run without --yolo has nobody to give it.";
+
+/** The decision source of a headless run without --yolo: nobody can answer, so every question is denied. */
+export const denyAll: DecisionSource = async () => "deny";
+
+export function createGate(options: GateOptions): Gate {
+  const grants = createSessionGrants();
+  const repeats = createRepeatGuard();
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const ask = (
+    call: GateCall, subjects: string[], repeated: boolean, matched: PermissionMatch | undefined, secret?: { path: string; why: string },
+  ): Promise<GateResult> => {
+    const run = async (): Promise<GateResult> => {
+      if (!repeated && !secret && grants.covers(call.name, subjects)) return { allowed: true };
+      const request: ApprovalRequest = {
+        id: uuidv7(), callId: call.callId, tool: call.name, input: call.input, subjects, subject: _subjectLine(call, subjects),
+        repeated, matched, suggestedPattern: suggestPattern(call.name, call.input), cwd: call.cwd,
+        ...(call.subagent ? { subagent: true } : {}),
+        ...(secret ? { secret } : {}),
+        ...(options.runId ? { runId: options.runId } : {}),
+        ...(options.sessionId ? { sessionId: options.sessionId } : {}),
+      };
+      let answer: ApprovalAnswer | "block";
+      try {
+        answer = await options.decide(request);
+      } catch (error) {
+        const why = error instanceof Error ? error.message : String(error);
+        return { allowed: false, by: "user", reason: `Refused: the approval question failed (${why}).`, asked: request };
+      }
+      if (answer === "block") return { allowed: false, by: "block", request };
+      if (answer === "always" && !secret) grants.add(call.name, request.suggestedPattern);
+      if (answer === "once" || answer === "always") return { allowed: true, asked: request, ...(secret ? { secretsAllowed: true as const } : {}) };
+      if (options.headless) return { allowed: false, by: "headless", reason: secret ? describeSecretRefusal(secret, call.name) : HEADLESS_DENIED_REASON, asked: request };
+      return { allowed: false, by: "user", reason: USER_DENIED_REASON, asked: request };
+    };
+    const result = queue.then(run);
+    queue = result.catch(() => undefined);
+    return result;
+  };
+
+  return {
+    grants,
+    newTurn: () => repeats.reset(),
+    deniesPath: (tool, path, cwd) => evaluatePermission(options.rules, tool, [normalizeRulePath(path, cwd)]).decision === "deny",
+    async check(call) {
+      // bash's subjects are its simple commands, read by the shell parser: loaded before they are listed.
+      if (call.name === "bash") await loadShellParser();
+      const { subjects, paths, known } = callSubjects(call.tool, call.input, call.cwd);
+      // The guards judge declared paths; a write whose paths cannot be read is never let through blind.
+      if (!known && call.tool?.effect === "write") return { allowed: false, by: "rule", reason: `Refused: the paths of this ${call.name} call could not be read. Check its arguments.` };
+      const blocked = await options.plugins.checkToolCall({ toolName: call.name, input: call.input, cwd: call.cwd, effect: call.tool?.effect, paths });
+      if (blocked !== undefined) return { allowed: false, by: "plugin", reason: blocked };
+
+      const autoApprove = new Set([...(options.autoApprove ?? []), ...options.plugins.autoApprove()]);
+      const verdict = evaluatePermission(options.rules, call.name, subjects, { autoApprove });
+      if (verdict.decision === "deny") return { allowed: false, by: "rule", reason: describeRefusal(call.name, verdict.matched) };
+
+      const secrets = call.tool?.effect === "read" && call.tool.secretPaths !== "skip" ? _secretReads(options.rules, call, paths) : undefined;
+      if (secrets?.asking) return ask(call, subjects, false, verdict.matched, secrets.asking);
+      // Every possible secret it reads is allowed by a rule naming it; the other rules still decide the call.
+      const flagged = secrets?.allowed ? { secretsAllowed: true as const } : {};
+
+      const repeated = repeats.record(call.name, call.input) >= REPEAT_ASK_AT;
+      if (verdict.decision === "allow" && known && !repeated) return { allowed: true, ...flagged };
+      if (options.yolo) return { allowed: true, ...flagged };
+      return ask(call, subjects, repeated, verdict.matched);
+    },
+  };
+}
+
+/**
+ * The declared paths of a read the classifier flags: `asking` is the first one no user rule
+ * allows by name; `allowed` is true when some were flagged and rules allow them all.
+ */
+function _secretReads(rules: PermissionRules, call: GateCall, paths: readonly string[]): { asking?: { path: string; why: string }; allowed: boolean } {
+  let flagged = false;
+  for (const path of paths) {
+    const why = classifySecretFile(resolve(call.cwd, path), call.cwd);
+    if (!why) continue;
+    flagged = true;
+    if (!allowsExplicitly(rules, call.name, path)) return { asking: { path, why }, allowed: false };
+  }
+  return { allowed: flagged };
+}
+
+/** One line for display: a bash call's command as written (its subjects are its simple commands), else the subjects joined. */
+function _subjectLine(call: GateCall, subjects: string[]): string {
+  const command = call.name === "bash" && call.input !== null && typeof call.input === "object" ? (call.input as { command?: unknown }).command : undefined;
+  return typeof command === "string" ? command.replace(/\s+/g, " ").trim() : subjects.join(", ");
+}
+
+/**
+ * The decision source of `--approvals block`: each question is persisted as a pending approval
+ * (approvals.json) and the run suspends; `shiro approve|deny <id>` answers it later.
+ */
+export function createBlockingDecision(run: { runId: string; sessionId: string }): DecisionSource {
+  return async (request) => {
+    createPending({
+      id: request.id, runId: request.runId ?? run.runId, sessionId: request.sessionId ?? run.sessionId,
+      callId: request.callId, tool: request.tool, input: request.input, subjects: request.subjects,
+      cwd: request.cwd, suggestedPattern: request.suggestedPattern,
+    });
+    return "block";
+  };
+}

@@ -1,0 +1,252 @@
+/**
+ * Configuration: `config.json` in the state folder, validated with valibot.
+ *
+ * Precedence, later wins: the file < environment variables < command-line flags.
+ * A file that is not JSON or has an invalid field is a UserError naming the file and the field;
+ * the file is never rewritten by a failed load. `writeConfigPatch` merges a patch into the
+ * existing file (other keys kept) under the file lock, atomically.
+ */
+import * as v from "valibot";
+import { EXIT, UserError } from "../platform/errors.ts";
+import { paths } from "../platform/paths.ts";
+import { PRESET_IDS, PROTOCOL_FLAG_VALUES, findPreset, type Preset } from "../providers/presets.ts";
+import { type Protocol } from "../messages.ts";
+import { type ProtocolFlag } from "../vocabulary.ts";
+import { describeIssue, parseJson, readJson, updateJsonSync } from "../store/json-file.ts";
+
+import { AGENT_NAMES, THINKING_LEVELS, TOOL_SET_NAMES, type AgentName, type ThinkingLevel } from "../vocabulary.ts";
+// Re-exported for modules not yet pointed at lib/vocabulary.ts (tools/, agent/variants.ts).
+export const BUILTIN_PLUGIN_NAMES = ["guard", "secrets", "protect", "time", "bell", "format"] as const;
+export const DECISIONS = ["allow", "ask", "deny"] as const;
+export const SANDBOX_MODES = ["workspace-write", "read-only", "off"] as const;
+
+export type Decision = (typeof DECISIONS)[number];
+
+const _oneOf = <const T extends readonly string[]>(values: T) =>
+  v.picklist(values, `must be one of ${values.join(", ")}`);
+
+const DecisionSchema = _oneOf(DECISIONS);
+const PermissionSchema = v.record(v.string(), v.union(
+  [DecisionSchema, v.record(v.string(), DecisionSchema, `must map patterns to one of ${DECISIONS.join(", ")}`)],
+  `must be one of ${DECISIONS.join(", ")}, or an object mapping patterns to them`,
+));
+
+const McpServerSchema = v.union([
+  v.strictObject({
+    command: v.pipe(v.string(), v.minLength(1, "must not be empty")),
+    args: v.optional(v.array(v.string())),
+    env: v.optional(v.record(v.string(), v.string())),
+    cwd: v.optional(v.string()),
+  }),
+  v.strictObject({
+    url: v.pipe(v.string(), v.url("must be a URL")),
+    type: v.optional(_oneOf(["http", "sse"] as const)),
+    headers: v.optional(v.record(v.string(), v.string())),
+  }),
+], "must be {command, args?, env?, cwd?} or {url, type?, headers?}");
+
+const _posInt = (max: number) =>
+  v.pipe(v.number("must be a number"), v.integer("must be a whole number"), v.minValue(0, "must not be negative"), v.maxValue(max, `must be at most ${max}`));
+
+export const ConfigSchema = v.strictObject({
+  $schema: v.optional(v.string()),
+  provider: v.optional(_oneOf(PRESET_IDS)),
+  protocol: v.optional(_oneOf(Object.keys(PROTOCOL_FLAG_VALUES) as ProtocolFlag[])),
+  model: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty"))),
+  baseURL: v.optional(v.pipe(v.string(), v.url("must be a URL"))),
+  apiKey: v.optional(v.string()),
+  agent: v.optional(_oneOf(AGENT_NAMES)),
+  thinking: v.optional(_oneOf(THINKING_LEVELS)),
+  maxRetries: v.optional(_posInt(10)),
+  maxSteps: v.optional(v.pipe(_posInt(1000), v.minValue(1, "must be at least 1"))),
+  requestTimeoutMs: v.optional(v.pipe(_posInt(3_600_000), v.minValue(1000, "must be at least 1000"))),
+  plugins: v.optional(v.array(v.string("must be a plugin name"))),
+  toolSets: v.optional(v.array(_oneOf(TOOL_SET_NAMES))),
+  permission: v.optional(PermissionSchema),
+  registryUrl: v.optional(v.pipe(v.string(), v.url("must be a URL"))),
+  mcpServers: v.optional(v.record(v.string(), McpServerSchema)),
+  webFetch: v.optional(v.strictObject({ allowHosts: v.optional(v.array(v.string())) })),
+  compaction: v.optional(v.strictObject({
+    threshold: v.optional(v.pipe(_posInt(10_000_000), v.minValue(1000, "must be at least 1000"))),
+    auto: v.optional(v.boolean("must be true or false")),
+  })),
+  historyPairs: v.optional(_posInt(1000)),
+  /** Provider key variables bash and MCP servers may see (withheld by default; lib/secrets/child-env.ts). */
+  passEnv: v.optional(v.array(v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be a variable name")))),
+  sandbox: v.optional(v.union([
+    _oneOf(SANDBOX_MODES),
+    v.strictObject({
+      mode: v.optional(_oneOf(SANDBOX_MODES)),
+      network: v.optional(v.boolean("must be true or false")),
+      bwrap: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty"))),
+      mcp: v.optional(v.boolean("must be true or false")),
+    }),
+  ], `must be one of ${SANDBOX_MODES.join(", ")}, or {mode?, network?, bwrap?, mcp?}`)),
+  memory: v.optional(v.strictObject({
+    episodeSummary: v.optional(v.boolean("must be true or false")),
+    budget: v.optional(v.pipe(v.number("must be a number of tokens"), v.integer("must be a whole number"), v.minValue(0, "must not be negative"))),
+    confirmWrites: v.optional(v.boolean("must be true or false")),
+    embeddings: v.optional(v.strictObject({
+      baseURL: v.pipe(v.string("must be a URL"), v.url("must be a URL")),
+      model: v.pipe(v.string("must be a model name"), v.minLength(1, "must not be empty")),
+      apiKeyEnv: v.optional(v.pipe(v.string("must name an environment variable"), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must name an environment variable"))),
+    })),
+  })),
+  /** `shiro update`: `enabled: false` turns it off (installs a package manager owns); `base` is a mirror (docs/release.md). */
+  update: v.optional(v.strictObject({
+    enabled: v.optional(v.boolean("must be true or false")),
+    base: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty"))),
+  })),
+}, (issue) => `is not a known setting`);
+
+export type ConfigFile = v.InferOutput<typeof ConfigSchema>;
+
+/** Overrides from the command line; undefined means "not given". */
+export interface ConfigFlags {
+  provider?: string;
+  protocol?: string;
+  model?: string;
+  baseURL?: string;
+  agent?: string;
+  thinking?: string;
+}
+
+export interface ResolvedConfig {
+  file: ConfigFile;
+  configPath: string;
+  preset: Preset;
+  protocol: Protocol;
+  /** True when the protocol was forced by --protocol / SHIRO_PROTOCOL / config. */
+  protocolForced: boolean;
+  model: string;
+  baseURL: string;
+  apiKey?: string;
+  /** Where the key came from, for messages: `SHIRO_API_KEY`, `OPENAI_API_KEY`, `config.json`. */
+  apiKeySource?: string;
+  agent: AgentName;
+  thinking?: ThinkingLevel;
+  maxRetries: number;
+}
+
+/** Reads and validates config.json. Missing file = empty config. Never writes. */
+export function loadConfigFile(path = paths.config()): ConfigFile {
+  const read = readJson(path, { schema: ConfigSchema });
+  if (read.status === "missing") return {};
+  if (read.status === "corrupt") throw new UserError(`${path}: ${_configReason(read.reason)}`);
+  checkPluginNames(read.value.plugins, path);
+  return read.value;
+}
+
+/**
+ * A `plugins` list replaces the default one, so a misspelt name would silently leave the guard
+ * off: every name must be a builtin plugin. Throws a usage error (exit 2) naming the valid ones.
+ */
+export function checkPluginNames(names: readonly string[] | undefined, origin: string): void {
+  const known: readonly string[] = BUILTIN_PLUGIN_NAMES;
+  const wrong = names?.find((name) => !known.includes(name));
+  if (wrong === undefined) return;
+  const near = known.find((name) => _isNearMiss(wrong, name));
+  throw new UserError(
+    `${origin}: "plugins" lists "${wrong}", which is not a plugin${near ? ` (did you mean "${near}"?)` : ""}. Valid plugins: ${known.join(", ")}`,
+    EXIT.usage,
+  );
+}
+
+/** Same letters up to case and spaces, or one edit or swap away. */
+function _isNearMiss(typed: string, name: string): boolean {
+  const a = typed.trim().toLowerCase();
+  if (a === name) return true;
+  if (Math.abs(a.length - name.length) > 1) return false;
+  const [short, long] = a.length <= name.length ? [a, name] : [name, a];
+  let i = 0;
+  while (i < short.length && short[i] === long[i]) i++;
+  if (short.length === long.length) {
+    return short.slice(i + 1) === long.slice(i + 1) || (short[i] === long[i + 1] && short[i + 1] === long[i] && short.slice(i + 2) === long.slice(i + 2));
+  }
+  return short.slice(i) === long.slice(i + 1);
+}
+
+function _configReason(reason: string): string {
+  // A key the schema does not know reports as `"key" is not a known setting`.
+  return reason.startsWith("not valid JSON") ? "is not valid JSON" : reason;
+}
+
+function _pick<T extends readonly string[]>(value: string | undefined, allowed: T, what: string, origin: string): T[number] | undefined {
+  if (value === undefined || value === "") return undefined;
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new UserError(`${origin}: unknown ${what} "${value}". Available: ${allowed.join(", ")}`);
+  }
+  return value as T[number];
+}
+
+/** Applies environment and flags over the file. Throws UserError for invalid values. */
+export function resolveConfig(options: { flags?: ConfigFlags; env?: NodeJS.ProcessEnv; configPath?: string; file?: ConfigFile } = {}): ResolvedConfig {
+  const env = options.env ?? process.env;
+  const flags = options.flags ?? {};
+  const configPath = options.configPath ?? paths.config();
+  const file = options.file ?? loadConfigFile(configPath);
+
+  const providerId = _pick(flags.provider, PRESET_IDS, "provider", "--provider")
+    ?? _pick(env.SHIRO_PROVIDER, PRESET_IDS, "provider", "SHIRO_PROVIDER")
+    ?? file.provider ?? "anthropic";
+  const preset = findPreset(providerId)!;
+  const protocolKeys = Object.keys(PROTOCOL_FLAG_VALUES) as ProtocolFlag[];
+  const protocolFlag = _pick(flags.protocol, protocolKeys, "protocol", "--protocol")
+    ?? _pick(env.SHIRO_PROTOCOL, protocolKeys, "protocol", "SHIRO_PROTOCOL") ?? file.protocol;
+  const baseURL = (flags.baseURL || env.SHIRO_BASE_URL || file.baseURL || preset.baseURL).replace(/\/+$/, "");
+  if (!baseURL) throw new UserError(`provider "${preset.id}" needs a base URL: pass --base-url, set SHIRO_BASE_URL, or add "baseURL" to ${configPath}`);
+  _checkUrl(baseURL, flags.baseURL ? "--base-url" : env.SHIRO_BASE_URL ? "SHIRO_BASE_URL" : "baseURL");
+  const model = flags.model || env.SHIRO_MODEL || file.model || preset.defaultModel;
+  if (!model) throw new UserError(`provider "${preset.id}" needs a model: pass --model, set SHIRO_MODEL, or add "model" to ${configPath}`);
+
+  let apiKey: string | undefined;
+  let apiKeySource: string | undefined;
+  if (env.SHIRO_API_KEY) [apiKey, apiKeySource] = [env.SHIRO_API_KEY, "SHIRO_API_KEY"];
+  else if (preset.keyEnv && env[preset.keyEnv]) [apiKey, apiKeySource] = [env[preset.keyEnv], preset.keyEnv];
+  else if (file.apiKey) [apiKey, apiKeySource] = [file.apiKey, "config.json"];
+  else if (preset.keyless) [apiKey, apiKeySource] = ["local", "keyless preset"];
+
+  const agent = _pick(flags.agent, AGENT_NAMES, "agent", "--agent") ?? file.agent ?? "default";
+  const thinking = _pick(flags.thinking, THINKING_LEVELS, "thinking level", "--think") ?? file.thinking;
+
+  return {
+    file, configPath, preset,
+    protocol: protocolFlag ? PROTOCOL_FLAG_VALUES[protocolFlag] : preset.protocol,
+    protocolForced: protocolFlag !== undefined,
+    model, baseURL, apiKey, apiKeySource, agent, thinking,
+    maxRetries: file.maxRetries ?? 3,
+  };
+}
+
+function _checkUrl(url: string, origin: string): void {
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new Error();
+  } catch {
+    throw new UserError(`${origin}: "${url}" is not an http(s) URL`);
+  }
+}
+
+/**
+ * Merges `patch` into config.json (keys set to undefined are removed), validating the result.
+ * An existing file that does not parse is refused, never overwritten.
+ */
+export function writeConfigPatch(patch: Partial<ConfigFile>, path = paths.config()): ConfigFile {
+  return updateJsonSync(path, { schema: v.unknown() as v.GenericSchema<unknown, unknown>, verbatim: true }, (current) => {
+    if (current === undefined && readJson(path, { schema: v.unknown() }).status === "corrupt") {
+      throw new UserError(`${path}: is not valid JSON; fix or remove it before changing settings`);
+    }
+    const base = (current && typeof current === "object" && !Array.isArray(current) ? current : {}) as Record<string, unknown>;
+    const merged: Record<string, unknown> = { ...base };
+    for (const [key, value] of Object.entries(patch)) {
+      if (value === undefined) delete merged[key];
+      else merged[key] = value;
+    }
+    const checked = parseJson(JSON.stringify(merged), { schema: ConfigSchema });
+    if (checked.status !== "ok") throw new UserError(`${path}: ${checked.status === "corrupt" ? checked.reason : "invalid"}`);
+    checkPluginNames(checked.value.plugins, path);
+    return merged;
+  }) as ConfigFile;
+}
+
+export { describeIssue };

@@ -1,0 +1,111 @@
+/**
+ * The root command's flags, each declared once: its name, alias, kind, help line, allowed values
+ * and where its value goes. Everything else is derived from this table: the strict parser and
+ * `--help` (cmd/_flags.ts, cmd/_help.ts), the `AgentFlags` a front end hands to `createAgent`
+ * (`option`: the AgentFlags field), and the run snapshot's `options` that `shiro runs resume`
+ * rebuilds a session from (`saved`: kept in the snapshot; lib/store/runs.ts derives its schema).
+ *
+ * Kept free of heavy imports: `cmd/shiro.ts` reads it on the start-up path.
+ */
+import { AGENT_NAMES, APPROVAL_MODES, PROTOCOL_FLAGS, THINKING_LEVELS } from "../vocabulary.ts";
+
+export type FlagKind = "boolean" | "string" | "optional-string";
+
+export interface FlagSpec {
+  name: string;
+  alias?: string;
+  kind: FlagKind;
+  valueHint?: string;
+  description: string;
+  /** Allowed values, checked at parse time. */
+  choices?: readonly string[];
+  /** What a choice is called in the error: `unknown agent "x"`. */
+  choiceLabel?: string;
+  /** The AgentFlags field the value goes to (flags without one are the command's own: -p, --json, …). */
+  option?: string;
+  /** Kept in the run snapshot, so `shiro runs resume` runs with it. */
+  saved?: boolean;
+  /** The value when the flag is absent (string flags with an option). */
+  default?: string;
+}
+
+const _TABLE = [
+  { name: "print", alias: "p", kind: "optional-string", valueHint: "[prompt]", description: "headless: run one turn and print the answer (prompt from stdin when omitted)" },
+  { name: "json", kind: "boolean", description: "with -p: print one JSON event per line on stdout" },
+  { name: "continue", alias: "c", kind: "boolean", description: "resume the newest session of this directory", option: "continue" },
+  { name: "resume", alias: "r", kind: "string", valueHint: "<id>", description: "resume a session by id or unique prefix", option: "resume" },
+  { name: "agent", kind: "string", valueHint: "<name>", description: `agent variant: ${AGENT_NAMES.join(", ")}`, choices: AGENT_NAMES, choiceLabel: "agent", option: "agent", saved: true },
+  { name: "think", kind: "string", valueHint: "<level>", description: `thinking level: ${THINKING_LEVELS.join(", ")}`, choices: THINKING_LEVELS, choiceLabel: "thinking level", option: "think", saved: true },
+  { name: "provider", kind: "string", valueHint: "<preset>", description: "provider preset (anthropic, openai, openrouter, ollama, …)", option: "provider", saved: true },
+  { name: "protocol", kind: "string", valueHint: "<wire>", description: `force a wire protocol: ${PROTOCOL_FLAGS.join(", ")}`, choices: PROTOCOL_FLAGS, choiceLabel: "protocol", option: "protocol", saved: true },
+  { name: "model", kind: "string", valueHint: "<id>", description: "model id", option: "model", saved: true },
+  { name: "base-url", kind: "string", valueHint: "<url>", description: "API root, e.g. http://127.0.0.1:8080/v1", option: "baseURL", saved: true },
+  { name: "yolo", kind: "boolean", description: "turn every \"ask\" into \"allow\" (deny rules and guard plugins still apply)", option: "yolo", saved: true },
+  { name: "approvals", kind: "string", valueHint: "<mode>", description: "headless: deny (default) or block (stop with exit 3 and wait for `shiro approve`)", choices: APPROVAL_MODES, choiceLabel: "approvals mode", option: "approvals", saved: true, default: "deny" },
+  { name: "detach", kind: "boolean", description: "with -p: run in the background and print the run id" },
+  { name: "no-mcp", kind: "boolean", description: "do not connect MCP servers", option: "noMcp", saved: true },
+  { name: "no-subagent", kind: "boolean", description: "leave out the task (subagent) tool", option: "noSubagent", saved: true },
+  { name: "no-instructions", kind: "boolean", description: "ignore AGENTS.md, CLAUDE.md and .shiro.md", option: "noInstructions", saved: true },
+  { name: "no-skills", kind: "boolean", description: "load no skills (builtin, registry, user or project)", option: "noSkills", saved: true },
+  { name: "no-plugins", kind: "boolean", description: "load no plugins, builtin or installed (the guard included)", option: "noPlugins", saved: true },
+  { name: "no-memory", kind: "boolean", description: "neither load nor write project or global memory", option: "noMemory", saved: true },
+  { name: "no-sandbox", kind: "boolean", description: "run shell commands unconfined (see docs/security.md)", option: "noSandbox", saved: true },
+  { name: "version", alias: "v", kind: "boolean", description: "print the version and exit" },
+  { name: "help", alias: "h", kind: "boolean", description: "print this help and exit" },
+] as const satisfies readonly FlagSpec[];
+
+/** The root flags in `--help` order. */
+export const ROOT_FLAGS: readonly FlagSpec[] = _TABLE;
+
+type _Flag = (typeof _TABLE)[number];
+type _OptionFlag = Extract<_Flag, { option: string }>;
+type _SavedFlag = Extract<_OptionFlag, { saved: true }>;
+type _Value<F> = F extends { kind: "boolean" } ? boolean : F extends { default: string; choices: readonly (infer C)[] } ? C : string;
+
+/**
+ * The session switches a front end hands to `createAgent`: one field per flag with an `option`.
+ * A string flag without a default is absent when not given; a switch is false when off.
+ */
+export type AgentFlags =
+  & { [F in Extract<_OptionFlag, { default: string }> as F["option"]]: _Value<F> }
+  & { [F in Exclude<_OptionFlag, { default: string }> as F["option"]]?: _Value<F> };
+
+/** The run snapshot's `options`: the saved flags (lib/store/runs.ts validates it). */
+export type RunOptions = { [F in _SavedFlag as F["option"]]?: F extends { kind: "boolean" } ? boolean : string };
+
+/** The flags a run snapshot keeps (`saved`). */
+export const SAVED_FLAGS: readonly FlagSpec[] = ROOT_FLAGS.filter((flag) => flag.saved === true);
+
+/** The AgentFlags of parsed root flags (kebab-case names, as `parseFlags` returns them). */
+export function agentFlagsFrom(parsed: Readonly<Record<string, unknown>>): AgentFlags {
+  const out: Record<string, unknown> = {};
+  for (const flag of ROOT_FLAGS) {
+    if (!flag.option) continue;
+    const value = parsed[flag.name];
+    if (flag.kind === "boolean") out[flag.option] = value === true;
+    else out[flag.option] = typeof value === "string" && value !== "" ? value : flag.default;
+  }
+  return out as AgentFlags;
+}
+
+/** The flags a run snapshot keeps, so `shiro runs resume` can rebuild the session it ran in. */
+export function runOptionsFromFlags(flags: AgentFlags): RunOptions {
+  const source = flags as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const flag of SAVED_FLAGS) if (source[flag.option!] !== undefined) out[flag.option!] = source[flag.option!];
+  return out as RunOptions;
+}
+
+/** The inverse of runOptionsFromFlags; a snapshot's missing switch is off, a value outside the choices its default. */
+export function flagsFromRunOptions(saved: RunOptions): AgentFlags {
+  const source = saved as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const flag of ROOT_FLAGS) {
+    if (!flag.option) continue;
+    const value = flag.saved ? source[flag.option] : undefined;
+    if (flag.kind === "boolean") out[flag.option] = value === true;
+    else if (flag.default !== undefined) out[flag.option] = typeof value === "string" && flag.choices?.includes(value) ? value : flag.default;
+    else out[flag.option] = typeof value === "string" ? value : undefined;
+  }
+  return out as AgentFlags;
+}

@@ -1,0 +1,69 @@
+/**
+ * The AgentEvent union: the one seam between lib/ and everything that shows or stores a run.
+ * The REPL renderer, the headless printer (`--json` prints each event as one line), the run
+ * log and the tests all consume this stream.
+ *
+ * Names and fields of the seed's headless vocabulary are kept so users' jq scripts keep working:
+ * text, reasoning, tool-start, tool-call, tool-output, tool-result, tool-error, tool-denied,
+ * compacted, notice, error, done. The rest is what a durable run log needs.
+ *
+ * Transient events (`text`, `reasoning`, `tool-output`) are deltas: the run log folds them into
+ * `message` and `tool-result` and does not store them. docs/headless.md documents every event.
+ */
+import type { Todo } from "./store/notebook.ts";
+
+export type StopKind = "completed" | "error" | "aborted" | "blocked" | "max-steps";
+
+export type DenialSource = "user" | "rule" | "plugin" | "headless";
+
+export type AgentEvent =
+  /** First event of every run. */
+  | { type: "run-start"; runId: string; sessionId: string; cwd: string; provider: string; model: string; agent: string; protocol: string }
+  /** Assistant text delta (transient). */
+  | { type: "text"; text: string }
+  /** Reasoning text delta (transient). */
+  | { type: "reasoning"; text: string }
+  /** The completed assistant text of one step (non-empty only). */
+  | { type: "message"; text: string; step: number }
+  /** A tool call began streaming; arguments not complete yet. */
+  | { type: "tool-start"; id: string; name: string }
+  /** A complete tool call, before approval. */
+  | { type: "tool-call"; id: string; name: string; input: unknown }
+  /** Live output of a running tool (transient). */
+  | { type: "tool-output"; id: string; chunk: string }
+  | { type: "tool-result"; id: string; name: string; output: string }
+  | { type: "tool-error"; id: string; name: string; error: string }
+  /** The call never reached its tool. `reason` is what the model was told. */
+  | { type: "tool-denied"; id: string; name: string; reason: string; by: DenialSource }
+  /** A call needs a decision; `approvalId` names the persisted request. */
+  | { type: "approval-required"; id: string; approvalId: string; name: string; input: unknown; subject: string; repeated?: boolean }
+  /** The run stopped to wait for an approval (headless `--approvals block`). */
+  | { type: "blocked"; approvalId: string; id: string; name: string; runId: string }
+  /** History was shortened on the wire: message counts before and after, and the summary if one was written. */
+  | { type: "compacted"; before: number; after: number; summary?: string; span?: { from: number; to: number } }
+  /** Durable state changed: the whole task list, or a memory tool ran (`count`: notes stored after it). */
+  | { type: "state"; todos?: Todo[]; memory?: { action: "remember" | "forget" | "recall"; count: number } }
+  /**
+   * What memory the run's prompt carries (first after `run-start`): each note or episode injected,
+   * its scope and estimated tokens, the section's estimated tokens, the budget and the notes left out.
+   */
+  | { type: "memory"; tokens: number; budget: number; leftOut: number; injected: { kind: "note" | "episode"; id: string; scope: string; tokens: number; stale?: boolean }[] }
+  | { type: "mcp"; server: string; status: "connected" | "failed" | "closed"; tools?: number; error?: string }
+  | { type: "notice"; text: string }
+  | { type: "error"; error: string }
+  /** Last event of every run. Token fields are absent when the provider reported no usage. */
+  | {
+      type: "done"; runId: string; sessionId: string; stop: StopKind; steps: number;
+      inputTokens?: number; outputTokens?: number; costUsd?: number;
+      /** True when the run was stopped by `shiro runs cancel` (stop is then `aborted`). */
+      cancelled?: boolean;
+      /**
+       * Context in use: the estimate (`tokens`) and its share of the compaction threshold (0–1+),
+       * and the provider's own count for the last request (`reportedTokens`) when it gave one.
+       */
+      context?: { tokens: number; threshold: number; share: number; estimated: boolean; reportedTokens?: number };
+    };
+
+export type AgentEventType = AgentEvent["type"];
+
+export const TRANSIENT_EVENTS: ReadonlySet<AgentEventType> = new Set(["text", "reasoning", "tool-output"]);

@@ -1,0 +1,316 @@
+/**
+ * MCP client: one hub per session connects every configured server in parallel, in the
+ * background, and offers the tools of those connected so far as `mcp__<server>__<tool>`.
+ *
+ * Guarantees: nothing here throws out of the hub (a server that cannot be started, answers
+ * wrongly or not within the connect timeout is `failed` with a one-line message); the MCP SDK is
+ * loaded only when a server is connected; `close()` ends every local server process, and a local
+ * server that failed is ended at once, so no process outlives the hub.
+ */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { childEnv } from "../../secrets/child-env.ts";
+import { checkServerName, describeTarget, isLocalServer, serverKind, type McpServerConfig } from "./servers.ts";
+import { createMcpTool, toMcpToolName, type McpCallResult, type McpListedTool } from "./tools.ts";
+import type { ToolDefinition } from "../../tools/types.ts";
+import { PRODUCT, VERSION } from "../../platform/version.ts";
+
+
+export interface McpServerStatus {
+  name: string;
+  kind: "local" | "remote";
+  /** The command line of a local server, or the URL of a remote one. */
+  target: string;
+  /** `closed`: not connected (before start(), after close(), or the server ended the connection). */
+  state: "connecting" | "connected" | "failed" | "closed";
+  /** Tools listed by the server; 0 unless connected. */
+  tools: number;
+  /** Why the server failed, on one line; only when `failed`. */
+  error?: string;
+}
+
+export interface McpHub {
+  /** Starts connecting every configured server in parallel; returns at once. Once per hub. */
+  start(): void;
+  /** Resolves when every server has connected or failed (or after timeoutMs, default 15 s); at once before start(). */
+  ready(timeoutMs?: number): Promise<void>;
+  /** Tools of the servers connected so far, as ToolDefinitions named mcp__<server>__<tool>. */
+  tools(): ToolDefinition[];
+  status(): McpServerStatus[];
+  /**
+   * Called on every change to connected (with the tool count, again when the server's tool list
+   * changes), failed (with the message) or closed. Entering `connecting` is not reported.
+   */
+  onChange(listener: (status: McpServerStatus) => void): void;
+  /** Disconnects every server and ends local server processes; the hub cannot be started again. */
+  close(): Promise<void>;
+}
+
+export interface McpHubOptions {
+  /** Where local servers run (their own `cwd` is resolved against it); default process.cwd(). */
+  cwd?: string;
+  clientName?: string;
+  clientVersion?: string;
+  /** How long a server has to start, answer the handshake and list its tools; default 15 s. */
+  connectTimeoutMs?: number;
+  /** Runs local servers in the sandbox (config `sandbox.mcp`): the argv to spawn, given the server's argv and working folder. */
+  wrapCommand?: (argv: readonly string[], cwd: string) => string[];
+}
+
+export const MCP_CONNECT_TIMEOUT_MS = 15_000;
+/** A tool call that runs longer than this fails (the SDK's own default is one minute). */
+export const MCP_CALL_TIMEOUT_MS = 10 * 60_000;
+const _MAX_TOOL_PAGES = 100;
+const _STDERR_TAIL = 2_000;
+
+interface _Server {
+  name: string;
+  config: McpServerConfig;
+  status: McpServerStatus;
+  tools: ToolDefinition[];
+  client?: Client;
+  pid?: number;
+  stderrTail: string;
+  /** Set when the connection ended without us closing it. */
+  endedByPeer: boolean;
+  shuttingDown: boolean;
+  settled?: Promise<void>;
+  shutdown?: Promise<void>;
+}
+
+export function createMcpHub(servers: Record<string, McpServerConfig>, options: McpHubOptions = {}): McpHub {
+  const cwd = options.cwd ?? process.cwd();
+  const connectTimeoutMs = options.connectTimeoutMs ?? MCP_CONNECT_TIMEOUT_MS;
+  const clientInfo = { name: options.clientName ?? PRODUCT, version: options.clientVersion ?? VERSION };
+  const listeners: ((status: McpServerStatus) => void)[] = [];
+  let started = false;
+  let closed = false;
+
+  const entries: _Server[] = Object.entries(servers).map(([name, config]) => ({
+    name, config, tools: [], stderrTail: "", endedByPeer: false, shuttingDown: false,
+    status: { name, kind: serverKind(config), target: describeTarget(config), state: "closed", tools: 0 },
+  }));
+
+  function setState(server: _Server, state: McpServerStatus["state"], error?: string): void {
+    const { name, kind, target } = server.status;
+    server.status = { name, kind, target, state, tools: state === "connected" ? server.tools.length : 0, ...(error === undefined ? {} : { error }) };
+    if (state === "connecting") return;
+    for (const listener of listeners) {
+      try {
+        listener({ ...server.status });
+      } catch {
+        // A listener's failure must not change a server's state or escape the hub.
+      }
+    }
+  }
+
+  function setTools(server: _Server, listed: readonly McpListedTool[]): void {
+    const taken = new Set<string>();
+    server.tools = listed.map((tool) => {
+      const name = toMcpToolName(server.name, tool.name, taken);
+      taken.add(name);
+      return createMcpTool(name, tool, (toolName, args, signal) => callTool(server, toolName, args, signal));
+    });
+  }
+
+  async function callTool(server: _Server, name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpCallResult> {
+    const client = server.client;
+    if (!client || server.status.state !== "connected") throw new Error(`MCP server ${server.name} is not connected (${server.status.state})`);
+    return (await client.callTool({ name, arguments: args }, undefined, { signal, timeout: MCP_CALL_TIMEOUT_MS })) as McpCallResult;
+  }
+
+  async function open(server: _Server): Promise<McpListedTool[]> {
+    const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+    const transport = await _createTransport(server, cwd, options.wrapCommand);
+    if (closed || server.shuttingDown) throw new Error("closed before connecting");
+    const client = new Client(clientInfo, {
+      listChanged: {
+        tools: {
+          onChanged: (error, tools) => {
+            if (error || !tools || server.status.state !== "connected") return;
+            const before = server.tools.map((tool) => tool.name).join("\n");
+            setTools(server, tools as McpListedTool[]);
+            if (server.tools.map((tool) => tool.name).join("\n") !== before) setState(server, "connected");
+          },
+        },
+      },
+    });
+    client.onclose = () => onEnded(server);
+    // connect() spawns a local server synchronously, so from here on close() can end it.
+    server.client = client;
+    await client.connect(transport);
+    if (!client.getServerCapabilities()?.tools) return [];
+    const tools: McpListedTool[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < _MAX_TOOL_PAGES; page++) {
+      const result = await client.listTools(cursor === undefined ? undefined : { cursor });
+      tools.push(...(result.tools as McpListedTool[]));
+      cursor = result.nextCursor;
+      if (cursor === undefined) break;
+    }
+    return tools;
+  }
+
+  function onEnded(server: _Server): void {
+    if (server.shuttingDown) return;
+    server.endedByPeer = true;
+    if (server.status.state !== "connected") return;
+    server.tools = [];
+    setState(server, "closed");
+    void shutdown(server);
+  }
+
+  async function connect(server: _Server): Promise<void> {
+    const problem = checkServerName(server.name);
+    if (problem) return setState(server, "failed", `invalid server name: ${problem}`);
+    setState(server, "connecting");
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${_seconds(connectTimeoutMs)}`)), connectTimeoutMs);
+    });
+    const opening = open(server);
+    opening.catch(() => {});
+    try {
+      const listed = await Promise.race([opening, deadline]);
+      if (closed) return;
+      setTools(server, listed);
+      setState(server, "connected");
+    } catch (error) {
+      if (closed) return;
+      setState(server, "failed", _describeFailure(server, error));
+      void shutdown(server);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  function shutdown(server: _Server): Promise<void> {
+    server.shuttingDown = true;
+    server.shutdown ??= (async () => {
+      try {
+        await server.client?.close();
+      } catch {
+        // Closing a connection that already broke has nothing left to report.
+      }
+      if (server.pid !== undefined) await _ensureExited(server.pid);
+    })();
+    return server.shutdown;
+  }
+
+  return {
+    start() {
+      if (started || closed) return;
+      started = true;
+      for (const server of entries) server.settled = connect(server);
+    },
+    async ready(timeoutMs = MCP_CONNECT_TIMEOUT_MS) {
+      const pending = entries.flatMap((server) => (server.settled ? [server.settled] : []));
+      if (pending.length === 0) return;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([Promise.all(pending), new Promise<void>((done) => { timer = setTimeout(done, timeoutMs); })]);
+      clearTimeout(timer);
+    },
+    tools() {
+      return entries.flatMap((server) => (server.status.state === "connected" ? server.tools : []));
+    },
+    status() {
+      return entries.map((server) => ({ ...server.status }));
+    },
+    onChange(listener) {
+      listeners.push(listener);
+    },
+    async close() {
+      closed = true;
+      await Promise.all(entries.map(async (server) => {
+        if (server.status.state === "connecting" || server.status.state === "connected") {
+          server.tools = [];
+          setState(server, "closed");
+        }
+        await shutdown(server);
+      }));
+    },
+  };
+}
+
+async function _createTransport(server: _Server, hubCwd: string, wrap?: McpHubOptions["wrapCommand"]): Promise<Transport> {
+  const config = server.config;
+  if (isLocalServer(config)) {
+    const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+    const cwd = resolve(hubCwd, config.cwd ?? ".");
+    if (!existsSync(cwd)) throw new Error(`working directory not found: ${cwd}`);
+    const [command, ...args] = wrap ? wrap([config.command, ...(config.args ?? [])], cwd) : [config.command, ...(config.args ?? [])];
+    const transport = new StdioClientTransport({
+      command: command!, args, cwd, stderr: "pipe",
+      env: { ...childEnv(), ...config.env },
+    });
+    // Kept for failure messages; also drains the pipe so a chatty server never blocks on it.
+    transport.stderr?.on("data", (chunk: Buffer | string) => {
+      server.stderrTail = (server.stderrTail + String(chunk)).slice(-_STDERR_TAIL);
+    });
+    // The pid outlives the SDK's handle on the process (which it drops when a handshake fails),
+    // so close() can make sure the process is gone.
+    const start = transport.start.bind(transport);
+    transport.start = () => {
+      const starting = start();
+      server.pid = transport.pid ?? undefined;
+      return starting;
+    };
+    return transport;
+  }
+  const url = new URL(config.url);
+  const requestInit = config.headers ? { headers: config.headers } : undefined;
+  if (config.type === "sse") {
+    const { SSEClientTransport } = await import("@modelcontextprotocol/sdk/client/sse.js");
+    return new SSEClientTransport(url, { requestInit });
+  }
+  const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+  return new StreamableHTTPClientTransport(url, { requestInit });
+}
+
+function _describeFailure(server: _Server, error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  let message = error instanceof Error ? error.message : String(error);
+  if (code === "ENOENT" && isLocalServer(server.config)) message = `command not found: ${server.config.command}`;
+  // The SDK's HTTP errors carry the status in `code`, not in the message.
+  if (typeof code === "number" && code >= 100 && code < 600 && !message.includes(String(code))) message += ` (HTTP ${code})`;
+  const stderr = server.stderrTail.trim().split("\n").at(-1)?.trim();
+  if (server.endedByPeer && stderr) message += ` (stderr: ${stderr})`;
+  const line = message.replace(/\s+/g, " ").trim();
+  return line.length > 300 ? `${line.slice(0, 299)}…` : line;
+}
+
+function _seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
+}
+
+function _isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code === "EPERM";
+  }
+}
+
+async function _waitForExit(pid: number, ms: number): Promise<boolean> {
+  for (let waited = 0; waited < ms; waited += 25) {
+    if (!_isAlive(pid)) return true;
+    await new Promise((done) => setTimeout(done, 25));
+  }
+  return !_isAlive(pid);
+}
+
+/** SIGTERM, then SIGKILL, a server process the SDK left running; waits until it is gone. */
+async function _ensureExited(pid: number): Promise<void> {
+  for (const signal of ["SIGTERM", "SIGKILL"] as const) {
+    if (!_isAlive(pid)) return;
+    try {
+      process.kill(pid, signal);
+    } catch {
+      return;
+    }
+    if (await _waitForExit(pid, 2_000)) return;
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * What a configured MCP server is, independent of connecting to it: its kind, the one-line
+ * target shown to the user, and the rules a server name follows. Loads no MCP SDK code.
+ */
+import type { ConfigFile } from "../../config/config.ts";
+
+/** One entry of config `mcpServers`: a local process over stdio or a remote URL. */
+export type McpServerConfig = NonNullable<ConfigFile["mcpServers"]>[string];
+export type McpLocalServer = Extract<McpServerConfig, { command: string }>;
+export type McpRemoteServer = Extract<McpServerConfig, { url: string }>;
+export type McpServerKind = "local" | "remote";
+
+export function isLocalServer(config: McpServerConfig): config is McpLocalServer {
+  return "command" in config;
+}
+
+export function serverKind(config: McpServerConfig): McpServerKind {
+  return isLocalServer(config) ? "local" : "remote";
+}
+
+/** The command line of a local server (arguments with spaces or quotes are quoted), or the URL. */
+export function describeTarget(config: McpServerConfig): string {
+  if (!isLocalServer(config)) return config.url;
+  return [config.command, ...(config.args ?? [])].map(_quoteArg).join(" ");
+}
+
+function _quoteArg(arg: string): string {
+  return arg === "" || /[\s"'\\]/.test(arg) ? JSON.stringify(arg) : arg;
+}
+
+const _NAME_PATTERN = /^[a-z0-9][a-z0-9-]*$/i;
+
+/**
+ * Checks a server name for `mcp add`: returns the message to show, or undefined when the name is
+ * usable. `configured` holds the names already in config.json.
+ */
+export function checkServerName(name: string, configured: readonly string[] = []): string | undefined {
+  if (name.trim() === "") return "a name is required";
+  if (name.includes("__")) return "double underscores clash with the mcp__server__tool naming";
+  if (!_NAME_PATTERN.test(name)) return "use letters, digits, and hyphens only";
+  if (configured.includes(name)) return `${name} is already configured`;
+  return undefined;
+}
+
+/** Checks a remote server's URL; returns the message to show, or undefined when usable. */
+export function checkServerUrl(url: string): string | undefined {
+  if (!/^https?:\/\//i.test(url)) return "the URL must start with http:// or https://";
+  try {
+    new URL(url);
+  } catch {
+    return `"${url}" is not a valid URL`;
+  }
+  return undefined;
+}

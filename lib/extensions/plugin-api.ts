@@ -1,0 +1,94 @@
+/**
+ * The plugin API: what a plugin is (plugins/ implements it), what it is given, and the host
+ * contract the agent and the gate call. Types only, and no import of plugins/: the host that
+ * loads the builtin plugins is lib/extensions/plugin-host.ts.
+ *
+ * Host contracts:
+ * - `checkToolCall` asks every `beforeToolCall` hook in order; the first string blocks, and a
+ *   hook that throws blocks too. The returned reason reads `Blocked by the <name> plugin: <why>`.
+ * - `runAfterTurn` runs every `afterTurn` hook in order; one that throws does not stop the rest,
+ *   and the failures come back as values.
+ * - Loading never throws: an unknown name, a factory that throws or a manifest that does not
+ *   compile becomes a `PluginFailure` and the plugin is skipped.
+ */
+import type { ToolDefinition, ToolEffect } from "../tools/types.ts";
+
+/** What a guard hook sees of a call. `input` is the raw arguments, not yet validated. */
+export interface ToolCallInfo {
+  toolName: string;
+  input: unknown;
+  cwd: string;
+  /** The tool's declared effect; undefined for an unknown tool. */
+  effect?: ToolEffect;
+  /** The paths the tool declares for this call, normalised as permission rules see them (lib/approval/rules.ts). */
+  paths?: readonly string[];
+}
+
+export interface Plugin {
+  name: string;
+  description: string;
+  /** Tools the plugin adds; they belong to no tool set. */
+  tools?: ToolDefinition[];
+  /** Names of this plugin's own tools that run without asking (unless a rule names them). */
+  autoApprove?: string[];
+  /** Returns a reason to refuse the call, or undefined to let it through. */
+  beforeToolCall?(call: ToolCallInfo): string | undefined | Promise<string | undefined>;
+  /** Runs after every turn (formatter, bell). */
+  afterTurn?(): void | Promise<void>;
+  /** Text added to the system prompt. */
+  appendix?: string;
+}
+
+export interface PluginContext {
+  /** The workspace root. */
+  cwd: string;
+  /** Where a plugin may write terminal signals (the bell); defaults to process.stderr. */
+  writeStderr: (text: string) => void;
+  /** The argv a hook must spawn to run `argv` in the session's sandbox; throws when commands are refused. */
+  wrapCommand?: (argv: readonly string[]) => string[];
+}
+
+export type PluginFactory = (context: PluginContext) => Plugin;
+
+export interface PluginFailure {
+  name: string;
+  error: string;
+}
+
+export interface ActivePlugin {
+  name: string;
+  description: string;
+  installed: boolean;
+}
+
+/** A declarative plugin from the registry: deny rules over tool names, paths and commands. */
+export interface InstalledPluginManifest {
+  name: string;
+  description: string;
+  appendix?: string;
+  deny: InstalledDenyRule[];
+}
+
+export interface InstalledDenyRule {
+  tools: string[];
+  /** Case-insensitive regular expressions; at least one of the two is present. */
+  pathPattern?: string;
+  commandPattern?: string;
+  reason: string;
+}
+
+export interface PluginHost {
+  /** True for the host of `--no-plugins`: nothing is loaded, not even the guard. */
+  readonly disabled: boolean;
+  active(): ActivePlugin[];
+  failures(): PluginFailure[];
+  loadInstalled(manifests: readonly InstalledPluginManifest[]): void;
+  /** The block reason, or undefined when every guard lets the call through. */
+  checkToolCall(call: ToolCallInfo): Promise<string | undefined>;
+  runAfterTurn(): Promise<PluginFailure[]>;
+  /** Plugin tools; when two plugins offer the same name, the earlier one wins. */
+  tools(): ToolDefinition[];
+  appendices(): string[];
+  /** Plugin tools that run without asking. */
+  autoApprove(): Set<string>;
+}

@@ -1,0 +1,42 @@
+/**
+ * The small runtime shim: the only module that asks whether it runs under Bun or Deno,
+ * and whether it is a compiled binary. Everything else uses node:* APIs, which both provide.
+ */
+
+declare const Deno: { version: { deno: string } } | undefined;
+declare const Bun: { version: string; main: string } | undefined;
+
+export type RuntimeName = "bun" | "deno";
+
+export interface RuntimeInfo {
+  name: RuntimeName;
+  version: string;
+  /** True when running from a `bun build --compile` binary. */
+  compiled: boolean;
+  platform: string;
+  arch: string;
+}
+
+export function detectRuntime(): RuntimeInfo {
+  const isDeno = typeof Deno !== "undefined";
+  const name: RuntimeName = isDeno ? "deno" : "bun";
+  const version = isDeno ? Deno!.version.deno : typeof Bun !== "undefined" ? Bun.version : process.versions.bun ?? "unknown";
+  return { name, version, compiled: isCompiledBinary(), platform: process.platform, arch: process.arch };
+}
+
+/**
+ * Compiled Bun binaries run their entry point from the virtual `/$bunfs/` (or `B:/~BUN/`) root.
+ * `Bun.main` says so even in a `--bytecode` build, where import.meta.url keeps the source path.
+ */
+export function isCompiledBinary(): boolean {
+  const main = typeof Bun !== "undefined" ? Bun.main : import.meta.url;
+  return main.includes("$bunfs") || main.includes("~BUN");
+}
+
+/** The command that re-runs this same shiro: the binary itself, or the runtime with the entry script. */
+export function selfCommand(): string[] {
+  if (isCompiledBinary()) return [process.execPath];
+  const entry = process.argv[1] ?? new URL("../../cmd/shiro.ts", import.meta.url).pathname;
+  if (typeof Deno !== "undefined") return [process.execPath, "run", "-A", entry];
+  return [process.execPath, entry];
+}

@@ -1,0 +1,144 @@
+/**
+ * What an approval question shows: a heading (who wants to run what, and why it asks), then for
+ * the call itself: for edits, a numbered line diff of the
+ * change as it would land (`<path> +A -R`, two lines of context, gaps as `... lines a-b unchanged`,
+ * at most 40 diff lines); for write_file, the diff against the file as it is (or against nothing);
+ * for apply_patch, the patch itself; for bash, the command; otherwise the arguments, one per line.
+ * It only reads the workspace; anything it cannot read falls back to the arguments.
+ */
+import { readFileSync } from "node:fs";
+import { structuredPatch } from "diff";
+import type { ApprovalRequest } from "../approval/request.ts";
+import { resolveInWorkspace } from "../tools/jail.ts";
+import type { Style } from "./style.ts";
+
+const _MAX_DIFF_LINES = 40;
+
+export interface ApprovalViewInput {
+  tool: string;
+  input: unknown;
+  root: string;
+}
+
+/** The file's text, read through the jail; undefined when it is missing, outside or unreadable. */
+function _read(root: string, path: string): string | undefined {
+  try {
+    return readFileSync(resolveInWorkspace(root, path), "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+/** A numbered diff of `before` → `after` for `path`. */
+export function renderDiff(path: string, before: string, after: string, style: Style): string[] {
+  const patch = structuredPatch(path, path, before, after, "", "", { context: 2 });
+  let added = 0;
+  let removed = 0;
+  const body: string[] = [];
+  let previousEnd = 0;
+  for (const hunk of patch.hunks) {
+    if (hunk.oldStart > previousEnd + 1 && previousEnd > 0) body.push(style.dim(`... lines ${previousEnd + 1}-${hunk.oldStart - 1} unchanged`));
+    let oldLine = hunk.oldStart;
+    let newLine = hunk.newStart;
+    for (const line of hunk.lines) {
+      const mark = line[0];
+      const text = line.slice(1);
+      if (mark === "\\") continue;
+      if (mark === "+") {
+        added += 1;
+        body.push(style.green(`${String(newLine).padStart(5)} + ${text}`));
+        newLine += 1;
+      } else if (mark === "-") {
+        removed += 1;
+        body.push(style.red(`${String(oldLine).padStart(5)} - ${text}`));
+        oldLine += 1;
+      } else {
+        body.push(style.dim(`${String(newLine).padStart(5)}   ${text}`));
+        oldLine += 1;
+        newLine += 1;
+      }
+    }
+    previousEnd = hunk.oldStart + hunk.oldLines - 1;
+  }
+  const shown = body.slice(0, _MAX_DIFF_LINES);
+  if (body.length > _MAX_DIFF_LINES) shown.push(style.dim(`... ${body.length - _MAX_DIFF_LINES} more diff lines`));
+  return [style.bold(`${path} +${added} -${removed}`), ...shown];
+}
+
+function _replace(text: string, oldString: string, newString: string, all: boolean): string | undefined {
+  if (!oldString || !text.includes(oldString)) return undefined;
+  return all ? text.split(oldString).join(newString) : text.replace(oldString, () => newString);
+}
+
+function _arguments(input: unknown, style: Style): string[] {
+  if (!input || typeof input !== "object") return [style.dim(JSON.stringify(input))];
+  return Object.entries(input as Record<string, unknown>).flatMap(([key, value]) => {
+    const text = typeof value === "string" ? value : JSON.stringify(value);
+    const lines = text.split("\n");
+    const head = lines.slice(0, 12).map((line, index) => style.dim(`${index === 0 ? `${key}: ` : "  "}${line}`));
+    return lines.length > 12 ? [...head, style.dim(`  ... ${lines.length - 12} more lines`)] : head;
+  });
+}
+
+export function renderApprovalDetail(view: ApprovalViewInput, style: Style): string[] {
+  const input = (view.input ?? {}) as Record<string, unknown>;
+  const path = typeof input.path === "string" ? input.path : undefined;
+  if (view.tool === "bash" && typeof input.command === "string") return [style.bold(`$ ${input.command}`)];
+  if (view.tool === "write_file" && path && typeof input.content === "string") {
+    return renderDiff(path, _read(view.root, path) ?? "", input.content, style);
+  }
+  if (view.tool === "edit_file" && path && typeof input.oldString === "string" && typeof input.newString === "string") {
+    const before = _read(view.root, path);
+    const after = before === undefined ? undefined : _replace(before, input.oldString, input.newString, input.replaceAll === true);
+    if (before !== undefined && after !== undefined) return renderDiff(path, before, after, style);
+  }
+  if (view.tool === "multi_edit" && path && Array.isArray(input.edits)) {
+    const before = _read(view.root, path);
+    let after = before;
+    for (const edit of input.edits as { oldString?: unknown; newString?: unknown; replaceAll?: unknown }[]) {
+      if (after === undefined || typeof edit.oldString !== "string" || typeof edit.newString !== "string") {
+        after = undefined;
+        break;
+      }
+      after = _replace(after, edit.oldString, edit.newString, edit.replaceAll === true);
+    }
+    if (before !== undefined && after !== undefined) return renderDiff(path, before, after, style);
+  }
+  if (view.tool === "apply_patch" && typeof input.patch === "string") {
+    const lines = input.patch.split(/\r\n?|\n/);
+    const colour = (line: string) => (line.startsWith("+") ? style.green(line) : line.startsWith("-") ? style.red(line) : line.startsWith("***") ? style.bold(line) : style.dim(line));
+    const shown = lines.slice(0, _MAX_DIFF_LINES).map(colour);
+    return lines.length > _MAX_DIFF_LINES ? [...shown, style.dim(`... ${lines.length - _MAX_DIFF_LINES} more patch lines`)] : shown;
+  }
+  return _arguments(view.input, style);
+}
+
+/** The whole question: `text` to print above the prompt line, `choice` as the prompt line itself. */
+export function renderApprovalQuestion(request: ApprovalRequest, root: string, style: Style): { text: string; choice: string } {
+  if (request.sandbox !== undefined) return _renderOutsideQuestion(request, root, style);
+  const head = request.secret
+    ? `${request.tool} wants to read ${request.secret.path}, which may hold secrets (${request.secret.why}); what it reads goes to the model provider`
+    : request.subagent
+    ? `a worker subagent wants to run ${request.tool}`
+    : request.repeated
+      ? `${request.tool} is repeating the same call (allowed by the rules, but this is the third identical call this turn)`
+      : `${request.tool} wants to run`;
+  let text = `\n${style.yellow(head)}\n`;
+  if (request.subagent) text += style.dim("delegated work, gated by your rules exactly as a direct call is\n");
+  if (request.matched && request.matched.pattern !== "*") text += style.dim(`matched ${request.matched.tool}: "${request.matched.pattern}"\n`);
+  text += `${renderApprovalDetail({ tool: request.tool, input: request.input, root }, style).join("\n")}\n`;
+  // "always" answers a secrets question once (lib/approval/gate.ts), so it is not offered.
+  const choice = request.secret
+    ? "y allow once | n deny "
+    : `y allow once | a always allow ${request.tool}${request.suggestedPattern !== "*" ? ` [${request.suggestedPattern}]` : ""} | n deny `;
+  return { text, choice };
+}
+
+/** The question after a sandboxed command failed because of the sandbox: run it again outside? */
+function _renderOutsideQuestion(request: ApprovalRequest, root: string, style: Style): { text: string; choice: string } {
+  let text = `\n${style.yellow(`the sandbox stopped ${request.tool}: ${request.sandbox}`)}\n`;
+  text += `${renderApprovalDetail({ tool: request.tool, input: request.input, root }, style).join("\n")}\n`;
+  text += style.dim("run this command again outside the sandbox, unconfined?\n");
+  const always = request.suggestedPattern ? ` | a always outside [${request.suggestedPattern}]` : "";
+  return { text, choice: `y run outside once${always} | n keep it inside ` };
+}

@@ -1,0 +1,141 @@
+/**
+ * The one writer of the command line's output. Every command writes stdout and stderr through
+ * `writeOut` / `writeErr` and leaves through `exitAfterOutput`, which ends the process only once
+ * every byte written so far has been handed to the OS, however slow the reader. (process.exit
+ * while a pipe still has queued writes drops them: a reader that starts late would get 64 KiB.)
+ *
+ * Failures:
+ * - the reader of stdout went away (EPIPE): the process ends quietly, exit 0, and what was not
+ *   delivered is dropped; a reader of stderr going away only drops what goes there;
+ * - any other write failure (a full disk, an I/O error): later output is dropped, and the exit is
+ *   1 with one line on stderr, `shiro: cannot write to stdout: the disk is full (ENOSPC)`.
+ * Either way, once stdout can take no more, `onOutputLost` listeners hear it once (a headless
+ * run stops there rather than spend tokens on an answer nobody can receive).
+ *
+ * `writeOutNow` writes synchronously without touching `process.stdout` (in Bun merely touching it
+ * costs milliseconds, a third of --version's run); a process that only used it exits at once.
+ * This module is on the start-up path: it imports nothing heavy and touches no stream at load.
+ */
+import { writeSync } from "node:fs";
+import { describeErrno } from "../platform/os-errors.ts";
+
+interface _Channel {
+  readonly name: "stdout" | "stderr";
+  readonly fd: number;
+  /** Settles when the newest write handed to the stream has been flushed (or failed). */
+  last: Promise<void>;
+  touched: boolean;
+  failure?: NodeJS.ErrnoException;
+}
+
+const _out: _Channel = { name: "stdout", fd: 1, last: Promise.resolve(), touched: false };
+const _err: _Channel = { name: "stderr", fd: 2, last: Promise.resolve(), touched: false };
+const _lostListeners: (() => void)[] = [];
+let _outputLost = false;
+
+const _stream = (channel: _Channel): NodeJS.WriteStream => (channel.fd === 1 ? process.stdout : process.stderr);
+
+function _fail(channel: _Channel, error: unknown): void {
+  if (channel.failure) return;
+  channel.failure = (error ?? new Error("write failed")) as NodeJS.ErrnoException;
+  if (channel !== _out || _outputLost) return;
+  _outputLost = true;
+  for (const listener of _lostListeners.splice(0)) {
+    try {
+      listener();
+    } catch {
+      // a listener that throws must not stop the others
+    }
+  }
+}
+
+function _write(channel: _Channel, text: string): void {
+  if (!text || channel.failure) return;
+  const stream = _stream(channel);
+  if (!channel.touched) {
+    channel.touched = true;
+    // Without a listener an EPIPE 'error' event would be an uncaught exception.
+    stream.on("error", (error) => _fail(channel, error));
+  }
+  channel.last = new Promise<void>((resolve) => {
+    try {
+      stream.write(text, (error) => {
+        if (error) _fail(channel, error);
+        resolve();
+      });
+    } catch (error) {
+      _fail(channel, error);
+      resolve();
+    }
+  });
+}
+
+/** Answer text, JSON events, listings. */
+export function writeOut(text: string): void {
+  _write(_out, text);
+}
+
+/** Progress, notices, error lines. */
+export function writeErr(text: string): void {
+  _write(_err, text);
+}
+
+/** A synchronous stdout write for the start-up path (--version, --help). */
+export function writeOutNow(text: string): void {
+  if (_out.touched) return writeOut(text);
+  const bytes = Buffer.from(text, "utf8");
+  let offset = 0;
+  while (offset < bytes.length) {
+    try {
+      offset += writeSync(_out.fd, bytes, offset);
+    } catch (error) {
+      // A non-blocking pipe that is full: the stream queues the rest and the exit waits for it.
+      if ((error as NodeJS.ErrnoException).code === "EAGAIN") return writeOut(bytes.subarray(offset).toString("utf8"));
+      _fail(_out, error);
+      return;
+    }
+  }
+}
+
+/** `listener` runs once, when stdout can take no more (its reader went away, or a write failed). */
+export function onOutputLost(listener: () => void): () => void {
+  if (_outputLost) {
+    listener();
+    return () => undefined;
+  }
+  _lostListeners.push(listener);
+  return () => {
+    const index = _lostListeners.indexOf(listener);
+    if (index >= 0) _lostListeners.splice(index, 1);
+  };
+}
+
+/** Settles when everything written so far has reached the OS or failed. */
+export async function flushOutput(): Promise<void> {
+  await Promise.all([_out.last, _err.last]);
+}
+
+/**
+ * The exit code once output is settled: stdout's EPIPE ends quietly with 0; another failure is
+ * 1, with its one line on stderr (unless stderr itself is what failed).
+ */
+export function settleExitCode(code: number): number {
+  const failure = [_out, _err].find((channel) => channel.failure && channel.failure.code !== "EPIPE");
+  if (failure) {
+    if (failure !== _err && !_err.failure) {
+      try {
+        writeSync(2, `shiro: cannot write to ${failure.name}: ${describeErrno(failure.failure)}\n`);
+      } catch {
+        // stderr is gone too: the exit code is all that is left
+      }
+    }
+    return 1;
+  }
+  return _out.failure ? 0 : code;
+}
+
+/** The one way out: waits for every write to settle, then exits with the settled code. */
+export async function exitAfterOutput(code: number): Promise<never> {
+  if (_out.touched || _err.touched) await flushOutput();
+  process.exit(settleExitCode(code));
+}

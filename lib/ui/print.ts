@@ -1,0 +1,106 @@
+/**
+ * Renders AgentEvents for a terminal that is not interactive: headless text mode, `runs tail`
+ * and `runs events`. Answer text goes to stdout; progress lines go to stderr:
+ * `[tool] <name> <json input>`, `[denied] <name> …`, `[tool-error] <name>: <msg>`, `[notice] …`,
+ * `[compacted] B messages pruned to A`, `[blocked] …`, `[error] <msg>`. A replayed log prints
+ * everything on stdout and ends with `[done] <stop>, N steps`.
+ */
+import type { AgentEvent, StopKind } from "../events.ts";
+import { shortApprovalId, shortRunId } from "../store/short-ids.ts";
+import { writeOut, writeErr } from "./output.ts";
+
+export interface TextPrinter {
+  print(event: AgentEvent): void;
+}
+
+export interface PrinterSinks {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+function _short(value: unknown, max = 200): string {
+  const text = JSON.stringify(value) ?? "";
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/**
+ * `streamText`: print `text` deltas as they arrive (headless); otherwise print each completed
+ * `message` and the closing `[done]` line (log replay, where deltas were never stored).
+ */
+export function createTextPrinter(sinks: PrinterSinks, options: { streamText: boolean }): TextPrinter {
+  let midLine = false;
+  const out = (text: string) => {
+    if (!text) return;
+    sinks.out(text);
+    midLine = !text.endsWith("\n");
+  };
+  return {
+    print(event) {
+      switch (event.type) {
+        case "text":
+          if (options.streamText) out(event.text);
+          break;
+        case "message":
+          if (!options.streamText) out(`${event.text}\n`);
+          else if (midLine) out("\n");
+          break;
+        case "tool-call":
+          sinks.err(`[tool] ${event.name} ${_short(event.input)}\n`);
+          break;
+        case "tool-denied":
+          sinks.err(event.by === "headless"
+            ? `[denied] ${event.name} (run with --yolo to allow tool use in headless mode)\n`
+            : `[denied] ${event.name}: ${event.reason}\n`);
+          break;
+        case "tool-error":
+          sinks.err(`[tool-error] ${event.name}: ${event.error.split("\n")[0]}\n`);
+          break;
+        case "notice":
+          sinks.err(`[notice] ${event.text}\n`);
+          break;
+        case "compacted":
+          sinks.err(`[compacted] ${event.before} messages pruned to ${event.after}\n`);
+          break;
+        case "approval-required":
+          sinks.err(`[approval] ${event.name} ${_short(event.input, 120)} (approval ${shortApprovalId(event.approvalId)})\n`);
+          break;
+        case "blocked": {
+          const approval = shortApprovalId(event.approvalId);
+          sinks.err(`[blocked] waiting for approval ${approval}: shiro approve ${approval} (or deny), then shiro runs resume ${shortRunId(event.runId)}\n`);
+          break;
+        }
+        case "error":
+          sinks.err(`[error] ${event.error}\n`);
+          break;
+        case "done":
+          if (!options.streamText) out(`[done] ${event.stop}${event.cancelled ? " (cancelled)" : ""}, ${event.steps} steps\n`);
+          else if (midLine) out("\n");
+          break;
+        default:
+          break;
+      }
+    },
+  };
+}
+
+/** A stored run log replayed (`runs events`, `runs tail`): every line on stdout. */
+export function createReplayPrinter(): TextPrinter {
+  const write = (text: string) => void writeOut(text);
+  return createTextPrinter({ out: write, err: write }, { streamText: false });
+}
+
+/**
+ * Prints a live run (headless, `runs resume`): as text (answer on stdout, progress on stderr) or,
+ * with `json`, one event per line on stdout. Returns the stop of the run's `done` (undefined when
+ * the events ended without one).
+ */
+export async function printRun(events: AsyncIterable<AgentEvent>, options: { json: boolean }): Promise<StopKind | undefined> {
+  const printer = createTextPrinter({ out: (t) => writeOut(t), err: (t) => writeErr(t) }, { streamText: true });
+  let stop: StopKind | undefined;
+  for await (const event of events) {
+    if (options.json) writeOut(`${JSON.stringify(event)}\n`);
+    else printer.print(event);
+    if (event.type === "done") stop = event.stop;
+  }
+  return stop;
+}

@@ -1,0 +1,28 @@
+/** The shape of one REPL slash command, and what the REPL must do after it. */
+import type { Agent } from "../../agent/agent.ts";
+import type { Style } from "../style.ts";
+
+export interface SlashContext {
+  agent: Agent;
+  write: (text: string) => void;
+  style: Style;
+}
+
+/** What the REPL must do after a command. */
+export type SlashOutcome =
+  | { kind: "done" }
+  | { kind: "exit" }
+  | { kind: "switch-session"; sessionId?: string }
+  | { kind: "provider-setup" }
+  | { kind: "prompt"; text: string };
+
+export interface SlashCommand {
+  name: string;
+  /** The arguments' shape in `/help`: `[name]`, `<id>`. */
+  args?: string;
+  help: string;
+  aliases?: readonly string[];
+  run(args: string, ctx: SlashContext): SlashOutcome | Promise<SlashOutcome>;
+}
+
+export const SLASH_DONE: SlashOutcome = { kind: "done" };
