@@ -46,7 +46,8 @@ async function _detach(prompt: string): Promise<number> {
   });
   child.unref();
   writeOut(`${runId}\n`);
-  writeErr(`shiro: run ${runId.slice(0, 8)} started in the background (pid ${child.pid}); follow it with: shiro runs tail ${runId}\n`);
+  const { shortRunId } = await import("../lib/store/short-ids.ts");
+  writeErr(`shiro: run ${shortRunId(runId)} started in the background (pid ${child.pid}); follow it with: shiro runs tail ${runId}\n`);
   return EXIT.ok;
 }
 

@@ -5,7 +5,7 @@
 import { defineCommand } from "citty";
 import { findSession, listSessions, openSessionWriter } from "../lib/store/sessions.ts";
 import type { SessionRecord } from "../lib/store/session-record.ts";
-import { formatSessionLine } from "../lib/ui/session-lines.ts";
+import { formatSessionLines } from "../lib/ui/session-lines.ts";
 import { writeOut, writeErr } from "../lib/ui/output.ts";
 
 const _print = (text: string) => writeOut(`${text}\n`);
@@ -62,7 +62,7 @@ export default defineCommand({
     for (const notice of notices) writeErr(`shiro: ${notice}\n`);
     if (args.json) return _print(JSON.stringify(sessions, null, 2));
     if (sessions.length === 0) return _print("no saved sessions");
-    for (const summary of sessions) _print(formatSessionLine(summary));
+    for (const line of formatSessionLines(sessions)) _print(line);
   },
 });
 

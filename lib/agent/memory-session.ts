@@ -65,24 +65,44 @@ export function openSessionMemory(options: SessionMemoryOptions): SessionMemory 
   const { projectRoot } = options;
   let agent = options.agent;
   const shelf = openMemoryShelf(projectRoot, {
-    agent, onNotice: options.onNotice, guard: (path) => void resolveInWorkspace(projectRoot, path),
+    agent,
+    onNotice: options.onNotice,
+    guard: (path) => void resolveInWorkspace(projectRoot, path),
   });
   let injected: MemoryInjection | undefined;
   let written: { entry: MemoryEntry; scope: MemoryScope }[] = [];
   const tools = createMemoryTools(shelf.project, {
-    global: shelf.global, shelf, episodes: options.episodes, cwd: options.cwd, embeddings: options.embeddings, onNotice: options.onNotice,
+    global: shelf.global,
+    shelf,
+    episodes: options.episodes,
+    cwd: options.cwd,
+    embeddings: options.embeddings,
+    onNotice: options.onNotice,
     confirmWrites: options.confirmWrites,
-    source: (text) => buildProvenance(projectRoot, text, { sessionId: options.sessionId, runId: options.runId(), agent, ..._observeTurn(options.messages(), options.cwd, projectRoot) }),
+    source: (text) =>
+      buildProvenance(projectRoot, text, {
+        sessionId: options.sessionId,
+        runId: options.runId(),
+        agent,
+        ..._observeTurn(options.messages(), options.cwd, projectRoot),
+      }),
     onWritten: (entry, scope) => written.push({ entry, scope }),
+    sessionId: () => options.sessionId,
   });
   return {
-    shelf, tools, budget: options.budget,
+    shelf,
+    tools,
+    budget: options.budget,
     beginRun(prompt) {
       shelf.clearRun();
       written = [];
       const notices: AgentEvent[] = [];
       injected = selectMemoryForPrompt({
-        projectRoot, stores: shelf.stores(), episodes: options.episodes, query: prompt, budget: options.budget,
+        projectRoot,
+        stores: shelf.stores(),
+        episodes: options.episodes,
+        query: prompt,
+        budget: options.budget,
         onNotice: (text) => notices.push({ type: "notice", text }),
       });
       const { tokens, budget, leftOut, items } = injected;
@@ -95,7 +115,9 @@ export function openSessionMemory(options: SessionMemoryOptions): SessionMemory 
     endRun() {
       if (written.length === 0) return [];
       const ids = shelf.entries().map((entry) => entry.id);
-      const lines = written.map(({ entry, scope }) => `- ${shortestUniquePrefix(entry.id, ids)} (${entry.kind}${scope === "project" ? "" : `, ${scope}`}) ${entry.text}`);
+      const lines = written.map(
+        ({ entry, scope }) => `- ${shortestUniquePrefix(entry.id, ids)} (${entry.kind}${scope === "project" ? "" : `, ${scope}`}) ${entry.text}`,
+      );
       written = [];
       return [{ type: "notice", text: [`notes written in this run (shiro memory forget <id|text> removes one):`, ...lines].join("\n") }];
     },
@@ -117,9 +139,12 @@ function _observeTurn(messages: readonly Message[], cwd: string, projectRoot: st
       if (part.type !== "tool-call") continue;
       tools.push(part.name);
       const input = (part.input ?? {}) as Record<string, unknown>;
-      const paths = _READS.has(part.name) && Array.isArray(input.files)
-        ? input.files.map((file) => (file as { path?: unknown })?.path)
-        : _READS.has(part.name) || _CHANGES.has(part.name) ? [input.path] : [];
+      const paths =
+        _READS.has(part.name) && Array.isArray(input.files)
+          ? input.files.map((file) => (file as { path?: unknown })?.path)
+          : _READS.has(part.name) || _CHANGES.has(part.name)
+            ? [input.path]
+            : [];
       for (const path of paths) if (typeof path === "string" && path) files.push(projectPath(path, cwd, projectRoot));
     }
   }

@@ -8,6 +8,7 @@
  *   memory/<hash16>.episodes.json   episodes of past work in a project, and their monthly digests
  *   memory/<hash16>.index.json      the recall index over a project's notes, the global notes and its episodes
  *   memory/<hash16>.vectors.json    embedding vectors of that index's documents (only with memory.embeddings)
+ *   search/transcripts.index.json   the search index over every session's messages and every run's events
  *   sessions/<uuidv7>.json          saved sessions
  *   sessions/<uuidv7>.lease         the live process holding a session ({pid, since})
  *   history/<hash16>.json           prompt history per directory
@@ -51,6 +52,8 @@ export const paths = {
   projectEpisodes: (projectRoot: string) => join(stateDir(), "memory", `${pathHash16(projectRoot)}.episodes.json`),
   memoryIndex: (projectRoot: string) => join(stateDir(), "memory", `${pathHash16(projectRoot)}.index.json`),
   memoryVectors: (projectRoot: string) => join(stateDir(), "memory", `${pathHash16(projectRoot)}.vectors.json`),
+  searchDir: () => join(stateDir(), "search"),
+  transcriptIndex: () => join(stateDir(), "search", "transcripts.index.json"),
   sessionsDir: () => join(stateDir(), "sessions"),
   session: (id: string) => join(stateDir(), "sessions", `${id}.json`),
   sessionLease: (id: string) => join(stateDir(), "sessions", `${id}.lease`),

@@ -77,6 +77,8 @@ export interface Bm25Index {
   /** True once anything changed since it was created or loaded. */
   readonly dirty: boolean;
   sync(segment: string, stamp: string, load: () => readonly IndexedDocInput[]): boolean;
+  /** Every segment synced so far (one whose documents were all removed included). */
+  segmentNames(): string[];
   /** Every live document, in index order. */
   entries(): { segment: string; id: string; stamp: string; data: unknown }[];
   search(query: string, options: SearchOptions): IndexHit[];
@@ -92,7 +94,18 @@ export function createBm25Index(saved?: IndexDocument): Bm25Index {
   const postings = new Map<string, number[]>(saved ? Object.entries(saved.terms).map(([term, list]) => [term, _decode(list)]) : []);
   const segments = new Map<string, string>(saved ? Object.entries(saved.segments) : []);
   const where = new Map<string, number>();
-  docs.forEach((doc, index) => doc && where.set(_key(doc.seg, doc.id), index));
+  // Each segment's live documents, so a sync touches its own segment's documents only.
+  const bySegment = new Map<string, Set<number>>();
+  const track = (segment: string, index: number) => {
+    const set = bySegment.get(segment);
+    if (set) set.add(index);
+    else bySegment.set(segment, new Set([index]));
+  };
+  docs.forEach((doc, index) => {
+    if (!doc) return;
+    where.set(_key(doc.seg, doc.id), index);
+    track(doc.seg, index);
+  });
   let live = where.size;
   let totalLen = docs.reduce((sum, doc) => sum + (doc?.len ?? 0), 0);
   let dirty = false;
@@ -102,6 +115,7 @@ export function createBm25Index(saved?: IndexDocument): Bm25Index {
     const index = docs.length;
     docs.push({ seg: segment, id: input.id, stamp: input.stamp, len: terms.length, ...(input.data === undefined ? {} : { data: input.data }) });
     where.set(_key(segment, input.id), index);
+    track(segment, index);
     const counts = new Map<string, number>();
     for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
     for (const [term, tf] of counts) {
@@ -115,6 +129,7 @@ export function createBm25Index(saved?: IndexDocument): Bm25Index {
 
   const remove = (key: string) => {
     const index = where.get(key)!;
+    bySegment.get(docs[index]!.seg)?.delete(index);
     totalLen -= docs[index]!.len;
     docs[index] = undefined;
     where.delete(key);
@@ -132,17 +147,20 @@ export function createBm25Index(saved?: IndexDocument): Bm25Index {
     sync(segment, stamp, load) {
       if (segments.get(segment) === stamp) return false;
       const listed = new Map(load().map((input) => [input.id, input]));
-      for (const [key, index] of [...where]) {
+      for (const index of [...(bySegment.get(segment) ?? [])]) {
         const doc = docs[index]!;
-        if (doc.seg !== segment) continue;
         const next = listed.get(doc.id);
         if (next && next.stamp === doc.stamp) listed.delete(doc.id);
-        else remove(key);
+        else remove(_key(segment, doc.id));
       }
       for (const input of listed.values()) add(segment, input);
       segments.set(segment, stamp);
       dirty = true;
       return true;
+    },
+
+    segmentNames() {
+      return [...segments.keys()];
     },
 
     entries() {

@@ -5,8 +5,9 @@
  * - `open(sync)` loads the file, lets `sync` bring each segment up to date (bm25-index `sync`), and
  *   returns the index. When nothing changed the file is only read, and no lock is taken. When
  *   something changed, the work is redone under the file's advisory lock (json-file `withLockSync`)
- *   on a fresh read, and the result replaces the file atomically: concurrent processes never
- *   write an index that misses a change another one saw.
+ *   on a fresh read (unless the file is unchanged since the first read, when that work stands),
+ *   and the result replaces the file atomically: concurrent processes never write an index that
+ *   misses a change another one saw.
  * - A missing file, or one written by another tokenizer or format version, is rebuilt quietly (it
  *   is out of date, not damaged). A file that does not parse or validate is rebuilt too, and
  *   `onNotice` hears one line naming it and the reason. An index is derived data: nothing is
@@ -50,7 +51,9 @@ function _fileStamp(path: string): string | undefined {
 }
 
 export function openIndexFile(path: string, options: IndexFileOptions): IndexFile {
+  let unreadable: string | undefined;
   const load = (report: boolean): Bm25Index => {
+    unreadable = undefined;
     const stamp = _fileStamp(path);
     const cached = _loaded.get(path);
     if (cached && stamp && cached.stamp === stamp && !cached.index.dirty) return cached.index;
@@ -60,8 +63,9 @@ export function openIndexFile(path: string, options: IndexFileOptions): IndexFil
       if (stamp) _loaded.set(path, { stamp, index });
       return index;
     }
-    if (read.status === "corrupt" && report && !/format version/.test(read.reason)) {
-      options.onNotice?.(`${options.label} ${path} was unreadable (${read.reason}); rebuilt it`);
+    if (read.status === "corrupt" && !/format version/.test(read.reason)) {
+      unreadable = `${options.label} ${path} was unreadable (${read.reason}); rebuilt it`;
+      if (report) options.onNotice?.(unreadable);
     }
     return createBm25Index();
   };
@@ -69,12 +73,16 @@ export function openIndexFile(path: string, options: IndexFileOptions): IndexFil
   return {
     path,
     open(sync) {
+      const before = _fileStamp(path);
       const first = load(false);
       sync(first);
       if (!first.dirty || (first.size === 0 && !existsSync(path))) return first;
       try {
         return withLockSync(path, () => {
-          const fresh = load(true);
+          // Unchanged since it was read: the work done on `first` stands (the sync below is a no-op).
+          const reuse = _fileStamp(path) === before;
+          if (reuse && unreadable) options.onNotice?.(unreadable);
+          const fresh = reuse ? first : load(true);
           sync(fresh);
           if (fresh.dirty) writeJsonAtomic(path, fresh.toDocument(), { pretty: false });
           return fresh;

@@ -18,16 +18,18 @@ export const MemoryEntrySchema = v.object({
   hits: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 0),
   lastHitAt: v.optional(v.string()),
   verifiedAt: v.optional(v.string()),
-  source: v.optional(v.object({
-    sessionId: v.optional(v.string()),
-    runId: v.optional(v.string()),
-    agent: v.optional(v.string()),
-    commit: v.optional(v.string()),
-    /** Files the note names or the turn had read, each with a content hash (null: missing then). */
-    files: v.optional(v.array(v.object({ path: v.string(), hash: v.nullable(v.string()) }))),
-    /** Untrusted content in the turn's context when it was written: `web_fetch`, `mcp`, `outside <path>`, `untracked <path>`. */
-    untrusted: v.optional(v.array(v.string())),
-  })),
+  source: v.optional(
+    v.object({
+      sessionId: v.optional(v.string()),
+      runId: v.optional(v.string()),
+      agent: v.optional(v.string()),
+      commit: v.optional(v.string()),
+      /** Files the note names or the turn had read, each with a content hash (null: missing then). */
+      files: v.optional(v.array(v.object({ path: v.string(), hash: v.nullable(v.string()) }))),
+      /** Untrusted content in the turn's context when it was written: `web_fetch`, `mcp`, `outside <path>`, `untracked <path>`. */
+      untrusted: v.optional(v.array(v.string())),
+    }),
+  ),
 });
 
 export type MemoryEntry = v.InferOutput<typeof MemoryEntrySchema>;
@@ -47,11 +49,17 @@ export interface MemoryBacking {
 // Version 0, a bare array, has no `version` field to migrate by, so the schemas upgrade it.
 export const PROJECT_FILE_SCHEMA = v.union([
   v.object({ version: v.literal(1), project: v.string(), entries: v.array(MemoryEntrySchema) }),
-  v.pipe(v.array(MemoryEntrySchema), v.transform((entries) => ({ version: 1 as const, project: "", entries }))),
+  v.pipe(
+    v.array(MemoryEntrySchema),
+    v.transform((entries) => ({ version: 1 as const, project: "", entries })),
+  ),
 ]);
 export const GLOBAL_FILE_SCHEMA = v.union([
   v.object({ version: v.literal(1), entries: v.array(MemoryEntrySchema) }),
-  v.pipe(v.array(MemoryEntrySchema), v.transform((entries) => ({ version: 1 as const, entries }))),
+  v.pipe(
+    v.array(MemoryEntrySchema),
+    v.transform((entries) => ({ version: 1 as const, entries })),
+  ),
 ]);
 
 export interface FileBackingLayout {
@@ -85,13 +93,19 @@ export function openFileBacking(layout: FileBackingLayout, options: { onNotice?:
     },
     update(change) {
       layout.beforeWrite?.();
-      updateJsonSync(path, {
-        schema, version: 1, ...(layout.mode ? { mode: layout.mode } : {}),
-        onCorrupt: (reason, backup) => options.onNotice?.(`${label} ${path} was unreadable (${reason}); moved it to ${backup} and started a new one`),
-      }, (current) => {
-        const next = change(current?.entries ?? []);
-        return next && { version: 1 as const, ...header, entries: next };
-      });
+      updateJsonSync(
+        path,
+        {
+          schema,
+          version: 1,
+          ...(layout.mode ? { mode: layout.mode } : {}),
+          onCorrupt: (reason, backup) => options.onNotice?.(`${label} ${path} was unreadable (${reason}); moved it to ${backup} and started a new one`),
+        },
+        (current) => {
+          const next = change(current?.entries ?? []);
+          return next && { version: 1 as const, ...header, entries: next };
+        },
+      );
     },
   };
 }

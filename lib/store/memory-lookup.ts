@@ -1,8 +1,9 @@
 /**
  * Finding a note or an episode by the id a listing printed: `shiro memory show|forget|verify`,
- * and the ids `shiro search` prints. An id matches by prefix (at least 4 characters, case
- * ignored), among the notes of every scope of the project (each agent's store included) and the
- * project's episodes (by episode id, or by session id). Reads only.
+ * and the ids `shiro search` prints. A whole id wins; else an id matches by prefix (at least 4
+ * characters, case ignored) among the notes of every scope of the project (each agent's store
+ * included) and the project's episodes; only when no id matches, a session id names its newest
+ * episode. Reads only.
  */
 import { readdirSync } from "node:fs";
 import { basename, dirname } from "node:path";
@@ -20,7 +21,9 @@ export type MemoryLookup =
 
 /** Every store of the project, listing order: project, repo, each agent that has a file, global, run. */
 export function projectStores(shelf: MemoryShelf, options: MemoryStoreOptions = {}): MemoryStore[] {
-  const agents = listAgentNames(shelf.projectRoot).map((name) => (name === shelf.agent.agent ? shelf.agent : openAgentMemory(shelf.projectRoot, name, options)));
+  const agents = listAgentNames(shelf.projectRoot).map((name) =>
+    name === shelf.agent.agent ? shelf.agent : openAgentMemory(shelf.projectRoot, name, options),
+  );
   return [shelf.project, shelf.repo, ...agents, shelf.global, shelf.run];
 }
 
@@ -42,11 +45,21 @@ export function listAgentNames(projectRoot: string): string[] {
 export function lookupMemory(stores: readonly MemoryStore[], episodes: EpisodeStore | undefined, id: string): MemoryLookup {
   const prefix = id.trim().toLowerCase();
   if (prefix.length < MIN_ID_PREFIX) return { found: "none" };
-  const notes = stores.flatMap((store) => store.list().filter((entry) => entry.id.toLowerCase().startsWith(prefix)).map((entry) => ({ entry: { ...entry, scope: store.scope }, store })));
-  const found = episodes ? episodes.read().episodes.filter((episode) => episode.id.toLowerCase().startsWith(prefix) || episode.sessionId.toLowerCase().startsWith(prefix)) : [];
-  const ids = [...notes.map((note) => note.entry.id), ...found.map((episode) => episode.id)];
+  const notes = stores.flatMap((store) => store.list().map((entry) => ({ entry: { ...entry, scope: store.scope }, store })));
+  const stored = episodes ? episodes.read().episodes : [];
+  const exactNote = notes.find((note) => note.entry.id.toLowerCase() === prefix);
+  if (exactNote) return { found: "note", ...exactNote };
+  const exactEpisode = stored.find((episode) => episode.id.toLowerCase() === prefix);
+  if (exactEpisode) return { found: "episode", episode: exactEpisode };
+  const noteHits = notes.filter((note) => note.entry.id.toLowerCase().startsWith(prefix));
+  const episodeHits = stored.filter((episode) => episode.id.toLowerCase().startsWith(prefix));
+  const ids = [...noteHits.map((note) => note.entry.id), ...episodeHits.map((episode) => episode.id)];
   if (ids.length > 1) return { found: "ambiguous", ids };
-  if (notes[0]) return { found: "note", ...notes[0] };
-  if (found[0]) return { found: "episode", episode: found[0] };
-  return { found: "none" };
+  if (noteHits[0]) return { found: "note", ...noteHits[0] };
+  if (episodeHits[0]) return { found: "episode", episode: episodeHits[0] };
+  // No id matches: a session id names that session's newest episode.
+  const bySession = stored.filter((episode) => episode.sessionId.toLowerCase().startsWith(prefix));
+  const sessions = new Set(bySession.map((episode) => episode.sessionId));
+  if (sessions.size > 1) return { found: "ambiguous", ids: [...sessions] };
+  return bySession.length > 0 ? { found: "episode", episode: bySession.at(-1)! } : { found: "none" };
 }

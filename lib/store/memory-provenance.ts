@@ -118,7 +118,12 @@ export function hashFile(path: string): string | null {
 /** `HEAD`'s commit, or undefined outside a git work tree (or when git is missing). */
 export function gitHead(projectRoot: string): string | undefined {
   try {
-    const out = execFileSync("git", ["rev-parse", "--verify", "-q", "HEAD"], { cwd: projectRoot, timeout: _GIT_TIMEOUT_MS, stdio: ["ignore", "pipe", "ignore"], encoding: "utf8" });
+    const out = execFileSync("git", ["rev-parse", "--verify", "-q", "HEAD"], {
+      cwd: projectRoot,
+      timeout: _GIT_TIMEOUT_MS,
+      stdio: ["ignore", "pipe", "ignore"],
+      encoding: "utf8",
+    });
     return /^[0-9a-f]{40,64}$/.test(out.trim()) ? out.trim() : undefined;
   } catch {
     return undefined;
@@ -129,7 +134,12 @@ function _untracked(projectRoot: string, files: readonly string[]): string[] {
   const inside = files.filter((path) => path && !path.startsWith("..") && !isAbsolute(path));
   if (inside.length === 0) return [];
   try {
-    const out = execFileSync("git", ["ls-files", "-z", "--", ...inside], { cwd: projectRoot, timeout: _GIT_TIMEOUT_MS, stdio: ["ignore", "pipe", "ignore"], encoding: "utf8" });
+    const out = execFileSync("git", ["ls-files", "-z", "--", ...inside], {
+      cwd: projectRoot,
+      timeout: _GIT_TIMEOUT_MS,
+      stdio: ["ignore", "pipe", "ignore"],
+      encoding: "utf8",
+    });
     const tracked = new Set(out.split("\0").filter(Boolean));
     return inside.filter((path) => !tracked.has(path));
   } catch {

@@ -16,8 +16,14 @@ import { join } from "node:path";
 import { paths } from "../platform/paths.ts";
 import { GLOBAL_FILE_SCHEMA, PROJECT_FILE_SCHEMA, openFileBacking, type MemoryBacking, type MemoryEntry } from "./memory-file.ts";
 import {
-  MEMORY_SCOPES, createMemoryStore, openGlobalMemory, openMemory,
-  type MemoryScope, type MemoryStore, type MemoryStoreOptions, type ScopedMemoryEntry,
+  MEMORY_SCOPES,
+  createMemoryStore,
+  openGlobalMemory,
+  openMemory,
+  type MemoryScope,
+  type MemoryStore,
+  type MemoryStoreOptions,
+  type ScopedMemoryEntry,
 } from "./memory.ts";
 
 export const REPO_NOTES_PATH = ".shiro/notes.json";
@@ -63,7 +69,11 @@ export function openMemoryShelf(projectRoot: string, options: MemoryShelfOptions
   };
   let agentName = options.agent ?? "default";
   const shelf: MemoryShelf = {
-    projectRoot, project, global, repo, run,
+    projectRoot,
+    project,
+    global,
+    repo,
+    run,
     get agent() {
       return agentStore(agentName);
     },
@@ -107,9 +117,16 @@ export function agentMemoryPath(projectRoot: string, agent: string): string {
 /** The repository's own notes (`.shiro/notes.json`), shared through git. */
 export function openRepoMemory(projectRoot: string, options: MemoryShelfOptions = {}): MemoryStore {
   const path = join(projectRoot, REPO_NOTES_PATH);
-  const backing = openFileBacking({
-    label: "repo notes", path, schema: GLOBAL_FILE_SCHEMA, header: {}, mode: 0o644,
-    beforeWrite: () => options.guard?.(REPO_NOTES_PATH),
-  }, options);
+  const backing = openFileBacking(
+    {
+      label: "repo notes",
+      path,
+      schema: GLOBAL_FILE_SCHEMA,
+      header: {},
+      mode: 0o644,
+      beforeWrite: () => options.guard?.(REPO_NOTES_PATH),
+    },
+    options,
+  );
   return createMemoryStore({ scope: "repo", path, backing, projectRoot, countsHits: false }, options);
 }

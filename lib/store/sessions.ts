@@ -25,7 +25,7 @@ import { UNTITLED, SessionSchema, deriveTitle, firstPrompt, summarizeSession, ty
 
 
 export const SESSION_LIST_LIMIT = 15;
-/** `-c` and prefix lookups only look at this many of the most recently saved sessions. */
+/** `-c` only looks at this many of the most recently saved sessions. */
 export const SESSION_SCAN_LIMIT = 100;
 export const SAVE_DEBOUNCE_MS = 400;
 
@@ -35,8 +35,8 @@ export function loadSession(id: string): SessionRecord {
 }
 
 /**
- * A full id names its file; anything shorter must be the unique prefix of one of the 100 most
- * recently saved sessions. Throws UserError `no session matching "<x>"` or
+ * A full id names its file; anything shorter must be the unique prefix of one saved session (the
+ * ids shiro prints are unique among all of them, so any old one still works). Throws UserError `no session matching "<x>"` or
  * `"<x>" matches N sessions; give more characters`.
  */
 export function findSession(idOrPrefix: string): SessionRecord {
@@ -44,7 +44,7 @@ export function findSession(idOrPrefix: string): SessionRecord {
   if (!/^[0-9a-f-]+$/.test(wanted)) throw new UserError(`no session matching "${idOrPrefix}"`);
   const exact = _readSession(wanted);
   if (exact.status !== "missing") return _loaded(wanted, exact);
-  const matches = _recentIds(SESSION_SCAN_LIMIT).filter((id) => id.startsWith(wanted));
+  const matches = _allIds().filter((id) => id.startsWith(wanted));
   if (matches.length === 0) throw new UserError(`no session matching "${idOrPrefix}"`);
   if (matches.length > 1) throw new UserError(`"${idOrPrefix}" matches ${matches.length} sessions; give more characters`);
   return loadSession(matches[0]!);
@@ -225,6 +225,15 @@ function _loaded(id: string, read: ReturnType<typeof _readSession>): SessionReco
   if (read.status === "missing") throw new UserError(`no session matching "${id}"`);
   if (read.status === "corrupt") throw new UserError(`session ${id.slice(0, 8)} cannot be read: ${read.reason}`);
   return read.value;
+}
+
+/** Every saved session's id, in no order (a listing only, no stat). */
+function _allIds(): string[] {
+  try {
+    return readdirSync(paths.sessionsDir()).flatMap((name) => /^([0-9a-f-]+)\.json$/.exec(name)?.[1] ?? []);
+  } catch {
+    return [];
+  }
 }
 
 /** Session ids by file modification time, newest first (a save rewrites the file, so this is save order). */

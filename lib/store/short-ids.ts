@@ -1,7 +1,9 @@
 /**
  * Short forms of session, run and approval ids for messages and listings: the shortest unique
  * prefix, 8 characters at least. UUIDv7 ids made within about a minute share their first 8
- * characters (the time), so a fixed width would not tell them apart.
+ * characters (the time), so a fixed width would not tell them apart. Session and run ids are
+ * unique among sessions and runs together: `shiro export` takes either, and a session and its
+ * first run are usually made in the same millisecond.
  */
 import { readdirSync } from "node:fs";
 import { shortestUniquePrefix } from "../platform/ids.ts";
@@ -17,11 +19,23 @@ function _idsIn(dir: string, suffix: string): string[] {
 }
 
 export function shortSessionId(id: string): string {
-  return shortestUniquePrefix(id, _idsIn(paths.sessionsDir(), ".json"));
+  return shortestUniquePrefix(id, _sessionAndRunIds());
 }
 
 export function shortRunId(id: string): string {
-  return shortestUniquePrefix(id, _idsIn(paths.runsDir(), ".json"));
+  return shortestUniquePrefix(id, _sessionAndRunIds());
+}
+
+/** Each session or run id shortened (one listing of the two folders for a whole list). */
+export function shortSessionIds(ids: readonly string[]): string[] {
+  const all = _sessionAndRunIds();
+  return ids.map((id) => shortestUniquePrefix(id, all));
+}
+
+export const shortRunIds = shortSessionIds;
+
+function _sessionAndRunIds(): string[] {
+  return [..._idsIn(paths.sessionsDir(), ".json"), ..._idsIn(paths.runsDir(), ".json")];
 }
 
 /** Unique among pending approvals, which is what `shiro approve|deny <prefix>` resolves against. */
@@ -33,7 +47,10 @@ export function shortApprovalId(id: string): string {
   }
 }
 
-/** Each id shortened against the others in the same list (a table's column), not against the state folder. */
+/**
+ * Each id shortened against the others in the same list, not against the state folder: only for a
+ * list that is everything its command resolves against (the pending approvals).
+ */
 export function uniquePrefixes(ids: readonly string[]): string[] {
   return ids.map((id) => shortestUniquePrefix(id, ids));
 }

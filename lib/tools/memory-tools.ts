@@ -15,7 +15,8 @@ import {
 import { placeholderFor } from "../secrets/redact.ts";
 import type { EpisodeStore } from "../store/episodes.ts";
 import type { MemoryShelf } from "../store/memory-scopes.ts";
-import { RECALL_KINDS, RECALL_MAX_LIMIT, recallMemory, recallMemoryHybrid, type RecallRequest } from "../store/memory-recall.ts";
+import { RECALL_KINDS, RECALL_MAX_LIMIT, recallMemory, recallMemoryHybrid } from "../store/memory-recall.ts";
+import { TRANSCRIPT_KIND, recallWithTranscripts, type RecallToolRequest } from "../find/recall-transcripts.ts";
 import type { EmbeddingClient } from "../search/embeddings.ts";
 import forgetText from "./forget.md" with { type: "text" };
 import recallText from "./recall.md" with { type: "text" };
@@ -40,7 +41,7 @@ const ShelfRememberInput = v.object({ kind: _kind, text: _text, scope: _shelfSco
 const RecallInput = v.object({
   query: v.pipe(v.string(), v.description("words, or an episode's session id to see it whole; may be empty with file")),
   scope: v.optional(v.picklist(MEMORY_SCOPES)),
-  kinds: v.optional(v.array(v.picklist(RECALL_KINDS))),
+  kinds: v.optional(v.array(v.picklist([...RECALL_KINDS, TRANSCRIPT_KIND]))),
   file: v.optional(v.pipe(v.string(), v.description("episodes that read or changed this path"))),
   limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(RECALL_MAX_LIMIT))),
 });
@@ -58,6 +59,8 @@ export interface MemoryToolsOptions {
   shelf?: MemoryShelf;
   /** Recorded on each new note: its provenance (memory-provenance.ts), given the note's text. */
   source?: (text: string) => MemorySource | undefined;
+  /** The session asking: recall leaves its own transcript out (without it, `source`'s). */
+  sessionId?: () => string | undefined;
   /** Hears every note stored (not duplicates), for the list at the end of the run. */
   onWritten?: (entry: MemoryEntry, scope: MemoryScope) => void;
   /** Config memory.confirmWrites: remember asks like a write. */
@@ -94,7 +97,7 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
       return formatRememberResult(result, store.scope);
     },
   };
-  const recall: ToolDefinition<RecallRequest> = {
+  const recall: ToolDefinition<RecallToolRequest> = {
     name: "recall",
     effect: "read",
     decision: "allow",
@@ -104,7 +107,9 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
     execute: async (request) => {
       const projectRoot = project.projectRoot ?? options.cwd ?? process.cwd();
       const context = { projectRoot, cwd: options.cwd ?? projectRoot, project, global: options.global, stores: stores(), episodes: options.episodes, onNotice: options.onNotice };
-      return options.embeddings ? recallMemoryHybrid(context, request, options.embeddings) : recallMemory(context, request);
+      const sessionId = options.sessionId ? options.sessionId() : options.source?.("")?.sessionId;
+      return recallWithTranscripts(request, projectRoot, sessionId, (memoryRequest) => (
+        options.embeddings ? recallMemoryHybrid(context, memoryRequest, options.embeddings) : recallMemory(context, memoryRequest)));
     },
   };
   const forget: ToolDefinition<_ForgetArgs> = {

@@ -1,13 +1,13 @@
 /** Pending approvals as `shiro approvals` prints them: a table, each subject on one line, ages. */
 import type { ApprovalRecord } from "../store/approvals.ts";
-import { uniquePrefixes } from "../store/short-ids.ts";
+import { shortRunIds, uniquePrefixes } from "../store/short-ids.ts";
 
 const _SUBJECT_WIDTH = 80;
 
 /** Rows of id, age, tool, subject, run and cwd; ids are shown long enough to be told apart. */
 export function renderPendingTable(records: readonly ApprovalRecord[], now: number): string {
   const ids = uniquePrefixes(records.map((record) => record.id));
-  const runs = uniquePrefixes(records.map((record) => record.runId));
+  const runs = shortRunIds(records.map((record) => record.runId));
   const rows = [
     ["id", "age", "tool", "subject", "run", "cwd"],
     ...records.map((record, i) => [ids[i]!, formatAge(now - Date.parse(record.requestedAt)), record.tool, describeSubject(record), runs[i]!, record.cwd]),

@@ -16,7 +16,8 @@ import type { MemoryInjection } from "../agent/memory-prompt.ts";
 export function formatNoteLines(entries: readonly ScopedMemoryEntry[], projectRoot: string, allIds: readonly string[]): string[] {
   return entries.map((entry) => {
     const stale = staleNote(entry, projectRoot);
-    const label = entry.scope === "project" ? entry.kind : `${entry.kind}, ${entry.scope === "agent" && entry.source?.agent ? `agent ${entry.source.agent}` : entry.scope}`;
+    const label =
+      entry.scope === "project" ? entry.kind : `${entry.kind}, ${entry.scope === "agent" && entry.source?.agent ? `agent ${entry.source.agent}` : entry.scope}`;
     return `${shortestUniquePrefix(entry.id, allIds)}  (${label}) ${entry.text}${entry.hits > 0 ? `  [recalled ${entry.hits}x]` : ""}${stale ? `\n  ${stale}` : ""}`;
   });
 }
@@ -25,7 +26,10 @@ export function formatEpisodeLines(episodes: readonly Episode[]): string[] {
   const ids = episodes.map((episode) => episode.id);
   return [...episodes].reverse().map((episode) => {
     const ask = (episode.prompts[0] ?? "").replace(/\s+/g, " ").slice(0, 100);
-    const changed = episode.filesChanged.length > 0 ? ` · changed ${episode.filesChanged.slice(0, 3).join(", ")}${episode.filesChanged.length > 3 ? ` +${episode.filesChanged.length - 3}` : ""}` : "";
+    const changed =
+      episode.filesChanged.length > 0
+        ? ` · changed ${episode.filesChanged.slice(0, 3).join(", ")}${episode.filesChanged.length > 3 ? ` +${episode.filesChanged.length - 3}` : ""}`
+        : "";
     return `${shortestUniquePrefix(episode.id, ids)}  episode of session ${episode.sessionId.slice(0, 8)} ${episode.endedAt.slice(0, 10)}: "${ask}"${changed} · ${episode.outcome.status}`;
   });
 }
@@ -62,7 +66,9 @@ export function formatMemoryStatus(counts: Readonly<Record<string, number>>, bud
   else {
     const notes = injection.items.filter((item) => item.kind === "note").length;
     const episodes = injection.items.length - notes;
-    lines.push(`injected into the current prompt: ${notes} note${notes === 1 ? "" : "s"}, ${episodes} episode${episodes === 1 ? "" : "s"}, ~${injection.tokens} tokens; ${injection.leftOut} left out`);
+    lines.push(
+      `injected into the current prompt: ${notes} note${notes === 1 ? "" : "s"}, ${episodes} episode${episodes === 1 ? "" : "s"}, ~${injection.tokens} tokens; ${injection.leftOut} left out`,
+    );
     for (const item of injection.items) lines.push(`  ${item.kind} ${item.id} (${item.scope}) ~${item.tokens} tokens${item.stale ? ", possibly stale" : ""}`);
   }
   return lines.join("\n");

@@ -31,11 +31,12 @@ export const list = defineCommand({
       writeOut("no runs yet\n");
       return;
     }
-    const { uniquePrefixes } = await import("../store/short-ids.ts");
-    const ids = uniquePrefixes(runs.map((run) => run.id));
+    const { shortRunIds } = await import("../store/short-ids.ts");
+    const ids = shortRunIds(runs.map((run) => run.id));
+    const width = Math.max(...ids.map((id) => id.length));
     for (const [i, run] of runs.entries()) {
       const tokens = run.usage ? `${run.usage.inputTokens}/${run.usage.outputTokens} tok` : "";
-      writeOut(`${ids[i]!.padEnd(8)}  ${effectiveStatus(run).padEnd(11)} ${_age(run.startedAt).padEnd(8)} ${String(run.steps).padStart(3)} steps  ${tokens.padEnd(16)} ${run.prompt.replace(/\s+/g, " ").slice(0, 60)}\n`);
+      writeOut(`${ids[i]!.padEnd(width)}  ${effectiveStatus(run).padEnd(11)} ${_age(run.startedAt).padEnd(8)} ${String(run.steps).padStart(3)} steps  ${tokens.padEnd(16)} ${run.prompt.replace(/\s+/g, " ").slice(0, 60)}\n`);
     }
   },
 });
@@ -88,9 +89,10 @@ export const events = defineCommand({
       for (const event of wanted) writeOut(`${JSON.stringify(event)}\n`);
     } else {
       const { createReplayPrinter } = await import("./print.ts");
+      const { shortRunId } = await import("../store/short-ids.ts");
       const printer = createReplayPrinter();
       for (const event of wanted) {
-        if (event.type === "run-start") writeOut(`[run] ${event.runId.slice(0, 8)} ${event.provider}/${event.model} in ${event.cwd}\n`);
+        if (event.type === "run-start") writeOut(`[run] ${shortRunId(event.runId)} ${event.provider}/${event.model} in ${event.cwd}\n`);
         else if (event.type === "tool-result") writeOut(`[result] ${event.name}: ${event.output.split("\n")[0]!.slice(0, 120)}\n`);
         else printer.print(event);
       }
@@ -108,11 +110,11 @@ export const search = defineCommand({
     limit: { type: "string", description: "at most this many hits (default 50)" },
   },
   async run({ args }) {
-    const { searchRuns } = await import("../store/run-search.ts");
+    const { searchRuns } = await import("../find/run-search.ts");
     const limit = args.limit ? Number.parseInt(String(args.limit), 10) : 50;
     if (!Number.isInteger(limit) || limit < 1) throw new UserError("--limit must be a positive whole number");
     const query = String(args.query);
-    const hits = searchRuns(query, { limit, ...(args.here ? { cwd: process.cwd() } : {}) });
+    const hits = searchRuns(query, { limit, ...(args.here ? { cwd: process.cwd() } : {}), onNotice: (text) => writeErr(`shiro: ${text}\n`) });
     if (args.json) {
       writeOut(`${JSON.stringify(hits, null, 2)}\n`);
       return;
@@ -121,11 +123,10 @@ export const search = defineCommand({
       writeOut(`no run matches "${query}"\n`);
       return;
     }
-    const { uniquePrefixes } = await import("../store/short-ids.ts");
-    const ids = uniquePrefixes(hits.map((hit) => hit.runId));
-    for (const [i, hit] of hits.entries()) {
+    const width = Math.max(...hits.map((hit) => hit.shortId.length));
+    for (const hit of hits) {
       const label = hit.name ? `${hit.kind} ${hit.name}` : hit.kind;
-      writeOut(`${ids[i]!.padEnd(8)}  ${hit.at.slice(0, 16).replace("T", " ")}  ${label.padEnd(22)} ${hit.excerpt}\n`);
+      writeOut(`${hit.shortId.padEnd(width)}  ${hit.at.slice(0, 16).replace("T", " ")}  ${label.padEnd(22)} ${hit.excerpt}\n`);
     }
   },
 });

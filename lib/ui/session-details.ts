@@ -4,6 +4,7 @@ import { readCompactionState } from "../agent/context/manager.ts";
 import { DEFAULT_COMPACTION_THRESHOLD, estimateTokens } from "../agent/context/planner.ts";
 import { renderTodoLines } from "../store/notebook.ts";
 import type { SessionRecord } from "../store/session-record.ts";
+import { shortRunId } from "../store/short-ids.ts";
 import { formatLocalMinute } from "./session-lines.ts";
 import { renderProgressBar } from "./todo-progress.ts";
 
@@ -26,7 +27,7 @@ export function renderSessionDetails(session: SessionRecord): string {
   if (last) {
     lines.push(
       "",
-      `last exchange (${last.status}, ${last.steps} ${last.steps === 1 ? "step" : "steps"}, run ${last.runId.slice(0, 8)}, ${formatLocalMinute(last.at)}):`,
+      `last exchange (${last.status}, ${last.steps} ${last.steps === 1 ? "step" : "steps"}, run ${shortRunId(last.runId)}, ${formatLocalMinute(last.at)}):`,
       `> ${last.query}`,
       last.answer || "(no answer)",
     );

@@ -5,10 +5,17 @@ import type { SessionSummary } from "../store/session-record.ts";
 /**
  * `<id8>  <YYYY-MM-DD HH:MM>  <n>msg  <title>`, the time in local time. The id is shown as long as
  * it must be to name one saved session (8 characters at least): ids made within about a minute
- * share their first 8, and the shown id is what `-r` is given.
+ * share their first 8, and the shown id is what `-r` is given. `idWidth` pads the id, so a list's
+ * columns line up (formatSessionLines).
  */
-export function formatSessionLine(summary: SessionSummary): string {
-  return `${shortSessionId(summary.id)}  ${formatLocalMinute(summary.updatedAt)}  ${summary.messageCount}msg  ${summary.title}`;
+export function formatSessionLine(summary: SessionSummary, idWidth = 0): string {
+  return `${shortSessionId(summary.id).padEnd(idWidth)}  ${formatLocalMinute(summary.updatedAt)}  ${summary.messageCount}msg  ${summary.title}`;
+}
+
+/** A list of sessions, one formatSessionLine each, the ids padded to the longest. */
+export function formatSessionLines(summaries: readonly SessionSummary[]): string[] {
+  const width = Math.max(0, ...summaries.map((summary) => shortSessionId(summary.id).length));
+  return summaries.map((summary) => formatSessionLine(summary, width));
 }
 
 export function formatLocalMinute(iso: string): string {

@@ -15,6 +15,7 @@ const OPTIONAL = [
   { file: "sandbox.ts", exportName: "benchSandbox" },
   { file: "recall.ts", exportName: "benchRecall" },
   { file: "shell-parser.ts", exportName: "benchShellParser" },
+  { file: "search.ts", exportName: "benchSearch" },
 ];
 
 await benchStartup();

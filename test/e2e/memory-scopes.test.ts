@@ -21,7 +21,11 @@ describe("scopes through the binary", () => {
     );
     const first = await shiro(["-p", "find the flaky test"]);
     expect(first.code).toBe(0);
-    expect(toolResultsOf(e2e.fake.requests[2]!).map((result) => result.output).join("\n")).toContain("note (fact, run, today): the flaky test is login-redirect");
+    expect(
+      toolResultsOf(e2e.fake.requests[2]!)
+        .map((result) => result.output)
+        .join("\n"),
+    ).toContain("note (fact, run, today): the flaky test is login-redirect");
     expect(first.stderr).toContain("notes written in this run");
     expect(first.stderr).toContain("(fact, run) the flaky test is login-redirect");
 
@@ -57,21 +61,44 @@ describe("scopes through the binary", () => {
 
   test("a repo note is read from the repository's .shiro/notes.json, and a remembered one lands there", async () => {
     mkdirSync(join(e2e.dirs.cwd, ".shiro"));
-    writeFileSync(repoFile(), JSON.stringify({
-      version: 1, entries: [{ id: "0193aaaa-0000-7000-8000-000000000001", kind: "command", text: "release with make release, never by hand", createdAt: "2026-11-01T00:00:00.000Z", hits: 0 }],
-    }, null, 2));
-    e2e.fake.script({ toolCalls: [{ name: "remember", input: { kind: "decision", text: "snake_case columns because the ORM maps them", scope: "repo" } }] }, { text: "ok" });
+    writeFileSync(
+      repoFile(),
+      JSON.stringify(
+        {
+          version: 1,
+          entries: [
+            {
+              id: "0193aaaa-0000-7000-8000-000000000001",
+              kind: "command",
+              text: "release with make release, never by hand",
+              createdAt: "2026-11-01T00:00:00.000Z",
+              hits: 0,
+            },
+          ],
+        },
+        null,
+        2,
+      ),
+    );
+    e2e.fake.script(
+      { toolCalls: [{ name: "remember", input: { kind: "decision", text: "snake_case columns because the ORM maps them", scope: "repo" } }] },
+      { text: "ok" },
+    );
     expect((await shiro(["-p", "how do we release?"])).code).toBe(0);
     expect(systemOf(e2e.fake.requests[0]!)).toContain("- (command, repo) release with make release, never by hand");
     const saved = JSON.parse(readFileSync(repoFile(), "utf8"));
     expect(saved.entries.map((entry: { text: string; hits: number }) => [entry.text, entry.hits])).toEqual([
-      ["release with make release, never by hand", 0], ["snake_case columns because the ORM maps them", 0],
+      ["release with make release, never by hand", 0],
+      ["snake_case columns because the ORM maps them", 0],
     ]);
   });
 
   test("--no-memory reads and writes no scope: the repo file stays byte for byte", async () => {
     mkdirSync(join(e2e.dirs.cwd, ".shiro"));
-    const before = JSON.stringify({ version: 1, entries: [{ id: "0193aaaa-0000-7000-8000-000000000002", kind: "fact", text: "repo fact", createdAt: "2026-11-01T00:00:00.000Z", hits: 0 }] });
+    const before = JSON.stringify({
+      version: 1,
+      entries: [{ id: "0193aaaa-0000-7000-8000-000000000002", kind: "fact", text: "repo fact", createdAt: "2026-11-01T00:00:00.000Z", hits: 0 }],
+    });
     writeFileSync(repoFile(), before);
     e2e.fake.script({ text: "ok" });
     expect((await shiro(["-p", "repo fact?", "--no-memory"])).code).toBe(0);
@@ -111,13 +138,19 @@ describe("staleness, budget and the run log", () => {
 
   test("the injected notes fit memory.budget, relevant first; the run log lists them with their cost", async () => {
     e2e.writeConfig({ memory: { budget: 300 } });
-    for (let i = 0; i < 30; i++) expect((await shiro(["memory", "add", "fact", `unrelated note ${i} about the weather, the office plants and lunch`])).code).toBe(0);
+    for (let i = 0; i < 30; i++)
+      expect((await shiro(["memory", "add", "fact", `unrelated note ${i} about the weather, the office plants and lunch`])).code).toBe(0);
     expect((await shiro(["memory", "add", "gotcha", "the invoice exporter drops rows with a null currency"])).code).toBe(0);
     e2e.fake.script({ text: "ok" });
     const run = await shiro(["-p", "why does the invoice exporter drop rows?", "--json"]);
     expect(run.code).toBe(0);
     const events = parseEventLines(run.stdout);
-    const memory = events.find((event) => event.type === "memory") as { tokens: number; budget: number; leftOut: number; injected: { id: string; scope: string; tokens: number }[] };
+    const memory = events.find((event) => event.type === "memory") as {
+      tokens: number;
+      budget: number;
+      leftOut: number;
+      injected: { id: string; scope: string; tokens: number }[];
+    };
     expect(events.map((event) => event.type).slice(0, 2)).toEqual(["run-start", "memory"]);
     expect(memory.budget).toBe(300);
     expect(memory.tokens).toBeLessThanOrEqual(300);
@@ -129,7 +162,10 @@ describe("staleness, budget and the run log", () => {
     expect(section.split("<memory>\n")[1]!.split("\n")[0]).toBe("- (gotcha) the invoice exporter drops rows with a null currency");
     expect(section).toContain(`(${memory.leftOut} more notes not shown: recall finds them)`);
     const runId = events[0]!.runId as string;
-    const logged = readFileSync(join(e2e.dirs.home, ".shiro-neko", "events", `${runId}.jsonl`), "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line));
+    const logged = readFileSync(join(e2e.dirs.home, ".shiro-neko", "events", `${runId}.jsonl`), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
     expect(logged.find((event) => event.type === "memory")).toEqual({ ...memory, at: expect.any(String), seq: 2 });
   });
 

@@ -3,8 +3,9 @@
  * a detached run followed with `runs tail`, and `runs cancel` stopping a live run from another
  * process so that its log ends with a cancelled `done`.
  */
+import { shortestUniquePrefix } from "../../lib/platform/ids.ts";
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { binaryEnv, fakeEnv, parseEventLines, useE2E } from "./_harness.ts";
 
@@ -85,7 +86,10 @@ describe("shiro runs", () => {
     const runId = runFile.slice(0, -5);
     await waitFor(() => (readFileSync(join(e2e.dirs.home, ".shiro-neko", "events", `${runId}.jsonl`), "utf8").includes('"tool-call"') ? true : undefined));
     const cancel = await shiro(["runs", "cancel", runId]);
-    expect(cancel.stdout).toBe(`cancel requested for run ${runId.slice(0, 8)}\n`);
+    // Printed ids are unique among sessions and runs: this run and its session share their first 8 characters.
+    const everyId = [...readdirSync(runsDir), ...readdirSync(join(e2e.dirs.home, ".shiro-neko", "sessions")).filter((name) => name.endsWith(".json"))].map((name) => name.slice(0, -5));
+    const short = shortestUniquePrefix(runId, everyId);
+    expect(cancel.stdout).toBe(`cancel requested for run ${short}\n`);
     const result = await running;
     expect(result.code).toBe(130);
     const events = parseEventLines(readFileSync(join(e2e.dirs.home, ".shiro-neko", "events", `${runId}.jsonl`), "utf8"));
@@ -93,7 +97,7 @@ describe("shiro runs", () => {
     expect(events.find((event) => event.type === "tool-error")!.error).toStartWith("The user interrupted this command.");
     const show = await shiro(["runs", "show", runId, "--json"]);
     expect(JSON.parse(show.stdout).status).toBe("cancelled");
-    expect((await shiro(["runs", "cancel", runId])).stderr).toBe(`shiro: run ${runId.slice(0, 8)} is not running (cancelled)\n`);
+    expect((await shiro(["runs", "cancel", runId])).stderr).toBe(`shiro: run ${short} is not running (cancelled)\n`);
   }, 40_000);
 });
 
@@ -124,7 +128,9 @@ describe("a run that dies", () => {
     expect(parseEventLines(events.stdout).map((event) => event.type)).toEqual(["run-start", "tool-start", "tool-call"]);
     const [snapshot] = JSON.parse((await shiro(["runs", "list", "--json"])).stdout);
     expect(snapshot).toMatchObject({ id: runId, status: "interrupted" });
-    expect((await shiro(["runs", "tail", runId])).stderr).toBe(`shiro: run ${runId.slice(0, 8)} ended without finishing (its process is gone)\n`);
+    const state = join(e2e.dirs.home, ".shiro-neko");
+    const everyId = [...readdirSync(join(state, "runs")), ...(existsSync(join(state, "sessions")) ? readdirSync(join(state, "sessions")) : []).filter((name) => name.endsWith(".json"))].map((name) => name.slice(0, -5));
+    expect((await shiro(["runs", "tail", runId])).stderr).toBe(`shiro: run ${shortestUniquePrefix(runId, everyId)} ended without finishing (its process is gone)\n`);
   }, 30_000);
 });
 

@@ -17,6 +17,7 @@ const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
   { name: "foundation", paths: ["lib/config/", "lib/providers/", "lib/secrets/", "lib/shell/", "lib/release/", "lib/store/json-file.ts", "lib/store/file-lock.ts"] },
   { name: "store", paths: ["lib/store/", "lib/search/"] },
   { name: "policy", paths: ["lib/approval/", "lib/sandbox/", "lib/extensions/skills.ts", "lib/agent/context/state.ts", "lib/agent/context/span-summaries.ts"] },
+  { name: "find", paths: ["lib/find/", "lib/export/"] },
   { name: "tools", paths: ["lib/tools/"] },
   { name: "extension-api", paths: ["lib/extensions/plugin-api.ts", "lib/extensions/mcp/"] },
   { name: "plugins", paths: ["plugins/"] },

@@ -51,7 +51,9 @@ describe("scopes", () => {
     expect(texts(agentMemoryPath(root, "default"))).toEqual(["a agent note about bananas"]);
     expect(texts(join(root, REPO_NOTES_PATH))).toEqual(["a repo note about bananas"]);
     expect(statSync(join(root, REPO_NOTES_PATH)).mode & 0o777).toBe(0o644);
-    const onDisk = readdirSync(join(home.dir, ".shiro-neko", "memory")).map((name) => readFileSync(join(home.dir, ".shiro-neko", "memory", name), "utf8")).join("\n");
+    const onDisk = readdirSync(join(home.dir, ".shiro-neko", "memory"))
+      .map((name) => readFileSync(join(home.dir, ".shiro-neko", "memory", name), "utf8"))
+      .join("\n");
     expect(onDisk).not.toContain("run note");
 
     const found = String(await recall!.execute({ query: "bananas" }, ctx));
@@ -74,7 +76,11 @@ describe("scopes", () => {
     expect(shelf.entries().map((entry) => [entry.scope, entry.text])).toEqual([["agent", "check the error paths first"]]);
     shelf.setAgent("default");
     expect(shelf.entries()).toEqual([]);
-    expect(projectStores(shelf).flatMap((store) => store.list()).map((entry) => entry.text)).toEqual(["check the error paths first"]);
+    expect(
+      projectStores(shelf)
+        .flatMap((store) => store.list())
+        .map((entry) => entry.text),
+    ).toEqual(["check the error paths first"]);
   });
 
   test("the repo file is refused through a link that leaves the workspace", () => {
@@ -100,10 +106,19 @@ describe("provenance and staleness", () => {
     mkdirSync(join(root, "lib"));
     writeFileSync(join(root, "lib", "settings.ts"), "export const port = 3000;\n");
     writeFileSync(join(root, "notes.md"), "hello\n");
-    const source = buildProvenance(root, "the port lives in lib/settings.ts", { sessionId: "s1", runId: "r1", files: ["notes.md"], tools: ["read_file", "web_fetch", "mcp__x__y"] });
+    const source = buildProvenance(root, "the port lives in lib/settings.ts", {
+      sessionId: "s1",
+      runId: "r1",
+      files: ["notes.md"],
+      tools: ["read_file", "web_fetch", "mcp__x__y"],
+    });
     expect(source).toEqual({
-      sessionId: "s1", runId: "r1",
-      files: [{ path: "lib/settings.ts", hash: expect.stringMatching(/^[0-9a-f]{16}$/) }, { path: "notes.md", hash: expect.stringMatching(/^[0-9a-f]{16}$/) }],
+      sessionId: "s1",
+      runId: "r1",
+      files: [
+        { path: "lib/settings.ts", hash: expect.stringMatching(/^[0-9a-f]{16}$/) },
+        { path: "notes.md", hash: expect.stringMatching(/^[0-9a-f]{16}$/) },
+      ],
       untrusted: ["web_fetch", "mcp"],
     });
     const store = guarded(root).project;
@@ -120,7 +135,8 @@ describe("provenance and staleness", () => {
 
   test("in a git work tree: the commit is recorded, and a file read in the turn that git does not track is untrusted", () => {
     const root = project();
-    const git = (...args: string[]) => execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", "-c", "commit.gpgsign=false", ...args], { cwd: root, stdio: "pipe" });
+    const git = (...args: string[]) =>
+      execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", "-c", "commit.gpgsign=false", ...args], { cwd: root, stdio: "pipe" });
     git("init", "-q");
     writeFileSync(join(root, "tracked.ts"), "a\n");
     git("add", "tracked.ts");
@@ -130,7 +146,10 @@ describe("provenance and staleness", () => {
     const source = buildProvenance(root, "tracked.ts holds a", { files: ["tracked.ts", "dropped.md"] });
     expect(source).toEqual({
       commit: head,
-      files: [{ path: "tracked.ts", hash: expect.any(String) }, { path: "dropped.md", hash: expect.any(String) }],
+      files: [
+        { path: "tracked.ts", hash: expect.any(String) },
+        { path: "dropped.md", hash: expect.any(String) },
+      ],
       untrusted: ["untracked dropped.md"],
     });
     expect(buildProvenance(root, "x", { files: [join(home.dir, "elsewhere.txt")] }).untrusted).toEqual([`outside ${join(home.dir, "elsewhere.txt")}`]);
@@ -173,12 +192,35 @@ describe("the prompt section", () => {
     const root = project();
     const shelf = guarded(root);
     const episodes = openEpisodes(root);
-    const base = { runIds: ["r"], startedAt: "2026-11-28T10:00:00.000Z", endedAt: "2026-11-28T11:00:00.000Z", filesRead: [], commands: [], outcome: { status: "completed", steps: 3, runs: 1 }, answer: "", spans: [] };
-    episodes.record({ ...base, id: "ep-1", sessionId: "01a23177-4c1e-7d2a-9f10-6b0c3e2d8a41", prompts: ["fix the flaky login redirect after sign-in"], filesChanged: ["src/authRedirect.ts"] });
-    episodes.record({ ...base, id: "ep-2", sessionId: "01a23178-4c1e-7d2a-9f10-6b0c3e2d8a42", prompts: ["bump the charting library"], filesChanged: ["package.json"] });
+    const base = {
+      runIds: ["r"],
+      startedAt: "2026-11-28T10:00:00.000Z",
+      endedAt: "2026-11-28T11:00:00.000Z",
+      filesRead: [],
+      commands: [],
+      outcome: { status: "completed", steps: 3, runs: 1 },
+      answer: "",
+      spans: [],
+    };
+    episodes.record({
+      ...base,
+      id: "ep-1",
+      sessionId: "01a23177-4c1e-7d2a-9f10-6b0c3e2d8a41",
+      prompts: ["fix the flaky login redirect after sign-in"],
+      filesChanged: ["src/authRedirect.ts"],
+    });
+    episodes.record({
+      ...base,
+      id: "ep-2",
+      sessionId: "01a23178-4c1e-7d2a-9f10-6b0c3e2d8a42",
+      prompts: ["bump the charting library"],
+      filesChanged: ["package.json"],
+    });
     const injected = selectMemoryForPrompt({ projectRoot: root, stores: shelf.stores(), episodes, query: "the login redirect broke again" });
     expect(injected.items).toEqual([{ kind: "episode", id: "ep-1", scope: "episode", tokens: expect.any(Number) }]);
-    expect(injected.text).toContain('- (episode 01a23177 2026-11-28) asked "fix the flaky login redirect after sign-in" · changed src/authRedirect.ts · completed');
+    expect(injected.text).toContain(
+      '- (episode 01a23177 2026-11-28) asked "fix the flaky login redirect after sign-in" · changed src/authRedirect.ts · completed',
+    );
     expect(injected.text).not.toContain("charting");
   });
 

@@ -205,10 +205,11 @@ describe("finding sessions", () => {
     expect(() => findSession("../../config")).toThrow(new UserError('no session matching "../../config"'));
   });
 
-  test("a prefix only searches the 100 most recently saved sessions", () => {
+  test("a prefix finds a session however old: printed ids are unique among all saved sessions", () => {
     saveAt("0190dddd-0000-7000-8000-000000000000", CWD, 500);
     for (let i = 0; i < 100; i++) saveAt(`0191${String(i).padStart(4, "0")}-0000-7000-8000-000000000000`, CWD, 100 - i);
-    expect(() => findSession("0190dddd")).toThrow(new UserError('no session matching "0190dddd"'));
+    expect(findSession("0190dddd").id).toBe("0190dddd-0000-7000-8000-000000000000");
+    expect(() => findSession("0191")).toThrow(new UserError('"0191" matches 100 sessions; give more characters'));
     expect(findSession("0190dddd-0000-7000-8000-000000000000").id).toBe("0190dddd-0000-7000-8000-000000000000");
   });
 

@@ -1,7 +1,7 @@
 /** Slash commands that change the session: its agent, thinking, model, provider, or the session itself. */
 import { VARIANTS } from "../../agent/variants.ts";
 import { listSessions } from "../../store/sessions.ts";
-import { formatSessionLine } from "../session-lines.ts";
+import { formatSessionLines } from "../session-lines.ts";
 import { AGENT_NAMES, THINKING_LEVELS, type AgentName, type ThinkingLevel } from "../../vocabulary.ts";
 import { SLASH_DONE, type SlashCommand } from "./command.ts";
 
@@ -71,7 +71,7 @@ const _sessions: SlashCommand = {
   run(_args, { write, style }) {
     const { sessions, notices } = listSessions();
     for (const notice of notices) write(style.dim(`${notice}\n`));
-    write(sessions.length === 0 ? "no saved sessions\n" : `${sessions.map(formatSessionLine).join("\n")}\n`);
+    write(sessions.length === 0 ? "no saved sessions\n" : `${formatSessionLines(sessions).join("\n")}\n`);
     return SLASH_DONE;
   },
 };

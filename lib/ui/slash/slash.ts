@@ -7,6 +7,7 @@
  */
 import { INFO_COMMANDS } from "./info.ts";
 import { SLASH_DONE, type SlashCommand, type SlashContext, type SlashOutcome } from "./command.ts";
+import { SEARCH_COMMAND } from "./search.ts";
 import { SESSION_COMMANDS, TAIL_COMMANDS } from "./session.ts";
 
 
@@ -22,7 +23,7 @@ const _help: SlashCommand = {
 };
 
 /** Every command, in `/help` order. */
-export const SLASH_COMMANDS: readonly SlashCommand[] = [_help, ...SESSION_COMMANDS, ...INFO_COMMANDS, ...TAIL_COMMANDS];
+export const SLASH_COMMANDS: readonly SlashCommand[] = [_help, ...SESSION_COMMANDS, ...INFO_COMMANDS, SEARCH_COMMAND, ...TAIL_COMMANDS];
 
 function _usage(command: SlashCommand): string {
   return command.args ? `${command.name} ${command.args}` : command.name;

@@ -1,0 +1,147 @@
+/**
+ * What of a saved session or a logged run is searchable, as index documents: one per prompt,
+ * answer, tool call and tool result (and, for runs, each error and notice), plus compaction
+ * summaries and the transcripts `/compact` archived.
+ *
+ * Document ids are stable positions, so a document is found again by re-reading its source:
+ * - session: `m<i>` (message i; an assistant's text), `m<i>.c<j>` (its j-th tool call),
+ *   `m<i>.r<j>` (the j-th result of a tool message), `s<k>` (span k's summary), and
+ *   `a<k>.…` for the same inside archive k (`a<k>.sum` its summary);
+ * - run: `prompt`, `e<seq>` (the logged event with that seq).
+ * A document's `data` is its TranscriptCard: enough to filter and label a hit without the source
+ * (whether it is a session's or a run's is in its segment's name).
+ */
+import type { IndexedDocInput } from "../search/bm25-index.ts";
+import * as v from "valibot";
+import { CompactionStateSchema, type CompactionState } from "../agent/context/state.ts";
+import type { Message } from "../messages.ts";
+import type { LoggedEvent, RunSnapshot } from "../store/runs.ts";
+import type { SessionRecord } from "../store/session-record.ts";
+
+export type TranscriptRole = "prompt" | "answer" | "tool-call" | "tool-result" | "tool-error" | "summary" | "notice" | "error";
+
+export interface TranscriptCard {
+  /** When it was said (best known: a session message takes the time of its exchange). */
+  at: string;
+  /** The folder the session or run worked in. */
+  cwd: string;
+  role: TranscriptRole;
+  /** The tool, for tool documents. */
+  tool?: string;
+}
+
+export interface TranscriptDoc extends IndexedDocInput {
+  data: TranscriptCard;
+}
+
+const _TEXT_CAP = 20_000;
+
+/** Every searchable document of a session, compaction archives and span summaries included. */
+export function sessionDocs(session: SessionRecord): TranscriptDoc[] {
+  const state = _compactionOf(session);
+  const docs: TranscriptDoc[] = [];
+  const base = { cwd: session.cwd };
+  state.archive?.forEach((entry, k) => {
+    docs.push(..._messageDocs(entry.messages, `a${k}.`, () => entry.at, session.cwd));
+    docs.push(_doc(`a${k}.sum`, entry.summary, { ...base, at: entry.at, role: "summary" }));
+  });
+  const times = _exchangeTimes(session);
+  docs.push(..._messageDocs(session.messages, "", (prompt) => times(prompt), session.cwd));
+  state.spans.forEach((span, k) => {
+    if (span.summary) docs.push(_doc(`s${k}`, span.summary, { ...base, at: span.createdAt, role: "summary" }));
+  });
+  return docs.filter((doc) => doc.text.trim().length > 0);
+}
+
+/** Every searchable document of a run: its prompt and each logged event that carries text. */
+export function runDocs(snapshot: RunSnapshot | undefined, events: readonly LoggedEvent[]): TranscriptDoc[] {
+  const cwd = snapshot?.cwd ?? _runStartCwd(events);
+  const docs: TranscriptDoc[] = [];
+  if (snapshot?.prompt) docs.push(_doc("prompt", snapshot.prompt, { at: snapshot.startedAt, cwd, role: "prompt" }));
+  for (const event of events) {
+    const found = eventText(event);
+    if (found) docs.push(_doc(`e${event.seq}`, found.text, { at: event.at, cwd, role: found.role, ...(found.tool ? { tool: found.tool } : {}) }));
+  }
+  return docs.filter((doc) => doc.text.trim().length > 0);
+}
+
+/** The searchable text of one logged event, or undefined for events that carry none. */
+export function eventText(event: LoggedEvent): { text: string; role: TranscriptRole; tool?: string } | undefined {
+  switch (event.type) {
+    case "message":
+      return { text: event.text, role: "answer" };
+    case "tool-call":
+      return { text: `${event.name} ${_inputText(event.input)}`, role: "tool-call", tool: event.name };
+    case "tool-result":
+      return { text: event.output, role: "tool-result", tool: event.name };
+    case "tool-error":
+      return { text: event.error, role: "tool-error", tool: event.name };
+    case "tool-denied":
+      return { text: `${event.name}: ${event.reason}`, role: "tool-error", tool: event.name };
+    case "error":
+      return { text: event.error, role: "error" };
+    case "notice":
+      return { text: event.text, role: "notice" };
+    case "compacted":
+      return event.summary ? { text: event.summary, role: "summary" } : undefined;
+    default:
+      return undefined;
+  }
+}
+
+function _messageDocs(messages: readonly Message[], prefix: string, timeOf: (promptIndex: number) => string, cwd: string): TranscriptDoc[] {
+  const docs: TranscriptDoc[] = [];
+  let prompt = -1;
+  messages.forEach((message, i) => {
+    const id = `${prefix}m${i}`;
+    if (message.role === "user") prompt += 1;
+    const card = { at: timeOf(Math.max(0, prompt)), cwd };
+    if (message.role === "user") docs.push(_doc(id, message.content, { ...card, role: "prompt" }));
+    else if (message.role === "assistant") {
+      const text = message.parts
+        .filter((part) => part.type === "text")
+        .map((part) => part.text)
+        .join("\n");
+      docs.push(_doc(id, text, { ...card, role: "answer" }));
+      message.parts
+        .filter((part) => part.type === "tool-call")
+        .forEach((part, j) => {
+          docs.push(_doc(`${id}.c${j}`, `${part.name} ${_inputText(part.input)}`, { ...card, role: "tool-call", tool: part.name }));
+        });
+    } else {
+      message.results.forEach((result, j) => {
+        docs.push(_doc(`${id}.r${j}`, result.output, { ...card, role: result.isError ? "tool-error" : "tool-result", tool: result.name }));
+      });
+    }
+  });
+  return docs;
+}
+
+/** Prompt k took place at exchange k's time; prompts past the exchanges at the session's last save. */
+function _exchangeTimes(session: SessionRecord): (prompt: number) => string {
+  return (prompt) => session.exchanges[prompt]?.at ?? session.updatedAt;
+}
+
+function _doc(id: string, text: string, data: TranscriptCard): TranscriptDoc {
+  const capped = text.length > _TEXT_CAP ? text.slice(0, _TEXT_CAP) : text;
+  return { id, stamp: `${data.role}:${capped.length}`, text: capped, data };
+}
+
+function _inputText(input: unknown): string {
+  if (typeof input === "string") return input;
+  if (input && typeof input === "object")
+    return Object.values(input)
+      .map((value) => (typeof value === "string" ? value : JSON.stringify(value)))
+      .join("\n");
+  return String(input ?? "");
+}
+
+function _runStartCwd(events: readonly LoggedEvent[]): string {
+  const start = events.find((event) => event.type === "run-start");
+  return start?.type === "run-start" ? start.cwd : "";
+}
+
+function _compactionOf(session: SessionRecord): CompactionState {
+  const parsed = v.safeParse(CompactionStateSchema, session.compaction);
+  return parsed.success ? parsed.output : { spans: [] };
+}

@@ -1,0 +1,44 @@
+/**
+ * How search results read on a terminal and in a pipe: one line per hit, columns aligned,
+ *   `session 0193ab2c  2026-12-01 12:30  ~/src/app  tool-result bash  …the **match** in context…`
+ * The kind and id are what the matching `show` command takes (`shiro sessions show 0193ab2c`).
+ * Matches are bold when `bold` is on (a TTY without NO_COLOR) and plain otherwise. Times are local.
+ */
+import { renderSnippet } from "../find/snippet.ts";
+import type { SearchHit } from "../find/search.ts";
+
+export interface SearchViewOptions {
+  bold: boolean;
+  /** Replaced by `~` at the start of a project path. */
+  home?: string;
+}
+
+/** The lines of a result table, or one line saying nothing matched. */
+export function formatSearchLines(hits: readonly SearchHit[], query: string, options: SearchViewOptions): string[] {
+  if (hits.length === 0) return [`nothing matches "${query}"`];
+  const rows = hits.map((hit) => [
+    `${hit.kind} ${hit.shortId}`,
+    formatLocalTime(hit.at),
+    _tilde(hit.project, options.home),
+    hit.tool ? `${hit.role} ${hit.tool}` : hit.role,
+  ]);
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return hits.map((hit, i) => {
+    const cells = rows[i]!.map((cell, column) => cell.padEnd(widths[column]!)).join("  ");
+    return `${cells}  ${renderSnippet(hit.snippet, options.bold ? "\x1b[1m" : "", options.bold ? "\x1b[22m" : "")}`;
+  });
+}
+
+/** `YYYY-MM-DD HH:MM` in local time; the input as is when it is not a time. */
+export function formatLocalTime(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+function _tilde(path: string, home: string | undefined): string {
+  if (!home || !path) return path || "-";
+  if (path === home) return "~";
+  return path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
+}

@@ -1,0 +1,229 @@
+/**
+ * Benchmark: `shiro search` over 1,000 saved sessions and 50,000 logged run events, through the
+ * transcript index, against a linear scan of the same files (read every session and event log,
+ * tokenise every message and event, score with the same BM25), all in one run:
+ * - cold: no index yet, so the search builds it (the first search after an upgrade);
+ * - from disk: the index exists and is read and checked against the folders (a new process);
+ * - warm: the index already read (a REPL's later `/search`).
+ * Prints medians and each one as a ratio of the scan, plus the index's size beside the stores.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { median } from "./baseline.ts";
+
+const SESSIONS = 1_000;
+const EVENTS = 50_000;
+const RUNS = 9;
+const LIMIT = 20;
+const QUERIES = ["login redirect broken", "database migration seed", "parseHttpUrl timeout", "src/auth/session.ts", "flaky test retry", "docker compose port"];
+
+const home = mkdtempSync(join(tmpdir(), "shiro-bench-search-"));
+process.env.SHIRO_HOME = home;
+const { paths } = await import("../../lib/platform/paths.ts");
+const { searchEverything } = await import("../../lib/find/search.ts");
+const { tokenize, tokenizeQuery } = await import("../../lib/search/tokenize.ts");
+
+function _generator(seed: number) {
+  let state = seed;
+  const next = () => (state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  const stems = [
+    "auth",
+    "login",
+    "session",
+    "redirect",
+    "token",
+    "cache",
+    "query",
+    "parser",
+    "config",
+    "route",
+    "handler",
+    "worker",
+    "queue",
+    "schema",
+    "migration",
+    "seed",
+    "database",
+    "docker",
+    "compose",
+    "port",
+    "timeout",
+    "retry",
+    "flaky",
+    "test",
+    "build",
+    "deploy",
+    "lint",
+    "format",
+    "render",
+    "layout",
+  ];
+  const filler = Array.from({ length: 4_000 }, (_, i) => `term${i.toString(36)}`);
+  const word = () => (next() < 0.3 ? stems[Math.floor(next() * stems.length)]! : filler[Math.floor(next() * filler.length)]!);
+  const sentence = (n: number) => Array.from({ length: n }, word).join(" ");
+  const path = () => `src/${word()}/${word()}${next() < 0.5 ? "Handler" : "_util"}.ts`;
+  return { next, sentence, path };
+}
+
+const _id = (prefix: string, i: number) => `${prefix}${i.toString(16).padStart(4, "0")}-0000-7000-8000-000000000000`;
+
+function _seed(): void {
+  const gen = _generator(7);
+  const base = Date.UTC(2026, 0, 1);
+  mkdirSync(paths.sessionsDir(), { recursive: true });
+  mkdirSync(paths.eventsDir(), { recursive: true });
+  mkdirSync(paths.runsDir(), { recursive: true });
+  for (let i = 0; i < SESSIONS; i++) {
+    const at = new Date(base + i * 600_000).toISOString();
+    const messages: unknown[] = [];
+    for (let turn = 0; turn < 3; turn++) {
+      messages.push({ role: "user", content: gen.sentence(14) });
+      messages.push({
+        role: "assistant",
+        parts: [
+          { type: "text", text: gen.sentence(10) },
+          { type: "tool-call", id: `c${turn}`, name: "read_file", input: { path: gen.path() } },
+        ],
+      });
+      messages.push({ role: "tool", results: [{ type: "tool-result", callId: `c${turn}`, name: "read_file", output: gen.sentence(80) }] });
+      messages.push({ role: "assistant", parts: [{ type: "text", text: gen.sentence(40) }] });
+    }
+    const session = {
+      version: 1,
+      id: _id("0190", i),
+      createdAt: at,
+      updatedAt: at,
+      cwd: "/work/bench-project",
+      provider: "openai",
+      model: "gpt-5",
+      title: "t",
+      inputTokens: 0,
+      outputTokens: 0,
+      notebook: { todos: [] },
+      exchanges: [],
+      messages,
+    };
+    writeFileSync(paths.session(session.id), JSON.stringify(session));
+  }
+  const perRun = EVENTS / SESSIONS;
+  for (let i = 0; i < SESSIONS; i++) {
+    const runId = _id("0191", i);
+    const at = new Date(base + i * 600_000).toISOString();
+    const lines: string[] = [];
+    for (let seq = 1; seq <= perRun; seq++) {
+      const kind = seq % 3;
+      const event =
+        kind === 0
+          ? { type: "message", text: gen.sentence(30), step: seq }
+          : kind === 1
+            ? { type: "tool-call", id: `c${seq}`, name: "bash", input: { command: `bun test ${gen.path()}` } }
+            : { type: "tool-result", id: `c${seq - 1}`, name: "bash", output: gen.sentence(60) };
+      lines.push(JSON.stringify({ seq, at, ...event }));
+    }
+    writeFileSync(paths.events(runId), `${lines.join("\n")}\n`);
+    writeFileSync(
+      paths.run(runId),
+      JSON.stringify({
+        version: 1,
+        id: runId,
+        sessionId: _id("0190", i),
+        cwd: "/work/bench-project",
+        provider: "openai",
+        model: "gpt-5",
+        protocol: "openai-chat",
+        agent: "build",
+        prompt: gen.sentence(12),
+        status: "completed",
+        pid: 1,
+        startedAt: at,
+        steps: 1,
+        options: {},
+      }),
+    );
+  }
+}
+
+const _search = (query: string) => searchEverything({ query, sources: ["sessions", "runs"], memoryRoot: "/work/bench-project", limit: LIMIT }).length;
+
+let _touches = 0;
+function _fromDisk(query: string): number {
+  const at = new Date(Date.UTC(2030, 0, 1) + ++_touches * 1000);
+  utimesSync(paths.transcriptIndex(), at, at);
+  return _search(query);
+}
+
+/** Every session message and event read, tokenised and scored for every query. */
+function _scan(query: string): number {
+  const texts: string[] = [];
+  for (const name of readdirSync(paths.sessionsDir())) {
+    const session = JSON.parse(readFileSync(join(paths.sessionsDir(), name), "utf8"));
+    for (const message of session.messages) {
+      if (message.role === "user") texts.push(message.content);
+      else if (message.role === "assistant")
+        for (const part of message.parts) texts.push(part.type === "text" ? part.text : `${part.name} ${JSON.stringify(part.input)}`);
+      else for (const result of message.results) texts.push(result.output);
+    }
+  }
+  for (const name of readdirSync(paths.eventsDir())) {
+    for (const line of readFileSync(join(paths.eventsDir(), name), "utf8").split("\n")) {
+      if (!line) continue;
+      const event = JSON.parse(line);
+      texts.push(event.text ?? event.output ?? `${event.name} ${JSON.stringify(event.input)}`);
+    }
+  }
+  const docs = texts.map((text) => {
+    const counts = new Map<string, number>();
+    const terms = tokenize(text);
+    for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
+    return { counts, len: terms.length };
+  });
+  const average = docs.reduce((sum, doc) => sum + doc.len, 0) / docs.length;
+  const scores = new Float64Array(docs.length);
+  for (const term of tokenizeQuery(query)) {
+    const df = docs.filter((doc) => doc.counts.has(term)).length;
+    const idf = Math.log(1 + (docs.length - df + 0.5) / (df + 0.5));
+    docs.forEach((doc, i) => {
+      const tf = doc.counts.get(term) ?? 0;
+      if (tf > 0) scores[i]! += (idf * tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * doc.len) / average));
+    });
+  }
+  return [...scores]
+    .filter((score) => score > 0)
+    .sort((a, b) => b - a)
+    .slice(0, LIMIT).length;
+}
+
+function _time(run: (query: string) => number, runs: number): number {
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    run(QUERIES[i % QUERIES.length]!);
+    samples.push(performance.now() - start);
+  }
+  return median(samples);
+}
+
+export async function benchSearch(): Promise<void> {
+  _seed();
+  const scan = _time(_scan, 3);
+  const coldStart = performance.now();
+  _search(QUERIES[0]!);
+  const cold = performance.now() - coldStart;
+  for (const query of QUERIES) if (_search(query) !== _scan(query)) throw new Error(`index and scan disagree on "${query}"`);
+  const fromDisk = _time(_fromDisk, RUNS);
+  const warm = _time(_search, RUNS);
+  const folder = (dir: string) => readdirSync(dir).reduce((sum, name) => sum + statSync(join(dir, name)).size, 0);
+  const stores = folder(paths.sessionsDir()) + folder(paths.eventsDir()) + folder(paths.runsDir());
+  const index = statSync(paths.transcriptIndex()).size;
+  const ratio = (ms: number) => (scan / ms >= 1 ? `${(scan / ms).toFixed(1)}x faster` : `${(ms / scan).toFixed(1)}x slower`);
+  console.log(`search: ${SESSIONS} sessions and ${EVENTS} run events (${(stores / 1e6).toFixed(1)} MB of stores), median per query`);
+  console.log(`  linear scan (read, tokenise, score all)   ${scan.toFixed(1)} ms  (1.00x)`);
+  console.log(`  cold: no index, the search builds it      ${cold.toFixed(1)} ms  (${ratio(cold)})`);
+  console.log(`  through the index, read from disk         ${fromDisk.toFixed(1)} ms  (${ratio(fromDisk)})`);
+  console.log(`  through the index, already read (REPL)    ${warm.toFixed(1)} ms  (${ratio(warm)})`);
+  console.log(`  index on disk                             ${(index / 1e6).toFixed(2)} MB  (${((index / stores) * 100).toFixed(0)}% of the stores)`);
+  rmSync(home, { recursive: true, force: true });
+}
+
+if (import.meta.main) await benchSearch();

@@ -1,0 +1,217 @@
+/**
+ * The pure parts of search and export: `--since` spellings, snippets and their marks, what of a
+ * session and a run is indexed (archives and span summaries included), the transcript index's
+ * incremental update, and the export renderers' escaping and redaction.
+ */
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { parseSince } from "../../lib/find/since.ts";
+import { buildSnippet, renderSnippet } from "../../lib/find/snippet.ts";
+import { runDocs, sessionDocs } from "../../lib/find/transcript-docs.ts";
+import { openTranscriptIndex } from "../../lib/find/transcript-index.ts";
+import { buildExportDoc } from "../../lib/export/export-doc.ts";
+import { renderHtml } from "../../lib/export/html.ts";
+import { renderMarkdown } from "../../lib/export/markdown.ts";
+import { UsageError } from "../../lib/platform/errors.ts";
+import { createStyle } from "../../lib/ui/style.ts";
+import { runSlashCommand } from "../../lib/ui/slash/slash.ts";
+import { paths } from "../../lib/platform/paths.ts";
+import type { LoggedEvent, RunSnapshot } from "../../lib/store/runs.ts";
+import type { SessionRecord } from "../../lib/store/session-record.ts";
+import { buildFakeSecrets } from "../fixtures/fake-secrets.ts";
+import { useTempHome } from "./temp-home.ts";
+
+const NOW = new Date("2026-12-01T12:00:00.000Z");
+
+describe("--since", () => {
+  test("every spelling of a week ago is the same instant; dates are local midnight", () => {
+    const week = new Date(NOW.getTime() - 7 * 86_400_000).getTime();
+    for (const text of ["7d", "1w", "168h", "10080m", "10080min", " 7D ", "7 d"])
+      expect({ text, at: parseSince(text, NOW).getTime() }).toEqual({ text, at: week });
+    expect(parseSince("2026-11-01", NOW).getTime()).toBe(new Date(2026, 10, 1).getTime());
+    expect(parseSince("2026-11-01T09:30Z", NOW).toISOString()).toBe("2026-11-01T09:30:00.000Z");
+    for (const bad of ["", "yesterday", "7", "3x", "2026-13-45", "d7", "1.2.3d"]) expect(() => parseSince(bad, NOW)).toThrow(UsageError);
+  });
+});
+
+describe("snippets", () => {
+  test("a window around the first match, every term marked, whatever the case or joiners", () => {
+    const text = `${"lead ".repeat(60)}the Zebra parser stalled;\n\nthe zebra-parser lock waits`;
+    const snippet = buildSnippet(text, "zebra PARSERS", 60);
+    expect(snippet.text.startsWith("…")).toBe(true);
+    expect(snippet.marks.map(([from, to]) => snippet.text.slice(from, to))).toEqual(["Zebra", "parser", "zebra", "parser"]);
+    expect(renderSnippet(snippet, "**", "**")).toContain("**Zebra** **parser** stalled; the **zebra**-**parser**");
+    expect(renderSnippet(snippet, "", "")).toBe(snippet.text);
+    expect(buildSnippet("short text", "absent").text).toBe("short text");
+    expect(buildSnippet("a (b) [c] $d flamingo-probe", "flamingo-probe (b)").marks.length).toBeGreaterThan(0);
+  });
+});
+
+const SESSION: SessionRecord = {
+  version: 1,
+  id: "0190aaaa-0000-7000-8000-000000000001",
+  createdAt: "2026-11-01T10:00:00.000Z",
+  updatedAt: "2026-11-01T11:00:00.000Z",
+  cwd: "/work/app",
+  provider: "openai",
+  model: "gpt-5",
+  title: "fix <b>it</b>",
+  inputTokens: 10,
+  outputTokens: 5,
+  notebook: { todos: [{ content: "a <task>", status: "done" }] },
+  exchanges: [{ query: "first ask", answer: "", status: "completed", steps: 1, runId: "r1", at: "2026-11-01T10:05:00.000Z" }],
+  messages: [
+    { role: "user", content: "first ask about the walrus" },
+    {
+      role: "assistant",
+      parts: [
+        { type: "text", text: "Looking." },
+        { type: "tool-call", id: "c1", name: "bash", input: { command: "grep walrus -r ." } },
+      ],
+    },
+    { role: "tool", results: [{ type: "tool-result", callId: "c1", name: "bash", output: "walrus.ts:1 <script>alert(1)</script>" }] },
+    { role: "assistant", parts: [{ type: "text", text: "Found the walrus." }] },
+    { role: "user", content: "second ask" },
+  ],
+  compaction: {
+    spans: [{ from: 1, to: 3, summary: "Searched for the walrus.", createdAt: "2026-11-01T10:30:00.000Z" }],
+    archive: [{ at: "2026-10-01T00:00:00.000Z", messages: [{ role: "user", content: "archived narwhal question" }], summary: "An older narwhal talk." }],
+  },
+};
+
+describe("what is indexed", () => {
+  test("a session: messages, tool calls and results, span summaries and archived transcripts, each with its time", () => {
+    expect(sessionDocs(SESSION).map((doc) => [doc.id, doc.data.role, doc.data.tool ?? "", doc.data.at, doc.text])).toEqual([
+      ["a0.m0", "prompt", "", "2026-10-01T00:00:00.000Z", "archived narwhal question"],
+      ["a0.sum", "summary", "", "2026-10-01T00:00:00.000Z", "An older narwhal talk."],
+      ["m0", "prompt", "", "2026-11-01T10:05:00.000Z", "first ask about the walrus"],
+      ["m1", "answer", "", "2026-11-01T10:05:00.000Z", "Looking."],
+      ["m1.c0", "tool-call", "bash", "2026-11-01T10:05:00.000Z", "bash grep walrus -r ."],
+      ["m2.r0", "tool-result", "bash", "2026-11-01T10:05:00.000Z", "walrus.ts:1 <script>alert(1)</script>"],
+      ["m3", "answer", "", "2026-11-01T10:05:00.000Z", "Found the walrus."],
+      ["m4", "prompt", "", "2026-11-01T11:00:00.000Z", "second ask"],
+      ["s0", "summary", "", "2026-11-01T10:30:00.000Z", "Searched for the walrus."],
+    ]);
+  });
+
+  test("a run: its prompt and the events that carry text", () => {
+    const run = { id: "r1", cwd: "/work/app", prompt: "the ask", startedAt: "2026-11-01T10:00:00.000Z" } as RunSnapshot;
+    const events = [
+      { seq: 1, at: "t1", type: "run-start", runId: "r1", sessionId: "s", cwd: "/work/app", provider: "p", model: "m", agent: "a", protocol: "x" },
+      { seq: 2, at: "t2", type: "tool-call", id: "c", name: "read_file", input: { path: "a.ts" } },
+      { seq: 3, at: "t3", type: "tool-error", id: "c", name: "read_file", error: "no such file" },
+      { seq: 4, at: "t4", type: "message", text: "Done.", step: 1 },
+      { seq: 5, at: "t5", type: "notice", text: "a notice" },
+    ] as LoggedEvent[];
+    expect(runDocs(run, events).map((doc) => [doc.id, doc.data.role, doc.text])).toEqual([
+      ["prompt", "prompt", "the ask"],
+      ["e2", "tool-call", "read_file a.ts"],
+      ["e3", "tool-error", "no such file"],
+      ["e4", "answer", "Done."],
+      ["e5", "notice", "a notice"],
+    ]);
+  });
+});
+
+describe("the transcript index", () => {
+  useTempHome("shiro-find-");
+  let counter = 0;
+  const writeSession = (session: SessionRecord) => {
+    mkdirSync(paths.sessionsDir(), { recursive: true });
+    writeFileSync(paths.session(session.id), JSON.stringify(session));
+  };
+  beforeEach(() => (counter += 1));
+  afterEach(() => rmSync(paths.transcriptIndex(), { force: true }));
+
+  test("follows sessions as they are written and removed", () => {
+    writeSession(SESSION);
+    // prompt, tool call, tool result, answer and the span's summary
+    expect(openTranscriptIndex().search("walrus", { limit: 10 }).length).toBe(5);
+    writeSession({ ...SESSION, messages: [...SESSION.messages, { role: "user", content: "a walrus again" }] });
+    expect(openTranscriptIndex().search("walrus", { limit: 10 }).length).toBe(6);
+    const other = {
+      ...SESSION,
+      id: `0190bbbb-0000-7000-8000-00000000000${counter}`,
+      messages: [{ role: "user" as const, content: "walrus elsewhere" }],
+      compaction: undefined,
+    };
+    writeSession(other);
+    expect(openTranscriptIndex().search("walrus", { limit: 10 }).length).toBe(7);
+    rmSync(paths.session(SESSION.id));
+    expect(
+      openTranscriptIndex()
+        .search("walrus narwhal", { limit: 10 })
+        .map((hit) => hit.segment),
+    ).toEqual([`session:${other.id}`]);
+  });
+
+  test("/search in the REPL: this project's hits, plain without colour, bold with it; words required", async () => {
+    writeSession(SESSION);
+    writeSession({
+      ...SESSION,
+      id: "0190cccc-0000-7000-8000-000000000001",
+      cwd: "/work/elsewhere",
+      messages: [{ role: "user", content: "a walrus elsewhere" }],
+      compaction: undefined,
+    });
+    const run = async (args: string, colour: boolean) => {
+      let out = "";
+      await runSlashCommand(`/search ${args}`, {
+        agent: { session: { cwd: "/work/app" } } as never,
+        write: (text) => (out += text),
+        style: createStyle(colour),
+      });
+      return out;
+    };
+    const plain = (await run("narwhal", false)).trimEnd().split("\n");
+    expect(plain).toHaveLength(2);
+    expect(plain.every((line) => line.startsWith("session 0190aaaa  ") && line.includes("/work/app"))).toBe(true);
+    expect(
+      plain
+        .map((line) =>
+          line
+            .split(/\s{2,}/)
+            .slice(3)
+            .join(" | "),
+        )
+        .sort(),
+    ).toEqual(["prompt | archived narwhal question", "summary | An older narwhal talk."]);
+    expect(await run("narwhal", true)).toContain("\x1b[1mnarwhal\x1b[22m");
+    expect((await run("walrus", false)).includes("elsewhere")).toBe(false);
+    expect(await run("", false)).toStartWith("usage: /search <words>");
+  });
+});
+
+describe("export renderers", () => {
+  const secret = buildFakeSecrets(0xe5).find((found) => found.kind === "github-token")!.value;
+  const record = { kind: "session" as const, session: { ...SESSION, messages: [...SESSION.messages, { role: "user" as const, content: `token ${secret}` }] } };
+
+  test("nothing from the record becomes markup, and secrets are redacted even in a record that was not", () => {
+    const doc = buildExportDoc(record);
+    const html = renderHtml(doc, NOW);
+    expect(html).not.toContain("<script>alert(1)");
+    expect(html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+    expect(html).toContain("<title>fix &lt;b&gt;it&lt;/b&gt; · shiro session</title>");
+    const markdown = renderMarkdown(doc);
+    for (const text of [html, markdown, JSON.stringify(doc)]) expect(text.includes(secret)).toBe(false);
+    expect(html).toContain("token &lt;redacted:github-token&gt;");
+    expect(markdown).toContain("token <redacted:github-token>");
+    expect(markdown).toContain("<details><summary>Earlier transcript, compacted 2026-10-01 00:00</summary>");
+    expect(markdown).toContain("> **Summary:** Searched for the walrus.");
+  });
+
+  test("a fence is longer than any backtick run inside it", () => {
+    const doc = buildExportDoc({
+      kind: "session",
+      session: {
+        ...SESSION,
+        compaction: undefined,
+        messages: [
+          { role: "assistant", parts: [{ type: "tool-call", id: "c", name: "bash", input: { command: "echo '````'" } }] },
+          { role: "tool", results: [{ type: "tool-result", callId: "c", name: "bash", output: "````" }] },
+        ],
+      },
+    });
+    expect(renderMarkdown(doc)).toContain("`````\n$ echo '````'\n`````");
+  });
+});
