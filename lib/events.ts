@@ -55,6 +55,8 @@ export type AgentEvent =
   | {
       type: "done"; runId: string; sessionId: string; stop: StopKind; steps: number;
       inputTokens?: number; outputTokens?: number; costUsd?: number;
+      /** The subagents' share of the totals above (their model may differ: config `subagentModel`); absent when none ran. */
+      subagents?: { inputTokens: number; outputTokens: number; costUsd?: number };
       /** True when the run was stopped by `shiro runs cancel` (stop is then `aborted`). */
       cancelled?: boolean;
       /**

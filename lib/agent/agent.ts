@@ -10,7 +10,7 @@ import type { ResolvedConfig } from "../config/config.ts";
 import type { AgentName, ThinkingLevel } from "../vocabulary.ts";
 import { createBlockingDecision, createGate, denyAll, type Gate } from "../approval/gate.ts";
 import { type DecisionSource } from "../approval/request.ts";
-import { defaultPermission, parsePermissionRules, evaluatePermission, type PermissionRules } from "../approval/rules.ts";
+import { defaultPermission, parsePermissionRules, evaluatePermission, mayAllow, type PermissionRules } from "../approval/rules.ts";
 import type { PluginHost } from "../extensions/plugin-api.ts";
 import { findProjectRoot } from "../config/project.ts";
 import { detectSandbox, type SandboxStatus } from "../sandbox/detect.ts";
@@ -33,6 +33,10 @@ import type { ToolDefinition } from "../tools/types.ts";
 import type { McpServerStatus } from "../extensions/mcp/hub.ts";
 import { runOptionsFromFlags, type AgentFlags } from "../config/flags.ts";
 import { createContextManager, type ContextManager } from "./context/manager.ts";
+import { createToolDeferral, LOAD_TOOLS } from "./context/tool-deferral.ts";
+import { createContextWindow } from "./context/window.ts";
+import { queryModelWindow } from "../providers/window-query.ts";
+import { describePromptTooLarge, recoverFromOverflow } from "./context/overflow.ts";
 import type { AgentEvent } from "../events.ts";
 import { openSessionMemory, type SessionMemory } from "./memory-session.ts";
 import { loadInstructions, renderInstructions, type InstructionFile } from "./instructions.ts";
@@ -139,9 +143,17 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const mcp = await connectMcp({ cwd, config, sandboxStatus, sandbox, disabled: flags.noMcp === true, headless }, notices);
   const instructions = flags.noInstructions ? [] : loadInstructions(cwd);
 
+  const window = createContextWindow({ model: () => model, configured: config.file.contextWindow, threshold: config.file.compaction?.threshold });
+  // Asked once per unknown model, in the background: the first request never waits for it.
+  if (window.unknown()) {
+    const asked = model;
+    void queryModelWindow(connectionFromConfig(config), asked, { ollama: config.preset.id === "ollama" }).then((reported) => {
+      if (reported !== undefined) window.report(asked, reported);
+    });
+  }
   const context: ContextManager = createContextManager({
     session, client, model: () => model, thinking: () => thinking, markChanged: () => writer.markChanged(),
-    threshold: config.file.compaction?.threshold, auto: config.file.compaction?.auto ?? true,
+    threshold: () => window.threshold(), auto: config.file.compaction?.auto ?? true,
   });
   const complete = (system: string, prompt: string, signal: AbortSignal) => context.complete(system, prompt, signal);
 
@@ -173,7 +185,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     ...(memoryScopes?.tools ?? []),
     createRecallDiscardedTool(() => context.ledger()),
     ...(flags.noSubagent ? [] : [createTaskTool({
-      client, model: () => model, thinking: () => thinking, tools: () => toolbox.registered, root: cwd,
+      client, model: () => config.file.subagentModel ?? model, thinking: () => thinking, tools: () => toolbox.registered, root: cwd,
       gate: { check: (call) => gate.check(call), newTurn: () => undefined, deniesPath: (tool, path, root) => gate.deniesPath!(tool, path, root) },
       canAsk: Boolean(options.decide),
       workerBlocked: () => (variant.allow ? `The worker kind is not available in the ${variant.name} agent: it cannot change anything.` : undefined),
@@ -188,10 +200,18 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const registered = checkToolList([...builtins, ...sessionTools]);
   toolbox.registered = registered;
   let offered = selectTools(registered, { toolSets: config.file.toolSets, allow: variant.allow }).offered;
-  /** What a step offers: the selected tools, plus MCP tools listed so far (never under a read-only variant). */
-  const offeredNow = (): ToolDefinition[] => (mcp.hub && !variant.allow ? [...offered, ...mcp.hub.tools()] : offered);
-
+  autoApprove.add(LOAD_TOOLS);
   const autoApproveAll = new Set([...autoApprove, ...plugins.autoApprove()]);
+  // Where every question is denied, a tool no rule allows could only be refused: it is not offered.
+  const deniesAsking = headless && !flags.yolo && flags.approvals !== "block" && !options.decide;
+  const runnable = (tool: ToolDefinition) => !deniesAsking || mayAllow(rules, tool.name, { autoApprove: autoApproveAll });
+  /** What a step offers: the selected tools, plus MCP tools listed so far (never under a read-only variant). */
+  const selectedNow = (): ToolDefinition[] => (mcp.hub && !variant.allow ? [...offered, ...mcp.hub.tools()] : offered);
+  const offeredNow = (): ToolDefinition[] => selectedNow().filter(runnable);
+  // A withheld tool the model calls anyway is refused by the gate with the reason, not "unknown".
+  const callableNow = (): ToolDefinition[] => [...deferral.callable(offeredNow()), ...selectedNow().filter((tool) => !runnable(tool))];
+  const deferral = createToolDeferral({ enabled: config.file.deferTools !== false, mcpBudget: config.file.mcpSchemaBudget });
+
   const asksFirst = (name: string) => evaluatePermission(rules, name, [], { autoApprove: autoApproveAll }).decision !== "allow";
   if (headless && !flags.yolo) notices.push({ code: "headless-approvals", mode: flags.approvals, asking: offered.map((tool) => tool.name).filter(asksFirst), mcp: mcp.hub !== undefined });
   if (!headless) notices.push({ code: "approvals", yolo: flags.yolo === true, ruled: Object.keys(config.file.permission ?? {}), asking: offered.map((tool) => tool.name).filter(asksFirst) });
@@ -212,9 +232,11 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const driver = createRunDriver({
     session, markChanged: () => writer.markChanged(), client, context, gate, plugins, memory, root: cwd, sandbox,
     model: () => model, thinking: () => thinking, maxSteps: () => variant.maxSteps ?? config.file.maxSteps ?? DEFAULT_MAX_STEPS,
-    tools: offeredNow, systemPrompt, outside: mcp.events,
+    tools: () => deferral.offer(offeredNow()), callable: callableNow, systemPrompt, outside: mcp.events,
+    onOverflow: (message, attempt) => recoverFromOverflow({ window, model, message, attempt, estimate: context.lastEstimate(), auto: config.file.compaction?.auto ?? true }),
+    refusePrompt: (prompt) => describePromptTooLarge(prompt, window.current().window, model),
     firstTurnPairs: headless && picked.resumed ? config.file.historyPairs ?? 0 : 0,
-    saveNow: () => writer.flush(), runIds, subagentUsage,
+    saveNow: () => writer.flush(), runIds, subagentUsage, subagentModel: () => config.file.subagentModel ?? model,
     provider: config.preset.id, protocol: client.protocol, agentName: () => variant.name,
     runOptions: runOptionsFromFlags(flags), detached: options.detached, runEnding: () => memoryScopes?.endRun() ?? [],
     persist: () => {

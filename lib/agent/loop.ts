@@ -43,7 +43,8 @@ export interface TurnOptions {
   messages: Message[];
   /** Tools offered on this step (called every step: MCP tools may join mid-turn). */
   tools: () => ToolDefinition[];
-  /** Every tool the model could name, offered or not, to tell "withheld" from "unknown". */
+  /** Tools the model may call this step; default `tools`. Wider when schemas are deferred (context/tool-deferral.ts). */
+  callable?: () => ToolDefinition[];
   systemPrompt: (offered: ToolDefinition[]) => string;
   gate: LoopGate;
   root: string;
@@ -53,7 +54,12 @@ export interface TurnOptions {
   signal: AbortSignal;
   maxOutputTokens?: number;
   /** Shortens the history for the wire (compaction). Default: send it as is. */
-  prepareWire?: (messages: Message[], system: string, signal: AbortSignal) => Promise<WirePreparation>;
+  prepareWire?: (messages: Message[], system: string, signal: AbortSignal, fixed: string) => Promise<WirePreparation>;
+  /**
+   * A context-length error on attempt `attempt` (1, 2, …) of a step: retry the step (after the
+   * callee shrank the window, so prepareWire compacts), or end the turn with `error`.
+   */
+  onOverflow?: (message: string, attempt: number) => { retry: true; notice: string } | { retry: false; error: string };
   /** Called after every change to `messages`. */
   onHistoryChange?: () => void;
   /** Extra events after a tool ran (e.g. `state` after todo_write). */
@@ -83,6 +89,9 @@ export async function* runTurn(input: TurnInput, options: TurnOptions): AsyncGen
   let steps = 0;
   let answer = "";
   let lastInputTokens: number | undefined;
+  /** Context-length errors this turn; each one retries its step once the window has shrunk. */
+  let overflows = 0;
+  let retryStep = false;
 
   if ("prompt" in input) {
     options.gate.newTurn();
@@ -104,14 +113,15 @@ export async function* runTurn(input: TurnInput, options: TurnOptions): AsyncGen
     steps += 1;
     const offered = options.tools();
     const system = options.systemPrompt(offered);
+    const specs = offered.map(toToolSpec);
     let wire: Message[] = messages;
     if (options.prepareWire) {
-      const prepared = await options.prepareWire(messages, system, options.signal);
+      const prepared = await options.prepareWire(messages, system, options.signal, JSON.stringify(specs));
       for (const event of prepared.events ?? []) yield event;
       wire = prepared.messages;
     }
     const request: ModelRequest = {
-      model: options.model, system, messages: wire, tools: offered.map(toToolSpec),
+      model: options.model, system, messages: wire, tools: specs,
       thinking: options.thinking, maxOutputTokens: options.maxOutputTokens, signal: options.signal,
     };
 
@@ -142,6 +152,17 @@ export async function* runTurn(input: TurnInput, options: TurnOptions): AsyncGen
           break;
         case "error": {
           usage = _addReported(usage, event.usage);
+          if (event.error.kind === "context-overflow" && options.onOverflow && !event.partial) {
+            overflows += 1;
+            const recovery = options.onOverflow(event.error.message, overflows);
+            if (recovery.retry) {
+              yield { type: "notice", text: recovery.notice };
+              retryStep = true;
+              break;
+            }
+            yield { type: "error", error: recovery.error };
+            return { stop: "error", steps, usage, lastInputTokens, answer, error: recovery.error };
+          }
           _keepPartialText(messages, event.partial, options);
           yield { type: "error", error: event.error.message };
           return { stop: "error", steps, usage, lastInputTokens, answer: event.partial ? assistantText(event.partial) : answer, error: event.error.message };
@@ -151,6 +172,11 @@ export async function* runTurn(input: TurnInput, options: TurnOptions): AsyncGen
           _keepPartialText(messages, event.partial, options);
           return { stop: "aborted", steps, usage, lastInputTokens, answer: event.partial ? assistantText(event.partial) : answer };
       }
+    }
+    if (retryStep) {
+      retryStep = false;
+      steps -= 1;
+      continue;
     }
     if (!final) {
       yield { type: "error", error: "the model stream ended without a final message" };
@@ -212,7 +238,16 @@ async function* _answerCalls(
 ): AsyncGenerator<AgentEvent, AnswerOutcome, undefined> {
   const results = [...already];
   const done = new Set(already.map((result) => result.callId));
-  const known = new Map(options.tools().map((tool) => [tool.name, tool]));
+  const known = new Map((options.callable ?? options.tools)().map((tool) => [tool.name, tool]));
+  // Calls of tools that declare `parallel` start at once and are collected in call order.
+  const running: { slot: number; run: Promise<{ events: AgentEvent[]; result: ToolResultPart }> }[] = [];
+  async function* settle(): AsyncGenerator<AgentEvent, void, undefined> {
+    for (const { slot, run } of running.splice(0)) {
+      const { events, result } = await run;
+      for (const event of events) yield event;
+      results[slot] = result;
+    }
+  }
   for (const call of toolCalls(assistant)) {
     if (done.has(call.id)) continue;
     if (options.signal.aborted) {
@@ -249,6 +284,7 @@ async function* _answerCalls(
       if (verdict.allowed === false && verdict.by === "block") {
         yield { type: "approval-required", id: call.id, approvalId: verdict.request.id, name: call.name, input: call.input, subject: verdict.request.subject };
         yield { type: "blocked", approvalId: verdict.request.id, id: call.id, name: call.name, runId: "" };
+        yield* settle();
         return { results, suspended: { results, callId: call.id, approvalId: verdict.request.id } };
       }
       // A headless denial asked nobody and persisted nothing: there is no approval to report.
@@ -264,9 +300,25 @@ async function* _answerCalls(
     }
     // A call approved from another process (a resumed run) was put to a person, secrets and all.
     const secretsAllowed = resumed?.callId === call.id || verdictAllowsSecrets;
+    if (checked.tool.parallel) {
+      running.push({ slot: results.length, run: _collect(_execute(call, checked.tool, checked.input, options, secretsAllowed)) });
+      results.push({ type: "tool-result", callId: call.id, name: call.name, output: "", isError: true });
+      continue;
+    }
     results.push(yield* _execute(call, checked.tool, checked.input, options, secretsAllowed));
   }
+  yield* settle();
   return { results };
+}
+
+/** Runs a tool call's generator to its end at once, keeping its events for later. */
+async function _collect(execution: AsyncGenerator<AgentEvent, ToolResultPart, undefined>): Promise<{ events: AgentEvent[]; result: ToolResultPart }> {
+  const events: AgentEvent[] = [];
+  for (;;) {
+    const next = await execution.next();
+    if (next.done) return { events, result: next.value };
+    events.push(next.value);
+  }
 }
 
 type Validation = { ok: true; tool: ToolDefinition; input: unknown } | { ok: false; error: string };

@@ -1,9 +1,10 @@
 /**
- * The system prompt, rebuilt on every step from live state. It describes only the tools offered
- * on that step, so a withheld tool is absent from the prompt and the request alike.
- * Order: identity, environment, tools, how to work, how to reply, then project instructions,
- * memory, skills catalogue, agent appendix, plugin appendices, task list. Each tool's line and
- * what the prompt says about changing and running come from the tools' declarations.
+ * The system prompt, rebuilt on every step from live state. It names only the tools offered on
+ * that step, so a withheld tool is absent from the prompt and the request alike, and it does not
+ * restate their schemas (each tool's description is on the wire already).
+ * Order: identity, environment, how to work, how to reply, then project instructions, memory,
+ * skills catalogue, agent appendix, plugin appendices, task list. What the prompt says about
+ * changing and running comes from the tools' declarations.
  */
 import { countTodos, renderTodoLines, type Todo } from "../store/notebook.ts";
 import type { ToolDefinition } from "../tools/types.ts";
@@ -27,26 +28,6 @@ export interface PromptInput {
   todos?: string;
 }
 
-/** One line per tool, its declared guidance; tools sharing one guidance (the git tools) share a line. */
-function _toolLines(tools: readonly PromptTool[]): string[] {
-  const lines: string[] = [];
-  const shared = new Map<string, string[]>();
-  for (const tool of tools) if (tool.guidance) shared.set(tool.guidance, [...(shared.get(tool.guidance) ?? []), tool.name]);
-  const mcp = tools.filter((tool) => tool.name.startsWith("mcp__")).map((tool) => tool.name);
-  const done = new Set<string>();
-  for (const tool of tools) {
-    if (tool.name.startsWith("mcp__")) continue;
-    const names = tool.guidance ? shared.get(tool.guidance)! : [tool.name];
-    if (tool.guidance && done.has(tool.guidance)) continue;
-    if (tool.guidance) done.add(tool.guidance);
-    lines.push(`- ${names.join(", ")}: ${tool.guidance ?? "see its own description"}`);
-  }
-  if (mcp.length > 0) {
-    lines.push(`- MCP tools ${mcp.join(", ")}: from the user's MCP servers, named mcp__<server>__<tool>. Read each one's description before calling.`);
-  }
-  return lines;
-}
-
 export function buildSystemPrompt(input: PromptInput): string {
   const names = new Set(input.tools.map((tool) => tool.name));
   const canChange = input.approvalTools.length > 0 || input.tools.some((tool) => tool.effect === "write" || tool.effect === "exec");
@@ -59,9 +40,8 @@ export function buildSystemPrompt(input: PromptInput): string {
       `Workspace root: ${input.root} (every path you use resolves inside it; paths outside are refused)`,
       `Platform: ${input.platform}`,
     ].join("\n"),
-    input.tools.length > 0
-      ? ["# Tools available to you now", ..._toolLines(input.tools)].join("\n")
-      : "# Tools\nNo tools are available on this step: answer from what you already know.",
+    // Each offered tool's schema says what it does; the prompt does not say it again.
+    input.tools.length > 0 ? "" : "# Tools\nNo tools are available on this step: answer from what you already know.",
     [
       "# How to work",
       "- Read the relevant code before you change it; never edit a file you have not read.",

@@ -22,7 +22,7 @@ import type { CommandSandbox } from "../sandbox/session.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import type { ContextManager } from "./context/manager.ts";
 import type { AgentEvent } from "../events.ts";
-import { runTurn, type TurnInput, type TurnResult } from "./loop.ts";
+import { runTurn, type TurnInput, type TurnOptions, type TurnResult } from "./loop.ts";
 import type { ModelClient } from "../providers/client.ts";
 
 export interface RunDriverOptions {
@@ -42,7 +42,13 @@ export interface RunDriverOptions {
   maxSteps: () => number;
   /** Offered tools, asked on every step (MCP tools may join mid-turn). */
   tools: () => ToolDefinition[];
+  /** Tools the model may call on a step (deferred ones included); default `tools`. */
+  callable?: () => ToolDefinition[];
   systemPrompt: (offered: ToolDefinition[]) => string;
+  /** A context-length error: retry the step after compacting, or end the turn (loop.ts `onOverflow`). */
+  onOverflow?: TurnOptions["onOverflow"];
+  /** Why a new prompt cannot be sent at all (it alone exceeds the window), or undefined. */
+  refusePrompt?: (prompt: string) => string | undefined;
   /** Events raised outside the turn (MCP state changes); the driver empties it into the stream. */
   outside: AgentEvent[];
   /**
@@ -59,6 +65,8 @@ export interface RunDriverOptions {
   runIds: RunIds;
   /** Model usage of subagents, added to the current run's totals. */
   subagentUsage: UsageTally;
+  /** The model subagents run on (config `subagentModel`); default `model`. */
+  subagentModel?: () => string;
   /** What the snapshot records of the session. */
   provider: string;
   protocol: string;
@@ -168,10 +176,13 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
     };
     try {
       for (const text of notices) yield emit({ type: "notice", text });
+      const refused = "prompt" in input ? options.refusePrompt?.(input.prompt) : undefined;
+      if (refused) throw new Error(refused);
       const turn = runTurn(input, {
-        client: options.client, model: options.model(), thinking: options.thinking(), messages: working, tools: options.tools,
+        client: options.client, model: options.model(), thinking: options.thinking(), messages: working, tools: options.tools, callable: options.callable,
         systemPrompt: options.systemPrompt, gate: options.gate, root: options.root, sandbox: options.sandbox, maxSteps: options.maxSteps(), signal: merged,
-        prepareWire: trimmed ? undefined : (messages, system, s) => options.context.prepareWire(messages, system, s, log.id),
+        prepareWire: (messages, system, s, fixed) => options.context.prepareWire(messages, system, s, log.id, fixed),
+        onOverflow: options.onOverflow,
         onHistoryChange,
         afterTool: (name) => _stateAfterTool(name, session.notebook.todos, options.memory),
       });
@@ -193,6 +204,8 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
     } finally {
       clearInterval(poll);
     }
+    // A trimmed view's new messages start where the session's history ends.
+    const exchangeFrom = trimmed ? session.messages.length : base;
     if (trimmed) session.messages.push(...working.slice(base));
     const cancelled = cancel.signal.aborted;
     if (cancelled) clearCancelRequest(log.id);
@@ -202,12 +215,15 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
       session.inputTokens += usage.inputTokens;
       session.outputTokens += usage.outputTokens;
     }
-    const cost = usage ? costUsd(options.model(), usage) : undefined;
+    // Subagents may run on another model (config `subagentModel`): each share is priced at its own.
+    const parentCost = result.usage ? costUsd(options.model(), result.usage) : undefined;
+    const subagentCost = subagentUsage ? costUsd(options.subagentModel?.() ?? options.model(), subagentUsage) : undefined;
+    const cost = parentCost === undefined && subagentCost === undefined ? undefined : (parentCost ?? 0) + (subagentCost ?? 0);
     if (cost !== undefined) session.costUsd = (session.costUsd ?? 0) + cost;
     if (result.stop !== "blocked") {
       appendExchange(session, {
         query, answer: result.answer, status: result.stop, steps: result.steps, runId: log.id,
-        toolsSummary: _toolsSummary(session.messages, base),
+        toolsSummary: _toolsSummary(session.messages, exchangeFrom),
       });
     }
     options.markChanged();
@@ -219,6 +235,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
       type: "done", runId: log.id, sessionId: session.id, stop: result.stop, steps: result.steps,
       ...(usage ? { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens } : {}),
       ...(cost !== undefined ? { costUsd: cost } : {}),
+      ...(subagentUsage ? { subagents: { inputTokens: subagentUsage.inputTokens, outputTokens: subagentUsage.outputTokens, ...(subagentCost !== undefined ? { costUsd: subagentCost } : {}) } } : {}),
       context: options.context.share(session.messages, result.lastInputTokens),
       ...(cancelled ? { cancelled: true } : {}),
     };

@@ -68,6 +68,7 @@ export function createTaskTool(options: TaskToolOptions): ToolDefinition {
     schema,
     // Delegating changes nothing by itself: every call the subagent makes passes the gate.
     effect: "read",
+    parallel: true,
     decision: "allow",
     guidance: "delegate an investigation to a subagent with its own context",
     subjects: (input: { description: string }) => [input.description],

@@ -141,6 +141,18 @@ export function evaluatePermission(
   return { decision: "ask" };
 }
 
+/**
+ * False when every rule for `tool` denies or asks: no call of it could run where nobody can be
+ * asked (a headless run that denies approvals withholds such tools). Any `allow` entry in the
+ * table that applies to it (its own, else every matching wildcard's), or auto-approval, keeps it.
+ */
+export function mayAllow(rules: PermissionRules, tool: string, options: { autoApprove?: ReadonlySet<string> } = {}): boolean {
+  const own = rules.tools.get(tool);
+  if (own) return own.some(([, decision]) => decision === "allow");
+  if (options.autoApprove?.has(tool)) return true;
+  return rules.wildcards.some(([key, table]) => matchPattern(key, tool) && table.some(([, decision]) => decision === "allow"));
+}
+
 const _SEVERITY: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 };
 
 function _evaluateTable(key: string, table: RuleTable, subjects: readonly string[]): PermissionResult {

@@ -62,6 +62,10 @@ export const ConfigSchema = v.strictObject({
   requestTimeoutMs: v.optional(v.pipe(_posInt(3_600_000), v.minValue(1000, "must be at least 1000"))),
   plugins: v.optional(v.array(v.string("must be a plugin name"))),
   toolSets: v.optional(v.array(_oneOf(TOOL_SET_NAMES))),
+  /** false: every tool's full schema on every request (lib/agent/context/tool-deferral.ts). */
+  deferTools: v.optional(v.boolean("must be true or false")),
+  /** Bytes of MCP tool schemas sent in full before the rest are deferred (default 2000). */
+  mcpSchemaBudget: v.optional(_posInt(1_000_000)),
   permission: v.optional(PermissionSchema),
   registryUrl: v.optional(v.pipe(v.string(), v.url("must be a URL"))),
   mcpServers: v.optional(v.record(v.string(), McpServerSchema)),
@@ -71,6 +75,10 @@ export const ConfigSchema = v.strictObject({
     auto: v.optional(v.boolean("must be true or false")),
   })),
   historyPairs: v.optional(_posInt(1000)),
+  /** The model `task` subagents run on (same provider); default: the session's model. */
+  subagentModel: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty"))),
+  /** Tokens the model accepts; overrides the model table (lib/providers/windows.ts). */
+  contextWindow: v.optional(v.pipe(_posInt(100_000_000), v.minValue(1000, "must be at least 1000"))),
   /** Provider key variables bash and MCP servers may see (withheld by default; lib/secrets/child-env.ts). */
   passEnv: v.optional(v.array(v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be a variable name")))),
   sandbox: v.optional(v.union([

@@ -63,13 +63,18 @@ export interface ToolDefinition<TInput = any> {
   secretPaths?: "ask" | "skip";
   /** Its default permission; undefined (MCP tools) leaves it to wildcard rules, then `ask`. */
   decision?: Decision;
-  /** Its one line in the system prompt's tool list; undefined: "see its own description". */
+  /** Its one line of purpose where its schema is deferred (load_tools lists it); undefined: its description's first sentence. */
   guidance?: string;
   /**
    * Subjects other than paths that permission rules match: bash → [command], web_fetch → [url],
    * grep → [pattern]. The call's normalised paths are appended. None at all: only `*` matches.
    */
   subjects?: (input: TInput) => string[];
+  /**
+   * True when several calls of it in one step may run at once (`task`): they start as the loop
+   * reaches them and their results join in call order. Others run one after another.
+   */
+  parallel?: boolean;
   /** Returns the text the model reads. Throws Error(message) on failure. */
   execute: (input: TInput, ctx: ToolContext) => Promise<string>;
 }

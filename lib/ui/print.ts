@@ -75,12 +75,18 @@ export function createTextPrinter(sinks: PrinterSinks, options: { streamText: bo
         case "done":
           if (!options.streamText) out(`[done] ${event.stop}${event.cancelled ? " (cancelled)" : ""}, ${event.steps} steps\n`);
           else if (midLine) out("\n");
+          if (options.streamText && event.stop === "max-steps") sinks.err(`${describeStepCap(event.steps)}\n`);
           break;
         default:
           break;
       }
     },
   };
+}
+
+/** The one line a text-mode run prints when it stops at the step cap (exit 4). */
+export function describeStepCap(steps: number): string {
+  return `[stopped] the step cap of ${steps} steps was reached (exit 4): raise it with "maxSteps" in config.json (shiro config set maxSteps 100), or continue with shiro -c`;
 }
 
 /** A stored run log replayed (`runs events`, `runs tail`): every line on stdout. */

@@ -11,6 +11,7 @@ const OPTIONAL = [
   { file: "prune.ts", exportName: "benchPrune" },
   { file: "loop.ts", exportName: "benchLoop" },
   { file: "first-request.ts", exportName: "benchFirstRequest" },
+  { file: "request-budget.ts", exportName: "benchRequestBudget" },
   { file: "redact.ts", exportName: "benchRedact" },
   { file: "sandbox.ts", exportName: "benchSandbox" },
   { file: "recall.ts", exportName: "benchRecall" },

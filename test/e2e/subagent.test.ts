@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RecordedRequest } from "../fakes/provider.ts";
-import { parseEventLines, systemOf, toolResultsOf, useE2E } from "./_harness.ts";
+import { parseEventLines, systemOf, toolResultsOf, userTextsOf, useE2E } from "./_harness.ts";
 
 const e2e = useE2E();
 const shiro = (args: string[]) => e2e.shiro(args, { protocol: "anthropic" });
@@ -51,4 +51,53 @@ describe("task (subagents)", () => {
     expect(toolNames(e2e.fake.requests[2]!)).not.toContain("task");
     expect(systemOf(e2e.fake.requests[2]!)).not.toContain("- task:");
   });
+
+  test("two task calls in one step run at once on config subagentModel; done splits the subagents' tokens from the totals", async () => {
+    e2e.writeConfig({ subagentModel: "claude-haiku-4-5" });
+    let parentSteps = 0;
+    let subRequests = 0;
+    let overlapped = false;
+    let firstPending = false;
+    let releaseFirst: (() => void) | undefined;
+    e2e.fake.respond(async (request) => {
+      if (systemOf(request).includes("You are a subagent exploring")) {
+        subRequests += 1;
+        const label = userTextsOf(request)[0]!;
+        if (subRequests === 1) {
+          // The first subagent's answer waits for the second subagent's request (at most 10 s):
+          // run one after another, the second would only arrive after this one answered.
+          firstPending = true;
+          await new Promise<void>((resolve) => {
+            releaseFirst = resolve;
+            setTimeout(resolve, 10_000);
+          });
+          firstPending = false;
+        } else {
+          overlapped = firstPending;
+          releaseFirst?.();
+        }
+        return { text: `report for ${label}`, usage: { input: 100, output: 10 } };
+      }
+      parentSteps += 1;
+      return parentSteps === 1
+        ? { toolCalls: [
+          { name: "task", input: { description: "first", prompt: "look at A" } },
+          { name: "task", input: { description: "second", prompt: "look at B" } },
+        ], usage: { input: 1000, output: 50 } }
+        : { text: "Both reported.", usage: { input: 1200, output: 20 } };
+    });
+    const result = await shiro(["-p", "investigate A and B", "--json"]);
+    expect(result.code).toBe(0);
+    expect(overlapped).toBe(true);
+    const subs = e2e.fake.requests.filter((request) => systemOf(request).includes("You are a subagent exploring"));
+    expect(subs.map((request) => request.body.model)).toEqual(["claude-haiku-4-5", "claude-haiku-4-5"]);
+    const parents = e2e.fake.requests.filter((request) => !subs.includes(request));
+    expect(parents.map((request) => request.body.model)).toEqual(["claude-sonnet-4-5", "claude-sonnet-4-5"]);
+    expect(toolResultsOf(parents[1]!).map((r) => r.output)).toEqual(["report for look at A", "report for look at B"]);
+    const done = parseEventLines(result.stdout).at(-1)!;
+    expect(done).toMatchObject({ type: "done", inputTokens: 2400, outputTokens: 90, subagents: { inputTokens: 200, outputTokens: 20 } });
+    const subagents = done.subagents as { costUsd?: number };
+    expect(typeof subagents.costUsd).toBe("number");
+    expect(done.costUsd as number).toBeGreaterThan(subagents.costUsd!);
+  }, 30_000);
 });

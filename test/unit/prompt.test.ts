@@ -45,12 +45,16 @@ describe("system prompt", () => {
   const known = [...builtinTools({ complete: async () => "m" }), createTodoTool({ get: () => [], set: () => {} })];
   const tools = [...["read_file", "write_file", "bash", "git_status", "git_diff", "todo_write"].map((name) => known.find((tool) => tool.name === name)!), { name: "mcp__gh__search", effect: "exec" as const }];
 
-  test("describes only the offered tools, groups git and MCP, and lists what asks", () => {
+  test("does not restate the tools' schemas: no tool line, no description; it lists what asks", () => {
     const prompt = buildSystemPrompt({ root: "/w", platform: "linux-x64", tools, approvalTools: ["write_file", "bash"] });
-    expect(prompt).toContain("- git_status, git_diff: read-only git");
-    expect(prompt).toContain("- read_file: read a file with numbered lines");
+    expect(prompt).not.toContain("# Tools");
+    for (const tool of known) {
+      expect(prompt).not.toContain(`- ${tool.name}:`);
+      expect(prompt).not.toContain(tool.description.trim().slice(0, 40));
+      if (tool.guidance) expect(prompt).not.toContain(tool.guidance);
+    }
+    expect(prompt).not.toContain("mcp__gh__search");
     expect(prompt).toContain("- Verify your work: run the build");
-    expect(prompt).toContain("- MCP tools mcp__gh__search:");
     expect(prompt).toContain("These tools ask the user first and may be refused: write_file, bash.");
     expect(prompt).not.toContain("apply_patch");
     expect(prompt).not.toContain("web_fetch");

@@ -1,10 +1,12 @@
 /**
- * The fixed cost of every request: the default tool sets' schemas plus the system prompt stay
- * under 9,000 bytes on the wire (measured as the adapters send them: name, description and JSON
- * Schema per tool, and the prompt text).
+ * The fixed cost of every request, in-process: what the deferral sends of the default tool sets
+ * plus the system prompt (test/e2e/request-budget.test.ts measures the whole request as sent),
+ * and load_tools: names, queries, misses.
  */
 import { expect, test } from "bun:test";
 import { buildSystemPrompt } from "../../lib/agent/prompt.ts";
+import { createToolDeferral } from "../../lib/agent/context/tool-deferral.ts";
+import { mayAllow, parsePermissionRules } from "../../lib/approval/rules.ts";
 import { builtinTools, selectTools } from "../../lib/tools/index.ts";
 import { toToolSpec } from "../../lib/tools/schema.ts";
 
@@ -24,4 +26,45 @@ test("a withheld tool is absent from the prompt as well as from the tool list", 
   const prompt = buildSystemPrompt({ root: "/r", platform: "linux-x64", tools: offered, approvalTools: [] });
   expect(offered.map((tool) => tool.name).sort()).toEqual(["bash", "edit_file", "glob", "grep", "read_file", "write_file"]);
   for (const name of ["git_status", "multi_edit", "list_dir", "web_fetch", "apply_patch"]) expect(prompt).not.toContain(name);
+});
+
+test("deferred: the core tools go in full, the rest as load_tools lines, and a loaded tool joins from the next offer", async () => {
+  const { offered } = selectTools(builtinTools({ complete: async () => "" }), {});
+  const deferral = createToolDeferral();
+  const first = deferral.offer(offered);
+  expect(first.map((tool) => tool.name)).toEqual(["read_file", "write_file", "edit_file", "glob", "grep", "bash", "load_tools"]);
+  const loader = first.at(-1)!;
+  expect(loader.description).toContain("- git_status, git_diff, git_log, git_show, git_blame, git_branch: read-only git");
+  expect(loader.description).toContain("- apply_patch: ");
+  const ctx = { root: "/", signal: new AbortController().signal, emitOutput: () => undefined, callId: "c" };
+  expect(await loader.execute({ names: ["apply_patch", "nope"] }, ctx)).toBe("Loaded apply_patch: call them from your next step. Unknown, skipped: nope.");
+  expect(deferral.offer(offered).map((tool) => tool.name)).toContain("apply_patch");
+  expect(deferral.offer(offered).at(-1)!.description).not.toContain("- apply_patch:");
+  for (const input of [{}, { names: [] }, { query: "" }, { names: ["zzz"] }, { query: "zzz" }]) {
+    await expect(loader.execute(input, ctx)).rejects.toThrow(/^Nothing loaded: .*Loadable: /);
+  }
+  expect(await loader.execute({ query: "Blame" }, ctx)).toBe("Loaded git_blame: call them from your next step.");
+  expect(createToolDeferral({ enabled: false }).offer(offered)).toEqual(offered);
+  // Every tool callable, deferred ones included.
+  expect(deferral.callable(offered).length).toBe(offered.length + 1);
+});
+
+test("mayAllow: any allow entry in the table that applies keeps a tool; ask and deny alone do not", () => {
+  const defaults = { read_file: "allow", bash: "ask" } as const;
+  const table: [unknown, string, boolean][] = [
+    [{}, "bash", false],
+    [{}, "read_file", true],
+    [{ bash: "allow" }, "bash", true],
+    [{ bash: { "npm test": "allow", "*": "ask" } }, "bash", true],
+    [{ bash: { "*": "deny" } }, "bash", false],
+    [{ read_file: "deny" }, "read_file", false],
+    [{ "mcp__*": "allow" }, "mcp__gh__search", true],
+    [{ "mcp__*": { "*": "ask" } }, "mcp__gh__search", false],
+    [{}, "mcp__gh__search", false],
+    [{ "*": "allow" }, "bash", false],
+  ];
+  for (const [config, tool, expected] of table) {
+    expect([JSON.stringify(config), tool, mayAllow(parsePermissionRules(config, defaults), tool)]).toEqual([JSON.stringify(config), tool, expected]);
+  }
+  expect(mayAllow(parsePermissionRules({}, {}), "todo_write", { autoApprove: new Set(["todo_write"]) })).toBe(true);
 });

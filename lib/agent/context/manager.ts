@@ -23,7 +23,8 @@ export interface ContextManagerOptions {
   model: () => string;
   thinking: () => ThinkingLevel;
   markChanged: () => void;
-  threshold?: number;
+  /** Estimated tokens above which the wire is compacted; a function is read on every step (the window can be learned mid-turn). */
+  threshold?: number | (() => number);
   auto: boolean;
 }
 
@@ -39,7 +40,10 @@ export interface ContextShare {
 }
 
 export interface ContextManager {
-  prepareWire(messages: Message[], system: string, signal: AbortSignal, runId: string): Promise<WirePreparation>;
+  /** `fixed` is what else every request carries (the tool schemas as JSON): counted in the estimate. */
+  prepareWire(messages: Message[], system: string, signal: AbortSignal, runId: string, fixed?: string): Promise<WirePreparation>;
+  /** Estimated tokens of the last wire view, system prompt and tool schemas included. */
+  lastEstimate(): number | undefined;
   /** The session's compaction state (valid, or a fresh one). */
   state(): CompactionState;
   ledger(): { messages: Message[]; state: CompactionState };
@@ -56,7 +60,8 @@ export function readCompactionState(session: { compaction?: unknown }): Compacti
 }
 
 export function createContextManager(options: ContextManagerOptions): ContextManager {
-  const threshold = options.threshold ?? DEFAULT_COMPACTION_THRESHOLD;
+  const thresholdNow = (): number => (typeof options.threshold === "function" ? options.threshold() : options.threshold ?? DEFAULT_COMPACTION_THRESHOLD);
+  let threshold = thresholdNow();
   let lastEstimate: number | undefined;
   let announcedRun: string | undefined;
 
@@ -80,7 +85,9 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
   return {
     state: () => readCompactionState(options.session),
     ledger: () => ({ messages: options.session.messages, state: readCompactionState(options.session) }),
+    lastEstimate: () => lastEstimate,
     share(messages, reportedTokens) {
+      threshold = thresholdNow();
       const tokens = lastEstimate ?? estimateTokens(messages);
       return {
         tokens, threshold, share: Math.round((tokens / threshold) * 1000) / 1000, estimated: true,
@@ -88,7 +95,10 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
       };
     },
     complete,
-    async prepareWire(messages, system, signal, runId) {
+    async prepareWire(messages, system, signal, runId, fixed = "") {
+      threshold = thresholdNow();
+      // The planner counts only the length of what it is given as the system text.
+      system = fixed ? `${system}${fixed}` : system;
       // Spans index the session's own history; a trimmed resume view (historyPairs) has none.
       const owned = messages === options.session.messages;
       let state = owned ? readCompactionState(options.session) : createCompactionState();
