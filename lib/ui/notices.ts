@@ -25,7 +25,7 @@ export function describeNotice(notice: StartupNotice): string {
     case "headless-approvals":
       return notice.mode === "block"
         ? "headless with --approvals block: a call that needs approval stops the run (exit 3) until `shiro approve <id>`"
-        : `headless denies tools that need approval (${[...notice.asking, ...(notice.mcp ? ["mcp tools"] : [])].join(", ") || "none"}) unless --yolo is passed, and reads of files that may hold secrets unless a rule names them`;
+        : `headless withholds tools that need approval (${[...notice.asking, ...(notice.mcp ? ["mcp tools"] : [])].join(", ") || "none"}) unless --yolo is passed or a rule allows them, and denies reads of files that may hold secrets unless a rule names them`;
     case "approvals":
       if (notice.yolo) return "approvals: OFF (--yolo), but deny rules and the guard still apply";
       if (notice.ruled.length > 0) return `approvals: rules for ${notice.ruled.join(", ")}, defaults elsewhere`;

@@ -209,7 +209,7 @@ describe("start-up diagnostics", () => {
     const events = parseEventLines(result.stdout);
     expect(events[0]!.type).toBe("run-start");
     const notices = events.filter((event) => event.type === "notice").map((event) => String(event.text));
-    expect(notices.some((text) => text.startsWith("headless denies tools that need approval"))).toBe(true);
+    expect(notices.some((text) => text.startsWith("headless withholds tools that need approval"))).toBe(true);
     expect(notices.some((text) => text.startsWith("skill ") && text.includes("broken"))).toBe(true);
     expect(events.at(-1)!.type).toBe("done");
     const logged = await e2e.shiro(["runs", "events", String(events[0]!.runId), "--json", "--type", "notice"]);
@@ -220,7 +220,7 @@ describe("start-up diagnostics", () => {
     e2e.fake.script({ text: "ok" });
     const result = await e2e.shiro(["-p", "hi"]);
     expect(result.stdout).toBe("ok\n");
-    expect(result.stderr).toContain("[notice] headless denies tools that need approval");
+    expect(result.stderr).toContain("[notice] headless withholds tools that need approval");
   });
 });
 

@@ -41,7 +41,7 @@ describe("shiro runs", () => {
 
     const events = await shiro(["runs", "events", runId, "--json"]);
     const logged = parseEventLines(events.stdout);
-    // The notice is the start-up diagnostic (headless denies tools without --yolo), logged with the run.
+    // The notice is the start-up diagnostic (headless withholds tools without --yolo), logged with the run.
     expect(logged.map((event) => event.type)).toEqual(["run-start", "notice", "tool-start", "message", "tool-call", "tool-result", "message", "done"]);
     expect(logged.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     const persisted = streamed.filter((event) => !["text", "reasoning", "tool-output"].includes(event.type as string));
