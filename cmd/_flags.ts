@@ -3,7 +3,7 @@
  * (declared once, in lib/config/flags.ts) and subcommands parse theirs with it too (_run-citty.ts).
  *
  * Parsing rule (kept from the seed): a flag takes the next argv item as its value unless that item
- * starts with `-`; `--flag=value` works too. `-p` alone (or `-p --json`) means "prompt from stdin".
+ * starts with `-`; `--flag=value` works too. `-p` alone (or `-p --json`, or `-p -`) means "prompt from stdin".
  */
 import { UsageError } from "../lib/platform/errors.ts";
 import type { FlagSpec } from "../lib/config/flags.ts";
@@ -49,8 +49,9 @@ export function parseFlags(argv: readonly string[], specs: readonly FlagSpec[]):
     if (eq > 0) value = arg.slice(eq + 1);
     else {
       const next = argv[i + 1];
-      if (next !== undefined && !next.startsWith("-")) {
-        value = next;
+      // `-p -` is the usual spelling of "from stdin": the dash is taken, as an empty value.
+      if (next !== undefined && (!next.startsWith("-") || (next === "-" && spec.kind === "optional-string"))) {
+        value = next === "-" ? "" : next;
         i++;
       }
     }

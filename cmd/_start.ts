@@ -24,7 +24,7 @@ export async function startSession(flags: ParsedFlags): Promise<number> {
     const { startRepl } = await import("../lib/ui/repl.ts");
     return startRepl(agentFlagsFrom(flags));
   }
-  let prompt = typeof flags.print === "string" ? flags.print.trim() : "";
+  let prompt = typeof flags.print === "string" && flags.print !== "-" ? flags.print.trim() : "";
   if (!prompt && !process.stdin.isTTY) prompt = await _readStdin();
   if (!prompt) throw new UsageError("-p needs a prompt argument or piped stdin");
   if (flags.detach) return _detach(prompt);

@@ -71,7 +71,7 @@ export default defineCommand({
         _print([...staged.preview, "", staged.warning].join("\n"));
         if (args.yes !== true && !(await _confirm(entry))) return _print(`install cancelled: ${entry.name}`);
         _print(`installed ${entry.kind} ${entry.name} to ${commitInstall(staged)}`);
-        _print("restart shiro to load it");
+        _print("new sessions load it; a running one loads it with /reload");
       },
     }),
     installed: defineCommand({
@@ -92,7 +92,7 @@ export default defineCommand({
         const { removeInstalled } = await import("../lib/extensions/registry/registry.ts");
         const removed = removeInstalled(String(args.name));
         _print(`removed ${removed.kind} ${removed.name}`);
-        _print("restart shiro to unload it");
+        _print("new sessions go without it; a running one drops it with /reload");
       },
     }),
   },

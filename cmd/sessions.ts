@@ -1,11 +1,11 @@
 /**
- * `shiro sessions`: list the saved sessions, show one, and compact or uncompact one. Compacting
+ * `shiro sessions`: list this project's saved sessions (`--all`: every folder's), show one, and compact or uncompact one. Compacting
  * and uncompacting take the session's lease, so they refuse a session open in a live process.
  */
 import { defineCommand } from "citty";
-import { findSession, listSessions, openSessionWriter } from "../lib/store/sessions.ts";
+import { findSession, openSessionWriter } from "../lib/store/sessions.ts";
 import type { SessionRecord } from "../lib/store/session-record.ts";
-import { formatSessionLines } from "../lib/ui/session-lines.ts";
+import { listFolderSessions, renderSessionRows } from "../lib/ui/slash/session-list.ts";
 import { writeOut, writeErr } from "../lib/ui/output.ts";
 
 const _print = (text: string) => writeOut(`${text}\n`);
@@ -13,8 +13,8 @@ const _print = (text: string) => writeOut(`${text}\n`);
 const _jsonFlag = { json: { type: "boolean", description: "print JSON instead of text" } } as const;
 
 export default defineCommand({
-  meta: { name: "sessions", description: "list saved sessions, newest first, or show one" },
-  args: _jsonFlag,
+  meta: { name: "sessions", description: "list this project's saved sessions, newest first, with their folder (--all: every folder), or show one" },
+  args: { ..._jsonFlag, all: { type: "boolean", description: "list the sessions of every folder, not only this project's" } },
   subCommands: {
     show: defineCommand({
       meta: { description: "print one session: metadata, usage, task list and last exchange" },
@@ -58,11 +58,10 @@ export default defineCommand({
     }),
   },
   run({ args }) {
-    const { sessions, notices } = listSessions();
-    for (const notice of notices) writeErr(`shiro: ${notice}\n`);
-    if (args.json) return _print(JSON.stringify(sessions, null, 2));
-    if (sessions.length === 0) return _print("no saved sessions");
-    for (const line of formatSessionLines(sessions)) _print(line);
+    const listing = listFolderSessions(process.cwd(), args.all === true);
+    for (const notice of listing.notices) writeErr(`shiro: ${notice}\n`);
+    if (args.json) return _print(JSON.stringify(listing.sessions, null, 2));
+    _print(renderSessionRows(listing).replace("/sessions all", "shiro sessions --all"));
   },
 });
 

@@ -29,6 +29,7 @@ import { builtinTools, checkToolList, selectTools } from "../tools/index.ts";
 import { createSkillTool } from "../tools/skill.ts";
 import { createRecallDiscardedTool } from "../tools/recall-discarded.ts";
 import { createTodoTool } from "../tools/todo.ts";
+import { createAskTool, type AskUser } from "../tools/ask.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import type { McpServerStatus } from "../extensions/mcp/hub.ts";
 import { runOptionsFromFlags, type AgentFlags } from "../config/flags.ts";
@@ -46,6 +47,7 @@ import { createRunDriver, createRunIds, createUsageTally, type RunStartOptions }
 import { connectMcp, openPlugins, openSkills } from "./session-extensions.ts";
 import { pickSession, resolveAgentConfig } from "./session-start.ts";
 import { createTaskTool } from "./subagent.ts";
+import { runUserCommand } from "./user-command.ts";
 import { DEFAULT_MAX_STEPS, VARIANTS, type AgentVariant } from "./variants.ts";
 
 
@@ -58,6 +60,8 @@ export interface CreateAgentOptions {
   detached?: boolean;
   /** Interactive approval prompt; headless uses the --approvals policy. */
   decide?: DecisionSource;
+  /** Someone to answer the `ask` tool (the REPL); without it the tool is withheld. */
+  askUser?: AskUser;
   /** Continue exactly this session (used by `shiro runs resume`). */
   sessionId?: string;
   env?: NodeJS.ProcessEnv;
@@ -100,6 +104,8 @@ export interface Agent {
   turn(prompt: string, signal: AbortSignal, options?: RunStartOptions): AsyncGenerator<AgentEvent, void, undefined>;
   /** Continues a blocked run after its approval was decided. */
   resumeRun(run: RunSnapshot, decision: "approved" | "denied", signal: AbortSignal, options?: RunStartOptions): AsyncGenerator<AgentEvent, void, undefined>;
+  /** `!cmd`: a shell command the user runs, through this session's gate and sandbox (lib/agent/user-command.ts). */
+  runCommand(command: string, signal: AbortSignal, onOutput: (chunk: string) => void): Promise<string>;
   /** Saves now (e.g. `/save`). */
   save(): void;
   /** MCP servers of this session and their state (empty with --no-mcp or none configured). */
@@ -182,6 +188,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const subagentUsage = createUsageTally();
   const sessionTools: ToolDefinition[] = [
     createTodoTool({ get: () => session.notebook.todos, set: (todos) => { session.notebook.todos = todos; writer.markChanged(); } }),
+    ...(options.askUser ? [createAskTool(options.askUser)] : []),
     ...(memoryScopes?.tools ?? []),
     createRecallDiscardedTool(() => context.ledger()),
     ...(flags.noSubagent ? [] : [createTaskTool({
@@ -283,6 +290,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       if (memoryScopes && !memoryScopes.injection()) memoryScopes.beginRun(run.prompt);
       return driver.resume(run, decision, signal, resumeOptions);
     },
+    runCommand: (command, signal, onOutput) => runUserCommand(command, { gate, tools: registered, root: cwd, sandbox, signal, onOutput }),
     save: () => writer.save(),
     mcpStatus: () => mcp.hub?.status() ?? [],
     close() {

@@ -11,6 +11,8 @@ import type { PluginHost } from "../extensions/plugin-api.ts";
 import type { CommandSandbox } from "../sandbox/session.ts";
 import type { SandboxStatus } from "../sandbox/detect.ts";
 import { loadSkills, type Skill } from "../extensions/skills.ts";
+import { findProjectRoot } from "../config/project.ts";
+import { readProjectMcp, type ProjectMcp, type ProjectMcpServer } from "../store/project-mcp.ts";
 import type { AgentEvent } from "../events.ts";
 import type { StartupNotice } from "../notices.ts";
 
@@ -41,12 +43,33 @@ export interface McpConnection {
 }
 
 /**
+ * The servers of the project's `.mcp.json` when the user trusted that exact file (the REPL asks,
+ * lib/ui/project-trust.ts); otherwise none, and a notice says why. Config servers win by name.
+ */
+function _trustedProjectServers(cwd: string, headless: boolean, notices: StartupNotice[]): Record<string, ProjectMcpServer> {
+  let project: ProjectMcp | undefined;
+  try {
+    project = readProjectMcp(findProjectRoot(cwd));
+  } catch (error) {
+    notices.push({ code: "store", text: error instanceof Error ? error.message : String(error) });
+    return {};
+  }
+  if (!project) return {};
+  for (const skip of project.skipped) notices.push({ code: "store", text: `${project.path}: server ${skip.name} skipped: ${skip.reason}` });
+  if (project.trusted) return project.servers;
+  if (Object.keys(project.servers).length > 0) {
+    notices.push({ code: "store", text: `${project.path} not loaded: this folder is not trusted${headless ? "; a headless run never starts an untrusted project's servers (start shiro here once and answer y)" : ""}` });
+  }
+  return {};
+}
+
+/**
  * Connects the configured MCP servers in the background; their tools join the step after they
  * are listed. The MCP module (and the SDK behind it) is loaded only when servers are configured.
  * A headless run has one turn: it waits (15 s at most) so the servers' tools are there for it.
  */
 export async function connectMcp(options: { cwd: string; config: ResolvedConfig; sandboxStatus: SandboxStatus; sandbox: CommandSandbox; disabled: boolean; headless: boolean }, notices: StartupNotice[]): Promise<McpConnection> {
-  const servers = options.config.file.mcpServers ?? {};
+  const servers = { ..._trustedProjectServers(options.cwd, options.headless, notices), ...options.config.file.mcpServers };
   const count = Object.keys(servers).length;
   const events: AgentEvent[] = [];
   if (count === 0) return { events };

@@ -3,7 +3,10 @@
  * server standing in when no key is configured) and the session record (new, `-c`, `-r`, or
  * the one `shiro runs resume` names). What they find worth telling is returned as notices.
  */
+import { isAbsolute, relative } from "node:path";
 import { UserError } from "../platform/errors.ts";
+import { findProjectRoot } from "../config/project.ts";
+import { shortSessionId } from "../store/short-ids.ts";
 import { resolveConfig, type ResolvedConfig } from "../config/config.ts";
 import { createSession, type SessionRecord } from "../store/session-record.ts";
 import { findSession, newestForCwd } from "../store/sessions.ts";
@@ -19,7 +22,9 @@ export interface SessionChoice {
   /** Continue exactly this session (used by `shiro runs resume`). */
   sessionId?: string;
   cwd: string;
-  flags: Pick<AgentFlags, "resume" | "continue">;
+  flags: Pick<AgentFlags, "resume" | "continue" | "force">;
+  /** A headless `-r` of another project's session needs `--force`. */
+  mode?: "headless" | "interactive";
 }
 
 /** Config flags as lib/config/config.ts wants them. */
@@ -57,7 +62,15 @@ export async function resolveAgentConfig(flags: AgentFlags, env: NodeJS.ProcessE
 export function pickSession(choice: SessionChoice, config: ResolvedConfig, notices: StartupNotice[]): { session: SessionRecord; resumed: boolean } {
   const { flags, cwd } = choice;
   if (choice.sessionId) return { session: findSession(choice.sessionId), resumed: true };
-  if (flags.resume) return { session: findSession(flags.resume), resumed: true };
+  if (flags.resume) {
+    const session = findSession(flags.resume);
+    // Its paths and memory belong to another project: a headless run continues it only when told to.
+    const rel = relative(findProjectRoot(cwd), session.cwd);
+    if (choice.mode === "headless" && !flags.force && (rel.startsWith("..") || isAbsolute(rel))) {
+      throw new UserError(`session ${shortSessionId(session.id)} was started in ${session.cwd}, not in this project: pass --force to continue it here, or run shiro there`);
+    }
+    return { session, resumed: true };
+  }
   if (flags.continue) {
     const found = newestForCwd(cwd);
     for (const text of found.notices) notices.push({ code: "store", text });

@@ -31,7 +31,7 @@ const PermissionSchema = v.record(v.string(), v.union(
   `must be one of ${DECISIONS.join(", ")}, or an object mapping patterns to them`,
 ));
 
-const McpServerSchema = v.union([
+export const McpServerSchema = v.union([
   v.strictObject({
     command: v.pipe(v.string(), v.minLength(1, "must not be empty")),
     args: v.optional(v.array(v.string())),

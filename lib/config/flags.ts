@@ -34,6 +34,7 @@ const _TABLE = [
   { name: "json", kind: "boolean", description: "with -p: print one JSON event per line on stdout" },
   { name: "continue", alias: "c", kind: "boolean", description: "resume the newest session of this directory", option: "continue" },
   { name: "resume", alias: "r", kind: "string", valueHint: "<id>", description: "resume a session by id or unique prefix", option: "resume" },
+  { name: "force", kind: "boolean", description: "with -p -r: continue a session started in another project", option: "force" },
   { name: "agent", kind: "string", valueHint: "<name>", description: `agent variant: ${AGENT_NAMES.join(", ")}`, choices: AGENT_NAMES, choiceLabel: "agent", option: "agent", saved: true },
   { name: "think", kind: "string", valueHint: "<level>", description: `thinking level: ${THINKING_LEVELS.join(", ")}`, choices: THINKING_LEVELS, choiceLabel: "thinking level", option: "think", saved: true },
   { name: "provider", kind: "string", valueHint: "<preset>", description: "provider preset (anthropic, openai, openrouter, ollama, …)", option: "provider", saved: true },

@@ -12,8 +12,10 @@
  * Origins, later overriding earlier by name (compared case-insensitively):
  *   builtin   compiled in from skills/<name>/SKILL.md
  *   registry  <stateDir>/registry/skills/*.md
- *   user      <stateDir>/skills/*.md and <stateDir>/skills/<name>/SKILL.md
- *   project   <cwd>/.shiro/skills/*.md and <cwd>/.shiro/skills/<name>/SKILL.md
+ *   user      ~/.claude/skills/<name>/SKILL.md (the convention other agents read), then
+ *             <stateDir>/skills/*.md and <stateDir>/skills/<name>/SKILL.md
+ *   project   <cwd>/.claude/skills/<name>/SKILL.md, then <cwd>/.shiro/skills/*.md and
+ *             <cwd>/.shiro/skills/<name>/SKILL.md
  *
  * Contracts:
  * - `loadSkills` never throws. A file it cannot use is listed in `skipped` with a one-line reason;
@@ -22,6 +24,7 @@
  *   call, so an edit made after loading is seen, and throws when the file can no longer be read.
  */
 import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { BUILTIN_SKILL_FILES } from "../../skills/index.ts";
 
@@ -51,6 +54,8 @@ export interface LoadSkillsOptions {
   stateDir: string;
   /** Defaults to true. */
   includeBuiltin?: boolean;
+  /** The user's home, for `~/.claude/skills` (default: os.homedir()). */
+  home?: string;
 }
 
 export interface LoadSkillsResult {
@@ -87,7 +92,9 @@ export function loadSkills(options: LoadSkillsOptions): LoadSkillsResult {
   }
   const sources: Array<[SkillOrigin, string, boolean]> = [
     ["registry", join(options.stateDir, "registry", "skills"), false],
+    ["user", join(options.home ?? homedir(), ".claude", "skills"), true],
     ["user", join(options.stateDir, "skills"), true],
+    ["project", join(options.cwd, ".claude", "skills"), true],
     ["project", join(options.cwd, ".shiro", "skills"), true],
   ];
   for (const [origin, dir, nested] of sources) {

@@ -1,5 +1,5 @@
 /**
- * Prompt history: the prompts typed in one directory, for Up/Down in the REPL.
+ * Prompt history: the prompts typed in one project (the REPL passes the git root), for Up/Down.
  *
  * File `history/<hash16>.json` (paths.history, keyed by the directory):
  *   {version: 1, entries: string[]}   oldest first, at most 200
@@ -13,6 +13,8 @@ import { paths } from "../platform/paths.ts";
 import { readJson, updateJsonSync } from "./json-file.ts";
 
 export const HISTORY_CAP = 200;
+/** Lines never kept: leaving is not a prompt worth recalling. */
+const _FORGOTTEN = new Set(["/exit", "/quit"]);
 
 const HistoryFileSchema = v.union([
   v.object({ version: v.literal(1), entries: v.array(v.string()) }),
@@ -25,12 +27,18 @@ export function loadHistory(dir: string): string[] {
   return read.status === "ok" ? read.value.entries : [];
 }
 
+/** Whether `line` belongs in the history: not blank, not `/exit` or `/quit`. */
+export function isRemembered(line: string): boolean {
+  return line.trim() !== "" && !_FORGOTTEN.has(line.trim().toLowerCase());
+}
+
 /**
- * Adds `line` to the history of `dir` unless it is blank or repeats the newest entry; past 200
- * entries the oldest go. Returns the history afterwards.
+ * Adds `line` (a whole prompt, possibly of several lines) to the history of `dir` unless it is
+ * not remembered (isRemembered) or repeats the newest entry; past 200 entries the oldest go.
+ * Returns the history afterwards.
  */
 export function appendHistory(dir: string, line: string): string[] {
-  if (line.trim() === "") return loadHistory(dir);
+  if (!isRemembered(line)) return loadHistory(dir);
   let entries: string[] = [];
   updateJsonSync(paths.history(dir), { schema: HistoryFileSchema, version: 1 }, (current) => {
     entries = current?.entries ?? [];

@@ -58,6 +58,9 @@ export function createTextPrinter(sinks: PrinterSinks, options: { streamText: bo
         case "notice":
           sinks.err(`[notice] ${event.text}\n`);
           break;
+        case "mcp":
+          if (event.status === "failed") sinks.err(`mcp ${event.server} failed: ${event.error ?? "unknown error"}\n`);
+          break;
         case "compacted":
           sinks.err(`[compacted] ${event.before} messages pruned to ${event.after}\n`);
           break;

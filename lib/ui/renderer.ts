@@ -66,14 +66,20 @@ export function createRenderer(write: (text: string) => void, style: Style, mode
           line(lines.map((text) => style.dim(`  │ ${text}`)).join("\n"));
           break;
         }
-        case "tool-result":
-          line(style.dim(`  ✓ ${event.name}: ${_short(event.output.split("\n")[0] ?? "", 80)}`));
+        case "tool-result": {
+          const first = _short(event.output.split("\n")[0] ?? "", 80);
+          // A command that ran and failed is a result, not a tool error, but it is no success either.
+          line(/^exit: [1-9]/.test(first) ? style.red(`  ✗ ${event.name}: ${first}`) : style.dim(`  ✓ ${event.name}: ${first}`));
           break;
+        }
         case "tool-error":
           line(style.red(`  ✗ ${event.name}: ${_short(event.error, 160)}`));
           break;
         case "tool-denied":
           line(style.yellow(`  ⊘ ${event.name}: ${_short(event.reason, 160)}`));
+          break;
+        case "mcp":
+          if (event.status === "failed") line(style.red(`mcp ${event.server} failed: ${event.error ?? "unknown error"}`));
           break;
         case "compacted":
           line(style.dim(formatCompactedLine(event.before, event.after)));

@@ -4,18 +4,23 @@
  * `ReplState` is what the REPL's parts share: the terminal and the turn in flight.
  */
 import type { Interface } from "node:readline";
+import { MissingKeyError } from "../agent/session-start.ts";
 import { createAgent, type Agent } from "../agent/agent.ts";
 import { type AgentFlags } from "../config/flags.ts";
-import type { ApprovalAnswer, ApprovalRequest } from "../approval/request.ts";
-import { renderApprovalQuestion } from "./approval-view.ts";
+import { findProjectRoot } from "../config/project.ts";
+import { runProviderSetup } from "./onboarding.ts";
+import { askApproval } from "./approval-question.ts";
+import { askUserInTerminal } from "./ask-question.ts";
+import { askProjectTrust } from "./project-trust.ts";
 import type { createRenderer } from "./renderer.ts";
 import type { Style } from "./style.ts";
 import { findSession } from "../store/sessions.ts";
+import { isInside } from "./slash/session-list.ts";
+import type { SlashOutcome } from "./slash/command.ts";
 import { shortSessionId } from "../store/short-ids.ts";
 
 /** Flags that pin a provider, cleared once /provider (or the first-start setup) has saved one. */
 export const USE_SAVED_PROVIDER: Partial<AgentFlags> = { provider: undefined, model: undefined, baseURL: undefined, protocol: undefined };
-/** A session opened mid-REPL never re-applies -c / -r. */
 const _NO_RESUME: Partial<AgentFlags> = { continue: false, resume: undefined };
 
 export interface ReplState {
@@ -28,34 +33,51 @@ export interface ReplState {
   running?: AbortController;
 }
 
-/** Puts an approval question (y once | a always | n deny); Ctrl-C while it is open denies. */
-export async function askApproval(state: ReplState, request: ApprovalRequest): Promise<ApprovalAnswer> {
-  const question = renderApprovalQuestion(request, state.cwd, state.style);
-  state.write(question.text);
-  // The question is withdrawn on Ctrl-C, so the next line typed is a prompt again, not a late answer.
-  const signal = state.running?.signal;
-  if (signal?.aborted) return "deny";
-  const answer = await new Promise<string | undefined>((resolve) => {
-    const onAbort = () => resolve(undefined);
-    signal?.addEventListener("abort", onAbort, { once: true });
-    state.rl!.question(question.choice, signal ? { signal } : {}, (text) => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve(text);
-    });
-  });
-  if (answer === undefined) return "deny";
-  const key = answer.trim().toLowerCase();
-  if (key === "" || key === "y" || key === "yes") return "once";
-  if (key === "a" || key === "always") return "always";
-  return "deny";
+/** The first session (after the trust question for a project .mcp.json); with no key, the provider setup first. Undefined when none was set up. */
+export async function openFirstAgent(state: ReplState): Promise<Agent | undefined> {
+  await askProjectTrust(state.cwd, state.flags.noMcp === true, state.write, state.style);
+  try {
+    return await openAgent(state);
+  } catch (error) {
+    if (!(error instanceof MissingKeyError)) throw error;
+    state.write(`${state.style.dim(error.message)}\n`);
+    if (!(await runProviderSetup())) return undefined;
+    return await openAgent(state, USE_SAVED_PROVIDER);
+  }
 }
 
 /** Opens a session with the start-up flags changed by `changes`; `sessionId` continues that one. */
 export function openAgent(state: ReplState, changes: Partial<AgentFlags> = {}, sessionId?: string): Promise<Agent> {
   return createAgent({
     cwd: state.cwd, flags: { ...state.flags, ...changes }, mode: "interactive",
-    decide: (request) => askApproval(state, request), ...(sessionId ? { sessionId } : {}),
+    decide: (request) => askApproval(state, request), askUser: (question, options, signal) => askUserInTerminal(state, question, options, signal),
+    ...(sessionId ? { sessionId } : {}),
   });
+}
+
+/** Runs `work` with readline paused, so @clack/prompts may own the terminal; raw mode is restored after. */
+async function _withTerminal<T>(state: ReplState, work: () => Promise<T>): Promise<T> {
+  state.rl?.pause();
+  try {
+    return await work();
+  } finally {
+    if (process.stdin.isTTY) process.stdin.setRawMode(true);
+    state.rl?.resume();
+  }
+}
+
+/** What a slash command asked of the REPL: another session (/resume, /clear), a provider set up (/provider), or extensions changed (/mcp add, /registry add: this session reopened with them). */
+export async function applySlashOutcome(state: ReplState, agent: Agent, outcome: SlashOutcome): Promise<Agent> {
+  if (outcome.kind === "switch-session") return (await switchSession(state, agent, outcome.sessionId)) ?? agent;
+  if (outcome.kind === "provider-setup") return (await _withTerminal(state, runProviderSetup)) ? await reopenWithSavedProvider(state, agent) : agent;
+  if (outcome.kind !== "reload") return agent;
+  const changed = await _withTerminal(state, outcome.change).catch((error: unknown) => void state.write(state.style.red(`${messageOf(error)}\n`)));
+  if (!changed) return agent;
+  const sessionId = agent.session.messages.length > 0 ? agent.session.id : undefined;
+  agent.close();
+  const next = await openAgent(state, _NO_RESUME, sessionId);
+  state.write(state.style.dim(`reloaded: ${next.skills.length} skills, ${next.mcpStatus().length} MCP servers (connecting in the background), the same session\n`));
+  return next;
 }
 
 /** After /provider saved one: the same session continues with the saved provider. */
@@ -72,9 +94,15 @@ export async function switchSession(state: ReplState, agent: Agent, sessionId: s
   const { write, style } = state;
   let next: Agent;
   try {
-    if (sessionId && findSession(sessionId).id === agent.session.id) {
+    const target = sessionId ? findSession(sessionId) : undefined;
+    if (target?.id === agent.session.id) {
       write(`already in session ${shortSessionId(agent.session.id)}\n`);
       return undefined;
+    }
+    // A session of another folder is asked about: its paths and its memory belong to that project.
+    if (target && !isInside(findProjectRoot(state.cwd), target.cwd)) {
+      const answer = await new Promise<string>((resolve) => state.rl!.question(`session ${shortSessionId(target.id)} was started in ${target.cwd}; continue it here? y | n `, resolve));
+      if (!["y", "yes"].includes(answer.trim().toLowerCase())) return void write("not resumed\n");
     }
     next = await openAgent(state, _NO_RESUME, sessionId);
   } catch (error) {
@@ -101,13 +129,12 @@ export async function offerPendingApprovals(state: ReplState, agent: Agent, swap
   write(style.yellow(`${pending.length} blocked run${pending.length === 1 ? " waits" : "s wait"} for an approval in this folder (shiro approvals lists them)\n`));
   const choice = await new Promise<string>((resolve) => state.rl!.question(`${newest.tool} ${newest.subject.slice(0, 80)}: y approve and continue it here | n deny and continue it here | s skip `, resolve));
   const key = choice.trim().toLowerCase();
-  if (key !== "y" && key !== "n") return;
-  const decision = key === "y" ? "approved" : "denied";
+  const decision = key === "y" ? "approved" : key === "n" ? "denied" : undefined;
+  if (!decision) return;
   let current = agent;
   try {
     decide(newest.id, decision, "user");
-    const { findRun } = await import("../store/runs.ts");
-    const run = findRun(newest.runId!);
+    const run = (await import("../store/runs.ts")).findRun(newest.runId!);
     if (current.session.id !== run.sessionId) {
       current = await openAgent(state, _NO_RESUME, run.sessionId);
       swapTo(current);

@@ -1,95 +1,100 @@
 /**
  * The interactive line-mode REPL: a banner, a readline prompt, slash commands, approval
  * questions (y once | a always | n deny), and a prompt queue for lines typed during a turn
- * (kept in memory only). Ctrl-C interrupts a running turn; with nothing running it exits.
+ * (kept in memory only). Keys: lib/ui/prompt-input.ts and docs/repl.md. Ctrl-C or Esc interrupts a
+ * running turn; Ctrl-C clears a half-typed prompt; on an empty one, a second Ctrl-C within 2 s exits.
  */
 import { createInterface } from "node:readline";
-import { MissingKeyError } from "../agent/session-start.ts";
-import { type Agent } from "../agent/agent.ts";
-import { type AgentFlags } from "../config/flags.ts";
+import type { Agent } from "../agent/agent.ts";
+import type { AgentFlags } from "../config/flags.ts";
 import { EXIT } from "../platform/errors.ts";
 import { renderBanner, renderFarewell } from "./banner.ts";
 import { createCompleter } from "./completer.ts";
-import { runProviderSetup } from "./onboarding.ts";
 import { createRenderer } from "./renderer.ts";
 import { colourEnabled, createStyle } from "./style.ts";
 import { appendHistory, loadHistory } from "../store/history.ts";
-import { SLASH_COMMANDS, runSlashCommand } from "./slash/slash.ts";
+import { findProjectRoot } from "../config/project.ts";
+import { attachPromptInput } from "./prompt-input.ts";
+import { attachAndReport } from "./attachments.ts";
+import { createShortcuts } from "./shortcuts.ts";
+import { createStatusLine } from "./status-line.ts";
+import { SLASH_COMMANDS, loadSlashCustom, runSlashCommand } from "./slash/slash.ts";
 import { type SlashOutcome } from "./slash/command.ts";
 import { exitAfterOutput, writeOut } from "./output.ts";
-import { USE_SAVED_PROVIDER, messageOf, offerPendingApprovals, openAgent, reopenWithSavedProvider, switchSession, type ReplState } from "./repl-session.ts";
+import { applySlashOutcome, openFirstAgent, messageOf, offerPendingApprovals, type ReplState } from "./repl-session.ts";
 
 export async function startRepl(flags: AgentFlags): Promise<number> {
   const style = createStyle(colourEnabled());
-  const write = (text: string) => writeOut(text);
+  const status = createStatusLine((text) => writeOut(text), style, Boolean(process.stdout.isTTY));
+  const write = (text: string) => status.write(text);
   const cwd = process.cwd();
   const state: ReplState = { cwd, flags, write, style };
 
-  let agent: Agent;
-  try {
-    agent = await openAgent(state);
-  } catch (error) {
-    // No key is not fatal in a terminal: set a provider up, then start.
-    if (!(error instanceof MissingKeyError)) throw error;
-    write(`${style.dim(error.message)}\n`);
-    if (!(await runProviderSetup())) {
-      write("no provider configured yet - run shiro again to set one up\n");
-      return EXIT.error;
-    }
-    agent = await openAgent(state, USE_SAVED_PROVIDER);
+  const first = await openFirstAgent(state);
+  if (!first) {
+    write("no provider configured yet - run shiro again to set one up\n");
+    return EXIT.error;
   }
+  let agent: Agent = first;
   const renderer = createRenderer(write, style, () => agent.model);
   write(renderBanner(agent, style.dim));
 
-  /** /provider: set a provider up (readline paused while @clack/prompts owns the terminal), then continue this session with it. */
-  const setUpProvider = async (): Promise<void> => {
-    state.rl?.pause();
-    let result: Awaited<ReturnType<typeof runProviderSetup>>;
-    try {
-      result = await runProviderSetup();
-    } finally {
-      if (process.stdin.isTTY) process.stdin.setRawMode(true);
-      state.rl?.resume();
-    }
-    if (result) agent = await reopenWithSavedProvider(state, agent);
-  };
-
-  const commands = SLASH_COMMANDS.map((command) => command.name);
+  const terminal = Boolean(process.stdout.isTTY);
   const rl = createInterface({
-    input: process.stdin, output: process.stdout, terminal: Boolean(process.stdout.isTTY),
-    history: [...loadHistory(cwd)].reverse(), historySize: 200,
-    completer: createCompleter({ root: cwd, commands }),
+    input: process.stdin, output: process.stdout, terminal, historySize: 0,
+    completer: createCompleter({ root: cwd, commands: [...SLASH_COMMANDS, ...loadSlashCustom(cwd).commands].map((command) => command.name) }),
   });
   state.rl = rl;
-  rl.setPrompt(style.bold("› "));
+  status.holdDuringQuestions(rl);
+  const historyRoot = findProjectRoot(cwd);
+  const input = attachPromptInput(rl, {
+    prompt: style.bold("› "), continuation: style.dim("… "), history: loadHistory(historyRoot),
+    onEscape: () => Boolean(state.running && interrupt()), record: (prompt) => appendHistory(historyRoot, prompt),
+  });
+  // Bracketed paste: the terminal marks pasted text, so a pasted stack trace is one prompt.
+  if (terminal) write("\x1b[?2004h");
   let exiting = false;
-  const queue: string[] = [];
+  const queue: { text: string; queued: boolean }[] = []; // queued: typed during a turn, echoed when it starts
+  const shortcuts = createShortcuts();
+  const interrupt = (): true => {
+    state.running?.abort();
+    queue.length = 0;
+    write(style.dim("\ninterrupted\n"));
+    return true;
+  };
 
   const runLine = async (line: string): Promise<void> => {
     const text = line.trim();
     if (!text) return;
-    appendHistory(cwd, text);
+    if (await shortcuts.run(text, { agent, write, style, turn: state })) return;
     let prompt = text;
     if (text.startsWith("/")) {
       let outcome: SlashOutcome;
       try {
-        outcome = await runSlashCommand(text, { agent, write, style });
+        outcome = await runSlashCommand(text, { agent, write, style, cwd });
       } catch (error) {
         write(style.red(`${messageOf(error)}\n`));
         return;
       }
       if (outcome.kind === "exit") exiting = true;
-      if (outcome.kind === "switch-session") agent = (await switchSession(state, agent, outcome.sessionId)) ?? agent;
-      if (outcome.kind === "provider-setup") await setUpProvider();
+      agent = await applySlashOutcome(state, agent, outcome);
       if (outcome.kind !== "prompt") return;
       prompt = outcome.text;
     }
+    const ask = (question: string) => new Promise<string>((resolve) => rl.question(question, resolve));
+    prompt = await attachAndReport(prompt, { root: cwd, ask, note: (text) => write(style.dim(`${text}\n`)) });
+    prompt = shortcuts.attachRan(prompt);
     state.running = new AbortController();
+    status.running(true);
     try {
-      for await (const event of agent.turn(prompt, state.running.signal)) renderer.render(event);
+      for await (const event of agent.turn(prompt, state.running.signal)) {
+        status.observe(event);
+        renderer.render(event);
+      }
     } catch (error) {
       write(style.red(`error: ${messageOf(error)}\n`));
     } finally {
+      status.running(false);
       state.running = undefined;
     }
   };
@@ -100,11 +105,11 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
       rl.close();
     };
     rl.on("SIGINT", () => {
-      if (state.running) {
-        state.running.abort();
-        queue.length = 0;
-        write(style.dim("\ninterrupted\n"));
-      } else finish();
+      if (state.running) return void interrupt();
+      const outcome = input.ctrlC();
+      if (outcome === "exit") return finish();
+      write(outcome === "warned" ? style.dim("\npress Ctrl-C again to exit (or Ctrl-D)\n") : "\n");
+      rl.prompt();
     });
     // A closed terminal or a kill must not lose the last 400 ms of debounced session changes.
     const onHangup = () => {
@@ -117,17 +122,21 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     rl.on("close", () => {
       process.off("SIGHUP", onHangup);
       process.off("SIGTERM", onHangup);
+      if (terminal) write("\x1b[?2004l");
       write(renderFarewell(agent));
       agent.close();
       void agent.closed.then(() => resolve(EXIT.ok));
     });
     rl.on("line", (line) => {
-      queue.push(line);
+      const prompt = input.take(line);
+      if (prompt === undefined) return void rl.prompt();
+      queue.push({ text: prompt, queued: Boolean(state.running) });
       if (queue.length === 1 && !state.running) void drain();
     });
     const drain = async () => {
       while (queue.length > 0 && !exiting) {
-        await runLine(queue[0]!);
+        if (queue[0]!.queued) write(style.dim(`› ${queue[0]!.text.split("\n")[0]}\n`));
+        await runLine(queue[0]!.text);
         queue.shift();
       }
       if (exiting) finish();

@@ -16,6 +16,7 @@ import { DEFAULT_TOOL_SETS, builtinTools, measureToolCosts } from "../../lib/too
 import { createMemoryTools } from "../../lib/tools/memory-tools.ts";
 import { createRecallDiscardedTool } from "../../lib/tools/recall-discarded.ts";
 import { createTodoTool } from "../../lib/tools/todo.ts";
+import { createAskTool } from "../../lib/tools/ask.ts";
 import { BUILTIN_PLUGINS } from "../../plugins/index.ts";
 
 const START = "<!-- tool-costs:start -->";
@@ -26,6 +27,7 @@ const docsPath = join(import.meta.dir, "../../docs/tools.md");
 // plugin's current_time is on by default. Their stores are never touched while measuring.
 const sessionTools = [
   createTodoTool({ get: () => [], set: () => undefined }),
+  createAskTool(async () => undefined),
   ...createMemoryTools({} as MemoryStore, { global: {} as MemoryStore, shelf: {} as MemoryShelf }),
   createRecallDiscardedTool(() => ({ messages: [], state: { spans: [] } })),
   ...(BUILTIN_PLUGINS.time!({ cwd: ".", writeStderr: () => undefined }).tools ?? []),

@@ -103,6 +103,16 @@ for (const protocol of PROTOCOLS) {
       expect(userTextsOf(e2e.fake.requests[0]!)).toEqual(["from stdin with -p"]);
       expect(userTextsOf(e2e.fake.requests[1]!)).toEqual(["piped without -p"]);
     });
+
+    test("-p - and --print=- read the prompt from stdin too", async () => {
+      const spellings = [["-p", "-"], ["--print", "-"], ["--print=-"], ["-p", "-", "--json"]];
+      e2e.fake.script(...spellings.map((_, index) => ({ text: `answer ${index}` })));
+      for (const [index, args] of spellings.entries()) {
+        const result = await run(args, protocol, { stdin: `dash ${index}\n` });
+        expect(result.code).toBe(0);
+        expect(userTextsOf(e2e.fake.requests[index]!)).toEqual([`dash ${index}`]);
+      }
+    });
   });
 }
 

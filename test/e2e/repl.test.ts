@@ -4,45 +4,13 @@
  * turn, the prompt queue, /clear and /resume, and the farewell text.
  */
 import { describe, expect, test } from "bun:test";
-import { BINARY, binaryEnv, fakeEnv, userTextsOf, useE2E } from "./_harness.ts";
+import { fakeEnv, userTextsOf, useE2E } from "./_harness.ts";
+import { startPty, type PtyDriver as ReplDriver } from "./_pty.ts";
 
 const e2e = useE2E();
 
-interface ReplDriver {
-  /** Types text; "\r" is Enter, "\x03" is ctrl-c. */
-  type(text: string): void;
-  /** Waits until the screen (ANSI codes removed) holds `text` after position `from`. */
-  until(text: string, from?: number): Promise<number>;
-  screen(): string;
-  exited: Promise<number>;
-  kill(): void;
-}
-
 function startRepl(args: string[] = [], env: Record<string, string> = fakeEnv(e2e.fake.baseURL, "chat")): ReplDriver {
-  let raw = "";
-  const decoder = new TextDecoder();
-  const proc = Bun.spawn([BINARY, ...args], {
-    cwd: e2e.dirs.cwd,
-    env: binaryEnv(e2e.dirs.home, env),
-    terminal: { cols: 200, rows: 50, data: (_terminal, data) => void (raw += decoder.decode(data, { stream: true })) },
-  });
-  // eslint-disable-next-line no-control-regex
-  const screen = () => raw.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "").replace(/\r/g, "");
-  return {
-    type: (text) => void proc.terminal!.write(text),
-    async until(text, from = 0) {
-      const deadline = Date.now() + 15_000;
-      for (;;) {
-        const at = screen().indexOf(text, from);
-        if (at >= 0) return at + text.length;
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${JSON.stringify(text)}; screen:\n${screen()}`);
-        await Bun.sleep(20);
-      }
-    },
-    screen,
-    exited: proc.exited,
-    kill: () => proc.kill("SIGKILL"),
-  };
+  return startPty(args, { cwd: e2e.dirs.cwd, home: e2e.dirs.home, env });
 }
 
 async function withRepl(args: string[], body: (repl: ReplDriver) => Promise<void>): Promise<void> {
@@ -56,11 +24,13 @@ async function withRepl(args: string[], body: (repl: ReplDriver) => Promise<void
 }
 
 describe("the REPL", () => {
-  test("the banner names the approval policy; ctrl-c with nothing running says good bye", async () => {
+  test("the banner names the approval policy; ctrl-c twice with nothing running says good bye", async () => {
     await withRepl([], async (repl) => {
       await repl.until("› ");
       expect(repl.screen()).toContain("no AGENTS.md found - /init writes one\n");
       expect(repl.screen()).toContain("approvals: ask for write_file, edit_file, bash, multi_edit, apply_patch, move_file, delete_file, mcp__*\n");
+      repl.type("\x03");
+      await repl.until("press Ctrl-C again to exit");
       repl.type("\x03");
       await repl.until("Good bye. Nothing to save from this session.\n");
       expect(await repl.exited).toBe(0);
@@ -105,7 +75,7 @@ describe("the REPL", () => {
       await repl.until("next answer", at);
     });
     const last = e2e.fake.requests.at(-1)!;
-    expect(userTextsOf(last)).toEqual(["first", "second", "third", "fourth", "fifth", "after the interrupt"]);
+    expect(userTextsOf(last)).toEqual(["first", "second", "third", "fourth", "fifth", "[the user interrupted this request]", "after the interrupt"]);
     expect(await Bun.file(`${e2e.dirs.cwd}/denied.txt`).exists()).toBe(false);
     expect(await Bun.file(`${e2e.dirs.cwd}/interrupted.txt`).exists()).toBe(false);
   }, 40_000);

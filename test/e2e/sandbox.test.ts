@@ -9,7 +9,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSyn
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BINARY, binaryEnv, fakeEnv, toolResultsOf, useE2E } from "./_harness.ts";
+import { fakeEnv, toolResultsOf, useE2E } from "./_harness.ts";
+import { startPty } from "./_pty.ts";
 import { sandboxTest } from "../unit/sandbox-required.ts";
 
 const e2e = useE2E();
@@ -193,7 +194,7 @@ describe("the REPL offers to run a refused command outside the sandbox", () => {
       bash("touch granted.txt"), { text: "ran granted" },
       bash("mkdir kept-inside"), { text: "kept inside" },
     );
-    const repl = _startRepl(["--yolo"]);
+    const repl = startPty(["--yolo"], { cwd: e2e.dirs.cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, "chat") });
     try {
       await repl.until("› ");
       repl.type("first\r");
@@ -223,31 +224,3 @@ describe("the REPL offers to run a refused command outside the sandbox", () => {
     expect(results[0]).toEndWith("sandbox: Ran outside the sandbox: the user approved it after the sandboxed attempt failed. (the read-only sandbox refused a write: commands may write only in a private /tmp that is discarded afterwards)");
   }, 40_000);
 });
-
-/** The binary in a pseudo-terminal (as test/e2e/repl.test.ts drives it). */
-function _startRepl(args: string[]) {
-  let raw = "";
-  const decoder = new TextDecoder();
-  const proc = Bun.spawn([BINARY, ...args], {
-    cwd: e2e.dirs.cwd,
-    env: binaryEnv(e2e.dirs.home, fakeEnv(e2e.fake.baseURL, "chat")),
-    terminal: { cols: 200, rows: 50, data: (_terminal, data) => void (raw += decoder.decode(data, { stream: true })) },
-  });
-  // eslint-disable-next-line no-control-regex
-  const screen = () => raw.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "").replace(/\r/g, "");
-  return {
-    type: (text: string) => void proc.terminal!.write(text),
-    async until(text: string, from = 0): Promise<number> {
-      const deadline = Date.now() + 15_000;
-      for (;;) {
-        const at = screen().indexOf(text, from);
-        if (at >= 0) return at + text.length;
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${JSON.stringify(text)}; screen:\n${screen()}`);
-        await Bun.sleep(20);
-      }
-    },
-    screen,
-    exited: proc.exited,
-    kill: () => proc.kill("SIGKILL"),
-  };
-}

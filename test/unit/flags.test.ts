@@ -6,6 +6,8 @@ import { UsageError } from "../../lib/platform/errors.ts";
 describe("parseFlags", () => {
   test("a flag takes the next item unless it starts with a dash", () => {
     expect(parseFlags(["-p", "--json"], ROOT_FLAGS)).toEqual({ _: [], print: "", json: true });
+    expect(parseFlags(["-p", "-", "--json"], ROOT_FLAGS)).toEqual({ _: [], print: "", json: true });
+    expect(parseFlags(["--print", "-"], ROOT_FLAGS)).toEqual({ _: [], print: "" });
     expect(parseFlags(["-p", "hello there", "--model", "m1"], ROOT_FLAGS)).toEqual({ _: [], print: "hello there", model: "m1" });
     expect(parseFlags(["--base-url=http://x/v1", "-c"], ROOT_FLAGS)).toEqual({ _: [], "base-url": "http://x/v1", continue: true });
   });

@@ -79,8 +79,8 @@ async function freePort(): Promise<number> {
 }
 
 /** Starts server-everything in an HTTP mode on 127.0.0.1; resolves once it says it listens. */
-async function startEverythingOverHttp(mode: "streamableHttp" | "sse"): Promise<number> {
-  const port = await freePort();
+async function startEverythingOverHttp(mode: "streamableHttp" | "sse", fixedPort?: number): Promise<number> {
+  const port = fixedPort ?? await freePort();
   const child = Bun.spawn([process.execPath, EVERYTHING_SERVER, mode], {
     env: { ...process.env, PORT: String(port) }, stdout: "ignore", stderr: "pipe", timeout: 25_000, killSignal: "SIGKILL",
   });
@@ -238,6 +238,22 @@ describe("remote servers", () => {
     expect(await toolNamed(hub, "mcp__web__echo").execute({ message: "over http" }, context())).toBe("Echo: over http");
     await hub.close();
     expect(hub.status()[0]).toMatchObject({ state: "closed", tools: 0 });
+  });
+
+  test("a streamable HTTP server that restarted is reconnected once, and the call goes through", async () => {
+    const port = await startEverythingOverHttp("streamableHttp");
+    const { hub, changes } = openHub({ web: { url: `http://127.0.0.1:${port}/mcp` } });
+    hub.start();
+    await hub.ready();
+    expect(await toolNamed(hub, "mcp__web__echo").execute({ message: "before" }, context())).toBe("Echo: before");
+    const first = spawned.pop()!;
+    first.kill("SIGKILL");
+    await first.exited;
+    await startEverythingOverHttp("streamableHttp", port);
+    expect(await toolNamed(hub, "mcp__web__echo").execute({ message: "after" }, context())).toBe("Echo: after");
+    expect(await toolNamed(hub, "mcp__web__echo").execute({ message: "again" }, context())).toBe("Echo: again");
+    expect(hub.status()[0]?.state).toBe("connected");
+    expect(changes.filter((change) => change.state === "failed")).toEqual([]);
   });
 
   test("SSE (server-everything): connect and echo", async () => {

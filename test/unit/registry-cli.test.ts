@@ -88,7 +88,7 @@ test("add --yes installs a skill and a plugin; installed lists them; remove dele
       "",
       "A skill is instructions the model will follow as if you wrote them: read it before you install it.",
       `installed skill review-plus to ${skillPath}`,
-      "restart shiro to load it",
+      "new sessions load it; a running one loads it with /reload",
       "",
     ].join("\n"),
     stderr: "",
@@ -106,7 +106,7 @@ test("add --yes installs a skill and a plugin; installed lists them; remove dele
       "",
       "A plugin runs no code: it only refuses the tool calls listed above.",
       `installed plugin lint to ${pluginPath}`,
-      "restart shiro to load it",
+      "new sessions load it; a running one loads it with /reload",
       "",
     ].join("\n"),
     stderr: "",
@@ -133,8 +133,8 @@ test("add --yes installs a skill and a plugin; installed lists them; remove dele
     { kind: "plugin", name: "lint", description: "refuses lint --fix", path: pluginPath },
   ]);
 
-  expect(await shiro("remove", "review-plus")).toEqual({ code: 0, stdout: "removed skill review-plus\nrestart shiro to unload it\n", stderr: "" });
-  expect(await shiro("remove", "lint")).toEqual({ code: 0, stdout: "removed plugin lint\nrestart shiro to unload it\n", stderr: "" });
+  expect(await shiro("remove", "review-plus")).toEqual({ code: 0, stdout: "removed skill review-plus\nnew sessions go without it; a running one drops it with /reload\n", stderr: "" });
+  expect(await shiro("remove", "lint")).toEqual({ code: 0, stdout: "removed plugin lint\nnew sessions go without it; a running one drops it with /reload\n", stderr: "" });
   expect([existsSync(skillPath), existsSync(pluginPath)]).toEqual([false, false]);
   expect(await shiro("installed")).toEqual({ code: 0, stdout: "nothing installed yet\n", stderr: "" });
   expect(await shiro("installed", "--json")).toEqual({ code: 0, stdout: "[]\n", stderr: "" });

@@ -20,7 +20,7 @@ async function shiro(...args: string[]): Promise<{ code: number; stdout: string;
 }
 
 test("no sessions yet", async () => {
-  expect(await shiro("sessions")).toEqual({ code: 0, stdout: "no saved sessions\n", stderr: "" });
+  expect(await shiro("sessions", "--all")).toEqual({ code: 0, stdout: "no saved sessions\n", stderr: "" });
   expect(await shiro("sessions", "--json")).toEqual({ code: 0, stdout: "[]\n", stderr: "" });
 });
 
@@ -37,9 +37,11 @@ test("lists saved sessions and shows one by prefix", async () => {
   writer.close();
 
   const id8 = session.id.slice(0, 8);
-  expect(await shiro("sessions")).toEqual({
-    code: 0, stdout: `${id8}  ${formatLocalMinute(session.updatedAt)}  2msg  why does the pagination test fail on the last page?\n`, stderr: "",
+  expect(await shiro("sessions", "--all")).toEqual({
+    code: 0, stdout: `${id8}  ${formatLocalMinute(session.updatedAt)}  2msg  /work/app  why does the pagination test fail on the last page?\n`, stderr: "",
   });
+  // Only this project's by default: the session of /work/app is not one of them.
+  expect(await shiro("sessions")).toEqual({ code: 0, stdout: "no saved sessions in this project (shiro sessions --all lists every folder)\n", stderr: "" });
   expect(await shiro("sessions", "show", id8)).toEqual({ code: 0, stderr: "", stdout: [
     `session   ${session.id}`,
     "title     why does the pagination test fail on the last page?",

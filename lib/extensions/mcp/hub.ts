@@ -63,6 +63,8 @@ export const MCP_CONNECT_TIMEOUT_MS = 15_000;
 /** A tool call that runs longer than this fails (the SDK's own default is one minute). */
 export const MCP_CALL_TIMEOUT_MS = 10 * 60_000;
 const _MAX_TOOL_PAGES = 100;
+/** How the SDK reports a request the server refused for an unknown or missing session. */
+const _SESSION_LOST = /session|HTTP 404|HTTP 400/i;
 const _STDERR_TAIL = 2_000;
 
 interface _Server {
@@ -118,7 +120,22 @@ export function createMcpHub(servers: Record<string, McpServerConfig>, options: 
   async function callTool(server: _Server, name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpCallResult> {
     const client = server.client;
     if (!client || server.status.state !== "connected") throw new Error(`MCP server ${server.name} is not connected (${server.status.state})`);
-    return (await client.callTool({ name, arguments: args }, undefined, { signal, timeout: MCP_CALL_TIMEOUT_MS })) as McpCallResult;
+    try {
+      return (await client.callTool({ name, arguments: args }, undefined, { signal, timeout: MCP_CALL_TIMEOUT_MS })) as McpCallResult;
+    } catch (error) {
+      // A remote server that restarted has forgotten our session: connect again once, then retry.
+      if (isLocalServer(server.config) || signal.aborted || !_SESSION_LOST.test(String(error)) || closed || server.shuttingDown) throw error;
+      await reconnect(server, client);
+      return (await server.client!.callTool({ name, arguments: args }, undefined, { signal, timeout: MCP_CALL_TIMEOUT_MS })) as McpCallResult;
+    }
+  }
+
+  /** Replaces a remote server's client whose session the server no longer knows (its tools are listed again). */
+  async function reconnect(server: _Server, stale: Client): Promise<void> {
+    stale.onclose = undefined;
+    await stale.close().catch(() => {});
+    setTools(server, await open(server));
+    setState(server, "connected");
   }
 
   async function open(server: _Server): Promise<McpListedTool[]> {

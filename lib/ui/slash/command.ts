@@ -6,6 +6,8 @@ export interface SlashContext {
   agent: Agent;
   write: (text: string) => void;
   style: Style;
+  /** Where custom commands are looked up (`.shiro/commands`, `.claude/commands`); default process.cwd(). */
+  cwd?: string;
 }
 
 /** What the REPL must do after a command. */
@@ -14,6 +16,8 @@ export type SlashOutcome =
   | { kind: "exit" }
   | { kind: "switch-session"; sessionId?: string }
   | { kind: "provider-setup" }
+  /** `change` runs with the terminal free for questions; true when extensions changed, so the session reopens with them. */
+  | { kind: "reload"; change: () => Promise<boolean> }
   | { kind: "prompt"; text: string };
 
 export interface SlashCommand {

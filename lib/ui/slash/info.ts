@@ -76,19 +76,6 @@ const _skills: SlashCommand = {
   },
 };
 
-const _mcp: SlashCommand = {
-  name: "/mcp", help: "the MCP servers of this session and their state",
-  async run(_args, { agent, write }) {
-    const statuses = agent.mcpStatus();
-    if (statuses.length === 0) write("no MCP servers configured - add one with: shiro mcp add <name> --command <cmd>\n");
-    else {
-      const { renderServerList } = await import("../mcp-list.ts");
-      write(`${renderServerList(statuses)}\n`);
-    }
-    return SLASH_DONE;
-  },
-};
-
 /** /init runs a prompt: investigate, then write a short AGENTS.md of verified facts. */
 const _init: SlashCommand = { name: "/init", help: "have the agent write an AGENTS.md for this project", run: () => ({ kind: "prompt", text: initPrompt.trimEnd() }) };
 
@@ -142,4 +129,4 @@ const _uncompact: SlashCommand = {
 };
 
 /** Between the session's mode and its tail in `/help`. */
-export const INFO_COMMANDS: readonly SlashCommand[] = [_todos, _notes, _memory, _context, _skills, _mcp, _init, _tools, _cost, _compact, _uncompact];
+export const INFO_COMMANDS: readonly SlashCommand[] = [_todos, _notes, _memory, _context, _skills, _init, _tools, _cost, _compact, _uncompact];

@@ -1,7 +1,6 @@
 /** Slash commands that change the session: its agent, thinking, model, provider, or the session itself. */
 import { VARIANTS } from "../../agent/variants.ts";
-import { listSessions } from "../../store/sessions.ts";
-import { formatSessionLines } from "../session-lines.ts";
+import { listFolderSessions, pickNumbered, renderSessionRows } from "./session-list.ts";
 import { AGENT_NAMES, THINKING_LEVELS, type AgentName, type ThinkingLevel } from "../../vocabulary.ts";
 import { SLASH_DONE, type SlashCommand } from "./command.ts";
 
@@ -67,20 +66,23 @@ const _provider: SlashCommand = {
 export const SESSION_COMMANDS: readonly SlashCommand[] = [_agent, _think, _model, _provider];
 
 const _sessions: SlashCommand = {
-  name: "/sessions", help: "the last 15 sessions",
-  run(_args, { write, style }) {
-    const { sessions, notices } = listSessions();
-    for (const notice of notices) write(style.dim(`${notice}\n`));
-    write(sessions.length === 0 ? "no saved sessions\n" : `${formatSessionLines(sessions).join("\n")}\n`);
+  name: "/sessions", args: "[all]", help: "this project's last 15 sessions, with their folder (all: every folder)",
+  run(args, { write, style, cwd }) {
+    const listing = listFolderSessions(cwd ?? process.cwd(), args.trim() === "all");
+    for (const notice of listing.notices) write(style.dim(`${notice}\n`));
+    write(`${renderSessionRows(listing)}\n`);
     return SLASH_DONE;
   },
 };
 
 const _resume: SlashCommand = {
-  name: "/resume", args: "<id>", help: "continue another session",
-  run(args, { write }) {
-    if (args) return { kind: "switch-session", sessionId: args };
-    write("usage: /resume <session-id>\n");
+  name: "/resume", args: "[id|n]", help: "continue another session; without an id, pick one of this project's by number",
+  run(args, { write, cwd }) {
+    const here = cwd ?? process.cwd();
+    if (args) return { kind: "switch-session", sessionId: pickNumbered(here, args) ?? args };
+    const listing = listFolderSessions(here);
+    write(`${renderSessionRows(listing, true)}\n`);
+    if (listing.sessions.length > 0) write("resume one with /resume <n> (or /resume <id>)\n");
     return SLASH_DONE;
   },
 };
@@ -95,7 +97,7 @@ const _save: SlashCommand = {
 };
 
 const _clear: SlashCommand = { name: "/clear", help: "start a new, empty session", run: () => ({ kind: "switch-session" }) };
-const _exit: SlashCommand = { name: "/exit", help: "quit (also /quit, ctrl-c when idle)", aliases: ["/quit"], run: () => ({ kind: "exit" }) };
+const _exit: SlashCommand = { name: "/exit", help: "quit (also /quit, Ctrl-D, Ctrl-C twice)", aliases: ["/quit"], run: () => ({ kind: "exit" }) };
 
 /** The end of `/help`: other sessions, saving, leaving. */
 export const TAIL_COMMANDS: readonly SlashCommand[] = [_sessions, _resume, _save, _clear, _exit];

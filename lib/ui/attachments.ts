@@ -1,0 +1,101 @@
+/**
+ * `@path` in a prompt attaches what it names, after the prompt text, one block each:
+ *   <attached path="src/a.ts">
+ *   1: first line …                       (numbered and capped exactly like read_file)
+ *   </attached>
+ * A folder attaches its tree (ignore-aware, 3 levels, at most 200 entries). The `@path` stays in
+ * the text. A token that names nothing in the workspace (an e-mail, a decorator, a path outside
+ * it) is sent as typed, and said so. A file the secrets classifier flags (name, real path or
+ * content) is attached only when `askSecret` says yes: the same question read_file's gate asks.
+ */
+import { statSync } from "node:fs";
+import { readNumberedLines, READ_LIMIT } from "../tools/fs.ts";
+import { readWorkspaceFile } from "../tools/file-read.ts";
+import { resolveInWorkspace } from "../tools/jail.ts";
+import { capResult } from "../tools/types.ts";
+import { walkWorkspace } from "../tools/walk.ts";
+
+export const ATTACHED_TREE_DEPTH = 3;
+export const ATTACHED_TREE_ENTRIES = 200;
+
+export interface AttachOptions {
+  root: string;
+  /** Puts a question to the user (a file that may hold secrets); `y` or `yes` attaches it. */
+  ask(question: string): Promise<string>;
+}
+
+export interface AttachResult {
+  /** The prompt with the attachments after it (the prompt unchanged when nothing was attached). */
+  prompt: string;
+  /** One line per `@` token, for the terminal: what was attached or why not. */
+  report: string[];
+}
+
+export async function attachMentions(text: string, options: AttachOptions): Promise<AttachResult> {
+  const blocks: string[] = [];
+  const report: string[] = [];
+  const seen = new Set<string>();
+  for (const match of text.matchAll(/(?:^|\s)@(\S+)/g)) {
+    const path = _existingPath(options.root, match[1]!);
+    if (path === undefined) {
+      report.push(`@${match[1]} names no file or folder in the workspace; sent as typed`);
+      continue;
+    }
+    if (seen.has(path)) continue;
+    seen.add(path);
+    try {
+      const attached = await _attachOne(path, options);
+      if (attached === undefined) {
+        report.push(`@${path} left out`);
+        continue;
+      }
+      blocks.push(`<attached path="${path}">\n${attached.body}\n</attached>`);
+      report.push(`attached @${path} (${attached.what})`);
+    } catch (error) {
+      report.push(`@${path} not attached: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return { prompt: blocks.length > 0 ? `${text}\n\n${blocks.join("\n\n")}` : text, report };
+}
+
+/** `attachMentions`, then one line per `@` token through `note` (what was attached, or why not). */
+export async function attachAndReport(text: string, options: AttachOptions & { note(line: string): void }): Promise<string> {
+  const result = await attachMentions(text, options);
+  for (const line of result.report) options.note(line);
+  return result.prompt;
+}
+
+/** The token as a workspace path, or without trailing punctuation (`see @a.ts,`); undefined when neither exists inside the workspace. */
+function _existingPath(root: string, token: string): string | undefined {
+  for (const candidate of [token, token.replace(/[.,;:!?)\]'"`]+$/, "")]) {
+    if (!candidate) continue;
+    try {
+      statSync(resolveInWorkspace(root, candidate));
+      return candidate.replace(/\/+$/, "") || candidate;
+    } catch {
+      // not there, or outside the workspace
+    }
+  }
+  return undefined;
+}
+
+async function _attachOne(path: string, options: AttachOptions): Promise<{ body: string; what: string } | undefined> {
+  if (statSync(resolveInWorkspace(options.root, path)).isDirectory()) {
+    const lines: string[] = [];
+    for await (const entry of walkWorkspace(options.root, { dir: path, maxDepth: ATTACHED_TREE_DEPTH, limit: ATTACHED_TREE_ENTRIES + 1 })) {
+      lines.push(`${"  ".repeat(entry.depth - 1)}${entry.name}${entry.dir ? "/" : ""}`);
+    }
+    if (lines.length > ATTACHED_TREE_ENTRIES) lines.splice(ATTACHED_TREE_ENTRIES, Infinity, `... [${ATTACHED_TREE_ENTRIES}-entry limit reached]`);
+    return { body: lines.join("\n") || "(empty folder)", what: `folder, ${Math.min(lines.length, ATTACHED_TREE_ENTRIES)} entries` };
+  }
+  const { secret } = await readWorkspaceFile(options.root, path);
+  if (secret && !["y", "yes"].includes((await options.ask(renderSecretQuestion(path, secret))).trim().toLowerCase())) return undefined;
+  const body = capResult(await readNumberedLines(options.root, path, 1, READ_LIMIT, Boolean(secret)));
+  const shown = body.split("\n").filter((line) => /^\d+: /.test(line)).length;
+  return { body, what: `${shown} line${shown === 1 ? "" : "s"}` };
+}
+
+/** The question put before a file that may hold secrets is attached (worded as read_file's). */
+export function renderSecretQuestion(path: string, why: string): string {
+  return `@${path} may hold secrets (${why}); what is attached goes to the model provider. y attach once | n leave it out `;
+}

@@ -1,0 +1,115 @@
+/**
+ * Custom slash commands: one markdown file each, its name the command (`review.md` is `/review`),
+ * its body the prompt sent when the command is typed. Read from, later overriding earlier by name:
+ *   user     ~/.claude/commands/*.md, then <stateDir>/commands/*.md
+ *   project  <cwd>/.claude/commands/*.md, then <cwd>/.shiro/commands/*.md
+ * An optional frontmatter (`---` lines) gives `description` (shown in /help) and `argument-hint`
+ * (shown after the name). In the body `$ARGUMENTS` is everything typed after the command and
+ * `$1`…`$9` its words; a body with neither gets the arguments appended after a blank line.
+ * Names are letters, digits, `.`, `_`, `-`; a file named like a built-in command is skipped (the
+ * built-in wins) and so is one that cannot be read, each with a one-line reason.
+ * The body is read again on every use, so an edit is seen without a restart.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, join } from "node:path";
+
+export interface CustomCommand {
+  /** With the slash: `/review`. */
+  name: string;
+  description: string;
+  argumentHint?: string;
+  origin: "user" | "project";
+  path: string;
+}
+
+export interface LoadCustomCommandsOptions {
+  cwd: string;
+  stateDir: string;
+  /** Default os.homedir(). */
+  home?: string;
+  /** Built-in names (with the slash) a custom command may not take. */
+  reserved: readonly string[];
+}
+
+export interface LoadCustomCommandsResult {
+  commands: CustomCommand[];
+  skipped: { path: string; reason: string }[];
+}
+
+const _NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+const _FENCE = /^---[ \t]*$/;
+
+export function loadCustomCommands(options: LoadCustomCommandsOptions): LoadCustomCommandsResult {
+  const home = options.home ?? homedir();
+  const sources: [CustomCommand["origin"], string][] = [
+    ["user", join(home, ".claude", "commands")],
+    ["user", join(options.stateDir, "commands")],
+    ["project", join(options.cwd, ".claude", "commands")],
+    ["project", join(options.cwd, ".shiro", "commands")],
+  ];
+  const reserved = new Set(options.reserved.map((name) => name.toLowerCase()));
+  const byName = new Map<string, CustomCommand>();
+  const skipped: LoadCustomCommandsResult["skipped"] = [];
+  for (const [origin, dir] of sources) {
+    for (const file of _listMarkdown(dir)) {
+      const path = join(dir, file);
+      const name = `/${basename(file, ".md")}`;
+      if (!_NAME.test(name.slice(1))) {
+        skipped.push({ path, reason: `${name} is not a command name (letters, digits, ".", "_", "-")` });
+        continue;
+      }
+      if (reserved.has(name.toLowerCase())) {
+        skipped.push({ path, reason: `${name} is a built-in command` });
+        continue;
+      }
+      try {
+        const { fields, body } = _splitFrontmatter(readFileSync(path, "utf8"));
+        const description = fields.get("description") || _firstLine(body) || "custom command";
+        const hint = fields.get("argument-hint");
+        byName.set(name.toLowerCase(), { name, description, ...(hint ? { argumentHint: hint } : {}), origin, path });
+      } catch (error) {
+        skipped.push({ path, reason: `cannot read it (${(error as NodeJS.ErrnoException).code ?? String(error)})` });
+      }
+    }
+  }
+  const commands = [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
+  return { commands, skipped };
+}
+
+/** The prompt `command` sends for `args`: its body (read now) with `$ARGUMENTS` and `$1`…`$9` filled in. */
+export function expandCustomCommand(command: CustomCommand, args: string): string {
+  const { body } = _splitFrontmatter(readFileSync(command.path, "utf8"));
+  const words = args.trim() === "" ? [] : args.trim().split(/\s+/);
+  const placeholders = /\$ARGUMENTS|\$[1-9]/;
+  if (!placeholders.test(body)) return args.trim() ? `${body}\n\n${args.trim()}` : body;
+  return body.replace(/\$ARGUMENTS|\$([1-9])/g, (_match, digit: string | undefined) => (digit ? words[Number(digit) - 1] ?? "" : args.trim()));
+}
+
+function _listMarkdown(dir: string): string[] {
+  try {
+    return readdirSync(dir).filter((name) => name.toLowerCase().endsWith(".md")).sort();
+  } catch {
+    return [];
+  }
+}
+
+function _firstLine(body: string): string {
+  return (body.split("\n").find((line) => line.trim() !== "") ?? "").replace(/^#+\s*/, "").trim().slice(0, 80);
+}
+
+/** Frontmatter fields (lower-cased keys, one pair of quotes removed) and the trimmed body. */
+function _splitFrontmatter(text: string): { fields: Map<string, string>; body: string } {
+  const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/);
+  const fields = new Map<string, string>();
+  if (!_FENCE.test(lines[0] ?? "")) return { fields, body: text.trim() };
+  const end = lines.findIndex((line, index) => index > 0 && _FENCE.test(line));
+  if (end < 0) return { fields, body: text.trim() };
+  for (const line of lines.slice(1, end)) {
+    const colon = line.indexOf(":");
+    if (colon <= 0 || /^\s/.test(line)) continue;
+    const key = line.slice(0, colon).trim().toLowerCase();
+    if (!fields.has(key)) fields.set(key, line.slice(colon + 1).trim().replace(/^(["'])(.*)\1$/, "$2"));
+  }
+  return { fields, body: lines.slice(end + 1).join("\n").trim() };
+}

@@ -1,0 +1,48 @@
+/**
+ * The one pseudo-terminal driver for end-to-end tests: the built binary under a 200x50 terminal,
+ * keys typed as bytes, and the screen read back with ANSI codes removed. Every wait is bounded.
+ */
+import { BINARY, binaryEnv } from "./_harness.ts";
+
+export interface PtyDriver {
+  /** Types text; "\r" is Enter, "\x03" is ctrl-c, "\x1b" is Esc. */
+  type(text: string): void;
+  /** Waits until the screen (ANSI codes removed) holds `text` after position `from`; returns the position after it. */
+  until(text: string, from?: number): Promise<number>;
+  screen(): string;
+  exited: Promise<number>;
+  kill(): void;
+}
+
+export interface PtyOptions {
+  cwd: string;
+  home: string;
+  env: Record<string, string>;
+}
+
+export function startPty(args: string[], options: PtyOptions): PtyDriver {
+  let raw = "";
+  const decoder = new TextDecoder();
+  const proc = Bun.spawn([BINARY, ...args], {
+    cwd: options.cwd,
+    env: binaryEnv(options.home, options.env),
+    terminal: { cols: 200, rows: 50, data: (_terminal, data) => void (raw += decoder.decode(data, { stream: true })) },
+  });
+  // eslint-disable-next-line no-control-regex
+  const screen = () => raw.replace(/\x1b\[[0-9;?]*[A-Za-z~]/g, "").replace(/\r/g, "");
+  return {
+    type: (text) => void proc.terminal!.write(text),
+    async until(text, from = 0) {
+      const deadline = Date.now() + 15_000;
+      for (;;) {
+        const at = screen().indexOf(text, from);
+        if (at >= 0) return at + text.length;
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${JSON.stringify(text)}; screen:\n${screen()}`);
+        await Bun.sleep(20);
+      }
+    },
+    screen,
+    exited: proc.exited,
+    kill: () => proc.kill("SIGKILL"),
+  };
+}
