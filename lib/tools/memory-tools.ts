@@ -101,7 +101,7 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
     name: "recall",
     effect: "read",
     decision: "allow",
-    guidance: "search this project's notes (every word must match)",
+    guidance: "search notes and past work, ranked by relevance",
     description: recallText,
     schema: RecallInput,
     execute: async (request) => {
