@@ -43,6 +43,11 @@ export type AgentEvent =
   | { type: "compacted"; before: number; after: number; summary?: string; span?: { from: number; to: number } }
   /** Durable state changed: the whole task list, or a memory tool ran (`count`: notes stored after it). */
   | { type: "state"; todos?: Todo[]; memory?: { action: "remember" | "forget" | "recall"; count: number } }
+  /**
+   * What memory the run's prompt carries (first after `run-start`): each note or episode injected,
+   * its scope and estimated tokens, the section's estimated tokens, the budget and the notes left out.
+   */
+  | { type: "memory"; tokens: number; budget: number; leftOut: number; injected: { kind: "note" | "episode"; id: string; scope: string; tokens: number; stale?: boolean }[] }
   | { type: "mcp"; server: string; status: "connected" | "failed" | "closed"; tools?: number; error?: string }
   | { type: "notice"; text: string }
   | { type: "error"; error: string }

@@ -16,7 +16,7 @@ import { findProjectRoot } from "../config/project.ts";
 import { detectSandbox, type SandboxStatus } from "../sandbox/detect.ts";
 import { createCommandSandbox } from "../sandbox/session.ts";
 import { connectionFromConfig, createModelClient, type ModelClient } from "../providers/client.ts";
-import { openGlobalMemory, openMemory, type MemoryStore } from "../store/memory.ts";
+import type { MemoryStore } from "../store/memory.ts";
 import { openEpisodes } from "../store/episodes.ts";
 import { createEmbeddingClient, type EmbeddingClient } from "../search/embeddings.ts";
 import { recordSessionEpisode, summarizeEpisode } from "./episode-recorder.ts";
@@ -27,7 +27,6 @@ import { type SessionRecord } from "../store/session-record.ts";
 import { renderSkillCatalogue, type Skill } from "../extensions/skills.ts";
 import { builtinTools, checkToolList, selectTools } from "../tools/index.ts";
 import { createSkillTool } from "../tools/skill.ts";
-import { createMemoryTools } from "../tools/memory-tools.ts";
 import { createRecallDiscardedTool } from "../tools/recall-discarded.ts";
 import { createTodoTool } from "../tools/todo.ts";
 import { createAskTool, type AskUser } from "../tools/ask.ts";
@@ -40,9 +39,10 @@ import { createContextWindow } from "./context/window.ts";
 import { queryModelWindow } from "../providers/window-query.ts";
 import { describePromptTooLarge, recoverFromOverflow } from "./context/overflow.ts";
 import type { AgentEvent } from "../events.ts";
+import { openSessionMemory, type SessionMemory } from "./memory-session.ts";
 import { loadInstructions, renderInstructions, type InstructionFile } from "./instructions.ts";
 import type { StartupNotice } from "../notices.ts";
-import { buildSystemPrompt, renderMemoryForPrompt, renderTodosForPrompt } from "./prompt.ts";
+import { buildSystemPrompt, renderTodosForPrompt } from "./prompt.ts";
 import { createRunDriver, createRunIds, createUsageTally, type RunStartOptions } from "./run-driver.ts";
 import { connectMcp, openPlugins, openSkills } from "./session-extensions.ts";
 import { pickSession, resolveAgentConfig } from "./session-start.ts";
@@ -85,6 +85,8 @@ export interface Agent {
   complete(system: string, prompt: string, signal?: AbortSignal): Promise<string>;
   readonly session: SessionRecord;
   readonly memory?: MemoryStore;
+  /** Every memory scope and what the current prompt carries (absent with --no-memory). */
+  readonly memoryScopes?: SessionMemory;
   readonly plugins: PluginHost;
   /** Where shell commands run: the sandbox mode in force and why (`shiro sandbox` prints the same). */
   readonly sandbox: SandboxStatus;
@@ -131,10 +133,8 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   if (picked.resumed) notices.push({ code: "session-resumed", sessionId: session.id, messages: session.messages.length, tasks: session.notebook.todos.length });
 
   const projectRoot = findProjectRoot(cwd);
-  // --no-memory opens neither store, so neither file is read or written.
+  // --no-memory opens no store of any scope, so no memory file is read or written.
   const onNotice = (text: string) => notices.push({ code: "store", text });
-  const memory = flags.noMemory ? undefined : openMemory(projectRoot, { onNotice });
-  const globalMemory = flags.noMemory ? undefined : openGlobalMemory({ onNotice });
   const episodes = flags.noMemory ? undefined : openEpisodes(projectRoot, { onNotice });
   const embeddings = flags.noMemory ? undefined : _embeddingClient(config, onNotice);
   /** Runs this process drove in this session: the next episode's material. */
@@ -165,6 +165,12 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
 
   // A blocked call is persisted under the run that is active when it asks.
   const runIds = createRunIds(options.runId);
+  const memoryConfig = config.file.memory;
+  const memoryScopes = flags.noMemory ? undefined : openSessionMemory({
+    projectRoot, cwd, agent: variant.name, sessionId: session.id, runId: () => runIds.active, messages: () => session.messages,
+    episodes, embeddings, budget: memoryConfig?.budget, confirmWrites: memoryConfig?.confirmWrites, onNotice,
+  });
+  const memory = memoryScopes?.shelf.project;
   const decide: DecisionSource = options.decide ?? (headless && flags.approvals === "block"
     ? createBlockingDecision({ get runId() { return runIds.active; }, sessionId: session.id })
     : denyAll);
@@ -183,7 +189,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const sessionTools: ToolDefinition[] = [
     createTodoTool({ get: () => session.notebook.todos, set: (todos) => { session.notebook.todos = todos; writer.markChanged(); } }),
     ...(options.askUser ? [createAskTool(options.askUser)] : []),
-    ...(memory ? createMemoryTools(memory, { global: globalMemory, source: () => ({ sessionId: session.id }), episodes, cwd, embeddings }) : []),
+    ...(memoryScopes?.tools ?? []),
     createRecallDiscardedTool(() => context.ledger()),
     ...(flags.noSubagent ? [] : [createTaskTool({
       client, model: () => config.file.subagentModel ?? model, thinking: () => thinking, tools: () => toolbox.registered, root: cwd,
@@ -191,11 +197,13 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       canAsk: Boolean(options.decide),
       workerBlocked: () => (variant.allow ? `The worker kind is not available in the ${variant.name} agent: it cannot change anything.` : undefined),
       onUsage: (used) => subagentUsage.add(used),
+      memory: memoryScopes ? (kind, prompt) => memoryScopes.subagentSection(kind, prompt) : undefined,
     })]),
     ...(skills.length > 0 ? [createSkillTool(skills)] : []),
     ...plugins.tools(),
   ];
-  for (const tool of sessionTools) autoApprove.add(tool.name);
+  // A tool that declares `ask` (remember under memory.confirmWrites) asks like a write.
+  for (const tool of sessionTools) if (tool.decision !== "ask") autoApprove.add(tool.name);
   const registered = checkToolList([...builtins, ...sessionTools]);
   toolbox.registered = registered;
   let offered = selectTools(registered, { toolSets: config.file.toolSets, allow: variant.allow }).offered;
@@ -216,13 +224,12 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   if (!headless) notices.push({ code: "approvals", yolo: flags.yolo === true, ruled: Object.keys(config.file.permission ?? {}), asking: offered.map((tool) => tool.name).filter(asksFirst) });
   if (flags.noPlugins) notices.push({ code: "plugins-off" });
 
-  const memorySection = memory ? renderMemoryForPrompt(memory.top(20), globalMemory?.top(10)) : "";
   const instructionsSection = renderInstructions(instructions);
   const skillsSection = renderSkillCatalogue(skills);
   const systemPrompt = (tools: ToolDefinition[]) => buildSystemPrompt({
     root: cwd, platform: `${process.platform}-${process.arch}`, tools,
     approvalTools: tools.map((tool) => tool.name).filter(asksFirst),
-    instructions: instructionsSection, memory: memorySection, skills: skillsSection, appendix: variant.appendix,
+    instructions: instructionsSection, memory: memoryScopes?.section() ?? "", skills: skillsSection, appendix: variant.appendix,
     pluginAppendices: plugins.appendices(), todos: renderTodosForPrompt(session.notebook.todos),
   });
 
@@ -238,7 +245,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     firstTurnPairs: headless && picked.resumed ? config.file.historyPairs ?? 0 : 0,
     saveNow: () => writer.flush(), runIds, subagentUsage, subagentModel: () => config.file.subagentModel ?? model,
     provider: config.preset.id, protocol: client.protocol, agentName: () => variant.name,
-    runOptions: runOptionsFromFlags(flags), detached: options.detached,
+    runOptions: runOptionsFromFlags(flags), detached: options.detached, runEnding: () => memoryScopes?.endRun() ?? [],
     persist: () => {
       if (persisted) return;
       writer.save();
@@ -248,7 +255,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
 
   let closing: Promise<void> = Promise.resolve();
   return {
-    config, session, memory, plugins, instructions, skills, resumedMessages, sandbox: sandboxStatus,
+    config, session, memory, memoryScopes, plugins, instructions, skills, resumedMessages, sandbox: sandboxStatus,
     get variant() {
       return variant;
     },
@@ -261,6 +268,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     configure(change) {
       if (change.agent) {
         variant = VARIANTS[change.agent];
+        memoryScopes?.setAgent(variant.name);
         thinking = variant.thinking;
         offered = selectTools(registered, { toolSets: config.file.toolSets, allow: variant.allow }).offered;
       }
@@ -272,9 +280,14 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     offeredTools: offeredNow,
     registeredTools: () => (mcp.hub ? [...registered, ...mcp.hub.tools()] : registered),
     todos: () => session.notebook.todos,
-    turn: (prompt, signal, turnOptions) => _collectRunIds(driver.start(prompt, signal, turnOptions), episodeRuns),
+    turn(prompt, signal, turnOptions) {
+      const events = [...(turnOptions?.events ?? []), ...(memoryScopes?.beginRun(prompt) ?? [])];
+      return _collectRunIds(driver.start(prompt, signal, { ...turnOptions, events }), episodeRuns);
+    },
     resumeRun(run, decision, signal, resumeOptions) {
       if (!episodeRuns.includes(run.id)) episodeRuns.push(run.id);
+      // A run resumed in a new process carries the memory chosen for its prompt again.
+      if (memoryScopes && !memoryScopes.injection()) memoryScopes.beginRun(run.prompt);
       return driver.resume(run, decision, signal, resumeOptions);
     },
     runCommand: (command, signal, onOutput) => runUserCommand(command, { gate, tools: registered, root: cwd, sandbox, signal, onOutput }),

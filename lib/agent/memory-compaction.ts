@@ -23,6 +23,9 @@ export interface CompactMemoryResult {
 const _SUBJECT: Record<MemoryScope, string> = {
   project: "about one codebase",
   global: "about its user and the user's machine, true in every project",
+  run: "about one run of work",
+  agent: "about one codebase, for one kind of agent working in it",
+  repo: "about one codebase, shared with its whole team through git",
 };
 
 const _system = (scope: MemoryScope) => systemTemplate.trimEnd().replace("{subject}", _SUBJECT[scope]).replace("{kinds}", MEMORY_KINDS.join(", "));

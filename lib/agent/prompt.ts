@@ -6,7 +6,6 @@
  * skills catalogue, agent appendix, plugin appendices, task list. What the prompt says about
  * changing and running comes from the tools' declarations.
  */
-import { GLOBAL_PROMPT_NOTE_LIMIT, PROMPT_NOTE_LIMIT, rankByUse, type MemoryEntry } from "../store/memory.ts";
 import { countTodos, renderTodoLines, type Todo } from "../store/notebook.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 
@@ -80,31 +79,4 @@ export function renderTodosForPrompt(todos: readonly Todo[]): string {
   const blocked = counts.blocked > 0 ? `, ${counts.blocked} blocked` : "";
   const header = `Your task list (${counts.done}/${counts.total} done${blocked}). Keep it current with todo_write:`;
   return [header, ...renderTodoLines(todos)].join("\n");
-}
-
-/**
- * The notes block of the system prompt: the 20 most used project notes under their header, then,
- * after a blank line, the 10 most used global notes under a header of their own; each note is a
- * `- (<kind>) <text>` line. A scope without notes has no header, and no notes at all is "".
- */
-export function renderMemoryForPrompt(projectEntries: readonly MemoryEntry[], globalEntries: readonly MemoryEntry[] = []): string {
-  const blocks: string[] = [];
-  if (projectEntries.length > 0) {
-    blocks.push([
-      "Notes you kept about this project in earlier sessions. Rely on them, but where one disagrees with the code",
-      "as you see it now, the code wins: check before acting on it, and correct the note with forget and remember:",
-      ..._promptLines(projectEntries, PROMPT_NOTE_LIMIT),
-    ].join("\n"));
-  }
-  if (globalEntries.length > 0) {
-    blocks.push([
-      "Notes about the user and their machine, kept across every project (this project's notes win over them):",
-      ..._promptLines(globalEntries, GLOBAL_PROMPT_NOTE_LIMIT),
-    ].join("\n"));
-  }
-  return blocks.join("\n\n");
-}
-
-function _promptLines(entries: readonly MemoryEntry[], limit: number): string[] {
-  return rankByUse(entries).slice(0, limit).map((entry) => `- (${entry.kind}) ${entry.text}`);
 }

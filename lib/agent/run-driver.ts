@@ -76,12 +76,16 @@ export interface RunDriverOptions {
   detached?: boolean;
   /** Writes a session that is not on disk yet; called before a run starts. */
   persist: () => void;
+  /** Events logged and yielded just before `done` (the notes written during the run). */
+  runEnding?: () => AgentEvent[];
 }
 
 /** Lines the front end worded from the session's start-up notices; yielded as `notice` events after the run starts. */
 export interface RunStartOptions {
   runId?: string;
   notices?: readonly string[];
+  /** Events logged and yielded right after `run-start` (the memory the prompt carries). */
+  events?: readonly AgentEvent[];
 }
 
 export interface RunDriver {
@@ -229,6 +233,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
     if (result.stop !== "blocked") {
       for (const failure of await options.plugins.runAfterTurn()) yield emit({ type: "notice", text: `plugin ${failure.name}: ${failure.error}` });
     }
+    for (const event of options.runEnding?.() ?? []) yield emit(event);
     const done: AgentEvent = {
       type: "done", runId: log.id, sessionId: session.id, stop: result.stop, steps: result.steps,
       ...(usage ? { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens } : {}),
@@ -267,6 +272,10 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
       const start: AgentEvent = { type: "run-start", runId, sessionId: session.id, cwd: options.root, provider: options.provider, model, agent: options.agentName(), protocol: options.protocol };
       log.append(start);
       yield start;
+      for (const event of startOptions.events ?? []) {
+        log.append(event);
+        yield event;
+      }
       yield* drive({ input: { prompt }, log, signal, query: prompt, notices: startOptions.notices ?? [] });
     },
     async *resume(run, decision, signal, startOptions = {}) {

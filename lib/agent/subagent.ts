@@ -8,7 +8,8 @@
  * Kinds: `explore` (default: the built-in tools that declare a `read` effect), `review` (the same
  * tools, findings by severity), `worker` (those plus the built-in `write` and `exec` tools; offered
  * only when someone can answer approval questions, and never under a read-only agent variant).
- * Session tools (task itself, memory, the task list) are never a subagent's.
+ * Session tools (task itself, memory, the task list) are never a subagent's; its prompt carries
+ * the agent-scoped notes kept under its kind's name (`shiro memory add … --scope agent --agent review`).
  */
 import * as v from "valibot";
 import type { ThinkingLevel } from "../vocabulary.ts";
@@ -50,6 +51,8 @@ export interface TaskToolOptions {
   workerBlocked?: () => string | undefined;
   /** Model usage of each subagent run, for the parent's totals. */
   onUsage?: (usage: Usage) => void;
+  /** The memory section for a subagent of `kind` given its prompt (the kind's agent-scoped notes); none with --no-memory. */
+  memory?: (kind: string, prompt: string) => string;
 }
 
 export function createTaskTool(options: TaskToolOptions): ToolDefinition {
@@ -84,10 +87,11 @@ export function createTaskTool(options: TaskToolOptions): ToolDefinition {
           return verdict;
         },
       };
+      const memory = options.memory?.(kind, input.prompt) ?? "";
       const system = (offered: ToolDefinition[]) => buildSystemPrompt({
         root: ctx.root, platform: `${process.platform}-${process.arch}`, tools: offered,
         approvalTools: kind === "worker" ? offered.filter((tool) => tool.effect !== "read").map((tool) => tool.name) : [],
-        appendix: _APPENDIX[kind],
+        appendix: _APPENDIX[kind], memory,
       });
       const turn = runTurn({ prompt: input.prompt }, {
         client: options.client, model: options.model(), thinking: options.thinking(), messages: [], tools: () => tools,

@@ -92,6 +92,8 @@ export const ConfigSchema = v.strictObject({
   ], `must be one of ${SANDBOX_MODES.join(", ")}, or {mode?, network?, bwrap?, mcp?}`)),
   memory: v.optional(v.strictObject({
     episodeSummary: v.optional(v.boolean("must be true or false")),
+    budget: v.optional(v.pipe(v.number("must be a number of tokens"), v.integer("must be a whole number"), v.minValue(0, "must not be negative"))),
+    confirmWrites: v.optional(v.boolean("must be true or false")),
     embeddings: v.optional(v.strictObject({
       baseURL: v.pipe(v.string("must be a URL"), v.url("must be a URL")),
       model: v.pipe(v.string("must be a model name"), v.minLength(1, "must not be empty")),

@@ -1,7 +1,7 @@
 /**
- * What `shiro memory show <id>` resolves against, and what makes a memory id short: the project's
- * notes, the global notes and the project's episodes, by id. A printed memory id is the shortest
- * prefix (8 characters at least) unique among all of them, so `memory show` always takes it.
+ * What makes a memory id `shiro search` prints short: the project's notes, the global notes and the
+ * project's episodes, by id. A printed memory id is the shortest prefix (8 characters at least)
+ * unique among all of them, so `shiro memory show` (lib/store/memory-lookup.ts) always takes it.
  */
 import { UserError } from "../platform/errors.ts";
 import { shortestUniquePrefix } from "../platform/ids.ts";
@@ -20,37 +20,6 @@ export interface MemoryItems {
   shortId(id: string): string;
   /** The item a full id or unique prefix names; UserError otherwise. */
   find(idOrPrefix: string): MemoryItem;
-}
-
-/** What `shiro memory show` prints: labelled rows, the text or the episode's parts last. */
-export function formatMemoryItem(item: MemoryItem, shortSession: (id: string) => string): string {
-  if (item.kind === "note") {
-    const note = item.note;
-    const rows: [string, string][] = [
-      ["note", note.id],
-      ["kind", `${note.kind} (${note.scope})`],
-      ["created", note.createdAt],
-      ["recalled", note.hits > 0 ? `${note.hits} time${note.hits === 1 ? "" : "s"}${note.lastHitAt ? `, last ${note.lastHitAt}` : ""}` : "never"],
-    ];
-    if (note.source?.sessionId) rows.push(["session", shortSession(note.source.sessionId)]);
-    rows.push(["text", note.text]);
-    return rows.map(([key, value]) => `${key.padEnd(9)}${value}`).join("\n");
-  }
-  const episode = item.episode;
-  const rows: [string, string][] = [
-    ["episode", episode.id],
-    ["session", shortSession(episode.sessionId)],
-    ["started", episode.startedAt],
-    ["ended", episode.endedAt],
-    ["outcome", `${episode.outcome.status}, ${episode.outcome.steps} steps in ${episode.outcome.runs} run${episode.outcome.runs === 1 ? "" : "s"}`],
-  ];
-  for (const prompt of episode.prompts) rows.push(["asked", prompt]);
-  if (episode.filesRead.length > 0) rows.push(["read", episode.filesRead.join(", ")]);
-  if (episode.filesChanged.length > 0) rows.push(["changed", episode.filesChanged.join(", ")]);
-  for (const run of episode.commands) rows.push(["ran", `${run.command} (${run.exit === null ? "no exit code" : `exit ${run.exit}`})`]);
-  if (episode.answer) rows.push(["answer", episode.answer]);
-  if (episode.summary) rows.push(["summary", episode.summary]);
-  return rows.map(([key, value]) => `${key.padEnd(9)}${value}`).join("\n");
 }
 
 export function listMemoryItems(projectRoot: string, onNotice?: (text: string) => void): MemoryItems {

@@ -19,7 +19,7 @@
  * - Reads only: notes found here do not count a recall hit.
  */
 import type { Bm25Index, IndexHit } from "../search/bm25-index.ts";
-import { EPISODE_SEGMENT, NOTE_SEGMENTS, episodeText, openMemoryIndex } from "../store/memory-index.ts";
+import { EPISODE_SEGMENT, episodeText, openMemoryIndex } from "../store/memory-index.ts";
 import { shortSessionIds } from "../store/short-ids.ts";
 import { listMemoryItems } from "./memory-items.ts";
 import { buildSnippet, type Snippet } from "./snippet.ts";
@@ -131,7 +131,7 @@ export function describeTranscriptHits(found: readonly IndexHit[], query: string
 function _searchMemory(request: SearchRequest, limit: number): SearchHit[] {
   const root = request.project ?? request.memoryRoot;
   const items = listMemoryItems(root, request.onNotice);
-  const { index, notes } = openMemoryIndex({
+  const { index, notes, segments } = openMemoryIndex({
     projectRoot: root,
     project: items.project,
     global: items.global,
@@ -144,7 +144,7 @@ function _searchMemory(request: SearchRequest, limit: number): SearchHit[] {
   const filter = (segment: string, id: string): boolean => {
     const at = timeOf(segment, id);
     if (at === undefined || (since && at < since)) return false;
-    return segment === EPISODE_SEGMENT || segment === NOTE_SEGMENTS[notes.get(id)!.scope];
+    return segment === EPISODE_SEGMENT || segment === segments.get(id);
   };
   return index.search(request.query, { limit, filter }).map((hit): SearchHit => {
     const note = notes.get(hit.id);

@@ -4,7 +4,7 @@
  * (paths.memoryIndex) beside the stores.
  *
  * Segments, and what makes each one out of date:
- * - `notes:project`, `notes:global`: the list of note ids. Note text never changes under an id,
+ * - `notes:<scope>` (`notes:agent:<name>` for an agent store): the list of note ids. Note text never changes under an id,
  *   so a hit count changing (every recall) leaves the index alone; notes are read on every recall
  *   anyway, for their hits and age.
  * - `episodes`: the episodes file's inode, size and modification time. While it holds, recall
@@ -12,7 +12,7 @@
  *   keeps for it (EpisodeCard). An episode changes under its id only when its summary is added
  *   (its stamp is the summary's length); a digest's stamp is its count and last time.
  * A store that is off (no global store given) keeps its segment out of the search, not out of
- * the file. Digests are documents of the `episodes` segment with ids `digest:<month>`.
+ * the file. Run notes (`notes:run`) are indexed in the process only, after the file is saved. Digests are documents of the `episodes` segment with ids `digest:<month>`.
  */
 import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
@@ -20,9 +20,12 @@ import type { Bm25Index, IndexedDocInput } from "../search/bm25-index.ts";
 import { openIndexFile } from "../search/index-file.ts";
 import { paths } from "../platform/paths.ts";
 import type { Episode, EpisodeDigest, EpisodeStore } from "./episodes.ts";
-import type { MemoryScope, MemoryStore, ScopedMemoryEntry } from "./memory.ts";
+import type { MemoryStore, ScopedMemoryEntry } from "./memory.ts";
 
-export const NOTE_SEGMENTS: Record<MemoryScope, string> = { project: "notes:project", global: "notes:global" };
+/** The index segment of a store's notes. */
+export function noteSegment(store: Pick<MemoryStore, "scope" | "agent">): string {
+  return store.scope === "agent" ? `notes:agent:${store.agent}` : `notes:${store.scope}`;
+}
 export const EPISODE_SEGMENT = "episodes";
 export const DIGEST_ID_PREFIX = "digest:";
 
@@ -35,6 +38,8 @@ export interface MemoryIndexSources {
   projectRoot: string;
   project?: MemoryStore;
   global?: MemoryStore;
+  /** Every note store to search; when absent, `project` and `global`. */
+  stores?: readonly MemoryStore[];
   episodes?: EpisodeStore;
   onNotice?: (text: string) => void;
 }
@@ -43,22 +48,30 @@ export interface OpenedMemoryIndex {
   index: Bm25Index;
   /** Every note of the stores given, by id, tagged with its scope. */
   notes: Map<string, ScopedMemoryEntry>;
+  /** The index segment of each note, by id. */
+  segments: Map<string, string>;
 }
 
 /** Brings the index up to date with the stores (see the module contract) and returns it with the notes read. */
 export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex {
   const notes = new Map<string, ScopedMemoryEntry>();
-  const stores = [sources.project, sources.global].filter((store): store is MemoryStore => store !== undefined);
+  const segments = new Map<string, string>();
+  const stores = (sources.stores ?? [sources.project, sources.global]).filter((store): store is MemoryStore => store !== undefined);
   const listed = stores.map((store) => {
     const entries = store.list();
-    for (const entry of entries) notes.set(entry.id, { ...entry, scope: store.scope });
+    for (const entry of entries) {
+      notes.set(entry.id, { ...entry, scope: store.scope });
+      segments.set(entry.id, noteSegment(store));
+    }
     return { store, entries };
   });
   const file = openIndexFile(paths.memoryIndex(sources.projectRoot), { label: "memory index", onNotice: sources.onNotice });
+  // Run notes live only in the process: they join the index after it is saved, never the file.
+  const saved = listed.filter(({ store }) => store.scope !== "run");
   const index = file.open((index) => {
-    for (const { store, entries } of listed) {
+    for (const { store, entries } of saved) {
       const stamp = createHash("sha1").update(entries.map((entry) => entry.id).sort().join("\n")).digest("hex");
-      index.sync(NOTE_SEGMENTS[store.scope], stamp, () => entries.map((entry) => ({ id: entry.id, stamp: "", text: entry.text })));
+      index.sync(noteSegment(store), stamp, () => entries.map((entry) => ({ id: entry.id, stamp: "", text: entry.text })));
     }
     if (sources.episodes) {
       const store = sources.episodes;
@@ -68,7 +81,10 @@ export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex 
       });
     }
   });
-  return { index, notes };
+  for (const { store, entries } of listed) {
+    if (store.scope === "run" && entries.length > 0) index.sync(noteSegment(store), entries.map((entry) => entry.id).join(","), () => entries.map((entry) => ({ id: entry.id, stamp: "", text: entry.text })));
+  }
+  return { index, notes, segments };
 }
 
 function _fileStamp(path: string): string {

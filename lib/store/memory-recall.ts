@@ -8,7 +8,9 @@
  *   by trailing path segments (`auth.ts` finds `lib/auth.ts`); with no words, newest first.
  * - A query that is a session id (8 hex digits or more, a prefix of the full id) returns those
  *   episodes in full instead: the progressive-disclosure step after a short result.
- * - `scope` project: the project's notes and episodes; global: the global notes; both by default.
+ * - `scope` names one store's notes (project also keeps the episodes); every store by default.
+ * - A note whose files changed or vanished since it was written gets a second line,
+ *   `(possibly stale: <file> changed since this note)` (memory-provenance.ts).
  *   `kinds` keeps note kinds and `episode` (which covers digests).
  * - Each note returned counts one hit in its own store (memory.ts `recordHits`).
  * - Results are one short line each; notices about a rebuilt index open the answer.
@@ -20,7 +22,8 @@ import type { EmbeddingClient } from "../search/embeddings.ts";
 import { fuseByRank } from "../search/vector-file.ts";
 import { projectPath } from "./episode-build.ts";
 import type { Episode, EpisodeStore } from "./episodes.ts";
-import { EPISODE_SEGMENT, NOTE_SEGMENTS, digestCard, episodeCard, formatCommandRun, openMemoryIndex, type EpisodeCard, type MemoryIndexSources } from "./memory-index.ts";
+import { staleNote } from "./memory-provenance.ts";
+import { EPISODE_SEGMENT, digestCard, episodeCard, formatCommandRun, openMemoryIndex, type EpisodeCard, type MemoryIndexSources } from "./memory-index.ts";
 import { rankSemantically } from "./memory-semantic.ts";
 import { MEMORY_KINDS, type MemoryScope, type MemoryStore, type ScopedMemoryEntry } from "./memory.ts";
 
@@ -88,6 +91,7 @@ interface _Plan {
   notices: string[];
   index: Bm25Index;
   notes: Map<string, ScopedMemoryEntry>;
+  segments: Map<string, string>;
   touching?: Map<string, _Touching>;
   accept: (segment: string, id: string) => boolean;
   tieBreak: (a: IndexHit, b: IndexHit) => number;
@@ -103,19 +107,19 @@ function _plan(context: RecallContext, request: RecallRequest): _Plan | string {
     if (expanded) return expanded;
   }
   const notices: string[] = [];
-  const { index, notes } = openMemoryIndex({ ...context, onNotice: (text) => { notices.push(text); context.onNotice?.(text); } });
+  const { index, notes, segments } = openMemoryIndex({ ...context, onNotice: (text) => { notices.push(text); context.onNotice?.(text); } });
   const kinds = new Set<string>(request.kinds && request.kinds.length > 0 ? request.kinds : RECALL_KINDS);
   const touching = file && context.episodes ? _episodesTouching(context.episodes, projectPath(file, context.cwd, context.projectRoot)) : undefined;
   const accept = (segment: string, id: string): boolean => {
-    if (segment === EPISODE_SEGMENT) return request.scope !== "global" && kinds.has("episode") && (!touching || touching.has(id));
+    if (segment === EPISODE_SEGMENT) return (!request.scope || request.scope === "project") && kinds.has("episode") && (!touching || touching.has(id));
     if (touching) return false;
     const note = notes.get(id);
-    return note !== undefined && segment === NOTE_SEGMENTS[note.scope] && (!request.scope || request.scope === note.scope) && kinds.has(note.kind);
+    return note !== undefined && segment === segments.get(id) && (!request.scope || request.scope === note.scope) && kinds.has(note.kind);
   };
   const time = (hit: IndexHit) => notes.get(hit.id)?.createdAt ?? _cardTime(hit.data as EpisodeCard);
   const tieBreak = (a: IndexHit, b: IndexHit) => (notes.get(b.id)?.hits ?? 0) - (notes.get(a.id)?.hits ?? 0) || (time(a) < time(b) ? 1 : time(a) > time(b) ? -1 : 0);
   return {
-    query, ...(file ? { file } : {}), now: context.now ?? new Date(), limit: request.limit ?? RECALL_DEFAULT_LIMIT, notices, index, notes,
+    query, ...(file ? { file } : {}), now: context.now ?? new Date(), limit: request.limit ?? RECALL_DEFAULT_LIMIT, notices, index, notes, segments,
     ...(touching ? { touching } : {}), accept, tieBreak,
   };
 }
@@ -128,10 +132,13 @@ function _byFile(plan: _Plan): IndexHit[] {
 }
 
 function _answer(context: RecallContext, plan: _Plan, hits: readonly IndexHit[]): string {
-  _recordNoteHits([context.project, context.global], hits, plan.notes);
+  _recordNoteHits(context.stores ?? [context.project, context.global], hits, plan.notes);
   const lines = hits.map((hit) => {
     const note = plan.notes.get(hit.id);
-    if (note) return _noteLine(note, plan.now);
+    if (note) {
+      const stale = staleNote(note, context.projectRoot);
+      return _noteLine(note, plan.now) + (stale ? `\n  ${stale}` : "");
+    }
     const found = plan.touching?.get(hit.id);
     return _cardLine(found?.card ?? (hit.data as EpisodeCard)) + (found?.read ? ` · read ${found.read}` : "");
   });
@@ -140,7 +147,7 @@ function _answer(context: RecallContext, plan: _Plan, hits: readonly IndexHit[])
   return [...plan.notices.map((text) => `Notice: ${text}`), ...lines].join("\n");
 }
 
-function _recordNoteHits(stores: (MemoryStore | undefined)[], hits: readonly IndexHit[], notes: Map<string, ScopedMemoryEntry>): void {
+function _recordNoteHits(stores: readonly (MemoryStore | undefined)[], hits: readonly IndexHit[], notes: Map<string, ScopedMemoryEntry>): void {
   for (const store of stores) {
     if (!store) continue;
     const ids = hits.filter((hit) => notes.get(hit.id)?.scope === store.scope).map((hit) => hit.id);
@@ -174,9 +181,9 @@ function _episodesTouching(store: EpisodeStore, path: string): Map<string, _Touc
   return found;
 }
 
-/** `note (gotcha, 12 days old, 3 hits): <text>`; a global note says `global`. */
+/** `note (gotcha, 12 days old, 3 hits): <text>`; a note of another scope than project names it. */
 function _noteLine(note: ScopedMemoryEntry, now: Date): string {
-  const parts = [note.kind, ...(note.scope === "global" ? ["global"] : []), _age(note.createdAt, now), ...(note.hits > 0 ? [`${note.hits} hit${note.hits === 1 ? "" : "s"}`] : [])];
+  const parts = [note.kind, ...(note.scope === "project" ? [] : [note.scope]), _age(note.createdAt, now), ...(note.hits > 0 ? [`${note.hits} hit${note.hits === 1 ? "" : "s"}`] : [])];
   return `note (${parts.join(", ")}): ${note.text}`;
 }
 
@@ -209,11 +216,12 @@ function _age(createdAt: string, now: Date): string {
 function _expand(store: EpisodeStore, prefix: string): string | undefined {
   const found = store.read().episodes.filter((episode) => episode.sessionId.toLowerCase().startsWith(prefix)).reverse().slice(0, 3);
   if (found.length === 0) return undefined;
-  const text = found.map(_fullEpisode).join("\n\n");
+  const text = found.map(describeEpisode).join("\n\n");
   return text.length > _EXPANDED_CAP ? `${text.slice(0, _EXPANDED_CAP - 1)}…` : text;
 }
 
-function _fullEpisode(episode: Episode): string {
+/** An episode in full, as recall expands it and `shiro memory show` prints it. */
+export function describeEpisode(episode: Episode): string {
   const { outcome } = episode;
   const cost = outcome.costUsd === undefined ? "" : `, $${outcome.costUsd.toFixed(4)}`;
   const lines = [

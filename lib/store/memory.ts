@@ -1,77 +1,61 @@
 /**
- * Memory notes: durable one-line notes in two scopes, one store implementation over two files.
+ * Memory notes: durable one-line notes in five scopes, one store implementation over several
+ * backings (memory-scopes.ts opens the run, agent and repo stores; this module the project and
+ * global ones and the store itself).
  *
  * - project: notes about one codebase, shared by every session in it.
  *   File `memory/<hash16>.json` (paths.projectMemory, keyed by the project root):
  *     {version: 1, project: "<root>", entries: MemoryEntry[]}   entries in the order they were added
  * - global: notes about the user and their machine, shared by every project.
  *   File `memory/global.json` (paths.globalMemory): {version: 1, entries: MemoryEntry[]}
+ * - agent: `memory/<hash16>.agent-<name>.json`, {version: 1, project, agent, entries}.
+ * - repo: `.shiro/notes.json` in the repository, {version: 1, entries}, mode 0644, no hit counts.
+ * - run: no file; the entries live in the process for one run.
  * A bare JSON array of entries (the first format) reads as version 0 and becomes version 1 on the
  * next write.
  *
- * Guarantees, the same for both scopes:
+ * An entry: {id, kind, text, createdAt, hits, lastHitAt?, verifiedAt?, source?}; `source` is its
+ * provenance (memory-provenance.ts): {sessionId?, runId?, agent?, commit?, files?: [{path, hash}],
+ * untrusted?: string[]}. `hits`/`lastHitAt` count recalls; `verifiedAt` is when it was confirmed.
+ *
+ * Guarantees, the same for every file-backed scope:
  * - Opening a store, reading it, and a recall or forget that matches nothing touch no file: only a
  *   change that has something to change takes the lock and writes.
- * - Every mutation (remember, the hit counts of recall, forget, compaction) is one locked
+ * - Every mutation (remember, the hit counts of recall, forget, verify, compaction) is one locked
  *   read-modify-write through json-file's `updateJsonSync`: concurrent shiro processes on one
  *   store never lose each other's notes, and the file is always a whole document.
  * - A corrupt file is never overwritten: reads treat it as empty and report it once through
  *   `onNotice`; the next mutation moves it aside to `<file>.corrupt-<time>` (reported) first.
  * - Text is whitespace-collapsed, trimmed, redacted (a secret is stored as `<redacted:kind>`, and
- *   `RememberResult.redacted` names the kinds) and cut to 400 characters; exact duplicates are refused;
- *   past `maxEntries` (300) the oldest entries by `createdAt` are dropped, recalled or not.
+ *   `RememberResult.redacted` names the kinds) and cut to 400 characters; exact duplicates are
+ *   refused (and the existing note is marked verified now); past `maxEntries` (300) the oldest
+ *   entries by `createdAt` are dropped, recalled or not.
  */
-import * as v from "valibot";
 import { uuidv7 } from "../platform/ids.ts";
 import { paths } from "../platform/paths.ts";
 import { redactText } from "../secrets/redact.ts";
-import { readJson, updateJsonSync } from "./json-file.ts";
+import {
+  GLOBAL_FILE_SCHEMA, MEMORY_KINDS, PROJECT_FILE_SCHEMA, openFileBacking, type MemoryBacking, type MemoryEntry, type MemoryKind, type MemorySource,
+} from "./memory-file.ts";
 
-export const MEMORY_KINDS = ["fact", "decision", "gotcha", "command"] as const;
-export type MemoryKind = (typeof MEMORY_KINDS)[number];
+export { MEMORY_KINDS, type MemoryBacking, type MemoryEntry, type MemoryKind, type MemorySource } from "./memory-file.ts";
 
 export const MEMORY_TEXT_CAP = 400;
 export const MEMORY_ENTRY_CAP = 300;
 export const RECALL_LIMIT = 15;
 export const PROMPT_NOTE_LIMIT = 20;
-export const GLOBAL_PROMPT_NOTE_LIMIT = 10;
 /** Model compaction only acts on a store with more entries than this. */
 export const COMPACT_AT = 60;
 
-const MemoryEntrySchema = v.object({
-  id: v.pipe(v.string(), v.minLength(1)),
-  kind: v.picklist(MEMORY_KINDS),
-  text: v.pipe(v.string(), v.minLength(1)),
-  createdAt: v.string(),
-  hits: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 0),
-  lastHitAt: v.optional(v.string()),
-  source: v.optional(v.object({ sessionId: v.optional(v.string()), runId: v.optional(v.string()) })),
-});
-
-export type MemoryEntry = v.InferOutput<typeof MemoryEntrySchema>;
-export type MemorySource = NonNullable<MemoryEntry["source"]>;
-
-/** Where a note lives: the current project's store, or the user's store shared by every project. */
-export type MemoryScope = "project" | "global";
-export const MEMORY_SCOPES = ["project", "global"] as const satisfies readonly MemoryScope[];
+/**
+ * Where a note lives: this run only, this agent variant in this project, the project (default),
+ * the user's store shared by every project, or the repository's own `.shiro/notes.json`.
+ */
+export const MEMORY_SCOPES = ["run", "agent", "project", "global", "repo"] as const;
+export type MemoryScope = (typeof MEMORY_SCOPES)[number];
 
 /** An entry tagged with the store it came from, for answers that mix both. */
 export type ScopedMemoryEntry = MemoryEntry & { scope: MemoryScope };
-
-interface _MemoryFile {
-  version: 1;
-  entries: MemoryEntry[];
-}
-
-// Version 0, a bare array, has no `version` field to migrate by, so the schemas upgrade it.
-const _ProjectFileSchema = v.union([
-  v.object({ version: v.literal(1), project: v.string(), entries: v.array(MemoryEntrySchema) }),
-  v.pipe(v.array(MemoryEntrySchema), v.transform((entries) => ({ version: 1 as const, project: "", entries }))),
-]);
-const _GlobalFileSchema = v.union([
-  v.object({ version: v.literal(1), entries: v.array(MemoryEntrySchema) }),
-  v.pipe(v.array(MemoryEntrySchema), v.transform((entries) => ({ version: 1 as const, entries }))),
-]);
 
 export interface RememberResult {
   status: "stored" | "duplicate";
@@ -91,6 +75,9 @@ export interface MemoryStore {
   readonly scope: MemoryScope;
   /** The project the notes are about; absent for the global store. */
   readonly projectRoot?: string;
+  /** The agent variant of an agent store. */
+  readonly agent?: string;
+  /** The file; "" for the run store. */
   readonly path: string;
   /** Throws `memory text is empty` for blank text and a one-line error for an unknown kind. */
   remember(kind: MemoryKind, text: string, source?: MemorySource): RememberResult;
@@ -102,6 +89,10 @@ export interface MemoryStore {
   recordHits(ids: readonly string[]): MemoryEntry[];
   /** Removes every entry whose text contains `text` (case-insensitive); returns how many went. */
   forget(text: string): number;
+  /** Removes the entries with these ids; returns how many went. */
+  remove(ids: readonly string[]): number;
+  /** Marks the entry verified now, its provenance's files and commit replaced by `source`'s; undefined when no such id. */
+  verify(id: string, source?: MemorySource): MemoryEntry | undefined;
   /** All entries, newest first. */
   list(): MemoryEntry[];
   /** The `n` most used entries: hits descending, then newest first. */
@@ -122,51 +113,36 @@ export interface MemoryStoreOptions {
   onNotice?: (text: string) => void;
 }
 
+/** How memory-scopes.ts describes a store it opens over this module's implementation. */
+export interface MemoryStoreLayout {
+  scope: MemoryScope;
+  path: string;
+  backing: MemoryBacking;
+  projectRoot?: string;
+  agent?: string;
+  /** False: recalls are not counted (the repo file stays free of churn). */
+  countsHits?: boolean;
+}
+
 /** The notes about one project (keyed by its root). Creates no file until the first change. */
 export function openMemory(projectRoot: string, options: MemoryStoreOptions = {}): MemoryStore {
-  return _openStore({
-    scope: "project", path: paths.projectMemory(projectRoot), schema: _ProjectFileSchema, header: { project: projectRoot },
-  }, options);
+  const path = paths.projectMemory(projectRoot);
+  const backing = openFileBacking({ label: "project memory", path, schema: PROJECT_FILE_SCHEMA, header: { project: projectRoot } }, options);
+  return createMemoryStore({ scope: "project", path, backing, projectRoot }, options);
 }
 
 /** The notes about the user, shared by every project (paths.globalMemory). Creates no file until the first change. */
 export function openGlobalMemory(options: MemoryStoreOptions = {}): MemoryStore {
-  return _openStore({ scope: "global", path: paths.globalMemory(), schema: _GlobalFileSchema, header: {} }, options);
+  const path = paths.globalMemory();
+  const backing = openFileBacking({ label: "global memory", path, schema: GLOBAL_FILE_SCHEMA, header: {} }, options);
+  return createMemoryStore({ scope: "global", path, backing }, options);
 }
 
-interface _StoreLayout {
-  scope: MemoryScope;
-  path: string;
-  schema: v.GenericSchema<unknown, _MemoryFile>;
-  /** Fields written before `entries` on every write (the project root for a project store). */
-  header: { project?: string };
-}
-
-function _openStore(layout: _StoreLayout, options: MemoryStoreOptions): MemoryStore {
-  const { scope, path, schema, header } = layout;
+export function createMemoryStore(layout: MemoryStoreLayout, options: MemoryStoreOptions): MemoryStore {
+  const { scope, path, backing } = layout;
   const maxEntries = options.maxEntries ?? MEMORY_ENTRY_CAP;
-  let reportedCorrupt = false;
-
-  const read = (): MemoryEntry[] => {
-    const result = readJson(path, { schema, version: 1 });
-    if (result.status === "ok") return result.value.entries;
-    if (result.status === "corrupt" && !reportedCorrupt) {
-      reportedCorrupt = true;
-      options.onNotice?.(`${scope} memory ${path} is unreadable (${result.reason}); its notes are ignored, and the next new note moves it aside`);
-    }
-    return [];
-  };
-
-  /** `change` returns the next entry list, or undefined to leave the file untouched. */
-  const update = (change: (entries: MemoryEntry[]) => MemoryEntry[] | undefined): void => {
-    updateJsonSync(path, {
-      schema, version: 1,
-      onCorrupt: (reason, backup) => options.onNotice?.(`${scope} memory ${path} was unreadable (${reason}); moved it to ${backup} and started a new one`),
-    }, (current) => {
-      const next = change(current?.entries ?? []);
-      return next && { version: 1 as const, ...header, entries: next };
-    });
-  };
+  const read = () => backing.read();
+  const update = (change: (entries: MemoryEntry[]) => MemoryEntry[] | undefined) => backing.update(change);
 
   const search = (query: string): MemoryEntry[] => {
     const terms = _queryTerms(query);
@@ -177,6 +153,7 @@ function _openStore(layout: _StoreLayout, options: MemoryStoreOptions): MemorySt
     const wanted = new Set(ids);
     let found: MemoryEntry[] = [];
     if (wanted.size === 0) return found;
+    if (layout.countsHits === false) return sortNewestFirst(read().filter((entry) => wanted.has(entry.id)));
     update((entries) => {
       if (!entries.some((entry) => wanted.has(entry.id))) return undefined;
       const now = new Date().toISOString();
@@ -189,7 +166,8 @@ function _openStore(layout: _StoreLayout, options: MemoryStoreOptions): MemorySt
 
   return {
     scope,
-    ...(header.project === undefined ? {} : { projectRoot: header.project }),
+    ...(layout.projectRoot === undefined ? {} : { projectRoot: layout.projectRoot }),
+    ...(layout.agent === undefined ? {} : { agent: layout.agent }),
     path,
 
     remember(kind, text, source) {
@@ -204,8 +182,10 @@ function _openStore(layout: _StoreLayout, options: MemoryStoreOptions): MemorySt
       update((entries) => {
         const existing = entries.find((entry) => entry.text === clean);
         if (existing) {
-          result = { status: "duplicate", entry: existing, count: entries.length, ...redacted };
-          return undefined;
+          // Remembered again: the note is confirmed now, against the files as they are now.
+          const confirmed = _verified(existing, source);
+          result = { status: "duplicate", entry: confirmed, count: entries.length, ...redacted };
+          return entries.map((entry) => (entry.id === existing.id ? confirmed : entry));
         }
         const entry: MemoryEntry = { id: uuidv7(), kind, text: clean, createdAt: new Date().toISOString(), hits: 0, ..._sourceField(source) };
         const next = _dropOldest([...entries, entry], maxEntries);
@@ -232,6 +212,25 @@ function _openStore(layout: _StoreLayout, options: MemoryStoreOptions): MemorySt
         return removed > 0 ? next : undefined;
       });
       return removed;
+    },
+
+    remove(ids) {
+      const wanted = new Set(ids);
+      let removed = 0;
+      if (!read().some((entry) => wanted.has(entry.id))) return removed;
+      update((entries) => {
+        const next = entries.filter((entry) => !wanted.has(entry.id));
+        removed = entries.length - next.length;
+        return removed > 0 ? next : undefined;
+      });
+      return removed;
+    },
+
+    verify(id, source) {
+      let found: MemoryEntry | undefined;
+      if (!read().some((entry) => entry.id === id)) return found;
+      update((entries) => entries.map((entry) => (entry.id === id ? (found = _verified(entry, source)) : entry)));
+      return found;
     },
 
     list: () => sortNewestFirst(read()),
@@ -322,7 +321,17 @@ function _dropOldest(entries: MemoryEntry[], max: number): MemoryEntry[] {
 function _sourceField(source: MemorySource | undefined): { source?: MemorySource } {
   if (!source) return {};
   const clean: MemorySource = {};
-  if (source.sessionId) clean.sessionId = source.sessionId;
-  if (source.runId) clean.runId = source.runId;
+  for (const key of ["sessionId", "runId", "agent", "commit"] as const) if (source[key]) clean[key] = source[key];
+  if (source.files && source.files.length > 0) clean.files = source.files;
+  if (source.untrusted && source.untrusted.length > 0) clean.untrusted = source.untrusted;
   return Object.keys(clean).length > 0 ? { source: clean } : {};
+}
+
+/** The entry confirmed now: `verifiedAt` set, its files and commit taken from `source` when given. */
+function _verified(entry: MemoryEntry, source: MemorySource | undefined): MemoryEntry {
+  const kept = { ...entry.source };
+  if (source?.files) kept.files = source.files;
+  if (source?.commit) kept.commit = source.commit;
+  const merged = _sourceField(kept);
+  return { ...entry, verifiedAt: new Date().toISOString(), ...merged };
 }

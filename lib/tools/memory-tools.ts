@@ -2,8 +2,10 @@
  * remember, recall and forget: the model's hands on its notes. They touch only shiro's own
  * state, so they are read-only as far as the workspace goes and need no approval.
  *
- * With a global store (options.global), remember and forget take a `scope` and recall searches
- * both stores; without one, the tools work on the project store alone and offer no `scope`.
+ * With a shelf (options.shelf: every scope, memory-scopes.ts), remember, recall and forget take
+ * any `scope` of MEMORY_SCOPES; with only a global store (options.global), `project` or `global`;
+ * with neither, the tools work on the project store alone and offer no `scope`.
+ * With `confirmWrites` (config memory.confirmWrites), remember declares `ask`: it asks like a write.
  */
 import * as v from "valibot";
 import {
@@ -12,6 +14,7 @@ import {
 } from "../store/memory.ts";
 import { placeholderFor } from "../secrets/redact.ts";
 import type { EpisodeStore } from "../store/episodes.ts";
+import type { MemoryShelf } from "../store/memory-scopes.ts";
 import { RECALL_KINDS, RECALL_MAX_LIMIT, recallMemory, recallMemoryHybrid } from "../store/memory-recall.ts";
 import { TRANSCRIPT_KIND, recallWithTranscripts, type RecallToolRequest } from "../find/recall-transcripts.ts";
 import type { EmbeddingClient } from "../search/embeddings.ts";
@@ -22,14 +25,19 @@ import type { ToolDefinition } from "./types.ts";
 
 const _kind = v.picklist(MEMORY_KINDS);
 const _text = v.pipe(v.string(), v.description("one self-contained line, at most 400 characters"));
-const _rememberScope = v.optional(v.pipe(v.picklist(MEMORY_SCOPES), v.description(
-  "project (default): about this codebase. global: about the user or their machine, true in every project, e.g. \"the user's shell is fish\", \"prefers pnpm\"",
+const _TWO_SCOPES = ["project", "global"] as const;
+const _GLOBAL_HINT = "global: about the user or their machine, true in every project, e.g. \"the user's shell is fish\", \"prefers pnpm\"";
+const _rememberScope = v.optional(v.pipe(v.picklist(_TWO_SCOPES), v.description(`project (default): about this codebase. ${_GLOBAL_HINT}`)));
+const _shelfScope = v.optional(v.pipe(v.picklist(MEMORY_SCOPES), v.description(
+  "project (default): this codebase. run: this run only. agent: this agent mode only. repo: .shiro/notes.json, committed for the team. global: the user or their machine, in every project",
 )));
 const _forgetText = v.pipe(v.string(), v.description("text, or part of the text, of the notes to delete"));
-const _forgetScope = v.optional(v.pipe(v.picklist(MEMORY_SCOPES), v.description("only this store; both when omitted")));
+const _forgetScope = v.optional(v.pipe(v.picklist(_TWO_SCOPES), v.description("only this store; every store when omitted")));
+const _shelfForgetScope = v.optional(v.pipe(v.picklist(MEMORY_SCOPES), v.description("only this store; every store when omitted")));
 
 const RememberInput = v.object({ kind: _kind, text: _text });
 const ScopedRememberInput = v.object({ kind: _kind, text: _text, scope: _rememberScope });
+const ShelfRememberInput = v.object({ kind: _kind, text: _text, scope: _shelfScope });
 const RecallInput = v.object({
   query: v.pipe(v.string(), v.description("words, or an episode's session id to see it whole; may be empty with file")),
   scope: v.optional(v.picklist(MEMORY_SCOPES)),
@@ -39,6 +47,7 @@ const RecallInput = v.object({
 });
 const ForgetInput = v.object({ text: _forgetText });
 const ScopedForgetInput = v.object({ text: _forgetText, scope: _forgetScope });
+const ShelfForgetInput = v.object({ text: _forgetText, scope: _shelfForgetScope });
 
 type _RememberArgs = { kind: v.InferOutput<typeof _kind>; text: string; scope?: MemoryScope };
 type _ForgetArgs = { text: string; scope?: MemoryScope };
@@ -46,8 +55,16 @@ type _ForgetArgs = { text: string; scope?: MemoryScope };
 export interface MemoryToolsOptions {
   /** The user's notes shared by every project: adds `scope` to remember and forget, and recall searches it too. */
   global?: MemoryStore;
-  /** Recorded on each new note (the session and run it came from). */
-  source?: () => MemorySource | undefined;
+  /** Every scope (run, agent, project, global, repo); `project` must be its project store. */
+  shelf?: MemoryShelf;
+  /** Recorded on each new note: its provenance (memory-provenance.ts), given the note's text. */
+  source?: (text: string) => MemorySource | undefined;
+  /** The session asking: recall leaves its own transcript out (without it, `source`'s). */
+  sessionId?: () => string | undefined;
+  /** Hears every note stored (not duplicates), for the list at the end of the run. */
+  onWritten?: (entry: MemoryEntry, scope: MemoryScope) => void;
+  /** Config memory.confirmWrites: remember asks like a write. */
+  confirmWrites?: boolean;
   /** The project's episodes, searched by recall beside the notes. */
   episodes?: EpisodeStore;
   /** The folder a relative recall `file` is resolved against (default: the project root). */
@@ -59,32 +76,39 @@ export interface MemoryToolsOptions {
 }
 
 export function createMemoryTools(project: MemoryStore, options: MemoryToolsOptions = {}): ToolDefinition[] {
-  const stores = options.global ? [project, options.global] : [project];
-  const storeFor = (scope: MemoryScope | undefined): MemoryStore => (scope === "global" && options.global ? options.global : project);
+  const shelf = options.shelf;
+  const stores = (): MemoryStore[] => (shelf ? shelf.stores() : options.global ? [project, options.global] : [project]);
+  const storeFor = (scope: MemoryScope | undefined): MemoryStore => {
+    if (shelf) return shelf.store(scope ?? "project");
+    return scope === "global" && options.global ? options.global : project;
+  };
 
   const remember: ToolDefinition<_RememberArgs> = {
     name: "remember",
     effect: "read",
-    decision: "allow",
+    decision: options.confirmWrites ? "ask" : "allow",
     guidance: "save a durable one-line note about this project for future sessions",
     description: rememberText,
-    schema: options.global ? ScopedRememberInput : RememberInput,
+    schema: shelf ? ShelfRememberInput : options.global ? ScopedRememberInput : RememberInput,
     execute: async ({ kind, text, scope }) => {
       const store = storeFor(scope);
-      return formatRememberResult(store.remember(kind, text, options.source?.()), store.scope);
+      const result = store.remember(kind, text, options.source?.(text));
+      if (result.status === "stored") options.onWritten?.(result.entry, store.scope);
+      return formatRememberResult(result, store.scope);
     },
   };
   const recall: ToolDefinition<RecallToolRequest> = {
     name: "recall",
     effect: "read",
     decision: "allow",
-    guidance: "search this project's notes (every word must match)",
+    guidance: "search notes and past work, ranked by relevance",
     description: recallText,
     schema: RecallInput,
     execute: async (request) => {
       const projectRoot = project.projectRoot ?? options.cwd ?? process.cwd();
-      const context = { projectRoot, cwd: options.cwd ?? projectRoot, project, global: options.global, episodes: options.episodes, onNotice: options.onNotice };
-      return recallWithTranscripts(request, projectRoot, options.source?.()?.sessionId, (memoryRequest) => (
+      const context = { projectRoot, cwd: options.cwd ?? projectRoot, project, global: options.global, stores: stores(), episodes: options.episodes, onNotice: options.onNotice };
+      const sessionId = options.sessionId ? options.sessionId() : options.source?.("")?.sessionId;
+      return recallWithTranscripts(request, projectRoot, sessionId, (memoryRequest) => (
         options.embeddings ? recallMemoryHybrid(context, memoryRequest, options.embeddings) : recallMemory(context, memoryRequest)));
     },
   };
@@ -94,9 +118,9 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
     decision: "allow",
     guidance: "remove notes that turned out wrong",
     description: forgetText,
-    schema: options.global ? ScopedForgetInput : ForgetInput,
+    schema: shelf ? ShelfForgetInput : options.global ? ScopedForgetInput : ForgetInput,
     execute: async ({ text, scope }) => {
-      const targets = scope ? [storeFor(scope)] : stores;
+      const targets = scope ? [storeFor(scope)] : stores();
       const removed = targets.reduce((sum, store) => sum + store.forget(text), 0);
       return formatForgetResult(removed, text);
     },
@@ -105,15 +129,15 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
 }
 
 /**
- * `Remembered as <kind> (<n> stored): <text>` or `Already recorded: <text>`; a global note says so:
- * `Remembered as <kind> (global, <n> stored): <text>`, `Already recorded (global): <text>`.
+ * `Remembered as <kind> (<n> stored): <text>` or `Already recorded: <text>`; a note of another
+ * scope names it: `Remembered as <kind> (global, <n> stored): <text>`, `Already recorded (repo): <text>`.
  * A note that held a secret adds a second line naming what was redacted.
  */
 export function formatRememberResult(result: RememberResult, scope: MemoryScope = "project"): string {
-  const global = scope === "global";
+  const named = scope !== "project";
   const line = result.status === "stored"
-    ? `Remembered as ${result.entry.kind} (${global ? "global, " : ""}${result.count} stored): ${result.entry.text}`
-    : `Already recorded${global ? " (global)" : ""}: ${result.entry.text}`;
+    ? `Remembered as ${result.entry.kind} (${named ? `${scope}, ` : ""}${result.count} stored): ${result.entry.text}`
+    : `Already recorded${named ? ` (${scope})` : ""}: ${result.entry.text}`;
   if (!result.redacted?.length) return line;
   const placeholders = result.redacted.map((kind) => placeholderFor(kind)).join(", ");
   return `${line}\nThe note held a secret (${result.redacted.join(", ")}): it was saved as ${placeholders}, never the value itself. Notes must not hold secrets; say where the value lives instead (e.g. "the key is in .env as STRIPE_KEY").`;
@@ -125,7 +149,7 @@ export function formatForgetResult(removed: number, text: string): string {
   return `Forgot ${removed} ${removed === 1 ? "memory" : "memories"}.`;
 }
 
-/** `(<kind>) <text>`, or `(<kind>, global) <text>` for a global note. */
+/** `(<kind>) <text>`, or `(<kind>, <scope>) <text>` for a note of another scope than project. */
 export function formatMemoryEntry(entry: MemoryEntry, scope: MemoryScope = "project"): string {
-  return `(${entry.kind}${scope === "global" ? ", global" : ""}) ${entry.text}`;
+  return `(${entry.kind}${scope === "project" ? "" : `, ${scope}`}) ${entry.text}`;
 }

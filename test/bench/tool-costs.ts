@@ -10,6 +10,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ToolSetName } from "../../lib/vocabulary.ts";
 import type { MemoryStore } from "../../lib/store/memory.ts";
+import type { MemoryShelf } from "../../lib/store/memory-scopes.ts";
 import { measureFirstRequest, type FirstRequest } from "./request-bytes.ts";
 import { DEFAULT_TOOL_SETS, builtinTools, measureToolCosts } from "../../lib/tools/index.ts";
 import { createMemoryTools } from "../../lib/tools/memory-tools.ts";
@@ -27,7 +28,7 @@ const docsPath = join(import.meta.dir, "../../docs/tools.md");
 const sessionTools = [
   createTodoTool({ get: () => [], set: () => undefined }),
   createAskTool(async () => undefined),
-  ...createMemoryTools({} as MemoryStore, { global: {} as MemoryStore }),
+  ...createMemoryTools({} as MemoryStore, { global: {} as MemoryStore, shelf: {} as MemoryShelf }),
   createRecallDiscardedTool(() => ({ messages: [], state: { spans: [] } })),
   ...(BUILTIN_PLUGINS.time!({ cwd: ".", writeStderr: () => undefined }).tools ?? []),
 ];

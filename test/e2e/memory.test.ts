@@ -124,7 +124,7 @@ describe("global memory", () => {
     try {
       e2e.fake.script({ text: "noted" }, { text: "bare" });
       expect((await e2e.shiro(["-p", "hello"], { cwd: other, protocol: "anthropic" })).code).toBe(0);
-      expect(systemOf(e2e.fake.requests[2]!)).toContain("- (fact) the user prefers pnpm");
+      expect(systemOf(e2e.fake.requests[2]!)).toContain("- (fact, global) the user prefers pnpm");
       const globalFile = join(e2e.dirs.home, ".shiro-neko", "memory", "global.json");
       const before = readFileSync(globalFile, "utf8");
       expect((await e2e.shiro(["-p", "hello", "--no-memory"], { cwd: other, protocol: "anthropic" })).code).toBe(0);

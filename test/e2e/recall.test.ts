@@ -96,10 +96,12 @@ for (const protocol of PROTOCOLS) {
       await doSomeWork(protocol);
       expect(await recallThroughBinary({ query: "login" }, protocol)).toContain("fix the flaky login redirect");
       writeFileSync(indexFile(), "{ this is not json");
-      const answer = await recallThroughBinary({ query: "login" }, protocol);
-      const lines = answer.split("\n");
-      expect(lines[0]).toMatch(/^Notice: memory index .*\.index\.json was unreadable \(not valid JSON .*\); rebuilt it$/);
-      expect(lines[1]).toContain('"fix the flaky login redirect after sign-in"');
+      // The run's prompt reads the index first (memory injection), so the notice is the run's.
+      e2e.fake.script({ toolCalls: [{ name: "recall", input: { query: "login" } }] }, { text: "Recalled." });
+      const run = await e2e.shiro(["-p", "what do you know about this?"], { protocol });
+      expect(run.code).toBe(0);
+      expect(run.stderr).toMatch(/\[notice\] memory index .*\.index\.json was unreadable \(not valid JSON .*\); rebuilt it\n/);
+      expect(toolResultsOf(e2e.fake.requests.at(-1)!).at(-1)!.output).toContain('"fix the flaky login redirect after sign-in"');
       expect(JSON.parse(readFileSync(indexFile(), "utf8")).docs).toHaveLength(1);
       expect(await recallThroughBinary({ query: "login" }, protocol)).not.toContain("Notice");
     }, 60_000);

@@ -30,6 +30,9 @@ async function shiro(cwd: string, ...args: (string | { env: Record<string, strin
   return { code, stdout, stderr };
 }
 
+/** A listing without its id column (the ids are random; `show` tests read them from --json). */
+const withoutIds = (result: { code: number; stdout: string; stderr: string }) => ({ ...result, stdout: result.stdout.replace(/^\S+ {2}(?=\()/gm, "") });
+
 test("the project root is the nearest folder holding .git, else the directory itself", () => {
   expect(findProjectRoot(join(project, "src", "deep"))).toBe(project);
   expect(findProjectRoot(project)).toBe(project);
@@ -53,7 +56,7 @@ test("add, list, forget from any folder of the project", async () => {
   const file = JSON.parse(readFileSync(paths.projectMemory(project), "utf8"));
   file.entries[0].hits = 2;
   await Bun.write(paths.projectMemory(project), JSON.stringify(file));
-  expect((await shiro(project, "memory", "list")).stdout).toBe(
+  expect(withoutIds(await shiro(project, "memory", "list")).stdout).toBe(
     "(gotcha) the seed needs the migration first\n(command) tests run with bun test  [recalled 2x]\n",
   );
   const listed = JSON.parse((await shiro(project, "memory", "list", "--json")).stdout);
@@ -68,7 +71,8 @@ test("add and forget --json print what they did, for scripts", async () => {
   const stored = JSON.parse(added.stdout);
   expect(stored).toEqual({ status: "stored", count: 1, entry: { id: stored.entry.id, kind: "fact", text: "the API lives under /v2", createdAt: stored.entry.createdAt, hits: 0 } });
   const again = JSON.parse((await shiro(project, "memory", "add", "fact", "the API lives under /v2", "--json")).stdout);
-  expect(again).toEqual({ ...stored, status: "duplicate" });
+  expect(again).toEqual({ ...stored, status: "duplicate", entry: { ...stored.entry, verifiedAt: again.entry.verifiedAt } });
+  expect(Date.parse(again.entry.verifiedAt)).toBeGreaterThanOrEqual(Date.parse(stored.entry.createdAt));
   expect(JSON.parse((await shiro(project, "memory", "forget", "--json", "api")).stdout)).toEqual({ removed: 1 });
   expect(JSON.parse((await shiro(project, "memory", "forget", "--json", "api")).stdout)).toEqual({ removed: 0 });
 });
@@ -82,25 +86,25 @@ test("--global adds, lists and forgets the notes shared by every project, leavin
   });
   expect((await shiro(other, "memory", "add", "--global", "decision", "prefers pnpm")).stdout).toBe("Remembered as decision (global, 2 stored): prefers pnpm\n");
   expect((await shiro(other, "memory", "add", "--global", "decision", "prefers pnpm")).stdout).toBe("Already recorded (global): prefers pnpm\n");
-  expect((await shiro(project, "memory", "list")).stdout).toBe("nothing remembered about this project yet\n");
-  expect((await shiro(other, "memory", "list", "--global")).stdout).toBe("(decision, global) prefers pnpm\n(fact, global) the user's shell is fish\n");
+  expect(withoutIds(await shiro(project, "memory", "list")).stdout).toBe("nothing remembered about this project yet\n");
+  expect(withoutIds(await shiro(other, "memory", "list", "--global")).stdout).toBe("(decision, global) prefers pnpm\n(fact, global) the user's shell is fish\n");
   const listed = JSON.parse((await shiro(project, "memory", "list", "--global", "--json")).stdout);
   expect(listed.map((entry: MemoryEntry) => [entry.kind, entry.text])).toEqual([["decision", "prefers pnpm"], ["fact", "the user's shell is fish"]]);
   expect(JSON.parse(readFileSync(paths.globalMemory(), "utf8")).entries.length).toBe(2);
   await shiro(project, "memory", "add", "fact", "pnpm workspaces hold the packages");
   expect((await shiro(project, "memory", "forget", "pnpm")).stdout).toBe("Forgot 1 memory.\n");
-  expect((await shiro(project, "memory", "list", "--global")).stdout).toBe("(decision, global) prefers pnpm\n(fact, global) the user's shell is fish\n");
+  expect(withoutIds(await shiro(project, "memory", "list", "--global")).stdout).toBe("(decision, global) prefers pnpm\n(fact, global) the user's shell is fish\n");
   expect(JSON.parse((await shiro(project, "memory", "forget", "PNPM", "--global", "--json")).stdout)).toEqual({ removed: 1 });
-  expect((await shiro(project, "memory", "list", "--global")).stdout).toBe("(fact, global) the user's shell is fish\n");
+  expect(withoutIds(await shiro(project, "memory", "list", "--global")).stdout).toBe("(fact, global) the user's shell is fish\n");
 });
 
 test("list --all shows both stores newest first, marking the global notes; --json tags each with its scope", async () => {
-  expect((await shiro(project, "memory", "list", "--all")).stdout).toBe("nothing remembered about this project or globally yet\n");
+  expect(withoutIds(await shiro(project, "memory", "list", "--all")).stdout).toBe("nothing remembered about this project or globally yet\n");
   const at = (minute: number) => new Date(Date.UTC(2025, 0, 1, 0, minute)).toISOString();
   const note = (id: string, text: string, minute: number, hits = 0): MemoryEntry => ({ id, kind: "fact", text, createdAt: at(minute), hits });
   writeJsonAtomic(paths.projectMemory(project), { version: 1, project, entries: [note("p1", "project old", 1), note("p3", "project new", 3, 2)] });
   writeJsonAtomic(paths.globalMemory(), { version: 1, entries: [note("g2", "global middle", 2)] });
-  expect(await shiro(project, "memory", "list", "--all")).toEqual({
+  expect(withoutIds(await shiro(project, "memory", "list", "--all"))).toEqual({
     code: 0, stdout: "(fact) project new  [recalled 2x]\n(fact, global) global middle\n(fact) project old\n", stderr: "",
   });
   expect(JSON.parse((await shiro(project, "memory", "list", "--all", "--json")).stdout)).toEqual([
@@ -109,7 +113,7 @@ test("list --all shows both stores newest first, marking the global notes; --jso
     { ...note("p1", "project old", 1), scope: "project" },
   ]);
   expect(await shiro(project, "memory", "list", "--all", "--global")).toEqual({
-    code: 2, stdout: "", stderr: "shiro: use --global or --all, not both (see shiro --help)\n",
+    code: 2, stdout: "", stderr: "shiro: use --all or --scope/--global, not both (see shiro --help)\n",
   });
 });
 

@@ -1,10 +1,10 @@
 /**
- * Eight processes remember notes on one store (a project's, then the global one) at the same
+ * Eight processes remember notes on one store (a project's, the global one, a repository's) at the same
  * moment: every note must survive, and every write must have seen all the writes before it (the
  * counts they report are 1..N).
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { paths } from "../../lib/platform/paths.ts";
 import type { MemoryEntry } from "../../lib/store/memory.ts";
@@ -25,12 +25,13 @@ interface Reported {
   count: number;
 }
 
-type Scope = "project" | "global";
+type Scope = "project" | "global" | "repo";
+const repoRoot = () => join(home.dir, "repo");
 
 async function rememberFromEightProcesses(scope: Scope, maxEntries: string): Promise<Reported[]> {
   const go = join(home.dir, "start");
   const children = Array.from({ length: WORKERS }, (_, worker) => Bun.spawn({
-    cmd: [process.execPath, FIXTURE, ROOT, String(worker), String(NOTES_EACH), maxEntries, go, ...(scope === "global" ? ["--global"] : [])],
+    cmd: [process.execPath, FIXTURE, scope === "repo" ? repoRoot() : ROOT, String(worker), String(NOTES_EACH), maxEntries, go, ...(scope === "project" ? [] : [`--${scope}`])],
     env: process.env,
     stdout: "pipe",
     stderr: "pipe",
@@ -47,7 +48,8 @@ async function rememberFromEightProcesses(scope: Scope, maxEntries: string): Pro
 }
 
 function readEntries(scope: Scope): MemoryEntry[] {
-  return JSON.parse(readFileSync(scope === "global" ? paths.globalMemory() : paths.projectMemory(ROOT), "utf8")).entries;
+  const path = scope === "global" ? paths.globalMemory() : scope === "repo" ? join(repoRoot(), ".shiro", "notes.json") : paths.projectMemory(ROOT);
+  return JSON.parse(readFileSync(path, "utf8")).entries;
 }
 
 const everyText = Array.from({ length: WORKERS }, (_, w) => Array.from({ length: NOTES_EACH }, (_, i) => `worker ${w} note ${i}`)).flat();
@@ -75,3 +77,13 @@ for (const scope of ["project", "global"] as const) {
     }, 90_000);
   });
 }
+
+describe("repo notes", () => {
+  test("8 processes × 50 remember calls into .shiro/notes.json: all 400 notes are in the repository file, none in shiro's state", async () => {
+    mkdirSync(repoRoot());
+    const reported = await rememberFromEightProcesses("repo", "1000");
+    expect(readEntries("repo").map((entry) => entry.text).sort()).toEqual([...everyText].sort());
+    expect(reported.map((line) => line.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 400 }, (_, i) => i + 1));
+    expect([existsSync(paths.projectMemory(ROOT)), existsSync(paths.globalMemory())]).toEqual([false, false]);
+  }, 90_000);
+});

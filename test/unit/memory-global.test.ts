@@ -9,7 +9,6 @@ import { dirname, join } from "node:path";
 import { paths, stateDir } from "../../lib/platform/paths.ts";
 import { compactMemory } from "../../lib/agent/memory-compaction.ts";
 import { openGlobalMemory, openMemory, recallMemories, type MemoryEntry, type MemoryKind } from "../../lib/store/memory.ts";
-import { renderMemoryForPrompt } from "../../lib/agent/prompt.ts";
 import { createMemoryTools } from "../../lib/tools/memory-tools.ts";
 import { recallMemory } from "../../lib/store/memory-recall.ts";
 import { toToolSpec } from "../../lib/tools/schema.ts";
@@ -63,7 +62,8 @@ describe("remember with a scope", () => {
     expect(doc).toEqual({
       version: 1,
       entries: [
-        { id: doc.entries[0]!.id, kind: "fact", text: "the user's shell is fish", createdAt: doc.entries[0]!.createdAt, hits: 0 },
+        // Remembered again: confirmed, so it records when.
+        { id: doc.entries[0]!.id, kind: "fact", text: "the user's shell is fish", createdAt: doc.entries[0]!.createdAt, hits: 0, verifiedAt: doc.entries[0]!.verifiedAt! },
         { id: doc.entries[1]!.id, kind: "decision", text: "prefers pnpm over npm", createdAt: doc.entries[1]!.createdAt, hits: 0 },
       ],
     });
@@ -153,30 +153,6 @@ describe("forget with a scope", () => {
     expect(await tools().forget!.execute({ text: "port", scope: "global" }, ctx)).toBe('No memory matches "port".');
     expect(await tools().forget!.execute({ text: "pnpm", scope: "global" }, ctx)).toBe("Forgot 1 memory.");
     expect([texts(paths.projectMemory(ROOT)), texts(paths.globalMemory())]).toEqual([["port 3000"], ["shell is fish"]]);
-  });
-});
-
-describe("the prompt block", () => {
-  test("project notes as before, then the top 10 global notes under their own header", () => {
-    const project = makeEntries("p", 22, (i) => i, (i) => ({ hits: i === 5 ? 3 : 0 }));
-    const global = makeEntries("g", 12, (i) => i, (i) => ({ hits: i === 0 ? 1 : 0, kind: i === 0 ? "decision" : "fact" }));
-    const projectOnly = renderMemoryForPrompt(project);
-    const block = renderMemoryForPrompt(project, global);
-    expect(block.startsWith(`${projectOnly}\n\n`)).toBe(true);
-    expect(projectOnly.split("\n").length).toBe(22);
-    expect(block.slice(projectOnly.length + 2).split("\n")).toEqual([
-      "Notes about the user and their machine, kept across every project (this project's notes win over them):",
-      "- (decision) g note 0",
-      ...[11, 10, 9, 8, 7, 6, 5, 4, 3].map((i) => `- (fact) g note ${i}`),
-    ]);
-  });
-
-  test("global notes alone get their header alone; no notes at all is empty", () => {
-    const global = makeEntries("g", 1, (i) => i, () => ({ text: "the user's shell is fish" }));
-    expect(renderMemoryForPrompt([], global)).toBe(
-      "Notes about the user and their machine, kept across every project (this project's notes win over them):\n- (fact) the user's shell is fish",
-    );
-    expect(renderMemoryForPrompt([], [])).toBe("");
   });
 });
 

@@ -8,7 +8,6 @@ import { dirname, join } from "node:path";
 import { paths } from "../../lib/platform/paths.ts";
 import { compactMemory, parseMergedNotes } from "../../lib/agent/memory-compaction.ts";
 import { openMemory, type MemoryEntry, type MemoryKind } from "../../lib/store/memory.ts";
-import { renderMemoryForPrompt } from "../../lib/agent/prompt.ts";
 import { createMemoryTools } from "../../lib/tools/memory-tools.ts";
 import type { ToolContext, ToolDefinition } from "../../lib/tools/types.ts";
 import { useTempHome } from "./temp-home.ts";
@@ -123,27 +122,6 @@ describe("remember, recall, forget as the model sees them", () => {
     return remember!.execute({ kind: "fact", text: "sourced" }, ctx).then(() => {
       expect(readFile().entries[0]!.source).toEqual({ sessionId: "s1", runId: "r1" });
     });
-  });
-});
-
-describe("the prompt block", () => {
-  test("top 20 by hits, then newest first, as `- (<kind>) <text>` lines under the header", () => {
-    const entries = makeEntries(25, (i) => ({ hits: i === 3 ? 2 : i === 7 ? 1 : 0, kind: i === 3 ? "command" : "fact" }));
-    const block = renderMemoryForPrompt(entries).split("\n");
-    expect(block.length).toBe(22);
-    expect(block.slice(0, 2).join(" ")).toContain("the code wins");
-    expect(block.slice(2)).toEqual([
-      "- (command) note number 3",
-      "- (fact) note number 7",
-      ...[24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 6].map((i) => `- (fact) note number ${i}`),
-    ]);
-    expect(openMemory(ROOT).top(2).map((entry) => entry.text)).toEqual([]);
-    writeEntries(entries);
-    expect(openMemory(ROOT).top(2).map((entry) => entry.text)).toEqual(["note number 3", "note number 7"]);
-  });
-
-  test("no notes, no header", () => {
-    expect(renderMemoryForPrompt([])).toBe("");
   });
 });
 

@@ -32,10 +32,19 @@ const _notes: SlashCommand = {
 };
 
 const _memory: SlashCommand = {
-  name: "/memory", help: "let the model merge unused notes (past 60)",
-  async run(_args, { agent, write }) {
-    if (!agent.memory) {
+  name: "/memory", help: "notes per scope, the budget and what this prompt carries; /memory compact merges unused notes",
+  async run(args, { agent, write }) {
+    if (!agent.memory || !agent.memoryScopes) {
       write(_memoryOff);
+      return SLASH_DONE;
+    }
+    if (args.trim() !== "compact") {
+      const { formatMemoryStatus } = await import("../memory-view.ts");
+      const { DEFAULT_MEMORY_BUDGET } = await import("../../agent/memory-prompt.ts");
+      const scopes = agent.memoryScopes;
+      const counts: Record<string, number> = {};
+      for (const entry of scopes.shelf.entries()) counts[entry.scope] = (counts[entry.scope] ?? 0) + 1;
+      write(`${formatMemoryStatus(counts, scopes.budget ?? DEFAULT_MEMORY_BUDGET, scopes.injection())}\n`);
       return SLASH_DONE;
     }
     const { compactMemory } = await import("../../agent/memory-compaction.ts");

@@ -1,0 +1,113 @@
+/**
+ * The memory file format and its backing: the entry schema every scope shares, the file schemas
+ * (project: {version: 1, project, entries}; global and repo: {version: 1, entries}; agent:
+ * {version: 1, project, agent, entries}; a bare array is version 0) and the file backing —
+ * reads that ignore (and report once) a corrupt file, updates that are locked read-modify-writes
+ * through json-file. memory.ts builds the store over it; its header documents the guarantees.
+ */
+import * as v from "valibot";
+import { readJson, updateJsonSync } from "./json-file.ts";
+
+export const MEMORY_KINDS = ["fact", "decision", "gotcha", "command"] as const;
+export type MemoryKind = (typeof MEMORY_KINDS)[number];
+export const MemoryEntrySchema = v.object({
+  id: v.pipe(v.string(), v.minLength(1)),
+  kind: v.picklist(MEMORY_KINDS),
+  text: v.pipe(v.string(), v.minLength(1)),
+  createdAt: v.string(),
+  hits: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 0),
+  lastHitAt: v.optional(v.string()),
+  verifiedAt: v.optional(v.string()),
+  source: v.optional(
+    v.object({
+      sessionId: v.optional(v.string()),
+      runId: v.optional(v.string()),
+      agent: v.optional(v.string()),
+      commit: v.optional(v.string()),
+      /** Files the note names or the turn had read, each with a content hash (null: missing then). */
+      files: v.optional(v.array(v.object({ path: v.string(), hash: v.nullable(v.string()) }))),
+      /** Untrusted content in the turn's context when it was written: `web_fetch`, `mcp`, `outside <path>`, `untracked <path>`. */
+      untrusted: v.optional(v.array(v.string())),
+    }),
+  ),
+});
+
+export type MemoryEntry = v.InferOutput<typeof MemoryEntrySchema>;
+export type MemorySource = NonNullable<MemoryEntry["source"]>;
+export interface MemoryFile {
+  version: 1;
+  entries: MemoryEntry[];
+}
+
+/** Where a store's entries are kept: a file (locked read-modify-write) or the process's memory. */
+export interface MemoryBacking {
+  read(): MemoryEntry[];
+  /** `change` returns the next entry list, or undefined to leave the entries untouched. */
+  update(change: (entries: MemoryEntry[]) => MemoryEntry[] | undefined): void;
+}
+
+// Version 0, a bare array, has no `version` field to migrate by, so the schemas upgrade it.
+export const PROJECT_FILE_SCHEMA = v.union([
+  v.object({ version: v.literal(1), project: v.string(), entries: v.array(MemoryEntrySchema) }),
+  v.pipe(
+    v.array(MemoryEntrySchema),
+    v.transform((entries) => ({ version: 1 as const, project: "", entries })),
+  ),
+]);
+export const GLOBAL_FILE_SCHEMA = v.union([
+  v.object({ version: v.literal(1), entries: v.array(MemoryEntrySchema) }),
+  v.pipe(
+    v.array(MemoryEntrySchema),
+    v.transform((entries) => ({ version: 1 as const, entries })),
+  ),
+]);
+
+export interface FileBackingLayout {
+  /** `project memory`, `repo notes`: how notices name the file. */
+  label: string;
+  path: string;
+  schema: v.GenericSchema<unknown, MemoryFile>;
+  /** Fields written before `entries` on every write (the project root for a project store). */
+  header: Record<string, string>;
+  /** File mode on create (default 0600). */
+  mode?: number;
+  /** Runs before every write (the repo store's jail check); throws to refuse it. */
+  beforeWrite?: () => void;
+}
+
+/** Header-less `{version: 1, entries}` (the global and repo files), also read from a bare array. */
+
+/** A file backing: reads ignore (and report once) a corrupt file; updates are locked read-modify-writes. */
+export function openFileBacking(layout: FileBackingLayout, options: { onNotice?: (text: string) => void }): MemoryBacking {
+  const { label, path, schema, header } = layout;
+  let reportedCorrupt = false;
+  return {
+    read() {
+      const result = readJson(path, { schema, version: 1 });
+      if (result.status === "ok") return result.value.entries;
+      if (result.status === "corrupt" && !reportedCorrupt) {
+        reportedCorrupt = true;
+        options.onNotice?.(`${label} ${path} is unreadable (${result.reason}); its notes are ignored, and the next new note moves it aside`);
+      }
+      return [];
+    },
+    update(change) {
+      layout.beforeWrite?.();
+      updateJsonSync(
+        path,
+        {
+          schema,
+          version: 1,
+          ...(layout.mode ? { mode: layout.mode } : {}),
+          onCorrupt: (reason, backup) => options.onNotice?.(`${label} ${path} was unreadable (${reason}); moved it to ${backup} and started a new one`),
+        },
+        (current) => {
+          const next = change(current?.entries ?? []);
+          return next && { version: 1 as const, ...header, entries: next };
+        },
+      );
+    },
+  };
+}
+
+/** The store over any backing: every scope shares these semantics. */

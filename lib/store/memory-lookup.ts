@@ -1,0 +1,65 @@
+/**
+ * Finding a note or an episode by the id a listing printed: `shiro memory show|forget|verify`,
+ * and the ids `shiro search` prints. A whole id wins; else an id matches by prefix (at least 4
+ * characters, case ignored) among the notes of every scope of the project (each agent's store
+ * included) and the project's episodes; only when no id matches, a session id names its newest
+ * episode. Reads only.
+ */
+import { readdirSync } from "node:fs";
+import { basename, dirname } from "node:path";
+import type { Episode, EpisodeStore } from "./episodes.ts";
+import { agentMemoryPath, openAgentMemory, type MemoryShelf } from "./memory-scopes.ts";
+import type { MemoryStore, MemoryStoreOptions, ScopedMemoryEntry } from "./memory.ts";
+
+export const MIN_ID_PREFIX = 4;
+
+export type MemoryLookup =
+  | { found: "note"; entry: ScopedMemoryEntry; store: MemoryStore }
+  | { found: "episode"; episode: Episode }
+  | { found: "none" }
+  | { found: "ambiguous"; ids: string[] };
+
+/** Every store of the project, listing order: project, repo, each agent that has a file, global, run. */
+export function projectStores(shelf: MemoryShelf, options: MemoryStoreOptions = {}): MemoryStore[] {
+  const agents = listAgentNames(shelf.projectRoot).map((name) =>
+    name === shelf.agent.agent ? shelf.agent : openAgentMemory(shelf.projectRoot, name, options),
+  );
+  return [shelf.project, shelf.repo, ...agents, shelf.global, shelf.run];
+}
+
+/** The agent variants that keep notes about this project (a file exists), sorted. */
+export function listAgentNames(projectRoot: string): string[] {
+  const sample = agentMemoryPath(projectRoot, "x");
+  const prefix = basename(sample).slice(0, -"x.json".length);
+  try {
+    return readdirSync(dirname(sample))
+      .filter((name) => name.startsWith(prefix) && name.endsWith(".json"))
+      .map((name) => name.slice(prefix.length, -".json".length))
+      .filter((name) => /^[a-z][a-z0-9-]{0,31}$/.test(name))
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
+export function lookupMemory(stores: readonly MemoryStore[], episodes: EpisodeStore | undefined, id: string): MemoryLookup {
+  const prefix = id.trim().toLowerCase();
+  if (prefix.length < MIN_ID_PREFIX) return { found: "none" };
+  const notes = stores.flatMap((store) => store.list().map((entry) => ({ entry: { ...entry, scope: store.scope }, store })));
+  const stored = episodes ? episodes.read().episodes : [];
+  const exactNote = notes.find((note) => note.entry.id.toLowerCase() === prefix);
+  if (exactNote) return { found: "note", ...exactNote };
+  const exactEpisode = stored.find((episode) => episode.id.toLowerCase() === prefix);
+  if (exactEpisode) return { found: "episode", episode: exactEpisode };
+  const noteHits = notes.filter((note) => note.entry.id.toLowerCase().startsWith(prefix));
+  const episodeHits = stored.filter((episode) => episode.id.toLowerCase().startsWith(prefix));
+  const ids = [...noteHits.map((note) => note.entry.id), ...episodeHits.map((episode) => episode.id)];
+  if (ids.length > 1) return { found: "ambiguous", ids };
+  if (noteHits[0]) return { found: "note", ...noteHits[0] };
+  if (episodeHits[0]) return { found: "episode", episode: episodeHits[0] };
+  // No id matches: a session id names that session's newest episode.
+  const bySession = stored.filter((episode) => episode.sessionId.toLowerCase().startsWith(prefix));
+  const sessions = new Set(bySession.map((episode) => episode.sessionId));
+  if (sessions.size > 1) return { found: "ambiguous", ids: [...sessions] };
+  return bySession.length > 0 ? { found: "episode", episode: bySession.at(-1)! } : { found: "none" };
+}
