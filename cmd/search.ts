@@ -1,6 +1,6 @@
 /**
  * `shiro search <query>`: one ranked search over session messages, run events, notes and
- * episodes (lib/find/search.ts). By default this project's; `--all` every project's transcripts.
+ * episodes (lib/find/search.ts). By default this project's; `--all` every project's.
  */
 import { defineCommand } from "citty";
 import { UsageError } from "../lib/platform/errors.ts";
@@ -15,7 +15,7 @@ export default defineCommand({
     memory: { type: "boolean", description: "only notes and episodes" },
     since: { type: "string", description: "only what is newer: 30m, 12h, 7d, 2w or a date (2026-11-01)" },
     project: { type: "string", description: "the project holding this folder (default: the current one)" },
-    all: { type: "boolean", description: "every project's sessions and runs" },
+    all: { type: "boolean", description: "every project's sessions, runs, notes and episodes" },
     limit: { type: "string", description: "at most this many results (default 20)" },
     json: { type: "boolean", description: "the results as a JSON array" },
   },
@@ -42,6 +42,7 @@ export default defineCommand({
       sources,
       limit,
       memoryRoot: here,
+      ...(args.all ? { moreMemoryRoots: (await import("../lib/find/memory-projects.ts")).listMemoryProjects() } : {}),
       ...(project ? { project } : {}),
       ...(args.since ? { since: parseSince(String(args.since)) } : {}),
       onNotice: (text) => writeErr(`shiro: ${text}\n`),

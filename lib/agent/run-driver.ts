@@ -222,6 +222,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
     const subagentCost = subagentUsage ? costUsd(options.subagentModel?.() ?? options.model(), subagentUsage) : undefined;
     const cost = parentCost === undefined && subagentCost === undefined ? undefined : (parentCost ?? 0) + (subagentCost ?? 0);
     if (cost !== undefined) session.costUsd = (session.costUsd ?? 0) + cost;
+    if (subagentUsage) session.subagents = _addSubagentShare(session.subagents, subagentUsage, subagentCost);
     if (result.stop !== "blocked") {
       appendExchange(session, {
         query, answer: result.answer, status: result.stop, steps: result.steps, runId: log.id,
@@ -307,4 +308,14 @@ function _toolsSummary(messages: Message[], from: number): string | undefined {
   }
   if (counts.size === 0) return undefined;
   return [...counts].map(([name, count]) => `${name}×${count}`).join(", ");
+}
+
+/** The session's running subagent share plus one run's; the cost stays absent while nothing was priced. */
+function _addSubagentShare(share: SessionRecord["subagents"], usage: Usage, cost: number | undefined): NonNullable<SessionRecord["subagents"]> {
+  const total = (share?.costUsd ?? 0) + (cost ?? 0);
+  return {
+    inputTokens: (share?.inputTokens ?? 0) + usage.inputTokens,
+    outputTokens: (share?.outputTokens ?? 0) + usage.outputTokens,
+    ...(share?.costUsd !== undefined || cost !== undefined ? { costUsd: total } : {}),
+  };
 }

@@ -14,7 +14,7 @@ import type { SessionRecord } from "../store/session-record.ts";
 export type ExportEntry =
   | { type: "prompt"; text: string }
   | { type: "answer"; text: string }
-  | { type: "tool"; name: string; input: string; output?: string; isError?: boolean }
+  | { type: "tool"; name: string; input: string; output?: string; isError?: boolean; head?: string }
   | { type: "notice"; text: string }
   | { type: "compaction"; label: string; summary: string; entries: ExportEntry[] };
 
@@ -56,7 +56,7 @@ export function messageEntries(messages: readonly Message[]): ExportEntry[] {
       if (text) entries.push({ type: "answer", text });
       for (const part of message.parts) {
         if (part.type !== "tool-call") continue;
-        const entry = { type: "tool" as const, name: part.name, input: describeToolInput(part.name, part.input) };
+        const entry = { type: "tool" as const, name: part.name, input: describeToolInput(part.name, part.input), head: describeToolHead(part.name, part.input) };
         calls.set(part.id, entry);
         entries.push(entry);
       }
@@ -82,7 +82,7 @@ export function runEntries(run: RunSnapshot, events: readonly LoggedEvent[]): Ex
   for (const event of events) {
     if (event.type === "message" && event.text.trim()) entries.push({ type: "answer", text: event.text.trim() });
     else if (event.type === "tool-call") {
-      const entry = { type: "tool" as const, name: event.name, input: describeToolInput(event.name, event.input) };
+      const entry = { type: "tool" as const, name: event.name, input: describeToolInput(event.name, event.input), head: describeToolHead(event.name, event.input) };
       calls.set(event.id, entry);
       entries.push(entry);
     } else if (event.type === "tool-result") settle(event.id, event.name, event.output, false);
@@ -105,6 +105,20 @@ export function runEntries(run: RunSnapshot, events: readonly LoggedEvent[]): Ex
 export function toolHeadline(input: string, max = 90): string {
   const line = /^[[{]/.test(input) ? input.replace(/\s+/g, " ") : input.split("\n")[0]!;
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/**
+ * A folded tool call's header: the files a call changes (`parser.ts`; apply_patch: each file it
+ * names), else the first line of its input as text (toolHeadline).
+ */
+export function describeToolHead(name: string, input: unknown): string {
+  const record = (input && typeof input === "object" ? input : {}) as Record<string, unknown>;
+  if (["edit_file", "multi_edit", "write_file"].includes(name) && typeof record.path === "string") return toolHeadline(record.path);
+  if (name === "apply_patch" && typeof record.patch === "string") {
+    const files = [...record.patch.matchAll(/^\*\*\* (?:Add|Update|Delete) File: (.+)$/gm)].map((found) => found[1]!.trim());
+    if (files.length > 0) return toolHeadline(files.join(", "));
+  }
+  return toolHeadline(describeToolInput(name, input));
 }
 
 /** A tool call's input as text: an edit as a diff, a command or a path as itself, else JSON. */

@@ -49,7 +49,7 @@ function _entry(entry: ExportEntry): string {
     case "notice":
       return `<article class="msg notice"><div class="body">${_esc(entry.text)}</div></article>`;
     case "tool": {
-      const head = toolHeadline(entry.input);
+      const head = entry.head ?? toolHeadline(entry.input);
       const status = entry.output === undefined ? ` <span class="error">no result</span>` : entry.isError ? ` <span class="error">error</span>` : "";
       const input = entry.input ? _pre("input", entry.input) : "";
       const output = entry.output === undefined ? "" : _pre(entry.isError ? "error" : "result", entry.output || "(empty)");

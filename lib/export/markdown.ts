@@ -37,7 +37,7 @@ function _entry(entry: ExportEntry): string[] {
       return [`> ${_inline(entry.text)}`, ""];
     case "tool": {
       const status = entry.output === undefined ? " (no result)" : entry.isError ? " (error)" : "";
-      const head = toolHeadline(entry.input);
+      const head = entry.head ?? toolHeadline(entry.input);
       const body = [`<details><summary>${_html(entry.name)}${head ? `: <code>${_html(head)}</code>` : ""}${status}</summary>`, ""];
       if (entry.input) body.push(..._fence(entry.input), "");
       if (entry.output !== undefined) body.push(..._fence(entry.output || "(empty)"), "");

@@ -12,7 +12,8 @@
  *   its episodes).
  * - `project` keeps transcripts whose folder is the project root or inside it, and that project's
  *   notes and episodes (with the global notes); without it, every transcript and this project's
- *   memory. `since` drops what is older.
+ *   memory, plus the memory of `moreMemoryRoots` (a memory id is then short among its own
+ *   project's: `shiro memory show` takes it in that project). `since` drops what is older.
  * - A run's events repeat its session's messages. When both are searched, a hit found in both
  *   (same role, same text) is shown once: as the run's for tool calls and results (the run log
  *   holds them with their timing), as the session's for prompts, answers and summaries.
@@ -39,6 +40,8 @@ export interface SearchRequest {
   project?: string;
   /** Whose notes and episodes are searched when `project` is not given. */
   memoryRoot: string;
+  /** Other projects whose notes and episodes are searched too (`--all`); the global notes count once. */
+  moreMemoryRoots?: readonly string[];
   since?: Date;
   limit?: number;
   onNotice?: (text: string) => void;
@@ -70,7 +73,11 @@ export function searchEverything(request: SearchRequest): SearchHit[] {
     const found = describeTranscriptHits(rankTranscripts(openTranscriptIndex({ onNotice: request.onNotice }), request, sources, limit * 2), query);
     hits.push(...(sources.has("sessions") && sources.has("runs") ? _dropRepeats(found) : found).slice(0, limit));
   }
-  if (sources.has("memory")) hits.push(..._searchMemory(request, limit));
+  if (sources.has("memory")) {
+    const roots = [...new Set([request.project ?? request.memoryRoot, ...(request.moreMemoryRoots ?? [])])];
+    const seen = new Set<string>();
+    for (const root of roots) hits.push(..._searchMemory(request, root, limit).filter((hit) => !seen.has(hit.id) && seen.add(hit.id)));
+  }
   return hits.sort((a, b) => (Math.abs(b.score - a.score) > 1e-9 ? b.score - a.score : a.at < b.at ? 1 : a.at > b.at ? -1 : 0)).slice(0, limit);
 }
 
@@ -128,8 +135,7 @@ export function describeTranscriptHits(found: readonly IndexHit[], query: string
   });
 }
 
-function _searchMemory(request: SearchRequest, limit: number): SearchHit[] {
-  const root = request.project ?? request.memoryRoot;
+function _searchMemory(request: SearchRequest, root: string, limit: number): SearchHit[] {
   const items = listMemoryItems(root, request.onNotice);
   const { index, notes, segments } = openMemoryIndex({
     projectRoot: root,

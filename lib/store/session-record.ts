@@ -39,6 +39,8 @@ export interface SessionRecord {
   outputTokens: number;
   /** Absent while no priced usage was recorded. */
   costUsd?: number;
+  /** The subagents' share of the totals above; absent while none ran. */
+  subagents?: { inputTokens: number; outputTokens: number; costUsd?: number };
   notebook: Notebook;
   exchanges: Exchange[];
   messages: Message[];
@@ -81,6 +83,7 @@ export const SessionSchema: v.GenericSchema<unknown, SessionRecord> = v.object({
   inputTokens: _Count,
   outputTokens: _Count,
   costUsd: v.optional(_Count),
+  subagents: v.optional(v.object({ inputTokens: _Count, outputTokens: _Count, costUsd: v.optional(_Count) })),
   notebook: v.optional(NotebookSchema, () => ({ todos: [] })),
   exchanges: v.optional(v.array(ExchangeSchema), () => []),
   messages: v.array(MessageSchema),

@@ -3,7 +3,7 @@
  *
  * File `sessions/<uuidv7>.json` (pretty JSON, mode 0600, replaced atomically by json-file):
  *   {version: 1, id, createdAt, updatedAt, cwd, provider, model, title, inputTokens, outputTokens,
- *    costUsd?, notebook: {todos}, exchanges: Exchange[], messages: Message[], compaction?}
+ *    costUsd?, subagents?: {inputTokens, outputTokens, costUsd?}, notebook: {todos}, exchanges: Exchange[], messages: Message[], compaction?}
  * `messages` are lib/messages.ts shapes (unknown extra fields are kept). `compaction`
  * belongs to the context manager and is carried through load and save as whatever it holds.
  *

@@ -2,7 +2,7 @@
  * The approval question in the REPL's terminal: the request rendered (approval-view.ts),
  * then `y once | a always | n deny` read through readline. Ctrl-C or Esc while it is open ends the
  * turn, which withdraws the question and denies, so the next line typed is a prompt again, not a
- * late answer.
+ * late answer. While it is open the turn's own output is held (held-output.ts) and printed after.
  */
 import type { Interface } from "node:readline";
 import type { ApprovalAnswer, ApprovalRequest } from "../approval/request.ts";
@@ -16,9 +16,20 @@ export interface ApprovalTerminal {
   readonly style: Style;
   readonly rl?: Interface;
   readonly running?: AbortController;
+  /** Holds the turn's output while the question is open; the returned function releases it. */
+  readonly holdOutput?: () => () => void;
 }
 
 export async function askApproval(terminal: ApprovalTerminal, request: ApprovalRequest): Promise<ApprovalAnswer> {
+  const release = terminal.holdOutput?.();
+  try {
+    return await _ask(terminal, request);
+  } finally {
+    release?.();
+  }
+}
+
+async function _ask(terminal: ApprovalTerminal, request: ApprovalRequest): Promise<ApprovalAnswer> {
   const question = renderApprovalQuestion(request, terminal.cwd, terminal.style);
   terminal.write(question.text);
   const signal = terminal.running?.signal;

@@ -10,9 +10,20 @@ export interface AskTerminal {
   readonly write: (text: string) => void;
   readonly style: Style;
   readonly rl?: Interface;
+  /** Holds the turn's output while the question is open; the returned function releases it. */
+  readonly holdOutput?: () => () => void;
 }
 
 export async function askUserInTerminal(terminal: AskTerminal, question: string, options: readonly string[], signal: AbortSignal): Promise<string | undefined> {
+  const release = terminal.holdOutput?.();
+  try {
+    return await _ask(terminal, question, options, signal);
+  } finally {
+    release?.();
+  }
+}
+
+async function _ask(terminal: AskTerminal, question: string, options: readonly string[], signal: AbortSignal): Promise<string | undefined> {
   const { write, style } = terminal;
   write(`${style.yellow("? ")}${question}\n`);
   options.forEach((option, index) => write(`  ${index + 1}. ${option}\n`));

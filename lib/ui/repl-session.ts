@@ -31,6 +31,8 @@ export interface ReplState {
   rl?: Interface;
   /** The turn in flight; aborting it interrupts the turn. */
   running?: AbortController;
+  /** Holds the turn's output while a question is open (held-output.ts). */
+  holdOutput?: () => () => void;
 }
 
 /** The first session (after the trust question for a project .mcp.json); with no key, the provider setup first. Undefined when none was set up. */

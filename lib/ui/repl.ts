@@ -11,6 +11,7 @@ import { EXIT } from "../platform/errors.ts";
 import { renderBanner, renderFarewell } from "./banner.ts";
 import { createCompleter } from "./completer.ts";
 import { createRenderer } from "./renderer.ts";
+import { createHeldOutput } from "./held-output.ts";
 import { colourEnabled, createStyle } from "./style.ts";
 import { appendHistory, loadHistory } from "../store/history.ts";
 import { findProjectRoot } from "../config/project.ts";
@@ -36,7 +37,9 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     return EXIT.error;
   }
   let agent: Agent = first;
-  const renderer = createRenderer(write, style, () => agent.model);
+  const held = createHeldOutput(write);
+  state.holdOutput = held.hold;
+  const renderer = createRenderer(held.write, style, () => agent.model);
   write(renderBanner(agent, style.dim));
 
   const terminal = Boolean(process.stdout.isTTY);

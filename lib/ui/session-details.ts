@@ -1,7 +1,9 @@
 /** `shiro sessions show` as text: the session's metadata, usage, task list, last exchange and context. */
 import { loadConfigFile } from "../config/config.ts";
 import { readCompactionState } from "../agent/context/manager.ts";
-import { DEFAULT_COMPACTION_THRESHOLD, estimateTokens } from "../agent/context/planner.ts";
+import { estimateTokens } from "../agent/context/planner.ts";
+import { createContextWindow, type WindowSource } from "../agent/context/window.ts";
+import type { ConfigFile } from "../config/config.ts";
 import { renderTodoLines } from "../store/notebook.ts";
 import type { SessionRecord } from "../store/session-record.ts";
 import { shortRunId } from "../store/short-ids.ts";
@@ -36,10 +38,16 @@ export function renderSessionDetails(session: SessionRecord): string {
   return lines.join("\n");
 }
 
-/** Where the session's context stands against the compaction threshold (`sessions show --json` prints it). */
+/**
+ * Where the session's context stands against the compaction threshold (`sessions show --json`
+ * prints it). The threshold follows the session model's window as a run would start it
+ * (lib/agent/context/window.ts): config `contextWindow`, else the model table, else the default.
+ */
 export interface ContextInfo {
   tokens: number;
   threshold: number;
+  window: number;
+  windowSource: WindowSource;
   share: number;
   estimated: boolean;
   spans: number;
@@ -47,19 +55,29 @@ export interface ContextInfo {
 }
 
 export function describeContext(session: SessionRecord): ContextInfo {
-  let threshold = DEFAULT_COMPACTION_THRESHOLD;
+  let config: Partial<ConfigFile> = {};
   try {
-    threshold = loadConfigFile().compaction?.threshold ?? threshold;
+    config = loadConfigFile();
   } catch {
-    // a broken config.json does not stop `sessions show`; the default threshold is shown
+    // a broken config.json does not stop `sessions show`; the model's own window is shown
   }
+  const window = createContextWindow({ model: () => session.model, configured: config.contextWindow, threshold: config.compaction?.threshold });
+  const threshold = window.threshold();
+  const { window: size, source } = window.current();
   const tokens = estimateTokens(session.messages);
   const state = readCompactionState(session);
-  return { tokens, threshold, share: Math.round((tokens / threshold) * 1000) / 1000, estimated: true, spans: state.spans.length, archived: state.archive?.length ?? 0 };
+  return {
+    tokens, threshold, window: size, windowSource: source, share: Math.round((tokens / threshold) * 1000) / 1000,
+    estimated: true, spans: state.spans.length, archived: state.archive?.length ?? 0,
+  };
 }
 
+const _SOURCE_LABELS: Record<WindowSource, string> = {
+  config: "config contextWindow", learned: "learned", provider: "reported by the provider", "model table": "model table", default: "unknown model: the default",
+};
+
 export function renderContextLine(context: ContextInfo): string {
-  const parts = [`context   ~${context.tokens} tokens (estimate), ${Math.round(context.share * 100)}% of the ${context.threshold} compaction threshold`];
+  const parts = [`context   ~${context.tokens} tokens (estimate), ${Math.round(context.share * 100)}% of the ${context.threshold} compaction threshold (window ${context.window}, ${_SOURCE_LABELS[context.windowSource]})`];
   if (context.spans > 0) parts.push(`; ${context.spans} span${context.spans === 1 ? "" : "s"} compacted`);
   if (context.archived > 0) parts.push(`; ${context.archived} transcript${context.archived === 1 ? "" : "s"} archived by compact`);
   return parts.join("");

@@ -98,7 +98,7 @@ describe("shiro sessions compact / uncompact / show", () => {
     expect(after.compaction.archive[0].focus).toBe("the empty folder");
 
     const show = await shiro(["sessions", "show", before.id]);
-    expect(show.stdout).toMatch(/context {3}~\d+ tokens \(estimate\), 0% of the 120000 compaction threshold; 1 transcript archived by compact/);
+    expect(show.stdout).toMatch(/context {3}~\d+ tokens \(estimate\), 0% of the 120000 compaction threshold \(window 200000, model table\); 1 transcript archived by compact/);
 
     const undo = await shiro(["sessions", "uncompact", before.id.slice(0, 13)]);
     expect(undo.code).toBe(0);
@@ -106,5 +106,31 @@ describe("shiro sessions compact / uncompact / show", () => {
     const restored = JSON.parse(readFileSync(file, "utf8"));
     expect(restored.messages).toEqual(before.messages);
     expect((await shiro(["sessions", "uncompact", before.id])).stdout).toBe("nothing to uncompact: no history has left the wire\n");
+  });
+
+  test("show measures the context against the session model's window, as a run would compact it", async () => {
+    const { dirs, fake } = e2e;
+    fake.script({ text: "hello" });
+    expect((await e2e.shiro(["-p", "hi"])).code).toBe(0);
+    const sessions = join(dirs.home, ".shiro-neko", "sessions");
+    const file = join(sessions, readdirSync(sessions).find((name) => name.endsWith(".json"))!);
+    const record = JSON.parse(readFileSync(file, "utf8"));
+    // window - min(output limit, window / 4), times 0.8 (lib/agent/context/window.ts)
+    const rows: { model: string; config?: object; window: number; threshold: number; label: string }[] = [
+      { model: "gpt-5", window: 400_000, threshold: 240_000, label: "model table" },
+      { model: "claude-sonnet-4-5", window: 200_000, threshold: 120_000, label: "model table" },
+      { model: "qwen3", window: 40_960, threshold: 26_214, label: "model table" },
+      { model: "my-local-model", window: 32_768, threshold: 22_937, label: "unknown model: the default" },
+      { model: "my-local-model", config: { contextWindow: 16_000 }, window: 16_000, threshold: 9_600, label: "config contextWindow" },
+      { model: "gpt-5", config: { compaction: { threshold: 5_000 } }, window: 400_000, threshold: 5_000, label: "model table" },
+    ];
+    for (const row of rows) {
+      e2e.writeConfig(row.config ?? {});
+      writeFileSync(file, JSON.stringify({ ...record, model: row.model }));
+      const json = await e2e.shiro(["sessions", "show", record.id, "--json"]);
+      expect([row.model, JSON.parse(json.stdout).context]).toMatchObject([row.model, { window: row.window, threshold: row.threshold }]);
+      const text = await e2e.shiro(["sessions", "show", record.id]);
+      expect(text.stdout).toContain(`of the ${row.threshold} compaction threshold (window ${row.window}, ${row.label})`);
+    }
   });
 });

@@ -90,6 +90,8 @@ describe("shiro export", () => {
       "```diff\n--- a/parser.ts\n+++ b/parser.ts\n@@\n-export const limit = 4096;\n+export const limit = 8192;\n```",
       "> **Summary:** Planned two tasks and wrote the todo list.",
       "<details><summary>bash: <code>$ echo flamingo-probe done</code></summary>",
+      // An edit's header names the file, not the diff's first line.
+      "<details><summary>edit_file: <code>parser.ts</code></summary>",
     ])
       expect({ part, found: markdown.stdout.includes(part) }).toEqual({ part, found: true });
 
@@ -115,6 +117,7 @@ describe("shiro export", () => {
     const page = readFileSync(htmlFile, "utf8");
     expectNoSecret("html", page);
     expect(page).toContain("Content-Security-Policy");
+    expect(page).toContain(`<summary><span class="tool-name">edit_file</span> <code>parser.ts</code></summary>`);
     // Nothing to fetch: no src, href, url() or @import anywhere.
     expect(page.match(/\b(?:src|href)\s*=|url\(|@import/gi)).toBeNull();
     const runHtml = await shiro(["export", runId, "--format", "html"]);

@@ -246,6 +246,70 @@ describe("worker subagents in the REPL", () => {
       expect(readFileSync(join(e2e.dirs.cwd, "done.txt"), "utf8")).toBe("worker was here\n");
     });
   }, 30_000);
+
+  test("a subagent's live line waits while an approval question is open and prints after the answer", async () => {
+    let questionShown!: () => void;
+    const shown = new Promise<void>((resolve) => (questionShown = resolve));
+    let worker = 0;
+    let explore = 0;
+    let parent = 0;
+    e2e.fake.respond(async (request) => {
+      const system = JSON.stringify(request.body.messages?.[0] ?? "");
+      if (system.includes("You are a subagent doing one piece of work")) {
+        worker += 1;
+        return worker === 1 ? { toolCalls: [{ name: "write_file", input: { path: "done.txt", content: "worker was here\n" } }] } : { text: "wrote done.txt" };
+      }
+      if (system.includes("You are a subagent exploring")) {
+        explore += 1;
+        if (explore > 1) return { text: "explored" };
+        await shown;
+        return { toolCalls: [{ name: "list_dir", input: { path: "." } }] };
+      }
+      parent += 1;
+      return parent === 1
+        ? { toolCalls: [
+          { name: "task", input: { description: "look around", prompt: "list the files" } },
+          { name: "task", input: { description: "write it", prompt: "create done.txt", kind: "worker" } },
+        ] }
+        : { text: "both finished" };
+    });
+    await withRepl([], async (repl) => {
+      await repl.until("› ");
+      repl.type("please delegate twice\r");
+      const asked = await repl.until("| n deny ");
+      questionShown();
+      // The explorer's second request means its tool call (and so its live line) has happened.
+      for (let waited = 0; explore < 2 && waited < 10_000; waited += 20) await Bun.sleep(20);
+      expect(explore).toBe(2);
+      await Bun.sleep(300);
+      expect(repl.screen().slice(asked)).not.toContain("[look around]");
+      repl.type("y\r");
+      const after = await repl.until("[look around] list_dir", asked);
+      await repl.until("both finished", after);
+    });
+  }, 30_000);
+
+  test("/cost splits tokens and spend between this agent and its subagents", async () => {
+    let parent = 0;
+    e2e.fake.respond((request) => {
+      const system = JSON.stringify(request.body.messages?.[0] ?? "");
+      if (system.includes("You are a subagent exploring")) return { text: "explored", usage: { input: 1000, output: 100 } };
+      parent += 1;
+      if (parent === 1) return { toolCalls: [{ name: "task", input: { description: "look", prompt: "list the files" } }], usage: { input: 200, output: 20 } };
+      return { text: "done", usage: { input: 300, output: 30 } };
+    });
+    await withRepl([], async (repl) => {
+      await repl.until("› ");
+      repl.type("delegate\r");
+      let at = await repl.until("done\n");
+      at = await repl.until("› ", at);
+      repl.type("/cost\r");
+      await repl.until("context: ", at);
+      const shown = repl.screen().slice(at);
+      expect(shown).toContain("billed: 1500 in / 150 out\n");
+      expect(shown).toMatch(/\n {2}this agent: 500 in \/ 50 out, \$\d[^\n]*\n {2}subagents: 1000 in \/ 100 out, \$\d/);
+    });
+  }, 30_000);
 });
 
 describe("blocked runs at start", () => {

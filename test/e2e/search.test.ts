@@ -57,6 +57,7 @@ describe("shiro search", () => {
     mkdirSync(other);
     e2e.fake.script({ text: "Nothing about that here." });
     expect((await shiro(["-p", "is there a zebra in this other project?"], other)).code).toBe(0);
+    expect((await shiro(["memory", "add", "fact", "the other zebra keeps its quokka in a shed"], other)).code).toBe(0);
 
     const hits = await searchJson(["zebra quokka"]);
     const roles = (kind: string) =>
@@ -83,7 +84,17 @@ describe("shiro search", () => {
     expect(hits.every((hit) => hit.project === e2e.dirs.cwd)).toBe(true);
     const everywhere = await searchJson(["zebra", "--all"]);
     expect(everywhere.some((hit) => hit.project === other && hit.role === "prompt")).toBe(true);
-    expect((await searchJson(["zebra", "--project", other])).map((hit) => [hit.kind, hit.role, hit.project]).sort()).toEqual([["session", "prompt", other]]);
+    expect((await searchJson(["zebra", "--project", other])).map((hit) => [hit.kind, hit.role, hit.project]).sort()).toEqual([
+      ["note", "fact", other],
+      ["session", "prompt", other],
+    ]);
+    // --all widens the notes too: the other project's note, under its project, shown there by its id.
+    expect(hits.some((hit) => hit.snippet.text.includes("shed"))).toBe(false);
+    const otherNote = everywhere.find((hit) => hit.kind === "note" && hit.project === other);
+    expect(otherNote?.snippet.text).toContain("the other zebra keeps its quokka in a shed");
+    expect(everywhere.filter((hit) => hit.kind === "note").map((hit) => hit.project).sort()).toEqual([e2e.dirs.cwd, other].sort());
+    const shownThere = await shiro(["memory", "show", otherNote!.shortId], other);
+    expect([shownThere.code, shownThere.stdout.includes(otherNote!.id)]).toEqual([0, true]);
 
     // The command and what it printed, from the run log alone.
     const bash = await searchJson(["flamingo-probe", "--runs"]);

@@ -63,11 +63,11 @@ test("lists saved sessions and shows one by prefix", async () => {
     "> why does the pagination test fail on the last page?",
     "An off-by-one.",
     "tools: read_file×2",
-    `context   ~${estimateTokens(session.messages)} tokens (estimate), 0% of the 120000 compaction threshold`,
+    `context   ~${estimateTokens(session.messages)} tokens (estimate), 0% of the 22937 compaction threshold (window 32768, unknown model: the default)`,
     "",
   ].join("\n") });
   const { context, ...shown } = JSON.parse((await shiro("sessions", "show", id8, "--json")).stdout);
   expect(shown).toEqual(JSON.parse(JSON.stringify(session)));
-  expect(context).toEqual({ tokens: estimateTokens(session.messages), threshold: 120000, share: 0, estimated: true, spans: 0, archived: 0 });
+  expect(context).toEqual({ tokens: estimateTokens(session.messages), threshold: 22937, window: 32768, windowSource: "default", share: 0.002, estimated: true, spans: 0, archived: 0 });
   expect(await shiro("sessions", "show", "0000")).toEqual({ code: 1, stdout: "", stderr: 'shiro: no session matching "0000"\n' });
 });
