@@ -4,7 +4,11 @@ import { EXIT } from "../lib/platform/errors.ts";
 import type { FollowOutcome } from "../lib/ui/follow.ts";
 
 const _STOP_EXIT: Record<StopKind, number> = {
-  completed: EXIT.ok, error: EXIT.error, aborted: EXIT.interrupted, blocked: EXIT.blocked, "max-steps": EXIT.maxSteps,
+  completed: EXIT.ok,
+  error: EXIT.error,
+  aborted: EXIT.interrupted,
+  blocked: EXIT.blocked,
+  "max-steps": EXIT.maxSteps,
 };
 
 /** A run's stop as an exit code; no stop (events ended without `done`) or a vanished run is an error. */

@@ -8,7 +8,6 @@
 import { UsageError } from "../lib/platform/errors.ts";
 import type { FlagSpec } from "../lib/config/flags.ts";
 
-
 export interface ParsedFlags {
   /** Positional arguments, in order. */
   _: string[];

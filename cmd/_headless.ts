@@ -27,7 +27,13 @@ export async function runHeadless(prompt: string, flags: AgentFlags, options: He
   // Nobody can receive the answer any more (the reader went away, stdout failed): stop the run.
   const stopListening = onOutputLost(() => controller.abort());
   // Start-up notices arrive as `notice` events of the run (`[notice] …` on stderr in text mode).
-  const agent = await createAgent({ cwd: process.cwd(), flags, mode: "headless", runId: process.env.SHIRO_RUN_ID, detached: process.env.SHIRO_DETACHED === "1" });
+  const agent = await createAgent({
+    cwd: process.cwd(),
+    flags,
+    mode: "headless",
+    runId: process.env.SHIRO_RUN_ID,
+    detached: process.env.SHIRO_DETACHED === "1",
+  });
   try {
     return exitCodeOf(await printRun(agent.turn(prompt, controller.signal, { notices: describeNotices(agent.startupNotices()) }), options));
   } finally {

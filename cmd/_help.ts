@@ -13,10 +13,10 @@ export function renderRootHelp(): string {
   const commandRows = Object.entries(SUBCOMMAND_SUMMARIES).map(([name, summary]) => [`shiro ${name}`, summary] as const);
   const envRows: (readonly [string, string])[] = [
     ["SHIRO_HOME", `folder that holds .shiro-neko/ (default: your home directory)`],
-    ["SHIRO_PROVIDER", "provider preset, overrides config \"provider\""],
+    ["SHIRO_PROVIDER", 'provider preset, overrides config "provider"'],
     ["SHIRO_PROTOCOL", "wire protocol: chat, responses, anthropic"],
-    ["SHIRO_MODEL", "model id, overrides config \"model\""],
-    ["SHIRO_BASE_URL", "API root, overrides config \"baseURL\""],
+    ["SHIRO_MODEL", 'model id, overrides config "model"'],
+    ["SHIRO_BASE_URL", 'API root, overrides config "baseURL"'],
     ["SHIRO_API_KEY", "API key for any provider, beats every other key source"],
     ...presetKeyVariables().map((name) => [name, "key of the provider preset that reads it"] as const),
     ["NO_COLOR", "plain output without ANSI colours"],
@@ -30,7 +30,7 @@ export function renderRootHelp(): string {
     "",
     "Usage:",
     "  shiro [flags]                 interactive session",
-    "  shiro -p \"prompt\" [flags]     one headless turn (also: echo prompt | shiro)",
+    '  shiro -p "prompt" [flags]     one headless turn (also: echo prompt | shiro)',
     "  shiro <command> [args]        manage state (below)",
     "",
     "Flags:",

@@ -12,7 +12,8 @@ import { exitCodeOf } from "./_exit-codes.ts";
 
 export async function resumeBlockedRun(idOrPrefix: string, options: { json: boolean }): Promise<number> {
   const run = findRun(idOrPrefix);
-  if (effectiveStatus(run) !== "blocked" || !run.suspended) throw new UserError(`run ${shortRunId(run.id)} is not waiting for an approval (${effectiveStatus(run)})`);
+  if (effectiveStatus(run) !== "blocked" || !run.suspended)
+    throw new UserError(`run ${shortRunId(run.id)} is not waiting for an approval (${effectiveStatus(run)})`);
   const approval = getApproval(run.suspended.approvalId);
   if (!approval) throw new UserError(`approval ${shortApprovalId(run.suspended.approvalId)} of run ${shortRunId(run.id)} is missing from approvals.json`);
   if (approval.status === "pending") {
@@ -25,7 +26,12 @@ export async function resumeBlockedRun(idOrPrefix: string, options: { json: bool
   const stopListening = onOutputLost(() => controller.abort());
   const agent = await createAgent({ cwd: run.cwd, flags: flagsFromRunOptions(run.options), mode: "headless", sessionId: run.sessionId });
   try {
-    return exitCodeOf(await printRun(agent.resumeRun(run, approval.status === "approved" ? "approved" : "denied", controller.signal, { notices: describeNotices(agent.startupNotices()) }), options));
+    return exitCodeOf(
+      await printRun(
+        agent.resumeRun(run, approval.status === "approved" ? "approved" : "denied", controller.signal, { notices: describeNotices(agent.startupNotices()) }),
+        options,
+      ),
+    );
   } finally {
     agent.close();
     await agent.closed;

@@ -19,7 +19,10 @@ export function specsFromArgs(args: ArgsDef): FlagSpec[] {
     const alias = (def as { alias?: string | string[] }).alias;
     const aliases = Array.isArray(alias) ? alias : alias ? [alias] : [];
     specs.push({
-      name, alias: aliases[0], kind: def.type === "boolean" ? "boolean" : "string", description: def.description ?? "",
+      name,
+      alias: aliases[0],
+      kind: def.type === "boolean" ? "boolean" : "string",
+      description: def.description ?? "",
       choices: def.type === "enum" ? def.options : undefined,
     });
   }
@@ -45,7 +48,11 @@ export async function runStrict(cmd: CommandDef<any>, rawArgs: string[], name: s
   }
   const positionals = Object.values(args).filter((def) => def.type === "positional");
   if (subCommands && !cmd.run) {
-    throw new UsageError(first ? `unknown command "${name} ${first}". Available: ${Object.keys(subCommands).join(", ")}` : `${name} needs a command: ${Object.keys(subCommands).join(", ")}`);
+    throw new UsageError(
+      first
+        ? `unknown command "${name} ${first}". Available: ${Object.keys(subCommands).join(", ")}`
+        : `${name} needs a command: ${Object.keys(subCommands).join(", ")}`,
+    );
   }
   if (parsed._.length > positionals.length) throw new UsageError(`unexpected argument "${parsed._[positionals.length]}" for ${name}`);
   const required = positionals.filter((def) => def.required !== false);

@@ -41,7 +41,9 @@ async function _detach(prompt: string): Promise<number> {
   const withPrompt = _replacePrompt(args, prompt);
   const [command, ...prefix] = selfCommand();
   const child = spawn(command!, [...prefix, ...withPrompt], {
-    detached: true, stdio: "ignore", cwd: process.cwd(),
+    detached: true,
+    stdio: "ignore",
+    cwd: process.cwd(),
     env: { ...process.env, SHIRO_RUN_ID: runId, SHIRO_DETACHED: "1" },
   });
   child.unref();

@@ -75,7 +75,7 @@ function _buildServer(args: Record<string, unknown>, rawArgs: readonly string[],
     const problem = checkUrl(url);
     if (problem) throw new UserError(problem);
     const headers = _parsePairs(_repeated(rawArgs, "--header"), ":", "Name: value");
-    const type = args.type === "sse" ? "sse" as const : undefined;
+    const type = args.type === "sse" ? ("sse" as const) : undefined;
     return { url, ...(type ? { type } : {}), ...(headers ? { headers } : {}) };
   }
   throw new UsageError("shiro mcp add needs --command <cmd> (a local server) or --url <url> (a remote one)");
@@ -117,7 +117,7 @@ export default defineCommand({
         env: { type: "string", description: "local server: KEY=value added to its environment, repeatable" },
         url: { type: "string", description: "remote server: its http(s) URL" },
         type: { type: "enum", options: ["http", "sse"], description: "remote server: http (streamable HTTP, default) or sse" },
-        header: { type: "string", description: "remote server: \"Name: value\" sent with every request, repeatable" },
+        header: { type: "string", description: 'remote server: "Name: value" sent with every request, repeatable' },
       },
       async run({ args, rawArgs }) {
         const { loadConfigFile, writeConfigPatch } = await import("../lib/config/config.ts");

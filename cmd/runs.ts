@@ -63,4 +63,3 @@ export default defineCommand({
     if (rawArgs.length === 0) await list.run!({ args: { _: [] } as never, rawArgs: [], cmd: list });
   },
 });
-

@@ -38,7 +38,11 @@ export default defineCommand({
         const { compactSession } = await import("../lib/agent/session-compaction.ts");
         const config = resolveConfig();
         await _withWriter(String(args.id), async (session, save) => {
-          const outcome = await compactSession(session, (system, prompt, signal) => completeOnce(config, system, prompt, signal), args.focus ? String(args.focus) : undefined);
+          const outcome = await compactSession(
+            session,
+            (system, prompt, signal) => completeOnce(config, system, prompt, signal),
+            args.focus ? String(args.focus) : undefined,
+          );
           if (outcome.changed) save();
           _print(outcome.message);
         });

@@ -23,7 +23,9 @@ export default defineCommand({
       throw new UserError(`updates are turned off (update.enabled is false in ${paths.config()}); update this install the way it was installed`);
     }
     if (!args.check && (!isCompiledBinary() || !BUILD?.target)) {
-      throw new UserError(`this shiro is ${isCompiledBinary() ? "a local build" : "run from source"}, not an installed release; update it with git pull, or install the release with install.sh (docs/release.md)`);
+      throw new UserError(
+        `this shiro is ${isCompiledBinary() ? "a local build" : "run from source"}, not an installed release; update it with git pull, or install the release with install.sh (docs/release.md)`,
+      );
     }
     const check = await checkForUpdate(resolveReleaseBase(process.env, config.update?.base));
     const released = check.index.date.slice(0, 10);

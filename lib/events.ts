@@ -47,14 +47,26 @@ export type AgentEvent =
    * What memory the run's prompt carries (first after `run-start`): each note or episode injected,
    * its scope and estimated tokens, the section's estimated tokens, the budget and the notes left out.
    */
-  | { type: "memory"; tokens: number; budget: number; leftOut: number; injected: { kind: "note" | "episode"; id: string; scope: string; tokens: number; stale?: boolean }[] }
+  | {
+      type: "memory";
+      tokens: number;
+      budget: number;
+      leftOut: number;
+      injected: { kind: "note" | "episode"; id: string; scope: string; tokens: number; stale?: boolean }[];
+    }
   | { type: "mcp"; server: string; status: "connected" | "failed" | "closed"; tools?: number; error?: string }
   | { type: "notice"; text: string }
   | { type: "error"; error: string }
   /** Last event of every run. Token fields are absent when the provider reported no usage. */
   | {
-      type: "done"; runId: string; sessionId: string; stop: StopKind; steps: number;
-      inputTokens?: number; outputTokens?: number; costUsd?: number;
+      type: "done";
+      runId: string;
+      sessionId: string;
+      stop: StopKind;
+      steps: number;
+      inputTokens?: number;
+      outputTokens?: number;
+      costUsd?: number;
       /** The subagents' share of the totals above (their model may differ: config `subagentModel`); absent when none ran. */
       subagents?: { inputTokens: number; outputTokens: number; costUsd?: number };
       /** True when the run was stopped by `shiro runs cancel` (stop is then `aborted`). */

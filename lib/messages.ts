@@ -103,7 +103,10 @@ export interface Usage {
 export type StopReason = "stop" | "tool-calls" | "length" | "content-filter";
 
 export function assistantText(message: AssistantMessage): string {
-  return message.parts.filter((part): part is TextPart => part.type === "text").map((part) => part.text).join("");
+  return message.parts
+    .filter((part): part is TextPart => part.type === "text")
+    .map((part) => part.text)
+    .join("");
 }
 
 export function toolCalls(message: AssistantMessage): ToolCallPart[] {
@@ -116,8 +119,8 @@ export function addUsage(a: Usage, b: Usage | undefined): Usage {
     inputTokens: a.inputTokens + b.inputTokens,
     outputTokens: a.outputTokens + b.outputTokens,
     ...(a.cachedInputTokens !== undefined || b.cachedInputTokens !== undefined
-      ? { cachedInputTokens: (a.cachedInputTokens ?? 0) + (b.cachedInputTokens ?? 0) } : {}),
-    ...(a.reasoningTokens !== undefined || b.reasoningTokens !== undefined
-      ? { reasoningTokens: (a.reasoningTokens ?? 0) + (b.reasoningTokens ?? 0) } : {}),
+      ? { cachedInputTokens: (a.cachedInputTokens ?? 0) + (b.cachedInputTokens ?? 0) }
+      : {}),
+    ...(a.reasoningTokens !== undefined || b.reasoningTokens !== undefined ? { reasoningTokens: (a.reasoningTokens ?? 0) + (b.reasoningTokens ?? 0) } : {}),
   };
 }

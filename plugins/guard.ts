@@ -17,7 +17,14 @@ import type { Plugin } from "../lib/extensions/plugin-api.ts";
 import { loadShellParser } from "../lib/shell/parser.ts";
 import { peelCommand } from "../lib/shell/peel.ts";
 import {
-  SHELLS, STDIN_PATHS, listFindExecs, readCommand, readShellInvocation, toSimpleCommand, type CommandReading, type ReadCommand,
+  SHELLS,
+  STDIN_PATHS,
+  listFindExecs,
+  readCommand,
+  readShellInvocation,
+  toSimpleCommand,
+  type CommandReading,
+  type ReadCommand,
 } from "../lib/shell/read.ts";
 import { startsOption } from "../lib/shell/options.ts";
 
@@ -38,22 +45,28 @@ const _SHORT_CLUSTER = /^-[a-zA-Z]+$/;
 export const GUARD_RULES: readonly GuardRule[] = [
   {
     why: "recursive or forced delete",
-    matches: (line) => _runs(line, "rm").some(({ peeled }) => {
-      const options = _beforeDashDash(peeled.args);
-      return _hasShort(options, /[rRf]/) || options.some((arg) => startsOption(arg, "--recursive") || startsOption(arg, "--force"));
-    }),
+    matches: (line) =>
+      _runs(line, "rm").some(({ peeled }) => {
+        const options = _beforeDashDash(peeled.args);
+        return _hasShort(options, /[rRf]/) || options.some((arg) => startsOption(arg, "--recursive") || startsOption(arg, "--force"));
+      }),
   },
   {
     why: "deletes files found by find",
-    matches: (line) => _runs(line, "find").some(({ peeled }) => peeled.args.includes("-delete")
-      || listFindExecs(peeled).some((words) => _DELETERS.has(peelCommand(toSimpleCommand(words)).program))),
+    matches: (line) =>
+      _runs(line, "find").some(
+        ({ peeled }) => peeled.args.includes("-delete") || listFindExecs(peeled).some((words) => _DELETERS.has(peelCommand(toSimpleCommand(words)).program)),
+      ),
   },
   {
     why: "discards uncommitted work",
-    matches: (line) => _git(line, "reset").some((args) => args.some((arg) => startsOption(arg, "--hard")))
-      || _git(line, "checkout").some((args) => _hasShort(_beforeDashDash(args), /f/) || args.some((arg) => startsOption(arg, "--force")) || _pathspecs(args, true).some(_isWholeTree))
-      || _git(line, "restore").some((args) => _pathspecs(args, false).some(_isWholeTree) && _restoresWorktree(args))
-      || _git(line, "switch").some((args) => _hasShort(args, /f/) || args.some((arg) => startsOption(arg, "--force") || startsOption(arg, "--discard-changes"))),
+    matches: (line) =>
+      _git(line, "reset").some((args) => args.some((arg) => startsOption(arg, "--hard"))) ||
+      _git(line, "checkout").some(
+        (args) => _hasShort(_beforeDashDash(args), /f/) || args.some((arg) => startsOption(arg, "--force")) || _pathspecs(args, true).some(_isWholeTree),
+      ) ||
+      _git(line, "restore").some((args) => _pathspecs(args, false).some(_isWholeTree) && _restoresWorktree(args)) ||
+      _git(line, "switch").some((args) => _hasShort(args, /f/) || args.some((arg) => startsOption(arg, "--force") || startsOption(arg, "--discard-changes"))),
   },
   {
     why: "deletes untracked files",
@@ -61,13 +74,22 @@ export const GUARD_RULES: readonly GuardRule[] = [
   },
   {
     why: "rewrites remote history",
-    matches: (line) => _git(line, "push").some((args) => _hasShort(_beforeDashDash(args), /f/)
-      || args.some((arg) => startsOption(arg, "--force") || startsOption(arg, "--force-with-lease") || startsOption(arg, "--mirror") || /^\+./.test(arg))),
+    matches: (line) =>
+      _git(line, "push").some(
+        (args) =>
+          _hasShort(_beforeDashDash(args), /f/) ||
+          args.some((arg) => startsOption(arg, "--force") || startsOption(arg, "--force-with-lease") || startsOption(arg, "--mirror") || /^\+./.test(arg)),
+      ),
   },
   {
     why: "deletes a branch without a merge check",
-    matches: (line) => _git(line, "branch").some((args) => _hasShort(args, /D/)
-      || ((_hasShort(args, /d/) || args.some((arg) => startsOption(arg, "--delete"))) && (_hasShort(args, /f/) || args.some((arg) => startsOption(arg, "--force"))))),
+    matches: (line) =>
+      _git(line, "branch").some(
+        (args) =>
+          _hasShort(args, /D/) ||
+          ((_hasShort(args, /d/) || args.some((arg) => startsOption(arg, "--delete"))) &&
+            (_hasShort(args, /f/) || args.some((arg) => startsOption(arg, "--force")))),
+      ),
   },
   {
     why: "destroys database data",
@@ -75,10 +97,13 @@ export const GUARD_RULES: readonly GuardRule[] = [
   },
   {
     why: "writes to a raw device",
-    matches: (line) => line.reading.commands.some(({ peeled, simple }) => /^mkfs(?:\.\w+)?$/.test(peeled.program)
-      || (peeled.program === "dd" && peeled.args.some((arg) => /^of=\/dev\/(?!(?:null|zero|stdout|stderr|tty)$)/.test(arg)))
-      || simple.redirects.some((redirect) => _RAW_DEVICE.test(redirect)))
-      || _RAW_DEVICE.test(line.source),
+    matches: (line) =>
+      line.reading.commands.some(
+        ({ peeled, simple }) =>
+          /^mkfs(?:\.\w+)?$/.test(peeled.program) ||
+          (peeled.program === "dd" && peeled.args.some((arg) => /^of=\/dev\/(?!(?:null|zero|stdout|stderr|tty)$)/.test(arg))) ||
+          simple.redirects.some((redirect) => _RAW_DEVICE.test(redirect)),
+      ) || _RAW_DEVICE.test(line.source),
   },
   {
     why: "makes files world-writable",
@@ -86,14 +111,19 @@ export const GUARD_RULES: readonly GuardRule[] = [
   },
   {
     why: "affects the whole machine",
-    matches: (line) => line.reading.commands.some(({ peeled }) => _MACHINE.has(peeled.program)
-      || (peeled.program === "systemctl" && peeled.args.some((arg) => _MACHINE.has(arg) || arg === "kexec"))
-      || ((peeled.program === "init" || peeled.program === "telinit") && ["0", "6"].includes(peeled.args[0] ?? ""))),
+    matches: (line) =>
+      line.reading.commands.some(
+        ({ peeled }) =>
+          _MACHINE.has(peeled.program) ||
+          (peeled.program === "systemctl" && peeled.args.some((arg) => _MACHINE.has(arg) || arg === "kexec")) ||
+          ((peeled.program === "init" || peeled.program === "telinit") && ["0", "6"].includes(peeled.args[0] ?? "")),
+      ),
   },
   {
     why: "kills every process",
-    matches: (line) => _runs(line, "kill").some(({ peeled }) => _killTargets(peeled.args).includes("-1"))
-      || line.reading.commands.some(({ peeled }) => peeled.program === "killall5"),
+    matches: (line) =>
+      _runs(line, "kill").some(({ peeled }) => _killTargets(peeled.args).includes("-1")) ||
+      line.reading.commands.some(({ peeled }) => peeled.program === "killall5"),
   },
   {
     why: "fork bomb",
@@ -101,19 +131,24 @@ export const GUARD_RULES: readonly GuardRule[] = [
   },
   {
     why: "pipes text into a shell",
-    matches: (line) => line.reading.commands.some(({ peeled, simple }) => {
-      const sourcing = peeled.program === "source" || peeled.program === ".";
-      if (SHELLS.has(peeled.program) || sourcing) {
-        const shell = readShellInvocation(peeled.args);
-        if (simple.piped && (sourcing ? STDIN_PATHS.has(peeled.args[0] ?? "") : shell.readsStdin)) return true;
-        // `… | xargs sh -c`: xargs hands the piped text to the shell as its script or arguments.
-        if (simple.piped && peeled.wrappers.includes("xargs")) return true;
-        // `sh -c "$(curl …)"`, `bash <(curl …)`, `source <(curl …)`: code the line itself produces.
-        return peeled.args.some((arg, i) => !peeled.argKnown[i] && /^(?:<\(|\$\(|`)|^"\$\(/.test(arg));
-      }
-      return simple.piped && _INTERPRETERS.test(peeled.program) && _readsScriptFromStdin(peeled.args)
-        && line.reading.commands.some((other) => _DOWNLOADERS.has(other.peeled.program));
-    }),
+    matches: (line) =>
+      line.reading.commands.some(({ peeled, simple }) => {
+        const sourcing = peeled.program === "source" || peeled.program === ".";
+        if (SHELLS.has(peeled.program) || sourcing) {
+          const shell = readShellInvocation(peeled.args);
+          if (simple.piped && (sourcing ? STDIN_PATHS.has(peeled.args[0] ?? "") : shell.readsStdin)) return true;
+          // `… | xargs sh -c`: xargs hands the piped text to the shell as its script or arguments.
+          if (simple.piped && peeled.wrappers.includes("xargs")) return true;
+          // `sh -c "$(curl …)"`, `bash <(curl …)`, `source <(curl …)`: code the line itself produces.
+          return peeled.args.some((arg, i) => !peeled.argKnown[i] && /^(?:<\(|\$\(|`)|^"\$\(/.test(arg));
+        }
+        return (
+          simple.piped &&
+          _INTERPRETERS.test(peeled.program) &&
+          _readsScriptFromStdin(peeled.args) &&
+          line.reading.commands.some((other) => _DOWNLOADERS.has(other.peeled.program))
+        );
+      }),
   },
   {
     // Checked last, so a line that also matches a rule above names that rule (its fallback words).
@@ -145,7 +180,11 @@ function _runs(line: GuardLine, name: string): ReadCommand[] {
 }
 
 function _globMatches(pattern: string, name: string): boolean {
-  const source = pattern.replace(/[.+^${}()|\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".").replace(/\[!/g, "[^");
+  const source = pattern
+    .replace(/[.+^${}()|\\]/g, "\\$&")
+    .replace(/\*/g, ".*")
+    .replace(/\?/g, ".")
+    .replace(/\[!/g, "[^");
   try {
     return new RegExp(`^${source}$`).test(name);
   } catch {
@@ -155,7 +194,9 @@ function _globMatches(pattern: string, name: string): boolean {
 
 /** Arguments of every `git <subcommand>` (global options already dropped). */
 function _git(line: GuardLine, subcommand: string): string[][] {
-  return _runs(line, "git").filter(({ peeled }) => peeled.args[0] === subcommand).map(({ peeled }) => peeled.args.slice(1));
+  return _runs(line, "git")
+    .filter(({ peeled }) => peeled.args[0] === subcommand)
+    .map(({ peeled }) => peeled.args.slice(1));
 }
 
 function _hasShort(args: readonly string[], letters: RegExp): boolean {

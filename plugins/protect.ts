@@ -14,8 +14,17 @@ export interface ProtectRule {
 }
 
 const _LOCKFILES = new Set([
-  "bun.lock", "bun.lockb", "package-lock.json", "pnpm-lock.yaml", "yarn.lock", "Cargo.lock", "poetry.lock",
-  "uv.lock", "composer.lock", "go.sum", "Gemfile.lock",
+  "bun.lock",
+  "bun.lockb",
+  "package-lock.json",
+  "pnpm-lock.yaml",
+  "yarn.lock",
+  "Cargo.lock",
+  "poetry.lock",
+  "uv.lock",
+  "composer.lock",
+  "go.sum",
+  "Gemfile.lock",
 ]);
 const _BUILD_OUTPUT = new Set(["dist", "build", "out", ".next", ".nuxt", ".svelte-kit", "coverage"]);
 const _CACHES = new Set([".venv", ".tox", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".turbo", ".parcel-cache"]);
@@ -28,8 +37,8 @@ export const PROTECT_RULES: readonly ProtectRule[] = [
   { why: "an installed dependency", matches: _inFolder(new Set(["node_modules"])) },
   {
     why: "a vendored or build directory",
-    matches: (_name, folders) => folders.includes("vendor")
-      || folders.some((folder, i) => folder === "target" && (folders[i + 1] === "debug" || folders[i + 1] === "release")),
+    matches: (_name, folders) =>
+      folders.includes("vendor") || folders.some((folder, i) => folder === "target" && (folders[i + 1] === "debug" || folders[i + 1] === "release")),
   },
   { why: "generated build output", matches: _inFolder(_BUILD_OUTPUT) },
   { why: "a tool cache", matches: _inFolder(_CACHES) },

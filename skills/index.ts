@@ -13,5 +13,13 @@ import test from "./test/SKILL.md" with { type: "text" };
 import verify from "./verify/SKILL.md" with { type: "text" };
 
 export const BUILTIN_SKILL_FILES: Readonly<Record<string, string>> = {
-  commit, debug, migrate, perf, refactor, review, security, test, verify,
+  commit,
+  debug,
+  migrate,
+  perf,
+  refactor,
+  review,
+  security,
+  test,
+  verify,
 };

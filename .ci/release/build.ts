@@ -21,7 +21,16 @@ import { gzipSync } from "node:zlib";
 import pkg from "../../package.json" with { type: "json" };
 import { INDEX_FORMAT, type ReleaseArtifact, type ReleaseIndex } from "../../lib/release/release-index.ts";
 import { writeTar } from "../../lib/release/tar.ts";
-import { INDEX_FILE, RELEASE_TARGETS, SUMS_FILE, archiveEntryName, archiveFileName, binaryFileName, findTarget, type ReleaseTarget } from "../../lib/release/targets.ts";
+import {
+  INDEX_FILE,
+  RELEASE_TARGETS,
+  SUMS_FILE,
+  archiveEntryName,
+  archiveFileName,
+  binaryFileName,
+  findTarget,
+  type ReleaseTarget,
+} from "../../lib/release/targets.ts";
 import { PRODUCT } from "../../lib/platform/version.ts";
 import { writeZip } from "./zip.ts";
 

@@ -18,8 +18,8 @@ import { createCommandSandbox } from "../sandbox/session.ts";
 import { connectionFromConfig, createModelClient, type ModelClient } from "../providers/client.ts";
 import type { MemoryStore } from "../store/memory.ts";
 import { openEpisodes } from "../store/episodes.ts";
-import { createEmbeddingClient, type EmbeddingClient } from "../search/embeddings.ts";
-import { recordSessionEpisode, summarizeEpisode } from "./episode-recorder.ts";
+import { embeddingClientFromConfig } from "../search/embeddings.ts";
+import { collectRunIds, recordSessionEpisode, summarizeEpisode } from "./episode-recorder.ts";
 import type { Todo } from "../store/notebook.ts";
 import type { RunSnapshot } from "../store/runs.ts";
 import { openSessionWriter, type SessionWriter } from "../store/sessions.ts";
@@ -49,7 +49,6 @@ import { pickSession, resolveAgentConfig } from "./session-start.ts";
 import { createTaskTool } from "./subagent.ts";
 import { runUserCommand } from "./user-command.ts";
 import { DEFAULT_MAX_STEPS, VARIANTS, type AgentVariant } from "./variants.ts";
-
 
 export interface CreateAgentOptions {
   cwd: string;
@@ -136,7 +135,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   // --no-memory opens no store of any scope, so no memory file is read or written.
   const onNotice = (text: string) => notices.push({ code: "store", text });
   const episodes = flags.noMemory ? undefined : openEpisodes(projectRoot, { onNotice });
-  const embeddings = flags.noMemory ? undefined : _embeddingClient(config, onNotice);
+  const embeddings = flags.noMemory ? undefined : embeddingClientFromConfig(config.file.memory?.embeddings, onNotice);
   /** Runs this process drove in this session: the next episode's material. */
   const episodeRuns: string[] = [];
 
@@ -158,22 +157,45 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     });
   }
   const context: ContextManager = createContextManager({
-    session, client, model: () => model, thinking: () => thinking, markChanged: () => writer.markChanged(),
-    threshold: () => window.threshold(), auto: config.file.compaction?.auto ?? true,
+    session,
+    client,
+    model: () => model,
+    thinking: () => thinking,
+    markChanged: () => writer.markChanged(),
+    threshold: () => window.threshold(),
+    auto: config.file.compaction?.auto ?? true,
   });
   const complete = (system: string, prompt: string, signal: AbortSignal) => context.complete(system, prompt, signal);
 
   // A blocked call is persisted under the run that is active when it asks.
   const runIds = createRunIds(options.runId);
   const memoryConfig = config.file.memory;
-  const memoryScopes = flags.noMemory ? undefined : openSessionMemory({
-    projectRoot, cwd, agent: variant.name, sessionId: session.id, runId: () => runIds.active, messages: () => session.messages,
-    episodes, embeddings, budget: memoryConfig?.budget, confirmWrites: memoryConfig?.confirmWrites, onNotice,
-  });
+  const memoryScopes = flags.noMemory
+    ? undefined
+    : openSessionMemory({
+        projectRoot,
+        cwd,
+        agent: variant.name,
+        sessionId: session.id,
+        runId: () => runIds.active,
+        messages: () => session.messages,
+        episodes,
+        embeddings,
+        budget: memoryConfig?.budget,
+        confirmWrites: memoryConfig?.confirmWrites,
+        onNotice,
+      });
   const memory = memoryScopes?.shelf.project;
-  const decide: DecisionSource = options.decide ?? (headless && flags.approvals === "block"
-    ? createBlockingDecision({ get runId() { return runIds.active; }, sessionId: session.id })
-    : denyAll);
+  const decide: DecisionSource =
+    options.decide ??
+    (headless && flags.approvals === "block"
+      ? createBlockingDecision({
+          get runId() {
+            return runIds.active;
+          },
+          sessionId: session.id,
+        })
+      : denyAll);
   // One gate for the whole session: "always" grants last until the process ends; the repeat
   // guard is reset by the loop at the start of every turn. Session tools join `autoApprove`
   // once they exist (the gate reads it per call).
@@ -181,24 +203,46 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const builtins = builtinTools({ complete, allowHosts: config.file.webFetch?.allowHosts });
   const rules: PermissionRules = parsePermissionRules(config.file.permission, defaultPermission(builtins));
   const autoApprove = new Set<string>();
-  const gate: Gate = createGate({ rules, plugins, yolo: flags.yolo === true, decide, autoApprove, headless: headless && !options.decide, sessionId: session.id });
+  const gate: Gate = createGate({
+    rules,
+    plugins,
+    yolo: flags.yolo === true,
+    decide,
+    autoApprove,
+    headless: headless && !options.decide,
+    sessionId: session.id,
+  });
 
   // The task tool's workers see every registered tool, itself included: the list is filled below.
   const toolbox: { registered: ToolDefinition[] } = { registered: [] };
   const subagentUsage = createUsageTally();
   const sessionTools: ToolDefinition[] = [
-    createTodoTool({ get: () => session.notebook.todos, set: (todos) => { session.notebook.todos = todos; writer.markChanged(); } }),
+    createTodoTool({
+      get: () => session.notebook.todos,
+      set: (todos) => {
+        session.notebook.todos = todos;
+        writer.markChanged();
+      },
+    }),
     ...(options.askUser ? [createAskTool(options.askUser)] : []),
     ...(memoryScopes?.tools ?? []),
     createRecallDiscardedTool(() => context.ledger()),
-    ...(flags.noSubagent ? [] : [createTaskTool({
-      client, model: () => config.file.subagentModel ?? model, thinking: () => thinking, tools: () => toolbox.registered, root: cwd,
-      gate: { check: (call) => gate.check(call), newTurn: () => undefined, deniesPath: (tool, path, root) => gate.deniesPath!(tool, path, root) },
-      canAsk: Boolean(options.decide),
-      workerBlocked: () => (variant.allow ? `The worker kind is not available in the ${variant.name} agent: it cannot change anything.` : undefined),
-      onUsage: (used) => subagentUsage.add(used),
-      memory: memoryScopes ? (kind, prompt) => memoryScopes.subagentSection(kind, prompt) : undefined,
-    })]),
+    ...(flags.noSubagent
+      ? []
+      : [
+          createTaskTool({
+            client,
+            model: () => config.file.subagentModel ?? model,
+            thinking: () => thinking,
+            tools: () => toolbox.registered,
+            root: cwd,
+            gate: { check: (call) => gate.check(call), newTurn: () => undefined, deniesPath: (tool, path, root) => gate.deniesPath!(tool, path, root) },
+            canAsk: Boolean(options.decide),
+            workerBlocked: () => (variant.allow ? `The worker kind is not available in the ${variant.name} agent: it cannot change anything.` : undefined),
+            onUsage: (used) => subagentUsage.add(used),
+            memory: memoryScopes ? (kind, prompt) => memoryScopes.subagentSection(kind, prompt) : undefined,
+          }),
+        ]),
     ...(skills.length > 0 ? [createSkillTool(skills)] : []),
     ...plugins.tools(),
   ];
@@ -220,32 +264,67 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const deferral = createToolDeferral({ enabled: config.file.deferTools !== false, mcpBudget: config.file.mcpSchemaBudget });
 
   const asksFirst = (name: string) => evaluatePermission(rules, name, [], { autoApprove: autoApproveAll }).decision !== "allow";
-  if (headless && !flags.yolo) notices.push({ code: "headless-approvals", mode: flags.approvals, asking: offered.map((tool) => tool.name).filter(asksFirst), mcp: mcp.hub !== undefined });
-  if (!headless) notices.push({ code: "approvals", yolo: flags.yolo === true, ruled: Object.keys(config.file.permission ?? {}), asking: offered.map((tool) => tool.name).filter(asksFirst) });
+  if (headless && !flags.yolo)
+    notices.push({ code: "headless-approvals", mode: flags.approvals, asking: offered.map((tool) => tool.name).filter(asksFirst), mcp: mcp.hub !== undefined });
+  if (!headless)
+    notices.push({
+      code: "approvals",
+      yolo: flags.yolo === true,
+      ruled: Object.keys(config.file.permission ?? {}),
+      asking: offered.map((tool) => tool.name).filter(asksFirst),
+    });
   if (flags.noPlugins) notices.push({ code: "plugins-off" });
 
   const instructionsSection = renderInstructions(instructions);
   const skillsSection = renderSkillCatalogue(skills);
-  const systemPrompt = (tools: ToolDefinition[]) => buildSystemPrompt({
-    root: cwd, platform: `${process.platform}-${process.arch}`, tools,
-    approvalTools: tools.map((tool) => tool.name).filter(asksFirst),
-    instructions: instructionsSection, memory: memoryScopes?.section() ?? "", skills: skillsSection, appendix: variant.appendix,
-    pluginAppendices: plugins.appendices(), todos: renderTodosForPrompt(session.notebook.todos),
-  });
+  const systemPrompt = (tools: ToolDefinition[]) =>
+    buildSystemPrompt({
+      root: cwd,
+      platform: `${process.platform}-${process.arch}`,
+      tools,
+      approvalTools: tools.map((tool) => tool.name).filter(asksFirst),
+      instructions: instructionsSection,
+      memory: memoryScopes?.section() ?? "",
+      skills: skillsSection,
+      appendix: variant.appendix,
+      pluginAppendices: plugins.appendices(),
+      todos: renderTodosForPrompt(session.notebook.todos),
+    });
 
   // A new session is written before its first run starts, so a run killed in its first moments
   // still leaves a session that `-c` resumes.
   let persisted = picked.resumed;
   const driver = createRunDriver({
-    session, markChanged: () => writer.markChanged(), client, context, gate, plugins, memory, root: cwd, sandbox,
-    model: () => model, thinking: () => thinking, maxSteps: () => variant.maxSteps ?? config.file.maxSteps ?? DEFAULT_MAX_STEPS,
-    tools: () => deferral.offer(offeredNow()), callable: callableNow, systemPrompt, outside: mcp.events,
-    onOverflow: (message, attempt) => recoverFromOverflow({ window, model, message, attempt, estimate: context.lastEstimate(), auto: config.file.compaction?.auto ?? true }),
+    session,
+    markChanged: () => writer.markChanged(),
+    client,
+    context,
+    gate,
+    plugins,
+    memory,
+    root: cwd,
+    sandbox,
+    model: () => model,
+    thinking: () => thinking,
+    maxSteps: () => variant.maxSteps ?? config.file.maxSteps ?? DEFAULT_MAX_STEPS,
+    tools: () => deferral.offer(offeredNow()),
+    callable: callableNow,
+    systemPrompt,
+    outside: mcp.events,
+    onOverflow: (message, attempt) =>
+      recoverFromOverflow({ window, model, message, attempt, estimate: context.lastEstimate(), auto: config.file.compaction?.auto ?? true }),
     refusePrompt: (prompt) => describePromptTooLarge(prompt, window.current().window, model),
-    firstTurnPairs: headless && picked.resumed ? config.file.historyPairs ?? 0 : 0,
-    saveNow: () => writer.flush(), runIds, subagentUsage, subagentModel: () => config.file.subagentModel ?? model,
-    provider: config.preset.id, protocol: client.protocol, agentName: () => variant.name,
-    runOptions: runOptionsFromFlags(flags), detached: options.detached, runEnding: () => memoryScopes?.endRun() ?? [],
+    firstTurnPairs: headless && picked.resumed ? (config.file.historyPairs ?? 0) : 0,
+    saveNow: () => writer.flush(),
+    runIds,
+    subagentUsage,
+    subagentModel: () => config.file.subagentModel ?? model,
+    provider: config.preset.id,
+    protocol: client.protocol,
+    agentName: () => variant.name,
+    runOptions: runOptionsFromFlags(flags),
+    detached: options.detached,
+    runEnding: () => memoryScopes?.endRun() ?? [],
     persist: () => {
       if (persisted) return;
       writer.save();
@@ -255,7 +334,15 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
 
   let closing: Promise<void> = Promise.resolve();
   return {
-    config, session, memory, memoryScopes, plugins, instructions, skills, resumedMessages, sandbox: sandboxStatus,
+    config,
+    session,
+    memory,
+    memoryScopes,
+    plugins,
+    instructions,
+    skills,
+    resumedMessages,
+    sandbox: sandboxStatus,
     get variant() {
       return variant;
     },
@@ -282,7 +369,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     todos: () => session.notebook.todos,
     turn(prompt, signal, turnOptions) {
       const events = [...(turnOptions?.events ?? []), ...(memoryScopes?.beginRun(prompt) ?? [])];
-      return _collectRunIds(driver.start(prompt, signal, { ...turnOptions, events }), episodeRuns);
+      return collectRunIds(driver.start(prompt, signal, { ...turnOptions, events }), episodeRuns);
     },
     resumeRun(run, decision, signal, resumeOptions) {
       if (!episodeRuns.includes(run.id)) episodeRuns.push(run.id);
@@ -305,21 +392,4 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       return closing;
     },
   };
-}
-
-/** Passes a run's events through, noting its id (from `run-start`) for the session's episode. */
-async function* _collectRunIds(events: AsyncGenerator<AgentEvent>, runIds: string[]): AsyncGenerator<AgentEvent> {
-  for await (const event of events) {
-    if (event.type === "run-start" && !runIds.includes(event.runId)) runIds.push(event.runId);
-    yield event;
-  }
-}
-
-/** Config `memory.embeddings` as a client; the key comes from the environment variable it names. */
-function _embeddingClient(config: ResolvedConfig, onNotice: (text: string) => void): EmbeddingClient | undefined {
-  const settings = config.file.memory?.embeddings;
-  if (!settings) return undefined;
-  const apiKey = settings.apiKeyEnv ? process.env[settings.apiKeyEnv] : undefined;
-  if (settings.apiKeyEnv && !apiKey) onNotice(`memory.embeddings: ${settings.apiKeyEnv} is not set; asking ${settings.baseURL} without a key`);
-  return createEmbeddingClient({ baseURL: settings.baseURL, model: settings.model, ...(apiKey ? { apiKey } : {}) });
 }

@@ -14,6 +14,7 @@
  */
 import { buildEpisode, loadEpisodeRuns } from "../store/episode-build.ts";
 import type { Episode, EpisodeStore } from "../store/episodes.ts";
+import type { AgentEvent } from "../events.ts";
 import type { SessionRecord } from "../store/session-record.ts";
 
 /** A one-shot model call: system text and one user prompt in, the reply's text out. */
@@ -77,10 +78,23 @@ export function renderEpisodeForSummary(episode: Episode): string {
 
 /** At most 5 non-blank lines and 500 characters of the reply. */
 export function cleanSummary(reply: string): string {
-  const lines = reply.split("\n").map((line) => line.trim()).filter(Boolean).slice(0, SUMMARY_LINES).join("\n");
+  const lines = reply
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .slice(0, SUMMARY_LINES)
+    .join("\n");
   return lines.length > SUMMARY_CHARS ? `${lines.slice(0, SUMMARY_CHARS - 1)}…` : lines;
 }
 
 function _message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** Passes a run's events through, noting its id (from `run-start`) for the session's episode. */
+export async function* collectRunIds(events: AsyncGenerator<AgentEvent>, runIds: string[]): AsyncGenerator<AgentEvent> {
+  for await (const event of events) {
+    if (event.type === "run-start" && !runIds.includes(event.runId)) runIds.push(event.runId);
+    yield event;
+  }
 }

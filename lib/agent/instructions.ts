@@ -51,7 +51,8 @@ export function loadInstructions(cwd: string): InstructionFile[] {
       const truncated = text.length > INSTRUCTION_CAP;
       found.push({
         label: relative(labelBase, path).split("\\").join("/") || name,
-        path, truncated,
+        path,
+        truncated,
         text: truncated ? `${text.slice(0, INSTRUCTION_CAP)}\n... [cut at ${INSTRUCTION_CAP} characters]` : text.trim(),
       });
     }

@@ -12,11 +12,9 @@
  * The caller owns `messages` (the session's history): the loop appends to it and calls
  * `onHistoryChange` after each change so the session can autosave.
  */
-import * as v from "valibot";
 import { findPlaceholderKinds, placeholderFor } from "../secrets/redact.ts";
-import { describeIssue } from "../store/json-file.ts";
-import { addUsage, assistantText, toolCalls, type AssistantMessage, type Message, type ToolCallPart, type ToolResultPart, type Usage } from "../messages.ts";
-import type { ModelEvent, ModelRequest } from "../providers/types.ts";
+import { addUsage, assistantText, toolCalls, type AssistantMessage, type Message, type ToolResultPart, type Usage } from "../messages.ts";
+import type { ModelRequest } from "../providers/types.ts";
 import type { ThinkingLevel } from "../vocabulary.ts";
 import { toToolSpec } from "../tools/schema.ts";
 import { capResult, type ToolDefinition } from "../tools/types.ts";
@@ -25,6 +23,7 @@ import type { CommandSandbox } from "../sandbox/session.ts";
 import type { ModelClient } from "../providers/client.ts";
 import type { Suspension } from "../store/runs.ts";
 import type { AgentEvent, StopKind } from "../events.ts";
+import { collectToolCall, executeToolCall, validateToolCall } from "./tool-call.ts";
 
 /** The approval gate the loop consults before every call (lib/approval/gate.ts implements it). */
 export type LoopGate = Pick<Gate, "check" | "newTurn" | "deniesPath">;
@@ -103,7 +102,15 @@ export async function* runTurn(input: TurnInput, options: TurnOptions): AsyncGen
     if (!assistant || assistant.role !== "assistant") throw new Error("the suspended run's history does not match its session");
     answer = assistantText(assistant);
     const answered = yield* _answerCalls(assistant, input.resume.results, options, { callId: input.resume.callId, decision: input.decision });
-    if (answered.suspended) return { stop: "blocked", steps, usage, lastInputTokens, answer, suspended: { ...answered.suspended, assistantIndex: input.resume.assistantIndex, steps } };
+    if (answered.suspended)
+      return {
+        stop: "blocked",
+        steps,
+        usage,
+        lastInputTokens,
+        answer,
+        suspended: { ...answered.suspended, assistantIndex: input.resume.assistantIndex, steps },
+      };
     _commitResults(messages, input.resume.assistantIndex, answered.results, options);
     if (options.signal.aborted) return { stop: "aborted", steps, usage, lastInputTokens, answer };
   }
@@ -121,8 +128,13 @@ export async function* runTurn(input: TurnInput, options: TurnOptions): AsyncGen
       wire = prepared.messages;
     }
     const request: ModelRequest = {
-      model: options.model, system, messages: wire, tools: specs,
-      thinking: options.thinking, maxOutputTokens: options.maxOutputTokens, signal: options.signal,
+      model: options.model,
+      system,
+      messages: wire,
+      tools: specs,
+      thinking: options.thinking,
+      maxOutputTokens: options.maxOutputTokens,
+      signal: options.signal,
     };
 
     let final: AssistantMessage | undefined;
@@ -257,7 +269,7 @@ async function* _answerCalls(
     if (!resumed || resumed.callId !== call.id) yield { type: "tool-call", id: call.id, name: call.name, input: call.input };
     const tool = known.get(call.name);
     // Nothing to approve for a call that cannot run: it is answered with the error at once.
-    const checked = _validate(call, tool, options);
+    const checked = validateToolCall(call, tool, options);
     if (!checked.ok) {
       yield { type: "tool-error", id: call.id, name: call.name, error: checked.error };
       results.push({ type: "tool-result", callId: call.id, name: call.name, output: capResult(checked.error), isError: true });
@@ -301,83 +313,12 @@ async function* _answerCalls(
     // A call approved from another process (a resumed run) was put to a person, secrets and all.
     const secretsAllowed = resumed?.callId === call.id || verdictAllowsSecrets;
     if (checked.tool.parallel) {
-      running.push({ slot: results.length, run: _collect(_execute(call, checked.tool, checked.input, options, secretsAllowed)) });
+      running.push({ slot: results.length, run: collectToolCall(executeToolCall(call, checked.tool, checked.input, options, secretsAllowed)) });
       results.push({ type: "tool-result", callId: call.id, name: call.name, output: "", isError: true });
       continue;
     }
-    results.push(yield* _execute(call, checked.tool, checked.input, options, secretsAllowed));
+    results.push(yield* executeToolCall(call, checked.tool, checked.input, options, secretsAllowed));
   }
   yield* settle();
   return { results };
-}
-
-/** Runs a tool call's generator to its end at once, keeping its events for later. */
-async function _collect(execution: AsyncGenerator<AgentEvent, ToolResultPart, undefined>): Promise<{ events: AgentEvent[]; result: ToolResultPart }> {
-  const events: AgentEvent[] = [];
-  for (;;) {
-    const next = await execution.next();
-    if (next.done) return { events, result: next.value };
-    events.push(next.value);
-  }
-}
-
-type Validation = { ok: true; tool: ToolDefinition; input: unknown } | { ok: false; error: string };
-
-function _validate(call: ToolCallPart, tool: ToolDefinition | undefined, options: TurnOptions): Validation {
-  if (!tool) {
-    const names = options.tools().map((t) => t.name).sort().join(", ");
-    return { ok: false, error: `Unknown tool "${call.name}". Available tools: ${names || "none"}.` };
-  }
-  if (call.inputError !== undefined) {
-    return { ok: false, error: `Invalid arguments for ${call.name}: not a JSON object (${call.inputError.slice(0, 200)})` };
-  }
-  const parsed = v.safeParse(tool.schema, call.input ?? {});
-  if (!parsed.success) return { ok: false, error: `Invalid arguments for ${call.name}: ${describeIssue(parsed.issues[0])}` };
-  return { ok: true, tool, input: parsed.output };
-}
-
-async function* _execute(
-  call: ToolCallPart, tool: ToolDefinition, input: unknown, options: TurnOptions, secretsAllowed = false,
-): AsyncGenerator<AgentEvent, ToolResultPart, undefined> {
-  const fail = (message: string): ToolResultPart => ({ type: "tool-result", callId: call.id, name: call.name, output: capResult(message), isError: true });
-  // Live output arrives through a callback while execute runs; relay it as events in order.
-  const chunks: string[] = [];
-  let wake: (() => void) | undefined;
-  let settled = false;
-  let output = "";
-  let failure: string | undefined;
-  const running = tool.execute(input, {
-    root: options.root, signal: options.signal, callId: call.id, sandbox: options.sandbox, secretsAllowed,
-    ...(options.gate.deniesPath ? { deniesPath: (path: string) => options.gate.deniesPath!(call.name, path, options.root) } : {}),
-    emitOutput: (chunk) => {
-      chunks.push(chunk);
-      wake?.();
-    },
-  }).then(
-    (text) => { output = text; },
-    (error: unknown) => { failure = error instanceof Error ? error.message : String(error); },
-  ).finally(() => {
-    settled = true;
-    wake?.();
-  });
-  while (!settled || chunks.length > 0) {
-    if (chunks.length > 0) {
-      yield { type: "tool-output", id: call.id, chunk: chunks.shift()! };
-      continue;
-    }
-    await new Promise<void>((resolve) => {
-      wake = resolve;
-      if (settled || chunks.length > 0) resolve();
-    });
-    wake = undefined;
-  }
-  await running;
-  if (failure !== undefined) {
-    yield { type: "tool-error", id: call.id, name: call.name, error: failure };
-    return fail(failure);
-  }
-  const capped = capResult(output);
-  yield { type: "tool-result", id: call.id, name: call.name, output: capped };
-  for (const event of options.afterTool?.(call.name, input, capped) ?? []) yield event;
-  return { type: "tool-result", callId: call.id, name: call.name, output: capped };
 }

@@ -13,7 +13,6 @@ import systemTemplate from "./prompts/memory-compaction.md" with { type: "text" 
 import type { CompleteFn } from "../providers/complete.ts";
 import { MEMORY_KINDS, type MemoryEntry, type MemoryKind, type MemoryScope, type MemoryStore } from "../store/memory.ts";
 
-
 export interface CompactMemoryResult {
   changed: boolean;
   /** One line for the user: `memory compacted: 80 entries into 52`, or why nothing changed. */

@@ -35,11 +35,9 @@ export function buildSystemPrompt(input: PromptInput): string {
   const canRun = input.tools.some((tool) => tool.effect === "exec" && tool.set !== undefined);
   const sections: string[] = [
     "You are Shiro Neko, a coding agent working in the user's repository from their terminal. You read code, change it, run it, and remember what you learn.",
-    [
-      "# Environment",
-      `Workspace root: ${input.root} (every path you use resolves inside it; paths outside are refused)`,
-      `Platform: ${input.platform}`,
-    ].join("\n"),
+    ["# Environment", `Workspace root: ${input.root} (every path you use resolves inside it; paths outside are refused)`, `Platform: ${input.platform}`].join(
+      "\n",
+    ),
     // Each offered tool's schema says what it does; the prompt does not say it again.
     input.tools.length > 0 ? "" : "# Tools\nNo tools are available on this step: answer from what you already know.",
     [
@@ -57,7 +55,9 @@ export function buildSystemPrompt(input: PromptInput): string {
         ? "- When a choice belongs to the user, use ask; otherwise decide, and state the assumption."
         : "- When something is ambiguous, make the most reasonable choice and state the assumption.",
       names.has("todo_write") ? "- For work of three or more steps, keep the task list current with todo_write." : "",
-    ].filter(Boolean).join("\n"),
+    ]
+      .filter(Boolean)
+      .join("\n"),
     [
       "# How to reply",
       "Lead with the outcome, then the detail that supports it. No preamble. Markdown is fine. Report failures as they are, with the error text.",

@@ -180,8 +180,18 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
       const refused = "prompt" in input ? options.refusePrompt?.(input.prompt) : undefined;
       if (refused) throw new Error(refused);
       const turn = runTurn(input, {
-        client: options.client, model: options.model(), thinking: options.thinking(), messages: working, tools: options.tools, callable: options.callable,
-        systemPrompt: options.systemPrompt, gate: options.gate, root: options.root, sandbox: options.sandbox, maxSteps: options.maxSteps(), signal: merged,
+        client: options.client,
+        model: options.model(),
+        thinking: options.thinking(),
+        messages: working,
+        tools: options.tools,
+        callable: options.callable,
+        systemPrompt: options.systemPrompt,
+        gate: options.gate,
+        root: options.root,
+        sandbox: options.sandbox,
+        maxSteps: options.maxSteps(),
+        signal: merged,
         prepareWire: (messages, system, s, fixed) => options.context.prepareWire(messages, system, s, log.id, fixed),
         onOverflow: options.onOverflow,
         onHistoryChange,
@@ -225,7 +235,11 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
     if (subagentUsage) session.subagents = _addSubagentShare(session.subagents, subagentUsage, subagentCost);
     if (result.stop !== "blocked") {
       appendExchange(session, {
-        query, answer: result.answer, status: result.stop, steps: result.steps, runId: log.id,
+        query,
+        answer: result.answer,
+        status: result.stop,
+        steps: result.steps,
+        runId: log.id,
         toolsSummary: _toolsSummary(session.messages, exchangeFrom),
       });
     }
@@ -235,22 +249,38 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
     }
     for (const event of options.runEnding?.() ?? []) yield emit(event);
     const done: AgentEvent = {
-      type: "done", runId: log.id, sessionId: session.id, stop: result.stop, steps: result.steps,
+      type: "done",
+      runId: log.id,
+      sessionId: session.id,
+      stop: result.stop,
+      steps: result.steps,
       ...(usage ? { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens } : {}),
       ...(cost !== undefined ? { costUsd: cost } : {}),
-      ...(subagentUsage ? { subagents: { inputTokens: subagentUsage.inputTokens, outputTokens: subagentUsage.outputTokens, ...(subagentCost !== undefined ? { costUsd: subagentCost } : {}) } } : {}),
+      ...(subagentUsage
+        ? {
+            subagents: {
+              inputTokens: subagentUsage.inputTokens,
+              outputTokens: subagentUsage.outputTokens,
+              ...(subagentCost !== undefined ? { costUsd: subagentCost } : {}),
+            },
+          }
+        : {}),
       context: options.context.share(session.messages, result.lastInputTokens),
       ...(cancelled ? { cancelled: true } : {}),
     };
     yield emit(done);
     // A resumed run's snapshot already holds what the run spent before it blocked.
     const before = log.snapshot;
-    const runUsage = usage && before.usage ? addUsage(before.usage, usage) : usage ?? before.usage;
-    const runCost = cost !== undefined && before.costUsd !== undefined ? before.costUsd + cost : cost ?? before.costUsd;
+    const runUsage = usage && before.usage ? addUsage(before.usage, usage) : (usage ?? before.usage);
+    const runCost = cost !== undefined && before.costUsd !== undefined ? before.costUsd + cost : (cost ?? before.costUsd);
     log.update({
-      status: cancelled ? "cancelled" : result.stop, endedAt: result.stop === "blocked" ? undefined : new Date().toISOString(),
-      steps: result.steps, stop: result.stop, ...(runUsage ? { usage: { inputTokens: runUsage.inputTokens, outputTokens: runUsage.outputTokens } } : {}),
-      ...(runCost !== undefined ? { costUsd: runCost } : {}), ...(result.error ? { error: result.error } : {}),
+      status: cancelled ? "cancelled" : result.stop,
+      endedAt: result.stop === "blocked" ? undefined : new Date().toISOString(),
+      steps: result.steps,
+      stop: result.stop,
+      ...(runUsage ? { usage: { inputTokens: runUsage.inputTokens, outputTokens: runUsage.outputTokens } } : {}),
+      ...(runCost !== undefined ? { costUsd: runCost } : {}),
+      ...(result.error ? { error: result.error } : {}),
       suspended: result.suspended,
     });
   }
@@ -263,13 +293,34 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
       session.provider = options.provider;
       session.model = model;
       const snapshot: RunSnapshot = {
-        version: 1, id: runId, sessionId: session.id, cwd: options.root, provider: options.provider, model,
-        protocol: options.protocol, agent: options.agentName(), prompt: prompt.slice(0, 200), status: "running", pid: process.pid,
-        startedAt: new Date().toISOString(), steps: 0, options: options.runOptions, ...(options.detached ? { detached: true } : {}),
+        version: 1,
+        id: runId,
+        sessionId: session.id,
+        cwd: options.root,
+        provider: options.provider,
+        model,
+        protocol: options.protocol,
+        agent: options.agentName(),
+        prompt: prompt.slice(0, 200),
+        status: "running",
+        pid: process.pid,
+        startedAt: new Date().toISOString(),
+        steps: 0,
+        options: options.runOptions,
+        ...(options.detached ? { detached: true } : {}),
       };
       options.persist();
       const log = openRunLog(snapshot, { fresh: true });
-      const start: AgentEvent = { type: "run-start", runId, sessionId: session.id, cwd: options.root, provider: options.provider, model, agent: options.agentName(), protocol: options.protocol };
+      const start: AgentEvent = {
+        type: "run-start",
+        runId,
+        sessionId: session.id,
+        cwd: options.root,
+        provider: options.provider,
+        model,
+        agent: options.agentName(),
+        protocol: options.protocol,
+      };
       log.append(start);
       yield start;
       for (const event of startOptions.events ?? []) {
@@ -282,12 +333,21 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
       if (!run.suspended) throw new UserError(`run ${shortRunId(run.id)} is not waiting for an approval`);
       options.runIds.begin(run.id);
       const log = openRunLog({ ...run, status: "running", pid: process.pid, suspended: undefined }, { fresh: false });
-      const notice: AgentEvent = { type: "notice", text: `resuming run ${shortRunId(run.id)}: approval ${shortApprovalId(run.suspended.approvalId)} was ${decision}` };
+      const notice: AgentEvent = {
+        type: "notice",
+        text: `resuming run ${shortRunId(run.id)}: approval ${shortApprovalId(run.suspended.approvalId)} was ${decision}`,
+      };
       log.append(notice);
       yield notice;
       // The exchange records the whole question; the snapshot keeps only its first 200 characters.
       const asked = session.messages.slice(0, run.suspended.assistantIndex).findLast((message) => message.role === "user");
-      yield* drive({ input: { resume: run.suspended, decision }, log, signal, query: asked?.role === "user" ? asked.content : run.prompt, notices: startOptions.notices ?? [] });
+      yield* drive({
+        input: { resume: run.suspended, decision },
+        log,
+        signal,
+        query: asked?.role === "user" ? asked.content : run.prompt,
+        notices: startOptions.notices ?? [],
+      });
     },
   };
 }
@@ -295,7 +355,8 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
 /** The `state` event after a tool that changed (or read) durable state. */
 function _stateAfterTool(name: string, todos: Todo[], memory: MemoryStore | undefined): AgentEvent[] | undefined {
   if (name === "todo_write") return [{ type: "state", todos }];
-  if (memory && (name === "remember" || name === "forget" || name === "recall")) return [{ type: "state", memory: { action: name, count: memory.list().length } }];
+  if (memory && (name === "remember" || name === "forget" || name === "recall"))
+    return [{ type: "state", memory: { action: name, count: memory.list().length } }];
   return undefined;
 }
 

@@ -17,7 +17,13 @@ import type { AgentEvent } from "../events.ts";
 import type { StartupNotice } from "../notices.ts";
 
 /** Builtin plugins from config, plus every plugin installed from the registry; none with --no-plugins. */
-export async function openPlugins(cwd: string, config: ResolvedConfig, sandbox: CommandSandbox, disabled: boolean, notices: StartupNotice[]): Promise<PluginHost> {
+export async function openPlugins(
+  cwd: string,
+  config: ResolvedConfig,
+  sandbox: CommandSandbox,
+  disabled: boolean,
+  notices: StartupNotice[],
+): Promise<PluginHost> {
   if (disabled) return createDisabledPluginHost();
   const plugins = createPluginHost({ cwd, enabled: config.file.plugins, wrapCommand: (argv) => sandbox.wrap(argv, cwd) });
   // Plugins installed from the registry always load (declarative deny rules), unless --no-plugins.
@@ -58,7 +64,10 @@ function _trustedProjectServers(cwd: string, headless: boolean, notices: Startup
   for (const skip of project.skipped) notices.push({ code: "store", text: `${project.path}: server ${skip.name} skipped: ${skip.reason}` });
   if (project.trusted) return project.servers;
   if (Object.keys(project.servers).length > 0) {
-    notices.push({ code: "store", text: `${project.path} not loaded: this folder is not trusted${headless ? "; a headless run never starts an untrusted project's servers (start shiro here once and answer y)" : ""}` });
+    notices.push({
+      code: "store",
+      text: `${project.path} not loaded: this folder is not trusted${headless ? "; a headless run never starts an untrusted project's servers (start shiro here once and answer y)" : ""}`,
+    });
   }
   return {};
 }
@@ -68,7 +77,10 @@ function _trustedProjectServers(cwd: string, headless: boolean, notices: Startup
  * are listed. The MCP module (and the SDK behind it) is loaded only when servers are configured.
  * A headless run has one turn: it waits (15 s at most) so the servers' tools are there for it.
  */
-export async function connectMcp(options: { cwd: string; config: ResolvedConfig; sandboxStatus: SandboxStatus; sandbox: CommandSandbox; disabled: boolean; headless: boolean }, notices: StartupNotice[]): Promise<McpConnection> {
+export async function connectMcp(
+  options: { cwd: string; config: ResolvedConfig; sandboxStatus: SandboxStatus; sandbox: CommandSandbox; disabled: boolean; headless: boolean },
+  notices: StartupNotice[],
+): Promise<McpConnection> {
   const servers = { ..._trustedProjectServers(options.cwd, options.headless, notices), ...options.config.file.mcpServers };
   const count = Object.keys(servers).length;
   const events: AgentEvent[] = [];

@@ -34,7 +34,9 @@ function _configFlags(flags: AgentFlags) {
 
 function _missingKey(config: ResolvedConfig): UserError {
   const env = config.preset.keyEnv ? `${config.preset.keyEnv} / SHIRO_API_KEY` : "SHIRO_API_KEY";
-  return new MissingKeyError(`No API key for provider "${config.preset.id}". Run shiro and use /provider to set one, or set ${env}, or add "apiKey" to ${config.configPath}`);
+  return new MissingKeyError(
+    `No API key for provider "${config.preset.id}". Run shiro and use /provider to set one, or set ${env}, or add "apiKey" to ${config.configPath}`,
+  );
 }
 
 /** Resolves the config; without a key or an explicit provider, a local model server found running stands in. */
@@ -49,7 +51,11 @@ export async function resolveAgentConfig(flags: AgentFlags, env: NodeJS.ProcessE
       // The preset's default model may not be pulled on this server: take one it lists.
       const asked = flags.model || vars.SHIRO_MODEL || config.file.model;
       const chosen = asked ?? (local.models.includes(local.preset.defaultModel) ? undefined : local.models[0]);
-      const found = resolveConfig({ flags: { ..._configFlags(flags), provider: local.preset.id, baseURL: flags.baseURL ?? local.baseURL, model: chosen }, env, file: config.file });
+      const found = resolveConfig({
+        flags: { ..._configFlags(flags), provider: local.preset.id, baseURL: flags.baseURL ?? local.baseURL, model: chosen },
+        env,
+        file: config.file,
+      });
       notices.push({ code: "local-server", server: local.preset.label, baseURL: local.baseURL, model: found.model });
       if (found.apiKey) return found;
       throw _missingKey(found);
@@ -67,7 +73,9 @@ export function pickSession(choice: SessionChoice, config: ResolvedConfig, notic
     // Its paths and memory belong to another project: a headless run continues it only when told to.
     const rel = relative(findProjectRoot(cwd), session.cwd);
     if (choice.mode === "headless" && !flags.force && (rel.startsWith("..") || isAbsolute(rel))) {
-      throw new UserError(`session ${shortSessionId(session.id)} was started in ${session.cwd}, not in this project: pass --force to continue it here, or run shiro there`);
+      throw new UserError(
+        `session ${shortSessionId(session.id)} was started in ${session.cwd}, not in this project: pass --force to continue it here, or run shiro there`,
+      );
     }
     return { session, resumed: true };
   }

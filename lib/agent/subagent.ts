@@ -32,9 +32,12 @@ export const NO_FINDINGS = "Subagent returned no findings.";
 export const WORKER_DENIED = "The user denied this call. Stop and report it.";
 
 const _APPENDIX: Record<"explore" | "review" | "worker", string> = {
-  explore: "You are a subagent exploring on behalf of another agent. Investigate, then reply with a report of at most about 30 lines: what you found, with file paths and line numbers, and what you could not establish. You cannot change anything.",
-  review: "You are a subagent reviewing on behalf of another agent. Reply with findings ordered by severity (wrong behaviour, errors at trust boundaries, security, clarity), each with file, line, why it matters and the fix. You cannot change anything.",
-  worker: "You are a subagent doing one piece of work on behalf of another agent. Do exactly the task, verify it, then reply with what you changed (paths) and how you checked it. If a call is denied, stop and report it.",
+  explore:
+    "You are a subagent exploring on behalf of another agent. Investigate, then reply with a report of at most about 30 lines: what you found, with file paths and line numbers, and what you could not establish. You cannot change anything.",
+  review:
+    "You are a subagent reviewing on behalf of another agent. Reply with findings ordered by severity (wrong behaviour, errors at trust boundaries, security, clarity), each with file, line, why it matters and the fix. You cannot change anything.",
+  worker:
+    "You are a subagent doing one piece of work on behalf of another agent. Do exactly the task, verify it, then reply with what you changed (paths) and how you checked it. If a call is denied, stop and report it.",
 };
 
 export interface TaskToolOptions {
@@ -88,15 +91,31 @@ export function createTaskTool(options: TaskToolOptions): ToolDefinition {
         },
       };
       const memory = options.memory?.(kind, input.prompt) ?? "";
-      const system = (offered: ToolDefinition[]) => buildSystemPrompt({
-        root: ctx.root, platform: `${process.platform}-${process.arch}`, tools: offered,
-        approvalTools: kind === "worker" ? offered.filter((tool) => tool.effect !== "read").map((tool) => tool.name) : [],
-        appendix: _APPENDIX[kind], memory,
-      });
-      const turn = runTurn({ prompt: input.prompt }, {
-        client: options.client, model: options.model(), thinking: options.thinking(), messages: [], tools: () => tools,
-        systemPrompt: system, gate, root: options.root, sandbox: ctx.sandbox, maxSteps: SUBAGENT_MAX_STEPS, signal: ctx.signal,
-      });
+      const system = (offered: ToolDefinition[]) =>
+        buildSystemPrompt({
+          root: ctx.root,
+          platform: `${process.platform}-${process.arch}`,
+          tools: offered,
+          approvalTools: kind === "worker" ? offered.filter((tool) => tool.effect !== "read").map((tool) => tool.name) : [],
+          appendix: _APPENDIX[kind],
+          memory,
+        });
+      const turn = runTurn(
+        { prompt: input.prompt },
+        {
+          client: options.client,
+          model: options.model(),
+          thinking: options.thinking(),
+          messages: [],
+          tools: () => tools,
+          systemPrompt: system,
+          gate,
+          root: options.root,
+          sandbox: ctx.sandbox,
+          maxSteps: SUBAGENT_MAX_STEPS,
+          signal: ctx.signal,
+        },
+      );
       for (;;) {
         const next = await turn.next();
         if (next.done) {

@@ -25,19 +25,35 @@ export const DEFAULT_MAX_STEPS = 50;
 export const VARIANTS: Record<AgentName, AgentVariant> = {
   default: { name: "default", summary: "balanced: plans, edits and verifies", thinking: "medium" },
   quick: {
-    name: "quick", summary: "small, direct changes with no deliberation", thinking: "off", maxSteps: 12,
-    appendix: "Quick mode: make the change that was asked for and nothing more. Skip the task list, do not explore beyond what the change touches, and keep the reply to a line or two.",
+    name: "quick",
+    summary: "small, direct changes with no deliberation",
+    thinking: "off",
+    maxSteps: 12,
+    appendix:
+      "Quick mode: make the change that was asked for and nothing more. Skip the task list, do not explore beyond what the change touches, and keep the reply to a line or two.",
   },
   deep: {
-    name: "deep", summary: "hard problems: several hypotheses, each tested", thinking: "max", maxSteps: 80,
-    appendix: "Deep mode: before changing anything, write down more than one hypothesis and say which one each check tests. Record durable findings with remember. In the final reply, separate what you verified from what you believe but did not check.",
+    name: "deep",
+    summary: "hard problems: several hypotheses, each tested",
+    thinking: "max",
+    maxSteps: 80,
+    appendix:
+      "Deep mode: before changing anything, write down more than one hypothesis and say which one each check tests. Record durable findings with remember. In the final reply, separate what you verified from what you believe but did not check.",
   },
   plan: {
-    name: "plan", summary: "read-only: produces a plan, changes nothing", thinking: "high", allow: isReadOnlyTool,
-    appendix: "Planning mode: you cannot change files or run commands. Investigate, then reply with a plan: the files to change, the change in each, the order, and how to verify it. Never describe an edit as done.",
+    name: "plan",
+    summary: "read-only: produces a plan, changes nothing",
+    thinking: "high",
+    allow: isReadOnlyTool,
+    appendix:
+      "Planning mode: you cannot change files or run commands. Investigate, then reply with a plan: the files to change, the change in each, the order, and how to verify it. Never describe an edit as done.",
   },
   review: {
-    name: "review", summary: "read-only: finds defects, ordered by severity", thinking: "high", allow: isReadOnlyTool,
-    appendix: "Review mode: you cannot change files or run commands. Report defects in this order: wrong behaviour, errors at trust boundaries, security, then clarity. For each: file and line, what is wrong, why it matters, and the fix.",
+    name: "review",
+    summary: "read-only: finds defects, ordered by severity",
+    thinking: "high",
+    allow: isReadOnlyTool,
+    appendix:
+      "Review mode: you cannot change files or run commands. Report defects in this order: wrong behaviour, errors at trust boundaries, security, then clarity. For each: file and line, what is wrong, why it matters, and the fix.",
   },
 };

@@ -19,8 +19,18 @@
 import { uuidv7 } from "../platform/ids.ts";
 import { resolve } from "node:path";
 import {
-  REPEAT_ASK_AT, allowsExplicitly, callSubjects, createRepeatGuard, createSessionGrants, describeRefusal, evaluatePermission,
-  normalizeRulePath, suggestPattern, type PermissionMatch, type PermissionRules, type SessionGrants,
+  REPEAT_ASK_AT,
+  allowsExplicitly,
+  callSubjects,
+  createRepeatGuard,
+  createSessionGrants,
+  describeRefusal,
+  evaluatePermission,
+  normalizeRulePath,
+  suggestPattern,
+  type PermissionMatch,
+  type PermissionRules,
+  type SessionGrants,
 } from "./rules.ts";
 import type { ApprovalAnswer, ApprovalRequest, DecisionSource } from "./request.ts";
 import { classifySecretFile } from "../secrets/classify.ts";
@@ -28,7 +38,6 @@ import type { PluginHost } from "../extensions/plugin-api.ts";
 import { loadShellParser } from "../shell/parser.ts";
 import { createPending } from "../store/approvals.ts";
 import type { ToolDefinition } from "../tools/types.ts";
-
 
 /** `asked` is present when `decide` was consulted, so front ends can show the question. */
 export type GateResult =
@@ -76,8 +85,7 @@ export const USER_DENIED_REASON = "User denied this tool call.";
 export function describeSecretRefusal(secret: { path: string; why: string }, tool: string): string {
   return `Denied: ${secret.path} may hold secrets (${secret.why}) and nobody can be asked in a headless run. Ask the user to share what you need, or to allow it with a permission rule naming the path (permission.${tool}).`;
 }
-export const HEADLESS_DENIED_REASON =
-  "Denied: this call needs approval, and a headless run without --yolo has nobody to give it.";
+export const HEADLESS_DENIED_REASON = "Denied: this call needs approval, and a headless run without --yolo has nobody to give it.";
 
 /** The decision source of a headless run without --yolo: nobody can answer, so every question is denied. */
 export const denyAll: DecisionSource = async () => "deny";
@@ -88,13 +96,25 @@ export function createGate(options: GateOptions): Gate {
   let queue: Promise<unknown> = Promise.resolve();
 
   const ask = (
-    call: GateCall, subjects: string[], repeated: boolean, matched: PermissionMatch | undefined, secret?: { path: string; why: string },
+    call: GateCall,
+    subjects: string[],
+    repeated: boolean,
+    matched: PermissionMatch | undefined,
+    secret?: { path: string; why: string },
   ): Promise<GateResult> => {
     const run = async (): Promise<GateResult> => {
       if (!repeated && !secret && grants.covers(call.name, subjects)) return { allowed: true };
       const request: ApprovalRequest = {
-        id: uuidv7(), callId: call.callId, tool: call.name, input: call.input, subjects, subject: _subjectLine(call, subjects),
-        repeated, matched, suggestedPattern: suggestPattern(call.name, call.input), cwd: call.cwd,
+        id: uuidv7(),
+        callId: call.callId,
+        tool: call.name,
+        input: call.input,
+        subjects,
+        subject: _subjectLine(call, subjects),
+        repeated,
+        matched,
+        suggestedPattern: suggestPattern(call.name, call.input),
+        cwd: call.cwd,
         ...(call.subagent ? { subagent: true } : {}),
         ...(secret ? { secret } : {}),
         ...(options.runId ? { runId: options.runId } : {}),
@@ -110,7 +130,8 @@ export function createGate(options: GateOptions): Gate {
       if (answer === "block") return { allowed: false, by: "block", request };
       if (answer === "always" && !secret) grants.add(call.name, request.suggestedPattern);
       if (answer === "once" || answer === "always") return { allowed: true, asked: request, ...(secret ? { secretsAllowed: true as const } : {}) };
-      if (options.headless) return { allowed: false, by: "headless", reason: secret ? describeSecretRefusal(secret, call.name) : HEADLESS_DENIED_REASON, asked: request };
+      if (options.headless)
+        return { allowed: false, by: "headless", reason: secret ? describeSecretRefusal(secret, call.name) : HEADLESS_DENIED_REASON, asked: request };
       return { allowed: false, by: "user", reason: USER_DENIED_REASON, asked: request };
     };
     const result = queue.then(run);
@@ -127,7 +148,8 @@ export function createGate(options: GateOptions): Gate {
       if (call.name === "bash") await loadShellParser();
       const { subjects, paths, known } = callSubjects(call.tool, call.input, call.cwd);
       // The guards judge declared paths; a write whose paths cannot be read is never let through blind.
-      if (!known && call.tool?.effect === "write") return { allowed: false, by: "rule", reason: `Refused: the paths of this ${call.name} call could not be read. Check its arguments.` };
+      if (!known && call.tool?.effect === "write")
+        return { allowed: false, by: "rule", reason: `Refused: the paths of this ${call.name} call could not be read. Check its arguments.` };
       const blocked = await options.plugins.checkToolCall({ toolName: call.name, input: call.input, cwd: call.cwd, effect: call.tool?.effect, paths });
       if (blocked !== undefined) return { allowed: false, by: "plugin", reason: blocked };
 
@@ -176,9 +198,15 @@ function _subjectLine(call: GateCall, subjects: string[]): string {
 export function createBlockingDecision(run: { runId: string; sessionId: string }): DecisionSource {
   return async (request) => {
     createPending({
-      id: request.id, runId: request.runId ?? run.runId, sessionId: request.sessionId ?? run.sessionId,
-      callId: request.callId, tool: request.tool, input: request.input, subjects: request.subjects,
-      cwd: request.cwd, suggestedPattern: request.suggestedPattern,
+      id: request.id,
+      runId: request.runId ?? run.runId,
+      sessionId: request.sessionId ?? run.sessionId,
+      callId: request.callId,
+      tool: request.tool,
+      input: request.input,
+      subjects: request.subjects,
+      cwd: request.cwd,
+      suggestedPattern: request.suggestedPattern,
     });
     return "block";
   };

@@ -180,7 +180,12 @@ function _matchTable(key: string, table: RuleTable, subject: string | undefined)
 export function allowsExplicitly(rules: PermissionRules, tool: string, subject: string): boolean {
   const tables = rules.userTools.has(tool)
     ? [rules.tools.get(tool)!]
-    : rules.tools.has(tool) ? [] : rules.wildcards.filter(([key]) => matchPattern(key, tool)).map(([, table]) => table).slice(-1);
+    : rules.tools.has(tool)
+      ? []
+      : rules.wildcards
+          .filter(([key]) => matchPattern(key, tool))
+          .map(([, table]) => table)
+          .slice(-1);
   for (const table of tables) {
     for (let i = table.length - 1; i >= 0; i--) {
       const [pattern, decision] = table[i]!;
@@ -260,7 +265,7 @@ export function suggestPattern(tool: string, input: unknown): string {
   if (tool !== "bash") return "*";
   const command = input !== null && typeof input === "object" ? (input as { command?: unknown }).command : undefined;
   if (typeof command !== "string") return "";
-  const line = isShellParserLoaded() ? listRuleSubjects(command)[0] ?? "" : command;
+  const line = isShellParserLoaded() ? (listRuleSubjects(command)[0] ?? "") : command;
   const word = line.trim().split(/\s+/)[0] ?? "";
   return word && !/[*?]/.test(word) ? `${word} *` : "";
 }
@@ -299,8 +304,7 @@ export function createSessionGrants(): SessionGrants {
       const patterns = byTool.get(tool);
       if (!patterns) return false;
       if (subjects.length === 0) return patterns.includes("*");
-      return subjects.every((subject) =>
-        !(tool === "bash" && _SHELL_COMPOSITION.test(subject)) && patterns.some((pattern) => matchPattern(pattern, subject)));
+      return subjects.every((subject) => !(tool === "bash" && _SHELL_COMPOSITION.test(subject)) && patterns.some((pattern) => matchPattern(pattern, subject)));
     },
     list() {
       return [...byTool].flatMap(([tool, patterns]) => patterns.map((pattern) => ({ tool, pattern })));
@@ -337,8 +341,10 @@ export function createRepeatGuard(): RepeatGuard {
 
 /** JSON with object keys sorted at every depth, so equal inputs give equal text. */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, item: unknown) => {
-    if (item === null || typeof item !== "object" || Array.isArray(item)) return item;
-    return Object.fromEntries(Object.entries(item as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  }) ?? "undefined";
+  return (
+    JSON.stringify(value, (_key, item: unknown) => {
+      if (item === null || typeof item !== "object" || Array.isArray(item)) return item;
+      return Object.fromEntries(Object.entries(item as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    }) ?? "undefined"
+  );
 }

@@ -54,7 +54,10 @@ export type PatchMarkerKind = "add" | "update" | "delete" | "move";
 
 /** The one table of apply_patch markers (the envelope format is described in lib/tools/patch.ts). */
 const _PATCH_MARKERS: readonly (readonly [prefix: string, kind: PatchMarkerKind])[] = [
-  ["*** Add File: ", "add"], ["*** Update File: ", "update"], ["*** Delete File: ", "delete"], ["*** Move to: ", "move"],
+  ["*** Add File: ", "add"],
+  ["*** Update File: ", "update"],
+  ["*** Delete File: ", "delete"],
+  ["*** Move to: ", "move"],
 ];
 
 /**
@@ -96,7 +99,10 @@ export function pathSegments(path: string, cwd?: string): string[] {
     const inside = relative(cwd, path);
     if (inside && !inside.startsWith("..") && !isAbsolute(inside)) shown = inside;
   }
-  return posix.normalize(shown.replaceAll("\\", "/")).split("/").filter((segment) => segment !== "" && segment !== ".");
+  return posix
+    .normalize(shown.replaceAll("\\", "/"))
+    .split("/")
+    .filter((segment) => segment !== "" && segment !== ".");
 }
 
 /**

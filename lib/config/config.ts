@@ -22,90 +22,113 @@ export const SANDBOX_MODES = ["workspace-write", "read-only", "off"] as const;
 
 export type Decision = (typeof DECISIONS)[number];
 
-const _oneOf = <const T extends readonly string[]>(values: T) =>
-  v.picklist(values, `must be one of ${values.join(", ")}`);
+const _oneOf = <const T extends readonly string[]>(values: T) => v.picklist(values, `must be one of ${values.join(", ")}`);
 
 const DecisionSchema = _oneOf(DECISIONS);
-const PermissionSchema = v.record(v.string(), v.union(
-  [DecisionSchema, v.record(v.string(), DecisionSchema, `must map patterns to one of ${DECISIONS.join(", ")}`)],
-  `must be one of ${DECISIONS.join(", ")}, or an object mapping patterns to them`,
-));
+const PermissionSchema = v.record(
+  v.string(),
+  v.union(
+    [DecisionSchema, v.record(v.string(), DecisionSchema, `must map patterns to one of ${DECISIONS.join(", ")}`)],
+    `must be one of ${DECISIONS.join(", ")}, or an object mapping patterns to them`,
+  ),
+);
 
-export const McpServerSchema = v.union([
-  v.strictObject({
-    command: v.pipe(v.string(), v.minLength(1, "must not be empty")),
-    args: v.optional(v.array(v.string())),
-    env: v.optional(v.record(v.string(), v.string())),
-    cwd: v.optional(v.string()),
-  }),
-  v.strictObject({
-    url: v.pipe(v.string(), v.url("must be a URL")),
-    type: v.optional(_oneOf(["http", "sse"] as const)),
-    headers: v.optional(v.record(v.string(), v.string())),
-  }),
-], "must be {command, args?, env?, cwd?} or {url, type?, headers?}");
+export const McpServerSchema = v.union(
+  [
+    v.strictObject({
+      command: v.pipe(v.string(), v.minLength(1, "must not be empty")),
+      args: v.optional(v.array(v.string())),
+      env: v.optional(v.record(v.string(), v.string())),
+      cwd: v.optional(v.string()),
+    }),
+    v.strictObject({
+      url: v.pipe(v.string(), v.url("must be a URL")),
+      type: v.optional(_oneOf(["http", "sse"] as const)),
+      headers: v.optional(v.record(v.string(), v.string())),
+    }),
+  ],
+  "must be {command, args?, env?, cwd?} or {url, type?, headers?}",
+);
 
 const _posInt = (max: number) =>
   v.pipe(v.number("must be a number"), v.integer("must be a whole number"), v.minValue(0, "must not be negative"), v.maxValue(max, `must be at most ${max}`));
 
-export const ConfigSchema = v.strictObject({
-  $schema: v.optional(v.string()),
-  provider: v.optional(_oneOf(PRESET_IDS)),
-  protocol: v.optional(_oneOf(Object.keys(PROTOCOL_FLAG_VALUES) as ProtocolFlag[])),
-  model: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty"))),
-  baseURL: v.optional(v.pipe(v.string(), v.url("must be a URL"))),
-  apiKey: v.optional(v.string()),
-  agent: v.optional(_oneOf(AGENT_NAMES)),
-  thinking: v.optional(_oneOf(THINKING_LEVELS)),
-  maxRetries: v.optional(_posInt(10)),
-  maxSteps: v.optional(v.pipe(_posInt(1000), v.minValue(1, "must be at least 1"))),
-  requestTimeoutMs: v.optional(v.pipe(_posInt(3_600_000), v.minValue(1000, "must be at least 1000"))),
-  plugins: v.optional(v.array(v.string("must be a plugin name"))),
-  toolSets: v.optional(v.array(_oneOf(TOOL_SET_NAMES))),
-  /** false: every tool's full schema on every request (lib/agent/context/tool-deferral.ts). */
-  deferTools: v.optional(v.boolean("must be true or false")),
-  /** Bytes of MCP tool schemas sent in full before the rest are deferred (default 2000). */
-  mcpSchemaBudget: v.optional(_posInt(1_000_000)),
-  permission: v.optional(PermissionSchema),
-  registryUrl: v.optional(v.pipe(v.string(), v.url("must be a URL"))),
-  mcpServers: v.optional(v.record(v.string(), McpServerSchema)),
-  webFetch: v.optional(v.strictObject({ allowHosts: v.optional(v.array(v.string())) })),
-  compaction: v.optional(v.strictObject({
-    threshold: v.optional(v.pipe(_posInt(10_000_000), v.minValue(1000, "must be at least 1000"))),
-    auto: v.optional(v.boolean("must be true or false")),
-  })),
-  historyPairs: v.optional(_posInt(1000)),
-  /** The model `task` subagents run on (same provider); default: the session's model. */
-  subagentModel: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty"))),
-  /** Tokens the model accepts; overrides the model table (lib/providers/windows.ts). */
-  contextWindow: v.optional(v.pipe(_posInt(100_000_000), v.minValue(1000, "must be at least 1000"))),
-  /** Provider key variables bash and MCP servers may see (withheld by default; lib/secrets/child-env.ts). */
-  passEnv: v.optional(v.array(v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be a variable name")))),
-  sandbox: v.optional(v.union([
-    _oneOf(SANDBOX_MODES),
-    v.strictObject({
-      mode: v.optional(_oneOf(SANDBOX_MODES)),
-      network: v.optional(v.boolean("must be true or false")),
-      bwrap: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty"))),
-      mcp: v.optional(v.boolean("must be true or false")),
-    }),
-  ], `must be one of ${SANDBOX_MODES.join(", ")}, or {mode?, network?, bwrap?, mcp?}`)),
-  memory: v.optional(v.strictObject({
-    episodeSummary: v.optional(v.boolean("must be true or false")),
-    budget: v.optional(v.pipe(v.number("must be a number of tokens"), v.integer("must be a whole number"), v.minValue(0, "must not be negative"))),
-    confirmWrites: v.optional(v.boolean("must be true or false")),
-    embeddings: v.optional(v.strictObject({
-      baseURL: v.pipe(v.string("must be a URL"), v.url("must be a URL")),
-      model: v.pipe(v.string("must be a model name"), v.minLength(1, "must not be empty")),
-      apiKeyEnv: v.optional(v.pipe(v.string("must name an environment variable"), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must name an environment variable"))),
-    })),
-  })),
-  /** `shiro update`: `enabled: false` turns it off (installs a package manager owns); `base` is a mirror (docs/release.md). */
-  update: v.optional(v.strictObject({
-    enabled: v.optional(v.boolean("must be true or false")),
-    base: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty"))),
-  })),
-}, (issue) => `is not a known setting`);
+export const ConfigSchema = v.strictObject(
+  {
+    $schema: v.optional(v.string()),
+    provider: v.optional(_oneOf(PRESET_IDS)),
+    protocol: v.optional(_oneOf(Object.keys(PROTOCOL_FLAG_VALUES) as ProtocolFlag[])),
+    model: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty"))),
+    baseURL: v.optional(v.pipe(v.string(), v.url("must be a URL"))),
+    apiKey: v.optional(v.string()),
+    agent: v.optional(_oneOf(AGENT_NAMES)),
+    thinking: v.optional(_oneOf(THINKING_LEVELS)),
+    maxRetries: v.optional(_posInt(10)),
+    maxSteps: v.optional(v.pipe(_posInt(1000), v.minValue(1, "must be at least 1"))),
+    requestTimeoutMs: v.optional(v.pipe(_posInt(3_600_000), v.minValue(1000, "must be at least 1000"))),
+    plugins: v.optional(v.array(v.string("must be a plugin name"))),
+    toolSets: v.optional(v.array(_oneOf(TOOL_SET_NAMES))),
+    /** false: every tool's full schema on every request (lib/agent/context/tool-deferral.ts). */
+    deferTools: v.optional(v.boolean("must be true or false")),
+    /** Bytes of MCP tool schemas sent in full before the rest are deferred (default 2000). */
+    mcpSchemaBudget: v.optional(_posInt(1_000_000)),
+    permission: v.optional(PermissionSchema),
+    registryUrl: v.optional(v.pipe(v.string(), v.url("must be a URL"))),
+    mcpServers: v.optional(v.record(v.string(), McpServerSchema)),
+    webFetch: v.optional(v.strictObject({ allowHosts: v.optional(v.array(v.string())) })),
+    compaction: v.optional(
+      v.strictObject({
+        threshold: v.optional(v.pipe(_posInt(10_000_000), v.minValue(1000, "must be at least 1000"))),
+        auto: v.optional(v.boolean("must be true or false")),
+      }),
+    ),
+    historyPairs: v.optional(_posInt(1000)),
+    /** The model `task` subagents run on (same provider); default: the session's model. */
+    subagentModel: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty"))),
+    /** Tokens the model accepts; overrides the model table (lib/providers/windows.ts). */
+    contextWindow: v.optional(v.pipe(_posInt(100_000_000), v.minValue(1000, "must be at least 1000"))),
+    /** Provider key variables bash and MCP servers may see (withheld by default; lib/secrets/child-env.ts). */
+    passEnv: v.optional(v.array(v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be a variable name")))),
+    sandbox: v.optional(
+      v.union(
+        [
+          _oneOf(SANDBOX_MODES),
+          v.strictObject({
+            mode: v.optional(_oneOf(SANDBOX_MODES)),
+            network: v.optional(v.boolean("must be true or false")),
+            bwrap: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty"))),
+            mcp: v.optional(v.boolean("must be true or false")),
+          }),
+        ],
+        `must be one of ${SANDBOX_MODES.join(", ")}, or {mode?, network?, bwrap?, mcp?}`,
+      ),
+    ),
+    memory: v.optional(
+      v.strictObject({
+        episodeSummary: v.optional(v.boolean("must be true or false")),
+        budget: v.optional(v.pipe(v.number("must be a number of tokens"), v.integer("must be a whole number"), v.minValue(0, "must not be negative"))),
+        confirmWrites: v.optional(v.boolean("must be true or false")),
+        embeddings: v.optional(
+          v.strictObject({
+            baseURL: v.pipe(v.string("must be a URL"), v.url("must be a URL")),
+            model: v.pipe(v.string("must be a model name"), v.minLength(1, "must not be empty")),
+            apiKeyEnv: v.optional(
+              v.pipe(v.string("must name an environment variable"), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must name an environment variable")),
+            ),
+          }),
+        ),
+      }),
+    ),
+    /** `shiro update`: `enabled: false` turns it off (installs a package manager owns); `base` is a mirror (docs/release.md). */
+    update: v.optional(
+      v.strictObject({
+        enabled: v.optional(v.boolean("must be true or false")),
+        base: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty"))),
+      }),
+    ),
+  },
+  (issue) => `is not a known setting`,
+);
 
 export type ConfigFile = v.InferOutput<typeof ConfigSchema>;
 
@@ -194,13 +217,15 @@ export function resolveConfig(options: { flags?: ConfigFlags; env?: NodeJS.Proce
   const configPath = options.configPath ?? paths.config();
   const file = options.file ?? loadConfigFile(configPath);
 
-  const providerId = _pick(flags.provider, PRESET_IDS, "provider", "--provider")
-    ?? _pick(env.SHIRO_PROVIDER, PRESET_IDS, "provider", "SHIRO_PROVIDER")
-    ?? file.provider ?? "anthropic";
+  const providerId =
+    _pick(flags.provider, PRESET_IDS, "provider", "--provider") ??
+    _pick(env.SHIRO_PROVIDER, PRESET_IDS, "provider", "SHIRO_PROVIDER") ??
+    file.provider ??
+    "anthropic";
   const preset = findPreset(providerId)!;
   const protocolKeys = Object.keys(PROTOCOL_FLAG_VALUES) as ProtocolFlag[];
-  const protocolFlag = _pick(flags.protocol, protocolKeys, "protocol", "--protocol")
-    ?? _pick(env.SHIRO_PROTOCOL, protocolKeys, "protocol", "SHIRO_PROTOCOL") ?? file.protocol;
+  const protocolFlag =
+    _pick(flags.protocol, protocolKeys, "protocol", "--protocol") ?? _pick(env.SHIRO_PROTOCOL, protocolKeys, "protocol", "SHIRO_PROTOCOL") ?? file.protocol;
   const baseURL = (flags.baseURL || env.SHIRO_BASE_URL || file.baseURL || preset.baseURL).replace(/\/+$/, "");
   if (!baseURL) throw new UserError(`provider "${preset.id}" needs a base URL: pass --base-url, set SHIRO_BASE_URL, or add "baseURL" to ${configPath}`);
   _checkUrl(baseURL, flags.baseURL ? "--base-url" : env.SHIRO_BASE_URL ? "SHIRO_BASE_URL" : "baseURL");
@@ -218,10 +243,17 @@ export function resolveConfig(options: { flags?: ConfigFlags; env?: NodeJS.Proce
   const thinking = _pick(flags.thinking, THINKING_LEVELS, "thinking level", "--think") ?? file.thinking;
 
   return {
-    file, configPath, preset,
+    file,
+    configPath,
+    preset,
     protocol: protocolFlag ? PROTOCOL_FLAG_VALUES[protocolFlag] : preset.protocol,
     protocolForced: protocolFlag !== undefined,
-    model, baseURL, apiKey, apiKeySource, agent, thinking,
+    model,
+    baseURL,
+    apiKey,
+    apiKeySource,
+    agent,
+    thinking,
     maxRetries: file.maxRetries ?? 3,
   };
 }

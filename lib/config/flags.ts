@@ -30,19 +30,69 @@ export interface FlagSpec {
 }
 
 const _TABLE = [
-  { name: "print", alias: "p", kind: "optional-string", valueHint: "[prompt]", description: "headless: run one turn and print the answer (prompt from stdin when omitted)" },
+  {
+    name: "print",
+    alias: "p",
+    kind: "optional-string",
+    valueHint: "[prompt]",
+    description: "headless: run one turn and print the answer (prompt from stdin when omitted)",
+  },
   { name: "json", kind: "boolean", description: "with -p: print one JSON event per line on stdout" },
   { name: "continue", alias: "c", kind: "boolean", description: "resume the newest session of this directory", option: "continue" },
   { name: "resume", alias: "r", kind: "string", valueHint: "<id>", description: "resume a session by id or unique prefix", option: "resume" },
   { name: "force", kind: "boolean", description: "with -p -r: continue a session started in another project", option: "force" },
-  { name: "agent", kind: "string", valueHint: "<name>", description: `agent variant: ${AGENT_NAMES.join(", ")}`, choices: AGENT_NAMES, choiceLabel: "agent", option: "agent", saved: true },
-  { name: "think", kind: "string", valueHint: "<level>", description: `thinking level: ${THINKING_LEVELS.join(", ")}`, choices: THINKING_LEVELS, choiceLabel: "thinking level", option: "think", saved: true },
-  { name: "provider", kind: "string", valueHint: "<preset>", description: "provider preset (anthropic, openai, openrouter, ollama, …)", option: "provider", saved: true },
-  { name: "protocol", kind: "string", valueHint: "<wire>", description: `force a wire protocol: ${PROTOCOL_FLAGS.join(", ")}`, choices: PROTOCOL_FLAGS, choiceLabel: "protocol", option: "protocol", saved: true },
+  {
+    name: "agent",
+    kind: "string",
+    valueHint: "<name>",
+    description: `agent variant: ${AGENT_NAMES.join(", ")}`,
+    choices: AGENT_NAMES,
+    choiceLabel: "agent",
+    option: "agent",
+    saved: true,
+  },
+  {
+    name: "think",
+    kind: "string",
+    valueHint: "<level>",
+    description: `thinking level: ${THINKING_LEVELS.join(", ")}`,
+    choices: THINKING_LEVELS,
+    choiceLabel: "thinking level",
+    option: "think",
+    saved: true,
+  },
+  {
+    name: "provider",
+    kind: "string",
+    valueHint: "<preset>",
+    description: "provider preset (anthropic, openai, openrouter, ollama, …)",
+    option: "provider",
+    saved: true,
+  },
+  {
+    name: "protocol",
+    kind: "string",
+    valueHint: "<wire>",
+    description: `force a wire protocol: ${PROTOCOL_FLAGS.join(", ")}`,
+    choices: PROTOCOL_FLAGS,
+    choiceLabel: "protocol",
+    option: "protocol",
+    saved: true,
+  },
   { name: "model", kind: "string", valueHint: "<id>", description: "model id", option: "model", saved: true },
   { name: "base-url", kind: "string", valueHint: "<url>", description: "API root, e.g. http://127.0.0.1:8080/v1", option: "baseURL", saved: true },
-  { name: "yolo", kind: "boolean", description: "turn every \"ask\" into \"allow\" (deny rules and guard plugins still apply)", option: "yolo", saved: true },
-  { name: "approvals", kind: "string", valueHint: "<mode>", description: "headless: deny (default) or block (stop with exit 3 and wait for `shiro approve`)", choices: APPROVAL_MODES, choiceLabel: "approvals mode", option: "approvals", saved: true, default: "deny" },
+  { name: "yolo", kind: "boolean", description: 'turn every "ask" into "allow" (deny rules and guard plugins still apply)', option: "yolo", saved: true },
+  {
+    name: "approvals",
+    kind: "string",
+    valueHint: "<mode>",
+    description: "headless: deny (default) or block (stop with exit 3 and wait for `shiro approve`)",
+    choices: APPROVAL_MODES,
+    choiceLabel: "approvals mode",
+    option: "approvals",
+    saved: true,
+    default: "deny",
+  },
   { name: "detach", kind: "boolean", description: "with -p: run in the background and print the run id" },
   { name: "no-mcp", kind: "boolean", description: "do not connect MCP servers", option: "noMcp", saved: true },
   { name: "no-subagent", kind: "boolean", description: "leave out the task (subagent) tool", option: "noSubagent", saved: true },
@@ -67,9 +117,9 @@ type _Value<F> = F extends { kind: "boolean" } ? boolean : F extends { default: 
  * The session switches a front end hands to `createAgent`: one field per flag with an `option`.
  * A string flag without a default is absent when not given; a switch is false when off.
  */
-export type AgentFlags =
-  & { [F in Extract<_OptionFlag, { default: string }> as F["option"]]: _Value<F> }
-  & { [F in Exclude<_OptionFlag, { default: string }> as F["option"]]?: _Value<F> };
+export type AgentFlags = { [F in Extract<_OptionFlag, { default: string }> as F["option"]]: _Value<F> } & {
+  [F in Exclude<_OptionFlag, { default: string }> as F["option"]]?: _Value<F>;
+};
 
 /** The run snapshot's `options`: the saved flags (lib/store/runs.ts validates it). */
 export type RunOptions = { [F in _SavedFlag as F["option"]]?: F extends { kind: "boolean" } ? boolean : string };

@@ -56,7 +56,12 @@ export function messageEntries(messages: readonly Message[]): ExportEntry[] {
       if (text) entries.push({ type: "answer", text });
       for (const part of message.parts) {
         if (part.type !== "tool-call") continue;
-        const entry = { type: "tool" as const, name: part.name, input: describeToolInput(part.name, part.input), head: describeToolHead(part.name, part.input) };
+        const entry = {
+          type: "tool" as const,
+          name: part.name,
+          input: describeToolInput(part.name, part.input),
+          head: describeToolHead(part.name, part.input),
+        };
         calls.set(part.id, entry);
         entries.push(entry);
       }
@@ -82,7 +87,12 @@ export function runEntries(run: RunSnapshot, events: readonly LoggedEvent[]): Ex
   for (const event of events) {
     if (event.type === "message" && event.text.trim()) entries.push({ type: "answer", text: event.text.trim() });
     else if (event.type === "tool-call") {
-      const entry = { type: "tool" as const, name: event.name, input: describeToolInput(event.name, event.input), head: describeToolHead(event.name, event.input) };
+      const entry = {
+        type: "tool" as const,
+        name: event.name,
+        input: describeToolInput(event.name, event.input),
+        head: describeToolHead(event.name, event.input),
+      };
       calls.set(event.id, entry);
       entries.push(entry);
     } else if (event.type === "tool-result") settle(event.id, event.name, event.output, false);

@@ -21,7 +21,8 @@ export interface PluginHostOptions {
 
 export function createPluginHost(options: PluginHostOptions): PluginHost {
   const context: PluginContext = {
-    cwd: options.cwd, writeStderr: options.writeStderr ?? ((text) => process.stderr.write(text)),
+    cwd: options.cwd,
+    writeStderr: options.writeStderr ?? ((text) => process.stderr.write(text)),
     ...(options.wrapCommand ? { wrapCommand: options.wrapCommand } : {}),
   };
   const builtins: Readonly<Record<string, PluginFactory>> = options.builtins ?? BUILTIN_PLUGINS;

@@ -65,9 +65,7 @@ export interface LoadSkillsResult {
 }
 
 /** The frontmatter fields of a skill file, or why the file cannot be a skill. */
-export type SkillHeaderResult =
-  | { ok: true; name: string; description: string; bodyStart: number }
-  | { ok: false; reason: string };
+export type SkillHeaderResult = { ok: true; name: string; description: string; bodyStart: number } | { ok: false; reason: string };
 
 export const SKILL_BODY_CAP = 20_000;
 /** How much of a file loading reads: the frontmatter must close within it. */

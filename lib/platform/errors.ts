@@ -11,7 +11,10 @@ export class UsageError extends Error {
 /** A failure the user can act on (bad config, missing session, no key): exit 1 by default. */
 export class UserError extends Error {
   override name = "UserError";
-  constructor(message: string, readonly exitCode = 1) {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
     super(message);
   }
 }

@@ -44,10 +44,22 @@ export type StateWriteKind = "replace" | "append" | "lock";
 export class StateWriteError extends UserError {
   override name = "StateWriteError";
   readonly code?: string;
-  constructor(readonly path: string, cause: unknown, kind: StateWriteKind, existed: boolean) {
-    const intact = kind === "lock" ? "no state file was changed"
-      : kind === "append" ? existed ? "the lines already in it are intact" : "nothing was written"
-      : existed ? "its previous version is intact" : "nothing was written";
+  constructor(
+    readonly path: string,
+    cause: unknown,
+    kind: StateWriteKind,
+    existed: boolean,
+  ) {
+    const intact =
+      kind === "lock"
+        ? "no state file was changed"
+        : kind === "append"
+          ? existed
+            ? "the lines already in it are intact"
+            : "nothing was written"
+          : existed
+            ? "its previous version is intact"
+            : "nothing was written";
     const verb = kind === "lock" ? "create the lock file" : kind === "append" ? "append to" : "save";
     super(`cannot ${verb} ${path}: ${describeErrno(cause)}; ${intact}`);
     this.code = (cause as NodeJS.ErrnoException | undefined)?.code;

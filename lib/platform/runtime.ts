@@ -20,7 +20,7 @@ export interface RuntimeInfo {
 export function detectRuntime(): RuntimeInfo {
   const isDeno = typeof Deno !== "undefined";
   const name: RuntimeName = isDeno ? "deno" : "bun";
-  const version = isDeno ? Deno!.version.deno : typeof Bun !== "undefined" ? Bun.version : process.versions.bun ?? "unknown";
+  const version = isDeno ? Deno!.version.deno : typeof Bun !== "undefined" ? Bun.version : (process.versions.bun ?? "unknown");
   return { name, version, compiled: isCompiledBinary(), platform: process.platform, arch: process.arch };
 }
 

@@ -24,13 +24,14 @@ export interface BuildInfo {
   target: string;
 }
 
-export const BUILD: BuildInfo | undefined = typeof SHIRO_BUILD_COMMIT === "string"
-  ? {
-    commit: SHIRO_BUILD_COMMIT,
-    date: typeof SHIRO_BUILD_DATE === "string" ? SHIRO_BUILD_DATE : "",
-    target: typeof SHIRO_BUILD_TARGET === "string" ? SHIRO_BUILD_TARGET : "",
-  }
-  : undefined;
+export const BUILD: BuildInfo | undefined =
+  typeof SHIRO_BUILD_COMMIT === "string"
+    ? {
+        commit: SHIRO_BUILD_COMMIT,
+        date: typeof SHIRO_BUILD_DATE === "string" ? SHIRO_BUILD_DATE : "",
+        target: typeof SHIRO_BUILD_TARGET === "string" ? SHIRO_BUILD_TARGET : "",
+      }
+    : undefined;
 
 /** `0.1.0 (9f12180 2026-12-01)` in a built binary, `0.1.0` from source. */
 export function describeVersion(): string {

@@ -86,7 +86,10 @@ export function createDraft(): MessageDraft {
       open<ReasoningPart>(key, () => ({ type: "reasoning", text: "", protocol })).text += text;
     },
     updateReasoning(key, protocol, fields) {
-      Object.assign(open<ReasoningPart>(key, () => ({ type: "reasoning", text: "", protocol })), fields);
+      Object.assign(
+        open<ReasoningPart>(key, () => ({ type: "reasoning", text: "", protocol })),
+        fields,
+      );
     },
     startToolCall(key, id, name, fallbackArgs) {
       hasOutput = true;
@@ -124,7 +127,7 @@ function _isEmptyReasoning(part: ReasoningPart): boolean {
 }
 
 function _finishToolCall(slot: _ToolSlot): ToolCallPart {
-  const raw = slot.args.trim().length > 0 ? slot.args : slot.fallbackArgs ?? "";
+  const raw = slot.args.trim().length > 0 ? slot.args : (slot.fallbackArgs ?? "");
   const base = { type: "tool-call" as const, id: slot.id, name: slot.name, ...(slot.extraContent ? { extraContent: slot.extraContent } : {}) };
   if (raw.trim().length === 0) return { ...base, input: {} };
   try {

@@ -26,21 +26,30 @@ export interface RetryableFailure {
 const _MESSAGE_LIMIT = 200;
 // OpenAI and most compatible servers, Anthropic, Gemini (`input token count … exceeds the maximum
 // number of tokens`), xAI (`maximum prompt length`).
-const _OVERFLOW = /context_length_exceeded|prompt is too long|maximum context length|context window|exceeds the maximum number of tokens|maximum prompt length/i;
+const _OVERFLOW =
+  /context_length_exceeded|prompt is too long|maximum context length|context window|exceeds the maximum number of tokens|maximum prompt length/i;
 const _SHAPE_STATUSES = new Set([400, 404, 405, 415, 422, 501]);
 
 /**
  * Decides what a provider-reported failure means. `retry` for transient ones (its `final`
  * builds the message once retries are used up), `error` for the rest.
  */
-export function classifyFailure(failure: WireFailure, where: { host: string; model: string; connection: ProviderConnection }):
-  { retry: RetryableFailure } | { error: ProviderError } {
+export function classifyFailure(
+  failure: WireFailure,
+  where: { host: string; model: string; connection: ProviderConnection },
+): { retry: RetryableFailure } | { error: ProviderError } {
   const { host, model, connection } = where;
   const status = failure.status ?? _statusForCode(failure.code);
   const label = status === undefined ? host : `${status} from ${host}`;
   const said = failure.message;
   if (_OVERFLOW.test(`${failure.code ?? ""} ${said}`)) {
-    return { error: { kind: "context-overflow", status, message: `${label}: ${said} — the conversation is too long for ${model}; run /compact or start a new session` } };
+    return {
+      error: {
+        kind: "context-overflow",
+        status,
+        message: `${label}: ${said} — the conversation is too long for ${model}; run /compact or start a new session`,
+      },
+    };
   }
   if (status === 401) {
     const variable = connection.keyEnv ?? "SHIRO_API_KEY";
@@ -58,19 +67,32 @@ export function classifyFailure(failure: WireFailure, where: { host: string; mod
   if (status === 429) {
     return {
       retry: {
-        kind: "rate-limit", status,
+        kind: "rate-limit",
+        status,
         reason: `${label}: rate limited`,
-        final: (retries) => ({ kind: "rate-limit", status, message: `${label}: rate limited${retries > 0 ? ` after ${_retries(retries)}` : ""} — wait and try again` }),
+        final: (retries) => ({
+          kind: "rate-limit",
+          status,
+          message: `${label}: rate limited${retries > 0 ? ` after ${_retries(retries)}` : ""} — wait and try again`,
+        }),
       },
     };
   }
   if (status !== undefined && _SHAPE_STATUSES.has(status)) {
-    return { error: { kind: "bad-request", status, shapeRejected: true, message: `${label}: ${said} — the endpoint refused the request; check the model id and --protocol` } };
+    return {
+      error: {
+        kind: "bad-request",
+        status,
+        shapeRejected: true,
+        message: `${label}: ${said} — the endpoint refused the request; check the model id and --protocol`,
+      },
+    };
   }
   if (status === 408 || (status !== undefined && status >= 500)) {
     return {
       retry: {
-        kind: "server", status,
+        kind: "server",
+        status,
         reason: `${label}: ${said}`,
         final: (retries) => ({ kind: "server", status, message: `${label}${retries > 0 ? ` after ${_retries(retries)}` : ""}: ${said}` }),
       },

@@ -110,15 +110,21 @@ async function* _attempt(context: _AttemptContext): AsyncGenerator<ModelEvent, R
   const { connection, wire, host, signal } = context;
   const deadline = _startDeadline(connection.timeoutMs, signal);
   const timeout = (beforeOutput: boolean): ProviderError => ({
-    kind: "timeout", beforeOutput,
+    kind: "timeout",
+    beforeOutput,
     message: `no answer from ${host} within ${_seconds(connection.timeoutMs)}s — the request deadline passed`,
   });
   try {
     let response: Response;
     try {
       response = await ofetch.raw(wire.url, {
-        method: "POST", body: wire.body, headers: { accept: "text/event-stream", ...wire.headers },
-        responseType: "stream", retry: 0, ignoreResponseError: true, signal: deadline.signal,
+        method: "POST",
+        body: wire.body,
+        headers: { accept: "text/event-stream", ...wire.headers },
+        responseType: "stream",
+        retry: 0,
+        ignoreResponseError: true,
+        signal: deadline.signal,
       });
     } catch (error) {
       if (signal?.aborted) return yield* _end({ type: "aborted" });
@@ -171,7 +177,9 @@ async function* _dropped(host: string, draft: MessageDraft, cause: string): Asyn
     };
   }
   yield {
-    type: "error", partial: draft.partial(), usage: draft.usage,
+    type: "error",
+    partial: draft.partial(),
+    usage: draft.usage,
     error: { kind: "network", beforeOutput: false, message: `the connection to ${host} dropped mid-response: ${cause} — try again` },
   };
   return undefined;
@@ -197,10 +205,14 @@ async function* _failWith(
   if ("retry" in classified && beforeOutput) {
     return { ...classified.retry, ...(headers ? readRetryAfterMs(headers) : {}) };
   }
-  const error: ProviderError = "error" in classified ? classified.error : {
-    kind: classified.retry.kind, status: classified.retry.status,
-    message: `${classified.retry.reason} — the response was cut short; try again`,
-  };
+  const error: ProviderError =
+    "error" in classified
+      ? classified.error
+      : {
+          kind: classified.retry.kind,
+          status: classified.retry.status,
+          message: `${classified.retry.reason} — the response was cut short; try again`,
+        };
   yield { type: "error", error: { ...error, beforeOutput }, ...(draft ? { partial: draft.partial(), usage: draft.usage } : {}) };
   return undefined;
 }

@@ -53,7 +53,7 @@ export async function* readSse(body: ReadableStream<Uint8Array>, signal?: AbortS
 export function parseEventData<T extends object>(data: string): T | undefined {
   try {
     const value: unknown = JSON.parse(data);
-    return value && typeof value === "object" ? value as T : undefined;
+    return value && typeof value === "object" ? (value as T) : undefined;
   } catch {
     return undefined;
   }

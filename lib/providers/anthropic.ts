@@ -20,16 +20,19 @@ export const streamAnthropic: Adapter = (connection, request) =>
 
 export function buildAnthropicRequest(connection: ProviderConnection, request: ModelRequest): WireRequest {
   const wanted = anthropicThinking(request.thinking, request.maxOutputTokens, request.model);
-  const thinking = wanted.budget !== undefined && !_loopLacksThinking(request.messages) ? wanted : anthropicThinking("off", request.maxOutputTokens, request.model);
+  const thinking =
+    wanted.budget !== undefined && !_loopLacksThinking(request.messages) ? wanted : anthropicThinking("off", request.maxOutputTokens, request.model);
   const body: Record<string, unknown> = {
     model: request.model,
     max_tokens: thinking.maxTokens,
     stream: true,
     ...(request.system ? { system: request.system } : {}),
     messages: toAnthropicMessages(request.messages, { replayThinking: thinking.budget !== undefined }),
-    ...(request.tools.length > 0 ? {
-      tools: request.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.inputSchema })),
-    } : {}),
+    ...(request.tools.length > 0
+      ? {
+          tools: request.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.inputSchema })),
+        }
+      : {}),
     ...(thinking.budget !== undefined ? { thinking: { type: "enabled", budget_tokens: thinking.budget } } : {}),
   };
   if (connection.compat.promptCache) _markCacheBreakpoints(body);
@@ -74,11 +77,15 @@ export function toAnthropicMessages(messages: Message[], options: { replayThinki
     if (message.role === "user") {
       push("user", message.content.trim().length > 0 ? [{ type: "text", text: message.content }] : []);
     } else if (message.role === "tool") {
-      push("user", message.results.map((result) => ({
-        type: "tool_result", tool_use_id: result.callId,
-        content: result.output.length > 0 ? result.output : "(no output)",
-        ...(result.isError ? { is_error: true } : {}),
-      })));
+      push(
+        "user",
+        message.results.map((result) => ({
+          type: "tool_result",
+          tool_use_id: result.callId,
+          content: result.output.length > 0 ? result.output : "(no output)",
+          ...(result.isError ? { is_error: true } : {}),
+        })),
+      );
     } else {
       push("assistant", _assistantBlocks(message, options.replayThinking));
     }

@@ -14,7 +14,12 @@ export type CompleteFn = (system: string, prompt: string, signal?: AbortSignal) 
 export async function completeOnce(config: ResolvedConfig, system: string, prompt: string, signal?: AbortSignal): Promise<string> {
   const client = createModelClient({ connection: connectionFromConfig(config), preset: config.preset, protocolForced: config.protocolForced });
   const stream = client.stream({
-    model: config.model, system, messages: [{ role: "user", content: prompt }], tools: [], thinking: "off", signal,
+    model: config.model,
+    system,
+    messages: [{ role: "user", content: prompt }],
+    tools: [],
+    thinking: "off",
+    signal,
   });
   for await (const event of stream) {
     if (event.type === "finish") return assistantText(event.message);

@@ -25,16 +25,17 @@ export interface ModelList {
  * `{data: [{id}], has_more}` shapes alike). Never throws: on failure it returns `fallback` with a
  * warning — `<url> returned <status>. <body≤200>`, `<url> listed no models.`, or the error text.
  */
-export async function listModels(
-  connection: ProviderConnection,
-  options: { fallback?: readonly string[]; timeoutMs?: number } = {},
-): Promise<ModelList> {
+export async function listModels(connection: ProviderConnection, options: { fallback?: readonly string[]; timeoutMs?: number } = {}): Promise<ModelList> {
   const url = `${connection.baseURL}/models${connection.protocol === "anthropic" ? "?limit=1000" : ""}`;
   const fallback = (warning: string): ModelList => ({ models: _sorted(options.fallback ?? []), source: "fallback", warning });
   try {
     const response = await ofetch.raw(url, {
-      method: "GET", headers: _headers(connection), responseType: "text", retry: 0,
-      ignoreResponseError: true, timeout: options.timeoutMs ?? LIST_MODELS_TIMEOUT_MS,
+      method: "GET",
+      headers: _headers(connection),
+      responseType: "text",
+      retry: 0,
+      ignoreResponseError: true,
+      timeout: options.timeoutMs ?? LIST_MODELS_TIMEOUT_MS,
     });
     const text = String(response._data ?? "");
     if (!response.ok) return fallback(`${url} returned ${response.status}. ${text.replace(/\s+/g, " ").trim().slice(0, 200)}`.trim());
@@ -74,18 +75,23 @@ export async function detectLocalServer(
     { id: "ollama", port: options.ports?.ollama ?? 11434 },
     { id: "lmstudio", port: options.ports?.lmstudio ?? 1234 },
   ];
-  const answers = await Promise.all(candidates.map(async ({ id, port }) => {
-    const baseURL = `http://127.0.0.1:${port}/v1`;
-    try {
-      const response = await ofetch.raw(`${baseURL}/models`, {
-        method: "GET", responseType: "text", retry: 0, ignoreResponseError: true,
-        timeout: options.timeoutMs ?? LOCAL_PROBE_TIMEOUT_MS,
-      });
-      return response.status === 200 ? { preset: findPreset(id)!, baseURL, models: _sorted(_ids(String(response._data ?? ""))) } : undefined;
-    } catch {
-      return undefined;
-    }
-  }));
+  const answers = await Promise.all(
+    candidates.map(async ({ id, port }) => {
+      const baseURL = `http://127.0.0.1:${port}/v1`;
+      try {
+        const response = await ofetch.raw(`${baseURL}/models`, {
+          method: "GET",
+          responseType: "text",
+          retry: 0,
+          ignoreResponseError: true,
+          timeout: options.timeoutMs ?? LOCAL_PROBE_TIMEOUT_MS,
+        });
+        return response.status === 200 ? { preset: findPreset(id)!, baseURL, models: _sorted(_ids(String(response._data ?? ""))) } : undefined;
+      } catch {
+        return undefined;
+      }
+    }),
+  );
   return answers.find((answer) => answer !== undefined);
 }
 

@@ -22,17 +22,17 @@ export function buildChatRequest(connection: ProviderConnection, request: ModelR
   const effort = compat.reasoningEffort ? openAIEffort(request.thinking) : undefined;
   const body: Record<string, unknown> = {
     model: request.model,
-    messages: [
-      ...(request.system ? [{ role: compat.systemRole, content: request.system }] : []),
-      ...toChatMessages(request.messages),
-    ],
+    messages: [...(request.system ? [{ role: compat.systemRole, content: request.system }] : []), ...toChatMessages(request.messages)],
     stream: true,
     ...(compat.usageInStream ? { stream_options: { include_usage: true } } : {}),
-    ...(request.tools.length > 0 ? {
-      tools: request.tools.map((tool) => ({
-        type: "function", function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
-      })),
-    } : {}),
+    ...(request.tools.length > 0
+      ? {
+          tools: request.tools.map((tool) => ({
+            type: "function",
+            function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
+          })),
+        }
+      : {}),
     ...(request.maxOutputTokens !== undefined ? { [compat.maxTokensField]: request.maxOutputTokens } : {}),
     ...(effort ? { reasoning_effort: effort } : {}),
   };
@@ -47,10 +47,18 @@ export function toChatMessages(messages: Message[]): Record<string, unknown>[] {
       return message.results.map((result) => ({ role: "tool", tool_call_id: result.callId, content: toolOutputText(result) }));
     }
     const text = message.parts.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
-    const calls = message.parts.flatMap((part) => (part.type === "tool-call" ? [{
-      id: part.id, type: "function", function: { name: part.name, arguments: JSON.stringify(part.input ?? {}) },
-      ...(part.extraContent ? { extra_content: part.extraContent } : {}),
-    }] : []));
+    const calls = message.parts.flatMap((part) =>
+      part.type === "tool-call"
+        ? [
+            {
+              id: part.id,
+              type: "function",
+              function: { name: part.name, arguments: JSON.stringify(part.input ?? {}) },
+              ...(part.extraContent ? { extra_content: part.extraContent } : {}),
+            },
+          ]
+        : [],
+    );
     if (text.length === 0 && calls.length === 0) return [];
     return [{ role: "assistant", content: text.length > 0 ? text : null, ...(calls.length > 0 ? { tool_calls: calls } : {}) }];
   });
@@ -76,7 +84,8 @@ interface _ChatChunk {
     finish_reason?: string | null;
   }[];
   usage?: {
-    prompt_tokens?: number; completion_tokens?: number;
+    prompt_tokens?: number;
+    completion_tokens?: number;
     prompt_tokens_details?: { cached_tokens?: number };
     completion_tokens_details?: { reasoning_tokens?: number };
   } | null;
@@ -88,7 +97,11 @@ function _decodeFor(connection: ProviderConnection): StreamDecoder {
   return (messages, draft) => _decodeChat(messages, draft, reasoningField);
 }
 
-async function* _decodeChat(messages: AsyncIterable<SseMessage>, draft: MessageDraft, reasoningField: string): AsyncGenerator<ModelEvent, DecodeEnd, undefined> {
+async function* _decodeChat(
+  messages: AsyncIterable<SseMessage>,
+  draft: MessageDraft,
+  reasoningField: string,
+): AsyncGenerator<ModelEvent, DecodeEnd, undefined> {
   const calls = _createCallTracker();
   let finishReason: string | undefined;
   for await (const message of messages) {
@@ -96,7 +109,13 @@ async function* _decodeChat(messages: AsyncIterable<SseMessage>, draft: MessageD
     const chunk = parseEventData<_ChatChunk>(message.data);
     if (!chunk) continue;
     if (chunk.error) {
-      return { kind: "failed", failure: { message: chunk.error.message ?? "the provider reported an error", ...(chunk.error.code ?? chunk.error.type ? { code: String(chunk.error.code ?? chunk.error.type) } : {}) } };
+      return {
+        kind: "failed",
+        failure: {
+          message: chunk.error.message ?? "the provider reported an error",
+          ...((chunk.error.code ?? chunk.error.type) ? { code: String(chunk.error.code ?? chunk.error.type) } : {}),
+        },
+      };
     }
     if (chunk.usage) draft.usage = _usage(chunk.usage);
     const choice = chunk.choices?.[0];

@@ -28,11 +28,17 @@ export function buildResponsesRequest(connection: ProviderConnection, request: M
     stream: true,
     store: false,
     include: ["reasoning.encrypted_content"],
-    ...(request.tools.length > 0 ? {
-      tools: request.tools.map((tool) => ({
-        type: "function", name: tool.name, description: tool.description, parameters: tool.inputSchema, strict: false,
-      })),
-    } : {}),
+    ...(request.tools.length > 0
+      ? {
+          tools: request.tools.map((tool) => ({
+            type: "function",
+            name: tool.name,
+            description: tool.description,
+            parameters: tool.inputSchema,
+            strict: false,
+          })),
+        }
+      : {}),
     ...(effort ? { reasoning: { effort, summary: "auto" } } : {}),
     // The API refuses limits under 16.
     ...(request.maxOutputTokens !== undefined ? { max_output_tokens: Math.max(16, request.maxOutputTokens) } : {}),
@@ -63,10 +69,14 @@ function _assistantItems(message: AssistantMessage): Record<string, unknown>[] {
     if (part.type === "reasoning") {
       if (part.protocol !== _PROTOCOL || !part.encryptedContent || !part.itemId) return [];
       const summary = part.summary ?? (part.text ? [part.text] : []);
-      return [{
-        type: "reasoning", id: part.itemId, encrypted_content: part.encryptedContent,
-        summary: summary.map((text) => ({ type: "summary_text", text })),
-      }];
+      return [
+        {
+          type: "reasoning",
+          id: part.itemId,
+          encrypted_content: part.encryptedContent,
+          summary: summary.map((text) => ({ type: "summary_text", text })),
+        },
+      ];
     }
     if (part.type === "text") {
       if (part.text.length === 0) return [];
@@ -91,7 +101,8 @@ interface _Item {
 
 interface _ResponseBody {
   usage?: {
-    input_tokens?: number; output_tokens?: number;
+    input_tokens?: number;
+    output_tokens?: number;
     input_tokens_details?: { cached_tokens?: number };
     output_tokens_details?: { reasoning_tokens?: number };
   };
@@ -183,7 +194,11 @@ async function* _startCall(draft: MessageDraft, callIds: Map<number, string>, in
 }
 
 async function* _finishItem(
-  draft: MessageDraft, callIds: Map<number, string>, summaryIndex: Map<number, number>, index: number, item: _Item,
+  draft: MessageDraft,
+  callIds: Map<number, string>,
+  summaryIndex: Map<number, number>,
+  index: number,
+  item: _Item,
 ): AsyncGenerator<ModelEvent, void, undefined> {
   if (item.type === "function_call") {
     yield* _startCall(draft, callIds, index, item);

@@ -7,7 +7,6 @@ import type { AssistantMessage, Message, Protocol, StopReason, Usage } from "../
 import type { CompatFlags } from "./presets.ts";
 import type { ThinkingLevel } from "../vocabulary.ts";
 
-
 /** A tool as the model sees it: the JSON Schema is derived from the tool's valibot schema. */
 export interface ToolSpec {
   name: string;
@@ -44,9 +43,7 @@ export interface ProviderConnection {
   retryBaseMs?: number;
 }
 
-export type ProviderErrorKind =
-  | "auth" | "not-found" | "bad-request" | "context-overflow" | "rate-limit"
-  | "server" | "network" | "timeout" | "other";
+export type ProviderErrorKind = "auth" | "not-found" | "bad-request" | "context-overflow" | "rate-limit" | "server" | "network" | "timeout" | "other";
 
 export interface ProviderError {
   kind: ProviderErrorKind;

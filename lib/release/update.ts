@@ -73,7 +73,9 @@ export async function applyUpdate(check: UpdateCheck, options: { execPath: strin
     chmodSync(staged, 0o755);
   } catch (error) {
     rmSync(staged, { force: true });
-    throw new UserError(`cannot write beside ${path} (${(error as NodeJS.ErrnoException).code ?? "error"}); reinstall with install.sh --dir <a folder you own>`);
+    throw new UserError(
+      `cannot write beside ${path} (${(error as NodeJS.ErrnoException).code ?? "error"}); reinstall with install.sh --dir <a folder you own>`,
+    );
   }
   try {
     _checkAnswers(staged, check.latest);

@@ -57,7 +57,7 @@ export interface DetectOptions {
 const _PROBE_TIMEOUT_MS = 5_000;
 
 export function detectSandbox(options: DetectOptions = {}): SandboxStatus {
-  const config = typeof options.config === "string" ? { mode: options.config } : options.config ?? {};
+  const config = typeof options.config === "string" ? { mode: options.config } : (options.config ?? {});
   const network = config.network === true;
   const mcp = config.mcp === true;
   if (options.noSandbox) return { mode: "off", network, source: "--no-sandbox", mcp };
@@ -68,12 +68,21 @@ export function detectSandbox(options: DetectOptions = {}): SandboxStatus {
   if ("runner" in found) return { mode: wanted, network, runner: found.runner, source, mcp };
   if (source === "config") {
     return {
-      mode: "off", network, source, mcp,
+      mode: "off",
+      network,
+      source,
+      mcp,
       notice: `sandbox ${wanted} unavailable: ${found.why}; shell commands are refused until it works or config sets "sandbox": "off"`,
       refusal: `Refused: config asks for the ${wanted} sandbox, but ${found.why}. Install bubblewrap (apt-get install bubblewrap), fix "sandbox.bwrap", or set "sandbox" to "off" in config.json.`,
     };
   }
-  return { mode: "off", network, source, mcp, notice: `sandbox off: ${found.why}; shell commands run unconfined (install bubblewrap, or set "sandbox": "off" to silence this)` };
+  return {
+    mode: "off",
+    network,
+    source,
+    mcp,
+    notice: `sandbox off: ${found.why}; shell commands run unconfined (install bubblewrap, or set "sandbox": "off" to silence this)`,
+  };
 }
 
 function _findRunner(platform: NodeJS.Platform, configured: string | undefined, env: NodeJS.ProcessEnv): { runner: SandboxRunner } | { why: string } {
@@ -95,7 +104,10 @@ function _probe(argv: string[]): string | undefined {
   const result = spawnSync(argv[0]!, argv.slice(1), { stdio: ["ignore", "ignore", "pipe"], encoding: "utf8", timeout: _PROBE_TIMEOUT_MS });
   if (result.error) return (result.error as NodeJS.ErrnoException).code ?? result.error.message;
   if (result.status === 0) return undefined;
-  const line = (result.stderr ?? "").split("\n").map((text) => text.trim()).find(Boolean);
+  const line = (result.stderr ?? "")
+    .split("\n")
+    .map((text) => text.trim())
+    .find(Boolean);
   return (line ?? `exit ${result.status ?? result.signal}`).slice(0, 200);
 }
 

@@ -12,12 +12,28 @@ import type { SandboxStatus } from "./detect.ts";
 
 const _WRITE_DENIED = /Read-only file system|\bEROFS\b/i;
 const _WRITE_DENIED_MAC = /Operation not permitted|\bEPERM\b/i;
-const _NETWORK_DOWN = new RegExp([
-  "Network is unreachable", "ENETUNREACH", "Connection refused", "ECONNREFUSED", "Couldn't connect to server",
-  "Failed to connect", "Could not resolve host", "Temporary failure in name resolution", "Name or service not known",
-  "EAI_AGAIN", "ENOTFOUND", "getaddrinfo", "nodename nor servname", "No address associated with hostname",
-  "Could not resolve", "unable to access 'https?://", "Unable to connect",
-].join("|"), "i");
+const _NETWORK_DOWN = new RegExp(
+  [
+    "Network is unreachable",
+    "ENETUNREACH",
+    "Connection refused",
+    "ECONNREFUSED",
+    "Couldn't connect to server",
+    "Failed to connect",
+    "Could not resolve host",
+    "Temporary failure in name resolution",
+    "Name or service not known",
+    "EAI_AGAIN",
+    "ENOTFOUND",
+    "getaddrinfo",
+    "nodename nor servname",
+    "No address associated with hostname",
+    "Could not resolve",
+    "unable to access 'https?://",
+    "Unable to connect",
+  ].join("|"),
+  "i",
+);
 
 export interface FailedRun {
   code: number | null;

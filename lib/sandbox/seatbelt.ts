@@ -18,15 +18,13 @@ export function buildSeatbeltProfile(policy: SeatbeltPolicy): string {
   const writable = [
     ...(policy.mode === "workspace-write" ? ['(subpath (param "ROOT"))'] : []),
     '(subpath (param "TMP"))',
-    '(literal "/dev/null")', '(literal "/dev/zero")', '(literal "/dev/tty")', '(literal "/dev/dtracehelper")',
+    '(literal "/dev/null")',
+    '(literal "/dev/zero")',
+    '(literal "/dev/tty")',
+    '(literal "/dev/dtracehelper")',
     '(regex #"^/dev/fd/")',
   ];
-  const lines = [
-    "(version 1)",
-    "(allow default)",
-    "(deny file-write*)",
-    `(allow file-write* ${writable.join(" ")})`,
-  ];
+  const lines = ["(version 1)", "(allow default)", "(deny file-write*)", `(allow file-write* ${writable.join(" ")})`];
   if (policy.mode === "workspace-write") {
     lines.push('(deny file-write* (subpath (string-append (param "ROOT") "/.git/hooks")) (literal (string-append (param "ROOT") "/.git/config")))');
   }
@@ -37,7 +35,18 @@ export function buildSeatbeltProfile(policy: SeatbeltPolicy): string {
 /** The argv that runs `command` in `root` under sandbox-exec, with `tmp` as its private temp folder. */
 export function buildSeatbeltArgv(sandboxExec: string, policy: SeatbeltPolicy, root: string, tmp: string, command: readonly string[]): string[] {
   const privateTmp = _realpath(tmp);
-  return [sandboxExec, "-p", buildSeatbeltProfile(policy), "-D", `ROOT=${_realpath(root)}`, "-D", `TMP=${privateTmp}`, "/usr/bin/env", `TMPDIR=${privateTmp}`, ...command];
+  return [
+    sandboxExec,
+    "-p",
+    buildSeatbeltProfile(policy),
+    "-D",
+    `ROOT=${_realpath(root)}`,
+    "-D",
+    `TMP=${privateTmp}`,
+    "/usr/bin/env",
+    `TMPDIR=${privateTmp}`,
+    ...command,
+  ];
 }
 
 function _realpath(path: string): string {

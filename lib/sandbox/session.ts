@@ -79,8 +79,16 @@ export function createCommandSandbox(status: SandboxStatus, options: CommandSand
       if (!options.decide) return { allowed: false, note: HEADLESS_STAYS_INSIDE };
       const input = { command: request.command };
       const asked: ApprovalRequest = {
-        id: uuidv7(), callId: request.callId, tool: "bash", input, subjects: [request.command], subject: request.command,
-        repeated: false, suggestedPattern: suggestPattern("bash", input), cwd: request.cwd, sandbox: request.reason,
+        id: uuidv7(),
+        callId: request.callId,
+        tool: "bash",
+        input,
+        subjects: [request.command],
+        subject: request.command,
+        repeated: false,
+        suggestedPattern: suggestPattern("bash", input),
+        cwd: request.cwd,
+        sandbox: request.reason,
         ...(options.sessionId ? { sessionId: options.sessionId } : {}),
       };
       let answer: Awaited<ReturnType<DecisionSource>>;
@@ -90,7 +98,8 @@ export function createCommandSandbox(status: SandboxStatus, options: CommandSand
         answer = "deny";
       }
       if (answer === "always") grants.add("bash", asked.suggestedPattern);
-      if (answer === "once" || answer === "always") return { allowed: true, note: "Ran outside the sandbox: the user approved it after the sandboxed attempt failed." };
+      if (answer === "once" || answer === "always")
+        return { allowed: true, note: "Ran outside the sandbox: the user approved it after the sandboxed attempt failed." };
       return { allowed: false, note: USER_KEPT_INSIDE };
     },
   };

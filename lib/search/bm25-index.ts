@@ -197,7 +197,7 @@ export function createBm25Index(saved?: IndexDocument): Bm25Index {
         const doc = docs[index]!;
         hits.push({ segment: doc.seg, id: doc.id, data: doc.data, score, matched: matched[index]! });
       });
-      hits.sort((a, b) => (Math.abs(b.score - a.score) > 1e-9 ? b.score - a.score : options.tieBreak?.(a, b) ?? 0));
+      hits.sort((a, b) => (Math.abs(b.score - a.score) > 1e-9 ? b.score - a.score : (options.tieBreak?.(a, b) ?? 0)));
       return hits.slice(0, options.limit);
     },
 

@@ -50,7 +50,12 @@ export function createEmbeddingClient(options: EmbeddingClientOptions): Embeddin
     async embed(texts, signal) {
       const out: number[][] = [];
       for (let i = 0; i < texts.length; i += _BATCH) {
-        out.push(...(await embedBatch(texts.slice(i, i + _BATCH).map((text) => text.slice(0, _TEXT_CAP) || " "), signal)));
+        out.push(
+          ...(await embedBatch(
+            texts.slice(i, i + _BATCH).map((text) => text.slice(0, _TEXT_CAP) || " "),
+            signal,
+          )),
+        );
       }
       return out;
     },
@@ -84,4 +89,15 @@ function _serverMessage(text: string): string {
     // not JSON: show the start of the text
   }
   return text.replace(/\s+/g, " ").slice(0, 200) || "(empty body)";
+}
+
+/** Config `memory.embeddings` as a client (none when unset); the key comes from the environment variable it names. */
+export function embeddingClientFromConfig(
+  settings: { baseURL: string; model: string; apiKeyEnv?: string } | undefined,
+  onNotice: (text: string) => void,
+): EmbeddingClient | undefined {
+  if (!settings) return undefined;
+  const apiKey = settings.apiKeyEnv ? process.env[settings.apiKeyEnv] : undefined;
+  if (settings.apiKeyEnv && !apiKey) onNotice(`memory.embeddings: ${settings.apiKeyEnv} is not set; asking ${settings.baseURL} without a key`);
+  return createEmbeddingClient({ baseURL: settings.baseURL, model: settings.model, ...(apiKey ? { apiKey } : {}) });
 }

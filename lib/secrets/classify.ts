@@ -23,35 +23,46 @@ interface _NameRule {
 const _ENV_TEMPLATES = new Set([".env.example", ".env.sample", ".env.template", ".env.dist"]);
 const _KEY_EXTENSIONS = /\.(?:pem|key|p12|pfx|jks|keystore|ppk|kdbx)$/;
 const _PACKAGE_CREDENTIALS = new Set([
-  ".npmrc", ".yarnrc.yml", ".pypirc", ".netrc", "_netrc", ".pgpass", ".git-credentials", ".gitcookies", ".htpasswd",
-  ".terraformrc", "terraform.rc", "credentials.tfrc.json",
+  ".npmrc",
+  ".yarnrc.yml",
+  ".pypirc",
+  ".netrc",
+  "_netrc",
+  ".pgpass",
+  ".git-credentials",
+  ".gitcookies",
+  ".htpasswd",
+  ".terraformrc",
+  "terraform.rc",
+  "credentials.tfrc.json",
 ]);
 const _CLOUD_FOLDERS = new Set([".aws", ".azure", ".ssh", ".gnupg", ".kube"]);
 
 /** Folder pairs whose files are credentials: `.config/gcloud/*`, `.docker/config.json`… */
-const _inPair = (folders: readonly string[], first: string, second: string) =>
-  folders.some((folder, i) => folder === first && folders[i + 1] === second);
+const _inPair = (folders: readonly string[], first: string, second: string) => folders.some((folder, i) => folder === first && folders[i + 1] === second);
 
 const _NAME_RULES: readonly _NameRule[] = [
   {
     why: "an env file",
-    matches: (name) => !_ENV_TEMPLATES.has(name) && !name.endsWith(".env.example")
-      && (name === ".envrc" || name.endsWith(".env") || name.includes(".env.")),
+    matches: (name) => !_ENV_TEMPLATES.has(name) && !name.endsWith(".env.example") && (name === ".envrc" || name.endsWith(".env") || name.includes(".env.")),
   },
   { why: "a private key or keystore", matches: (name) => _KEY_EXTENSIONS.test(name) },
   { why: "an SSH private key", matches: (name) => /^id_[a-z0-9_-]+$/.test(name) },
   {
     why: "a package-manager or netrc credential file",
-    matches: (name, folders) => _PACKAGE_CREDENTIALS.has(name)
-      || (/^credentials(?:\.toml)?$/.test(name) && (folders.at(-1) === ".cargo" || folders.at(-1) === ".gem")),
+    matches: (name, folders) =>
+      _PACKAGE_CREDENTIALS.has(name) || (/^credentials(?:\.toml)?$/.test(name) && (folders.at(-1) === ".cargo" || folders.at(-1) === ".gem")),
   },
   {
     why: "a cloud or cluster credential file",
-    matches: (name, folders) => (folders.some((folder) => _CLOUD_FOLDERS.has(folder)) && !name.endsWith(".pub") && name !== "known_hosts")
-      || _inPair(folders, ".config", "gcloud") || name === "kubeconfig"
-      || (name === "config.json" && folders.at(-1) === ".docker")
-      || name === "application_default_credentials.json" || name.endsWith(".publishsettings")
-      || /^(?:service[-_]?account|client[-_]secret|gcp[-_]key|sa[-_]key)[^/]*\.json$/.test(name),
+    matches: (name, folders) =>
+      (folders.some((folder) => _CLOUD_FOLDERS.has(folder)) && !name.endsWith(".pub") && name !== "known_hosts") ||
+      _inPair(folders, ".config", "gcloud") ||
+      name === "kubeconfig" ||
+      (name === "config.json" && folders.at(-1) === ".docker") ||
+      name === "application_default_credentials.json" ||
+      name.endsWith(".publishsettings") ||
+      /^(?:service[-_]?account|client[-_]secret|gcp[-_]key|sa[-_]key)[^/]*\.json$/.test(name),
   },
   { why: "a credentials file", matches: (name) => /^(?:credentials?|secrets?)(?:\.(?:json|ya?ml|toml|ini|xml|txt|conf))?$/.test(name) },
 ];
@@ -72,7 +83,11 @@ export function secretSegments(path: string, root?: string): string[] {
     const inside = relative(root, shown);
     if (inside && !inside.startsWith("..") && !isAbsolute(inside)) shown = inside;
   }
-  return posix.normalize(shown).split("/").filter((segment) => segment !== "" && segment !== ".").map((segment) => segment.toLowerCase());
+  return posix
+    .normalize(shown)
+    .split("/")
+    .filter((segment) => segment !== "" && segment !== ".")
+    .map((segment) => segment.toLowerCase());
 }
 
 /** Why the path, as spelled, may hold secrets; undefined when its name says nothing. */

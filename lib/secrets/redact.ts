@@ -73,7 +73,10 @@ export function isSecretName(name: string): boolean {
 }
 
 function _normalizeName(name: string): string {
-  return name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/[.-]/g, "_").toUpperCase();
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .replace(/[.-]/g, "_")
+    .toUpperCase();
 }
 
 /**
@@ -122,7 +125,8 @@ export function redactText(text: string): RedactResult {
   out = out.replace(_AWS_SECRET, (_all, head: string) => head + note("aws-secret-key"));
   if (out.includes("://")) {
     out = out.replace(_URL_PASSWORD, (all, head: string, password: string, at: string) =>
-      (/^(?:\$|<|\*+$|\{)/.test(password) ? all : head + note("url-password") + at));
+      /^(?:\$|<|\*+$|\{)/.test(password) ? all : head + note("url-password") + at,
+    );
   }
   out = out.replace(_BEARER, (all, head: string, token: string) => (isSecretLikeValue(token) ? head + note("bearer-token") : all));
   out = _redactAssignments(out, note);
@@ -216,6 +220,6 @@ function _redactAny(value: unknown, key: string | undefined): unknown {
 
 /** The kinds of the placeholders in `value` (any JSON-shaped value), each once; empty when none. */
 export function findPlaceholderKinds(value: unknown): string[] {
-  const text = typeof value === "string" ? value : JSON.stringify(value) ?? "";
+  const text = typeof value === "string" ? value : (JSON.stringify(value) ?? "");
   return [...new Set(Array.from(text.matchAll(/<redacted:([a-z0-9-]+)>/g), (match) => match[1]!))];
 }

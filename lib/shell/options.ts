@@ -9,13 +9,18 @@
  * not depend on the tables being complete.
  */
 
-const _GIT_PUSH = "verbose quiet repo all mirror delete tags dry-run porcelain force force-with-lease force-if-includes recurse-submodules thin receive-pack exec set-upstream progress prune no-verify follow-tags signed atomic push-option ipv4 ipv6 verify";
+const _GIT_PUSH =
+  "verbose quiet repo all mirror delete tags dry-run porcelain force force-with-lease force-if-includes recurse-submodules thin receive-pack exec set-upstream progress prune no-verify follow-tags signed atomic push-option ipv4 ipv6 verify";
 const _GIT_RESET = "quiet no-refresh mixed soft hard merge keep recurse-submodules patch intent-to-add pathspec-from-file pathspec-file-nul refresh";
 const _GIT_CLEAN = "quiet dry-run force interactive exclude";
-const _GIT_BRANCH = "verbose quiet track set-upstream set-upstream-to unset-upstream color remotes contains no-contains with without abbrev all delete move copy list show-current create-reflog edit-description force merged no-merged column sort points-at ignore-case recurse-submodules format";
-const _GIT_CHECKOUT = "guess overlay quiet recurse-submodules progress merge conflict detach track force orphan overwrite-ignore ignore-other-worktrees ours theirs patch ignore-skip-worktree-bits pathspec-from-file pathspec-file-nul";
-const _GIT_RESTORE = "source staged worktree ignore-unmerged overlay quiet recurse-submodules progress merge conflict ours theirs patch ignore-skip-worktree-bits pathspec-from-file pathspec-file-nul";
-const _GIT_SWITCH = "create force-create guess discard-changes quiet recurse-submodules progress merge conflict detach track force orphan overwrite-ignore ignore-other-worktrees";
+const _GIT_BRANCH =
+  "verbose quiet track set-upstream set-upstream-to unset-upstream color remotes contains no-contains with without abbrev all delete move copy list show-current create-reflog edit-description force merged no-merged column sort points-at ignore-case recurse-submodules format";
+const _GIT_CHECKOUT =
+  "guess overlay quiet recurse-submodules progress merge conflict detach track force orphan overwrite-ignore ignore-other-worktrees ours theirs patch ignore-skip-worktree-bits pathspec-from-file pathspec-file-nul";
+const _GIT_RESTORE =
+  "source staged worktree ignore-unmerged overlay quiet recurse-submodules progress merge conflict ours theirs patch ignore-skip-worktree-bits pathspec-from-file pathspec-file-nul";
+const _GIT_SWITCH =
+  "create force-create guess discard-changes quiet recurse-submodules progress merge conflict detach track force orphan overwrite-ignore ignore-other-worktrees";
 
 /** Long options (without `--`) by command key: a program name, or `git <subcommand>`. */
 const _LONG_OPTIONS: Record<string, readonly string[]> = {

@@ -78,7 +78,10 @@ export function peelCommand(command: SimpleCommand): PeeledCommand {
     const rest = words.slice(1);
     if (name === "command" && rest.some((w) => /^-[a-zA-Z]*[vV]/.test(w.word))) break;
     if (_PRIVILEGED.has(name) && !privileged) privileged = [name, ...rest.map((w) => w.word)];
-    let start = _skipOptions(rest.map((w) => w.word), spec);
+    let start = _skipOptions(
+      rest.map((w) => w.word),
+      spec,
+    );
     const split = name === "env" ? _splitStringValue(rest.map((w) => w.word)) : undefined;
     let inner = rest.slice(start);
     if (split) inner = [...split.map((word) => ({ word, known: true, glob: false })), ...inner];
@@ -96,8 +99,12 @@ export function peelCommand(command: SimpleCommand): PeeledCommand {
   if (program === "git") rest = rest.slice(_skipGitGlobals(rest.map((w) => w.word)));
   const args = rest.map((w) => w.word);
   return {
-    program, programGlob: head.glob, args: expandLongOptions(optionKey(program, args), args),
-    argKnown: rest.map((w) => w.known), wrappers, ...(privileged ? { privileged } : {}),
+    program,
+    programGlob: head.glob,
+    args: expandLongOptions(optionKey(program, args), args),
+    argKnown: rest.map((w) => w.known),
+    wrappers,
+    ...(privileged ? { privileged } : {}),
   };
 }
 

@@ -61,7 +61,10 @@ export function readSimpleCommands(source: string): ShellReading {
 function _readCall(syntax: ShSyntax, stmt: ShNode, text: SourceText, piped: boolean): SimpleCommand {
   const call = stmt.Cmd as ShNode;
   const command: SimpleCommand = {
-    words: [], known: [], glob: [], piped,
+    words: [],
+    known: [],
+    glob: [],
+    piped,
     assigns: (call.Assigns ?? []).map((assign: ShNode) => _collapse(text.slice(assign))),
     redirects: [],
   };
@@ -95,7 +98,10 @@ function _splitFallback(source: string): SimpleCommand[] {
   const commands: SimpleCommand[] = [];
   let piped = false;
   for (let i = 0; i < pieces.length; i += 2) {
-    const words = pieces[i]!.trim().split(/\s+/).map((word) => word.replace(/['"\\]/g, "")).filter((word) => word.length > 0);
+    const words = pieces[i]!.trim()
+      .split(/\s+/)
+      .map((word) => word.replace(/['"\\]/g, ""))
+      .filter((word) => word.length > 0);
     if (words.length > 0) {
       commands.push({ words, known: words.map(() => true), glob: words.map((word) => /[*?[]/.test(word)), assigns: [], redirects: [], piped });
     }

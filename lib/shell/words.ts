@@ -49,7 +49,10 @@ export function evaluateWord(syntax: ShSyntax, word: ShNode, source: SourceText)
   for (const part of word.Parts ?? []) visit(part, false);
   if (!known) return [{ text: source.slice(word).replace(/\s+/g, " "), known: false, glob: false }];
   const text = segments.map((segment) => segment.text).join("");
-  const bare = segments.filter((segment) => !segment.quoted).map((segment) => segment.text).join("");
+  const bare = segments
+    .filter((segment) => !segment.quoted)
+    .map((segment) => segment.text)
+    .join("");
   const glob = /[*?[]/.test(bare);
   if (!/\{[^}]*(?:,|\.\.)[^}]*\}/.test(bare)) return [{ text, known, glob }];
   return expandBraces(text).map((expanded) => ({ text: expanded, known, glob }));
@@ -63,7 +66,21 @@ function _unescapeDouble(raw: string): string {
   return raw.replace(/\\\n/g, "").replace(/\\([$`"\\])/g, "$1");
 }
 
-const _ANSI: Record<string, string> = { a: "\x07", b: "\b", e: "\x1b", E: "\x1b", f: "\f", n: "\n", r: "\r", t: "\t", v: "\v", "\\": "\\", "'": "'", '"': '"', "?": "?" };
+const _ANSI: Record<string, string> = {
+  a: "\x07",
+  b: "\b",
+  e: "\x1b",
+  E: "\x1b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+  v: "\v",
+  "\\": "\\",
+  "'": "'",
+  '"': '"',
+  "?": "?",
+};
 
 /** Resolves the escapes of a `$'…'` string (`\x72` → `r`, `\162` → `r`, `\u0072` → `r`). */
 export function decodeAnsiC(raw: string): string {

@@ -71,9 +71,18 @@ export function createPending(request: PendingApprovalInput, now = new Date()): 
     stored = approvals.find((record) => record.id === request.id);
     if (stored) return undefined;
     stored = {
-      id: request.id, runId: request.runId, sessionId: request.sessionId, callId: request.callId, tool: request.tool,
-      input: request.input, subject: request.subjects.join(", "), subjects: [...request.subjects],
-      suggestedPattern: request.suggestedPattern, cwd: request.cwd, status: "pending", requestedAt: now.toISOString(),
+      id: request.id,
+      runId: request.runId,
+      sessionId: request.sessionId,
+      callId: request.callId,
+      tool: request.tool,
+      input: request.input,
+      subject: request.subjects.join(", "),
+      subjects: [...request.subjects],
+      suggestedPattern: request.suggestedPattern,
+      cwd: request.cwd,
+      status: "pending",
+      requestedAt: now.toISOString(),
     };
     return { version: APPROVALS_VERSION, approvals: _prune([...approvals, stored]) };
   });
@@ -97,7 +106,10 @@ export function decide(
     const approvals = current?.approvals ?? [];
     const target = _resolve(approvals, idOrPrefix);
     decided = {
-      ...target, status, decidedAt: now.toISOString(), decidedBy: by,
+      ...target,
+      status,
+      decidedAt: now.toISOString(),
+      decidedBy: by,
       ...(status === "approved" ? { answer } : {}),
     };
     return { version: APPROVALS_VERSION, approvals: _prune(approvals.map((record) => (record === target ? decided! : record))) };

@@ -93,7 +93,10 @@ export function buildEpisode(input: BuildEpisodeInput): Episode | undefined {
     startedAt = _earliest(startedAt, run.snapshot?.startedAt);
   }
   if (!worked && filesChanged.length === 0) return undefined;
-  const snapshotCost = input.runs.reduce<number | undefined>((sum, run) => (run.snapshot?.costUsd === undefined ? sum : (sum ?? 0) + run.snapshot.costUsd), undefined);
+  const snapshotCost = input.runs.reduce<number | undefined>(
+    (sum, run) => (run.snapshot?.costUsd === undefined ? sum : (sum ?? 0) + run.snapshot.costUsd),
+    undefined,
+  );
   const costUsd = snapshotCost ?? cost;
   const now = new Date().toISOString();
   return {

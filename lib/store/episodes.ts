@@ -120,17 +120,22 @@ export function openEpisodes(projectRoot: string, options: EpisodeStoreOptions =
     path,
     record(episode) {
       let result: RecordEpisodeResult = { count: 0, folded: 0 };
-      updateJsonSync(path, {
-        schema: _FileSchema, version: 1,
-        onCorrupt: (reason, backup) => options.onNotice?.(`episodes ${path} were unreadable (${reason}); moved them to ${backup} and started anew`),
-      }, (current) => {
-        const file: _EpisodeFile = current ?? { version: 1, project: projectRoot, episodes: [], digests: [] };
-        const episodes = [...file.episodes, episode];
-        const folding = _countToFold(episodes, maxEpisodes, maxBytes);
-        const digests = foldIntoDigests(file.digests, episodes.slice(0, folding));
-        result = { count: episodes.length - folding, folded: folding };
-        return { ...file, episodes: episodes.slice(folding), digests };
-      });
+      updateJsonSync(
+        path,
+        {
+          schema: _FileSchema,
+          version: 1,
+          onCorrupt: (reason, backup) => options.onNotice?.(`episodes ${path} were unreadable (${reason}); moved them to ${backup} and started anew`),
+        },
+        (current) => {
+          const file: _EpisodeFile = current ?? { version: 1, project: projectRoot, episodes: [], digests: [] };
+          const episodes = [...file.episodes, episode];
+          const folding = _countToFold(episodes, maxEpisodes, maxBytes);
+          const digests = foldIntoDigests(file.digests, episodes.slice(0, folding));
+          result = { count: episodes.length - folding, folded: folding };
+          return { ...file, episodes: episodes.slice(folding), digests };
+        },
+      );
       return result;
     },
     addSummary(id, summary) {
@@ -172,7 +177,15 @@ export function foldIntoDigests(digests: readonly EpisodeDigest[], episodes: rea
   for (const episode of episodes) {
     const month = episode.endedAt.slice(0, 7);
     const digest = byMonth.get(month) ?? {
-      month, episodes: 0, firstAt: episode.startedAt, lastAt: episode.endedAt, steps: 0, sessionIds: [], prompts: [], filesChanged: [], commands: [],
+      month,
+      episodes: 0,
+      firstAt: episode.startedAt,
+      lastAt: episode.endedAt,
+      steps: 0,
+      sessionIds: [],
+      prompts: [],
+      filesChanged: [],
+      commands: [],
     };
     digest.episodes += 1;
     if (episode.startedAt < digest.firstAt) digest.firstAt = episode.startedAt;
@@ -180,9 +193,17 @@ export function foldIntoDigests(digests: readonly EpisodeDigest[], episodes: rea
     digest.steps += episode.outcome.steps;
     if (episode.outcome.costUsd !== undefined) digest.costUsd = (digest.costUsd ?? 0) + episode.outcome.costUsd;
     digest.sessionIds = _addCapped(digest.sessionIds, [episode.sessionId], _DIGEST_SESSIONS);
-    digest.prompts = _addCapped(digest.prompts, episode.prompts.slice(0, 1).map((prompt) => prompt.slice(0, _DIGEST_PROMPT_CHARS)), _DIGEST_PROMPTS);
+    digest.prompts = _addCapped(
+      digest.prompts,
+      episode.prompts.slice(0, 1).map((prompt) => prompt.slice(0, _DIGEST_PROMPT_CHARS)),
+      _DIGEST_PROMPTS,
+    );
     digest.filesChanged = _addCapped(digest.filesChanged, episode.filesChanged, _DIGEST_FILES);
-    digest.commands = _addCapped(digest.commands, episode.commands.map((run) => run.command.slice(0, _DIGEST_PROMPT_CHARS)), _DIGEST_COMMANDS);
+    digest.commands = _addCapped(
+      digest.commands,
+      episode.commands.map((run) => run.command.slice(0, _DIGEST_PROMPT_CHARS)),
+      _DIGEST_COMMANDS,
+    );
     byMonth.set(month, digest);
   }
   return [...byMonth.values()].sort((a, b) => (a.month < b.month ? -1 : a.month > b.month ? 1 : 0));

@@ -10,7 +10,10 @@ import { dirname } from "node:path";
 import { StateWriteError } from "../platform/os-errors.ts";
 
 export class LockTimeoutError extends Error {
-  constructor(readonly path: string, readonly holderPid: number | undefined) {
+  constructor(
+    readonly path: string,
+    readonly holderPid: number | undefined,
+  ) {
     super(`timed out waiting for the lock on ${path}${holderPid ? ` (held by process ${holderPid})` : ""}`);
   }
 }

@@ -18,7 +18,10 @@ const _FORGOTTEN = new Set(["/exit", "/quit"]);
 
 const HistoryFileSchema = v.union([
   v.object({ version: v.literal(1), entries: v.array(v.string()) }),
-  v.pipe(v.array(v.string()), v.transform((entries) => ({ version: 1 as const, entries }))),
+  v.pipe(
+    v.array(v.string()),
+    v.transform((entries) => ({ version: 1 as const, entries })),
+  ),
 ]);
 
 /** The prompts typed in `dir`, oldest first; empty when there are none or the file is unreadable. */

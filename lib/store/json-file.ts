@@ -22,7 +22,17 @@
  *   forward before validation.
  */
 import {
-  closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync,
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeSync,
   constants as fsConstants,
 } from "node:fs";
 import { dirname } from "node:path";
@@ -31,10 +41,7 @@ import { StateWriteError, describeErrno, type StateWriteKind } from "../platform
 import { redactText, redactValue } from "../secrets/redact.ts";
 import { withLockSync, type LockOptions } from "./file-lock.ts";
 
-export type ReadResult<T> =
-  | { status: "ok"; value: T }
-  | { status: "missing" }
-  | { status: "corrupt"; reason: string };
+export type ReadResult<T> = { status: "ok"; value: T } | { status: "missing" } | { status: "corrupt"; reason: string };
 
 /** Upgrades a raw document from `from` to `from + 1`. */
 export type Migration = (raw: Record<string, unknown>) => Record<string, unknown>;
@@ -238,16 +245,20 @@ export function updateJsonSync<T>(
   options: ReadOptions<T> & WriteOptions & LockOptions & { onCorrupt?: (reason: string, backupPath: string) => void },
   update: (current: T | undefined) => T | undefined,
 ): T | undefined {
-  return withLockSync(path, () => {
-    const read = readJson(path, options);
-    const next = update(read.status === "ok" ? read.value : undefined);
-    if (next === undefined) return undefined;
-    if (read.status === "corrupt") {
-      const backup = `${path}.corrupt-${Date.now()}`;
-      renameSync(path, backup);
-      options.onCorrupt?.(read.reason, backup);
-    }
-    writeJsonAtomic(path, next, options);
-    return next;
-  }, options);
+  return withLockSync(
+    path,
+    () => {
+      const read = readJson(path, options);
+      const next = update(read.status === "ok" ? read.value : undefined);
+      if (next === undefined) return undefined;
+      if (read.status === "corrupt") {
+        const backup = `${path}.corrupt-${Date.now()}`;
+        renameSync(path, backup);
+        options.onCorrupt?.(read.reason, backup);
+      }
+      writeJsonAtomic(path, next, options);
+      return next;
+    },
+    options,
+  );
 }

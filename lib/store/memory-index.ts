@@ -70,7 +70,14 @@ export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex 
   const saved = listed.filter(({ store }) => store.scope !== "run");
   const index = file.open((index) => {
     for (const { store, entries } of saved) {
-      const stamp = createHash("sha1").update(entries.map((entry) => entry.id).sort().join("\n")).digest("hex");
+      const stamp = createHash("sha1")
+        .update(
+          entries
+            .map((entry) => entry.id)
+            .sort()
+            .join("\n"),
+        )
+        .digest("hex");
       index.sync(noteSegment(store), stamp, () => entries.map((entry) => ({ id: entry.id, stamp: "", text: entry.text })));
     }
     if (sources.episodes) {
@@ -82,7 +89,8 @@ export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex 
     }
   });
   for (const { store, entries } of listed) {
-    if (store.scope === "run" && entries.length > 0) index.sync(noteSegment(store), entries.map((entry) => entry.id).join(","), () => entries.map((entry) => ({ id: entry.id, stamp: "", text: entry.text })));
+    if (store.scope === "run" && entries.length > 0)
+      index.sync(noteSegment(store), entries.map((entry) => entry.id).join(","), () => entries.map((entry) => ({ id: entry.id, stamp: "", text: entry.text })));
   }
   return { index, notes, segments };
 }
@@ -100,15 +108,26 @@ function _fileStamp(path: string): string {
 export function episodeCard(episode: Episode, first?: string): EpisodeCard {
   const changed = first ? [first, ...episode.filesChanged.filter((path) => path !== first)] : episode.filesChanged;
   return {
-    kind: "episode", sessionId: episode.sessionId, at: episode.endedAt, ask: shortLine(episode.prompts[0] ?? "", 140),
-    changed: changed.slice(0, 3), moreChanged: Math.max(0, changed.length - 3),
+    kind: "episode",
+    sessionId: episode.sessionId,
+    at: episode.endedAt,
+    ask: shortLine(episode.prompts[0] ?? "", 140),
+    changed: changed.slice(0, 3),
+    moreChanged: Math.max(0, changed.length - 3),
     ...(episode.commands[0] ? { command: formatCommandRun(episode.commands.find((run) => run.exit !== 0) ?? episode.commands[0]) } : {}),
-    status: episode.outcome.status, steps: episode.outcome.steps,
+    status: episode.outcome.status,
+    steps: episode.outcome.steps,
   };
 }
 
 export function digestCard(digest: EpisodeDigest): EpisodeCard {
-  return { kind: "digest", month: digest.month, episodes: digest.episodes, asks: digest.prompts.slice(0, 2).map((ask) => shortLine(ask, 80)), changed: digest.filesChanged.slice(0, 3) };
+  return {
+    kind: "digest",
+    month: digest.month,
+    episodes: digest.episodes,
+    asks: digest.prompts.slice(0, 2).map((ask) => shortLine(ask, 80)),
+    changed: digest.filesChanged.slice(0, 3),
+  };
 }
 
 function _episodeDoc(episode: Episode): IndexedDocInput {
@@ -132,8 +151,13 @@ export function formatCommandRun(run: { command: string; exit: number | null }):
 /** What is searched of an episode: prompts, files, commands, the answer excerpt, span summaries and summary. */
 export function episodeText(episode: Episode): string {
   return [
-    ...episode.prompts, ...episode.filesRead, ...episode.filesChanged, ...episode.commands.map((run) => run.command),
-    episode.answer, ...episode.spans, episode.summary ?? "",
+    ...episode.prompts,
+    ...episode.filesRead,
+    ...episode.filesChanged,
+    ...episode.commands.map((run) => run.command),
+    episode.answer,
+    ...episode.spans,
+    episode.summary ?? "",
   ].join("\n");
 }
 

@@ -53,7 +53,11 @@ export interface RecallContext extends MemoryIndexSources {
 export function recallMemory(context: RecallContext, request: RecallRequest): string {
   const plan = _plan(context, request);
   if (typeof plan === "string") return plan;
-  return _answer(context, plan, plan.query ? plan.index.search(plan.query, { limit: plan.limit, filter: plan.accept, tieBreak: plan.tieBreak }) : _byFile(plan));
+  return _answer(
+    context,
+    plan,
+    plan.query ? plan.index.search(plan.query, { limit: plan.limit, filter: plan.accept, tieBreak: plan.tieBreak }) : _byFile(plan),
+  );
 }
 
 /**
@@ -107,7 +111,13 @@ function _plan(context: RecallContext, request: RecallRequest): _Plan | string {
     if (expanded) return expanded;
   }
   const notices: string[] = [];
-  const { index, notes, segments } = openMemoryIndex({ ...context, onNotice: (text) => { notices.push(text); context.onNotice?.(text); } });
+  const { index, notes, segments } = openMemoryIndex({
+    ...context,
+    onNotice: (text) => {
+      notices.push(text);
+      context.onNotice?.(text);
+    },
+  });
   const kinds = new Set<string>(request.kinds && request.kinds.length > 0 ? request.kinds : RECALL_KINDS);
   const touching = file && context.episodes ? _episodesTouching(context.episodes, projectPath(file, context.cwd, context.projectRoot)) : undefined;
   const accept = (segment: string, id: string): boolean => {
@@ -117,17 +127,28 @@ function _plan(context: RecallContext, request: RecallRequest): _Plan | string {
     return note !== undefined && segment === segments.get(id) && (!request.scope || request.scope === note.scope) && kinds.has(note.kind);
   };
   const time = (hit: IndexHit) => notes.get(hit.id)?.createdAt ?? _cardTime(hit.data as EpisodeCard);
-  const tieBreak = (a: IndexHit, b: IndexHit) => (notes.get(b.id)?.hits ?? 0) - (notes.get(a.id)?.hits ?? 0) || (time(a) < time(b) ? 1 : time(a) > time(b) ? -1 : 0);
+  const tieBreak = (a: IndexHit, b: IndexHit) =>
+    (notes.get(b.id)?.hits ?? 0) - (notes.get(a.id)?.hits ?? 0) || (time(a) < time(b) ? 1 : time(a) > time(b) ? -1 : 0);
   return {
-    query, ...(file ? { file } : {}), now: context.now ?? new Date(), limit: request.limit ?? RECALL_DEFAULT_LIMIT, notices, index, notes, segments,
-    ...(touching ? { touching } : {}), accept, tieBreak,
+    query,
+    ...(file ? { file } : {}),
+    now: context.now ?? new Date(),
+    limit: request.limit ?? RECALL_DEFAULT_LIMIT,
+    notices,
+    index,
+    notes,
+    segments,
+    ...(touching ? { touching } : {}),
+    accept,
+    tieBreak,
   };
 }
 
 /** Episodes touching the file, newest first (a `file` recall with no words). */
 function _byFile(plan: _Plan): IndexHit[] {
   return [...(plan.touching ?? new Map<string, _Touching>())]
-    .sort(([, a], [, b]) => (a.at < b.at ? 1 : -1)).slice(0, plan.limit)
+    .sort(([, a], [, b]) => (a.at < b.at ? 1 : -1))
+    .slice(0, plan.limit)
     .map(([id, found]): IndexHit => ({ segment: EPISODE_SEGMENT, id, data: found.card, score: 0, matched: 0 }));
 }
 
@@ -176,14 +197,22 @@ function _episodesTouching(store: EpisodeStore, path: string): Map<string, _Touc
   for (const digest of digests) {
     const changed = digest.filesChanged.find(matches);
     if (!changed) continue;
-    found.set(`digest:${digest.month}`, { at: digest.lastAt, card: { ...digestCard(digest), changed: [changed, ...digest.filesChanged.filter((path) => path !== changed)].slice(0, 3) } });
+    found.set(`digest:${digest.month}`, {
+      at: digest.lastAt,
+      card: { ...digestCard(digest), changed: [changed, ...digest.filesChanged.filter((path) => path !== changed)].slice(0, 3) },
+    });
   }
   return found;
 }
 
 /** `note (gotcha, 12 days old, 3 hits): <text>`; a note of another scope than project names it. */
 function _noteLine(note: ScopedMemoryEntry, now: Date): string {
-  const parts = [note.kind, ...(note.scope === "project" ? [] : [note.scope]), _age(note.createdAt, now), ...(note.hits > 0 ? [`${note.hits} hit${note.hits === 1 ? "" : "s"}`] : [])];
+  const parts = [
+    note.kind,
+    ...(note.scope === "project" ? [] : [note.scope]),
+    _age(note.createdAt, now),
+    ...(note.hits > 0 ? [`${note.hits} hit${note.hits === 1 ? "" : "s"}`] : []),
+  ];
   return `note (${parts.join(", ")}): ${note.text}`;
 }
 
@@ -214,7 +243,11 @@ function _age(createdAt: string, now: Date): string {
 
 /** The episodes of the sessions whose id starts with `prefix`, newest first, in full (capped). */
 function _expand(store: EpisodeStore, prefix: string): string | undefined {
-  const found = store.read().episodes.filter((episode) => episode.sessionId.toLowerCase().startsWith(prefix)).reverse().slice(0, 3);
+  const found = store
+    .read()
+    .episodes.filter((episode) => episode.sessionId.toLowerCase().startsWith(prefix))
+    .reverse()
+    .slice(0, 3);
   if (found.length === 0) return undefined;
   const text = found.map(describeEpisode).join("\n\n");
   return text.length > _EXPANDED_CAP ? `${text.slice(0, _EXPANDED_CAP - 1)}…` : text;
@@ -226,7 +259,8 @@ export function describeEpisode(episode: Episode): string {
   const cost = outcome.costUsd === undefined ? "" : `, $${outcome.costUsd.toFixed(4)}`;
   const lines = [
     `episode of session ${episode.sessionId}, ${episode.startedAt.slice(0, 16).replace("T", " ")} to ${episode.endedAt.slice(0, 16).replace("T", " ")}: ${outcome.status}, ${outcome.steps} steps in ${outcome.runs} run${outcome.runs === 1 ? "" : "s"}${cost}`,
-    "asked:", ...episode.prompts.map((prompt) => `- ${prompt}`),
+    "asked:",
+    ...episode.prompts.map((prompt) => `- ${prompt}`),
   ];
   if (episode.filesRead.length > 0) lines.push(`read: ${episode.filesRead.join(", ")}`);
   if (episode.filesChanged.length > 0) lines.push(`changed: ${episode.filesChanged.join(", ")}`);

@@ -47,7 +47,15 @@ export async function rankSemantically(options: SemanticRankOptions): Promise<In
   }
   const [queryVector] = await client.embed([options.query]);
   return candidates
-    .map((entry): IndexHit => ({ segment: entry.segment, id: entry.id, data: entry.data, score: cosine(queryVector!, vectors.get(vectorKey(entry.segment, entry.id, entry.stamp)) ?? []), matched: 0 }))
+    .map(
+      (entry): IndexHit => ({
+        segment: entry.segment,
+        id: entry.id,
+        data: entry.data,
+        score: cosine(queryVector!, vectors.get(vectorKey(entry.segment, entry.id, entry.stamp)) ?? []),
+        matched: 0,
+      }),
+    )
     .filter((hit) => hit.score > 0)
     .sort((a, b) => b.score - a.score)
     .slice(0, options.pool);

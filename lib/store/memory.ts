@@ -35,7 +35,14 @@ import { uuidv7 } from "../platform/ids.ts";
 import { paths } from "../platform/paths.ts";
 import { redactText } from "../secrets/redact.ts";
 import {
-  GLOBAL_FILE_SCHEMA, MEMORY_KINDS, PROJECT_FILE_SCHEMA, openFileBacking, type MemoryBacking, type MemoryEntry, type MemoryKind, type MemorySource,
+  GLOBAL_FILE_SCHEMA,
+  MEMORY_KINDS,
+  PROJECT_FILE_SCHEMA,
+  openFileBacking,
+  type MemoryBacking,
+  type MemoryEntry,
+  type MemoryKind,
+  type MemorySource,
 } from "./memory-file.ts";
 
 export { MEMORY_KINDS, type MemoryBacking, type MemoryEntry, type MemoryKind, type MemorySource } from "./memory-file.ts";
@@ -67,9 +74,7 @@ export interface RememberResult {
   redacted?: string[];
 }
 
-export type MemoryCompactionPlan =
-  | { ready: false; total: number; reason: string }
-  | { ready: true; total: number; unused: MemoryEntry[] };
+export type MemoryCompactionPlan = { ready: false; total: number; reason: string } | { ready: true; total: number; unused: MemoryEntry[] };
 
 export interface MemoryStore {
   readonly scope: MemoryScope;
@@ -314,7 +319,12 @@ function _compareAge(a: MemoryEntry, b: MemoryEntry): number {
 
 function _dropOldest(entries: MemoryEntry[], max: number): MemoryEntry[] {
   if (entries.length <= max) return entries;
-  const dropped = new Set([...entries].sort(_compareAge).slice(0, entries.length - max).map((entry) => entry.id));
+  const dropped = new Set(
+    [...entries]
+      .sort(_compareAge)
+      .slice(0, entries.length - max)
+      .map((entry) => entry.id),
+  );
   return entries.filter((entry) => !dropped.has(entry.id));
 }
 

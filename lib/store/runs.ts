@@ -28,7 +28,9 @@ export const RUN_STATUSES = ["running", "completed", "error", "aborted", "cancel
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /** What it takes to re-create the run's session in another process (`shiro runs resume`): the saved flags. */
-export const RunOptionsSchema = v.object(Object.fromEntries(SAVED_FLAGS.map((flag) => [flag.option!, flag.kind === "boolean" ? v.optional(v.boolean()) : v.optional(v.string())]))) as v.GenericSchema<unknown, RunOptions>;
+export const RunOptionsSchema = v.object(
+  Object.fromEntries(SAVED_FLAGS.map((flag) => [flag.option!, flag.kind === "boolean" ? v.optional(v.boolean()) : v.optional(v.string())])),
+) as v.GenericSchema<unknown, RunOptions>;
 
 /** Where a blocked turn stopped: the assistant message whose calls are being answered. */
 export const SuspensionSchema = v.object({

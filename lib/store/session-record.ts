@@ -102,9 +102,19 @@ export interface SessionMeta {
 export function createSession(meta: SessionMeta, now: Date = new Date()): SessionRecord {
   const at = now.toISOString();
   return {
-    version: 1, id: uuidv7(now.getTime()), createdAt: at, updatedAt: at,
-    cwd: meta.cwd, provider: meta.provider, model: meta.model, title: UNTITLED,
-    inputTokens: 0, outputTokens: 0, notebook: { todos: [] }, exchanges: [], messages: [],
+    version: 1,
+    id: uuidv7(now.getTime()),
+    createdAt: at,
+    updatedAt: at,
+    cwd: meta.cwd,
+    provider: meta.provider,
+    model: meta.model,
+    title: UNTITLED,
+    inputTokens: 0,
+    outputTokens: 0,
+    notebook: { todos: [] },
+    exchanges: [],
+    messages: [],
   };
 }
 
@@ -117,9 +127,15 @@ export function deriveTitle(prompt: string | undefined): string {
 
 export function summarizeSession(session: SessionRecord): SessionSummary {
   return {
-    id: session.id, createdAt: session.createdAt, updatedAt: session.updatedAt, cwd: session.cwd,
-    provider: session.provider, model: session.model, title: session.title,
-    messageCount: session.messages.length, exchangeCount: session.exchanges.length,
+    id: session.id,
+    createdAt: session.createdAt,
+    updatedAt: session.updatedAt,
+    cwd: session.cwd,
+    provider: session.provider,
+    model: session.model,
+    title: session.title,
+    messageCount: session.messages.length,
+    exchangeCount: session.exchanges.length,
   };
 }
 

@@ -21,8 +21,16 @@ import { paths } from "../platform/paths.ts";
 import { readJson, writeJsonAtomic } from "./json-file.ts";
 import { releaseLease, tryLease } from "./session-lease.ts";
 import { shortSessionId } from "./short-ids.ts";
-import { UNTITLED, SessionSchema, deriveTitle, firstPrompt, summarizeSession, type LiveSession, type SessionRecord, type SessionSummary } from "./session-record.ts";
-
+import {
+  UNTITLED,
+  SessionSchema,
+  deriveTitle,
+  firstPrompt,
+  summarizeSession,
+  type LiveSession,
+  type SessionRecord,
+  type SessionSummary,
+} from "./session-record.ts";
 
 export const SESSION_LIST_LIMIT = 15;
 /** `-c` only looks at this many of the most recently saved sessions. */

@@ -12,7 +12,9 @@ import { listPending } from "./approvals.ts";
 
 function _idsIn(dir: string, suffix: string): string[] {
   try {
-    return readdirSync(dir).filter((name) => name.endsWith(suffix)).map((name) => name.slice(0, -suffix.length));
+    return readdirSync(dir)
+      .filter((name) => name.endsWith(suffix))
+      .map((name) => name.slice(0, -suffix.length));
   } catch {
     return [];
   }
@@ -41,7 +43,10 @@ function _sessionAndRunIds(): string[] {
 /** Unique among pending approvals, which is what `shiro approve|deny <prefix>` resolves against. */
 export function shortApprovalId(id: string): string {
   try {
-    return shortestUniquePrefix(id, listPending().map((record) => record.id));
+    return shortestUniquePrefix(
+      id,
+      listPending().map((record) => record.id),
+    );
   } catch {
     return id;
   }

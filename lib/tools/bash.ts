@@ -31,13 +31,15 @@ const _SECTION_BUDGET = RESULT_CAP - 500;
 
 const BashInput = v.object({
   command: v.pipe(v.string(), v.minLength(1, "command must not be empty"), v.description("The shell command to run.")),
-  timeout: v.optional(v.pipe(
-    v.number(),
-    v.integer("timeout must be a whole number of milliseconds"),
-    v.minValue(BASH_TIMEOUT.min, `timeout must be at least ${BASH_TIMEOUT.min} ms`),
-    v.maxValue(BASH_TIMEOUT.max, `timeout must be at most ${BASH_TIMEOUT.max} ms`),
-    v.description(`Milliseconds before the command is killed (default ${BASH_TIMEOUT.default}).`),
-  )),
+  timeout: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer("timeout must be a whole number of milliseconds"),
+      v.minValue(BASH_TIMEOUT.min, `timeout must be at least ${BASH_TIMEOUT.min} ms`),
+      v.maxValue(BASH_TIMEOUT.max, `timeout must be at most ${BASH_TIMEOUT.max} ms`),
+      v.description(`Milliseconds before the command is killed (default ${BASH_TIMEOUT.default}).`),
+    ),
+  ),
 });
 
 type BashInput = v.InferOutput<typeof BashInput>;
@@ -102,7 +104,7 @@ function _buildShellCommand(command: string): string[] {
 
 function _formatExitLine(result: RunResult, timeoutMs: number): string {
   const signal = result.exitSignal ?? result.sentSignal;
-  const code = result.code ?? 128 + (signal ? (constants.signals as Record<string, number>)[signal] ?? 0 : 0);
+  const code = result.code ?? 128 + (signal ? ((constants.signals as Record<string, number>)[signal] ?? 0) : 0);
   if (!result.timedOut) return `exit: ${code}`;
   return `exit: ${code} (killed by ${signal ?? "SIGKILL"}; timeout is ${timeoutMs}ms)`;
 }

@@ -29,10 +29,7 @@ type EditFileInput = v.InferOutput<typeof EditFileInput>;
 
 const MultiEditInput = v.object({
   path: v.string(),
-  edits: v.pipe(
-    v.array(v.object({ oldString: v.string(), newString: v.string(), replaceAll: v.optional(v.boolean()) })),
-    v.minLength(1),
-  ),
+  edits: v.pipe(v.array(v.object({ oldString: v.string(), newString: v.string(), replaceAll: v.optional(v.boolean()) })), v.minLength(1)),
 });
 type MultiEditInput = v.InferOutput<typeof MultiEditInput>;
 
@@ -86,7 +83,9 @@ export const multiEditTool: ToolDefinition<MultiEditInput> = {
       const applied = applyEdit(text, edit.oldString, edit.newString, edit.replaceAll);
       if (applied.count === 0) throw new Error(`edit ${i + 1}: oldString not found in ${path}. No edits were applied.`);
       if (applied.count > 1 && !edit.replaceAll) {
-        throw new Error(`edit ${i + 1}: oldString appears ${applied.count} times in ${path}. Add surrounding context or set replaceAll. No edits were applied.`);
+        throw new Error(
+          `edit ${i + 1}: oldString appears ${applied.count} times in ${path}. Add surrounding context or set replaceAll. No edits were applied.`,
+        );
       }
       text = applied.text;
       counts.push(applied.count);
@@ -113,7 +112,7 @@ export const moveFileTool: ToolDefinition<MoveFileInput> = {
     const source = await lstat(fromAbs).catch(() => undefined);
     if (!source) throw new Error(`No such file: ${from}`);
     if (source.isDirectory() && toAbs.startsWith(`${fromAbs}${sep}`)) throw new Error(`Cannot move ${from} into itself (${to}).`);
-    if (await pathExists(toAbs) && !(await _sameFile(fromAbs, toAbs))) {
+    if ((await pathExists(toAbs)) && !(await _sameFile(fromAbs, toAbs))) {
       throw new Error(`${to} already exists. Delete it first or pick another name.`);
     }
     await ensureParentDir(toAbs, to);

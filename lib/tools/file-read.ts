@@ -29,8 +29,10 @@ export async function readWorkspaceFile(root: string, p: string): Promise<Worksp
     if (info.isDirectory()) throw new Error(`${p} is a directory, not a file.`);
     if (!info.isFile()) throw new Error(`${p} is not a regular file.`);
     const bytes = await opened.handle.readFile();
-    const secret = classifySecretPath(p, root) ?? classifySecretPath(opened.real, _realRoot(root))
-      ?? classifySecretContent(bytes.subarray(0, SECRET_SNIFF_BYTES).toString("latin1"));
+    const secret =
+      classifySecretPath(p, root) ??
+      classifySecretPath(opened.real, _realRoot(root)) ??
+      classifySecretContent(bytes.subarray(0, SECRET_SNIFF_BYTES).toString("latin1"));
     return { bytes, secret };
   } finally {
     await opened.handle.close();

@@ -81,17 +81,19 @@ export const readManyFilesTool: ToolDefinition<ReadManyInput> = {
   decision: "allow",
   guidance: "read up to 20 files in one call when you already know which you need",
   async execute(input, ctx) {
-    const blocks = await Promise.all(input.files.map(async (file) => {
-      let body: string;
-      try {
-        const secret = classifySecretFile(resolveInWorkspace(ctx.root, file.path), ctx.root);
-        if (secret) return `===== ${file.path} =====\n[skipped: it may hold secrets (${secret}). Ask the user, or read it with read_file, which asks them.]`;
-        body = await readNumberedLines(ctx.root, file.path, file.offset ?? 1, file.limit ?? READ_LIMIT);
-      } catch (error) {
-        body = `[unreadable: ${error instanceof Error ? error.message : String(error)}]`;
-      }
-      return `===== ${file.path} =====\n${body}`;
-    }));
+    const blocks = await Promise.all(
+      input.files.map(async (file) => {
+        let body: string;
+        try {
+          const secret = classifySecretFile(resolveInWorkspace(ctx.root, file.path), ctx.root);
+          if (secret) return `===== ${file.path} =====\n[skipped: it may hold secrets (${secret}). Ask the user, or read it with read_file, which asks them.]`;
+          body = await readNumberedLines(ctx.root, file.path, file.offset ?? 1, file.limit ?? READ_LIMIT);
+        } catch (error) {
+          body = `[unreadable: ${error instanceof Error ? error.message : String(error)}]`;
+        }
+        return `===== ${file.path} =====\n${body}`;
+      }),
+    );
     return blocks.join("\n\n");
   },
 };
@@ -215,14 +217,20 @@ export const listDirTool: ToolDefinition<ListDirInput> = {
   description: listDescription,
   schema: ListDirInput,
   effect: "read",
-  paths: (input) => fieldPaths("path")(input)[0] === undefined ? ["."] : fieldPaths("path")(input),
+  paths: (input) => (fieldPaths("path")(input)[0] === undefined ? ["."] : fieldPaths("path")(input)),
   decision: "allow",
   guidance: "see a folder's tree with sizes (ignore-aware)",
   async execute({ path, depth, includeIgnored }, ctx) {
     const abs = resolveInWorkspace(ctx.root, path);
     if (!(await stat(abs).catch(() => undefined))?.isDirectory()) throw new Error(`Not a directory: ${path}`);
     const entries: WalkEntry[] = [];
-    for await (const entry of walkWorkspace(ctx.root, { dir: toWorkspacePath(ctx.root, abs), includeIgnored, maxDepth: depth, limit: LIST_CAP + 1, signal: ctx.signal })) {
+    for await (const entry of walkWorkspace(ctx.root, {
+      dir: toWorkspacePath(ctx.root, abs),
+      includeIgnored,
+      maxDepth: depth,
+      limit: LIST_CAP + 1,
+      signal: ctx.signal,
+    })) {
       entries.push(entry);
     }
     if (entries.length === 0) {

@@ -43,7 +43,8 @@ export function scopeRefPath(path: string, prefix: string): string {
   const fromCwd = path === "." || path === ".." || path.startsWith("./") || path.startsWith("../");
   const inRepo = posix.normalize(fromCwd ? `${prefix}${path}` : path || ".");
   const top = prefix.replace(/\/$/, "");
-  const escapes = () => new Error(`Path escapes workspace: ${path} (in REF:PATH git reads PATH from the repository's top; start it with ./ to mean the workspace).`);
+  const escapes = () =>
+    new Error(`Path escapes workspace: ${path} (in REF:PATH git reads PATH from the repository's top; start it with ./ to mean the workspace).`);
   if (inRepo === ".." || inRepo.startsWith("../") || posix.isAbsolute(inRepo)) throw escapes();
   if (!top) return inRepo === "." ? "." : inRepo.replace(/\/$/, "");
   if (inRepo === top || inRepo === `${top}/`) return ".";
@@ -73,17 +74,19 @@ export function refPath(ref: unknown): string[] {
  */
 export function withholdSecretDiffs(output: string, named: readonly string[] = []): string {
   const sections = output.split(/^(?=diff --git )/m);
-  return sections.map((section) => {
-    if (!section.startsWith("diff --git ")) return section;
-    const header = section.slice(0, section.indexOf("\n") === -1 ? undefined : section.indexOf("\n"));
-    const files = _headerPaths(header);
-    if (files.some((file) => named.some((path) => file === path || file.endsWith(`/${path}`)))) return section;
-    const why = files.map((file) => classifySecretPath(file)).find(Boolean) ?? classifySecretContent(section);
-    if (!why) return section;
-    const shown = files.at(-1) ?? "a file";
-    const note = `[withheld: ${shown} may hold secrets (${why}). Ask the user, or name it in git_show REF:PATH, which asks them.]`;
-    return `${header}\n${note}${section.endsWith("\n") ? "\n" : ""}`;
-  }).join("");
+  return sections
+    .map((section) => {
+      if (!section.startsWith("diff --git ")) return section;
+      const header = section.slice(0, section.indexOf("\n") === -1 ? undefined : section.indexOf("\n"));
+      const files = _headerPaths(header);
+      if (files.some((file) => named.some((path) => file === path || file.endsWith(`/${path}`)))) return section;
+      const why = files.map((file) => classifySecretPath(file)).find(Boolean) ?? classifySecretContent(section);
+      if (!why) return section;
+      const shown = files.at(-1) ?? "a file";
+      const note = `[withheld: ${shown} may hold secrets (${why}). Ask the user, or name it in git_show REF:PATH, which asks them.]`;
+      return `${header}\n${note}${section.endsWith("\n") ? "\n" : ""}`;
+    })
+    .join("");
 }
 
 /**

@@ -47,7 +47,15 @@ const _SUBJECT_MAX = 72;
 const _BASE_ARGS = ["--no-pager", "--literal-pathspecs", "-c", "core.fsmonitor=false", "-c", "core.quotePath=false", "-c", "color.ui=never"];
 
 const _STATUS_LABELS: Record<string, string> = {
-  M: "modified", T: "type changed", A: "added", D: "deleted", R: "renamed", C: "copied", U: "conflicted", "?": "untracked", "!": "ignored",
+  M: "modified",
+  T: "type changed",
+  A: "added",
+  D: "deleted",
+  R: "renamed",
+  C: "copied",
+  U: "conflicted",
+  "?": "untracked",
+  "!": "ignored",
 };
 
 const _Path = v.pipe(v.string(), v.minLength(1, "path must not be empty"));
@@ -59,7 +67,15 @@ const DiffInput = v.object({
   path: v.optional(v.pipe(_Path, v.description("Limit the diff to this file or folder."))),
 });
 const LogInput = v.object({
-  limit: v.optional(v.pipe(v.number(), v.integer("limit must be a whole number"), v.minValue(1, "limit must be at least 1"), v.maxValue(40, "limit must be at most 40"), v.description("Commits to list, 1-40 (default 15)."))),
+  limit: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer("limit must be a whole number"),
+      v.minValue(1, "limit must be at least 1"),
+      v.maxValue(40, "limit must be at most 40"),
+      v.description("Commits to list, 1-40 (default 15)."),
+    ),
+  ),
   path: v.optional(v.pipe(_Path, v.description("Only commits that touched this file or folder."))),
 });
 const ShowInput = v.object({
@@ -83,7 +99,13 @@ export function createGitTools(options: GitToolsOptions): ToolDefinition[] {
 }
 
 const gitStatusTool: ToolDefinition<v.InferOutput<typeof StatusInput>> = {
-  name: "git_status", set: "git", guidance: GIT_GUIDANCE, description: statusDescription, schema: StatusInput, effect: "read", decision: "allow",
+  name: "git_status",
+  set: "git",
+  guidance: GIT_GUIDANCE,
+  description: statusDescription,
+  schema: StatusInput,
+  effect: "read",
+  decision: "allow",
   async execute(_input, ctx) {
     const output = await _runGit(ctx, ["status", "--porcelain=v1", "-z", "--branch", "--", "."], { keepChars: _STATUS_CHARS });
     return _formatStatus(output);
@@ -91,7 +113,13 @@ const gitStatusTool: ToolDefinition<v.InferOutput<typeof StatusInput>> = {
 };
 
 const gitDiffTool: ToolDefinition<v.InferOutput<typeof DiffInput>> = {
-  name: "git_diff", set: "git", guidance: GIT_GUIDANCE, description: diffDescription, schema: DiffInput, effect: "read", decision: "allow",
+  name: "git_diff",
+  set: "git",
+  guidance: GIT_GUIDANCE,
+  description: diffDescription,
+  schema: DiffInput,
+  effect: "read",
+  decision: "allow",
   paths: fieldPaths("path"),
   async execute(input, ctx) {
     const path = scopePath(ctx.root, input.path ?? ".");
@@ -102,10 +130,24 @@ const gitDiffTool: ToolDefinition<v.InferOutput<typeof DiffInput>> = {
 };
 
 const gitLogTool: ToolDefinition<v.InferOutput<typeof LogInput>> = {
-  name: "git_log", set: "git", guidance: GIT_GUIDANCE, description: logDescription, schema: LogInput, effect: "read", decision: "allow",
+  name: "git_log",
+  set: "git",
+  guidance: GIT_GUIDANCE,
+  description: logDescription,
+  schema: LogInput,
+  effect: "read",
+  decision: "allow",
   paths: fieldPaths("path"),
   async execute(input, ctx) {
-    const args = ["log", `-n${input.limit ?? 15}`, "--date=short", "--no-color", "--format=%h  %ad  %an  %s", "--", ...(input.path ? [scopePath(ctx.root, input.path)] : [])];
+    const args = [
+      "log",
+      `-n${input.limit ?? 15}`,
+      "--date=short",
+      "--no-color",
+      "--format=%h  %ad  %an  %s",
+      "--",
+      ...(input.path ? [scopePath(ctx.root, input.path)] : []),
+    ];
     try {
       const output = await _runGit(ctx, args);
       return output.trim() ? output.trimEnd() : "No commits.";
@@ -117,7 +159,13 @@ const gitLogTool: ToolDefinition<v.InferOutput<typeof LogInput>> = {
 };
 
 const gitShowTool: ToolDefinition<v.InferOutput<typeof ShowInput>> = {
-  name: "git_show", set: "git", guidance: GIT_GUIDANCE, description: showDescription, schema: ShowInput, effect: "read", decision: "allow",
+  name: "git_show",
+  set: "git",
+  guidance: GIT_GUIDANCE,
+  description: showDescription,
+  schema: ShowInput,
+  effect: "read",
+  decision: "allow",
   subjects: (input) => [input.ref],
   paths: (input) => [...refPath((input as { ref?: unknown } | null)?.ref), ...fieldPaths("path")(input)],
   async execute(input, ctx) {
@@ -133,7 +181,13 @@ const gitShowTool: ToolDefinition<v.InferOutput<typeof ShowInput>> = {
 };
 
 const gitBlameTool: ToolDefinition<v.InferOutput<typeof BlameInput>> = {
-  name: "git_blame", set: "git", guidance: GIT_GUIDANCE, description: blameDescription, schema: BlameInput, effect: "read", decision: "allow",
+  name: "git_blame",
+  set: "git",
+  guidance: GIT_GUIDANCE,
+  description: blameDescription,
+  schema: BlameInput,
+  effect: "read",
+  decision: "allow",
   paths: fieldPaths("path"),
   async execute(input, ctx) {
     const args = ["blame", "--date=short", "-w", ..._buildBlameRange(input.startLine, input.endLine), "--", scopePath(ctx.root, input.path)];
@@ -143,11 +197,20 @@ const gitBlameTool: ToolDefinition<v.InferOutput<typeof BlameInput>> = {
 };
 
 const gitBranchTool: ToolDefinition<v.InferOutput<typeof BranchInput>> = {
-  name: "git_branch", set: "git", guidance: GIT_GUIDANCE, description: branchDescription, schema: BranchInput, effect: "read", decision: "allow",
+  name: "git_branch",
+  set: "git",
+  guidance: GIT_GUIDANCE,
+  description: branchDescription,
+  schema: BranchInput,
+  effect: "read",
+  decision: "allow",
   async execute(input, ctx) {
     const format = "--format=%(HEAD) %(refname:short)  %(committerdate:short)  %(subject)";
     const output = await _runGit(ctx, ["branch", "--list", "--sort=-committerdate", "--no-color", format, ...(input.remote ? ["--all"] : [])]);
-    const lines = output.split("\n").map((line) => line.trimEnd()).filter(Boolean);
+    const lines = output
+      .split("\n")
+      .map((line) => line.trimEnd())
+      .filter(Boolean);
     return lines.length ? lines.join("\n") : "No branches yet.";
   },
 };
@@ -157,7 +220,12 @@ export const gitTools: ToolDefinition[] = createGitTools({});
 
 function _createCommitMessageTool(complete: CompleteFn): ToolDefinition<v.InferOutput<typeof StatusInput>> {
   return {
-    name: "git_commit_message", set: "git", description: commitMessageDescription, schema: StatusInput, effect: "read", decision: "allow",
+    name: "git_commit_message",
+    set: "git",
+    description: commitMessageDescription,
+    schema: StatusInput,
+    effect: "read",
+    decision: "allow",
     guidance: "draft a commit message for the staged change",
     async execute(_input, ctx) {
       const staged = await _runGit(ctx, ["diff", "--staged", "--no-color", "--no-ext-diff", "--", "."], { keepChars: _DIFF_FOR_MESSAGE + 1 });
@@ -179,14 +247,20 @@ function _createCommitMessageTool(complete: CompleteFn): ToolDefinition<v.InferO
 
 const _COMMIT_SYSTEM_PROMPT = [
   "You write git commit subject lines.",
-  "Read the staged diff and reply with a single line of at most 72 characters that says what the change does, in the imperative mood (\"Add\", \"Fix\", \"Remove\").",
-  "If the recent subjects follow a convention (prefixes such as \"fix:\" or \"docs(api):\", capitalisation, a trailing period or none), follow it too.",
+  'Read the staged diff and reply with a single line of at most 72 characters that says what the change does, in the imperative mood ("Add", "Fix", "Remove").',
+  'If the recent subjects follow a convention (prefixes such as "fix:" or "docs(api):", capitalisation, a trailing period or none), follow it too.',
   "Reply with the line alone: no quotes, no code fence, no explanation, no body.",
 ].join("\n");
 
 function _buildCommitPrompt(diff: string, subjects: string): string {
   const cut = diff.length > _DIFF_FOR_MESSAGE ? `${diff.slice(0, _DIFF_FOR_MESSAGE)}\n[diff cut at ${_DIFF_FOR_MESSAGE} chars]` : diff.trimEnd();
-  const recent = subjects.trim() ? subjects.trim().split("\n").map((line) => `- ${line}`).join("\n") : "(no commits yet)";
+  const recent = subjects.trim()
+    ? subjects
+        .trim()
+        .split("\n")
+        .map((line) => `- ${line}`)
+        .join("\n")
+    : "(no commits yet)";
   return `Recent commit subjects, newest first:\n${recent}\n\nStaged diff:\n${cut}`;
 }
 
@@ -197,7 +271,10 @@ export function extractCommitSubject(reply: string): string {
     .map((text) => text.trim())
     .find((text) => text && !text.startsWith("```"));
   if (!line) return "";
-  const unquoted = line.replace(/^["'`\u201c\u2018]+/, "").replace(/["'`\u201d\u2019]+$/, "").trim();
+  const unquoted = line
+    .replace(/^["'`\u201c\u2018]+/, "")
+    .replace(/["'`\u201d\u2019]+$/, "")
+    .trim();
   if (unquoted.length <= _SUBJECT_MAX) return unquoted;
   const head = unquoted.slice(0, _SUBJECT_MAX + 1);
   const space = head.lastIndexOf(" ");

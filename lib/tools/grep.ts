@@ -64,7 +64,10 @@ function _isSkippedSecret(search: _Search, path: string): boolean {
 }
 
 function _withSkipNote(result: string, search: _Search): string {
-  const skipped = [...search.secrets].filter(([, left]) => left).map(([path]) => path).sort();
+  const skipped = [...search.secrets]
+    .filter(([, left]) => left)
+    .map(([path]) => path)
+    .sort();
   if (skipped.length === 0) return result;
   const shown = skipped.length > 10 ? `${skipped.slice(0, 10).join(", ")}, …` : skipped.join(", ");
   return `${result}\n[skipped ${skipped.length} file${skipped.length === 1 ? "" : "s"} that may hold secrets: ${shown}]`;
@@ -154,7 +157,15 @@ async function _confirmHits(search: _Search, hits: GrepHit[]): Promise<GrepHit[]
   for (const path of new Set(hits.map((hit) => hit.path))) {
     const read = await readWorkspaceFile(search.root, path).catch(() => undefined);
     if (read?.secret) search.secrets.set(path, true);
-    lines.set(path, read && !read.secret ? new TextDecoder().decode(read.bytes).split("\n").map((line) => line.replace(/\r$/, "")) : undefined);
+    lines.set(
+      path,
+      read && !read.secret
+        ? new TextDecoder()
+            .decode(read.bytes)
+            .split("\n")
+            .map((line) => line.replace(/\r$/, ""))
+        : undefined,
+    );
   }
   return hits.filter((hit) => lines.get(hit.path)?.[hit.line - 1] === hit.text);
 }
@@ -188,15 +199,34 @@ async function _searchWithWalker(search: _Search & { regex: RegExp }): Promise<G
 /** The ripgrep search, or undefined when rg failed and the walker should answer. */
 function _searchWithRipgrep(rg: string, search: _Search): Promise<GrepHit[] | undefined> {
   const args = [
-    "--no-config", "--line-number", "--no-heading", "--color", "never", "--no-require-git",
+    "--no-config",
+    "--line-number",
+    "--no-heading",
+    "--color",
+    "never",
+    "--no-require-git",
     // Only .gitignore files inside the workspace, as the walker reads them.
-    "--no-ignore-dot", "--no-ignore-exclude", "--no-ignore-global", "--no-ignore-parent",
-    "--max-count", String(GREP_HIT_CAP + 1), "--null", "--hidden", "--sort", "path",
+    "--no-ignore-dot",
+    "--no-ignore-exclude",
+    "--no-ignore-global",
+    "--no-ignore-parent",
+    "--max-count",
+    String(GREP_HIT_CAP + 1),
+    "--null",
+    "--hidden",
+    "--sort",
+    "path",
     ...(search.ignoreCase ? ["--ignore-case"] : []),
     ...(search.includeIgnored ? ["--no-ignore"] : []),
     ..._includeArgs(search.include),
-    "--glob", "!.git", "--glob", "!node_modules",
-    "--regexp", search.pattern, "--", ".",
+    "--glob",
+    "!.git",
+    "--glob",
+    "!node_modules",
+    "--regexp",
+    search.pattern,
+    "--",
+    ".",
   ];
   const filter = createIgnoreFilter(search.root, { includeIgnored: search.includeIgnored });
   return new Promise((resolve, reject) => {

@@ -14,16 +14,54 @@ interface _Element {
 type _Node = _Element | string;
 
 /** Dropped with everything inside them. */
-const _SKIPPED = new Set([
-  "script", "style", "nav", "noscript", "template", "svg", "head", "iframe", "canvas", "object", "select", "dialog",
-]);
+const _SKIPPED = new Set(["script", "style", "nav", "noscript", "template", "svg", "head", "iframe", "canvas", "object", "select", "dialog"]);
 const _VOID = new Set(["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"]);
 /** Elements whose content is text up to their closing tag, never markup. */
 const _RAW_TEXT = new Set(["script", "style", "textarea", "title", "xmp"]);
 const _BLOCK = new Set([
-  "address", "article", "aside", "blockquote", "body", "caption", "center", "dd", "details", "div", "dl", "dt", "fieldset",
-  "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup", "hr", "html", "li",
-  "main", "menu", "ol", "p", "pre", "section", "summary", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul",
+  "address",
+  "article",
+  "aside",
+  "blockquote",
+  "body",
+  "caption",
+  "center",
+  "dd",
+  "details",
+  "div",
+  "dl",
+  "dt",
+  "fieldset",
+  "figcaption",
+  "figure",
+  "footer",
+  "form",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "header",
+  "hgroup",
+  "hr",
+  "html",
+  "li",
+  "main",
+  "menu",
+  "ol",
+  "p",
+  "pre",
+  "section",
+  "summary",
+  "table",
+  "tbody",
+  "td",
+  "tfoot",
+  "th",
+  "thead",
+  "tr",
+  "ul",
 ]);
 /** An open tag of one of these closes the innermost open element of the listed kinds, up to a boundary. */
 const _IMPLIED_CLOSE: Record<string, { closes: string[]; stopAt: string[] }> = {
@@ -37,16 +75,50 @@ const _IMPLIED_CLOSE: Record<string, { closes: string[]; stopAt: string[] }> = {
 };
 
 const _ENTITIES: Record<string, string> = {
-  amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " ", copy: "©", reg: "®", trade: "™", hellip: "…",
-  mdash: "—", ndash: "–", lsquo: "‘", rsquo: "’", ldquo: "“", rdquo: "”", laquo: "«", raquo: "»", bull: "•",
-  middot: "·", times: "×", divide: "÷", deg: "°", euro: "€", pound: "£", yen: "¥", cent: "¢", sect: "§", para: "¶",
-  shy: "", zwj: "", zwnj: "", rarr: "→", larr: "←", uarr: "↑", darr: "↓", check: "✓",
+  amp: "&",
+  lt: "<",
+  gt: ">",
+  quot: '"',
+  apos: "'",
+  nbsp: " ",
+  copy: "©",
+  reg: "®",
+  trade: "™",
+  hellip: "…",
+  mdash: "—",
+  ndash: "–",
+  lsquo: "‘",
+  rsquo: "’",
+  ldquo: "“",
+  rdquo: "”",
+  laquo: "«",
+  raquo: "»",
+  bull: "•",
+  middot: "·",
+  times: "×",
+  divide: "÷",
+  deg: "°",
+  euro: "€",
+  pound: "£",
+  yen: "¥",
+  cent: "¢",
+  sect: "§",
+  para: "¶",
+  shy: "",
+  zwj: "",
+  zwnj: "",
+  rarr: "→",
+  larr: "←",
+  uarr: "↑",
+  darr: "↓",
+  check: "✓",
 };
 
 // Comments, CDATA, doctype / processing instructions, closing tags, opening tags (quotes respected).
 // An unquoted `<` ends a would-be opening tag: otherwise every unclosed `<a` scans to the end of
 // the page, quadratic time on a hostile one.
-const _TOKEN = /<!--[\s\S]*?(?:-->|$)|<!\[CDATA\[([\s\S]*?)(?:\]\]>|$)|<[!?][^>]*>|<\/([a-zA-Z][\w:-]*)[^>]*>|<([a-zA-Z][\w:-]*)((?:"[^"]*"|'[^']*'|[^'"<>])*)>/g;
+const _TOKEN =
+  /<!--[\s\S]*?(?:-->|$)|<!\[CDATA\[([\s\S]*?)(?:\]\]>|$)|<[!?][^>]*>|<\/([a-zA-Z][\w:-]*)[^>]*>|<([a-zA-Z][\w:-]*)((?:"[^"]*"|'[^']*'|[^'"<>])*)>/g;
 /** Elements nested deeper than this become siblings: the renderer recurses once per level. */
 const _MAX_DEPTH = 256;
 const _ATTRIBUTE = /([^\s"'>\/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+)))?/g;
@@ -176,7 +248,12 @@ function _renderBlock(element: _Element, ctx: _RenderContext): string {
   if (tag === "pre") return _renderPre(element);
   if (tag === "blockquote") {
     const inner = _renderBlocks(element.children, ctx, "\n\n");
-    return inner ? inner.split("\n").map((line) => (line ? `> ${line}` : ">")).join("\n") : "";
+    return inner
+      ? inner
+          .split("\n")
+          .map((line) => (line ? `> ${line}` : ">"))
+          .join("\n")
+      : "";
   }
   if (tag === "hr") return "---";
   if (tag === "table") return _renderTable(element, ctx);
@@ -194,7 +271,12 @@ function _renderList(list: _Element, ctx: _RenderContext): string {
     if (!content) continue;
     const marker = ordered ? `${number++}. ` : "- ";
     const indent = " ".repeat(marker.length);
-    items.push(content.split("\n").map((line, i) => (i === 0 ? marker + line : line ? indent + line : line)).join("\n"));
+    items.push(
+      content
+        .split("\n")
+        .map((line, i) => (i === 0 ? marker + line : line ? indent + line : line))
+        .join("\n"),
+    );
   }
   return items.join("\n");
 }
@@ -247,14 +329,19 @@ function _renderInline(element: _Element, ctx: _RenderContext): string {
       if (!href || href.startsWith("#") || /^javascript:/i.test(href)) return text;
       return `[${text}](${_resolveHref(href, ctx)})`;
     }
-    case "code": case "kbd": case "samp": case "tt": {
+    case "code":
+    case "kbd":
+    case "samp":
+    case "tt": {
       const text = _collapse(_extractText(element)).trim();
       if (!text) return "";
       return text.includes("`") ? `\`\` ${text} \`\`` : `\`${text}\``;
     }
-    case "strong": case "b":
+    case "strong":
+    case "b":
       return _wrap(_renderInlineChildren(element, ctx), "**");
-    case "em": case "i":
+    case "em":
+    case "i":
       return _wrap(_renderInlineChildren(element, ctx), "*");
     default:
       return _renderInlineChildren(element, ctx);
@@ -297,5 +384,8 @@ function _collapse(text: string): string {
 
 /** Trims a run of inline Markdown: single spaces, no spaces around line breaks. */
 function _tidyInline(text: string): string {
-  return text.replace(/ *\n */g, "\n").replace(/ {2,}/g, " ").trim();
+  return text
+    .replace(/ *\n */g, "\n")
+    .replace(/ {2,}/g, " ")
+    .trim();
 }

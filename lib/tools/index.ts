@@ -36,8 +36,18 @@ export interface BuiltinToolsOptions {
 /** The built-in tools, in the order they are offered. Registering a tool is its one line here. */
 function _registeredTools(options: BuiltinToolsOptions): ToolDefinition[] {
   return [
-    readFileTool, writeFileTool, editFileTool, globTool, grepTool, bashTool,
-    multiEditTool, listDirTool, readManyFilesTool, applyPatchTool, moveFileTool, deleteFileTool,
+    readFileTool,
+    writeFileTool,
+    editFileTool,
+    globTool,
+    grepTool,
+    bashTool,
+    multiEditTool,
+    listDirTool,
+    readManyFilesTool,
+    applyPatchTool,
+    moveFileTool,
+    deleteFileTool,
     ...createGitTools({ complete: options.complete }),
     createWebFetchTool({ allowHosts: options.allowHosts }),
   ];
@@ -52,7 +62,10 @@ export function builtinTools(options: BuiltinToolsOptions): ToolDefinition[] {
 export const TOOL_SETS: Readonly<Record<ToolSetName, readonly string[]>> = _groupBySet(_registeredTools({ complete: async () => "" }));
 
 function _groupBySet(tools: readonly ToolDefinition[]): Record<ToolSetName, string[]> {
-  return Object.fromEntries(TOOL_SET_NAMES.map((set) => [set, tools.filter((tool) => tool.set === set).map((tool) => tool.name)])) as Record<ToolSetName, string[]>;
+  return Object.fromEntries(TOOL_SET_NAMES.map((set) => [set, tools.filter((tool) => tool.set === set).map((tool) => tool.name)])) as Record<
+    ToolSetName,
+    string[]
+  >;
 }
 
 const _EFFECTS: readonly ToolEffect[] = ["read", "write", "exec", "net"];

@@ -56,9 +56,7 @@ export async function openInWorkspace(root: string, p: string, mode: "read" | "w
   const existed = mode === "write" && (await lstat(abs).catch(() => undefined)) !== undefined;
   // A new file is created exclusively: a symlink swapped in at its name makes the open fail, and
   // a file that lands outside through a swapped folder is known to be ours to remove.
-  const flags = mode === "read"
-    ? constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)
-    : constants.O_WRONLY | (existed ? 0 : constants.O_CREAT | constants.O_EXCL);
+  const flags = mode === "read" ? constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) : constants.O_WRONLY | (existed ? 0 : constants.O_CREAT | constants.O_EXCL);
   const handle = await open(abs, flags, createMode);
   const opened = _openedPath(handle.fd, abs);
   if (opened !== undefined && _isInside(_realPath(resolve(root)), opened)) return { handle, abs, real: opened };

@@ -8,10 +8,7 @@
  * With `confirmWrites` (config memory.confirmWrites), remember declares `ask`: it asks like a write.
  */
 import * as v from "valibot";
-import {
-  MEMORY_KINDS, MEMORY_SCOPES,
-  type MemoryEntry, type MemoryScope, type MemorySource, type MemoryStore, type RememberResult,
-} from "../store/memory.ts";
+import { MEMORY_KINDS, MEMORY_SCOPES, type MemoryEntry, type MemoryScope, type MemorySource, type MemoryStore, type RememberResult } from "../store/memory.ts";
 import { placeholderFor } from "../secrets/redact.ts";
 import type { EpisodeStore } from "../store/episodes.ts";
 import type { MemoryShelf } from "../store/memory-scopes.ts";
@@ -26,11 +23,16 @@ import type { ToolDefinition } from "./types.ts";
 const _kind = v.picklist(MEMORY_KINDS);
 const _text = v.pipe(v.string(), v.description("one self-contained line, at most 400 characters"));
 const _TWO_SCOPES = ["project", "global"] as const;
-const _GLOBAL_HINT = "global: about the user or their machine, true in every project, e.g. \"the user's shell is fish\", \"prefers pnpm\"";
+const _GLOBAL_HINT = 'global: about the user or their machine, true in every project, e.g. "the user\'s shell is fish", "prefers pnpm"';
 const _rememberScope = v.optional(v.pipe(v.picklist(_TWO_SCOPES), v.description(`project (default): about this codebase. ${_GLOBAL_HINT}`)));
-const _shelfScope = v.optional(v.pipe(v.picklist(MEMORY_SCOPES), v.description(
-  "project (default): this codebase. run: this run only. agent: this agent mode only. repo: .shiro/notes.json, committed for the team. global: the user or their machine, in every project",
-)));
+const _shelfScope = v.optional(
+  v.pipe(
+    v.picklist(MEMORY_SCOPES),
+    v.description(
+      "project (default): this codebase. run: this run only. agent: this agent mode only. repo: .shiro/notes.json, committed for the team. global: the user or their machine, in every project",
+    ),
+  ),
+);
 const _forgetText = v.pipe(v.string(), v.description("text, or part of the text, of the notes to delete"));
 const _forgetScope = v.optional(v.pipe(v.picklist(_TWO_SCOPES), v.description("only this store; every store when omitted")));
 const _shelfForgetScope = v.optional(v.pipe(v.picklist(MEMORY_SCOPES), v.description("only this store; every store when omitted")));
@@ -106,10 +108,19 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
     schema: RecallInput,
     execute: async (request) => {
       const projectRoot = project.projectRoot ?? options.cwd ?? process.cwd();
-      const context = { projectRoot, cwd: options.cwd ?? projectRoot, project, global: options.global, stores: stores(), episodes: options.episodes, onNotice: options.onNotice };
+      const context = {
+        projectRoot,
+        cwd: options.cwd ?? projectRoot,
+        project,
+        global: options.global,
+        stores: stores(),
+        episodes: options.episodes,
+        onNotice: options.onNotice,
+      };
       const sessionId = options.sessionId ? options.sessionId() : options.source?.("")?.sessionId;
-      return recallWithTranscripts(request, projectRoot, sessionId, (memoryRequest) => (
-        options.embeddings ? recallMemoryHybrid(context, memoryRequest, options.embeddings) : recallMemory(context, memoryRequest)));
+      return recallWithTranscripts(request, projectRoot, sessionId, (memoryRequest) =>
+        options.embeddings ? recallMemoryHybrid(context, memoryRequest, options.embeddings) : recallMemory(context, memoryRequest),
+      );
     },
   };
   const forget: ToolDefinition<_ForgetArgs> = {
@@ -135,9 +146,10 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
  */
 export function formatRememberResult(result: RememberResult, scope: MemoryScope = "project"): string {
   const named = scope !== "project";
-  const line = result.status === "stored"
-    ? `Remembered as ${result.entry.kind} (${named ? `${scope}, ` : ""}${result.count} stored): ${result.entry.text}`
-    : `Already recorded${named ? ` (${scope})` : ""}: ${result.entry.text}`;
+  const line =
+    result.status === "stored"
+      ? `Remembered as ${result.entry.kind} (${named ? `${scope}, ` : ""}${result.count} stored): ${result.entry.text}`
+      : `Already recorded${named ? ` (${scope})` : ""}: ${result.entry.text}`;
   if (!result.redacted?.length) return line;
   const placeholders = result.redacted.map((kind) => placeholderFor(kind)).join(", ");
   return `${line}\nThe note held a secret (${result.redacted.join(", ")}): it was saved as ${placeholders}, never the value itself. Notes must not hold secrets; say where the value lives instead (e.g. "the key is in .env as STRIPE_KEY").`;

@@ -114,7 +114,10 @@ function _parseIPv4(address: string): number[] {
 
 function _isRefusedIPv4([a = 0, b = 0]: number[]): boolean {
   return (
-    a === 0 || a === 10 || a === 127 || a >= 224 ||
+    a === 0 ||
+    a === 10 ||
+    a === 127 ||
+    a >= 224 ||
     (a === 100 && b >= 64 && b <= 127) ||
     (a === 169 && b === 254) ||
     (a === 172 && b >= 16 && b <= 31) ||

@@ -159,7 +159,7 @@ async function _planPatch(root: string, operations: PatchOperation[]): Promise<_
       const text = decodeUtf8(bytes);
       if (text === undefined) throw new Error(`cannot update ${op.path}: it is not UTF-8 text`);
       const content = op.hunks.reduce((current, hunk) => _applyHunk(current, hunk, op.path), text);
-      if (toAbs && await pathExists(toAbs)) throw new Error(`cannot move ${op.path}: ${op.moveTo} already exists`);
+      if (toAbs && (await pathExists(toAbs))) throw new Error(`cannot move ${op.path}: ${op.moveTo} already exists`);
       plan.writes.push({ abs: toAbs ?? abs, shown: op.moveTo ?? op.path, content, mode: info.mode & 0o7777 });
       if (toAbs) plan.deletes.push(abs);
       plan.summary.push(toAbs ? `- moved ${op.path} to ${op.moveTo}` : `- updated ${op.path}`);

@@ -85,7 +85,10 @@ export function runProcessTree(file: string, args: string[], options: RunOptions
         openPipes -= 1;
         if (openPipes === 0) done();
       };
-      for (const [stream, capture, name] of [[child.stdout!, stdout, "stdout"], [child.stderr!, stderr, "stderr"]] as const) {
+      for (const [stream, capture, name] of [
+        [child.stdout!, stdout, "stdout"],
+        [child.stderr!, stderr, "stderr"],
+      ] as const) {
         const decoder = new TextDecoder("utf-8");
         stream.on("data", (bytes: Uint8Array) => {
           const chunk = decoder.decode(bytes, { stream: true });
@@ -172,9 +175,7 @@ export interface KillOptions {
 export async function killProcessTree(child: ChildProcess, options: KillOptions = {}): Promise<string> {
   const pid = child.pid;
   if (pid === undefined) return "SIGKILL";
-  const exited = child.exitCode !== null || child.signalCode !== null
-    ? Promise.resolve()
-    : new Promise<void>((done) => child.once("exit", () => done()));
+  const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise<void>((done) => child.once("exit", () => done()));
   if (process.platform === "win32") {
     await _runTaskkill(pid);
     await exited;

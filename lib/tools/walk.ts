@@ -79,11 +79,13 @@ export async function* walkWorkspace(root: string, options: WalkOptions = {}): A
     let names: { name: string; isDir: boolean; symlink: boolean }[];
     try {
       const dirents = await readdir(abs, { withFileTypes: true });
-      names = await Promise.all(dirents.map(async (d) => {
-        const symlink = d.isSymbolicLink();
-        const isDir = d.isDirectory() || (symlink && await _pointsToDir(join(abs, d.name)));
-        return { name: d.name, isDir, symlink };
-      }));
+      names = await Promise.all(
+        dirents.map(async (d) => {
+          const symlink = d.isSymbolicLink();
+          const isDir = d.isDirectory() || (symlink && (await _pointsToDir(join(abs, d.name))));
+          return { name: d.name, isDir, symlink };
+        }),
+      );
     } catch {
       return;
     }
@@ -203,7 +205,9 @@ function _globSource(glob: string): string {
       const close = _matchingBrace(glob, i);
       if (close < 0) out += "\\{";
       else {
-        out += `(?:${_splitAlternatives(glob.slice(i + 1, close)).map(_globSource).join("|")})`;
+        out += `(?:${_splitAlternatives(glob.slice(i + 1, close))
+          .map(_globSource)
+          .join("|")})`;
         i = close;
       }
     } else out += _escapeRegex(ch);

@@ -36,13 +36,15 @@ export interface WebFetchOptions {
 
 const WebFetchInput = v.object({
   url: v.pipe(v.string(), v.minLength(1, "url must not be empty"), v.description("The http(s) URL to fetch.")),
-  maxChars: v.optional(v.pipe(
-    v.number(),
-    v.integer("maxChars must be a whole number"),
-    v.minValue(500, "maxChars must be at least 500"),
-    v.maxValue(RESULT_CAP, `maxChars must be at most ${RESULT_CAP}`),
-    v.description(`Characters of content to return, 500-${RESULT_CAP} (default ${RESULT_CAP}).`),
-  )),
+  maxChars: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer("maxChars must be a whole number"),
+      v.minValue(500, "maxChars must be at least 500"),
+      v.maxValue(RESULT_CAP, `maxChars must be at most ${RESULT_CAP}`),
+      v.description(`Characters of content to return, 500-${RESULT_CAP} (default ${RESULT_CAP}).`),
+    ),
+  ),
 });
 
 type WebFetchInput = v.InferOutput<typeof WebFetchInput>;
@@ -54,9 +56,19 @@ const _HEADERS = {
 };
 
 const _TEXT_APPLICATION_TYPES = new Set([
-  "application/json", "application/xml", "application/javascript", "application/ecmascript", "application/x-javascript",
-  "application/x-sh", "application/x-yaml", "application/yaml", "application/toml", "application/x-ndjson",
-  "application/graphql", "application/sql", "application/x-www-form-urlencoded",
+  "application/json",
+  "application/xml",
+  "application/javascript",
+  "application/ecmascript",
+  "application/x-javascript",
+  "application/x-sh",
+  "application/x-yaml",
+  "application/yaml",
+  "application/toml",
+  "application/x-ndjson",
+  "application/graphql",
+  "application/sql",
+  "application/x-www-form-urlencoded",
 ]);
 
 export function createWebFetchTool(options: WebFetchOptions): ToolDefinition<WebFetchInput> {
@@ -177,10 +189,11 @@ function _createPinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
 
 /** Reads at most BODY_CAP_BYTES of the (decompressed) body. */
 function _readBody(response: IncomingMessage, href: string, signal: AbortSignal): Promise<{ bytes: Uint8Array; capped: boolean }> {
-  const encoding = String(response.headers["content-encoding"] ?? "").trim().toLowerCase();
-  const stream = encoding === "gzip" || encoding === "x-gzip" ? response.pipe(createGunzip())
-    : encoding === "deflate" ? response.pipe(createInflate())
-    : response;
+  const encoding = String(response.headers["content-encoding"] ?? "")
+    .trim()
+    .toLowerCase();
+  const stream =
+    encoding === "gzip" || encoding === "x-gzip" ? response.pipe(createGunzip()) : encoding === "deflate" ? response.pipe(createInflate()) : response;
   return new Promise((resolve, reject) => {
     const chunks: Uint8Array[] = [];
     let size = 0;

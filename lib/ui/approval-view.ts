@@ -106,7 +106,8 @@ export function renderApprovalDetail(view: ApprovalViewInput, style: Style): str
   }
   if (view.tool === "apply_patch" && typeof input.patch === "string") {
     const lines = input.patch.split(/\r\n?|\n/);
-    const colour = (line: string) => (line.startsWith("+") ? style.green(line) : line.startsWith("-") ? style.red(line) : line.startsWith("***") ? style.bold(line) : style.dim(line));
+    const colour = (line: string) =>
+      line.startsWith("+") ? style.green(line) : line.startsWith("-") ? style.red(line) : line.startsWith("***") ? style.bold(line) : style.dim(line);
     const shown = lines.slice(0, _MAX_DIFF_LINES).map(colour);
     return lines.length > _MAX_DIFF_LINES ? [...shown, style.dim(`... ${lines.length - _MAX_DIFF_LINES} more patch lines`)] : shown;
   }
@@ -119,10 +120,10 @@ export function renderApprovalQuestion(request: ApprovalRequest, root: string, s
   const head = request.secret
     ? `${request.tool} wants to read ${request.secret.path}, which may hold secrets (${request.secret.why}); what it reads goes to the model provider`
     : request.subagent
-    ? `a worker subagent wants to run ${request.tool}`
-    : request.repeated
-      ? `${request.tool} is repeating the same call (allowed by the rules, but this is the third identical call this turn)`
-      : `${request.tool} wants to run`;
+      ? `a worker subagent wants to run ${request.tool}`
+      : request.repeated
+        ? `${request.tool} is repeating the same call (allowed by the rules, but this is the third identical call this turn)`
+        : `${request.tool} wants to run`;
   let text = `\n${style.yellow(head)}\n`;
   if (request.subagent) text += style.dim("delegated work, gated by your rules exactly as a direct call is\n");
   if (request.matched && request.matched.pattern !== "*") text += style.dim(`matched ${request.matched.tool}: "${request.matched.pattern}"\n`);

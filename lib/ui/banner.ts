@@ -15,10 +15,24 @@ export function renderBanner(agent: Agent, dim: (text: string) => string): strin
     ...(agent.resumedMessages > 0 ? [`resumed ${agent.resumedMessages} messages`] : []),
     agent.instructions.length > 0 ? `instructions: ${agent.instructions.map((file) => file.label).join(", ")}` : "no AGENTS.md found - /init writes one",
     agent.skills.length > 0 ? `skills: ${agent.skills.map((skill) => skill.name).join(", ")}` : "skills: none",
-    agent.plugins.disabled ? "plugins: none (--no-plugins)" : `plugins: ${agent.plugins.active().map((p) => p.name).join(", ") || "none"}`,
+    agent.plugins.disabled
+      ? "plugins: none (--no-plugins)"
+      : `plugins: ${
+          agent.plugins
+            .active()
+            .map((p) => p.name)
+            .join(", ") || "none"
+        }`,
     agent.memory ? `memory: ${agent.memory.list().length} notes about this project` : "memory: off (--no-memory)",
     ...(agent.sandbox.notice ? [] : [describeSandbox(agent.sandbox)]),
-    ...(agent.mcpStatus().length > 0 ? [`mcp: connecting ${agent.mcpStatus().map((server) => server.name).join(", ")} (/mcp shows them)`] : []),
+    ...(agent.mcpStatus().length > 0
+      ? [
+          `mcp: connecting ${agent
+            .mcpStatus()
+            .map((server) => server.name)
+            .join(", ")} (/mcp shows them)`,
+        ]
+      : []),
     ...describeNotices(agent.startupNotices()),
     ...(agent.todos().length > 0 ? [renderProgressBar(agent.todos())] : []),
     "/help for commands",

@@ -32,7 +32,8 @@ export async function runProviderSetup(env: NodeJS.ProcessEnv = process.env): Pr
   const presetId = await p.select({
     message: "Which provider?",
     options: PRESETS.map((preset) => ({
-      value: preset.id, label: preset.label,
+      value: preset.id,
+      label: preset.label,
       hint: preset.keyEnv && env[preset.keyEnv] ? `${preset.keyEnv} is set` : preset.keyless ? "no key needed" : preset.baseURL || "you give the URL",
     })),
   });
@@ -53,7 +54,10 @@ export async function runProviderSetup(env: NodeJS.ProcessEnv = process.env): Pr
   let apiKey: string | undefined;
   if (preset.keyless) apiKey = "local";
   else if (!(preset.keyEnv && env[preset.keyEnv]) && !env.SHIRO_API_KEY) {
-    const typed = await p.password({ message: `API key${preset.keyEnv ? ` (or set ${preset.keyEnv})` : ""}`, validate: (value) => ((value ?? "").trim() ? undefined : "a key is required") });
+    const typed = await p.password({
+      message: `API key${preset.keyEnv ? ` (or set ${preset.keyEnv})` : ""}`,
+      validate: (value) => ((value ?? "").trim() ? undefined : "a key is required"),
+    });
     if (p.isCancel(typed)) return cancelled();
     apiKey = typed.trim();
   }
@@ -79,7 +83,12 @@ export async function runProviderSetup(env: NodeJS.ProcessEnv = process.env): Pr
     if (p.isCancel(model)) return cancelled();
   } else model = _TYPE_OWN;
   if (model === _TYPE_OWN) {
-    model = await p.text({ message: "Model id", defaultValue: preset.defaultModel || undefined, placeholder: preset.defaultModel, validate: (value) => ((value ?? "").trim() || preset.defaultModel ? undefined : "a model id is required") });
+    model = await p.text({
+      message: "Model id",
+      defaultValue: preset.defaultModel || undefined,
+      placeholder: preset.defaultModel,
+      validate: (value) => ((value ?? "").trim() || preset.defaultModel ? undefined : "a model id is required"),
+    });
     if (p.isCancel(model)) return cancelled();
   }
   const chosen = String(model).trim() || preset.defaultModel;

@@ -48,9 +48,11 @@ export function createTextPrinter(sinks: PrinterSinks, options: { streamText: bo
           sinks.err(`[tool] ${event.name} ${_short(event.input)}\n`);
           break;
         case "tool-denied":
-          sinks.err(event.by === "headless"
-            ? `[denied] ${event.name} (run with --yolo to allow tool use in headless mode)\n`
-            : `[denied] ${event.name}: ${event.reason}\n`);
+          sinks.err(
+            event.by === "headless"
+              ? `[denied] ${event.name} (run with --yolo to allow tool use in headless mode)\n`
+              : `[denied] ${event.name}: ${event.reason}\n`,
+          );
           break;
         case "tool-error":
           sinks.err(`[tool-error] ${event.name}: ${event.error.split("\n")[0]}\n`);

@@ -71,7 +71,8 @@ export function attachPromptInput(readline: Interface, options: PromptInputOptio
     const first = lines.find((line) => line.trim() !== "")?.trim() ?? "";
     const head = label ? `${label} ` : "";
     let shown = `[${head}${lines.length} lines] ${first.slice(0, _SHOWN_FIRST_LINE)}${first.length > _SHOWN_FIRST_LINE ? "…" : ""}`;
-    for (let n = 2; expansions.has(shown) && expansions.get(shown) !== text; n++) shown = `[${head}${lines.length} lines #${n}] ${first.slice(0, _SHOWN_FIRST_LINE)}`;
+    for (let n = 2; expansions.has(shown) && expansions.get(shown) !== text; n++)
+      shown = `[${head}${lines.length} lines #${n}] ${first.slice(0, _SHOWN_FIRST_LINE)}`;
     expansions.set(shown, text);
     return shown;
   };

@@ -18,10 +18,14 @@ export function renderRegistryList(shown: readonly RegistryEntry[], total: numbe
 /** Installed rows, then `N from the registry`; or `nothing installed yet`. */
 export function renderInstalledList(installed: readonly InstalledEntry[]): string {
   if (installed.length === 0) return "nothing installed yet";
-  const rows = _renderRows(installed.map((entry) => ({
-    kind: entry.kind, name: entry.name, flag: "",
-    description: entry.problem === undefined ? entry.description : `(will not load: ${entry.problem})`,
-  })));
+  const rows = _renderRows(
+    installed.map((entry) => ({
+      kind: entry.kind,
+      name: entry.name,
+      flag: "",
+      description: entry.problem === undefined ? entry.description : `(will not load: ${entry.problem})`,
+    })),
+  );
   return [...rows, "", `${installed.length} from the registry`].join("\n");
 }
 

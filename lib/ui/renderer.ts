@@ -13,7 +13,7 @@ export interface Renderer {
 }
 
 function _short(value: unknown, max = 100): string {
-  const text = typeof value === "string" ? value : JSON.stringify(value) ?? "";
+  const text = typeof value === "string" ? value : (JSON.stringify(value) ?? "");
   const flat = text.replace(/\s+/g, " ");
   return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }
@@ -94,7 +94,8 @@ export function createRenderer(write: (text: string) => void, style: Style, mode
           if (midLine) out("\n");
           const tokens = event.inputTokens !== undefined ? `${event.inputTokens} in / ${event.outputTokens ?? 0} out tokens` : "no usage reported";
           const cost = event.costUsd !== undefined ? ` - ${formatUsd(event.costUsd)}` : event.inputTokens !== undefined ? ` (${model()} is unpriced)` : "";
-          const inContext = event.context?.reportedTokens !== undefined ? `${event.context.reportedTokens} in context` : `~${event.context?.tokens} in context (estimate)`;
+          const inContext =
+            event.context?.reportedTokens !== undefined ? `${event.context.reportedTokens} in context` : `~${event.context?.tokens} in context (estimate)`;
           const context = event.context ? `  (${inContext}, ${Math.round(event.context.share * 100)}% of the compaction threshold)` : "";
           const stop = event.stop === "completed" ? "" : `  [${event.stop}]`;
           line(style.dim(`${tokens}${cost}${context}${stop}`));

@@ -51,8 +51,11 @@ export async function openFirstAgent(state: ReplState): Promise<Agent | undefine
 /** Opens a session with the start-up flags changed by `changes`; `sessionId` continues that one. */
 export function openAgent(state: ReplState, changes: Partial<AgentFlags> = {}, sessionId?: string): Promise<Agent> {
   return createAgent({
-    cwd: state.cwd, flags: { ...state.flags, ...changes }, mode: "interactive",
-    decide: (request) => askApproval(state, request), askUser: (question, options, signal) => askUserInTerminal(state, question, options, signal),
+    cwd: state.cwd,
+    flags: { ...state.flags, ...changes },
+    mode: "interactive",
+    decide: (request) => askApproval(state, request),
+    askUser: (question, options, signal) => askUserInTerminal(state, question, options, signal),
     ...(sessionId ? { sessionId } : {}),
   });
 }
@@ -78,7 +81,9 @@ export async function applySlashOutcome(state: ReplState, agent: Agent, outcome:
   const sessionId = agent.session.messages.length > 0 ? agent.session.id : undefined;
   agent.close();
   const next = await openAgent(state, _NO_RESUME, sessionId);
-  state.write(state.style.dim(`reloaded: ${next.skills.length} skills, ${next.mcpStatus().length} MCP servers (connecting in the background), the same session\n`));
+  state.write(
+    state.style.dim(`reloaded: ${next.skills.length} skills, ${next.mcpStatus().length} MCP servers (connecting in the background), the same session\n`),
+  );
   return next;
 }
 
@@ -103,7 +108,9 @@ export async function switchSession(state: ReplState, agent: Agent, sessionId: s
     }
     // A session of another folder is asked about: its paths and its memory belong to that project.
     if (target && !isInside(findProjectRoot(state.cwd), target.cwd)) {
-      const answer = await new Promise<string>((resolve) => state.rl!.question(`session ${shortSessionId(target.id)} was started in ${target.cwd}; continue it here? y | n `, resolve));
+      const answer = await new Promise<string>((resolve) =>
+        state.rl!.question(`session ${shortSessionId(target.id)} was started in ${target.cwd}; continue it here? y | n `, resolve),
+      );
       if (!["y", "yes"].includes(answer.trim().toLowerCase())) return void write("not resumed\n");
     }
     next = await openAgent(state, _NO_RESUME, sessionId);
@@ -122,14 +129,23 @@ export async function switchSession(state: ReplState, agent: Agent, sessionId: s
  * newest one can be approved or denied here, and its run then continues in this REPL (in its
  * own session: `swapTo` makes that the REPL's agent, the current one closed).
  */
-export async function offerPendingApprovals(state: ReplState, agent: Agent, swapTo: (next: Agent) => void, renderer: ReturnType<typeof createRenderer>): Promise<void> {
+export async function offerPendingApprovals(
+  state: ReplState,
+  agent: Agent,
+  swapTo: (next: Agent) => void,
+  renderer: ReturnType<typeof createRenderer>,
+): Promise<void> {
   const { write, style } = state;
   const { listPending, decide } = await import("../store/approvals.ts");
   const pending = listPending({ cwd: state.cwd }).filter((record) => record.runId);
   const newest = pending.at(-1);
   if (!newest) return;
-  write(style.yellow(`${pending.length} blocked run${pending.length === 1 ? " waits" : "s wait"} for an approval in this folder (shiro approvals lists them)\n`));
-  const choice = await new Promise<string>((resolve) => state.rl!.question(`${newest.tool} ${newest.subject.slice(0, 80)}: y approve and continue it here | n deny and continue it here | s skip `, resolve));
+  write(
+    style.yellow(`${pending.length} blocked run${pending.length === 1 ? " waits" : "s wait"} for an approval in this folder (shiro approvals lists them)\n`),
+  );
+  const choice = await new Promise<string>((resolve) =>
+    state.rl!.question(`${newest.tool} ${newest.subject.slice(0, 80)}: y approve and continue it here | n deny and continue it here | s skip `, resolve),
+  );
   const key = choice.trim().toLowerCase();
   const decision = key === "y" ? "approved" : key === "n" ? "denied" : undefined;
   if (!decision) return;

@@ -44,15 +44,21 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
 
   const terminal = Boolean(process.stdout.isTTY);
   const rl = createInterface({
-    input: process.stdin, output: process.stdout, terminal, historySize: 0,
+    input: process.stdin,
+    output: process.stdout,
+    terminal,
+    historySize: 0,
     completer: createCompleter({ root: cwd, commands: [...SLASH_COMMANDS, ...loadSlashCustom(cwd).commands].map((command) => command.name) }),
   });
   state.rl = rl;
   status.holdDuringQuestions(rl);
   const historyRoot = findProjectRoot(cwd);
   const input = attachPromptInput(rl, {
-    prompt: style.bold("› "), continuation: style.dim("… "), history: loadHistory(historyRoot),
-    onEscape: () => Boolean(state.running && interrupt()), record: (prompt) => appendHistory(historyRoot, prompt),
+    prompt: style.bold("› "),
+    continuation: style.dim("… "),
+    history: loadHistory(historyRoot),
+    onEscape: () => Boolean(state.running && interrupt()),
+    record: (prompt) => appendHistory(historyRoot, prompt),
   });
   // Bracketed paste: the terminal marks pasted text, so a pasted stack trace is one prompt.
   if (terminal) write("\x1b[?2004h");

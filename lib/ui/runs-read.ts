@@ -24,7 +24,13 @@ export const list = defineCommand({
     const { runs, skipped } = listRuns(limit);
     for (const skip of skipped) writeErr(`shiro: skipped runs/${skip.file}: ${skip.reason}\n`);
     if (args.json) {
-      writeOut(`${JSON.stringify(runs.map((run) => ({ ...run, status: effectiveStatus(run) })), null, 2)}\n`);
+      writeOut(
+        `${JSON.stringify(
+          runs.map((run) => ({ ...run, status: effectiveStatus(run) })),
+          null,
+          2,
+        )}\n`,
+      );
       return;
     }
     if (runs.length === 0) {
@@ -36,7 +42,9 @@ export const list = defineCommand({
     const width = Math.max(...ids.map((id) => id.length));
     for (const [i, run] of runs.entries()) {
       const tokens = run.usage ? `${run.usage.inputTokens}/${run.usage.outputTokens} tok` : "";
-      writeOut(`${ids[i]!.padEnd(width)}  ${effectiveStatus(run).padEnd(11)} ${_age(run.startedAt).padEnd(8)} ${String(run.steps).padStart(3)} steps  ${tokens.padEnd(16)} ${run.prompt.replace(/\s+/g, " ").slice(0, 60)}\n`);
+      writeOut(
+        `${ids[i]!.padEnd(width)}  ${effectiveStatus(run).padEnd(11)} ${_age(run.startedAt).padEnd(8)} ${String(run.steps).padStart(3)} steps  ${tokens.padEnd(16)} ${run.prompt.replace(/\s+/g, " ").slice(0, 60)}\n`,
+      );
     }
   },
 });
@@ -56,9 +64,15 @@ export const show = defineCommand({
       return;
     }
     const rows: [string, string][] = [
-      ["run", run.id], ["status", status], ["session", run.sessionId], ["cwd", run.cwd],
-      ["model", `${run.provider}/${run.model} (${run.protocol})`], ["agent", run.agent],
-      ["started", run.startedAt], ["ended", run.endedAt ?? "-"], ["steps", String(run.steps)],
+      ["run", run.id],
+      ["status", status],
+      ["session", run.sessionId],
+      ["cwd", run.cwd],
+      ["model", `${run.provider}/${run.model} (${run.protocol})`],
+      ["agent", run.agent],
+      ["started", run.startedAt],
+      ["ended", run.endedAt ?? "-"],
+      ["steps", String(run.steps)],
       ["tokens", run.usage ? `${run.usage.inputTokens} in / ${run.usage.outputTokens} out` : "-"],
       ["cost", run.costUsd !== undefined ? `$${run.costUsd.toFixed(4)}` : "-"],
       ["prompt", run.prompt],

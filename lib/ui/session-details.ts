@@ -67,17 +67,29 @@ export function describeContext(session: SessionRecord): ContextInfo {
   const tokens = estimateTokens(session.messages);
   const state = readCompactionState(session);
   return {
-    tokens, threshold, window: size, windowSource: source, share: Math.round((tokens / threshold) * 1000) / 1000,
-    estimated: true, spans: state.spans.length, archived: state.archive?.length ?? 0,
+    tokens,
+    threshold,
+    window: size,
+    windowSource: source,
+    share: Math.round((tokens / threshold) * 1000) / 1000,
+    estimated: true,
+    spans: state.spans.length,
+    archived: state.archive?.length ?? 0,
   };
 }
 
 const _SOURCE_LABELS: Record<WindowSource, string> = {
-  config: "config contextWindow", learned: "learned", provider: "reported by the provider", "model table": "model table", default: "unknown model: the default",
+  config: "config contextWindow",
+  learned: "learned",
+  provider: "reported by the provider",
+  "model table": "model table",
+  default: "unknown model: the default",
 };
 
 export function renderContextLine(context: ContextInfo): string {
-  const parts = [`context   ~${context.tokens} tokens (estimate), ${Math.round(context.share * 100)}% of the ${context.threshold} compaction threshold (window ${context.window}, ${_SOURCE_LABELS[context.windowSource]})`];
+  const parts = [
+    `context   ~${context.tokens} tokens (estimate), ${Math.round(context.share * 100)}% of the ${context.threshold} compaction threshold (window ${context.window}, ${_SOURCE_LABELS[context.windowSource]})`,
+  ];
   if (context.spans > 0) parts.push(`; ${context.spans} span${context.spans === 1 ? "" : "s"} compacted`);
   if (context.archived > 0) parts.push(`; ${context.archived} transcript${context.archived === 1 ? "" : "s"} archived by compact`);
   return parts.join("");

@@ -83,7 +83,11 @@ function _remember(text: string, global: boolean, ctx: ShortcutContext): void {
   try {
     const stored = store.remember("fact", text, { sessionId: agent.session.id });
     const where = global ? "for every project" : "for this project";
-    write(stored.status === "duplicate" ? `already remembered ${where}\n` : `remembered ${where} (${stored.count} note${stored.count === 1 ? "" : "s"})${stored.redacted ? `, ${stored.redacted.join(", ")} redacted` : ""}\n`);
+    write(
+      stored.status === "duplicate"
+        ? `already remembered ${where}\n`
+        : `remembered ${where} (${stored.count} note${stored.count === 1 ? "" : "s"})${stored.redacted ? `, ${stored.redacted.join(", ")} redacted` : ""}\n`,
+    );
   } catch (error) {
     write(style.red(`${error instanceof Error ? error.message : String(error)}\n`));
   }

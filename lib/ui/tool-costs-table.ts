@@ -19,5 +19,10 @@ export function renderToolCosts(costs: ToolCosts): string {
 function _table(header: string[], rows: string[][]): string[] {
   const all = [header, ...rows];
   const widths = header.map((_, i) => Math.max(...all.map((row) => row[i]!.length)));
-  return all.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join("  ").trimEnd());
+  return all.map((row) =>
+    row
+      .map((cell, i) => (i === row.length - 1 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .join("  ")
+      .trimEnd(),
+  );
 }

@@ -33,7 +33,15 @@ export async function benchFirstRequest(): Promise<void> {
       return { text: "hi" };
     });
     const home = join(temp, "home");
-    const env = { PATH: process.env.PATH ?? "", HOME: home, SHIRO_HOME: home, SHIRO_BASE_URL: fake.baseURL, SHIRO_API_KEY: "k", SHIRO_PROTOCOL: "chat", SHIRO_PROVIDER: "openai" };
+    const env = {
+      PATH: process.env.PATH ?? "",
+      HOME: home,
+      SHIRO_HOME: home,
+      SHIRO_BASE_URL: fake.baseURL,
+      SHIRO_API_KEY: "k",
+      SHIRO_PROTOCOL: "chat",
+      SHIRO_PROVIDER: "openai",
+    };
     const firstRequest: number[] = [];
     const whole: number[] = [];
     const bareTimes: number[] = [];
@@ -51,7 +59,9 @@ export async function benchFirstRequest(): Promise<void> {
     }
     const first = median(firstRequest);
     console.log(`first request: median ${first.toFixed(1)} ms after exec (${RUNS} runs; target < 100 ms)`);
-    console.log(`first request: whole -p run ${median(whole).toFixed(1)} ms; bare compiled binary ${median(bareTimes).toFixed(1)} ms; ratio first-request / bare = ${(first / median(bareTimes)).toFixed(2)}x`);
+    console.log(
+      `first request: whole -p run ${median(whole).toFixed(1)} ms; bare compiled binary ${median(bareTimes).toFixed(1)} ms; ratio first-request / bare = ${(first / median(bareTimes)).toFixed(2)}x`,
+    );
   } finally {
     await fake.stop();
     rmSync(temp, { recursive: true, force: true });

@@ -19,11 +19,15 @@ import { median } from "./baseline.ts";
 const STEPS = 300;
 
 export async function benchLoop(): Promise<void> {
-  const tools: ToolDefinition[] = [{
-    name: "note", description: "records a note", effect: "read",
-    schema: v.object({ text: v.string() }),
-    execute: async ({ text }) => `noted ${text.length} chars`,
-  }];
+  const tools: ToolDefinition[] = [
+    {
+      name: "note",
+      description: "records a note",
+      effect: "read",
+      schema: v.object({ text: v.string() }),
+      execute: async ({ text }) => `noted ${text.length} chars`,
+    },
+  ];
   let call = 0;
   const serialiseTimes: number[] = [];
   const client: ModelClient & { protocol: "openai-chat" } = {
@@ -33,9 +37,16 @@ export async function benchLoop(): Promise<void> {
       JSON.stringify({ model: request.model, system: request.system, messages: request.messages, tools: request.tools });
       serialiseTimes.push(performance.now() - t0);
       call += 1;
-      const message: AssistantMessage = call >= STEPS
-        ? { role: "assistant", parts: [{ type: "text", text: "done" }] }
-        : { role: "assistant", parts: [{ type: "text", text: `step ${call}` }, { type: "tool-call", id: `c${call}`, name: "note", input: { text: "x".repeat(200) } }] };
+      const message: AssistantMessage =
+        call >= STEPS
+          ? { role: "assistant", parts: [{ type: "text", text: "done" }] }
+          : {
+              role: "assistant",
+              parts: [
+                { type: "text", text: `step ${call}` },
+                { type: "tool-call", id: `c${call}`, name: "note", input: { text: "x".repeat(200) } },
+              ],
+            };
       yield { type: "finish", message, usage: { inputTokens: 10, outputTokens: 10 }, stop: call >= STEPS ? "stop" : "tool-calls" };
     },
   };
@@ -45,12 +56,22 @@ export async function benchLoop(): Promise<void> {
   const context = createContextManager({ session, client, model: () => "m", thinking: () => "off", markChanged: () => undefined, auto: true });
   const stepTimes: number[] = [];
   let last = performance.now();
-  const turn = runTurn({ prompt: "benchmark" }, {
-    client, model: "m", thinking: "off", messages, tools: () => tools, gate, root: process.cwd(), maxSteps: STEPS + 1,
-    signal: new AbortController().signal,
-    systemPrompt: (offered) => buildSystemPrompt({ root: process.cwd(), platform: "bench", tools: offered, approvalTools: [] }),
-    prepareWire: (history, system, signal) => context.prepareWire(history, system, signal, "bench"),
-  });
+  const turn = runTurn(
+    { prompt: "benchmark" },
+    {
+      client,
+      model: "m",
+      thinking: "off",
+      messages,
+      tools: () => tools,
+      gate,
+      root: process.cwd(),
+      maxSteps: STEPS + 1,
+      signal: new AbortController().signal,
+      systemPrompt: (offered) => buildSystemPrompt({ root: process.cwd(), platform: "bench", tools: offered, approvalTools: [] }),
+      prepareWire: (history, system, signal) => context.prepareWire(history, system, signal, "bench"),
+    },
+  );
   for await (const event of turn) {
     if (event.type === "tool-result") {
       const now = performance.now();

@@ -22,8 +22,14 @@ export async function benchPrune(): Promise<void> {
   const compacted = recordSpan(createCompactionState(), first.newSpan!, { summary: "summary ".repeat(200) });
 
   const serialise = _median(() => JSON.stringify(messages).length);
-  const fresh = _median(() => planWire(messages, { ...base, state: createCompactionState() }).after, () => messages.map((message) => ({ ...message })));
-  const recorded = _median(() => planWire(messages, { ...base, state: compacted }).after, () => messages.map((message) => ({ ...message })));
+  const fresh = _median(
+    () => planWire(messages, { ...base, state: createCompactionState() }).after,
+    () => messages.map((message) => ({ ...message })),
+  );
+  const recorded = _median(
+    () => planWire(messages, { ...base, state: compacted }).after,
+    () => messages.map((message) => ({ ...message })),
+  );
   const warm = _median(() => planWire(messages, { ...base, state: compacted }).after);
 
   const mb = (JSON.stringify(messages).length / 1e6).toFixed(1);

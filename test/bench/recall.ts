@@ -29,8 +29,38 @@ const { tokenize, tokenizeQuery } = await import("../../lib/search/tokenize.ts")
 function _generator(seed: number) {
   let state = seed;
   const next = () => (state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
-  const stems = ["auth", "login", "session", "redirect", "token", "cache", "query", "parser", "config", "route", "handler", "worker", "queue", "schema",
-    "migration", "seed", "database", "docker", "compose", "port", "timeout", "retry", "flaky", "test", "build", "deploy", "lint", "format", "render", "layout"];
+  const stems = [
+    "auth",
+    "login",
+    "session",
+    "redirect",
+    "token",
+    "cache",
+    "query",
+    "parser",
+    "config",
+    "route",
+    "handler",
+    "worker",
+    "queue",
+    "schema",
+    "migration",
+    "seed",
+    "database",
+    "docker",
+    "compose",
+    "port",
+    "timeout",
+    "retry",
+    "flaky",
+    "test",
+    "build",
+    "deploy",
+    "lint",
+    "format",
+    "render",
+    "layout",
+  ];
   const filler = Array.from({ length: 2_000 }, (_, i) => `term${i.toString(36)}`);
   const word = () => (next() < 0.3 ? stems[Math.floor(next() * stems.length)]! : filler[Math.floor(next() * filler.length)]!);
   const sentence = (n: number) => Array.from({ length: n }, word).join(" ");
@@ -42,15 +72,27 @@ function _seed(): void {
   const gen = _generator(42);
   const base = Date.UTC(2025, 0, 1);
   const notes = Array.from({ length: NOTES }, (_, i) => ({
-    id: `n-${i}`, kind: "fact", text: gen.sentence(14), createdAt: new Date(base + i * 3_600_000).toISOString(), hits: 0,
+    id: `n-${i}`,
+    kind: "fact",
+    text: gen.sentence(14),
+    createdAt: new Date(base + i * 3_600_000).toISOString(),
+    hits: 0,
   }));
   const episodes = Array.from({ length: EPISODES }, (_, i) => {
     const at = new Date(base + i * 600_000).toISOString();
     return {
-      id: `e-${i}`, sessionId: `0190${i.toString(16).padStart(4, "0")}-0000-7000-8000-000000000000`, runIds: [`r-${i}`], startedAt: at, endedAt: at,
-      prompts: [gen.sentence(12)], filesRead: [gen.path(), gen.path()], filesChanged: [gen.path()],
+      id: `e-${i}`,
+      sessionId: `0190${i.toString(16).padStart(4, "0")}-0000-7000-8000-000000000000`,
+      runIds: [`r-${i}`],
+      startedAt: at,
+      endedAt: at,
+      prompts: [gen.sentence(12)],
+      filesRead: [gen.path(), gen.path()],
+      filesChanged: [gen.path()],
       commands: [{ command: `bun test ${gen.path()}`, exit: gen.next() < 0.2 ? 1 : 0 }],
-      outcome: { status: "completed", steps: 4, runs: 1, costUsd: 0.01 }, answer: gen.sentence(40), spans: [],
+      outcome: { status: "completed", steps: 4, runs: 1, costUsd: 0.01 },
+      answer: gen.sentence(40),
+      spans: [],
     };
   });
   mkdirSync(paths.memoryDir(), { recursive: true });
@@ -77,7 +119,9 @@ function _scan(query: string): number {
   const sources = _sources();
   const texts = [
     ...sources.project.list().map((note) => note.text),
-    ...sources.episodes.read().episodes.map((e) => [...e.prompts, ...e.filesRead, ...e.filesChanged, ...e.commands.map((c) => c.command), e.answer, ...e.spans].join("\n")),
+    ...sources.episodes
+      .read()
+      .episodes.map((e) => [...e.prompts, ...e.filesRead, ...e.filesChanged, ...e.commands.map((c) => c.command), e.answer, ...e.spans].join("\n")),
   ];
   const docs = texts.map((text) => {
     const counts = new Map<string, number>();
@@ -95,7 +139,10 @@ function _scan(query: string): number {
       if (tf > 0) scores[i]! += (idf * tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * doc.len) / average));
     });
   }
-  return [...scores].filter((score) => score > 0).sort((a, b) => b - a).slice(0, 8).length;
+  return [...scores]
+    .filter((score) => score > 0)
+    .sort((a, b) => b - a)
+    .slice(0, 8).length;
 }
 
 function _time(run: (query: string) => number, runs: number): number {

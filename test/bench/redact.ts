@@ -16,7 +16,9 @@ const OUTPUT_CHARS = 2_000;
 
 function _sources(): string {
   const root = join(import.meta.dir, "..", "..", "lib");
-  const files = readdirSync(root, { recursive: true }).map(String).filter((name) => name.endsWith(".ts"));
+  const files = readdirSync(root, { recursive: true })
+    .map(String)
+    .filter((name) => name.endsWith(".ts"));
   return files.map((name) => readFileSync(join(root, name), "utf8")).join("\n");
 }
 
@@ -24,8 +26,17 @@ function _session(text: string, salt: string): Message[] {
   const messages: Message[] = [{ role: "user", content: "Fix the failing tests." }];
   for (let step = 0; step < STEPS; step++) {
     const start = (step * 7_919) % Math.max(1, text.length - OUTPUT_CHARS);
-    messages.push({ role: "assistant", parts: [{ type: "text", text: `Reading part ${step}.` }, { type: "tool-call", id: `c${step}`, name: "read_file", input: { path: `f${step}.ts` } }] });
-    messages.push({ role: "tool", results: [{ type: "tool-result", callId: `c${step}`, name: "read_file", output: `${salt}${text.slice(start, start + OUTPUT_CHARS)}` }] });
+    messages.push({
+      role: "assistant",
+      parts: [
+        { type: "text", text: `Reading part ${step}.` },
+        { type: "tool-call", id: `c${step}`, name: "read_file", input: { path: `f${step}.ts` } },
+      ],
+    });
+    messages.push({
+      role: "tool",
+      results: [{ type: "tool-result", callId: `c${step}`, name: "read_file", output: `${salt}${text.slice(start, start + OUTPUT_CHARS)}` }],
+    });
   }
   return messages;
 }
@@ -33,11 +44,20 @@ function _session(text: string, salt: string): Message[] {
 export async function benchRedact(): Promise<void> {
   const text = _sources();
   let run = 0;
-  const serialise = _median(() => _session(text, "s"), (messages) => JSON.stringify(messages).length);
-  const cold = _median(() => _session(text, `${++run} `), (messages) => (redactValue(messages) as Message[]).length);
+  const serialise = _median(
+    () => _session(text, "s"),
+    (messages) => JSON.stringify(messages).length,
+  );
+  const cold = _median(
+    () => _session(text, `${++run} `),
+    (messages) => (redactValue(messages) as Message[]).length,
+  );
   const warmSession = _session(text, "warm ");
   redactValue(warmSession);
-  const warm = _median(() => warmSession, (messages) => (redactValue(messages) as Message[]).length);
+  const warm = _median(
+    () => warmSession,
+    (messages) => (redactValue(messages) as Message[]).length,
+  );
   const mb = (JSON.stringify(warmSession).length / 1e6).toFixed(1);
   console.log(`redact: ${STEPS * 2 + 1} messages (${mb} MB of JSON), median of ${RUNS} runs`);
   console.log(`  JSON.stringify          ${serialise.toFixed(2)} ms  (1.00x)`);

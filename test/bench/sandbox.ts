@@ -20,7 +20,13 @@ export async function benchSandbox(runs = 40): Promise<void> {
     return;
   }
   const root = realpathSync(mkdtempSync(join(tmpdir(), "shiro-bench-sandbox-")));
-  const ctx = (sandbox?: ToolContext["sandbox"]): ToolContext => ({ root, signal: new AbortController().signal, emitOutput: () => {}, callId: "bench", sandbox });
+  const ctx = (sandbox?: ToolContext["sandbox"]): ToolContext => ({
+    root,
+    signal: new AbortController().signal,
+    emitOutput: () => {},
+    callId: "bench",
+    sandbox,
+  });
   const sandboxed = ctx(createCommandSandbox(status));
   const plain = ctx();
   const time = async (context: ToolContext) => {
@@ -42,7 +48,9 @@ export async function benchSandbox(runs = 40): Promise<void> {
       outside.push(await time(plain));
     }
     const [a, b] = [median(inside), median(outside)];
-    console.log(`sandbox: bash "true" in ${status.runner!.kind} ${a.toFixed(1)} ms vs unconfined ${b.toFixed(1)} ms (median of ${runs}): ratio ${(a / b).toFixed(2)}x, +${(a - b).toFixed(1)} ms per command`);
+    console.log(
+      `sandbox: bash "true" in ${status.runner!.kind} ${a.toFixed(1)} ms vs unconfined ${b.toFixed(1)} ms (median of ${runs}): ratio ${(a / b).toFixed(2)}x, +${(a - b).toFixed(1)} ms per command`,
+    );
   } finally {
     process.env.HOME = savedHome;
     rmSync(root, { recursive: true, force: true });

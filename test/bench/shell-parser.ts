@@ -22,7 +22,9 @@ const ROOT = resolve(import.meta.dir, "..", "..");
 function _buildProbe(dir: string): string {
   const source = join(dir, "probe.ts");
   const outfile = join(dir, "probe");
-  writeFileSync(source, `
+  writeFileSync(
+    source,
+    `
 import { loadShellParser } from ${JSON.stringify(join(ROOT, "lib/shell/parser.ts"))};
 import { listRuleSubjects } from ${JSON.stringify(join(ROOT, "lib/shell/read.ts"))};
 const rssBefore = process.memoryUsage().rss;
@@ -39,8 +41,12 @@ for (let i = 0; i < 20; i++) {
 }
 warm.sort((a, b) => a - b);
 console.log(JSON.stringify({ loadMs: loaded - start, firstMs: first - loaded, warmMs: warm[10], rssMb: (process.memoryUsage().rss - rssBefore) / 1e6 }));
-`);
-  const build = spawnSync(process.execPath, ["build", "--compile", "--minify", "--bytecode", "--splitting", "--format=esm", source, "--outfile", outfile], { encoding: "utf8", timeout: 120_000 });
+`,
+  );
+  const build = spawnSync(process.execPath, ["build", "--compile", "--minify", "--bytecode", "--splitting", "--format=esm", source, "--outfile", outfile], {
+    encoding: "utf8",
+    timeout: 120_000,
+  });
   if (build.status !== 0) throw new Error(`building the probe failed:\n${build.stderr}`);
   return outfile;
 }
@@ -84,7 +90,15 @@ export async function benchShellParser(options: { runs?: number } = {}): Promise
       warmMs.push(sample.warmMs);
     }
     const home = join(work, "home");
-    const env = { PATH: process.env.PATH ?? "", HOME: home, SHIRO_HOME: home, SHIRO_BASE_URL: fake.baseURL, SHIRO_API_KEY: "k", SHIRO_PROTOCOL: "chat", SHIRO_PROVIDER: "openai" };
+    const env = {
+      PATH: process.env.PATH ?? "",
+      HOME: home,
+      SHIRO_HOME: home,
+      SHIRO_BASE_URL: fake.baseURL,
+      SHIRO_API_KEY: "k",
+      SHIRO_PROTOCOL: "chat",
+      SHIRO_PROVIDER: "openai",
+    };
     const runWith = async (step: FakeStep) => {
       fake.reset();
       fake.script(step, { text: "done" });
@@ -101,9 +115,15 @@ export async function benchShellParser(options: { runs?: number } = {}): Promise
     }
     const bareMedian = median(bareMs);
     const [load, first, warm] = [median(loadMs), median(firstMs), median(warmMs)];
-    console.log(`shell parser: load ${load.toFixed(1)} ms, first read ${first.toFixed(1)} ms, warm read of a compound line ${warm.toFixed(2)} ms, resident memory +${median(rssMb).toFixed(1)} MB (compiled probe, ${runs} runs)`);
-    console.log(`shell parser: bare compiled binary run ${bareMedian.toFixed(1)} ms; ratios to it: load ${(load / bareMedian).toFixed(2)}x, load + first read ${((load + first) / bareMedian).toFixed(2)}x, warm read ${(warm / bareMedian).toFixed(3)}x`);
-    console.log(`shell parser: dist/shiro -p with one bash call ${median(bashRuns).toFixed(1)} ms, with one glob call ${median(globRuns).toFixed(1)} ms; ratio bash / glob = ${(median(bashRuns) / median(globRuns)).toFixed(2)}x`);
+    console.log(
+      `shell parser: load ${load.toFixed(1)} ms, first read ${first.toFixed(1)} ms, warm read of a compound line ${warm.toFixed(2)} ms, resident memory +${median(rssMb).toFixed(1)} MB (compiled probe, ${runs} runs)`,
+    );
+    console.log(
+      `shell parser: bare compiled binary run ${bareMedian.toFixed(1)} ms; ratios to it: load ${(load / bareMedian).toFixed(2)}x, load + first read ${((load + first) / bareMedian).toFixed(2)}x, warm read ${(warm / bareMedian).toFixed(3)}x`,
+    );
+    console.log(
+      `shell parser: dist/shiro -p with one bash call ${median(bashRuns).toFixed(1)} ms, with one glob call ${median(globRuns).toFixed(1)} ms; ratio bash / glob = ${(median(bashRuns) / median(globRuns)).toFixed(2)}x`,
+    );
   } finally {
     await fake.stop();
     rmSync(work, { recursive: true, force: true });

@@ -41,14 +41,17 @@ const rank = (set: string | undefined) => (set === undefined ? costs.sets.length
 const rows = [...costs.tools].sort((a, b) => rank(a.set) - rank(b.set) || b.bytes - a.bytes || a.name.localeCompare(b.name));
 
 const measured: { label: string; request: FirstRequest }[] = [];
-for (const protocol of ["chat", "responses", "anthropic"] as const) measured.push({ label: `\`shiro -p hi\` (${protocol})`, request: await measureFirstRequest(protocol) });
+for (const protocol of ["chat", "responses", "anthropic"] as const)
+  measured.push({ label: `\`shiro -p hi\` (${protocol})`, request: await measureFirstRequest(protocol) });
 measured.push({ label: "`shiro -p hi --yolo` (chat)", request: await measureFirstRequest("chat", { args: ["--yolo"] }) });
 measured.push({ label: "`shiro -p hi --no-memory --no-skills` (chat)", request: await measureFirstRequest("chat", { args: ["--no-memory", "--no-skills"] }) });
 const base = measured[0]!.request;
 const sentAs = (name: string) => {
   const sent = base.tools.find((t) => t.name === name);
   if (sent) return `full, ${sent.bytes.toLocaleString("en-US")}`;
-  return base.deferredList?.split("\n").some((line) => line.startsWith("- ") && line.split(":")[0]!.slice(2).split(", ").includes(name)) ? "a line of `load_tools`" : "withheld";
+  return base.deferredList?.split("\n").some((line) => line.startsWith("- ") && line.split(":")[0]!.slice(2).split(", ").includes(name))
+    ? "a line of `load_tools`"
+    : "withheld";
 };
 const fmt = (n: number) => n.toLocaleString("en-US");
 
@@ -68,7 +71,10 @@ const table = [
   "",
   "| request | system prompt | tools (count) | framing | **total** |",
   "|---|---:|---:|---:|---:|",
-  ...measured.map(({ label, request: r }) => `| ${label} | ${fmt(r.system)} | ${fmt(r.tools.reduce((sum, t) => sum + t.bytes, 0))} (${r.tools.length}) | ${fmt(r.framing)} | **${fmt(r.total)}** |`),
+  ...measured.map(
+    ({ label, request: r }) =>
+      `| ${label} | ${fmt(r.system)} | ${fmt(r.tools.reduce((sum, t) => sum + t.bytes, 0))} (${r.tools.length}) | ${fmt(r.framing)} | **${fmt(r.total)}** |`,
+  ),
 ].join("\n");
 
 process.stdout.write(`${table}\n`);

@@ -80,7 +80,14 @@ export interface TempDirs {
 export function makeTempDirs(): TempDirs {
   const home = mkdtempSync(join(tmpdir(), "shiro-e2e-home-"));
   const cwd = mkdtempSync(join(tmpdir(), "shiro-e2e-cwd-"));
-  return { home, cwd, cleanup: () => { rmSync(home, { recursive: true, force: true }); rmSync(cwd, { recursive: true, force: true }); } };
+  return {
+    home,
+    cwd,
+    cleanup: () => {
+      rmSync(home, { recursive: true, force: true });
+      rmSync(cwd, { recursive: true, force: true });
+    },
+  };
 }
 
 export type WireProtocol = "chat" | "responses" | "anthropic";
@@ -92,7 +99,10 @@ export function fakeEnv(baseURL: string, protocol: WireProtocol): Record<string,
 
 /** Parses --json output: one event per line. */
 export function parseEventLines(stdout: string): Record<string, unknown>[] {
-  return stdout.split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line) as Record<string, unknown>);
+  return stdout
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 export interface WireToolResult {
@@ -197,10 +207,14 @@ export function useE2E(options: FakeProviderOptions = {}): E2E {
     get dirs() {
       return dirs!;
     },
-    shiro: (args, run = {}) => runShiro(args, {
-      cwd: run.cwd ?? dirs!.cwd, home: dirs!.home, stdin: run.stdin, timeoutMs: run.timeoutMs,
-      env: { ...fakeEnv(fake!.baseURL, run.protocol ?? "chat"), ...run.env },
-    }),
+    shiro: (args, run = {}) =>
+      runShiro(args, {
+        cwd: run.cwd ?? dirs!.cwd,
+        home: dirs!.home,
+        stdin: run.stdin,
+        timeoutMs: run.timeoutMs,
+        env: { ...fakeEnv(fake!.baseURL, run.protocol ?? "chat"), ...run.env },
+      }),
     writeConfig(config) {
       mkdirSync(join(dirs!.home, ".shiro-neko"), { recursive: true });
       writeFileSync(join(dirs!.home, ".shiro-neko", "config.json"), JSON.stringify(config));

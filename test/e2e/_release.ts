@@ -16,7 +16,11 @@ export interface ProcessResult {
 }
 
 /** Runs `command` to completion, SIGKILLed after `timeoutMs` (default 60 s). */
-export function runProcess(command: string, args: string[], options: { env: Record<string, string>; cwd?: string; timeoutMs?: number }): Promise<ProcessResult> {
+export function runProcess(
+  command: string,
+  args: string[],
+  options: { env: Record<string, string>; cwd?: string; timeoutMs?: number },
+): Promise<ProcessResult> {
   return new Promise((resolvePromise) => {
     const child = spawn(command, args, { cwd: options.cwd ?? ROOT, env: options.env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
@@ -77,9 +81,10 @@ export async function serveFolders(mounts: Record<string, string>): Promise<Fold
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    stop: () => new Promise((resolvePromise) => {
-      server.closeAllConnections();
-      server.close(() => resolvePromise());
-    }),
+    stop: () =>
+      new Promise((resolvePromise) => {
+        server.closeAllConnections();
+        server.close(() => resolvePromise());
+      }),
   };
 }

@@ -15,7 +15,13 @@ const shiro = (args: string[], protocol: WireProtocol = "anthropic") => e2e.shir
 for (const decision of ["approve", "deny"] as const) {
   test(`a blocked run is decided (${decision}) from another process and resumed to completion`, async () => {
     e2e.fake.script(
-      { text: "Writing it.", toolCalls: [{ name: "glob", input: { pattern: "*" } }, { name: "write_file", input: { path: "CHANGELOG.md", content: "# Changes\n" } }] },
+      {
+        text: "Writing it.",
+        toolCalls: [
+          { name: "glob", input: { pattern: "*" } },
+          { name: "write_file", input: { path: "CHANGELOG.md", content: "# Changes\n" } },
+        ],
+      },
       { text: decision === "approve" ? "Changelog written." : "Left it alone." },
     );
     const blocked = await shiro(["-p", "write the changelog", "--approvals", "block", "--json"]);
@@ -51,7 +57,10 @@ for (const decision of ["approve", "deny"] as const) {
     // The snapshot counts what the run spent before it blocked as well as after.
     const dones = log.filter((event) => event.type === "done") as { inputTokens: number; outputTokens: number }[];
     expect(dones).toHaveLength(2);
-    expect(snapshot.usage).toEqual({ inputTokens: dones[0]!.inputTokens + dones[1]!.inputTokens, outputTokens: dones[0]!.outputTokens + dones[1]!.outputTokens });
+    expect(snapshot.usage).toEqual({
+      inputTokens: dones[0]!.inputTokens + dones[1]!.inputTokens,
+      outputTokens: dones[0]!.outputTokens + dones[1]!.outputTokens,
+    });
     expect(snapshot.suspended).toBeUndefined();
     expect(JSON.parse((await shiro(["approvals", "--json"])).stdout)).toEqual([]);
   }, 30_000);
@@ -126,10 +135,14 @@ describe("installed plugins", () => {
     const { mkdirSync, writeFileSync } = await import("node:fs");
     const dir = join(e2e.dirs.home, ".shiro-neko", "registry", "plugins");
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, "no-migrations.json"), JSON.stringify({
-      name: "no-migrations", description: "keeps the agent out of migrations",
-      deny: [{ tools: ["write_file"], pathPattern: "^migrations/", reason: "migrations are written by hand here" }],
-    }));
+    writeFileSync(
+      join(dir, "no-migrations.json"),
+      JSON.stringify({
+        name: "no-migrations",
+        description: "keeps the agent out of migrations",
+        deny: [{ tools: ["write_file"], pathPattern: "^migrations/", reason: "migrations are written by hand here" }],
+      }),
+    );
     e2e.fake.script({ toolCalls: [{ name: "write_file", input: { path: "migrations/001.sql", content: "drop table x;" } }] }, { text: "ok" });
     const result = await shiro(["-p", "add a migration", "--yolo", "--json"], "chat");
     expect(result.code).toBe(0);

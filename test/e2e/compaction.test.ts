@@ -98,7 +98,9 @@ describe("shiro sessions compact / uncompact / show", () => {
     expect(after.compaction.archive[0].focus).toBe("the empty folder");
 
     const show = await shiro(["sessions", "show", before.id]);
-    expect(show.stdout).toMatch(/context {3}~\d+ tokens \(estimate\), 0% of the 120000 compaction threshold \(window 200000, model table\); 1 transcript archived by compact/);
+    expect(show.stdout).toMatch(
+      /context {3}~\d+ tokens \(estimate\), 0% of the 120000 compaction threshold \(window 200000, model table\); 1 transcript archived by compact/,
+    );
 
     const undo = await shiro(["sessions", "uncompact", before.id.slice(0, 13)]);
     expect(undo.code).toBe(0);

@@ -29,7 +29,8 @@ function runPiped(args: string[], reader: string, options: { env?: Record<string
   return new Promise((resolve) => {
     const script = `"$0" "$@" | { ${reader}; }; exit "\${PIPESTATUS[0]}"`;
     const child = spawn("bash", ["-c", script, BINARY, ...args], {
-      cwd: e2e.dirs.cwd, stdio: ["ignore", "pipe", "pipe"],
+      cwd: e2e.dirs.cwd,
+      stdio: ["ignore", "pipe", "pipe"],
       env: binaryEnv(e2e.dirs.home, { ...fakeEnv(e2e.fake.baseURL, "chat"), ...options.env }),
     });
     let stdout = "";
@@ -49,7 +50,8 @@ function runWithStdoutTo(path: string, args: string[]): Promise<PipedResult> {
   return new Promise((resolve) => {
     const fd = openSync(path, "w");
     const child = spawn(BINARY, args, {
-      cwd: e2e.dirs.cwd, stdio: ["ignore", fd, "pipe"],
+      cwd: e2e.dirs.cwd,
+      stdio: ["ignore", fd, "pipe"],
       env: binaryEnv(e2e.dirs.home, fakeEnv(e2e.fake.baseURL, "chat")),
     });
     closeSync(fd);
@@ -89,7 +91,12 @@ describe("a reader that starts 1.5 s late receives every byte", () => {
     expect(result.stdout.endsWith("\n")).toBe(true);
     const events = parseEventLines(result.stdout);
     expect(events.at(-1)!.type).toBe("done");
-    expect(events.filter((event) => event.type === "text").map((event) => event.text).join("")).toBe(BIG);
+    expect(
+      events
+        .filter((event) => event.type === "text")
+        .map((event) => event.text)
+        .join(""),
+    ).toBe(BIG);
     expect(events.find((event) => event.type === "message")!.text).toBe(BIG);
   });
 
@@ -139,7 +146,10 @@ describe("a reader that goes away ends the process quietly", () => {
 
   test("runs events --json and sessions show --json | head -c 10: exit 0, stderr empty", async () => {
     const { runId, sessionId } = await bigRun();
-    for (const args of [["runs", "events", runId, "--json"], ["sessions", "show", sessionId, "--json"]]) {
+    for (const args of [
+      ["runs", "events", runId, "--json"],
+      ["sessions", "show", sessionId, "--json"],
+    ]) {
       const result = await runPiped(args, "head -c 10 >/dev/null");
       expect({ args, code: result.code, stderr: result.stderr }).toEqual({ args, code: 0, stderr: "" });
     }
@@ -151,7 +161,13 @@ describe("any other write failure is exit 1 with one line", () => {
     const { runId, sessionId } = await bigRun();
     e2e.fake.script({ text: "short answer" });
     const line = "shiro: cannot write to stdout: the disk is full (ENOSPC)\n";
-    for (const args of [["runs", "events", runId, "--json"], ["sessions", "show", sessionId, "--json"], ["sessions", "--json"], ["runs", "list", "--json"], ["--version"]]) {
+    for (const args of [
+      ["runs", "events", runId, "--json"],
+      ["sessions", "show", sessionId, "--json"],
+      ["sessions", "--json"],
+      ["runs", "list", "--json"],
+      ["--version"],
+    ]) {
       const result = await runWithStdoutTo("/dev/full", args);
       expect({ args, code: result.code, stderr: result.stderr }).toEqual({ args, code: 1, stderr: line });
     }
@@ -228,7 +244,9 @@ describe("a run killed in its first moments", () => {
   test("SIGKILL while the first request is in flight leaves a session -c resumes, question included", async () => {
     e2e.fake.script({ stallMs: 20_000, text: "never sent" });
     const child = spawn(BINARY, ["-p", "remember the walrus", "--json"], {
-      cwd: e2e.dirs.cwd, stdio: ["ignore", "pipe", "pipe"], env: binaryEnv(e2e.dirs.home, fakeEnv(e2e.fake.baseURL, "chat")),
+      cwd: e2e.dirs.cwd,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: binaryEnv(e2e.dirs.home, fakeEnv(e2e.fake.baseURL, "chat")),
     });
     let stdout = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
@@ -250,7 +268,9 @@ describe("a run killed in its first moments", () => {
   test("SIGKILL as soon as run-start is printed still leaves that session for -c", async () => {
     e2e.fake.script({ stallMs: 20_000, text: "never sent" });
     const child = spawn(BINARY, ["-p", "first", "--json"], {
-      cwd: e2e.dirs.cwd, stdio: ["ignore", "pipe", "pipe"], env: binaryEnv(e2e.dirs.home, fakeEnv(e2e.fake.baseURL, "chat")),
+      cwd: e2e.dirs.cwd,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: binaryEnv(e2e.dirs.home, fakeEnv(e2e.fake.baseURL, "chat")),
     });
     const sessionId = await new Promise<string>((resolve) => {
       let buffered = "";
@@ -279,7 +299,11 @@ describe("OS errors are sentences naming the file", () => {
     writeFileSync(join(state, "sessions"), "not a folder\n");
     const result = await e2e.shiro(["-p", "hi"]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(new RegExp(`^shiro: cannot create the lock file ${state}/sessions/[0-9a-f-]+\\.lease\\.lock: a file stands where a folder is expected on that path \\((ENOTDIR|EEXIST)\\); no state file was changed\\n$`));
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^shiro: cannot create the lock file ${state}/sessions/[0-9a-f-]+\\.lease\\.lock: a file stands where a folder is expected on that path \\((ENOTDIR|EEXIST)\\); no state file was changed\\n$`,
+      ),
+    );
     expect(readFileSync(join(state, "sessions"), "utf8")).toBe("not a folder\n");
     expect(e2e.fake.requests.length).toBe(0);
   });
@@ -288,7 +312,8 @@ describe("OS errors are sentences naming the file", () => {
     const home = join(e2e.dirs.home, "h".repeat(300));
     const result = await e2e.shiro(["-p", "hi"], { env: { SHIRO_HOME: home } });
     expect({ code: result.code, stderr: result.stderr }).toEqual({
-      code: 1, stderr: `shiro: ${home}/.shiro-neko/config.json: cannot be read: the name is too long for the file system (ENAMETOOLONG)\n`,
+      code: 1,
+      stderr: `shiro: ${home}/.shiro-neko/config.json: cannot be read: the name is too long for the file system (ENAMETOOLONG)\n`,
     });
   });
 

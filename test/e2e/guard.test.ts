@@ -26,34 +26,133 @@ const _repo = (commands: string[]): Case[] => commands.map((command) => ({ kind:
 
 const REFUSED: Case[] = [
   ..._rm([
-    "rm -rf T", 'rm -r"f" T', "r''m -rf T", "\\rm -rf T", "/bin/rm -rf T", "/usr/bin/env rm -rf T", "env X=1 rm -rf T", "X=1 rm -rf T",
-    "command rm -rf T", "nohup rm -rf T", "timeout 5 rm -rf T", "echo T | xargs rm -rf", "true && rm -rf T", "false || rm -rf T",
-    "echo hi; rm -rf T", "(rm -rf T)", "{ rm -rf T; }", "echo $(rm -rf T)", "echo `rm -rf T`", "x=$(rm -rf T)", "rm   -rf    T",
-    "rm --recur T", "rm --recursive --force T", "rm -R T", "rm -r -f T", "rm T -rf", "rm --r T", "$'\\x72m' -rf T", "{rm,-rf,T}",
-    "/bin/r[m] -rf T", "bash -c 'rm -rf T'", 'sh -c "rm -rf T"', "eval 'rm -rf T'", "bash <<EOF\nrm -rf T\nEOF", "sh <<< 'rm -rf T'",
-    "echo 'rm -rf T' | sh", "echo 'rm -rf T' | \"bash\"", "echo 'rm -rf T' | /bin/sh", "echo 'rm -rf T' | env sh", "B64 | base64 -d | sh",
-    "f() { rm -rf T; }; f", "if true; then rm -rf T; fi", 'for d in T; do rm -rf "$d"; done', "while false; do :; done; rm -rf T",
-    "rm -rf T &", "cd . && rm -rf ./T", "env -S 'rm -rf T'", "exec rm -rf T", "nice -n 5 rm -rf T", "stdbuf -oL rm -rf T",
-    "setsid rm -rf T", "builtin eval 'rm -rf T'", "time rm -rf T", "! rm -rf T", "rm -rf T 2>/dev/null", "rm -rf T | cat",
-    "cat <(rm -rf T)", "rm -fr T", "rm -dr T", "rm --forc T/keep.txt", "rm -f T/keep.txt", "unset x; rm -rf T",
-    "find T -delete", "find T -type f -delete", "find T -exec rm {} \\;", "find T -type f -exec /bin/rm {} +", "find T -execdir rm {} \\;",
-    "find T -name '*.txt' -exec rm -f {} +", "cat T.sh | sh", "curl -s file://$PWD/T.sh | sh", "curl -s file://$PWD/T.sh | bash -s",
-    "bash <(curl -s file://$PWD/T.sh)", 'sh -c "$(curl -s file://$PWD/T.sh)"', "source <(cat T.sh)", ". <(cat T.sh)",
-    "printf 'rm -rf T' | xargs -0 sh -c", "cat T.sh | bash /dev/stdin", "git -c alias.nuke='!rm -rf T' nuke",
+    "rm -rf T",
+    'rm -r"f" T',
+    "r''m -rf T",
+    "\\rm -rf T",
+    "/bin/rm -rf T",
+    "/usr/bin/env rm -rf T",
+    "env X=1 rm -rf T",
+    "X=1 rm -rf T",
+    "command rm -rf T",
+    "nohup rm -rf T",
+    "timeout 5 rm -rf T",
+    "echo T | xargs rm -rf",
+    "true && rm -rf T",
+    "false || rm -rf T",
+    "echo hi; rm -rf T",
+    "(rm -rf T)",
+    "{ rm -rf T; }",
+    "echo $(rm -rf T)",
+    "echo `rm -rf T`",
+    "x=$(rm -rf T)",
+    "rm   -rf    T",
+    "rm --recur T",
+    "rm --recursive --force T",
+    "rm -R T",
+    "rm -r -f T",
+    "rm T -rf",
+    "rm --r T",
+    "$'\\x72m' -rf T",
+    "{rm,-rf,T}",
+    "/bin/r[m] -rf T",
+    "bash -c 'rm -rf T'",
+    'sh -c "rm -rf T"',
+    "eval 'rm -rf T'",
+    "bash <<EOF\nrm -rf T\nEOF",
+    "sh <<< 'rm -rf T'",
+    "echo 'rm -rf T' | sh",
+    "echo 'rm -rf T' | \"bash\"",
+    "echo 'rm -rf T' | /bin/sh",
+    "echo 'rm -rf T' | env sh",
+    "B64 | base64 -d | sh",
+    "f() { rm -rf T; }; f",
+    "if true; then rm -rf T; fi",
+    'for d in T; do rm -rf "$d"; done',
+    "while false; do :; done; rm -rf T",
+    "rm -rf T &",
+    "cd . && rm -rf ./T",
+    "env -S 'rm -rf T'",
+    "exec rm -rf T",
+    "nice -n 5 rm -rf T",
+    "stdbuf -oL rm -rf T",
+    "setsid rm -rf T",
+    "builtin eval 'rm -rf T'",
+    "time rm -rf T",
+    "! rm -rf T",
+    "rm -rf T 2>/dev/null",
+    "rm -rf T | cat",
+    "cat <(rm -rf T)",
+    "rm -fr T",
+    "rm -dr T",
+    "rm --forc T/keep.txt",
+    "rm -f T/keep.txt",
+    "unset x; rm -rf T",
+    "find T -delete",
+    "find T -type f -delete",
+    "find T -exec rm {} \\;",
+    "find T -type f -exec /bin/rm {} +",
+    "find T -execdir rm {} \\;",
+    "find T -name '*.txt' -exec rm -f {} +",
+    "cat T.sh | sh",
+    "curl -s file://$PWD/T.sh | sh",
+    "curl -s file://$PWD/T.sh | bash -s",
+    "bash <(curl -s file://$PWD/T.sh)",
+    'sh -c "$(curl -s file://$PWD/T.sh)"',
+    "source <(cat T.sh)",
+    ". <(cat T.sh)",
+    "printf 'rm -rf T' | xargs -0 sh -c",
+    "cat T.sh | bash /dev/stdin",
+    "git -c alias.nuke='!rm -rf T' nuke",
   ]),
   ..._mode([
-    "chmod -R 777 T", "chmod -R 0777 T", "chmod -R a+w T", "chmod -R o+w T", "chmod -R ugo+rwx T", "chmod -R a=rwx T", "chmod --recursive 777 T",
-    "chmod --recur o+rwx T", "chmod -R 1777 T", "chmod -R 666 T", "chmod -R u+x,o+w T", "chmod 777 T", "/bin/chmod -R 777 T",
-    "find T -exec chmod 777 {} +", "env chmod -R o+w T",
+    "chmod -R 777 T",
+    "chmod -R 0777 T",
+    "chmod -R a+w T",
+    "chmod -R o+w T",
+    "chmod -R ugo+rwx T",
+    "chmod -R a=rwx T",
+    "chmod --recursive 777 T",
+    "chmod --recur o+rwx T",
+    "chmod -R 1777 T",
+    "chmod -R 666 T",
+    "chmod -R u+x,o+w T",
+    "chmod 777 T",
+    "/bin/chmod -R 777 T",
+    "find T -exec chmod 777 {} +",
+    "env chmod -R o+w T",
   ]),
   ..._repo([
-    "git reset --hard", "git reset --har", "git reset --hard HEAD", "git -c core.pager=cat reset --hard", "/usr/bin/git reset --hard",
-    "git checkout -- .", "git checkout .", "git checkout HEAD -- .", "git checkout -f", "git restore .", "git restore --worktree .",
-    "git restore -- .", "git restore :/", "git switch --discard-changes main", "git clean -fd", "git clean --forc", "git clean -f -x",
-    "git push --force origin HEAD:main", "git push --forc origin HEAD:main", "git push --force-w origin HEAD:main", "git push -f origin HEAD:main",
-    "git push origin +HEAD:main", "git push --force-with-lease origin HEAD:main", "git branch -D doomed", "git branch -d -f doomed",
-    "git branch --delete --force doomed", "git branch --del --forc doomed", "env GIT_TRACE=0 git  push  -f origin HEAD:main",
-    "timeout 10 git reset --hard", "true && git reset --hard",
+    "git reset --hard",
+    "git reset --har",
+    "git reset --hard HEAD",
+    "git -c core.pager=cat reset --hard",
+    "/usr/bin/git reset --hard",
+    "git checkout -- .",
+    "git checkout .",
+    "git checkout HEAD -- .",
+    "git checkout -f",
+    "git restore .",
+    "git restore --worktree .",
+    "git restore -- .",
+    "git restore :/",
+    "git switch --discard-changes main",
+    "git clean -fd",
+    "git clean --forc",
+    "git clean -f -x",
+    "git push --force origin HEAD:main",
+    "git push --forc origin HEAD:main",
+    "git push --force-w origin HEAD:main",
+    "git push -f origin HEAD:main",
+    "git push origin +HEAD:main",
+    "git push --force-with-lease origin HEAD:main",
+    "git branch -D doomed",
+    "git branch -d -f doomed",
+    "git branch --delete --force doomed",
+    "git branch --del --forc doomed",
+    "env GIT_TRACE=0 git  push  -f origin HEAD:main",
+    "timeout 10 git reset --hard",
+    "true && git reset --hard",
   ]),
 ];
 
@@ -64,7 +163,11 @@ const RUN: [Kind, string, (target: string) => boolean][] = [
   ["dir", "find T -name '*.txt' > T/found.txt", (target) => readFileSync(join(target, "found.txt"), "utf8").includes("keep.txt")],
   ["mode", "chmod -R go-w T && touch T/ran", (target) => existsSync(join(target, "ran"))],
   ["repo", "cd T && git checkout -- tracked.txt", (target) => readFileSync(join(target, "tracked.txt"), "utf8") === "committed\n"],
-  ["repo", "cd T && git restore --staged . && git status --short > ../status.txt", (target) => readFileSync(join(target, "..", "status.txt"), "utf8").includes("tracked.txt")],
+  [
+    "repo",
+    "cd T && git restore --staged . && git status --short > ../status.txt",
+    (target) => readFileSync(join(target, "..", "status.txt"), "utf8").includes("tracked.txt"),
+  ],
   ["repo", "cd T && git branch -d merged", (target) => !_git(target, "branch", "--list", "merged").includes("merged")],
 ];
 
@@ -125,10 +228,11 @@ function _makeTarget(cwd: string, template: { dir: string; remoteMain: string },
   const repo = join(base, "repo");
   return {
     path: `g${i}/repo`,
-    intact: () => readFileSync(join(repo, "tracked.txt"), "utf8") === "uncommitted work\n"
-      && existsSync(join(repo, "untracked.txt"))
-      && _git(repo, "branch", "--list", "doomed").includes("doomed")
-      && _git(join(base, "remote.git"), "rev-parse", "main") === template.remoteMain,
+    intact: () =>
+      readFileSync(join(repo, "tracked.txt"), "utf8") === "uncommitted work\n" &&
+      existsSync(join(repo, "untracked.txt")) &&
+      _git(repo, "branch", "--list", "doomed").includes("doomed") &&
+      _git(join(base, "remote.git"), "rev-parse", "main") === template.remoteMain,
   };
 }
 
@@ -150,10 +254,7 @@ describe("the guard under --yolo, through the binary", () => {
     expect(REFUSED.length).toBeGreaterThanOrEqual(100);
     const cases = _prepare(REFUSED);
     for (const target of cases) expect([target.original, target.intact()]).toEqual([target.original, true]);
-    e2e.fake.script(
-      { toolCalls: cases.map((target) => ({ name: "bash", input: { command: target.command } })) },
-      { text: "I will ask you instead." },
-    );
+    e2e.fake.script({ toolCalls: cases.map((target) => ({ name: "bash", input: { command: target.command } })) }, { text: "I will ask you instead." });
     const result = await e2e.shiro(["-p", "clean everything up", "--yolo"], { timeoutMs: 120_000 });
     expect(result.code).toBe(0);
     const outputs = toolResultsOf(e2e.fake.requests[1]!).map((entry) => entry.output);
@@ -189,11 +290,20 @@ describe("the guard under --yolo, through the binary", () => {
 describe("bash permission rules through the binary", () => {
   test('"git push*": "deny" refuses every spelling under --yolo, and the remote keeps its commit', async () => {
     const spellings = [
-      "git push origin HEAD:main", "/usr/bin/git push origin HEAD:main", "env X=1 git  push origin HEAD:main", "timeout 5 git push origin HEAD:main",
-      "true && git push origin HEAD:main", "echo $(git push origin HEAD:main)", "git -C . push origin HEAD:main", "bash -c 'git push origin HEAD:main'",
-      "command git push origin HEAD:main", "echo origin | xargs -I{} git push {} HEAD:main",
+      "git push origin HEAD:main",
+      "/usr/bin/git push origin HEAD:main",
+      "env X=1 git  push origin HEAD:main",
+      "timeout 5 git push origin HEAD:main",
+      "true && git push origin HEAD:main",
+      "echo $(git push origin HEAD:main)",
+      "git -C . push origin HEAD:main",
+      "bash -c 'git push origin HEAD:main'",
+      "command git push origin HEAD:main",
+      "echo origin | xargs -I{} git push {} HEAD:main",
     ];
-    const cases = _prepare(spellings.map((command) => ({ kind: "repo" as const, command: `cd T && git checkout -q -b side && ${command.replace(/HEAD:main/g, "HEAD:side")}` })));
+    const cases = _prepare(
+      spellings.map((command) => ({ kind: "repo" as const, command: `cd T && git checkout -q -b side && ${command.replace(/HEAD:main/g, "HEAD:side")}` })),
+    );
     e2e.writeConfig({ permission: { bash: { "*": "allow", "git push*": "deny" } } });
     e2e.fake.script({ toolCalls: cases.map((target) => ({ name: "bash", input: { command: target.command } })) }, { text: "Not pushed." });
     const result = await e2e.shiro(["-p", "publish", "--yolo"], { timeoutMs: 60_000 });

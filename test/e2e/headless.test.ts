@@ -40,7 +40,13 @@ for (const protocol of PROTOCOLS) {
       writeFileSync(join(e2e.dirs.cwd, "a.txt"), "A\n");
       writeFileSync(join(e2e.dirs.cwd, "b.txt"), "B\n");
       e2e.fake.script(
-        { toolCalls: [{ name: "read_file", input: { path: "a.txt" } }, { name: "read_file", input: { path: "b.txt" } }, { name: "glob", input: { pattern: "*.txt" } }] },
+        {
+          toolCalls: [
+            { name: "read_file", input: { path: "a.txt" } },
+            { name: "read_file", input: { path: "b.txt" } },
+            { name: "glob", input: { pattern: "*.txt" } },
+          ],
+        },
         { text: "ok" },
       );
       const result = await run(["-p", "read both"], protocol);
@@ -62,7 +68,13 @@ for (const protocol of PROTOCOLS) {
 
     test("an unknown tool and invalid arguments come back to the model as errors", async () => {
       e2e.fake.script(
-        { toolCalls: [{ name: "launch_rockets", input: {} }, { name: "read_file", input: { path: 42 } }, { name: "read_file", rawArgs: "{not json" }] },
+        {
+          toolCalls: [
+            { name: "launch_rockets", input: {} },
+            { name: "read_file", input: { path: 42 } },
+            { name: "read_file", rawArgs: "{not json" },
+          ],
+        },
         { text: "sorry" },
       );
       const result = await run(["-p", "go"], protocol);
@@ -120,8 +132,20 @@ describe("headless --json", () => {
   test("every line parses and every event and field is documented in docs/headless.md", async () => {
     const doc = readFileSync(join(import.meta.dir, "..", "..", "docs", "headless.md"), "utf8");
     e2e.fake.script(
-      { reasoning: "thinking it over", text: "Looking.", toolCalls: [{ name: "bash", input: { command: "echo live-output" } }, { name: "bash", input: { command: "rm -rf /tmp/nothing-here" } }] },
-      { toolCalls: [{ name: "todo_write", input: { todos: [{ content: "check", status: "in_progress" }] } }, { name: "remember", input: { kind: "fact", text: "the build uses bun" } }] },
+      {
+        reasoning: "thinking it over",
+        text: "Looking.",
+        toolCalls: [
+          { name: "bash", input: { command: "echo live-output" } },
+          { name: "bash", input: { command: "rm -rf /tmp/nothing-here" } },
+        ],
+      },
+      {
+        toolCalls: [
+          { name: "todo_write", input: { todos: [{ content: "check", status: "in_progress" }] } },
+          { name: "remember", input: { kind: "fact", text: "the build uses bun" } },
+        ],
+      },
       { text: "Done." },
     );
     const result = await run(["-p", "go", "--json", "--yolo"], "anthropic");
@@ -149,7 +173,8 @@ describe("interrupting a headless run", () => {
     const { BINARY } = await import("./_harness.ts");
     e2e.fake.script({ toolCalls: [{ name: "bash", input: { command: "sleep 30; echo never" } }] });
     const child = spawn(BINARY, ["-p", "wait", "--yolo", "--json"], {
-      cwd: e2e.dirs.cwd, stdio: ["ignore", "pipe", "pipe"],
+      cwd: e2e.dirs.cwd,
+      stdio: ["ignore", "pipe", "pipe"],
       env: binaryEnv(e2e.dirs.home, fakeEnv(e2e.fake.baseURL, "chat")),
     });
     let stdout = "";
@@ -160,7 +185,9 @@ describe("interrupting a headless run", () => {
     const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
     expect(code).toBe(130);
     const events = parseEventLines(stdout);
-    expect(events.find((event) => event.type === "tool-error")!.error).toStartWith("The user interrupted this command. It did not finish, so its effects are unknown.");
+    expect(events.find((event) => event.type === "tool-error")!.error).toStartWith(
+      "The user interrupted this command. It did not finish, so its effects are unknown.",
+    );
     expect(events.at(-1)).toMatchObject({ type: "done", stop: "aborted" });
     expect(e2e.fake.requests).toHaveLength(1);
   }, 30_000);

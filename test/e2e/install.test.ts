@@ -100,7 +100,10 @@ describe("install.sh", () => {
   test("piped into sh -s -- --dir, as the one-line installer runs it", async () => {
     const sandbox = makeSandbox();
     const line = `cat '${INSTALL_SH}' | sh -s -- --dir '${sandbox.dir}'`;
-    const result = await runProcess("sh", ["-c", line], { env: installEnv(sandbox, { SHIRO_INSTALL_BASE: `${server.url}/new`, PATH: `${sandbox.dir}:${process.env.PATH}` }), cwd: sandbox.root });
+    const result = await runProcess("sh", ["-c", line], {
+      env: installEnv(sandbox, { SHIRO_INSTALL_BASE: `${server.url}/new`, PATH: `${sandbox.dir}:${process.env.PATH}` }),
+      cwd: sandbox.root,
+    });
     expect([result.code, result.stderr]).toEqual([0, ""]);
     expect(result.stdout).toStartWith(`installed shiro-neko ${pkg.version} (`);
     expect(result.stdout).not.toContain("is not on PATH");
@@ -117,28 +120,38 @@ describe("install.sh", () => {
     }
     return tools;
   };
-  test.skipIf(!busybox && process.env.SHIRO_RELEASE_TOOLS !== "1")("with nothing but busybox (sh, wget, tar, sha256sum, …), as on Alpine", async () => {
-    const sandbox = makeSandbox();
-    const tools = busyboxOnly(sandbox);
-    const result = await runProcess(join(tools, "sh"), [INSTALL_SH, "--target", NATIVE, "--dir", sandbox.dir], {
-      env: { ...installEnv(sandbox, { SHIRO_INSTALL_BASE: `${server.url}/new` }), PATH: tools, SHELL: "/bin/ash" }, cwd: sandbox.root,
-    });
-    expect([result.code, result.stderr]).toEqual([0, ""]);
-    expect(sha(join(sandbox.dir, "shiro"))).toBe(sha(join(folder("new"), `shiro-${NATIVE}`)));
-    expect(result.stdout).toContain(`is not on PATH; add it: echo 'export PATH="${sandbox.dir}:$PATH"' >> ~/.profile`);
-    expect(readdirSync(sandbox.tmp)).toEqual([]);
-  }, 120_000);
+  test.skipIf(!busybox && process.env.SHIRO_RELEASE_TOOLS !== "1")(
+    "with nothing but busybox (sh, wget, tar, sha256sum, …), as on Alpine",
+    async () => {
+      const sandbox = makeSandbox();
+      const tools = busyboxOnly(sandbox);
+      const result = await runProcess(join(tools, "sh"), [INSTALL_SH, "--target", NATIVE, "--dir", sandbox.dir], {
+        env: { ...installEnv(sandbox, { SHIRO_INSTALL_BASE: `${server.url}/new` }), PATH: tools, SHELL: "/bin/ash" },
+        cwd: sandbox.root,
+      });
+      expect([result.code, result.stderr]).toEqual([0, ""]);
+      expect(sha(join(sandbox.dir, "shiro"))).toBe(sha(join(folder("new"), `shiro-${NATIVE}`)));
+      expect(result.stdout).toContain(`is not on PATH; add it: echo 'export PATH="${sandbox.dir}:$PATH"' >> ~/.profile`);
+      expect(readdirSync(sandbox.tmp)).toEqual([]);
+    },
+    120_000,
+  );
 
-  test.skipIf(!busybox && process.env.SHIRO_RELEASE_TOOLS !== "1")("busybox alone refuses a tampered archive too", async () => {
-    const sandbox = makeSandbox();
-    const tools = busyboxOnly(sandbox);
-    const result = await runProcess(join(tools, "sh"), [INSTALL_SH, "--target", NATIVE, "--dir", sandbox.dir], {
-      env: { ...installEnv(sandbox, { SHIRO_INSTALL_BASE: `${server.url}/tampered` }), PATH: tools }, cwd: sandbox.root,
-    });
-    expect(result.code).toBe(1);
-    expect(result.stderr).toStartWith(`shiro install: checksum mismatch for shiro-${NATIVE}.tar.gz (expected `);
-    expectNothingLeft(sandbox);
-  }, 120_000);
+  test.skipIf(!busybox && process.env.SHIRO_RELEASE_TOOLS !== "1")(
+    "busybox alone refuses a tampered archive too",
+    async () => {
+      const sandbox = makeSandbox();
+      const tools = busyboxOnly(sandbox);
+      const result = await runProcess(join(tools, "sh"), [INSTALL_SH, "--target", NATIVE, "--dir", sandbox.dir], {
+        env: { ...installEnv(sandbox, { SHIRO_INSTALL_BASE: `${server.url}/tampered` }), PATH: tools },
+        cwd: sandbox.root,
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toStartWith(`shiro install: checksum mismatch for shiro-${NATIVE}.tar.gz (expected `);
+      expectNothingLeft(sandbox);
+    },
+    120_000,
+  );
 
   const bases: [string, (s: FolderServer) => string][] = [
     ["an HTTP URL with a trailing slash", (s) => `${s.url}/new/`],
@@ -158,7 +171,9 @@ describe("install.sh", () => {
     const sandbox = makeSandbox();
     const result = await install(sandbox, `${server.url}/tampered`, ["--dir", sandbox.dir]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(new RegExp(`^shiro install: checksum mismatch for shiro-${NATIVE}\\.tar\\.gz \\(expected [0-9a-f]{64}, got [0-9a-f]{64}\\); nothing was installed\\n$`));
+    expect(result.stderr).toMatch(
+      new RegExp(`^shiro install: checksum mismatch for shiro-${NATIVE}\\.tar\\.gz \\(expected [0-9a-f]{64}, got [0-9a-f]{64}\\); nothing was installed\\n$`),
+    );
     expect(result.stdout).toBe("");
     expectNothingLeft(sandbox);
   }, 60_000);
@@ -166,7 +181,10 @@ describe("install.sh", () => {
   test("a base that is not there, or has no SHA256SUMS, stops with one line", async () => {
     const sandbox = makeSandbox();
     const result = await install(sandbox, `${server.url}/nowhere`, ["--dir", sandbox.dir]);
-    expect([result.code, result.stderr]).toEqual([1, `shiro install: cannot download ${server.url}/nowhere/SHA256SUMS; check the network or SHIRO_INSTALL_BASE\n`]);
+    expect([result.code, result.stderr]).toEqual([
+      1,
+      `shiro install: cannot download ${server.url}/nowhere/SHA256SUMS; check the network or SHIRO_INSTALL_BASE\n`,
+    ]);
     expectNothingLeft(sandbox);
   }, 60_000);
 
@@ -185,7 +203,10 @@ describe("install.sh", () => {
       const sandbox = makeSandbox();
       fakeMachine(sandbox, os, machine, libc);
       const result = await install(sandbox, `${server.url}/new`, ["--dir", sandbox.dir]);
-      expect([result.code, result.stderr]).toEqual([1, `shiro install: cannot download ${server.url}/new/shiro-${target}.tar.gz (no build for ${target} in this release?)\n`]);
+      expect([result.code, result.stderr]).toEqual([
+        1,
+        `shiro install: cannot download ${server.url}/new/shiro-${target}.tar.gz (no build for ${target} in this release?)\n`,
+      ]);
       expectNothingLeft(sandbox);
     }, 60_000);
   }
@@ -244,8 +265,16 @@ describe("install.sh", () => {
   const badArgs: [string[], number, string][] = [
     [["--frobnicate"], 2, "shiro install: unknown option --frobnicate (see --help)\n"],
     [["--dir"], 1, "shiro install: --dir needs a folder\n"],
-    [["--target", "linux-mips"], 1, "shiro install: unknown target \"linux-mips\" (builds: linux-x64 linux-x64-baseline linux-x64-musl linux-arm64 darwin-x64 darwin-arm64; windows-x64 installs with install.ps1)\n"],
-    [["--target=windows-x64"], 1, "shiro install: unknown target \"windows-x64\" (builds: linux-x64 linux-x64-baseline linux-x64-musl linux-arm64 darwin-x64 darwin-arm64; windows-x64 installs with install.ps1)\n"],
+    [
+      ["--target", "linux-mips"],
+      1,
+      'shiro install: unknown target "linux-mips" (builds: linux-x64 linux-x64-baseline linux-x64-musl linux-arm64 darwin-x64 darwin-arm64; windows-x64 installs with install.ps1)\n',
+    ],
+    [
+      ["--target=windows-x64"],
+      1,
+      'shiro install: unknown target "windows-x64" (builds: linux-x64 linux-x64-baseline linux-x64-musl linux-arm64 darwin-x64 darwin-arm64; windows-x64 installs with install.ps1)\n',
+    ],
   ];
   for (const [args, code, stderr] of badArgs) {
     test(`install.sh ${args.join(" ")} stops with one line`, async () => {
@@ -272,11 +301,15 @@ describe("shiro update", () => {
     const oldSha = sha(binary);
     const date = JSON.parse(readFileSync(join(folder("new"), "release.json"), "utf8")).date.slice(0, 10);
     expect(await shiro(sandbox, binary, ["update", "--check"], `${server.url}/new`)).toEqual({
-      code: 0, stdout: `update available: shiro ${OLD} -> ${pkg.version} (${date}); run shiro update\n`, stderr: "",
+      code: 0,
+      stdout: `update available: shiro ${OLD} -> ${pkg.version} (${date}); run shiro update\n`,
+      stderr: "",
     });
     expect(sha(binary)).toBe(oldSha);
     expect(await shiro(sandbox, binary, ["update"], `${server.url}/new`)).toEqual({
-      code: 0, stdout: `updated shiro ${OLD} -> ${pkg.version} at ${binary}\n`, stderr: "",
+      code: 0,
+      stdout: `updated shiro ${OLD} -> ${pkg.version} at ${binary}\n`,
+      stderr: "",
     });
     expect(sha(binary)).toBe(sha(join(folder("new"), `shiro-${NATIVE}`)));
     expect(readdirSync(sandbox.dir)).toEqual(["shiro"]);
@@ -300,7 +333,9 @@ describe("shiro update", () => {
     const oldSha = sha(binary);
     const result = await shiro(sandbox, binary, ["update"], `${server.url}/tampered`);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(new RegExp(`^shiro: checksum mismatch for shiro-${NATIVE}\\.tar\\.gz \\(expected [0-9a-f]{64}, got [0-9a-f]{64}\\); kept shiro ${OLD}\\n$`));
+    expect(result.stderr).toMatch(
+      new RegExp(`^shiro: checksum mismatch for shiro-${NATIVE}\\.tar\\.gz \\(expected [0-9a-f]{64}, got [0-9a-f]{64}\\); kept shiro ${OLD}\\n$`),
+    );
     expect(sha(binary)).toBe(oldSha);
     expect(readdirSync(sandbox.dir)).toEqual(["shiro"]);
   }, 120_000);
@@ -337,6 +372,11 @@ describe("shiro update", () => {
     const before = server.requests.length;
     const result = await shiro(sandbox, BINARY, ["update"], `${server.url}/old`);
     expect(server.requests.length).toBe(before);
-    expect(result).toEqual({ code: 1, stdout: "", stderr: "shiro: this shiro is a local build, not an installed release; update it with git pull, or install the release with install.sh (docs/release.md)\n" });
+    expect(result).toEqual({
+      code: 1,
+      stdout: "",
+      stderr:
+        "shiro: this shiro is a local build, not an installed release; update it with git pull, or install the release with install.sh (docs/release.md)\n",
+    });
   }, 60_000);
 });

@@ -26,7 +26,11 @@ describe("the jail under a symlink race", () => {
       const calls = Array.from({ length: READS }, (_, i) => ({ name: "read_file", input: { path: "link", limit: i + 1 } }));
       e2e.fake.script({ toolCalls: calls }, { text: "done" });
 
-      const swapper = spawn(process.execPath, [SWAPPER, join(e2e.dirs.cwd, "link"), join(e2e.dirs.cwd, "inside.txt"), join(outside, "elsewhere.txt"), "60000"], { stdio: ["pipe", "pipe", "inherit"] });
+      const swapper = spawn(
+        process.execPath,
+        [SWAPPER, join(e2e.dirs.cwd, "link"), join(e2e.dirs.cwd, "inside.txt"), join(outside, "elsewhere.txt"), "60000"],
+        { stdio: ["pipe", "pipe", "inherit"] },
+      );
       let swapperOut = "";
       swapper.stdout.on("data", (chunk: Buffer) => (swapperOut += chunk.toString("utf8")));
       const exited = new Promise<void>((done) => swapper.on("close", () => done()));
@@ -61,7 +65,8 @@ describe("the git tools in a workspace inside a larger repository", () => {
     mkdirSync(ws);
     writeFileSync(join(repo, "outside.txt"), "outside-leak-qq\n");
     writeFileSync(join(ws, "inside.txt"), "inside-ok\n");
-    const git = (...args: string[]) => spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", ...args], { cwd: repo, timeout: 20_000 });
+    const git = (...args: string[]) =>
+      spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", ...args], { cwd: repo, timeout: 20_000 });
     git("init", "-q");
     git("add", "-A");
     git("commit", "-q", "-m", "seed");

@@ -12,7 +12,8 @@ import { parseEventLines, systemOf, toolResultsOf, useE2E } from "./_harness.ts"
 
 const e2e = useE2E();
 const MEMORY_SERVER = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-memory/dist/index.js");
-const toolNames = (request: RecordedRequest) => (request.body.tools as { name?: string; function?: { name: string } }[]).map((tool) => tool.function?.name ?? tool.name!);
+const toolNames = (request: RecordedRequest) =>
+  (request.body.tools as { name?: string; function?: { name: string } }[]).map((tool) => tool.function?.name ?? tool.name!);
 
 function configure(): string {
   const graph = join(e2e.dirs.home, "graph.jsonl");
@@ -32,10 +33,14 @@ describe("MCP servers in a run", () => {
     const first = e2e.fake.requests[0]!;
     // Past 2,000 bytes of MCP schemas the rest are deferred to load_tools; a direct call still runs.
     const wireTools = first.body.tools as { name?: string; function?: { name: string; description: string }; description?: string }[];
-    const mcpBytes = wireTools.filter((tool) => (tool.function?.name ?? tool.name!).startsWith("mcp__")).reduce((sum, tool) => sum + JSON.stringify(tool).length, 0);
+    const mcpBytes = wireTools
+      .filter((tool) => (tool.function?.name ?? tool.name!).startsWith("mcp__"))
+      .reduce((sum, tool) => sum + JSON.stringify(tool).length, 0);
     expect(mcpBytes).toBeLessThanOrEqual(2_000 + 200);
     const loader = wireTools.find((tool) => (tool.function?.name ?? tool.name) === "load_tools")!;
-    const listed = (loader.function?.description ?? loader.description)!.split("\n").find((line) => line.startsWith("- MCP server memory, as mcp__memory__<name>: "))!;
+    const listed = (loader.function?.description ?? loader.description)!
+      .split("\n")
+      .find((line) => line.startsWith("- MCP server memory, as mcp__memory__<name>: "))!;
     for (const name of ["create_entities", "read_graph", "search_nodes", "open_nodes"]) {
       expect(toolNames(first).includes(`mcp__memory__${name}`) || listed.includes(`${name}: `)).toBe(true);
     }

@@ -47,7 +47,19 @@ describe("project memory across processes", () => {
 describe("sessions across processes", () => {
   test("-c sends the earlier exchange and the task list; -r <prefix> resumes a given session", async () => {
     e2e.fake.script(
-      { toolCalls: [{ name: "todo_write", input: { todos: [{ content: "read the code", status: "done" }, { content: "fix the boundary", status: "in_progress" }] } }] },
+      {
+        toolCalls: [
+          {
+            name: "todo_write",
+            input: {
+              todos: [
+                { content: "read the code", status: "done" },
+                { content: "fix the boundary", status: "in_progress" },
+              ],
+            },
+          },
+        ],
+      },
       { text: "First answer." },
     );
     expect((await shiro(["-p", "first question"])).code).toBe(0);
@@ -60,13 +72,17 @@ describe("sessions across processes", () => {
     expect(JSON.stringify(request.body)).toContain("First answer.");
     expect(systemOf(request)).toContain("[~] fix the boundary");
 
-    const sessionId = readdirSync(join(e2e.dirs.home, ".shiro-neko", "sessions")).find((name) => name.endsWith(".json"))!.slice(0, -5);
+    const sessionId = readdirSync(join(e2e.dirs.home, ".shiro-neko", "sessions"))
+      .find((name) => name.endsWith(".json"))!
+      .slice(0, -5);
     e2e.fake.script({ text: "Third." });
     expect((await shiro(["-p", "third question", "-r", sessionId.slice(0, 13)], "chat")).code).toBe(0);
     expect(userTextsOf(e2e.fake.requests[3]!)).toEqual(["first question", "second question", "third question"]);
     const saved = JSON.parse(readFileSync(join(e2e.dirs.home, ".shiro-neko", "sessions", `${sessionId}.json`), "utf8"));
     expect(saved.exchanges.map((exchange: { query: string; status: string }) => [exchange.query, exchange.status])).toEqual([
-      ["first question", "completed"], ["second question", "completed"], ["third question", "completed"],
+      ["first question", "completed"],
+      ["second question", "completed"],
+      ["third question", "completed"],
     ]);
     expect(saved.notebook.todos).toHaveLength(2);
   });
@@ -91,7 +107,9 @@ describe("sessions across processes", () => {
     expect((await slow).code).toBe(0);
     const files = readdirSync(join(e2e.dirs.home, ".shiro-neko", "sessions")).filter((name) => name.endsWith(".json"));
     expect(files).toHaveLength(2);
-    const queries = files.map((name) => JSON.parse(readFileSync(join(e2e.dirs.home, ".shiro-neko", "sessions", name), "utf8")).exchanges.map((e: { query: string }) => e.query));
+    const queries = files.map((name) =>
+      JSON.parse(readFileSync(join(e2e.dirs.home, ".shiro-neko", "sessions", name), "utf8")).exchanges.map((e: { query: string }) => e.query),
+    );
     expect(queries.sort()).toEqual([["fast one"], ["start", "slow one"]]);
   }, 30_000);
 });
@@ -110,7 +128,11 @@ describe("historyPairs", () => {
     const sessions = join(e2e.dirs.home, ".shiro-neko", "sessions");
     const saved = JSON.parse(readFileSync(join(sessions, readdirSync(sessions).find((n) => n.endsWith(".json"))!), "utf8"));
     expect(saved.exchanges.map((exchange: { query: string }) => exchange.query)).toEqual(["question one", "question two", "question three"]);
-    expect(saved.messages.filter((message: { role: string }) => message.role === "user").map((m: { content: string }) => m.content)).toEqual(["question one", "question two", "question three"]);
+    expect(saved.messages.filter((message: { role: string }) => message.role === "user").map((m: { content: string }) => m.content)).toEqual([
+      "question one",
+      "question two",
+      "question three",
+    ]);
   });
 });
 

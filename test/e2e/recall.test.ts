@@ -18,7 +18,10 @@ const memoryDir = () => join(e2e.dirs.home, ".shiro-neko", "memory");
 const episodesFile = () => join(memoryDir(), `${pathHash16(e2e.dirs.cwd)}.episodes.json`);
 const indexFile = () => join(memoryDir(), `${pathHash16(e2e.dirs.cwd)}.index.json`);
 const readEpisodes = () => JSON.parse(readFileSync(episodesFile(), "utf8")) as { episodes: Record<string, any>[]; digests: unknown[] };
-const sessionIds = () => readdirSync(join(e2e.dirs.home, ".shiro-neko", "sessions")).filter((name) => name.endsWith(".json")).map((name) => name.slice(0, -5));
+const sessionIds = () =>
+  readdirSync(join(e2e.dirs.home, ".shiro-neko", "sessions"))
+    .filter((name) => name.endsWith(".json"))
+    .map((name) => name.slice(0, -5));
 
 /** Runs one headless session whose model calls `recall` with `input`, and returns the tool result it was sent. */
 async function recallThroughBinary(input: Record<string, unknown>, protocol: WireProtocol): Promise<string> {
@@ -35,7 +38,12 @@ async function recallThroughBinary(input: Record<string, unknown>, protocol: Wir
 /** Session 1: writes a file and runs a command, with no `remember`. */
 async function doSomeWork(protocol: WireProtocol): Promise<void> {
   e2e.fake.script(
-    { toolCalls: [{ name: "write_file", input: { path: "src/authRedirect.ts", content: "export const target = '/home';\n" } }, { name: "bash", input: { command: "echo checked" } }] },
+    {
+      toolCalls: [
+        { name: "write_file", input: { path: "src/authRedirect.ts", content: "export const target = '/home';\n" } },
+        { name: "bash", input: { command: "echo checked" } },
+      ],
+    },
     { text: "Fixed the login redirect: it now sends users home." },
   );
   const result = await e2e.shiro(["-p", "fix the flaky login redirect after sign-in", "--yolo"], { protocol });
@@ -48,13 +56,33 @@ for (const protocol of PROTOCOLS) {
       await doSomeWork(protocol);
       const [sessionId] = sessionIds();
       const episodes = readEpisodes().episodes;
-      expect(episodes.map((episode) => ({
-        sessionId: episode.sessionId, prompts: episode.prompts, filesRead: episode.filesRead, filesChanged: episode.filesChanged,
-        commands: episode.commands, status: episode.outcome.status, steps: episode.outcome.steps, runs: episode.outcome.runs, answer: episode.answer, spans: episode.spans,
-      }))).toEqual([{
-        sessionId, prompts: ["fix the flaky login redirect after sign-in"], filesRead: [], filesChanged: ["src/authRedirect.ts"],
-        commands: [{ command: "echo checked", exit: 0 }], status: "completed", steps: 2, runs: 1, answer: "Fixed the login redirect: it now sends users home.", spans: [],
-      }]);
+      expect(
+        episodes.map((episode) => ({
+          sessionId: episode.sessionId,
+          prompts: episode.prompts,
+          filesRead: episode.filesRead,
+          filesChanged: episode.filesChanged,
+          commands: episode.commands,
+          status: episode.outcome.status,
+          steps: episode.outcome.steps,
+          runs: episode.outcome.runs,
+          answer: episode.answer,
+          spans: episode.spans,
+        })),
+      ).toEqual([
+        {
+          sessionId,
+          prompts: ["fix the flaky login redirect after sign-in"],
+          filesRead: [],
+          filesChanged: ["src/authRedirect.ts"],
+          commands: [{ command: "echo checked", exit: 0 }],
+          status: "completed",
+          steps: 2,
+          runs: 1,
+          answer: "Fixed the login redirect: it now sends users home.",
+          spans: [],
+        },
+      ]);
       const date = episodes[0]!.endedAt.slice(0, 10);
       const line = `episode ${sessionId!.slice(0, 8)} ${date}: "fix the flaky login redirect after sign-in" · changed src/authRedirect.ts · ran echo checked (exit 0) · completed, 2 steps`;
 
@@ -70,7 +98,11 @@ for (const protocol of PROTOCOLS) {
 
       const expanded = await recallThroughBinary({ query: sessionId!.slice(0, 8) }, protocol);
       expect(expanded.split("\n").slice(1)).toEqual([
-        "asked:", "- fix the flaky login redirect after sign-in", "changed: src/authRedirect.ts", "commands:", "- echo checked (exit 0)",
+        "asked:",
+        "- fix the flaky login redirect after sign-in",
+        "changed: src/authRedirect.ts",
+        "commands:",
+        "- echo checked (exit 0)",
         "answer: Fixed the login redirect: it now sends users home.",
       ]);
       expect(expanded.split("\n")[0]).toStartWith(`episode of session ${sessionId}, `);
@@ -79,10 +111,18 @@ for (const protocol of PROTOCOLS) {
     }, 60_000);
 
     test("a relevant old note outranks 25 newer notes that share one word with the query", async () => {
-      const entry = (i: number, text: string, createdAt: string) => ({ id: `0190000${String(i).padStart(2, "0")}-0000-7000-8000-000000000000`, kind: "gotcha", text, createdAt, hits: 0 });
+      const entry = (i: number, text: string, createdAt: string) => ({
+        id: `0190000${String(i).padStart(2, "0")}-0000-7000-8000-000000000000`,
+        kind: "gotcha",
+        text,
+        createdAt,
+        hits: 0,
+      });
       const entries = [
         entry(0, "rotate the staging database password with ops/rotate.sh, never by hand", "2024-03-01T00:00:00.000Z"),
-        ...Array.from({ length: 25 }, (_, i) => entry(i + 1, `the database migration ${i} needs a fresh seed`, `2026-0${1 + (i % 9)}-1${i % 10}T00:00:00.000Z`)),
+        ...Array.from({ length: 25 }, (_, i) =>
+          entry(i + 1, `the database migration ${i} needs a fresh seed`, `2026-0${1 + (i % 9)}-1${i % 10}T00:00:00.000Z`),
+        ),
       ];
       mkdirSync(memoryDir(), { recursive: true });
       writeFileSync(join(memoryDir(), `${pathHash16(e2e.dirs.cwd)}.json`), JSON.stringify({ version: 1, project: e2e.dirs.cwd, entries }));
@@ -119,7 +159,9 @@ describe("memory.episodeSummary", () => {
     expect((await e2e.shiro(["-p", "fix the flaky login redirect after sign-in", "--yolo"], { protocol: "anthropic" })).code).toBe(0);
     const request = e2e.fake.requests[2]!;
     expect(request.body.tools ?? []).toEqual([]);
-    expect(userTextsOf(request)).toEqual(["asked: fix the flaky login redirect after sign-in\nchanged: src/authRedirect.ts\noutcome: completed after 2 steps\nfinal answer: Done."]);
+    expect(userTextsOf(request)).toEqual([
+      "asked: fix the flaky login redirect after sign-in\nchanged: src/authRedirect.ts\noutcome: completed after 2 steps\nfinal answer: Done.",
+    ]);
     const [episode] = readEpisodes().episodes;
     expect(episode!.summary).toBe("Wanted: a stable login redirect.\nChanged src/authRedirect.ts; the wombat guard is in place.\nline three\nfour\nfive");
     e2e.writeConfig({});
@@ -128,7 +170,11 @@ describe("memory.episodeSummary", () => {
 });
 
 describe("memory.embeddings", () => {
-  const CONCEPTS = [["car", "automobile", "vehicle"], ["login", "sign-in", "auth"], ["database", "migration"]];
+  const CONCEPTS = [
+    ["car", "automobile", "vehicle"],
+    ["login", "sign-in", "auth"],
+    ["database", "migration"],
+  ];
   /** One dimension per concept, plus one for anything else: a paraphrase with no shared word is close. */
   const embedConcepts = (text: string) => {
     const lower = text.toLowerCase();
@@ -139,11 +185,26 @@ describe("memory.embeddings", () => {
   test("notes are embedded once, the query on every recall, and meaning ranks a note sharing no word first", async () => {
     e2e.writeConfig({ memory: { embeddings: { baseURL: e2e.fake.baseURL, model: "fake-embed", apiKeyEnv: "EMBED_KEY" } } });
     e2e.fake.embedWith(embedConcepts);
-    const entry = (i: number, text: string) => ({ id: `0190000${i}-0000-7000-8000-000000000000`, kind: "fact", text, createdAt: new Date(Date.now() - (3 - i) * 1000).toISOString(), hits: 0 });
+    const entry = (i: number, text: string) => ({
+      id: `0190000${i}-0000-7000-8000-000000000000`,
+      kind: "fact",
+      text,
+      createdAt: new Date(Date.now() - (3 - i) * 1000).toISOString(),
+      hits: 0,
+    });
     mkdirSync(memoryDir(), { recursive: true });
-    writeFileSync(join(memoryDir(), `${pathHash16(e2e.dirs.cwd)}.json`), JSON.stringify({
-      version: 1, project: e2e.dirs.cwd, entries: [entry(0, "the automobile pool is parked on level 3"), entry(1, "login uses a session cookie"), entry(2, "is the database seeded where the tests expect")],
-    }));
+    writeFileSync(
+      join(memoryDir(), `${pathHash16(e2e.dirs.cwd)}.json`),
+      JSON.stringify({
+        version: 1,
+        project: e2e.dirs.cwd,
+        entries: [
+          entry(0, "the automobile pool is parked on level 3"),
+          entry(1, "login uses a session cookie"),
+          entry(2, "is the database seeded where the tests expect"),
+        ],
+      }),
+    );
     const env = { EMBED_KEY: "embed-key" };
     const recall = async (query: string) => {
       const before = e2e.fake.requests.length;
@@ -155,8 +216,14 @@ describe("memory.embeddings", () => {
     expect(await recall("where is the car")).toEqual(["note (fact, today): the automobile pool is parked on level 3"]);
     expect((await recall("car"))[0]).toBe("note (fact, today, 1 hit): the automobile pool is parked on level 3");
     const bodies = e2e.fake.embeddingRequests.map((request) => request.body);
-    expect(bodies[0]).toEqual({ model: "fake-embed", input: ["is the database seeded where the tests expect", "login uses a session cookie", "the automobile pool is parked on level 3"] });
-    expect(bodies.slice(1)).toEqual([{ model: "fake-embed", input: ["where is the car"] }, { model: "fake-embed", input: ["car"] }]);
+    expect(bodies[0]).toEqual({
+      model: "fake-embed",
+      input: ["is the database seeded where the tests expect", "login uses a session cookie", "the automobile pool is parked on level 3"],
+    });
+    expect(bodies.slice(1)).toEqual([
+      { model: "fake-embed", input: ["where is the car"] },
+      { model: "fake-embed", input: ["car"] },
+    ]);
     expect(e2e.fake.embeddingRequests.every((request) => request.headers.authorization === "Bearer embed-key")).toBe(true);
     const vectors = JSON.parse(readFileSync(join(memoryDir(), `${pathHash16(e2e.dirs.cwd)}.vectors.json`), "utf8"));
     expect([vectors.model, vectors.dims, Object.keys(vectors.vectors).length]).toEqual(["fake-embed", 4, 3]);
@@ -165,7 +232,9 @@ describe("memory.embeddings", () => {
       throw new Error("the embedding model is down");
     });
     const fallback = await recall("database seeded");
-    expect(fallback[0]).toMatch(/^Notice: embeddings endpoint http:\/\/127\.0\.0\.1:\d+\/v1\/embeddings answered 500: fake provider: the embedding model is down; ranked by words only$/);
+    expect(fallback[0]).toMatch(
+      /^Notice: embeddings endpoint http:\/\/127\.0\.0\.1:\d+\/v1\/embeddings answered 500: fake provider: the embedding model is down; ranked by words only$/,
+    );
     expect(fallback[1]).toContain("is the database seeded where the tests expect");
   }, 60_000);
 });
@@ -176,9 +245,16 @@ describe("eight processes at once", () => {
     e2e.fake.respond((request) => {
       if (toolResultsOf(request).length > 0) return { text: "done" };
       const asked = userTextsOf(request).at(-1)!;
-      return { toolCalls: [{ name: "remember", input: { kind: "fact", text: `note from ${asked}` } }, { name: "read_file", input: { path: "shared.txt" } }] };
+      return {
+        toolCalls: [
+          { name: "remember", input: { kind: "fact", text: `note from ${asked}` } },
+          { name: "read_file", input: { path: "shared.txt" } },
+        ],
+      };
     });
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => e2e.shiro(["-p", `parallel worker ${i}`], { protocol: PROTOCOLS[i % 3]!, timeoutMs: 60_000 })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => e2e.shiro(["-p", `parallel worker ${i}`], { protocol: PROTOCOLS[i % 3]!, timeoutMs: 60_000 })),
+    );
     expect(results.map((result) => result.code)).toEqual(Array(8).fill(0));
     const expected = Array.from({ length: 8 }, (_, i) => `parallel worker ${i}`);
     const notes = JSON.parse(readFileSync(join(memoryDir(), `${pathHash16(e2e.dirs.cwd)}.json`), "utf8")).entries.map((note: { text: string }) => note.text);
@@ -190,6 +266,8 @@ describe("eight processes at once", () => {
     const found = await recallThroughBinary({ query: "parallel worker", kinds: ["episode"], limit: 10 }, "chat");
     expect(found.split("\n").filter((line) => line.startsWith("episode "))).toHaveLength(8);
     const reading = (await recallThroughBinary({ query: "", file: "shared.txt", limit: 3 }, "anthropic")).split("\n");
-    expect(reading.slice(0, 3).map((line) => line.replace(/^episode \S+ \S+: "parallel worker \d"/, "…"))).toEqual(Array(3).fill("… · completed, 2 steps · read shared.txt"));
+    expect(reading.slice(0, 3).map((line) => line.replace(/^episode \S+ \S+: "parallel worker \d"/, "…"))).toEqual(
+      Array(3).fill("… · completed, 2 steps · read shared.txt"),
+    );
   }, 120_000);
 });

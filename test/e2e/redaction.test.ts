@@ -15,7 +15,11 @@ const e2e = useE2E();
 const SECRETS = buildFakeSecrets(0xe2e);
 const secretOf = (kind: string) => SECRETS.find((secret) => secret.kind === kind)!.value;
 /** Every provider key variable set, SHIRO_API_KEY aside (the fake checks that one). */
-const KEY_ENV = Object.fromEntries(providerKeyVariables().filter((name) => name !== "SHIRO_API_KEY").map((name) => [name, `env-value-of-${name}`]));
+const KEY_ENV = Object.fromEntries(
+  providerKeyVariables()
+    .filter((name) => name !== "SHIRO_API_KEY")
+    .map((name) => [name, `env-value-of-${name}`]),
+);
 
 function stateFiles(): Map<string, string> {
   const files = new Map<string, string>();
@@ -76,10 +80,12 @@ describe("secrets never reach the disk", () => {
     expect(providerKeyVariables().filter((name) => env.includes(`${name}=`))).toEqual([]);
 
     // remember told the model.
-    expect(results[2]!.output).toBe([
-      "Remembered as fact (1 stored): deploys use the token <redacted:github-token>",
-      "The note held a secret (github-token): it was saved as <redacted:github-token>, never the value itself. Notes must not hold secrets; say where the value lives instead (e.g. \"the key is in .env as STRIPE_KEY\").",
-    ].join("\n"));
+    expect(results[2]!.output).toBe(
+      [
+        "Remembered as fact (1 stored): deploys use the token <redacted:github-token>",
+        'The note held a secret (github-token): it was saved as <redacted:github-token>, never the value itself. Notes must not hold secrets; say where the value lives instead (e.g. "the key is in .env as STRIPE_KEY").',
+      ].join("\n"),
+    );
 
     // Nothing in the state folder holds a secret; the session, the run and its events hold placeholders.
     const files = stateFiles();
@@ -87,8 +93,13 @@ describe("secrets never reach the disk", () => {
     const kinds = (text: string) => [...new Set(text.match(/<redacted:[a-z-]+>/g))].sort();
     const all = [...files.values()].join("\n");
     expect(kinds(all)).toEqual([...new Set(SECRETS.map((secret) => `<redacted:${secret.kind}>`))].sort());
-    const byFolder = (folder: string) => [...files].filter(([name]) => name.startsWith(`.shiro-neko/${folder}/`)).map(([, text]) => text).join("\n");
-    for (const folder of ["sessions", "runs", "events", "memory"]) expect({ folder, placeholders: kinds(byFolder(folder)).length > 0 }).toEqual({ folder, placeholders: true });
+    const byFolder = (folder: string) =>
+      [...files]
+        .filter(([name]) => name.startsWith(`.shiro-neko/${folder}/`))
+        .map(([, text]) => text)
+        .join("\n");
+    for (const folder of ["sessions", "runs", "events", "memory"])
+      expect({ folder, placeholders: kinds(byFolder(folder)).length > 0 }).toEqual({ folder, placeholders: true });
     expect(byFolder("runs")).toContain("the session token is <redacted:jwt>");
 
     // The resumed session sends the placeholders, never the values.
@@ -115,10 +126,7 @@ describe("secrets never reach the disk", () => {
 
   test("a blocked call whose arguments held a secret is not run on resume with the placeholder", async () => {
     const key = secretOf("openai-key");
-    e2e.fake.script(
-      { toolCalls: [{ name: "write_file", input: { path: "settings.txt", content: `key = ${key}\n` } }] },
-      { text: "Asked for the key again." },
-    );
+    e2e.fake.script({ toolCalls: [{ name: "write_file", input: { path: "settings.txt", content: `key = ${key}\n` } }] }, { text: "Asked for the key again." });
     const blocked = await e2e.shiro(["-p", "save my key", "--approvals", "block", "--json"], { protocol: "chat" });
     expect(blocked.code).toBe(3);
     const block = parseEventLines(blocked.stdout).find((event) => event.type === "blocked")!;

@@ -34,7 +34,10 @@ const git = (...args: string[]) => spawnSync("git", args, { cwd: ROOT, encoding:
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "shiro-release-test-"));
   out = join(work, "release");
-  const result = await runProcess(process.execPath, ["run", "release", "--out", out], { env: { ...process.env } as Record<string, string>, timeoutMs: 900_000 });
+  const result = await runProcess(process.execPath, ["run", "release", "--out", out], {
+    env: { ...process.env } as Record<string, string>,
+    timeoutMs: 900_000,
+  });
   if (result.code !== 0) throw new Error(`bun run release failed:\n${result.stdout}${result.stderr}`);
   index = JSON.parse(readFileSync(join(out, "release.json"), "utf8"));
 }, 900_000);
@@ -74,14 +77,19 @@ describe("bun run release", () => {
   test("writes every artifact, SHA256SUMS, release.json and the installers, and nothing else", () => {
     const expected = [
       ...RELEASE_TARGETS.flatMap((t) => [binaryFileName(t), archiveFileName(t)]),
-      "SHA256SUMS", "install.ps1", "install.sh", "release.json",
+      "SHA256SUMS",
+      "install.ps1",
+      "install.sh",
+      "release.json",
     ].sort();
     expect(readdirSync(out).sort()).toEqual(expected);
   });
 
   test("SHA256SUMS lists every file but itself and the index, sorted, each sum that of the file", () => {
     const lines = readFileSync(join(out, "SHA256SUMS"), "utf8").split("\n").filter(Boolean);
-    const files = readdirSync(out).filter((f) => f !== "SHA256SUMS" && f !== "release.json").sort();
+    const files = readdirSync(out)
+      .filter((f) => f !== "SHA256SUMS" && f !== "release.json")
+      .sort();
     expect(lines).toEqual(files.map((file) => `${sha(readFileSync(join(out, file)))}  ${file}`));
     expect(spawnSync("sha256sum", ["--check", "--strict", "SHA256SUMS"], { cwd: out, encoding: "utf8" }).status).toBe(0);
   }, 120_000);
@@ -90,16 +98,22 @@ describe("bun run release", () => {
     const head = git("rev-parse", "HEAD");
     expect(index.commit === head || index.commit === `${head}-dirty`).toBe(true);
     expect({ ...index, commit: head, artifacts: [] }).toEqual({
-      format: 1, product: "shiro-neko", version: pkg.version, commit: head,
-      date: new Date(Number(git("log", "-1", "--format=%ct", "HEAD")) * 1000).toISOString(), artifacts: [],
+      format: 1,
+      product: "shiro-neko",
+      version: pkg.version,
+      commit: head,
+      date: new Date(Number(git("log", "-1", "--format=%ct", "HEAD")) * 1000).toISOString(),
+      artifacts: [],
     });
     const expected = RELEASE_TARGETS.flatMap((t) => [
       { file: binaryFileName(t), target: t.name, kind: "binary" },
       { file: archiveFileName(t), target: t.name, kind: "archive" },
-    ]).map((a) => {
-      const bytes = readFileSync(join(out, a.file));
-      return { ...a, size: bytes.length, sha256: sha(bytes) };
-    }).sort((a, b) => (a.file < b.file ? -1 : 1));
+    ])
+      .map((a) => {
+        const bytes = readFileSync(join(out, a.file));
+        return { ...a, size: bytes.length, sha256: sha(bytes) };
+      })
+      .sort((a, b) => (a.file < b.file ? -1 : 1));
     expect(index.artifacts).toEqual(expected as ReleaseIndex["artifacts"]);
   }, 120_000);
 
@@ -108,10 +122,15 @@ describe("bun run release", () => {
       const binary = readFileSync(join(out, binaryFileName(target)));
       expect(formatOf(binary)).toBe(target.format);
       const archive = readFileSync(join(out, archiveFileName(target)));
-      const entry = target.os === "windows" ? unzipOne(archive) : { name: archiveEntryName(target), data: readTarFile(gunzipSync(archive), archiveEntryName(target)) };
+      const entry =
+        target.os === "windows" ? unzipOne(archive) : { name: archiveEntryName(target), data: readTarFile(gunzipSync(archive), archiveEntryName(target)) };
       expect(entry.name).toBe(archiveEntryName(target));
       expect(entry.data?.equals(binary)).toBe(true);
-      const interpreter = { "linux-x64-musl": "/lib/ld-musl-x86_64.so.1", "linux-arm64": "/lib/ld-linux-aarch64.so.1", "linux-x64": "/lib64/ld-linux-x86-64.so.2" }[target.name];
+      const interpreter = {
+        "linux-x64-musl": "/lib/ld-musl-x86_64.so.1",
+        "linux-arm64": "/lib/ld-linux-aarch64.so.1",
+        "linux-x64": "/lib64/ld-linux-x86-64.so.2",
+      }[target.name];
       if (interpreter) expect(binary.subarray(0, 4096).includes(Buffer.from(`${interpreter}\0`))).toBe(true);
     }, 60_000);
   }
@@ -121,7 +140,8 @@ describe("bun run release", () => {
     await buildTestRelease(again, ["linux-arm64"]);
     const second: ReleaseIndex = JSON.parse(readFileSync(join(again, "release.json"), "utf8"));
     expect(second).toEqual({ ...index, artifacts: index.artifacts.filter((a) => a.target === "linux-arm64") });
-    for (const file of ["shiro-linux-arm64", "shiro-linux-arm64.tar.gz"]) expect(readFileSync(join(again, file)).equals(readFileSync(join(out, file)))).toBe(true);
+    for (const file of ["shiro-linux-arm64", "shiro-linux-arm64.tar.gz"])
+      expect(readFileSync(join(again, file)).equals(readFileSync(join(out, file)))).toBe(true);
   }, 600_000);
 
   describe.skipIf(!qemuReady && process.env.SHIRO_RELEASE_TOOLS !== "1")(`linux-arm64 under ${QEMU}`, () => {

@@ -13,7 +13,13 @@ import { startPty, type PtyDriver } from "./_pty.ts";
 
 const e2e = useE2E();
 
-async function withRepl(body: (repl: PtyDriver) => Promise<void>, cwd = e2e.dirs.cwd, protocol: WireProtocol = "chat", args: string[] = [], ready = "› "): Promise<void> {
+async function withRepl(
+  body: (repl: PtyDriver) => Promise<void>,
+  cwd = e2e.dirs.cwd,
+  protocol: WireProtocol = "chat",
+  args: string[] = [],
+  ready = "› ",
+): Promise<void> {
   const repl = startPty(args, { cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, protocol) });
   try {
     await repl.until(ready);
@@ -121,24 +127,28 @@ describe("keys that forgive", () => {
 });
 
 describe("history", () => {
-  for (const leave of ["/exit", "/quit", "  /quit "]) test(`Up after ${JSON.stringify(leave)} and a restart recalls the last real prompt, in any folder of the project`, async () => {
-    mkdirSync(join(e2e.dirs.cwd, ".git"));
-    mkdirSync(join(e2e.dirs.cwd, "sub"));
-    e2e.fake.script({ text: "answered" }, { text: "answered again" });
-    await withRepl(async (repl) => {
-      repl.type("the real prompt\r");
-      const at = await repl.until("answered");
-      repl.type(`${leave}\r`);
-      await repl.until("Good bye.", at);
-    });
-    await withRepl(async (repl) => {
-      repl.type("\x1b[A");
-      await repl.until("› the real prompt");
-      repl.type("\r");
-      await repl.until("answered again");
-    }, join(e2e.dirs.cwd, "sub"));
-    expect(lastUserTexts()).toEqual(["the real prompt"]);
-  }, 40_000);
+  for (const leave of ["/exit", "/quit", "  /quit "])
+    test(`Up after ${JSON.stringify(leave)} and a restart recalls the last real prompt, in any folder of the project`, async () => {
+      mkdirSync(join(e2e.dirs.cwd, ".git"));
+      mkdirSync(join(e2e.dirs.cwd, "sub"));
+      e2e.fake.script({ text: "answered" }, { text: "answered again" });
+      await withRepl(async (repl) => {
+        repl.type("the real prompt\r");
+        const at = await repl.until("answered");
+        repl.type(`${leave}\r`);
+        await repl.until("Good bye.", at);
+      });
+      await withRepl(
+        async (repl) => {
+          repl.type("\x1b[A");
+          await repl.until("› the real prompt");
+          repl.type("\r");
+          await repl.until("answered again");
+        },
+        join(e2e.dirs.cwd, "sub"),
+      );
+      expect(lastUserTexts()).toEqual(["the real prompt"]);
+    }, 40_000);
 });
 
 describe("interrupted means interrupted", () => {
@@ -149,20 +159,25 @@ describe("interrupted means interrupted", () => {
         { text: "never seen", stallMs: 5_000 },
         { text: "fresh answer" },
       );
-      await withRepl(async (repl) => {
-        repl.type("delete the build folder\r");
-        let at = await repl.until("● bash sleep 30");
-        repl.type("\x03");
-        at = await repl.until("[aborted]", at);
-        repl.type("a wrong request\r");
-        at = await repl.until("a wrong request\n", at);
-        await Bun.sleep(200);
-        repl.type("\x1b");
-        at = await repl.until("\ninterrupted\n", at);
-        at = await repl.until("› ", at);
-        repl.type("what is 2+2\r");
-        await repl.until("fresh answer", at);
-      }, e2e.dirs.cwd, protocol, ["--yolo"]);
+      await withRepl(
+        async (repl) => {
+          repl.type("delete the build folder\r");
+          let at = await repl.until("● bash sleep 30");
+          repl.type("\x03");
+          at = await repl.until("[aborted]", at);
+          repl.type("a wrong request\r");
+          at = await repl.until("a wrong request\n", at);
+          await Bun.sleep(200);
+          repl.type("\x1b");
+          at = await repl.until("\ninterrupted\n", at);
+          at = await repl.until("› ", at);
+          repl.type("what is 2+2\r");
+          await repl.until("fresh answer", at);
+        },
+        e2e.dirs.cwd,
+        protocol,
+        ["--yolo"],
+      );
       expect(e2e.fake.requests.map((request) => userTextsOf(request).at(-1))).toEqual(["delete the build folder", "a wrong request", "what is 2+2"]);
       expect(lastUserTexts()).toEqual(["delete the build folder", "[the user interrupted this request]", "what is 2+2"]);
     }, 40_000);
@@ -185,22 +200,30 @@ describe("@path attaches", () => {
       await repl.until("read them", at);
     });
     expect(lastUserTexts()).toEqual([
-      "explain @src/a.ts, then @src/ and mail me@example.com about @nothing.ts\n\n"
-        + "<attached path=\"src/a.ts\">\n1: export const a = 1;\n2: export const b = 2;\n</attached>\n\n"
-        + "<attached path=\"src\">\na.ts\ndeep/\n  c.ts\n</attached>",
+      "explain @src/a.ts, then @src/ and mail me@example.com about @nothing.ts\n\n" +
+        '<attached path="src/a.ts">\n1: export const a = 1;\n2: export const b = 2;\n</attached>\n\n' +
+        '<attached path="src">\na.ts\ndeep/\n  c.ts\n</attached>',
     ]);
   }, 30_000);
 
-  for (const [answer, sent] of [["n", false], ["y", true]] as const) {
+  for (const [answer, sent] of [
+    ["n", false],
+    ["y", true],
+  ] as const) {
     test(`@.env asks first, as read_file would; ${answer} ${sent ? "attaches it" : "keeps it from the provider"}`, async () => {
       writeFileSync(join(e2e.dirs.cwd, ".env"), "TOKEN=attach-s3cret\n");
       e2e.fake.script({ text: "done" });
-      await withRepl(async (repl) => {
-        repl.type("look at @.env\r");
-        const at = await repl.until("@.env may hold secrets (an env file); what is attached goes to the model provider. y attach once | n leave it out ");
-        repl.type(`${answer}\r`);
-        await repl.until("done", at);
-      }, e2e.dirs.cwd, "chat", ["--yolo"]);
+      await withRepl(
+        async (repl) => {
+          repl.type("look at @.env\r");
+          const at = await repl.until("@.env may hold secrets (an env file); what is attached goes to the model provider. y attach once | n leave it out ");
+          repl.type(`${answer}\r`);
+          await repl.until("done", at);
+        },
+        e2e.dirs.cwd,
+        "chat",
+        ["--yolo"],
+      );
       expect(JSON.stringify(e2e.fake.requests.map((request) => request.body)).includes("attach-s3cret")).toBe(sent);
     }, 30_000);
   }
@@ -223,18 +246,23 @@ describe("shortcuts", () => {
     });
     expect(e2e.fake.requests.length).toBe(1);
     const [text] = lastUserTexts();
-    expect(text).toStartWith("what did it print?\n\n<ran command=\"echo hi-from-shell\">\n");
+    expect(text).toStartWith('what did it print?\n\n<ran command="echo hi-from-shell">\n');
     expect(text).toContain("hi-from-shell\n");
-    expect(text).toContain("<ran command=\"exit 3\">\n");
+    expect(text).toContain('<ran command="exit 3">\n');
   }, 30_000);
 
   test("!cmd meets the deny rules a model's bash call meets", async () => {
     e2e.writeConfig({ permission: { bash: { "rm *": "deny" } } });
     writeFileSync(join(e2e.dirs.cwd, "keep.txt"), "x");
-    await withRepl(async (repl) => {
-      repl.type("!rm keep.txt\r");
-      await repl.until("✗ !rm keep.txt: not run:");
-    }, e2e.dirs.cwd, "chat", ["--yolo"]);
+    await withRepl(
+      async (repl) => {
+        repl.type("!rm keep.txt\r");
+        await repl.until("✗ !rm keep.txt: not run:");
+      },
+      e2e.dirs.cwd,
+      "chat",
+      ["--yolo"],
+    );
     expect(existsSync(join(e2e.dirs.cwd, "keep.txt"))).toBe(true);
   }, 30_000);
 
@@ -258,20 +286,21 @@ describe("shortcuts", () => {
 
 describe("a sign of life", () => {
   test("a status line counts the seconds while the model thinks; a queued prompt is echoed when it starts; a failed command shows ✗", async () => {
-    e2e.fake.script(
-      { text: "slow answer", stallMs: 2_500 },
-      { toolCalls: [{ name: "bash", input: { command: "exit 3" } }] },
-      { text: "it failed" },
+    e2e.fake.script({ text: "slow answer", stallMs: 2_500 }, { toolCalls: [{ name: "bash", input: { command: "exit 3" } }] }, { text: "it failed" });
+    await withRepl(
+      async (repl) => {
+        repl.type("think hard\r");
+        let at = await repl.until("… 1s", 0);
+        repl.type("run it\r");
+        at = await repl.until("slow answer", at);
+        at = await repl.until("› run it\n", at);
+        at = await repl.until("✗ bash: exit: 3", at);
+        await repl.until("it failed", at);
+      },
+      e2e.dirs.cwd,
+      "chat",
+      ["--yolo"],
     );
-    await withRepl(async (repl) => {
-      repl.type("think hard\r");
-      let at = await repl.until("… 1s", 0);
-      repl.type("run it\r");
-      at = await repl.until("slow answer", at);
-      at = await repl.until("› run it\n", at);
-      at = await repl.until("✗ bash: exit: 3", at);
-      await repl.until("it failed", at);
-    }, e2e.dirs.cwd, "chat", ["--yolo"]);
   }, 30_000);
 });
 
@@ -281,10 +310,13 @@ describe("the conventions users bring", () => {
       mkdirSync(join(path, ".."), { recursive: true });
       writeFileSync(path, text);
     };
-    write(join(e2e.dirs.cwd, ".claude", "commands", "fix-issue.md"), "---\ndescription: Fix a GitHub issue\nargument-hint: <number> [priority]\n---\nFix issue #$1 with priority $2.\nAll: $ARGUMENTS\n");
+    write(
+      join(e2e.dirs.cwd, ".claude", "commands", "fix-issue.md"),
+      "---\ndescription: Fix a GitHub issue\nargument-hint: <number> [priority]\n---\nFix issue #$1 with priority $2.\nAll: $ARGUMENTS\n",
+    );
     write(join(e2e.dirs.cwd, ".shiro", "commands", "tidy.md"), "Tidy the imports.\n");
     write(join(e2e.dirs.cwd, ".claude", "commands", "help.md"), "not the real help\n");
-    write(join(e2e.dirs.home, ".claude", "commands", "standup.md"), "---\ndescription: \"Write my standup\"\n---\nSummarise yesterday.\n");
+    write(join(e2e.dirs.home, ".claude", "commands", "standup.md"), '---\ndescription: "Write my standup"\n---\nSummarise yesterday.\n');
     e2e.fake.script({ text: "fixing" }, { text: "tidying" }, { text: "standing up" });
     await withRepl(async (repl) => {
       repl.type("/help\r");
@@ -321,9 +353,13 @@ describe("a project's .mcp.json", () => {
   const MEMORY_SERVER = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-memory/dist/index.js");
   // Its tools go in full or as lines of load_tools (deferred): either way the wire names the server.
   const offersMemory = (index: number) => JSON.stringify(e2e.fake.requests[index]!.body.tools).includes("mcp__memory__");
-  const writeMcpJson = (command: string) => writeFileSync(join(e2e.dirs.cwd, ".mcp.json"), JSON.stringify({
-    mcpServers: { memory: { type: "stdio", command, args: [MEMORY_SERVER], env: { MEMORY_FILE_PATH: join(e2e.dirs.home, "graph.jsonl") } } },
-  }));
+  const writeMcpJson = (command: string) =>
+    writeFileSync(
+      join(e2e.dirs.cwd, ".mcp.json"),
+      JSON.stringify({
+        mcpServers: { memory: { type: "stdio", command, args: [MEMORY_SERVER], env: { MEMORY_FILE_PATH: join(e2e.dirs.home, "graph.jsonl") } } },
+      }),
+    );
 
   test("runs its servers only after the trust question was answered y, for that exact file", async () => {
     writeMcpJson(process.execPath);
@@ -332,11 +368,17 @@ describe("a project's .mcp.json", () => {
     const before = await e2e.shiro(["-p", "hi", "--yolo"]);
     expect(before.stderr).toContain(".mcp.json not loaded: this folder is not trusted; a headless run never starts an untrusted project's servers");
     for (const answer of ["n", "y"]) {
-      await withRepl(async (repl) => {
-        await repl.until(`memory: ${process.execPath} ${MEMORY_SERVER}`);
-        repl.type(`${answer}\r`);
-        await repl.until(answer === "y" ? "trusted; the servers start with the session" : "not trusted: its servers stay off");
-      }, e2e.dirs.cwd, "chat", [], "| n not now ");
+      await withRepl(
+        async (repl) => {
+          await repl.until(`memory: ${process.execPath} ${MEMORY_SERVER}`);
+          repl.type(`${answer}\r`);
+          await repl.until(answer === "y" ? "trusted; the servers start with the session" : "not trusted: its servers stay off");
+        },
+        e2e.dirs.cwd,
+        "chat",
+        [],
+        "| n not now ",
+      );
       const after = await e2e.shiro(["-p", "hi", "--yolo"]);
       expect(after.code).toBe(0);
     }
@@ -393,7 +435,10 @@ describe("extensions without a restart", () => {
   test("/registry add installs a skill that the same session offers at once", async () => {
     const registry = await startFakeRegistry();
     try {
-      const url = registry.serveIndex({ skills: [{ name: "review-plus", description: "a stricter code review", url: registry.url("/review-plus.md") }], plugins: [] });
+      const url = registry.serveIndex({
+        skills: [{ name: "review-plus", description: "a stricter code review", url: registry.url("/review-plus.md") }],
+        plugins: [],
+      });
       registry.serve("/review-plus.md", { body: "---\nname: review-plus\ndescription: a stricter code review\n---\nReview harder.\n" });
       e2e.writeConfig({ registryUrl: url });
       e2e.fake.script({ text: "before" }, { text: "after" });
@@ -485,7 +530,9 @@ describe("the ask tool", () => {
       await repl.until("fine", at);
     });
     expect([1, 3, 5].map((index) => toolResultsOf(e2e.fake.requests[index]!).at(-1)!.output)).toEqual([
-      "The user answered: SQLite", "The user answered: DuckDB, actually", "The user answered: 3",
+      "The user answered: SQLite",
+      "The user answered: DuckDB, actually",
+      "The user answered: 3",
     ]);
   }, 30_000);
 

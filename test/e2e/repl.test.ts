@@ -40,10 +40,14 @@ describe("the REPL", () => {
   test("approval answers: y runs once, a grants the pattern, n denies; ctrl-c while asked denies and ends the turn", async () => {
     const bash = (command: string) => ({ toolCalls: [{ name: "bash", input: { command } }] });
     e2e.fake.script(
-      bash("echo once-ok"), { text: "ran once" },
-      bash("echo always-ok"), { text: "ran always" },
-      bash("echo granted-ok"), { text: "ran without asking" },
-      bash("touch denied.txt"), { text: "was denied" },
+      bash("echo once-ok"),
+      { text: "ran once" },
+      bash("echo always-ok"),
+      { text: "ran always" },
+      bash("echo granted-ok"),
+      { text: "ran without asking" },
+      bash("touch denied.txt"),
+      { text: "was denied" },
       bash("touch interrupted.txt"),
       { text: "next answer" },
     );
@@ -155,7 +159,10 @@ describe("the REPL", () => {
       repl.type("back again\r");
       at = await repl.until("third answer", at);
       repl.type("/exit\r");
-      await repl.until("Good bye.\nSaved 4 message(s): \"remember the first\"\n\nResume it with:\n  shiro -c ...newest session in this directory\n  shiro -r ", at);
+      await repl.until(
+        'Good bye.\nSaved 4 message(s): "remember the first"\n\nResume it with:\n  shiro -c ...newest session in this directory\n  shiro -r ',
+        at,
+      );
       expect(await repl.exited).toBe(0);
     });
     expect(userTextsOf(e2e.fake.requests[2]!)).toEqual(["remember the first", "back again"]);
@@ -182,7 +189,9 @@ describe("the REPL", () => {
     const { join } = await import("node:path");
     const file = join(e2e.dirs.home, ".shiro-neko", "memory", `${pathHash16(e2e.dirs.cwd)}.episodes.json`);
     const episodes = JSON.parse(readFileSync(file, "utf8")).episodes;
-    expect(episodes.map((episode: { prompts: string[]; outcome: { runs: number } }) => [episode.prompts, episode.outcome.runs])).toEqual([[["look around the tree", "and then explain it"], 2]]);
+    expect(episodes.map((episode: { prompts: string[]; outcome: { runs: number } }) => [episode.prompts, episode.outcome.runs])).toEqual([
+      [["look around the tree", "and then explain it"], 2],
+    ]);
   }, 40_000);
 });
 
@@ -192,7 +201,22 @@ describe("provider setup", () => {
     const repl = startRepl([], {});
     try {
       await repl.until("Which provider?");
-      const presets = ["anthropic", "openai", "openrouter", "groq", "deepseek", "xai", "mistral", "gemini", "together", "fireworks", "cerebras", "ollama", "lmstudio", "custom-openai"];
+      const presets = [
+        "anthropic",
+        "openai",
+        "openrouter",
+        "groq",
+        "deepseek",
+        "xai",
+        "mistral",
+        "gemini",
+        "together",
+        "fireworks",
+        "cerebras",
+        "ollama",
+        "lmstudio",
+        "custom-openai",
+      ];
       // One key at a time: a burst of escape sequences can arrive as one chunk and be misread.
       for (let i = 0; i < presets.indexOf("custom-openai"); i++) {
         repl.type("\x1b[B");
@@ -233,7 +257,9 @@ describe("worker subagents in the REPL", () => {
         return sub === 1 ? { toolCalls: [{ name: "write_file", input: { path: "done.txt", content: "worker was here\n" } }] } : { text: "wrote done.txt" };
       }
       parent += 1;
-      return parent === 1 ? { toolCalls: [{ name: "task", input: { description: "write it", prompt: "create done.txt", kind: "worker" } }] } : { text: "the worker finished" };
+      return parent === 1
+        ? { toolCalls: [{ name: "task", input: { description: "write it", prompt: "create done.txt", kind: "worker" } }] }
+        : { text: "the worker finished" };
     });
     await withRepl([], async (repl) => {
       await repl.until("› ");
@@ -267,10 +293,12 @@ describe("worker subagents in the REPL", () => {
       }
       parent += 1;
       return parent === 1
-        ? { toolCalls: [
-          { name: "task", input: { description: "look around", prompt: "list the files" } },
-          { name: "task", input: { description: "write it", prompt: "create done.txt", kind: "worker" } },
-        ] }
+        ? {
+            toolCalls: [
+              { name: "task", input: { description: "look around", prompt: "list the files" } },
+              { name: "task", input: { description: "write it", prompt: "create done.txt", kind: "worker" } },
+            ],
+          }
         : { text: "both finished" };
     });
     await withRepl([], async (repl) => {

@@ -53,10 +53,7 @@ describe("shiro runs", () => {
   }, 30_000);
 
   test("a detached run prints its id, runs in the background, and runs tail follows it to the end", async () => {
-    e2e.fake.script(
-      { toolCalls: [{ name: "bash", input: { command: "sleep 1; echo detached-output" } }] },
-      { text: "Background work finished." },
-    );
+    e2e.fake.script({ toolCalls: [{ name: "bash", input: { command: "sleep 1; echo detached-output" } }] }, { text: "Background work finished." });
     const started = await shiro(["-p", "work in the background", "--detach", "--yolo"]);
     expect(started.code).toBe(0);
     const runId = started.stdout.trim();
@@ -87,7 +84,9 @@ describe("shiro runs", () => {
     await waitFor(() => (readFileSync(join(e2e.dirs.home, ".shiro-neko", "events", `${runId}.jsonl`), "utf8").includes('"tool-call"') ? true : undefined));
     const cancel = await shiro(["runs", "cancel", runId]);
     // Printed ids are unique among sessions and runs: this run and its session share their first 8 characters.
-    const everyId = [...readdirSync(runsDir), ...readdirSync(join(e2e.dirs.home, ".shiro-neko", "sessions")).filter((name) => name.endsWith(".json"))].map((name) => name.slice(0, -5));
+    const everyId = [...readdirSync(runsDir), ...readdirSync(join(e2e.dirs.home, ".shiro-neko", "sessions")).filter((name) => name.endsWith(".json"))].map(
+      (name) => name.slice(0, -5),
+    );
     const short = shortestUniquePrefix(runId, everyId);
     expect(cancel.stdout).toBe(`cancel requested for run ${short}\n`);
     const result = await running;
@@ -107,7 +106,8 @@ describe("a run that dies", () => {
     const { spawn } = await import("node:child_process");
     const { BINARY } = await import("./_harness.ts");
     const child = spawn(BINARY, ["-p", "long", "--yolo"], {
-      cwd: e2e.dirs.cwd, stdio: "ignore",
+      cwd: e2e.dirs.cwd,
+      stdio: "ignore",
       env: binaryEnv(e2e.dirs.home, fakeEnv(e2e.fake.baseURL, "chat")),
     });
     const eventsDir = join(e2e.dirs.home, ".shiro-neko", "events");
@@ -129,18 +129,20 @@ describe("a run that dies", () => {
     const [snapshot] = JSON.parse((await shiro(["runs", "list", "--json"])).stdout);
     expect(snapshot).toMatchObject({ id: runId, status: "interrupted" });
     const state = join(e2e.dirs.home, ".shiro-neko");
-    const everyId = [...readdirSync(join(state, "runs")), ...(existsSync(join(state, "sessions")) ? readdirSync(join(state, "sessions")) : []).filter((name) => name.endsWith(".json"))].map((name) => name.slice(0, -5));
-    expect((await shiro(["runs", "tail", runId])).stderr).toBe(`shiro: run ${shortestUniquePrefix(runId, everyId)} ended without finishing (its process is gone)\n`);
+    const everyId = [
+      ...readdirSync(join(state, "runs")),
+      ...(existsSync(join(state, "sessions")) ? readdirSync(join(state, "sessions")) : []).filter((name) => name.endsWith(".json")),
+    ].map((name) => name.slice(0, -5));
+    expect((await shiro(["runs", "tail", runId])).stderr).toBe(
+      `shiro: run ${shortestUniquePrefix(runId, everyId)} ended without finishing (its process is gone)\n`,
+    );
   }, 30_000);
 });
 
 describe("shiro runs search", () => {
   test("finds past runs by prompt, message, tool input and tool output; every word must match", async () => {
     writeFileSync(join(e2e.dirs.cwd, "notes.txt"), "the flaky-cache-key lives in config\n");
-    e2e.fake.script(
-      { toolCalls: [{ name: "read_file", input: { path: "notes.txt" } }] }, { text: "Found the cache setting." },
-      { text: "Unrelated answer." },
-    );
+    e2e.fake.script({ toolCalls: [{ name: "read_file", input: { path: "notes.txt" } }] }, { text: "Found the cache setting." }, { text: "Unrelated answer." });
     expect((await shiro(["-p", "where is the cache configured?"])).code).toBe(0);
     expect((await shiro(["-p", "say something else"])).code).toBe(0);
 

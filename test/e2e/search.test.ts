@@ -92,7 +92,12 @@ describe("shiro search", () => {
     expect(hits.some((hit) => hit.snippet.text.includes("shed"))).toBe(false);
     const otherNote = everywhere.find((hit) => hit.kind === "note" && hit.project === other);
     expect(otherNote?.snippet.text).toContain("the other zebra keeps its quokka in a shed");
-    expect(everywhere.filter((hit) => hit.kind === "note").map((hit) => hit.project).sort()).toEqual([e2e.dirs.cwd, other].sort());
+    expect(
+      everywhere
+        .filter((hit) => hit.kind === "note")
+        .map((hit) => hit.project)
+        .sort(),
+    ).toEqual([e2e.dirs.cwd, other].sort());
     const shownThere = await shiro(["memory", "show", otherNote!.shortId], other);
     expect([shownThere.code, shownThere.stdout.includes(otherNote!.id)]).toEqual([0, true]);
 

@@ -14,10 +14,35 @@ const e2e = useE2E();
 
 /** Name → file content; every content carries a `k3y<N>Zq` marker that must never cross the wire. */
 const CREDENTIALS: readonly string[] = [
-  ".env", ".env.local", "config/.env.production", "prod.env", ".envrc", "id_rsa", "id_ed25519", "server.key", "tls/cert.pem",
-  "store.p12", "cert.pfx", "app.keystore", "release.jks", ".npmrc", ".pypirc", ".netrc", ".pgpass", ".git-credentials",
-  ".aws/credentials", ".aws/config", "gcp/service-account.json", "application_default_credentials.json", "credentials.json",
-  ".kube/config", ".docker/config.json", ".azure/accessTokens.json", "secrets.yaml", ".yarnrc.yml", ".cargo/credentials.toml",
+  ".env",
+  ".env.local",
+  "config/.env.production",
+  "prod.env",
+  ".envrc",
+  "id_rsa",
+  "id_ed25519",
+  "server.key",
+  "tls/cert.pem",
+  "store.p12",
+  "cert.pfx",
+  "app.keystore",
+  "release.jks",
+  ".npmrc",
+  ".pypirc",
+  ".netrc",
+  ".pgpass",
+  ".git-credentials",
+  ".aws/credentials",
+  ".aws/config",
+  "gcp/service-account.json",
+  "application_default_credentials.json",
+  "credentials.json",
+  ".kube/config",
+  ".docker/config.json",
+  ".azure/accessTokens.json",
+  "secrets.yaml",
+  ".yarnrc.yml",
+  ".cargo/credentials.toml",
 ];
 /** Innocent names, secret shapes: only the content classifier catches these. */
 const SHAPED: readonly (readonly [string, string])[] = [
@@ -27,12 +52,19 @@ const SHAPED: readonly (readonly [string, string])[] = [
 const MARKER = /k3y\d+Zq/;
 
 function git(cwd: string, ...args: string[]): void {
-  const run = spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", ...args], { cwd, encoding: "utf8", timeout: 20_000 });
+  const run = spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", ...args], {
+    cwd,
+    encoding: "utf8",
+    timeout: 20_000,
+  });
   if (run.status !== 0) throw new Error(`git ${args.join(" ")}: ${run.stderr}`);
 }
 
 function seedWorkspace(cwd: string): string[] {
-  const files: [string, string][] = [...CREDENTIALS.map((name, i): [string, string] => [name, `TOKEN=k3y${i}Zq\n`]), ...SHAPED.map(([a, b]): [string, string] => [a, b])];
+  const files: [string, string][] = [
+    ...CREDENTIALS.map((name, i): [string, string] => [name, `TOKEN=k3y${i}Zq\n`]),
+    ...SHAPED.map(([a, b]): [string, string] => [a, b]),
+  ];
   for (const [name, content] of files) {
     mkdirSync(dirname(join(cwd, name)), { recursive: true });
     writeFileSync(join(cwd, name), content);
@@ -82,7 +114,15 @@ describe("credential files stay off the wire", () => {
   test("a rule naming the file lets it through: the control for the search above", async () => {
     seedWorkspace(e2e.dirs.cwd);
     e2e.writeConfig({ permission: { read_file: { "*": "allow", ".env": "allow" } } });
-    e2e.fake.script({ toolCalls: [{ name: "read_file", input: { path: "./.env" } }, { name: "read_file", input: { path: "id_rsa" } }] }, { text: "done" });
+    e2e.fake.script(
+      {
+        toolCalls: [
+          { name: "read_file", input: { path: "./.env" } },
+          { name: "read_file", input: { path: "id_rsa" } },
+        ],
+      },
+      { text: "done" },
+    );
     const result = await e2e.shiro(["-p", "read it"], { timeoutMs: 60_000 });
     expect(result.code).toBe(0);
     const [env, key] = toolResultsOf(e2e.fake.requests[1]!).map((r) => r.output);
@@ -92,7 +132,7 @@ describe("credential files stay off the wire", () => {
 });
 
 describe("path rules match what a path means", () => {
-  test("\"secrets/*\": \"deny\" refuses ./, a/../, absolute, // and trailing-/ spellings in read_file, read_many_files, grep and git_show, and grep's own finds", async () => {
+  test('"secrets/*": "deny" refuses ./, a/../, absolute, // and trailing-/ spellings in read_file, read_many_files, grep and git_show, and grep\'s own finds', async () => {
     const cwd = e2e.dirs.cwd;
     mkdirSync(join(cwd, "secrets"), { recursive: true });
     mkdirSync(join(cwd, "x"), { recursive: true });

@@ -31,20 +31,41 @@ describe("task (subagents)", () => {
     expect(result.code).toBe(0);
     const [parentFirst, subFirst, subSecond, parentSecond] = e2e.fake.requests;
     expect(toolNames(parentFirst!)).toContain("task");
-    const taskSchema = (parentFirst!.body.tools as { name: string; input_schema: { properties: { kind: { enum: string[] } } } }[]).find((tool) => tool.name === "task")!;
+    const taskSchema = (parentFirst!.body.tools as { name: string; input_schema: { properties: { kind: { enum: string[] } } } }[]).find(
+      (tool) => tool.name === "task",
+    )!;
     expect(taskSchema.input_schema.properties.kind.enum).toEqual(["explore", "review"]);
-    expect(toolNames(subFirst!).sort()).toEqual(["git_blame", "git_branch", "git_commit_message", "git_diff", "git_log", "git_show", "git_status", "glob", "grep", "list_dir", "read_file", "read_many_files"]);
+    expect(toolNames(subFirst!).sort()).toEqual([
+      "git_blame",
+      "git_branch",
+      "git_commit_message",
+      "git_diff",
+      "git_log",
+      "git_show",
+      "git_status",
+      "glob",
+      "grep",
+      "list_dir",
+      "read_file",
+      "read_many_files",
+    ]);
     expect(toolResultsOf(subSecond!).map((r) => r.output)).toEqual(["1: alpha"]);
     expect(toolResultsOf(parentSecond!).map((r) => r.output)).toEqual(["report: notes.txt holds alpha (line 1)"]);
     expect(JSON.stringify(parentSecond!.body)).not.toContain("1: alpha");
     const events = parseEventLines(result.stdout);
-    expect(events.some((event) => event.type === "tool-output" && String(event.chunk).startsWith('[read the notes] read_file {"path":"notes.txt"}'))).toBe(true);
+    expect(events.some((event) => event.type === "tool-output" && String(event.chunk).startsWith('[read the notes] read_file {"path":"notes.txt"}'))).toBe(
+      true,
+    );
     const done = events.at(-1)!;
     expect(done.inputTokens).toBeGreaterThan(0);
   });
 
   test("a worker is refused without an approval channel; --no-subagent removes the tool", async () => {
-    e2e.fake.script({ toolCalls: [{ name: "task", input: { description: "fix", prompt: "fix it", kind: "worker" } }] }, { text: "ok" }, { text: "no task here" });
+    e2e.fake.script(
+      { toolCalls: [{ name: "task", input: { description: "fix", prompt: "fix it", kind: "worker" } }] },
+      { text: "ok" },
+      { text: "no task here" },
+    );
     expect((await shiro(["-p", "go"])).code).toBe(0);
     expect(toolResultsOf(e2e.fake.requests[1]!)[0]!.output).toContain('"kind"');
     expect((await shiro(["-p", "go", "--no-subagent"])).code).toBe(0);
@@ -80,10 +101,13 @@ describe("task (subagents)", () => {
       }
       parentSteps += 1;
       return parentSteps === 1
-        ? { toolCalls: [
-          { name: "task", input: { description: "first", prompt: "look at A" } },
-          { name: "task", input: { description: "second", prompt: "look at B" } },
-        ], usage: { input: 1000, output: 50 } }
+        ? {
+            toolCalls: [
+              { name: "task", input: { description: "first", prompt: "look at A" } },
+              { name: "task", input: { description: "second", prompt: "look at B" } },
+            ],
+            usage: { input: 1000, output: 50 },
+          }
         : { text: "Both reported.", usage: { input: 1200, output: 20 } };
     });
     const result = await shiro(["-p", "investigate A and B", "--json"]);

@@ -43,7 +43,10 @@ const USAGE: [string[], string][] = [
 
 describe("subcommand --help through dist/shiro", () => {
   test.each(USAGE)("%j: the usage line names the typed path, whatever the help spelling, with no ANSI codes", (path, usage) => {
-    const results = [[...path, "--help"], [...path, "-h"]].map(runPiped);
+    const results = [
+      [...path, "--help"],
+      [...path, "-h"],
+    ].map(runPiped);
     for (const result of results) expect(result).toEqual(results[0]!);
     const { code, stdout, stderr } = results[0]!;
     expect([code, stderr]).toEqual([0, ""]);

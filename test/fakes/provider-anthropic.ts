@@ -5,7 +5,17 @@
  * carrying a signature this fake issued), and the answer as a whole `message` or as named SSE
  * events (message_start, ping, content_block_*, message_delta, message_stop).
  */
-import { signOpaque, splitArgs, sseFrame, verifyOpaque, type CheckContext, type IdSource, type Refusal, type ResponsePlan, type WireProtocol } from "./provider-wire.ts";
+import {
+  signOpaque,
+  splitArgs,
+  sseFrame,
+  verifyOpaque,
+  type CheckContext,
+  type IdSource,
+  type Refusal,
+  type ResponsePlan,
+  type WireProtocol,
+} from "./provider-wire.ts";
 
 export const anthropicProtocol: WireProtocol = {
   name: "anthropic",
@@ -34,13 +44,22 @@ export function checkAnthropicBody(body: any): Refusal | undefined {
 }
 
 const _ERROR_TYPES: Record<number, string> = {
-  400: "invalid_request_error", 401: "authentication_error", 403: "permission_error", 404: "not_found_error",
-  413: "request_too_large", 429: "rate_limit_error", 500: "api_error", 529: "overloaded_error",
+  400: "invalid_request_error",
+  401: "authentication_error",
+  403: "permission_error",
+  404: "not_found_error",
+  413: "request_too_large",
+  429: "rate_limit_error",
+  500: "api_error",
+  529: "overloaded_error",
 };
 const _DEFAULT_MESSAGES: Record<number, string> = {
-  401: "invalid x-api-key", 403: "Your API key does not have permission to use the specified resource.",
-  404: "model: not found", 413: "Request exceeds the maximum allowed number of bytes.",
-  429: "Number of request tokens has exceeded your per-minute rate limit", 529: "Overloaded",
+  401: "invalid x-api-key",
+  403: "Your API key does not have permission to use the specified resource.",
+  404: "model: not found",
+  413: "Request exceeds the maximum allowed number of bytes.",
+  429: "Number of request tokens has exceeded your per-minute rate limit",
+  529: "Overloaded",
 };
 const _BLOCK_TYPES = new Set(["text", "image", "document", "tool_use", "tool_result", "thinking", "redacted_thinking", "search_result"]);
 
@@ -73,7 +92,9 @@ function _checkThinkingConfig(body: any): Refusal | undefined {
   if (!Number.isInteger(budget)) return _bad("thinking.enabled.budget_tokens: Field required");
   if (budget < 1024) return _bad("thinking.enabled.budget_tokens: Input should be greater than or equal to 1024");
   if (body.max_tokens <= budget) {
-    return _bad("`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size");
+    return _bad(
+      "`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size",
+    );
   }
   return undefined;
 }
@@ -88,11 +109,13 @@ function _checkMessages(messages: any[], thinkingOn: boolean): Refusal | undefin
       return _bad(`messages.${index}: all messages must have non-empty content except for the optional final assistant message`);
     }
     for (const [position, block] of blocks.entries()) {
-      if (!_BLOCK_TYPES.has(block?.type)) return _bad(`messages.${index}.content.${position}.type: Input tag '${block?.type}' found using 'type' does not match any of the expected tags`);
+      if (!_BLOCK_TYPES.has(block?.type))
+        return _bad(`messages.${index}.content.${position}.type: Input tag '${block?.type}' found using 'type' does not match any of the expected tags`);
       if (block.type === "text" && block.text === "") return _bad("messages: text content blocks must be non-empty");
       if (block.type === "thinking" && message.role === "assistant") {
         if (typeof block.signature !== "string") return _bad(`messages.${index}.content.${position}.thinking.signature: Field required`);
-        if (!verifyOpaque("thinking", String(block.thinking), block.signature)) return _bad(`messages.${index}.content.${position}: Invalid \`signature\` in \`thinking\` block`);
+        if (!verifyOpaque("thinking", String(block.thinking), block.signature))
+          return _bad(`messages.${index}.content.${position}: Invalid \`signature\` in \`thinking\` block`);
       }
     }
     const refusal = _checkToolPairing(messages, index);
@@ -108,16 +131,26 @@ function _checkToolPairing(messages: any[], index: number): Refusal | undefined 
     const uses = previous?.role === "assistant" ? _toolUseIds(previous) : [];
     for (const [position, block] of blocks.entries()) {
       if (block.type === "tool_result" && !uses.includes(block.tool_use_id)) {
-        return _bad(`messages.${index}.content.${position}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${block.tool_use_id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`);
+        return _bad(
+          `messages.${index}.content.${position}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${block.tool_use_id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
+        );
       }
     }
     return undefined;
   }
   const next = messages[index + 1];
-  const answered = new Set(next?.role === "user" ? _blocks(next).filter((block) => block?.type === "tool_result").map((block) => block.tool_use_id) : []);
+  const answered = new Set(
+    next?.role === "user"
+      ? _blocks(next)
+          .filter((block) => block?.type === "tool_result")
+          .map((block) => block.tool_use_id)
+      : [],
+  );
   const missing = _toolUseIds(messages[index]).filter((id) => !answered.has(id));
   if (missing.length === 0) return undefined;
-  return _bad(`messages.${index}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(", ")}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`);
+  return _bad(
+    `messages.${index}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(", ")}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`,
+  );
 }
 
 /** In a tool-use loop (the last message carries tool results) the assistant turn it answers must open with thinking. */
@@ -138,7 +171,9 @@ function _blocks(message: any): any[] {
 }
 
 function _toolUseIds(message: any): unknown[] {
-  return _blocks(message).filter((block) => block?.type === "tool_use").map((block) => block.id);
+  return _blocks(message)
+    .filter((block) => block?.type === "tool_use")
+    .map((block) => block.id);
 }
 
 function _contentBlocks(plan: ResponsePlan, ids: IdSource): Record<string, any>[] {
@@ -180,7 +215,16 @@ function renderMessageEvents(plan: ResponsePlan, _body: any, ids: IdSource): str
   const frames: string[] = [];
   const emit = (type: string, fields: Record<string, unknown> = {}) => frames.push(sseFrame({ type, ...fields }, type));
   emit("message_start", {
-    message: { id, type: "message", role: "assistant", model: plan.model, content: [], stop_reason: null, stop_sequence: null, usage: _usage(plan.usage.input, 1) },
+    message: {
+      id,
+      type: "message",
+      role: "assistant",
+      model: plan.model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: _usage(plan.usage.input, 1),
+    },
   });
   emit("ping");
   for (const [index, block] of blocks.entries()) {

@@ -17,9 +17,11 @@ export type EmbeddingAnswer = { status: 200; body: unknown } | { status: number;
 export function answerEmbeddings(body: any, context: CheckContext, embed: FakeEmbedder, schemaCheck: boolean): EmbeddingAnswer {
   const denied = authorizeOpenAI(context);
   if (denied) return { status: denied.status, refusal: denied };
-  if (typeof body !== "object" || body === null || Array.isArray(body)) return { status: 400, refusal: { status: 400, message: "We could not parse the JSON body of your request." } };
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    return { status: 400, refusal: { status: 400, message: "We could not parse the JSON body of your request." } };
   const issue = schemaCheck ? checkSchema("CreateEmbeddingRequest", body) : undefined;
-  if (issue) return { status: 400, refusal: { status: 400, param: issue.param || null, code: "invalid_value", message: `Invalid request body: ${issue.message}.` } };
+  if (issue)
+    return { status: 400, refusal: { status: 400, param: issue.param || null, code: "invalid_value", message: `Invalid request body: ${issue.message}.` } };
   const inputs: unknown[] = Array.isArray(body.input) ? body.input : [body.input];
   if (inputs.some((input) => typeof input !== "string" || input === "")) {
     return { status: 400, refusal: { status: 400, param: "input", message: "'$.input' is invalid: the fake embeds non-empty strings only." } };

@@ -36,7 +36,12 @@ export function authorizeOpenAI(context: CheckContext): Refusal | undefined {
 }
 
 export function defaultOpenAIError(status: number): Refusal {
-  if (status === 401) return { status, code: "invalid_api_key", message: "Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys." };
+  if (status === 401)
+    return {
+      status,
+      code: "invalid_api_key",
+      message: "Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.",
+    };
   if (status === 403) return { status, message: "You are not allowed to sample from this model" };
   if (status === 404) return { status, code: "model_not_found", message: "The model does not exist or you do not have access to it." };
   if (status === 429) return { status, type: "requests", code: "rate_limit_exceeded", message: "Rate limit reached for requests. Please try again in 1s." };

@@ -41,7 +41,9 @@ export function checkResponsesBody(body: any): Refusal | undefined {
   for (const [index, item] of input.entries()) {
     const type = _itemType(item);
     if (type === "item_reference") {
-      const hint = stored ? "" : " Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.";
+      const hint = stored
+        ? ""
+        : " Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.";
       return { status: 404, param: "input", message: `Item with id '${item.id}' not found.${hint}` };
     }
     if (type === "reasoning") {

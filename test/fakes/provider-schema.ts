@@ -32,13 +32,37 @@ const KNOWN_FORMATS = new Set(["uri", "uri-reference", "email", "date-time", "da
 const SUBSCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "dependentSchemas"]);
 const SUBSCHEMA_LISTS = new Set(["allOf", "anyOf", "prefixItems"]);
 const SUBSCHEMA_SINGLE = new Set([
-  "items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
-  "unevaluatedProperties", "unevaluatedItems",
+  "items",
+  "additionalProperties",
+  "not",
+  "if",
+  "then",
+  "else",
+  "contains",
+  "propertyNames",
+  "unevaluatedProperties",
+  "unevaluatedItems",
 ]);
 const VALUE_KEYWORDS = new Set([
-  "type", "enum", "const", "required", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-  "multipleOf", "minLength", "maxLength", "pattern", "minItems", "maxItems", "uniqueItems",
-  "minProperties", "maxProperties", "format", "$ref",
+  "type",
+  "enum",
+  "const",
+  "required",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "multipleOf",
+  "minLength",
+  "maxLength",
+  "pattern",
+  "minItems",
+  "maxItems",
+  "uniqueItems",
+  "minProperties",
+  "maxProperties",
+  "format",
+  "$ref",
 ]);
 
 let _validators: Map<SchemaName, ValidateFunction> | undefined;
@@ -112,7 +136,10 @@ function _isInRejectedBranch(error: ErrorObject, body: unknown): boolean {
 }
 
 function _valueAt(body: unknown, instancePath: string): unknown {
-  return instancePath.split("/").slice(1).reduce<unknown>((node, segment) => (typeof node === "object" && node !== null ? (node as Record<string, unknown>)[_unescape(segment)] : undefined), body);
+  return instancePath
+    .split("/")
+    .slice(1)
+    .reduce<unknown>((node, segment) => (typeof node === "object" && node !== null ? (node as Record<string, unknown>)[_unescape(segment)] : undefined), body);
 }
 
 function _unescape(segment: string): string {

@@ -153,7 +153,12 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     }
     const plan = planStep(step, body);
     if (body.stream === true) {
-      res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive", ..._requestIdHeader(protocol) });
+      res.writeHead(200, {
+        "content-type": "text/event-stream; charset=utf-8",
+        "cache-control": "no-cache",
+        connection: "keep-alive",
+        ..._requestIdHeader(protocol),
+      });
       await _sendChunks(res, protocol.renderStream(plan, body, ids), step, stopping.signal);
     } else {
       const bytes = Buffer.from(JSON.stringify(protocol.renderJson(plan, body, ids)));
@@ -166,7 +171,8 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
   const server = createServer((req, res) => {
     // Only a throwing responder gets here: answer so the test sees its message.
     handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) _sendJson(res, 500, { error: { message: `fake provider: ${(error as Error).message}`, type: "server_error", param: null, code: null } });
+      if (!res.headersSent)
+        _sendJson(res, 500, { error: { message: `fake provider: ${(error as Error).message}`, type: "server_error", param: null, code: null } });
       else res.destroy();
     });
   });

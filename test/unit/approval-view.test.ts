@@ -22,13 +22,31 @@ describe("approval detail", () => {
   });
 
   test("write_file diffs against the file as it is, or against nothing", () => {
-    expect(renderApprovalDetail({ tool: "write_file", root, input: { path: "new.txt", content: "a\nb\n" } }, plain)).toEqual(["new.txt +2 -0", "    1 + a", "    2 + b"]);
+    expect(renderApprovalDetail({ tool: "write_file", root, input: { path: "new.txt", content: "a\nb\n" } }, plain)).toEqual([
+      "new.txt +2 -0",
+      "    1 + a",
+      "    2 + b",
+    ]);
   });
 
   test("multi_edit applies the edits in order; a diff over 40 lines is cut with a count", () => {
     writeFileSync(join(root, "m.txt"), "x\ny\n");
-    expect(renderApprovalDetail({ tool: "multi_edit", root, input: { path: "m.txt", edits: [{ oldString: "x", newString: "x1" }, { oldString: "x1", newString: "x2" }] } }, plain))
-      .toEqual(["m.txt +1 -1", "    1 - x", "    1 + x2", "    2   y"]);
+    expect(
+      renderApprovalDetail(
+        {
+          tool: "multi_edit",
+          root,
+          input: {
+            path: "m.txt",
+            edits: [
+              { oldString: "x", newString: "x1" },
+              { oldString: "x1", newString: "x2" },
+            ],
+          },
+        },
+        plain,
+      ),
+    ).toEqual(["m.txt +1 -1", "    1 - x", "    1 + x2", "    2   y"]);
     const long = renderDiff("big.txt", "", Array.from({ length: 50 }, (_, i) => `l${i}`).join("\n"), plain);
     expect(long.length).toBe(42);
     expect(long.at(-1)).toBe("... 10 more diff lines");
@@ -36,18 +54,33 @@ describe("approval detail", () => {
 
   test("bash shows the command; apply_patch the patch; an edit that would not apply falls back to the arguments", () => {
     expect(renderApprovalDetail({ tool: "bash", root, input: { command: "npm test" } }, plain)).toEqual(["$ npm test"]);
-    expect(renderApprovalDetail({ tool: "apply_patch", root, input: { patch: "*** Begin Patch\n*** Add File: a\n+x\n*** End Patch" } }, plain))
-      .toEqual(["*** Begin Patch", "*** Add File: a", "+x", "*** End Patch"]);
-    expect(renderApprovalDetail({ tool: "edit_file", root, input: { path: "missing.ts", oldString: "a", newString: "b" } }, plain))
-      .toEqual(["path: missing.ts", "oldString: a", "newString: b"]);
+    expect(renderApprovalDetail({ tool: "apply_patch", root, input: { patch: "*** Begin Patch\n*** Add File: a\n+x\n*** End Patch" } }, plain)).toEqual([
+      "*** Begin Patch",
+      "*** Add File: a",
+      "+x",
+      "*** End Patch",
+    ]);
+    expect(renderApprovalDetail({ tool: "edit_file", root, input: { path: "missing.ts", oldString: "a", newString: "b" } }, plain)).toEqual([
+      "path: missing.ts",
+      "oldString: a",
+      "newString: b",
+    ]);
   });
 });
 
 describe("a question about a possible secret", () => {
   test("says which file, why, and where its contents go; always is not offered", () => {
     const request: ApprovalRequest = {
-      id: "id", callId: "c", tool: "read_file", input: { path: ".env" }, subjects: [".env"], subject: ".env", repeated: false,
-      suggestedPattern: "*", cwd: root, secret: { path: ".env", why: "an env file" },
+      id: "id",
+      callId: "c",
+      tool: "read_file",
+      input: { path: ".env" },
+      subjects: [".env"],
+      subject: ".env",
+      repeated: false,
+      suggestedPattern: "*",
+      cwd: root,
+      secret: { path: ".env", why: "an env file" },
     };
     const question = renderApprovalQuestion(request, root, plain);
     expect(question.text.split("\n")[1]).toBe("read_file wants to read .env, which may hold secrets (an env file); what it reads goes to the model provider");

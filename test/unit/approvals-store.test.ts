@@ -18,8 +18,16 @@ const ROOT = resolve(import.meta.dir, "../..");
 const home = useTempHome("shiro-approvals-");
 
 const request = (overrides: Partial<PendingApprovalInput> = {}): PendingApprovalInput => ({
-  id: uuidv7(), runId: "run-a", sessionId: "session-a", callId: "call-1", tool: "bash",
-  input: { command: "make deploy" }, subjects: ["make deploy"], cwd: "/work/app", suggestedPattern: "make *", ...overrides,
+  id: uuidv7(),
+  runId: "run-a",
+  sessionId: "session-a",
+  callId: "call-1",
+  tool: "bash",
+  input: { command: "make deploy" },
+  subjects: ["make deploy"],
+  cwd: "/work/app",
+  suggestedPattern: "make *",
+  ...overrides,
 });
 
 const AT = new Date("2025-03-01T10:00:00.000Z");
@@ -30,9 +38,18 @@ describe("approvals store", () => {
     const input = request({ subjects: ["src/a.ts", "src/b.ts"], tool: "move_file", input: { from: "src/a.ts", to: "src/b.ts" }, suggestedPattern: "*" });
     const record = createPending(input, AT);
     const expected: ApprovalRecord = {
-      id: input.id, runId: "run-a", sessionId: "session-a", callId: "call-1", tool: "move_file", input: { from: "src/a.ts", to: "src/b.ts" },
-      subject: "src/a.ts, src/b.ts", subjects: ["src/a.ts", "src/b.ts"], suggestedPattern: "*", cwd: "/work/app",
-      status: "pending", requestedAt: "2025-03-01T10:00:00.000Z",
+      id: input.id,
+      runId: "run-a",
+      sessionId: "session-a",
+      callId: "call-1",
+      tool: "move_file",
+      input: { from: "src/a.ts", to: "src/b.ts" },
+      subject: "src/a.ts, src/b.ts",
+      subjects: ["src/a.ts", "src/b.ts"],
+      suggestedPattern: "*",
+      cwd: "/work/app",
+      status: "pending",
+      requestedAt: "2025-03-01T10:00:00.000Z",
     };
     expect(record).toEqual(expected);
     expect(JSON.parse(readFileSync(paths.approvals(), "utf8"))).toEqual({ version: 1, approvals: [expected] });
@@ -71,13 +88,19 @@ describe("approvals store", () => {
     decide(c.id, "approved", "cli");
     expect(listPending({ cwd: "/work/app" })).toEqual([a]);
     expect(listPending().map((record) => record.id)).toEqual([a.id, b.id]);
-    expect(forRun("run-1").map((record) => [record.id, record.status])).toEqual([[a.id, "pending"], [c.id, "approved"]]);
+    expect(forRun("run-1").map((record) => [record.id, record.status])).toEqual([
+      [a.id, "pending"],
+      [c.id, "approved"],
+    ]);
     expect(get("missing")).toBeUndefined();
   });
 
   test("decided records beyond the newest 500 are dropped; pending ones are kept", () => {
     const decided = Array.from({ length: 501 }, (_, i) => ({
-      ...createRecord(`decided-${String(i).padStart(3, "0")}`), status: "denied" as const, decidedAt: AT.toISOString(), decidedBy: "cli" as const,
+      ...createRecord(`decided-${String(i).padStart(3, "0")}`),
+      status: "denied" as const,
+      decidedAt: AT.toISOString(),
+      decidedBy: "cli" as const,
     }));
     writeJsonAtomic(paths.approvals(), { version: 1, approvals: [createRecord("old-pending"), ...decided] });
     createPending(request({ id: "new-pending" }), AT);
@@ -91,7 +114,9 @@ describe("approvals store", () => {
     const dir = dirname(paths.approvals());
     mkdirSync(dir, { recursive: true });
     writeFileSync(paths.approvals(), "{ not json");
-    expect(() => listPending()).toThrow(new RegExp(`^${paths.approvals().replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: not valid JSON \\(.+\\)\\. Move it aside to start afresh\\.$`));
+    expect(() => listPending()).toThrow(
+      new RegExp(`^${paths.approvals().replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: not valid JSON \\(.+\\)\\. Move it aside to start afresh\\.$`),
+    );
     const created = createPending(request(), AT);
     expect(listPending()).toEqual([created]);
     const backups = readdirSync(dir).filter((name) => name.startsWith("approvals.json.corrupt-"));
@@ -120,18 +145,36 @@ describe("approvals store", () => {
 
 function createRecord(id: string): ApprovalRecord {
   return {
-    id, runId: "r", sessionId: "s", callId: "c", tool: "bash", input: {}, subject: "", subjects: [], suggestedPattern: "*",
-    cwd: "/w", status: "pending", requestedAt: AT.toISOString(),
+    id,
+    runId: "r",
+    sessionId: "s",
+    callId: "c",
+    tool: "bash",
+    input: {},
+    subject: "",
+    subjects: [],
+    suggestedPattern: "*",
+    cwd: "/w",
+    status: "pending",
+    requestedAt: AT.toISOString(),
   };
 }
 
 function _run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, SHIRO_HOME: home.dir, NO_COLOR: "1", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, args, {
+      cwd: ROOT,
+      env: { ...process.env, SHIRO_HOME: home.dir, NO_COLOR: "1", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => { stdout += chunk.toString("utf8"); });
-    child.stderr.on("data", (chunk: Buffer) => { stderr += chunk.toString("utf8"); });
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8");
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+    });
     const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
     child.on("close", (code) => {
       clearTimeout(timer);
@@ -143,15 +186,29 @@ function _run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: numb
 describe("blocking decisions", () => {
   test("--approvals block persists the question under the request's id and suspends the call", async () => {
     const gate = createGate({
-      rules: parsePermissionRules({}), plugins: createPluginHost({ cwd: "/work/app", writeStderr: () => {} }), yolo: false,
-      runId: "run-9", sessionId: "session-9", decide: createBlockingDecision({ runId: "run-9", sessionId: "session-9" }),
+      rules: parsePermissionRules({}),
+      plugins: createPluginHost({ cwd: "/work/app", writeStderr: () => {} }),
+      yolo: false,
+      runId: "run-9",
+      sessionId: "session-9",
+      decide: createBlockingDecision({ runId: "run-9", sessionId: "session-9" }),
     });
     const result = await gate.check({ callId: "call-7", tool: undefined, name: "web_fetch", input: { url: "https://example.com" }, cwd: "/work/app" });
     if (result.allowed || result.by !== "block") throw new Error(`expected a block, got ${JSON.stringify(result)}`);
     const [record] = forRun("run-9");
     expect(record).toEqual({
-      id: result.request.id, runId: "run-9", sessionId: "session-9", callId: "call-7", tool: "web_fetch", input: { url: "https://example.com" },
-      subject: "", subjects: [], suggestedPattern: "*", cwd: "/work/app", status: "pending", requestedAt: record!.requestedAt,
+      id: result.request.id,
+      runId: "run-9",
+      sessionId: "session-9",
+      callId: "call-7",
+      tool: "web_fetch",
+      input: { url: "https://example.com" },
+      subject: "",
+      subjects: [],
+      suggestedPattern: "*",
+      cwd: "/work/app",
+      status: "pending",
+      requestedAt: record!.requestedAt,
     });
   });
 });
@@ -160,8 +217,21 @@ describe("shiro approvals / approve / deny", () => {
   test("the table shows ids long enough to tell apart, ages, one-line subjects", () => {
     const now = Date.parse("2025-03-01T12:00:00.000Z");
     const rows: ApprovalRecord[] = [
-      { ...createRecord("0195cccc-1111-7000-8000-000000000001"), runId: "0195dddd-0000-7000-8000-00000000000a", subject: "git push origin main\n--tags", requestedAt: "2025-03-01T11:59:30.000Z", cwd: "/work/app" },
-      { ...createRecord("0195cccc-2222-7000-8000-000000000002"), tool: "mcp__gh__merge", runId: "0195eeee-0000-7000-8000-00000000000b", input: { pr: 7 }, requestedAt: "2025-03-01T09:00:00.000Z", cwd: "/work/lib" },
+      {
+        ...createRecord("0195cccc-1111-7000-8000-000000000001"),
+        runId: "0195dddd-0000-7000-8000-00000000000a",
+        subject: "git push origin main\n--tags",
+        requestedAt: "2025-03-01T11:59:30.000Z",
+        cwd: "/work/app",
+      },
+      {
+        ...createRecord("0195cccc-2222-7000-8000-000000000002"),
+        tool: "mcp__gh__merge",
+        runId: "0195eeee-0000-7000-8000-00000000000b",
+        input: { pr: 7 },
+        requestedAt: "2025-03-01T09:00:00.000Z",
+        cwd: "/work/lib",
+      },
     ];
     expect(renderPendingTable(rows, now).split("\n")).toEqual([
       "id          age  tool            subject                      run       cwd",
@@ -184,9 +254,14 @@ describe("shiro approvals / approve / deny", () => {
     const cli = (...args: string[]) => _run([join(ROOT, "cmd/shiro.ts"), ...args]);
 
     const listed = await cli("approvals", "--json");
-    expect([listed.code, (JSON.parse(listed.stdout) as ApprovalRecord[]).map((record) => record.id)]).toEqual([0, [one.id, "0195ffff-0000-7000-8000-000000000002"]]);
+    expect([listed.code, (JSON.parse(listed.stdout) as ApprovalRecord[]).map((record) => record.id)]).toEqual([
+      0,
+      [one.id, "0195ffff-0000-7000-8000-000000000002"],
+    ]);
     expect(await cli("approve", "0195ffff-0000-7000-8000-000000000001")).toEqual({
-      code: 0, stdout: "approved 0195ffff-0000-7000-8000-000000000001: bash make deploy\nresume the run with: shiro runs resume run-a\n", stderr: "",
+      code: 0,
+      stdout: "approved 0195ffff-0000-7000-8000-000000000001: bash make deploy\nresume the run with: shiro runs resume run-a\n",
+      stderr: "",
     });
     // Ids are shown as long as they must be to tell them from the others on disk.
     // The run id is shown as long as it must be to tell it from the other runs on disk.
@@ -195,10 +270,14 @@ describe("shiro approvals / approve / deny", () => {
     createPending(request({ id: "0195ffff-0000-7000-8000-000000000003", runId: "0195eeee-aaaa-7000-8000-000000000001" }), AT);
     expect(await cli("deny", "0195FFFF")).toEqual({ code: 1, stdout: "", stderr: 'shiro: "0195FFFF" matches 2 pending approvals; give more of the id\n' });
     expect(await cli("deny", "0195ffff-0000-7000-8000-000000000002")).toEqual({
-      code: 0, stdout: "denied 0195ffff-0000-7000-8000-000000000002: write_file src/a.ts\nresume the run with: shiro runs resume run-a\n", stderr: "",
+      code: 0,
+      stdout: "denied 0195ffff-0000-7000-8000-000000000002: write_file src/a.ts\nresume the run with: shiro runs resume run-a\n",
+      stderr: "",
     });
     expect(await cli("approve", "0195ffff-0000-7000-8000-000000000003")).toEqual({
-      code: 0, stdout: "approved 0195ffff: bash make deploy\nresume the run with: shiro runs resume 0195eeee-a\n", stderr: "",
+      code: 0,
+      stdout: "approved 0195ffff: bash make deploy\nresume the run with: shiro runs resume 0195eeee-a\n",
+      stderr: "",
     });
     expect(await cli("approve", "nope")).toEqual({ code: 1, stdout: "", stderr: 'shiro: no pending approval matching "nope"\n' });
     expect(await cli("approvals")).toEqual({ code: 0, stdout: "no pending approvals\n", stderr: "" });

@@ -37,7 +37,10 @@ describe("precedence: file < env < flags", () => {
 
   test("nothing configured: the anthropic preset's defaults", () => {
     expect(pickWire({ env: {}, file: {} })).toEqual({
-      provider: "anthropic", protocol: "anthropic", model: "claude-sonnet-4-5", baseURL: "https://api.anthropic.com/v1",
+      provider: "anthropic",
+      protocol: "anthropic",
+      model: "claude-sonnet-4-5",
+      baseURL: "https://api.anthropic.com/v1",
     });
   });
 
@@ -55,7 +58,10 @@ describe("precedence: file < env < flags", () => {
 
   test("each layer overrides field by field", () => {
     expect(pickWire({ env: { SHIRO_MODEL: "env-model" }, file, flags: { baseURL: "http://flag.test/v1" } })).toEqual({
-      provider: "openai", protocol: "openai-chat", model: "env-model", baseURL: "http://flag.test/v1",
+      provider: "openai",
+      protocol: "openai-chat",
+      model: "env-model",
+      baseURL: "http://flag.test/v1",
     });
   });
 
@@ -69,10 +75,12 @@ describe("precedence: file < env < flags", () => {
     const unknown = thrownBy(() => resolveConfig({ configPath, env: { SHIRO_PROVIDER: "nope" }, file: {} }));
     expect(unknown).toBeInstanceOf(UserError);
     expect((unknown as Error).message).toStartWith('SHIRO_PROVIDER: unknown provider "nope". Available: anthropic, openai, openrouter, ');
-    expect((thrownBy(() => resolveConfig({ configPath, env: {}, file: {}, flags: { baseURL: "ftp://x" } })) as Error).message)
-      .toBe('--base-url: "ftp://x" is not an http(s) URL');
-    expect((thrownBy(() => resolveConfig({ configPath, env: {}, file: { provider: "custom-openai" } })) as Error).message)
-      .toBe(`provider "custom-openai" needs a base URL: pass --base-url, set SHIRO_BASE_URL, or add "baseURL" to ${configPath}`);
+    expect((thrownBy(() => resolveConfig({ configPath, env: {}, file: {}, flags: { baseURL: "ftp://x" } })) as Error).message).toBe(
+      '--base-url: "ftp://x" is not an http(s) URL',
+    );
+    expect((thrownBy(() => resolveConfig({ configPath, env: {}, file: { provider: "custom-openai" } })) as Error).message).toBe(
+      `provider "custom-openai" needs a base URL: pass --base-url, set SHIRO_BASE_URL, or add "baseURL" to ${configPath}`,
+    );
   });
 });
 
@@ -130,8 +138,9 @@ describe("loadConfigFile", () => {
 
   test("resolveConfig reads the file at configPath and reports it the same way", () => {
     writeFileSync(configPath, '{"agent": "fast"}');
-    expect((thrownBy(() => resolveConfig({ configPath, env: {} })) as Error).message)
-      .toBe(`${configPath}: "agent" must be one of default, quick, deep, plan, review`);
+    expect((thrownBy(() => resolveConfig({ configPath, env: {} })) as Error).message).toBe(
+      `${configPath}: "agent" must be one of default, quick, deep, plan, review`,
+    );
   });
 });
 

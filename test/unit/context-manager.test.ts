@@ -22,7 +22,12 @@ function _client(reply: (request: ModelRequest) => string | Error): ModelClient 
         yield { type: "error", error: { kind: "server", message: answer.message } };
         return;
       }
-      yield { type: "finish", message: { role: "assistant", parts: [{ type: "text", text: answer }] }, usage: { inputTokens: 1, outputTokens: 1 }, stop: "stop" };
+      yield {
+        type: "finish",
+        message: { role: "assistant", parts: [{ type: "text", text: answer }] },
+        usage: { inputTokens: 1, outputTokens: 1 },
+        stop: "stop",
+      };
     },
   };
 }
@@ -37,7 +42,15 @@ function _setup(reply: (request: ModelRequest) => string | Error) {
   const messages: Message[] = [{ role: "user", content: "the first request" }];
   const session = { messages, compaction: undefined } as unknown as SessionRecord;
   const client = _client(reply);
-  const manager = createContextManager({ session, client, model: () => "m", thinking: () => "off", markChanged: () => undefined, threshold: 2_000, auto: true });
+  const manager = createContextManager({
+    session,
+    client,
+    model: () => "m",
+    thinking: () => "off",
+    markChanged: () => undefined,
+    threshold: 2_000,
+    auto: true,
+  });
   return { messages, session, client, manager };
 }
 
@@ -67,7 +80,7 @@ describe("context manager", () => {
     const events = [];
     for (let index = 0; index < 6; index++) {
       _step(messages, index);
-      events.push(...(await manager.prepareWire(messages, "system", new AbortController().signal, "run")).events ?? []);
+      events.push(...((await manager.prepareWire(messages, "system", new AbortController().signal, "run")).events ?? []));
     }
     expect(events.some((event) => event.type === "notice" && event.text.includes("500 from the fake"))).toBe(true);
     const state = readCompactionState(session);

@@ -23,9 +23,7 @@ describe("repairForWire", () => {
       { role: "user", content: "next" },
       { role: "tool", results: [result("x")] },
     ];
-    expect(repairForWire(messages)).toEqual([
-      messages[0]!, messages[1]!, { role: "tool", results: [result("a")] }, messages[4]!,
-    ]);
+    expect(repairForWire(messages)).toEqual([messages[0]!, messages[1]!, { role: "tool", results: [result("a")] }, messages[4]!]);
   });
 
   test("drops a call without a result mid-history, and the assistant message it leaves empty", () => {
@@ -38,9 +36,11 @@ describe("repairForWire", () => {
       { role: "assistant", parts: [{ type: "text", text: "done" }] },
     ];
     expect(repairForWire(messages)).toEqual([
-      messages[0]!, messages[2]!,
+      messages[0]!,
+      messages[2]!,
       { role: "assistant", parts: [{ type: "text", text: "ok" }, call("c")] },
-      messages[4]!, messages[5]!,
+      messages[4]!,
+      messages[5]!,
     ]);
   });
 
@@ -62,7 +62,13 @@ describe("repairForWire", () => {
       { role: "assistant", parts: [] },
       { role: "assistant", parts: [{ type: "reasoning", text: "only thinking", protocol: "openai-responses", itemId: "rs_1" }] },
       { role: "user", content: "  \n" },
-      { role: "assistant", parts: [{ type: "text", text: " " }, { type: "text", text: "answer" }] },
+      {
+        role: "assistant",
+        parts: [
+          { type: "text", text: " " },
+          { type: "text", text: "answer" },
+        ],
+      },
     ];
     expect(repairForWire(messages)).toEqual([messages[0]!, { role: "assistant", parts: [{ type: "text", text: "answer" }] }]);
   });

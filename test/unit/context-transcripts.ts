@@ -94,7 +94,11 @@ export function buildRandomTranscript(rng: () => number, steps: number): Message
       if (anomaly < 0.02) break;
       const answered = anomaly < 0.05 ? ids.slice(1) : ids;
       const results = answered.map((callId) => ({
-        type: "tool-result" as const, callId, name: "bash", output: "o".repeat(Math.floor(rng() * 1500)), ...(rng() < 0.1 ? { isError: true } : {}),
+        type: "tool-result" as const,
+        callId,
+        name: "bash",
+        output: "o".repeat(Math.floor(rng() * 1500)),
+        ...(rng() < 0.1 ? { isError: true } : {}),
       }));
       if (anomaly > 0.97) results.push({ type: "tool-result", callId: `call_orphan_${id++}`, name: "bash", output: "orphan" });
       if (results.length > 0) messages.push({ role: "tool", results });

@@ -34,7 +34,11 @@ describe.each(PROTOCOLS)("compacted wire plans on %s", (protocol: Protocol) => {
         state = recordSpan(state, plan.newSpan, spans % 2 === 1 ? { summary: `- read files up to message ${plan.newSpan.to}` } : {});
         plan = planWire(history, { threshold: THRESHOLD, protocol, thinking: protocol === "anthropic", state, system: SYSTEM, auto: true });
       }
-      fake.script({ reasoning: `Step ${step}: ${"which file next? ".repeat(60)}`, text: `Reading file ${step}.`, toolCalls: [{ name: "read_file", input: { path: `src/f${step}.ts` } }] });
+      fake.script({
+        reasoning: `Step ${step}: ${"which file next? ".repeat(60)}`,
+        text: `Reading file ${step}.`,
+        toolCalls: [{ name: "read_file", input: { path: `src/f${step}.ts` } }],
+      });
       const events = await collect(ADAPTERS[protocol](connectTo(fake, protocol), requestOf({ system: SYSTEM, messages: plan.messages, thinking: "low" })));
       const last = terminalOf(events);
       if (last.type !== "finish") throw new Error(`step ${step}: ${JSON.stringify(last)}`);

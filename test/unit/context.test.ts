@@ -2,11 +2,15 @@ import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import type { AssistantMessage, Message, Protocol } from "../../lib/messages.ts";
 import {
-  TAIL_LADDER, estimateTokens, formatCompactedLine, planWire, pruneStats, renderSegmentText, type WireOptions,
+  TAIL_LADDER,
+  estimateTokens,
+  formatCompactedLine,
+  planWire,
+  pruneStats,
+  renderSegmentText,
+  type WireOptions,
 } from "../../lib/agent/context/planner.ts";
-import {
-  CompactionStateSchema, createCompactionState, recordSpan, uncompact, type CompactionState,
-} from "../../lib/agent/context/state.ts";
+import { CompactionStateSchema, createCompactionState, recordSpan, uncompact, type CompactionState } from "../../lib/agent/context/state.ts";
 import { buildRandomTranscript, buildToolLoop, createRng, findWireViolations } from "./context-transcripts.ts";
 
 const NOW = new Date("2025-01-02T03:04:05.000Z");
@@ -38,7 +42,11 @@ describe("planWire: steps 1 and 2", () => {
     const messages = buildToolLoop({ steps: 3, outputChars: 200, reasoning: "anthropic" });
     const plan = planWire(messages, options(estimateTokens(messages, "sys"), { system: "sys" }));
     expect(plan).toEqual({
-      messages, before: messages.length, after: messages.length, pruned: false, reasoningDropped: false,
+      messages,
+      before: messages.length,
+      after: messages.length,
+      pruned: false,
+      reasoningDropped: false,
       estimate: estimateTokens(messages, "sys"),
     });
     plan.messages.forEach((message, index) => expect(message).toBe(messages[index]!));
@@ -58,7 +66,12 @@ describe("planWire: steps 1 and 2", () => {
     const plan = planWire(messages, options(estimateTokens(expected)));
     expect(estimateTokens(messages)).toBeGreaterThan(estimateTokens(expected));
     expect(plan).toEqual({
-      messages: expected, before: 8, after: 8, pruned: true, reasoningDropped: true, estimate: estimateTokens(expected),
+      messages: expected,
+      before: 8,
+      after: 8,
+      pruned: true,
+      reasoningDropped: true,
+      estimate: estimateTokens(expected),
     });
   });
 
@@ -78,7 +91,12 @@ describe("planWire: steps 1 and 2", () => {
     const thinking = planWire(messages, options(threshold, { protocol: "anthropic", thinking: true }));
     expect(thinking.messages).toEqual(expected);
     expect(thinking.messages[last]).toBe(messages[last]!);
-    expect((thinking.messages[last] as AssistantMessage).parts[0]).toEqual({ type: "reasoning", text: "thinking about step 2", protocol: "anthropic", signature: "sig-21" });
+    expect((thinking.messages[last] as AssistantMessage).parts[0]).toEqual({
+      type: "reasoning",
+      text: "thinking about step 2",
+      protocol: "anthropic",
+      signature: "sig-21",
+    });
 
     const allStripped = messages.map(stripReasoning);
     const off = planWire(messages, options(estimateTokens(allStripped), { protocol: "anthropic", thinking: false }));
@@ -114,8 +132,13 @@ describe("planWire: step 3, the tail ladder", () => {
     expect(estimateTokens(wireForWidth(64).wire)).toBeGreaterThan(target);
     const plan = planWire(messages, options(target * 2));
     expect(plan).toEqual({
-      messages: wire, before: n, after: wire.length, pruned: true, reasoningDropped: false,
-      newSpan: { from: 1, to: cut }, estimate: target,
+      messages: wire,
+      before: n,
+      after: wire.length,
+      pruned: true,
+      reasoningDropped: false,
+      newSpan: { from: 1, to: cut },
+      estimate: target,
     });
     expect(findWireViolations(plan.messages)).toEqual([]);
     expect(planWire(messages, options(target * 2 - 1)).newSpan).toEqual({ from: 1, to: wireForWidth(16).cut });
@@ -203,7 +226,11 @@ describe("planWire with compaction state", () => {
   test("once compacted, the span stays off the wire even when the rest is small", () => {
     const state = recordSpan(createCompactionState(), { from: 1, to: 99 }, { summary: "s", now: NOW });
     const plan = planWire(messages, options(1_000_000, { state }));
-    expect(plan.messages).toEqual([messages[0]!, { role: "user", content: "[Summary of messages 2–99, compacted to fit the context window]\ns" }, ...messages.slice(99)]);
+    expect(plan.messages).toEqual([
+      messages[0]!,
+      { role: "user", content: "[Summary of messages 2–99, compacted to fit the context window]\ns" },
+      ...messages.slice(99),
+    ]);
     expect(plan.pruned).toBe(true);
   });
 
@@ -216,7 +243,11 @@ describe("planWire with compaction state", () => {
     expect(full.pruned).toBe(false);
 
     const tight = planWire(messages, options(estimateTokens(messages.slice(99)) + 100, { state }));
-    expect(tight.messages).toEqual([messages[0]!, { role: "user", content: "[Summary of messages 2–99, compacted to fit the context window]\ns" }, ...messages.slice(99)]);
+    expect(tight.messages).toEqual([
+      messages[0]!,
+      { role: "user", content: "[Summary of messages 2–99, compacted to fit the context window]\ns" },
+      ...messages.slice(99),
+    ]);
     expect(tight.newSpan).toBeUndefined();
   });
 
@@ -265,7 +296,9 @@ describe("the compacted line", () => {
     const plan = planWire(messages, options(5_000));
     expect(pruneStats(plan)).toEqual({ before: 122, after: plan.messages.length });
     expect(formatCompactedLine(192, 15)).toBe("context compacted: 192 messages pruned to 15 on the wire");
-    expect(renderSegmentText({ from: 4, to: 5 })).toBe("[1 earlier message was removed from the context to fit the window. Use recall_discarded to search them.]");
+    expect(renderSegmentText({ from: 4, to: 5 })).toBe(
+      "[1 earlier message was removed from the context to fit the window. Use recall_discarded to search them.]",
+    );
   });
 });
 
@@ -303,8 +336,9 @@ describe("wire invariants over random transcripts", () => {
           const next = messages[lastAssistant + 1];
           const answered = new Set(next?.role === "tool" ? next.results.map((result) => result.callId) : []);
           const trailing = messages.slice(lastAssistant + 1).every((later) => later.role === "tool");
-          const intact = message?.parts.some((part) => part.type === "tool-call")
-            && message.parts.every((part) => (part.type === "text" ? part.text.trim() : part.type !== "tool-call" || trailing || answered.has(part.id)));
+          const intact =
+            message?.parts.some((part) => part.type === "tool-call") &&
+            message.parts.every((part) => (part.type === "text" ? part.text.trim() : part.type !== "tool-call" || trailing || answered.has(part.id)));
           if (intact && lastAssistant >= covered) expect({ context, kept: plan.messages.includes(message!) }).toEqual({ context, kept: true });
         }
         if (plan.newSpan) {

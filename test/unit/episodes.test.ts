@@ -3,8 +3,15 @@ import type { Message } from "../../lib/messages.ts";
 import { planWire } from "../../lib/agent/context/planner.ts";
 import { createCompactionState, recordSpan, type CompactionState } from "../../lib/agent/context/state.ts";
 import {
-  LEDGER_OUTPUT_CAP, SUMMARY_PROMPT_CAP, applyManualCompaction, buildManualCompactRequest, buildSpanSummaryRequest,
-  formatLedgerResult, parseSummary, renderTranscript, searchLedger,
+  LEDGER_OUTPUT_CAP,
+  SUMMARY_PROMPT_CAP,
+  applyManualCompaction,
+  buildManualCompactRequest,
+  buildSpanSummaryRequest,
+  formatLedgerResult,
+  parseSummary,
+  renderTranscript,
+  searchLedger,
 } from "../../lib/agent/context/span-summaries.ts";
 import { createRecallDiscardedTool } from "../../lib/tools/recall-discarded.ts";
 import { toToolSpec } from "../../lib/tools/schema.ts";
@@ -33,7 +40,9 @@ describe("span summary request", () => {
     expect(prompt).toContain("## Goal\n## Decisions\n## Files touched\n## Commands and outcomes\n## Dead ends\n## Open questions");
     expect(prompt).toContain("Pay most attention to: the failing test");
     const args = JSON.stringify({ command: "y".repeat(400) });
-    expect(prompt).toContain(`<history>\n[user] Make the build green.\n[assistant] Running the build.\n[call] bash(${args.slice(0, 300)}… [${args.length - 300} more chars])\n[bash error] ${"z".repeat(1500)}… [500 more chars]\n</history>`);
+    expect(prompt).toContain(
+      `<history>\n[user] Make the build green.\n[assistant] Running the build.\n[call] bash(${args.slice(0, 300)}… [${args.length - 300} more chars])\n[bash error] ${"z".repeat(1500)}… [500 more chars]\n</history>`,
+    );
     expect(prompt).not.toContain("secret chain of thought");
     expect(buildSpanSummaryRequest(span).prompt).toContain("at most 1200 tokens");
   });
@@ -60,7 +69,7 @@ describe("manual compaction", () => {
     const { prompt } = buildManualCompactRequest(messages, "the parser");
     expect(prompt).toContain("## Goal\n## Files touched\n## Decisions\n## Commands and outcomes\n## What remains");
     expect(prompt).toContain("Pay most attention to: the parser");
-    expect(prompt).toContain("[call] read_file({\"path\":\"src/file-1.ts\"})");
+    expect(prompt).toContain('[call] read_file({"path":"src/file-1.ts"})');
   });
 
   test("replaces the transcript with one summary message and archives it verbatim", () => {
@@ -74,10 +83,7 @@ describe("manual compaction", () => {
       messages: [{ role: "user", content: "Summary of the session so far:\n\n- goal: tests" }],
       state: {
         spans: [],
-        archive: [
-          earlier.archive![0]!,
-          { at: NOW.toISOString(), messages, summary: "- goal: tests", focus: "parser" },
-        ],
+        archive: [earlier.archive![0]!, { at: NOW.toISOString(), messages, summary: "- goal: tests", focus: "parser" }],
       },
     });
   });
@@ -92,9 +98,7 @@ describe("manual compaction", () => {
 });
 
 describe("ledger search", () => {
-  const history: Message[] = [
-    ...buildToolLoop({ prompt: "Investigate the crash.", steps: 30, outputChars: 1500, idPrefix: "a", answer: false }),
-  ];
+  const history: Message[] = [...buildToolLoop({ prompt: "Investigate the crash.", steps: 30, outputChars: 1500, idPrefix: "a", answer: false })];
   const buried = 6;
   const secret = "Segfault at 0xDEADBEEF in parse_header (MARKER-7731)";
   const original = history[buried] as Extract<Message, { role: "tool" }>;
@@ -154,7 +158,13 @@ describe("recall_discarded tool", () => {
   const ctx: ToolContext = { root: "/tmp", signal: new AbortController().signal, emitOutput: () => {}, callId: "t1" };
   const history: Message[] = [
     { role: "user", content: "start" },
-    { role: "assistant", parts: [{ type: "text", text: "checking" }, { type: "tool-call", id: "c1", name: "grep", input: { pattern: "TODO" } }] },
+    {
+      role: "assistant",
+      parts: [
+        { type: "text", text: "checking" },
+        { type: "tool-call", id: "c1", name: "grep", input: { pattern: "TODO" } },
+      ],
+    },
     { role: "tool", results: [{ type: "tool-result", callId: "c1", name: "grep", output: "src/a.ts:3: TODO remove the retry hack" }] },
     { role: "assistant", parts: [{ type: "text", text: "now the tail" }] },
   ];

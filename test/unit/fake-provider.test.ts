@@ -55,7 +55,10 @@ describe("official openai client, chat completions", () => {
     fake.script(TOOL_STEP);
     const body = {
       model: "gpt-5",
-      messages: [{ role: "developer" as const, content: "be brief" }, { role: "user" as const, content: "read a and b" }],
+      messages: [
+        { role: "developer" as const, content: "be brief" },
+        { role: "user" as const, content: "read a and b" },
+      ],
       tools: [{ type: "function" as const, function: { name: "read_file", description: "Read a file.", parameters: READ_FILE_SCHEMA } }],
       max_completion_tokens: 1000,
       reasoning_effort: "low" as const,
@@ -160,20 +163,44 @@ describe("official openai client, responses", () => {
     for await (const event of await openaiClient().responses.create({ ...request, stream: true })) events.push(event);
     expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, index) => index));
     expect(events.map((event) => event.type)).toEqual([
-      "response.created", "response.in_progress",
-      "response.output_item.added", "response.reasoning_summary_part.added",
-      "response.reasoning_summary_text.delta", "response.reasoning_summary_text.delta",
-      "response.reasoning_summary_text.done", "response.reasoning_summary_part.done", "response.output_item.done",
-      "response.output_item.added", "response.content_part.added", "response.output_text.delta", "response.output_text.delta",
-      "response.output_text.done", "response.content_part.done", "response.output_item.done",
-      "response.output_item.added", "response.function_call_arguments.delta", "response.function_call_arguments.delta",
-      "response.function_call_arguments.delta", "response.function_call_arguments.done", "response.output_item.done",
-      "response.output_item.added", "response.function_call_arguments.delta", "response.function_call_arguments.delta",
-      "response.function_call_arguments.delta", "response.function_call_arguments.done", "response.output_item.done",
+      "response.created",
+      "response.in_progress",
+      "response.output_item.added",
+      "response.reasoning_summary_part.added",
+      "response.reasoning_summary_text.delta",
+      "response.reasoning_summary_text.delta",
+      "response.reasoning_summary_text.done",
+      "response.reasoning_summary_part.done",
+      "response.output_item.done",
+      "response.output_item.added",
+      "response.content_part.added",
+      "response.output_text.delta",
+      "response.output_text.delta",
+      "response.output_text.done",
+      "response.content_part.done",
+      "response.output_item.done",
+      "response.output_item.added",
+      "response.function_call_arguments.delta",
+      "response.function_call_arguments.delta",
+      "response.function_call_arguments.delta",
+      "response.function_call_arguments.done",
+      "response.output_item.done",
+      "response.output_item.added",
+      "response.function_call_arguments.delta",
+      "response.function_call_arguments.delta",
+      "response.function_call_arguments.delta",
+      "response.function_call_arguments.done",
+      "response.output_item.done",
       "response.completed",
     ]);
-    const text = events.filter((event) => event.type === "response.output_text.delta").map((event) => event.delta).join("");
-    const summary = events.filter((event) => event.type === "response.reasoning_summary_text.delta").map((event) => event.delta).join("");
+    const text = events
+      .filter((event) => event.type === "response.output_text.delta")
+      .map((event) => event.delta)
+      .join("");
+    const summary = events
+      .filter((event) => event.type === "response.reasoning_summary_text.delta")
+      .map((event) => event.delta)
+      .join("");
     const completed = events.at(-1).response;
     expect({ text, summary }).toEqual({ text: "Reading two files.", summary: "Look at both files." });
     expect(completed.output.map((item: any) => [item.type, item.id, item.call_id])).toEqual([
@@ -182,7 +209,12 @@ describe("official openai client, responses", () => {
       ["function_call", "fc_fake000004", "call_fake000005"],
       ["function_call", "fc_fake000006", "call_fake000007"],
     ]);
-    expect(completed.output[0]).toEqual({ id: "rs_fake000002", type: "reasoning", summary: [{ type: "summary_text", text: "Look at both files." }], encrypted_content: expect.any(String) });
+    expect(completed.output[0]).toEqual({
+      id: "rs_fake000002",
+      type: "reasoning",
+      summary: [{ type: "summary_text", text: "Look at both files." }],
+      encrypted_content: expect.any(String),
+    });
     expect(completed.output[3].arguments).toBe('{"path":"b.txt","limit":20}');
     expect(completed.usage).toEqual({
       input_tokens: estimateTokens(fake.requests[0]!.body),
@@ -217,7 +249,10 @@ describe("official openai client, responses", () => {
     fake.script({ text: "cut", stop: "length" });
     const events: any[] = [];
     for await (const event of await openaiClient().responses.create({ ...request, stream: true })) events.push(event);
-    expect(events.at(-1)).toMatchObject({ type: "response.incomplete", response: { status: "incomplete", incomplete_details: { reason: "max_output_tokens" } } });
+    expect(events.at(-1)).toMatchObject({
+      type: "response.incomplete",
+      response: { status: "incomplete", incomplete_details: { reason: "max_output_tokens" } },
+    });
   });
 });
 
@@ -239,11 +274,27 @@ describe("official anthropic client", () => {
     const message = await stream.finalMessage();
     expect(types).toEqual([
       "message_start",
-      "content_block_start", "thinking_delta", "thinking_delta", "signature_delta", "content_block_stop",
-      "content_block_start", "text_delta", "text_delta", "content_block_stop",
-      "content_block_start", "input_json_delta", "input_json_delta", "input_json_delta", "content_block_stop",
-      "content_block_start", "input_json_delta", "input_json_delta", "input_json_delta", "content_block_stop",
-      "message_delta", "message_stop",
+      "content_block_start",
+      "thinking_delta",
+      "thinking_delta",
+      "signature_delta",
+      "content_block_stop",
+      "content_block_start",
+      "text_delta",
+      "text_delta",
+      "content_block_stop",
+      "content_block_start",
+      "input_json_delta",
+      "input_json_delta",
+      "input_json_delta",
+      "content_block_stop",
+      "content_block_start",
+      "input_json_delta",
+      "input_json_delta",
+      "input_json_delta",
+      "content_block_stop",
+      "message_delta",
+      "message_stop",
     ]);
     expect(message.content).toEqual([
       { type: "thinking", thinking: "Look at both files.", signature: expect.any(String) },
@@ -251,7 +302,10 @@ describe("official anthropic client", () => {
       { type: "tool_use", id: "toolu_fake000002", name: "read_file", input: { path: "a.txt" } },
       { type: "tool_use", id: "toolu_fake000003", name: "read_file", input: { path: "b.txt", limit: 20 } },
     ] as any);
-    expect({ stop: message.stop_reason, usage: message.usage }).toMatchObject({ stop: "tool_use", usage: { input_tokens: estimateTokens(fake.requests[0]!.body), output_tokens: TOOL_STEP_OUTPUT_TOKENS } });
+    expect({ stop: message.stop_reason, usage: message.usage }).toMatchObject({
+      stop: "tool_use",
+      usage: { input_tokens: estimateTokens(fake.requests[0]!.body), output_tokens: TOOL_STEP_OUTPUT_TOKENS },
+    });
     expect(fake.violations).toEqual([]);
   });
 
@@ -259,7 +313,9 @@ describe("official anthropic client", () => {
     fake.script(TOOL_STEP, { text: "both read" });
     const message = await anthropicClient().messages.create(request);
     expect(message.content.map((block) => block.type)).toEqual(["thinking", "text", "tool_use", "tool_use"]);
-    const results = message.content.flatMap((block) => (block.type === "tool_use" ? [{ type: "tool_result" as const, tool_use_id: block.id, content: "contents" }] : []));
+    const results = message.content.flatMap((block) =>
+      block.type === "tool_use" ? [{ type: "tool_result" as const, tool_use_id: block.id, content: "contents" }] : [],
+    );
     const next = await anthropicClient().messages.create({
       ...request,
       messages: [...request.messages, { role: "assistant", content: message.content as any }, { role: "user", content: results }],
@@ -272,7 +328,11 @@ describe("official anthropic client", () => {
 
 describe("invariants refused with the provider's status and error body", () => {
   const user = { role: "user", content: "go" };
-  const assistantCalls = (...ids: string[]) => ({ role: "assistant", content: null, tool_calls: ids.map((id) => ({ id, type: "function", function: { name: "ls", arguments: "{}" } })) });
+  const assistantCalls = (...ids: string[]) => ({
+    role: "assistant",
+    content: null,
+    tool_calls: ids.map((id) => ({ id, type: "function", function: { name: "ls", arguments: "{}" } })),
+  });
   const toolMessage = (id: string) => ({ role: "tool", tool_call_id: id, content: "ok" });
   const call = (callId: string) => ({ type: "function_call", call_id: callId, name: "ls", arguments: "{}" });
   const output = (callId: string) => ({ type: "function_call_output", call_id: callId, output: "ok" });
@@ -304,108 +364,209 @@ describe("invariants refused with the provider's status and error body", () => {
   }
 
   test("chat: a tool message must answer a call of the assistant message before it", async () => {
-    await expectRefusedThenFixed("/chat/completions",
+    await expectRefusedThenFixed(
+      "/chat/completions",
       { model: "m", messages: [user, toolMessage("call_x")] },
       { model: "m", messages: [user, assistantCalls("call_x"), toolMessage("call_x")] },
-      400, openaiError("Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", "messages.[1].role"));
+      400,
+      openaiError("Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", "messages.[1].role"),
+    );
   });
 
   test("chat: every tool call needs a tool message", async () => {
-    await expectRefusedThenFixed("/chat/completions",
+    await expectRefusedThenFixed(
+      "/chat/completions",
       { model: "m", messages: [user, assistantCalls("call_a", "call_b"), toolMessage("call_a")] },
       { model: "m", messages: [user, assistantCalls("call_a", "call_b"), toolMessage("call_a"), toolMessage("call_b")] },
-      400, openaiError("An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: call_b", "messages.[1].role"));
+      400,
+      openaiError(
+        "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: call_b",
+        "messages.[1].role",
+      ),
+    );
   });
 
   test("responses: outputs need their call, calls need their output", async () => {
-    await expectRefusedThenFixed("/responses",
+    await expectRefusedThenFixed(
+      "/responses",
       { model: "m", input: [user, output("call_x")] },
       { model: "m", input: [user, call("call_x"), output("call_x")] },
-      400, openaiError("No tool call found for function call output with call_id call_x.", "input"));
-    await expectRefusedThenFixed("/responses",
+      400,
+      openaiError("No tool call found for function call output with call_id call_x.", "input"),
+    );
+    await expectRefusedThenFixed(
+      "/responses",
       { model: "m", input: [user, call("call_y")] },
       { model: "m", input: [user, call("call_y"), output("call_y")] },
-      400, openaiError("No tool output found for function call call_y.", "input"));
+      400,
+      openaiError("No tool output found for function call call_y.", "input"),
+    );
   });
 
   test("responses: reasoning needs its following item and, unstored, its verified encrypted_content", async () => {
     const reasoning = await issuedReasoning();
     const body = (...input: unknown[]) => ({ model: "m", store: false, input: [user, ...input] });
-    await expectRefusedThenFixed("/responses", body(reasoning, user), body(reasoning, assistantText, user),
-      400, openaiError(`Item '${reasoning.id}' of type 'reasoning' was provided without its required following item.`, "input"));
+    await expectRefusedThenFixed(
+      "/responses",
+      body(reasoning, user),
+      body(reasoning, assistantText, user),
+      400,
+      openaiError(`Item '${reasoning.id}' of type 'reasoning' was provided without its required following item.`, "input"),
+    );
     const { encrypted_content: _, ...bare } = reasoning;
-    await expectRefusedThenFixed("/responses", body(bare, assistantText), body(reasoning, assistantText),
-      400, openaiError(`Reasoning item '${reasoning.id}' has no encrypted_content. Items are not persisted when \`store\` is set to false, so replay reasoning items with the encrypted_content they were returned with.`, "input"));
-    await expectRefusedThenFixed("/responses", body({ ...reasoning, encrypted_content: "gAAAAforged" }, assistantText), body(reasoning, assistantText),
-      400, openaiError(`The encrypted content for item ${reasoning.id} could not be verified.`, "input"));
+    await expectRefusedThenFixed(
+      "/responses",
+      body(bare, assistantText),
+      body(reasoning, assistantText),
+      400,
+      openaiError(
+        `Reasoning item '${reasoning.id}' has no encrypted_content. Items are not persisted when \`store\` is set to false, so replay reasoning items with the encrypted_content they were returned with.`,
+        "input",
+      ),
+    );
+    await expectRefusedThenFixed(
+      "/responses",
+      body({ ...reasoning, encrypted_content: "gAAAAforged" }, assistantText),
+      body(reasoning, assistantText),
+      400,
+      openaiError(`The encrypted content for item ${reasoning.id} could not be verified.`, "input"),
+    );
   });
 
   test("responses: nothing is persisted, so item_reference and previous_response_id are refused", async () => {
-    await expectRefusedThenFixed("/responses",
+    await expectRefusedThenFixed(
+      "/responses",
       { model: "m", store: false, input: [user, { type: "item_reference", id: "msg_old" }] },
       { model: "m", store: false, input: [user] },
-      404, openaiError("Item with id 'msg_old' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.", "input"));
-    await expectRefusedThenFixed("/responses",
+      404,
+      openaiError(
+        "Item with id 'msg_old' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.",
+        "input",
+      ),
+    );
+    await expectRefusedThenFixed(
+      "/responses",
       { model: "m", store: false, previous_response_id: "resp_old", input: [user] },
       { model: "m", store: false, input: [user] },
-      400, openaiError("Previous response with id 'resp_old' not found.", "previous_response_id", "previous_response_not_found"));
+      400,
+      openaiError("Previous response with id 'resp_old' not found.", "previous_response_id", "previous_response_not_found"),
+    );
   });
 
   test("anthropic: tool_use must be answered in the very next message, and only there", async () => {
     const assistant = { role: "assistant", content: [toolUse] };
-    await expectRefusedThenFixed("/messages",
+    await expectRefusedThenFixed(
+      "/messages",
       { model: "m", max_tokens: 10, messages: [user, assistant, user] },
       { model: "m", max_tokens: 10, messages: [user, assistant, { role: "user", content: [toolResult("toolu_a")] }] },
-      400, anthropicError("messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_a. Each `tool_use` block must have a corresponding `tool_result` block in the next message."), ANTHROPIC_HEADERS);
-    await expectRefusedThenFixed("/messages",
+      400,
+      anthropicError(
+        "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_a. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
+      ),
+      ANTHROPIC_HEADERS,
+    );
+    await expectRefusedThenFixed(
+      "/messages",
       { model: "m", max_tokens: 10, messages: [user, { role: "assistant", content: "hi" }, { role: "user", content: [toolResult("toolu_z")] }] },
       { model: "m", max_tokens: 10, messages: [user, { role: "assistant", content: "hi" }, user] },
-      400, anthropicError("messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_z. Each `tool_result` block must have a corresponding `tool_use` block in the previous message."), ANTHROPIC_HEADERS);
+      400,
+      anthropicError(
+        "messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_z. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.",
+      ),
+      ANTHROPIC_HEADERS,
+    );
   });
 
   test("anthropic: with thinking on, the assistant turn of a tool loop starts with a thinking block the fake signed", async () => {
     const thinking = await issuedThinking();
     const body = (...assistantBlocks: unknown[]) => ({
-      model: "m", max_tokens: 2048, thinking: { type: "enabled", budget_tokens: 1024 },
+      model: "m",
+      max_tokens: 2048,
+      thinking: { type: "enabled", budget_tokens: 1024 },
       messages: [user, { role: "assistant", content: assistantBlocks }, { role: "user", content: [toolResult("toolu_a")] }],
     });
-    await expectRefusedThenFixed("/messages", body(toolUse), body(thinking, toolUse),
-      400, anthropicError("messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking"), ANTHROPIC_HEADERS);
-    await expectRefusedThenFixed("/messages", body({ ...thinking, signature: "Zm9yZ2Vk" }, toolUse), body(thinking, toolUse),
-      400, anthropicError("messages.1.content.0: Invalid `signature` in `thinking` block"), ANTHROPIC_HEADERS);
-    await expectRefusedThenFixed("/messages", body({ ...thinking, thinking: "edited" }, toolUse), body(thinking, toolUse),
-      400, anthropicError("messages.1.content.0: Invalid `signature` in `thinking` block"), ANTHROPIC_HEADERS);
+    await expectRefusedThenFixed(
+      "/messages",
+      body(toolUse),
+      body(thinking, toolUse),
+      400,
+      anthropicError(
+        "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking",
+      ),
+      ANTHROPIC_HEADERS,
+    );
+    await expectRefusedThenFixed(
+      "/messages",
+      body({ ...thinking, signature: "Zm9yZ2Vk" }, toolUse),
+      body(thinking, toolUse),
+      400,
+      anthropicError("messages.1.content.0: Invalid `signature` in `thinking` block"),
+      ANTHROPIC_HEADERS,
+    );
+    await expectRefusedThenFixed(
+      "/messages",
+      body({ ...thinking, thinking: "edited" }, toolUse),
+      body(thinking, toolUse),
+      400,
+      anthropicError("messages.1.content.0: Invalid `signature` in `thinking` block"),
+      ANTHROPIC_HEADERS,
+    );
   });
 
   test("anthropic: the first message is the user's and text blocks are non-empty", async () => {
-    await expectRefusedThenFixed("/messages",
+    await expectRefusedThenFixed(
+      "/messages",
       { model: "m", max_tokens: 10, messages: [{ role: "assistant", content: "hi" }, user] },
       { model: "m", max_tokens: 10, messages: [user] },
-      400, anthropicError('messages: first message must use the "user" role'), ANTHROPIC_HEADERS);
-    await expectRefusedThenFixed("/messages",
+      400,
+      anthropicError('messages: first message must use the "user" role'),
+      ANTHROPIC_HEADERS,
+    );
+    await expectRefusedThenFixed(
+      "/messages",
       { model: "m", max_tokens: 10, messages: [{ role: "user", content: [{ type: "text", text: "" }] }] },
       { model: "m", max_tokens: 10, messages: [{ role: "user", content: [{ type: "text", text: "x" }] }] },
-      400, anthropicError("messages: text content blocks must be non-empty"), ANTHROPIC_HEADERS);
+      400,
+      anthropicError("messages: text content blocks must be non-empty"),
+      ANTHROPIC_HEADERS,
+    );
   });
 
   test("anthropic: only a final assistant message may be empty; the thinking budget is within limits", async () => {
-    await expectRefusedThenFixed("/messages",
+    await expectRefusedThenFixed(
+      "/messages",
       { model: "m", max_tokens: 10, messages: [user, { role: "assistant", content: [] }, user] },
       { model: "m", max_tokens: 10, messages: [user, { role: "assistant", content: [] }] },
-      400, anthropicError("messages.1: all messages must have non-empty content except for the optional final assistant message"), ANTHROPIC_HEADERS);
-    await expectRefusedThenFixed("/messages",
+      400,
+      anthropicError("messages.1: all messages must have non-empty content except for the optional final assistant message"),
+      ANTHROPIC_HEADERS,
+    );
+    await expectRefusedThenFixed(
+      "/messages",
       { model: "m", max_tokens: 4000, thinking: { type: "enabled", budget_tokens: 512 }, messages: [user] },
       { model: "m", max_tokens: 4000, thinking: { type: "enabled", budget_tokens: 1024 }, messages: [user] },
-      400, anthropicError("thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"), ANTHROPIC_HEADERS);
-    await expectRefusedThenFixed("/messages",
+      400,
+      anthropicError("thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"),
+      ANTHROPIC_HEADERS,
+    );
+    await expectRefusedThenFixed(
+      "/messages",
       { model: "m", max_tokens: 1024, thinking: { type: "enabled", budget_tokens: 1024 }, messages: [user] },
       { model: "m", max_tokens: 1025, thinking: { type: "enabled", budget_tokens: 1024 }, messages: [user] },
-      400, anthropicError("`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size"), ANTHROPIC_HEADERS);
+      400,
+      anthropicError(
+        "`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size",
+      ),
+      ANTHROPIC_HEADERS,
+    );
   });
 
   test("anthropic: a key and anthropic-version are required", async () => {
     const body = { model: "m", max_tokens: 10, messages: [user] };
-    expect(await post("/messages", body, { "anthropic-version": "2023-06-01" })).toEqual({ status: 401, body: anthropicError("x-api-key header is required", "authentication_error") });
+    expect(await post("/messages", body, { "anthropic-version": "2023-06-01" })).toEqual({
+      status: 401,
+      body: anthropicError("x-api-key header is required", "authentication_error"),
+    });
     expect(await post("/messages", body, { "x-api-key": "k" })).toEqual({ status: 400, body: anthropicError("anthropic-version: header is required") });
     expect(fake.violations.map((violation) => violation.status)).toEqual([401, 400]);
   });
@@ -419,13 +580,20 @@ describe("invariants refused with the provider's status and error body", () => {
       const messages = { model: "m", max_tokens: 10, messages: [{ role: "user", content: long }] };
       expect(await post("/chat/completions", chat, {}, small)).toEqual({
         status: 400,
-        body: openaiError(`This model's maximum context length is 30 tokens. However, your messages resulted in ${estimateTokens(chat)} tokens. Please reduce the length of the messages.`, "messages", "context_length_exceeded"),
+        body: openaiError(
+          `This model's maximum context length is 30 tokens. However, your messages resulted in ${estimateTokens(chat)} tokens. Please reduce the length of the messages.`,
+          "messages",
+          "context_length_exceeded",
+        ),
       });
       expect(await post("/responses", responses, {}, small)).toEqual({
         status: 400,
         body: openaiError("Your input exceeds the context window of this model. Please adjust your input and try again.", "input", "context_length_exceeded"),
       });
-      expect(await post("/messages", messages, ANTHROPIC_HEADERS, small)).toEqual({ status: 400, body: anthropicError(`prompt is too long: ${estimateTokens(messages)} tokens > 30 maximum`) });
+      expect(await post("/messages", messages, ANTHROPIC_HEADERS, small)).toEqual({
+        status: 400,
+        body: anthropicError(`prompt is too long: ${estimateTokens(messages)} tokens > 30 maximum`),
+      });
       expect(small.violations.map((violation) => violation.index)).toEqual([0, 1, 2]);
     } finally {
       await small.stop();
@@ -438,13 +606,19 @@ describe("invariants refused with the provider's status and error body", () => {
       const chat = { model: "m", messages: [user] };
       expect(await post("/chat/completions", chat, { authorization: "Bearer sk-wrong-key-123" }, keyed)).toEqual({
         status: 401,
-        body: openaiError("Incorrect API key provided: sk-*********-123. You can find your API key at https://platform.openai.com/account/api-keys.", null, "invalid_api_key"),
+        body: openaiError(
+          "Incorrect API key provided: sk-*********-123. You can find your API key at https://platform.openai.com/account/api-keys.",
+          null,
+          "invalid_api_key",
+        ),
       });
       expect(await post("/messages", { model: "m", max_tokens: 10, messages: [user] }, ANTHROPIC_HEADERS, keyed)).toEqual({
         status: 401,
         body: anthropicError("invalid x-api-key", "authentication_error"),
       });
-      const error = await openaiClient(keyed, { apiKey: "sk-nope" }).chat.completions.create({ model: "m", messages: [{ role: "user", content: "x" }] }).catch((caught) => caught);
+      const error = await openaiClient(keyed, { apiKey: "sk-nope" })
+        .chat.completions.create({ model: "m", messages: [{ role: "user", content: "x" }] })
+        .catch((caught) => caught);
       expect(error).toBeInstanceOf(OpenAI.AuthenticationError);
       keyed.script({ text: "welcome" });
       const accepted = await openaiClient(keyed, { apiKey: "sk-right" }).chat.completions.create({ model: "m", messages: [{ role: "user", content: "x" }] });
@@ -458,7 +632,11 @@ describe("invariants refused with the provider's status and error body", () => {
     const bad = { model: "m", messages: [{ role: "robot", content: "x" }] };
     expect(await post("/chat/completions", bad)).toEqual({
       status: 400,
-      body: openaiError('Invalid request body: messages[0].role must be one of "developer", "system", "user", "assistant", "tool", "function".', "messages[0].role", "invalid_value"),
+      body: openaiError(
+        'Invalid request body: messages[0].role must be one of "developer", "system", "user", "assistant", "tool", "function".',
+        "messages[0].role",
+        "invalid_value",
+      ),
     });
     expect(await post("/responses", { model: "m", input: "x", temperature: "hot" })).toEqual({
       status: 400,
@@ -480,10 +658,14 @@ describe("scripted behaviour", () => {
 
   test("a 429 carries its retry-after header; a client that retries gets the next step", async () => {
     fake.script({ error: { status: 429, headers: { "retry-after": "1" } } });
-    const error = await openaiClient().chat.completions.create(chat).catch((caught) => caught);
+    const error = await openaiClient()
+      .chat.completions.create(chat)
+      .catch((caught) => caught);
     expect(error).toBeInstanceOf(OpenAI.RateLimitError);
     expect([error.status, error.headers.get("retry-after"), error.error]).toEqual([
-      429, "1", { message: "Rate limit reached for requests. Please try again in 1s.", type: "requests", param: null, code: "rate_limit_exceeded" },
+      429,
+      "1",
+      { message: "Rate limit reached for requests. Please try again in 1s.", type: "requests", param: null, code: "rate_limit_exceeded" },
     ]);
     fake.script({ error: { status: 429, headers: { "retry-after": "0" } } }, { text: "after retry" });
     const retried = await openaiClient(fake, { maxRetries: 1 }).chat.completions.create(chat);
@@ -494,7 +676,9 @@ describe("scripted behaviour", () => {
 
   test("a 500 arrives in the protocol's shape, with a scripted message when given", async () => {
     fake.script({ error: { status: 500 } }, { error: { status: 529, message: "Overloaded", type: "overloaded_error" } });
-    const error = await anthropicClient().messages.create({ model: "m", max_tokens: 10, messages: [{ role: "user", content: "x" }] }).catch((caught) => caught);
+    const error = await anthropicClient()
+      .messages.create({ model: "m", max_tokens: 10, messages: [{ role: "user", content: "x" }] })
+      .catch((caught) => caught);
     expect(error).toBeInstanceOf(Anthropic.InternalServerError);
     expect(error.error).toEqual(anthropicError("Internal server error", "api_error"));
     expect(await post("/messages", { model: "m", max_tokens: 10, messages: [{ role: "user", content: "x" }] }, ANTHROPIC_HEADERS)).toEqual({
@@ -515,7 +699,9 @@ describe("scripted behaviour", () => {
 
   test("stallMs holds the headers past the client's deadline", async () => {
     fake.script({ text: "late", stallMs: 10_000 }, { text: "on time" });
-    const error = await openaiClient(fake, { timeout: 200 }).chat.completions.create(chat).catch((caught) => caught);
+    const error = await openaiClient(fake, { timeout: 200 })
+      .chat.completions.create(chat)
+      .catch((caught) => caught);
     expect(error).toBeInstanceOf(OpenAI.APIConnectionTimeoutError);
     expect((await openaiClient().chat.completions.create(chat)).choices[0]!.message.content).toBe("on time");
   });
@@ -523,7 +709,11 @@ describe("scripted behaviour", () => {
   test("stallMidStreamMs sends the first chunk, then nothing until the stall ends", async () => {
     fake.script({ text: ["a", "b"], stallMidStreamMs: 10_000 }, { text: ["c", "d"], stallMidStreamMs: 20 });
     const controller = new AbortController();
-    const response = await fetch(`${fake.baseURL}/chat/completions`, { method: "POST", body: JSON.stringify({ ...chat, stream: true }), signal: controller.signal });
+    const response = await fetch(`${fake.baseURL}/chat/completions`, {
+      method: "POST",
+      body: JSON.stringify({ ...chat, stream: true }),
+      signal: controller.signal,
+    });
     const reader = response.body!.getReader();
     const first = new TextDecoder().decode((await reader.read()).value);
     expect(first).toStartWith('data: {"id":"chatcmpl-fake000001"');
@@ -543,14 +733,19 @@ describe("scripted behaviour", () => {
     })().catch((caught) => caught);
     expect(streamed).toBeInstanceOf(Error);
     expect(seen).toEqual([{ role: "assistant", content: "", refusal: null }]);
-    const whole = await openaiClient().chat.completions.create(chat).catch((caught) => caught);
+    const whole = await openaiClient()
+      .chat.completions.create(chat)
+      .catch((caught) => caught);
     expect(whole).toBeInstanceOf(Error);
   });
 
   test("stop() ends a stalled request", async () => {
     const stalled = await startFakeProvider();
     stalled.script({ text: "never", stallMs: 60_000 });
-    const pending = fetch(`${stalled.baseURL}/chat/completions`, { method: "POST", body: JSON.stringify(chat) }).then((response) => response.status, (error: Error) => error.name);
+    const pending = fetch(`${stalled.baseURL}/chat/completions`, { method: "POST", body: JSON.stringify(chat) }).then(
+      (response) => response.status,
+      (error: Error) => error.name,
+    );
     while (stalled.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     await stalled.stop();
     expect(await pending).not.toBe(200);
@@ -567,7 +762,10 @@ describe("routes", () => {
         { id: "m-2", object: "model", created: 1_700_000_000, owned_by: "fake-provider" },
       ]);
       const anthropicModels = await anthropicClient(listed).models.list();
-      expect(anthropicModels.data.map((model) => [model.type, model.id, model.display_name])).toEqual([["model", "m-1", "m-1"], ["model", "m-2", "m-2"]]);
+      expect(anthropicModels.data.map((model) => [model.type, model.id, model.display_name])).toEqual([
+        ["model", "m-1", "m-1"],
+        ["model", "m-2", "m-2"],
+      ]);
       expect(listed.requests).toEqual([]);
     } finally {
       await listed.stop();
@@ -580,14 +778,28 @@ describe("routes", () => {
       status: 400,
       body: openaiError('We could not parse the JSON body of your request: expected a JSON object, got "{oops"', null),
     });
-    expect(fake.requests.map((request) => [request.protocol, request.method, request.path, request.body])).toEqual([["openai-chat", "POST", "/v1/chat/completions", "{oops"]]);
-    expect(fake.violations).toEqual([{ index: 0, status: 400, message: 'We could not parse the JSON body of your request: expected a JSON object, got "{oops"' }]);
+    expect(fake.requests.map((request) => [request.protocol, request.method, request.path, request.body])).toEqual([
+      ["openai-chat", "POST", "/v1/chat/completions", "{oops"],
+    ]);
+    expect(fake.violations).toEqual([
+      { index: 0, status: 400, message: 'We could not parse the JSON body of your request: expected a JSON object, got "{oops"' },
+    ]);
   });
 
   test("POST /v1/embeddings: the official client parses the answer; a body off the schema is refused and listed", async () => {
-    const answer = await openaiClient().embeddings.create({ model: "fake-embed", input: ["login redirect", "login redirect loops", "database"], encoding_format: "float" });
+    const answer = await openaiClient().embeddings.create({
+      model: "fake-embed",
+      input: ["login redirect", "login redirect loops", "database"],
+      encoding_format: "float",
+    });
     expect([answer.object, answer.model, answer.data.map((item) => [item.object, item.index, item.embedding.length])]).toEqual([
-      "list", "fake-embed", [["embedding", 0, 64], ["embedding", 1, 64], ["embedding", 2, 64]],
+      "list",
+      "fake-embed",
+      [
+        ["embedding", 0, 64],
+        ["embedding", 1, 64],
+        ["embedding", 2, 64],
+      ],
     ]);
     const [a, b, c] = answer.data.map((item) => item.embedding);
     const dot = (x: number[], y: number[]) => x.reduce((sum, value, i) => sum + value * y[i]!, 0);
@@ -595,7 +807,8 @@ describe("routes", () => {
     fake.embedWith((text) => [text.length, 1]);
     expect((await post("/embeddings", { model: "m", input: "four" })).body.data).toEqual([{ object: "embedding", index: 0, embedding: [4, 1] }]);
     expect(await post("/embeddings", { model: "m", input: "x", dimensions: "many" })).toEqual({
-      status: 400, body: openaiError("Invalid request body: dimensions must be integer.", "dimensions", "invalid_value"),
+      status: 400,
+      body: openaiError("Invalid request body: dimensions must be integer.", "dimensions", "invalid_value"),
     });
     expect(fake.embeddingRequests.map((request) => request.body.model)).toEqual(["fake-embed", "m", "m"]);
     expect(fake.requests).toEqual([]);

@@ -39,9 +39,9 @@ test("a bare array (version 0) reads and is upgraded by the next append", () => 
 
 test("a damaged file reads as empty and is moved aside, not overwritten, by the next append", () => {
   mkdirSync(dirname(paths.history(DIR)), { recursive: true });
-  writeFileSync(paths.history(DIR), "[\"half");
+  writeFileSync(paths.history(DIR), '["half');
   expect(loadHistory(DIR)).toEqual([]);
   expect(appendHistory(DIR, "fresh start")).toEqual(["fresh start"]);
   const backups = readdirSync(dirname(paths.history(DIR))).filter((name) => name.includes(".corrupt-"));
-  expect(backups.map((name) => readFileSync(join(dirname(paths.history(DIR)), name), "utf8"))).toEqual(["[\"half"]);
+  expect(backups.map((name) => readFileSync(join(dirname(paths.history(DIR)), name), "utf8"))).toEqual(['["half']);
 });

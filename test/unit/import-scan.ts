@@ -44,7 +44,7 @@ function _tokenize(source: string): _Token[] {
     else if (c === "/" && next === "*") {
       const end = source.indexOf("*/", i + 2);
       i = end < 0 ? source.length : end + 2;
-    } else if (c === "'" || c === "\"") {
+    } else if (c === "'" || c === '"') {
       let text = "";
       i++;
       while (i < source.length && source[i] !== c) {
@@ -105,7 +105,8 @@ export function scanImports(source: string): ScannedImport[] {
     const afterDot = before?.kind === "punct" && before.text === ".";
     if (token.text === "from" && !afterDot && after?.kind === "string") found.push({ specifier: after.text, kind: "static" });
     if (token.text === "import" && !afterDot && after?.kind === "string") found.push({ specifier: after.text, kind: "static" });
-    if (token.text === "import" && !afterDot && after?.text === "(" && tokens[t + 2]?.kind === "string") found.push({ specifier: tokens[t + 2]!.text, kind: "dynamic" });
+    if (token.text === "import" && !afterDot && after?.text === "(" && tokens[t + 2]?.kind === "string")
+      found.push({ specifier: tokens[t + 2]!.text, kind: "dynamic" });
   }
   return found;
 }

@@ -135,9 +135,11 @@ describe("advisory lock", () => {
 
   test("the lock is released when the locked function throws", () => {
     const path = join(dir, "doc.json");
-    expect(() => withLockSync(path, () => {
-      throw new Error("boom");
-    })).toThrow("boom");
+    expect(() =>
+      withLockSync(path, () => {
+        throw new Error("boom");
+      }),
+    ).toThrow("boom");
     expect(existsSync(`${path}.lock`)).toBe(false);
   });
 });
@@ -165,10 +167,16 @@ describe("bad files are reported, skipped and kept", () => {
       const path = join(dir, "doc.json");
       writeFileSync(path, bytes);
       const heard: string[] = [];
-      const next = updateJsonSync(path, {
-        schema: Doc, version: 2, migrations: { 1: (raw) => raw },
-        onCorrupt: (reason, backup) => heard.push(reason, backup),
-      }, (current) => ({ version: 2 as const, title: current ? "kept" : "fresh" }));
+      const next = updateJsonSync(
+        path,
+        {
+          schema: Doc,
+          version: 2,
+          migrations: { 1: (raw) => raw },
+          onCorrupt: (reason, backup) => heard.push(reason, backup),
+        },
+        (current) => ({ version: 2 as const, title: current ? "kept" : "fresh" }),
+      );
 
       expect(next).toEqual({ version: 2, title: "fresh" });
       expect(readFileSync(path, "utf8")).toBe(`${JSON.stringify({ version: 2, title: "fresh" }, null, 2)}\n`);
@@ -202,7 +210,13 @@ describe("migration by version", () => {
     writeFileSync(path, JSON.stringify({ notes: ["uses bun", "tests in test/"] }));
     expect(readJson(path, { schema: V2, version: 2, migrations })).toEqual({
       status: "ok",
-      value: { version: 2, notes: [{ text: "uses bun", kind: "fact" }, { text: "tests in test/", kind: "fact" }] },
+      value: {
+        version: 2,
+        notes: [
+          { text: "uses bun", kind: "fact" },
+          { text: "tests in test/", kind: "fact" },
+        ],
+      },
     });
   });
 
@@ -217,7 +231,8 @@ describe("migration by version", () => {
     const path = join(dir, "memory.json");
     writeFileSync(path, JSON.stringify({ version: 1, notes: [] }));
     expect(readJson(path, { schema: V2, version: 2, migrations: { 0: migrations[0] } })).toEqual({
-      status: "corrupt", reason: "format version 1 has no migration to 2",
+      status: "corrupt",
+      reason: "format version 1 has no migration to 2",
     });
   });
 });

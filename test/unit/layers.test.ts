@@ -14,7 +14,10 @@ import { scanImports } from "./import-scan.ts";
 const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
   { name: "platform", paths: ["lib/platform/", "lib/vocabulary.ts"] },
   { name: "seams", paths: ["lib/events.ts", "lib/messages.ts", "lib/notices.ts", "lib/store/notebook.ts"] },
-  { name: "foundation", paths: ["lib/config/", "lib/providers/", "lib/secrets/", "lib/shell/", "lib/release/", "lib/store/json-file.ts", "lib/store/file-lock.ts"] },
+  {
+    name: "foundation",
+    paths: ["lib/config/", "lib/providers/", "lib/secrets/", "lib/shell/", "lib/release/", "lib/store/json-file.ts", "lib/store/file-lock.ts"],
+  },
   { name: "store", paths: ["lib/store/", "lib/search/"] },
   { name: "policy", paths: ["lib/approval/", "lib/sandbox/", "lib/extensions/skills.ts", "lib/agent/context/state.ts", "lib/agent/context/span-summaries.ts"] },
   { name: "find", paths: ["lib/find/", "lib/export/"] },
@@ -114,23 +117,35 @@ describe("import scanner", () => {
       `type I = import("./i.ts").I;`,
       `// import x from "./no-1.ts";`,
       `/* import("./no-2.ts") */`,
-      "const s = `import x from \"./no-3.ts\" ${`nested ${\"x\"}`} from \"./no-4.ts\"`;",
+      'const s = `import x from "./no-3.ts" ${`nested ${"x"}`} from "./no-4.ts"`;',
       `const r = /from "\\.\\/no-5.ts"/g; const q = "from './no-6.ts'"; Array.from("./no-7.ts");`,
       `const j = 1 / 2; import("./j.ts");`,
     ].join("\n");
     expect(scanImports(source)).toEqual([
-      { specifier: "./a.ts", kind: "static" }, { specifier: "./b.ts", kind: "static" }, { specifier: "./c.ts", kind: "static" },
-      { specifier: "./d.ts", kind: "static" }, { specifier: "./e.ts", kind: "static" }, { specifier: "./f.ts", kind: "static" },
-      { specifier: "./g.md", kind: "static" }, { specifier: "./h.ts", kind: "dynamic" }, { specifier: "./i.ts", kind: "dynamic" },
+      { specifier: "./a.ts", kind: "static" },
+      { specifier: "./b.ts", kind: "static" },
+      { specifier: "./c.ts", kind: "static" },
+      { specifier: "./d.ts", kind: "static" },
+      { specifier: "./e.ts", kind: "static" },
+      { specifier: "./f.ts", kind: "static" },
+      { specifier: "./g.md", kind: "static" },
+      { specifier: "./h.ts", kind: "dynamic" },
+      { specifier: "./i.ts", kind: "dynamic" },
       { specifier: "./j.ts", kind: "dynamic" },
     ]);
   });
 
   test("cycles and upward edges are found in a small graph", () => {
-    const graph = new Map([["lib/a.ts", ["lib/b.ts"]], ["lib/b.ts", ["lib/a.ts"]], ["lib/c.ts", []]]);
+    const graph = new Map([
+      ["lib/a.ts", ["lib/b.ts"]],
+      ["lib/b.ts", ["lib/a.ts"]],
+      ["lib/c.ts", []],
+    ]);
     expect(findCycles(graph)).toEqual([["lib/a.ts", "lib/b.ts"]]);
     expect([layerOf("lib/store/runs.ts"), layerOf("lib/store/json-file.ts"), layerOf("cmd/shiro.ts")]).toEqual([
-      LAYERS.findIndex((layer) => layer.name === "store"), LAYERS.findIndex((layer) => layer.name === "foundation"), LAYERS.length - 1,
+      LAYERS.findIndex((layer) => layer.name === "store"),
+      LAYERS.findIndex((layer) => layer.name === "foundation"),
+      LAYERS.length - 1,
     ]);
   });
 });

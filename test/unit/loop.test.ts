@@ -11,11 +11,15 @@ import type { Message } from "../../lib/messages.ts";
 import type { ModelEvent } from "../../lib/providers/types.ts";
 import type { ToolDefinition } from "../../lib/tools/types.ts";
 
-const tools: ToolDefinition[] = [{
-  name: "note", description: "records a note", effect: "read",
-  schema: v.object({ text: v.string() }),
-  execute: async ({ text }) => `noted ${text}`,
-}];
+const tools: ToolDefinition[] = [
+  {
+    name: "note",
+    description: "records a note",
+    effect: "read",
+    schema: v.object({ text: v.string() }),
+    execute: async ({ text }) => `noted ${text}`,
+  },
+];
 const gate: LoopGate = { check: async () => ({ allowed: true }), newTurn: () => undefined };
 
 async function turnWith(steps: ModelEvent[][], messages: Message[] = []): Promise<{ events: AgentEvent[]; result: TurnResult; messages: Message[] }> {
@@ -25,10 +29,21 @@ async function turnWith(steps: ModelEvent[][], messages: Message[] = []): Promis
       for (const event of steps[index++] ?? []) yield event;
     },
   };
-  const turn = runTurn({ prompt: "go" }, {
-    client, model: "m", thinking: "off", messages, tools: () => tools, systemPrompt: () => "system", gate,
-    root: process.cwd(), maxSteps: 10, signal: new AbortController().signal,
-  });
+  const turn = runTurn(
+    { prompt: "go" },
+    {
+      client,
+      model: "m",
+      thinking: "off",
+      messages,
+      tools: () => tools,
+      systemPrompt: () => "system",
+      gate,
+      root: process.cwd(),
+      maxSteps: 10,
+      signal: new AbortController().signal,
+    },
+  );
   const events: AgentEvent[] = [];
   for (;;) {
     const next = await turn.next();
@@ -39,15 +54,20 @@ async function turnWith(steps: ModelEvent[][], messages: Message[] = []): Promis
 
 const partial: Message = {
   role: "assistant",
-  parts: [{ type: "text", text: "partial answer" }, { type: "tool-call", id: "c2", name: "note", input: {} }],
+  parts: [
+    { type: "text", text: "partial answer" },
+    { type: "tool-call", id: "c2", name: "note", input: {} },
+  ],
 };
 
 describe("runTurn", () => {
   test("an interrupted stream keeps its text, never its half-made tool call, and reports no usage it did not get", async () => {
-    const { result, messages } = await turnWith([[
-      { type: "text-delta", text: "partial answer" },
-      { type: "aborted", partial: partial as never, usage: { inputTokens: 0, outputTokens: 0 } },
-    ]]);
+    const { result, messages } = await turnWith([
+      [
+        { type: "text-delta", text: "partial answer" },
+        { type: "aborted", partial: partial as never, usage: { inputTokens: 0, outputTokens: 0 } },
+      ],
+    ]);
     expect(result).toEqual({ stop: "aborted", steps: 1, usage: undefined, lastInputTokens: undefined, answer: "partial answer" });
     expect(messages).toEqual([
       { role: "user", content: "go" },
@@ -56,19 +76,21 @@ describe("runTurn", () => {
   });
 
   test("a provider error before any usage leaves the turn without token counts", async () => {
-    const { result, events } = await turnWith([[
-      { type: "error", error: { message: "boom" } as never, usage: { inputTokens: 0, outputTokens: 0 } },
-    ]]);
+    const { result, events } = await turnWith([[{ type: "error", error: { message: "boom" } as never, usage: { inputTokens: 0, outputTokens: 0 } }]]);
     expect(events).toEqual([{ type: "error", error: "boom" }]);
     expect(result).toEqual({ stop: "error", steps: 1, usage: undefined, lastInputTokens: undefined, answer: "", error: "boom" });
   });
 
   test("usage sums the steps that reported it", async () => {
     const { result } = await turnWith([
-      [{
-        type: "finish", stop: "tool-calls", usage: { inputTokens: 100, outputTokens: 7 },
-        message: { role: "assistant", parts: [{ type: "tool-call", id: "c1", name: "note", input: { text: "x" } }] },
-      }],
+      [
+        {
+          type: "finish",
+          stop: "tool-calls",
+          usage: { inputTokens: 100, outputTokens: 7 },
+          message: { role: "assistant", parts: [{ type: "tool-call", id: "c1", name: "note", input: { text: "x" } }] },
+        },
+      ],
       [{ type: "finish", stop: "stop", usage: { inputTokens: 120, outputTokens: 3 }, message: { role: "assistant", parts: [{ type: "text", text: "ok" }] } }],
     ]);
     expect(result).toEqual({ stop: "completed", steps: 2, usage: { inputTokens: 220, outputTokens: 10 }, lastInputTokens: 120, answer: "ok" });

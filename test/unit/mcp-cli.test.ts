@@ -17,8 +17,13 @@ afterEach(() => {
 
 async function shiro(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const child = Bun.spawn({
-    cmd: [process.execPath, SHIRO, ...args], cwd: home,
-    env: { ...process.env, SHIRO_HOME: home }, stdout: "pipe", stderr: "pipe", timeout: 25_000, killSignal: "SIGKILL",
+    cmd: [process.execPath, SHIRO, ...args],
+    cwd: home,
+    env: { ...process.env, SHIRO_HOME: home },
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: 25_000,
+    killSignal: "SIGKILL",
   });
   const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
   return { code, stdout, stderr };
@@ -36,18 +41,35 @@ test("with nothing configured, list says so and how to add one", async () => {
 test("add a local and a remote server, list them (connecting), remove one", async () => {
   writeFileSync(join(home, "pid.js"), 'require("node:fs").appendFileSync(process.env.PID_FILE, `${process.pid}\\n`);\n');
   const pidFile = join(home, "memory.pid");
-  const added = await shiro("mcp", "add", "memory", "--command", process.execPath, "--arg=--preload", "--arg", join(home, "pid.js"),
-    "--arg", MEMORY_SERVER, "--env", `MEMORY_FILE_PATH=${join(home, "graph.jsonl")}`, "--env", `PID_FILE=${pidFile}`);
+  const added = await shiro(
+    "mcp",
+    "add",
+    "memory",
+    "--command",
+    process.execPath,
+    "--arg=--preload",
+    "--arg",
+    join(home, "pid.js"),
+    "--arg",
+    MEMORY_SERVER,
+    "--env",
+    `MEMORY_FILE_PATH=${join(home, "graph.jsonl")}`,
+    "--env",
+    `PID_FILE=${pidFile}`,
+  );
   const commandLine = `${process.execPath} --preload ${join(home, "pid.js")} ${MEMORY_SERVER}`;
   expect(added).toEqual({ code: 0, stdout: `added mcp server memory (${commandLine})\nsaved to ${configPath()}\n`, stderr: "" });
 
   expect(await shiro("mcp", "add", "docs", "--url", "http://127.0.0.1:9/mcp", "--type", "sse", "--header", "Authorization: Bearer abc")).toEqual({
-    code: 0, stdout: `added mcp server docs (http://127.0.0.1:9/mcp)\nsaved to ${configPath()}\n`, stderr: "",
+    code: 0,
+    stdout: `added mcp server docs (http://127.0.0.1:9/mcp)\nsaved to ${configPath()}\n`,
+    stderr: "",
   });
   expect(readConfig()).toEqual({
     mcpServers: {
       memory: {
-        command: process.execPath, args: ["--preload", join(home, "pid.js"), MEMORY_SERVER],
+        command: process.execPath,
+        args: ["--preload", join(home, "pid.js"), MEMORY_SERVER],
         env: { MEMORY_FILE_PATH: join(home, "graph.jsonl"), PID_FILE: pidFile },
       },
       docs: { url: "http://127.0.0.1:9/mcp", type: "sse", headers: { Authorization: "Bearer abc" } },
@@ -86,7 +108,11 @@ test("add keeps other settings and refuses bad names, duplicates and bad URLs", 
     [["my.fs", "--command", "npx"], 1, "shiro: use letters, digits, and hyphens only\n"],
     [["web", "--url", "ftp://example.com"], 1, "shiro: the URL must start with http:// or https://\n"],
     [["web"], 2, "shiro: shiro mcp add needs --command <cmd> (a local server) or --url <url> (a remote one) (see shiro --help)\n"],
-    [["web", "--command", "npx", "--url", "http://127.0.0.1:9/"], 2, "shiro: give either --command (a local server) or --url (a remote one), not both (see shiro --help)\n"],
+    [
+      ["web", "--command", "npx", "--url", "http://127.0.0.1:9/"],
+      2,
+      "shiro: give either --command (a local server) or --url (a remote one), not both (see shiro --help)\n",
+    ],
     [["web", "--command", "npx", "--header", "A: b"], 2, "shiro: --header and --type are for remote servers (--url) (see shiro --help)\n"],
     [["web", "--url", "http://127.0.0.1:9/", "--arg", "x"], 2, "shiro: --arg and --env are for local servers (--command) (see shiro --help)\n"],
     [["web", "--url", "http://127.0.0.1:9/", "--header", "no-colon"], 2, 'shiro: "no-colon" must look like "Name: value" (see shiro --help)\n'],

@@ -48,7 +48,11 @@ function local(name: string, script: string[], env: Record<string, string> = {})
 }
 
 function pidOf(name: string): number {
-  return Number(readFileSync(join(dir, `${name}.pid`), "utf8").trim().split("\n")[0]);
+  return Number(
+    readFileSync(join(dir, `${name}.pid`), "utf8")
+      .trim()
+      .split("\n")[0],
+  );
 }
 
 function isAlive(pid: number): boolean {
@@ -66,7 +70,13 @@ function context(signal = new AbortController().signal): ToolContext {
 
 function toolNamed(hub: McpHub, name: string): ToolDefinition {
   const tool = hub.tools().find((candidate) => candidate.name === name);
-  if (!tool) throw new Error(`no tool ${name} among ${hub.tools().map((t) => t.name).join(", ")}`);
+  if (!tool)
+    throw new Error(
+      `no tool ${name} among ${hub
+        .tools()
+        .map((t) => t.name)
+        .join(", ")}`,
+    );
   return tool;
 }
 
@@ -80,9 +90,13 @@ async function freePort(): Promise<number> {
 
 /** Starts server-everything in an HTTP mode on 127.0.0.1; resolves once it says it listens. */
 async function startEverythingOverHttp(mode: "streamableHttp" | "sse", fixedPort?: number): Promise<number> {
-  const port = fixedPort ?? await freePort();
+  const port = fixedPort ?? (await freePort());
   const child = Bun.spawn([process.execPath, EVERYTHING_SERVER, mode], {
-    env: { ...process.env, PORT: String(port) }, stdout: "ignore", stderr: "pipe", timeout: 25_000, killSignal: "SIGKILL",
+    env: { ...process.env, PORT: String(port) },
+    stdout: "ignore",
+    stderr: "pipe",
+    timeout: 25_000,
+    killSignal: "SIGKILL",
   });
   spawned.push(child);
   const reader = child.stderr.getReader();
@@ -98,9 +112,15 @@ async function startEverythingOverHttp(mode: "streamableHttp" | "sse", fixedPort
 }
 
 const MEMORY_TOOLS = [
-  "mcp__memory__add_observations", "mcp__memory__create_entities", "mcp__memory__create_relations",
-  "mcp__memory__delete_entities", "mcp__memory__delete_observations", "mcp__memory__delete_relations",
-  "mcp__memory__open_nodes", "mcp__memory__read_graph", "mcp__memory__search_nodes",
+  "mcp__memory__add_observations",
+  "mcp__memory__create_entities",
+  "mcp__memory__create_relations",
+  "mcp__memory__delete_entities",
+  "mcp__memory__delete_observations",
+  "mcp__memory__delete_relations",
+  "mcp__memory__open_nodes",
+  "mcp__memory__read_graph",
+  "mcp__memory__search_nodes",
 ];
 
 describe("stdio servers", () => {
@@ -111,8 +131,15 @@ describe("stdio servers", () => {
     hub.start();
     await hub.ready();
 
-    expect(hub.tools().map((tool) => tool.name).sort()).toEqual(MEMORY_TOOLS);
-    expect(hub.tools().every((tool) => tool.set === undefined && tool.effect === "exec" && tool.decision === undefined && tool.jsonSchema?.type === "object")).toBe(true);
+    expect(
+      hub
+        .tools()
+        .map((tool) => tool.name)
+        .sort(),
+    ).toEqual(MEMORY_TOOLS);
+    expect(
+      hub.tools().every((tool) => tool.set === undefined && tool.effect === "exec" && tool.decision === undefined && tool.jsonSchema?.type === "object"),
+    ).toBe(true);
     const target = `${process.execPath} --preload ${preload} ${MEMORY_SERVER}`;
     expect(hub.status()).toEqual([{ name: "memory", kind: "local", target, state: "connected", tools: 9 }]);
 
@@ -141,10 +168,12 @@ describe("stdio servers", () => {
     expect(hub.status()[0]?.state).toBe("connected");
 
     expect(await toolNamed(hub, "mcp__everything__echo").execute({ message: "hello over stdio" }, context())).toBe("Echo: hello over stdio");
-    await expect(toolNamed(hub, "mcp__everything__get-resource-reference").execute({ resourceType: "Text", resourceId: -1 }, context()))
-      .rejects.toThrow(new Error("Invalid resourceId: -1. Must be a finite positive integer."));
-    expect(await toolNamed(hub, "mcp__everything__get-tiny-image").execute({}, context()))
-      .toBe("Here's the image you requested:\n[image image/png, 4033 bytes]\nThe image above is the MCP logo.");
+    await expect(toolNamed(hub, "mcp__everything__get-resource-reference").execute({ resourceType: "Text", resourceId: -1 }, context())).rejects.toThrow(
+      new Error("Invalid resourceId: -1. Must be a finite positive integer."),
+    );
+    expect(await toolNamed(hub, "mcp__everything__get-tiny-image").execute({}, context())).toBe(
+      "Here's the image you requested:\n[image image/png, 4033 bytes]\nThe image above is the MCP logo.",
+    );
     const reference = await toolNamed(hub, "mcp__everything__get-resource-reference").execute({ resourceType: "Text", resourceId: 1 }, context());
     expect(reference.split("\n")[0]).toBe("Returning resource reference for Resource 1:");
     expect(reference.split("\n")[1]).toStartWith("Resource 1: This is a plaintext resource");
@@ -172,9 +201,19 @@ describe("stdio servers", () => {
       { name: "memory", kind: "local", state: "connected", tools: 9 },
     ]);
     expect(changes.find((change) => change.name === "missing")).toEqual({
-      name: "missing", kind: "local", target: "shiro-test-no-such-command --stdio", state: "failed", tools: 0, error: "command not found: shiro-test-no-such-command",
+      name: "missing",
+      kind: "local",
+      target: "shiro-test-no-such-command --stdio",
+      state: "failed",
+      tools: 0,
+      error: "command not found: shiro-test-no-such-command",
     });
-    expect(hub.tools().map((tool) => tool.name).sort()).toEqual(MEMORY_TOOLS);
+    expect(
+      hub
+        .tools()
+        .map((tool) => tool.name)
+        .sort(),
+    ).toEqual(MEMORY_TOOLS);
   });
 
   test("a server that never answers the handshake fails after the timeout, and its process is ended", async () => {
@@ -220,7 +259,9 @@ describe("stdio servers", () => {
   test("before start(): nothing connects, ready() resolves at once, every server reads closed", async () => {
     const { hub, changes } = openHub({ memory: local("memory", [MEMORY_SERVER]) });
     await hub.ready();
-    expect(hub.status()).toEqual([{ name: "memory", kind: "local", target: `${process.execPath} --preload ${preload} ${MEMORY_SERVER}`, state: "closed", tools: 0 }]);
+    expect(hub.status()).toEqual([
+      { name: "memory", kind: "local", target: `${process.execPath} --preload ${preload} ${MEMORY_SERVER}`, state: "closed", tools: 0 },
+    ]);
     await hub.close();
     hub.start();
     await hub.ready();
@@ -268,7 +309,8 @@ describe("remote servers", () => {
   test("configured headers go with the requests; a refusing server fails with a message", async () => {
     const seen: (string | null)[] = [];
     const server = Bun.serve({
-      hostname: "127.0.0.1", port: 0,
+      hostname: "127.0.0.1",
+      port: 0,
       fetch(request) {
         seen.push(request.headers.get("authorization"));
         return new Response("no entry", { status: 401 });

@@ -51,21 +51,24 @@ describe("renderCallResult", () => {
         { type: "hologram", data: "?" },
       ],
     };
-    expect(renderCallResult(result)).toBe([
-      "first line\nsecond line",
-      "[image image/png, 8 bytes]",
-      "[audio audio/wav, 3 bytes]",
-      "the notes",
-      "[resource file:///blob.bin application/octet-stream, 4 bytes]",
-      "[resource link file:///readme.md (readme)]",
-      "[hologram content]",
-    ].join("\n"));
+    expect(renderCallResult(result)).toBe(
+      [
+        "first line\nsecond line",
+        "[image image/png, 8 bytes]",
+        "[audio audio/wav, 3 bytes]",
+        "the notes",
+        "[resource file:///blob.bin application/octet-stream, 4 bytes]",
+        "[resource link file:///readme.md (readme)]",
+        "[hologram content]",
+      ].join("\n"),
+    );
   });
 
   test("structuredContent is the text when no part carries text", () => {
     expect(renderCallResult({ content: [], structuredContent: { temperature: 36, unit: "C" } })).toBe('{"temperature":36,"unit":"C"}');
-    expect(renderCallResult({ content: [{ type: "image", data: "AAAA", mimeType: "image/gif" }], structuredContent: { ok: true } }))
-      .toBe('[image image/gif, 3 bytes]\n{"ok":true}');
+    expect(renderCallResult({ content: [{ type: "image", data: "AAAA", mimeType: "image/gif" }], structuredContent: { ok: true } })).toBe(
+      '[image image/gif, 3 bytes]\n{"ok":true}',
+    );
     expect(renderCallResult({ content: [{ type: "text", text: "36 C" }], structuredContent: { temperature: 36 } })).toBe("36 C");
   });
 

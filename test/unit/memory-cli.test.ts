@@ -22,9 +22,13 @@ beforeEach(() => {
 async function shiro(cwd: string, ...args: (string | { env: Record<string, string> })[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const extra = args.find((arg): arg is { env: Record<string, string> } => typeof arg !== "string");
   const child = Bun.spawn({
-    cmd: [process.execPath, SHIRO, ...args.filter((arg): arg is string => typeof arg === "string")], cwd,
+    cmd: [process.execPath, SHIRO, ...args.filter((arg): arg is string => typeof arg === "string")],
+    cwd,
     env: { ...process.env, SHIRO_HOME: home.dir, ...extra?.env },
-    stdout: "pipe", stderr: "pipe", timeout: 30_000, killSignal: "SIGKILL",
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: 30_000,
+    killSignal: "SIGKILL",
   });
   const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
   return { code, stdout, stderr };
@@ -45,7 +49,9 @@ test("add, list, forget from any folder of the project", async () => {
   const deep = join(project, "src", "deep");
   expect(await shiro(deep, "memory", "list")).toEqual({ code: 0, stdout: "nothing remembered about this project yet\n", stderr: "" });
   expect(await shiro(deep, "memory", "add", "command", "tests run with bun test")).toEqual({
-    code: 0, stdout: "Remembered as command (1 stored): tests run with bun test\n", stderr: "",
+    code: 0,
+    stdout: "Remembered as command (1 stored): tests run with bun test\n",
+    stderr: "",
   });
   expect((await shiro(project, "memory", "add", "gotcha", "the seed needs the migration first")).stdout).toBe(
     "Remembered as gotcha (2 stored): the seed needs the migration first\n",
@@ -69,7 +75,11 @@ test("add and forget --json print what they did, for scripts", async () => {
   const added = await shiro(project, "memory", "add", "--json", "fact", "the API lives under /v2");
   expect([added.code, added.stderr]).toEqual([0, ""]);
   const stored = JSON.parse(added.stdout);
-  expect(stored).toEqual({ status: "stored", count: 1, entry: { id: stored.entry.id, kind: "fact", text: "the API lives under /v2", createdAt: stored.entry.createdAt, hits: 0 } });
+  expect(stored).toEqual({
+    status: "stored",
+    count: 1,
+    entry: { id: stored.entry.id, kind: "fact", text: "the API lives under /v2", createdAt: stored.entry.createdAt, hits: 0 },
+  });
   const again = JSON.parse((await shiro(project, "memory", "add", "fact", "the API lives under /v2", "--json")).stdout);
   expect(again).toEqual({ ...stored, status: "duplicate", entry: { ...stored.entry, verifiedAt: again.entry.verifiedAt } });
   expect(Date.parse(again.entry.verifiedAt)).toBeGreaterThanOrEqual(Date.parse(stored.entry.createdAt));
@@ -82,18 +92,29 @@ test("--global adds, lists and forgets the notes shared by every project, leavin
   mkdirSync(other);
   expect(await shiro(project, "memory", "list", "--global")).toEqual({ code: 0, stdout: "nothing remembered globally yet\n", stderr: "" });
   expect(await shiro(project, "memory", "add", "fact", "the user's shell is fish", "--global")).toEqual({
-    code: 0, stdout: "Remembered as fact (global, 1 stored): the user's shell is fish\n", stderr: "",
+    code: 0,
+    stdout: "Remembered as fact (global, 1 stored): the user's shell is fish\n",
+    stderr: "",
   });
-  expect((await shiro(other, "memory", "add", "--global", "decision", "prefers pnpm")).stdout).toBe("Remembered as decision (global, 2 stored): prefers pnpm\n");
+  expect((await shiro(other, "memory", "add", "--global", "decision", "prefers pnpm")).stdout).toBe(
+    "Remembered as decision (global, 2 stored): prefers pnpm\n",
+  );
   expect((await shiro(other, "memory", "add", "--global", "decision", "prefers pnpm")).stdout).toBe("Already recorded (global): prefers pnpm\n");
   expect(withoutIds(await shiro(project, "memory", "list")).stdout).toBe("nothing remembered about this project yet\n");
-  expect(withoutIds(await shiro(other, "memory", "list", "--global")).stdout).toBe("(decision, global) prefers pnpm\n(fact, global) the user's shell is fish\n");
+  expect(withoutIds(await shiro(other, "memory", "list", "--global")).stdout).toBe(
+    "(decision, global) prefers pnpm\n(fact, global) the user's shell is fish\n",
+  );
   const listed = JSON.parse((await shiro(project, "memory", "list", "--global", "--json")).stdout);
-  expect(listed.map((entry: MemoryEntry) => [entry.kind, entry.text])).toEqual([["decision", "prefers pnpm"], ["fact", "the user's shell is fish"]]);
+  expect(listed.map((entry: MemoryEntry) => [entry.kind, entry.text])).toEqual([
+    ["decision", "prefers pnpm"],
+    ["fact", "the user's shell is fish"],
+  ]);
   expect(JSON.parse(readFileSync(paths.globalMemory(), "utf8")).entries.length).toBe(2);
   await shiro(project, "memory", "add", "fact", "pnpm workspaces hold the packages");
   expect((await shiro(project, "memory", "forget", "pnpm")).stdout).toBe("Forgot 1 memory.\n");
-  expect(withoutIds(await shiro(project, "memory", "list", "--global")).stdout).toBe("(decision, global) prefers pnpm\n(fact, global) the user's shell is fish\n");
+  expect(withoutIds(await shiro(project, "memory", "list", "--global")).stdout).toBe(
+    "(decision, global) prefers pnpm\n(fact, global) the user's shell is fish\n",
+  );
   expect(JSON.parse((await shiro(project, "memory", "forget", "PNPM", "--global", "--json")).stdout)).toEqual({ removed: 1 });
   expect(withoutIds(await shiro(project, "memory", "list", "--global")).stdout).toBe("(fact, global) the user's shell is fish\n");
 });
@@ -105,7 +126,9 @@ test("list --all shows both stores newest first, marking the global notes; --jso
   writeJsonAtomic(paths.projectMemory(project), { version: 1, project, entries: [note("p1", "project old", 1), note("p3", "project new", 3, 2)] });
   writeJsonAtomic(paths.globalMemory(), { version: 1, entries: [note("g2", "global middle", 2)] });
   expect(withoutIds(await shiro(project, "memory", "list", "--all"))).toEqual({
-    code: 0, stdout: "(fact) project new  [recalled 2x]\n(fact, global) global middle\n(fact) project old\n", stderr: "",
+    code: 0,
+    stdout: "(fact) project new  [recalled 2x]\n(fact, global) global middle\n(fact) project old\n",
+    stderr: "",
   });
   expect(JSON.parse((await shiro(project, "memory", "list", "--all", "--json")).stdout)).toEqual([
     { ...note("p3", "project new", 3, 2), scope: "project" },
@@ -113,13 +136,17 @@ test("list --all shows both stores newest first, marking the global notes; --jso
     { ...note("p1", "project old", 1), scope: "project" },
   ]);
   expect(await shiro(project, "memory", "list", "--all", "--global")).toEqual({
-    code: 2, stdout: "", stderr: "shiro: use --all or --scope/--global, not both (see shiro --help)\n",
+    code: 2,
+    stdout: "",
+    stderr: "shiro: use --all or --scope/--global, not both (see shiro --help)\n",
   });
 });
 
 test("bad input is a one-line error", async () => {
   expect(await shiro(project, "memory", "add", "opinion", "x")).toEqual({
-    code: 2, stdout: "", stderr: 'shiro: unknown memory kind "opinion". Available: fact, decision, gotcha, command (see shiro --help)\n',
+    code: 2,
+    stdout: "",
+    stderr: 'shiro: unknown memory kind "opinion". Available: fact, decision, gotcha, command (see shiro --help)\n',
   });
   expect(await shiro(project, "memory", "add", "fact", "  ")).toEqual({ code: 1, stdout: "", stderr: "shiro: memory text is empty\n" });
 });
@@ -127,10 +154,14 @@ test("bad input is a one-line error", async () => {
 test("compact on a small store needs no model and says why it did nothing", async () => {
   await shiro(project, "memory", "add", "fact", "one note");
   expect(await shiro(project, "memory", "compact")).toEqual({
-    code: 0, stdout: "memory left as is: 1 entries, compaction starts past 60\n", stderr: "",
+    code: 0,
+    stdout: "memory left as is: 1 entries, compaction starts past 60\n",
+    stderr: "",
   });
   expect(await shiro(project, "memory", "compact", "--global")).toEqual({
-    code: 0, stdout: "memory left as is: 0 entries, compaction starts past 60\n", stderr: "",
+    code: 0,
+    stdout: "memory left as is: 0 entries, compaction starts past 60\n",
+    stderr: "",
   });
 });
 
@@ -145,8 +176,11 @@ describe("shiro memory compact against the fake provider", () => {
 
   function seed(): { recalled: MemoryEntry[]; unused: MemoryEntry[] } {
     const entries: MemoryEntry[] = Array.from({ length: 70 }, (_, i) => ({
-      id: `0190${String(i).padStart(4, "0")}-0000-7000-8000-000000000000`, kind: "fact", text: `note ${i}`,
-      createdAt: new Date(Date.UTC(2025, 0, 1, 0, i)).toISOString(), hits: i < 10 ? 1 : 0,
+      id: `0190${String(i).padStart(4, "0")}-0000-7000-8000-000000000000`,
+      kind: "fact",
+      text: `note ${i}`,
+      createdAt: new Date(Date.UTC(2025, 0, 1, 0, i)).toISOString(),
+      hits: i < 10 ? 1 : 0,
     }));
     writeJsonAtomic(paths.projectMemory(project), { version: 1, project, entries });
     return { recalled: entries.slice(0, 10), unused: entries.slice(10) };

@@ -30,20 +30,36 @@ const repoRoot = () => join(home.dir, "repo");
 
 async function rememberFromEightProcesses(scope: Scope, maxEntries: string): Promise<Reported[]> {
   const go = join(home.dir, "start");
-  const children = Array.from({ length: WORKERS }, (_, worker) => Bun.spawn({
-    cmd: [process.execPath, FIXTURE, scope === "repo" ? repoRoot() : ROOT, String(worker), String(NOTES_EACH), maxEntries, go, ...(scope === "project" ? [] : [`--${scope}`])],
-    env: process.env,
-    stdout: "pipe",
-    stderr: "pipe",
-    timeout: 60_000,
-    killSignal: "SIGKILL",
-  }));
+  const children = Array.from({ length: WORKERS }, (_, worker) =>
+    Bun.spawn({
+      cmd: [
+        process.execPath,
+        FIXTURE,
+        scope === "repo" ? repoRoot() : ROOT,
+        String(worker),
+        String(NOTES_EACH),
+        maxEntries,
+        go,
+        ...(scope === "project" ? [] : [`--${scope}`]),
+      ],
+      env: process.env,
+      stdout: "pipe",
+      stderr: "pipe",
+      timeout: 60_000,
+      killSignal: "SIGKILL",
+    }),
+  );
   writeFileSync(`${go}.go`, "");
-  const outputs = await Promise.all(children.map(async (child) => {
-    const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
-    expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
-    return stdout.trim().split("\n").map((line) => JSON.parse(line) as Reported);
-  }));
+  const outputs = await Promise.all(
+    children.map(async (child) => {
+      const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
+      expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+      return stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as Reported);
+    }),
+  );
   return outputs.flat();
 }
 
@@ -73,7 +89,12 @@ for (const scope of ["project", "global"] as const) {
       const entries = readEntries(scope);
       const byAge = [...reported].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1));
       expect(entries.length).toBe(300);
-      expect(entries.map((entry) => entry.id).sort()).toEqual(byAge.slice(100).map((line) => line.id).sort());
+      expect(entries.map((entry) => entry.id).sort()).toEqual(
+        byAge
+          .slice(100)
+          .map((line) => line.id)
+          .sort(),
+      );
     }, 90_000);
   });
 }
@@ -82,7 +103,11 @@ describe("repo notes", () => {
   test("8 processes × 50 remember calls into .shiro/notes.json: all 400 notes are in the repository file, none in shiro's state", async () => {
     mkdirSync(repoRoot());
     const reported = await rememberFromEightProcesses("repo", "1000");
-    expect(readEntries("repo").map((entry) => entry.text).sort()).toEqual([...everyText].sort());
+    expect(
+      readEntries("repo")
+        .map((entry) => entry.text)
+        .sort(),
+    ).toEqual([...everyText].sort());
     expect(reported.map((line) => line.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 400 }, (_, i) => i + 1));
     expect([existsSync(paths.projectMemory(ROOT)), existsSync(paths.globalMemory())]).toEqual([false, false]);
   }, 90_000);

@@ -30,26 +30,50 @@ function run(events: LoggedEvent[], prompt = "do the thing"): EpisodeRunInput {
 describe("buildEpisode", () => {
   test("files read and changed (only when the tool succeeded), commands with exits, answer, spans", () => {
     const episode = buildEpisode({
-      sessionId: "s1", cwd: `${ROOT}/src`, projectRoot: ROOT, runs: [run([
-        call("1", "read_file", { path: "a.ts" }), ok("1", "read_file"),
-        call("2", "read_many_files", { files: [{ path: "b.ts" }, { path: "../README.md" }] }), ok("2", "read_many_files"),
-        call("3", "edit_file", { path: "a.ts", oldString: "x", newString: "y" }), ok("3", "edit_file"),
-        call("4", "edit_file", { path: "failed.ts" }), ev({ type: "tool-error", id: "4", name: "edit_file", error: "oldString not found" }),
-        call("5", "write_file", { path: "denied.ts" }), ev({ type: "tool-denied", id: "5", name: "write_file", reason: "no", by: "headless" }),
-        call("6", "apply_patch", { patch: "*** Begin Patch\n*** Add File: new.ts\n+x\n*** Update File: old.ts\n*** Move to: moved.ts\n*** Delete File: gone.ts\n*** End Patch" }), ok("6", "apply_patch"),
-        call("7", "move_file", { from: "c.ts", to: "/elsewhere/c.ts" }), ok("7", "move_file"),
-        call("8", "bash", { command: "bun test" }), ok("8", "bash", "exit: 1\nstdout:\n1 failed"),
-        call("9", "bash", { command: "sleep 99" }), ev({ type: "tool-error", id: "9", name: "bash", error: "aborted" }),
-        ev({ type: "compacted", before: 40, after: 10, summary: "## Goal\nfix it" }),
-        ev({ type: "message", text: "First message.", step: 1 }), ev({ type: "message", text: "Final answer.", step: 2 }),
-      ])],
+      sessionId: "s1",
+      cwd: `${ROOT}/src`,
+      projectRoot: ROOT,
+      runs: [
+        run([
+          call("1", "read_file", { path: "a.ts" }),
+          ok("1", "read_file"),
+          call("2", "read_many_files", { files: [{ path: "b.ts" }, { path: "../README.md" }] }),
+          ok("2", "read_many_files"),
+          call("3", "edit_file", { path: "a.ts", oldString: "x", newString: "y" }),
+          ok("3", "edit_file"),
+          call("4", "edit_file", { path: "failed.ts" }),
+          ev({ type: "tool-error", id: "4", name: "edit_file", error: "oldString not found" }),
+          call("5", "write_file", { path: "denied.ts" }),
+          ev({ type: "tool-denied", id: "5", name: "write_file", reason: "no", by: "headless" }),
+          call("6", "apply_patch", {
+            patch: "*** Begin Patch\n*** Add File: new.ts\n+x\n*** Update File: old.ts\n*** Move to: moved.ts\n*** Delete File: gone.ts\n*** End Patch",
+          }),
+          ok("6", "apply_patch"),
+          call("7", "move_file", { from: "c.ts", to: "/elsewhere/c.ts" }),
+          ok("7", "move_file"),
+          call("8", "bash", { command: "bun test" }),
+          ok("8", "bash", "exit: 1\nstdout:\n1 failed"),
+          call("9", "bash", { command: "sleep 99" }),
+          ev({ type: "tool-error", id: "9", name: "bash", error: "aborted" }),
+          ev({ type: "compacted", before: 40, after: 10, summary: "## Goal\nfix it" }),
+          ev({ type: "message", text: "First message.", step: 1 }),
+          ev({ type: "message", text: "Final answer.", step: 2 }),
+        ]),
+      ],
     })!;
     expect({ ...episode, id: "", runIds: [] }).toEqual({
-      id: "", runIds: [], sessionId: "s1", startedAt: at(0), endedAt: at(9),
+      id: "",
+      runIds: [],
+      sessionId: "s1",
+      startedAt: at(0),
+      endedAt: at(9),
       prompts: ["do the thing"],
       filesRead: ["src/a.ts", "src/b.ts", "README.md"],
       filesChanged: ["src/a.ts", "src/new.ts", "src/old.ts", "src/moved.ts", "src/gone.ts", "src/c.ts", "/elsewhere/c.ts"],
-      commands: [{ command: "bun test", exit: 1 }, { command: "sleep 99", exit: null }],
+      commands: [
+        { command: "bun test", exit: 1 },
+        { command: "sleep 99", exit: null },
+      ],
       outcome: { status: "completed", steps: 3, runs: 1, costUsd: 0.5 },
       answer: "Final answer.",
       spans: ["## Goal\nfix it"],
@@ -57,7 +81,14 @@ describe("buildEpisode", () => {
   });
 
   test("no episode when only bookkeeping tools ran, or nothing did", () => {
-    const bookkeeping = [call("1", "remember", {}), ok("1", "remember"), call("2", "recall", {}), ok("2", "recall"), call("3", "todo_write", {}), ok("3", "todo_write")];
+    const bookkeeping = [
+      call("1", "remember", {}),
+      ok("1", "remember"),
+      call("2", "recall", {}),
+      ok("2", "recall"),
+      call("3", "todo_write", {}),
+      ok("3", "todo_write"),
+    ];
     expect(buildEpisode({ sessionId: "s", cwd: ROOT, projectRoot: ROOT, runs: [run(bookkeeping)] })).toBeUndefined();
     expect(buildEpisode({ sessionId: "s", cwd: ROOT, projectRoot: ROOT, runs: [run([ev({ type: "message", text: "hi", step: 1 })])] })).toBeUndefined();
     expect(buildEpisode({ sessionId: "s", cwd: ROOT, projectRoot: ROOT, runs: [run([call("1", "glob", {}), ok("1", "glob")])] })).toBeDefined();
@@ -71,18 +102,34 @@ describe("buildEpisode", () => {
     ];
     const runs = [run(events, "x".repeat(600)), ...Array.from({ length: 9 }, (_, i) => run([], `prompt ${i}`))];
     const episode = buildEpisode({ sessionId: "s", cwd: ROOT, projectRoot: ROOT, runs })!;
-    expect([episode.prompts.length, episode.prompts[0]!.length, episode.filesRead.length, episode.commands.length, episode.answer.length, episode.outcome.runs, episode.outcome.steps])
-      .toEqual([8, 500, 40, 20, 400, 10, 30]);
+    expect([
+      episode.prompts.length,
+      episode.prompts[0]!.length,
+      episode.filesRead.length,
+      episode.commands.length,
+      episode.answer.length,
+      episode.outcome.runs,
+      episode.outcome.steps,
+    ]).toEqual([8, 500, 40, 20, 400, 10, 30]);
   });
 });
 
 function episode(i: number, extra: Partial<Episode> = {}): Episode {
   const month = i < 3 ? "09" : "10";
   return {
-    id: `ep-${i}`, sessionId: `0190${String(i).padStart(4, "0")}-aaaa-7000-8000-000000000000`, runIds: [`run-${i}`],
-    startedAt: `2026-${month}-0${1 + (i % 8)}T10:00:00.000Z`, endedAt: `2026-${month}-0${1 + (i % 8)}T11:00:00.000Z`,
-    prompts: [`task number ${i}`], filesRead: [], filesChanged: [`src/file${i}.ts`], commands: [{ command: `make ${i}`, exit: 0 }],
-    outcome: { status: "completed", steps: 2, runs: 1, costUsd: 0.25 }, answer: `done ${i}`, spans: [], ...extra,
+    id: `ep-${i}`,
+    sessionId: `0190${String(i).padStart(4, "0")}-aaaa-7000-8000-000000000000`,
+    runIds: [`run-${i}`],
+    startedAt: `2026-${month}-0${1 + (i % 8)}T10:00:00.000Z`,
+    endedAt: `2026-${month}-0${1 + (i % 8)}T11:00:00.000Z`,
+    prompts: [`task number ${i}`],
+    filesRead: [],
+    filesChanged: [`src/file${i}.ts`],
+    commands: [{ command: `make ${i}`, exit: 0 }],
+    outcome: { status: "completed", steps: 2, runs: 1, costUsd: 0.25 },
+    answer: `done ${i}`,
+    spans: [],
+    ...extra,
   };
 }
 
@@ -90,14 +137,30 @@ describe("episode store", () => {
   test("past the count cap the oldest fold into the digest of their month; nothing is dropped without a trace", () => {
     const store = openEpisodes(ROOT, { maxEpisodes: 3 });
     const results = Array.from({ length: 6 }, (_, i) => store.record(episode(i)));
-    expect(results.map((result) => [result.count, result.folded])).toEqual([[1, 0], [2, 0], [3, 0], [3, 1], [3, 1], [3, 1]]);
+    expect(results.map((result) => [result.count, result.folded])).toEqual([
+      [1, 0],
+      [2, 0],
+      [3, 0],
+      [3, 1],
+      [3, 1],
+      [3, 1],
+    ]);
     const { episodes, digests } = store.read();
     expect(episodes.map((entry) => entry.id)).toEqual(["ep-3", "ep-4", "ep-5"]);
-    expect(digests).toEqual([{
-      month: "2026-09", episodes: 3, firstAt: "2026-09-01T10:00:00.000Z", lastAt: "2026-09-03T11:00:00.000Z", steps: 6, costUsd: 0.75,
-      sessionIds: [episode(0).sessionId, episode(1).sessionId, episode(2).sessionId],
-      prompts: ["task number 0", "task number 1", "task number 2"], filesChanged: ["src/file0.ts", "src/file1.ts", "src/file2.ts"], commands: ["make 0", "make 1", "make 2"],
-    }]);
+    expect(digests).toEqual([
+      {
+        month: "2026-09",
+        episodes: 3,
+        firstAt: "2026-09-01T10:00:00.000Z",
+        lastAt: "2026-09-03T11:00:00.000Z",
+        steps: 6,
+        costUsd: 0.75,
+        sessionIds: [episode(0).sessionId, episode(1).sessionId, episode(2).sessionId],
+        prompts: ["task number 0", "task number 1", "task number 2"],
+        filesChanged: ["src/file0.ts", "src/file1.ts", "src/file2.ts"],
+        commands: ["make 0", "make 1", "make 2"],
+      },
+    ]);
   });
 
   test("the byte cap folds too, but the newest episode always stays", () => {
@@ -138,11 +201,18 @@ describe("recall over notes and episodes", () => {
     openMemory(ROOT).remember("gotcha", "task runner needs make 4 first");
     openGlobalMemory().remember("fact", "the user likes make over just for every task");
     const recall = (request: Parameters<typeof recallMemory>[1]) => recallMemory(context(), request).split("\n");
-    expect(recall({ query: "task number 4" })[0]).toBe('episode 01900004 2026-10-05: "task number 4" · changed src/file4.ts · ran make 4 (exit 0) · completed, 2 steps');
+    expect(recall({ query: "task number 4" })[0]).toBe(
+      'episode 01900004 2026-10-05: "task number 4" · changed src/file4.ts · ran make 4 (exit 0) · completed, 2 steps',
+    );
     expect(recall({ query: "task make", kinds: ["gotcha"] })).toEqual(["note (gotcha, today, 1 hit): task runner needs make 4 first"]);
     expect(recall({ query: "task make", scope: "global" })).toEqual(["note (fact, global, today, 1 hit): the user likes make over just for every task"]);
-    expect(recall({ query: "file1" })).toEqual(['digest 2026-09 (3 episodes): "task number 0"; "task number 1" · changed src/file0.ts, src/file1.ts, src/file2.ts', "(recall a session id to see its episode in full)"]);
-    expect(recall({ query: "", file: "file1.ts" })[0]).toBe('digest 2026-09 (3 episodes): "task number 0"; "task number 1" · changed src/file1.ts, src/file0.ts, src/file2.ts');
+    expect(recall({ query: "file1" })).toEqual([
+      'digest 2026-09 (3 episodes): "task number 0"; "task number 1" · changed src/file0.ts, src/file1.ts, src/file2.ts',
+      "(recall a session id to see its episode in full)",
+    ]);
+    expect(recall({ query: "", file: "file1.ts" })[0]).toBe(
+      'digest 2026-09 (3 episodes): "task number 0"; "task number 1" · changed src/file1.ts, src/file0.ts, src/file2.ts',
+    );
     expect(recall({ query: "task", limit: 2 }).map((line) => line.slice(0, 12))).toEqual(["note (gotcha", "note (fact, "]);
     expect(() => recallMemory(context(), { query: " " })).toThrow("recall needs a query (words, a path or a session id) or a file");
   });
@@ -172,7 +242,16 @@ describe("recall over notes and episodes", () => {
     openEpisodes(ROOT).record(episode(5, { filesRead: ["README.md"], spans: ["## Goal\nship it"] }));
     expect(recallMemory(context(), { query: "01900005" }).split("\n")).toEqual([
       "episode of session 01900005-aaaa-7000-8000-000000000000, 2026-10-06 10:00 to 2026-10-06 11:00: completed, 2 steps in 1 run, $0.2500",
-      "asked:", "- task number 5", "read: README.md", "changed: src/file5.ts", "commands:", "- make 5 (exit 0)", "answer: done 5", "compaction summary:", "## Goal", "ship it",
+      "asked:",
+      "- task number 5",
+      "read: README.md",
+      "changed: src/file5.ts",
+      "commands:",
+      "- make 5 (exit 0)",
+      "answer: done 5",
+      "compaction summary:",
+      "## Goal",
+      "ship it",
     ]);
     expect(recallMemory(context(), { query: "0190ffff" })).toBe('Nothing recorded about "0190ffff".');
   });

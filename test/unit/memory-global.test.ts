@@ -63,17 +63,32 @@ describe("remember with a scope", () => {
       version: 1,
       entries: [
         // Remembered again: confirmed, so it records when.
-        { id: doc.entries[0]!.id, kind: "fact", text: "the user's shell is fish", createdAt: doc.entries[0]!.createdAt, hits: 0, verifiedAt: doc.entries[0]!.verifiedAt! },
+        {
+          id: doc.entries[0]!.id,
+          kind: "fact",
+          text: "the user's shell is fish",
+          createdAt: doc.entries[0]!.createdAt,
+          hits: 0,
+          verifiedAt: doc.entries[0]!.verifiedAt!,
+        },
         { id: doc.entries[1]!.id, kind: "decision", text: "prefers pnpm over npm", createdAt: doc.entries[1]!.createdAt, hits: 0 },
       ],
     });
-    expect(openGlobalMemory().list().map((entry) => entry.text)).toEqual(["prefers pnpm over npm", "the user's shell is fish"]);
+    expect(
+      openGlobalMemory()
+        .list()
+        .map((entry) => entry.text),
+    ).toEqual(["prefers pnpm over npm", "the user's shell is fish"]);
   });
 
   test("without a scope, or with scope project, the note and the answer are the project's, byte for byte", async () => {
     const { remember } = tools();
-    expect(await remember!.execute({ kind: "command", text: "tests run with bun test" }, ctx)).toBe("Remembered as command (1 stored): tests run with bun test");
-    expect(await remember!.execute({ kind: "gotcha", text: "seed after migrate", scope: "project" }, ctx)).toBe("Remembered as gotcha (2 stored): seed after migrate");
+    expect(await remember!.execute({ kind: "command", text: "tests run with bun test" }, ctx)).toBe(
+      "Remembered as command (1 stored): tests run with bun test",
+    );
+    expect(await remember!.execute({ kind: "gotcha", text: "seed after migrate", scope: "project" }, ctx)).toBe(
+      "Remembered as gotcha (2 stored): seed after migrate",
+    );
     expect(await remember!.execute({ kind: "gotcha", text: "seed after migrate" }, ctx)).toBe("Already recorded: seed after migrate");
     expect(readDoc(paths.projectMemory(ROOT)).project).toBe(ROOT);
     expect(existsSync(paths.globalMemory())).toBe(false);
@@ -100,20 +115,43 @@ describe("remember with a scope", () => {
     expect(scoped.map((schema) => Object.keys(schema.properties as object))).toEqual([["kind", "text", "scope"], recallKeys, ["text", "scope"]]);
     expect(plain.map((schema) => Object.keys(schema.properties as object))).toEqual([["kind", "text"], recallKeys, ["text"]]);
     expect((scoped[0]!.properties as Record<string, unknown>).scope).toEqual({
-      enum: ["project", "global"], type: "string",
-      description: "project (default): about this codebase. global: about the user or their machine, true in every project, e.g. \"the user's shell is fish\", \"prefers pnpm\"",
+      enum: ["project", "global"],
+      type: "string",
+      description:
+        'project (default): about this codebase. global: about the user or their machine, true in every project, e.g. "the user\'s shell is fish", "prefers pnpm"',
     });
   });
 });
 
 describe("recall across both stores", () => {
   test("the best matches of both stores, global ones marked, each hit persisted in its own store", async () => {
-    writeDoc(paths.projectMemory(ROOT), { version: 1, project: ROOT, entries: makeEntries("p", 12, (i) => 2 * i, (i) => ({ text: `shared word project ${i}` })) });
-    writeDoc(paths.globalMemory(), { version: 1, entries: makeEntries("g", 10, (i) => 2 * i + 1, (i) => ({ text: `shared word global ${i}` })) });
-    const recall = (query: string) => recallMemory({ projectRoot: ROOT, cwd: ROOT, project: openMemory(ROOT), global: openGlobalMemory(), now: new Date(Date.UTC(2025, 0, 4)) }, { query });
+    writeDoc(paths.projectMemory(ROOT), {
+      version: 1,
+      project: ROOT,
+      entries: makeEntries(
+        "p",
+        12,
+        (i) => 2 * i,
+        (i) => ({ text: `shared word project ${i}` }),
+      ),
+    });
+    writeDoc(paths.globalMemory(), {
+      version: 1,
+      entries: makeEntries(
+        "g",
+        10,
+        (i) => 2 * i + 1,
+        (i) => ({ text: `shared word global ${i}` }),
+      ),
+    });
+    const recall = (query: string) =>
+      recallMemory({ projectRoot: ROOT, cwd: ROOT, project: openMemory(ROOT), global: openGlobalMemory(), now: new Date(Date.UTC(2025, 0, 4)) }, { query });
     // Every note shares "shared word" equally: hits, then recency break the tie (newest first), 8 by default.
     const expected = [22, 20, 19, 18, 17, 16, 15, 14].map((minute) =>
-      minute % 2 === 0 ? `note (fact, 2 days old): shared word project ${minute / 2}` : `note (fact, global, 2 days old): shared word global ${(minute - 1) / 2}`);
+      minute % 2 === 0
+        ? `note (fact, 2 days old): shared word project ${minute / 2}`
+        : `note (fact, global, 2 days old): shared word global ${(minute - 1) / 2}`,
+    );
     expect(recall("SHARED word")).toBe(expected.join("\n"));
     expect(readDoc(paths.projectMemory(ROOT)).entries.map((entry) => entry.hits)).toEqual([0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1]);
     expect(readDoc(paths.globalMemory()).entries.map((entry) => entry.hits)).toEqual([0, 0, 0, 0, 0, 0, 0, 1, 1, 1]);
@@ -134,8 +172,25 @@ describe("recall across both stores", () => {
 
 describe("forget with a scope", () => {
   function seedBoth(): void {
-    writeDoc(paths.projectMemory(ROOT), { version: 1, project: ROOT, entries: makeEntries("p", 3, (i) => i, (i) => ({ text: ["uses pnpm workspaces", "port 3000", "pnpm lockfile is committed"][i] })) });
-    writeDoc(paths.globalMemory(), { version: 1, entries: makeEntries("g", 2, (i) => i, (i) => ({ text: ["prefers pnpm", "shell is fish"][i] })) });
+    writeDoc(paths.projectMemory(ROOT), {
+      version: 1,
+      project: ROOT,
+      entries: makeEntries(
+        "p",
+        3,
+        (i) => i,
+        (i) => ({ text: ["uses pnpm workspaces", "port 3000", "pnpm lockfile is committed"][i] }),
+      ),
+    });
+    writeDoc(paths.globalMemory(), {
+      version: 1,
+      entries: makeEntries(
+        "g",
+        2,
+        (i) => i,
+        (i) => ({ text: ["prefers pnpm", "shell is fish"][i] }),
+      ),
+    });
   }
   const texts = (path: string) => readDoc(path).entries.map((entry) => entry.text);
 
@@ -198,7 +253,9 @@ describe("the global file on disk", () => {
       return "[fact] the user likes numbered notes";
     });
     expect(result).toEqual({ changed: true, message: "memory compacted: 62 entries into 1" });
-    expect(systems[0]!.split("\n")[0]).toBe("You tidy the memory of a coding agent: short notes it wrote for itself about its user and the user's machine, true in every project.");
+    expect(systems[0]!.split("\n")[0]).toBe(
+      "You tidy the memory of a coding agent: short notes it wrote for itself about its user and the user's machine, true in every project.",
+    );
     expect(readDoc(paths.globalMemory())).toEqual({ version: 1, entries: [expect.objectContaining({ text: "the user likes numbered notes" })] });
   });
 });

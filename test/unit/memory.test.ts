@@ -83,10 +83,12 @@ describe("remember, recall, forget as the model sees them", () => {
   test("recall ranks by relevance: the note sharing more words first, one shared word is enough, hits persist", async () => {
     const { remember, recall } = tools();
     for (const text of ["Deploy runs on Fridays", "deploy needs the VPN", "the VPN config lives in ops/"]) await remember!.execute({ kind: "fact", text }, ctx);
-    expect(await recall!.execute({ query: "DEPLOY vpn" }, ctx)).toBe([
-      "note (fact, today): deploy needs the VPN", "note (fact, today): Deploy runs on Fridays", "note (fact, today): the VPN config lives in ops/",
-    ].join("\n"));
-    expect(await recall!.execute({ query: "vpn" }, ctx)).toBe("note (fact, today, 1 hit): deploy needs the VPN\nnote (fact, today, 1 hit): the VPN config lives in ops/");
+    expect(await recall!.execute({ query: "DEPLOY vpn" }, ctx)).toBe(
+      ["note (fact, today): deploy needs the VPN", "note (fact, today): Deploy runs on Fridays", "note (fact, today): the VPN config lives in ops/"].join("\n"),
+    );
+    expect(await recall!.execute({ query: "vpn" }, ctx)).toBe(
+      "note (fact, today, 1 hit): deploy needs the VPN\nnote (fact, today, 1 hit): the VPN config lives in ops/",
+    );
     expect(await recall!.execute({ query: "kubernetes" }, ctx)).toBe('Nothing recorded about "kubernetes".');
     await expect(recall!.execute({ query: "   " }, ctx)).rejects.toThrow("recall needs a query");
     const onDisk = readFile().entries;
@@ -113,7 +115,9 @@ describe("remember, recall, forget as the model sees them", () => {
 
   test("the tools are read-only, so approval defaults leave them free", () => {
     expect(createMemoryTools(openMemory(ROOT)).map((tool) => [tool.name, tool.effect, tool.decision])).toEqual([
-      ["remember", "read", "allow"], ["recall", "read", "allow"], ["forget", "read", "allow"],
+      ["remember", "read", "allow"],
+      ["recall", "read", "allow"],
+      ["forget", "read", "allow"],
     ]);
   });
 
@@ -138,7 +142,11 @@ describe("file formats", () => {
     expect(store.list()).toEqual([old[1], old[0]] as MemoryEntry[]);
     store.remember("decision", "new note");
     const file = readFile();
-    expect({ version: file.version, project: file.project, first: file.entries.slice(0, 2) }).toEqual({ version: 1, project: ROOT, first: old as MemoryEntry[] });
+    expect({ version: file.version, project: file.project, first: file.entries.slice(0, 2) }).toEqual({
+      version: 1,
+      project: ROOT,
+      first: old as MemoryEntry[],
+    });
     expect(file.entries[2]!.text).toBe("new note");
   });
 
@@ -156,7 +164,9 @@ describe("file formats", () => {
     const backups = readdirSync(dirname(path)).filter((name) => name.includes(".corrupt-"));
     expect(backups.length).toBe(1);
     expect(readFileSync(join(dirname(path), backups[0]!), "utf8")).toBe("{ this is not json");
-    expect(notices[1]).toBe(`project memory ${path} was unreadable (${notices[0]!.match(/\((not valid JSON.*)\);/)![1]}); moved it to ${join(dirname(path), backups[0]!)} and started a new one`);
+    expect(notices[1]).toBe(
+      `project memory ${path} was unreadable (${notices[0]!.match(/\((not valid JSON.*)\);/)![1]}); moved it to ${join(dirname(path), backups[0]!)} and started a new one`,
+    );
     expect(readFile().entries.map((entry) => entry.text)).toEqual(["first note after the damage"]);
   });
 
@@ -180,14 +190,20 @@ describe("model compaction", () => {
   test("does nothing at 60 entries or fewer, and says why, without calling the model", async () => {
     writeEntries(makeEntries(60));
     const model = fakeModel("[fact] merged");
-    expect(await compactMemory(openMemory(ROOT), model.complete)).toEqual({ changed: false, message: "memory left as is: 60 entries, compaction starts past 60" });
+    expect(await compactMemory(openMemory(ROOT), model.complete)).toEqual({
+      changed: false,
+      message: "memory left as is: 60 entries, compaction starts past 60",
+    });
     expect(model.calls).toEqual([]);
   });
 
   test("does nothing with fewer than two never-recalled entries", async () => {
     writeEntries(makeEntries(61, (i) => ({ hits: i === 0 ? 0 : 1 })));
     const model = fakeModel("[fact] merged");
-    expect(await compactMemory(openMemory(ROOT), model.complete)).toEqual({ changed: false, message: "memory left as is: 61 entries, too few unused ones to merge" });
+    expect(await compactMemory(openMemory(ROOT), model.complete)).toEqual({
+      changed: false,
+      message: "memory left as is: 61 entries, too few unused ones to merge",
+    });
     expect(model.calls).toEqual([]);
   });
 
@@ -231,7 +247,10 @@ describe("model compaction", () => {
       return "[fact] everything else";
     });
     expect(result).toEqual({ changed: true, message: "memory compacted: 62 entries into 2" });
-    expect(readFile().entries.map((entry) => [entry.text, entry.hits])).toEqual([["note number 61", 1], ["everything else", 0]]);
+    expect(readFile().entries.map((entry) => [entry.text, entry.hits])).toEqual([
+      ["note number 61", 1],
+      ["everything else", 0],
+    ]);
   });
 
   test("parses `[kind] text` lines, tolerating bullets and numbering", () => {

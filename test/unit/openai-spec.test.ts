@@ -51,8 +51,17 @@ describe("pruneOpenApiSpec", () => {
 
   test("strips annotations at schema positions, never a property, enum value or required name spelled like one", () => {
     const annotated = {
-      description: "d", title: "t", example: 1, examples: [1], default: "x", deprecated: true, externalDocs: { url: "u" },
-      "x-oaiMeta": {}, "x-stainless-const": true, type: "object", required: ["description", "title", "default"],
+      description: "d",
+      title: "t",
+      example: 1,
+      examples: [1],
+      default: "x",
+      deprecated: true,
+      externalDocs: { url: "u" },
+      "x-oaiMeta": {},
+      "x-stainless-const": true,
+      type: "object",
+      required: ["description", "title", "default"],
       properties: {
         description: { type: "string", description: "the item's description", maxLength: 5 },
         title: { type: "string", title: "Title", "x-oaiTypeLabel": "string" },
@@ -63,7 +72,8 @@ describe("pruneOpenApiSpec", () => {
     };
     expect(pruneOpenApiSpec(doc({ Root: annotated }), ["Root"]).schemas).toEqual({
       Root: {
-        type: "object", required: ["description", "title", "default"],
+        type: "object",
+        required: ["description", "title", "default"],
         properties: {
           description: { type: "string", maxLength: 5 },
           title: { type: "string" },
@@ -77,11 +87,19 @@ describe("pruneOpenApiSpec", () => {
 
   test.each([
     ["no components", { info: { version: "1" } }, "the document has no components.schemas; is it OpenAI's OpenAPI document?"],
-    ["components not an object", { info: { version: "1" }, components: { schemas: null } }, "the document has no components.schemas; is it OpenAI's OpenAPI document?"],
+    [
+      "components not an object",
+      { info: { version: "1" }, components: { schemas: null } },
+      "the document has no components.schemas; is it OpenAI's OpenAPI document?",
+    ],
     ["no info.version", { components: { schemas: { Root: {} } } }, "the document has no info.version; is it OpenAI's OpenAPI document?"],
     ["a missing root", doc({ Other: {} }), "the document has no schema Root (referenced from the roots)"],
     ["a dangling $ref", doc({ Root: { items: ref("Gone") } }), "the document has no schema Gone (referenced from Root)"],
-    ["a $ref outside components", doc({ Root: { properties: { a: { $ref: "other.json#/X" } } } }), "Root has a $ref outside #/components/schemas/: other.json#/X"],
+    [
+      "a $ref outside components",
+      doc({ Root: { properties: { a: { $ref: "other.json#/X" } } } }),
+      "Root has a $ref outside #/components/schemas/: other.json#/X",
+    ],
   ])("rejects %s with one actionable line", (_name, input, message) => {
     expect(() => pruneOpenApiSpec(input, ["Root"])).toThrow(new Error(message));
   });
@@ -102,7 +120,10 @@ describe("the vendored file", () => {
     expect(VENDORED.info.version).toMatch(/^\d+\.\d+\.\d+$/);
     expect(VENDORED.info.license).toEqual({ name: "MIT", identifier: "MIT" });
     expect(VENDORED["x-vendored"]).toEqual({
-      source: expect.stringMatching(/\.json$/), sha256: expect.stringMatching(/^[0-9a-f]{64}$/), roots: [...SCHEMA_NAMES], refresh: VENDOR_COMMAND,
+      source: expect.stringMatching(/\.json$/),
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      roots: [...SCHEMA_NAMES],
+      refresh: VENDOR_COMMAND,
     });
     expect(Object.keys(VENDORED.components.schemas)).toEqual(expect.arrayContaining([...SCHEMA_NAMES]));
   });
@@ -140,11 +161,13 @@ describe("bun run vendor:openai-spec", () => {
     const result = run(input, output);
     const written = readFileSync(output, "utf8");
     expect(result).toEqual({
-      code: 0, stderr: "",
+      code: 0,
+      stderr: "",
       stdout: `${output}: OpenAI API ${VENDORED.info.version}, ${Object.keys(VENDORED.components.schemas).length} schemas, ${Buffer.byteLength(written).toLocaleString("en-US")} bytes\n`,
     });
     expect(JSON.parse(written)).toEqual({
-      ...VENDORED, "x-vendored": { ...VENDORED["x-vendored"], sha256: new Bun.CryptoHasher("sha256").update(source).digest("hex") },
+      ...VENDORED,
+      "x-vendored": { ...VENDORED["x-vendored"], sha256: new Bun.CryptoHasher("sha256").update(source).digest("hex") },
     });
     expect(readdirSync(dir).sort()).toEqual(["openai-openapi.json", "out.json"]);
   });
@@ -160,8 +183,11 @@ describe("bun run vendor:openai-spec", () => {
   test.each([
     ["not JSON", "{", /^vendor:openai-spec: \S+ is not JSON \(.+\)\n$/],
     ["not an OpenAPI document", "[]", /^vendor:openai-spec: the document has no components\.schemas; is it OpenAI's OpenAPI document\?\n$/],
-    ["a licence that is not MIT", JSON.stringify({ ...VENDORED, info: { ...VENDORED.info, license: { name: "Proprietary" } } }),
-      /^vendor:openai-spec: the document's licence is \{"name":"Proprietary"\}, not MIT; review test\/fakes\/openai-spec\/LICENSE before vendoring\n$/],
+    [
+      "a licence that is not MIT",
+      JSON.stringify({ ...VENDORED, info: { ...VENDORED.info, license: { name: "Proprietary" } } }),
+      /^vendor:openai-spec: the document's licence is \{"name":"Proprietary"\}, not MIT; review test\/fakes\/openai-spec\/LICENSE before vendoring\n$/,
+    ],
   ])("%s: exit 1, one line, no output file", (_name, content, stderr) => {
     const input = join(dir, "in.json");
     writeFileSync(input, content);

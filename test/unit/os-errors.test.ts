@@ -57,15 +57,28 @@ describe("describeErrno", () => {
 
   test("StateWriteError: which file, the cause, what is intact; exit 1; the errno kept", () => {
     const cases: [ConstructorParameters<typeof StateWriteError>, string][] = [
-      [["/s/sessions/a.json", errno("EROFS"), "replace", true], "cannot save /s/sessions/a.json: the file system is read-only (EROFS); its previous version is intact"],
+      [
+        ["/s/sessions/a.json", errno("EROFS"), "replace", true],
+        "cannot save /s/sessions/a.json: the file system is read-only (EROFS); its previous version is intact",
+      ],
       [["/s/sessions/a.json", errno("EACCES"), "replace", false], "cannot save /s/sessions/a.json: permission denied (EACCES); nothing was written"],
-      [["/s/events/r.jsonl", errno("ENOSPC"), "append", true], "cannot append to /s/events/r.jsonl: the disk is full (ENOSPC); the lines already in it are intact"],
-      [["/s/a.json.lock", errno("ENOTDIR"), "lock", false], "cannot create the lock file /s/a.json.lock: a file stands where a folder is expected on that path (ENOTDIR); no state file was changed"],
+      [
+        ["/s/events/r.jsonl", errno("ENOSPC"), "append", true],
+        "cannot append to /s/events/r.jsonl: the disk is full (ENOSPC); the lines already in it are intact",
+      ],
+      [
+        ["/s/a.json.lock", errno("ENOTDIR"), "lock", false],
+        "cannot create the lock file /s/a.json.lock: a file stands where a folder is expected on that path (ENOTDIR); no state file was changed",
+      ],
     ];
     for (const [args, message] of cases) {
       const error = new StateWriteError(...args);
       expect(error).toBeInstanceOf(UserError);
-      expect({ message: error.message, exitCode: error.exitCode, code: error.code }).toEqual({ message, exitCode: 1, code: (args[1] as NodeJS.ErrnoException).code });
+      expect({ message: error.message, exitCode: error.exitCode, code: error.code }).toEqual({
+        message,
+        exitCode: 1,
+        code: (args[1] as NodeJS.ErrnoException).code,
+      });
     }
   });
 });
@@ -93,8 +106,12 @@ describe("json-file writers fail with sentences", () => {
     const path = join(dir, "sessions", "a.json");
     const tail = "a file stands where a folder is expected on that path";
     expect(thrownBy(() => writeJsonAtomic(path, {})).message).toMatch(new RegExp(`^cannot save ${path}: ${tail} \\((ENOTDIR|EEXIST)\\); nothing was written$`));
-    expect(thrownBy(() => appendJsonLine(`${path}l`, {})).message).toMatch(new RegExp(`^cannot append to ${path}l: ${tail} \\((ENOTDIR|EEXIST)\\); nothing was written$`));
-    expect(thrownBy(() => withLockSync(path, () => 1)).message).toMatch(new RegExp(`^cannot create the lock file ${path}\\.lock: ${tail} \\((ENOTDIR|EEXIST)\\); no state file was changed$`));
+    expect(thrownBy(() => appendJsonLine(`${path}l`, {})).message).toMatch(
+      new RegExp(`^cannot append to ${path}l: ${tail} \\((ENOTDIR|EEXIST)\\); nothing was written$`),
+    );
+    expect(thrownBy(() => withLockSync(path, () => 1)).message).toMatch(
+      new RegExp(`^cannot create the lock file ${path}\\.lock: ${tail} \\((ENOTDIR|EEXIST)\\); no state file was changed$`),
+    );
     expect(readFileSync(join(dir, "sessions"), "utf8")).toBe("a file\n");
   });
 
@@ -102,11 +119,16 @@ describe("json-file writers fail with sentences", () => {
     mkdirSync(join(dir, "events"));
     const path = join(dir, "events", "r.jsonl");
     symlinkSync("/dev/full", path);
-    expect(thrownBy(() => appendJsonLine(path, { seq: 1 })).message).toBe(`cannot append to ${path}: the disk is full (ENOSPC); the lines already in it are intact`);
+    expect(thrownBy(() => appendJsonLine(path, { seq: 1 })).message).toBe(
+      `cannot append to ${path}: the disk is full (ENOSPC); the lines already in it are intact`,
+    );
   });
 
   test("a read that fails says why in words", () => {
     const path = join(dir, `${"n".repeat(300)}.json`);
-    expect(readJson(path, { schema: v.unknown() })).toEqual({ status: "corrupt", reason: "cannot be read: the name is too long for the file system (ENAMETOOLONG)" });
+    expect(readJson(path, { schema: v.unknown() })).toEqual({
+      status: "corrupt",
+      reason: "cannot be read: the name is too long for the file system (ENAMETOOLONG)",
+    });
   });
 });

@@ -10,18 +10,47 @@ import { bashTool } from "../../lib/tools/bash.ts";
 
 const gateFor = (config: unknown, yolo = true) => {
   const gate = createGate({
-    rules: parsePermissionRules(config), plugins: createPluginHost({ cwd: "/ws", enabled: [] }), yolo, headless: !yolo, decide: denyAll,
+    rules: parsePermissionRules(config),
+    plugins: createPluginHost({ cwd: "/ws", enabled: [] }),
+    yolo,
+    headless: !yolo,
+    decide: denyAll,
   });
   let n = 0;
   return (command: string) => gate.check({ callId: `c${++n}`, tool: bashTool, name: "bash", input: { command }, cwd: "/ws" });
 };
 
 const PUSH_SPELLINGS = [
-  "git push", "git push origin main", "/usr/bin/git push", "env X=1 git  push", "X=1 git push", "timeout 5 git push", "true && git push",
-  "echo $(git push)", "echo `git push`", "(git push)", "{ git push; }", "nohup git push &", "command git push", "echo x | xargs git push",
-  "git -C repo push", "git --no-pager push --tags", "g''it pu\"sh\"", "\\git push", "sudo git push", "bash -c 'git push'", "eval 'git push'",
-  "make && git push || echo failed", "for i in 1; do git push; done", "if true; then git push; fi", "git push 2>&1 | tail -1",
-  "f() { git push; }; f", "x=$(git push)", "cat <(git push)", "find . -maxdepth 0 -exec git push \\;", "sh <<EOF\ngit push\nEOF",
+  "git push",
+  "git push origin main",
+  "/usr/bin/git push",
+  "env X=1 git  push",
+  "X=1 git push",
+  "timeout 5 git push",
+  "true && git push",
+  "echo $(git push)",
+  "echo `git push`",
+  "(git push)",
+  "{ git push; }",
+  "nohup git push &",
+  "command git push",
+  "echo x | xargs git push",
+  "git -C repo push",
+  "git --no-pager push --tags",
+  "g''it pu\"sh\"",
+  "\\git push",
+  "sudo git push",
+  "bash -c 'git push'",
+  "eval 'git push'",
+  "make && git push || echo failed",
+  "for i in 1; do git push; done",
+  "if true; then git push; fi",
+  "git push 2>&1 | tail -1",
+  "f() { git push; }; f",
+  "x=$(git push)",
+  "cat <(git push)",
+  "find . -maxdepth 0 -exec git push \\;",
+  "sh <<EOF\ngit push\nEOF",
 ];
 const PUSH_NEAR_MISSES = ["git status", "git pull", "echo git push", "git log --grep push", "gitk push", "git commit -m 'git push'"];
 
@@ -41,9 +70,17 @@ describe("an allow rule covers a line only when it covers every simple command i
   const check = gateFor({ bash: { "*": "ask", "npm test*": "allow", "git status*": "allow" } }, false);
   // [command, allowed without asking]
   const TABLE: [string, boolean][] = [
-    ["npm test", true], ["CI=1 npm test", true], ["timeout 60 npm test -- --watch=false", true], ["/usr/local/bin/npm test", true],
-    ["npm test && git status", true], ["npm test; rm -rf x", false], ["npm test | sh", false], ["npm test $(rm x)", false],
-    ["git status && curl x", false], ["bash -c 'npm test; rm x'", false], ["sudo npm test", false],
+    ["npm test", true],
+    ["CI=1 npm test", true],
+    ["timeout 60 npm test -- --watch=false", true],
+    ["/usr/local/bin/npm test", true],
+    ["npm test && git status", true],
+    ["npm test; rm -rf x", false],
+    ["npm test | sh", false],
+    ["npm test $(rm x)", false],
+    ["git status && curl x", false],
+    ["bash -c 'npm test; rm x'", false],
+    ["sudo npm test", false],
   ];
   for (const [command, allowed] of TABLE) {
     test(JSON.stringify(command), async () => expect((await check(command)).allowed).toBe(allowed));
@@ -60,14 +97,20 @@ test("a wrapper rule still matches its own line: sudo * = deny refuses sudo what
 test("a bash question carries the command as written for display, and its lines as subjects", async () => {
   const asked: { subject: string; subjects: string[]; suggestedPattern: string }[] = [];
   const gate = createGate({
-    rules: parsePermissionRules({}), plugins: createPluginHost({ cwd: "/ws", enabled: [] }), yolo: false,
+    rules: parsePermissionRules({}),
+    plugins: createPluginHost({ cwd: "/ws", enabled: [] }),
+    yolo: false,
     decide: async (request) => {
       asked.push({ subject: request.subject, subjects: request.subjects, suggestedPattern: request.suggestedPattern });
       return "deny";
     },
   });
   await gate.check({ callId: "c1", tool: bashTool, name: "bash", input: { command: "CI=1  npm test && echo $(git log -1)" }, cwd: "/ws" });
-  expect(asked).toEqual([{
-    subject: "CI=1 npm test && echo $(git log -1)", subjects: ["npm test", "echo $(git log -1)", "git log -1"], suggestedPattern: "npm *",
-  }]);
+  expect(asked).toEqual([
+    {
+      subject: "CI=1 npm test && echo $(git log -1)",
+      subjects: ["npm test", "echo $(git log -1)", "git log -1"],
+      suggestedPattern: "npm *",
+    },
+  ]);
 });

@@ -24,8 +24,17 @@ const TOOLS = builtinTools({ complete: async () => "m" });
 
 /** Every spelling of secrets/a.txt the issue names: `./x`, `a/../x`, absolute, `//`, trailing `/`. */
 const SPELLINGS = [
-  "secrets/a.txt", "./secrets/a.txt", "x/../secrets/a.txt", "./x/.././secrets/a.txt", `${root}/secrets/a.txt`,
-  "secrets//a.txt", ".//secrets///a.txt", "secrets/a.txt/", "secrets/./a.txt", `${root}//secrets/../secrets/a.txt`, "alias/a.txt",
+  "secrets/a.txt",
+  "./secrets/a.txt",
+  "x/../secrets/a.txt",
+  "./x/.././secrets/a.txt",
+  `${root}/secrets/a.txt`,
+  "secrets//a.txt",
+  ".//secrets///a.txt",
+  "secrets/a.txt/",
+  "secrets/./a.txt",
+  `${root}//secrets/../secrets/a.txt`,
+  "alias/a.txt",
 ];
 
 /** The input of each path-taking tool that names `path`. */
@@ -57,7 +66,11 @@ describe("normalizeRulePath", () => {
 
 describe("path rules in every tool that takes a path", () => {
   test("the tools named here are exactly the built-ins that declare paths", () => {
-    expect(TOOLS.filter((tool) => tool.paths && tool.name !== "grep").map((tool) => tool.name).sort()).toEqual(Object.keys(INPUTS).sort());
+    expect(
+      TOOLS.filter((tool) => tool.paths && tool.name !== "grep")
+        .map((tool) => tool.name)
+        .sort(),
+    ).toEqual(Object.keys(INPUTS).sort());
   });
 
   for (const [name, input] of Object.entries(INPUTS)) {
@@ -65,10 +78,12 @@ describe("path rules in every tool that takes a path", () => {
       const rules = parsePermissionRules({ [name]: { "*": "allow", "secrets/*": "deny" } }, defaultPermission(TOOLS));
       const gate = createGate({ rules, plugins: createPluginHost({ cwd: root, enabled: [] }), yolo: true, decide: denyAll, headless: true });
       const tool = TOOLS.find((candidate) => candidate.name === name)!;
-      const verdicts = await Promise.all(SPELLINGS.map(async (path, i) => {
-        const result = await gate.check({ callId: `c${i}`, tool, name, input: input(path), cwd: root });
-        return [path, result.allowed === false && result.by === "rule" ? result.reason : "let through"];
-      }));
+      const verdicts = await Promise.all(
+        SPELLINGS.map(async (path, i) => {
+          const result = await gate.check({ callId: `c${i}`, tool, name, input: input(path), cwd: root });
+          return [path, result.allowed === false && result.by === "rule" ? result.reason : "let through"];
+        }),
+      );
       expect(verdicts).toEqual(SPELLINGS.map((path) => [path, `Refused by the permission rule ${name}: "secrets/*" = deny.`]));
       const fine = await gate.check({ callId: "ok", tool, name, input: input("x/other.txt"), cwd: root });
       expect(fine.allowed === false && fine.by === "rule").toBe(false);
@@ -80,9 +95,10 @@ describe("path rules in every tool that takes a path", () => {
       const rules = parsePermissionRules({ [name]: { "*": "allow", "secrets/*": "deny" } }, defaultPermission(TOOLS));
       const gate = createGate({ rules, plugins: createPluginHost({ cwd: root, enabled: [] }), yolo: true, decide: denyAll });
       const tool = TOOLS.find((candidate) => candidate.name === name)!;
-      const inputs = name === "git_show"
-        ? ["HEAD:./secrets/a.txt", "HEAD:secrets//a.txt", "HEAD~1:x/../secrets/a.txt", "HEAD:secrets/a.txt/"].map((ref) => ({ ref }))
-        : ["./secrets/*.txt", "secrets//*", "x/../secrets/**"].map((include) => ({ pattern: "s", include }));
+      const inputs =
+        name === "git_show"
+          ? ["HEAD:./secrets/a.txt", "HEAD:secrets//a.txt", "HEAD~1:x/../secrets/a.txt", "HEAD:secrets/a.txt/"].map((ref) => ({ ref }))
+          : ["./secrets/*.txt", "secrets//*", "x/../secrets/**"].map((include) => ({ pattern: "s", include }));
       for (const [i, call] of inputs.entries()) {
         const result = await gate.check({ callId: `g${i}`, tool, name, input: call, cwd: root });
         expect([call, result.allowed]).toEqual([call, false]);

@@ -4,8 +4,15 @@ import { HEADLESS_DENIED_REASON, USER_DENIED_REASON, createGate, denyAll, type G
 import { type ApprovalAnswer, type ApprovalRequest, type DecisionSource } from "../../lib/approval/request.ts";
 import { UserError } from "../../lib/platform/errors.ts";
 import {
-  canonicalJson, defaultPermission, createRepeatGuard, createSessionGrants, describeRefusal,
-  evaluatePermission, matchPattern, parsePermissionRules, suggestPattern,
+  canonicalJson,
+  defaultPermission,
+  createRepeatGuard,
+  createSessionGrants,
+  describeRefusal,
+  evaluatePermission,
+  matchPattern,
+  parsePermissionRules,
+  suggestPattern,
 } from "../../lib/approval/rules.ts";
 import { createPluginHost } from "../../lib/extensions/plugin-host.ts";
 import type { Plugin, PluginHost } from "../../lib/extensions/plugin-api.ts";
@@ -17,7 +24,8 @@ import { currentTimeTool } from "../../plugins/time.ts";
 
 const BUILTIN = builtinTools({ complete: async () => "m" });
 const SESSION = [
-  createTodoTool({ get: () => [], set: () => {} }), currentTimeTool,
+  createTodoTool({ get: () => [], set: () => {} }),
+  currentTimeTool,
   createTaskTool({ client: {} as never, model: () => "m", thinking: () => "off", tools: () => [], gate: {} as never, root: "/ws", canAsk: false }),
 ];
 const DEFAULTS = defaultPermission([...BUILTIN, ...SESSION]);
@@ -43,9 +51,12 @@ describe("matchPattern", () => {
 
 describe("defaults", () => {
   test("derived from each tool's declared decision: reads allow; writes, exec and net ask", () => {
-    expect(Object.entries(DEFAULTS).filter(([, decision]) => decision === "ask").map(([tool]) => tool).sort()).toEqual(
-      ["apply_patch", "bash", "delete_file", "edit_file", "move_file", "multi_edit", "web_fetch", "write_file"],
-    );
+    expect(
+      Object.entries(DEFAULTS)
+        .filter(([, decision]) => decision === "ask")
+        .map(([tool]) => tool)
+        .sort(),
+    ).toEqual(["apply_patch", "bash", "delete_file", "edit_file", "move_file", "multi_edit", "web_fetch", "write_file"]);
     const byEffect = [...BUILTIN, ...SESSION].map((tool): [string, string] => [tool.name, tool.effect === "read" ? "allow" : "ask"]);
     expect(Object.entries(DEFAULTS) as [string, string][]).toEqual(byEffect);
   });
@@ -142,12 +153,24 @@ describe("messages and grants", () => {
     grants.add("bash", "git *");
     grants.add("bash", "git *");
     grants.add("write_file", "*");
-    expect(grants.list()).toEqual([{ tool: "bash", pattern: "git *" }, { tool: "write_file", pattern: "*" }]);
+    expect(grants.list()).toEqual([
+      { tool: "bash", pattern: "git *" },
+      { tool: "write_file", pattern: "*" },
+    ]);
     expect(grants.covers("bash", ["git log -5"])).toBe(true);
     expect(grants.covers("bash", ["gitk"])).toBe(false);
     expect(grants.covers("bash", ["npm test"])).toBe(false);
-    for (const command of ["git log; rm notes", "git log && curl x", "git log | sh", "git log > out", "git $(whoami)", "git `id`", "git log\nrm x",
-      "git log <(touch pwned)", "git apply < x.patch"]) {
+    for (const command of [
+      "git log; rm notes",
+      "git log && curl x",
+      "git log | sh",
+      "git log > out",
+      "git $(whoami)",
+      "git `id`",
+      "git log\nrm x",
+      "git log <(touch pwned)",
+      "git apply < x.patch",
+    ]) {
       expect(grants.covers("bash", [command])).toBe(false);
     }
     expect(grants.covers("write_file", ["a.ts", "b.ts"])).toBe(true);
@@ -170,7 +193,12 @@ describe("messages and grants", () => {
 // ---- the gate ----------------------------------------------------------------------------------
 
 const _tool = (name: string, subjects?: (input: any) => string[]): ToolDefinition => ({
-  name, description: name, schema: v.any(), subjects, effect: "exec", execute: async () => "ok",
+  name,
+  description: name,
+  schema: v.any(),
+  subjects,
+  effect: "exec",
+  execute: async () => "ok",
 });
 const TOOLS: Record<string, ToolDefinition> = {
   ...Object.fromEntries(BUILTIN.map((tool) => [tool.name, tool])),
@@ -184,7 +212,9 @@ interface Harness {
   gate: ReturnType<typeof createGate>;
 }
 
-function harness(options: { config?: unknown; yolo?: boolean; answers?: (ApprovalAnswer | "block")[]; decide?: DecisionSource; headless?: boolean; plugins?: PluginHost } = {}): Harness {
+function harness(
+  options: { config?: unknown; yolo?: boolean; answers?: (ApprovalAnswer | "block")[]; decide?: DecisionSource; headless?: boolean; plugins?: PluginHost } = {},
+): Harness {
   const asked: ApprovalRequest[] = [];
   const answers = [...(options.answers ?? [])];
   const gate = createGate({
@@ -193,16 +223,19 @@ function harness(options: { config?: unknown; yolo?: boolean; answers?: (Approva
     yolo: options.yolo ?? false,
     headless: options.headless,
     runId: "run-1",
-    decide: options.decide ?? (async (request) => {
-      asked.push(request);
-      const answer = answers.shift();
-      if (!answer) throw new Error(`unexpected question about ${request.tool}`);
-      return answer;
-    }),
+    decide:
+      options.decide ??
+      (async (request) => {
+        asked.push(request);
+        const answer = answers.shift();
+        if (!answer) throw new Error(`unexpected question about ${request.tool}`);
+        return answer;
+      }),
   });
   let n = 0;
   return {
-    asked, gate,
+    asked,
+    gate,
     check: (name, input, extra) => gate.check({ callId: `call-${++n}`, tool: TOOLS[name], name, input, cwd: "/ws", ...extra }),
   };
 }
@@ -215,9 +248,17 @@ describe("createGate", () => {
     const request = h.asked[0]!;
     expect(request.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(request).toEqual({
-      id: request.id, callId: "call-1", tool: "bash", input: { command: "git status" }, subjects: ["git status"],
-      subject: "git status", repeated: false, matched: { tool: "bash", pattern: "*" }, suggestedPattern: "git *",
-      cwd: "/ws", runId: "run-1",
+      id: request.id,
+      callId: "call-1",
+      tool: "bash",
+      input: { command: "git status" },
+      subjects: ["git status"],
+      subject: "git status",
+      repeated: false,
+      matched: { tool: "bash", pattern: "*" },
+      suggestedPattern: "git *",
+      cwd: "/ws",
+      runId: "run-1",
     });
     expect(result).toEqual({ allowed: true, asked: request });
   });
@@ -237,31 +278,51 @@ describe("createGate", () => {
   });
 
   test("a failing question denies the call", async () => {
-    const h = harness({ decide: async () => { throw new Error("stdin closed"); } });
+    const h = harness({
+      decide: async () => {
+        throw new Error("stdin closed");
+      },
+    });
     const result = await h.check("bash", { command: "make" });
     expect(result.allowed === false && result.by === "user" && result.reason).toBe("Refused: the approval question failed (stdin closed).");
   });
 
   test("deny rules refuse without asking, with the rule in the message", async () => {
     const h = harness({ config: { bash: { "*": "ask", "git push *": "deny" }, write_file: "deny", read_file: { "*": "allow", "app/.env": "deny" } } });
-    expect(await h.check("read_file", { path: "./app/x/../.env" }, )).toEqual({ allowed: false, by: "rule", reason: 'Refused by the permission rule read_file: "app/.env" = deny.' });
-    expect(await h.check("bash", { command: "git push origin main" })).toEqual({ allowed: false, by: "rule", reason: 'Refused by the permission rule bash: "git push *" = deny.' });
-    expect(await h.check("write_file", { path: "a.ts" })).toEqual({ allowed: false, by: "rule", reason: "Refused by the permission rules: write_file is denied." });
+    expect(await h.check("read_file", { path: "./app/x/../.env" })).toEqual({
+      allowed: false,
+      by: "rule",
+      reason: 'Refused by the permission rule read_file: "app/.env" = deny.',
+    });
+    expect(await h.check("bash", { command: "git push origin main" })).toEqual({
+      allowed: false,
+      by: "rule",
+      reason: 'Refused by the permission rule bash: "git push *" = deny.',
+    });
+    expect(await h.check("write_file", { path: "a.ts" })).toEqual({
+      allowed: false,
+      by: "rule",
+      reason: "Refused by the permission rules: write_file is denied.",
+    });
     expect(h.asked).toEqual([]);
   });
 
   test("--yolo: guards still block, deny rules still deny, asks become allows", async () => {
     const h = harness({ yolo: true, config: { bash: { "*": "ask", "curl *": "deny" } } });
     expect(await h.check("bash", { command: "rm -rf /" })).toEqual({
-      allowed: false, by: "plugin",
+      allowed: false,
+      by: "plugin",
       reason: 'Blocked by the guard plugin: refusing "rm -rf /" (recursive or forced delete). Ask the user to run it themselves if it is really needed.',
     });
     expect(await h.check("bash", { command: "curl https://example.com" })).toEqual({
-      allowed: false, by: "rule", reason: 'Refused by the permission rule bash: "curl *" = deny.',
+      allowed: false,
+      by: "rule",
+      reason: 'Refused by the permission rule bash: "curl *" = deny.',
     });
     expect(await h.check("bash", { command: "make test" })).toEqual({ allowed: true });
     expect(await h.check("write_file", { path: ".env" })).toEqual({
-      allowed: false, by: "plugin",
+      allowed: false,
+      by: "plugin",
       reason: "Blocked by the secrets plugin: refusing to write .env (an env file). Tell the user what to put there and let them write it.",
     });
     expect(h.asked).toEqual([]);
@@ -272,7 +333,11 @@ describe("createGate", () => {
     expect((await h.check("bash", { command: "git status" })).allowed).toBe(true);
     expect(h.gate.grants.list()).toEqual([{ tool: "bash", pattern: "git *" }]);
     expect(await h.check("bash", { command: "git log -3" })).toEqual({ allowed: true });
-    expect(await h.check("bash", { command: "git push --tags" })).toEqual({ allowed: false, by: "rule", reason: 'Refused by the permission rule bash: "git push *" = deny.' });
+    expect(await h.check("bash", { command: "git push --tags" })).toEqual({
+      allowed: false,
+      by: "rule",
+      reason: 'Refused by the permission rule bash: "git push *" = deny.',
+    });
     expect((await h.check("bash", { command: "git log && make" })).allowed).toBe(true);
     expect(h.asked.map((request) => request.subject)).toEqual(["git status", "git log && make"]);
   });
@@ -308,7 +373,13 @@ describe("createGate", () => {
   });
 
   test("a throwing plugin hook blocks the call", async () => {
-    const boom: Plugin = { name: "boom", description: "", beforeToolCall: () => { throw new Error("kaput"); } };
+    const boom: Plugin = {
+      name: "boom",
+      description: "",
+      beforeToolCall: () => {
+        throw new Error("kaput");
+      },
+    };
     const plugins = createPluginHost({ cwd: "/ws", enabled: ["boom"], builtins: { boom: () => boom } });
     const h = harness({ yolo: true, plugins });
     expect(await h.check("glob", { pattern: "*" })).toEqual({ allowed: false, by: "plugin", reason: "Blocked by the boom plugin: its check failed (kaput)" });
@@ -321,7 +392,9 @@ describe("createGate", () => {
     expect(h.asked[0]!.subjects).toEqual([]);
     const yolo = harness({ yolo: true });
     expect(await yolo.check("broken_writer", { files: null })).toEqual({
-      allowed: false, by: "rule", reason: "Refused: the paths of this broken_writer call could not be read. Check its arguments.",
+      allowed: false,
+      by: "rule",
+      reason: "Refused: the paths of this broken_writer call could not be read. Check its arguments.",
     });
   });
 
@@ -339,8 +412,10 @@ describe("createGate", () => {
 
     const headless = harness({ headless: true, yolo: true, decide: denyAll });
     expect(await headless.check("read_file", { path: ".aws/credentials" })).toEqual({
-      allowed: false, by: "headless",
-      reason: "Denied: .aws/credentials may hold secrets (a cloud or cluster credential file) and nobody can be asked in a headless run. Ask the user to share what you need, or to allow it with a permission rule naming the path (permission.read_file).",
+      allowed: false,
+      by: "headless",
+      reason:
+        "Denied: .aws/credentials may hold secrets (a cloud or cluster credential file) and nobody can be asked in a headless run. Ask the user to share what you need, or to allow it with a permission rule naming the path (permission.read_file).",
       asked: expect.anything(),
     });
     const named = harness({ headless: true, decide: denyAll, config: { read_file: { "*": "allow", ".env": "allow" } } });
@@ -361,9 +436,17 @@ describe("createGate", () => {
 
   test("questions are put one at a time, so always covers an identical call waiting behind it", async () => {
     let release!: () => void;
-    const gateOpen = new Promise<void>((resolve) => { release = resolve; });
+    const gateOpen = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     const asked: string[] = [];
-    const h = harness({ decide: async (request) => { asked.push(request.subject); await gateOpen; return "always"; } });
+    const h = harness({
+      decide: async (request) => {
+        asked.push(request.subject);
+        await gateOpen;
+        return "always";
+      },
+    });
     const first = h.check("bash", { command: "git status" });
     const second = h.check("bash", { command: "git diff" });
     await new Promise((resolve) => setTimeout(resolve, 10));

@@ -10,33 +10,68 @@ import { FORMAT_TIMEOUT_MS, pickFormatter, runFormatter } from "../../plugins/fo
 import { currentTimeTool, describeTime } from "../../plugins/time.ts";
 
 const quiet = { cwd: "/ws", writeStderr: () => {} };
-const fake = (plugin: Partial<Plugin> & { name: string }): PluginFactory => () => ({ description: `the ${plugin.name} plugin`, ...plugin });
+const fake =
+  (plugin: Partial<Plugin> & { name: string }): PluginFactory =>
+  () => ({ description: `the ${plugin.name} plugin`, ...plugin });
 
 describe("plugin host", () => {
   test("the default host loads guard, secrets, protect and time", () => {
     const host = createPluginHost(quiet);
     expect(host.disabled).toBe(false);
-    expect(host.active().map((plugin) => [plugin.name, plugin.installed])).toEqual([["guard", false], ["secrets", false], ["protect", false], ["time", false]]);
+    expect(host.active().map((plugin) => [plugin.name, plugin.installed])).toEqual([
+      ["guard", false],
+      ["secrets", false],
+      ["protect", false],
+      ["time", false],
+    ]);
     expect(host.failures()).toEqual([]);
     expect(host.tools().map((tool) => tool.name)).toEqual(["current_time"]);
     expect(host.autoApprove()).toEqual(new Set(["current_time"]));
   });
 
   test("builtins load in the enabled order, once each; unknown names and throwing factories are failures", () => {
-    const host = createPluginHost({ ...quiet, enabled: ["time", "nope", "guard", "time", "broken"], builtins: {
-      time: fake({ name: "time" }), guard: fake({ name: "guard" }), broken: () => { throw new Error("needs a config file"); },
-    } });
+    const host = createPluginHost({
+      ...quiet,
+      enabled: ["time", "nope", "guard", "time", "broken"],
+      builtins: {
+        time: fake({ name: "time" }),
+        guard: fake({ name: "guard" }),
+        broken: () => {
+          throw new Error("needs a config file");
+        },
+      },
+    });
     expect(host.active().map((plugin) => plugin.name)).toEqual(["time", "guard"]);
-    expect(host.failures()).toEqual([{ name: "nope", error: "no such plugin" }, { name: "broken", error: "needs a config file" }]);
+    expect(host.failures()).toEqual([
+      { name: "nope", error: "no such plugin" },
+      { name: "broken", error: "needs a config file" },
+    ]);
   });
 
   test("the first guard that blocks wins, prefixed with its name; a throwing guard blocks", async () => {
     const seen: string[] = [];
-    const host = createPluginHost({ ...quiet, enabled: ["a", "b", "c"], builtins: {
-      a: fake({ name: "a", beforeToolCall: ({ toolName }) => { seen.push(`a:${toolName}`); return undefined; } }),
-      b: fake({ name: "b", beforeToolCall: async ({ toolName }) => (toolName === "bash" ? "no shells today" : undefined) }),
-      c: fake({ name: "c", beforeToolCall: ({ toolName }) => { seen.push(`c:${toolName}`); if (toolName === "grep") throw new Error("index missing"); return "too late"; } }),
-    } });
+    const host = createPluginHost({
+      ...quiet,
+      enabled: ["a", "b", "c"],
+      builtins: {
+        a: fake({
+          name: "a",
+          beforeToolCall: ({ toolName }) => {
+            seen.push(`a:${toolName}`);
+            return undefined;
+          },
+        }),
+        b: fake({ name: "b", beforeToolCall: async ({ toolName }) => (toolName === "bash" ? "no shells today" : undefined) }),
+        c: fake({
+          name: "c",
+          beforeToolCall: ({ toolName }) => {
+            seen.push(`c:${toolName}`);
+            if (toolName === "grep") throw new Error("index missing");
+            return "too late";
+          },
+        }),
+      },
+    });
     expect(await host.checkToolCall({ toolName: "bash", input: {}, cwd: "/ws" })).toBe("Blocked by the b plugin: no shells today");
     expect(await host.checkToolCall({ toolName: "grep", input: {}, cwd: "/ws" })).toBe("Blocked by the c plugin: its check failed (index missing)");
     expect(seen).toEqual(["a:bash", "a:grep", "c:grep"]);
@@ -44,22 +79,53 @@ describe("plugin host", () => {
 
   test("every afterTurn hook runs even when one throws; failures come back in order", async () => {
     const ran: string[] = [];
-    const host = createPluginHost({ ...quiet, enabled: ["one", "two", "three"], builtins: {
-      one: fake({ name: "one", afterTurn: () => { ran.push("one"); throw new Error("disk full"); } }),
-      two: fake({ name: "two", afterTurn: async () => { ran.push("two"); } }),
-      three: fake({ name: "three", afterTurn: async () => { ran.push("three"); throw new Error("timeout"); } }),
-    } });
-    expect(await host.runAfterTurn()).toEqual([{ name: "one", error: "disk full" }, { name: "three", error: "timeout" }]);
+    const host = createPluginHost({
+      ...quiet,
+      enabled: ["one", "two", "three"],
+      builtins: {
+        one: fake({
+          name: "one",
+          afterTurn: () => {
+            ran.push("one");
+            throw new Error("disk full");
+          },
+        }),
+        two: fake({
+          name: "two",
+          afterTurn: async () => {
+            ran.push("two");
+          },
+        }),
+        three: fake({
+          name: "three",
+          afterTurn: async () => {
+            ran.push("three");
+            throw new Error("timeout");
+          },
+        }),
+      },
+    });
+    expect(await host.runAfterTurn()).toEqual([
+      { name: "one", error: "disk full" },
+      { name: "three", error: "timeout" },
+    ]);
     expect(ran).toEqual(["one", "two", "three"]);
   });
 
   test("tools: the first plugin offering a name wins; appendices in order", () => {
     const tool = (name: string, description: string) => ({ ...currentTimeTool, name, description });
-    const host = createPluginHost({ ...quiet, enabled: ["a", "b"], builtins: {
-      a: fake({ name: "a", tools: [tool("lint", "from a")], appendix: "Run lint after edits." }),
-      b: fake({ name: "b", tools: [tool("lint", "from b"), tool("fmt", "from b")], appendix: "Prefer small diffs." }),
-    } });
-    expect(host.tools().map((t) => [t.name, t.description])).toEqual([["lint", "from a"], ["fmt", "from b"]]);
+    const host = createPluginHost({
+      ...quiet,
+      enabled: ["a", "b"],
+      builtins: {
+        a: fake({ name: "a", tools: [tool("lint", "from a")], appendix: "Run lint after edits." }),
+        b: fake({ name: "b", tools: [tool("lint", "from b"), tool("fmt", "from b")], appendix: "Prefer small diffs." }),
+      },
+    });
+    expect(host.tools().map((t) => [t.name, t.description])).toEqual([
+      ["lint", "from a"],
+      ["fmt", "from b"],
+    ]);
     expect(host.appendices()).toEqual(["Run lint after edits.", "Prefer small diffs."]);
   });
 
@@ -75,10 +141,15 @@ describe("plugin host", () => {
   test("installed manifests become guards after the builtins; bad ones are failures", async () => {
     const host = createPluginHost({ ...quiet, enabled: ["time"] });
     host.loadInstalled([
-      { name: "no-migrations", description: "keeps migrations read-only", appendix: "Never edit migrations.", deny: [
-        { tools: ["write_file", "apply_patch", "move_file"], pathPattern: "^migrations/", reason: "migrations are append-only" },
-        { tools: ["bash"], commandPattern: "terraform\\s+apply", reason: "apply infrastructure by hand" },
-      ] },
+      {
+        name: "no-migrations",
+        description: "keeps migrations read-only",
+        appendix: "Never edit migrations.",
+        deny: [
+          { tools: ["write_file", "apply_patch", "move_file"], pathPattern: "^migrations/", reason: "migrations are append-only" },
+          { tools: ["bash"], commandPattern: "terraform\\s+apply", reason: "apply infrastructure by hand" },
+        ],
+      },
       { name: "broken", description: "x", deny: [{ tools: ["bash"], commandPattern: "(", reason: "x" }] },
       { name: "time", description: "impostor", deny: [] },
     ]);

@@ -34,9 +34,13 @@ describe("write paths", () => {
     const parsed = parsePatch(patch).flatMap((op) => (op.kind === "update" && op.moveTo ? [op.path, op.moveTo] : [op.path]));
     expect(parsed).toEqual([".env", "a.ts", "dist/a.ts"]);
     expect(patchPaths(patch)).toEqual(parsed);
-    expect(await createSecretsPlugin().beforeToolCall!(callInfo("apply_patch", { patch }))).toBe("refusing to write .env (an env file). Tell the user what to put there and let them write it.");
+    expect(await createSecretsPlugin().beforeToolCall!(callInfo("apply_patch", { patch }))).toBe(
+      "refusing to write .env (an env file). Tell the user what to put there and let them write it.",
+    );
     const moveOnly = "*** Update File: a.ts\r*** Move to: dist/a.ts\r-x\r+y";
-    expect(await createProtectPlugin().beforeToolCall!(callInfo("apply_patch", { patch: moveOnly }))).toStartWith("refusing to write dist/a.ts (generated build output)");
+    expect(await createProtectPlugin().beforeToolCall!(callInfo("apply_patch", { patch: moveOnly }))).toStartWith(
+      "refusing to write dist/a.ts (generated build output)",
+    );
   });
 
   test("each write tool declares its paths, read from raw input", () => {
@@ -64,18 +68,43 @@ describe("secrets plugin", () => {
   const key = "a private key or keystore";
   const pm = "a package-manager or netrc credential file";
   const blocked: [string, string][] = [
-    [".env", "an env file"], ["config/.env.local", "an env file"], [".ENV", "an env file"], ["app\\.env.production", "an env file"],
-    ["certs/server.pem", key], ["tls/a.key", key], ["store.p12", key], ["x.pfx", key], ["a.jks", key], ["release.keystore", key],
-    ["id_rsa", "an SSH private key"], ["id_ecdsa", "an SSH private key"],
-    [".npmrc", pm], [".pypirc", pm], ["home/.netrc", pm], [".pgpass", pm],
-    ["credentials.json", "a credentials file"], ["config/secrets.yaml", "a credentials file"], ["secret.toml", "a credentials file"],
-    ["deploy/credentials.ini", "a credentials file"], ["secrets.yml", "a credentials file"],
-    [".aws/config", "a cloud or cluster credential file"], ["home/.ssh/authorized_keys", "a cloud or cluster credential file"],
+    [".env", "an env file"],
+    ["config/.env.local", "an env file"],
+    [".ENV", "an env file"],
+    ["app\\.env.production", "an env file"],
+    ["certs/server.pem", key],
+    ["tls/a.key", key],
+    ["store.p12", key],
+    ["x.pfx", key],
+    ["a.jks", key],
+    ["release.keystore", key],
+    ["id_rsa", "an SSH private key"],
+    ["id_ecdsa", "an SSH private key"],
+    [".npmrc", pm],
+    [".pypirc", pm],
+    ["home/.netrc", pm],
+    [".pgpass", pm],
+    ["credentials.json", "a credentials file"],
+    ["config/secrets.yaml", "a credentials file"],
+    ["secret.toml", "a credentials file"],
+    ["deploy/credentials.ini", "a credentials file"],
+    ["secrets.yml", "a credentials file"],
+    [".aws/config", "a cloud or cluster credential file"],
+    ["home/.ssh/authorized_keys", "a cloud or cluster credential file"],
     ["x/.gnupg/pubring.kbx", "a cloud or cluster credential file"],
   ];
   const passing = [
-    ".env.example", "src/env.ts", "environment.md", "docs/keys.md", "credentials.md", "secrets/readme.md", "id_rsa_notes.txt", "keyboard.ts",
-    ".envrc.md", "keys/id_ed25519.pub", "home/.ssh/known_hosts",
+    ".env.example",
+    "src/env.ts",
+    "environment.md",
+    "docs/keys.md",
+    "credentials.md",
+    "secrets/readme.md",
+    "id_rsa_notes.txt",
+    "keyboard.ts",
+    ".envrc.md",
+    "keys/id_ed25519.pub",
+    "home/.ssh/known_hosts",
   ];
 
   test("refuses each credential path and passes look-alikes", () => {
@@ -100,20 +129,44 @@ describe("secrets plugin", () => {
 
 describe("protect plugin", () => {
   const blocked: [string, string][] = [
-    [".git/config", "git's own object store"], ["sub/.git/hooks/pre-commit", "git's own object store"],
-    ...["bun.lock", "bun.lockb", "packages/a/package-lock.json", "pnpm-lock.yaml", "yarn.lock", "Cargo.lock", "poetry.lock", "uv.lock",
-      "composer.lock", "go.sum", "Gemfile.lock"].map((path) => [path, "a lockfile the package manager owns"] as [string, string]),
+    [".git/config", "git's own object store"],
+    ["sub/.git/hooks/pre-commit", "git's own object store"],
+    ...[
+      "bun.lock",
+      "bun.lockb",
+      "packages/a/package-lock.json",
+      "pnpm-lock.yaml",
+      "yarn.lock",
+      "Cargo.lock",
+      "poetry.lock",
+      "uv.lock",
+      "composer.lock",
+      "go.sum",
+      "Gemfile.lock",
+    ].map((path) => [path, "a lockfile the package manager owns"] as [string, string]),
     ["node_modules/x/index.js", "an installed dependency"],
-    ["vendor/lib.go", "a vendored or build directory"], ["target/debug/app", "a vendored or build directory"],
+    ["vendor/lib.go", "a vendored or build directory"],
+    ["target/debug/app", "a vendored or build directory"],
     ["crates/x/target/release/app", "a vendored or build directory"],
-    ...["dist/app.js", "build/out.o", "out/x.html", ".next/x", ".nuxt/x", ".svelte-kit/x", "coverage/lcov.info", "src\\dist\\a.js", "/ws/dist/a.js"]
-      .map((path) => [path, "generated build output"] as [string, string]),
-    ...[".venv/bin/python", ".tox/x", ".mypy_cache/x", ".pytest_cache/x", ".ruff_cache/x", ".turbo/x", ".parcel-cache/x"]
-      .map((path) => [path, "a tool cache"] as [string, string]),
+    ...["dist/app.js", "build/out.o", "out/x.html", ".next/x", ".nuxt/x", ".svelte-kit/x", "coverage/lcov.info", "src\\dist\\a.js", "/ws/dist/a.js"].map(
+      (path) => [path, "generated build output"] as [string, string],
+    ),
+    ...[".venv/bin/python", ".tox/x", ".mypy_cache/x", ".pytest_cache/x", ".ruff_cache/x", ".turbo/x", ".parcel-cache/x"].map(
+      (path) => [path, "a tool cache"] as [string, string],
+    ),
   ];
   const passing = [
-    "docs/dist-layout.md", "src/build-info.ts", ".gitignore", ".github/workflows/ci.yml", "target/notes.md", "distribution/x",
-    "src/vendor.ts", "bun.lock.md", "Dist/app.js", "dist/../src/a.ts", "/home/u/build/ws/src/a.ts",
+    "docs/dist-layout.md",
+    "src/build-info.ts",
+    ".gitignore",
+    ".github/workflows/ci.yml",
+    "target/notes.md",
+    "distribution/x",
+    "src/vendor.ts",
+    "bun.lock.md",
+    "Dist/app.js",
+    "dist/../src/a.ts",
+    "/home/u/build/ws/src/a.ts",
   ];
 
   test("refuses tool-owned paths by whole segments and passes the rest", () => {
@@ -125,9 +178,11 @@ describe("protect plugin", () => {
     const plugin = createProtectPlugin();
     const check = (toolName: string, input: unknown) => plugin.beforeToolCall!(callInfo(toolName, input));
     expect(await check("edit_file", { path: "bun.lock" })).toBe(
-      "refusing to write bun.lock (a lockfile the package manager owns). Regenerate it with the tool that owns it rather than editing it.");
+      "refusing to write bun.lock (a lockfile the package manager owns). Regenerate it with the tool that owns it rather than editing it.",
+    );
     expect(await check("move_file", { from: "dist/a.js", to: "src/a.js" })).toBe(
-      "refusing to write dist/a.js (generated build output). Regenerate it with the tool that owns it rather than editing it.");
+      "refusing to write dist/a.js (generated build output). Regenerate it with the tool that owns it rather than editing it.",
+    );
     expect(await check("apply_patch", { patch: "*** Add File: docs/dist-layout.md\n+x" })).toBeUndefined();
     expect(await check("read_file", { path: "node_modules/x/index.js" })).toBeUndefined();
   });

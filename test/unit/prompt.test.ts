@@ -26,7 +26,10 @@ describe("project instructions", () => {
     writeFileSync(join(dir, "pkg", "app", "AGENTS.md"), "app agents");
     const files = loadInstructions(join(dir, "pkg", "app"));
     expect(files.map((file) => [file.label, file.text])).toEqual([
-      ["AGENTS.md", "root rules"], ["pkg/CLAUDE.md", "pkg rules"], ["pkg/app/AGENTS.md", "app agents"], ["pkg/app/.shiro.md", "app rules"],
+      ["AGENTS.md", "root rules"],
+      ["pkg/CLAUDE.md", "pkg rules"],
+      ["pkg/app/AGENTS.md", "app agents"],
+      ["pkg/app/.shiro.md", "app rules"],
     ]);
     expect(renderInstructions(files)).toContain("--- pkg/CLAUDE.md ---\npkg rules");
   });
@@ -43,7 +46,10 @@ describe("project instructions", () => {
 
 describe("system prompt", () => {
   const known = [...builtinTools({ complete: async () => "m" }), createTodoTool({ get: () => [], set: () => {} })];
-  const tools = [...["read_file", "write_file", "bash", "git_status", "git_diff", "todo_write"].map((name) => known.find((tool) => tool.name === name)!), { name: "mcp__gh__search", effect: "exec" as const }];
+  const tools = [
+    ...["read_file", "write_file", "bash", "git_status", "git_diff", "todo_write"].map((name) => known.find((tool) => tool.name === name)!),
+    { name: "mcp__gh__search", effect: "exec" as const },
+  ];
 
   test("does not restate the tools' schemas: no tool line, no description; it lists what asks", () => {
     const prompt = buildSystemPrompt({ root: "/w", platform: "linux-x64", tools, approvalTools: ["write_file", "bash"] });
@@ -62,14 +68,26 @@ describe("system prompt", () => {
 
   test("with every section filled it stays under 5,000 characters; a read-only variant says it cannot change anything", () => {
     const full = buildSystemPrompt({
-      root: "/w", platform: "linux-x64", tools, approvalTools: ["write_file", "bash"],
-      instructions: "# Project instructions\nx", memory: "notes", skills: "skills", appendix: VARIANTS.deep.appendix,
-      pluginAppendices: ["plugin note"], todos: "Your task list (0/1 done)",
+      root: "/w",
+      platform: "linux-x64",
+      tools,
+      approvalTools: ["write_file", "bash"],
+      instructions: "# Project instructions\nx",
+      memory: "notes",
+      skills: "skills",
+      appendix: VARIANTS.deep.appendix,
+      pluginAppendices: ["plugin note"],
+      todos: "Your task list (0/1 done)",
     });
     expect(full.length).toBeLessThan(5_000);
     expect(full.indexOf("# Project instructions")).toBeLessThan(full.indexOf("notes"));
     expect(full.indexOf("# Mode")).toBeLessThan(full.indexOf("Your task list"));
-    const readOnly = buildSystemPrompt({ root: "/w", platform: "p", tools: [tools[0]!, tools[6]!].filter((tool) => tool.effect === "read"), approvalTools: [] });
+    const readOnly = buildSystemPrompt({
+      root: "/w",
+      platform: "p",
+      tools: [tools[0]!, tools[6]!].filter((tool) => tool.effect === "read"),
+      approvalTools: [],
+    });
     expect(readOnly).toContain("You have no tools that change anything");
     expect(readOnly).toContain("You cannot run commands");
   });

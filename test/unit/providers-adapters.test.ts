@@ -6,7 +6,20 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { AssistantMessage, Protocol, ReasoningPart } from "../../lib/messages.ts";
 import type { ModelEvent } from "../../lib/providers/types.ts";
 import { startFakeProvider, type FakeProvider } from "../fakes/provider.ts";
-import { ADAPTERS, API_KEY, CALL_PREFIX, PROTOCOLS, collect, connectTo, finishOf, hostOfFake, requestOf, terminalOf, twoReadsHistory, withoutDeltas } from "./providers-harness.ts";
+import {
+  ADAPTERS,
+  API_KEY,
+  CALL_PREFIX,
+  PROTOCOLS,
+  collect,
+  connectTo,
+  finishOf,
+  hostOfFake,
+  requestOf,
+  terminalOf,
+  twoReadsHistory,
+  withoutDeltas,
+} from "./providers-harness.ts";
 
 /** The opaque replay fields each protocol attaches to a reasoning part. */
 function _reasoningPart(protocol: Protocol, text: string): ReasoningPart {
@@ -42,19 +55,25 @@ describe.each(PROTOCOLS)("%s adapter against the fake provider", (protocol) => {
     fake.script({
       reasoning: ["Let me ", "look."],
       text: ["I'll ", "check."],
-      toolCalls: [{ id: a, name: "read_file", input: { path: "a.ts" } }, { id: b, name: "glob", input: { pattern: "*.md" } }],
+      toolCalls: [
+        { id: a, name: "read_file", input: { path: "a.ts" } },
+        { id: b, name: "glob", input: { pattern: "*.md" } },
+      ],
       usage: { input: 120, output: 30 },
     });
     const events = await collect(adapter(connectTo(fake, protocol), requestOf({ thinking: "low" })));
 
     expect(events.filter((event) => event.type === "reasoning-delta")).toEqual([
-      { type: "reasoning-delta", text: "Let me " }, { type: "reasoning-delta", text: "look." },
+      { type: "reasoning-delta", text: "Let me " },
+      { type: "reasoning-delta", text: "look." },
     ]);
     expect(events.filter((event) => event.type === "text-delta")).toEqual([
-      { type: "text-delta", text: "I'll " }, { type: "text-delta", text: "check." },
+      { type: "text-delta", text: "I'll " },
+      { type: "text-delta", text: "check." },
     ]);
     expect(events.filter((event) => event.type === "tool-call-start")).toEqual([
-      { type: "tool-call-start", id: a, name: "read_file" }, { type: "tool-call-start", id: b, name: "glob" },
+      { type: "tool-call-start", id: a, name: "read_file" },
+      { type: "tool-call-start", id: b, name: "glob" },
     ]);
     const args = (id: string) => events.flatMap((event) => (event.type === "tool-call-delta" && event.id === id ? [event.argsDelta] : [])).join("");
     expect([args(a), args(b)]).toEqual(['{"path":"a.ts"}', '{"pattern":"*.md"}']);
@@ -79,7 +98,13 @@ describe.each(PROTOCOLS)("%s adapter against the fake provider", (protocol) => {
 
   test("a multi-step tool loop sends the results back and the provider accepts the history", async () => {
     fake.script(
-      { reasoning: "Two reads.", toolCalls: [{ id: a, name: "read_file", input: { path: "a.ts" } }, { id: b, name: "read_file", input: { path: "b.ts" } }] },
+      {
+        reasoning: "Two reads.",
+        toolCalls: [
+          { id: a, name: "read_file", input: { path: "a.ts" } },
+          { id: b, name: "read_file", input: { path: "b.ts" } },
+        ],
+      },
       { text: "b.ts is missing.", usage: { input: 300, output: 7 } },
     );
     const connection = connectTo(fake, protocol);
@@ -87,12 +112,14 @@ describe.each(PROTOCOLS)("%s adapter against the fake provider", (protocol) => {
     expect(first.stop).toBe("tool-calls");
 
     const second = await collect(adapter(connection, requestOf({ messages: twoReadsHistory(first.message, a, b), thinking: "medium" })));
-    expect(withoutDeltas(second)).toEqual([{
-      type: "finish",
-      message: { role: "assistant", parts: [{ type: "text", text: "b.ts is missing." }] },
-      usage: _usage(protocol, 300, 7, 0),
-      stop: "stop",
-    }]);
+    expect(withoutDeltas(second)).toEqual([
+      {
+        type: "finish",
+        message: { role: "assistant", parts: [{ type: "text", text: "b.ts is missing." }] },
+        usage: _usage(protocol, 300, 7, 0),
+        stop: "stop",
+      },
+    ]);
     expect(fake.violations).toEqual([]);
     expect(fake.requests).toHaveLength(2);
     expect(JSON.stringify(fake.requests[1]!.body)).toContain("no such file: b.ts");
@@ -102,7 +129,8 @@ describe.each(PROTOCOLS)("%s adapter against the fake provider", (protocol) => {
     fake.script({ toolCalls: [{ id: a, name: "read_file", rawArgs: '{"path": "a.ts"' }] });
     const end = terminalOf(await collect(adapter(connectTo(fake, protocol), requestOf())));
     const expected: AssistantMessage = {
-      role: "assistant", parts: [{ type: "tool-call", id: a, name: "read_file", input: {}, inputError: '{"path": "a.ts"' }],
+      role: "assistant",
+      parts: [{ type: "tool-call", id: a, name: "read_file", input: {}, inputError: '{"path": "a.ts"' }],
     };
     expect(end).toMatchObject({ type: "finish", message: expected, stop: "tool-calls" });
   });
@@ -180,7 +208,10 @@ describe.each(PROTOCOLS)("%s adapter against the fake provider", (protocol) => {
     const events = await collect(adapter(connectTo(fake, protocol, { maxRetries: 1 }), requestOf()));
     expect(events).toEqual([
       { type: "retry", attempt: 1, delayMs: 10, reason: `429 from ${host}: rate limited` },
-      { type: "error", error: { kind: "rate-limit", status: 429, message: `429 from ${host}: rate limited after 1 retry — wait and try again`, beforeOutput: true } },
+      {
+        type: "error",
+        error: { kind: "rate-limit", status: 429, message: `429 from ${host}: rate limited after 1 retry — wait and try again`, beforeOutput: true },
+      },
     ]);
   });
 
@@ -188,7 +219,15 @@ describe.each(PROTOCOLS)("%s adapter against the fake provider", (protocol) => {
     fake.script({ error: { status: 429, headers: { "retry-after": "3600" } } });
     const events = await collect(adapter(connectTo(fake, protocol, { maxRetries: 3 }), requestOf()));
     expect(events).toEqual([
-      { type: "error", error: { kind: "rate-limit", status: 429, message: `429 from ${host}: rate limited — wait and try again (the provider asks to wait 3600s before retrying)`, beforeOutput: true } },
+      {
+        type: "error",
+        error: {
+          kind: "rate-limit",
+          status: 429,
+          message: `429 from ${host}: rate limited — wait and try again (the provider asks to wait 3600s before retrying)`,
+          beforeOutput: true,
+        },
+      },
     ]);
     expect(fake.requests).toHaveLength(1);
   });
@@ -196,10 +235,12 @@ describe.each(PROTOCOLS)("%s adapter against the fake provider", (protocol) => {
   test("a rejected key is not retried: one request, one line naming the variable", async () => {
     const events = await collect(adapter(connectTo(fake, protocol, { apiKey: "sk-wrong-key-000000" }), requestOf()));
     const variable = protocol === "anthropic" ? "ANTHROPIC_API_KEY" : protocol === "openai-responses" ? "OPENAI_API_KEY" : "DEEPSEEK_API_KEY";
-    expect(events).toEqual([{
-      type: "error",
-      error: { kind: "auth", status: 401, message: `401 from ${host}: the API key was rejected — set ${variable} or run /provider`, beforeOutput: true },
-    }]);
+    expect(events).toEqual([
+      {
+        type: "error",
+        error: { kind: "auth", status: 401, message: `401 from ${host}: the API key was rejected — set ${variable} or run /provider`, beforeOutput: true },
+      },
+    ]);
     expect(fake.requests).toHaveLength(1);
   });
 
@@ -214,34 +255,51 @@ describe.each(PROTOCOLS)("%s adapter against the fake provider", (protocol) => {
     const connection = connectTo(fake, protocol);
     const forbidden = await collect(adapter(connection, requestOf()));
     const missing = await collect(adapter(connection, requestOf()));
-    expect(forbidden).toEqual([{
-      type: "error",
-      error: { kind: "auth", status: 403, message: `403 from ${host}: this key may not use fake-model — check the model id or your plan`, beforeOutput: true },
-    }]);
-    expect(missing).toEqual([{
-      type: "error",
-      error: {
-        kind: "not-found", status: 404, shapeRejected: true, beforeOutput: true,
-        message: `404 from ${host}: model fake-model does not exist — check the model id and base URL`,
+    expect(forbidden).toEqual([
+      {
+        type: "error",
+        error: {
+          kind: "auth",
+          status: 403,
+          message: `403 from ${host}: this key may not use fake-model — check the model id or your plan`,
+          beforeOutput: true,
+        },
       },
-    }]);
+    ]);
+    expect(missing).toEqual([
+      {
+        type: "error",
+        error: {
+          kind: "not-found",
+          status: 404,
+          shapeRejected: true,
+          beforeOutput: true,
+          message: `404 from ${host}: model fake-model does not exist — check the model id and base URL`,
+        },
+      },
+    ]);
     expect(fake.requests).toHaveLength(2);
   });
 
   test("the deadline ends the request with a timeout error and no retry", async () => {
     fake.script({ text: "too late", stallMs: 3_000 });
     const events = await collect(adapter(connectTo(fake, protocol, { timeoutMs: 200 }), requestOf()));
-    expect(events).toEqual([{
-      type: "error",
-      error: { kind: "timeout", message: `no answer from ${host} within 0.2s — the request deadline passed`, beforeOutput: true },
-    }]);
+    expect(events).toEqual([
+      {
+        type: "error",
+        error: { kind: "timeout", message: `no answer from ${host} within 0.2s — the request deadline passed`, beforeOutput: true },
+      },
+    ]);
     expect(fake.requests).toHaveLength(1);
   });
 
   test("the deadline also covers a stream that stalls midway", async () => {
     fake.script({ text: ["a", "b"], stallMidStreamMs: 3_000 });
     const events = await collect(adapter(connectTo(fake, protocol, { timeoutMs: 300 }), requestOf()));
-    expect(terminalOf(events)).toMatchObject({ type: "error", error: { kind: "timeout", message: `no answer from ${host} within 0.3s — the request deadline passed` } });
+    expect(terminalOf(events)).toMatchObject({
+      type: "error",
+      error: { kind: "timeout", message: `no answer from ${host} within 0.3s — the request deadline passed` },
+    });
     expect(events.filter((event: ModelEvent) => event.type === "retry")).toEqual([]);
     expect(fake.requests).toHaveLength(1);
   });

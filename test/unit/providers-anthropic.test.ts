@@ -36,7 +36,8 @@ describe("anthropic adapter", () => {
       messages: [
         { role: "user", content: [{ type: "text", text: "hi" }] },
         {
-          role: "assistant", content: [
+          role: "assistant",
+          content: [
             { type: "thinking", thinking: "Need both files.", signature: thinking.signature },
             { type: "text", text: "Checking." },
             { type: "tool_use", id: "toolu_a", name: "read_file", input: { path: "a.ts" } },
@@ -44,7 +45,8 @@ describe("anthropic adapter", () => {
           ],
         },
         {
-          role: "user", content: [
+          role: "user",
+          content: [
             { type: "tool_result", tool_use_id: "toolu_a", content: "export const a = 1;" },
             { type: "tool_result", tool_use_id: "toolu_b", content: "no such file: b.ts", is_error: true, cache_control: { type: "ephemeral" } },
           ],
@@ -69,7 +71,8 @@ describe("anthropic adapter", () => {
     const messages: Message[] = [
       { role: "user", content: "hi" },
       {
-        role: "assistant", parts: [
+        role: "assistant",
+        parts: [
           { type: "reasoning", text: "from another model", protocol: "openai-chat" },
           { type: "tool-call", id: "toolu_x", name: "glob", input: { pattern: "*" } },
         ],
@@ -94,7 +97,8 @@ describe("anthropic adapter", () => {
     await collect(streamAnthropic(connectTo(fake, "anthropic"), requestOf({ thinking: level, ...(limit ? { maxOutputTokens: limit } : {}) })));
     expect(fake.violations).toEqual([]);
     expect({ thinking: fake.requests[0]!.body.thinking, max_tokens: fake.requests[0]!.body.max_tokens }).toEqual({
-      thinking: { type: "enabled", budget_tokens: budget }, max_tokens: maxTokens,
+      thinking: { type: "enabled", budget_tokens: budget },
+      max_tokens: maxTokens,
     });
   });
 
@@ -117,7 +121,9 @@ describe("anthropic adapter", () => {
     await collect(streamAnthropic(connectTo(fake, "anthropic"), requestOf({ tools: [], system: "" })));
     await collect(streamAnthropic(connectTo(fake, "anthropic"), requestOf({ tools: [], maxOutputTokens: 4096 })));
     expect(fake.requests[0]!.body).toEqual({
-      model: "fake-model", max_tokens: 32000, stream: true,
+      model: "fake-model",
+      max_tokens: 32000,
+      stream: true,
       messages: [{ role: "user", content: [{ type: "text", text: "hi", cache_control: { type: "ephemeral" } }] }],
     });
     expect(fake.requests[1]!.body.max_tokens).toBe(4096);
@@ -129,7 +135,8 @@ describe("anthropic adapter", () => {
     const messages: Message[] = [
       { role: "user", content: "hi" },
       {
-        role: "assistant", parts: [
+        role: "assistant",
+        parts: [
           { type: "text", text: "  " },
           { type: "reasoning", text: "", protocol: "anthropic", redactedData: "opaque-bytes" },
           { type: "tool-call", id: "toolu_r", name: "glob", input: { pattern: "*" } },
@@ -141,13 +148,15 @@ describe("anthropic adapter", () => {
     expect(toAnthropicMessages(messages, { replayThinking: true })).toEqual([
       { role: "user", content: [{ type: "text", text: "hi" }] },
       {
-        role: "assistant", content: [
+        role: "assistant",
+        content: [
           { type: "redacted_thinking", data: "opaque-bytes" },
           { type: "tool_use", id: "toolu_r", name: "glob", input: { pattern: "*" } },
         ],
       },
       {
-        role: "user", content: [
+        role: "user",
+        content: [
           { type: "tool_result", tool_use_id: "toolu_r", content: "(no output)" },
           { type: "text", text: "also check docs/" },
         ],
@@ -161,7 +170,8 @@ describe("anthropic adapter", () => {
     const messages: Message[] = [
       { role: "user", content: "hi" },
       {
-        role: "assistant", parts: [
+        role: "assistant",
+        parts: [
           { type: "reasoning", text: "openai thought", protocol: "openai-responses", itemId: "rs_1", encryptedContent: "enc" },
           { type: "reasoning", text: "unsigned", protocol: "anthropic" },
           { type: "text", text: "answer" },

@@ -54,7 +54,9 @@ describe("createModelClient", () => {
 
   test("a rejected key is not a reason to switch", async () => {
     const client = createModelClient({
-      connection: connectTo(fake, "openai-responses", { compat: _openai.compat, apiKey: "sk-wrong-000000000" }), preset: _openai, protocolForced: false,
+      connection: connectTo(fake, "openai-responses", { compat: _openai.compat, apiKey: "sk-wrong-000000000" }),
+      preset: _openai,
+      protocolForced: false,
     });
     const events = await collect(client.stream(requestOf()));
     expect(terminalOf(events)).toMatchObject({ type: "error", error: { kind: "auth", status: 401 } });
@@ -84,20 +86,37 @@ describe("createModelClient", () => {
 describe("connectionFromConfig", () => {
   test("takes protocol, base URL, key, compat, retries and the request deadline from the config", () => {
     const resolved = resolveConfig({
-      flags: {}, env: { OPENAI_API_KEY: "sk-openai" }, configPath: "/nowhere/config.json",
+      flags: {},
+      env: { OPENAI_API_KEY: "sk-openai" },
+      configPath: "/nowhere/config.json",
       file: { provider: "openai", maxRetries: 5, requestTimeoutMs: 90_000 },
     });
     expect(connectionFromConfig(resolved)).toEqual({
-      protocol: "openai-responses", baseURL: "https://api.openai.com/v1", apiKey: "sk-openai", compat: _openai.compat,
-      maxRetries: 5, timeoutMs: 90_000, keyEnv: "OPENAI_API_KEY",
+      protocol: "openai-responses",
+      baseURL: "https://api.openai.com/v1",
+      apiKey: "sk-openai",
+      compat: _openai.compat,
+      maxRetries: 5,
+      timeoutMs: 90_000,
+      keyEnv: "OPENAI_API_KEY",
     });
   });
 
   test("defaults to a 10 minute deadline and names SHIRO_API_KEY when that is where the key came from", () => {
-    const resolved = resolveConfig({ flags: { protocol: "chat" }, env: { SHIRO_API_KEY: "sk-shiro" }, configPath: "/nowhere/config.json", file: { provider: "openai" } });
+    const resolved = resolveConfig({
+      flags: { protocol: "chat" },
+      env: { SHIRO_API_KEY: "sk-shiro" },
+      configPath: "/nowhere/config.json",
+      file: { provider: "openai" },
+    });
     expect(connectionFromConfig(resolved)).toEqual({
-      protocol: "openai-chat", baseURL: "https://api.openai.com/v1", apiKey: "sk-shiro", compat: _openai.compat,
-      maxRetries: 3, timeoutMs: 600_000, keyEnv: "SHIRO_API_KEY",
+      protocol: "openai-chat",
+      baseURL: "https://api.openai.com/v1",
+      apiKey: "sk-shiro",
+      compat: _openai.compat,
+      maxRetries: 3,
+      timeoutMs: 600_000,
+      keyEnv: "SHIRO_API_KEY",
     });
   });
 

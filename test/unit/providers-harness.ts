@@ -22,18 +22,27 @@ export const CALL_PREFIX: Record<Protocol, string> = { "openai-chat": "call_", "
 export function connectTo(fake: FakeProvider, protocol: Protocol, overrides: Partial<ProviderConnection> = {}): ProviderConnection {
   const preset = findPreset(protocol === "anthropic" ? "anthropic" : protocol === "openai-responses" ? "openai" : "deepseek")!;
   return {
-    protocol, baseURL: fake.baseURL, apiKey: API_KEY, compat: preset.compat,
-    maxRetries: 3, timeoutMs: 10_000, retryBaseMs: 5, keyEnv: preset.keyEnv, ...overrides,
+    protocol,
+    baseURL: fake.baseURL,
+    apiKey: API_KEY,
+    compat: preset.compat,
+    maxRetries: 3,
+    timeoutMs: 10_000,
+    retryBaseMs: 5,
+    keyEnv: preset.keyEnv,
+    ...overrides,
   };
 }
 
 export const TOOLS: ToolSpec[] = [
   {
-    name: "read_file", description: "Read a file.",
+    name: "read_file",
+    description: "Read a file.",
     inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"], additionalProperties: false },
   },
   {
-    name: "glob", description: "Find files.",
+    name: "glob",
+    description: "Find files.",
     inputSchema: { type: "object", properties: { pattern: { type: "string" } }, required: ["pattern"], additionalProperties: false },
   },
 ];
@@ -68,7 +77,8 @@ export function twoReadsHistory(assistant: AssistantMessage, a: string, b: strin
     { role: "user", content: "hi" },
     assistant,
     {
-      role: "tool", results: [
+      role: "tool",
+      results: [
         { type: "tool-result", callId: a, name: "read_file", output: "export const a = 1;" },
         { type: "tool-result", callId: b, name: "read_file", output: "no such file: b.ts", isError: true },
       ],
@@ -82,10 +92,22 @@ export function twoReadsHistory(assistant: AssistantMessage, a: string, b: strin
  * `<prefix>b`), then with `Done.`; the second request carries twoReadsHistory. Returns the first
  * answer's message; the requests are on `fake.requests`.
  */
-export async function runTwoReadsLoop(fake: FakeProvider, protocol: Protocol, thinking: ThinkingLevel = "off", secondThinking = thinking): Promise<AssistantMessage> {
+export async function runTwoReadsLoop(
+  fake: FakeProvider,
+  protocol: Protocol,
+  thinking: ThinkingLevel = "off",
+  secondThinking = thinking,
+): Promise<AssistantMessage> {
   const [a, b] = [`${CALL_PREFIX[protocol]}a`, `${CALL_PREFIX[protocol]}b`];
   fake.script(
-    { reasoning: "Need both files.", text: "Checking.", toolCalls: [{ id: a, name: "read_file", input: { path: "a.ts" } }, { id: b, name: "read_file", input: { path: "b.ts" } }] },
+    {
+      reasoning: "Need both files.",
+      text: "Checking.",
+      toolCalls: [
+        { id: a, name: "read_file", input: { path: "a.ts" } },
+        { id: b, name: "read_file", input: { path: "b.ts" } },
+      ],
+    },
     { text: "Done." },
   );
   const adapter = ADAPTERS[protocol];

@@ -56,7 +56,9 @@ describe("streamWire", () => {
     expect(events).toEqual([
       { type: "text-delta", text: "partial" },
       {
-        type: "error", partial: _partial, usage: { inputTokens: 0, outputTokens: 0 },
+        type: "error",
+        partial: _partial,
+        usage: { inputTokens: 0, outputTokens: 0 },
         error: { kind: "network", beforeOutput: false, message: `the connection to ${host} dropped mid-response: socket hang up — try again` },
       },
     ]);
@@ -67,8 +69,13 @@ describe("streamWire", () => {
     fake.script({ text: "x" });
     const events = await _run(_decoder(() => ({ kind: "truncated" }), { outputFirst: true }));
     expect(events.at(-1)).toMatchObject({
-      type: "error", partial: _partial,
-      error: { kind: "network", beforeOutput: false, message: `the connection to ${host} dropped mid-response: the stream ended before the response was complete — try again` },
+      type: "error",
+      partial: _partial,
+      error: {
+        kind: "network",
+        beforeOutput: false,
+        message: `the connection to ${host} dropped mid-response: the stream ended before the response was complete — try again`,
+      },
     });
   });
 
@@ -87,7 +94,9 @@ describe("streamWire", () => {
     fake.script({ text: "x" });
     const events = await _run(_decoder(() => ({ kind: "failed", failure: { message: "Overloaded", code: "overloaded_error" } }), { outputFirst: true }));
     expect(events.at(-1)).toEqual({
-      type: "error", partial: _partial, usage: { inputTokens: 0, outputTokens: 0 },
+      type: "error",
+      partial: _partial,
+      usage: { inputTokens: 0, outputTokens: 0 },
       error: { kind: "server", status: 529, beforeOutput: false, message: `529 from ${host}: Overloaded — the response was cut short; try again` },
     });
     expect(fake.requests).toHaveLength(1);
@@ -99,7 +108,12 @@ describe("streamWire", () => {
     const connection = connectTo(fake, "openai-chat");
     const request = requestOf({ tools: [], signal: controller.signal });
     const events: ModelEvent[] = [];
-    for await (const event of streamWire(connection, request, () => buildChatRequest(connection, request), _decoder(() => "read-on", { outputFirst: true }))) {
+    for await (const event of streamWire(
+      connection,
+      request,
+      () => buildChatRequest(connection, request),
+      _decoder(() => "read-on", { outputFirst: true }),
+    )) {
       events.push(event);
       if (event.type === "text-delta") controller.abort();
     }
@@ -111,19 +125,33 @@ describe("streamWire", () => {
 
   test("the deadline after output is a timeout that keeps the partial message", async () => {
     fake.script({ text: ["a", "b"], stallMidStreamMs: 5_000 });
-    const events = await _run(_decoder(() => "read-on", { outputFirst: true }), { timeoutMs: 300 });
+    const events = await _run(
+      _decoder(() => "read-on", { outputFirst: true }),
+      { timeoutMs: 300 },
+    );
     expect(events.at(-1)).toEqual({
-      type: "error", partial: _partial, usage: { inputTokens: 0, outputTokens: 0 },
+      type: "error",
+      partial: _partial,
+      usage: { inputTokens: 0, outputTokens: 0 },
       error: { kind: "timeout", beforeOutput: false, message: `no answer from ${host} within 0.3s — the request deadline passed` },
     });
   });
 
   test("a request that cannot be built is an error event, not a throw", async () => {
     const connection = connectTo(fake, "openai-chat");
-    const events = await collect(streamWire(connection, requestOf(), () => {
-      throw new Error("tool schema is not an object");
-    }, _decoder(() => "read-on", { outputFirst: false })));
-    expect(events).toEqual([{ type: "error", error: { kind: "other", beforeOutput: true, message: "cannot build the request: tool schema is not an object" } }]);
+    const events = await collect(
+      streamWire(
+        connection,
+        requestOf(),
+        () => {
+          throw new Error("tool schema is not an object");
+        },
+        _decoder(() => "read-on", { outputFirst: false }),
+      ),
+    );
+    expect(events).toEqual([
+      { type: "error", error: { kind: "other", beforeOutput: true, message: "cannot build the request: tool schema is not an object" } },
+    ]);
     expect(fake.requests).toHaveLength(0);
   });
 });
@@ -133,10 +161,14 @@ describe("failure mapping", () => {
   const _classify = (failure: WireFailure) => classifyFailure(failure, where);
 
   test("reads OpenAI, Anthropic, plain-text and HTML error bodies", () => {
-    expect(parseFailureBody('{"error":{"message":"Bad thing.","type":"invalid_request_error","code":"context_length_exceeded"}}', 400))
-      .toEqual({ message: "Bad thing", code: "context_length_exceeded" });
-    expect(parseFailureBody('{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}', 529))
-      .toEqual({ message: "Overloaded", code: "overloaded_error" });
+    expect(parseFailureBody('{"error":{"message":"Bad thing.","type":"invalid_request_error","code":"context_length_exceeded"}}', 400)).toEqual({
+      message: "Bad thing",
+      code: "context_length_exceeded",
+    });
+    expect(parseFailureBody('{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}', 529)).toEqual({
+      message: "Overloaded",
+      code: "overloaded_error",
+    });
     expect(parseFailureBody('{"detail":"Not Found"}', 404)).toEqual({ message: "Not Found" });
     expect(parseFailureBody("<html><body><h1>502 Bad Gateway</h1>\n<p>nginx</p></body></html>", 502)).toEqual({ message: "502 Bad Gateway nginx" });
     expect(parseFailureBody("", 503)).toEqual({ message: "HTTP 503" });
@@ -145,7 +177,12 @@ describe("failure mapping", () => {
 
   test("overflow, quota and 501 are final; 408 is retried", () => {
     expect(_classify({ status: 400, message: "prompt is too long: 300000 tokens > 200000 maximum" })).toEqual({
-      error: { kind: "context-overflow", status: 400, message: "400 from api.example.com: prompt is too long: 300000 tokens > 200000 maximum — the conversation is too long for m-1; run /compact or start a new session" },
+      error: {
+        kind: "context-overflow",
+        status: 400,
+        message:
+          "400 from api.example.com: prompt is too long: 300000 tokens > 200000 maximum — the conversation is too long for m-1; run /compact or start a new session",
+      },
     });
     for (const message of [
       "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576)",
@@ -157,7 +194,12 @@ describe("failure mapping", () => {
       error: { kind: "rate-limit", status: 429, message: "429 from api.example.com: You exceeded your current quota — check your plan and billing" },
     });
     expect(_classify({ status: 501, message: "Not Implemented" })).toEqual({
-      error: { kind: "bad-request", status: 501, shapeRejected: true, message: "501 from api.example.com: Not Implemented — the endpoint refused the request; check the model id and --protocol" },
+      error: {
+        kind: "bad-request",
+        status: 501,
+        shapeRejected: true,
+        message: "501 from api.example.com: Not Implemented — the endpoint refused the request; check the model id and --protocol",
+      },
     });
     expect("retry" in _classify({ status: 408, message: "Request Timeout" })).toBe(true);
     expect(_classify({ status: 418, message: "teapot" })).toEqual({ error: { kind: "other", status: 418, message: "418 from api.example.com: teapot" } });

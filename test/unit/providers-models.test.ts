@@ -31,7 +31,8 @@ describe("listModels", () => {
   test("lists an OpenAI-shaped endpoint's ids, sorted and without duplicates", async () => {
     const fake = await _fake({ apiKey: API_KEY, models: ["gpt-5-mini", "gpt-5", "o4-mini", "gpt-5"] });
     expect(await listModels(connectTo(fake, "openai-chat"), { fallback: ["unused"] })).toEqual({
-      models: ["gpt-5", "gpt-5-mini", "o4-mini"], source: "server",
+      models: ["gpt-5", "gpt-5-mini", "o4-mini"],
+      source: "server",
     });
   });
 
@@ -58,7 +59,9 @@ describe("listModels", () => {
     const port = await _closedPort();
     const connection = { ...connectTo(await _fake(), "openai-chat"), baseURL: `http://127.0.0.1:${port}/v1` };
     expect(await listModels(connection, { fallback: ["b", "a"] })).toEqual({
-      models: ["a", "b"], source: "fallback", warning: `http://127.0.0.1:${port}/v1/models: connection refused`,
+      models: ["a", "b"],
+      source: "fallback",
+      warning: `http://127.0.0.1:${port}/v1/models: connection refused`,
     });
   });
 });

@@ -34,7 +34,8 @@ describe("openai-chat adapter", () => {
         { role: "system", content: "You are a test." },
         { role: "user", content: "hi" },
         {
-          role: "assistant", content: "Checking.",
+          role: "assistant",
+          content: "Checking.",
           tool_calls: [
             { id: "call_a", type: "function", function: { name: "read_file", arguments: '{"path":"a.ts"}' } },
             { id: "call_b", type: "function", function: { name: "read_file", arguments: '{"path":"b.ts"}' } },
@@ -54,7 +55,8 @@ describe("openai-chat adapter", () => {
     const connection = connectTo(fake, "openai-chat");
     const first = finishOf(await collect(streamOpenAIChat(connection, requestOf())));
     const messages: Message[] = [
-      { role: "user", content: "hi" }, first.message,
+      { role: "user", content: "hi" },
+      first.message,
       { role: "tool", results: [{ type: "tool-result", callId: "call_x", name: "glob", output: "" }] },
     ];
     const second = terminalOf(await collect(streamOpenAIChat(connection, requestOf({ messages }))));
@@ -73,7 +75,10 @@ describe("openai-chat adapter", () => {
     expect(fake.violations).toEqual([]);
     expect(fake.requests[0]!.body).toEqual({
       model: "fake-model",
-      messages: [{ role: "developer", content: "You are a test." }, { role: "user", content: "hi" }],
+      messages: [
+        { role: "developer", content: "You are a test." },
+        { role: "user", content: "hi" },
+      ],
       stream: true,
       stream_options: { include_usage: true },
       max_completion_tokens: 900,
@@ -94,7 +99,10 @@ describe("openai-chat adapter", () => {
     expect(fake.requests[0]!.body.stream_options).toBeUndefined();
     expect(fake.requests[0]!.body.messages).toEqual([{ role: "user", content: "hi" }]);
     expect(terminalOf(events)).toEqual({
-      type: "finish", message: { role: "assistant", parts: [{ type: "text", text: "ok" }] }, usage: { inputTokens: 0, outputTokens: 0 }, stop: "stop",
+      type: "finish",
+      message: { role: "assistant", parts: [{ type: "text", text: "ok" }] },
+      usage: { inputTokens: 0, outputTokens: 0 },
+      stop: "stop",
     });
   });
 
@@ -111,7 +119,13 @@ describe("openai-chat adapter", () => {
       { role: "user", content: "one" },
       { role: "assistant", parts: [{ type: "reasoning", text: "thought", protocol: "anthropic", signature: "sig" }] },
       { role: "user", content: "two" },
-      { role: "assistant", parts: [{ type: "reasoning", text: "more", protocol: "openai-chat" }, { type: "text", text: "answer" }] },
+      {
+        role: "assistant",
+        parts: [
+          { type: "reasoning", text: "more", protocol: "openai-chat" },
+          { type: "text", text: "answer" },
+        ],
+      },
       { role: "user", content: "three" },
     ];
     await collect(streamOpenAIChat(connectTo(fake, "openai-chat"), requestOf({ messages, tools: [] })));
@@ -138,8 +152,9 @@ async function _serveChunks(chunks: unknown[]): Promise<{ baseURL: string; close
 }
 
 describe("openai-chat stream shapes of OpenAI-compatible servers", () => {
-  const _call = (call: Record<string, unknown>, name: string | undefined, args: string) =>
-    ({ choices: [{ index: 0, delta: { tool_calls: [{ ...call, function: { ...(name ? { name } : {}), arguments: args } }] } }] });
+  const _call = (call: Record<string, unknown>, name: string | undefined, args: string) => ({
+    choices: [{ index: 0, delta: { tool_calls: [{ ...call, function: { ...(name ? { name } : {}), arguments: args } }] } }],
+  });
   const _signed = { google: { thought_signature: "sig-1" } };
 
   test("parallel calls without an index, or all under index 0, stay separate calls; extra_content goes back as sent (Gemini)", async () => {
@@ -154,20 +169,25 @@ describe("openai-chat stream shapes of OpenAI-compatible servers", () => {
       const connection = { protocol: "openai-chat" as const, baseURL: server.baseURL, compat: findPreset("gemini")!.compat, maxRetries: 0, timeoutMs: 10_000 };
       const events = await collect(streamOpenAIChat(connection, requestOf()));
       const message = {
-        role: "assistant" as const, parts: [
+        role: "assistant" as const,
+        parts: [
           { type: "tool-call" as const, id: "call_1", name: "read_file", input: { path: "a.ts" }, extraContent: _signed },
           { type: "tool-call" as const, id: "call_2", name: "read_file", input: { path: "b.ts" } },
           { type: "tool-call" as const, id: "call_3", name: "glob", input: { pattern: "*" } },
         ],
       };
       expect(terminalOf(events)).toEqual({ type: "finish", stop: "tool-calls", usage: { inputTokens: 0, outputTokens: 0 }, message });
-      expect(toChatMessages([message])).toEqual([{
-        role: "assistant", content: null, tool_calls: [
-          { id: "call_1", type: "function", function: { name: "read_file", arguments: '{"path":"a.ts"}' }, extra_content: _signed },
-          { id: "call_2", type: "function", function: { name: "read_file", arguments: '{"path":"b.ts"}' } },
-          { id: "call_3", type: "function", function: { name: "glob", arguments: '{"pattern":"*"}' } },
-        ],
-      }]);
+      expect(toChatMessages([message])).toEqual([
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [
+            { id: "call_1", type: "function", function: { name: "read_file", arguments: '{"path":"a.ts"}' }, extra_content: _signed },
+            { id: "call_2", type: "function", function: { name: "read_file", arguments: '{"path":"b.ts"}' } },
+            { id: "call_3", type: "function", function: { name: "glob", arguments: '{"pattern":"*"}' } },
+          ],
+        },
+      ]);
     } finally {
       await server.close();
     }

@@ -32,7 +32,9 @@ describe("openai-responses adapter", () => {
       input: [
         { type: "message", role: "user", content: [{ type: "input_text", text: "hi" }] },
         {
-          type: "reasoning", id: reasoning.itemId, encrypted_content: reasoning.encryptedContent,
+          type: "reasoning",
+          id: reasoning.itemId,
+          encrypted_content: reasoning.encryptedContent,
           summary: [{ type: "summary_text", text: "Need both files." }],
         },
         { type: "message", role: "assistant", content: "Checking." },
@@ -74,10 +76,14 @@ describe("openai-responses adapter", () => {
     const messages: Message[] = [
       { role: "user", content: "one" },
       // Nothing followed this reasoning in its response: sending it alone is invalid.
-      { role: "assistant", parts: [{ type: "reasoning", text: "alone", protocol: "openai-responses", itemId: "rs_1", encryptedContent: "enc1", summary: ["alone"] }] },
+      {
+        role: "assistant",
+        parts: [{ type: "reasoning", text: "alone", protocol: "openai-responses", itemId: "rs_1", encryptedContent: "enc1", summary: ["alone"] }],
+      },
       { role: "user", content: "two" },
       {
-        role: "assistant", parts: [
+        role: "assistant",
+        parts: [
           { type: "reasoning", text: "from claude", protocol: "anthropic", signature: "sig" },
           { type: "reasoning", text: "no payload", protocol: "openai-responses", itemId: "rs_2" },
           { type: "reasoning", text: "", protocol: "openai-responses", itemId: "rs_3", encryptedContent: "enc3", summary: [] },

@@ -34,11 +34,7 @@ describe("readSse", () => {
         controller.close();
       },
     });
-    expect(await _read(body)).toEqual([
-      { data: '{"t":"café"}' },
-      { event: "ping", data: "{}" },
-      { data: "one\ntwo" },
-    ]);
+    expect(await _read(body)).toEqual([{ data: '{"t":"café"}' }, { event: "ping", data: "{}" }, { data: "one\ntwo" }]);
   });
 
   test("an event the server never terminated is not yielded", async () => {

@@ -60,8 +60,15 @@ describe("every json-file writer redacts", () => {
   test("history and approvals go through it", () => {
     appendHistory(home.dir, `curl -H "Authorization: Bearer ${jwt}"`);
     createPending({
-      id: "a1", runId: "r1", sessionId: "s1", callId: "c1", tool: "bash", input: { command: `gh auth login --with-token ${github}` },
-      subjects: [`gh auth login --with-token ${github}`], cwd: home.dir, suggestedPattern: "gh *",
+      id: "a1",
+      runId: "r1",
+      sessionId: "s1",
+      callId: "c1",
+      tool: "bash",
+      input: { command: `gh auth login --with-token ${github}` },
+      subjects: [`gh auth login --with-token ${github}`],
+      cwd: home.dir,
+      suggestedPattern: "gh *",
     });
     expect(loadHistory(home.dir)).toEqual(['curl -H "Authorization: Bearer <redacted:jwt>"']);
     expect(leaked(stateText())).toEqual([]);
@@ -80,11 +87,17 @@ describe("remember", () => {
     const [remember] = createMemoryTools(openMemory(home.dir));
     const ctx: ToolContext = { root: home.dir, signal: new AbortController().signal, emitOutput: () => {}, callId: "call_1" };
     const answer = await remember!.execute({ kind: "fact", text: `deploy token is ${github}` }, ctx);
-    expect(answer).toBe([
-      "Remembered as fact (1 stored): deploy token is <redacted:github-token>",
-      "The note held a secret (github-token): it was saved as <redacted:github-token>, never the value itself. Notes must not hold secrets; say where the value lives instead (e.g. \"the key is in .env as STRIPE_KEY\").",
-    ].join("\n"));
-    expect(openMemory(home.dir).list().map((entry) => entry.text)).toEqual(["deploy token is <redacted:github-token>"]);
+    expect(answer).toBe(
+      [
+        "Remembered as fact (1 stored): deploy token is <redacted:github-token>",
+        'The note held a secret (github-token): it was saved as <redacted:github-token>, never the value itself. Notes must not hold secrets; say where the value lives instead (e.g. "the key is in .env as STRIPE_KEY").',
+      ].join("\n"),
+    );
+    expect(
+      openMemory(home.dir)
+        .list()
+        .map((entry) => entry.text),
+    ).toEqual(["deploy token is <redacted:github-token>"]);
     expect(await remember!.execute({ kind: "fact", text: "the API lives under /v2" }, ctx)).toBe("Remembered as fact (2 stored): the API lives under /v2");
     expect(leaked(stateText())).toEqual([]);
   });
@@ -133,7 +146,13 @@ describe("MCP stdio servers never see provider keys", () => {
     const saved = { ...process.env };
     Object.assign(process.env, keys);
     const hub = createMcpHub(
-      { memory: { command: process.execPath, args: ["--preload", preload, MEMORY_SERVER], env: { XAI_API_KEY: "given-by-config", MEMORY_FILE_PATH: join(home.dir, "g.jsonl") } } },
+      {
+        memory: {
+          command: process.execPath,
+          args: ["--preload", preload, MEMORY_SERVER],
+          env: { XAI_API_KEY: "given-by-config", MEMORY_FILE_PATH: join(home.dir, "g.jsonl") },
+        },
+      },
       { cwd: home.dir, clientName: "shiro-test", clientVersion: "0.0.0", connectTimeoutMs: 20_000 },
     );
     try {
@@ -146,7 +165,11 @@ describe("MCP stdio servers never see provider keys", () => {
       Object.assign(process.env, saved);
     }
     const env = JSON.parse(readFileSync(dump, "utf8")) as Record<string, string>;
-    const seen = Object.fromEntries(providerKeyVariables().filter((name) => name in env).map((name) => [name, env[name]]));
+    const seen = Object.fromEntries(
+      providerKeyVariables()
+        .filter((name) => name in env)
+        .map((name) => [name, env[name]]),
+    );
     expect(seen).toEqual({ GROQ_API_KEY: "value-of-GROQ_API_KEY", XAI_API_KEY: "given-by-config" });
   });
 });

@@ -13,13 +13,7 @@ const SECRETS = buildFakeSecrets();
 describe("every kind is redacted", () => {
   test.each(SECRETS.map((secret) => [secret.kind, secret] as const))("%s", (kind, secret) => {
     const context = contextOf(secret);
-    const settings = [
-      context,
-      `before ${context} after`,
-      `line one\n${context}\nline three`,
-      JSON.stringify({ output: context }),
-      `"${context}",`,
-    ];
+    const settings = [context, `before ${context} after`, `line one\n${context}\nline three`, JSON.stringify({ output: context }), `"${context}",`];
     for (const text of settings) {
       const result = redactText(text);
       expect({ text, leaked: result.text.includes(secret.value) }).toEqual({ text, leaked: false });
@@ -43,8 +37,22 @@ describe("every kind is redacted", () => {
   });
 
   test("the names that count as secret names", () => {
-    const names = ["API_KEY", "apiKey", "OPENAI_API_KEY", "aws_secret_access_key", "GITHUB_TOKEN", "authToken", "_authToken",
-      "client-secret", "SECRET", "PASSWORD", "db.password", "MYSQL_PWD", "passphrase", "GOOGLE_CREDENTIALS"];
+    const names = [
+      "API_KEY",
+      "apiKey",
+      "OPENAI_API_KEY",
+      "aws_secret_access_key",
+      "GITHUB_TOKEN",
+      "authToken",
+      "_authToken",
+      "client-secret",
+      "SECRET",
+      "PASSWORD",
+      "db.password",
+      "MYSQL_PWD",
+      "passphrase",
+      "GOOGLE_CREDENTIALS",
+    ];
     const others = ["KEY_NAME", "keyboard", "tokens", "secretary", "password_hint", "username", "integrity", "sha"];
     expect(names.filter((name) => !isSecretName(name))).toEqual([]);
     expect(others.filter((name) => isSecretName(name))).toEqual([]);
@@ -117,8 +125,9 @@ describe("redactValue", () => {
   });
 
   test("a random value under a secret-named key goes whole; a word does not", () => {
-    expect(redactValue({ input: { apiKey: random, password: "Tr0ub4dor&3x", keyName: random, token: "short" } }))
-      .toEqual({ input: { apiKey: "<redacted:secret>", password: "<redacted:password>", keyName: random, token: "short" } });
+    expect(redactValue({ input: { apiKey: random, password: "Tr0ub4dor&3x", keyName: random, token: "short" } })).toEqual({
+      input: { apiKey: "<redacted:secret>", password: "<redacted:password>", keyName: random, token: "short" },
+    });
   });
 
   test("opaque provider fields are kept; a signed text that changed loses its signature", () => {
@@ -128,10 +137,6 @@ describe("redactValue", () => {
       { type: "reasoning", text: "nothing secret", signature: "sig2", protocol: "anthropic" },
       { type: "reasoning", text: "", redactedData: opaque, encryptedContent: opaque, protocol: "anthropic" },
     ];
-    expect(redactValue(parts) as unknown[]).toEqual([
-      { type: "reasoning", text: "I read <redacted:jwt>", protocol: "anthropic" },
-      parts[1]!,
-      parts[2]!,
-    ]);
+    expect(redactValue(parts) as unknown[]).toEqual([{ type: "reasoning", text: "I read <redacted:jwt>", protocol: "anthropic" }, parts[1]!, parts[2]!]);
   });
 });

@@ -38,8 +38,14 @@ afterEach(async () => {
 
 async function shiro(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const child = Bun.spawn({
-    cmd: [process.execPath, SHIRO, "registry", ...args], cwd: home, stdin: "ignore",
-    env: { ...process.env, SHIRO_HOME: home, NO_COLOR: "1" }, stdout: "pipe", stderr: "pipe", timeout: 25_000, killSignal: "SIGKILL",
+    cmd: [process.execPath, SHIRO, "registry", ...args],
+    cwd: home,
+    stdin: "ignore",
+    env: { ...process.env, SHIRO_HOME: home, NO_COLOR: "1" },
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: 25_000,
+    killSignal: "SIGKILL",
   });
   const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
   return { code, stdout, stderr };
@@ -66,13 +72,18 @@ test("list, search and their JSON", async () => {
   expect(JSON.parse(json.stdout)).toEqual([
     { kind: "skill", name: "review-plus", description: "a stricter code review", url: fake.url("/review-plus.md"), author: "ann", installed: false },
   ]);
-  expect(JSON.parse((await shiro("--json")).stdout).map((item: { kind: string; name: string }) => `${item.kind}:${item.name}`))
-    .toEqual(["skill:review-plus", "skill:lint", "plugin:lint"]);
+  expect(JSON.parse((await shiro("--json")).stdout).map((item: { kind: string; name: string }) => `${item.kind}:${item.name}`)).toEqual([
+    "skill:review-plus",
+    "skill:lint",
+    "plugin:lint",
+  ]);
 });
 
 test("add without --yes and without a terminal refuses before fetching anything", async () => {
   expect(await shiro("add", "review-plus")).toEqual({
-    code: 1, stdout: "", stderr: 'shiro: not installing "review-plus" without a confirmation: pass --yes to install without asking\n',
+    code: 1,
+    stdout: "",
+    stderr: 'shiro: not installing "review-plus" without a confirmation: pass --yes to install without asking\n',
   });
   expect(fake.requests).toEqual([]);
   expect(existsSync(registryFile())).toBe(false);
@@ -126,15 +137,25 @@ test("add --yes installs a skill and a plugin; installed lists them; remove dele
     stderr: "",
   });
   expect(await shiro("installed")).toEqual({
-    code: 0, stdout: "S  review-plus  a stricter code review\nP  lint         refuses lint --fix\n\n2 from the registry\n", stderr: "",
+    code: 0,
+    stdout: "S  review-plus  a stricter code review\nP  lint         refuses lint --fix\n\n2 from the registry\n",
+    stderr: "",
   });
   expect(JSON.parse((await shiro("installed", "--json")).stdout)).toEqual([
     { kind: "skill", name: "review-plus", description: "a stricter code review", path: skillPath },
     { kind: "plugin", name: "lint", description: "refuses lint --fix", path: pluginPath },
   ]);
 
-  expect(await shiro("remove", "review-plus")).toEqual({ code: 0, stdout: "removed skill review-plus\nnew sessions go without it; a running one drops it with /reload\n", stderr: "" });
-  expect(await shiro("remove", "lint")).toEqual({ code: 0, stdout: "removed plugin lint\nnew sessions go without it; a running one drops it with /reload\n", stderr: "" });
+  expect(await shiro("remove", "review-plus")).toEqual({
+    code: 0,
+    stdout: "removed skill review-plus\nnew sessions go without it; a running one drops it with /reload\n",
+    stderr: "",
+  });
+  expect(await shiro("remove", "lint")).toEqual({
+    code: 0,
+    stdout: "removed plugin lint\nnew sessions go without it; a running one drops it with /reload\n",
+    stderr: "",
+  });
   expect([existsSync(skillPath), existsSync(pluginPath)]).toEqual([false, false]);
   expect(await shiro("installed")).toEqual({ code: 0, stdout: "nothing installed yet\n", stderr: "" });
   expect(await shiro("installed", "--json")).toEqual({ code: 0, stdout: "[]\n", stderr: "" });
@@ -142,10 +163,14 @@ test("add --yes installs a skill and a plugin; installed lists them; remove dele
 
 test("refusals are one line on stderr with exit 1", async () => {
   expect(await shiro("add", "lint", "--yes")).toEqual({
-    code: 1, stdout: "", stderr: 'shiro: "lint" is both a skill and a plugin. Use shiro registry add skill:lint or shiro registry add plugin:lint\n',
+    code: 1,
+    stdout: "",
+    stderr: 'shiro: "lint" is both a skill and a plugin. Use shiro registry add skill:lint or shiro registry add plugin:lint\n',
   });
   expect(await shiro("add", "nope", "--yes")).toEqual({
-    code: 1, stdout: "", stderr: 'shiro: no registry entry named "nope". Try shiro registry search nope\n',
+    code: 1,
+    stdout: "",
+    stderr: 'shiro: no registry entry named "nope". Try shiro registry search nope\n',
   });
   expect(await shiro("add", "skill:lint", "--yes")).toEqual({ code: 1, stdout: "", stderr: `shiro: ${fake.url("/lint.md")} returned 404 Not Found\n` });
   expect(await shiro("remove", "../config")).toEqual({ code: 1, stdout: "", stderr: 'shiro: "../config" is not a valid entry name\n' });

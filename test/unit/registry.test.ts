@@ -6,7 +6,18 @@ import { join } from "node:path";
 import { UserError } from "../../lib/platform/errors.ts";
 import { stateDir } from "../../lib/platform/paths.ts";
 import { compileInstalledPlugin, createPluginHost } from "../../lib/extensions/plugin-host.ts";
-import { DEFAULT_REGISTRY_URL, commitInstall, fetchRegistryIndex, findRegistryEntry, listInstalled, loadInstalledPlugins, removeInstalled, resolveRegistryUrl, searchRegistry, stageInstall } from "../../lib/extensions/registry/registry.ts";
+import {
+  DEFAULT_REGISTRY_URL,
+  commitInstall,
+  fetchRegistryIndex,
+  findRegistryEntry,
+  listInstalled,
+  loadInstalledPlugins,
+  removeInstalled,
+  resolveRegistryUrl,
+  searchRegistry,
+  stageInstall,
+} from "../../lib/extensions/registry/registry.ts";
 import { type RegistryEntry } from "../../lib/extensions/registry/schema.ts";
 import { renderInstalledList, renderRegistryList } from "../../lib/ui/registry-view.ts";
 import { loadSkills } from "../../lib/extensions/skills.ts";
@@ -52,7 +63,12 @@ beforeEach(async () => {
 });
 afterEach(() => fake.close());
 
-const entry = (kind: RegistryEntry["kind"], name: string, url: string, description = `the ${name} ${kind}`): RegistryEntry => ({ kind, name, description, url });
+const entry = (kind: RegistryEntry["kind"], name: string, url: string, description = `the ${name} ${kind}`): RegistryEntry => ({
+  kind,
+  name,
+  description,
+  url,
+});
 
 async function failure(promise: Promise<unknown>): Promise<string> {
   try {
@@ -114,22 +130,50 @@ describe("the index", () => {
 
   const good = { name: "ok", description: "fine", url: "https://example.com/ok.md" };
   const cases: Array<[string, unknown, string]> = [
-    ["not JSON", "{\"skills\": [", "the registry index is not valid JSON"],
+    ["not JSON", '{"skills": [', "the registry index is not valid JSON"],
     ["an array", [], "the registry index is malformed: must be an object"],
     ["null", null, "the registry index is malformed: must be an object"],
     ["an entry that is an array", { skills: [[]] }, 'the registry index is malformed: "skills[0]" must be an object'],
     ["skills not an array", { skills: {} }, 'the registry index is malformed: "skills" must be an array'],
-    ["an upper-case name", { skills: [{ ...good, name: "Lint" }] }, 'the registry index is malformed: "skills[0].name" lowercase letters, digits, and dashes only'],
-    ["a name starting with a dash", { skills: [good, { ...good, name: "-x" }] }, 'the registry index is malformed: "skills[1].name" lowercase letters, digits, and dashes only'],
-    ["a 41-character name", { plugins: [{ ...good, name: "a".repeat(41) }] }, 'the registry index is malformed: "plugins[0].name" lowercase letters, digits, and dashes only'],
+    [
+      "an upper-case name",
+      { skills: [{ ...good, name: "Lint" }] },
+      'the registry index is malformed: "skills[0].name" lowercase letters, digits, and dashes only',
+    ],
+    [
+      "a name starting with a dash",
+      { skills: [good, { ...good, name: "-x" }] },
+      'the registry index is malformed: "skills[1].name" lowercase letters, digits, and dashes only',
+    ],
+    [
+      "a 41-character name",
+      { plugins: [{ ...good, name: "a".repeat(41) }] },
+      'the registry index is malformed: "plugins[0].name" lowercase letters, digits, and dashes only',
+    ],
     ["an empty name", { skills: [{ ...good, name: "" }] }, 'the registry index is malformed: "skills[0].name" lowercase letters, digits, and dashes only'],
     ["no url", { skills: [{ name: "ok", description: "fine" }] }, 'the registry index is malformed: "skills[0].url" is required'],
     ["an empty description", { skills: [{ ...good, description: "" }] }, 'the registry index is malformed: "skills[0].description" must not be empty'],
-    ["a 301-character description", { skills: [{ ...good, description: "d".repeat(301) }] }, 'the registry index is malformed: "skills[0].description" must be at most 300 characters'],
-    ["a plain-http url", { plugins: [{ ...good, url: "http://example.com/ok.json" }] }, 'the registry index is malformed: "plugins[0].url" must be an https URL'],
+    [
+      "a 301-character description",
+      { skills: [{ ...good, description: "d".repeat(301) }] },
+      'the registry index is malformed: "skills[0].description" must be at most 300 characters',
+    ],
+    [
+      "a plain-http url",
+      { plugins: [{ ...good, url: "http://example.com/ok.json" }] },
+      'the registry index is malformed: "plugins[0].url" must be an https URL',
+    ],
     ["a non-URL url", { plugins: [{ ...good, url: "ok.json" }] }, 'the registry index is malformed: "plugins[0].url" must be an https URL'],
-    ["an 81-character author", { skills: [{ ...good, author: "a".repeat(81) }] }, 'the registry index is malformed: "skills[0].author" must be at most 80 characters'],
-    ["501 skills", { skills: Array.from({ length: 501 }, (_, i) => ({ ...good, name: `s${i}` })) }, 'the registry index is malformed: "skills" must have at most 500 entries'],
+    [
+      "an 81-character author",
+      { skills: [{ ...good, author: "a".repeat(81) }] },
+      'the registry index is malformed: "skills[0].author" must be at most 80 characters',
+    ],
+    [
+      "501 skills",
+      { skills: Array.from({ length: 501 }, (_, i) => ({ ...good, name: `s${i}` })) },
+      'the registry index is malformed: "skills" must have at most 500 entries',
+    ],
   ];
   for (const [what, index, message] of cases) {
     test(`refuses ${what}`, async () => {
@@ -219,7 +263,9 @@ describe("installing", () => {
     expect(path).toBe(join(stateDir(), "registry", "skills", "review-plus.md"));
     expect(readFileSync(path, "utf8")).toBe(SKILL_TEXT);
     const { skills } = loadSkills({ cwd: scratch, stateDir: stateDir(), includeBuiltin: false });
-    expect(skills.map((skill) => [skill.name, skill.origin, skill.description, skill.path])).toEqual([["review-plus", "registry", "a stricter code review", path]]);
+    expect(skills.map((skill) => [skill.name, skill.origin, skill.description, skill.path])).toEqual([
+      ["review-plus", "registry", "a stricter code review", path],
+    ]);
     expect(skills[0]!.body()).toBe(SKILL_TEXT.slice(SKILL_TEXT.indexOf("Step 1")).trim());
   });
 
@@ -227,7 +273,12 @@ describe("installing", () => {
     const text = "---\nname: tiny\ndescription: small\n---\nDo it.\n";
     fake.serve("/tiny.md", { body: text });
     expect((await stageInstall(entry("skill", "tiny", fake.url("/tiny.md")))).preview).toEqual([
-      `skill tiny from ${fake.url("/tiny.md")}`, "---", "name: tiny", "description: small", "---", "Do it.",
+      `skill tiny from ${fake.url("/tiny.md")}`,
+      "---",
+      "name: tiny",
+      "description: small",
+      "---",
+      "Do it.",
     ]);
   });
 
@@ -259,13 +310,18 @@ describe("installing", () => {
     const loaded = loadInstalledPlugins();
     expect(loaded).toEqual({ manifests: [stored], failures: [] });
     const plugin = compileInstalledPlugin(loaded.manifests[0]!);
-    expect(plugin.beforeToolCall!({ toolName: "bash", input: { command: "TERRAFORM  apply -auto-approve" }, cwd: scratch })).toBe("apply infrastructure changes by hand");
-    expect(plugin.beforeToolCall!({ toolName: "edit_file", input: { path: "migrations/001.sql" }, cwd: scratch, paths: ["migrations/001.sql"] })).toBe("applied migrations are append-only");
+    expect(plugin.beforeToolCall!({ toolName: "bash", input: { command: "TERRAFORM  apply -auto-approve" }, cwd: scratch })).toBe(
+      "apply infrastructure changes by hand",
+    );
+    expect(plugin.beforeToolCall!({ toolName: "edit_file", input: { path: "migrations/001.sql" }, cwd: scratch, paths: ["migrations/001.sql"] })).toBe(
+      "applied migrations are append-only",
+    );
     expect(plugin.beforeToolCall!({ toolName: "read_file", input: { path: "migrations/001.sql" }, cwd: scratch })).toBeUndefined();
     const host = createPluginHost({ cwd: scratch, enabled: [], builtins: {} });
     host.loadInstalled(loaded.manifests);
-    expect(await host.checkToolCall({ toolName: "bash", input: { command: "terraform apply" }, cwd: scratch }))
-      .toBe("Blocked by the no-migrations plugin: apply infrastructure changes by hand");
+    expect(await host.checkToolCall({ toolName: "bash", input: { command: "terraform apply" }, cwd: scratch })).toBe(
+      "Blocked by the no-migrations plugin: apply infrastructure changes by hand",
+    );
   });
 
   test("installing again replaces the file", async () => {
@@ -280,7 +336,12 @@ describe("installing", () => {
   const manifest = (patch: Record<string, unknown>) => JSON.stringify({ ...MANIFEST, ...patch });
   const rule = { tools: ["bash"], commandPattern: "x", reason: "no" };
   const refusals: Array<[string, RegistryEntry["kind"], string, string]> = [
-    ["a skill naming itself differently", "skill", "---\nname: other\ndescription: d\n---\nbody\n", 'the skill calls itself "other" but the index calls it "wanted"'],
+    [
+      "a skill naming itself differently",
+      "skill",
+      "---\nname: other\ndescription: d\n---\nbody\n",
+      'the skill calls itself "other" but the index calls it "wanted"',
+    ],
     ["a skill without frontmatter", "skill", "# Just markdown\n", "that skill has no name/description frontmatter, so it cannot be loaded"],
     ["a skill without a description", "skill", "---\nname: wanted\n---\nbody\n", "that skill has no name/description frontmatter, so it cannot be loaded"],
     ["a manifest naming itself differently", "plugin", manifest({ name: "other" }), 'the manifest calls itself "other" but the index calls it "wanted"'],
@@ -288,13 +349,43 @@ describe("installing", () => {
     ["a manifest that is an array", "plugin", "[]", "the plugin manifest is malformed: must be an object"],
     ["a manifest without deny", "plugin", manifest({ deny: undefined }), 'the plugin manifest is malformed: "deny" is required'],
     ["a manifest with no rules", "plugin", manifest({ deny: [] }), 'the plugin manifest is malformed: "deny" must have at least one rule'],
-    ["a rule without a pattern", "plugin", manifest({ deny: [{ tools: ["bash"], reason: "no" }] }), 'the plugin manifest is malformed: "deny[0]" a deny rule needs pathPattern or commandPattern'],
-    ["a rule naming no tools", "plugin", manifest({ deny: [{ ...rule, tools: [] }] }), 'the plugin manifest is malformed: "deny[0].tools" must name at least one tool'],
-    ["a 61-character tool name", "plugin", manifest({ deny: [{ ...rule, tools: ["t".repeat(61)] }] }), 'the plugin manifest is malformed: "deny[0].tools[0]" must be at most 60 characters'],
-    ["a 201-character pattern", "plugin", manifest({ deny: [{ ...rule, commandPattern: "p".repeat(201) }] }), 'the plugin manifest is malformed: "deny[0].commandPattern" must be at most 200 characters'],
+    [
+      "a rule without a pattern",
+      "plugin",
+      manifest({ deny: [{ tools: ["bash"], reason: "no" }] }),
+      'the plugin manifest is malformed: "deny[0]" a deny rule needs pathPattern or commandPattern',
+    ],
+    [
+      "a rule naming no tools",
+      "plugin",
+      manifest({ deny: [{ ...rule, tools: [] }] }),
+      'the plugin manifest is malformed: "deny[0].tools" must name at least one tool',
+    ],
+    [
+      "a 61-character tool name",
+      "plugin",
+      manifest({ deny: [{ ...rule, tools: ["t".repeat(61)] }] }),
+      'the plugin manifest is malformed: "deny[0].tools[0]" must be at most 60 characters',
+    ],
+    [
+      "a 201-character pattern",
+      "plugin",
+      manifest({ deny: [{ ...rule, commandPattern: "p".repeat(201) }] }),
+      'the plugin manifest is malformed: "deny[0].commandPattern" must be at most 200 characters',
+    ],
     ["51 rules", "plugin", manifest({ deny: Array.from({ length: 51 }, () => rule) }), 'the plugin manifest is malformed: "deny" must have at most 50 rules'],
-    ["a 2001-character appendix", "plugin", manifest({ appendix: "a".repeat(2001) }), 'the plugin manifest is malformed: "appendix" must be at most 2000 characters'],
-    ["a pattern that does not compile", "plugin", manifest({ name: "wanted", deny: [{ ...rule, commandPattern: "(unclosed" }] }), 'invalid pattern "(unclosed": '],
+    [
+      "a 2001-character appendix",
+      "plugin",
+      manifest({ appendix: "a".repeat(2001) }),
+      'the plugin manifest is malformed: "appendix" must be at most 2000 characters',
+    ],
+    [
+      "a pattern that does not compile",
+      "plugin",
+      manifest({ name: "wanted", deny: [{ ...rule, commandPattern: "(unclosed" }] }),
+      'invalid pattern "(unclosed": ',
+    ],
   ];
   for (const [what, kind, body, message] of refusals) {
     test(`refuses ${what}`, async () => {
@@ -328,8 +419,12 @@ describe("names", () => {
   test("an unknown name and an ambiguous one are refused with what to type next", () => {
     expect(thrown(() => findRegistryEntry(entries, "nope"))).toBe('no registry entry named "nope". Try shiro registry search nope');
     expect(thrown(() => findRegistryEntry(entries, "plugin:review-plus"))).toBe('no registry entry named "review-plus". Try shiro registry search review-plus');
-    expect(thrown(() => findRegistryEntry(entries, "lint"))).toBe('"lint" is both a skill and a plugin. Use shiro registry add skill:lint or shiro registry add plugin:lint');
-    expect(thrown(() => findRegistryEntry(entries, "lint", "/registry"))).toBe('"lint" is both a skill and a plugin. Use /registry add skill:lint or /registry add plugin:lint');
+    expect(thrown(() => findRegistryEntry(entries, "lint"))).toBe(
+      '"lint" is both a skill and a plugin. Use shiro registry add skill:lint or shiro registry add plugin:lint',
+    );
+    expect(thrown(() => findRegistryEntry(entries, "lint", "/registry"))).toBe(
+      '"lint" is both a skill and a plugin. Use /registry add skill:lint or /registry add plugin:lint',
+    );
   });
 
   test("search matches name or description, case-insensitively", () => {
@@ -350,7 +445,9 @@ describe("installed entries", () => {
 
   test("remove deletes one kind; a bare name installed as both is refused", async () => {
     await installBoth();
-    expect(thrown(() => removeInstalled("lint"))).toBe('"lint" is installed as both a skill and a plugin. Use shiro registry remove skill:lint or shiro registry remove plugin:lint');
+    expect(thrown(() => removeInstalled("lint"))).toBe(
+      '"lint" is installed as both a skill and a plugin. Use shiro registry remove skill:lint or shiro registry remove plugin:lint',
+    );
     const skillPath = join(stateDir(), "registry", "skills", "lint.md");
     expect(removeInstalled("skill:lint")).toEqual({ kind: "skill", name: "lint", path: skillPath });
     expect(existsSync(skillPath)).toBe(false);
@@ -374,20 +471,17 @@ describe("installed entries", () => {
       entry("plugin", "lint", "https://example.com/lint.json", "refuses lint --fix"),
     ];
     const installed = listInstalled();
-    expect(renderRegistryList(entries, 3, installed)).toBe([
-      "S  lint         lints the code                                              installed",
-      "S  review-plus  A review that checks every changed line, its tests, its d…",
-      "P  lint         refuses lint --fix                                          installed",
-      "",
-      "3 of 3 available",
-    ].join("\n"));
+    expect(renderRegistryList(entries, 3, installed)).toBe(
+      [
+        "S  lint         lints the code                                              installed",
+        "S  review-plus  A review that checks every changed line, its tests, its d…",
+        "P  lint         refuses lint --fix                                          installed",
+        "",
+        "3 of 3 available",
+      ].join("\n"),
+    );
     expect(renderRegistryList([], 3, installed)).toBe("0 of 3 available");
-    expect(renderInstalledList(installed)).toBe([
-      "S  lint  lints the code",
-      "P  lint  refuses lint --fix",
-      "",
-      "2 from the registry",
-    ].join("\n"));
+    expect(renderInstalledList(installed)).toBe(["S  lint  lints the code", "P  lint  refuses lint --fix", "", "2 from the registry"].join("\n"));
     expect(renderInstalledList([])).toBe("nothing installed yet");
   });
 
@@ -396,7 +490,10 @@ describe("installed entries", () => {
     const dir = join(stateDir(), "registry", "plugins");
     writeFileSync(join(dir, "broken.json"), "{ nope");
     writeFileSync(join(dir, "renamed.json"), JSON.stringify({ ...MANIFEST, name: "other" }));
-    writeFileSync(join(dir, "bad-pattern.json"), JSON.stringify({ ...MANIFEST, name: "bad-pattern", deny: [{ tools: ["bash"], commandPattern: "[", reason: "r" }] }));
+    writeFileSync(
+      join(dir, "bad-pattern.json"),
+      JSON.stringify({ ...MANIFEST, name: "bad-pattern", deny: [{ tools: ["bash"], commandPattern: "[", reason: "r" }] }),
+    );
     writeFileSync(join(dir, "lint.json.123.1.tmp"), "partial");
     const { manifests, failures } = loadInstalledPlugins();
     expect(manifests.map((item) => item.name)).toEqual(["lint"]);

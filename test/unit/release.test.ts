@@ -18,17 +18,37 @@ import { writeZip } from "../../.ci/release/zip.ts";
 const ROOT = resolve(import.meta.dir, "..", "..");
 
 describe("compareVersions", () => {
-  const ordered = ["0.0.1", "0.1.0-alpha", "0.1.0-alpha.1", "0.1.0-alpha.2", "0.1.0-alpha.10", "0.1.0-beta", "0.1.0-rc.1", "0.1.0", "0.1.1", "0.2.0", "0.10.0", "1.0.0", "2.0.0", "10.0.0"];
+  const ordered = [
+    "0.0.1",
+    "0.1.0-alpha",
+    "0.1.0-alpha.1",
+    "0.1.0-alpha.2",
+    "0.1.0-alpha.10",
+    "0.1.0-beta",
+    "0.1.0-rc.1",
+    "0.1.0",
+    "0.1.1",
+    "0.2.0",
+    "0.10.0",
+    "1.0.0",
+    "2.0.0",
+    "10.0.0",
+  ];
   test("sorts a table of versions in semver order, each equal to itself", () => {
     for (let i = 0; i < ordered.length; i++) {
-      for (let j = 0; j < ordered.length; j++) expect([ordered[i], ordered[j], compareVersions(ordered[i]!, ordered[j]!)]).toEqual([ordered[i], ordered[j], Math.sign(i - j)]);
+      for (let j = 0; j < ordered.length; j++)
+        expect([ordered[i], ordered[j], compareVersions(ordered[i]!, ordered[j]!)]).toEqual([ordered[i], ordered[j], Math.sign(i - j)]);
     }
   });
 });
 
 const SHA = "a".repeat(64);
 const goodIndex = {
-  format: 1, product: "shiro-neko", version: "1.2.3", commit: "abc", date: "2026-01-01T00:00:00.000Z",
+  format: 1,
+  product: "shiro-neko",
+  version: "1.2.3",
+  commit: "abc",
+  date: "2026-01-01T00:00:00.000Z",
   artifacts: [{ file: "shiro-linux-x64.tar.gz", target: "linux-x64", kind: "archive", size: 10, sha256: SHA }],
 };
 
@@ -42,8 +62,14 @@ describe("parseReleaseIndex", () => {
     ["<html>", "x/release.json is not JSON; is the release base right?"],
     [JSON.stringify({ ...goodIndex, format: 2 }), "x/release.json has index format 2, newer than this shiro reads (1); reinstall with install.sh"],
     [JSON.stringify({ ...goodIndex, version: "latest" }), "x/release.json is not a release index: version must be a version like 1.2.3"],
-    [JSON.stringify({ ...goodIndex, artifacts: [{ ...goodIndex.artifacts[0], sha256: "ABC" }] }), "x/release.json is not a release index: artifacts.0.sha256 must be 64 lowercase hex digits"],
-    [JSON.stringify({ ...goodIndex, artifacts: [{ ...goodIndex.artifacts[0], file: "../etc/passwd" }] }), "x/release.json is not a release index: artifacts.0.file must be a plain file name"],
+    [
+      JSON.stringify({ ...goodIndex, artifacts: [{ ...goodIndex.artifacts[0], sha256: "ABC" }] }),
+      "x/release.json is not a release index: artifacts.0.sha256 must be 64 lowercase hex digits",
+    ],
+    [
+      JSON.stringify({ ...goodIndex, artifacts: [{ ...goodIndex.artifacts[0], file: "../etc/passwd" }] }),
+      "x/release.json is not a release index: artifacts.0.file must be a plain file name",
+    ],
   ];
   for (const [text, message] of bad) test(`refuses ${text.slice(0, 40)}…`, () => expect(() => parseReleaseIndex(text, "x/release.json")).toThrow(message));
 });
@@ -69,7 +95,10 @@ describe("tar", () => {
     try {
       writeFileSync(join(dir, "first"), "one");
       writeFileSync(join(dir, "shiro"), Buffer.alloc(1500, 7));
-      for (const names of [["first", "shiro"], ["./first", "./shiro"]]) {
+      for (const names of [
+        ["first", "shiro"],
+        ["./first", "./shiro"],
+      ]) {
         spawnSync("tar", ["-cf", join(dir, "b.tar"), "-C", dir, ...names]);
         const tar = readFileSync(join(dir, "b.tar"));
         expect(readTarFile(tar, "shiro")?.equals(Buffer.alloc(1500, 7))).toBe(true);
@@ -124,13 +153,18 @@ describe("release base and names", () => {
     const ps1 = readFileSync(join(ROOT, ".ci", "release", "install.ps1"), "utf8");
     expect(sh).toContain(`\nDEFAULT_BASE="${DEFAULT_RELEASE_BASE}"\n`);
     expect(ps1).toContain(`\n$DefaultBase = '${DEFAULT_RELEASE_BASE}'\n`);
-    const unix = RELEASE_TARGETS.filter((t) => t.os !== "windows").map((t) => t.name).join(" ");
+    const unix = RELEASE_TARGETS.filter((t) => t.os !== "windows")
+      .map((t) => t.name)
+      .join(" ");
     expect(sh).toContain(`\nTARGETS="${unix}"\n`);
     expect(ps1).toContain("$Archive = 'shiro-windows-x64.zip'");
     expect(RELEASE_TARGETS.map((t) => [binaryFileName(t), archiveFileName(t)])).toEqual([
-      ["shiro-linux-x64", "shiro-linux-x64.tar.gz"], ["shiro-linux-x64-baseline", "shiro-linux-x64-baseline.tar.gz"],
-      ["shiro-linux-x64-musl", "shiro-linux-x64-musl.tar.gz"], ["shiro-linux-arm64", "shiro-linux-arm64.tar.gz"],
-      ["shiro-darwin-x64", "shiro-darwin-x64.tar.gz"], ["shiro-darwin-arm64", "shiro-darwin-arm64.tar.gz"],
+      ["shiro-linux-x64", "shiro-linux-x64.tar.gz"],
+      ["shiro-linux-x64-baseline", "shiro-linux-x64-baseline.tar.gz"],
+      ["shiro-linux-x64-musl", "shiro-linux-x64-musl.tar.gz"],
+      ["shiro-linux-arm64", "shiro-linux-arm64.tar.gz"],
+      ["shiro-darwin-x64", "shiro-darwin-x64.tar.gz"],
+      ["shiro-darwin-arm64", "shiro-darwin-arm64.tar.gz"],
       ["shiro-windows-x64.exe", "shiro-windows-x64.zip"],
     ]);
   });
@@ -138,7 +172,10 @@ describe("release base and names", () => {
 
 describe(".ci/release/build.ts arguments", () => {
   const table: [string[], string][] = [
-    [["--targets", "linux-x64,plan9-x64"], "release: unknown target \"plan9-x64\"; known: linux-x64, linux-x64-baseline, linux-x64-musl, linux-arm64, darwin-x64, darwin-arm64, windows-x64\n"],
+    [
+      ["--targets", "linux-x64,plan9-x64"],
+      'release: unknown target "plan9-x64"; known: linux-x64, linux-x64-baseline, linux-x64-musl, linux-arm64, darwin-x64, darwin-arm64, windows-x64\n',
+    ],
     [["--out"], "release: --out needs a value\n"],
     [["--fast"], "release: unknown option --fast; see the comment at the top of .ci/release/build.ts\n"],
   ];

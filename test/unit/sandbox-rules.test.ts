@@ -19,22 +19,94 @@ describe("buildBwrapArgv", () => {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), "shiro-argv-")));
     try {
       expect(buildBwrapArgv("/usr/bin/bwrap", { mode: "workspace-write", network: false }, dir, ["bash", "-lc", "ls"], 0)).toEqual([
-        "/usr/bin/bwrap", "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-user", "--cap-drop", "ALL", "--unshare-net",
-        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--bind", dir, dir,
-        "--setenv", "TMPDIR", "/tmp", "--chdir", dir, "--", "bash", "-lc", "ls",
+        "/usr/bin/bwrap",
+        "--die-with-parent",
+        "--new-session",
+        "--unshare-pid",
+        "--unshare-user",
+        "--cap-drop",
+        "ALL",
+        "--unshare-net",
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--tmpfs",
+        "/tmp",
+        "--bind",
+        dir,
+        dir,
+        "--setenv",
+        "TMPDIR",
+        "/tmp",
+        "--chdir",
+        dir,
+        "--",
+        "bash",
+        "-lc",
+        "ls",
       ]);
       mkdirSync(join(dir, ".git", "hooks"), { recursive: true });
       writeFileSync(join(dir, ".git", "config"), "");
       expect(buildBwrapArgv("/b", { mode: "workspace-write", network: true }, dir, ["true"], 1000)).toEqual([
-        "/b", "--die-with-parent", "--new-session", "--unshare-pid",
-        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--bind", dir, dir,
-        "--ro-bind", join(dir, ".git/hooks"), join(dir, ".git/hooks"), "--ro-bind", join(dir, ".git/config"), join(dir, ".git/config"),
-        "--setenv", "TMPDIR", "/tmp", "--chdir", dir, "--", "true",
+        "/b",
+        "--die-with-parent",
+        "--new-session",
+        "--unshare-pid",
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--tmpfs",
+        "/tmp",
+        "--bind",
+        dir,
+        dir,
+        "--ro-bind",
+        join(dir, ".git/hooks"),
+        join(dir, ".git/hooks"),
+        "--ro-bind",
+        join(dir, ".git/config"),
+        join(dir, ".git/config"),
+        "--setenv",
+        "TMPDIR",
+        "/tmp",
+        "--chdir",
+        dir,
+        "--",
+        "true",
       ]);
       expect(buildBwrapArgv("/b", { mode: "read-only", network: false }, dir, ["true"], 1000)).toEqual([
-        "/b", "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-net",
-        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--ro-bind", dir, dir,
-        "--setenv", "TMPDIR", "/tmp", "--chdir", dir, "--", "true",
+        "/b",
+        "--die-with-parent",
+        "--new-session",
+        "--unshare-pid",
+        "--unshare-net",
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--tmpfs",
+        "/tmp",
+        "--ro-bind",
+        dir,
+        dir,
+        "--setenv",
+        "TMPDIR",
+        "/tmp",
+        "--chdir",
+        dir,
+        "--",
+        "true",
       ]);
       const filtered = buildBwrapArgv("/b", { mode: "read-only", network: true, seccompFile: "/f/filter.bpf" }, dir, ["true"], 1000);
       expect([filtered.slice(0, 5), filtered.slice(-9)]).toEqual([
@@ -51,21 +123,43 @@ describe("the seccomp filter", () => {
   /** [code, jt, jf, k] per instruction. */
   const decode = (bytes: Uint8Array) => {
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    return Array.from({ length: bytes.length / 8 }, (_, i) => [view.getUint16(i * 8, true), view.getUint8(i * 8 + 2), view.getUint8(i * 8 + 3), view.getUint32(i * 8 + 4, true)]);
+    return Array.from({ length: bytes.length / 8 }, (_, i) => [
+      view.getUint16(i * 8, true),
+      view.getUint8(i * 8 + 2),
+      view.getUint8(i * 8 + 3),
+      view.getUint32(i * 8 + 4, true),
+    ]);
   };
-  const tail = [[0x06, 0, 0, 0x7fff0000], [0x06, 0, 0, 0x00050001], [0x06, 0, 0, 0x80000000]];
+  const tail = [
+    [0x06, 0, 0, 0x7fff0000],
+    [0x06, 0, 0, 0x00050001],
+    [0x06, 0, 0, 0x80000000],
+  ];
 
   test("x64: another architecture or x32 is killed; io_uring_setup and socket(AF_UNIX) fail with EPERM", () => {
     expect(decode(buildSeccompFilter("x64")!)).toEqual([
-      [0x20, 0, 0, 4], [0x15, 0, 8, 0xc000003e], [0x20, 0, 0, 0], [0x35, 6, 0, 0x40000000],
-      [0x15, 4, 0, 425], [0x15, 0, 2, 41], [0x20, 0, 0, 16], [0x15, 1, 0, 1], ...tail,
+      [0x20, 0, 0, 4],
+      [0x15, 0, 8, 0xc000003e],
+      [0x20, 0, 0, 0],
+      [0x35, 6, 0, 0x40000000],
+      [0x15, 4, 0, 425],
+      [0x15, 0, 2, 41],
+      [0x20, 0, 0, 16],
+      [0x15, 1, 0, 1],
+      ...tail,
     ]);
   });
 
   test("arm64: the same with its numbers; other architectures get no filter", () => {
     expect(decode(buildSeccompFilter("arm64")!)).toEqual([
-      [0x20, 0, 0, 4], [0x15, 0, 7, 0xc00000b7], [0x20, 0, 0, 0],
-      [0x15, 4, 0, 425], [0x15, 0, 2, 198], [0x20, 0, 0, 16], [0x15, 1, 0, 1], ...tail,
+      [0x20, 0, 0, 4],
+      [0x15, 0, 7, 0xc00000b7],
+      [0x20, 0, 0, 0],
+      [0x15, 4, 0, 425],
+      [0x15, 0, 2, 198],
+      [0x20, 0, 0, 16],
+      [0x15, 1, 0, 1],
+      ...tail,
     ]);
     expect([buildSeccompFilter("ia32"), buildSeccompFilter("riscv64")]).toEqual([undefined, undefined]);
   });
@@ -73,15 +167,17 @@ describe("the seccomp filter", () => {
 
 describe("seatbelt profile", () => {
   test("writes only in the workspace and the private temp folder, git hooks protected, no network", () => {
-    expect(buildSeatbeltProfile({ mode: "workspace-write", network: false })).toBe([
-      "(version 1)",
-      "(allow default)",
-      "(deny file-write*)",
-      '(allow file-write* (subpath (param "ROOT")) (subpath (param "TMP")) (literal "/dev/null") (literal "/dev/zero") (literal "/dev/tty") (literal "/dev/dtracehelper") (regex #"^/dev/fd/"))',
-      '(deny file-write* (subpath (string-append (param "ROOT") "/.git/hooks")) (literal (string-append (param "ROOT") "/.git/config")))',
-      "(deny network*)",
-      "",
-    ].join("\n"));
+    expect(buildSeatbeltProfile({ mode: "workspace-write", network: false })).toBe(
+      [
+        "(version 1)",
+        "(allow default)",
+        "(deny file-write*)",
+        '(allow file-write* (subpath (param "ROOT")) (subpath (param "TMP")) (literal "/dev/null") (literal "/dev/zero") (literal "/dev/tty") (literal "/dev/dtracehelper") (regex #"^/dev/fd/"))',
+        '(deny file-write* (subpath (string-append (param "ROOT") "/.git/hooks")) (literal (string-append (param "ROOT") "/.git/config")))',
+        "(deny network*)",
+        "",
+      ].join("\n"),
+    );
   });
 
   test("read-only with network: the workspace is not writable, the network is left alone", () => {
@@ -118,14 +214,17 @@ describe("explainSandboxFailure", () => {
 
   test.each(writeRefusals)("a refused write is explained: %s", (output) => {
     expect(explainSandboxFailure(BWRAP_ON, { code: 1, output })).toBe(
-      "the workspace-write sandbox refused a write outside the workspace: commands may write only in the workspace and a private /tmp");
+      "the workspace-write sandbox refused a write outside the workspace: commands may write only in the workspace and a private /tmp",
+    );
     expect(explainSandboxFailure({ ...BWRAP_ON, mode: "read-only" }, { code: 1, output })).toBe(
-      "the read-only sandbox refused a write: commands may write only in a private /tmp that is discarded afterwards");
+      "the read-only sandbox refused a write: commands may write only in a private /tmp that is discarded afterwards",
+    );
   });
 
   test.each(networkFailures)("a network failure is explained when the network is off: %s", (output) => {
     expect(explainSandboxFailure(BWRAP_ON, { code: 7, output })).toBe(
-      'the workspace-write sandbox has no network (config "sandbox.network" is off), so connections and name lookups fail');
+      'the workspace-write sandbox has no network (config "sandbox.network" is off), so connections and name lookups fail',
+    );
     expect(explainSandboxFailure({ ...BWRAP_ON, network: true }, { code: 7, output })).toBeUndefined();
   });
 
@@ -145,4 +244,3 @@ describe("explainSandboxFailure", () => {
     expect(explainSandboxFailure(mac, { code: 1, output: "touch: /usr/x: Operation not permitted" })).toContain("refused a write outside the workspace");
   });
 });
-

@@ -51,7 +51,10 @@ describe("detectSandbox", () => {
     ] as const;
     for (const [options, why] of cases) {
       expect(detectSandbox(options)).toEqual({
-        mode: "off", network: false, source: "default", mcp: false,
+        mode: "off",
+        network: false,
+        source: "default",
+        mcp: false,
         notice: `sandbox off: ${why}; shell commands run unconfined (install bubblewrap, or set "sandbox": "off" to silence this)`,
       });
     }
@@ -117,29 +120,39 @@ describe("bash in the sandbox", () => {
     `cp /etc/hostname ${target}`,
   ];
 
-  sandboxTest("writes outside the workspace leave no file: a sibling folder, the parent folder, .git/hooks", async () => {
-    const sandbox = sandboxOf("workspace-write");
-    mkdirSync(join(root, ".git", "hooks"), { recursive: true });
-    const targets = [join(outside, "out.txt"), join(base, "parent.txt"), join(root, ".git", "hooks", "pre-commit")];
-    for (const target of targets) {
-      for (const command of writers(target)) {
-        await bashTool.execute({ command }, context({ sandbox }));
-        expect({ command, exists: existsSync(target) }).toEqual({ command, exists: false });
+  sandboxTest(
+    "writes outside the workspace leave no file: a sibling folder, the parent folder, .git/hooks",
+    async () => {
+      const sandbox = sandboxOf("workspace-write");
+      mkdirSync(join(root, ".git", "hooks"), { recursive: true });
+      const targets = [join(outside, "out.txt"), join(base, "parent.txt"), join(root, ".git", "hooks", "pre-commit")];
+      for (const target of targets) {
+        for (const command of writers(target)) {
+          await bashTool.execute({ command }, context({ sandbox }));
+          expect({ command, exists: existsSync(target) }).toEqual({ command, exists: false });
+        }
       }
-    }
-    rmSync(join(root, ".git"), { recursive: true, force: true });
-  }, 60_000);
+      rmSync(join(root, ".git"), { recursive: true, force: true });
+    },
+    60_000,
+  );
 
   sandboxTest("a refused write says so, and headless runs do not leave the sandbox", async () => {
     const sandbox = sandboxOf("workspace-write");
     mkdirSync(join(root, ".git", "hooks"), { recursive: true });
     const hook = join(root, ".git", "hooks", "pre-commit");
     const result = await bashTool.execute({ command: `echo pwned > ${hook}` }, context({ sandbox }));
-    expect(result).toBe([
-      "exit: 1", "", "stderr:", `bash: line 1: ${hook}: Read-only file system`, "",
-      "sandbox: the workspace-write sandbox refused a write outside the workspace: commands may write only in the workspace and a private /tmp.",
-      HEADLESS_STAYS_INSIDE,
-    ].join("\n"));
+    expect(result).toBe(
+      [
+        "exit: 1",
+        "",
+        "stderr:",
+        `bash: line 1: ${hook}: Read-only file system`,
+        "",
+        "sandbox: the workspace-write sandbox refused a write outside the workspace: commands may write only in the workspace and a private /tmp.",
+        HEADLESS_STAYS_INSIDE,
+      ].join("\n"),
+    );
     expect(existsSync(hook)).toBe(false);
     rmSync(join(root, ".git"), { recursive: true, force: true });
   });
@@ -152,36 +165,50 @@ describe("bash in the sandbox", () => {
       expect({ index, result, exists: existsSync(join(root, "w.txt")) }).toEqual({ index, result: "exit: 0\n\n(no output)", exists: true });
     }
     rmSync(join(root, "w.txt"), { force: true });
-    const seen = await bashTool.execute({ command: "test -r /etc/passwd && test -x /usr/bin/env && ls -d /bin /lib* >/dev/null && echo readable" }, context({ sandbox }));
+    const seen = await bashTool.execute(
+      { command: "test -r /etc/passwd && test -x /usr/bin/env && ls -d /bin /lib* >/dev/null && echo readable" },
+      context({ sandbox }),
+    );
     expect(seen).toBe("exit: 0\n\nstdout:\nreadable");
-    const git = "git init -q repo && cd repo && echo a > a && git add a && git -c user.name=t -c user.email=t@e commit -q -m one && git log --format=%s && git status --short | wc -l";
+    const git =
+      "git init -q repo && cd repo && echo a > a && git add a && git -c user.name=t -c user.email=t@e commit -q -m one && git log --format=%s && git status --short | wc -l";
     expect(await bashTool.execute({ command: git }, context({ sandbox }))).toBe("exit: 0\n\nstdout:\none\n0");
     rmSync(join(root, "repo"), { recursive: true, force: true });
   });
 
   sandboxTest("/tmp is private: written inside, gone outside", async () => {
     const name = `shiro-private-${process.pid}-${Date.now()}`;
-    const result = await bashTool.execute({ command: `echo kept > /tmp/${name} && cat /tmp/${name} && ls -A /tmp` }, context({ sandbox: sandboxOf("workspace-write") }));
+    const result = await bashTool.execute(
+      { command: `echo kept > /tmp/${name} && cat /tmp/${name} && ls -A /tmp` },
+      context({ sandbox: sandboxOf("workspace-write") }),
+    );
     // Only the file and the folder leading to the workspace: nothing of the host's /tmp.
     expect([result, existsSync(join("/tmp", name))]).toEqual([`exit: 0\n\nstdout:\nkept\n${[name, basename(base)].sort().join("\n")}`, false]);
   });
 
-  sandboxTest("no network: a connection to a server on 127.0.0.1 fails, and the result says why", async () => {
-    const sandbox = sandboxOf("workspace-write");
-    const connectors = [
-      `exec 3<>/dev/tcp/127.0.0.1/${port}`,
-      `python3 -c "import socket; socket.create_connection(('127.0.0.1', ${port}), timeout=5)"`,
-      `node -e "require('net').connect(${port}, '127.0.0.1').on('error', (e) => { console.error(e.message); process.exit(1); }).on('connect', () => process.exit(0))"`,
-      `curl -sS -m 5 http://127.0.0.1:${port}/`,
-    ];
-    for (const command of connectors) {
-      const result = await bashTool.execute({ command }, context({ sandbox }));
-      expect({ command, explained: result.includes('sandbox: the workspace-write sandbox has no network (config "sandbox.network" is off)') }).toEqual({ command, explained: true });
-    }
-    expect(connections).toBe(0);
-    const open = await bashTool.execute({ command: connectors[0]! }, context({ sandbox: sandboxOf("workspace-write", { network: true }) }));
-    expect([open, connections]).toEqual(["exit: 0\n\n(no output)", 1]);
-  }, 60_000);
+  sandboxTest(
+    "no network: a connection to a server on 127.0.0.1 fails, and the result says why",
+    async () => {
+      const sandbox = sandboxOf("workspace-write");
+      const connectors = [
+        `exec 3<>/dev/tcp/127.0.0.1/${port}`,
+        `python3 -c "import socket; socket.create_connection(('127.0.0.1', ${port}), timeout=5)"`,
+        `node -e "require('net').connect(${port}, '127.0.0.1').on('error', (e) => { console.error(e.message); process.exit(1); }).on('connect', () => process.exit(0))"`,
+        `curl -sS -m 5 http://127.0.0.1:${port}/`,
+      ];
+      for (const command of connectors) {
+        const result = await bashTool.execute({ command }, context({ sandbox }));
+        expect({ command, explained: result.includes('sandbox: the workspace-write sandbox has no network (config "sandbox.network" is off)') }).toEqual({
+          command,
+          explained: true,
+        });
+      }
+      expect(connections).toBe(0);
+      const open = await bashTool.execute({ command: connectors[0]! }, context({ sandbox: sandboxOf("workspace-write", { network: true }) }));
+      expect([open, connections]).toEqual(["exit: 0\n\n(no output)", 1]);
+    },
+    60_000,
+  );
 
   sandboxTest("read-only: the workspace refuses writes; an approved rerun runs outside, once or always", async () => {
     const asked: ApprovalRequest[] = [];
@@ -190,15 +217,22 @@ describe("bash in the sandbox", () => {
     const escaped = join(root, "escaped");
     const command = `touch ${escaped}`;
     const denied = await bashTool.execute({ command }, context({ sandbox }));
-    expect(denied.endsWith(`sandbox: the read-only sandbox refused a write: commands may write only in a private /tmp that is discarded afterwards.\n${USER_KEPT_INSIDE}`)).toBe(true);
+    expect(
+      denied.endsWith(
+        `sandbox: the read-only sandbox refused a write: commands may write only in a private /tmp that is discarded afterwards.\n${USER_KEPT_INSIDE}`,
+      ),
+    ).toBe(true);
     expect(existsSync(escaped)).toBe(false);
     expect(await bashTool.execute({ command }, context({ sandbox }))).toBe(
-      "exit: 0\n\n(no output)\n\nsandbox: Ran outside the sandbox: the user approved it after the sandboxed attempt failed. (the read-only sandbox refused a write: commands may write only in a private /tmp that is discarded afterwards)");
+      "exit: 0\n\n(no output)\n\nsandbox: Ran outside the sandbox: the user approved it after the sandboxed attempt failed. (the read-only sandbox refused a write: commands may write only in a private /tmp that is discarded afterwards)",
+    );
     expect(existsSync(escaped)).toBe(true);
     rmSync(escaped);
     await bashTool.execute({ command }, context({ sandbox }));
     expect(asked.map((request) => [request.tool, request.subject, request.suggestedPattern, request.sandbox?.startsWith("the read-only sandbox")])).toEqual([
-      ["bash", command, "touch *", true], ["bash", command, "touch *", true], ["bash", command, "touch *", true],
+      ["bash", command, "touch *", true],
+      ["bash", command, "touch *", true],
+      ["bash", command, "touch *", true],
     ]);
     // "always" granted `touch *`: the next touch runs outside at once; a chained one is not covered.
     rmSync(escaped);
@@ -228,7 +262,10 @@ describe("bash in the sandbox", () => {
         expect({ command, failed: !result.startsWith("exit: 0") }).toEqual({ command, failed: true });
       }
       expect(accepted).toBe(0);
-      const pair = await bashTool.execute({ command: `python3 -c "import socket; a, b = socket.socketpair(); a.send(b'ok'); print(b.recv(2).decode())"` }, context({ sandbox }));
+      const pair = await bashTool.execute(
+        { command: `python3 -c "import socket; a, b = socket.socketpair(); a.send(b'ok'); print(b.recv(2).decode())"` },
+        context({ sandbox }),
+      );
       expect(pair).toBe("exit: 0\n\nstdout:\nok");
       await bashTool.execute({ command: connectors[0]! }, context());
       expect(accepted).toBe(1);
@@ -239,15 +276,20 @@ describe("bash in the sandbox", () => {
   });
 
   sandboxTest("a timeout kills the whole sandboxed tree", async () => {
-    const result = await bashTool.execute({ command: "sleep 31.25 & sleep 31.25; echo never", timeout: 1_000 }, context({ sandbox: sandboxOf("workspace-write") }));
+    const result = await bashTool.execute(
+      { command: "sleep 31.25 & sleep 31.25; echo never", timeout: 1_000 },
+      context({ sandbox: sandboxOf("workspace-write") }),
+    );
     expect(result).toBe("exit: 143 (killed by SIGTERM; timeout is 1000ms)\n\n(no output)");
-    const left = readdirSync("/proc").filter((pid) => /^\d+$/.test(pid)).filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, "utf8") === "sleep\u000031.25\u0000";
-      } catch {
-        return false;
-      }
-    });
+    const left = readdirSync("/proc")
+      .filter((pid) => /^\d+$/.test(pid))
+      .filter((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/cmdline`, "utf8") === "sleep\u000031.25\u0000";
+        } catch {
+          return false;
+        }
+      });
     expect(left).toEqual([]);
   });
 
@@ -260,36 +302,59 @@ describe("bash in the sandbox", () => {
 });
 
 describe("MCP stdio servers with sandbox.mcp", () => {
-  sandboxTest("a sandboxed server connects and serves, but cannot write outside its folder", async () => {
-    const { createMcpHub } = await import("../../lib/extensions/mcp/hub.ts");
-    const serverDir = realpathSync(mkdtempSync(join(tmpdir(), "shiro-mcp-sandboxed-")));
-    const leak = join(outside, "mcp-leak.txt");
-    const preload = join(serverDir, "try-write.js");
-    writeFileSync(preload, [
-      'const fs = require("node:fs");',
-      `try { fs.writeFileSync(${JSON.stringify(leak)}, "pwned"); fs.writeFileSync("report.txt", "wrote"); }`,
-      'catch (error) { fs.writeFileSync("report.txt", String(error.code)); }',
-    ].join("\n"));
-    const sandbox = sandboxOf("workspace-write");
-    const hub = createMcpHub(
-      { memory: { command: process.execPath, args: ["--preload", preload, require.resolve("@modelcontextprotocol/server-memory/dist/index.js")], env: { MEMORY_FILE_PATH: join(serverDir, "memory.json") } } },
-      { cwd: serverDir, wrapCommand: (argv, dir) => sandbox.wrap(argv, dir) },
-    );
-    try {
-      hub.start();
-      await hub.ready();
-      expect(hub.status().map((server) => [server.name, server.state])).toEqual([["memory", "connected"]]);
-      expect([readFileSync(join(serverDir, "report.txt"), "utf8"), existsSync(leak)]).toEqual(["ENOENT", false]);
-    } finally {
-      await hub.close();
-      rmSync(serverDir, { recursive: true, force: true });
-    }
-  }, 30_000);
+  sandboxTest(
+    "a sandboxed server connects and serves, but cannot write outside its folder",
+    async () => {
+      const { createMcpHub } = await import("../../lib/extensions/mcp/hub.ts");
+      const serverDir = realpathSync(mkdtempSync(join(tmpdir(), "shiro-mcp-sandboxed-")));
+      const leak = join(outside, "mcp-leak.txt");
+      const preload = join(serverDir, "try-write.js");
+      writeFileSync(
+        preload,
+        [
+          'const fs = require("node:fs");',
+          `try { fs.writeFileSync(${JSON.stringify(leak)}, "pwned"); fs.writeFileSync("report.txt", "wrote"); }`,
+          'catch (error) { fs.writeFileSync("report.txt", String(error.code)); }',
+        ].join("\n"),
+      );
+      const sandbox = sandboxOf("workspace-write");
+      const hub = createMcpHub(
+        {
+          memory: {
+            command: process.execPath,
+            args: ["--preload", preload, require.resolve("@modelcontextprotocol/server-memory/dist/index.js")],
+            env: { MEMORY_FILE_PATH: join(serverDir, "memory.json") },
+          },
+        },
+        { cwd: serverDir, wrapCommand: (argv, dir) => sandbox.wrap(argv, dir) },
+      );
+      try {
+        hub.start();
+        await hub.ready();
+        expect(hub.status().map((server) => [server.name, server.state])).toEqual([["memory", "connected"]]);
+        expect([readFileSync(join(serverDir, "report.txt"), "utf8"), existsSync(leak)]).toEqual(["ENOENT", false]);
+      } finally {
+        await hub.close();
+        rmSync(serverDir, { recursive: true, force: true });
+      }
+    },
+    30_000,
+  );
 });
 
 test("--no-sandbox survives a run snapshot, so `shiro runs resume` keeps it", async () => {
   const { flagsFromRunOptions, runOptionsFromFlags } = await import("../../lib/config/flags.ts");
-  const flags = { yolo: true, approvals: "deny" as const, continue: false, noMcp: false, noSubagent: false, noInstructions: false, noSkills: false, noPlugins: false, noMemory: false };
+  const flags = {
+    yolo: true,
+    approvals: "deny" as const,
+    continue: false,
+    noMcp: false,
+    noSubagent: false,
+    noInstructions: false,
+    noSkills: false,
+    noPlugins: false,
+    noMemory: false,
+  };
   expect([
     flagsFromRunOptions(runOptionsFromFlags({ ...flags, noSandbox: true })).noSandbox,
     flagsFromRunOptions(runOptionsFromFlags(flags)).noSandbox,

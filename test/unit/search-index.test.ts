@@ -44,10 +44,19 @@ const docs = (texts: Record<string, string>): IndexedDocInput[] => Object.entrie
 describe("BM25 index", () => {
   test("one shared word is enough; more shared words, rarer words and shorter documents rank higher", () => {
     const index = createBm25Index();
-    index.sync("s", "1", () => docs({
-      both: "login redirect loops", one: "login form styling", other: "database migrations", long: "login redirect and then a very long tail of unrelated words here",
-    }));
-    expect(index.search("login redirect", { limit: 10 }).map((hit) => [hit.id, hit.matched])).toEqual([["both", 2], ["long", 2], ["one", 1]]);
+    index.sync("s", "1", () =>
+      docs({
+        both: "login redirect loops",
+        one: "login form styling",
+        other: "database migrations",
+        long: "login redirect and then a very long tail of unrelated words here",
+      }),
+    );
+    expect(index.search("login redirect", { limit: 10 }).map((hit) => [hit.id, hit.matched])).toEqual([
+      ["both", 2],
+      ["long", 2],
+      ["one", 1],
+    ]);
     expect(index.search("nothing matches", { limit: 10 })).toEqual([]);
     expect(index.search("the of", { limit: 10 })).toEqual([]);
   });
@@ -71,11 +80,23 @@ describe("BM25 index", () => {
     expect(index.sync("notes", "v1", load([]))).toBe(false);
     expect(loads).toBe(1);
     index.sync("episodes", "e1", load(docs({ a: "alpha in another segment" })));
-    index.sync("notes", "v2", load([{ id: "b", stamp: "2", text: "charlie" }, { id: "c", stamp: "", text: "delta" }]));
+    index.sync(
+      "notes",
+      "v2",
+      load([
+        { id: "b", stamp: "2", text: "charlie" },
+        { id: "c", stamp: "", text: "delta" },
+      ]),
+    );
     expect(index.size).toBe(3);
     expect(index.search("alpha", { limit: 5 }).map((hit) => [hit.segment, hit.id])).toEqual([["episodes", "a"]]);
     expect(index.search("bravo", { limit: 5 })).toEqual([]);
-    expect(index.search("charlie delta", { limit: 5 }).map((hit) => hit.id).sort()).toEqual(["b", "c"]);
+    expect(
+      index
+        .search("charlie delta", { limit: 5 })
+        .map((hit) => hit.id)
+        .sort(),
+    ).toEqual(["b", "c"]);
     const saved = createBm25Index(JSON.parse(JSON.stringify(index.toDocument())));
     expect(saved.size).toBe(3);
     expect(saved.dirty).toBe(false);
@@ -94,11 +115,21 @@ describe("index file", () => {
     const file = openIndexFile(path, { label: "test index", onNotice: (text) => notices.push(text) });
     file.open(sync({ a: "alpha" }, "1"));
     const first = statSync(path);
-    expect(file.open(sync({ a: "alpha" }, "1")).search("alpha", { limit: 1 }).map((hit) => hit.id)).toEqual(["a"]);
+    expect(
+      file
+        .open(sync({ a: "alpha" }, "1"))
+        .search("alpha", { limit: 1 })
+        .map((hit) => hit.id),
+    ).toEqual(["a"]);
     expect(statSync(path).mtimeMs).toBe(first.mtimeMs);
 
     writeFileSync(path, "{ torn");
-    expect(file.open(sync({ a: "alpha" }, "1")).search("alpha", { limit: 1 }).map((hit) => hit.id)).toEqual(["a"]);
+    expect(
+      file
+        .open(sync({ a: "alpha" }, "1"))
+        .search("alpha", { limit: 1 })
+        .map((hit) => hit.id),
+    ).toEqual(["a"]);
     expect(notices).toHaveLength(1);
     expect(notices[0]).toMatch(/^test index .*test\.index\.json was unreadable \(not valid JSON .*\); rebuilt it$/);
     expect(JSON.parse(readFileSync(path, "utf8")).tokenizer).toBe(TOKENIZER_VERSION);
@@ -126,10 +157,20 @@ describe("index file", () => {
     // Same inode, same size, same time: the bytes are garbage, but the index read before is used.
     writeFileSync(file, "x".repeat(before.size));
     utimesSync(file, at, at);
-    expect(index.open(sync({ a: "alpha" }, "1")).search("alpha", { limit: 1 }).map((hit) => hit.id)).toEqual(["a"]);
+    expect(
+      index
+        .open(sync({ a: "alpha" }, "1"))
+        .search("alpha", { limit: 1 })
+        .map((hit) => hit.id),
+    ).toEqual(["a"]);
     expect(notices).toEqual([]);
     utimesSync(file, at, new Date(at.getTime() + 5_000));
-    expect(index.open(sync({ a: "alpha" }, "1")).search("alpha", { limit: 1 }).map((hit) => hit.id)).toEqual(["a"]);
+    expect(
+      index
+        .open(sync({ a: "alpha" }, "1"))
+        .search("alpha", { limit: 1 })
+        .map((hit) => hit.id),
+    ).toEqual(["a"]);
     expect(notices).toHaveLength(1);
     rmSync(other, { recursive: true, force: true });
   });
@@ -151,7 +192,10 @@ describe("vector file and fusion", () => {
     const b = vectorKey("s", "b", "1");
     saveVectors(path, "m1", new Map([[a, Float32Array.from([1, 0.5])]]), () => true);
     saveVectors(path, "m1", new Map([[b, Float32Array.from([0, 2])]]), () => true);
-    expect([...loadVectors(path, "m1")].map(([key, vector]) => [key, [...vector]])).toEqual([[a, [1, 0.5]], [b, [0, 2]]]);
+    expect([...loadVectors(path, "m1")].map(([key, vector]) => [key, [...vector]])).toEqual([
+      [a, [1, 0.5]],
+      [b, [0, 2]],
+    ]);
     saveVectors(path, "m1", new Map(), (key) => key === b);
     expect([...loadVectors(path, "m1").keys()]).toEqual([b]);
     expect(loadVectors(path, "m2").size).toBe(0);
@@ -162,7 +206,10 @@ describe("vector file and fusion", () => {
 
   test("cosine and reciprocal-rank fusion", () => {
     expect([cosine([1, 0], [1, 0]), cosine([1, 0], [0, 1]), cosine([1, 1], []), cosine([0, 0], [1, 0])]).toEqual([1, 0, 0, 0]);
-    const fused = fuseByRank([["a", "b", "c"], ["c", "a"]]);
+    const fused = fuseByRank([
+      ["a", "b", "c"],
+      ["c", "a"],
+    ]);
     expect([...fused].sort((x, y) => y[1] - x[1]).map(([key]) => key)).toEqual(["a", "c", "b"]);
     expect(fused.get("a")).toBeCloseTo(1 / 61 + 1 / 62, 12);
   });

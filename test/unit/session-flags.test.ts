@@ -16,9 +16,10 @@ describe("one declaration per flag", () => {
   test("every flag with an option reaches AgentFlags under that name, spelled --flag v, --flag=v or by alias", () => {
     for (const flag of withOption) {
       const value = flag.kind === "boolean" ? true : _sample(flag.name);
-      const spellings = flag.kind === "boolean"
-        ? [[`--${flag.name}`], ...(flag.alias ? [[`-${flag.alias}`]] : [])]
-        : [[`--${flag.name}`, String(value)], [`--${flag.name}=${value}`], ...(flag.alias ? [[`-${flag.alias}`, String(value)]] : [])];
+      const spellings =
+        flag.kind === "boolean"
+          ? [[`--${flag.name}`], ...(flag.alias ? [[`-${flag.alias}`]] : [])]
+          : [[`--${flag.name}`, String(value)], [`--${flag.name}=${value}`], ...(flag.alias ? [[`-${flag.alias}`, String(value)]] : [])];
       for (const argv of spellings) {
         expect({ argv, got: (agentFlagsFrom(parseFlags(argv, ROOT_FLAGS)) as Record<string, unknown>)[flag.option!] }).toEqual({ argv, got: value });
       }
@@ -41,7 +42,12 @@ describe("one declaration per flag", () => {
       const expected = flag.saved ? flags[flag.option!] : flag.kind === "boolean" ? false : flag.default;
       expect({ flag: flag.name, value: back[flag.option!] }).toEqual({ flag: flag.name, value: expected });
     }
-    expect(Object.keys(stored).sort()).toEqual(withOption.filter((flag) => flag.saved).map((flag) => flag.option!).sort());
+    expect(Object.keys(stored).sort()).toEqual(
+      withOption
+        .filter((flag) => flag.saved)
+        .map((flag) => flag.option!)
+        .sort(),
+    );
   });
 
   test("a snapshot from an older shiro (unknown keys, a value outside the choices) reads back safely", () => {

@@ -57,7 +57,13 @@ const transcript: Message[] = [
     ],
   },
   { role: "tool", results: [{ type: "tool-result", callId: "toolu_1", name: "read_file", output: "no such file", isError: true }] },
-  { role: "assistant", parts: [{ type: "reasoning", text: "", protocol: "openai-responses", itemId: "rs_1", encryptedContent: "enc", summary: ["s"] }, { type: "text", text: "The file is missing." }] },
+  {
+    role: "assistant",
+    parts: [
+      { type: "reasoning", text: "", protocol: "openai-responses", itemId: "rs_1", encryptedContent: "enc", summary: ["s"] },
+      { type: "text", text: "The file is missing." },
+    ],
+  },
 ];
 
 describe("the session record", () => {
@@ -65,12 +71,23 @@ describe("the session record", () => {
     const session = createSession({ cwd: CWD, provider: "anthropic", model: "claude-test" });
     const writer = open(session);
     session.messages.push(...transcript);
-    session.notebook.todos = [{ content: "read the test", status: "done" }, { content: "fix it", status: "in_progress", note: "boundary" }];
+    session.notebook.todos = [
+      { content: "read the test", status: "done" },
+      { content: "fix it", status: "in_progress", note: "boundary" },
+    ];
     session.inputTokens = 1200;
     session.outputTokens = 80;
     session.costUsd = 0.0123;
     session.compaction = { spans: [{ from: 0, to: 2, createdAt: "2025-01-01T00:00:00.000Z" }], future: true };
-    appendExchange(session, { query: "why does the pagination test fail?", answer: "The file is missing.", status: "completed", steps: 2, runId: "run-1", at: "2025-06-01T10:00:00.000Z", toolsSummary: "read_file×1" });
+    appendExchange(session, {
+      query: "why does the pagination test fail?",
+      answer: "The file is missing.",
+      status: "completed",
+      steps: 2,
+      runId: "run-1",
+      at: "2025-06-01T10:00:00.000Z",
+      toolsSummary: "read_file×1",
+    });
     writer.save();
     const text = readFileSync(paths.session(session.id), "utf8");
     expect(text.startsWith('{\n  "version": 1,\n  "id": ')).toBe(true);
@@ -96,7 +113,9 @@ describe("the session record", () => {
     writeFileSync(paths.session(session.id), JSON.stringify(raw));
     expect(loadSession(session.id).messages).toEqual([{ role: "user", content: "hi", providerMetadata: { a: 1 } }] as unknown as Message[]);
     writeFileSync(paths.session(session.id), JSON.stringify({ ...raw, version: 2 }));
-    expect(() => loadSession(session.id)).toThrow(new UserError("session 0190aaaa cannot be read: written by a newer shiro (format version 2, this one reads up to 1)"));
+    expect(() => loadSession(session.id)).toThrow(
+      new UserError("session 0190aaaa cannot be read: written by a newer shiro (format version 2, this one reads up to 1)"),
+    );
   });
 });
 
@@ -104,10 +123,12 @@ describe("debounced autosave", () => {
   test("a tight burst of 200 changes is one write, after the debounce; flush writes only what is pending", async () => {
     const session = createSession({ cwd: CWD, provider: "p", model: "m" });
     const written: string[] = [];
-    const writer = open(session, { write: (record) => {
-      written.push(JSON.stringify(record.messages));
-      writeJsonAtomic(paths.session(record.id), record);
-    } });
+    const writer = open(session, {
+      write: (record) => {
+        written.push(JSON.stringify(record.messages));
+        writeJsonAtomic(paths.session(record.id), record);
+      },
+    });
     for (let i = 0; i < 200; i++) {
       session.messages.push({ role: "user", content: `change ${i}` });
       writer.markChanged();
@@ -130,10 +151,12 @@ describe("debounced autosave", () => {
   test("changes spread over a second are written at most once per 400 ms window", async () => {
     const session = createSession({ cwd: CWD, provider: "p", model: "m" });
     const stamps: number[] = [];
-    const writer = open(session, { write: (record) => {
-      stamps.push(performance.now());
-      writeJsonAtomic(paths.session(record.id), record);
-    } });
+    const writer = open(session, {
+      write: (record) => {
+        stamps.push(performance.now());
+        writeJsonAtomic(paths.session(record.id), record);
+      },
+    });
     for (let i = 0; i < 200; i++) {
       session.messages.push({ role: "user", content: `change ${i}` });
       writer.markChanged();
@@ -185,7 +208,14 @@ describe("debounced autosave", () => {
 
   test("a process that exits with its writer open still saves the session and drops its lease", async () => {
     const session = saveAt("0190bbbb-0000-7000-8000-000000000001", CWD, 5);
-    const child = Bun.spawn({ cmd: [process.execPath, FIXTURE, "exit-open", session.id, CWD], env: process.env, stdout: "pipe", stderr: "pipe", timeout: 30_000, killSignal: "SIGKILL" });
+    const child = Bun.spawn({
+      cmd: [process.execPath, FIXTURE, "exit-open", session.id, CWD],
+      env: process.env,
+      stdout: "pipe",
+      stderr: "pipe",
+      timeout: 30_000,
+      killSignal: "SIGKILL",
+    });
     const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
     expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
     expect(loadSession(session.id).messages).toEqual([{ role: "user", content: "added by a process that never closed its writer" }]);
@@ -217,7 +247,7 @@ describe("finding sessions", () => {
     expect(listSessions()).toEqual({ sessions: [], notices: [] });
     for (let i = 0; i < 17; i++) saveAt(`0192${String(i).padStart(4, "0")}-0000-7000-8000-000000000000`, CWD, 100 - i);
     mkdirSync(paths.sessionsDir(), { recursive: true });
-    writeFileSync(paths.session("0193bad0-0000-7000-8000-000000000000"), "{\"version\": 1, \"id\": ");
+    writeFileSync(paths.session("0193bad0-0000-7000-8000-000000000000"), '{"version": 1, "id": ');
     const { sessions, notices } = listSessions();
     expect(sessions.map((summary) => summary.id.slice(0, 8))).toEqual(Array.from({ length: 15 }, (_, i) => `0192${String(16 - i).padStart(4, "0")}`));
     expect(notices.length).toBe(1);
@@ -235,7 +265,11 @@ describe("finding sessions", () => {
       `0190aaaa-112  ${formatLocalMinute(second.updatedAt)}  0msg  second`,
       `0190aaaa-111  ${formatLocalMinute(first.updatedAt)}  0msg  first`,
     ]);
-    for (const [line, session] of [[lines[1]!, second], [lines[2]!, first]] as const) expect(findSession(line.split(" ")[0]!).id).toBe(session.id);
+    for (const [line, session] of [
+      [lines[1]!, second],
+      [lines[2]!, first],
+    ] as const)
+      expect(findSession(line.split(" ")[0]!).id).toBe(session.id);
   });
 
   test("newestForCwd picks the newest session of that directory by updatedAt", () => {
@@ -252,7 +286,14 @@ describe("leases", () => {
     const older = saveAt("0190aaaa-3333-7000-8000-000000000001", CWD, 30);
     const newer = saveAt("0190bbbb-3333-7000-8000-000000000001", CWD, 20);
     open(loadSession(newer.id));
-    const child = Bun.spawn({ cmd: [process.execPath, FIXTURE, "probe", newer.id, CWD], env: process.env, stdout: "pipe", stderr: "pipe", timeout: 30_000, killSignal: "SIGKILL" });
+    const child = Bun.spawn({
+      cmd: [process.execPath, FIXTURE, "probe", newer.id, CWD],
+      env: process.env,
+      stdout: "pipe",
+      stderr: "pipe",
+      timeout: 30_000,
+      killSignal: "SIGKILL",
+    });
     const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
     expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
     const probe = JSON.parse(stdout);
@@ -271,7 +312,9 @@ describe("leases", () => {
         new UserError(`session 0190aaaa-444 is in use by process ${holder.pid}; try again once that process has ended`),
       );
       expect(newestForCwd(CWD)).toEqual({
-        session: loadSession("0190aaaa-4455-7000-8000-000000000001"), live: [], notices: [],
+        session: loadSession("0190aaaa-4455-7000-8000-000000000001"),
+        live: [],
+        notices: [],
       });
       rmSync(paths.session("0190aaaa-4455-7000-8000-000000000001"));
       expect(newestForCwd(CWD)).toEqual({ live: [{ id: session.id, pid: holder.pid, since: "2025-06-01T12:00:00.000Z" }], notices: [] });
@@ -284,7 +327,14 @@ describe("leases", () => {
   test("-c claims the session it picks, so another process can no longer take it", async () => {
     const session = saveAt("0190aaaa-6666-7000-8000-000000000001", CWD, 10);
     expect(newestForCwd(CWD).session?.id).toBe(session.id);
-    const child = Bun.spawn({ cmd: [process.execPath, FIXTURE, "probe", session.id, CWD], env: process.env, stdout: "pipe", stderr: "pipe", timeout: 30_000, killSignal: "SIGKILL" });
+    const child = Bun.spawn({
+      cmd: [process.execPath, FIXTURE, "probe", session.id, CWD],
+      env: process.env,
+      stdout: "pipe",
+      stderr: "pipe",
+      timeout: 30_000,
+      killSignal: "SIGKILL",
+    });
     const [code, stdout] = await Promise.all([child.exited, new Response(child.stdout).text()]);
     expect(code).toBe(0);
     const probe = JSON.parse(stdout);
@@ -294,13 +344,22 @@ describe("leases", () => {
 
   test("six -c at once: one continues the session, the others skip it as live, none fails", async () => {
     const session = saveAt("0190aaaa-7777-7000-8000-000000000001", CWD, 10);
-    const children = Array.from({ length: 6 }, () => Bun.spawn({
-      cmd: [process.execPath, FIXTURE, "continue", session.id, CWD], env: process.env, stdout: "pipe", stderr: "pipe", timeout: 30_000, killSignal: "SIGKILL",
-    }));
-    const results = await Promise.all(children.map(async (child) => {
-      const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
-      return { code, stderr, report: JSON.parse(stdout || "null") as { picked: string | null; live: string[] } | null };
-    }));
+    const children = Array.from({ length: 6 }, () =>
+      Bun.spawn({
+        cmd: [process.execPath, FIXTURE, "continue", session.id, CWD],
+        env: process.env,
+        stdout: "pipe",
+        stderr: "pipe",
+        timeout: 30_000,
+        killSignal: "SIGKILL",
+      }),
+    );
+    const results = await Promise.all(
+      children.map(async (child) => {
+        const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
+        return { code, stderr, report: JSON.parse(stdout || "null") as { picked: string | null; live: string[] } | null };
+      }),
+    );
     expect(results.map(({ code, stderr }) => ({ code, stderr }))).toEqual(Array.from({ length: 6 }, () => ({ code: 0, stderr: "" })));
     const picked = results.filter(({ report }) => report?.picked === session.id);
     expect(picked.length).toBeGreaterThanOrEqual(1);

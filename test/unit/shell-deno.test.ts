@@ -15,11 +15,15 @@ const DENO = process.env.DENO ?? (spawnSync("deno", ["--version"]).status === 0 
 
 const COMMANDS = ["r''m -r\"f\" x", "env X=1 /usr/bin/git  push --force-w", "echo $(git push)", "ls -la"];
 
-test.skipIf(DENO === undefined)("under deno run -A the guard and the rule lines read commands as under Bun", async () => {
-  const run = spawnSync(DENO!, ["run", "-A", join(ROOT, "test/fixtures/shell-probe.ts"), ...COMMANDS], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
-  expect(run.stderr).toBe("");
-  await loadShellParser();
-  const expected = COMMANDS.map((command) => [listRuleSubjects(command), checkCommand(command) ?? null]);
-  expect(JSON.parse(run.stdout)).toEqual(expected);
-  expect(expected.map(([, refusal]) => refusal !== null)).toEqual([true, true, false, false]);
-}, 130_000);
+test.skipIf(DENO === undefined)(
+  "under deno run -A the guard and the rule lines read commands as under Bun",
+  async () => {
+    const run = spawnSync(DENO!, ["run", "-A", join(ROOT, "test/fixtures/shell-probe.ts"), ...COMMANDS], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
+    expect(run.stderr).toBe("");
+    await loadShellParser();
+    const expected = COMMANDS.map((command) => [listRuleSubjects(command), checkCommand(command) ?? null]);
+    expect(JSON.parse(run.stdout)).toEqual(expected);
+    expect(expected.map(([, refusal]) => refusal !== null)).toEqual([true, true, false, false]);
+  },
+  130_000,
+);

@@ -29,11 +29,23 @@ function _modulesLoaded(args: string[], steps: FakeStep[]): Promise<string[]> {
   fake.script(...steps);
   const log = join(dir, `modules-${Math.random().toString(36).slice(2)}.json`);
   const env = {
-    PATH: process.env.PATH ?? "", HOME: dir, SHIRO_HOME: dir, NO_COLOR: "1", RECORD_MODULES: log, RECORD_MATCH: "mvdan-sh",
-    SHIRO_BASE_URL: fake.baseURL, SHIRO_API_KEY: "k", SHIRO_PROTOCOL: "chat", SHIRO_PROVIDER: "openai",
+    PATH: process.env.PATH ?? "",
+    HOME: dir,
+    SHIRO_HOME: dir,
+    NO_COLOR: "1",
+    RECORD_MODULES: log,
+    RECORD_MATCH: "mvdan-sh",
+    SHIRO_BASE_URL: fake.baseURL,
+    SHIRO_API_KEY: "k",
+    SHIRO_PROTOCOL: "chat",
+    SHIRO_PROVIDER: "openai",
   };
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ["--preload", join(ROOT, "test/fixtures/record-modules.ts"), join(ROOT, "cmd/shiro.ts"), ...args], { cwd: dir, env, stdio: "ignore" });
+    const child = spawn(process.execPath, ["--preload", join(ROOT, "test/fixtures/record-modules.ts"), join(ROOT, "cmd/shiro.ts"), ...args], {
+      cwd: dir,
+      env,
+      stdio: "ignore",
+    });
     const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
     child.on("close", (code) => {
       clearTimeout(timer);
@@ -57,7 +69,10 @@ test("the first bash call loads it", async () => {
 
 test("the build puts mvdan-sh in its own chunk, reached only by import()", () => {
   const out = join(dir, "split");
-  const build = spawnSync(process.execPath, ["build", "--splitting", "--format=esm", "--target=bun", "--minify", join(ROOT, "cmd/shiro.ts"), "--outdir", out], { encoding: "utf8", timeout: 120_000 });
+  const build = spawnSync(process.execPath, ["build", "--splitting", "--format=esm", "--target=bun", "--minify", join(ROOT, "cmd/shiro.ts"), "--outdir", out], {
+    encoding: "utf8",
+    timeout: 120_000,
+  });
   expect(build.status).toBe(0);
   const chunks = readdirSync(out).filter((name) => name.endsWith(".js"));
   // GopherJS stamps its Go version into the code it emits.

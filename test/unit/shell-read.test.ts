@@ -48,7 +48,7 @@ const SUBJECTS: [string, string[]][] = [
   ["git  commit  -m  'two  spaces'", ["git commit -m two spaces"]],
   ["npm test 2>&1 > out.log", ["npm test 2>&1 > out.log"]],
   ["bash -c 'git push'", ["bash -c git push", "git push"]],
-  ["sh -ec \"cd x; git push\"", ["sh -ec cd x; git push", "cd x", "git push"]],
+  ['sh -ec "cd x; git push"', ["sh -ec cd x; git push", "cd x", "git push"]],
   ["eval git push", ["eval git push", "git push"]],
   ["bash <<'EOF'\ngit push\nEOF", ["bash <<'EOF'", "git push"]],
   ["find . -name x -exec git push \\;", ["find . -name x -exec git push ;", "git push"]],
@@ -69,8 +69,23 @@ describe("simple commands", () => {
     const { commands, parsed } = readSimpleCommands("A=1 ls -l \"$HOME\" *.ts >out | grep -v x <<< 'hi'");
     expect(parsed).toBe(true);
     expect(commands).toEqual([
-      { words: ["ls", "-l", "\"$HOME\"", "*.ts"], known: [true, true, false, true], glob: [false, false, false, true], assigns: ["A=1"], redirects: [">out"], piped: false },
-      { words: ["grep", "-v", "x"], known: [true, true, true], glob: [false, false, false], assigns: [], redirects: ["<<< 'hi'"], piped: true, stdinText: "hi" },
+      {
+        words: ["ls", "-l", '"$HOME"', "*.ts"],
+        known: [true, true, false, true],
+        glob: [false, false, false, true],
+        assigns: ["A=1"],
+        redirects: [">out"],
+        piped: false,
+      },
+      {
+        words: ["grep", "-v", "x"],
+        known: [true, true, true],
+        glob: [false, false, false],
+        assigns: [],
+        redirects: ["<<< 'hi'"],
+        piped: true,
+        stdinText: "hi",
+      },
     ]);
   });
 
@@ -81,12 +96,20 @@ describe("simple commands", () => {
   test("the fallback split drops quotes and backslashes and keeps pipes", () => {
     const { commands, parsed } = readSimpleCommands("r'm' -rf x | sh 'unclosed");
     expect(parsed).toBe(false);
-    expect(commands.map((command) => [command.words, command.piped])).toEqual([[["rm", "-rf", "x"], false], [["sh", "unclosed"], true]]);
+    expect(commands.map((command) => [command.words, command.piped])).toEqual([
+      [["rm", "-rf", "x"], false],
+      [["sh", "unclosed"], true],
+    ]);
   });
 
   test("nested scripts are read three levels deep", () => {
-    const depths = readCommand("bash -c \"sh -c 'eval \\\"rm x\\\"'\"").commands.map((command) => [command.peeled.program, command.depth]);
-    expect(depths).toEqual([["bash", 0], ["sh", 1], ["eval", 2], ["rm", 3]]);
+    const depths = readCommand('bash -c "sh -c \'eval \\"rm x\\"\'"').commands.map((command) => [command.peeled.program, command.depth]);
+    expect(depths).toEqual([
+      ["bash", 0],
+      ["sh", 1],
+      ["eval", 2],
+      ["rm", 3],
+    ]);
   });
 });
 
@@ -131,12 +154,23 @@ describe("words and options", () => {
   });
 
   test("long options: exact, unique prefix, ambiguous, after --, unknown command", () => {
-    expect(expandLongOptions("git push", ["--force-w", "--forc", "--tags", "--del", "--", "--forc"])).toEqual(["--force-with-lease", "--forc", "--tags", "--delete", "--", "--forc"]);
+    expect(expandLongOptions("git push", ["--force-w", "--forc", "--tags", "--del", "--", "--forc"])).toEqual([
+      "--force-with-lease",
+      "--forc",
+      "--tags",
+      "--delete",
+      "--",
+      "--forc",
+    ]);
     expect(expandLongOptions("rm", ["--r", "--f", "--no-p"])).toEqual(["--recursive", "--force", "--no-preserve-root"]);
     expect(expandLongOptions("git clean", ["--forc", "--no-f"])).toEqual(["--force", "--no-force"]);
     expect(expandLongOptions("ls", ["--al"])).toEqual(["--al"]);
-    expect([startsOption("--forc", "--force-with-lease"), startsOption("--f=x", "--force"), startsOption("--no-force", "--force"), startsOption("-f", "--force")])
-      .toEqual([true, true, false, false]);
+    expect([
+      startsOption("--forc", "--force-with-lease"),
+      startsOption("--f=x", "--force"),
+      startsOption("--no-force", "--force"),
+      startsOption("-f", "--force"),
+    ]).toEqual([true, true, false, false]);
   });
 
   test("where a shell's script comes from", () => {

@@ -56,7 +56,7 @@ describe("frontmatter", () => {
   test("keys are case-insensitive, one pair of quotes is stripped, nested lines are ignored", () => {
     const text = [
       "---",
-      "Name: \"quoted-name\"",
+      'Name: "quoted-name"',
       "DESCRIPTION: 'Use it when: quoting'",
       "metadata:",
       "  name: nested-one",
@@ -80,7 +80,7 @@ describe("frontmatter", () => {
     _write(join(dir, "a-good.md"), _skillFile("good", "loads fine", "Body."));
     _write(join(dir, "b-no-name.md"), "---\ndescription: has no name\n---\nBody.");
     _write(join(dir, "c-no-description.md"), "---\nname: lonely\n---\nBody.");
-    _write(join(dir, "d-empty-values.md"), "---\nname: \"\"\ndescription:\n---\nBody.");
+    _write(join(dir, "d-empty-values.md"), '---\nname: ""\ndescription:\n---\nBody.');
     _write(join(dir, "e-no-frontmatter.md"), "# Just markdown\nname: x\ndescription: y\n");
     _write(join(dir, "f-unclosed.md"), "---\nname: open\ndescription: never closed\nBody.");
     _write(join(dir, "g-bad-name.md"), _skillFile("two words", "spaces are not allowed", "Body."));
@@ -124,7 +124,19 @@ describe("loading", () => {
     const { skills, skipped } = loadSkills({ cwd, stateDir: state });
     expect(skipped).toEqual([]);
     const byName = Object.fromEntries(skills.map((skill) => [skill.name.toLowerCase(), skill]));
-    expect(skills.map((skill) => skill.name)).toEqual(["alpha", "Commit", "debug", "deploy", "migrate", "perf", "refactor", "review", "security", "test", "verify"]);
+    expect(skills.map((skill) => skill.name)).toEqual([
+      "alpha",
+      "Commit",
+      "debug",
+      "deploy",
+      "migrate",
+      "perf",
+      "refactor",
+      "review",
+      "security",
+      "test",
+      "verify",
+    ]);
     expect(_summary([byName.commit!, byName.alpha!, byName.deploy!, byName.review!, byName.test!, byName.debug!])).toEqual([
       { name: "Commit", description: "project commit", origin: "project", path: projectCommit },
       { name: "alpha", description: "user only", origin: "user", path: userOnly },
@@ -193,14 +205,18 @@ describe("catalogue", () => {
   });
 
   test("an intro line, then one line per skill", () => {
-    expect(renderSkillCatalogue([
-      { name: "commit", description: "Load before committing." },
-      { name: "deploy", description: "Load before deploying." },
-    ])).toBe([
-      "Skills: before starting work that matches one of these, load it with the `skill` tool and follow its instructions.",
-      "- commit: Load before committing.",
-      "- deploy: Load before deploying.",
-    ].join("\n"));
+    expect(
+      renderSkillCatalogue([
+        { name: "commit", description: "Load before committing." },
+        { name: "deploy", description: "Load before deploying." },
+      ]),
+    ).toBe(
+      [
+        "Skills: before starting work that matches one of these, load it with the `skill` tool and follow its instructions.",
+        "- commit: Load before committing.",
+        "- deploy: Load before deploying.",
+      ].join("\n"),
+    );
   });
 
   test("the builtin catalogue stays small", () => {
@@ -218,8 +234,12 @@ describe("the skill tool", () => {
   const tool = createSkillTool(skills);
 
   test("its contract fields", () => {
-    expect({ name: tool.name, effect: tool.effect, set: tool.set, subjects: tool.subjects!({ name: " Deploy " }) })
-      .toEqual({ name: "skill", effect: "read", set: undefined, subjects: [" Deploy "] });
+    expect({ name: tool.name, effect: tool.effect, set: tool.set, subjects: tool.subjects!({ name: " Deploy " }) }).toEqual({
+      name: "skill",
+      effect: "read",
+      set: undefined,
+      subjects: [" Deploy "],
+    });
     expect(v.parse(tool.schema, { name: "commit" })).toEqual({ name: "commit" });
     expect(() => v.parse(tool.schema, {})).toThrow();
   });
@@ -227,7 +247,9 @@ describe("the skill tool", () => {
   test("returns the header, a blank line and the body; names match after trim + lowercase", async () => {
     expect(await tool.execute({ name: "commit" }, ctx)).toBe('Skill "commit" (builtin). Follow these instructions for this task.\n\nStage with care.');
     expect(await tool.execute({ name: "  DEPLOY\n" }, ctx)).toBe('Skill "Deploy" (project). Follow these instructions for this task.\n\nShip it.');
-    expect(await tool.execute({ name: "empty" }, ctx)).toBe('Skill "empty" (user). Follow these instructions for this task.\n\n(this skill has no instructions beyond its description)');
+    expect(await tool.execute({ name: "empty" }, ctx)).toBe(
+      'Skill "empty" (user). Follow these instructions for this task.\n\n(this skill has no instructions beyond its description)',
+    );
   });
 
   test("an unknown name throws, listing what is available", async () => {
@@ -239,8 +261,9 @@ describe("the skill tool", () => {
     const { state, cwd } = _freshPlaces();
     _write(join(cwd, ".shiro", "skills", "review.md"), _skillFile("review", "ours", "\nOur review rules.\n"));
     const loaded = loadSkills({ cwd, stateDir: state }).skills;
-    expect(await createSkillTool(loaded).execute({ name: "Review" }, ctx))
-      .toBe('Skill "review" (project). Follow these instructions for this task.\n\nOur review rules.');
+    expect(await createSkillTool(loaded).execute({ name: "Review" }, ctx)).toBe(
+      'Skill "review" (project). Follow these instructions for this task.\n\nOur review rules.',
+    );
   });
 });
 

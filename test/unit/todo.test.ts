@@ -10,25 +10,37 @@ const ctx: ToolContext = { root: "/tmp", signal: new AbortController().signal, e
 
 function notebook() {
   let todos: Todo[] = [{ content: "old task", status: "pending" }];
-  return { get: () => todos, set: (next: Todo[]) => { todos = next; } };
+  return {
+    get: () => todos,
+    set: (next: Todo[]) => {
+      todos = next;
+    },
+  };
 }
 
 test("todo_write replaces the whole list and reports it with marks and notes", async () => {
   const book = notebook();
   const tool = createTodoTool(book);
-  const result = await tool.execute({ todos: [
-    { content: "read the pagination code", status: "done" },
-    { content: " fix the boundary ", status: "in_progress" },
-    { content: "add a test", status: "pending", note: "  " },
-    { content: "update the docs", status: "blocked", note: "no write access to the wiki" },
-  ] }, ctx);
-  expect(result).toBe([
-    "Task list updated: 1/4 done.",
-    "[x] read the pagination code",
-    "[~] fix the boundary",
-    "[ ] add a test",
-    "[!] update the docs  (no write access to the wiki)",
-  ].join("\n"));
+  const result = await tool.execute(
+    {
+      todos: [
+        { content: "read the pagination code", status: "done" },
+        { content: " fix the boundary ", status: "in_progress" },
+        { content: "add a test", status: "pending", note: "  " },
+        { content: "update the docs", status: "blocked", note: "no write access to the wiki" },
+      ],
+    },
+    ctx,
+  );
+  expect(result).toBe(
+    [
+      "Task list updated: 1/4 done.",
+      "[x] read the pagination code",
+      "[~] fix the boundary",
+      "[ ] add a test",
+      "[!] update the docs  (no write access to the wiki)",
+    ].join("\n"),
+  );
   expect(book.get()).toEqual([
     { content: "read the pagination code", status: "done" },
     { content: "fix the boundary", status: "in_progress" },
@@ -40,37 +52,83 @@ test("todo_write replaces the whole list and reports it with marks and notes", a
 
 test("warnings: several in progress, nothing in progress while work remains, blocked without a reason", async () => {
   const tool = createTodoTool(notebook());
-  expect(await tool.execute({ todos: [
-    { content: "a", status: "in_progress" }, { content: "b", status: "in_progress" }, { content: "c", status: "blocked" },
-  ] }, ctx)).toBe([
-    "Task list updated: 0/3 done.", "[~] a", "[~] b", "[!] c",
-    "Warning: 2 tasks are in_progress; keep it to one.",
-    'Warning: "c" is blocked with no note saying why.',
-  ].join("\n"));
-  expect(await tool.execute({ todos: [{ content: "a", status: "done" }, { content: "b", status: "pending" }] }, ctx)).toBe(
-    "Task list updated: 1/2 done.\n[x] a\n[ ] b\nWarning: nothing is in_progress; mark what you are working on.",
+  expect(
+    await tool.execute(
+      {
+        todos: [
+          { content: "a", status: "in_progress" },
+          { content: "b", status: "in_progress" },
+          { content: "c", status: "blocked" },
+        ],
+      },
+      ctx,
+    ),
+  ).toBe(
+    [
+      "Task list updated: 0/3 done.",
+      "[~] a",
+      "[~] b",
+      "[!] c",
+      "Warning: 2 tasks are in_progress; keep it to one.",
+      'Warning: "c" is blocked with no note saying why.',
+    ].join("\n"),
   );
-  expect(await tool.execute({ todos: [{ content: "a", status: "done" }, { content: "b", status: "blocked", note: "waiting on CI" }] }, ctx)).toBe(
-    "Task list updated: 1/2 done.\n[x] a\n[!] b  (waiting on CI)",
-  );
+  expect(
+    await tool.execute(
+      {
+        todos: [
+          { content: "a", status: "done" },
+          { content: "b", status: "pending" },
+        ],
+      },
+      ctx,
+    ),
+  ).toBe("Task list updated: 1/2 done.\n[x] a\n[ ] b\nWarning: nothing is in_progress; mark what you are working on.");
+  expect(
+    await tool.execute(
+      {
+        todos: [
+          { content: "a", status: "done" },
+          { content: "b", status: "blocked", note: "waiting on CI" },
+        ],
+      },
+      ctx,
+    ),
+  ).toBe("Task list updated: 1/2 done.\n[x] a\n[!] b  (waiting on CI)");
   expect(await tool.execute({ todos: [] }, ctx)).toBe("Task list updated: 0/0 done.");
 });
 
 test("a task with blank content is refused and the list is left as it was", async () => {
   const book = notebook();
-  await expect(createTodoTool(book).execute({ todos: [{ content: "ok", status: "pending" }, { content: "  ", status: "pending" }] }, ctx))
-    .rejects.toThrow("todos[1].content is empty");
+  await expect(
+    createTodoTool(book).execute(
+      {
+        todos: [
+          { content: "ok", status: "pending" },
+          { content: "  ", status: "pending" },
+        ],
+      },
+      ctx,
+    ),
+  ).rejects.toThrow("todos[1].content is empty");
   expect(book.get()).toEqual([{ content: "old task", status: "pending" }]);
 });
 
 test("the prompt block carries the counts and the lines; no list, no block", () => {
   expect(renderTodosForPrompt([])).toBe("");
-  expect(renderTodosForPrompt([{ content: "a", status: "done" }, { content: "b", status: "in_progress" }])).toBe(
-    "Your task list (1/2 done). Keep it current with todo_write:\n[x] a\n[~] b",
-  );
-  expect(renderTodosForPrompt([{ content: "a", status: "done" }, { content: "b", status: "blocked", note: "why" }, { content: "c", status: "pending" }])).toBe(
-    "Your task list (1/3 done, 1 blocked). Keep it current with todo_write:\n[x] a\n[!] b  (why)\n[ ] c",
-  );
+  expect(
+    renderTodosForPrompt([
+      { content: "a", status: "done" },
+      { content: "b", status: "in_progress" },
+    ]),
+  ).toBe("Your task list (1/2 done). Keep it current with todo_write:\n[x] a\n[~] b");
+  expect(
+    renderTodosForPrompt([
+      { content: "a", status: "done" },
+      { content: "b", status: "blocked", note: "why" },
+      { content: "c", status: "pending" },
+    ]),
+  ).toBe("Your task list (1/3 done, 1 blocked). Keep it current with todo_write:\n[x] a\n[!] b  (why)\n[ ] c");
 });
 
 test("the progress bar: ten cells, # for the done share, blocked count only when there is one", () => {

@@ -34,7 +34,12 @@ function isRunning(pid: number): boolean {
 
 describe("bash tool", () => {
   test("declares its set, effect, default and subjects (one peeled line per simple command)", async () => {
-    expect({ name: bashTool.name, set: bashTool.set, effect: bashTool.effect, decision: bashTool.decision }).toEqual({ name: "bash", set: "core", effect: "exec", decision: "ask" });
+    expect({ name: bashTool.name, set: bashTool.set, effect: bashTool.effect, decision: bashTool.decision }).toEqual({
+      name: "bash",
+      set: "core",
+      effect: "exec",
+      decision: "ask",
+    });
     await loadShellParser();
     expect(bashTool.subjects?.({ command: "ls -la" })).toEqual(["ls -la"]);
     expect(bashTool.subjects?.({ command: "cd src && env X=1 /bin/ls  -la" })).toEqual(["cd src", "ls -la"]);

@@ -38,7 +38,9 @@ describe("write_file", () => {
 
   test("refuses a folder and a file standing in for a parent folder", async () => {
     expect(await errorOf(run(writeFileTool, { path: "dir", content: "x" }))).toBe("dir is a directory.");
-    expect(await errorOf(run(writeFileTool, { path: "a.ts/x.txt", content: "x" }))).toBe("Cannot create a.ts/x.txt: a file stands where a parent directory should be.");
+    expect(await errorOf(run(writeFileTool, { path: "a.ts/x.txt", content: "x" }))).toBe(
+      "Cannot create a.ts/x.txt: a file stands where a parent directory should be.",
+    );
   });
 });
 
@@ -66,7 +68,9 @@ describe("edit_file", () => {
     expect(await errorOf(run(editFileTool, { path: "a.ts", oldString: "= 1;", newString: "= 9;" }))).toBe(
       "oldString appears 2 times in a.ts. Add surrounding context or set replaceAll.",
     );
-    expect(await errorOf(run(editFileTool, { path: "a.ts", oldString: "", newString: "y" }))).toBe("oldString is empty. Use write_file to create or replace a whole file.");
+    expect(await errorOf(run(editFileTool, { path: "a.ts", oldString: "", newString: "y" }))).toBe(
+      "oldString is empty. Use write_file to create or replace a whole file.",
+    );
     expect(ws.snapshot()).toEqual(before);
   });
 });
@@ -82,7 +86,9 @@ describe("edits keep the bytes they do not touch", () => {
     const notUtf8 = "latin1.txt is not UTF-8 text; editing it here would corrupt its other characters. Use bash if you need to change it.";
     expect(await errorOf(run(editFileTool, { path: "latin1.txt", oldString: "old", newString: "new" }))).toBe(notUtf8);
     expect(await errorOf(run(multiEditTool, { path: "latin1.txt", edits: [{ oldString: "old", newString: "new" }] }))).toBe(notUtf8);
-    expect(await errorOf(run(editFileTool, { path: "data.bin", oldString: "old", newString: "new" }))).toBe("data.bin is a binary file, not text. Use bash if you need to change it.");
+    expect(await errorOf(run(editFileTool, { path: "data.bin", oldString: "old", newString: "new" }))).toBe(
+      "data.bin is a binary file, not text. Use bash if you need to change it.",
+    );
     expect(ws.snapshot()).toEqual(before);
   });
 
@@ -110,10 +116,34 @@ describe("multi_edit", () => {
   test("a failing edit leaves the file byte-identical", async () => {
     const before = ws.snapshot();
     const cases: [unknown[], string][] = [
-      [[{ oldString: "const", newString: "let", replaceAll: true }, { oldString: "nowhere", newString: "x" }], "edit 2: oldString not found in a.ts. No edits were applied."],
-      [[{ oldString: "const b", newString: "let b" }, { oldString: "= 1;", newString: "= 2;" }], "edit 2: oldString appears 2 times in a.ts. Add surrounding context or set replaceAll. No edits were applied."],
-      [[{ oldString: "a", newString: "b" }, { oldString: "x", newString: "x" }], "edit 2: oldString and newString are identical"],
-      [[{ oldString: "const b = 2;", newString: "B" }, { oldString: "B", newString: "const b = 2;" }], "No change to a.ts: the edits cancel out."],
+      [
+        [
+          { oldString: "const", newString: "let", replaceAll: true },
+          { oldString: "nowhere", newString: "x" },
+        ],
+        "edit 2: oldString not found in a.ts. No edits were applied.",
+      ],
+      [
+        [
+          { oldString: "const b", newString: "let b" },
+          { oldString: "= 1;", newString: "= 2;" },
+        ],
+        "edit 2: oldString appears 2 times in a.ts. Add surrounding context or set replaceAll. No edits were applied.",
+      ],
+      [
+        [
+          { oldString: "a", newString: "b" },
+          { oldString: "x", newString: "x" },
+        ],
+        "edit 2: oldString and newString are identical",
+      ],
+      [
+        [
+          { oldString: "const b = 2;", newString: "B" },
+          { oldString: "B", newString: "const b = 2;" },
+        ],
+        "No change to a.ts: the edits cancel out.",
+      ],
     ];
     for (const [edits, message] of cases) expect(await errorOf(run(multiEditTool, { path: "a.ts", edits }))).toBe(message);
     expect(await errorOf(run(multiEditTool, { path: "nope.ts", edits: [{ oldString: "a", newString: "b" }] }))).toBe("No such file: nope.ts");

@@ -15,11 +15,24 @@ import { errorOf, runTool } from "./tools-workspace.ts";
 let repo = "";
 let ws = "";
 const prompts: string[] = [];
-const tools = createGitTools({ complete: async (_system, prompt) => { prompts.push(prompt); return "Change things"; } });
+const tools = createGitTools({
+  complete: async (_system, prompt) => {
+    prompts.push(prompt);
+    return "Change things";
+  },
+});
 const run = (name: string, input: Record<string, unknown>) => runTool(tools.find((tool) => tool.name === name)!, input, ws);
 
 function git(cwd: string, ...args: string[]): void {
-  const env = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1", GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" };
+  const env = {
+    ...process.env,
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_AUTHOR_NAME: "t",
+    GIT_AUTHOR_EMAIL: "t@t",
+    GIT_COMMITTER_NAME: "t",
+    GIT_COMMITTER_EMAIL: "t@t",
+  };
   const result = spawnSync("git", ["-c", "commit.gpgsign=false", ...args], { cwd, env, encoding: "utf8", timeout: 10_000 });
   if (result.status !== 0) throw new Error(`git ${args.join(" ")}: ${result.stderr}`);
 }
@@ -54,7 +67,15 @@ describe("REF:PATH", () => {
     expect(scopeRefPath("./a.ts", "ws/")).toBe("a.ts");
     expect(scopeRefPath("ws", "ws/")).toBe(".");
     expect(scopeRefPath("a.ts", "")).toBe("a.ts");
-    for (const [path, prefix] of [["../x", "ws/"], ["outside.txt", "ws/"], ["", "ws/"], ["..", ""], ["ws/../outside.txt", "ws/"], ["wsx/a", "ws/"], ["./../ws2/a", "ws/"]]) {
+    for (const [path, prefix] of [
+      ["../x", "ws/"],
+      ["outside.txt", "ws/"],
+      ["", "ws/"],
+      ["..", ""],
+      ["ws/../outside.txt", "ws/"],
+      ["wsx/a", "ws/"],
+      ["./../ws2/a", "ws/"],
+    ]) {
       expect(() => scopeRefPath(path!, prefix!)).toThrow("Path escapes workspace");
     }
   });
@@ -72,7 +93,8 @@ describe("a workspace inside a larger repository", () => {
   });
 
   test("inside paths work in every spelling", async () => {
-    for (const ref of ["HEAD:ws/inside.txt", "HEAD:./inside.txt", `HEAD:${"./"}../ws/inside.txt`]) expect(await run("git_show", { ref })).toBe("inside-content");
+    for (const ref of ["HEAD:ws/inside.txt", "HEAD:./inside.txt", `HEAD:${"./"}../ws/inside.txt`])
+      expect(await run("git_show", { ref })).toBe("inside-content");
     expect(await run("git_blame", { path: "./inside.txt" })).toContain("inside-changed");
   });
 
@@ -92,22 +114,48 @@ describe("a workspace inside a larger repository", () => {
 
 describe("withholdSecretDiffs", () => {
   const diff = [
-    "commit abc", "", "    msg", "",
-    "diff --git a/src/a.ts b/src/a.ts", "--- a/src/a.ts", "+++ b/src/a.ts", "@@ -1 +1 @@", "-a", "+b",
-    "diff --git a/config/.env b/config/.env", "--- a/config/.env", "+++ b/config/.env", "@@ -1 +1 @@", "-T=1", "+T=2",
-    "diff --git a/notes.txt b/notes.txt", "+-----BEGIN RSA PRIVATE KEY-----", "+abc", "",
+    "commit abc",
+    "",
+    "    msg",
+    "",
+    "diff --git a/src/a.ts b/src/a.ts",
+    "--- a/src/a.ts",
+    "+++ b/src/a.ts",
+    "@@ -1 +1 @@",
+    "-a",
+    "+b",
+    "diff --git a/config/.env b/config/.env",
+    "--- a/config/.env",
+    "+++ b/config/.env",
+    "@@ -1 +1 @@",
+    "-T=1",
+    "+T=2",
+    "diff --git a/notes.txt b/notes.txt",
+    "+-----BEGIN RSA PRIVATE KEY-----",
+    "+abc",
+    "",
   ].join("\n");
 
   test("replaces sections about secrets by name or shape, keeps the rest", () => {
-    expect(withholdSecretDiffs(diff)).toBe([
-      "commit abc", "", "    msg", "",
-      "diff --git a/src/a.ts b/src/a.ts", "--- a/src/a.ts", "+++ b/src/a.ts", "@@ -1 +1 @@", "-a", "+b",
-      "diff --git a/config/.env b/config/.env",
-      "[withheld: config/.env may hold secrets (an env file). Ask the user, or name it in git_show REF:PATH, which asks them.]",
-      "diff --git a/notes.txt b/notes.txt",
-      "[withheld: notes.txt may hold secrets (a private key). Ask the user, or name it in git_show REF:PATH, which asks them.]",
-      "",
-    ].join("\n"));
+    expect(withholdSecretDiffs(diff)).toBe(
+      [
+        "commit abc",
+        "",
+        "    msg",
+        "",
+        "diff --git a/src/a.ts b/src/a.ts",
+        "--- a/src/a.ts",
+        "+++ b/src/a.ts",
+        "@@ -1 +1 @@",
+        "-a",
+        "+b",
+        "diff --git a/config/.env b/config/.env",
+        "[withheld: config/.env may hold secrets (an env file). Ask the user, or name it in git_show REF:PATH, which asks them.]",
+        "diff --git a/notes.txt b/notes.txt",
+        "[withheld: notes.txt may hold secrets (a private key). Ask the user, or name it in git_show REF:PATH, which asks them.]",
+        "",
+      ].join("\n"),
+    );
   });
 
   test("a path the call named (the gate asked about it) is shown", () => {

@@ -15,9 +15,14 @@ let base = "";
 function git(cwd: string, args: string[], date = "2024-01-02T03:04:05Z"): string {
   const env = {
     ...process.env,
-    GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1",
-    GIT_AUTHOR_NAME: AUTHOR.name, GIT_AUTHOR_EMAIL: AUTHOR.email, GIT_AUTHOR_DATE: date,
-    GIT_COMMITTER_NAME: AUTHOR.name, GIT_COMMITTER_EMAIL: AUTHOR.email, GIT_COMMITTER_DATE: date,
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_AUTHOR_NAME: AUTHOR.name,
+    GIT_AUTHOR_EMAIL: AUTHOR.email,
+    GIT_AUTHOR_DATE: date,
+    GIT_COMMITTER_NAME: AUTHOR.name,
+    GIT_COMMITTER_EMAIL: AUTHOR.email,
+    GIT_COMMITTER_DATE: date,
   };
   const run = spawnSync("git", ["-c", "commit.gpgsign=false", ...args], { cwd, env, encoding: "utf8", timeout: 10_000 });
   if (run.status !== 0) throw new Error(`git ${args.join(" ")} failed: ${run.stderr}`);
@@ -140,7 +145,11 @@ describe("git_status", () => {
     for (let i = 0; i < 205; i++) writeFileSync(join(dir, `f${String(i).padStart(3, "0")}.txt`), "x");
     const lines = (await run("git_status", dir)).split("\n");
     expect([lines[0], lines[1], lines[200], lines[201], lines.length]).toEqual([
-      "On main, 205 changed:", "f000.txt  (untracked)", "f199.txt  (untracked)", "... [5 more]", 202,
+      "On main, 205 changed:",
+      "f000.txt  (untracked)",
+      "f199.txt  (untracked)",
+      "... [5 more]",
+      202,
     ]);
   });
 
@@ -150,8 +159,13 @@ describe("git_status", () => {
     // `git diff --staged` outside a repository falls into --no-index mode and prints its usage.
     const all = createGitTools({ complete: async () => "never" });
     const calls: [string, Record<string, unknown>][] = [
-      ["git_diff", {}], ["git_diff", { staged: true }], ["git_log", {}], ["git_show", { ref: "HEAD" }],
-      ["git_blame", { path: "a.txt" }], ["git_branch", {}], ["git_commit_message", {}],
+      ["git_diff", {}],
+      ["git_diff", { staged: true }],
+      ["git_log", {}],
+      ["git_show", { ref: "HEAD" }],
+      ["git_blame", { path: "a.txt" }],
+      ["git_branch", {}],
+      ["git_commit_message", {}],
     ];
     for (const [name, input] of calls) {
       expect(`${name}: ${await errorOf(run(name, plain, input, all))}`).toBe(`${name}: ${plain} is not a git repository.`);
@@ -323,7 +337,9 @@ describe("git_commit_message", () => {
     const { calls, tools } = withFake("Add big file");
     expect(await run("git_commit_message", dir, {}, tools)).toBe("Add big file");
     const diff = git(dir, ["diff", "--staged", "--no-color"]);
-    expect(calls[0]!.prompt).toBe(`Recent commit subjects, newest first:\n(no commits yet)\n\nStaged diff:\n${diff.slice(0, 24_000)}\n[diff cut at 24000 chars]`);
+    expect(calls[0]!.prompt).toBe(
+      `Recent commit subjects, newest first:\n(no commits yet)\n\nStaged diff:\n${diff.slice(0, 24_000)}\n[diff cut at 24000 chars]`,
+    );
   });
 
   test("nothing staged is returned, not thrown, and the model is not called", async () => {

@@ -31,7 +31,10 @@ afterAll(() => {
 });
 
 const rg = findRipgrep();
-const engines: ["js" | "rg", boolean][] = [["js", true], ["rg", rg !== undefined]];
+const engines: ["js" | "rg", boolean][] = [
+  ["js", true],
+  ["rg", rg !== undefined],
+];
 
 for (const [engine, available] of engines) {
   describe.skipIf(!available)(`grep (${engine})`, () => {
@@ -45,25 +48,20 @@ for (const [engine, available] of engines) {
     const grep = (input: Record<string, unknown>, root = ws.root) => runTool(grepTool, input, root);
 
     test("finds lines across the workspace, skipping ignored, binary, secrets and outside files", async () => {
-      expect(await grep({ pattern: "hello" })).toBe([
-        "long.txt:1: hello " + "x".repeat(294) + "…",
-        "src/.hidden.ts:1: hello hidden",
-        "src/b.js:1: hello from js",
-        "src/nested/keep.ts:1: hello kept",
-      ].join("\n"));
+      expect(await grep({ pattern: "hello" })).toBe(
+        ["long.txt:1: hello " + "x".repeat(294) + "…", "src/.hidden.ts:1: hello hidden", "src/b.js:1: hello from js", "src/nested/keep.ts:1: hello kept"].join(
+          "\n",
+        ),
+      );
     });
 
     test("ignoreCase, include and includeIgnored", async () => {
-      expect(await grep({ pattern: "hello", ignoreCase: true, include: "*.ts" })).toBe([
-        "src/.hidden.ts:1: hello hidden",
-        "src/a.ts:2: export const Hello = 1;",
-        "src/nested/keep.ts:1: hello kept",
-      ].join("\n"));
-      expect(await grep({ pattern: "^hello (di|fi|sk|mo)", includeIgnored: true })).toBe([
-        "dist/out.js:1: hello dist",
-        "fixtures/f.txt:1: hello fixture",
-        "src/nested/skip.ts:1: hello skipped",
-      ].join("\n"));
+      expect(await grep({ pattern: "hello", ignoreCase: true, include: "*.ts" })).toBe(
+        ["src/.hidden.ts:1: hello hidden", "src/a.ts:2: export const Hello = 1;", "src/nested/keep.ts:1: hello kept"].join("\n"),
+      );
+      expect(await grep({ pattern: "^hello (di|fi|sk|mo)", includeIgnored: true })).toBe(
+        ["dist/out.js:1: hello dist", "fixtures/f.txt:1: hello fixture", "src/nested/skip.ts:1: hello skipped"].join("\n"),
+      );
       expect(await grep({ pattern: "other", include: "src/**" })).toBe("src/a.ts:3: const other = 2;");
     });
 
@@ -166,7 +164,9 @@ describe.skipIf(rg === undefined)("grep (rg) arguments", () => {
     const savedPath = process.env.PATH;
     process.env.PATH = dir.root;
     try {
-      expect(await runTool(grepTool, { pattern: "hello", include: "src/**" }, ws.root)).toBe("src/.hidden.ts:1: hello hidden\nsrc/b.js:1: hello from js\nsrc/nested/keep.ts:1: hello kept");
+      expect(await runTool(grepTool, { pattern: "hello", include: "src/**" }, ws.root)).toBe(
+        "src/.hidden.ts:1: hello hidden\nsrc/b.js:1: hello from js\nsrc/nested/keep.ts:1: hello kept",
+      );
       expect(await runTool(grepTool, { pattern: "hello", include: "*.js" }, ws.root)).toBe("src/b.js:1: hello from js");
       expect(await runTool(grepTool, { pattern: "hello" }, ws.root)).toContain("src/b.js:1: hello from js");
     } finally {

@@ -33,7 +33,19 @@ describe("resolveInWorkspace", () => {
   });
 
   test("escapes are refused with one message", () => {
-    const cases = ["../x", "a/../../x", "..", join(outside.root, "secret.txt"), "/etc/passwd", "out-file", "out-dir/secret.txt", "out-dir/new.txt", "out-dir/dir/inner.txt", "out-dir", "dangling"];
+    const cases = [
+      "../x",
+      "a/../../x",
+      "..",
+      join(outside.root, "secret.txt"),
+      "/etc/passwd",
+      "out-file",
+      "out-dir/secret.txt",
+      "out-dir/new.txt",
+      "out-dir/dir/inner.txt",
+      "out-dir",
+      "dangling",
+    ];
     for (const p of cases) expect(() => resolveInWorkspace(ws.root, p)).toThrow(new Error(`Path escapes workspace: ${p}`));
   });
 

@@ -27,17 +27,9 @@ const glob = (input: Record<string, unknown>, root = ws.root) => runTool(globToo
 
 describe("list_dir", () => {
   test("a tree two levels deep by default, ignore-aware, sizes in B/K/M", async () => {
-    expect(await list({})).toBe([
-      ".gitignore  6B",
-      "README.md  10B",
-      "big/",
-      "  huge.bin  0B",
-      "empty/",
-      "src/",
-      "  deep/",
-      "  index.ts  2K",
-      "src-link/  (symlink)",
-    ].join("\n"));
+    expect(await list({})).toBe(
+      [".gitignore  6B", "README.md  10B", "big/", "  huge.bin  0B", "empty/", "src/", "  deep/", "  index.ts  2K", "src-link/  (symlink)"].join("\n"),
+    );
   });
 
   test("depth, a sub-folder and includeIgnored", async () => {
@@ -63,7 +55,15 @@ describe("list_dir", () => {
   });
 
   test("formatSize", () => {
-    expect([0, 1023, 1024, 1536, 1024 * 1024 - 1, 1024 * 1024, 5.25 * 1024 * 1024].map(formatSize)).toEqual(["0B", "1023B", "1K", "2K", "1024K", "1.0M", "5.3M"]);
+    expect([0, 1023, 1024, 1536, 1024 * 1024 - 1, 1024 * 1024, 5.25 * 1024 * 1024].map(formatSize)).toEqual([
+      "0B",
+      "1023B",
+      "1K",
+      "2K",
+      "1024K",
+      "1.0M",
+      "5.3M",
+    ]);
   });
 });
 

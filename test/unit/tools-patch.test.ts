@@ -14,7 +14,7 @@ beforeEach(() => {
     "old.txt": "to delete\n",
     "script.sh": "#!/bin/sh\necho old\n",
     "crlf.txt": "one\r\ntwo\r\n",
-    "blocker": "a file where a folder would have to be\n",
+    blocker: "a file where a folder would have to be\n",
     "image.bin": new Uint8Array([1, 0, 2]),
   });
   chmodSync(join(ws.root, "script.sh"), 0o755);
@@ -43,13 +43,9 @@ describe("apply_patch", () => {
       "*** Delete File: old.txt",
       "*** End Patch",
     ].join("\n");
-    expect(await apply(patch)).toBe([
-      "Applied 4 change(s):",
-      "- added docs/new.md",
-      "- updated src/a.ts",
-      "- moved script.sh to bin/run.sh",
-      "- deleted old.txt",
-    ].join("\n"));
+    expect(await apply(patch)).toBe(
+      ["Applied 4 change(s):", "- added docs/new.md", "- updated src/a.ts", "- moved script.sh to bin/run.sh", "- deleted old.txt"].join("\n"),
+    );
     const after = ws.snapshot();
     expect(Buffer.from(after["docs/new.md"]!, "base64").toString()).toBe("# New\n\ntext\n");
     expect(ws.read("src/a.ts")).toBe("import x from 'x';\n\nexport const a = 10;\nexport const b = 2;\n");
@@ -104,14 +100,23 @@ describe("apply_patch", () => {
   test("a write failing midway restores every file and removes new folders", async () => {
     const before = ws.snapshot();
     const patch = [
-      "*** Update File: src/a.ts", "-export const a = 1;", "+export const a = 7;",
-      "*** Add File: made/deep/x.txt", "+x",
-      "*** Update File: script.sh", "*** Move to: moved/run.sh", "-echo old", "+echo moved",
+      "*** Update File: src/a.ts",
+      "-export const a = 1;",
+      "+export const a = 7;",
+      "*** Add File: made/deep/x.txt",
+      "+x",
+      "*** Update File: script.sh",
+      "*** Move to: moved/run.sh",
+      "-echo old",
+      "+echo moved",
       "*** Delete File: old.txt",
-      "*** Add File: blocker/inside.txt", "+y",
+      "*** Add File: blocker/inside.txt",
+      "+y",
     ].join("\n");
     const message = await errorOf(apply(patch));
-    expect(message).toBe("the patch failed while writing (Cannot create blocker/inside.txt: a file stands where a parent directory should be.); every file was restored");
+    expect(message).toBe(
+      "the patch failed while writing (Cannot create blocker/inside.txt: a file stands where a parent directory should be.); every file was restored",
+    );
     expect(ws.snapshot()).toEqual(before);
     expect(statSync(join(ws.root, "script.sh")).mode & 0o777).toBe(0o755);
   });

@@ -65,9 +65,14 @@ describe("read_file", () => {
 
   test("read_file refuses what it opened when it may hold secrets, unless the gate let secrets through", async () => {
     const ctx = (secretsAllowed: boolean) => ({ root: ws.root, signal: new AbortController().signal, emitOutput: () => {}, callId: "c", secretsAllowed });
-    for (const [path, why] of [[".env", "an env file"], ["settings", "an env file"], ["certs/server.pem", "a private key or keystore"]] as const) {
+    for (const [path, why] of [
+      [".env", "an env file"],
+      ["settings", "an env file"],
+      ["certs/server.pem", "a private key or keystore"],
+    ] as const) {
       expect(await errorOf(readFileTool.execute({ path, offset: 1, limit: 10 }, ctx(false)))).toBe(
-        `Refusing to read ${path}: it may hold secrets (${why}). Ask the user to share what you need from it.`);
+        `Refusing to read ${path}: it may hold secrets (${why}). Ask the user to share what you need from it.`,
+      );
     }
     expect(await readFileTool.execute({ path: ".env", offset: 1, limit: 10 }, ctx(true))).toStartWith("1: ");
   });
@@ -76,11 +81,15 @@ describe("read_file", () => {
     const paths = [".env", "config/.env.local", "certs/server.pem", "settings"];
     const out = await runTool(readManyFilesTool, { files: [...paths, ".env.example"].map((path) => ({ path })) }, ws.root);
     const skipped = (why: string) => `[skipped: it may hold secrets (${why}). Ask the user, or read it with read_file, which asks them.]`;
-    expect(out).toBe([
-      `===== .env =====\n${skipped("an env file")}`, `===== config/.env.local =====\n${skipped("an env file")}`,
-      `===== certs/server.pem =====\n${skipped("a private key or keystore")}`, `===== settings =====\n${skipped("an env file")}`,
-      "===== .env.example =====\n1: KEY=",
-    ].join("\n\n"));
+    expect(out).toBe(
+      [
+        `===== .env =====\n${skipped("an env file")}`,
+        `===== config/.env.local =====\n${skipped("an env file")}`,
+        `===== certs/server.pem =====\n${skipped("a private key or keystore")}`,
+        `===== settings =====\n${skipped("an env file")}`,
+        "===== .env.example =====\n1: KEY=",
+      ].join("\n\n"),
+    );
   });
 
   test("schema: offset and limit are whole numbers from 1", () => {
@@ -98,17 +107,30 @@ describe("read_file", () => {
 
 describe("read_many_files", () => {
   test("keeps the order asked and reports failures inline", async () => {
-    const out = await runTool(readManyFilesTool, {
-      files: [{ path: "five.txt", offset: 5 }, { path: "nope.txt" }, { path: "crlf.txt", limit: 1 }, { path: "../x" }, { path: ".env" }, { path: "image.bin" }],
-    }, ws.root);
-    expect(out).toBe([
-      "===== five.txt =====\n5: e",
-      "===== nope.txt =====\n[unreadable: No such file: nope.txt]",
-      "===== crlf.txt =====\n1: one\n... [1 more line; continue with offset=2]",
-      "===== ../x =====\n[unreadable: Path escapes workspace: ../x]",
-      "===== .env =====\n[skipped: it may hold secrets (an env file). Ask the user, or read it with read_file, which asks them.]",
-      "===== image.bin =====\n[unreadable: image.bin is a binary file, not text. Use bash if you need to inspect it.]",
-    ].join("\n\n"));
+    const out = await runTool(
+      readManyFilesTool,
+      {
+        files: [
+          { path: "five.txt", offset: 5 },
+          { path: "nope.txt" },
+          { path: "crlf.txt", limit: 1 },
+          { path: "../x" },
+          { path: ".env" },
+          { path: "image.bin" },
+        ],
+      },
+      ws.root,
+    );
+    expect(out).toBe(
+      [
+        "===== five.txt =====\n5: e",
+        "===== nope.txt =====\n[unreadable: No such file: nope.txt]",
+        "===== crlf.txt =====\n1: one\n... [1 more line; continue with offset=2]",
+        "===== ../x =====\n[unreadable: Path escapes workspace: ../x]",
+        "===== .env =====\n[skipped: it may hold secrets (an env file). Ask the user, or read it with read_file, which asks them.]",
+        "===== image.bin =====\n[unreadable: image.bin is a binary file, not text. Use bash if you need to inspect it.]",
+      ].join("\n\n"),
+    );
   });
 
   test("takes 1 to 20 files", () => {

@@ -31,12 +31,35 @@ describe("builtinTools", () => {
 
   test("effects and declared paths of the file tools", () => {
     const byName = new Map(all.map((tool) => [tool.name, tool]));
-    const effects = ["read_file", "read_many_files", "list_dir", "glob", "grep", "write_file", "edit_file", "multi_edit", "apply_patch", "move_file", "delete_file", "bash", "web_fetch"]
-      .map((name) => [name, byName.get(name)!.effect]);
+    const effects = [
+      "read_file",
+      "read_many_files",
+      "list_dir",
+      "glob",
+      "grep",
+      "write_file",
+      "edit_file",
+      "multi_edit",
+      "apply_patch",
+      "move_file",
+      "delete_file",
+      "bash",
+      "web_fetch",
+    ].map((name) => [name, byName.get(name)!.effect]);
     expect(effects).toEqual([
-      ["read_file", "read"], ["read_many_files", "read"], ["list_dir", "read"], ["glob", "read"], ["grep", "read"],
-      ["write_file", "write"], ["edit_file", "write"], ["multi_edit", "write"], ["apply_patch", "write"], ["move_file", "write"], ["delete_file", "write"],
-      ["bash", "exec"], ["web_fetch", "net"],
+      ["read_file", "read"],
+      ["read_many_files", "read"],
+      ["list_dir", "read"],
+      ["glob", "read"],
+      ["grep", "read"],
+      ["write_file", "write"],
+      ["edit_file", "write"],
+      ["multi_edit", "write"],
+      ["apply_patch", "write"],
+      ["move_file", "write"],
+      ["delete_file", "write"],
+      ["bash", "exec"],
+      ["web_fetch", "net"],
     ]);
     for (const name of ["read_file", "write_file", "edit_file", "multi_edit", "delete_file", "list_dir", "git_blame", "git_diff", "git_log"]) {
       expect([name, byName.get(name)!.paths!({ path: "x/y.ts" }, home)]).toEqual([name, ["x/y.ts"]]);
@@ -48,20 +71,28 @@ describe("builtinTools", () => {
   test("every write tool declares the paths it touches (a write tool without them fails here)", () => {
     // One input carrying every field a write tool names a path with; each tool reads its own.
     const sample = {
-      path: "a/b.txt", from: "a/b.txt", to: "c/d.txt", content: "x", oldString: "x", newString: "y",
-      edits: [{ oldString: "x", newString: "y" }], patch: "*** Begin Patch\n*** Add File: a/b.txt\n+x\n*** End Patch",
+      path: "a/b.txt",
+      from: "a/b.txt",
+      to: "c/d.txt",
+      content: "x",
+      oldString: "x",
+      newString: "y",
+      edits: [{ oldString: "x", newString: "y" }],
+      patch: "*** Begin Patch\n*** Add File: a/b.txt\n+x\n*** End Patch",
     };
     const writers = all.filter((tool) => tool.effect === "write");
     expect(writers.length).toBeGreaterThanOrEqual(6);
     expect(writers.filter((tool) => !tool.paths || tool.paths(sample, home).length === 0).map((tool) => tool.name)).toEqual([]);
     const blind: ToolDefinition = { name: "blind_writer", description: "d", schema: v.object({}), effect: "write", execute: async () => "ok" };
-    expect(() => builtinTools({ complete, extraTools: [blind] })).toThrow('blind_writer changes files but declares no paths');
+    expect(() => builtinTools({ complete, extraTools: [blind] })).toThrow("blind_writer changes files but declares no paths");
   });
 
   test("every tool declares its effect (a tool without one fails here, and at start-up)", () => {
     expect(all.filter((tool) => !["read", "write", "exec", "net"].includes(tool.effect)).map((tool) => tool.name)).toEqual([]);
     const { effect: _dropped, ...undeclared } = sessionTool;
-    expect(() => builtinTools({ complete, extraTools: [undeclared as ToolDefinition] })).toThrow('todo_write declares no effect; add `effect: "read" | "write" | "exec" | "net"`');
+    expect(() => builtinTools({ complete, extraTools: [undeclared as ToolDefinition] })).toThrow(
+      'todo_write declares no effect; add `effect: "read" | "write" | "exec" | "net"`',
+    );
   });
 
   test("every built-in tool declares its set: TOOL_SETS is derived from the declarations", () => {
@@ -75,9 +106,16 @@ describe("builtinTools", () => {
     writeFileSync(join(home, "cfg", ".env"), "A=1\n");
     writeFileSync(join(home, "cfg", "deep", "id_rsa"), "k\n");
     const move = all.find((tool) => tool.name === "move_file")!;
-    expect(move.paths!({ from: "cfg/", to: "out" }, home).sort()).toEqual(
-      ["cfg/", "cfg/.env", "cfg/deep", "cfg/deep/id_rsa", "out", "out/.env", "out/deep", "out/deep/id_rsa"],
-    );
+    expect(move.paths!({ from: "cfg/", to: "out" }, home).sort()).toEqual([
+      "cfg/",
+      "cfg/.env",
+      "cfg/deep",
+      "cfg/deep/id_rsa",
+      "out",
+      "out/.env",
+      "out/deep",
+      "out/deep/id_rsa",
+    ]);
   });
 });
 
@@ -92,7 +130,13 @@ describe("selectTools", () => {
 
   test("[] is core only; core cannot be turned off; net is opt-in", () => {
     expect(names(selectTools(all, { toolSets: [] }).offered)).toEqual([...TOOL_SETS.core, "todo_write", "current_time"]);
-    expect(names(selectTools(all, { toolSets: ["git", "net"] }).offered)).toEqual([...TOOL_SETS.core, ...TOOL_SETS.git, "web_fetch", "todo_write", "current_time"]);
+    expect(names(selectTools(all, { toolSets: ["git", "net"] }).offered)).toEqual([
+      ...TOOL_SETS.core,
+      ...TOOL_SETS.git,
+      "web_fetch",
+      "todo_write",
+      "current_time",
+    ]);
   });
 
   test("an allow filter is intersected with the sets, and gates tools without a set too", () => {
@@ -107,7 +151,12 @@ describe("tool costs", () => {
   test("set totals add up the tools' schema bytes", () => {
     const costs = measureToolCosts(all, { toolSets: ["git"] });
     const core = all.filter((tool) => tool.set === "core").reduce((sum, tool) => sum + toolSchemaBytes(tool), 0);
-    expect(costs.sets.map((s) => [s.set, s.tools, s.active])).toEqual([["core", 6, true], ["edit-plus", 6, false], ["git", 7, true], ["net", 1, false]]);
+    expect(costs.sets.map((s) => [s.set, s.tools, s.active])).toEqual([
+      ["core", 6, true],
+      ["edit-plus", 6, false],
+      ["git", 7, true],
+      ["net", 1, false],
+    ]);
     expect(costs.sets[0]!.bytes).toBe(core);
     const offered = costs.tools.filter((t) => t.offered);
     expect(offered.map((t) => t.name)).toEqual([...TOOL_SETS.core, ...TOOL_SETS.git, "todo_write", "current_time"]);
@@ -118,11 +167,18 @@ describe("tool costs", () => {
     mkdirSync(join(home, ".shiro-neko"), { recursive: true });
     writeFileSync(join(home, ".shiro-neko", "config.json"), JSON.stringify({ toolSets: ["net"] }));
     const out = spawnSync(process.execPath, [join(import.meta.dir, "../../cmd/shiro.ts"), "tools", "--json"], {
-      env: { ...process.env, SHIRO_HOME: home }, encoding: "utf8", timeout: 30_000,
+      env: { ...process.env, SHIRO_HOME: home },
+      encoding: "utf8",
+      timeout: 30_000,
     });
     expect(out.stderr).toBe("");
     const report = JSON.parse(out.stdout) as ReturnType<typeof measureToolCosts>;
     expect(report.tools.filter((t) => t.offered).map((t) => t.name)).toEqual([...TOOL_SETS.core, "web_fetch"]);
-    expect(report.sets.map((s) => [s.set, s.active])).toEqual([["core", true], ["edit-plus", false], ["git", false], ["net", true]]);
+    expect(report.sets.map((s) => [s.set, s.active])).toEqual([
+      ["core", true],
+      ["edit-plus", false],
+      ["git", false],
+      ["net", true],
+    ]);
   });
 });

@@ -43,35 +43,74 @@ async function walk(options: WalkOptions = {}): Promise<string[]> {
 describe("walkWorkspace", () => {
   test("honours nested .gitignore and .shiroignore with negation, dir-only and anchoring", async () => {
     expect(await walk()).toEqual([
-      "1:.gitignore", "1:.shiroignore",
-      "1:docs/", "2:docs/sub/", "3:docs/sub/y.tmp",
+      "1:.gitignore",
+      "1:.shiroignore",
+      "1:docs/",
+      "2:docs/sub/",
+      "3:docs/sub/y.tmp",
       "1:keep.log",
       "1:lib/",
       "1:linked/@",
       "1:notes.txt",
-      "1:src/", "2:src/.gitignore", "2:src/build", "2:src/important.log", "2:src/lib/", "2:src/main.ts",
-      "2:src/x/", "3:src/x/anchored.ts", "3:src/x/lib/", "4:src/x/lib/inner.ts",
+      "1:src/",
+      "2:src/.gitignore",
+      "2:src/build",
+      "2:src/important.log",
+      "2:src/lib/",
+      "2:src/main.ts",
+      "2:src/x/",
+      "3:src/x/anchored.ts",
+      "3:src/x/lib/",
+      "4:src/x/lib/inner.ts",
     ]);
   });
 
   test("includeIgnored lists ignored files but still skips .git and node_modules", async () => {
     expect(await walk({ includeIgnored: true })).toEqual([
-      "1:.gitignore", "1:.shiroignore", "1:a.log",
-      "1:build/", "2:build/out.js",
-      "1:docs/", "2:docs/sub/", "3:docs/sub/y.tmp", "2:docs/x.tmp",
+      "1:.gitignore",
+      "1:.shiroignore",
+      "1:a.log",
+      "1:build/",
+      "2:build/out.js",
+      "1:docs/",
+      "2:docs/sub/",
+      "3:docs/sub/y.tmp",
+      "2:docs/x.tmp",
       "1:keep.log",
       "1:lib/",
       "1:linked/@",
-      "1:notes.txt", "1:rootonly.txt",
-      "1:scratch/", "2:scratch/n.md",
-      "1:src/", "2:src/.gitignore", "2:src/anchored.ts", "2:src/build", "2:src/gen/", "3:src/gen/g.ts", "2:src/important.log",
-      "2:src/lib/", "3:src/lib/inner.ts", "2:src/main.ts", "2:src/other.log", "2:src/rootonly.txt",
-      "2:src/x/", "3:src/x/anchored.ts", "3:src/x/lib/", "4:src/x/lib/inner.ts",
+      "1:notes.txt",
+      "1:rootonly.txt",
+      "1:scratch/",
+      "2:scratch/n.md",
+      "1:src/",
+      "2:src/.gitignore",
+      "2:src/anchored.ts",
+      "2:src/build",
+      "2:src/gen/",
+      "3:src/gen/g.ts",
+      "2:src/important.log",
+      "2:src/lib/",
+      "3:src/lib/inner.ts",
+      "2:src/main.ts",
+      "2:src/other.log",
+      "2:src/rootonly.txt",
+      "2:src/x/",
+      "3:src/x/anchored.ts",
+      "3:src/x/lib/",
+      "4:src/x/lib/inner.ts",
     ]);
   });
 
   test("starts below the root with the rules above it, and stops at maxDepth and limit", async () => {
-    expect(await walk({ dir: "src", maxDepth: 1 })).toEqual(["1:src/.gitignore", "1:src/build", "1:src/important.log", "1:src/lib/", "1:src/main.ts", "1:src/x/"]);
+    expect(await walk({ dir: "src", maxDepth: 1 })).toEqual([
+      "1:src/.gitignore",
+      "1:src/build",
+      "1:src/important.log",
+      "1:src/lib/",
+      "1:src/main.ts",
+      "1:src/x/",
+    ]);
     expect(await walk({ dir: "docs", maxDepth: 1 })).toEqual(["1:docs/sub/"]);
     expect(await walk({ limit: 3 })).toEqual(["1:.gitignore", "1:.shiroignore", "1:docs/"]);
   });
@@ -92,12 +131,30 @@ describe("createIgnoreFilter", () => {
   test("answers for paths the walker would skip", () => {
     const filter = createIgnoreFilter(ws.root);
     const asked: [string, boolean][] = [
-      ["a.log", false], ["keep.log", false], ["src/other.log", false], ["src/important.log", false], ["src/gen/g.ts", false],
-      ["build/out.js", false], ["src/build", false], ["scratch/n.md", false], ["node_modules/pkg/index.js", false], ["docs/x.tmp", false], ["docs/sub/y.tmp", false],
+      ["a.log", false],
+      ["keep.log", false],
+      ["src/other.log", false],
+      ["src/important.log", false],
+      ["src/gen/g.ts", false],
+      ["build/out.js", false],
+      ["src/build", false],
+      ["scratch/n.md", false],
+      ["node_modules/pkg/index.js", false],
+      ["docs/x.tmp", false],
+      ["docs/sub/y.tmp", false],
     ];
     expect(asked.map(([p, dir]) => [p, filter.isIgnored(p, dir)])).toEqual([
-      ["a.log", true], ["keep.log", false], ["src/other.log", true], ["src/important.log", false], ["src/gen/g.ts", true],
-      ["build/out.js", true], ["src/build", false], ["scratch/n.md", true], ["node_modules/pkg/index.js", true], ["docs/x.tmp", true], ["docs/sub/y.tmp", false],
+      ["a.log", true],
+      ["keep.log", false],
+      ["src/other.log", true],
+      ["src/important.log", false],
+      ["src/gen/g.ts", true],
+      ["build/out.js", true],
+      ["src/build", false],
+      ["scratch/n.md", true],
+      ["node_modules/pkg/index.js", true],
+      ["docs/x.tmp", true],
+      ["docs/sub/y.tmp", false],
     ]);
   });
 });
@@ -105,12 +162,27 @@ describe("createIgnoreFilter", () => {
 describe("compileGlob", () => {
   test("matches posix relative paths", () => {
     const cases: [string, string, boolean][] = [
-      ["*.ts", "a.ts", true], ["*.ts", "src/deep/a.ts", true], ["*.ts", "a.tsx", false],
-      ["src/*.ts", "src/a.ts", true], ["src/*.ts", "src/x/a.ts", false], ["/src/*.ts", "src/a.ts", true],
-      ["**/*.ts", "a.ts", true], ["**/*.ts", "x/y/a.ts", true], ["src/**", "src/x/y", true], ["src/**", "lib/x", false],
-      ["src/**/test/*.ts", "src/test/a.ts", true], ["src/**/test/*.ts", "src/a/b/test/a.ts", true],
-      ["*.{js,jsx}", "a/b.jsx", true], ["*.{js,jsx}", "b.ts", false], ["file?.md", "file1.md", true], ["file?.md", "file10.md", false],
-      ["[ab].txt", "a.txt", true], ["[!ab].txt", "a.txt", false], ["[!ab].txt", "c.txt", true], ["a.b", "axb", false], ["./lib/*.ts", "lib/x.ts", true],
+      ["*.ts", "a.ts", true],
+      ["*.ts", "src/deep/a.ts", true],
+      ["*.ts", "a.tsx", false],
+      ["src/*.ts", "src/a.ts", true],
+      ["src/*.ts", "src/x/a.ts", false],
+      ["/src/*.ts", "src/a.ts", true],
+      ["**/*.ts", "a.ts", true],
+      ["**/*.ts", "x/y/a.ts", true],
+      ["src/**", "src/x/y", true],
+      ["src/**", "lib/x", false],
+      ["src/**/test/*.ts", "src/test/a.ts", true],
+      ["src/**/test/*.ts", "src/a/b/test/a.ts", true],
+      ["*.{js,jsx}", "a/b.jsx", true],
+      ["*.{js,jsx}", "b.ts", false],
+      ["file?.md", "file1.md", true],
+      ["file?.md", "file10.md", false],
+      ["[ab].txt", "a.txt", true],
+      ["[!ab].txt", "a.txt", false],
+      ["[!ab].txt", "c.txt", true],
+      ["a.b", "axb", false],
+      ["./lib/*.ts", "lib/x.ts", true],
     ];
     expect(cases.filter(([pattern, path, want]) => compileGlob(pattern)(path) !== want)).toEqual([]);
   });

@@ -57,22 +57,38 @@ function route(req: http.IncomingMessage, res: http.ServerResponse): void {
     return void res.end();
   }
   switch (url.pathname) {
-    case "/page": return send(200, "text/html; charset=utf-8", PAGE);
-    case "/plain": return send(200, "text/plain", "  plain text  \n");
-    case "/json": return send(200, "application/problem+json", '{"ok":true}');
-    case "/latin1": return send(200, "text/plain; charset=iso-8859-1", new Uint8Array([0x63, 0x61, 0x66, 0xe9]));
-    case "/long": return send(200, "text/plain", "x".repeat(40_000));
-    case "/huge": return send(200, "text/plain", "y".repeat(600 * 1024));
-    case "/image": return send(200, "image/png", new Uint8Array([0x89, 0x50, 0x4e, 0x47]));
-    case "/gzip": return send(200, "text/html", gzipSync("<p>zipped <b>bold</b></p>"), { "content-encoding": "gzip" });
-    case "/missing": return send(404, "text/plain", "nope");
-    case "/empty": return send(200, "text/plain", "");
-    case "/hang": return; // never answers; the test's deadline ends it
-    case "/to-other": return void res.writeHead(302, { location: `http://127.0.0.1:${other.port}/secret` }).end();
-    case "/to-private": return void res.writeHead(301, { location: "http://10.0.0.1/admin" }).end();
-    case "/to-localhost": return void res.writeHead(307, { location: "https://localhost/" }).end();
-    case "/to-ftp": return void res.writeHead(302, { location: "ftp://example.com/file" }).end();
-    default: return send(500, "text/plain", "unknown route");
+    case "/page":
+      return send(200, "text/html; charset=utf-8", PAGE);
+    case "/plain":
+      return send(200, "text/plain", "  plain text  \n");
+    case "/json":
+      return send(200, "application/problem+json", '{"ok":true}');
+    case "/latin1":
+      return send(200, "text/plain; charset=iso-8859-1", new Uint8Array([0x63, 0x61, 0x66, 0xe9]));
+    case "/long":
+      return send(200, "text/plain", "x".repeat(40_000));
+    case "/huge":
+      return send(200, "text/plain", "y".repeat(600 * 1024));
+    case "/image":
+      return send(200, "image/png", new Uint8Array([0x89, 0x50, 0x4e, 0x47]));
+    case "/gzip":
+      return send(200, "text/html", gzipSync("<p>zipped <b>bold</b></p>"), { "content-encoding": "gzip" });
+    case "/missing":
+      return send(404, "text/plain", "nope");
+    case "/empty":
+      return send(200, "text/plain", "");
+    case "/hang":
+      return; // never answers; the test's deadline ends it
+    case "/to-other":
+      return void res.writeHead(302, { location: `http://127.0.0.1:${other.port}/secret` }).end();
+    case "/to-private":
+      return void res.writeHead(301, { location: "http://10.0.0.1/admin" }).end();
+    case "/to-localhost":
+      return void res.writeHead(307, { location: "https://localhost/" }).end();
+    case "/to-ftp":
+      return void res.writeHead(302, { location: "ftp://example.com/file" }).end();
+    default:
+      return send(500, "text/plain", "unknown route");
   }
 }
 
@@ -107,15 +123,18 @@ const noDns: LookupFn = async (hostname) => {
 describe("web_fetch through allowHosts", () => {
   test("declares its set, subjects and read-only flag", () => {
     const tool = createWebFetchTool({});
-    expect({ name: tool.name, set: tool.set, effect: tool.effect, decision: tool.decision }).toEqual({ name: "web_fetch", set: "net", effect: "net", decision: "ask" });
+    expect({ name: tool.name, set: tool.set, effect: tool.effect, decision: tool.decision }).toEqual({
+      name: "web_fetch",
+      set: "net",
+      effect: "net",
+      decision: "ask",
+    });
     expect(tool.subjects?.({ url: "https://example.com/" })).toEqual(["https://example.com/"]);
   });
 
   test("HTML becomes Markdown under a URL line", async () => {
     const base = `http://127.0.0.1:${main.port}`;
-    expect(await fetchLocal("/page")).toBe(
-      `${base}/page\n\n# Guide\n\nRead [the next page](${base}/next).\n\n- one\n- two\n\n\`\`\`\nlet a = 1;\n\`\`\``,
-    );
+    expect(await fetchLocal("/page")).toBe(`${base}/page\n\n# Guide\n\nRead [the next page](${base}/next).\n\n- one\n- two\n\n\`\`\`\nlet a = 1;\n\`\`\``);
   });
 
   test("other text is trimmed; charsets and gzip are decoded", async () => {
@@ -194,7 +213,10 @@ describe("web_fetch refusals", () => {
   });
 
   test("a public-looking name that resolves to a private address", async () => {
-    const lookup: LookupFn = async () => [{ address: "93.184.216.34", family: 4 }, { address: "127.0.0.1", family: 4 }];
+    const lookup: LookupFn = async () => [
+      { address: "93.184.216.34", family: 4 },
+      { address: "127.0.0.1", family: 4 },
+    ];
     expect(await errorOf(fetchWith({ lookup }, { url: "https://sneaky.example/" }))).toBe("refusing a private or loopback host: sneaky.example");
   });
 
@@ -226,7 +248,9 @@ describe("web_fetch refusals", () => {
     const schema = createWebFetchTool({}).schema;
     const issue = (input: unknown) => v.safeParse(schema, input).issues?.[0]?.message;
     expect([issue({ url: "u", maxChars: 499 }), issue({ url: "u", maxChars: 30_001 }), issue({ url: "u", maxChars: 500 })]).toEqual([
-      "maxChars must be at least 500", "maxChars must be at most 30000", undefined,
+      "maxChars must be at least 500",
+      "maxChars must be at most 30000",
+      undefined,
     ]);
   });
 });
@@ -234,13 +258,43 @@ describe("web_fetch refusals", () => {
 describe("address classification", () => {
   test("refused and public addresses", () => {
     const refused = [
-      "0.0.0.0", "10.1.2.3", "100.64.0.1", "100.127.255.255", "127.0.0.1", "127.255.0.9", "169.254.169.254", "172.16.0.1",
-      "172.31.255.255", "192.168.0.1", "224.0.0.1", "255.255.255.255", "::", "::1", "::ffff:10.0.0.1", "::ffff:7f00:1",
-      "::127.0.0.1", "fe80::1", "febf::1", "fc00::1", "fd12:3456::1", "ff02::1", "64:ff9b::192.168.0.1", "fe80::1%eth0",
+      "0.0.0.0",
+      "10.1.2.3",
+      "100.64.0.1",
+      "100.127.255.255",
+      "127.0.0.1",
+      "127.255.0.9",
+      "169.254.169.254",
+      "172.16.0.1",
+      "172.31.255.255",
+      "192.168.0.1",
+      "224.0.0.1",
+      "255.255.255.255",
+      "::",
+      "::1",
+      "::ffff:10.0.0.1",
+      "::ffff:7f00:1",
+      "::127.0.0.1",
+      "fe80::1",
+      "febf::1",
+      "fc00::1",
+      "fd12:3456::1",
+      "ff02::1",
+      "64:ff9b::192.168.0.1",
+      "fe80::1%eth0",
     ];
     const allowed = [
-      "8.8.8.8", "100.63.255.255", "100.128.0.1", "172.15.255.255", "172.32.0.1", "192.169.0.1", "169.253.0.1",
-      "2606:4700::1111", "::ffff:8.8.8.8", "64:ff9b::8.8.8.8", "2001:db8::1",
+      "8.8.8.8",
+      "100.63.255.255",
+      "100.128.0.1",
+      "172.15.255.255",
+      "172.32.0.1",
+      "192.169.0.1",
+      "169.253.0.1",
+      "2606:4700::1111",
+      "::ffff:8.8.8.8",
+      "64:ff9b::8.8.8.8",
+      "2001:db8::1",
     ];
     expect(refused.filter((address) => !isRefusedAddress(address))).toEqual([]);
     expect(allowed.filter((address) => isRefusedAddress(address))).toEqual([]);

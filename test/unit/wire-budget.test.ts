@@ -14,7 +14,9 @@ test("default tool schemas + system prompt < 9,000 bytes", () => {
   const { offered } = selectTools(builtinTools({ complete: async () => "" }), {});
   const toolBytes = offered.reduce((sum, tool) => sum + Buffer.byteLength(JSON.stringify(toToolSpec(tool))), 0);
   const prompt = buildSystemPrompt({
-    root: "/home/someone/projects/a-typical-project", platform: "linux-x64", tools: offered,
+    root: "/home/someone/projects/a-typical-project",
+    platform: "linux-x64",
+    tools: offered,
     approvalTools: ["write_file", "edit_file", "multi_edit", "apply_patch", "move_file", "delete_file", "bash"],
   });
   expect(offered.map((tool) => tool.set)).not.toContain("net");

@@ -60,14 +60,19 @@ export function readCompactionState(session: { compaction?: unknown }): Compacti
 }
 
 export function createContextManager(options: ContextManagerOptions): ContextManager {
-  const thresholdNow = (): number => (typeof options.threshold === "function" ? options.threshold() : options.threshold ?? DEFAULT_COMPACTION_THRESHOLD);
+  const thresholdNow = (): number => (typeof options.threshold === "function" ? options.threshold() : (options.threshold ?? DEFAULT_COMPACTION_THRESHOLD));
   let threshold = thresholdNow();
   let lastEstimate: number | undefined;
   let announcedRun: string | undefined;
 
   const complete = async (system: string, prompt: string, signal?: AbortSignal): Promise<string> => {
     const stream = options.client.stream({
-      model: options.model(), system, messages: [{ role: "user", content: prompt }], tools: [], thinking: "off", signal,
+      model: options.model(),
+      system,
+      messages: [{ role: "user", content: prompt }],
+      tools: [],
+      thinking: "off",
+      signal,
     });
     for await (const event of stream) {
       if (event.type === "finish") return assistantText(event.message);
@@ -77,10 +82,15 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
     throw new Error("the model stream ended without a result");
   };
 
-  const plan = (messages: Message[], system: string, state: CompactionState) => planWire(messages, {
-    threshold, protocol: options.client.protocol,
-    thinking: options.thinking() !== "off", state, system, auto: options.auto,
-  });
+  const plan = (messages: Message[], system: string, state: CompactionState) =>
+    planWire(messages, {
+      threshold,
+      protocol: options.client.protocol,
+      thinking: options.thinking() !== "off",
+      state,
+      system,
+      auto: options.auto,
+    });
 
   return {
     state: () => readCompactionState(options.session),
@@ -90,7 +100,10 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
       threshold = thresholdNow();
       const tokens = lastEstimate ?? estimateTokens(messages);
       return {
-        tokens, threshold, share: Math.round((tokens / threshold) * 1000) / 1000, estimated: true,
+        tokens,
+        threshold,
+        share: Math.round((tokens / threshold) * 1000) / 1000,
+        estimated: true,
         ...(reportedTokens !== undefined ? { reportedTokens } : {}),
       };
     },
@@ -120,10 +133,15 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
           failure = error instanceof Error ? error.message : String(error);
         }
         if (signal.aborted) return { messages: wire.messages, events };
-        if (failure) events.push({ type: "notice", text: `compaction: could not summarise messages ${span.from + 1}–${span.to} (${failure}); they are off the wire without a summary, and recall_discarded can still search them` });
-        state = summary && rollUp
-          ? { ...state, spans: [{ from: state.spans[0]!.from, to: span.to, summary, createdAt: new Date().toISOString(), runId }] }
-          : recordSpan(state, span, { ...(summary ? { summary } : {}), runId });
+        if (failure)
+          events.push({
+            type: "notice",
+            text: `compaction: could not summarise messages ${span.from + 1}–${span.to} (${failure}); they are off the wire without a summary, and recall_discarded can still search them`,
+          });
+        state =
+          summary && rollUp
+            ? { ...state, spans: [{ from: state.spans[0]!.from, to: span.to, summary, createdAt: new Date().toISOString(), runId }] }
+            : recordSpan(state, span, { ...(summary ? { summary } : {}), runId });
         options.session.compaction = state;
         options.markChanged();
         wire = plan(messages, system, state);

@@ -109,7 +109,9 @@ export function planWire(messages: Message[], options: WireOptions): WirePlan {
     return _finish(messages, all.wire, system, { pruned: true, reasoningDropped: all.reasoningDropped });
   }
   return _finish(messages, chosen.wire, system, {
-    pruned: true, reasoningDropped: chosen.reasoningDropped, newSpan: { from: covered, to: chosen.cut },
+    pruned: true,
+    reasoningDropped: chosen.reasoningDropped,
+    newSpan: { from: covered, to: chosen.cut },
   });
 }
 
@@ -233,7 +235,11 @@ function _prefix(messages: Message[], sizes: _Sizes, segments: _Rendered[], cut:
  * dropped oldest response first until it fits; undefined when even all of it is too much.
  */
 function _fitRegion(
-  messages: Message[], sizes: _Sizes, segments: _Rendered[], cut: number, pins: _Pins,
+  messages: Message[],
+  sizes: _Sizes,
+  segments: _Rendered[],
+  cut: number,
+  pins: _Pins,
   fits: (sum: number, count: number) => boolean,
 ): { wire: Message[]; reasoningDropped: boolean } | undefined {
   const prefix = _prefix(messages, sizes, segments, cut, pins);
@@ -257,7 +263,11 @@ function _fitRegion(
 
 /** Step 3's wire for a cut: the prefix, then the tail from `cut` without droppable reasoning. */
 function _assemble(
-  messages: Message[], sizes: _Sizes, segments: _Rendered[], cut: number, pins: _Pins,
+  messages: Message[],
+  sizes: _Sizes,
+  segments: _Rendered[],
+  cut: number,
+  pins: _Pins,
 ): { wire: Message[]; sum: number; reasoningDropped: boolean } {
   const prefix = _prefix(messages, sizes, segments, cut, pins);
   let sum = prefix.sum;
@@ -303,7 +313,9 @@ function _placeCut(messages: Message[], target: number, covered: number): number
 }
 
 function _finish(
-  history: Message[], wire: Message[], system: string,
+  history: Message[],
+  wire: Message[],
+  system: string,
   flags: { pruned: boolean; reasoningDropped: boolean; newSpan?: { from: number; to: number } },
 ): WirePlan {
   const messages = repairForWire(wire);
@@ -314,6 +326,13 @@ function _finish(
     pruned: flags.pruned,
     reasoningDropped: flags.reasoningDropped,
     ...(flags.newSpan ? { newSpan: flags.newSpan } : {}),
-    estimate: Math.round((_arrayLength(messages.reduce((sum, message) => sum + _sizeOf(message).full, 0), messages.length) + system.length) / 4),
+    estimate: Math.round(
+      (_arrayLength(
+        messages.reduce((sum, message) => sum + _sizeOf(message).full, 0),
+        messages.length,
+      ) +
+        system.length) /
+        4,
+    ),
   };
 }

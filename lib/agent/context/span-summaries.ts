@@ -49,8 +49,10 @@ export function buildSpanSummaryRequest(span: Message[], options: SpanSummaryOpt
     spanInstructions.trimEnd().replace("{budget}", String(budget)),
     ...(options.focus?.trim() ? [`Pay most attention to: ${options.focus.trim()}`] : []),
     ...(options.earlier && options.earlier.length > 0
-      ? ["The summaries below cover the history before it and are replaced by yours: fold in what still matters from them.",
-        `<earlier-summaries>\n${options.earlier.join("\n\n---\n\n")}\n</earlier-summaries>`]
+      ? [
+          "The summaries below cover the history before it and are replaced by yours: fold in what still matters from them.",
+          `<earlier-summaries>\n${options.earlier.join("\n\n---\n\n")}\n</earlier-summaries>`,
+        ]
       : []),
     `<history>\n${renderTranscript(span)}\n</history>`,
   ].join("\n\n");
@@ -82,9 +84,7 @@ export interface ManualCompaction {
  * Replaces the transcript with one user message holding `summary` and archives the replaced
  * messages in the state (spans start over). An empty session is returned unchanged.
  */
-export function applyManualCompaction(
-  messages: Message[], state: CompactionState, summary: string, focus?: string, now = new Date(),
-): ManualCompaction {
+export function applyManualCompaction(messages: Message[], state: CompactionState, summary: string, focus?: string, now = new Date()): ManualCompaction {
   if (messages.length === 0) return { messages, state };
   const text = parseSummary(summary);
   if (text === undefined) throw new Error("the summary is empty, so the session was left as it was");
@@ -168,7 +168,11 @@ export const LEDGER_OUTPUT_CAP = 6_000;
  * Message numbers count from 1, as in the span summaries' headers.
  */
 export function searchLedger(messages: Message[], state: CompactionState, query: string, options: LedgerSearchOptions = {}): LedgerSearchResult {
-  const terms = query.trim().split(/\s+/).filter(Boolean).map((term) => new RegExp(term.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "i"));
+  const terms = query
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((term) => new RegExp(term.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "i"));
   const result: LedgerSearchResult = { excerpts: [], matches: 0 };
   if (terms.length === 0) return result;
   const maxExcerpts = options.maxExcerpts ?? 8;

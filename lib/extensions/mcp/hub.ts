@@ -17,7 +17,6 @@ import { createMcpTool, toMcpToolName, type McpCallResult, type McpListedTool } 
 import type { ToolDefinition } from "../../tools/types.ts";
 import { PRODUCT, VERSION } from "../../platform/version.ts";
 
-
 export interface McpServerStatus {
   name: string;
   kind: "local" | "remote";
@@ -91,7 +90,12 @@ export function createMcpHub(servers: Record<string, McpServerConfig>, options: 
   let closed = false;
 
   const entries: _Server[] = Object.entries(servers).map(([name, config]) => ({
-    name, config, tools: [], stderrTail: "", endedByPeer: false, shuttingDown: false,
+    name,
+    config,
+    tools: [],
+    stderrTail: "",
+    endedByPeer: false,
+    shuttingDown: false,
     status: { name, kind: serverKind(config), target: describeTarget(config), state: "closed", tools: 0 },
   }));
 
@@ -226,7 +230,12 @@ export function createMcpHub(servers: Record<string, McpServerConfig>, options: 
       const pending = entries.flatMap((server) => (server.settled ? [server.settled] : []));
       if (pending.length === 0) return;
       let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([Promise.all(pending), new Promise<void>((done) => { timer = setTimeout(done, timeoutMs); })]);
+      await Promise.race([
+        Promise.all(pending),
+        new Promise<void>((done) => {
+          timer = setTimeout(done, timeoutMs);
+        }),
+      ]);
       clearTimeout(timer);
     },
     tools() {
@@ -240,13 +249,15 @@ export function createMcpHub(servers: Record<string, McpServerConfig>, options: 
     },
     async close() {
       closed = true;
-      await Promise.all(entries.map(async (server) => {
-        if (server.status.state === "connecting" || server.status.state === "connected") {
-          server.tools = [];
-          setState(server, "closed");
-        }
-        await shutdown(server);
-      }));
+      await Promise.all(
+        entries.map(async (server) => {
+          if (server.status.state === "connecting" || server.status.state === "connected") {
+            server.tools = [];
+            setState(server, "closed");
+          }
+          await shutdown(server);
+        }),
+      );
     },
   };
 }
@@ -259,7 +270,10 @@ async function _createTransport(server: _Server, hubCwd: string, wrap?: McpHubOp
     if (!existsSync(cwd)) throw new Error(`working directory not found: ${cwd}`);
     const [command, ...args] = wrap ? wrap([config.command, ...(config.args ?? [])], cwd) : [config.command, ...(config.args ?? [])];
     const transport = new StdioClientTransport({
-      command: command!, args, cwd, stderr: "pipe",
+      command: command!,
+      args,
+      cwd,
+      stderr: "pipe",
       env: { ...childEnv(), ...config.env },
     });
     // Kept for failure messages; also drains the pipe so a chatty server never blocks on it.

@@ -21,13 +21,19 @@ import { UserError } from "../../platform/errors.ts";
 import { paths } from "../../platform/paths.ts";
 import type { InstalledPluginManifest, PluginFailure } from "../plugin-api.ts";
 import {
-  BODY_BYTE_LIMIT, INDEX_BYTE_LIMIT, checkIndex, checkManifest, checkSkill, isAllowedUrl, isEntryName,
-  type RegistryEntry, type RegistryKind,
+  BODY_BYTE_LIMIT,
+  INDEX_BYTE_LIMIT,
+  checkIndex,
+  checkManifest,
+  checkSkill,
+  isAllowedUrl,
+  isEntryName,
+  type RegistryEntry,
+  type RegistryKind,
 } from "./schema.ts";
 import { readSkillHeader } from "../skills.ts";
 import { writeJsonAtomic, writeTextAtomic } from "../../store/json-file.ts";
 import { VERSION } from "../../platform/version.ts";
-
 
 export const DEFAULT_REGISTRY_URL = "https://raw.githubusercontent.com/zakirkun/shiro-neko-registry/main/index.json";
 export const REGISTRY_TIMEOUT_MS = 20_000;
@@ -103,7 +109,10 @@ export async function stageInstall(entry: RegistryEntry, options: RegistryFetchO
     const checked = checkSkill(text, entry.name);
     if (!checked.ok) throw new UserError(checked.error);
     return {
-      kind: "skill", entry, text, path: _skillPath(entry.name),
+      kind: "skill",
+      entry,
+      text,
+      path: _skillPath(entry.name),
       preview: [heading, ..._headLines(text, PREVIEW_LINES)],
       warning: "A skill is instructions the model will follow as if you wrote them: read it before you install it.",
     };
@@ -111,12 +120,15 @@ export async function stageInstall(entry: RegistryEntry, options: RegistryFetchO
   const checked = checkManifest(text, entry.name);
   if (!checked.ok) throw new UserError(checked.error);
   const manifest = checked.value;
-  const rules = manifest.deny.flatMap((rule) => [rule.pathPattern, rule.commandPattern]
-    .filter((pattern) => pattern !== undefined)
-    .map((pattern) => `- denies ${rule.tools.join(", ")}: ${pattern}`));
+  const rules = manifest.deny.flatMap((rule) =>
+    [rule.pathPattern, rule.commandPattern].filter((pattern) => pattern !== undefined).map((pattern) => `- denies ${rule.tools.join(", ")}: ${pattern}`),
+  );
   const appendix = manifest.appendix === undefined ? [] : ["adds to the system prompt:", ...manifest.appendix.split("\n").map((line) => `  ${line}`)];
   return {
-    kind: "plugin", entry, manifest, path: _pluginPath(entry.name),
+    kind: "plugin",
+    entry,
+    manifest,
+    path: _pluginPath(entry.name),
     preview: [heading, manifest.description, ...rules, ...appendix],
     warning: "A plugin runs no code: it only refuses the tool calls listed above.",
   };
@@ -152,13 +164,14 @@ export function listInstalled(): InstalledEntry[] {
     const text = _readFile(path);
     if (typeof text !== "string") return { kind: "skill", name, description: "", path, problem: text.error };
     const header = readSkillHeader(text);
-    return header.ok
-      ? { kind: "skill", name, description: header.description, path }
-      : { kind: "skill", name, description: "", path, problem: header.reason };
+    return header.ok ? { kind: "skill", name, description: header.description, path } : { kind: "skill", name, description: "", path, problem: header.reason };
   });
-  const plugins = _readPlugins().map((read): InstalledEntry => ("manifest" in read
-    ? { kind: "plugin", name: read.name, description: read.manifest.description, path: read.path }
-    : { kind: "plugin", name: read.name, description: "", path: read.path, problem: read.error }));
+  const plugins = _readPlugins().map(
+    (read): InstalledEntry =>
+      "manifest" in read
+        ? { kind: "plugin", name: read.name, description: read.manifest.description, path: read.path }
+        : { kind: "plugin", name: read.name, description: "", path: read.path, problem: read.error },
+  );
   return [...skills, ...plugins];
 }
 
@@ -247,7 +260,8 @@ async function _fetchText(url: string, limit: number, options: RegistryFetchOpti
     let response: Response;
     try {
       response = await fetch(current, {
-        redirect: "manual", signal,
+        redirect: "manual",
+        signal,
         headers: { accept: "application/json, text/markdown, text/plain;q=0.9, */*;q=0.1", "user-agent": `shiro-neko/${VERSION} (registry)` },
       });
     } catch (error) {

@@ -53,13 +53,13 @@ export function isAllowedUrl(url: string): boolean {
 }
 
 // valibot's object schemas accept arrays; none of ours may be one.
-const _record = <const T extends v.ObjectEntries>(entries: T) => v.pipe(
-  v.custom<Record<string, unknown>>((input) => input !== null && typeof input === "object" && !Array.isArray(input), "must be an object"),
-  v.object(entries),
-);
+const _record = <const T extends v.ObjectEntries>(entries: T) =>
+  v.pipe(
+    v.custom<Record<string, unknown>>((input) => input !== null && typeof input === "object" && !Array.isArray(input), "must be an object"),
+    v.object(entries),
+  );
 
-const _text = (max: number) =>
-  v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty"), v.maxLength(max, `must be at most ${max} characters`));
+const _text = (max: number) => v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty"), v.maxLength(max, `must be at most ${max} characters`));
 
 const _NameSchema = v.pipe(v.string("must be a string"), v.regex(_ENTRY_NAME, "lowercase letters, digits, and dashes only"));
 
@@ -70,20 +70,13 @@ const _EntrySchema = _record({
   author: v.optional(v.pipe(v.string("must be a string"), v.maxLength(80, "must be at most 80 characters"))),
 });
 
-const _entries = v.optional(v.pipe(
-  v.array(_EntrySchema, "must be an array"),
-  v.maxLength(MAX_ENTRIES, `must have at most ${MAX_ENTRIES} entries`),
-));
+const _entries = v.optional(v.pipe(v.array(_EntrySchema, "must be an array"), v.maxLength(MAX_ENTRIES, `must have at most ${MAX_ENTRIES} entries`)));
 
 const _IndexSchema = _record({ skills: _entries, plugins: _entries });
 
 const _DenyRuleSchema = v.pipe(
   _record({
-    tools: v.pipe(
-      v.array(_text(60), "must be an array"),
-      v.minLength(1, "must name at least one tool"),
-      v.maxLength(30, "must name at most 30 tools"),
-    ),
+    tools: v.pipe(v.array(_text(60), "must be an array"), v.minLength(1, "must name at least one tool"), v.maxLength(30, "must name at most 30 tools")),
     pathPattern: v.optional(_text(200)),
     commandPattern: v.optional(_text(200)),
     reason: _text(300),
@@ -95,11 +88,7 @@ const _ManifestSchema = _record({
   name: _NameSchema,
   description: _text(300),
   appendix: v.optional(_text(2000)),
-  deny: v.pipe(
-    v.array(_DenyRuleSchema, "must be an array"),
-    v.minLength(1, "must have at least one rule"),
-    v.maxLength(50, "must have at most 50 rules"),
-  ),
+  deny: v.pipe(v.array(_DenyRuleSchema, "must be an array"), v.minLength(1, "must have at least one rule"), v.maxLength(50, "must have at most 50 rules")),
 });
 
 /** Parses index text into entries, skills first, each kind in index order, duplicates dropped. */
@@ -110,7 +99,10 @@ export function checkIndex(text: string): CheckResult<RegistryEntry[]> {
   if (!parsed.success) return { ok: false, error: `the registry index is malformed: ${describeIssue(parsed.issues[0])}` };
   const seen = new Set<string>();
   const entries: RegistryEntry[] = [];
-  const groups: Array<[RegistryKind, typeof parsed.output.skills]> = [["skill", parsed.output.skills], ["plugin", parsed.output.plugins]];
+  const groups: Array<[RegistryKind, typeof parsed.output.skills]> = [
+    ["skill", parsed.output.skills],
+    ["plugin", parsed.output.plugins],
+  ];
   for (const [kind, list] of groups) {
     for (const entry of list ?? []) {
       if (seen.has(`${kind}:${entry.name}`)) continue;
@@ -159,7 +151,10 @@ export function checkSkill(text: string, expectedName: string): CheckResult<{ na
     // readSkillHeader's reasons for an absent block or field start this way; others (a name with
     // odd characters, an over-long description) are passed on as they are.
     const missing = header.reason.startsWith("no ") || header.reason.startsWith("the frontmatter has no closing");
-    return { ok: false, error: missing ? "that skill has no name/description frontmatter, so it cannot be loaded" : `that skill cannot be loaded: ${header.reason}` };
+    return {
+      ok: false,
+      error: missing ? "that skill has no name/description frontmatter, so it cannot be loaded" : `that skill cannot be loaded: ${header.reason}`,
+    };
   }
   if (header.name !== expectedName) {
     return { ok: false, error: `the skill calls itself "${header.name}" but the index calls it "${expectedName}"` };

@@ -83,19 +83,24 @@ export function expandCustomCommand(command: CustomCommand, args: string): strin
   const words = args.trim() === "" ? [] : args.trim().split(/\s+/);
   const placeholders = /\$ARGUMENTS|\$[1-9]/;
   if (!placeholders.test(body)) return args.trim() ? `${body}\n\n${args.trim()}` : body;
-  return body.replace(/\$ARGUMENTS|\$([1-9])/g, (_match, digit: string | undefined) => (digit ? words[Number(digit) - 1] ?? "" : args.trim()));
+  return body.replace(/\$ARGUMENTS|\$([1-9])/g, (_match, digit: string | undefined) => (digit ? (words[Number(digit) - 1] ?? "") : args.trim()));
 }
 
 function _listMarkdown(dir: string): string[] {
   try {
-    return readdirSync(dir).filter((name) => name.toLowerCase().endsWith(".md")).sort();
+    return readdirSync(dir)
+      .filter((name) => name.toLowerCase().endsWith(".md"))
+      .sort();
   } catch {
     return [];
   }
 }
 
 function _firstLine(body: string): string {
-  return (body.split("\n").find((line) => line.trim() !== "") ?? "").replace(/^#+\s*/, "").trim().slice(0, 80);
+  return (body.split("\n").find((line) => line.trim() !== "") ?? "")
+    .replace(/^#+\s*/, "")
+    .trim()
+    .slice(0, 80);
 }
 
 /** Frontmatter fields (lower-cased keys, one pair of quotes removed) and the trimmed body. */
@@ -109,7 +114,20 @@ function _splitFrontmatter(text: string): { fields: Map<string, string>; body: s
     const colon = line.indexOf(":");
     if (colon <= 0 || /^\s/.test(line)) continue;
     const key = line.slice(0, colon).trim().toLowerCase();
-    if (!fields.has(key)) fields.set(key, line.slice(colon + 1).trim().replace(/^(["'])(.*)\1$/, "$2"));
+    if (!fields.has(key))
+      fields.set(
+        key,
+        line
+          .slice(colon + 1)
+          .trim()
+          .replace(/^(["'])(.*)\1$/, "$2"),
+      );
   }
-  return { fields, body: lines.slice(end + 1).join("\n").trim() };
+  return {
+    fields,
+    body: lines
+      .slice(end + 1)
+      .join("\n")
+      .trim(),
+  };
 }

@@ -31,12 +31,15 @@ async function _runCli(words: string[]): Promise<boolean> {
 }
 
 const _mcp: SlashCommand = {
-  name: "/mcp", args: "[add|remove …]", help: "this session's MCP servers; add or remove one (as shiro mcp) without a restart",
+  name: "/mcp",
+  args: "[add|remove …]",
+  help: "this session's MCP servers; add or remove one (as shiro mcp) without a restart",
   async run(args, { agent, write }) {
     const words = splitSlashWords(args);
     if (words.length > 0) return { kind: "reload", change: () => _runCli(["mcp", ...words]) };
     const statuses = agent.mcpStatus();
-    if (statuses.length === 0) write("no MCP servers configured - add one with: /mcp add <name> --command <cmd> [--arg <arg>]…  or  /mcp add <name> --url <url>\n");
+    if (statuses.length === 0)
+      write("no MCP servers configured - add one with: /mcp add <name> --command <cmd> [--arg <arg>]…  or  /mcp add <name> --url <url>\n");
     else {
       const { renderServerList } = await import("../mcp-list.ts");
       write(`${renderServerList(statuses)}\n`);
@@ -46,12 +49,15 @@ const _mcp: SlashCommand = {
 };
 
 const _registry: SlashCommand = {
-  name: "/registry", args: "[list|search|add|remove …]", help: "skills and plugins from the registry (as shiro registry); an install loads at once",
+  name: "/registry",
+  args: "[list|search|add|remove …]",
+  help: "skills and plugins from the registry (as shiro registry); an install loads at once",
   run: (args) => ({ kind: "reload", change: () => _runCli(["registry", ...splitSlashWords(args)]) }),
 };
 
 const _reload: SlashCommand = {
-  name: "/reload", help: "load skills, plugins, MCP servers and instructions again from disk (the same session)",
+  name: "/reload",
+  help: "load skills, plugins, MCP servers and instructions again from disk (the same session)",
   run: () => ({ kind: "reload", change: async () => true }),
 };
 

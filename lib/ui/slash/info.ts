@@ -9,7 +9,8 @@ import { SLASH_DONE, type SlashCommand } from "./command.ts";
 const _memoryOff = "memory is disabled (--no-memory)\n";
 
 const _todos: SlashCommand = {
-  name: "/todos", help: "the task list",
+  name: "/todos",
+  help: "the task list",
   run(_args, { agent, write }) {
     const todos = agent.todos();
     write(todos.length === 0 ? "No task list yet.\n" : `${renderProgressBar(todos)}\n${renderTodoLines(todos).join("\n")}\n`);
@@ -18,7 +19,8 @@ const _todos: SlashCommand = {
 };
 
 const _notes: SlashCommand = {
-  name: "/notes", help: "what shiro remembers about this project",
+  name: "/notes",
+  help: "what shiro remembers about this project",
   run(_args, { agent, write, style }) {
     if (!agent.memory) {
       write(_memoryOff);
@@ -32,7 +34,8 @@ const _notes: SlashCommand = {
 };
 
 const _memory: SlashCommand = {
-  name: "/memory", help: "notes per scope, the budget and what this prompt carries; /memory compact merges unused notes",
+  name: "/memory",
+  help: "notes per scope, the budget and what this prompt carries; /memory compact merges unused notes",
   async run(args, { agent, write }) {
     if (!agent.memory || !agent.memoryScopes) {
       write(_memoryOff);
@@ -55,16 +58,21 @@ const _memory: SlashCommand = {
 };
 
 const _context: SlashCommand = {
-  name: "/context", help: "the project instruction files in use",
+  name: "/context",
+  help: "the project instruction files in use",
   run(_args, { agent, write, style }) {
     if (agent.instructions.length === 0) write("no AGENTS.md found - /init writes one\n");
-    else write(`${agent.instructions.map((file) => `${file.label}  ${style.dim(`${file.text.length} chars${file.truncated ? ", cut at 12,000" : ""}`)}`).join("\n")}\n`);
+    else
+      write(
+        `${agent.instructions.map((file) => `${file.label}  ${style.dim(`${file.text.length} chars${file.truncated ? ", cut at 12,000" : ""}`)}`).join("\n")}\n`,
+      );
     return SLASH_DONE;
   },
 };
 
 const _skills: SlashCommand = {
-  name: "/skills", help: "the skills loaded, with their origin",
+  name: "/skills",
+  help: "the skills loaded, with their origin",
   run(_args, { agent, write, style }) {
     if (agent.skills.length === 0) write("no skills loaded\n");
     else {
@@ -77,10 +85,15 @@ const _skills: SlashCommand = {
 };
 
 /** /init runs a prompt: investigate, then write a short AGENTS.md of verified facts. */
-const _init: SlashCommand = { name: "/init", help: "have the agent write an AGENTS.md for this project", run: () => ({ kind: "prompt", text: initPrompt.trimEnd() }) };
+const _init: SlashCommand = {
+  name: "/init",
+  help: "have the agent write an AGENTS.md for this project",
+  run: () => ({ kind: "prompt", text: initPrompt.trimEnd() }),
+};
 
 const _tools: SlashCommand = {
-  name: "/tools", help: "tools offered this turn, with their sets",
+  name: "/tools",
+  help: "tools offered this turn, with their sets",
   run(_args, { agent, write, style }) {
     const offered = agent.offeredTools();
     write(`tools: ${offered.length} offered this turn of ${agent.registeredTools().length} registered\n`);
@@ -93,7 +106,8 @@ const _tools: SlashCommand = {
 };
 
 const _cost: SlashCommand = {
-  name: "/cost", help: "tokens, spend and context of this session",
+  name: "/cost",
+  help: "tokens, spend and context of this session",
   async run(_args, { agent, write }) {
     const session = agent.session;
     const { estimateTokens } = await import("../../agent/context/planner.ts");
@@ -114,7 +128,9 @@ const _cost: SlashCommand = {
 };
 
 const _compact: SlashCommand = {
-  name: "/compact", args: "[focus]", help: "replace the transcript with a summary (kept in the archive)",
+  name: "/compact",
+  args: "[focus]",
+  help: "replace the transcript with a summary (kept in the archive)",
   async run(args, { agent, write }) {
     const { compactSession } = await import("../../agent/session-compaction.ts");
     const outcome = await compactSession(agent.session, (system, prompt, signal) => agent.complete(system, prompt, signal), args || undefined);
@@ -125,7 +141,8 @@ const _compact: SlashCommand = {
 };
 
 const _uncompact: SlashCommand = {
-  name: "/uncompact", help: "put the full history back on the wire",
+  name: "/uncompact",
+  help: "put the full history back on the wire",
   async run(_args, { agent, write }) {
     const { uncompactSession } = await import("../../agent/session-compaction.ts");
     const outcome = uncompactSession(agent.session);

@@ -38,11 +38,13 @@ export function isInside(root: string, folder: string): boolean {
 export function renderSessionRows(listing: SessionListing, numbered = false): string {
   if (listing.sessions.length === 0) return listing.all ? "no saved sessions" : "no saved sessions in this project (/sessions all lists every folder)";
   const lines = formatSessionLines(listing.sessions);
-  return listing.sessions.map((session, index) => {
-    const folder = listing.all ? session.cwd : relative(listing.root, session.cwd) || ".";
-    const line = lines[index]!.replace(/(\d+msg)  /, `$1  ${folder}  `);
-    return numbered ? `${String(index + 1).padStart(2)}. ${line}` : line;
-  }).join("\n");
+  return listing.sessions
+    .map((session, index) => {
+      const folder = listing.all ? session.cwd : relative(listing.root, session.cwd) || ".";
+      const line = lines[index]!.replace(/(\d+msg)  /, `$1  ${folder}  `);
+      return numbered ? `${String(index + 1).padStart(2)}. ${line}` : line;
+    })
+    .join("\n");
 }
 
 /** `/resume 2`: the id of row 2 of this project's listing; undefined when `text` is no row number. */

@@ -5,10 +5,13 @@ import { AGENT_NAMES, THINKING_LEVELS, type AgentName, type ThinkingLevel } from
 import { SLASH_DONE, type SlashCommand } from "./command.ts";
 
 const _agent: SlashCommand = {
-  name: "/agent", args: "[name]", help: `switch the agent variant (${AGENT_NAMES.join(", ")})`,
+  name: "/agent",
+  args: "[name]",
+  help: `switch the agent variant (${AGENT_NAMES.join(", ")})`,
   run(args, { agent, write, style }) {
     if (!args) {
-      for (const variant of Object.values(VARIANTS)) write(`${variant.name === agent.variant.name ? "*" : " "} ${variant.name.padEnd(8)}${style.dim(variant.summary)}\n`);
+      for (const variant of Object.values(VARIANTS))
+        write(`${variant.name === agent.variant.name ? "*" : " "} ${variant.name.padEnd(8)}${style.dim(variant.summary)}\n`);
       return SLASH_DONE;
     }
     if (!(AGENT_NAMES as readonly string[]).includes(args)) {
@@ -23,7 +26,9 @@ const _agent: SlashCommand = {
 };
 
 const _think: SlashCommand = {
-  name: "/think", args: "[level]", help: `switch the thinking level (${THINKING_LEVELS.join(", ")})`,
+  name: "/think",
+  args: "[level]",
+  help: `switch the thinking level (${THINKING_LEVELS.join(", ")})`,
   run(args, { agent, write }) {
     if (!args) {
       write(`thinking is ${agent.thinking}. Levels: ${THINKING_LEVELS.join(", ")}\n`);
@@ -40,7 +45,10 @@ const _think: SlashCommand = {
 };
 
 const _model: SlashCommand = {
-  name: "/model", args: "[id]", help: "switch the model, or list the provider's models", aliases: ["/models"],
+  name: "/model",
+  args: "[id]",
+  help: "switch the model, or list the provider's models",
+  aliases: ["/models"],
   async run(args, { agent, write, style }) {
     if (args) {
       agent.configure({ model: args });
@@ -58,7 +66,9 @@ const _model: SlashCommand = {
 };
 
 const _provider: SlashCommand = {
-  name: "/provider", help: "set up a provider: preset, key and model (saved to config.json)", aliases: ["/login"],
+  name: "/provider",
+  help: "set up a provider: preset, key and model (saved to config.json)",
+  aliases: ["/login"],
   run: () => ({ kind: "provider-setup" }),
 };
 
@@ -66,7 +76,9 @@ const _provider: SlashCommand = {
 export const SESSION_COMMANDS: readonly SlashCommand[] = [_agent, _think, _model, _provider];
 
 const _sessions: SlashCommand = {
-  name: "/sessions", args: "[all]", help: "this project's last 15 sessions, with their folder (all: every folder)",
+  name: "/sessions",
+  args: "[all]",
+  help: "this project's last 15 sessions, with their folder (all: every folder)",
   run(args, { write, style, cwd }) {
     const listing = listFolderSessions(cwd ?? process.cwd(), args.trim() === "all");
     for (const notice of listing.notices) write(style.dim(`${notice}\n`));
@@ -76,7 +88,9 @@ const _sessions: SlashCommand = {
 };
 
 const _resume: SlashCommand = {
-  name: "/resume", args: "[id|n]", help: "continue another session; without an id, pick one of this project's by number",
+  name: "/resume",
+  args: "[id|n]",
+  help: "continue another session; without an id, pick one of this project's by number",
   run(args, { write, cwd }) {
     const here = cwd ?? process.cwd();
     if (args) return { kind: "switch-session", sessionId: pickNumbered(here, args) ?? args };
@@ -88,7 +102,8 @@ const _resume: SlashCommand = {
 };
 
 const _save: SlashCommand = {
-  name: "/save", help: "save the session now",
+  name: "/save",
+  help: "save the session now",
   run(_args, { agent, write }) {
     agent.save();
     write(`saved ${agent.session.id}\n`);

@@ -15,19 +15,26 @@ import { SLASH_DONE, type SlashCommand, type SlashContext, type SlashOutcome } f
 import { SEARCH_COMMAND } from "./search.ts";
 import { SESSION_COMMANDS, TAIL_COMMANDS } from "./session.ts";
 
-
 const _help: SlashCommand = {
-  name: "/help", help: "this list", aliases: ["/?"],
+  name: "/help",
+  help: "this list",
+  aliases: ["/?"],
   run(_args, { write, style, cwd }) {
     const custom = loadSlashCustom(cwd);
     const usages = [
       ...SLASH_COMMANDS.map((command) => [_usage(command), command.help] as const),
-      ...custom.commands.map((command) => [command.argumentHint ? `${command.name} ${command.argumentHint}` : command.name, `${command.description} (${command.origin})`] as const),
+      ...custom.commands.map(
+        (command) => [command.argumentHint ? `${command.name} ${command.argumentHint}` : command.name, `${command.description} (${command.origin})`] as const,
+      ),
     ];
     const width = Math.max(...usages.map(([usage]) => usage.length)) + 2;
     write(`${usages.map(([usage, text]) => `${usage.padEnd(width)}${style.dim(text)}`).join("\n")}\n`);
     for (const skip of custom.skipped) write(style.yellow(`skipped ${skip.path}: ${skip.reason}\n`));
-    write(style.dim("Ctrl-C or Esc interrupts a turn; Ctrl-C twice or Ctrl-D quits; lines typed during a turn run after it, in order; docs/repl.md lists every key\n"));
+    write(
+      style.dim(
+        "Ctrl-C or Esc interrupts a turn; Ctrl-C twice or Ctrl-D quits; lines typed during a turn run after it, in order; docs/repl.md lists every key\n",
+      ),
+    );
     return SLASH_DONE;
   },
 };

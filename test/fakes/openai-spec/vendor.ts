@@ -24,8 +24,16 @@ const ANNOTATIONS = new Set(["description", "title", "example", "examples", "def
 const SUBSCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "dependentSchemas"]);
 const SUBSCHEMA_LISTS = new Set(["allOf", "anyOf", "oneOf", "prefixItems"]);
 const SUBSCHEMA_SINGLE = new Set([
-  "items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
-  "unevaluatedProperties", "unevaluatedItems",
+  "items",
+  "additionalProperties",
+  "not",
+  "if",
+  "then",
+  "else",
+  "contains",
+  "propertyNames",
+  "unevaluatedProperties",
+  "unevaluatedItems",
 ]);
 const REF_PREFIX = "#/components/schemas/";
 
@@ -57,7 +65,11 @@ export function pruneOpenApiSpec(doc: unknown, roots: readonly string[]): Pruned
       pending.push({ name: ref.slice(REF_PREFIX.length), from: name });
     });
   }
-  const sorted = Object.fromEntries(Object.keys(schemas).sort().map((name) => [name, schemas[name]]));
+  const sorted = Object.fromEntries(
+    Object.keys(schemas)
+      .sort()
+      .map((name) => [name, schemas[name]]),
+  );
   const title = typeof source.info.title === "string" ? source.info.title : "OpenAI API";
   return { info: { title, version: source.info.version, license: source.info.license }, schemas: sorted };
 }
@@ -110,7 +122,7 @@ function _main(args: string[]): number {
       throw new Error(`${input} is not JSON (${(error as Error).message})`);
     }
     const pruned = pruneOpenApiSpec(doc, SCHEMA_NAMES);
-    const licence = (pruned.info.license as { identifier?: unknown; name?: unknown } | undefined);
+    const licence = pruned.info.license as { identifier?: unknown; name?: unknown } | undefined;
     if (licence?.identifier !== "MIT" && licence?.name !== "MIT") {
       throw new Error(`the document's licence is ${JSON.stringify(licence)}, not MIT; review test/fakes/openai-spec/LICENSE before vendoring`);
     }
@@ -118,7 +130,9 @@ function _main(args: string[]): number {
     const text = renderVendoredSpec(pruned, basename(input), sha256);
     writeFileSync(`${target}.tmp`, text);
     renameSync(`${target}.tmp`, target);
-    process.stdout.write(`${target}: OpenAI API ${pruned.info.version}, ${Object.keys(pruned.schemas).length} schemas, ${Buffer.byteLength(text).toLocaleString("en-US")} bytes\n`);
+    process.stdout.write(
+      `${target}: OpenAI API ${pruned.info.version}, ${Object.keys(pruned.schemas).length} schemas, ${Buffer.byteLength(text).toLocaleString("en-US")} bytes\n`,
+    );
     return 0;
   } catch (error) {
     process.stderr.write(`vendor:openai-spec: ${(error as Error).message}\n`);
