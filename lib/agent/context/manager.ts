@@ -7,13 +7,14 @@
  */
 import * as v from "valibot";
 import type { ThinkingLevel } from "../../vocabulary.ts";
-import { assistantText, type Message } from "../../messages.ts";
+import type { Message } from "../../messages.ts";
 import type { SessionRecord } from "../../store/session-record.ts";
 import { DEFAULT_COMPACTION_THRESHOLD, estimateTokens, planWire } from "./planner.ts";
 import { CompactionStateSchema, createCompactionState, recordSpan, type CompactionState } from "./state.ts";
 import { buildSpanSummaryRequest, parseSummary } from "./span-summaries.ts";
 import type { AgentEvent } from "../../events.ts";
 import type { ModelClient } from "../../providers/client.ts";
+import { completeWith } from "../../providers/complete.ts";
 import type { WirePreparation } from "../loop.ts";
 
 export interface ContextManagerOptions {
@@ -65,22 +66,8 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
   let lastEstimate: number | undefined;
   let announcedRun: string | undefined;
 
-  const complete = async (system: string, prompt: string, signal?: AbortSignal): Promise<string> => {
-    const stream = options.client.stream({
-      model: options.model(),
-      system,
-      messages: [{ role: "user", content: prompt }],
-      tools: [],
-      thinking: "off",
-      signal,
-    });
-    for await (const event of stream) {
-      if (event.type === "finish") return assistantText(event.message);
-      if (event.type === "error") throw new Error(event.error.message);
-      if (event.type === "aborted") throw new Error("interrupted");
-    }
-    throw new Error("the model stream ended without a result");
-  };
+  const complete = (system: string, prompt: string, signal?: AbortSignal): Promise<string> =>
+    completeWith(options.client, options.model(), system, prompt, signal);
 
   const plan = (messages: Message[], system: string, state: CompactionState) =>
     planWire(messages, {
