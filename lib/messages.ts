@@ -62,7 +62,14 @@ export const ReasoningPartSchema = v.looseObject(_reasoningPart);
 export const ToolCallPartSchema = v.looseObject(_toolCallPart);
 export const ToolResultPartSchema = v.looseObject(_toolResultPart);
 
-const _userMessage = { role: v.literal("user"), content: v.string() };
+/** The image types a user message may carry (what the three protocols all accept). */
+export const IMAGE_MEDIA_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;
+export type ImageMediaType = (typeof IMAGE_MEDIA_TYPES)[number];
+
+/** An image attached to a user message (`@pic.png` in the REPL): base64 data, sent before the text. */
+const _image = { mediaType: v.picklist(IMAGE_MEDIA_TYPES), data: v.string() };
+
+const _userMessage = { role: v.literal("user"), content: v.string(), images: v.optional(v.array(v.object(_image))) };
 const _assistantMessage = { role: v.literal("assistant"), parts: v.array(v.variant("type", [TextPartSchema, ReasoningPartSchema, ToolCallPartSchema])) };
 const _toolMessage = { role: v.literal("tool"), results: v.array(ToolResultPartSchema) };
 

@@ -13,7 +13,7 @@
  * `onHistoryChange` after each change so the session can autosave.
  */
 import { findPlaceholderKinds, placeholderFor } from "../secrets/redact.ts";
-import { addUsage, assistantText, toolCalls, type AssistantMessage, type Message, type ToolResultPart, type Usage } from "../messages.ts";
+import { addUsage, assistantText, toolCalls, type AssistantMessage, type Message, type ToolResultPart, type Usage, type UserMessage } from "../messages.ts";
 import type { ModelRequest } from "../providers/types.ts";
 import type { ThinkingLevel } from "../vocabulary.ts";
 import { toToolSpec } from "../tools/schema.ts";
@@ -77,7 +77,7 @@ export interface TurnResult {
   suspended?: Suspension;
 }
 
-export type TurnInput = { prompt: string } | { resume: Suspension; decision: "approved" | "denied" };
+export type TurnInput = { prompt: string; images?: UserMessage["images"] } | { resume: Suspension; decision: "approved" | "denied" };
 
 const _NOT_RUN_ABORTED = "Not run: the user interrupted the turn before this call.";
 
@@ -94,7 +94,7 @@ export async function* runTurn(input: TurnInput, options: TurnOptions): AsyncGen
 
   if ("prompt" in input) {
     options.gate.newTurn();
-    messages.push({ role: "user", content: input.prompt });
+    messages.push({ role: "user", content: input.prompt, ...(input.images?.length ? { images: input.images } : {}) });
     options.onHistoryChange?.();
   } else {
     steps = input.resume.steps;

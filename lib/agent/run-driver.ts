@@ -8,7 +8,7 @@
 import type { Gate } from "../approval/gate.ts";
 import type { ThinkingLevel } from "../vocabulary.ts";
 import type { PluginHost } from "../extensions/plugin-api.ts";
-import { addUsage, type Message, type Usage } from "../messages.ts";
+import { addUsage, type Message, type Usage, type UserMessage } from "../messages.ts";
 import { costUsd } from "../providers/pricing.ts";
 import type { MemoryStore } from "../store/memory.ts";
 import type { Todo } from "../store/notebook.ts";
@@ -86,6 +86,8 @@ export interface RunStartOptions {
   notices?: readonly string[];
   /** Events logged and yielded right after `run-start` (the memory the prompt carries). */
   events?: readonly AgentEvent[];
+  /** Images attached to the prompt (`@pic.png`), sent with it and kept in the session. */
+  images?: UserMessage["images"];
 }
 
 export interface RunDriver {
@@ -327,7 +329,13 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
         log.append(event);
         yield event;
       }
-      yield* drive({ input: { prompt }, log, signal, query: prompt, notices: startOptions.notices ?? [] });
+      yield* drive({
+        input: { prompt, ...(startOptions.images?.length ? { images: startOptions.images } : {}) },
+        log,
+        signal,
+        query: prompt,
+        notices: startOptions.notices ?? [],
+      });
     },
     async *resume(run, decision, signal, startOptions = {}) {
       if (!run.suspended) throw new UserError(`run ${shortRunId(run.id)} is not waiting for an approval`);

@@ -75,7 +75,8 @@ export function toAnthropicMessages(messages: Message[], options: { replayThinki
   };
   for (const message of messages) {
     if (message.role === "user") {
-      push("user", message.content.trim().length > 0 ? [{ type: "text", text: message.content }] : []);
+      const images = (message.images ?? []).map((image) => ({ type: "image", source: { type: "base64", media_type: image.mediaType, data: image.data } }));
+      push("user", [...images, ...(message.content.trim().length > 0 ? [{ type: "text", text: message.content }] : [])]);
     } else if (message.role === "tool") {
       push(
         "user",

@@ -42,7 +42,11 @@ export function buildChatRequest(connection: ProviderConnection, request: ModelR
 /** Our history as chat messages: one `tool` message per result, reasoning dropped, a call's `extra_content` kept. */
 export function toChatMessages(messages: Message[]): Record<string, unknown>[] {
   return messages.flatMap((message): Record<string, unknown>[] => {
-    if (message.role === "user") return [{ role: "user", content: message.content }];
+    if (message.role === "user") {
+      if (!message.images?.length) return [{ role: "user", content: message.content }];
+      const images = message.images.map((image) => ({ type: "image_url", image_url: { url: `data:${image.mediaType};base64,${image.data}` } }));
+      return [{ role: "user", content: [{ type: "text", text: message.content }, ...images] }];
+    }
     if (message.role === "tool") {
       return message.results.map((result) => ({ role: "tool", tool_call_id: result.callId, content: toolOutputText(result) }));
     }

@@ -50,7 +50,12 @@ export function buildResponsesRequest(connection: ProviderConnection, request: M
 export function toResponsesInput(messages: Message[]): Record<string, unknown>[] {
   return messages.flatMap((message): Record<string, unknown>[] => {
     if (message.role === "user") {
-      return [{ type: "message", role: "user", content: [{ type: "input_text", text: message.content }] }];
+      const images = (message.images ?? []).map((image) => ({
+        type: "input_image",
+        image_url: `data:${image.mediaType};base64,${image.data}`,
+        detail: "auto",
+      }));
+      return [{ type: "message", role: "user", content: [{ type: "input_text", text: message.content }, ...images] }];
     }
     if (message.role === "tool") {
       return message.results.map((result) => ({ type: "function_call_output", call_id: result.callId, output: toolOutputText(result) }));

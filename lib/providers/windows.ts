@@ -2,7 +2,8 @@
  * Context windows and output limits per model family, as data (keyed by model-id prefix, see
  * _model-prefix.ts), and the limit a provider's context-length error states. An unknown model
  * starts from UNKNOWN_MODEL_WINDOW, small enough for most local servers, and learns the real
- * window from its first context-length error (lib/agent/context/window.ts).
+ * window from its first context-length error (lib/agent/context/window.ts). `vision` marks the
+ * families that take images in a user message (`@pic.png`); a model no key covers is assumed not to.
  */
 import { lookupByModelPrefix } from "./_model-prefix.ts";
 
@@ -11,25 +12,27 @@ export interface ModelWindow {
   window: number;
   /** Most tokens it writes in one response. */
   output: number;
+  /** Takes images as input. */
+  vision?: boolean;
 }
 
 /** Conservative: a local model behind Ollama or LM Studio often runs with 8k-32k. */
 export const UNKNOWN_MODEL_WINDOW: ModelWindow = { window: 32_768, output: 4_096 };
 
 export const MODEL_WINDOWS: Readonly<Record<string, ModelWindow>> = {
-  "gpt-5": { window: 400_000, output: 128_000 },
-  "gpt-4.1": { window: 1_047_576, output: 32_768 },
-  "gpt-4o": { window: 128_000, output: 16_384 },
+  "gpt-5": { window: 400_000, output: 128_000, vision: true },
+  "gpt-4.1": { window: 1_047_576, output: 32_768, vision: true },
+  "gpt-4o": { window: 128_000, output: 16_384, vision: true },
   "gpt-oss": { window: 131_072, output: 32_768 },
-  o3: { window: 200_000, output: 100_000 },
-  "o4-mini": { window: 200_000, output: 100_000 },
-  "claude-sonnet-4": { window: 200_000, output: 64_000 },
-  "claude-opus-4": { window: 200_000, output: 32_000 },
-  "claude-haiku-4": { window: 200_000, output: 64_000 },
-  "claude-3": { window: 200_000, output: 8_192 },
-  "gemini-2.5": { window: 1_048_576, output: 65_536 },
-  "gemini-2.0": { window: 1_048_576, output: 8_192 },
-  "grok-4": { window: 256_000, output: 64_000 },
+  o3: { window: 200_000, output: 100_000, vision: true },
+  "o4-mini": { window: 200_000, output: 100_000, vision: true },
+  "claude-sonnet-4": { window: 200_000, output: 64_000, vision: true },
+  "claude-opus-4": { window: 200_000, output: 32_000, vision: true },
+  "claude-haiku-4": { window: 200_000, output: 64_000, vision: true },
+  "claude-3": { window: 200_000, output: 8_192, vision: true },
+  "gemini-2.5": { window: 1_048_576, output: 65_536, vision: true },
+  "gemini-2.0": { window: 1_048_576, output: 8_192, vision: true },
+  "grok-4": { window: 256_000, output: 64_000, vision: true },
   "grok-3": { window: 131_072, output: 16_384 },
   "deepseek-chat": { window: 128_000, output: 8_192 },
   "deepseek-reasoner": { window: 128_000, output: 64_000 },
@@ -45,6 +48,11 @@ export const MODEL_WINDOWS: Readonly<Record<string, ModelWindow>> = {
 /** The family's window, or undefined for a model no key covers. */
 export function lookupModelWindow(model: string): ModelWindow | undefined {
   return lookupByModelPrefix(MODEL_WINDOWS, model);
+}
+
+/** Whether the model takes images; false for a model no key covers (a local one, most often). */
+export function acceptsImages(model: string): boolean {
+  return lookupModelWindow(model)?.vision === true;
 }
 
 // Each vendor's wording, most specific first: the number that is the limit, not the request.

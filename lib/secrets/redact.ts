@@ -7,7 +7,8 @@
  * - `redactValue` returns a copy of a JSON-shaped value with every string redacted, sharing every
  *   subtree that had nothing to redact (so an untouched value comes back as itself). A string
  *   under a secret-looking key (`apiKey`, `token`, `DB_PASSWORD`) that looks random is replaced
- *   whole. Opaque provider fields (signatures, encrypted reasoning) are never touched, and a part
+ *   whole. Opaque provider fields (signatures, encrypted reasoning) and attached images
+ *   (`{mediaType: "image/…", data}`) are never touched, and a part
  *   whose `text` was redacted drops its `signature`: a signed text goes back to the provider
  *   unmodified or not at all.
  * - What it finds: every preset's key shape (lib/providers/presets.ts), AWS access key ids and
@@ -206,6 +207,7 @@ function _redactAny(value: unknown, key: string | undefined): unknown {
   }
   if (value !== null && typeof value === "object") {
     const source = value as Record<string, unknown>;
+    if (_isImage(source)) return value;
     let copy: Record<string, unknown> | undefined;
     for (const [field, inner] of Object.entries(source)) {
       if (_OPAQUE_KEYS.has(field)) continue;
@@ -216,6 +218,11 @@ function _redactAny(value: unknown, key: string | undefined): unknown {
     return copy ?? value;
   }
   return value;
+}
+
+/** An image attached to a user message (lib/messages.ts): its base64 is bytes, not text, and stays as is. */
+function _isImage(value: Record<string, unknown>): boolean {
+  return typeof value.mediaType === "string" && value.mediaType.startsWith("image/") && typeof value.data === "string";
 }
 
 /** The kinds of the placeholders in `value` (any JSON-shaped value), each once; empty when none. */

@@ -7,6 +7,7 @@
  * the text. A token that names nothing in the workspace (an e-mail, a decorator, a path outside
  * it) is sent as typed, and said so. A file the secrets classifier flags (name, real path or
  * content) is attached only when `askSecret` says yes: the same question read_file's gate asks.
+ * An image file (lib/ui/attach-image.ts) goes as an image part, and the text keeps `[image: path]`.
  */
 import { statSync } from "node:fs";
 import { readNumberedLines, READ_LIMIT } from "../tools/fs.ts";
@@ -14,6 +15,7 @@ import { readWorkspaceFile } from "../tools/file-read.ts";
 import { resolveInWorkspace } from "../tools/jail.ts";
 import { capResult } from "../tools/types.ts";
 import { walkWorkspace } from "../tools/walk.ts";
+import { describeImage, isImagePath, readImageAttachment, type AttachedImage } from "./attach-image.ts";
 
 export const ATTACHED_TREE_DEPTH = 3;
 export const ATTACHED_TREE_ENTRIES = 200;
@@ -22,6 +24,8 @@ export interface AttachOptions {
   root: string;
   /** Puts a question to the user (a file that may hold secrets); `y` or `yes` attaches it. */
   ask(question: string): Promise<string>;
+  /** The model's name when it does not take images (an `@pic.png` is refused then); undefined when it does. */
+  imagesRefusedBy?: string;
 }
 
 export interface AttachResult {
@@ -29,12 +33,15 @@ export interface AttachResult {
   prompt: string;
   /** One line per `@` token, for the terminal: what was attached or why not. */
   report: string[];
+  /** Images attached (`@pic.png`), in mention order. */
+  images: AttachedImage[];
 }
 
 export async function attachMentions(text: string, options: AttachOptions): Promise<AttachResult> {
   const blocks: string[] = [];
   const report: string[] = [];
   const seen = new Set<string>();
+  const images: AttachedImage[] = [];
   for (const match of text.matchAll(/(?:^|\s)@(\S+)/g)) {
     const path = _existingPath(options.root, match[1]!);
     if (path === undefined) {
@@ -44,6 +51,13 @@ export async function attachMentions(text: string, options: AttachOptions): Prom
     if (seen.has(path)) continue;
     seen.add(path);
     try {
+      if (isImagePath(path) && !statSync(resolveInWorkspace(options.root, path)).isDirectory()) {
+        const image = readImageAttachment(options.root, path, options.imagesRefusedBy);
+        images.push(image);
+        blocks.push(`[image: ${path}]`);
+        report.push(`attached @${path} (${describeImage(image)})`);
+        continue;
+      }
       const attached = await _attachOne(path, options);
       if (attached === undefined) {
         report.push(`@${path} left out`);
@@ -55,14 +69,17 @@ export async function attachMentions(text: string, options: AttachOptions): Prom
       report.push(`@${path} not attached: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  return { prompt: blocks.length > 0 ? `${text}\n\n${blocks.join("\n\n")}` : text, report };
+  return { prompt: blocks.length > 0 ? `${text}\n\n${blocks.join("\n\n")}` : text, report, images };
 }
 
 /** `attachMentions`, then one line per `@` token through `note` (what was attached, or why not). */
-export async function attachAndReport(text: string, options: AttachOptions & { note(line: string): void }): Promise<string> {
+export async function attachAndReport(
+  text: string,
+  options: AttachOptions & { note(line: string): void },
+): Promise<{ prompt: string; images: AttachedImage[] }> {
   const result = await attachMentions(text, options);
   for (const line of result.report) options.note(line);
-  return result.prompt;
+  return { prompt: result.prompt, images: result.images };
 }
 
 /** The token as a workspace path, or without trailing punctuation (`see @a.ts,`); undefined when neither exists inside the workspace. */

@@ -17,6 +17,7 @@ import { appendHistory, loadHistory } from "../store/history.ts";
 import { findProjectRoot } from "../config/project.ts";
 import { attachPromptInput } from "./prompt-input.ts";
 import { attachAndReport } from "./attachments.ts";
+import { acceptsImages } from "../providers/windows.ts";
 import { createShortcuts } from "./shortcuts.ts";
 import { createStatusLine } from "./status-line.ts";
 import { SLASH_COMMANDS, loadSlashCustom, runSlashCommand } from "./slash/slash.ts";
@@ -91,12 +92,13 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
       prompt = outcome.text;
     }
     const ask = (question: string) => new Promise<string>((resolve) => rl.question(question, resolve));
-    prompt = await attachAndReport(prompt, { root: cwd, ask, note: (text) => write(style.dim(`${text}\n`)) });
-    prompt = shortcuts.attachRan(prompt);
+    const imagesRefusedBy = acceptsImages(agent.model) ? undefined : agent.model;
+    const attached = await attachAndReport(prompt, { root: cwd, ask, imagesRefusedBy, note: (text) => write(style.dim(`${text}\n`)) });
+    prompt = shortcuts.attachRan(attached.prompt);
     state.running = new AbortController();
     status.running(true);
     try {
-      for await (const event of agent.turn(prompt, state.running.signal)) {
+      for await (const event of agent.turn(prompt, state.running.signal, attached.images.length > 0 ? { images: attached.images } : undefined)) {
         status.observe(event);
         renderer.render(event);
       }

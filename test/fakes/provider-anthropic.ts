@@ -112,6 +112,10 @@ function _checkMessages(messages: any[], thinkingOn: boolean): Refusal | undefin
       if (!_BLOCK_TYPES.has(block?.type))
         return _bad(`messages.${index}.content.${position}.type: Input tag '${block?.type}' found using 'type' does not match any of the expected tags`);
       if (block.type === "text" && block.text === "") return _bad("messages: text content blocks must be non-empty");
+      if (block.type === "image") {
+        const refusal = _checkImage(block, `messages.${index}.content.${position}.image`);
+        if (refusal) return refusal;
+      }
       if (block.type === "thinking" && message.role === "assistant") {
         if (typeof block.signature !== "string") return _bad(`messages.${index}.content.${position}.thinking.signature: Field required`);
         if (!verifyOpaque("thinking", String(block.thinking), block.signature))
@@ -122,6 +126,17 @@ function _checkMessages(messages: any[], thinkingOn: boolean): Refusal | undefin
     if (refusal) return refusal;
   }
   return thinkingOn ? _checkThinkingFirst(messages) : undefined;
+}
+
+/** An image block as the API checks it: a base64 source with one of the four image types. */
+function _checkImage(block: any, at: string): Refusal | undefined {
+  const source = block.source;
+  if (source?.type !== "base64") return _bad(`${at}.source: Input tag '${source?.type}' found using 'type' does not match any of the expected tags`);
+  if (!["image/png", "image/jpeg", "image/gif", "image/webp"].includes(source.media_type)) {
+    return _bad(`${at}.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`);
+  }
+  if (typeof source.data !== "string" || !/^[A-Za-z0-9+/]+={0,2}$/.test(source.data)) return _bad(`${at}.source.base64.data: invalid base64 data`);
+  return undefined;
 }
 
 function _checkToolPairing(messages: any[], index: number): Refusal | undefined {

@@ -532,6 +532,35 @@ describe("invariants refused with the provider's status and error body", () => {
     );
   });
 
+  test("anthropic: an image block needs a base64 source of one of the four image types", async () => {
+    const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+    const withImage = (source: unknown) => ({
+      model: "m",
+      max_tokens: 10,
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "image", source },
+            { type: "text", text: "x" },
+          ],
+        },
+      ],
+    });
+    const good = { type: "base64", media_type: "image/png", data: PNG };
+    const bad: [unknown, string][] = [
+      [{ ...good, type: "bytes" }, "messages.0.content.0.image.source: Input tag 'bytes' found using 'type' does not match any of the expected tags"],
+      [
+        { ...good, media_type: "image/tiff" },
+        "messages.0.content.0.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'",
+      ],
+      [{ ...good, data: `data:image/png;base64,${PNG}` }, "messages.0.content.0.image.source.base64.data: invalid base64 data"],
+    ];
+    for (const [source, message] of bad) {
+      await expectRefusedThenFixed("/messages", withImage(source), withImage(good), 400, anthropicError(message), ANTHROPIC_HEADERS);
+    }
+  });
+
   test("anthropic: only a final assistant message may be empty; the thinking budget is within limits", async () => {
     await expectRefusedThenFixed(
       "/messages",

@@ -27,9 +27,22 @@ export const DEFAULT_COMPACTION_THRESHOLD = 120_000;
 /** Tail widths tried in step 3, widest first. */
 export const TAIL_LADDER = [64, 32, 16, 8, 4] as const;
 
-/** A rough token count: a quarter of the JSON length. Show it as an estimate, never as a count. */
+/** What one attached image counts as, in tokens (its base64 is not counted: providers bill images by size, ~1.6k for a screen-sized one). */
+export const IMAGE_TOKEN_ESTIMATE = 1_600;
+
+/**
+ * A rough token count: a quarter of the JSON length, an image IMAGE_TOKEN_ESTIMATE. Show it as an
+ * estimate, never as a count.
+ */
 export function estimateTokens(messages: Message[], system = ""): number {
-  return Math.round((JSON.stringify(messages).length + system.length) / 4);
+  return Math.round(
+    (_arrayLength(
+      messages.reduce((sum, message) => sum + _sizeOf(message).full, 0),
+      messages.length,
+    ) +
+      system.length) /
+      4,
+  );
 }
 
 export interface WireOptions {
@@ -166,7 +179,10 @@ function _sizeOf(message: Message): { full: number; lean: number } {
   const cached = _sizeCache.get(message);
   if (cached) return cached;
   let sizes: { full: number; lean: number };
-  if (message.role !== "assistant" || !message.parts.some((part) => part.type === "reasoning")) {
+  if (message.role === "user" && message.images?.length) {
+    const length = JSON.stringify({ ...message, images: undefined }).length + message.images.length * IMAGE_TOKEN_ESTIMATE * 4;
+    sizes = { full: length, lean: length };
+  } else if (message.role !== "assistant" || !message.parts.some((part) => part.type === "reasoning")) {
     const length = JSON.stringify(message).length;
     sizes = { full: length, lean: length };
   } else {
