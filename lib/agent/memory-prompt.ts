@@ -17,7 +17,7 @@
 import type { EpisodeStore } from "../store/episodes.ts";
 import { EPISODE_SEGMENT, openMemoryIndex, type EpisodeCard } from "../store/memory-index.ts";
 import { staleNote } from "../store/memory-provenance.ts";
-import { rankByUse, type MemoryStore, type ScopedMemoryEntry } from "../store/memory.ts";
+import { rankByUse, type MemoryEntry, type MemoryStore, type ScopedMemoryEntry } from "../store/memory.ts";
 
 export const DEFAULT_MEMORY_BUDGET = 1_500;
 const _EPISODE_CAP = 3;
@@ -70,13 +70,14 @@ export const estimateTextTokens = (text: string): number => Math.ceil(text.lengt
 export function selectMemoryForPrompt(options: SelectMemoryOptions): MemoryInjection {
   const budget = options.budget ?? DEFAULT_MEMORY_BUDGET;
   const { stores } = options;
-  const notes = stores.flatMap((store) => store.list().map((entry): ScopedMemoryEntry => ({ ...entry, scope: store.scope })));
+  const entries = stores.map((store) => store.list());
+  const notes = stores.flatMap((store, at) => entries[at]!.map((entry): ScopedMemoryEntry => ({ ...entry, scope: store.scope })));
   const counts: Record<string, number> = {};
   for (const note of notes) counts[note.scope] = (counts[note.scope] ?? 0) + 1;
   const empty: MemoryInjection = { text: "", items: [], tokens: 0, budget, leftOut: 0, counts };
   if (notes.length === 0 && !options.episodes) return empty;
 
-  const candidates = _rank(options, notes);
+  const candidates = _rank(options, notes, entries);
   if (candidates.length === 0) return empty;
   const fixed = estimateTextTokens(`${_HEADER}\n<memory>\n</memory>\n(999 more notes not shown: recall finds them)`);
   let used = fixed;
@@ -101,7 +102,7 @@ interface _Candidate {
   item: Omit<InjectedItem, "tokens">;
 }
 
-function _rank(options: SelectMemoryOptions, notes: readonly ScopedMemoryEntry[]): _Candidate[] {
+function _rank(options: SelectMemoryOptions, notes: readonly ScopedMemoryEntry[], entries: readonly (readonly MemoryEntry[])[]): _Candidate[] {
   const { projectRoot, stores } = options;
   const byId = new Map(notes.map((note) => [note.id, note]));
   const chosen: _Candidate[] = [];
@@ -109,7 +110,7 @@ function _rank(options: SelectMemoryOptions, notes: readonly ScopedMemoryEntry[]
   let episodes = 0;
   const query = options.query.trim();
   if (query) {
-    const { index } = openMemoryIndex({ projectRoot, stores, episodes: options.episodes, onNotice: options.onNotice });
+    const { index } = openMemoryIndex({ projectRoot, stores, entries, episodes: options.episodes, onNotice: options.onNotice });
     const accept = (segment: string, id: string) => (segment === EPISODE_SEGMENT ? !id.startsWith("digest:") : byId.has(id));
     for (const hit of index.search(query, { limit: notes.length + _EPISODE_CAP * 4, filter: accept })) {
       if (hit.segment === EPISODE_SEGMENT) {

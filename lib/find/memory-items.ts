@@ -3,7 +3,6 @@
  * project's episodes, by id. A printed memory id is the shortest prefix (8 characters at least)
  * unique among all of them, so `shiro memory show` (lib/store/memory-lookup.ts) always takes it.
  */
-import { UserError } from "../platform/errors.ts";
 import { shortestUniquePrefix } from "../platform/ids.ts";
 import type { Episode, EpisodeStore } from "../store/episodes.ts";
 import { openEpisodes } from "../store/episodes.ts";
@@ -18,8 +17,6 @@ export interface MemoryItems {
   items: MemoryItem[];
   /** The shortest prefix of `id` no other item shares (8 characters at least). */
   shortId(id: string): string;
-  /** The item a full id or unique prefix names; UserError otherwise. */
-  find(idOrPrefix: string): MemoryItem;
 }
 
 export function listMemoryItems(projectRoot: string, onNotice?: (text: string) => void): MemoryItems {
@@ -37,17 +34,5 @@ export function listMemoryItems(projectRoot: string, onNotice?: (text: string) =
     episodes,
     items,
     shortId: (id) => shortestUniquePrefix(id, ids),
-    find(idOrPrefix) {
-      const wanted = idOrPrefix.trim().toLowerCase();
-      const exact = items.find((item) => item.id.toLowerCase() === wanted);
-      if (exact) return exact;
-      const matches = wanted ? items.filter((item) => item.id.toLowerCase().startsWith(wanted)) : [];
-      if (matches.length === 0)
-        throw new UserError(
-          `no note or episode matching "${idOrPrefix}" in this project or the global notes; shiro search --memory <words> lists them with their ids`,
-        );
-      if (matches.length > 1) throw new UserError(`"${idOrPrefix}" matches ${matches.length} notes or episodes; give more characters`);
-      return matches[0]!;
-    },
   };
 }

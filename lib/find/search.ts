@@ -137,10 +137,11 @@ export function describeTranscriptHits(found: readonly IndexHit[], query: string
 
 function _searchMemory(request: SearchRequest, root: string, limit: number): SearchHit[] {
   const items = listMemoryItems(root, request.onNotice);
+  const stores = [items.project, items.global];
   const { index, notes, segments } = openMemoryIndex({
     projectRoot: root,
-    project: items.project,
-    global: items.global,
+    stores,
+    entries: stores.map((store) => items.items.flatMap((item) => (item.kind === "note" && item.note.scope === store.scope ? [item.note] : []))),
     episodes: items.episodes,
     onNotice: request.onNotice,
   });

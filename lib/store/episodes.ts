@@ -161,11 +161,12 @@ export function openEpisodes(projectRoot: string, options: EpisodeStoreOptions =
 
 /** How many of the oldest episodes must go for the rest to fit both caps (the newest always stays). */
 function _countToFold(episodes: readonly Episode[], maxEpisodes: number, maxBytes: number): number {
-  let bytes = episodes.reduce((sum, episode) => sum + JSON.stringify(episode).length, 0);
+  const sizes = episodes.map((episode) => JSON.stringify(episode).length);
+  let bytes = sizes.reduce((sum, size) => sum + size, 0);
   let folding = Math.max(0, episodes.length - maxEpisodes);
-  for (let i = 0; i < folding; i++) bytes -= JSON.stringify(episodes[i]).length;
+  for (let i = 0; i < folding; i++) bytes -= sizes[i]!;
   while (bytes > maxBytes && folding < episodes.length - 1) {
-    bytes -= JSON.stringify(episodes[folding]).length;
+    bytes -= sizes[folding]!;
     folding += 1;
   }
   return folding;

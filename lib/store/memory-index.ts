@@ -20,7 +20,7 @@ import type { Bm25Index, IndexedDocInput } from "../search/bm25-index.ts";
 import { openIndexFile } from "../search/index-file.ts";
 import { paths } from "../platform/paths.ts";
 import type { Episode, EpisodeDigest, EpisodeStore } from "./episodes.ts";
-import type { MemoryStore, ScopedMemoryEntry } from "./memory.ts";
+import type { MemoryEntry, MemoryStore, ScopedMemoryEntry } from "./memory.ts";
 
 /** The index segment of a store's notes. */
 export function noteSegment(store: Pick<MemoryStore, "scope" | "agent">): string {
@@ -40,6 +40,8 @@ export interface MemoryIndexSources {
   global?: MemoryStore;
   /** Every note store to search; when absent, `project` and `global`. */
   stores?: readonly MemoryStore[];
+  /** The entries of `stores`, in the same order, when the caller has just listed them; listed here otherwise. */
+  entries?: readonly (readonly MemoryEntry[])[];
   episodes?: EpisodeStore;
   onNotice?: (text: string) => void;
 }
@@ -57,8 +59,8 @@ export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex 
   const notes = new Map<string, ScopedMemoryEntry>();
   const segments = new Map<string, string>();
   const stores = (sources.stores ?? [sources.project, sources.global]).filter((store): store is MemoryStore => store !== undefined);
-  const listed = stores.map((store) => {
-    const entries = store.list();
+  const listed = stores.map((store, at) => {
+    const entries = sources.entries?.[at] ?? store.list();
     for (const entry of entries) {
       notes.set(entry.id, { ...entry, scope: store.scope });
       segments.set(entry.id, noteSegment(store));
