@@ -15,7 +15,7 @@
 import { shortestUniquePrefix } from "../platform/ids.ts";
 import type { EmbeddingClient } from "../search/embeddings.ts";
 import type { Message } from "../messages.ts";
-import { projectPath } from "../store/episode-build.ts";
+import { projectPath, toolCallFiles } from "../store/episode-build.ts";
 import type { EpisodeStore } from "../store/episodes.ts";
 import { buildProvenance } from "../store/memory-provenance.ts";
 import { openMemoryShelf, type MemoryShelf } from "../store/memory-scopes.ts";
@@ -57,9 +57,6 @@ export interface SessionMemory {
   endRun(): AgentEvent[];
   setAgent(name: string): void;
 }
-
-const _READS = new Set(["read_file", "read_many_files"]);
-const _CHANGES = new Set(["write_file", "edit_file", "multi_edit", "delete_file"]);
 
 export function openSessionMemory(options: SessionMemoryOptions): SessionMemory {
   const { projectRoot } = options;
@@ -139,13 +136,8 @@ function _observeTurn(messages: readonly Message[], cwd: string, projectRoot: st
       if (part.type !== "tool-call") continue;
       tools.push(part.name);
       const input = (part.input ?? {}) as Record<string, unknown>;
-      const paths =
-        _READS.has(part.name) && Array.isArray(input.files)
-          ? input.files.map((file) => (file as { path?: unknown })?.path)
-          : _READS.has(part.name) || _CHANGES.has(part.name)
-            ? [input.path]
-            : [];
-      for (const path of paths) if (typeof path === "string" && path) files.push(projectPath(path, cwd, projectRoot));
+      const touched = toolCallFiles(part.name, input);
+      for (const path of [...touched.read, ...touched.changed]) if (typeof path === "string" && path) files.push(projectPath(path, cwd, projectRoot));
     }
   }
   return { files: [...new Set(files)], tools: [...new Set(tools)] };

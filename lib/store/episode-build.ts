@@ -82,10 +82,9 @@ export function buildEpisode(input: BuildEpisodeInput): Episode | undefined {
           commands.push({ command: _cap(call.input.command.trim(), _CAP.commandChars), exit: exit === undefined ? null : Number(exit) });
         }
         if (event.type !== "tool-result") continue;
-        if (_READS.has(call.name)) for (const path of _readPaths(call.input)) _addPath(filesRead, where(path));
-        if (_CHANGES.has(call.name)) {
-          for (const path of _changedPaths(call.name, call.input)) _addPath(filesChanged, where(path));
-        }
+        const touched = toolCallFiles(call.name, call.input);
+        for (const path of touched.read) _addPath(filesRead, where(path));
+        for (const path of touched.changed) _addPath(filesChanged, where(path));
       }
     }
     steps += run.snapshot?.steps ?? runSteps ?? 0;
@@ -140,6 +139,14 @@ export function projectPath(path: string, cwd: string, projectRoot: string): str
   const inside = relative(projectRoot, absolute);
   if (!inside || inside.startsWith("..") || isAbsolute(inside)) return absolute;
   return inside.split(sep).join("/");
+}
+
+/**
+ * The files a file tool's call reads or changes, from its raw input as the model spelled them
+ * (unchecked values: callers keep the strings). Episodes and note provenance both read calls so.
+ */
+export function toolCallFiles(name: string, input: Record<string, unknown>): { read: unknown[]; changed: unknown[] } {
+  return { read: _READS.has(name) ? _readPaths(input) : [], changed: _CHANGES.has(name) ? _changedPaths(name, input) : [] };
 }
 
 function _readPaths(input: Record<string, unknown>): unknown[] {

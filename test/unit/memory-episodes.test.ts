@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync, statSync, writeFileSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { paths } from "../../lib/platform/paths.ts";
-import { buildEpisode, type EpisodeRunInput } from "../../lib/store/episode-build.ts";
+import { buildEpisode, toolCallFiles, type EpisodeRunInput } from "../../lib/store/episode-build.ts";
 import { openEpisodes, type Episode } from "../../lib/store/episodes.ts";
 import { recallMemory } from "../../lib/store/memory-recall.ts";
 import { openGlobalMemory, openMemory } from "../../lib/store/memory.ts";
@@ -267,5 +267,32 @@ describe("recall with a notes file written by hand", () => {
     expect(recallMemory(context, { query: "kiwi" })).toBe("note (fact, 1 day old): kiwi twice");
     writeFileSync(path, JSON.stringify({ version: 1, project: ROOT, entries: [] }));
     expect(recallMemory(context, { query: "kiwi" })).toBe('Nothing recorded about "kiwi".');
+  });
+});
+
+describe("toolCallFiles: what episodes and note provenance count as read or changed", () => {
+  test("every file tool, one table", () => {
+    const patch = "*** Begin Patch\n*** Update File: a.ts\n@@\n-x\n+y\n*** Add File: b.ts\n+z\n*** End Patch";
+    expect({
+      read_file: toolCallFiles("read_file", { path: "r.ts" }),
+      read_many_files: toolCallFiles("read_many_files", { files: [{ path: "m1.ts" }, { path: "m2.ts" }] }),
+      write_file: toolCallFiles("write_file", { path: "w.ts", content: "" }),
+      edit_file: toolCallFiles("edit_file", { path: "e.ts" }),
+      multi_edit: toolCallFiles("multi_edit", { path: "me.ts" }),
+      apply_patch: toolCallFiles("apply_patch", { patch }),
+      move_file: toolCallFiles("move_file", { from: "old.ts", to: "new.ts" }),
+      delete_file: toolCallFiles("delete_file", { path: "d.ts" }),
+      grep: toolCallFiles("grep", { pattern: "x" }),
+    }).toEqual({
+      read_file: { read: ["r.ts"], changed: [] },
+      read_many_files: { read: ["m1.ts", "m2.ts"], changed: [] },
+      write_file: { read: [], changed: ["w.ts"] },
+      edit_file: { read: [], changed: ["e.ts"] },
+      multi_edit: { read: [], changed: ["me.ts"] },
+      apply_patch: { read: [], changed: ["a.ts", "b.ts"] },
+      move_file: { read: [], changed: ["old.ts", "new.ts"] },
+      delete_file: { read: [], changed: ["d.ts"] },
+      grep: { read: [], changed: [] },
+    });
   });
 });
