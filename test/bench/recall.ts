@@ -9,13 +9,13 @@
 import { mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { BENCH_QUERIES, createWordGenerator } from "./_corpus.ts";
 import { median } from "./baseline.ts";
 
 const NOTES = 300;
 const EPISODES = 10_000;
 const RUNS = 15;
 const ROOT = "/work/bench-project";
-const QUERIES = ["login redirect broken", "database migration seed", "parseHttpUrl timeout", "src/auth/session.ts", "flaky test retry", "docker compose port"];
 
 const home = mkdtempSync(join(tmpdir(), "shiro-bench-recall-"));
 process.env.SHIRO_HOME = home;
@@ -25,51 +25,8 @@ const { openEpisodes } = await import("../../lib/store/episodes.ts");
 const { openMemoryIndex } = await import("../../lib/store/memory-index.ts");
 const { tokenize, tokenizeQuery } = await import("../../lib/search/tokenize.ts");
 
-/** Deterministic pseudo-random words: a vocabulary of code-ish and English terms. */
-function _generator(seed: number) {
-  let state = seed;
-  const next = () => (state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
-  const stems = [
-    "auth",
-    "login",
-    "session",
-    "redirect",
-    "token",
-    "cache",
-    "query",
-    "parser",
-    "config",
-    "route",
-    "handler",
-    "worker",
-    "queue",
-    "schema",
-    "migration",
-    "seed",
-    "database",
-    "docker",
-    "compose",
-    "port",
-    "timeout",
-    "retry",
-    "flaky",
-    "test",
-    "build",
-    "deploy",
-    "lint",
-    "format",
-    "render",
-    "layout",
-  ];
-  const filler = Array.from({ length: 2_000 }, (_, i) => `term${i.toString(36)}`);
-  const word = () => (next() < 0.3 ? stems[Math.floor(next() * stems.length)]! : filler[Math.floor(next() * filler.length)]!);
-  const sentence = (n: number) => Array.from({ length: n }, word).join(" ");
-  const path = () => `src/${word()}/${word()}${next() < 0.5 ? "Handler" : "_util"}.ts`;
-  return { next, sentence, path };
-}
-
 function _seed(): void {
-  const gen = _generator(42);
+  const gen = createWordGenerator(42, 2_000);
   const base = Date.UTC(2025, 0, 1);
   const notes = Array.from({ length: NOTES }, (_, i) => ({
     id: `n-${i}`,
@@ -148,7 +105,7 @@ function _scan(query: string): number {
 function _time(run: (query: string) => number, runs: number): number {
   const samples: number[] = [];
   for (let i = 0; i < runs; i++) {
-    const query = QUERIES[i % QUERIES.length]!;
+    const query = BENCH_QUERIES[i % BENCH_QUERIES.length]!;
     const start = performance.now();
     run(query);
     samples.push(performance.now() - start);
@@ -159,9 +116,9 @@ function _time(run: (query: string) => number, runs: number): number {
 export async function benchRecall(): Promise<void> {
   _seed();
   const buildStart = performance.now();
-  _indexed(QUERIES[0]!);
+  _indexed(BENCH_QUERIES[0]!);
   const build = performance.now() - buildStart;
-  for (const query of QUERIES) if (_indexed(query) !== _scan(query)) throw new Error(`index and scan disagree on "${query}"`);
+  for (const query of BENCH_QUERIES) if (_indexed(query) !== _scan(query)) throw new Error(`index and scan disagree on "${query}"`);
   const indexed = _time(_indexedCold, RUNS);
   const warm = _time(_indexed, RUNS);
   const scan = _time(_scan, 5);
