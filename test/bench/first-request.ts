@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ensureBinary } from "../e2e/_harness.ts";
+import { binaryEnv, ensureBinary, fakeEnv } from "../e2e/_harness.ts";
 import { startFakeProvider } from "../fakes/provider.ts";
 import { buildBareBinary, median } from "./baseline.ts";
 
@@ -33,15 +33,7 @@ export async function benchFirstRequest(): Promise<void> {
       return { text: "hi" };
     });
     const home = join(temp, "home");
-    const env = {
-      PATH: process.env.PATH ?? "",
-      HOME: home,
-      SHIRO_HOME: home,
-      SHIRO_BASE_URL: fake.baseURL,
-      SHIRO_API_KEY: "k",
-      SHIRO_PROTOCOL: "chat",
-      SHIRO_PROVIDER: "openai",
-    };
+    const env = binaryEnv(home, fakeEnv(fake.baseURL, "chat"));
     const firstRequest: number[] = [];
     const whole: number[] = [];
     const bareTimes: number[] = [];

@@ -9,13 +9,12 @@
 import { mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { median } from "./baseline.ts";
+import { BENCH_QUERIES, createWordGenerator, scanHits, timeQueries } from "./_corpus.ts";
 
 const NOTES = 300;
 const EPISODES = 10_000;
 const RUNS = 15;
 const ROOT = "/work/bench-project";
-const QUERIES = ["login redirect broken", "database migration seed", "parseHttpUrl timeout", "src/auth/session.ts", "flaky test retry", "docker compose port"];
 
 const home = mkdtempSync(join(tmpdir(), "shiro-bench-recall-"));
 process.env.SHIRO_HOME = home;
@@ -23,53 +22,9 @@ const { paths } = await import("../../lib/platform/paths.ts");
 const { openMemory } = await import("../../lib/store/memory.ts");
 const { openEpisodes } = await import("../../lib/store/episodes.ts");
 const { openMemoryIndex } = await import("../../lib/store/memory-index.ts");
-const { tokenize, tokenizeQuery } = await import("../../lib/search/tokenize.ts");
-
-/** Deterministic pseudo-random words: a vocabulary of code-ish and English terms. */
-function _generator(seed: number) {
-  let state = seed;
-  const next = () => (state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
-  const stems = [
-    "auth",
-    "login",
-    "session",
-    "redirect",
-    "token",
-    "cache",
-    "query",
-    "parser",
-    "config",
-    "route",
-    "handler",
-    "worker",
-    "queue",
-    "schema",
-    "migration",
-    "seed",
-    "database",
-    "docker",
-    "compose",
-    "port",
-    "timeout",
-    "retry",
-    "flaky",
-    "test",
-    "build",
-    "deploy",
-    "lint",
-    "format",
-    "render",
-    "layout",
-  ];
-  const filler = Array.from({ length: 2_000 }, (_, i) => `term${i.toString(36)}`);
-  const word = () => (next() < 0.3 ? stems[Math.floor(next() * stems.length)]! : filler[Math.floor(next() * filler.length)]!);
-  const sentence = (n: number) => Array.from({ length: n }, word).join(" ");
-  const path = () => `src/${word()}/${word()}${next() < 0.5 ? "Handler" : "_util"}.ts`;
-  return { next, sentence, path };
-}
 
 function _seed(): void {
-  const gen = _generator(42);
+  const gen = createWordGenerator(42, 2_000);
   const base = Date.UTC(2025, 0, 1);
   const notes = Array.from({ length: NOTES }, (_, i) => ({
     id: `n-${i}`,
@@ -123,48 +78,18 @@ function _scan(query: string): number {
       .read()
       .episodes.map((e) => [...e.prompts, ...e.filesRead, ...e.filesChanged, ...e.commands.map((c) => c.command), e.answer, ...e.spans].join("\n")),
   ];
-  const docs = texts.map((text) => {
-    const counts = new Map<string, number>();
-    const terms = tokenize(text);
-    for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
-    return { counts, len: terms.length };
-  });
-  const average = docs.reduce((sum, doc) => sum + doc.len, 0) / docs.length;
-  const scores = new Float64Array(docs.length);
-  for (const term of tokenizeQuery(query)) {
-    const df = docs.filter((doc) => doc.counts.has(term)).length;
-    const idf = Math.log(1 + (docs.length - df + 0.5) / (df + 0.5));
-    docs.forEach((doc, i) => {
-      const tf = doc.counts.get(term) ?? 0;
-      if (tf > 0) scores[i]! += (idf * tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * doc.len) / average));
-    });
-  }
-  return [...scores]
-    .filter((score) => score > 0)
-    .sort((a, b) => b - a)
-    .slice(0, 8).length;
-}
-
-function _time(run: (query: string) => number, runs: number): number {
-  const samples: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const query = QUERIES[i % QUERIES.length]!;
-    const start = performance.now();
-    run(query);
-    samples.push(performance.now() - start);
-  }
-  return median(samples);
+  return scanHits(texts, query, 8);
 }
 
 export async function benchRecall(): Promise<void> {
   _seed();
   const buildStart = performance.now();
-  _indexed(QUERIES[0]!);
+  _indexed(BENCH_QUERIES[0]!);
   const build = performance.now() - buildStart;
-  for (const query of QUERIES) if (_indexed(query) !== _scan(query)) throw new Error(`index and scan disagree on "${query}"`);
-  const indexed = _time(_indexedCold, RUNS);
-  const warm = _time(_indexed, RUNS);
-  const scan = _time(_scan, 5);
+  for (const query of BENCH_QUERIES) if (_indexed(query) !== _scan(query)) throw new Error(`index and scan disagree on "${query}"`);
+  const indexed = timeQueries(_indexedCold, RUNS);
+  const warm = timeQueries(_indexed, RUNS);
+  const scan = timeQueries(_scan, 5);
   const size = (path: string) => statSync(path).size;
   const stores = size(paths.projectMemory(ROOT)) + size(paths.projectEpisodes(ROOT));
   const index = size(paths.memoryIndex(ROOT));

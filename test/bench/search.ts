@@ -10,66 +10,22 @@
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { median } from "./baseline.ts";
+import { BENCH_QUERIES, createWordGenerator, scanHits, timeQueries } from "./_corpus.ts";
 
 const SESSIONS = 1_000;
 const EVENTS = 50_000;
 const RUNS = 9;
 const LIMIT = 20;
-const QUERIES = ["login redirect broken", "database migration seed", "parseHttpUrl timeout", "src/auth/session.ts", "flaky test retry", "docker compose port"];
 
 const home = mkdtempSync(join(tmpdir(), "shiro-bench-search-"));
 process.env.SHIRO_HOME = home;
 const { paths } = await import("../../lib/platform/paths.ts");
 const { searchEverything } = await import("../../lib/find/search.ts");
-const { tokenize, tokenizeQuery } = await import("../../lib/search/tokenize.ts");
-
-function _generator(seed: number) {
-  let state = seed;
-  const next = () => (state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
-  const stems = [
-    "auth",
-    "login",
-    "session",
-    "redirect",
-    "token",
-    "cache",
-    "query",
-    "parser",
-    "config",
-    "route",
-    "handler",
-    "worker",
-    "queue",
-    "schema",
-    "migration",
-    "seed",
-    "database",
-    "docker",
-    "compose",
-    "port",
-    "timeout",
-    "retry",
-    "flaky",
-    "test",
-    "build",
-    "deploy",
-    "lint",
-    "format",
-    "render",
-    "layout",
-  ];
-  const filler = Array.from({ length: 4_000 }, (_, i) => `term${i.toString(36)}`);
-  const word = () => (next() < 0.3 ? stems[Math.floor(next() * stems.length)]! : filler[Math.floor(next() * filler.length)]!);
-  const sentence = (n: number) => Array.from({ length: n }, word).join(" ");
-  const path = () => `src/${word()}/${word()}${next() < 0.5 ? "Handler" : "_util"}.ts`;
-  return { next, sentence, path };
-}
 
 const _id = (prefix: string, i: number) => `${prefix}${i.toString(16).padStart(4, "0")}-0000-7000-8000-000000000000`;
 
 function _seed(): void {
-  const gen = _generator(7);
+  const gen = createWordGenerator(7, 4_000);
   const base = Date.UTC(2026, 0, 1);
   mkdirSync(paths.sessionsDir(), { recursive: true });
   mkdirSync(paths.eventsDir(), { recursive: true });
@@ -172,47 +128,18 @@ function _scan(query: string): number {
       texts.push(event.text ?? event.output ?? `${event.name} ${JSON.stringify(event.input)}`);
     }
   }
-  const docs = texts.map((text) => {
-    const counts = new Map<string, number>();
-    const terms = tokenize(text);
-    for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
-    return { counts, len: terms.length };
-  });
-  const average = docs.reduce((sum, doc) => sum + doc.len, 0) / docs.length;
-  const scores = new Float64Array(docs.length);
-  for (const term of tokenizeQuery(query)) {
-    const df = docs.filter((doc) => doc.counts.has(term)).length;
-    const idf = Math.log(1 + (docs.length - df + 0.5) / (df + 0.5));
-    docs.forEach((doc, i) => {
-      const tf = doc.counts.get(term) ?? 0;
-      if (tf > 0) scores[i]! += (idf * tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * doc.len) / average));
-    });
-  }
-  return [...scores]
-    .filter((score) => score > 0)
-    .sort((a, b) => b - a)
-    .slice(0, LIMIT).length;
-}
-
-function _time(run: (query: string) => number, runs: number): number {
-  const samples: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const start = performance.now();
-    run(QUERIES[i % QUERIES.length]!);
-    samples.push(performance.now() - start);
-  }
-  return median(samples);
+  return scanHits(texts, query, LIMIT);
 }
 
 export async function benchSearch(): Promise<void> {
   _seed();
-  const scan = _time(_scan, 3);
+  const scan = timeQueries(_scan, 3);
   const coldStart = performance.now();
-  _search(QUERIES[0]!);
+  _search(BENCH_QUERIES[0]!);
   const cold = performance.now() - coldStart;
-  for (const query of QUERIES) if (_search(query) !== _scan(query)) throw new Error(`index and scan disagree on "${query}"`);
-  const fromDisk = _time(_fromDisk, RUNS);
-  const warm = _time(_search, RUNS);
+  for (const query of BENCH_QUERIES) if (_search(query) !== _scan(query)) throw new Error(`index and scan disagree on "${query}"`);
+  const fromDisk = timeQueries(_fromDisk, RUNS);
+  const warm = timeQueries(_search, RUNS);
   const folder = (dir: string) => readdirSync(dir).reduce((sum, name) => sum + statSync(join(dir, name)).size, 0);
   const stores = folder(paths.sessionsDir()) + folder(paths.eventsDir()) + folder(paths.runsDir());
   const index = statSync(paths.transcriptIndex()).size;

@@ -13,7 +13,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { ensureBinary } from "../e2e/_harness.ts";
+import { binaryEnv, ensureBinary, fakeEnv } from "../e2e/_harness.ts";
 import { startFakeProvider, type FakeStep } from "../fakes/provider.ts";
 import { buildBareBinary, median } from "./baseline.ts";
 
@@ -90,15 +90,7 @@ export async function benchShellParser(options: { runs?: number } = {}): Promise
       warmMs.push(sample.warmMs);
     }
     const home = join(work, "home");
-    const env = {
-      PATH: process.env.PATH ?? "",
-      HOME: home,
-      SHIRO_HOME: home,
-      SHIRO_BASE_URL: fake.baseURL,
-      SHIRO_API_KEY: "k",
-      SHIRO_PROTOCOL: "chat",
-      SHIRO_PROVIDER: "openai",
-    };
+    const env = binaryEnv(home, fakeEnv(fake.baseURL, "chat"));
     const runWith = async (step: FakeStep) => {
       fake.reset();
       fake.script(step, { text: "done" });

@@ -29,9 +29,10 @@ export const SPEC_URL = new URL("./openai-spec/request-schemas.json", import.met
 /** The request schemas the fake validates, and the roots the vendored copy keeps. */
 export const SCHEMA_NAMES: readonly SchemaName[] = ["CreateChatCompletionRequest", "CreateResponse", "CreateEmbeddingRequest"];
 const KNOWN_FORMATS = new Set(["uri", "uri-reference", "email", "date-time", "date", "time", "uuid", "hostname", "ipv4", "ipv6", "regex"]);
-const SUBSCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "dependentSchemas"]);
+/** JSON Schema keywords whose value maps names to subschemas, and those whose value is one subschema (`openai-spec/vendor.ts` walks the same ones). */
+export const SUBSCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "dependentSchemas"]);
 const SUBSCHEMA_LISTS = new Set(["allOf", "anyOf", "prefixItems"]);
-const SUBSCHEMA_SINGLE = new Set([
+export const SUBSCHEMA_SINGLE = new Set([
   "items",
   "additionalProperties",
   "not",

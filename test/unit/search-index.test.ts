@@ -109,27 +109,23 @@ describe("index file", () => {
   const dir = mkdtempSync(join(tmpdir(), "shiro-index-"));
   const path = join(dir, "test.index.json");
   const sync = (texts: Record<string, string>, stamp: string) => (index: ReturnType<typeof createBm25Index>) => index.sync("s", stamp, () => docs(texts));
+  /** Opens the one-document index `{ a: "alpha" }` and returns the ids a search for "alpha" finds. */
+  const _openAndFindAlpha = (file: ReturnType<typeof openIndexFile>) =>
+    file
+      .open(sync({ a: "alpha" }, "1"))
+      .search("alpha", { limit: 1 })
+      .map((hit) => hit.id);
 
   test("written when something changed, only read when nothing did, rebuilt with a notice when corrupt, quietly when from another tokenizer", () => {
     const notices: string[] = [];
     const file = openIndexFile(path, { label: "test index", onNotice: (text) => notices.push(text) });
     file.open(sync({ a: "alpha" }, "1"));
     const first = statSync(path);
-    expect(
-      file
-        .open(sync({ a: "alpha" }, "1"))
-        .search("alpha", { limit: 1 })
-        .map((hit) => hit.id),
-    ).toEqual(["a"]);
+    expect(_openAndFindAlpha(file)).toEqual(["a"]);
     expect(statSync(path).mtimeMs).toBe(first.mtimeMs);
 
     writeFileSync(path, "{ torn");
-    expect(
-      file
-        .open(sync({ a: "alpha" }, "1"))
-        .search("alpha", { limit: 1 })
-        .map((hit) => hit.id),
-    ).toEqual(["a"]);
+    expect(_openAndFindAlpha(file)).toEqual(["a"]);
     expect(notices).toHaveLength(1);
     expect(notices[0]).toMatch(/^test index .*test\.index\.json was unreadable \(not valid JSON .*\); rebuilt it$/);
     expect(JSON.parse(readFileSync(path, "utf8")).tokenizer).toBe(TOKENIZER_VERSION);
@@ -157,20 +153,10 @@ describe("index file", () => {
     // Same inode, same size, same time: the bytes are garbage, but the index read before is used.
     writeFileSync(file, "x".repeat(before.size));
     utimesSync(file, at, at);
-    expect(
-      index
-        .open(sync({ a: "alpha" }, "1"))
-        .search("alpha", { limit: 1 })
-        .map((hit) => hit.id),
-    ).toEqual(["a"]);
+    expect(_openAndFindAlpha(index)).toEqual(["a"]);
     expect(notices).toEqual([]);
     utimesSync(file, at, new Date(at.getTime() + 5_000));
-    expect(
-      index
-        .open(sync({ a: "alpha" }, "1"))
-        .search("alpha", { limit: 1 })
-        .map((hit) => hit.id),
-    ).toEqual(["a"]);
+    expect(_openAndFindAlpha(index)).toEqual(["a"]);
     expect(notices).toHaveLength(1);
     rmSync(other, { recursive: true, force: true });
   });

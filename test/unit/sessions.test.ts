@@ -20,6 +20,18 @@ import { useTempHome } from "./temp-home.ts";
 const FIXTURE = join(import.meta.dir, "..", "fixtures", "session-lease.ts");
 const CWD = "/work/project-a";
 
+/** Runs `test/fixtures/session-lease.ts <action> <sessionId> CWD` in another process, output piped, killed after 30 s. */
+function _spawnFixture(action: "exit-open" | "probe" | "continue", sessionId: string) {
+  return Bun.spawn({
+    cmd: [process.execPath, FIXTURE, action, sessionId, CWD],
+    env: process.env,
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: 30_000,
+    killSignal: "SIGKILL",
+  });
+}
+
 const openWriters: SessionWriter[] = [];
 
 // Registered first, so the writers flush into the temp home before it is removed.
@@ -208,14 +220,7 @@ describe("debounced autosave", () => {
 
   test("a process that exits with its writer open still saves the session and drops its lease", async () => {
     const session = saveAt("0190bbbb-0000-7000-8000-000000000001", CWD, 5);
-    const child = Bun.spawn({
-      cmd: [process.execPath, FIXTURE, "exit-open", session.id, CWD],
-      env: process.env,
-      stdout: "pipe",
-      stderr: "pipe",
-      timeout: 30_000,
-      killSignal: "SIGKILL",
-    });
+    const child = _spawnFixture("exit-open", session.id);
     const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
     expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
     expect(loadSession(session.id).messages).toEqual([{ role: "user", content: "added by a process that never closed its writer" }]);
@@ -286,14 +291,7 @@ describe("leases", () => {
     const older = saveAt("0190aaaa-3333-7000-8000-000000000001", CWD, 30);
     const newer = saveAt("0190bbbb-3333-7000-8000-000000000001", CWD, 20);
     open(loadSession(newer.id));
-    const child = Bun.spawn({
-      cmd: [process.execPath, FIXTURE, "probe", newer.id, CWD],
-      env: process.env,
-      stdout: "pipe",
-      stderr: "pipe",
-      timeout: 30_000,
-      killSignal: "SIGKILL",
-    });
+    const child = _spawnFixture("probe", newer.id);
     const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
     expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
     const probe = JSON.parse(stdout);
@@ -327,14 +325,7 @@ describe("leases", () => {
   test("-c claims the session it picks, so another process can no longer take it", async () => {
     const session = saveAt("0190aaaa-6666-7000-8000-000000000001", CWD, 10);
     expect(newestForCwd(CWD).session?.id).toBe(session.id);
-    const child = Bun.spawn({
-      cmd: [process.execPath, FIXTURE, "probe", session.id, CWD],
-      env: process.env,
-      stdout: "pipe",
-      stderr: "pipe",
-      timeout: 30_000,
-      killSignal: "SIGKILL",
-    });
+    const child = _spawnFixture("probe", session.id);
     const [code, stdout] = await Promise.all([child.exited, new Response(child.stdout).text()]);
     expect(code).toBe(0);
     const probe = JSON.parse(stdout);
@@ -344,16 +335,7 @@ describe("leases", () => {
 
   test("six -c at once: one continues the session, the others skip it as live, none fails", async () => {
     const session = saveAt("0190aaaa-7777-7000-8000-000000000001", CWD, 10);
-    const children = Array.from({ length: 6 }, () =>
-      Bun.spawn({
-        cmd: [process.execPath, FIXTURE, "continue", session.id, CWD],
-        env: process.env,
-        stdout: "pipe",
-        stderr: "pipe",
-        timeout: 30_000,
-        killSignal: "SIGKILL",
-      }),
-    );
+    const children = Array.from({ length: 6 }, () => _spawnFixture("continue", session.id));
     const results = await Promise.all(
       children.map(async (child) => {
         const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);

@@ -16,25 +16,12 @@ import { createHash } from "node:crypto";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
-import { SCHEMA_NAMES, SPEC_URL } from "../provider-schema.ts";
+import { SCHEMA_NAMES, SPEC_URL, SUBSCHEMA_MAPS, SUBSCHEMA_SINGLE } from "../provider-schema.ts";
 
 export const VENDOR_COMMAND = "bun run vendor:openai-spec <path-to-openai-openapi.json>";
 
 const ANNOTATIONS = new Set(["description", "title", "example", "examples", "default", "deprecated", "externalDocs"]);
-const SUBSCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "dependentSchemas"]);
 const SUBSCHEMA_LISTS = new Set(["allOf", "anyOf", "oneOf", "prefixItems"]);
-const SUBSCHEMA_SINGLE = new Set([
-  "items",
-  "additionalProperties",
-  "not",
-  "if",
-  "then",
-  "else",
-  "contains",
-  "propertyNames",
-  "unevaluatedProperties",
-  "unevaluatedItems",
-]);
 const REF_PREFIX = "#/components/schemas/";
 
 /** What `pruneOpenApiSpec` keeps of a full document. */
