@@ -5,6 +5,7 @@
  */
 import { defineCommand } from "citty";
 import { UserError } from "../lib/platform/errors.ts";
+import { writeOut } from "../lib/ui/output.ts";
 
 export default defineCommand({
   meta: { name: "sandbox", description: "show the shell sandbox of this folder and check it works" },
@@ -19,7 +20,7 @@ export default defineCommand({
     const root = process.cwd();
     const status = detectSandbox({ config: loadConfigFile().sandbox, noSandbox: false });
     const check = checkSandbox(createCommandSandbox(status), root);
-    if (args.json) process.stdout.write(`${JSON.stringify({ ...status, root, check })}\n`);
+    if (args.json) writeOut(`${JSON.stringify({ ...status, root, check })}\n`);
     else {
       const lines = [describeSandbox(status)];
       if (status.notice) lines.push(status.notice);
@@ -30,7 +31,7 @@ export default defineCommand({
           lines.push(`check: passed (/usr read-only, workspace ${check.workspaceWritable ? "writable" : "read-only"}${net})`);
         }
       }
-      process.stdout.write(`${lines.join("\n")}\n`);
+      writeOut(`${lines.join("\n")}\n`);
     }
     if (status.refusal) throw new UserError(status.refusal);
     if (!check.ok) throw new UserError(`sandbox check failed: ${check.problem}`);

@@ -6,6 +6,7 @@
  */
 import { defineCommand } from "citty";
 import { UserError } from "../lib/platform/errors.ts";
+import { writeOut } from "../lib/ui/output.ts";
 
 export default defineCommand({
   meta: { name: "update", description: "replace this binary with the latest release, or only say whether one exists" },
@@ -30,14 +31,14 @@ export default defineCommand({
     const check = await checkForUpdate(resolveReleaseBase(process.env, config.update?.base));
     const released = check.index.date.slice(0, 10);
     if (!check.newer) {
-      process.stdout.write(`shiro ${check.current} is up to date (latest release ${check.latest}, ${released})\n`);
+      writeOut(`shiro ${check.current} is up to date (latest release ${check.latest}, ${released})\n`);
       return;
     }
     if (args.check) {
-      process.stdout.write(`update available: shiro ${check.current} -> ${check.latest} (${released}); run shiro update\n`);
+      writeOut(`update available: shiro ${check.current} -> ${check.latest} (${released}); run shiro update\n`);
       return;
     }
     const result = await applyUpdate(check, { execPath: process.execPath, target: BUILD!.target });
-    process.stdout.write(`updated shiro ${result.from} -> ${result.to} at ${result.path}\n`);
+    writeOut(`updated shiro ${result.from} -> ${result.to} at ${result.path}\n`);
   },
 });

@@ -44,7 +44,7 @@ export function sessionEntries(session: SessionRecord): ExportEntry[] {
 
 export function messageEntries(messages: readonly Message[]): ExportEntry[] {
   const entries: ExportEntry[] = [];
-  const calls = new Map<string, Extract<ExportEntry, { type: "tool" }>>();
+  const tools = _pairToolCalls(entries);
   for (const message of messages) {
     if (message.role === "user") entries.push({ type: "prompt", text: message.content });
     else if (message.role === "assistant") {
@@ -54,23 +54,9 @@ export function messageEntries(messages: readonly Message[]): ExportEntry[] {
         .join("\n")
         .trim();
       if (text) entries.push({ type: "answer", text });
-      for (const part of message.parts) {
-        if (part.type !== "tool-call") continue;
-        const entry = {
-          type: "tool" as const,
-          name: part.name,
-          input: describeToolInput(part.name, part.input),
-          head: describeToolHead(part.name, part.input),
-        };
-        calls.set(part.id, entry);
-        entries.push(entry);
-      }
+      for (const part of message.parts) if (part.type === "tool-call") tools.call(part.id, part.name, part.input);
     } else {
-      for (const result of message.results) {
-        const call = calls.get(result.callId);
-        if (call) Object.assign(call, { output: result.output, ...(result.isError ? { isError: true } : {}) });
-        else entries.push({ type: "tool", name: result.name, input: "", output: result.output, ...(result.isError ? { isError: true } : {}) });
-      }
+      for (const result of message.results) tools.settle(result.callId, result.name, result.output, result.isError === true);
     }
   }
   return entries;
@@ -78,24 +64,11 @@ export function messageEntries(messages: readonly Message[]): ExportEntry[] {
 
 export function runEntries(run: RunSnapshot, events: readonly LoggedEvent[]): ExportEntry[] {
   const entries: ExportEntry[] = [{ type: "prompt", text: run.prompt }];
-  const calls = new Map<string, Extract<ExportEntry, { type: "tool" }>>();
-  const settle = (id: string, name: string, output: string, isError: boolean) => {
-    const call = calls.get(id);
-    if (call) Object.assign(call, { output, ...(isError ? { isError } : {}) });
-    else entries.push({ type: "tool", name, input: "", output, ...(isError ? { isError } : {}) });
-  };
+  const { call, settle } = _pairToolCalls(entries);
   for (const event of events) {
     if (event.type === "message" && event.text.trim()) entries.push({ type: "answer", text: event.text.trim() });
-    else if (event.type === "tool-call") {
-      const entry = {
-        type: "tool" as const,
-        name: event.name,
-        input: describeToolInput(event.name, event.input),
-        head: describeToolHead(event.name, event.input),
-      };
-      calls.set(event.id, entry);
-      entries.push(entry);
-    } else if (event.type === "tool-result") settle(event.id, event.name, event.output, false);
+    else if (event.type === "tool-call") call(event.id, event.name, event.input);
+    else if (event.type === "tool-result") settle(event.id, event.name, event.output, false);
     else if (event.type === "tool-error") settle(event.id, event.name, event.error, true);
     else if (event.type === "tool-denied") settle(event.id, event.name, `denied: ${event.reason}`, true);
     else if (event.type === "compacted")
@@ -109,6 +82,23 @@ export function runEntries(run: RunSnapshot, events: readonly LoggedEvent[]): Ex
     else if (event.type === "error") entries.push({ type: "notice", text: `error: ${event.error}` });
   }
   return entries;
+}
+
+/** Tool calls appended to `entries` as they come; a result fills its call's entry by id, or stands alone when the call is not there. */
+function _pairToolCalls(entries: ExportEntry[]) {
+  const calls = new Map<string, Extract<ExportEntry, { type: "tool" }>>();
+  return {
+    call(id: string, name: string, input: unknown): void {
+      const entry = { type: "tool" as const, name, input: describeToolInput(name, input), head: describeToolHead(name, input) };
+      calls.set(id, entry);
+      entries.push(entry);
+    },
+    settle(id: string, name: string, output: string, isError: boolean): void {
+      const call = calls.get(id);
+      if (call) Object.assign(call, { output, ...(isError ? { isError } : {}) });
+      else entries.push({ type: "tool", name, input: "", output, ...(isError ? { isError } : {}) });
+    },
+  };
 }
 
 /** One line for a folded tool call's header: the input's first line, or flattened JSON, cut at `max`. */

@@ -19,7 +19,7 @@ import { lstat, mkdir, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import * as v from "valibot";
 import globDescription from "./glob.md" with { type: "text" };
-import { classifySecretFile } from "../secrets/classify.ts";
+import { classifySecretPath } from "../secrets/classify.ts";
 import { fieldPaths } from "../approval/write-paths.ts";
 import { readWorkspaceFile, secretsRefusal } from "./file-read.ts";
 import { resolveInWorkspace, toWorkspacePath, writeInWorkspace } from "./jail.ts";
@@ -85,9 +85,13 @@ export const readManyFilesTool: ToolDefinition<ReadManyInput> = {
       input.files.map(async (file) => {
         let body: string;
         try {
-          const secret = classifySecretFile(resolveInWorkspace(ctx.root, file.path), ctx.root);
-          if (secret) return `===== ${file.path} =====\n[skipped: it may hold secrets (${secret}). Ask the user, or read it with read_file, which asks them.]`;
-          body = await readNumberedLines(ctx.root, file.path, file.offset ?? 1, file.limit ?? READ_LIMIT);
+          // The name given is judged before any open; the real name and the content, on what was opened.
+          const named = classifySecretPath(resolveInWorkspace(ctx.root, file.path), ctx.root);
+          const read = named ? undefined : await readWorkspaceFile(ctx.root, file.path);
+          const secret = named ?? read?.secret;
+          if (secret || !read)
+            return `===== ${file.path} =====\n[skipped: it may hold secrets (${secret}). Ask the user, or read it with read_file, which asks them.]`;
+          body = _numberLines(read.bytes, file.path, file.offset ?? 1, file.limit ?? READ_LIMIT);
         } catch (error) {
           body = `[unreadable: ${error instanceof Error ? error.message : String(error)}]`;
         }
@@ -122,6 +126,11 @@ export function decodeUtf8(bytes: Uint8Array): string | undefined {
 export async function readNumberedLines(root: string, p: string, offset: number, limit: number, secretsAllowed = false): Promise<string> {
   const { bytes, secret } = await readWorkspaceFile(root, p);
   if (secret && !secretsAllowed) throw secretsRefusal(p, secret);
+  return _numberLines(bytes, p, offset, limit);
+}
+
+/** `bytes` of `p` as numbered lines from `offset`, at most `limit`; throws for a binary file or an offset past the end. */
+function _numberLines(bytes: Uint8Array, p: string, offset: number, limit: number): string {
   if (looksBinary(bytes)) throw new Error(`${p} is a binary file, not text. Use bash if you need to inspect it.`);
   const lines = splitLines(new TextDecoder().decode(bytes));
   if (lines.length === 0) return `${p} is empty.`;

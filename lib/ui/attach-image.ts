@@ -4,9 +4,8 @@
  * `vision`). The type comes from the file's first bytes (not its name); files over
  * IMAGE_MAX_BYTES are refused. Every refusal is one line, thrown as an Error for the report.
  */
-import { readFileSync, statSync } from "node:fs";
 import type { ImageMediaType } from "../messages.ts";
-import { resolveInWorkspace } from "../tools/jail.ts";
+import { openInWorkspace } from "../tools/jail.ts";
 
 export const IMAGE_MAX_BYTES = 5 * 1024 * 1024;
 
@@ -25,15 +24,22 @@ export function isImagePath(path: string): boolean {
  * Reads the image `path` names. `refuseFor` is undefined when the model takes images, else the
  * model's name (for the refusal). Throws one line when the image cannot be attached.
  */
-export function readImageAttachment(root: string, path: string, refuseFor: string | undefined): AttachedImage {
+export async function readImageAttachment(root: string, path: string, refuseFor: string | undefined): Promise<AttachedImage> {
   if (refuseFor !== undefined) throw new Error(`the model ${refuseFor} does not take images`);
-  const full = resolveInWorkspace(root, path);
-  const size = statSync(full).size;
-  if (size > IMAGE_MAX_BYTES) throw new Error(`${_megabytes(size)} MB is over the ${IMAGE_MAX_BYTES / 1024 / 1024} MB image limit; scale it down first`);
-  const bytes = readFileSync(full);
-  const mediaType = detectImageType(bytes);
-  if (!mediaType) throw new Error("not a PNG, JPEG, GIF or WebP image (its first bytes say otherwise)");
-  return { mediaType, data: bytes.toString("base64") };
+  // Through the jail's checked open: what is judged is what is read, and a named pipe never blocks.
+  const { handle } = await openInWorkspace(root, path, "read");
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw new Error("not a regular file");
+    if (info.size > IMAGE_MAX_BYTES)
+      throw new Error(`${_megabytes(info.size)} MB is over the ${IMAGE_MAX_BYTES / 1024 / 1024} MB image limit; scale it down first`);
+    const bytes = await handle.readFile();
+    const mediaType = detectImageType(bytes);
+    if (!mediaType) throw new Error("not a PNG, JPEG, GIF or WebP image (its first bytes say otherwise)");
+    return { mediaType, data: bytes.toString("base64") };
+  } finally {
+    await handle.close();
+  }
 }
 
 /** The image type the first bytes announce, or undefined. */

@@ -52,7 +52,7 @@ export async function attachMentions(text: string, options: AttachOptions): Prom
     seen.add(path);
     try {
       if (isImagePath(path) && !statSync(resolveInWorkspace(options.root, path)).isDirectory()) {
-        const image = readImageAttachment(options.root, path, options.imagesRefusedBy);
+        const image = await readImageAttachment(options.root, path, options.imagesRefusedBy);
         images.push(image);
         blocks.push(`[image: ${path}]`);
         report.push(`attached @${path} (${describeImage(image)})`);

@@ -11,6 +11,13 @@ function _age(iso: string): string {
   return `${Math.round(seconds / 86_400)}d ago`;
 }
 
+/** `--limit` as given (a leading whole number, as parseInt reads it), else `fallback`. */
+function _parseLimit(given: string | undefined, fallback: number): number {
+  const limit = given ? Number.parseInt(given, 10) : fallback;
+  if (!Number.isInteger(limit) || limit < 1) throw new UserError("--limit must be a positive whole number");
+  return limit;
+}
+
 export const list = defineCommand({
   meta: { name: "list", description: "the newest runs (default 20)" },
   args: {
@@ -19,8 +26,7 @@ export const list = defineCommand({
   },
   async run({ args }) {
     const { listRuns, effectiveStatus } = await import("../store/runs.ts");
-    const limit = args.limit ? Number.parseInt(String(args.limit), 10) : 20;
-    if (!Number.isInteger(limit) || limit < 1) throw new UserError(`--limit must be a positive whole number`);
+    const limit = _parseLimit(args.limit, 20);
     const { runs, skipped } = listRuns(limit);
     for (const skip of skipped) writeErr(`shiro: skipped runs/${skip.file}: ${skip.reason}\n`);
     if (args.json) {
@@ -125,8 +131,7 @@ export const search = defineCommand({
   },
   async run({ args }) {
     const { searchRuns } = await import("../find/run-search.ts");
-    const limit = args.limit ? Number.parseInt(String(args.limit), 10) : 50;
-    if (!Number.isInteger(limit) || limit < 1) throw new UserError("--limit must be a positive whole number");
+    const limit = _parseLimit(args.limit, 50);
     const query = String(args.query);
     const hits = searchRuns(query, { limit, ...(args.here ? { cwd: process.cwd() } : {}), onNotice: (text) => writeErr(`shiro: ${text}\n`) });
     if (args.json) {

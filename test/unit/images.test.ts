@@ -4,6 +4,7 @@
  * and an old session (no `images`) and a new one both valid.
  */
 import { describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -83,14 +84,17 @@ describe("the image type comes from the first bytes", () => {
 
 describe("reading an @image", () => {
   const root = mkdtempSync(join(tmpdir(), "shiro-images-"));
-  test("a PNG named .jpg goes as what its bytes say; text named .png and an oversized file are refused in one line", () => {
+  test("a PNG named .jpg goes as what its bytes say; text named .png, an oversized file and a named pipe are refused in one line", async () => {
     writeFileSync(join(root, "real.jpg"), Buffer.from(PNG, "base64"));
     writeFileSync(join(root, "fake.png"), "not an image\n");
     writeFileSync(join(root, "big.png"), Buffer.alloc(IMAGE_MAX_BYTES + 1));
-    expect(readImageAttachment(root, "real.jpg", undefined)).toEqual({ mediaType: "image/png", data: PNG });
-    expect(() => readImageAttachment(root, "fake.png", undefined)).toThrow("not a PNG, JPEG, GIF or WebP image (its first bytes say otherwise)");
-    expect(() => readImageAttachment(root, "big.png", undefined)).toThrow("5.0 MB is over the 5 MB image limit; scale it down first");
-    expect(() => readImageAttachment(root, "real.jpg", "llama3.1")).toThrow("the model llama3.1 does not take images");
+    expect(await readImageAttachment(root, "real.jpg", undefined)).toEqual({ mediaType: "image/png", data: PNG });
+    await expect(readImageAttachment(root, "fake.png", undefined)).rejects.toThrow("not a PNG, JPEG, GIF or WebP image (its first bytes say otherwise)");
+    await expect(readImageAttachment(root, "big.png", undefined)).rejects.toThrow("5.0 MB is over the 5 MB image limit; scale it down first");
+    await expect(readImageAttachment(root, "real.jpg", "llama3.1")).rejects.toThrow("the model llama3.1 does not take images");
+    if (spawnSync("mkfifo", [join(root, "pipe.png")], { timeout: 5_000 }).status === 0) {
+      await expect(readImageAttachment(root, "pipe.png", undefined)).rejects.toThrow("not a regular file");
+    }
   });
   test("attachMentions: the text keeps [image: path], the image rides along", async () => {
     writeFileSync(join(root, "pic.png"), Buffer.from(PNG, "base64"));
