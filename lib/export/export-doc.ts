@@ -8,12 +8,12 @@
  * through the redactor (secrets/redact.ts `redactValue`); `loadExportRecord` is the stored record
  * itself (session file, or run snapshot and events), redacted the same way, for `--format json`.
  */
-import { readdirSync } from "node:fs";
 import { UserError } from "../platform/errors.ts";
 import { paths } from "../platform/paths.ts";
 import { redactValue } from "../secrets/redact.ts";
 import type { Todo } from "../store/notebook.ts";
 import { findRun, readRunEvents, type LoggedEvent, type RunSnapshot } from "../store/runs.ts";
+import { storedIds } from "../store/short-ids.ts";
 import { findSession } from "../store/sessions.ts";
 import type { SessionRecord } from "../store/session-record.ts";
 import { sessionEntries, runEntries, type ExportEntry } from "./export-entries.ts";
@@ -35,8 +35,8 @@ export type ExportRecord = { kind: "session"; session: SessionRecord } | { kind:
 export function loadExportRecord(idOrPrefix: string): ExportRecord {
   const wanted = idOrPrefix.trim().toLowerCase();
   if (!/^[0-9a-f-]+$/.test(wanted)) throw new UserError(`no session or run matching "${idOrPrefix}"; shiro sessions and shiro runs list their ids`);
-  const sessions = _idsIn(paths.sessionsDir(), ".json").filter((id) => id.startsWith(wanted));
-  const runs = _idsIn(paths.runsDir(), ".json").filter((id) => id.startsWith(wanted));
+  const sessions = storedIds(paths.sessionsDir(), ".json").filter((id) => id.startsWith(wanted));
+  const runs = storedIds(paths.runsDir(), ".json").filter((id) => id.startsWith(wanted));
   const exactSession = sessions.includes(wanted);
   const exactRun = runs.includes(wanted);
   if (sessions.length > 0 && runs.length > 0 && !exactSession && !exactRun) {
@@ -110,14 +110,4 @@ function _duration(from: string, to: string): string {
   const seconds = Math.round(ms / 1000);
   if (seconds < 3600) return `${Math.floor(seconds / 60)}m ${String(seconds % 60).padStart(2, "0")}s`;
   return `${Math.floor(seconds / 3600)}h ${String(Math.floor((seconds % 3600) / 60)).padStart(2, "0")}m`;
-}
-
-function _idsIn(dir: string, suffix: string): string[] {
-  try {
-    return readdirSync(dir)
-      .filter((name) => name.endsWith(suffix))
-      .map((name) => name.slice(0, -suffix.length));
-  } catch {
-    return [];
-  }
 }

@@ -10,7 +10,8 @@ import { shortestUniquePrefix } from "../platform/ids.ts";
 import { paths } from "../platform/paths.ts";
 import { listPending } from "./approvals.ts";
 
-function _idsIn(dir: string, suffix: string): string[] {
+/** The ids of the records stored in `dir` as `<id><suffix>`; none when the folder is missing. */
+export function storedIds(dir: string, suffix: string): string[] {
   try {
     return readdirSync(dir)
       .filter((name) => name.endsWith(suffix))
@@ -37,7 +38,7 @@ export function shortSessionIds(ids: readonly string[]): string[] {
 export const shortRunIds = shortSessionIds;
 
 function _sessionAndRunIds(): string[] {
-  return [..._idsIn(paths.sessionsDir(), ".json"), ..._idsIn(paths.runsDir(), ".json")];
+  return [...storedIds(paths.sessionsDir(), ".json"), ...storedIds(paths.runsDir(), ".json")];
 }
 
 /** Unique among pending approvals, which is what `shiro approve|deny <prefix>` resolves against. */
