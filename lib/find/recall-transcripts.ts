@@ -5,11 +5,10 @@
  *   `transcript session 0193ab2c 2026-11-28 tool-result bash: …the matched text…`
  * Without `transcript` in `kinds`, recall is exactly the notes-and-episodes recall.
  */
-import type { RecallKind, RecallRequest } from "../store/memory-recall.ts";
+import { TRANSCRIPT_KIND, type RecallKind, type RecallRequest } from "../store/memory-recall.ts";
 import { describeTranscriptHits, rankTranscripts, RECALL_TRANSCRIPT_SOURCES } from "./search.ts";
 import { openTranscriptIndex } from "./transcript-index.ts";
 
-export const TRANSCRIPT_KIND = "transcript";
 export type RecallToolKind = RecallKind | typeof TRANSCRIPT_KIND;
 export type RecallToolRequest = Omit<RecallRequest, "kinds"> & { kinds?: readonly RecallToolKind[] };
 

@@ -28,6 +28,8 @@ import { rankSemantically } from "./memory-semantic.ts";
 import { MEMORY_KINDS, type MemoryScope, type MemoryStore, type ScopedMemoryEntry } from "./memory.ts";
 
 export const RECALL_KINDS = [...MEMORY_KINDS, "episode"] as const;
+/** The `recall` kind that also searches past transcripts (lib/find/recall-transcripts.ts). */
+export const TRANSCRIPT_KIND = "transcript";
 export type RecallKind = (typeof RECALL_KINDS)[number];
 export const RECALL_DEFAULT_LIMIT = 8;
 export const RECALL_MAX_LIMIT = 30;

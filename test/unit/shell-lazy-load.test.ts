@@ -24,7 +24,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function _modulesLoaded(args: string[], steps: FakeStep[]): Promise<string[]> {
+function _modulesLoaded(args: string[], steps: FakeStep[], match = "mvdan-sh"): Promise<string[]> {
   fake.reset();
   fake.script(...steps);
   const log = join(dir, `modules-${Math.random().toString(36).slice(2)}.json`);
@@ -34,7 +34,7 @@ function _modulesLoaded(args: string[], steps: FakeStep[]): Promise<string[]> {
     SHIRO_HOME: dir,
     NO_COLOR: "1",
     RECORD_MODULES: log,
-    RECORD_MATCH: "mvdan-sh",
+    RECORD_MATCH: match,
     SHIRO_BASE_URL: fake.baseURL,
     SHIRO_API_KEY: "k",
     SHIRO_PROTOCOL: "chat",
@@ -50,7 +50,7 @@ function _modulesLoaded(args: string[], steps: FakeStep[]): Promise<string[]> {
     child.on("close", (code) => {
       clearTimeout(timer);
       if (code !== 0) reject(new Error(`shiro ${args.join(" ")} exited ${code}`));
-      else resolvePromise((JSON.parse(readFileSync(log, "utf8")) as string[]).map((path) => path.slice(path.indexOf("mvdan-sh"))));
+      else resolvePromise((JSON.parse(readFileSync(log, "utf8")) as string[]).map((path) => path.slice(path.indexOf(match))));
     });
   });
 }
@@ -60,6 +60,16 @@ test("--version and a plain answer do not load the shell parser", async () => {
   expect(await _modulesLoaded(["-p", "hi", "--yolo"], [{ text: "hello" }])).toEqual([]);
   expect(fake.requests).toHaveLength(1);
   expect(await _modulesLoaded(["-p", "list", "--yolo"], [{ toolCalls: [{ name: "glob", input: { pattern: "*" } }] }, { text: "done" }])).toEqual([]);
+}, 60_000);
+
+test("a plain answer does not load the transcript search (lib/find); the first recall over transcripts does", async () => {
+  expect(await _modulesLoaded(["-p", "hi", "--yolo"], [{ text: "hello" }], "/lib/find/")).toEqual([]);
+  const recalled = await _modulesLoaded(
+    ["-p", "what did we do", "--yolo"],
+    [{ toolCalls: [{ name: "recall", input: { query: "parser", kinds: ["transcript"] } }] }, { text: "done" }],
+    "/lib/find/",
+  );
+  expect(recalled).toContain("/lib/find/recall-transcripts.ts");
 }, 60_000);
 
 test("the first bash call loads it", async () => {
