@@ -134,10 +134,13 @@ function _readHead(abs: string): string {
   let fd: number | undefined;
   try {
     // Opening a named pipe would wait for a writer; only regular files are read.
-    if (!statSync(abs).isFile()) return "";
+    const stat = statSync(abs);
+    if (!stat.isFile()) return "";
     fd = openSync(abs, "r");
-    const buffer = Buffer.alloc(SECRET_SNIFF_BYTES);
-    const read = readSync(fd, buffer, 0, SECRET_SNIFF_BYTES, 0);
+    // Sized to the file: most files are far smaller than the sniff window.
+    const size = Math.min(SECRET_SNIFF_BYTES, stat.size);
+    const buffer = Buffer.allocUnsafe(size);
+    const read = readSync(fd, buffer, 0, size, 0);
     return buffer.subarray(0, read).toString("latin1");
   } catch {
     return "";
