@@ -10,12 +10,13 @@
  * inside a git work tree).
  *
  * Staleness: a note is possibly stale when a recorded file's hash differs now, or the file is gone.
- * Nothing here writes; git is run read-only, with a 3-second cap, and its failure is no error.
+ * Nothing here writes; git is run read-only through the safe runner (lib/shell/safe-git.ts: no
+ * repository config can start a program), with a 3-second cap, and its failure is no error.
  */
-import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { basename, isAbsolute, relative, resolve, sep } from "node:path";
+import { runGitSync } from "../shell/safe-git.ts";
 import type { MemoryEntry, MemorySource } from "./memory-file.ts";
 
 export const PROVENANCE_FILE_CAP = 8;
@@ -118,12 +119,7 @@ export function hashFile(path: string): string | null {
 /** `HEAD`'s commit, or undefined outside a git work tree (or when git is missing). */
 export function gitHead(projectRoot: string): string | undefined {
   try {
-    const out = execFileSync("git", ["rev-parse", "--verify", "-q", "HEAD"], {
-      cwd: projectRoot,
-      timeout: _GIT_TIMEOUT_MS,
-      stdio: ["ignore", "pipe", "ignore"],
-      encoding: "utf8",
-    });
+    const out = runGitSync(projectRoot, "rev-parse", ["--verify", "-q", "HEAD"], _GIT_TIMEOUT_MS);
     return /^[0-9a-f]{40,64}$/.test(out.trim()) ? out.trim() : undefined;
   } catch {
     return undefined;
@@ -134,12 +130,7 @@ function _untracked(projectRoot: string, files: readonly string[]): string[] {
   const inside = files.filter((path) => path && !path.startsWith("..") && !isAbsolute(path));
   if (inside.length === 0) return [];
   try {
-    const out = execFileSync("git", ["ls-files", "-z", "--", ...inside], {
-      cwd: projectRoot,
-      timeout: _GIT_TIMEOUT_MS,
-      stdio: ["ignore", "pipe", "ignore"],
-      encoding: "utf8",
-    });
+    const out = runGitSync(projectRoot, "ls-files", ["-z", "--", ...inside], _GIT_TIMEOUT_MS);
     const tracked = new Set(out.split("\0").filter(Boolean));
     return inside.filter((path) => !tracked.has(path));
   } catch {
