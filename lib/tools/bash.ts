@@ -60,8 +60,14 @@ export const bashTool: ToolDefinition<BashInput> = {
     const shell = _buildShellCommand(input.command);
     const sandbox = ctx.sandbox;
     const confined = sandbox?.confines(input.command) ?? false;
-    const result = await _runShell(confined ? sandbox!.wrap(shell, ctx.root) : shell, timeoutMs, ctx);
-    const report = _formatResult(result, timeoutMs);
+    let result: RunResult;
+    let undone: string | undefined;
+    try {
+      result = await _runShell(confined ? sandbox!.wrap(shell, ctx.root) : shell, timeoutMs, ctx);
+    } finally {
+      if (confined) undone = sandbox!.afterCommand(ctx.root);
+    }
+    const report = undone ? `${_formatResult(result, timeoutMs)}\n\nsandbox: ${undone}.` : _formatResult(result, timeoutMs);
     const refused = confined ? sandbox!.explain({ ...result, output: `${result.stdout.text}\n${result.stderr.text}` }) : undefined;
     if (!refused) return report;
     const verdict = await sandbox!.askOutside({ callId: ctx.callId, command: input.command, reason: refused, cwd: ctx.root });
