@@ -101,6 +101,8 @@ interface Escape {
   before?: (fx: Fixture) => void;
   /** Route 1: a tool result says this (the runner refused the planted pointer). */
   refusal?: string;
+  /** Route 2: the bash result says this (shiro took the plant away after the command). */
+  removed?: string;
 }
 
 const ESCAPES: Escape[] = [
@@ -115,6 +117,7 @@ const ESCAPES: Escape[] = [
       "printf '*.txt filter=x diff=x\\n' > .git/info/attributes",
     ].join(" && "),
     refusal: "commondir sends git to",
+    removed: "sandbox: removed ",
   },
   { name: "diff.<x>.textconv", plant: "printf '*.txt diff=x\\n' > .gitattributes && git config diff.x.textconv P" },
   { name: "filter.<x>.clean", plant: "printf '*.txt filter=x\\n' > .gitattributes && git config filter.x.clean P" },
@@ -228,6 +231,7 @@ describe("route 2: a sandboxed command tries the plant", () => {
           const result = await e2e.shiro(["-p", "plant", "--yolo"], { timeoutMs: 60_000 });
           expect(result.code).toBe(0);
           expect(snapshot(fx.ws)).toEqual(before);
+          if (escape.removed) expect(toolResultsOf(e2e.fake.requests.at(-1)!)[0]!.output).toContain(`${escape.removed}${join(fx.ws, ".git", "commondir")}`);
           userRunsGit(fx);
           expect({ canary: canaryText(fx), connections: connections() }).toEqual({ canary: "", connections: 0 });
         });
