@@ -20,7 +20,7 @@
  * for every command. A `commondir` can still be created where none was (a mount needs something
  * to mount on): `removePlantedCommondirs` takes it away after each command.
  */
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
+import { type Dirent, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 
 /** Folders the session-start walk reads at most; what lies past them is not protected (docs/security.md says so). */
@@ -41,20 +41,21 @@ export function scanWorkspaceGit(root: string): WorkspaceGit {
   const real = _real(root);
   const found: WorkspaceGit = { gitDirs: [], gitFiles: [], withoutCommondir: [] };
   const queue = [real];
-  for (let visited = 0; queue.length > 0 && visited < SCAN_DIRECTORY_CAP; visited++) {
-    const dir = queue.shift()!;
-    let names: string[];
+  for (let next = 0; next < queue.length && next < SCAN_DIRECTORY_CAP; next++) {
+    const dir = queue[next]!;
+    let entries: Dirent[];
     try {
-      names = readdirSync(dir);
+      entries = readdirSync(dir, { withFileTypes: true });
     } catch {
       continue;
     }
-    for (const name of names) {
-      const path = join(dir, name);
-      const stat = lstatSync(path, { throwIfNoEntry: false });
-      if (!stat || stat.isSymbolicLink()) continue;
-      if (name === ".git") _add(found, real, path, stat.isDirectory());
-      else if (stat.isDirectory()) queue.push(path);
+    for (const entry of entries) {
+      const path = join(dir, entry.name);
+      // Some file systems do not report the type in the listing.
+      const known = entry.isFile() || entry.isDirectory() || entry.isSymbolicLink() ? entry : lstatSync(path, { throwIfNoEntry: false });
+      if (!known || known.isSymbolicLink()) continue;
+      if (entry.name === ".git") _add(found, real, path, known.isDirectory());
+      else if (known.isDirectory()) queue.push(path);
     }
   }
   return found;
@@ -70,6 +71,7 @@ export function gitProtectionArgs(real: string, views: readonly string[], scan?:
   const top = join(real, ".git");
   const stat = lstatSync(top, { throwIfNoEntry: false });
   if (stat && !stat.isSymbolicLink()) _add(now, real, top, stat.isDirectory());
+  else if (stat && _inside(real, _real(top)) && _isDir(top)) now.gitDirs.push(_real(top));
   const gitDirs = _unique([...now.gitDirs, ...(scan?.gitDirs ?? [])]).filter((dir) => _isDir(dir));
   const gitFiles = _unique([...now.gitFiles, ...(scan?.gitFiles ?? [])]).filter((file) => existsSync(file));
   const mounts: { path: string; writable: boolean }[] = [];
