@@ -64,6 +64,7 @@ export function createCommandSandbox(status: SandboxStatus, options: CommandSand
   let privateTmp: string | undefined;
   // The workspace's git dirs as they were before the first command of the session ran in it.
   const scans = new Map<string, WorkspaceGit>();
+  const pending: string[] = [];
   const scanOf = (root: string) => {
     let scan = scans.get(root);
     if (!scan) scans.set(root, (scan = scanWorkspaceGit(root)));
@@ -80,6 +81,8 @@ export function createCommandSandbox(status: SandboxStatus, options: CommandSand
       const runner = status.runner;
       if (status.mode === "off" || !runner) return [...argv];
       const policy = { mode: status.mode, network: status.network };
+      // A hook or MCP server run since the last bash command gets no clean-up of its own: this is it.
+      if (status.mode === "workspace-write") pending.push(...removePlantedCommondirs(_real(root), scanOf(root)));
       const git = status.mode === "workspace-write" ? { git: scanOf(root) } : {};
       if (runner.kind === "bwrap") return buildBwrapArgv(runner.path, { ...policy, seccompFile: seccompFilterFile(), ...git }, root, argv);
       privateTmp ??= mkdtempSync(join(tmpdir(), "shiro-sandbox-"));
@@ -87,8 +90,8 @@ export function createCommandSandbox(status: SandboxStatus, options: CommandSand
     },
     afterCommand(root) {
       if (status.mode !== "workspace-write" || !status.runner) return undefined;
-      const removed = removePlantedCommondirs(_real(root), scanOf(root));
-      return removed.length ? `removed ${removed.join(", ")}: the command wrote it to send git to another repository's config` : undefined;
+      const removed = [...pending.splice(0), ...removePlantedCommondirs(_real(root), scanOf(root))];
+      return removed.length ? `removed ${removed.join(", ")}: a sandboxed command wrote it to send git to another repository's config` : undefined;
     },
     explain: (run) => explainSandboxFailure(status, run),
     async askOutside(request) {

@@ -32,6 +32,8 @@ const _KEPT = new Set([
   "core.trustctime",
   "core.abbrev",
   "extensions.objectformat",
+  "extensions.compatobjectformat",
+  "extensions.refstorage",
   "branch.*.remote",
   "branch.*.merge",
   "remote.*.fetch",
