@@ -22,6 +22,7 @@
  */
 import { type Dirent, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
+import { configProgramKeys } from "../shell/safe-git.ts";
 
 /** Folders the session-start walk reads at most; what lies past them is not protected (docs/security.md says so). */
 export const SCAN_DIRECTORY_CAP = 20_000;
@@ -108,6 +109,21 @@ export function removePlantedCommondirs(real: string, scan: WorkspaceGit): strin
     removed.push(planted);
   }
   return removed;
+}
+
+/**
+ * What a `.git` made in the workspace during the session (none was there when it was scanned)
+ * holds that the user's own git would run: hooks (not `*.sample`) and config keys that name a
+ * program. A sentence for the command's result, or undefined when it holds none.
+ */
+export function describeNewRepository(real: string, scan: WorkspaceGit): string | undefined {
+  const top = join(real, ".git");
+  if (scan.gitDirs.includes(top) || scan.gitFiles.includes(top) || !_isDir(top)) return undefined;
+  const hooks = _list(join(top, "hooks")).filter((name) => !name.endsWith(".sample"));
+  const keys = configProgramKeys(join(top, "config"));
+  const found = [...(hooks.length ? [`hooks (${hooks.join(", ")})`] : []), ...(keys.length ? [`config that runs programs (${keys.join(", ")})`] : [])];
+  if (!found.length) return undefined;
+  return `${top} was created in this session and holds ${found.join(" and ")}: your own git would run them there (shiro's git tools do not); check them before using git in this folder`;
 }
 
 function _add(found: WorkspaceGit, real: string, path: string, isDir: boolean): void {

@@ -17,7 +17,7 @@ import type { ApprovalRequest, DecisionSource } from "../approval/request.ts";
 import { buildBwrapArgv } from "./bwrap.ts";
 import type { SandboxStatus } from "./detect.ts";
 import { explainSandboxFailure, type FailedRun } from "./explain.ts";
-import { removePlantedCommondirs, scanWorkspaceGit, type WorkspaceGit } from "./git-mounts.ts";
+import { describeNewRepository, removePlantedCommondirs, scanWorkspaceGit, type WorkspaceGit } from "./git-mounts.ts";
 import { buildSeatbeltArgv } from "./seatbelt.ts";
 import { seccompFilterFile } from "./seccomp.ts";
 
@@ -41,7 +41,11 @@ export interface CommandSandbox {
   confines(command: string): boolean;
   /** The argv that runs `argv` confined in `root` (as is when the sandbox is off). Throws the refusal, like `confines`. */
   wrap(argv: readonly string[], root: string): string[];
-  /** After a confined command in `root`: undoes what the mounts cannot prevent (a planted `commondir`); one warning line, or undefined. */
+  /**
+   * After a confined command in `root`: undoes what the mounts cannot prevent (a planted
+   * `commondir`) and reports a `.git` made this session that holds hooks or program-naming config
+   * (once); the `sandbox:` lines' text, or undefined.
+   */
   afterCommand(root: string): string | undefined;
   /** Why a confined run failed because of the sandbox, or undefined. */
   explain(run: FailedRun): string | undefined;
@@ -65,6 +69,7 @@ export function createCommandSandbox(status: SandboxStatus, options: CommandSand
   // The workspace's git dirs as they were before the first command of the session ran in it.
   const scans = new Map<string, WorkspaceGit>();
   const pending: string[] = [];
+  const reported = new Set<string>();
   const scanOf = (root: string) => {
     let scan = scans.get(root);
     if (!scan) scans.set(root, (scan = scanWorkspaceGit(root)));
@@ -91,7 +96,13 @@ export function createCommandSandbox(status: SandboxStatus, options: CommandSand
     afterCommand(root) {
       if (status.mode !== "workspace-write" || !status.runner) return undefined;
       const removed = [...pending.splice(0), ...removePlantedCommondirs(_real(root), scanOf(root))];
-      return removed.length ? `removed ${removed.join(", ")}: a sandboxed command wrote it to send git to another repository's config` : undefined;
+      const notes = removed.length ? [`removed ${removed.join(", ")}: a sandboxed command wrote it to send git to another repository's config`] : [];
+      const created = describeNewRepository(_real(root), scanOf(root));
+      if (created && !reported.has(created)) {
+        reported.add(created);
+        notes.push(created);
+      }
+      return notes.length ? notes.join(".\nsandbox: ") : undefined;
     },
     explain: (run) => explainSandboxFailure(status, run),
     async askOutside(request) {

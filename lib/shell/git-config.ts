@@ -114,6 +114,52 @@ export function parseConfigList(raw: string): ConfigEntry[] {
   return entries;
 }
 
+/** Keys that name a program outside the drivers, as `section.key` or `section.*.key`; for reporting only (the runner keeps an allow-list). */
+const _PROGRAM_KEYS = new Set([
+  "core.fsmonitor",
+  "core.hookspath",
+  "core.pager",
+  "core.editor",
+  "core.sshcommand",
+  "core.askpass",
+  "core.gitproxy",
+  "core.alternaterefscommand",
+  "diff.external",
+  "sequence.editor",
+  "interactive.difffilter",
+  "credential.helper",
+  "credential.*.helper",
+  "gpg.program",
+  "gpg.*.program",
+  "gpg.ssh.defaultkeycommand",
+  "pager.*",
+  "include.path",
+  "includeif.*.path",
+  "remote.*.uploadpack",
+  "remote.*.receivepack",
+  "difftool.*.cmd",
+  "mergetool.*.cmd",
+]);
+
+/** The names of the keys among `entries` that can start a program (`core.fsmonitor`, `filter.x.clean`, an alias starting with `!`). */
+export function programKeys(entries: readonly ConfigEntry[]): string[] {
+  const names: string[] = [];
+  for (const entry of entries) {
+    const name = entry.subsection === undefined ? `${entry.section}.${entry.key}` : `${entry.section}.${entry.subsection}.${entry.key}`;
+    const pattern = entry.subsection === undefined ? name : `${entry.section}.*.${entry.key}`;
+    const driver = entry.subsection !== undefined && _DRIVER_KEYS[entry.section]?.includes(entry.key);
+    const pager = entry.section === "pager";
+    const alias = entry.section === "alias" && (entry.value ?? "").trimStart().startsWith("!");
+    if (driver || pager || alias || _PROGRAM_KEYS.has(pattern)) names.push(name);
+  }
+  return [...new Set(names)];
+}
+
+/** Reads one config file as entries, without its includes. */
+export function readConfigFile(path: string, env: NodeJS.ProcessEnv, cwd: string): ConfigEntry[] {
+  return existsSync(path) ? parseConfigList(_gitConfig(["config", "--no-includes", "--file", path, "--list", "-z"], env, cwd)) : [];
+}
+
 /** True when the allow-list keeps `entry`. */
 export function keepsEntry(entry: ConfigEntry): boolean {
   return _KEPT.has(entry.subsection === undefined ? `${entry.section}.${entry.key}` : `${entry.section}.*.${entry.key}`);
@@ -132,9 +178,7 @@ export function serializeConfig(entries: readonly ConfigEntry[]): string {
 
 /** The repository config file at `path` reduced to the allow-list, as config text ("" when there is none). */
 export function sanitizedRepositoryConfig(path: string, env: NodeJS.ProcessEnv, cwd: string): string {
-  if (!existsSync(path)) return "";
-  const raw = _gitConfig(["config", "--no-includes", "--file", path, "--list", "-z"], env, cwd);
-  return serializeConfig(parseConfigList(raw).filter(keepsEntry));
+  return serializeConfig(readConfigFile(path, env, cwd).filter(keepsEntry));
 }
 
 /** The overrides for the config `env` makes git read: the fixed ones, then every program-naming driver key found. */

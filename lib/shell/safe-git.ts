@@ -26,7 +26,7 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSy
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { childEnv } from "../secrets/child-env.ts";
-import { neutralizingOverrides, sanitizedRepositoryConfig } from "./git-config.ts";
+import { neutralizingOverrides, programKeys, readConfigFile, sanitizedRepositoryConfig } from "./git-config.ts";
 
 /** Thrown when the workspace's git pointers lead where shiro will not follow; the message is one line for the user. */
 export class GitRefusal extends Error {}
@@ -118,6 +118,15 @@ export function runGitSync(root: string, subcommand: string, args: readonly stri
     throw new Error(stderr.split("\n")[0] || `git ${subcommand} failed`);
   } finally {
     call.dispose();
+  }
+}
+
+/** The keys of the config file at `path` that can start a program (none when it is missing or unreadable). */
+export function configProgramKeys(path: string): string[] {
+  try {
+    return programKeys(readConfigFile(path, _baseEnv(), tmpdir()));
+  } catch {
+    return [];
   }
 }
 

@@ -241,6 +241,30 @@ describe("route 2: a sandboxed command tries the plant", () => {
   }
 
   sandboxTest(
+    "a workspace without .git: a command that makes one with a hook and a fsmonitor is reported, and the next command cannot change them",
+    async () => {
+      const hook = ".git/hooks/pre-commit";
+      e2e.fake.script(
+        bash(`git init -q && git config core.fsmonitor /bin/true && printf '#!/bin/sh\\ntrue\\n' > ${hook} && chmod +x ${hook}`),
+        bash(`git config core.fsmonitor /bin/false; echo more >> ${hook}; mv .git .git-old`),
+        { text: "done" },
+      );
+      const result = await e2e.shiro(["-p", "make a repository", "--yolo"], { timeoutMs: 60_000 });
+      expect(result.code).toBe(0);
+      const [made, changed] = toolResultsOf(e2e.fake.requests.at(-1)!).map((r) => r.output);
+      const top = join(e2e.dirs.cwd, ".git");
+      expect(made).toBe(
+        `exit: 0\n\n(no output)\n\nsandbox: ${top} was created in this session and holds hooks (pre-commit) and config that runs programs (core.fsmonitor): your own git would run them there (shiro's git tools do not); check them before using git in this folder.`,
+      );
+      expect(changed).toContain("Read-only file system");
+      expect(changed).toContain("Device or resource busy");
+      expect(readFileSync(join(e2e.dirs.cwd, hook), "utf8")).toBe("#!/bin/sh\ntrue\n");
+      expect(readFileSync(join(top, "config"), "utf8")).toContain("fsmonitor = /bin/true");
+    },
+    60_000,
+  );
+
+  sandboxTest(
     "git itself still works in the sandbox: commit, branch, checkout",
     async () => {
       await withListener(async (port) => {
