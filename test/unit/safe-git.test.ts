@@ -10,7 +10,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GitRefusal, locateRepository, prepareGit, runGitSync } from "../../lib/shell/safe-git.ts";
-import { keepsEntry, parseConfigList, serializeConfig } from "../../lib/shell/git-config.ts";
+import { keepsEntry, parseConfigList, programKeys, serializeConfig } from "../../lib/shell/git-config.ts";
 
 let base = "";
 let canary = "";
@@ -247,6 +247,43 @@ describe("git pointers are pinned by shiro", () => {
     expect(readFileSync(join(shadow, "config"), "utf8")).toContain("repositoryformatversion");
     call.dispose();
     expect(existsSync(shadow)).toBe(false);
+  });
+});
+
+describe("program-naming keys are named in reports", () => {
+  test("a table of spellings", () => {
+    const raw = [
+      "core.fsmonitor\n/x",
+      "core.hookspath\n/x",
+      "filter.lfs.clean\nx",
+      "filter.a.b.process\nx",
+      "diff.tex.textconv\nx",
+      "diff.tex.xfuncname\n^x",
+      "merge.ours.driver\ntrue",
+      "alias.st\n!sh -c x",
+      "alias.co\ncheckout",
+      "pager.log\nless",
+      "includeif.gitdir:/x/.path\n/y",
+      "credential.https://h.helper\nstore",
+      "gpg.ssh.program\nx",
+      "remote.origin.uploadpack\nx",
+      "remote.origin.url\nhttps://h/r",
+      "user.name\nT",
+    ].join("\0");
+    expect(programKeys(parseConfigList(raw))).toEqual([
+      "core.fsmonitor",
+      "core.hookspath",
+      "filter.lfs.clean",
+      "filter.a.b.process",
+      "diff.tex.textconv",
+      "merge.ours.driver",
+      "alias.st",
+      "pager.log",
+      "includeif.gitdir:/x/.path",
+      "credential.https://h.helper",
+      "gpg.ssh.program",
+      "remote.origin.uploadpack",
+    ]);
   });
 });
 
