@@ -2,7 +2,9 @@
  * The macOS `sandbox-exec` (Seatbelt) profile and command line for one sandboxed command.
  * Untested on real macOS by this project's CI (it runs on Linux); the profile follows the same
  * rules as the bubblewrap one: reads anywhere, writes only in the workspace (`workspace-write`)
- * and a private temp folder, the workspace's `.git/hooks` and `.git/config` read-only, and no
+ * and a private temp folder, the workspace's `.git` itself (no rename), its `config`,
+ * `config.worktree`, `commondir` (not even created), `hooks`, `info`, `worktrees`, `remotes` and
+ * `branches` read-only, and no
  * network unless `network`. Paths reach the profile as `-D` parameters, never spliced into it,
  * so no path can change the profile's meaning.
  */
@@ -12,6 +14,19 @@ export interface SeatbeltPolicy {
   mode: "workspace-write" | "read-only";
   network: boolean;
 }
+
+/** What a writable workspace keeps: `.git` itself (no rename or removal) and the git paths that name programs. */
+const _GIT_DENIED: readonly (readonly ["literal" | "subpath", string])[] = [
+  ["subpath", "/.git/hooks"],
+  ["literal", "/.git/config"],
+  ["literal", "/.git"],
+  ["literal", "/.git/config.worktree"],
+  ["literal", "/.git/commondir"],
+  ["subpath", "/.git/info"],
+  ["subpath", "/.git/worktrees"],
+  ["subpath", "/.git/remotes"],
+  ["subpath", "/.git/branches"],
+];
 
 /** The profile text; `ROOT` and `TMP` are `-D` parameters of sandbox-exec. */
 export function buildSeatbeltProfile(policy: SeatbeltPolicy): string {
@@ -26,7 +41,8 @@ export function buildSeatbeltProfile(policy: SeatbeltPolicy): string {
   ];
   const lines = ["(version 1)", "(allow default)", "(deny file-write*)", `(allow file-write* ${writable.join(" ")})`];
   if (policy.mode === "workspace-write") {
-    lines.push('(deny file-write* (subpath (string-append (param "ROOT") "/.git/hooks")) (literal (string-append (param "ROOT") "/.git/config")))');
+    const denied = _GIT_DENIED.map(([kind, path]) => `(${kind} (string-append (param "ROOT") "${path}"))`);
+    lines.push(`(deny file-write* ${denied.join(" ")})`);
   }
   if (!policy.network) lines.push("(deny network*)");
   return `${lines.join("\n")}\n`;
