@@ -199,7 +199,8 @@ describe("route 1: the plant lands, then shiro's own git tools and remember run"
             ],
           },
           { toolCalls: [call("git_commit_message")] },
-          { text: "Add two to a.txt" },
+          // git_commit_message asks the model once, unless the runner refused the repository.
+          ...(escape.refusal ? [] : [{ text: "Add two to a.txt" }]),
           { toolCalls: [call("remember", { kind: "fact", text: "b.txt and a.txt hold the fixture's words" })] },
           { text: "done" },
         );
@@ -208,6 +209,11 @@ describe("route 1: the plant lands, then shiro's own git tools and remember run"
         const results = e2e.fake.requests.flatMap((request) => toolResultsOf(request).map((r) => r.output));
         expect(results[0]).toStartWith("exit: 0");
         expect({ canary: canaryText(fx), connections: connections() }).toEqual({ canary: "", connections: 0 });
+        // Note provenance ran git through the runner: a commit is recorded unless the runner refused the repository.
+        const memory = join(e2e.dirs.home, ".shiro-neko", "memory");
+        const notes = readdirSync(memory).filter((name) => /^[0-9a-f]{16}\.json$/.test(name));
+        const sources = notes.flatMap((name) => JSON.parse(readFileSync(join(memory, name), "utf8")).entries.map((entry: any) => entry.source));
+        expect(sources.map((source: any) => typeof source?.commit)).toEqual([escape.refusal ? "undefined" : "string"]);
         if (escape.refusal) expect(results.some((output) => output.includes(escape.refusal!))).toBe(true);
         else expect(results.some((output) => output.includes("+sting"))).toBe(true);
         // The control: the user's own git runs the plant.
