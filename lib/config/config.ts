@@ -99,9 +99,11 @@ export const ConfigSchema = v.strictObject(
             network: v.optional(v.boolean("must be true or false")),
             bwrap: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty"))),
             mcp: v.optional(v.boolean("must be true or false")),
+            /** Paths sandboxed commands cannot read, beside the defaults (lib/sandbox/hidden-paths.ts): absolute, `~/…`, or relative to the workspace. */
+            hidePaths: v.optional(v.array(v.pipe(v.string("must be a path"), v.minLength(1, "must not be empty")))),
           }),
         ],
-        `must be one of ${SANDBOX_MODES.join(", ")}, or {mode?, network?, bwrap?, mcp?}`,
+        `must be one of ${SANDBOX_MODES.join(", ")}, or {mode?, network?, bwrap?, mcp?, hidePaths?}`,
       ),
     ),
     memory: v.optional(
