@@ -85,7 +85,7 @@ describe("scopes through the binary", () => {
       { text: "ok" },
     );
     expect((await shiro(["-p", "how do we release?"])).code).toBe(0);
-    expect(systemOf(e2e.fake.requests[0]!)).toContain("- (command, repo) release with make release, never by hand");
+    expect(systemOf(e2e.fake.requests[0]!)).toContain("- (command, from the repository) release with make release, never by hand");
     const saved = JSON.parse(readFileSync(repoFile(), "utf8"));
     expect(saved.entries.map((entry: { text: string; hits: number }) => [entry.text, entry.hits])).toEqual([
       ["release with make release, never by hand", 0],
