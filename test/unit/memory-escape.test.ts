@@ -37,7 +37,7 @@ const PLAIN = ["the dev server listens on 5173", "use pnpm, not npm", "déjà vu
 
 describe("escapeMemoryText", () => {
   test(`${ATTACKS.length} spellings of a tag or a new line are neutralised`, () => {
-    expect(ATTACKS.map(([text]) => [text, escapeMemoryText(text)])).toEqual(ATTACKS);
+    expect(ATTACKS.map(([text]) => [text, escapeMemoryText(text)])).toEqual(ATTACKS.map(([a, b]) => [a, b]));
   });
 
   test("no escaped text holds an angle bracket or anything NFKC folds into one", () => {
