@@ -136,6 +136,7 @@ describe("an always grant never covers a path the classifier flags", () => {
     const gate = createGate({
       rules: parsePermissionRules(undefined),
       plugins: createPluginHost({ cwd: "/ws", enabled: [] }),
+      yolo: false,
       decide: async (request) => {
         asked.push(request.secret ? `${request.subject} [${request.secret.path}]` : request.subject);
         return asked.length === 1 ? "always" : "deny";
