@@ -9,7 +9,8 @@
  * - Every note remembered records its provenance from what shiro observed of the turn so far:
  *   files read or changed by tool calls since the last user message, and the tools that brought
  *   untrusted text (web_fetch, MCP); memory-provenance.ts adds the commit and content hashes.
- * - `endRun()` returns one notice listing every note stored during the run, or nothing.
+ * - `endRun()` returns one notice listing every note stored and every note forgotten during the
+ *   run, or nothing.
  * Not opened at all under --no-memory (agent.ts), so no scope is read or written then.
  */
 import { shortestUniquePrefix } from "../platform/ids.ts";
@@ -68,6 +69,7 @@ export function openSessionMemory(options: SessionMemoryOptions): SessionMemory 
   });
   let injected: MemoryInjection | undefined;
   let written: { entry: MemoryEntry; scope: MemoryScope }[] = [];
+  let forgotten: { entry: MemoryEntry; scope: MemoryScope }[] = [];
   const tools = createMemoryTools(shelf.project, {
     global: shelf.global,
     shelf,
@@ -84,6 +86,7 @@ export function openSessionMemory(options: SessionMemoryOptions): SessionMemory 
         ..._observeTurn(options.messages(), options.cwd, projectRoot),
       }),
     onWritten: (entry, scope) => written.push({ entry, scope }),
+    onForgotten: (entries, scope) => forgotten.push(...entries.map((entry) => ({ entry, scope }))),
     sessionId: () => options.sessionId,
   });
   return {
@@ -93,6 +96,7 @@ export function openSessionMemory(options: SessionMemoryOptions): SessionMemory 
     beginRun(prompt) {
       shelf.clearRun();
       written = [];
+      forgotten = [];
       const notices: AgentEvent[] = [];
       injected = selectMemoryForPrompt({
         projectRoot,
@@ -110,13 +114,17 @@ export function openSessionMemory(options: SessionMemoryOptions): SessionMemory 
     subagentSection: (kind, prompt) => selectMemoryForPrompt({ projectRoot, stores: [shelf.agentStore(kind)], query: prompt, budget: options.budget }).text,
     injection: () => injected,
     endRun() {
-      if (written.length === 0) return [];
-      const ids = shelf.entries().map((entry) => entry.id);
-      const lines = written.map(
-        ({ entry, scope }) => `- ${shortestUniquePrefix(entry.id, ids)} (${entry.kind}${scope === "project" ? "" : `, ${scope}`}) ${entry.text}`,
-      );
+      if (written.length === 0 && forgotten.length === 0) return [];
+      const ids = [...shelf.entries(), ...forgotten.map(({ entry }) => entry)].map((entry) => entry.id);
+      const line = ({ entry, scope }: { entry: MemoryEntry; scope: MemoryScope }) =>
+        `- ${shortestUniquePrefix(entry.id, ids)} (${entry.kind}${scope === "project" ? "" : `, ${scope}`}) ${entry.text}`;
+      const text = [
+        ...(written.length > 0 ? [`notes written in this run (shiro memory forget <id|text> removes one):`, ...written.map(line)] : []),
+        ...(forgotten.length > 0 ? [`notes forgotten in this run:`, ...forgotten.map(line)] : []),
+      ].join("\n");
       written = [];
-      return [{ type: "notice", text: [`notes written in this run (shiro memory forget <id|text> removes one):`, ...lines].join("\n") }];
+      forgotten = [];
+      return [{ type: "notice", text }];
     },
     setAgent(name) {
       agent = name;

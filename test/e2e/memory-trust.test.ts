@@ -49,3 +49,41 @@ describe("a note cannot close the data block", () => {
     );
   }, 60_000);
 });
+
+describe("forget is a write", () => {
+  test("memory.confirmWrites gates forget: a headless run is refused and the note stays", async () => {
+    expect((await e2e.shiro(["memory", "add", "fact", "the staging host is stg-2"])).code).toBe(0);
+    e2e.writeConfig({ memory: { confirmWrites: true } });
+    e2e.fake.script({ toolCalls: [{ name: "forget", input: { text: "staging host" } }] }, { text: "ok" });
+    const run = await e2e.shiro(["-p", "forget the staging host"]);
+    expect(run.code).toBe(0);
+    expect(toolResultsOf(e2e.fake.requests[1]!).at(-1)!.output).toStartWith("Error: Denied: this call needs approval");
+    expect(run.stderr).not.toContain("notes forgotten in this run");
+    const listed = await e2e.shiro(["memory", "list"]);
+    expect(listed.stdout).toContain("the staging host is stg-2");
+  }, 60_000);
+
+  test("the run's end lists the notes written and the notes forgotten", async () => {
+    expect((await e2e.shiro(["memory", "add", "fact", "the staging host is stg-2"])).code).toBe(0);
+    e2e.fake.script(
+      {
+        toolCalls: [
+          { name: "forget", input: { text: "staging host" } },
+          { name: "remember", input: { kind: "fact", text: "the staging host is stg-3 since the move" } },
+        ],
+      },
+      { text: "ok" },
+    );
+    const run = await e2e.shiro(["-p", "the staging host moved"]);
+    expect(run.code).toBe(0);
+    const at = run.stderr.indexOf("notes written in this run");
+    expect(at).toBeGreaterThanOrEqual(0);
+    const listing = run.stderr.slice(at).split("\n").slice(0, 4);
+    expect(listing.map((line) => line.replace(/^- [0-9a-f-]+ /, "- <id> "))).toEqual([
+      "notes written in this run (shiro memory forget <id|text> removes one):",
+      "- <id> (fact) the staging host is stg-3 since the move",
+      "notes forgotten in this run:",
+      "- <id> (fact) the staging host is stg-2",
+    ]);
+  }, 60_000);
+});
