@@ -11,6 +11,8 @@
  *   untrusted text (web_fetch, MCP); memory-provenance.ts adds the commit and content hashes.
  * - `endRun()` returns one notice listing every note stored and every note forgotten during the
  *   run, or nothing.
+ * - The repository's notes (`.shiro/notes.json`) are used only while their exact content is
+ *   trusted (repo-notes-trust.ts); an untrusted file with notes gets one notice at opening.
  * Not opened at all under --no-memory (agent.ts), so no scope is read or written then.
  */
 import { shortestUniquePrefix } from "../platform/ids.ts";
@@ -20,6 +22,7 @@ import { projectPath, toolCallFiles } from "../store/episode-build.ts";
 import type { EpisodeStore } from "../store/episodes.ts";
 import { buildProvenance } from "../store/memory-provenance.ts";
 import { openMemoryShelf, type MemoryShelf } from "../store/memory-scopes.ts";
+import { openRepoNotesTrust, readRepoNotesFile } from "../store/repo-notes-trust.ts";
 import type { MemoryEntry, MemoryScope } from "../store/memory.ts";
 import { resolveInWorkspace } from "../tools/jail.ts";
 import { createMemoryTools } from "../tools/memory-tools.ts";
@@ -66,7 +69,11 @@ export function openSessionMemory(options: SessionMemoryOptions): SessionMemory 
     agent,
     onNotice: options.onNotice,
     guard: (path) => void resolveInWorkspace(projectRoot, path),
+    repoTrust: openRepoNotesTrust(projectRoot),
   });
+  const repoNotes = readRepoNotesFile(projectRoot);
+  if (repoNotes && !repoNotes.trusted && repoNotes.count > 0)
+    options.onNotice?.(`${repoNotes.path} not used: this repository's notes are not trusted (start shiro here and answer y to use them)`);
   let injected: MemoryInjection | undefined;
   let written: { entry: MemoryEntry; scope: MemoryScope }[] = [];
   let forgotten: { entry: MemoryEntry; scope: MemoryScope }[] = [];

@@ -73,6 +73,8 @@ export interface FileBackingLayout {
   mode?: number;
   /** Runs before every write (the repo store's jail check); throws to refuse it. */
   beforeWrite?: () => void;
+  /** Runs after every write (the repo store's trust follows shiro's own writes). */
+  afterWrite?: () => void;
 }
 
 /** Header-less `{version: 1, entries}` (the global and repo files), also read from a bare array. */
@@ -106,6 +108,7 @@ export function openFileBacking(layout: FileBackingLayout, options: { onNotice?:
           return next && { version: 1 as const, ...header, entries: next };
         },
       );
+      layout.afterWrite?.();
     },
   };
 }
