@@ -183,6 +183,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
         sessionId: session.id,
         runId: () => runIds.active,
         messages: () => session.messages,
+        toolFor: (name) => toolbox.registered.find((tool) => tool.name === name) ?? mcp.hub?.tools().find((tool) => tool.name === name),
         episodes,
         embeddings,
         budget: memoryConfig?.budget,

@@ -6,9 +6,11 @@
  * - `beginRun(prompt)` (a new run, not a resumed one) empties the run store, chooses the notes for
  *   this request and returns the `memory` event the run log records (none when nothing was
  *   there to carry), after a notice when the recall index had to be rebuilt.
- * - Every note remembered records its provenance from what shiro observed of the turn so far:
- *   files read or changed by tool calls since the last user message, and the tools that brought
- *   untrusted text (web_fetch, MCP); memory-provenance.ts adds the commit and content hashes.
+ * - Every note remembered records its provenance from what shiro observed: files read or changed
+ *   by tool calls since the last user message, and what untrusted text the whole session's context
+ *   held, by the tools' declarations (`resultText`, `effect`, `paths`): every foreign result — a
+ *   command's output, a grep, a page, an MCP answer, a file this session did not write first —
+ *   named `<tool>` or `<tool> <path>`, at most 8; memory-provenance.ts adds the commit and hashes.
  * - `endRun()` returns one notice listing every note stored and every note forgotten during the
  *   run, or nothing.
  * - The repository's notes (`.shiro/notes.json`) are used only while their exact content is
@@ -39,6 +41,8 @@ export interface SessionMemoryOptions {
   runId: () => string;
   /** The session's transcript, read when a note is written. */
   messages: () => readonly Message[];
+  /** The declaration of a tool the session offers (built-in, session, plugin or MCP), by name. */
+  toolFor?: (name: string) => ToolDefinition | undefined;
   episodes?: EpisodeStore;
   embeddings?: EmbeddingClient;
   /** Config memory.budget (estimated tokens) and memory.confirmWrites. */
@@ -90,7 +94,8 @@ export function openSessionMemory(options: SessionMemoryOptions): SessionMemory 
         sessionId: options.sessionId,
         runId: options.runId(),
         agent,
-        ..._observeTurn(options.messages(), options.cwd, projectRoot),
+        files: _turnFiles(options.messages(), options.cwd, projectRoot),
+        untrusted: untrustedSeen(options.messages(), options.toolFor ?? (() => undefined), options.cwd, projectRoot),
       }),
     onWritten: (entry, scope) => written.push({ entry, scope }),
     onForgotten: (entries, scope) => forgotten.push(...entries.map((entry) => ({ entry, scope }))),
@@ -140,20 +145,54 @@ export function openSessionMemory(options: SessionMemoryOptions): SessionMemory 
   };
 }
 
-/** The files read or changed and the tools called since the last user message. */
-function _observeTurn(messages: readonly Message[], cwd: string, projectRoot: string): { files: string[]; tools: string[] } {
+/** The files read or changed since the last user message. */
+function _turnFiles(messages: readonly Message[], cwd: string, projectRoot: string): string[] {
   const start = messages.findLastIndex((message) => message.role === "user");
   const files: string[] = [];
-  const tools: string[] = [];
   for (const message of messages.slice(Math.max(0, start))) {
     if (message.role !== "assistant") continue;
     for (const part of message.parts) {
       if (part.type !== "tool-call") continue;
-      tools.push(part.name);
-      const input = (part.input ?? {}) as Record<string, unknown>;
-      const touched = toolCallFiles(part.name, input);
+      const touched = toolCallFiles(part.name, (part.input ?? {}) as Record<string, unknown>);
       for (const path of [...touched.read, ...touched.changed]) if (typeof path === "string" && path) files.push(projectPath(path, cwd, projectRoot));
     }
   }
-  return { files: [...new Set(files)], tools: [...new Set(tools)] };
+  return [...new Set(files)];
+}
+
+const _UNTRUSTED_CAP = 8;
+
+/**
+ * What untrusted text the session's context holds, by declaration: every call whose result is
+ * foreign (an unknown tool's too), as `<tool>`, or for a `read` tool with paths `<tool> <path>` for
+ * each path no earlier `write` call of the session wrote. In call order, without repeats, at most 8.
+ */
+export function untrustedSeen(messages: readonly Message[], toolFor: (name: string) => ToolDefinition | undefined, cwd: string, projectRoot: string): string[] {
+  const authored = new Set<string>();
+  const marks = new Set<string>();
+  for (const message of messages) {
+    if (message.role !== "assistant") continue;
+    for (const part of message.parts) {
+      if (part.type !== "tool-call") continue;
+      const tool = toolFor(part.name);
+      const paths = _declaredPaths(tool, part.input, cwd, projectRoot);
+      if (tool?.effect === "write") for (const path of paths ?? []) authored.add(path);
+      if ((tool?.resultText ?? (tool?.effect === "write" ? "own" : "foreign")) === "own") continue;
+      if (tool?.effect === "read" && paths && paths.length > 0) {
+        for (const path of paths) if (!authored.has(path)) marks.add(`${part.name} ${path}`);
+      } else marks.add(part.name);
+    }
+  }
+  const all = [...marks];
+  return all.length > _UNTRUSTED_CAP ? [...all.slice(0, _UNTRUSTED_CAP - 1), `${all.length - _UNTRUSTED_CAP + 1} more`] : all;
+}
+
+/** The call's declared paths, relative to the project root where inside it; undefined when it declares none or they cannot be read. */
+function _declaredPaths(tool: ToolDefinition | undefined, input: unknown, cwd: string, projectRoot: string): string[] | undefined {
+  if (!tool?.paths) return undefined;
+  try {
+    return tool.paths(input ?? {}, cwd).map((path) => projectPath(path, cwd, projectRoot));
+  } catch {
+    return undefined;
+  }
 }

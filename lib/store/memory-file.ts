@@ -26,7 +26,7 @@ export const MemoryEntrySchema = v.object({
       commit: v.optional(v.string()),
       /** Files the note names or the turn had read, each with a content hash (null: missing then). */
       files: v.optional(v.array(v.object({ path: v.string(), hash: v.nullable(v.string()) }))),
-      /** Untrusted content in the turn's context when it was written: `web_fetch`, `mcp`, `outside <path>`, `untracked <path>`. */
+      /** Untrusted content in the context when it was written: `bash`, `web_fetch`, `read_file README.md`, `mcp__srv__tool`… */
       untrusted: v.optional(v.array(v.string())),
     }),
   ),

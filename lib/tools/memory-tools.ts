@@ -89,6 +89,7 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
 
   const remember: ToolDefinition<_RememberArgs> = {
     name: "remember",
+    resultText: "own",
     effect: "read",
     decision: options.confirmWrites ? "ask" : "allow",
     guidance: "save a durable one-line note about this project for future sessions",
@@ -129,6 +130,7 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
   };
   const forget: ToolDefinition<_ForgetArgs> = {
     name: "forget",
+    resultText: "own",
     effect: "read",
     guidance: "remove notes that turned out wrong",
     decision: options.confirmWrites ? "ask" : "allow",
