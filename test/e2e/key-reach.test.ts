@@ -7,7 +7,7 @@
  * fake refuses a request without it), which proves the key was read before it was sealed.
  */
 import { describe, expect, test } from "bun:test";
-import { toolResultsOf, useE2E } from "./_harness.ts";
+import { BINARY, toolResultsOf, useE2E } from "./_harness.ts";
 import { sandboxTest } from "../unit/sandbox-required.ts";
 
 const e2e = useE2E();
@@ -17,10 +17,11 @@ const MARKER = /m4rk3r\d/;
 const NAMES = /\b(?:SHIRO_API_KEY|OPENAI_API_KEY|ANTHROPIC_API_KEY|EMBED_TOKEN)=/;
 const READ_PARENT = "tr '\\0' '\\n' < /proc/$PPID/environ";
 const READ_OWN = "env";
+const PARENT_COMMAND = "tr '\\0' ' ' < /proc/$PPID/cmdline";
 
 async function readEnvironments(extraFlags: string[]): Promise<string[]> {
   e2e.writeConfig({ memory: { embeddings: { baseURL: `${e2e.fake.baseURL}`, model: "embed-small", apiKeyEnv: "EMBED_TOKEN" } } });
-  e2e.fake.script({ toolCalls: [READ_PARENT, READ_OWN].map((command) => ({ name: "bash", input: { command } })) }, { text: "done" });
+  e2e.fake.script({ toolCalls: [READ_PARENT, READ_OWN, PARENT_COMMAND].map((command) => ({ name: "bash", input: { command } })) }, { text: "done" });
   const result = await e2e.shiro(["-p", "read the environment", "--yolo", ...extraFlags], { env: { ...KEYS } });
   expect(result.code).toBe(0);
   return toolResultsOf(e2e.fake.requests.at(-1)!).map((entry) => entry.output);
@@ -28,8 +29,9 @@ async function readEnvironments(extraFlags: string[]): Promise<string[]> {
 
 describe("no key in any environment a command can read", () => {
   test("--no-sandbox: /proc/$PPID/environ (shiro's own) and the command's env hold none", async () => {
-    const [parent, own] = await readEnvironments(["--no-sandbox"]);
-    // The control: the read worked and shows shiro's other variables.
+    const [parent, own, parentCommand] = await readEnvironments(["--no-sandbox"]);
+    // The control: the parent is shiro itself, and the read worked and shows its other variables.
+    expect(parentCommand).toContain(BINARY);
     expect(parent).toContain(`SHIRO_HOME=${e2e.dirs.home}`);
     expect(own).toContain(`SHIRO_HOME=${e2e.dirs.home}`);
     expect([MARKER.test(parent!), NAMES.test(parent!), MARKER.test(own!), NAMES.test(own!)]).toEqual([false, false, false, false]);
