@@ -17,11 +17,11 @@
  *   trusted (repo-notes-trust.ts); an untrusted file with notes gets one notice at opening.
  * Not opened at all under --no-memory (agent.ts), so no scope is read or written then.
  */
-import { shortestUniquePrefix } from "../platform/ids.ts";
 import type { EmbeddingClient } from "../search/embeddings.ts";
 import type { Message } from "../messages.ts";
 import { projectPath, toolCallFiles } from "../store/episode-build.ts";
 import type { EpisodeStore } from "../store/episodes.ts";
+import { memoryAbbreviator, projectStores } from "../store/memory-lookup.ts";
 import { buildProvenance } from "../store/memory-provenance.ts";
 import { openMemoryShelf, type MemoryShelf } from "../store/memory-scopes.ts";
 import { openRepoNotesTrust, readRepoNotesFile } from "../store/repo-notes-trust.ts";
@@ -127,12 +127,17 @@ export function openSessionMemory(options: SessionMemoryOptions): SessionMemory 
     injection: () => injected,
     endRun() {
       if (written.length === 0 && forgotten.length === 0) return [];
-      const ids = [...shelf.entries(), ...forgotten.map(({ entry }) => entry)].map((entry) => entry.id);
-      const line = ({ entry, scope }: { entry: MemoryEntry; scope: MemoryScope }) =>
-        `- ${shortestUniquePrefix(entry.id, ids)} (${entry.kind}${scope === "project" ? "" : `, ${scope}`}) ${entry.text}`;
+      // As short as `shiro memory forget|show` (every scope, the episodes and their sessions) tells apart.
+      const abbreviate = memoryAbbreviator(projectStores(shelf), options.episodes?.read().episodes ?? []);
+      const label = ({ entry, scope }: { entry: MemoryEntry; scope: MemoryScope }) => `(${entry.kind}${scope === "project" ? "" : `, ${scope}`}) ${entry.text}`;
       const text = [
-        ...(written.length > 0 ? [`notes written in this run (shiro memory forget <id|text> removes one):`, ...written.map(line)] : []),
-        ...(forgotten.length > 0 ? [`notes forgotten in this run:`, ...forgotten.map(line)] : []),
+        ...(written.length > 0
+          ? [
+              `notes written in this run (shiro memory forget <id|text> removes one):`,
+              ...written.map((note) => `- ${abbreviate(note.entry.id)} ${label(note)}`),
+            ]
+          : []),
+        ...(forgotten.length > 0 ? [`notes forgotten in this run (shiro memory add restores one):`, ...forgotten.map((note) => `- ${label(note)}`)] : []),
       ].join("\n");
       written = [];
       forgotten = [];

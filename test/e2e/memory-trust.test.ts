@@ -84,8 +84,8 @@ describe("forget is a write", () => {
     expect(listing.map((line) => line.replace(/^- [0-9a-f-]+ /, "- <id> "))).toEqual([
       "notes written in this run (shiro memory forget <id|text> removes one):",
       "- <id> (fact) the staging host is stg-3 since the move",
-      "notes forgotten in this run:",
-      "- <id> (fact) the staging host is stg-2",
+      "notes forgotten in this run (shiro memory add restores one):",
+      "- (fact) the staging host is stg-2",
     ]);
   }, 60_000);
 });
