@@ -33,7 +33,7 @@ describe("hidden paths", () => {
     symlinkSync(join(home, "real-aws"), join(home, ".aws"));
     const workspace = join(home, "work");
     mkdirSync(join(workspace, "secrets"), { recursive: true });
-    const env = { HOME: home };
+    const env = { HOME: home, SHIRO_HOME: home };
     const list = [...hiddenPathList([], env), "~/missing", "~", home, "secrets", join(home, ".ssh")];
     expect(resolveHiddenPaths(list, workspace, env)).toEqual([join(home, ".ssh"), join(home, "real-aws"), join(home, ".netrc"), join(workspace, "secrets")]);
   });
