@@ -4,8 +4,8 @@
  * rules as the bubblewrap one: reads anywhere, writes only in the workspace (`workspace-write`)
  * and a private temp folder, the workspace's `.git` itself (no rename), its `config`,
  * `config.worktree`, `commondir` (not even created), `hooks`, `info`, `worktrees`, `remotes` and
- * `branches` read-only, and no
- * network unless `network`. Paths reach the profile as `-D` parameters, never spliced into it,
+ * `branches` read-only, no network unless `network`, and no reads of the `hide` paths
+ * (hidden-paths.ts). Paths reach the profile as `-D` parameters, never spliced into it,
  * so no path can change the profile's meaning.
  */
 import { realpathSync } from "node:fs";
@@ -13,6 +13,8 @@ import { realpathSync } from "node:fs";
 export interface SeatbeltPolicy {
   mode: "workspace-write" | "read-only";
   network: boolean;
+  /** Paths to deny reads of; they reach the profile as `HIDE<n>` parameters. */
+  hide?: readonly string[];
 }
 
 /** What a writable workspace keeps: `.git` itself (no rename or removal) and the git paths that name programs. */
@@ -44,6 +46,8 @@ export function buildSeatbeltProfile(policy: SeatbeltPolicy): string {
     const denied = _GIT_DENIED.map(([kind, path]) => `(${kind} (string-append (param "ROOT") "${path}"))`);
     lines.push(`(deny file-write* ${denied.join(" ")})`);
   }
+  const hidden = (policy.hide ?? []).map((_, at) => `(subpath (param "HIDE${at}"))`);
+  if (hidden.length > 0) lines.push(`(deny file-read* ${hidden.join(" ")})`);
   if (!policy.network) lines.push("(deny network*)");
   return `${lines.join("\n")}\n`;
 }
@@ -59,6 +63,7 @@ export function buildSeatbeltArgv(sandboxExec: string, policy: SeatbeltPolicy, r
     `ROOT=${_realpath(root)}`,
     "-D",
     `TMP=${privateTmp}`,
+    ...(policy.hide ?? []).flatMap((path, at) => ["-D", `HIDE${at}=${path}`]),
     "/usr/bin/env",
     `TMPDIR=${privateTmp}`,
     ...command,

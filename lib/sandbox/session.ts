@@ -18,6 +18,7 @@ import { buildBwrapArgv } from "./bwrap.ts";
 import type { SandboxStatus } from "./detect.ts";
 import { explainSandboxFailure, type FailedRun } from "./explain.ts";
 import { describeNewRepository, removePlantedCommondirs, scanWorkspaceGit, type WorkspaceGit } from "./git-mounts.ts";
+import { hiddenPathList, resolveHiddenPaths } from "./hidden-paths.ts";
 import { buildSeatbeltArgv } from "./seatbelt.ts";
 import { seccompFilterFile } from "./seccomp.ts";
 
@@ -61,11 +62,14 @@ export interface CommandSandboxOptions {
   /** The person answering approval questions; undefined in headless runs. */
   decide?: DecisionSource;
   sessionId?: string;
+  /** Config `sandbox.hidePaths`: hidden beside the defaults (hidden-paths.ts). */
+  hidePaths?: readonly string[];
 }
 
 export function createCommandSandbox(status: SandboxStatus, options: CommandSandboxOptions = {}): CommandSandbox {
   const grants = createSessionGrants();
   let privateTmp: string | undefined;
+  const hidden = hiddenPathList(options.hidePaths);
   // The workspace's git dirs as they were before the first command of the session ran in it.
   const scans = new Map<string, WorkspaceGit>();
   const pending: string[] = [];
@@ -85,7 +89,7 @@ export function createCommandSandbox(status: SandboxStatus, options: CommandSand
       if (status.refusal) throw new Error(status.refusal);
       const runner = status.runner;
       if (status.mode === "off" || !runner) return [...argv];
-      const policy = { mode: status.mode, network: status.network };
+      const policy = { mode: status.mode, network: status.network, hide: resolveHiddenPaths(hidden, root) };
       // A hook or MCP server run since the last bash command gets no clean-up of its own: this is it.
       if (status.mode === "workspace-write") pending.push(...removePlantedCommondirs(_real(root), scanOf(root)));
       const git = status.mode === "workspace-write" ? { git: scanOf(root) } : {};
