@@ -40,7 +40,6 @@ const _SUBCOMMAND_FLAGS: Record<string, readonly string[]> = {
   blame: ["--no-textconv"],
   branch: [],
   "rev-parse": [],
-  "ls-files": [],
 };
 
 const _KEPT_GIT_ENV = new Set(["GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "GIT_EXEC_PATH"]);

@@ -4,7 +4,7 @@
  *
  * 1. The plant lands (bash under `--no-sandbox`, as with the sandbox off), then shiro's own git
  *    tools (status, diff, staged diff, show, show REF:PATH, log, blame, branch, commit message)
- *    and `remember` (note provenance runs `git rev-parse` and `git ls-files`) run in the same
+ *    and `remember` (note provenance runs `git rev-parse HEAD`) run in the same
  *    session: the payload must not run. Then the user's own git runs once as the control, and
  *    there the payload does run, so the plant was real.
  * 2. The same plant is tried by a sandboxed bash command (`--yolo`, the default sandbox): the

@@ -56,7 +56,6 @@ const CALLS: [string, string[]][] = [
   ["blame", ["--", "b.txt"]],
   ["branch", ["--list", "--no-color"]],
   ["rev-parse", ["--verify", "-q", "HEAD"]],
-  ["ls-files", ["-z", "--", "a.txt", "b.txt"]],
 ];
 
 function runAll(dir: string): void {
