@@ -4,9 +4,11 @@
  * | {type?: "http"|"sse"|"stdio", url, headers?}}}; unknown keys are ignored, a server that does
  * not fit is skipped with a reason. Its servers run only after the user trusted this file:
  *
- * File `trusted-projects.json` (in the state folder): {version: 1, entries: [{root, sha256, at}]}
+ * File `trusted-projects.json` (in the state folder): {version: 1, entries: [{root, file?, sha256, at}]}
  * — the trust is in the file's exact content: an edited `.mcp.json` (another command) is
- * untrusted again until asked. Writes are locked read-modify-writes (json-file's updateJsonSync).
+ * untrusted again until asked. `file` names which of the project's files the entry trusts
+ * (absent: `.mcp.json`; `.claude/settings.json` for the hooks and permissions of
+ * lib/store/project-settings.ts). Writes are locked read-modify-writes (json-file's updateJsonSync).
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -29,7 +31,7 @@ export interface ProjectMcp {
 
 const _TrustFileSchema = v.object({
   version: v.literal(1),
-  entries: v.array(v.object({ root: v.string(), sha256: v.string(), at: v.string() })),
+  entries: v.array(v.object({ root: v.string(), file: v.optional(v.string()), sha256: v.string(), at: v.string() })),
 });
 const _LOCAL_KEYS = ["command", "args", "env", "cwd"] as const;
 const _REMOTE_KEYS = ["url", "type", "headers"] as const;
@@ -64,21 +66,30 @@ export function readProjectMcp(root: string): ProjectMcp | undefined {
     else skipped.push({ name, reason: checked.issues[0].message });
   }
   const sha256 = createHash("sha256").update(text).digest("hex");
-  return { root, path, servers, skipped, sha256, trusted: _isTrusted(root, sha256) };
+  return { root, path, servers, skipped, sha256, trusted: isProjectFileTrusted(root, _MCP_FILE, sha256) };
 }
+
+const _MCP_FILE = ".mcp.json";
 
 /** Records that the user trusts this exact `.mcp.json`. */
 export function trustProjectMcp(project: ProjectMcp): void {
-  updateJsonSync(_trustPath(), { schema: _TrustFileSchema, version: 1 }, (current) => {
-    const entries = (current?.entries ?? []).filter((entry) => entry.root !== project.root);
-    return { version: 1 as const, entries: [...entries, { root: project.root, sha256: project.sha256, at: new Date().toISOString() }] };
-  });
+  trustProjectFile(project.root, _MCP_FILE, project.sha256);
   project.trusted = true;
 }
 
-function _isTrusted(root: string, sha256: string): boolean {
+/** Records that the user trusts the project file `file` (relative to `root`) with exactly this content hash; it replaces that file's earlier entry. */
+export function trustProjectFile(root: string, file: string, sha256: string): void {
+  updateJsonSync(_trustPath(), { schema: _TrustFileSchema, version: 1 }, (current) => {
+    const entries = (current?.entries ?? []).filter((entry) => !(entry.root === root && (entry.file ?? _MCP_FILE) === file));
+    const entry = { root, ...(file === _MCP_FILE ? {} : { file }), sha256, at: new Date().toISOString() };
+    return { version: 1 as const, entries: [...entries, entry] };
+  });
+}
+
+/** True when the user trusted the project file `file` of `root` with exactly this content hash. */
+export function isProjectFileTrusted(root: string, file: string, sha256: string): boolean {
   const read = readJson(_trustPath(), { schema: _TrustFileSchema, version: 1 });
-  return read.status === "ok" && read.value.entries.some((entry) => entry.root === root && entry.sha256 === sha256);
+  return read.status === "ok" && read.value.entries.some((entry) => entry.root === root && (entry.file ?? _MCP_FILE) === file && entry.sha256 === sha256);
 }
 
 /** The keys our config knows, so another agent's extras (`"type": "stdio"`, comments) do not refuse the server. */

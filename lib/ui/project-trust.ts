@@ -9,6 +9,7 @@ import { createInterface } from "node:readline/promises";
 import { describeTarget } from "../extensions/mcp/servers.ts";
 import { findProjectRoot } from "../config/project.ts";
 import { readProjectMcp, trustProjectMcp } from "../store/project-mcp.ts";
+import { readProjectSettings, trustProjectSettings } from "../store/project-settings.ts";
 import type { Style } from "./style.ts";
 
 /** Puts the question when this project has an untrusted `.mcp.json` (not with --no-mcp: `mcpOff`). */
@@ -35,4 +36,38 @@ export async function askProjectTrust(cwd: string, mcpOff: boolean, write: (text
     trustProjectMcp(project);
     write("trusted; the servers start with the session\n");
   } else write(style.dim("not trusted: its servers stay off (asked again next start)\n"));
+}
+
+/**
+ * The same question for the project's Claude Code settings (lib/store/project-settings.ts): it
+ * lists every hook command they would run and every permission rule they would add, and the
+ * answer is remembered for their exact content. Not asked when they hold neither.
+ */
+export async function askSettingsTrust(cwd: string, write: (text: string) => void, style: Style): Promise<void> {
+  let settings: ReturnType<typeof readProjectSettings>;
+  try {
+    settings = readProjectSettings(findProjectRoot(cwd));
+  } catch (error) {
+    write(style.yellow(`${error instanceof Error ? error.message : String(error)}\n`));
+    return;
+  }
+  if (!settings || settings.trusted || (settings.hooks.length === 0 && settings.permissions.length === 0)) return;
+  const lines = [
+    ...settings.hooks.map((hook) => `  hook ${hook.event}${hook.matcher ? ` [${hook.matcher}]` : ""}: ${hook.command}`),
+    ...settings.permissions.map((rule) => `  permission ${rule.decision}: ${rule.rule}`),
+  ];
+  write(
+    style.yellow(`${settings.paths.join(" and ")} ask${settings.paths.length === 1 ? "s" : ""} to run hooks and set permissions:\n`) + `${lines.join("\n")}\n`,
+  );
+  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: Boolean(process.stdout.isTTY) });
+  let answer = "";
+  try {
+    answer = await rl.question("Trust this folder's Claude Code settings? y yes, remember it | n not now ");
+  } finally {
+    rl.close();
+  }
+  if (["y", "yes"].includes(answer.trim().toLowerCase())) {
+    trustProjectSettings(settings);
+    write("trusted; its hooks and permissions apply from this session on\n");
+  } else write(style.dim("not trusted: its hooks and permissions stay off (asked again next start)\n"));
 }

@@ -27,6 +27,8 @@ export interface ContextManagerOptions {
   /** Estimated tokens above which the wire is compacted; a function is read on every step (the window can be learned mid-turn). */
   threshold?: number | (() => number);
   auto: boolean;
+  /** Around a compaction the planner starts on its own: PreCompact (`before`) and SessionStart `compact` (`after`) hooks. */
+  onCompact?: (phase: "before" | "after") => Promise<void>;
 }
 
 export interface ContextShare {
@@ -105,6 +107,7 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
       let wire = plan(messages, system, state);
       const events: AgentEvent[] = [];
       if (wire.newSpan && owned) {
+        await options.onCompact?.("before");
         const span = wire.newSpan;
         let summary: string | undefined;
         let failure: string | undefined;
@@ -135,6 +138,7 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
         const covered = summary && rollUp ? { from: state.spans[0]!.from, to: span.to } : span;
         events.push({ type: "compacted", before: wire.before, after: wire.after, ...(summary ? { summary } : {}), span: covered });
         announcedRun = runId;
+        await options.onCompact?.("after");
       } else if (wire.pruned && announcedRun !== runId) {
         events.push({ type: "compacted", before: wire.before, after: wire.after });
         announcedRun = runId;
