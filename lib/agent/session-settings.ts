@@ -35,8 +35,8 @@ export interface HookListing {
   error?: string;
 }
 
-export function listConfiguredHooks(config: ResolvedConfig, cwd: string): HookListing {
-  const own = hookEntriesFromConfig(config.file.hooks, paths.config());
+export function listConfiguredHooks(configHooks: ResolvedConfig["file"]["hooks"], cwd: string): HookListing {
+  const own = hookEntriesFromConfig(configHooks, paths.config());
   let project: ProjectSettings | undefined;
   try {
     project = readProjectSettings(findProjectRoot(cwd));
