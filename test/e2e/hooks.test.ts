@@ -4,9 +4,11 @@
  * what the tools left on disk, and the `hook` events of --json.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseEventLines, systemOf, toolResultsOf, userTextsOf, useE2E } from "./_harness.ts";
+import { ROOT, fakeEnv, parseEventLines, systemOf, toolResultsOf, userTextsOf, useE2E } from "./_harness.ts";
+import { startPty } from "./_pty.ts";
 
 const e2e = useE2E();
 
@@ -184,4 +186,141 @@ describe("PostToolUse, UserPromptSubmit, SessionStart, Stop", () => {
     expect(existsSync(inCwd("ran.txt"))).toBe(true);
     expect(hookEvents(run.stdout)).toEqual([]);
   }, 60_000);
+});
+
+describe(".claude/settings.json", () => {
+  const settings = {
+    permissions: { allow: ["Bash(echo:*)"], deny: ["Bash(touch:*)"] },
+    hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: "echo PROJECT-HOOK-CONTEXT" }] }] },
+    model: "claude-sonnet-4-5",
+  };
+  const writeSettings = (name: string, value: unknown) => {
+    mkdirSync(inCwd(".claude"), { recursive: true });
+    writeFileSync(inCwd(`.claude/${name}`), JSON.stringify(value, null, 2));
+  };
+  const run = (command: string) => {
+    e2e.fake.script(bash(command), { text: "ok" });
+    return e2e.shiro(["-p", "go", "--yolo", "--json"]);
+  };
+  const systemOfRun = () => systemOf(e2e.fake.requests.at(-1)!);
+
+  test("its hooks and permissions apply only after the trust question was answered y, and again only after a changed file is trusted", async () => {
+    writeSettings("settings.json", settings);
+    const untrusted = await run("touch a.txt");
+    expect(existsSync(inCwd("a.txt"))).toBe(true);
+    expect(systemOfRun()).not.toContain("PROJECT-HOOK-CONTEXT");
+    expect(parseEventLines(untrusted.stdout)).toContainEqual({
+      type: "notice",
+      text: `${inCwd(".claude/settings.json")} not used: this folder's Claude Code settings are not trusted; a headless run never uses untrusted hooks or permissions (start shiro here once and answer y)`,
+    });
+    const listed = await e2e.shiro(["hooks"]);
+    expect(listed.stdout).toContain(`UserPromptSubmit  *  echo PROJECT-HOOK-CONTEXT  (60s)  (not trusted: off)\n  from ${inCwd(".claude/settings.json")}`);
+
+    const repl = startPty([], { cwd: e2e.dirs.cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, "chat") });
+    try {
+      await repl.until("  permission deny: Bash(touch:*)");
+      await repl.until("Trust this folder's Claude Code settings?");
+      repl.type("y\r");
+      await repl.until("trusted; its hooks and permissions apply");
+      await repl.until("› ");
+    } finally {
+      repl.kill();
+      await repl.exited;
+    }
+
+    const trusted = await run("touch b.txt");
+    expect(existsSync(inCwd("b.txt"))).toBe(false);
+    expect(parseEventLines(trusted.stdout).find((event) => event.type === "tool-denied")).toMatchObject({ name: "bash", by: "rule" });
+    expect(systemOfRun()).toContain("# Context from hooks\n\nPROJECT-HOOK-CONTEXT");
+    expect(hookEvents(trusted.stdout)).toMatchObject([{ event: "UserPromptSubmit", source: inCwd(".claude/settings.json"), exit: 0 }]);
+    // An allow rule from the file lets a headless run without --yolo run what it names.
+    e2e.fake.script(bash("echo allowed > allowed.txt"), { text: "ok" });
+    await e2e.shiro(["-p", "go", "--json"]);
+    expect(readFileSync(inCwd("allowed.txt"), "utf8")).toBe("allowed\n");
+
+    writeSettings("settings.local.json", { permissions: { allow: ["Bash(touch:*)"] } });
+    const changed = await run("touch c.txt");
+    expect(existsSync(inCwd("c.txt"))).toBe(true);
+    expect(systemOfRun()).not.toContain("PROJECT-HOOK-CONTEXT");
+    expect(parseEventLines(changed.stdout).some((event) => event.type === "notice" && String(event.text).includes("not trusted"))).toBe(true);
+  }, 120_000);
+});
+
+const JQ = spawnSync("jq", ["--version"]).status === 0;
+let jqNoticed = false;
+/** `test` when jq is on PATH; without it a failing test under CI=true (CI installs jq), else skipped with one notice. */
+function jqTest(name: string, fn: () => Promise<void>, timeoutMs: number): void {
+  if (JQ) return void test(name, fn, timeoutMs);
+  if (process.env.CI === "true")
+    return void test(name, () => {
+      throw new Error("jq is required under CI=true for the shared hook scripts: apt-get install -y jq");
+    });
+  if (!jqNoticed) process.stderr.write("skipping the shared hook script tests: jq is not installed\n");
+  jqNoticed = true;
+  test.skip(name, fn);
+}
+
+describe("hook scripts as people share them for Claude Code, unchanged", () => {
+  const install = (...names: string[]) => {
+    mkdirSync(inCwd(".claude/hooks"), { recursive: true });
+    for (const name of names) cpSync(join(ROOT, "test/fixtures/claude-hooks", name), inCwd(`.claude/hooks/${name}`));
+  };
+  const script = (name: string) => `"$CLAUDE_PROJECT_DIR"/.claude/hooks/${name}`;
+
+  jqTest(
+    "a formatter after Write and Edit (jq reads tool_input.file_path)",
+    async () => {
+      install("format-after-edit.sh");
+      e2e.writeConfig({ hooks: hooksConfig("PostToolUse", "Write|Edit|MultiEdit", script("format-after-edit.sh")) });
+      e2e.fake.script(
+        { toolCalls: [{ name: "write_file", input: { path: "notes.md", content: "#  Notes\n\tfirst\n" } }] },
+        { toolCalls: [{ name: "edit_file", input: { path: "notes.md", oldString: "first", newString: "first\n\tsecond" } }] },
+        { text: "done" },
+      );
+      const run = await e2e.shiro(["-p", "write notes", "--yolo", "--json"]);
+      expect(run.code).toBe(0);
+      expect(readFileSync(inCwd("notes.md"), "utf8")).toBe("#  Notes\n  first\n  second\n");
+      expect(hookEvents(run.stdout).map((event) => [event.tool, event.exit, event.output])).toEqual([
+        ["write_file", 0, `formatted ${inCwd("notes.md")}`],
+        ["edit_file", 0, `formatted ${inCwd("notes.md")}`],
+      ]);
+    },
+    60_000,
+  );
+
+  jqTest(
+    "a bash policy gate: dangerous commands refused with its stderr, the rest run",
+    async () => {
+      install("bash-policy.sh");
+      e2e.writeConfig({ hooks: hooksConfig("PreToolUse", "Bash", script("bash-policy.sh")) });
+      writeFileSync(inCwd("keep.txt"), "kept");
+      e2e.fake.script(bash("git push --force origin main"), bash("rm -rf keep.txt"), bash("echo safe > safe.txt"), { text: "done" });
+      const run = await e2e.shiro(["-p", "clean up", "--yolo", "--json"]);
+      expect(run.code).toBe(0);
+      expect(readFileSync(inCwd("keep.txt"), "utf8")).toBe("kept");
+      expect(readFileSync(inCwd("safe.txt"), "utf8")).toBe("safe\n");
+      expect(toolResultsOf(e2e.fake.requests[1]!).at(-1)!.output).toBe(
+        "Error: Refused by a PreToolUse hook: Blocked by policy: 'git push --force origin main' matches a dangerous pattern. Use a safer command.",
+      );
+      expect(hookEvents(run.stdout).map((event) => event.decision ?? "none")).toEqual(["block", "block", "none"]);
+    },
+    60_000,
+  );
+
+  jqTest(
+    "a desktop-notification stand-in on Notification and Stop",
+    async () => {
+      install("notify.sh");
+      e2e.writeConfig({ hooks: { ...hooksConfig("Notification", "", script("notify.sh")), ...hooksConfig("Stop", undefined, script("notify.sh")) } });
+      e2e.fake.script({ toolCalls: [{ name: "write_file", input: { path: "CHANGELOG.md", content: "x" } }] });
+      const blocked = await e2e.shiro(["-p", "write it", "--approvals", "block", "--json"]);
+      expect(blocked.code).toBe(3);
+      e2e.fake.script({ text: "all done" });
+      await e2e.shiro(["-p", "anything else?"]);
+      expect(readFileSync(inCwd(".claude/notifications.log"), "utf8")).toBe(
+        "[Notification] shiro needs your permission to use write_file\n[Stop] Claude has finished its turn\n",
+      );
+    },
+    60_000,
+  );
 });
