@@ -59,7 +59,7 @@ export interface SessionSettings {
    */
   decider(decide: DecisionSource | undefined, blocking: { runId: () => string; sessionId: string } | undefined): DecisionSource;
   /** PreCompact (`before`) and SessionStart `compact` (`after`) around an automatic compaction; absent without hooks. */
-  onCompact?: (phase: "before" | "after") => Promise<void>;
+  onCompact?: (phase: "before" | "after") => Promise<AgentEvent[]>;
 }
 
 export interface SessionSettingsOptions {
@@ -116,7 +116,15 @@ export async function openSessionSettings(options: SessionSettingsOptions, notic
       if (!asker) return denyAll;
       return hooks ? notifyingDecision(asker, hooks) : asker;
     },
-    ...(hooks ? { onCompact: (phase: "before" | "after") => (phase === "before" ? hooks.preCompact("auto") : hooks.sessionStart("compact")) } : {}),
+    ...(hooks
+      ? {
+          async onCompact(phase: "before" | "after") {
+            const events: AgentEvent[] = [];
+            await (phase === "before" ? hooks.preCompact("auto", undefined, events) : hooks.sessionStart("compact", events));
+            return events;
+          },
+        }
+      : {}),
   };
 }
 

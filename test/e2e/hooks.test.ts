@@ -9,6 +9,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node
 import { join } from "node:path";
 import { ROOT, fakeEnv, parseEventLines, systemOf, toolResultsOf, userTextsOf, useE2E } from "./_harness.ts";
 import { startPty } from "./_pty.ts";
+import { sandboxTest } from "../unit/sandbox-required.ts";
 
 const e2e = useE2E();
 
@@ -323,4 +324,101 @@ describe("hook scripts as people share them for Claude Code, unchanged", () => {
     },
     60_000,
   );
+});
+
+describe("where hooks run, and the events around a session", () => {
+  test("a hook gets bash's stripped environment plus CLAUDE_PROJECT_DIR and SHIRO_PROJECT_DIR", async () => {
+    e2e.writeConfig({ hooks: hooksConfig("UserPromptSubmit", undefined, 'env > "$CLAUDE_PROJECT_DIR/env.txt"') });
+    e2e.fake.script({ text: "ok" });
+    await e2e.shiro(["-p", "hi"], { env: { OPENAI_API_KEY: "sk-should-not-leak", SOME_SETTING: "kept" } });
+    const env = readFileSync(inCwd("env.txt"), "utf8").split("\n");
+    expect(env).toContain(`CLAUDE_PROJECT_DIR=${e2e.dirs.cwd}`);
+    expect(env).toContain(`SHIRO_PROJECT_DIR=${e2e.dirs.cwd}`);
+    expect(env).toContain("SOME_SETTING=kept");
+    expect(env.filter((line) => /^(OPENAI_API_KEY|SHIRO_API_KEY)=/.test(line))).toEqual([]);
+  }, 60_000);
+
+  sandboxTest(
+    "a hook runs in the session's sandbox: it writes the workspace, not the home folder",
+    async () => {
+      e2e.writeConfig({ hooks: hooksConfig("UserPromptSubmit", undefined, 'echo in > "$CLAUDE_PROJECT_DIR/inside.txt"; echo out > "$HOME/outside.txt"') });
+      e2e.fake.script({ text: "ok" });
+      await e2e.shiro(["-p", "hi"]);
+      expect(readFileSync(inCwd("inside.txt"), "utf8")).toBe("in\n");
+      expect(existsSync(join(e2e.dirs.home, "outside.txt"))).toBe(false);
+    },
+    60_000,
+  );
+
+  test("SessionStart hears resume when -c continues a session; SessionEnd hears other when a headless run ends", async () => {
+    const log = `cat >> "$CLAUDE_PROJECT_DIR/session.raw"; echo >> "$CLAUDE_PROJECT_DIR/session.raw"`;
+    e2e.writeConfig({ hooks: { ...hooksConfig("SessionStart", "", log), ...hooksConfig("SessionEnd", "", log) } });
+    e2e.fake.script({ text: "one" }, { text: "two" });
+    await e2e.shiro(["-p", "first"]);
+    await e2e.shiro(["-p", "second", "-c"]);
+    const seen = readFileSync(inCwd("session.raw"), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line))
+      .map((input) => [input.hook_event_name, input.source ?? input.reason]);
+    expect(seen).toEqual([
+      ["SessionStart", "startup"],
+      ["SessionEnd", "other"],
+      ["SessionStart", "resume"],
+      ["SessionEnd", "other"],
+    ]);
+  }, 60_000);
+
+  test("SubagentStop: a task subagent's end, which a block makes take one more step", async () => {
+    const stop = `input=$(cat); echo "$input" >> "$CLAUDE_PROJECT_DIR/sub.jsonl"; case "$input" in *'"stop_hook_active":true'*) exit 0;; esac; echo "cite the file" >&2; exit 2`;
+    e2e.writeConfig({ hooks: hooksConfig("SubagentStop", undefined, stop) });
+    writeFileSync(inCwd("notes.txt"), "alpha\n");
+    e2e.fake.script(
+      { toolCalls: [{ name: "task", input: { description: "read the notes", prompt: "What does notes.txt say?" } }] },
+      { text: "alpha" },
+      { text: "alpha (notes.txt:1)" },
+      { text: "The notes say alpha." },
+    );
+    const run = await e2e.shiro(["-p", "what do the notes say?", "--json"]);
+    expect(run.code).toBe(0);
+    expect(userTextsOf(e2e.fake.requests[2]!)).toEqual(["What does notes.txt say?", "SubagentStop hook feedback:\ncite the file"]);
+    expect(toolResultsOf(e2e.fake.requests[3]!)[0]!.output).toBe("alpha (notes.txt:1)");
+    const seen = readFileSync(inCwd("sub.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(seen.map((input) => [input.hook_event_name, input.stop_hook_active])).toEqual([
+      ["SubagentStop", false],
+      ["SubagentStop", true],
+    ]);
+  }, 60_000);
+
+  test("PreCompact hears trigger auto before the wire is compacted, and SessionStart compact puts its context back after", async () => {
+    e2e.writeConfig({
+      maxSteps: 50,
+      compaction: { threshold: 4_000 },
+      hooks: {
+        ...hooksConfig("PreCompact", "auto", 'cat >> "$CLAUDE_PROJECT_DIR/precompact.jsonl"; echo >> "$CLAUDE_PROJECT_DIR/precompact.jsonl"'),
+        ...hooksConfig("SessionStart", "compact", "echo REMEMBER-THE-PLAN"),
+      },
+    });
+    writeFileSync(inCwd("big.txt"), Array.from({ length: 60 }, (_, i) => `line ${i} ${"x".repeat(50)}`).join("\n"));
+    let step = 0;
+    e2e.fake.respond((request) => {
+      if (!request.body.tools || request.body.tools.length === 0) return { text: "## Goal\n- reading big.txt" };
+      step += 1;
+      return step < 12 ? { toolCalls: [{ name: "read_file", input: { path: "big.txt", offset: step } }] } : { text: "done" };
+    });
+    const run = await e2e.shiro(["-p", "read big.txt many times", "--json"], { timeoutMs: 90_000 });
+    expect(run.code).toBe(0);
+    const events = parseEventLines(run.stdout);
+    expect(events.some((event) => event.type === "compacted" && event.summary)).toBe(true);
+    const first = JSON.parse(readFileSync(inCwd("precompact.jsonl"), "utf8").trim().split("\n")[0]!);
+    expect(first).toMatchObject({ hook_event_name: "PreCompact", trigger: "auto", custom_instructions: "" });
+    expect(systemOf(e2e.fake.requests.at(-1)!)).toContain("# Context from hooks\n\nREMEMBER-THE-PLAN");
+    const kinds = events
+      .filter((event) => event.type === "hook" || event.type === "compacted")
+      .map((event) => (event.type === "hook" ? event.event : "compacted"));
+    expect(kinds.slice(0, 3)).toEqual(["PreCompact", "compacted", "SessionStart"]);
+  }, 120_000);
 });

@@ -28,7 +28,7 @@ export interface ContextManagerOptions {
   threshold?: number | (() => number);
   auto: boolean;
   /** Around a compaction the planner starts on its own: PreCompact (`before`) and SessionStart `compact` (`after`) hooks. */
-  onCompact?: (phase: "before" | "after") => Promise<void>;
+  onCompact?: (phase: "before" | "after") => Promise<AgentEvent[]>;
 }
 
 export interface ContextShare {
@@ -107,7 +107,7 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
       let wire = plan(messages, system, state);
       const events: AgentEvent[] = [];
       if (wire.newSpan && owned) {
-        await options.onCompact?.("before");
+        events.push(...((await options.onCompact?.("before")) ?? []));
         const span = wire.newSpan;
         let summary: string | undefined;
         let failure: string | undefined;
@@ -138,7 +138,7 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
         const covered = summary && rollUp ? { from: state.spans[0]!.from, to: span.to } : span;
         events.push({ type: "compacted", before: wire.before, after: wire.after, ...(summary ? { summary } : {}), span: covered });
         announcedRun = runId;
-        await options.onCompact?.("after");
+        events.push(...((await options.onCompact?.("after")) ?? []));
       } else if (wire.pruned && announcedRun !== runId) {
         events.push({ type: "compacted", before: wire.before, after: wire.after });
         announcedRun = runId;

@@ -72,9 +72,10 @@ export interface SessionHooks {
   stop(end: { answer: string; active: boolean; subagent: boolean }, signal?: AbortSignal): Promise<StopOutcome>;
   /** Runs UserPromptSubmit; returns the refusal shown to the user, or undefined. Its context joins this turn's prompt. */
   userPromptSubmit(prompt: string): Promise<string | undefined>;
-  sessionStart(source: SessionStartSource): Promise<void>;
+  /** `sink`: where its events go instead of `outside` (a compaction inside a turn returns them with its own). */
+  sessionStart(source: SessionStartSource, sink?: AgentEvent[]): Promise<void>;
   sessionEnd(reason: SessionEndReason): Promise<void>;
-  preCompact(trigger: "manual" | "auto", instructions?: string): Promise<void>;
+  preCompact(trigger: "manual" | "auto", instructions?: string, sink?: AgentEvent[]): Promise<void>;
   notification(message: string, type: string): Promise<void>;
   /** The system prompt's section of hook context: SessionStart's, then this turn's UserPromptSubmit's ("" when none). */
   contextSection(): string;
@@ -139,9 +140,9 @@ export function createSessionHooks(options: SessionHooksOptions): SessionHooks {
     return { events, ran: ran as _Ran[] };
   };
 
-  const outside = async (event: HookEventName, names: readonly string[] | undefined, fields: Record<string, unknown>) => {
+  const outside = async (event: HookEventName, names: readonly string[] | undefined, fields: Record<string, unknown>, sink = options.outside) => {
     const { events, ran } = await run(event, names, fields);
-    options.outside.push(...events);
+    sink.push(...events);
     return ran;
   };
 
@@ -192,15 +193,15 @@ export function createSessionHooks(options: SessionHooksOptions): SessionHooks {
       turnContext = _joinContext(ran);
       return undefined;
     },
-    async sessionStart(source) {
-      const ran = await outside("SessionStart", [source], { source });
+    async sessionStart(source, sink) {
+      const ran = await outside("SessionStart", [source], { source }, sink);
       sessionContext = _joinContext(ran);
     },
     async sessionEnd(reason) {
       await outside("SessionEnd", [reason], { reason });
     },
-    async preCompact(trigger, instructions) {
-      await outside("PreCompact", [trigger], { trigger, custom_instructions: instructions ?? "" });
+    async preCompact(trigger, instructions, sink) {
+      await outside("PreCompact", [trigger], { trigger, custom_instructions: instructions ?? "" }, sink);
     },
     async notification(message, type) {
       await outside("Notification", [type], { message, notification_type: type });
