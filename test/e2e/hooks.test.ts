@@ -223,7 +223,9 @@ describe(".claude/settings.json", () => {
       await repl.until("Trust this folder's Claude Code settings?");
       repl.type("y\r");
       await repl.until("trusted; its hooks and permissions apply");
-      await repl.until("› ");
+      const at = await repl.until("› ");
+      repl.type("/hooks\r");
+      await repl.until(`UserPromptSubmit  *  echo PROJECT-HOOK-CONTEXT  (60s)\n  from ${inCwd(".claude/settings.json")}`, at);
     } finally {
       repl.kill();
       await repl.exited;
@@ -421,4 +423,24 @@ describe("where hooks run, and the events around a session", () => {
       .map((event) => (event.type === "hook" ? event.event : "compacted"));
     expect(kinds.slice(0, 3)).toEqual(["PreCompact", "compacted", "SessionStart"]);
   }, 120_000);
+});
+
+describe("continue: false", () => {
+  test("from PreToolUse: the call does not run, the turn ends without another model step, the user reads the stop reason", async () => {
+    e2e.writeConfig({ hooks: hooksConfig("PreToolUse", "Bash", `echo '{"continue":false,"stopReason":"deploy freeze until Monday"}'`) });
+    e2e.fake.script({
+      toolCalls: [
+        { name: "bash", input: { command: "touch one.txt" } },
+        { name: "bash", input: { command: "touch two.txt" } },
+      ],
+    });
+    const run = await e2e.shiro(["-p", "deploy", "--yolo", "--json"]);
+    expect(run.code).toBe(0);
+    expect([existsSync(inCwd("one.txt")), existsSync(inCwd("two.txt"))]).toEqual([false, false]);
+    expect(e2e.fake.requests).toHaveLength(1);
+    const events = parseEventLines(run.stdout);
+    expect(events).toContainEqual({ type: "notice", text: "a hook stopped the turn: deploy freeze until Monday" });
+    expect(events.at(-1)).toMatchObject({ type: "done", stop: "completed", steps: 1 });
+    expect(hookEvents(run.stdout).map((event) => event.decision)).toEqual(["stop"]);
+  }, 60_000);
 });

@@ -202,6 +202,20 @@ describe("a made-up tool's claudeCode declaration", () => {
     expect(refused.refused).toBe("Refused by a PreToolUse hook: one\ntwo");
   });
 
+  test("the hooks of one event run in parallel: two that each wait for the other's file both finish", async () => {
+    const waitFor = (mine: string, theirs: string) =>
+      `touch "${dir}/${mine}"; for i in $(seq 100); do [ -f "${dir}/${theirs}" ] && exit 0; sleep 0.05; done; echo "never saw ${theirs}" >&2; exit 1`;
+    const outside: AgentEvent[] = [];
+    await hooksOf(
+      [
+        { event: "Notification", matcher: "", command: waitFor("a.flag", "b.flag") },
+        { event: "Notification", matcher: "", command: waitFor("b.flag", "a.flag") },
+      ],
+      outside,
+    ).notification("hello", "permission_prompt");
+    expect(outside.map((event) => event.type === "hook" && event.exit)).toEqual([0, 0]);
+  });
+
   test("hooks outside a turn put their events where the run driver takes them", async () => {
     const outside: AgentEvent[] = [];
     const hooks = hooksOf(

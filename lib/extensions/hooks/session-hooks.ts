@@ -156,6 +156,8 @@ export function createSessionHooks(options: SessionHooksOptions): SessionHooks {
       );
       const stop = ran.find(({ verdict }) => verdict.stop !== undefined)?.verdict.stop;
       if (refusals.length > 0) return { events, refused: `Refused by a PreToolUse hook: ${refusals.join("\n")}`, ...(stop ? { stop } : {}) };
+      // `continue: false` wins over any decision: the call does not run, and the turn ends.
+      if (stop !== undefined) return { events, refused: "Not run: a PreToolUse hook stopped the turn.", stop };
       const updated = ran.filter(({ verdict }) => verdict.updatedInput).at(-1)?.verdict.updatedInput;
       const base = (call.input ?? {}) as Record<string, unknown>;
       const input = updated
