@@ -197,7 +197,8 @@ export function createSessionHooks(options: SessionHooksOptions): SessionHooks {
     },
     async sessionStart(source, sink) {
       const ran = await outside("SessionStart", [source], { source }, sink);
-      sessionContext = _joinContext(ran);
+      // Where no hook answers this source (a `startup` hook after a compaction), the context stays.
+      if (ran.length > 0) sessionContext = _joinContext(ran);
     },
     async sessionEnd(reason) {
       await outside("SessionEnd", [reason], { reason });
