@@ -236,6 +236,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
             onUsage: (used) => subagentUsage.add(used),
             memory: memoryScopes ? (kind, prompt) => memoryScopes.subagentSection(kind, prompt) : undefined,
             hooks,
+            hookEvents: mcp.events,
           }),
         ]),
     ...(skills.length > 0 ? [createSkillTool(skills)] : []),

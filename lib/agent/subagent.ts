@@ -18,6 +18,7 @@ import type { ToolDefinition } from "../tools/types.ts";
 import { takeFields } from "../tools/claude-code.ts";
 import description from "./task.md" with { type: "text" };
 import { runTurn, type LoopGate, type TurnOptions } from "./loop.ts";
+import type { AgentEvent } from "../events.ts";
 import type { ModelClient } from "../providers/client.ts";
 import { buildSystemPrompt } from "./prompt.ts";
 
@@ -50,6 +51,8 @@ export interface TaskToolOptions {
   gate: LoopGate;
   /** The session's hooks: a subagent's calls meet PreToolUse and PostToolUse, its end SubagentStop. */
   hooks?: TurnOptions["hooks"];
+  /** Where the subagent's `hook` events go: the queue the run driver empties into the parent's stream. */
+  hookEvents?: AgentEvent[];
   root: string;
   /** True when a person can answer approval questions: only then is `worker` offered. */
   canAsk: boolean;
@@ -149,6 +152,7 @@ export function createTaskTool(options: TaskToolOptions): ToolDefinition {
         const event = next.value;
         if (event.type === "tool-call") ctx.emitOutput(`[${input.description}] ${event.name} ${_short(event.input)}\n`);
         else if (event.type === "tool-denied") ctx.emitOutput(`[${input.description}] ${event.name} denied\n`);
+        else if (event.type === "hook") options.hookEvents?.push(event);
       }
     },
   };

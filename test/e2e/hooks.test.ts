@@ -75,6 +75,19 @@ describe("PreToolUse", () => {
     );
   }, 60_000);
 
+  test('permissionDecision "ask" asks where rules allow, --yolo included: a headless run refuses, --approvals block waits', async () => {
+    const ask = `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"confirm reads"}}'`;
+    e2e.writeConfig({ hooks: hooksConfig("PreToolUse", "Read", ask) });
+    writeFileSync(inCwd("a.txt"), "hello\n");
+    e2e.fake.script({ toolCalls: [{ name: "read_file", input: { path: "a.txt" } }] }, { text: "ok" });
+    const refused = await e2e.shiro(["-p", "read it", "--yolo", "--json"]);
+    expect(parseEventLines(refused.stdout).find((event) => event.type === "tool-denied")).toMatchObject({ name: "read_file", by: "headless" });
+    e2e.fake.script({ toolCalls: [{ name: "read_file", input: { path: "a.txt" } }] });
+    const blocked = await e2e.shiro(["-p", "read it", "--approvals", "block", "--json"]);
+    expect(blocked.code).toBe(3);
+    expect(parseEventLines(blocked.stdout).find((event) => event.type === "blocked")).toMatchObject({ name: "read_file" });
+  }, 60_000);
+
   test("a hook's allow never passes a guard plugin's refusal", async () => {
     const allow = `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}'`;
     e2e.writeConfig({ hooks: hooksConfig("PreToolUse", "", allow) });
@@ -392,6 +405,17 @@ describe("where hooks run, and the events around a session", () => {
     expect(seen.map((input) => [input.hook_event_name, input.stop_hook_active])).toEqual([
       ["SubagentStop", false],
       ["SubagentStop", true],
+    ]);
+    expect(hookEvents(run.stdout).map((event) => [event.event, event.decision ?? "none"])).toEqual([
+      ["SubagentStop", "block"],
+      ["SubagentStop", "none"],
+    ]);
+    // The run log keeps the same events.
+    const runId = String(parseEventLines(run.stdout)[0]!.runId);
+    const logged = parseEventLines((await e2e.shiro(["runs", "events", runId, "--json", "--type", "hook"])).stdout);
+    expect(logged.map((event) => [event.type, event.event])).toEqual([
+      ["hook", "SubagentStop"],
+      ["hook", "SubagentStop"],
     ]);
   }, 60_000);
 

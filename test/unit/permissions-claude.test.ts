@@ -114,6 +114,11 @@ describe("what cannot be mapped, and the order against config", () => {
       's: permission rule "WebSearch" names no tool shiro has',
     ]);
   });
+  test("a made-up tool is named by the Claude Code name it declares", () => {
+    const frob = { name: "frob", effect: "exec", claudeCode: { name: "Frobnicate" } };
+    const mapped = mapClaudeRules([{ decision: "deny", rule: "Frobnicate(fast *)", source: "s" }], [...TOOLS, frob], { root, cwd: root });
+    expect([...mapped.tables]).toEqual([["frob", [["fast *", "deny"]]]]);
+  });
   test("the settings' rules follow config's own table for the tool: where both match, the settings file decides", () => {
     const { rules } = rulesOf({ allow: ["Bash(make:*)"] }, { bash: { "*": "ask", "rm *": "deny" } });
     expect(rules.tools.get("bash")).toEqual([
