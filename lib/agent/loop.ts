@@ -13,17 +13,8 @@
  * `onHistoryChange` after each change so the session can autosave.
  */
 import { findPlaceholderKinds, placeholderFor } from "../secrets/redact.ts";
-import {
-  addUsage,
-  assistantText,
-  toolCalls,
-  type AssistantMessage,
-  type Message,
-  type ToolCallPart,
-  type ToolResultPart,
-  type Usage,
-  type UserMessage,
-} from "../messages.ts";
+import { addUsage, assistantText, toolCalls, type AssistantMessage, type Message, type ToolResultPart, type Usage, type UserMessage } from "../messages.ts";
+import type { ToolCallPart } from "../messages.ts";
 import type { ModelRequest } from "../providers/types.ts";
 import type { ThinkingLevel } from "../vocabulary.ts";
 import { toToolSpec } from "../tools/schema.ts";

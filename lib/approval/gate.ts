@@ -109,7 +109,8 @@ export function createGate(options: GateOptions): Gate {
     secret?: { path: string; why: string },
   ): Promise<GateResult> => {
     const run = async (): Promise<GateResult> => {
-      if (!repeated && !secret && grants.covers(call.name, subjects)) return { allowed: true };
+      // A hook that asks for a question gets one: no "always" answer stands in for it.
+      if (!repeated && !secret && call.hook !== "ask" && grants.covers(call.name, subjects)) return { allowed: true };
       const request: ApprovalRequest = {
         id: uuidv7(),
         callId: call.callId,

@@ -261,6 +261,24 @@ describe("a hook's permission decision at the gate", () => {
     expect(asked).toEqual([]);
   });
 
+  test('ask is asked again after an "always" answer', async () => {
+    let questions = 0;
+    const g = createGate({
+      rules: parsePermissionRules({}, defaultPermission(tools)),
+      plugins: createDisabledPluginHost(),
+      yolo: false,
+      decide: async () => {
+        questions += 1;
+        return "always";
+      },
+    });
+    await check(g);
+    await check(g);
+    expect(questions).toBe(1);
+    expect((await check(g, "ask")).allowed).toBe(true);
+    expect(questions).toBe(2);
+  });
+
   test("ask asks where a rule allows, and under --yolo", async () => {
     const asked: string[] = [];
     expect((await check(gate({ frob: "allow" }, false, asked), "ask")).allowed).toBe(false);
