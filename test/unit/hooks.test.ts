@@ -79,6 +79,9 @@ describe("one hook run, read by Claude Code's rules", () => {
     ["Stop", ran(0, '{"decision":"block","reason":"keep going"}'), { block: "keep going" }],
     ["Stop", ran(0, '{"decision":"block"}'), { block: "a Stop hook blocked this without saying why" }],
     ["Notification", ran(0, "shown\n"), { logged: "shown" }],
+    ["Notification", ran(2, "", "cannot notify\n"), { notice: "Notification hook `x`: cannot notify" }],
+    ["SessionStart", ran(0, '{"decision":"block","reason":"no"}'), {}],
+    ["PreCompact", ran(2, "", ""), { notice: "PreCompact hook `x`: exit 2" }],
   ];
   test.each(cases)("%s %p", (event, run, verdict) => {
     expect(readHookRun(event, run, "x")).toEqual(verdict);

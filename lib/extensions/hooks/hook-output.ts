@@ -9,8 +9,9 @@
  * `reason`; UserPromptSubmit, Stop and SubagentStop ignore the matcher, as Claude Code does.
  *
  * Exit codes: 0 reads stdout (JSON when it is a JSON object, else plain text: context for
- * UserPromptSubmit and SessionStart, logged for the rest); 2 blocks, with stderr as the reason;
- * anything else, or a kill at the timeout, is a notice for the user and the work goes on.
+ * UserPromptSubmit and SessionStart, logged for the rest); 2 blocks, with stderr as the reason
+ * (where the event cannot be blocked — SessionStart, SessionEnd, PreCompact, Notification —
+ * stderr is a notice); anything else, or a kill at the timeout, is a notice and the work goes on.
  */
 import type { HookEventName } from "../../config/hooks-config.ts";
 import type { HookRun } from "./hook-process.ts";
@@ -50,6 +51,9 @@ export function hookMatches(matcher: string, names: readonly string[]): boolean 
   return names.some((name) => regex.test(name));
 }
 
+/** Events a hook can block; for the others, exit 2 only shows its stderr to the user. */
+const _BLOCKING_EVENTS: ReadonlySet<HookEventName> = new Set(["PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop"]);
+
 /** Events whose plain stdout is context the model reads. */
 const _CONTEXT_EVENTS: ReadonlySet<HookEventName> = new Set(["UserPromptSubmit", "SessionStart"]);
 
@@ -57,6 +61,7 @@ const _CONTEXT_EVENTS: ReadonlySet<HookEventName> = new Set(["UserPromptSubmit",
 export function readHookRun(event: HookEventName, run: HookRun, command: string): HookVerdict {
   if (run.timedOut) return { notice: `${event} hook \`${_short(command)}\` was killed at its timeout; shiro went on without it` };
   if (run.exit === 2) {
+    if (!_BLOCKING_EVENTS.has(event)) return { notice: `${event} hook \`${_short(command)}\`: ${run.stderr.trim() || "exit 2"}` };
     const reason = run.stderr.trim() || `the ${event} hook \`${_short(command)}\` blocked this (exit 2) without saying why`;
     return { block: reason };
   }
@@ -89,7 +94,7 @@ function _readJson(event: HookEventName, json: Record<string, unknown>): HookVer
     }
     if (specific.updatedInput !== null && typeof specific.updatedInput === "object" && !Array.isArray(specific.updatedInput))
       verdict.updatedInput = specific.updatedInput as Record<string, unknown>;
-  } else if (json.decision === "block") {
+  } else if (json.decision === "block" && _BLOCKING_EVENTS.has(event)) {
     verdict.block = reason ?? `a ${event} hook blocked this without saying why`;
   }
   const context = text(specific.additionalContext);
