@@ -146,7 +146,11 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
 
   const sandboxStatus = detectSandbox({ config: config.file.sandbox, noSandbox: flags.noSandbox, env: options.env });
   if (sandboxStatus.notice) notices.push({ code: "sandbox", text: sandboxStatus.notice });
-  const sandbox = createCommandSandbox(sandboxStatus, { decide: options.decide, sessionId: session.id });
+  const sandbox = createCommandSandbox(sandboxStatus, {
+    decide: options.decide,
+    sessionId: session.id,
+    hidePaths: typeof config.file.sandbox === "object" ? config.file.sandbox.hidePaths : undefined,
+  });
 
   const plugins = await openPlugins(cwd, config, sandbox, flags.noPlugins === true, notices);
   const skills = openSkills(cwd, flags.noSkills === true, notices);
@@ -181,6 +185,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
         sessionId: session.id,
         runId: () => runIds.active,
         messages: () => session.messages,
+        toolFor: (name) => toolbox.registered.find((tool) => tool.name === name) ?? mcp.hub?.tools().find((tool) => tool.name === name),
         episodes,
         embeddings,
         budget: memoryConfig?.budget,

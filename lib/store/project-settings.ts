@@ -5,15 +5,14 @@
  * Code rules, lib/approval/claude-rules.ts); every other key is Claude Code's own and ignored.
  *
  * These files are code from the repository: their hooks run commands and their rules may allow
- * calls. Nothing of them is used until the user trusted their exact content, recorded in the same
- * `trusted-projects.json` as `.mcp.json` (lib/store/project-mcp.ts) under the file name
- * `.claude/settings.json`; the hash covers both files, so editing either asks again.
+ * calls. Nothing of them is used until the user trusted their exact content (trusted-files.ts, the
+ * trust `.mcp.json` uses) under the file name `.claude/settings.json`; the hash covers both files,
+ * so editing either asks again.
  */
-import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { hookEntriesFromSettings, type HookEntry } from "../config/hooks-config.ts";
-import { isProjectFileTrusted, trustProjectFile } from "./project-mcp.ts";
+import { contentHash, isTrustedContent, trustContent } from "./trusted-files.ts";
 
 export const PROJECT_SETTINGS_FILES = [".claude/settings.json", ".claude/settings.local.json"] as const;
 const _TRUST_KEY = ".claude/settings.json";
@@ -42,7 +41,7 @@ export interface ProjectSettings {
  * the file when one is not a JSON object.
  */
 export function readProjectSettings(root: string): ProjectSettings | undefined {
-  const hash = createHash("sha256");
+  const hashed: string[] = [];
   const paths: string[] = [];
   const hooks: HookEntry[] = [];
   const permissions: ClaudePermissionRule[] = [];
@@ -56,7 +55,7 @@ export function readProjectSettings(root: string): ProjectSettings | undefined {
       continue;
     }
     paths.push(path);
-    hash.update(`${file}\0${text}\0`);
+    hashed.push(`${file}\0${text}\0`);
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -71,13 +70,13 @@ export function readProjectSettings(root: string): ProjectSettings | undefined {
     _readPermissions(settings.permissions, path, permissions, skipped);
   }
   if (paths.length === 0) return undefined;
-  const sha256 = hash.digest("hex");
-  return { root, paths, hooks, permissions, skipped, sha256, trusted: isProjectFileTrusted(root, _TRUST_KEY, sha256) };
+  const sha256 = contentHash(hashed.join(""));
+  return { root, paths, hooks, permissions, skipped, sha256, trusted: isTrustedContent(root, _TRUST_KEY, sha256) };
 }
 
 /** Records that the user trusts these exact settings files. */
 export function trustProjectSettings(settings: ProjectSettings): void {
-  trustProjectFile(settings.root, _TRUST_KEY, settings.sha256);
+  trustContent(settings.root, _TRUST_KEY, settings.sha256);
   settings.trusted = true;
 }
 

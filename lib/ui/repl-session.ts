@@ -11,7 +11,7 @@ import { findProjectRoot } from "../config/project.ts";
 import { runProviderSetup } from "./onboarding.ts";
 import { askApproval } from "./approval-question.ts";
 import { askUserInTerminal } from "./ask-question.ts";
-import { askProjectTrust, askSettingsTrust } from "./project-trust.ts";
+import { askProjectTrust, askRepoNotesTrust, askSettingsTrust } from "./project-trust.ts";
 import type { createRenderer } from "./renderer.ts";
 import type { Style } from "./style.ts";
 import { findSession } from "../store/sessions.ts";
@@ -38,6 +38,7 @@ export interface ReplState {
 /** The first session (after the trust question for a project .mcp.json); with no key, the provider setup first. Undefined when none was set up. */
 export async function openFirstAgent(state: ReplState): Promise<Agent | undefined> {
   await askProjectTrust(state.cwd, state.flags.noMcp === true, state.write, state.style);
+  await askRepoNotesTrust(state.cwd, state.flags.noMemory === true, state.write, state.style);
   await askSettingsTrust(state.cwd, state.write, state.style);
   try {
     return await openAgent(state);
