@@ -1,7 +1,8 @@
 /**
  * Runs a subcommand defined with citty's `defineCommand`. Its argv is parsed once, strictly, by
  * the parser the root flags use (`parseFlags`): unknown flags, missing values, values outside an
- * enum's options and extra or missing positionals are UsageErrors (exit 2). citty's own parser and
+ * enum's options and extra or missing positionals are UsageErrors (exit 2); a last positional
+ * marked `variadic: true` takes the rest. citty's own parser and
  * runner are never called (they ignore unknown flags and read `--no-x` as x=false); `run` gets the
  * context citty would give it: `args` holds every flag given, each positional under its name, and
  * `_`. `--help`/`-h` prints the command's usage instead (lib/ui/usage.ts).
@@ -54,7 +55,9 @@ export async function runStrict(cmd: CommandDef<any>, rawArgs: string[], name: s
         : `${name} needs a command: ${Object.keys(subCommands).join(", ")}`,
     );
   }
-  if (parsed._.length > positionals.length) throw new UsageError(`unexpected argument "${parsed._[positionals.length]}" for ${name}`);
+  // A last positional declared `variadic: true` takes every remaining argument (`mcp add name -- cmd args…`).
+  const variadic = (positionals.at(-1) as { variadic?: boolean } | undefined)?.variadic === true;
+  if (!variadic && parsed._.length > positionals.length) throw new UsageError(`unexpected argument "${parsed._[positionals.length]}" for ${name}`);
   const required = positionals.filter((def) => def.required !== false);
   if (parsed._.length < required.length) {
     const missing = Object.entries(args).filter(([, def]) => def.type === "positional")[parsed._.length]?.[0];

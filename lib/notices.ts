@@ -19,6 +19,8 @@ export type StartupNotice =
   | { code: "skill-skipped"; path: string; reason: string }
   /** MCP servers configured but not connected (`--no-mcp`). */
   | { code: "mcp-off"; servers: number }
+  /** Headless did not hold its first request for these servers, still connecting: their tools join from the next step. */
+  | { code: "mcp-pending"; servers: string[] }
   /** The headless policy for calls that would ask. */
   | { code: "headless-approvals"; mode: "deny" | "block"; asking: string[]; mcp: boolean }
   /** The interactive approvals summary: `--yolo`, the tools with rules, or the tools that ask. */

@@ -200,7 +200,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   // once they exist (the gate reads it per call).
   // Default decisions come from the built-in tools' declarations; session tools are auto-approved.
   const builtins = builtinTools({ complete, allowHosts: config.file.webFetch?.allowHosts });
-  const rules: PermissionRules = parsePermissionRules(settings.permission(config.file.permission, builtins), defaultPermission(builtins));
+  const rules: PermissionRules = parsePermissionRules(settings.permission({ ...mcp.allow, ...config.file.permission }, builtins), defaultPermission(builtins));
   const autoApprove = new Set<string>();
   const gate: Gate = createGate({
     rules,

@@ -46,6 +46,8 @@ export interface McpConnection {
   hub?: McpHub;
   /** MCP state changes since the last step; the run driver empties it into the event stream. */
   events: AgentEvent[];
+  /** The servers' `alwaysAllow` lists as permission entries (lib/extensions/mcp/servers.ts), under the user's own. */
+  allow: Record<string, "allow">;
 }
 
 /**
@@ -75,7 +77,8 @@ function _trustedProjectServers(cwd: string, headless: boolean, notices: Startup
 /**
  * Connects the configured MCP servers in the background; their tools join the step after they
  * are listed. The MCP module (and the SDK behind it) is loaded only when servers are configured.
- * A headless run has one turn: it waits (15 s at most) so the servers' tools are there for it.
+ * A headless run holds its first request a short grace (MCP_HEADLESS_GRACE_MS) for fast servers,
+ * never for a slow one: the servers still connecting are named in an `mcp-pending` notice.
  */
 export async function connectMcp(
   options: { cwd: string; config: ResolvedConfig; sandboxStatus: SandboxStatus; sandbox: CommandSandbox; disabled: boolean; headless: boolean },
@@ -84,10 +87,10 @@ export async function connectMcp(
   const servers = { ..._trustedProjectServers(options.cwd, options.headless, notices), ...options.config.file.mcpServers };
   const count = Object.keys(servers).length;
   const events: AgentEvent[] = [];
-  if (count === 0) return { events };
+  if (count === 0) return { events, allow: {} };
   if (options.disabled) {
     notices.push({ code: "mcp-off", servers: count });
-    return { events };
+    return { events, allow: {} };
   }
   const { createMcpHub } = await import("../extensions/mcp/hub.ts");
   const { sandbox } = options;
@@ -97,6 +100,12 @@ export async function connectMcp(
     events.push({ type: "mcp", server: status.name, status: status.state, tools: status.tools, ...(status.error ? { error: status.error } : {}) });
   });
   hub.start();
-  if (options.headless) await hub.ready();
-  return { hub, events };
+  if (options.headless) {
+    const { MCP_HEADLESS_GRACE_MS } = await import("../extensions/mcp/hub.ts");
+    await hub.ready(MCP_HEADLESS_GRACE_MS);
+    const pending = hub.status().flatMap((status) => (status.state === "connecting" ? [status.name] : []));
+    if (pending.length > 0) notices.push({ code: "mcp-pending", servers: pending });
+  }
+  const { alwaysAllowRules } = await import("../extensions/mcp/servers.ts");
+  return { hub, events, allow: alwaysAllowRules(servers) };
 }

@@ -35,18 +35,48 @@ const PermissionSchema = v.record(
   ),
 );
 
+const _StringMap = v.record(v.string(), v.string("must be a string"));
+const _ToolNames = v.array(v.string("must be a tool name"));
+/** Fields every MCP client writes beside the connection: Claude Code, Claude Desktop, Cursor, Cline, Codex (docs/mcp.md). */
+const _mcpCommon = {
+  /** Claude Desktop / Cline: the server is not started. */
+  disabled: v.optional(v.boolean("must be true or false")),
+  /** Codex: `enabled: false` is `disabled: true`. */
+  enabled: v.optional(v.boolean("must be true or false")),
+  /** Tools of this server allowed without asking (Claude Desktop / Cursor `alwaysAllow`, Cline `autoApprove`). */
+  alwaysAllow: v.optional(_ToolNames),
+  autoApprove: v.optional(_ToolNames),
+  /** How long the server has to start and list its tools (lib/extensions/mcp/connect-timeout.ts). */
+  startupTimeoutMs: v.optional(v.pipe(v.number("must be a number"), v.integer("must be a whole number"), v.minValue(1000, "must be at least 1000"))),
+  /** Codex's spelling of startupTimeoutMs, in seconds. */
+  startup_timeout_sec: v.optional(v.pipe(v.number("must be a number"), v.minValue(1, "must be at least 1"))),
+  /** Claude Code's `timeout` (ms) and Cline's, accepted as the startup timeout when no other is set. */
+  timeout: v.optional(v.pipe(v.number("must be a number"), v.minValue(0, "must not be negative"))),
+  description: v.optional(v.string()),
+};
+
+/**
+ * One `mcpServers` entry as Claude Code, Claude Desktop and Cursor write it. Strings in command,
+ * args, env, url and headers may hold `${VAR}` / `${VAR:-default}`, expanded when the server
+ * starts (lib/extensions/mcp/expand.ts), so a URL is checked then, not here.
+ */
 export const McpServerSchema = v.union(
   [
     v.strictObject({
+      type: v.optional(_oneOf(["stdio"] as const)),
       command: v.pipe(v.string(), v.minLength(1, "must not be empty")),
       args: v.optional(v.array(v.string())),
-      env: v.optional(v.record(v.string(), v.string())),
+      env: v.optional(_StringMap),
+      /** Cursor: a dotenv file whose variables join env (env wins). */
+      envFile: v.optional(v.string()),
       cwd: v.optional(v.string()),
+      ..._mcpCommon,
     }),
     v.strictObject({
-      url: v.pipe(v.string(), v.url("must be a URL")),
-      type: v.optional(_oneOf(["http", "sse"] as const)),
-      headers: v.optional(v.record(v.string(), v.string())),
+      url: v.pipe(v.string(), v.minLength(1, "must not be empty")),
+      type: v.optional(_oneOf(["http", "sse", "streamable-http", "streamableHttp"] as const)),
+      headers: v.optional(_StringMap),
+      ..._mcpCommon,
     }),
   ],
   "must be {command, args?, env?, cwd?} or {url, type?, headers?}",

@@ -1,9 +1,11 @@
 /** How MCP servers read in a terminal: `shiro mcp list` and the REPL's `/mcp`. */
 import type { McpServerStatus } from "../extensions/mcp/hub.ts";
 
-/** One row per server, `- \`name\` (local) - 3 tools`, then its command line or URL, indented. */
-export function renderServerList(statuses: readonly McpServerStatus[]): string {
-  return statuses.map((status) => `- \`${status.name}\` (${status.kind}) - ${describeState(status)}\n  ${status.target}`).join("\n");
+/** One row per server, `- \`name\` (local) - 3 tools`, then its command line or URL, indented, then the file it comes from when known. */
+export function renderServerList(statuses: readonly (McpServerStatus & { source?: string })[]): string {
+  return statuses
+    .map((status) => `- \`${status.name}\` (${status.kind}) - ${describeState(status)}\n  ${status.target}${status.source ? `\n  from ${status.source}` : ""}`)
+    .join("\n");
 }
 
 export function describeState(status: McpServerStatus): string {
@@ -15,6 +17,6 @@ export function describeState(status: McpServerStatus): string {
     case "connecting":
       return "still connecting";
     case "closed":
-      return "not connected";
+      return status.error ?? "not connected";
   }
 }

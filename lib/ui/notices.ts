@@ -22,6 +22,8 @@ export function describeNotice(notice: StartupNotice): string {
       return `skill ${notice.path} skipped: ${notice.reason}`;
     case "mcp-off":
       return `mcp: ${notice.servers} configured, not connected (--no-mcp)`;
+    case "mcp-pending":
+      return `mcp: ${notice.servers.join(", ")} still connecting; the first request goes without their tools, which join from the next step`;
     case "headless-approvals":
       return notice.mode === "block"
         ? "headless with --approvals block: a call that needs approval stops the run (exit 3) until `shiro approve <id>`"

@@ -79,22 +79,23 @@ test("add a local and a remote server, list them (connecting), remove one", asyn
   const listed = await shiro("mcp", "list");
   expect([listed.code, listed.stderr]).toEqual([0, ""]);
   const lines = listed.stdout.split("\n");
-  expect(lines.slice(0, 2)).toEqual(["- `memory` (local) - 9 tools", `  ${commandLine}`]);
-  expect(lines[2]).toMatch(/^- `docs` \(remote\) - failed: SSE error: .*ECONNREFUSED/);
-  expect(lines.slice(3)).toEqual(["  http://127.0.0.1:9/mcp", "", `configured in ${configPath()}`, ""]);
+  expect(lines.slice(0, 3)).toEqual(["- `memory` (local) - 9 tools", `  ${commandLine}`, `  from ${configPath()}`]);
+  expect(lines[3]).toMatch(/^- `docs` \(remote\) - failed: SSE error: .*ECONNREFUSED/);
+  expect(lines.slice(4)).toEqual(["  http://127.0.0.1:9/mcp", `  from ${configPath()}`, ""]);
   // `list` started the server and closed it again before exiting.
   const pid = Number(readFileSync(pidFile, "utf8").trim());
   expect(() => process.kill(pid, 0)).toThrow();
 
   const json = await shiro("mcp", "--json");
+  expect(json.stderr).toBe("");
   const statuses = JSON.parse(json.stdout);
-  expect(statuses[0]).toEqual({ name: "memory", kind: "local", target: commandLine, state: "connected", tools: 9 });
+  expect(statuses[0]).toEqual({ name: "memory", kind: "local", target: commandLine, state: "connected", tools: 9, source: configPath() });
   expect(statuses[1]).toMatchObject({ name: "docs", kind: "remote", target: "http://127.0.0.1:9/mcp", state: "failed", tools: 0 });
 
   expect(await shiro("mcp", "remove", "memory")).toEqual({ code: 0, stdout: `removed mcp server memory\nsaved to ${configPath()}\n`, stderr: "" });
   expect(await shiro("mcp", "rm", "docs")).toEqual({ code: 0, stdout: `removed mcp server docs\nsaved to ${configPath()}\n`, stderr: "" });
   expect(readConfig()).toEqual({});
-});
+}, 30_000);
 
 test("add keeps other settings and refuses bad names, duplicates and bad URLs", async () => {
   await shiro("config", "set", "model", "test-model");
@@ -105,7 +106,10 @@ test("add keeps other settings and refuses bad names, duplicates and bad URLs", 
   const refusals: [string[], number, string][] = [
     [["fs", "--command", "npx"], 1, "shiro: fs is already configured\n"],
     [["my__fs", "--command", "npx"], 1, "shiro: double underscores clash with the mcp__server__tool naming\n"],
-    [["my.fs", "--command", "npx"], 1, "shiro: use letters, digits, and hyphens only\n"],
+    [["-fs", "--command", "npx"], 2, "shiro: unknown flag -fs (see shiro --help)\n"],
+    [["my fs", "--command", "npx"], 1, "shiro: use letters, digits, underscores, dots and hyphens only\n"],
+    [["web", "--transport", "ws", "http://127.0.0.1:9/"], 2, "shiro: --transport must be stdio, http or sse (got ws) (see shiro --help)\n"],
+    [["web", "--scope", "global", "--", "npx"], 2, "shiro: --scope must be user, local or project (got global) (see shiro --help)\n"],
     [["web", "--url", "ftp://example.com"], 1, "shiro: the URL must start with http:// or https://\n"],
     [["web"], 2, "shiro: shiro mcp add needs --command <cmd> (a local server) or --url <url> (a remote one) (see shiro --help)\n"],
     [
@@ -122,4 +126,82 @@ test("add keeps other settings and refuses bad names, duplicates and bad URLs", 
   }
   expect(await shiro("mcp", "remove", "nope")).toEqual({ code: 1, stdout: "", stderr: 'shiro: no MCP server named "nope"\n' });
   expect(readFileSync(configPath(), "utf8")).toBe(before);
+}, 30_000);
+
+test("Claude Code's forms of add, add-json and get write the entries Claude Code would", async () => {
+  const cases: [string[], string, Record<string, unknown>][] = [
+    [["srv", "--", "node", "server.js", "--port", "1"], "srv", { command: "node", args: ["server.js", "--port", "1"] }],
+    [
+      ["-e", "API_KEY=abc", "--env=B=c d", "with_env", "--", "npx", "-y", "pkg"],
+      "with_env",
+      { command: "npx", args: ["-y", "pkg"], env: { API_KEY: "abc", B: "c d" } },
+    ],
+    [["--transport", "stdio", "air.table", "--", "npx", "-y", "airtable-mcp-server"], "air.table", { command: "npx", args: ["-y", "airtable-mcp-server"] }],
+    [["--transport", "http", "notion", "https://mcp.notion.com/mcp"], "notion", { url: "https://mcp.notion.com/mcp" }],
+    [
+      ["-t", "sse", "asana", "https://mcp.asana.com/sse", "-H", "X-Api-Key: k1"],
+      "asana",
+      { url: "https://mcp.asana.com/sse", type: "sse", headers: { "X-Api-Key": "k1" } },
+    ],
+    [
+      ["--header", "Authorization: Bearer ${TOKEN}", "gh", "https://api.githubcopilot.com/mcp/"],
+      "gh",
+      { url: "https://api.githubcopilot.com/mcp/", headers: { Authorization: "Bearer ${TOKEN}" } },
+    ],
+    [["--scope", "user", "plain", "node"], "plain", { command: "node" }],
+  ];
+  for (const [args, name, entry] of cases) {
+    const added = await shiro("mcp", "add", ...args);
+    expect({ args, code: added.code, stderr: added.stderr }).toEqual({ args, code: 0, stderr: "" });
+    expect({ args, entry: readConfig().mcpServers[name] }).toEqual({ args, entry });
+  }
+
+  const json = await shiro(
+    "mcp",
+    "add-json",
+    "weather",
+    '{"type":"stdio","command":"node","args":["w.js"],"env":{"K":"${K:-v}"},"alwaysAllow":["get"],"disabled":true}',
+  );
+  expect(json).toEqual({ code: 0, stdout: `added mcp server weather (node w.js)\nsaved to ${configPath()}\n`, stderr: "" });
+  expect(readConfig().mcpServers.weather).toEqual({
+    type: "stdio",
+    command: "node",
+    args: ["w.js"],
+    env: { K: "${K:-v}" },
+    alwaysAllow: ["get"],
+    disabled: true,
+  });
+  expect(await shiro("mcp", "add-json", "bad", '{"command":""}')).toEqual({
+    code: 1,
+    stdout: "",
+    stderr: "shiro: the server entry does not fit: command must not be empty\n",
+  });
+
+  const got = await shiro("mcp", "get", "weather", "--json");
+  expect(JSON.parse(got.stdout)).toEqual({ name: "weather", source: configPath(), trusted: true, ...readConfig().mcpServers.weather });
+
+  // --scope project writes the project's .mcp.json, which list then shows with its source.
+  expect((await shiro("mcp", "add", "--scope", "project", "proj_srv", "--", "node", "x.js")).code).toBe(0);
+  expect(JSON.parse(readFileSync(join(home, ".mcp.json"), "utf8"))).toEqual({ mcpServers: { proj_srv: { command: "node", args: ["x.js"] } } });
+  const project = JSON.parse((await shiro("mcp", "get", "proj_srv", "--json")).stdout);
+  expect(project).toEqual({ name: "proj_srv", source: join(home, ".mcp.json"), trusted: true, command: "node", args: ["x.js"] });
+}, 30_000);
+
+test("list shows a project's servers, trusted or not, with where each comes from, without starting untrusted or disabled ones", async () => {
+  writeFileSync(join(home, ".mcp.json"), JSON.stringify({ mcpServers: { from_project: { type: "stdio", command: "/nonexistent/never-run" } } }));
+  await shiro("mcp", "add-json", "off", '{"command":"/nonexistent/never-run","disabled":true}');
+  const listed = await shiro("mcp", "list", "--json");
+  expect(listed.code).toBe(0);
+  expect(JSON.parse(listed.stdout)).toEqual([
+    { name: "off", kind: "local", target: "/nonexistent/never-run", tools: 0, state: "closed", error: "disabled in its entry", source: configPath() },
+    {
+      name: "from_project",
+      kind: "local",
+      target: "/nonexistent/never-run",
+      tools: 0,
+      state: "closed",
+      error: "not started: this folder's .mcp.json is not trusted (start shiro here once and answer y)",
+      source: join(home, ".mcp.json"),
+    },
+  ]);
 });

@@ -250,10 +250,10 @@ describe("stdio servers", () => {
   });
 
   test("an invalid server name fails without starting anything", async () => {
-    const { hub } = openHub({ "my.server": { command: "shiro-test-never-run" } });
+    const { hub } = openHub({ "my server": { command: "shiro-test-never-run" } });
     hub.start();
     await hub.ready();
-    expect(hub.status()[0]).toMatchObject({ state: "failed", error: "invalid server name: use letters, digits, and hyphens only" });
+    expect(hub.status()[0]).toMatchObject({ state: "failed", error: "invalid server name: use letters, digits, underscores, dots and hyphens only" });
   });
 
   test("before start(): nothing connects, ready() resolves at once, every server reads closed", async () => {

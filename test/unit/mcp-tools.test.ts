@@ -130,13 +130,17 @@ describe("createMcpTool", () => {
 });
 
 describe("server entries", () => {
-  test("server names: letters, digits and hyphens, first an alphanumeric, unique", () => {
+  test("server names as Claude Code, Claude Desktop and Cursor allow them: letters, digits, _ . -, unique", () => {
     expect(checkServerName("")).toBe("a name is required");
     expect(checkServerName("  ")).toBe("a name is required");
     expect(checkServerName("my__server")).toBe("double underscores clash with the mcp__server__tool naming");
-    expect(checkServerName("my.server")).toBe("use letters, digits, and hyphens only");
-    expect(checkServerName("-server")).toBe("use letters, digits, and hyphens only");
-    expect(checkServerName("my_server")).toBe("use letters, digits, and hyphens only");
+    for (const name of ["my.server", "my_server", "_private", "GitHub-2", "brave-search", "server.v2_beta"])
+      expect({ name, problem: checkServerName(name) }).toEqual({ name, problem: undefined });
+    for (const name of ["-server", ".hidden", "my server", "a/b", "ü", "x".repeat(65)])
+      expect({ name, problem: checkServerName(name) }).toEqual({
+        name,
+        problem: name.length > 64 ? "at most 64 characters" : "use letters, digits, underscores, dots and hyphens only",
+      });
     expect(checkServerName("GitHub-2", ["memory"])).toBeUndefined();
     expect(checkServerName("memory", ["memory"])).toBe("memory is already configured");
   });

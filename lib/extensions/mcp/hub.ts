@@ -12,7 +12,10 @@ import { resolve } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { childEnv } from "../../secrets/child-env.ts";
-import { checkServerName, describeTarget, isLocalServer, serverKind, type McpServerConfig } from "./servers.ts";
+import { sealedEnv } from "../../secrets/key-vault.ts";
+import { checkServerName, checkServerUrl, describeTarget, isEnabled, isLocalServer, serverKind, type McpServerConfig } from "./servers.ts";
+import { connectTimeout, rememberConnected } from "./connect-timeout.ts";
+import { expandServer } from "./expand.ts";
 import { createMcpTool, toMcpToolName, type McpCallResult, type McpListedTool } from "./tools.ts";
 import type { ToolDefinition } from "../../tools/types.ts";
 import { PRODUCT, VERSION } from "../../platform/version.ts";
@@ -33,7 +36,7 @@ export interface McpServerStatus {
 export interface McpHub {
   /** Starts connecting every configured server in parallel; returns at once. Once per hub. */
   start(): void;
-  /** Resolves when every server has connected or failed (or after timeoutMs, default 15 s); at once before start(). */
+  /** Resolves when every server has connected or failed (each within its own connect timeout), or after timeoutMs when given; at once before start(). */
   ready(timeoutMs?: number): Promise<void>;
   /** Tools of the servers connected so far, as ToolDefinitions named mcp__<server>__<tool>. */
   tools(): ToolDefinition[];
@@ -52,19 +55,23 @@ export interface McpHubOptions {
   cwd?: string;
   clientName?: string;
   clientVersion?: string;
-  /** How long a server has to start, answer the handshake and list its tools; default 15 s. */
+  /** How long every server has to start, answer the handshake and list its tools; default: per server (connect-timeout.ts). */
   connectTimeoutMs?: number;
+  /** Where `${VAR}` references are read from; default the process environment with sealed keys put back. */
+  env?: Readonly<Record<string, string | undefined>>;
   /** Runs local servers in the sandbox (config `sandbox.mcp`): the argv to spawn, given the server's argv and working folder. */
   wrapCommand?: (argv: readonly string[], cwd: string) => string[];
 }
 
-export const MCP_CONNECT_TIMEOUT_MS = 15_000;
+/** How long a headless run holds its first model request for servers still connecting. */
+export const MCP_HEADLESS_GRACE_MS = 3_000;
 /** A tool call that runs longer than this fails (the SDK's own default is one minute). */
 export const MCP_CALL_TIMEOUT_MS = 10 * 60_000;
 const _MAX_TOOL_PAGES = 100;
 /** How the SDK reports a request the server refused for an unknown or missing session. */
 const _SESSION_LOST = /session|HTTP 404|HTTP 400/i;
 const _STDERR_TAIL = 2_000;
+const _STDERR_LINES = 3;
 
 interface _Server {
   name: string;
@@ -83,21 +90,22 @@ interface _Server {
 
 export function createMcpHub(servers: Record<string, McpServerConfig>, options: McpHubOptions = {}): McpHub {
   const cwd = options.cwd ?? process.cwd();
-  const connectTimeoutMs = options.connectTimeoutMs ?? MCP_CONNECT_TIMEOUT_MS;
   const clientInfo = { name: options.clientName ?? PRODUCT, version: options.clientVersion ?? VERSION };
   const listeners: ((status: McpServerStatus) => void)[] = [];
   let started = false;
   let closed = false;
 
-  const entries: _Server[] = Object.entries(servers).map(([name, config]) => ({
-    name,
-    config,
-    tools: [],
-    stderrTail: "",
-    endedByPeer: false,
-    shuttingDown: false,
-    status: { name, kind: serverKind(config), target: describeTarget(config), state: "closed", tools: 0 },
-  }));
+  const entries: _Server[] = Object.entries(servers)
+    .filter(([, config]) => isEnabled(config))
+    .map(([name, config]) => ({
+      name,
+      config,
+      tools: [],
+      stderrTail: "",
+      endedByPeer: false,
+      shuttingDown: false,
+      status: { name, kind: serverKind(config), target: describeTarget(config), state: "closed", tools: 0 },
+    }));
 
   function setState(server: _Server, state: McpServerStatus["state"], error?: string): void {
     const { name, kind, target } = server.status;
@@ -144,7 +152,7 @@ export function createMcpHub(servers: Record<string, McpServerConfig>, options: 
 
   async function open(server: _Server): Promise<McpListedTool[]> {
     const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
-    const transport = await _createTransport(server, cwd, options.wrapCommand);
+    const transport = await _createTransport(server, expandServer(server.config, options.env ?? sealedEnv(), cwd), cwd, options.wrapCommand);
     if (closed || server.shuttingDown) throw new Error("closed before connecting");
     const client = new Client(clientInfo, {
       listChanged: {
@@ -187,6 +195,8 @@ export function createMcpHub(servers: Record<string, McpServerConfig>, options: 
     const problem = checkServerName(server.name);
     if (problem) return setState(server, "failed", `invalid server name: ${problem}`);
     setState(server, "connecting");
+    const connectTimeoutMs = options.connectTimeoutMs ?? connectTimeout(server.name, server.config).ms;
+    const began = Date.now();
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${_seconds(connectTimeoutMs)}`)), connectTimeoutMs);
@@ -198,6 +208,7 @@ export function createMcpHub(servers: Record<string, McpServerConfig>, options: 
       if (closed) return;
       setTools(server, listed);
       setState(server, "connected");
+      rememberConnected(server.name, server.config, Date.now() - began);
     } catch (error) {
       if (closed) return;
       setState(server, "failed", _describeFailure(server, error));
@@ -226,9 +237,10 @@ export function createMcpHub(servers: Record<string, McpServerConfig>, options: 
       started = true;
       for (const server of entries) server.settled = connect(server);
     },
-    async ready(timeoutMs = MCP_CONNECT_TIMEOUT_MS) {
+    async ready(timeoutMs) {
       const pending = entries.flatMap((server) => (server.settled ? [server.settled] : []));
       if (pending.length === 0) return;
+      if (timeoutMs === undefined) return void (await Promise.all(pending));
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([
         Promise.all(pending),
@@ -262,8 +274,7 @@ export function createMcpHub(servers: Record<string, McpServerConfig>, options: 
   };
 }
 
-async function _createTransport(server: _Server, hubCwd: string, wrap?: McpHubOptions["wrapCommand"]): Promise<Transport> {
-  const config = server.config;
+async function _createTransport(server: _Server, config: McpServerConfig, hubCwd: string, wrap?: McpHubOptions["wrapCommand"]): Promise<Transport> {
   if (isLocalServer(config)) {
     const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
     const cwd = resolve(hubCwd, config.cwd ?? ".");
@@ -290,6 +301,8 @@ async function _createTransport(server: _Server, hubCwd: string, wrap?: McpHubOp
     };
     return transport;
   }
+  const problem = checkServerUrl(config.url);
+  if (problem) throw new Error(problem);
   const url = new URL(config.url);
   const requestInit = config.headers ? { headers: config.headers } : undefined;
   if (config.type === "sse") {
@@ -306,10 +319,17 @@ function _describeFailure(server: _Server, error: unknown): string {
   if (code === "ENOENT" && isLocalServer(server.config)) message = `command not found: ${server.config.command}`;
   // The SDK's HTTP errors carry the status in `code`, not in the message.
   if (typeof code === "number" && code >= 100 && code < 600 && !message.includes(String(code))) message += ` (HTTP ${code})`;
-  const stderr = server.stderrTail.trim().split("\n").at(-1)?.trim();
-  if (server.endedByPeer && stderr) message += ` (stderr: ${stderr})`;
+  // A broken start says why in the server's own words: the last lines it wrote to stderr.
+  const stderr = server.stderrTail
+    .trim()
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .slice(-_STDERR_LINES)
+    .join(" | ");
+  if (stderr) message += ` (stderr: ${stderr})`;
   const line = message.replace(/\s+/g, " ").trim();
-  return line.length > 300 ? `${line.slice(0, 299)}…` : line;
+  return line.length > 500 ? `${line.slice(0, 499)}…` : line;
 }
 
 function _seconds(ms: number): string {

@@ -3,6 +3,7 @@
  * target shown to the user, and the rules a server name follows. Loads no MCP SDK code.
  */
 import type { ConfigFile } from "../../config/config.ts";
+import { toMcpToolName } from "./tools.ts";
 
 /** One entry of config `mcpServers`: a local process over stdio or a remote URL. */
 export type McpServerConfig = NonNullable<ConfigFile["mcpServers"]>[string];
@@ -28,7 +29,19 @@ function _quoteArg(arg: string): string {
   return arg === "" || /[\s"'\\]/.test(arg) ? JSON.stringify(arg) : arg;
 }
 
-const _NAME_PATTERN = /^[a-z0-9][a-z0-9-]*$/i;
+/** Names as Claude Code, Claude Desktop and Cursor allow them: letters, digits, `_`, `-` and `.`. */
+const _NAME_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
+const _NAME_MAX = 64;
+
+/** False for an entry marked `disabled: true` (Claude Desktop, Cline) or `enabled: false` (Codex). */
+export function isEnabled(config: McpServerConfig): boolean {
+  return config.disabled !== true && config.enabled !== false;
+}
+
+/** The tools the entry allows without asking (`alwaysAllow`, Cline's `autoApprove`); `*` for all. */
+export function alwaysAllowed(config: McpServerConfig): string[] {
+  return [...(config.alwaysAllow ?? []), ...(config.autoApprove ?? [])];
+}
 
 /**
  * Checks a server name for `mcp add`: returns the message to show, or undefined when the name is
@@ -37,7 +50,8 @@ const _NAME_PATTERN = /^[a-z0-9][a-z0-9-]*$/i;
 export function checkServerName(name: string, configured: readonly string[] = []): string | undefined {
   if (name.trim() === "") return "a name is required";
   if (name.includes("__")) return "double underscores clash with the mcp__server__tool naming";
-  if (!_NAME_PATTERN.test(name)) return "use letters, digits, and hyphens only";
+  if (name.length > _NAME_MAX) return `at most ${_NAME_MAX} characters`;
+  if (!_NAME_PATTERN.test(name)) return "use letters, digits, underscores, dots and hyphens only";
   if (configured.includes(name)) return `${name} is already configured`;
   return undefined;
 }
@@ -51,4 +65,18 @@ export function checkServerUrl(url: string): string | undefined {
     return `"${url}" is not a valid URL`;
   }
   return undefined;
+}
+
+/**
+ * The `alwaysAllow` / `autoApprove` lists of enabled servers as config `permission` entries:
+ * `mcp__<server>__<tool>: allow` (`*` allows the whole server). The user's own `permission`
+ * entries are laid over these, so a deny there still wins.
+ */
+export function alwaysAllowRules(servers: Readonly<Record<string, McpServerConfig>>): Record<string, "allow"> {
+  const rules: Record<string, "allow"> = {};
+  for (const [name, config] of Object.entries(servers)) {
+    if (!isEnabled(config)) continue;
+    for (const tool of alwaysAllowed(config)) rules[tool === "*" ? `${toMcpToolName(name, "x").slice(0, -1)}*` : toMcpToolName(name, tool)] = "allow";
+  }
+  return rules;
 }

@@ -1,0 +1,66 @@
+/**
+ * How long an MCP server has to start, answer the handshake and list its tools.
+ *
+ * A timeout the server's entry sets (`startupTimeoutMs`, Codex's `startup_timeout_sec`, or a
+ * `timeout` of at least 1000 ms) always wins. Otherwise a server never seen connecting gets
+ * FIRST_START (2 min), and one launched through a package manager (npx, bunx, uvx, pnpm dlx…)
+ * gets INSTALL_CAP (10 min): killing `npx` mid-install leaves its cache broken for later runs, so
+ * a first start is never cut short while the package manager may still be installing. After a
+ * server connected once with this exact target, that is remembered (lib/store/learned.ts, keyed by
+ * name, basis = the target line) and later starts get AFTER_SUCCESS (30 s), or 60 s for a launcher.
+ */
+import * as v from "valibot";
+import { keepLearned, recallLearned } from "../../store/learned.ts";
+import { describeTarget, isLocalServer, type McpServerConfig } from "./servers.ts";
+
+export const MCP_FIRST_START_MS = 120_000;
+export const MCP_INSTALL_CAP_MS = 600_000;
+export const MCP_AFTER_SUCCESS_MS = 30_000;
+export const MCP_LAUNCHER_AFTER_SUCCESS_MS = 60_000;
+
+const _LAUNCHERS = new Set(["npx", "bunx", "uvx", "pnpx", "pipx", "dlx"]);
+const _LAUNCHER_SUBCOMMANDS = new Set(["dlx", "exec", "x", "run"]);
+const _Connected = v.object({ ms: v.number() });
+
+/** True when the command installs the package it runs on first use. */
+export function isPackageLauncher(config: McpServerConfig): boolean {
+  if (!isLocalServer(config)) return false;
+  const program = config.command
+    .split(/[\\/]/)
+    .at(-1)!
+    .replace(/\.(cmd|exe)$/i, "");
+  if (_LAUNCHERS.has(program)) return true;
+  const sub = config.args?.[0];
+  return (
+    (program === "pnpm" || program === "yarn" || program === "bun" || program === "uv" || program === "deno") &&
+    sub !== undefined &&
+    _LAUNCHER_SUBCOMMANDS.has(sub)
+  );
+}
+
+/** The timeout the entry itself sets, in ms; undefined when it sets none. */
+export function configuredTimeout(config: McpServerConfig): number | undefined {
+  if (config.startupTimeoutMs !== undefined) return config.startupTimeoutMs;
+  if (config.startup_timeout_sec !== undefined) return Math.round(config.startup_timeout_sec * 1000);
+  if (config.timeout !== undefined && config.timeout >= 1000) return config.timeout;
+  return undefined;
+}
+
+/** The connect timeout for this start of `name`, and whether it is a first start. */
+export function connectTimeout(name: string, config: McpServerConfig): { ms: number; first: boolean } {
+  const launcher = isPackageLauncher(config);
+  const seen = recallLearned(_key(name), { basis: describeTarget(config), schema: _Connected }) !== undefined;
+  const own = configuredTimeout(config);
+  if (own !== undefined) return { ms: own, first: !seen };
+  if (seen) return { ms: launcher ? MCP_LAUNCHER_AFTER_SUCCESS_MS : MCP_AFTER_SUCCESS_MS, first: false };
+  return { ms: launcher ? MCP_INSTALL_CAP_MS : MCP_FIRST_START_MS, first: true };
+}
+
+/** Remembers that `name` connected with this target, taking `ms`. */
+export function rememberConnected(name: string, config: McpServerConfig, ms: number): void {
+  keepLearned(_key(name), describeTarget(config), { ms });
+}
+
+function _key(name: string): string {
+  return `mcp-connected:${name}`;
+}
