@@ -4,7 +4,7 @@
  * connection; --no-mcp leaves it all out.
  */
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { RecordedRequest } from "../fakes/provider.ts";
@@ -60,5 +60,59 @@ describe("MCP servers in a run", () => {
     expect(toolNames(e2e.fake.requests[2]!).some((name) => name.startsWith("mcp__"))).toBe(false);
     expect(systemOf(e2e.fake.requests[2]!)).not.toContain("MCP");
     expect(off.stderr).toContain("mcp: 1 configured, not connected (--no-mcp)");
+  }, 30_000);
+});
+
+/** Seconds the slow server sleeps on its first launch (SHIRO_TEST_MCP_DELAY_MS, bounded to 30 s). */
+const SLOW_MS = Math.min(Number(process.env.SHIRO_TEST_MCP_DELAY_MS ?? 20_000), 30_000);
+
+describe("MCP servers as other clients configure them", () => {
+  test(
+    `a server that takes ${SLOW_MS / 1000} s on its first launch connects; headless sends its first request without waiting, its tools join later`,
+    async () => {
+      const marker = join(e2e.dirs.home, "installed");
+      const wrapper = join(e2e.dirs.home, "slow-server.mjs");
+      // The first launch sleeps as `npx` does while it installs; later launches start at once.
+      writeFileSync(
+        wrapper,
+        `import { existsSync, writeFileSync } from "node:fs";\nif (!existsSync(${JSON.stringify(marker)})) { await new Promise((r) => setTimeout(r, ${SLOW_MS})); writeFileSync(${JSON.stringify(marker)}, "x"); }\nawait import(${JSON.stringify(MEMORY_SERVER)});\n`,
+      );
+      e2e.writeConfig({
+        mcpServers: { slow_memory: { type: "stdio", command: process.execPath, args: [wrapper], env: { MEMORY_FILE_PATH: join(e2e.dirs.home, "g.jsonl") } } },
+      });
+      const sleep = Math.ceil(SLOW_MS / 1000) + 5;
+      e2e.fake.script({ toolCalls: [{ name: "bash", input: { command: `sleep ${sleep}`, timeout: (sleep + 10) * 1000 } }] }, { text: "done" });
+      const result = await e2e.shiro(["-p", "wait a bit", "--yolo", "--json"], { timeoutMs: SLOW_MS + 30_000 });
+      expect(result.code).toBe(0);
+      const offered = (request: RecordedRequest) => JSON.stringify(request.body.tools).includes("mcp__slow_memory__");
+      expect([offered(e2e.fake.requests[0]!), offered(e2e.fake.requests[1]!)]).toEqual([false, true]);
+      const events = parseEventLines(result.stdout);
+      expect(events.find((event) => event.type === "notice" && String(event.text).includes("slow_memory still connecting"))).toBeDefined();
+      expect(events.find((event) => event.type === "mcp")).toMatchObject({ server: "slow_memory", status: "connected", tools: 9 });
+      expect(existsSync(marker)).toBe(true);
+    },
+    SLOW_MS + 40_000,
+  );
+
+  test("a Claude Desktop entry with type, disabled, alwaysAllow and ${VAR} loads: the variable expanded, the allowed tool runs without --yolo, the disabled one never starts", async () => {
+    const graph = join(e2e.dirs.home, "graph.jsonl");
+    e2e.writeConfig({
+      mcpServers: {
+        memory: {
+          type: "stdio",
+          command: "${SHIRO_TEST_RUNTIME}",
+          args: [MEMORY_SERVER],
+          env: { MEMORY_FILE_PATH: "${SHIRO_TEST_GRAPH}", UNUSED: "${NOT_SET_ANYWHERE:-fallback}" },
+          alwaysAllow: ["read_graph"],
+        },
+        off: { command: "/nonexistent/never-started", disabled: true },
+      },
+    });
+    e2e.fake.script({ toolCalls: [{ name: "mcp__memory__read_graph", input: {} }] }, { text: "ok" });
+    const result = await e2e.shiro(["-p", "read the graph", "--json"], { env: { SHIRO_TEST_RUNTIME: process.execPath, SHIRO_TEST_GRAPH: graph } });
+    expect(result.code).toBe(0);
+    expect(toolResultsOf(e2e.fake.requests[1]!)[0]!.output).toContain('"entities"');
+    const mcpEvents = parseEventLines(result.stdout).filter((event) => event.type === "mcp");
+    expect(mcpEvents.map((event) => [event.server, event.status])).toEqual([["memory", "connected"]]);
   }, 30_000);
 });

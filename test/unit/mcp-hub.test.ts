@@ -20,8 +20,11 @@ let preload: string;
 const hubs: McpHub[] = [];
 const spawned: Bun.Subprocess[] = [];
 
+const savedHome = process.env.SHIRO_HOME;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "shiro-mcp-hub-"));
+  // What the hub learns (connect times, lib/store/learned.ts) lands in this test's folder.
+  process.env.SHIRO_HOME = dir;
   preload = join(dir, "record-pid.js");
   writeFileSync(preload, 'require("node:fs").appendFileSync(process.env.SHIRO_TEST_PID_FILE, `${process.pid}\\n`);\n');
 });
@@ -32,6 +35,8 @@ afterEach(async () => {
     await child.exited;
   }
   rmSync(dir, { recursive: true, force: true });
+  if (savedHome === undefined) delete process.env.SHIRO_HOME;
+  else process.env.SHIRO_HOME = savedHome;
 });
 
 function openHub(servers: Record<string, McpServerConfig>, connectTimeoutMs?: number): { hub: McpHub; changes: McpServerStatus[] } {
@@ -325,5 +330,38 @@ describe("remote servers", () => {
     } finally {
       server.stop(true);
     }
+  });
+});
+
+describe("entries as other clients write them", () => {
+  test("${VAR} and ${VAR:-default} are expanded in command, args and env; a missing variable fails naming it; stderr explains a broken start", async () => {
+    const env = { SHIRO_T_RUNTIME: process.execPath, SHIRO_T_EMPTY: "" };
+    const hub = createMcpHub(
+      {
+        memory: {
+          type: "stdio",
+          command: "${SHIRO_T_RUNTIME}",
+          args: ["${SHIRO_T_SCRIPT:-" + MEMORY_SERVER + "}"],
+          env: { MEMORY_FILE_PATH: join(dir, "${SHIRO_T_EMPTY:-g}.jsonl") },
+        },
+        missing: { command: "${SHIRO_T_NOT_SET}" },
+        broken: { command: process.execPath, args: ["-e", "console.error('Cannot find package zod'); process.exit(1)"] },
+        off: { command: "/nonexistent", disabled: true },
+        codex_off: { command: "/nonexistent", enabled: false },
+      },
+      { cwd: dir, env },
+    );
+    hubs.push(hub);
+    hub.start();
+    await hub.ready();
+    const byName = Object.fromEntries(hub.status().map((status) => [status.name, status]));
+    expect(Object.keys(byName)).toEqual(["memory", "missing", "broken"]);
+    expect(byName.memory).toMatchObject({ state: "connected", tools: 9 });
+    expect(byName.missing).toMatchObject({
+      state: "failed",
+      error: "environment variable SHIRO_T_NOT_SET is not set (referenced as ${SHIRO_T_NOT_SET}); set it or write ${SHIRO_T_NOT_SET:-default}",
+    });
+    expect(byName.broken!.state).toBe("failed");
+    expect(byName.broken!.error).toContain("(stderr: Cannot find package zod)");
   });
 });

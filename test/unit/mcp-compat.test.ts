@@ -1,0 +1,118 @@
+/** MCP entries as Claude Code, Claude Desktop, Cursor and Codex write them: expansion, timeouts, allow rules, `mcp add` forms. */
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expandServer, expandVariables } from "../../lib/extensions/mcp/expand.ts";
+import {
+  connectTimeout,
+  isPackageLauncher,
+  rememberConnected,
+  MCP_AFTER_SUCCESS_MS,
+  MCP_FIRST_START_MS,
+  MCP_INSTALL_CAP_MS,
+  MCP_LAUNCHER_AFTER_SUCCESS_MS,
+} from "../../lib/extensions/mcp/connect-timeout.ts";
+import { alwaysAllowRules } from "../../lib/extensions/mcp/servers.ts";
+import { readServerEntry } from "../../lib/store/project-mcp.ts";
+
+let dir: string;
+const savedHome = process.env.SHIRO_HOME;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "shiro-mcp-compat-"));
+  process.env.SHIRO_HOME = dir;
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+  if (savedHome === undefined) delete process.env.SHIRO_HOME;
+  else process.env.SHIRO_HOME = savedHome;
+});
+
+test("variable references expand as Claude Code's .mcp.json defines them", () => {
+  const env = { A: "a", EMPTY: "", PATHY: "/x y" };
+  const table: [string, string][] = [
+    ["${A}", "a"],
+    ["pre-${A}-post", "pre-a-post"],
+    ["${A:-d}", "a"],
+    ["${EMPTY:-d}", "d"],
+    ["${UNSET:-d}", "d"],
+    ["${UNSET:-}", ""],
+    ["${EMPTY}", ""],
+    ["Bearer ${PATHY}", "Bearer /x y"],
+    ["$A and $ {A}", "$A and $ {A}"],
+    ["${A}${A}", "aa"],
+  ];
+  for (const [text, expected] of table) expect({ text, out: expandVariables(text, env) }).toEqual({ text, out: expected });
+  expect(() => expandVariables("${UNSET}", env)).toThrow("environment variable UNSET is not set");
+});
+
+test("expansion reaches command, args, env, cwd, url and headers; Cursor's envFile joins env under it", () => {
+  writeFileSync(join(dir, ".env"), '# comment\nexport FROM_FILE=1\nQUOTED="two words"\nSHARED=file\n');
+  const env = { T: "tok", H: "/h" };
+  expect(expandServer({ command: "${H}/bin", args: ["--k=${T}"], env: { K: "${T}", SHARED: "own" }, envFile: ".env", cwd: "${H}" }, env, dir)).toEqual({
+    command: "/h/bin",
+    args: ["--k=tok"],
+    env: { FROM_FILE: "1", QUOTED: "two words", SHARED: "own", K: "tok" },
+    envFile: ".env",
+    cwd: "/h",
+  });
+  expect(expandServer({ type: "http", url: "https://${H:-x}.example/mcp", headers: { Authorization: "Bearer ${T}" } }, env, dir)).toEqual({
+    type: "http",
+    url: "https:///h.example/mcp",
+    headers: { Authorization: "Bearer tok" },
+  });
+});
+
+test("every field Claude Code, Claude Desktop, Cursor, Cline and Codex write is accepted", () => {
+  const entries: unknown[] = [
+    { type: "stdio", command: "npx", args: ["-y", "pkg"], env: { K: "v" } },
+    { command: "npx", args: ["-y", "pkg"], disabled: false, alwaysAllow: ["read"], autoApprove: ["write"], timeout: 60 },
+    { type: "http", url: "https://x.example/mcp", headers: { A: "b" } },
+    { type: "sse", url: "${BASE}/sse" },
+    { type: "streamable-http", url: "https://x.example/mcp" },
+    { url: "https://x.example/mcp", startupTimeoutMs: 5000, description: "docs" },
+    { command: "uvx", args: ["srv"], envFile: ".env", enabled: true, startup_timeout_sec: 30 },
+    { command: "node", comment: "an unknown key is ignored in .mcp.json" },
+  ];
+  for (const entry of entries) expect({ entry, ok: typeof readServerEntry(entry) === "object" }).toEqual({ entry, ok: true });
+  expect(readServerEntry({ command: "npx", alwaysAllow: "read" })).toBe("must be {command, args?, env?, cwd?} or {url, type?, headers?}");
+});
+
+test("connect timeouts: the entry's own, else long for a first start (longest through a package manager), shorter once it connected", () => {
+  const npx = { command: "npx", args: ["-y", "@modelcontextprotocol/server-memory"] };
+  const node = { command: "node", args: ["server.js"] };
+  expect(connectTimeout("m", npx)).toEqual({ ms: MCP_INSTALL_CAP_MS, first: true });
+  expect(connectTimeout("n", node)).toEqual({ ms: MCP_FIRST_START_MS, first: true });
+  rememberConnected("m", npx, 12_000);
+  rememberConnected("n", node, 300);
+  expect(connectTimeout("m", npx)).toEqual({ ms: MCP_LAUNCHER_AFTER_SUCCESS_MS, first: false });
+  expect(connectTimeout("n", node)).toEqual({ ms: MCP_AFTER_SUCCESS_MS, first: false });
+  // Another target under the same name is a first start again.
+  expect(connectTimeout("n", { command: "node", args: ["other.js"] }).first).toBe(true);
+  expect(connectTimeout("x", { ...node, startupTimeoutMs: 7000 }).ms).toBe(7000);
+  expect(connectTimeout("x", { ...node, startup_timeout_sec: 2.5 }).ms).toBe(2500);
+  expect(connectTimeout("x", { ...node, timeout: 9000 }).ms).toBe(9000);
+  const launchers: [string, string[], boolean][] = [
+    ["npx", ["-y", "x"], true],
+    ["/usr/local/bin/bunx", ["x"], true],
+    ["uvx", ["x"], true],
+    ["pnpm", ["dlx", "x"], true],
+    ["yarn", ["dlx", "x"], true],
+    ["npx.cmd", ["x"], true],
+    ["pnpm", ["start"], false],
+    ["node", ["x.js"], false],
+    ["python", ["-m", "x"], false],
+  ];
+  for (const [command, args, expected] of launchers)
+    expect({ command, args, launcher: isPackageLauncher({ command, args }) }).toEqual({ command, args, launcher: expected });
+});
+
+test("alwaysAllow and autoApprove become allow entries for exactly those tools; disabled servers give none", () => {
+  expect(
+    alwaysAllowRules({
+      fs: { command: "x", alwaysAllow: ["read_file", "list.dir"] },
+      "brave.search": { command: "x", autoApprove: ["*"] },
+      off: { command: "x", alwaysAllow: ["a"], disabled: true },
+    }),
+  ).toEqual({ mcp__fs__read_file: "allow", mcp__fs__list_dir: "allow", "mcp__brave_search__*": "allow" });
+});
