@@ -7,7 +7,7 @@
  */
 import { defineCommand } from "citty";
 import { UsageError, UserError } from "../lib/platform/errors.ts";
-import type { McpServerConfig } from "../lib/extensions/mcp/servers.ts";
+import { listConfiguredServers, printServerList, saveServer } from "../lib/ui/mcp-admin.ts";
 import { writeOut } from "../lib/ui/output.ts";
 
 const _print = (text: string): void => {
@@ -18,96 +18,10 @@ const _scopeFlag = {
   scope: { type: "string", alias: "s", description: "user (config.json, default; Claude Code's local is the same) or project (.mcp.json)" },
 } as const;
 
-interface _Listed {
-  name: string;
-  config: McpServerConfig;
-  /** The file it comes from; `trusted` false for an untrusted `.mcp.json`. */
-  source: string;
-  trusted: boolean;
-}
-
-async function _configured(): Promise<{ listed: _Listed[]; notes: string[] }> {
-  const { loadConfigFile } = await import("../lib/config/config.ts");
-  const { paths } = await import("../lib/platform/paths.ts");
-  const { findProjectRoot } = await import("../lib/config/project.ts");
-  const { readProjectMcp } = await import("../lib/store/project-mcp.ts");
-  const own = loadConfigFile().mcpServers ?? {};
-  const listed: _Listed[] = Object.entries(own).map(([name, config]) => ({ name, config, source: paths.config(), trusted: true }));
-  const notes: string[] = [];
-  try {
-    const project = readProjectMcp(findProjectRoot(process.cwd()));
-    for (const [name, config] of Object.entries(project?.servers ?? {})) {
-      if (Object.hasOwn(own, name)) notes.push(`${name} in ${project!.path} is shadowed by config.json's entry of that name`);
-      else listed.push({ name, config, source: project!.path, trusted: project!.trusted });
-    }
-    for (const skip of project?.skipped ?? []) notes.push(`${project!.path}: server ${skip.name} skipped: ${skip.reason}`);
-  } catch (error) {
-    notes.push(error instanceof Error ? error.message : String(error));
-  }
-  return { listed, notes };
-}
-
-async function _list(json: boolean): Promise<void> {
-  const { listed, notes } = await _configured();
-  if (listed.length === 0) {
-    if (json) return _print("[]");
-    _print("no MCP servers configured");
-    for (const note of notes) _print(note);
-    return _print("add one with: shiro mcp add <name> --command <cmd> [--arg <arg>]…  or  shiro mcp add <name> --url <url>");
-  }
-  const { isEnabled, serverKind, describeTarget } = await import("../lib/extensions/mcp/servers.ts");
-  const { renderServerList } = await import("../lib/ui/mcp-list.ts");
-  const runnable = listed.filter((entry) => entry.trusted && isEnabled(entry.config));
-  const { createMcpHub } = await import("../lib/extensions/mcp/hub.ts");
-  const hub = createMcpHub(Object.fromEntries(runnable.map((entry) => [entry.name, entry.config])), { cwd: process.cwd() });
-  hub.start();
-  await hub.ready();
-  const statuses = new Map(hub.status().map((status) => [status.name, status]));
-  await hub.close();
-  const rows = listed.map((entry) => {
-    const base = { name: entry.name, kind: serverKind(entry.config), target: describeTarget(entry.config), tools: 0 };
-    const status = statuses.get(entry.name) ?? {
-      ...base,
-      state: "closed" as const,
-      error: !isEnabled(entry.config) ? "disabled in its entry" : "not started: this folder's .mcp.json is not trusted (start shiro here once and answer y)",
-    };
-    return { ...status, source: entry.source };
-  });
-  if (json) return _print(JSON.stringify(rows, null, 2));
-  _print(renderServerList(rows));
-  for (const note of notes) _print(note);
-}
-
-async function _save(name: string, server: McpServerConfig, scope: "user" | "project"): Promise<void> {
-  const { checkServerName, checkServerUrl, describeTarget, isLocalServer } = await import("../lib/extensions/mcp/servers.ts");
-  if (!isLocalServer(server) && !server.url.includes("${")) {
-    const bad = checkServerUrl(server.url);
-    if (bad) throw new UserError(bad);
-  }
-  if (scope === "project") {
-    const { findProjectRoot } = await import("../lib/config/project.ts");
-    const { readProjectMcp, writeProjectServer } = await import("../lib/store/project-mcp.ts");
-    const root = findProjectRoot(process.cwd());
-    const problem = checkServerName(name, Object.keys(readProjectMcp(root)?.servers ?? {}));
-    if (problem) throw new UserError(problem);
-    const path = writeProjectServer(root, name, server);
-    _print(`added mcp server ${name} (${describeTarget(server)})`);
-    return _print(`saved to ${path}`);
-  }
-  const { loadConfigFile, writeConfigPatch } = await import("../lib/config/config.ts");
-  const { paths } = await import("../lib/platform/paths.ts");
-  const servers = loadConfigFile().mcpServers ?? {};
-  const problem = checkServerName(name, Object.keys(servers));
-  if (problem) throw new UserError(problem);
-  writeConfigPatch({ mcpServers: { ...servers, [name]: server } });
-  _print(`added mcp server ${name} (${describeTarget(server)})`);
-  _print(`saved to ${paths.config()}`);
-}
-
 const listCommand = defineCommand({
   meta: { name: "list", description: "connect to each configured server and report its state, tool count and source" },
   args: _jsonFlag,
-  run: ({ args }) => _list(args.json === true),
+  run: ({ args }) => printServerList(args.json === true),
 });
 
 const removeCommand = defineCommand({
@@ -151,7 +65,7 @@ const addCommand = defineCommand({
     } catch (error) {
       throw error instanceof McpAddUsage ? new UsageError(error.message) : error;
     }
-    await _save(parsed.name, parsed.server, parsed.scope);
+    await saveServer(parsed.name, parsed.server, parsed.scope);
   },
 });
 
@@ -174,7 +88,7 @@ const addJsonCommand = defineCommand({
     if (typeof server === "string") throw new UserError(`the server entry does not fit: ${server}`);
     const scope = args.scope === undefined || args.scope === "user" || args.scope === "local" ? "user" : args.scope === "project" ? "project" : undefined;
     if (!scope) throw new UsageError(`--scope must be user, local or project (got ${String(args.scope)})`);
-    await _save(String(args.name), server, scope);
+    await saveServer(String(args.name), server, scope);
   },
 });
 
@@ -182,7 +96,7 @@ const getCommand = defineCommand({
   meta: { name: "get", description: "show one server's entry and the file it comes from" },
   args: { name: { type: "positional", description: "the server's name" }, ..._jsonFlag },
   async run({ args }) {
-    const { listed } = await _configured();
+    const { listed } = await listConfiguredServers();
     const entry = listed.find((item) => item.name === String(args.name));
     if (!entry) throw new UserError(`no MCP server named "${String(args.name)}"`);
     if (args.json) return _print(JSON.stringify({ name: entry.name, source: entry.source, trusted: entry.trusted, ...entry.config }, null, 2));
@@ -202,5 +116,5 @@ export default defineCommand({
     remove: removeCommand,
     rm: removeCommand,
   },
-  run: ({ args }) => _list(args.json === true),
+  run: ({ args }) => printServerList(args.json === true),
 });

@@ -11,6 +11,7 @@ import type { PluginHost } from "../extensions/plugin-api.ts";
 import type { CommandSandbox } from "../sandbox/session.ts";
 import type { SandboxStatus } from "../sandbox/detect.ts";
 import { loadSkills, type Skill } from "../extensions/skills.ts";
+import { allowReadOnly } from "../tools/jail.ts";
 import { findProjectRoot } from "../config/project.ts";
 import { readProjectMcp, type ProjectMcp, type ProjectMcpServer } from "../store/project-mcp.ts";
 import type { AgentEvent } from "../events.ts";
@@ -39,6 +40,8 @@ export function openSkills(cwd: string, disabled: boolean, notices: StartupNotic
   if (disabled) return [];
   const loaded = loadSkills({ cwd, stateDir: stateDir() });
   for (const skip of loaded.skipped) notices.push({ code: "skill-skipped", path: skip.path, reason: skip.reason });
+  // A skill's body names files beside it; those folders are readable (never writable) through the jail.
+  allowReadOnly(loaded.skills.flatMap((skill) => (skill.folder && skill.origin !== "registry" ? [skill.folder] : [])));
   return loaded.skills;
 }
 

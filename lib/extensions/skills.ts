@@ -3,19 +3,23 @@
  * catalogue (name + description) goes into the system prompt; a body is read when the `skill`
  * tool asks for it.
  *
- * File format (Agent Skills): a first line `---`, then single-line `key: value` pairs, then a
- * closing `---` line, then the markdown body. Only `name` and `description` are read: keys are
- * case-insensitive, values lose one pair of surrounding quotes, indented lines (nested YAML) are
- * ignored, the first occurrence of a key wins. Both fields are required. The body is trimmed and
- * cut at SKILL_BODY_CAP characters.
+ * File format (Agent Skills): a first line `---`, then YAML (parsed by the `yaml` package, so block
+ * scalars, quoting and lists read as YAML means them), then a closing `---` line, then the markdown
+ * body. Only `name` and `description` are read (keys case-insensitive); a frontmatter that is not
+ * valid YAML (Claude Code accepts `description: Use when: x`) falls back to single-line `key: value`
+ * pairs. `description` is required; a missing `name` is the skill's folder name. A multi-line
+ * description is one line in the catalogue. A body longer than SKILL_BODY_CAP characters is cut
+ * at a line end and ends with a marker naming the file and the `read_file` offset of the rest.
  *
  * Origins, later overriding earlier by name (compared case-insensitively):
  *   builtin   compiled in from skills/<name>/SKILL.md
  *   registry  <stateDir>/registry/skills/*.md
- *   user      ~/.claude/skills/<name>/SKILL.md (the convention other agents read), then
- *             <stateDir>/skills/*.md and <stateDir>/skills/<name>/SKILL.md
- *   project   <cwd>/.claude/skills/<name>/SKILL.md, then <cwd>/.shiro/skills/*.md and
- *             <cwd>/.shiro/skills/<name>/SKILL.md
+ *   user      ~/.agents/skills, ~/.codex/skills, ~/.claude/skills (<name>/SKILL.md each: the
+ *             conventions of other agents), then <stateDir>/skills/*.md and <stateDir>/skills/<name>/SKILL.md
+ *   project   <cwd>/.agents/skills, <cwd>/.codex/skills, <cwd>/.claude/skills (<name>/SKILL.md
+ *             each), then <cwd>/.shiro/skills/*.md and <cwd>/.shiro/skills/<name>/SKILL.md
+ * Only shiro's own folders take loose `*.md` files; a README.md there, and any loose file in the
+ * other agents' folders, is not a skill and is passed over without a notice.
  *
  * Contracts:
  * - `loadSkills` never throws. A file it cannot use is listed in `skipped` with a one-line reason;
@@ -25,7 +29,8 @@
  */
 import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
+import { parse as parseYaml } from "yaml";
 import { BUILTIN_SKILL_FILES } from "../../skills/index.ts";
 
 export type SkillOrigin = "builtin" | "registry" | "user" | "project";
@@ -37,7 +42,9 @@ export interface Skill {
   origin: SkillOrigin;
   /** The file it was read from; undefined for builtin skills. */
   path?: string;
-  /** The instructions, trimmed and at most SKILL_BODY_CAP characters. Throws if the file is gone. */
+  /** The folder the skill lives in (files its body names are relative to it); undefined for builtin skills. */
+  folder?: string;
+  /** The instructions, trimmed; past SKILL_BODY_CAP characters cut with a marker saying how to read the rest. Throws if the file is gone. */
   body(): string;
 }
 
@@ -73,8 +80,7 @@ export const HEAD_BYTES = 8_192;
 const _NAME_LIMIT = 64;
 const _DESCRIPTION_LIMIT = 1_024;
 const _NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-// 20,000 characters take at most 80,000 bytes of UTF-8; the rest is room for the frontmatter.
-const _BODY_READ_BYTES = 128 * 1024;
+
 const _FENCE = /^---[ \t]*$/;
 
 export function loadSkills(options: LoadSkillsOptions): LoadSkillsResult {
@@ -89,14 +95,18 @@ export function loadSkills(options: LoadSkillsOptions): LoadSkillsResult {
     }
   }
   const sources: Array<[SkillOrigin, string, boolean]> = [
-    ["registry", join(options.stateDir, "registry", "skills"), false],
-    ["user", join(options.home ?? homedir(), ".claude", "skills"), true],
+    ["registry", join(options.stateDir, "registry", "skills"), true],
+    ["user", join(options.home ?? homedir(), ".agents", "skills"), false],
+    ["user", join(options.home ?? homedir(), ".codex", "skills"), false],
+    ["user", join(options.home ?? homedir(), ".claude", "skills"), false],
     ["user", join(options.stateDir, "skills"), true],
-    ["project", join(options.cwd, ".claude", "skills"), true],
+    ["project", join(options.cwd, ".agents", "skills"), false],
+    ["project", join(options.cwd, ".codex", "skills"), false],
+    ["project", join(options.cwd, ".claude", "skills"), false],
     ["project", join(options.cwd, ".shiro", "skills"), true],
   ];
-  for (const [origin, dir, nested] of sources) {
-    for (const path of _listSkillFiles(dir, nested, skipped)) {
+  for (const [origin, dir, own] of sources) {
+    for (const path of _listSkillFiles(dir, own, origin !== "registry", skipped)) {
       const skill = _loadSkillFile(path, origin);
       if (typeof skill === "string") skipped.push({ path, reason: skill });
       else add(skill);
@@ -110,20 +120,13 @@ export function loadSkills(options: LoadSkillsOptions): LoadSkillsResult {
  * Reads `name` and `description` from the start of a skill file. `text` may be only the head of
  * the file, as long as the frontmatter closes inside it. `bodyStart` is where the body begins.
  */
-export function readSkillHeader(text: string): SkillHeaderResult {
+export function readSkillHeader(text: string, folderName?: string): SkillHeaderResult {
   const split = _splitFrontmatter(text);
   if (split === "none") return { ok: false, reason: 'no frontmatter: the file must start with a "---" line' };
   if (split === "unclosed") return { ok: false, reason: 'the frontmatter has no closing "---" line' };
-  const fields = new Map<string, string>();
-  for (const line of split.lines) {
-    if (/^\s/.test(line)) continue;
-    const colon = line.indexOf(":");
-    if (colon <= 0) continue;
-    const key = line.slice(0, colon).trim().toLowerCase();
-    if (!fields.has(key)) fields.set(key, _unquote(line.slice(colon + 1).trim()));
-  }
-  const name = fields.get("name") ?? "";
-  const description = fields.get("description") ?? "";
+  const fields = _readYamlFields(split.lines) ?? _readLineFields(split.lines);
+  const name = fields.get("name") || folderName || "";
+  const description = (fields.get("description") ?? "").replace(/\s+/g, " ").trim();
   if (!name && !description) return { ok: false, reason: "no name or description in the frontmatter" };
   if (!name) return { ok: false, reason: "no name in the frontmatter" };
   if (!description) return { ok: false, reason: "no description in the frontmatter" };
@@ -136,11 +139,24 @@ export function readSkillHeader(text: string): SkillHeaderResult {
   return { ok: true, name, description, bodyStart: split.bodyStart };
 }
 
-/** The body of a whole skill file: after the frontmatter (if any), trimmed, cut at SKILL_BODY_CAP. */
-export function extractSkillBody(text: string): string {
+/**
+ * The body of a whole skill file: after the frontmatter (if any), trimmed. Past SKILL_BODY_CAP
+ * characters it is cut at the last line end before the cap, and a marker says how many characters
+ * are left and where they are: `path` from line N (the file's own line numbers, for `read_file`).
+ */
+export function extractSkillBody(text: string, path?: string): string {
   const split = _splitFrontmatter(text);
-  const body = typeof split === "string" ? text.replace(/^\uFEFF/, "") : text.slice(split.bodyStart);
-  return body.trim().slice(0, SKILL_BODY_CAP);
+  const start = typeof split === "string" ? (text.startsWith("\uFEFF") ? 1 : 0) : split.bodyStart;
+  const raw = text.slice(start);
+  const lead = raw.length - raw.trimStart().length;
+  const body = raw.trim();
+  if (body.length <= SKILL_BODY_CAP) return body;
+  const lineEnd = body.lastIndexOf("\n", SKILL_BODY_CAP);
+  const cut = lineEnd > SKILL_BODY_CAP / 2 ? lineEnd : SKILL_BODY_CAP;
+  const kept = body.slice(0, cut).trimEnd();
+  const nextLine = text.slice(0, start + lead + cut + (body[cut] === "\n" ? 1 : 0)).split("\n").length;
+  const where = path ? `read the rest with read_file path="${path}" offset=${nextLine}` : "the rest is not shown";
+  return `${kept}\n\n[skill body cut here: ${body.length - cut} of ${body.length} characters remain; ${where}]`;
 }
 
 /**
@@ -171,25 +187,32 @@ function _loadSkillFile(path: string, origin: SkillOrigin): Skill | string {
   }
   // A cut-off last line could be half of a fence; only whole lines count.
   const text = head.truncated ? head.text.slice(0, head.text.lastIndexOf("\n") + 1) : head.text;
-  const header = readSkillHeader(text);
+  const folder = basename(path) === "SKILL.md" ? basename(dirname(path)) : undefined;
+  const header = readSkillHeader(text, folder);
   if (!header.ok) {
     return head.truncated && _splitFrontmatter(text) === "unclosed"
       ? `the frontmatter has no closing "---" line in the first ${HEAD_BYTES} bytes`
       : header.reason;
   }
-  return { name: header.name, description: header.description, origin, path, body: () => _readBody(path) };
+  return { name: header.name, description: header.description, origin, path, folder: dirname(path), body: () => _readBody(path) };
 }
+
+/** A body is read up to this many bytes; a larger file is cut with the marker too. */
+const _BODY_READ_BYTES = 4 * 1024 * 1024;
 
 function _readBody(path: string): string {
   try {
-    return extractSkillBody(_readHead(path, _BODY_READ_BYTES).text);
+    return extractSkillBody(_readHead(path, _BODY_READ_BYTES).text, path);
   } catch (error) {
     throw new Error(`cannot read the skill file ${path} (${_describeError(error)})`);
   }
 }
 
-/** `*.md` files in `dir`, plus `<sub>/SKILL.md` when `nested`, in sorted order of entry name. */
-function _listSkillFiles(dir: string, nested: boolean, skipped: SkippedSkill[]): string[] {
+/**
+ * `<sub>/SKILL.md` files in `dir` when `nested`, plus loose `*.md` files when `loose` (shiro's own
+ * folders, README*.md excepted), in sorted order of entry name.
+ */
+function _listSkillFiles(dir: string, loose: boolean, nested: boolean, skipped: SkippedSkill[]): string[] {
   let entries: string[];
   try {
     entries = readdirSync(dir).sort();
@@ -203,7 +226,7 @@ function _listSkillFiles(dir: string, nested: boolean, skipped: SkippedSkill[]):
     const path = join(dir, entry);
     try {
       const stats = statSync(path);
-      if (stats.isFile() && entry.endsWith(".md")) files.push(path);
+      if (stats.isFile() && loose && entry.endsWith(".md") && !/^readme/i.test(entry)) files.push(path);
       else if (nested && stats.isDirectory() && _isFile(join(path, "SKILL.md"))) files.push(join(path, "SKILL.md"));
     } catch (error) {
       skipped.push({ path, reason: `cannot read it (${_describeError(error)})` });
@@ -259,6 +282,39 @@ function _splitFrontmatter(text: string): _Frontmatter | "none" | "unclosed" {
     lineStart = next;
   }
   return opened ? "unclosed" : "none";
+}
+
+/** The frontmatter as YAML, string fields by lowercased key; undefined when it is not a YAML mapping. */
+function _readYamlFields(lines: readonly string[]): Map<string, string> | undefined {
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(lines.join("\n"));
+  } catch {
+    return undefined;
+  }
+  if (parsed === null || parsed === undefined) return new Map();
+  if (typeof parsed !== "object" || Array.isArray(parsed)) return undefined;
+  const fields = new Map<string, string>();
+  for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
+    const lower = key.toLowerCase();
+    if (fields.has(lower)) continue;
+    if (typeof value === "string") fields.set(lower, value.trim());
+    else if (typeof value === "number" || typeof value === "boolean") fields.set(lower, String(value));
+  }
+  return fields;
+}
+
+/** Single-line `key: value` pairs, for a frontmatter YAML refuses (a colon inside an unquoted value). */
+function _readLineFields(lines: readonly string[]): Map<string, string> {
+  const fields = new Map<string, string>();
+  for (const line of lines) {
+    if (/^\s/.test(line)) continue;
+    const colon = line.indexOf(":");
+    if (colon <= 0) continue;
+    const key = line.slice(0, colon).trim().toLowerCase();
+    if (!fields.has(key)) fields.set(key, _unquote(line.slice(colon + 1).trim()));
+  }
+  return fields;
 }
 
 function _unquote(value: string): string {

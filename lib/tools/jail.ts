@@ -19,6 +19,29 @@ import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 
 const _MAX_LINK_HOPS = 40;
+/** Real paths of folders whose files may be read, never written, from outside the workspace. */
+const _readOnlyRoots = new Set<string>();
+
+/**
+ * Lets reads through `openInWorkspace(…, "read")` reach files under `dirs` though they lie outside
+ * the workspace: the folders of loaded skills (a user-level `~/.claude/skills/x/`), whose bodies
+ * refer to files beside them. Only those folders, only for reading; writes and every other
+ * resolution stay jailed. Lasts for the process.
+ */
+export function allowReadOnly(dirs: Iterable<string>): void {
+  for (const dir of dirs) _readOnlyRoots.add(_realPath(resolve(dir)));
+}
+
+function _inReadOnlyRoot(real: string): boolean {
+  for (const dir of _readOnlyRoots) if (_isInside(dir, real)) return true;
+  return false;
+}
+
+function _readOnlyTarget(root: string, p: string): string | undefined {
+  if (_readOnlyRoots.size === 0 || p.includes("\0")) return undefined;
+  const target = /^~(?:[/\\]|$)/.test(p) ? resolve(homedir(), p.slice(2)) : resolve(resolve(root), p);
+  return _inReadOnlyRoot(_realPath(target)) ? target : undefined;
+}
 
 /**
  * Absolute path of `p` (relative to `root`, absolute, or `~`-based as a shell reads it). Throws
@@ -52,14 +75,22 @@ export interface OpenedFile {
  * path meanwhile) for the caller to word.
  */
 export async function openInWorkspace(root: string, p: string, mode: "read" | "write" = "read", createMode?: number): Promise<OpenedFile> {
-  const abs = resolveInWorkspace(root, p);
+  let abs: string;
+  try {
+    abs = resolveInWorkspace(root, p);
+  } catch (error) {
+    const readable = mode === "read" ? _readOnlyTarget(root, p) : undefined;
+    if (readable === undefined) throw error;
+    abs = readable;
+  }
   const existed = mode === "write" && (await lstat(abs).catch(() => undefined)) !== undefined;
   // A new file is created exclusively: a symlink swapped in at its name makes the open fail, and
   // a file that lands outside through a swapped folder is known to be ours to remove.
   const flags = mode === "read" ? constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) : constants.O_WRONLY | (existed ? 0 : constants.O_CREAT | constants.O_EXCL);
   const handle = await open(abs, flags, createMode);
   const opened = _openedPath(handle.fd, abs);
-  if (opened !== undefined && _isInside(_realPath(resolve(root)), opened)) return { handle, abs, real: opened };
+  if (opened !== undefined && (_isInside(_realPath(resolve(root)), opened) || (mode === "read" && _inReadOnlyRoot(opened))))
+    return { handle, abs, real: opened };
   await handle.close();
   if (mode === "write" && !existed && opened !== undefined) {
     try {

@@ -31,8 +31,14 @@ export function createSkillTool(skills: readonly Skill[]): ToolDefinition<v.Infe
   };
 }
 
-/** `Skill "<name>" (<origin>). Follow these instructions for this task.`, a blank line, the body. */
+/**
+ * `Skill "<name>" (<origin>). Follow these instructions for this task.`, then for a skill with a
+ * folder the line `Skill folder: <abs path> — …`, a blank line, the body.
+ */
 export function formatSkillResult(skill: Skill): string {
   const body = skill.body();
-  return `Skill "${skill.name}" (${skill.origin}). Follow these instructions for this task.\n\n${body || "(this skill has no instructions beyond its description)"}`;
+  const folder = skill.folder
+    ? `\nSkill folder: ${skill.folder} — files and scripts this skill names are relative to it; read them with read_file (read-only).`
+    : "";
+  return `Skill "${skill.name}" (${skill.origin}). Follow these instructions for this task.${folder}\n\n${body || "(this skill has no instructions beyond its description)"}`;
 }

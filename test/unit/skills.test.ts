@@ -182,19 +182,23 @@ describe("bodies", () => {
     expect(skipped).toEqual([]);
     expect(_summary(skills)).toEqual([{ name: "huge", description: "a very large file", origin: "project", path }]);
     const body = skills[0]!.body();
-    expect(body.length).toBe(SKILL_BODY_CAP);
     expect(body.startsWith("Body starts here.\0\0")).toBe(true);
+    expect(body.slice(SKILL_BODY_CAP)).toMatch(
+      new RegExp(`^\\n\\n\\[skill body cut here: \\d+ of \\d+ characters remain; read the rest with read_file path="${path}" offset=5\\]$`),
+    );
     unlinkSync(path);
   });
 
-  test("a body is trimmed, then cut at 20,000 characters", () => {
+  test("a body is trimmed, then past 20,000 characters cut with a marker naming the file and the line the rest starts on", () => {
     const { state, cwd } = _freshPlaces();
     const long = "abcdefghij".repeat(2_500);
     _write(join(state, "skills", "long.md"), _skillFile("long", "too long", `\n\n   ${long}\n`));
     _write(join(state, "skills", "exact.md"), _skillFile("exact", "just fits", `  ${long.slice(0, SKILL_BODY_CAP)}  \n`));
     const [exact, tooLong] = loadSkills({ cwd, stateDir: state, includeBuiltin: false }).skills;
     expect(SKILL_BODY_CAP).toBe(20_000);
-    expect(tooLong!.body()).toBe(long.slice(0, 20_000));
+    expect(tooLong!.body()).toBe(
+      `${long.slice(0, 20_000)}\n\n[skill body cut here: 5000 of 25000 characters remain; read the rest with read_file path="${join(state, "skills", "long.md")}" offset=7]`,
+    );
     expect(exact!.body()).toBe(long.slice(0, 20_000));
   });
 });
@@ -262,7 +266,7 @@ describe("the skill tool", () => {
     _write(join(cwd, ".shiro", "skills", "review.md"), _skillFile("review", "ours", "\nOur review rules.\n"));
     const loaded = loadSkills({ cwd, stateDir: state }).skills;
     expect(await createSkillTool(loaded).execute({ name: "Review" }, ctx)).toBe(
-      'Skill "review" (project). Follow these instructions for this task.\n\nOur review rules.',
+      `Skill "review" (project). Follow these instructions for this task.\nSkill folder: ${join(cwd, ".shiro", "skills")} — files and scripts this skill names are relative to it; read them with read_file (read-only).\n\nOur review rules.`,
     );
   });
 });
@@ -288,5 +292,79 @@ describe("builtin skills", () => {
       const words = skill.body().split(/\s+/).filter(Boolean).length;
       expect({ name, origin: skill.origin, wordsInRange: words >= 80 && words <= 250 }).toEqual({ name, origin: "builtin", wordsInRange: true });
     }
+  });
+});
+
+describe("skills as other agents' authors wrote them", () => {
+  test("YAML frontmatter: block scalars, quoting, lists and extra keys read as YAML means them; invalid YAML falls back to lines", () => {
+    const table: [string, { name: string; description: string } | string][] = [
+      [
+        "name: pdf\ndescription: |-\n  Extract text from PDFs.\n  Use when asked about PDFs.",
+        { name: "pdf", description: "Extract text from PDFs. Use when asked about PDFs." },
+      ],
+      ["name: x\ndescription: >\n  Folded\n  text.\nlicense: Complete terms in LICENSE.txt", { name: "x", description: "Folded text." }],
+      ["name: \"quoted\"\ndescription: 'It''s quoted'", { name: "quoted", description: "It's quoted" }],
+      ["name: y\ndescription: Use when: the user asks\nallowed-tools: Read, Grep", { name: "y", description: "Use when: the user asks" }],
+      ["name: z\nmetadata:\n  version: 1\ndescription: after a nested map", { name: "z", description: "after a nested map" }],
+      ["Name: Upper\nDescription: case-insensitive keys", { name: "Upper", description: "case-insensitive keys" }],
+      ["description: no name", "no name in the frontmatter"],
+    ];
+    for (const [front, expected] of table) {
+      const header = readSkillHeader(`---\n${front}\n---\nbody`);
+      const got = header.ok ? { name: header.name, description: header.description } : header.reason;
+      expect({ front, got }).toEqual({ front, got: expected });
+    }
+    // A SKILL.md without a name is named for its folder, as Claude Code does.
+    const noName = readSkillHeader("---\ndescription: d\n---\n", "folder-name");
+    expect(noName.ok && noName.name).toBe("folder-name");
+  });
+
+  test("a block-scalar description and a 30,000-character body: listed on one line, the body whole up to the cap, then a marker whose offset reaches the rest", () => {
+    const { state, cwd } = _freshPlaces();
+    const lines = Array.from({ length: 700 }, (_, i) => `Line ${String(i + 1).padStart(3, "0")} of the instructions, forty-ish chars.`);
+    const body = lines.join("\n");
+    expect(body.length).toBeGreaterThan(30_000);
+    const path = _write(join(cwd, ".claude", "skills", "big", "SKILL.md"), `---\nname: big\ndescription: |\n  First line.\n  Second line.\n---\n\n${body}\n`);
+    const [skill] = loadSkills({ cwd, stateDir: state, includeBuiltin: false }).skills;
+    expect(skill!.description).toBe("First line. Second line.");
+    expect(renderSkillCatalogue([skill!])).toContain("- big: First line. Second line.");
+    const shown = skill!.body();
+    const marker = /\n\n\[skill body cut here: (\d+) of (\d+) characters remain; read the rest with read_file path="(.+)" offset=(\d+)\]$/.exec(shown)!;
+    expect(marker[3]).toBe(path);
+    const kept = shown.slice(0, marker.index);
+    expect(body.startsWith(kept)).toBe(true);
+    // What the marker points at is exactly what was left out: the file's lines from `offset` on.
+    const fileLines = readFileSync(path, "utf8").split("\n");
+    const rest = fileLines
+      .slice(Number(marker[4]) - 1)
+      .join("\n")
+      .trimEnd();
+    expect(`${kept}\n${rest}`).toBe(body);
+    expect(Number(marker[1])).toBe(body.length - kept.length);
+  });
+
+  test(".agents/skills and .codex/skills are read; precedence by name: .agents < .codex < .claude < .shiro; README.md and loose files in other agents' folders pass quietly", () => {
+    const { state, cwd } = _freshPlaces();
+    const home = join(scratch, `user-home-${counter}`);
+    const skill = (dir: string, name: string, description: string) => _write(join(dir, name, "SKILL.md"), _skillFile(name, description, "b"));
+    skill(join(home, ".agents", "skills"), "shared", "user agents");
+    skill(join(home, ".codex", "skills"), "codex-user", "user codex");
+    skill(join(cwd, ".agents", "skills"), "shared", "project agents");
+    skill(join(cwd, ".agents", "skills"), "only-agents", "project agents only");
+    skill(join(cwd, ".codex", "skills"), "only-agents", "project codex wins over .agents");
+    skill(join(cwd, ".claude", "skills"), "claude-one", "project claude");
+    _write(join(cwd, ".claude", "skills", "README.md"), "# My skills\n");
+    _write(join(cwd, ".agents", "skills", "README.md"), "# About\n");
+    _write(join(cwd, ".shiro", "skills", "README.md"), "# Ours\n");
+    _write(join(cwd, ".agents", "skills", "notes.md"), "not a skill\n");
+    const { skills, skipped } = loadSkills({ cwd, stateDir: state, home, includeBuiltin: false });
+    expect(skipped).toEqual([]);
+    expect(skills.map((s) => [s.name, s.description, s.origin])).toEqual([
+      ["claude-one", "project claude", "project"],
+      ["codex-user", "user codex", "user"],
+      ["only-agents", "project codex wins over .agents", "project"],
+      ["shared", "project agents", "project"],
+    ]);
+    expect(skills.find((s) => s.name === "codex-user")!.folder).toBe(join(home, ".codex", "skills", "codex-user"));
   });
 });
