@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { INSTRUCTION_CAP, loadInstructions, renderInstructions } from "../../lib/agent/instructions.ts";
+import { INSTRUCTIONS_BUDGET, loadInstructions, renderInstructions } from "../../lib/agent/instructions.ts";
 import { buildSystemPrompt } from "../../lib/agent/prompt.ts";
 import { VARIANTS } from "../../lib/agent/variants.ts";
 import { builtinTools } from "../../lib/tools/index.ts";
@@ -24,7 +24,7 @@ describe("project instructions", () => {
     writeFileSync(join(dir, "pkg", "CLAUDE.md"), "pkg rules");
     writeFileSync(join(dir, "pkg", "app", ".shiro.md"), "app rules");
     writeFileSync(join(dir, "pkg", "app", "AGENTS.md"), "app agents");
-    const files = loadInstructions(join(dir, "pkg", "app"));
+    const files = loadInstructions(join(dir, "pkg", "app"), { home: join(dir, "no-home") });
     expect(files.map((file) => [file.label, file.text])).toEqual([
       ["AGENTS.md", "root rules"],
       ["pkg/CLAUDE.md", "pkg rules"],
@@ -34,12 +34,14 @@ describe("project instructions", () => {
     expect(renderInstructions(files)).toContain("--- pkg/CLAUDE.md ---\npkg rules");
   });
 
-  test("outside a repository labels read from cwd; each file is capped", () => {
-    writeFileSync(join(dir, "AGENTS.md"), "x".repeat(INSTRUCTION_CAP + 50));
-    const [file] = loadInstructions(dir);
+  test("outside a repository labels read from cwd; a file over the budget is cut with a marker", () => {
+    writeFileSync(join(dir, "AGENTS.md"), "x".repeat(INSTRUCTIONS_BUDGET * 4 + 50));
+    const [file] = loadInstructions(dir, { home: join(dir, "no-home") });
     expect(file!.label).toBe("AGENTS.md");
     expect(file!.truncated).toBe(true);
-    expect(file!.text.length).toBeLessThan(INSTRUCTION_CAP + 100);
+    expect(file!.text).toEndWith(
+      `[instructions cut here to fit the budget: lines 1–1 of 1 not shown; read them with read_file path="${join(dir, "AGENTS.md")}" offset=1]`,
+    );
     expect(renderInstructions([])).toBe("");
   });
 });

@@ -64,7 +64,7 @@ const _context: SlashCommand = {
     if (agent.instructions.length === 0) write("no AGENTS.md found - /init writes one\n");
     else
       write(
-        `${agent.instructions.map((file) => `${file.label}  ${style.dim(`${file.text.length} chars${file.truncated ? ", cut at 12,000" : ""}`)}`).join("\n")}\n`,
+        `${agent.instructions.map((file) => `${file.label}  ${style.dim(`${file.text.length} chars${file.truncated ? ", cut to the budget" : ""}`)}`).join("\n")}\n`,
       );
     return SLASH_DONE;
   },
