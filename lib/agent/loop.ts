@@ -98,6 +98,8 @@ export async function* runTurn(input: TurnInput, options: TurnOptions): AsyncGen
   /** Context-length errors this turn; each one retries its step once the window has shrunk. */
   let overflows = 0;
   let retryStep = false;
+  /** Characters of the request that last overflowed: a retry must send less, never the same body again. */
+  let overflowedSize: number | undefined;
   /** Claude Code's `stop_hook_active`: this turn already went on because a Stop hook blocked. */
   let stopHookActive = false;
 
@@ -146,6 +148,13 @@ export async function* runTurn(input: TurnInput, options: TurnOptions): AsyncGen
       maxOutputTokens: options.maxOutputTokens,
       signal: options.signal,
     };
+    const size = _requestSize(request);
+    if (overflowedSize !== undefined && size >= overflowedSize) {
+      const error = `the request is still about ${Math.ceil(size / 4)} tokens (${size} characters) after compacting, not smaller than the ${overflowedSize} characters the provider refused as too long; not sending it again — run /compact, or start a new session`;
+      yield { type: "error", error };
+      return { stop: "error", steps, usage, lastInputTokens, answer, error };
+    }
+    overflowedSize = undefined;
 
     let final: AssistantMessage | undefined;
     for await (const event of options.client.stream(request)) {
@@ -178,6 +187,7 @@ export async function* runTurn(input: TurnInput, options: TurnOptions): AsyncGen
             overflows += 1;
             const recovery = options.onOverflow(event.error.message, overflows);
             if (recovery.retry) {
+              overflowedSize = size;
               yield { type: "notice", text: recovery.notice };
               retryStep = true;
               break;
@@ -370,3 +380,8 @@ async function* _answerCalls(
 }
 
 const _NOT_RUN_HALTED = "Not run: a hook stopped the turn before this call.";
+
+/** Characters of what a request sends: system prompt, messages and tool schemas. */
+function _requestSize(request: ModelRequest): number {
+  return request.system.length + JSON.stringify(request.messages).length + JSON.stringify(request.tools).length;
+}

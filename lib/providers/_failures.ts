@@ -115,9 +115,11 @@ function _statusForCode(code: string | undefined): number | undefined {
 }
 
 /**
- * Reads the provider's message and code out of an error body: OpenAI
- * `{error: {message, code, type}}`, Anthropic `{type: "error", error: {type, message}}`, or
- * plain text (an HTML error page collapses to its text).
+ * Reads the provider's message and code out of an error body, in the shapes providers and
+ * gateways send: OpenAI `{error: {message, code, type}}`, Anthropic `{type: "error", error: {type,
+ * message}}`, `{error: "text"}`, `{message}`, Portkey's `{"html-message"}`, FastAPI's `{detail}`
+ * (a string or a list of `{msg}`), `{errors: [{message}]}`, or plain text (an HTML error page
+ * collapses to its text). Always one line.
  */
 export function parseFailureBody(text: string, status?: number): { message: string; code?: string } {
   let message: string | undefined;
@@ -125,20 +127,57 @@ export function parseFailureBody(text: string, status?: number): { message: stri
   try {
     const body = JSON.parse(text) as Record<string, unknown>;
     const inner = body.error;
-    if (inner && typeof inner === "object") {
+    if (inner && typeof inner === "object" && !Array.isArray(inner)) {
       const error = inner as Record<string, unknown>;
-      message = _string(error.message);
+      message = _string(error.message) ?? _string(error["html-message"]) ?? _detail(error.detail);
       code = _string(error.code) ?? _string(error.type);
-    } else {
-      message = _string(inner) ?? _string(body.message) ?? _string(body.detail);
-      code = _string(body.code) ?? (body.type === "error" ? undefined : _string(body.type));
     }
+    message ??=
+      _string(inner) ??
+      _string(body.message) ??
+      _string(body["html-message"]) ??
+      _detail(body.detail) ??
+      _detail(body.errors) ??
+      _string(body.error_description);
+    code ??= _string(body.code) ?? (body.type === "error" ? undefined : _string(body.type));
+    if (message === undefined && body && typeof body === "object") message = text;
   } catch {
-    message = text.replace(/<[^>]*>/g, " ");
+    message = text;
   }
-  const line = (message ?? "").replace(/\s+/g, " ").trim().replace(/\.+$/, "");
+  const line = _plain(message ?? "").replace(/\.+$/, "");
   const fallback = status === undefined ? "the provider reported an error" : `HTTP ${status}`;
   return { message: line.length === 0 ? fallback : _trim(line), ...(code ? { code } : {}) };
+}
+
+/** Text without HTML tags, comments, scripts and styles, entities decoded, on one line. */
+function _plain(text: string): string {
+  return text
+    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, " ")
+    .replace(/<!--[\s\S]*?-->/g, " ")
+    .replace(/<[^>]*>/g, " ")
+    .replace(/&nbsp;/g, " ")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, "&")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/** FastAPI's `detail` (a string, or a list of `{msg, loc}`) and `errors: [{message}]` lists, as one line. */
+function _detail(value: unknown): string | undefined {
+  if (typeof value === "string") return _string(value);
+  if (!Array.isArray(value)) return undefined;
+  const parts = value.flatMap((item) => {
+    if (typeof item === "string") return [item];
+    if (!item || typeof item !== "object") return [];
+    const record = item as Record<string, unknown>;
+    const said = _string(record.msg) ?? _string(record.message);
+    const loc = Array.isArray(record.loc) ? record.loc.join(".") : undefined;
+    return said ? [loc ? `${loc}: ${said}` : said] : [];
+  });
+  return parts.length > 0 ? parts.join("; ") : undefined;
 }
 
 function _string(value: unknown): string | undefined {

@@ -175,6 +175,21 @@ describe("failure mapping", () => {
     expect(parseFailureBody("x".repeat(500)).message).toBe(`${"x".repeat(199)}…`);
   });
 
+  test("gateway error bodies in every common shape become one readable line", () => {
+    const table: [string, { message: string; code?: string }][] = [
+      ['{"html-message":"<p>Portkey: <b>invalid</b> x-portkey-config &amp; provider</p>"}', { message: "Portkey: invalid x-portkey-config & provider" }],
+      ['{"status":"failure","message":"Invalid API key provided."}', { message: "Invalid API key provided" }],
+      ['{"error":"upstream timed out"}', { message: "upstream timed out" }],
+      ['{"error":{"html-message":"no route for model"}}', { message: "no route for model" }],
+      ['{"detail":[{"loc":["body","model"],"msg":"field required"},{"msg":"bad"}]}', { message: "body.model: field required; bad" }],
+      ['{"errors":[{"message":"rate exceeded"}]}', { message: "rate exceeded" }],
+      ['{"unexpected":{"shape":1}}', { message: '{"unexpected":{"shape":1}}' }],
+      ["Service Unavailable\n\n", { message: "Service Unavailable" }],
+      ["<html><head><style>p{color:red}</style><script>x()</script></head><body>Gateway&nbsp;error</body></html>", { message: "Gateway error" }],
+    ];
+    for (const [body, expected] of table) expect({ body, got: parseFailureBody(body, 500) }).toEqual({ body, got: expected });
+  });
+
   test("overflow, quota and 501 are final; 408 is retried", () => {
     expect(_classify({ status: 400, message: "prompt is too long: 300000 tokens > 200000 maximum" })).toEqual({
       error: {
