@@ -15,6 +15,7 @@ import { type Protocol } from "../messages.ts";
 import { type ProtocolFlag } from "../vocabulary.ts";
 import { describeIssue, parseJson, readJson, updateJsonSync } from "../store/json-file.ts";
 import { HooksSchema } from "./hooks-config.ts";
+import { expandVariables } from "./env-references.ts";
 
 import { AGENT_NAMES, THINKING_LEVELS, TOOL_SET_NAMES, type AgentName, type ThinkingLevel } from "../vocabulary.ts";
 // Re-exported for modules not yet pointed at lib/vocabulary.ts (tools/, agent/variants.ts).
@@ -93,6 +94,11 @@ export const ConfigSchema = v.strictObject(
     model: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty"))),
     baseURL: v.optional(v.pipe(v.string(), v.url("must be a URL"))),
     apiKey: v.optional(v.string()),
+    /**
+     * Headers sent with every model request, by provider id: `{"custom-openai": {"x-portkey-api-key":
+     * "${PORTKEY_API_KEY}"}}`. Values may name environment variables (lib/config/env-references.ts).
+     */
+    headers: v.optional(v.record(v.string(), _StringMap)),
     agent: v.optional(_oneOf(AGENT_NAMES)),
     thinking: v.optional(_oneOf(THINKING_LEVELS)),
     maxRetries: v.optional(_posInt(10)),
@@ -190,6 +196,10 @@ export interface ResolvedConfig {
   apiKey?: string;
   /** Where the key came from, for messages: `SHIRO_API_KEY`, `OPENAI_API_KEY`, `config.json`. */
   apiKeySource?: string;
+  /** The key is a bearer token (ANTHROPIC_AUTH_TOKEN): sent as `Authorization: Bearer` whatever the protocol. */
+  bearerKey?: boolean;
+  /** Config `headers` for this provider, variables expanded. */
+  headers?: Record<string, string>;
   agent: AgentName;
   thinking?: ThinkingLevel;
   maxRetries: number;
@@ -262,18 +272,37 @@ export function resolveConfig(options: { flags?: ConfigFlags; env?: NodeJS.Proce
   const protocolKeys = Object.keys(PROTOCOL_FLAG_VALUES) as ProtocolFlag[];
   const protocolFlag =
     _pick(flags.protocol, protocolKeys, "protocol", "--protocol") ?? _pick(env.SHIRO_PROTOCOL, protocolKeys, "protocol", "SHIRO_PROTOCOL") ?? file.protocol;
-  const baseURL = (flags.baseURL || env.SHIRO_BASE_URL || file.baseURL || preset.baseURL).replace(/\/+$/, "");
-  if (!baseURL) throw new UserError(`provider "${preset.id}" needs a base URL: pass --base-url, set SHIRO_BASE_URL, or add "baseURL" to ${configPath}`);
-  _checkUrl(baseURL, flags.baseURL ? "--base-url" : env.SHIRO_BASE_URL ? "SHIRO_BASE_URL" : "baseURL");
+  // Base URL, first set wins: --base-url, SHIRO_BASE_URL, config baseURL, the preset's own variable
+  // (OPENAI_BASE_URL, ANTHROPIC_BASE_URL), the preset's default (docs/configuration.md).
+  const vendorBase = preset.baseURLEnv ? env[preset.baseURLEnv] : undefined;
+  const baseURL = (flags.baseURL || env.SHIRO_BASE_URL || file.baseURL || vendorBase || preset.baseURL).replace(/\/+$/, "");
+  if (!baseURL) {
+    throw new UserError(
+      `provider "${preset.id}" needs a base URL: pass --base-url, set SHIRO_BASE_URL${preset.baseURLEnv ? ` or ${preset.baseURLEnv}` : ""}, or add "baseURL" to ${configPath}`,
+    );
+  }
+  _checkUrl(baseURL, flags.baseURL ? "--base-url" : env.SHIRO_BASE_URL ? "SHIRO_BASE_URL" : file.baseURL ? "baseURL" : (preset.baseURLEnv ?? "baseURL"));
   const model = flags.model || env.SHIRO_MODEL || file.model || preset.defaultModel;
   if (!model) throw new UserError(`provider "${preset.id}" needs a model: pass --model, set SHIRO_MODEL, or add "model" to ${configPath}`);
 
+  // Key, first set wins: SHIRO_API_KEY, the preset's key variable (OPENAI_API_KEY, ANTHROPIC_API_KEY…),
+  // its token variable (ANTHROPIC_AUTH_TOKEN, sent as a bearer token), config apiKey.
   let apiKey: string | undefined;
   let apiKeySource: string | undefined;
   if (env.SHIRO_API_KEY) [apiKey, apiKeySource] = [env.SHIRO_API_KEY, "SHIRO_API_KEY"];
   else if (preset.keyEnv && env[preset.keyEnv]) [apiKey, apiKeySource] = [env[preset.keyEnv], preset.keyEnv];
+  else if (preset.tokenEnv && env[preset.tokenEnv]) [apiKey, apiKeySource] = [env[preset.tokenEnv], preset.tokenEnv];
   else if (file.apiKey) [apiKey, apiKeySource] = [file.apiKey, "config.json"];
   else if (preset.keyless) [apiKey, apiKeySource] = ["local", "keyless preset"];
+  let headers: Record<string, string> | undefined;
+  const ownHeaders = file.headers?.[preset.id];
+  if (ownHeaders) {
+    try {
+      headers = Object.fromEntries(Object.entries(ownHeaders).map(([name, value]) => [name, expandVariables(value, env)]));
+    } catch (error) {
+      throw new UserError(`${configPath}: headers.${preset.id}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
 
   const agent = _pick(flags.agent, AGENT_NAMES, "agent", "--agent") ?? file.agent ?? "default";
   const thinking = _pick(flags.thinking, THINKING_LEVELS, "thinking level", "--think") ?? file.thinking;
@@ -288,6 +317,8 @@ export function resolveConfig(options: { flags?: ConfigFlags; env?: NodeJS.Proce
     baseURL,
     apiKey,
     apiKeySource,
+    ...(apiKeySource !== undefined && apiKeySource === preset.tokenEnv ? { bearerKey: true } : {}),
+    ...(headers ? { headers } : {}),
     agent,
     thinking,
     maxRetries: file.maxRetries ?? 3,

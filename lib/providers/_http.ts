@@ -120,7 +120,7 @@ async function* _attempt(context: _AttemptContext): AsyncGenerator<ModelEvent, R
       response = await ofetch.raw(wire.url, {
         method: "POST",
         body: wire.body,
-        headers: { accept: "text/event-stream", ...wire.headers },
+        headers: { accept: "text/event-stream", ...wire.headers, ...connection.headers },
         responseType: "stream",
         retry: 0,
         ignoreResponseError: true,

@@ -38,7 +38,7 @@ export function buildAnthropicRequest(connection: ProviderConnection, request: M
   if (connection.compat.promptCache) _markCacheBreakpoints(body);
   const headers: Record<string, string> = {
     "anthropic-version": ANTHROPIC_VERSION,
-    ...(connection.apiKey ? { "x-api-key": connection.apiKey } : {}),
+    ...(connection.apiKey ? (connection.bearerKey ? { authorization: `Bearer ${connection.apiKey}` } : { "x-api-key": connection.apiKey }) : {}),
   };
   return { url: `${connection.baseURL}/messages`, headers, body };
 }

@@ -67,7 +67,8 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
 
 /** The connection a resolved configuration describes. */
 export function connectionFromConfig(resolved: ResolvedConfig): ProviderConnection {
-  const keyEnv = resolved.apiKeySource === "SHIRO_API_KEY" ? "SHIRO_API_KEY" : resolved.preset.keyEnv;
+  const keyEnv =
+    resolved.apiKeySource === "SHIRO_API_KEY" || resolved.apiKeySource === resolved.preset.tokenEnv ? resolved.apiKeySource : resolved.preset.keyEnv;
   return {
     protocol: resolved.protocol,
     baseURL: resolved.baseURL,
@@ -76,5 +77,7 @@ export function connectionFromConfig(resolved: ResolvedConfig): ProviderConnecti
     maxRetries: resolved.maxRetries,
     timeoutMs: resolved.file.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     ...(keyEnv ? { keyEnv } : {}),
+    ...(resolved.bearerKey ? { bearerKey: true } : {}),
+    ...(resolved.headers ? { headers: resolved.headers } : {}),
   };
 }

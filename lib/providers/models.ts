@@ -96,10 +96,15 @@ export async function detectLocalServer(
 }
 
 function _headers(connection: ProviderConnection): Record<string, string> {
+  const bearer: Record<string, string> = connection.apiKey ? { authorization: `Bearer ${connection.apiKey}` } : {};
   if (connection.protocol === "anthropic") {
-    return { "anthropic-version": ANTHROPIC_VERSION, ...(connection.apiKey ? { "x-api-key": connection.apiKey } : {}) };
+    return {
+      "anthropic-version": ANTHROPIC_VERSION,
+      ...(connection.bearerKey ? bearer : connection.apiKey ? { "x-api-key": connection.apiKey } : {}),
+      ...connection.headers,
+    };
   }
-  return connection.apiKey ? { authorization: `Bearer ${connection.apiKey}` } : {};
+  return { ...bearer, ...connection.headers };
 }
 
 function _ids(text: string): string[] {

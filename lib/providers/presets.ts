@@ -38,6 +38,10 @@ export interface Preset {
   baseURL: string;
   /** Environment variable holding the key; undefined for keyless local servers. */
   keyEnv?: string;
+  /** Environment variable naming the base URL, under config `baseURL` (OPENAI_BASE_URL, ANTHROPIC_BASE_URL). */
+  baseURLEnv?: string;
+  /** Environment variable holding a bearer token sent as `Authorization: Bearer` (Claude Code's ANTHROPIC_AUTH_TOKEN), after keyEnv. */
+  tokenEnv?: string;
   keyless?: boolean;
   /**
    * The shape of this vendor's keys (a regex source, matched whole between non-key characters) and
@@ -61,6 +65,8 @@ export const PRESETS: readonly Preset[] = [
     protocol: "anthropic",
     baseURL: "https://api.anthropic.com/v1",
     keyEnv: "ANTHROPIC_API_KEY",
+    baseURLEnv: "ANTHROPIC_BASE_URL",
+    tokenEnv: "ANTHROPIC_AUTH_TOKEN",
     keyShape: { kind: "anthropic-key", pattern: "sk-ant-[a-z]+\\d{2}-[A-Za-z0-9_-]{32,}" },
     defaultModel: "claude-sonnet-4-5",
     fallbackModels: ["claude-sonnet-4-5", "claude-opus-4-1", "claude-haiku-4-5"],
@@ -72,6 +78,7 @@ export const PRESETS: readonly Preset[] = [
     protocol: "openai-responses",
     baseURL: "https://api.openai.com/v1",
     keyEnv: "OPENAI_API_KEY",
+    baseURLEnv: "OPENAI_BASE_URL",
     keyShape: { kind: "openai-key", pattern: "sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{32,}|[A-Za-z0-9]{48})" },
     defaultModel: "gpt-5",
     fallbackModels: ["gpt-5", "gpt-5-mini", "o4-mini"],
@@ -201,6 +208,8 @@ export const PRESETS: readonly Preset[] = [
     label: "Custom OpenAI-compatible",
     protocol: "openai-chat",
     baseURL: "",
+    keyEnv: "OPENAI_API_KEY",
+    baseURLEnv: "OPENAI_BASE_URL",
     defaultModel: "",
     fallbackModels: [],
     compat: _chat,
@@ -210,6 +219,9 @@ export const PRESETS: readonly Preset[] = [
     label: "Custom Anthropic-compatible",
     protocol: "anthropic",
     baseURL: "",
+    keyEnv: "ANTHROPIC_API_KEY",
+    baseURLEnv: "ANTHROPIC_BASE_URL",
+    tokenEnv: "ANTHROPIC_AUTH_TOKEN",
     defaultModel: "",
     fallbackModels: [],
     compat: _chat,
@@ -222,7 +234,7 @@ export function findPreset(id: string): Preset | undefined {
   return PRESETS.find((preset) => preset.id === id);
 }
 
-/** Every preset key variable, for `--help` and docs. */
+/** Every preset key and token variable (sealed at start, lib/secrets/key-vault.ts; withheld from children), for `--help` and docs. */
 export function presetKeyVariables(): string[] {
-  return [...new Set(PRESETS.flatMap((preset) => (preset.keyEnv ? [preset.keyEnv] : [])))];
+  return [...new Set(PRESETS.flatMap((preset) => [preset.keyEnv, preset.tokenEnv].filter((name): name is string => name !== undefined)))];
 }

@@ -39,6 +39,10 @@ export interface ProviderConnection {
   timeoutMs: number;
   /** Variable the user should set when the key is rejected, for the error text. */
   keyEnv?: string;
+  /** Send the key as `Authorization: Bearer` on every protocol (a gateway token, ANTHROPIC_AUTH_TOKEN). */
+  bearerKey?: boolean;
+  /** Sent with every request (config `headers`, for header-routed gateways); they win over the adapter's own. */
+  headers?: Record<string, string>;
   /** Base delay for retry backoff in ms (tests set it low). Default 500. */
   retryBaseMs?: number;
 }

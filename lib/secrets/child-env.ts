@@ -1,7 +1,8 @@
 /**
  * The environment shiro gives the processes the model can drive (bash commands, MCP stdio
- * servers): its own, minus every key variable — `SHIRO_API_KEY`, each preset's `keyEnv` and every
- * variable a config `*apiKeyEnv` setting names (`memory.embeddings.apiKeyEnv`) — unless config
+ * servers): its own, minus every key variable — `SHIRO_API_KEY`, each preset's `keyEnv` and
+ * `tokenEnv`, every variable a config `*apiKeyEnv` setting names (`memory.embeddings.apiKeyEnv`)
+ * and every variable config provider `headers` reference — unless config
  * `passEnv` names it. A command the model writes cannot read the key shiro talks to the provider
  * with, nor send it anywhere. Keys sealed at start (key-vault.ts) are not in `process.env` any
  * more; a `passEnv` name gets its sealed value back.
@@ -18,9 +19,14 @@ export function providerKeyVariables(): string[] {
   return ["SHIRO_API_KEY", ...presetKeyVariables()];
 }
 
-/** The provider key variables and every variable a `*apiKeyEnv` setting of `file` names. */
+/** The provider key variables, every variable a `*apiKeyEnv` setting of `file` names, and every one its provider `headers` reference (`${PORTKEY_API_KEY}`). */
 export function keyVariables(file: ConfigFile | undefined = _configFile()): string[] {
-  return [...new Set([...providerKeyVariables(), ..._apiKeyEnvNames(file)])];
+  return [...new Set([...providerKeyVariables(), ..._apiKeyEnvNames(file), ..._headerVariables(file)])];
+}
+
+function _headerVariables(file: ConfigFile | undefined): string[] {
+  const values = Object.values(file?.headers ?? {}).flatMap((headers) => Object.values(headers));
+  return values.flatMap((value) => [...value.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)].map((match) => match[1]!));
 }
 
 /**

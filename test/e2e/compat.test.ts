@@ -55,3 +55,74 @@ describe("instruction files", () => {
     expect(system).toContain("--- docs/imported.md (imported by CLAUDE.local.md) ---\\nIMPORTED TEXT");
   }, 30_000);
 });
+
+describe("gateways and environment", () => {
+  test("config headers for the provider in use go with every model request, variables expanded; they never go to another provider", async () => {
+    e2e.writeConfig({
+      headers: { openai: { "x-portkey-api-key": "${PORTKEY_API_KEY}", "x-portkey-provider": "${PORTKEY_PROVIDER:-openai}" }, anthropic: { "x-never": "sent" } },
+    });
+    e2e.fake.script({ toolCalls: [{ name: "todo_write", input: { todos: [] } }] }, { text: "ok" });
+    const result = await e2e.shiro(["-p", "hi"], { env: { PORTKEY_API_KEY: "pk-123" } });
+    expect(result.code).toBe(0);
+    expect(
+      e2e.fake.requests.map((request) => [request.headers["x-portkey-api-key"], request.headers["x-portkey-provider"], request.headers["x-never"]]),
+    ).toEqual([
+      ["pk-123", "openai", undefined],
+      ["pk-123", "openai", undefined],
+    ]);
+    const missing = await e2e.shiro(["-p", "hi"]);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain("headers.openai: environment variable PORTKEY_API_KEY is not set");
+  }, 30_000);
+
+  test("a gateway's html-message error body is shown as its text, on one line", async () => {
+    const { createServer } = await import("node:http");
+    const server = createServer((_request, response) => {
+      response.writeHead(400, { "content-type": "application/json" });
+      response.end(JSON.stringify({ "html-message": "<b>Portkey:</b> invalid config\n&quot;x&quot;", status: "failure" }));
+    });
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    try {
+      const port = (server.address() as { port: number }).port;
+      const result = await e2e.shiro(["-p", "hi"], { env: { SHIRO_BASE_URL: `http://127.0.0.1:${port}/v1` } });
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toContain('Portkey: invalid config "x"');
+      expect(result.stderr).not.toContain("html-message");
+    } finally {
+      server.close();
+    }
+  }, 30_000);
+
+  test("OPENAI_BASE_URL / OPENAI_API_KEY and ANTHROPIC_BASE_URL / ANTHROPIC_AUTH_TOKEN / ANTHROPIC_API_KEY select the base URL and key, custom presets included", async () => {
+    const cases: { env: Record<string, string>; protocol: "chat" | "anthropic"; auth: [string, string] }[] = [
+      {
+        env: { SHIRO_MODEL: "fake-model", SHIRO_PROVIDER: "custom-openai", OPENAI_BASE_URL: e2e.fake.baseURL, OPENAI_API_KEY: "sk-openai" },
+        protocol: "chat",
+        auth: ["authorization", "Bearer sk-openai"],
+      },
+      {
+        env: { SHIRO_PROVIDER: "openai", OPENAI_BASE_URL: e2e.fake.baseURL, OPENAI_API_KEY: "sk-o2" },
+        protocol: "chat",
+        auth: ["authorization", "Bearer sk-o2"],
+      },
+      {
+        env: { SHIRO_MODEL: "fake-model", SHIRO_PROVIDER: "custom-anthropic", ANTHROPIC_BASE_URL: e2e.fake.baseURL, ANTHROPIC_AUTH_TOKEN: "tok-1" },
+        protocol: "anthropic",
+        auth: ["authorization", "Bearer tok-1"],
+      },
+      {
+        env: { SHIRO_PROVIDER: "anthropic", ANTHROPIC_BASE_URL: e2e.fake.baseURL, ANTHROPIC_AUTH_TOKEN: "tok-2", ANTHROPIC_API_KEY: "ak-wins" },
+        protocol: "anthropic",
+        auth: ["x-api-key", "ak-wins"],
+      },
+    ];
+    for (const { env, protocol, auth } of cases) {
+      e2e.fake.script({ text: "ok" });
+      const before = e2e.fake.requests.length;
+      const result = await e2e.shiro(["-p", "hi"], { protocol, env: { SHIRO_BASE_URL: "", SHIRO_API_KEY: "", ...env } });
+      expect({ env, code: result.code, stderr: result.stderr.includes("Error") }).toEqual({ env, code: 0, stderr: false });
+      const request = e2e.fake.requests[before]!;
+      expect({ env, auth: request.headers[auth[0]] }).toEqual({ env, auth: auth[1] });
+    }
+  }, 60_000);
+});

@@ -3,7 +3,8 @@ import { afterEach, beforeEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { expandServer, expandVariables } from "../../lib/extensions/mcp/expand.ts";
+import { expandVariables } from "../../lib/config/env-references.ts";
+import { expandServer } from "../../lib/extensions/mcp/expand.ts";
 import {
   connectTimeout,
   isPackageLauncher,

@@ -1,25 +1,12 @@
 /**
- * `${VAR}` and `${VAR:-default}` in an MCP server's command, args, env, url and headers, as Claude
- * Code expands them in `.mcp.json`: `${VAR}` is the variable's value, `${VAR:-default}` the value
- * when set and not empty, else `default`. A `${VAR}` with no value and no default is an error
- * naming the variable, so the server fails with a line the user can act on instead of starting
- * with an empty token. Cursor's `envFile` is read here too (its variables under `env`).
+ * `${VAR}` and `${VAR:-default}` (lib/config/env-references.ts) in an MCP server's command, args,
+ * env, cwd, url and headers, expanded when the server starts: a missing variable fails that server
+ * with a line naming it. Cursor's `envFile` is read here too (its variables under `env`, which wins).
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { expandVariables } from "../../config/env-references.ts";
 import type { McpServerConfig } from "./servers.ts";
-
-const _REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
-
-/** `text` with every reference expanded from `env`; throws naming the first variable that has no value. */
-export function expandVariables(text: string, env: Readonly<Record<string, string | undefined>>): string {
-  return text.replace(_REFERENCE, (_match, name: string, fallback: string | undefined) => {
-    const value = env[name];
-    if (fallback !== undefined) return value === undefined || value === "" ? fallback : value;
-    if (value === undefined) throw new Error(`environment variable ${name} is not set (referenced as \${${name}}); set it or write \${${name}:-default}`);
-    return value;
-  });
-}
 
 /** The server's config with every string that may hold references expanded; `cwd` resolves a relative envFile. */
 export function expandServer(config: McpServerConfig, env: Readonly<Record<string, string | undefined>>, cwd: string): McpServerConfig {
