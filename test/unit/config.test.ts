@@ -79,7 +79,7 @@ describe("precedence: file < env < flags", () => {
       '--base-url: "ftp://x" is not an http(s) URL',
     );
     expect((thrownBy(() => resolveConfig({ configPath, env: {}, file: { provider: "custom-openai" } })) as Error).message).toBe(
-      `provider "custom-openai" needs a base URL: pass --base-url, set SHIRO_BASE_URL, or add "baseURL" to ${configPath}`,
+      `provider "custom-openai" needs a base URL: pass --base-url, set SHIRO_BASE_URL or OPENAI_BASE_URL, or add "baseURL" to ${configPath}`,
     );
   });
 });
