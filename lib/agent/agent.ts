@@ -49,6 +49,7 @@ import { openSessionSettings, type SessionEndReason, type SessionHooks, type Ses
 import { pickSession, resolveAgentConfig } from "./session-start.ts";
 import { createTaskTool } from "./subagent.ts";
 import { runUserCommand } from "./user-command.ts";
+import { createTurnNarrowing } from "./turn-tools.ts";
 import { DEFAULT_MAX_STEPS, VARIANTS, type AgentVariant } from "./variants.ts";
 
 export interface CreateAgentOptions {
@@ -259,9 +260,10 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const runnable = (tool: ToolDefinition) => !deniesAsking || mayAllow(rules, tool.name, { autoApprove: autoApproveAll });
   /** What a step offers: the selected tools, plus MCP tools listed so far (never under a read-only variant). */
   const selectedNow = (): ToolDefinition[] => (mcp.hub && !variant.allow ? [...offered, ...mcp.hub.tools()] : offered);
-  const offeredNow = (): ToolDefinition[] => selectedNow().filter(runnable);
+  const narrowing = createTurnNarrowing();
+  const offeredNow = (): ToolDefinition[] => selectedNow().filter((tool) => runnable(tool) && narrowing.allows(tool));
   // A withheld tool the model calls anyway is refused by the gate with the reason, not "unknown".
-  const callableNow = (): ToolDefinition[] => [...deferral.callable(offeredNow()), ...selectedNow().filter((tool) => !runnable(tool))];
+  const callableNow = (): ToolDefinition[] => [...deferral.callable(offeredNow()), ...selectedNow().filter((tool) => !runnable(tool) && narrowing.allows(tool))];
   const deferral = createToolDeferral({ enabled: config.file.deferTools !== false, mcpBudget: config.file.mcpSchemaBudget });
 
   const asksFirst = (name: string) => evaluatePermission(rules, name, [], { autoApprove: autoApproveAll }).decision !== "allow";
@@ -372,7 +374,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     todos: () => session.notebook.todos,
     turn(prompt, signal, turnOptions) {
       const events = [...(turnOptions?.events ?? []), ...(memoryScopes?.beginRun(prompt) ?? [])];
-      return collectRunIds(driver.start(prompt, signal, { ...turnOptions, events }), episodeRuns);
+      return narrowing.during(collectRunIds(driver.start(prompt, signal, { ...turnOptions, events }), episodeRuns), turnOptions?.allowedTools);
     },
     resumeRun(run, decision, signal, resumeOptions) {
       if (!episodeRuns.includes(run.id)) episodeRuns.push(run.id);

@@ -78,6 +78,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     if (!text) return;
     if (await shortcuts.run(text, { agent, write, style, turn: state })) return;
     let prompt = text;
+    let allowedTools: readonly string[] | undefined;
     if (text.startsWith("/")) {
       let outcome: SlashOutcome;
       try {
@@ -90,6 +91,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
       agent = await applySlashOutcome(state, agent, outcome);
       if (outcome.kind !== "prompt") return;
       prompt = outcome.text;
+      allowedTools = outcome.allowedTools;
     }
     const ask = (question: string) => new Promise<string>((resolve) => rl.question(question, resolve));
     const imagesRefusedBy = acceptsImages(agent.model) ? undefined : agent.model;
@@ -98,7 +100,8 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     state.running = new AbortController();
     status.running(true);
     try {
-      for await (const event of agent.turn(prompt, state.running.signal, attached.images.length > 0 ? { images: attached.images } : undefined)) {
+      const turnOptions = { ...(attached.images.length > 0 ? { images: attached.images } : {}), ...(allowedTools ? { allowedTools } : {}) };
+      for await (const event of agent.turn(prompt, state.running.signal, turnOptions)) {
         status.observe(event);
         renderer.render(event);
       }

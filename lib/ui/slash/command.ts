@@ -8,6 +8,8 @@ export interface SlashContext {
   style: Style;
   /** Where custom commands are looked up (`.shiro/commands`, `.claude/commands`); default process.cwd(). */
   cwd?: string;
+  /** Stops a custom command's `` !`cmd` `` runs. */
+  signal?: AbortSignal;
 }
 
 /** What the REPL must do after a command. */
@@ -18,7 +20,8 @@ export type SlashOutcome =
   | { kind: "provider-setup" }
   /** `change` runs with the terminal free for questions; true when extensions changed, so the session reopens with them. */
   | { kind: "reload"; change: () => Promise<boolean> }
-  | { kind: "prompt"; text: string };
+  /** `allowedTools`: a custom command's `allowed-tools`, the only tools its turn offers. */
+  | { kind: "prompt"; text: string; allowedTools?: readonly string[] };
 
 export interface SlashCommand {
   name: string;

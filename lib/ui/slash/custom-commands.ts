@@ -1,18 +1,23 @@
 /**
- * Custom slash commands: one markdown file each, its name the command (`review.md` is `/review`),
+ * Custom slash commands: one markdown file each, its name the command (`review.md` is `/review`,
+ * `frontend/component.md` in a subfolder is `/frontend:component`, as Claude Code namespaces them),
  * its body the prompt sent when the command is typed. Read from, later overriding earlier by name:
  *   user     ~/.claude/commands/*.md, then <stateDir>/commands/*.md
  *   project  <cwd>/.claude/commands/*.md, then <cwd>/.shiro/commands/*.md
- * An optional frontmatter (`---` lines) gives `description` (shown in /help) and `argument-hint`
- * (shown after the name). In the body `$ARGUMENTS` is everything typed after the command and
- * `$1`…`$9` its words; a body with neither gets the arguments appended after a blank line.
+ * An optional frontmatter (`---` lines) gives `description` (shown in /help), `argument-hint`
+ * (shown after the name) and `allowed-tools` (the only tools the command's turn offers: a comma
+ * list or a YAML list of shiro or Claude Code tool names; `Bash(git add:*)` counts as `Bash`). In
+ * the body `$ARGUMENTS` is everything typed after the command and `$1`…`$9` its words; a body with
+ * neither gets the arguments appended after a blank line. Each `` !`cmd` `` is run before the
+ * prompt is sent (through the caller's runner: the session's gate and sandbox, as `!cmd`) and
+ * replaced by its output.
  * Names are letters, digits, `.`, `_`, `-`; a file named like a built-in command is skipped (the
  * built-in wins) and so is one that cannot be read, each with a one-line reason.
  * The body is read again on every use, so an edit is seen without a restart.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { basename, join } from "node:path";
+import { join } from "node:path";
 
 export interface CustomCommand {
   /** With the slash: `/review`. */
@@ -21,7 +26,12 @@ export interface CustomCommand {
   argumentHint?: string;
   origin: "user" | "project";
   path: string;
+  /** Frontmatter `allowed-tools`, tool names without specifiers; undefined: every tool. */
+  allowedTools?: string[];
 }
+
+/** Runs one `` !`cmd` `` of a command body; resolves to the text that replaces it. */
+export type CommandLineRunner = (command: string) => Promise<string>;
 
 export interface LoadCustomCommandsOptions {
   cwd: string;
@@ -37,7 +47,9 @@ export interface LoadCustomCommandsResult {
   skipped: { path: string; reason: string }[];
 }
 
-const _NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+const _NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*(:[A-Za-z0-9][A-Za-z0-9._-]*)*$/;
+/** Subfolder levels read below a commands folder. */
+const _MAX_DEPTH = 3;
 const _FENCE = /^---[ \t]*$/;
 
 export function loadCustomCommands(options: LoadCustomCommandsOptions): LoadCustomCommandsResult {
@@ -52,11 +64,11 @@ export function loadCustomCommands(options: LoadCustomCommandsOptions): LoadCust
   const byName = new Map<string, CustomCommand>();
   const skipped: LoadCustomCommandsResult["skipped"] = [];
   for (const [origin, dir] of sources) {
-    for (const file of _listMarkdown(dir)) {
+    for (const file of _listMarkdown(dir, 0)) {
       const path = join(dir, file);
-      const name = `/${basename(file, ".md")}`;
+      const name = `/${file.slice(0, -".md".length).split("/").join(":")}`;
       if (!_NAME.test(name.slice(1))) {
-        skipped.push({ path, reason: `${name} is not a command name (letters, digits, ".", "_", "-")` });
+        skipped.push({ path, reason: `${name} is not a command name (letters, digits, ".", "_", "-"; ":" between folders)` });
         continue;
       }
       if (reserved.has(name.toLowerCase())) {
@@ -67,7 +79,15 @@ export function loadCustomCommands(options: LoadCustomCommandsOptions): LoadCust
         const { fields, body } = _splitFrontmatter(readFileSync(path, "utf8"));
         const description = fields.get("description") || _firstLine(body) || "custom command";
         const hint = fields.get("argument-hint");
-        byName.set(name.toLowerCase(), { name, description, ...(hint ? { argumentHint: hint } : {}), origin, path });
+        const allowed = _toolNames(fields.get("allowed-tools"));
+        byName.set(name.toLowerCase(), {
+          name,
+          description,
+          ...(hint ? { argumentHint: hint } : {}),
+          ...(allowed ? { allowedTools: allowed } : {}),
+          origin,
+          path,
+        });
       } catch (error) {
         skipped.push({ path, reason: `cannot read it (${(error as NodeJS.ErrnoException).code ?? String(error)})` });
       }
@@ -77,23 +97,53 @@ export function loadCustomCommands(options: LoadCustomCommandsOptions): LoadCust
   return { commands, skipped };
 }
 
-/** The prompt `command` sends for `args`: its body (read now) with `$ARGUMENTS` and `$1`…`$9` filled in. */
-export function expandCustomCommand(command: CustomCommand, args: string): string {
+/**
+ * The prompt `command` sends for `args`: its body (read now) with `$ARGUMENTS` and `$1`…`$9` filled
+ * in, then each `` !`cmd` `` replaced by what `run` returns for it (in order, one at a time). Without
+ * `run` the body is returned with the commands left as written.
+ */
+export async function expandCustomCommand(command: CustomCommand, args: string, run?: CommandLineRunner): Promise<string> {
   const { body } = _splitFrontmatter(readFileSync(command.path, "utf8"));
   const words = args.trim() === "" ? [] : args.trim().split(/\s+/);
   const placeholders = /\$ARGUMENTS|\$[1-9]/;
-  if (!placeholders.test(body)) return args.trim() ? `${body}\n\n${args.trim()}` : body;
-  return body.replace(/\$ARGUMENTS|\$([1-9])/g, (_match, digit: string | undefined) => (digit ? (words[Number(digit) - 1] ?? "") : args.trim()));
+  const filled = !placeholders.test(body)
+    ? args.trim()
+      ? `${body}\n\n${args.trim()}`
+      : body
+    : body.replace(/\$ARGUMENTS|\$([1-9])/g, (_match, digit: string | undefined) => (digit ? (words[Number(digit) - 1] ?? "") : args.trim()));
+  if (!run) return filled;
+  let out = "";
+  let at = 0;
+  for (const match of filled.matchAll(/!`([^`\n]+)`/g)) {
+    out += filled.slice(at, match.index) + (await run(match[1]!));
+    at = match.index! + match[0].length;
+  }
+  return out + filled.slice(at);
 }
 
-function _listMarkdown(dir: string): string[] {
+/** `allowed-tools` as a list of tool names: `Bash(git add:*), Read` and `[Bash, Read]` give ["Bash", "Read"]. */
+function _toolNames(value: string | undefined): string[] | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  const inner = value.trim().replace(/^\[(.*)\]$/s, "$1");
+  const names = [...inner.matchAll(/([A-Za-z_][A-Za-z0-9_]*)(\([^)]*\))?/g)].map((match) => match[1]!);
+  return names.length > 0 ? [...new Set(names)] : undefined;
+}
+
+/** `*.md` files below `dir`, subfolders (up to _MAX_DEPTH) as `sub/name.md`, sorted. */
+function _listMarkdown(dir: string, depth: number): string[] {
+  let entries: import("node:fs").Dirent[];
   try {
-    return readdirSync(dir)
-      .filter((name) => name.toLowerCase().endsWith(".md"))
-      .sort();
+    entries = readdirSync(dir, { withFileTypes: true });
   } catch {
     return [];
   }
+  const files: string[] = [];
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    if (entry.name.startsWith(".")) continue;
+    if (entry.isDirectory() && depth < _MAX_DEPTH) files.push(..._listMarkdown(join(dir, entry.name), depth + 1).map((file) => `${entry.name}/${file}`));
+    else if (!entry.isDirectory() && entry.name.toLowerCase().endsWith(".md")) files.push(entry.name);
+  }
+  return files;
 }
 
 function _firstLine(body: string): string {

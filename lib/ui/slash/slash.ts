@@ -67,7 +67,25 @@ export async function runSlashCommand(line: string, ctx: SlashContext): Promise<
   const command = _find(name);
   if (command) return command.run(args, ctx);
   const custom = loadSlashCustom(ctx.cwd).commands.find((candidate) => candidate.name.toLowerCase() === name.toLowerCase());
-  if (custom) return { kind: "prompt", text: expandCustomCommand(custom, args) };
+  if (custom) {
+    const text = await expandCustomCommand(custom, args, (command) => _runBodyCommand(command, ctx));
+    return { kind: "prompt", text, ...(custom.allowedTools ? { allowedTools: custom.allowedTools } : {}) };
+  }
   ctx.write(`unknown command ${name} - try /help\n`);
   return SLASH_DONE;
+}
+
+/**
+ * A custom command's `` !`cmd` ``: run as `!cmd` is (the session's bash tool, gate and sandbox),
+ * shown as it runs; its output (the tool's text without the `exit: 0` line) replaces it, and a
+ * refused or failed command leaves a line saying so.
+ */
+async function _runBodyCommand(command: string, ctx: SlashContext): Promise<string> {
+  ctx.write(ctx.style.dim(`! ${command}\n`));
+  try {
+    const result = await ctx.agent.runCommand(command, ctx.signal ?? new AbortController().signal, () => {});
+    return result.replace(/^exit: 0\n?/, "").trimEnd();
+  } catch (error) {
+    return `(${command}: ${error instanceof Error ? error.message : String(error)})`;
+  }
 }
