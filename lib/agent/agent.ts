@@ -6,7 +6,7 @@
  * what wiring found worth telling is returned as data (`startupNotices`), worded by the front end.
  * Front ends (headless, REPL, `runs resume`) only consume the AgentEvent stream.
  */
-import type { ResolvedConfig } from "../config/config.ts";
+import type { McpServers, ResolvedConfig } from "../config/config.ts";
 import type { AgentName, ThinkingLevel } from "../vocabulary.ts";
 import { createBlockingDecision, createGate, denyAll, type Gate } from "../approval/gate.ts";
 import { type DecisionSource } from "../approval/request.ts";
@@ -30,7 +30,7 @@ import { createSkillTool } from "../tools/skill.ts";
 import { createRecallDiscardedTool } from "../tools/recall-discarded.ts";
 import { createTodoTool } from "../tools/todo.ts";
 import { createAskTool, type AskUser } from "../tools/ask.ts";
-import type { ToolDefinition } from "../tools/types.ts";
+import type { ToolDefinition, WorkspaceFiles } from "../tools/types.ts";
 import type { McpServerStatus } from "../extensions/mcp/hub.ts";
 import { runOptionsFromFlags, type AgentFlags } from "../config/flags.ts";
 import { createContextManager, type ContextManager } from "./context/manager.ts";
@@ -64,6 +64,10 @@ export interface CreateAgentOptions {
   /** Continue exactly this session (used by `shiro runs resume`). */
   sessionId?: string;
   env?: NodeJS.ProcessEnv;
+  /** MCP servers the front end brings (an editor's, over ACP), beside the configured ones; a configured name wins. */
+  mcpServers?: McpServers;
+  /** The editor's file buffers (ACP fs delegation): file tools read and write through them. */
+  files?: WorkspaceFiles;
 }
 
 /** What the REPL may switch mid-session (`/agent`, `/think`, `/model`). */
@@ -145,7 +149,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
 
   const plugins = await openPlugins(cwd, config, sandbox, flags.noPlugins === true, notices);
   const skills = openSkills(cwd, flags.noSkills === true, notices);
-  const mcp = await connectMcp({ cwd, config, sandboxStatus, sandbox, disabled: flags.noMcp === true, headless }, notices);
+  const mcp = await connectMcp({ cwd, config, sandboxStatus, sandbox, disabled: flags.noMcp === true, headless, extra: options.mcpServers }, notices);
   const instructions = flags.noInstructions ? [] : loadInstructions(cwd);
 
   const window = createContextWindow({ model: () => model, configured: config.file.contextWindow, threshold: config.file.compaction?.threshold });
@@ -298,6 +302,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     memory,
     root: cwd,
     sandbox,
+    files: options.files,
     model: () => model,
     thinking: () => thinking,
     maxSteps: () => variant.maxSteps ?? config.file.maxSteps ?? DEFAULT_MAX_STEPS,

@@ -3,7 +3,7 @@
  * the registry), skills, and MCP servers. Each step returns what it opened and pushes what went
  * wrong as notices; nothing here throws for a broken extension.
  */
-import type { ResolvedConfig } from "../config/config.ts";
+import type { McpServers, ResolvedConfig } from "../config/config.ts";
 import type { McpHub } from "../extensions/mcp/hub.ts";
 import { stateDir } from "../platform/paths.ts";
 import { createDisabledPluginHost, createPluginHost } from "../extensions/plugin-host.ts";
@@ -78,10 +78,19 @@ function _trustedProjectServers(cwd: string, headless: boolean, notices: Startup
  * A headless run has one turn: it waits (15 s at most) so the servers' tools are there for it.
  */
 export async function connectMcp(
-  options: { cwd: string; config: ResolvedConfig; sandboxStatus: SandboxStatus; sandbox: CommandSandbox; disabled: boolean; headless: boolean },
+  options: {
+    cwd: string;
+    config: ResolvedConfig;
+    sandboxStatus: SandboxStatus;
+    sandbox: CommandSandbox;
+    disabled: boolean;
+    headless: boolean;
+    /** Servers the front end brings (an editor's); configured ones of the same name win. */
+    extra?: McpServers;
+  },
   notices: StartupNotice[],
 ): Promise<McpConnection> {
-  const servers = { ..._trustedProjectServers(options.cwd, options.headless, notices), ...options.config.file.mcpServers };
+  const servers = { ...options.extra, ..._trustedProjectServers(options.cwd, options.headless, notices), ...options.config.file.mcpServers };
   const count = Object.keys(servers).length;
   const events: AgentEvent[] = [];
   if (count === 0) return { events };

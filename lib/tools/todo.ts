@@ -21,6 +21,7 @@ export function createTodoTool(notebook: TodoHolder): ToolDefinition<v.InferOutp
     description,
     schema: TodoWriteInput,
     effect: "read",
+    action: "think",
     decision: "allow",
     guidance: "keep a task list for multi-step work; it survives compaction",
     execute: async ({ todos }) => {

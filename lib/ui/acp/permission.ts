@@ -1,0 +1,70 @@
+/**
+ * The approval question over ACP: whatever the gate would ask in the REPL is put to the editor
+ * as `session/request_permission`, and the answer maps onto the gate's answers exactly as the
+ * REPL's keys do: allow once = `y` (once), allow always = `a` (always: a session grant of the
+ * request's suggested pattern, made by the gate), reject once = `n` (deny). Reject always denies
+ * as well and remembers the same pattern for the session, so a question it covers is denied
+ * without being put again (never a question about a possible secret). A cancelled question (the
+ * turn was cancelled, or the editor withdrew it) denies.
+ */
+import type * as acp from "@agentclientprotocol/sdk";
+import type { ApprovalAnswer, ApprovalRequest, DecisionSource } from "../../approval/request.ts";
+import { createSessionGrants } from "../../approval/rules.ts";
+import type { ToolDefinition } from "../../tools/types.ts";
+import { toolKindOf, toolLocationsOf, toolTitleOf } from "./tool-calls.ts";
+
+export interface PermissionOptions {
+  sessionId: () => string;
+  /** Sends the request to the editor; `signal` aborts it when the turn is cancelled. */
+  ask: (params: acp.RequestPermissionRequest, signal?: AbortSignal) => Promise<acp.RequestPermissionResponse>;
+  toolNamed: (name: string) => ToolDefinition | undefined;
+  /** The turn in flight's signal, when one runs. */
+  turnSignal: () => AbortSignal | undefined;
+}
+
+const _ANSWERS: Record<acp.PermissionOptionKind, ApprovalAnswer> = { allow_once: "once", allow_always: "always", reject_once: "deny", reject_always: "deny" };
+
+export function createAcpDecision(options: PermissionOptions): DecisionSource {
+  const refusals = createSessionGrants();
+  return async (request) => {
+    if (!request.secret && refusals.covers(request.tool, request.subjects)) return "deny";
+    const signal = options.turnSignal();
+    if (signal?.aborted) return "deny";
+    const response = await options.ask(_permissionRequest(options.sessionId(), request, options.toolNamed(request.tool)), signal);
+    if (response.outcome.outcome !== "selected") return "deny";
+    const kind = response.outcome.optionId as acp.PermissionOptionKind;
+    const answer = _ANSWERS[kind] ?? "deny";
+    if (kind === "reject_always" && !request.secret) refusals.add(request.tool, request.suggestedPattern);
+    return answer;
+  };
+}
+
+function _permissionRequest(sessionId: string, request: ApprovalRequest, tool: ToolDefinition | undefined): acp.RequestPermissionRequest {
+  const scope = request.suggestedPattern === "*" ? `every ${request.tool} call` : `${request.tool} ${request.suggestedPattern}`;
+  const why = request.secret
+    ? `${request.secret.path} may hold secrets (${request.secret.why})`
+    : request.sandbox
+      ? `run outside the sandbox: ${request.sandbox}`
+      : request.repeated
+        ? "the same call again, the third time this turn"
+        : undefined;
+  const options: acp.PermissionOption[] = [
+    { optionId: "allow_once", name: "Allow once", kind: "allow_once" },
+    ...(request.secret ? [] : [{ optionId: "allow_always", name: `Always allow ${scope} in this session`, kind: "allow_always" as const }]),
+    { optionId: "reject_once", name: "Reject", kind: "reject_once" },
+    ...(request.secret ? [] : [{ optionId: "reject_always", name: `Always reject ${scope} in this session`, kind: "reject_always" as const }]),
+  ];
+  return {
+    sessionId,
+    toolCall: {
+      toolCallId: request.callId,
+      title: toolTitleOf(request.tool, tool, request.input, request.cwd),
+      kind: toolKindOf(tool),
+      status: "pending",
+      locations: toolLocationsOf(tool, request.input, request.cwd),
+      rawInput: request.input,
+      ...(why ? { content: [{ type: "content" as const, content: { type: "text" as const, text: why } }] } : {}),
+    },
+    options,
+  };
+}
