@@ -37,6 +37,23 @@ function _check(definition: string, value: unknown): string | undefined {
   return validate(value) ? undefined : `${definition}: ${_ajv.errorsText(validate.errors)}`;
 }
 
+/**
+ * What is wrong with one message an agent sent: not an `Agent` message of the schema, or its
+ * params (result) not the definition its method (the request it answers, `answering`) names.
+ */
+export function agentMessageProblems(message: Record<string, any>, answering?: string): string[] {
+  const problems: string[] = [];
+  if (!_agentMessage(message)) problems.push(`not an Agent message: ${_ajv.errorsText(_agentMessage.errors)}`);
+  const method = message.method as string | undefined;
+  let problem: string | undefined;
+  if (method && "id" in message) problem = _REQUESTS[method] ? _check(_REQUESTS[method]!, message.params) : `unexpected request ${method}`;
+  else if (method) problem = _NOTIFICATIONS[method] ? _check(_NOTIFICATIONS[method]!, message.params) : `unexpected notification ${method}`;
+  else if ("result" in message)
+    problem = answering && _RESPONSES[answering] ? _check(_RESPONSES[answering]!, message.result) : `a result for an unknown request`;
+  if (problem) problems.push(problem);
+  return problems;
+}
+
 export interface AcpClientOptions {
   cwd: string;
   home: string;
@@ -90,16 +107,7 @@ export function startAcpClient(options: AcpClientOptions): AcpTestClient {
       return;
     }
     sent.push(message);
-    if (!_agentMessage(message)) invalid.push(`not an Agent message: ${_ajv.errorsText(_agentMessage.errors)}: ${line.slice(0, 300)}`);
-    const method = message.method as string | undefined;
-    let problem: string | undefined;
-    if (method && "id" in message) problem = _REQUESTS[method] ? _check(_REQUESTS[method]!, message.params) : `unexpected request ${method}`;
-    else if (method) problem = _NOTIFICATIONS[method] ? _check(_NOTIFICATIONS[method]!, message.params) : `unexpected notification ${method}`;
-    else if ("result" in message) {
-      const answered = asked.get(message.id);
-      problem = answered && _RESPONSES[answered] ? _check(_RESPONSES[answered]!, message.result) : `a result for unknown request ${message.id}`;
-    }
-    if (problem) invalid.push(`${problem}: ${line.slice(0, 300)}`);
+    for (const problem of agentMessageProblems(message, asked.get(message.id))) invalid.push(`${problem}: ${line.slice(0, 300)}`);
   };
 
   let pending = "";

@@ -9,7 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { fakeEnv, toolResultsOf, userTextsOf, useE2E, type WireProtocol } from "./_harness.ts";
-import { initialize, startAcpClient, type AcpClientOptions, type AcpTestClient } from "./_acp-client.ts";
+import { agentMessageProblems, initialize, startAcpClient, type AcpClientOptions, type AcpTestClient } from "./_acp-client.ts";
 
 const e2e = useE2E();
 let open: AcpTestClient | undefined;
@@ -34,6 +34,26 @@ const prompt = (client: AcpTestClient, sessionId: string, text: string) =>
   client.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
 const ofKind = <K extends acp.SessionUpdate["sessionUpdate"]>(client: AcpTestClient, kind: K) =>
   client.updates.filter((update): update is Extract<acp.SessionUpdate, { sessionUpdate: K }> => update.sessionUpdate === kind);
+
+test("the schema check refuses what an agent must not send", () => {
+  const update = (update: unknown) => ({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update } });
+  const table: [Record<string, any>, string | undefined][] = [
+    [update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hi" } }), undefined],
+    [update({ sessionUpdate: "agent_message_chunk", content: { type: "txt", text: "hi" } }), "SessionNotification"],
+    [update({ sessionUpdate: "tool_call", toolCallId: "1", title: "t", kind: "write" }), "SessionNotification"],
+    [update({ sessionUpdate: "tool_call_update", toolCallId: "1", status: "done" }), "SessionNotification"],
+    [update({ sessionUpdate: "plan", entries: [{ content: "x", status: "done", priority: "medium" }] }), "SessionNotification"],
+    [{ jsonrpc: "2.0", id: 1, result: { stopReason: "finished" } }, "PromptResponse"],
+    [{ jsonrpc: "2.0", id: 1, result: { stopReason: "end_turn" } }, undefined],
+    [{ jsonrpc: "2.0", method: "session/prompt", id: 3, params: {} }, "unexpected request"],
+    [{ id: 1, result: {} }, "not an Agent message"],
+  ];
+  for (const [message, problem] of table) {
+    const found = agentMessageProblems(message, "session/prompt").join("; ");
+    if (problem === undefined) expect(found).toBe("");
+    else expect(found).toContain(problem);
+  }
+});
 
 test("initialize advertises what is real: protocol v1, loadSession, images and embedded context, MCP over HTTP and SSE", async () => {
   const client = start();
@@ -92,3 +112,195 @@ for (const protocol of ["chat", "responses", "anthropic"] as const) {
     expect(commands.availableCommands.map((command) => command.name)).toContain("help");
   }, 60_000);
 }
+
+test("a write asks permission: allowed once, then allow-always is not asked again, then rejections the model reads", async () => {
+  const answers: acp.PermissionOptionKind[] = ["allow_once", "allow_always", "reject_once", "reject_always"];
+  const client = start("chat", { permission: () => answers.shift()! });
+  const call = (name: string, input: unknown) => ({ toolCalls: [{ name, input }] });
+  e2e.fake.script(
+    call("write_file", { path: "a.txt", content: "one\n" }),
+    { text: "wrote a" },
+    call("write_file", { path: "b.txt", content: "two\n" }),
+    call("write_file", { path: "c.txt", content: "three\n" }),
+    { text: "wrote b and c" },
+    call("edit_file", { path: "a.txt", oldString: "one", newString: "uno" }),
+    { text: "not edited" },
+    call("edit_file", { path: "a.txt", oldString: "one", newString: "eins" }),
+    call("edit_file", { path: "a.txt", oldString: "one", newString: "un" }),
+    { text: "still not edited" },
+  );
+  await initialize(client);
+  const { sessionId } = await newSession(client);
+  for (const text of ["write a", "write b and c", "edit a", "edit a twice"]) expect(await prompt(client, sessionId, text)).toEqual({ stopReason: "end_turn" });
+
+  // write a, write b (always), edit a (reject once), edit a (reject always); c.txt and the last edit were not asked.
+  expect(client.permissions.map((asked) => asked.toolCall.title)).toEqual(["write_file: a.txt", "write_file: b.txt", "edit_file: a.txt", "edit_file: a.txt"]);
+  expect(client.permissions[0]!.options.map((option) => option.kind)).toEqual(["allow_once", "allow_always", "reject_once", "reject_always"]);
+  expect(client.permissions[0]!.toolCall).toMatchObject({
+    kind: "edit",
+    rawInput: { path: "a.txt", content: "one\n" },
+    locations: [{ path: join(e2e.dirs.cwd, "a.txt") }],
+  });
+  expect(readFileSync(join(e2e.dirs.cwd, "a.txt"), "utf8")).toBe("one\n");
+  expect(readFileSync(join(e2e.dirs.cwd, "c.txt"), "utf8")).toBe("three\n");
+  const denied = [6, 8, 9].map((index) => toolResultsOf(e2e.fake.requests[index]!).at(-1)!.output);
+  // The chat wire marks an error result with `Error: `.
+  expect(denied).toEqual(["Error: User denied this tool call.", "Error: User denied this tool call.", "Error: User denied this tool call."]);
+  // Every edit that landed carries its diff.
+  const diffs = ofKind(client, "tool_call_update").flatMap((update) => (update.content ?? []).filter((content) => content.type === "diff"));
+  expect(diffs).toEqual([
+    { type: "diff", path: join(e2e.dirs.cwd, "a.txt"), oldText: null, newText: "one\n" },
+    { type: "diff", path: join(e2e.dirs.cwd, "b.txt"), oldText: null, newText: "two\n" },
+    { type: "diff", path: join(e2e.dirs.cwd, "c.txt"), oldText: null, newText: "three\n" },
+  ]);
+  expect(ofKind(client, "tool_call_update").filter((update) => update.status === "failed")).toHaveLength(3);
+}, 60_000);
+
+test("session/cancel during a long tool call kills its process tree, answers cancelled, and the turn is marked interrupted", async () => {
+  const pidFile = join(e2e.dirs.cwd, "sleeper.pid");
+  e2e.fake.script(
+    { reasoning: "run it", toolCalls: [{ name: "bash", input: { command: "echo started; sleep 120 & echo $! > sleeper.pid; wait" } }] },
+    { text: "Understood, stopped." },
+  );
+  const client = start("anthropic", { permission: () => "allow_once" });
+  await initialize(client);
+  const { sessionId } = await newSession(client);
+  const running = prompt(client, sessionId, "run the long thing");
+  const deadline = Date.now() + 20_000;
+  while (!existsSync(pidFile) || readFileSync(pidFile, "utf8").trim() === "") {
+    if (Date.now() > deadline) throw new Error("the command never started");
+    await Bun.sleep(50);
+  }
+  const pid = Number(readFileSync(pidFile, "utf8").trim());
+  await client.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+  expect(await running).toEqual({ stopReason: "cancelled" });
+  const alive = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  for (let i = 0; i < 100 && alive(); i++) await Bun.sleep(50);
+  expect(alive()).toBe(false);
+  const failed = ofKind(client, "tool_call_update").at(-1)!;
+  expect(failed.status).toBe("failed");
+
+  expect(await prompt(client, sessionId, "never mind")).toEqual({ stopReason: "end_turn" });
+  const next = e2e.fake.requests.at(-1)!;
+  expect(toolResultsOf(next)[0]!.output).toStartWith("The user interrupted this command.");
+  expect(userTextsOf(next)).toEqual(["run the long thing", "[the user interrupted this request]", "never mind"]);
+}, 60_000);
+
+test("session/load replays a saved session as updates, continues it, and shiro -c continues it in the terminal", async () => {
+  writeFileSync(join(e2e.dirs.cwd, "notes.txt"), "alpha\n");
+  e2e.fake.script({ text: "Reading.", toolCalls: [{ name: "read_file", input: { path: "notes.txt" } }] }, { text: "It says alpha." });
+  const first = start();
+  await initialize(first);
+  const { sessionId } = await newSession(first);
+  await prompt(first, sessionId, "what do the notes say?");
+  expect(first.invalid).toEqual([]);
+  expect(await first.close()).toBe(0);
+  open = undefined;
+
+  const second = start();
+  await initialize(second);
+  const loaded = await second.agent.request(acp.methods.agent.session.load, { sessionId, cwd: e2e.dirs.cwd, mcpServers: [] });
+  expect(loaded.modes?.currentModeId).toBe("default");
+  const replayed = second.updates.filter((update) => update.sessionUpdate !== "available_commands_update");
+  expect(replayed).toEqual([
+    { sessionUpdate: "user_message_chunk", content: { type: "text", text: "what do the notes say?" } },
+    { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Reading." } },
+    {
+      sessionUpdate: "tool_call",
+      toolCallId: expect.any(String),
+      title: "read_file: notes.txt",
+      kind: "read",
+      status: "pending",
+      locations: [{ path: join(e2e.dirs.cwd, "notes.txt") }],
+      rawInput: { path: "notes.txt" },
+    },
+    {
+      sessionUpdate: "tool_call_update",
+      toolCallId: expect.any(String),
+      status: "completed",
+      content: [{ type: "content", content: { type: "text", text: "1: alpha" } }],
+    },
+    { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "It says alpha." } },
+  ]);
+  e2e.fake.script({ text: "Still alpha." });
+  expect(await prompt(second, sessionId, "and now?")).toEqual({ stopReason: "end_turn" });
+  expect(userTextsOf(e2e.fake.requests.at(-1)!)).toEqual(["what do the notes say?", "and now?"]);
+  expect(await second.close()).toBe(0);
+  expect(second.invalid).toEqual([]);
+
+  e2e.fake.script({ text: "From the terminal." });
+  const terminal = await e2e.shiro(["-c", "-p", "one more"]);
+  expect(terminal.code).toBe(0);
+  expect(userTextsOf(e2e.fake.requests.at(-1)!)).toEqual(["what do the notes say?", "and now?", "one more"]);
+}, 60_000);
+
+test("with fs delegation the model reads the editor's buffer and edits land in the editor, not on disk", async () => {
+  const path = join(e2e.dirs.cwd, "notes.txt");
+  writeFileSync(path, "disk text\n");
+  const buffers = new Map([[path, "unsaved buffer text\n"]]);
+  e2e.fake.script(
+    { toolCalls: [{ name: "read_file", input: { path: "notes.txt" } }] },
+    { toolCalls: [{ name: "edit_file", input: { path: "notes.txt", oldString: "unsaved", newString: "edited" } }] },
+    { text: "Done." },
+  );
+  const client = start("responses", { buffers, permission: () => "allow_once" });
+  await initialize(client, { fs: { readTextFile: true, writeTextFile: true } });
+  const { sessionId } = await newSession(client);
+  expect(await prompt(client, sessionId, "edit the notes")).toEqual({ stopReason: "end_turn" });
+  expect(toolResultsOf(e2e.fake.requests[1]!).map((result) => result.output)).toEqual(["1: unsaved buffer text"]);
+  expect(client.writes).toEqual([{ sessionId, path, content: "edited buffer text\n" }]);
+  expect(buffers.get(path)).toBe("edited buffer text\n");
+  expect(readFileSync(path, "utf8")).toBe("disk text\n");
+  const diff = ofKind(client, "tool_call_update").flatMap((update) => (update.content ?? []).filter((content) => content.type === "diff"));
+  expect(diff).toEqual([{ type: "diff", path, oldText: "unsaved buffer text\n", newText: "edited buffer text\n" }]);
+}, 60_000);
+
+describe("modes", () => {
+  const toolNames = (index: number) => (e2e.fake.requests[index]!.body.tools as { function: { name: string } }[]).map((tool) => tool.function.name);
+
+  test("a switch to plan stops offering write tools, and current_mode_update says so", async () => {
+    e2e.fake.script({ text: "default answer" }, { text: "a plan" });
+    const client = start();
+    await initialize(client);
+    const { sessionId } = await newSession(client);
+    await prompt(client, sessionId, "first");
+    expect(await client.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "plan" })).toEqual({});
+    await prompt(client, sessionId, "second");
+    expect(toolNames(0)).toEqual(expect.arrayContaining(["write_file", "edit_file", "bash"]));
+    for (const name of ["write_file", "edit_file", "bash", "delete_file", "move_file"]) expect(toolNames(1)).not.toContain(name);
+    expect(toolNames(1)).toContain("read_file");
+    expect(ofKind(client, "current_mode_update")).toEqual([{ sessionUpdate: "current_mode_update", currentModeId: "plan" }]);
+    await expect(client.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "yolo" })).rejects.toThrow('unknown mode "yolo"');
+  }, 60_000);
+
+  test("the task list streams as a plan", async () => {
+    const todos = [
+      { content: "read the code", status: "done" },
+      { content: "change it", status: "in_progress" },
+      { content: "test it", status: "pending" },
+    ];
+    e2e.fake.script({ toolCalls: [{ name: "todo_write", input: { todos } }] }, { text: "planned" });
+    const client = start();
+    await initialize(client);
+    const { sessionId } = await newSession(client);
+    await prompt(client, sessionId, "plan it");
+    expect(ofKind(client, "plan")).toEqual([
+      {
+        sessionUpdate: "plan",
+        entries: [
+          { content: "read the code", priority: "medium", status: "completed" },
+          { content: "change it", priority: "medium", status: "in_progress" },
+          { content: "test it", priority: "medium", status: "pending" },
+        ],
+      },
+    ]);
+    expect(ofKind(client, "tool_call")[0]!.kind).toBe("think");
+  }, 60_000);
+});
