@@ -5,7 +5,7 @@
  * provider's received bodies.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { fakeEnv, toolResultsOf, userTextsOf, useE2E, type WireProtocol } from "./_harness.ts";
@@ -73,7 +73,10 @@ test("initialize advertises what is real: protocol v1, loadSession, images and e
 for (const protocol of ["chat", "responses", "anthropic"] as const) {
   test(`a turn streams text, a completed tool call with kind, title, locations and raw input, and ends with end_turn (${protocol})`, async () => {
     writeFileSync(join(e2e.dirs.cwd, "notes.txt"), "alpha\nbeta\n");
-    e2e.fake.script({ text: ["Let me ", "look."], toolCalls: [{ name: "read_file", input: { path: "notes.txt" } }] }, { text: ["It says ", "alpha."] });
+    e2e.fake.script(
+      { reasoning: "check the notes", text: ["Let me ", "look."], toolCalls: [{ name: "read_file", input: { path: "notes.txt" } }] },
+      { text: ["It says ", "alpha."] },
+    );
     const client = start(protocol);
     await initialize(client);
     const session = await newSession(client);
@@ -85,6 +88,8 @@ for (const protocol of ["chat", "responses", "anthropic"] as const) {
     expect(answer).toEqual({ stopReason: "end_turn" });
     const chunks = ofKind(client, "agent_message_chunk").map((update) => (update.content as acp.TextContent).text);
     expect(chunks.join("")).toBe("Let me look.It says alpha.");
+    const thoughts = ofKind(client, "agent_thought_chunk").map((update) => (update.content as acp.TextContent).text);
+    expect(thoughts.join("")).toBe("check the notes");
     const call = ofKind(client, "tool_call");
     expect(call).toEqual([
       {
@@ -304,3 +309,67 @@ describe("modes", () => {
     expect(ofKind(client, "tool_call")[0]!.kind).toBe("think");
   }, 60_000);
 });
+
+test("the step cap ends the turn with max_turn_requests", async () => {
+  e2e.writeConfig({ maxSteps: 2 });
+  writeFileSync(join(e2e.dirs.cwd, "loop.txt"), "again\n");
+  e2e.fake.respond(() => ({ toolCalls: [{ name: "read_file", input: { path: "loop.txt" } }] }));
+  const client = start();
+  await initialize(client);
+  const { sessionId } = await newSession(client);
+  expect(await prompt(client, sessionId, "loop")).toEqual({ stopReason: "max_turn_requests" });
+  expect(e2e.fake.requests).toHaveLength(2);
+}, 60_000);
+
+test("a prompt takes resource links as @file attachments, embedded resources as the editor's copy, and images as image parts", async () => {
+  writeFileSync(join(e2e.dirs.cwd, "linked.ts"), "export const a = 1;\n");
+  const png = Buffer.from(
+    "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082",
+    "hex",
+  );
+  e2e.fake.script({ text: "Seen." });
+  const client = start("anthropic", { args: ["--no-sandbox", "--model", "claude-sonnet-4-5"] });
+  await initialize(client);
+  const { sessionId } = await newSession(client);
+  const answer = await client.agent.request(acp.methods.agent.session.prompt, {
+    sessionId,
+    prompt: [
+      { type: "text", text: "compare these" },
+      { type: "resource_link", uri: `file://${join(e2e.dirs.cwd, "linked.ts")}`, name: "linked.ts" },
+      { type: "resource", resource: { uri: `file://${join(e2e.dirs.cwd, "open.ts")}`, text: "let b = 2;\nlet c = 3;\n", mimeType: "text/typescript" } },
+      { type: "image", mimeType: "image/png", data: png.toString("base64") },
+    ],
+  });
+  expect(answer).toEqual({ stopReason: "end_turn" });
+  const body = e2e.fake.requests[0]!.body;
+  const user = body.messages.at(-1);
+  const texts = (user.content as any[])
+    .filter((part) => part.type === "text")
+    .map((part) => part.text)
+    .join("\n");
+  expect(texts).toContain("compare these\n@linked.ts\n[image: pasted image]");
+  expect(texts).toContain('<attached path="linked.ts">\n1: export const a = 1;\n</attached>');
+  expect(texts).toContain('<attached path="open.ts">\n1: let b = 2;\n2: let c = 3;\n</attached>');
+  const images = (user.content as any[]).filter((part) => part.type === "image");
+  expect(images).toEqual([{ type: "image", source: { type: "base64", media_type: "image/png", data: png.toString("base64") } }]);
+}, 60_000);
+
+test("a slash command runs as in the REPL and a custom command expands into a turn", async () => {
+  mkdirSync(join(e2e.dirs.cwd, ".shiro", "commands"), { recursive: true });
+  writeFileSync(join(e2e.dirs.cwd, ".shiro", "commands", "greet.md"), "---\ndescription: say hello\n---\nSay hello to $ARGUMENTS.\n");
+  e2e.fake.script({ text: "Hello, Ada." });
+  const client = start();
+  await initialize(client);
+  const { sessionId } = await newSession(client);
+  expect(await prompt(client, sessionId, "/help")).toEqual({ stopReason: "end_turn" });
+  const help = ofKind(client, "agent_message_chunk")
+    .map((update) => (update.content as acp.TextContent).text)
+    .join("");
+  expect(help).toContain("/help");
+  expect(help).toContain("/greet");
+  expect(e2e.fake.requests).toHaveLength(0);
+  expect(await prompt(client, sessionId, "/greet Ada")).toEqual({ stopReason: "end_turn" });
+  expect(userTextsOf(e2e.fake.requests[0]!)).toEqual(["Say hello to Ada."]);
+  const commands = ofKind(client, "available_commands_update")[0]!.availableCommands;
+  expect(commands.find((command) => command.name === "greet")).toEqual({ name: "greet", description: "say hello" });
+}, 60_000);
