@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { fakeEnv, toolResultsOf, userTextsOf, useE2E, type WireProtocol } from "./_harness.ts";
@@ -246,20 +247,32 @@ test("session/load replays a saved session as updates, continues it, and shiro -
   expect(userTextsOf(e2e.fake.requests.at(-1)!)).toEqual(["what do the notes say?", "and now?", "one more"]);
 }, 60_000);
 
-test("with fs delegation the model reads the editor's buffer and edits land in the editor, not on disk", async () => {
+test("with fs delegation the model reads the editor's buffer and edits land in the editor, still through the jail and the secrets gate", async () => {
   const path = join(e2e.dirs.cwd, "notes.txt");
   writeFileSync(path, "disk text\n");
-  const buffers = new Map([[path, "unsaved buffer text\n"]]);
+  writeFileSync(join(e2e.dirs.cwd, ".env"), "API_KEY=sk-disk\n");
+  const buffers = new Map([
+    [path, "unsaved buffer text\n"],
+    [join(e2e.dirs.cwd, ".env"), "API_KEY=sk-buffer\n"],
+  ]);
   e2e.fake.script(
     { toolCalls: [{ name: "read_file", input: { path: "notes.txt" } }] },
+    { toolCalls: [{ name: "read_file", input: { path: "../outside.txt" } }] },
+    { toolCalls: [{ name: "read_file", input: { path: ".env" } }] },
     { toolCalls: [{ name: "edit_file", input: { path: "notes.txt", oldString: "unsaved", newString: "edited" } }] },
     { text: "Done." },
   );
-  const client = start("responses", { buffers, permission: () => "allow_once" });
+  const client = start("responses", { buffers, permission: (asked) => (asked.toolCall.title.includes(".env") ? "reject_once" : "allow_once") });
   await initialize(client, { fs: { readTextFile: true, writeTextFile: true } });
   const { sessionId } = await newSession(client);
   expect(await prompt(client, sessionId, "edit the notes")).toEqual({ stopReason: "end_turn" });
-  expect(toolResultsOf(e2e.fake.requests[1]!).map((result) => result.output)).toEqual(["1: unsaved buffer text"]);
+  const results = toolResultsOf(e2e.fake.requests.at(-1)!).map((result) => result.output);
+  expect(results[0]).toBe("1: unsaved buffer text");
+  expect(results[1]).toContain("Path escapes workspace: ../outside.txt");
+  expect(results[2]).toContain("User denied this tool call.");
+  expect(results.join("\n")).not.toContain("sk-");
+  // The editor was asked for what passed the jail and the gate: the notes, read, then read for the edit and its diff.
+  expect(new Set(client.reads.map((read) => read.path))).toEqual(new Set([path]));
   expect(client.writes).toEqual([{ sessionId, path, content: "edited buffer text\n" }]);
   expect(buffers.get(path)).toBe("edited buffer text\n");
   expect(readFileSync(path, "utf8")).toBe("disk text\n");
@@ -372,4 +385,20 @@ test("a slash command runs as in the REPL and a custom command expands into a tu
   expect(userTextsOf(e2e.fake.requests[0]!)).toEqual(["Say hello to Ada."]);
   const commands = ofKind(client, "available_commands_update")[0]!.availableCommands;
   expect(commands.find((command) => command.name === "greet")).toEqual({ name: "greet", description: "say hello" });
+}, 60_000);
+
+test("the editor's MCP servers join the configured ones and their tools are offered", async () => {
+  const server = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-memory/dist/index.js");
+  const graph = join(e2e.dirs.home, "graph.jsonl");
+  e2e.fake.script({ toolCalls: [{ name: "mcp__editor-memory__read_graph", input: {} }] }, { text: "Empty." });
+  const client = start("chat", { permission: () => "allow_once" });
+  await initialize(client);
+  const { sessionId } = await newSession(client, [
+    { name: "editor-memory", command: process.execPath, args: [server], env: [{ name: "MEMORY_FILE_PATH", value: graph }] },
+  ]);
+  expect(await prompt(client, sessionId, "what is in the graph?")).toEqual({ stopReason: "end_turn" });
+  expect(client.permissions.map((asked) => asked.toolCall.title)).toEqual(["mcp__editor-memory__read_graph"]);
+  expect(client.permissions[0]!.toolCall.kind).toBe("execute");
+  expect(toolResultsOf(e2e.fake.requests[1]!)[0]!.output).toContain('"entities"');
+  expect(client.stderr()).toContain("MCP editor-memory: connected");
 }, 60_000);

@@ -3,7 +3,9 @@
  * episodes, recall, compaction, cost, the run log and `shiro -c` all come along) whose questions
  * go to the editor, whose file tools read and write through the editor's buffers when it offers
  * them, and whose turns stream as `session/update`s. Only one turn runs at a time; `cancel`
- * aborts it, which marks it interrupted in the history as Ctrl-C does in the REPL.
+ * aborts it, which marks it interrupted in the history as Ctrl-C does in the REPL. A session is
+ * answered once its MCP servers (configured ones and the editor's) have connected or failed, as a
+ * headless run starts, so the first prompt already has their tools.
  */
 import type * as acp from "@agentclientprotocol/sdk";
 import { createAgent, type Agent } from "../../agent/agent.ts";
@@ -76,6 +78,7 @@ export async function openAcpSession(options: OpenAcpSessionOptions): Promise<Ac
     ...(options.sessionId ? { sessionId: options.sessionId } : {}),
   });
   const opened = agent;
+  await _mcpSettled(opened);
   let notices = describeNotices(opened.startupNotices());
   for (const line of notices) peer.diagnose(line);
   const send = (update: acp.SessionUpdate) => peer.update(opened.session.id, update);
@@ -125,4 +128,12 @@ export async function openAcpSession(options: OpenAcpSessionOptions): Promise<Ac
       }
     },
   };
+}
+
+/** How long a new session waits for its MCP servers before it answers anyway (their tools join when they connect). */
+const _MCP_WAIT_MS = 30_000;
+
+async function _mcpSettled(agent: Agent): Promise<void> {
+  const until = Date.now() + _MCP_WAIT_MS;
+  while (agent.mcpStatus().some((server) => server.state === "connecting") && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
 }
