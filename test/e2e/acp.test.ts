@@ -262,7 +262,7 @@ test("with fs delegation the model reads the editor's buffer and edits land in t
     { toolCalls: [{ name: "edit_file", input: { path: "notes.txt", oldString: "unsaved", newString: "edited" } }] },
     { text: "Done." },
   );
-  const client = start("responses", { buffers, permission: (asked) => (asked.toolCall.title.includes(".env") ? "reject_once" : "allow_once") });
+  const client = start("responses", { buffers, permission: (asked) => (asked.toolCall.title?.includes(".env") ? "reject_once" : "allow_once") });
   await initialize(client, { fs: { readTextFile: true, writeTextFile: true } });
   const { sessionId } = await newSession(client);
   expect(await prompt(client, sessionId, "edit the notes")).toEqual({ stopReason: "end_turn" });
