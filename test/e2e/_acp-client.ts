@@ -29,7 +29,7 @@ const _REQUESTS: Record<string, string> = {
   "fs/read_text_file": "ReadTextFileRequest",
   "fs/write_text_file": "WriteTextFileRequest",
 };
-const _NOTIFICATIONS: Record<string, string> = { "session/update": "SessionNotification" };
+const _NOTIFICATIONS: Record<string, string> = { "session/update": "SessionNotification", "$/cancel_request": "CancelRequestNotification" };
 
 function _check(definition: string, value: unknown): string | undefined {
   const validate = _ajv.getSchema(`acp#/$defs/${definition}`);

@@ -402,3 +402,45 @@ test("the editor's MCP servers join the configured ones and their tools are offe
   expect(toolResultsOf(e2e.fake.requests[1]!)[0]!.output).toContain('"entities"');
   expect(client.stderr()).toContain("MCP editor-memory: connected");
 }, 60_000);
+
+test("the command's flags set up every session: --agent picks the starting mode", async () => {
+  const client = start("chat", { args: ["--no-sandbox", "--agent", "review"] });
+  await initialize(client);
+  const session = await newSession(client);
+  expect(session.modes?.currentModeId).toBe("review");
+});
+
+test("SIGTERM from the editor saves the session before the process leaves", async () => {
+  e2e.fake.script({ text: "Saved, I hope." });
+  const client = start();
+  await initialize(client);
+  const { sessionId } = await newSession(client);
+  await prompt(client, sessionId, "remember this exchange");
+  client.child.kill("SIGTERM");
+  expect(await client.close()).toBe(0);
+  expect(client.invalid).toEqual([]);
+  open = undefined;
+  const listed = await e2e.shiro(["sessions", "show", sessionId]);
+  expect(listed.stdout).toContain("remember this exchange");
+  expect(listed.stdout).toContain("Saved, I hope.");
+}, 60_000);
+
+test("session/cancel while a permission question is open withdraws it: nothing runs, stop reason cancelled", async () => {
+  e2e.fake.script({ toolCalls: [{ name: "write_file", input: { path: "never.txt", content: "x" } }] });
+  let asked: () => void = () => undefined;
+  const question = new Promise<void>((resolve) => (asked = resolve));
+  const client = start("chat", {
+    permission: () => {
+      asked();
+      return new Promise<never>(() => undefined);
+    },
+  });
+  await initialize(client);
+  const { sessionId } = await newSession(client);
+  const running = prompt(client, sessionId, "write it");
+  await question;
+  await client.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+  expect(await running).toEqual({ stopReason: "cancelled" });
+  expect(existsSync(join(e2e.dirs.cwd, "never.txt"))).toBe(false);
+  expect(client.sent.some((message) => message.method === "$/cancel_request")).toBe(true);
+}, 60_000);

@@ -30,7 +30,14 @@ export function createAcpDecision(options: PermissionOptions): DecisionSource {
     if (!request.secret && refusals.covers(request.tool, request.subjects)) return "deny";
     const signal = options.turnSignal();
     if (signal?.aborted) return "deny";
-    const response = await options.ask(_permissionRequest(options.sessionId(), request, options.toolNamed(request.tool)), signal);
+    let response: acp.RequestPermissionResponse;
+    try {
+      response = await options.ask(_permissionRequest(options.sessionId(), request, options.toolNamed(request.tool)), signal);
+    } catch (error) {
+      // The turn was cancelled while the question was open: the question is withdrawn, as Ctrl-C withdraws the REPL's.
+      if (signal?.aborted) return "deny";
+      throw error;
+    }
     if (response.outcome.outcome !== "selected") return "deny";
     const kind = response.outcome.optionId as acp.PermissionOptionKind;
     const answer = _ANSWERS[kind] ?? "deny";

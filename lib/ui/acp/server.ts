@@ -111,7 +111,13 @@ export async function serveAcp(options: AcpServerOptions): Promise<void> {
     });
 
   const connection = app.connect(acp.ndJsonStream(options.output, options.input));
+  // An editor that stops the agent with a signal still gets every session saved (as the REPL does on SIGHUP).
+  const stop = () => connection.close();
+  process.once("SIGTERM", stop);
+  process.once("SIGHUP", stop);
   await connection.closed;
+  process.off("SIGTERM", stop);
+  process.off("SIGHUP", stop);
   for (const opened of sessions.values()) {
     opened.cancel();
     opened.agent.close();
