@@ -82,6 +82,8 @@ export interface Agent {
   readonly variant: AgentVariant;
   readonly thinking: ThinkingLevel;
   readonly model: string;
+  /** The model's context window in tokens, as known now (a table, config `contextWindow`, or learned). */
+  contextWindow(): number;
   /** Switches variant, thinking level or model for the next turns. A new variant resets thinking to its own unless given. */
   configure(change: AgentModeChange): void;
   /** One tool-less model call with this session's client (compaction, memory, commit messages). */
@@ -362,6 +364,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       if (change.model) model = change.model;
     },
     complete,
+    contextWindow: () => window.current().window,
     startupNotices: () => notices,
     offeredTools: offeredNow,
     registeredTools: () => (mcp.hub ? [...registered, ...mcp.hub.tools()] : registered),

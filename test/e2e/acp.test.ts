@@ -116,6 +116,11 @@ for (const protocol of ["chat", "responses", "anthropic"] as const) {
     // The slash and custom commands follow the session's answer.
     const commands = ofKind(client, "available_commands_update")[0]!;
     expect(commands.availableCommands.map((command) => command.name)).toContain("help");
+    // The context in use against the window closes the turn.
+    const usage = ofKind(client, "usage_update");
+    expect(usage).toHaveLength(1);
+    expect(usage[0]!.used).toBeGreaterThan(0);
+    expect(usage[0]!.size).toBeGreaterThan(usage[0]!.used);
   }, 60_000);
 }
 
@@ -365,6 +370,13 @@ test("a prompt takes resource links as @file attachments, embedded resources as 
   expect(texts).toContain('<attached path="open.ts">\n1: let b = 2;\n2: let c = 3;\n</attached>');
   const images = (user.content as any[]).filter((part) => part.type === "image");
   expect(images).toEqual([{ type: "image", source: { type: "base64", media_type: "image/png", data: png.toString("base64") } }]);
+  // A priced model: the session's cost so far, as the session record keeps it.
+  await client.close();
+  open = undefined;
+  expect(client.invalid).toEqual([]);
+  const saved = JSON.parse(readFileSync(join(e2e.dirs.home, ".shiro-neko", "sessions", `${sessionId}.json`), "utf8"));
+  expect(saved.costUsd).toBeGreaterThan(0);
+  expect(ofKind(client, "usage_update").at(-1)!.cost).toEqual({ amount: saved.costUsd, currency: "USD" });
 }, 60_000);
 
 test("a slash command runs as in the REPL and a custom command expands into a turn", async () => {

@@ -120,6 +120,7 @@ export async function openAcpSession(options: OpenAcpSessionOptions): Promise<Ac
         for await (const event of opened.turn(prompt, signal, { notices: startNotices, ...(taken.images.length > 0 ? { images: taken.images } : {}) })) {
           for (const update of await turn.updates(event)) await send(update);
         }
+        if (turn.contextTokens !== undefined) await send(_usage(turn.contextTokens, opened));
         const reason = stopReasonOf(turn.stop);
         if (reason) return reason;
         throw new Error(turn.error ?? `the turn ended: ${turn.stop ?? "no answer"}`);
@@ -136,4 +137,15 @@ const _MCP_WAIT_MS = 30_000;
 async function _mcpSettled(agent: Agent): Promise<void> {
   const until = Date.now() + _MCP_WAIT_MS;
   while (agent.mcpStatus().some((server) => server.state === "connecting") && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+/** The context in use against the window, and the session's cost so far (what the REPL's status line shows). */
+function _usage(used: number, agent: Agent): acp.SessionUpdate {
+  const cost = agent.session.costUsd;
+  return {
+    sessionUpdate: "usage_update",
+    used: Math.max(0, Math.round(used)),
+    size: agent.contextWindow(),
+    ...(cost !== undefined ? { cost: { amount: cost, currency: "USD" } } : {}),
+  };
 }

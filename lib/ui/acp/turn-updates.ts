@@ -29,6 +29,8 @@ export interface TurnUpdates {
   readonly stop: StopKind | undefined;
   /** The last `error` event's text. */
   readonly error: string | undefined;
+  /** The context in use when the turn ended (tokens), once `done` was seen with it. */
+  readonly contextTokens: number | undefined;
 }
 
 export function createTurnUpdates(options: TurnUpdatesOptions): TurnUpdates {
@@ -36,6 +38,7 @@ export function createTurnUpdates(options: TurnUpdatesOptions): TurnUpdates {
   const output = new Map<string, string>();
   let stop: StopKind | undefined;
   let error: string | undefined;
+  let contextTokens: number | undefined;
   const text = (value: string): acp.ContentBlock => ({ type: "text", text: value });
 
   return {
@@ -44,6 +47,9 @@ export function createTurnUpdates(options: TurnUpdatesOptions): TurnUpdates {
     },
     get error() {
       return error;
+    },
+    get contextTokens() {
+      return contextTokens;
     },
     async updates(event) {
       switch (event.type) {
@@ -108,6 +114,7 @@ export function createTurnUpdates(options: TurnUpdatesOptions): TurnUpdates {
           return [];
         case "done":
           stop = event.stop;
+          contextTokens = event.context ? (event.context.reportedTokens ?? event.context.tokens) : undefined;
           return [];
         default:
           return [];
