@@ -14,6 +14,7 @@ import { loadSkills, type Skill } from "../extensions/skills.ts";
 import { findProjectRoot } from "../config/project.ts";
 import { readProjectMcp, type ProjectMcp, type ProjectMcpServer } from "../store/project-mcp.ts";
 import type { AgentEvent } from "../events.ts";
+import type { WorkspaceFiles } from "../tools/types.ts";
 import type { StartupNotice } from "../notices.ts";
 
 /** Builtin plugins from config, plus every plugin installed from the registry; none with --no-plugins. */
@@ -40,6 +41,16 @@ export function openSkills(cwd: string, disabled: boolean, notices: StartupNotic
   const loaded = loadSkills({ cwd, stateDir: stateDir() });
   for (const skip of loaded.skipped) notices.push({ code: "skill-skipped", path: skip.path, reason: skip.reason });
   return loaded.skills;
+}
+
+/**
+ * What an editor brings to a session it drives over ACP (lib/ui/acp/): its MCP servers, connected
+ * beside the configured ones (a configured server of the same name wins), and its file buffers,
+ * which file tools read and write through (`ToolContext.files`).
+ */
+export interface EditorConnection {
+  mcpServers?: McpServers;
+  files?: WorkspaceFiles;
 }
 
 export interface McpConnection {

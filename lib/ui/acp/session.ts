@@ -73,8 +73,7 @@ export async function openAcpSession(options: OpenAcpSessionOptions): Promise<Ac
       toolNamed,
       turnSignal: () => running?.signal,
     }),
-    mcpServers: options.mcpServers,
-    ...(files ? { files } : {}),
+    editor: { mcpServers: options.mcpServers, ...(files ? { files } : {}) },
     ...(options.sessionId ? { sessionId: options.sessionId } : {}),
   });
   const opened = agent;
@@ -120,7 +119,7 @@ export async function openAcpSession(options: OpenAcpSessionOptions): Promise<Ac
         for await (const event of opened.turn(prompt, signal, { notices: startNotices, ...(taken.images.length > 0 ? { images: taken.images } : {}) })) {
           for (const update of await turn.updates(event)) await send(update);
         }
-        if (turn.contextTokens !== undefined) await send(_usage(turn.contextTokens, opened));
+        if (turn.context) await send(_usage(turn.context, opened));
         const reason = stopReasonOf(turn.stop);
         if (reason) return reason;
         throw new Error(turn.error ?? `the turn ended: ${turn.stop ?? "no answer"}`);
@@ -139,13 +138,16 @@ async function _mcpSettled(agent: Agent): Promise<void> {
   while (agent.mcpStatus().some((server) => server.state === "connecting") && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
-/** The context in use against the window, and the session's cost so far (what the REPL's status line shows). */
-function _usage(used: number, agent: Agent): acp.SessionUpdate {
+/**
+ * The context in use against the compaction threshold (the budget the REPL reports a turn's
+ * context against: past it, shiro compacts), and the session's cost so far.
+ */
+function _usage(context: { tokens: number; threshold: number }, agent: Agent): acp.SessionUpdate {
   const cost = agent.session.costUsd;
   return {
     sessionUpdate: "usage_update",
-    used: Math.max(0, Math.round(used)),
-    size: agent.contextWindow(),
+    used: Math.max(0, Math.round(context.tokens)),
+    size: Math.max(1, Math.round(context.threshold)),
     ...(cost !== undefined ? { cost: { amount: cost, currency: "USD" } } : {}),
   };
 }

@@ -29,8 +29,8 @@ export interface TurnUpdates {
   readonly stop: StopKind | undefined;
   /** The last `error` event's text. */
   readonly error: string | undefined;
-  /** The context in use when the turn ended (tokens), once `done` was seen with it. */
-  readonly contextTokens: number | undefined;
+  /** The context in use when the turn ended (tokens, the provider's count when it gave one) and the compaction threshold, once `done` was seen with them. */
+  readonly context: { tokens: number; threshold: number } | undefined;
 }
 
 export function createTurnUpdates(options: TurnUpdatesOptions): TurnUpdates {
@@ -38,7 +38,7 @@ export function createTurnUpdates(options: TurnUpdatesOptions): TurnUpdates {
   const output = new Map<string, string>();
   let stop: StopKind | undefined;
   let error: string | undefined;
-  let contextTokens: number | undefined;
+  let context: { tokens: number; threshold: number } | undefined;
   const text = (value: string): acp.ContentBlock => ({ type: "text", text: value });
 
   return {
@@ -48,8 +48,8 @@ export function createTurnUpdates(options: TurnUpdatesOptions): TurnUpdates {
     get error() {
       return error;
     },
-    get contextTokens() {
-      return contextTokens;
+    get context() {
+      return context;
     },
     async updates(event) {
       switch (event.type) {
@@ -114,7 +114,7 @@ export function createTurnUpdates(options: TurnUpdatesOptions): TurnUpdates {
           return [];
         case "done":
           stop = event.stop;
-          contextTokens = event.context ? (event.context.reportedTokens ?? event.context.tokens) : undefined;
+          context = event.context ? { tokens: event.context.reportedTokens ?? event.context.tokens, threshold: event.context.threshold } : undefined;
           return [];
         default:
           return [];
