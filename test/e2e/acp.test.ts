@@ -5,7 +5,7 @@
  * provider's received bodies.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
@@ -214,6 +214,16 @@ test("session/load replays a saved session as updates, continues it, and shiro -
   expect(first.invalid).toEqual([]);
   expect(await first.close()).toBe(0);
   open = undefined;
+  // The turn was a run like any other, and closing the session recorded an episode of it.
+  const runs = JSON.parse((await e2e.shiro(["runs", "list", "--json"])).stdout);
+  expect(runs).toHaveLength(1);
+  expect(runs[0]).toMatchObject({ sessionId, status: "completed", prompt: "what do the notes say?" });
+  const log = readFileSync(join(e2e.dirs.home, ".shiro-neko", "events", `${runs[0].id}.jsonl`), "utf8");
+  expect(JSON.parse(log.trim().split("\n").at(-1)!)).toMatchObject({ type: "done", stop: "completed", sessionId });
+  const memory = join(e2e.dirs.home, ".shiro-neko", "memory");
+  const episodes = readdirSync(memory).filter((name) => name.endsWith(".episodes.json"));
+  expect(episodes).toHaveLength(1);
+  expect(readFileSync(join(memory, episodes[0]!), "utf8")).toContain(sessionId);
 
   const second = start();
   await initialize(second);
