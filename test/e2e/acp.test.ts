@@ -250,16 +250,20 @@ test("session/load replays a saved session as updates, continues it, and shiro -
     },
     { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "It says alpha." } },
   ]);
-  e2e.fake.script({ text: "Still alpha." });
+  e2e.fake.script({ text: "Still alpha." }, { text: "Yes." });
   expect(await prompt(second, sessionId, "and now?")).toEqual({ stopReason: "end_turn" });
   expect(userTextsOf(e2e.fake.requests.at(-1)!)).toEqual(["what do the notes say?", "and now?"]);
+  // Loading it again in the same connection reopens it with everything the open one had.
+  await second.agent.request(acp.methods.agent.session.load, { sessionId, cwd: e2e.dirs.cwd, mcpServers: [] });
+  expect(await prompt(second, sessionId, "still?")).toEqual({ stopReason: "end_turn" });
+  expect(userTextsOf(e2e.fake.requests.at(-1)!)).toEqual(["what do the notes say?", "and now?", "still?"]);
   expect(await second.close()).toBe(0);
   expect(second.invalid).toEqual([]);
 
   e2e.fake.script({ text: "From the terminal." });
   const terminal = await e2e.shiro(["-c", "-p", "one more"]);
   expect(terminal.code).toBe(0);
-  expect(userTextsOf(e2e.fake.requests.at(-1)!)).toEqual(["what do the notes say?", "and now?", "one more"]);
+  expect(userTextsOf(e2e.fake.requests.at(-1)!)).toEqual(["what do the notes say?", "and now?", "still?", "one more"]);
 }, 60_000);
 
 test("with fs delegation the model reads the editor's buffer and edits land in the editor, still through the jail and the secrets gate", async () => {

@@ -46,12 +46,19 @@ export async function serveAcp(options: AcpServerOptions): Promise<void> {
     return found;
   };
   const open = async (params: acp.NewSessionRequest | acp.LoadSessionRequest, sessionId?: string): Promise<AcpSession> => {
+    // Loading a session this connection has open reopens it from what the open one saves on closing.
+    const already = sessionId ? sessions.get(sessionId) : undefined;
+    if (already) {
+      already.cancel();
+      already.agent.close();
+      await already.agent.closed;
+      sessions.delete(already.id);
+    }
     const opened = await openAcpSession({ cwd: params.cwd, flags: options.flags, peer, mcpServers: mcpServersFrom(params.mcpServers), sessionId }).catch(
       (error: unknown) => {
         throw acp.RequestError.internalError(undefined, error instanceof Error ? error.message : String(error));
       },
     );
-    sessions.get(opened.id)?.agent.close();
     sessions.set(opened.id, opened);
     return opened;
   };
