@@ -416,6 +416,7 @@ test("a slash command runs as in the REPL and a custom command expands into a tu
 test("the editor's MCP servers join the configured ones and their tools are offered", async () => {
   const server = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-memory/dist/index.js");
   const graph = join(e2e.dirs.home, "graph.jsonl");
+  e2e.writeConfig({ mcpServers: { configured: { command: process.execPath, args: [server], env: { MEMORY_FILE_PATH: join(e2e.dirs.home, "other.jsonl") } } } });
   e2e.fake.script({ toolCalls: [{ name: "mcp__editor-memory__read_graph", input: {} }] }, { text: "Empty." });
   const client = start("chat", { permission: () => "allow_once" });
   await initialize(client);
@@ -427,6 +428,7 @@ test("the editor's MCP servers join the configured ones and their tools are offe
   expect(client.permissions[0]!.toolCall.kind).toBe("execute");
   expect(toolResultsOf(e2e.fake.requests[1]!)[0]!.output).toContain('"entities"');
   expect(client.stderr()).toContain("MCP editor-memory: connected");
+  expect(client.stderr()).toContain("MCP configured: connected");
 }, 60_000);
 
 test("the command's flags set up every session: --agent picks the starting mode", async () => {
