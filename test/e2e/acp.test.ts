@@ -472,3 +472,22 @@ test("session/cancel while a permission question is open withdraws it: nothing r
   expect(existsSync(join(e2e.dirs.cwd, "never.txt"))).toBe(false);
   expect(client.sent.some((message) => message.method === "$/cancel_request")).toBe(true);
 }, 60_000);
+
+test("a linked file that may hold secrets asks the editor before it is attached; a refusal keeps it off the wire", async () => {
+  writeFileSync(join(e2e.dirs.cwd, ".env"), "API_KEY=sk-live-abc123\n");
+  e2e.fake.script({ text: "Not seen." }, { text: "Seen." });
+  const answers: acp.PermissionOptionKind[] = ["reject_once", "allow_once"];
+  const client = start("chat", { permission: () => answers.shift()! });
+  await initialize(client);
+  const { sessionId } = await newSession(client);
+  const link: acp.ContentBlock = { type: "resource_link", uri: `file://${join(e2e.dirs.cwd, ".env")}`, name: ".env" };
+  for (const text of ["check this", "and again"])
+    await client.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }, link] });
+  expect(client.permissions.map((asked) => asked.toolCall.title)).toEqual([
+    "@.env may hold secrets (an env file); what is attached goes to the model provider.",
+    "@.env may hold secrets (an env file); what is attached goes to the model provider.",
+  ]);
+  expect(client.permissions[0]!.options.map((option) => option.kind)).toEqual(["allow_once", "reject_once"]);
+  expect(JSON.stringify(e2e.fake.requests[0]!.body)).not.toContain("sk-live-abc123");
+  expect(userTextsOf(e2e.fake.requests[1]!).at(-1)).toContain("1: API_KEY=sk-live-abc123");
+}, 60_000);

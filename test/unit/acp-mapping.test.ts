@@ -204,7 +204,7 @@ describe("prompt blocks an editor sends", () => {
   ];
   for (const [block, refusedBy, message] of refusals)
     test(`refused: ${block.type} (${message})`, async () => {
-      await expect(promptFromBlocks([block], { root, imagesRefusedBy: refusedBy })).rejects.toThrow(message);
+      await expect(promptFromBlocks([block], { root, imagesRefusedBy: refusedBy, ask: async () => "y" })).rejects.toThrow(message);
     });
 
   test("a link outside the workspace stays a link; one inside becomes an @mention and is attached", async () => {
@@ -215,11 +215,30 @@ describe("prompt blocks an editor sends", () => {
         { type: "resource_link", uri: `file://${join(root, "inside.txt")}`, name: "inside.txt" },
         { type: "resource_link", uri: "https://example.test/page", name: "page" },
       ],
-      { root },
+      { root, ask: async () => "y" },
     );
     expect(taken.prompt).toBe(
       '[hostname](file:///etc/hostname)\n@inside.txt\n[page](https://example.test/page)\n\n<attached path="inside.txt">\n1: in\n</attached>',
     );
     expect(taken.images).toEqual([]);
+  });
+
+  test("a linked or embedded file that may hold secrets is attached only when the question is answered yes", async () => {
+    writeFileSync(join(root, ".env"), "API_KEY=sk-live-123\n");
+    const blocks: acp.ContentBlock[] = [
+      { type: "resource_link", uri: `file://${join(root, ".env")}`, name: ".env" },
+      { type: "resource", resource: { uri: `file://${join(root, "notes.txt")}`, text: "-----BEGIN RSA PRIVATE KEY-----\nabc\n" } },
+      { type: "resource", resource: { uri: `file://${join(root, "plain.txt")}`, text: "nothing to see\n" } },
+    ];
+    for (const answer of ["y", "n"]) {
+      const questions: string[] = [];
+      const taken = await promptFromBlocks(blocks, { root, ask: async (question) => (questions.push(question), answer) });
+      expect(questions).toHaveLength(2);
+      expect(questions[0]).toStartWith("@notes.txt may hold secrets (a private key)");
+      expect(questions[1]).toStartWith("@.env may hold secrets");
+      expect(taken.prompt.includes("sk-live-123")).toBe(answer === "y");
+      expect(taken.prompt.includes("BEGIN RSA PRIVATE KEY")).toBe(answer === "y");
+      expect(taken.prompt).toContain('<attached path="plain.txt">\n1: nothing to see\n</attached>');
+    }
   });
 });

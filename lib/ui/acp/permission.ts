@@ -75,3 +75,37 @@ function _permissionRequest(sessionId: string, request: ApprovalRequest, tool: T
     options,
   };
 }
+
+/**
+ * A yes-or-no question that belongs to no tool call (attaching a file that may hold secrets to a
+ * prompt), put as a permission question about a `read` of it: allow once is `y`, anything else `n`.
+ * The REPL's key hint at the end of the question (`y … | n …`) is left off: the editor shows buttons.
+ */
+export function createAcpQuestion(options: Pick<PermissionOptions, "sessionId" | "ask" | "turnSignal">): (question: string) => Promise<string> {
+  let asked = 0;
+  return async (question) => {
+    const signal = options.turnSignal();
+    try {
+      const response = await options.ask(
+        {
+          sessionId: options.sessionId(),
+          toolCall: {
+            toolCallId: `attach-${++asked}`,
+            title: question.replace(/\s*\by [^|]*\|\s*n [^|]*$/, "").trim(),
+            kind: "read",
+            status: "pending",
+          },
+          options: [
+            { optionId: "allow_once", name: "Attach once", kind: "allow_once" },
+            { optionId: "reject_once", name: "Leave it out", kind: "reject_once" },
+          ],
+        },
+        signal,
+      );
+      return response.outcome.outcome === "selected" && response.outcome.optionId === "allow_once" ? "y" : "n";
+    } catch (error) {
+      if (signal?.aborted) return "n";
+      throw error;
+    }
+  };
+}

@@ -16,7 +16,7 @@ import type { ToolDefinition, WorkspaceFiles } from "../../tools/types.ts";
 import { AGENT_NAMES, type AgentName } from "../../vocabulary.ts";
 import { VARIANTS } from "../../agent/variants.ts";
 import { describeNotices } from "../notices.ts";
-import { createAcpDecision } from "./permission.ts";
+import { createAcpDecision, createAcpQuestion } from "./permission.ts";
 import { promptFromBlocks } from "./prompt-blocks.ts";
 import { runSlashInEditor } from "./slash.ts";
 import { createTurnUpdates, stopReasonOf } from "./turn-updates.ts";
@@ -77,6 +77,11 @@ export async function openAcpSession(options: OpenAcpSessionOptions): Promise<Ac
     ...(options.sessionId ? { sessionId: options.sessionId } : {}),
   });
   const opened = agent;
+  const ask = createAcpQuestion({
+    sessionId: () => opened.session.id,
+    ask: (params, signal) => peer.askPermission(params, signal),
+    turnSignal: () => running?.signal,
+  });
   await _mcpSettled(opened);
   let notices = describeNotices(opened.startupNotices());
   for (const line of notices) peer.diagnose(line);
@@ -104,7 +109,7 @@ export async function openAcpSession(options: OpenAcpSessionOptions): Promise<Ac
       const signal = running.signal;
       try {
         const imagesRefusedBy = acceptsImages(opened.model) ? undefined : opened.model;
-        const taken = await promptFromBlocks(blocks, { root: cwd, imagesRefusedBy });
+        const taken = await promptFromBlocks(blocks, { root: cwd, imagesRefusedBy, ask });
         for (const line of taken.report) peer.diagnose(line);
         let prompt = taken.prompt;
         if (prompt.startsWith("/")) {
