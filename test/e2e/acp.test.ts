@@ -491,3 +491,17 @@ test("a linked file that may hold secrets asks the editor before it is attached;
   expect(JSON.stringify(e2e.fake.requests[0]!.body)).not.toContain("sk-live-abc123");
   expect(userTextsOf(e2e.fake.requests[1]!).at(-1)).toContain("1: API_KEY=sk-live-abc123");
 }, 60_000);
+
+test("a turn the provider fails answers the prompt with a JSON-RPC error carrying shiro's message; the session goes on", async () => {
+  e2e.fake.script({ error: { status: 400, message: "model fake-model does not exist" } }, { text: "Back." });
+  const client = start();
+  await initialize(client);
+  const { sessionId } = await newSession(client);
+  const failed = await prompt(client, sessionId, "hello").then(
+    () => undefined,
+    (error: acp.RequestError) => error,
+  );
+  expect(failed?.code).toBe(-32603);
+  expect(failed?.message).toContain("model fake-model does not exist");
+  expect(await prompt(client, sessionId, "again")).toEqual({ stopReason: "end_turn" });
+}, 60_000);
