@@ -116,7 +116,10 @@ for (const protocol of ["chat", "responses", "anthropic"] as const) {
     // The slash and custom commands follow the session's answer.
     const commands = ofKind(client, "available_commands_update")[0]!;
     expect(commands.availableCommands.map((command) => command.name)).toContain("help");
-    // The context in use against the window closes the turn.
+    expect(ofKind(client, "session_info_update")).toEqual([
+      { sessionUpdate: "session_info_update", title: "what do the notes say?", updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) },
+    ]);
+    // The context in use against the compaction threshold closes the turn.
     const usage = ofKind(client, "usage_update");
     expect(usage).toHaveLength(1);
     expect(usage[0]!.used).toBeGreaterThan(0);

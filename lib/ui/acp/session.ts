@@ -14,6 +14,7 @@ import type { AgentFlags } from "../../config/flags.ts";
 import { acceptsImages } from "../../providers/windows.ts";
 import type { ToolDefinition, WorkspaceFiles } from "../../tools/types.ts";
 import { AGENT_NAMES, type AgentName } from "../../vocabulary.ts";
+import { deriveTitle, firstPrompt, UNTITLED } from "../../store/session-record.ts";
 import { VARIANTS } from "../../agent/variants.ts";
 import { describeNotices } from "../notices.ts";
 import { createAcpDecision, createAcpQuestion } from "./permission.ts";
@@ -83,6 +84,7 @@ export async function openAcpSession(options: OpenAcpSessionOptions): Promise<Ac
     turnSignal: () => running?.signal,
   });
   await _mcpSettled(opened);
+  let shownTitle = _titleOf(opened);
   let notices = describeNotices(opened.startupNotices());
   for (const line of notices) peer.diagnose(line);
   const send = (update: acp.SessionUpdate) => peer.update(opened.session.id, update);
@@ -125,6 +127,11 @@ export async function openAcpSession(options: OpenAcpSessionOptions): Promise<Ac
           for (const update of await turn.updates(event)) await send(update);
         }
         if (turn.context) await send(_usage(turn.context, opened));
+        const title = _titleOf(opened);
+        if (title !== shownTitle) {
+          shownTitle = title;
+          await send({ sessionUpdate: "session_info_update", title, updatedAt: opened.session.updatedAt });
+        }
         const reason = stopReasonOf(turn.stop);
         if (reason) return reason;
         throw new Error(turn.error ?? `the turn ended: ${turn.stop ?? "no answer"}`);
@@ -155,4 +162,9 @@ function _usage(context: { tokens: number; threshold: number }, agent: Agent): a
     size: Math.max(1, Math.round(context.threshold)),
     ...(cost !== undefined ? { cost: { amount: cost, currency: "USD" } } : {}),
   };
+}
+
+/** The title `shiro sessions` lists (derived from the first prompt until the session is saved with one). */
+function _titleOf(agent: Agent): string {
+  return agent.session.title !== UNTITLED ? agent.session.title : deriveTitle(firstPrompt(agent.session));
 }
