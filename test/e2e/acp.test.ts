@@ -314,6 +314,7 @@ describe("modes", () => {
     expect(await client.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "plan" })).toEqual({});
     await prompt(client, sessionId, "second");
     expect(toolNames(0)).toEqual(expect.arrayContaining(["write_file", "edit_file", "bash"]));
+    expect(toolNames(0)).not.toContain("ask");
     for (const name of ["write_file", "edit_file", "bash", "delete_file", "move_file"]) expect(toolNames(1)).not.toContain(name);
     expect(toolNames(1)).toContain("read_file");
     expect(ofKind(client, "current_mode_update")).toEqual([{ sessionUpdate: "current_mode_update", currentModeId: "plan" }]);
@@ -410,6 +411,14 @@ test("a slash command runs as in the REPL and a custom command expands into a tu
   expect(help).toContain("/help");
   expect(help).toContain("/greet");
   expect(e2e.fake.requests).toHaveLength(0);
+  const before = ofKind(client, "agent_message_chunk").length;
+  expect(await prompt(client, sessionId, "/clear")).toEqual({ stopReason: "end_turn" });
+  expect(ofKind(client, "agent_message_chunk").slice(before)).toEqual([
+    {
+      sessionUpdate: "agent_message_chunk",
+      content: { type: "text", text: "/clear works in the terminal REPL (shiro) only; in an editor, use its own session and agent controls.\n" },
+    },
+  ]);
   expect(await prompt(client, sessionId, "/greet Ada")).toEqual({ stopReason: "end_turn" });
   expect(userTextsOf(e2e.fake.requests[0]!)).toEqual(["Say hello to Ada."]);
   const commands = ofKind(client, "available_commands_update")[0]!.availableCommands;
