@@ -145,11 +145,17 @@ export function mcpServersFrom(servers: readonly acp.McpServer[]): McpServers {
   return out;
 }
 
-/** stdin as a web stream, and a web stream that writes to the real stdout (whatever `process.stdout.write` becomes). */
+/**
+ * stdin as a web stream, and a web stream that writes to the real stdout; until `restore`, every
+ * other write to stdout (`process.stdout.write`, `console.log` and its kin, which a plugin or a
+ * library may call) goes to stderr instead.
+ */
 export function stdioStreams(): { input: ReadableStream<Uint8Array>; output: WritableStream<Uint8Array>; restore: () => void } {
   const write = process.stdout.write.bind(process.stdout) as (chunk: Uint8Array, done: (error?: Error | null) => void) => boolean;
   const original = process.stdout.write;
+  const consoled = { log: console.log, info: console.info, debug: console.debug };
   process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+  console.log = console.info = console.debug = console.error;
   const output = new WritableStream<Uint8Array>({
     write: (chunk) => new Promise<void>((resolve, reject) => void write(chunk, (error) => (error ? reject(error) : resolve()))),
   });
@@ -158,6 +164,7 @@ export function stdioStreams(): { input: ReadableStream<Uint8Array>; output: Wri
     output,
     restore: () => {
       process.stdout.write = original;
+      Object.assign(console, consoled);
     },
   };
 }
