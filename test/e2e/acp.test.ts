@@ -154,6 +154,8 @@ test("a write asks permission: allowed once, then allow-always is not asked agai
     kind: "edit",
     rawInput: { path: "a.txt", content: "one\n" },
     locations: [{ path: join(e2e.dirs.cwd, "a.txt") }],
+    // What the REPL shows under its question: the change as it would land.
+    content: [{ type: "content", content: { type: "text", text: "a.txt +1 -0\n    1 + one" } }],
   });
   expect(readFileSync(join(e2e.dirs.cwd, "a.txt"), "utf8")).toBe("one\n");
   expect(readFileSync(join(e2e.dirs.cwd, "c.txt"), "utf8")).toBe("three\n");

@@ -141,6 +141,7 @@ describe("permission answers map onto the gate's answers as the REPL's y / a / n
         status: "pending",
         locations: [{ path: join(root, "a.txt") }],
         rawInput: { path: "a.txt" },
+        content: [{ type: "content", content: { type: "text", text: "path: a.txt" } }],
       },
       options: [
         { optionId: "allow_once", name: "Allow once", kind: "allow_once" },

@@ -5,12 +5,15 @@
  * request's suggested pattern, made by the gate), reject once = `n` (deny). Reject always denies
  * as well and remembers the same pattern for the session, so a question it covers is denied
  * without being put again (never a question about a possible secret). A cancelled question (the
- * turn was cancelled, or the editor withdrew it) denies.
+ * turn was cancelled, or the editor withdrew it) denies. The question carries what the REPL shows
+ * under its own: why it asks when that is not plain, and the call's detail (an edit's diff).
  */
 import type * as acp from "@agentclientprotocol/sdk";
 import type { ApprovalAnswer, ApprovalRequest, DecisionSource } from "../../approval/request.ts";
 import { createSessionGrants } from "../../approval/rules.ts";
 import type { ToolDefinition } from "../../tools/types.ts";
+import { renderApprovalDetail } from "../approval-view.ts";
+import { createStyle } from "../style.ts";
 import { toolKindOf, toolLocationsOf, toolTitleOf } from "./tool-calls.ts";
 
 export interface PermissionOptions {
@@ -55,6 +58,8 @@ function _permissionRequest(sessionId: string, request: ApprovalRequest, tool: T
       : request.repeated
         ? "the same call again, the third time this turn"
         : undefined;
+  // What the REPL shows under its question: an edit's diff as it would land, a command, or the arguments.
+  const detail = renderApprovalDetail({ tool: request.tool, input: request.input, root: request.cwd }, createStyle(false));
   const options: acp.PermissionOption[] = [
     { optionId: "allow_once", name: "Allow once", kind: "allow_once" },
     ...(request.secret ? [] : [{ optionId: "allow_always", name: `Always allow ${scope} in this session`, kind: "allow_always" as const }]),
@@ -70,7 +75,7 @@ function _permissionRequest(sessionId: string, request: ApprovalRequest, tool: T
       status: "pending",
       locations: toolLocationsOf(tool, request.input, request.cwd),
       rawInput: request.input,
-      ...(why ? { content: [{ type: "content" as const, content: { type: "text" as const, text: why } }] } : {}),
+      content: [{ type: "content", content: { type: "text", text: [...(why ? [why] : []), ...detail].join("\n") } }],
     },
     options,
   };
