@@ -28,6 +28,10 @@ const _REQUESTS: Record<string, string> = {
   "session/request_permission": "RequestPermissionRequest",
   "fs/read_text_file": "ReadTextFileRequest",
   "fs/write_text_file": "WriteTextFileRequest",
+  "terminal/create": "CreateTerminalRequest",
+  "terminal/output": "TerminalOutputRequest",
+  "terminal/kill": "KillTerminalRequest",
+  "terminal/release": "ReleaseTerminalRequest",
 };
 const _NOTIFICATIONS: Record<string, string> = { "session/update": "SessionNotification", "$/cancel_request": "CancelRequestNotification" };
 
@@ -65,6 +69,14 @@ export interface AcpClientOptions {
   buffers?: Map<string, string>;
 }
 
+/** A terminal the test editor opened for the agent: a real child process, its output kept. */
+export interface FakeTerminal {
+  params: acp.CreateTerminalRequest;
+  output: string;
+  killed: boolean;
+  released: boolean;
+}
+
 export interface AcpTestClient {
   readonly agent: acp.ClientContext;
   readonly child: ChildProcess;
@@ -75,6 +87,8 @@ export interface AcpTestClient {
   readonly permissions: acp.RequestPermissionRequest[];
   readonly reads: acp.ReadTextFileRequest[];
   readonly writes: acp.WriteTextFileRequest[];
+  /** Terminals opened through `terminal/create`, by id. */
+  readonly terminals: Map<string, FakeTerminal>;
   /** Schema failures and stdout lines that were not messages. */
   readonly invalid: string[];
   stderr(): string;
@@ -93,6 +107,8 @@ export function startAcpClient(options: AcpClientOptions): AcpTestClient {
   const permissions: acp.RequestPermissionRequest[] = [];
   const reads: acp.ReadTextFileRequest[] = [];
   const writes: acp.WriteTextFileRequest[] = [];
+  const terminals = new Map<string, FakeTerminal>();
+  const processes = new Map<string, ChildProcess>();
   const invalid: string[] = [];
   const asked = new Map<string | number, string>();
   let stderr = "";
@@ -160,6 +176,28 @@ export function startAcpClient(options: AcpClientOptions): AcpTestClient {
       writes.push(params);
       options.buffers?.set(params.path, params.content);
       return {};
+    })
+    .onRequest(acp.methods.client.terminal.create, ({ params }) => {
+      const terminalId = `term-${terminals.size + 1}`;
+      const terminal: FakeTerminal = { params, output: "", killed: false, released: false };
+      const process = spawn(params.command, params.args ?? [], { cwd: params.cwd ?? undefined, stdio: ["ignore", "pipe", "pipe"] });
+      process.stdout!.on("data", (chunk: Buffer) => (terminal.output += chunk.toString("utf8")));
+      const timer = setTimeout(() => process.kill("SIGKILL"), 30_000);
+      process.on("close", () => clearTimeout(timer));
+      terminals.set(terminalId, terminal);
+      processes.set(terminalId, process);
+      return { terminalId };
+    })
+    .onRequest(acp.methods.client.terminal.output, ({ params }) => ({ output: terminals.get(params.terminalId)!.output, truncated: false }))
+    .onRequest(acp.methods.client.terminal.kill, ({ params }) => {
+      terminals.get(params.terminalId)!.killed = true;
+      processes.get(params.terminalId)!.kill("SIGTERM");
+      return {};
+    })
+    .onRequest(acp.methods.client.terminal.release, ({ params }) => {
+      terminals.get(params.terminalId)!.released = true;
+      processes.get(params.terminalId)!.kill("SIGTERM");
+      return {};
     });
   const connection = app.connect(acp.ndJsonStream(toChild, fromChild));
 
@@ -171,6 +209,7 @@ export function startAcpClient(options: AcpClientOptions): AcpTestClient {
     permissions,
     reads,
     writes,
+    terminals,
     invalid,
     stderr: () => stderr,
     close: () =>

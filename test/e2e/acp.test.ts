@@ -519,3 +519,28 @@ test("a turn the provider fails answers the prompt with a JSON-RPC error carryin
   expect(failed?.message).toContain("model fake-model does not exist");
   expect(await prompt(client, sessionId, "again")).toEqual({ stopReason: "end_turn" });
 }, 60_000);
+
+test("with the terminal capability a command's live output shows in an editor terminal that only follows shiro's output file", async () => {
+  e2e.fake.script({ toolCalls: [{ name: "bash", input: { command: "echo one; sleep 0.3; echo two" } }] }, { text: "Ran it." });
+  const client = start("chat", { permission: () => "allow_once" });
+  await initialize(client, { terminal: true });
+  const { sessionId } = await newSession(client);
+  expect(await prompt(client, sessionId, "run it")).toEqual({ stopReason: "end_turn" });
+  expect([...client.terminals.keys()]).toEqual(["term-1"]);
+  const terminal = client.terminals.get("term-1")!;
+  expect(terminal.params).toEqual({
+    sessionId,
+    command: "tail",
+    args: ["-n", "+1", "-f", expect.stringMatching(/shiro-acp-.*output-1\.txt$/)],
+    cwd: e2e.dirs.cwd,
+  });
+  expect(terminal.output).toBe("one\ntwo\n");
+  expect([terminal.killed, terminal.released]).toEqual([true, true]);
+  expect(existsSync(terminal.params.args![3]!)).toBe(false);
+  const updates = ofKind(client, "tool_call_update");
+  expect(updates.filter((update) => update.status === "in_progress")).toEqual([
+    { sessionUpdate: "tool_call_update", toolCallId: expect.any(String), status: "in_progress", content: [{ type: "terminal", terminalId: "term-1" }] },
+  ]);
+  expect(updates.at(-1)!.content![0]).toEqual({ type: "terminal", terminalId: "term-1" });
+  expect(toolResultsOf(e2e.fake.requests[1]!)[0]!.output).toContain("one\ntwo");
+}, 60_000);

@@ -38,6 +38,10 @@ export async function serveAcp(options: AcpServerOptions): Promise<void> {
       client!.request(acp.methods.client.session.requestPermission, params, signal ? { cancellationSignal: signal, stopWaitingOnCancel: true } : undefined),
     readFile: (params) => client!.request(acp.methods.client.fs.readTextFile, params),
     writeFile: async (params) => void (await client!.request(acp.methods.client.fs.writeTextFile, params)),
+    createTerminal: (params) => client!.request(acp.methods.client.terminal.create, params),
+    terminalOutput: (params) => client!.request(acp.methods.client.terminal.output, params),
+    killTerminal: async (params) => void (await client!.request(acp.methods.client.terminal.kill, params)),
+    releaseTerminal: async (params) => void (await client!.request(acp.methods.client.terminal.release, params)),
     diagnose: options.diagnose,
   };
   const session = (id: string): AcpSession => {
@@ -49,9 +53,7 @@ export async function serveAcp(options: AcpServerOptions): Promise<void> {
     // Loading a session this connection has open reopens it from what the open one saves on closing.
     const already = sessionId ? sessions.get(sessionId) : undefined;
     if (already) {
-      already.cancel();
-      already.agent.close();
-      await already.agent.closed;
+      await already.close();
       sessions.delete(already.id);
     }
     const opened = await openAcpSession({ cwd: params.cwd, flags: options.flags, peer, mcpServers: mcpServersFrom(params.mcpServers), sessionId }).catch(
@@ -125,11 +127,7 @@ export async function serveAcp(options: AcpServerOptions): Promise<void> {
   await connection.closed;
   process.off("SIGTERM", stop);
   process.off("SIGHUP", stop);
-  for (const opened of sessions.values()) {
-    opened.cancel();
-    opened.agent.close();
-  }
-  await Promise.all([...sessions.values()].map((opened) => opened.agent.closed));
+  await Promise.all([...sessions.values()].map((opened) => opened.close()));
 }
 
 /** The client's MCP servers in config form, by name (a configured server of the same name wins: lib/agent/session-extensions.ts). */

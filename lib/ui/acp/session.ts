@@ -20,10 +20,11 @@ import { describeNotices } from "../notices.ts";
 import { createAcpDecision, createAcpQuestion } from "./permission.ts";
 import { promptFromBlocks } from "./prompt-blocks.ts";
 import { runSlashInEditor } from "./slash.ts";
+import { createTerminalMirror, type TerminalPeer } from "./terminal-mirror.ts";
 import { createTurnUpdates, stopReasonOf } from "./turn-updates.ts";
 
 /** What a session needs of the connection. */
-export interface AcpPeer {
+export interface AcpPeer extends TerminalPeer {
   readonly capabilities: acp.ClientCapabilities;
   update(sessionId: string, update: acp.SessionUpdate): Promise<void>;
   askPermission(params: acp.RequestPermissionRequest, signal?: AbortSignal): Promise<acp.RequestPermissionResponse>;
@@ -38,6 +39,8 @@ export interface AcpSession {
   readonly cwd: string;
   prompt(blocks: readonly acp.ContentBlock[]): Promise<acp.StopReason>;
   cancel(): void;
+  /** Cancels a running turn, stops the editor terminals it opened, and closes (saves) the session. */
+  close(): Promise<void>;
   setMode(mode: string): Promise<void>;
   modes(): acp.SessionModeState;
 }
@@ -83,6 +86,7 @@ export async function openAcpSession(options: OpenAcpSessionOptions): Promise<Ac
     ask: (params, signal) => peer.askPermission(params, signal),
     turnSignal: () => running?.signal,
   });
+  const mirror = peer.capabilities.terminal ? createTerminalMirror(() => opened.session.id, peer, cwd) : undefined;
   await _mcpSettled(opened);
   let shownTitle = _titleOf(opened);
   let notices = describeNotices(opened.startupNotices());
@@ -105,6 +109,12 @@ export async function openAcpSession(options: OpenAcpSessionOptions): Promise<Ac
     cancel() {
       running?.abort();
     },
+    async close() {
+      running?.abort();
+      await mirror?.close();
+      opened.close();
+      await opened.closed;
+    },
     async prompt(blocks) {
       if (running) throw new Error("a turn is already running in this session; cancel it first");
       running = new AbortController();
@@ -120,7 +130,7 @@ export async function openAcpSession(options: OpenAcpSessionOptions): Promise<Ac
           if (slash.prompt === undefined) return "end_turn";
           prompt = slash.prompt;
         }
-        const turn = createTurnUpdates({ root: cwd, toolNamed, files, diagnose: peer.diagnose });
+        const turn = createTurnUpdates({ root: cwd, toolNamed, files, mirror, diagnose: peer.diagnose });
         const startNotices = notices;
         notices = [];
         for await (const event of opened.turn(prompt, signal, { notices: startNotices, ...(taken.images.length > 0 ? { images: taken.images } : {}) })) {

@@ -9,6 +9,7 @@ import type * as acp from "@agentclientprotocol/sdk";
 import type { AgentEvent, StopKind } from "../../events.ts";
 import type { Todo } from "../../store/notebook.ts";
 import type { ToolDefinition, WorkspaceFiles } from "../../tools/types.ts";
+import type { TerminalMirror } from "./terminal-mirror.ts";
 import { diffsSince, snapshotFiles, toolKindOf, toolLocationsOf, toolTitleOf, type FileTexts } from "./tool-calls.ts";
 
 /** What a tool call's live output keeps for the editor: the last this many characters. */
@@ -19,6 +20,8 @@ export interface TurnUpdatesOptions {
   /** The tool a call names (registered tools and MCP tools); undefined when none has that name. */
   toolNamed: (name: string) => ToolDefinition | undefined;
   files?: WorkspaceFiles;
+  /** When set, live output is shown in the editor's terminal instead of as text. */
+  mirror?: TerminalMirror;
   diagnose: (line: string) => void;
 }
 
@@ -40,6 +43,12 @@ export function createTurnUpdates(options: TurnUpdatesOptions): TurnUpdates {
   let error: string | undefined;
   let context: { tokens: number; threshold: number } | undefined;
   const text = (value: string): acp.ContentBlock => ({ type: "text", text: value });
+  const mirrored = new Set<string>();
+  const _endMirror = async (id: string): Promise<acp.ToolCallContent[]> => {
+    mirrored.delete(id);
+    const terminalId = await options.mirror?.end(id);
+    return terminalId !== undefined ? [{ type: "terminal", terminalId }] : [];
+  };
 
   return {
     get stop() {
@@ -74,6 +83,12 @@ export function createTurnUpdates(options: TurnUpdatesOptions): TurnUpdates {
           ];
         }
         case "tool-output": {
+          const terminalId = await options.mirror?.write(event.id, event.chunk);
+          if (terminalId !== undefined) {
+            if (mirrored.has(event.id)) return [];
+            mirrored.add(event.id);
+            return [{ sessionUpdate: "tool_call_update", toolCallId: event.id, status: "in_progress", content: [{ type: "terminal", terminalId }] }];
+          }
           const sofar = `${output.get(event.id) ?? ""}${event.chunk}`.slice(-_LIVE_OUTPUT_CHARS);
           output.set(event.id, sofar);
           return [{ sessionUpdate: "tool_call_update", toolCallId: event.id, status: "in_progress", content: [{ type: "content", content: text(sofar) }] }];
@@ -83,12 +98,13 @@ export function createTurnUpdates(options: TurnUpdatesOptions): TurnUpdates {
           before.delete(event.id);
           output.delete(event.id);
           const diffs = snapshot ? await diffsSince(snapshot, options.files) : [];
+          const terminal = await _endMirror(event.id);
           return [
             {
               sessionUpdate: "tool_call_update",
               toolCallId: event.id,
               status: "completed",
-              content: [{ type: "content", content: text(event.output) }, ...diffs],
+              content: [...terminal, { type: "content", content: text(event.output) }, ...diffs],
               rawOutput: { output: event.output },
             },
           ];
@@ -98,7 +114,10 @@ export function createTurnUpdates(options: TurnUpdatesOptions): TurnUpdates {
           before.delete(event.id);
           output.delete(event.id);
           const why = event.type === "tool-error" ? event.error : event.reason;
-          return [{ sessionUpdate: "tool_call_update", toolCallId: event.id, status: "failed", content: [{ type: "content", content: text(why) }] }];
+          const terminal = await _endMirror(event.id);
+          return [
+            { sessionUpdate: "tool_call_update", toolCallId: event.id, status: "failed", content: [...terminal, { type: "content", content: text(why) }] },
+          ];
         }
         case "state":
           return event.todos ? [planUpdate(event.todos)] : [];
