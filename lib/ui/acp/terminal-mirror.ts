@@ -61,28 +61,34 @@ export function createTerminalMirror(sessionId: () => string, peer: TerminalPeer
     const mirror = mirrors.get(callId);
     if (!mirror) return undefined;
     mirrors.delete(callId);
-    await mirror.queue;
+    await mirror.queue.catch(() => undefined);
     const terminalId = mirror.terminalId;
-    if (terminalId === undefined) return undefined;
-    const ids = { sessionId: sessionId(), terminalId };
-    try {
-      const until = Date.now() + _CATCH_UP_MS;
-      while (Date.now() < until && Buffer.byteLength((await peer.terminalOutput(ids)).output) < mirror.written) await new Promise((r) => setTimeout(r, 25));
-      await peer.killTerminal(ids);
-      await peer.releaseTerminal(ids);
-    } catch {
-      // The editor dropped the terminal already.
+    if (terminalId !== undefined) {
+      const ids = { sessionId: sessionId(), terminalId };
+      try {
+        const until = Date.now() + _CATCH_UP_MS;
+        while (Date.now() < until && Buffer.byteLength((await peer.terminalOutput(ids)).output) < mirror.written) await new Promise((r) => setTimeout(r, 25));
+        await peer.killTerminal(ids);
+        await peer.releaseTerminal(ids);
+      } catch {
+        // The editor dropped the terminal already.
+      }
     }
     await rm(mirror.file, { force: true });
     return terminalId;
   };
   return {
     async write(callId, chunk) {
-      const mirror = mirrors.get(callId) ?? (await start(callId));
-      mirror.written += Buffer.byteLength(chunk);
-      mirror.queue = mirror.queue.then(() => appendFile(mirror.file, chunk));
-      await mirror.queue;
-      return mirror.terminalId;
+      try {
+        const mirror = mirrors.get(callId) ?? (await start(callId));
+        mirror.written += Buffer.byteLength(chunk);
+        mirror.queue = mirror.queue.then(() => appendFile(mirror.file, chunk));
+        await mirror.queue;
+        return mirror.terminalId;
+      } catch {
+        // No private file to be had (a full disk, no temp folder): the output stays text.
+        return undefined;
+      }
     },
     end,
     async close() {
