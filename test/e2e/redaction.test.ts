@@ -101,6 +101,9 @@ describe("secrets never reach the disk", () => {
     for (const folder of ["sessions", "runs", "events", "memory"])
       expect({ folder, placeholders: kinds(byFolder(folder)).length > 0 }).toEqual({ folder, placeholders: true });
     expect(byFolder("runs")).toContain("the session token is <redacted:jwt>");
+    // The session title is the prompt cut at 60 characters, inside the JWT: redacted before the cut, no prefix survives.
+    expect([...files].filter(([, text]) => text.includes(jwt.slice(0, 12))).map(([name]) => name)).toEqual([]);
+    expect(byFolder("sessions")).toContain('"title": "check the dump; the session token is <redacted:');
 
     // The resumed session sends the placeholders, never the values.
     e2e.fake.script({ text: "Resumed." });
