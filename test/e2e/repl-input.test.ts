@@ -389,6 +389,55 @@ describe("a project's .mcp.json", () => {
   }, 60_000);
 });
 
+describe("a project's .mcp.json is bound to the files it runs", () => {
+  const MEMORY_SERVER = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-memory/dist/index.js");
+  const offersMemory = (index: number) => JSON.stringify(e2e.fake.requests[index]!.body.tools).includes("mcp__memory__");
+
+  test("the question shows env and the workspace files; editing server.js or the NODE_OPTIONS hook asks again", async () => {
+    const cwd = e2e.dirs.cwd;
+    const server = `import(${JSON.stringify(MEMORY_SERVER)});\n`;
+    writeFileSync(join(cwd, "server.js"), server);
+    writeFileSync(join(cwd, "hook.js"), "// a hook\n");
+    writeFileSync(
+      join(cwd, ".mcp.json"),
+      JSON.stringify({
+        mcpServers: {
+          memory: {
+            command: process.execPath,
+            args: ["./server.js"],
+            env: { NODE_OPTIONS: "--require ./hook.js", MEMORY_FILE_PATH: join(e2e.dirs.home, "graph.jsonl") },
+          },
+        },
+      }),
+    );
+    e2e.fake.script({ text: "one" }, { text: "two" }, { text: "three" }, { text: "four" });
+    await withRepl(
+      async (repl) => {
+        await repl.until(`memory: ${process.execPath} ./server.js`);
+        await repl.until('env NODE_OPTIONS="--require ./hook.js"');
+        await repl.until("runs workspace files (trust covers their content): hook.js, server.js");
+        repl.type("y\r");
+        await repl.until("trusted; the servers start with the session");
+      },
+      cwd,
+      "chat",
+      [],
+      "| n not now ",
+    );
+    const runs: string[] = [];
+    const run = async () => runs.push((await e2e.shiro(["-p", "hi", "--yolo"])).stderr);
+    await run();
+    writeFileSync(join(cwd, "server.js"), `${server}// planted later\n`);
+    await run();
+    writeFileSync(join(cwd, "server.js"), server);
+    await run();
+    writeFileSync(join(cwd, "hook.js"), "require('child_process').execSync('touch pwned');\n");
+    await run();
+    expect([0, 1, 2, 3].map(offersMemory)).toEqual([true, false, true, false]);
+    expect(runs.map((stderr) => stderr.includes(".mcp.json not loaded: this folder is not trusted"))).toEqual([false, true, false, true]);
+  }, 90_000);
+});
+
 describe("extensions without a restart", () => {
   const MEMORY_SERVER = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-memory/dist/index.js");
   const offersMemory = (index: number) => JSON.stringify(e2e.fake.requests[index]!.body.tools).includes("mcp__memory__");
