@@ -49,7 +49,10 @@ const _GIT_FILE_SETTING = /^(?:include\.path|includeif\..+\.path|core\.hookspath
 export function findUnreadable(reading: CommandReading): UnreadablePart | undefined {
   const aliases = new Set(reading.commands.flatMap(({ peeled }) => (peeled.program === "alias" ? peeled.args.map(_aliasName) : [])).filter(Boolean));
   const functions = new Set(reading.functions);
+  const gitEnv = _lineAssignments(reading).some(_setsGitCommand);
   for (const command of reading.commands) {
+    if (gitEnv && command.peeled.program === "git")
+      return { class: "flags", why: "the command sets a variable git runs as a command or reads its configuration from" };
     const found = _program(command) ?? _definition(command, aliases, functions) ?? _script(command) ?? _flags(command);
     if (found) return found;
   }
@@ -100,8 +103,8 @@ function _flags({ simple, peeled }: ReadCommand): UnreadablePart | undefined {
   if (program === "git") {
     const globals = _gitGlobals(simple);
     if (globals) return globals;
-    const assigned = [...simple.assigns.map((assign) => assign.slice(0, assign.search(/\+?=|$/))), ...peeled.assigned];
-    if (assigned.some((name) => _GIT_COMMAND_ENV.test(name))) return { class: "flags", why: "git is given a command or configuration through the environment" };
+    if (simple.assigns.some(_setsGitCommand) || peeled.assigned.some((name) => _GIT_COMMAND_ENV.test(name) && !/PAGER$/.test(name)))
+      return { class: "flags", why: "git is given a command or configuration through the environment" };
     if (argKnown[0] === false) return { class: "flags", why: "the git subcommand is an expansion" };
     if (!_GIT_READ.has(args[0] ?? "")) return undefined;
     if (_unknownBeforeDashDash(argKnown, args)) return { ...flags, why: `an argument of git ${args[0]} holds an expansion where a flag may stand` };
@@ -140,6 +143,22 @@ function _gitGlobals(simple: SimpleCommandLike): UnreadablePart | undefined {
 }
 
 const _GIT_VALUED = new Set(["-C", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--attr-source"]);
+
+/** What the line assigns or exports on its own (`X=1;`, `export X=1`, `declare -x X`), as written: later commands of the line see it. */
+function _lineAssignments(reading: CommandReading): string[] {
+  return [...reading.declared, ...reading.commands.flatMap(({ simple }) => (simple.words.length === 0 ? simple.assigns : []))];
+}
+
+/** An assignment (`NAME=value` as written) of a variable git runs or reads configuration from; a plain pager (`cat`, `less -R`) is fine. */
+function _setsGitCommand(assign: string): boolean {
+  const at = assign.search(/\+?=|$/);
+  if (!_GIT_COMMAND_ENV.test(assign.slice(0, at))) return false;
+  const value = assign
+    .slice(at)
+    .replace(/^\+?=/, "")
+    .replace(/^(["'])(.*)\1$/, "$2");
+  return !/PAGER$/.test(assign.slice(0, at)) || !/^(?:cat|more|less(?: -[A-Za-z]+)*|)$/.test(value);
+}
 
 interface SimpleCommandLike {
   words: string[];

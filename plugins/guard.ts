@@ -59,8 +59,10 @@ export const GUARD_RULES: readonly GuardRule[] = [
   {
     why: "deletes files found by find",
     matches: (line) =>
-      _runs(line, "find").some(
-        ({ peeled }) => peeled.args.includes("-delete") || listFindExecs(peeled).some((words) => _DELETERS.has(peelCommand(toSimpleCommand(words)).program)),
+      line.reading.commands.some(
+        ({ peeled }) =>
+          (peeled.program === "find" && peeled.args.includes("-delete")) ||
+          listFindExecs(peeled).some((words) => _DELETERS.has(peelCommand(toSimpleCommand(words)).program)),
       ),
   },
   {
@@ -71,19 +73,31 @@ export const GUARD_RULES: readonly GuardRule[] = [
         (args) => _hasShort(_beforeDashDash(args), /f/) || args.some((arg) => startsOption(arg, "--force")) || _pathspecs(args, true).some(_isWholeTree),
       ) ||
       _git(line, "restore").some((args) => _pathspecs(args, false).some(_isWholeTree) && _restoresWorktree(args)) ||
-      _git(line, "switch").some((args) => _hasShort(args, /f/) || args.some((arg) => startsOption(arg, "--force") || startsOption(arg, "--discard-changes"))),
+      _git(line, "switch").some((args) => _hasShort(args, /f/) || args.some((arg) => startsOption(arg, "--force") || startsOption(arg, "--discard-changes"))) ||
+      _git(line, "rm").some((args) => _hasShort(_beforeDashDash(args), /f/) || _beforeDashDash(args).some((arg) => startsOption(arg, "--force"))) ||
+      _git(line, "checkout-index").some((args) => _hasShort(args, /f/) || args.some((arg) => startsOption(arg, "--force"))) ||
+      _git(line, "read-tree").some((args) => args.includes("-u") && args.some((arg) => arg === "--reset" || arg === "-m")),
   },
   {
     why: "deletes untracked files",
     matches: (line) => _git(line, "clean").some((args) => _hasShort(args, /f/) || args.some((arg) => startsOption(arg, "--force"))),
   },
   {
-    why: "rewrites remote history",
+    why: "rewrites or deletes remote history",
     matches: (line) =>
       _git(line, "push").some(
         (args) =>
           _hasShort(_beforeDashDash(args), /f/) ||
-          args.some((arg) => startsOption(arg, "--force") || startsOption(arg, "--force-with-lease") || startsOption(arg, "--mirror") || /^\+./.test(arg)),
+          _hasShort(_beforeDashDash(args), /d/) ||
+          args.some(
+            (arg) =>
+              startsOption(arg, "--force") ||
+              startsOption(arg, "--force-with-lease") ||
+              startsOption(arg, "--mirror") ||
+              startsOption(arg, "--delete") ||
+              startsOption(arg, "--prune") ||
+              /^[+:]./.test(arg),
+          ),
       ),
   },
   {

@@ -78,7 +78,7 @@ const _WRAPPERS: Record<string, _WrapperSpec> = {
   script: _spec("E I O B T t m echo log-in log-out log-io log-timing logging-format", { script: "c command", shell: true, positional: 1 }),
   su: _spec("g G s w group supp-group shell whitelist-environment", { script: "c command session-command", shell: true }),
   runuser: _spec("u g G s w user group supp-group shell whitelist-environment", { script: "c command session-command", shell: true }),
-  sg: _spec("", { script: "c", positional: 1 }),
+  sg: _spec("", { script: "c", positional: 1, joins: true }),
   chroot: _spec("userspec groups", { positional: 1, shell: true }),
   unshare: _spec("S G R w setuid setgid root wd", { shell: true }),
   nsenter: _spec("t S G r w target setuid setgid root wd", { shell: true }),

@@ -24,6 +24,8 @@ export interface CommandReading {
   parsed: boolean;
   /** Functions declared anywhere in the line or its nested scripts. */
   functions: string[];
+  /** Assignments exported or declared anywhere in the line or its nested scripts, as written (`X=1`). */
+  declared: string[];
 }
 
 /** Shells: programs that run a script from `-c`, a file, or standard input. */
@@ -33,6 +35,7 @@ export const STDIN_PATHS: ReadonlySet<string> = new Set(["-", "/dev/stdin", "/de
 /** How deep `bash -c "sh -c '…'"` nesting is followed. */
 export const MAX_NESTING = 6;
 const _FIND_EXEC = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
+const _FD_EXEC = new Set(["-x", "--exec", "-X", "--exec-batch"]);
 
 const _recent = new Map<string, CommandReading>();
 const _RECENT_MAX = 16;
@@ -41,7 +44,7 @@ const _RECENT_MAX = 16;
 export function readCommand(source: string): CommandReading {
   const cached = _recent.get(source);
   if (cached) return cached;
-  const reading: CommandReading = { commands: [], parsed: true, functions: [] };
+  const reading: CommandReading = { commands: [], parsed: true, functions: [], declared: [] };
   _readInto(reading, source, 0);
   if (_recent.size >= _RECENT_MAX) _recent.delete(_recent.keys().next().value!);
   _recent.set(source, reading);
@@ -49,9 +52,10 @@ export function readCommand(source: string): CommandReading {
 }
 
 function _readInto(reading: CommandReading, source: string, depth: number): void {
-  const { commands, parsed, functions } = readSimpleCommands(source);
+  const { commands, parsed, functions, declared } = readSimpleCommands(source);
   if (!parsed) reading.parsed = false;
   reading.functions.push(...functions);
+  reading.declared.push(...declared);
   for (const simple of commands) _add(reading, simple, depth);
 }
 
@@ -94,7 +98,7 @@ function _gitShellAlias(words: readonly string[]): string | undefined {
     const alias = value === undefined ? null : /^alias\.[^=]+=\s*!(.*)$/s.exec(value);
     if (alias) scripts.push(alias[1]!);
     const setting = value === undefined ? null : /^([^=]+)=(.*)$/s.exec(value);
-    if (setting && _GIT_COMMAND_SETTING.test(setting[1]!)) scripts.push(setting[2]!);
+    if (setting && _GIT_COMMAND_SETTING.test(setting[1]!)) scripts.push(setting[2]!.replace(/^\s*!/, ""));
   }
   return scripts.length > 0 ? scripts.join("\n") : undefined;
 }
@@ -149,8 +153,15 @@ export function toSimpleCommand(words: string[]): SimpleCommand {
   return { words, known: words.map(() => true), glob: words.map(() => false), assigns: [], redirects: [], piped: false };
 }
 
-/** The commands of `find … -exec cmd … ;` (and `-execdir`, `-ok`, `-okdir`, ending `+`). */
+/** The commands of `find … -exec cmd … ;` (and `-execdir`, `-ok`, `-okdir`, ending `+`), and of `fd … -x cmd …` / `-X`. */
 export function listFindExecs(peeled: PeeledCommand): string[][] {
+  if (peeled.program === "fd" || peeled.program === "fdfind") {
+    const at = peeled.args.findIndex((arg) => _FD_EXEC.has(arg));
+    if (at === -1) return [];
+    const end = peeled.args.indexOf(";", at + 1);
+    const words = peeled.args.slice(at + 1, end === -1 ? undefined : end);
+    return words.length > 0 ? [words] : [];
+  }
   if (peeled.program !== "find") return [];
   const found: string[][] = [];
   for (let i = 0; i < peeled.args.length; i++) {

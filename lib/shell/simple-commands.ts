@@ -39,6 +39,8 @@ export interface ShellReading {
   parsed: boolean;
   /** Names of the functions the text declares (`f() { … }`, `function f { … }`). */
   functions: string[];
+  /** What `export`, `declare`, `local`, `readonly` or `typeset` set, as written (`X=1`, `X` for `declare -x X`), whitespace collapsed. */
+  declared: string[];
 }
 
 const _PIPE_OPS = new Set([12, 13]);
@@ -49,16 +51,18 @@ const _INPUT_OPS = new Set([56, 57, 58]);
 
 export function readSimpleCommands(source: string): ShellReading {
   const parsed = parseShell(source);
-  if (!parsed) return { commands: _splitFallback(source), parsed: false, functions: [] };
+  if (!parsed) return { commands: _splitFallback(source), parsed: false, functions: [], declared: [] };
   const { syntax, file } = parsed;
   const text = createSourceText(source);
   const pipedRanges: [number, number][] = [];
   const commands: SimpleCommand[] = [];
   const functions: string[] = [];
+  const declared: string[] = [];
   syntax.Walk(file, (node) => {
     if (!node) return true;
     const type = syntax.NodeType(node);
     if (type === "FuncDecl" && typeof node.Name?.Value === "string") functions.push(node.Name.Value);
+    if (type === "DeclClause") for (const arg of node.Args ?? []) if (arg.Name) declared.push(_collapse(text.slice(arg)));
     if (type === "BinaryCmd" && _PIPE_OPS.has(node.Op)) pipedRanges.push([node.Y.Pos().Offset(), node.Y.End().Offset()]);
     if (type === "Stmt" && node.Cmd && syntax.NodeType(node.Cmd) === "CallExpr") {
       const start = node.Pos().Offset();
@@ -67,7 +71,7 @@ export function readSimpleCommands(source: string): ShellReading {
     }
     return true;
   });
-  return { commands, parsed: true, functions };
+  return { commands, parsed: true, functions, declared };
 }
 
 function _readCall(syntax: ShSyntax, stmt: ShNode, text: SourceText, piped: boolean): SimpleCommand {

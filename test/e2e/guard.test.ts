@@ -153,6 +153,10 @@ const REFUSED: Case[] = [
     "env GIT_TRACE=0 git  push  -f origin HEAD:main",
     "timeout 10 git reset --hard",
     "true && git reset --hard",
+    "git rm -rf .",
+    "git rm -r -f tracked.txt",
+    "git checkout-index -f -a",
+    "git read-tree -u --reset HEAD",
   ]),
 ];
 
@@ -229,6 +233,7 @@ function _makeTarget(cwd: string, template: { dir: string; remoteMain: string },
   return {
     path: `g${i}/repo`,
     intact: () =>
+      existsSync(join(repo, "tracked.txt")) &&
       readFileSync(join(repo, "tracked.txt"), "utf8") === "uncommitted work\n" &&
       existsSync(join(repo, "untracked.txt")) &&
       _git(repo, "branch", "--list", "doomed").includes("doomed") &&
@@ -341,6 +346,9 @@ const UNREADABLE: { command: string; needs?: string }[] = [
   { command: "X='rm -rf T'; trap \"$X\" EXIT" },
   { command: "git init -q T.g && git -C T.g -c core.fsmonitor='rm -rf ../T' status" },
   { command: "X='rm -rf ../T'; git init -q T.g && git -C T.g -c core.fsmonitor=\"$X\" status" },
+  {
+    command: "git init -q T.g && cd T.g && echo a > f && git add f && echo b > f && export GIT_EXTERNAL_DIFF='rm -rf ../T'; git diff",
+  },
 ];
 
 function _hasProgram(name: string): boolean {

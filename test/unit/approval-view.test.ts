@@ -90,7 +90,8 @@ describe("a question about a possible secret", () => {
 
 describe("a plugin guard's question", () => {
   test("says what the guard could not read; always is not offered", () => {
-    const ask = 'The guard plugin asks: cannot tell what "$X -rf v" runs (the program is an expansion). Write the command out literally, or ask the user to run it.';
+    const ask =
+      'The guard plugin asks: cannot tell what "$X -rf v" runs (the program is an expansion). Write the command out literally, or ask the user to run it.';
     const request: ApprovalRequest = {
       id: "id",
       callId: "c",

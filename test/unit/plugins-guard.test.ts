@@ -53,12 +53,21 @@ const CASES: [string, string[], string[]][] = [
       "echo 'rm -rf x'",
       "command -v rm",
       "git rm -r --cached x",
+      "git rm x",
       "echo rm -rf x > notes.txt",
     ],
   ],
   [
     "deletes files found by find",
-    ["find . -name '*.o' -delete", "find /tmp/x -exec rm {} \\;", "find . -execdir /bin/rm {} +", "find . -type f -ok rm {} ';'", "find . -exec sudo rm {} +"],
+    [
+      "find . -name '*.o' -delete",
+      "find /tmp/x -exec rm {} \\;",
+      "find . -execdir /bin/rm {} +",
+      "find . -type f -ok rm {} ';'",
+      "find . -exec sudo rm {} +",
+      "fd . x -x rm",
+      "fdfind -e o -X rm",
+    ],
     ["find . -name '*.o'", "find . -exec grep -l x {} +", "find . -name delete"],
   ],
   [
@@ -78,6 +87,11 @@ const CASES: [string, string[], string[]][] = [
       "git restore .",
       "git restore --source=HEAD~2 -- .",
       "git restore --staged --worktree .",
+      "git rm -rf .",
+      "git rm -r -f src",
+      "git rm --forc x",
+      "git checkout-index -f -a",
+      "git read-tree -u --reset HEAD",
       "git restore :/",
       "git switch -f main",
       "git switch --discard-changes x",
@@ -100,7 +114,7 @@ const CASES: [string, string[], string[]][] = [
     ["git clean -n", "git clean --dry-run"],
   ],
   [
-    "rewrites remote history",
+    "rewrites or deletes remote history",
     [
       "git push --force",
       "git push --force-with-lease origin x",
@@ -112,8 +126,12 @@ const CASES: [string, string[], string[]][] = [
       "git push --force-with-lease=main:abc",
       "/usr/bin/git push --mirror",
       "env GIT_TRACE=1 git  push  -f",
+      "git push --delete origin main",
+      "git push -d origin feature",
+      "git push origin :main",
+      "git push --prune origin",
     ],
-    ["git push origin main", "git push -u origin feature", "git push --follow-tags", "git push origin feature-f"],
+    ["git push origin main", "git push -u origin feature", "git push --follow-tags", "git push origin feature-f", "git push origin main:main"],
   ],
   [
     "deletes a branch without a merge check",
@@ -333,6 +351,9 @@ describe("guard plugin", () => {
         "GIT_EXTERNAL_DIFF='rm -rf x' git diff",
         "git --config-env=core.pager=X log",
         "git branch | xargs git branch -d",
+        "export GIT_EXTERNAL_DIFF='rm -rf x'; git diff",
+        "declare -x GIT_SSH_COMMAND=x; git fetch",
+        "PAGER='rm -rf x' git log",
       ],
     ],
   ];
@@ -367,6 +388,8 @@ describe("guard plugin", () => {
       "trap 'rm -rf x' EXIT",
       "git -c core.fsmonitor='rm -rf x' status",
       "git -c diff.x.textconv='rm -rf x' diff",
+      "git -c credential.helper='!rm -rf x' fetch",
+      "sg wheel 'rm -rf x'",
     ];
     expect(through.map((command) => [command, whyOf(command)])).toEqual(through.map((command) => [command, "recursive or forced delete"]));
     const intoShell = ["echo 'rm -rf x' | parallel", "echo 'rm -rf x' | su", "echo 'rm -rf x' | unshare -r", "echo 'rm -rf x' | sudo -i"];
@@ -409,6 +432,9 @@ describe("guard plugin", () => {
       "time make",
       "trap - EXIT",
       "command -v $X",
+      "GIT_PAGER=cat git log",
+      "export FOO=1; git status",
+      "fd -e ts src",
     ];
     expect(pass.map((command) => [command, checkCommand(command)])).toEqual(pass.map((command) => [command, undefined]));
   });
