@@ -117,7 +117,12 @@ function _flags({ simple, peeled }: ReadCommand): UnreadablePart | undefined {
     for (let i = 0; i < args.length; i++) if (!argKnown[i] && !_FIND_VALUED.has(args[i - 1] ?? "")) return flags;
     return undefined;
   }
-  return _unknownBeforeDashDash(argKnown, args) ? flags : undefined;
+  if (_unknownBeforeDashDash(argKnown, args)) return flags;
+  // `touch ./-rf; rm *`: a glob that can match a name starting with `-` hands the program a flag.
+  const end = args.indexOf("--");
+  if (args.slice(0, end === -1 ? args.length : end).some((arg, i) => peeled.argGlob[i] && /^[*?[]/.test(arg)))
+    return { class: "flags", why: `a glob among the arguments of ${program} may match a file named like a flag` };
+  return undefined;
 }
 
 /** git's own options before the subcommand: `-c <setting>` that runs a command, set from an expansion, a file or the environment. */

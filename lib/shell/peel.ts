@@ -24,6 +24,8 @@ export interface PeeledCommand {
   args: string[];
   /** Per argument: false when it holds an expansion (see words.ts). */
   argKnown: boolean[];
+  /** Per argument: it has an unquoted glob character, so the files it matches become arguments. */
+  argGlob: boolean[];
   /** The wrappers crossed, outermost first. */
   wrappers: string[];
   /** The words from the outermost `sudo`/`doas` on, program path reduced; undefined without one. */
@@ -207,7 +209,7 @@ export function peelCommand(command: SimpleCommand): PeeledCommand {
   }
   const head = words[0];
   const extra = { ...(privileged ? { privileged } : {}), ...(opaque ? { opaque } : {}) };
-  if (!head) return { program: "", programGlob: false, args: [], argKnown: [], wrappers, assigned, ...extra };
+  if (!head) return { program: "", programGlob: false, args: [], argKnown: [], argGlob: [], wrappers, assigned, ...extra };
   const program = head.known ? programName(head.word) : "";
   let rest = words.slice(1);
   if (program === "git") rest = rest.slice(_skipGitGlobals(rest.map((w) => w.word)));
@@ -217,6 +219,7 @@ export function peelCommand(command: SimpleCommand): PeeledCommand {
     programGlob: head.glob,
     args: expandLongOptions(optionKey(program, args), args),
     argKnown: rest.map((w) => w.known),
+    argGlob: rest.map((w) => w.glob),
     wrappers,
     assigned,
     ...extra,

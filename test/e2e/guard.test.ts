@@ -327,6 +327,7 @@ const UNREADABLE: { command: string; needs?: string }[] = [
   { command: 'X="rm -rf T"; script -q -c "$X" /dev/null', needs: "script" },
   { command: "strace -f -o /dev/null rm -rf T", needs: "strace" },
   { command: "echo -rf T | xargs rm" },
+  { command: "cd T && touch ./-rf && rm *" },
   { command: 'X="rm -rf"; find T -maxdepth 0 -exec $X {} +' },
   { command: "X=-delete; find T $X" },
   { command: "X=rm; timeout 5 $X -rf T" },

@@ -351,6 +351,9 @@ describe("guard plugin", () => {
         "GIT_EXTERNAL_DIFF='rm -rf x' git diff",
         "git --config-env=core.pager=X log",
         "git branch | xargs git branch -d",
+        "touch ./-rf; rm *",
+        "rm *.log",
+        "chmod 644 [a-z]*",
         "export GIT_EXTERNAL_DIFF='rm -rf x'; git diff",
         "declare -x GIT_SSH_COMMAND=x; git fetch",
         "PAGER='rm -rf x' git log",
@@ -435,6 +438,9 @@ describe("guard plugin", () => {
       "GIT_PAGER=cat git log",
       "export FOO=1; git status",
       "fd -e ts src",
+      "rm ./*.log",
+      "rm -- *.log",
+      "ls *",
     ];
     expect(pass.map((command) => [command, checkCommand(command)])).toEqual(pass.map((command) => [command, undefined]));
   });
