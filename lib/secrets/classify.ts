@@ -89,6 +89,7 @@ const _NAME_RULES: readonly _NameRule[] = [
       (name === "gradle.properties" && folders.at(-1) === ".gradle"),
   },
   { why: "a Terraform state file", matches: (name) => /\.tfstate(?:\.backup)?$/.test(name) },
+  { why: "shiro's config file (it may hold the provider key)", matches: (name, folders) => name === "config.json" && folders.at(-1) === ".shiro-neko" },
   { why: "a credentials file", matches: (name) => /^(?:credentials?|secrets?)(?:\.(?:json|ya?ml|toml|ini|xml|txt|conf))?$/.test(name) },
 ];
 

@@ -2,22 +2,18 @@
  * A project's own `.mcp.json` (at the project root: the git root, or the folder outside a
  * repository), in the shape other agents read: {"mcpServers": {name: {command, args?, env?, cwd?}
  * | {type?: "http"|"sse"|"stdio", url, headers?}}}; unknown keys are ignored, a server that does
- * not fit is skipped with a reason. Its servers run only after the user trusted this file:
- *
- * File `trusted-projects.json` (in the state folder): {version: 1, entries: [{root, sha256, at}]}
- * — the trust is in the file's exact content and in the content of every workspace file its
- * local servers run from (`files`: the command when it is a path, and each argument or `env`
- * word naming a file inside the root, `--require=./x.js` included): an edited `.mcp.json` or
- * an edited `server.js` behind `node ./server.js` is untrusted again until asked. Writes are
- * locked read-modify-writes (json-file's updateJsonSync).
+ * not fit is skipped with a reason. Its servers run only after the user trusted this file's exact
+ * content and the content of every workspace file its local servers run from (trusted-files.ts):
+ * `files` are the command when it is a path, and each argument or `env` word naming a file inside
+ * the root (`--require=./x.js` included), so an edited `.mcp.json`, or an edited `server.js`
+ * behind `node ./server.js`, is untrusted again until asked.
  */
 import { createHash } from "node:crypto";
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import * as v from "valibot";
 import { McpServerSchema } from "../config/config.ts";
-import { stateDir } from "../platform/paths.ts";
-import { readJson, updateJsonSync } from "./json-file.ts";
+import { contentHash, isTrustedContent, trustContent } from "./trusted-files.ts";
 
 export type ProjectMcpServer = v.InferOutput<typeof McpServerSchema>;
 
@@ -32,16 +28,8 @@ export interface ProjectMcp {
   trusted: boolean;
 }
 
-const _TrustFileSchema = v.object({
-  version: v.literal(1),
-  entries: v.array(v.object({ root: v.string(), sha256: v.string(), at: v.string() })),
-});
 const _LOCAL_KEYS = ["command", "args", "env", "cwd"] as const;
 const _REMOTE_KEYS = ["url", "type", "headers"] as const;
-
-function _trustPath(): string {
-  return join(stateDir(), "trusted-projects.json");
-}
 
 /** The `.mcp.json` at the project root `root` (findProjectRoot); undefined when there is none. Throws a one-line error for a file that is not JSON or has no `mcpServers` object. */
 export function readProjectMcp(root: string): ProjectMcp | undefined {
@@ -69,10 +57,9 @@ export function readProjectMcp(root: string): ProjectMcp | undefined {
     else skipped.push({ name, reason: checked.issues[0].message });
   }
   const files = [...new Set(Object.values(servers).flatMap((server) => serverFiles(root, server)))].sort();
-  const hash = createHash("sha256").update(text);
-  for (const file of files) hash.update(`\0${file}\0${_fileSha(join(root, file))}`);
-  const sha256 = hash.digest("hex");
-  return { root, path, servers, skipped, files, sha256, trusted: _isTrusted(root, sha256) };
+  const bound = [text, ...files.map((file) => `\0${file}\0${_fileSha(join(root, file))}`)].join("");
+  const sha256 = contentHash(bound);
+  return { root, path, servers, skipped, files, sha256, trusted: isTrustedContent(root, ".mcp.json", sha256) };
 }
 
 /**
@@ -124,16 +111,8 @@ function _fileSha(path: string): string {
 
 /** Records that the user trusts this exact `.mcp.json`. */
 export function trustProjectMcp(project: ProjectMcp): void {
-  updateJsonSync(_trustPath(), { schema: _TrustFileSchema, version: 1 }, (current) => {
-    const entries = (current?.entries ?? []).filter((entry) => entry.root !== project.root);
-    return { version: 1 as const, entries: [...entries, { root: project.root, sha256: project.sha256, at: new Date().toISOString() }] };
-  });
+  trustContent(project.root, ".mcp.json", project.sha256);
   project.trusted = true;
-}
-
-function _isTrusted(root: string, sha256: string): boolean {
-  const read = readJson(_trustPath(), { schema: _TrustFileSchema, version: 1 });
-  return read.status === "ok" && read.value.entries.some((entry) => entry.root === root && entry.sha256 === sha256);
 }
 
 /** The keys our config knows, so another agent's extras (`"type": "stdio"`, comments) do not refuse the server. */

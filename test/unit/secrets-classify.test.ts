@@ -13,6 +13,7 @@ const CLOUD = "a cloud or cluster credential file";
 const CREDS = "a credentials file";
 const TOOL = "a tool's credential file";
 const TFSTATE = "a Terraform state file";
+const SHIRO = "shiro's config file (it may hold the provider key)";
 
 describe("classifySecretPath", () => {
   const flagged: [string, string][] = [
@@ -90,6 +91,8 @@ describe("classifySecretPath", () => {
     ["infra/terraform.tfstate.backup", TFSTATE],
     [".terraform/prod.tfstate", TFSTATE],
     [".terraform.d/credentials.tfrc.json", PM],
+    ["/home/u/.shiro-neko/config.json", SHIRO],
+    ["/var/state/.SHIRO-NEKO/config.json", SHIRO],
   ];
   const plain = [
     ".env.example",
@@ -113,6 +116,8 @@ describe("classifySecretPath", () => {
     ".envrc.md",
     "config.json",
     "docker/config.json",
+    ".shiro/config.json",
+    "/home/u/.shiro-neko/approvals.json",
     "monkey.txt",
     "package.json",
     "/home/u/.aws-notes/x.txt",
