@@ -51,6 +51,7 @@ export const GUARD_RULES: readonly GuardRule[] = [
   {
     why: "recursive or forced delete",
     matches: (line) =>
+      _runs(line, "shred").length > 0 ||
       _runs(line, "rm").some(({ peeled }) => {
         const options = _beforeDashDash(peeled.args);
         return _hasShort(options, /[rRf]/) || options.some((arg) => startsOption(arg, "--recursive") || startsOption(arg, "--force"));

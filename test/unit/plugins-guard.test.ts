@@ -42,6 +42,8 @@ const CASES: [string, string[], string[]][] = [
       "command rm -rf x",
       "nohup rm -rf x &",
       "timeout -s KILL 5 rm -rf x",
+      "shred -u x.key",
+      "shred notes.txt",
     ],
     [
       "rm file.txt",
