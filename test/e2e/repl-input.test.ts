@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fakeEnv, systemOf, toolResultsOf, userTextsOf, useE2E, type WireProtocol } from "./_harness.ts";
 import { startFakeRegistry } from "../fakes/registry.ts";
 import { startPty, type PtyDriver } from "./_pty.ts";
@@ -227,6 +227,37 @@ describe("@path attaches", () => {
       expect(JSON.stringify(e2e.fake.requests.map((request) => request.body)).includes("attach-s3cret")).toBe(sent);
     }, 30_000);
   }
+});
+
+describe("@ attachments meet the classifier's new names", () => {
+  const names: [string, string][] = [
+    [".vault-token", "a tool's credential file"],
+    [".config/gh/hosts.yml", "a tool's credential file"],
+    ["terraform.tfstate", "a Terraform state file"],
+    [".env_prod", "an env file"],
+  ];
+  test(`${names.length} names each ask before they are attached; n keeps them from the provider`, async () => {
+    for (const [name] of names) {
+      mkdirSync(dirname(join(e2e.dirs.cwd, name)), { recursive: true });
+      writeFileSync(join(e2e.dirs.cwd, name), `TOKEN=attach-${names.findIndex(([other]) => other === name)}-s3cret\n`);
+    }
+    e2e.fake.script(...names.map(() => ({ text: "done" })));
+    await withRepl(
+      async (repl) => {
+        let at = 0;
+        for (const [name, why] of names) {
+          repl.type(`look at @${name}\r`);
+          at = await repl.until(`@${name} may hold secrets (${why}); what is attached goes to the model provider. y attach once | n leave it out `, at);
+          repl.type("n\r");
+          at = await repl.until("done", at);
+        }
+      },
+      e2e.dirs.cwd,
+      "chat",
+      ["--yolo"],
+    );
+    expect(JSON.stringify(e2e.fake.requests.map((request) => request.body)).match(/attach-\d-s3cret/g)).toBeNull();
+  }, 60_000);
 });
 
 describe("shortcuts", () => {
