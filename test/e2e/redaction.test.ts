@@ -117,6 +117,16 @@ describe("secrets never reach the disk", () => {
     expect(leaks(stateFiles())).toEqual([]);
   }, 60_000);
 
+  test("a key where the run snapshot cuts the prompt (200 characters) leaves no prefix in any state file", async () => {
+    const github = secretOf("github-token");
+    e2e.fake.script({ text: "ok" });
+    const run = await shiro(["-p", `${"please ".repeat(23)}use ${github} for the deploy`]);
+    expect(run.code).toBe(0);
+    const files = stateFiles();
+    expect([...files].filter(([, text]) => text.includes(github.slice(0, 8))).map(([name]) => name)).toEqual([]);
+    expect([...files].filter(([name]) => name.startsWith(".shiro-neko/runs/")).map(([, text]) => text.includes("<redacted:github-token>"))).toContain(true);
+  }, 60_000);
+
   test("config passEnv lets the named key variable into bash, and only that one", async () => {
     e2e.writeConfig({ passEnv: ["OPENAI_API_KEY"] });
     e2e.fake.script({ toolCalls: [{ name: "bash", input: { command: "env" } }] }, { text: "ok" });
