@@ -295,7 +295,8 @@ describe("the guard under --yolo, through the binary", () => {
 /**
  * Spellings whose program, flags or script the guard cannot read (issue 20): each is destructive
  * when run, and each must come back refused or, under --yolo headless, asked and so denied.
- * `needs` names a program the spelling runs, so the control can leave out what the host lacks.
+ * `needs` is a probe command for a program the spelling runs, so the control can leave out what
+ * the host lacks or does not allow (no strace, ptrace refused, CPU 0 outside the cpuset).
  */
 const UNREADABLE: { command: string; needs?: string }[] = [
   { command: 'f(){ "$@"; }; f rm -rf T' },
@@ -313,19 +314,19 @@ const UNREADABLE: { command: string; needs?: string }[] = [
   { command: 'eval "$(cat T.sh)"' },
   { command: 'X=rm; builtin eval "$X -rf T"' },
   { command: "bash < <(cat T.sh)" },
-  { command: "bash < <(curl -s file://$PWD/T.sh)", needs: "curl" },
+  { command: "bash < <(curl -s file://$PWD/T.sh)", needs: "curl --version" },
   { command: 'x="rm -rf T"; sh <<< "$x"' },
   { command: 'x="rm -rf T"; bash <<END\n$x\nEND' },
   { command: "bash 3<T.sh <&3" },
   { command: 'X="rm -rf T"; bash -c "$X"' },
   { command: 'X=T.sh; bash "$X"' },
   { command: 'X=T.sh; source "$X"' },
-  { command: "flock T.lock -c 'rm -rf T'", needs: "flock" },
-  { command: "flock T.lock rm -rf T", needs: "flock" },
-  { command: 'X="rm -rf T"; flock T.lock -c "$X"', needs: "flock" },
-  { command: "script -qc 'rm -rf T' /dev/null", needs: "script" },
-  { command: 'X="rm -rf T"; script -q -c "$X" /dev/null', needs: "script" },
-  { command: "strace -f -o /dev/null rm -rf T", needs: "strace" },
+  { command: "flock T.lock -c 'rm -rf T'", needs: "flock -n /dev/null true" },
+  { command: "flock T.lock rm -rf T", needs: "flock -n /dev/null true" },
+  { command: 'X="rm -rf T"; flock T.lock -c "$X"', needs: "flock -n /dev/null true" },
+  { command: "script -qc 'rm -rf T' /dev/null", needs: "script -qc true /dev/null" },
+  { command: 'X="rm -rf T"; script -q -c "$X" /dev/null', needs: "script -qc true /dev/null" },
+  { command: "strace -f -o /dev/null rm -rf T", needs: "strace -f -o /dev/null true" },
   { command: "echo -rf T | xargs rm" },
   { command: "cd T && touch ./-rf && rm *" },
   { command: 'X="rm -rf"; find T -maxdepth 0 -exec $X {} +' },
@@ -333,12 +334,12 @@ const UNREADABLE: { command: string; needs?: string }[] = [
   { command: "X=rm; timeout 5 $X -rf T" },
   { command: "X=rm; nice $X -rf T" },
   { command: "X='rm -rf T'; env -S \"$X\"" },
-  { command: "X=rm; busybox $X -rf T", needs: "busybox" },
-  { command: "X=rm; setsid -w $X -rf T", needs: "setsid" },
+  { command: "X=rm; busybox $X -rf T", needs: "busybox true" },
+  { command: "X=rm; setsid -w $X -rf T", needs: "setsid -w true" },
   { command: "X=rm; nohup $X -rf T" },
-  { command: "X=rm; ionice -c3 $X -rf T", needs: "ionice" },
-  { command: "X=rm; chrt -o 0 $X -rf T", needs: "chrt" },
-  { command: "X=rm; taskset 1 $X -rf T", needs: "taskset" },
+  { command: "X=rm; ionice -c3 $X -rf T", needs: "ionice -c3 true" },
+  { command: "X=rm; chrt -o 0 $X -rf T", needs: "chrt -o 0 true" },
+  { command: "X=rm; taskset 1 $X -rf T", needs: "taskset 1 true" },
   { command: "X=rm; stdbuf -oL $X -rf T" },
   { command: "X=rm; time $X -rf T" },
   { command: "X=rm; command $X -rf T" },
@@ -352,8 +353,8 @@ const UNREADABLE: { command: string; needs?: string }[] = [
   },
 ];
 
-function _hasProgram(name: string): boolean {
-  return spawnSync("sh", ["-c", `command -v ${name}`]).status === 0;
+function _works(probe: string): boolean {
+  return spawnSync("sh", ["-c", `${probe} >/dev/null 2>&1`], { timeout: 10_000 }).status === 0;
 }
 
 const _PLUGIN_REFUSAL =
@@ -375,7 +376,7 @@ describe("the guard fails closed on what it cannot read, through the binary unde
   }, 180_000);
 
   test("the control: with --no-plugins --no-sandbox each spelling whose programs the host has damages its target", async () => {
-    const present = UNREADABLE.filter(({ needs }) => needs === undefined || _hasProgram(needs));
+    const present = UNREADABLE.filter(({ needs }) => needs === undefined || _works(needs));
     const missing = UNREADABLE.filter((entry) => !present.includes(entry)).map(({ needs }) => needs);
     if (missing.length > 0) console.log(`guard control: left out spellings needing ${[...new Set(missing)].join(", ")} (not on this host)`);
     const cases = _prepare(present.map(({ command }) => ({ kind: "dir" as const, command })));
