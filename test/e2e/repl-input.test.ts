@@ -229,6 +229,39 @@ describe("@path attaches", () => {
   }
 });
 
+describe("the guard asks about a command it cannot read", () => {
+  test("under --yolo the REPL puts the question (no always): n keeps the folder, y runs the other call", async () => {
+    mkdirSync(join(e2e.dirs.cwd, "v"));
+    writeFileSync(join(e2e.dirs.cwd, "v", "keep.txt"), "keep\n");
+    e2e.fake.script(
+      {
+        toolCalls: [
+          { name: "bash", input: { command: "X=rm; $X -rf v" } },
+          { name: "bash", input: { command: "X=ls; $X v" } },
+        ],
+      },
+      { text: "done" },
+    );
+    await withRepl(
+      async (repl) => {
+        repl.type("clean up\r");
+        let at = await repl.until('bash: The guard plugin asks: cannot tell what "X=rm; $X -rf v" runs (the program is an expansion).');
+        at = await repl.until("y allow once | n deny ", at);
+        repl.type("n\r");
+        at = await repl.until('bash: The guard plugin asks: cannot tell what "X=ls; $X v" runs', at);
+        repl.type("y\r");
+        await repl.until("done", at);
+      },
+      e2e.dirs.cwd,
+      "chat",
+      ["--yolo"],
+    );
+    expect(existsSync(join(e2e.dirs.cwd, "v", "keep.txt"))).toBe(true);
+    const outputs = toolResultsOf(e2e.fake.requests[1]!).map((result) => result.output);
+    expect([outputs[0], outputs[1]!.split("\n")[0]]).toEqual(["Error: User denied this tool call.", "exit: 0"]);
+  }, 60_000);
+});
+
 describe("@ attachments meet the classifier's new names", () => {
   const names: [string, string][] = [
     [".vault-token", "a tool's credential file"],
