@@ -3,7 +3,7 @@
  * the registry), skills, and MCP servers. Each step returns what it opened and pushes what went
  * wrong as notices; nothing here throws for a broken extension.
  */
-import type { ResolvedConfig } from "../config/config.ts";
+import type { McpServers, ResolvedConfig } from "../config/config.ts";
 import type { McpHub } from "../extensions/mcp/hub.ts";
 import { stateDir } from "../platform/paths.ts";
 import { createDisabledPluginHost, createPluginHost } from "../extensions/plugin-host.ts";
@@ -15,6 +15,7 @@ import { allowReadOnly } from "../tools/jail.ts";
 import { findProjectRoot } from "../config/project.ts";
 import { readProjectMcp, type ProjectMcp, type ProjectMcpServer } from "../store/project-mcp.ts";
 import type { AgentEvent } from "../events.ts";
+import type { WorkspaceFiles } from "../tools/types.ts";
 import type { StartupNotice } from "../notices.ts";
 
 /** Builtin plugins from config, plus every plugin installed from the registry; none with --no-plugins. */
@@ -43,6 +44,16 @@ export function openSkills(cwd: string, disabled: boolean, notices: StartupNotic
   // A skill's body names files beside it; those folders are readable (never writable) through the jail.
   allowReadOnly(loaded.skills.flatMap((skill) => (skill.folder && skill.origin !== "registry" ? [skill.folder] : [])));
   return loaded.skills;
+}
+
+/**
+ * What an editor brings to a session it drives over ACP (lib/ui/acp/): its MCP servers, connected
+ * beside the configured ones (a configured server of the same name wins), and its file buffers,
+ * which file tools read and write through (`ToolContext.files`).
+ */
+export interface EditorConnection {
+  mcpServers?: McpServers;
+  files?: WorkspaceFiles;
 }
 
 export interface McpConnection {
@@ -84,10 +95,19 @@ function _trustedProjectServers(cwd: string, headless: boolean, notices: Startup
  * never for a slow one: the servers still connecting are named in an `mcp-pending` notice.
  */
 export async function connectMcp(
-  options: { cwd: string; config: ResolvedConfig; sandboxStatus: SandboxStatus; sandbox: CommandSandbox; disabled: boolean; headless: boolean },
+  options: {
+    cwd: string;
+    config: ResolvedConfig;
+    sandboxStatus: SandboxStatus;
+    sandbox: CommandSandbox;
+    disabled: boolean;
+    headless: boolean;
+    /** Servers the front end brings (an editor's); configured ones of the same name win. */
+    extra?: McpServers;
+  },
   notices: StartupNotice[],
 ): Promise<McpConnection> {
-  const servers = { ..._trustedProjectServers(options.cwd, options.headless, notices), ...options.config.file.mcpServers };
+  const servers = { ...options.extra, ..._trustedProjectServers(options.cwd, options.headless, notices), ...options.config.file.mcpServers };
   const count = Object.keys(servers).length;
   const events: AgentEvent[] = [];
   if (count === 0) return { events, allow: {} };

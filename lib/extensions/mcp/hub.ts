@@ -19,6 +19,7 @@ import { expandServer } from "./expand.ts";
 import { createMcpTool, toMcpToolName, type McpCallResult, type McpListedTool } from "./tools.ts";
 import type { ToolDefinition } from "../../tools/types.ts";
 import { PRODUCT, VERSION } from "../../platform/version.ts";
+import { redactText } from "../../secrets/redact.ts";
 
 export interface McpServerStatus {
   name: string;
@@ -328,7 +329,7 @@ function _describeFailure(server: _Server, error: unknown): string {
     .slice(-_STDERR_LINES)
     .join(" | ");
   if (stderr) message += ` (stderr: ${stderr})`;
-  const line = message.replace(/\s+/g, " ").trim();
+  const line = redactText(message).text.replace(/\s+/g, " ").trim();
   return line.length > 500 ? `${line.slice(0, 499)}…` : line;
 }
 
