@@ -48,8 +48,8 @@ import { connectMcp, type EditorConnection, openPlugins, openSkills } from "./se
 import { openSessionSettings, type SessionEndReason, type SessionHooks, type SessionStartSource } from "./session-settings.ts";
 import { pickSession, resolveAgentConfig } from "./session-start.ts";
 import { createTaskTool } from "./subagent.ts";
+import { createTurnNarrowing, type TurnOptions } from "./turn-tools.ts";
 import { runUserCommand } from "./user-command.ts";
-import { createTurnNarrowing } from "./turn-tools.ts";
 import { DEFAULT_MAX_STEPS, VARIANTS, type AgentVariant } from "./variants.ts";
 
 export interface CreateAgentOptions {
@@ -107,7 +107,7 @@ export interface Agent {
   registeredTools(): ToolDefinition[];
   todos(): Todo[];
   /** One turn as a run; `notices` (worded start-up notices) follow its `run-start`. */
-  turn(prompt: string, signal: AbortSignal, options?: RunStartOptions): AsyncGenerator<AgentEvent, void, undefined>;
+  turn(prompt: string, signal: AbortSignal, options?: TurnOptions): AsyncGenerator<AgentEvent, void, undefined>;
   /** Continues a blocked run after its approval was decided. */
   resumeRun(run: RunSnapshot, decision: "approved" | "denied", signal: AbortSignal, options?: RunStartOptions): AsyncGenerator<AgentEvent, void, undefined>;
   /** `!cmd`: a shell command the user runs, through this session's gate and sandbox (lib/agent/user-command.ts). */
@@ -259,14 +259,12 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   // Where every question is denied, a tool no rule allows could only be refused: it is not offered.
   const deniesAsking = headless && !flags.yolo && flags.approvals !== "block" && !options.decide;
   const runnable = (tool: ToolDefinition) => !deniesAsking || mayAllow(rules, tool.name, { autoApprove: autoApproveAll });
-  /** What a step offers: the selected tools, plus MCP tools listed so far (never under a read-only variant). */
-  const selectedNow = (): ToolDefinition[] => (mcp.hub && !variant.allow ? [...offered, ...mcp.hub.tools()] : offered);
-  const narrowing = createTurnNarrowing();
-  const offeredNow = (): ToolDefinition[] => selectedNow().filter((tool) => runnable(tool) && narrowing.allows(tool));
+  const narrowing = createTurnNarrowing(); // what a step offers: the selected tools, plus MCP tools listed so far (never under a read-only variant), within a custom command's allowed-tools
+  const selectedNow = (): ToolDefinition[] => (mcp.hub && !variant.allow ? [...offered, ...mcp.hub.tools()] : offered).filter(narrowing.allows);
+  const offeredNow = (): ToolDefinition[] => selectedNow().filter(runnable);
   // A withheld tool the model calls anyway is refused by the gate with the reason, not "unknown".
-  const callableNow = (): ToolDefinition[] => [...deferral.callable(offeredNow()), ...selectedNow().filter((tool) => !runnable(tool) && narrowing.allows(tool))];
+  const callableNow = (): ToolDefinition[] => [...deferral.callable(offeredNow()), ...selectedNow().filter((tool) => !runnable(tool))];
   const deferral = createToolDeferral({ enabled: config.file.deferTools !== false, mcpBudget: config.file.mcpSchemaBudget });
-
   const asksFirst = (name: string) => evaluatePermission(rules, name, [], { autoApprove: autoApproveAll }).decision !== "allow";
   if (headless && !flags.yolo)
     notices.push({ code: "headless-approvals", mode: flags.approvals, asking: offered.map((tool) => tool.name).filter(asksFirst), mcp: mcp.hub !== undefined });

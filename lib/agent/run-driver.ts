@@ -93,11 +93,6 @@ export interface RunStartOptions {
   events?: readonly AgentEvent[];
   /** Images attached to the prompt (`@pic.png`), sent with it and kept in the session. */
   images?: UserMessage["images"];
-  /**
-   * A custom command's `allowed-tools`: this turn offers and runs only these tools (shiro names,
-   * or Claude Code's `Bash`, `Read`, `Edit`… matched through each tool's `claudeCode` declaration).
-   */
-  allowedTools?: readonly string[];
 }
 
 export interface RunDriver {

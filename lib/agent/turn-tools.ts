@@ -5,7 +5,11 @@
  * lasts while the turn's events are read and is lifted when the turn ends, however it ends.
  */
 import type { AgentEvent } from "../events.ts";
+import type { RunStartOptions } from "./run-driver.ts";
 import type { ToolDefinition } from "../tools/types.ts";
+
+/** A turn's options: a run's, plus a custom command's `allowed-tools`, the only tools the turn offers. */
+export type TurnOptions = RunStartOptions & { allowedTools?: readonly string[] };
 
 export interface TurnNarrowing {
   /** True when no narrowing is in force, or the tool is one of the allowed. */

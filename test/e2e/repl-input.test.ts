@@ -402,6 +402,41 @@ describe("the conventions users bring", () => {
     expect(texts).toEqual(["Fix issue #42 with priority high.\nAll: 42 high", "Tidy the imports.\n\nsrc/a.ts", "Summarise yesterday."]);
   }, 30_000);
 
+  test("Claude Code's commit command as published: !`git status --short` runs and its output replaces it, allowed-tools narrows that turn; frontend/component.md is /frontend:component", async () => {
+    const { spawnSync } = await import("node:child_process");
+    spawnSync("git", ["init", "-q"], { cwd: e2e.dirs.cwd });
+    writeFileSync(join(e2e.dirs.cwd, "new-file.txt"), "x\n");
+    const write = (path: string, text: string) => {
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, text);
+    };
+    write(
+      join(e2e.dirs.cwd, ".claude", "commands", "commit.md"),
+      "---\nallowed-tools: Bash(git add:*), Bash(git status:*), Bash(git commit:*)\ndescription: Create a git commit\n---\n\n## Context\n\n- Current git status: !`git status --short`\n\n## Your task\n\nBased on the above changes, create a single git commit.\n",
+    );
+    write(join(e2e.dirs.cwd, ".claude", "commands", "frontend", "component.md"), "---\ndescription: Make a component\n---\nMake the $ARGUMENTS component.\n");
+    e2e.fake.script({ text: "committing" }, { text: "making" });
+    await withRepl(
+      async (repl) => {
+        repl.type("/commit\r");
+        let at = await repl.until("committing");
+        repl.type("/frontend:component Button\r");
+        at = await repl.until("making", at);
+      },
+      e2e.dirs.cwd,
+      "chat",
+      ["--yolo"],
+    );
+    const [commit, component] = e2e.fake.requests;
+    expect(userTextsOf(commit!).at(-1)).toBe(
+      "## Context\n\n- Current git status: ?? .claude/\n?? new-file.txt\n\n## Your task\n\nBased on the above changes, create a single git commit.",
+    );
+    const names = (request: typeof commit) => (request!.body.tools as { function: { name: string } }[]).map((tool) => tool.function.name);
+    expect(names(commit)).toEqual(["bash"]);
+    expect(userTextsOf(component!).at(-1)).toBe("Make the Button component.");
+    expect(names(component)).toContain("read_file");
+  }, 40_000);
+
   test(".claude/skills in the project and the home folder are skill sources", async () => {
     mkdirSync(join(e2e.dirs.cwd, ".claude", "skills", "deploy"), { recursive: true });
     writeFileSync(join(e2e.dirs.cwd, ".claude", "skills", "deploy", "SKILL.md"), "---\nname: deploy\ndescription: ship it\n---\nRun the deploy.\n");

@@ -77,14 +77,17 @@ export async function runSlashCommand(line: string, ctx: SlashContext): Promise<
 
 /**
  * A custom command's `` !`cmd` ``: run as `!cmd` is (the session's bash tool, gate and sandbox),
- * shown as it runs; its output (the tool's text without the `exit: 0` line) replaces it, and a
- * refused or failed command leaves a line saying so.
+ * shown as it runs; its stdout replaces it when it exits 0 with nothing on stderr, else the
+ * tool's whole result (exit code, stdout, stderr) does, and a refused command leaves a line saying so.
  */
 async function _runBodyCommand(command: string, ctx: SlashContext): Promise<string> {
   ctx.write(ctx.style.dim(`! ${command}\n`));
   try {
     const result = await ctx.agent.runCommand(command, ctx.signal ?? new AbortController().signal, () => {});
-    return result.replace(/^exit: 0\n?/, "").trimEnd();
+    // A clean run with only stdout is its stdout; anything else keeps the tool's sections (exit code, stderr).
+    const clean = /^exit: 0\n+stdout:\n([\s\S]*)$/.exec(result);
+    if (clean && !/\n\nstderr:\n/.test(clean[1]!)) return clean[1]!.trimEnd();
+    return result.replace(/^exit: 0\n+\(no output\)\s*$/, "").trimEnd();
   } catch (error) {
     return `(${command}: ${error instanceof Error ? error.message : String(error)})`;
   }
