@@ -365,3 +365,28 @@ describe("entries as other clients write them", () => {
     expect(byName.broken!.error).toContain("(stderr: Cannot find package zod)");
   });
 });
+
+describe("resources, prompts and progress", () => {
+  test("server-everything: resources listed and read, a prompt filled in order, progress notifications reach the call's output", async () => {
+    const { hub } = openHub({ everything: local("everything", [EVERYTHING_SERVER, "stdio"]) });
+    hub.start();
+    await hub.ready();
+    const listed = await toolNamed(hub, "mcp__everything__list_resources").execute({}, context());
+    const first = listed.split("\n")[0]!.split("  ")[0]!;
+    expect(first).toMatch(/^demo:\/\//);
+    const read = await toolNamed(hub, "mcp__everything__read_resource").execute({ uri: "demo://resource/dynamic/text/1" }, context());
+    expect(read).toContain("Resource 1");
+    const prompt = await toolNamed(hub, "mcp__everything__get_prompt").execute(
+      { name: "args-prompt", arguments: {}, positional: ["Portland", "Oregon"] },
+      context(),
+    );
+    expect(prompt).toBe("What's weather in Portland, Oregon?");
+    const output: string[] = [];
+    const done = await toolNamed(hub, "mcp__everything__trigger-long-running-operation").execute(
+      { duration: 0.3, steps: 3 },
+      { ...context(), emitOutput: (chunk) => output.push(chunk) },
+    );
+    expect(done).toContain("completed");
+    expect(output).toEqual(["progress 1/3\n", "progress 2/3\n", "progress 3/3\n"]);
+  });
+});

@@ -16,7 +16,8 @@ import { sealedEnv } from "../../secrets/key-vault.ts";
 import { checkServerName, checkServerUrl, describeTarget, isEnabled, isLocalServer, serverKind, type McpServerConfig } from "./servers.ts";
 import { connectTimeout, rememberConnected } from "./connect-timeout.ts";
 import { expandServer } from "./expand.ts";
-import { createMcpTool, toMcpToolName, type McpCallResult, type McpListedTool } from "./tools.ts";
+import { createMcpTool, describeProgress, toMcpToolName, type McpCallResult, type McpListedTool } from "./tools.ts";
+import { createCapabilityTools, type McpResourceClient } from "./resources.ts";
 import type { ToolDefinition } from "../../tools/types.ts";
 import { PRODUCT, VERSION } from "../../platform/version.ts";
 import { redactText } from "../../secrets/redact.ts";
@@ -126,15 +127,28 @@ export function createMcpHub(servers: Record<string, McpServerConfig>, options: 
     server.tools = listed.map((tool) => {
       const name = toMcpToolName(server.name, tool.name, taken);
       taken.add(name);
-      return createMcpTool(name, tool, (toolName, args, signal) => callTool(server, toolName, args, signal));
+      return createMcpTool(name, tool, (toolName, args, signal, onProgress) => callTool(server, toolName, args, signal, onProgress));
     });
+    const capabilities = server.client?.getServerCapabilities();
+    server.tools.push(...createCapabilityTools(server.name, capabilities, () => _connectedClient(server) as unknown as McpResourceClient, taken));
   }
 
-  async function callTool(server: _Server, name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpCallResult> {
-    const client = server.client;
-    if (!client || server.status.state !== "connected") throw new Error(`MCP server ${server.name} is not connected (${server.status.state})`);
+  function _connectedClient(server: _Server): Client {
+    if (!server.client || server.status.state !== "connected") throw new Error(`MCP server ${server.name} is not connected (${server.status.state})`);
+    return server.client;
+  }
+
+  async function callTool(
+    server: _Server,
+    name: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    onProgress?: (line: string) => void,
+  ): Promise<McpCallResult> {
+    const client = _connectedClient(server);
+    const progress = onProgress ? { onprogress: (update: { progress: number; total?: number; message?: string }) => onProgress(describeProgress(update)) } : {};
     try {
-      return (await client.callTool({ name, arguments: args }, undefined, { signal, timeout: MCP_CALL_TIMEOUT_MS })) as McpCallResult;
+      return (await client.callTool({ name, arguments: args }, undefined, { signal, timeout: MCP_CALL_TIMEOUT_MS, ...progress })) as McpCallResult;
     } catch (error) {
       // A remote server that restarted has forgotten our session: connect again once, then retry.
       if (isLocalServer(server.config) || signal.aborted || !_SESSION_LOST.test(String(error)) || closed || server.shuttingDown) throw error;

@@ -33,8 +33,13 @@ export type McpContentPart =
   | { type: "resource_link"; uri: string; name?: string }
   | { type: string; [key: string]: unknown };
 
-/** Calls the named server tool; rejects on transport and protocol errors. */
-export type McpToolCaller = (tool: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<McpCallResult>;
+/** Calls the named server tool; rejects on transport and protocol errors. `onProgress` gets each progress notification as one line. */
+export type McpToolCaller = (tool: string, args: Record<string, unknown>, signal: AbortSignal, onProgress?: (line: string) => void) => Promise<McpCallResult>;
+
+/** A progress notification as the line the REPL shows under the call: `progress 3/10: indexing`. */
+export function describeProgress(progress: { progress: number; total?: number; message?: string }): string {
+  return `progress ${progress.progress}${progress.total === undefined ? "" : `/${progress.total}`}${progress.message ? `: ${progress.message}` : ""}`;
+}
 
 /**
  * `mcp__<server>__<tool>` with every character outside `[A-Za-z0-9_-]` replaced by `_`. A name
@@ -72,7 +77,7 @@ export function createMcpTool(name: string, listed: McpListedTool, call: McpTool
     jsonSchema,
     effect: "exec",
     async execute(input, ctx) {
-      const result = await call(listed.name, input, ctx.signal);
+      const result = await call(listed.name, input, ctx.signal, (line) => ctx.emitOutput(`${line}\n`));
       const text = renderCallResult(result);
       if (result.isError) throw new Error(text || `${listed.name} reported an error without a message`);
       return text;

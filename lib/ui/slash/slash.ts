@@ -12,6 +12,7 @@ import { expandCustomCommand, loadCustomCommands, type LoadCustomCommandsResult 
 import { EXTENSION_COMMANDS } from "./extensions.ts";
 import { INFO_COMMANDS } from "./info.ts";
 import { SLASH_DONE, type SlashCommand, type SlashContext, type SlashOutcome } from "./command.ts";
+import type { ToolDefinition } from "../../tools/types.ts";
 import { SEARCH_COMMAND } from "./search.ts";
 import { SESSION_COMMANDS, TAIL_COMMANDS } from "./session.ts";
 
@@ -71,8 +72,18 @@ export async function runSlashCommand(line: string, ctx: SlashContext): Promise<
     const text = await expandCustomCommand(custom, args, (command) => _runBodyCommand(command, ctx));
     return { kind: "prompt", text, ...(custom.allowedTools ? { allowedTools: custom.allowedTools } : {}) };
   }
+  const prompt = /^\/mcp__(.+?)__(.+)$/.exec(name);
+  const getter = prompt && ctx.agent.registeredTools().find((tool) => tool.name === `mcp__${prompt[1]}__get_prompt`);
+  if (prompt && getter) return { kind: "prompt", text: await _runMcpPrompt(getter, prompt[2]!, args, ctx) };
   ctx.write(`unknown command ${name} - try /help\n`);
   return SLASH_DONE;
+}
+
+/** `/mcp__<server>__<prompt> words…`: the server's prompt, its declared arguments filled in order, as the prompt to send. */
+async function _runMcpPrompt(getter: ToolDefinition<any>, name: string, args: string, ctx: SlashContext): Promise<string> {
+  const positional = args.trim() === "" ? [] : args.trim().split(/\s+/);
+  const signal = ctx.signal ?? new AbortController().signal;
+  return await getter.execute({ name, arguments: {}, positional }, { root: ctx.cwd ?? process.cwd(), signal, callId: `slash-${name}`, emitOutput: () => {} });
 }
 
 /**

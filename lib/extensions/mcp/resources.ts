@@ -1,0 +1,111 @@
+/**
+ * A server's resources and prompts as tools, for servers that declare those capabilities:
+ * `mcp__<server>__list_resources` (every resource, one `uri  name  mimeType` line each),
+ * `mcp__<server>__read_resource` ({uri}: its text, binary parts as placeholders), and
+ * `mcp__<server>__get_prompt` ({name, arguments?}: the prompt's messages as text). The REPL runs
+ * the last one for `/mcp__<server>__<prompt> args` (lib/ui/slash/slash.ts). Like every MCP tool,
+ * they declare no decision: rules (`mcp__*`, `alwaysAllow`) decide, else each call asks.
+ * Loads no MCP SDK code.
+ */
+import * as v from "valibot";
+import type { ToolDefinition } from "../../tools/types.ts";
+import { renderCallResult, toMcpToolName, type McpContentPart } from "./tools.ts";
+
+/** What these tools need of a connected client (the SDK's Client has these methods). */
+export interface McpResourceClient {
+  listResources(
+    params?: { cursor?: string },
+    options?: { signal?: AbortSignal },
+  ): Promise<{ resources: { uri: string; name?: string; mimeType?: string }[]; nextCursor?: string }>;
+  readResource(
+    params: { uri: string },
+    options?: { signal?: AbortSignal },
+  ): Promise<{ contents: { uri: string; mimeType?: string; text?: string; blob?: string }[] }>;
+  listPrompts(
+    params?: { cursor?: string },
+    options?: { signal?: AbortSignal },
+  ): Promise<{ prompts: { name: string; description?: string; arguments?: { name: string; required?: boolean }[] }[] }>;
+  getPrompt(
+    params: { name: string; arguments?: Record<string, string> },
+    options?: { signal?: AbortSignal },
+  ): Promise<{ messages: { role: string; content: McpContentPart }[] }>;
+}
+
+const _MAX_PAGES = 20;
+const _UriInput = v.object({ uri: v.pipe(v.string(), v.minLength(1), v.description("a resource URI from list_resources")) });
+const _PromptInput = v.object({
+  name: v.pipe(v.string(), v.minLength(1), v.description("the prompt's name")),
+  arguments: v.optional(v.record(v.string(), v.string()), {}),
+  /** Values for the prompt's declared arguments in order (the REPL's `/mcp__server__prompt a b`). */
+  positional: v.optional(v.array(v.string())),
+});
+
+/** The tools for `server`'s capabilities; `taken` holds names already used (its own tools), and gains these. */
+export function createCapabilityTools(
+  server: string,
+  capabilities: { resources?: unknown; prompts?: unknown } | undefined,
+  client: () => McpResourceClient,
+  taken: Set<string>,
+): ToolDefinition<any>[] {
+  const name = (tool: string) => {
+    const chosen = toMcpToolName(server, tool, taken);
+    taken.add(chosen);
+    return chosen;
+  };
+  const tools: ToolDefinition<any>[] = [];
+  if (capabilities?.resources) {
+    tools.push({
+      name: name("list_resources"),
+      description: `List the resources MCP server ${server} offers (uri, name, type); read one with read_resource.`,
+      schema: v.object({}),
+      effect: "read",
+      async execute(_input, ctx) {
+        const lines: string[] = [];
+        let cursor: string | undefined;
+        for (let page = 0; page < _MAX_PAGES; page++) {
+          const listed = await client().listResources(cursor === undefined ? undefined : { cursor }, { signal: ctx.signal });
+          for (const resource of listed.resources) lines.push([resource.uri, resource.name, resource.mimeType].filter(Boolean).join("  "));
+          cursor = listed.nextCursor;
+          if (cursor === undefined) break;
+        }
+        return lines.length > 0 ? lines.join("\n") : "(no resources)";
+      },
+    } satisfies ToolDefinition<Record<string, never>>);
+    tools.push({
+      name: name("read_resource"),
+      description: `Read one resource of MCP server ${server} by its URI.`,
+      schema: _UriInput,
+      effect: "read",
+      async execute(input: v.InferOutput<typeof _UriInput>, ctx) {
+        const read = await client().readResource({ uri: input.uri }, { signal: ctx.signal });
+        return renderCallResult({ content: read.contents.map((resource) => ({ type: "resource", resource })) });
+      },
+    });
+  }
+  if (capabilities?.prompts) {
+    tools.push({
+      name: name("get_prompt"),
+      description: `Get a prompt of MCP server ${server} by name, with its arguments; the result is the prompt's text.`,
+      schema: _PromptInput,
+      effect: "read",
+      async execute(input: v.InferOutput<typeof _PromptInput>, ctx) {
+        const args = { ...input.arguments };
+        if (input.positional && input.positional.length > 0) {
+          const listed = await client().listPrompts(undefined, { signal: ctx.signal });
+          const declared = listed.prompts.find((prompt) => prompt.name === input.name)?.arguments ?? [];
+          declared.forEach((argument, index) => {
+            const value = index === declared.length - 1 ? input.positional!.slice(index).join(" ") : input.positional![index];
+            if (value) args[argument.name] ??= value;
+          });
+        }
+        return renderPrompt(await client().getPrompt({ name: input.name, arguments: args }, { signal: ctx.signal }));
+      },
+    });
+  }
+  return tools;
+}
+
+/** A prompt's messages as one text: each message's text, separated by blank lines. */
+export function renderPrompt(prompt: { messages: { role: string; content: McpContentPart }[] }): string {
+  return prompt.messages.map((message) => renderCallResult({ content: [message.content] })).join("\n\n");
+}
