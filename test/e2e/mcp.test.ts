@@ -47,7 +47,7 @@ describe("MCP servers in a run", () => {
     expect(toolResultsOf(e2e.fake.requests[1]!)[0]!.output).toContain('"name": "shiro"');
     expect(readFileSync(graph, "utf8")).toContain('"name":"shiro"');
     const events = parseEventLines(result.stdout);
-    expect(events.find((event) => event.type === "mcp")).toMatchObject({ type: "mcp", server: "memory", status: "connected", tools: 9 });
+    expect(events.find((event) => event.type === "mcp")).toMatchObject({ type: "mcp", server: "memory", status: "connected", tools: 11 });
   }, 30_000);
 
   test("without --yolo an MCP call asks, so headless denies it; --no-mcp connects nothing and offers nothing", async () => {
@@ -88,7 +88,7 @@ describe("MCP servers as other clients configure them", () => {
       expect([offered(e2e.fake.requests[0]!), offered(e2e.fake.requests[1]!)]).toEqual([false, true]);
       const events = parseEventLines(result.stdout);
       expect(events.find((event) => event.type === "notice" && String(event.text).includes("slow_memory still connecting"))).toBeDefined();
-      expect(events.find((event) => event.type === "mcp")).toMatchObject({ server: "slow_memory", status: "connected", tools: 9 });
+      expect(events.find((event) => event.type === "mcp")).toMatchObject({ server: "slow_memory", status: "connected", tools: 11 });
       expect(existsSync(marker)).toBe(true);
     },
     SLOW_MS + 40_000,

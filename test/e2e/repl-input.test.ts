@@ -549,11 +549,11 @@ describe("extensions without a restart", () => {
       repl.type(`/mcp add memory --command ${process.execPath} --arg ${MEMORY_SERVER}\r`);
       at = await repl.until("reloaded:", at);
       // The server connects in the background: ask /mcp until it lists the tools (bounded).
-      for (let i = 0; i < 100 && !repl.screen().slice(at).includes("(local) - 9 tools"); i++) {
+      for (let i = 0; i < 100 && !repl.screen().slice(at).includes("(local) - 11 tools"); i++) {
         repl.type("/mcp\r");
         await Bun.sleep(100);
       }
-      at = await repl.until("(local) - 9 tools", at);
+      at = await repl.until("(local) - 11 tools", at);
       repl.type("use it\r");
       at = await repl.until("with memory", at);
       repl.type("/mcp remove memory\r");

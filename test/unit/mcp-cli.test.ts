@@ -79,7 +79,7 @@ test("add a local and a remote server, list them (connecting), remove one", asyn
   const listed = await shiro("mcp", "list");
   expect([listed.code, listed.stderr]).toEqual([0, ""]);
   const lines = listed.stdout.split("\n");
-  expect(lines.slice(0, 3)).toEqual(["- `memory` (local) - 9 tools", `  ${commandLine}`, `  from ${configPath()}`]);
+  expect(lines.slice(0, 3)).toEqual(["- `memory` (local) - 11 tools", `  ${commandLine}`, `  from ${configPath()}`]);
   expect(lines[3]).toMatch(/^- `docs` \(remote\) - failed: SSE error: .*ECONNREFUSED/);
   expect(lines.slice(4)).toEqual(["  http://127.0.0.1:9/mcp", `  from ${configPath()}`, ""]);
   // `list` started the server and closed it again before exiting.
@@ -89,7 +89,7 @@ test("add a local and a remote server, list them (connecting), remove one", asyn
   const json = await shiro("mcp", "--json");
   expect(json.stderr).toBe("");
   const statuses = JSON.parse(json.stdout);
-  expect(statuses[0]).toEqual({ name: "memory", kind: "local", target: commandLine, state: "connected", tools: 9, source: configPath() });
+  expect(statuses[0]).toEqual({ name: "memory", kind: "local", target: commandLine, state: "connected", tools: 11, source: configPath() });
   expect(statuses[1]).toMatchObject({ name: "docs", kind: "remote", target: "http://127.0.0.1:9/mcp", state: "failed", tools: 0 });
 
   expect(await shiro("mcp", "remove", "memory")).toEqual({ code: 0, stdout: `removed mcp server memory\nsaved to ${configPath()}\n`, stderr: "" });

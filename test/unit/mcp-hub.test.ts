@@ -123,8 +123,10 @@ const MEMORY_TOOLS = [
   "mcp__memory__delete_entities",
   "mcp__memory__delete_observations",
   "mcp__memory__delete_relations",
+  "mcp__memory__list_resources",
   "mcp__memory__open_nodes",
   "mcp__memory__read_graph",
+  "mcp__memory__read_resource",
   "mcp__memory__search_nodes",
 ];
 
@@ -146,7 +148,7 @@ describe("stdio servers", () => {
       hub.tools().every((tool) => tool.set === undefined && tool.effect === "exec" && tool.decision === undefined && tool.jsonSchema?.type === "object"),
     ).toBe(true);
     const target = `${process.execPath} --preload ${preload} ${MEMORY_SERVER}`;
-    expect(hub.status()).toEqual([{ name: "memory", kind: "local", target, state: "connected", tools: 9 }]);
+    expect(hub.status()).toEqual([{ name: "memory", kind: "local", target, state: "connected", tools: 11 }]);
 
     const entity = { name: "shiro", entityType: "project", observations: ["written in TypeScript"] };
     await toolNamed(hub, "mcp__memory__create_entities").execute({ entities: [entity] }, context());
@@ -161,7 +163,7 @@ describe("stdio servers", () => {
     expect(isAlive(pid)).toBe(false);
     expect(hub.tools()).toEqual([]);
     expect(changes).toEqual([
-      { name: "memory", kind: "local", target, state: "connected", tools: 9 },
+      { name: "memory", kind: "local", target, state: "connected", tools: 11 },
       { name: "memory", kind: "local", target, state: "closed", tools: 0 },
     ]);
   });
@@ -203,7 +205,7 @@ describe("stdio servers", () => {
     await hub.ready();
     expect(hub.status().map(({ target: _target, ...status }) => status)).toEqual([
       { name: "missing", kind: "local", state: "failed", tools: 0, error: "command not found: shiro-test-no-such-command" },
-      { name: "memory", kind: "local", state: "connected", tools: 9 },
+      { name: "memory", kind: "local", state: "connected", tools: 11 },
     ]);
     expect(changes.find((change) => change.name === "missing")).toEqual({
       name: "missing",
@@ -356,7 +358,7 @@ describe("entries as other clients write them", () => {
     await hub.ready();
     const byName = Object.fromEntries(hub.status().map((status) => [status.name, status]));
     expect(Object.keys(byName)).toEqual(["memory", "missing", "broken"]);
-    expect(byName.memory).toMatchObject({ state: "connected", tools: 9 });
+    expect(byName.memory).toMatchObject({ state: "connected", tools: 11 });
     expect(byName.missing).toMatchObject({
       state: "failed",
       error: "environment variable SHIRO_T_NOT_SET is not set (referenced as ${SHIRO_T_NOT_SET}); set it or write ${SHIRO_T_NOT_SET:-default}",

@@ -86,6 +86,8 @@ interface _Server {
   /** Set when the connection ended without us closing it. */
   endedByPeer: boolean;
   shuttingDown: boolean;
+  /** Resources and prompts the server lists (at least one of each kind): their tools join its own. */
+  offers?: { resources: boolean; prompts: boolean };
   settled?: Promise<void>;
   shutdown?: Promise<void>;
 }
@@ -129,8 +131,7 @@ export function createMcpHub(servers: Record<string, McpServerConfig>, options: 
       taken.add(name);
       return createMcpTool(name, tool, (toolName, args, signal, onProgress) => callTool(server, toolName, args, signal, onProgress));
     });
-    const capabilities = server.client?.getServerCapabilities();
-    server.tools.push(...createCapabilityTools(server.name, capabilities, () => _connectedClient(server) as unknown as McpResourceClient, taken));
+    server.tools.push(...createCapabilityTools(server.name, server.offers, () => _connectedClient(server) as unknown as McpResourceClient, taken));
   }
 
   function _connectedClient(server: _Server): Client {
@@ -185,6 +186,7 @@ export function createMcpHub(servers: Record<string, McpServerConfig>, options: 
     // connect() spawns a local server synchronously, so from here on close() can end it.
     server.client = client;
     await client.connect(transport);
+    server.offers = await _offers(client);
     if (!client.getServerCapabilities()?.tools) return [];
     const tools: McpListedTool[] = [];
     let cursor: string | undefined;
@@ -326,6 +328,17 @@ async function _createTransport(server: _Server, config: McpServerConfig, hubCwd
   }
   const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
   return new StreamableHTTPClientTransport(url, { requestInit });
+}
+
+/** Whether the server lists any resource (or resource template) and any prompt; a listing that fails counts as none. */
+async function _offers(client: Client): Promise<{ resources: boolean; prompts: boolean }> {
+  const capabilities = client.getServerCapabilities();
+  const some = async (list: () => Promise<unknown[]>) => (await list().catch(() => [])).length > 0;
+  const resources =
+    capabilities?.resources !== undefined &&
+    ((await some(async () => (await client.listResources()).resources)) || (await some(async () => (await client.listResourceTemplates()).resourceTemplates)));
+  const prompts = capabilities?.prompts !== undefined && (await some(async () => (await client.listPrompts()).prompts));
+  return { resources, prompts };
 }
 
 function _describeFailure(server: _Server, error: unknown): string {

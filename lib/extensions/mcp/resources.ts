@@ -1,10 +1,10 @@
 /**
- * A server's resources and prompts as tools, for servers that declare those capabilities:
+ * A server's resources and prompts as tools, for servers that list at least one of them:
  * `mcp__<server>__list_resources` (every resource, one `uri  name  mimeType` line each),
  * `mcp__<server>__read_resource` ({uri}: its text, binary parts as placeholders), and
  * `mcp__<server>__get_prompt` ({name, arguments?}: the prompt's messages as text). The REPL runs
  * the last one for `/mcp__<server>__<prompt> args` (lib/ui/slash/slash.ts). Like every MCP tool,
- * they declare no decision: rules (`mcp__*`, `alwaysAllow`) decide, else each call asks.
+ * they declare effect `exec` and no decision: rules (`mcp__*`, `alwaysAllow`) decide, else each call asks.
  * Loads no MCP SDK code.
  */
 import * as v from "valibot";
@@ -43,7 +43,7 @@ const _PromptInput = v.object({
 /** The tools for `server`'s capabilities; `taken` holds names already used (its own tools), and gains these. */
 export function createCapabilityTools(
   server: string,
-  capabilities: { resources?: unknown; prompts?: unknown } | undefined,
+  capabilities: { resources: boolean; prompts: boolean } | undefined,
   client: () => McpResourceClient,
   taken: Set<string>,
 ): ToolDefinition<any>[] {
@@ -58,7 +58,8 @@ export function createCapabilityTools(
       name: name("list_resources"),
       description: `List the resources MCP server ${server} offers (uri, name, type); read one with read_resource.`,
       schema: v.object({}),
-      effect: "read",
+      jsonSchema: { type: "object", properties: {} },
+      effect: "exec",
       async execute(_input, ctx) {
         const lines: string[] = [];
         let cursor: string | undefined;
@@ -75,7 +76,8 @@ export function createCapabilityTools(
       name: name("read_resource"),
       description: `Read one resource of MCP server ${server} by its URI.`,
       schema: _UriInput,
-      effect: "read",
+      jsonSchema: { type: "object", properties: { uri: { type: "string", description: "a resource URI from list_resources" } }, required: ["uri"] },
+      effect: "exec",
       async execute(input: v.InferOutput<typeof _UriInput>, ctx) {
         const read = await client().readResource({ uri: input.uri }, { signal: ctx.signal });
         return renderCallResult({ content: read.contents.map((resource) => ({ type: "resource", resource })) });
@@ -87,7 +89,15 @@ export function createCapabilityTools(
       name: name("get_prompt"),
       description: `Get a prompt of MCP server ${server} by name, with its arguments; the result is the prompt's text.`,
       schema: _PromptInput,
-      effect: "read",
+      jsonSchema: {
+        type: "object",
+        properties: {
+          name: { type: "string", description: "the prompt's name" },
+          arguments: { type: "object", additionalProperties: { type: "string" }, description: "the prompt's arguments by name" },
+        },
+        required: ["name"],
+      },
+      effect: "exec",
       async execute(input: v.InferOutput<typeof _PromptInput>, ctx) {
         const args = { ...input.arguments };
         if (input.positional && input.positional.length > 0) {
