@@ -1,0 +1,50 @@
+/** Custom commands as Claude Code writes them: namespaced subfolders, allowed-tools, `` !`cmd` `` replaced by what the runner returns. */
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { expandCustomCommand, loadCustomCommands } from "../../lib/ui/slash/custom-commands.ts";
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "shiro-commands-"));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function write(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+}
+const load = () => loadCustomCommands({ cwd: join(dir, "work"), stateDir: join(dir, "state"), home: join(dir, "home"), reserved: ["/help"] });
+
+test("subfolders namespace commands with ':' (up to three levels); allowed-tools reads both spellings", () => {
+  const commands = join(dir, "work", ".claude", "commands");
+  write(join(commands, "frontend", "component.md"), "---\nallowed-tools: Bash(git add:*), Bash(git status:*), Read\n---\nMake $ARGUMENTS.\n");
+  write(join(commands, "a", "b", "c", "deep.md"), "deep\n");
+  write(join(commands, "a", "b", "c", "d", "too-deep.md"), "never\n");
+  write(join(commands, "top.md"), "---\nallowed-tools: [Edit, Write]\n---\ntop\n");
+  write(join(commands, "README"), "not markdown\n");
+  const { commands: found, skipped } = load();
+  expect(skipped).toEqual([]);
+  expect(found.map((command) => [command.name, command.allowedTools])).toEqual([
+    ["/a:b:c:deep", undefined],
+    ["/frontend:component", ["Bash", "Read"]],
+    ["/top", ["Edit", "Write"]],
+  ]);
+});
+
+test("each !`cmd` is replaced, in order, by what the runner returns; arguments are filled first; without a runner the text stays", async () => {
+  write(
+    join(dir, "work", ".claude", "commands", "commit.md"),
+    "## Context\n- Status: !`git status --short`\n- Branch: !`git branch --show-current` and `plain code`\nDo $ARGUMENTS\n",
+  );
+  const [command] = load().commands;
+  const ran: string[] = [];
+  const text = await expandCustomCommand(command!, "it now", async (line) => {
+    ran.push(line);
+    return `<${line}>`;
+  });
+  expect(ran).toEqual(["git status --short", "git branch --show-current"]);
+  expect(text).toBe("## Context\n- Status: <git status --short>\n- Branch: <git branch --show-current> and `plain code`\nDo it now");
+  expect(await expandCustomCommand(command!, "x")).toContain("!`git status --short`");
+});
