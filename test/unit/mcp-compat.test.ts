@@ -42,6 +42,8 @@ test("variable references expand as Claude Code's .mcp.json defines them", () =>
     ["Bearer ${PATHY}", "Bearer /x y"],
     ["$A and $ {A}", "$A and $ {A}"],
     ["${A}${A}", "aa"],
+    ["${env:A}", "a"],
+    ["${env:UNSET:-d}", "d"],
   ];
   for (const [text, expected] of table) expect({ text, out: expandVariables(text, env) }).toEqual({ text, out: expected });
   expect(() => expandVariables("${UNSET}", env)).toThrow("environment variable UNSET is not set");
