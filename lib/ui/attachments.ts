@@ -8,6 +8,8 @@
  * it) is sent as typed, and said so. A file the secrets classifier flags (name, real path or
  * content) is attached only when `askSecret` says yes: the same question read_file's gate asks.
  * An image file (lib/ui/attach-image.ts) goes as an image part, and the text keeps `[image: path]`.
+ * `@server:scheme://…` (Claude Code's MCP resource mention) attaches that server's resource as
+ * `<attached resource="server:uri">…</attached>` when `readResource` knows the server.
  */
 import { statSync } from "node:fs";
 import { readNumberedLines, READ_LIMIT } from "../tools/fs.ts";
@@ -26,6 +28,8 @@ export interface AttachOptions {
   ask(question: string): Promise<string>;
   /** The model's name when it does not take images (an `@pic.png` is refused then); undefined when it does. */
   imagesRefusedBy?: string;
+  /** An MCP server's resource as text; undefined when no connected server of that name offers resources. */
+  readResource?: (server: string, uri: string) => Promise<string | undefined>;
 }
 
 export interface AttachResult {
@@ -43,6 +47,21 @@ export async function attachMentions(text: string, options: AttachOptions): Prom
   const seen = new Set<string>();
   const images: AttachedImage[] = [];
   for (const match of text.matchAll(/(?:^|\s)@(\S+)/g)) {
+    const resource = /^([A-Za-z0-9_][A-Za-z0-9_.-]*):([A-Za-z][A-Za-z0-9+.-]*:\/\/\S+)$/.exec(match[1]!);
+    if (resource && options.readResource && !seen.has(match[1]!)) {
+      seen.add(match[1]!);
+      try {
+        const body = await options.readResource(resource[1]!, resource[2]!);
+        if (body !== undefined) {
+          blocks.push(`<attached resource="${match[1]}">\n${capResult(body)}\n</attached>`);
+          report.push(`attached @${match[1]} (MCP resource)`);
+          continue;
+        }
+      } catch (error) {
+        report.push(`@${match[1]} not attached: ${error instanceof Error ? error.message : String(error)}`);
+        continue;
+      }
+    }
     const path = _existingPath(options.root, match[1]!);
     if (path === undefined) {
       report.push(`@${match[1]} names no file or folder in the workspace; sent as typed`);

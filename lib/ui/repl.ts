@@ -17,6 +17,7 @@ import { appendHistory, loadHistory } from "../store/history.ts";
 import { findProjectRoot } from "../config/project.ts";
 import { attachPromptInput } from "./prompt-input.ts";
 import { attachAndReport } from "./attachments.ts";
+import { toMcpToolName } from "../extensions/mcp/tools.ts";
 import { acceptsImages } from "../providers/windows.ts";
 import { createShortcuts } from "./shortcuts.ts";
 import { createStatusLine } from "./status-line.ts";
@@ -95,7 +96,13 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     }
     const ask = (question: string) => new Promise<string>((resolve) => rl.question(question, resolve));
     const imagesRefusedBy = acceptsImages(agent.model) ? undefined : agent.model;
-    const attached = await attachAndReport(prompt, { root: cwd, ask, imagesRefusedBy, note: (text) => write(style.dim(`${text}\n`)) });
+    const readResource = async (server: string, uri: string) => {
+      const reader = agent.registeredTools().find((tool) => tool.name === toMcpToolName(server, "read_resource"));
+      return reader
+        ? await reader.execute({ uri }, { root: cwd, signal: new AbortController().signal, callId: `attach-${server}`, emitOutput: () => {} })
+        : undefined;
+    };
+    const attached = await attachAndReport(prompt, { root: cwd, ask, imagesRefusedBy, readResource, note: (text) => write(style.dim(`${text}\n`)) });
     prompt = shortcuts.attachRan(attached.prompt);
     state.running = new AbortController();
     status.running(true);

@@ -48,3 +48,20 @@ test("each !`cmd` is replaced, in order, by what the runner returns; arguments a
   expect(text).toBe("## Context\n- Status: <git status --short>\n- Branch: <git branch --show-current> and `plain code`\nDo it now");
   expect(await expandCustomCommand(command!, "x")).toContain("!`git status --short`");
 });
+
+test("@server:scheme://… attaches the server's resource; an unknown server leaves the token as typed", async () => {
+  const { attachMentions } = await import("../../lib/ui/attachments.ts");
+  mkdirSync(join(dir, "ws"), { recursive: true });
+  const asked: string[] = [];
+  const result = await attachMentions("see @docs:file:///guide.md and @nope:db://x", {
+    root: join(dir, "ws"),
+    ask: async () => "n",
+    readResource: async (server, uri) => {
+      asked.push(`${server} ${uri}`);
+      return server === "docs" ? "GUIDE TEXT" : undefined;
+    },
+  });
+  expect(asked).toEqual(["docs file:///guide.md", "nope db://x"]);
+  expect(result.prompt).toBe('see @docs:file:///guide.md and @nope:db://x\n\n<attached resource="docs:file:///guide.md">\nGUIDE TEXT\n</attached>');
+  expect(result.report).toEqual(["attached @docs:file:///guide.md (MCP resource)", "@nope:db://x names no file or folder in the workspace; sent as typed"]);
+});
