@@ -91,8 +91,9 @@ function _trustedProjectServers(cwd: string, headless: boolean, notices: Startup
 /**
  * Connects the configured MCP servers in the background; their tools join the step after they
  * are listed. The MCP module (and the SDK behind it) is loaded only when servers are configured.
- * A headless run holds its first request a short grace (MCP_HEADLESS_GRACE_MS) for fast servers,
- * never for a slow one: the servers still connecting are named in an `mcp-pending` notice.
+ * A headless run holds its first request a short grace (MCP_HEADLESS_GRACE_MS), longer only for
+ * servers known to start (connect-timeout.ts `headlessWait`), never for a first start: the servers
+ * still connecting are named in an `mcp-pending` notice.
  */
 export async function connectMcp(
   options: {
@@ -125,7 +126,9 @@ export async function connectMcp(
   hub.start();
   if (options.headless) {
     const { MCP_HEADLESS_GRACE_MS } = await import("../extensions/mcp/hub.ts");
-    await hub.ready(MCP_HEADLESS_GRACE_MS);
+    const { headlessWait } = await import("../extensions/mcp/connect-timeout.ts");
+    const waits = Object.entries(servers).map(([name, server]) => headlessWait(name, server) ?? MCP_HEADLESS_GRACE_MS);
+    await hub.ready(Math.max(MCP_HEADLESS_GRACE_MS, ...waits));
     const pending = hub.status().flatMap((status) => (status.state === "connecting" ? [status.name] : []));
     if (pending.length > 0) notices.push({ code: "mcp-pending", servers: pending });
   }

@@ -111,6 +111,8 @@ describe("MCP past the schema budget", () => {
         everything: { command: process.execPath, args: [server("everything")] },
       },
     });
+    // A first start is not waited for; once each has connected (here through `mcp list`), headless holds its first request for them.
+    expect((await e2e.shiro(["mcp", "list"], { timeoutMs: 60_000 })).code).toBe(0);
     e2e.fake.script({ text: "hello" });
     const result = await e2e.shiro(["-p", "hi", "--yolo", "--json"], { timeoutMs: 60_000 });
     expect(result.code).toBe(0);

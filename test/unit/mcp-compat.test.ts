@@ -11,6 +11,7 @@ import {
   rememberConnected,
   MCP_AFTER_SUCCESS_MS,
   MCP_FIRST_START_MS,
+  headlessWait,
   MCP_INSTALL_CAP_MS,
   MCP_LAUNCHER_AFTER_SUCCESS_MS,
 } from "../../lib/extensions/mcp/connect-timeout.ts";
@@ -89,6 +90,10 @@ test("connect timeouts: the entry's own, else long for a first start (longest th
   rememberConnected("m", npx, 12_000);
   rememberConnected("n", node, 300);
   expect(connectTimeout("m", npx)).toEqual({ ms: MCP_LAUNCHER_AFTER_SUCCESS_MS, first: false });
+  // Headless holds its first request only for servers known to start: twice the last connect plus 2 s, within the timeout.
+  expect([headlessWait("m", npx), headlessWait("n", node), headlessWait("never", node)]).toEqual([26_000, 2_600, undefined]);
+  rememberConnected("slowpoke", node, 20_000);
+  expect(headlessWait("slowpoke", node)).toBe(MCP_AFTER_SUCCESS_MS);
   expect(connectTimeout("n", node)).toEqual({ ms: MCP_AFTER_SUCCESS_MS, first: false });
   // Another target under the same name is a first start again.
   expect(connectTimeout("n", { command: "node", args: ["other.js"] }).first).toBe(true);

@@ -8,6 +8,10 @@
  * a first start is never cut short while the package manager may still be installing. After a
  * server connected once with this exact target, that is remembered (lib/store/learned.ts, keyed by
  * name, basis = the target line) and later starts get AFTER_SUCCESS (30 s), or 60 s for a launcher.
+ *
+ * A headless run holds its first request only for servers known to start: twice the time the
+ * last connect took plus 2 s, within that start timeout (`headlessWait`); a server never seen
+ * connecting is not waited for beyond the hub's short grace.
  */
 import * as v from "valibot";
 import { keepLearned, recallLearned } from "../../store/learned.ts";
@@ -63,4 +67,11 @@ export function rememberConnected(name: string, config: McpServerConfig, ms: num
 
 function _key(name: string): string {
   return `mcp-connected:${name}`;
+}
+
+/** How long a headless run may hold its first request for `name`: undefined for a server never seen connecting. */
+export function headlessWait(name: string, config: McpServerConfig): number | undefined {
+  const seen = recallLearned(_key(name), { basis: describeTarget(config), schema: _Connected });
+  if (!seen) return undefined;
+  return Math.min(connectTimeout(name, config).ms, seen.ms * 2 + 2_000);
 }
