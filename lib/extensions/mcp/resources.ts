@@ -56,7 +56,7 @@ export function createCapabilityTools(
   if (capabilities?.resources) {
     tools.push({
       name: name("list_resources"),
-      description: `List the resources MCP server ${server} offers (uri, name, type); read one with read_resource.`,
+      description: "List this server's resources.",
       schema: v.object({}),
       jsonSchema: { type: "object", properties: {} },
       effect: "exec",
@@ -74,7 +74,7 @@ export function createCapabilityTools(
     } satisfies ToolDefinition<Record<string, never>>);
     tools.push({
       name: name("read_resource"),
-      description: `Read one resource of MCP server ${server} by its URI.`,
+      description: "Read a resource by URI.",
       schema: _UriInput,
       jsonSchema: { type: "object", properties: { uri: { type: "string", description: "a resource URI from list_resources" } }, required: ["uri"] },
       effect: "exec",
@@ -87,7 +87,7 @@ export function createCapabilityTools(
   if (capabilities?.prompts) {
     tools.push({
       name: name("get_prompt"),
-      description: `Get a prompt of MCP server ${server} by name, with its arguments; the result is the prompt's text.`,
+      description: "Get a prompt's text by name.",
       schema: _PromptInput,
       jsonSchema: {
         type: "object",
