@@ -31,7 +31,7 @@ const USAGE: [string[], string][] = [
   [["config"], "USAGE shiro config path|show|set"],
   [["config", "set"], "USAGE shiro config set [OPTIONS] <KEY> [VALUE]"],
   [["config", "path"], "USAGE shiro config path"],
-  [["mcp", "add"], "USAGE shiro mcp add [OPTIONS] <NAME>"],
+  [["mcp", "add"], "USAGE shiro mcp add [OPTIONS] [NAME] [TARGET]"],
   [["mcp", "rm"], "USAGE shiro mcp rm [OPTIONS] <NAME>"],
   [["mcp", "remove"], "USAGE shiro mcp remove [OPTIONS] <NAME>"],
   [["runs", "search"], "USAGE shiro runs search [OPTIONS] <QUERY>"],
