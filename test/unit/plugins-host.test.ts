@@ -217,13 +217,37 @@ describe("time, bell and format", () => {
       expect(readFileSync(join(dir, "formatted.txt"), "utf8")).toBe("yes");
 
       await runFormatter(["shiro-no-such-formatter-binary"], dir);
-      const marker = join(dir, "late.txt");
-      await runFormatter([process.execPath, "-e", `setTimeout(() => require('fs').writeFileSync(${JSON.stringify(marker)}, 'x'), 800)`], dir, 100);
-      await new Promise((resolve) => setTimeout(resolve, 1200));
-      expect(existsSync(marker)).toBe(false);
+      // A formatter that never ends, with a child of its own: the deadline ends both (the whole
+      // process group). runFormatter returning at all proves the first; /proc proves the second.
+      const pids = join(dir, "pids.txt");
+      const hang = `const { spawn } = require('child_process'); const c = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+        require('fs').writeFileSync(${JSON.stringify(pids)}, process.pid + ' ' + c.pid); setInterval(() => {}, 1000);`;
+      await runFormatter([process.execPath, "-e", hang], dir, 2_000);
+      const [parent, child] = readFileSync(pids, "utf8").split(" ").map(Number);
+      expect(await Promise.all([_ended(parent!), _ended(child!)])).toEqual([true, true]);
       expect(FORMAT_TIMEOUT_MS).toBe(60_000);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, 20_000);
 });
+
+/** Whether `pid` ends within 5 s (a SIGKILLed process may take a moment to be gone). */
+async function _ended(pid: number): Promise<boolean> {
+  for (let i = 0; i < 100; i++) {
+    if (!_alive(pid)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return false;
+}
+
+/** Whether `pid` is a live process; a killed one that is not reaped yet (a zombie) is not. */
+function _alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  const stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, "utf8") : "";
+  return !/^\d+ \(.*\) Z/.test(stat);
+}
