@@ -270,7 +270,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
       context: options.context.share(session.messages, result.lastInputTokens),
       ...(cancelled ? { cancelled: true } : {}),
     };
-    yield emit(done);
+    // The snapshot is final before `done` is logged, so a reader that stops at `done` sees it.
     // A resumed run's snapshot already holds what the run spent before it blocked.
     const before = log.snapshot;
     const runUsage = usage && before.usage ? addUsage(before.usage, usage) : (usage ?? before.usage);
@@ -285,6 +285,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
       ...(result.error ? { error: result.error } : {}),
       suspended: result.suspended,
     });
+    yield emit(done);
   }
 
   return {
