@@ -267,9 +267,8 @@ export function createGuardPlugin(): Plugin {
   return {
     name: "guard",
     description: "refuses destructive bash commands (rm -rf, git reset --hard, force pushes, piping into a shell, …)",
-    async beforeToolCall({ toolName, input }) {
-      if (toolName !== "bash" || input === null || typeof input !== "object") return undefined;
-      const command = (input as { command?: unknown }).command;
+    // Every call of a tool that declares a shell command (its `command`), whatever its name.
+    async beforeToolCall({ command }) {
       if (typeof command !== "string") return undefined;
       await loadShellParser();
       return checkCommand(command);

@@ -10,7 +10,7 @@ import type { ResolvedConfig } from "../config/config.ts";
 import type { AgentName, ThinkingLevel } from "../vocabulary.ts";
 import { createBlockingDecision, createGate, denyAll, type Gate } from "../approval/gate.ts";
 import { type DecisionSource } from "../approval/request.ts";
-import { defaultPermission, parsePermissionRules, evaluatePermission, mayAllow, type PermissionRules } from "../approval/rules.ts";
+import { addDeclaredDefaults, defaultPermission, parsePermissionRules, evaluatePermission, mayAllow, type PermissionRules } from "../approval/rules.ts";
 import type { PluginHost } from "../extensions/plugin-api.ts";
 import { findProjectRoot } from "../config/project.ts";
 import { detectSandbox, type SandboxStatus } from "../sandbox/detect.ts";
@@ -34,7 +34,8 @@ import type { ToolDefinition } from "../tools/types.ts";
 import type { McpServerStatus } from "../extensions/mcp/hub.ts";
 import { runOptionsFromFlags, type AgentFlags } from "../config/flags.ts";
 import { createContextManager, type ContextManager } from "./context/manager.ts";
-import { createToolDeferral, LOAD_TOOLS } from "./context/tool-deferral.ts";
+import { createToolDeferral, LOAD_TOOLS_DECLARATION } from "./context/tool-deferral.ts";
+import { describeToolCalls } from "../tools/call-facts.ts";
 import { createContextWindow } from "./context/window.ts";
 import { queryModelWindow } from "../providers/window-query.ts";
 import { describePromptTooLarge, recoverFromOverflow } from "./context/overflow.ts";
@@ -167,6 +168,8 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   });
   const complete = (system: string, prompt: string, signal: AbortSignal) => context.complete(system, prompt, signal);
 
+  // The registered tools, filled below; the task tool's workers and the memory's provenance read it.
+  const toolbox: { registered: ToolDefinition[] } = { registered: [] };
   // A blocked call is persisted under the run that is active when it asks.
   const runIds = createRunIds(options.runId);
   const memoryConfig = config.file.memory;
@@ -179,6 +182,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
         sessionId: session.id,
         runId: () => runIds.active,
         messages: () => session.messages,
+        tools: () => toolbox.registered,
         episodes,
         embeddings,
         budget: memoryConfig?.budget,
@@ -197,24 +201,19 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
         })
       : denyAll);
   // One gate for the whole session: "always" grants last until the process ends; the repeat
-  // guard is reset by the loop at the start of every turn. Session tools join `autoApprove`
-  // once they exist (the gate reads it per call).
-  // Default decisions come from the built-in tools' declarations; session tools are auto-approved.
+  // guard is reset by the loop at the start of every turn. Whether a call asks comes from the
+  // tools' declared `decision` alone: the session tools' join the rules once they exist.
   const builtins = builtinTools({ complete, allowHosts: config.file.webFetch?.allowHosts });
   const rules: PermissionRules = parsePermissionRules(config.file.permission, defaultPermission(builtins));
-  const autoApprove = new Set<string>();
   const gate: Gate = createGate({
     rules,
     plugins,
     yolo: flags.yolo === true,
     decide,
-    autoApprove,
     headless: headless && !options.decide,
     sessionId: session.id,
   });
 
-  // The task tool's workers see every registered tool, itself included: the list is filled below.
-  const toolbox: { registered: ToolDefinition[] } = { registered: [] };
   const subagentUsage = createUsageTally();
   const sessionTools: ToolDefinition[] = [
     createTodoTool({
@@ -246,16 +245,13 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     ...(skills.length > 0 ? [createSkillTool(skills)] : []),
     ...plugins.tools(),
   ];
-  // A tool that declares `ask` (remember under memory.confirmWrites) asks like a write.
-  for (const tool of sessionTools) if (tool.decision !== "ask") autoApprove.add(tool.name);
   const registered = checkToolList([...builtins, ...sessionTools]);
   toolbox.registered = registered;
+  addDeclaredDefaults(rules, [...sessionTools, LOAD_TOOLS_DECLARATION]);
   let offered = selectTools(registered, { toolSets: config.file.toolSets, allow: variant.allow }).offered;
-  autoApprove.add(LOAD_TOOLS);
-  const autoApproveAll = new Set([...autoApprove, ...plugins.autoApprove()]);
   // Where every question is denied, a tool no rule allows could only be refused: it is not offered.
   const deniesAsking = headless && !flags.yolo && flags.approvals !== "block" && !options.decide;
-  const runnable = (tool: ToolDefinition) => !deniesAsking || mayAllow(rules, tool.name, { autoApprove: autoApproveAll });
+  const runnable = (tool: ToolDefinition) => !deniesAsking || mayAllow(rules, tool.name);
   /** What a step offers: the selected tools, plus MCP tools listed so far (never under a read-only variant). */
   const selectedNow = (): ToolDefinition[] => (mcp.hub && !variant.allow ? [...offered, ...mcp.hub.tools()] : offered);
   const offeredNow = (): ToolDefinition[] => selectedNow().filter(runnable);
@@ -263,7 +259,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const callableNow = (): ToolDefinition[] => [...deferral.callable(offeredNow()), ...selectedNow().filter((tool) => !runnable(tool))];
   const deferral = createToolDeferral({ enabled: config.file.deferTools !== false, mcpBudget: config.file.mcpSchemaBudget });
 
-  const asksFirst = (name: string) => evaluatePermission(rules, name, [], { autoApprove: autoApproveAll }).decision !== "allow";
+  const asksFirst = (name: string) => evaluatePermission(rules, name, []).decision !== "allow";
   if (headless && !flags.yolo)
     notices.push({ code: "headless-approvals", mode: flags.approvals, asking: offered.map((tool) => tool.name).filter(asksFirst), mcp: mcp.hub !== undefined });
   if (!headless)
@@ -382,7 +378,15 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     mcpStatus: () => mcp.hub?.status() ?? [],
     close() {
       const hasMessages = session.messages.length > 0;
-      const episode = episodes && recordSessionEpisode({ store: episodes, session, cwd, runIds: episodeRuns.splice(0) });
+      const episode =
+        episodes &&
+        recordSessionEpisode({
+          store: episodes,
+          session,
+          cwd,
+          runIds: episodeRuns.splice(0),
+          describe: describeToolCalls(registered, cwd),
+        });
       writer.close();
       const summary = episode && config.file.memory?.episodeSummary ? summarizeEpisode(episodes!, episode, complete) : undefined;
       closing = Promise.all([mcp.hub?.close(), summary]).then(() => undefined);

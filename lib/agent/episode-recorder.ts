@@ -12,7 +12,7 @@
  * nothing; a failure (a lock held too long, a full disk, the model failing) is one line on
  * stderr, and the session still closes normally.
  */
-import { buildEpisode, loadEpisodeRuns } from "../store/episode-build.ts";
+import { buildEpisode, loadEpisodeRuns, type DescribeCall } from "../store/episode-build.ts";
 import type { Episode, EpisodeStore } from "../store/episodes.ts";
 import type { AgentEvent } from "../events.ts";
 import type { SessionRecord } from "../store/session-record.ts";
@@ -34,15 +34,17 @@ export interface RecordSessionEpisodeOptions {
   session: SessionRecord;
   cwd: string;
   runIds: readonly string[];
+  /** Reads each logged call by its tool's declaration (lib/tools/call-facts.ts). */
+  describe: DescribeCall;
 }
 
 /** Records the episode if there is one; returns it when it was recorded. */
 export function recordSessionEpisode(options: RecordSessionEpisodeOptions): Episode | undefined {
-  const { store, session, cwd, runIds } = options;
+  const { store, session, cwd, runIds, describe } = options;
   if (runIds.length === 0) return undefined;
   try {
     const prompts = new Map(session.exchanges.filter((exchange) => runIds.includes(exchange.runId)).map((exchange) => [exchange.runId, exchange.query]));
-    const episode = buildEpisode({ sessionId: session.id, cwd, projectRoot: store.projectRoot, runs: loadEpisodeRuns(runIds, prompts) });
+    const episode = buildEpisode({ sessionId: session.id, describe, cwd, projectRoot: store.projectRoot, runs: loadEpisodeRuns(runIds, prompts) });
     if (!episode) return undefined;
     store.record(episode);
     return episode;

@@ -15,11 +15,12 @@
 import { shortestUniquePrefix } from "../platform/ids.ts";
 import type { EmbeddingClient } from "../search/embeddings.ts";
 import type { Message } from "../messages.ts";
-import { projectPath, toolCallFiles } from "../store/episode-build.ts";
+import { projectPath, type DescribeCall } from "../store/episode-build.ts";
 import type { EpisodeStore } from "../store/episodes.ts";
 import { buildProvenance } from "../store/memory-provenance.ts";
 import { openMemoryShelf, type MemoryShelf } from "../store/memory-scopes.ts";
 import type { MemoryEntry, MemoryScope } from "../store/memory.ts";
+import { describeToolCalls } from "../tools/call-facts.ts";
 import { resolveInWorkspace } from "../tools/jail.ts";
 import { createMemoryTools } from "../tools/memory-tools.ts";
 import type { ToolDefinition } from "../tools/types.ts";
@@ -35,6 +36,8 @@ export interface SessionMemoryOptions {
   runId: () => string;
   /** The session's transcript, read when a note is written. */
   messages: () => readonly Message[];
+  /** The session's registered tools: what a call read or changed is what its tool declares. */
+  tools: () => readonly ToolDefinition[];
   episodes?: EpisodeStore;
   embeddings?: EmbeddingClient;
   /** Config memory.budget (estimated tokens) and memory.confirmWrites. */
@@ -81,7 +84,7 @@ export function openSessionMemory(options: SessionMemoryOptions): SessionMemory 
         sessionId: options.sessionId,
         runId: options.runId(),
         agent,
-        ..._observeTurn(options.messages(), options.cwd, projectRoot),
+        ..._observeTurn(options.messages(), describeToolCalls(options.tools(), options.cwd), options.cwd, projectRoot),
       }),
     onWritten: (entry, scope) => written.push({ entry, scope }),
     sessionId: () => options.sessionId,
@@ -126,7 +129,7 @@ export function openSessionMemory(options: SessionMemoryOptions): SessionMemory 
 }
 
 /** The files read or changed and the tools called since the last user message. */
-function _observeTurn(messages: readonly Message[], cwd: string, projectRoot: string): { files: string[]; tools: string[] } {
+function _observeTurn(messages: readonly Message[], describe: DescribeCall, cwd: string, projectRoot: string): { files: string[]; tools: string[] } {
   const start = messages.findLastIndex((message) => message.role === "user");
   const files: string[] = [];
   const tools: string[] = [];
@@ -136,8 +139,8 @@ function _observeTurn(messages: readonly Message[], cwd: string, projectRoot: st
       if (part.type !== "tool-call") continue;
       tools.push(part.name);
       const input = (part.input ?? {}) as Record<string, unknown>;
-      const touched = toolCallFiles(part.name, input);
-      for (const path of [...touched.read, ...touched.changed]) if (typeof path === "string" && path) files.push(projectPath(path, cwd, projectRoot));
+      const touched = describe(part.name, input);
+      for (const path of [...touched.reads, ...touched.changes]) files.push(projectPath(path, cwd, projectRoot));
     }
   }
   return { files: [...new Set(files)], tools: [...new Set(tools)] };

@@ -73,6 +73,7 @@ export function createTaskTool(options: TaskToolOptions): ToolDefinition {
     effect: "read",
     parallel: true,
     decision: "allow",
+    deferral: "eager",
     guidance: "delegate an investigation to a subagent with its own context",
     subjects: (input: { description: string }) => [input.description],
     async execute(input: v.InferOutput<typeof schema>, ctx) {

@@ -78,7 +78,8 @@ export async function* executeToolCall(
       root: options.root,
       signal: options.signal,
       callId: call.id,
-      sandbox: options.sandbox,
+      // Effect `exec` brings the sandbox: a tool that runs programs gets it, whatever its name.
+      ...(tool.effect === "exec" && options.sandbox ? { sandbox: options.sandbox } : {}),
       secretsAllowed,
       ...(options.gate.deniesPath ? { deniesPath: (path: string) => options.gate.deniesPath!(call.name, path, options.root) } : {}),
       emitOutput: (chunk) => {

@@ -59,8 +59,6 @@ export interface GateOptions {
   plugins: PluginHost;
   yolo: boolean;
   decide: DecisionSource;
-  /** Tools that run without asking unless a rule names them (session tools); plugin ones are added. */
-  autoApprove?: ReadonlySet<string>;
   /** A "deny" from `decide` means nobody could be asked: reported as `headless`. */
   headless?: boolean;
   runId?: string;
@@ -103,7 +101,8 @@ export function createGate(options: GateOptions): Gate {
     secret?: { path: string; why: string },
   ): Promise<GateResult> => {
     const run = async (): Promise<GateResult> => {
-      if (!repeated && !secret && grants.covers(call.name, subjects)) return { allowed: true };
+      const shell = call.tool?.command !== undefined;
+      if (!repeated && !secret && grants.covers(call.name, subjects, shell)) return { allowed: true };
       const request: ApprovalRequest = {
         id: uuidv7(),
         callId: call.callId,
@@ -113,7 +112,7 @@ export function createGate(options: GateOptions): Gate {
         subject: _subjectLine(call, subjects),
         repeated,
         matched,
-        suggestedPattern: suggestPattern(call.name, call.input),
+        suggestedPattern: suggestPattern(_commandOf(call)),
         cwd: call.cwd,
         ...(call.subagent ? { subagent: true } : {}),
         ...(secret ? { secret } : {}),
@@ -144,17 +143,24 @@ export function createGate(options: GateOptions): Gate {
     newTurn: () => repeats.reset(),
     deniesPath: (tool, path, cwd) => evaluatePermission(options.rules, tool, [normalizeRulePath(path, cwd)]).decision === "deny",
     async check(call) {
-      // bash's subjects are its simple commands, read by the shell parser: loaded before they are listed.
-      if (call.name === "bash") await loadShellParser();
+      // A shell tool's subjects are its simple commands, read by the shell parser: loaded before they are listed.
+      const command = _commandOf(call);
+      if (command !== undefined) await loadShellParser();
       const { subjects, paths, known } = callSubjects(call.tool, call.input, call.cwd);
       // The guards judge declared paths; a write whose paths cannot be read is never let through blind.
       if (!known && call.tool?.effect === "write")
         return { allowed: false, by: "rule", reason: `Refused: the paths of this ${call.name} call could not be read. Check its arguments.` };
-      const blocked = await options.plugins.checkToolCall({ toolName: call.name, input: call.input, cwd: call.cwd, effect: call.tool?.effect, paths });
+      const blocked = await options.plugins.checkToolCall({
+        toolName: call.name,
+        input: call.input,
+        cwd: call.cwd,
+        effect: call.tool?.effect,
+        paths,
+        ...(typeof command === "string" ? { command } : {}),
+      });
       if (blocked !== undefined) return { allowed: false, by: "plugin", reason: blocked };
 
-      const autoApprove = new Set([...(options.autoApprove ?? []), ...options.plugins.autoApprove()]);
-      const verdict = evaluatePermission(options.rules, call.name, subjects, { autoApprove });
+      const verdict = evaluatePermission(options.rules, call.name, subjects);
       if (verdict.decision === "deny") return { allowed: false, by: "rule", reason: describeRefusal(call.name, verdict.matched) };
 
       const secrets = call.tool?.effect === "read" && call.tool.secretPaths !== "skip" ? _secretReads(options.rules, call, paths) : undefined;
@@ -185,9 +191,23 @@ function _secretReads(rules: PermissionRules, call: GateCall, paths: readonly st
   return { allowed: flagged };
 }
 
-/** One line for display: a bash call's command as written (its subjects are its simple commands), else the subjects joined. */
+/**
+ * The shell command of a call of a tool that declares one: a string, `null` when the call has
+ * none to read (the guard then has nothing to judge, and "always" grants nothing), undefined for
+ * a tool that runs no shell command.
+ */
+function _commandOf(call: GateCall): string | null | undefined {
+  if (!call.tool?.command) return undefined;
+  try {
+    return call.tool.command(call.input) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** One line for display: a shell call's command as written (its subjects are its simple commands), else the subjects joined. */
 function _subjectLine(call: GateCall, subjects: string[]): string {
-  const command = call.name === "bash" && call.input !== null && typeof call.input === "object" ? (call.input as { command?: unknown }).command : undefined;
+  const command = _commandOf(call);
   return typeof command === "string" ? command.replace(/\s+/g, " ").trim() : subjects.join(", ");
 }
 

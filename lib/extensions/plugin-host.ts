@@ -143,19 +143,16 @@ function _createHost(disabled: boolean) {
     tools() {
       const byName = new Map<string, ToolDefinition>();
       for (const { plugin } of loaded) {
-        for (const tool of plugin.tools ?? []) if (!byName.has(tool.name)) byName.set(tool.name, tool);
+        const auto = new Set(plugin.autoApprove ?? []);
+        for (const tool of plugin.tools ?? []) {
+          if (byName.has(tool.name)) continue;
+          // `autoApprove` is the plugin's way to declare `decision: "allow"`; it names only its own tools.
+          byName.set(tool.name, tool.decision === undefined && auto.has(tool.name) ? { ...tool, decision: "allow" } : tool);
+        }
       }
       return [...byName.values()];
     },
     appendices: () => loaded.flatMap(({ plugin }) => (plugin.appendix ? [plugin.appendix] : [])),
-    autoApprove() {
-      const names = new Set<string>();
-      for (const { plugin } of loaded) {
-        const own = new Set((plugin.tools ?? []).map((tool) => tool.name));
-        for (const name of plugin.autoApprove ?? []) if (own.has(name)) names.add(name);
-      }
-      return names;
-    },
   };
   return { api, has, add, fail };
 }

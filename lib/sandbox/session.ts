@@ -22,6 +22,9 @@ import { seccompFilterFile } from "./seccomp.ts";
 
 export interface OutsideRequest {
   callId: string;
+  /** The exec tool that ran it, and the call's input (what the question shows). */
+  tool: string;
+  input: unknown;
   command: string;
   /** What the sandbox refused (explainSandboxFailure). */
   reason: string;
@@ -36,8 +39,8 @@ export interface OutsideVerdict {
 
 export interface CommandSandbox {
   readonly status: SandboxStatus;
-  /** True when `command` runs confined: the sandbox is on and no "always" grant covers it. Throws the refusal of a sandbox config asked for but could not get. */
-  confines(command: string): boolean;
+  /** True when `tool`'s `command` runs confined: the sandbox is on and no "always" grant covers it. Throws the refusal of a sandbox config asked for but could not get. */
+  confines(tool: string, command: string): boolean;
   /** The argv that runs `argv` confined in `root` (as is when the sandbox is off). Throws the refusal, like `confines`. */
   wrap(argv: readonly string[], root: string): string[];
   /** Why a confined run failed because of the sandbox, or undefined. */
@@ -61,9 +64,9 @@ export function createCommandSandbox(status: SandboxStatus, options: CommandSand
   let privateTmp: string | undefined;
   return {
     status,
-    confines(command) {
+    confines(tool, command) {
       if (status.refusal) throw new Error(status.refusal);
-      return status.mode !== "off" && !grants.covers("bash", [command]);
+      return status.mode !== "off" && !grants.covers(tool, [command], true);
     },
     wrap(argv, root) {
       if (status.refusal) throw new Error(status.refusal);
@@ -77,16 +80,15 @@ export function createCommandSandbox(status: SandboxStatus, options: CommandSand
     explain: (run) => explainSandboxFailure(status, run),
     async askOutside(request) {
       if (!options.decide) return { allowed: false, note: HEADLESS_STAYS_INSIDE };
-      const input = { command: request.command };
       const asked: ApprovalRequest = {
         id: uuidv7(),
         callId: request.callId,
-        tool: "bash",
-        input,
+        tool: request.tool,
+        input: request.input,
         subjects: [request.command],
         subject: request.command,
         repeated: false,
-        suggestedPattern: suggestPattern("bash", input),
+        suggestedPattern: suggestPattern(request.command),
         cwd: request.cwd,
         sandbox: request.reason,
         ...(options.sessionId ? { sessionId: options.sessionId } : {}),
@@ -97,7 +99,7 @@ export function createCommandSandbox(status: SandboxStatus, options: CommandSand
       } catch {
         answer = "deny";
       }
-      if (answer === "always") grants.add("bash", asked.suggestedPattern);
+      if (answer === "always") grants.add(request.tool, asked.suggestedPattern);
       if (answer === "once" || answer === "always")
         return { allowed: true, note: "Ran outside the sandbox: the user approved it after the sandboxed attempt failed." };
       return { allowed: false, note: USER_KEPT_INSIDE };

@@ -88,6 +88,7 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
   const remember: ToolDefinition<_RememberArgs> = {
     name: "remember",
     effect: "read",
+    bookkeeping: true,
     decision: options.confirmWrites ? "ask" : "allow",
     guidance: "save a durable one-line note about this project for future sessions",
     description: rememberText,
@@ -102,6 +103,7 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
   const recall: ToolDefinition<RecallToolRequest> = {
     name: "recall",
     effect: "read",
+    bookkeeping: true,
     decision: "allow",
     guidance: "search notes and past work, ranked by relevance",
     description: recallText,
@@ -128,6 +130,7 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
   const forget: ToolDefinition<_ForgetArgs> = {
     name: "forget",
     effect: "read",
+    bookkeeping: true,
     decision: "allow",
     guidance: "remove notes that turned out wrong",
     description: forgetText,

@@ -26,6 +26,7 @@ export function createRecallDiscardedTool(getLedger: () => Ledger): ToolDefiniti
     description,
     schema: RecallDiscardedInput,
     effect: "read",
+    bookkeeping: true,
     decision: "allow",
     guidance: "search the verbatim history that compaction removed from your context",
     execute: async ({ query }) => {

@@ -18,6 +18,7 @@ export function createSkillTool(skills: readonly Skill[]): ToolDefinition<v.Infe
     schema: SkillInput,
     effect: "read",
     decision: "allow",
+    deferral: "eager",
     guidance: "load a skill's instructions before work it matches",
     subjects: (input) => [input.name],
     execute: async ({ name }) => {

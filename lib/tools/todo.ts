@@ -21,7 +21,9 @@ export function createTodoTool(notebook: TodoHolder): ToolDefinition<v.InferOutp
     description,
     schema: TodoWriteInput,
     effect: "read",
+    bookkeeping: true,
     decision: "allow",
+    deferral: "eager",
     guidance: "keep a task list for multi-step work; it survives compaction",
     execute: async ({ todos }) => {
       const clean = todos.map(_cleanTodo);

@@ -25,8 +25,8 @@ describe("plugin host", () => {
       ["time", false],
     ]);
     expect(host.failures()).toEqual([]);
-    expect(host.tools().map((tool) => tool.name)).toEqual(["current_time"]);
-    expect(host.autoApprove()).toEqual(new Set(["current_time"]));
+    // The time plugin's autoApprove is its tool's declared decision.
+    expect(host.tools().map((tool) => [tool.name, tool.decision])).toEqual([["current_time", "allow"]]);
   });
 
   test("builtins load in the enabled order, once each; unknown names and throwing factories are failures", () => {
