@@ -37,7 +37,7 @@ import { createContextManager, type ContextManager } from "./context/manager.ts"
 import { createToolDeferral, LOAD_TOOLS_DECLARATION } from "./context/tool-deferral.ts";
 import { describeToolCalls } from "../tools/call-facts.ts";
 import { createContextWindow } from "./context/window.ts";
-import { queryModelWindow } from "../providers/window-query.ts";
+import { learnModelWindow } from "./context/window-learned.ts";
 import { describePromptTooLarge, recoverFromOverflow } from "./context/overflow.ts";
 import type { AgentEvent } from "../events.ts";
 import { openSessionMemory, type SessionMemory } from "./memory-session.ts";
@@ -150,13 +150,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const instructions = flags.noInstructions ? [] : loadInstructions(cwd);
 
   const window = createContextWindow({ model: () => model, configured: config.file.contextWindow, threshold: config.file.compaction?.threshold });
-  // Asked once per unknown model, in the background: the first request never waits for it.
-  if (window.unknown()) {
-    const asked = model;
-    void queryModelWindow(connectionFromConfig(config), asked, { ollama: config.preset.id === "ollama" }).then((reported) => {
-      if (reported !== undefined) window.report(asked, reported);
-    });
-  }
+  if (window.unknown()) learnModelWindow(window, connectionFromConfig(config), model, config.preset.id === "ollama");
   const context: ContextManager = createContextManager({
     session,
     client,

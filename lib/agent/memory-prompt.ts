@@ -11,11 +11,15 @@
  * - Notes are framed as data: a header says they are records, not instructions, and the lines
  *   sit between `<memory>` and `</memory>`. A note whose files changed gets a
  *   `(possibly stale: …)` line under it; a note written after untrusted content says so.
+ * - An episode line names its session by the id recall shows for it (memory-recall.ts
+ *   `recallAbbreviator`): unique at the length shown, and recalling it expands that episode.
  * - The section says how many notes were left out and that recall reaches them.
  * - `MemoryInjection` lists what went in (ids, scope, estimated tokens): the run log's record.
  */
 import type { EpisodeStore } from "../store/episodes.ts";
+import type { Abbreviate } from "../platform/ids.ts";
 import { EPISODE_SEGMENT, openMemoryIndex, type EpisodeCard } from "../store/memory-index.ts";
+import { recallAbbreviator } from "../store/memory-recall.ts";
 import { staleNote } from "../store/memory-provenance.ts";
 import { rankByUse, type MemoryEntry, type MemoryStore, type ScopedMemoryEntry } from "../store/memory.ts";
 
@@ -111,12 +115,13 @@ function _rank(options: SelectMemoryOptions, notes: readonly ScopedMemoryEntry[]
   const query = options.query.trim();
   if (query) {
     const { index } = openMemoryIndex({ projectRoot, stores, entries, episodes: options.episodes, onNotice: options.onNotice });
+    const abbreviate = recallAbbreviator(index, byId.keys());
     const accept = (segment: string, id: string) => (segment === EPISODE_SEGMENT ? !id.startsWith("digest:") : byId.has(id));
     for (const hit of index.search(query, { limit: notes.length + _EPISODE_CAP * 4, filter: accept })) {
       if (hit.segment === EPISODE_SEGMENT) {
         if (episodes >= _EPISODE_CAP) continue;
         episodes++;
-        chosen.push({ line: _episodeLine(hit.data as EpisodeCard), item: { kind: "episode", id: hit.id, scope: "episode" } });
+        chosen.push({ line: _episodeLine(hit.data as EpisodeCard, abbreviate), item: { kind: "episode", id: hit.id, scope: "episode" } });
         continue;
       }
       const note = byId.get(hit.id)!;
@@ -138,8 +143,8 @@ function _noteCandidate(note: ScopedMemoryEntry, projectRoot: string): _Candidat
   };
 }
 
-function _episodeLine(card: EpisodeCard): string {
+function _episodeLine(card: EpisodeCard, abbreviate: Abbreviate): string {
   if (card.kind !== "episode") return "";
   const changed = card.changed.length > 0 ? ` · changed ${card.changed.join(", ")}` : "";
-  return `- (episode ${card.sessionId.slice(0, 8)} ${card.at.slice(0, 10)}) asked "${card.ask}"${changed} · ${card.status}`;
+  return `- (episode ${abbreviate(card.sessionId)} ${card.at.slice(0, 10)}) asked "${card.ask}"${changed} · ${card.status}`;
 }

@@ -12,11 +12,11 @@
  * - `endRun()` returns one notice listing every note stored during the run, or nothing.
  * Not opened at all under --no-memory (agent.ts), so no scope is read or written then.
  */
-import { shortestUniquePrefix } from "../platform/ids.ts";
 import type { EmbeddingClient } from "../search/embeddings.ts";
 import type { Message } from "../messages.ts";
 import { projectPath, type DescribeCall } from "../store/episode-build.ts";
 import type { EpisodeStore } from "../store/episodes.ts";
+import { memoryAbbreviator, projectStores } from "../store/memory-lookup.ts";
 import { buildProvenance } from "../store/memory-provenance.ts";
 import { openMemoryShelf, type MemoryShelf } from "../store/memory-scopes.ts";
 import type { MemoryEntry, MemoryScope } from "../store/memory.ts";
@@ -114,10 +114,9 @@ export function openSessionMemory(options: SessionMemoryOptions): SessionMemory 
     injection: () => injected,
     endRun() {
       if (written.length === 0) return [];
-      const ids = shelf.entries().map((entry) => entry.id);
-      const lines = written.map(
-        ({ entry, scope }) => `- ${shortestUniquePrefix(entry.id, ids)} (${entry.kind}${scope === "project" ? "" : `, ${scope}`}) ${entry.text}`,
-      );
+      // As short as `shiro memory forget|show` (every scope, the episodes and their sessions) tells apart.
+      const abbreviate = memoryAbbreviator(projectStores(shelf), options.episodes?.read().episodes ?? []);
+      const lines = written.map(({ entry, scope }) => `- ${abbreviate(entry.id)} (${entry.kind}${scope === "project" ? "" : `, ${scope}`}) ${entry.text}`);
       written = [];
       return [{ type: "notice", text: [`notes written in this run (shiro memory forget <id|text> removes one):`, ...lines].join("\n") }];
     },

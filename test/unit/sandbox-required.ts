@@ -6,7 +6,7 @@
 import { detectSandbox } from "../../lib/sandbox/detect.ts";
 import { hostPackage, hostTest } from "../host-packages.ts";
 
-const _status = process.platform === "linux" ? detectSandbox({}) : undefined;
+const _status = process.platform === "linux" ? detectSandbox({ keep: false }) : undefined;
 export const BWRAP_USABLE = _status?.runner?.kind === "bwrap";
 export const BUBBLEWRAP = hostPackage(
   "bubblewrap",
