@@ -33,6 +33,7 @@ export async function runHeadless(prompt: string, flags: AgentFlags, options: He
     mode: "headless",
     runId: process.env.SHIRO_RUN_ID,
     detached: process.env.SHIRO_DETACHED === "1",
+    writeStderr: writeErr,
   });
   try {
     return exitCodeOf(await printRun(agent.turn(prompt, controller.signal, { notices: describeNotices(agent.startupNotices()) }), options));

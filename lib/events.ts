@@ -10,7 +10,7 @@
  * Transient events (`text`, `reasoning`, `tool-output`) are deltas: the run log folds them into
  * `message` and `tool-result` and does not store them. docs/headless.md documents every event.
  */
-import type { Todo } from "./store/notebook.ts";
+import type { Todo } from "./notebook.ts";
 
 export type StopKind = "completed" | "error" | "aborted" | "blocked" | "max-steps";
 

@@ -13,7 +13,7 @@
  * What the text cannot show passes: a variable's value, a decoded payload run without a pipe
  * into a shell, a script file, an alias. This is a seatbelt, not a sandbox.
  */
-import type { Plugin } from "../lib/extensions/plugin-api.ts";
+import type { Plugin } from "../lib/extension-api/plugin-api.ts";
 import { loadShellParser } from "../lib/shell/parser.ts";
 import { peelCommand } from "../lib/shell/peel.ts";
 import {

@@ -8,10 +8,10 @@
  */
 import type { ResolvedConfig } from "../config/config.ts";
 import type { AgentName, ThinkingLevel } from "../vocabulary.ts";
-import { createBlockingDecision, createGate, denyAll, type Gate } from "../approval/gate.ts";
+import { createBlockingDecision, createGate, denyAll, type Gate } from "../extensions/gate.ts";
 import { type DecisionSource } from "../approval/request.ts";
 import { addDeclaredDefaults, defaultPermission, parsePermissionRules, evaluatePermission, mayAllow, type PermissionRules } from "../approval/rules.ts";
-import type { PluginHost } from "../extensions/plugin-api.ts";
+import type { PluginHost } from "../extension-api/plugin-api.ts";
 import { findProjectRoot } from "../config/project.ts";
 import { detectSandbox, type SandboxStatus } from "../sandbox/detect.ts";
 import { createCommandSandbox } from "../sandbox/session.ts";
@@ -20,11 +20,11 @@ import type { MemoryStore } from "../store/memory.ts";
 import { openEpisodes } from "../store/episodes.ts";
 import { embeddingClientFromConfig } from "../search/embeddings.ts";
 import { collectRunIds, recordSessionEpisode, summarizeEpisode } from "./episode-recorder.ts";
-import type { Todo } from "../store/notebook.ts";
+import type { Todo } from "../notebook.ts";
 import type { RunSnapshot } from "../store/runs.ts";
 import { openSessionWriter, type SessionWriter } from "../store/sessions.ts";
 import { type SessionRecord } from "../store/session-record.ts";
-import { renderSkillCatalogue, type Skill } from "../extensions/skills.ts";
+import { renderSkillCatalogue, type Skill } from "../skills/skills.ts";
 import { builtinTools, checkToolList, selectTools } from "../tools/index.ts";
 import { createSkillTool } from "../tools/skill.ts";
 import { createRecallDiscardedTool } from "../tools/recall-discarded.ts";
@@ -65,6 +65,11 @@ export interface CreateAgentOptions {
   /** Continue exactly this session (used by `shiro runs resume`). */
   sessionId?: string;
   env?: NodeJS.ProcessEnv;
+  /**
+   * Where what the session itself must tell the terminal goes (a plugin's bell, an episode that
+   * could not be written): the front end's one writer (lib/ui/output.ts). The agent writes nothing else.
+   */
+  writeStderr: (text: string) => void;
 }
 
 /** What the REPL may switch mid-session (`/agent`, `/think`, `/model`). */
@@ -144,7 +149,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   if (sandboxStatus.notice) notices.push({ code: "sandbox", text: sandboxStatus.notice });
   const sandbox = createCommandSandbox(sandboxStatus, { decide: options.decide, sessionId: session.id });
 
-  const plugins = await openPlugins(cwd, config, sandbox, flags.noPlugins === true, notices);
+  const plugins = await openPlugins(cwd, config, sandbox, flags.noPlugins === true, notices, options.writeStderr);
   const skills = openSkills(cwd, flags.noSkills === true, notices);
   const mcp = await connectMcp({ cwd, config, sandboxStatus, sandbox, disabled: flags.noMcp === true, headless }, notices);
   const instructions = flags.noInstructions ? [] : loadInstructions(cwd);
@@ -380,9 +385,10 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
           cwd,
           runIds: episodeRuns.splice(0),
           describe: describeToolCalls(registered, cwd),
+          warn: options.writeStderr,
         });
       writer.close();
-      const summary = episode && config.file.memory?.episodeSummary ? summarizeEpisode(episodes!, episode, complete) : undefined;
+      const summary = episode && config.file.memory?.episodeSummary ? summarizeEpisode(episodes!, episode, complete, options.writeStderr) : undefined;
       closing = Promise.all([mcp.hub?.close(), summary]).then(() => undefined);
       return hasMessages ? session.id : undefined;
     },

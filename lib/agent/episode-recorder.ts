@@ -9,8 +9,8 @@
  * slow summary loses nothing but the summary.
  *
  * Contract: neither function throws. A session that did nothing (see buildEpisode) records
- * nothing; a failure (a lock held too long, a full disk, the model failing) is one line on
- * stderr, and the session still closes normally.
+ * nothing; a failure (a lock held too long, a full disk, the model failing) is one line through
+ * `warn` (the front end's stderr), and the session still closes normally.
  */
 import { buildEpisode, loadEpisodeRuns, type DescribeCall } from "../store/episode-build.ts";
 import type { Episode, EpisodeStore } from "../store/episodes.ts";
@@ -36,6 +36,8 @@ export interface RecordSessionEpisodeOptions {
   runIds: readonly string[];
   /** Reads each logged call by its tool's declaration (lib/tools/call-facts.ts). */
   describe: DescribeCall;
+  /** Hears the one line of a failure. */
+  warn: (line: string) => void;
 }
 
 /** Records the episode if there is one; returns it when it was recorded. */
@@ -49,19 +51,19 @@ export function recordSessionEpisode(options: RecordSessionEpisodeOptions): Epis
     store.record(episode);
     return episode;
   } catch (error) {
-    process.stderr.write(`shiro: could not record this session's episode in ${store.path} (${_message(error)}); the session itself is saved\n`);
+    options.warn(`shiro: could not record this session's episode in ${store.path} (${_message(error)}); the session itself is saved\n`);
     return undefined;
   }
 }
 
 /** Asks the model for the episode's summary and adds it to the stored episode. */
-export async function summarizeEpisode(store: EpisodeStore, episode: Episode, complete: CompleteFn): Promise<void> {
+export async function summarizeEpisode(store: EpisodeStore, episode: Episode, complete: CompleteFn, warn: (line: string) => void): Promise<void> {
   try {
     const reply = await complete(_SUMMARY_SYSTEM, renderEpisodeForSummary(episode), AbortSignal.timeout(_SUMMARY_TIMEOUT_MS));
     const summary = cleanSummary(reply);
     if (summary) store.addSummary(episode.id, summary);
   } catch (error) {
-    process.stderr.write(`shiro: the episode summary was not written (${_message(error)}); the episode is stored without it\n`);
+    warn(`shiro: the episode summary was not written (${_message(error)}); the episode is stored without it\n`);
   }
 }
 

@@ -18,14 +18,14 @@ import type { ModelRequest } from "../providers/types.ts";
 import type { ThinkingLevel } from "../vocabulary.ts";
 import { toToolSpec } from "../tools/schema.ts";
 import { capResult, type ToolDefinition } from "../tools/types.ts";
-import { USER_DENIED_REASON, type Gate } from "../approval/gate.ts";
+import { USER_DENIED_REASON, type Gate } from "../extensions/gate.ts";
 import type { CommandSandbox } from "../sandbox/session.ts";
 import type { ModelClient } from "../providers/client.ts";
 import type { Suspension } from "../store/runs.ts";
 import type { AgentEvent, StopKind } from "../events.ts";
 import { collectToolCall, executeToolCall, validateToolCall } from "./tool-call.ts";
 
-/** The approval gate the loop consults before every call (lib/approval/gate.ts implements it). */
+/** The approval gate the loop consults before every call (lib/extensions/gate.ts implements it). */
 export type LoopGate = Pick<Gate, "check" | "newTurn" | "deniesPath">;
 
 export interface WirePreparation {

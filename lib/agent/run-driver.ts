@@ -5,13 +5,13 @@
  * session (usage, cost, the exchange record) and the snapshot are brought up to date and
  * `done` closes the stream. The agent session (agent.ts) only wires what a run needs.
  */
-import type { Gate } from "../approval/gate.ts";
+import type { Gate } from "../extensions/gate.ts";
 import type { ThinkingLevel } from "../vocabulary.ts";
-import type { PluginHost } from "../extensions/plugin-api.ts";
+import type { PluginHost } from "../extension-api/plugin-api.ts";
 import { addUsage, type Message, type Usage, type UserMessage } from "../messages.ts";
 import { costUsd } from "../providers/pricing.ts";
 import type { MemoryStore } from "../store/memory.ts";
-import type { Todo } from "../store/notebook.ts";
+import type { Todo } from "../notebook.ts";
 import { uuidv7 } from "../platform/ids.ts";
 import { cancelRequested, clearCancelRequest, openRunLog, type RunLog, type RunSnapshot } from "../store/runs.ts";
 import { type RunOptions } from "../config/flags.ts";

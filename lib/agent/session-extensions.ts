@@ -7,10 +7,10 @@ import type { ResolvedConfig } from "../config/config.ts";
 import type { McpHub } from "../extensions/mcp/hub.ts";
 import { stateDir } from "../platform/paths.ts";
 import { createDisabledPluginHost, createPluginHost } from "../extensions/plugin-host.ts";
-import type { PluginHost } from "../extensions/plugin-api.ts";
+import type { PluginHost } from "../extension-api/plugin-api.ts";
 import type { CommandSandbox } from "../sandbox/session.ts";
 import type { SandboxStatus } from "../sandbox/detect.ts";
-import { loadSkills, type Skill } from "../extensions/skills.ts";
+import { loadSkills, type Skill } from "../skills/skills.ts";
 import { findProjectRoot } from "../config/project.ts";
 import { readProjectMcp, type ProjectMcp, type ProjectMcpServer } from "../store/project-mcp.ts";
 import type { AgentEvent } from "../events.ts";
@@ -23,9 +23,10 @@ export async function openPlugins(
   sandbox: CommandSandbox,
   disabled: boolean,
   notices: StartupNotice[],
+  writeStderr: (text: string) => void,
 ): Promise<PluginHost> {
   if (disabled) return createDisabledPluginHost();
-  const plugins = createPluginHost({ cwd, enabled: config.file.plugins, wrapCommand: (argv) => sandbox.wrap(argv, cwd) });
+  const plugins = createPluginHost({ cwd, enabled: config.file.plugins, writeStderr, wrapCommand: (argv) => sandbox.wrap(argv, cwd) });
   // Plugins installed from the registry always load (declarative deny rules), unless --no-plugins.
   const { loadInstalledPlugins } = await import("../extensions/registry/registry.ts");
   const installed = loadInstalledPlugins();

@@ -4,11 +4,11 @@
  * becomes an error result; nothing here asks or decides (lib/agent/loop.ts does).
  */
 import * as v from "valibot";
-import type { Gate } from "../approval/gate.ts";
+import type { Gate } from "../extensions/gate.ts";
 import type { AgentEvent } from "../events.ts";
 import type { ToolCallPart, ToolResultPart } from "../messages.ts";
 import type { CommandSandbox } from "../sandbox/session.ts";
-import { describeIssue } from "../store/json-file.ts";
+import { describeIssue } from "../state-file/json-file.ts";
 import { capResult, type ToolDefinition } from "../tools/types.ts";
 
 /** What running a call needs of the turn (a TurnOptions is one). */

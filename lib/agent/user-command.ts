@@ -5,7 +5,7 @@
  * stdout, stderr); throws a one-line error when the gate refuses or the tool fails.
  */
 import * as v from "valibot";
-import type { Gate } from "../approval/gate.ts";
+import type { Gate } from "../extensions/gate.ts";
 import { uuidv7 } from "../platform/ids.ts";
 import type { CommandSandbox } from "../sandbox/session.ts";
 import type { ToolDefinition } from "../tools/types.ts";

@@ -12,7 +12,7 @@ import { paths } from "../platform/paths.ts";
 import { PRESET_IDS, PROTOCOL_FLAG_VALUES, findPreset, type Preset } from "../providers/presets.ts";
 import { type Protocol } from "../messages.ts";
 import { type ProtocolFlag } from "../vocabulary.ts";
-import { describeIssue, parseJson, readJson, updateJsonSync } from "../store/json-file.ts";
+import { describeIssue, parseJson, readJson, updateJsonSync } from "../state-file/json-file.ts";
 
 import { AGENT_NAMES, THINKING_LEVELS, TOOL_SET_NAMES, type AgentName, type ThinkingLevel } from "../vocabulary.ts";
 // Re-exported for modules not yet pointed at lib/vocabulary.ts (tools/, agent/variants.ts).

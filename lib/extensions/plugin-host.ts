@@ -2,9 +2,18 @@
  * The plugin host: holds the active plugins, builtin ones (plugins/, enabled by config `plugins`
  * in that order) first, then installed ones (registry manifests). Plugins are code shipped in the
  * binary or declarative manifests; nothing is ever loaded from disk or a URL as code. The
- * contracts it keeps are written on the API (lib/extensions/plugin-api.ts).
+ * contracts it keeps are written on the API (lib/extension-api/plugin-api.ts).
  */
-import type { ActivePlugin, InstalledPluginManifest, Plugin, PluginContext, PluginFactory, PluginFailure, PluginHost, ToolCallInfo } from "./plugin-api.ts";
+import type {
+  ActivePlugin,
+  InstalledPluginManifest,
+  Plugin,
+  PluginContext,
+  PluginFactory,
+  PluginFailure,
+  PluginHost,
+  ToolCallInfo,
+} from "../extension-api/plugin-api.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import { BUILTIN_PLUGINS } from "../../plugins/index.ts";
 
@@ -15,14 +24,15 @@ export interface PluginHostOptions {
   /** Builtin names in the order they run; default DEFAULT_PLUGINS. */
   enabled?: readonly string[];
   builtins?: Readonly<Record<string, PluginFactory>>;
-  writeStderr?: (text: string) => void;
+  /** Where plugins write to the terminal (the bell): the front end's one writer, passed down. */
+  writeStderr: (text: string) => void;
   wrapCommand?: (argv: readonly string[]) => string[];
 }
 
 export function createPluginHost(options: PluginHostOptions): PluginHost {
   const context: PluginContext = {
     cwd: options.cwd,
-    writeStderr: options.writeStderr ?? ((text) => process.stderr.write(text)),
+    writeStderr: options.writeStderr,
     ...(options.wrapCommand ? { wrapCommand: options.wrapCommand } : {}),
   };
   const builtins: Readonly<Record<string, PluginFactory>> = options.builtins ?? BUILTIN_PLUGINS;

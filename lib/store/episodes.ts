@@ -19,7 +19,7 @@
  */
 import * as v from "valibot";
 import { paths } from "../platform/paths.ts";
-import { readJson, updateJsonSync } from "./json-file.ts";
+import { readJson, updateJsonSync } from "../state-file/json-file.ts";
 
 export const EPISODE_CAP = 1_000;
 export const EPISODE_BYTES_CAP = 4_000_000;

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import * as v from "valibot";
 import { McpServerSchema } from "../config/config.ts";
 import { stateDir } from "../platform/paths.ts";
-import { readJson, updateJsonSync } from "./json-file.ts";
+import { readJson, updateJsonSync } from "../state-file/json-file.ts";
 
 export type ProjectMcpServer = v.InferOutput<typeof McpServerSchema>;
 

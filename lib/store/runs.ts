@@ -21,8 +21,8 @@ import { paths } from "../platform/paths.ts";
 import { ToolResultPartSchema } from "../messages.ts";
 import { SAVED_FLAGS, type RunOptions } from "../config/flags.ts";
 import { TRANSIENT_EVENTS, type AgentEvent } from "../events.ts";
-import { appendJsonLine, readJson, readJsonLines, writeJsonAtomic, writeTextAtomic } from "./json-file.ts";
-import { isProcessAlive } from "./file-lock.ts";
+import { appendJsonLine, readJson, readJsonLines, writeJsonAtomic, writeTextAtomic } from "../state-file/json-file.ts";
+import { isProcessAlive } from "../state-file/file-lock.ts";
 import { shortRunId } from "./short-ids.ts";
 
 export const RUN_STATUSES = ["running", "completed", "error", "aborted", "cancelled", "blocked", "max-steps", "interrupted"] as const;

@@ -18,7 +18,7 @@ import { readdirSync, statSync } from "node:fs";
 import { setTimeout as setTimer, clearTimeout as clearTimer } from "node:timers";
 import { UserError } from "../platform/errors.ts";
 import { paths } from "../platform/paths.ts";
-import { readJson, writeJsonAtomic } from "./json-file.ts";
+import { readJson, writeJsonAtomic } from "../state-file/json-file.ts";
 import { releaseLease, tryLease } from "./session-lease.ts";
 import { shortSessionId } from "./short-ids.ts";
 import {

@@ -1,9 +1,9 @@
 /**
- * skill: hands the model the body of one loaded skill (see lib/extensions/skills.ts). Offered only when at
+ * skill: hands the model the body of one loaded skill (see lib/skills/skills.ts). Offered only when at
  * least one skill is loaded; the body is read on the call, never put in the prompt.
  */
 import * as v from "valibot";
-import type { Skill } from "../extensions/skills.ts";
+import type { Skill } from "../skills/skills.ts";
 import description from "./skill.md" with { type: "text" };
 import type { ToolDefinition } from "./types.ts";
 

@@ -9,6 +9,7 @@ import { createAgent, type Agent } from "../agent/agent.ts";
 import { type AgentFlags } from "../config/flags.ts";
 import { findProjectRoot } from "../config/project.ts";
 import { runProviderSetup } from "./onboarding.ts";
+import { writeErr } from "./output.ts";
 import { askApproval } from "./approval-question.ts";
 import { askUserInTerminal } from "./ask-question.ts";
 import { askProjectTrust } from "./project-trust.ts";
@@ -56,6 +57,7 @@ export function openAgent(state: ReplState, changes: Partial<AgentFlags> = {}, s
     mode: "interactive",
     decide: (request) => askApproval(state, request),
     askUser: (question, options, signal) => askUserInTerminal(state, question, options, signal),
+    writeStderr: writeErr,
     ...(sessionId ? { sessionId } : {}),
   });
 }

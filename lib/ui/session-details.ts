@@ -4,7 +4,7 @@ import { readCompactionState } from "../agent/context/manager.ts";
 import { estimateTokens } from "../agent/context/planner.ts";
 import { createContextWindow, type WindowSource } from "../agent/context/window.ts";
 import type { ConfigFile } from "../config/config.ts";
-import { renderTodoLines } from "../store/notebook.ts";
+import { renderTodoLines } from "../notebook.ts";
 import type { SessionRecord } from "../store/session-record.ts";
 import { shortRunId } from "../store/short-ids.ts";
 import { formatLocalMinute } from "./session-lines.ts";

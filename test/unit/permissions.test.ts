@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
-import { HEADLESS_DENIED_REASON, USER_DENIED_REASON, createGate, denyAll, type GateCall } from "../../lib/approval/gate.ts";
+import { HEADLESS_DENIED_REASON, USER_DENIED_REASON, createGate, denyAll, type GateCall } from "../../lib/extensions/gate.ts";
 import { type ApprovalAnswer, type ApprovalRequest, type DecisionSource } from "../../lib/approval/request.ts";
 import { UserError } from "../../lib/platform/errors.ts";
 import {
@@ -16,7 +16,7 @@ import {
   suggestPattern,
 } from "../../lib/approval/rules.ts";
 import { createPluginHost } from "../../lib/extensions/plugin-host.ts";
-import type { Plugin, PluginHost } from "../../lib/extensions/plugin-api.ts";
+import type { Plugin, PluginHost } from "../../lib/extension-api/plugin-api.ts";
 import { builtinTools } from "../../lib/tools/index.ts";
 import type { ToolDefinition } from "../../lib/tools/types.ts";
 import { createTaskTool } from "../../lib/agent/subagent.ts";
@@ -392,7 +392,7 @@ describe("createGate", () => {
         throw new Error("kaput");
       },
     };
-    const plugins = createPluginHost({ cwd: "/ws", enabled: ["boom"], builtins: { boom: () => boom } });
+    const plugins = createPluginHost({ cwd: "/ws", writeStderr: () => {}, enabled: ["boom"], builtins: { boom: () => boom } });
     const h = harness({ yolo: true, plugins });
     expect(await h.check("glob", { pattern: "*" })).toEqual({ allowed: false, by: "plugin", reason: "Blocked by the boom plugin: its check failed (kaput)" });
   });
@@ -439,7 +439,7 @@ describe("createGate", () => {
 
   test("plugin tools in autoApprove run without asking; a plugin cannot auto-approve another tool", async () => {
     const deploy: Plugin = { name: "deploy", description: "", tools: [_tool("deploy_preview")], autoApprove: ["deploy_preview", "bash"] };
-    const plugins = createPluginHost({ cwd: "/ws", enabled: ["deploy"], builtins: { deploy: () => deploy } });
+    const plugins = createPluginHost({ cwd: "/ws", writeStderr: () => {}, enabled: ["deploy"], builtins: { deploy: () => deploy } });
     const h = harness({ plugins, answers: ["once"] });
     expect(await h.check("deploy_preview", {})).toEqual({ allowed: true });
     expect((await h.check("bash", { command: "ls" })).allowed).toBe(true);

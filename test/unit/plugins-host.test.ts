@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createDisabledPluginHost, createPluginHost } from "../../lib/extensions/plugin-host.ts";
-import type { Plugin, PluginFactory } from "../../lib/extensions/plugin-api.ts";
+import type { Plugin, PluginFactory } from "../../lib/extension-api/plugin-api.ts";
 import { FORMAT_TIMEOUT_MS, pickFormatter, runFormatter } from "../../plugins/format.ts";
 import { currentTimeTool, describeTime } from "../../plugins/time.ts";
 

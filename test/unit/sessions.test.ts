@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { UserError } from "../../lib/platform/errors.ts";
 import { paths } from "../../lib/platform/paths.ts";
 import type { Message } from "../../lib/messages.ts";
-import { writeJsonAtomic } from "../../lib/store/json-file.ts";
+import { writeJsonAtomic } from "../../lib/state-file/json-file.ts";
 import { appendExchange, createSession, historyForResume, deriveTitle, type SessionRecord } from "../../lib/store/session-record.ts";
 import { SAVE_DEBOUNCE_MS, findSession, listSessions, loadSession, newestForCwd, openSessionWriter, type SessionWriter } from "../../lib/store/sessions.ts";
 import { createFakeTimers } from "../fakes/timers.ts";

@@ -9,7 +9,7 @@ import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as v from "valibot";
-import { createGate, type GateCall } from "../../lib/approval/gate.ts";
+import { createGate, type GateCall } from "../../lib/extensions/gate.ts";
 import type { ApprovalRequest } from "../../lib/approval/request.ts";
 import { addDeclaredDefaults, parsePermissionRules } from "../../lib/approval/rules.ts";
 import { fieldPaths } from "../../lib/approval/write-paths.ts";

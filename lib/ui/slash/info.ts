@@ -1,7 +1,8 @@
 /** Slash commands that show or tidy what the session holds: tasks, notes, instructions, tools, cost, context. */
 import initPrompt from "../../agent/prompts/init.md" with { type: "text" };
+import { paths } from "../../platform/paths.ts";
 import { formatUsd } from "../../providers/pricing.ts";
-import { renderTodoLines } from "../../store/notebook.ts";
+import { renderTodoLines } from "../../notebook.ts";
 import { renderProgressBar } from "../todo-progress.ts";
 import { toolSchemaBytes } from "../../tools/schema.ts";
 import { SLASH_DONE, type SlashCommand } from "./command.ts";
@@ -79,7 +80,7 @@ const _skills: SlashCommand = {
       const width = Math.max(...agent.skills.map((skill) => skill.name.length)) + 2;
       write(`${agent.skills.map((skill) => `${skill.name.padEnd(width)}${skill.origin.padEnd(10)}${style.dim(skill.description)}`).join("\n")}\n`);
     }
-    write(style.dim("add your own in ~/.shiro-neko/skills/ or .shiro/skills/ (see docs/skills.md); new skills load at the next start\n"));
+    write(style.dim(`add your own in ${paths.userSkillsDir()}/ or .shiro/skills/ (see docs/skills.md); new skills load at the next start\n`));
     return SLASH_DONE;
   },
 };

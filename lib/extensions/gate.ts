@@ -31,10 +31,10 @@ import {
   type PermissionMatch,
   type PermissionRules,
   type SessionGrants,
-} from "./rules.ts";
-import type { ApprovalAnswer, ApprovalRequest, DecisionSource } from "./request.ts";
+} from "../approval/rules.ts";
+import type { ApprovalAnswer, ApprovalRequest, DecisionSource } from "../approval/request.ts";
 import { classifySecretFile } from "../secrets/classify.ts";
-import type { PluginHost } from "../extensions/plugin-api.ts";
+import type { PluginHost } from "../extension-api/plugin-api.ts";
 import { loadShellParser } from "../shell/parser.ts";
 import { createPending } from "../store/approvals.ts";
 import type { ToolDefinition } from "../tools/types.ts";
