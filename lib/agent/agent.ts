@@ -65,10 +65,7 @@ export interface CreateAgentOptions {
   /** Continue exactly this session (used by `shiro runs resume`). */
   sessionId?: string;
   env?: NodeJS.ProcessEnv;
-  /**
-   * Where what the session itself must tell the terminal goes (a plugin's bell, an episode that
-   * could not be written): the front end's one writer (lib/ui/output.ts). The agent writes nothing else.
-   */
+  /** Where the session's own lines go (a plugin's bell, an episode not written): the front end's one writer (lib/ui/output.ts). */
   writeStderr: (text: string) => void;
 }
 
@@ -147,7 +144,11 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
 
   const sandboxStatus = detectSandbox({ config: config.file.sandbox, noSandbox: flags.noSandbox, env: options.env });
   if (sandboxStatus.notice) notices.push({ code: "sandbox", text: sandboxStatus.notice });
-  const sandbox = createCommandSandbox(sandboxStatus, { decide: options.decide, sessionId: session.id });
+  const sandbox = createCommandSandbox(sandboxStatus, {
+    decide: options.decide,
+    sessionId: session.id,
+    hidePaths: typeof config.file.sandbox === "object" ? config.file.sandbox.hidePaths : undefined,
+  });
 
   const plugins = await openPlugins(cwd, config, sandbox, flags.noPlugins === true, notices, options.writeStderr);
   const skills = openSkills(cwd, flags.noSkills === true, notices);
@@ -181,7 +182,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
         sessionId: session.id,
         runId: () => runIds.active,
         messages: () => session.messages,
-        tools: () => toolbox.registered,
+        toolFor: (name) => toolbox.registered.find((tool) => tool.name === name) ?? mcp.hub?.tools().find((tool) => tool.name === name),
         episodes,
         embeddings,
         budget: memoryConfig?.budget,

@@ -9,6 +9,7 @@
 import * as v from "valibot";
 import { EXIT, UserError } from "../platform/errors.ts";
 import { paths } from "../platform/paths.ts";
+import { sealedEnv } from "../secrets/key-vault.ts";
 import { PRESET_IDS, PROTOCOL_FLAG_VALUES, findPreset, type Preset } from "../providers/presets.ts";
 import { type Protocol } from "../messages.ts";
 import { type ProtocolFlag } from "../vocabulary.ts";
@@ -98,9 +99,11 @@ export const ConfigSchema = v.strictObject(
             network: v.optional(v.boolean("must be true or false")),
             bwrap: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty"))),
             mcp: v.optional(v.boolean("must be true or false")),
+            /** Paths sandboxed commands cannot read, beside the defaults (lib/sandbox/hidden-paths.ts): absolute, `~/…`, or relative to the workspace. */
+            hidePaths: v.optional(v.array(v.pipe(v.string("must be a path"), v.minLength(1, "must not be empty")))),
           }),
         ],
-        `must be one of ${SANDBOX_MODES.join(", ")}, or {mode?, network?, bwrap?, mcp?}`,
+        `must be one of ${SANDBOX_MODES.join(", ")}, or {mode?, network?, bwrap?, mcp?, hidePaths?}`,
       ),
     ),
     memory: v.optional(
@@ -212,7 +215,7 @@ function _pick<T extends readonly string[]>(value: string | undefined, allowed: 
 
 /** Applies environment and flags over the file. Throws UserError for invalid values. */
 export function resolveConfig(options: { flags?: ConfigFlags; env?: NodeJS.ProcessEnv; configPath?: string; file?: ConfigFile } = {}): ResolvedConfig {
-  const env = options.env ?? process.env;
+  const env = options.env ?? sealedEnv();
   const flags = options.flags ?? {};
   const configPath = options.configPath ?? paths.config();
   const file = options.file ?? loadConfigFile(configPath);

@@ -8,9 +8,10 @@
  * the sandbox. Without `network` the command gets its own network namespace (loopback only,
  * nothing listening). It runs in new PID and session namespaces and dies with shiro; as root it
  * also gets a user namespace with every capability dropped, so it cannot remount anything. With
- * a seccomp filter it cannot create Unix sockets either (seccomp.ts).
+ * a seccomp filter it cannot create Unix sockets either (seccomp.ts). Every path of `hide`
+ * (hidden-paths.ts) reads as an empty folder (a read-only tmpfs) or an empty file (/dev/null).
  */
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 export interface BwrapPolicy {
@@ -18,6 +19,8 @@ export interface BwrapPolicy {
   network: boolean;
   /** A compiled seccomp filter (seccomp.ts) to load; bwrap reads it from fd 3, which a `sh` in front opens. */
   seccompFile?: string;
+  /** Real, existing paths to hide from reads (resolveHiddenPaths). */
+  hide?: readonly string[];
 }
 
 /** Paths inside a writable workspace that stay read-only. */
@@ -36,6 +39,7 @@ export function buildBwrapArgv(bwrap: string, policy: BwrapPolicy, root: string,
   const real = _realpath(root);
   args.push(bind, real, real);
   if (real !== root) args.push(bind, real, root);
+  args.push(..._hideArgs(policy.hide ?? []));
   if (policy.mode === "workspace-write") {
     for (const relative of PROTECTED_GIT_PATHS) {
       const path = join(real, relative);
@@ -46,6 +50,16 @@ export function buildBwrapArgv(bwrap: string, policy: BwrapPolicy, root: string,
   args.push("--setenv", "TMPDIR", "/tmp", "--chdir", root, "--", ...command);
   // exec keeps the pid: the process shiro spawned (and kills) is bwrap itself.
   return policy.seccompFile ? ["/bin/sh", "-c", 'exec "$@" 3<"$0"', policy.seccompFile, ...args] : args;
+}
+
+function _hideArgs(hide: readonly string[]): string[] {
+  const args: string[] = [];
+  for (const path of hide) {
+    const folder = statSync(path, { throwIfNoEntry: false })?.isDirectory();
+    if (folder === undefined) continue;
+    args.push(...(folder ? ["--tmpfs", path, "--remount-ro", path] : ["--ro-bind", "/dev/null", path]));
+  }
+  return args;
 }
 
 function _realpath(path: string): string {

@@ -3,7 +3,7 @@
  * Untested on real macOS by this project's CI (it runs on Linux); the profile follows the same
  * rules as the bubblewrap one: reads anywhere, writes only in the workspace (`workspace-write`)
  * and a private temp folder, the workspace's `.git/hooks` and `.git/config` read-only, and no
- * network unless `network`. Paths reach the profile as `-D` parameters, never spliced into it,
+ * network unless `network`, and no reads of the `hide` paths (hidden-paths.ts). Paths reach the profile as `-D` parameters, never spliced into it,
  * so no path can change the profile's meaning.
  */
 import { realpathSync } from "node:fs";
@@ -11,6 +11,8 @@ import { realpathSync } from "node:fs";
 export interface SeatbeltPolicy {
   mode: "workspace-write" | "read-only";
   network: boolean;
+  /** Paths to deny reads of; they reach the profile as `HIDE<n>` parameters. */
+  hide?: readonly string[];
 }
 
 /** The profile text; `ROOT` and `TMP` are `-D` parameters of sandbox-exec. */
@@ -28,6 +30,8 @@ export function buildSeatbeltProfile(policy: SeatbeltPolicy): string {
   if (policy.mode === "workspace-write") {
     lines.push('(deny file-write* (subpath (string-append (param "ROOT") "/.git/hooks")) (literal (string-append (param "ROOT") "/.git/config")))');
   }
+  const hidden = (policy.hide ?? []).map((_, at) => `(subpath (param "HIDE${at}"))`);
+  if (hidden.length > 0) lines.push(`(deny file-read* ${hidden.join(" ")})`);
   if (!policy.network) lines.push("(deny network*)");
   return `${lines.join("\n")}\n`;
 }
@@ -43,6 +47,7 @@ export function buildSeatbeltArgv(sandboxExec: string, policy: SeatbeltPolicy, r
     `ROOT=${_realpath(root)}`,
     "-D",
     `TMP=${privateTmp}`,
+    ...(policy.hide ?? []).flatMap((path, at) => ["-D", `HIDE${at}=${path}`]),
     "/usr/bin/env",
     `TMPDIR=${privateTmp}`,
     ...command,

@@ -17,6 +17,7 @@ import type { ApprovalRequest, DecisionSource } from "../approval/request.ts";
 import { buildBwrapArgv } from "./bwrap.ts";
 import type { SandboxStatus } from "./detect.ts";
 import { explainSandboxFailure, type FailedRun } from "./explain.ts";
+import { hiddenPathList, resolveHiddenPaths } from "./hidden-paths.ts";
 import { buildSeatbeltArgv } from "./seatbelt.ts";
 import { seccompFilterFile } from "./seccomp.ts";
 
@@ -57,11 +58,14 @@ export interface CommandSandboxOptions {
   /** The person answering approval questions; undefined in headless runs. */
   decide?: DecisionSource;
   sessionId?: string;
+  /** Config `sandbox.hidePaths`: hidden beside the defaults (hidden-paths.ts). */
+  hidePaths?: readonly string[];
 }
 
 export function createCommandSandbox(status: SandboxStatus, options: CommandSandboxOptions = {}): CommandSandbox {
   const grants = createSessionGrants();
   let privateTmp: string | undefined;
+  const hidden = hiddenPathList(options.hidePaths);
   return {
     status,
     confines(tool, command) {
@@ -72,7 +76,7 @@ export function createCommandSandbox(status: SandboxStatus, options: CommandSand
       if (status.refusal) throw new Error(status.refusal);
       const runner = status.runner;
       if (status.mode === "off" || !runner) return [...argv];
-      const policy = { mode: status.mode, network: status.network };
+      const policy = { mode: status.mode, network: status.network, hide: resolveHiddenPaths(hidden, root) };
       if (runner.kind === "bwrap") return buildBwrapArgv(runner.path, { ...policy, seccompFile: seccompFilterFile() }, root, argv);
       privateTmp ??= mkdtempSync(join(tmpdir(), "shiro-sandbox-"));
       return buildSeatbeltArgv(runner.path, policy, root, privateTmp, argv);

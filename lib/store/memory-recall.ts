@@ -16,7 +16,8 @@
  *   `(possibly stale: <file> changed since this note)` (memory-provenance.ts).
  *   `kinds` keeps note kinds and `episode` (which covers digests).
  * - Each note returned counts one hit in its own store (memory.ts `recordHits`).
- * - Results are one short line each; notices about a rebuilt index open the answer.
+ * - Results are one short line each, their note and episode text escaped (memory-escape.ts) so
+ *   none can start a line of its own; notices about a rebuilt index open the answer.
  * - `recallMemory` ranks by words only and never uses the network; `recallMemoryHybrid` (config
  *   `memory.embeddings`) fuses that ranking with cosine similarity by rank.
  */
@@ -25,6 +26,7 @@ import type { EmbeddingClient } from "../search/embeddings.ts";
 import { fuseByRank } from "../search/vector-file.ts";
 import { projectPath } from "./episode-build.ts";
 import type { Episode, EpisodeStore } from "./episodes.ts";
+import { escapeMemoryText } from "./memory-escape.ts";
 import { staleNote } from "./memory-provenance.ts";
 import { createAbbreviator, type Abbreviate } from "../platform/ids.ts";
 import {
@@ -178,7 +180,7 @@ function _answer(context: RecallContext, plan: _Plan, hits: readonly IndexHit[])
       return _noteLine(note, plan.now) + (stale ? `\n  ${stale}` : "");
     }
     const found = plan.touching?.get(hit.id);
-    return _cardLine(found?.card ?? (hit.data as EpisodeCard), abbreviate) + (found?.read ? ` · read ${found.read}` : "");
+    return escapeMemoryText(_cardLine(found?.card ?? (hit.data as EpisodeCard), abbreviate) + (found?.read ? ` · read ${found.read}` : ""));
   });
   if (lines.length === 0) lines.push(plan.query ? `Nothing recorded about "${plan.query}".` : `No episode read or changed "${plan.file}".`);
   else if (hits.some((hit) => hit.segment === EPISODE_SEGMENT)) lines.push("(recall a session id to see its episode in full)");
@@ -230,7 +232,7 @@ function _noteLine(note: ScopedMemoryEntry, now: Date): string {
     _age(note.createdAt, now),
     ...(note.hits > 0 ? [`${note.hits} hit${note.hits === 1 ? "" : "s"}`] : []),
   ];
-  return `note (${parts.join(", ")}): ${note.text}`;
+  return `note (${parts.join(", ")}): ${escapeMemoryText(note.text)}`;
 }
 
 /** `episode 0193ab2c 2026-11-28: "<ask>" · changed a.ts, b.ts +2 · ran bun test (exit 1) · completed, 6 steps` */

@@ -9,11 +9,15 @@ import type { ToolDefinition } from "./types.ts";
 
 const _NOTHING: CallFacts = { reads: [], changes: [], bookkeeping: false };
 
-/** The describer over `tools`; `root` is the folder declared paths are read against (move_file expands folders). */
-export function describeToolCalls(tools: readonly ToolDefinition[], root: string): DescribeCall {
-  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+/**
+ * The describer over `tools` (a list, or a lookup by name); `root` is the folder declared paths
+ * are read against (move_file expands folders).
+ */
+export function describeToolCalls(tools: readonly ToolDefinition[] | ((name: string) => ToolDefinition | undefined), root: string): DescribeCall {
+  const byName = typeof tools === "function" ? undefined : new Map(tools.map((tool) => [tool.name, tool]));
+  const lookup = typeof tools === "function" ? tools : (name: string) => byName!.get(name);
   return (name, input) => {
-    const tool = byName.get(name);
+    const tool = lookup(name);
     if (!tool) return _NOTHING;
     const touches = tool.touches ?? (tool.effect === "write" ? "changes" : undefined);
     const paths = touches ? _paths(tool, input, root) : [];

@@ -18,6 +18,7 @@ export interface TodoHolder {
 export function createTodoTool(notebook: TodoHolder): ToolDefinition<v.InferOutput<typeof TodoWriteInput>> {
   return {
     name: "todo_write",
+    resultText: "own",
     description,
     schema: TodoWriteInput,
     effect: "read",

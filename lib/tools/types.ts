@@ -59,6 +59,15 @@ export interface ToolDefinition<TInput = any> {
    * classifier get them normalised (lib/approval/rules.ts).
    */
   paths?: (input: unknown, root: string) => string[];
+  /**
+   * What its result puts in the model's context: `foreign` when it can carry text nobody in this
+   * session wrote (file contents, command output, pages, server answers), `own` when it only
+   * echoes shiro's own state or the user (a task list, a note stored, the user's answer).
+   * Undefined: `own` for `write` tools, `foreign` for every other effect. A note remembered after
+   * a foreign result is marked untrusted (lib/agent/memory-session.ts); a `read` tool with
+   * `paths` is foreign only for the paths this session did not write first.
+   */
+  resultText?: "own" | "foreign";
   /** What a declared path the secrets classifier flags does: `ask` (default) or `skip` (the tool leaves it out and says so). */
   secretPaths?: "ask" | "skip";
   /** Its default permission; undefined (MCP tools) leaves it to wildcard rules, then `ask`. */

@@ -12,7 +12,7 @@ import { runProviderSetup } from "./onboarding.ts";
 import { writeErr } from "./output.ts";
 import { askApproval } from "./approval-question.ts";
 import { askUserInTerminal } from "./ask-question.ts";
-import { askProjectTrust } from "./project-trust.ts";
+import { askProjectTrust, askRepoNotesTrust } from "./project-trust.ts";
 import type { createRenderer } from "./renderer.ts";
 import type { Style } from "./style.ts";
 import { findSession } from "../store/sessions.ts";
@@ -39,6 +39,7 @@ export interface ReplState {
 /** The first session (after the trust question for a project .mcp.json); with no key, the provider setup first. Undefined when none was set up. */
 export async function openFirstAgent(state: ReplState): Promise<Agent | undefined> {
   await askProjectTrust(state.cwd, state.flags.noMcp === true, state.write, state.style);
+  await askRepoNotesTrust(state.cwd, state.flags.noMemory === true, state.write, state.style);
   try {
     return await openAgent(state);
   } catch (error) {

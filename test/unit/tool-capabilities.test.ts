@@ -200,7 +200,7 @@ describe("what the made-up tools did is recorded as declared", () => {
         sessionId: "s",
         runId: () => "r",
         messages: () => messages,
-        tools: () => [runScript, stampFile],
+        toolFor: (name) => [runScript, stampFile].find((tool) => tool.name === name),
       });
       const remember = memory.tools.find((tool) => tool.name === "remember")!;
       await remember.execute(
