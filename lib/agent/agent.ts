@@ -50,6 +50,7 @@ import { pickSession, resolveAgentConfig } from "./session-start.ts";
 import { createTaskTool } from "./subagent.ts";
 import { runUserCommand } from "./user-command.ts";
 import { DEFAULT_MAX_STEPS, VARIANTS, type AgentVariant } from "./variants.ts";
+import type { CompleteFn } from "../providers/complete.ts";
 
 export interface CreateAgentOptions {
   cwd: string;
@@ -166,7 +167,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     threshold: () => window.threshold(),
     auto: config.file.compaction?.auto ?? true,
   });
-  const complete = (system: string, prompt: string, signal: AbortSignal) => context.complete(system, prompt, signal);
+  const complete: CompleteFn = (system, prompt, signal) => context.complete(system, prompt, signal ?? new AbortController().signal);
 
   // The registered tools, filled below; the task tool's workers and the memory's provenance read it.
   const toolbox: { registered: ToolDefinition[] } = { registered: [] };
@@ -200,9 +201,8 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
           sessionId: session.id,
         })
       : denyAll);
-  // One gate for the whole session: "always" grants last until the process ends; the repeat
-  // guard is reset by the loop at the start of every turn. Whether a call asks comes from the
-  // tools' declared `decision` alone: the session tools' join the rules once they exist.
+  // One gate for the session: "always" grants last until exit, the loop resets the repeat guard
+  // each turn. Only declared `decision`s say whether a call asks (session tools' join below).
   const builtins = builtinTools({ complete, allowHosts: config.file.webFetch?.allowHosts });
   const rules: PermissionRules = parsePermissionRules(config.file.permission, defaultPermission(builtins));
   const gate: Gate = createGate({

@@ -16,9 +16,7 @@ import { buildEpisode, loadEpisodeRuns, type DescribeCall } from "../store/episo
 import type { Episode, EpisodeStore } from "../store/episodes.ts";
 import type { AgentEvent } from "../events.ts";
 import type { SessionRecord } from "../store/session-record.ts";
-
-/** A one-shot model call: system text and one user prompt in, the reply's text out. */
-export type CompleteFn = (system: string, prompt: string, signal: AbortSignal) => Promise<string>;
+import type { CompleteFn } from "../providers/complete.ts";
 
 export const SUMMARY_LINES = 5;
 export const SUMMARY_CHARS = 500;

@@ -74,8 +74,11 @@ describe("the subcommand table", () => {
       const defined = Object.entries((raw ?? {}) as Record<string, unknown>);
       // An alias is a second name for a command already listed (mcp rm → remove).
       const names = defined.filter(([, sub], i) => defined.findIndex(([, other]) => other === sub) === i).map(([key]) => key);
-      const listed = [...(/^\[([^\]]*)\]/.exec(row.args)?.[1] ?? "").split("|")].map((part) => part.split(" ")[0]!).filter((word) => word && !word.startsWith("-"));
-      if (names.sort().join(",") !== listed.sort().join(",")) mismatched.push(`${name}: defines ${names.join(",") || "none"}, --help lists ${listed.join(",") || "none"}`);
+      const listed = [...(/^\[([^\]]*)\]/.exec(row.args)?.[1] ?? "").split("|")]
+        .map((part) => part.split(" ")[0]!)
+        .filter((word) => word && !word.startsWith("-"));
+      if (names.sort().join(",") !== listed.sort().join(","))
+        mismatched.push(`${name}: defines ${names.join(",") || "none"}, --help lists ${listed.join(",") || "none"}`);
       expect(help).toContain(`shiro ${name} ${row.args}`);
     }
     expect(mismatched).toEqual([]);
