@@ -27,7 +27,7 @@ import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, posix, relative, resolve, sep } from "node:path";
 import { DECISIONS, type Decision } from "../config/config.ts";
-import { UserError } from "../platform/errors.ts";
+import { ConfigError, UserError } from "../platform/errors.ts";
 import { isShellParserLoaded } from "../shell/parser.ts";
 import { listRuleSubjects } from "../shell/read.ts";
 
@@ -82,7 +82,7 @@ export function defaultPermission(tools: readonly Pick<RuleDeclaration, "name" |
  */
 export function parsePermissionRules(config: unknown = {}, defaults: PermissionConfig = {}): PermissionRules {
   if (config === null || typeof config !== "object" || Array.isArray(config)) {
-    throw new UserError(`"permission" must be an object mapping tool names to ${DECISIONS.join(", ")}, or to pattern tables`);
+    throw new ConfigError(`"permission" must be an object mapping tool names to ${DECISIONS.join(", ")}, or to pattern tables`);
   }
   const tools = new Map<string, RuleTable>();
   for (const [tool, entry] of Object.entries(defaults)) tools.set(tool, _toTable(tool, entry));
@@ -113,14 +113,14 @@ export function addDeclaredDefaults(rules: PermissionRules, tools: readonly Pick
 function _toTable(key: string, entry: unknown): RuleTable {
   if (typeof entry === "string") return [["*", _toDecision(entry, `"${key}"`)]];
   if (entry === null || typeof entry !== "object" || Array.isArray(entry)) {
-    throw new UserError(`permission."${key}" must be one of ${DECISIONS.join(", ")}, or an object mapping patterns to them`);
+    throw new ConfigError(`permission."${key}" must be one of ${DECISIONS.join(", ")}, or an object mapping patterns to them`);
   }
   return Object.entries(entry).map(([pattern, decision]) => [pattern, _toDecision(decision, `"${key}"."${pattern}"`)] as const);
 }
 
 function _toDecision(value: unknown, where: string): Decision {
   if (typeof value === "string" && (DECISIONS as readonly string[]).includes(value)) return value as Decision;
-  throw new UserError(`permission.${where} must be one of ${DECISIONS.join(", ")} (got ${JSON.stringify(value)})`);
+  throw new ConfigError(`permission.${where} must be one of ${DECISIONS.join(", ")} (got ${JSON.stringify(value)})`);
 }
 
 const _compiled = new Map<string, RegExp>();
