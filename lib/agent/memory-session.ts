@@ -5,7 +5,8 @@
  * Contract:
  * - `beginRun(prompt)` (a new run, not a resumed one) empties the run store, chooses the notes for
  *   this request and returns the `memory` event the run log records (none when nothing was
- *   there to carry), after a notice when the recall index had to be rebuilt.
+ *   there to carry), after a notice when the recall index had to be rebuilt or the episodes file
+ *   cannot be read.
  * - Every note remembered records its provenance from what shiro observed: files read or changed
  *   by tool calls since the last user message, and what untrusted text the whole session's context
  *   held, by the tools' declarations (`resultText`, `effect`, `paths`): every foreign result — a
@@ -111,6 +112,9 @@ export function openSessionMemory(options: SessionMemoryOptions): SessionMemory 
       written = [];
       forgotten = [];
       const notices: AgentEvent[] = [];
+      // A broken episodes file is told in the run, as a rebuilt recall index is.
+      const unreadable = options.episodes?.unreadable();
+      if (unreadable) notices.push({ type: "notice", text: unreadable });
       injected = selectMemoryForPrompt({
         projectRoot,
         stores: shelf.stores(),

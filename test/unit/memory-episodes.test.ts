@@ -324,3 +324,22 @@ describe("describeToolCalls: what episodes and note provenance count as read or 
     });
   });
 });
+
+describe("a broken episodes file", () => {
+  test("is a notice of the next run, once, not a silent empty list", async () => {
+    const { openSessionMemory } = await import("../../lib/agent/memory-session.ts");
+    const episodes = openEpisodes(ROOT);
+    mkdirSync(dirname(episodes.path), { recursive: true });
+    writeFileSync(episodes.path, "{ not json");
+    const memory = openSessionMemory({ projectRoot: ROOT, cwd: ROOT, agent: "build", sessionId: "s", runId: () => "r", messages: () => [], episodes });
+    const notices = (events: { type: string; text?: string }[]) => events.filter((event) => event.type === "notice").map((event) => event.text);
+    const first = notices(memory.beginRun("what changed?"));
+    expect(
+      first.map((text) => [
+        text?.startsWith(`episodes ${episodes.path} are unreadable (not valid JSON`),
+        text?.endsWith("the next episode moves the file aside"),
+      ]),
+    ).toEqual([[true, true]]);
+    expect(notices(memory.beginRun("and now?"))).toEqual([]);
+  });
+});
