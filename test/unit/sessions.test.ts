@@ -412,3 +412,20 @@ describe("exchanges and resume", () => {
     expect(Number.isNaN(Date.parse(exchange.at))).toBe(false);
   });
 });
+
+describe("sessions show's usage", () => {
+  test("splits the parent's and the subagents' share as /cost does; no split while no subagent ran", async () => {
+    const { renderSessionDetails } = await import("../../lib/ui/session-details.ts");
+    const session = createSession({ cwd: CWD, provider: "p", model: "m" });
+    Object.assign(session, { inputTokens: 1500, outputTokens: 150, costUsd: 0.03, subagents: { inputTokens: 1000, outputTokens: 100, costUsd: 0.02 } });
+    const lines = renderSessionDetails(session).split("\n");
+    expect(lines.slice(lines.indexOf("tokens    1500 in, 150 out"), lines.indexOf("tokens    1500 in, 150 out") + 4)).toEqual([
+      "tokens    1500 in, 150 out",
+      "cost      $0.0300",
+      "  this agent: 500 in / 50 out, $0.0100",
+      "  subagents: 1000 in / 100 out, $0.02",
+    ]);
+    delete session.subagents;
+    expect(renderSessionDetails(session)).not.toContain("subagents:");
+  });
+});

@@ -4,6 +4,7 @@ import { paths } from "../../platform/paths.ts";
 import { formatUsd } from "../../providers/pricing.ts";
 import { renderTodoLines } from "../../notebook.ts";
 import { renderProgressBar } from "../todo-progress.ts";
+import { formatUsageShare, splitUsage } from "../session-details.ts";
 import { toolSchemaBytes } from "../../tools/schema.ts";
 import { SLASH_DONE, type SlashCommand } from "./command.ts";
 
@@ -115,13 +116,8 @@ const _cost: SlashCommand = {
     write(`model: ${agent.config.preset.id}/${agent.model}\n`);
     write(`billed: ${session.inputTokens} in / ${session.outputTokens} out\n`);
     write(session.costUsd !== undefined ? `spend: ${formatUsd(session.costUsd)}\n` : "spend: unpriced model\n");
-    const sub = session.subagents;
-    if (sub) {
-      const spend = (cost: number | undefined) => (cost !== undefined ? `, ${formatUsd(cost)}` : "");
-      const parentCost = session.costUsd !== undefined ? session.costUsd - (sub.costUsd ?? 0) : undefined;
-      write(`  this agent: ${session.inputTokens - sub.inputTokens} in / ${session.outputTokens - sub.outputTokens} out${spend(parentCost)}\n`);
-      write(`  subagents: ${sub.inputTokens} in / ${sub.outputTokens} out${spend(sub.costUsd)}\n`);
-    }
+    const split = splitUsage(session);
+    if (split) write(`  this agent: ${formatUsageShare(split.parent)}\n  subagents: ${formatUsageShare(split.subagents)}\n`);
     write(`context: ~${estimateTokens(session.messages)} tokens (estimate)\n`);
     write(`agent: ${agent.variant.name}  thinking: ${agent.thinking}\n`);
     return SLASH_DONE;
