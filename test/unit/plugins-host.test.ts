@@ -5,7 +5,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createDisabledPluginHost, createPluginHost } from "../../lib/extensions/plugin-host.ts";
-import type { Plugin, PluginFactory } from "../../lib/extension-api/plugin-api.ts";
+import type { Plugin, PluginFactory, PluginHost } from "../../lib/extension-api/plugin-api.ts";
+import { BUILTIN_PLUGINS } from "../../plugins/index.ts";
 import { FORMAT_TIMEOUT_MS, pickFormatter, runFormatter } from "../../plugins/format.ts";
 import { currentTimeTool, describeTime } from "../../plugins/time.ts";
 
@@ -251,3 +252,31 @@ function _alive(pid: number): boolean {
   const stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, "utf8") : "";
   return !/^\d+ \(.*\) Z/.test(stat);
 }
+
+describe("/plugins", () => {
+  test("lists the session's plugins, then those that failed; --no-plugins says the guard is off", async () => {
+    const { EXTENSION_COMMANDS } = await import("../../lib/ui/slash/extensions.ts");
+    const { createStyle } = await import("../../lib/ui/style.ts");
+    const command = EXTENSION_COMMANDS.find((candidate) => candidate.name === "/plugins")!;
+    const shown = async (plugins: PluginHost) => {
+      let out = "";
+      await command.run("", { agent: { plugins } as never, write: (text) => (out += text), style: createStyle(false) });
+      return out.split("\n").filter(Boolean);
+    };
+    const host = createPluginHost({
+      cwd: "/ws",
+      writeStderr: () => {},
+      enabled: ["guard", "time", "boom"],
+      builtins: {
+        ...BUILTIN_PLUGINS,
+        boom: () => {
+          throw new Error("no");
+        },
+      },
+    });
+    const lines = await shown(host);
+    expect(lines.map((line) => line.split(/\s+/)[0])).toEqual(["guard", "time", "boom"]);
+    expect(lines.at(-1)).toContain("failed to load: ");
+    expect(await shown(createDisabledPluginHost())).toEqual(["plugins: none (--no-plugins), so the guard is off"]);
+  });
+});
