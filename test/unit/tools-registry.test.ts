@@ -175,6 +175,8 @@ describe("tool costs", () => {
     const offered = costs.tools.filter((t) => t.offered);
     expect(offered.map((t) => t.name)).toEqual([...TOOL_SETS.core, ...TOOL_SETS.git, "todo_write", "current_time"]);
     expect(costs.offeredBytes).toBeGreaterThan(costs.sets[0]!.bytes + costs.sets[2]!.bytes);
+    // Without a deferral every offered schema is sent.
+    expect([costs.request.full, costs.request.deferred]).toEqual([offered.map((t) => t.name), []]);
   });
 
   test("`shiro tools --json` reads toolSets from config.json", () => {
@@ -195,4 +197,44 @@ describe("tool costs", () => {
       ["net", true],
     ]);
   });
+});
+
+describe("what a default request really sends", () => {
+  test("`shiro tools --json` names the built-in tools a real request carries in full, with their bytes", async () => {
+    const { startFakeProvider } = await import("../fakes/provider.ts");
+    const fake = await startFakeProvider();
+    const dir = mkdtempSync(join(tmpdir(), "shiro-tools-request-"));
+    try {
+      const env = { ...process.env, SHIRO_HOME: dir, SHIRO_BASE_URL: fake.baseURL, SHIRO_API_KEY: "k", SHIRO_PROTOCOL: "chat", SHIRO_PROVIDER: "openai" };
+      const report = JSON.parse(
+        spawnSync(process.execPath, [join(import.meta.dir, "../../cmd/shiro.ts"), "tools", "--json"], { env, encoding: "utf8", timeout: 30_000 }).stdout,
+      );
+      fake.script({ text: "ok" });
+      const run = Bun.spawn([process.execPath, join(import.meta.dir, "../../cmd/shiro.ts"), "-p", "hi", "--yolo"], {
+        cwd: dir,
+        env,
+        stdout: "ignore",
+        stderr: "ignore",
+      });
+      await run.exited;
+      const sent = (fake.requests[0]!.body as { tools: { function: { name: string; description: string; parameters: unknown } }[] }).tools.map(
+        (tool) => tool.function,
+      );
+      const builtin = new Set(all.filter((tool) => tool.set !== undefined).map((tool) => tool.name));
+      const sentBuiltins = sent.filter((tool) => builtin.has(tool.name));
+      expect(sentBuiltins.map((tool) => tool.name)).toEqual(report.request.full.filter((name: string) => builtin.has(name)));
+      expect(report.request.deferred.length).toBeGreaterThan(0);
+      // The bytes of each schema as the request carries it (name, description, parameters).
+      const bytes = sentBuiltins.reduce(
+        (sum, tool) => sum + Buffer.byteLength(JSON.stringify({ name: tool.name, description: tool.description, inputSchema: tool.parameters })),
+        0,
+      );
+      const reported = report.tools.filter((tool: { name: string }) => sentBuiltins.some((sentTool) => sentTool.name === tool.name));
+      expect(bytes).toBe(reported.reduce((sum: number, tool: { bytes: number }) => sum + tool.bytes, 0));
+      expect(report.request.bytes).toBeLessThan(report.offeredBytes);
+    } finally {
+      await fake.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
