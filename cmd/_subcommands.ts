@@ -51,6 +51,11 @@ export const SUBCOMMANDS: Record<string, SubcommandRow> = {
     args: "[list|add <name>|remove <name>]",
     summary: "MCP servers: connect and list them, add or remove one",
   },
+  hooks: {
+    load: () => import("./hooks.ts").then((m) => m.default),
+    args: "[--json]",
+    summary: "the hooks of this folder (config.json, .claude/settings.json): event, matcher, command, source",
+  },
   registry: {
     load: () => import("./registry.ts").then((m) => m.default),
     args: "[list|search|add|installed|remove]",

@@ -12,7 +12,9 @@
  * nothing; a failure (a lock held too long, a full disk, the model failing) is one line through
  * `warn` (the front end's stderr), and the session still closes normally.
  */
-import { buildEpisode, loadEpisodeRuns, type DescribeCall } from "../store/episode-build.ts";
+import { buildEpisode, loadEpisodeRuns } from "../store/episode-build.ts";
+import { describeToolCalls } from "../tools/call-facts.ts";
+import type { ToolDefinition } from "../tools/types.ts";
 import type { Episode, EpisodeStore } from "../store/episodes.ts";
 import type { AgentEvent } from "../events.ts";
 import type { SessionRecord } from "../store/session-record.ts";
@@ -32,15 +34,16 @@ export interface RecordSessionEpisodeOptions {
   session: SessionRecord;
   cwd: string;
   runIds: readonly string[];
-  /** Reads each logged call by its tool's declaration (lib/tools/call-facts.ts). */
-  describe: DescribeCall;
+  /** The session's tools: each logged call is read by its tool's declaration (lib/tools/call-facts.ts). */
+  tools: readonly ToolDefinition[];
   /** Hears the one line of a failure. */
   warn: (line: string) => void;
 }
 
 /** Records the episode if there is one; returns it when it was recorded. */
 export function recordSessionEpisode(options: RecordSessionEpisodeOptions): Episode | undefined {
-  const { store, session, cwd, runIds, describe } = options;
+  const { store, session, cwd, runIds } = options;
+  const describe = describeToolCalls(options.tools, cwd);
   if (runIds.length === 0) return undefined;
   try {
     const prompts = new Map(session.exchanges.filter((exchange) => runIds.includes(exchange.runId)).map((exchange) => [exchange.runId, exchange.query]));

@@ -49,7 +49,9 @@ export interface RunDriverOptions {
   /** A context-length error: retry the step after compacting, or end the turn (loop.ts `onOverflow`). */
   onOverflow?: TurnOptions["onOverflow"];
   /** Why a new prompt cannot be sent at all (it alone exceeds the window), or undefined. */
-  refusePrompt?: (prompt: string) => string | undefined;
+  refusePrompt?: (prompt: string) => string | undefined | Promise<string | undefined>;
+  /** User hooks the loop runs (PreToolUse, PostToolUse, Stop; lib/extensions/hooks/). */
+  hooks?: TurnOptions["hooks"];
   /** Events raised outside the turn (MCP state changes); the driver empties it into the stream. */
   outside: AgentEvent[];
   /**
@@ -179,7 +181,8 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
     };
     try {
       for (const text of notices) yield emit({ type: "notice", text });
-      const refused = "prompt" in input ? options.refusePrompt?.(input.prompt) : undefined;
+      const refused = "prompt" in input ? await options.refusePrompt?.(input.prompt) : undefined;
+      while (options.outside.length > 0) yield emit(options.outside.shift()!);
       if (refused) throw new Error(refused);
       const turn = runTurn(input, {
         client: options.client,
@@ -198,6 +201,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
         onOverflow: options.onOverflow,
         onHistoryChange,
         afterTool: (name) => _stateAfterTool(name, session.notebook.todos, options.memory),
+        hooks: options.hooks,
       });
       for (;;) {
         // Events raised outside the turn since the last one join the stream here.
