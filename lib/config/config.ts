@@ -169,7 +169,9 @@ export interface ResolvedConfig {
 export function loadConfigFile(path = paths.config()): ConfigFile {
   const read = readJson(path, { schema: ConfigSchema });
   if (read.status === "missing") return {};
-  if (read.status === "corrupt") throw new ConfigError(`${path}: ${_configReason(read.reason)}`);
+  // A file the system cannot read is an I/O failure (exit 1); one that reads but is wrong is bad configuration (exit 2).
+  if (read.status === "corrupt")
+    throw read.reason.startsWith("cannot be read") ? new UserError(`${path}: ${read.reason}`) : new ConfigError(`${path}: ${_configReason(read.reason)}`);
   checkPluginNames(read.value.plugins, path);
   return read.value;
 }
