@@ -90,7 +90,9 @@ describe("shiro runs", () => {
       }
     });
     const runId = runFile.slice(0, -5);
-    await waitFor(() => (readFileSync(join(e2e.dirs.home, ".shiro-neko", "events", `${runId}.jsonl`), "utf8").includes('"tool-call"') ? true : undefined));
+    // The snapshot comes first; the event log may not exist yet.
+    const eventsFile = join(e2e.dirs.home, ".shiro-neko", "events", `${runId}.jsonl`);
+    await waitFor(() => (existsSync(eventsFile) && readFileSync(eventsFile, "utf8").includes('"tool-call"') ? true : undefined));
     const cancel = await shiro(["runs", "cancel", runId]);
     // Printed ids are unique among sessions and runs: this run and its session share their first 8 characters.
     const everyId = [...readdirSync(runsDir), ...readdirSync(join(e2e.dirs.home, ".shiro-neko", "sessions")).filter((name) => name.endsWith(".json"))].map(
