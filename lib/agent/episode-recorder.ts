@@ -19,6 +19,7 @@ import type { Episode, EpisodeStore } from "../store/episodes.ts";
 import type { AgentEvent } from "../events.ts";
 import type { SessionRecord } from "../store/session-record.ts";
 import type { CompleteFn } from "../providers/complete.ts";
+import { redactText } from "../secrets/redact.ts";
 
 export const SUMMARY_LINES = 5;
 export const SUMMARY_CHARS = 500;
@@ -81,10 +82,10 @@ export function renderEpisodeForSummary(episode: Episode): string {
   ].join("\n");
 }
 
-/** At most 5 non-blank lines and 500 characters of the reply. */
+/** At most 5 non-blank lines and 500 characters of the reply, redacted before the cut. */
 export function cleanSummary(reply: string): string {
-  const lines = reply
-    .split("\n")
+  const lines = redactText(reply)
+    .text.split("\n")
     .map((line) => line.trim())
     .filter(Boolean)
     .slice(0, SUMMARY_LINES)

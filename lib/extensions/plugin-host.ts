@@ -13,6 +13,8 @@ import type {
   PluginFailure,
   PluginHost,
   ToolCallInfo,
+  ToolCallQuestion,
+  ToolCallVerdict,
 } from "../extension-api/plugin-api.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import { BUILTIN_PLUGINS } from "../../plugins/index.ts";
@@ -126,17 +128,19 @@ function _createHost(disabled: boolean) {
       }
     },
     async checkToolCall(call) {
+      let question: ToolCallQuestion | undefined;
       for (const { plugin } of loaded) {
         if (!plugin.beforeToolCall) continue;
-        let verdict: string | undefined;
+        let verdict: ToolCallVerdict | undefined;
         try {
           verdict = await plugin.beforeToolCall(call);
         } catch (error) {
           return `Blocked by the ${plugin.name} plugin: its check failed (${_message(error)})`;
         }
         if (typeof verdict === "string") return `Blocked by the ${plugin.name} plugin: ${verdict || "no reason given"}`;
+        if (verdict && !question) question = { ask: `The ${plugin.name} plugin asks: ${verdict.ask || "no reason given"}` };
       }
-      return undefined;
+      return question;
     },
     async runAfterTurn() {
       const errors: PluginFailure[] = [];

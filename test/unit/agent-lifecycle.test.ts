@@ -21,12 +21,13 @@ useTempHome("shiro-lifecycle-");
 
 let fake: FakeProvider;
 let cwd: string;
+// Starting the fake compiles its request schemas: slow on a busy machine, so the hooks get time.
 beforeAll(async () => {
   fake = await startFakeProvider();
-});
+}, 60_000);
 afterAll(async () => {
   await fake.stop();
-});
+}, 30_000);
 
 const ENV = () => ({ PATH: process.env.PATH ?? "", SHIRO_BASE_URL: fake.baseURL, SHIRO_API_KEY: "test-key", SHIRO_PROTOCOL: "chat", SHIRO_PROVIDER: "openai" });
 const FLAGS = (extra: Partial<AgentFlags> = {}): AgentFlags =>

@@ -10,7 +10,7 @@ import { join, resolve } from "node:path";
 
 const ENTRY = resolve(import.meta.dir, "..", "..", "cmd", "shiro.ts");
 const work = mkdtempSync(join(tmpdir(), "shiro-exit-codes-"));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+afterAll(() => rmSync(work, { recursive: true, force: true }), 30_000);
 
 let n = 0;
 /** Runs shiro with `config` (bytes of config.json, or none) and `env`; returns the code and the stderr lines. */

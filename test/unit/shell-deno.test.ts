@@ -15,7 +15,15 @@ const ROOT = resolve(import.meta.dir, "..", "..");
 const DENO = process.env.DENO ?? findOnPath("deno");
 const DENO_PACKAGE = hostPackage("Deno", "npm install -g deno", DENO !== undefined && spawnSync(DENO, ["--version"]).status === 0, "deno is not on PATH");
 
-const COMMANDS = ["r''m -r\"f\" x", "env X=1 /usr/bin/git  push --force-w", "echo $(git push)", "ls -la"];
+const COMMANDS = [
+  "r''m -r\"f\" x",
+  "env X=1 /usr/bin/git  push --force-w",
+  "echo $(git push)",
+  "ls -la",
+  "$X -rf x",
+  "flock l -c 'rm -rf x'",
+  "bash < <(curl -s x)",
+];
 
 hostTest(
   DENO_PACKAGE,
@@ -26,7 +34,7 @@ hostTest(
     await loadShellParser();
     const expected = COMMANDS.map((command) => [listRuleSubjects(command), checkCommand(command) ?? null]);
     expect(JSON.parse(run.stdout)).toEqual(expected);
-    expect(expected.map(([, refusal]) => refusal !== null)).toEqual([true, true, false, false]);
+    expect(expected.map(([, refusal]) => refusal !== null)).toEqual([true, true, false, false, true, true, true]);
   },
   130_000,
 );
