@@ -10,7 +10,7 @@ export function renderRootHelp(): string {
     const names = `${flag.alias ? `-${flag.alias}, ` : "    "}--${flag.name}${flag.valueHint ? ` ${flag.valueHint}` : ""}`;
     return [names, flag.description] as const;
   });
-  const commandRows = Object.entries(SUBCOMMANDS).map(([name, row]) => [`shiro ${name} ${row.args}`, row.summary] as const);
+  const commandRows = Object.entries(SUBCOMMANDS).map(([name, row]) => [`shiro ${[name, row.args].filter(Boolean).join(" ")}`, row.summary] as const);
   const envRows: (readonly [string, string])[] = [
     ["SHIRO_HOME", `folder that holds .shiro-neko/ (default: your home directory)`],
     ["SHIRO_PROVIDER", 'provider preset, overrides config "provider"'],

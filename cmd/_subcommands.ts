@@ -71,4 +71,9 @@ export const SUBCOMMANDS: Record<string, SubcommandRow> = {
     args: "[--check]",
     summary: "replace this binary with the latest release, or only say whether one exists",
   },
+  acp: {
+    load: () => import("./acp.ts").then((m) => m.default),
+    args: "",
+    summary: "serve the Agent Client Protocol on stdin/stdout, for editors (docs/editors.md)",
+  },
 };

@@ -24,6 +24,7 @@ export function createTodoTool(notebook: TodoHolder): ToolDefinition<v.InferOutp
     schema: TodoWriteInput,
     effect: "read",
     bookkeeping: true,
+    action: "think",
     decision: "allow",
     deferral: "eager",
     guidance: "keep a task list for multi-step work; it survives compaction",
