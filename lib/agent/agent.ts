@@ -49,6 +49,7 @@ import { pickSession, resolveAgentConfig } from "./session-start.ts";
 import { createTaskTool } from "./subagent.ts";
 import { runUserCommand } from "./user-command.ts";
 import { DEFAULT_MAX_STEPS, VARIANTS, type AgentVariant } from "./variants.ts";
+import { readRunScope } from "./run-scope.ts";
 
 export interface CreateAgentOptions {
   cwd: string;
@@ -64,6 +65,8 @@ export interface CreateAgentOptions {
   /** Continue exactly this session (used by `shiro runs resume`). */
   sessionId?: string;
   env?: NodeJS.ProcessEnv;
+  /** Added to the system prompt after `--append-system-prompt` (the `--output-schema` instructions). */
+  systemAppendix?: string;
 }
 
 /** What the REPL may switch mid-session (`/agent`, `/think`, `/model`). */
@@ -120,6 +123,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const headless = options.mode === "headless";
   const notices: StartupNotice[] = [];
   const config = await resolveAgentConfig(flags, options.env, notices);
+  const scope = readRunScope(cwd, flags, [config.model, config.file.subagentModel ?? config.model], options.systemAppendix);
   let variant: AgentVariant = VARIANTS[config.agent];
   let thinking: ThinkingLevel = config.thinking ?? variant.thinking;
   let model = config.model;
@@ -145,6 +149,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     decide: options.decide,
     sessionId: session.id,
     hidePaths: typeof config.file.sandbox === "object" ? config.file.sandbox.hidePaths : undefined,
+    extraDirs: scope.addDirs,
   });
 
   const plugins = await openPlugins(cwd, config, sandbox, flags.noPlugins === true, notices);
@@ -200,7 +205,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   // once they exist (the gate reads it per call).
   // Default decisions come from the built-in tools' declarations; session tools are auto-approved.
   const builtins = builtinTools({ complete, allowHosts: config.file.webFetch?.allowHosts });
-  const rules: PermissionRules = parsePermissionRules(config.file.permission, defaultPermission(builtins));
+  const rules: PermissionRules = parsePermissionRules(scope.permission(config.file.permission, defaultPermission(builtins)), defaultPermission(builtins));
   const autoApprove = new Set<string>();
   const gate: Gate = createGate({
     rules,
@@ -249,17 +254,17 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   for (const tool of sessionTools) if (tool.decision !== "ask") autoApprove.add(tool.name);
   const registered = checkToolList([...builtins, ...sessionTools]);
   toolbox.registered = registered;
-  let offered = selectTools(registered, { toolSets: config.file.toolSets, allow: variant.allow }).offered;
+  let offered = scope.visible(selectTools(registered, { toolSets: config.file.toolSets, allow: variant.allow }).offered);
   autoApprove.add(LOAD_TOOLS);
   const autoApproveAll = new Set([...autoApprove, ...plugins.autoApprove()]);
   // Where every question is denied, a tool no rule allows could only be refused: it is not offered.
   const deniesAsking = headless && !flags.yolo && flags.approvals !== "block" && !options.decide;
   const runnable = (tool: ToolDefinition) => !deniesAsking || mayAllow(rules, tool.name, { autoApprove: autoApproveAll });
   /** What a step offers: the selected tools, plus MCP tools listed so far (never under a read-only variant). */
-  const selectedNow = (): ToolDefinition[] => (mcp.hub && !variant.allow ? [...offered, ...mcp.hub.tools()] : offered);
+  const selectedNow = (): ToolDefinition[] => scope.visible(mcp.hub && !variant.allow ? [...offered, ...mcp.hub.tools()] : offered);
   const offeredNow = (): ToolDefinition[] => selectedNow().filter(runnable);
   // A withheld tool the model calls anyway is refused by the gate with the reason, not "unknown".
-  const callableNow = (): ToolDefinition[] => [...deferral.callable(offeredNow()), ...selectedNow().filter((tool) => !runnable(tool))];
+  const callableNow = (): ToolDefinition[] => [...deferral.callable(offeredNow()), ...selectedNow().filter((t) => !runnable(t)), ...scope.withheld(registered)];
   const deferral = createToolDeferral({ enabled: config.file.deferTools !== false, mcpBudget: config.file.mcpSchemaBudget });
 
   const asksFirst = (name: string) => evaluatePermission(rules, name, [], { autoApprove: autoApproveAll }).decision !== "allow";
@@ -288,7 +293,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       appendix: variant.appendix,
       pluginAppendices: plugins.appendices(),
       todos: renderTodosForPrompt(session.notebook.todos),
-    });
+    }) + (scope.appended ? `\n\n${scope.appended}` : "");
 
   // A new session is written before its first run starts, so a run killed in its first moments
   // still leaves a session that `-c` resumes.
@@ -305,7 +310,8 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     sandbox,
     model: () => model,
     thinking: () => thinking,
-    maxSteps: () => variant.maxSteps ?? config.file.maxSteps ?? DEFAULT_MAX_STEPS,
+    maxSteps: () => scope.maxSteps ?? variant.maxSteps ?? config.file.maxSteps ?? DEFAULT_MAX_STEPS,
+    beforeRequest: scope.budget(subagentUsage, () => config.file.subagentModel ?? model)?.check,
     tools: () => deferral.offer(offeredNow()),
     callable: callableNow,
     systemPrompt,
@@ -356,7 +362,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
         variant = VARIANTS[change.agent];
         memoryScopes?.setAgent(variant.name);
         thinking = variant.thinking;
-        offered = selectTools(registered, { toolSets: config.file.toolSets, allow: variant.allow }).offered;
+        offered = scope.visible(selectTools(registered, { toolSets: config.file.toolSets, allow: variant.allow }).offered);
       }
       if (change.thinking) thinking = change.thinking;
       if (change.model) model = change.model;

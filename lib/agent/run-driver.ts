@@ -78,6 +78,8 @@ export interface RunDriverOptions {
   persist: () => void;
   /** Events logged and yielded just before `done` (the notes written during the run). */
   runEnding?: () => AgentEvent[];
+  /** `--max-cost`: why the next request must not start (run-limits.ts), given the run's own usage so far. */
+  beforeRequest?: TurnOptions["beforeRequest"];
 }
 
 /** Lines the front end worded from the session's start-up notices; yielded as `notice` events after the run starts. */
@@ -123,6 +125,8 @@ export function createRunIds(first?: string): RunIds {
 /** Usage added by subagents during a run, taken (and reset) when the run ends. */
 export interface UsageTally {
   add(usage: Usage): void;
+  /** The usage added so far, kept. */
+  peek(): Usage | undefined;
   take(): Usage | undefined;
 }
 
@@ -132,6 +136,7 @@ export function createUsageTally(): UsageTally {
     add(usage) {
       total = addUsage(total ?? { inputTokens: 0, outputTokens: 0 }, usage);
     },
+    peek: () => total,
     take() {
       const taken = total;
       total = undefined;
@@ -198,6 +203,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
         onOverflow: options.onOverflow,
         onHistoryChange,
         afterTool: (name) => _stateAfterTool(name, session.notebook.todos, options.memory),
+        beforeRequest: options.beforeRequest,
       });
       for (;;) {
         // Events raised outside the turn since the last one join the stream here.
@@ -268,6 +274,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
           }
         : {}),
       context: options.context.share(session.messages, result.lastInputTokens),
+      ...(result.reason ? { reason: result.reason } : {}),
       ...(cancelled ? { cancelled: true } : {}),
     };
     // The snapshot is final before `done` is logged, so a reader that stops at `done` sees it.

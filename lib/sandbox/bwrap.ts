@@ -21,6 +21,8 @@ export interface BwrapPolicy {
   seccompFile?: string;
   /** Real, existing paths to hide from reads (resolveHiddenPaths). */
   hide?: readonly string[];
+  /** Folders beside the workspace (`--add-dir`), bound like it: writable in `workspace-write`, with their `.git/hooks` and `.git/config` read-only. */
+  extraDirs?: readonly string[];
 }
 
 /** Paths inside a writable workspace that stay read-only. */
@@ -39,11 +41,15 @@ export function buildBwrapArgv(bwrap: string, policy: BwrapPolicy, root: string,
   const real = _realpath(root);
   args.push(bind, real, real);
   if (real !== root) args.push(bind, real, root);
+  const extra = (policy.extraDirs ?? []).map(_realpath);
+  for (const dir of extra) args.push(bind, dir, dir);
   args.push(..._hideArgs(policy.hide ?? []));
   if (policy.mode === "workspace-write") {
-    for (const relative of PROTECTED_GIT_PATHS) {
-      const path = join(real, relative);
-      if (existsSync(path)) args.push("--ro-bind", path, path);
+    for (const base of [real, ...extra]) {
+      for (const relative of PROTECTED_GIT_PATHS) {
+        const path = join(base, relative);
+        if (existsSync(path)) args.push("--ro-bind", path, path);
+      }
     }
   }
   if (policy.seccompFile) args.push("--seccomp", "3");

@@ -57,6 +57,8 @@ export interface CommandSandboxOptions {
   sessionId?: string;
   /** Config `sandbox.hidePaths`: hidden beside the defaults (hidden-paths.ts). */
   hidePaths?: readonly string[];
+  /** Folders beside the workspace commands may write in (`--add-dir`), absolute. */
+  extraDirs?: readonly string[];
 }
 
 export function createCommandSandbox(status: SandboxStatus, options: CommandSandboxOptions = {}): CommandSandbox {
@@ -73,7 +75,7 @@ export function createCommandSandbox(status: SandboxStatus, options: CommandSand
       if (status.refusal) throw new Error(status.refusal);
       const runner = status.runner;
       if (status.mode === "off" || !runner) return [...argv];
-      const policy = { mode: status.mode, network: status.network, hide: resolveHiddenPaths(hidden, root) };
+      const policy = { mode: status.mode, network: status.network, hide: resolveHiddenPaths(hidden, root), extraDirs: options.extraDirs };
       if (runner.kind === "bwrap") return buildBwrapArgv(runner.path, { ...policy, seccompFile: seccompFilterFile() }, root, argv);
       privateTmp ??= mkdtempSync(join(tmpdir(), "shiro-sandbox-"));
       return buildSeatbeltArgv(runner.path, policy, root, privateTmp, argv);

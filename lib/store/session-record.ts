@@ -10,7 +10,7 @@ import type { Message } from "../messages.ts";
 import { NotebookSchema, type Notebook } from "./notebook.ts";
 import { MessageSchema } from "./session-schema.ts";
 
-export const EXCHANGE_STATUSES = ["completed", "error", "aborted", "blocked", "max-steps"] as const satisfies readonly StopKind[];
+export const EXCHANGE_STATUSES = ["completed", "error", "aborted", "blocked", "max-steps", "max-cost"] as const satisfies readonly StopKind[];
 export const UNTITLED = "untitled";
 const _TITLE_CAP = 60;
 
