@@ -29,7 +29,7 @@ export function loadOutputSchema(cwd: string, file: string): OutputSchema {
   try {
     text = readFileSync(path, "utf8");
   } catch {
-    throw new UsageError(`--output-schema ${file}: cannot read ${path}`);
+    throw new UsageError(`--output-schema ${file}: no such file, or it cannot be read`);
   }
   let schema: unknown;
   try {
