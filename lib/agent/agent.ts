@@ -44,7 +44,7 @@ import { loadInstructions, renderInstructions, type InstructionFile } from "./in
 import type { StartupNotice } from "../notices.ts";
 import { buildSystemPrompt, renderTodosForPrompt } from "./prompt.ts";
 import { createRunDriver, createRunIds, createUsageTally, type RunStartOptions } from "./run-driver.ts";
-import { connectMcp, openPlugins, openSkills } from "./session-extensions.ts";
+import { connectMcp, openCustomAgents, openPlugins, openSkills } from "./session-extensions.ts";
 import { pickSession, resolveAgentConfig } from "./session-start.ts";
 import { createTaskTool } from "./subagent.ts";
 import { runUserCommand } from "./user-command.ts";
@@ -151,7 +151,6 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     hidePaths: typeof config.file.sandbox === "object" ? config.file.sandbox.hidePaths : undefined,
     extraDirs: scope.addDirs,
   });
-
   const plugins = await openPlugins(cwd, config, sandbox, flags.noPlugins === true, notices);
   const skills = openSkills(cwd, flags.noSkills === true, notices);
   const mcp = await connectMcp({ cwd, config, sandboxStatus, sandbox, disabled: flags.noMcp === true, headless }, notices);
@@ -245,6 +244,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
             workerBlocked: () => (variant.allow ? `The worker kind is not available in the ${variant.name} agent: it cannot change anything.` : undefined),
             onUsage: (used) => subagentUsage.add(used),
             memory: memoryScopes ? (kind, prompt) => memoryScopes.subagentSection(kind, prompt) : undefined,
+            agents: openCustomAgents(cwd, false, notices),
           }),
         ]),
     ...(skills.length > 0 ? [createSkillTool(skills)] : []),

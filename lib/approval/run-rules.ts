@@ -49,6 +49,11 @@ const _CLAUDE_TOOLS: Readonly<Record<string, readonly string[]>> = {
   TodoWrite: ["todo_write"],
 };
 
+/** The shiro tools a tool name stands for: Claude Code's names mapped (`Edit` is three), shiro's as they are. */
+export function shiroToolNames(name: string): readonly string[] {
+  return _CLAUDE_TOOLS[name] ?? [name];
+}
+
 const _RULE = /^([A-Za-z0-9_*?-]+)(?:\((.*)\))?$/s;
 
 /** Splits one flag value into rule texts: commas, and spaces outside parentheses, separate. */
@@ -79,7 +84,7 @@ export function parseRunToolRule(text: string, flag: string): RunToolRule[] {
     );
   const [, name, inner] = match;
   const pattern = inner === undefined || inner.trim() === "" ? "*" : _pattern(inner.trim());
-  const tools = _CLAUDE_TOOLS[name!] ?? [name!];
+  const tools = shiroToolNames(name!);
   return tools.map((tool) => ({ tool, pattern }));
 }
 
