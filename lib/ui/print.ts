@@ -125,8 +125,8 @@ export async function printRun(events: AsyncIterable<AgentEvent>, options: { jso
   const printed: PrintedRun = { stop: undefined, answer: "" };
   for await (const event of events) {
     if (options.quiet) {
-      // Nothing on stdout; a line a person needs (an approval to give) still goes to stderr.
-      if (event.type === "blocked" || event.type === "error") printer.print(event);
+      // Nothing on stdout; the lines a person needs (an approval to give, an error, the limit that stopped the run) still go to stderr.
+      if (event.type === "blocked" || event.type === "error" || event.type === "done") printer.print(event);
     } else if (options.json) writeOut(`${JSON.stringify(event)}\n`);
     else printer.print(event);
     if (event.type === "message") printed.answer = event.text;
