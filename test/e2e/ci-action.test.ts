@@ -58,9 +58,15 @@ async function runAction(inputs: Record<string, string>): Promise<ActionRun> {
     ...fakeEnv(fake.baseURL, "chat"),
     ...inputs,
   };
-  const result = await runProcess("sh", [RUN_SH], { env, cwd: workspace, timeoutMs: 120_000 });
+  const script = inputs.FANOUT ? join(ROOT, ".ci", "action", "fanout.sh") : RUN_SH;
+  const result = await runProcess("sh", [script], { env, cwd: workspace, timeoutMs: 120_000 });
   const read = (path: string) => (existsSync(path) ? readFileSync(path, "utf8") : "");
   return { code: result.code, stderr: result.stderr, out: join(temp!, "shiro"), summary: read(summary), outputs: read(outputs), workspace: workspace! };
+}
+
+/** The first tool result of a chat request body. */
+function toolOutput(body: any): string {
+  return String(body.messages.find((message: any) => message.role === "tool").content);
 }
 
 describe("the action's script", () => {
@@ -119,6 +125,53 @@ describe("the action's script", () => {
     expect(existsSync(join(run.out, "bin", "shiro"))).toBe(false);
     expect(fake.requests.length).toBe(0);
   }, 180_000);
+
+  test("the Kubernetes fan-out: each index clones its repository and runs the turn there, results apart", async () => {
+    const repos = join(work, "repos");
+    for (const name of ["alpha", "beta"]) {
+      const dir = join(repos, name);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, "NAME.txt"), `${name}\n`);
+      for (const args of [
+        ["init", "-q"],
+        ["add", "."],
+        ["-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "init"],
+      ]) {
+        expect((await runProcess("git", args, { env: { PATH: process.env.PATH!, HOME: work }, cwd: dir })).code).toBe(0);
+      }
+    }
+    const list = join(work, "repos.txt");
+    writeFileSync(list, `# one per line\n${join(repos, "alpha")}\n\n${join(repos, "beta")}\n`);
+    const results = join(work, "results");
+    fake.reset();
+    fake.script({ toolCalls: [{ name: "read_file", input: { path: "NAME.txt" } }] }, { text: "This is beta." });
+    const run = await runAction({
+      INPUT_PROMPT: "which repository is this?",
+      JOB_COMPLETION_INDEX: "1",
+      SHIRO_REPOS_FILE: list,
+      SHIRO_CI_OUT: results,
+      INPUT_WORKING_DIRECTORY: "",
+      FANOUT: "1",
+    });
+    expect(run.code).toBe(0);
+    expect(toolOutput(fake.requests[1]!.body)).toBe("1: beta");
+    expect(readFileSync(join(results, "1", "answer.md"), "utf8")).toBe("This is beta.\n");
+    expect(readFileSync(join(results, "1", "repository.txt"), "utf8")).toBe(`${join(repos, "beta")}\n`);
+    expect(readdirSync(results)).toEqual(["1"]);
+  }, 180_000);
+
+  test("the GitLab template and the Kubernetes Job run the same script with the same inputs and keep its files", () => {
+    const gitlab = readFileSync(join(ROOT, ".ci", "gitlab", "shiro.gitlab-ci.yml"), "utf8");
+    expect(gitlab).toContain(
+      'INPUT_PROMPT="$SHIRO_PROMPT" INPUT_VERSION="$SHIRO_VERSION" INPUT_ARGS="$SHIRO_ARGS" SHIRO_CI_OUT="$CI_PROJECT_DIR/shiro-out" sh /tmp/shiro-run.sh',
+    );
+    for (const file of ["answer.md", "result.json", "transcript.md", "transcript.html"]) expect(gitlab).toContain(`- shiro-out/${file}`);
+    const job = readFileSync(join(ROOT, ".ci", "kubernetes", "shiro-fanout.yaml"), "utf8");
+    const repos = /repos\.txt: \|\n((?: {4}.+\n)+)/.exec(job)![1]!.trim().split("\n");
+    expect(job).toContain(`completions: ${repos.length}\n`);
+    expect(job).toContain("completionMode: Indexed");
+    expect(job).toContain("exec sh /opt/shiro/fanout.sh");
+  });
 
   test("action.yml runs this script and uploads the files it leaves", () => {
     const action = readFileSync(join(ROOT, "action.yml"), "utf8");
