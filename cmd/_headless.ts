@@ -9,9 +9,8 @@ import { onOutputLost, writeErr } from "../lib/ui/output.ts";
 
 export interface HeadlessOptions {
   format: OutputFormat;
-  /** `--output-last-message` and `--output-schema`, absolute (resolved where shiro was started). */
+  /** `--output-last-message`, absolute (resolved where shiro was started). */
   lastMessageFile?: string;
-  schemaFile?: string;
   /** `-i` images, workspace paths. */
   images: readonly string[];
   startedAt: number;
@@ -32,7 +31,8 @@ export async function runHeadless(prompt: string, flags: AgentFlags, options: He
   // Nobody can receive the answer any more (the reader went away, stdout failed): stop the run.
   const stopListening = onOutputLost(() => controller.abort());
   const { loadOutputSchema } = await import("../lib/agent/output-schema.ts");
-  const schema = options.schemaFile ? loadOutputSchema(process.cwd(), options.schemaFile) : undefined;
+  // The agent tells the model the schema (flags.outputSchema, absolute); this copy checks the answers.
+  const schema = flags.outputSchema ? loadOutputSchema(process.cwd(), flags.outputSchema) : undefined;
   // Start-up notices arrive as `notice` events of the run (`[notice] …` on stderr in text mode).
   const agent = await createAgent({
     cwd: process.cwd(),
@@ -40,7 +40,6 @@ export async function runHeadless(prompt: string, flags: AgentFlags, options: He
     mode: "headless",
     runId: process.env.SHIRO_RUN_ID,
     detached: process.env.SHIRO_DETACHED === "1",
-    systemAppendix: schema?.instructions,
   });
   try {
     const stop = await runHeadlessTurns(agent, prompt, controller.signal, {

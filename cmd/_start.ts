@@ -46,7 +46,8 @@ export async function startSession(flags: ParsedFlags): Promise<number> {
   if (flags.detach) return _detach(prompt, started);
   const { runHeadless } = await import("./_headless.ts");
   const images = Array.isArray(flags.image) ? flags.image : [];
-  return runHeadless(prompt, agentFlagsFrom(flags), { format, lastMessageFile, schemaFile, images, startedAt });
+  // The schema's path is kept absolute: a detached child or `runs resume` reads it from elsewhere.
+  return runHeadless(prompt, agentFlagsFrom({ ...flags, "output-schema": schemaFile }), { format, lastMessageFile, images, startedAt });
 }
 
 /** `-C DIR`: every later step (config, session, tools) runs in DIR. */

@@ -8,9 +8,9 @@
  */
 import type { ResolvedConfig } from "../config/config.ts";
 import type { AgentName, ThinkingLevel } from "../vocabulary.ts";
-import { createBlockingDecision, createGate, denyAll, type Gate } from "../approval/gate.ts";
+import { createGate, type Gate } from "../approval/gate.ts";
 import { type DecisionSource } from "../approval/request.ts";
-import { defaultPermission, parsePermissionRules, evaluatePermission, mayAllow, type PermissionRules } from "../approval/rules.ts";
+import { defaultPermission, parsePermissionRules, evaluatePermission, mayAllow } from "../approval/rules.ts";
 import type { PluginHost } from "../extensions/plugin-api.ts";
 import { findProjectRoot } from "../config/project.ts";
 import { detectSandbox, type SandboxStatus } from "../sandbox/detect.ts";
@@ -43,8 +43,9 @@ import { openSessionMemory, type SessionMemory } from "./memory-session.ts";
 import { loadInstructions, renderInstructions, type InstructionFile } from "./instructions.ts";
 import type { StartupNotice } from "../notices.ts";
 import { buildSystemPrompt, renderTodosForPrompt } from "./prompt.ts";
-import { createRunDriver, createRunIds, createUsageTally, type RunStartOptions } from "./run-driver.ts";
+import { createRunDriver, createRunIds, type RunStartOptions } from "./run-driver.ts";
 import { connectMcp, openCustomAgents, openPlugins, openSkills } from "./session-extensions.ts";
+import { openSessionSettings, type SessionEndReason, type SessionHooks, type SessionStartSource } from "./session-settings.ts";
 import { pickSession, resolveAgentConfig } from "./session-start.ts";
 import { createTaskTool } from "./subagent.ts";
 import { runUserCommand } from "./user-command.ts";
@@ -64,9 +65,9 @@ export interface CreateAgentOptions {
   askUser?: AskUser;
   /** Continue exactly this session (used by `shiro runs resume`). */
   sessionId?: string;
+  /** Why this session opens, for SessionStart hooks: `clear` after /clear; default startup (or resume). */
+  sessionSource?: SessionStartSource;
   env?: NodeJS.ProcessEnv;
-  /** Added to the system prompt after `--append-system-prompt` (the `--output-schema` instructions). */
-  systemAppendix?: string;
 }
 
 /** What the REPL may switch mid-session (`/agent`, `/think`, `/model`). */
@@ -93,6 +94,8 @@ export interface Agent {
   /** Where shell commands run: the sandbox mode in force and why (`shiro sandbox` prints the same). */
   readonly sandbox: SandboxStatus;
   readonly instructions: InstructionFile[];
+  /** User hooks of this session (absent with --no-hooks or none configured; docs/hooks.md). */
+  readonly hooks?: SessionHooks;
   /** Skills loaded for this session (none with --no-skills). */
   readonly skills: readonly Skill[];
   /** Messages restored from an earlier session (0 for a new one). */
@@ -112,8 +115,8 @@ export interface Agent {
   save(): void;
   /** MCP servers of this session and their state (empty with --no-mcp or none configured). */
   mcpStatus(): McpServerStatus[];
-  /** Flushes the session and releases its lease; returns the session id when anything was saved. */
-  close(): string | undefined;
+  /** Flushes the session and releases its lease (SessionEnd hooks get `reason`, default other); returns the session id when anything was saved. */
+  close(reason?: SessionEndReason): string | undefined;
   /** Settles once everything `close` started (MCP servers stopping) is done. */
   readonly closed: Promise<void>;
 }
@@ -123,7 +126,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const headless = options.mode === "headless";
   const notices: StartupNotice[] = [];
   const config = await resolveAgentConfig(flags, options.env, notices);
-  const scope = readRunScope(cwd, flags, [config.model, config.file.subagentModel ?? config.model], options.systemAppendix);
+  const scope = readRunScope(cwd, flags, [config.model, config.file.subagentModel ?? config.model]);
   let variant: AgentVariant = VARIANTS[config.agent];
   let thinking: ThinkingLevel = config.thinking ?? variant.thinking;
   let model = config.model;
@@ -142,19 +145,19 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const embeddings = flags.noMemory ? undefined : embeddingClientFromConfig(config.file.memory?.embeddings, onNotice);
   /** Runs this process drove in this session: the next episode's material. */
   const episodeRuns: string[] = [];
-
   const sandboxStatus = detectSandbox({ config: config.file.sandbox, noSandbox: flags.noSandbox, env: options.env });
   if (sandboxStatus.notice) notices.push({ code: "sandbox", text: sandboxStatus.notice });
   const sandbox = createCommandSandbox(sandboxStatus, {
     decide: options.decide,
     sessionId: session.id,
     hidePaths: typeof config.file.sandbox === "object" ? config.file.sandbox.hidePaths : undefined,
-    extraDirs: scope.addDirs,
   });
   const plugins = await openPlugins(cwd, config, sandbox, flags.noPlugins === true, notices);
   const skills = openSkills(cwd, flags.noSkills === true, notices);
   const mcp = await connectMcp({ cwd, config, sandboxStatus, sandbox, disabled: flags.noMcp === true, headless }, notices);
   const instructions = flags.noInstructions ? [] : loadInstructions(cwd);
+  const settings = await openSessionSettings({ ...options, config, sessionId: session.id, sandbox, outside: mcp.events, resumed: picked.resumed }, notices);
+  const hooks = settings.hooks;
 
   const window = createContextWindow({ model: () => model, configured: config.file.contextWindow, threshold: config.file.compaction?.threshold });
   if (window.unknown()) learnModelWindow(window, connectionFromConfig(config), model, config.preset.id === "ollama");
@@ -166,6 +169,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     markChanged: () => writer.markChanged(),
     threshold: () => window.threshold(),
     auto: config.file.compaction?.auto ?? true,
+    onCompact: settings.onCompact,
   });
   const complete = (system: string, prompt: string, signal: AbortSignal) => context.complete(system, prompt, signal);
 
@@ -189,22 +193,14 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
         onNotice,
       });
   const memory = memoryScopes?.shelf.project;
-  const decide: DecisionSource =
-    options.decide ??
-    (headless && flags.approvals === "block"
-      ? createBlockingDecision({
-          get runId() {
-            return runIds.active;
-          },
-          sessionId: session.id,
-        })
-      : denyAll);
+  const blocking = headless && flags.approvals === "block" ? { runId: () => runIds.active, sessionId: session.id } : undefined;
+  const decide: DecisionSource = settings.decider(options.decide, blocking);
   // One gate for the whole session: "always" grants last until the process ends; the repeat
   // guard is reset by the loop at the start of every turn. Session tools join `autoApprove`
   // once they exist (the gate reads it per call).
   // Default decisions come from the built-in tools' declarations; session tools are auto-approved.
   const builtins = builtinTools({ complete, allowHosts: config.file.webFetch?.allowHosts });
-  const rules: PermissionRules = parsePermissionRules(scope.permission(config.file.permission, defaultPermission(builtins)), defaultPermission(builtins));
+  const rules = parsePermissionRules(scope.permission(settings.permission(config.file.permission, builtins), builtins), defaultPermission(builtins));
   const autoApprove = new Set<string>();
   const gate: Gate = createGate({
     rules,
@@ -218,7 +214,6 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
 
   // The task tool's workers see every registered tool, itself included: the list is filled below.
   const toolbox: { registered: ToolDefinition[] } = { registered: [] };
-  const subagentUsage = createUsageTally();
   const sessionTools: ToolDefinition[] = [
     createTodoTool({
       get: () => session.notebook.todos,
@@ -242,8 +237,10 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
             gate: { check: (call) => gate.check(call), newTurn: () => undefined, deniesPath: (tool, path, root) => gate.deniesPath!(tool, path, root) },
             canAsk: Boolean(options.decide),
             workerBlocked: () => (variant.allow ? `The worker kind is not available in the ${variant.name} agent: it cannot change anything.` : undefined),
-            onUsage: (used) => subagentUsage.add(used),
+            onUsage: (used) => scope.subagentUsage.add(used),
             memory: memoryScopes ? (kind, prompt) => memoryScopes.subagentSection(kind, prompt) : undefined,
+            hooks,
+            hookEvents: mcp.events,
             agents: openCustomAgents(cwd, false, notices),
           }),
         ]),
@@ -291,7 +288,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       memory: memoryScopes?.section() ?? "",
       skills: skillsSection,
       appendix: variant.appendix,
-      pluginAppendices: plugins.appendices(),
+      pluginAppendices: hooks?.contextSection() ? [...plugins.appendices(), hooks.contextSection()] : plugins.appendices(),
       todos: renderTodosForPrompt(session.notebook.todos),
     }) + (scope.appended ? `\n\n${scope.appended}` : "");
 
@@ -311,18 +308,19 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     model: () => model,
     thinking: () => thinking,
     maxSteps: () => scope.maxSteps ?? variant.maxSteps ?? config.file.maxSteps ?? DEFAULT_MAX_STEPS,
-    beforeRequest: scope.budget(subagentUsage, () => config.file.subagentModel ?? model)?.check,
+    beforeRequest: scope.budget(() => config.file.subagentModel ?? model)?.check,
     tools: () => deferral.offer(offeredNow()),
     callable: callableNow,
     systemPrompt,
     outside: mcp.events,
     onOverflow: (message, attempt) =>
       recoverFromOverflow({ window, model, message, attempt, estimate: context.lastEstimate(), auto: config.file.compaction?.auto ?? true }),
-    refusePrompt: (prompt) => describePromptTooLarge(prompt, window.current().window, model),
+    refusePrompt: (prompt) => describePromptTooLarge(prompt, window.current().window, model) ?? hooks?.userPromptSubmit(prompt),
+    hooks,
     firstTurnPairs: headless && picked.resumed ? (config.file.historyPairs ?? 0) : 0,
     saveNow: () => writer.flush(),
     runIds,
-    subagentUsage,
+    subagentUsage: scope.subagentUsage,
     subagentModel: () => config.file.subagentModel ?? model,
     provider: config.preset.id,
     protocol: client.protocol,
@@ -339,6 +337,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
 
   let closing: Promise<void> = Promise.resolve();
   return {
+    hooks,
     config,
     session,
     memory,
@@ -385,12 +384,12 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     runCommand: (command, signal, onOutput) => runUserCommand(command, { gate, tools: registered, root: cwd, sandbox, signal, onOutput }),
     save: () => writer.save(),
     mcpStatus: () => mcp.hub?.status() ?? [],
-    close() {
+    close(reason) {
       const hasMessages = session.messages.length > 0;
       const episode = episodes && recordSessionEpisode({ store: episodes, session, cwd, runIds: episodeRuns.splice(0) });
       writer.close();
       const summary = episode && config.file.memory?.episodeSummary ? summarizeEpisode(episodes!, episode, complete) : undefined;
-      closing = Promise.all([mcp.hub?.close(), summary]).then(() => undefined);
+      closing = Promise.all([mcp.hub?.close(), summary, hooks?.sessionEnd(reason ?? "other")]).then(() => undefined);
       return hasMessages ? session.id : undefined;
     },
     get closed() {

@@ -5,6 +5,7 @@
  * session (usage, cost, the exchange record) and the snapshot are brought up to date and
  * `done` closes the stream. The agent session (agent.ts) only wires what a run needs.
  */
+import type { UsageTally } from "./usage-tally.ts";
 import type { Gate } from "../approval/gate.ts";
 import type { ThinkingLevel } from "../vocabulary.ts";
 import type { PluginHost } from "../extensions/plugin-api.ts";
@@ -49,7 +50,9 @@ export interface RunDriverOptions {
   /** A context-length error: retry the step after compacting, or end the turn (loop.ts `onOverflow`). */
   onOverflow?: TurnOptions["onOverflow"];
   /** Why a new prompt cannot be sent at all (it alone exceeds the window), or undefined. */
-  refusePrompt?: (prompt: string) => string | undefined;
+  refusePrompt?: (prompt: string) => string | undefined | Promise<string | undefined>;
+  /** User hooks the loop runs (PreToolUse, PostToolUse, Stop; lib/extensions/hooks/). */
+  hooks?: TurnOptions["hooks"];
   /** Events raised outside the turn (MCP state changes); the driver empties it into the stream. */
   outside: AgentEvent[];
   /**
@@ -122,29 +125,6 @@ export function createRunIds(first?: string): RunIds {
   };
 }
 
-/** Usage added by subagents during a run, taken (and reset) when the run ends. */
-export interface UsageTally {
-  add(usage: Usage): void;
-  /** The usage added so far, kept. */
-  peek(): Usage | undefined;
-  take(): Usage | undefined;
-}
-
-export function createUsageTally(): UsageTally {
-  let total: Usage | undefined;
-  return {
-    add(usage) {
-      total = addUsage(total ?? { inputTokens: 0, outputTokens: 0 }, usage);
-    },
-    peek: () => total,
-    take() {
-      const taken = total;
-      total = undefined;
-      return taken;
-    },
-  };
-}
-
 interface _DriveRequest {
   input: TurnInput;
   log: RunLog;
@@ -184,7 +164,8 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
     };
     try {
       for (const text of notices) yield emit({ type: "notice", text });
-      const refused = "prompt" in input ? options.refusePrompt?.(input.prompt) : undefined;
+      const refused = "prompt" in input ? await options.refusePrompt?.(input.prompt) : undefined;
+      while (options.outside.length > 0) yield emit(options.outside.shift()!);
       if (refused) throw new Error(refused);
       const turn = runTurn(input, {
         client: options.client,
@@ -204,6 +185,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
         onHistoryChange,
         afterTool: (name) => _stateAfterTool(name, session.notebook.todos, options.memory),
         beforeRequest: options.beforeRequest,
+        hooks: options.hooks,
       });
       for (;;) {
         // Events raised outside the turn since the last one join the stream here.

@@ -8,51 +8,60 @@ import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { UsageError } from "../platform/errors.ts";
 import type { AgentFlags } from "../config/flags.ts";
-import type { Usage } from "../messages.ts";
 import { isWithheld, layerRunRules, type RunRules } from "../approval/run-rules.ts";
 import type { PermissionConfig } from "../approval/rules.ts";
-import { widenWorkspace } from "../tools/jail.ts";
+import { widenWorkspace } from "../platform/workspace-dirs.ts";
+import type { ToolDefinition } from "../tools/types.ts";
+import { findProjectRoot } from "../config/project.ts";
+import { loadOutputSchema } from "./output-schema.ts";
+import { createUsageTally, type UsageTally } from "./usage-tally.ts";
 import { checkPriced, createCostBudget, parseMaxCost, parseMaxSteps, type CostBudget } from "./run-limits.ts";
 
 export interface RunScope {
   maxSteps?: number;
   /** `--add-dir` folders, absolute; the jail under the working folder already accepts them. */
   addDirs: string[];
-  /** What goes at the end of the system prompt: `--append-system-prompt`, then the appendix. */
+  /** What goes at the end of the system prompt: `--append-system-prompt`, then the `--output-schema` instructions. */
   appended: string;
-  /** The config's permission with `--allowed-tools` / `--disallowed-tools` layered over it. */
-  permission(config: PermissionConfig | undefined, defaults: PermissionConfig): PermissionConfig;
+  /** The config's permission with `--allowed-tools` / `--disallowed-tools` layered over it, mapped onto `tools`. */
+  permission(config: PermissionConfig | undefined, tools: readonly ToolDefinition[]): PermissionConfig;
   /** `tools` without the ones a disallowed rule names whole. */
   visible<T extends { name: string }>(tools: T[]): T[];
   /** The ones of `tools` a disallowed rule names whole (still callable, so the rule refuses them by name). */
   withheld<T extends { name: string }>(tools: T[]): T[];
-  /** The `--max-cost` check, or undefined without the flag. */
-  budget(subagents: { peek(): Usage | undefined }, subagentModel: () => string): CostBudget | undefined;
+  /** The subagents' usage in the current run (the driver takes it at the run's end). */
+  subagentUsage: UsageTally;
+  /** The `--max-cost` check (the run's own usage plus `subagentUsage`, priced at `subagentModel`), or undefined without the flag. */
+  budget(subagentModel: () => string): CostBudget | undefined;
 }
 
 /**
  * The run's bounds, added folders, tool rules and prompt addition, checked (a UsageError names
  * the flag); `models`: every model the run may price. Registers the added folders with the jail.
  */
-export function readRunScope(cwd: string, flags: AgentFlags, models: readonly string[], appendix?: string): RunScope {
+export function readRunScope(cwd: string, flags: AgentFlags, models: readonly string[]): RunScope {
   const maxSteps = parseMaxSteps(flags.maxSteps);
   const maxCost = parseMaxCost(flags.maxCost);
   checkPriced(maxCost, models);
   const addDirs = resolveAddDirs(cwd, flags.addDirs);
   if (addDirs.length > 0) widenWorkspace(cwd, addDirs);
-  const appended = [readAppendedPrompt(cwd, flags.appendSystemPrompt), appendix?.trim() ?? ""].filter(Boolean).join("\n\n");
+  const appendix = flags.outputSchema ? loadOutputSchema(cwd, flags.outputSchema).instructions : "";
+  const appended = [readAppendedPrompt(cwd, flags.appendSystemPrompt), appendix].filter(Boolean).join("\n\n");
+  const subagentUsage = createUsageTally();
   let layered: RunRules = { permission: {}, removed: [] };
   return {
     maxSteps,
     addDirs,
     appended,
-    permission(config, defaults) {
-      layered = layerRunRules(config, defaults, { allowed: flags.allowedTools, disallowed: flags.disallowedTools });
+    permission(config, tools) {
+      const lists = { allowed: flags.allowedTools, disallowed: flags.disallowedTools };
+      layered = layerRunRules(config, tools, lists, { root: findProjectRoot(cwd), cwd });
       return layered.permission;
     },
     withheld: (tools) => (layered.removed.length === 0 ? [] : tools.filter((tool) => isWithheld(layered, tool.name))),
     visible: (tools) => (layered.removed.length === 0 ? tools : tools.filter((tool) => !isWithheld(layered, tool.name))),
-    budget: (subagents, subagentModel) => (maxCost === undefined ? undefined : createCostBudget({ maxCost, subagents: () => subagents.peek(), subagentModel })),
+    subagentUsage,
+    budget: (subagentModel) => (maxCost === undefined ? undefined : createCostBudget({ maxCost, subagents: () => subagentUsage.peek(), subagentModel })),
   };
 }
 

@@ -56,6 +56,12 @@ export interface GateCall {
   input: unknown;
   cwd: string;
   subagent?: boolean;
+  /**
+   * A PreToolUse hook's permission decision (lib/extensions/hooks/): `allow` answers the question
+   * the call would be asked, `ask` asks even where rules allow (--yolo included). Neither passes a
+   * guard plugin's refusal, a deny rule or the secrets question. A hook's `deny` never gets here.
+   */
+  hook?: "allow" | "ask";
 }
 
 export interface GateOptions {
@@ -107,7 +113,8 @@ export function createGate(options: GateOptions): Gate {
     secret?: { path: string; why: string },
   ): Promise<GateResult> => {
     const run = async (): Promise<GateResult> => {
-      if (!repeated && !secret && grants.covers(call.name, subjects)) return { allowed: true };
+      // A hook that asks for a question gets one: no "always" answer stands in for it.
+      if (!repeated && !secret && call.hook !== "ask" && grants.covers(call.name, subjects)) return { allowed: true };
       const request: ApprovalRequest = {
         id: uuidv7(),
         callId: call.callId,
@@ -167,8 +174,8 @@ export function createGate(options: GateOptions): Gate {
       const flagged = secrets?.allowed ? { secretsAllowed: true as const } : {};
 
       const repeated = repeats.record(call.name, call.input) >= REPEAT_ASK_AT;
-      if (verdict.decision === "allow" && known && !repeated) return { allowed: true, ...flagged };
-      if (options.yolo) return { allowed: true, ...flagged };
+      if (verdict.decision === "allow" && known && !repeated && call.hook !== "ask") return { allowed: true, ...flagged };
+      if ((options.yolo || call.hook === "allow") && call.hook !== "ask") return { allowed: true, ...flagged };
       return ask(call, subjects, repeated, verdict.matched, secrets?.allowed ? undefined : _flaggedPath(call, subjects, paths));
     },
   };

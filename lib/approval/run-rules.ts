@@ -1,27 +1,23 @@
 /**
  * One run's tool rules from the command line (`--allowed-tools`, `--disallowed-tools`), layered
- * over the config's `permission` for that run only; nothing is written back.
+ * over the config's `permission` (and the trusted Claude Code settings) for that run only;
+ * nothing is written back.
  *
- * A rule is a tool and an optional pattern, in shiro's spelling or Claude Code's:
- * `bash`, `bash(git status*)`, `Bash(git status:*)`, `Edit`, `Edit(src/**)`, `mcp__server__tool`,
- * `mcp__server__*`. Claude Code's tool names map onto shiro's (`Edit` is edit_file, multi_edit
- * and apply_patch); its `:*` suffix is "this command, with or without arguments" and its `**`
- * is shiro's `*` (which already crosses `/`). A value may hold several rules separated by commas
- * or by spaces outside parentheses, as Claude Code's `--allowedTools "Bash(git log:*) Read"`.
+ * A rule is a tool with an optional specifier, in shiro's spelling (`bash`, `bash(git status*)`,
+ * `mcp__server__tool`) or Claude Code's (`Bash(git status:*)`, `Edit`, `Read(.env)`); both are read
+ * by the one mapping of Claude Code rules (claude-rules.ts), which reaches tools through their
+ * declarations (`claudeCode`, `effect`, `paths`), never their names. A value may hold several
+ * rules, separated by commas or by spaces outside parentheses, as Claude Code's
+ * `--allowedTools "Bash(git log:*) Read"`.
  *
- * Layering: each rule appends `[pattern, decision]` to the tool's table (the config's entry, or
- * the tool's default), allowed rules first and disallowed ones after, so within a table the
- * disallowed rule is the later one and wins. A disallowed rule without a pattern also withholds
- * the tool from the run (`removed`).
+ * Layering: allowed rules append `pattern: allow` to each target tool's table, disallowed ones
+ * `pattern: deny` after them (the later pattern wins), over the tool's entry or its default. A
+ * disallowed rule without a specifier also withholds its tools from the run (`removed`). A rule
+ * that names no tool is a UsageError naming the flag.
  */
 import { UsageError } from "../platform/errors.ts";
-import { matchPattern, type Decision, type PermissionConfig, type PermissionEntry } from "./rules.ts";
-
-export interface RunToolRule {
-  tool: string;
-  /** The subject pattern; `*` when the rule names the whole tool. */
-  pattern: string;
-}
+import { mapClaudeRules, mergePermissionTables, type ClaudeRule, type ClaudeRuleTool } from "./claude-rules.ts";
+import { defaultPermission, matchPattern, type PermissionConfig, type RuleDeclaration } from "./rules.ts";
 
 export interface RunRules {
   permission: PermissionConfig;
@@ -29,32 +25,21 @@ export interface RunRules {
   removed: readonly string[];
 }
 
+export interface RunRuleLists {
+  allowed?: readonly string[];
+  disallowed?: readonly string[];
+}
+
+/** Where relative paths of rules are read from: the project root and the working folder. */
+export interface RulePlaces {
+  root: string;
+  cwd: string;
+}
+
 /** True when a disallowed rule names the whole of `tool` (by name or wildcard key). */
 export function isWithheld(rules: RunRules, tool: string): boolean {
   return rules.removed.some((key) => matchPattern(key, tool));
 }
-
-/** Claude Code's tool names and the shiro tools each stands for. */
-const _CLAUDE_TOOLS: Readonly<Record<string, readonly string[]>> = {
-  Bash: ["bash"],
-  Read: ["read_file", "read_many_files"],
-  Edit: ["edit_file", "multi_edit", "apply_patch"],
-  MultiEdit: ["multi_edit"],
-  Write: ["write_file"],
-  Glob: ["glob"],
-  Grep: ["grep"],
-  LS: ["list_dir"],
-  WebFetch: ["web_fetch"],
-  Task: ["task"],
-  TodoWrite: ["todo_write"],
-};
-
-/** The shiro tools a tool name stands for: Claude Code's names mapped (`Edit` is three), shiro's as they are. */
-export function shiroToolNames(name: string): readonly string[] {
-  return _CLAUDE_TOOLS[name] ?? [name];
-}
-
-const _RULE = /^([A-Za-z0-9_*?-]+)(?:\((.*)\))?$/s;
 
 /** Splits one flag value into rule texts: commas, and spaces outside parentheses, separate. */
 export function splitRuleList(value: string): string[] {
@@ -75,51 +60,34 @@ export function splitRuleList(value: string): string[] {
   return out;
 }
 
-/** The shiro rules one rule text stands for. Throws a one-line UsageError naming the flag on a bad spelling. */
-export function parseRunToolRule(text: string, flag: string): RunToolRule[] {
-  const match = _RULE.exec(text.trim());
-  if (!match)
-    throw new UsageError(
-      `${flag}: "${text}" is not a tool rule; write a tool name, optionally with a pattern: bash, "bash(git status*)", "Bash(git status:*)", Edit, mcp__server__tool`,
-    );
-  const [, name, inner] = match;
-  const pattern = inner === undefined || inner.trim() === "" ? "*" : _pattern(inner.trim());
-  const tools = shiroToolNames(name!);
-  return tools.map((tool) => ({ tool, pattern }));
-}
-
-function _pattern(inner: string): string {
-  const prefix = inner.endsWith(":*") ? `${inner.slice(0, -2)}*` : inner;
-  return prefix.replace(/\*\*+/g, "*");
+/** The tool names (or wildcard keys) each of `names` stands for among `tools`: Claude Code's names by declaration, shiro's as they are. */
+export function namedTools(names: readonly string[], tools: readonly ClaudeRuleTool[], places: RulePlaces): string[] {
+  const mapped = mapClaudeRules(
+    names.map((rule) => ({ decision: "allow", rule, source: "tools" })),
+    tools,
+    places,
+  );
+  return [...mapped.tables.keys()];
 }
 
 /** The config's permission with the run's rules layered over it (see the module comment). */
 export function layerRunRules(
   permission: PermissionConfig | undefined,
-  defaults: PermissionConfig,
-  lists: { allowed?: readonly string[]; disallowed?: readonly string[] },
+  tools: readonly (ClaudeRuleTool & Pick<RuleDeclaration, "decision">)[],
+  lists: RunRuleLists,
+  places: RulePlaces,
 ): RunRules {
-  const out: PermissionConfig = { ...(permission ?? {}) };
+  const rules: ClaudeRule[] = [
+    ...(lists.allowed ?? []).flatMap(splitRuleList).map((rule) => ({ decision: "allow" as const, rule, source: "--allowed-tools" })),
+    ...(lists.disallowed ?? []).flatMap(splitRuleList).map((rule) => ({ decision: "deny" as const, rule, source: "--disallowed-tools" })),
+  ];
+  if (rules.length === 0) return { permission: permission ?? {}, removed: [] };
+  const mapped = mapClaudeRules(rules, tools, places);
+  if (mapped.skipped.length > 0) throw new UsageError(mapped.skipped[0]!);
   const removed: string[] = [];
-  const add = (rule: RunToolRule, decision: "allow" | "deny") => {
-    const base = out[rule.tool] ?? defaults[rule.tool];
-    const table = base === undefined ? {} : _asTable(base);
-    delete table[rule.pattern];
-    table[rule.pattern] = decision;
-    // A wildcard key moves last, where it wins over earlier matching keys.
-    delete out[rule.tool];
-    out[rule.tool] = table;
-  };
-  for (const text of (lists.allowed ?? []).flatMap(splitRuleList)) for (const rule of parseRunToolRule(text, "--allowed-tools")) add(rule, "allow");
-  for (const text of (lists.disallowed ?? []).flatMap(splitRuleList)) {
-    for (const rule of parseRunToolRule(text, "--disallowed-tools")) {
-      add(rule, "deny");
-      if (rule.pattern === "*") removed.push(rule.tool);
-    }
+  for (const rule of rules) {
+    if (rule.decision !== "deny") continue;
+    for (const [tool, table] of mapClaudeRules([rule], tools, places).tables) if (table.every(([pattern]) => pattern === "*")) removed.push(tool);
   }
-  return { permission: out, removed };
-}
-
-function _asTable(entry: PermissionEntry): Record<string, Decision> {
-  return typeof entry === "string" ? { "*": entry } : { ...entry };
+  return { permission: mergePermissionTables(permission, mapped.tables, defaultPermission(tools)), removed };
 }

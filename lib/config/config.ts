@@ -14,6 +14,7 @@ import { PRESET_IDS, PROTOCOL_FLAG_VALUES, findPreset, type Preset } from "../pr
 import { type Protocol } from "../messages.ts";
 import { type ProtocolFlag } from "../vocabulary.ts";
 import { describeIssue, parseJson, readJson, updateJsonSync } from "../store/json-file.ts";
+import { HooksSchema } from "./hooks-config.ts";
 
 import { AGENT_NAMES, THINKING_LEVELS, TOOL_SET_NAMES, type AgentName, type ThinkingLevel } from "../vocabulary.ts";
 // Re-exported for modules not yet pointed at lib/vocabulary.ts (tools/, agent/variants.ts).
@@ -74,6 +75,8 @@ export const ConfigSchema = v.strictObject(
     /** Bytes of MCP tool schemas sent in full before the rest are deferred (default 2000). */
     mcpSchemaBudget: v.optional(_posInt(1_000_000)),
     permission: v.optional(PermissionSchema),
+    /** Claude Code-format hooks (lib/config/hooks-config.ts, docs/hooks.md). */
+    hooks: v.optional(HooksSchema),
     registryUrl: v.optional(v.pipe(v.string(), v.url("must be a URL"))),
     mcpServers: v.optional(v.record(v.string(), McpServerSchema)),
     webFetch: v.optional(v.strictObject({ allowHosts: v.optional(v.array(v.string())) })),

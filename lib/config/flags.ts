@@ -48,7 +48,14 @@ const _TABLE = [
   },
   { name: "json", kind: "boolean", description: "with -p: the same as --output-format stream-json" },
   { name: "output-last-message", kind: "string", valueHint: "<file>", description: "with -p: also write the final answer to this file" },
-  { name: "output-schema", kind: "string", valueHint: "<file>", description: "with -p: the answer must be JSON valid against this JSON Schema" },
+  {
+    name: "output-schema",
+    kind: "string",
+    valueHint: "<file>",
+    description: "with -p: the answer must be JSON valid against this JSON Schema",
+    option: "outputSchema",
+    saved: true,
+  },
   { name: "image", alias: "i", kind: "list", valueHint: "<file>", description: "with -p: attach an image to the prompt (repeatable)" },
   { name: "cd", alias: "C", kind: "string", valueHint: "<dir>", description: "run in this folder instead of the current one" },
   {
@@ -160,6 +167,7 @@ const _TABLE = [
   { name: "no-instructions", kind: "boolean", description: "ignore AGENTS.md, CLAUDE.md and .shiro.md", option: "noInstructions", saved: true },
   { name: "no-skills", kind: "boolean", description: "load no skills (builtin, registry, user or project)", option: "noSkills", saved: true },
   { name: "no-plugins", kind: "boolean", description: "load no plugins, builtin or installed (the guard included)", option: "noPlugins", saved: true },
+  { name: "no-hooks", kind: "boolean", description: "run no hooks (config hooks, .claude/settings.json hooks)", option: "noHooks", saved: true },
   { name: "no-memory", kind: "boolean", description: "neither load nor write project or global memory", option: "noMemory", saved: true },
   { name: "no-sandbox", kind: "boolean", description: "run shell commands unconfined (see docs/security.md)", option: "noSandbox", saved: true },
   { name: "version", alias: "v", kind: "boolean", description: "print the version and exit" },

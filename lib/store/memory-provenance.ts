@@ -9,12 +9,13 @@
  * (lib/agent/memory-session.ts: `bash`, `web_fetch`, `read_file README.md`, `mcp__srv__tool`…).
  *
  * Staleness: a note is possibly stale when a recorded file's hash differs now, or the file is gone.
- * Nothing here writes; git is run read-only, with a 3-second cap, and its failure is no error.
+ * Nothing here writes; git is run read-only through the safe runner (lib/shell/safe-git.ts: no
+ * repository config can start a program), with a 3-second cap, and its failure is no error.
  */
-import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { basename, isAbsolute, relative, resolve, sep } from "node:path";
+import { runGitSync } from "../shell/safe-git.ts";
 import type { MemoryEntry, MemorySource } from "./memory-file.ts";
 
 export const PROVENANCE_FILE_CAP = 8;
@@ -112,12 +113,7 @@ export function hashFile(path: string): string | null {
 /** `HEAD`'s commit, or undefined outside a git work tree (or when git is missing). */
 export function gitHead(projectRoot: string): string | undefined {
   try {
-    const out = execFileSync("git", ["rev-parse", "--verify", "-q", "HEAD"], {
-      cwd: projectRoot,
-      timeout: _GIT_TIMEOUT_MS,
-      stdio: ["ignore", "pipe", "ignore"],
-      encoding: "utf8",
-    });
+    const out = runGitSync(projectRoot, "rev-parse", ["--verify", "-q", "HEAD"], _GIT_TIMEOUT_MS);
     return /^[0-9a-f]{40,64}$/.test(out.trim()) ? out.trim() : undefined;
   } catch {
     return undefined;

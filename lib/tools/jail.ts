@@ -13,7 +13,7 @@
  * inode against the path resolved again after the open. Reads and writes of file contents go
  * through it; nothing is read or written before that check passes.
  *
- * A workspace may be widened by folders beside it (`--add-dir`, `widenWorkspace`): a path inside
+ * A workspace may be widened by folders beside it (`--add-dir`, lib/platform/workspace-dirs.ts): a path inside
  * one of them passes the same two checks against that folder. Registered once per process, by
  * the session that owns the root; every tool keeps passing only the root.
  */
@@ -21,26 +21,13 @@ import { constants, fstatSync, lstatSync, readlinkSync, realpathSync, statSync, 
 import { lstat, open, type FileHandle } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { workspaceExtraDirs } from "../platform/workspace-dirs.ts";
 
 const _MAX_LINK_HOPS = 40;
 
-const _extraDirs = new Map<string, readonly string[]>();
-
-/** Lets every jail check under `root` also accept paths inside `dirs` (absolute, existing folders). */
-export function widenWorkspace(root: string, dirs: readonly string[]): void {
-  const key = resolve(root);
-  _extraDirs.set(key, [...(_extraDirs.get(key) ?? []), ...dirs.map((dir) => resolve(dir))]);
-}
-
-/** The folders `root` was widened by (none unless `widenWorkspace` was called). */
-export function workspaceExtraDirs(root: string): readonly string[] {
-  return _extraDirs.get(resolve(root)) ?? [];
-}
-
 /** The workspace roots a path under `root` may lie in: the root, then each added folder. */
 function _roots(root: string): string[] {
-  const key = resolve(root);
-  return [key, ...(_extraDirs.get(key) ?? [])];
+  return [resolve(root), ...workspaceExtraDirs(root)];
 }
 
 /**

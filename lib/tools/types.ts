@@ -84,8 +84,26 @@ export interface ToolDefinition<TInput = any> {
    * reaches them and their results join in call order. Others run one after another.
    */
   parallel?: boolean;
+  /**
+   * Its Claude Code counterpart, for hooks written for Claude Code (lib/extensions/hooks/): the
+   * name a hook's matcher and `tool_name` use, and its input in Claude Code's fields. Absent: the
+   * tool is known to hooks by its own name and input (MCP tools are `mcp__server__tool` in both).
+   */
+  claudeCode?: ClaudeCodeCounterpart<TInput>;
   /** Returns the text the model reads. Throws Error(message) on failure. */
   execute: (input: TInput, ctx: ToolContext) => Promise<string>;
+}
+
+/** How a tool reads to a hook written for Claude Code (docs/hooks.md lists every mapping). */
+export interface ClaudeCodeCounterpart<TInput = any> {
+  /** Claude Code's tool name: `Bash`, `Write`, `Edit`, … */
+  name: string;
+  /** The call's arguments in Claude Code's fields (file paths absolute, as Claude Code gives them). */
+  input: (args: TInput, root: string) => Record<string, unknown>;
+  /** Claude Code's fields back to this tool's arguments (a hook's `updatedInput`); only the fields it names. */
+  args: (input: Record<string, unknown>) => Record<string, unknown>;
+  /** PostToolUse's `tool_response`, from the text the tool returned; default `{ output }`. */
+  response?: (output: string, args: TInput, root: string) => Record<string, unknown>;
 }
 
 /** Every tool result longer than this is cut, with a `[truncated N chars]` note. */

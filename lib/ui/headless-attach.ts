@@ -9,6 +9,8 @@
 import { UsageError } from "../platform/errors.ts";
 import { evaluatePermission, normalizeRulePath, parsePermissionRules, type PermissionConfig } from "../approval/rules.ts";
 import { layerRunRules } from "../approval/run-rules.ts";
+import { findProjectRoot } from "../config/project.ts";
+import type { ToolDefinition } from "../tools/types.ts";
 import { attachMentions } from "./attachments.ts";
 import { readImageAttachment, type AttachedImage } from "./attach-image.ts";
 
@@ -16,7 +18,8 @@ export interface HeadlessAttachOptions {
   root: string;
   /** `-i` files, workspace paths (jailed). */
   images: readonly string[];
-  /** The config's `permission` and the run's rule flags. */
+  /** The tools rules are mapped onto (their declarations), the config's `permission` and the run's rule flags. */
+  tools: readonly ToolDefinition[];
   permission?: PermissionConfig;
   allowed?: readonly string[];
   disallowed?: readonly string[];
@@ -26,7 +29,8 @@ export interface HeadlessAttachOptions {
 }
 
 export async function attachHeadless(prompt: string, options: HeadlessAttachOptions): Promise<{ prompt: string; images: AttachedImage[] }> {
-  const layered = layerRunRules(options.permission, {}, { allowed: options.allowed, disallowed: options.disallowed });
+  const places = { root: findProjectRoot(options.root), cwd: options.root };
+  const layered = layerRunRules(options.permission, options.tools, { allowed: options.allowed, disallowed: options.disallowed }, places);
   const rules = parsePermissionRules(layered.permission);
   const allowSecret = (path: string) => {
     const verdict = evaluatePermission(rules, "read_file", [normalizeRulePath(path, options.root)]);

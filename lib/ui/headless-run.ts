@@ -39,6 +39,7 @@ export async function runHeadlessTurns(agent: Agent, prompt: string, signal: Abo
   const attached = await attachHeadless(prompt, {
     root: options.root,
     images: options.images,
+    tools: agent.registeredTools(),
     permission: agent.config.file.permission,
     allowed: options.allowed,
     disallowed: options.disallowed,

@@ -7,7 +7,8 @@
  *
  * The same question, the same way, before a repository's `.shiro/notes.json` reaches the prompt
  * (lib/store/repo-notes-trust.ts): it shows how many notes the file holds and the first few;
- * and before a project's custom subagent (`.claude/agents/*.md`, `.shiro/agents/*.md`,
+ * before a project's `.claude/settings.json` hooks and permissions apply (askSettingsTrust); and
+ * before a project's custom subagent (`.claude/agents/*.md`, `.shiro/agents/*.md`,
  * lib/store/agent-definitions.ts) becomes a `task` kind: its name, description, tools and model.
  */
 import { createInterface } from "node:readline/promises";
@@ -15,6 +16,7 @@ import { describeTarget } from "../extensions/mcp/servers.ts";
 import { findProjectRoot } from "../config/project.ts";
 import { readProjectMcp, trustProjectMcp } from "../store/project-mcp.ts";
 import { readRepoNotesFile, trustRepoNotes } from "../store/repo-notes-trust.ts";
+import { readProjectSettings, trustProjectSettings } from "../store/project-settings.ts";
 import { openRepoMemory } from "../store/memory-scopes.ts";
 import { readAgentDefinitions, trustAgentFile } from "../store/agent-definitions.ts";
 import type { Style } from "./style.ts";
@@ -85,4 +87,31 @@ async function _yes(question: string): Promise<boolean> {
     rl.close();
   }
   return ["y", "yes"].includes(answer.trim().toLowerCase());
+}
+
+/**
+ * The same question for the project's Claude Code settings (lib/store/project-settings.ts): it
+ * lists every hook command they would run and every permission rule they would add, and the
+ * answer is remembered for their exact content. Not asked when they hold neither.
+ */
+export async function askSettingsTrust(cwd: string, write: (text: string) => void, style: Style): Promise<void> {
+  let settings: ReturnType<typeof readProjectSettings>;
+  try {
+    settings = readProjectSettings(findProjectRoot(cwd));
+  } catch (error) {
+    write(style.yellow(`${error instanceof Error ? error.message : String(error)}\n`));
+    return;
+  }
+  if (!settings || settings.trusted || (settings.hooks.length === 0 && settings.permissions.length === 0)) return;
+  const lines = [
+    ...settings.hooks.map((hook) => `  hook ${hook.event}${hook.matcher ? ` [${hook.matcher}]` : ""}: ${hook.command}`),
+    ...settings.permissions.map((rule) => `  permission ${rule.decision}: ${rule.rule}`),
+  ];
+  write(
+    style.yellow(`${settings.paths.join(" and ")} ask${settings.paths.length === 1 ? "s" : ""} to run hooks and set permissions:\n`) + `${lines.join("\n")}\n`,
+  );
+  if (await _yes("Trust this folder's Claude Code settings? y yes, remember it | n not now ")) {
+    trustProjectSettings(settings);
+    write("trusted; its hooks and permissions apply from this session on\n");
+  } else write(style.dim("not trusted: its hooks and permissions stay off (asked again next start)\n"));
 }

@@ -11,7 +11,7 @@ import { findProjectRoot } from "../config/project.ts";
 import { runProviderSetup } from "./onboarding.ts";
 import { askApproval } from "./approval-question.ts";
 import { askUserInTerminal } from "./ask-question.ts";
-import { askAgentsTrust, askProjectTrust, askRepoNotesTrust } from "./project-trust.ts";
+import { askAgentsTrust, askProjectTrust, askRepoNotesTrust, askSettingsTrust } from "./project-trust.ts";
 import type { createRenderer } from "./renderer.ts";
 import type { Style } from "./style.ts";
 import { findSession } from "../store/sessions.ts";
@@ -39,6 +39,7 @@ export interface ReplState {
 export async function openFirstAgent(state: ReplState): Promise<Agent | undefined> {
   await askProjectTrust(state.cwd, state.flags.noMcp === true, state.write, state.style);
   await askRepoNotesTrust(state.cwd, state.flags.noMemory === true, state.write, state.style);
+  await askSettingsTrust(state.cwd, state.write, state.style);
   await askAgentsTrust(state.cwd, state.flags.noSubagent === true, state.write, state.style);
   try {
     return await openAgent(state);
@@ -51,7 +52,7 @@ export async function openFirstAgent(state: ReplState): Promise<Agent | undefine
 }
 
 /** Opens a session with the start-up flags changed by `changes`; `sessionId` continues that one. */
-export function openAgent(state: ReplState, changes: Partial<AgentFlags> = {}, sessionId?: string): Promise<Agent> {
+export function openAgent(state: ReplState, changes: Partial<AgentFlags> = {}, sessionId?: string, sessionSource?: "clear"): Promise<Agent> {
   return createAgent({
     cwd: state.cwd,
     flags: { ...state.flags, ...changes },
@@ -59,6 +60,7 @@ export function openAgent(state: ReplState, changes: Partial<AgentFlags> = {}, s
     decide: (request) => askApproval(state, request),
     askUser: (question, options, signal) => askUserInTerminal(state, question, options, signal),
     ...(sessionId ? { sessionId } : {}),
+    ...(sessionSource ? { sessionSource } : {}),
   });
 }
 
@@ -115,12 +117,12 @@ export async function switchSession(state: ReplState, agent: Agent, sessionId: s
       );
       if (!["y", "yes"].includes(answer.trim().toLowerCase())) return void write("not resumed\n");
     }
-    next = await openAgent(state, _NO_RESUME, sessionId);
+    next = await openAgent(state, _NO_RESUME, sessionId, sessionId ? undefined : "clear");
   } catch (error) {
     write(style.red(`${messageOf(error)}\n`));
     return undefined;
   }
-  agent.close();
+  agent.close(sessionId ? "other" : "clear");
   if (sessionId) write(`resumed ${shortSessionId(next.session.id)} (${next.session.messages.length} messages): ${next.session.title}\n`);
   else write(`new session ${shortSessionId(next.session.id)}\n`);
   return next;

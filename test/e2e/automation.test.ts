@@ -77,7 +77,8 @@ describe("--output-format", () => {
     [["-p", "x", "-C", "no-such-dir"], "-C no-such-dir: no such folder"],
     [["-p", "x", "--add-dir", "no-such-dir"], "--add-dir no-such-dir: no such folder"],
     [["-p", "x", "--append-system-prompt", "@missing.md"], "--append-system-prompt @missing.md: cannot read"],
-    [["-p", "x", "--disallowed-tools", "bash("], '--disallowed-tools: "bash(" is not a tool rule'],
+    [["-p", "x", "--disallowed-tools", "bash("], '--disallowed-tools: permission rule "bash(" is not Tool or Tool(specifier)'],
+    [["-p", "x", "--allowed-tools", "Rockets"], '--allowed-tools: permission rule "Rockets" names no tool shiro has'],
   ])("bad input %j is one line and exit 2, before any request", async (args, message) => {
     const result = await e2e.shiro(args);
     expect(result.code).toBe(2);

@@ -54,7 +54,17 @@ describe("custom subagents", () => {
     expect(task.parameters.properties.kind.enum).toEqual(["explore", "review", "reviewer"]);
     const sub = e2e.fake.requests[1]!;
     expect(sub.body.model).toBe("gpt-4o-mini");
-    expect(sub.body.tools.map((tool: any) => tool.function.name).sort()).toEqual(["grep", "read_file", "read_many_files"]);
+    // Read is every read tool that declares paths, as Claude Code applies it (lib/approval/claude-rules.ts).
+    expect(sub.body.tools.map((tool: any) => tool.function.name).sort()).toEqual([
+      "git_blame",
+      "git_diff",
+      "git_log",
+      "git_show",
+      "grep",
+      "list_dir",
+      "read_file",
+      "read_many_files",
+    ]);
     expect(systemOf(sub)).toEndWith("You are the house reviewer. End every report with LGTM or NOT YET.");
     expect(e2e.fake.requests[0]!.body.model).not.toBe("gpt-4o-mini");
     expect(toolResultsOf(e2e.fake.requests[2]!)[0]!.output).toBe("a.ts:3 off by one. NOT YET");

@@ -3,46 +3,49 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { layerRunRules, parseRunToolRule, splitRuleList } from "../../lib/approval/run-rules.ts";
+import { layerRunRules, namedTools, splitRuleList } from "../../lib/approval/run-rules.ts";
+import { builtinTools } from "../../lib/tools/index.ts";
 import { evaluatePermission, parsePermissionRules } from "../../lib/approval/rules.ts";
 import { loadOutputSchema } from "../../lib/agent/output-schema.ts";
 
+const TOOLS = builtinTools({ complete: async () => "" });
+const PLACES = { root: "/ws", cwd: "/ws" };
+
 describe("run tool rules", () => {
   test.each([
-    ["bash", [{ tool: "bash", pattern: "*" }]],
-    ["Bash", [{ tool: "bash", pattern: "*" }]],
-    ["Bash()", [{ tool: "bash", pattern: "*" }]],
-    ["Bash(git status:*)", [{ tool: "bash", pattern: "git status*" }]],
-    ["bash(git status*)", [{ tool: "bash", pattern: "git status*" }]],
-    ["Edit(src/**)", ["edit_file", "multi_edit", "apply_patch"].map((tool) => ({ tool, pattern: "src/*" }))],
-    ["Read(.env)", ["read_file", "read_many_files"].map((tool) => ({ tool, pattern: ".env" }))],
-    ["mcp__github__create_issue", [{ tool: "mcp__github__create_issue", pattern: "*" }]],
-    ["mcp__github__*", [{ tool: "mcp__github__*", pattern: "*" }]],
-  ])("%s", (text, expected) => {
-    expect(parseRunToolRule(text, "--allowed-tools")).toEqual(expected);
+    ["bash", ["bash"]],
+    ["Bash", ["bash"]],
+    ["Bash(git status:*)", ["bash"]],
+    ["bash(git status*)", ["bash"]],
+    ["Edit", ["write_file", "edit_file", "multi_edit", "apply_patch", "move_file", "delete_file"]],
+    ["Read", ["read_file", "read_many_files", "list_dir", "grep", "git_blame", "git_diff", "git_log", "git_show"]],
+    ["mcp__github__create_issue", ["mcp__github__create_issue"]],
+    ["mcp__github", ["mcp__github__*"]],
+  ])("%s names its tools by declaration", (text, expected) => {
+    expect(namedTools([text], TOOLS, PLACES).sort()).toEqual([...expected].sort());
   });
 
-  test.each([["bash("], ["(x)"], ["ba sh"], [""]])("%j is refused in one line naming the flag", (text) => {
-    expect(() => parseRunToolRule(text, "--disallowed-tools")).toThrow(`--disallowed-tools: "${text}" is not a tool rule`);
+  test.each([
+    ["bash(", '--disallowed-tools: permission rule "bash(" is not Tool or Tool(specifier)'],
+    ["launch_rockets", '--disallowed-tools: permission rule "launch_rockets" names no tool shiro has'],
+  ])("%j is refused in one line naming the flag", (text, message) => {
+    expect(() => layerRunRules({}, TOOLS, { disallowed: [text] }, PLACES)).toThrow(message);
   });
 
   test("lists split on commas and on spaces outside parentheses", () => {
     expect(splitRuleList("Bash(git log:*) Read,Edit  mcp__a__b")).toEqual(["Bash(git log:*)", "Read", "Edit", "mcp__a__b"]);
   });
 
-  test("layered over config and defaults: allowed patterns join the tool's table, a disallowed rule is last and wins", () => {
+  test("layered over config and defaults: allowed patterns join the tool's table, a disallowed rule wins, a whole one withholds", () => {
     const layered = layerRunRules(
       { bash: { "git *": "allow" }, "mcp__*": "ask" },
-      { bash: "ask", read_file: "allow" },
-      { allowed: ["Bash(npm test:*)"], disallowed: ["bash(git push*)", "mcp__srv__*", "read_file"] },
+      TOOLS,
+      { allowed: ["Bash(npm test:*)"], disallowed: ["bash(git push*)", "mcp__srv", "web_fetch"] },
+      PLACES,
     );
-    expect(layered.permission).toEqual({
-      bash: { "git *": "allow", "npm test*": "allow", "git push*": "deny" },
-      "mcp__*": "ask",
-      "mcp__srv__*": { "*": "deny" },
-      read_file: { "*": "deny" },
-    });
-    expect(layered.removed).toEqual(["mcp__srv__*", "read_file"]);
+    expect(layered.permission.bash).toEqual({ "git *": "allow", "npm test": "allow", "npm test *": "allow", "git push*": "deny" });
+    expect(layered.permission["mcp__srv__*"]).toEqual({ "*": "deny" });
+    expect([...layered.removed].sort()).toEqual(["mcp__srv__*", "web_fetch"]);
     const rules = parsePermissionRules(layered.permission, { bash: "ask" });
     const decide = (tool: string, subject: string) => evaluatePermission(rules, tool, [subject]).decision;
     expect([decide("bash", "git status"), decide("bash", "git push origin"), decide("bash", "npm test -- x"), decide("bash", "rm x")]).toEqual([

@@ -31,6 +31,8 @@ export interface ContextManagerOptions {
   /** Estimated tokens above which the wire is compacted; a function is read on every step (the window can be learned mid-turn). */
   threshold?: number | (() => number);
   auto: boolean;
+  /** Around a compaction the planner starts on its own: PreCompact (`before`) and SessionStart `compact` (`after`) hooks. */
+  onCompact?: (phase: "before" | "after") => Promise<AgentEvent[]>;
 }
 
 export interface ContextShare {
@@ -111,6 +113,7 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
       let wire = plan(messages, system, state);
       const events: AgentEvent[] = [];
       if (wire.newSpan) {
+        events.push(...((await options.onCompact?.("before")) ?? []));
         const span = wire.newSpan;
         let summary: string | undefined;
         let failure: string | undefined;
@@ -143,6 +146,7 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
         const covered = summary && rollUp ? { from: state.spans[0]!.from, to: span.to } : span;
         events.push({ type: "compacted", before: wire.before, after: wire.after, ...(summary ? { summary } : {}), span: covered });
         announcedRun = runId;
+        events.push(...((await options.onCompact?.("after")) ?? []));
       } else if (wire.pruned && announcedRun !== runId) {
         events.push({ type: "compacted", before: wire.before, after: wire.after });
         announcedRun = runId;
