@@ -26,6 +26,7 @@ import type { AgentEvent } from "../events.ts";
 import { markInterrupted } from "./interruption.ts";
 import { runTurn, type TurnInput, type TurnOptions, type TurnResult } from "./loop.ts";
 import type { ModelClient } from "../providers/client.ts";
+import { redactText } from "../secrets/redact.ts";
 
 export interface RunDriverOptions {
   session: SessionRecord;
@@ -293,7 +294,8 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
         model,
         protocol: options.protocol,
         agent: options.agentName(),
-        prompt: prompt.slice(0, 200),
+        // Redacted before the cut: a key cut short would no longer match its shape at the store.
+        prompt: redactText(prompt).text.slice(0, 200),
         status: "running",
         pid: process.pid,
         startedAt: new Date().toISOString(),
