@@ -20,7 +20,7 @@ import { shortApprovalId, shortRunId } from "../store/short-ids.ts";
 import { UserError } from "../platform/errors.ts";
 import { appendExchange, historyForResume, type SessionRecord } from "../store/session-record.ts";
 import type { CommandSandbox } from "../sandbox/session.ts";
-import type { ToolDefinition } from "../tools/types.ts";
+import type { ToolDefinition, WorkspaceFiles } from "../tools/types.ts";
 import type { ContextManager } from "./context/manager.ts";
 import type { AgentEvent } from "../events.ts";
 import { markInterrupted } from "./interruption.ts";
@@ -39,6 +39,8 @@ export interface RunDriverOptions {
   memory?: MemoryStore;
   root: string;
   sandbox?: CommandSandbox;
+  /** The editor's file buffers (ACP), passed to every tool call. */
+  files?: WorkspaceFiles;
   /** Read per run: the REPL can switch them between turns. */
   model: () => string;
   thinking: () => ThinkingLevel;
@@ -179,6 +181,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
         gate: options.gate,
         root: options.root,
         sandbox: options.sandbox,
+        files: options.files,
         maxSteps: options.maxSteps(),
         signal: merged,
         prepareWire: (messages, system, s, fixed) => options.context.prepareWire(messages, system, s, log.id, fixed),

@@ -18,7 +18,6 @@ import { createUsageTally, type UsageTally } from "./usage-tally.ts";
 import { checkPriced, createCostBudget, parseMaxCost, parseMaxSteps, type CostBudget } from "./run-limits.ts";
 
 export interface RunScope {
-  maxSteps?: number;
   /** `--add-dir` folders, absolute; the jail under the working folder already accepts them. */
   addDirs: string[];
   /** What goes at the end of the system prompt: `--append-system-prompt`, then the `--output-schema` instructions. */
@@ -31,8 +30,12 @@ export interface RunScope {
   withheld<T extends { name: string }>(tools: T[]): T[];
   /** The subagents' usage in the current run (the driver takes it at the run's end). */
   subagentUsage: UsageTally;
-  /** The `--max-cost` check (the run's own usage plus `subagentUsage`, priced at `subagentModel`), or undefined without the flag. */
-  budget(subagentModel: () => string): CostBudget | undefined;
+  /**
+   * The run driver's bounds: the step cap (`--max-steps`, else `steps`) and the `--max-cost` check
+   * (the run's own usage plus `subagentUsage`, priced at `subagentModel`; absent without the flag).
+   * `now` is read per run: the REPL may switch the agent variant or the model between turns.
+   */
+  limits(now: () => { steps: number; subagentModel: string }): { maxSteps: () => number; beforeRequest?: CostBudget["check"] };
 }
 
 /**
@@ -50,7 +53,6 @@ export function readRunScope(cwd: string, flags: AgentFlags, models: readonly st
   const subagentUsage = createUsageTally();
   let layered: RunRules = { permission: {}, removed: [] };
   return {
-    maxSteps,
     addDirs,
     appended,
     permission(config, tools) {
@@ -61,7 +63,12 @@ export function readRunScope(cwd: string, flags: AgentFlags, models: readonly st
     withheld: (tools) => (layered.removed.length === 0 ? [] : tools.filter((tool) => isWithheld(layered, tool.name))),
     visible: (tools) => (layered.removed.length === 0 ? tools : tools.filter((tool) => !isWithheld(layered, tool.name))),
     subagentUsage,
-    budget: (subagentModel) => (maxCost === undefined ? undefined : createCostBudget({ maxCost, subagents: () => subagentUsage.peek(), subagentModel })),
+    limits: (now) => ({
+      maxSteps: () => maxSteps ?? now().steps,
+      ...(maxCost === undefined
+        ? {}
+        : { beforeRequest: createCostBudget({ maxCost, subagents: () => subagentUsage.peek(), subagentModel: () => now().subagentModel }).check }),
+    }),
   };
 }
 
