@@ -31,8 +31,9 @@ export type AgentEvent =
   | { type: "tool-call"; id: string; name: string; input: unknown }
   /** Live output of a running tool (transient). */
   | { type: "tool-output"; id: string; chunk: string }
-  | { type: "tool-result"; id: string; name: string; output: string }
-  | { type: "tool-error"; id: string; name: string; error: string }
+  /** `bookkeeping`: the tool declares `memoryContent: false` (lib/tools/types.ts); indexes skip it. */
+  | { type: "tool-result"; id: string; name: string; output: string; bookkeeping?: boolean }
+  | { type: "tool-error"; id: string; name: string; error: string; bookkeeping?: boolean }
   /** The call never reached its tool. `reason` is what the model was told. */
   | { type: "tool-denied"; id: string; name: string; reason: string; by: DenialSource }
   /** A call needs a decision; `approvalId` names the persisted request. */

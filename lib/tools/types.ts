@@ -75,6 +75,13 @@ export interface ToolDefinition<TInput = any> {
    * reaches them and their results join in call order. Others run one after another.
    */
   parallel?: boolean;
+  /**
+   * False for the agent's own bookkeeping (recall, forget, recall_discarded, load_tools): its calls
+   * and results stay in the transcript but are marked `bookkeeping` there, and what indexes past
+   * work (the transcript index behind recall and `shiro search`) leaves them out, so a later recall
+   * never finds an earlier recall. Undefined: what it says is content.
+   */
+  memoryContent?: false;
   /** Returns the text the model reads. Throws Error(message) on failure. */
   execute: (input: TInput, ctx: ToolContext) => Promise<string>;
 }

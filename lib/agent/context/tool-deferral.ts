@@ -97,6 +97,7 @@ export function createLoadToolsTool(
     schema: _schema,
     effect: "read",
     decision: "allow",
+    memoryContent: false,
     async execute(input) {
       const known = new Map(all.map((tool) => [tool.name, tool]));
       const picked = new Set<string>();
