@@ -45,15 +45,17 @@ export type AgentEvent =
   /** Durable state changed: the whole task list, or a memory tool ran (`count`: notes stored after it). */
   | { type: "state"; todos?: Todo[]; memory?: { action: "remember" | "forget" | "recall"; count: number } }
   /**
-   * What memory the run's prompt carries (first after `run-start`): each note or episode injected,
-   * its scope and estimated tokens, the section's estimated tokens, the budget and the notes left out.
+   * What memory the run's prompt carries (first after `run-start`): each note, episode or past
+   * session (one with no episode, by its best passage) injected, its scope (`episode`, `session`),
+   * the session it came from, its estimated tokens, the section's estimated tokens, the budget and
+   * the notes left out.
    */
   | {
       type: "memory";
       tokens: number;
       budget: number;
       leftOut: number;
-      injected: { kind: "note" | "episode"; id: string; scope: string; tokens: number; stale?: boolean }[];
+      injected: { kind: "note" | "episode" | "session"; id: string; scope: string; session?: string; tokens: number; stale?: boolean }[];
     }
   | { type: "mcp"; server: string; status: "connected" | "failed" | "closed"; tools?: number; error?: string }
   | { type: "notice"; text: string }
