@@ -10,7 +10,7 @@
  *   statistics (document count, average length and each term's document frequency added up over
  *   both), so a note, an episode and a passage compare by score.
  * - Grouped: one result per note, per session (its episode and its passages together) and per
- *   digest, scored by the group rule (search/group-rank.ts: best passage + 0.3 × the next two),
+ *   digest, scored by the group rule (search/group-rank.ts: best passage + 0.7 × the second + 0.49 × the third),
  *   best first. A session's line is its episode's when it has one, with its best passage as a
  *   second line when that passage is not the episode's ask; otherwise a transcript line
  *   `transcript session <id> <date> <role>: …snippet…`.

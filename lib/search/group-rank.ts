@@ -27,7 +27,7 @@ export interface GroupRule {
 }
 
 /** Measured in test/bench/memory.ts against max, sum of the top 2 and 3, and other tails (docs/memory.md). */
-export const DEFAULT_GROUP_RULE: GroupRule = { tail: 0.3, depth: 3 };
+export const DEFAULT_GROUP_RULE: GroupRule = { tail: 0.7, depth: 3 };
 
 export interface RankedGroup<T extends ScoredItem> {
   key: string;

@@ -196,11 +196,13 @@ export async function benchMemory(): Promise<void> {
   console.log(`  injected memory holds the answering session: ${(injected.reduce((s, x) => s + x, 0) / injected.length).toFixed(3)}`);
   const rules = [
     { name: "max", rule: { tail: 0, depth: 1 } },
-    { name: "best + 0.3 x next two (default)", rule: { tail: 0.3, depth: 3 } },
+    { name: "best + 0.3 x next two", rule: { tail: 0.3, depth: 3 } },
     { name: "best + 0.5 x next two", rule: { tail: 0.5, depth: 3 } },
     { name: "sum of top 2", rule: { tail: 1, depth: 2 } },
     { name: "sum of top 3", rule: { tail: 1, depth: 3 } },
-    { name: "best + 0.7 x next two", rule: { tail: 0.7, depth: 3 } },
+    { name: "best + 0.7 x next two (default)", rule: { tail: 0.7, depth: 3 } },
+    { name: "best + 0.7 x next four", rule: { tail: 0.7, depth: 5 } },
+    { name: "best + 0.85 x next two", rule: { tail: 0.85, depth: 3 } },
     { name: "sum of top 5", rule: { tail: 1, depth: 5 } },
     { name: "sum of all", rule: { tail: 1, depth: 1000 } },
   ];
