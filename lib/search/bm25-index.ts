@@ -112,7 +112,18 @@ const _B = 0.75;
 /** An index from its saved form, or an empty one. A saved form from another tokenizer must not be passed. */
 export function createBm25Index(saved?: IndexDocument): Bm25Index {
   const docs: (_StoredDoc | undefined)[] = saved ? [...saved.docs] : [];
-  const postings = new Map<string, number[]>(saved ? Object.entries(saved.terms).map(([term, list]) => [term, _decode(list)]) : []);
+  // A saved term's postings are decoded the first time the term is looked up: opening a large
+  // index for one query decodes only that query's terms.
+  const encoded = saved?.terms;
+  const decoded = new Map<string, number[]>();
+  const postingsOf = (term: string): number[] | undefined => {
+    let list = decoded.get(term);
+    if (list === undefined && encoded && Object.hasOwn(encoded, term)) {
+      list = _decode(encoded[term]);
+      decoded.set(term, list);
+    }
+    return list;
+  };
   const segments = new Map<string, string>(saved ? Object.entries(saved.segments) : []);
   const where = new Map<string, number>();
   // Each segment's live documents, so a sync touches its own segment's documents only.
@@ -132,7 +143,7 @@ export function createBm25Index(saved?: IndexDocument): Bm25Index {
   let dirty = false;
 
   const liveDf = (term: string): number => {
-    const list = postings.get(term);
+    const list = postingsOf(term);
     if (!Array.isArray(list)) return 0;
     let df = 0;
     for (let i = 0; i < list.length; i += 2) if (docs[list[i]!]) df += 1;
@@ -148,9 +159,9 @@ export function createBm25Index(saved?: IndexDocument): Bm25Index {
     const counts = new Map<string, number>();
     for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
     for (const [term, tf] of counts) {
-      const list = postings.get(term);
+      const list = postingsOf(term);
       if (list) list.push(index, tf);
-      else postings.set(term, [index, tf]);
+      else decoded.set(term, [index, tf]);
     }
     live += 1;
     totalLen += terms.length;
@@ -212,7 +223,7 @@ export function createBm25Index(saved?: IndexDocument): Bm25Index {
       const matched = new Uint16Array(docs.length);
       const allowed = new Int8Array(docs.length);
       for (const term of terms) {
-        const list = postings.get(term);
+        const list = postingsOf(term);
         if (!Array.isArray(list)) continue;
         const df = collection?.df.get(term) ?? liveDf(term);
         const idf = Math.log(1 + (total - df + 0.5) / (df + 0.5));
@@ -246,7 +257,8 @@ export function createBm25Index(saved?: IndexDocument): Bm25Index {
         kept.push(doc);
       });
       const terms: Record<string, number[]> = {};
-      for (const [term, list] of postings) {
+      if (encoded) for (const term of Object.keys(encoded)) postingsOf(term);
+      for (const [term, list] of decoded) {
         const next: number[] = [];
         for (let i = 0; i < list.length; i += 2) {
           const index = renumber[list[i]!]!;
