@@ -54,6 +54,8 @@ export interface SearchOptions {
    * indexes ranked on one scale: add up their `stats`). Default: this index's own.
    */
   collection?: CollectionStats;
+  /** Per-term multipliers of the idf (a term absent weighs 1). */
+  weights?: ReadonlyMap<string, number>;
 }
 
 /** What BM25 needs of a collection: how many documents, their total length, and each term's document frequency. */
@@ -226,7 +228,7 @@ export function createBm25Index(saved?: IndexDocument): Bm25Index {
         const list = postingsOf(term);
         if (!Array.isArray(list)) continue;
         const df = collection?.df.get(term) ?? liveDf(term);
-        const idf = Math.log(1 + (total - df + 0.5) / (df + 0.5));
+        const idf = Math.log(1 + (total - df + 0.5) / (df + 0.5)) * (options.weights?.get(term) ?? 1);
         for (let i = 0; i < list.length; i += 2) {
           const index = list[i]!;
           const doc = docs[index];

@@ -218,6 +218,26 @@ export async function benchMemory(): Promise<void> {
     const score = _score(ranks);
     console.log(`  ${name.padEnd(36)} ${score.at5.toFixed(3)}  ${score.mrr.toFixed(3)}`);
   }
+  const experiments = [
+    { name: "as shipped (names 1.5x, date boost 2x)", extra: {} },
+    { name: "names and code words weigh 1x", extra: { entityWeight: 1 } },
+    { name: "names and code words weigh 2x", extra: { entityWeight: 2 } },
+    { name: "no date boost", extra: { windowBoost: 0 } },
+    { name: "date boost 3x", extra: { windowBoost: 2 } },
+  ];
+  console.log("  experiment                           R@5    MRR    when R@5");
+  for (const { name, extra } of experiments) {
+    const ranks = questions.map((question) => {
+      const ranking = rankEverything({ projectRoot: ROOT, cwd: ROOT, project, episodes, ...extra }, { query: question.question, limit: 10 });
+      return _rankOf(
+        ranking.groups.map((group) => group.sessionId ?? "-"),
+        question.answer,
+      );
+    });
+    const score = _score(ranks);
+    const when = _score(ranks.filter((_, i) => questions[i]!.cls === "when"));
+    console.log(`  ${name.padEnd(36)} ${score.at5.toFixed(3)}  ${score.mrr.toFixed(3)}  ${when.at5.toFixed(3)}`);
+  }
   rmSync(home, { recursive: true, force: true });
 }
 
