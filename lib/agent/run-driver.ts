@@ -49,7 +49,9 @@ export interface RunDriverOptions {
   /** A context-length error: retry the step after compacting, or end the turn (loop.ts `onOverflow`). */
   onOverflow?: TurnOptions["onOverflow"];
   /** Why a new prompt cannot be sent at all (it alone exceeds the window), or undefined. */
-  refusePrompt?: (prompt: string) => string | undefined;
+  refusePrompt?: (prompt: string) => string | undefined | Promise<string | undefined>;
+  /** User hooks the loop runs (PreToolUse, PostToolUse, Stop; lib/extensions/hooks/). */
+  hooks?: TurnOptions["hooks"];
   /** Events raised outside the turn (MCP state changes); the driver empties it into the stream. */
   outside: AgentEvent[];
   /**
@@ -179,7 +181,8 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
     };
     try {
       for (const text of notices) yield emit({ type: "notice", text });
-      const refused = "prompt" in input ? options.refusePrompt?.(input.prompt) : undefined;
+      const refused = "prompt" in input ? await options.refusePrompt?.(input.prompt) : undefined;
+      while (options.outside.length > 0) yield emit(options.outside.shift()!);
       if (refused) throw new Error(refused);
       const turn = runTurn(input, {
         client: options.client,
@@ -198,6 +201,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
         onOverflow: options.onOverflow,
         onHistoryChange,
         afterTool: (name) => _stateAfterTool(name, session.notebook.todos, options.memory),
+        hooks: options.hooks,
       });
       for (;;) {
         // Events raised outside the turn since the last one join the stream here.
@@ -270,7 +274,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
       context: options.context.share(session.messages, result.lastInputTokens),
       ...(cancelled ? { cancelled: true } : {}),
     };
-    yield emit(done);
+    // The snapshot is final before `done` is logged, so a reader that stops at `done` sees it.
     // A resumed run's snapshot already holds what the run spent before it blocked.
     const before = log.snapshot;
     const runUsage = usage && before.usage ? addUsage(before.usage, usage) : (usage ?? before.usage);
@@ -285,6 +289,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
       ...(result.error ? { error: result.error } : {}),
       suspended: result.suspended,
     });
+    yield emit(done);
   }
 
   return {

@@ -15,8 +15,10 @@ import * as v from "valibot";
 import type { ThinkingLevel } from "../vocabulary.ts";
 import type { Usage } from "../messages.ts";
 import type { ToolDefinition } from "../tools/types.ts";
+import { takeFields } from "../tools/claude-code.ts";
 import description from "./task.md" with { type: "text" };
-import { runTurn, type LoopGate } from "./loop.ts";
+import { runTurn, type LoopGate, type TurnOptions } from "./loop.ts";
+import type { AgentEvent } from "../events.ts";
 import type { ModelClient } from "../providers/client.ts";
 import { buildSystemPrompt } from "./prompt.ts";
 
@@ -47,6 +49,10 @@ export interface TaskToolOptions {
   /** Every registered tool; the subagent's set is picked from it by name. */
   tools: () => ToolDefinition[];
   gate: LoopGate;
+  /** The session's hooks: a subagent's calls meet PreToolUse and PostToolUse, its end SubagentStop. */
+  hooks?: TurnOptions["hooks"];
+  /** Where the subagent's `hook` events go: the queue the run driver empties into the parent's stream. */
+  hookEvents?: AgentEvent[];
   root: string;
   /** True when a person can answer approval questions: only then is `worker` offered. */
   canAsk: boolean;
@@ -75,6 +81,20 @@ export function createTaskTool(options: TaskToolOptions): ToolDefinition {
     decision: "allow",
     guidance: "delegate an investigation to a subagent with its own context",
     subjects: (input: { description: string }) => [input.description],
+    claudeCode: {
+      name: "Task",
+      input: (args: { description: string; prompt: string; kind?: string }) => ({
+        description: args.description,
+        prompt: args.prompt,
+        subagent_type: args.kind ?? "explore",
+      }),
+      args: (input) =>
+        takeFields(input, [
+          ["description", "description", "string"],
+          ["prompt", "prompt", "string"],
+          ["subagent_type", "kind", "string"],
+        ]),
+    },
     async execute(input: v.InferOutput<typeof schema>, ctx) {
       const kind = input.kind ?? "explore";
       if (kind === "worker" && !options.canAsk) throw new Error("The worker kind needs an approval channel, which this session has not provided.");
@@ -114,6 +134,8 @@ export function createTaskTool(options: TaskToolOptions): ToolDefinition {
           sandbox: ctx.sandbox,
           maxSteps: SUBAGENT_MAX_STEPS,
           signal: ctx.signal,
+          hooks: options.hooks,
+          subagent: true,
         },
       );
       for (;;) {
@@ -130,6 +152,7 @@ export function createTaskTool(options: TaskToolOptions): ToolDefinition {
         const event = next.value;
         if (event.type === "tool-call") ctx.emitOutput(`[${input.description}] ${event.name} ${_short(event.input)}\n`);
         else if (event.type === "tool-denied") ctx.emitOutput(`[${input.description}] ${event.name} denied\n`);
+        else if (event.type === "hook") options.hookEvents?.push(event);
       }
     },
   };

@@ -35,10 +35,12 @@ import {
   TRANSCRIPT_KIND,
   formatRecallCard,
   formatRecallNote,
+  recallAbbreviator,
   recordNoteHits,
   type RecallContext,
   type RecallKind,
 } from "../store/memory-recall.ts";
+import { escapeMemoryText } from "../store/memory-escape.ts";
 import type { ScopedMemoryEntry } from "../store/memory.ts";
 import { shortSessionIds } from "../store/short-ids.ts";
 import { buildSnippet } from "./snippet.ts";
@@ -96,6 +98,8 @@ export interface RecallRanking {
   words: string;
   window?: TimeWindow;
   notes: Map<string, ScopedMemoryEntry>;
+  /** The project's recall index, as opened (ids are abbreviated against it). */
+  index: Bm25Index;
 }
 
 const _POOL = 300;
@@ -175,7 +179,7 @@ export function rankEverything(context: RecallEverythingContext, request: Recall
       sessionId: group.key.slice(SESSION_PREFIX.length),
     };
   });
-  return { groups, notices, words, ...(time.window ? { window: time.window } : {}), notes: memory.notes };
+  return { groups, notices, words, ...(time.window ? { window: time.window } : {}), notes: memory.notes, index: memory.index };
 }
 
 /** `recall`'s answer: one line per group (a second for a stale note or a session's passage), notices first. */
@@ -189,16 +193,17 @@ export function recallEverything(context: RecallEverythingContext, request: Reca
   );
   const snippets = passageSnippets(ranking.groups, ranking.words);
   const shortIds = shortSessionIds(ranking.groups.map((group) => group.sessionId ?? ""));
+  const abbreviate = recallAbbreviator(ranking.index, ranking.notes.keys());
   const lines = ranking.groups.map((group, i) => {
     if (group.note) return formatRecallNote(group.note, now, context.projectRoot);
     if (group.card) {
-      const line = formatRecallCard(group.card);
+      const line = formatRecallCard(group.card, abbreviate);
       const snippet = snippets.get(group.key);
       if (!snippet || !group.passage || (group.card.kind === "episode" && _shownIn(snippet, group.card.ask))) return line;
-      return `${line}\n  ${_role(group.passage.card)}: ${snippet}`;
+      return `${line}\n  ${_role(group.passage.card)}: ${escapeMemoryText(snippet)}`;
     }
     const card = group.passage!.card;
-    return `transcript session ${shortIds[i]} ${card.at.slice(0, 10)} ${_role(card)}: ${snippets.get(group.key) ?? ""}`;
+    return `transcript session ${shortIds[i]} ${card.at.slice(0, 10)} ${_role(card)}: ${escapeMemoryText(snippets.get(group.key) ?? "")}`;
   });
   if (lines.length === 0) lines.push(`Nothing recorded about "${request.query.trim()}".`);
   else if (ranking.groups.some((group) => group.card?.kind === "episode")) lines.push("(recall a session id to see its episode in full)");

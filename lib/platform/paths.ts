@@ -18,6 +18,7 @@
  *   requests/<runId>.cancel         cross-process cancel requests
  *   registry/{skills,plugins}/      installed registry entries
  *   skills/                         user skills
+ *   learned.json                    facts earlier runs learned (sandbox probe, provider windows): lib/store/learned.ts
  */
 import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
@@ -68,4 +69,5 @@ export const paths = {
   cancelRequest: (runId: string) => join(stateDir(), "requests", `${runId}.cancel`),
   registryDir: () => join(stateDir(), "registry"),
   userSkillsDir: () => join(stateDir(), "skills"),
+  learned: () => join(stateDir(), "learned.json"),
 };
