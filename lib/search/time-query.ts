@@ -8,7 +8,8 @@
  *   `past` means the trailing 7/31/365 days); `N days|weeks|months ago` (N in digits or one to
  *   twelve in words; the window is that day, that week, that month); `last|past N days|weeks`;
  *   `[in|during] <month> [year]` (the most recent such month that has begun; a year given names
- *   it; `may` and abbreviations such as `mar` need `in` or a year); `in <year>`; `on <YYYY-MM-DD>` or a bare ISO date (that day; the date also stays a
+ *   it; a month alone must be capitalised, and `may` and abbreviations such as `mar` need `in` or a
+ *   year); `in <year>`; `on <YYYY-MM-DD>` or a bare ISO date (that day; the date also stays a
  *   searched term).
  * - The first expression found wins; a query with none has no window.
  * - `asksWhen`: the question asks for a time ("when did…", "what day", "what date", "how long ago").
@@ -46,7 +47,7 @@ const _RULES: _Rule[] = [
     (m, now) => _trailing(_count(m[1]!) * (m[2]!.toLowerCase() === "week" ? 7 : 1), now),
   ],
   [/\b(this|last|past|previous)\s+(week|month|year)\b/i, (m, now) => _named(m[1]!.toLowerCase(), m[2]!.toLowerCase(), now)],
-  [new RegExp(`\\b(?:(in|during|of|since)\\s+)?${_MONTH}(?:\\s+(\\d{4}))?\\b`, "i"), (m, now) => _month(m[1], m[2]!.toLowerCase(), m[3], now)],
+  [new RegExp(`\\b(?:(in|during|of|since)\\s+)?${_MONTH}(?:\\s+(\\d{4}))?\\b`, "i"), (m, now) => _month(m[1], m[2]!, m[3], now)],
   [/\b(?:in|during)\s+((?:19|20)\d{2})\b/i, (m) => ({ from: `${m[1]}-01-01T00:00:00.000Z`, to: `${Number(m[1]) + 1}-01-01T00:00:00.000Z` })],
   [/\b(?:on\s+)?((?:19|20)\d{2})-(\d{2})-(\d{2})\b/i, (m) => _days(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])), 1), true],
 ];
@@ -110,9 +111,10 @@ function _named(which: string, unit: string, now: Date): TimeWindow {
 }
 
 /** A month named alone, or `may` and the abbreviations without `in`/a year, are too often other words. */
-function _month(prefix: string | undefined, name: string, year: string | undefined, now: Date): TimeWindow | undefined {
+function _month(prefix: string | undefined, spelled: string, year: string | undefined, now: Date): TimeWindow | undefined {
+  const name = spelled.toLowerCase();
   const full = _MONTHS.indexOf(name);
-  if ((full < 0 || name === "may") && !prefix && !year) return undefined;
+  if ((full < 0 || name === "may" || !/^\p{Lu}/u.test(spelled)) && !prefix && !year) return undefined;
   const month = full >= 0 ? full : _MONTH_ABBR.indexOf(name);
   if (year) return _monthWindow(Number(year), month);
   const thisYear = now.getUTCFullYear();
