@@ -22,6 +22,7 @@ export const SUBCOMMANDS: Record<string, Loader> = {
   registry: () => import("./registry.ts").then((m) => m.default),
   sandbox: () => import("./sandbox.ts").then((m) => m.default),
   update: () => import("./update.ts").then((m) => m.default),
+  acp: () => import("./acp.ts").then((m) => m.default),
 };
 
 export const SUBCOMMAND_SUMMARIES: Record<string, string> = {
@@ -40,4 +41,5 @@ export const SUBCOMMAND_SUMMARIES: Record<string, string> = {
   "registry [list|search|add|installed|remove]": "skills and plugins from the registry: browse, install, remove",
   "sandbox [--json]": "the shell sandbox of this folder: mode, runner, network, and a live check",
   "update [--check]": "replace this binary with the latest release, or only say whether one exists",
+  acp: "serve the Agent Client Protocol on stdin/stdout, for editors (docs/editors.md)",
 };

@@ -44,7 +44,7 @@ import { loadInstructions, renderInstructions, type InstructionFile } from "./in
 import type { StartupNotice } from "../notices.ts";
 import { buildSystemPrompt, renderTodosForPrompt } from "./prompt.ts";
 import { createRunDriver, createRunIds, createUsageTally, type RunStartOptions } from "./run-driver.ts";
-import { connectMcp, openPlugins, openSkills } from "./session-extensions.ts";
+import { connectMcp, type EditorConnection, openPlugins, openSkills } from "./session-extensions.ts";
 import { openSessionSettings, type SessionEndReason, type SessionHooks, type SessionStartSource } from "./session-settings.ts";
 import { pickSession, resolveAgentConfig } from "./session-start.ts";
 import { createTaskTool } from "./subagent.ts";
@@ -67,6 +67,7 @@ export interface CreateAgentOptions {
   /** Why this session opens, for SessionStart hooks: `clear` after /clear; default startup (or resume). */
   sessionSource?: SessionStartSource;
   env?: NodeJS.ProcessEnv;
+  editor?: EditorConnection;
 }
 
 /** What the REPL may switch mid-session (`/agent`, `/think`, `/model`). */
@@ -154,7 +155,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
 
   const plugins = await openPlugins(cwd, config, sandbox, flags.noPlugins === true, notices);
   const skills = openSkills(cwd, flags.noSkills === true, notices);
-  const mcp = await connectMcp({ cwd, config, sandboxStatus, sandbox, disabled: flags.noMcp === true, headless }, notices);
+  const mcp = await connectMcp({ cwd, config, sandboxStatus, sandbox, disabled: flags.noMcp === true, headless, extra: options.editor?.mcpServers }, notices);
   const instructions = flags.noInstructions ? [] : loadInstructions(cwd);
   const settings = await openSessionSettings({ ...options, config, sessionId: session.id, sandbox, outside: mcp.events, resumed: picked.resumed }, notices);
   const hooks = settings.hooks;
@@ -305,6 +306,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     memory,
     root: cwd,
     sandbox,
+    files: options.editor?.files,
     model: () => model,
     thinking: () => thinking,
     maxSteps: () => variant.maxSteps ?? config.file.maxSteps ?? DEFAULT_MAX_STEPS,

@@ -18,7 +18,7 @@ import type { ToolCallPart } from "../messages.ts";
 import type { ModelRequest } from "../providers/types.ts";
 import type { ThinkingLevel } from "../vocabulary.ts";
 import { toToolSpec } from "../tools/schema.ts";
-import { capResult, type ToolDefinition } from "../tools/types.ts";
+import { capResult, type ToolDefinition, type WorkspaceFiles } from "../tools/types.ts";
 import { USER_DENIED_REASON, type Gate } from "../approval/gate.ts";
 import type { CommandSandbox } from "../sandbox/session.ts";
 import type { ModelClient } from "../providers/client.ts";
@@ -52,6 +52,8 @@ export interface TurnOptions {
   root: string;
   /** Passed to every tool call (bash runs in it). */
   sandbox?: CommandSandbox;
+  /** The editor's file buffers (ACP), passed to every tool call. */
+  files?: WorkspaceFiles;
   maxSteps: number;
   signal: AbortSignal;
   maxOutputTokens?: number;

@@ -19,12 +19,13 @@ import { shortApprovalId, shortRunId } from "../store/short-ids.ts";
 import { UserError } from "../platform/errors.ts";
 import { appendExchange, historyForResume, type SessionRecord } from "../store/session-record.ts";
 import type { CommandSandbox } from "../sandbox/session.ts";
-import type { ToolDefinition } from "../tools/types.ts";
+import type { ToolDefinition, WorkspaceFiles } from "../tools/types.ts";
 import type { ContextManager } from "./context/manager.ts";
 import type { AgentEvent } from "../events.ts";
 import { markInterrupted } from "./interruption.ts";
 import { runTurn, type TurnInput, type TurnOptions, type TurnResult } from "./loop.ts";
 import type { ModelClient } from "../providers/client.ts";
+import { redactText } from "../secrets/redact.ts";
 
 export interface RunDriverOptions {
   session: SessionRecord;
@@ -37,6 +38,8 @@ export interface RunDriverOptions {
   memory?: MemoryStore;
   root: string;
   sandbox?: CommandSandbox;
+  /** The editor's file buffers (ACP), passed to every tool call. */
+  files?: WorkspaceFiles;
   /** Read per run: the REPL can switch them between turns. */
   model: () => string;
   thinking: () => ThinkingLevel;
@@ -195,6 +198,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
         gate: options.gate,
         root: options.root,
         sandbox: options.sandbox,
+        files: options.files,
         maxSteps: options.maxSteps(),
         signal: merged,
         prepareWire: (messages, system, s, fixed) => options.context.prepareWire(messages, system, s, log.id, fixed),
@@ -308,7 +312,8 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
         model,
         protocol: options.protocol,
         agent: options.agentName(),
-        prompt: prompt.slice(0, 200),
+        // Redacted before the cut: a key cut short would no longer match its shape at the store.
+        prompt: redactText(prompt).text.slice(0, 200),
         status: "running",
         pid: process.pid,
         startedAt: new Date().toISOString(),

@@ -3,7 +3,7 @@
  * the registry), skills, and MCP servers. Each step returns what it opened and pushes what went
  * wrong as notices; nothing here throws for a broken extension.
  */
-import type { ResolvedConfig } from "../config/config.ts";
+import type { McpServers, ResolvedConfig } from "../config/config.ts";
 import type { McpHub } from "../extensions/mcp/hub.ts";
 import { stateDir } from "../platform/paths.ts";
 import { createDisabledPluginHost, createPluginHost } from "../extensions/plugin-host.ts";
@@ -14,6 +14,7 @@ import { loadSkills, type Skill } from "../extensions/skills.ts";
 import { findProjectRoot } from "../config/project.ts";
 import { readProjectMcp, type ProjectMcp, type ProjectMcpServer } from "../store/project-mcp.ts";
 import type { AgentEvent } from "../events.ts";
+import type { WorkspaceFiles } from "../tools/types.ts";
 import type { StartupNotice } from "../notices.ts";
 
 /** Builtin plugins from config, plus every plugin installed from the registry; none with --no-plugins. */
@@ -40,6 +41,16 @@ export function openSkills(cwd: string, disabled: boolean, notices: StartupNotic
   const loaded = loadSkills({ cwd, stateDir: stateDir() });
   for (const skip of loaded.skipped) notices.push({ code: "skill-skipped", path: skip.path, reason: skip.reason });
   return loaded.skills;
+}
+
+/**
+ * What an editor brings to a session it drives over ACP (lib/ui/acp/): its MCP servers, connected
+ * beside the configured ones (a configured server of the same name wins), and its file buffers,
+ * which file tools read and write through (`ToolContext.files`).
+ */
+export interface EditorConnection {
+  mcpServers?: McpServers;
+  files?: WorkspaceFiles;
 }
 
 export interface McpConnection {
@@ -78,10 +89,19 @@ function _trustedProjectServers(cwd: string, headless: boolean, notices: Startup
  * A headless run has one turn: it waits (15 s at most) so the servers' tools are there for it.
  */
 export async function connectMcp(
-  options: { cwd: string; config: ResolvedConfig; sandboxStatus: SandboxStatus; sandbox: CommandSandbox; disabled: boolean; headless: boolean },
+  options: {
+    cwd: string;
+    config: ResolvedConfig;
+    sandboxStatus: SandboxStatus;
+    sandbox: CommandSandbox;
+    disabled: boolean;
+    headless: boolean;
+    /** Servers the front end brings (an editor's); configured ones of the same name win. */
+    extra?: McpServers;
+  },
   notices: StartupNotice[],
 ): Promise<McpConnection> {
-  const servers = { ..._trustedProjectServers(options.cwd, options.headless, notices), ...options.config.file.mcpServers };
+  const servers = { ...options.extra, ..._trustedProjectServers(options.cwd, options.headless, notices), ...options.config.file.mcpServers };
   const count = Object.keys(servers).length;
   const events: AgentEvent[] = [];
   if (count === 0) return { events };

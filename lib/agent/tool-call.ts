@@ -9,13 +9,15 @@ import type { AgentEvent } from "../events.ts";
 import type { ToolCallPart, ToolResultPart } from "../messages.ts";
 import type { CommandSandbox } from "../sandbox/session.ts";
 import { describeIssue } from "../store/json-file.ts";
-import { capResult, type ToolDefinition } from "../tools/types.ts";
+import { capResult, type ToolDefinition, type WorkspaceFiles } from "../tools/types.ts";
 
 /** What running a call needs of the turn (a TurnOptions is one). */
 export interface ToolRunOptions {
   root: string;
   signal: AbortSignal;
   sandbox?: CommandSandbox;
+  /** The editor's file buffers (ACP), handed to every call as `ctx.files`. */
+  files?: WorkspaceFiles;
   gate: Pick<Gate, "deniesPath">;
   /** The tools offered this step, named in an unknown tool's error. */
   tools: () => ToolDefinition[];
@@ -87,6 +89,7 @@ export async function* executeToolCall(
       signal: options.signal,
       callId: call.id,
       sandbox: options.sandbox,
+      ...(options.files ? { files: options.files } : {}),
       secretsAllowed,
       ...(options.gate.deniesPath ? { deniesPath: (path: string) => options.gate.deniesPath!(call.name, path, options.root) } : {}),
       emitOutput: (chunk) => {

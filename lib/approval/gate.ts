@@ -3,7 +3,9 @@
  * worker subagents, tests). A call the gate does not allow never reaches its tool.
  *
  * Order per call:
- * 1. Plugin guards (`beforeToolCall`): the first block wins; --yolo cannot skip them.
+ * 1. Plugin guards (`beforeToolCall`): the first block wins; --yolo cannot skip them. A guard's
+ *    question (`{ ask }`, the guard plugin's "cannot tell what this runs") is put after a deny
+ *    rule had its say; neither allow rules, grants nor --yolo skip it, and "always" answers it once.
  * 2. Permission rules: deny refuses with the rule's message; allow passes unless the repeat
  *    guard asks (third identical call of the turn, and later ones).
  * 3. A read of a path the secrets classifier flags (lib/secrets/classify.ts) asks, unless one of
@@ -59,7 +61,7 @@ export interface GateCall {
   /**
    * A PreToolUse hook's permission decision (lib/extensions/hooks/): `allow` answers the question
    * the call would be asked, `ask` asks even where rules allow (--yolo included). Neither passes a
-   * guard plugin's refusal, a deny rule or the secrets question. A hook's `deny` never gets here.
+   * guard plugin's refusal or question, a deny rule or the secrets question. A hook's `deny` never gets here.
    */
   hook?: "allow" | "ask";
 }
@@ -95,6 +97,10 @@ export const USER_DENIED_REASON = "User denied this tool call.";
 export function describeSecretRefusal(secret: { path: string; why: string }, tool: string): string {
   return `Denied: ${secret.path} may hold secrets (${secret.why}) and nobody can be asked in a headless run. Ask the user to share what you need, or to allow it with a permission rule naming the path (permission.${tool}).`;
 }
+/** What the model reads when a headless run refuses a call a plugin guard asks about. */
+export function describePluginRefusal(question: string): string {
+  return `Denied: nobody can be asked in a headless run. ${question}`;
+}
 export const HEADLESS_DENIED_REASON = "Denied: this call needs approval, and a headless run without --yolo has nobody to give it.";
 
 /** The decision source of a headless run without --yolo: nobody can answer, so every question is denied. */
@@ -111,10 +117,12 @@ export function createGate(options: GateOptions): Gate {
     repeated: boolean,
     matched: PermissionMatch | undefined,
     secret?: { path: string; why: string },
+    plugin?: string,
   ): Promise<GateResult> => {
+    const once = secret !== undefined || plugin !== undefined;
     const run = async (): Promise<GateResult> => {
       // A hook that asks for a question gets one: no "always" answer stands in for it.
-      if (!repeated && !secret && call.hook !== "ask" && grants.covers(call.name, subjects)) return { allowed: true };
+      if (!repeated && !once && call.hook !== "ask" && grants.covers(call.name, subjects)) return { allowed: true };
       const request: ApprovalRequest = {
         id: uuidv7(),
         callId: call.callId,
@@ -128,6 +136,7 @@ export function createGate(options: GateOptions): Gate {
         cwd: call.cwd,
         ...(call.subagent ? { subagent: true } : {}),
         ...(secret ? { secret } : {}),
+        ...(plugin ? { plugin } : {}),
         ...(options.runId ? { runId: options.runId } : {}),
         ...(options.sessionId ? { sessionId: options.sessionId } : {}),
       };
@@ -139,10 +148,12 @@ export function createGate(options: GateOptions): Gate {
         return { allowed: false, by: "user", reason: `Refused: the approval question failed (${why}).`, asked: request };
       }
       if (answer === "block") return { allowed: false, by: "block", request };
-      if (answer === "always" && !secret) grants.add(call.name, request.suggestedPattern);
+      if (answer === "always" && !once) grants.add(call.name, request.suggestedPattern);
       if (answer === "once" || answer === "always") return { allowed: true, asked: request, ...(secret ? { secretsAllowed: true as const } : {}) };
-      if (options.headless)
-        return { allowed: false, by: "headless", reason: secret ? describeSecretRefusal(secret, call.name) : HEADLESS_DENIED_REASON, asked: request };
+      if (options.headless) {
+        const reason = secret ? describeSecretRefusal(secret, call.name) : plugin ? describePluginRefusal(plugin) : HEADLESS_DENIED_REASON;
+        return { allowed: false, by: "headless", reason, asked: request };
+      }
       return { allowed: false, by: "user", reason: USER_DENIED_REASON, asked: request };
     };
     const result = queue.then(run);
@@ -162,11 +173,12 @@ export function createGate(options: GateOptions): Gate {
       if (!known && call.tool?.effect === "write")
         return { allowed: false, by: "rule", reason: `Refused: the paths of this ${call.name} call could not be read. Check its arguments.` };
       const blocked = await options.plugins.checkToolCall({ toolName: call.name, input: call.input, cwd: call.cwd, effect: call.tool?.effect, paths });
-      if (blocked !== undefined) return { allowed: false, by: "plugin", reason: blocked };
+      if (typeof blocked === "string") return { allowed: false, by: "plugin", reason: blocked };
 
       const autoApprove = new Set([...(options.autoApprove ?? []), ...options.plugins.autoApprove()]);
       const verdict = evaluatePermission(options.rules, call.name, subjects, { autoApprove });
       if (verdict.decision === "deny") return { allowed: false, by: "rule", reason: describeRefusal(call.name, verdict.matched) };
+      if (blocked) return ask(call, subjects, false, verdict.matched, undefined, blocked.ask);
 
       const secrets = call.tool?.effect === "read" && call.tool.secretPaths !== "skip" ? _secretReads(options.rules, call, paths) : undefined;
       if (secrets?.asking) return ask(call, subjects, false, verdict.matched, secrets.asking);

@@ -137,6 +137,8 @@ export const ConfigSchema = v.strictObject(
 );
 
 export type ConfigFile = v.InferOutput<typeof ConfigSchema>;
+/** MCP servers by name, as config `mcpServers` holds them. */
+export type McpServers = NonNullable<ConfigFile["mcpServers"]>;
 
 /** Overrides from the command line; undefined means "not given". */
 export interface ConfigFlags {

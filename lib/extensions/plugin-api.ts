@@ -6,6 +6,9 @@
  * Host contracts:
  * - `checkToolCall` asks every `beforeToolCall` hook in order; the first string blocks, and a
  *   hook that throws blocks too. The returned reason reads `Blocked by the <name> plugin: <why>`.
+ *   A hook may instead return `{ ask }`: the call is put to the user even under --yolo or an
+ *   allow rule (refused where nobody can answer); a later hook's block still wins, and the
+ *   first question is the one returned.
  * - `runAfterTurn` runs every `afterTurn` hook in order; one that throws does not stop the rest,
  *   and the failures come back as values.
  * - Loading never throws: an unknown name, a factory that throws or a manifest that does not
@@ -31,12 +34,19 @@ export interface Plugin {
   tools?: ToolDefinition[];
   /** Names of this plugin's own tools that run without asking (unless a rule names them). */
   autoApprove?: string[];
-  /** Returns a reason to refuse the call, or undefined to let it through. */
-  beforeToolCall?(call: ToolCallInfo): string | undefined | Promise<string | undefined>;
+  /** Returns a reason to refuse the call, a question to put to the user, or undefined to let it through. */
+  beforeToolCall?(call: ToolCallInfo): ToolCallVerdict | undefined | Promise<ToolCallVerdict | undefined>;
   /** Runs after every turn (formatter, bell). */
   afterTurn?(): void | Promise<void>;
   /** Text added to the system prompt. */
   appendix?: string;
+}
+
+/** A reason to refuse, or `{ ask }`: what the user is asked (and what the model reads when nobody can answer). */
+export type ToolCallVerdict = string | ToolCallQuestion;
+
+export interface ToolCallQuestion {
+  ask: string;
 }
 
 export interface PluginContext {
@@ -83,8 +93,8 @@ export interface PluginHost {
   active(): ActivePlugin[];
   failures(): PluginFailure[];
   loadInstalled(manifests: readonly InstalledPluginManifest[]): void;
-  /** The block reason, or undefined when every guard lets the call through. */
-  checkToolCall(call: ToolCallInfo): Promise<string | undefined>;
+  /** The block reason, a question (`The <name> plugin asks: <why>`), or undefined when every guard lets the call through. */
+  checkToolCall(call: ToolCallInfo): Promise<ToolCallVerdict | undefined>;
   runAfterTurn(): Promise<PluginFailure[]>;
   /** Plugin tools; when two plugins offer the same name, the earlier one wins. */
   tools(): ToolDefinition[];

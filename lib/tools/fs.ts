@@ -26,7 +26,7 @@ import { resolveInWorkspace, toWorkspacePath, writeInWorkspace } from "./jail.ts
 import listDescription from "./list-dir.md" with { type: "text" };
 import readManyDescription from "./read-many-files.md" with { type: "text" };
 import readDescription from "./read-file.md" with { type: "text" };
-import type { ToolDefinition } from "./types.ts";
+import type { ToolDefinition, WorkspaceFiles } from "./types.ts";
 import { absolutePath, takeFields } from "./claude-code.ts";
 import { compileGlob, walkWorkspace, type WalkEntry } from "./walk.ts";
 import writeDescription from "./write-file.md" with { type: "text" };
@@ -78,7 +78,7 @@ export const readFileTool: ToolDefinition<ReadFileInput> = {
         ["limit", "limit", "number"],
       ]),
   },
-  execute: (input, ctx) => readNumberedLines(ctx.root, input.path, input.offset, input.limit, ctx.secretsAllowed),
+  execute: (input, ctx) => readNumberedLines(ctx.root, input.path, input.offset, input.limit, ctx.secretsAllowed, ctx.files),
 };
 
 export const readManyFilesTool: ToolDefinition<ReadManyInput> = {
@@ -134,8 +134,15 @@ export function decodeUtf8(bytes: Uint8Array): string | undefined {
  * Reads `p` through the jail as numbered lines. Throws the tool's error strings, and refuses a
  * file that may hold secrets unless `secretsAllowed` (the gate asked, or a rule named it).
  */
-export async function readNumberedLines(root: string, p: string, offset: number, limit: number, secretsAllowed = false): Promise<string> {
-  const { bytes, secret } = await readWorkspaceFile(root, p);
+export async function readNumberedLines(
+  root: string,
+  p: string,
+  offset: number,
+  limit: number,
+  secretsAllowed = false,
+  files?: WorkspaceFiles,
+): Promise<string> {
+  const { bytes, secret } = await readWorkspaceFile(root, p, files);
   if (secret && !secretsAllowed) throw secretsRefusal(p, secret);
   return _numberLines(bytes, p, offset, limit);
 }
@@ -188,9 +195,9 @@ export const writeFileTool: ToolDefinition<WriteFileInput> = {
     const info = await stat(abs).catch(() => undefined);
     if (info?.isDirectory()) throw new Error(`${path} is a directory.`);
     if (info && !info.isFile()) throw new Error(`${path} is not a regular file.`);
-    const previous = info ? new TextDecoder().decode((await readWorkspaceFile(ctx.root, path)).bytes) : undefined;
+    const previous = info ? new TextDecoder().decode((await readWorkspaceFile(ctx.root, path, ctx.files)).bytes) : undefined;
     await ensureParentDir(abs, path);
-    await writeInWorkspace(ctx.root, path, content);
+    await writeInWorkspace(ctx.root, path, content, undefined, ctx.files);
     return describeWrite(path, content, previous);
   },
 };
@@ -280,6 +287,7 @@ export const globTool: ToolDefinition<GlobInput> = {
   description: globDescription,
   schema: GlobInput,
   effect: "read",
+  action: "search",
   decision: "allow",
   guidance: "find files by name pattern",
   claudeCode: {

@@ -17,6 +17,7 @@ import { constants, fstatSync, lstatSync, readlinkSync, realpathSync, statSync, 
 import { lstat, open, type FileHandle } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import type { WorkspaceFiles } from "./types.ts";
 
 const _MAX_LINK_HOPS = 40;
 
@@ -75,7 +76,9 @@ export async function openInWorkspace(root: string, p: string, mode: "read" | "w
  * Replaces the contents of `p` (created when missing, with `createMode` when given) through
  * `openInWorkspace`: nothing is written before the check passes.
  */
-export async function writeInWorkspace(root: string, p: string, content: string | Uint8Array, createMode?: number): Promise<void> {
+export async function writeInWorkspace(root: string, p: string, content: string | Uint8Array, createMode?: number, files?: WorkspaceFiles): Promise<void> {
+  // Through the editor, text only: the path is resolved inside the workspace (real path too) first.
+  if (files && typeof content === "string") return files.write(resolveInWorkspace(root, p), content);
   const { handle } = await openInWorkspace(root, p, "write", createMode);
   try {
     await handle.truncate(0);

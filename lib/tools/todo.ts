@@ -23,6 +23,7 @@ export function createTodoTool(notebook: TodoHolder): ToolDefinition<v.InferOutp
     description,
     schema: TodoWriteInput,
     effect: "read",
+    action: "think",
     decision: "allow",
     guidance: "keep a task list for multi-step work; it survives compaction",
     claudeCode: {

@@ -21,6 +21,23 @@ import type { CommandSandbox } from "../sandbox/session.ts";
  */
 export type ToolEffect = "read" | "write" | "exec" | "net";
 
+/**
+ * What a call does within its effect, where "reads" or "writes" says too little: `search` finds
+ * (grep, glob), `delete` and `move` remove or rename files, `think` only keeps the session's own
+ * notes (the task list). Editors show it (the ACP tool kind, lib/ui/acp/tool-kinds.ts).
+ */
+export type ToolAction = "search" | "delete" | "move" | "think";
+
+/**
+ * The editor's copy of workspace files (ACP fs delegation): a read returns the text the editor
+ * holds (an unsaved buffer included), a write lands in the editor. Paths are absolute and already
+ * through the jail; callers pass nothing the jail has not resolved inside the workspace.
+ */
+export interface WorkspaceFiles {
+  read(abs: string): Promise<string>;
+  write(abs: string, text: string): Promise<void>;
+}
+
 export interface ToolContext {
   /** Workspace root: every path a tool touches must resolve inside it (see jail.ts). */
   root: string;
@@ -39,6 +56,8 @@ export interface ToolContext {
   deniesPath?: (path: string) => boolean;
   /** Where subprocesses (bash) run confined; absent means unconfined. */
   sandbox?: CommandSandbox;
+  /** When set, read_file, write_file, edit_file and multi_edit read and write file text through it (the editor's buffers). */
+  files?: WorkspaceFiles;
 }
 
 export interface ToolDefinition<TInput = any> {
@@ -51,6 +70,8 @@ export interface ToolDefinition<TInput = any> {
   /** A ready JSON Schema, for tools whose schema is not valibot (MCP). Wins over `schema` for the wire. */
   jsonSchema?: Record<string, unknown>;
   effect: ToolEffect;
+  /** What kind of read or write it is, when more than its effect (see ToolAction). */
+  action?: ToolAction;
   /**
    * The workspace paths a call touches, read from its RAW input (before validation, so every
    * field is type-checked here) and as the model spelled them; `root` lets move_file and
