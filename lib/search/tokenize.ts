@@ -35,7 +35,7 @@ const _STOPWORDS = new Set(
 /** Every term of `text`, in order, repeats kept (term frequency counts them). */
 export function tokenize(text: string): string[] {
   const terms: string[] = [];
-  for (const match of text.replace(_THOUSANDS, "$1").matchAll(_WORD)) {
+  for (const match of (text.includes(",") ? text.replace(_THOUSANDS, "$1") : text).matchAll(_WORD)) {
     const word = match[0].replace(/^[_./:-]+|[_./:-]+$/g, "");
     if (!word) continue;
     _push(terms, word.toLowerCase());
