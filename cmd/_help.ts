@@ -39,7 +39,7 @@ export function renderRootHelp(): string {
     "Commands:",
     table(commandRows),
     "",
-    "Exit codes: 0 completed, 1 error, 2 usage, 3 blocked on approval, 4 step cap reached, 130 interrupted",
+    "Exit codes: 0 completed, 1 error, 2 usage, 3 blocked on approval, 4 step cap or cost limit reached, 130 interrupted",
     "",
     "Environment:",
     table(envRows),

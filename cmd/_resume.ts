@@ -30,7 +30,7 @@ export async function resumeBlockedRun(idOrPrefix: string, options: { json: bool
       await printRun(
         agent.resumeRun(run, approval.status === "approved" ? "approved" : "denied", controller.signal, { notices: describeNotices(agent.startupNotices()) }),
         options,
-      ),
+      ).then((printed) => printed.stop),
     );
   } finally {
     agent.close();

@@ -12,7 +12,8 @@
  */
 import type { Todo } from "./store/notebook.ts";
 
-export type StopKind = "completed" | "error" | "aborted" | "blocked" | "max-steps";
+/** `max-cost`: the next request would have taken the run past `--max-cost`. */
+export type StopKind = "completed" | "error" | "aborted" | "blocked" | "max-steps" | "max-cost";
 
 export type DenialSource = "user" | "rule" | "plugin" | "headless" | "hook";
 
@@ -93,6 +94,8 @@ export type AgentEvent =
       costUsd?: number;
       /** The subagents' share of the totals above (their model may differ: config `subagentModel`); absent when none ran. */
       subagents?: { inputTokens: number; outputTokens: number; costUsd?: number };
+      /** Why a bound stopped the run (stop `max-cost`): one line naming the limit. */
+      reason?: string;
       /** True when the run was stopped by `shiro runs cancel` (stop is then `aborted`). */
       cancelled?: boolean;
       /**

@@ -10,7 +10,7 @@ import type { ResolvedConfig } from "../config/config.ts";
 import type { AgentName, ThinkingLevel } from "../vocabulary.ts";
 import { createGate, type Gate } from "../approval/gate.ts";
 import { type DecisionSource } from "../approval/request.ts";
-import { defaultPermission, parsePermissionRules, evaluatePermission, mayAllow, type PermissionRules } from "../approval/rules.ts";
+import { defaultPermission, parsePermissionRules, evaluatePermission, mayAllow } from "../approval/rules.ts";
 import type { PluginHost } from "../extensions/plugin-api.ts";
 import { findProjectRoot } from "../config/project.ts";
 import { detectSandbox, type SandboxStatus } from "../sandbox/detect.ts";
@@ -43,13 +43,14 @@ import { openSessionMemory, type SessionMemory } from "./memory-session.ts";
 import { loadInstructions, renderInstructions, type InstructionFile } from "./instructions.ts";
 import type { StartupNotice } from "../notices.ts";
 import { buildSystemPrompt, renderTodosForPrompt } from "./prompt.ts";
-import { createRunDriver, createRunIds, createUsageTally, type RunStartOptions } from "./run-driver.ts";
-import { connectMcp, type EditorConnection, openPlugins, openSkills } from "./session-extensions.ts";
+import { createRunDriver, createRunIds, type RunStartOptions } from "./run-driver.ts";
+import { connectMcp, type EditorConnection, openCustomAgents, openPlugins, openSkills } from "./session-extensions.ts";
 import { openSessionSettings, type SessionEndReason, type SessionHooks, type SessionStartSource } from "./session-settings.ts";
 import { pickSession, resolveAgentConfig } from "./session-start.ts";
 import { createTaskTool } from "./subagent.ts";
 import { runUserCommand } from "./user-command.ts";
 import { DEFAULT_MAX_STEPS, VARIANTS, type AgentVariant } from "./variants.ts";
+import { readRunScope } from "./run-scope.ts";
 
 export interface CreateAgentOptions {
   cwd: string;
@@ -126,6 +127,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const headless = options.mode === "headless";
   const notices: StartupNotice[] = [];
   const config = await resolveAgentConfig(flags, options.env, notices);
+  const scope = readRunScope(cwd, flags, [config.model, config.file.subagentModel ?? config.model]);
   let variant: AgentVariant = VARIANTS[config.agent];
   let thinking: ThinkingLevel = config.thinking ?? variant.thinking;
   let model = config.model;
@@ -144,7 +146,6 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const embeddings = flags.noMemory ? undefined : embeddingClientFromConfig(config.file.memory?.embeddings, onNotice);
   /** Runs this process drove in this session: the next episode's material. */
   const episodeRuns: string[] = [];
-
   const sandboxStatus = detectSandbox({ config: config.file.sandbox, noSandbox: flags.noSandbox, env: options.env });
   if (sandboxStatus.notice) notices.push({ code: "sandbox", text: sandboxStatus.notice });
   const sandbox = createCommandSandbox(sandboxStatus, {
@@ -152,7 +153,6 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     sessionId: session.id,
     hidePaths: typeof config.file.sandbox === "object" ? config.file.sandbox.hidePaths : undefined,
   });
-
   const plugins = await openPlugins(cwd, config, sandbox, flags.noPlugins === true, notices);
   const skills = openSkills(cwd, flags.noSkills === true, notices);
   const mcp = await connectMcp({ cwd, config, sandboxStatus, sandbox, disabled: flags.noMcp === true, headless, extra: options.editor?.mcpServers }, notices);
@@ -201,7 +201,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   // once they exist (the gate reads it per call).
   // Default decisions come from the built-in tools' declarations; session tools are auto-approved.
   const builtins = builtinTools({ complete, allowHosts: config.file.webFetch?.allowHosts });
-  const rules: PermissionRules = parsePermissionRules(settings.permission(config.file.permission, builtins), defaultPermission(builtins));
+  const rules = parsePermissionRules(scope.permission(settings.permission(config.file.permission, builtins), builtins), defaultPermission(builtins));
   const autoApprove = new Set<string>();
   const gate: Gate = createGate({
     rules,
@@ -215,7 +215,6 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
 
   // The task tool's workers see every registered tool, itself included: the list is filled below.
   const toolbox: { registered: ToolDefinition[] } = { registered: [] };
-  const subagentUsage = createUsageTally();
   const sessionTools: ToolDefinition[] = [
     createTodoTool({
       get: () => session.notebook.todos,
@@ -239,10 +238,11 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
             gate: { check: (call) => gate.check(call), newTurn: () => undefined, deniesPath: (tool, path, root) => gate.deniesPath!(tool, path, root) },
             canAsk: Boolean(options.decide),
             workerBlocked: () => (variant.allow ? `The worker kind is not available in the ${variant.name} agent: it cannot change anything.` : undefined),
-            onUsage: (used) => subagentUsage.add(used),
+            onUsage: (used) => scope.subagentUsage.add(used),
             memory: memoryScopes ? (kind, prompt) => memoryScopes.subagentSection(kind, prompt) : undefined,
             hooks,
             hookEvents: mcp.events,
+            agents: openCustomAgents(cwd, false, notices),
           }),
         ]),
     ...(skills.length > 0 ? [createSkillTool(skills)] : []),
@@ -252,17 +252,17 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   for (const tool of sessionTools) if (tool.decision !== "ask") autoApprove.add(tool.name);
   const registered = checkToolList([...builtins, ...sessionTools]);
   toolbox.registered = registered;
-  let offered = selectTools(registered, { toolSets: config.file.toolSets, allow: variant.allow }).offered;
+  let offered = scope.visible(selectTools(registered, { toolSets: config.file.toolSets, allow: variant.allow }).offered);
   autoApprove.add(LOAD_TOOLS);
   const autoApproveAll = new Set([...autoApprove, ...plugins.autoApprove()]);
   // Where every question is denied, a tool no rule allows could only be refused: it is not offered.
   const deniesAsking = headless && !flags.yolo && flags.approvals !== "block" && !options.decide;
   const runnable = (tool: ToolDefinition) => !deniesAsking || mayAllow(rules, tool.name, { autoApprove: autoApproveAll });
   /** What a step offers: the selected tools, plus MCP tools listed so far (never under a read-only variant). */
-  const selectedNow = (): ToolDefinition[] => (mcp.hub && !variant.allow ? [...offered, ...mcp.hub.tools()] : offered);
+  const selectedNow = (): ToolDefinition[] => scope.visible(mcp.hub && !variant.allow ? [...offered, ...mcp.hub.tools()] : offered);
   const offeredNow = (): ToolDefinition[] => selectedNow().filter(runnable);
   // A withheld tool the model calls anyway is refused by the gate with the reason, not "unknown".
-  const callableNow = (): ToolDefinition[] => [...deferral.callable(offeredNow()), ...selectedNow().filter((tool) => !runnable(tool))];
+  const callableNow = (): ToolDefinition[] => [...deferral.callable(offeredNow()), ...selectedNow().filter((t) => !runnable(t)), ...scope.withheld(registered)];
   const deferral = createToolDeferral({ enabled: config.file.deferTools !== false, mcpBudget: config.file.mcpSchemaBudget });
 
   const asksFirst = (name: string) => evaluatePermission(rules, name, [], { autoApprove: autoApproveAll }).decision !== "allow";
@@ -291,7 +291,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       appendix: variant.appendix,
       pluginAppendices: hooks?.contextSection() ? [...plugins.appendices(), hooks.contextSection()] : plugins.appendices(),
       todos: renderTodosForPrompt(session.notebook.todos),
-    });
+    }) + (scope.appended ? `\n\n${scope.appended}` : "");
 
   // A new session is written before its first run starts, so a run killed in its first moments
   // still leaves a session that `-c` resumes.
@@ -309,7 +309,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     files: options.editor?.files,
     model: () => model,
     thinking: () => thinking,
-    maxSteps: () => variant.maxSteps ?? config.file.maxSteps ?? DEFAULT_MAX_STEPS,
+    ...scope.limits(() => ({ steps: variant.maxSteps ?? config.file.maxSteps ?? DEFAULT_MAX_STEPS, subagentModel: config.file.subagentModel ?? model })),
     tools: () => deferral.offer(offeredNow()),
     callable: callableNow,
     systemPrompt,
@@ -321,7 +321,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     firstTurnPairs: headless && picked.resumed ? (config.file.historyPairs ?? 0) : 0,
     saveNow: () => writer.flush(),
     runIds,
-    subagentUsage,
+    subagentUsage: scope.subagentUsage,
     subagentModel: () => config.file.subagentModel ?? model,
     provider: config.preset.id,
     protocol: client.protocol,
@@ -362,7 +362,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
         variant = VARIANTS[change.agent];
         memoryScopes?.setAgent(variant.name);
         thinking = variant.thinking;
-        offered = selectTools(registered, { toolSets: config.file.toolSets, allow: variant.allow }).offered;
+        offered = scope.visible(selectTools(registered, { toolSets: config.file.toolSets, allow: variant.allow }).offered);
       }
       if (change.thinking) thinking = change.thinking;
       if (change.model) model = change.model;

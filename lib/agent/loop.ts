@@ -68,6 +68,8 @@ export interface TurnOptions {
   onHistoryChange?: () => void;
   /** Extra events after a tool ran (e.g. `state` after todo_write). */
   afterTool?: (name: string, input: unknown, output: string) => AgentEvent[] | undefined;
+  /** Why a request must not be sent (`--max-cost`); the turn then stops with `max-cost` before it. `spent`: this turn's usage so far. */
+  beforeRequest?: (spent: Usage | undefined, request: ModelRequest) => string | undefined;
   /** User hooks (lib/extensions/hooks/): PreToolUse before the gate, PostToolUse after a result, Stop when the model stops. */
   hooks?: Pick<SessionHooks, "preToolUse" | "postToolUse" | "stop">;
   /** A subagent's turn: its Stop hooks are SubagentStop. */
@@ -83,6 +85,8 @@ export interface TurnResult {
   /** The last step's assistant text: the answer. */
   answer: string;
   error?: string;
+  /** Why a bound stopped the turn (`max-cost`), one line. */
+  reason?: string;
   suspended?: Suspension;
 }
 
@@ -148,6 +152,8 @@ export async function* runTurn(input: TurnInput, options: TurnOptions): AsyncGen
       maxOutputTokens: options.maxOutputTokens,
       signal: options.signal,
     };
+    const over = options.beforeRequest?.(usage, request);
+    if (over) return { stop: "max-cost", steps: steps - 1, usage, lastInputTokens, answer, reason: over };
 
     let final: AssistantMessage | undefined;
     for await (const event of options.client.stream(request)) {

@@ -16,6 +16,7 @@ import { readProjectMcp, type ProjectMcp, type ProjectMcpServer } from "../store
 import type { AgentEvent } from "../events.ts";
 import type { WorkspaceFiles } from "../tools/types.ts";
 import type { StartupNotice } from "../notices.ts";
+import { readAgentDefinitions, type AgentDefinition } from "../store/agent-definitions.ts";
 
 /** Builtin plugins from config, plus every plugin installed from the registry; none with --no-plugins. */
 export async function openPlugins(
@@ -41,6 +42,24 @@ export function openSkills(cwd: string, disabled: boolean, notices: StartupNotic
   const loaded = loadSkills({ cwd, stateDir: stateDir() });
   for (const skip of loaded.skipped) notices.push({ code: "skill-skipped", path: skip.path, reason: skip.reason });
   return loaded.skills;
+}
+
+/**
+ * The custom subagents of the user and of this project (`.claude/agents`, `.shiro/agents`); a
+ * project file not trusted for its exact content is left out with a notice (the REPL asks first:
+ * lib/ui/project-trust.ts). None with --no-subagent.
+ */
+export function openCustomAgents(cwd: string, disabled: boolean, notices: StartupNotice[]): AgentDefinition[] {
+  if (disabled) return [];
+  const read = readAgentDefinitions(findProjectRoot(cwd));
+  for (const line of read.skipped) notices.push({ code: "store", text: `subagent ${line}` });
+  for (const file of read.untrusted) {
+    notices.push({
+      code: "store",
+      text: `${file.definition.path} not used: this project's subagent definition is not trusted (start shiro without -p here to answer the trust question)`,
+    });
+  }
+  return read.agents;
 }
 
 /**

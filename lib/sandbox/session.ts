@@ -8,6 +8,7 @@
  * pattern (`git *`): later commands it covers run outside the sandbox at once, for this session.
  * Like every bash grant it never covers a command that chains, pipes, redirects or substitutes.
  */
+import { workspaceExtraDirs } from "../platform/workspace-dirs.ts";
 import { mkdtempSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -89,7 +90,7 @@ export function createCommandSandbox(status: SandboxStatus, options: CommandSand
       if (status.refusal) throw new Error(status.refusal);
       const runner = status.runner;
       if (status.mode === "off" || !runner) return [...argv];
-      const policy = { mode: status.mode, network: status.network, hide: resolveHiddenPaths(hidden, root) };
+      const policy = { mode: status.mode, network: status.network, hide: resolveHiddenPaths(hidden, root), extraDirs: workspaceExtraDirs(root) };
       // A hook or MCP server run since the last bash command gets no clean-up of its own: this is it.
       if (status.mode === "workspace-write") pending.push(...removePlantedCommondirs(_real(root), scanOf(root)));
       const git = status.mode === "workspace-write" ? { git: scanOf(root) } : {};

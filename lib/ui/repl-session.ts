@@ -11,7 +11,7 @@ import { findProjectRoot } from "../config/project.ts";
 import { runProviderSetup } from "./onboarding.ts";
 import { askApproval } from "./approval-question.ts";
 import { askUserInTerminal } from "./ask-question.ts";
-import { askProjectTrust, askRepoNotesTrust, askSettingsTrust } from "./project-trust.ts";
+import { askAgentsTrust, askProjectTrust, askRepoNotesTrust, askSettingsTrust } from "./project-trust.ts";
 import type { createRenderer } from "./renderer.ts";
 import type { Style } from "./style.ts";
 import { findSession } from "../store/sessions.ts";
@@ -40,6 +40,7 @@ export async function openFirstAgent(state: ReplState): Promise<Agent | undefine
   await askProjectTrust(state.cwd, state.flags.noMcp === true, state.write, state.style);
   await askRepoNotesTrust(state.cwd, state.flags.noMemory === true, state.write, state.style);
   await askSettingsTrust(state.cwd, state.write, state.style);
+  await askAgentsTrust(state.cwd, state.flags.noSubagent === true, state.write, state.style);
   try {
     return await openAgent(state);
   } catch (error) {
