@@ -19,7 +19,7 @@ import type { ModelRequest } from "../providers/types.ts";
 import type { ThinkingLevel } from "../vocabulary.ts";
 import { toToolSpec } from "../tools/schema.ts";
 import { capResult, type ToolDefinition, type WorkspaceFiles } from "../tools/types.ts";
-import { USER_DENIED_REASON, type Gate } from "../approval/gate.ts";
+import { USER_DENIED_REASON, type Gate } from "../extensions/gate.ts";
 import type { CommandSandbox } from "../sandbox/session.ts";
 import type { ModelClient } from "../providers/client.ts";
 import type { Suspension } from "../store/runs.ts";
@@ -28,7 +28,7 @@ import { collectToolCall, validateToolCall } from "./tool-call.ts";
 import { executeWithHooks, runPreToolHooks } from "./tool-hooks.ts";
 import type { SessionHooks } from "../extensions/hooks/session-hooks.ts";
 
-/** The approval gate the loop consults before every call (lib/approval/gate.ts implements it). */
+/** The approval gate the loop consults before every call (lib/extensions/gate.ts implements it). */
 export type LoopGate = Pick<Gate, "check" | "newTurn" | "deniesPath">;
 
 export interface WirePreparation {
@@ -68,6 +68,8 @@ export interface TurnOptions {
   onHistoryChange?: () => void;
   /** Extra events after a tool ran (e.g. `state` after todo_write). */
   afterTool?: (name: string, input: unknown, output: string) => AgentEvent[] | undefined;
+  /** Why a request must not be sent (`--max-cost`); the turn then stops with `max-cost` before it. `spent`: this turn's usage so far. */
+  beforeRequest?: (spent: Usage | undefined, request: ModelRequest) => string | undefined;
   /** User hooks (lib/extensions/hooks/): PreToolUse before the gate, PostToolUse after a result, Stop when the model stops. */
   hooks?: Pick<SessionHooks, "preToolUse" | "postToolUse" | "stop">;
   /** A subagent's turn: its Stop hooks are SubagentStop. */
@@ -83,6 +85,8 @@ export interface TurnResult {
   /** The last step's assistant text: the answer. */
   answer: string;
   error?: string;
+  /** Why a bound stopped the turn (`max-cost`), one line. */
+  reason?: string;
   suspended?: Suspension;
 }
 
@@ -150,6 +154,8 @@ export async function* runTurn(input: TurnInput, options: TurnOptions): AsyncGen
       maxOutputTokens: options.maxOutputTokens,
       signal: options.signal,
     };
+    const over = options.beforeRequest?.(usage, request);
+    if (over) return { stop: "max-cost", steps: steps - 1, usage, lastInputTokens, answer, reason: over };
     const size = _requestSize(request);
     if (overflowedSize !== undefined && size >= overflowedSize) {
       const error = `the request is still about ${Math.ceil(size / 4)} tokens (${size} characters) after compacting, not smaller than the ${overflowedSize} characters the provider refused as too long; not sending it again — run /compact, or start a new session`;
@@ -331,7 +337,7 @@ async function* _answerCalls(
     if (resumed && resumed.callId === call.id) {
       if (resumed.decision !== "approved") {
         yield { type: "tool-denied", id: call.id, name: call.name, reason: USER_DENIED_REASON, by: "user" };
-        results.push({ type: "tool-result", callId: call.id, name: call.name, output: USER_DENIED_REASON, isError: true });
+        results.push({ type: "tool-result", callId: call.id, name: call.name, output: USER_DENIED_REASON, isError: true, bookkeeping: true });
         continue;
       }
       // The stored call went through the redactor: running it would use the placeholder, not the secret.
@@ -363,7 +369,7 @@ async function* _answerCalls(
       }
       if (!verdict.allowed) {
         yield { type: "tool-denied", id: call.id, name: call.name, reason: verdict.reason, by: verdict.by };
-        results.push({ type: "tool-result", callId: call.id, name: call.name, output: verdict.reason, isError: true });
+        results.push({ type: "tool-result", callId: call.id, name: call.name, output: verdict.reason, isError: true, bookkeeping: true });
         continue;
       }
       verdictAllowsSecrets = verdict.secretsAllowed === true;

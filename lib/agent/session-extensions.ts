@@ -7,16 +7,17 @@ import type { McpServers, ResolvedConfig } from "../config/config.ts";
 import type { McpHub } from "../extensions/mcp/hub.ts";
 import { stateDir } from "../platform/paths.ts";
 import { createDisabledPluginHost, createPluginHost } from "../extensions/plugin-host.ts";
-import type { PluginHost } from "../extensions/plugin-api.ts";
+import type { PluginHost } from "../extension-api/plugin-api.ts";
 import type { CommandSandbox } from "../sandbox/session.ts";
 import type { SandboxStatus } from "../sandbox/detect.ts";
-import { loadSkills, type Skill } from "../extensions/skills.ts";
+import { loadSkills, type Skill } from "../skills/skills.ts";
 import { allowReadOnly } from "../tools/jail.ts";
 import { findProjectRoot } from "../config/project.ts";
 import { readProjectMcp, type ProjectMcp, type ProjectMcpServer } from "../store/project-mcp.ts";
 import type { AgentEvent } from "../events.ts";
 import type { WorkspaceFiles } from "../tools/types.ts";
 import type { StartupNotice } from "../notices.ts";
+import { readAgentDefinitions, type AgentDefinition } from "../store/agent-definitions.ts";
 
 /** Builtin plugins from config, plus every plugin installed from the registry; none with --no-plugins. */
 export async function openPlugins(
@@ -25,9 +26,10 @@ export async function openPlugins(
   sandbox: CommandSandbox,
   disabled: boolean,
   notices: StartupNotice[],
+  writeStderr: (text: string) => void,
 ): Promise<PluginHost> {
   if (disabled) return createDisabledPluginHost();
-  const plugins = createPluginHost({ cwd, enabled: config.file.plugins, wrapCommand: (argv) => sandbox.wrap(argv, cwd) });
+  const plugins = createPluginHost({ cwd, enabled: config.file.plugins, writeStderr, wrapCommand: (argv) => sandbox.wrap(argv, cwd) });
   // Plugins installed from the registry always load (declarative deny rules), unless --no-plugins.
   const { loadInstalledPlugins } = await import("../extensions/registry/registry.ts");
   const installed = loadInstalledPlugins();
@@ -44,6 +46,24 @@ export function openSkills(cwd: string, disabled: boolean, notices: StartupNotic
   // A skill's body names files beside it; those folders are readable (never writable) through the jail.
   allowReadOnly(loaded.skills.flatMap((skill) => (skill.folder && skill.origin !== "registry" ? [skill.folder] : [])));
   return loaded.skills;
+}
+
+/**
+ * The custom subagents of the user and of this project (`.claude/agents`, `.shiro/agents`); a
+ * project file not trusted for its exact content is left out with a notice (the REPL asks first:
+ * lib/ui/project-trust.ts). None with --no-subagent.
+ */
+export function openCustomAgents(cwd: string, disabled: boolean, notices: StartupNotice[]): AgentDefinition[] {
+  if (disabled) return [];
+  const read = readAgentDefinitions(findProjectRoot(cwd));
+  for (const line of read.skipped) notices.push({ code: "store", text: `subagent ${line}` });
+  for (const file of read.untrusted) {
+    notices.push({
+      code: "store",
+      text: `${file.definition.path} not used: this project's subagent definition is not trusted (start shiro without -p here to answer the trust question)`,
+    });
+  }
+  return read.agents;
 }
 
 /**

@@ -7,13 +7,13 @@
  * existing file (other keys kept) under the file lock, atomically.
  */
 import * as v from "valibot";
-import { EXIT, UserError } from "../platform/errors.ts";
+import { ConfigError, EXIT, UserError } from "../platform/errors.ts";
 import { paths } from "../platform/paths.ts";
 import { sealedEnv } from "../secrets/key-vault.ts";
 import { PRESET_IDS, PROTOCOL_FLAG_VALUES, findPreset, type Preset } from "../providers/presets.ts";
 import { type Protocol } from "../messages.ts";
 import { type ProtocolFlag } from "../vocabulary.ts";
-import { describeIssue, parseJson, readJson, updateJsonSync } from "../store/json-file.ts";
+import { describeIssue, parseJson, readJson, updateJsonSync } from "../state-file/json-file.ts";
 import { HooksSchema } from "./hooks-config.ts";
 import { expandVariables } from "./env-references.ts";
 
@@ -211,7 +211,9 @@ export interface ResolvedConfig {
 export function loadConfigFile(path = paths.config()): ConfigFile {
   const read = readJson(path, { schema: ConfigSchema });
   if (read.status === "missing") return {};
-  if (read.status === "corrupt") throw new UserError(`${path}: ${_configReason(read.reason)}`);
+  // A file the system cannot read is an I/O failure (exit 1); one that reads but is wrong is bad configuration (exit 2).
+  if (read.status === "corrupt")
+    throw read.reason.startsWith("cannot be read") ? new UserError(`${path}: ${read.reason}`) : new ConfigError(`${path}: ${_configReason(read.reason)}`);
   checkPluginNames(read.value.plugins, path);
   return read.value;
 }
@@ -225,9 +227,8 @@ export function checkPluginNames(names: readonly string[] | undefined, origin: s
   const wrong = names?.find((name) => !known.includes(name));
   if (wrong === undefined) return;
   const near = known.find((name) => _isNearMiss(wrong, name));
-  throw new UserError(
+  throw new ConfigError(
     `${origin}: "plugins" lists "${wrong}", which is not a plugin${near ? ` (did you mean "${near}"?)` : ""}. Valid plugins: ${known.join(", ")}`,
-    EXIT.usage,
   );
 }
 
@@ -253,7 +254,7 @@ function _configReason(reason: string): string {
 function _pick<T extends readonly string[]>(value: string | undefined, allowed: T, what: string, origin: string): T[number] | undefined {
   if (value === undefined || value === "") return undefined;
   if (!(allowed as readonly string[]).includes(value)) {
-    throw new UserError(`${origin}: unknown ${what} "${value}". Available: ${allowed.join(", ")}`);
+    throw new ConfigError(`${origin}: unknown ${what} "${value}". Available: ${allowed.join(", ")}`);
   }
   return value as T[number];
 }
@@ -279,13 +280,13 @@ export function resolveConfig(options: { flags?: ConfigFlags; env?: NodeJS.Proce
   const vendorBase = preset.baseURLEnv ? env[preset.baseURLEnv] : undefined;
   const baseURL = (flags.baseURL || env.SHIRO_BASE_URL || file.baseURL || vendorBase || preset.baseURL).replace(/\/+$/, "");
   if (!baseURL) {
-    throw new UserError(
+    throw new ConfigError(
       `provider "${preset.id}" needs a base URL: pass --base-url, set SHIRO_BASE_URL${preset.baseURLEnv ? ` or ${preset.baseURLEnv}` : ""}, or add "baseURL" to ${configPath}`,
     );
   }
   _checkUrl(baseURL, flags.baseURL ? "--base-url" : env.SHIRO_BASE_URL ? "SHIRO_BASE_URL" : file.baseURL ? "baseURL" : (preset.baseURLEnv ?? "baseURL"));
   const model = flags.model || env.SHIRO_MODEL || file.model || preset.defaultModel;
-  if (!model) throw new UserError(`provider "${preset.id}" needs a model: pass --model, set SHIRO_MODEL, or add "model" to ${configPath}`);
+  if (!model) throw new ConfigError(`provider "${preset.id}" needs a model: pass --model, set SHIRO_MODEL, or add "model" to ${configPath}`);
 
   // Key, first set wins: SHIRO_API_KEY, the preset's key variable (OPENAI_API_KEY, ANTHROPIC_API_KEY…),
   // its token variable (ANTHROPIC_AUTH_TOKEN, sent as a bearer token), config apiKey.
@@ -302,7 +303,7 @@ export function resolveConfig(options: { flags?: ConfigFlags; env?: NodeJS.Proce
     try {
       headers = Object.fromEntries(Object.entries(ownHeaders).map(([name, value]) => [name, expandVariables(value, env)]));
     } catch (error) {
-      throw new UserError(`${configPath}: headers.${preset.id}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new ConfigError(`${configPath}: headers.${preset.id}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 
@@ -332,7 +333,7 @@ function _checkUrl(url: string, origin: string): void {
     const parsed = new URL(url);
     if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new Error();
   } catch {
-    throw new UserError(`${origin}: "${url}" is not an http(s) URL`);
+    throw new ConfigError(`${origin}: "${url}" is not an http(s) URL`);
   }
 }
 
@@ -343,7 +344,7 @@ function _checkUrl(url: string, origin: string): void {
 export function writeConfigPatch(patch: Partial<ConfigFile>, path = paths.config()): ConfigFile {
   return updateJsonSync(path, { schema: v.unknown() as v.GenericSchema<unknown, unknown>, verbatim: true }, (current) => {
     if (current === undefined && readJson(path, { schema: v.unknown() }).status === "corrupt") {
-      throw new UserError(`${path}: is not valid JSON; fix or remove it before changing settings`);
+      throw new ConfigError(`${path}: is not valid JSON; fix or remove it before changing settings`);
     }
     const base = (current && typeof current === "object" && !Array.isArray(current) ? current : {}) as Record<string, unknown>;
     const merged: Record<string, unknown> = { ...base };
@@ -352,7 +353,7 @@ export function writeConfigPatch(patch: Partial<ConfigFile>, path = paths.config
       else merged[key] = value;
     }
     const checked = parseJson(JSON.stringify(merged), { schema: ConfigSchema });
-    if (checked.status !== "ok") throw new UserError(`${path}: ${checked.status === "corrupt" ? checked.reason : "invalid"}`);
+    if (checked.status !== "ok") throw new ConfigError(`${path}: ${checked.status === "corrupt" ? checked.reason : "invalid"}`);
     checkPluginNames(checked.value.plugins, path);
     return merged;
   }) as ConfigFile;

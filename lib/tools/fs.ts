@@ -66,6 +66,7 @@ export const readFileTool: ToolDefinition<ReadFileInput> = {
   schema: ReadFileInput,
   effect: "read",
   paths: fieldPaths("path"),
+  touches: "reads",
   decision: "allow",
   guidance: "read a file with numbered lines; page long files with offset/limit",
   claudeCode: {
@@ -88,6 +89,7 @@ export const readManyFilesTool: ToolDefinition<ReadManyInput> = {
   schema: ReadManyInput,
   effect: "read",
   paths: _readManyPaths,
+  touches: "reads",
   secretPaths: "skip",
   decision: "allow",
   guidance: "read up to 20 files in one call when you already know which you need",

@@ -3,7 +3,7 @@
  * the project's `.mcp.json` with where each comes from, the list report, and saving an entry to
  * the scope asked for.
  */
-import { UserError } from "../platform/errors.ts";
+import { UsageError, UserError } from "../platform/errors.ts";
 import type { McpServerConfig } from "../extensions/mcp/servers.ts";
 import { writeOut } from "./output.ts";
 
@@ -77,7 +77,7 @@ export async function saveServer(name: string, server: McpServerConfig, scope: "
   const { checkServerName, checkServerUrl, describeTarget, isLocalServer } = await import("../extensions/mcp/servers.ts");
   if (!isLocalServer(server) && !server.url.includes("${")) {
     const bad = checkServerUrl(server.url);
-    if (bad) throw new UserError(bad);
+    if (bad) throw new UsageError(bad);
   }
   if (scope === "project") {
     const { findProjectRoot } = await import("../config/project.ts");

@@ -110,7 +110,7 @@ test("add keeps other settings and refuses bad names, duplicates and bad URLs", 
     [["my fs", "--command", "npx"], 1, "shiro: use letters, digits, underscores, dots and hyphens only\n"],
     [["web", "--transport", "ws", "http://127.0.0.1:9/"], 2, "shiro: --transport must be stdio, http or sse (got ws) (see shiro --help)\n"],
     [["web", "--scope", "global", "--", "npx"], 2, "shiro: --scope must be user, local or project (got global) (see shiro --help)\n"],
-    [["web", "--url", "ftp://example.com"], 1, "shiro: the URL must start with http:// or https://\n"],
+    [["web", "--url", "ftp://example.com"], 2, "shiro: the URL must start with http:// or https:// (see shiro --help)\n"],
     [["web"], 2, "shiro: shiro mcp add needs --command <cmd> (a local server) or --url <url> (a remote one) (see shiro --help)\n"],
     [
       ["web", "--command", "npx", "--url", "http://127.0.0.1:9/"],

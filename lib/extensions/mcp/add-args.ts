@@ -88,6 +88,7 @@ export function parseAddArgs(rawArgs: readonly string[]): McpAddArgs {
   const env = _pairs(values.env ?? [], "=", "KEY=value");
   const headers = _pairs(values.header ?? [], ":", "Name: value");
   if (command !== undefined) {
+    if (!command.trim()) throw new McpAddUsage("--command needs a command line");
     if (headers || (transport !== undefined && transport !== "stdio")) throw new McpAddUsage("--header and --type are for remote servers (--url)");
     return { name, scope, server: { command, ...(argv.length > 0 ? { args: argv } : {}), ...(env ? { env } : {}) } };
   }

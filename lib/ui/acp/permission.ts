@@ -30,7 +30,7 @@ const _ANSWERS: Record<acp.PermissionOptionKind, ApprovalAnswer> = { allow_once:
 export function createAcpDecision(options: PermissionOptions): DecisionSource {
   const refusals = createSessionGrants();
   return async (request) => {
-    if (!request.secret && refusals.covers(request.tool, request.subjects)) return "deny";
+    if (!request.secret && refusals.covers(request.tool, request.subjects, options.toolNamed(request.tool)?.command !== undefined)) return "deny";
     const signal = options.turnSignal();
     if (signal?.aborted) return "deny";
     let response: acp.RequestPermissionResponse;

@@ -7,7 +7,7 @@
  */
 import type * as acp from "@agentclientprotocol/sdk";
 import type { Message } from "../../messages.ts";
-import type { Todo } from "../../store/notebook.ts";
+import type { Todo } from "../../notebook.ts";
 import type { ToolDefinition } from "../../tools/types.ts";
 import { toolKindOf, toolLocationsOf, toolTitleOf } from "./tool-calls.ts";
 import { planUpdate } from "./turn-updates.ts";

@@ -17,6 +17,7 @@ import { AGENT_NAMES, type AgentName } from "../../vocabulary.ts";
 import { deriveTitle, firstPrompt, UNTITLED } from "../../store/session-record.ts";
 import { VARIANTS } from "../../agent/variants.ts";
 import { describeNotices } from "../notices.ts";
+import { writeErr } from "../output.ts";
 import { createAcpDecision, createAcpQuestion } from "./permission.ts";
 import { promptFromBlocks } from "./prompt-blocks.ts";
 import { runSlashInEditor } from "./slash.ts";
@@ -78,6 +79,8 @@ export async function openAcpSession(options: OpenAcpSessionOptions): Promise<Ac
       turnSignal: () => running?.signal,
     }),
     editor: { mcpServers: options.mcpServers, ...(files ? { files } : {}) },
+    // stdout carries the protocol; the session's own lines go to stderr, through the one writer.
+    writeStderr: writeErr,
     ...(options.sessionId ? { sessionId: options.sessionId } : {}),
   });
   const opened = agent;

@@ -7,7 +7,7 @@
  */
 import type * as acp from "@agentclientprotocol/sdk";
 import type { AgentEvent, StopKind } from "../../events.ts";
-import type { Todo } from "../../store/notebook.ts";
+import type { Todo } from "../../notebook.ts";
 import type { ToolDefinition, WorkspaceFiles } from "../../tools/types.ts";
 import type { TerminalMirror } from "./terminal-mirror.ts";
 import { diffsSince, snapshotFiles, toolKindOf, toolLocationsOf, toolTitleOf, type FileTexts } from "./tool-calls.ts";
