@@ -91,6 +91,12 @@ export interface Gate {
 
 export const USER_DENIED_REASON = "User denied this tool call.";
 
+/** What the model reads when the user denied a call and said why. */
+export function userDeniedWith(sentence: string): string {
+  const said = sentence.trim();
+  return said ? `${USER_DENIED_REASON} The user said: ${said}` : USER_DENIED_REASON;
+}
+
 /** What the model reads when a headless run refuses a read of a possible secret. */
 export function describeSecretRefusal(secret: { path: string; why: string }, tool: string): string {
   return `Denied: ${secret.path} may hold secrets (${secret.why}) and nobody can be asked in a headless run. Ask the user to share what you need, or to allow it with a permission rule naming the path (permission.${tool}).`;
@@ -119,6 +125,7 @@ export function createGate(options: GateOptions): Gate {
         id: uuidv7(),
         callId: call.callId,
         tool: call.name,
+        ...(call.tool?.effect ? { effect: call.tool.effect } : {}),
         input: call.input,
         subjects,
         subject: _subjectLine(call, subjects),
@@ -143,7 +150,7 @@ export function createGate(options: GateOptions): Gate {
       if (answer === "once" || answer === "always") return { allowed: true, asked: request, ...(secret ? { secretsAllowed: true as const } : {}) };
       if (options.headless)
         return { allowed: false, by: "headless", reason: secret ? describeSecretRefusal(secret, call.name) : HEADLESS_DENIED_REASON, asked: request };
-      return { allowed: false, by: "user", reason: USER_DENIED_REASON, asked: request };
+      return { allowed: false, by: "user", reason: typeof answer === "object" ? userDeniedWith(answer.deny) : USER_DENIED_REASON, asked: request };
     };
     const result = queue.then(run);
     queue = result.catch(() => undefined);

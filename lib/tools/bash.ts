@@ -20,6 +20,7 @@ import { runProcessTree, type CapturedText, type RunResult } from "./process-tre
 import { RESULT_CAP, capResult, type ToolContext, type ToolDefinition } from "./types.ts";
 import description from "./bash.md" with { type: "text" };
 import { takeFields } from "./claude-code.ts";
+import { fieldSummary } from "./call-summary.ts";
 
 export const BASH_TIMEOUT = { default: 120_000, min: 1_000, max: 600_000 } as const;
 export const INTERRUPTED_MESSAGE = "The user interrupted this command. It did not finish, so its effects are unknown.";
@@ -55,6 +56,7 @@ export const bashTool: ToolDefinition<BashInput> = {
   guidance: "run a shell command in the workspace (builds, tests, tools); output streams live",
   // One line per simple command, peeled (lib/shell/read.ts); the gate loads the parser first.
   subjects: (input) => listRuleSubjects(input.command),
+  summary: fieldSummary("command"),
   claudeCode: {
     name: "Bash",
     input: (args) => ({ command: args.command, ...(args.timeout !== undefined ? { timeout: args.timeout } : {}) }),

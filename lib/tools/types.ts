@@ -80,6 +80,12 @@ export interface ToolDefinition<TInput = any> {
    */
   subjects?: (input: TInput) => string[];
   /**
+   * The call as one line for people (the REPL's `● edit_file src/a.ts +3 -1`), from the RAW
+   * input; lib/tools/call-summary.ts has the pieces. Undefined: its declared paths, else its
+   * subjects, else its string arguments (lib/ui/tool-summary.ts).
+   */
+  summary?: (input: unknown) => string;
+  /**
    * True when several calls of it in one step may run at once (`task`): they start as the loop
    * reaches them and their results join in call order. Others run one after another.
    */

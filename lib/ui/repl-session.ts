@@ -14,6 +14,8 @@ import { askUserInTerminal } from "./ask-question.ts";
 import { askProjectTrust, askRepoNotesTrust, askSettingsTrust } from "./project-trust.ts";
 import type { createRenderer } from "./renderer.ts";
 import type { Style } from "./style.ts";
+import type { KeySource } from "./key-question.ts";
+import type { SessionMode } from "./session-mode.ts";
 import { findSession } from "../store/sessions.ts";
 import { isInside } from "./slash/session-list.ts";
 import type { SlashOutcome } from "./slash/command.ts";
@@ -33,6 +35,12 @@ export interface ReplState {
   running?: AbortController;
   /** Holds the turn's output while a question is open (held-output.ts). */
   holdOutput?: () => () => void;
+  /** On a terminal: keys read one at a time for one-key questions. */
+  keys?: KeySource;
+  /** The session's approval mode (session-mode.ts). */
+  mode: SessionMode;
+  /** Switches the mode (and shows it in the status line). */
+  setMode?: (mode: SessionMode) => void;
 }
 
 /** The first session (after the trust question for a project .mcp.json); with no key, the provider setup first. Undefined when none was set up. */

@@ -20,8 +20,10 @@ import { attachAndReport } from "./attachments.ts";
 import { acceptsImages } from "../providers/windows.ts";
 import { createShortcuts } from "./shortcuts.ts";
 import { createStatusLine } from "./status-line.ts";
+import { describeMode, nextMode, type SessionMode } from "./session-mode.ts";
 import { SLASH_COMMANDS, loadSlashCustom, runSlashCommand } from "./slash/slash.ts";
-import { type SlashOutcome } from "./slash/command.ts";
+import { type ReplControls, type SlashOutcome } from "./slash/command.ts";
+import { createFolds, foldLines } from "./folds.ts";
 import { exitAfterOutput, writeOut } from "./output.ts";
 import { applySlashOutcome, openFirstAgent, messageOf, offerPendingApprovals, type ReplState } from "./repl-session.ts";
 
@@ -30,7 +32,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
   const status = createStatusLine((text) => writeOut(text), style, Boolean(process.stdout.isTTY));
   const write = (text: string) => status.write(text);
   const cwd = process.cwd();
-  const state: ReplState = { cwd, flags, write, style };
+  const state: ReplState = { cwd, flags, write, style, mode: "ask" };
 
   const first = await openFirstAgent(state);
   if (!first) {
@@ -39,8 +41,20 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
   }
   let agent: Agent = first;
   const held = createHeldOutput(write);
-  state.holdOutput = held.hold;
-  const renderer = createRenderer(held.write, style, () => agent.model);
+  state.holdOutput = () => {
+    const release = held.hold();
+    const resume = status.suspend();
+    return () => {
+      resume();
+      release();
+    };
+  };
+  const folds = createFolds();
+  const renderer = createRenderer(held.write, style, () => agent.model, {
+    folds,
+    root: cwd,
+    toolFor: (name) => agent.registeredTools().find((tool) => tool.name === name),
+  });
   write(renderBanner(agent, style.dim));
 
   const terminal = Boolean(process.stdout.isTTY);
@@ -52,17 +66,51 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     completer: createCompleter({ root: cwd, commands: [...SLASH_COMMANDS, ...loadSlashCustom(cwd).commands].map((command) => command.name) }),
   });
   state.rl = rl;
-  status.holdDuringQuestions(rl);
+  status.attach(rl);
   const historyRoot = findProjectRoot(cwd);
   const input = attachPromptInput(rl, {
     prompt: style.bold("› "),
     continuation: style.dim("… "),
     history: loadHistory(historyRoot),
     onEscape: () => Boolean(state.running && interrupt()),
+    onKey: (_text, key) => {
+      if (key?.name === "tab" && key.shift) {
+        setMode(nextMode(state.mode));
+        return true;
+      }
+      if (key?.ctrl && key.name === "o") {
+        if (!controls.expand()) write(style.dim("nothing folded yet\n"));
+        if (!state.running) rl.prompt(true);
+        return true;
+      }
+      return false;
+    },
     record: (prompt) => appendHistory(historyRoot, prompt),
   });
+  if (terminal) state.keys = input;
+  const setMode = (mode: SessionMode) => {
+    state.mode = mode;
+    status.tag(mode === "ask" ? undefined : mode);
+    if (!state.running) {
+      write(`${style.dim(`mode: ${describeMode(mode)}`)}\n`);
+      rl.prompt(true);
+    }
+  };
+  state.setMode = setMode;
+  const controls: ReplControls = {
+    mode: () => state.mode,
+    setMode,
+    foldCount: () => folds.count(),
+    expand(n) {
+      const fold = folds.get(n);
+      if (!fold) return false;
+      const lines = foldLines(fold.text);
+      write(`${style.dim(`─ ${fold.title} (fold ${fold.n}, ${lines.length} lines)`)}\n${lines.map((text) => `  ${text}`).join("\n")}\n`);
+      return true;
+    },
+  };
   // Bracketed paste: the terminal marks pasted text, so a pasted stack trace is one prompt.
-  if (terminal) write("\x1b[?2004h");
+  if (terminal) writeOut("\x1b[?2004h");
   let exiting = false;
   const queue: { text: string; queued: boolean }[] = []; // queued: typed during a turn, echoed when it starts
   const shortcuts = createShortcuts();
@@ -81,7 +129,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     if (text.startsWith("/")) {
       let outcome: SlashOutcome;
       try {
-        outcome = await runSlashCommand(text, { agent, write, style, cwd });
+        outcome = await runSlashCommand(text, { agent, write, style, cwd, repl: controls });
       } catch (error) {
         write(style.red(`${messageOf(error)}\n`));
         return;
@@ -141,6 +189,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     rl.on("line", (line) => {
       const prompt = input.take(line);
       if (prompt === undefined) return void rl.prompt();
+      if (state.running) status.queued(line);
       queue.push({ text: prompt, queued: Boolean(state.running) });
       if (queue.length === 1 && !state.running) void drain();
     });
@@ -151,7 +200,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
         queue.shift();
       }
       if (exiting) finish();
-      else rl.prompt();
+      else rl.prompt(true);
     };
     const swapTo = (next: Agent) => {
       agent.close();

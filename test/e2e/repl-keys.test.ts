@@ -1,0 +1,204 @@
+/**
+ * The REPL read and driven at speed, through the built binary in a pseudo-terminal: the input
+ * line that belongs to you while a turn runs, one-key approvals (and the sentence after `n`),
+ * the session's approval modes, folded output and one-line tool summaries.
+ */
+import { describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fakeEnv, toolResultsOf, userTextsOf, useE2E } from "./_harness.ts";
+import { startPty, type PtyDriver } from "./_pty.ts";
+
+const e2e = useE2E();
+
+async function withRepl(body: (repl: PtyDriver) => Promise<void>, args: string[] = []): Promise<void> {
+  const repl = startPty(args, { cwd: e2e.dirs.cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, "chat") });
+  try {
+    await repl.until("› ");
+    await body(repl);
+  } finally {
+    repl.kill();
+    await repl.exited;
+  }
+}
+
+const write = (path: string, content: string) => ({ toolCalls: [{ name: "write_file", input: { path, content } }] });
+const bash = (command: string) => ({ toolCalls: [{ name: "bash", input: { command } }] });
+
+describe("the input line while a turn runs", () => {
+  test("text typed during a streaming answer stays off the answer, keeps its cursor, and is sent intact", async () => {
+    e2e.fake.script({ text: ["partial ", "DONE\n"], stallMidStreamMs: 1_500 }, { text: "second answer" });
+    await withRepl(async (repl) => {
+      repl.type("stream something\r");
+      let at = await repl.until("… 0s");
+      repl.type("typed ahd");
+      at = await repl.until("typed ahd", at);
+      at = await repl.until("partial DONE", at);
+      expect(repl.screen()).not.toContain("partial typed");
+      expect(repl.screen()).not.toContain("typed ahdDONE");
+      await repl.until("in context", at);
+      // The cursor is where it was left (after "ahd"): Left, then "ea" makes "ahead".
+      repl.type("\x1b[Dea\r");
+      await repl.until("second answer", at);
+    });
+    expect(e2e.fake.requests).toHaveLength(2);
+    expect(userTextsOf(e2e.fake.requests[1]!)).toEqual(["stream something", "typed ahead"]);
+  }, 30_000);
+
+  test("Enter during a turn queues the line, shown as queued and run after the turn", async () => {
+    e2e.fake.script({ text: "slow answer", stallMs: 1_500 }, { text: "queued answer" });
+    await withRepl(async (repl) => {
+      repl.type("first\r");
+      let at = await repl.until("… 0s");
+      repl.type("next one\r");
+      at = await repl.until("queued: next one", at);
+      at = await repl.until("slow answer", at);
+      await repl.until("queued answer", at);
+    });
+    expect(userTextsOf(e2e.fake.requests[1]!)).toEqual(["first", "next one"]);
+    expect(userTextsOf(e2e.fake.requests[1]!).join("")).not.toContain("slow");
+  }, 30_000);
+});
+
+describe("one-key approvals", () => {
+  test("y without Enter approves", async () => {
+    e2e.fake.script(write("a.txt", "hello\n"), { text: "written" });
+    await withRepl(async (repl) => {
+      repl.type("write it\r");
+      const at = await repl.until("| n deny ");
+      repl.type("y");
+      await repl.until("written", at);
+    });
+    expect(readFileSync(join(e2e.dirs.cwd, "a.txt"), "utf8")).toBe("hello\n");
+    expect(toolResultsOf(e2e.fake.requests[1]!).map((result) => result.output)).toEqual(["Wrote 6 chars to a.txt"]);
+  }, 30_000);
+
+  const sentences: [string, string, string][] = [
+    ["a sentence", "use b.txt instead\r", "Error: User denied this tool call. The user said: use b.txt instead"],
+    ["a sentence edited with Backspace", "use c.tx\x7f\x7ftxt\r", "Error: User denied this tool call. The user said: use c.txt"],
+    ["Enter alone", "\r", "Error: User denied this tool call."],
+    ["a sentence typed in the same burst as n", "", "Error: User denied this tool call. The user said: wrong file"],
+  ];
+  for (const [name, typed, reason] of sentences) {
+    test(`n then ${name}: the call is denied and the next request carries it`, async () => {
+      e2e.fake.script(write("a.txt", "hello\n"), { text: "understood" });
+      await withRepl(async (repl) => {
+        repl.type("write it\r");
+        let at = await repl.until("| n deny ");
+        if (typed === "") {
+          repl.type("nwrong file\r");
+        } else {
+          repl.type("n");
+          at = await repl.until("tell the model why (Enter to skip): ", at);
+          repl.type(typed);
+        }
+        await repl.until("understood", at);
+      });
+      expect(existsSync(join(e2e.dirs.cwd, "a.txt"))).toBe(false);
+      expect(toolResultsOf(e2e.fake.requests[1]!).map((result) => result.output)).toEqual([reason]);
+    }, 30_000);
+  }
+
+  test("keys typed ahead stay on the input line through a question", async () => {
+    e2e.fake.script({ ...write("a.txt", "x"), stallMs: 800 }, { text: "done" }, { text: "third answer" });
+    await withRepl(async (repl) => {
+      repl.type("write it\r");
+      let at = await repl.until("… 0s");
+      repl.type("later prompt");
+      at = await repl.until("| n deny ", at);
+      repl.type("y");
+      at = await repl.until("done", at);
+      await repl.until("in context", at);
+      repl.type("\r");
+      await repl.until("third answer", at);
+    });
+    expect(userTextsOf(e2e.fake.requests[2]!).at(-1)).toBe("later prompt");
+  }, 30_000);
+});
+
+describe("the session's approval mode", () => {
+  test("accept-edits (Shift+Tab) skips the question for edits and still asks for bash", async () => {
+    e2e.fake.script(write("a.txt", "edited\n"), bash("echo ran-it"), { text: "both done" });
+    await withRepl(async (repl) => {
+      repl.type("\x1b[Z");
+      let at = await repl.until("mode: accept-edits");
+      repl.type("edit then run\r");
+      at = await repl.until("accept-edits: allowed write_file a.txt", at);
+      at = await repl.until("bash wants to run", at);
+      expect(repl.screen()).not.toContain("write_file wants to run");
+      repl.type("y");
+      await repl.until("both done", at);
+    });
+    expect(readFileSync(join(e2e.dirs.cwd, "a.txt"), "utf8")).toBe("edited\n");
+    expect(toolResultsOf(e2e.fake.requests[2]!).map((result) => result.output.split("\n")[0])).toEqual(["Wrote 7 chars to a.txt", "exit: 0"]);
+  }, 30_000);
+
+  test("/mode plan refuses a write without asking and tells the model why; /mode ask asks again", async () => {
+    e2e.fake.script(write("a.txt", "x"), { text: "planned" }, write("a.txt", "x"), { text: "asked" });
+    await withRepl(async (repl) => {
+      repl.type("/mode plan\r");
+      let at = await repl.until("mode: plan");
+      repl.type("change it\r");
+      at = await repl.until("planned", at);
+      repl.type("/mode bogus\r");
+      at = await repl.until('Unknown mode "bogus". Available: ask, accept-edits, plan', at);
+      repl.type("/mode ask\r");
+      at = await repl.until("mode: ask", at);
+      repl.type("change it now\r");
+      at = await repl.until("write_file wants to run", at);
+      repl.type("n\r");
+      await repl.until("asked", at);
+    });
+    expect(toolResultsOf(e2e.fake.requests[1]!)[0]!.output).toContain("plan mode (read-only)");
+    expect(existsSync(join(e2e.dirs.cwd, "a.txt"))).toBe(false);
+  }, 30_000);
+});
+
+describe("folded output", () => {
+  test("seq 1 3000 shows a folded head; Ctrl-O and /expand 1 show it whole", async () => {
+    e2e.fake.script(bash("seq 1 3000"), { text: "counted" });
+    await withRepl(
+      async (repl) => {
+        repl.type("count\r");
+        let at = await repl.until("● bash seq 1 3000");
+        at = await repl.until("… +2997 lines (Ctrl-O or /expand 1)", at);
+        at = await repl.until("counted", at);
+        const folded = repl.screen();
+        expect(folded).toContain("│ 3\n");
+        expect(folded).not.toContain("1500\n");
+        repl.type("\x0f");
+        at = await repl.until("─ bash (fold 1, 3000 lines)", at);
+        at = await repl.until("  2999\n  3000\n", at);
+        repl.type("/expand 1\r");
+        at = await repl.until("─ bash (fold 1, 3000 lines)", at);
+        repl.type("/expand 9\r");
+        await repl.until("no fold 9 (1 so far, the last 200 kept)", at);
+      },
+      ["--yolo"],
+    );
+  }, 30_000);
+
+  test("tool calls are one readable line from the declaration, never JSON", async () => {
+    e2e.fake.script(
+      {
+        toolCalls: [
+          { name: "write_file", input: { path: "notes.txt", content: "one\ntwo\n" } },
+          { name: "ask", input: { question: "Which colour?", options: ["red", "blue"] } },
+        ],
+      },
+      { text: "all shown" },
+    );
+    await withRepl(
+      async (repl) => {
+        repl.type("go\r");
+        let at = await repl.until("● write_file notes.txt +2");
+        at = await repl.until("● ask Which colour?", at);
+        at = await repl.until("answer (a number or your own words) ", at);
+        repl.type("2\r");
+        await repl.until("all shown", at);
+        expect(repl.screen()).not.toContain('{"');
+      },
+      ["--yolo"],
+    );
+  }, 30_000);
+});
