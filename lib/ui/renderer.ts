@@ -11,6 +11,7 @@ import { formatUsd } from "../providers/pricing.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import { formatHookLine } from "./hooks-list.ts";
 import { FOLD_HEAD_LINES, createFolds, foldLines, type Folds } from "./folds.ts";
+import type { MarkdownStream } from "./markdown.ts";
 import type { Style } from "./style.ts";
 import { summarizeCall } from "./tool-summary.ts";
 
@@ -25,6 +26,8 @@ export interface RendererOptions {
   root?: string;
   /** Where folded output is kept; a fresh store when absent. */
   folds?: Folds;
+  /** Renders answer text as Markdown (markdown.ts) once loaded; plain text while undefined. */
+  markdown?: () => MarkdownStream | undefined;
 }
 
 function _short(value: unknown, max = 100): string {
@@ -43,6 +46,7 @@ export function createRenderer(write: (text: string) => void, style: Style, mode
   let midLine = false;
   let reasoning: string | undefined;
   const live = new Map<string, { text: string; shown: number }>();
+  let markdown: MarkdownStream | undefined;
   const out = (text: string) => {
     if (!text) return;
     write(text);
@@ -54,6 +58,10 @@ export function createRenderer(write: (text: string) => void, style: Style, mode
   };
   return {
     render(event) {
+      if (event.type !== "text" && markdown) {
+        out(markdown.finish());
+        markdown = undefined;
+      }
       if (event.type !== "reasoning" && reasoning !== undefined) {
         const lines = foldLines(reasoning.trim());
         reasoning = undefined;
@@ -62,7 +70,8 @@ export function createRenderer(write: (text: string) => void, style: Style, mode
       }
       switch (event.type) {
         case "text":
-          out(event.text);
+          markdown ??= options.markdown?.();
+          out(markdown ? markdown.push(event.text) : event.text);
           break;
         case "reasoning":
           reasoning = (reasoning ?? "") + event.text;

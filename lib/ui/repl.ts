@@ -24,6 +24,7 @@ import { describeMode, nextMode, type SessionMode } from "./session-mode.ts";
 import { SLASH_COMMANDS, loadSlashCustom, runSlashCommand } from "./slash/slash.ts";
 import { type ReplControls, type SlashOutcome } from "./slash/command.ts";
 import { createFolds, foldLines } from "./folds.ts";
+import { loadMarkdown, type MarkdownStream } from "./markdown.ts";
 import { exitAfterOutput, writeOut } from "./output.ts";
 import { applySlashOutcome, openFirstAgent, messageOf, offerPendingApprovals, type ReplState } from "./repl-session.ts";
 
@@ -54,7 +55,9 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     folds,
     root: cwd,
     toolFor: (name) => agent.registeredTools().find((tool) => tool.name === name),
+    markdown: () => markdown,
   });
+  let markdown: MarkdownStream | undefined;
   write(renderBanner(agent, style.dim));
 
   const terminal = Boolean(process.stdout.isTTY);
@@ -143,6 +146,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     const imagesRefusedBy = acceptsImages(agent.model) ? undefined : agent.model;
     const attached = await attachAndReport(prompt, { root: cwd, ask, imagesRefusedBy, note: (text) => write(style.dim(`${text}\n`)) });
     prompt = shortcuts.attachRan(attached.prompt);
+    markdown ??= (await loadMarkdown()).create({ width: () => process.stdout.columns || 80, colour: colourEnabled() });
     state.running = new AbortController();
     status.running(true);
     try {
