@@ -109,7 +109,7 @@ export interface Agent {
   /** Continues a blocked run after its approval was decided. */
   resumeRun(run: RunSnapshot, decision: "approved" | "denied", signal: AbortSignal, options?: RunStartOptions): AsyncGenerator<AgentEvent, void, undefined>;
   /** `!cmd`: a shell command the user runs, through this session's gate and sandbox (lib/agent/user-command.ts). */
-  runCommand(command: string, signal: AbortSignal, onOutput: (chunk: string) => void): Promise<string>;
+  runCommand(command: string, signal: AbortSignal, onOutput: (chunk: string) => void, confirmGuard?: (finding: string) => Promise<boolean>): Promise<string>;
   /** Saves now (e.g. `/save`). */
   save(): void;
   /** MCP servers of this session and their state (empty with --no-mcp or none configured). */
@@ -380,7 +380,8 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       if (memoryScopes && !memoryScopes.injection()) memoryScopes.beginRun(run.prompt);
       return driver.resume(run, decision, signal, resumeOptions);
     },
-    runCommand: (command, signal, onOutput) => runUserCommand(command, { gate, tools: registered, root: cwd, sandbox, signal, onOutput }),
+    runCommand: (command, signal, onOutput, confirmGuard) =>
+      runUserCommand(command, { gate, tools: registered, root: cwd, sandbox, signal, onOutput, ...(confirmGuard ? { confirmGuard } : {}) }),
     save: () => writer.save(),
     mcpStatus: () => mcp.hub?.status() ?? [],
     close(reason) {

@@ -5,7 +5,8 @@
  * Order per call:
  * 1. Plugin guards (`beforeToolCall`): the first block wins; --yolo cannot skip them.
  * 2. Permission rules: deny refuses with the rule's message; allow passes unless the repeat
- *    guard asks (third identical call of the turn, and later ones).
+ *    guard asks (third identical call of the turn, and later ones). A call the user typed
+ *    (`byUser`, the REPL's `!cmd`) is allowed here: nobody asks the user about their own command.
  * 3. A read of a path the secrets classifier flags (lib/secrets/classify.ts) asks, unless one of
  *    the user's rules allows that path by name; neither grants nor --yolo skip this question,
  *    and "always" answers it once. Tools that declare `secretPaths: "skip"` leave such files out
@@ -62,6 +63,8 @@ export interface GateCall {
    * guard plugin's refusal, a deny rule or the secrets question. A hook's `deny` never gets here.
    */
   hook?: "allow" | "ask";
+  /** The user typed this call (`!cmd`): nothing is asked; deny rules and plugin guards still answer. */
+  byUser?: boolean;
 }
 
 export interface GateOptions {
@@ -174,6 +177,7 @@ export function createGate(options: GateOptions): Gate {
       const autoApprove = new Set([...(options.autoApprove ?? []), ...options.plugins.autoApprove()]);
       const verdict = evaluatePermission(options.rules, call.name, subjects, { autoApprove });
       if (verdict.decision === "deny") return { allowed: false, by: "rule", reason: describeRefusal(call.name, verdict.matched) };
+      if (call.byUser) return { allowed: true };
 
       const secrets = call.tool?.effect === "read" && call.tool.secretPaths !== "skip" ? _secretReads(options.rules, call, paths) : undefined;
       if (secrets?.asking) return ask(call, subjects, false, verdict.matched, secrets.asking);

@@ -25,6 +25,7 @@ import { SLASH_COMMANDS, loadSlashCustom, runSlashCommand } from "./slash/slash.
 import { type ReplControls, type SlashOutcome } from "./slash/command.ts";
 import { createFolds, foldLines } from "./folds.ts";
 import { loadMarkdown, type MarkdownStream } from "./markdown.ts";
+import { readChoice } from "./key-question.ts";
 import { exitAfterOutput, writeOut } from "./output.ts";
 import { applySlashOutcome, openFirstAgent, messageOf, offerPendingApprovals, type ReplState } from "./repl-session.ts";
 
@@ -100,6 +101,20 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     }
   };
   state.setMode = setMode;
+  const confirm = async (question: string): Promise<boolean> => {
+    write(question);
+    if (state.keys) {
+      const choice = await readChoice(state.keys, {
+        keys: ["y", "n", "enter"],
+        write,
+        signal: state.running?.signal,
+        onChoice: (key) => write(`${key === "y" ? "y" : "n"}\n`),
+      });
+      return choice?.key === "y";
+    }
+    const answer = await new Promise<string>((resolve) => rl.question("", resolve));
+    return ["y", "yes"].includes(answer.trim().toLowerCase());
+  };
   const controls: ReplControls = {
     mode: () => state.mode,
     setMode,
@@ -127,7 +142,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
   const runLine = async (line: string): Promise<void> => {
     const text = line.trim();
     if (!text) return;
-    if (await shortcuts.run(text, { agent, write, style, turn: state })) return;
+    if (await shortcuts.run(text, { agent, write, style, turn: state, confirm })) return;
     let prompt = text;
     if (text.startsWith("/")) {
       let outcome: SlashOutcome;

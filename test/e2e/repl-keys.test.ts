@@ -4,7 +4,7 @@
  * the session's approval modes, folded output and one-line tool summaries.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeEnv, toolResultsOf, userTextsOf, useE2E } from "./_harness.ts";
 import { startPty, type PtyDriver } from "./_pty.ts";
@@ -201,4 +201,29 @@ describe("folded output", () => {
       ["--yolo"],
     );
   }, 30_000);
+});
+
+describe("the user is the user", () => {
+  for (const [answer, gone] of [
+    ["y", true],
+    ["n", false],
+  ] as const) {
+    test(`!rm -rf build is not asked about; the guard's finding is one warning, and ${answer} ${gone ? "runs it" : "keeps it from running"}`, async () => {
+      mkdirSync(join(e2e.dirs.cwd, "build"));
+      writeFileSync(join(e2e.dirs.cwd, "build", "out.js"), "x");
+      await withRepl(async (repl) => {
+        repl.type("!rm -rf build\r");
+        let at = await repl.until("⚠ the guard flags rm -rf build: recursive or forced delete\n");
+        at = await repl.until("run it anyway? y | n ", at);
+        repl.type(answer);
+        await repl.until(gone ? "✓ !rm -rf build" : "✗ !rm -rf build: not run: you said no", at);
+        const screen = repl.screen();
+        expect(screen).not.toContain("wants to run");
+        expect(screen).not.toContain("Ask the user");
+        expect(screen.split("recursive or forced delete").length - 1).toBe(1);
+      });
+      expect(existsSync(join(e2e.dirs.cwd, "build"))).toBe(!gone);
+      expect(e2e.fake.requests).toHaveLength(0);
+    }, 30_000);
+  }
 });
