@@ -115,7 +115,9 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     const answer = await new Promise<string>((resolve) => rl.question("", resolve));
     return ["y", "yes"].includes(answer.trim().toLowerCase());
   };
+  let failedPrompt: string | undefined;
   const controls: ReplControls = {
+    failedPrompt: () => failedPrompt,
     mode: () => state.mode,
     setMode,
     foldCount: () => folds.count(),
@@ -157,6 +159,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
       if (outcome.kind !== "prompt") return;
       prompt = outcome.text;
     }
+    const typed = prompt;
     const ask = (question: string) => new Promise<string>((resolve) => rl.question(question, resolve));
     const imagesRefusedBy = acceptsImages(agent.model) ? undefined : agent.model;
     const attached = await attachAndReport(prompt, { root: cwd, ask, imagesRefusedBy, note: (text) => write(style.dim(`${text}\n`)) });
@@ -164,17 +167,22 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     markdown ??= (await loadMarkdown()).create({ width: () => process.stdout.columns || 80, colour: colourEnabled() });
     state.running = new AbortController();
     status.running(true);
+    let failed = false;
     try {
       for await (const event of agent.turn(prompt, state.running.signal, attached.images.length > 0 ? { images: attached.images } : undefined)) {
         status.observe(event);
         renderer.render(event);
+        if (event.type === "done") failed = event.stop === "error";
       }
     } catch (error) {
       write(style.red(`error: ${messageOf(error)}\n`));
+      failed = true;
     } finally {
       status.running(false);
       state.running = undefined;
     }
+    failedPrompt = failed ? typed : undefined;
+    if (failed) write(style.dim("the request failed and is not kept for the next prompt; /retry sends it again\n"));
   };
 
   return await new Promise<number>((resolve) => {

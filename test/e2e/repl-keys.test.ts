@@ -227,3 +227,25 @@ describe("the user is the user", () => {
     }, 30_000);
   }
 });
+
+describe("a failed prompt", () => {
+  test("is not re-sent unmarked with the next one; /retry sends it again", async () => {
+    const failure = { error: { status: 400, message: "the provider refused this" } };
+    e2e.fake.script(failure, { text: "second ok" }, failure, { text: "retried ok" });
+    await withRepl(async (repl) => {
+      repl.type("first prompt\r");
+      let at = await repl.until("/retry sends it again");
+      repl.type("second prompt\r");
+      at = await repl.until("second ok", at);
+      repl.type("/retry\r");
+      at = await repl.until("nothing to retry: the last prompt did not fail", at);
+      repl.type("third prompt\r");
+      at = await repl.until("/retry sends it again", at);
+      repl.type("/retry\r");
+      await repl.until("retried ok", at);
+    });
+    expect(e2e.fake.requests).toHaveLength(4);
+    expect(userTextsOf(e2e.fake.requests[1]!)).toEqual(["second prompt"]);
+    expect(userTextsOf(e2e.fake.requests[3]!)).toEqual(["second prompt", "third prompt"]);
+  }, 30_000);
+});

@@ -10,6 +10,8 @@ export interface ReplControls {
   /** Writes fold `n` (the last one when undefined) whole; false when there is none. */
   expand(n?: number): boolean;
   foldCount(): number;
+  /** The last prompt, as typed, when its turn failed with an error (a provider error); undefined otherwise. */
+  failedPrompt(): string | undefined;
 }
 
 export interface SlashContext {

@@ -1,4 +1,4 @@
-/** Slash commands about the REPL itself: the approval mode (/mode) and folded output (/expand). */
+/** Slash commands about the REPL itself: the approval mode (/mode), folded output (/expand), a failed prompt sent again (/retry). */
 import { SESSION_MODES, describeMode, parseMode } from "../session-mode.ts";
 import { SLASH_DONE, type SlashCommand } from "./command.ts";
 
@@ -41,4 +41,17 @@ const _expand: SlashCommand = {
   },
 };
 
-export const VIEW_COMMANDS: readonly SlashCommand[] = [_mode, _expand];
+const _retry: SlashCommand = {
+  name: "/retry",
+  help: "send the last prompt again when its turn failed with an error",
+  run(_args, { write, repl }) {
+    const prompt = repl?.failedPrompt();
+    if (prompt === undefined) {
+      write("nothing to retry: the last prompt did not fail\n");
+      return SLASH_DONE;
+    }
+    return { kind: "prompt", text: prompt };
+  },
+};
+
+export const VIEW_COMMANDS: readonly SlashCommand[] = [_mode, _expand, _retry];
