@@ -208,6 +208,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     yolo: flags.yolo === true,
     decide,
     autoApprove,
+    allowReadOnly: config.file.readOnlyCommands !== "ask",
     headless: headless && !options.decide,
     sessionId: session.id,
   });

@@ -74,6 +74,8 @@ export interface GateOptions {
   decide: DecisionSource;
   /** Tools that run without asking unless a rule names them (session tools); plugin ones are added. */
   autoApprove?: ReadonlySet<string>;
+  /** Calls their tool declares `readOnly` run without the default question (config `readOnlyCommands`); default true. */
+  allowReadOnly?: boolean;
   /** A "deny" from `decide` means nobody could be asked: reported as `headless`. */
   headless?: boolean;
   runId?: string;
@@ -187,9 +189,22 @@ export function createGate(options: GateOptions): Gate {
       const repeated = repeats.record(call.name, call.input) >= REPEAT_ASK_AT;
       if (verdict.decision === "allow" && known && !repeated && call.hook !== "ask") return { allowed: true, ...flagged };
       if ((options.yolo || call.hook === "allow") && call.hook !== "ask") return { allowed: true, ...flagged };
-      return ask(call, subjects, repeated, verdict.matched, secrets?.allowed ? undefined : _flaggedPath(call, subjects, paths));
+      const flaggedPath = secrets?.allowed ? undefined : _flaggedPath(call, subjects, paths);
+      if (!flaggedPath && !repeated && call.hook !== "ask" && _readOnlyByDefault(options, call, verdict.matched)) return { allowed: true, ...flagged };
+      return ask(call, subjects, repeated, verdict.matched, flaggedPath);
     },
   };
+}
+
+/** A call its tool declares read-only, asked only by the tool's default (no user rule named it). */
+function _readOnlyByDefault(options: GateOptions, call: GateCall, matched: PermissionMatch | undefined): boolean {
+  if (options.allowReadOnly === false || !call.tool?.readOnly) return false;
+  if (matched && matched.pattern !== "*") return false;
+  try {
+    return call.tool.readOnly(call.input, call.cwd);
+  } catch {
+    return false;
+  }
 }
 
 /**

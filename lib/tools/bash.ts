@@ -21,6 +21,7 @@ import { RESULT_CAP, capResult, type ToolContext, type ToolDefinition } from "./
 import description from "./bash.md" with { type: "text" };
 import { takeFields } from "./claude-code.ts";
 import { fieldSummary } from "./call-summary.ts";
+import { isReadOnlyCommand } from "../shell/read-only.ts";
 
 export const BASH_TIMEOUT = { default: 120_000, min: 1_000, max: 600_000 } as const;
 export const INTERRUPTED_MESSAGE = "The user interrupted this command. It did not finish, so its effects are unknown.";
@@ -57,6 +58,10 @@ export const bashTool: ToolDefinition<BashInput> = {
   // One line per simple command, peeled (lib/shell/read.ts); the gate loads the parser first.
   subjects: (input) => listRuleSubjects(input.command),
   summary: fieldSummary("command"),
+  readOnly: (input, root) => {
+    const command = (input as { command?: unknown } | undefined)?.command;
+    return typeof command === "string" && isReadOnlyCommand(command, root);
+  },
   claudeCode: {
     name: "Bash",
     input: (args) => ({ command: args.command, ...(args.timeout !== undefined ? { timeout: args.timeout } : {}) }),

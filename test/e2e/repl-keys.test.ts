@@ -249,3 +249,28 @@ describe("a failed prompt", () => {
     expect(userTextsOf(e2e.fake.requests[3]!)).toEqual(["second prompt", "third prompt"]);
   }, 30_000);
 });
+
+describe("read-only commands", () => {
+  test("ls and git status run without asking; touch still asks; readOnlyCommands: ask asks for ls too", async () => {
+    e2e.fake.script({ toolCalls: [{ name: "bash", input: { command: "ls" } }] }, bash("git status --short 2>&1"), bash("touch made.txt"), { text: "looked" });
+    await withRepl(async (repl) => {
+      repl.type("look around\r");
+      let at = await repl.until("bash wants to run");
+      at = await repl.until("$ touch made.txt", at);
+      repl.type("y");
+      await repl.until("looked", at);
+      expect(repl.screen().split("wants to run").length - 1).toBe(1);
+    });
+    // git status runs (and fails: the folder is no repository) without a question.
+    expect(toolResultsOf(e2e.fake.requests[3]!).map((result) => result.output.split("\n")[0])).toEqual(["exit: 0", "exit: 128", "exit: 0"]);
+
+    e2e.writeConfig({ readOnlyCommands: "ask" });
+    e2e.fake.script(bash("ls"), { text: "asked" });
+    await withRepl(async (repl) => {
+      repl.type("look again\r");
+      const at = await repl.until("bash wants to run");
+      repl.type("y");
+      await repl.until("asked", at);
+    });
+  }, 40_000);
+});
