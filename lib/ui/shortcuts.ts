@@ -5,10 +5,13 @@
  *   is shown as it comes, and the command with its result goes to the model after the next
  *   prompt's text as `<ran command="…">…</ran>` (then it is spent);
  * - `#text` remembers a project note, `#global text` a note for every project, with the memory
- *   store's own remember (redaction, duplicates, caps). Nothing is remembered under --no-memory.
+ *   store's own remember (redaction, duplicates, caps) and the provenance `shiro memory add`
+ *   records (the files it names, hashed, and the commit). Nothing is remembered under --no-memory.
  */
 import type { Agent } from "../agent/agent.ts";
 import { openGlobalMemory } from "../store/memory.ts";
+import { buildProvenance } from "../store/memory-provenance.ts";
+import { findProjectRoot } from "../config/project.ts";
 import type { Style } from "./style.ts";
 
 export interface ShortcutContext {
@@ -93,7 +96,8 @@ function _remember(text: string, global: boolean, ctx: ShortcutContext): void {
   }
   const store = global ? openGlobalMemory() : agent.memory;
   try {
-    const stored = store.remember("fact", text, { sessionId: agent.session.id });
+    // The provenance `shiro memory add` records: the files the note names (hashed) and the commit, so it can go stale.
+    const stored = store.remember("fact", text, buildProvenance(findProjectRoot(agent.session.cwd ?? process.cwd()), text, { sessionId: agent.session.id }));
     const where = global ? "for every project" : "for this project";
     write(
       stored.status === "duplicate"

@@ -274,3 +274,20 @@ describe("read-only commands", () => {
     });
   }, 40_000);
 });
+
+describe("#note", () => {
+  test("records the provenance shiro memory add records: the files it names, so it can go stale", async () => {
+    mkdirSync(join(e2e.dirs.cwd, "src"));
+    writeFileSync(join(e2e.dirs.cwd, "src", "parser.ts"), "export const parse = 1;\n");
+    await withRepl(async (repl) => {
+      repl.type("#the parser lives in src/parser.ts\r");
+      await repl.until("remembered for this project (1 note)");
+    });
+    const listed = JSON.parse((await e2e.shiro(["memory", "list", "--json"])).stdout);
+    const note = listed.find((entry: { text: string }) => entry.text === "the parser lives in src/parser.ts");
+    expect(note.source.files.map((file: { path: string }) => file.path)).toEqual(["src/parser.ts"]);
+    writeFileSync(join(e2e.dirs.cwd, "src", "parser.ts"), "export const parse = 2;\n");
+    const shown = await e2e.shiro(["memory", "show", note.id]);
+    expect(shown.stdout).toContain("stale");
+  }, 30_000);
+});
