@@ -10,6 +10,7 @@ import type { AgentFlags } from "../config/flags.ts";
 import { EXIT } from "../platform/errors.ts";
 import { renderBanner, renderFarewell } from "./banner.ts";
 import { createCompleter } from "./completer.ts";
+import { slashValues } from "./slash/values.ts";
 import { createRenderer } from "./renderer.ts";
 import { createHeldOutput } from "./held-output.ts";
 import { colourEnabled, createStyle } from "./style.ts";
@@ -67,7 +68,11 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     output: process.stdout,
     terminal,
     historySize: 0,
-    completer: createCompleter({ root: cwd, commands: [...SLASH_COMMANDS, ...loadSlashCustom(cwd).commands].map((command) => command.name) }),
+    completer: createCompleter({
+      root: cwd,
+      commands: [...SLASH_COMMANDS, ...loadSlashCustom(cwd).commands].map((command) => command.name),
+      values: (command) => slashValues(command, agent, cwd),
+    }),
   });
   state.rl = rl;
   status.attach(rl);

@@ -118,7 +118,7 @@ describe("one-key approvals", () => {
 
 describe("the session's approval mode", () => {
   test("accept-edits (Shift+Tab) skips the question for edits and still asks for bash", async () => {
-    e2e.fake.script(write("a.txt", "edited\n"), bash("echo ran-it"), { text: "both done" });
+    e2e.fake.script(write("a.txt", "edited\n"), bash("touch ran-it.txt"), { text: "both done" });
     await withRepl(async (repl) => {
       repl.type("\x1b[Z");
       let at = await repl.until("mode: accept-edits");
@@ -289,5 +289,24 @@ describe("#note", () => {
     writeFileSync(join(e2e.dirs.cwd, "src", "parser.ts"), "export const parse = 2;\n");
     const shown = await e2e.shiro(["memory", "show", note.id]);
     expect(shown.stdout).toContain("stale");
+  }, 30_000);
+});
+
+describe("Tab", () => {
+  test("completes the values of /think, /agent and /mode", async () => {
+    await withRepl(async (repl) => {
+      repl.type("/think me\t");
+      await Bun.sleep(200);
+      repl.type("\r");
+      let at = await repl.until("thinking is now medium");
+      repl.type("/agent dee\t");
+      await Bun.sleep(200);
+      repl.type("\r");
+      at = await repl.until("agent is now deep", at);
+      repl.type("/mode acc\t");
+      await Bun.sleep(200);
+      repl.type("\r");
+      await repl.until("mode: accept-edits", at);
+    });
   }, 30_000);
 });

@@ -39,6 +39,8 @@ describe("the REPL", () => {
 
   test("approval answers: y runs once, a grants the pattern, n denies; ctrl-c while asked denies and ends the turn", async () => {
     const bash = (command: string) => ({ toolCalls: [{ name: "bash", input: { command } }] });
+    // echo is read-only and would run unasked: these answers need the question.
+    e2e.writeConfig({ readOnlyCommands: "ask" });
     e2e.fake.script(
       bash("echo once-ok"),
       { text: "ran once" },
