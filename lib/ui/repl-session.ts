@@ -20,6 +20,7 @@ import { findSession } from "../store/sessions.ts";
 import { isInside } from "./slash/session-list.ts";
 import type { SlashOutcome } from "./slash/command.ts";
 import { shortSessionId } from "../store/short-ids.ts";
+import { assistantText, type Message } from "../messages.ts";
 
 /** Flags that pin a provider, cleared once /provider (or the first-start setup) has saved one. */
 export const USE_SAVED_PROVIDER: Partial<AgentFlags> = { provider: undefined, model: undefined, baseURL: undefined, protocol: undefined };
@@ -130,8 +131,10 @@ export async function switchSession(state: ReplState, agent: Agent, sessionId: s
     return undefined;
   }
   agent.close(sessionId ? "other" : "clear");
-  if (sessionId) write(`resumed ${shortSessionId(next.session.id)} (${next.session.messages.length} messages): ${next.session.title}\n`);
-  else write(`new session ${shortSessionId(next.session.id)}\n`);
+  if (sessionId) {
+    write(`resumed ${shortSessionId(next.session.id)} (${next.session.messages.length} messages): ${next.session.title}\n`);
+    write(style.dim(formatRecap(next.session.messages)));
+  } else write(`new session ${shortSessionId(next.session.id)}\n`);
   return next;
 }
 
@@ -175,6 +178,26 @@ export async function offerPendingApprovals(
   } finally {
     state.running = undefined;
   }
+}
+
+const _RECAP_CHARS = 160;
+
+/** The last exchange of a session, two dim lines: `you: …` and `shiro: …` (empty when there is none). */
+export function formatRecap(messages: readonly Message[]): string {
+  const lastUser = messages.findLastIndex((message) => message.role === "user" && !message.content.startsWith("["));
+  if (lastUser < 0) return "";
+  const user = messages[lastUser] as Extract<Message, { role: "user" }>;
+  const answer = messages
+    .slice(lastUser + 1)
+    .filter((message): message is Extract<Message, { role: "assistant" }> => message.role === "assistant")
+    .map((message) => assistantText(message).trim())
+    .filter((text) => text !== "")
+    .at(-1);
+  const cut = (text: string) => {
+    const flat = text.replace(/\s+/g, " ").trim();
+    return flat.length > _RECAP_CHARS ? `${flat.slice(0, _RECAP_CHARS - 1)}…` : flat;
+  };
+  return `  you: ${cut(user.content)}\n${answer ? `  shiro: ${cut(answer)}\n` : ""}`;
 }
 
 export function messageOf(error: unknown): string {

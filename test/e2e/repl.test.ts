@@ -136,7 +136,7 @@ describe("the REPL", () => {
     expect(texts).toEqual(["slow", "queued one", "queued two", "sleep now", "fresh"]);
   }, 40_000);
 
-  test("/clear starts a new session, /resume brings the old one back, and the farewell says how to resume", async () => {
+  test("/clear starts a new session, /resume brings the old one back with a recap of its last exchange, and the farewell says how to resume", async () => {
     e2e.fake.script({ text: "first answer" }, { text: "second answer" }, { text: "third answer" });
     await withRepl([], async (repl) => {
       await repl.until("› ");
@@ -157,7 +157,7 @@ describe("the REPL", () => {
       repl.type(`/resume ${sessions[1]!.slice(0, -5)}\r`);
       at = await repl.until("already in session ", at);
       repl.type(`/resume ${sessions[0]!.slice(0, -5)}\r`);
-      at = await repl.until("(2 messages): remember the first", at);
+      at = await repl.until("(2 messages): remember the first\n  you: remember the first\n  shiro: first answer\n", at);
       repl.type("back again\r");
       at = await repl.until("third answer", at);
       repl.type("/exit\r");
