@@ -131,3 +131,13 @@ describe("markdown answers", () => {
     });
   }, 30_000);
 });
+
+test("the banner at 40 columns wraps by words, continued lines indented", async () => {
+  await withRepl(40, {}, async (repl) => {
+    await repl.until("/help for commands");
+    const banner = repl.screen().slice(0, repl.screen().indexOf("/help for commands"));
+    const lines = banner.split("\n").filter((line) => line !== "");
+    for (const line of lines) expect([line, line.length <= 40 || !line.includes(" ")]).toEqual([line, true]);
+    expect(banner).toContain("approvals: ask for write_file,\n  edit_file, bash, multi_edit,\n");
+  });
+}, 30_000);
