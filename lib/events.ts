@@ -10,9 +10,10 @@
  * Transient events (`text`, `reasoning`, `tool-output`) are deltas: the run log folds them into
  * `message` and `tool-result` and does not store them. docs/headless.md documents every event.
  */
-import type { Todo } from "./store/notebook.ts";
+import type { Todo } from "./notebook.ts";
 
-export type StopKind = "completed" | "error" | "aborted" | "blocked" | "max-steps";
+/** `max-cost`: the next request would have taken the run past `--max-cost`. */
+export type StopKind = "completed" | "error" | "aborted" | "blocked" | "max-steps" | "max-cost";
 
 export type DenialSource = "user" | "rule" | "plugin" | "headless" | "hook";
 
@@ -90,6 +91,8 @@ export type AgentEvent =
       costUsd?: number;
       /** The subagents' share of the totals above (their model may differ: config `subagentModel`); absent when none ran. */
       subagents?: { inputTokens: number; outputTokens: number; costUsd?: number };
+      /** Why a bound stopped the run (stop `max-cost`): one line naming the limit. */
+      reason?: string;
       /** True when the run was stopped by `shiro runs cancel` (stop is then `aborted`). */
       cancelled?: boolean;
       /**

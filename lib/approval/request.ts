@@ -1,6 +1,6 @@
 /**
  * The question the approval gate puts, and who answers it. Kept apart from the gate
- * (lib/approval/gate.ts) so the sandbox, which asks to rerun a refused command outside it, needs
+ * (lib/extensions/gate.ts) so the sandbox, which asks to rerun a refused command outside it, needs
  * nothing of the gate, its plugins or its tools.
  */
 import type { PermissionMatch } from "./rules.ts";
@@ -26,6 +26,8 @@ export interface ApprovalRequest {
   subagent?: boolean;
   /** Set when the call reads a path that may hold secrets: which path and why. */
   secret?: { path: string; why: string };
+  /** Set when a plugin guard asks about the call (the guard cannot read a command): its question. */
+  plugin?: string;
   /** Set when the question is whether to rerun a command outside the sandbox: what the sandbox refused. */
   sandbox?: string;
   cwd: string;

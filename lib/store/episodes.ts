@@ -19,7 +19,8 @@
  */
 import * as v from "valibot";
 import { paths } from "../platform/paths.ts";
-import { readJson, updateJsonSync } from "./json-file.ts";
+import { readJson, updateJsonSync } from "../state-file/json-file.ts";
+import { redactText } from "../secrets/redact.ts";
 
 export const EPISODE_CAP = 1_000;
 export const EPISODE_BYTES_CAP = 4_000_000;
@@ -100,6 +101,11 @@ export interface EpisodeStore {
   addSummary(id: string, summary: string): boolean;
   /** Episodes oldest first and digests, as stored; empty when the file is missing or corrupt. */
   read(): EpisodeContents;
+  /**
+   * The notice of an unreadable file, given once per store: by this call (a run asks at its start,
+   * so the notice is an event of that run) or by `read` through `onNotice`, whichever comes first.
+   */
+  unreadable(): string | undefined;
 }
 
 export interface EpisodeStoreOptions {
@@ -152,11 +158,22 @@ export function openEpisodes(projectRoot: string, options: EpisodeStoreOptions =
       if (result.status === "ok") return { episodes: result.value.episodes, digests: result.value.digests };
       if (result.status === "corrupt" && !reportedCorrupt) {
         reportedCorrupt = true;
-        options.onNotice?.(`episodes ${path} are unreadable (${result.reason}); they are ignored, and the next episode moves the file aside`);
+        options.onNotice?.(_unreadableNotice(path, result.reason));
       }
       return { episodes: [], digests: [] };
     },
+    unreadable() {
+      if (reportedCorrupt) return undefined;
+      const result = readJson(path, { schema: _FileSchema, version: 1 });
+      if (result.status !== "corrupt") return undefined;
+      reportedCorrupt = true;
+      return _unreadableNotice(path, result.reason);
+    },
   };
+}
+
+function _unreadableNotice(path: string, reason: string): string {
+  return `episodes ${path} are unreadable (${reason}); they are ignored, and the next episode moves the file aside`;
 }
 
 /** How many of the oldest episodes must go for the rest to fit both caps (the newest always stays). */
@@ -196,13 +213,13 @@ export function foldIntoDigests(digests: readonly EpisodeDigest[], episodes: rea
     digest.sessionIds = _addCapped(digest.sessionIds, [episode.sessionId], _DIGEST_SESSIONS);
     digest.prompts = _addCapped(
       digest.prompts,
-      episode.prompts.slice(0, 1).map((prompt) => prompt.slice(0, _DIGEST_PROMPT_CHARS)),
+      episode.prompts.slice(0, 1).map((prompt) => redactText(prompt).text.slice(0, _DIGEST_PROMPT_CHARS)),
       _DIGEST_PROMPTS,
     );
     digest.filesChanged = _addCapped(digest.filesChanged, episode.filesChanged, _DIGEST_FILES);
     digest.commands = _addCapped(
       digest.commands,
-      episode.commands.map((run) => run.command.slice(0, _DIGEST_PROMPT_CHARS)),
+      episode.commands.map((run) => redactText(run.command).text.slice(0, _DIGEST_PROMPT_CHARS)),
       _DIGEST_COMMANDS,
     );
     byMonth.set(month, digest);

@@ -26,6 +26,7 @@ export function createAskTool(askUser: AskUser): ToolDefinition<AskInput> {
     schema: AskInput,
     effect: "read",
     decision: "allow",
+    deferral: "eager",
     guidance: "ask the user a question (numbered options for a choice) when only they can decide",
     summary: fieldSummary("question"),
     async execute({ question, options = [] }, ctx) {

@@ -91,6 +91,7 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
     name: "remember",
     resultText: "own",
     effect: "read",
+    bookkeeping: true,
     decision: options.confirmWrites ? "ask" : "allow",
     guidance: "save a durable one-line note about this project for future sessions",
     description: rememberText,
@@ -105,6 +106,7 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
   const recall: ToolDefinition<RecallToolRequest> = {
     name: "recall",
     effect: "read",
+    bookkeeping: true,
     decision: "allow",
     guidance: "search notes and past work, ranked by relevance",
     description: recallText,
@@ -132,6 +134,7 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
     name: "forget",
     resultText: "own",
     effect: "read",
+    bookkeeping: true,
     guidance: "remove notes that turned out wrong",
     decision: options.confirmWrites ? "ask" : "allow",
     description: forgetText,

@@ -6,6 +6,9 @@
  * Host contracts:
  * - `checkToolCall` asks every `beforeToolCall` hook in order; the first string blocks, and a
  *   hook that throws blocks too. The returned reason reads `Blocked by the <name> plugin: <why>`.
+ *   A hook may instead return `{ ask }`: the call is put to the user even under --yolo or an
+ *   allow rule (refused where nobody can answer); a later hook's block still wins, and the
+ *   first question is the one returned.
  * - `runAfterTurn` runs every `afterTurn` hook in order; one that throws does not stop the rest,
  *   and the failures come back as values.
  * - Loading never throws: an unknown name, a factory that throws or a manifest that does not
@@ -22,6 +25,8 @@ export interface ToolCallInfo {
   effect?: ToolEffect;
   /** The paths the tool declares for this call, normalised as permission rules see them (lib/approval/rules.ts). */
   paths?: readonly string[];
+  /** The shell command the call runs, for a tool that declares `command` (bash, or any other shell tool). */
+  command?: string;
 }
 
 export interface Plugin {
@@ -29,14 +34,24 @@ export interface Plugin {
   description: string;
   /** Tools the plugin adds; they belong to no tool set. */
   tools?: ToolDefinition[];
-  /** Names of this plugin's own tools that run without asking (unless a rule names them). */
+  /**
+   * Names of this plugin's own tools that run without asking (unless a rule names them): the
+   * host gives each `decision: "allow"` unless it declares one. Its other tools ask by default.
+   */
   autoApprove?: string[];
-  /** Returns a reason to refuse the call, or undefined to let it through. */
-  beforeToolCall?(call: ToolCallInfo): string | undefined | Promise<string | undefined>;
+  /** Returns a reason to refuse the call, a question to put to the user, or undefined to let it through. */
+  beforeToolCall?(call: ToolCallInfo): ToolCallVerdict | undefined | Promise<ToolCallVerdict | undefined>;
   /** Runs after every turn (formatter, bell). */
   afterTurn?(): void | Promise<void>;
   /** Text added to the system prompt. */
   appendix?: string;
+}
+
+/** A reason to refuse, or `{ ask }`: what the user is asked (and what the model reads when nobody can answer). */
+export type ToolCallVerdict = string | ToolCallQuestion;
+
+export interface ToolCallQuestion {
+  ask: string;
 }
 
 export interface PluginContext {
@@ -83,12 +98,10 @@ export interface PluginHost {
   active(): ActivePlugin[];
   failures(): PluginFailure[];
   loadInstalled(manifests: readonly InstalledPluginManifest[]): void;
-  /** The block reason, or undefined when every guard lets the call through. */
-  checkToolCall(call: ToolCallInfo): Promise<string | undefined>;
+  /** The block reason, a question (`The <name> plugin asks: <why>`), or undefined when every guard lets the call through. */
+  checkToolCall(call: ToolCallInfo): Promise<ToolCallVerdict | undefined>;
   runAfterTurn(): Promise<PluginFailure[]>;
-  /** Plugin tools; when two plugins offer the same name, the earlier one wins. */
+  /** Plugin tools, those in their plugin's `autoApprove` declared `allow`; when two plugins offer the same name, the earlier one wins. */
   tools(): ToolDefinition[];
   appendices(): string[];
-  /** Plugin tools that run without asking. */
-  autoApprove(): Set<string>;
 }

@@ -3,7 +3,9 @@
  * worker subagents, tests). A call the gate does not allow never reaches its tool.
  *
  * Order per call:
- * 1. Plugin guards (`beforeToolCall`): the first block wins; --yolo cannot skip them.
+ * 1. Plugin guards (`beforeToolCall`): the first block wins; --yolo cannot skip them. A guard's
+ *    question (`{ ask }`, the guard plugin's "cannot tell what this runs") is put after a deny
+ *    rule had its say; neither allow rules, grants nor --yolo skip it, and "always" answers it once.
  * 2. Permission rules: deny refuses with the rule's message; allow passes unless the repeat
  *    guard asks (third identical call of the turn, and later ones). A call the user typed
  *    (`byUser`, the REPL's `!cmd`) is allowed here: nobody asks the user about their own command.
@@ -36,10 +38,10 @@ import {
   type PermissionMatch,
   type PermissionRules,
   type SessionGrants,
-} from "./rules.ts";
-import type { ApprovalAnswer, ApprovalRequest, DecisionSource } from "./request.ts";
+} from "../approval/rules.ts";
+import type { ApprovalAnswer, ApprovalRequest, DecisionSource } from "../approval/request.ts";
 import { classifySecretFile, classifySecretPath } from "../secrets/classify.ts";
-import type { PluginHost } from "../extensions/plugin-api.ts";
+import type { PluginHost } from "../extension-api/plugin-api.ts";
 import { loadShellParser } from "../shell/parser.ts";
 import { createPending } from "../store/approvals.ts";
 import type { ToolDefinition } from "../tools/types.ts";
@@ -60,7 +62,7 @@ export interface GateCall {
   /**
    * A PreToolUse hook's permission decision (lib/extensions/hooks/): `allow` answers the question
    * the call would be asked, `ask` asks even where rules allow (--yolo included). Neither passes a
-   * guard plugin's refusal, a deny rule or the secrets question. A hook's `deny` never gets here.
+   * guard plugin's refusal or question, a deny rule or the secrets question. A hook's `deny` never gets here.
    */
   hook?: "allow" | "ask";
   /** The user typed this call (`!cmd`): nothing is asked; deny rules and plugin guards still answer. */
@@ -72,8 +74,6 @@ export interface GateOptions {
   plugins: PluginHost;
   yolo: boolean;
   decide: DecisionSource;
-  /** Tools that run without asking unless a rule names them (session tools); plugin ones are added. */
-  autoApprove?: ReadonlySet<string>;
   /** Calls their tool declares `readOnly` run without the default question (config `readOnlyCommands`); default true. */
   allowReadOnly?: boolean;
   /** A "deny" from `decide` means nobody could be asked: reported as `headless`. */
@@ -106,6 +106,10 @@ export function userDeniedWith(sentence: string): string {
 export function describeSecretRefusal(secret: { path: string; why: string }, tool: string): string {
   return `Denied: ${secret.path} may hold secrets (${secret.why}) and nobody can be asked in a headless run. Ask the user to share what you need, or to allow it with a permission rule naming the path (permission.${tool}).`;
 }
+/** What the model reads when a headless run refuses a call a plugin guard asks about. */
+export function describePluginRefusal(question: string): string {
+  return `Denied: nobody can be asked in a headless run. ${question}`;
+}
 export const HEADLESS_DENIED_REASON = "Denied: this call needs approval, and a headless run without --yolo has nobody to give it.";
 
 /** The decision source of a headless run without --yolo: nobody can answer, so every question is denied. */
@@ -122,10 +126,13 @@ export function createGate(options: GateOptions): Gate {
     repeated: boolean,
     matched: PermissionMatch | undefined,
     secret?: { path: string; why: string },
+    plugin?: string,
   ): Promise<GateResult> => {
+    const once = secret !== undefined || plugin !== undefined;
     const run = async (): Promise<GateResult> => {
+      const shell = call.tool?.command !== undefined;
       // A hook that asks for a question gets one: no "always" answer stands in for it.
-      if (!repeated && !secret && call.hook !== "ask" && grants.covers(call.name, subjects)) return { allowed: true };
+      if (!repeated && !once && call.hook !== "ask" && grants.covers(call.name, subjects, shell)) return { allowed: true };
       const request: ApprovalRequest = {
         id: uuidv7(),
         callId: call.callId,
@@ -136,10 +143,11 @@ export function createGate(options: GateOptions): Gate {
         subject: _subjectLine(call, subjects),
         repeated,
         matched,
-        suggestedPattern: suggestPattern(call.name, call.input),
+        suggestedPattern: suggestPattern(_commandOf(call)),
         cwd: call.cwd,
         ...(call.subagent ? { subagent: true } : {}),
         ...(secret ? { secret } : {}),
+        ...(plugin ? { plugin } : {}),
         ...(options.runId ? { runId: options.runId } : {}),
         ...(options.sessionId ? { sessionId: options.sessionId } : {}),
       };
@@ -151,10 +159,12 @@ export function createGate(options: GateOptions): Gate {
         return { allowed: false, by: "user", reason: `Refused: the approval question failed (${why}).`, asked: request };
       }
       if (answer === "block") return { allowed: false, by: "block", request };
-      if (answer === "always" && !secret) grants.add(call.name, request.suggestedPattern);
+      if (answer === "always" && !once) grants.add(call.name, request.suggestedPattern);
       if (answer === "once" || answer === "always") return { allowed: true, asked: request, ...(secret ? { secretsAllowed: true as const } : {}) };
-      if (options.headless)
-        return { allowed: false, by: "headless", reason: secret ? describeSecretRefusal(secret, call.name) : HEADLESS_DENIED_REASON, asked: request };
+      if (options.headless) {
+        const reason = secret ? describeSecretRefusal(secret, call.name) : plugin ? describePluginRefusal(plugin) : HEADLESS_DENIED_REASON;
+        return { allowed: false, by: "headless", reason, asked: request };
+      }
       return { allowed: false, by: "user", reason: typeof answer === "object" ? userDeniedWith(answer.deny) : USER_DENIED_REASON, asked: request };
     };
     const result = queue.then(run);
@@ -167,18 +177,26 @@ export function createGate(options: GateOptions): Gate {
     newTurn: () => repeats.reset(),
     deniesPath: (tool, path, cwd) => evaluatePermission(options.rules, tool, [normalizeRulePath(path, cwd)]).decision === "deny",
     async check(call) {
-      // bash's subjects are its simple commands, read by the shell parser: loaded before they are listed.
-      if (call.name === "bash") await loadShellParser();
+      // A shell tool's subjects are its simple commands, read by the shell parser: loaded before they are listed.
+      const command = _commandOf(call);
+      if (command !== undefined) await loadShellParser();
       const { subjects, paths, known } = callSubjects(call.tool, call.input, call.cwd);
       // The guards judge declared paths; a write whose paths cannot be read is never let through blind.
       if (!known && call.tool?.effect === "write")
         return { allowed: false, by: "rule", reason: `Refused: the paths of this ${call.name} call could not be read. Check its arguments.` };
-      const blocked = await options.plugins.checkToolCall({ toolName: call.name, input: call.input, cwd: call.cwd, effect: call.tool?.effect, paths });
-      if (blocked !== undefined) return { allowed: false, by: "plugin", reason: blocked };
+      const blocked = await options.plugins.checkToolCall({
+        toolName: call.name,
+        input: call.input,
+        cwd: call.cwd,
+        effect: call.tool?.effect,
+        paths,
+        ...(typeof command === "string" ? { command } : {}),
+      });
+      if (typeof blocked === "string") return { allowed: false, by: "plugin", reason: blocked };
 
-      const autoApprove = new Set([...(options.autoApprove ?? []), ...options.plugins.autoApprove()]);
-      const verdict = evaluatePermission(options.rules, call.name, subjects, { autoApprove });
+      const verdict = evaluatePermission(options.rules, call.name, subjects);
       if (verdict.decision === "deny") return { allowed: false, by: "rule", reason: describeRefusal(call.name, verdict.matched) };
+      if (blocked) return ask(call, subjects, false, verdict.matched, undefined, blocked.ask);
       if (call.byUser) return { allowed: true };
 
       const secrets = call.tool?.effect === "read" && call.tool.secretPaths !== "skip" ? _secretReads(options.rules, call, paths) : undefined;
@@ -222,9 +240,23 @@ function _secretReads(rules: PermissionRules, call: GateCall, paths: readonly st
   return { allowed: flagged };
 }
 
-/** The first declared path, or word of a bash command, that the classifier flags: no grant covers the call. */
+/**
+ * The shell command of a call of a tool that declares one: a string, `null` when the call has
+ * none to read (the guard then has nothing to judge, and "always" grants nothing), undefined for
+ * a tool that runs no shell command.
+ */
+function _commandOf(call: GateCall): string | null | undefined {
+  if (!call.tool?.command) return undefined;
+  try {
+    return call.tool.command(call.input) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** The first declared path, or word of a shell command, that the classifier flags: no grant covers the call. */
 function _flaggedPath(call: GateCall, subjects: readonly string[], paths: readonly string[]): { path: string; why: string } | undefined {
-  const words = call.name === "bash" ? subjects.flatMap(_commandWords) : [];
+  const words = _commandOf(call) !== undefined ? subjects.flatMap(_commandWords) : [];
   const home = process.env.HOME || homedir();
   for (const path of [...paths, ...words]) {
     const spelled = path === "~" || path.startsWith("~/") ? join(home, path.slice(1)) : path;
@@ -243,9 +275,9 @@ function _commandWords(line: string): string[] {
     .filter((word) => word.length > 0 && !word.startsWith("-"));
 }
 
-/** One line for display: a bash call's command as written (its subjects are its simple commands), else the subjects joined. */
+/** One line for display: a shell call's command as written (its subjects are its simple commands), else the subjects joined. */
 function _subjectLine(call: GateCall, subjects: string[]): string {
-  const command = call.name === "bash" && call.input !== null && typeof call.input === "object" ? (call.input as { command?: unknown }).command : undefined;
+  const command = _commandOf(call);
   return typeof command === "string" ? command.replace(/\s+/g, " ").trim() : subjects.join(", ");
 }
 
