@@ -144,14 +144,15 @@ export async function switchSession(state: ReplState, agent: Agent, sessionId: s
 /**
  * Runs blocked on an approval in this folder (`--approvals block`) are offered at start: the
  * newest one can be approved or denied here, and its run then continues in this REPL (in its
- * own session: `swapTo` makes that the REPL's agent, the current one closed).
+ * own session: `swapTo` makes that the REPL's agent, the current one closed). A line typed that
+ * is no answer (`y`, `n`, `s` or nothing) is returned: it was a prompt, and the REPL runs it.
  */
 export async function offerPendingApprovals(
   state: ReplState,
   agent: Agent,
   swapTo: (next: Agent) => void,
   renderer: ReturnType<typeof createRenderer>,
-): Promise<void> {
+): Promise<string | undefined> {
   const { write, style } = state;
   const { listPending, decide } = await import("../store/approvals.ts");
   const pending = listPending({ cwd: state.cwd }).filter((record) => record.runId);
@@ -164,7 +165,11 @@ export async function offerPendingApprovals(
     state.rl!.question(`${newest.tool} ${newest.subject.slice(0, 80)}: y approve and continue it here | n deny and continue it here | s skip `, resolve),
   );
   const key = choice.trim().toLowerCase();
-  const decision = key === "y" ? "approved" : key === "n" ? "denied" : undefined;
+  if (!["", "y", "n", "s", "yes", "no", "skip"].includes(key)) {
+    write(style.dim("not an answer, so the blocked run waits (shiro approvals); your line runs as a prompt\n"));
+    return choice.trim();
+  }
+  const decision = key === "y" || key === "yes" ? "approved" : key === "n" || key === "no" ? "denied" : undefined;
   if (!decision) return;
   let current = agent;
   try {

@@ -238,6 +238,14 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
       agent.close();
       agent = next;
     };
-    void offerPendingApprovals(state, agent, swapTo, renderer).finally(() => rl.prompt());
+    void offerPendingApprovals(state, agent, swapTo, renderer).then(
+      (typed) => {
+        if (typed) {
+          queue.push({ text: typed, queued: false });
+          void drain();
+        } else rl.prompt();
+      },
+      () => rl.prompt(),
+    );
   });
 }

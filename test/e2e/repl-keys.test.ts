@@ -11,10 +11,10 @@ import { startPty, type PtyDriver } from "./_pty.ts";
 
 const e2e = useE2E();
 
-async function withRepl(body: (repl: PtyDriver) => Promise<void>, args: string[] = []): Promise<void> {
+async function withRepl(body: (repl: PtyDriver) => Promise<void>, args: string[] = [], ready = "› "): Promise<void> {
   const repl = startPty(args, { cwd: e2e.dirs.cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, "chat") });
   try {
-    await repl.until("› ");
+    await repl.until(ready);
     await body(repl);
   } finally {
     repl.kill();
@@ -308,5 +308,24 @@ describe("Tab", () => {
       repl.type("\r");
       await repl.until("mode: accept-edits", at);
     });
+  }, 30_000);
+});
+
+describe("start-up questions", () => {
+  test("a prompt typed at the blocked-run question is not taken as its answer: it runs, and the run keeps waiting", async () => {
+    e2e.fake.script(write("CHANGES.md", "# Changes\n"), { text: "answered the prompt" });
+    expect((await e2e.shiro(["-p", "write the changelog", "--approvals", "block"])).code).toBe(3);
+    await withRepl(
+      async (repl) => {
+        repl.type("what changed today?\r");
+        const at = await repl.until("your line runs as a prompt");
+        await repl.until("answered the prompt", at);
+      },
+      [],
+      "| s skip ",
+    );
+    expect(userTextsOf(e2e.fake.requests.at(-1)!).at(-1)).toBe("what changed today?");
+    const pending = JSON.parse((await e2e.shiro(["approvals", "--json"])).stdout);
+    expect(pending.map((entry: { status: string }) => entry.status)).toEqual(["pending"]);
   }, 30_000);
 });
