@@ -2,7 +2,8 @@
  * The REPL's footer while a turn runs, on a terminal only: a status line, `… 12s · ~340 tokens ·
  * bash · accept-edits`, with the seconds since the turn started, the tokens streamed so far
  * (estimated at 4 characters each until the turn's usage arrives), the tool running and the
- * session's mode; below it the input line (readline's prompt and what you have typed ahead),
+ * session's mode, and the last line a running command printed (a bounded tail: its other lines
+ * are folded, renderer.ts); below it the input line (readline's prompt and what you have typed ahead),
  * the cursor where you left it.
  *
  * `write` is the REPL's one writer with that rule built in: while the footer shows, output is
@@ -56,12 +57,16 @@ export function createStatusLine(output: (text: string) => void, style: Style, e
   let chars = 0;
   let tool: string | undefined;
   let mode: string | undefined;
+  let tail = "";
   let timer: ReturnType<typeof setInterval> | undefined;
 
   const statusText = () => {
     const seconds = Math.floor((Date.now() - started) / 1_000);
     const parts = [`${seconds}s`, ...(chars > 0 ? [`~${Math.ceil(chars / 4)} tokens`] : []), ...(tool ? [tool] : []), ...(mode ? [mode] : [])];
-    return style.dim(`… ${parts.join(" · ")}`);
+    const line = `… ${parts.join(" · ")}`;
+    const room = (process.stdout.columns || 80) - line.length - 4;
+    const shown = tool && tail && room > 8 ? `  › ${tail.length > room ? `${tail.slice(0, room - 1)}…` : tail}` : "";
+    return style.dim(`${line}${shown}`);
   };
   const erase = () => {
     if (!drawn) return;
@@ -125,8 +130,21 @@ export function createStatusLine(output: (text: string) => void, style: Style, e
     },
     observe(event) {
       if (event.type === "text" || event.type === "reasoning") chars += event.text.length;
-      else if (event.type === "tool-call") tool = event.name;
-      else if (event.type === "tool-result" || event.type === "tool-error" || event.type === "tool-denied") tool = undefined;
+      else if (event.type === "tool-call") {
+        tool = event.name;
+        tail = "";
+      } else if (event.type === "tool-output") {
+        // eslint-disable-next-line no-control-regex
+        const last = event.chunk
+          .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "")
+          .split("\n")
+          .filter((line) => line.trim() !== "")
+          .at(-1);
+        if (last !== undefined) tail = last.replace(/[\r\t]/g, " ").trim();
+      } else if (event.type === "tool-result" || event.type === "tool-error" || event.type === "tool-denied") {
+        tool = undefined;
+        tail = "";
+      }
     },
     attach(readline) {
       rl = readline as _Readline;

@@ -178,6 +178,21 @@ describe("folded output", () => {
     );
   }, 30_000);
 
+  test("a running command's output past its head shows only as a one-line tail in the status line", async () => {
+    e2e.fake.script(bash("for i in 1 2 3 4 5 6 7 8; do echo line-$i; sleep 0.3; done"), { text: "slow done" });
+    await withRepl(
+      async (repl) => {
+        repl.type("run slowly\r");
+        let at = await repl.until("│ line-3");
+        at = await repl.until("  › line-", at);
+        await repl.until("slow done", at);
+        expect(repl.screen()).not.toContain("│ line-5");
+        expect(repl.screen()).toContain("… +5 lines (Ctrl-O or /expand 1)");
+      },
+      ["--yolo"],
+    );
+  }, 30_000);
+
   test("tool calls are one readable line from the declaration, never JSON", async () => {
     e2e.fake.script(
       {
