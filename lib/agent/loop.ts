@@ -327,7 +327,7 @@ async function* _answerCalls(
     if (resumed && resumed.callId === call.id) {
       if (resumed.decision !== "approved") {
         yield { type: "tool-denied", id: call.id, name: call.name, reason: USER_DENIED_REASON, by: "user" };
-        results.push({ type: "tool-result", callId: call.id, name: call.name, output: USER_DENIED_REASON, isError: true });
+        results.push({ type: "tool-result", callId: call.id, name: call.name, output: USER_DENIED_REASON, isError: true, bookkeeping: true });
         continue;
       }
       // The stored call went through the redactor: running it would use the placeholder, not the secret.
@@ -359,7 +359,7 @@ async function* _answerCalls(
       }
       if (!verdict.allowed) {
         yield { type: "tool-denied", id: call.id, name: call.name, reason: verdict.reason, by: verdict.by };
-        results.push({ type: "tool-result", callId: call.id, name: call.name, output: verdict.reason, isError: true });
+        results.push({ type: "tool-result", callId: call.id, name: call.name, output: verdict.reason, isError: true, bookkeeping: true });
         continue;
       }
       verdictAllowsSecrets = verdict.secretsAllowed === true;

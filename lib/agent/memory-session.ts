@@ -121,6 +121,8 @@ export function openSessionMemory(options: SessionMemoryOptions): SessionMemory 
         episodes: options.episodes,
         query: prompt,
         budget: options.budget,
+        transcripts: true,
+        currentSession: options.sessionId,
         onNotice: (text) => notices.push({ type: "notice", text }),
       });
       const { tokens, budget, leftOut, items } = injected;

@@ -68,7 +68,15 @@ export async function* executeToolCall(
   options: ToolRunOptions,
   secretsAllowed = false,
 ): AsyncGenerator<AgentEvent, ToolResultPart, undefined> {
-  const fail = (message: string): ToolResultPart => ({ type: "tool-result", callId: call.id, name: call.name, output: capResult(message), isError: true });
+  const bookkeeping = tool.memoryContent === false ? { bookkeeping: true } : {};
+  const fail = (message: string): ToolResultPart => ({
+    type: "tool-result",
+    callId: call.id,
+    name: call.name,
+    output: capResult(message),
+    isError: true,
+    ...bookkeeping,
+  });
   // Live output arrives through a callback while execute runs; relay it as events in order.
   const chunks: string[] = [];
   let wake: (() => void) | undefined;
@@ -115,11 +123,11 @@ export async function* executeToolCall(
   }
   await running;
   if (failure !== undefined) {
-    yield { type: "tool-error", id: call.id, name: call.name, error: failure };
+    yield { type: "tool-error", id: call.id, name: call.name, error: failure, ...bookkeeping };
     return fail(failure);
   }
   const capped = capResult(output);
-  yield { type: "tool-result", id: call.id, name: call.name, output: capped };
+  yield { type: "tool-result", id: call.id, name: call.name, output: capped, ...bookkeeping };
   for (const event of options.afterTool?.(call.name, input, capped) ?? []) yield event;
-  return { type: "tool-result", callId: call.id, name: call.name, output: capped };
+  return { type: "tool-result", callId: call.id, name: call.name, output: capped, ...bookkeeping };
 }

@@ -28,6 +28,7 @@ export function createRecallDiscardedTool(getLedger: () => Ledger): ToolDefiniti
     effect: "read",
     bookkeeping: true,
     decision: "allow",
+    memoryContent: false,
     guidance: "search the verbatim history that compaction removed from your context",
     execute: async ({ query }) => {
       if (!query.trim()) throw new Error("query is empty: give one or more words to search for");

@@ -143,6 +143,13 @@ export interface ToolDefinition<TInput = any> {
    */
   parallel?: boolean;
   /**
+   * False for the agent's own bookkeeping (recall, forget, recall_discarded, load_tools): its calls
+   * and results stay in the transcript but are marked `bookkeeping` there, and what indexes past
+   * work (the transcript index behind recall and `shiro search`) leaves them out, so a later recall
+   * never finds an earlier recall. Undefined: what it says is content.
+   */
+  memoryContent?: false;
+  /**
    * Its Claude Code counterpart, for hooks written for Claude Code (lib/extensions/hooks/): the
    * name a hook's matcher and `tool_name` use, and its input in Claude Code's fields. Absent: the
    * tool is known to hooks by its own name and input (MCP tools are `mcp__server__tool` in both).

@@ -237,7 +237,7 @@ describe("recall over notes and episodes", () => {
     expect(recall({ query: "", file: "file1.ts" })[0]).toBe(
       'digest 2026-09 (3 episodes): "task number 0"; "task number 1" · changed src/file1.ts, src/file0.ts, src/file2.ts',
     );
-    expect(recall({ query: "task", limit: 2 }).map((line) => line.slice(0, 12))).toEqual(["note (gotcha", "note (fact, "]);
+    expect(recall({ query: "task", limit: 2 }).map((line) => line.slice(0, 12))).toEqual(["note (fact, ", "note (gotcha"]);
     expect(() => recallMemory(context(), { query: " " })).toThrow("recall needs a query (words, a path or a session id) or a file");
   });
 

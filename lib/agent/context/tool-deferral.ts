@@ -102,6 +102,7 @@ export function createLoadToolsTool(
     description: `Loads more tools by name or query: their schemas arrive on your next step, then call them. Not loaded yet:\n${describeDeferred(deferred).join("\n")}`,
     schema: _schema,
     effect: "read",
+    memoryContent: false,
     async execute(input) {
       const known = new Map(all.map((tool) => [tool.name, tool]));
       const picked = new Set<string>();
