@@ -115,7 +115,7 @@ export interface Agent {
   /** Continues a blocked run after its approval was decided. */
   resumeRun(run: RunSnapshot, decision: "approved" | "denied", signal: AbortSignal, options?: RunStartOptions): AsyncGenerator<AgentEvent, void, undefined>;
   /** `!cmd`: a shell command the user runs, through this session's gate and sandbox (lib/agent/user-command.ts). */
-  runCommand(command: string, signal: AbortSignal, onOutput: (chunk: string) => void): Promise<string>;
+  runCommand(command: string, signal: AbortSignal, onOutput: (chunk: string) => void, confirmGuard?: (finding: string) => Promise<boolean>): Promise<string>;
   /** Saves now (e.g. `/save`). */
   save(): void;
   /** MCP servers of this session and their state (empty with --no-mcp or none configured). */
@@ -206,15 +206,13 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   // One gate for the session: "always" grants last until exit, the loop resets the repeat guard
   // each turn. Only declared `decision`s say whether a call asks (session tools' join below).
   const builtins = builtinTools({ complete, allowHosts: config.file.webFetch?.allowHosts });
-  const rules = parsePermissionRules(
-    scope.permission(settings.permission({ ...mcp.allow, ...config.file.permission }, builtins), builtins),
-    defaultPermission(builtins),
-  );
+  const rules = parsePermissionRules(scope.permission(settings.permission(mcp.rules(config.file.permission), builtins), builtins), defaultPermission(builtins));
   const gate: Gate = createGate({
     rules,
     plugins,
     yolo: flags.yolo === true,
     decide,
+    allowReadOnly: config.file.readOnlyCommands !== "ask",
     headless: headless && !options.decide,
     sessionId: session.id,
   });
@@ -382,7 +380,8 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       if (memoryScopes && !memoryScopes.injection()) memoryScopes.beginRun(run.prompt);
       return driver.resume(run, decision, signal, resumeOptions);
     },
-    runCommand: (command, signal, onOutput) => runUserCommand(command, { gate, tools: registered, root: cwd, sandbox, signal, onOutput }),
+    runCommand: (command, signal, onOutput, confirmGuard) =>
+      runUserCommand(command, { gate, tools: registered, root: cwd, sandbox, signal, onOutput, ...(confirmGuard ? { confirmGuard } : {}) }),
     save: () => writer.save(),
     mcpStatus: () => mcp.hub?.status() ?? [],
     close(reason) {

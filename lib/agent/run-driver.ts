@@ -23,7 +23,7 @@ import type { CommandSandbox } from "../sandbox/session.ts";
 import type { ToolDefinition, WorkspaceFiles } from "../tools/types.ts";
 import type { ContextManager } from "./context/manager.ts";
 import type { AgentEvent } from "../events.ts";
-import { markInterrupted } from "./interruption.ts";
+import { markFailed, markInterrupted } from "./interruption.ts";
 import { runTurn, type TurnInput, type TurnOptions, type TurnResult } from "./loop.ts";
 import type { ModelClient } from "../providers/client.ts";
 import { redactText } from "../secrets/redact.ts";
@@ -210,6 +210,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
       clearInterval(poll);
     }
     if (result.stop === "aborted") markInterrupted(working, base, "prompt" in input);
+    else if (result.stop === "error") markFailed(working, base, "prompt" in input);
     // A trimmed view's new messages start where the session's history ends.
     const exchangeFrom = trimmed ? session.messages.length : base;
     if (trimmed) session.messages.push(...working.slice(base));

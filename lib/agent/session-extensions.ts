@@ -15,6 +15,7 @@ import { allowReadOnly } from "../tools/jail.ts";
 import { findProjectRoot } from "../config/project.ts";
 import { readProjectMcp, type ProjectMcp, type ProjectMcpServer } from "../store/project-mcp.ts";
 import type { AgentEvent } from "../events.ts";
+import type { PermissionConfig } from "../approval/rules.ts";
 import type { WorkspaceFiles } from "../tools/types.ts";
 import type { StartupNotice } from "../notices.ts";
 import { readAgentDefinitions, type AgentDefinition } from "../store/agent-definitions.ts";
@@ -80,8 +81,8 @@ export interface McpConnection {
   hub?: McpHub;
   /** MCP state changes since the last step; the run driver empties it into the event stream. */
   events: AgentEvent[];
-  /** The servers' `alwaysAllow` lists as permission entries (lib/extensions/mcp/servers.ts), under the user's own. */
-  allow: Record<string, "allow">;
+  /** Config `permission` laid over the servers' `alwaysAllow` lists as allow entries (lib/extensions/mcp/servers.ts). */
+  rules(permission: PermissionConfig | undefined): PermissionConfig | undefined;
 }
 
 /**
@@ -131,10 +132,10 @@ export async function connectMcp(
   const servers = { ...options.extra, ..._trustedProjectServers(options.cwd, options.headless, notices), ...options.config.file.mcpServers };
   const count = Object.keys(servers).length;
   const events: AgentEvent[] = [];
-  if (count === 0) return { events, allow: {} };
+  if (count === 0) return { events, rules: (permission) => permission };
   if (options.disabled) {
     notices.push({ code: "mcp-off", servers: count });
-    return { events, allow: {} };
+    return { events, rules: (permission) => permission };
   }
   const { createMcpHub } = await import("../extensions/mcp/hub.ts");
   const { sandbox } = options;
@@ -153,5 +154,6 @@ export async function connectMcp(
     if (pending.length > 0) notices.push({ code: "mcp-pending", servers: pending });
   }
   const { alwaysAllowRules } = await import("../extensions/mcp/servers.ts");
-  return { hub, events, allow: alwaysAllowRules(servers) };
+  const allow = alwaysAllowRules(servers);
+  return { hub, events, rules: (permission) => (Object.keys(allow).length === 0 ? permission : { ...allow, ...permission }) };
 }

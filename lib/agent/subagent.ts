@@ -97,6 +97,10 @@ export function createTaskTool(options: TaskToolOptions): ToolDefinition {
     deferral: "eager",
     guidance: "delegate an investigation to a subagent with its own context",
     subjects: (input: { description: string }) => [input.description],
+    summary: (input) => {
+      const record = (input ?? {}) as { description?: unknown; kind?: unknown };
+      return `${typeof record.kind === "string" ? `${record.kind}: ` : ""}${typeof record.description === "string" ? record.description : ""}`;
+    },
     claudeCode: {
       name: "Task",
       input: (args: { description: string; prompt: string; kind?: string }) => ({

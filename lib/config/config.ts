@@ -106,6 +106,8 @@ export const ConfigSchema = v.strictObject(
     requestTimeoutMs: v.optional(v.pipe(_posInt(3_600_000), v.minValue(1000, "must be at least 1000"))),
     plugins: v.optional(v.array(v.string("must be a plugin name"))),
     toolSets: v.optional(v.array(_oneOf(TOOL_SET_NAMES))),
+    /** `ask`: read-only command lines (lib/shell/read-only.ts) are asked like any other; default `allow`. */
+    readOnlyCommands: v.optional(_oneOf(["allow", "ask"] as const)),
     /** false: every tool's full schema on every request (lib/agent/context/tool-deferral.ts). */
     deferTools: v.optional(v.boolean("must be true or false")),
     /** Bytes of MCP tool schemas sent in full before the rest are deferred (default 2000). */

@@ -10,6 +10,7 @@ import type { AgentFlags } from "../config/flags.ts";
 import { EXIT } from "../platform/errors.ts";
 import { renderBanner, renderFarewell } from "./banner.ts";
 import { createCompleter } from "./completer.ts";
+import { slashValues } from "./slash/values.ts";
 import { createRenderer } from "./renderer.ts";
 import { createHeldOutput } from "./held-output.ts";
 import { colourEnabled, createStyle } from "./style.ts";
@@ -21,8 +22,12 @@ import { toMcpToolName } from "../extensions/mcp/tools.ts";
 import { acceptsImages } from "../providers/windows.ts";
 import { createShortcuts } from "./shortcuts.ts";
 import { createStatusLine } from "./status-line.ts";
+import { describeMode, nextMode, type SessionMode } from "./session-mode.ts";
 import { SLASH_COMMANDS, loadSlashCustom, runSlashCommand } from "./slash/slash.ts";
-import { type SlashOutcome } from "./slash/command.ts";
+import { type ReplControls, type SlashOutcome } from "./slash/command.ts";
+import { createFolds, foldLines } from "./folds.ts";
+import { loadMarkdown, type MarkdownStream } from "./markdown.ts";
+import { readChoice } from "./key-question.ts";
 import { exitAfterOutput, writeOut } from "./output.ts";
 import { applySlashOutcome, openFirstAgent, messageOf, offerPendingApprovals, type ReplState } from "./repl-session.ts";
 
@@ -31,7 +36,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
   const status = createStatusLine((text) => writeOut(text), style, Boolean(process.stdout.isTTY));
   const write = (text: string) => status.write(text);
   const cwd = process.cwd();
-  const state: ReplState = { cwd, flags, write, style };
+  const state: ReplState = { cwd, flags, write, style, mode: "ask" };
 
   const first = await openFirstAgent(state);
   if (!first) {
@@ -40,8 +45,22 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
   }
   let agent: Agent = first;
   const held = createHeldOutput(write);
-  state.holdOutput = held.hold;
-  const renderer = createRenderer(held.write, style, () => agent.model);
+  state.holdOutput = () => {
+    const release = held.hold();
+    const resume = status.suspend();
+    return () => {
+      resume();
+      release();
+    };
+  };
+  const folds = createFolds();
+  const renderer = createRenderer(held.write, style, () => agent.model, {
+    folds,
+    root: cwd,
+    toolFor: (name) => agent.registeredTools().find((tool) => tool.name === name),
+    markdown: () => markdown,
+  });
+  let markdown: MarkdownStream | undefined;
   write(renderBanner(agent, style.dim));
 
   const terminal = Boolean(process.stdout.isTTY);
@@ -50,20 +69,74 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     output: process.stdout,
     terminal,
     historySize: 0,
-    completer: createCompleter({ root: cwd, commands: [...SLASH_COMMANDS, ...loadSlashCustom(cwd).commands].map((command) => command.name) }),
+    completer: createCompleter({
+      root: cwd,
+      commands: [...SLASH_COMMANDS, ...loadSlashCustom(cwd).commands].map((command) => command.name),
+      values: (command) => slashValues(command, agent, cwd),
+    }),
   });
   state.rl = rl;
-  status.holdDuringQuestions(rl);
+  status.attach(rl);
   const historyRoot = findProjectRoot(cwd);
   const input = attachPromptInput(rl, {
     prompt: style.bold("› "),
     continuation: style.dim("… "),
     history: loadHistory(historyRoot),
     onEscape: () => Boolean(state.running && interrupt()),
+    onKey: (_text, key) => {
+      if (key?.name === "tab" && key.shift) {
+        setMode(nextMode(state.mode));
+        return true;
+      }
+      if (key?.ctrl && key.name === "o") {
+        if (!controls.expand()) write(style.dim("nothing folded yet\n"));
+        if (!state.running) rl.prompt(true);
+        return true;
+      }
+      return false;
+    },
     record: (prompt) => appendHistory(historyRoot, prompt),
   });
+  if (terminal) state.keys = input;
+  const setMode = (mode: SessionMode) => {
+    state.mode = mode;
+    status.tag(mode === "ask" ? undefined : mode);
+    if (!state.running) {
+      write(`${style.dim(`mode: ${describeMode(mode)}`)}\n`);
+      rl.prompt(true);
+    }
+  };
+  state.setMode = setMode;
+  const confirm = async (question: string): Promise<boolean> => {
+    write(question);
+    if (state.keys) {
+      const choice = await readChoice(state.keys, {
+        keys: ["y", "n", "enter"],
+        write,
+        signal: state.running?.signal,
+        onChoice: (key) => write(`${key === "y" ? "y" : "n"}\n`),
+      });
+      return choice?.key === "y";
+    }
+    const answer = await new Promise<string>((resolve) => rl.question("", resolve));
+    return ["y", "yes"].includes(answer.trim().toLowerCase());
+  };
+  let failedPrompt: string | undefined;
+  const controls: ReplControls = {
+    failedPrompt: () => failedPrompt,
+    mode: () => state.mode,
+    setMode,
+    foldCount: () => folds.count(),
+    expand(n) {
+      const fold = folds.get(n);
+      if (!fold) return false;
+      const lines = foldLines(fold.text);
+      write(`${style.dim(`─ ${fold.title} (fold ${fold.n}, ${lines.length} lines)`)}\n${lines.map((text) => `  ${text}`).join("\n")}\n`);
+      return true;
+    },
+  };
   // Bracketed paste: the terminal marks pasted text, so a pasted stack trace is one prompt.
-  if (terminal) write("\x1b[?2004h");
+  if (terminal) writeOut("\x1b[?2004h");
   let exiting = false;
   const queue: { text: string; queued: boolean }[] = []; // queued: typed during a turn, echoed when it starts
   const shortcuts = createShortcuts();
@@ -77,13 +150,13 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
   const runLine = async (line: string): Promise<void> => {
     const text = line.trim();
     if (!text) return;
-    if (await shortcuts.run(text, { agent, write, style, turn: state })) return;
+    if (await shortcuts.run(text, { agent, write, style, turn: state, confirm })) return;
     let prompt = text;
     let allowedTools: readonly string[] | undefined;
     if (text.startsWith("/")) {
       let outcome: SlashOutcome;
       try {
-        outcome = await runSlashCommand(text, { agent, write, style, cwd });
+        outcome = await runSlashCommand(text, { agent, write, style, cwd, repl: controls });
       } catch (error) {
         write(style.red(`${messageOf(error)}\n`));
         return;
@@ -94,6 +167,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
       prompt = outcome.text;
       allowedTools = outcome.allowedTools;
     }
+    const typed = prompt;
     const ask = (question: string) => new Promise<string>((resolve) => rl.question(question, resolve));
     const imagesRefusedBy = acceptsImages(agent.model) ? undefined : agent.model;
     const readResource = async (server: string, uri: string) => {
@@ -104,20 +178,26 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     };
     const attached = await attachAndReport(prompt, { root: cwd, ask, imagesRefusedBy, readResource, note: (text) => write(style.dim(`${text}\n`)) });
     prompt = shortcuts.attachRan(attached.prompt);
+    markdown ??= (await loadMarkdown()).create({ width: () => process.stdout.columns || 80, colour: colourEnabled() });
     state.running = new AbortController();
     status.running(true);
+    let failed = false;
     try {
       const turnOptions = { ...(attached.images.length > 0 ? { images: attached.images } : {}), ...(allowedTools ? { allowedTools } : {}) };
       for await (const event of agent.turn(prompt, state.running.signal, turnOptions)) {
         status.observe(event);
         renderer.render(event);
+        if (event.type === "done") failed = event.stop === "error";
       }
     } catch (error) {
       write(style.red(`error: ${messageOf(error)}\n`));
+      failed = true;
     } finally {
       status.running(false);
       state.running = undefined;
     }
+    failedPrompt = failed ? typed : undefined;
+    if (failed) write(style.dim("the request failed and is not kept for the next prompt; /retry sends it again\n"));
   };
 
   return await new Promise<number>((resolve) => {
@@ -151,6 +231,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     rl.on("line", (line) => {
       const prompt = input.take(line);
       if (prompt === undefined) return void rl.prompt();
+      if (state.running) status.queued(line);
       queue.push({ text: prompt, queued: Boolean(state.running) });
       if (queue.length === 1 && !state.running) void drain();
     });
@@ -161,12 +242,20 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
         queue.shift();
       }
       if (exiting) finish();
-      else rl.prompt();
+      else rl.prompt(true);
     };
     const swapTo = (next: Agent) => {
       agent.close();
       agent = next;
     };
-    void offerPendingApprovals(state, agent, swapTo, renderer).finally(() => rl.prompt());
+    void offerPendingApprovals(state, agent, swapTo, renderer).then(
+      (typed) => {
+        if (typed) {
+          queue.push({ text: typed, queued: false });
+          void drain();
+        } else rl.prompt();
+      },
+      () => rl.prompt(),
+    );
   });
 }

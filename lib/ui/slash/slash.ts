@@ -14,6 +14,7 @@ import { INFO_COMMANDS } from "./info.ts";
 import { SLASH_DONE, type SlashCommand, type SlashContext, type SlashOutcome } from "./command.ts";
 import type { ToolDefinition } from "../../tools/types.ts";
 import { SEARCH_COMMAND } from "./search.ts";
+import { VIEW_COMMANDS } from "./view.ts";
 import { SESSION_COMMANDS, TAIL_COMMANDS } from "./session.ts";
 
 const _help: SlashCommand = {
@@ -41,7 +42,15 @@ const _help: SlashCommand = {
 };
 
 /** Every command, in `/help` order. */
-export const SLASH_COMMANDS: readonly SlashCommand[] = [_help, ...SESSION_COMMANDS, ...INFO_COMMANDS, SEARCH_COMMAND, ...EXTENSION_COMMANDS, ...TAIL_COMMANDS];
+export const SLASH_COMMANDS: readonly SlashCommand[] = [
+  _help,
+  ...SESSION_COMMANDS,
+  ...INFO_COMMANDS,
+  SEARCH_COMMAND,
+  ...EXTENSION_COMMANDS,
+  ...VIEW_COMMANDS,
+  ...TAIL_COMMANDS,
+];
 
 function _usage(command: SlashCommand): string {
   return command.args ? `${command.name} ${command.args}` : command.name;
