@@ -100,6 +100,9 @@ test("connect timeouts: the entry's own, else long for a first start (longest th
   expect(connectTimeout("x", { ...node, startupTimeoutMs: 7000 }).ms).toBe(7000);
   expect(connectTimeout("x", { ...node, startup_timeout_sec: 2.5 }).ms).toBe(2500);
   expect(connectTimeout("x", { ...node, timeout: 9000 }).ms).toBe(9000);
+  expect(connectTimeout("x", node, { MCP_TIMEOUT: "45000" }).ms).toBe(45_000);
+  expect(connectTimeout("x", { ...node, startupTimeoutMs: 7000 }, { MCP_TIMEOUT: "45000" }).ms).toBe(7000);
+  expect(connectTimeout("x", node, { MCP_TIMEOUT: "soon" }).ms).toBe(MCP_FIRST_START_MS);
   const launchers: [string, string[], boolean][] = [
     ["npx", ["-y", "x"], true],
     ["/usr/local/bin/bunx", ["x"], true],

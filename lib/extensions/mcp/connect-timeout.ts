@@ -2,7 +2,7 @@
  * How long an MCP server has to start, answer the handshake and list its tools.
  *
  * A timeout the server's entry sets (`startupTimeoutMs`, Codex's `startup_timeout_sec`, or a
- * `timeout` of at least 1000 ms) always wins. Otherwise a server never seen connecting gets
+ * `timeout` of at least 1000 ms) always wins, then Claude Code's `MCP_TIMEOUT` variable (ms). Otherwise a server never seen connecting gets
  * FIRST_START (2 min), and one launched through a package manager (npx, bunx, uvx, pnpm dlx…)
  * gets INSTALL_CAP (10 min): killing `npx` mid-install leaves its cache broken for later runs, so
  * a first start is never cut short while the package manager may still be installing. After a
@@ -51,10 +51,15 @@ export function configuredTimeout(config: McpServerConfig): number | undefined {
 }
 
 /** The connect timeout for this start of `name`, and whether it is a first start. */
-export function connectTimeout(name: string, config: McpServerConfig): { ms: number; first: boolean } {
+export function connectTimeout(
+  name: string,
+  config: McpServerConfig,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): { ms: number; first: boolean } {
   const launcher = isPackageLauncher(config);
   const seen = recallLearned(_key(name), { basis: describeTarget(config), schema: _Connected }) !== undefined;
-  const own = configuredTimeout(config);
+  const variable = Number(env.MCP_TIMEOUT);
+  const own = configuredTimeout(config) ?? (Number.isFinite(variable) && variable >= 1000 ? Math.round(variable) : undefined);
   if (own !== undefined) return { ms: own, first: !seen };
   if (seen) return { ms: launcher ? MCP_LAUNCHER_AFTER_SUCCESS_MS : MCP_AFTER_SUCCESS_MS, first: false };
   return { ms: launcher ? MCP_INSTALL_CAP_MS : MCP_FIRST_START_MS, first: true };
