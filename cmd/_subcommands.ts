@@ -21,6 +21,7 @@ export const SUBCOMMANDS: Record<string, Loader> = {
   registry: () => import("./registry.ts").then((m) => m.default),
   sandbox: () => import("./sandbox.ts").then((m) => m.default),
   update: () => import("./update.ts").then((m) => m.default),
+  rewind: () => import("./rewind.ts").then((m) => m.default),
 };
 
 export const SUBCOMMAND_SUMMARIES: Record<string, string> = {
@@ -38,4 +39,5 @@ export const SUBCOMMAND_SUMMARIES: Record<string, string> = {
   "registry [list|search|add|installed|remove]": "skills and plugins from the registry: browse, install, remove",
   "sandbox [--json]": "the shell sandbox of this folder: mode, runner, network, and a live check",
   "update [--check]": "replace this binary with the latest release, or only say whether one exists",
+  "rewind [<id> --yes|--force|--conversation]": "list checkpoints of this folder, or take its files (and the session) back to before one",
 };

@@ -43,11 +43,13 @@ import { openSessionMemory, type SessionMemory } from "./memory-session.ts";
 import { loadInstructions, renderInstructions, type InstructionFile } from "./instructions.ts";
 import type { StartupNotice } from "../notices.ts";
 import { buildSystemPrompt, renderTodosForPrompt } from "./prompt.ts";
-import { createRunDriver, createRunIds, createUsageTally, type RunStartOptions } from "./run-driver.ts";
+import { createRunDriver, createRunIds, type RunStartOptions } from "./run-driver.ts";
+import { createUsageTally } from "./usage-tally.ts";
 import { connectMcp, openPlugins, openSkills } from "./session-extensions.ts";
 import { pickSession, resolveAgentConfig } from "./session-start.ts";
 import { createTaskTool } from "./subagent.ts";
 import { runUserCommand } from "./user-command.ts";
+import { checkpointSettings, createTurnCheckpoints } from "./turn-checkpoint.ts";
 import { DEFAULT_MAX_STEPS, VARIANTS, type AgentVariant } from "./variants.ts";
 
 export interface CreateAgentOptions {
@@ -213,6 +215,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     sessionId: session.id,
   });
 
+  const checkpoints = createTurnCheckpoints({ root: cwd, enabled: flags.noCheckpoints !== true, settings: checkpointSettings(config.file) });
   // The task tool's workers see every registered tool, itself included: the list is filled below.
   const toolbox: { registered: ToolDefinition[] } = { registered: [] };
   const subagentUsage = createUsageTally();
@@ -241,6 +244,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
             workerBlocked: () => (variant.allow ? `The worker kind is not available in the ${variant.name} agent: it cannot change anything.` : undefined),
             onUsage: (used) => subagentUsage.add(used),
             memory: memoryScopes ? (kind, prompt) => memoryScopes.subagentSection(kind, prompt) : undefined,
+            beforeChange: () => checkpoints.beforeChange(),
           }),
         ]),
     ...(skills.length > 0 ? [createSkillTool(skills)] : []),
@@ -325,6 +329,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     runOptions: runOptionsFromFlags(flags),
     detached: options.detached,
     runEnding: () => memoryScopes?.endRun() ?? [],
+    checkpoints,
     persist: () => {
       if (persisted) return;
       writer.save();

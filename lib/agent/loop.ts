@@ -63,6 +63,8 @@ export interface TurnOptions {
   onHistoryChange?: () => void;
   /** Extra events after a tool ran (e.g. `state` after todo_write). */
   afterTool?: (name: string, input: unknown, output: string) => AgentEvent[] | undefined;
+  /** Awaited before a `write` or `exec` tool runs: the checkpoint's "before" snapshot (turn-checkpoint.ts). */
+  beforeChange?: () => Promise<void>;
 }
 
 export interface TurnResult {

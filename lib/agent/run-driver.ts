@@ -23,7 +23,9 @@ import type { ToolDefinition } from "../tools/types.ts";
 import type { ContextManager } from "./context/manager.ts";
 import type { AgentEvent } from "../events.ts";
 import { markInterrupted } from "./interruption.ts";
+import type { UsageTally } from "./usage-tally.ts";
 import { runTurn, type TurnInput, type TurnOptions, type TurnResult } from "./loop.ts";
+import type { TurnCheckpoints } from "./turn-checkpoint.ts";
 import type { ModelClient } from "../providers/client.ts";
 
 export interface RunDriverOptions {
@@ -78,6 +80,8 @@ export interface RunDriverOptions {
   persist: () => void;
   /** Events logged and yielded just before `done` (the notes written during the run). */
   runEnding?: () => AgentEvent[];
+  /** The session's checkpoints: each run snapshots the workspace around its changes. */
+  checkpoints?: TurnCheckpoints;
 }
 
 /** Lines the front end worded from the session's start-up notices; yielded as `notice` events after the run starts. */
@@ -120,26 +124,6 @@ export function createRunIds(first?: string): RunIds {
   };
 }
 
-/** Usage added by subagents during a run, taken (and reset) when the run ends. */
-export interface UsageTally {
-  add(usage: Usage): void;
-  take(): Usage | undefined;
-}
-
-export function createUsageTally(): UsageTally {
-  let total: Usage | undefined;
-  return {
-    add(usage) {
-      total = addUsage(total ?? { inputTokens: 0, outputTokens: 0 }, usage);
-    },
-    take() {
-      const taken = total;
-      total = undefined;
-      return taken;
-    },
-  };
-}
-
 interface _DriveRequest {
   input: TurnInput;
   log: RunLog;
@@ -147,6 +131,8 @@ interface _DriveRequest {
   /** The whole question, for the exchange record. */
   query: string;
   notices: readonly string[];
+  /** Messages of the session before this turn's prompt (a rewind of the conversation cuts there). */
+  messageIndex: number;
 }
 
 const _CANCEL_POLL_MS = 200;
@@ -155,7 +141,8 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
   const { session } = options;
   let firstTurn = true;
 
-  async function* drive({ input, log, signal, query, notices }: _DriveRequest): AsyncGenerator<AgentEvent, void, undefined> {
+  async function* drive({ input, log, signal, query, notices, messageIndex }: _DriveRequest): AsyncGenerator<AgentEvent, void, undefined> {
+    options.checkpoints?.start();
     const cancel = new AbortController();
     const poll = setInterval(() => {
       if (cancelRequested(log.id)) cancel.abort();
@@ -198,6 +185,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
         onOverflow: options.onOverflow,
         onHistoryChange,
         afterTool: (name) => _stateAfterTool(name, session.notebook.todos, options.memory),
+        beforeChange: options.checkpoints ? () => options.checkpoints!.beforeChange() : undefined,
       });
       for (;;) {
         // Events raised outside the turn since the last one join the stream here.
@@ -250,6 +238,9 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
       for (const failure of await options.plugins.runAfterTurn()) yield emit({ type: "notice", text: `plugin ${failure.name}: ${failure.error}` });
     }
     for (const event of options.runEnding?.() ?? []) yield emit(event);
+    const taken = await options.checkpoints?.finish({ sessionId: session.id, runId: log.id, prompt: query, messageIndex });
+    if (taken?.notice) yield emit({ type: "notice", text: taken.notice });
+    const checkpoint = taken?.id ?? log.snapshot.checkpoint;
     const done: AgentEvent = {
       type: "done",
       runId: log.id,
@@ -269,6 +260,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
         : {}),
       context: options.context.share(session.messages, result.lastInputTokens),
       ...(cancelled ? { cancelled: true } : {}),
+      ...(checkpoint ? { checkpoint } : {}),
     };
     yield emit(done);
     // A resumed run's snapshot already holds what the run spent before it blocked.
@@ -284,6 +276,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
       ...(runCost !== undefined ? { costUsd: runCost } : {}),
       ...(result.error ? { error: result.error } : {}),
       suspended: result.suspended,
+      ...(checkpoint ? { checkpoint } : {}),
     });
   }
 
@@ -335,6 +328,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
         signal,
         query: prompt,
         notices: startOptions.notices ?? [],
+        messageIndex: session.messages.length,
       });
     },
     async *resume(run, decision, signal, startOptions = {}) {
@@ -348,13 +342,16 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
       log.append(notice);
       yield notice;
       // The exchange records the whole question; the snapshot keeps only its first 200 characters.
-      const asked = session.messages.slice(0, run.suspended.assistantIndex).findLast((message) => message.role === "user");
+      const before = session.messages.slice(0, run.suspended.assistantIndex);
+      const askedAt = before.findLastIndex((message) => message.role === "user");
+      const asked = before[askedAt];
       yield* drive({
         input: { resume: run.suspended, decision },
         log,
         signal,
         query: asked?.role === "user" ? asked.content : run.prompt,
         notices: startOptions.notices ?? [],
+        messageIndex: Math.max(0, askedAt),
       });
     },
   };

@@ -56,6 +56,8 @@ export interface TaskToolOptions {
   onUsage?: (usage: Usage) => void;
   /** The memory section for a subagent of `kind` given its prompt (the kind's agent-scoped notes); none with --no-memory. */
   memory?: (kind: string, prompt: string) => string;
+  /** The parent turn's checkpoint hook: a worker's write and exec calls snapshot the workspace first. */
+  beforeChange?: () => Promise<void>;
 }
 
 export function createTaskTool(options: TaskToolOptions): ToolDefinition {
@@ -114,6 +116,7 @@ export function createTaskTool(options: TaskToolOptions): ToolDefinition {
           sandbox: ctx.sandbox,
           maxSteps: SUBAGENT_MAX_STEPS,
           signal: ctx.signal,
+          beforeChange: options.beforeChange,
         },
       );
       for (;;) {

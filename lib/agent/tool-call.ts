@@ -21,6 +21,8 @@ export interface ToolRunOptions {
   tools: () => ToolDefinition[];
   /** Extra events after a tool ran (e.g. `state` after todo_write). */
   afterTool?: (name: string, input: unknown, output: string) => AgentEvent[] | undefined;
+  /** Awaited before a tool that declares a `write` or `exec` effect runs (the turn's checkpoint). */
+  beforeChange?: () => Promise<void>;
 }
 
 /** Runs a tool call's generator to its end at once, keeping its events for later. */
@@ -73,6 +75,7 @@ export async function* executeToolCall(
   let settled = false;
   let output = "";
   let failure: string | undefined;
+  if (tool.effect === "write" || tool.effect === "exec") await options.beforeChange?.();
   const running = tool
     .execute(input, {
       root: options.root,
