@@ -213,3 +213,92 @@ describe("inside the user's git repository", () => {
     expect(readdirSync(join(cwd, ".git")).sort()).toEqual(gitDirBefore);
   });
 });
+
+describe("what a checkpoint covers", () => {
+  test("ignored files and files over checkpoints.maxFileBytes are left out, listed as not covered, and left alone by a rewind", async () => {
+    const cwd = e2e.dirs.cwd;
+    seed(cwd);
+    writeFileSync(join(cwd, ".gitignore"), "build/\n");
+    mkdirSync(join(cwd, "sub"));
+    writeFileSync(join(cwd, "sub", ".shiroignore"), "*.tmp\n");
+    e2e.writeConfig({ checkpoints: { maxFileBytes: 100 } });
+    e2e.fake.script(
+      { toolCalls: [bash("mkdir build && echo obj > build/out.o && head -c 200 /dev/zero > big.bin && echo t > sub/x.tmp && echo changed > keep.txt")] },
+      { text: "ok" },
+    );
+    expect((await e2e.shiro(["-p", "build", "--yolo"])).code).toBe(0);
+    const [checkpoint] = await rewindJson();
+    expect(checkpoint!.files.map((file: { path: string }) => file.path)).toEqual(["keep.txt"]);
+    expect(checkpoint!.notCovered).toEqual([{ path: "big.bin", why: "over-size-cap" }]);
+    const text = await e2e.shiro(["rewind"]);
+    expect(text.stdout).toContain("not covered: big.bin (over the size cap, checkpoints.maxFileBytes)");
+    expect(text.stdout).toContain("never covered (ignored by .gitignore or .shiroignore): build/, sub/x.tmp");
+    expect((await e2e.shiro(["rewind", checkpoint!.id, "--yes"])).code).toBe(0);
+    expect(treeState(cwd).map((entry) => entry.path)).toContain("build/out.o");
+    expect(existsSync(join(cwd, "big.bin"))).toBe(true);
+    expect(existsSync(join(cwd, "sub", "x.tmp"))).toBe(true);
+    expect(Buffer.from(treeState(cwd).find((entry) => entry.path === "keep.txt")!.content!, "base64").toString()).toBe("keep\n");
+  });
+
+  test("--no-checkpoints and checkpoints.enabled false take none", async () => {
+    seed(e2e.dirs.cwd);
+    e2e.fake.script({ toolCalls: [bash("echo x > keep.txt")] }, { text: "1" });
+    expect((await e2e.shiro(["-p", "one", "--yolo", "--no-checkpoints"])).code).toBe(0);
+    e2e.writeConfig({ checkpoints: { enabled: false } });
+    e2e.fake.script({ toolCalls: [bash("echo y > keep.txt")] }, { text: "2" });
+    expect((await e2e.shiro(["-p", "two", "--yolo"])).code).toBe(0);
+    expect(existsSync(join(e2e.dirs.home, ".shiro-neko", "checkpoints"))).toBe(false);
+  });
+
+  test("the workspace's and the user's git configuration never run: filters, attributes and line endings change no byte", async () => {
+    const cwd = e2e.dirs.cwd;
+    seed(cwd);
+    const marker = join(e2e.dirs.home, "filter-ran");
+    git(cwd, "init", "-q");
+    git(cwd, "config", "filter.evil.clean", `touch ${marker}; cat`);
+    git(cwd, "config", "core.hooksPath", ".hooks");
+    writeFileSync(join(e2e.dirs.home, ".gitconfig"), `[filter "evil"]\n\tclean = touch ${marker}; cat\n\trequired = true\n[core]\n\tautocrlf = true\n`);
+    writeFileSync(join(cwd, ".gitattributes"), "* filter=evil text eol=crlf ident\n");
+    writeFileSync(join(cwd, "crlf.txt"), "a\r\nb\nc $Id$\n");
+    const before = treeState(cwd);
+    e2e.fake.script({ toolCalls: [bash("echo changed > crlf.txt && echo n > keep.txt")] }, { text: "ok" });
+    expect((await e2e.shiro(["-p", "edit", "--yolo"])).code).toBe(0);
+    const [checkpoint] = await rewindJson();
+    expect((await e2e.shiro(["rewind", checkpoint!.id, "--yes"])).code).toBe(0);
+    expect(treeState(cwd)).toEqual(before);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  test("the done event's checkpoint is in the run snapshot and `shiro runs show` names it", async () => {
+    seed(e2e.dirs.cwd);
+    e2e.fake.script({ toolCalls: [bash("echo x > keep.txt")] }, { text: "1" });
+    const run = await e2e.shiro(["-p", "one", "--yolo", "--json"]);
+    const done = parseEventLines(run.stdout).find((event) => event.type === "done")!;
+    const shown = await e2e.shiro(["runs", "show", String(done.runId)]);
+    expect(shown.stdout).toContain(`checkpoint ${done.checkpoint}`);
+    const json = JSON.parse((await e2e.shiro(["runs", "show", String(done.runId), "--json"])).stdout);
+    expect(json.checkpoint).toBe(done.checkpoint);
+  });
+});
+
+describe("--conversation", () => {
+  test("takes the session back to before the prompt; recall_discarded still finds what was taken back", async () => {
+    seed(e2e.dirs.cwd);
+    e2e.fake.script({ toolCalls: [bash("echo one > a.txt")] }, { text: "first answer" });
+    expect((await e2e.shiro(["-p", "first prompt", "--yolo"])).code).toBe(0);
+    e2e.fake.script({ toolCalls: [bash("echo two > b.txt")] }, { text: "second answer" });
+    expect((await e2e.shiro(["-p", "second prompt about zebras", "--yolo", "-c"])).code).toBe(0);
+    const [second] = await rewindJson();
+    const rewound = await e2e.shiro(["rewind", second!.id, "--yes", "--conversation"]);
+    expect(rewound.code).toBe(0);
+    expect(rewound.stdout).toContain("4 messages taken back");
+    expect(existsSync(join(e2e.dirs.cwd, "b.txt"))).toBe(false);
+    expect(existsSync(join(e2e.dirs.cwd, "a.txt"))).toBe(true);
+    e2e.fake.reset();
+    e2e.fake.script({ toolCalls: [{ name: "recall_discarded", input: { query: "zebras" } }] }, { text: "found" });
+    expect((await e2e.shiro(["-p", "third", "--yolo", "-c"])).code).toBe(0);
+    const { userTextsOf, toolResultsOf } = await import("./_harness.ts");
+    expect(userTextsOf(e2e.fake.requests[0]!)).toEqual(["first prompt", "third"]);
+    expect(toolResultsOf(e2e.fake.requests[1]!).at(-1)!.output).toContain("second prompt about zebras");
+  });
+});
