@@ -61,7 +61,7 @@ export async function planRedoNext(root: string, maxFileBytes?: number): Promise
  * Returns how many messages left the transcript. Throws when the transcript no longer has that
  * prompt where the checkpoint saw it (it was compacted since).
  */
-export function cutConversation(session: SessionRecord, record: Pick<CheckpointRecord, "messageIndex" | "prompt" | "runId">): number {
+export function cutConversation(session: SessionRecord, record: Pick<CheckpointRecord, "messageIndex" | "prompt"> & { runId?: string }): number {
   const at = record.messageIndex;
   const message = session.messages[at];
   if (!message || message.role !== "user")
@@ -71,7 +71,7 @@ export function cutConversation(session: SessionRecord, record: Pick<CheckpointR
   const entry = { at: new Date().toISOString(), messages: removed, summary: `Taken back by a rewind to before the prompt "${record.prompt.slice(0, 80)}".` };
   session.messages = session.messages.slice(0, at);
   session.compaction = { ...state, spans: state.spans.filter((span) => span.to <= at), archive: [...(state.archive ?? []), entry] };
-  const firstGone = session.exchanges.findIndex((exchange) => exchange.runId === record.runId);
+  const firstGone = record.runId === undefined ? -1 : session.exchanges.findIndex((exchange) => exchange.runId === record.runId);
   if (firstGone >= 0) session.exchanges = session.exchanges.slice(0, firstGone);
   return removed.length;
 }

@@ -81,7 +81,13 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     if (text.startsWith("/")) {
       let outcome: SlashOutcome;
       try {
-        outcome = await runSlashCommand(text, { agent, write, style, cwd });
+        outcome = await runSlashCommand(text, {
+          agent,
+          write,
+          style,
+          cwd,
+          ask: (question) => new Promise<string>((resolve) => rl.question(question, resolve)),
+        });
       } catch (error) {
         write(style.red(`${messageOf(error)}\n`));
         return;

@@ -8,6 +8,8 @@ export interface SlashContext {
   style: Style;
   /** Where custom commands are looked up (`.shiro/commands`, `.claude/commands`); default process.cwd(). */
   cwd?: string;
+  /** Puts a question in the terminal and resolves with the line typed (absent: every question is answered no). */
+  ask?: (question: string) => Promise<string>;
 }
 
 /** What the REPL must do after a command. */

@@ -1,0 +1,84 @@
+/**
+ * /undo, /redo and /rewind in the REPL (the pty driver) on a session of three turns: each shows
+ * what it will do and asks; the files on disk and the next request's transcript show what it did;
+ * a hand edit since the turn is refused, named, and nothing changes.
+ */
+import { expect, test } from "bun:test";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fakeEnv, userTextsOf, useE2E } from "./_harness.ts";
+import { startPty } from "./_pty.ts";
+import { treeState } from "./_tree-state.ts";
+
+const e2e = useE2E();
+const bash = (command: string) => ({ toolCalls: [{ name: "bash", input: { command } }] });
+
+test("three turns, then /undo, /redo, /rewind 2 (both), and the hand-edit refusal", async () => {
+  const cwd = e2e.dirs.cwd;
+  writeFileSync(join(cwd, "keep.txt"), "keep\n");
+  const start = treeState(cwd);
+  e2e.fake.script(
+    bash("echo one > a.txt"),
+    { text: "turn one done" },
+    bash("echo two > b.txt && echo changed > keep.txt"),
+    { text: "turn two done" },
+    { toolCalls: [{ name: "write_file", input: { path: "c.txt", content: "three\n" } }] },
+    { text: "turn three done" },
+    { text: "after the rewind" },
+  );
+  const repl = startPty(["--yolo"], { cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, "chat") });
+  try {
+    let at = await repl.until("› ");
+    repl.type("first turn\r");
+    at = await repl.until("turn one done", at);
+    repl.type("second turn\r");
+    at = await repl.until("turn two done", at);
+    repl.type("third turn\r");
+    at = await repl.until("turn three done", at);
+    const afterThree = treeState(cwd);
+
+    repl.type("/undo\r");
+    at = await repl.until("  remove c.txt\n", at);
+    at = await repl.until("Go ahead? y yes | n no ", at);
+    repl.type("y\r");
+    at = await repl.until("taken back: 1 path", at);
+    expect(existsSync(join(cwd, "c.txt"))).toBe(false);
+
+    repl.type("/redo\r");
+    at = await repl.until("  restore c.txt\n", at);
+    at = await repl.until("Go ahead?", at);
+    repl.type("y\r");
+    at = await repl.until("put back: 1 path", at);
+    expect(treeState(cwd)).toEqual(afterThree);
+
+    repl.type("/rewind\r");
+    at = await repl.until("  1  first turn", at);
+    at = await repl.until("  2  second turn  (2 files changed)", at);
+    at = await repl.until("  3  third turn  (1 file changed)", at);
+    repl.type("/rewind 2\r");
+    at = await repl.until("f files | c conversation | b both | n nothing ", at);
+    repl.type("b\r");
+    at = await repl.until("conversation taken back to before turn 2", at);
+    expect(treeState(cwd).map((entry) => entry.path)).toEqual(["a.txt", "keep.txt"]);
+    expect(readFileSync(join(cwd, "keep.txt"), "utf8")).toBe("keep\n");
+
+    repl.type("next turn\r");
+    at = await repl.until("after the rewind", at);
+    expect(userTextsOf(e2e.fake.requests.at(-1)!)).toEqual(["first turn", "next turn"]);
+
+    writeFileSync(join(cwd, "a.txt"), "by hand\n");
+    repl.type("/undo\r");
+    at = await repl.until("changed since shiro's checkpoint", at);
+    at = await repl.until("  a.txt\n", at);
+    at = await repl.until("`/undo force` overwrites them", at);
+    expect(readFileSync(join(cwd, "a.txt"), "utf8")).toBe("by hand\n");
+    repl.type("/undo force\r");
+    at = await repl.until("Go ahead?", at);
+    repl.type("y\r");
+    await repl.until("taken back: 1 path", at);
+    expect(treeState(cwd)).toEqual(start);
+  } finally {
+    repl.kill();
+    await repl.exited;
+  }
+}, 90_000);
