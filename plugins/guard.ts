@@ -27,6 +27,7 @@ import {
   type ReadCommand,
 } from "../lib/shell/read.ts";
 import { startsOption } from "../lib/shell/options.ts";
+import { isRewindable } from "./guard-rewind.ts";
 
 export interface GuardRule {
   why: string;
@@ -267,12 +268,16 @@ export function createGuardPlugin(): Plugin {
   return {
     name: "guard",
     description: "refuses destructive bash commands (rm -rf, git reset --hard, force pushes, piping into a shell, …)",
-    async beforeToolCall({ toolName, input }) {
+    async beforeToolCall({ toolName, input, cwd, checkpoint }) {
       if (toolName !== "bash" || input === null || typeof input !== "object") return undefined;
       const command = (input as { command?: unknown }).command;
       if (typeof command !== "string") return undefined;
       await loadShellParser();
-      return checkCommand(command);
+      const refusal = checkCommand(command);
+      // A checkpoint can take back what stays in covered workspace files (plugins/guard-rewind.ts).
+      if (refusal && checkpoint && isRewindable(command, GUARD_RULES, { root: cwd, maxFileBytes: checkpoint.maxFileBytes }))
+        return { reason: refusal.match(/ \((.+)\)\. Ask the user/)?.[1] ?? refusal, rewindable: true };
+      return refusal;
     },
   };
 }

@@ -244,7 +244,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
             workerBlocked: () => (variant.allow ? `The worker kind is not available in the ${variant.name} agent: it cannot change anything.` : undefined),
             onUsage: (used) => subagentUsage.add(used),
             memory: memoryScopes ? (kind, prompt) => memoryScopes.subagentSection(kind, prompt) : undefined,
-            beforeChange: () => checkpoints.beforeChange(),
+            checkpoints,
           }),
         ]),
     ...(skills.length > 0 ? [createSkillTool(skills)] : []),

@@ -65,6 +65,8 @@ export interface TurnOptions {
   afterTool?: (name: string, input: unknown, output: string) => AgentEvent[] | undefined;
   /** Awaited before a `write` or `exec` tool runs: the checkpoint's "before" snapshot (turn-checkpoint.ts). */
   beforeChange?: () => Promise<void>;
+  /** What a checkpoint covers this turn, told to the gate (a guard refusal it can take back asks instead); undefined: none. */
+  checkpoint?: () => { maxFileBytes: number } | undefined;
 }
 
 export interface TurnResult {
@@ -294,7 +296,15 @@ async function* _answerCalls(
         continue;
       }
     } else {
-      const verdict = await options.gate.check({ callId: call.id, tool, name: call.name, input: call.input, cwd: options.root });
+      const covered = options.checkpoint?.();
+      const verdict = await options.gate.check({
+        callId: call.id,
+        tool,
+        name: call.name,
+        input: call.input,
+        cwd: options.root,
+        ...(covered ? { checkpoint: covered } : {}),
+      });
       if (verdict.allowed === false && verdict.by === "block") {
         yield { type: "approval-required", id: call.id, approvalId: verdict.request.id, name: call.name, input: call.input, subject: verdict.request.subject };
         yield { type: "blocked", approvalId: verdict.request.id, id: call.id, name: call.name, runId: "" };

@@ -186,6 +186,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
         onHistoryChange,
         afterTool: (name) => _stateAfterTool(name, session.notebook.todos, options.memory),
         beforeChange: options.checkpoints ? () => options.checkpoints!.beforeChange() : undefined,
+        checkpoint: options.checkpoints ? () => options.checkpoints!.coverage() : undefined,
       });
       for (;;) {
         // Events raised outside the turn since the last one join the stream here.

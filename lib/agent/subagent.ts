@@ -19,6 +19,7 @@ import description from "./task.md" with { type: "text" };
 import { runTurn, type LoopGate } from "./loop.ts";
 import type { ModelClient } from "../providers/client.ts";
 import { buildSystemPrompt } from "./prompt.ts";
+import type { TurnCheckpoints } from "./turn-checkpoint.ts";
 
 export const SUBAGENT_MAX_STEPS = 20;
 
@@ -56,8 +57,8 @@ export interface TaskToolOptions {
   onUsage?: (usage: Usage) => void;
   /** The memory section for a subagent of `kind` given its prompt (the kind's agent-scoped notes); none with --no-memory. */
   memory?: (kind: string, prompt: string) => string;
-  /** The parent turn's checkpoint hook: a worker's write and exec calls snapshot the workspace first. */
-  beforeChange?: () => Promise<void>;
+  /** The parent turn's checkpoints: a worker's write and exec calls snapshot the workspace first, and the gate hears what they cover. */
+  checkpoints?: Pick<TurnCheckpoints, "beforeChange" | "coverage">;
 }
 
 export function createTaskTool(options: TaskToolOptions): ToolDefinition {
@@ -116,7 +117,8 @@ export function createTaskTool(options: TaskToolOptions): ToolDefinition {
           sandbox: ctx.sandbox,
           maxSteps: SUBAGENT_MAX_STEPS,
           signal: ctx.signal,
-          beforeChange: options.beforeChange,
+          beforeChange: options.checkpoints ? () => options.checkpoints!.beforeChange() : undefined,
+          checkpoint: options.checkpoints ? () => options.checkpoints!.coverage() : undefined,
         },
       );
       for (;;) {

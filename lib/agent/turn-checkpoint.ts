@@ -33,6 +33,8 @@ export interface TurnCheckpoints {
   readonly enabled: boolean;
   /** A new turn begins: the next change takes a fresh "before" snapshot. */
   start(): void;
+  /** What a checkpoint of this turn covers (files up to the cap), or undefined when none will be taken. */
+  coverage(): { maxFileBytes: number } | undefined;
   /** Called before every write or exec call runs; only the turn's first one snapshots. */
   beforeChange(): Promise<void>;
   /** The turn ended: records its checkpoint when anything changed. */
@@ -67,6 +69,7 @@ export function createTurnCheckpoints(options: { root: string; settings: Checkpo
       before = undefined;
       failure = undefined;
     },
+    coverage: () => (enabled && !failure && hasGit() ? { maxFileBytes: options.settings.maxFileBytes } : undefined),
     async beforeChange() {
       if (!enabled) return;
       if (!hasGit()) {

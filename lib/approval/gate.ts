@@ -3,7 +3,10 @@
  * worker subagents, tests). A call the gate does not allow never reaches its tool.
  *
  * Order per call:
- * 1. Plugin guards (`beforeToolCall`): the first block wins; --yolo cannot skip them.
+ * 1. Plugin guards (`beforeToolCall`): the first block wins; --yolo cannot skip them. A refusal
+ *    a checkpoint can take back (the call carries `checkpoint`, the guard found every target
+ *    inside the workspace and covered) becomes a question instead, which neither allow rules,
+ *    grants nor --yolo skip; deny rules still refuse.
  * 2. Permission rules: deny refuses with the rule's message; allow passes unless the repeat
  *    guard asks (third identical call of the turn, and later ones).
  * 3. A read of a path the secrets classifier flags (lib/secrets/classify.ts) asks, unless one of
@@ -52,6 +55,8 @@ export interface GateCall {
   input: unknown;
   cwd: string;
   subagent?: boolean;
+  /** Set when a checkpoint covers what the call changes in the workspace (lib/agent/turn-checkpoint.ts). */
+  checkpoint?: { maxFileBytes: number };
 }
 
 export interface GateOptions {
@@ -101,9 +106,10 @@ export function createGate(options: GateOptions): Gate {
     repeated: boolean,
     matched: PermissionMatch | undefined,
     secret?: { path: string; why: string },
+    rewindable?: string,
   ): Promise<GateResult> => {
     const run = async (): Promise<GateResult> => {
-      if (!repeated && !secret && grants.covers(call.name, subjects)) return { allowed: true };
+      if (!repeated && !secret && !rewindable && grants.covers(call.name, subjects)) return { allowed: true };
       const request: ApprovalRequest = {
         id: uuidv7(),
         callId: call.callId,
@@ -117,6 +123,7 @@ export function createGate(options: GateOptions): Gate {
         cwd: call.cwd,
         ...(call.subagent ? { subagent: true } : {}),
         ...(secret ? { secret } : {}),
+        ...(rewindable ? { rewindable } : {}),
         ...(options.runId ? { runId: options.runId } : {}),
         ...(options.sessionId ? { sessionId: options.sessionId } : {}),
       };
@@ -128,7 +135,7 @@ export function createGate(options: GateOptions): Gate {
         return { allowed: false, by: "user", reason: `Refused: the approval question failed (${why}).`, asked: request };
       }
       if (answer === "block") return { allowed: false, by: "block", request };
-      if (answer === "always" && !secret) grants.add(call.name, request.suggestedPattern);
+      if (answer === "always" && !secret && !rewindable) grants.add(call.name, request.suggestedPattern);
       if (answer === "once" || answer === "always") return { allowed: true, asked: request, ...(secret ? { secretsAllowed: true as const } : {}) };
       if (options.headless)
         return { allowed: false, by: "headless", reason: secret ? describeSecretRefusal(secret, call.name) : HEADLESS_DENIED_REASON, asked: request };
@@ -150,12 +157,20 @@ export function createGate(options: GateOptions): Gate {
       // The guards judge declared paths; a write whose paths cannot be read is never let through blind.
       if (!known && call.tool?.effect === "write")
         return { allowed: false, by: "rule", reason: `Refused: the paths of this ${call.name} call could not be read. Check its arguments.` };
-      const blocked = await options.plugins.checkToolCall({ toolName: call.name, input: call.input, cwd: call.cwd, effect: call.tool?.effect, paths });
-      if (blocked !== undefined) return { allowed: false, by: "plugin", reason: blocked };
+      const blocked = await options.plugins.checkToolCall({
+        toolName: call.name,
+        input: call.input,
+        cwd: call.cwd,
+        effect: call.tool?.effect,
+        paths,
+        ...(call.checkpoint ? { checkpoint: call.checkpoint } : {}),
+      });
+      if (typeof blocked === "string") return { allowed: false, by: "plugin", reason: blocked };
 
       const autoApprove = new Set([...(options.autoApprove ?? []), ...options.plugins.autoApprove()]);
       const verdict = evaluatePermission(options.rules, call.name, subjects, { autoApprove });
       if (verdict.decision === "deny") return { allowed: false, by: "rule", reason: describeRefusal(call.name, verdict.matched) };
+      if (blocked) return ask(call, subjects, false, verdict.matched, undefined, blocked.rewindable);
 
       const secrets = call.tool?.effect === "read" && call.tool.secretPaths !== "skip" ? _secretReads(options.rules, call, paths) : undefined;
       if (secrets?.asking) return ask(call, subjects, false, verdict.matched, secrets.asking);

@@ -22,7 +22,21 @@ export interface ToolCallInfo {
   effect?: ToolEffect;
   /** The paths the tool declares for this call, normalised as permission rules see them (lib/approval/rules.ts). */
   paths?: readonly string[];
+  /** Set when a checkpoint covers what this call changes inside the workspace (files up to `maxFileBytes`). */
+  checkpoint?: { maxFileBytes: number };
 }
+
+/**
+ * A refusal a checkpoint can take back: every path the call changes is inside the workspace and
+ * covered (plugins/guard-rewind.ts). With `call.checkpoint` set the gate asks instead of refusing.
+ */
+export interface RewindableFinding {
+  reason: string;
+  rewindable: true;
+}
+
+/** What `checkToolCall` found: nothing, a refusal, or (`the <name> plugin would refuse this (<reason>)`) one a checkpoint turns into a question. */
+export type ToolCallVerdict = undefined | string | { rewindable: string };
 
 export interface Plugin {
   name: string;
@@ -32,7 +46,7 @@ export interface Plugin {
   /** Names of this plugin's own tools that run without asking (unless a rule names them). */
   autoApprove?: string[];
   /** Returns a reason to refuse the call, or undefined to let it through. */
-  beforeToolCall?(call: ToolCallInfo): string | undefined | Promise<string | undefined>;
+  beforeToolCall?(call: ToolCallInfo): string | RewindableFinding | undefined | Promise<string | RewindableFinding | undefined>;
   /** Runs after every turn (formatter, bell). */
   afterTurn?(): void | Promise<void>;
   /** Text added to the system prompt. */
@@ -84,7 +98,8 @@ export interface PluginHost {
   failures(): PluginFailure[];
   loadInstalled(manifests: readonly InstalledPluginManifest[]): void;
   /** The block reason, or undefined when every guard lets the call through. */
-  checkToolCall(call: ToolCallInfo): Promise<string | undefined>;
+  /** A hard refusal of any plugin wins over a rewindable one; a rewindable one counts only under `call.checkpoint`. */
+  checkToolCall(call: ToolCallInfo): Promise<ToolCallVerdict>;
   runAfterTurn(): Promise<PluginFailure[]>;
   /** Plugin tools; when two plugins offer the same name, the earlier one wins. */
   tools(): ToolDefinition[];

@@ -116,17 +116,23 @@ function _createHost(disabled: boolean) {
       }
     },
     async checkToolCall(call) {
+      let rewindable: string | undefined;
       for (const { plugin } of loaded) {
         if (!plugin.beforeToolCall) continue;
-        let verdict: string | undefined;
+        let verdict: Awaited<ReturnType<NonNullable<Plugin["beforeToolCall"]>>>;
         try {
           verdict = await plugin.beforeToolCall(call);
         } catch (error) {
           return `Blocked by the ${plugin.name} plugin: its check failed (${_message(error)})`;
         }
         if (typeof verdict === "string") return `Blocked by the ${plugin.name} plugin: ${verdict || "no reason given"}`;
+        if (verdict && typeof verdict === "object") {
+          const reason = String(verdict.reason) || "no reason given";
+          if (verdict.rewindable !== true || !call.checkpoint) return `Blocked by the ${plugin.name} plugin: ${reason}`;
+          rewindable ??= `the ${plugin.name} plugin would refuse this (${reason})`;
+        }
       }
-      return undefined;
+      return rewindable === undefined ? undefined : { rewindable };
     },
     async runAfterTurn() {
       const errors: PluginFailure[] = [];

@@ -125,6 +125,7 @@ export function renderApprovalQuestion(request: ApprovalRequest, root: string, s
         ? `${request.tool} is repeating the same call (allowed by the rules, but this is the third identical call this turn)`
         : `${request.tool} wants to run`;
   let text = `\n${style.yellow(head)}\n`;
+  if (request.rewindable) text += style.yellow(`${request.rewindable}; a checkpoint covers it: /undo or shiro rewind takes it back\n`);
   if (request.subagent) text += style.dim("delegated work, gated by your rules exactly as a direct call is\n");
   if (request.matched && request.matched.pattern !== "*") text += style.dim(`matched ${request.matched.tool}: "${request.matched.pattern}"\n`);
   text += `${renderApprovalDetail({ tool: request.tool, input: request.input, root }, style).join("\n")}\n`;

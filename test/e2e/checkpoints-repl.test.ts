@@ -4,7 +4,7 @@
  * a hand edit since the turn is refused, named, and nothing changes.
  */
 import { expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeEnv, userTextsOf, useE2E } from "./_harness.ts";
 import { startPty } from "./_pty.ts";
@@ -82,3 +82,33 @@ test("three turns, then /undo, /redo, /rewind 2 (both), and the hand-edit refusa
     await repl.exited;
   }
 }, 90_000);
+
+test("the guard trusts the checkpoint: rm -rf of a covered folder asks (saying it can be rewound) instead of refusing, and /undo brings it back", async () => {
+  const cwd = e2e.dirs.cwd;
+  mkdirSync(join(cwd, "build", "deep"), { recursive: true });
+  writeFileSync(join(cwd, "build", "deep", "out.txt"), "built\n");
+  writeFileSync(join(cwd, "keep.txt"), "keep\n");
+  const start = treeState(cwd);
+  e2e.fake.script(bash("rm -rf build"), { text: "cleaned" }, bash("git push --force"), { text: "pushed?" });
+  const repl = startPty([], { cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, "chat") });
+  try {
+    let at = await repl.until("› ");
+    repl.type("clean the build\r");
+    at = await repl.until("the guard plugin would refuse this (recursive or forced delete); a checkpoint covers it: /undo or shiro rewind takes it back", at);
+    at = await repl.until("| n deny ", at);
+    repl.type("y\r");
+    at = await repl.until("cleaned", at);
+    expect(existsSync(join(cwd, "build"))).toBe(false);
+    repl.type("/undo\r");
+    at = await repl.until("Go ahead?", at);
+    repl.type("y\r");
+    at = await repl.until("taken back", at);
+    expect(treeState(cwd)).toEqual(start);
+    repl.type("push it\r");
+    at = await repl.until("pushed?", at);
+    expect(repl.screen().slice(at - 400)).toContain("Blocked by the guard plugin");
+  } finally {
+    repl.kill();
+    await repl.exited;
+  }
+}, 60_000);

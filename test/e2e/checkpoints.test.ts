@@ -302,3 +302,21 @@ describe("--conversation", () => {
     expect(toolResultsOf(e2e.fake.requests[1]!).at(-1)!.output).toContain("second prompt about zebras");
   });
 });
+
+describe("the guard and the checkpoint", () => {
+  test("headless: a covered rm -rf is a question nobody can answer (denied, files kept); with --no-checkpoints the guard refuses it as before", async () => {
+    const cwd = e2e.dirs.cwd;
+    seed(cwd);
+    const before = treeState(cwd);
+    e2e.fake.script({ toolCalls: [bash("rm -rf old")] }, { text: "1" });
+    const asked = await e2e.shiro(["-p", "clean", "--yolo", "--json"]);
+    const denied = parseEventLines(asked.stdout).find((event) => event.type === "tool-denied")!;
+    expect(denied.by).toBe("headless");
+    expect(treeState(cwd)).toEqual(before);
+    e2e.fake.script({ toolCalls: [bash("rm -rf old")] }, { text: "2" });
+    const refused = await e2e.shiro(["-p", "clean", "--yolo", "--json", "--no-checkpoints"]);
+    const blocked = parseEventLines(refused.stdout).find((event) => event.type === "tool-denied")!;
+    expect(blocked.by).toBe("plugin");
+    expect(String(blocked.reason)).toContain("recursive or forced delete");
+  });
+});
