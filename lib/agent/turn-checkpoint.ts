@@ -14,6 +14,7 @@ import {
   DEFAULT_MAX_PER_PROJECT,
   openCheckpointRepo,
   recordCheckpoint,
+  releaseSnapshot,
   snapshotWorkspace,
   type CheckpointSettings,
   type TurnIdentity,
@@ -60,7 +61,7 @@ export function createTurnCheckpoints(options: { root: string; settings: Checkpo
   let gitMissingTold = false;
   let gitWanted = false;
   let repo: Promise<ShadowRepo> | undefined;
-  let before: Promise<CaptureResult> | undefined;
+  let before: Promise<CaptureResult & { hold?: string }> | undefined;
   let failure: string | undefined;
   const repoOnce = () => (repo ??= openCheckpointRepo(options.root));
   return {
@@ -76,7 +77,7 @@ export function createTurnCheckpoints(options: { root: string; settings: Checkpo
         gitWanted = true;
         return;
       }
-      before ??= repoOnce().then((opened) => snapshotWorkspace(opened, options.settings));
+      before ??= repoOnce().then((opened) => snapshotWorkspace(opened, options.settings, true));
       try {
         await before;
       } catch (error) {
@@ -95,8 +96,12 @@ export function createTurnCheckpoints(options: { root: string; settings: Checkpo
         const opened = await repoOnce();
         const start = await taken;
         const end = await snapshotWorkspace(opened, options.settings);
-        const record = await recordCheckpoint(opened, turn, start, end, options.settings);
-        return record ? { id: record.id, files: record.files.length } : {};
+        try {
+          const record = await recordCheckpoint(opened, turn, start, end, options.settings);
+          return record ? { id: record.id, files: record.files.length } : {};
+        } finally {
+          if (start.hold) await releaseSnapshot(opened, start.hold);
+        }
       } catch (error) {
         return { notice: `no checkpoint for this turn: ${failure ?? (error instanceof Error ? error.message : String(error))}` };
       }

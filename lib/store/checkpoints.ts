@@ -83,9 +83,30 @@ export function withCheckpointLock<T>(root: string, fn: () => Promise<T>): Promi
   return withLock(join(paths.checkpointsDir(root), "workspace"), fn, { timeoutMs: 60_000 });
 }
 
-/** Takes one snapshot under the lock. */
-export async function snapshotWorkspace(repo: ShadowRepo, settings: Pick<CheckpointSettings, "maxFileBytes">): Promise<CaptureResult> {
-  return withCheckpointLock(repo.root, () => captureWorkspace(repo, settings.maxFileBytes));
+/**
+ * Takes one snapshot under the lock. With `hold`, its objects are held by `refs/pending/<id>`
+ * until `releaseSnapshot` (a turn's "before" snapshot, so no prune can take them meanwhile).
+ */
+export async function snapshotWorkspace(
+  repo: ShadowRepo,
+  settings: Pick<CheckpointSettings, "maxFileBytes">,
+  hold = false,
+): Promise<CaptureResult & { hold?: string }> {
+  return withCheckpointLock(repo.root, async () => {
+    const taken = await captureWorkspace(repo, settings.maxFileBytes);
+    if (!hold) return taken;
+    const id = uuidv7();
+    const holder = (await runGit(repo, ["mktree"], `040000 tree ${taken.snapshot.tree}\tbefore\n100644 blob ${taken.snapshot.meta}\tbefore.json\n`))
+      .toString("utf8")
+      .trim();
+    await runGit(repo, ["update-ref", `refs/pending/${id}`, holder]);
+    return { ...taken, hold: id };
+  });
+}
+
+/** Lets go of a held snapshot (its checkpoint holds what it needs by now, or it changed nothing). */
+export async function releaseSnapshot(repo: ShadowRepo, hold: string): Promise<void> {
+  await runGit(repo, ["update-ref", "-d", `refs/pending/${hold}`]);
 }
 
 /** This workspace's checkpoints, oldest first (empty when there are none or the file is unreadable). */
@@ -154,8 +175,15 @@ export async function pruneCheckpoints(
   const dropped = all.filter((record) => !keptIds.has(record.id)).map((record) => record.id);
   if (dropped.length === 0) return [];
   _update(repo.root, (checkpoints) => checkpoints.filter((record) => !dropped.includes(record.id)));
-  await runGit(repo, ["update-ref", "--stdin"], dropped.map((id) => `delete refs/checkpoints/${id}\n`).join(""));
-  await runGit(repo, ["prune", "--expire=now"]);
+  // Under the lock no capture is half-written; a turn in flight holds its "before" by a pending ref.
+  await withCheckpointLock(repo.root, async () => {
+    const stale = splitNul(await runGit(repo, ["for-each-ref", "--format=%(refname)%00", "refs/pending/"]))
+      .map((ref) => ref.trim())
+      .filter((ref) => ref !== "" && _uuidTime(ref.slice("refs/pending/".length)) < cutoff);
+    const deletions = [...dropped.map((id) => `refs/checkpoints/${id}`), ...stale].map((ref) => `delete ${ref}\n`).join("");
+    await runGit(repo, ["update-ref", "--stdin"], deletions);
+    await runGit(repo, ["prune", "--expire=now"]);
+  });
   return dropped;
 }
 
@@ -202,6 +230,12 @@ async function _regularFiles(repo: ShadowRepo, tree: string): Promise<Map<string
     if (mode === "100644" || mode === "100755") out.set(entry.slice(entry.indexOf("\t") + 1), mode === "100755");
   }
   return out;
+}
+
+/** The creation time in a UUIDv7 (ms), or 0 when it is not one. */
+function _uuidTime(id: string): number {
+  const hex = id.replace(/-/g, "").slice(0, 12);
+  return /^[0-9a-f]{12}$/.test(hex) ? Number.parseInt(hex, 16) : 0;
 }
 
 function _sameBlob(raw: string): boolean {
