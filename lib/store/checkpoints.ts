@@ -209,11 +209,20 @@ export async function diffSnapshots(repo: ShadowRepo, before: CaptureResult, aft
     }
   }
   const modeOf = (result: CaptureResult, path: string, exec: boolean) => result.meta.modes[path] ?? (exec ? result.meta.base.exec : result.meta.base.file);
-  const beforeExec = await _regularFiles(repo, before.snapshot.tree);
-  const afterExec = await _regularFiles(repo, after.snapshot.tree);
-  for (const [path, exec] of afterExec) {
-    if (files.has(path) || !beforeExec.has(path)) continue;
-    if (modeOf(before, path, beforeExec.get(path)!) !== modeOf(after, path, exec)) files.set(path, { path, change: "mode" });
+  const sameBase = before.meta.base.file === after.meta.base.file && before.meta.base.exec === after.meta.base.exec;
+  if (sameBase) {
+    // Unchanged paths differ in permission bits only where one snapshot lists them as exceptions.
+    for (const path of new Set([...Object.keys(before.meta.modes), ...Object.keys(after.meta.modes)])) {
+      if (files.has(path)) continue;
+      const exec = ((before.meta.modes[path] ?? after.meta.modes[path] ?? 0) & 0o100) !== 0;
+      if (modeOf(before, path, exec) !== modeOf(after, path, exec)) files.set(path, { path, change: "mode" });
+    }
+  } else {
+    const beforeExec = await _regularFiles(repo, before.snapshot.tree);
+    for (const [path, exec] of await _regularFiles(repo, after.snapshot.tree)) {
+      if (files.has(path) || !beforeExec.has(path)) continue;
+      if (modeOf(before, path, beforeExec.get(path)!) !== modeOf(after, path, exec)) files.set(path, { path, change: "mode" });
+    }
   }
   const beforeDirs = new Set(before.meta.dirs);
   const afterDirs = new Set(after.meta.dirs);
