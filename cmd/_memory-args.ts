@@ -5,6 +5,7 @@
 import { findProjectRoot } from "../lib/config/project.ts";
 import { UsageError } from "../lib/platform/errors.ts";
 import { openMemoryShelf, type MemoryShelf } from "../lib/store/memory-scopes.ts";
+import { openRepoNotesTrust } from "../lib/store/repo-notes-trust.ts";
 import { MEMORY_SCOPES, type MemoryScope, type MemoryStoreOptions } from "../lib/store/memory.ts";
 import { resolveInWorkspace } from "../lib/tools/jail.ts";
 import { writeErr } from "../lib/ui/output.ts";
@@ -21,7 +22,9 @@ export const MEMORY_FLAGS = {
 
 export function openShelf(agent?: string): MemoryShelf {
   const root = findProjectRoot(process.cwd());
-  return openMemoryShelf(root, { ...MEMORY_NOTICES, agent: agent || "default", guard: (path) => void resolveInWorkspace(root, path) });
+  // The user sees every scope, trusted or not; a note the user writes keeps a trusted repo file trusted.
+  const repoTrust = { ...openRepoNotesTrust(root), trusted: () => true };
+  return openMemoryShelf(root, { ...MEMORY_NOTICES, agent: agent || "default", guard: (path) => void resolveInWorkspace(root, path), repoTrust });
 }
 
 export function scopeFromArgs(args: { scope?: string; global?: boolean }): MemoryScope | undefined {

@@ -36,6 +36,7 @@ export async function startSession(flags: ParsedFlags): Promise<number> {
 async function _detach(prompt: string): Promise<number> {
   const { uuidv7 } = await import("../lib/platform/ids.ts");
   const { selfCommand } = await import("../lib/platform/runtime.ts");
+  const { sealedEnv } = await import("../lib/secrets/key-vault.ts");
   const runId = uuidv7();
   const args = process.argv.slice(2).filter((arg) => arg !== "--detach");
   const withPrompt = _replacePrompt(args, prompt);
@@ -44,7 +45,7 @@ async function _detach(prompt: string): Promise<number> {
     detached: true,
     stdio: "ignore",
     cwd: process.cwd(),
-    env: { ...process.env, SHIRO_RUN_ID: runId, SHIRO_DETACHED: "1" },
+    env: { ...sealedEnv(), SHIRO_RUN_ID: runId, SHIRO_DETACHED: "1" },
   });
   child.unref();
   writeOut(`${runId}\n`);

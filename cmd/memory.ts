@@ -6,7 +6,7 @@
 import { defineCommand } from "citty";
 import { UsageError } from "../lib/platform/errors.ts";
 import { openEpisodes } from "../lib/store/episodes.ts";
-import { lookupMemory, projectStores } from "../lib/store/memory-lookup.ts";
+import { lookupMemory, memoryAbbreviator, projectStores } from "../lib/store/memory-lookup.ts";
 import { buildProvenance, refreshProvenance, staleNote } from "../lib/store/memory-provenance.ts";
 import { MEMORY_KINDS, sortNewestFirst, type MemoryKind } from "../lib/store/memory.ts";
 import { formatForgetResult, formatRememberResult } from "../lib/tools/memory-tools.ts";
@@ -37,19 +37,20 @@ export default defineCommand({
         const scope = scopeFromArgs(args);
         if (args.all && scope) throw new UsageError("use --all or --scope/--global, not both");
         const shelf = openShelf(args.agent);
-        if (args.episodes) {
-          const episodes = openEpisodes(shelf.projectRoot, MEMORY_NOTICES).read().episodes;
-          if (args.json) return _json(episodes);
-          return _print(episodes.length === 0 ? "no episodes recorded for this project yet" : formatEpisodeLines(episodes).join("\n"));
-        }
         const all = projectStores(shelf, MEMORY_NOTICES);
+        const episodes = openEpisodes(shelf.projectRoot, MEMORY_NOTICES).read().episodes;
+        // Ids as short as `shiro memory show` (every scope's notes, the episodes, their sessions) tells apart.
+        const abbreviate = memoryAbbreviator(all, episodes);
+        if (args.episodes) {
+          if (args.json) return _json(episodes);
+          return _print(episodes.length === 0 ? "no episodes recorded for this project yet" : formatEpisodeLines(episodes, abbreviate).join("\n"));
+        }
         const stores = args.all ? all : [shelf.store(scope ?? "project")];
         let entries = sortNewestFirst(stores.flatMap((store) => store.list().map((entry) => ({ ...entry, scope: store.scope }))));
         if (args.stale) entries = entries.filter((entry) => staleNote(entry, shelf.projectRoot));
         if (args.json) return _json(args.all || scope ? entries : entries.map(({ scope: _, ...entry }) => entry));
         if (entries.length === 0) return _print(args.stale ? "no note is stale" : (_EMPTY[args.all ? "all" : (scope ?? "project")] ?? `no ${scope} notes yet`));
-        const ids = all.flatMap((store) => store.list().map((entry) => entry.id));
-        _print(formatNoteLines(entries, shelf.projectRoot, ids).join("\n"));
+        _print(formatNoteLines(entries, shelf.projectRoot, abbreviate).join("\n"));
       },
     }),
     show: defineCommand({

@@ -18,7 +18,7 @@ export default defineCommand({
     const { createCommandSandbox } = await import("../lib/sandbox/session.ts");
     const { checkSandbox } = await import("../lib/sandbox/check.ts");
     const root = process.cwd();
-    const status = detectSandbox({ config: loadConfigFile().sandbox, noSandbox: false });
+    const status = detectSandbox({ config: loadConfigFile().sandbox, noSandbox: false, fresh: true });
     const check = checkSandbox(createCommandSandbox(status), root);
     if (args.json) writeOut(`${JSON.stringify({ ...status, root, check })}\n`);
     else {

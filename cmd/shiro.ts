@@ -30,6 +30,7 @@ async function runRoot(flags: ParsedFlags): Promise<number> {
     return EXIT.ok;
   }
   if (flags._.length > 0) throw new UsageError(`unknown command "${flags._[0]}"`);
+  await _sealKeys();
   const { startSession } = await import("./_start.ts");
   return startSession(flags);
 }
@@ -54,6 +55,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     const first = argv[0];
     if (first !== undefined && !first.startsWith("-") && first in SUBCOMMANDS) {
+      await _sealKeys();
       const { runStrict } = await import("./_run-citty.ts");
       await runStrict(await SUBCOMMANDS[first]!(), argv.slice(1), `shiro ${first}`);
       return typeof process.exitCode === "number" ? process.exitCode : EXIT.ok;
@@ -62,6 +64,12 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     return reportError(error);
   }
+}
+
+/** Moves every key variable out of the environment before anything can spawn (lib/secrets/key-vault.ts). */
+async function _sealKeys(): Promise<void> {
+  const [{ sealKeys }, { keyVariables }] = await Promise.all([import("../lib/secrets/key-vault.ts"), import("../lib/secrets/child-env.ts")]);
+  sealKeys(keyVariables());
 }
 
 // No top-level await: `bun build --bytecode` (fast start-up) needs a module without it.

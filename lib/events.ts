@@ -14,7 +14,7 @@ import type { Todo } from "./store/notebook.ts";
 
 export type StopKind = "completed" | "error" | "aborted" | "blocked" | "max-steps";
 
-export type DenialSource = "user" | "rule" | "plugin" | "headless";
+export type DenialSource = "user" | "rule" | "plugin" | "headless" | "hook";
 
 export type AgentEvent =
   /** First event of every run. */
@@ -53,6 +53,27 @@ export type AgentEvent =
       budget: number;
       leftOut: number;
       injected: { kind: "note" | "episode"; id: string; scope: string; tokens: number; stale?: boolean }[];
+    }
+  /**
+   * One hook command ran (docs/hooks.md): its event (`PreToolUse`, …), the command as configured
+   * and the file it came from, its exit code (null when killed), how long it ran, and what it
+   * decided: `block` (exit 2 or `decision: "block"`), `allow` / `deny` / `ask` (a PreToolUse
+   * `permissionDecision`), `stop` (`continue: false`); absent when it decided nothing.
+   * `timedOut` when it was killed at its timeout; `tool` names the call a tool event was for;
+   * `output` is plain stdout that was only logged (its first 2000 characters; absent with
+   * `suppressOutput`, or when stdout was JSON or became context).
+   */
+  | {
+      type: "hook";
+      event: string;
+      command: string;
+      source: string;
+      exit: number | null;
+      durationMs: number;
+      decision?: "block" | "allow" | "deny" | "ask" | "stop";
+      timedOut?: true;
+      tool?: string;
+      output?: string;
     }
   | { type: "mcp"; server: string; status: "connected" | "failed" | "closed"; tools?: number; error?: string }
   | { type: "notice"; text: string }

@@ -8,7 +8,7 @@
  */
 import type { ResolvedConfig } from "../config/config.ts";
 import type { AgentName, ThinkingLevel } from "../vocabulary.ts";
-import { createBlockingDecision, createGate, denyAll, type Gate } from "../approval/gate.ts";
+import { createGate, type Gate } from "../approval/gate.ts";
 import { type DecisionSource } from "../approval/request.ts";
 import { defaultPermission, parsePermissionRules, evaluatePermission, mayAllow, type PermissionRules } from "../approval/rules.ts";
 import type { PluginHost } from "../extensions/plugin-api.ts";
@@ -36,7 +36,7 @@ import { runOptionsFromFlags, type AgentFlags } from "../config/flags.ts";
 import { createContextManager, type ContextManager } from "./context/manager.ts";
 import { createToolDeferral, LOAD_TOOLS } from "./context/tool-deferral.ts";
 import { createContextWindow } from "./context/window.ts";
-import { queryModelWindow } from "../providers/window-query.ts";
+import { learnModelWindow } from "./context/window-learned.ts";
 import { describePromptTooLarge, recoverFromOverflow } from "./context/overflow.ts";
 import type { AgentEvent } from "../events.ts";
 import { openSessionMemory, type SessionMemory } from "./memory-session.ts";
@@ -46,10 +46,10 @@ import { buildSystemPrompt, renderTodosForPrompt } from "./prompt.ts";
 import { createRunDriver, createRunIds, type RunStartOptions } from "./run-driver.ts";
 import { createUsageTally } from "./usage-tally.ts";
 import { connectMcp, openPlugins, openSkills } from "./session-extensions.ts";
+import { openSessionSettings, type SessionEndReason, type SessionHooks, type SessionStartSource } from "./session-settings.ts";
 import { pickSession, resolveAgentConfig } from "./session-start.ts";
 import { createTaskTool } from "./subagent.ts";
 import { runUserCommand } from "./user-command.ts";
-import { checkpointSettings, createTurnCheckpoints } from "./turn-checkpoint.ts";
 import { DEFAULT_MAX_STEPS, VARIANTS, type AgentVariant } from "./variants.ts";
 
 export interface CreateAgentOptions {
@@ -65,6 +65,8 @@ export interface CreateAgentOptions {
   askUser?: AskUser;
   /** Continue exactly this session (used by `shiro runs resume`). */
   sessionId?: string;
+  /** Why this session opens, for SessionStart hooks: `clear` after /clear; default startup (or resume). */
+  sessionSource?: SessionStartSource;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -92,6 +94,8 @@ export interface Agent {
   /** Where shell commands run: the sandbox mode in force and why (`shiro sandbox` prints the same). */
   readonly sandbox: SandboxStatus;
   readonly instructions: InstructionFile[];
+  /** User hooks of this session (absent with --no-hooks or none configured; docs/hooks.md). */
+  readonly hooks?: SessionHooks;
   /** Skills loaded for this session (none with --no-skills). */
   readonly skills: readonly Skill[];
   /** Messages restored from an earlier session (0 for a new one). */
@@ -111,8 +115,8 @@ export interface Agent {
   save(): void;
   /** MCP servers of this session and their state (empty with --no-mcp or none configured). */
   mcpStatus(): McpServerStatus[];
-  /** Flushes the session and releases its lease; returns the session id when anything was saved. */
-  close(): string | undefined;
+  /** Flushes the session and releases its lease (SessionEnd hooks get `reason`, default other); returns the session id when anything was saved. */
+  close(reason?: SessionEndReason): string | undefined;
   /** Settles once everything `close` started (MCP servers stopping) is done. */
   readonly closed: Promise<void>;
 }
@@ -143,21 +147,21 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
 
   const sandboxStatus = detectSandbox({ config: config.file.sandbox, noSandbox: flags.noSandbox, env: options.env });
   if (sandboxStatus.notice) notices.push({ code: "sandbox", text: sandboxStatus.notice });
-  const sandbox = createCommandSandbox(sandboxStatus, { decide: options.decide, sessionId: session.id });
+  const sandbox = createCommandSandbox(sandboxStatus, {
+    decide: options.decide,
+    sessionId: session.id,
+    hidePaths: typeof config.file.sandbox === "object" ? config.file.sandbox.hidePaths : undefined,
+  });
 
   const plugins = await openPlugins(cwd, config, sandbox, flags.noPlugins === true, notices);
   const skills = openSkills(cwd, flags.noSkills === true, notices);
   const mcp = await connectMcp({ cwd, config, sandboxStatus, sandbox, disabled: flags.noMcp === true, headless }, notices);
   const instructions = flags.noInstructions ? [] : loadInstructions(cwd);
+  const settings = await openSessionSettings({ ...options, config, sessionId: session.id, sandbox, outside: mcp.events, resumed: picked.resumed }, notices);
+  const hooks = settings.hooks;
 
   const window = createContextWindow({ model: () => model, configured: config.file.contextWindow, threshold: config.file.compaction?.threshold });
-  // Asked once per unknown model, in the background: the first request never waits for it.
-  if (window.unknown()) {
-    const asked = model;
-    void queryModelWindow(connectionFromConfig(config), asked, { ollama: config.preset.id === "ollama" }).then((reported) => {
-      if (reported !== undefined) window.report(asked, reported);
-    });
-  }
+  if (window.unknown()) learnModelWindow(window, connectionFromConfig(config), model, config.preset.id === "ollama");
   const context: ContextManager = createContextManager({
     session,
     client,
@@ -166,6 +170,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     markChanged: () => writer.markChanged(),
     threshold: () => window.threshold(),
     auto: config.file.compaction?.auto ?? true,
+    onCompact: settings.onCompact,
   });
   const complete = (system: string, prompt: string, signal: AbortSignal) => context.complete(system, prompt, signal);
 
@@ -181,6 +186,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
         sessionId: session.id,
         runId: () => runIds.active,
         messages: () => session.messages,
+        toolFor: (name) => toolbox.registered.find((tool) => tool.name === name) ?? mcp.hub?.tools().find((tool) => tool.name === name),
         episodes,
         embeddings,
         budget: memoryConfig?.budget,
@@ -188,22 +194,14 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
         onNotice,
       });
   const memory = memoryScopes?.shelf.project;
-  const decide: DecisionSource =
-    options.decide ??
-    (headless && flags.approvals === "block"
-      ? createBlockingDecision({
-          get runId() {
-            return runIds.active;
-          },
-          sessionId: session.id,
-        })
-      : denyAll);
+  const blocking = headless && flags.approvals === "block" ? { runId: () => runIds.active, sessionId: session.id } : undefined;
+  const decide: DecisionSource = settings.decider(options.decide, blocking);
   // One gate for the whole session: "always" grants last until the process ends; the repeat
   // guard is reset by the loop at the start of every turn. Session tools join `autoApprove`
   // once they exist (the gate reads it per call).
   // Default decisions come from the built-in tools' declarations; session tools are auto-approved.
   const builtins = builtinTools({ complete, allowHosts: config.file.webFetch?.allowHosts });
-  const rules: PermissionRules = parsePermissionRules(config.file.permission, defaultPermission(builtins));
+  const rules: PermissionRules = parsePermissionRules(settings.permission(config.file.permission, builtins), defaultPermission(builtins));
   const autoApprove = new Set<string>();
   const gate: Gate = createGate({
     rules,
@@ -215,7 +213,6 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     sessionId: session.id,
   });
 
-  const checkpoints = createTurnCheckpoints({ root: cwd, enabled: flags.noCheckpoints !== true, settings: checkpointSettings(config.file) });
   // The task tool's workers see every registered tool, itself included: the list is filled below.
   const toolbox: { registered: ToolDefinition[] } = { registered: [] };
   const subagentUsage = createUsageTally();
@@ -244,7 +241,8 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
             workerBlocked: () => (variant.allow ? `The worker kind is not available in the ${variant.name} agent: it cannot change anything.` : undefined),
             onUsage: (used) => subagentUsage.add(used),
             memory: memoryScopes ? (kind, prompt) => memoryScopes.subagentSection(kind, prompt) : undefined,
-            checkpoints,
+            hooks,
+            hookEvents: mcp.events,
           }),
         ]),
     ...(skills.length > 0 ? [createSkillTool(skills)] : []),
@@ -291,7 +289,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       memory: memoryScopes?.section() ?? "",
       skills: skillsSection,
       appendix: variant.appendix,
-      pluginAppendices: plugins.appendices(),
+      pluginAppendices: hooks?.contextSection() ? [...plugins.appendices(), hooks.contextSection()] : plugins.appendices(),
       todos: renderTodosForPrompt(session.notebook.todos),
     });
 
@@ -317,7 +315,8 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     outside: mcp.events,
     onOverflow: (message, attempt) =>
       recoverFromOverflow({ window, model, message, attempt, estimate: context.lastEstimate(), auto: config.file.compaction?.auto ?? true }),
-    refusePrompt: (prompt) => describePromptTooLarge(prompt, window.current().window, model),
+    refusePrompt: (prompt) => describePromptTooLarge(prompt, window.current().window, model) ?? hooks?.userPromptSubmit(prompt),
+    hooks,
     firstTurnPairs: headless && picked.resumed ? (config.file.historyPairs ?? 0) : 0,
     saveNow: () => writer.flush(),
     runIds,
@@ -329,7 +328,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     runOptions: runOptionsFromFlags(flags),
     detached: options.detached,
     runEnding: () => memoryScopes?.endRun() ?? [],
-    checkpoints,
+    checkpoints: { file: config.file, off: flags.noCheckpoints === true },
     persist: () => {
       if (persisted) return;
       writer.save();
@@ -339,6 +338,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
 
   let closing: Promise<void> = Promise.resolve();
   return {
+    hooks,
     config,
     session,
     memory,
@@ -385,12 +385,12 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     runCommand: (command, signal, onOutput) => runUserCommand(command, { gate, tools: registered, root: cwd, sandbox, signal, onOutput }),
     save: () => writer.save(),
     mcpStatus: () => mcp.hub?.status() ?? [],
-    close() {
+    close(reason) {
       const hasMessages = session.messages.length > 0;
       const episode = episodes && recordSessionEpisode({ store: episodes, session, cwd, runIds: episodeRuns.splice(0) });
       writer.close();
       const summary = episode && config.file.memory?.episodeSummary ? summarizeEpisode(episodes!, episode, complete) : undefined;
-      closing = Promise.all([mcp.hub?.close(), summary]).then(() => undefined);
+      closing = Promise.all([mcp.hub?.close(), summary, hooks?.sessionEnd(reason ?? "other")]).then(() => undefined);
       return hasMessages ? session.id : undefined;
     },
     get closed() {

@@ -14,6 +14,7 @@
  */
 import { findPlaceholderKinds, placeholderFor } from "../secrets/redact.ts";
 import { addUsage, assistantText, toolCalls, type AssistantMessage, type Message, type ToolResultPart, type Usage, type UserMessage } from "../messages.ts";
+import type { ToolCallPart } from "../messages.ts";
 import type { ModelRequest } from "../providers/types.ts";
 import type { ThinkingLevel } from "../vocabulary.ts";
 import { toToolSpec } from "../tools/schema.ts";
@@ -23,7 +24,9 @@ import type { CommandSandbox } from "../sandbox/session.ts";
 import type { ModelClient } from "../providers/client.ts";
 import type { Suspension } from "../store/runs.ts";
 import type { AgentEvent, StopKind } from "../events.ts";
-import { collectToolCall, executeToolCall, validateToolCall } from "./tool-call.ts";
+import { collectToolCall, validateToolCall } from "./tool-call.ts";
+import { executeWithHooks, runPreToolHooks } from "./tool-hooks.ts";
+import type { SessionHooks } from "../extensions/hooks/session-hooks.ts";
 
 /** The approval gate the loop consults before every call (lib/approval/gate.ts implements it). */
 export type LoopGate = Pick<Gate, "check" | "newTurn" | "deniesPath">;
@@ -67,6 +70,10 @@ export interface TurnOptions {
   beforeChange?: () => Promise<void>;
   /** What a checkpoint covers this turn, told to the gate (a guard refusal it can take back asks instead); undefined: none. */
   checkpoint?: () => { maxFileBytes: number } | undefined;
+  /** User hooks (lib/extensions/hooks/): PreToolUse before the gate, PostToolUse after a result, Stop when the model stops. */
+  hooks?: Pick<SessionHooks, "preToolUse" | "postToolUse" | "stop">;
+  /** A subagent's turn: its Stop hooks are SubagentStop. */
+  subagent?: boolean;
 }
 
 export interface TurnResult {
@@ -95,6 +102,8 @@ export async function* runTurn(input: TurnInput, options: TurnOptions): AsyncGen
   /** Context-length errors this turn; each one retries its step once the window has shrunk. */
   let overflows = 0;
   let retryStep = false;
+  /** Claude Code's `stop_hook_active`: this turn already went on because a Stop hook blocked. */
+  let stopHookActive = false;
 
   if ("prompt" in input) {
     options.gate.newTurn();
@@ -117,6 +126,7 @@ export async function* runTurn(input: TurnInput, options: TurnOptions): AsyncGen
       };
     _commitResults(messages, input.resume.assistantIndex, answered.results, options);
     if (options.signal.aborted) return { stop: "aborted", steps, usage, lastInputTokens, answer };
+    if (answered.halted !== undefined) return yield* _halt(answered.halted, { stop: "completed", steps, usage, lastInputTokens, answer });
   }
 
   while (steps < options.maxSteps) {
@@ -208,14 +218,30 @@ export async function* runTurn(input: TurnInput, options: TurnOptions): AsyncGen
       yield { type: "message", text, step: steps };
     }
     const calls = toolCalls(final);
-    if (calls.length === 0) return { stop: "completed", steps, usage, lastInputTokens, answer: text || answer };
+    if (calls.length === 0) {
+      const ended =
+        options.hooks && (await options.hooks.stop({ answer: text || answer, active: stopHookActive, subagent: options.subagent === true }, options.signal));
+      for (const event of ended?.events ?? []) yield event;
+      if (ended?.block === undefined || options.signal.aborted) return { stop: "completed", steps, usage, lastInputTokens, answer: text || answer };
+      stopHookActive = true;
+      messages.push({ role: "user", content: ended.block });
+      options.onHistoryChange?.();
+      continue;
+    }
 
     const answered = yield* _answerCalls(final, [], options);
     if (answered.suspended) return { stop: "blocked", steps, usage, lastInputTokens, answer, suspended: { ...answered.suspended, assistantIndex, steps } };
     _commitResults(messages, assistantIndex, answered.results, options);
     if (options.signal.aborted) return { stop: "aborted", steps, usage, lastInputTokens, answer };
+    if (answered.halted !== undefined) return yield* _halt(answered.halted, { stop: "completed", steps, usage, lastInputTokens, answer });
   }
   return { stop: "max-steps", steps, usage, lastInputTokens, answer };
+}
+
+/** A hook's `continue: false` ends the turn: its stop reason is for the user, not the model. */
+async function* _halt(reason: string, result: TurnResult): AsyncGenerator<AgentEvent, TurnResult, undefined> {
+  yield { type: "notice", text: `a hook stopped the turn: ${reason}` };
+  return result;
 }
 
 /** Adds a step's usage; a step that reported none (or only zeros, as an interrupted stream does) adds nothing. */
@@ -244,6 +270,8 @@ function _keepPartialText(messages: Message[], partial: AssistantMessage | undef
 interface AnswerOutcome {
   results: ToolResultPart[];
   suspended?: Omit<Suspension, "assistantIndex" | "steps">;
+  /** A hook said `continue: false`: the turn ends once these results are in; its stop reason. */
+  halted?: string;
 }
 
 async function* _answerCalls(
@@ -253,6 +281,7 @@ async function* _answerCalls(
   resumed?: { callId: string; decision: "approved" | "denied" },
 ): AsyncGenerator<AgentEvent, AnswerOutcome, undefined> {
   const results = [...already];
+  let halted: string | undefined;
   const done = new Set(already.map((result) => result.callId));
   const known = new Map((options.callable ?? options.tools)().map((tool) => [tool.name, tool]));
   // Calls of tools that declare `parallel` start at once and are collected in call order.
@@ -264,10 +293,12 @@ async function* _answerCalls(
       results[slot] = result;
     }
   }
+  const execute = (call: ToolCallPart, tool: ToolDefinition, input: unknown, secretsAllowed: boolean) =>
+    executeWithHooks(call, tool, input, options, secretsAllowed, (reason) => (halted ??= reason));
   for (const call of toolCalls(assistant)) {
     if (done.has(call.id)) continue;
-    if (options.signal.aborted) {
-      results.push({ type: "tool-result", callId: call.id, name: call.name, output: _NOT_RUN_ABORTED, isError: true });
+    if (options.signal.aborted || halted !== undefined) {
+      results.push({ type: "tool-result", callId: call.id, name: call.name, output: halted !== undefined ? _NOT_RUN_HALTED : _NOT_RUN_ABORTED, isError: true });
       continue;
     }
     if (!resumed || resumed.callId !== call.id) yield { type: "tool-call", id: call.id, name: call.name, input: call.input };
@@ -279,6 +310,14 @@ async function* _answerCalls(
       results.push({ type: "tool-result", callId: call.id, name: call.name, output: capResult(checked.error), isError: true });
       continue;
     }
+    // PreToolUse hooks run before the gate, which judges the input they leave (a resumed call too: its rewrite was not stored).
+    const hooked = options.hooks ? yield* runPreToolHooks(call, checked.tool, checked.input, options) : { input: checked.input };
+    if (hooked.stop !== undefined) halted ??= hooked.stop;
+    if (hooked.refused !== undefined) {
+      results.push({ type: "tool-result", callId: call.id, name: call.name, output: capResult(hooked.refused), isError: true });
+      continue;
+    }
+    const input = hooked.input;
 
     let verdictAllowsSecrets = false;
     if (resumed && resumed.callId === call.id) {
@@ -301,19 +340,20 @@ async function* _answerCalls(
         callId: call.id,
         tool,
         name: call.name,
-        input: call.input,
+        input,
         cwd: options.root,
         ...(covered ? { checkpoint: covered } : {}),
+        ...(hooked.permission ? { hook: hooked.permission } : {}),
       });
       if (verdict.allowed === false && verdict.by === "block") {
-        yield { type: "approval-required", id: call.id, approvalId: verdict.request.id, name: call.name, input: call.input, subject: verdict.request.subject };
+        yield { type: "approval-required", id: call.id, approvalId: verdict.request.id, name: call.name, input, subject: verdict.request.subject };
         yield { type: "blocked", approvalId: verdict.request.id, id: call.id, name: call.name, runId: "" };
         yield* settle();
         return { results, suspended: { results, callId: call.id, approvalId: verdict.request.id } };
       }
       // A headless denial asked nobody and persisted nothing: there is no approval to report.
       if (verdict.asked && !(verdict.allowed === false && verdict.by === "headless")) {
-        yield { type: "approval-required", id: call.id, approvalId: verdict.asked.id, name: call.name, input: call.input, subject: verdict.asked.subject };
+        yield { type: "approval-required", id: call.id, approvalId: verdict.asked.id, name: call.name, input, subject: verdict.asked.subject };
       }
       if (!verdict.allowed) {
         yield { type: "tool-denied", id: call.id, name: call.name, reason: verdict.reason, by: verdict.by };
@@ -325,12 +365,14 @@ async function* _answerCalls(
     // A call approved from another process (a resumed run) was put to a person, secrets and all.
     const secretsAllowed = resumed?.callId === call.id || verdictAllowsSecrets;
     if (checked.tool.parallel) {
-      running.push({ slot: results.length, run: collectToolCall(executeToolCall(call, checked.tool, checked.input, options, secretsAllowed)) });
+      running.push({ slot: results.length, run: collectToolCall(execute(call, checked.tool, input, secretsAllowed)) });
       results.push({ type: "tool-result", callId: call.id, name: call.name, output: "", isError: true });
       continue;
     }
-    results.push(yield* executeToolCall(call, checked.tool, checked.input, options, secretsAllowed));
+    results.push(yield* execute(call, checked.tool, input, secretsAllowed));
   }
   yield* settle();
-  return { results };
+  return { results, ...(halted !== undefined ? { halted } : {}) };
 }
+
+const _NOT_RUN_HALTED = "Not run: a hook stopped the turn before this call.";

@@ -6,19 +6,25 @@
  * - `beginRun(prompt)` (a new run, not a resumed one) empties the run store, chooses the notes for
  *   this request and returns the `memory` event the run log records (none when nothing was
  *   there to carry), after a notice when the recall index had to be rebuilt.
- * - Every note remembered records its provenance from what shiro observed of the turn so far:
- *   files read or changed by tool calls since the last user message, and the tools that brought
- *   untrusted text (web_fetch, MCP); memory-provenance.ts adds the commit and content hashes.
- * - `endRun()` returns one notice listing every note stored during the run, or nothing.
+ * - Every note remembered records its provenance from what shiro observed: files read or changed
+ *   by tool calls since the last user message, and what untrusted text the whole session's context
+ *   held, by the tools' declarations (`resultText`, `effect`, `paths`): every foreign result — a
+ *   command's output, a grep, a page, an MCP answer, a file this session did not write first —
+ *   named `<tool>` or `<tool> <path>`, at most 8; memory-provenance.ts adds the commit and hashes.
+ * - `endRun()` returns one notice listing every note stored and every note forgotten during the
+ *   run, or nothing.
+ * - The repository's notes (`.shiro/notes.json`) are used only while their exact content is
+ *   trusted (repo-notes-trust.ts); an untrusted file with notes gets one notice at opening.
  * Not opened at all under --no-memory (agent.ts), so no scope is read or written then.
  */
-import { shortestUniquePrefix } from "../platform/ids.ts";
 import type { EmbeddingClient } from "../search/embeddings.ts";
 import type { Message } from "../messages.ts";
 import { projectPath, toolCallFiles } from "../store/episode-build.ts";
 import type { EpisodeStore } from "../store/episodes.ts";
+import { memoryAbbreviator, projectStores } from "../store/memory-lookup.ts";
 import { buildProvenance } from "../store/memory-provenance.ts";
 import { openMemoryShelf, type MemoryShelf } from "../store/memory-scopes.ts";
+import { openRepoNotesTrust, readRepoNotesFile } from "../store/repo-notes-trust.ts";
 import type { MemoryEntry, MemoryScope } from "../store/memory.ts";
 import { resolveInWorkspace } from "../tools/jail.ts";
 import { createMemoryTools } from "../tools/memory-tools.ts";
@@ -35,6 +41,8 @@ export interface SessionMemoryOptions {
   runId: () => string;
   /** The session's transcript, read when a note is written. */
   messages: () => readonly Message[];
+  /** The declaration of a tool the session offers (built-in, session, plugin or MCP), by name. */
+  toolFor?: (name: string) => ToolDefinition | undefined;
   episodes?: EpisodeStore;
   embeddings?: EmbeddingClient;
   /** Config memory.budget (estimated tokens) and memory.confirmWrites. */
@@ -65,9 +73,14 @@ export function openSessionMemory(options: SessionMemoryOptions): SessionMemory 
     agent,
     onNotice: options.onNotice,
     guard: (path) => void resolveInWorkspace(projectRoot, path),
+    repoTrust: openRepoNotesTrust(projectRoot),
   });
+  const repoNotes = readRepoNotesFile(projectRoot);
+  if (repoNotes && !repoNotes.trusted && repoNotes.count > 0)
+    options.onNotice?.(`${repoNotes.path} not used: this repository's notes are not trusted (start shiro here and answer y to use them)`);
   let injected: MemoryInjection | undefined;
   let written: { entry: MemoryEntry; scope: MemoryScope }[] = [];
+  let forgotten: { entry: MemoryEntry; scope: MemoryScope }[] = [];
   const tools = createMemoryTools(shelf.project, {
     global: shelf.global,
     shelf,
@@ -81,9 +94,11 @@ export function openSessionMemory(options: SessionMemoryOptions): SessionMemory 
         sessionId: options.sessionId,
         runId: options.runId(),
         agent,
-        ..._observeTurn(options.messages(), options.cwd, projectRoot),
+        files: _turnFiles(options.messages(), options.cwd, projectRoot),
+        untrusted: untrustedSeen(options.messages(), options.toolFor ?? (() => undefined), options.cwd, projectRoot),
       }),
     onWritten: (entry, scope) => written.push({ entry, scope }),
+    onForgotten: (entries, scope) => forgotten.push(...entries.map((entry) => ({ entry, scope }))),
     sessionId: () => options.sessionId,
   });
   return {
@@ -93,6 +108,7 @@ export function openSessionMemory(options: SessionMemoryOptions): SessionMemory 
     beginRun(prompt) {
       shelf.clearRun();
       written = [];
+      forgotten = [];
       const notices: AgentEvent[] = [];
       injected = selectMemoryForPrompt({
         projectRoot,
@@ -110,13 +126,22 @@ export function openSessionMemory(options: SessionMemoryOptions): SessionMemory 
     subagentSection: (kind, prompt) => selectMemoryForPrompt({ projectRoot, stores: [shelf.agentStore(kind)], query: prompt, budget: options.budget }).text,
     injection: () => injected,
     endRun() {
-      if (written.length === 0) return [];
-      const ids = shelf.entries().map((entry) => entry.id);
-      const lines = written.map(
-        ({ entry, scope }) => `- ${shortestUniquePrefix(entry.id, ids)} (${entry.kind}${scope === "project" ? "" : `, ${scope}`}) ${entry.text}`,
-      );
+      if (written.length === 0 && forgotten.length === 0) return [];
+      // As short as `shiro memory forget|show` (every scope, the episodes and their sessions) tells apart.
+      const abbreviate = memoryAbbreviator(projectStores(shelf), options.episodes?.read().episodes ?? []);
+      const label = ({ entry, scope }: { entry: MemoryEntry; scope: MemoryScope }) => `(${entry.kind}${scope === "project" ? "" : `, ${scope}`}) ${entry.text}`;
+      const text = [
+        ...(written.length > 0
+          ? [
+              `notes written in this run (shiro memory forget <id|text> removes one):`,
+              ...written.map((note) => `- ${abbreviate(note.entry.id)} ${label(note)}`),
+            ]
+          : []),
+        ...(forgotten.length > 0 ? [`notes forgotten in this run (shiro memory add restores one):`, ...forgotten.map((note) => `- ${label(note)}`)] : []),
+      ].join("\n");
       written = [];
-      return [{ type: "notice", text: [`notes written in this run (shiro memory forget <id|text> removes one):`, ...lines].join("\n") }];
+      forgotten = [];
+      return [{ type: "notice", text }];
     },
     setAgent(name) {
       agent = name;
@@ -125,20 +150,54 @@ export function openSessionMemory(options: SessionMemoryOptions): SessionMemory 
   };
 }
 
-/** The files read or changed and the tools called since the last user message. */
-function _observeTurn(messages: readonly Message[], cwd: string, projectRoot: string): { files: string[]; tools: string[] } {
+/** The files read or changed since the last user message. */
+function _turnFiles(messages: readonly Message[], cwd: string, projectRoot: string): string[] {
   const start = messages.findLastIndex((message) => message.role === "user");
   const files: string[] = [];
-  const tools: string[] = [];
   for (const message of messages.slice(Math.max(0, start))) {
     if (message.role !== "assistant") continue;
     for (const part of message.parts) {
       if (part.type !== "tool-call") continue;
-      tools.push(part.name);
-      const input = (part.input ?? {}) as Record<string, unknown>;
-      const touched = toolCallFiles(part.name, input);
+      const touched = toolCallFiles(part.name, (part.input ?? {}) as Record<string, unknown>);
       for (const path of [...touched.read, ...touched.changed]) if (typeof path === "string" && path) files.push(projectPath(path, cwd, projectRoot));
     }
   }
-  return { files: [...new Set(files)], tools: [...new Set(tools)] };
+  return [...new Set(files)];
+}
+
+const _UNTRUSTED_CAP = 8;
+
+/**
+ * What untrusted text the session's context holds, by declaration: every call whose result is
+ * foreign (an unknown tool's too), as `<tool>`, or for a `read` tool with paths `<tool> <path>` for
+ * each path no earlier `write` call of the session wrote. In call order, without repeats, at most 8.
+ */
+export function untrustedSeen(messages: readonly Message[], toolFor: (name: string) => ToolDefinition | undefined, cwd: string, projectRoot: string): string[] {
+  const authored = new Set<string>();
+  const marks = new Set<string>();
+  for (const message of messages) {
+    if (message.role !== "assistant") continue;
+    for (const part of message.parts) {
+      if (part.type !== "tool-call") continue;
+      const tool = toolFor(part.name);
+      const paths = _declaredPaths(tool, part.input, cwd, projectRoot);
+      if (tool?.effect === "write") for (const path of paths ?? []) authored.add(path);
+      if ((tool?.resultText ?? (tool?.effect === "write" ? "own" : "foreign")) === "own") continue;
+      if (tool?.effect === "read" && paths && paths.length > 0) {
+        for (const path of paths) if (!authored.has(path)) marks.add(`${part.name} ${path}`);
+      } else marks.add(part.name);
+    }
+  }
+  const all = [...marks];
+  return all.length > _UNTRUSTED_CAP ? [...all.slice(0, _UNTRUSTED_CAP - 1), `${all.length - _UNTRUSTED_CAP + 1} more`] : all;
+}
+
+/** The call's declared paths, relative to the project root where inside it; undefined when it declares none or they cannot be read. */
+function _declaredPaths(tool: ToolDefinition | undefined, input: unknown, cwd: string, projectRoot: string): string[] | undefined {
+  if (!tool?.paths) return undefined;
+  try {
+    return tool.paths(input ?? {}, cwd).map((path) => projectPath(path, cwd, projectRoot));
+  } catch {
+    return undefined;
+  }
 }

@@ -25,7 +25,8 @@ import type { AgentEvent } from "../events.ts";
 import { markInterrupted } from "./interruption.ts";
 import type { UsageTally } from "./usage-tally.ts";
 import { runTurn, type TurnInput, type TurnOptions, type TurnResult } from "./loop.ts";
-import type { TurnCheckpoints } from "./turn-checkpoint.ts";
+import { checkpointSettings, createTurnCheckpoints } from "./turn-checkpoint.ts";
+import type { ConfigFile } from "../config/config.ts";
 import type { ModelClient } from "../providers/client.ts";
 
 export interface RunDriverOptions {
@@ -51,7 +52,9 @@ export interface RunDriverOptions {
   /** A context-length error: retry the step after compacting, or end the turn (loop.ts `onOverflow`). */
   onOverflow?: TurnOptions["onOverflow"];
   /** Why a new prompt cannot be sent at all (it alone exceeds the window), or undefined. */
-  refusePrompt?: (prompt: string) => string | undefined;
+  refusePrompt?: (prompt: string) => string | undefined | Promise<string | undefined>;
+  /** User hooks the loop runs (PreToolUse, PostToolUse, Stop; lib/extensions/hooks/). */
+  hooks?: TurnOptions["hooks"];
   /** Events raised outside the turn (MCP state changes); the driver empties it into the stream. */
   outside: AgentEvent[];
   /**
@@ -80,8 +83,8 @@ export interface RunDriverOptions {
   persist: () => void;
   /** Events logged and yielded just before `done` (the notes written during the run). */
   runEnding?: () => AgentEvent[];
-  /** The session's checkpoints: each run snapshots the workspace around its changes. */
-  checkpoints?: TurnCheckpoints;
+  /** Checkpoints of the workspace around each run's changes (config `checkpoints`; `off`: --no-checkpoints). */
+  checkpoints?: { file: ConfigFile; off: boolean };
 }
 
 /** Lines the front end worded from the session's start-up notices; yielded as `notice` events after the run starts. */
@@ -139,10 +142,13 @@ const _CANCEL_POLL_MS = 200;
 
 export function createRunDriver(options: RunDriverOptions): RunDriver {
   const { session } = options;
+  const checkpoints = options.checkpoints
+    ? createTurnCheckpoints({ root: options.root, enabled: !options.checkpoints.off, settings: checkpointSettings(options.checkpoints.file) })
+    : undefined;
   let firstTurn = true;
 
   async function* drive({ input, log, signal, query, notices, messageIndex }: _DriveRequest): AsyncGenerator<AgentEvent, void, undefined> {
-    options.checkpoints?.start();
+    checkpoints?.start();
     const cancel = new AbortController();
     const poll = setInterval(() => {
       if (cancelRequested(log.id)) cancel.abort();
@@ -166,7 +172,8 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
     };
     try {
       for (const text of notices) yield emit({ type: "notice", text });
-      const refused = "prompt" in input ? options.refusePrompt?.(input.prompt) : undefined;
+      const refused = "prompt" in input ? await options.refusePrompt?.(input.prompt) : undefined;
+      while (options.outside.length > 0) yield emit(options.outside.shift()!);
       if (refused) throw new Error(refused);
       const turn = runTurn(input, {
         client: options.client,
@@ -185,8 +192,9 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
         onOverflow: options.onOverflow,
         onHistoryChange,
         afterTool: (name) => _stateAfterTool(name, session.notebook.todos, options.memory),
-        beforeChange: options.checkpoints ? () => options.checkpoints!.beforeChange() : undefined,
-        checkpoint: options.checkpoints ? () => options.checkpoints!.coverage() : undefined,
+        beforeChange: checkpoints ? () => checkpoints.beforeChange() : undefined,
+        checkpoint: checkpoints ? () => checkpoints.coverage() : undefined,
+        hooks: options.hooks,
       });
       for (;;) {
         // Events raised outside the turn since the last one join the stream here.
@@ -239,7 +247,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
       for (const failure of await options.plugins.runAfterTurn()) yield emit({ type: "notice", text: `plugin ${failure.name}: ${failure.error}` });
     }
     for (const event of options.runEnding?.() ?? []) yield emit(event);
-    const taken = await options.checkpoints?.finish({ sessionId: session.id, runId: log.id, prompt: query, messageIndex });
+    const taken = await checkpoints?.finish({ sessionId: session.id, runId: log.id, prompt: query, messageIndex });
     if (taken?.notice) yield emit({ type: "notice", text: taken.notice });
     const checkpoint = taken?.id ?? log.snapshot.checkpoint;
     const done: AgentEvent = {
@@ -263,7 +271,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
       ...(cancelled ? { cancelled: true } : {}),
       ...(checkpoint ? { checkpoint } : {}),
     };
-    yield emit(done);
+    // The snapshot is final before `done` is logged, so a reader that stops at `done` sees it.
     // A resumed run's snapshot already holds what the run spent before it blocked.
     const before = log.snapshot;
     const runUsage = usage && before.usage ? addUsage(before.usage, usage) : (usage ?? before.usage);
@@ -279,6 +287,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
       suspended: result.suspended,
       ...(checkpoint ? { checkpoint } : {}),
     });
+    yield emit(done);
   }
 
   return {

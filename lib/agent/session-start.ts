@@ -8,6 +8,7 @@ import { UserError } from "../platform/errors.ts";
 import { findProjectRoot } from "../config/project.ts";
 import { shortSessionId } from "../store/short-ids.ts";
 import { resolveConfig, type ResolvedConfig } from "../config/config.ts";
+import { sealedEnv } from "../secrets/key-vault.ts";
 import { createSession, type SessionRecord } from "../store/session-record.ts";
 import { findSession, newestForCwd } from "../store/sessions.ts";
 import type { AgentFlags } from "../config/flags.ts";
@@ -41,7 +42,7 @@ function _missingKey(config: ResolvedConfig): UserError {
 
 /** Resolves the config; without a key or an explicit provider, a local model server found running stands in. */
 export async function resolveAgentConfig(flags: AgentFlags, env: NodeJS.ProcessEnv | undefined, notices: StartupNotice[]): Promise<ResolvedConfig> {
-  const vars = env ?? process.env;
+  const vars = env ?? sealedEnv();
   const config = resolveConfig({ flags: _configFlags(flags), env });
   if (config.apiKey) return config;
   if (!flags.provider && !vars.SHIRO_PROVIDER && !config.file.provider) {

@@ -15,11 +15,12 @@ import * as v from "valibot";
 import type { ThinkingLevel } from "../vocabulary.ts";
 import type { Usage } from "../messages.ts";
 import type { ToolDefinition } from "../tools/types.ts";
+import { takeFields } from "../tools/claude-code.ts";
 import description from "./task.md" with { type: "text" };
-import { runTurn, type LoopGate } from "./loop.ts";
+import { runTurn, type LoopGate, type TurnOptions } from "./loop.ts";
+import type { AgentEvent } from "../events.ts";
 import type { ModelClient } from "../providers/client.ts";
 import { buildSystemPrompt } from "./prompt.ts";
-import type { TurnCheckpoints } from "./turn-checkpoint.ts";
 
 export const SUBAGENT_MAX_STEPS = 20;
 
@@ -48,6 +49,10 @@ export interface TaskToolOptions {
   /** Every registered tool; the subagent's set is picked from it by name. */
   tools: () => ToolDefinition[];
   gate: LoopGate;
+  /** The session's hooks: a subagent's calls meet PreToolUse and PostToolUse, its end SubagentStop. */
+  hooks?: TurnOptions["hooks"];
+  /** Where the subagent's `hook` events go: the queue the run driver empties into the parent's stream. */
+  hookEvents?: AgentEvent[];
   root: string;
   /** True when a person can answer approval questions: only then is `worker` offered. */
   canAsk: boolean;
@@ -57,8 +62,6 @@ export interface TaskToolOptions {
   onUsage?: (usage: Usage) => void;
   /** The memory section for a subagent of `kind` given its prompt (the kind's agent-scoped notes); none with --no-memory. */
   memory?: (kind: string, prompt: string) => string;
-  /** The parent turn's checkpoints: a worker's write and exec calls snapshot the workspace first, and the gate hears what they cover. */
-  checkpoints?: Pick<TurnCheckpoints, "beforeChange" | "coverage">;
 }
 
 export function createTaskTool(options: TaskToolOptions): ToolDefinition {
@@ -78,6 +81,20 @@ export function createTaskTool(options: TaskToolOptions): ToolDefinition {
     decision: "allow",
     guidance: "delegate an investigation to a subagent with its own context",
     subjects: (input: { description: string }) => [input.description],
+    claudeCode: {
+      name: "Task",
+      input: (args: { description: string; prompt: string; kind?: string }) => ({
+        description: args.description,
+        prompt: args.prompt,
+        subagent_type: args.kind ?? "explore",
+      }),
+      args: (input) =>
+        takeFields(input, [
+          ["description", "description", "string"],
+          ["prompt", "prompt", "string"],
+          ["subagent_type", "kind", "string"],
+        ]),
+    },
     async execute(input: v.InferOutput<typeof schema>, ctx) {
       const kind = input.kind ?? "explore";
       if (kind === "worker" && !options.canAsk) throw new Error("The worker kind needs an approval channel, which this session has not provided.");
@@ -117,8 +134,11 @@ export function createTaskTool(options: TaskToolOptions): ToolDefinition {
           sandbox: ctx.sandbox,
           maxSteps: SUBAGENT_MAX_STEPS,
           signal: ctx.signal,
-          beforeChange: options.checkpoints ? () => options.checkpoints!.beforeChange() : undefined,
-          checkpoint: options.checkpoints ? () => options.checkpoints!.coverage() : undefined,
+          // The parent turn's checkpoint: a worker's write and exec calls snapshot the workspace first.
+          beforeChange: ctx.beforeChange,
+          checkpoint: ctx.checkpoint,
+          hooks: options.hooks,
+          subagent: true,
         },
       );
       for (;;) {
@@ -135,6 +155,7 @@ export function createTaskTool(options: TaskToolOptions): ToolDefinition {
         const event = next.value;
         if (event.type === "tool-call") ctx.emitOutput(`[${input.description}] ${event.name} ${_short(event.input)}\n`);
         else if (event.type === "tool-denied") ctx.emitOutput(`[${input.description}] ${event.name} denied\n`);
+        else if (event.type === "hook") options.hookEvents?.push(event);
       }
     },
   };

@@ -23,6 +23,8 @@ export interface ToolRunOptions {
   afterTool?: (name: string, input: unknown, output: string) => AgentEvent[] | undefined;
   /** Awaited before a tool that declares a `write` or `exec` effect runs (the turn's checkpoint). */
   beforeChange?: () => Promise<void>;
+  /** What the turn's checkpoint covers; handed to tools that run calls of their own. */
+  checkpoint?: () => { maxFileBytes: number } | undefined;
 }
 
 /** Runs a tool call's generator to its end at once, keeping its events for later. */
@@ -83,6 +85,8 @@ export async function* executeToolCall(
       callId: call.id,
       sandbox: options.sandbox,
       secretsAllowed,
+      ...(options.beforeChange ? { beforeChange: options.beforeChange } : {}),
+      ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
       ...(options.gate.deniesPath ? { deniesPath: (path: string) => options.gate.deniesPath!(call.name, path, options.root) } : {}),
       emitOutput: (chunk) => {
         chunks.push(chunk);

@@ -13,14 +13,18 @@
  *    the user's rules allows that path by name; neither grants nor --yolo skip this question,
  *    and "always" answers it once. Tools that declare `secretPaths: "skip"` leave such files out
  *    themselves instead.
- * 4. Session grants ("always" answers) allow what they cover; never a repeated call.
+ * 4. Session grants ("always" answers) allow what they cover; never a repeated call, and never a
+ *    call that names a path the classifier flags (a declared path, or a word of a bash command:
+ *    `cat *` granted for `cat README.md` still asks for `cat ~/.ssh/id_rsa`). Such a question says
+ *    why, and its "always" grants nothing.
  * 5. --yolo turns every remaining ask into allow.
  * 6. `decide` answers: once, always (records a grant), deny, or block (the run suspends on a
  *    persisted request). Questions are put one at a time, so an "always" given to one call
  *    covers an identical call that was waiting behind it.
  */
 import { uuidv7 } from "../platform/ids.ts";
-import { resolve } from "node:path";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
 import {
   REPEAT_ASK_AT,
   allowsExplicitly,
@@ -36,7 +40,7 @@ import {
   type SessionGrants,
 } from "./rules.ts";
 import type { ApprovalAnswer, ApprovalRequest, DecisionSource } from "./request.ts";
-import { classifySecretFile } from "../secrets/classify.ts";
+import { classifySecretFile, classifySecretPath } from "../secrets/classify.ts";
 import type { PluginHost } from "../extensions/plugin-api.ts";
 import { loadShellParser } from "../shell/parser.ts";
 import { createPending } from "../store/approvals.ts";
@@ -57,6 +61,12 @@ export interface GateCall {
   subagent?: boolean;
   /** Set when a checkpoint covers what the call changes in the workspace (lib/agent/turn-checkpoint.ts). */
   checkpoint?: { maxFileBytes: number };
+  /**
+   * A PreToolUse hook's permission decision (lib/extensions/hooks/): `allow` answers the question
+   * the call would be asked, `ask` asks even where rules allow (--yolo included). Neither passes a
+   * guard plugin's refusal, a deny rule or the secrets question. A hook's `deny` never gets here.
+   */
+  hook?: "allow" | "ask";
 }
 
 export interface GateOptions {
@@ -109,7 +119,8 @@ export function createGate(options: GateOptions): Gate {
     rewindable?: string,
   ): Promise<GateResult> => {
     const run = async (): Promise<GateResult> => {
-      if (!repeated && !secret && !rewindable && grants.covers(call.name, subjects)) return { allowed: true };
+      // A hook that asks for a question gets one, and so does a refusal a checkpoint can take back: no "always" answer stands in for them.
+      if (!repeated && !secret && !rewindable && call.hook !== "ask" && grants.covers(call.name, subjects)) return { allowed: true };
       const request: ApprovalRequest = {
         id: uuidv7(),
         callId: call.callId,
@@ -178,9 +189,9 @@ export function createGate(options: GateOptions): Gate {
       const flagged = secrets?.allowed ? { secretsAllowed: true as const } : {};
 
       const repeated = repeats.record(call.name, call.input) >= REPEAT_ASK_AT;
-      if (verdict.decision === "allow" && known && !repeated) return { allowed: true, ...flagged };
-      if (options.yolo) return { allowed: true, ...flagged };
-      return ask(call, subjects, repeated, verdict.matched);
+      if (verdict.decision === "allow" && known && !repeated && call.hook !== "ask") return { allowed: true, ...flagged };
+      if ((options.yolo || call.hook === "allow") && call.hook !== "ask") return { allowed: true, ...flagged };
+      return ask(call, subjects, repeated, verdict.matched, secrets?.allowed ? undefined : _flaggedPath(call, subjects, paths));
     },
   };
 }
@@ -198,6 +209,27 @@ function _secretReads(rules: PermissionRules, call: GateCall, paths: readonly st
     if (!allowsExplicitly(rules, call.name, path)) return { asking: { path, why }, allowed: false };
   }
   return { allowed: flagged };
+}
+
+/** The first declared path, or word of a bash command, that the classifier flags: no grant covers the call. */
+function _flaggedPath(call: GateCall, subjects: readonly string[], paths: readonly string[]): { path: string; why: string } | undefined {
+  const words = call.name === "bash" ? subjects.flatMap(_commandWords) : [];
+  const home = process.env.HOME || homedir();
+  for (const path of [...paths, ...words]) {
+    const spelled = path === "~" || path.startsWith("~/") ? join(home, path.slice(1)) : path;
+    const why = classifySecretPath(spelled, call.cwd) ?? classifySecretFile(resolve(call.cwd, spelled), call.cwd);
+    if (why) return { path, why };
+  }
+  return undefined;
+}
+
+/** The words of one simple command, unquoted, with `--flag=value` giving its value too. */
+function _commandWords(line: string): string[] {
+  return line
+    .split(/\s+/)
+    .map((word) => word.replace(/^['"]+|['"]+$/g, ""))
+    .flatMap((word) => (word.includes("=") ? [word, word.slice(word.indexOf("=") + 1)] : [word]))
+    .filter((word) => word.length > 0 && !word.startsWith("-"));
 }
 
 /** One line for display: a bash call's command as written (its subjects are its simple commands), else the subjects joined. */

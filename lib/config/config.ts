@@ -9,10 +9,12 @@
 import * as v from "valibot";
 import { EXIT, UserError } from "../platform/errors.ts";
 import { paths } from "../platform/paths.ts";
+import { sealedEnv } from "../secrets/key-vault.ts";
 import { PRESET_IDS, PROTOCOL_FLAG_VALUES, findPreset, type Preset } from "../providers/presets.ts";
 import { type Protocol } from "../messages.ts";
 import { type ProtocolFlag } from "../vocabulary.ts";
 import { describeIssue, parseJson, readJson, updateJsonSync } from "../store/json-file.ts";
+import { HooksSchema } from "./hooks-config.ts";
 
 import { AGENT_NAMES, THINKING_LEVELS, TOOL_SET_NAMES, type AgentName, type ThinkingLevel } from "../vocabulary.ts";
 // Re-exported for modules not yet pointed at lib/vocabulary.ts (tools/, agent/variants.ts).
@@ -73,6 +75,8 @@ export const ConfigSchema = v.strictObject(
     /** Bytes of MCP tool schemas sent in full before the rest are deferred (default 2000). */
     mcpSchemaBudget: v.optional(_posInt(1_000_000)),
     permission: v.optional(PermissionSchema),
+    /** Claude Code-format hooks (lib/config/hooks-config.ts, docs/hooks.md). */
+    hooks: v.optional(HooksSchema),
     registryUrl: v.optional(v.pipe(v.string(), v.url("must be a URL"))),
     mcpServers: v.optional(v.record(v.string(), McpServerSchema)),
     webFetch: v.optional(v.strictObject({ allowHosts: v.optional(v.array(v.string())) })),
@@ -98,9 +102,11 @@ export const ConfigSchema = v.strictObject(
             network: v.optional(v.boolean("must be true or false")),
             bwrap: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty"))),
             mcp: v.optional(v.boolean("must be true or false")),
+            /** Paths sandboxed commands cannot read, beside the defaults (lib/sandbox/hidden-paths.ts): absolute, `~/…`, or relative to the workspace. */
+            hidePaths: v.optional(v.array(v.pipe(v.string("must be a path"), v.minLength(1, "must not be empty")))),
           }),
         ],
-        `must be one of ${SANDBOX_MODES.join(", ")}, or {mode?, network?, bwrap?, mcp?}`,
+        `must be one of ${SANDBOX_MODES.join(", ")}, or {mode?, network?, bwrap?, mcp?, hidePaths?}`,
       ),
     ),
     memory: v.optional(
@@ -221,7 +227,7 @@ function _pick<T extends readonly string[]>(value: string | undefined, allowed: 
 
 /** Applies environment and flags over the file. Throws UserError for invalid values. */
 export function resolveConfig(options: { flags?: ConfigFlags; env?: NodeJS.ProcessEnv; configPath?: string; file?: ConfigFile } = {}): ResolvedConfig {
-  const env = options.env ?? process.env;
+  const env = options.env ?? sealedEnv();
   const flags = options.flags ?? {};
   const configPath = options.configPath ?? paths.config();
   const file = options.file ?? loadConfigFile(configPath);

@@ -99,6 +99,7 @@ const _TABLE = [
   { name: "no-instructions", kind: "boolean", description: "ignore AGENTS.md, CLAUDE.md and .shiro.md", option: "noInstructions", saved: true },
   { name: "no-skills", kind: "boolean", description: "load no skills (builtin, registry, user or project)", option: "noSkills", saved: true },
   { name: "no-plugins", kind: "boolean", description: "load no plugins, builtin or installed (the guard included)", option: "noPlugins", saved: true },
+  { name: "no-hooks", kind: "boolean", description: "run no hooks (config hooks, .claude/settings.json hooks)", option: "noHooks", saved: true },
   { name: "no-memory", kind: "boolean", description: "neither load nor write project or global memory", option: "noMemory", saved: true },
   {
     name: "no-checkpoints",

@@ -1,9 +1,11 @@
 /**
  * What makes a memory id `shiro search` prints short: the project's notes, the global notes and the
- * project's episodes, by id. A printed memory id is the shortest prefix (8 characters at least)
- * unique among all of them, so `shiro memory show` (lib/store/memory-lookup.ts) always takes it.
+ * project's episodes, by id. A printed memory id is abbreviated over every id `shiro memory show`
+ * resolves (lib/store/memory-lookup.ts `memoryIds`: every scope's notes, the episodes and their
+ * sessions), so `shiro memory show` always takes it.
  */
-import { shortestUniquePrefix } from "../platform/ids.ts";
+import { memoryAbbreviator, projectStores } from "../store/memory-lookup.ts";
+import { openMemoryShelf } from "../store/memory-scopes.ts";
 import type { Episode, EpisodeStore } from "../store/episodes.ts";
 import { openEpisodes } from "../store/episodes.ts";
 import { openGlobalMemory, openMemory, type MemoryStore, type ScopedMemoryEntry } from "../store/memory.ts";
@@ -15,7 +17,7 @@ export interface MemoryItems {
   global: MemoryStore;
   episodes: EpisodeStore;
   items: MemoryItem[];
-  /** The shortest prefix of `id` no other item shares (8 characters at least). */
+  /** `id` abbreviated as `shiro memory show` tells it apart (8 characters at least). */
   shortId(id: string): string;
 }
 
@@ -27,12 +29,9 @@ export function listMemoryItems(projectRoot: string, onNotice?: (text: string) =
     ...[project, global].flatMap((store) => store.list().map((entry): MemoryItem => ({ kind: "note", id: entry.id, note: { ...entry, scope: store.scope } }))),
     ...episodes.read().episodes.map((episode): MemoryItem => ({ kind: "episode", id: episode.id, episode })),
   ];
-  const ids = items.map((item) => item.id);
-  return {
-    project,
-    global,
-    episodes,
-    items,
-    shortId: (id) => shortestUniquePrefix(id, ids),
-  };
+  const shortId = memoryAbbreviator(
+    projectStores(openMemoryShelf(projectRoot, { onNotice })),
+    items.flatMap((item) => (item.kind === "episode" ? [item.episode] : [])),
+  );
+  return { project, global, episodes, items, shortId };
 }

@@ -25,16 +25,42 @@ export function isUuid(text: string): boolean {
 }
 
 /**
- * The shortest prefix of `id` (at least `min` characters) that no other id shares. UUIDv7 ids
- * made within the same ~65 s share their first 8 characters, so a fixed id8 can be ambiguous.
+ * Id abbreviation, the one way every id shown to a model or a user is shortened (as git abbreviates
+ * hashes): the shortest prefix of `id`, at least `min` characters, that no other id of `accepted`
+ * shares, where `accepted` is every id the command the shown id names resolves against. UUIDv7 ids
+ * made within the same ~65 s share their first 8 characters (the time), so a fixed width can be
+ * ambiguous. A prefix never ends on a `-`: it takes the next character too. `id` need not be in
+ * `accepted`; comparison is exact (ids are lower-case).
  */
-export function shortestUniquePrefix(id: string, others: Iterable<string>, min = 8): string {
-  let length = min;
-  for (const other of others) {
-    if (other === id) continue;
-    let common = 0;
-    while (common < id.length && id[common] === other[common]) common++;
-    length = Math.max(length, common + 1);
-  }
-  return id.slice(0, Math.min(length, id.length));
+export type Abbreviate = (id: string) => string;
+
+/** One sort of `accepted`, then each abbreviation by binary search against its two neighbours. */
+export function createAbbreviator(accepted: Iterable<string>, min = 8): Abbreviate {
+  const sorted = [...new Set(accepted)].sort();
+  return (id) => {
+    let low = 0;
+    let high = sorted.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (sorted[middle]! < id) low = middle + 1;
+      else high = middle;
+    }
+    const before = sorted[low - 1];
+    const after = sorted[low] === id ? sorted[low + 1] : sorted[low];
+    let length = Math.max(min, _common(id, before) + 1, _common(id, after) + 1);
+    while (length < id.length && id[length - 1] === "-") length += 1;
+    return id.slice(0, Math.min(length, id.length));
+  };
+}
+
+/** `createAbbreviator(accepted, min)(id)`, for one id. */
+export function shortestUniquePrefix(id: string, accepted: Iterable<string>, min = 8): string {
+  return createAbbreviator(accepted, min)(id);
+}
+
+function _common(a: string, b: string | undefined): number {
+  if (b === undefined || b === a) return 0;
+  let common = 0;
+  while (common < a.length && a[common] === b[common]) common++;
+  return common;
 }

@@ -21,6 +21,7 @@
  *     git/, index                     the shadow git repository and its index (docs/checkpoints.md)
  *   registry/{skills,plugins}/      installed registry entries
  *   skills/                         user skills
+ *   learned.json                    facts earlier runs learned (sandbox probe, provider windows): lib/store/learned.ts
  */
 import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
@@ -72,4 +73,5 @@ export const paths = {
   checkpointsDir: (root: string) => join(stateDir(), "checkpoints", pathHash16(root)),
   registryDir: () => join(stateDir(), "registry"),
   userSkillsDir: () => join(stateDir(), "skills"),
+  learned: () => join(stateDir(), "learned.json"),
 };

@@ -9,12 +9,18 @@
  *
  * The runner is bubblewrap on Linux (config `sandbox.bwrap`, else `bwrap` on PATH), probed by
  * running `true` under the very options real commands get; `sandbox-exec` on macOS; none
- * elsewhere. Never throws.
+ * elsewhere. The probe's outcome is kept in lib/store/learned.ts with a fingerprint of what it
+ * depends on (the runner binary's identity, the kernel, the user, the user-namespace switches),
+ * so a later start on the same machine spawns nothing; `fresh` probes anyway and keeps the new
+ * outcome. Never throws.
  */
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, statSync } from "node:fs";
+import { accessSync, constants, readFileSync, realpathSync, statSync } from "node:fs";
+import { release, version } from "node:os";
 import { delimiter, isAbsolute, join } from "node:path";
+import * as v from "valibot";
 import { SANDBOX_MODES, type ConfigFile } from "../config/config.ts";
+import { keepLearned, recallLearned } from "../store/learned.ts";
 import { buildBwrapArgv } from "./bwrap.ts";
 import { buildSeatbeltArgv } from "./seatbelt.ts";
 import { seccompFilterFile } from "./seccomp.ts";
@@ -52,9 +58,23 @@ export interface DetectOptions {
   noSandbox?: boolean;
   env?: NodeJS.ProcessEnv;
   platform?: NodeJS.Platform;
+  /** Probe now even when an earlier run's outcome still holds (`shiro sandbox`). */
+  fresh?: boolean;
+  /** Default true: keep the outcome for later runs. False reads and writes no state at all. */
+  keep?: boolean;
 }
 
 const _PROBE_TIMEOUT_MS = 5_000;
+/** Bumped whenever the probe's argv changes, so outcomes kept by an older shiro are not trusted. */
+const _PROBE_FORMAT = 1;
+const _PROBE_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
+/** Kernel switches that decide whether unprivileged user namespaces (and so bwrap) work. */
+const _USERNS_SWITCHES = [
+  "/proc/sys/kernel/unprivileged_userns_clone",
+  "/proc/sys/user/max_user_namespaces",
+  "/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
+];
+const _ProbeOutcome = v.object({ failure: v.optional(v.string()) });
 
 export function detectSandbox(options: DetectOptions = {}): SandboxStatus {
   const config = typeof options.config === "string" ? { mode: options.config } : (options.config ?? {});
@@ -64,7 +84,10 @@ export function detectSandbox(options: DetectOptions = {}): SandboxStatus {
   if (config.mode === "off") return { mode: "off", network, source: "config", mcp };
   const wanted = config.mode ?? "workspace-write";
   const source = config.mode ? "config" : "default";
-  const found = _findRunner(options.platform ?? process.platform, config.bwrap, options.env ?? process.env);
+  const found = _findRunner(options.platform ?? process.platform, config.bwrap, options.env ?? process.env, {
+    fresh: options.fresh === true,
+    keep: options.keep !== false,
+  });
   if ("runner" in found) return { mode: wanted, network, runner: found.runner, source, mcp };
   if (source === "config") {
     return {
@@ -85,18 +108,63 @@ export function detectSandbox(options: DetectOptions = {}): SandboxStatus {
   };
 }
 
-function _findRunner(platform: NodeJS.Platform, configured: string | undefined, env: NodeJS.ProcessEnv): { runner: SandboxRunner } | { why: string } {
+function _findRunner(
+  platform: NodeJS.Platform,
+  configured: string | undefined,
+  env: NodeJS.ProcessEnv,
+  cache: _ProbeCache,
+): { runner: SandboxRunner } | { why: string } {
   if (platform === "darwin") {
     const path = configured ?? "/usr/bin/sandbox-exec";
-    const probe = _probe(buildSeatbeltArgv(path, { mode: "read-only", network: false }, "/", "/tmp", ["/usr/bin/true"]));
+    const probe = _probeOnce(path, cache, () => _probe(buildSeatbeltArgv(path, { mode: "read-only", network: false }, "/", "/tmp", ["/usr/bin/true"])));
     return probe ? { why: `sandbox-exec (${path}) does not work here: ${probe}` } : { runner: { kind: "sandbox-exec", path } };
   }
   if (platform !== "linux") return { why: `no sandbox runner exists for ${platform}` };
   const path = configured ?? _which("bwrap", env.PATH ?? "");
   if (!path) return { why: "bwrap (bubblewrap) is not on PATH" };
   if (configured && !_isExecutable(configured)) return { why: `"sandbox.bwrap" names ${configured}, which is not an executable file` };
-  const probe = _probe(buildBwrapArgv(path, { mode: "read-only", network: false, seccompFile: seccompFilterFile() }, "/", ["true"]));
+  const probe = _probeOnce(path, cache, () =>
+    _probe(buildBwrapArgv(path, { mode: "read-only", network: false, seccompFile: seccompFilterFile() }, "/", ["true"])),
+  );
   return probe ? { why: `bwrap (${path}) does not work here: ${probe}` } : { runner: { kind: "bwrap", path } };
+}
+
+interface _ProbeCache {
+  fresh: boolean;
+  keep: boolean;
+}
+
+/** The outcome of probing `runner`: kept from an earlier run while its fingerprint holds, else probed now and kept. */
+function _probeOnce(runner: string, cache: _ProbeCache, probe: () => string | undefined): string | undefined {
+  const basis = cache.keep ? _runnerBasis(runner) : undefined;
+  if (basis === undefined) return probe();
+  const key = `sandbox-probe:${runner}`;
+  if (!cache.fresh) {
+    const kept = recallLearned(key, { basis, schema: _ProbeOutcome, maxAgeMs: _PROBE_MAX_AGE_MS });
+    if (kept) return kept.failure;
+  }
+  const failure = probe();
+  keepLearned(key, basis, failure === undefined ? {} : { failure });
+  return failure;
+}
+
+/** A fingerprint of what a probe's outcome depends on; undefined when the runner cannot be identified (then nothing is kept). */
+function _runnerBasis(runner: string): string | undefined {
+  try {
+    const real = realpathSync(runner);
+    const stat = statSync(real);
+    const switches = _USERNS_SWITCHES.map((file) => {
+      try {
+        return readFileSync(file, "utf8").trim();
+      } catch {
+        return null;
+      }
+    });
+    const uid = typeof process.getuid === "function" ? process.getuid() : -1;
+    return JSON.stringify([_PROBE_FORMAT, real, stat.dev, stat.ino, stat.size, stat.mtimeMs, stat.ctimeMs, release(), version(), process.arch, uid, switches]);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Runs the probe argv; undefined when it exited 0, else why not in a few words. */

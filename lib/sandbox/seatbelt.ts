@@ -2,8 +2,10 @@
  * The macOS `sandbox-exec` (Seatbelt) profile and command line for one sandboxed command.
  * Untested on real macOS by this project's CI (it runs on Linux); the profile follows the same
  * rules as the bubblewrap one: reads anywhere, writes only in the workspace (`workspace-write`)
- * and a private temp folder, the workspace's `.git/hooks` and `.git/config` read-only, and no
- * network unless `network`. Paths reach the profile as `-D` parameters, never spliced into it,
+ * and a private temp folder, the workspace's `.git` itself (no rename), its `config`,
+ * `config.worktree`, `commondir` (not even created), `hooks`, `info`, `worktrees`, `remotes` and
+ * `branches` read-only, no network unless `network`, and no reads of the `hide` paths
+ * (hidden-paths.ts). Paths reach the profile as `-D` parameters, never spliced into it,
  * so no path can change the profile's meaning.
  */
 import { realpathSync } from "node:fs";
@@ -11,7 +13,22 @@ import { realpathSync } from "node:fs";
 export interface SeatbeltPolicy {
   mode: "workspace-write" | "read-only";
   network: boolean;
+  /** Paths to deny reads of; they reach the profile as `HIDE<n>` parameters. */
+  hide?: readonly string[];
 }
+
+/** What a writable workspace keeps: `.git` itself (no rename or removal) and the git paths that name programs. */
+const _GIT_DENIED: readonly (readonly ["literal" | "subpath", string])[] = [
+  ["subpath", "/.git/hooks"],
+  ["literal", "/.git/config"],
+  ["literal", "/.git"],
+  ["literal", "/.git/config.worktree"],
+  ["literal", "/.git/commondir"],
+  ["subpath", "/.git/info"],
+  ["subpath", "/.git/worktrees"],
+  ["subpath", "/.git/remotes"],
+  ["subpath", "/.git/branches"],
+];
 
 /** The profile text; `ROOT` and `TMP` are `-D` parameters of sandbox-exec. */
 export function buildSeatbeltProfile(policy: SeatbeltPolicy): string {
@@ -26,8 +43,11 @@ export function buildSeatbeltProfile(policy: SeatbeltPolicy): string {
   ];
   const lines = ["(version 1)", "(allow default)", "(deny file-write*)", `(allow file-write* ${writable.join(" ")})`];
   if (policy.mode === "workspace-write") {
-    lines.push('(deny file-write* (subpath (string-append (param "ROOT") "/.git/hooks")) (literal (string-append (param "ROOT") "/.git/config")))');
+    const denied = _GIT_DENIED.map(([kind, path]) => `(${kind} (string-append (param "ROOT") "${path}"))`);
+    lines.push(`(deny file-write* ${denied.join(" ")})`);
   }
+  const hidden = (policy.hide ?? []).map((_, at) => `(subpath (param "HIDE${at}"))`);
+  if (hidden.length > 0) lines.push(`(deny file-read* ${hidden.join(" ")})`);
   if (!policy.network) lines.push("(deny network*)");
   return `${lines.join("\n")}\n`;
 }
@@ -43,6 +63,7 @@ export function buildSeatbeltArgv(sandboxExec: string, policy: SeatbeltPolicy, r
     `ROOT=${_realpath(root)}`,
     "-D",
     `TMP=${privateTmp}`,
+    ...(policy.hide ?? []).flatMap((path, at) => ["-D", `HIDE${at}=${path}`]),
     "/usr/bin/env",
     `TMPDIR=${privateTmp}`,
     ...command,

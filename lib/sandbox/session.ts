@@ -8,7 +8,7 @@
  * pattern (`git *`): later commands it covers run outside the sandbox at once, for this session.
  * Like every bash grant it never covers a command that chains, pipes, redirects or substitutes.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { uuidv7 } from "../platform/ids.ts";
@@ -17,6 +17,8 @@ import type { ApprovalRequest, DecisionSource } from "../approval/request.ts";
 import { buildBwrapArgv } from "./bwrap.ts";
 import type { SandboxStatus } from "./detect.ts";
 import { explainSandboxFailure, type FailedRun } from "./explain.ts";
+import { describeNewRepository, removePlantedCommondirs, scanWorkspaceGit, type WorkspaceGit } from "./git-mounts.ts";
+import { hiddenPathList, resolveHiddenPaths } from "./hidden-paths.ts";
 import { buildSeatbeltArgv } from "./seatbelt.ts";
 import { seccompFilterFile } from "./seccomp.ts";
 
@@ -40,6 +42,12 @@ export interface CommandSandbox {
   confines(command: string): boolean;
   /** The argv that runs `argv` confined in `root` (as is when the sandbox is off). Throws the refusal, like `confines`. */
   wrap(argv: readonly string[], root: string): string[];
+  /**
+   * After a confined command in `root`: undoes what the mounts cannot prevent (a planted
+   * `commondir`) and reports a `.git` made this session that holds hooks or program-naming config
+   * (once); the `sandbox:` lines' text, or undefined.
+   */
+  afterCommand(root: string): string | undefined;
   /** Why a confined run failed because of the sandbox, or undefined. */
   explain(run: FailedRun): string | undefined;
   /** Asks whether this one command may run again outside the sandbox. */
@@ -54,11 +62,23 @@ export interface CommandSandboxOptions {
   /** The person answering approval questions; undefined in headless runs. */
   decide?: DecisionSource;
   sessionId?: string;
+  /** Config `sandbox.hidePaths`: hidden beside the defaults (hidden-paths.ts). */
+  hidePaths?: readonly string[];
 }
 
 export function createCommandSandbox(status: SandboxStatus, options: CommandSandboxOptions = {}): CommandSandbox {
   const grants = createSessionGrants();
   let privateTmp: string | undefined;
+  const hidden = hiddenPathList(options.hidePaths);
+  // The workspace's git dirs as they were before the first command of the session ran in it.
+  const scans = new Map<string, WorkspaceGit>();
+  const pending: string[] = [];
+  const reported = new Set<string>();
+  const scanOf = (root: string) => {
+    let scan = scans.get(root);
+    if (!scan) scans.set(root, (scan = scanWorkspaceGit(root)));
+    return scan;
+  };
   return {
     status,
     confines(command) {
@@ -69,10 +89,24 @@ export function createCommandSandbox(status: SandboxStatus, options: CommandSand
       if (status.refusal) throw new Error(status.refusal);
       const runner = status.runner;
       if (status.mode === "off" || !runner) return [...argv];
-      const policy = { mode: status.mode, network: status.network };
-      if (runner.kind === "bwrap") return buildBwrapArgv(runner.path, { ...policy, seccompFile: seccompFilterFile() }, root, argv);
+      const policy = { mode: status.mode, network: status.network, hide: resolveHiddenPaths(hidden, root) };
+      // A hook or MCP server run since the last bash command gets no clean-up of its own: this is it.
+      if (status.mode === "workspace-write") pending.push(...removePlantedCommondirs(_real(root), scanOf(root)));
+      const git = status.mode === "workspace-write" ? { git: scanOf(root) } : {};
+      if (runner.kind === "bwrap") return buildBwrapArgv(runner.path, { ...policy, seccompFile: seccompFilterFile(), ...git }, root, argv);
       privateTmp ??= mkdtempSync(join(tmpdir(), "shiro-sandbox-"));
       return buildSeatbeltArgv(runner.path, policy, root, privateTmp, argv);
+    },
+    afterCommand(root) {
+      if (status.mode !== "workspace-write" || !status.runner) return undefined;
+      const removed = [...pending.splice(0), ...removePlantedCommondirs(_real(root), scanOf(root))];
+      const notes = removed.length ? [`removed ${removed.join(", ")}: a sandboxed command wrote it to send git to another repository's config`] : [];
+      const created = describeNewRepository(_real(root), scanOf(root));
+      if (created && !reported.has(created)) {
+        reported.add(created);
+        notes.push(created);
+      }
+      return notes.length ? notes.join(".\nsandbox: ") : undefined;
     },
     explain: (run) => explainSandboxFailure(status, run),
     async askOutside(request) {
@@ -103,4 +137,12 @@ export function createCommandSandbox(status: SandboxStatus, options: CommandSand
       return { allowed: false, note: USER_KEPT_INSIDE };
     },
   };
+}
+
+function _real(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }

@@ -8,6 +8,7 @@
  * what went wrong (status and the server's message, an unreadable answer, a timeout of 30 s per
  * request); callers fall back to words-only ranking.
  */
+import { sealedEnv } from "../secrets/key-vault.ts";
 
 export interface EmbeddingClientOptions {
   baseURL: string;
@@ -97,7 +98,7 @@ export function embeddingClientFromConfig(
   onNotice: (text: string) => void,
 ): EmbeddingClient | undefined {
   if (!settings) return undefined;
-  const apiKey = settings.apiKeyEnv ? process.env[settings.apiKeyEnv] : undefined;
+  const apiKey = settings.apiKeyEnv ? sealedEnv()[settings.apiKeyEnv] : undefined;
   if (settings.apiKeyEnv && !apiKey) onNotice(`memory.embeddings: ${settings.apiKeyEnv} is not set; asking ${settings.baseURL} without a key`);
   return createEmbeddingClient({ baseURL: settings.baseURL, model: settings.model, ...(apiKey ? { apiKey } : {}) });
 }

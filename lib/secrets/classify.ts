@@ -64,6 +64,7 @@ const _NAME_RULES: readonly _NameRule[] = [
       name.endsWith(".publishsettings") ||
       /^(?:service[-_]?account|client[-_]secret|gcp[-_]key|sa[-_]key)[^/]*\.json$/.test(name),
   },
+  { why: "shiro's config file (it may hold the provider key)", matches: (name, folders) => name === "config.json" && folders.at(-1) === ".shiro-neko" },
   { why: "a credentials file", matches: (name) => /^(?:credentials?|secrets?)(?:\.(?:json|ya?ml|toml|ini|xml|txt|conf))?$/.test(name) },
 ];
 

@@ -126,7 +126,7 @@ function _resolve(approvals: readonly ApprovalRecord[], idOrPrefix: string): App
   if (pending.length === 1) return pending[0]!;
   if (pending.length > 1) throw new UserError(`"${idOrPrefix}" matches ${pending.length} pending approvals; give more of the id`);
   const only = candidates.length === 1 ? candidates[0]! : undefined;
-  if (only) throw new UserError(`approval ${only.id.slice(0, 8)} was already ${only.status}`);
+  if (only) throw new UserError(`approval ${only.id} was already ${only.status}`);
   throw new UserError(`no pending approval matching "${idOrPrefix}"`);
 }
 

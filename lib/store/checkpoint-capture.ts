@@ -57,6 +57,12 @@ export async function captureWorkspace(repo: ShadowRepo, maxFileBytes: number): 
     );
     candidates = await _candidates(repo);
   }
+  // A file that became a folder: git walks the folder only once the file's entry has left the index.
+  const becameDirs = candidates.files.filter((path) => _isDir(join(repo.root, path)));
+  if (becameDirs.length > 0) {
+    await runGit(repo, ["update-index", "-z", "--force-remove", "--stdin"], _nulList(becameDirs));
+    candidates = await _candidates(repo);
+  }
   const notCovered: NotCovered[] = candidates.repos.map((path) => ({ path, why: "repository" as const }));
   const add: string[] = [];
   const drop: string[] = [];
@@ -202,6 +208,14 @@ function _anchorPattern(line: string, dir: string): string | undefined {
   const anchored = inner.includes("/");
   const prefix = `/${dir.replace(/[\\*?[\]!# ]/g, "\\$&")}/`;
   return `${negated ? "!" : ""}${prefix}${anchored ? body.replace(/^\//, "") : `**/${body}`}`;
+}
+
+function _isDir(abs: string): boolean {
+  try {
+    return lstatSync(abs).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 function _isIgnoreFile(path: string): boolean {

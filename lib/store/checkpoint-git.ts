@@ -14,6 +14,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { childEnv } from "../secrets/child-env.ts";
 
 export interface ShadowRepo {
   /** The workspace root (the work tree). */
@@ -105,7 +106,7 @@ export function splitNul(output: Buffer): string[] {
 
 function _env(repo: ShadowRepo | undefined): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith("GIT_")) env[key] = value;
+  for (const [key, value] of Object.entries(childEnv([], process.env))) if (!key.startsWith("GIT_")) env[key] = value;
   Object.assign(env, {
     GIT_CONFIG_NOSYSTEM: "1",
     GIT_CONFIG_GLOBAL: "/dev/null",

@@ -26,7 +26,7 @@ export const MemoryEntrySchema = v.object({
       commit: v.optional(v.string()),
       /** Files the note names or the turn had read, each with a content hash (null: missing then). */
       files: v.optional(v.array(v.object({ path: v.string(), hash: v.nullable(v.string()) }))),
-      /** Untrusted content in the turn's context when it was written: `web_fetch`, `mcp`, `outside <path>`, `untracked <path>`. */
+      /** Untrusted content in the context when it was written: `bash`, `web_fetch`, `read_file README.md`, `mcp__srv__tool`… */
       untrusted: v.optional(v.array(v.string())),
     }),
   ),
@@ -73,6 +73,8 @@ export interface FileBackingLayout {
   mode?: number;
   /** Runs before every write (the repo store's jail check); throws to refuse it. */
   beforeWrite?: () => void;
+  /** Runs after every write (the repo store's trust follows shiro's own writes). */
+  afterWrite?: () => void;
 }
 
 /** Header-less `{version: 1, entries}` (the global and repo files), also read from a bare array. */
@@ -106,6 +108,7 @@ export function openFileBacking(layout: FileBackingLayout, options: { onNotice?:
           return next && { version: 1 as const, ...header, entries: next };
         },
       );
+      layout.afterWrite?.();
     },
   };
 }

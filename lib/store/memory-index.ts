@@ -97,6 +97,14 @@ export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex 
   return { index, notes, segments };
 }
 
+/** The episodes the index holds (id and session), read from the index alone: no episodes file read. */
+export function indexedEpisodes(index: Bm25Index): { id: string; sessionId: string }[] {
+  return index.entries().flatMap((entry) => {
+    const card = entry.data as EpisodeCard | undefined;
+    return entry.segment === EPISODE_SEGMENT && card?.kind === "episode" ? [{ id: entry.id, sessionId: card.sessionId }] : [];
+  });
+}
+
 function _fileStamp(path: string): string {
   try {
     const stat = statSync(path);

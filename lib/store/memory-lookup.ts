@@ -7,6 +7,7 @@
  */
 import { readdirSync } from "node:fs";
 import { basename, dirname } from "node:path";
+import { createAbbreviator, type Abbreviate } from "../platform/ids.ts";
 import type { Episode, EpisodeStore } from "./episodes.ts";
 import { agentMemoryPath, openAgentMemory, type MemoryShelf } from "./memory-scopes.ts";
 import type { MemoryStore, MemoryStoreOptions, ScopedMemoryEntry } from "./memory.ts";
@@ -40,6 +41,31 @@ export function listAgentNames(projectRoot: string): string[] {
   } catch {
     return [];
   }
+}
+
+/** What an episode is known by: its own id and its session's. */
+export type EpisodeIds = Pick<Episode, "id" | "sessionId">;
+
+/**
+ * Every id `lookupMemory` resolves: the notes' ids, the episodes' ids and the sessions the
+ * episodes belong to. A memory id shown anywhere (`shiro memory list`, the prompt's memory
+ * section, recall results, `shiro search`) is abbreviated against this set, so `shiro memory show`
+ * and recall's expansion both take it and find what was shown.
+ */
+export function memoryIds(noteIds: Iterable<string>, episodes: Iterable<EpisodeIds>): string[] {
+  const ids = [...noteIds];
+  for (const episode of episodes) ids.push(episode.id, episode.sessionId);
+  return ids;
+}
+
+/** The abbreviation of memory ids over `memoryIds` of these stores' notes and these episodes. */
+export function memoryAbbreviator(stores: readonly MemoryStore[], episodes: Iterable<EpisodeIds>): Abbreviate {
+  return createAbbreviator(
+    memoryIds(
+      stores.flatMap((store) => store.list().map((entry) => entry.id)),
+      episodes,
+    ),
+  );
 }
 
 export function lookupMemory(stores: readonly MemoryStore[], episodes: EpisodeStore | undefined, id: string): MemoryLookup {

@@ -5,17 +5,17 @@
  * absent outside git); and up to 8 files, each `{path, hash}` — the files the note's text names
  * that exist in the project, then the files the turn had read or changed — `hash` being the first
  * 16 hex digits of the SHA-256 of the content then (null: missing then). `untrusted` lists what
- * untrusted content the turn's context held: `web_fetch`, `mcp`, `outside <path>` (a file read
- * outside the project), `untracked <path>` (a file read in the turn that git does not track; only
- * inside a git work tree).
+ * untrusted content the context held when the note was written, as the caller observed it
+ * (lib/agent/memory-session.ts: `bash`, `web_fetch`, `read_file README.md`, `mcp__srv__tool`…).
  *
  * Staleness: a note is possibly stale when a recorded file's hash differs now, or the file is gone.
- * Nothing here writes; git is run read-only, with a 3-second cap, and its failure is no error.
+ * Nothing here writes; git is run read-only through the safe runner (lib/shell/safe-git.ts: no
+ * repository config can start a program), with a 3-second cap, and its failure is no error.
  */
-import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { basename, isAbsolute, relative, resolve, sep } from "node:path";
+import { runGitSync } from "../shell/safe-git.ts";
 import type { MemoryEntry, MemorySource } from "./memory-file.ts";
 
 export const PROVENANCE_FILE_CAP = 8;
@@ -29,8 +29,8 @@ export interface TurnObservation {
   agent?: string;
   /** Files the turn read or changed, relative to the project root or absolute. */
   files?: readonly string[];
-  /** Tools whose results put untrusted text in the context (`web_fetch`, `mcp__…`). */
-  tools?: readonly string[];
+  /** What put untrusted text in the context, recorded as given. */
+  untrusted?: readonly string[];
 }
 
 /** The provenance of a note with `text`, written in a turn that did `turn`. */
@@ -40,12 +40,7 @@ export function buildProvenance(projectRoot: string, text: string, turn: TurnObs
     .filter((path) => path && !path.startsWith(".."))
     .slice(0, PROVENANCE_FILE_CAP);
   const commit = gitHead(projectRoot);
-  const untrusted: string[] = [];
-  if (turn.tools?.includes("web_fetch")) untrusted.push("web_fetch");
-  if (turn.tools?.some((name) => name.startsWith("mcp__"))) untrusted.push("mcp");
-  const turnFiles = (turn.files ?? []).map((path) => _relative(projectRoot, path));
-  for (const path of turnFiles) if (path.startsWith("..") || isAbsolute(path)) untrusted.push(`outside ${resolve(projectRoot, path)}`);
-  if (commit) for (const path of _untracked(projectRoot, turnFiles)) untrusted.push(`untracked ${path}`);
+  const untrusted = [...(turn.untrusted ?? [])];
   return {
     ...(turn.sessionId ? { sessionId: turn.sessionId } : {}),
     ...(turn.runId ? { runId: turn.runId } : {}),
@@ -118,32 +113,10 @@ export function hashFile(path: string): string | null {
 /** `HEAD`'s commit, or undefined outside a git work tree (or when git is missing). */
 export function gitHead(projectRoot: string): string | undefined {
   try {
-    const out = execFileSync("git", ["rev-parse", "--verify", "-q", "HEAD"], {
-      cwd: projectRoot,
-      timeout: _GIT_TIMEOUT_MS,
-      stdio: ["ignore", "pipe", "ignore"],
-      encoding: "utf8",
-    });
+    const out = runGitSync(projectRoot, "rev-parse", ["--verify", "-q", "HEAD"], _GIT_TIMEOUT_MS);
     return /^[0-9a-f]{40,64}$/.test(out.trim()) ? out.trim() : undefined;
   } catch {
     return undefined;
-  }
-}
-
-function _untracked(projectRoot: string, files: readonly string[]): string[] {
-  const inside = files.filter((path) => path && !path.startsWith("..") && !isAbsolute(path));
-  if (inside.length === 0) return [];
-  try {
-    const out = execFileSync("git", ["ls-files", "-z", "--", ...inside], {
-      cwd: projectRoot,
-      timeout: _GIT_TIMEOUT_MS,
-      stdio: ["ignore", "pipe", "ignore"],
-      encoding: "utf8",
-    });
-    const tracked = new Set(out.split("\0").filter(Boolean));
-    return inside.filter((path) => !tracked.has(path));
-  } catch {
-    return [];
   }
 }
 

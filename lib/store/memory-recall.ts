@@ -6,14 +6,18 @@
  *   word, not all; equal scores go to the note with more hits, then to the newer entry.
  * - `file`: only episodes (and monthly digests) that read or changed that path, matched whole or
  *   by trailing path segments (`auth.ts` finds `lib/auth.ts`); with no words, newest first.
- * - A query that is a session id (8 hex digits or more, a prefix of the full id) returns those
- *   episodes in full instead: the progressive-disclosure step after a short result.
+ * - An episode is shown by its session's id, abbreviated over every memory id (memory-lookup.ts
+ *   `memoryIds`), so it is unique at the length shown. A query that is a session id (8 hex
+ *   digits or more, a prefix of the full id) or a whole episode id returns that session's
+ *   episodes in full instead: the progressive-disclosure step after a short result. A prefix of
+ *   several sessions lists them, each abbreviated, instead of guessing.
  * - `scope` names one store's notes (project also keeps the episodes); every store by default.
  * - A note whose files changed or vanished since it was written gets a second line,
  *   `(possibly stale: <file> changed since this note)` (memory-provenance.ts).
  *   `kinds` keeps note kinds and `episode` (which covers digests).
  * - Each note returned counts one hit in its own store (memory.ts `recordHits`).
- * - Results are one short line each; notices about a rebuilt index open the answer.
+ * - Results are one short line each, their note and episode text escaped (memory-escape.ts) so
+ *   none can start a line of its own; notices about a rebuilt index open the answer.
  * - `recallMemory` ranks by words only and never uses the network; `recallMemoryHybrid` (config
  *   `memory.embeddings`) fuses that ranking with cosine similarity by rank.
  */
@@ -22,8 +26,20 @@ import type { EmbeddingClient } from "../search/embeddings.ts";
 import { fuseByRank } from "../search/vector-file.ts";
 import { projectPath } from "./episode-build.ts";
 import type { Episode, EpisodeStore } from "./episodes.ts";
+import { escapeMemoryText } from "./memory-escape.ts";
 import { staleNote } from "./memory-provenance.ts";
-import { EPISODE_SEGMENT, digestCard, episodeCard, formatCommandRun, openMemoryIndex, type EpisodeCard, type MemoryIndexSources } from "./memory-index.ts";
+import { createAbbreviator, type Abbreviate } from "../platform/ids.ts";
+import {
+  EPISODE_SEGMENT,
+  digestCard,
+  episodeCard,
+  formatCommandRun,
+  indexedEpisodes,
+  openMemoryIndex,
+  type EpisodeCard,
+  type MemoryIndexSources,
+} from "./memory-index.ts";
+import { memoryIds } from "./memory-lookup.ts";
 import { rankSemantically } from "./memory-semantic.ts";
 import { MEMORY_KINDS, type MemoryScope, type MemoryStore, type ScopedMemoryEntry } from "./memory.ts";
 
@@ -156,6 +172,7 @@ function _byFile(plan: _Plan): IndexHit[] {
 
 function _answer(context: RecallContext, plan: _Plan, hits: readonly IndexHit[]): string {
   _recordNoteHits(context.stores ?? [context.project, context.global], hits, plan.notes);
+  const abbreviate = recallAbbreviator(plan.index, plan.notes.keys());
   const lines = hits.map((hit) => {
     const note = plan.notes.get(hit.id);
     if (note) {
@@ -163,7 +180,7 @@ function _answer(context: RecallContext, plan: _Plan, hits: readonly IndexHit[])
       return _noteLine(note, plan.now) + (stale ? `\n  ${stale}` : "");
     }
     const found = plan.touching?.get(hit.id);
-    return _cardLine(found?.card ?? (hit.data as EpisodeCard)) + (found?.read ? ` · read ${found.read}` : "");
+    return escapeMemoryText(_cardLine(found?.card ?? (hit.data as EpisodeCard), abbreviate) + (found?.read ? ` · read ${found.read}` : ""));
   });
   if (lines.length === 0) lines.push(plan.query ? `Nothing recorded about "${plan.query}".` : `No episode read or changed "${plan.file}".`);
   else if (hits.some((hit) => hit.segment === EPISODE_SEGMENT)) lines.push("(recall a session id to see its episode in full)");
@@ -215,16 +232,16 @@ function _noteLine(note: ScopedMemoryEntry, now: Date): string {
     _age(note.createdAt, now),
     ...(note.hits > 0 ? [`${note.hits} hit${note.hits === 1 ? "" : "s"}`] : []),
   ];
-  return `note (${parts.join(", ")}): ${note.text}`;
+  return `note (${parts.join(", ")}): ${escapeMemoryText(note.text)}`;
 }
 
 /** `episode 0193ab2c 2026-11-28: "<ask>" · changed a.ts, b.ts +2 · ran bun test (exit 1) · completed, 6 steps` */
-function _cardLine(card: EpisodeCard): string {
+function _cardLine(card: EpisodeCard, abbreviate: Abbreviate): string {
   if (card.kind === "digest") {
     const asks = card.asks.map((ask) => `"${ask}"`).join("; ");
     return `digest ${card.month} (${card.episodes} episode${card.episodes === 1 ? "" : "s"}): ${asks}${card.changed.length > 0 ? ` · changed ${card.changed.join(", ")}` : ""}`;
   }
-  const parts = [`episode ${card.sessionId.slice(0, 8)} ${card.at.slice(0, 10)}: "${card.ask}"`];
+  const parts = [`episode ${abbreviate(card.sessionId)} ${card.at.slice(0, 10)}: "${card.ask}"`];
   if (card.changed.length > 0) parts.push(`changed ${card.changed.join(", ")}${card.moreChanged > 0 ? ` +${card.moreChanged}` : ""}`);
   if (card.command) parts.push(`ran ${card.command}`);
   parts.push(`${card.status}, ${card.steps} step${card.steps === 1 ? "" : "s"}`);
@@ -243,15 +260,36 @@ function _age(createdAt: string, now: Date): string {
   return `${Math.floor(days / 30)} months old`;
 }
 
-/** The episodes of the sessions whose id starts with `prefix`, newest first, in full (capped). */
+/**
+ * How recall shows an episode's session: abbreviated over the notes and every episode the index
+ * holds (their ids and sessions), the set `shiro memory show` and the expansion below resolve.
+ * Built lazily: an answer without an episode line never lists the index.
+ */
+export function recallAbbreviator(index: Bm25Index, noteIds: Iterable<string>): Abbreviate {
+  let abbreviate: Abbreviate | undefined;
+  const notes = [...noteIds];
+  return (id) => (abbreviate ??= createAbbreviator(memoryIds(notes, indexedEpisodes(index))))(id);
+}
+
+/**
+ * The episodes of the one session whose id starts with `prefix` (or of the episode with that whole
+ * id), newest first, in full (capped); the sessions to choose from when several match.
+ */
 function _expand(store: EpisodeStore, prefix: string): string | undefined {
-  const found = store
-    .read()
-    .episodes.filter((episode) => episode.sessionId.toLowerCase().startsWith(prefix))
-    .reverse()
-    .slice(0, 3);
-  if (found.length === 0) return undefined;
-  const text = found.map(describeEpisode).join("\n\n");
+  const { episodes } = store.read();
+  const exact = episodes.find((episode) => episode.id.toLowerCase() === prefix);
+  const matching = exact ? [exact] : episodes.filter((episode) => episode.sessionId.toLowerCase().startsWith(prefix));
+  if (matching.length === 0) return undefined;
+  const sessions = [...new Set(matching.map((episode) => episode.sessionId))];
+  if (sessions.length > 1) {
+    const abbreviate = createAbbreviator(memoryIds([], episodes));
+    return `"${prefix}" is the start of ${sessions.length} sessions' ids; recall one of: ${sessions
+      .reverse()
+      .slice(0, 10)
+      .map((id) => abbreviate(id))
+      .join(", ")}`;
+  }
+  const text = matching.reverse().slice(0, 3).map(describeEpisode).join("\n\n");
   return text.length > _EXPANDED_CAP ? `${text.slice(0, _EXPANDED_CAP - 1)}…` : text;
 }
 

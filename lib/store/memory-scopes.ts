@@ -9,11 +9,14 @@
  * - repo: `<project root>/.shiro/notes.json`, {version: 1, entries: MemoryEntry[]}, written
  *   0644 (a team reviews it in git), locked and atomic like every store, secrets redacted, and
  *   never with hit counts (a recall must not dirty the work tree). `guard` (the path jail) runs
- *   before each write, so a `.shiro` that links outside the workspace is refused.
+ *   before each write, so a `.shiro` that links outside the workspace is refused. With `repoTrust`
+ *   (repo-notes-trust.ts), `stores()` and `entries()` leave the repo store out while the file is
+ *   untrusted; `store("repo")` still reaches it, for writes.
  * Opening a shelf creates no file; `--no-memory` opens no shelf at all.
  */
 import { join } from "node:path";
 import { paths } from "../platform/paths.ts";
+import { REPO_NOTES_PATH, type RepoNotesTrust } from "./repo-notes-trust.ts";
 import { GLOBAL_FILE_SCHEMA, PROJECT_FILE_SCHEMA, openFileBacking, type MemoryBacking, type MemoryEntry } from "./memory-file.ts";
 import {
   MEMORY_SCOPES,
@@ -26,7 +29,7 @@ import {
   type ScopedMemoryEntry,
 } from "./memory.ts";
 
-export const REPO_NOTES_PATH = ".shiro/notes.json";
+export { REPO_NOTES_PATH };
 
 /** Every scope of one session. `agent` follows the variant in force (`setAgent`). */
 export interface MemoryShelf {
@@ -54,6 +57,8 @@ export interface MemoryShelfOptions extends MemoryStoreOptions {
   agent?: string;
   /** Runs on the repo file's path before each write; throws to refuse it (the path jail). */
   guard?: (path: string) => void;
+  /** Whether the repository's notes may be used, and trust that follows shiro's own writes. */
+  repoTrust?: RepoNotesTrust;
 }
 
 export function openMemoryShelf(projectRoot: string, options: MemoryShelfOptions = {}): MemoryShelf {
@@ -82,7 +87,7 @@ export function openMemoryShelf(projectRoot: string, options: MemoryShelfOptions
     },
     agentStore,
     store: (scope) => ({ run, agent: shelf.agent, project, global, repo })[scope],
-    stores: () => MEMORY_SCOPES.map((scope) => shelf.store(scope)),
+    stores: () => MEMORY_SCOPES.filter((scope) => scope !== "repo" || !options.repoTrust || options.repoTrust.trusted()).map((scope) => shelf.store(scope)),
     entries: () => shelf.stores().flatMap((store) => store.list().map((entry) => ({ ...entry, scope: store.scope }))),
     clearRun: () => run.remove(run.list().map((entry) => entry.id)),
   };
@@ -124,7 +129,11 @@ export function openRepoMemory(projectRoot: string, options: MemoryShelfOptions 
       schema: GLOBAL_FILE_SCHEMA,
       header: {},
       mode: 0o644,
-      beforeWrite: () => options.guard?.(REPO_NOTES_PATH),
+      beforeWrite: () => {
+        options.guard?.(REPO_NOTES_PATH);
+        options.repoTrust?.beforeWrite();
+      },
+      afterWrite: () => options.repoTrust?.afterWrite(),
     },
     options,
   );

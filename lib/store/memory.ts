@@ -92,8 +92,8 @@ export interface MemoryStore {
   search(query: string): MemoryEntry[];
   /** Counts one hit on each listed entry still stored (one locked write); returns those, newest first. */
   recordHits(ids: readonly string[]): MemoryEntry[];
-  /** Removes every entry whose text contains `text` (case-insensitive); returns how many went. */
-  forget(text: string): number;
+  /** Removes every entry whose text contains `text` (case-insensitive); returns how many went, and pushes them onto `removed`. */
+  forget(text: string, removed?: MemoryEntry[]): number;
   /** Removes the entries with these ids; returns how many went. */
   remove(ids: readonly string[]): number;
   /** Marks the entry verified now, its provenance's files and commit replaced by `source`'s; undefined when no such id. */
@@ -206,7 +206,7 @@ export function createMemoryStore(layout: MemoryStoreLayout, options: MemoryStor
 
     recordHits,
 
-    forget(text) {
+    forget(text, gone) {
       const needle = cleanNoteText(text).toLowerCase();
       if (!needle) throw new Error("forget needs the text, or part of the text, of the note to remove");
       let removed = 0;
@@ -214,6 +214,7 @@ export function createMemoryStore(layout: MemoryStoreLayout, options: MemoryStor
       update((entries) => {
         const next = entries.filter((entry) => !entry.text.toLowerCase().includes(needle));
         removed = entries.length - next.length;
+        if (removed > 0) gone?.push(...entries.filter((entry) => entry.text.toLowerCase().includes(needle)));
         return removed > 0 ? next : undefined;
       });
       return removed;

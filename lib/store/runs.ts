@@ -23,6 +23,7 @@ import { SAVED_FLAGS, type RunOptions } from "../config/flags.ts";
 import { TRANSIENT_EVENTS, type AgentEvent } from "../events.ts";
 import { appendJsonLine, readJson, readJsonLines, writeJsonAtomic, writeTextAtomic } from "./json-file.ts";
 import { isProcessAlive } from "./file-lock.ts";
+import { shortRunId } from "./short-ids.ts";
 
 export const RUN_STATUSES = ["running", "completed", "error", "aborted", "cancelled", "blocked", "max-steps", "interrupted"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -153,7 +154,7 @@ export function findRun(idOrPrefix: string): RunSnapshot {
   if (names.length === 0 || idOrPrefix.length === 0) throw new UserError(`no run matching "${idOrPrefix}"`);
   if (names.length > 1) throw new UserError(`"${idOrPrefix}" matches ${names.length} runs; give more characters`);
   const run = loadRun(names[0]!.slice(0, -".json".length));
-  if (!run) throw new UserError(`run ${names[0]!.slice(0, 8)} has an unreadable snapshot`);
+  if (!run) throw new UserError(`run ${shortRunId(names[0]!.slice(0, -".json".length))} has an unreadable snapshot`);
   return run;
 }
 

@@ -142,7 +142,7 @@ const _openWriters = new Map<string, SessionWriter>();
  * `session <id8> is in use by process <pid>; …` when another live process holds it.
  */
 export function openSessionWriter(session: SessionRecord, options: SessionWriterOptions = {}): SessionWriter {
-  if (_openWriters.has(session.id)) throw new Error(`session ${session.id.slice(0, 8)} already has a writer in this process`);
+  if (_openWriters.has(session.id)) throw new Error(`session ${shortSessionId(session.id)} already has a writer in this process`);
   // Registered before the lease is taken, so at exit the pending save lands before the lease goes.
   _hookExit();
   const lease = tryLease(session.id);
@@ -154,7 +154,7 @@ export function openSessionWriter(session: SessionRecord, options: SessionWriter
   let closed = false;
 
   const assertOpen = () => {
-    if (closed) throw new Error(`session ${session.id.slice(0, 8)} was closed; its writer takes no more changes`);
+    if (closed) throw new Error(`session ${shortSessionId(session.id)} was closed; its writer takes no more changes`);
   };
 
   const writeNow = () => {
@@ -231,7 +231,7 @@ function _readSession(id: string) {
 
 function _loaded(id: string, read: ReturnType<typeof _readSession>): SessionRecord {
   if (read.status === "missing") throw new UserError(`no session matching "${id}"`);
-  if (read.status === "corrupt") throw new UserError(`session ${id.slice(0, 8)} cannot be read: ${read.reason}`);
+  if (read.status === "corrupt") throw new UserError(`session ${shortSessionId(id)} cannot be read: ${read.reason}`);
   return read.value;
 }
 

@@ -20,6 +20,7 @@ export type AskUser = (question: string, options: readonly string[], signal: Abo
 export function createAskTool(askUser: AskUser): ToolDefinition<AskInput> {
   return {
     name: "ask",
+    resultText: "own",
     description,
     schema: AskInput,
     effect: "read",

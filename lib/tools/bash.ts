@@ -19,6 +19,7 @@ import { listRuleSubjects } from "../shell/read.ts";
 import { runProcessTree, type CapturedText, type RunResult } from "./process-tree.ts";
 import { RESULT_CAP, capResult, type ToolContext, type ToolDefinition } from "./types.ts";
 import description from "./bash.md" with { type: "text" };
+import { takeFields } from "./claude-code.ts";
 
 export const BASH_TIMEOUT = { default: 120_000, min: 1_000, max: 600_000 } as const;
 export const INTERRUPTED_MESSAGE = "The user interrupted this command. It did not finish, so its effects are unknown.";
@@ -54,14 +55,30 @@ export const bashTool: ToolDefinition<BashInput> = {
   guidance: "run a shell command in the workspace (builds, tests, tools); output streams live",
   // One line per simple command, peeled (lib/shell/read.ts); the gate loads the parser first.
   subjects: (input) => listRuleSubjects(input.command),
+  claudeCode: {
+    name: "Bash",
+    input: (args) => ({ command: args.command, ...(args.timeout !== undefined ? { timeout: args.timeout } : {}) }),
+    args: (input) =>
+      takeFields(input, [
+        ["command", "command", "string"],
+        ["timeout", "timeout", "number"],
+      ]),
+    response: (output) => _claudeCodeResponse(output),
+  },
   async execute(input, ctx) {
     if (ctx.signal.aborted) throw new Error(`${INTERRUPTED_MESSAGE}\n\n${NO_OUTPUT_NOTE}`);
     const timeoutMs = input.timeout ?? BASH_TIMEOUT.default;
     const shell = _buildShellCommand(input.command);
     const sandbox = ctx.sandbox;
     const confined = sandbox?.confines(input.command) ?? false;
-    const result = await _runShell(confined ? sandbox!.wrap(shell, ctx.root) : shell, timeoutMs, ctx);
-    const report = _formatResult(result, timeoutMs);
+    let result: RunResult;
+    let undone: string | undefined;
+    try {
+      result = await _runShell(confined ? sandbox!.wrap(shell, ctx.root) : shell, timeoutMs, ctx);
+    } finally {
+      if (confined) undone = sandbox!.afterCommand(ctx.root);
+    }
+    const report = undone ? `${_formatResult(result, timeoutMs)}\n\nsandbox: ${undone}.` : _formatResult(result, timeoutMs);
     const refused = confined ? sandbox!.explain({ ...result, output: `${result.stdout.text}\n${result.stderr.text}` }) : undefined;
     if (!refused) return report;
     const verdict = await sandbox!.askOutside({ callId: ctx.callId, command: input.command, reason: refused, cwd: ctx.root });
@@ -91,6 +108,16 @@ async function _runShell(argv: string[], timeoutMs: number, ctx: ToolContext): P
   }
   if (result.aborted) throw new Error(`${INTERRUPTED_MESSAGE}\n\n${_formatSections(result.stdout, result.stderr) || NO_OUTPUT_NOTE}`);
   return result;
+}
+
+/** Claude Code's Bash `tool_response` from this tool's own result format (the header comment), plus the exit code. */
+function _claudeCodeResponse(output: string): Record<string, unknown> {
+  const exit = /^exit: (\d+)/.exec(output);
+  const section = (name: string) => {
+    const found = new RegExp(`(?:^|\\n\\n)${name}:\\n([\\s\\S]*?)(?=\\n\\n(?:stdout|stderr|sandbox):|$)`).exec(output);
+    return found ? found[1]! : "";
+  };
+  return { stdout: section("stdout"), stderr: section("stderr"), interrupted: false, isImage: false, exitCode: exit ? Number(exit[1]) : null };
 }
 
 function _formatResult(result: RunResult, timeoutMs: number): string {

@@ -18,6 +18,7 @@ import { resolveInWorkspace, writeInWorkspace } from "./jail.ts";
 import moveDescription from "./move-file.md" with { type: "text" };
 import multiEditDescription from "./multi-edit.md" with { type: "text" };
 import type { ToolDefinition } from "./types.ts";
+import { absolutePath, takeFields } from "./claude-code.ts";
 
 const EditFileInput = v.object({
   path: v.string(),
@@ -48,6 +49,23 @@ export const editFileTool: ToolDefinition<EditFileInput> = {
   paths: fieldPaths("path"),
   decision: "ask",
   guidance: "replace one exact, unique string in a file",
+  claudeCode: {
+    name: "Edit",
+    input: (args, root) => ({
+      file_path: absolutePath(root, args.path),
+      old_string: args.oldString,
+      new_string: args.newString,
+      replace_all: args.replaceAll === true,
+    }),
+    args: (input) =>
+      takeFields(input, [
+        ["file_path", "path", "string"],
+        ["old_string", "oldString", "string"],
+        ["new_string", "newString", "string"],
+        ["replace_all", "replaceAll", "boolean"],
+      ]),
+    response: (output, args, root) => ({ filePath: absolutePath(root, args.path), oldString: args.oldString, newString: args.newString, output }),
+  },
   async execute({ path, oldString, newString, replaceAll }, ctx) {
     if (oldString === newString) throw new Error("oldString and newString are identical");
     if (oldString === "") throw new Error("oldString is empty. Use write_file to create or replace a whole file.");
@@ -71,6 +89,28 @@ export const multiEditTool: ToolDefinition<MultiEditInput> = {
   paths: fieldPaths("path"),
   decision: "ask",
   guidance: "several exact replacements in one file, all or nothing",
+  claudeCode: {
+    name: "MultiEdit",
+    input: (args, root) => ({
+      file_path: absolutePath(root, args.path),
+      edits: args.edits.map((edit) => ({ old_string: edit.oldString, new_string: edit.newString, replace_all: edit.replaceAll === true })),
+    }),
+    args: (input) => ({
+      ...takeFields(input, [["file_path", "path", "string"]]),
+      ...(Array.isArray(input.edits)
+        ? {
+            edits: input.edits.map((edit: Record<string, unknown>) =>
+              takeFields(edit ?? {}, [
+                ["old_string", "oldString", "string"],
+                ["new_string", "newString", "string"],
+                ["replace_all", "replaceAll", "boolean"],
+              ]),
+            ),
+          }
+        : {}),
+    }),
+    response: (output, args, root) => ({ filePath: absolutePath(root, args.path), output }),
+  },
   async execute({ path, edits }, ctx) {
     edits.forEach((edit, i) => {
       if (edit.oldString === edit.newString) throw new Error(`edit ${i + 1}: oldString and newString are identical`);

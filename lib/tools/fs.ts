@@ -27,6 +27,7 @@ import listDescription from "./list-dir.md" with { type: "text" };
 import readManyDescription from "./read-many-files.md" with { type: "text" };
 import readDescription from "./read-file.md" with { type: "text" };
 import type { ToolDefinition } from "./types.ts";
+import { absolutePath, takeFields } from "./claude-code.ts";
 import { compileGlob, walkWorkspace, type WalkEntry } from "./walk.ts";
 import writeDescription from "./write-file.md" with { type: "text" };
 
@@ -67,6 +68,16 @@ export const readFileTool: ToolDefinition<ReadFileInput> = {
   paths: fieldPaths("path"),
   decision: "allow",
   guidance: "read a file with numbered lines; page long files with offset/limit",
+  claudeCode: {
+    name: "Read",
+    input: (args, root) => ({ file_path: absolutePath(root, args.path), offset: args.offset, limit: args.limit }),
+    args: (input) =>
+      takeFields(input, [
+        ["file_path", "path", "string"],
+        ["offset", "offset", "number"],
+        ["limit", "limit", "number"],
+      ]),
+  },
   execute: (input, ctx) => readNumberedLines(ctx.root, input.path, input.offset, input.limit, ctx.secretsAllowed),
 };
 
@@ -162,6 +173,16 @@ export const writeFileTool: ToolDefinition<WriteFileInput> = {
   paths: fieldPaths("path"),
   decision: "ask",
   guidance: "create a file or replace one whole; prefer edit_file for changes",
+  claudeCode: {
+    name: "Write",
+    input: (args, root) => ({ file_path: absolutePath(root, args.path), content: args.content }),
+    args: (input) =>
+      takeFields(input, [
+        ["file_path", "path", "string"],
+        ["content", "content", "string"],
+      ]),
+    response: (output, args, root) => ({ filePath: absolutePath(root, args.path), success: true, output }),
+  },
   async execute({ path, content }, ctx) {
     const abs = resolveInWorkspace(ctx.root, path);
     const info = await stat(abs).catch(() => undefined);
@@ -261,6 +282,11 @@ export const globTool: ToolDefinition<GlobInput> = {
   effect: "read",
   decision: "allow",
   guidance: "find files by name pattern",
+  claudeCode: {
+    name: "Glob",
+    input: (args, root) => ({ pattern: args.pattern, path: root }),
+    args: (input) => takeFields(input, [["pattern", "pattern", "string"]]),
+  },
   subjects: (input) => [input.pattern],
   async execute({ pattern, limit, includeIgnored }, ctx) {
     const cap = Math.min(limit, GLOB_CAP);

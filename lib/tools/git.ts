@@ -1,6 +1,7 @@
 /**
  * The git tools: read-only views of the repository at the workspace root, plus a commit message
- * drafted by the model. Each runs `git` with a fixed argv (never a shell) and a 30 s timeout.
+ * drafted by the model. Each runs `git` with a fixed argv (never a shell) and a 30 s timeout,
+ * through the safe runner (lib/shell/safe-git.ts): nothing the repository configures can run.
  *
  * Nothing the model supplies can become a git option: paths always follow `--`, and a ref that
  * starts with `-` is refused. Paths, `REF:PATH` and diffs stay inside the workspace, and diff
@@ -10,6 +11,7 @@
 import * as v from "valibot";
 import { fieldPaths } from "../approval/write-paths.ts";
 import { checkShownBlob, refPath, scopePath, scopeRef, withholdSecretDiffs } from "./git-scope.ts";
+import { prepareGit } from "../shell/safe-git.ts";
 import { runProcessTree, type RunResult } from "./process-tree.ts";
 import { RESULT_CAP, type ToolContext, type ToolDefinition } from "./types.ts";
 import branchDescription from "./git-branch.md" with { type: "text" };
@@ -42,9 +44,6 @@ const _BLAME_SPAN = 40;
 const _DIFF_FOR_MESSAGE = 24_000;
 const _SUBJECTS_FOR_MESSAGE = 15;
 const _SUBJECT_MAX = 72;
-
-// Options that keep every call read-only and its output plain, whatever the user's config says.
-const _BASE_ARGS = ["--no-pager", "--literal-pathspecs", "-c", "core.fsmonitor=false", "-c", "core.quotePath=false", "-c", "color.ui=never"];
 
 const _STATUS_LABELS: Record<string, string> = {
   M: "modified",
@@ -123,7 +122,7 @@ const gitDiffTool: ToolDefinition<v.InferOutput<typeof DiffInput>> = {
   paths: fieldPaths("path"),
   async execute(input, ctx) {
     const path = scopePath(ctx.root, input.path ?? ".");
-    const args = ["diff", "--no-color", "--no-ext-diff", ...(input.staged ? ["--staged"] : []), "--", path];
+    const args = ["diff", "--no-color", ...(input.staged ? ["--staged"] : []), "--", path];
     const output = withholdSecretDiffs(await _runGit(ctx, args), input.path ? [path] : []);
     return output.trim() ? output.trimEnd() : input.staged ? "Nothing staged." : "No uncommitted changes.";
   },
@@ -172,7 +171,7 @@ const gitShowTool: ToolDefinition<v.InferOutput<typeof ShowInput>> = {
     if (input.ref.startsWith("-")) throw new Error(`Refusing ref "${input.ref}": it looks like an option.`);
     const scoped = await scopeRef(input.ref, () => _runGit(ctx, ["rev-parse", "--show-prefix"]).then((out) => out.trim()));
     const path = scopePath(ctx.root, input.path ?? ".");
-    const args = ["show", "--no-color", "--no-ext-diff", "--date=short", scoped.ref, "--", path];
+    const args = ["show", "--no-color", "--date=short", scoped.ref, "--", path];
     const raw = await _runGit(ctx, args);
     if (scoped.path !== undefined) checkShownBlob(ctx.root, input.ref, scoped.path, raw);
     const output = withholdSecretDiffs(raw, [...(scoped.path !== undefined ? [scoped.path] : []), ...(input.path ? [path] : [])]);
@@ -228,7 +227,7 @@ function _createCommitMessageTool(complete: CompleteFn): ToolDefinition<v.InferO
     decision: "allow",
     guidance: "draft a commit message for the staged change",
     async execute(_input, ctx) {
-      const staged = await _runGit(ctx, ["diff", "--staged", "--no-color", "--no-ext-diff", "--", "."], { keepChars: _DIFF_FOR_MESSAGE + 1 });
+      const staged = await _runGit(ctx, ["diff", "--staged", "--no-color", "--", "."], { keepChars: _DIFF_FOR_MESSAGE + 1 });
       const diff = withholdSecretDiffs(staged);
       if (!diff.trim()) return NOTHING_STAGED_MESSAGE;
       let subjects = "";
@@ -336,13 +335,18 @@ async function _runGit(ctx: ToolContext, args: string[], options: { keepChars?: 
   const keepChars = options.keepChars ?? RESULT_CAP;
   let result: RunResult;
   try {
-    result = await runProcessTree("git", [..._BASE_ARGS, ...args], {
-      cwd: ctx.root,
-      env: { ...process.env, GIT_TERMINAL_PROMPT: "0", GIT_OPTIONAL_LOCKS: "0", LC_ALL: "C" },
-      timeoutMs: GIT_TIMEOUT_MS,
-      signal: ctx.signal,
-      keep: { chars: keepChars, end: "head" },
-    });
+    const call = prepareGit(ctx.root, args[0]!, args.slice(1));
+    try {
+      result = await runProcessTree("git", call.args, {
+        cwd: call.cwd,
+        env: call.env,
+        timeoutMs: GIT_TIMEOUT_MS,
+        signal: ctx.signal,
+        keep: { chars: keepChars, end: "head" },
+      });
+    } finally {
+      call.dispose();
+    }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new Error("git is not installed or not on PATH.");
     throw error;

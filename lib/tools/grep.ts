@@ -21,6 +21,7 @@ import { classifySecretFile } from "../secrets/classify.ts";
 import { fieldPaths } from "../approval/write-paths.ts";
 import { readWorkspaceFile } from "./file-read.ts";
 import type { ToolDefinition } from "./types.ts";
+import { takeFields } from "./claude-code.ts";
 import { compileGlob, createIgnoreFilter, regexErrorReason, walkWorkspace } from "./walk.ts";
 
 export const GREP_HIT_CAP = 200;
@@ -84,6 +85,16 @@ export const grepTool: ToolDefinition<GrepInput> = {
   secretPaths: "skip",
   decision: "allow",
   guidance: "search file contents by regex",
+  claudeCode: {
+    name: "Grep",
+    input: (args, root) => ({ pattern: args.pattern, path: root, glob: args.include, "-i": args.ignoreCase === true }),
+    args: (input) =>
+      takeFields(input, [
+        ["pattern", "pattern", "string"],
+        ["glob", "include", "string"],
+        ["-i", "ignoreCase", "boolean"],
+      ]),
+  },
   subjects: (input) => [input.pattern],
   async execute(input, ctx) {
     const compiled = compileSearchRegex(input.pattern, input.ignoreCase);

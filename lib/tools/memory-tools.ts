@@ -5,7 +5,7 @@
  * With a shelf (options.shelf: every scope, memory-scopes.ts), remember, recall and forget take
  * any `scope` of MEMORY_SCOPES; with only a global store (options.global), `project` or `global`;
  * with neither, the tools work on the project store alone and offer no `scope`.
- * With `confirmWrites` (config memory.confirmWrites), remember declares `ask`: it asks like a write.
+ * With `confirmWrites` (config memory.confirmWrites), remember and forget declare `ask`: they ask like a write.
  */
 import * as v from "valibot";
 import { MEMORY_KINDS, MEMORY_SCOPES, type MemoryEntry, type MemoryScope, type MemorySource, type MemoryStore, type RememberResult } from "../store/memory.ts";
@@ -65,7 +65,9 @@ export interface MemoryToolsOptions {
   sessionId?: () => string | undefined;
   /** Hears every note stored (not duplicates), for the list at the end of the run. */
   onWritten?: (entry: MemoryEntry, scope: MemoryScope) => void;
-  /** Config memory.confirmWrites: remember asks like a write. */
+  /** Hears every note a forget removed, for the list at the end of the run. */
+  onForgotten?: (entries: readonly MemoryEntry[], scope: MemoryScope) => void;
+  /** Config memory.confirmWrites: remember and forget ask like a write. */
   confirmWrites?: boolean;
   /** The project's episodes, searched by recall beside the notes. */
   episodes?: EpisodeStore;
@@ -87,6 +89,7 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
 
   const remember: ToolDefinition<_RememberArgs> = {
     name: "remember",
+    resultText: "own",
     effect: "read",
     decision: options.confirmWrites ? "ask" : "allow",
     guidance: "save a durable one-line note about this project for future sessions",
@@ -127,14 +130,20 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
   };
   const forget: ToolDefinition<_ForgetArgs> = {
     name: "forget",
+    resultText: "own",
     effect: "read",
-    decision: "allow",
     guidance: "remove notes that turned out wrong",
+    decision: options.confirmWrites ? "ask" : "allow",
     description: forgetText,
     schema: shelf ? ShelfForgetInput : options.global ? ScopedForgetInput : ForgetInput,
     execute: async ({ text, scope }) => {
       const targets = scope ? [storeFor(scope)] : stores();
-      const removed = targets.reduce((sum, store) => sum + store.forget(text), 0);
+      let removed = 0;
+      for (const store of targets) {
+        const gone: MemoryEntry[] = [];
+        removed += store.forget(text, gone);
+        if (gone.length > 0) options.onForgotten?.(gone, store.scope);
+      }
       return formatForgetResult(removed, text);
     },
   };

@@ -27,6 +27,8 @@ export interface RunOptions {
   keep?: { chars: number; end: "head" | "tail" };
   /** Pass the command line to cmd.exe as is (Windows only). */
   verbatimArgs?: boolean;
+  /** Written to the child's stdin, which is then closed (hooks read their JSON there); default: no stdin. */
+  stdin?: string;
   graceMs?: number;
 }
 
@@ -63,7 +65,7 @@ export function runProcessTree(file: string, args: string[], options: RunOptions
     child = spawn(file, args, {
       cwd: options.cwd,
       env: options.env ?? process.env,
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
       detached: process.platform !== "win32",
       windowsHide: true,
       windowsVerbatimArguments: options.verbatimArgs,
@@ -72,6 +74,11 @@ export function runProcessTree(file: string, args: string[], options: RunOptions
     return Promise.reject(error);
   }
 
+  if (options.stdin !== undefined && child.stdin) {
+    // A child that never reads, or exits first, closes the pipe: EPIPE is not the caller's failure.
+    child.stdin.on("error", () => undefined);
+    child.stdin.end(options.stdin);
+  }
   return new Promise<RunResult>((resolve, reject) => {
     let timedOut = false;
     let aborted = false;

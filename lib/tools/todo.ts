@@ -6,6 +6,7 @@ import * as v from "valibot";
 import { TodoSchema, countTodos, findTodoProblems, renderTodoLines, type Todo } from "../store/notebook.ts";
 import description from "./todo.md" with { type: "text" };
 import type { ToolDefinition } from "./types.ts";
+import { takeFields } from "./claude-code.ts";
 
 const TodoWriteInput = v.object({ todos: v.array(TodoSchema) });
 
@@ -18,11 +19,32 @@ export interface TodoHolder {
 export function createTodoTool(notebook: TodoHolder): ToolDefinition<v.InferOutput<typeof TodoWriteInput>> {
   return {
     name: "todo_write",
+    resultText: "own",
     description,
     schema: TodoWriteInput,
     effect: "read",
     decision: "allow",
     guidance: "keep a task list for multi-step work; it survives compaction",
+    claudeCode: {
+      name: "TodoWrite",
+      // Claude Code's statuses are pending, in_progress and completed; shiro's `done` is its `completed`.
+      input: (args) => ({
+        todos: args.todos.map((todo) => ({ content: todo.content, status: todo.status === "done" ? "completed" : todo.status, activeForm: todo.content })),
+      }),
+      args: (input) =>
+        Array.isArray(input.todos)
+          ? {
+              todos: input.todos.map((todo: Record<string, unknown>) => {
+                const { status, ...rest } = takeFields(todo ?? {}, [
+                  ["content", "content", "string"],
+                  ["status", "status", "string"],
+                  ["note", "note", "string"],
+                ]);
+                return { ...rest, ...(status !== undefined ? { status: status === "completed" ? "done" : status } : {}) };
+              }),
+            }
+          : {},
+    },
     execute: async ({ todos }) => {
       const clean = todos.map(_cleanTodo);
       const blank = clean.findIndex((todo) => todo.content === "");

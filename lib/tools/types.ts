@@ -39,6 +39,10 @@ export interface ToolContext {
   deniesPath?: (path: string) => boolean;
   /** Where subprocesses (bash) run confined; absent means unconfined. */
   sandbox?: CommandSandbox;
+  /** The turn's checkpoint, for tools that run calls of their own (`task`): awaited before a write or exec call runs. */
+  beforeChange?: () => Promise<void>;
+  /** What the turn's checkpoint covers (told to the gate); undefined when none is taken. */
+  checkpoint?: () => { maxFileBytes: number } | undefined;
 }
 
 export interface ToolDefinition<TInput = any> {
@@ -59,6 +63,15 @@ export interface ToolDefinition<TInput = any> {
    * classifier get them normalised (lib/approval/rules.ts).
    */
   paths?: (input: unknown, root: string) => string[];
+  /**
+   * What its result puts in the model's context: `foreign` when it can carry text nobody in this
+   * session wrote (file contents, command output, pages, server answers), `own` when it only
+   * echoes shiro's own state or the user (a task list, a note stored, the user's answer).
+   * Undefined: `own` for `write` tools, `foreign` for every other effect. A note remembered after
+   * a foreign result is marked untrusted (lib/agent/memory-session.ts); a `read` tool with
+   * `paths` is foreign only for the paths this session did not write first.
+   */
+  resultText?: "own" | "foreign";
   /** What a declared path the secrets classifier flags does: `ask` (default) or `skip` (the tool leaves it out and says so). */
   secretPaths?: "ask" | "skip";
   /** Its default permission; undefined (MCP tools) leaves it to wildcard rules, then `ask`. */
@@ -75,8 +88,26 @@ export interface ToolDefinition<TInput = any> {
    * reaches them and their results join in call order. Others run one after another.
    */
   parallel?: boolean;
+  /**
+   * Its Claude Code counterpart, for hooks written for Claude Code (lib/extensions/hooks/): the
+   * name a hook's matcher and `tool_name` use, and its input in Claude Code's fields. Absent: the
+   * tool is known to hooks by its own name and input (MCP tools are `mcp__server__tool` in both).
+   */
+  claudeCode?: ClaudeCodeCounterpart<TInput>;
   /** Returns the text the model reads. Throws Error(message) on failure. */
   execute: (input: TInput, ctx: ToolContext) => Promise<string>;
+}
+
+/** How a tool reads to a hook written for Claude Code (docs/hooks.md lists every mapping). */
+export interface ClaudeCodeCounterpart<TInput = any> {
+  /** Claude Code's tool name: `Bash`, `Write`, `Edit`, … */
+  name: string;
+  /** The call's arguments in Claude Code's fields (file paths absolute, as Claude Code gives them). */
+  input: (args: TInput, root: string) => Record<string, unknown>;
+  /** Claude Code's fields back to this tool's arguments (a hook's `updatedInput`); only the fields it names. */
+  args: (input: Record<string, unknown>) => Record<string, unknown>;
+  /** PostToolUse's `tool_response`, from the text the tool returned; default `{ output }`. */
+  response?: (output: string, args: TInput, root: string) => Record<string, unknown>;
 }
 
 /** Every tool result longer than this is cut, with a `[truncated N chars]` note. */

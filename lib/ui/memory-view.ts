@@ -4,33 +4,33 @@
  * prompt carries). Pure text; callers write it.
  *
  * A note's line: `<id>  (<kind>[, <scope>]) <text>  [recalled Nx]`, then, when its files changed
- * since, an indented `(possibly stale: …)` line. `<id>` is the shortest unique prefix (8+).
+ * since, an indented `(possibly stale: …)` line. Every id is abbreviated by the caller's
+ * `abbreviate`, made over every id `shiro memory show` takes (memory-lookup.ts `memoryAbbreviator`).
  */
-import { shortestUniquePrefix } from "../platform/ids.ts";
+import type { Abbreviate } from "../platform/ids.ts";
 import type { Episode } from "../store/episodes.ts";
 import { describeEpisode } from "../store/memory-recall.ts";
 import { staleNote } from "../store/memory-provenance.ts";
 import type { ScopedMemoryEntry } from "../store/memory.ts";
 import type { MemoryInjection } from "../agent/memory-prompt.ts";
 
-export function formatNoteLines(entries: readonly ScopedMemoryEntry[], projectRoot: string, allIds: readonly string[]): string[] {
+export function formatNoteLines(entries: readonly ScopedMemoryEntry[], projectRoot: string, abbreviate: Abbreviate): string[] {
   return entries.map((entry) => {
     const stale = staleNote(entry, projectRoot);
     const label =
       entry.scope === "project" ? entry.kind : `${entry.kind}, ${entry.scope === "agent" && entry.source?.agent ? `agent ${entry.source.agent}` : entry.scope}`;
-    return `${shortestUniquePrefix(entry.id, allIds)}  (${label}) ${entry.text}${entry.hits > 0 ? `  [recalled ${entry.hits}x]` : ""}${stale ? `\n  ${stale}` : ""}`;
+    return `${abbreviate(entry.id)}  (${label}) ${entry.text}${entry.hits > 0 ? `  [recalled ${entry.hits}x]` : ""}${stale ? `\n  ${stale}` : ""}`;
   });
 }
 
-export function formatEpisodeLines(episodes: readonly Episode[]): string[] {
-  const ids = episodes.map((episode) => episode.id);
+export function formatEpisodeLines(episodes: readonly Episode[], abbreviate: Abbreviate): string[] {
   return [...episodes].reverse().map((episode) => {
     const ask = (episode.prompts[0] ?? "").replace(/\s+/g, " ").slice(0, 100);
     const changed =
       episode.filesChanged.length > 0
         ? ` · changed ${episode.filesChanged.slice(0, 3).join(", ")}${episode.filesChanged.length > 3 ? ` +${episode.filesChanged.length - 3}` : ""}`
         : "";
-    return `${shortestUniquePrefix(episode.id, ids)}  episode of session ${episode.sessionId.slice(0, 8)} ${episode.endedAt.slice(0, 10)}: "${ask}"${changed} · ${episode.outcome.status}`;
+    return `${abbreviate(episode.id)}  episode of session ${abbreviate(episode.sessionId)} ${episode.endedAt.slice(0, 10)}: "${ask}"${changed} · ${episode.outcome.status}`;
   });
 }
 

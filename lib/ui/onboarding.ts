@@ -9,6 +9,7 @@
  */
 import type { ConfigFile } from "../config/config.ts";
 import { PRESETS, findPreset, type Preset } from "../providers/presets.ts";
+import { sealedEnv } from "../secrets/key-vault.ts";
 
 export interface ProviderSetupResult {
   preset: Preset;
@@ -18,7 +19,7 @@ export interface ProviderSetupResult {
 
 const _TYPE_OWN = "\u0000type";
 
-export async function runProviderSetup(env: NodeJS.ProcessEnv = process.env): Promise<ProviderSetupResult | undefined> {
+export async function runProviderSetup(env: NodeJS.ProcessEnv = sealedEnv()): Promise<ProviderSetupResult | undefined> {
   const p = await import("@clack/prompts");
   const { writeConfigPatch } = await import("../config/config.ts");
   const { paths } = await import("../platform/paths.ts");

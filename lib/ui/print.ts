@@ -8,6 +8,7 @@
 import type { AgentEvent, StopKind } from "../events.ts";
 import { shortApprovalId, shortRunId } from "../store/short-ids.ts";
 import { writeOut, writeErr } from "./output.ts";
+import { formatHookLine } from "./hooks-list.ts";
 
 export interface TextPrinter {
   print(event: AgentEvent): void;
@@ -59,6 +60,9 @@ export function createTextPrinter(sinks: PrinterSinks, options: { streamText: bo
           break;
         case "notice":
           sinks.err(`[notice] ${event.text}\n`);
+          break;
+        case "hook":
+          if (event.exit !== 0 || event.decision) sinks.err(`${formatHookLine(event)}\n`);
           break;
         case "mcp":
           if (event.status === "failed") sinks.err(`mcp ${event.server} failed: ${event.error ?? "unknown error"}\n`);

@@ -7,6 +7,7 @@ import type { AgentEvent } from "../events.ts";
 import { formatCompactedLine } from "../agent/context/planner.ts";
 import { formatUsd } from "../providers/pricing.ts";
 import type { Style } from "./style.ts";
+import { formatHookLine } from "./hooks-list.ts";
 
 export interface Renderer {
   render(event: AgentEvent): void;
@@ -77,6 +78,9 @@ export function createRenderer(write: (text: string) => void, style: Style, mode
           break;
         case "tool-denied":
           line(style.yellow(`  ⊘ ${event.name}: ${_short(event.reason, 160)}`));
+          break;
+        case "hook":
+          if (event.exit !== 0 || event.decision) line(style.dim(formatHookLine(event)));
           break;
         case "mcp":
           if (event.status === "failed") line(style.red(`mcp ${event.server} failed: ${event.error ?? "unknown error"}`));

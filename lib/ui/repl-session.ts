@@ -11,7 +11,7 @@ import { findProjectRoot } from "../config/project.ts";
 import { runProviderSetup } from "./onboarding.ts";
 import { askApproval } from "./approval-question.ts";
 import { askUserInTerminal } from "./ask-question.ts";
-import { askProjectTrust } from "./project-trust.ts";
+import { askProjectTrust, askRepoNotesTrust, askSettingsTrust } from "./project-trust.ts";
 import type { createRenderer } from "./renderer.ts";
 import type { Style } from "./style.ts";
 import { findSession } from "../store/sessions.ts";
@@ -38,6 +38,8 @@ export interface ReplState {
 /** The first session (after the trust question for a project .mcp.json); with no key, the provider setup first. Undefined when none was set up. */
 export async function openFirstAgent(state: ReplState): Promise<Agent | undefined> {
   await askProjectTrust(state.cwd, state.flags.noMcp === true, state.write, state.style);
+  await askRepoNotesTrust(state.cwd, state.flags.noMemory === true, state.write, state.style);
+  await askSettingsTrust(state.cwd, state.write, state.style);
   try {
     return await openAgent(state);
   } catch (error) {
@@ -49,7 +51,7 @@ export async function openFirstAgent(state: ReplState): Promise<Agent | undefine
 }
 
 /** Opens a session with the start-up flags changed by `changes`; `sessionId` continues that one. */
-export function openAgent(state: ReplState, changes: Partial<AgentFlags> = {}, sessionId?: string): Promise<Agent> {
+export function openAgent(state: ReplState, changes: Partial<AgentFlags> = {}, sessionId?: string, sessionSource?: "clear"): Promise<Agent> {
   return createAgent({
     cwd: state.cwd,
     flags: { ...state.flags, ...changes },
@@ -57,6 +59,7 @@ export function openAgent(state: ReplState, changes: Partial<AgentFlags> = {}, s
     decide: (request) => askApproval(state, request),
     askUser: (question, options, signal) => askUserInTerminal(state, question, options, signal),
     ...(sessionId ? { sessionId } : {}),
+    ...(sessionSource ? { sessionSource } : {}),
   });
 }
 
@@ -113,12 +116,12 @@ export async function switchSession(state: ReplState, agent: Agent, sessionId: s
       );
       if (!["y", "yes"].includes(answer.trim().toLowerCase())) return void write("not resumed\n");
     }
-    next = await openAgent(state, _NO_RESUME, sessionId);
+    next = await openAgent(state, _NO_RESUME, sessionId, sessionId ? undefined : "clear");
   } catch (error) {
     write(style.red(`${messageOf(error)}\n`));
     return undefined;
   }
-  agent.close();
+  agent.close(sessionId ? "other" : "clear");
   if (sessionId) write(`resumed ${shortSessionId(next.session.id)} (${next.session.messages.length} messages): ${next.session.title}\n`);
   else write(`new session ${shortSessionId(next.session.id)}\n`);
   return next;

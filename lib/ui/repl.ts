@@ -141,7 +141,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
       process.off("SIGTERM", onHangup);
       if (terminal) write("\x1b[?2004l");
       write(renderFarewell(agent));
-      agent.close();
+      agent.close("prompt_input_exit");
       void agent.closed.then(() => resolve(EXIT.ok));
     });
     rl.on("line", (line) => {

@@ -14,7 +14,7 @@ import type { ToolContext } from "../../lib/tools/types.ts";
 import { median } from "./baseline.ts";
 
 export async function benchSandbox(runs = 40): Promise<void> {
-  const status = detectSandbox({ config: { mode: "workspace-write" } });
+  const status = detectSandbox({ config: { mode: "workspace-write" }, keep: false });
   if (status.mode === "off") {
     console.log(`sandbox: skipped, ${status.notice ?? status.refusal ?? "no sandbox runner here"}`);
     return;

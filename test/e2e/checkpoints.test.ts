@@ -75,6 +75,7 @@ const CHANGES: { kind: string; calls: FakeToolCall[] }[] = [
   { kind: "a binary file", calls: [bash("printf '\\377\\000\\001binary' > bin.dat && head -c 3000 /dev/urandom > random.bin")] },
   { kind: "a symlink", calls: [bash("ln -sfn edit.txt link && ln -s keep.txt link2 && rm keep.txt && ln -s patch.txt keep.txt")] },
   { kind: "a file becomes a folder", calls: [bash("rm del.txt && mkdir del.txt && echo x > del.txt/in.txt")] },
+  { kind: "a folder becomes a file", calls: [bash("rm old/inner.txt && rmdir old && echo now-a-file > old")] },
 ];
 
 async function rewindJson(): Promise<Record<string, any>[]> {

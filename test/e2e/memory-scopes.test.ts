@@ -4,6 +4,7 @@
  * recorded, and what stderr told the user.
  */
 import { describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseEventLines, systemOf, toolResultsOf, useE2E } from "./_harness.ts";
@@ -59,33 +60,38 @@ describe("scopes through the binary", () => {
     expect(systemOf(e2e.fake.requests[5]!)).not.toContain("retry loop");
   });
 
-  test("a repo note is read from the repository's .shiro/notes.json, and a remembered one lands there", async () => {
+  test("a trusted repo note is read from the repository's .shiro/notes.json, and a remembered one lands there", async () => {
     mkdirSync(join(e2e.dirs.cwd, ".shiro"));
+    const content = JSON.stringify(
+      {
+        version: 1,
+        entries: [
+          {
+            id: "0193aaaa-0000-7000-8000-000000000001",
+            kind: "command",
+            text: "release with make release, never by hand",
+            createdAt: "2026-11-01T00:00:00.000Z",
+            hits: 0,
+          },
+        ],
+      },
+      null,
+      2,
+    );
+    writeFileSync(repoFile(), content);
+    // The user trusted this exact file before (the REPL's question: test/e2e/memory-trust.test.ts).
+    const sha256 = createHash("sha256").update(content).digest("hex");
+    mkdirSync(join(e2e.dirs.home, ".shiro-neko"), { recursive: true });
     writeFileSync(
-      repoFile(),
-      JSON.stringify(
-        {
-          version: 1,
-          entries: [
-            {
-              id: "0193aaaa-0000-7000-8000-000000000001",
-              kind: "command",
-              text: "release with make release, never by hand",
-              createdAt: "2026-11-01T00:00:00.000Z",
-              hits: 0,
-            },
-          ],
-        },
-        null,
-        2,
-      ),
+      join(e2e.dirs.home, ".shiro-neko", "trusted-projects.json"),
+      JSON.stringify({ version: 1, entries: [{ root: e2e.dirs.cwd, file: ".shiro/notes.json", sha256, at: "2026-11-01T00:00:00.000Z" }] }),
     );
     e2e.fake.script(
       { toolCalls: [{ name: "remember", input: { kind: "decision", text: "snake_case columns because the ORM maps them", scope: "repo" } }] },
       { text: "ok" },
     );
     expect((await shiro(["-p", "how do we release?"])).code).toBe(0);
-    expect(systemOf(e2e.fake.requests[0]!)).toContain("- (command, repo) release with make release, never by hand");
+    expect(systemOf(e2e.fake.requests[0]!)).toContain("- (command, from the repository) release with make release, never by hand");
     const saved = JSON.parse(readFileSync(repoFile(), "utf8"));
     expect(saved.entries.map((entry: { text: string; hits: number }) => [entry.text, entry.hits])).toEqual([
       ["release with make release, never by hand", 0],

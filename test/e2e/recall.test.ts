@@ -8,6 +8,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { shortestUniquePrefix } from "../../lib/platform/ids.ts";
 import { pathHash16 } from "../../lib/platform/paths.ts";
 import { toolResultsOf, userTextsOf, useE2E, type WireProtocol } from "./_harness.ts";
 
@@ -84,7 +85,9 @@ for (const protocol of PROTOCOLS) {
         },
       ]);
       const date = episodes[0]!.endedAt.slice(0, 10);
-      const line = `episode ${sessionId!.slice(0, 8)} ${date}: "fix the flaky login redirect after sign-in" · changed src/authRedirect.ts · ran echo checked (exit 0) · completed, 2 steps`;
+      // The session's id as short as it is unique among the notes, the episodes and their sessions.
+      const shown = shortestUniquePrefix(sessionId!, [sessionId!, episodes[0]!.id]);
+      const line = `episode ${shown} ${date}: "fix the flaky login redirect after sign-in" · changed src/authRedirect.ts · ran echo checked (exit 0) · completed, 2 steps`;
 
       // A paraphrase sharing two words ("login", "redirect") with what was asked.
       expect(await recallThroughBinary({ query: "redirect broken on login page" }, protocol)).toBe(`${line}\n(recall a session id to see its episode in full)`);
@@ -96,7 +99,7 @@ for (const protocol of PROTOCOLS) {
       }
       expect(await recallThroughBinary({ query: "", file: "other.ts" }, protocol)).toBe('No episode read or changed "other.ts".');
 
-      const expanded = await recallThroughBinary({ query: sessionId!.slice(0, 8) }, protocol);
+      const expanded = await recallThroughBinary({ query: shown }, protocol);
       expect(expanded.split("\n").slice(1)).toEqual([
         "asked:",
         "- fix the flaky login redirect after sign-in",
@@ -165,7 +168,7 @@ describe("memory.episodeSummary", () => {
     const [episode] = readEpisodes().episodes;
     expect(episode!.summary).toBe("Wanted: a stable login redirect.\nChanged src/authRedirect.ts; the wombat guard is in place.\nline three\nfour\nfive");
     e2e.writeConfig({});
-    expect(await recallThroughBinary({ query: "wombat" }, "chat")).toStartWith(`episode ${episode!.sessionId.slice(0, 8)} `);
+    expect(await recallThroughBinary({ query: "wombat" }, "chat")).toStartWith(`episode ${shortestUniquePrefix(episode!.sessionId, [episode!.id])} `);
   }, 60_000);
 });
 

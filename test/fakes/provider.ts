@@ -74,6 +74,8 @@ export interface FakeProviderOptions {
   schemaCheck?: boolean;
   /** Ids listed by GET /v1/models. Default ["fake-model"]. */
   models?: string[];
+  /** Windows listed with those ids as OpenRouter does (`context_length`), by id. */
+  modelWindows?: Record<string, number>;
 }
 
 export interface FakeProvider {
@@ -93,6 +95,8 @@ export interface FakeProvider {
   violations: { index: number; status: number; message: string }[];
   /** Every `POST /v1/embeddings` request, in order (kept apart from `requests`, the model requests). */
   embeddingRequests: RecordedRequest[];
+  /** Every `GET /v1/models` request, recorded once its answer was sent. */
+  modelListings: { headers: Record<string, string> }[];
   /** How embeddings are made (default: a hashed bag of words, see provider-embeddings.ts). */
   embedWith(fn: FakeEmbedder): void;
   /** Closes the server, ending open connections and pending stalls. */
@@ -116,6 +120,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
   const stopping = new AbortController();
   const provider = { requests: [] as RecordedRequest[], violations: [] as FakeProvider["violations"] };
   const embeddingRequests: RecordedRequest[] = [];
+  const modelListings: FakeProvider["modelListings"] = [];
   let embedder: FakeEmbedder = embedBagOfWords;
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -124,7 +129,11 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     const headers = _flattenHeaders(req);
     const context: CheckContext = { headers, apiKey: options.apiKey, contextWindow: options.contextWindow };
     const protocol = _PROTOCOLS.find((candidate) => `/v1${candidate.path}` === path);
-    if (req.method === "GET" && path === "/v1/models") return _answerModels(res, context, options.models ?? ["fake-model"]);
+    if (req.method === "GET" && path === "/v1/models") {
+      _answerModels(res, context, options.models ?? ["fake-model"], options.modelWindows ?? {});
+      modelListings.push({ headers });
+      return;
+    }
     if (req.method === "POST" && path === "/v1/embeddings") {
       const body = _parseJson(raw);
       embeddingRequests.push({ protocol: "openai-embeddings", method: req.method, path, headers, body });
@@ -194,12 +203,14 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     script: (...more) => void steps.push(...more),
     respond: (fn) => void (responder = fn),
     embeddingRequests,
+    modelListings,
     embedWith: (fn) => void (embedder = fn),
     reset: () => {
       steps.length = 0;
       responder = undefined;
       embedder = embedBagOfWords;
       embeddingRequests.length = 0;
+      modelListings.length = 0;
       provider.requests.length = 0;
       provider.violations.length = 0;
     },
@@ -259,7 +270,7 @@ function _wait(ms: number, res: ServerResponse, stopping: AbortSignal): Promise<
   });
 }
 
-function _answerModels(res: ServerResponse, context: CheckContext, models: string[]): void {
+function _answerModels(res: ServerResponse, context: CheckContext, models: string[], windows: Record<string, number>): void {
   const anthropic = context.headers["anthropic-version"] !== undefined;
   const protocol = anthropic ? anthropicProtocol : chatProtocol;
   const denied = protocol.authorize(context);
@@ -269,7 +280,8 @@ function _answerModels(res: ServerResponse, context: CheckContext, models: strin
     const data = models.map((id) => ({ type: "model", id, display_name: id, created_at: new Date(created * 1000).toISOString() }));
     return _sendJson(res, 200, { data, has_more: false, first_id: models[0] ?? null, last_id: models.at(-1) ?? null });
   }
-  _sendJson(res, 200, { object: "list", data: models.map((id) => ({ id, object: "model", created, owned_by: "fake-provider" })) });
+  const entry = (id: string) => ({ id, object: "model", created, owned_by: "fake-provider", ...(windows[id] ? { context_length: windows[id] } : {}) });
+  _sendJson(res, 200, { object: "list", data: models.map(entry) });
 }
 
 function _answerUnknownRoute(res: ServerResponse, method: string, path: string, headers: Record<string, string>): void {

@@ -67,7 +67,7 @@ describe("approvals store", () => {
     expect(denied).toEqual({ ...second, status: "denied", decidedAt: "2025-03-01T10:05:00.000Z", decidedBy: "user" });
     expect(get(first.id)).toEqual(approved);
     expect(listPending()).toEqual([]);
-    expect(() => decide(first.id, "denied", "cli")).toThrow(new UserError("approval 0195aaaa was already approved"));
+    expect(() => decide(first.id, "denied", "cli")).toThrow(new UserError(`approval ${first.id} was already approved`));
     expect(() => decide("0195aaaa", "denied", "cli")).toThrow(new UserError('no pending approval matching "0195aaaa"'));
     expect(() => decide("ffff", "approved", "cli")).toThrow(new UserError('no pending approval matching "ffff"'));
     expect(() => decide("", "approved", "cli")).toThrow(new UserError('no pending approval matching ""'));

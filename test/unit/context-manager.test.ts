@@ -72,7 +72,38 @@ describe("context manager", () => {
     expect(state.spans.map((span) => span.summary!.split(":")[0])).not.toContain(undefined);
     const wire = await manager.prepareWire(messages, "system", new AbortController().signal, "run");
     expect(JSON.stringify(wire.messages).length / 4).toBeLessThan(2_000);
-    expect((wire.messages[0] as { content: string }).content).toBe("the first request");
+    // The current request is the last user text before the tail: after the summary.
+    expect((wire.messages[0] as { content: string }).content).toStartWith("[Summary of messages 2–");
+    expect((wire.messages[1] as { content: string }).content).toBe("the first request");
+  });
+
+  test("a view that is not the session's history (historyPairs) is summarised too, its spans kept with the view, not the session", async () => {
+    const { session, client, manager } = _setup(() => "## Goal\n- the pairs so far");
+    const view: Message[] = [];
+    for (let pair = 0; pair < 6; pair++) {
+      view.push({ role: "user", content: `old question ${pair} ${"q".repeat(600)}` });
+      view.push({ role: "assistant", parts: [{ type: "text", text: `old answer ${pair} ${"a".repeat(600)}` }] });
+    }
+    view.push({ role: "user", content: "the current request" });
+    const events = [];
+    for (let index = 0; index < 12; index++) {
+      _step(view, index);
+      const wire = await manager.prepareWire(view, "system", new AbortController().signal, "run");
+      events.push(...(wire.events ?? []));
+      const texts = wire.messages.flatMap((message) => (message.role === "user" ? [message.content] : []));
+      // No marker: every span that left has its summary, and the current request follows it.
+      expect(texts.some((text) => text.includes("were removed from the context"))).toBe(false);
+      expect(texts.at(-1)).toBe("the current request");
+      // An old question on the wire has its answer right after it.
+      for (const [at, message] of wire.messages.entries())
+        if (message.role === "user" && message.content.startsWith("old question")) expect(wire.messages[at + 1]!.role).toBe("assistant");
+    }
+    const compacted = events.filter((event) => event.type === "compacted");
+    expect(compacted.length).toBeGreaterThan(0);
+    expect(compacted.every((event) => event.type === "compacted" && event.summary === "## Goal\n- the pairs so far")).toBe(true);
+    // The first summary was written from the first question too, which left the wire with it.
+    expect(client.prompts[0]).toContain("old question 0");
+    expect(session.compaction).toBeUndefined();
   });
 
   test("a failed summary leaves a marker, records the span without one, and says so", async () => {

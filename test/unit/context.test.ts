@@ -123,7 +123,8 @@ describe("planWire: step 3, the tail ladder", () => {
   function wireForWidth(width: number): { wire: Message[]; cut: number } {
     let cut = n - width;
     if (messages[cut]!.role === "tool") cut -= 1;
-    return { wire: [messages[0]!, marker(cut - 1), ...messages.slice(cut)], cut };
+    // The current request (the only one) follows the marker: the last user text before the tail.
+    return { wire: [marker(cut - 1), messages[0]!, ...messages.slice(cut)], cut };
   }
 
   test("keeps the widest rung that fits under half the threshold and reports the span that left", () => {
@@ -149,6 +150,7 @@ describe("planWire: step 3, the tail ladder", () => {
     expect(messages[n - 32]!.role).toBe("tool");
     const plan = planWire(messages, options(estimateTokens(wireForWidth(32).wire) * 2));
     expect(plan.messages[2]!.role).toBe("assistant");
+    expect(plan.messages.slice(0, 2)).toEqual([marker(n - 34), messages[0]!]);
     expect(plan.newSpan).toEqual({ from: 1, to: n - 33 });
   });
 
@@ -176,18 +178,35 @@ describe("planWire: step 3, the tail ladder", () => {
     expect(plan.estimate).toBeGreaterThan(10);
   });
 
-  test("the first request and the newest request stay on the wire byte for byte", () => {
+  test("an earlier question leaves with the first span; the current request stays byte for byte, after the marker", () => {
     const first = buildToolLoop({ prompt: "Set up the project. ".repeat(50), steps: 2, outputChars: 500, idPrefix: "a" });
     const second = buildToolLoop({ prompt: "Now port the parser. ".repeat(80), steps: 50, outputChars: 1500, idPrefix: "b", answer: false });
     const history = [...first, ...second];
     const newest = first.length;
     const plan = planWire(history, options(8_000));
-    expect(plan.messages[0]).toBe(history[0]!);
-    expect(plan.messages[2]).toBe(history[newest]!);
-    expect(JSON.stringify(plan.messages[2])).toBe(JSON.stringify(second[0]));
-    expect(plan.messages[1]).toEqual(marker(plan.newSpan!.to - 1));
-    expect(plan.messages.slice(3)).toEqual(history.slice(plan.newSpan!.to));
+    expect(plan.newSpan!.from).toBe(1);
+    // The marker counts the first message too: it is off the wire with the span.
+    expect(plan.messages[0]).toEqual(marker(plan.newSpan!.to));
+    expect(plan.messages[1]).toBe(history[newest]!);
+    expect(JSON.stringify(plan.messages[1])).toBe(JSON.stringify(second[0]));
+    expect(plan.messages.slice(2)).toEqual(history.slice(plan.newSpan!.to));
+    expect(plan.messages).not.toContain(history[0]!);
     expect(findWireViolations(plan.messages)).toEqual([]);
+  });
+
+  test("before the current request the cut falls on a user message: exchanges go whole", () => {
+    // Ten earlier exchanges of six messages each, then a short current request.
+    const earlier = Array.from({ length: 10 }, (_, i) => buildToolLoop({ prompt: `question ${i}`, steps: 2, outputChars: 800, idPrefix: `q${i}` }));
+    const history: Message[] = [...earlier.flat(), { role: "user", content: "the current request" }];
+    const starts = history.flatMap((message, index) => (message.role === "user" ? [index] : []));
+    const whole = estimateTokens(history);
+    for (const threshold of [0.2, 0.4, 0.6, 0.9].map((share) => Math.floor(whole * share))) {
+      const plan = planWire(history, options(threshold));
+      expect({ threshold, cutOnAQuestion: starts.includes(plan.newSpan!.to) }).toEqual({ threshold, cutOnAQuestion: true });
+      expect(plan.messages[0]).toEqual(marker(plan.newSpan!.to));
+      expect(plan.messages.slice(1)).toEqual(history.slice(plan.newSpan!.to));
+      expect(plan.messages.at(-1)).toBe(history.at(-1)!);
+    }
   });
 });
 
@@ -204,8 +223,8 @@ describe("planWire with compaction state", () => {
     const summarised = planWire(messages, options(9_000, { state }));
     expect(summarised.newSpan).toBeUndefined();
     expect(summarised.messages).toEqual([
-      messages[0]!,
       { role: "user", content: `[Summary of messages 2–${span.to}, compacted to fit the context window]\n- read src/file-0..n` },
+      messages[0]!,
       ...messages.slice(span.to),
     ]);
 
@@ -213,22 +232,22 @@ describe("planWire with compaction state", () => {
     const second = planWire(grown, options(9_000, { state }));
     expect(second.newSpan!.from).toBe(span.to);
     expect(second.messages.slice(0, 3)).toEqual([
-      messages[0]!,
       { role: "user", content: `[Summary of messages 2–${span.to}, compacted to fit the context window]\n- read src/file-0..n` },
       marker(second.newSpan!.to - span.to),
+      messages[0]!,
     ]);
     state = recordSpan(state, second.newSpan!, { now: NOW });
     const markerOnly = planWire(grown, options(9_000, { state }));
     expect(markerOnly.newSpan).toBeUndefined();
-    expect(markerOnly.messages[2]).toEqual(marker(second.newSpan!.to - span.to));
+    expect(markerOnly.messages[1]).toEqual(marker(second.newSpan!.to - span.to));
   });
 
   test("once compacted, the span stays off the wire even when the rest is small", () => {
     const state = recordSpan(createCompactionState(), { from: 1, to: 99 }, { summary: "s", now: NOW });
     const plan = planWire(messages, options(1_000_000, { state }));
     expect(plan.messages).toEqual([
-      messages[0]!,
       { role: "user", content: "[Summary of messages 2–99, compacted to fit the context window]\ns" },
+      messages[0]!,
       ...messages.slice(99),
     ]);
     expect(plan.pruned).toBe(true);
@@ -244,8 +263,8 @@ describe("planWire with compaction state", () => {
 
     const tight = planWire(messages, options(estimateTokens(messages.slice(99)) + 100, { state }));
     expect(tight.messages).toEqual([
-      messages[0]!,
       { role: "user", content: "[Summary of messages 2–99, compacted to fit the context window]\ns" },
+      messages[0]!,
       ...messages.slice(99),
     ]);
     expect(tight.newSpan).toBeUndefined();
@@ -257,9 +276,9 @@ describe("planWire with compaction state", () => {
     state = recordSpan(state, { from: 49, to: 99 }, { summary: "b", now: new Date(NOW.getTime() + 5000) });
     const plan = planWire(messages, options(1_000_000, { state }));
     expect(plan.messages).toEqual([
-      messages[0]!,
       { role: "user", content: "[Summary of messages 2–49, compacted to fit the context window]\na" },
       { role: "user", content: "[Summary of messages 50–99, compacted to fit the context window]\nb" },
+      messages[0]!,
       ...messages.slice(99),
     ]);
   });
@@ -327,8 +346,23 @@ describe("wire invariants over random transcripts", () => {
         expect(plan.after).toBe(plan.messages.length);
         const first = messages.findIndex((message) => message.role === "user");
         const newest = messages.findLastIndex((message) => message.role === "user");
-        if (first >= 0) expect({ context, first: plan.messages.includes(messages[first]!) }).toEqual({ context, first: true });
         if (newest >= 0) expect({ context, newest: plan.messages.includes(messages[newest]!) }).toEqual({ context, newest: true });
+        // Summaries and markers are the wire's only messages not taken from the history (user messages are never copied).
+        const fromHistory = new Set(messages);
+        const rendered = plan.messages.flatMap((message, at) => (message.role === "user" && !fromHistory.has(message) ? [at] : []));
+        // The current request comes after every summary and marker.
+        if (newest >= 0) expect({ context, after: rendered.every((at) => at < plan.messages.indexOf(messages[newest]!)) }).toEqual({ context, after: true });
+        // The first message is on the wire, or it left with the first span, which opens the wire.
+        if (first >= 0 && !plan.messages.includes(messages[first]!)) expect({ context, folded: rendered[0] }).toEqual({ context, folded: 0 });
+        // An earlier question is followed by its answer (or, when repair dropped an empty one, the next question): never by a summary.
+        for (const [at, message] of plan.messages.entries()) {
+          if (message.role !== "user" || !fromHistory.has(message) || message === messages[newest]) continue;
+          const index = messages.indexOf(message);
+          const next = plan.messages[at + 1];
+          const nextQuestion = messages.slice(index + 1).find((later) => later.role === "user");
+          const whole = next !== undefined && (next.role !== "user" || next === nextQuestion);
+          expect({ context, index, whole }).toEqual({ context, index, whole: true });
+        }
         if (protocol === "anthropic" && thinking) {
           const lastAssistant = messages.findLastIndex((message) => message.role === "assistant");
           const covered = Math.max(plan.newSpan?.to ?? 0, state.spans.at(-1)?.to ?? 0);

@@ -147,6 +147,13 @@ describe("ledger search", () => {
     expect(wide.excerpts.length).toBeGreaterThan(0);
   });
 
+  test("the first message is searched once it is an earlier question, which left the wire with the first span", () => {
+    expect(searchLedger(history, state, "Investigate the crash").matches).toBe(0);
+    const later: Message[] = [...history, { role: "user", content: "Now something else." }];
+    const found = searchLedger(later, state, "Investigate the crash");
+    expect(found.excerpts.map((excerpt) => excerpt.label)).toEqual(["message 1, user"]);
+  });
+
   test("searches transcripts archived by /compact", () => {
     const compacted = applyManualCompaction(history, state, "summary", undefined, NOW);
     const found = searchLedger(compacted.messages, compacted.state, "0xDEADBEEF");

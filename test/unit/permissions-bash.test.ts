@@ -114,3 +114,41 @@ test("a bash question carries the command as written for display, and its lines 
     },
   ]);
 });
+
+describe("an always grant never covers a path the classifier flags", () => {
+  const COVERED = ["cat README.md", "cat docs/a.md src/b.ts", "cat -n notes.txt", "cat .env.example"];
+  const FLAGGED = [
+    "cat .env",
+    "cat ./config/.env.production",
+    "cat ~/.ssh/id_rsa",
+    "cat /home/u/.aws/credentials",
+    "cat $HOME/.netrc",
+    "cat '.npmrc'",
+    'cat "id_ed25519"',
+    "cat --file=server.key",
+    "cat *.env",
+    "cat a.md .git-credentials",
+    "cat /home/u/.shiro-neko/config.json",
+  ];
+
+  test(`"a" for cat README.md covers ${COVERED.length} reads and asks again for ${FLAGGED.length} secrets`, async () => {
+    const asked: string[] = [];
+    const gate = createGate({
+      rules: parsePermissionRules(undefined),
+      plugins: createPluginHost({ cwd: "/ws", enabled: [] }),
+      yolo: false,
+      decide: async (request) => {
+        asked.push(request.secret ? `${request.subject} [${request.secret.path}]` : request.subject);
+        return asked.length === 1 ? "always" : "deny";
+      },
+    });
+    let n = 0;
+    const run = (command: string) => gate.check({ callId: `c${++n}`, tool: bashTool, name: "bash", input: { command }, cwd: "/ws" });
+    expect((await run("cat README.md")).allowed).toBe(true);
+    for (const command of COVERED) expect([command, (await run(command)).allowed]).toEqual([command, true]);
+    for (const command of FLAGGED) expect([command, (await run(command)).allowed]).toEqual([command, false]);
+    expect(asked.slice(1).map((line) => line.replace(/ \[.*\]$/, ""))).toEqual(FLAGGED);
+    expect(asked.slice(1).every((line) => line.endsWith("]"))).toBe(true);
+    expect(gate.grants.list()).toEqual([{ tool: "bash", pattern: "cat *" }]);
+  });
+});

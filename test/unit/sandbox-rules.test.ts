@@ -3,11 +3,12 @@
  * which failures are blamed on the sandbox. Running commands in it: sandbox.test.ts.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildBwrapArgv } from "../../lib/sandbox/bwrap.ts";
 import type { SandboxStatus } from "../../lib/sandbox/detect.ts";
+import { gitProtectionArgs, removePlantedCommondirs, scanWorkspaceGit } from "../../lib/sandbox/git-mounts.ts";
 import { explainSandboxFailure } from "../../lib/sandbox/explain.ts";
 import { buildSeatbeltArgv, buildSeatbeltProfile } from "../../lib/sandbox/seatbelt.ts";
 import { buildSeccompFilter } from "../../lib/sandbox/seccomp.ts";
@@ -68,12 +69,15 @@ describe("buildBwrapArgv", () => {
         "--bind",
         dir,
         dir,
-        "--ro-bind",
-        join(dir, ".git/hooks"),
-        join(dir, ".git/hooks"),
+        "--bind",
+        join(dir, ".git"),
+        join(dir, ".git"),
         "--ro-bind",
         join(dir, ".git/config"),
         join(dir, ".git/config"),
+        "--ro-bind",
+        join(dir, ".git/hooks"),
+        join(dir, ".git/hooks"),
         "--setenv",
         "TMPDIR",
         "/tmp",
@@ -114,6 +118,61 @@ describe("buildBwrapArgv", () => {
         ["--seccomp", "3", "--setenv", "TMPDIR", "/tmp", "--chdir", dir, "--", "true"],
       ]);
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the git protection mounts", () => {
+  test("every git dir is a mount point with its config, hooks and pointers read-only; a missing hooks folder is made; both views of a symlinked root", () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "shiro-gitmounts-")));
+    const alias = `${dir}-alias`;
+    try {
+      mkdirSync(join(dir, ".git", "info"), { recursive: true });
+      writeFileSync(join(dir, ".git", "config"), "");
+      writeFileSync(join(dir, ".git", "HEAD"), "ref: refs/heads/main\n");
+      mkdirSync(join(dir, ".git", "modules", "lib", "inner", "hooks"), { recursive: true });
+      writeFileSync(join(dir, ".git", "modules", "lib", "inner", "HEAD"), "ref: refs/heads/main\n");
+      writeFileSync(join(dir, ".git", "modules", "lib", "inner", "config"), "");
+      mkdirSync(join(dir, "vendor", "nested", ".git"), { recursive: true });
+      mkdirSync(join(dir, "lib", "inner"), { recursive: true });
+      writeFileSync(join(dir, "lib", "inner", ".git"), "gitdir: ../../.git/modules/lib/inner\n");
+      const scan = scanWorkspaceGit(dir);
+      expect(scan).toEqual({
+        gitDirs: [join(dir, ".git"), join(dir, ".git", "modules", "lib", "inner"), join(dir, "vendor", "nested", ".git")],
+        gitFiles: [join(dir, "lib", "inner", ".git")],
+        withoutCommondir: [join(dir, ".git"), join(dir, ".git", "modules", "lib", "inner"), join(dir, "vendor", "nested", ".git")],
+      });
+      symlinkSync(dir, alias);
+      const args = gitProtectionArgs(dir, [dir, alias], scan);
+      const triples = (view: string) =>
+        Array.from({ length: args.length / 3 }, (_, i) => args.slice(i * 3, i * 3 + 3)).filter(([, , at]) => at!.startsWith(`${view}/`));
+      const rel = (path: string) => path.slice(dir.length + 1);
+      const expected = [
+        ["--bind", ".git"],
+        ["--ro-bind", ".git/config"],
+        ["--ro-bind", ".git/hooks"],
+        ["--ro-bind", ".git/info"],
+        ["--bind", ".git/modules/lib/inner"],
+        ["--ro-bind", ".git/modules/lib/inner/config"],
+        ["--ro-bind", ".git/modules/lib/inner/hooks"],
+        ["--bind", "vendor/nested/.git"],
+        ["--ro-bind", "vendor/nested/.git/hooks"],
+        ["--ro-bind", "lib/inner/.git"],
+      ];
+      expect(triples(dir).map(([kind, from, at]) => [kind, rel(from!), from === at])).toEqual(expected.map(([kind, path]) => [kind, path, true]));
+      expect(triples(alias).map(([kind, from, at]) => [kind, rel(from!), at!.slice(alias.length + 1)])).toEqual(
+        expected.map(([kind, path]) => [kind, path, path]),
+      );
+      expect(existsSync(join(dir, ".git", "hooks"))).toBe(true);
+      expect(existsSync(join(dir, "vendor", "nested", ".git", "hooks"))).toBe(true);
+
+      writeFileSync(join(dir, ".git", "commondir"), "../elsewhere\n");
+      writeFileSync(join(dir, ".git", "modules", "lib", "inner", "commondir"), "x\n");
+      expect(removePlantedCommondirs(dir, scan)).toEqual([join(dir, ".git", "commondir"), join(dir, ".git", "modules", "lib", "inner", "commondir")]);
+      expect(existsSync(join(dir, ".git", "commondir"))).toBe(false);
+    } finally {
+      rmSync(alias, { force: true });
       rmSync(dir, { recursive: true, force: true });
     }
   });
@@ -173,7 +232,13 @@ describe("seatbelt profile", () => {
         "(allow default)",
         "(deny file-write*)",
         '(allow file-write* (subpath (param "ROOT")) (subpath (param "TMP")) (literal "/dev/null") (literal "/dev/zero") (literal "/dev/tty") (literal "/dev/dtracehelper") (regex #"^/dev/fd/"))',
-        '(deny file-write* (subpath (string-append (param "ROOT") "/.git/hooks")) (literal (string-append (param "ROOT") "/.git/config")))',
+        [
+          '(deny file-write* (subpath (string-append (param "ROOT") "/.git/hooks")) (literal (string-append (param "ROOT") "/.git/config"))',
+          '(literal (string-append (param "ROOT") "/.git")) (literal (string-append (param "ROOT") "/.git/config.worktree"))',
+          '(literal (string-append (param "ROOT") "/.git/commondir")) (subpath (string-append (param "ROOT") "/.git/info"))',
+          '(subpath (string-append (param "ROOT") "/.git/worktrees")) (subpath (string-append (param "ROOT") "/.git/remotes"))',
+          '(subpath (string-append (param "ROOT") "/.git/branches")))',
+        ].join(" "),
         "(deny network*)",
         "",
       ].join("\n"),

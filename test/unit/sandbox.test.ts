@@ -14,15 +14,20 @@ import { sandboxTest } from "./sandbox-required.ts";
 let base = "";
 let root = "";
 let outside = "";
+const savedHome = process.env.SHIRO_HOME;
 
 beforeAll(() => {
   base = realpathSync(mkdtempSync(join(tmpdir(), "shiro-sandbox-")));
+  // detectSandbox keeps its probe's outcome in the state folder.
+  process.env.SHIRO_HOME = join(base, "home");
   root = join(base, "ws");
   outside = realpathSync(mkdtempSync(join(tmpdir(), "shiro-sandbox-outside-")));
   mkdirSync(root);
 });
 
 afterAll(() => {
+  if (savedHome === undefined) delete process.env.SHIRO_HOME;
+  else process.env.SHIRO_HOME = savedHome;
   rmSync(base, { recursive: true, force: true });
   rmSync(outside, { recursive: true, force: true });
 });
@@ -72,6 +77,35 @@ describe("detectSandbox", () => {
     await expect(bashTool.execute({ command: `touch ${marker}` }, context({ sandbox }))).rejects.toThrow(status.refusal!);
     expect(existsSync(marker)).toBe(false);
     expect(describeSandbox(status)).toBe("sandbox: unavailable, shell commands are refused");
+  });
+
+  test("the probe runs once per machine: a later start reuses its outcome until the runner, the kernel or the user changes", () => {
+    const counting = mkdtempSync(join(tmpdir(), "shiro-counting-bwrap-"));
+    const calls = join(counting, "calls");
+    const script = join(counting, "bwrap");
+    const write = (exit: number) => {
+      writeFileSync(script, `#!/bin/sh\necho probe >> '${calls}'\n[ ${exit} = 0 ] || echo 'bwrap: setting up uid map: Permission denied' >&2\nexit ${exit}\n`);
+      chmodSync(script, 0o755);
+    };
+    const probes = () => (existsSync(calls) ? readFileSync(calls, "utf8").split("\n").filter(Boolean).length : 0);
+    try {
+      write(0);
+      const first = detectSandbox({ env: { PATH: counting } });
+      expect([first.mode, probes()]).toEqual(["workspace-write", 1]);
+      expect(detectSandbox({ env: { PATH: counting } })).toEqual(first);
+      expect(probes()).toBe(1);
+      expect(detectSandbox({ env: { PATH: counting }, fresh: true })).toEqual(first);
+      expect(probes()).toBe(2);
+      // A new runner binary (another inode, size and times) is probed again, and a failure is kept too.
+      rmSync(script);
+      write(1);
+      const failed = detectSandbox({ env: { PATH: counting } });
+      expect([failed.mode, failed.notice?.includes("Permission denied"), probes()]).toEqual(["off", true, 3]);
+      expect(detectSandbox({ env: { PATH: counting } })).toEqual(failed);
+      expect(probes()).toBe(3);
+    } finally {
+      rmSync(counting, { recursive: true, force: true });
+    }
   });
 
   sandboxTest("bwrap on PATH that works: workspace-write by default, network from config", () => {

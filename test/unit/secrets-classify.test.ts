@@ -11,6 +11,7 @@ const SSH = "an SSH private key";
 const PM = "a package-manager or netrc credential file";
 const CLOUD = "a cloud or cluster credential file";
 const CREDS = "a credentials file";
+const SHIRO = "shiro's config file (it may hold the provider key)";
 
 describe("classifySecretPath", () => {
   const flagged: [string, string][] = [
@@ -64,6 +65,8 @@ describe("classifySecretPath", () => {
     ["credentials", CREDS],
     ["secrets.yaml", CREDS],
     ["config/secret.toml", CREDS],
+    ["/home/u/.shiro-neko/config.json", SHIRO],
+    ["/var/state/.SHIRO-NEKO/config.json", SHIRO],
   ];
   const plain = [
     ".env.example",
@@ -87,6 +90,8 @@ describe("classifySecretPath", () => {
     ".envrc.md",
     "config.json",
     "docker/config.json",
+    ".shiro/config.json",
+    "/home/u/.shiro-neko/approvals.json",
     "monkey.txt",
     "package.json",
     "/home/u/.aws-notes/x.txt",

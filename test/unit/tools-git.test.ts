@@ -170,10 +170,11 @@ describe("git_status", () => {
     for (const [name, input] of calls) {
       expect(`${name}: ${await errorOf(run(name, plain, input, all))}`).toBe(`${name}: ${plain} is not a git repository.`);
     }
+    const repo = makeRepo("repo-without-git");
     const savedPath = process.env.PATH;
     process.env.PATH = makeDir("empty-bin");
     try {
-      expect(await errorOf(run("git_status", plain))).toBe("git is not installed or not on PATH.");
+      expect(await errorOf(run("git_status", repo))).toBe("git is not installed or not on PATH.");
     } finally {
       process.env.PATH = savedPath;
     }

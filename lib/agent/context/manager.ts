@@ -4,12 +4,16 @@
  * leaves the wire, records the span (with or without its summary) in the session, and emits the
  * `compacted` events. A failed or empty summary never stops the turn: the span stays off the
  * wire with a marker pointing at recall_discarded, and a notice says so.
+ *
+ * A view that is not the session's own history (a resumed turn's `historyPairs` pairs) is
+ * compacted the same way, every span summarised, but its spans index that view: they live with
+ * the view for the rest of the turn, never in the session's record.
  */
 import * as v from "valibot";
 import type { ThinkingLevel } from "../../vocabulary.ts";
 import type { Message } from "../../messages.ts";
 import type { SessionRecord } from "../../store/session-record.ts";
-import { DEFAULT_COMPACTION_THRESHOLD, estimateTokens, planWire } from "./planner.ts";
+import { DEFAULT_COMPACTION_THRESHOLD, estimateTokens, planWire, spanSource } from "./planner.ts";
 import { CompactionStateSchema, createCompactionState, recordSpan, type CompactionState } from "./state.ts";
 import { buildSpanSummaryRequest, parseSummary } from "./span-summaries.ts";
 import type { AgentEvent } from "../../events.ts";
@@ -27,6 +31,8 @@ export interface ContextManagerOptions {
   /** Estimated tokens above which the wire is compacted; a function is read on every step (the window can be learned mid-turn). */
   threshold?: number | (() => number);
   auto: boolean;
+  /** Around a compaction the planner starts on its own: PreCompact (`before`) and SessionStart `compact` (`after`) hooks. */
+  onCompact?: (phase: "before" | "after") => Promise<AgentEvent[]>;
 }
 
 export interface ContextShare {
@@ -65,6 +71,8 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
   let threshold = thresholdNow();
   let lastEstimate: number | undefined;
   let announcedRun: string | undefined;
+  // The compaction of views that are not the session's history, by view (the loop keeps one array per turn).
+  const views = new WeakMap<Message[], CompactionState>();
 
   const complete = (system: string, prompt: string, signal?: AbortSignal): Promise<string> =>
     completeWith(options.client, options.model(), system, prompt, signal);
@@ -99,12 +107,13 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
       threshold = thresholdNow();
       // The planner counts only the length of what it is given as the system text.
       system = fixed ? `${system}${fixed}` : system;
-      // Spans index the session's own history; a trimmed resume view (historyPairs) has none.
+      // Spans index the history they were planned over: the session's, or a trimmed resume view's (historyPairs).
       const owned = messages === options.session.messages;
-      let state = owned ? readCompactionState(options.session) : createCompactionState();
+      let state = owned ? readCompactionState(options.session) : (views.get(messages) ?? createCompactionState());
       let wire = plan(messages, system, state);
       const events: AgentEvent[] = [];
-      if (wire.newSpan && owned) {
+      if (wire.newSpan) {
+        events.push(...((await options.onCompact?.("before")) ?? []));
         const span = wire.newSpan;
         let summary: string | undefined;
         let failure: string | undefined;
@@ -113,7 +122,7 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
         const earlier = state.spans.flatMap((entry) => (entry.summary ? [entry.summary] : []));
         const rollUp = earlier.length > 0 && earlier.join("").length / 4 > threshold / 4;
         try {
-          const request = buildSpanSummaryRequest(messages.slice(span.from, span.to), rollUp ? { earlier } : {});
+          const request = buildSpanSummaryRequest(spanSource(messages, span), rollUp ? { earlier } : {});
           summary = parseSummary(await complete(request.system, request.prompt, signal));
           if (!summary) failure = "the model returned an empty summary";
         } catch (error) {
@@ -129,12 +138,15 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
           summary && rollUp
             ? { ...state, spans: [{ from: state.spans[0]!.from, to: span.to, summary, createdAt: new Date().toISOString(), runId }] }
             : recordSpan(state, span, { ...(summary ? { summary } : {}), runId });
-        options.session.compaction = state;
-        options.markChanged();
+        if (owned) {
+          options.session.compaction = state;
+          options.markChanged();
+        } else views.set(messages, state);
         wire = plan(messages, system, state);
         const covered = summary && rollUp ? { from: state.spans[0]!.from, to: span.to } : span;
         events.push({ type: "compacted", before: wire.before, after: wire.after, ...(summary ? { summary } : {}), span: covered });
         announcedRun = runId;
+        events.push(...((await options.onCompact?.("after")) ?? []));
       } else if (wire.pruned && announcedRun !== runId) {
         events.push({ type: "compacted", before: wire.before, after: wire.after });
         announcedRun = runId;

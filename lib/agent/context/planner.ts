@@ -7,12 +7,17 @@
  * 2. the same with reasoning removed, oldest response first, all of a response's reasoning at
  *    once, except the last assistant message's when Anthropic thinking is on (Anthropic wants
  *    the final assistant message of a tool loop to open with its signed thinking block);
- * 3. a recent tail of 64, 32, 16, 8 or 4 messages (the widest that fits under `compactTo`, half
- *    the threshold by default, else the narrowest), with everything older replaced by one user
- *    message per compacted span: its summary, or a marker pointing at recall_discarded while it
- *    has none. Once a span is recorded it stays off the wire (until /uncompact).
- * The first user message and the newest user request are always on the wire, byte for byte.
- * Every plan then goes through repairForWire, so any cut is a valid request.
+ * 3. a recent tail of about 64, 32, 16, 8 or 4 messages (the widest that fits under `compactTo`,
+ *    half the threshold by default, else the narrowest), with everything older replaced by one
+ *    user message per compacted span: its summary, or a marker pointing at recall_discarded while
+ *    it has none. Once a span is recorded it stays off the wire (until /uncompact).
+ * Exchanges go whole: a cut before the newest user request falls on a user message, so an earlier
+ * question is never on the wire without its answer, nor an answer without its question. The
+ * newest user request (the current one) is always on the wire, byte for byte, after every
+ * summary and marker. The first user message is never inside a span: while it is the current
+ * request it stays on the wire before the spans; once it is an earlier question, it leaves the
+ * wire with the first span, whose summary was written with it (`spanSource`) and whose text
+ * counts it. Every plan then goes through repairForWire, so any cut is a valid request.
  *
  * Tool calls and results are never dropped from what stays on the wire: a model that cannot see
  * what it already ran runs it again, until the step cap ends the turn.
@@ -99,33 +104,45 @@ export function planWire(messages: Message[], options: WireOptions): WirePlan {
   const covered = segments.length > 0 ? segments[segments.length - 1]!.to : head;
 
   if (segments.length === 0 || isUncompacted(options.state)) {
-    const whole = _fitRegion(messages, sizes, [], head, pins, fits);
+    const whole = _fitRegion(messages, sizes, [], 0, pins, fits);
     if (whole) return _finish(messages, whole.wire, system, { pruned: whole.reasoningDropped, reasoningDropped: whole.reasoningDropped });
   }
-  const spanPrefix = segments.map(_renderSegment);
+  // The first message leaves with the first span once it is an earlier question: that span's text counts it.
+  const fold = head === 1 && pins.newest !== 0;
+  const render = (segment: OffWireSegment, first: boolean) => _renderSegment(first && fold ? { ...segment, from: 0 } : segment);
+  const spanPrefix = segments.map((segment, at) => render(segment, at === 0));
   if (segments.length > 0) {
     const kept = _fitRegion(messages, sizes, spanPrefix, covered, pins, fits);
     if (kept) return _finish(messages, kept.wire, system, { pruned: true, reasoningDropped: kept.reasoningDropped });
   }
 
+  // Every rung's cuts, widest tail first: the first that fits wins, else the narrowest.
+  const cuts = [...new Set(TAIL_LADDER.flatMap((width) => _placeCuts(messages, n - width, covered, pins.newest)))].sort((a, b) => a - b);
   let chosen: { cut: number; wire: Message[]; reasoningDropped: boolean } | undefined;
-  for (const width of TAIL_LADDER) {
-    const cut = _placeCut(messages, n - width, covered);
-    if (cut === undefined || (chosen && cut === chosen.cut)) continue;
-    const prefix = [...spanPrefix, _renderSegment({ from: covered, to: cut })];
+  for (const cut of cuts) {
+    const prefix = [...spanPrefix, render({ from: covered, to: cut }, segments.length === 0)];
     const candidate = _assemble(messages, sizes, prefix, cut, pins);
     chosen = { cut, ...candidate };
     if (fitsAfterCut(candidate.sum, candidate.wire.length)) break;
   }
   if (!chosen) {
-    const all = _assemble(messages, sizes, spanPrefix, covered, pins);
-    return _finish(messages, all.wire, system, { pruned: true, reasoningDropped: all.reasoningDropped });
+    const all = _assemble(messages, sizes, spanPrefix, segments.length > 0 ? covered : 0, pins);
+    return _finish(messages, all.wire, system, { pruned: segments.length > 0 || all.reasoningDropped, reasoningDropped: all.reasoningDropped });
   }
   return _finish(messages, chosen.wire, system, {
     pruned: true,
     reasoningDropped: chosen.reasoningDropped,
     newSpan: { from: covered, to: chosen.cut },
   });
+}
+
+/**
+ * The messages a new span's summary is written from: the span, and the first user message when the
+ * span starts right after it. That message is never inside a span, but once it is an earlier
+ * question it leaves the wire with the first span, so the first summary must carry it.
+ */
+export function spanSource(messages: Message[], span: { from: number; to: number }): Message[] {
+  return messages.slice(span.from === 1 && messages[0]?.role === "user" ? 0 : span.from, span.to);
 }
 
 /** The numbers of the `compacted {before, after}` event. */
@@ -153,7 +170,7 @@ interface _Sizes {
 }
 
 interface _Pins {
-  first: number;
+  /** The newest user message: the current request. */
   newest: number;
 }
 
@@ -222,24 +239,22 @@ function _arrayLength(sum: number, count: number): number {
 
 function _findPins(messages: Message[]): _Pins {
   return {
-    first: messages.findIndex((message) => message.role === "user"),
     newest: messages.findLastIndex((message) => message.role === "user"),
   };
 }
 
-/** What stands before the region from `cut`: the first user message, the span texts, the newest request. */
+/**
+ * What stands before the region from `cut`: the span texts, then the current request when it is
+ * older than the cut (so it is the last user text before the tail, on every protocol).
+ */
 function _prefix(messages: Message[], sizes: _Sizes, segments: _Rendered[], cut: number, pins: _Pins): { messages: Message[]; sum: number } {
   const out: Message[] = [];
   let sum = 0;
-  if (pins.first >= 0 && pins.first < cut) {
-    out.push(messages[pins.first]!);
-    sum += sizes.full[pins.first]!;
-  }
   for (const segment of segments) {
     out.push(segment.message);
     sum += segment.size;
   }
-  if (pins.newest >= 0 && pins.newest < cut && pins.newest !== pins.first) {
+  if (pins.newest >= 0 && pins.newest < cut) {
     out.push(messages[pins.newest]!);
     sum += sizes.full[pins.newest]!;
   }
@@ -313,19 +328,29 @@ function _withoutReasoning(message: AssistantMessage): AssistantMessage {
 }
 
 /**
- * Where a tail of `target` onward starts: moved back onto the assistant message when it would
- * open with a tool message (a result must follow its call), or forward when moving back would
- * reach the compacted part. Undefined when the rung leaves no new span off the wire.
+ * Where a tail of about `target` onward may start, widest first; none when the rung leaves no new
+ * span off the wire. Inside the current request's answer (after `newest`), the cut moves back onto
+ * the assistant message when it would open with a tool message (a result must follow its call), or
+ * forward when moving back would reach the compacted part. Before it, the cut falls on a user
+ * message, so exchanges go whole: the start of the exchange it hit when that is not compacted
+ * already, and the start of the next one.
  */
-function _placeCut(messages: Message[], target: number, covered: number): number | undefined {
-  if (target <= covered) return undefined;
+function _placeCuts(messages: Message[], target: number, covered: number, newest: number): number[] {
+  if (target <= covered) return [];
   let cut = target;
   while (cut > covered && messages[cut]?.role === "tool") cut -= 1;
   if (cut <= covered) {
     cut = target;
     while (cut < messages.length && messages[cut]?.role === "tool") cut += 1;
   }
-  return cut < messages.length ? cut : undefined;
+  if (cut >= messages.length) return [];
+  if (newest < 0 || cut > newest) return [cut];
+  const isUser = (index: number) => messages[index]?.role === "user";
+  let back = cut;
+  while (back > covered && !isUser(back)) back -= 1;
+  let forward = cut;
+  while (forward < newest && !isUser(forward)) forward += 1;
+  return back > covered && back !== forward ? [back, forward] : [forward];
 }
 
 function _finish(

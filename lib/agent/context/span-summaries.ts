@@ -215,6 +215,8 @@ function* _ledgerEntries(messages: Message[], state: CompactionState): Generator
     const segment = segments[s]!;
     for (let index = segment.to - 1; index >= segment.from; index--) yield* _entriesOf(messages[index]!, `message ${index + 1}`);
   }
+  // The first message leaves the wire with the first span once it is an earlier question (planner.ts).
+  if (head === 1 && segments.length > 0 && messages.findLastIndex((message) => message.role === "user") !== 0) yield* _entriesOf(messages[0]!, "message 1");
   const archive = state.archive ?? [];
   for (let a = archive.length - 1; a >= 0; a--) {
     const archived = archive[a]!.messages;

@@ -61,4 +61,16 @@ const _reload: SlashCommand = {
   run: () => ({ kind: "reload", change: async () => true }),
 };
 
-export const EXTENSION_COMMANDS: readonly SlashCommand[] = [_mcp, _registry, _reload];
+const _hooks: SlashCommand = {
+  name: "/hooks",
+  help: "the hooks of this folder: event, matcher, command and the file each came from",
+  async run(_args, { agent, write }) {
+    const { listConfiguredHooks } = await import("../../agent/session-settings.ts");
+    const { renderHookList } = await import("../hooks-list.ts");
+    const listing = listConfiguredHooks(agent.config.file.hooks, process.cwd());
+    write(`${renderHookList(listing)}\n${agent.hooks ? "" : "no hooks run in this session (--no-hooks, or none configured)\n"}`);
+    return SLASH_DONE;
+  },
+};
+
+export const EXTENSION_COMMANDS: readonly SlashCommand[] = [_mcp, _registry, _reload, _hooks];

@@ -133,8 +133,10 @@ const _compact: SlashCommand = {
   help: "replace the transcript with a summary (kept in the archive)",
   async run(args, { agent, write }) {
     const { compactSession } = await import("../../agent/session-compaction.ts");
+    await agent.hooks?.preCompact("manual", args || undefined);
     const outcome = await compactSession(agent.session, (system, prompt, signal) => agent.complete(system, prompt, signal), args || undefined);
     if (outcome.changed) agent.save();
+    if (outcome.changed) await agent.hooks?.sessionStart("compact");
     write(`${outcome.message}\n`);
     return SLASH_DONE;
   },

@@ -1,0 +1,133 @@
+/**
+ * Claude Code permission rules (the `permissions.allow|ask|deny` lists of `.claude/settings.json`)
+ * as shiro permission tables (lib/approval/rules.ts), which then get the normalisation every rule
+ * gets. A rule is `Tool` or `Tool(specifier)`:
+ *
+ * - `Bash(npm run test:*)`: the prefix form is the command itself and the command followed by
+ *   anything (`npm run test`, `npm run test *`); any other specifier is a shiro pattern as is.
+ * - `Read(path)` applies to every read tool that declares paths, `Edit(path)` to every write tool,
+ *   as Claude Code applies them to all its reading and editing tools; `Write`, `MultiEdit` to
+ *   their counterparts. Paths as Claude Code reads them: `//x` absolute, `~/x` in the home folder,
+ *   `/x` from the project root, `x` or `./x` from the working folder; a name without a slash
+ *   (`*.env`) matches in every folder, `**\/x` also at the top.
+ * - `WebFetch(domain:example.com)`: every http(s) URL of that host.
+ * - `mcp__server__tool` as is, `mcp__server` is every tool of that server.
+ * - Any other Claude Code name maps onto the tool that declares it as its counterpart (`claudeCode`);
+ *   shiro's own names work too. A rule naming no tool here is skipped with a reason.
+ *
+ * Within one tool the settings' rules order allow, then ask, then deny, so (last match wins) deny
+ * beats ask beats allow, as in Claude Code. They come after config `permission`'s table for the
+ * same tool (or its default), so where both match a call, the settings file decides.
+ */
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { Decision } from "../config/config.ts";
+import { normalizeRulePath, type PermissionConfig } from "./rules.ts";
+
+/** What the mapping reads of a tool: a ToolDefinition is one. */
+export interface ClaudeRuleTool {
+  name: string;
+  effect?: string;
+  paths?: unknown;
+  claudeCode?: { name: string };
+}
+
+export interface ClaudeRule {
+  decision: Decision;
+  rule: string;
+  source: string;
+}
+
+export interface ClaudeRulesMapping {
+  /** Tool name (or wildcard key) → `[pattern, decision]` in the order they apply. */
+  tables: Map<string, [string, Decision][]>;
+  skipped: string[];
+}
+
+const _ORDER: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 };
+const _RULE = /^([A-Za-z0-9_*-]+)(?:\(([\s\S]*)\))?$/;
+
+export function mapClaudeRules(rules: readonly ClaudeRule[], tools: readonly ClaudeRuleTool[], places: { root: string; cwd: string }): ClaudeRulesMapping {
+  const tables = new Map<string, [string, Decision][]>();
+  const skipped: string[] = [];
+  const sorted = [...rules].sort((a, b) => _ORDER[a.decision] - _ORDER[b.decision]);
+  for (const { decision, rule, source } of sorted) {
+    const parsed = _RULE.exec(rule);
+    if (!parsed) {
+      skipped.push(`${source}: permission rule ${JSON.stringify(rule)} is not Tool or Tool(specifier)`);
+      continue;
+    }
+    const [, name, specifier] = parsed as unknown as [string, string, string | undefined];
+    const targets = _targets(name, tools);
+    if (targets.length === 0) {
+      skipped.push(`${source}: permission rule ${JSON.stringify(rule)} names no tool shiro has`);
+      continue;
+    }
+    const patterns = _patterns(name, specifier, places);
+    for (const target of targets) {
+      const table = tables.get(target) ?? [];
+      for (const pattern of patterns) table.push([pattern, decision]);
+      tables.set(target, table);
+    }
+  }
+  return { tables, skipped };
+}
+
+/**
+ * Config `permission` with the mapped tables appended, tool by tool, after the user's own entry
+ * for that tool or else its default. Keys keep config order; a pattern listed again moves last.
+ */
+export function mergePermissionTables(
+  config: PermissionConfig | undefined,
+  tables: ClaudeRulesMapping["tables"],
+  defaults: PermissionConfig,
+): PermissionConfig {
+  const merged: PermissionConfig = { ...config };
+  for (const [tool, extra] of tables) {
+    const base = merged[tool] ?? defaults[tool];
+    const table: Record<string, Decision> = typeof base === "string" ? { "*": base } : { ...base };
+    for (const [pattern, decision] of extra) {
+      delete table[pattern];
+      table[pattern] = decision;
+    }
+    merged[tool] = table;
+  }
+  return merged;
+}
+
+function _targets(name: string, tools: readonly ClaudeRuleTool[]): string[] {
+  if (name.startsWith("mcp__")) return [name.split("__").length === 2 ? `${name}__*` : name];
+  const named = tools.filter((tool) => tool.claudeCode?.name === name || tool.name === name).map((tool) => tool.name);
+  const family =
+    name === "Read" ? tools.filter((tool) => tool.effect === "read" && tool.paths) : name === "Edit" ? tools.filter((tool) => tool.effect === "write") : [];
+  return [...new Set([...named, ...family.map((tool) => tool.name)])];
+}
+
+function _patterns(name: string, specifier: string | undefined, places: { root: string; cwd: string }): string[] {
+  const spec = specifier?.trim() ?? "";
+  if (spec === "" || spec === "*") return ["*"];
+  if (name === "Bash") {
+    const prefix = /^([\s\S]*):\*$/.exec(spec);
+    return prefix ? [prefix[1]!.trimEnd(), `${prefix[1]!.trimEnd()} *`] : [spec];
+  }
+  if (name === "WebFetch") {
+    const domain = /^domain:(.+)$/.exec(spec);
+    if (!domain) return [spec];
+    const host = domain[1]!.trim();
+    return ["http", "https"].flatMap((scheme) => [`${scheme}://${host}`, `${scheme}://${host}/*`, `${scheme}://${host}:*`]);
+  }
+  if (name === "Read" || name === "Edit" || name === "Write" || name === "MultiEdit") return _pathPatterns(spec, places);
+  return [spec];
+}
+
+function _pathPatterns(spec: string, places: { root: string; cwd: string }): string[] {
+  const rooted = (path: string) => normalizeRulePath(path, places.cwd);
+  if (spec.startsWith("//")) return [rooted(spec.slice(1))];
+  if (spec.startsWith("~/")) return [rooted(join(homedir(), spec.slice(2)))];
+  if (spec.startsWith("/")) return [rooted(join(places.root, spec.slice(1)))];
+  const relative = spec.startsWith("./") ? spec.slice(2) : spec;
+  const out = [rooted(relative)];
+  if (!spec.startsWith("./") && !relative.includes("/")) out.push(rooted(`**/${relative}`));
+  if (relative.startsWith("**/")) out.push(rooted(relative.slice(3)));
+  return [...new Set(out)];
+}

@@ -1,0 +1,30 @@
+/**
+ * Note and episode text as it may enter a prompt: it can never open or close the `<memory>` data
+ * block, nor any other tag, nor start a line of its own.
+ *
+ * Fails closed rather than spotting tag names: `&`, `<` and `>` become `&amp;`, `&lt;` and `&gt;`
+ * (so a `&lt;/memory&gt;` written in a note arrives as `&amp;lt;/memory&amp;gt;`, not as a decoded
+ * tag); every character that looks like an angle bracket (full-width, small, guillemets,
+ * mathematical and CJK angle brackets, modifier arrowheads…) becomes a numeric reference
+ * (`&#xFF1C;`); invisible characters (format characters: zero-width spaces and joiners, bidi
+ * controls, soft hyphens, Unicode tag characters; variation selectors) are dropped; control
+ * characters and line or paragraph separators become one space each. Whatever spelling a note
+ * uses, the escaped text holds no `<` or `>` and no character that renders like one.
+ */
+
+const _LOOKALIKES =
+  /[\u00AB\u00BB\u02C2\u02C3\u02F1\u02F2\u1438\u1433\u2039\u203A\u2329\u232A\u276C-\u2771\u27E8-\u27EF\u2985-\u2992\u29FC\u29FD\u3008-\u300B\u3014\u3015\uFE64\uFE65\uFF1C\uFF1E]/gu;
+const _INVISIBLE = /[\p{Cf}\uFE00-\uFE0F\u{E0100}-\u{E01EF}\u115F\u1160\u3164\uFFA0]/gu;
+const _BREAKS = /[\p{Cc}\u2028\u2029]/gu;
+
+/** `text` made safe to sit between the memory section's tags (see the module comment). */
+export function escapeMemoryText(text: string): string {
+  return text
+    .replace(_BREAKS, " ")
+    .replace(_INVISIBLE, "")
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(_LOOKALIKES, (char) => `&#x${char.codePointAt(0)!.toString(16).toUpperCase()};`)
+    .replace(/[^\x00-\x7F]/gu, (char) => (/[<>]/.test(char.normalize("NFKC")) ? `&#x${char.codePointAt(0)!.toString(16).toUpperCase()};` : char));
+}

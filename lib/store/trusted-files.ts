@@ -1,0 +1,45 @@
+/**
+ * Content-bound trust in a project's own files: the user trusted this exact content of this file
+ * of this project. Used for `.mcp.json` (project-mcp.ts) and `.shiro/notes.json` (repo-notes-trust.ts).
+ *
+ * File `trusted-projects.json` (in the state folder): {version: 1, entries: [{root, file?, sha256, at}]}
+ * — `file` is the path relative to the project root (absent: `.mcp.json`, as the first version
+ * wrote it). One entry per root and file: trusting a new content replaces the old one, so an
+ * edited file is untrusted again until asked. Writes are locked read-modify-writes
+ * (json-file's updateJsonSync); an unreadable trust file trusts nothing.
+ */
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import * as v from "valibot";
+import { stateDir } from "../platform/paths.ts";
+import { readJson, updateJsonSync } from "./json-file.ts";
+
+const _TrustFileSchema = v.object({
+  version: v.literal(1),
+  entries: v.array(v.object({ root: v.string(), file: v.optional(v.string()), sha256: v.string(), at: v.string() })),
+});
+const _DEFAULT_FILE = ".mcp.json";
+
+function _trustPath(): string {
+  return join(stateDir(), "trusted-projects.json");
+}
+
+/** The SHA-256 (hex) trust is bound to. */
+export function contentHash(content: string | Uint8Array): string {
+  return createHash("sha256").update(content).digest("hex");
+}
+
+/** True when the user trusted `file` of the project at `root` with exactly this content hash. */
+export function isTrustedContent(root: string, file: string, sha256: string): boolean {
+  const read = readJson(_trustPath(), { schema: _TrustFileSchema, version: 1 });
+  return read.status === "ok" && read.value.entries.some((entry) => entry.root === root && (entry.file ?? _DEFAULT_FILE) === file && entry.sha256 === sha256);
+}
+
+/** Records that the user trusts this content of `file` of the project at `root`. */
+export function trustContent(root: string, file: string, sha256: string): void {
+  updateJsonSync(_trustPath(), { schema: _TrustFileSchema, version: 1 }, (current) => {
+    const entries = (current?.entries ?? []).filter((entry) => entry.root !== root || (entry.file ?? _DEFAULT_FILE) !== file);
+    const added = { root, ...(file === _DEFAULT_FILE ? {} : { file }), sha256, at: new Date().toISOString() };
+    return { version: 1 as const, entries: [...entries, added] };
+  });
+}

@@ -1,0 +1,77 @@
+/**
+ * Id abbreviation (lib/platform/ids.ts): the shortest prefix unique among what the consuming
+ * command accepts, never ending on a dash, and the same answer as a brute-force check over every
+ * other id; memory ids (lib/store/memory-lookup.ts) are unique over notes, episodes and sessions.
+ */
+import { describe, expect, test } from "bun:test";
+import { createAbbreviator, shortestUniquePrefix, uuidv7 } from "../../lib/platform/ids.ts";
+import { memoryIds } from "../../lib/store/memory-lookup.ts";
+
+/** The definition, spelled out: grow the prefix until no other id starts with it, skipping a trailing dash. */
+function bruteForce(id: string, accepted: readonly string[], min = 8): string {
+  for (let length = min; length <= id.length; length++) {
+    const prefix = id.slice(0, length);
+    if (prefix.endsWith("-")) continue;
+    if (!accepted.some((other) => other !== id && other.startsWith(prefix))) return prefix;
+  }
+  return id;
+}
+
+describe("createAbbreviator", () => {
+  const table: { name: string; id: string; accepted: string[]; want: string }[] = [
+    { name: "alone: the minimum", id: "0195aaaa-0000-7000-8000-000000000001", accepted: [], want: "0195aaaa" },
+    { name: "alone and listed", id: "0195aaaa-0000-7000-8000-000000000001", accepted: ["0195aaaa-0000-7000-8000-000000000001"], want: "0195aaaa" },
+    {
+      name: "same minute: past the dash",
+      id: "0195aaaa-1000-7000-8000-000000000001",
+      accepted: ["0195aaaa-2000-7000-8000-000000000001"],
+      want: "0195aaaa-1",
+    },
+    {
+      name: "same second: several characters in",
+      id: "0195aaaa-1234-7000-8000-000000000001",
+      accepted: ["0195aaaa-1235-7000-8000-000000000001", "0195aaaa-1299-7000-8000-000000000001"],
+      want: "0195aaaa-1234",
+    },
+    {
+      name: "differing right after the second dash",
+      id: "0195aaaa-1234-7000-8000-000000000001",
+      accepted: ["0195aaaa-1234-8000-8000-000000000001"],
+      want: "0195aaaa-1234-7",
+    },
+    {
+      name: "twins differ only at the end",
+      id: "0195aaaa-0000-7000-8000-000000000001",
+      accepted: ["0195aaaa-0000-7000-8000-000000000002"],
+      want: "0195aaaa-0000-7000-8000-000000000001",
+    },
+    { name: "not itself in the set", id: "0195aaab-0000-7000-8000-000000000001", accepted: ["0195aaaa-0000-7000-8000-000000000001"], want: "0195aaab" },
+  ];
+  for (const row of table) {
+    test(row.name, () => {
+      expect(createAbbreviator(row.accepted)(row.id)).toBe(row.want);
+      expect(shortestUniquePrefix(row.id, row.accepted)).toBe(row.want);
+    });
+  }
+
+  test("agrees with the brute-force definition over 300 ids made within ten seconds", () => {
+    const start = Date.parse("2026-12-01T20:00:00Z");
+    const ids = Array.from({ length: 300 }, (_, i) => uuidv7(start + Math.floor((i * 10_000) / 300)));
+    const abbreviate = createAbbreviator(ids);
+    const shown = ids.map(abbreviate);
+    expect(shown).toEqual(ids.map((id) => bruteForce(id, ids)));
+    expect(new Set(shown).size).toBe(ids.length);
+    for (const [i, short] of shown.entries()) expect(ids.filter((id) => id.startsWith(short))).toEqual([ids[i]!]);
+    // The case the abbreviation exists for: a fixed 8 characters would have told few of them apart.
+    expect(new Set(ids.map((id) => id.slice(0, 8))).size).toBeLessThan(3);
+  });
+});
+
+describe("memoryIds", () => {
+  test("an episode's session is abbreviated past a note and an episode made in the same minute", () => {
+    const note = "0195aaaa-1111-7000-8000-000000000001";
+    const episode = { id: "0195aaaa-2222-7000-8000-000000000001", sessionId: "0195aaaa-1112-7000-8000-000000000001" };
+    const abbreviate = createAbbreviator(memoryIds([note], [episode]));
+    expect([note, episode.id, episode.sessionId].map(abbreviate)).toEqual(["0195aaaa-1111", "0195aaaa-2", "0195aaaa-1112"]);
+  });
+});
