@@ -112,3 +112,42 @@ test("the guard trusts the checkpoint: rm -rf of a covered folder asks (saying i
     await repl.exited;
   }
 }, 60_000);
+
+test("a worker subagent's changes are in the parent turn's checkpoint; shiro rewind on a terminal shows the plan and asks", async () => {
+  const cwd = e2e.dirs.cwd;
+  writeFileSync(join(cwd, "keep.txt"), "keep\n");
+  const start = treeState(cwd);
+  e2e.fake.script(
+    { toolCalls: [{ name: "task", input: { description: "make a file", prompt: "create w.txt", kind: "worker" } }] },
+    bash("echo worker > w.txt && echo touched > keep.txt"),
+    { text: "made w.txt" },
+    { text: "delegated" },
+  );
+  const repl = startPty(["--yolo"], { cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, "chat") });
+  try {
+    let at = await repl.until("› ");
+    repl.type("delegate it\r");
+    at = await repl.until("delegated", at);
+    // The checkpoint is recorded as the turn ends: wait for the next prompt before leaving.
+    repl.type("/rewind\r");
+    await repl.until("  1  delegate it  (2 files changed)", at);
+    expect(readFileSync(join(cwd, "w.txt"), "utf8")).toBe("worker\n");
+  } finally {
+    repl.kill();
+    await repl.exited;
+  }
+  const listed = JSON.parse((await e2e.shiro(["rewind", "--json"])).stdout);
+  expect(listed).toHaveLength(1);
+  expect(listed[0].files.map((file: { path: string }) => file.path)).toEqual(["keep.txt", "w.txt"]);
+  const asking = startPty(["rewind", listed[0].id.slice(0, 12)], { cwd, home: e2e.dirs.home, env: {} });
+  try {
+    let at = await asking.until("  remove w.txt\n");
+    at = await asking.until("Rewind? y yes | n no ", at);
+    asking.type("y\r");
+    await asking.until("rewound 2 paths", at);
+    expect(await asking.exited).toBe(0);
+  } finally {
+    asking.kill();
+  }
+  expect(treeState(cwd)).toEqual(start);
+}, 60_000);

@@ -321,3 +321,36 @@ describe("the guard and the checkpoint", () => {
     expect(String(blocked.reason)).toContain("recursive or forced delete");
   });
 });
+
+describe("runs resume and detached runs", () => {
+  test("a run that blocked and is resumed in another process checkpoints what it changed", async () => {
+    seed(e2e.dirs.cwd);
+    const before = treeState(e2e.dirs.cwd);
+    e2e.fake.script({ toolCalls: [{ name: "bash", input: { command: "echo resumed > keep.txt && rm del.txt" } }] }, { text: "Changed after the approval." });
+    const blocked = await e2e.shiro(["-p", "change after approval", "--approvals", "block", "--json"]);
+    expect(blocked.code).toBe(3);
+    const block = parseEventLines(blocked.stdout).find((event) => event.type === "blocked")!;
+    expect((await e2e.shiro(["approve", String(block.approvalId)])).code).toBe(0);
+    const resumed = await e2e.shiro(["runs", "resume", String(block.runId), "--json"]);
+    expect(resumed.code).toBe(0);
+    const done = parseEventLines(resumed.stdout).find((event) => event.type === "done")!;
+    const [checkpoint] = await rewindJson();
+    expect(done.checkpoint).toBe(checkpoint!.id);
+    expect(checkpoint!.runId).toBe(block.runId);
+    expect(checkpoint!.prompt).toBe("change after approval");
+    expect((await e2e.shiro(["rewind", checkpoint!.id, "--yes"])).code).toBe(0);
+    expect(treeState(e2e.dirs.cwd)).toEqual(before);
+  });
+
+  test("a detached run checkpoints the same way", async () => {
+    seed(e2e.dirs.cwd);
+    e2e.fake.script({ toolCalls: [bash("echo detached > keep.txt")] }, { text: "Background work finished." });
+    const started = await e2e.shiro(["-p", "in the background", "--detach", "--yolo"]);
+    const runId = started.stdout.trim();
+    expect((await e2e.shiro(["runs", "tail", runId])).code).toBe(0);
+    const snapshot = JSON.parse((await e2e.shiro(["runs", "show", runId, "--json"])).stdout);
+    const [checkpoint] = await rewindJson();
+    expect(snapshot.checkpoint).toBe(checkpoint!.id);
+    expect(snapshot.detached).toBe(true);
+  });
+});
