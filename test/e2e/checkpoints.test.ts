@@ -7,7 +7,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseEventLines, useE2E } from "./_harness.ts";
 import { treeState } from "./_tree-state.ts";
@@ -352,5 +352,40 @@ describe("runs resume and detached runs", () => {
     const [checkpoint] = await rewindJson();
     expect(snapshot.checkpoint).toBe(checkpoint!.id);
     expect(snapshot.detached).toBe(true);
+  });
+});
+
+describe("without git, and secrets", () => {
+  test("with no git on PATH a changing turn says once that checkpoints are off, and rewind refuses in one line", async () => {
+    seed(e2e.dirs.cwd);
+    e2e.fake.script({ toolCalls: [{ name: "write_file", input: { path: "keep.txt", content: "changed\n" } }] }, { text: "ok" });
+    const run = await e2e.shiro(["-p", "change", "--yolo", "--json"], { env: { PATH: join(e2e.dirs.home, "no-bin") } });
+    expect(run.code).toBe(0);
+    const notices = parseEventLines(run.stdout).filter((event) => event.type === "notice" && String(event.text).includes("checkpoints are off"));
+    expect(notices.map((event) => event.text)).toEqual([
+      "checkpoints are off: they need git on PATH (install git, or set checkpoints.enabled to false to hide this)",
+    ]);
+    expect(existsSync(join(e2e.dirs.home, ".shiro-neko", "checkpoints"))).toBe(false);
+    e2e.fake.script({ toolCalls: [{ name: "write_file", input: { path: "keep.txt", content: "again\n" } }] }, { text: "ok" });
+    expect((await e2e.shiro(["-p", "change with git", "--yolo"])).code).toBe(0);
+    const [checkpoint] = await rewindJson();
+    const refused = await e2e.shiro(["rewind", checkpoint!.id, "--yes"], { env: { PATH: join(e2e.dirs.home, "no-bin") } });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("rewinding needs git on PATH (the checkpoint store is a git repository); install git and try again\n");
+    expect(readFileSync(join(e2e.dirs.cwd, "keep.txt"), "utf8")).toBe("again\n");
+  });
+
+  test("a deleted secret file comes back, and its content is nowhere in the state folder outside the checkpoint store", async () => {
+    const cwd = e2e.dirs.cwd;
+    seed(cwd);
+    e2e.fake.script({ toolCalls: [bash("rm .env")] }, { text: "ok" });
+    expect((await e2e.shiro(["-p", "drop the env file", "--yolo"])).code).toBe(0);
+    const [checkpoint] = await rewindJson();
+    expect((await e2e.shiro(["rewind", checkpoint!.id, "--yes"])).code).toBe(0);
+    expect(treeState(cwd).find((entry) => entry.path === ".env")!.content).toBe(Buffer.from("TOKEN=abc123\n").toString("base64"));
+    expect((await e2e.shiro(["search", "abc123"])).stdout).toBe('nothing matches "abc123"\n');
+    const state = join(e2e.dirs.home, ".shiro-neko");
+    const holders = spawnSync("grep", ["-rl", "abc123", state, "--exclude-dir=checkpoints"], { encoding: "utf8" }).stdout;
+    expect(holders).toBe("");
   });
 });
