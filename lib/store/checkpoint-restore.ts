@@ -13,6 +13,7 @@
  */
 import { chmodSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { UserError } from "../platform/errors.ts";
 import { runGit, splitNul, type ShadowRepo } from "./checkpoint-git.ts";
 import { captureWorkspace, readSnapshotMeta, type Snapshot, type SnapshotMeta } from "./checkpoint-capture.ts";
 import { listCheckpoints, markUndone, withCheckpointLock, type CheckpointRecord } from "./checkpoints.ts";
@@ -34,9 +35,10 @@ export interface RewindPlan {
   apply(force: boolean): Promise<void>;
 }
 
-export class HandEditError extends Error {
+/** Thrown by `apply` over hand edits (the caller shows them first from `handEdited`); exit 1. */
+export class HandEditError extends UserError {
   constructor(readonly paths: string[]) {
-    super(`changed since the checkpoint: ${paths.join(", ")}`);
+    super(`changed since the checkpoint, so nothing was changed: ${paths.join(", ")}; --force overwrites them`);
   }
 }
 
@@ -61,46 +63,58 @@ export function planRedo(repo: ShadowRepo, record: CheckpointRecord, maxFileByte
   return _plan(repo, "redo", [record], maxFileBytes);
 }
 
-async function _plan(repo: ShadowRepo, direction: "undo" | "redo", records: CheckpointRecord[], maxFileBytes: number): Promise<RewindPlan> {
-  return withCheckpointLock(repo.root, async () => {
-    const now = await captureWorkspace(repo, maxFileBytes);
-    const states = new Map<string, _State>();
-    const stateOf = async (snapshot: Snapshot): Promise<_State> => {
-      const key = `${snapshot.tree}:${snapshot.meta}`;
-      if (!states.has(key)) states.set(key, await _readState(repo, snapshot));
-      return states.get(key)!;
-    };
-    const nowState = await _stateFrom(repo, now.snapshot.tree, now.meta);
-    const befores = await Promise.all(records.map((record) => stateOf(record.before)));
-    const afters = await Promise.all(records.map((record) => stateOf(record.after)));
-    const affected = new Set<string>();
-    for (let i = 0; i < records.length; i++) for (const path of _differing(befores[i]!, afters[i]!)) affected.add(path);
+interface _Computed {
+  steps: RewindStep[];
+  handEdited: string[];
+  target: _State;
+}
 
-    const handEdited = new Set<string>();
-    const expectedNow = direction === "undo" ? afters.at(-1)! : befores[0]!;
-    for (const path of affected) {
-      if (nowState.get(path) !== expectedNow.get(path)) handEdited.add(path);
-      if (direction === "undo") for (let i = 0; i + 1 < records.length; i++) if (afters[i]!.get(path) !== befores[i + 1]!.get(path)) handEdited.add(path);
-    }
-    const target = direction === "undo" ? befores[0]! : afters[0]!;
-    const steps = [..._steps(affected, nowState, target)];
-    const visible = (path: string) => (path.endsWith("/") ? path.slice(0, -1) : path);
-    return {
-      direction,
-      records,
-      steps,
-      handEdited: [...handEdited].map(visible).sort(),
-      apply: async (force) => {
-        if (handEdited.size > 0 && !force) throw new HandEditError([...handEdited].map(visible).sort());
-        await withCheckpointLock(repo.root, () => _apply(repo, steps, target));
-        markUndone(
-          repo.root,
-          records.map((record) => record.id),
-          direction === "undo",
-        );
-      },
-    };
-  });
+async function _plan(repo: ShadowRepo, direction: "undo" | "redo", records: CheckpointRecord[], maxFileBytes: number): Promise<RewindPlan> {
+  const planned = await withCheckpointLock(repo.root, () => _compute(repo, direction, records, maxFileBytes));
+  return {
+    direction,
+    records,
+    steps: planned.steps,
+    handEdited: planned.handEdited,
+    apply: async (force) => {
+      // Checked again under the lock: a file edited while the question was open counts too.
+      await withCheckpointLock(repo.root, async () => {
+        const fresh = await _compute(repo, direction, records, maxFileBytes);
+        if (fresh.handEdited.length > 0 && !force) throw new HandEditError(fresh.handEdited);
+        await _apply(repo, fresh.steps, fresh.target);
+      });
+      markUndone(
+        repo.root,
+        records.map((record) => record.id),
+        direction === "undo",
+      );
+    },
+  };
+}
+
+async function _compute(repo: ShadowRepo, direction: "undo" | "redo", records: CheckpointRecord[], maxFileBytes: number): Promise<_Computed> {
+  const now = await captureWorkspace(repo, maxFileBytes);
+  const states = new Map<string, _State>();
+  const stateOf = async (snapshot: Snapshot): Promise<_State> => {
+    const key = `${snapshot.tree}:${snapshot.meta}`;
+    if (!states.has(key)) states.set(key, await _readState(repo, snapshot));
+    return states.get(key)!;
+  };
+  const nowState = await _stateFrom(repo, now.snapshot.tree, now.meta);
+  const befores = await Promise.all(records.map((record) => stateOf(record.before)));
+  const afters = await Promise.all(records.map((record) => stateOf(record.after)));
+  const affected = new Set<string>();
+  for (let i = 0; i < records.length; i++) for (const path of _differing(befores[i]!, afters[i]!)) affected.add(path);
+
+  const handEdited = new Set<string>();
+  const expectedNow = direction === "undo" ? afters.at(-1)! : befores[0]!;
+  for (const path of affected) {
+    if (nowState.get(path) !== expectedNow.get(path)) handEdited.add(path);
+    if (direction === "undo") for (let i = 0; i + 1 < records.length; i++) if (afters[i]!.get(path) !== befores[i + 1]!.get(path)) handEdited.add(path);
+  }
+  const target = direction === "undo" ? befores[0]! : afters[0]!;
+  const visible = (path: string) => (path.endsWith("/") ? path.slice(0, -1) : path);
+  return { steps: [..._steps(affected, nowState, target)], handEdited: [...handEdited].map(visible).sort(), target };
 }
 
 /** Each path's state: `<git mode> <oid> <permission bits>` for files, `dir` for folders kept empty. */

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { useTempHome } from "./temp-home.ts";
@@ -91,5 +91,31 @@ describe("the turn checkpointer", () => {
     writeFileSync(join(root, "other.txt"), "x\n");
     expect(await off.finish(turn("off"))).toEqual({});
     expect(off.coverage()).toBeUndefined();
+  });
+});
+
+describe("a rewind plan", () => {
+  test("is checked again when applied: a file edited after the plan was shown stops it, and nothing changes", async () => {
+    const { planUndo, HandEditError } = await import("../../lib/store/checkpoint-restore.ts");
+    writeFileSync(join(root, "a.txt"), "one\n");
+    writeFileSync(join(root, "b.txt"), "two\n");
+    const record = await checkpointOf(() => {
+      writeFileSync(join(root, "a.txt"), "ONE\n");
+      writeFileSync(join(root, "b.txt"), "TWO\n");
+    }, "edit both");
+    const plan = await planUndo(await openCheckpointRepo(root), record!, SETTINGS.maxFileBytes);
+    expect(plan.handEdited).toEqual([]);
+    expect(plan.steps).toEqual([
+      { path: "a.txt", action: "restore" },
+      { path: "b.txt", action: "restore" },
+    ]);
+    writeFileSync(join(root, "b.txt"), "edited while asked\n");
+    await expect(plan.apply(false)).rejects.toBeInstanceOf(HandEditError);
+    expect(readFileSync(join(root, "a.txt"), "utf8")).toBe("ONE\n");
+    expect(readFileSync(join(root, "b.txt"), "utf8")).toBe("edited while asked\n");
+    await plan.apply(true);
+    expect(readFileSync(join(root, "a.txt"), "utf8")).toBe("one\n");
+    expect(readFileSync(join(root, "b.txt"), "utf8")).toBe("two\n");
+    expect(listCheckpoints(root)[0]!.undone).toBeString();
   });
 });
