@@ -100,7 +100,9 @@ export async function readSnapshotMeta(repo: ShadowRepo, snapshot: Snapshot): Pr
 export async function listIgnored(repo: ShadowRepo, limit = 50): Promise<string[]> {
   await _syncShiroIgnore(repo);
   const found = splitNul(await runGit(repo, ["ls-files", "-z", "-o", "-i", "--directory", "--exclude-standard"]));
-  return found.slice(0, limit);
+  // A folder is listed once: not again with the files inside it.
+  const folders = found.filter((path) => path.endsWith("/"));
+  return found.filter((path) => path.endsWith("/") || !folders.some((folder) => path.startsWith(folder))).slice(0, limit);
 }
 
 interface _Candidates {

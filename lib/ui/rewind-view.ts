@@ -120,9 +120,10 @@ export async function runRewindCli(options: RewindCliOptions): Promise<number> {
 async function _ignored(root: string): Promise<string[]> {
   const { hasGit } = await import("../store/checkpoint-git.ts");
   if (!hasGit()) return [];
-  const { openCheckpointRepo } = await import("../store/checkpoints.ts");
+  const { openCheckpointRepo, withCheckpointLock } = await import("../store/checkpoints.ts");
   const { listIgnored } = await import("../store/checkpoint-capture.ts");
-  return listIgnored(await openCheckpointRepo(root), 20);
+  const repo = await openCheckpointRepo(root);
+  return withCheckpointLock(root, () => listIgnored(repo, 20));
 }
 
 async function _confirm(question: string): Promise<boolean> {

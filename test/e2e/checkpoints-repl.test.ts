@@ -35,6 +35,7 @@ test("three turns, then /undo, /redo, /rewind 2 (both), and the hand-edit refusa
     at = await repl.until("turn two done", at);
     repl.type("third turn\r");
     at = await repl.until("turn three done", at);
+    at = await repl.until(": /undo takes this turn's changes back", at);
     const afterThree = treeState(cwd);
 
     repl.type("/undo\r");
