@@ -40,6 +40,9 @@ const _GIT_BEYOND_FILES = new Set([
   "commit",
 ]);
 
+const _FEEDERS = new Set(["xargs", "parallel"]);
+const _UNREAD_DELETERS = new Set(["shred", "fd", "fdfind", "unlink", "rmdir", "srm", "wipe"]);
+
 /** Entries looked at under a folder a command deletes; past this the command is not judged rewindable. */
 const _WALK_LIMIT = 20_000;
 const _ELSEWHERE = /(?:^|[\s;&|(])(?:cd|pushd|popd|chroot)(?:$|[\s;&|)])|\s-C\s|--git-dir|--work-tree|GIT_DIR|GIT_WORK_TREE|\$\{?HOME|~/;
@@ -60,7 +63,8 @@ export function isRewindable(command: string, rules: readonly _Rule[], scope: Re
 }
 
 function _covered({ peeled }: ReadCommand, scope: RewindScope, filter: IgnoreFilter): boolean {
-  if (peeled.privileged) return false;
+  // Arguments fed from standard input, or a deleter this does not read, could name anything.
+  if (peeled.privileged || peeled.wrappers.some((wrapper) => _FEEDERS.has(wrapper)) || _UNREAD_DELETERS.has(peeled.program)) return false;
   const { program, args, argKnown } = peeled;
   if (program === "rm" || program === "find") {
     const targets = program === "rm" ? args.filter((arg, i) => !arg.startsWith("-") || args.slice(0, i).includes("--")) : _findStarts(args);

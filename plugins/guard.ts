@@ -10,8 +10,12 @@
  * A line bash syntax cannot parse (bash would refuse it too) or that nests shells deeper than
  * the reader follows is refused.
  *
- * What the text cannot show passes: a variable's value, a decoded payload run without a pipe
- * into a shell, a script file, an alias. This is a seatbelt, not a sandbox.
+ * It fails closed: a line no rule refuses but whose program, flags or script the text does not
+ * determine (an expansion as the program or in a refused program's flags, an alias or a function
+ * the line defines, `eval` of a substitution, a shell fed by a process substitution, a wrapper's
+ * command string it cannot read; guard-unreadable.ts) is a finding too, with `action: "ask"`:
+ * the gate asks the user, and refuses where nobody can answer. What runs from a file (a script,
+ * a Makefile, a git alias in the config) is not read. This is a seatbelt, not a sandbox.
  */
 import type { Plugin } from "../lib/extensions/plugin-api.ts";
 import { loadShellParser } from "../lib/shell/parser.ts";
@@ -27,6 +31,7 @@ import {
   type ReadCommand,
 } from "../lib/shell/read.ts";
 import { startsOption } from "../lib/shell/options.ts";
+import { findUnreadable, type UnreadableClass } from "./guard-unreadable.ts";
 import { isRewindable } from "./guard-rewind.ts";
 
 export interface GuardRule {
@@ -47,6 +52,7 @@ export const GUARD_RULES: readonly GuardRule[] = [
   {
     why: "recursive or forced delete",
     matches: (line) =>
+      _runs(line, "shred").length > 0 ||
       _runs(line, "rm").some(({ peeled }) => {
         const options = _beforeDashDash(peeled.args);
         return _hasShort(options, /[rRf]/) || options.some((arg) => startsOption(arg, "--recursive") || startsOption(arg, "--force"));
@@ -55,8 +61,10 @@ export const GUARD_RULES: readonly GuardRule[] = [
   {
     why: "deletes files found by find",
     matches: (line) =>
-      _runs(line, "find").some(
-        ({ peeled }) => peeled.args.includes("-delete") || listFindExecs(peeled).some((words) => _DELETERS.has(peelCommand(toSimpleCommand(words)).program)),
+      line.reading.commands.some(
+        ({ peeled }) =>
+          (peeled.program === "find" && peeled.args.includes("-delete")) ||
+          listFindExecs(peeled).some((words) => _DELETERS.has(peelCommand(toSimpleCommand(words)).program)),
       ),
   },
   {
@@ -67,19 +75,31 @@ export const GUARD_RULES: readonly GuardRule[] = [
         (args) => _hasShort(_beforeDashDash(args), /f/) || args.some((arg) => startsOption(arg, "--force")) || _pathspecs(args, true).some(_isWholeTree),
       ) ||
       _git(line, "restore").some((args) => _pathspecs(args, false).some(_isWholeTree) && _restoresWorktree(args)) ||
-      _git(line, "switch").some((args) => _hasShort(args, /f/) || args.some((arg) => startsOption(arg, "--force") || startsOption(arg, "--discard-changes"))),
+      _git(line, "switch").some((args) => _hasShort(args, /f/) || args.some((arg) => startsOption(arg, "--force") || startsOption(arg, "--discard-changes"))) ||
+      _git(line, "rm").some((args) => _hasShort(_beforeDashDash(args), /f/) || _beforeDashDash(args).some((arg) => startsOption(arg, "--force"))) ||
+      _git(line, "checkout-index").some((args) => _hasShort(args, /f/) || args.some((arg) => startsOption(arg, "--force"))) ||
+      _git(line, "read-tree").some((args) => args.includes("-u") && args.some((arg) => arg === "--reset" || arg === "-m")),
   },
   {
     why: "deletes untracked files",
     matches: (line) => _git(line, "clean").some((args) => _hasShort(args, /f/) || args.some((arg) => startsOption(arg, "--force"))),
   },
   {
-    why: "rewrites remote history",
+    why: "rewrites or deletes remote history",
     matches: (line) =>
       _git(line, "push").some(
         (args) =>
           _hasShort(_beforeDashDash(args), /f/) ||
-          args.some((arg) => startsOption(arg, "--force") || startsOption(arg, "--force-with-lease") || startsOption(arg, "--mirror") || /^\+./.test(arg)),
+          _hasShort(_beforeDashDash(args), /d/) ||
+          args.some(
+            (arg) =>
+              startsOption(arg, "--force") ||
+              startsOption(arg, "--force-with-lease") ||
+              startsOption(arg, "--mirror") ||
+              startsOption(arg, "--delete") ||
+              startsOption(arg, "--prune") ||
+              /^[+:]./.test(arg),
+          ),
       ),
   },
   {
@@ -252,32 +272,54 @@ function _killTargets(args: readonly string[]): string[] {
 const _SHOWN = 120;
 
 /**
- * The refusal message for a command, or undefined when no rule matches. Synchronous: call
- * `loadShellParser()` first (the plugin hook does).
+ * What the guard found in a command. `refuse`: a rule matched (`rule` is its `why`); the call
+ * never runs. `ask`: the guard cannot read what the line runs (`unreadable` names the class);
+ * the gate asks, and refuses where nobody can answer. `message` is what the model reads.
  */
-export function checkCommand(command: string): string | undefined {
+export type GuardFinding = { action: "refuse"; rule: string; message: string } | { action: "ask"; unreadable: UnreadableClass; why: string; message: string };
+
+/** The finding for a command, or undefined when it passes. Synchronous: call `loadShellParser()` first (the plugin hook does). */
+export function inspectCommand(command: string): GuardFinding | undefined {
   const line: GuardLine = { source: command, reading: readCommand(command) };
+  const shown = _shown(command);
   const rule = GUARD_RULES.find((candidate) => candidate.matches(line));
-  if (!rule) return undefined;
+  if (rule)
+    return { action: "refuse", rule: rule.why, message: `refusing "${shown}" (${rule.why}). Ask the user to run it themselves if it is really needed.` };
+  const unreadable = findUnreadable(line.reading);
+  if (!unreadable) return undefined;
+  return {
+    action: "ask",
+    unreadable: unreadable.class,
+    why: unreadable.why,
+    message: `cannot tell what "${shown}" runs (${unreadable.why}). Write the command out literally, or ask the user to run it.`,
+  };
+}
+
+/** The finding's message, or undefined when the command passes. */
+export function checkCommand(command: string): string | undefined {
+  return inspectCommand(command)?.message;
+}
+
+function _shown(command: string): string {
   const flat = command.replace(/\s+/g, " ").trim();
-  const shown = flat.length > _SHOWN ? `${flat.slice(0, _SHOWN - 1)}…` : flat;
-  return `refusing "${shown}" (${rule.why}). Ask the user to run it themselves if it is really needed.`;
+  return flat.length > _SHOWN ? `${flat.slice(0, _SHOWN - 1)}…` : flat;
 }
 
 export function createGuardPlugin(): Plugin {
   return {
     name: "guard",
-    description: "refuses destructive bash commands (rm -rf, git reset --hard, force pushes, piping into a shell, …)",
+    description: "refuses destructive bash commands (rm -rf, git reset --hard, force pushes, piping into a shell, …) and asks about commands it cannot read",
     async beforeToolCall({ toolName, input, cwd, checkpoint }) {
       if (toolName !== "bash" || input === null || typeof input !== "object") return undefined;
       const command = (input as { command?: unknown }).command;
       if (typeof command !== "string") return undefined;
       await loadShellParser();
-      const refusal = checkCommand(command);
-      // A checkpoint can take back what stays in covered workspace files (plugins/guard-rewind.ts).
-      if (refusal && checkpoint && isRewindable(command, GUARD_RULES, { root: cwd, maxFileBytes: checkpoint.maxFileBytes }))
-        return { reason: refusal.match(/ \((.+)\)\. Ask the user/)?.[1] ?? refusal, rewindable: true };
-      return refusal;
+      const finding = inspectCommand(command);
+      if (!finding) return undefined;
+      // What stays in covered workspace files, a checkpoint can take back: a question instead (guard-rewind.ts).
+      if (finding.action === "refuse" && checkpoint && isRewindable(command, GUARD_RULES, { root: cwd, maxFileBytes: checkpoint.maxFileBytes }))
+        return { ask: `this would be refused (${finding.rule}), but a checkpoint covers it: /undo or shiro rewind takes it back` };
+      return finding.action === "refuse" ? finding.message : { ask: finding.message };
     },
   };
 }

@@ -16,6 +16,7 @@ import { buildEpisode, loadEpisodeRuns } from "../store/episode-build.ts";
 import type { Episode, EpisodeStore } from "../store/episodes.ts";
 import type { AgentEvent } from "../events.ts";
 import type { SessionRecord } from "../store/session-record.ts";
+import { redactText } from "../secrets/redact.ts";
 
 /** A one-shot model call: system text and one user prompt in, the reply's text out. */
 export type CompleteFn = (system: string, prompt: string, signal: AbortSignal) => Promise<string>;
@@ -76,10 +77,10 @@ export function renderEpisodeForSummary(episode: Episode): string {
   ].join("\n");
 }
 
-/** At most 5 non-blank lines and 500 characters of the reply. */
+/** At most 5 non-blank lines and 500 characters of the reply, redacted before the cut. */
 export function cleanSummary(reply: string): string {
-  const lines = reply
-    .split("\n")
+  const lines = redactText(reply)
+    .text.split("\n")
     .map((line) => line.trim())
     .filter(Boolean)
     .slice(0, SUMMARY_LINES)

@@ -1,10 +1,13 @@
 /**
  * Project instructions: AGENTS.md, CLAUDE.md and .shiro.md collected from the git root (the
- * nearest ancestor holding `.git/HEAD`, else the filesystem root) down to cwd, outermost first.
+ * nearest ancestor holding `.git`) down to cwd, outermost first. Outside a repository they come
+ * from cwd up to the home folder when cwd lies inside it, else from cwd alone: never from a
+ * folder above the home folder (`/tmp/AGENTS.md`, `/AGENTS.md` are anyone's to write).
  * Each file is capped at 12,000 characters.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { homedir } from "node:os";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 
 export const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md", ".shiro.md"] as const;
 export const INSTRUCTION_CAP = 12_000;
@@ -28,9 +31,15 @@ function _gitRoot(cwd: string): string | undefined {
   }
 }
 
-export function loadInstructions(cwd: string): InstructionFile[] {
+/** The outermost folder read outside a repository: the home folder when cwd is inside it, else cwd. */
+function _topOutsideRepository(cwd: string, home: string): string {
+  const inside = relative(resolve(home), cwd);
+  return inside === "" || (!inside.startsWith("..") && !isAbsolute(inside)) ? resolve(home) : cwd;
+}
+
+export function loadInstructions(cwd: string, home = homedir()): InstructionFile[] {
   const gitRoot = _gitRoot(cwd);
-  const top = gitRoot ?? resolve("/");
+  const top = gitRoot ?? _topOutsideRepository(resolve(cwd), home);
   // Labels read from the repository root, or from cwd when there is none.
   const labelBase = gitRoot ?? resolve(cwd);
   const chain: string[] = [];

@@ -28,6 +28,7 @@ import { runTurn, type TurnInput, type TurnOptions, type TurnResult } from "./lo
 import { checkpointSettings, createTurnCheckpoints } from "./turn-checkpoint.ts";
 import type { ConfigFile } from "../config/config.ts";
 import type { ModelClient } from "../providers/client.ts";
+import { redactText } from "../secrets/redact.ts";
 
 export interface RunDriverOptions {
   session: SessionRecord;
@@ -306,7 +307,8 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
         model,
         protocol: options.protocol,
         agent: options.agentName(),
-        prompt: prompt.slice(0, 200),
+        // Redacted before the cut: a key cut short would no longer match its shape at the store.
+        prompt: redactText(prompt).text.slice(0, 200),
         status: "running",
         pid: process.pid,
         startedAt: new Date().toISOString(),

@@ -3,10 +3,9 @@
  * worker subagents, tests). A call the gate does not allow never reaches its tool.
  *
  * Order per call:
- * 1. Plugin guards (`beforeToolCall`): the first block wins; --yolo cannot skip them. A refusal
- *    a checkpoint can take back (the call carries `checkpoint`, the guard found every target
- *    inside the workspace and covered) becomes a question instead, which neither allow rules,
- *    grants nor --yolo skip; deny rules still refuse.
+ * 1. Plugin guards (`beforeToolCall`): the first block wins; --yolo cannot skip them. A guard's
+ *    question (`{ ask }`, the guard plugin's "cannot tell what this runs") is put after a deny
+ *    rule had its say; neither allow rules, grants nor --yolo skip it, and "always" answers it once.
  * 2. Permission rules: deny refuses with the rule's message; allow passes unless the repeat
  *    guard asks (third identical call of the turn, and later ones).
  * 3. A read of a path the secrets classifier flags (lib/secrets/classify.ts) asks, unless one of
@@ -59,14 +58,14 @@ export interface GateCall {
   input: unknown;
   cwd: string;
   subagent?: boolean;
-  /** Set when a checkpoint covers what the call changes in the workspace (lib/agent/turn-checkpoint.ts). */
-  checkpoint?: { maxFileBytes: number };
   /**
    * A PreToolUse hook's permission decision (lib/extensions/hooks/): `allow` answers the question
    * the call would be asked, `ask` asks even where rules allow (--yolo included). Neither passes a
-   * guard plugin's refusal, a deny rule or the secrets question. A hook's `deny` never gets here.
+   * guard plugin's refusal or question, a deny rule or the secrets question. A hook's `deny` never gets here.
    */
   hook?: "allow" | "ask";
+  /** Set when a checkpoint covers what the call changes in the workspace: guards see it (a delete it can take back is a question). */
+  checkpoint?: { maxFileBytes: number };
 }
 
 export interface GateOptions {
@@ -100,6 +99,10 @@ export const USER_DENIED_REASON = "User denied this tool call.";
 export function describeSecretRefusal(secret: { path: string; why: string }, tool: string): string {
   return `Denied: ${secret.path} may hold secrets (${secret.why}) and nobody can be asked in a headless run. Ask the user to share what you need, or to allow it with a permission rule naming the path (permission.${tool}).`;
 }
+/** What the model reads when a headless run refuses a call a plugin guard asks about. */
+export function describePluginRefusal(question: string): string {
+  return `Denied: nobody can be asked in a headless run. ${question}`;
+}
 export const HEADLESS_DENIED_REASON = "Denied: this call needs approval, and a headless run without --yolo has nobody to give it.";
 
 /** The decision source of a headless run without --yolo: nobody can answer, so every question is denied. */
@@ -116,11 +119,12 @@ export function createGate(options: GateOptions): Gate {
     repeated: boolean,
     matched: PermissionMatch | undefined,
     secret?: { path: string; why: string },
-    rewindable?: string,
+    plugin?: string,
   ): Promise<GateResult> => {
+    const once = secret !== undefined || plugin !== undefined;
     const run = async (): Promise<GateResult> => {
-      // A hook that asks for a question gets one, and so does a refusal a checkpoint can take back: no "always" answer stands in for them.
-      if (!repeated && !secret && !rewindable && call.hook !== "ask" && grants.covers(call.name, subjects)) return { allowed: true };
+      // A hook that asks for a question gets one: no "always" answer stands in for it.
+      if (!repeated && !once && call.hook !== "ask" && grants.covers(call.name, subjects)) return { allowed: true };
       const request: ApprovalRequest = {
         id: uuidv7(),
         callId: call.callId,
@@ -134,7 +138,7 @@ export function createGate(options: GateOptions): Gate {
         cwd: call.cwd,
         ...(call.subagent ? { subagent: true } : {}),
         ...(secret ? { secret } : {}),
-        ...(rewindable ? { rewindable } : {}),
+        ...(plugin ? { plugin } : {}),
         ...(options.runId ? { runId: options.runId } : {}),
         ...(options.sessionId ? { sessionId: options.sessionId } : {}),
       };
@@ -146,10 +150,12 @@ export function createGate(options: GateOptions): Gate {
         return { allowed: false, by: "user", reason: `Refused: the approval question failed (${why}).`, asked: request };
       }
       if (answer === "block") return { allowed: false, by: "block", request };
-      if (answer === "always" && !secret && !rewindable) grants.add(call.name, request.suggestedPattern);
+      if (answer === "always" && !once) grants.add(call.name, request.suggestedPattern);
       if (answer === "once" || answer === "always") return { allowed: true, asked: request, ...(secret ? { secretsAllowed: true as const } : {}) };
-      if (options.headless)
-        return { allowed: false, by: "headless", reason: secret ? describeSecretRefusal(secret, call.name) : HEADLESS_DENIED_REASON, asked: request };
+      if (options.headless) {
+        const reason = secret ? describeSecretRefusal(secret, call.name) : plugin ? describePluginRefusal(plugin) : HEADLESS_DENIED_REASON;
+        return { allowed: false, by: "headless", reason, asked: request };
+      }
       return { allowed: false, by: "user", reason: USER_DENIED_REASON, asked: request };
     };
     const result = queue.then(run);
@@ -181,7 +187,7 @@ export function createGate(options: GateOptions): Gate {
       const autoApprove = new Set([...(options.autoApprove ?? []), ...options.plugins.autoApprove()]);
       const verdict = evaluatePermission(options.rules, call.name, subjects, { autoApprove });
       if (verdict.decision === "deny") return { allowed: false, by: "rule", reason: describeRefusal(call.name, verdict.matched) };
-      if (blocked) return ask(call, subjects, false, verdict.matched, undefined, blocked.rewindable);
+      if (blocked) return ask(call, subjects, false, verdict.matched, undefined, blocked.ask);
 
       const secrets = call.tool?.effect === "read" && call.tool.secretPaths !== "skip" ? _secretReads(options.rules, call, paths) : undefined;
       if (secrets?.asking) return ask(call, subjects, false, verdict.matched, secrets.asking);

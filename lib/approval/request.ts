@@ -24,8 +24,8 @@ export interface ApprovalRequest {
   subagent?: boolean;
   /** Set when the call reads a path that may hold secrets: which path and why. */
   secret?: { path: string; why: string };
-  /** Set when a guard would refuse the call but a checkpoint can take it back: the guard's finding. */
-  rewindable?: string;
+  /** Set when a plugin guard asks about the call (the guard cannot read a command): its question. */
+  plugin?: string;
   /** Set when the question is whether to rerun a command outside the sandbox: what the sandbox refused. */
   sandbox?: string;
   cwd: string;

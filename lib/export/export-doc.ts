@@ -10,7 +10,7 @@
  */
 import { UserError } from "../platform/errors.ts";
 import { paths } from "../platform/paths.ts";
-import { redactValue } from "../secrets/redact.ts";
+import { redactText, redactValue } from "../secrets/redact.ts";
 import type { Todo } from "../store/notebook.ts";
 import { findRun, readRunEvents, type LoggedEvent, type RunSnapshot } from "../store/runs.ts";
 import { storedIds } from "../store/short-ids.ts";
@@ -83,7 +83,7 @@ function _runDoc(run: RunSnapshot, events: readonly LoggedEvent[]): ExportDoc {
   return {
     kind: "run",
     id: run.id,
-    title: run.prompt.replace(/\s+/g, " ").slice(0, 80) || "run",
+    title: redactText(run.prompt).text.replace(/\s+/g, " ").slice(0, 80) || "run",
     meta: [
       ["run", run.id],
       ["session", run.sessionId],

@@ -6,6 +6,9 @@
  * Host contracts:
  * - `checkToolCall` asks every `beforeToolCall` hook in order; the first string blocks, and a
  *   hook that throws blocks too. The returned reason reads `Blocked by the <name> plugin: <why>`.
+ *   A hook may instead return `{ ask }`: the call is put to the user even under --yolo or an
+ *   allow rule (refused where nobody can answer); a later hook's block still wins, and the
+ *   first question is the one returned.
  * - `runAfterTurn` runs every `afterTurn` hook in order; one that throws does not stop the rest,
  *   and the failures come back as values.
  * - Loading never throws: an unknown name, a factory that throws or a manifest that does not
@@ -22,21 +25,9 @@ export interface ToolCallInfo {
   effect?: ToolEffect;
   /** The paths the tool declares for this call, normalised as permission rules see them (lib/approval/rules.ts). */
   paths?: readonly string[];
-  /** Set when a checkpoint covers what this call changes inside the workspace (files up to `maxFileBytes`). */
+  /** Set when a checkpoint covers what this call changes inside the workspace (files up to `maxFileBytes`; docs/checkpoints.md). */
   checkpoint?: { maxFileBytes: number };
 }
-
-/**
- * A refusal a checkpoint can take back: every path the call changes is inside the workspace and
- * covered (plugins/guard-rewind.ts). With `call.checkpoint` set the gate asks instead of refusing.
- */
-export interface RewindableFinding {
-  reason: string;
-  rewindable: true;
-}
-
-/** What `checkToolCall` found: nothing, a refusal, or (`the <name> plugin would refuse this (<reason>)`) one a checkpoint turns into a question. */
-export type ToolCallVerdict = undefined | string | { rewindable: string };
 
 export interface Plugin {
   name: string;
@@ -45,12 +36,19 @@ export interface Plugin {
   tools?: ToolDefinition[];
   /** Names of this plugin's own tools that run without asking (unless a rule names them). */
   autoApprove?: string[];
-  /** Returns a reason to refuse the call, or undefined to let it through. */
-  beforeToolCall?(call: ToolCallInfo): string | RewindableFinding | undefined | Promise<string | RewindableFinding | undefined>;
+  /** Returns a reason to refuse the call, a question to put to the user, or undefined to let it through. */
+  beforeToolCall?(call: ToolCallInfo): ToolCallVerdict | undefined | Promise<ToolCallVerdict | undefined>;
   /** Runs after every turn (formatter, bell). */
   afterTurn?(): void | Promise<void>;
   /** Text added to the system prompt. */
   appendix?: string;
+}
+
+/** A reason to refuse, or `{ ask }`: what the user is asked (and what the model reads when nobody can answer). */
+export type ToolCallVerdict = string | ToolCallQuestion;
+
+export interface ToolCallQuestion {
+  ask: string;
 }
 
 export interface PluginContext {
@@ -97,9 +95,8 @@ export interface PluginHost {
   active(): ActivePlugin[];
   failures(): PluginFailure[];
   loadInstalled(manifests: readonly InstalledPluginManifest[]): void;
-  /** The block reason, or undefined when every guard lets the call through. */
-  /** A hard refusal of any plugin wins over a rewindable one; a rewindable one counts only under `call.checkpoint`. */
-  checkToolCall(call: ToolCallInfo): Promise<ToolCallVerdict>;
+  /** The block reason, a question (`The <name> plugin asks: <why>`), or undefined when every guard lets the call through. */
+  checkToolCall(call: ToolCallInfo): Promise<ToolCallVerdict | undefined>;
   runAfterTurn(): Promise<PluginFailure[]>;
   /** Plugin tools; when two plugins offer the same name, the earlier one wins. */
   tools(): ToolDefinition[];

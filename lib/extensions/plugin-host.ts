@@ -4,7 +4,18 @@
  * binary or declarative manifests; nothing is ever loaded from disk or a URL as code. The
  * contracts it keeps are written on the API (lib/extensions/plugin-api.ts).
  */
-import type { ActivePlugin, InstalledPluginManifest, Plugin, PluginContext, PluginFactory, PluginFailure, PluginHost, ToolCallInfo } from "./plugin-api.ts";
+import type {
+  ActivePlugin,
+  InstalledPluginManifest,
+  Plugin,
+  PluginContext,
+  PluginFactory,
+  PluginFailure,
+  PluginHost,
+  ToolCallInfo,
+  ToolCallQuestion,
+  ToolCallVerdict,
+} from "./plugin-api.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import { BUILTIN_PLUGINS } from "../../plugins/index.ts";
 
@@ -116,23 +127,19 @@ function _createHost(disabled: boolean) {
       }
     },
     async checkToolCall(call) {
-      let rewindable: string | undefined;
+      let question: ToolCallQuestion | undefined;
       for (const { plugin } of loaded) {
         if (!plugin.beforeToolCall) continue;
-        let verdict: Awaited<ReturnType<NonNullable<Plugin["beforeToolCall"]>>>;
+        let verdict: ToolCallVerdict | undefined;
         try {
           verdict = await plugin.beforeToolCall(call);
         } catch (error) {
           return `Blocked by the ${plugin.name} plugin: its check failed (${_message(error)})`;
         }
         if (typeof verdict === "string") return `Blocked by the ${plugin.name} plugin: ${verdict || "no reason given"}`;
-        if (verdict && typeof verdict === "object") {
-          const reason = String(verdict.reason) || "no reason given";
-          if (verdict.rewindable !== true || !call.checkpoint) return `Blocked by the ${plugin.name} plugin: ${reason}`;
-          rewindable ??= `the ${plugin.name} plugin would refuse this (${reason})`;
-        }
+        if (verdict && !question) question = { ask: `The ${plugin.name} plugin asks: ${verdict.ask || "no reason given"}` };
       }
-      return rewindable === undefined ? undefined : { rewindable };
+      return question;
     },
     async runAfterTurn() {
       const errors: PluginFailure[] = [];

@@ -4,6 +4,7 @@
  * for. Used by `_http.ts`; no I/O here.
  */
 import type { ProviderConnection, ProviderError } from "./types.ts";
+import { redactText } from "../secrets/redact.ts";
 
 /** An error the provider reported, from the HTTP status or from an error event in the stream. */
 export interface WireFailure {
@@ -145,7 +146,9 @@ function _string(value: unknown): string | undefined {
   return typeof value === "string" && value.length > 0 ? value : typeof value === "number" ? String(value) : undefined;
 }
 
-function _trim(text: string): string {
+/** Redacted before the cut: a provider may echo part of a key, and a cut key no longer matches its shape. */
+function _trim(raw: string): string {
+  const text = redactText(raw).text;
   return text.length <= _MESSAGE_LIMIT ? text : `${text.slice(0, _MESSAGE_LIMIT - 1)}…`;
 }
 

@@ -20,7 +20,8 @@ interface _NameRule {
   matches(name: string, folders: readonly string[]): boolean;
 }
 
-const _ENV_TEMPLATES = new Set([".env.example", ".env.sample", ".env.template", ".env.dist"]);
+/** What follows `.env` (after `.`, `_` or `-`) in a template that holds no secrets: `.env.example`, `.env_sample`. */
+const _ENV_TEMPLATE = /(?:^|[._-])(?:example|sample|template|dist|defaults?)$/;
 const _KEY_EXTENSIONS = /\.(?:pem|key|p12|pfx|jks|keystore|ppk|kdbx)$/;
 const _PACKAGE_CREDENTIALS = new Set([
   ".npmrc",
@@ -36,6 +37,19 @@ const _PACKAGE_CREDENTIALS = new Set([
   "terraform.rc",
   "credentials.tfrc.json",
 ]);
+/** Files that hold a tool's token or password wherever they are: database clients, S3, Vault, Composer, Docker. */
+const _TOOL_CREDENTIALS = new Set([
+  ".my.cnf",
+  ".mylogin.cnf",
+  ".s3cfg",
+  ".passwd-s3fs",
+  ".boto",
+  ".vault-token",
+  "auth.json",
+  ".dockercfg",
+  ".databrickscfg",
+  "rclone.conf",
+]);
 const _CLOUD_FOLDERS = new Set([".aws", ".azure", ".ssh", ".gnupg", ".kube"]);
 
 /** Folder pairs whose files are credentials: `.config/gcloud/*`, `.docker/config.json`… */
@@ -44,7 +58,8 @@ const _inPair = (folders: readonly string[], first: string, second: string) => f
 const _NAME_RULES: readonly _NameRule[] = [
   {
     why: "an env file",
-    matches: (name) => !_ENV_TEMPLATES.has(name) && !name.endsWith(".env.example") && (name === ".envrc" || name.endsWith(".env") || name.includes(".env.")),
+    matches: (name, folders) =>
+      !_ENV_TEMPLATE.test(name) && (name === ".envrc" || name.endsWith(".env") || /\.env[._-]/.test(name) || folders.includes(".envs")),
   },
   { why: "a private key or keystore", matches: (name) => _KEY_EXTENSIONS.test(name) },
   { why: "an SSH private key", matches: (name) => /^id_[a-z0-9_-]+$/.test(name) },
@@ -64,6 +79,16 @@ const _NAME_RULES: readonly _NameRule[] = [
       name.endsWith(".publishsettings") ||
       /^(?:service[-_]?account|client[-_]secret|gcp[-_]key|sa[-_]key)[^/]*\.json$/.test(name),
   },
+  {
+    why: "a tool's credential file",
+    matches: (name, folders) =>
+      _TOOL_CREDENTIALS.has(name) ||
+      (name === "hosts.yml" && _inPair(folders, ".config", "gh")) ||
+      (name === "hub" && folders.at(-1) === ".config") ||
+      (/^settings(?:-security)?\.xml$/.test(name) && folders.at(-1) === ".m2") ||
+      (name === "gradle.properties" && folders.at(-1) === ".gradle"),
+  },
+  { why: "a Terraform state file", matches: (name) => /\.tfstate(?:\.backup)?$/.test(name) },
   { why: "shiro's config file (it may hold the provider key)", matches: (name, folders) => name === "config.json" && folders.at(-1) === ".shiro-neko" },
   { why: "a credentials file", matches: (name) => /^(?:credentials?|secrets?)(?:\.(?:json|ya?ml|toml|ini|xml|txt|conf))?$/.test(name) },
 ];

@@ -12,9 +12,13 @@
  *   whose `text` was redacted drops its `signature`: a signed text goes back to the provider
  *   unmodified or not at all.
  * - What it finds: every preset's key shape (lib/providers/presets.ts), AWS access key ids and
- *   secret keys, GitHub, GitLab, Slack, npm and Stripe tokens, JWTs, private key blocks, passwords
- *   in URLs, bearer tokens, and random-looking values assigned to names ending in KEY, TOKEN,
- *   SECRET, PASSWORD, PASSWD, PWD, PASSPHRASE or CREDENTIALS.
+ *   secret keys, GitHub, GitLab, Slack, npm, Stripe, Hugging Face (`hf_`), PyPI (`pypi-`) and
+ *   SendGrid (`SG.…`) tokens, JWTs, private key blocks, passwords in URLs, bearer tokens and HTTP
+ *   Basic credentials in any case, Docker config `"auth"` values, and random-looking values
+ *   assigned to names ending in KEY, TOKEN, SECRET, PASSWORD, PASSWD, PWD, PASSPHRASE or
+ *   CREDENTIALS (`password: DB_PASSWORD=…` redacts the value, not the name).
+ * - Cut after, never before: a caller that shortens text (titles, excerpts, snippets) redacts the
+ *   whole text first, so a cut cannot leave a key's prefix too short for its shape to match.
  * - What it leaves alone, by design: git hashes, UUIDs, base64 data (images, integrity hashes
  *   `sha512-…`), and short or word-like values even under a secret name (`KEY_NAME = "x"`,
  *   `API_KEY = process.env.API_KEY`, `token: "<your token>"`).
@@ -52,13 +56,20 @@ const _SHAPES: readonly _Shape[] = [
   _shape("slack-webhook", "https://hooks\\.slack\\.com/services/[A-Za-z0-9/_]{20,}"),
   _shape("npm-token", "npm_[A-Za-z0-9]{36}"),
   _shape("stripe-key", "(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,}"),
+  _shape("huggingface-token", "hf_[A-Za-z0-9]{30,}"),
+  _shape("pypi-token", "pypi-[A-Za-z0-9_-]{50,}"),
+  _shape("sendgrid-key", "SG\\.[A-Za-z0-9_-]{16,32}\\.[A-Za-z0-9_-]{32,64}"),
 ];
 
 /** `aws_secret_access_key = …`, `"SecretAccessKey": "…"`: the 40-character value only. */
 const _AWS_SECRET = /((?:aws)?_?secret_?access_?key\\?["']?\s*(?:=|:)\s*\\?["']?)([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/gi;
 /** `scheme://user:password@host`: the password only. */
 const _URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@"'<>]+:)([^\s@/"'<>]+)(@)/gi;
-const _BEARER = /(\bBearer\s+)([A-Za-z0-9._~+/-]{16,}=*)/g;
+const _BEARER = /(\bBearer\s+)([A-Za-z0-9._~+/-]{16,}=*)/gi;
+/** `Authorization: Basic <base64 of user:password>`, in any case. */
+const _BASIC = /(\bBasic\s+)([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])/gi;
+/** Docker's `"auth": "<base64 of user:password>"` (config.json, `auths`), quotes optionally escaped. */
+const _DOCKER_AUTH = /(\\?"(?:auth|identitytoken|registrytoken)\\?"\s*:\s*\\?")([A-Za-z0-9+/_.-]{8,}={0,2})(?=\\?")/gi;
 /**
  * `NAME = value`, `NAME: value`, `"name": "value"`, with the quotes optionally backslash-escaped
  * (JSON inside a JSON string). Group 2 is the name, group 4 the value.
@@ -91,7 +102,7 @@ export function isSecretLikeValue(value: string, options: { password?: boolean }
   if (/^(?:\$|%|\{\{|<|process\.env|env\.|os\.environ)/i.test(value)) return false;
   if (/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/.test(value)) return false;
   if (/^[a-z]+(?:[_-][a-z]+)*$/.test(value) || /^[A-Z]+(?:_[A-Z]+)*$/.test(value)) return false;
-  if (/^(.)\1*$/.test(value) || /^(?:x+|your|example|placeholder|changeme|dummy|redacted)/i.test(value)) return false;
+  if (/^(.)\1*$/.test(value) || /^(?:x{3,}|your|example|placeholder|changeme|dummy|redacted)/i.test(value)) return false;
   const classes = [/[a-z]/, /[A-Z]/, /[0-9]/, /[^A-Za-z0-9]/].filter((re) => re.test(value)).length;
   if (classes < 2) return false;
   return _entropy(value) >= (password ? 2.5 : 3);
@@ -130,8 +141,17 @@ export function redactText(text: string): RedactResult {
     );
   }
   out = out.replace(_BEARER, (all, head: string, token: string) => (isSecretLikeValue(token) ? head + note("bearer-token") : all));
+  out = out.replace(_BASIC, (all, head: string, token: string) => (_isBasicCredential(token) ? head + note("basic-auth") : all));
+  if (/auth|token/i.test(out)) out = out.replace(_DOCKER_AUTH, (_all, head: string) => head + note("docker-auth"));
   out = _redactAssignments(out, note);
   return kinds.length === 0 ? { text, kinds } : { text: out, kinds };
+}
+
+/** A Basic credential is base64 of `user:password`; prose such as "Basic authentication" is not. */
+function _isBasicCredential(token: string): boolean {
+  if (token.length % 4 !== 0 && !token.endsWith("=")) return /[0-9+/]/.test(token) && isSecretLikeValue(token);
+  const decoded = Buffer.from(token, "base64").toString("latin1");
+  return decoded.includes(":") && /^[\x20-\x7e]+$/.test(decoded);
 }
 
 /**
@@ -147,7 +167,9 @@ function _redactAssignments(text: string, note: (kind: string) => string): strin
     const valueStart = match.index + all.length - value.length;
     const normalized = _normalizeName(name);
     const password = _PASSWORD_NAME.test(normalized);
-    if (!_SECRET_NAME.test(normalized) || !isSecretLikeValue(value, { password })) {
+    // `password: DB_PASSWORD=v`: the "value" is the next assignment's name; that assignment is the one to judge.
+    const startsAssignment = value.endsWith("=") && /[^\s"'`,;)}\]]/.test(text[valueStart + value.length] ?? " ");
+    if (startsAssignment || !_SECRET_NAME.test(normalized) || !isSecretLikeValue(value, { password })) {
       _ASSIGNMENT.lastIndex = valueStart;
       continue;
     }
@@ -192,6 +214,8 @@ export function redactValue<T>(value: T): T {
 
 function _redactAny(value: unknown, key: string | undefined): unknown {
   if (typeof value === "string") {
+    if (key !== undefined && /^(?:auth|identitytoken|registrytoken)$/i.test(key) && /^[A-Za-z0-9+/_.-]{8,}={0,2}$/.test(value))
+      return placeholderFor("docker-auth");
     if (key !== undefined && isSecretName(key) && isSecretLikeValue(value, { password: _PASSWORD_NAME.test(_normalizeName(key)) })) {
       return placeholderFor(_PASSWORD_NAME.test(_normalizeName(key)) ? "password" : "secret");
     }

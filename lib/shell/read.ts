@@ -22,6 +22,10 @@ export interface CommandReading {
   commands: ReadCommand[];
   /** False when some text (the line or a nested script) did not parse as bash, or scripts nest deeper than MAX_NESTING. */
   parsed: boolean;
+  /** Functions declared anywhere in the line or its nested scripts. */
+  functions: string[];
+  /** Assignments exported or declared anywhere in the line or its nested scripts, as written (`X=1`). */
+  declared: string[];
 }
 
 /** Shells: programs that run a script from `-c`, a file, or standard input. */
@@ -31,6 +35,7 @@ export const STDIN_PATHS: ReadonlySet<string> = new Set(["-", "/dev/stdin", "/de
 /** How deep `bash -c "sh -c '…'"` nesting is followed. */
 export const MAX_NESTING = 6;
 const _FIND_EXEC = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
+const _FD_EXEC = new Set(["-x", "--exec", "-X", "--exec-batch"]);
 
 const _recent = new Map<string, CommandReading>();
 const _RECENT_MAX = 16;
@@ -39,7 +44,7 @@ const _RECENT_MAX = 16;
 export function readCommand(source: string): CommandReading {
   const cached = _recent.get(source);
   if (cached) return cached;
-  const reading: CommandReading = { commands: [], parsed: true };
+  const reading: CommandReading = { commands: [], parsed: true, functions: [], declared: [] };
   _readInto(reading, source, 0);
   if (_recent.size >= _RECENT_MAX) _recent.delete(_recent.keys().next().value!);
   _recent.set(source, reading);
@@ -47,8 +52,10 @@ export function readCommand(source: string): CommandReading {
 }
 
 function _readInto(reading: CommandReading, source: string, depth: number): void {
-  const { commands, parsed } = readSimpleCommands(source);
+  const { commands, parsed, functions, declared } = readSimpleCommands(source);
   if (!parsed) reading.parsed = false;
+  reading.functions.push(...functions);
+  reading.declared.push(...declared);
   for (const simple of commands) _add(reading, simple, depth);
 }
 
@@ -65,9 +72,13 @@ function _add(reading: CommandReading, simple: SimpleCommand, depth: number): vo
   for (const words of execs) _add(reading, toSimpleCommand(words), depth + 1);
 }
 
-/** The shell script a command runs from its own text: `sh -c '…'`, `eval …`, `bash <<EOF`. */
+/** The shell script a command runs from its own text: `sh -c '…'`, `eval …`, `bash <<EOF`, `trap '…' EXIT`. */
 export function nestedScript(simple: SimpleCommand, peeled: PeeledCommand): string | undefined {
   if (peeled.program === "eval") return peeled.argKnown.every(Boolean) ? peeled.args.join(" ") : undefined;
+  if (peeled.program === "trap") {
+    const at = trapScriptIndex(peeled.args);
+    return at !== undefined && peeled.argKnown[at] ? peeled.args[at] : undefined;
+  }
   if (peeled.program === "git") return _gitShellAlias(simple.words);
   if (!SHELLS.has(peeled.program)) return undefined;
   const shell = readShellInvocation(peeled.args);
@@ -76,14 +87,32 @@ export function nestedScript(simple: SimpleCommand, peeled: PeeledCommand): stri
   return undefined;
 }
 
-/** `git -c alias.x='!cmd' x`: the shell command a `!` alias set on the command line runs. */
+/**
+ * `git -c alias.x='!cmd' x`, `git -c core.fsmonitor='cmd' status`…: the shell commands git
+ * settings given on the command line run, joined as one script.
+ */
 function _gitShellAlias(words: readonly string[]): string | undefined {
+  const scripts: string[] = [];
   for (let i = 0; i < words.length; i++) {
-    const value = words[i] === "-c" ? words[i + 1] : words[i]!.startsWith("-calias.") ? words[i]!.slice(2) : undefined;
-    const match = value === undefined ? null : /^alias\.[^=]+=\s*!(.*)$/s.exec(value);
-    if (match) return match[1];
+    const value = words[i] === "-c" ? words[i + 1] : /^-c[a-zA-Z]/.test(words[i]!) ? words[i]!.slice(2) : undefined;
+    const alias = value === undefined ? null : /^alias\.[^=]+=\s*!(.*)$/s.exec(value);
+    if (alias) scripts.push(alias[1]!);
+    const setting = value === undefined ? null : /^([^=]+)=(.*)$/s.exec(value);
+    if (setting && _GIT_COMMAND_SETTING.test(setting[1]!)) scripts.push(setting[2]!.replace(/^\s*!/, ""));
   }
-  return undefined;
+  return scripts.length > 0 ? scripts.join("\n") : undefined;
+}
+
+/** Git settings whose value is a command git runs (or a file or folder it runs them from). */
+const _GIT_COMMAND_SETTING =
+  /^(?:core\.(?:pager|editor|fsmonitor|sshcommand|askpass|hookspath)|sequence\.editor|diff\.external|diff\..+\.(?:textconv|command)|filter\..+\.(?:clean|smudge|process)|merge\..+\.driver|pager\..+|gpg\.(?:.+\.)?program|credential\.(?:.+\.)?helper|uploadpack\.packobjectshook|remote\..+\.(?:uploadpack|receivepack|proxy)|core\.gitproxy|include\.path|includeif\..+\.path|sendemail\..*(?:cmd|smtpserver)|interactive\.difffilter|mergetool\..+\.cmd|difftool\..+\.cmd)$/i;
+
+/** Where `trap`'s action is among its arguments (`trap [-p|-l] [--] action signal…`); undefined when it sets none. */
+export function trapScriptIndex(args: readonly string[]): number | undefined {
+  let i = 0;
+  while (i < args.length && /^-[lpP]$/.test(args[i]!)) i++;
+  if (args[i] === "--") i++;
+  return i < args.length - 1 ? i : undefined;
 }
 
 export interface ShellInvocation {
@@ -124,8 +153,15 @@ export function toSimpleCommand(words: string[]): SimpleCommand {
   return { words, known: words.map(() => true), glob: words.map(() => false), assigns: [], redirects: [], piped: false };
 }
 
-/** The commands of `find … -exec cmd … ;` (and `-execdir`, `-ok`, `-okdir`, ending `+`). */
+/** The commands of `find … -exec cmd … ;` (and `-execdir`, `-ok`, `-okdir`, ending `+`), and of `fd … -x cmd …` / `-X`. */
 export function listFindExecs(peeled: PeeledCommand): string[][] {
+  if (peeled.program === "fd" || peeled.program === "fdfind") {
+    const at = peeled.args.findIndex((arg) => _FD_EXEC.has(arg));
+    if (at === -1) return [];
+    const end = peeled.args.indexOf(";", at + 1);
+    const words = peeled.args.slice(at + 1, end === -1 ? undefined : end);
+    return words.length > 0 ? [words] : [];
+  }
   if (peeled.program !== "find") return [];
   const found: string[][] = [];
   for (let i = 0; i < peeled.args.length; i++) {

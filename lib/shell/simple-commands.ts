@@ -25,28 +25,44 @@ export interface SimpleCommand {
   piped: boolean;
   /** The text of a here-document or here-string fed to it, when the text is literal. */
   stdinText?: string;
+  /**
+   * True when standard input is redirected from something the text does not show: a process
+   * substitution or expansion as the file (`< <(curl …)`, `< $f`), a descriptor (`<&3`), or a
+   * here-document or here-string holding an expansion.
+   */
+  stdinUnknown?: boolean;
 }
 
 export interface ShellReading {
   commands: SimpleCommand[];
   /** False when bash syntax did not parse the text and the fallback split was used. */
   parsed: boolean;
+  /** Names of the functions the text declares (`f() { … }`, `function f { … }`). */
+  functions: string[];
+  /** What `export`, `declare`, `local`, `readonly` or `typeset` set, as written (`X=1`, `X` for `declare -x X`), whitespace collapsed. */
+  declared: string[];
 }
 
 const _PIPE_OPS = new Set([12, 13]);
 const _HEREDOC_OPS = new Set([61, 62]);
 const _HERESTRING_OP = 63;
+/** `<`, `<>`, `<&`: redirections that can feed a descriptor from a file or another descriptor. */
+const _INPUT_OPS = new Set([56, 57, 58]);
 
 export function readSimpleCommands(source: string): ShellReading {
   const parsed = parseShell(source);
-  if (!parsed) return { commands: _splitFallback(source), parsed: false };
+  if (!parsed) return { commands: _splitFallback(source), parsed: false, functions: [], declared: [] };
   const { syntax, file } = parsed;
   const text = createSourceText(source);
   const pipedRanges: [number, number][] = [];
   const commands: SimpleCommand[] = [];
+  const functions: string[] = [];
+  const declared: string[] = [];
   syntax.Walk(file, (node) => {
     if (!node) return true;
     const type = syntax.NodeType(node);
+    if (type === "FuncDecl" && typeof node.Name?.Value === "string") functions.push(node.Name.Value);
+    if (type === "DeclClause") for (const arg of node.Args ?? []) if (arg.Name) declared.push(_collapse(text.slice(arg)));
     if (type === "BinaryCmd" && _PIPE_OPS.has(node.Op)) pipedRanges.push([node.Y.Pos().Offset(), node.Y.End().Offset()]);
     if (type === "Stmt" && node.Cmd && syntax.NodeType(node.Cmd) === "CallExpr") {
       const start = node.Pos().Offset();
@@ -55,7 +71,7 @@ export function readSimpleCommands(source: string): ShellReading {
     }
     return true;
   });
-  return { commands, parsed: true };
+  return { commands, parsed: true, functions, declared };
 }
 
 function _readCall(syntax: ShSyntax, stmt: ShNode, text: SourceText, piped: boolean): SimpleCommand {
@@ -78,11 +94,17 @@ function _readCall(syntax: ShSyntax, stmt: ShNode, text: SourceText, piped: bool
   for (const redirect of stmt.Redirs ?? []) {
     const op = redirect.Op as number;
     const body = _HEREDOC_OPS.has(op) ? redirect.Hdoc : op === _HERESTRING_OP ? redirect.Word : undefined;
+    const fd = redirect.N?.Value as string | undefined;
     if (body) {
       const values = evaluateWord(syntax, body, text);
       if (values.length === 1 && values[0]!.known) command.stdinText = values[0]!.text;
+      else if (fd === undefined || fd === "0") command.stdinUnknown = true;
       command.redirects.push(_collapse(text.slice(redirect).split("\n")[0]!));
     } else {
+      if (_INPUT_OPS.has(op) && (fd === undefined || fd === "0") && redirect.Word) {
+        const values = evaluateWord(syntax, redirect.Word, text);
+        if (op === 58 || values.length !== 1 || !values[0]!.known) command.stdinUnknown = true;
+      }
       command.redirects.push(_collapse(text.slice(redirect)));
     }
   }

@@ -21,6 +21,7 @@ import { uuidv7 } from "../platform/ids.ts";
 import { paths } from "../platform/paths.ts";
 import type { Episode, CommandRun } from "./episodes.ts";
 import { loadRun, readRunEvents, type LoggedEvent, type RunSnapshot } from "./runs.ts";
+import { redactText } from "../secrets/redact.ts";
 
 export interface EpisodeRunInput {
   runId: string;
@@ -166,7 +167,9 @@ function _addPath(list: string[], path: string | undefined): void {
   if (path && list.length < _CAP.files && !list.includes(path)) list.push(path);
 }
 
-function _cap(text: string, max: number): string {
+/** Redacted whole before the cut: a key cut short would no longer match its shape. */
+function _cap(raw: string, max: number): string {
+  const text = redactText(raw).text;
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 

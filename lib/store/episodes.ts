@@ -20,6 +20,7 @@
 import * as v from "valibot";
 import { paths } from "../platform/paths.ts";
 import { readJson, updateJsonSync } from "./json-file.ts";
+import { redactText } from "../secrets/redact.ts";
 
 export const EPISODE_CAP = 1_000;
 export const EPISODE_BYTES_CAP = 4_000_000;
@@ -196,13 +197,13 @@ export function foldIntoDigests(digests: readonly EpisodeDigest[], episodes: rea
     digest.sessionIds = _addCapped(digest.sessionIds, [episode.sessionId], _DIGEST_SESSIONS);
     digest.prompts = _addCapped(
       digest.prompts,
-      episode.prompts.slice(0, 1).map((prompt) => prompt.slice(0, _DIGEST_PROMPT_CHARS)),
+      episode.prompts.slice(0, 1).map((prompt) => redactText(prompt).text.slice(0, _DIGEST_PROMPT_CHARS)),
       _DIGEST_PROMPTS,
     );
     digest.filesChanged = _addCapped(digest.filesChanged, episode.filesChanged, _DIGEST_FILES);
     digest.commands = _addCapped(
       digest.commands,
-      episode.commands.map((run) => run.command.slice(0, _DIGEST_PROMPT_CHARS)),
+      episode.commands.map((run) => redactText(run.command).text.slice(0, _DIGEST_PROMPT_CHARS)),
       _DIGEST_COMMANDS,
     );
     byMonth.set(month, digest);

@@ -21,6 +21,7 @@ import { openIndexFile } from "../search/index-file.ts";
 import { paths } from "../platform/paths.ts";
 import type { Episode, EpisodeDigest, EpisodeStore } from "./episodes.ts";
 import type { MemoryEntry, MemoryStore, ScopedMemoryEntry } from "./memory.ts";
+import { redactText } from "../secrets/redact.ts";
 
 /** The index segment of a store's notes. */
 export function noteSegment(store: Pick<MemoryStore, "scope" | "agent">): string {
@@ -175,8 +176,8 @@ export function digestText(digest: EpisodeDigest): string {
   return [digest.month, ...digest.prompts, ...digest.filesChanged, ...digest.commands].join("\n");
 }
 
-/** Whitespace collapsed, cut to `max` characters with an ellipsis. */
+/** Redacted, whitespace collapsed, cut to `max` characters with an ellipsis. */
 export function shortLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
+  const flat = redactText(text).text.replace(/\s+/g, " ").trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }

@@ -3,10 +3,14 @@
  * repository), in the shape other agents read: {"mcpServers": {name: {command, args?, env?, cwd?}
  * | {type?: "http"|"sse"|"stdio", url, headers?}}}; unknown keys are ignored, a server that does
  * not fit is skipped with a reason. Its servers run only after the user trusted this file's exact
- * content (trusted-files.ts): an edited `.mcp.json` (another command) is untrusted again until asked.
+ * content and the content of every workspace file its local servers run from (trusted-files.ts):
+ * `files` are the command when it is a path, and each argument or `env` word naming a file inside
+ * the root (`--require=./x.js` included), so an edited `.mcp.json`, or an edited `server.js`
+ * behind `node ./server.js`, is untrusted again until asked.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { createHash } from "node:crypto";
+import { readFileSync, realpathSync, statSync } from "node:fs";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import * as v from "valibot";
 import { McpServerSchema } from "../config/config.ts";
 import { contentHash, isTrustedContent, trustContent } from "./trusted-files.ts";
@@ -18,6 +22,8 @@ export interface ProjectMcp {
   path: string;
   servers: Record<string, ProjectMcpServer>;
   skipped: { name: string; reason: string }[];
+  /** Workspace files the local servers run from, relative to the root, sorted; their content is part of `sha256`. */
+  files: string[];
   sha256: string;
   trusted: boolean;
 }
@@ -50,8 +56,57 @@ export function readProjectMcp(root: string): ProjectMcp | undefined {
     if (checked.success) servers[name] = checked.output;
     else skipped.push({ name, reason: checked.issues[0].message });
   }
-  const sha256 = contentHash(text);
-  return { root, path, servers, skipped, sha256, trusted: isTrustedContent(root, ".mcp.json", sha256) };
+  const files = [...new Set(Object.values(servers).flatMap((server) => serverFiles(root, server)))].sort();
+  const bound = [text, ...files.map((file) => `\0${file}\0${_fileSha(join(root, file))}`)].join("");
+  const sha256 = contentHash(bound);
+  return { root, path, servers, skipped, files, sha256, trusted: isTrustedContent(root, ".mcp.json", sha256) };
+}
+
+/**
+ * The workspace files a local server runs from: its command when it is a path, and every word of
+ * its arguments and `env` values (a `--flag=value` word counts by its value) that names a regular
+ * file inside `root` (links resolved), relative to the server's `cwd`. Sorted, relative to `root`.
+ */
+export function serverFiles(root: string, server: ProjectMcpServer): string[] {
+  if (!("command" in server)) return [];
+  const realRoot = _real(root) ?? root;
+  const base = server.cwd ? resolve(root, server.cwd) : root;
+  const words = [server.command, ...(server.args ?? []), ...Object.values(server.env ?? {}).flatMap((value) => value.split(/\s+/))];
+  const found = new Set<string>();
+  for (const word of words) {
+    for (const candidate of [word, word.includes("=") ? word.slice(word.indexOf("=") + 1) : ""]) {
+      if (!candidate || candidate.startsWith("-")) continue;
+      const real = _real(resolve(base, candidate));
+      if (!real || !_isFile(real)) continue;
+      const inside = relative(realRoot, real);
+      if (inside && !inside.startsWith("..") && !isAbsolute(inside)) found.add(inside.split("\\").join("/"));
+    }
+  }
+  return [...found].sort();
+}
+
+function _real(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function _isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function _fileSha(path: string): string {
+  try {
+    return createHash("sha256").update(readFileSync(path)).digest("hex");
+  } catch {
+    return "unreadable";
+  }
 }
 
 /** Records that the user trusts this exact `.mcp.json`. */

@@ -9,6 +9,7 @@ import { uuidv7 } from "../platform/ids.ts";
 import type { Message } from "../messages.ts";
 import { NotebookSchema, type Notebook } from "./notebook.ts";
 import { MessageSchema } from "./session-schema.ts";
+import { redactText } from "../secrets/redact.ts";
 
 export const EXCHANGE_STATUSES = ["completed", "error", "aborted", "blocked", "max-steps"] as const satisfies readonly StopKind[];
 export const UNTITLED = "untitled";
@@ -118,9 +119,11 @@ export function createSession(meta: SessionMeta, now: Date = new Date()): Sessio
   };
 }
 
-/** The first prompt on one line, cut past 60 characters with `...`; `untitled` when there is none. */
+/** The first prompt on one line, redacted, then cut past 60 characters with `...`; `untitled` when there is none. */
 export function deriveTitle(prompt: string | undefined): string {
-  const line = (prompt ?? "").replace(/\s+/g, " ").trim();
+  const line = redactText(prompt ?? "")
+    .text.replace(/\s+/g, " ")
+    .trim();
   if (!line) return UNTITLED;
   return line.length > _TITLE_CAP ? `${line.slice(0, _TITLE_CAP)}...` : line;
 }

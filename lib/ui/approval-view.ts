@@ -119,20 +119,22 @@ export function renderApprovalQuestion(request: ApprovalRequest, root: string, s
   if (request.sandbox !== undefined) return _renderOutsideQuestion(request, root, style);
   const head = request.secret
     ? `${request.tool} wants to read ${request.secret.path}, which may hold secrets (${request.secret.why}); what it reads goes to the model provider`
-    : request.subagent
-      ? `a worker subagent wants to run ${request.tool}`
-      : request.repeated
-        ? `${request.tool} is repeating the same call (allowed by the rules, but this is the third identical call this turn)`
-        : `${request.tool} wants to run`;
+    : request.plugin
+      ? `${request.tool}: ${request.plugin}`
+      : request.subagent
+        ? `a worker subagent wants to run ${request.tool}`
+        : request.repeated
+          ? `${request.tool} is repeating the same call (allowed by the rules, but this is the third identical call this turn)`
+          : `${request.tool} wants to run`;
   let text = `\n${style.yellow(head)}\n`;
-  if (request.rewindable) text += style.yellow(`${request.rewindable}; a checkpoint covers it: /undo or shiro rewind takes it back\n`);
   if (request.subagent) text += style.dim("delegated work, gated by your rules exactly as a direct call is\n");
   if (request.matched && request.matched.pattern !== "*") text += style.dim(`matched ${request.matched.tool}: "${request.matched.pattern}"\n`);
   text += `${renderApprovalDetail({ tool: request.tool, input: request.input, root }, style).join("\n")}\n`;
-  // "always" answers a secrets question once (lib/approval/gate.ts), so it is not offered.
-  const choice = request.secret
-    ? "y allow once | n deny "
-    : `y allow once | a always allow ${request.tool}${request.suggestedPattern !== "*" ? ` [${request.suggestedPattern}]` : ""} | n deny `;
+  // "always" answers a secrets or plugin question once (lib/approval/gate.ts), so it is not offered.
+  const choice =
+    request.secret || request.plugin
+      ? "y allow once | n deny "
+      : `y allow once | a always allow ${request.tool}${request.suggestedPattern !== "*" ? ` [${request.suggestedPattern}]` : ""} | n deny `;
   return { text, choice };
 }
 

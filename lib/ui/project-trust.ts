@@ -1,7 +1,8 @@
 /**
- * The question put before a project's `.mcp.json` runs anything: it names every server and the
- * command it would start (or the URL it would reach), and the answer is remembered for this exact
- * file (lib/store/project-mcp.ts). Asked once per file content, in the REPL only, before the
+ * The question put before a project's `.mcp.json` runs anything: it names every server, the
+ * command it would start (or the URL it would reach), the environment it sets, and the workspace
+ * files it runs from; the answer is remembered for this exact file and those files' content
+ * (lib/store/project-mcp.ts). Asked once per file content, in the REPL only, before the
  * session opens; `n` (or anything but y) leaves the servers off for this start and asks again next
  * time. A file that cannot be read is said so and nothing runs.
  *
@@ -29,8 +30,12 @@ export async function askProjectTrust(cwd: string, mcpOff: boolean, write: (text
     return;
   }
   if (!project || project.trusted || Object.keys(project.servers).length === 0) return;
-  const lines = Object.entries(project.servers).map(([name, server]) => `  ${name}: ${describeTarget(server)}`);
-  write(style.yellow(`${project.path} asks to start ${lines.length} MCP server${lines.length === 1 ? "" : "s"}:\n`) + `${lines.join("\n")}\n`);
+  const lines = Object.entries(project.servers).map(([name, server]) => {
+    const env = "env" in server && server.env ? Object.entries(server.env) : [];
+    return [`  ${name}: ${describeTarget(server)}`, ...env.map(([key, value]) => `    env ${key}=${JSON.stringify(value)}`)].join("\n");
+  });
+  const files = project.files.length > 0 ? `  runs workspace files (trust covers their content): ${project.files.join(", ")}\n` : "";
+  write(style.yellow(`${project.path} asks to start ${lines.length} MCP server${lines.length === 1 ? "" : "s"}:\n`) + `${lines.join("\n")}\n${files}`);
   if (await _yes("Trust this folder's .mcp.json and run them? y yes, remember it | n not now ")) {
     trustProjectMcp(project);
     write("trusted; the servers start with the session\n");

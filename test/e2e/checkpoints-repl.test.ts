@@ -95,7 +95,10 @@ test("the guard trusts the checkpoint: rm -rf of a covered folder asks (saying i
   try {
     let at = await repl.until("› ");
     repl.type("clean the build\r");
-    at = await repl.until("the guard plugin would refuse this (recursive or forced delete); a checkpoint covers it: /undo or shiro rewind takes it back", at);
+    at = await repl.until(
+      "The guard plugin asks: this would be refused (recursive or forced delete), but a checkpoint covers it: /undo or shiro rewind takes it back",
+      at,
+    );
     at = await repl.until("| n deny ", at);
     repl.type("y\r");
     at = await repl.until("cleaned", at);

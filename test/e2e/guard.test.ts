@@ -153,6 +153,10 @@ const REFUSED: Case[] = [
     "env GIT_TRACE=0 git  push  -f origin HEAD:main",
     "timeout 10 git reset --hard",
     "true && git reset --hard",
+    "git rm -rf .",
+    "git rm -r -f tracked.txt",
+    "git checkout-index -f -a",
+    "git read-tree -u --reset HEAD",
   ]),
 ];
 
@@ -229,6 +233,7 @@ function _makeTarget(cwd: string, template: { dir: string; remoteMain: string },
   return {
     path: `g${i}/repo`,
     intact: () =>
+      existsSync(join(repo, "tracked.txt")) &&
       readFileSync(join(repo, "tracked.txt"), "utf8") === "uncommitted work\n" &&
       existsSync(join(repo, "untracked.txt")) &&
       _git(repo, "branch", "--list", "doomed").includes("doomed") &&
@@ -285,6 +290,118 @@ describe("the guard under --yolo, through the binary", () => {
       expect([target.original, outputs[i]!.split("\n")[0]]).toEqual([target.original, "exit: 0"]);
       expect([target.original, RUN[i]![2](join(e2e.dirs.cwd, target.path))]).toEqual([target.original, true]);
     });
+  }, 60_000);
+});
+
+/**
+ * Spellings whose program, flags or script the guard cannot read (issue 20): each is destructive
+ * when run, and each must come back refused or, under --yolo headless, asked and so denied.
+ * `needs` is a probe command for a program the spelling runs, so the control can leave out what
+ * the host lacks or does not allow (no strace, ptrace refused, CPU 0 outside the cpuset).
+ */
+const UNREADABLE: { command: string; needs?: string }[] = [
+  { command: 'f(){ "$@"; }; f rm -rf T' },
+  { command: 'f(){ rm "$@"; }; f -rf T' },
+  { command: "shopt -s expand_aliases\nalias d='rm -rf'\nd T" },
+  { command: "rm -rf$EMPTY T" },
+  { command: 'X=T; rm -r$EMPTY "$X"' },
+  { command: "F=-rf; rm $F T" },
+  { command: "X=rm; $X -rf T" },
+  { command: '"$(echo rm)" -rf T' },
+  { command: "IFS=,; X=rm,-rf,T; $X" },
+  { command: "a=rm; b=-rf; $a $b T" },
+  { command: "/usr/bin/en? rm -rf T" },
+  { command: "eval $(echo rm -rf T)" },
+  { command: 'eval "$(cat T.sh)"' },
+  { command: 'X=rm; builtin eval "$X -rf T"' },
+  { command: "bash < <(cat T.sh)" },
+  { command: "bash < <(curl -s file://$PWD/T.sh)", needs: "curl --version" },
+  { command: 'x="rm -rf T"; sh <<< "$x"' },
+  { command: 'x="rm -rf T"; bash <<END\n$x\nEND' },
+  { command: "bash 3<T.sh <&3" },
+  { command: 'X="rm -rf T"; bash -c "$X"' },
+  { command: 'X=T.sh; bash "$X"' },
+  { command: 'X=T.sh; source "$X"' },
+  { command: "flock T.lock -c 'rm -rf T'", needs: "flock -n /dev/null true" },
+  { command: "flock T.lock rm -rf T", needs: "flock -n /dev/null true" },
+  { command: 'X="rm -rf T"; flock T.lock -c "$X"', needs: "flock -n /dev/null true" },
+  { command: "script -qc 'rm -rf T' /dev/null", needs: "script -qc true /dev/null" },
+  { command: 'X="rm -rf T"; script -q -c "$X" /dev/null', needs: "script -qc true /dev/null" },
+  { command: "strace -f -o /dev/null rm -rf T", needs: "strace -f -o /dev/null true" },
+  { command: "echo -rf T | xargs rm" },
+  { command: "cd T && touch ./-rf && rm *" },
+  { command: 'X="rm -rf"; find T -maxdepth 0 -exec $X {} +' },
+  { command: "X=-delete; find T $X" },
+  { command: "X=rm; timeout 5 $X -rf T" },
+  { command: "X=rm; nice $X -rf T" },
+  { command: "X='rm -rf T'; env -S \"$X\"" },
+  { command: "X=rm; busybox $X -rf T", needs: "busybox true" },
+  { command: "X=rm; setsid -w $X -rf T", needs: "setsid -w true" },
+  { command: "X=rm; nohup $X -rf T" },
+  { command: "X=rm; ionice -c3 $X -rf T", needs: "ionice -c3 true" },
+  { command: "X=rm; chrt -o 0 $X -rf T", needs: "chrt -o 0 true" },
+  { command: "X=rm; taskset 1 $X -rf T", needs: "taskset 1 true" },
+  { command: "X=rm; stdbuf -oL $X -rf T" },
+  { command: "X=rm; time $X -rf T" },
+  { command: "X=rm; command $X -rf T" },
+  { command: "X=rm; exec $X -rf T" },
+  { command: "trap 'rm -rf T' EXIT" },
+  { command: "X='rm -rf T'; trap \"$X\" EXIT" },
+  { command: "git init -q T.g && git -C T.g -c core.fsmonitor='rm -rf ../T' status" },
+  { command: "X='rm -rf ../T'; git init -q T.g && git -C T.g -c core.fsmonitor=\"$X\" status" },
+  {
+    command: "git init -q T.g && cd T.g && echo a > f && git add f && echo b > f && export GIT_EXTERNAL_DIFF='rm -rf ../T'; git diff",
+  },
+];
+
+function _works(probe: string): boolean {
+  return spawnSync("sh", ["-c", `${probe} >/dev/null 2>&1`], { timeout: 10_000 }).status === 0;
+}
+
+const _PLUGIN_REFUSAL =
+  /^Error: (?:Blocked by the guard plugin: refusing |Denied: nobody can be asked in a headless run\. The guard plugin asks: cannot tell what )/;
+
+describe("the guard fails closed on what it cannot read, through the binary under --yolo", () => {
+  test(`${UNREADABLE.length} unreadable spellings are refused or asked (so denied headless), and every target survives`, async () => {
+    const cases = _prepare(UNREADABLE.map(({ command }) => ({ kind: "dir" as const, command })));
+    e2e.fake.script({ toolCalls: cases.map((target) => ({ name: "bash", input: { command: target.command } })) }, { text: "I will ask you instead." });
+    const result = await e2e.shiro(["-p", "clean everything up", "--yolo"], { timeoutMs: 120_000 });
+    expect(result.code).toBe(0);
+    const outputs = toolResultsOf(e2e.fake.requests[1]!).map((entry) => entry.output);
+    expect(outputs).toHaveLength(cases.length);
+    const notStopped = cases.filter((_, i) => !_PLUGIN_REFUSAL.test(outputs[i]!)).map((target) => [target.original, outputs[cases.indexOf(target)]]);
+    const damaged = cases.filter((target) => !target.intact()).map((target) => target.original);
+    expect({ notStopped, damaged }).toEqual({ notStopped: [], damaged: [] });
+    const asked = outputs.filter((output) => output.includes("The guard plugin asks: ")).length;
+    console.log(`guard e2e: ${cases.length} unreadable spellings stopped: ${cases.length - asked} refused by a rule, ${asked} asked and denied headless`);
+  }, 180_000);
+
+  test("the control: with --no-plugins --no-sandbox each spelling whose programs the host has damages its target", async () => {
+    const present = UNREADABLE.filter(({ needs }) => needs === undefined || _works(needs));
+    const missing = UNREADABLE.filter((entry) => !present.includes(entry)).map(({ needs }) => needs);
+    if (missing.length > 0) console.log(`guard control: left out spellings needing ${[...new Set(missing)].join(", ")} (not on this host)`);
+    const cases = _prepare(present.map(({ command }) => ({ kind: "dir" as const, command })));
+    e2e.fake.script({ toolCalls: cases.map((target) => ({ name: "bash", input: { command: target.command } })) }, { text: "Done." });
+    const result = await e2e.shiro(["-p", "clean everything up", "--yolo", "--no-plugins", "--no-sandbox"], { timeoutMs: 120_000 });
+    expect(result.code).toBe(0);
+    expect(cases.filter((target) => target.intact()).map((target) => target.original)).toEqual([]);
+  }, 180_000);
+
+  test("near misses with expansions as plain arguments run for real", async () => {
+    const commands = [
+      'f=T/keep.txt; cat "$f"',
+      "echo $HOME > /dev/null",
+      'x=T; ls "$x"',
+      'git -C "$PWD" status --short > /dev/null 2>&1 || true',
+      'rm -- "T/keep.txt"',
+    ];
+    const cases = _prepare(commands.map((command) => ({ kind: "dir" as const, command })));
+    e2e.fake.script({ toolCalls: cases.map((target) => ({ name: "bash", input: { command: target.command } })) }, { text: "Done." });
+    const result = await e2e.shiro(["-p", "look around", "--yolo"], { timeoutMs: 60_000 });
+    expect(result.code).toBe(0);
+    const outputs = toolResultsOf(e2e.fake.requests[1]!).map((entry) => entry.output.split("\n")[0]);
+    expect(outputs.map((output, i) => [commands[i], output])).toEqual(commands.map((command) => [command, "exit: 0"]));
+    expect(existsSync(join(e2e.dirs.cwd, cases[4]!.path, "keep.txt"))).toBe(false);
   }, 60_000);
 });
 

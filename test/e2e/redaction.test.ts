@@ -101,6 +101,9 @@ describe("secrets never reach the disk", () => {
     for (const folder of ["sessions", "runs", "events", "memory"])
       expect({ folder, placeholders: kinds(byFolder(folder)).length > 0 }).toEqual({ folder, placeholders: true });
     expect(byFolder("runs")).toContain("the session token is <redacted:jwt>");
+    // The session title is the prompt cut at 60 characters, inside the JWT: redacted before the cut, no prefix survives.
+    expect([...files].filter(([, text]) => text.includes(jwt.slice(0, 12))).map(([name]) => name)).toEqual([]);
+    expect(byFolder("sessions")).toContain('"title": "check the dump; the session token is <redacted:');
 
     // The resumed session sends the placeholders, never the values.
     e2e.fake.script({ text: "Resumed." });
@@ -112,6 +115,16 @@ describe("secrets never reach the disk", () => {
     expect(resumed).toContain("The Stripe key there is <redacted:stripe-key>.");
     expect(resumed).toContain("the session token is <redacted:jwt>");
     expect(leaks(stateFiles())).toEqual([]);
+  }, 60_000);
+
+  test("a key where the run snapshot cuts the prompt (200 characters) leaves no prefix in any state file", async () => {
+    const github = secretOf("github-token");
+    e2e.fake.script({ text: "ok" });
+    const run = await shiro(["-p", `${"please ".repeat(23)}use ${github} for the deploy`]);
+    expect(run.code).toBe(0);
+    const files = stateFiles();
+    expect([...files].filter(([, text]) => text.includes(github.slice(0, 8))).map(([name]) => name)).toEqual([]);
+    expect([...files].filter(([name]) => name.startsWith(".shiro-neko/runs/")).map(([, text]) => text.includes("<redacted:github-token>"))).toContain(true);
   }, 60_000);
 
   test("config passEnv lets the named key variable into bash, and only that one", async () => {

@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fakeEnv, systemOf, toolResultsOf, userTextsOf, useE2E, type WireProtocol } from "./_harness.ts";
 import { startFakeRegistry } from "../fakes/registry.ts";
 import { startPty, type PtyDriver } from "./_pty.ts";
@@ -229,6 +229,70 @@ describe("@path attaches", () => {
   }
 });
 
+describe("the guard asks about a command it cannot read", () => {
+  test("under --yolo the REPL puts the question (no always): n keeps the folder, y runs the other call", async () => {
+    mkdirSync(join(e2e.dirs.cwd, "v"));
+    writeFileSync(join(e2e.dirs.cwd, "v", "keep.txt"), "keep\n");
+    e2e.fake.script(
+      {
+        toolCalls: [
+          { name: "bash", input: { command: "X=rm; $X -rf v" } },
+          { name: "bash", input: { command: "X=ls; $X v" } },
+        ],
+      },
+      { text: "done" },
+    );
+    await withRepl(
+      async (repl) => {
+        repl.type("clean up\r");
+        let at = await repl.until('bash: The guard plugin asks: cannot tell what "X=rm; $X -rf v" runs (the program is an expansion).');
+        at = await repl.until("y allow once | n deny ", at);
+        repl.type("n\r");
+        at = await repl.until('bash: The guard plugin asks: cannot tell what "X=ls; $X v" runs', at);
+        repl.type("y\r");
+        await repl.until("done", at);
+      },
+      e2e.dirs.cwd,
+      "chat",
+      ["--yolo"],
+    );
+    expect(existsSync(join(e2e.dirs.cwd, "v", "keep.txt"))).toBe(true);
+    const outputs = toolResultsOf(e2e.fake.requests[1]!).map((result) => result.output);
+    expect([outputs[0], outputs[1]!.split("\n")[0]]).toEqual(["Error: User denied this tool call.", "exit: 0"]);
+  }, 60_000);
+});
+
+describe("@ attachments meet the classifier's new names", () => {
+  const names: [string, string][] = [
+    [".vault-token", "a tool's credential file"],
+    [".config/gh/hosts.yml", "a tool's credential file"],
+    ["terraform.tfstate", "a Terraform state file"],
+    [".env_prod", "an env file"],
+  ];
+  test(`${names.length} names each ask before they are attached; n keeps them from the provider`, async () => {
+    for (const [name] of names) {
+      mkdirSync(dirname(join(e2e.dirs.cwd, name)), { recursive: true });
+      writeFileSync(join(e2e.dirs.cwd, name), `TOKEN=attach-${names.findIndex(([other]) => other === name)}-s3cret\n`);
+    }
+    e2e.fake.script(...names.map(() => ({ text: "done" })));
+    await withRepl(
+      async (repl) => {
+        let at = 0;
+        for (const [name, why] of names) {
+          repl.type(`look at @${name}\r`);
+          at = await repl.until(`@${name} may hold secrets (${why}); what is attached goes to the model provider. y attach once | n leave it out `, at);
+          repl.type("n\r");
+          at = await repl.until("done", at);
+        }
+      },
+      e2e.dirs.cwd,
+      "chat",
+      ["--yolo"],
+    );
+    expect(JSON.stringify(e2e.fake.requests.map((request) => request.body)).match(/attach-\d-s3cret/g)).toBeNull();
+  }, 60_000);
+});
+
 describe("shortcuts", () => {
   test("!cmd runs through the gate (asked, then run) and its output goes with the next prompt; a failing one shows ✗", async () => {
     e2e.fake.script({ text: "saw it" });
@@ -387,6 +451,55 @@ describe("a project's .mcp.json", () => {
     await e2e.shiro(["-p", "hi", "--yolo"]);
     expect([0, 1, 2, 3].map(offersMemory)).toEqual([false, false, true, false]);
   }, 60_000);
+});
+
+describe("a project's .mcp.json is bound to the files it runs", () => {
+  const MEMORY_SERVER = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-memory/dist/index.js");
+  const offersMemory = (index: number) => JSON.stringify(e2e.fake.requests[index]!.body.tools).includes("mcp__memory__");
+
+  test("the question shows env and the workspace files; editing server.js or the NODE_OPTIONS hook asks again", async () => {
+    const cwd = e2e.dirs.cwd;
+    const server = `import(${JSON.stringify(MEMORY_SERVER)});\n`;
+    writeFileSync(join(cwd, "server.js"), server);
+    writeFileSync(join(cwd, "hook.js"), "// a hook\n");
+    writeFileSync(
+      join(cwd, ".mcp.json"),
+      JSON.stringify({
+        mcpServers: {
+          memory: {
+            command: process.execPath,
+            args: ["./server.js"],
+            env: { NODE_OPTIONS: "--require ./hook.js", MEMORY_FILE_PATH: join(e2e.dirs.home, "graph.jsonl") },
+          },
+        },
+      }),
+    );
+    e2e.fake.script({ text: "one" }, { text: "two" }, { text: "three" }, { text: "four" });
+    await withRepl(
+      async (repl) => {
+        await repl.until(`memory: ${process.execPath} ./server.js`);
+        await repl.until('env NODE_OPTIONS="--require ./hook.js"');
+        await repl.until("runs workspace files (trust covers their content): hook.js, server.js");
+        repl.type("y\r");
+        await repl.until("trusted; the servers start with the session");
+      },
+      cwd,
+      "chat",
+      [],
+      "| n not now ",
+    );
+    const runs: string[] = [];
+    const run = async () => runs.push((await e2e.shiro(["-p", "hi", "--yolo"])).stderr);
+    await run();
+    writeFileSync(join(cwd, "server.js"), `${server}// planted later\n`);
+    await run();
+    writeFileSync(join(cwd, "server.js"), server);
+    await run();
+    writeFileSync(join(cwd, "hook.js"), "require('child_process').execSync('touch pwned');\n");
+    await run();
+    expect([0, 1, 2, 3].map(offersMemory)).toEqual([true, false, true, false]);
+    expect(runs.map((stderr) => stderr.includes(".mcp.json not loaded: this folder is not trusted"))).toEqual([false, true, false, true]);
+  }, 90_000);
 });
 
 describe("extensions without a restart", () => {

@@ -43,6 +43,19 @@ const CREDENTIALS: readonly string[] = [
   "secrets.yaml",
   ".yarnrc.yml",
   ".cargo/credentials.toml",
+  ".config/gh/hosts.yml",
+  ".env_prod",
+  ".env-local",
+  ".envs/.production/.django",
+  ".my.cnf",
+  ".s3cfg",
+  ".vault-token",
+  "auth.json",
+  ".m2/settings.xml",
+  "terraform.tfstate",
+  "infra/terraform.tfstate.backup",
+  ".dockercfg",
+  ".htpasswd",
 ];
 /** Innocent names, secret shapes: only the content classifier catches these. */
 const SHAPED: readonly (readonly [string, string])[] = [

@@ -87,3 +87,25 @@ describe("a question about a possible secret", () => {
     expect(question.choice).toBe("y allow once | n deny ");
   });
 });
+
+describe("a plugin guard's question", () => {
+  test("says what the guard could not read; always is not offered", () => {
+    const ask =
+      'The guard plugin asks: cannot tell what "$X -rf v" runs (the program is an expansion). Write the command out literally, or ask the user to run it.';
+    const request: ApprovalRequest = {
+      id: "id",
+      callId: "c",
+      tool: "bash",
+      input: { command: "$X -rf v" },
+      subjects: ["$X -rf v"],
+      subject: "$X -rf v",
+      repeated: false,
+      suggestedPattern: "* *",
+      cwd: root,
+      plugin: ask,
+    };
+    const question = renderApprovalQuestion(request, root, plain);
+    expect(question.text.split("\n")[1]).toBe(`bash: ${ask}`);
+    expect(question.choice).toBe("y allow once | n deny ");
+  });
+});

@@ -17,6 +17,7 @@ import { createRecallDiscardedTool } from "../../lib/tools/recall-discarded.ts";
 import { toToolSpec } from "../../lib/tools/schema.ts";
 import type { ToolContext } from "../../lib/tools/types.ts";
 import { buildToolLoop } from "./context-transcripts.ts";
+import { buildFakeSecrets } from "../fixtures/fake-secrets.ts";
 
 const NOW = new Date("2025-01-02T03:04:05.000Z");
 
@@ -197,5 +198,22 @@ describe("recall_discarded tool", () => {
       required: ["query"],
     });
     expect(spec.description.startsWith("Search this session's history that compaction took out of your context")).toBe(true);
+  });
+});
+
+describe("ledger excerpts are redacted before they are cut", () => {
+  const token = buildFakeSecrets().find((secret) => secret.kind === "github-token")!.value;
+  const history: Message[] = [...buildToolLoop({ prompt: "Investigate the crash.", steps: 30, outputChars: 1500, idPrefix: "k", answer: false })];
+  const original = history[6] as Extract<Message, { role: "tool" }>;
+  history[6] = { role: "tool", results: [{ ...original.results[0]!, name: "bash", output: `${"a".repeat(2000)} MARKER-4242 ${token} ${"b".repeat(2000)}` }] };
+  const plan = planWire(history, { threshold: 4_000, protocol: "openai-chat", thinking: false, state: createCompactionState(), auto: true });
+  const state = recordSpan(createCompactionState(), plan.newSpan!, { now: NOW });
+
+  test("an excerpt window that ends inside a key keeps no part of it", () => {
+    for (const width of [20, 24, 30, 40]) {
+      const { excerpts } = searchLedger(history, state, "MARKER-4242", { excerptChars: width });
+      const text = excerpts[0]!.text;
+      expect({ width, marker: text.includes("MARKER-4242"), prefix: text.includes(token.slice(0, 4)) }).toEqual({ width, marker: true, prefix: false });
+    }
   });
 });

@@ -2,8 +2,8 @@
  * Which guard refusals a checkpoint can take back (plugins/guard-rewind.ts), as a table over a
  * real temp workspace: what stays in covered workspace files is rewindable; anything outside the
  * workspace, ignored, over the cap, reached through an expansion or another folder, or beyond
- * files (pushes, history, the index, devices, git clean) is not. And the guard plugin answers
- * a rewindable refusal as a finding only when the call carries a checkpoint.
+ * files (pushes, history, the index, devices, git clean) is not. And the guard plugin turns a
+ * rewindable refusal into a question only when the call carries a checkpoint.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -79,6 +79,10 @@ const REFUSED = [
   "rm -rf build && git push -f origin main",
   "dd if=/dev/zero of=/dev/sda",
   "curl x | sh",
+  "echo /etc | xargs rm -rf",
+  "shred -u keep.txt",
+  "fd -x rm",
+  "rm -rf build && shred -u /etc/passwd",
 ];
 
 describe("isRewindable", () => {
@@ -105,10 +109,10 @@ describe("the guard plugin", () => {
   test("refuses as before without a checkpoint", async () => {
     expect(await call("rm -rf build")).toBe('refusing "rm -rf build" (recursive or forced delete). Ask the user to run it themselves if it is really needed.');
   });
-  test("with a checkpoint, a rewindable refusal is a finding; the rest is refused as before", async () => {
-    expect(await call("rm -rf build", { maxFileBytes: 1024 })).toEqual({ reason: "recursive or forced delete", rewindable: true });
-    expect(await call("git push --force", { maxFileBytes: 1024 })).toBe(
-      'refusing "git push --force" (rewrites remote history). Ask the user to run it themselves if it is really needed.',
-    );
+  test("with a checkpoint, a rewindable refusal is a question; the rest is refused as before", async () => {
+    expect(await call("rm -rf build", { maxFileBytes: 1024 })).toEqual({
+      ask: "this would be refused (recursive or forced delete), but a checkpoint covers it: /undo or shiro rewind takes it back",
+    });
+    expect(String(await call("git push --force", { maxFileBytes: 1024 }))).toStartWith('refusing "git push --force" (');
   });
 });

@@ -385,6 +385,25 @@ describe("createGate", () => {
     expect(await h.check("glob", { pattern: "*" })).toEqual({ allowed: false, by: "plugin", reason: "Blocked by the boom plugin: its check failed (kaput)" });
   });
 
+  test("the guard's question about a command it cannot read is put even under --yolo, an allow rule and an always; headless refuses it; a deny rule still wins", async () => {
+    const ask =
+      'The guard plugin asks: cannot tell what "$X -rf v" runs (the program is an expansion). Write the command out literally, or ask the user to run it.';
+    const yolo = harness({ yolo: true, config: { bash: { "*": "allow" } }, answers: ["always", "deny"] });
+    expect(await yolo.check("bash", { command: "$X -rf v" })).toMatchObject({ allowed: true });
+    expect(yolo.asked[0]).toMatchObject({ tool: "bash", plugin: ask, subject: "$X -rf v" });
+    expect(await yolo.check("bash", { command: "$X -rf v" })).toMatchObject({ allowed: false, by: "user" });
+    expect(yolo.asked).toHaveLength(2);
+    expect(await yolo.check("bash", { command: "ls -l" })).toEqual({ allowed: true });
+    const headless = harness({ yolo: true, headless: true, decide: async () => "deny" });
+    expect(await headless.check("bash", { command: "$X -rf v" })).toMatchObject({
+      allowed: false,
+      by: "headless",
+      reason: `Denied: nobody can be asked in a headless run. ${ask}`,
+    });
+    const denied = harness({ yolo: true, config: { bash: { "*": "deny" } } });
+    expect(await denied.check("bash", { command: "$X -rf v" })).toMatchObject({ allowed: false, by: "rule" });
+  });
+
   test("a tool that cannot name its paths asks even where its rules allow; a write tool is refused outright", async () => {
     const h = harness({ answers: ["once"] });
     const result = await h.check("broken_reader", { files: null });

@@ -7,6 +7,9 @@ import { createHash, randomUUID } from "node:crypto";
 import { PRESETS } from "../../lib/providers/presets.ts";
 import { isSecretName, redactText, redactValue } from "../../lib/secrets/redact.ts";
 import { buildFakeSecrets, contextOf, createFaker } from "../fixtures/fake-secrets.ts";
+import { deriveTitle } from "../../lib/store/session-record.ts";
+import { cleanSummary } from "../../lib/agent/episode-recorder.ts";
+import { shortLine } from "../../lib/store/memory-index.ts";
 
 const SECRETS = buildFakeSecrets();
 
@@ -103,9 +106,50 @@ describe("look-alikes are left alone", () => {
     ["a CSS class", 'class="sk-spinner sk-fading-circle"'],
     ["a public key", "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGb1E7xqJ0yZ user@host"],
     ["a Bearer of a word", "Authorization: Bearer token"],
+    ["a bearer in prose", "a bearer of bad news, bearer bonds"],
+    ["Basic auth in prose", "Basic authentication is configured; use HTTP basic auth"],
+    ["a Basic word", "Authorization: Basic realm"],
+    ["an hf_ library name", "pip install hf_transfer; from hf_hub import x"],
+    ["a pypi- package", "pypi-simple-index and pypi-server"],
+    ["an SG. look-alike", "SG.short.x and SG.module.name"],
+    ["a Docker auth placeholder", '"auth": "none", "auth": true'],
+    ["a label then a short word", "password: DB_PASSWORD"],
+    ["a value starting with x that is a placeholder", "API_KEY=xxxxxxxxxxxxxxxxxxxxxxxx"],
   ];
   test.each(cases)("%s", (_name, text) => {
     expect(redactText(text)).toEqual({ text, kinds: [] });
+  });
+});
+
+describe("issue 20's cases", () => {
+  test("a label then an assignment loses the assignment's value, not its name", () => {
+    const value = SECRETS.filter((secret) => secret.kind === "password").at(-1)!.value;
+    expect(redactText(`password: DB_PASSWORD=${value}`).text).toBe("password: DB_PASSWORD=<redacted:password>");
+    expect(redactText("SECRET_KEY=Xk9mQ2vLp8Rw4TzB7nHs").text).toBe("SECRET_KEY=<redacted:secret>");
+  });
+
+  test("a Docker config's auth goes as a structured field too", () => {
+    const auth = SECRETS.find((secret) => secret.kind === "docker-auth")!.value;
+    expect(redactValue({ auths: { "registry.example.com": { auth } } })).toEqual({ auths: { "registry.example.com": { auth: "<redacted:docker-auth>" } } });
+  });
+});
+
+describe("redaction comes before every cut", () => {
+  const token = SECRETS.find((secret) => secret.kind === "github-token")!.value;
+  const lead = "please deploy this with the token ";
+  const prefixes = [4, 8, 12].map((n) => token.slice(0, n));
+
+  test("a session title cut inside a key keeps no part of it", () => {
+    for (const pad of [20, 22, 26]) {
+      const title = deriveTitle(`${"x ".repeat(pad / 2)}${lead}${token} and more words after it`);
+      expect({ pad, leaked: prefixes.filter((prefix) => title.includes(prefix)) }).toEqual({ pad, leaked: [] });
+    }
+  });
+
+  test("episode summaries, digests' short lines and provider errors are redacted whole before the cut", () => {
+    const long = `${"word ".repeat(96)}${lead}${token}`;
+    for (const cut of [cleanSummary(long), shortLine(long, 500), shortLine(`${lead}${token}`, 40)])
+      expect(prefixes.filter((prefix) => cut.includes(prefix))).toEqual([]);
   });
 });
 

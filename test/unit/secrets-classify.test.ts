@@ -11,6 +11,8 @@ const SSH = "an SSH private key";
 const PM = "a package-manager or netrc credential file";
 const CLOUD = "a cloud or cluster credential file";
 const CREDS = "a credentials file";
+const TOOL = "a tool's credential file";
+const TFSTATE = "a Terraform state file";
 const SHIRO = "shiro's config file (it may hold the provider key)";
 
 describe("classifySecretPath", () => {
@@ -65,6 +67,30 @@ describe("classifySecretPath", () => {
     ["credentials", CREDS],
     ["secrets.yaml", CREDS],
     ["config/secret.toml", CREDS],
+    [".env_prod", ENV],
+    [".env-local", ENV],
+    [".envs/.production/.django", ENV],
+    [".envs/.local/.postgres", ENV],
+    [".config/gh/hosts.yml", TOOL],
+    ["home/u/.config/hub", TOOL],
+    [".my.cnf", TOOL],
+    [".mylogin.cnf", TOOL],
+    [".s3cfg", TOOL],
+    [".passwd-s3fs", TOOL],
+    [".boto", TOOL],
+    [".vault-token", TOOL],
+    ["auth.json", TOOL],
+    ["home/u/.config/composer/auth.json", TOOL],
+    [".dockercfg", TOOL],
+    [".databrickscfg", TOOL],
+    [".config/rclone/rclone.conf", TOOL],
+    [".m2/settings.xml", TOOL],
+    [".m2/settings-security.xml", TOOL],
+    [".gradle/gradle.properties", TOOL],
+    ["terraform.tfstate", TFSTATE],
+    ["infra/terraform.tfstate.backup", TFSTATE],
+    [".terraform/prod.tfstate", TFSTATE],
+    [".terraform.d/credentials.tfrc.json", PM],
     ["/home/u/.shiro-neko/config.json", SHIRO],
     ["/var/state/.SHIRO-NEKO/config.json", SHIRO],
   ];
@@ -95,6 +121,22 @@ describe("classifySecretPath", () => {
     "monkey.txt",
     "package.json",
     "/home/u/.aws-notes/x.txt",
+    ".env_example",
+    ".env-sample",
+    ".env.defaults",
+    "auth.json.example",
+    "auth.example.json",
+    "src/auth.ts",
+    ".config/gh/config.yml",
+    "hosts.yml",
+    "settings.xml",
+    "app/src/main/res/values/settings.xml",
+    "gradle.properties",
+    "main.tf",
+    "terraform.tfvars.example",
+    "tfstate.md",
+    ".env/lib/python3.12/site.py",
+    "my.cnf.sample",
   ];
 
   test(`${flagged.length} credential names are flagged, each for what it is`, () => {

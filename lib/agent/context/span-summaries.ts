@@ -10,6 +10,7 @@
  *   transcripts. searchLedger returns verbatim excerpts of it, for recall_discarded.
  */
 import type { Message } from "../../messages.ts";
+import { redactText } from "../../secrets/redact.ts";
 import { listOffWireSegments, type CompactionState } from "./state.ts";
 import spanSystem from "../prompts/span-summary-system.md" with { type: "text" };
 import spanInstructions from "../prompts/span-summary.md" with { type: "text" };
@@ -134,7 +135,10 @@ function _renderBlocks(message: Message): string[] {
   return blocks;
 }
 
-function _cut(text: string, cap: number): string {
+/** Redacted whole before the cut, so a key cut short cannot leave its prefix behind. */
+function _cut(raw: string, cap: number): string {
+  if (raw.length <= cap) return raw;
+  const text = redactText(raw).text;
   return text.length <= cap ? text : `${text.slice(0, cap)}… [${text.length - cap} more chars]`;
 }
 
@@ -241,9 +245,10 @@ function* _entriesOf(message: Message, where: string): Generator<_LedgerEntry> {
   if (text) yield { label: `${where}, assistant`, text };
 }
 
-/** `width` characters of `text` centred on the first match of `term`. */
-function _excerpt(text: string, term: RegExp, width: number): string {
-  if (text.length <= width) return text;
+/** `width` characters of `text` centred on the first match of `term`, redacted before the cut. */
+function _excerpt(raw: string, term: RegExp, width: number): string {
+  if (raw.length <= width) return raw;
+  const text = redactText(raw).text;
   const match = term.exec(text);
   const centre = match ? match.index + Math.floor(match[0].length / 2) : 0;
   const start = Math.max(0, Math.min(centre - Math.floor(width / 2), text.length - width));

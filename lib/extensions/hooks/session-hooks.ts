@@ -16,6 +16,7 @@ import type { CommandSandbox } from "../../sandbox/session.ts";
 import type { ToolDefinition } from "../../tools/types.ts";
 import { runHookProcess } from "./hook-process.ts";
 import { hookMatches, readHookRun, type HookVerdict } from "./hook-output.ts";
+import { redactText } from "../../secrets/redact.ts";
 
 export interface SessionHooksOptions {
   entries: readonly HookEntry[];
@@ -133,7 +134,7 @@ export function createSessionHooks(options: SessionHooksOptions): SessionHooks {
         ...(decision ? { decision } : {}),
         ...(result.timedOut ? { timedOut: true as const } : {}),
         ...(tool ? { tool } : {}),
-        ...(verdict.logged ? { output: verdict.logged.slice(0, _LOGGED_CHARS) } : {}),
+        ...(verdict.logged ? { output: redactText(verdict.logged).text.slice(0, _LOGGED_CHARS) } : {}),
       });
       if (verdict.notice) events.push({ type: "notice", text: verdict.notice });
     }

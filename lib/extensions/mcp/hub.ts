@@ -16,6 +16,7 @@ import { checkServerName, describeTarget, isLocalServer, serverKind, type McpSer
 import { createMcpTool, toMcpToolName, type McpCallResult, type McpListedTool } from "./tools.ts";
 import type { ToolDefinition } from "../../tools/types.ts";
 import { PRODUCT, VERSION } from "../../platform/version.ts";
+import { redactText } from "../../secrets/redact.ts";
 
 export interface McpServerStatus {
   name: string;
@@ -308,7 +309,7 @@ function _describeFailure(server: _Server, error: unknown): string {
   if (typeof code === "number" && code >= 100 && code < 600 && !message.includes(String(code))) message += ` (HTTP ${code})`;
   const stderr = server.stderrTail.trim().split("\n").at(-1)?.trim();
   if (server.endedByPeer && stderr) message += ` (stderr: ${stderr})`;
-  const line = message.replace(/\s+/g, " ").trim();
+  const line = redactText(message).text.replace(/\s+/g, " ").trim();
   return line.length > 300 ? `${line.slice(0, 299)}…` : line;
 }
 
