@@ -12,6 +12,7 @@ import { lstatSync, readFileSync, writeFileSync } from "node:fs";
 import { lstat } from "node:fs/promises";
 import { join } from "node:path";
 import { runGit, splitNul, type ShadowRepo } from "./checkpoint-git.ts";
+import { readIndexEntries } from "./checkpoint-index.ts";
 
 export interface Snapshot {
   /** The workspace's tree hash. */
@@ -43,6 +44,8 @@ export interface CaptureResult {
 
 const _IGNORE_FILES = [".gitignore", ".shiroignore"];
 const _STAT_BATCH = 512;
+/** Per shadow repository: each file's ctime and permission bits at this process's last snapshot. */
+const _permCache = new Map<string, { at: number; entries: Map<string, { ctime: string; mode: number }> }>();
 
 /** Snapshots the workspace of `repo`. Files over `maxFileBytes` are left out. */
 export async function captureWorkspace(repo: ShadowRepo, maxFileBytes: number): Promise<CaptureResult> {
@@ -143,26 +146,49 @@ async function _candidates(repo: ShadowRepo): Promise<_Candidates> {
 
 /** Permission bits of every indexed regular file, stored as exceptions to the commonest pair. */
 async function _modes(repo: ShadowRepo): Promise<Pick<SnapshotMeta, "modes" | "base">> {
-  const files: { path: string; exec: boolean }[] = [];
-  for (const entry of splitNul(await runGit(repo, ["ls-files", "-z", "-s"]))) {
-    const gitMode = entry.slice(0, 6);
-    if (gitMode === "100644" || gitMode === "100755") files.push({ path: entry.slice(entry.indexOf("\t") + 1), exec: gitMode === "100755" });
+  // Refreshed, the index holds every file's ctime; a file whose ctime is the one the last snapshot
+  // saw has the same permission bits (chmod moves ctime), so only the others are lstat'ed. git
+  // compares ctime to the second: a ctime in the second of the last look (or later) is racy and
+  // looked at again.
+  const lookedAt = Math.floor(Date.now() / 1000);
+  await runGit(repo, ["update-index", "-q", "--refresh"]).catch(() => undefined);
+  const indexed = readIndexEntries(repo.indexFile);
+  const files: { path: string; exec: boolean; ctime?: string }[] = [];
+  if (indexed) {
+    for (const entry of indexed)
+      if (entry.mode === 0o100644 || entry.mode === 0o100755) files.push({ path: entry.path, exec: entry.mode === 0o100755, ctime: entry.ctime });
+  } else {
+    for (const entry of splitNul(await runGit(repo, ["ls-files", "-z", "-s"]))) {
+      const gitMode = entry.slice(0, 6);
+      if (gitMode === "100644" || gitMode === "100755") files.push({ path: entry.slice(entry.indexOf("\t") + 1), exec: gitMode === "100755" });
+    }
   }
+  const seen = _permCache.get(repo.dir);
+  const next = new Map<string, { ctime: string; mode: number }>();
+  const settled = (ctime: string) => seen !== undefined && Number(ctime.slice(0, ctime.indexOf("."))) < seen.at;
   const bits = new Map<string, { exec: boolean; mode: number }>();
   const counts = { file: new Map<number, number>(), exec: new Map<number, number>() };
+  const record = (path: string, exec: boolean, mode: number, ctime: string | undefined) => {
+    bits.set(path, { exec, mode });
+    if (ctime) next.set(path, { ctime, mode });
+    const count = exec ? counts.exec : counts.file;
+    count.set(mode, (count.get(mode) ?? 0) + 1);
+  };
+  const unknown = files.filter(({ path, exec, ctime }) => {
+    const cached = ctime && settled(ctime) ? seen?.entries.get(path) : undefined;
+    if (cached && cached.ctime === ctime) record(path, exec, cached.mode, ctime);
+    return !(cached && cached.ctime === ctime);
+  });
   // Batches of lstat calls run on the thread pool at once: a fraction of one-by-one on a big tree.
-  for (let i = 0; i < files.length; i += _STAT_BATCH) {
-    const batch = files.slice(i, i + _STAT_BATCH);
+  for (let i = 0; i < unknown.length; i += _STAT_BATCH) {
+    const batch = unknown.slice(i, i + _STAT_BATCH);
     const stats = await Promise.all(batch.map(({ path }) => lstat(join(repo.root, path)).catch(() => undefined)));
-    batch.forEach(({ path, exec }, j) => {
+    batch.forEach(({ path, exec, ctime }, j) => {
       const stat = stats[j];
-      if (!stat) return;
-      const mode = stat.mode & 0o7777;
-      bits.set(path, { exec, mode });
-      const count = exec ? counts.exec : counts.file;
-      count.set(mode, (count.get(mode) ?? 0) + 1);
+      if (stat) record(path, exec, stat.mode & 0o7777, ctime);
     });
   }
+  _permCache.set(repo.dir, { at: lookedAt, entries: next });
   const base = { file: _commonest(counts.file, 0o644), exec: _commonest(counts.exec, 0o755) };
   const modes: Record<string, number> = {};
   for (const [path, { exec, mode }] of bits) if (mode !== (exec ? base.exec : base.file)) modes[path] = mode;

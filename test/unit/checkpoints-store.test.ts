@@ -119,3 +119,18 @@ describe("a rewind plan", () => {
     expect(listCheckpoints(root)[0]!.undone).toBeString();
   });
 });
+
+describe("the permission scan", () => {
+  test("a chmod in the same second as the last snapshot is seen, and so is one on a file settled long before", async () => {
+    const { chmodSync, utimesSync } = await import("node:fs");
+    writeFileSync(join(root, "p.txt"), "p\n");
+    writeFileSync(join(root, "old.txt"), "o\n");
+    chmodSync(join(root, "p.txt"), 0o640);
+    const quick = await checkpointOf(() => chmodSync(join(root, "p.txt"), 0o600), "chmod at once");
+    expect(quick!.files).toEqual([{ path: "p.txt", change: "mode" }]);
+    utimesSync(join(root, "old.txt"), new Date(2020, 0, 1), new Date(2020, 0, 1));
+    await Bun.sleep(1100);
+    const settled = await checkpointOf(() => chmodSync(join(root, "old.txt"), 0o604), "chmod later");
+    expect(settled!.files).toEqual([{ path: "old.txt", change: "mode" }]);
+  });
+});
