@@ -5,13 +5,13 @@
  * session (usage, cost, the exchange record) and the snapshot are brought up to date and
  * `done` closes the stream. The agent session (agent.ts) only wires what a run needs.
  */
-import type { Gate } from "../approval/gate.ts";
+import type { Gate } from "../extensions/gate.ts";
 import type { ThinkingLevel } from "../vocabulary.ts";
-import type { PluginHost } from "../extensions/plugin-api.ts";
+import type { PluginHost } from "../extension-api/plugin-api.ts";
 import { addUsage, type Message, type Usage, type UserMessage } from "../messages.ts";
 import { costUsd } from "../providers/pricing.ts";
 import type { MemoryStore } from "../store/memory.ts";
-import type { Todo } from "../store/notebook.ts";
+import type { Todo } from "../notebook.ts";
 import { uuidv7 } from "../platform/ids.ts";
 import { cancelRequested, clearCancelRequest, openRunLog, type RunLog, type RunSnapshot } from "../store/runs.ts";
 import { type RunOptions } from "../config/flags.ts";
@@ -19,14 +19,13 @@ import { shortApprovalId, shortRunId } from "../store/short-ids.ts";
 import { UserError } from "../platform/errors.ts";
 import { appendExchange, historyForResume, type SessionRecord } from "../store/session-record.ts";
 import type { CommandSandbox } from "../sandbox/session.ts";
-import type { ToolDefinition } from "../tools/types.ts";
+import type { ToolDefinition, WorkspaceFiles } from "../tools/types.ts";
 import type { ContextManager } from "./context/manager.ts";
 import type { AgentEvent } from "../events.ts";
 import { markInterrupted } from "./interruption.ts";
-import type { UsageTally } from "./usage-tally.ts";
+import { addSubagentShare, type UsageTally } from "./usage-tally.ts";
 import { runTurn, type TurnInput, type TurnOptions, type TurnResult } from "./loop.ts";
-import { checkpointSettings, createTurnCheckpoints } from "./turn-checkpoint.ts";
-import type { ConfigFile } from "../config/config.ts";
+import { openTurnCheckpoints, type CheckpointSource } from "./turn-checkpoint.ts";
 import type { ModelClient } from "../providers/client.ts";
 import { redactText } from "../secrets/redact.ts";
 
@@ -41,6 +40,8 @@ export interface RunDriverOptions {
   memory?: MemoryStore;
   root: string;
   sandbox?: CommandSandbox;
+  /** The editor's file buffers (ACP), passed to every tool call. */
+  files?: WorkspaceFiles;
   /** Read per run: the REPL can switch them between turns. */
   model: () => string;
   thinking: () => ThinkingLevel;
@@ -85,7 +86,9 @@ export interface RunDriverOptions {
   /** Events logged and yielded just before `done` (the notes written during the run). */
   runEnding?: () => AgentEvent[];
   /** Checkpoints of the workspace around each run's changes (config `checkpoints`; `off`: --no-checkpoints). */
-  checkpoints?: { file: ConfigFile; off: boolean };
+  checkpoints?: CheckpointSource;
+  /** `--max-cost`: why the next request must not start (run-limits.ts), given the run's own usage so far. */
+  beforeRequest?: TurnOptions["beforeRequest"];
 }
 
 /** Lines the front end worded from the session's start-up notices; yielded as `notice` events after the run starts. */
@@ -143,9 +146,7 @@ const _CANCEL_POLL_MS = 200;
 
 export function createRunDriver(options: RunDriverOptions): RunDriver {
   const { session } = options;
-  const checkpoints = options.checkpoints
-    ? createTurnCheckpoints({ root: options.root, enabled: !options.checkpoints.off, settings: checkpointSettings(options.checkpoints.file) })
-    : undefined;
+  const checkpoints = options.checkpoints && openTurnCheckpoints(options.root, options.checkpoints);
   let firstTurn = true;
 
   async function* drive({ input, log, signal, query, notices, messageIndex }: _DriveRequest): AsyncGenerator<AgentEvent, void, undefined> {
@@ -187,14 +188,16 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
         gate: options.gate,
         root: options.root,
         sandbox: options.sandbox,
+        files: options.files,
         maxSteps: options.maxSteps(),
         signal: merged,
         prepareWire: (messages, system, s, fixed) => options.context.prepareWire(messages, system, s, log.id, fixed),
         onOverflow: options.onOverflow,
         onHistoryChange,
         afterTool: (name) => _stateAfterTool(name, session.notebook.todos, options.memory),
-        beforeChange: checkpoints ? () => checkpoints.beforeChange() : undefined,
-        checkpoint: checkpoints ? () => checkpoints.coverage() : undefined,
+        beforeChange: checkpoints?.beforeChange,
+        checkpoint: checkpoints?.coverage,
+        beforeRequest: options.beforeRequest,
         hooks: options.hooks,
       });
       for (;;) {
@@ -232,7 +235,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
     const subagentCost = subagentUsage ? costUsd(options.subagentModel?.() ?? options.model(), subagentUsage) : undefined;
     const cost = parentCost === undefined && subagentCost === undefined ? undefined : (parentCost ?? 0) + (subagentCost ?? 0);
     if (cost !== undefined) session.costUsd = (session.costUsd ?? 0) + cost;
-    if (subagentUsage) session.subagents = _addSubagentShare(session.subagents, subagentUsage, subagentCost);
+    if (subagentUsage) session.subagents = addSubagentShare(session.subagents, subagentUsage, subagentCost);
     if (result.stop !== "blocked") {
       appendExchange(session, {
         query,
@@ -269,6 +272,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
           }
         : {}),
       context: options.context.share(session.messages, result.lastInputTokens),
+      ...(result.reason ? { reason: result.reason } : {}),
       ...(cancelled ? { cancelled: true } : {}),
       ...(checkpoint ? { checkpoint } : {}),
     };
@@ -386,14 +390,4 @@ function _toolsSummary(messages: Message[], from: number): string | undefined {
   }
   if (counts.size === 0) return undefined;
   return [...counts].map(([name, count]) => `${name}×${count}`).join(", ");
-}
-
-/** The session's running subagent share plus one run's; the cost stays absent while nothing was priced. */
-function _addSubagentShare(share: SessionRecord["subagents"], usage: Usage, cost: number | undefined): NonNullable<SessionRecord["subagents"]> {
-  const total = (share?.costUsd ?? 0) + (cost ?? 0);
-  return {
-    inputTokens: (share?.inputTokens ?? 0) + usage.inputTokens,
-    outputTokens: (share?.outputTokens ?? 0) + usage.outputTokens,
-    ...(share?.costUsd !== undefined || cost !== undefined ? { costUsd: total } : {}),
-  };
 }

@@ -55,6 +55,17 @@ export function checkpointSettings(file: ConfigFile): CheckpointSettings & { ena
   };
 }
 
+/** Where a session's checkpoint settings come from: the config file, and `off` for --no-checkpoints. */
+export interface CheckpointSource {
+  file: ConfigFile;
+  off: boolean;
+}
+
+/** The checkpoints of a session working in `root`. */
+export function openTurnCheckpoints(root: string, source: CheckpointSource): TurnCheckpoints {
+  return createTurnCheckpoints({ root, enabled: !source.off, settings: checkpointSettings(source.file) });
+}
+
 /** `enabled` false: --no-checkpoints (config's `enabled` is read from `settings`). */
 export function createTurnCheckpoints(options: { root: string; settings: CheckpointSettings & { enabled: boolean }; enabled: boolean }): TurnCheckpoints {
   const enabled = options.enabled && options.settings.enabled;

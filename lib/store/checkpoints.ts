@@ -12,8 +12,8 @@
 import * as v from "valibot";
 import { uuidv7 } from "../platform/ids.ts";
 import { paths } from "../platform/paths.ts";
-import { readJson, updateJsonSync } from "./json-file.ts";
-import { withLock } from "./file-lock.ts";
+import { readJson, updateJsonSync } from "../state-file/json-file.ts";
+import { withLock } from "../state-file/file-lock.ts";
 import { openShadowRepo, runGit, splitNul, type ShadowRepo } from "./checkpoint-git.ts";
 import { captureWorkspace, type CaptureResult, type NotCovered, type Snapshot } from "./checkpoint-capture.ts";
 import { join } from "node:path";

@@ -105,7 +105,7 @@ describe("isRewindable", () => {
 describe("the guard plugin", () => {
   const guard = createGuardPlugin();
   const call = (command: string, checkpoint?: { maxFileBytes: number }) =>
-    guard.beforeToolCall!({ toolName: "bash", input: { command }, cwd: plain, effect: "exec", ...(checkpoint ? { checkpoint } : {}) });
+    guard.beforeToolCall!({ toolName: "bash", input: { command }, command, cwd: plain, effect: "exec", ...(checkpoint ? { checkpoint } : {}) });
   test("refuses as before without a checkpoint", async () => {
     expect(await call("rm -rf build")).toBe('refusing "rm -rf build" (recursive or forced delete). Ask the user to run it themselves if it is really needed.');
   });
