@@ -14,6 +14,7 @@ import { INFO_COMMANDS } from "./info.ts";
 import { SLASH_DONE, type SlashCommand, type SlashContext, type SlashOutcome } from "./command.ts";
 import { SEARCH_COMMAND } from "./search.ts";
 import { VIEW_COMMANDS } from "./view.ts";
+import { REWIND_COMMANDS } from "./rewind.ts";
 import { SESSION_COMMANDS, TAIL_COMMANDS } from "./session.ts";
 
 const _help: SlashCommand = {
@@ -45,6 +46,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   _help,
   ...SESSION_COMMANDS,
   ...INFO_COMMANDS,
+  ...REWIND_COMMANDS,
   SEARCH_COMMAND,
   ...EXTENSION_COMMANDS,
   ...VIEW_COMMANDS,
