@@ -157,6 +157,9 @@ export function createTaskTool(options: TaskToolOptions): ToolDefinition {
           sandbox: ctx.sandbox,
           maxSteps: SUBAGENT_MAX_STEPS,
           signal: ctx.signal,
+          // The parent turn's checkpoint: a worker's write and exec calls snapshot the workspace first.
+          beforeChange: ctx.beforeChange,
+          checkpoint: ctx.checkpoint,
           hooks: options.hooks,
           subagent: true,
         },

@@ -163,6 +163,15 @@ export const ConfigSchema = v.strictObject(
         ),
       }),
     ),
+    /** Checkpoints of the workspace before and after each changing turn (docs/checkpoints.md). */
+    checkpoints: v.optional(
+      v.strictObject({
+        enabled: v.optional(v.boolean("must be true or false")),
+        keepDays: v.optional(v.pipe(_posInt(36_500), v.minValue(1, "must be at least 1"))),
+        maxPerProject: v.optional(v.pipe(_posInt(100_000), v.minValue(1, "must be at least 1"))),
+        maxFileBytes: v.optional(_posInt(Number.MAX_SAFE_INTEGER)),
+      }),
+    ),
     /** `shiro update`: `enabled: false` turns it off (installs a package manager owns); `base` is a mirror (docs/release.md). */
     update: v.optional(
       v.strictObject({

@@ -67,6 +67,8 @@ export interface GateCall {
   hook?: "allow" | "ask";
   /** The user typed this call (`!cmd`): nothing is asked; deny rules and plugin guards still answer. */
   byUser?: boolean;
+  /** Set when a checkpoint covers what the call changes in the workspace: guards see it (a delete it can take back is a question). */
+  checkpoint?: { maxFileBytes: number };
 }
 
 export interface GateOptions {
@@ -190,6 +192,7 @@ export function createGate(options: GateOptions): Gate {
         cwd: call.cwd,
         effect: call.tool?.effect,
         paths,
+        ...(call.checkpoint ? { checkpoint: call.checkpoint } : {}),
         ...(typeof command === "string" ? { command } : {}),
       });
       if (typeof blocked === "string") return { allowed: false, by: "plugin", reason: blocked };

@@ -56,6 +56,10 @@ export interface ToolContext {
   deniesPath?: (path: string) => boolean;
   /** Where subprocesses (bash) run confined; absent means unconfined. */
   sandbox?: CommandSandbox;
+  /** The turn's checkpoint, for tools that run calls of their own (`task`): awaited before a write or exec call runs. */
+  beforeChange?: () => Promise<void>;
+  /** What the turn's checkpoint covers (told to the gate); undefined when none is taken. */
+  checkpoint?: () => { maxFileBytes: number } | undefined;
   /** When set, read_file, write_file, edit_file and multi_edit read and write file text through it (the editor's buffers). */
   files?: WorkspaceFiles;
 }

@@ -131,6 +131,7 @@ export function createRenderer(write: (text: string) => void, style: Style, mode
           const context = event.context ? `  (${inContext}, ${Math.round(event.context.share * 100)}% of the compaction threshold)` : "";
           const stop = event.stop === "completed" ? "" : `  [${event.stop}]`;
           line(style.dim(`${tokens}${cost}${context}${stop}`));
+          if (event.checkpoint) line(style.dim(`checkpoint ${event.checkpoint.slice(0, 13)}: /undo takes this turn's changes back`));
           break;
         }
         default:

@@ -138,11 +138,13 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
   // Bracketed paste: the terminal marks pasted text, so a pasted stack trace is one prompt.
   if (terminal) writeOut("\x1b[?2004h");
   let exiting = false;
+  let draining = false;
   const queue: { text: string; queued: boolean }[] = []; // queued: typed during a turn, echoed when it starts
   const shortcuts = createShortcuts();
   const interrupt = (): true => {
     state.running?.abort();
-    queue.length = 0;
+    // A line drain is running stays first (drain shifts it when its turn ends); the waiting ones go.
+    queue.splice(draining ? 1 : 0);
     write(style.dim("\ninterrupted\n"));
     return true;
   };
@@ -156,7 +158,14 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     if (text.startsWith("/")) {
       let outcome: SlashOutcome;
       try {
-        outcome = await runSlashCommand(text, { agent, write, style, cwd, repl: controls });
+        outcome = await runSlashCommand(text, {
+          agent,
+          write,
+          style,
+          cwd,
+          repl: controls,
+          ask: (question) => new Promise<string>((resolve) => rl.question(question, resolve)),
+        });
       } catch (error) {
         write(style.red(`${messageOf(error)}\n`));
         return;
@@ -236,11 +245,13 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
       if (queue.length === 1 && !state.running) void drain();
     });
     const drain = async () => {
+      draining = true;
       while (queue.length > 0 && !exiting) {
         if (queue[0]!.queued) write(style.dim(`› ${queue[0]!.text.split("\n")[0]}\n`));
         await runLine(queue[0]!.text);
         queue.shift();
       }
+      draining = false;
       if (exiting) finish();
       else rl.prompt(true);
     };

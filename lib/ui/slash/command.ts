@@ -24,6 +24,8 @@ export interface SlashContext {
   signal?: AbortSignal;
   /** Present in the interactive REPL. */
   repl?: ReplControls;
+  /** Puts a question in the terminal and resolves with the line typed (absent: every question is answered no). */
+  ask?: (question: string) => Promise<string>;
 }
 
 /** What the REPL must do after a command. */

@@ -15,6 +15,7 @@ import { SLASH_DONE, type SlashCommand, type SlashContext, type SlashOutcome } f
 import type { ToolDefinition } from "../../tools/types.ts";
 import { SEARCH_COMMAND } from "./search.ts";
 import { VIEW_COMMANDS } from "./view.ts";
+import { REWIND_COMMANDS } from "./rewind.ts";
 import { SESSION_COMMANDS, TAIL_COMMANDS } from "./session.ts";
 
 const _help: SlashCommand = {
@@ -46,6 +47,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   _help,
   ...SESSION_COMMANDS,
   ...INFO_COMMANDS,
+  ...REWIND_COMMANDS,
   SEARCH_COMMAND,
   ...EXTENSION_COMMANDS,
   ...VIEW_COMMANDS,
