@@ -25,6 +25,7 @@ import type { ModelClient } from "../providers/client.ts";
 import type { Suspension } from "../store/runs.ts";
 import type { AgentEvent, StopKind } from "../events.ts";
 import { collectToolCall, validateToolCall } from "./tool-call.ts";
+import { describeUnshrunk, requestSize } from "./context/overflow.ts";
 import { executeWithHooks, runPreToolHooks } from "./tool-hooks.ts";
 import type { SessionHooks } from "../extensions/hooks/session-hooks.ts";
 
@@ -108,8 +109,8 @@ export async function* runTurn(input: TurnInput, options: TurnOptions): AsyncGen
   /** Context-length errors this turn; each one retries its step once the window has shrunk. */
   let overflows = 0;
   let retryStep = false;
-  /** Characters of the request that last overflowed: a retry must send less, never the same body again. */
-  let overflowedSize: number | undefined;
+  let overflowedSize: number | undefined; // of the request that last overflowed: a retry sends less, never the same body
+
   /** Claude Code's `stop_hook_active`: this turn already went on because a Stop hook blocked. */
   let stopHookActive = false;
 
@@ -160,12 +161,9 @@ export async function* runTurn(input: TurnInput, options: TurnOptions): AsyncGen
     };
     const over = options.beforeRequest?.(usage, request);
     if (over) return { stop: "max-cost", steps: steps - 1, usage, lastInputTokens, answer, reason: over };
-    const size = _requestSize(request);
-    if (overflowedSize !== undefined && size >= overflowedSize) {
-      const error = `the request is still about ${Math.ceil(size / 4)} tokens (${size} characters) after compacting, not smaller than the ${overflowedSize} characters the provider refused as too long; not sending it again — run /compact, or start a new session`;
-      yield { type: "error", error };
-      return { stop: "error", steps, usage, lastInputTokens, answer, error };
-    }
+    const size = requestSize(request);
+    const unshrunk = describeUnshrunk(size, overflowedSize);
+    if (unshrunk) return yield* _fail(unshrunk, { stop: "error", steps, usage, lastInputTokens, answer, error: unshrunk });
     overflowedSize = undefined;
 
     let final: AssistantMessage | undefined;
@@ -395,7 +393,7 @@ async function* _answerCalls(
 
 const _NOT_RUN_HALTED = "Not run: a hook stopped the turn before this call.";
 
-/** Characters of what a request sends: system prompt, messages and tool schemas. */
-function _requestSize(request: ModelRequest): number {
-  return request.system.length + JSON.stringify(request.messages).length + JSON.stringify(request.tools).length;
+async function* _fail(error: string, result: TurnResult): AsyncGenerator<AgentEvent, TurnResult, undefined> {
+  yield { type: "error", error };
+  return result;
 }

@@ -6,6 +6,7 @@
  * MAX_OVERFLOW_RETRIES times in a turn; then the turn fails with the numbers. With compaction
  * switched off (`compaction.auto: false`) nothing can shrink, so the first overflow fails.
  */
+import type { ModelRequest } from "../../providers/types.ts";
 import type { ContextWindow } from "./window.ts";
 
 export const MAX_OVERFLOW_RETRIES = 2;
@@ -53,4 +54,19 @@ export function describePromptTooLarge(prompt: string, window: number, model: st
   const tokens = Math.ceil(prompt.length / 4);
   if (tokens <= window) return undefined;
   return `the prompt is about ${tokens} tokens (${prompt.length} characters), more than ${model}'s context window of ${window} tokens; shorten it or send the material in parts`;
+}
+
+/** Characters of what a request sends: system prompt, messages and tool schemas. */
+export function requestSize(request: ModelRequest): number {
+  return request.system.length + JSON.stringify(request.messages).length + JSON.stringify(request.tools).length;
+}
+
+/**
+ * Why a retry after a context-length error is not sent: it is not smaller than the request the
+ * provider refused (`refused`, characters), so sending it would repeat the refusal. Undefined
+ * when there was no overflow or the request shrank.
+ */
+export function describeUnshrunk(size: number, refused: number | undefined): string | undefined {
+  if (refused === undefined || size < refused) return undefined;
+  return `the request is still about ${Math.ceil(size / 4)} tokens (${size} characters) after compacting, not smaller than the ${refused} characters the provider refused as too long; not sending it again — run /compact, or start a new session`;
 }
