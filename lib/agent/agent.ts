@@ -50,6 +50,7 @@ import { pickSession, resolveAgentConfig } from "./session-start.ts";
 import { createTaskTool } from "./subagent.ts";
 import { runUserCommand } from "./user-command.ts";
 import { DEFAULT_MAX_STEPS, VARIANTS, type AgentVariant } from "./variants.ts";
+import { traceFirstRequest, tracedStartup } from "./startup-trace.ts";
 
 export interface CreateAgentOptions {
   cwd: string;
@@ -128,7 +129,9 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   let variant: AgentVariant = VARIANTS[config.agent];
   let thinking: ThinkingLevel = config.thinking ?? variant.thinking;
   let model = config.model;
-  const client: ModelClient = createModelClient({ connection: connectionFromConfig(config), preset: config.preset, protocolForced: config.protocolForced });
+  const client: ModelClient = traceFirstRequest(
+    createModelClient({ connection: connectionFromConfig(config), preset: config.preset, protocolForced: config.protocolForced }),
+  );
 
   const picked = pickSession(options, config, notices);
   const session = picked.session;
@@ -250,7 +253,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   // A tool that declares `ask` (remember under memory.confirmWrites) asks like a write.
   for (const tool of sessionTools) if (tool.decision !== "ask") autoApprove.add(tool.name);
   const registered = checkToolList([...builtins, ...sessionTools]);
-  toolbox.registered = registered;
+  toolbox.registered = tracedStartup("tools", registered);
   let offered = selectTools(registered, { toolSets: config.file.toolSets, allow: variant.allow }).offered;
   autoApprove.add(LOAD_TOOLS);
   const autoApproveAll = new Set([...autoApprove, ...plugins.autoApprove()]);
@@ -371,7 +374,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     registeredTools: () => (mcp.hub ? [...registered, ...mcp.hub.tools()] : registered),
     todos: () => session.notebook.todos,
     turn(prompt, signal, turnOptions) {
-      const events = [...(turnOptions?.events ?? []), ...(memoryScopes?.beginRun(prompt) ?? [])];
+      const events = [...(turnOptions?.events ?? []), ...(tracedStartup("memory", memoryScopes?.beginRun(prompt)) ?? [])];
       return collectRunIds(driver.start(prompt, signal, { ...turnOptions, events }), episodeRuns);
     },
     resumeRun(run, decision, signal, resumeOptions) {

@@ -26,6 +26,7 @@ import { markInterrupted } from "./interruption.ts";
 import { runTurn, type TurnInput, type TurnOptions, type TurnResult } from "./loop.ts";
 import type { ModelClient } from "../providers/client.ts";
 import { redactText } from "../secrets/redact.ts";
+import { tracedStartup } from "./startup-trace.ts";
 
 export interface RunDriverOptions {
   session: SessionRecord;
@@ -192,7 +193,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
         messages: working,
         tools: options.tools,
         callable: options.callable,
-        systemPrompt: options.systemPrompt,
+        systemPrompt: (offered) => tracedStartup("prompt", options.systemPrompt(offered)),
         gate: options.gate,
         root: options.root,
         sandbox: options.sandbox,
