@@ -214,6 +214,20 @@ function _redactCached(text: string): string {
   return redacted;
 }
 
+/** What a field's name says of its value, remembered per name: documents repeat the same few keys. */
+const _keyKinds = new Map<string, "password" | "secret" | "">();
+
+function _keyKind(key: string): "password" | "secret" | "" {
+  let kind = _keyKinds.get(key);
+  if (kind === undefined) {
+    const normalized = _normalizeName(key);
+    kind = !_SECRET_NAME.test(normalized) ? "" : _PASSWORD_NAME.test(normalized) ? "password" : "secret";
+    if (_keyKinds.size >= 10_000) _keyKinds.clear();
+    _keyKinds.set(key, kind);
+  }
+  return kind;
+}
+
 /** Fields that hold opaque provider data, replayed byte for byte and never shown to anyone. */
 const _OPAQUE_KEYS = new Set(["signature", "redactedData", "encryptedContent", "extraContent"]);
 
@@ -226,9 +240,8 @@ function _redactAny(value: unknown, key: string | undefined): unknown {
   if (typeof value === "string") {
     if (key !== undefined && /^(?:auth|identitytoken|registrytoken)$/i.test(key) && /^[A-Za-z0-9+/_.-]{8,}={0,2}$/.test(value))
       return placeholderFor("docker-auth");
-    if (key !== undefined && isSecretName(key) && isSecretLikeValue(value, { password: _PASSWORD_NAME.test(_normalizeName(key)) })) {
-      return placeholderFor(_PASSWORD_NAME.test(_normalizeName(key)) ? "password" : "secret");
-    }
+    const name = key === undefined ? undefined : _keyKind(key);
+    if (name && isSecretLikeValue(value, { password: name === "password" })) return placeholderFor(name);
     return _redactCached(value);
   }
   if (Array.isArray(value)) {
