@@ -9,6 +9,7 @@ const _STOP_EXIT: Record<StopKind, number> = {
   aborted: EXIT.interrupted,
   blocked: EXIT.blocked,
   "max-steps": EXIT.maxSteps,
+  "max-cost": EXIT.maxSteps,
 };
 
 /** A run's stop as an exit code; no stop (events ended without `done`) or a vanished run is an error. */

@@ -61,7 +61,11 @@ export function parseFlags(argv: readonly string[], specs: readonly FlagSpec[]):
     if (spec.choices && !spec.choices.includes(value)) {
       throw new UsageError(`unknown ${spec.choiceLabel ?? "value"} "${value}" for ${key}. Available: ${spec.choices.join(", ")}`);
     }
-    out[spec.name] = value;
+    if (spec.kind === "list") {
+      if (value === "") throw new UsageError(`${key} needs a value${spec.valueHint ? ` ${spec.valueHint}` : ""}`);
+      const list = out[spec.name];
+      out[spec.name] = [...(Array.isArray(list) ? list : []), value];
+    } else out[spec.name] = value;
   }
   return out;
 }

@@ -1,15 +1,19 @@
-/** One headless turn: builds the agent, prints its events, and maps the stop to an exit code. */
+/** One headless command: builds the agent, runs its turns (lib/ui/headless-run.ts), and maps the stop to an exit code. */
 import { createAgent } from "../lib/agent/agent.ts";
 import { type AgentFlags } from "../lib/config/flags.ts";
 import { EXIT } from "../lib/platform/errors.ts";
-import { describeNotices } from "../lib/ui/notices.ts";
 import { shortSessionId } from "../lib/store/short-ids.ts";
-import { printRun } from "../lib/ui/print.ts";
+import { runHeadlessTurns, type OutputFormat } from "../lib/ui/headless-run.ts";
 import { exitCodeOf } from "./_exit-codes.ts";
 import { onOutputLost, writeErr } from "../lib/ui/output.ts";
 
 export interface HeadlessOptions {
-  json: boolean;
+  format: OutputFormat;
+  /** `--output-last-message`, absolute (resolved where shiro was started). */
+  lastMessageFile?: string;
+  /** `-i` images, workspace paths. */
+  images: readonly string[];
+  startedAt: number;
 }
 
 export async function runHeadless(prompt: string, flags: AgentFlags, options: HeadlessOptions): Promise<number> {
@@ -26,6 +30,9 @@ export async function runHeadless(prompt: string, flags: AgentFlags, options: He
 
   // Nobody can receive the answer any more (the reader went away, stdout failed): stop the run.
   const stopListening = onOutputLost(() => controller.abort());
+  const { loadOutputSchema } = await import("../lib/agent/output-schema.ts");
+  // The agent tells the model the schema (flags.outputSchema, absolute); this copy checks the answers.
+  const schema = flags.outputSchema ? loadOutputSchema(process.cwd(), flags.outputSchema) : undefined;
   // Start-up notices arrive as `notice` events of the run (`[notice] …` on stderr in text mode).
   const agent = await createAgent({
     cwd: process.cwd(),
@@ -33,9 +40,20 @@ export async function runHeadless(prompt: string, flags: AgentFlags, options: He
     mode: "headless",
     runId: process.env.SHIRO_RUN_ID,
     detached: process.env.SHIRO_DETACHED === "1",
+    writeStderr: writeErr,
   });
   try {
-    return exitCodeOf(await printRun(agent.turn(prompt, controller.signal, { notices: describeNotices(agent.startupNotices()) }), options));
+    const stop = await runHeadlessTurns(agent, prompt, controller.signal, {
+      format: options.format,
+      lastMessageFile: options.lastMessageFile,
+      schema,
+      images: options.images,
+      root: process.cwd(),
+      startedAt: options.startedAt,
+      allowed: flags.allowedTools,
+      disallowed: flags.disallowedTools,
+    });
+    return stop === "schema-failed" ? EXIT.error : exitCodeOf(stop);
   } finally {
     const saved = agent.close();
     await agent.closed;

@@ -3,14 +3,14 @@ import { paths, stateDir } from "../lib/platform/paths.ts";
 import { presetKeyVariables } from "../lib/providers/presets.ts";
 import { PRODUCT, VERSION } from "../lib/platform/version.ts";
 import { ROOT_FLAGS } from "../lib/config/flags.ts";
-import { SUBCOMMAND_SUMMARIES } from "./_subcommands.ts";
+import { SUBCOMMANDS } from "./_subcommands.ts";
 
 export function renderRootHelp(): string {
   const flagRows = ROOT_FLAGS.map((flag) => {
     const names = `${flag.alias ? `-${flag.alias}, ` : "    "}--${flag.name}${flag.valueHint ? ` ${flag.valueHint}` : ""}`;
     return [names, flag.description] as const;
   });
-  const commandRows = Object.entries(SUBCOMMAND_SUMMARIES).map(([name, summary]) => [`shiro ${name}`, summary] as const);
+  const commandRows = Object.entries(SUBCOMMANDS).map(([name, row]) => [`shiro ${[name, row.args].filter(Boolean).join(" ")}`, row.summary] as const);
   const envRows: (readonly [string, string])[] = [
     ["SHIRO_HOME", `folder that holds .shiro-neko/ (default: your home directory)`],
     ["SHIRO_PROVIDER", 'provider preset, overrides config "provider"'],
@@ -39,7 +39,7 @@ export function renderRootHelp(): string {
     "Commands:",
     table(commandRows),
     "",
-    "Exit codes: 0 completed, 1 error, 2 usage, 3 blocked on approval, 4 step cap reached, 130 interrupted",
+    "Exit codes: 0 completed, 1 error, 2 usage, 3 blocked on approval, 4 step cap or cost limit reached, 130 interrupted",
     "",
     "Environment:",
     table(envRows),

@@ -6,7 +6,7 @@ import { describeNotices } from "../lib/ui/notices.ts";
 import { get as getApproval } from "../lib/store/approvals.ts";
 import { effectiveStatus, findRun } from "../lib/store/runs.ts";
 import { shortApprovalId, shortRunId } from "../lib/store/short-ids.ts";
-import { onOutputLost } from "../lib/ui/output.ts";
+import { onOutputLost, writeErr } from "../lib/ui/output.ts";
 import { printRun } from "../lib/ui/print.ts";
 import { exitCodeOf } from "./_exit-codes.ts";
 
@@ -24,13 +24,13 @@ export async function resumeBlockedRun(idOrPrefix: string, options: { json: bool
   const onSignal = () => controller.abort();
   process.on("SIGINT", onSignal);
   const stopListening = onOutputLost(() => controller.abort());
-  const agent = await createAgent({ cwd: run.cwd, flags: flagsFromRunOptions(run.options), mode: "headless", sessionId: run.sessionId });
+  const agent = await createAgent({ cwd: run.cwd, flags: flagsFromRunOptions(run.options), mode: "headless", sessionId: run.sessionId, writeStderr: writeErr });
   try {
     return exitCodeOf(
       await printRun(
         agent.resumeRun(run, approval.status === "approved" ? "approved" : "denied", controller.signal, { notices: describeNotices(agent.startupNotices()) }),
         options,
-      ),
+      ).then((printed) => printed.stop),
     );
   } finally {
     agent.close();

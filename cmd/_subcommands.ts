@@ -1,43 +1,79 @@
 /**
- * Subcommands as a lazy map of literal `import()`s: a subcommand's module (and what it imports)
- * is loaded only when that subcommand runs. Summaries live here so `--help` loads none of them.
+ * Subcommands as one table: each row's lazy loader (a literal `import()`: a subcommand's module,
+ * and what it imports, is loaded only when that subcommand runs), what follows its name in
+ * `--help` and its one-line summary. `--help` reads the rows and loads none of the modules;
+ * test/unit/subcommand-args.test.ts checks that each row lists every subcommand its module defines.
  */
 import type { CommandDef } from "citty";
 
 type Loader = () => Promise<CommandDef<any>>;
 
-export const SUBCOMMANDS: Record<string, Loader> = {
-  config: () => import("./config.ts").then((m) => m.default),
-  runs: () => import("./runs.ts").then((m) => m.default),
-  approvals: () => import("./approvals.ts").then((m) => m.default),
-  approve: () => import("./approvals.ts").then((m) => m.approveCommand),
-  deny: () => import("./approvals.ts").then((m) => m.denyCommand),
-  memory: () => import("./memory.ts").then((m) => m.default),
-  sessions: () => import("./sessions.ts").then((m) => m.default),
-  search: () => import("./search.ts").then((m) => m.default),
-  export: () => import("./export.ts").then((m) => m.default),
-  tools: () => import("./tools.ts").then((m) => m.default),
-  mcp: () => import("./mcp.ts").then((m) => m.default),
-  hooks: () => import("./hooks.ts").then((m) => m.default),
-  registry: () => import("./registry.ts").then((m) => m.default),
-  sandbox: () => import("./sandbox.ts").then((m) => m.default),
-  update: () => import("./update.ts").then((m) => m.default),
-};
+export interface SubcommandRow {
+  load: Loader;
+  /** What `--help` shows after the name: the subcommands in `[a|b <x>]`, then flags. */
+  args: string;
+  summary: string;
+}
 
-export const SUBCOMMAND_SUMMARIES: Record<string, string> = {
-  "config [path|show|set <key> <json>]": "show or change config.json",
-  "runs [list|show|events|search|tail|cancel|resume]": "the run log: past and live runs, search them, cancel one, resume a blocked one",
-  "approvals [--json]": "list pending approvals of blocked runs",
-  "approve <id>": "approve a pending approval (id or unique prefix)",
-  "deny <id>": "deny a pending approval (id or unique prefix)",
-  "memory [list|show <id>|add <kind> <text>|forget <text>|compact]": "this project's notes",
-  "sessions [show|compact|uncompact <id>]": "list saved sessions, show one, compact or uncompact one",
-  "search <query> [--sessions|--runs|--memory]": "find anything shiro remembers: prompts, answers, tool results, notes, episodes",
-  "export <session-or-run-id> [--format md|json|html]": "a session or run as Markdown, JSON or one self-contained HTML file, secrets redacted",
-  "tools [--json]": "the built-in tools: set, offered or withheld, schema bytes",
-  "mcp [list|add <name>|remove <name>]": "MCP servers: connect and list them, add or remove one",
-  "hooks [--json]": "the hooks of this folder (config.json, .claude/settings.json): event, matcher, command, source",
-  "registry [list|search|add|installed|remove]": "skills and plugins from the registry: browse, install, remove",
-  "sandbox [--json]": "the shell sandbox of this folder: mode, runner, network, and a live check",
-  "update [--check]": "replace this binary with the latest release, or only say whether one exists",
+export const SUBCOMMANDS: Record<string, SubcommandRow> = {
+  config: { load: () => import("./config.ts").then((m) => m.default), args: "[path|show|set <key> <json>]", summary: "show or change config.json" },
+  runs: {
+    load: () => import("./runs.ts").then((m) => m.default),
+    args: "[list|show|events|search|tail|cancel|resume]",
+    summary: "the run log: past and live runs, search them, cancel one, resume a blocked one",
+  },
+  approvals: { load: () => import("./approvals.ts").then((m) => m.default), args: "[--json]", summary: "list pending approvals of blocked runs" },
+  approve: { load: () => import("./approvals.ts").then((m) => m.approveCommand), args: "<id>", summary: "approve a pending approval (id or unique prefix)" },
+  deny: { load: () => import("./approvals.ts").then((m) => m.denyCommand), args: "<id>", summary: "deny a pending approval (id or unique prefix)" },
+  memory: {
+    load: () => import("./memory.ts").then((m) => m.default),
+    args: "[list|show <id>|add <kind> <text>|forget <text>|verify|compact]",
+    summary: "this project's notes",
+  },
+  sessions: {
+    load: () => import("./sessions.ts").then((m) => m.default),
+    args: "[show|compact|uncompact <id>]",
+    summary: "list saved sessions, show one, compact or uncompact one",
+  },
+  search: {
+    load: () => import("./search.ts").then((m) => m.default),
+    args: "<query> [--sessions|--runs|--memory]",
+    summary: "find anything shiro remembers: prompts, answers, tool results, notes, episodes",
+  },
+  export: {
+    load: () => import("./export.ts").then((m) => m.default),
+    args: "<session-or-run-id> [--format md|json|html]",
+    summary: "a session or run as Markdown, JSON or one self-contained HTML file, secrets redacted",
+  },
+  tools: { load: () => import("./tools.ts").then((m) => m.default), args: "[--json]", summary: "the built-in tools: set, offered or withheld, schema bytes" },
+  mcp: {
+    load: () => import("./mcp.ts").then((m) => m.default),
+    args: "[list|add <name>|remove <name>]",
+    summary: "MCP servers: connect and list them, add or remove one",
+  },
+  hooks: {
+    load: () => import("./hooks.ts").then((m) => m.default),
+    args: "[--json]",
+    summary: "the hooks of this folder (config.json, .claude/settings.json): event, matcher, command, source",
+  },
+  registry: {
+    load: () => import("./registry.ts").then((m) => m.default),
+    args: "[list|search|add|installed|remove]",
+    summary: "skills and plugins from the registry: browse, install, remove",
+  },
+  sandbox: {
+    load: () => import("./sandbox.ts").then((m) => m.default),
+    args: "[--json]",
+    summary: "the shell sandbox of this folder: mode, runner, network, and a live check",
+  },
+  update: {
+    load: () => import("./update.ts").then((m) => m.default),
+    args: "[--check]",
+    summary: "replace this binary with the latest release, or only say whether one exists",
+  },
+  acp: {
+    load: () => import("./acp.ts").then((m) => m.default),
+    args: "",
+    summary: "serve the Agent Client Protocol on stdin/stdout, for editors (docs/editors.md)",
+  },
 };

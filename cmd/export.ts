@@ -28,7 +28,7 @@ export default defineCommand({
     else if (format === "html") text = (await import("../lib/export/html.ts")).renderHtml(buildExportDoc(record));
     else text = (await import("../lib/export/markdown.ts")).renderMarkdown(buildExportDoc(record));
     if (!out) return writeOut(text);
-    const { writeTextAtomic } = await import("../lib/store/json-file.ts");
+    const { writeTextAtomic } = await import("../lib/state-file/json-file.ts");
     const { resolve } = await import("node:path");
     writeTextAtomic(resolve(out), text);
     writeErr(`wrote ${record.kind} ${record.kind === "session" ? record.session.id : record.run.id} as ${format} to ${out}\n`);

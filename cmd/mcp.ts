@@ -65,7 +65,7 @@ function _buildServer(args: Record<string, unknown>, rawArgs: readonly string[],
   if (command !== undefined && url !== undefined) throw new UsageError("give either --command (a local server) or --url (a remote one), not both");
   if (command !== undefined) {
     if (remoteFlags > 0) throw new UsageError("--header and --type are for remote servers (--url)");
-    if (!command.trim()) throw new UserError("a command is required");
+    if (!command.trim()) throw new UsageError("--command needs a command line");
     const argv = _repeated(rawArgs, "--arg");
     const env = _parsePairs(_repeated(rawArgs, "--env"), "=", "KEY=value");
     return { command, ...(argv.length > 0 ? { args: argv } : {}), ...(env ? { env } : {}) };
@@ -73,7 +73,7 @@ function _buildServer(args: Record<string, unknown>, rawArgs: readonly string[],
   if (url !== undefined) {
     if (localFlags > 0) throw new UsageError("--arg and --env are for local servers (--command)");
     const problem = checkUrl(url);
-    if (problem) throw new UserError(problem);
+    if (problem) throw new UsageError(problem);
     const headers = _parsePairs(_repeated(rawArgs, "--header"), ":", "Name: value");
     const type = args.type === "sse" ? ("sse" as const) : undefined;
     return { url, ...(type ? { type } : {}), ...(headers ? { headers } : {}) };

@@ -57,7 +57,7 @@ export async function main(argv: string[]): Promise<number> {
     if (first !== undefined && !first.startsWith("-") && first in SUBCOMMANDS) {
       await _sealKeys();
       const { runStrict } = await import("./_run-citty.ts");
-      await runStrict(await SUBCOMMANDS[first]!(), argv.slice(1), `shiro ${first}`);
+      await runStrict(await SUBCOMMANDS[first]!.load(), argv.slice(1), `shiro ${first}`);
       return typeof process.exitCode === "number" ? process.exitCode : EXIT.ok;
     }
     return await runRoot(parseFlags(argv, ROOT_FLAGS));

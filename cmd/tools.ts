@@ -1,6 +1,7 @@
 /**
  * `shiro tools [--json]`: every built-in tool with its set, whether config.json's `toolSets`
- * offers it, and the bytes its schema adds to each request; then the totals per set.
+ * offers it, and the bytes of its schema; the totals per set; then what a default request really
+ * sends of them, after the schema deferral (`deferTools`).
  * Session, plugin and MCP tools exist only inside a session: `/tools` lists those.
  */
 import { defineCommand } from "citty";
@@ -15,9 +16,12 @@ export default defineCommand({
   async run({ args }) {
     const { loadConfigFile } = await import("../lib/config/config.ts");
     const { builtinTools, measureToolCosts } = await import("../lib/tools/index.ts");
+    const { createToolDeferral } = await import("../lib/agent/context/tool-deferral.ts");
     const config = loadConfigFile();
     const tools = builtinTools({ complete: _noModelHere, allowHosts: config.webFetch?.allowHosts });
-    const costs = measureToolCosts(tools, { toolSets: config.toolSets });
+    // What a default request sends: the session's deferral over the offered built-in tools.
+    const deferral = createToolDeferral({ enabled: config.deferTools !== false, mcpBudget: config.mcpSchemaBudget });
+    const costs = measureToolCosts(tools, { toolSets: config.toolSets }, (offered) => deferral.offer(offered));
     if (args.json) {
       writeOut(`${JSON.stringify(costs)}\n`);
       return;

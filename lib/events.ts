@@ -10,9 +10,10 @@
  * Transient events (`text`, `reasoning`, `tool-output`) are deltas: the run log folds them into
  * `message` and `tool-result` and does not store them. docs/headless.md documents every event.
  */
-import type { Todo } from "./store/notebook.ts";
+import type { Todo } from "./notebook.ts";
 
-export type StopKind = "completed" | "error" | "aborted" | "blocked" | "max-steps";
+/** `max-cost`: the next request would have taken the run past `--max-cost`. */
+export type StopKind = "completed" | "error" | "aborted" | "blocked" | "max-steps" | "max-cost";
 
 export type DenialSource = "user" | "rule" | "plugin" | "headless" | "hook";
 
@@ -31,8 +32,9 @@ export type AgentEvent =
   | { type: "tool-call"; id: string; name: string; input: unknown }
   /** Live output of a running tool (transient). */
   | { type: "tool-output"; id: string; chunk: string }
-  | { type: "tool-result"; id: string; name: string; output: string }
-  | { type: "tool-error"; id: string; name: string; error: string }
+  /** `bookkeeping`: the tool declares `memoryContent: false` (lib/tools/types.ts); indexes skip it. */
+  | { type: "tool-result"; id: string; name: string; output: string; bookkeeping?: boolean }
+  | { type: "tool-error"; id: string; name: string; error: string; bookkeeping?: boolean }
   /** The call never reached its tool. `reason` is what the model was told. */
   | { type: "tool-denied"; id: string; name: string; reason: string; by: DenialSource }
   /** A call needs a decision; `approvalId` names the persisted request. */
@@ -44,15 +46,17 @@ export type AgentEvent =
   /** Durable state changed: the whole task list, or a memory tool ran (`count`: notes stored after it). */
   | { type: "state"; todos?: Todo[]; memory?: { action: "remember" | "forget" | "recall"; count: number } }
   /**
-   * What memory the run's prompt carries (first after `run-start`): each note or episode injected,
-   * its scope and estimated tokens, the section's estimated tokens, the budget and the notes left out.
+   * What memory the run's prompt carries (first after `run-start`): each note, episode or past
+   * session (one with no episode, by its best passage) injected, its scope (`episode`, `session`),
+   * the session it came from, its estimated tokens, the section's estimated tokens, the budget and
+   * the notes left out.
    */
   | {
       type: "memory";
       tokens: number;
       budget: number;
       leftOut: number;
-      injected: { kind: "note" | "episode"; id: string; scope: string; tokens: number; stale?: boolean }[];
+      injected: { kind: "note" | "episode" | "session"; id: string; scope: string; session?: string; tokens: number; stale?: boolean }[];
     }
   /**
    * One hook command ran (docs/hooks.md): its event (`PreToolUse`, …), the command as configured
@@ -90,6 +94,8 @@ export type AgentEvent =
       costUsd?: number;
       /** The subagents' share of the totals above (their model may differ: config `subagentModel`); absent when none ran. */
       subagents?: { inputTokens: number; outputTokens: number; costUsd?: number };
+      /** Why a bound stopped the run (stop `max-cost`): one line naming the limit. */
+      reason?: string;
       /** True when the run was stopped by `shiro runs cancel` (stop is then `aborted`). */
       cancelled?: boolean;
       /**

@@ -55,7 +55,18 @@ const _toolCallPart = {
   extraContent: v.optional(v.record(v.string(), v.unknown())),
 };
 
-const _toolResultPart = { type: v.literal("tool-result"), callId: v.string(), name: v.string(), output: v.string(), isError: v.optional(v.boolean()) };
+/**
+ * `bookkeeping`: the result (and its call) is the agent's own traffic, not something said: a tool
+ * declaring `memoryContent: false`, or a denied call. Kept and sent like any result; never indexed.
+ */
+const _toolResultPart = {
+  type: v.literal("tool-result"),
+  callId: v.string(),
+  name: v.string(),
+  output: v.string(),
+  isError: v.optional(v.boolean()),
+  bookkeeping: v.optional(v.boolean()),
+};
 
 export const TextPartSchema = v.looseObject(_textPart);
 export const ReasoningPartSchema = v.looseObject(_reasoningPart);

@@ -1,5 +1,5 @@
 /** The bell plugin: rings the terminal bell (BEL on stderr) when a turn ends. */
-import type { Plugin, PluginContext } from "../lib/extensions/plugin-api.ts";
+import type { Plugin, PluginContext } from "../lib/extension-api/plugin-api.ts";
 
 export function createBellPlugin(context: Pick<PluginContext, "writeStderr">): Plugin {
   return {

@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 import { childEnv } from "../lib/secrets/child-env.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Plugin } from "../lib/extensions/plugin-api.ts";
+import type { Plugin } from "../lib/extension-api/plugin-api.ts";
 
 export const FORMAT_TIMEOUT_MS = 60_000;
 

@@ -17,7 +17,7 @@
  * the gate asks the user, and refuses where nobody can answer. What runs from a file (a script,
  * a Makefile, a git alias in the config) is not read. This is a seatbelt, not a sandbox.
  */
-import type { Plugin } from "../lib/extensions/plugin-api.ts";
+import type { Plugin } from "../lib/extension-api/plugin-api.ts";
 import { loadShellParser } from "../lib/shell/parser.ts";
 import { peelCommand } from "../lib/shell/peel.ts";
 import {
@@ -308,9 +308,8 @@ export function createGuardPlugin(): Plugin {
   return {
     name: "guard",
     description: "refuses destructive bash commands (rm -rf, git reset --hard, force pushes, piping into a shell, …) and asks about commands it cannot read",
-    async beforeToolCall({ toolName, input }) {
-      if (toolName !== "bash" || input === null || typeof input !== "object") return undefined;
-      const command = (input as { command?: unknown }).command;
+    // Every call of a tool that declares a shell command (its `command`), whatever its name.
+    async beforeToolCall({ command }) {
       if (typeof command !== "string") return undefined;
       await loadShellParser();
       const finding = inspectCommand(command);

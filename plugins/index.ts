@@ -1,6 +1,6 @@
 /** The builtin plugins by name: the names config `plugins` may list. */
 import type { BUILTIN_PLUGIN_NAMES } from "../lib/config/config.ts";
-import type { PluginFactory } from "../lib/extensions/plugin-api.ts";
+import type { PluginFactory } from "../lib/extension-api/plugin-api.ts";
 import { createBellPlugin } from "./bell.ts";
 import { createFormatPlugin } from "./format.ts";
 import { createGuardPlugin } from "./guard.ts";

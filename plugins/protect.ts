@@ -4,7 +4,7 @@
  * exactly, so `docs/dist-layout.md` and `src/build-info.ts` pass while `dist/app.js` does not.
  * It judges the paths every `write` tool declares (ToolDefinition.paths, folders expanded).
  */
-import type { Plugin } from "../lib/extensions/plugin-api.ts";
+import type { Plugin } from "../lib/extension-api/plugin-api.ts";
 import { pathSegments } from "../lib/approval/write-paths.ts";
 
 export interface ProtectRule {

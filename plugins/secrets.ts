@@ -3,9 +3,9 @@
  * classifier flags (lib/secrets/classify.ts: env files, private keys, package-manager, netrc and
  * cloud credentials), so the model tells the user what belongs there instead. It judges the paths
  * every `write` tool declares (ToolDefinition.paths, folders expanded, normalised by the gate).
- * Reads of the same files are the gate's business: they ask (lib/approval/gate.ts).
+ * Reads of the same files are the gate's business: they ask (lib/extensions/gate.ts).
  */
-import type { Plugin } from "../lib/extensions/plugin-api.ts";
+import type { Plugin } from "../lib/extension-api/plugin-api.ts";
 import { classifySecretPath } from "../lib/secrets/classify.ts";
 
 /** Why writing `path` is refused, or undefined when it is not a credential path. */

@@ -1,6 +1,6 @@
 /** The time plugin: a `current_time` tool, auto-approved, so the model need not guess the date. */
 import * as v from "valibot";
-import type { Plugin } from "../lib/extensions/plugin-api.ts";
+import type { Plugin } from "../lib/extension-api/plugin-api.ts";
 import type { ToolDefinition } from "../lib/tools/types.ts";
 
 /** `<ISO 8601 in UTC> (local: <the local date string, zone included>)`. */

@@ -1,6 +1,6 @@
 /**
  * The builtin skills, embedded as text so the compiled binary carries them. Keys are the folder
- * names; each value is the whole SKILL.md (frontmatter included), parsed by lib/extensions/skills.ts.
+ * names; each value is the whole SKILL.md (frontmatter included), parsed by lib/skills/skills.ts.
  */
 import commit from "./commit/SKILL.md" with { type: "text" };
 import debug from "./debug/SKILL.md" with { type: "text" };

@@ -8,10 +8,10 @@
  */
 import type { ResolvedConfig } from "../config/config.ts";
 import type { AgentName, ThinkingLevel } from "../vocabulary.ts";
-import { createGate, type Gate } from "../approval/gate.ts";
+import { createGate, type Gate } from "../extensions/gate.ts";
 import { type DecisionSource } from "../approval/request.ts";
-import { defaultPermission, parsePermissionRules, evaluatePermission, mayAllow, type PermissionRules } from "../approval/rules.ts";
-import type { PluginHost } from "../extensions/plugin-api.ts";
+import { addDeclaredDefaults, defaultPermission, parsePermissionRules, evaluatePermission, mayAllow } from "../approval/rules.ts";
+import type { PluginHost } from "../extension-api/plugin-api.ts";
 import { findProjectRoot } from "../config/project.ts";
 import { detectSandbox, type SandboxStatus } from "../sandbox/detect.ts";
 import { createCommandSandbox } from "../sandbox/session.ts";
@@ -20,11 +20,11 @@ import type { MemoryStore } from "../store/memory.ts";
 import { openEpisodes } from "../store/episodes.ts";
 import { embeddingClientFromConfig } from "../search/embeddings.ts";
 import { collectRunIds, recordSessionEpisode, summarizeEpisode } from "./episode-recorder.ts";
-import type { Todo } from "../store/notebook.ts";
+import type { Todo } from "../notebook.ts";
 import type { RunSnapshot } from "../store/runs.ts";
 import { openSessionWriter, type SessionWriter } from "../store/sessions.ts";
 import { type SessionRecord } from "../store/session-record.ts";
-import { renderSkillCatalogue, type Skill } from "../extensions/skills.ts";
+import { renderSkillCatalogue, type Skill } from "../skills/skills.ts";
 import { builtinTools, checkToolList, selectTools } from "../tools/index.ts";
 import { createSkillTool } from "../tools/skill.ts";
 import { createRecallDiscardedTool } from "../tools/recall-discarded.ts";
@@ -34,7 +34,7 @@ import type { ToolDefinition } from "../tools/types.ts";
 import type { McpServerStatus } from "../extensions/mcp/hub.ts";
 import { runOptionsFromFlags, type AgentFlags } from "../config/flags.ts";
 import { createContextManager, type ContextManager } from "./context/manager.ts";
-import { createToolDeferral, LOAD_TOOLS } from "./context/tool-deferral.ts";
+import { createToolDeferral, LOAD_TOOLS_DECLARATION } from "./context/tool-deferral.ts";
 import { createContextWindow } from "./context/window.ts";
 import { learnModelWindow } from "./context/window-learned.ts";
 import { describePromptTooLarge, recoverFromOverflow } from "./context/overflow.ts";
@@ -43,13 +43,15 @@ import { openSessionMemory, type SessionMemory } from "./memory-session.ts";
 import { loadInstructions, renderInstructions, type InstructionFile } from "./instructions.ts";
 import type { StartupNotice } from "../notices.ts";
 import { buildSystemPrompt, renderTodosForPrompt } from "./prompt.ts";
-import { createRunDriver, createRunIds, createUsageTally, type RunStartOptions } from "./run-driver.ts";
-import { connectMcp, openPlugins, openSkills } from "./session-extensions.ts";
+import { createRunDriver, createRunIds, type RunStartOptions } from "./run-driver.ts";
+import { connectMcp, type EditorConnection, openCustomAgents, openPlugins, openSkills } from "./session-extensions.ts";
 import { openSessionSettings, type SessionEndReason, type SessionHooks, type SessionStartSource } from "./session-settings.ts";
 import { pickSession, resolveAgentConfig } from "./session-start.ts";
 import { createTaskTool } from "./subagent.ts";
 import { runUserCommand } from "./user-command.ts";
 import { DEFAULT_MAX_STEPS, VARIANTS, type AgentVariant } from "./variants.ts";
+import type { CompleteFn } from "../providers/complete.ts";
+import { readRunScope } from "./run-scope.ts";
 import { traceFirstRequest, tracedStartup } from "./startup-trace.ts";
 
 export interface CreateAgentOptions {
@@ -68,6 +70,9 @@ export interface CreateAgentOptions {
   /** Why this session opens, for SessionStart hooks: `clear` after /clear; default startup (or resume). */
   sessionSource?: SessionStartSource;
   env?: NodeJS.ProcessEnv;
+  /** Where the session's own lines go (a plugin's bell, an episode not written): the front end's one writer (lib/ui/output.ts). */
+  writeStderr: (text: string) => void;
+  editor?: EditorConnection;
 }
 
 /** What the REPL may switch mid-session (`/agent`, `/think`, `/model`). */
@@ -125,13 +130,12 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const { flags, cwd } = options;
   const headless = options.mode === "headless";
   const notices: StartupNotice[] = [];
-  const config = await resolveAgentConfig(flags, options.env, notices);
+  const config = tracedStartup("config", await resolveAgentConfig(flags, options.env, notices));
+  const scope = readRunScope(cwd, flags, [config.model, config.file.subagentModel ?? config.model]);
   let variant: AgentVariant = VARIANTS[config.agent];
   let thinking: ThinkingLevel = config.thinking ?? variant.thinking;
   let model = config.model;
-  const client: ModelClient = traceFirstRequest(
-    createModelClient({ connection: connectionFromConfig(config), preset: config.preset, protocolForced: config.protocolForced }),
-  );
+  const client: ModelClient = createModelClient({ connection: connectionFromConfig(config), preset: config.preset, protocolForced: config.protocolForced });
 
   const picked = pickSession(options, config, notices);
   const session = picked.session;
@@ -146,7 +150,6 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const embeddings = flags.noMemory ? undefined : embeddingClientFromConfig(config.file.memory?.embeddings, onNotice);
   /** Runs this process drove in this session: the next episode's material. */
   const episodeRuns: string[] = [];
-
   const sandboxStatus = detectSandbox({ config: config.file.sandbox, noSandbox: flags.noSandbox, env: options.env });
   if (sandboxStatus.notice) notices.push({ code: "sandbox", text: sandboxStatus.notice });
   const sandbox = createCommandSandbox(sandboxStatus, {
@@ -155,9 +158,9 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     hidePaths: typeof config.file.sandbox === "object" ? config.file.sandbox.hidePaths : undefined,
   });
 
-  const plugins = await openPlugins(cwd, config, sandbox, flags.noPlugins === true, notices);
+  const plugins = await openPlugins(cwd, config, sandbox, flags.noPlugins === true, notices, options.writeStderr);
   const skills = openSkills(cwd, flags.noSkills === true, notices);
-  const mcp = await connectMcp({ cwd, config, sandboxStatus, sandbox, disabled: flags.noMcp === true, headless }, notices);
+  const mcp = await connectMcp({ cwd, config, sandboxStatus, sandbox, disabled: flags.noMcp === true, headless, extra: options.editor?.mcpServers }, notices);
   const instructions = flags.noInstructions ? [] : loadInstructions(cwd);
   const settings = await openSessionSettings({ ...options, config, sessionId: session.id, sandbox, outside: mcp.events, resumed: picked.resumed }, notices);
   const hooks = settings.hooks;
@@ -174,8 +177,10 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     auto: config.file.compaction?.auto ?? true,
     onCompact: settings.onCompact,
   });
-  const complete = (system: string, prompt: string, signal: AbortSignal) => context.complete(system, prompt, signal);
+  const complete: CompleteFn = (system, prompt, signal) => context.complete(system, prompt, signal ?? new AbortController().signal);
 
+  // The registered tools, filled below; the task tool's workers and the memory's provenance read it.
+  const toolbox: { registered: ToolDefinition[] } = { registered: [] };
   // A blocked call is persisted under the run that is active when it asks.
   const runIds = createRunIds(options.runId);
   const memoryConfig = config.file.memory;
@@ -198,26 +203,19 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const memory = memoryScopes?.shelf.project;
   const blocking = headless && flags.approvals === "block" ? { runId: () => runIds.active, sessionId: session.id } : undefined;
   const decide: DecisionSource = settings.decider(options.decide, blocking);
-  // One gate for the whole session: "always" grants last until the process ends; the repeat
-  // guard is reset by the loop at the start of every turn. Session tools join `autoApprove`
-  // once they exist (the gate reads it per call).
-  // Default decisions come from the built-in tools' declarations; session tools are auto-approved.
+  // One gate for the session: "always" grants last until exit, the loop resets the repeat guard
+  // each turn. Only declared `decision`s say whether a call asks (session tools' join below).
   const builtins = builtinTools({ complete, allowHosts: config.file.webFetch?.allowHosts });
-  const rules: PermissionRules = parsePermissionRules(settings.permission(config.file.permission, builtins), defaultPermission(builtins));
-  const autoApprove = new Set<string>();
+  const rules = parsePermissionRules(scope.permission(settings.permission(config.file.permission, builtins), builtins), defaultPermission(builtins));
   const gate: Gate = createGate({
     rules,
     plugins,
     yolo: flags.yolo === true,
     decide,
-    autoApprove,
     headless: headless && !options.decide,
     sessionId: session.id,
   });
 
-  // The task tool's workers see every registered tool, itself included: the list is filled below.
-  const toolbox: { registered: ToolDefinition[] } = { registered: [] };
-  const subagentUsage = createUsageTally();
   const sessionTools: ToolDefinition[] = [
     createTodoTool({
       get: () => session.notebook.todos,
@@ -241,33 +239,31 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
             gate: { check: (call) => gate.check(call), newTurn: () => undefined, deniesPath: (tool, path, root) => gate.deniesPath!(tool, path, root) },
             canAsk: Boolean(options.decide),
             workerBlocked: () => (variant.allow ? `The worker kind is not available in the ${variant.name} agent: it cannot change anything.` : undefined),
-            onUsage: (used) => subagentUsage.add(used),
+            onUsage: (used) => scope.subagentUsage.add(used),
             memory: memoryScopes ? (kind, prompt) => memoryScopes.subagentSection(kind, prompt) : undefined,
             hooks,
             hookEvents: mcp.events,
+            agents: openCustomAgents(cwd, false, notices),
           }),
         ]),
     ...(skills.length > 0 ? [createSkillTool(skills)] : []),
     ...plugins.tools(),
   ];
-  // A tool that declares `ask` (remember under memory.confirmWrites) asks like a write.
-  for (const tool of sessionTools) if (tool.decision !== "ask") autoApprove.add(tool.name);
   const registered = checkToolList([...builtins, ...sessionTools]);
   toolbox.registered = tracedStartup("tools", registered);
-  let offered = selectTools(registered, { toolSets: config.file.toolSets, allow: variant.allow }).offered;
-  autoApprove.add(LOAD_TOOLS);
-  const autoApproveAll = new Set([...autoApprove, ...plugins.autoApprove()]);
+  addDeclaredDefaults(rules, [...sessionTools, LOAD_TOOLS_DECLARATION]);
+  let offered = scope.visible(selectTools(registered, { toolSets: config.file.toolSets, allow: variant.allow }).offered);
   // Where every question is denied, a tool no rule allows could only be refused: it is not offered.
   const deniesAsking = headless && !flags.yolo && flags.approvals !== "block" && !options.decide;
-  const runnable = (tool: ToolDefinition) => !deniesAsking || mayAllow(rules, tool.name, { autoApprove: autoApproveAll });
+  const runnable = (tool: ToolDefinition) => !deniesAsking || mayAllow(rules, tool.name);
   /** What a step offers: the selected tools, plus MCP tools listed so far (never under a read-only variant). */
-  const selectedNow = (): ToolDefinition[] => (mcp.hub && !variant.allow ? [...offered, ...mcp.hub.tools()] : offered);
+  const selectedNow = (): ToolDefinition[] => scope.visible(mcp.hub && !variant.allow ? [...offered, ...mcp.hub.tools()] : offered);
   const offeredNow = (): ToolDefinition[] => selectedNow().filter(runnable);
   // A withheld tool the model calls anyway is refused by the gate with the reason, not "unknown".
-  const callableNow = (): ToolDefinition[] => [...deferral.callable(offeredNow()), ...selectedNow().filter((tool) => !runnable(tool))];
+  const callableNow = (): ToolDefinition[] => [...deferral.callable(offeredNow()), ...selectedNow().filter((t) => !runnable(t)), ...scope.withheld(registered)];
   const deferral = createToolDeferral({ enabled: config.file.deferTools !== false, mcpBudget: config.file.mcpSchemaBudget });
 
-  const asksFirst = (name: string) => evaluatePermission(rules, name, [], { autoApprove: autoApproveAll }).decision !== "allow";
+  const asksFirst = (name: string) => evaluatePermission(rules, name, []).decision !== "allow";
   if (headless && !flags.yolo)
     notices.push({ code: "headless-approvals", mode: flags.approvals, asking: offered.map((tool) => tool.name).filter(asksFirst), mcp: mcp.hub !== undefined });
   if (!headless)
@@ -293,7 +289,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       appendix: variant.appendix,
       pluginAppendices: hooks?.contextSection() ? [...plugins.appendices(), hooks.contextSection()] : plugins.appendices(),
       todos: renderTodosForPrompt(session.notebook.todos),
-    });
+    }) + (scope.appended ? `\n\n${scope.appended}` : "");
 
   // A new session is written before its first run starts, so a run killed in its first moments
   // still leaves a session that `-c` resumes.
@@ -301,16 +297,17 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const driver = createRunDriver({
     session,
     markChanged: () => writer.markChanged(),
-    client,
+    client: traceFirstRequest(client),
     context,
     gate,
     plugins,
     memory,
     root: cwd,
     sandbox,
+    files: options.editor?.files,
     model: () => model,
     thinking: () => thinking,
-    maxSteps: () => variant.maxSteps ?? config.file.maxSteps ?? DEFAULT_MAX_STEPS,
+    ...scope.limits(() => ({ steps: variant.maxSteps ?? config.file.maxSteps ?? DEFAULT_MAX_STEPS, subagentModel: config.file.subagentModel ?? model })),
     tools: () => deferral.offer(offeredNow()),
     callable: callableNow,
     systemPrompt,
@@ -322,7 +319,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     firstTurnPairs: headless && picked.resumed ? (config.file.historyPairs ?? 0) : 0,
     saveNow: () => writer.flush(),
     runIds,
-    subagentUsage,
+    subagentUsage: scope.subagentUsage,
     subagentModel: () => config.file.subagentModel ?? model,
     provider: config.preset.id,
     protocol: client.protocol,
@@ -363,7 +360,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
         variant = VARIANTS[change.agent];
         memoryScopes?.setAgent(variant.name);
         thinking = variant.thinking;
-        offered = selectTools(registered, { toolSets: config.file.toolSets, allow: variant.allow }).offered;
+        offered = scope.visible(selectTools(registered, { toolSets: config.file.toolSets, allow: variant.allow }).offered);
       }
       if (change.thinking) thinking = change.thinking;
       if (change.model) model = change.model;
@@ -388,9 +385,10 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     mcpStatus: () => mcp.hub?.status() ?? [],
     close(reason) {
       const hasMessages = session.messages.length > 0;
-      const episode = episodes && recordSessionEpisode({ store: episodes, session, cwd, runIds: episodeRuns.splice(0) });
+      const episode =
+        episodes && recordSessionEpisode({ store: episodes, session, cwd, runIds: episodeRuns.splice(0), tools: registered, warn: options.writeStderr });
       writer.close();
-      const summary = episode && config.file.memory?.episodeSummary ? summarizeEpisode(episodes!, episode, complete) : undefined;
+      const summary = episode && config.file.memory?.episodeSummary ? summarizeEpisode(episodes!, episode, complete, options.writeStderr) : undefined;
       closing = Promise.all([mcp.hub?.close(), summary, hooks?.sessionEnd(reason ?? "other")]).then(() => undefined);
       return hasMessages ? session.id : undefined;
     },

@@ -9,17 +9,17 @@
  * slow summary loses nothing but the summary.
  *
  * Contract: neither function throws. A session that did nothing (see buildEpisode) records
- * nothing; a failure (a lock held too long, a full disk, the model failing) is one line on
- * stderr, and the session still closes normally.
+ * nothing; a failure (a lock held too long, a full disk, the model failing) is one line through
+ * `warn` (the front end's stderr), and the session still closes normally.
  */
 import { buildEpisode, loadEpisodeRuns } from "../store/episode-build.ts";
+import { describeToolCalls } from "../tools/call-facts.ts";
+import type { ToolDefinition } from "../tools/types.ts";
 import type { Episode, EpisodeStore } from "../store/episodes.ts";
 import type { AgentEvent } from "../events.ts";
 import type { SessionRecord } from "../store/session-record.ts";
+import type { CompleteFn } from "../providers/complete.ts";
 import { redactText } from "../secrets/redact.ts";
-
-/** A one-shot model call: system text and one user prompt in, the reply's text out. */
-export type CompleteFn = (system: string, prompt: string, signal: AbortSignal) => Promise<string>;
 
 export const SUMMARY_LINES = 5;
 export const SUMMARY_CHARS = 500;
@@ -35,32 +35,37 @@ export interface RecordSessionEpisodeOptions {
   session: SessionRecord;
   cwd: string;
   runIds: readonly string[];
+  /** The session's tools: each logged call is read by its tool's declaration (lib/tools/call-facts.ts). */
+  tools: readonly ToolDefinition[];
+  /** Hears the one line of a failure. */
+  warn: (line: string) => void;
 }
 
 /** Records the episode if there is one; returns it when it was recorded. */
 export function recordSessionEpisode(options: RecordSessionEpisodeOptions): Episode | undefined {
   const { store, session, cwd, runIds } = options;
+  const describe = describeToolCalls(options.tools, cwd);
   if (runIds.length === 0) return undefined;
   try {
     const prompts = new Map(session.exchanges.filter((exchange) => runIds.includes(exchange.runId)).map((exchange) => [exchange.runId, exchange.query]));
-    const episode = buildEpisode({ sessionId: session.id, cwd, projectRoot: store.projectRoot, runs: loadEpisodeRuns(runIds, prompts) });
+    const episode = buildEpisode({ sessionId: session.id, describe, cwd, projectRoot: store.projectRoot, runs: loadEpisodeRuns(runIds, prompts) });
     if (!episode) return undefined;
     store.record(episode);
     return episode;
   } catch (error) {
-    process.stderr.write(`shiro: could not record this session's episode in ${store.path} (${_message(error)}); the session itself is saved\n`);
+    options.warn(`shiro: could not record this session's episode in ${store.path} (${_message(error)}); the session itself is saved\n`);
     return undefined;
   }
 }
 
 /** Asks the model for the episode's summary and adds it to the stored episode. */
-export async function summarizeEpisode(store: EpisodeStore, episode: Episode, complete: CompleteFn): Promise<void> {
+export async function summarizeEpisode(store: EpisodeStore, episode: Episode, complete: CompleteFn, warn: (line: string) => void): Promise<void> {
   try {
     const reply = await complete(_SUMMARY_SYSTEM, renderEpisodeForSummary(episode), AbortSignal.timeout(_SUMMARY_TIMEOUT_MS));
     const summary = cleanSummary(reply);
     if (summary) store.addSummary(episode.id, summary);
   } catch (error) {
-    process.stderr.write(`shiro: the episode summary was not written (${_message(error)}); the episode is stored without it\n`);
+    warn(`shiro: the episode summary was not written (${_message(error)}); the episode is stored without it\n`);
   }
 }
 

@@ -18,8 +18,8 @@ import type { ToolCallPart } from "../messages.ts";
 import type { ModelRequest } from "../providers/types.ts";
 import type { ThinkingLevel } from "../vocabulary.ts";
 import { toToolSpec } from "../tools/schema.ts";
-import { capResult, type ToolDefinition } from "../tools/types.ts";
-import { USER_DENIED_REASON, type Gate } from "../approval/gate.ts";
+import { capResult, type ToolDefinition, type WorkspaceFiles } from "../tools/types.ts";
+import { USER_DENIED_REASON, type Gate } from "../extensions/gate.ts";
 import type { CommandSandbox } from "../sandbox/session.ts";
 import type { ModelClient } from "../providers/client.ts";
 import type { Suspension } from "../store/runs.ts";
@@ -28,7 +28,7 @@ import { collectToolCall, validateToolCall } from "./tool-call.ts";
 import { executeWithHooks, runPreToolHooks } from "./tool-hooks.ts";
 import type { SessionHooks } from "../extensions/hooks/session-hooks.ts";
 
-/** The approval gate the loop consults before every call (lib/approval/gate.ts implements it). */
+/** The approval gate the loop consults before every call (lib/extensions/gate.ts implements it). */
 export type LoopGate = Pick<Gate, "check" | "newTurn" | "deniesPath">;
 
 export interface WirePreparation {
@@ -52,6 +52,8 @@ export interface TurnOptions {
   root: string;
   /** Passed to every tool call (bash runs in it). */
   sandbox?: CommandSandbox;
+  /** The editor's file buffers (ACP), passed to every tool call. */
+  files?: WorkspaceFiles;
   maxSteps: number;
   signal: AbortSignal;
   maxOutputTokens?: number;
@@ -66,6 +68,8 @@ export interface TurnOptions {
   onHistoryChange?: () => void;
   /** Extra events after a tool ran (e.g. `state` after todo_write). */
   afterTool?: (name: string, input: unknown, output: string) => AgentEvent[] | undefined;
+  /** Why a request must not be sent (`--max-cost`); the turn then stops with `max-cost` before it. `spent`: this turn's usage so far. */
+  beforeRequest?: (spent: Usage | undefined, request: ModelRequest) => string | undefined;
   /** User hooks (lib/extensions/hooks/): PreToolUse before the gate, PostToolUse after a result, Stop when the model stops. */
   hooks?: Pick<SessionHooks, "preToolUse" | "postToolUse" | "stop">;
   /** A subagent's turn: its Stop hooks are SubagentStop. */
@@ -81,6 +85,8 @@ export interface TurnResult {
   /** The last step's assistant text: the answer. */
   answer: string;
   error?: string;
+  /** Why a bound stopped the turn (`max-cost`), one line. */
+  reason?: string;
   suspended?: Suspension;
 }
 
@@ -146,6 +152,8 @@ export async function* runTurn(input: TurnInput, options: TurnOptions): AsyncGen
       maxOutputTokens: options.maxOutputTokens,
       signal: options.signal,
     };
+    const over = options.beforeRequest?.(usage, request);
+    if (over) return { stop: "max-cost", steps: steps - 1, usage, lastInputTokens, answer, reason: over };
 
     let final: AssistantMessage | undefined;
     for await (const event of options.client.stream(request)) {
@@ -319,7 +327,7 @@ async function* _answerCalls(
     if (resumed && resumed.callId === call.id) {
       if (resumed.decision !== "approved") {
         yield { type: "tool-denied", id: call.id, name: call.name, reason: USER_DENIED_REASON, by: "user" };
-        results.push({ type: "tool-result", callId: call.id, name: call.name, output: USER_DENIED_REASON, isError: true });
+        results.push({ type: "tool-result", callId: call.id, name: call.name, output: USER_DENIED_REASON, isError: true, bookkeeping: true });
         continue;
       }
       // The stored call went through the redactor: running it would use the placeholder, not the secret.
@@ -351,7 +359,7 @@ async function* _answerCalls(
       }
       if (!verdict.allowed) {
         yield { type: "tool-denied", id: call.id, name: call.name, reason: verdict.reason, by: verdict.by };
-        results.push({ type: "tool-result", callId: call.id, name: call.name, output: verdict.reason, isError: true });
+        results.push({ type: "tool-result", callId: call.id, name: call.name, output: verdict.reason, isError: true, bookkeeping: true });
         continue;
       }
       verdictAllowsSecrets = verdict.secretsAllowed === true;

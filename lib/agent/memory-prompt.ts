@@ -2,10 +2,11 @@
  * The memory section of the system prompt, chosen per run within a token budget.
  *
  * Contract:
- * - Candidates are every note the current agent sees (run, agent, project, global, repo) and the
- *   project's episodes. Order: notes and episodes relevant to the request (BM25 over the recall
- *   index, episodes only when relevant, at most 3), best first; then the other notes by hits,
- *   then newest. Each line is added while the section stays within `budget` estimated tokens
+ * - Candidates are every note the current agent sees (run, agent, project, global, repo), the
+ *   project's episodes and, with `transcripts`, the passages of its past sessions. Order: what is
+ *   relevant to the request, ranked and grouped the way recall ranks it (lib/find/recall-everything.ts:
+ *   one scale, one entry per note or session, at most 5 sessions), best first; then the other
+ *   notes by hits, then newest. Each line is added while the section stays within `budget` estimated tokens
  *   (a quarter of the characters, as elsewhere); a line that does not fit is skipped, a smaller
  *   one after it may still fit.
  * - Notes are framed as data: a header says they are records, not instructions, and the lines
@@ -19,22 +20,28 @@
  * - The section says how many notes were left out and that recall reaches them.
  * - `MemoryInjection` lists what went in (ids, scope, estimated tokens): the run log's record.
  */
+import { passageSnippets, rankEverything } from "../find/recall-everything.ts";
 import type { EpisodeStore } from "../store/episodes.ts";
+import type { EpisodeCard } from "../store/memory-index.ts";
 import type { Abbreviate } from "../platform/ids.ts";
-import { EPISODE_SEGMENT, openMemoryIndex, type EpisodeCard } from "../store/memory-index.ts";
 import { escapeMemoryText as _esc } from "../store/memory-escape.ts";
 import { recallAbbreviator } from "../store/memory-recall.ts";
+import { shortSessionIds } from "../store/short-ids.ts";
 import { staleNote } from "../store/memory-provenance.ts";
-import { rankByUse, type MemoryEntry, type MemoryStore, type ScopedMemoryEntry } from "../store/memory.ts";
+import { MEMORY_KINDS, rankByUse, type MemoryEntry, type MemoryStore, type ScopedMemoryEntry } from "../store/memory.ts";
 
 export const DEFAULT_MEMORY_BUDGET = 1_500;
-const _EPISODE_CAP = 3;
+const _SESSION_CAP = 5;
 
 export interface InjectedItem {
-  kind: "note" | "episode";
+  /** `session`: a past session with no episode, shown by its best passage. */
+  kind: "note" | "episode" | "session";
+  /** A note's or episode's id; a session's id. */
   id: string;
-  /** A note's scope; `episode` for an episode. */
+  /** A note's scope; `episode` for an episode, `session` for a session. */
   scope: string;
+  /** The session an episode or session item comes from. */
+  session?: string;
   tokens: number;
   /** True when the line carries a possibly-stale mark. */
   stale?: boolean;
@@ -60,6 +67,9 @@ export interface SelectMemoryOptions {
   episodes?: EpisodeStore;
   /** The current request: what relevance is measured against. */
   query: string;
+  /** Past sessions' passages compete too (the session asking, `currentSession`, left out). */
+  transcripts?: boolean;
+  currentSession?: string;
   budget?: number;
   /** Hears that the recall index was unreadable and rebuilt. */
   onNotice?: (text: string) => void;
@@ -117,22 +127,35 @@ function _rank(options: SelectMemoryOptions, notes: readonly ScopedMemoryEntry[]
   const byId = new Map(notes.map((note) => [note.id, note]));
   const chosen: _Candidate[] = [];
   const taken = new Set<string>();
-  let episodes = 0;
   const query = options.query.trim();
   if (query) {
-    const { index } = openMemoryIndex({ projectRoot, stores, entries, episodes: options.episodes, onNotice: options.onNotice });
-    const abbreviate = recallAbbreviator(index, byId.keys());
-    const accept = (segment: string, id: string) => (segment === EPISODE_SEGMENT ? !id.startsWith("digest:") : byId.has(id));
-    for (const hit of index.search(query, { limit: notes.length + _EPISODE_CAP * 4, filter: accept })) {
-      if (hit.segment === EPISODE_SEGMENT) {
-        if (episodes >= _EPISODE_CAP) continue;
-        episodes++;
-        chosen.push({ line: _episodeLine(hit.data as EpisodeCard, abbreviate), item: { kind: "episode", id: hit.id, scope: "episode" } });
-        continue;
+    const ranking = rankEverything(
+      { projectRoot, cwd: projectRoot, stores, entries, episodes: options.episodes, onNotice: options.onNotice, currentSession: options.currentSession },
+      { query, limit: notes.length + _SESSION_CAP, kinds: options.transcripts ? undefined : [...MEMORY_KINDS, "episode"] },
+    );
+    const sessions = ranking.groups.filter((group) => group.kind === "session").slice(0, _SESSION_CAP);
+    const snippets = passageSnippets(sessions, ranking.words, 200);
+    const abbreviate = recallAbbreviator(ranking.index, byId.keys());
+    const shortIds = shortSessionIds(sessions.map((group) => group.sessionId!));
+    for (const group of ranking.groups) {
+      if (group.note) {
+        if (!byId.has(group.note.id)) continue;
+        taken.add(group.note.id);
+        chosen.push(_noteCandidate(byId.get(group.note.id)!, projectRoot));
+      } else if (sessions.includes(group)) {
+        const session = group.sessionId!;
+        const snippet = snippets.get(group.key);
+        if (group.card?.kind === "episode")
+          chosen.push({
+            line: _episodeLine(group.card, abbreviate) + (snippet && group.passage ? `\n  ${_esc(snippet)}` : ""),
+            item: { kind: "episode", id: group.episodeId!, scope: "episode", session },
+          });
+        else if (snippet)
+          chosen.push({
+            line: `- (session ${shortIds[sessions.indexOf(group)]} ${group.at.slice(0, 10)}) ${_esc(snippet)}`,
+            item: { kind: "session", id: session, scope: "session", session },
+          });
       }
-      const note = byId.get(hit.id)!;
-      taken.add(note.id);
-      chosen.push(_noteCandidate(note, projectRoot));
     }
   }
   for (const note of rankByUse(notes.filter((note) => !taken.has(note.id)))) chosen.push(_noteCandidate(note as ScopedMemoryEntry, projectRoot));

@@ -5,7 +5,8 @@
  * Contract:
  * - `beginRun(prompt)` (a new run, not a resumed one) empties the run store, chooses the notes for
  *   this request and returns the `memory` event the run log records (none when nothing was
- *   there to carry), after a notice when the recall index had to be rebuilt.
+ *   there to carry), after a notice when the recall index had to be rebuilt or the episodes file
+ *   cannot be read.
  * - Every note remembered records its provenance from what shiro observed: files read or changed
  *   by tool calls since the last user message, and what untrusted text the whole session's context
  *   held, by the tools' declarations (`resultText`, `effect`, `paths`): every foreign result — a
@@ -19,13 +20,14 @@
  */
 import type { EmbeddingClient } from "../search/embeddings.ts";
 import type { Message } from "../messages.ts";
-import { projectPath, toolCallFiles } from "../store/episode-build.ts";
+import { projectPath, type DescribeCall } from "../store/episode-build.ts";
 import type { EpisodeStore } from "../store/episodes.ts";
 import { memoryAbbreviator, projectStores } from "../store/memory-lookup.ts";
 import { buildProvenance } from "../store/memory-provenance.ts";
 import { openMemoryShelf, type MemoryShelf } from "../store/memory-scopes.ts";
 import { openRepoNotesTrust, readRepoNotesFile } from "../store/repo-notes-trust.ts";
 import type { MemoryEntry, MemoryScope } from "../store/memory.ts";
+import { describeToolCalls } from "../tools/call-facts.ts";
 import { resolveInWorkspace } from "../tools/jail.ts";
 import { createMemoryTools } from "../tools/memory-tools.ts";
 import type { ToolDefinition } from "../tools/types.ts";
@@ -94,7 +96,7 @@ export function openSessionMemory(options: SessionMemoryOptions): SessionMemory 
         sessionId: options.sessionId,
         runId: options.runId(),
         agent,
-        files: _turnFiles(options.messages(), options.cwd, projectRoot),
+        files: _turnFiles(options.messages(), describeToolCalls(options.toolFor ?? (() => undefined), options.cwd), options.cwd, projectRoot),
         untrusted: untrustedSeen(options.messages(), options.toolFor ?? (() => undefined), options.cwd, projectRoot),
       }),
     onWritten: (entry, scope) => written.push({ entry, scope }),
@@ -110,12 +112,17 @@ export function openSessionMemory(options: SessionMemoryOptions): SessionMemory 
       written = [];
       forgotten = [];
       const notices: AgentEvent[] = [];
+      // A broken episodes file is told in the run, as a rebuilt recall index is.
+      const unreadable = options.episodes?.unreadable();
+      if (unreadable) notices.push({ type: "notice", text: unreadable });
       injected = selectMemoryForPrompt({
         projectRoot,
         stores: shelf.stores(),
         episodes: options.episodes,
         query: prompt,
         budget: options.budget,
+        transcripts: true,
+        currentSession: options.sessionId,
         onNotice: (text) => notices.push({ type: "notice", text }),
       });
       const { tokens, budget, leftOut, items } = injected;
@@ -150,16 +157,16 @@ export function openSessionMemory(options: SessionMemoryOptions): SessionMemory 
   };
 }
 
-/** The files read or changed since the last user message. */
-function _turnFiles(messages: readonly Message[], cwd: string, projectRoot: string): string[] {
+/** The files read or changed since the last user message, as their tools declare. */
+function _turnFiles(messages: readonly Message[], describe: DescribeCall, cwd: string, projectRoot: string): string[] {
   const start = messages.findLastIndex((message) => message.role === "user");
   const files: string[] = [];
   for (const message of messages.slice(Math.max(0, start))) {
     if (message.role !== "assistant") continue;
     for (const part of message.parts) {
       if (part.type !== "tool-call") continue;
-      const touched = toolCallFiles(part.name, (part.input ?? {}) as Record<string, unknown>);
-      for (const path of [...touched.read, ...touched.changed]) if (typeof path === "string" && path) files.push(projectPath(path, cwd, projectRoot));
+      const touched = describe(part.name, (part.input ?? {}) as Record<string, unknown>);
+      for (const path of [...touched.reads, ...touched.changes]) files.push(projectPath(path, cwd, projectRoot));
     }
   }
   return [...new Set(files)];

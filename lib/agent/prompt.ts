@@ -6,7 +6,7 @@
  * skills catalogue, agent appendix, plugin appendices, task list. What the prompt says about
  * changing and running comes from the tools' declarations.
  */
-import { countTodos, renderTodoLines, type Todo } from "../store/notebook.ts";
+import { countTodos, renderTodoLines, type Todo } from "../notebook.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 
 /** What the prompt reads of a tool: its name and its declarations (lib/tools/types.ts). */

@@ -5,13 +5,14 @@
  * session (usage, cost, the exchange record) and the snapshot are brought up to date and
  * `done` closes the stream. The agent session (agent.ts) only wires what a run needs.
  */
-import type { Gate } from "../approval/gate.ts";
+import type { UsageTally } from "./usage-tally.ts";
+import type { Gate } from "../extensions/gate.ts";
 import type { ThinkingLevel } from "../vocabulary.ts";
-import type { PluginHost } from "../extensions/plugin-api.ts";
+import type { PluginHost } from "../extension-api/plugin-api.ts";
 import { addUsage, type Message, type Usage, type UserMessage } from "../messages.ts";
 import { costUsd } from "../providers/pricing.ts";
 import type { MemoryStore } from "../store/memory.ts";
-import type { Todo } from "../store/notebook.ts";
+import type { Todo } from "../notebook.ts";
 import { uuidv7 } from "../platform/ids.ts";
 import { cancelRequested, clearCancelRequest, openRunLog, type RunLog, type RunSnapshot } from "../store/runs.ts";
 import { type RunOptions } from "../config/flags.ts";
@@ -19,7 +20,7 @@ import { shortApprovalId, shortRunId } from "../store/short-ids.ts";
 import { UserError } from "../platform/errors.ts";
 import { appendExchange, historyForResume, type SessionRecord } from "../store/session-record.ts";
 import type { CommandSandbox } from "../sandbox/session.ts";
-import type { ToolDefinition } from "../tools/types.ts";
+import type { ToolDefinition, WorkspaceFiles } from "../tools/types.ts";
 import type { ContextManager } from "./context/manager.ts";
 import type { AgentEvent } from "../events.ts";
 import { markInterrupted } from "./interruption.ts";
@@ -39,6 +40,8 @@ export interface RunDriverOptions {
   memory?: MemoryStore;
   root: string;
   sandbox?: CommandSandbox;
+  /** The editor's file buffers (ACP), passed to every tool call. */
+  files?: WorkspaceFiles;
   /** Read per run: the REPL can switch them between turns. */
   model: () => string;
   thinking: () => ThinkingLevel;
@@ -82,6 +85,8 @@ export interface RunDriverOptions {
   persist: () => void;
   /** Events logged and yielded just before `done` (the notes written during the run). */
   runEnding?: () => AgentEvent[];
+  /** `--max-cost`: why the next request must not start (run-limits.ts), given the run's own usage so far. */
+  beforeRequest?: TurnOptions["beforeRequest"];
 }
 
 /** Lines the front end worded from the session's start-up notices; yielded as `notice` events after the run starts. */
@@ -120,26 +125,6 @@ export function createRunIds(first?: string): RunIds {
       active = runId ?? next;
       next = uuidv7();
       return active;
-    },
-  };
-}
-
-/** Usage added by subagents during a run, taken (and reset) when the run ends. */
-export interface UsageTally {
-  add(usage: Usage): void;
-  take(): Usage | undefined;
-}
-
-export function createUsageTally(): UsageTally {
-  let total: Usage | undefined;
-  return {
-    add(usage) {
-      total = addUsage(total ?? { inputTokens: 0, outputTokens: 0 }, usage);
-    },
-    take() {
-      const taken = total;
-      total = undefined;
-      return taken;
     },
   };
 }
@@ -197,12 +182,14 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
         gate: options.gate,
         root: options.root,
         sandbox: options.sandbox,
+        files: options.files,
         maxSteps: options.maxSteps(),
         signal: merged,
         prepareWire: (messages, system, s, fixed) => options.context.prepareWire(messages, system, s, log.id, fixed),
         onOverflow: options.onOverflow,
         onHistoryChange,
         afterTool: (name) => _stateAfterTool(name, session.notebook.todos, options.memory),
+        beforeRequest: options.beforeRequest,
         hooks: options.hooks,
       });
       for (;;) {
@@ -274,6 +261,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
           }
         : {}),
       context: options.context.share(session.messages, result.lastInputTokens),
+      ...(result.reason ? { reason: result.reason } : {}),
       ...(cancelled ? { cancelled: true } : {}),
     };
     // The snapshot is final before `done` is logged, so a reader that stops at `done` sees it.

@@ -6,8 +6,8 @@
  */
 import type { Message } from "../messages.ts";
 import { readCompactionState } from "./context/manager.ts";
-import { uncompact, type CompactionState } from "./context/state.ts";
-import { applyManualCompaction, buildManualCompactRequest, parseSummary } from "./context/span-summaries.ts";
+import { uncompact, type CompactionState } from "../context-state/state.ts";
+import { applyManualCompaction, buildManualCompactRequest, parseSummary } from "../context-state/span-summaries.ts";
 import type { CompleteFn } from "../providers/complete.ts";
 
 export interface CompactableSession {

@@ -3,18 +3,20 @@
  * the registry), skills, and MCP servers. Each step returns what it opened and pushes what went
  * wrong as notices; nothing here throws for a broken extension.
  */
-import type { ResolvedConfig } from "../config/config.ts";
+import type { McpServers, ResolvedConfig } from "../config/config.ts";
 import type { McpHub } from "../extensions/mcp/hub.ts";
 import { stateDir } from "../platform/paths.ts";
 import { createDisabledPluginHost, createPluginHost } from "../extensions/plugin-host.ts";
-import type { PluginHost } from "../extensions/plugin-api.ts";
+import type { PluginHost } from "../extension-api/plugin-api.ts";
 import type { CommandSandbox } from "../sandbox/session.ts";
 import type { SandboxStatus } from "../sandbox/detect.ts";
-import { loadSkills, type Skill } from "../extensions/skills.ts";
+import { loadSkills, type Skill } from "../skills/skills.ts";
 import { findProjectRoot } from "../config/project.ts";
 import { readProjectMcp, type ProjectMcp, type ProjectMcpServer } from "../store/project-mcp.ts";
 import type { AgentEvent } from "../events.ts";
+import type { WorkspaceFiles } from "../tools/types.ts";
 import type { StartupNotice } from "../notices.ts";
+import { readAgentDefinitions, type AgentDefinition } from "../store/agent-definitions.ts";
 
 /** Builtin plugins from config, plus every plugin installed from the registry; none with --no-plugins. */
 export async function openPlugins(
@@ -23,9 +25,10 @@ export async function openPlugins(
   sandbox: CommandSandbox,
   disabled: boolean,
   notices: StartupNotice[],
+  writeStderr: (text: string) => void,
 ): Promise<PluginHost> {
   if (disabled) return createDisabledPluginHost();
-  const plugins = createPluginHost({ cwd, enabled: config.file.plugins, wrapCommand: (argv) => sandbox.wrap(argv, cwd) });
+  const plugins = createPluginHost({ cwd, enabled: config.file.plugins, writeStderr, wrapCommand: (argv) => sandbox.wrap(argv, cwd) });
   // Plugins installed from the registry always load (declarative deny rules), unless --no-plugins.
   const { loadInstalledPlugins } = await import("../extensions/registry/registry.ts");
   const installed = loadInstalledPlugins();
@@ -40,6 +43,34 @@ export function openSkills(cwd: string, disabled: boolean, notices: StartupNotic
   const loaded = loadSkills({ cwd, stateDir: stateDir() });
   for (const skip of loaded.skipped) notices.push({ code: "skill-skipped", path: skip.path, reason: skip.reason });
   return loaded.skills;
+}
+
+/**
+ * The custom subagents of the user and of this project (`.claude/agents`, `.shiro/agents`); a
+ * project file not trusted for its exact content is left out with a notice (the REPL asks first:
+ * lib/ui/project-trust.ts). None with --no-subagent.
+ */
+export function openCustomAgents(cwd: string, disabled: boolean, notices: StartupNotice[]): AgentDefinition[] {
+  if (disabled) return [];
+  const read = readAgentDefinitions(findProjectRoot(cwd));
+  for (const line of read.skipped) notices.push({ code: "store", text: `subagent ${line}` });
+  for (const file of read.untrusted) {
+    notices.push({
+      code: "store",
+      text: `${file.definition.path} not used: this project's subagent definition is not trusted (start shiro without -p here to answer the trust question)`,
+    });
+  }
+  return read.agents;
+}
+
+/**
+ * What an editor brings to a session it drives over ACP (lib/ui/acp/): its MCP servers, connected
+ * beside the configured ones (a configured server of the same name wins), and its file buffers,
+ * which file tools read and write through (`ToolContext.files`).
+ */
+export interface EditorConnection {
+  mcpServers?: McpServers;
+  files?: WorkspaceFiles;
 }
 
 export interface McpConnection {
@@ -78,10 +109,19 @@ function _trustedProjectServers(cwd: string, headless: boolean, notices: Startup
  * A headless run has one turn: it waits (15 s at most) so the servers' tools are there for it.
  */
 export async function connectMcp(
-  options: { cwd: string; config: ResolvedConfig; sandboxStatus: SandboxStatus; sandbox: CommandSandbox; disabled: boolean; headless: boolean },
+  options: {
+    cwd: string;
+    config: ResolvedConfig;
+    sandboxStatus: SandboxStatus;
+    sandbox: CommandSandbox;
+    disabled: boolean;
+    headless: boolean;
+    /** Servers the front end brings (an editor's); configured ones of the same name win. */
+    extra?: McpServers;
+  },
   notices: StartupNotice[],
 ): Promise<McpConnection> {
-  const servers = { ..._trustedProjectServers(options.cwd, options.headless, notices), ...options.config.file.mcpServers };
+  const servers = { ...options.extra, ..._trustedProjectServers(options.cwd, options.headless, notices), ...options.config.file.mcpServers };
   const count = Object.keys(servers).length;
   const events: AgentEvent[] = [];
   if (count === 0) return { events };

@@ -15,7 +15,7 @@ import type { PermissionConfig } from "../approval/rules.ts";
 import type { AgentEvent } from "../events.ts";
 import { createSessionHooks, type SessionHooks, type SessionStartSource } from "../extensions/hooks/session-hooks.ts";
 import { notifyingDecision } from "../extensions/hooks/notify.ts";
-import { createBlockingDecision, denyAll } from "../approval/gate.ts";
+import { createBlockingDecision, denyAll } from "../extensions/gate.ts";
 import type { DecisionSource } from "../approval/request.ts";
 import { defaultPermission } from "../approval/rules.ts";
 import type { AgentFlags } from "../config/flags.ts";

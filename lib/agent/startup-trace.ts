@@ -5,13 +5,14 @@
  *
  * Contract: each phase is marked once, the first time its end is reached, in milliseconds since
  * the process started (`performance.now()`, whose origin is the process's start). When the first
- * request is handed to the model client, one JSON line goes to stderr and tracing stops:
+ * request is handed to the model client, one JSON line goes to the sink (cmd/_start.ts gives it
+ * lib/ui/output.ts's stderr writer; without a sink nothing is written) and tracing stops:
  *
  *   {"type":"startup-trace","marks":{"config":9.1,…,"connect":31.0},"phases":{"config":9.1,…}}
  *
  * `marks` are the cumulative times; `phases` the time each phase took, from the previous mark
  * (the first from the process start). The phases, in the order they end:
- * - `config`: the runtime started, config files and flags read;
+ * - `config`: the runtime started, config files, flags and the run scope read;
  * - `tools`: the session read or created, sandbox, plugins, skills, MCP servers, memory stores
  *   opened, settings and the tool list assembled;
  * - `memory`: the memory chosen for this run's prompt (with the run log opened);
@@ -25,6 +26,12 @@ export type StartupPhase = "config" | "tools" | "memory" | "prompt" | "connect";
 
 let _on = typeof process !== "undefined" && process.env.SHIRO_TRACE_STARTUP === "1";
 const _marks: Partial<Record<StartupPhase, number>> = {};
+let _sink: ((line: string) => void) | undefined;
+
+/** Where the trace line goes (one call, at start-up, by the command layer). */
+export function setStartupTraceSink(sink: (line: string) => void): void {
+  _sink = sink;
+}
 
 /** Marks the end of `phase` (the first call per phase counts). */
 export function markStartup(phase: StartupPhase): void {
@@ -39,13 +46,9 @@ export function tracedStartup<T>(phase: StartupPhase, value: T): T {
   return value;
 }
 
-/**
- * `client` itself when tracing is off; else, after marking `config` (the client is made as soon as
- * the config is resolved), the same client that marks `connect` at its first request.
- */
+/** `client` itself when tracing is off; else the same client that marks `connect` at its first request. */
 export function traceFirstRequest(client: ModelClient): ModelClient {
   if (!_on) return client;
-  markStartup("config");
   return {
     stream(request) {
       markStartup("connect");
@@ -65,5 +68,5 @@ function _report(): void {
     phases[phase] = Math.round((at - previous) * 10) / 10;
     previous = at;
   }
-  process.stderr.write(`${JSON.stringify({ type: "startup-trace", marks: _marks, phases })}\n`);
+  _sink?.(`${JSON.stringify({ type: "startup-trace", marks: _marks, phases })}\n`);
 }

@@ -10,6 +10,12 @@
  * only when someone can answer approval questions, and never under a read-only agent variant).
  * Session tools (task itself, memory, the task list) are never a subagent's; its prompt carries
  * the agent-scoped notes kept under its kind's name (`shiro memory add … --scope agent --agent review`).
+ *
+ * Custom kinds (lib/store/agent-definitions.ts, `.claude/agents/*.md` and `.shiro/agents/*.md`)
+ * join the list with their description; their body ends the subagent's system prompt, their
+ * `tools` (Claude Code's names or shiro's) narrow the built-in tools to those named (absent: the
+ * worker's set where someone can answer approvals, else explore's), and their `model` is used
+ * when set. Their calls pass the same gate.
  */
 import * as v from "valibot";
 import type { ThinkingLevel } from "../vocabulary.ts";
@@ -21,6 +27,9 @@ import { runTurn, type LoopGate, type TurnOptions } from "./loop.ts";
 import type { AgentEvent } from "../events.ts";
 import type { ModelClient } from "../providers/client.ts";
 import { buildSystemPrompt } from "./prompt.ts";
+import type { AgentDefinition } from "../store/agent-definitions.ts";
+import { namedTools } from "../approval/run-rules.ts";
+import { findProjectRoot } from "../config/project.ts";
 
 export const SUBAGENT_MAX_STEPS = 20;
 
@@ -62,23 +71,30 @@ export interface TaskToolOptions {
   onUsage?: (usage: Usage) => void;
   /** The memory section for a subagent of `kind` given its prompt (the kind's agent-scoped notes); none with --no-memory. */
   memory?: (kind: string, prompt: string) => string;
+  /** Custom kinds people wrote (trusted ones only). */
+  agents?: readonly AgentDefinition[];
 }
 
+type _BuiltinKind = "explore" | "review" | "worker";
+
 export function createTaskTool(options: TaskToolOptions): ToolDefinition {
-  const kinds = options.canAsk ? (["explore", "review", "worker"] as const) : (["explore", "review"] as const);
+  const custom = new Map((options.agents ?? []).map((agent) => [agent.name, agent]));
+  const kinds = [...(options.canAsk ? ["explore", "review", "worker"] : ["explore", "review"]), ...custom.keys()];
   const schema = v.object({
     description: v.pipe(v.string(), v.minLength(1), v.description("a few words naming the task")),
     prompt: v.pipe(v.string(), v.minLength(1), v.description("everything the subagent needs to know: it sees nothing else")),
-    kind: v.optional(v.picklist(kinds as unknown as ["explore", "review", "worker"])),
+    kind: v.optional(v.picklist(kinds as [string, ...string[]])),
   });
+  const listed = [...custom.values()].map((agent) => `- \`${agent.name}\`: ${agent.description.replace(/\s+/g, " ")}`);
   return {
     name: "task",
-    description,
+    description: listed.length > 0 ? `${description.trim()}\n\nCustom kinds:\n${listed.join("\n")}` : description,
     schema,
     // Delegating changes nothing by itself: every call the subagent makes passes the gate.
     effect: "read",
     parallel: true,
     decision: "allow",
+    deferral: "eager",
     guidance: "delegate an investigation to a subagent with its own context",
     subjects: (input: { description: string }) => [input.description],
     claudeCode: {
@@ -97,10 +113,13 @@ export function createTaskTool(options: TaskToolOptions): ToolDefinition {
     },
     async execute(input: v.InferOutput<typeof schema>, ctx) {
       const kind = input.kind ?? "explore";
+      const agent = custom.get(kind);
       if (kind === "worker" && !options.canAsk) throw new Error("The worker kind needs an approval channel, which this session has not provided.");
       const blocked = kind === "worker" ? options.workerBlocked?.() : undefined;
       if (blocked) throw new Error(blocked);
-      const tools = options.tools().filter((tool) => isSubagentTool(tool, kind));
+      const tools = agent
+        ? _customTools(agent, options.tools(), options.canAsk, options.root)
+        : options.tools().filter((tool) => isSubagentTool(tool, kind as _BuiltinKind));
       const gate: LoopGate = {
         newTurn: () => undefined,
         deniesPath: options.gate.deniesPath,
@@ -116,15 +135,15 @@ export function createTaskTool(options: TaskToolOptions): ToolDefinition {
           root: ctx.root,
           platform: `${process.platform}-${process.arch}`,
           tools: offered,
-          approvalTools: kind === "worker" ? offered.filter((tool) => tool.effect !== "read").map((tool) => tool.name) : [],
-          appendix: _APPENDIX[kind],
+          approvalTools: kind === "worker" || agent ? offered.filter((tool) => tool.effect !== "read").map((tool) => tool.name) : [],
+          appendix: agent ? agent.prompt : _APPENDIX[kind as _BuiltinKind],
           memory,
         });
       const turn = runTurn(
         { prompt: input.prompt },
         {
           client: options.client,
-          model: options.model(),
+          model: agent?.model ?? options.model(),
           thinking: options.thinking(),
           messages: [],
           tools: () => tools,
@@ -156,6 +175,13 @@ export function createTaskTool(options: TaskToolOptions): ToolDefinition {
       }
     },
   };
+}
+
+/** A custom kind's tools: the built-in ones its `tools` name, or the default set when it names none. */
+function _customTools(agent: AgentDefinition, registered: ToolDefinition[], canAsk: boolean, root: string): ToolDefinition[] {
+  if (!agent.tools) return registered.filter((tool) => isSubagentTool(tool, canAsk ? "worker" : "explore"));
+  const named = new Set(namedTools(agent.tools, registered, { root: findProjectRoot(root), cwd: root }));
+  return registered.filter((tool) => tool.set !== undefined && named.has(tool.name));
 }
 
 function _short(input: unknown): string {

@@ -4,18 +4,20 @@
  * becomes an error result; nothing here asks or decides (lib/agent/loop.ts does).
  */
 import * as v from "valibot";
-import type { Gate } from "../approval/gate.ts";
+import type { Gate } from "../extensions/gate.ts";
 import type { AgentEvent } from "../events.ts";
 import type { ToolCallPart, ToolResultPart } from "../messages.ts";
 import type { CommandSandbox } from "../sandbox/session.ts";
-import { describeIssue } from "../store/json-file.ts";
-import { capResult, type ToolDefinition } from "../tools/types.ts";
+import { describeIssue } from "../state-file/json-file.ts";
+import { capResult, type ToolDefinition, type WorkspaceFiles } from "../tools/types.ts";
 
 /** What running a call needs of the turn (a TurnOptions is one). */
 export interface ToolRunOptions {
   root: string;
   signal: AbortSignal;
   sandbox?: CommandSandbox;
+  /** The editor's file buffers (ACP), handed to every call as `ctx.files`. */
+  files?: WorkspaceFiles;
   gate: Pick<Gate, "deniesPath">;
   /** The tools offered this step, named in an unknown tool's error. */
   tools: () => ToolDefinition[];
@@ -66,7 +68,15 @@ export async function* executeToolCall(
   options: ToolRunOptions,
   secretsAllowed = false,
 ): AsyncGenerator<AgentEvent, ToolResultPart, undefined> {
-  const fail = (message: string): ToolResultPart => ({ type: "tool-result", callId: call.id, name: call.name, output: capResult(message), isError: true });
+  const bookkeeping = tool.memoryContent === false ? { bookkeeping: true } : {};
+  const fail = (message: string): ToolResultPart => ({
+    type: "tool-result",
+    callId: call.id,
+    name: call.name,
+    output: capResult(message),
+    isError: true,
+    ...bookkeeping,
+  });
   // Live output arrives through a callback while execute runs; relay it as events in order.
   const chunks: string[] = [];
   let wake: (() => void) | undefined;
@@ -78,7 +88,9 @@ export async function* executeToolCall(
       root: options.root,
       signal: options.signal,
       callId: call.id,
-      sandbox: options.sandbox,
+      // Effect `exec` brings the sandbox: a tool that runs programs gets it, whatever its name.
+      ...(tool.effect === "exec" && options.sandbox ? { sandbox: options.sandbox } : {}),
+      ...(options.files ? { files: options.files } : {}),
       secretsAllowed,
       ...(options.gate.deniesPath ? { deniesPath: (path: string) => options.gate.deniesPath!(call.name, path, options.root) } : {}),
       emitOutput: (chunk) => {
@@ -111,11 +123,11 @@ export async function* executeToolCall(
   }
   await running;
   if (failure !== undefined) {
-    yield { type: "tool-error", id: call.id, name: call.name, error: failure };
+    yield { type: "tool-error", id: call.id, name: call.name, error: failure, ...bookkeeping };
     return fail(failure);
   }
   const capped = capResult(output);
-  yield { type: "tool-result", id: call.id, name: call.name, output: capped };
+  yield { type: "tool-result", id: call.id, name: call.name, output: capped, ...bookkeeping };
   for (const event of options.afterTool?.(call.name, input, capped) ?? []) yield event;
-  return { type: "tool-result", callId: call.id, name: call.name, output: capped };
+  return { type: "tool-result", callId: call.id, name: call.name, output: capped, ...bookkeeping };
 }

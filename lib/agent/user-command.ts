@@ -1,18 +1,18 @@
 /**
- * `!cmd` in the REPL: a shell command the user runs themself, with the session's bash tool, so it
- * meets what a model's bash call meets: the gate (deny rules, plugins such as the guard, the
+ * `!cmd` in the REPL: a shell command the user runs themself, with the session's shell tool (the
+ * first `exec` tool that declares `command` and `commandInput`: bash), so it meets what a model's call meets: the gate (deny rules, plugins such as the guard, the
  * approval policy and grants) and the command sandbox. Returns the tool's result text (exit code,
  * stdout, stderr); throws a one-line error when the gate refuses or the tool fails.
  */
 import * as v from "valibot";
-import type { Gate } from "../approval/gate.ts";
+import type { Gate } from "../extensions/gate.ts";
 import { uuidv7 } from "../platform/ids.ts";
 import type { CommandSandbox } from "../sandbox/session.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 
 export interface UserCommandOptions {
   gate: Gate;
-  /** The session's registered tools; bash among them unless configured away. */
+  /** The session's registered tools; a shell tool among them unless configured away. */
   tools: readonly ToolDefinition[];
   root: string;
   sandbox: CommandSandbox;
@@ -21,9 +21,9 @@ export interface UserCommandOptions {
 }
 
 export async function runUserCommand(command: string, options: UserCommandOptions): Promise<string> {
-  const tool = options.tools.find((candidate) => candidate.name === "bash");
-  if (!tool) throw new Error("the bash tool is not in this session (tool sets leave it out), so ! cannot run commands");
-  const input = v.parse(tool.schema, { command });
+  const tool = options.tools.find((candidate) => candidate.effect === "exec" && candidate.command && candidate.commandInput);
+  if (!tool?.commandInput) throw new Error("no shell tool is in this session (tool sets leave bash out), so ! cannot run commands");
+  const input = v.parse(tool.schema, tool.commandInput(command));
   const callId = `user-${uuidv7()}`;
   const verdict = await options.gate.check({ callId, tool, name: tool.name, input, cwd: options.root });
   if (!verdict.allowed) throw new Error(`not run: ${verdict.by === "block" ? "it needs an approval" : verdict.reason}`);

@@ -1,6 +1,6 @@
 /**
  * The question the approval gate puts, and who answers it. Kept apart from the gate
- * (lib/approval/gate.ts) so the sandbox, which asks to rerun a refused command outside it, needs
+ * (lib/extensions/gate.ts) so the sandbox, which asks to rerun a refused command outside it, needs
  * nothing of the gate, its plugins or its tools.
  */
 import type { PermissionMatch } from "./rules.ts";

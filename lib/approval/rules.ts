@@ -12,7 +12,7 @@
  * Precedence, fixed:
  * - Within a table the last matching pattern wins (insertion order); no match means `ask`.
  * - A tool's own entry (the user's, else the default) replaces everything else for that tool.
- *   Auto-approved tools (plugin `autoApprove`, session tools) without an entry are allowed.
+ *   The default is the tool's declared `decision` (a plugin's `autoApprove` declares `allow`).
  *   Wildcard keys apply only to tools with neither; among them the last matching key wins.
  *   A tool nothing covers asks.
  * - A call with several subjects is denied if any subject is denied, asks if any asks, and is
@@ -27,7 +27,7 @@ import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, posix, relative, resolve, sep } from "node:path";
 import { DECISIONS, type Decision } from "../config/config.ts";
-import { UserError } from "../platform/errors.ts";
+import { ConfigError, UserError } from "../platform/errors.ts";
 import { isShellParserLoaded } from "../shell/parser.ts";
 import { listRuleSubjects } from "../shell/read.ts";
 
@@ -65,6 +65,8 @@ export interface PermissionResult {
 export interface RuleDeclaration {
   name: string;
   decision?: Decision;
+  /** The shell command of a call, for a tool that runs one (bash). */
+  command?: (input: unknown) => string | undefined;
   subjects?: (input: any) => string[];
   paths?: (input: unknown, root: string) => string[];
 }
@@ -80,7 +82,7 @@ export function defaultPermission(tools: readonly Pick<RuleDeclaration, "name" |
  */
 export function parsePermissionRules(config: unknown = {}, defaults: PermissionConfig = {}): PermissionRules {
   if (config === null || typeof config !== "object" || Array.isArray(config)) {
-    throw new UserError(`"permission" must be an object mapping tool names to ${DECISIONS.join(", ")}, or to pattern tables`);
+    throw new ConfigError(`"permission" must be an object mapping tool names to ${DECISIONS.join(", ")}, or to pattern tables`);
   }
   const tools = new Map<string, RuleTable>();
   for (const [tool, entry] of Object.entries(defaults)) tools.set(tool, _toTable(tool, entry));
@@ -98,17 +100,27 @@ export function parsePermissionRules(config: unknown = {}, defaults: PermissionC
   return { tools, userTools, wildcards };
 }
 
+/**
+ * Adds the declared default of tools made after the rules (session and plugin tools, some of
+ * which need the gate that holds the rules): the one home of "does it ask" stays the declaration.
+ * A tool the user's config names, or one already known, keeps what it has.
+ */
+export function addDeclaredDefaults(rules: PermissionRules, tools: readonly Pick<RuleDeclaration, "name" | "decision">[]): void {
+  const table = rules.tools as Map<string, RuleTable>;
+  for (const [tool, entry] of Object.entries(defaultPermission(tools))) if (!table.has(tool)) table.set(tool, _toTable(tool, entry));
+}
+
 function _toTable(key: string, entry: unknown): RuleTable {
   if (typeof entry === "string") return [["*", _toDecision(entry, `"${key}"`)]];
   if (entry === null || typeof entry !== "object" || Array.isArray(entry)) {
-    throw new UserError(`permission."${key}" must be one of ${DECISIONS.join(", ")}, or an object mapping patterns to them`);
+    throw new ConfigError(`permission."${key}" must be one of ${DECISIONS.join(", ")}, or an object mapping patterns to them`);
   }
   return Object.entries(entry).map(([pattern, decision]) => [pattern, _toDecision(decision, `"${key}"."${pattern}"`)] as const);
 }
 
 function _toDecision(value: unknown, where: string): Decision {
   if (typeof value === "string" && (DECISIONS as readonly string[]).includes(value)) return value as Decision;
-  throw new UserError(`permission.${where} must be one of ${DECISIONS.join(", ")} (got ${JSON.stringify(value)})`);
+  throw new ConfigError(`permission.${where} must be one of ${DECISIONS.join(", ")} (got ${JSON.stringify(value)})`);
 }
 
 const _compiled = new Map<string, RegExp>();
@@ -125,15 +137,9 @@ export function matchPattern(pattern: string, subject: string): boolean {
 }
 
 /** Decides one call of `tool` with the given subjects. */
-export function evaluatePermission(
-  rules: PermissionRules,
-  tool: string,
-  subjects: readonly string[],
-  options: { autoApprove?: ReadonlySet<string> } = {},
-): PermissionResult {
+export function evaluatePermission(rules: PermissionRules, tool: string, subjects: readonly string[]): PermissionResult {
   const own = rules.tools.get(tool);
   if (own) return _evaluateTable(tool, own, subjects);
-  if (options.autoApprove?.has(tool)) return { decision: "allow" };
   for (let i = rules.wildcards.length - 1; i >= 0; i--) {
     const [key, table] = rules.wildcards[i]!;
     if (matchPattern(key, tool)) return _evaluateTable(key, table, subjects);
@@ -144,12 +150,11 @@ export function evaluatePermission(
 /**
  * False when every rule for `tool` denies or asks: no call of it could run where nobody can be
  * asked (a headless run that denies approvals withholds such tools). Any `allow` entry in the
- * table that applies to it (its own, else every matching wildcard's), or auto-approval, keeps it.
+ * table that applies to it (its own or its declared default, else every matching wildcard's) keeps it.
  */
-export function mayAllow(rules: PermissionRules, tool: string, options: { autoApprove?: ReadonlySet<string> } = {}): boolean {
+export function mayAllow(rules: PermissionRules, tool: string): boolean {
   const own = rules.tools.get(tool);
   if (own) return own.some(([, decision]) => decision === "allow");
-  if (options.autoApprove?.has(tool)) return true;
   return rules.wildcards.some(([key, table]) => matchPattern(key, tool) && table.some(([, decision]) => decision === "allow"));
 }
 
@@ -235,7 +240,9 @@ export interface CallSubjects {
 export function callSubjects(tool: RuleDeclaration | undefined, input: unknown, root: string): CallSubjects {
   if (!tool) return { subjects: [], paths: [], known: true };
   try {
-    const listed: unknown = tool.subjects ? tool.subjects(input) : [];
+    // A shell tool's subjects are its simple commands, unless it lists its own.
+    const command = tool.command?.(input);
+    const listed: unknown = tool.subjects ? tool.subjects(input) : typeof command === "string" ? listRuleSubjects(command) : [];
     const declared: unknown = tool.paths ? tool.paths(input, root) : [];
     if (!Array.isArray(listed) || !Array.isArray(declared)) return { subjects: [], paths: [], known: false };
     const strings = (values: unknown[]) => values.filter((value): value is string => typeof value === "string");
@@ -256,15 +263,16 @@ export function describeRefusal(tool: string, matched: PermissionMatch | undefin
 // ---- session grants ----------------------------------------------------------------------------
 
 /**
- * The pattern an "always" answer grants: for bash the program of its first simple command + ` *`
- * (`git *` for `CI=1 /usr/bin/git log`, as rules see it: lib/shell/read.ts), `*` for every other
- * tool. A program that holds a wildcard character yields `""`, which grants nothing broader than
- * an empty command. Reads the command with the shell parser when the gate has loaded it.
+ * The pattern an "always" answer grants: for a call of a shell tool (one that declares `command`)
+ * the program of its first simple command + ` *` (`git *` for `CI=1 /usr/bin/git log`, as rules
+ * see it: lib/shell/read.ts), `*` for every other call (`command` undefined). A program that
+ * holds a wildcard character, or a shell call whose command cannot be read (`null`), yields `""`,
+ * which grants nothing broader than an empty command. Reads the command with the shell parser
+ * when the gate has loaded it.
  */
-export function suggestPattern(tool: string, input: unknown): string {
-  if (tool !== "bash") return "*";
-  const command = input !== null && typeof input === "object" ? (input as { command?: unknown }).command : undefined;
-  if (typeof command !== "string") return "";
+export function suggestPattern(command: string | null | undefined): string {
+  if (command === undefined) return "*";
+  if (command === null) return "";
   const line = isShellParserLoaded() ? (listRuleSubjects(command)[0] ?? "") : command;
   const word = line.trim().split(/\s+/)[0] ?? "";
   return word && !/[*?]/.test(word) ? `${word} *` : "";
@@ -277,16 +285,16 @@ export interface SessionGrant {
 
 /**
  * "Always" answers for this session, in memory only. A grant is consulted only after the rules
- * said ask, so it never overrides a deny. Bash subjects are one line per simple command, so a
- * bash grant covers a command line only when it covers every simple command in it, and never a
+ * said ask, so it never overrides a deny. A shell tool's subjects are one line per simple command, so a
+ * shell grant covers a command line only when it covers every simple command in it, and never a
  * line that redirects or substitutes (`<`, `>`, backticks, `$(`; `;`, `&`, `|` and newlines left
  * in a line, inside quotes, count too): `git *` covers `git log -5` and `git log && git status`,
  * not `git log; rm notes.txt` nor `git log > out`.
  */
 export interface SessionGrants {
   add(tool: string, pattern: string): void;
-  /** True when every subject matches a grant of `tool` (no subjects: a `*` grant). */
-  covers(tool: string, subjects: readonly string[]): boolean;
+  /** True when every subject matches a grant of `tool` (no subjects: a `*` grant); `shell` subjects never chain or redirect. */
+  covers(tool: string, subjects: readonly string[], shell: boolean): boolean;
   list(): SessionGrant[];
 }
 
@@ -300,11 +308,11 @@ export function createSessionGrants(): SessionGrants {
       if (!patterns.includes(pattern)) patterns.push(pattern);
       byTool.set(tool, patterns);
     },
-    covers(tool, subjects) {
+    covers(tool, subjects, shell) {
       const patterns = byTool.get(tool);
       if (!patterns) return false;
       if (subjects.length === 0) return patterns.includes("*");
-      return subjects.every((subject) => !(tool === "bash" && _SHELL_COMPOSITION.test(subject)) && patterns.some((pattern) => matchPattern(pattern, subject)));
+      return subjects.every((subject) => !(shell && _SHELL_COMPOSITION.test(subject)) && patterns.some((pattern) => matchPattern(pattern, subject)));
     },
     list() {
       return [...byTool].flatMap(([tool, patterns]) => patterns.map((pattern) => ({ tool, pattern })));

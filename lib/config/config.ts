@@ -7,13 +7,13 @@
  * existing file (other keys kept) under the file lock, atomically.
  */
 import * as v from "valibot";
-import { EXIT, UserError } from "../platform/errors.ts";
+import { ConfigError, EXIT, UserError } from "../platform/errors.ts";
 import { paths } from "../platform/paths.ts";
 import { sealedEnv } from "../secrets/key-vault.ts";
 import { PRESET_IDS, PROTOCOL_FLAG_VALUES, findPreset, type Preset } from "../providers/presets.ts";
 import { type Protocol } from "../messages.ts";
 import { type ProtocolFlag } from "../vocabulary.ts";
-import { describeIssue, parseJson, readJson, updateJsonSync } from "../store/json-file.ts";
+import { describeIssue, parseJson, readJson, updateJsonSync } from "../state-file/json-file.ts";
 import { HooksSchema } from "./hooks-config.ts";
 
 import { AGENT_NAMES, THINKING_LEVELS, TOOL_SET_NAMES, type AgentName, type ThinkingLevel } from "../vocabulary.ts";
@@ -137,6 +137,8 @@ export const ConfigSchema = v.strictObject(
 );
 
 export type ConfigFile = v.InferOutput<typeof ConfigSchema>;
+/** MCP servers by name, as config `mcpServers` holds them. */
+export type McpServers = NonNullable<ConfigFile["mcpServers"]>;
 
 /** Overrides from the command line; undefined means "not given". */
 export interface ConfigFlags {
@@ -169,7 +171,9 @@ export interface ResolvedConfig {
 export function loadConfigFile(path = paths.config()): ConfigFile {
   const read = readJson(path, { schema: ConfigSchema });
   if (read.status === "missing") return {};
-  if (read.status === "corrupt") throw new UserError(`${path}: ${_configReason(read.reason)}`);
+  // A file the system cannot read is an I/O failure (exit 1); one that reads but is wrong is bad configuration (exit 2).
+  if (read.status === "corrupt")
+    throw read.reason.startsWith("cannot be read") ? new UserError(`${path}: ${read.reason}`) : new ConfigError(`${path}: ${_configReason(read.reason)}`);
   checkPluginNames(read.value.plugins, path);
   return read.value;
 }
@@ -183,9 +187,8 @@ export function checkPluginNames(names: readonly string[] | undefined, origin: s
   const wrong = names?.find((name) => !known.includes(name));
   if (wrong === undefined) return;
   const near = known.find((name) => _isNearMiss(wrong, name));
-  throw new UserError(
+  throw new ConfigError(
     `${origin}: "plugins" lists "${wrong}", which is not a plugin${near ? ` (did you mean "${near}"?)` : ""}. Valid plugins: ${known.join(", ")}`,
-    EXIT.usage,
   );
 }
 
@@ -211,7 +214,7 @@ function _configReason(reason: string): string {
 function _pick<T extends readonly string[]>(value: string | undefined, allowed: T, what: string, origin: string): T[number] | undefined {
   if (value === undefined || value === "") return undefined;
   if (!(allowed as readonly string[]).includes(value)) {
-    throw new UserError(`${origin}: unknown ${what} "${value}". Available: ${allowed.join(", ")}`);
+    throw new ConfigError(`${origin}: unknown ${what} "${value}". Available: ${allowed.join(", ")}`);
   }
   return value as T[number];
 }
@@ -233,10 +236,10 @@ export function resolveConfig(options: { flags?: ConfigFlags; env?: NodeJS.Proce
   const protocolFlag =
     _pick(flags.protocol, protocolKeys, "protocol", "--protocol") ?? _pick(env.SHIRO_PROTOCOL, protocolKeys, "protocol", "SHIRO_PROTOCOL") ?? file.protocol;
   const baseURL = (flags.baseURL || env.SHIRO_BASE_URL || file.baseURL || preset.baseURL).replace(/\/+$/, "");
-  if (!baseURL) throw new UserError(`provider "${preset.id}" needs a base URL: pass --base-url, set SHIRO_BASE_URL, or add "baseURL" to ${configPath}`);
+  if (!baseURL) throw new ConfigError(`provider "${preset.id}" needs a base URL: pass --base-url, set SHIRO_BASE_URL, or add "baseURL" to ${configPath}`);
   _checkUrl(baseURL, flags.baseURL ? "--base-url" : env.SHIRO_BASE_URL ? "SHIRO_BASE_URL" : "baseURL");
   const model = flags.model || env.SHIRO_MODEL || file.model || preset.defaultModel;
-  if (!model) throw new UserError(`provider "${preset.id}" needs a model: pass --model, set SHIRO_MODEL, or add "model" to ${configPath}`);
+  if (!model) throw new ConfigError(`provider "${preset.id}" needs a model: pass --model, set SHIRO_MODEL, or add "model" to ${configPath}`);
 
   let apiKey: string | undefined;
   let apiKeySource: string | undefined;
@@ -269,7 +272,7 @@ function _checkUrl(url: string, origin: string): void {
     const parsed = new URL(url);
     if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new Error();
   } catch {
-    throw new UserError(`${origin}: "${url}" is not an http(s) URL`);
+    throw new ConfigError(`${origin}: "${url}" is not an http(s) URL`);
   }
 }
 
@@ -280,7 +283,7 @@ function _checkUrl(url: string, origin: string): void {
 export function writeConfigPatch(patch: Partial<ConfigFile>, path = paths.config()): ConfigFile {
   return updateJsonSync(path, { schema: v.unknown() as v.GenericSchema<unknown, unknown>, verbatim: true }, (current) => {
     if (current === undefined && readJson(path, { schema: v.unknown() }).status === "corrupt") {
-      throw new UserError(`${path}: is not valid JSON; fix or remove it before changing settings`);
+      throw new ConfigError(`${path}: is not valid JSON; fix or remove it before changing settings`);
     }
     const base = (current && typeof current === "object" && !Array.isArray(current) ? current : {}) as Record<string, unknown>;
     const merged: Record<string, unknown> = { ...base };
@@ -289,7 +292,7 @@ export function writeConfigPatch(patch: Partial<ConfigFile>, path = paths.config
       else merged[key] = value;
     }
     const checked = parseJson(JSON.stringify(merged), { schema: ConfigSchema });
-    if (checked.status !== "ok") throw new UserError(`${path}: ${checked.status === "corrupt" ? checked.reason : "invalid"}`);
+    if (checked.status !== "ok") throw new ConfigError(`${path}: ${checked.status === "corrupt" ? checked.reason : "invalid"}`);
     checkPluginNames(checked.value.plugins, path);
     return merged;
   }) as ConfigFile;

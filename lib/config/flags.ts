@@ -9,7 +9,8 @@
  */
 import { AGENT_NAMES, APPROVAL_MODES, PROTOCOL_FLAGS, THINKING_LEVELS } from "../vocabulary.ts";
 
-export type FlagKind = "boolean" | "string" | "optional-string";
+/** `list`: a string flag that may be repeated; its values are kept in order. */
+export type FlagKind = "boolean" | "string" | "optional-string" | "list";
 
 export interface FlagSpec {
   name: string;
@@ -37,7 +38,74 @@ const _TABLE = [
     valueHint: "[prompt]",
     description: "headless: run one turn and print the answer (prompt from stdin when omitted)",
   },
-  { name: "json", kind: "boolean", description: "with -p: print one JSON event per line on stdout" },
+  {
+    name: "output-format",
+    kind: "string",
+    valueHint: "<format>",
+    description: "with -p: text (default), json (one object at the end) or stream-json (one event per line)",
+    choices: ["text", "json", "stream-json"],
+    choiceLabel: "output format",
+  },
+  { name: "json", kind: "boolean", description: "with -p: the same as --output-format stream-json" },
+  { name: "output-last-message", kind: "string", valueHint: "<file>", description: "with -p: also write the final answer to this file" },
+  {
+    name: "output-schema",
+    kind: "string",
+    valueHint: "<file>",
+    description: "with -p: the answer must be JSON valid against this JSON Schema",
+    option: "outputSchema",
+    saved: true,
+  },
+  { name: "image", alias: "i", kind: "list", valueHint: "<file>", description: "with -p: attach an image to the prompt (repeatable)" },
+  { name: "cd", alias: "C", kind: "string", valueHint: "<dir>", description: "run in this folder instead of the current one" },
+  {
+    name: "add-dir",
+    kind: "list",
+    valueHint: "<dir>",
+    description: "also let tools and the sandbox write in this folder (repeatable)",
+    option: "addDirs",
+    saved: true,
+  },
+  {
+    name: "max-steps",
+    kind: "string",
+    valueHint: "<n>",
+    description: "stop after n model steps (exit 4); overrides maxSteps in config",
+    option: "maxSteps",
+    saved: true,
+  },
+  {
+    name: "max-cost",
+    kind: "string",
+    valueHint: "<usd>",
+    description: "stop before a request that would take the run past this many US dollars (exit 4)",
+    option: "maxCost",
+    saved: true,
+  },
+  {
+    name: "allowed-tools",
+    kind: "list",
+    valueHint: "<rules>",
+    description: 'allow these tools or calls for this run: bash, "bash(git status*)", Edit, mcp__server__tool (repeatable)',
+    option: "allowedTools",
+    saved: true,
+  },
+  {
+    name: "disallowed-tools",
+    kind: "list",
+    valueHint: "<rules>",
+    description: "deny these tools or calls for this run; a whole tool is not offered (repeatable)",
+    option: "disallowedTools",
+    saved: true,
+  },
+  {
+    name: "append-system-prompt",
+    kind: "string",
+    valueHint: "<text|@file>",
+    description: "add this text (or the file's) to the end of the system prompt",
+    option: "appendSystemPrompt",
+    saved: true,
+  },
   { name: "continue", alias: "c", kind: "boolean", description: "resume the newest session of this directory", option: "continue" },
   { name: "resume", alias: "r", kind: "string", valueHint: "<id>", description: "resume a session by id or unique prefix", option: "resume" },
   { name: "force", kind: "boolean", description: "with -p -r: continue a session started in another project", option: "force" },
@@ -112,7 +180,13 @@ export const ROOT_FLAGS: readonly FlagSpec[] = _TABLE;
 type _Flag = (typeof _TABLE)[number];
 type _OptionFlag = Extract<_Flag, { option: string }>;
 type _SavedFlag = Extract<_OptionFlag, { saved: true }>;
-type _Value<F> = F extends { kind: "boolean" } ? boolean : F extends { default: string; choices: readonly (infer C)[] } ? C : string;
+type _Value<F> = F extends { kind: "boolean" }
+  ? boolean
+  : F extends { kind: "list" }
+    ? string[]
+    : F extends { default: string; choices: readonly (infer C)[] }
+      ? C
+      : string;
 
 /**
  * The session switches a front end hands to `createAgent`: one field per flag with an `option`.
@@ -123,7 +197,7 @@ export type AgentFlags = { [F in Extract<_OptionFlag, { default: string }> as F[
 };
 
 /** The run snapshot's `options`: the saved flags (lib/store/runs.ts validates it). */
-export type RunOptions = { [F in _SavedFlag as F["option"]]?: F extends { kind: "boolean" } ? boolean : string };
+export type RunOptions = { [F in _SavedFlag as F["option"]]?: F extends { kind: "boolean" } ? boolean : F extends { kind: "list" } ? string[] : string };
 
 /** The flags a run snapshot keeps (`saved`). */
 export const SAVED_FLAGS: readonly FlagSpec[] = ROOT_FLAGS.filter((flag) => flag.saved === true);
@@ -135,6 +209,7 @@ export function agentFlagsFrom(parsed: Readonly<Record<string, unknown>>): Agent
     if (!flag.option) continue;
     const value = parsed[flag.name];
     if (flag.kind === "boolean") out[flag.option] = value === true;
+    else if (flag.kind === "list") out[flag.option] = Array.isArray(value) && value.length > 0 ? [...value] : undefined;
     else out[flag.option] = typeof value === "string" && value !== "" ? value : flag.default;
   }
   return out as AgentFlags;
@@ -156,6 +231,7 @@ export function flagsFromRunOptions(saved: RunOptions): AgentFlags {
     if (!flag.option) continue;
     const value = flag.saved ? source[flag.option] : undefined;
     if (flag.kind === "boolean") out[flag.option] = value === true;
+    else if (flag.kind === "list") out[flag.option] = Array.isArray(value) && value.every((item) => typeof item === "string") ? value : undefined;
     else if (flag.default !== undefined) out[flag.option] = typeof value === "string" && flag.choices?.includes(value) ? value : flag.default;
     else out[flag.option] = typeof value === "string" ? value : undefined;
   }

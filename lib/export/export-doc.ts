@@ -11,7 +11,7 @@
 import { UserError } from "../platform/errors.ts";
 import { paths } from "../platform/paths.ts";
 import { redactText, redactValue } from "../secrets/redact.ts";
-import type { Todo } from "../store/notebook.ts";
+import type { Todo } from "../notebook.ts";
 import { findRun, readRunEvents, type LoggedEvent, type RunSnapshot } from "../store/runs.ts";
 import { storedIds } from "../store/short-ids.ts";
 import { findSession } from "../store/sessions.ts";

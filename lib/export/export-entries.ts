@@ -6,7 +6,7 @@
  * the header, so every format can colour them.
  */
 import * as v from "valibot";
-import { CompactionStateSchema, type CompactionState } from "../agent/context/state.ts";
+import { CompactionStateSchema, type CompactionState } from "../context-state/state.ts";
 import type { Message } from "../messages.ts";
 import type { LoggedEvent, RunSnapshot } from "../store/runs.ts";
 import type { SessionRecord } from "../store/session-record.ts";

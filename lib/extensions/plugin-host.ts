@@ -2,7 +2,7 @@
  * The plugin host: holds the active plugins, builtin ones (plugins/, enabled by config `plugins`
  * in that order) first, then installed ones (registry manifests). Plugins are code shipped in the
  * binary or declarative manifests; nothing is ever loaded from disk or a URL as code. The
- * contracts it keeps are written on the API (lib/extensions/plugin-api.ts).
+ * contracts it keeps are written on the API (lib/extension-api/plugin-api.ts).
  */
 import type {
   ActivePlugin,
@@ -15,7 +15,7 @@ import type {
   ToolCallInfo,
   ToolCallQuestion,
   ToolCallVerdict,
-} from "./plugin-api.ts";
+} from "../extension-api/plugin-api.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import { BUILTIN_PLUGINS } from "../../plugins/index.ts";
 
@@ -26,14 +26,15 @@ export interface PluginHostOptions {
   /** Builtin names in the order they run; default DEFAULT_PLUGINS. */
   enabled?: readonly string[];
   builtins?: Readonly<Record<string, PluginFactory>>;
-  writeStderr?: (text: string) => void;
+  /** Where plugins write to the terminal (the bell): the front end's one writer, passed down. */
+  writeStderr: (text: string) => void;
   wrapCommand?: (argv: readonly string[]) => string[];
 }
 
 export function createPluginHost(options: PluginHostOptions): PluginHost {
   const context: PluginContext = {
     cwd: options.cwd,
-    writeStderr: options.writeStderr ?? ((text) => process.stderr.write(text)),
+    writeStderr: options.writeStderr,
     ...(options.wrapCommand ? { wrapCommand: options.wrapCommand } : {}),
   };
   const builtins: Readonly<Record<string, PluginFactory>> = options.builtins ?? BUILTIN_PLUGINS;
@@ -156,19 +157,16 @@ function _createHost(disabled: boolean) {
     tools() {
       const byName = new Map<string, ToolDefinition>();
       for (const { plugin } of loaded) {
-        for (const tool of plugin.tools ?? []) if (!byName.has(tool.name)) byName.set(tool.name, tool);
+        const auto = new Set(plugin.autoApprove ?? []);
+        for (const tool of plugin.tools ?? []) {
+          if (byName.has(tool.name)) continue;
+          // `autoApprove` is the plugin's way to declare `decision: "allow"`; it names only its own tools.
+          byName.set(tool.name, tool.decision === undefined && auto.has(tool.name) ? { ...tool, decision: "allow" } : tool);
+        }
       }
       return [...byName.values()];
     },
     appendices: () => loaded.flatMap(({ plugin }) => (plugin.appendix ? [plugin.appendix] : [])),
-    autoApprove() {
-      const names = new Set<string>();
-      for (const { plugin } of loaded) {
-        const own = new Set((plugin.tools ?? []).map((tool) => tool.name));
-        for (const name of plugin.autoApprove ?? []) if (own.has(name)) names.add(name);
-      }
-      return names;
-    },
   };
   return { api, has, add, fail };
 }

@@ -1,11 +1,15 @@
 /**
- * The `recall` tool's reach into past transcripts: with `kinds` holding `transcript`, recall also
- * searches this project's saved sessions and logged runs (the transcript index, search.ts) and
- * lists the best matches after whatever the notes and episodes gave, one line each:
- *   `transcript session 0193ab2c 2026-11-28 tool-result bash: …the matched text…`
- * Without `transcript` in `kinds`, recall is exactly the notes-and-episodes recall.
+ * The `recall` tool's answer, chosen by what was asked:
+ * - words (the default): everything remembered ranked as one (recall-everything.ts): notes,
+ *   episodes and digests, and this project's past session passages, grouped per note and session;
+ * - a `file`, or a session id as the query: the notes-and-episodes recall (store/memory-recall.ts),
+ *   which finds the episodes touching the file or expands the session's episodes;
+ * - with config `memory.embeddings`, the notes and episodes ranked by words and meaning
+ *   (recallMemoryHybrid), and transcripts listed after them when `kinds` holds `transcript`:
+ *   the one-scale ranking is lexical only.
  */
-import { TRANSCRIPT_KIND, type RecallKind, type RecallRequest } from "../store/memory-recall.ts";
+import { TRANSCRIPT_KIND, recallMemory, type RecallContext, type RecallKind, type RecallRequest } from "../store/memory-recall.ts";
+import { recallEverything } from "./recall-everything.ts";
 import { describeTranscriptHits, rankTranscripts, RECALL_TRANSCRIPT_SOURCES } from "./search.ts";
 import { openTranscriptIndex } from "./transcript-index.ts";
 
@@ -13,23 +17,28 @@ export type RecallToolKind = RecallKind | typeof TRANSCRIPT_KIND;
 export type RecallToolRequest = Omit<RecallRequest, "kinds"> & { kinds?: readonly RecallToolKind[] };
 
 const _DEFAULT_LIMIT = 8;
+const _SESSION_ID = /^[0-9a-f]{8}(?:-[0-9a-f-]{0,28})?$/i;
 
-/** `recall` answers `request`, adding transcript lines when asked for them. */
+/** `recall` answers `request` (see the module contract); `hybrid` is the words-and-meaning recall when embeddings are configured. */
 export async function recallWithTranscripts(
   request: RecallToolRequest,
-  projectRoot: string,
+  context: RecallContext,
   currentSession: string | undefined,
-  recall: (request: RecallRequest) => string | Promise<string>,
+  hybrid?: (request: RecallRequest) => Promise<string>,
 ): Promise<string> {
-  const kinds = request.kinds ?? [];
-  if (!kinds.includes(TRANSCRIPT_KIND)) return recall(request as RecallRequest);
-  const others = kinds.filter((kind): kind is RecallKind => kind !== TRANSCRIPT_KIND);
-  const parts: string[] = [];
-  if (others.length > 0 || request.file) parts.push(await recall({ ...request, kinds: others }));
   const query = request.query.trim();
-  if (query && !/^[0-9a-f]{8}(?:-[0-9a-f-]{0,28})?$/i.test(query))
-    parts.push(recallTranscriptLines(query, projectRoot, request.limit ?? _DEFAULT_LIMIT, currentSession));
-  return parts.join("\n") || "A transcript search needs words in query.";
+  const kinds = request.kinds ?? [];
+  const memoryKinds = kinds.filter((kind): kind is RecallKind => kind !== TRANSCRIPT_KIND);
+  if (request.file || !query || _SESSION_ID.test(query)) {
+    if (!kinds.includes(TRANSCRIPT_KIND) || request.file) return recallMemory(context, { ...request, kinds: memoryKinds });
+    if (memoryKinds.length === 0 && !_SESSION_ID.test(query)) return "A transcript search needs words in query.";
+    return recallMemory(context, { ...request, kinds: memoryKinds });
+  }
+  if (!hybrid) return recallEverything({ ...context, ...(currentSession ? { currentSession } : {}) }, request);
+  const parts: string[] = [];
+  if (memoryKinds.length > 0 || !kinds.includes(TRANSCRIPT_KIND)) parts.push(await hybrid({ ...request, kinds: memoryKinds }));
+  if (kinds.includes(TRANSCRIPT_KIND)) parts.push(recallTranscriptLines(query, context.projectRoot, request.limit ?? _DEFAULT_LIMIT, currentSession));
+  return parts.join("\n");
 }
 
 /** The best transcript matches of the project (the session asking left out), one line each, or a line saying there were none. */

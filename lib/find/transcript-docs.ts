@@ -1,19 +1,25 @@
 /**
- * What of a saved session or a logged run is searchable, as index documents: one per prompt,
- * answer, tool call and tool result (and, for runs, each error and notice), plus compaction
+ * What of a saved session or a logged run is searchable, as index documents: one per passage
+ * (lib/search/passages.ts: a paragraph or a few dialogue turns, at most PASSAGE_MAX characters) of
+ * each prompt, answer, tool call and tool result (and, for runs, each error), plus compaction
  * summaries and the transcripts `/compact` archived.
+ *
+ * Only what was said: a call and result marked `bookkeeping` (a tool declaring `memoryContent:
+ * false`, such as recall; a denied call), notices and denials are not documents.
  *
  * Document ids are stable positions, so a document is found again by re-reading its source:
  * - session: `m<i>` (message i; an assistant's text), `m<i>.c<j>` (its j-th tool call),
  *   `m<i>.r<j>` (the j-th result of a tool message), `s<k>` (span k's summary), and
  *   `a<k>.…` for the same inside archive k (`a<k>.sum` its summary);
  * - run: `prompt`, `e<seq>` (the logged event with that seq).
+ * A text of more than one passage makes one document per passage, `<id>.p<k>` (k from 0).
  * A document's `data` is its TranscriptCard: enough to filter and label a hit without the source
  * (whether it is a session's or a run's is in its segment's name).
  */
 import type { IndexedDocInput } from "../search/bm25-index.ts";
+import { splitPassages } from "../search/passages.ts";
 import * as v from "valibot";
-import { CompactionStateSchema, type CompactionState } from "../agent/context/state.ts";
+import { CompactionStateSchema, type CompactionState } from "../context-state/state.ts";
 import type { Message } from "../messages.ts";
 import type { LoggedEvent, RunSnapshot } from "../store/runs.ts";
 import type { SessionRecord } from "../store/session-record.ts";
@@ -34,7 +40,8 @@ export interface TranscriptDoc extends IndexedDocInput {
   data: TranscriptCard;
 }
 
-const _TEXT_CAP = 20_000;
+// What of one message is indexed at most: a pasted book is indexed up to here.
+const _TEXT_CAP = 400_000;
 
 /** Every searchable document of a session, compaction archives and span summaries included. */
 export function sessionDocs(session: SessionRecord): TranscriptDoc[] {
@@ -43,26 +50,30 @@ export function sessionDocs(session: SessionRecord): TranscriptDoc[] {
   const base = { cwd: session.cwd };
   state.archive?.forEach((entry, k) => {
     docs.push(..._messageDocs(entry.messages, `a${k}.`, () => entry.at, session.cwd));
-    docs.push(_doc(`a${k}.sum`, entry.summary, { ...base, at: entry.at, role: "summary" }));
+    docs.push(..._docs(`a${k}.sum`, entry.summary, { ...base, at: entry.at, role: "summary" }));
   });
   const times = _exchangeTimes(session);
   docs.push(..._messageDocs(session.messages, "", (prompt) => times(prompt), session.cwd));
   state.spans.forEach((span, k) => {
-    if (span.summary) docs.push(_doc(`s${k}`, span.summary, { ...base, at: span.createdAt, role: "summary" }));
+    if (span.summary) docs.push(..._docs(`s${k}`, span.summary, { ...base, at: span.createdAt, role: "summary" }));
   });
-  return docs.filter((doc) => doc.text.trim().length > 0);
+  return docs;
 }
 
 /** Every searchable document of a run: its prompt and each logged event that carries text. */
 export function runDocs(snapshot: RunSnapshot | undefined, events: readonly LoggedEvent[]): TranscriptDoc[] {
   const cwd = snapshot?.cwd ?? _runStartCwd(events);
   const docs: TranscriptDoc[] = [];
-  if (snapshot?.prompt) docs.push(_doc("prompt", snapshot.prompt, { at: snapshot.startedAt, cwd, role: "prompt" }));
+  if (snapshot?.prompt) docs.push(..._docs("prompt", snapshot.prompt, { at: snapshot.startedAt, cwd, role: "prompt" }));
+  const bookkeeping = new Set(
+    events.flatMap((event) => ((event.type === "tool-result" || event.type === "tool-error") && event.bookkeeping ? [event.id] : [])),
+  );
   for (const event of events) {
+    if ("id" in event && typeof event.id === "string" && bookkeeping.has(event.id)) continue;
     const found = eventText(event);
-    if (found) docs.push(_doc(`e${event.seq}`, found.text, { at: event.at, cwd, role: found.role, ...(found.tool ? { tool: found.tool } : {}) }));
+    if (found) docs.push(..._docs(`e${event.seq}`, found.text, { at: event.at, cwd, role: found.role, ...(found.tool ? { tool: found.tool } : {}) }));
   }
-  return docs.filter((doc) => doc.text.trim().length > 0);
+  return docs;
 }
 
 /** The searchable text of one logged event, or undefined for events that carry none. */
@@ -76,12 +87,8 @@ export function eventText(event: LoggedEvent): { text: string; role: TranscriptR
       return { text: event.output, role: "tool-result", tool: event.name };
     case "tool-error":
       return { text: event.error, role: "tool-error", tool: event.name };
-    case "tool-denied":
-      return { text: `${event.name}: ${event.reason}`, role: "tool-error", tool: event.name };
     case "error":
       return { text: event.error, role: "error" };
-    case "notice":
-      return { text: event.text, role: "notice" };
     case "compacted":
       return event.summary ? { text: event.summary, role: "summary" } : undefined;
     default:
@@ -91,26 +98,31 @@ export function eventText(event: LoggedEvent): { text: string; role: TranscriptR
 
 function _messageDocs(messages: readonly Message[], prefix: string, timeOf: (promptIndex: number) => string, cwd: string): TranscriptDoc[] {
   const docs: TranscriptDoc[] = [];
+  const bookkeeping = new Set(
+    messages.flatMap((message) => (message.role === "tool" ? message.results.filter((r) => r.bookkeeping).map((r) => r.callId) : [])),
+  );
   let prompt = -1;
   messages.forEach((message, i) => {
     const id = `${prefix}m${i}`;
     if (message.role === "user") prompt += 1;
     const card = { at: timeOf(Math.max(0, prompt)), cwd };
-    if (message.role === "user") docs.push(_doc(id, message.content, { ...card, role: "prompt" }));
+    if (message.role === "user") docs.push(..._docs(id, message.content, { ...card, role: "prompt" }));
     else if (message.role === "assistant") {
       const text = message.parts
         .filter((part) => part.type === "text")
         .map((part) => part.text)
         .join("\n");
-      docs.push(_doc(id, text, { ...card, role: "answer" }));
+      docs.push(..._docs(id, text, { ...card, role: "answer" }));
       message.parts
         .filter((part) => part.type === "tool-call")
         .forEach((part, j) => {
-          docs.push(_doc(`${id}.c${j}`, `${part.name} ${_inputText(part.input)}`, { ...card, role: "tool-call", tool: part.name }));
+          if (!bookkeeping.has(part.id))
+            docs.push(..._docs(`${id}.c${j}`, `${part.name} ${_inputText(part.input)}`, { ...card, role: "tool-call", tool: part.name }));
         });
     } else {
       message.results.forEach((result, j) => {
-        docs.push(_doc(`${id}.r${j}`, result.output, { ...card, role: result.isError ? "tool-error" : "tool-result", tool: result.name }));
+        if (!result.bookkeeping)
+          docs.push(..._docs(`${id}.r${j}`, result.output, { ...card, role: result.isError ? "tool-error" : "tool-result", tool: result.name }));
       });
     }
   });
@@ -122,9 +134,11 @@ function _exchangeTimes(session: SessionRecord): (prompt: number) => string {
   return (prompt) => session.exchanges[prompt]?.at ?? session.updatedAt;
 }
 
-function _doc(id: string, text: string, data: TranscriptCard): TranscriptDoc {
-  const capped = text.length > _TEXT_CAP ? text.slice(0, _TEXT_CAP) : text;
-  return { id, stamp: `${data.role}:${capped.length}`, text: capped, data };
+/** The documents of one text: itself when it is one passage, else `<id>.p<k>` per passage; none when blank. */
+function _docs(id: string, text: string, data: TranscriptCard): TranscriptDoc[] {
+  const passages = splitPassages(text.length > _TEXT_CAP ? text.slice(0, _TEXT_CAP) : text);
+  const one = passages.length === 1;
+  return passages.map((passage, k) => ({ id: one ? id : `${id}.p${k}`, stamp: `${data.role}:${passage.length}`, text: passage, data }));
 }
 
 function _inputText(input: unknown): string {

@@ -19,6 +19,18 @@ export class UserError extends Error {
   }
 }
 
+/**
+ * Configuration shiro cannot accept (config.json, its permission rules, a SHIRO_* variable, a
+ * preset that lacks what it needs): exit 2, as bad usage is, so a script tells "fix the setup"
+ * from "the run failed".
+ */
+export class ConfigError extends UserError {
+  override name = "ConfigError";
+  constructor(message: string) {
+    super(message, 2);
+  }
+}
+
 export const EXIT = {
   ok: 0,
   error: 1,

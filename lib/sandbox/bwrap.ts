@@ -24,6 +24,8 @@ export interface BwrapPolicy {
   hide?: readonly string[];
   /** The workspace's git dirs found at session start (git-mounts.ts); its `.git` is looked at anew either way. */
   git?: WorkspaceGit;
+  /** Folders beside the workspace (`--add-dir`), bound like it: writable in `workspace-write`, their `.git` protected the same way. */
+  extraDirs?: readonly string[];
 }
 
 /**
@@ -39,8 +41,13 @@ export function buildBwrapArgv(bwrap: string, policy: BwrapPolicy, root: string,
   const real = _realpath(root);
   args.push(bind, real, real);
   if (real !== root) args.push(bind, real, root);
+  const extra = (policy.extraDirs ?? []).map(_realpath);
+  for (const dir of extra) args.push(bind, dir, dir);
   args.push(..._hideArgs(policy.hide ?? []));
-  if (policy.mode === "workspace-write") args.push(...gitProtectionArgs(real, real === root ? [real] : [real, root], policy.git));
+  if (policy.mode === "workspace-write") {
+    args.push(...gitProtectionArgs(real, real === root ? [real] : [real, root], policy.git));
+    for (const dir of extra) args.push(...gitProtectionArgs(dir, [dir]));
+  }
   if (policy.seccompFile) args.push("--seccomp", "3");
   args.push("--setenv", "TMPDIR", "/tmp", "--chdir", root, "--", ...command);
   // exec keeps the pid: the process shiro spawned (and kills) is bwrap itself.

@@ -15,6 +15,8 @@ export interface SeatbeltPolicy {
   network: boolean;
   /** Paths to deny reads of; they reach the profile as `HIDE<n>` parameters. */
   hide?: readonly string[];
+  /** Folders beside the workspace (`--add-dir`), writable like it; they reach the profile as `EXTRA<n>` parameters. */
+  extraDirs?: readonly string[];
 }
 
 /** What a writable workspace keeps: `.git` itself (no rename or removal) and the git paths that name programs. */
@@ -33,7 +35,7 @@ const _GIT_DENIED: readonly (readonly ["literal" | "subpath", string])[] = [
 /** The profile text; `ROOT` and `TMP` are `-D` parameters of sandbox-exec. */
 export function buildSeatbeltProfile(policy: SeatbeltPolicy): string {
   const writable = [
-    ...(policy.mode === "workspace-write" ? ['(subpath (param "ROOT"))'] : []),
+    ...(policy.mode === "workspace-write" ? ['(subpath (param "ROOT"))', ...(policy.extraDirs ?? []).map((_, at) => `(subpath (param "EXTRA${at}"))`)] : []),
     '(subpath (param "TMP"))',
     '(literal "/dev/null")',
     '(literal "/dev/zero")',
@@ -64,6 +66,7 @@ export function buildSeatbeltArgv(sandboxExec: string, policy: SeatbeltPolicy, r
     "-D",
     `TMP=${privateTmp}`,
     ...(policy.hide ?? []).flatMap((path, at) => ["-D", `HIDE${at}=${path}`]),
+    ...(policy.extraDirs ?? []).flatMap((path, at) => ["-D", `EXTRA${at}=${_realpath(path)}`]),
     "/usr/bin/env",
     `TMPDIR=${privateTmp}`,
     ...command,

@@ -8,6 +8,7 @@
  * pattern (`git *`): later commands it covers run outside the sandbox at once, for this session.
  * Like every bash grant it never covers a command that chains, pipes, redirects or substitutes.
  */
+import { workspaceExtraDirs } from "../platform/workspace-dirs.ts";
 import { mkdtempSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,6 +25,9 @@ import { seccompFilterFile } from "./seccomp.ts";
 
 export interface OutsideRequest {
   callId: string;
+  /** The exec tool that ran it, and the call's input (what the question shows). */
+  tool: string;
+  input: unknown;
   command: string;
   /** What the sandbox refused (explainSandboxFailure). */
   reason: string;
@@ -38,8 +42,8 @@ export interface OutsideVerdict {
 
 export interface CommandSandbox {
   readonly status: SandboxStatus;
-  /** True when `command` runs confined: the sandbox is on and no "always" grant covers it. Throws the refusal of a sandbox config asked for but could not get. */
-  confines(command: string): boolean;
+  /** True when `tool`'s `command` runs confined: the sandbox is on and no "always" grant covers it. Throws the refusal of a sandbox config asked for but could not get. */
+  confines(tool: string, command: string): boolean;
   /** The argv that runs `argv` confined in `root` (as is when the sandbox is off). Throws the refusal, like `confines`. */
   wrap(argv: readonly string[], root: string): string[];
   /**
@@ -81,15 +85,15 @@ export function createCommandSandbox(status: SandboxStatus, options: CommandSand
   };
   return {
     status,
-    confines(command) {
+    confines(tool, command) {
       if (status.refusal) throw new Error(status.refusal);
-      return status.mode !== "off" && !grants.covers("bash", [command]);
+      return status.mode !== "off" && !grants.covers(tool, [command], true);
     },
     wrap(argv, root) {
       if (status.refusal) throw new Error(status.refusal);
       const runner = status.runner;
       if (status.mode === "off" || !runner) return [...argv];
-      const policy = { mode: status.mode, network: status.network, hide: resolveHiddenPaths(hidden, root) };
+      const policy = { mode: status.mode, network: status.network, hide: resolveHiddenPaths(hidden, root), extraDirs: workspaceExtraDirs(root) };
       // A hook or MCP server run since the last bash command gets no clean-up of its own: this is it.
       if (status.mode === "workspace-write") pending.push(...removePlantedCommondirs(_real(root), scanOf(root)));
       const git = status.mode === "workspace-write" ? { git: scanOf(root) } : {};
@@ -111,16 +115,15 @@ export function createCommandSandbox(status: SandboxStatus, options: CommandSand
     explain: (run) => explainSandboxFailure(status, run),
     async askOutside(request) {
       if (!options.decide) return { allowed: false, note: HEADLESS_STAYS_INSIDE };
-      const input = { command: request.command };
       const asked: ApprovalRequest = {
         id: uuidv7(),
         callId: request.callId,
-        tool: "bash",
-        input,
+        tool: request.tool,
+        input: request.input,
         subjects: [request.command],
         subject: request.command,
         repeated: false,
-        suggestedPattern: suggestPattern("bash", input),
+        suggestedPattern: suggestPattern(request.command),
         cwd: request.cwd,
         sandbox: request.reason,
         ...(options.sessionId ? { sessionId: options.sessionId } : {}),
@@ -131,7 +134,7 @@ export function createCommandSandbox(status: SandboxStatus, options: CommandSand
       } catch {
         answer = "deny";
       }
-      if (answer === "always") grants.add("bash", asked.suggestedPattern);
+      if (answer === "always") grants.add(request.tool, asked.suggestedPattern);
       if (answer === "once" || answer === "always")
         return { allowed: true, note: "Ran outside the sandbox: the user approved it after the sandboxed attempt failed." };
       return { allowed: false, note: USER_KEPT_INSIDE };

@@ -49,6 +49,27 @@ export interface SearchOptions {
   filter?: (segment: string, id: string, data: unknown) => boolean;
   /** Orders hits of equal score; negative puts `a` first. */
   tieBreak?: (a: IndexHit, b: IndexHit) => number;
+  /**
+   * The collection the scores are measured against, when it is wider than this index (several
+   * indexes ranked on one scale: add up their `stats`). Default: this index's own.
+   */
+  collection?: CollectionStats;
+  /** Per-term multipliers of the idf (a term absent weighs 1). */
+  weights?: ReadonlyMap<string, number>;
+}
+
+/** What BM25 needs of a collection: how many documents, their total length, and each term's document frequency. */
+export interface CollectionStats {
+  docs: number;
+  totalLen: number;
+  df: Map<string, number>;
+}
+
+/** The stats of several indexes as one collection. */
+export function addStats(parts: readonly CollectionStats[]): CollectionStats {
+  const df = new Map<string, number>();
+  for (const part of parts) for (const [term, n] of part.df) df.set(term, (df.get(term) ?? 0) + n);
+  return { docs: parts.reduce((sum, part) => sum + part.docs, 0), totalLen: parts.reduce((sum, part) => sum + part.totalLen, 0), df };
 }
 
 const _StoredDocSchema = v.object({
@@ -82,6 +103,8 @@ export interface Bm25Index {
   /** Every live document, in index order. */
   entries(): { segment: string; id: string; stamp: string; data: unknown }[];
   search(query: string, options: SearchOptions): IndexHit[];
+  /** This index's collection stats for the query's terms. */
+  stats(query: string): CollectionStats;
   toDocument(): IndexDocument;
 }
 
@@ -91,7 +114,18 @@ const _B = 0.75;
 /** An index from its saved form, or an empty one. A saved form from another tokenizer must not be passed. */
 export function createBm25Index(saved?: IndexDocument): Bm25Index {
   const docs: (_StoredDoc | undefined)[] = saved ? [...saved.docs] : [];
-  const postings = new Map<string, number[]>(saved ? Object.entries(saved.terms).map(([term, list]) => [term, _decode(list)]) : []);
+  // A saved term's postings are decoded the first time the term is looked up: opening a large
+  // index for one query decodes only that query's terms.
+  const encoded = saved?.terms;
+  const decoded = new Map<string, number[]>();
+  const postingsOf = (term: string): number[] | undefined => {
+    let list = decoded.get(term);
+    if (list === undefined && encoded && Object.hasOwn(encoded, term)) {
+      list = _decode(encoded[term]);
+      decoded.set(term, list);
+    }
+    return list;
+  };
   const segments = new Map<string, string>(saved ? Object.entries(saved.segments) : []);
   const where = new Map<string, number>();
   // Each segment's live documents, so a sync touches its own segment's documents only.
@@ -110,6 +144,14 @@ export function createBm25Index(saved?: IndexDocument): Bm25Index {
   let totalLen = docs.reduce((sum, doc) => sum + (doc?.len ?? 0), 0);
   let dirty = false;
 
+  const liveDf = (term: string): number => {
+    const list = postingsOf(term);
+    if (!Array.isArray(list)) return 0;
+    let df = 0;
+    for (let i = 0; i < list.length; i += 2) if (docs[list[i]!]) df += 1;
+    return df;
+  };
+
   const add = (segment: string, input: IndexedDocInput) => {
     const terms = tokenize(input.text);
     const index = docs.length;
@@ -119,9 +161,9 @@ export function createBm25Index(saved?: IndexDocument): Bm25Index {
     const counts = new Map<string, number>();
     for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
     for (const [term, tf] of counts) {
-      const list = postings.get(term);
+      const list = postingsOf(term);
       if (list) list.push(index, tf);
-      else postings.set(term, [index, tf]);
+      else decoded.set(term, [index, tf]);
     }
     live += 1;
     totalLen += terms.length;
@@ -167,19 +209,26 @@ export function createBm25Index(saved?: IndexDocument): Bm25Index {
       return docs.filter((doc): doc is _StoredDoc => doc !== undefined).map((doc) => ({ segment: doc.seg, id: doc.id, stamp: doc.stamp, data: doc.data }));
     },
 
+    stats(query) {
+      const df = new Map<string, number>();
+      for (const term of tokenizeQuery(query)) df.set(term, liveDf(term));
+      return { docs: live, totalLen, df };
+    },
+
     search(query, options) {
       const terms = tokenizeQuery(query);
       if (terms.length === 0 || live === 0) return [];
-      const average = totalLen / live || 1;
+      const collection = options.collection;
+      const total = collection?.docs ?? live;
+      const average = (collection ? collection.totalLen / collection.docs : totalLen / live) || 1;
       const scores = new Float64Array(docs.length);
       const matched = new Uint16Array(docs.length);
       const allowed = new Int8Array(docs.length);
       for (const term of terms) {
-        const list = postings.get(term);
+        const list = postingsOf(term);
         if (!Array.isArray(list)) continue;
-        let df = 0;
-        for (let i = 0; i < list.length; i += 2) if (docs[list[i]!]) df += 1;
-        const idf = Math.log(1 + (live - df + 0.5) / (df + 0.5));
+        const df = collection?.df.get(term) ?? liveDf(term);
+        const idf = Math.log(1 + (total - df + 0.5) / (df + 0.5)) * (options.weights?.get(term) ?? 1);
         for (let i = 0; i < list.length; i += 2) {
           const index = list[i]!;
           const doc = docs[index];
@@ -210,7 +259,8 @@ export function createBm25Index(saved?: IndexDocument): Bm25Index {
         kept.push(doc);
       });
       const terms: Record<string, number[]> = {};
-      for (const [term, list] of postings) {
+      if (encoded) for (const term of Object.keys(encoded)) postingsOf(term);
+      for (const [term, list] of decoded) {
         const next: number[] = [];
         for (let i = 0; i < list.length; i += 2) {
           const index = renumber[list[i]!]!;

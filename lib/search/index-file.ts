@@ -19,8 +19,8 @@
  *   index in memory is still returned and used.
  */
 import { existsSync, statSync } from "node:fs";
-import { withLockSync } from "../store/file-lock.ts";
-import { readJson, writeJsonAtomic } from "../store/json-file.ts";
+import { withLockSync } from "../state-file/file-lock.ts";
+import { readJson, writeJsonAtomic } from "../state-file/json-file.ts";
 import { TOKENIZER_VERSION } from "./tokenize.ts";
 import { createBm25Index, INDEX_FORMAT_VERSION, IndexDocumentSchema, type Bm25Index } from "./bm25-index.ts";
 

@@ -16,8 +16,8 @@
  */
 import { Buffer } from "node:buffer";
 import * as v from "valibot";
-import { readJson, writeJsonAtomic } from "../store/json-file.ts";
-import { withLockSync } from "../store/file-lock.ts";
+import { readJson, writeJsonAtomic } from "../state-file/json-file.ts";
+import { withLockSync } from "../state-file/file-lock.ts";
 
 const _FileSchema = v.object({
   version: v.literal(1),

@@ -10,6 +10,7 @@
  */
 import { closeSync, openSync, readSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, posix, relative } from "node:path";
+import { STATE_DIR_NAME } from "../platform/paths.ts";
 
 /** How much of a file `classifySecretFile` reads to look at its content. */
 export const SECRET_SNIFF_BYTES = 256 * 1024;
@@ -89,7 +90,7 @@ const _NAME_RULES: readonly _NameRule[] = [
       (name === "gradle.properties" && folders.at(-1) === ".gradle"),
   },
   { why: "a Terraform state file", matches: (name) => /\.tfstate(?:\.backup)?$/.test(name) },
-  { why: "shiro's config file (it may hold the provider key)", matches: (name, folders) => name === "config.json" && folders.at(-1) === ".shiro-neko" },
+  { why: "shiro's config file (it may hold the provider key)", matches: (name, folders) => name === "config.json" && folders.at(-1) === STATE_DIR_NAME },
   { why: "a credentials file", matches: (name) => /^(?:credentials?|secrets?)(?:\.(?:json|ya?ml|toml|ini|xml|txt|conf))?$/.test(name) },
 ];
 

@@ -14,7 +14,7 @@
 import * as v from "valibot";
 import { UserError } from "../platform/errors.ts";
 import { paths } from "../platform/paths.ts";
-import { readJson, updateJsonSync } from "./json-file.ts";
+import { readJson, updateJsonSync } from "../state-file/json-file.ts";
 
 export const APPROVALS_VERSION = 1;
 const _KEEP_DECIDED = 500;

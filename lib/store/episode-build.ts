@@ -4,14 +4,17 @@
  * and the prompts the user typed.
  *
  * Contract:
- * - No episode (undefined) unless the work did something: a tool other than the bookkeeping
- *   tools (remember, recall, forget, todo_write, recall_discarded) ran, or a file changed.
+ * - What a call did comes from its tool's declaration, through `describe` (lib/tools/call-facts.ts
+ *   builds it from the session's tools): nothing here knows a tool by name.
+ * - No episode (undefined) unless the work did something: a tool that is not bookkeeping
+ *   (remember, recall, forget, todo_write, recall_discarded declare so) ran, or a file changed.
  * - Files count only when their tool succeeded (a `tool-result`, not an error or a denial): read
- *   by read_file and read_many_files; changed by write_file, edit_file, multi_edit, apply_patch,
- *   move_file (both paths) and delete_file. Paths are relative to the project root when inside
- *   it, absolute otherwise; each list keeps first-seen order, without repeats.
- * - Commands are bash calls with the exit code their result reports (`exit: N`); null when the
- *   call failed without one.
+ *   by tools that declare they read the files they name (read_file, read_many_files), changed by
+ *   write tools (every path they declare: both ends of a move, every file of a patch). Paths
+ *   are relative to the project root when inside it, absolute otherwise; each list keeps
+ *   first-seen order, without repeats.
+ * - Commands are calls of shell tools (bash) with the exit code their result reports (`exit: N`);
+ *   null when the call failed without one.
  * - Caps: 8 prompts of 500 characters, 40 files read, 40 changed, 20 commands of 200 characters,
  *   an answer excerpt of 400 characters, 4 span summaries of 2,000 characters.
  */
@@ -31,17 +34,28 @@ export interface EpisodeRunInput {
   prompt?: string;
 }
 
+/** What one call did, as its tool declares it (paths as the model spelled them). */
+export interface CallFacts {
+  reads: string[];
+  changes: string[];
+  /** The shell command it ran, for a shell tool. */
+  command?: string;
+  /** True for a call that only keeps the session's records: not work. */
+  bookkeeping: boolean;
+}
+
+/** Reads a logged call by its tool's declaration; an unknown tool is work that touched nothing known. */
+export type DescribeCall = (name: string, input: Record<string, unknown>) => CallFacts;
+
 export interface BuildEpisodeInput {
   sessionId: string;
+  describe: DescribeCall;
   /** The folder tool paths are relative to. */
   cwd: string;
   projectRoot: string;
   runs: readonly EpisodeRunInput[];
 }
 
-const _BOOKKEEPING = new Set(["remember", "recall", "forget", "todo_write", "recall_discarded"]);
-const _READS = new Set(["read_file", "read_many_files"]);
-const _CHANGES = new Set(["write_file", "edit_file", "multi_edit", "apply_patch", "move_file", "delete_file"]);
 const _CAP = { prompts: 8, promptChars: 500, files: 40, commands: 20, commandChars: 200, answer: 400, spans: 4, spanChars: 2_000 };
 
 export function buildEpisode(input: BuildEpisodeInput): Episode | undefined {
@@ -77,15 +91,15 @@ export function buildEpisode(input: BuildEpisodeInput): Episode | undefined {
       } else if (event.type === "tool-result" || event.type === "tool-error") {
         const call = calls.get(event.id);
         if (!call) continue;
-        if (!_BOOKKEEPING.has(call.name)) worked = true;
-        if (call.name === "bash" && typeof call.input.command === "string" && commands.length < _CAP.commands) {
+        const facts = input.describe(call.name, call.input);
+        if (!facts.bookkeeping) worked = true;
+        if (facts.command !== undefined && commands.length < _CAP.commands) {
           const exit = event.type === "tool-result" ? /^exit: (-?\d+)/m.exec(event.output)?.[1] : undefined;
-          commands.push({ command: _cap(call.input.command.trim(), _CAP.commandChars), exit: exit === undefined ? null : Number(exit) });
+          commands.push({ command: _cap(facts.command.trim(), _CAP.commandChars), exit: exit === undefined ? null : Number(exit) });
         }
         if (event.type !== "tool-result") continue;
-        const touched = toolCallFiles(call.name, call.input);
-        for (const path of touched.read) _addPath(filesRead, where(path));
-        for (const path of touched.changed) _addPath(filesChanged, where(path));
+        for (const path of facts.reads) _addPath(filesRead, where(path));
+        for (const path of facts.changes) _addPath(filesChanged, where(path));
       }
     }
     steps += run.snapshot?.steps ?? runSteps ?? 0;
@@ -140,27 +154,6 @@ export function projectPath(path: string, cwd: string, projectRoot: string): str
   const inside = relative(projectRoot, absolute);
   if (!inside || inside.startsWith("..") || isAbsolute(inside)) return absolute;
   return inside.split(sep).join("/");
-}
-
-/**
- * The files a file tool's call reads or changes, from its raw input as the model spelled them
- * (unchecked values: callers keep the strings). Episodes and note provenance both read calls so.
- */
-export function toolCallFiles(name: string, input: Record<string, unknown>): { read: unknown[]; changed: unknown[] } {
-  return { read: _READS.has(name) ? _readPaths(input) : [], changed: _CHANGES.has(name) ? _changedPaths(name, input) : [] };
-}
-
-function _readPaths(input: Record<string, unknown>): unknown[] {
-  if (Array.isArray(input.files)) return input.files.map((file) => (file as { path?: unknown })?.path);
-  return [input.path];
-}
-
-function _changedPaths(name: string, input: Record<string, unknown>): unknown[] {
-  if (name === "move_file") return [input.from, input.to];
-  if (name === "apply_patch" && typeof input.patch === "string") {
-    return [...input.patch.matchAll(/^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+)$/gm)].map((match) => match[1]!.trim());
-  }
-  return [input.path];
 }
 
 function _addPath(list: string[], path: string | undefined): void {

@@ -19,7 +19,7 @@
  */
 import * as v from "valibot";
 import { paths } from "../platform/paths.ts";
-import { readJson, updateJsonSync } from "./json-file.ts";
+import { readJson, updateJsonSync } from "../state-file/json-file.ts";
 import { redactText } from "../secrets/redact.ts";
 
 export const EPISODE_CAP = 1_000;
@@ -101,6 +101,11 @@ export interface EpisodeStore {
   addSummary(id: string, summary: string): boolean;
   /** Episodes oldest first and digests, as stored; empty when the file is missing or corrupt. */
   read(): EpisodeContents;
+  /**
+   * The notice of an unreadable file, given once per store: by this call (a run asks at its start,
+   * so the notice is an event of that run) or by `read` through `onNotice`, whichever comes first.
+   */
+  unreadable(): string | undefined;
 }
 
 export interface EpisodeStoreOptions {
@@ -153,11 +158,22 @@ export function openEpisodes(projectRoot: string, options: EpisodeStoreOptions =
       if (result.status === "ok") return { episodes: result.value.episodes, digests: result.value.digests };
       if (result.status === "corrupt" && !reportedCorrupt) {
         reportedCorrupt = true;
-        options.onNotice?.(`episodes ${path} are unreadable (${result.reason}); they are ignored, and the next episode moves the file aside`);
+        options.onNotice?.(_unreadableNotice(path, result.reason));
       }
       return { episodes: [], digests: [] };
     },
+    unreadable() {
+      if (reportedCorrupt) return undefined;
+      const result = readJson(path, { schema: _FileSchema, version: 1 });
+      if (result.status !== "corrupt") return undefined;
+      reportedCorrupt = true;
+      return _unreadableNotice(path, result.reason);
+    },
   };
+}
+
+function _unreadableNotice(path: string, reason: string): string {
+  return `episodes ${path} are unreadable (${reason}); they are ignored, and the next episode moves the file aside`;
 }
 
 /** How many of the oldest episodes must go for the rest to fit both caps (the newest always stays). */

@@ -10,7 +10,7 @@
  */
 import * as v from "valibot";
 import { paths } from "../platform/paths.ts";
-import { readJson, updateJsonSync } from "./json-file.ts";
+import { readJson, updateJsonSync } from "../state-file/json-file.ts";
 
 export const HISTORY_CAP = 200;
 /** Lines never kept: leaving is not a prompt worth recalling. */

@@ -4,7 +4,7 @@
  * context window a provider reported for a model.
  *
  * File: `learned.json` in the state folder (lib/platform/paths.ts), written through
- * lib/store/json-file.ts (atomic, locked, 0600):
+ * lib/state-file/json-file.ts (atomic, locked, 0600):
  *   { "version": 1, "facts": { "<key>": { "basis": "<fingerprint>", "value": <any JSON>, "at": "<ISO time>" } } }
  * A fact holds only while its `basis` (a fingerprint of everything it depends on, built by the
  * caller) is unchanged and it is younger than the caller's `maxAgeMs`. A missing, corrupt or
@@ -12,7 +12,7 @@
  */
 import * as v from "valibot";
 import { paths } from "../platform/paths.ts";
-import { readJson, updateJsonSync } from "./json-file.ts";
+import { readJson, updateJsonSync } from "../state-file/json-file.ts";
 
 const _VERSION = 1;
 /** Facts kept at most; the oldest go first. */

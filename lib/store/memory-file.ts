@@ -6,7 +6,7 @@
  * through json-file. memory.ts builds the store over it; its header documents the guarantees.
  */
 import * as v from "valibot";
-import { readJson, updateJsonSync } from "./json-file.ts";
+import { readJson, updateJsonSync } from "../state-file/json-file.ts";
 
 export const MEMORY_KINDS = ["fact", "decision", "gotcha", "command"] as const;
 export type MemoryKind = (typeof MEMORY_KINDS)[number];

@@ -187,6 +187,26 @@ function _answer(context: RecallContext, plan: _Plan, hits: readonly IndexHit[])
   return [...plan.notices.map((text) => `Notice: ${text}`), ...lines].join("\n");
 }
 
+/** A note as a recall result line (`note (gotcha, 12 days old, 3 hits): <text>`), its stale mark on a second line. */
+export function formatRecallNote(note: ScopedMemoryEntry, now: Date, projectRoot: string): string {
+  const stale = staleNote(note, projectRoot);
+  return _noteLine(note, now) + (stale ? `\n  ${stale}` : "");
+}
+
+/** An episode or digest as a recall result line, escaped, its session id abbreviated by `abbreviate`. */
+export function formatRecallCard(card: EpisodeCard, abbreviate: Abbreviate): string {
+  return escapeMemoryText(_cardLine(card, abbreviate));
+}
+
+/** Counts one hit on each note returned, in its own store. */
+export function recordNoteHits(stores: readonly (MemoryStore | undefined)[], ids: readonly string[], notes: Map<string, ScopedMemoryEntry>): void {
+  _recordNoteHits(
+    stores,
+    ids.map((id): IndexHit => ({ segment: "", id, data: undefined, score: 0, matched: 0 })),
+    notes,
+  );
+}
+
 function _recordNoteHits(stores: readonly (MemoryStore | undefined)[], hits: readonly IndexHit[], notes: Map<string, ScopedMemoryEntry>): void {
   for (const store of stores) {
     if (!store) continue;

@@ -21,16 +21,21 @@ import { paths } from "../platform/paths.ts";
 import { ToolResultPartSchema } from "../messages.ts";
 import { SAVED_FLAGS, type RunOptions } from "../config/flags.ts";
 import { TRANSIENT_EVENTS, type AgentEvent } from "../events.ts";
-import { appendJsonLine, readJson, readJsonLines, writeJsonAtomic, writeTextAtomic } from "./json-file.ts";
-import { isProcessAlive } from "./file-lock.ts";
+import { appendJsonLine, readJson, readJsonLines, writeJsonAtomic, writeTextAtomic } from "../state-file/json-file.ts";
+import { isProcessAlive } from "../state-file/file-lock.ts";
 import { shortRunId } from "./short-ids.ts";
 
-export const RUN_STATUSES = ["running", "completed", "error", "aborted", "cancelled", "blocked", "max-steps", "interrupted"] as const;
+export const RUN_STATUSES = ["running", "completed", "error", "aborted", "cancelled", "blocked", "max-steps", "max-cost", "interrupted"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /** What it takes to re-create the run's session in another process (`shiro runs resume`): the saved flags. */
 export const RunOptionsSchema = v.object(
-  Object.fromEntries(SAVED_FLAGS.map((flag) => [flag.option!, flag.kind === "boolean" ? v.optional(v.boolean()) : v.optional(v.string())])),
+  Object.fromEntries(
+    SAVED_FLAGS.map((flag) => [
+      flag.option!,
+      flag.kind === "boolean" ? v.optional(v.boolean()) : flag.kind === "list" ? v.optional(v.array(v.string())) : v.optional(v.string()),
+    ]),
+  ),
 ) as v.GenericSchema<unknown, RunOptions>;
 
 /** Where a blocked turn stopped: the assistant message whose calls are being answered. */

@@ -10,7 +10,7 @@
  */
 import { closeSync, openSync, readFileSync, rmSync, writeSync, constants as fsConstants } from "node:fs";
 import { paths } from "../platform/paths.ts";
-import { isProcessAlive, withLockSync } from "./file-lock.ts";
+import { isProcessAlive, withLockSync } from "../state-file/file-lock.ts";
 
 export type LeaseResult = { ok: true } | { ok: false; pid: number; since: string };
 

@@ -7,11 +7,11 @@ import * as v from "valibot";
 import type { StopKind } from "../events.ts";
 import { uuidv7 } from "../platform/ids.ts";
 import type { Message } from "../messages.ts";
-import { NotebookSchema, type Notebook } from "./notebook.ts";
+import { NotebookSchema, type Notebook } from "../notebook.ts";
 import { MessageSchema } from "./session-schema.ts";
 import { redactText } from "../secrets/redact.ts";
 
-export const EXCHANGE_STATUSES = ["completed", "error", "aborted", "blocked", "max-steps"] as const satisfies readonly StopKind[];
+export const EXCHANGE_STATUSES = ["completed", "error", "aborted", "blocked", "max-steps", "max-cost"] as const satisfies readonly StopKind[];
 export const UNTITLED = "untitled";
 const _TITLE_CAP = 60;
 

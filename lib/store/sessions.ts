@@ -18,7 +18,7 @@ import { readdirSync, statSync } from "node:fs";
 import { setTimeout as setTimer, clearTimeout as clearTimer } from "node:timers";
 import { UserError } from "../platform/errors.ts";
 import { paths } from "../platform/paths.ts";
-import { readJson, writeJsonAtomic } from "./json-file.ts";
+import { readJson, writeJsonAtomic } from "../state-file/json-file.ts";
 import { releaseLease, tryLease } from "./session-lease.ts";
 import { shortSessionId } from "./short-ids.ts";
 import {
@@ -126,6 +126,8 @@ export interface SessionWriter {
 
 export interface SessionWriterOptions {
   debounceMs?: number;
+  /** Where the debounce waits: node's timers unless a test passes fake ones. */
+  timers?: { set(callback: () => void, ms: number): unknown; clear(handle: unknown): void };
   /** Replaces the file write (tests count writes through it); `updatedAt` and the title are set first. */
   write?: (session: SessionRecord) => void;
   /**
@@ -136,6 +138,12 @@ export interface SessionWriterOptions {
 }
 
 const _openWriters = new Map<string, SessionWriter>();
+
+/** Unref'd, so a pending save never keeps the process alive (exit flushes it instead). */
+const _NODE_TIMERS = {
+  set: (callback: () => void, ms: number) => setTimer(callback, ms).unref(),
+  clear: (handle: unknown) => clearTimer(handle as ReturnType<typeof setTimer>),
+};
 
 /**
  * Opens the one writer of `session` in this process and takes its lease. Throws UserError
@@ -149,7 +157,8 @@ export function openSessionWriter(session: SessionRecord, options: SessionWriter
   if (!lease.ok) throw new UserError(`session ${shortSessionId(session.id)} is in use by process ${lease.pid}; try again once that process has ended`);
   const debounceMs = options.debounceMs ?? SAVE_DEBOUNCE_MS;
   const write = options.write ?? ((record: SessionRecord) => writeJsonAtomic(paths.session(record.id), record));
-  let timer: ReturnType<typeof setTimer> | undefined;
+  const timers = options.timers ?? _NODE_TIMERS;
+  let timer: unknown;
   let dirty = false;
   let closed = false;
 
@@ -159,7 +168,7 @@ export function openSessionWriter(session: SessionRecord, options: SessionWriter
 
   const writeNow = () => {
     assertOpen();
-    if (timer) clearTimer(timer);
+    if (timer !== undefined) timers.clear(timer);
     timer = undefined;
     session.updatedAt = new Date().toISOString();
     if (session.title === UNTITLED) session.title = deriveTitle(firstPrompt(session));
@@ -172,8 +181,8 @@ export function openSessionWriter(session: SessionRecord, options: SessionWriter
     markChanged() {
       assertOpen();
       dirty = true;
-      if (timer) return;
-      timer = setTimer(() => {
+      if (timer !== undefined) return;
+      timer = timers.set(() => {
         timer = undefined;
         try {
           if (dirty) writeNow();
@@ -181,7 +190,6 @@ export function openSessionWriter(session: SessionRecord, options: SessionWriter
           options.onError?.(error as Error);
         }
       }, debounceMs);
-      timer.unref?.();
     },
     flush() {
       if (!dirty) return false;

@@ -12,7 +12,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import * as v from "valibot";
 import { stateDir } from "../platform/paths.ts";
-import { readJson, updateJsonSync } from "./json-file.ts";
+import { readJson, updateJsonSync } from "../state-file/json-file.ts";
 
 const _TrustFileSchema = v.object({
   version: v.literal(1),

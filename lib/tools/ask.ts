@@ -25,6 +25,7 @@ export function createAskTool(askUser: AskUser): ToolDefinition<AskInput> {
     schema: AskInput,
     effect: "read",
     decision: "allow",
+    deferral: "eager",
     guidance: "ask the user a question (numbered options for a choice) when only they can decide",
     async execute({ question, options = [] }, ctx) {
       const typed = await askUser(question, options, ctx.signal);

@@ -15,7 +15,6 @@
 import { constants } from "node:os";
 import * as v from "valibot";
 import { childEnv } from "../secrets/child-env.ts";
-import { listRuleSubjects } from "../shell/read.ts";
 import { runProcessTree, type CapturedText, type RunResult } from "./process-tree.ts";
 import { RESULT_CAP, capResult, type ToolContext, type ToolDefinition } from "./types.ts";
 import description from "./bash.md" with { type: "text" };
@@ -53,8 +52,9 @@ export const bashTool: ToolDefinition<BashInput> = {
   effect: "exec",
   decision: "ask",
   guidance: "run a shell command in the workspace (builds, tests, tools); output streams live",
-  // One line per simple command, peeled (lib/shell/read.ts); the gate loads the parser first.
-  subjects: (input) => listRuleSubjects(input.command),
+  // Its rule subjects follow from `command`: one line per simple command, peeled (lib/shell/read.ts).
+  command: (input) => _commandOf(input),
+  commandInput: (command) => ({ command }),
   claudeCode: {
     name: "Bash",
     input: (args) => ({ command: args.command, ...(args.timeout !== undefined ? { timeout: args.timeout } : {}) }),
@@ -70,7 +70,7 @@ export const bashTool: ToolDefinition<BashInput> = {
     const timeoutMs = input.timeout ?? BASH_TIMEOUT.default;
     const shell = _buildShellCommand(input.command);
     const sandbox = ctx.sandbox;
-    const confined = sandbox?.confines(input.command) ?? false;
+    const confined = sandbox?.confines(bashTool.name, input.command) ?? false;
     let result: RunResult;
     let undone: string | undefined;
     try {
@@ -81,12 +81,17 @@ export const bashTool: ToolDefinition<BashInput> = {
     const report = undone ? `${_formatResult(result, timeoutMs)}\n\nsandbox: ${undone}.` : _formatResult(result, timeoutMs);
     const refused = confined ? sandbox!.explain({ ...result, output: `${result.stdout.text}\n${result.stderr.text}` }) : undefined;
     if (!refused) return report;
-    const verdict = await sandbox!.askOutside({ callId: ctx.callId, command: input.command, reason: refused, cwd: ctx.root });
+    const verdict = await sandbox!.askOutside({ callId: ctx.callId, tool: bashTool.name, input, command: input.command, reason: refused, cwd: ctx.root });
     if (!verdict.allowed) return capResult(`${report}\n\nsandbox: ${refused}.\n${verdict.note}`);
     const outside = await _runShell(shell, timeoutMs, ctx);
     return capResult(`${_formatResult(outside, timeoutMs)}\n\nsandbox: ${verdict.note} (${refused})`);
   },
 };
+
+function _commandOf(input: unknown): string | undefined {
+  const command = input !== null && typeof input === "object" ? (input as { command?: unknown }).command : undefined;
+  return typeof command === "string" ? command : undefined;
+}
 
 /** Runs argv (the shell, or the sandbox runner around it); throws on interrupt and when the program is missing. */
 async function _runShell(argv: string[], timeoutMs: number, ctx: ToolContext): Promise<RunResult> {

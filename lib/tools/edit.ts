@@ -17,7 +17,7 @@ import { readWorkspaceFile } from "./file-read.ts";
 import { resolveInWorkspace, writeInWorkspace } from "./jail.ts";
 import moveDescription from "./move-file.md" with { type: "text" };
 import multiEditDescription from "./multi-edit.md" with { type: "text" };
-import type { ToolDefinition } from "./types.ts";
+import type { ToolDefinition, WorkspaceFiles } from "./types.ts";
 import { absolutePath, takeFields } from "./claude-code.ts";
 
 const EditFileInput = v.object({
@@ -69,13 +69,13 @@ export const editFileTool: ToolDefinition<EditFileInput> = {
   async execute({ path, oldString, newString, replaceAll }, ctx) {
     if (oldString === newString) throw new Error("oldString and newString are identical");
     if (oldString === "") throw new Error("oldString is empty. Use write_file to create or replace a whole file.");
-    const content = await readTextFile(ctx.root, path);
+    const content = await readTextFile(ctx.root, path, ctx.files);
     const applied = applyEdit(content, oldString, newString, replaceAll);
     if (applied.count === 0) throw new Error(`oldString not found in ${path}`);
     if (applied.count > 1 && !replaceAll) {
       throw new Error(`oldString appears ${applied.count} times in ${path}. Add surrounding context or set replaceAll.`);
     }
-    await writeInWorkspace(ctx.root, path, applied.text);
+    await writeInWorkspace(ctx.root, path, applied.text, undefined, ctx.files);
     return `Replaced ${applied.count} occurrence(s) in ${path}`;
   },
 };
@@ -116,7 +116,7 @@ export const multiEditTool: ToolDefinition<MultiEditInput> = {
       if (edit.oldString === edit.newString) throw new Error(`edit ${i + 1}: oldString and newString are identical`);
       if (edit.oldString === "") throw new Error(`edit ${i + 1}: oldString is empty. No edits were applied.`);
     });
-    const original = await readTextFile(ctx.root, path);
+    const original = await readTextFile(ctx.root, path, ctx.files);
     let text = original;
     const counts: number[] = [];
     for (const [i, edit] of edits.entries()) {
@@ -131,7 +131,7 @@ export const multiEditTool: ToolDefinition<MultiEditInput> = {
       counts.push(applied.count);
     }
     if (text === original) throw new Error(`No change to ${path}: the edits cancel out.`);
-    await writeInWorkspace(ctx.root, path, text);
+    await writeInWorkspace(ctx.root, path, text, undefined, ctx.files);
     return `Applied ${edits.length} edit(s) to ${path} (${counts.map((n) => `${n}x`).join(", ")})`;
   },
 };
@@ -142,6 +142,7 @@ export const moveFileTool: ToolDefinition<MoveFileInput> = {
   description: moveDescription,
   schema: MoveFileInput,
   effect: "write",
+  action: "move",
   paths: movePaths,
   decision: "ask",
   guidance: "move or rename one file",
@@ -173,6 +174,7 @@ export const deleteFileTool: ToolDefinition<DeleteFileInput> = {
   description: deleteDescription,
   schema: DeleteFileInput,
   effect: "write",
+  action: "delete",
   paths: fieldPaths("path"),
   decision: "ask",
   guidance: "delete one file",
@@ -206,8 +208,8 @@ export function applyEdit(content: string, oldString: string, newString: string,
  * `No such file: <shown>`, or refuses a directory, a binary file and a file that is not UTF-8:
  * decoding and writing it back would change bytes the edit never touched.
  */
-export async function readTextFile(root: string, shown: string): Promise<string> {
-  const { bytes } = await readWorkspaceFile(root, shown);
+export async function readTextFile(root: string, shown: string, files?: WorkspaceFiles): Promise<string> {
+  const { bytes } = await readWorkspaceFile(root, shown, files);
   if (looksBinary(bytes)) throw new Error(`${shown} is a binary file, not text. Use bash if you need to change it.`);
   const text = decodeUtf8(bytes);
   if (text === undefined) throw new Error(`${shown} is not UTF-8 text; editing it here would corrupt its other characters. Use bash if you need to change it.`);

@@ -8,6 +8,7 @@ import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { classifySecretContent, classifySecretPath, SECRET_SNIFF_BYTES } from "../secrets/classify.ts";
 import { openInWorkspace } from "./jail.ts";
+import type { WorkspaceFiles } from "./types.ts";
 
 export interface WorkspaceFile {
   bytes: Buffer;
@@ -15,8 +16,11 @@ export interface WorkspaceFile {
   secret?: string;
 }
 
-/** Reads `p`. Throws `No such file: p`, `p is a directory, not a file.`, `p is not a regular file.` or the jail's errors. */
-export async function readWorkspaceFile(root: string, p: string): Promise<WorkspaceFile> {
+/**
+ * Reads `p`. Throws `No such file: p`, `p is a directory, not a file.`, `p is not a regular file.` or the jail's errors.
+ * With `files` (the editor's buffers), the file is still opened and judged through the jail, and its text is the editor's.
+ */
+export async function readWorkspaceFile(root: string, p: string, files?: WorkspaceFiles): Promise<WorkspaceFile> {
   let opened: Awaited<ReturnType<typeof openInWorkspace>>;
   try {
     opened = await openInWorkspace(root, p, "read");
@@ -28,7 +32,7 @@ export async function readWorkspaceFile(root: string, p: string): Promise<Worksp
     const info = await opened.handle.stat();
     if (info.isDirectory()) throw new Error(`${p} is a directory, not a file.`);
     if (!info.isFile()) throw new Error(`${p} is not a regular file.`);
-    const bytes = await opened.handle.readFile();
+    const bytes = files ? Buffer.from(await files.read(opened.abs), "utf8") : await opened.handle.readFile();
     const secret =
       classifySecretPath(p, root) ??
       classifySecretPath(opened.real, _realRoot(root)) ??

@@ -26,7 +26,7 @@ import { resolveInWorkspace, toWorkspacePath, writeInWorkspace } from "./jail.ts
 import listDescription from "./list-dir.md" with { type: "text" };
 import readManyDescription from "./read-many-files.md" with { type: "text" };
 import readDescription from "./read-file.md" with { type: "text" };
-import type { ToolDefinition } from "./types.ts";
+import type { ToolDefinition, WorkspaceFiles } from "./types.ts";
 import { absolutePath, takeFields } from "./claude-code.ts";
 import { compileGlob, walkWorkspace, type WalkEntry } from "./walk.ts";
 import writeDescription from "./write-file.md" with { type: "text" };
@@ -66,6 +66,7 @@ export const readFileTool: ToolDefinition<ReadFileInput> = {
   schema: ReadFileInput,
   effect: "read",
   paths: fieldPaths("path"),
+  touches: "reads",
   decision: "allow",
   guidance: "read a file with numbered lines; page long files with offset/limit",
   claudeCode: {
@@ -78,7 +79,7 @@ export const readFileTool: ToolDefinition<ReadFileInput> = {
         ["limit", "limit", "number"],
       ]),
   },
-  execute: (input, ctx) => readNumberedLines(ctx.root, input.path, input.offset, input.limit, ctx.secretsAllowed),
+  execute: (input, ctx) => readNumberedLines(ctx.root, input.path, input.offset, input.limit, ctx.secretsAllowed, ctx.files),
 };
 
 export const readManyFilesTool: ToolDefinition<ReadManyInput> = {
@@ -88,6 +89,7 @@ export const readManyFilesTool: ToolDefinition<ReadManyInput> = {
   schema: ReadManyInput,
   effect: "read",
   paths: _readManyPaths,
+  touches: "reads",
   secretPaths: "skip",
   decision: "allow",
   guidance: "read up to 20 files in one call when you already know which you need",
@@ -134,8 +136,15 @@ export function decodeUtf8(bytes: Uint8Array): string | undefined {
  * Reads `p` through the jail as numbered lines. Throws the tool's error strings, and refuses a
  * file that may hold secrets unless `secretsAllowed` (the gate asked, or a rule named it).
  */
-export async function readNumberedLines(root: string, p: string, offset: number, limit: number, secretsAllowed = false): Promise<string> {
-  const { bytes, secret } = await readWorkspaceFile(root, p);
+export async function readNumberedLines(
+  root: string,
+  p: string,
+  offset: number,
+  limit: number,
+  secretsAllowed = false,
+  files?: WorkspaceFiles,
+): Promise<string> {
+  const { bytes, secret } = await readWorkspaceFile(root, p, files);
   if (secret && !secretsAllowed) throw secretsRefusal(p, secret);
   return _numberLines(bytes, p, offset, limit);
 }
@@ -188,9 +197,9 @@ export const writeFileTool: ToolDefinition<WriteFileInput> = {
     const info = await stat(abs).catch(() => undefined);
     if (info?.isDirectory()) throw new Error(`${path} is a directory.`);
     if (info && !info.isFile()) throw new Error(`${path} is not a regular file.`);
-    const previous = info ? new TextDecoder().decode((await readWorkspaceFile(ctx.root, path)).bytes) : undefined;
+    const previous = info ? new TextDecoder().decode((await readWorkspaceFile(ctx.root, path, ctx.files)).bytes) : undefined;
     await ensureParentDir(abs, path);
-    await writeInWorkspace(ctx.root, path, content);
+    await writeInWorkspace(ctx.root, path, content, undefined, ctx.files);
     return describeWrite(path, content, previous);
   },
 };
@@ -280,6 +289,7 @@ export const globTool: ToolDefinition<GlobInput> = {
   description: globDescription,
   schema: GlobInput,
   effect: "read",
+  action: "search",
   decision: "allow",
   guidance: "find files by name pattern",
   claudeCode: {

@@ -21,13 +21,11 @@ import diffDescription from "./git-diff.md" with { type: "text" };
 import logDescription from "./git-log.md" with { type: "text" };
 import showDescription from "./git-show.md" with { type: "text" };
 import statusDescription from "./git-status.md" with { type: "text" };
+import type { CompleteFn } from "../providers/complete.ts";
 
 export const GIT_TIMEOUT_MS = 30_000;
 export const NOTHING_STAGED_MESSAGE = "Nothing is staged. Stage the change first, then ask again.";
 export const EMPTY_REPLY_MESSAGE = "the model returned no message; ask again or write one yourself";
-
-/** One nested model call: a system prompt and a user prompt in, the reply text out. */
-export type CompleteFn = (system: string, prompt: string, signal: AbortSignal) => Promise<string>;
 
 export interface GitToolsOptions {
   /** Enables git_commit_message. */

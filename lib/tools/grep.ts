@@ -80,6 +80,7 @@ export const grepTool: ToolDefinition<GrepInput> = {
   description,
   schema: GrepInput,
   effect: "read",
+  action: "search",
   // Its path is the include glob (workspace-relative), so a path rule such as `secrets/*` meets `./secrets/*` too.
   paths: (input) => fieldPaths("include")(input),
   secretPaths: "skip",

@@ -11,7 +11,8 @@ import { TOOL_SET_NAMES, type ToolSetName } from "../vocabulary.ts";
 import { bashTool } from "./bash.ts";
 import { deleteFileTool, editFileTool, moveFileTool, multiEditTool } from "./edit.ts";
 import { globTool, listDirTool, readFileTool, readManyFilesTool, writeFileTool } from "./fs.ts";
-import { createGitTools, type CompleteFn } from "./git.ts";
+import { createGitTools } from "./git.ts";
+import type { CompleteFn } from "../providers/complete.ts";
 import { grepTool } from "./grep.ts";
 import { applyPatchTool } from "./patch.ts";
 import { toolSchemaBytes } from "./schema.ts";
@@ -131,12 +132,22 @@ export interface ToolSetCost {
 export interface ToolCosts {
   tools: ToolCostEntry[];
   sets: ToolSetCost[];
-  /** Total bytes of the offered tools. */
+  /** Total bytes of the offered tools, were every schema sent in full. */
   offeredBytes: number;
+  /** What a request really carries: the tools sent with their schema (`load_tools` among them when any are deferred), those deferred behind it, and the bytes of what is sent. */
+  request: { full: string[]; deferred: string[]; bytes: number };
 }
 
-/** What each tool and each set costs on the wire, and what `options` offers. */
-export function measureToolCosts(all: readonly ToolDefinition[], options: SelectToolsOptions = {}): ToolCosts {
+/**
+ * What each tool and each set costs on the wire, and what `options` offers. `send` is what a
+ * request puts on the wire of the offered tools (the session's deferral, lib/agent/context/
+ * tool-deferral.ts); without it every offered schema is sent in full.
+ */
+export function measureToolCosts(
+  all: readonly ToolDefinition[],
+  options: SelectToolsOptions = {},
+  send: (offered: ToolDefinition[]) => ToolDefinition[] = (offered) => offered,
+): ToolCosts {
   const offered = new Set(selectTools(all, options).offered);
   const active = activeToolSets(options.toolSets);
   const tools = all.map((tool) => ({ name: tool.name, set: tool.set, bytes: toolSchemaBytes(tool), offered: offered.has(tool) }));
@@ -145,5 +156,12 @@ export function measureToolCosts(all: readonly ToolDefinition[], options: Select
     return { set, tools: members.length, bytes: members.reduce((sum, tool) => sum + tool.bytes, 0), active: active.has(set) };
   });
   const offeredBytes = tools.filter((tool) => tool.offered).reduce((sum, tool) => sum + tool.bytes, 0);
-  return { tools, sets, offeredBytes };
+  const sent = send(all.filter((tool) => offered.has(tool)));
+  const full = new Set(sent.map((tool) => tool.name));
+  const request = {
+    full: sent.map((tool) => tool.name),
+    deferred: all.filter((tool) => offered.has(tool) && !full.has(tool.name)).map((tool) => tool.name),
+    bytes: sent.reduce((sum, tool) => sum + toolSchemaBytes(tool), 0),
+  };
+  return { tools, sets, offeredBytes, request };
 }

@@ -12,13 +12,24 @@
  * the kernel reports for the descriptor (/proc/self/fd/N), elsewhere the descriptor's device and
  * inode against the path resolved again after the open. Reads and writes of file contents go
  * through it; nothing is read or written before that check passes.
+ *
+ * A workspace may be widened by folders beside it (`--add-dir`, lib/platform/workspace-dirs.ts): a path inside
+ * one of them passes the same two checks against that folder. Registered once per process, by
+ * the session that owns the root; every tool keeps passing only the root.
  */
 import { constants, fstatSync, lstatSync, readlinkSync, realpathSync, statSync, unlinkSync } from "node:fs";
 import { lstat, open, type FileHandle } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { workspaceExtraDirs } from "../platform/workspace-dirs.ts";
+import type { WorkspaceFiles } from "./types.ts";
 
 const _MAX_LINK_HOPS = 40;
+
+/** The workspace roots a path under `root` may lie in: the root, then each added folder. */
+function _roots(root: string): string[] {
+  return [resolve(root), ...workspaceExtraDirs(root)];
+}
 
 /**
  * Absolute path of `p` (relative to `root`, absolute, or `~`-based as a shell reads it). Throws
@@ -30,10 +41,9 @@ export function resolveInWorkspace(root: string, p: string): string {
   // A model writing `~/x` means the home folder; read literally it would create a `~` folder here.
   const target = /^~(?:[/\\]|$)/.test(p) ? resolve(homedir(), p.slice(2)) : resolve(rootAbs, p);
   const escapes = () => new Error(`Path escapes workspace: ${p}`);
-  if (!_isInside(rootAbs, target)) throw escapes();
-  const rootReal = _realPath(rootAbs);
-  if (!_isInside(rootReal, _realPath(target))) throw escapes();
-  return target;
+  const real = _realPath(target);
+  for (const base of _roots(rootAbs)) if (_isInside(base, target) && _isInside(_realPath(base), real)) return target;
+  throw escapes();
 }
 
 export interface OpenedFile {
@@ -59,7 +69,7 @@ export async function openInWorkspace(root: string, p: string, mode: "read" | "w
   const flags = mode === "read" ? constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) : constants.O_WRONLY | (existed ? 0 : constants.O_CREAT | constants.O_EXCL);
   const handle = await open(abs, flags, createMode);
   const opened = _openedPath(handle.fd, abs);
-  if (opened !== undefined && _isInside(_realPath(resolve(root)), opened)) return { handle, abs, real: opened };
+  if (opened !== undefined && _roots(root).some((base) => _isInside(_realPath(base), opened))) return { handle, abs, real: opened };
   await handle.close();
   if (mode === "write" && !existed && opened !== undefined) {
     try {
@@ -75,7 +85,9 @@ export async function openInWorkspace(root: string, p: string, mode: "read" | "w
  * Replaces the contents of `p` (created when missing, with `createMode` when given) through
  * `openInWorkspace`: nothing is written before the check passes.
  */
-export async function writeInWorkspace(root: string, p: string, content: string | Uint8Array, createMode?: number): Promise<void> {
+export async function writeInWorkspace(root: string, p: string, content: string | Uint8Array, createMode?: number, files?: WorkspaceFiles): Promise<void> {
+  // Through the editor, text only: the path is resolved inside the workspace (real path too) first.
+  if (files && typeof content === "string") return files.write(resolveInWorkspace(root, p), content);
   const { handle } = await openInWorkspace(root, p, "write", createMode);
   try {
     await handle.truncate(0);

@@ -12,7 +12,7 @@ import { MEMORY_KINDS, MEMORY_SCOPES, type MemoryEntry, type MemoryScope, type M
 import { placeholderFor } from "../secrets/redact.ts";
 import type { EpisodeStore } from "../store/episodes.ts";
 import type { MemoryShelf } from "../store/memory-scopes.ts";
-import { RECALL_KINDS, RECALL_MAX_LIMIT, TRANSCRIPT_KIND, recallMemory, recallMemoryHybrid } from "../store/memory-recall.ts";
+import { RECALL_KINDS, RECALL_MAX_LIMIT, TRANSCRIPT_KIND, recallMemoryHybrid } from "../store/memory-recall.ts";
 import type { RecallToolRequest } from "../find/recall-transcripts.ts";
 import type { EmbeddingClient } from "../search/embeddings.ts";
 import forgetText from "./forget.md" with { type: "text" };
@@ -91,6 +91,7 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
     name: "remember",
     resultText: "own",
     effect: "read",
+    bookkeeping: true,
     decision: options.confirmWrites ? "ask" : "allow",
     guidance: "save a durable one-line note about this project for future sessions",
     description: rememberText,
@@ -105,7 +106,9 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
   const recall: ToolDefinition<RecallToolRequest> = {
     name: "recall",
     effect: "read",
+    bookkeeping: true,
     decision: "allow",
+    memoryContent: false,
     guidance: "search notes and past work, ranked by relevance",
     description: recallText,
     schema: RecallInput,
@@ -123,8 +126,12 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
       const sessionId = options.sessionId ? options.sessionId() : options.source?.("")?.sessionId;
       // The transcript search (lib/find) loads on the first recall, not on every start.
       const { recallWithTranscripts } = await import("../find/recall-transcripts.ts");
-      return recallWithTranscripts(request, projectRoot, sessionId, (memoryRequest) =>
-        options.embeddings ? recallMemoryHybrid(context, memoryRequest, options.embeddings) : recallMemory(context, memoryRequest),
+      const embeddings = options.embeddings;
+      return recallWithTranscripts(
+        request,
+        context,
+        sessionId,
+        embeddings ? (memoryRequest) => recallMemoryHybrid(context, memoryRequest, embeddings) : undefined,
       );
     },
   };
@@ -132,6 +139,8 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
     name: "forget",
     resultText: "own",
     effect: "read",
+    bookkeeping: true,
+    memoryContent: false,
     guidance: "remove notes that turned out wrong",
     decision: options.confirmWrites ? "ask" : "allow",
     description: forgetText,

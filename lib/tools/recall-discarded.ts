@@ -4,8 +4,8 @@
  */
 import * as v from "valibot";
 import type { Message } from "../messages.ts";
-import type { CompactionState } from "../agent/context/state.ts";
-import { formatLedgerResult, searchLedger } from "../agent/context/span-summaries.ts";
+import type { CompactionState } from "../context-state/state.ts";
+import { formatLedgerResult, searchLedger } from "../context-state/span-summaries.ts";
 import description from "./recall-discarded.md" with { type: "text" };
 import type { ToolDefinition } from "./types.ts";
 
@@ -26,7 +26,9 @@ export function createRecallDiscardedTool(getLedger: () => Ledger): ToolDefiniti
     description,
     schema: RecallDiscardedInput,
     effect: "read",
+    bookkeeping: true,
     decision: "allow",
+    memoryContent: false,
     guidance: "search the verbatim history that compaction removed from your context",
     execute: async ({ query }) => {
       if (!query.trim()) throw new Error("query is empty: give one or more words to search for");

@@ -1,9 +1,9 @@
 /**
- * skill: hands the model the body of one loaded skill (see lib/extensions/skills.ts). Offered only when at
+ * skill: hands the model the body of one loaded skill (see lib/skills/skills.ts). Offered only when at
  * least one skill is loaded; the body is read on the call, never put in the prompt.
  */
 import * as v from "valibot";
-import type { Skill } from "../extensions/skills.ts";
+import type { Skill } from "../skills/skills.ts";
 import description from "./skill.md" with { type: "text" };
 import type { ToolDefinition } from "./types.ts";
 
@@ -18,6 +18,7 @@ export function createSkillTool(skills: readonly Skill[]): ToolDefinition<v.Infe
     schema: SkillInput,
     effect: "read",
     decision: "allow",
+    deferral: "eager",
     guidance: "load a skill's instructions before work it matches",
     subjects: (input) => [input.name],
     execute: async ({ name }) => {

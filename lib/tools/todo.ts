@@ -1,9 +1,9 @@
 /**
  * todo_write: the model replaces its whole task list in one call. The list lives in the session's
- * notebook (see lib/store/notebook.ts); this tool only validates, stores and reports it.
+ * notebook (see lib/notebook.ts); this tool only validates, stores and reports it.
  */
 import * as v from "valibot";
-import { TodoSchema, countTodos, findTodoProblems, renderTodoLines, type Todo } from "../store/notebook.ts";
+import { TodoSchema, countTodos, findTodoProblems, renderTodoLines, type Todo } from "../notebook.ts";
 import description from "./todo.md" with { type: "text" };
 import type { ToolDefinition } from "./types.ts";
 import { takeFields } from "./claude-code.ts";
@@ -23,7 +23,10 @@ export function createTodoTool(notebook: TodoHolder): ToolDefinition<v.InferOutp
     description,
     schema: TodoWriteInput,
     effect: "read",
+    bookkeeping: true,
+    action: "think",
     decision: "allow",
+    deferral: "eager",
     guidance: "keep a task list for multi-step work; it survives compaction",
     claudeCode: {
       name: "TodoWrite",

@@ -21,6 +21,23 @@ import type { CommandSandbox } from "../sandbox/session.ts";
  */
 export type ToolEffect = "read" | "write" | "exec" | "net";
 
+/**
+ * What a call does within its effect, where "reads" or "writes" says too little: `search` finds
+ * (grep, glob), `delete` and `move` remove or rename files, `think` only keeps the session's own
+ * notes (the task list). Editors show it (the ACP tool kind, lib/ui/acp/tool-kinds.ts).
+ */
+export type ToolAction = "search" | "delete" | "move" | "think";
+
+/**
+ * The editor's copy of workspace files (ACP fs delegation): a read returns the text the editor
+ * holds (an unsaved buffer included), a write lands in the editor. Paths are absolute and already
+ * through the jail; callers pass nothing the jail has not resolved inside the workspace.
+ */
+export interface WorkspaceFiles {
+  read(abs: string): Promise<string>;
+  write(abs: string, text: string): Promise<void>;
+}
+
 export interface ToolContext {
   /** Workspace root: every path a tool touches must resolve inside it (see jail.ts). */
   root: string;
@@ -39,6 +56,8 @@ export interface ToolContext {
   deniesPath?: (path: string) => boolean;
   /** Where subprocesses (bash) run confined; absent means unconfined. */
   sandbox?: CommandSandbox;
+  /** When set, read_file, write_file, edit_file and multi_edit read and write file text through it (the editor's buffers). */
+  files?: WorkspaceFiles;
 }
 
 export interface ToolDefinition<TInput = any> {
@@ -51,6 +70,8 @@ export interface ToolDefinition<TInput = any> {
   /** A ready JSON Schema, for tools whose schema is not valibot (MCP). Wins over `schema` for the wire. */
   jsonSchema?: Record<string, unknown>;
   effect: ToolEffect;
+  /** What kind of read or write it is, when more than its effect (see ToolAction). */
+  action?: ToolAction;
   /**
    * The workspace paths a call touches, read from its RAW input (before validation, so every
    * field is type-checked here) and as the model spelled them; `root` lets move_file and
@@ -75,15 +96,46 @@ export interface ToolDefinition<TInput = any> {
   /** Its one line of purpose where its schema is deferred (load_tools lists it); undefined: its description's first sentence. */
   guidance?: string;
   /**
-   * Subjects other than paths that permission rules match: bash → [command], web_fetch → [url],
-   * grep → [pattern]. The call's normalised paths are appended. None at all: only `*` matches.
+   * Subjects other than paths that permission rules match: web_fetch → [url], grep → [pattern]; a
+   * shell tool (one with `command`) gets its simple commands without saying. The call's normalised
+   * paths are appended. None at all: only `*` matches.
    */
   subjects?: (input: TInput) => string[];
+  /**
+   * What a call does with the files `paths` names, as episodes, note provenance (and so staleness)
+   * record it: `reads` their contents, `changes` them. `write` tools change them unless they say
+   * otherwise; a tool that says nothing (a search, a listing) is not recorded.
+   */
+  touches?: "reads" | "changes";
+  /**
+   * For an `exec` tool that runs a shell command line (bash): the command a call runs, read from
+   * its RAW input (undefined when it has none). Every such call is read by the shell parser, the
+   * guard plugin judges it, its rules and "always" grants match its simple commands, its
+   * sandboxed failures may ask to run outside the sandbox, and episodes record it as a command.
+   */
+  command?: (input: unknown) => string | undefined;
+  /** The input of a call that runs `command`: how `!cmd` in the REPL calls the session's shell tool. */
+  commandInput?: (command: string) => TInput;
+  /** True when a call only keeps the session's own records (notes, the task list): an episode does not count it as work. */
+  bookkeeping?: boolean;
+  /**
+   * Whether its schema goes on every request: `eager` always (the `core` set is, without saying),
+   * `budgeted` while the budgeted schemas fit `mcpSchemaBudget` (MCP tools), otherwise deferred
+   * behind `load_tools` (lib/agent/context/tool-deferral.ts).
+   */
+  deferral?: "eager" | "budgeted";
   /**
    * True when several calls of it in one step may run at once (`task`): they start as the loop
    * reaches them and their results join in call order. Others run one after another.
    */
   parallel?: boolean;
+  /**
+   * False for the agent's own bookkeeping (recall, forget, recall_discarded, load_tools): its calls
+   * and results stay in the transcript but are marked `bookkeeping` there, and what indexes past
+   * work (the transcript index behind recall and `shiro search`) leaves them out, so a later recall
+   * never finds an earlier recall. Undefined: what it says is content.
+   */
+  memoryContent?: false;
   /**
    * Its Claude Code counterpart, for hooks written for Claude Code (lib/extensions/hooks/): the
    * name a hook's matcher and `tool_name` use, and its input in Claude Code's fields. Absent: the

@@ -130,7 +130,7 @@ export function renderApprovalQuestion(request: ApprovalRequest, root: string, s
   if (request.subagent) text += style.dim("delegated work, gated by your rules exactly as a direct call is\n");
   if (request.matched && request.matched.pattern !== "*") text += style.dim(`matched ${request.matched.tool}: "${request.matched.pattern}"\n`);
   text += `${renderApprovalDetail({ tool: request.tool, input: request.input, root }, style).join("\n")}\n`;
-  // "always" answers a secrets or plugin question once (lib/approval/gate.ts), so it is not offered.
+  // "always" answers a secrets or plugin question once (lib/extensions/gate.ts), so it is not offered.
   const choice =
     request.secret || request.plugin
       ? "y allow once | n deny "

@@ -24,6 +24,8 @@ export interface AttachOptions {
   root: string;
   /** Puts a question to the user (a file that may hold secrets); `y` or `yes` attaches it. */
   ask(question: string): Promise<string>;
+  /** Decides a file that may hold secrets without asking (headless: only a rule that names it says yes). */
+  allowSecret?(path: string): boolean;
   /** The model's name when it does not take images (an `@pic.png` is refused then); undefined when it does. */
   imagesRefusedBy?: string;
 }
@@ -106,7 +108,8 @@ async function _attachOne(path: string, options: AttachOptions): Promise<{ body:
     return { body: lines.join("\n") || "(empty folder)", what: `folder, ${Math.min(lines.length, ATTACHED_TREE_ENTRIES)} entries` };
   }
   const { secret } = await readWorkspaceFile(options.root, path);
-  if (secret && !["y", "yes"].includes((await options.ask(renderSecretQuestion(path, secret))).trim().toLowerCase())) return undefined;
+  if (secret && options.allowSecret && !options.allowSecret(path)) return undefined;
+  if (secret && !options.allowSecret && !["y", "yes"].includes((await options.ask(renderSecretQuestion(path, secret))).trim().toLowerCase())) return undefined;
   const body = capResult(await readNumberedLines(options.root, path, 1, READ_LIMIT, Boolean(secret)));
   const shown = body.split("\n").filter((line) => /^\d+: /.test(line)).length;
   return { body, what: `${shown} line${shown === 1 ? "" : "s"}` };

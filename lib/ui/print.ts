@@ -85,6 +85,8 @@ export function createTextPrinter(sinks: PrinterSinks, options: { streamText: bo
           if (!options.streamText) out(`[done] ${event.stop}${event.cancelled ? " (cancelled)" : ""}, ${event.steps} steps\n`);
           else if (midLine) out("\n");
           if (options.streamText && event.stop === "max-steps") sinks.err(`${describeStepCap(event.steps)}\n`);
+          if (options.streamText && event.stop === "max-cost")
+            sinks.err(`[stopped] ${event.reason ?? "the cost limit was reached"} (exit 4); continue with shiro -c\n`);
           break;
         default:
           break;
@@ -95,7 +97,7 @@ export function createTextPrinter(sinks: PrinterSinks, options: { streamText: bo
 
 /** The one line a text-mode run prints when it stops at the step cap (exit 4). */
 export function describeStepCap(steps: number): string {
-  return `[stopped] the step cap of ${steps} steps was reached (exit 4): raise it with "maxSteps" in config.json (shiro config set maxSteps 100), or continue with shiro -c`;
+  return `[stopped] the step cap of ${steps} steps was reached (exit 4): raise it with --max-steps or "maxSteps" in config.json (shiro config set maxSteps 100), or continue with shiro -c`;
 }
 
 /** A stored run log replayed (`runs events`, `runs tail`): every line on stdout. */
@@ -104,18 +106,39 @@ export function createReplayPrinter(): TextPrinter {
   return createTextPrinter({ out: write, err: write }, { streamText: false });
 }
 
+export type DoneEvent = Extract<AgentEvent, { type: "done" }>;
+
+/** What a printed run ended with. */
+export interface PrintedRun {
+  /** The stop of the run's `done`; undefined when the events ended without one. */
+  stop: StopKind | undefined;
+  /** The last non-empty assistant message: the answer. */
+  answer: string;
+  /** The last `error` event's text. */
+  error?: string;
+  done?: DoneEvent;
+}
+
 /**
- * Prints a live run (headless, `runs resume`): as text (answer on stdout, progress on stderr) or,
- * with `json`, one event per line on stdout. Returns the stop of the run's `done` (undefined when
- * the events ended without one).
+ * Prints a live run (headless, `runs resume`): as text (answer on stdout, progress on stderr),
+ * with `stream-json` one event per line on stdout, with `quiet` nothing (`--output-format json`
+ * prints one object at the end, lib/ui/run-result.ts).
  */
-export async function printRun(events: AsyncIterable<AgentEvent>, options: { json: boolean }): Promise<StopKind | undefined> {
+export async function printRun(events: AsyncIterable<AgentEvent>, options: { json: boolean; quiet?: boolean }): Promise<PrintedRun> {
   const printer = createTextPrinter({ out: (t) => writeOut(t), err: (t) => writeErr(t) }, { streamText: true });
-  let stop: StopKind | undefined;
+  const printed: PrintedRun = { stop: undefined, answer: "" };
   for await (const event of events) {
-    if (options.json) writeOut(`${JSON.stringify(event)}\n`);
+    if (options.quiet) {
+      // Nothing on stdout; the lines a person needs (an approval to give, an error, the limit that stopped the run) still go to stderr.
+      if (event.type === "blocked" || event.type === "error" || event.type === "done") printer.print(event);
+    } else if (options.json) writeOut(`${JSON.stringify(event)}\n`);
     else printer.print(event);
-    if (event.type === "done") stop = event.stop;
+    if (event.type === "message") printed.answer = event.text;
+    if (event.type === "error") printed.error = event.error;
+    if (event.type === "done") {
+      printed.stop = event.stop;
+      printed.done = event;
+    }
   }
-  return stop;
+  return printed;
 }

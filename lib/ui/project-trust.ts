@@ -7,8 +7,10 @@
  * time. A file that cannot be read is said so and nothing runs.
  *
  * The same question, the same way, before a repository's `.shiro/notes.json` reaches the prompt
- * (lib/store/repo-notes-trust.ts): it shows how many notes the file holds and the first few; and
- * before a project's `.claude/settings.json` hooks and permissions apply (askSettingsTrust).
+ * (lib/store/repo-notes-trust.ts): it shows how many notes the file holds and the first few;
+ * before a project's `.claude/settings.json` hooks and permissions apply (askSettingsTrust); and
+ * before a project's custom subagent (`.claude/agents/*.md`, `.shiro/agents/*.md`,
+ * lib/store/agent-definitions.ts) becomes a `task` kind: its name, description, tools and model.
  */
 import { createInterface } from "node:readline/promises";
 import { describeTarget } from "../extensions/mcp/servers.ts";
@@ -17,6 +19,7 @@ import { readProjectMcp, trustProjectMcp } from "../store/project-mcp.ts";
 import { readRepoNotesFile, trustRepoNotes } from "../store/repo-notes-trust.ts";
 import { readProjectSettings, trustProjectSettings } from "../store/project-settings.ts";
 import { openRepoMemory } from "../store/memory-scopes.ts";
+import { readAgentDefinitions, trustAgentFile } from "../store/agent-definitions.ts";
 import type { Style } from "./style.ts";
 
 /** Puts the question when this project has an untrusted `.mcp.json` (not with --no-mcp: `mcpOff`). */
@@ -61,6 +64,23 @@ export async function askRepoNotesTrust(cwd: string, memoryOff: boolean, write: 
     trustRepoNotes(root, file);
     write("trusted; the notes join the prompt (marked as coming from the repository)\n");
   } else write(style.dim("not trusted: the notes stay out of the prompt and recall (asked again next start)\n"));
+}
+
+/** Puts the question once per untrusted project subagent file (not with --no-subagent: `off`). */
+export async function askAgentsTrust(cwd: string, off: boolean, write: (text: string) => void, style: Style): Promise<void> {
+  if (off) return;
+  for (const file of readAgentDefinitions(findProjectRoot(cwd)).untrusted) {
+    const { definition } = file;
+    const tools = definition.tools ? definition.tools.join(", ") : "the default set";
+    write(
+      style.yellow(`${definition.path} defines the subagent "${definition.name}", written by whoever committed it:\n`) +
+        `  ${definition.description.replace(/[\p{Cc}\p{Cf}\u2028\u2029]/gu, " ").slice(0, 200)}\n  tools: ${tools}; model: ${definition.model ?? "the session's"}\n`,
+    );
+    if (await _yes("Trust this subagent and offer it to the model? y yes, remember it | n not now ")) {
+      trustAgentFile(file);
+      write("trusted; the task tool offers it\n");
+    } else write(style.dim("not trusted: it is not offered (asked again next start)\n"));
+  }
 }
 
 async function _yes(question: string): Promise<boolean> {

@@ -9,9 +9,10 @@ import { createAgent, type Agent } from "../agent/agent.ts";
 import { type AgentFlags } from "../config/flags.ts";
 import { findProjectRoot } from "../config/project.ts";
 import { runProviderSetup } from "./onboarding.ts";
+import { writeErr } from "./output.ts";
 import { askApproval } from "./approval-question.ts";
 import { askUserInTerminal } from "./ask-question.ts";
-import { askProjectTrust, askRepoNotesTrust, askSettingsTrust } from "./project-trust.ts";
+import { askAgentsTrust, askProjectTrust, askRepoNotesTrust, askSettingsTrust } from "./project-trust.ts";
 import type { createRenderer } from "./renderer.ts";
 import type { Style } from "./style.ts";
 import { findSession } from "../store/sessions.ts";
@@ -40,6 +41,7 @@ export async function openFirstAgent(state: ReplState): Promise<Agent | undefine
   await askProjectTrust(state.cwd, state.flags.noMcp === true, state.write, state.style);
   await askRepoNotesTrust(state.cwd, state.flags.noMemory === true, state.write, state.style);
   await askSettingsTrust(state.cwd, state.write, state.style);
+  await askAgentsTrust(state.cwd, state.flags.noSubagent === true, state.write, state.style);
   try {
     return await openAgent(state);
   } catch (error) {
@@ -58,6 +60,7 @@ export function openAgent(state: ReplState, changes: Partial<AgentFlags> = {}, s
     mode: "interactive",
     decide: (request) => askApproval(state, request),
     askUser: (question, options, signal) => askUserInTerminal(state, question, options, signal),
+    writeStderr: writeErr,
     ...(sessionId ? { sessionId } : {}),
     ...(sessionSource ? { sessionSource } : {}),
   });

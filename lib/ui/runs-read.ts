@@ -1,6 +1,6 @@
 /** `shiro runs list|show|events|search`: reading the run log (runs.ts holds the commands that act on runs). */
 import { defineCommand } from "citty";
-import { UserError } from "../platform/errors.ts";
+import { UsageError, UserError } from "../platform/errors.ts";
 import { writeOut, writeErr } from "./output.ts";
 
 function _age(iso: string): string {
@@ -14,7 +14,7 @@ function _age(iso: string): string {
 /** `--limit` as given (a leading whole number, as parseInt reads it), else `fallback`. */
 function _parseLimit(given: string | undefined, fallback: number): number {
   const limit = given ? Number.parseInt(given, 10) : fallback;
-  if (!Number.isInteger(limit) || limit < 1) throw new UserError("--limit must be a positive whole number");
+  if (!Number.isInteger(limit) || limit < 1) throw new UsageError("--limit must be a positive whole number");
   return limit;
 }
 

@@ -4,13 +4,41 @@ import { readCompactionState } from "../agent/context/manager.ts";
 import { estimateTokens } from "../agent/context/planner.ts";
 import { createContextWindow, type WindowSource } from "../agent/context/window.ts";
 import type { ConfigFile } from "../config/config.ts";
-import { renderTodoLines } from "../store/notebook.ts";
+import { renderTodoLines } from "../notebook.ts";
 import type { SessionRecord } from "../store/session-record.ts";
 import { shortRunId } from "../store/short-ids.ts";
+import { formatUsd } from "../providers/pricing.ts";
 import { formatLocalMinute } from "./session-lines.ts";
 import { renderProgressBar } from "./todo-progress.ts";
 
+export interface UsageShare {
+  inputTokens: number;
+  outputTokens: number;
+  costUsd?: number;
+}
+
+/** The session's totals split into the parent agent's share and the subagents'; undefined while no subagent ran. */
+export function splitUsage(session: SessionRecord): { parent: UsageShare; subagents: UsageShare } | undefined {
+  const sub = session.subagents;
+  if (!sub) return undefined;
+  const parentCost = session.costUsd !== undefined ? session.costUsd - (sub.costUsd ?? 0) : undefined;
+  return {
+    parent: {
+      inputTokens: session.inputTokens - sub.inputTokens,
+      outputTokens: session.outputTokens - sub.outputTokens,
+      ...(parentCost !== undefined ? { costUsd: parentCost } : {}),
+    },
+    subagents: { inputTokens: sub.inputTokens, outputTokens: sub.outputTokens, ...(sub.costUsd !== undefined ? { costUsd: sub.costUsd } : {}) },
+  };
+}
+
+/** One share as `/cost` and `sessions show` print it: `12 in / 3 out, $0.0100`. */
+export function formatUsageShare(share: UsageShare): string {
+  return `${share.inputTokens} in / ${share.outputTokens} out${share.costUsd !== undefined ? `, ${formatUsd(share.costUsd)}` : ""}`;
+}
+
 export function renderSessionDetails(session: SessionRecord): string {
+  const split = splitUsage(session);
   const lines = [
     `session   ${session.id}`,
     `title     ${session.title}`,
@@ -21,6 +49,7 @@ export function renderSessionDetails(session: SessionRecord): string {
     `messages  ${session.messages.length}`,
     `tokens    ${session.inputTokens} in, ${session.outputTokens} out`,
     `cost      ${session.costUsd === undefined ? "not priced" : `$${session.costUsd.toFixed(4)}`}`,
+    ...(split ? [`  this agent: ${formatUsageShare(split.parent)}`, `  subagents: ${formatUsageShare(split.subagents)}`] : []),
     `exchanges ${session.exchanges.length}`,
   ];
   const todos = session.notebook.todos;

@@ -1,5 +1,5 @@
 /** The task list's progress bar, as the banner, `/todos` and `shiro sessions show` print it. */
-import { countTodos, type Todo } from "../store/notebook.ts";
+import { countTodos, type Todo } from "../notebook.ts";
 
 const _BAR_WIDTH = 10;
 

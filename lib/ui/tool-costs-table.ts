@@ -10,7 +10,10 @@ export function renderToolCosts(costs: ToolCosts): string {
     "",
     ..._table(["set", "tools", "this session", "bytes"], setRows),
     "",
-    `${offeredCount} of ${costs.tools.length} tools offered: ${costs.offeredBytes} bytes of schema per request`,
+    `${offeredCount} of ${costs.tools.length} tools offered: ${costs.offeredBytes} bytes of schema in all`,
+    costs.request.deferred.length > 0
+      ? `a request sends ${costs.request.bytes} bytes of them: ${costs.request.full.filter((name) => name !== "load_tools").length} in full, ${costs.request.deferred.length} deferred behind load_tools`
+      : `a request sends ${costs.request.bytes} bytes of them, every schema in full`,
     "",
   ].join("\n");
 }

@@ -13,7 +13,7 @@ import type { AgentEvent } from "../../lib/events.ts";
 import type { Message } from "../../lib/messages.ts";
 import { paths } from "../../lib/platform/paths.ts";
 import { EPISODE_CAP, foldIntoDigests, openEpisodes, type Episode } from "../../lib/store/episodes.ts";
-import { writeJsonAtomic } from "../../lib/store/json-file.ts";
+import { writeJsonAtomic } from "../../lib/state-file/json-file.ts";
 import { openMemory } from "../../lib/store/memory.ts";
 import { openRunLog, type RunSnapshot } from "../../lib/store/runs.ts";
 import { createSession } from "../../lib/store/session-record.ts";

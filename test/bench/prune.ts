@@ -8,7 +8,7 @@
  * the warm row times the same history again (the cost of every later step).
  */
 import { DEFAULT_COMPACTION_THRESHOLD, planWire } from "../../lib/agent/context/planner.ts";
-import { createCompactionState, recordSpan } from "../../lib/agent/context/state.ts";
+import { createCompactionState, recordSpan } from "../../lib/context-state/state.ts";
 import { buildToolLoop } from "../unit/context-transcripts.ts";
 
 const RUNS = 15;

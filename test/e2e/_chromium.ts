@@ -9,8 +9,11 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { findOnPath, hostPackage, hostReady } from "../host-packages.ts";
 
-export const CHROMIUM = process.env.SHIRO_CHROMIUM ?? "/usr/bin/chromium";
+/** $SHIRO_CHROMIUM, or `chromium` on PATH (Debian's package puts it in /usr/bin). */
+export const CHROMIUM = process.env.SHIRO_CHROMIUM ?? findOnPath("chromium") ?? "chromium";
+const _PACKAGE = hostPackage("Chromium", "apt-get install -y chromium", existsSync(CHROMIUM), `${CHROMIUM} is missing`);
 
 export interface ChromiumPage {
   /** Every URL the page asked for (Network.requestWillBeSent). */
@@ -23,9 +26,8 @@ export interface ChromiumPage {
 
 /** Whether this machine has the browser; under CI=true a missing one is a failure, not a skip. */
 export function chromiumAvailable(): boolean {
-  if (existsSync(CHROMIUM)) return true;
+  if (hostReady(_PACKAGE)) return true;
   if (process.env.CI === "true") throw new Error(`${CHROMIUM} is missing; CI installs Debian's chromium package (.ci/run)`);
-  console.warn(`notice: ${CHROMIUM} is missing; the browser test of the HTML export is skipped (apt-get install chromium)`);
   return false;
 }
 

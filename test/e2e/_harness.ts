@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writ
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { startFakeProvider, type FakeProvider, type FakeProviderOptions } from "../fakes/provider.ts";
+import { BWRAP_USABLE } from "../unit/sandbox-required.ts";
 
 export const ROOT = resolve(import.meta.dir, "..", "..");
 export const BINARY = join(ROOT, "dist", "shiro");
@@ -103,6 +104,25 @@ export function parseEventLines(stdout: string): Record<string, unknown>[] {
     .split("\n")
     .filter((line) => line.trim() !== "")
     .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** Resolves once `probe()` holds, checking every 20 ms; throws after `timeoutMs` (default 15 s). */
+export async function waitUntil(probe: () => boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${probe.toString().slice(0, 80)}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * The events without the one notice a host without a working bubblewrap adds to every run
+ * ("sandbox off: …"), so an exact event list holds on any machine. Where bwrap works nothing is
+ * dropped, so a stray sandbox notice still fails the list there.
+ */
+export function withoutHostNotices(events: Record<string, unknown>[]): Record<string, unknown>[] {
+  if (BWRAP_USABLE) return events;
+  return events.filter((event) => !(event.type === "notice" && String(event.text).startsWith("sandbox off: ")));
 }
 
 export interface WireToolResult {

@@ -70,11 +70,11 @@ describe("dist/shiro", () => {
     };
     const configSiblings = () => readdirSync(join(home, ".shiro-neko")).filter((name) => name.startsWith("config.json"));
 
-    test("an invalid field: exit 1, one line naming the file and the field, file untouched", async () => {
+    test("an invalid field: exit 2, one line naming the file and the field, file untouched", async () => {
       const bytes = '{\n\t"model": "m",\n\t"toolSets": ["core", "gits"]\n}';
       writeConfig(bytes);
       expect(await runShiro(["-p", "hello"], env)).toEqual({
-        code: 1,
+        code: 2,
         signal: null,
         stdout: "",
         stderr: `shiro: ${configPath()}: "toolSets[1]" must be one of core, edit-plus, git, net\n`,
@@ -83,11 +83,11 @@ describe("dist/shiro", () => {
       expect(configSiblings()).toEqual(["config.json"]);
     });
 
-    test("not JSON at all: exit 1, one line, file untouched", async () => {
+    test("not JSON at all: exit 2, one line, file untouched", async () => {
       const bytes = "provider = openai\n";
       writeConfig(bytes);
       expect(await runShiro(["-p", "hello"], env)).toEqual({
-        code: 1,
+        code: 2,
         signal: null,
         stdout: "",
         stderr: `shiro: ${configPath()}: is not valid JSON\n`,

@@ -8,7 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BINARY, binaryEnv, fakeEnv, parseEventLines, userTextsOf, useE2E } from "./_harness.ts";
+import { BINARY, binaryEnv, fakeEnv, parseEventLines, userTextsOf, useE2E, withoutHostNotices } from "./_harness.ts";
 
 const e2e = useE2E();
 
@@ -104,7 +104,7 @@ describe("a reader that starts 1.5 s late receives every byte", () => {
     const { runId } = await bigRun();
     const result = await runPiped(["runs", "events", runId, "--json"], SLOW_READER);
     expect(result.code).toBe(0);
-    const events = parseEventLines(result.stdout);
+    const events = withoutHostNotices(parseEventLines(result.stdout));
     expect(events.map((event) => event.type)).toEqual(["run-start", "notice", "message", "done"]);
     expect(events[2]!.text).toBe(BIG);
   });

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { ROOT, fakeEnv, parseEventLines, systemOf, toolResultsOf, userTextsOf, useE2E } from "./_harness.ts";
 import { startPty } from "./_pty.ts";
 import { sandboxTest } from "../unit/sandbox-required.ts";
+import { findOnPath, hostPackage, hostTest } from "../host-packages.ts";
 
 const e2e = useE2E();
 
@@ -278,18 +279,10 @@ describe(".claude/settings.json", () => {
   }, 120_000);
 });
 
-const JQ = spawnSync("jq", ["--version"]).status === 0;
-let jqNoticed = false;
+const JQ = hostPackage("jq", "apt-get install -y jq", findOnPath("jq") !== undefined && spawnSync("jq", ["--version"]).status === 0, "jq is not on PATH");
 /** `test` when jq is on PATH; without it a failing test under CI=true (CI installs jq), else skipped with one notice. */
 function jqTest(name: string, fn: () => Promise<void>, timeoutMs: number): void {
-  if (JQ) return void test(name, fn, timeoutMs);
-  if (process.env.CI === "true")
-    return void test(name, () => {
-      throw new Error("jq is required under CI=true for the shared hook scripts: apt-get install -y jq");
-    });
-  if (!jqNoticed) process.stderr.write("skipping the shared hook script tests: jq is not installed\n");
-  jqNoticed = true;
-  test.skip(name, fn);
+  hostTest(JQ, name, fn, timeoutMs);
 }
 
 describe("hook scripts as people share them for Claude Code, unchanged", () => {

@@ -9,6 +9,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
+import { findOnPath, hostPackage, hostTest } from "../host-packages.ts";
 import { BINARY, ROOT, ensureBinary } from "./_harness.ts";
 import { buildTestRelease, nativeTarget, runProcess, serveFolders, type FolderServer } from "./_release.ts";
 
@@ -110,7 +111,8 @@ describe("install.sh", () => {
     expect(readdirSync(sandbox.dir)).toEqual(["shiro"]);
   }, 120_000);
 
-  const busybox = Bun.which("busybox");
+  const busybox = findOnPath("busybox");
+  const BUSYBOX = hostPackage("busybox", "apt-get install -y busybox", busybox !== undefined);
   /** A PATH folder holding busybox applets only: the userland of an Alpine container. */
   const busyboxOnly = (sandbox: Sandbox): string => {
     const tools = join(sandbox.root, "busybox-bin");
@@ -120,7 +122,8 @@ describe("install.sh", () => {
     }
     return tools;
   };
-  test.skipIf(!busybox && process.env.SHIRO_RELEASE_TOOLS !== "1")(
+  hostTest(
+    BUSYBOX,
     "with nothing but busybox (sh, wget, tar, sha256sum, …), as on Alpine",
     async () => {
       const sandbox = makeSandbox();
@@ -137,7 +140,8 @@ describe("install.sh", () => {
     120_000,
   );
 
-  test.skipIf(!busybox && process.env.SHIRO_RELEASE_TOOLS !== "1")(
+  hostTest(
+    BUSYBOX,
     "busybox alone refuses a tampered archive too",
     async () => {
       const sandbox = makeSandbox();

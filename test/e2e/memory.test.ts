@@ -5,10 +5,10 @@
  * processes in one directory never share a session file.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathHash16 } from "../../lib/platform/paths.ts";
-import { systemOf, userTextsOf, useE2E, type WireProtocol } from "./_harness.ts";
+import { systemOf, userTextsOf, useE2E, waitUntil, type WireProtocol } from "./_harness.ts";
 
 const e2e = useE2E();
 
@@ -97,11 +97,17 @@ describe("sessions across processes", () => {
   test("two processes in one directory: the second -c gets its own session and both files parse", async () => {
     e2e.fake.script({ text: "seed" });
     expect((await shiro(["-p", "start"])).code).toBe(0);
-    e2e.fake.script({ toolCalls: [{ name: "bash", input: { command: "sleep 2" } }] }, { text: "slow done" });
+    // The slow run holds its session until the test lets it go (a file appears), not for a while.
+    const gate = join(e2e.dirs.cwd, "go");
+    const hold = `for i in $(seq 600); do [ -e ${JSON.stringify(gate)} ] && exit 0; sleep 0.05; done; exit 1`;
+    e2e.fake.script({ toolCalls: [{ name: "bash", input: { command: hold } }] }, { text: "slow done" });
+    const before = e2e.fake.requests.length;
     const slow = shiro(["-p", "slow one", "-c", "--yolo"]);
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    // Once its first request arrives it has claimed the session (the lease comes before the loop).
+    await waitUntil(() => e2e.fake.requests.length > before);
     e2e.fake.script({ text: "fast done" });
     const fast = await shiro(["-p", "fast one", "-c"]);
+    writeFileSync(gate, "");
     expect(fast.code).toBe(0);
     expect(fast.stderr).toMatch(/is open in process \d+; starting a new one/);
     expect((await slow).code).toBe(0);

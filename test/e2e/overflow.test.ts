@@ -138,7 +138,7 @@ describe("the step cap", () => {
     expect(run.code).toBe(4);
     const lines = run.stderr.split("\n").filter((line) => line.startsWith("[stopped]"));
     expect(lines).toEqual([
-      '[stopped] the step cap of 2 steps was reached (exit 4): raise it with "maxSteps" in config.json (shiro config set maxSteps 100), or continue with shiro -c',
+      '[stopped] the step cap of 2 steps was reached (exit 4): raise it with --max-steps or "maxSteps" in config.json (shiro config set maxSteps 100), or continue with shiro -c',
     ]);
     e2e.fake.script({ toolCalls: [{ name: "glob", input: { pattern: "*" } }] }, { toolCalls: [{ name: "glob", input: { pattern: "*.md" } }] });
     const json = await e2e.shiro(["-p", "look", "--json"]);

@@ -89,8 +89,11 @@ for (const protocol of PROTOCOLS) {
       const shown = shortestUniquePrefix(sessionId!, [sessionId!, episodes[0]!.id]);
       const line = `episode ${shown} ${date}: "fix the flaky login redirect after sign-in" · changed src/authRedirect.ts · ran echo checked (exit 0) · completed, 2 steps`;
 
-      // A paraphrase sharing two words ("login", "redirect") with what was asked.
-      expect(await recallThroughBinary({ query: "redirect broken on login page" }, protocol)).toBe(`${line}\n(recall a session id to see its episode in full)`);
+      // A paraphrase sharing two words ("login", "redirect") with what was asked; the session's best
+      // passage (its answer, shorter than the ask) is the snippet under the episode.
+      expect(await recallThroughBinary({ query: "redirect broken on login page" }, protocol)).toBe(
+        `${line}\n  answer: Fixed the login redirect: it now sends users home.\n(recall a session id to see its episode in full)`,
+      );
       // Only the recall session's own work was bookkeeping: it left no episode.
       expect(readEpisodes().episodes).toHaveLength(1);
 

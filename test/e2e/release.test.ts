@@ -5,7 +5,7 @@
  * `--version` and one headless turn against the fake provider under qemu-user. The musl binary
  * needs Alpine's libstdc++, which Debian does not ship, so it is checked by its header only.
  * qemu-user-static and libc6-arm64-cross (Debian) are needed for the arm64 part: without them it
- * is skipped, unless SHIRO_RELEASE_TOOLS=1 (set by .ci/run once it has installed them).
+ * is skipped with a notice, and fails under CI=true (test/host-packages.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
@@ -18,12 +18,18 @@ import type { ReleaseIndex } from "../../lib/release/release-index.ts";
 import { readTarFile } from "../../lib/release/tar.ts";
 import { RELEASE_TARGETS, archiveEntryName, archiveFileName, binaryFileName, type BinaryFormat } from "../../lib/release/targets.ts";
 import { startFakeProvider } from "../fakes/provider.ts";
+import { findOnPath, hostDescribe, hostPackage } from "../host-packages.ts";
 import { ROOT, binaryEnv, fakeEnv } from "./_harness.ts";
 import { buildTestRelease, runProcess } from "./_release.ts";
 
 const QEMU = "qemu-aarch64-static";
 const ARM64_SYSROOT = "/usr/aarch64-linux-gnu";
-const qemuReady = spawnSync(QEMU, ["--version"]).status === 0 && existsSync(join(ARM64_SYSROOT, "lib", "ld-linux-aarch64.so.1"));
+const QEMU_PACKAGE = hostPackage(
+  "qemu-user",
+  "apt-get install -y qemu-user-static libc6-arm64-cross",
+  findOnPath(QEMU) !== undefined && spawnSync(QEMU, ["--version"]).status === 0 && existsSync(join(ARM64_SYSROOT, "lib", "ld-linux-aarch64.so.1")),
+  `${QEMU} on PATH and ${ARM64_SYSROOT} are needed`,
+);
 
 let work: string;
 let out: string;
@@ -144,7 +150,7 @@ describe("bun run release", () => {
       expect(readFileSync(join(again, file)).equals(readFileSync(join(out, file)))).toBe(true);
   }, 600_000);
 
-  describe.skipIf(!qemuReady && process.env.SHIRO_RELEASE_TOOLS !== "1")(`linux-arm64 under ${QEMU}`, () => {
+  hostDescribe(QEMU_PACKAGE, `linux-arm64 under ${QEMU}`, () => {
     const runArm = (args: string[], home: string, env: Record<string, string> = {}) =>
       runProcess(QEMU, ["-L", ARM64_SYSROOT, join(out, "shiro-linux-arm64"), ...args], { env: binaryEnv(home, env), cwd: home, timeoutMs: 120_000 });
 

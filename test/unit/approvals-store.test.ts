@@ -4,14 +4,14 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { describeSubject, formatAge, renderPendingTable } from "../../lib/ui/approvals-table.ts";
 import { uniquePrefixes } from "../../lib/store/short-ids.ts";
-import { createBlockingDecision, createGate } from "../../lib/approval/gate.ts";
+import { createBlockingDecision, createGate } from "../../lib/extensions/gate.ts";
 import { UserError } from "../../lib/platform/errors.ts";
 import { uuidv7 } from "../../lib/platform/ids.ts";
 import { paths } from "../../lib/platform/paths.ts";
 import { parsePermissionRules } from "../../lib/approval/rules.ts";
 import { createPluginHost } from "../../lib/extensions/plugin-host.ts";
 import { createPending, decide, forRun, get, listPending, type ApprovalRecord, type PendingApprovalInput } from "../../lib/store/approvals.ts";
-import { writeJsonAtomic } from "../../lib/store/json-file.ts";
+import { writeJsonAtomic } from "../../lib/state-file/json-file.ts";
 import { useTempHome } from "./temp-home.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");

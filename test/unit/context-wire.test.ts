@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { Message, Protocol } from "../../lib/messages.ts";
 import { estimateTokens, planWire } from "../../lib/agent/context/planner.ts";
-import { createCompactionState, recordSpan } from "../../lib/agent/context/state.ts";
+import { createCompactionState, recordSpan } from "../../lib/context-state/state.ts";
 import { startFakeProvider, type FakeProvider } from "../fakes/provider.ts";
 import { ADAPTERS, PROTOCOLS, collect, connectTo, requestOf, terminalOf } from "./providers-harness.ts";
 

@@ -10,7 +10,7 @@ import {
   renderSegmentText,
   type WireOptions,
 } from "../../lib/agent/context/planner.ts";
-import { CompactionStateSchema, createCompactionState, recordSpan, uncompact, type CompactionState } from "../../lib/agent/context/state.ts";
+import { CompactionStateSchema, createCompactionState, recordSpan, uncompact, type CompactionState } from "../../lib/context-state/state.ts";
 import { buildRandomTranscript, buildToolLoop, createRng, findWireViolations } from "./context-transcripts.ts";
 
 const NOW = new Date("2025-01-02T03:04:05.000Z");

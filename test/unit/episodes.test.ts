@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Message } from "../../lib/messages.ts";
 import { planWire } from "../../lib/agent/context/planner.ts";
-import { createCompactionState, recordSpan, type CompactionState } from "../../lib/agent/context/state.ts";
+import { createCompactionState, recordSpan, type CompactionState } from "../../lib/context-state/state.ts";
 import {
   LEDGER_OUTPUT_CAP,
   SUMMARY_PROMPT_CAP,
@@ -12,7 +12,7 @@ import {
   parseSummary,
   renderTranscript,
   searchLedger,
-} from "../../lib/agent/context/span-summaries.ts";
+} from "../../lib/context-state/span-summaries.ts";
 import { createRecallDiscardedTool } from "../../lib/tools/recall-discarded.ts";
 import { toToolSpec } from "../../lib/tools/schema.ts";
 import type { ToolContext } from "../../lib/tools/types.ts";

@@ -102,13 +102,51 @@ describe("what is indexed", () => {
       { seq: 3, at: "t3", type: "tool-error", id: "c", name: "read_file", error: "no such file" },
       { seq: 4, at: "t4", type: "message", text: "Done.", step: 1 },
       { seq: 5, at: "t5", type: "notice", text: "a notice" },
+      { seq: 6, at: "t6", type: "tool-call", id: "k", name: "recall", input: { query: "walrus plans" } },
+      { seq: 7, at: "t7", type: "tool-result", id: "k", name: "recall", output: "session 0193 walrus", bookkeeping: true },
+      { seq: 8, at: "t8", type: "tool-denied", id: "d", name: "bash", reason: "denied by rule", by: "rule" },
     ] as LoggedEvent[];
     expect(runDocs(run, events).map((doc) => [doc.id, doc.data.role, doc.text])).toEqual([
       ["prompt", "prompt", "the ask"],
       ["e2", "tool-call", "read_file a.ts"],
       ["e3", "tool-error", "no such file"],
       ["e4", "answer", "Done."],
-      ["e5", "notice", "a notice"],
+    ]);
+  });
+
+  test("only what was said: bookkeeping calls and results and denials are not documents; a long text is one document per passage", () => {
+    const paragraphs = Array.from({ length: 40 }, (_, i) => `Paragraph ${i}: ${"words about the topic ".repeat(8).trim()}`);
+    const session: SessionRecord = {
+      ...SESSION,
+      compaction: undefined,
+      messages: [
+        { role: "user", content: paragraphs.join("\n\n") },
+        {
+          role: "assistant",
+          parts: [
+            { type: "tool-call", id: "k1", name: "recall", input: { query: "walrus plans" } },
+            { type: "tool-call", id: "k2", name: "bash", input: { command: "rm -rf /" } },
+            { type: "tool-call", id: "k3", name: "grep", input: { pattern: "walrus" } },
+          ],
+        },
+        {
+          role: "tool",
+          results: [
+            { type: "tool-result", callId: "k1", name: "recall", output: "session 0193 walrus", bookkeeping: true },
+            { type: "tool-result", callId: "k2", name: "bash", output: "denied by rule", isError: true, bookkeeping: true },
+            { type: "tool-result", callId: "k3", name: "grep", output: "walrus.ts:1" },
+          ],
+        },
+      ],
+    } as SessionRecord;
+    const docs = sessionDocs(session);
+    const prompt = docs.filter((doc) => doc.id.startsWith("m0."));
+    expect(prompt.length).toBeGreaterThan(3);
+    expect(prompt.every((doc) => doc.text.length <= 900 && doc.id.match(/^m0\.p\d+$/))).toBe(true);
+    expect(prompt.map((doc) => doc.text).join("\n\n")).toBe(paragraphs.join("\n\n").trim());
+    expect(docs.filter((doc) => !doc.id.startsWith("m0.")).map((doc) => [doc.id, doc.text])).toEqual([
+      ["m1.c2", "grep walrus"],
+      ["m2.r2", "walrus.ts:1"],
     ]);
   });
 });

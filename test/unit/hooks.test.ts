@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as v from "valibot";
-import { createGate } from "../../lib/approval/gate.ts";
+import { createGate } from "../../lib/extensions/gate.ts";
 import { defaultPermission, parsePermissionRules } from "../../lib/approval/rules.ts";
 import { hookEntriesFromSettings, type HookEntry } from "../../lib/config/hooks-config.ts";
 import { hookMatches, readHookRun } from "../../lib/extensions/hooks/hook-output.ts";

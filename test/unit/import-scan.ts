@@ -10,12 +10,14 @@ export interface ScannedImport {
   kind: "static" | "dynamic";
 }
 
-type _Token = { kind: "word" | "punct" | "string"; text: string };
+/** A lexed token: template-literal text and comments are dropped, strings keep their value. */
+export type Token = { kind: "word" | "punct" | "string"; text: string };
+type _Token = Token;
 
 /** Tokens after which a `/` starts a regular expression rather than a division. */
 const _REGEX_AFTER_WORDS = new Set(["return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw", "yield", "await"]);
 
-function _tokenize(source: string): _Token[] {
+export function tokenize(source: string): Token[] {
   const tokens: _Token[] = [];
   const braces: ("code" | "template")[] = [];
   let i = 0;
@@ -95,7 +97,7 @@ function _regexAllowed(previous: _Token | undefined): boolean {
 }
 
 export function scanImports(source: string): ScannedImport[] {
-  const tokens = _tokenize(source);
+  const tokens = tokenize(source);
   const found: ScannedImport[] = [];
   for (let t = 0; t < tokens.length; t++) {
     const token = tokens[t]!;

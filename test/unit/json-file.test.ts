@@ -9,8 +9,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, u
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as v from "valibot";
-import { LockTimeoutError, withLock, withLockSync } from "../../lib/store/file-lock.ts";
-import { appendJsonLine, readJson, readJsonLines, updateJsonSync, writeJsonAtomic } from "../../lib/store/json-file.ts";
+import { LockTimeoutError, withLock, withLockSync } from "../../lib/state-file/file-lock.ts";
+import { appendJsonLine, readJson, readJsonLines, updateJsonSync, writeJsonAtomic } from "../../lib/state-file/json-file.ts";
 
 const FIXTURES = join(import.meta.dir, "..", "fixtures");
 const CHILD_TIMEOUT_MS = 30_000;
@@ -312,7 +312,7 @@ describe("permissions", () => {
 describe("describeIssue", () => {
   test("a missing key reads as required, other issues keep valibot's message without its prefix", async () => {
     const v = await import("valibot");
-    const { describeIssue } = await import("../../lib/store/json-file.ts");
+    const { describeIssue } = await import("../../lib/state-file/json-file.ts");
     const result = v.safeParse(v.object({ path: v.string(), n: v.number() }), { n: "x" });
     expect(result.success).toBe(false);
     expect(result.issues!.map((issue) => describeIssue(issue))).toEqual(['"path" is required', '"n" Expected number but received "x"']);

@@ -19,6 +19,15 @@ const tools: ToolDefinition[] = [
     schema: v.object({ text: v.string() }),
     execute: async ({ text }) => `noted ${text}`,
   },
+  // A made-up tool that declares itself bookkeeping: only the declaration marks its results.
+  {
+    name: "tally",
+    description: "counts",
+    effect: "read",
+    memoryContent: false,
+    schema: v.object({}),
+    execute: async () => "3 so far",
+  },
 ];
 const gate: LoopGate = { check: async () => ({ allowed: true }), newTurn: () => undefined };
 
@@ -94,5 +103,27 @@ describe("runTurn", () => {
       [{ type: "finish", stop: "stop", usage: { inputTokens: 120, outputTokens: 3 }, message: { role: "assistant", parts: [{ type: "text", text: "ok" }] } }],
     ]);
     expect(result).toEqual({ stop: "completed", steps: 2, usage: { inputTokens: 220, outputTokens: 10 }, lastInputTokens: 120, answer: "ok" });
+  });
+
+  test("a tool declaring memoryContent: false has its result marked bookkeeping, in the history and the event; others are not", async () => {
+    const calls = [
+      { type: "tool-call" as const, id: "c1", name: "note", input: { text: "x" } },
+      { type: "tool-call" as const, id: "c2", name: "tally", input: {} },
+    ];
+    const { messages, events } = await turnWith([
+      [{ type: "finish", stop: "tool-calls", usage: { inputTokens: 1, outputTokens: 1 }, message: { role: "assistant", parts: calls } }],
+      [{ type: "finish", stop: "stop", usage: { inputTokens: 1, outputTokens: 1 }, message: { role: "assistant", parts: [{ type: "text", text: "ok" }] } }],
+    ]);
+    expect(messages[2]).toEqual({
+      role: "tool",
+      results: [
+        { type: "tool-result", callId: "c1", name: "note", output: "noted x" },
+        { type: "tool-result", callId: "c2", name: "tally", output: "3 so far", bookkeeping: true },
+      ],
+    });
+    expect(events.filter((event) => event.type === "tool-result")).toEqual([
+      { type: "tool-result", id: "c1", name: "note", output: "noted x" },
+      { type: "tool-result", id: "c2", name: "tally", output: "3 so far", bookkeeping: true },
+    ]);
   });
 });

@@ -106,7 +106,7 @@ test("add keeps other settings and refuses bad names, duplicates and bad URLs", 
     [["fs", "--command", "npx"], 1, "shiro: fs is already configured\n"],
     [["my__fs", "--command", "npx"], 1, "shiro: double underscores clash with the mcp__server__tool naming\n"],
     [["my.fs", "--command", "npx"], 1, "shiro: use letters, digits, and hyphens only\n"],
-    [["web", "--url", "ftp://example.com"], 1, "shiro: the URL must start with http:// or https://\n"],
+    [["web", "--url", "ftp://example.com"], 2, "shiro: the URL must start with http:// or https:// (see shiro --help)\n"],
     [["web"], 2, "shiro: shiro mcp add needs --command <cmd> (a local server) or --url <url> (a remote one) (see shiro --help)\n"],
     [
       ["web", "--command", "npx", "--url", "http://127.0.0.1:9/"],

@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { paths } from "../../lib/platform/paths.ts";
 import { findProjectRoot } from "../../lib/config/project.ts";
-import { writeJsonAtomic } from "../../lib/store/json-file.ts";
+import { writeJsonAtomic } from "../../lib/state-file/json-file.ts";
 import type { MemoryEntry } from "../../lib/store/memory.ts";
 import { startFakeProvider, type FakeProvider } from "../fakes/provider.ts";
 import { useTempHome } from "./temp-home.ts";

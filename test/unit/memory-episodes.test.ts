@@ -7,7 +7,12 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync, statSync, writeFileSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { paths } from "../../lib/platform/paths.ts";
-import { buildEpisode, toolCallFiles, type EpisodeRunInput } from "../../lib/store/episode-build.ts";
+import { buildEpisode, type DescribeCall, type EpisodeRunInput } from "../../lib/store/episode-build.ts";
+import { createTodoTool } from "../../lib/tools/todo.ts";
+import { describeToolCalls } from "../../lib/tools/call-facts.ts";
+import { createMemoryTools } from "../../lib/tools/memory-tools.ts";
+import { createRecallDiscardedTool } from "../../lib/tools/recall-discarded.ts";
+import { builtinTools } from "../../lib/tools/index.ts";
 import { openEpisodes, type Episode } from "../../lib/store/episodes.ts";
 import { recallMemory } from "../../lib/store/memory-recall.ts";
 import { openGlobalMemory, openMemory } from "../../lib/store/memory.ts";
@@ -15,6 +20,20 @@ import type { LoggedEvent } from "../../lib/store/runs.ts";
 import { useTempHome } from "./temp-home.ts";
 
 const ROOT = "/work/project";
+/** The session's tools, as the agent registers them: the builder reads calls by their declarations. */
+let _describe: DescribeCall | undefined;
+const describeCalls: DescribeCall = (name, input) => {
+  _describe ??= describeToolCalls(
+    [
+      ...builtinTools({ complete: async () => "" }),
+      ...createMemoryTools(openMemory(ROOT)),
+      createTodoTool({ get: () => [], set: () => {} }),
+      createRecallDiscardedTool(() => ({ spans: [] }) as never),
+    ],
+    ROOT,
+  );
+  return _describe(name, input);
+};
 useTempHome("shiro-episodes-");
 
 let seq = 0;
@@ -30,6 +49,7 @@ function run(events: LoggedEvent[], prompt = "do the thing"): EpisodeRunInput {
 describe("buildEpisode", () => {
   test("files read and changed (only when the tool succeeded), commands with exits, answer, spans", () => {
     const episode = buildEpisode({
+      describe: describeCalls,
       sessionId: "s1",
       cwd: `${ROOT}/src`,
       projectRoot: ROOT,
@@ -89,9 +109,13 @@ describe("buildEpisode", () => {
       call("3", "todo_write", {}),
       ok("3", "todo_write"),
     ];
-    expect(buildEpisode({ sessionId: "s", cwd: ROOT, projectRoot: ROOT, runs: [run(bookkeeping)] })).toBeUndefined();
-    expect(buildEpisode({ sessionId: "s", cwd: ROOT, projectRoot: ROOT, runs: [run([ev({ type: "message", text: "hi", step: 1 })])] })).toBeUndefined();
-    expect(buildEpisode({ sessionId: "s", cwd: ROOT, projectRoot: ROOT, runs: [run([call("1", "glob", {}), ok("1", "glob")])] })).toBeDefined();
+    expect(buildEpisode({ describe: describeCalls, sessionId: "s", cwd: ROOT, projectRoot: ROOT, runs: [run(bookkeeping)] })).toBeUndefined();
+    expect(
+      buildEpisode({ describe: describeCalls, sessionId: "s", cwd: ROOT, projectRoot: ROOT, runs: [run([ev({ type: "message", text: "hi", step: 1 })])] }),
+    ).toBeUndefined();
+    expect(
+      buildEpisode({ describe: describeCalls, sessionId: "s", cwd: ROOT, projectRoot: ROOT, runs: [run([call("1", "glob", {}), ok("1", "glob")])] }),
+    ).toBeDefined();
   });
 
   test("caps: 8 prompts of 500 characters, 40 files, 20 commands, a 400-character answer", () => {
@@ -101,7 +125,7 @@ describe("buildEpisode", () => {
       ev({ type: "message", text: "a".repeat(1000), step: 1 }),
     ];
     const runs = [run(events, "x".repeat(600)), ...Array.from({ length: 9 }, (_, i) => run([], `prompt ${i}`))];
-    const episode = buildEpisode({ sessionId: "s", cwd: ROOT, projectRoot: ROOT, runs })!;
+    const episode = buildEpisode({ describe: describeCalls, sessionId: "s", cwd: ROOT, projectRoot: ROOT, runs })!;
     expect([
       episode.prompts.length,
       episode.prompts[0]!.length,
@@ -213,7 +237,7 @@ describe("recall over notes and episodes", () => {
     expect(recall({ query: "", file: "file1.ts" })[0]).toBe(
       'digest 2026-09 (3 episodes): "task number 0"; "task number 1" · changed src/file1.ts, src/file0.ts, src/file2.ts',
     );
-    expect(recall({ query: "task", limit: 2 }).map((line) => line.slice(0, 12))).toEqual(["note (gotcha", "note (fact, "]);
+    expect(recall({ query: "task", limit: 2 }).map((line) => line.slice(0, 12))).toEqual(["note (fact, ", "note (gotcha"]);
     expect(() => recallMemory(context(), { query: " " })).toThrow("recall needs a query (words, a path or a session id) or a file");
   });
 
@@ -270,8 +294,12 @@ describe("recall with a notes file written by hand", () => {
   });
 });
 
-describe("toolCallFiles: what episodes and note provenance count as read or changed", () => {
+describe("describeToolCalls: what episodes and note provenance count as read or changed, from the declarations", () => {
   test("every file tool, one table", () => {
+    const toolCallFiles = (name: string, input: Record<string, unknown>) => {
+      const facts = describeCalls(name, input);
+      return { read: facts.reads, changed: facts.changes };
+    };
     const patch = "*** Begin Patch\n*** Update File: a.ts\n@@\n-x\n+y\n*** Add File: b.ts\n+z\n*** End Patch";
     expect({
       read_file: toolCallFiles("read_file", { path: "r.ts" }),
@@ -294,5 +322,24 @@ describe("toolCallFiles: what episodes and note provenance count as read or chan
       delete_file: { read: [], changed: ["d.ts"] },
       grep: { read: [], changed: [] },
     });
+  });
+});
+
+describe("a broken episodes file", () => {
+  test("is a notice of the next run, once, not a silent empty list", async () => {
+    const { openSessionMemory } = await import("../../lib/agent/memory-session.ts");
+    const episodes = openEpisodes(ROOT);
+    mkdirSync(dirname(episodes.path), { recursive: true });
+    writeFileSync(episodes.path, "{ not json");
+    const memory = openSessionMemory({ projectRoot: ROOT, cwd: ROOT, agent: "build", sessionId: "s", runId: () => "r", messages: () => [], episodes });
+    const notices = (events: { type: string; text?: string }[]) => events.filter((event) => event.type === "notice").map((event) => event.text);
+    const first = notices(memory.beginRun("what changed?"));
+    expect(
+      first.map((text) => [
+        text?.startsWith(`episodes ${episodes.path} are unreadable (not valid JSON`),
+        text?.endsWith("the next episode moves the file aside"),
+      ]),
+    ).toEqual([[true, true]]);
+    expect(notices(memory.beginRun("and now?"))).toEqual([]);
   });
 });

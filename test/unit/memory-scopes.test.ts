@@ -207,7 +207,9 @@ describe("the prompt section", () => {
       filesChanged: ["package.json"],
     });
     const injected = selectMemoryForPrompt({ projectRoot: root, stores: shelf.stores(), episodes, query: "the login redirect broke again" });
-    expect(injected.items).toEqual([{ kind: "episode", id: "ep-1", scope: "episode", tokens: expect.any(Number) }]);
+    expect(injected.items).toEqual([
+      { kind: "episode", id: "ep-1", scope: "episode", session: "01a23177-4c1e-7d2a-9f10-6b0c3e2d8a41", tokens: expect.any(Number) },
+    ]);
     expect(injected.text).toContain(
       '- (episode 01a23177 2026-11-28) asked "fix the flaky login redirect after sign-in" · changed src/authRedirect.ts · completed',
     );

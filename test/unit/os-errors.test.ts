@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { UserError } from "../../lib/platform/errors.ts";
 import { StateWriteError, describeErrno } from "../../lib/platform/os-errors.ts";
-import { appendJsonLine, readJson, writeJsonAtomic } from "../../lib/store/json-file.ts";
-import { withLockSync } from "../../lib/store/file-lock.ts";
+import { appendJsonLine, readJson, writeJsonAtomic } from "../../lib/state-file/json-file.ts";
+import { withLockSync } from "../../lib/state-file/file-lock.ts";
 import * as v from "valibot";
 
 let dir: string;

@@ -3,7 +3,7 @@
  * what the command means, whatever its spelling (no plugins, so only the rules decide).
  */
 import { describe, expect, test } from "bun:test";
-import { createGate, denyAll } from "../../lib/approval/gate.ts";
+import { createGate, denyAll } from "../../lib/extensions/gate.ts";
 import { parsePermissionRules } from "../../lib/approval/rules.ts";
 import { createPluginHost } from "../../lib/extensions/plugin-host.ts";
 import { bashTool } from "../../lib/tools/bash.ts";
@@ -11,7 +11,7 @@ import { bashTool } from "../../lib/tools/bash.ts";
 const gateFor = (config: unknown, yolo = true) => {
   const gate = createGate({
     rules: parsePermissionRules(config),
-    plugins: createPluginHost({ cwd: "/ws", enabled: [] }),
+    plugins: createPluginHost({ cwd: "/ws", writeStderr: () => {}, enabled: [] }),
     yolo,
     headless: !yolo,
     decide: denyAll,
@@ -98,7 +98,7 @@ test("a bash question carries the command as written for display, and its lines 
   const asked: { subject: string; subjects: string[]; suggestedPattern: string }[] = [];
   const gate = createGate({
     rules: parsePermissionRules({}),
-    plugins: createPluginHost({ cwd: "/ws", enabled: [] }),
+    plugins: createPluginHost({ cwd: "/ws", writeStderr: () => {}, enabled: [] }),
     yolo: false,
     decide: async (request) => {
       asked.push({ subject: request.subject, subjects: request.subjects, suggestedPattern: request.suggestedPattern });
@@ -135,7 +135,7 @@ describe("an always grant never covers a path the classifier flags", () => {
     const asked: string[] = [];
     const gate = createGate({
       rules: parsePermissionRules(undefined),
-      plugins: createPluginHost({ cwd: "/ws", enabled: [] }),
+      plugins: createPluginHost({ cwd: "/ws", writeStderr: () => {}, enabled: [] }),
       yolo: false,
       decide: async (request) => {
         asked.push(request.secret ? `${request.subject} [${request.secret.path}]` : request.subject);

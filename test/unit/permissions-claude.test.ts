@@ -8,7 +8,7 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { mapClaudeRules, mergePermissionTables, type ClaudeRule } from "../../lib/approval/claude-rules.ts";
-import { createGate } from "../../lib/approval/gate.ts";
+import { createGate } from "../../lib/extensions/gate.ts";
 import { defaultPermission, evaluatePermission, parsePermissionRules } from "../../lib/approval/rules.ts";
 import { createDisabledPluginHost } from "../../lib/extensions/plugin-host.ts";
 import { builtinTools } from "../../lib/tools/index.ts";

@@ -7,10 +7,10 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createGate, denyAll } from "../../lib/approval/gate.ts";
+import { createGate, denyAll } from "../../lib/extensions/gate.ts";
 import { defaultPermission, normalizeRulePath, parsePermissionRules } from "../../lib/approval/rules.ts";
 import { createPluginHost } from "../../lib/extensions/plugin-host.ts";
-import type { Plugin } from "../../lib/extensions/plugin-api.ts";
+import type { Plugin } from "../../lib/extension-api/plugin-api.ts";
 import { builtinTools } from "../../lib/tools/index.ts";
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "shiro-rule-paths-")));
@@ -76,7 +76,13 @@ describe("path rules in every tool that takes a path", () => {
   for (const [name, input] of Object.entries(INPUTS)) {
     test(`${name}: "secrets/*": "deny" refuses ${SPELLINGS.length} spellings, also under --yolo`, async () => {
       const rules = parsePermissionRules({ [name]: { "*": "allow", "secrets/*": "deny" } }, defaultPermission(TOOLS));
-      const gate = createGate({ rules, plugins: createPluginHost({ cwd: root, enabled: [] }), yolo: true, decide: denyAll, headless: true });
+      const gate = createGate({
+        rules,
+        plugins: createPluginHost({ cwd: root, writeStderr: () => {}, enabled: [] }),
+        yolo: true,
+        decide: denyAll,
+        headless: true,
+      });
       const tool = TOOLS.find((candidate) => candidate.name === name)!;
       const verdicts = await Promise.all(
         SPELLINGS.map(async (path, i) => {
@@ -93,7 +99,7 @@ describe("path rules in every tool that takes a path", () => {
   test("git_show's REF:PATH and grep's include glob meet the same rule", async () => {
     for (const name of ["git_show", "grep"]) {
       const rules = parsePermissionRules({ [name]: { "*": "allow", "secrets/*": "deny" } }, defaultPermission(TOOLS));
-      const gate = createGate({ rules, plugins: createPluginHost({ cwd: root, enabled: [] }), yolo: true, decide: denyAll });
+      const gate = createGate({ rules, plugins: createPluginHost({ cwd: root, writeStderr: () => {}, enabled: [] }), yolo: true, decide: denyAll });
       const tool = TOOLS.find((candidate) => candidate.name === name)!;
       const inputs =
         name === "git_show"

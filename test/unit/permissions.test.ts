@@ -1,9 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
-import { HEADLESS_DENIED_REASON, USER_DENIED_REASON, createGate, denyAll, type GateCall } from "../../lib/approval/gate.ts";
+import { HEADLESS_DENIED_REASON, USER_DENIED_REASON, createGate, denyAll, type GateCall } from "../../lib/extensions/gate.ts";
 import { type ApprovalAnswer, type ApprovalRequest, type DecisionSource } from "../../lib/approval/request.ts";
 import { UserError } from "../../lib/platform/errors.ts";
 import {
+  addDeclaredDefaults,
   canonicalJson,
   defaultPermission,
   createRepeatGuard,
@@ -15,7 +16,7 @@ import {
   suggestPattern,
 } from "../../lib/approval/rules.ts";
 import { createPluginHost } from "../../lib/extensions/plugin-host.ts";
-import type { Plugin, PluginHost } from "../../lib/extensions/plugin-api.ts";
+import type { Plugin, PluginHost } from "../../lib/extension-api/plugin-api.ts";
 import { builtinTools } from "../../lib/tools/index.ts";
 import type { ToolDefinition } from "../../lib/tools/types.ts";
 import { createTaskTool } from "../../lib/agent/subagent.ts";
@@ -30,8 +31,7 @@ const SESSION = [
 ];
 const DEFAULTS = defaultPermission([...BUILTIN, ...SESSION]);
 const rules = (config: unknown = {}) => parsePermissionRules(config, DEFAULTS);
-const decide = (config: unknown, tool: string, subjects: string[], autoApprove?: Set<string>) =>
-  evaluatePermission(rules(config), tool, subjects, { autoApprove });
+const decide = (config: unknown, tool: string, subjects: string[]) => evaluatePermission(rules(config), tool, subjects);
 
 describe("matchPattern", () => {
   test("* spans any characters including newlines, ? is one character, the rest is literal and anchored", () => {
@@ -99,11 +99,20 @@ describe("rule precedence", () => {
     expect(decide(everything, "read_file", ["a.ts"]).decision).toBe("allow");
   });
 
-  test("auto-approved tools run unless a rule names them; wildcard keys do not reach them", () => {
-    const auto = new Set(["deploy_preview"]);
-    expect(decide({}, "deploy_preview", [], auto)).toEqual({ decision: "allow" });
-    expect(decide({ "*": "deny" }, "deploy_preview", [], auto)).toEqual({ decision: "allow" });
-    expect(decide({ deploy_preview: "deny" }, "deploy_preview", [], auto).decision).toBe("deny");
+  test("a tool declared allow (a plugin's autoApprove) runs unless a rule names it; wildcard keys do not reach it", () => {
+    const declared = (config: unknown) => {
+      const made = parsePermissionRules(config, DEFAULTS);
+      addDeclaredDefaults(made, [
+        { name: "deploy_preview", decision: "allow" },
+        { name: "read_file", decision: "deny" },
+      ]);
+      return (tool: string) => evaluatePermission(made, tool, []).decision;
+    };
+    expect(declared({})("deploy_preview")).toBe("allow");
+    expect(declared({ "*": "deny" })("deploy_preview")).toBe("allow");
+    expect(declared({ deploy_preview: "deny" })("deploy_preview")).toBe("deny");
+    // A tool already declared keeps its own default.
+    expect(declared({})("read_file")).toBe("allow");
   });
 
   test("several subjects: any deny denies, any ask asks, all allow allows", () => {
@@ -140,12 +149,12 @@ describe("messages and grants", () => {
     expect(describeRefusal("mcp__x__y", undefined)).toBe("Refused by the permission rules: mcp__x__y is denied.");
   });
 
-  test("the suggested pattern is the command's first word for bash, * otherwise", () => {
-    expect(suggestPattern("bash", { command: "  git status -s" })).toBe("git *");
-    expect(suggestPattern("bash", { command: "npm\ttest" })).toBe("npm *");
-    expect(suggestPattern("bash", { command: "./*.sh" })).toBe("");
-    expect(suggestPattern("bash", {})).toBe("");
-    expect(suggestPattern("write_file", { path: "a" })).toBe("*");
+  test("the suggested pattern is the command's first word for a shell call, * otherwise", () => {
+    expect(suggestPattern("  git status -s")).toBe("git *");
+    expect(suggestPattern("npm\ttest")).toBe("npm *");
+    expect(suggestPattern("./*.sh")).toBe("");
+    expect(suggestPattern(null)).toBe("");
+    expect(suggestPattern(undefined)).toBe("*");
   });
 
   test("a bash grant covers matching commands, never chained or redirected ones", () => {
@@ -157,9 +166,9 @@ describe("messages and grants", () => {
       { tool: "bash", pattern: "git *" },
       { tool: "write_file", pattern: "*" },
     ]);
-    expect(grants.covers("bash", ["git log -5"])).toBe(true);
-    expect(grants.covers("bash", ["gitk"])).toBe(false);
-    expect(grants.covers("bash", ["npm test"])).toBe(false);
+    expect(grants.covers("bash", ["git log -5"], true)).toBe(true);
+    expect(grants.covers("bash", ["gitk"], true)).toBe(false);
+    expect(grants.covers("bash", ["npm test"], true)).toBe(false);
     for (const command of [
       "git log; rm notes",
       "git log && curl x",
@@ -171,11 +180,11 @@ describe("messages and grants", () => {
       "git log <(touch pwned)",
       "git apply < x.patch",
     ]) {
-      expect(grants.covers("bash", [command])).toBe(false);
+      expect(grants.covers("bash", [command], true)).toBe(false);
     }
-    expect(grants.covers("write_file", ["a.ts", "b.ts"])).toBe(true);
-    expect(grants.covers("write_file", [])).toBe(true);
-    expect(grants.covers("edit_file", ["a.ts"])).toBe(false);
+    expect(grants.covers("write_file", ["a.ts", "b.ts"], false)).toBe(true);
+    expect(grants.covers("write_file", [], false)).toBe(true);
+    expect(grants.covers("edit_file", ["a.ts"], false)).toBe(false);
   });
 
   test("the repeat guard counts identical calls regardless of key order", () => {
@@ -217,9 +226,12 @@ function harness(
 ): Harness {
   const asked: ApprovalRequest[] = [];
   const answers = [...(options.answers ?? [])];
+  const plugins = options.plugins ?? createPluginHost({ cwd: "/ws", writeStderr: () => {} });
+  const rules = parsePermissionRules(options.config ?? {}, defaultPermission(Object.values(TOOLS)));
+  addDeclaredDefaults(rules, plugins.tools());
   const gate = createGate({
-    rules: parsePermissionRules(options.config ?? {}, defaultPermission(Object.values(TOOLS))),
-    plugins: options.plugins ?? createPluginHost({ cwd: "/ws", writeStderr: () => {} }),
+    rules,
+    plugins,
     yolo: options.yolo ?? false,
     headless: options.headless,
     runId: "run-1",
@@ -380,7 +392,7 @@ describe("createGate", () => {
         throw new Error("kaput");
       },
     };
-    const plugins = createPluginHost({ cwd: "/ws", enabled: ["boom"], builtins: { boom: () => boom } });
+    const plugins = createPluginHost({ cwd: "/ws", writeStderr: () => {}, enabled: ["boom"], builtins: { boom: () => boom } });
     const h = harness({ yolo: true, plugins });
     expect(await h.check("glob", { pattern: "*" })).toEqual({ allowed: false, by: "plugin", reason: "Blocked by the boom plugin: its check failed (kaput)" });
   });
@@ -446,7 +458,7 @@ describe("createGate", () => {
 
   test("plugin tools in autoApprove run without asking; a plugin cannot auto-approve another tool", async () => {
     const deploy: Plugin = { name: "deploy", description: "", tools: [_tool("deploy_preview")], autoApprove: ["deploy_preview", "bash"] };
-    const plugins = createPluginHost({ cwd: "/ws", enabled: ["deploy"], builtins: { deploy: () => deploy } });
+    const plugins = createPluginHost({ cwd: "/ws", writeStderr: () => {}, enabled: ["deploy"], builtins: { deploy: () => deploy } });
     const h = harness({ plugins, answers: ["once"] });
     expect(await h.check("deploy_preview", {})).toEqual({ allowed: true });
     expect((await h.check("bash", { command: "ls" })).allowed).toBe(true);

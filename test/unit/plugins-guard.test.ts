@@ -469,12 +469,18 @@ describe("guard plugin", () => {
     expect(checkCommand(nest(7, "echo hi"))).toContain("(does not parse as bash, or nests shells too deep");
   });
 
-  test("only bash calls with a string command are checked", async () => {
+  test("every call that carries a shell command is checked, whatever the tool's name; others are not", async () => {
     const guard = createGuardPlugin();
-    expect(await guard.beforeToolCall!({ toolName: "bash", input: { command: "rm -rf /" }, cwd: "/ws" })).toBe(checkCommand("rm -rf /")!);
-    expect(await guard.beforeToolCall!({ toolName: "bash", input: { command: "$X -rf /" }, cwd: "/ws" })).toEqual({ ask: checkCommand("$X -rf /")! });
+    // The gate passes `command` for every tool that declares one (bash, or a made-up shell tool).
+    expect(await guard.beforeToolCall!({ toolName: "bash", input: { command: "rm -rf /" }, command: "rm -rf /", cwd: "/ws" })).toBe(checkCommand("rm -rf /")!);
+    expect(await guard.beforeToolCall!({ toolName: "my_shell", input: { script: "rm -rf /" }, command: "rm -rf /", cwd: "/ws" })).toBe(
+      checkCommand("rm -rf /")!,
+    );
+    // No declared command: a field that happens to be called `command` is not one.
+    expect(await guard.beforeToolCall!({ toolName: "bash", input: { command: "$X -rf /" }, command: "$X -rf /", cwd: "/ws" })).toEqual({
+      ask: checkCommand("$X -rf /")!,
+    });
     expect(await guard.beforeToolCall!({ toolName: "write_file", input: { command: "rm -rf /", path: "x" }, cwd: "/ws" })).toBeUndefined();
     expect(await guard.beforeToolCall!({ toolName: "bash", input: { command: 42 }, cwd: "/ws" })).toBeUndefined();
-    expect(await guard.beforeToolCall!({ toolName: "bash", input: null, cwd: "/ws" })).toBeUndefined();
   });
 });

@@ -5,7 +5,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createDisabledPluginHost, createPluginHost } from "../../lib/extensions/plugin-host.ts";
-import type { Plugin, PluginFactory } from "../../lib/extensions/plugin-api.ts";
+import type { Plugin, PluginFactory, PluginHost } from "../../lib/extension-api/plugin-api.ts";
+import { BUILTIN_PLUGINS } from "../../plugins/index.ts";
 import { FORMAT_TIMEOUT_MS, pickFormatter, runFormatter } from "../../plugins/format.ts";
 import { currentTimeTool, describeTime } from "../../plugins/time.ts";
 
@@ -25,8 +26,8 @@ describe("plugin host", () => {
       ["time", false],
     ]);
     expect(host.failures()).toEqual([]);
-    expect(host.tools().map((tool) => tool.name)).toEqual(["current_time"]);
-    expect(host.autoApprove()).toEqual(new Set(["current_time"]));
+    // The time plugin's autoApprove is its tool's declared decision.
+    expect(host.tools().map((tool) => [tool.name, tool.decision])).toEqual([["current_time", "allow"]]);
   });
 
   test("builtins load in the enabled order, once each; unknown names and throwing factories are failures", () => {
@@ -217,13 +218,65 @@ describe("time, bell and format", () => {
       expect(readFileSync(join(dir, "formatted.txt"), "utf8")).toBe("yes");
 
       await runFormatter(["shiro-no-such-formatter-binary"], dir);
-      const marker = join(dir, "late.txt");
-      await runFormatter([process.execPath, "-e", `setTimeout(() => require('fs').writeFileSync(${JSON.stringify(marker)}, 'x'), 800)`], dir, 100);
-      await new Promise((resolve) => setTimeout(resolve, 1200));
-      expect(existsSync(marker)).toBe(false);
+      // A formatter that never ends, with a child of its own: the deadline ends both (the whole
+      // process group). runFormatter returning at all proves the first; /proc proves the second.
+      const pids = join(dir, "pids.txt");
+      const hang = `const { spawn } = require('child_process'); const c = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+        require('fs').writeFileSync(${JSON.stringify(pids)}, process.pid + ' ' + c.pid); setInterval(() => {}, 1000);`;
+      await runFormatter([process.execPath, "-e", hang], dir, 2_000);
+      const [parent, child] = readFileSync(pids, "utf8").split(" ").map(Number);
+      expect(await Promise.all([_ended(parent!), _ended(child!)])).toEqual([true, true]);
       expect(FORMAT_TIMEOUT_MS).toBe(60_000);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  }, 20_000);
+});
+
+/** Whether `pid` ends within 5 s (a SIGKILLed process may take a moment to be gone). */
+async function _ended(pid: number): Promise<boolean> {
+  for (let i = 0; i < 100; i++) {
+    if (!_alive(pid)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return false;
+}
+
+/** Whether `pid` is a live process; a killed one that is not reaped yet (a zombie) is not. */
+function _alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  const stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, "utf8") : "";
+  return !/^\d+ \(.*\) Z/.test(stat);
+}
+
+describe("/plugins", () => {
+  test("lists the session's plugins, then those that failed; --no-plugins says the guard is off", async () => {
+    const { EXTENSION_COMMANDS } = await import("../../lib/ui/slash/extensions.ts");
+    const { createStyle } = await import("../../lib/ui/style.ts");
+    const command = EXTENSION_COMMANDS.find((candidate) => candidate.name === "/plugins")!;
+    const shown = async (plugins: PluginHost) => {
+      let out = "";
+      await command.run("", { agent: { plugins } as never, write: (text) => (out += text), style: createStyle(false) });
+      return out.split("\n").filter(Boolean);
+    };
+    const host = createPluginHost({
+      cwd: "/ws",
+      writeStderr: () => {},
+      enabled: ["guard", "time", "boom"],
+      builtins: {
+        ...BUILTIN_PLUGINS,
+        boom: () => {
+          throw new Error("no");
+        },
+      },
+    });
+    const lines = await shown(host);
+    expect(lines.map((line) => line.split(/\s+/)[0])).toEqual(["guard", "time", "boom"]);
+    expect(lines.at(-1)).toContain("failed to load: ");
+    expect(await shown(createDisabledPluginHost())).toEqual(["plugins: none (--no-plugins), so the guard is off"]);
   });
 });

@@ -13,7 +13,7 @@ import { presetKeyVariables } from "../../lib/providers/presets.ts";
 import { childEnv, providerKeyVariables } from "../../lib/secrets/child-env.ts";
 import { createPending } from "../../lib/store/approvals.ts";
 import { appendHistory, loadHistory } from "../../lib/store/history.ts";
-import { appendJsonLine, updateJsonSync, writeJsonAtomic, writeTextAtomic } from "../../lib/store/json-file.ts";
+import { appendJsonLine, updateJsonSync, writeJsonAtomic, writeTextAtomic } from "../../lib/state-file/json-file.ts";
 import { openMemory } from "../../lib/store/memory.ts";
 import { createMemoryTools } from "../../lib/tools/memory-tools.ts";
 import { bashTool } from "../../lib/tools/bash.ts";

@@ -20,7 +20,7 @@ import {
 } from "../../lib/extensions/registry/registry.ts";
 import { type RegistryEntry } from "../../lib/extensions/registry/schema.ts";
 import { renderInstalledList, renderRegistryList } from "../../lib/ui/registry-view.ts";
-import { loadSkills } from "../../lib/extensions/skills.ts";
+import { loadSkills } from "../../lib/skills/skills.ts";
 import { startFakeRegistry, type FakeRegistry } from "../fakes/registry.ts";
 
 const SKILL_TEXT = [
@@ -317,7 +317,7 @@ describe("installing", () => {
       "applied migrations are append-only",
     );
     expect(plugin.beforeToolCall!({ toolName: "read_file", input: { path: "migrations/001.sql" }, cwd: scratch })).toBeUndefined();
-    const host = createPluginHost({ cwd: scratch, enabled: [], builtins: {} });
+    const host = createPluginHost({ cwd: scratch, writeStderr: () => {}, enabled: [], builtins: {} });
     host.loadInstalled(loaded.manifests);
     expect(await host.checkToolCall({ toolName: "bash", input: { command: "terraform apply" }, cwd: scratch })).toBe(
       "Blocked by the no-migrations plugin: apply infrastructure changes by hand",

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
@@ -351,21 +351,19 @@ describe("MCP stdio servers with sandbox.mcp", () => {
           'catch (error) { fs.writeFileSync("report.txt", String(error.code)); }',
         ].join("\n"),
       );
+      // The server is copied into its folder: a checkout under /tmp is hidden by the sandbox's private /tmp.
+      const server = join(serverDir, "server.ts");
+      copyFileSync(join(import.meta.dir, "..", "fixtures", "mcp-minimal-server.ts"), server);
       const sandbox = sandboxOf("workspace-write");
       const hub = createMcpHub(
-        {
-          memory: {
-            command: process.execPath,
-            args: ["--preload", preload, require.resolve("@modelcontextprotocol/server-memory/dist/index.js")],
-            env: { MEMORY_FILE_PATH: join(serverDir, "memory.json") },
-          },
-        },
+        { minimal: { command: process.execPath, args: ["--preload", preload, server] } },
         { cwd: serverDir, wrapCommand: (argv, dir) => sandbox.wrap(argv, dir) },
       );
       try {
         hub.start();
         await hub.ready();
-        expect(hub.status().map((server) => [server.name, server.state])).toEqual([["memory", "connected"]]);
+        expect(hub.status().map((server) => [server.name, server.state, server.tools])).toEqual([["minimal", "connected", 1]]);
+        expect(hub.tools().map((tool) => tool.name)).toEqual(["mcp__minimal__echo"]);
         expect([readFileSync(join(serverDir, "report.txt"), "utf8"), existsSync(leak)]).toEqual(["ENOENT", false]);
       } finally {
         await hub.close();

@@ -15,7 +15,7 @@ describe("one declaration per flag", () => {
 
   test("every flag with an option reaches AgentFlags under that name, spelled --flag v, --flag=v or by alias", () => {
     for (const flag of withOption) {
-      const value = flag.kind === "boolean" ? true : _sample(flag.name);
+      const value = flag.kind === "boolean" ? true : flag.kind === "list" ? [_sample(flag.name)] : _sample(flag.name);
       const spellings =
         flag.kind === "boolean"
           ? [[`--${flag.name}`], ...(flag.alias ? [[`-${flag.alias}`]] : [])]
@@ -23,6 +23,13 @@ describe("one declaration per flag", () => {
       for (const argv of spellings) {
         expect({ argv, got: (agentFlagsFrom(parseFlags(argv, ROOT_FLAGS)) as Record<string, unknown>)[flag.option!] }).toEqual({ argv, got: value });
       }
+      if (flag.kind !== "list") continue;
+      // A repeatable flag keeps every value, in order.
+      const argv = [`--${flag.name}`, "first", `--${flag.name}=second`];
+      expect({ argv, got: (agentFlagsFrom(parseFlags(argv, ROOT_FLAGS)) as Record<string, unknown>)[flag.option!] }).toEqual({
+        argv,
+        got: ["first", "second"],
+      });
     }
   });
 

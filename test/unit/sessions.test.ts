@@ -10,9 +10,10 @@ import { join } from "node:path";
 import { UserError } from "../../lib/platform/errors.ts";
 import { paths } from "../../lib/platform/paths.ts";
 import type { Message } from "../../lib/messages.ts";
-import { writeJsonAtomic } from "../../lib/store/json-file.ts";
+import { writeJsonAtomic } from "../../lib/state-file/json-file.ts";
 import { appendExchange, createSession, historyForResume, deriveTitle, type SessionRecord } from "../../lib/store/session-record.ts";
-import { findSession, listSessions, loadSession, newestForCwd, openSessionWriter, type SessionWriter } from "../../lib/store/sessions.ts";
+import { SAVE_DEBOUNCE_MS, findSession, listSessions, loadSession, newestForCwd, openSessionWriter, type SessionWriter } from "../../lib/store/sessions.ts";
+import { createFakeTimers } from "../fakes/timers.ts";
 import { formatLocalMinute, formatSessionLine } from "../../lib/ui/session-lines.ts";
 import { findLeaseHolder, releaseLease, tryLease } from "../../lib/store/session-lease.ts";
 import { useTempHome } from "./temp-home.ts";
@@ -55,8 +56,6 @@ function saveAt(id: string, cwd: string, minutesAgo: number, title = `session ${
   utimesSync(paths.session(id), seconds, seconds);
   return session;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const transcript: Message[] = [
   { role: "user", content: "why does the pagination test fail?" },
@@ -132,10 +131,12 @@ describe("the session record", () => {
 });
 
 describe("debounced autosave", () => {
-  test("a tight burst of 200 changes is one write, after the debounce; flush writes only what is pending", async () => {
+  test("a tight burst of 200 changes is one write, after the debounce; flush writes only what is pending", () => {
     const session = createSession({ cwd: CWD, provider: "p", model: "m" });
+    const timers = createFakeTimers();
     const written: string[] = [];
     const writer = open(session, {
+      timers,
       write: (record) => {
         written.push(JSON.stringify(record.messages));
         writeJsonAtomic(paths.session(record.id), record);
@@ -145,47 +146,52 @@ describe("debounced autosave", () => {
       session.messages.push({ role: "user", content: `change ${i}` });
       writer.markChanged();
     }
+    expect([written.length, timers.pending, existsSync(paths.session(session.id))]).toEqual([0, 1, false]);
+    timers.advance(SAVE_DEBOUNCE_MS - 1);
     expect(written.length).toBe(0);
-    expect(existsSync(paths.session(session.id))).toBe(false);
-    await sleep(700);
-    expect(written.length).toBe(1);
-    expect(JSON.parse(written[0]!).length).toBe(200);
+    timers.advance(1);
+    expect(written.map((messages) => JSON.parse(messages).length)).toEqual([200]);
     expect(writer.flush()).toBe(false);
     session.messages.push({ role: "user", content: "last change" });
     writer.markChanged();
     expect(writer.flush()).toBe(true);
     expect(written.length).toBe(2);
     expect(loadSession(session.id).messages.length).toBe(201);
-    await sleep(500);
+    // The flush cancelled the pending debounce: nothing is left to fire.
+    expect(timers.pending).toBe(0);
+    timers.advance(10 * SAVE_DEBOUNCE_MS);
     expect(written.length).toBe(2);
   });
 
-  test("changes spread over a second are written at most once per 400 ms window", async () => {
+  test("changes spread over a second are written once per window, when the window closes", () => {
     const session = createSession({ cwd: CWD, provider: "p", model: "m" });
+    const timers = createFakeTimers();
     const stamps: number[] = [];
     const writer = open(session, {
+      timers,
       write: (record) => {
-        stamps.push(performance.now());
+        stamps.push(timers.now);
         writeJsonAtomic(paths.session(record.id), record);
       },
     });
     for (let i = 0; i < 200; i++) {
       session.messages.push({ role: "user", content: `change ${i}` });
       writer.markChanged();
-      await sleep(5);
+      timers.advance(5);
     }
-    await sleep(500);
-    const gaps = stamps.slice(1).map((stamp, i) => stamp - stamps[i]!);
-    expect(stamps.length).toBeGreaterThanOrEqual(2);
-    expect(gaps.every((gap) => gap >= 395)).toBe(true);
+    timers.advance(SAVE_DEBOUNCE_MS);
+    // A window opens at the first change after a write and closes SAVE_DEBOUNCE_MS later.
+    expect(stamps).toEqual([400, 800, 1200]);
     expect(loadSession(session.id).messages.length).toBe(200);
   });
 
-  test("a failed debounced save is reported and stays pending for the next save", async () => {
+  test("a failed debounced save is reported and stays pending for the next save", () => {
     const session = createSession({ cwd: CWD, provider: "p", model: "m" });
+    const timers = createFakeTimers();
     const errors: string[] = [];
     let failNext = true;
     const writer = open(session, {
+      timers,
       onError: (error) => errors.push(error.message),
       write: (record) => {
         if (failNext) {
@@ -197,7 +203,7 @@ describe("debounced autosave", () => {
     });
     session.messages.push({ role: "user", content: "keep me" });
     writer.markChanged();
-    await sleep(600);
+    timers.advance(SAVE_DEBOUNCE_MS);
     expect(errors).toEqual(["ENOSPC: no space left on device"]);
     expect(existsSync(paths.session(session.id))).toBe(false);
     expect(writer.flush()).toBe(true);
@@ -404,5 +410,22 @@ describe("exchanges and resume", () => {
     const exchange = appendExchange(session, { query: "q", answer: "a", status: "max-steps", steps: 40, runId: "r" });
     expect(session.exchanges).toEqual([{ query: "q", answer: "a", status: "max-steps", steps: 40, runId: "r", at: exchange.at }]);
     expect(Number.isNaN(Date.parse(exchange.at))).toBe(false);
+  });
+});
+
+describe("sessions show's usage", () => {
+  test("splits the parent's and the subagents' share as /cost does; no split while no subagent ran", async () => {
+    const { renderSessionDetails } = await import("../../lib/ui/session-details.ts");
+    const session = createSession({ cwd: CWD, provider: "p", model: "m" });
+    Object.assign(session, { inputTokens: 1500, outputTokens: 150, costUsd: 0.03, subagents: { inputTokens: 1000, outputTokens: 100, costUsd: 0.02 } });
+    const lines = renderSessionDetails(session).split("\n");
+    expect(lines.slice(lines.indexOf("tokens    1500 in, 150 out"), lines.indexOf("tokens    1500 in, 150 out") + 4)).toEqual([
+      "tokens    1500 in, 150 out",
+      "cost      $0.0300",
+      "  this agent: 500 in / 50 out, $0.0100",
+      "  subagents: 1000 in / 100 out, $0.02",
+    ]);
+    delete session.subagents;
+    expect(renderSessionDetails(session)).not.toContain("subagents:");
   });
 });

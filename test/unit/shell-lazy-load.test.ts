@@ -62,8 +62,11 @@ test("--version and a plain answer do not load the shell parser", async () => {
   expect(await _modulesLoaded(["-p", "list", "--yolo"], [{ toolCalls: [{ name: "glob", input: { pattern: "*" } }] }, { text: "done" }])).toEqual([]);
 }, 60_000);
 
-test("a plain answer does not load the transcript search (lib/find); the first recall over transcripts does", async () => {
-  expect(await _modulesLoaded(["-p", "hi", "--yolo"], [{ text: "hello" }], "/lib/find/")).toEqual([]);
+test("a plain answer loads only the ranking its memory section is chosen by, not the search command or the recall tool's router; the first recall does", async () => {
+  // The injected memory is ranked like recall (lib/find/recall-everything.ts over the transcript index).
+  expect(await _modulesLoaded(["-p", "hi", "--yolo"], [{ text: "hello" }], "/lib/find/")).toEqual(
+    expect.not.arrayContaining(["/lib/find/search.ts", "/lib/find/recall-transcripts.ts", "/lib/find/run-search.ts"]),
+  );
   const recalled = await _modulesLoaded(
     ["-p", "what did we do", "--yolo"],
     [{ toolCalls: [{ name: "recall", input: { query: "parser", kinds: ["transcript"] } }] }, { text: "done" }],

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import * as v from "valibot";
 import { stateDir } from "../../lib/platform/paths.ts";
-import { HEAD_BYTES, SKILL_BODY_CAP, loadSkills, readSkillHeader, renderSkillCatalogue, type Skill } from "../../lib/extensions/skills.ts";
+import { HEAD_BYTES, SKILL_BODY_CAP, loadSkills, readSkillHeader, renderSkillCatalogue, type Skill } from "../../lib/skills/skills.ts";
 import { createSkillTool } from "../../lib/tools/skill.ts";
 import type { ToolContext } from "../../lib/tools/types.ts";
 import { BUILTIN_SKILL_FILES } from "../../skills/index.ts";

@@ -61,3 +61,26 @@ describe("runStrict", () => {
     expect(calls).toEqual([]);
   });
 });
+
+describe("the subcommand table", () => {
+  test("each row's --help line lists every subcommand its module defines (aliases aside)", async () => {
+    const { SUBCOMMANDS } = await import("../../cmd/_subcommands.ts");
+    const { renderRootHelp } = await import("../../cmd/_help.ts");
+    const help = renderRootHelp();
+    const mismatched: string[] = [];
+    for (const [name, row] of Object.entries(SUBCOMMANDS)) {
+      const command = await row.load();
+      const raw = typeof command.subCommands === "function" ? await command.subCommands() : command.subCommands;
+      const defined = Object.entries((raw ?? {}) as Record<string, unknown>);
+      // An alias is a second name for a command already listed (mcp rm → remove).
+      const names = defined.filter(([, sub], i) => defined.findIndex(([, other]) => other === sub) === i).map(([key]) => key);
+      const listed = [...(/^\[([^\]]*)\]/.exec(row.args)?.[1] ?? "").split("|")]
+        .map((part) => part.split(" ")[0]!)
+        .filter((word) => word && !word.startsWith("-"));
+      if (names.sort().join(",") !== listed.sort().join(","))
+        mismatched.push(`${name}: defines ${names.join(",") || "none"}, --help lists ${listed.join(",") || "none"}`);
+      expect(help).toContain(`shiro ${[name, row.args].filter(Boolean).join(" ")}`);
+    }
+    expect(mismatched).toEqual([]);
+  });
+});

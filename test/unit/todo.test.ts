@@ -1,6 +1,6 @@
 /** The task list: todo_write's result and warnings, the prompt block and the progress bar. */
 import { expect, test } from "bun:test";
-import type { Todo } from "../../lib/store/notebook.ts";
+import type { Todo } from "../../lib/notebook.ts";
 import { renderTodosForPrompt } from "../../lib/agent/prompt.ts";
 import { renderProgressBar } from "../../lib/ui/todo-progress.ts";
 import { createTodoTool } from "../../lib/tools/todo.ts";

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as v from "valibot";
+import { callSubjects } from "../../lib/approval/rules.ts";
 import { loadShellParser } from "../../lib/shell/parser.ts";
 import { INTERRUPTED_MESSAGE, NO_OUTPUT_NOTE, bashTool } from "../../lib/tools/bash.ts";
 import type { ToolContext } from "../../lib/tools/types.ts";
@@ -33,16 +34,21 @@ function isRunning(pid: number): boolean {
 }
 
 describe("bash tool", () => {
-  test("declares its set, effect, default and subjects (one peeled line per simple command)", async () => {
+  test("declares its set, effect, default and command; its rule subjects are one peeled line per simple command", async () => {
     expect({ name: bashTool.name, set: bashTool.set, effect: bashTool.effect, decision: bashTool.decision }).toEqual({
       name: "bash",
       set: "core",
       effect: "exec",
       decision: "ask",
     });
+    expect([bashTool.command?.({ command: "ls -la" }), bashTool.command?.({ command: 1 }), bashTool.commandInput?.("ls")]).toEqual([
+      "ls -la",
+      undefined,
+      { command: "ls" },
+    ]);
     await loadShellParser();
-    expect(bashTool.subjects?.({ command: "ls -la" })).toEqual(["ls -la"]);
-    expect(bashTool.subjects?.({ command: "cd src && env X=1 /bin/ls  -la" })).toEqual(["cd src", "ls -la"]);
+    expect(callSubjects(bashTool, { command: "ls -la" }, "/ws").subjects).toEqual(["ls -la"]);
+    expect(callSubjects(bashTool, { command: "cd src && env X=1 /bin/ls  -la" }, "/ws").subjects).toEqual(["cd src", "ls -la"]);
   });
 
   test("reports the exit code with stdout and stderr sections", async () => {

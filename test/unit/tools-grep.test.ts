@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:tes
 import { chmodSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { findRipgrep, grepTool } from "../../lib/tools/grep.ts";
+import { hostDescribe, hostPackage, hostTest } from "../host-packages.ts";
 import { errorOf, makeWorkspace, runTool } from "./tools-workspace.ts";
 
 const ws = makeWorkspace({
@@ -32,15 +33,11 @@ afterAll(() => {
 
 const rg = findRipgrep();
 // CI installs Debian's ripgrep (.ci/run): there the rg engine's tests must run, not skip.
-if (rg === undefined && process.env.CI === "true") throw new Error("rg is missing; CI installs Debian's ripgrep package (.ci/run)");
-if (rg === undefined) console.log("notice: rg is not on PATH; the rg engine's grep tests are skipped (install ripgrep to run them)");
-const engines: ["js" | "rg", boolean][] = [
-  ["js", true],
-  ["rg", rg !== undefined],
-];
+const RIPGREP = hostPackage("ripgrep", "apt-get install -y ripgrep", rg !== undefined, "rg is not on PATH");
 
-for (const [engine, available] of engines) {
-  describe.skipIf(!available)(`grep (${engine})`, () => {
+for (const engine of ["js", "rg"] as const) {
+  const block = (name: string, body: () => void) => (engine === "rg" ? hostDescribe(RIPGREP, name, body) : describe(name, body));
+  block(`grep (${engine})`, () => {
     const savedPath = process.env.PATH;
     beforeEach(() => {
       if (engine === "js") process.env.PATH = "";
@@ -100,7 +97,7 @@ describe("grep basics", () => {
   });
 });
 
-describe("rg and the walker agree", () => {
+hostDescribe(RIPGREP, "rg and the walker agree", () => {
   const agree = makeWorkspace({
     ".gitignore": "build/\n*.log\n",
     ".ignore": "dot-ignored.txt\n",
@@ -148,7 +145,7 @@ describe("patterns only one engine accepts", () => {
     process.env.PATH = savedPath;
   });
 
-  test.skipIf(rg === undefined)("rg answers a pattern JavaScript rejects", async () => {
+  hostTest(RIPGREP, "rg answers a pattern JavaScript rejects", async () => {
     expect(await runTool(grepTool, { pattern: "(?i)HELLO FROM" }, ws.root)).toBe("src/b.js:1: hello from js");
   });
 
@@ -158,7 +155,7 @@ describe("patterns only one engine accepts", () => {
   });
 });
 
-describe.skipIf(rg === undefined)("grep (rg) arguments", () => {
+hostDescribe(RIPGREP, "grep (rg) arguments", () => {
   test("no whitelist --glob: it would override the ignore files and search every ignored tree", async () => {
     const dir = makeWorkspace({}, "shiro-fake-rg-");
     const argvFile = join(dir.root, "argv.txt");

@@ -5,7 +5,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as v from "valibot";
 import { DEFAULT_TOOL_SETS, TOOL_SETS, builtinTools, measureToolCosts, selectTools } from "../../lib/tools/index.ts";
-import { toolSchemaBytes } from "../../lib/tools/schema.ts";
 import type { ToolDefinition } from "../../lib/tools/types.ts";
 
 const complete = async () => "Add a thing";
@@ -18,10 +17,22 @@ const home = mkdtempSync(join(tmpdir(), "shiro-tools-home-"));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
 describe("builtinTools", () => {
-  test("every built-in tool sits in the set TOOL_SETS names, and extras come last", () => {
-    expect(names(all)).toEqual([...TOOL_SETS.core, ...TOOL_SETS["edit-plus"], ...TOOL_SETS.git, ...TOOL_SETS.net, "todo_write", "current_time"]);
-    const misplaced = all.filter((tool) => tool.set !== undefined && !TOOL_SETS[tool.set].includes(tool.name));
-    expect(names(misplaced)).toEqual([]);
+  test("the built-in tools, in order, by set, and extras come last", () => {
+    // Spelled out: TOOL_SETS is derived from the declarations, so comparing the two proves nothing.
+    expect(TOOL_SETS).toEqual({
+      core: ["read_file", "write_file", "edit_file", "glob", "grep", "bash"],
+      "edit-plus": ["multi_edit", "list_dir", "read_many_files", "apply_patch", "move_file", "delete_file"],
+      git: ["git_status", "git_diff", "git_log", "git_show", "git_blame", "git_branch", "git_commit_message"],
+      net: ["web_fetch"],
+    });
+    expect(all.map((tool) => [tool.name, tool.set ?? null])).toEqual([
+      ...TOOL_SETS.core.map((name) => [name, "core"]),
+      ...TOOL_SETS["edit-plus"].map((name) => [name, "edit-plus"]),
+      ...TOOL_SETS.git.map((name) => [name, "git"]),
+      ...TOOL_SETS.net.map((name) => [name, "net"]),
+      ["todo_write", null],
+      ["current_time", null],
+    ]);
     expect(DEFAULT_TOOL_SETS).toEqual(["core", "edit-plus", "git"]);
   });
 
@@ -96,9 +107,14 @@ describe("builtinTools", () => {
   });
 
   test("every built-in tool declares its set: TOOL_SETS is derived from the declarations", () => {
-    const builtins = builtinTools({ complete });
-    expect(builtins.filter((tool) => tool.set === undefined).map((tool) => tool.name)).toEqual([]);
-    expect(Object.values(TOOL_SETS).flat().sort()).toEqual(names(builtins).sort());
+    expect(
+      builtinTools({ complete })
+        .filter((tool) => tool.set === undefined)
+        .map((tool) => tool.name),
+    ).toEqual([]);
+    const undeclared: ToolDefinition = { ...sessionTool, name: "setless", set: undefined };
+    const withExtra = builtinTools({ complete, extraTools: [{ ...sessionTool, name: "extra_core", set: "core" }, undeclared] });
+    expect(withExtra.filter((tool) => tool.set === "core").map((tool) => tool.name)).toEqual([...TOOL_SETS.core, "extra_core"]);
   });
 
   test("move_file shows the guards every file a folder move carries, at both ends", () => {
@@ -150,17 +166,17 @@ describe("selectTools", () => {
 describe("tool costs", () => {
   test("set totals add up the tools' schema bytes", () => {
     const costs = measureToolCosts(all, { toolSets: ["git"] });
-    const core = all.filter((tool) => tool.set === "core").reduce((sum, tool) => sum + toolSchemaBytes(tool), 0);
     expect(costs.sets.map((s) => [s.set, s.tools, s.active])).toEqual([
       ["core", 6, true],
       ["edit-plus", 6, false],
       ["git", 7, true],
       ["net", 1, false],
     ]);
-    expect(costs.sets[0]!.bytes).toBe(core);
     const offered = costs.tools.filter((t) => t.offered);
     expect(offered.map((t) => t.name)).toEqual([...TOOL_SETS.core, ...TOOL_SETS.git, "todo_write", "current_time"]);
-    expect(costs.offeredBytes).toBe(offered.reduce((sum, t) => sum + t.bytes, 0));
+    expect(costs.offeredBytes).toBeGreaterThan(costs.sets[0]!.bytes + costs.sets[2]!.bytes);
+    // Without a deferral every offered schema is sent.
+    expect([costs.request.full, costs.request.deferred]).toEqual([offered.map((t) => t.name), []]);
   });
 
   test("`shiro tools --json` reads toolSets from config.json", () => {
@@ -181,4 +197,44 @@ describe("tool costs", () => {
       ["net", true],
     ]);
   });
+});
+
+describe("what a default request really sends", () => {
+  test("`shiro tools --json` names the built-in tools a real request carries in full, with their bytes", async () => {
+    const { startFakeProvider } = await import("../fakes/provider.ts");
+    const fake = await startFakeProvider();
+    const dir = mkdtempSync(join(tmpdir(), "shiro-tools-request-"));
+    try {
+      const env = { ...process.env, SHIRO_HOME: dir, SHIRO_BASE_URL: fake.baseURL, SHIRO_API_KEY: "k", SHIRO_PROTOCOL: "chat", SHIRO_PROVIDER: "openai" };
+      const report = JSON.parse(
+        spawnSync(process.execPath, [join(import.meta.dir, "../../cmd/shiro.ts"), "tools", "--json"], { env, encoding: "utf8", timeout: 30_000 }).stdout,
+      );
+      fake.script({ text: "ok" });
+      const run = Bun.spawn([process.execPath, join(import.meta.dir, "../../cmd/shiro.ts"), "-p", "hi", "--yolo"], {
+        cwd: dir,
+        env,
+        stdout: "ignore",
+        stderr: "ignore",
+      });
+      await run.exited;
+      const sent = (fake.requests[0]!.body as { tools: { function: { name: string; description: string; parameters: unknown } }[] }).tools.map(
+        (tool) => tool.function,
+      );
+      const builtin = new Set(all.filter((tool) => tool.set !== undefined).map((tool) => tool.name));
+      const sentBuiltins = sent.filter((tool) => builtin.has(tool.name));
+      expect(sentBuiltins.map((tool) => tool.name)).toEqual(report.request.full.filter((name: string) => builtin.has(name)));
+      expect(report.request.deferred.length).toBeGreaterThan(0);
+      // The bytes of each schema as the request carries it (name, description, parameters).
+      const bytes = sentBuiltins.reduce(
+        (sum, tool) => sum + Buffer.byteLength(JSON.stringify({ name: tool.name, description: tool.description, inputSchema: tool.parameters })),
+        0,
+      );
+      const reported = report.tools.filter((tool: { name: string }) => sentBuiltins.some((sentTool) => sentTool.name === tool.name));
+      expect(bytes).toBe(reported.reduce((sum: number, tool: { bytes: number }) => sum + tool.bytes, 0));
+      expect(report.request.bytes).toBeLessThan(report.offeredBytes);
+    } finally {
+      await fake.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

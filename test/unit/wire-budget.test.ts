@@ -6,7 +6,7 @@
 import { expect, test } from "bun:test";
 import { buildSystemPrompt } from "../../lib/agent/prompt.ts";
 import { createToolDeferral } from "../../lib/agent/context/tool-deferral.ts";
-import { mayAllow, parsePermissionRules } from "../../lib/approval/rules.ts";
+import { defaultPermission, mayAllow, parsePermissionRules } from "../../lib/approval/rules.ts";
 import { builtinTools, selectTools } from "../../lib/tools/index.ts";
 import { toToolSpec } from "../../lib/tools/schema.ts";
 
@@ -68,5 +68,5 @@ test("mayAllow: any allow entry in the table that applies keeps a tool; ask and 
   for (const [config, tool, expected] of table) {
     expect([JSON.stringify(config), tool, mayAllow(parsePermissionRules(config, defaults), tool)]).toEqual([JSON.stringify(config), tool, expected]);
   }
-  expect(mayAllow(parsePermissionRules({}, {}), "todo_write", { autoApprove: new Set(["todo_write"]) })).toBe(true);
+  expect(mayAllow(parsePermissionRules({}, defaultPermission([{ name: "todo_write", decision: "allow" }])), "todo_write")).toBe(true);
 });

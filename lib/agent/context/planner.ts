@@ -24,7 +24,7 @@
  */
 import type { AssistantMessage, Message, Protocol } from "../../messages.ts";
 import { repairForWire } from "./repair.ts";
-import { isUncompacted, listOffWireSegments, type CompactionState, type OffWireSegment } from "./state.ts";
+import { isUncompacted, listOffWireSegments, type CompactionState, type OffWireSegment } from "../../context-state/state.ts";
 
 /** Estimated tokens above which the wire is shortened. */
 export const DEFAULT_COMPACTION_THRESHOLD = 120_000;

@@ -1,9 +1,10 @@
 /**
  * Deferred tool schemas: what a step puts on the wire of the tools a session may call.
  *
- * Eager tools (the `core` set, the task list, `task`, `skill`, `ask`) go with their full schema on
- * every request; MCP tools do too while their schemas together stay within `mcpBudget` bytes, in
- * the order the hub lists them. Every other tool is deferred: it is named, with its one line of
+ * Eager tools (the `core` set, and every tool that declares `deferral: "eager"`: the task list,
+ * `task`, `skill`, `ask`) go with their full schema on every request; tools that declare
+ * `deferral: "budgeted"` (MCP tools) do too while their schemas together stay within `mcpBudget`
+ * bytes, in the order the hub lists them. Every other tool is deferred: it is named, with its one line of
  * purpose, in the description of `load_tools`, and its full schema joins the request from the
  * step after the model loads it (`load_tools {names}` or `{query}`). A loaded tool stays loaded
  * for the session. Deferral changes only what is sent: a deferred tool is still callable (the
@@ -18,9 +19,14 @@ import type { ToolDefinition } from "../../tools/types.ts";
 /** Bytes of MCP schemas sent in full before the rest of the MCP tools are deferred. */
 export const DEFAULT_MCP_SCHEMA_BUDGET = 2_000;
 
-const _EAGER = new Set(["read_file", "write_file", "edit_file", "glob", "grep", "bash", "todo_write", "task", "skill", "ask"]);
-
 export const LOAD_TOOLS = "load_tools";
+/** What the rules read of `load_tools`, which the deferral makes anew each step: it never asks. */
+export const LOAD_TOOLS_DECLARATION = { name: LOAD_TOOLS, decision: "allow" } as const;
+
+/** Whether `tool`'s schema goes on every request, as it declares (the `core` set always does). */
+export function isEager(tool: ToolDefinition): boolean {
+  return tool.set === "core" || tool.deferral === "eager";
+}
 
 export interface ToolDeferralOptions {
   /** Bytes of MCP tool schemas sent in full; the rest are deferred. */
@@ -47,8 +53,8 @@ export function createToolDeferral(options: ToolDeferralOptions = {}): ToolDefer
     const deferred: ToolDefinition[] = [];
     let mcpBytes = 0;
     for (const tool of tools) {
-      if (_EAGER.has(tool.name) || loaded.has(tool.name)) full.push(tool);
-      else if (tool.name.startsWith("mcp__") && mcpBytes + toolSchemaBytes(tool) <= mcpBudget) {
+      if (isEager(tool) || loaded.has(tool.name)) full.push(tool);
+      else if (tool.deferral === "budgeted" && mcpBytes + toolSchemaBytes(tool) <= mcpBudget) {
         mcpBytes += toolSchemaBytes(tool);
         full.push(tool);
       } else deferred.push(tool);
@@ -92,11 +98,11 @@ export function createLoadToolsTool(
   all: readonly ToolDefinition[] = deferred,
 ): ToolDefinition<v.InferOutput<typeof _schema>> {
   return {
-    name: LOAD_TOOLS,
+    ...LOAD_TOOLS_DECLARATION,
     description: `Loads more tools by name or query: their schemas arrive on your next step, then call them. Not loaded yet:\n${describeDeferred(deferred).join("\n")}`,
     schema: _schema,
     effect: "read",
-    decision: "allow",
+    memoryContent: false,
     async execute(input) {
       const known = new Map(all.map((tool) => [tool.name, tool]));
       const picked = new Set<string>();

@@ -71,6 +71,7 @@ export function createMcpTool(name: string, listed: McpListedTool, call: McpTool
     schema: _AnyObject,
     jsonSchema,
     effect: "exec",
+    deferral: "budgeted",
     async execute(input, ctx) {
       const result = await call(listed.name, input, ctx.signal);
       const text = renderCallResult(result);

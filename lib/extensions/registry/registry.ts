@@ -10,7 +10,7 @@
  *
  * On disk (lib/platform/paths.ts `registryDir()`): `skills/<name>.md` holds the skill file exactly as
  * served; `plugins/<name>.json` holds the validated manifest, re-serialised (unknown keys gone).
- * Both are written atomically through lib/store/json-file.ts.
+ * Both are written atomically through lib/state-file/json-file.ts.
  *
  * Errors: every refusal is a UserError with a one-line message. Messages that suggest a command
  * take its prefix (`shiro registry` on the command line, `/registry` in the REPL).
@@ -19,7 +19,7 @@ import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { UserError } from "../../platform/errors.ts";
 import { paths } from "../../platform/paths.ts";
-import type { InstalledPluginManifest, PluginFailure } from "../plugin-api.ts";
+import type { InstalledPluginManifest, PluginFailure } from "../../extension-api/plugin-api.ts";
 import {
   BODY_BYTE_LIMIT,
   INDEX_BYTE_LIMIT,
@@ -31,8 +31,8 @@ import {
   type RegistryEntry,
   type RegistryKind,
 } from "./schema.ts";
-import { readSkillHeader } from "../skills.ts";
-import { writeJsonAtomic, writeTextAtomic } from "../../store/json-file.ts";
+import { readSkillHeader } from "../../skills/skills.ts";
+import { writeJsonAtomic, writeTextAtomic } from "../../state-file/json-file.ts";
 import { VERSION } from "../../platform/version.ts";
 
 export const DEFAULT_REGISTRY_URL = "https://raw.githubusercontent.com/zakirkun/shiro-neko-registry/main/index.json";

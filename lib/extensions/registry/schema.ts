@@ -11,9 +11,9 @@
  */
 import * as v from "valibot";
 import { compileInstalledPlugin } from "../plugin-host.ts";
-import type { InstalledPluginManifest } from "../plugin-api.ts";
-import { readSkillHeader } from "../skills.ts";
-import { describeIssue } from "../../store/json-file.ts";
+import type { InstalledPluginManifest } from "../../extension-api/plugin-api.ts";
+import { readSkillHeader } from "../../skills/skills.ts";
+import { describeIssue } from "../../state-file/json-file.ts";
 
 export type RegistryKind = "skill" | "plugin";
 
@@ -144,7 +144,7 @@ export function checkManifest(text: string, expectedName?: string): CheckResult<
   return { ok: true, value: manifest };
 }
 
-/** Checks that a skill file has the frontmatter lib/extensions/skills.ts needs, naming itself `expectedName`. */
+/** Checks that a skill file has the frontmatter lib/skills/skills.ts needs, naming itself `expectedName`. */
 export function checkSkill(text: string, expectedName: string): CheckResult<{ name: string; description: string }> {
   const header = readSkillHeader(text);
   if (!header.ok) {

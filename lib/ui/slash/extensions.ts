@@ -4,7 +4,7 @@
  * questions; readline is paused meanwhile). A change that succeeded (`add`, `remove`, `rm`, exit
  * 0) reopens this session with it: new MCP servers connect, installed skills and plugins load,
  * removed ones leave, without a restart. `/mcp` alone lists this session's servers and their state;
- * `/reload` reopens the session with whatever is on disk now (a skill file just written, say).
+ * `/plugins` lists this session's plugins and those that failed to load; `/reload` reopens the session with whatever is on disk now (a skill file just written, say).
  */
 import { spawn } from "node:child_process";
 import { selfCommand } from "../../platform/runtime.ts";
@@ -61,6 +61,23 @@ const _reload: SlashCommand = {
   run: () => ({ kind: "reload", change: async () => true }),
 };
 
+const _plugins: SlashCommand = {
+  name: "/plugins",
+  help: "the plugins of this session, then any that failed to load",
+  run(_args, { agent, write, style }) {
+    const plugins = agent.plugins;
+    if (plugins.disabled) write("plugins: none (--no-plugins), so the guard is off\n");
+    else {
+      const active = plugins.active();
+      const width = Math.max(12, ...active.map((plugin) => plugin.name.length + 2));
+      if (active.length === 0) write("no plugins loaded\n");
+      for (const plugin of active) write(`${plugin.name.padEnd(width)}${style.dim(`${plugin.description}${plugin.installed ? " (installed)" : ""}`)}\n`);
+      for (const failure of plugins.failures()) write(`${failure.name.padEnd(width)}failed to load: ${failure.error}\n`);
+    }
+    return SLASH_DONE;
+  },
+};
+
 const _hooks: SlashCommand = {
   name: "/hooks",
   help: "the hooks of this folder: event, matcher, command and the file each came from",
@@ -73,4 +90,4 @@ const _hooks: SlashCommand = {
   },
 };
 
-export const EXTENSION_COMMANDS: readonly SlashCommand[] = [_mcp, _registry, _reload, _hooks];
+export const EXTENSION_COMMANDS: readonly SlashCommand[] = [_mcp, _registry, _plugins, _reload, _hooks];

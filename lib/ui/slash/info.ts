@@ -1,8 +1,10 @@
 /** Slash commands that show or tidy what the session holds: tasks, notes, instructions, tools, cost, context. */
 import initPrompt from "../../agent/prompts/init.md" with { type: "text" };
+import { paths } from "../../platform/paths.ts";
 import { formatUsd } from "../../providers/pricing.ts";
-import { renderTodoLines } from "../../store/notebook.ts";
+import { renderTodoLines } from "../../notebook.ts";
 import { renderProgressBar } from "../todo-progress.ts";
+import { formatUsageShare, splitUsage } from "../session-details.ts";
 import { toolSchemaBytes } from "../../tools/schema.ts";
 import { SLASH_DONE, type SlashCommand } from "./command.ts";
 
@@ -79,7 +81,7 @@ const _skills: SlashCommand = {
       const width = Math.max(...agent.skills.map((skill) => skill.name.length)) + 2;
       write(`${agent.skills.map((skill) => `${skill.name.padEnd(width)}${skill.origin.padEnd(10)}${style.dim(skill.description)}`).join("\n")}\n`);
     }
-    write(style.dim("add your own in ~/.shiro-neko/skills/ or .shiro/skills/ (see docs/skills.md); new skills load at the next start\n"));
+    write(style.dim(`add your own in ${paths.userSkillsDir()}/ or .shiro/skills/ (see docs/skills.md); new skills load at the next start\n`));
     return SLASH_DONE;
   },
 };
@@ -114,13 +116,8 @@ const _cost: SlashCommand = {
     write(`model: ${agent.config.preset.id}/${agent.model}\n`);
     write(`billed: ${session.inputTokens} in / ${session.outputTokens} out\n`);
     write(session.costUsd !== undefined ? `spend: ${formatUsd(session.costUsd)}\n` : "spend: unpriced model\n");
-    const sub = session.subagents;
-    if (sub) {
-      const spend = (cost: number | undefined) => (cost !== undefined ? `, ${formatUsd(cost)}` : "");
-      const parentCost = session.costUsd !== undefined ? session.costUsd - (sub.costUsd ?? 0) : undefined;
-      write(`  this agent: ${session.inputTokens - sub.inputTokens} in / ${session.outputTokens - sub.outputTokens} out${spend(parentCost)}\n`);
-      write(`  subagents: ${sub.inputTokens} in / ${sub.outputTokens} out${spend(sub.costUsd)}\n`);
-    }
+    const split = splitUsage(session);
+    if (split) write(`  this agent: ${formatUsageShare(split.parent)}\n  subagents: ${formatUsageShare(split.subagents)}\n`);
     write(`context: ~${estimateTokens(session.messages)} tokens (estimate)\n`);
     write(`agent: ${agent.variant.name}  thinking: ${agent.thinking}\n`);
     return SLASH_DONE;

@@ -9,13 +9,13 @@
  * - The ledger is everything off the wire: messages inside compacted spans and archived
  *   transcripts. searchLedger returns verbatim excerpts of it, for recall_discarded.
  */
-import type { Message } from "../../messages.ts";
-import { redactText } from "../../secrets/redact.ts";
+import type { Message } from "../messages.ts";
+import { redactText } from "../secrets/redact.ts";
 import { listOffWireSegments, type CompactionState } from "./state.ts";
-import spanSystem from "../prompts/span-summary-system.md" with { type: "text" };
-import spanInstructions from "../prompts/span-summary.md" with { type: "text" };
-import compactSystem from "../prompts/compact-system.md" with { type: "text" };
-import compactInstructions from "../prompts/compact.md" with { type: "text" };
+import spanSystem from "../agent/prompts/span-summary-system.md" with { type: "text" };
+import spanInstructions from "../agent/prompts/span-summary.md" with { type: "text" };
+import compactSystem from "../agent/prompts/compact-system.md" with { type: "text" };
+import compactInstructions from "../agent/prompts/compact.md" with { type: "text" };
 
 export interface SummaryRequest {
   system: string;

@@ -25,6 +25,8 @@ export interface ToolCallInfo {
   effect?: ToolEffect;
   /** The paths the tool declares for this call, normalised as permission rules see them (lib/approval/rules.ts). */
   paths?: readonly string[];
+  /** The shell command the call runs, for a tool that declares `command` (bash, or any other shell tool). */
+  command?: string;
 }
 
 export interface Plugin {
@@ -32,7 +34,10 @@ export interface Plugin {
   description: string;
   /** Tools the plugin adds; they belong to no tool set. */
   tools?: ToolDefinition[];
-  /** Names of this plugin's own tools that run without asking (unless a rule names them). */
+  /**
+   * Names of this plugin's own tools that run without asking (unless a rule names them): the
+   * host gives each `decision: "allow"` unless it declares one. Its other tools ask by default.
+   */
   autoApprove?: string[];
   /** Returns a reason to refuse the call, a question to put to the user, or undefined to let it through. */
   beforeToolCall?(call: ToolCallInfo): ToolCallVerdict | undefined | Promise<ToolCallVerdict | undefined>;
@@ -96,9 +101,7 @@ export interface PluginHost {
   /** The block reason, a question (`The <name> plugin asks: <why>`), or undefined when every guard lets the call through. */
   checkToolCall(call: ToolCallInfo): Promise<ToolCallVerdict | undefined>;
   runAfterTurn(): Promise<PluginFailure[]>;
-  /** Plugin tools; when two plugins offer the same name, the earlier one wins. */
+  /** Plugin tools, those in their plugin's `autoApprove` declared `allow`; when two plugins offer the same name, the earlier one wins. */
   tools(): ToolDefinition[];
   appendices(): string[];
-  /** Plugin tools that run without asking. */
-  autoApprove(): Set<string>;
 }

@@ -7,7 +7,7 @@
  * session keeps every message; spans only say what the wire shows in their place.
  */
 import * as v from "valibot";
-import type { Message } from "../../messages.ts";
+import type { Message } from "../messages.ts";
 
 const _Index = v.pipe(v.number(), v.integer(), v.minValue(0));
 

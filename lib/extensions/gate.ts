@@ -37,10 +37,10 @@ import {
   type PermissionMatch,
   type PermissionRules,
   type SessionGrants,
-} from "./rules.ts";
-import type { ApprovalAnswer, ApprovalRequest, DecisionSource } from "./request.ts";
+} from "../approval/rules.ts";
+import type { ApprovalAnswer, ApprovalRequest, DecisionSource } from "../approval/request.ts";
 import { classifySecretFile, classifySecretPath } from "../secrets/classify.ts";
-import type { PluginHost } from "../extensions/plugin-api.ts";
+import type { PluginHost } from "../extension-api/plugin-api.ts";
 import { loadShellParser } from "../shell/parser.ts";
 import { createPending } from "../store/approvals.ts";
 import type { ToolDefinition } from "../tools/types.ts";
@@ -71,8 +71,6 @@ export interface GateOptions {
   plugins: PluginHost;
   yolo: boolean;
   decide: DecisionSource;
-  /** Tools that run without asking unless a rule names them (session tools); plugin ones are added. */
-  autoApprove?: ReadonlySet<string>;
   /** A "deny" from `decide` means nobody could be asked: reported as `headless`. */
   headless?: boolean;
   runId?: string;
@@ -121,8 +119,9 @@ export function createGate(options: GateOptions): Gate {
   ): Promise<GateResult> => {
     const once = secret !== undefined || plugin !== undefined;
     const run = async (): Promise<GateResult> => {
+      const shell = call.tool?.command !== undefined;
       // A hook that asks for a question gets one: no "always" answer stands in for it.
-      if (!repeated && !once && call.hook !== "ask" && grants.covers(call.name, subjects)) return { allowed: true };
+      if (!repeated && !once && call.hook !== "ask" && grants.covers(call.name, subjects, shell)) return { allowed: true };
       const request: ApprovalRequest = {
         id: uuidv7(),
         callId: call.callId,
@@ -132,7 +131,7 @@ export function createGate(options: GateOptions): Gate {
         subject: _subjectLine(call, subjects),
         repeated,
         matched,
-        suggestedPattern: suggestPattern(call.name, call.input),
+        suggestedPattern: suggestPattern(_commandOf(call)),
         cwd: call.cwd,
         ...(call.subagent ? { subagent: true } : {}),
         ...(secret ? { secret } : {}),
@@ -166,17 +165,24 @@ export function createGate(options: GateOptions): Gate {
     newTurn: () => repeats.reset(),
     deniesPath: (tool, path, cwd) => evaluatePermission(options.rules, tool, [normalizeRulePath(path, cwd)]).decision === "deny",
     async check(call) {
-      // bash's subjects are its simple commands, read by the shell parser: loaded before they are listed.
-      if (call.name === "bash") await loadShellParser();
+      // A shell tool's subjects are its simple commands, read by the shell parser: loaded before they are listed.
+      const command = _commandOf(call);
+      if (command !== undefined) await loadShellParser();
       const { subjects, paths, known } = callSubjects(call.tool, call.input, call.cwd);
       // The guards judge declared paths; a write whose paths cannot be read is never let through blind.
       if (!known && call.tool?.effect === "write")
         return { allowed: false, by: "rule", reason: `Refused: the paths of this ${call.name} call could not be read. Check its arguments.` };
-      const blocked = await options.plugins.checkToolCall({ toolName: call.name, input: call.input, cwd: call.cwd, effect: call.tool?.effect, paths });
+      const blocked = await options.plugins.checkToolCall({
+        toolName: call.name,
+        input: call.input,
+        cwd: call.cwd,
+        effect: call.tool?.effect,
+        paths,
+        ...(typeof command === "string" ? { command } : {}),
+      });
       if (typeof blocked === "string") return { allowed: false, by: "plugin", reason: blocked };
 
-      const autoApprove = new Set([...(options.autoApprove ?? []), ...options.plugins.autoApprove()]);
-      const verdict = evaluatePermission(options.rules, call.name, subjects, { autoApprove });
+      const verdict = evaluatePermission(options.rules, call.name, subjects);
       if (verdict.decision === "deny") return { allowed: false, by: "rule", reason: describeRefusal(call.name, verdict.matched) };
       if (blocked) return ask(call, subjects, false, verdict.matched, undefined, blocked.ask);
 
@@ -208,9 +214,23 @@ function _secretReads(rules: PermissionRules, call: GateCall, paths: readonly st
   return { allowed: flagged };
 }
 
-/** The first declared path, or word of a bash command, that the classifier flags: no grant covers the call. */
+/**
+ * The shell command of a call of a tool that declares one: a string, `null` when the call has
+ * none to read (the guard then has nothing to judge, and "always" grants nothing), undefined for
+ * a tool that runs no shell command.
+ */
+function _commandOf(call: GateCall): string | null | undefined {
+  if (!call.tool?.command) return undefined;
+  try {
+    return call.tool.command(call.input) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** The first declared path, or word of a shell command, that the classifier flags: no grant covers the call. */
 function _flaggedPath(call: GateCall, subjects: readonly string[], paths: readonly string[]): { path: string; why: string } | undefined {
-  const words = call.name === "bash" ? subjects.flatMap(_commandWords) : [];
+  const words = _commandOf(call) !== undefined ? subjects.flatMap(_commandWords) : [];
   const home = process.env.HOME || homedir();
   for (const path of [...paths, ...words]) {
     const spelled = path === "~" || path.startsWith("~/") ? join(home, path.slice(1)) : path;
@@ -229,9 +249,9 @@ function _commandWords(line: string): string[] {
     .filter((word) => word.length > 0 && !word.startsWith("-"));
 }
 
-/** One line for display: a bash call's command as written (its subjects are its simple commands), else the subjects joined. */
+/** One line for display: a shell call's command as written (its subjects are its simple commands), else the subjects joined. */
 function _subjectLine(call: GateCall, subjects: string[]): string {
-  const command = call.name === "bash" && call.input !== null && typeof call.input === "object" ? (call.input as { command?: unknown }).command : undefined;
+  const command = _commandOf(call);
   return typeof command === "string" ? command.replace(/\s+/g, " ").trim() : subjects.join(", ");
 }
 

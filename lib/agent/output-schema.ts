@@ -1,0 +1,86 @@
+/**
+ * `--output-schema FILE`: the run's final answer must be JSON valid against a JSON Schema.
+ * The model is told the schema at the end of its system prompt; the answer is parsed (a bare
+ * JSON text, or the last fenced ```json block) and validated by Ajv (draft-07, or 2020-12 when
+ * the schema's `$schema` says so). An invalid answer gets one repair turn whose prompt carries
+ * the validation errors (lib/ui/headless-run.ts drives it).
+ */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import Ajv from "ajv";
+import Ajv2020 from "ajv/dist/2020.js";
+import { UsageError } from "../platform/errors.ts";
+
+export type SchemaCheck = { ok: true; value: unknown } | { ok: false; errors: string[] };
+
+export interface OutputSchema {
+  /** What the system prompt ends with: the schema and how to answer. */
+  instructions: string;
+  /** Parses and validates an answer. */
+  check(answer: string): SchemaCheck;
+  /** The prompt of the one repair turn. */
+  repairPrompt(errors: readonly string[]): string;
+}
+
+/** Reads and compiles the schema file; a missing file, bad JSON or a schema Ajv refuses is a UsageError. */
+export function loadOutputSchema(cwd: string, file: string): OutputSchema {
+  const path = resolve(cwd, file);
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    throw new UsageError(`--output-schema ${file}: no such file, or it cannot be read`);
+  }
+  let schema: unknown;
+  try {
+    schema = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`--output-schema ${file}: not JSON (${error instanceof Error ? error.message : String(error)})`);
+  }
+  if (schema === null || typeof schema !== "object" || Array.isArray(schema)) throw new UsageError(`--output-schema ${file}: a JSON Schema is an object`);
+  const modern = String((schema as { $schema?: unknown }).$schema ?? "").includes("2020-12");
+  const ajv = modern ? new Ajv2020({ allErrors: true, strict: false }) : new Ajv({ allErrors: true, strict: false });
+  let validate: ReturnType<typeof ajv.compile>;
+  try {
+    validate = ajv.compile(schema);
+  } catch (error) {
+    throw new UsageError(`--output-schema ${file}: not a valid JSON Schema (${error instanceof Error ? error.message : String(error)})`);
+  }
+  const pretty = JSON.stringify(schema, null, 2);
+  return {
+    instructions: [
+      "# Answer format",
+      "Your final answer must be one JSON value valid against this JSON Schema, and nothing else: no prose before or after it, no code fence.",
+      "```json",
+      pretty,
+      "```",
+    ].join("\n"),
+    check(answer) {
+      const parsed = _parse(answer);
+      if (!parsed.ok) return { ok: false, errors: [parsed.error] };
+      if (validate(parsed.value)) return { ok: true, value: parsed.value };
+      return { ok: false, errors: (validate.errors ?? []).map((issue) => `${issue.instancePath || "/"} ${issue.message ?? "is invalid"}`) };
+    },
+    repairPrompt: (errors) =>
+      [
+        "Your answer does not match the required JSON Schema:",
+        ...errors.map((error) => `- ${error}`),
+        "Reply with only the corrected JSON value, valid against the schema.",
+      ].join("\n"),
+  };
+}
+
+function _parse(answer: string): { ok: true; value: unknown } | { ok: false; error: string } {
+  const trimmed = answer.trim();
+  if (!trimmed) return { ok: false, error: "the answer is empty, not JSON" };
+  const fenced = [...trimmed.matchAll(/```(?:json)?\s*\n([\s\S]*?)\n```/g)].at(-1)?.[1];
+  for (const candidate of [trimmed, fenced]) {
+    if (candidate === undefined) continue;
+    try {
+      return { ok: true, value: JSON.parse(candidate) };
+    } catch {
+      // try the next form
+    }
+  }
+  return { ok: false, error: "the answer is not JSON" };
+}

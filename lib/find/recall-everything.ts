@@ -1,0 +1,253 @@
+/**
+ * Recall over everything remembered, ranked as one: notes of every scope, episodes and monthly
+ * digests (the project's recall index, store/memory-index.ts) and the passages of this project's
+ * past sessions (the transcript index: prompts, answers, tool calls and results, span summaries,
+ * archived transcripts). What the `recall` tool answers by default, and what chooses the memory
+ * injected at session start (lib/agent/memory-prompt.ts).
+ *
+ * Contract:
+ * - One scale: both indexes score with BM25 over the same tokeniser and the SAME collection
+ *   statistics (document count, average length and each term's document frequency added up over
+ *   both), so a note, an episode and a passage compare by score.
+ * - Grouped: one result per note, per session (its episode and its passages together) and per
+ *   digest, scored by the group rule (search/group-rank.ts: best passage + 0.7 × the second + 0.49 × the third),
+ *   best first. A session's line is its episode's when it has one, with its best passage as a
+ *   second line when that passage is not the episode's ask; otherwise a transcript line
+ *   `transcript session <id> <date> <role>: …snippet…`.
+ * - Names and code-like words of the query (capitalised past its first word, or holding a digit,
+ *   a path or a joiner: `Priya`, `src/auth.ts`, `ECONNREFUSED`, `v1.2`) weigh 1.5 times their idf.
+ * - Time: a time expression in the query (search/time-query.ts) is resolved against `now` and
+ *   taken out of the words; results dated inside that window score double. A query with only a
+ *   time ("what did we do yesterday") lists the window's sessions, newest first.
+ * - `kinds` narrows: note kinds, `episode` (episodes and digests), `transcript` (passages); all by
+ *   default. `scope` keeps one store's notes; episodes and transcripts belong to `project`.
+ *   The session asking is left out; so is anything outside the project.
+ * - Each note returned counts one hit (memory.ts `recordHits`).
+ */
+import { addStats, type Bm25Index, type IndexHit } from "../search/bm25-index.ts";
+import { DEFAULT_GROUP_RULE, rankGroups, type GroupRule, type ScoredItem } from "../search/group-rank.ts";
+import { parseTimeQuery, type TimeWindow } from "../search/time-query.ts";
+import { tokenizeQuery } from "../search/tokenize.ts";
+import { EPISODE_SEGMENT, openMemoryIndex, type EpisodeCard } from "../store/memory-index.ts";
+import {
+  RECALL_DEFAULT_LIMIT,
+  RECALL_KINDS,
+  TRANSCRIPT_KIND,
+  formatRecallCard,
+  formatRecallNote,
+  recallAbbreviator,
+  recordNoteHits,
+  type RecallContext,
+  type RecallKind,
+} from "../store/memory-recall.ts";
+import { escapeMemoryText } from "../store/memory-escape.ts";
+import type { ScopedMemoryEntry } from "../store/memory.ts";
+import { shortSessionIds } from "../store/short-ids.ts";
+import { buildSnippet } from "./snippet.ts";
+import type { TranscriptCard } from "./transcript-docs.ts";
+import { SESSION_PREFIX, openTranscriptIndex, readSessionDocs } from "./transcript-index.ts";
+
+export type RecallEverythingKind = RecallKind | typeof TRANSCRIPT_KIND;
+
+export interface RecallEverythingRequest {
+  query: string;
+  scope?: ScopedMemoryEntry["scope"];
+  kinds?: readonly RecallEverythingKind[];
+  limit?: number;
+}
+
+export interface RecallEverythingContext extends RecallContext {
+  /** The session asking: its own transcript is left out. */
+  currentSession?: string;
+  /** The session-scoring rule (the benchmark compares others). */
+  rule?: GroupRule;
+  /** How many candidates each index gives before grouping. */
+  pool?: number;
+  /** How much more a name or code-like word of the query weighs (default 1.5; the benchmark compares others). */
+  entityWeight?: number;
+  /** How much a result inside the query's time window gains (default 1: its score doubles). */
+  windowBoost?: number;
+}
+
+interface _Item extends ScoredItem {
+  source: "note" | "episode" | "passage";
+  id: string;
+  /** A passage's session segment. */
+  segment?: string;
+  data: unknown;
+}
+
+export interface RecalledGroup {
+  kind: "note" | "session" | "digest";
+  key: string;
+  score: number;
+  at: string;
+  note?: ScopedMemoryEntry;
+  /** The session's episode (`episodeId`), or the digest. */
+  card?: EpisodeCard;
+  episodeId?: string;
+  /** The session's best passage: its document id and card. */
+  passage?: { id: string; card: TranscriptCard };
+  sessionId?: string;
+}
+
+export interface RecallRanking {
+  groups: RecalledGroup[];
+  notices: string[];
+  /** The words searched (the query without its time expression). */
+  words: string;
+  window?: TimeWindow;
+  notes: Map<string, ScopedMemoryEntry>;
+  /** The project's recall index, as opened (ids are abbreviated against it). */
+  index: Bm25Index;
+}
+
+const _POOL = 300;
+const _ENTITY_WEIGHT = 1.5;
+
+/** The groups that answer `request`, best first (no hits recorded, nothing formatted). */
+export function rankEverything(context: RecallEverythingContext, request: RecallEverythingRequest): RecallRanking {
+  const now = context.now ?? new Date();
+  const time = parseTimeQuery(request.query.trim(), now);
+  const words = time.words;
+  const kinds = new Set<string>(request.kinds && request.kinds.length > 0 ? request.kinds : [...RECALL_KINDS, TRANSCRIPT_KIND]);
+  const projectWide = !request.scope || request.scope === "project";
+  const notices: string[] = [];
+  const onNotice = (text: string) => {
+    notices.push(text);
+    context.onNotice?.(text);
+  };
+  const memory = openMemoryIndex({ ...context, onNotice });
+  const acceptMemory = (segment: string, id: string): boolean => {
+    if (segment === EPISODE_SEGMENT) return projectWide && kinds.has("episode");
+    const note = memory.notes.get(id);
+    return note !== undefined && segment === memory.segments.get(id) && (!request.scope || request.scope === note.scope) && kinds.has(note.kind);
+  };
+  const transcripts = projectWide && kinds.has(TRANSCRIPT_KIND) ? openTranscriptIndex({ onNotice }) : undefined;
+  const root = context.projectRoot;
+  const skip = context.currentSession ? SESSION_PREFIX + context.currentSession : undefined;
+  const acceptPassage = (segment: string, _id: string, data: unknown): boolean => {
+    if (!segment.startsWith(SESSION_PREFIX) || segment === skip) return false;
+    const cwd = (data as TranscriptCard).cwd;
+    return cwd === root || cwd.startsWith(`${root}/`);
+  };
+
+  let items: _Item[] = [];
+  const pool = context.pool ?? _POOL;
+  const weights = _entityWeights(words, context.entityWeight ?? _ENTITY_WEIGHT);
+  const search = (query: string): _Item[] => {
+    const found: _Item[] = [];
+    const indexes: Bm25Index[] = [memory.index, ...(transcripts ? [transcripts] : [])];
+    const collection = addStats(indexes.map((index) => index.stats(query)));
+    for (const hit of memory.index.search(query, { limit: pool, filter: acceptMemory, collection, weights })) found.push(_memoryItem(hit, memory.notes));
+    if (transcripts)
+      for (const hit of transcripts.search(query, { limit: pool, filter: acceptPassage, collection, weights })) {
+        const at = (hit.data as TranscriptCard).at;
+        found.push({ source: "passage", group: hit.segment, id: hit.id, segment: hit.segment, score: hit.score, at, data: hit.data });
+      }
+    return found;
+  };
+  if (tokenizeQuery(words).length > 0) {
+    items = search(words);
+  } else if (time.window && projectWide && kinds.has("episode")) {
+    const window = time.window;
+    for (const entry of memory.index.entries()) {
+      const card = entry.data as EpisodeCard | undefined;
+      if (entry.segment !== EPISODE_SEGMENT || card?.kind !== "episode" || card.at < window.from || card.at >= window.to) continue;
+      items.push({ source: "episode", group: SESSION_PREFIX + card.sessionId, id: entry.id, score: 0, at: card.at, data: card });
+    }
+  }
+  const ranked = rankGroups(items, {
+    rule: context.rule ?? DEFAULT_GROUP_RULE,
+    ...(time.window ? { window: time.window } : {}),
+    ...(context.windowBoost === undefined ? {} : { boost: context.windowBoost }),
+  });
+  const groups = ranked.slice(0, request.limit ?? RECALL_DEFAULT_LIMIT).map((group): RecalledGroup => {
+    const best = group.items[0]!;
+    if (best.source === "note") return { kind: "note", key: group.key, score: group.score, at: group.at, note: memory.notes.get(best.id)! };
+    const episode = group.items.find((item) => item.source === "episode");
+    const card = episode?.data as EpisodeCard | undefined;
+    if (card?.kind === "digest") return { kind: "digest", key: group.key, score: group.score, at: group.at, card };
+    const passage = group.items.find((item) => item.source === "passage");
+    return {
+      kind: "session",
+      key: group.key,
+      score: group.score,
+      at: card?.kind === "episode" ? card.at : group.at,
+      ...(card ? { card, episodeId: episode!.id } : {}),
+      ...(passage ? { passage: { id: passage.id, card: passage.data as TranscriptCard } } : {}),
+      sessionId: group.key.slice(SESSION_PREFIX.length),
+    };
+  });
+  return { groups, notices, words, ...(time.window ? { window: time.window } : {}), notes: memory.notes, index: memory.index };
+}
+
+/** `recall`'s answer: one line per group (a second for a stale note or a session's passage), notices first. */
+export function recallEverything(context: RecallEverythingContext, request: RecallEverythingRequest): string {
+  const ranking = rankEverything(context, request);
+  const now = context.now ?? new Date();
+  recordNoteHits(
+    context.stores ?? [context.project, context.global],
+    ranking.groups.flatMap((group) => (group.note ? [group.note.id] : [])),
+    ranking.notes,
+  );
+  const snippets = passageSnippets(ranking.groups, ranking.words);
+  const shortIds = shortSessionIds(ranking.groups.map((group) => group.sessionId ?? ""));
+  const abbreviate = recallAbbreviator(ranking.index, ranking.notes.keys());
+  const lines = ranking.groups.map((group, i) => {
+    if (group.note) return formatRecallNote(group.note, now, context.projectRoot);
+    if (group.card) {
+      const line = formatRecallCard(group.card, abbreviate);
+      const snippet = snippets.get(group.key);
+      if (!snippet || !group.passage || (group.card.kind === "episode" && _shownIn(snippet, group.card.ask))) return line;
+      return `${line}\n  ${_role(group.passage.card)}: ${escapeMemoryText(snippet)}`;
+    }
+    const card = group.passage!.card;
+    return `transcript session ${shortIds[i]} ${card.at.slice(0, 10)} ${_role(card)}: ${escapeMemoryText(snippets.get(group.key) ?? "")}`;
+  });
+  if (lines.length === 0) lines.push(`Nothing recorded about "${request.query.trim()}".`);
+  else if (ranking.groups.some((group) => group.card?.kind === "episode")) lines.push("(recall a session id to see its episode in full)");
+  return [...ranking.notices.map((text) => `Notice: ${text}`), ...lines].join("\n");
+}
+
+/** Each session group's best passage as a one-line snippet around the query's words (one read per session). */
+export function passageSnippets(groups: readonly RecalledGroup[], words: string, width = 240): Map<string, string> {
+  const snippets = new Map<string, string>();
+  for (const group of groups) {
+    if (!group.passage || !group.sessionId) continue;
+    const doc = readSessionDocs(group.sessionId).docs.find((candidate) => candidate.id === group.passage!.id);
+    if (doc) snippets.set(group.key, buildSnippet(doc.text, words, width).text);
+  }
+  return snippets;
+}
+
+/** Names and code-like words of the query (capitalised past the first word, or holding a digit or joiner) weigh `weight`. */
+function _entityWeights(query: string, weight: number): Map<string, number> {
+  const weights = new Map<string, number>();
+  const words = query.match(/[\p{L}\p{N}_./:-]+/gu) ?? [];
+  words.forEach((word, i) => {
+    if ((i > 0 && /^\p{Lu}/u.test(word)) || /\d|[_./:-]\w/.test(word)) for (const term of tokenizeQuery(word)) weights.set(term, weight);
+  });
+  return weights;
+}
+
+function _memoryItem(hit: IndexHit, notes: Map<string, ScopedMemoryEntry>): _Item {
+  if (hit.segment !== EPISODE_SEGMENT) {
+    const note = notes.get(hit.id)!;
+    return { source: "note", group: `note:${hit.id}`, id: hit.id, score: hit.score, at: note.createdAt, data: undefined };
+  }
+  const card = hit.data as EpisodeCard;
+  if (card.kind === "digest") return { source: "episode", group: `digest:${card.month}`, id: hit.id, score: hit.score, at: card.month, data: card };
+  return { source: "episode", group: SESSION_PREFIX + card.sessionId, id: hit.id, score: hit.score, at: card.at, data: card };
+}
+
+function _role(card: TranscriptCard): string {
+  return card.tool ? `${card.role} ${card.tool}` : card.role;
+}
+
+/** True when the snippet's text (ellipses aside) is already in the episode's ask. */
+function _shownIn(snippet: string, ask: string): boolean {
+  const core = snippet.replace(/^…|…$/g, "").trim();
+  const shown = ask.replace(/…$/, "");
+  return core.length > 0 && (shown.includes(core) || core.startsWith(shown));
+}

@@ -1,0 +1,70 @@
+/**
+ * One ranking over everything remembered: scored items (notes, episodes, transcript passages,
+ * all BM25 on one collection's statistics) are gathered into groups (one per note, one per
+ * session, one per monthly digest) and the groups ranked. Pure: knows nothing of stores or files.
+ *
+ * Contract:
+ * - A group's score is its best item's score plus `tail` times the next best ones, each weighted
+ *   `tail` again (best + t·second + t²·third …, at most `depth` items): the session-scoring rule.
+ *   `tail: 0` is plain max; `tail: 1` with `depth: k` is the sum of the top k.
+ * - With a time window, a group any of whose items falls inside it is multiplied by `1 + boost`.
+ * - Groups come best first; equal scores (to 1e-9) go to the newer group, then by key.
+ * - A group's items are kept best first; `at` is the newest time among them.
+ */
+import type { TimeWindow } from "./time-query.ts";
+
+export interface ScoredItem {
+  /** The group it belongs to (`note:<id>`, `session:<id>`, `digest:<month>`). */
+  group: string;
+  score: number;
+  /** ISO time it was said or recorded. */
+  at: string;
+}
+
+export interface GroupRule {
+  tail: number;
+  depth: number;
+}
+
+/** Measured in test/bench/memory.ts against max, sum of the top 2 and 3, and other tails (docs/memory.md). */
+export const DEFAULT_GROUP_RULE: GroupRule = { tail: 0.7, depth: 3 };
+
+export interface RankedGroup<T extends ScoredItem> {
+  key: string;
+  score: number;
+  at: string;
+  items: T[];
+}
+
+export interface GroupRankOptions {
+  rule?: GroupRule;
+  window?: TimeWindow;
+  /** How much a group inside the window gains (default 1: its score doubles). */
+  boost?: number;
+}
+
+export function rankGroups<T extends ScoredItem>(items: readonly T[], options: GroupRankOptions = {}): RankedGroup<T>[] {
+  const rule = options.rule ?? DEFAULT_GROUP_RULE;
+  const byKey = new Map<string, T[]>();
+  for (const item of items) {
+    const list = byKey.get(item.group);
+    if (list) list.push(item);
+    else byKey.set(item.group, [item]);
+  }
+  const window = options.window;
+  const boost = options.boost ?? 1;
+  const groups: RankedGroup<T>[] = [];
+  for (const [key, list] of byKey) {
+    list.sort((a, b) => b.score - a.score);
+    let score = 0;
+    let weight = 1;
+    for (const item of list.slice(0, Math.max(1, rule.depth))) {
+      score += weight * item.score;
+      weight *= rule.tail;
+    }
+    if (window && list.some((item) => item.at >= window.from && item.at < window.to)) score *= 1 + boost;
+    const at = list.reduce((latest, item) => (item.at > latest ? item.at : latest), "");
+    groups.push({ key, score, at, items: list });
+  }
+  return groups.sort((a, b) => (Math.abs(b.score - a.score) > 1e-9 ? b.score - a.score : a.at < b.at ? 1 : a.at > b.at ? -1 : a.key < b.key ? -1 : 1));
+}

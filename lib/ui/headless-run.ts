@@ -1,0 +1,72 @@
+/**
+ * One headless command's turns: the prompt (attachments resolved, lib/ui/headless-attach.ts),
+ * then, with `--output-schema`, at most one repair turn when the answer does not validate. Prints
+ * as the output format asks (text, stream-json, or nothing until the one json object), writes
+ * `--output-last-message`, and returns the stop the exit code is made from; a schema still
+ * unmet after the repair turn is reported as `schema-failed` (exit 1, the errors on stderr).
+ */
+import { writeFileSync } from "node:fs";
+import type { Agent } from "../agent/agent.ts";
+import type { OutputSchema, SchemaCheck } from "../agent/output-schema.ts";
+import type { StopKind } from "../events.ts";
+import { acceptsImages } from "../providers/windows.ts";
+import { attachHeadless } from "./headless-attach.ts";
+import { describeNotices } from "./notices.ts";
+import { writeErr, writeOut } from "./output.ts";
+import { printRun, type PrintedRun } from "./print.ts";
+import { buildRunResult } from "./run-result.ts";
+
+export type OutputFormat = "text" | "json" | "stream-json";
+
+export interface HeadlessRunOptions {
+  format: OutputFormat;
+  /** Absolute path for `--output-last-message`. */
+  lastMessageFile?: string;
+  schema?: OutputSchema;
+  /** `-i` images, workspace paths. */
+  images: readonly string[];
+  root: string;
+  startedAt: number;
+  /** The run's rule flags (a secret file is attached only when a rule names it). */
+  allowed?: readonly string[];
+  disallowed?: readonly string[];
+}
+
+export type HeadlessStop = StopKind | "schema-failed" | undefined;
+
+export async function runHeadlessTurns(agent: Agent, prompt: string, signal: AbortSignal, options: HeadlessRunOptions): Promise<HeadlessStop> {
+  const print = { json: options.format === "stream-json", quiet: options.format === "json" };
+  const attached = await attachHeadless(prompt, {
+    root: options.root,
+    images: options.images,
+    tools: agent.registeredTools(),
+    permission: agent.config.file.permission,
+    allowed: options.allowed,
+    disallowed: options.disallowed,
+    imagesRefusedBy: acceptsImages(agent.model) ? undefined : agent.model,
+    note: (line) => writeErr(`${line}\n`),
+  });
+  const runs: PrintedRun[] = [];
+  const notices = describeNotices(agent.startupNotices());
+  runs.push(await printRun(agent.turn(attached.prompt, signal, { notices, images: attached.images }), print));
+  let check: SchemaCheck | undefined;
+  if (options.schema && runs[0]!.stop === "completed") {
+    check = options.schema.check(runs[0]!.answer);
+    if (!check.ok) {
+      if (options.format === "text") writeErr(`[schema] the answer does not match --output-schema; one repair turn: ${check.errors.join("; ")}\n`);
+      runs.push(await printRun(agent.turn(options.schema.repairPrompt(check.errors), signal), print));
+      check = runs[1]!.stop === "completed" ? options.schema.check(runs[1]!.answer) : undefined;
+    }
+  }
+  const last = runs.at(-1)!;
+  if (options.lastMessageFile && last.stop === "completed")
+    writeFileSync(options.lastMessageFile, last.answer.endsWith("\n") ? last.answer : `${last.answer}\n`);
+  if (options.format === "json") {
+    writeOut(`${JSON.stringify(buildRunResult({ runs, durationMs: Date.now() - options.startedAt, schema: check }))}\n`);
+  }
+  if (check && !check.ok) {
+    writeErr(`shiro: the answer does not match --output-schema after one repair turn: ${check.errors.join("; ")}\n`);
+    return "schema-failed";
+  }
+  return last.stop;
+}
