@@ -76,4 +76,9 @@ export const SUBCOMMANDS: Record<string, SubcommandRow> = {
     args: "",
     summary: "serve the Agent Client Protocol on stdin/stdout, for editors (docs/editors.md)",
   },
+  rewind: {
+    load: () => import("./rewind.ts").then((m) => m.default),
+    args: "<id>? [--yes] [--force] [--conversation] [--json]",
+    summary: "list checkpoints of this folder, or take its files (and the session) back to before one",
+  },
 };

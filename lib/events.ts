@@ -98,6 +98,8 @@ export type AgentEvent =
       reason?: string;
       /** True when the run was stopped by `shiro runs cancel` (stop is then `aborted`). */
       cancelled?: boolean;
+      /** The checkpoint of the workspace this run changed (`shiro rewind <id>`); absent when it changed nothing. */
+      checkpoint?: string;
       /**
        * Context in use: the estimate (`tokens`) and its share of the compaction threshold (0–1+),
        * and the provider's own count for the last request (`reportedTokens`) when it gave one.

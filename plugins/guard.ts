@@ -32,6 +32,7 @@ import {
 } from "../lib/shell/read.ts";
 import { startsOption } from "../lib/shell/options.ts";
 import { findUnreadable, type UnreadableClass } from "./guard-unreadable.ts";
+import { isRewindable } from "./guard-rewind.ts";
 
 export interface GuardRule {
   why: string;
@@ -309,11 +310,14 @@ export function createGuardPlugin(): Plugin {
     name: "guard",
     description: "refuses destructive bash commands (rm -rf, git reset --hard, force pushes, piping into a shell, …) and asks about commands it cannot read",
     // Every call of a tool that declares a shell command (its `command`), whatever its name.
-    async beforeToolCall({ command }) {
+    async beforeToolCall({ command, cwd, checkpoint }) {
       if (typeof command !== "string") return undefined;
       await loadShellParser();
       const finding = inspectCommand(command);
       if (!finding) return undefined;
+      // What stays in covered workspace files, a checkpoint can take back: a question instead (guard-rewind.ts).
+      if (finding.action === "refuse" && checkpoint && isRewindable(command, GUARD_RULES, { root: cwd, maxFileBytes: checkpoint.maxFileBytes }))
+        return { ask: `this would be refused (${finding.rule}), but a checkpoint covers it: /undo or shiro rewind takes it back` };
       return finding.action === "refuse" ? finding.message : { ask: finding.message };
     },
   };

@@ -6,46 +6,39 @@
  * what wiring found worth telling is returned as data (`startupNotices`), worded by the front end.
  * Front ends (headless, REPL, `runs resume`) only consume the AgentEvent stream.
  */
-import type { ResolvedConfig } from "../config/config.ts";
-import type { AgentName, ThinkingLevel } from "../vocabulary.ts";
+import type { ThinkingLevel } from "../vocabulary.ts";
 import { createGate, type Gate } from "../extensions/gate.ts";
 import { type DecisionSource } from "../approval/request.ts";
 import { addDeclaredDefaults, defaultPermission, parsePermissionRules, evaluatePermission, mayAllow } from "../approval/rules.ts";
-import type { PluginHost } from "../extension-api/plugin-api.ts";
 import { findProjectRoot } from "../config/project.ts";
-import { detectSandbox, type SandboxStatus } from "../sandbox/detect.ts";
+import { detectSandbox } from "../sandbox/detect.ts";
 import { createCommandSandbox } from "../sandbox/session.ts";
 import { connectionFromConfig, createModelClient, type ModelClient } from "../providers/client.ts";
-import type { MemoryStore } from "../store/memory.ts";
 import { openEpisodes } from "../store/episodes.ts";
 import { embeddingClientFromConfig } from "../search/embeddings.ts";
 import { collectRunIds, recordSessionEpisode, summarizeEpisode } from "./episode-recorder.ts";
-import type { Todo } from "../notebook.ts";
-import type { RunSnapshot } from "../store/runs.ts";
 import { openSessionWriter, type SessionWriter } from "../store/sessions.ts";
-import { type SessionRecord } from "../store/session-record.ts";
-import { renderSkillCatalogue, type Skill } from "../skills/skills.ts";
+import { renderSkillCatalogue } from "../skills/skills.ts";
 import { builtinTools, checkToolList, selectTools } from "../tools/index.ts";
 import { createSkillTool } from "../tools/skill.ts";
 import { createRecallDiscardedTool } from "../tools/recall-discarded.ts";
 import { createTodoTool } from "../tools/todo.ts";
-import { createAskTool, type AskUser } from "../tools/ask.ts";
+import { createAskTool } from "../tools/ask.ts";
 import type { ToolDefinition } from "../tools/types.ts";
-import type { McpServerStatus } from "../extensions/mcp/hub.ts";
-import { runOptionsFromFlags, type AgentFlags } from "../config/flags.ts";
+import { runOptionsFromFlags } from "../config/flags.ts";
 import { createContextManager, type ContextManager } from "./context/manager.ts";
 import { createToolDeferral, LOAD_TOOLS_DECLARATION } from "./context/tool-deferral.ts";
 import { createContextWindow } from "./context/window.ts";
 import { learnModelWindow } from "./context/window-learned.ts";
 import { describePromptTooLarge, recoverFromOverflow } from "./context/overflow.ts";
 import type { AgentEvent } from "../events.ts";
-import { openSessionMemory, type SessionMemory } from "./memory-session.ts";
-import { loadInstructions, renderInstructions, type InstructionFile } from "./instructions.ts";
+import { openSessionMemory } from "./memory-session.ts";
+import { loadInstructions, renderInstructions } from "./instructions.ts";
 import type { StartupNotice } from "../notices.ts";
 import { buildSystemPrompt, renderTodosForPrompt } from "./prompt.ts";
-import { createRunDriver, createRunIds, type RunStartOptions } from "./run-driver.ts";
-import { connectMcp, type EditorConnection, openCustomAgents, openPlugins, openSkills } from "./session-extensions.ts";
-import { openSessionSettings, type SessionEndReason, type SessionHooks, type SessionStartSource } from "./session-settings.ts";
+import { createRunDriver, createRunIds } from "./run-driver.ts";
+import { connectMcp, openCustomAgents, openPlugins, openSkills } from "./session-extensions.ts";
+import { openSessionSettings } from "./session-settings.ts";
 import { pickSession, resolveAgentConfig } from "./session-start.ts";
 import { createTaskTool } from "./subagent.ts";
 import { runUserCommand } from "./user-command.ts";
@@ -54,77 +47,8 @@ import type { CompleteFn } from "../providers/complete.ts";
 import { readRunScope } from "./run-scope.ts";
 import { traceFirstRequest, tracedStartup } from "./startup-trace.ts";
 
-export interface CreateAgentOptions {
-  cwd: string;
-  flags: AgentFlags;
-  mode: "headless" | "interactive";
-  /** Run id of the first turn (detached runs are given theirs by the parent). */
-  runId?: string;
-  detached?: boolean;
-  /** Interactive approval prompt; headless uses the --approvals policy. */
-  decide?: DecisionSource;
-  /** Someone to answer the `ask` tool (the REPL); without it the tool is withheld. */
-  askUser?: AskUser;
-  /** Continue exactly this session (used by `shiro runs resume`). */
-  sessionId?: string;
-  /** Why this session opens, for SessionStart hooks: `clear` after /clear; default startup (or resume). */
-  sessionSource?: SessionStartSource;
-  env?: NodeJS.ProcessEnv;
-  /** Where the session's own lines go (a plugin's bell, an episode not written): the front end's one writer (lib/ui/output.ts). */
-  writeStderr: (text: string) => void;
-  editor?: EditorConnection;
-}
-
-/** What the REPL may switch mid-session (`/agent`, `/think`, `/model`). */
-export interface AgentModeChange {
-  agent?: AgentName;
-  thinking?: ThinkingLevel;
-  model?: string;
-}
-
-export interface Agent {
-  readonly config: ResolvedConfig;
-  readonly variant: AgentVariant;
-  readonly thinking: ThinkingLevel;
-  readonly model: string;
-  /** Switches variant, thinking level or model for the next turns. A new variant resets thinking to its own unless given. */
-  configure(change: AgentModeChange): void;
-  /** One tool-less model call with this session's client (compaction, memory, commit messages). */
-  complete(system: string, prompt: string, signal?: AbortSignal): Promise<string>;
-  readonly session: SessionRecord;
-  readonly memory?: MemoryStore;
-  /** Every memory scope and what the current prompt carries (absent with --no-memory). */
-  readonly memoryScopes?: SessionMemory;
-  readonly plugins: PluginHost;
-  /** Where shell commands run: the sandbox mode in force and why (`shiro sandbox` prints the same). */
-  readonly sandbox: SandboxStatus;
-  readonly instructions: InstructionFile[];
-  /** User hooks of this session (absent with --no-hooks or none configured; docs/hooks.md). */
-  readonly hooks?: SessionHooks;
-  /** Skills loaded for this session (none with --no-skills). */
-  readonly skills: readonly Skill[];
-  /** Messages restored from an earlier session (0 for a new one). */
-  readonly resumedMessages: number;
-  /** What wiring found worth telling (resume notes, skipped files, the approvals policy), as data. */
-  startupNotices(): readonly StartupNotice[];
-  offeredTools(): ToolDefinition[];
-  registeredTools(): ToolDefinition[];
-  todos(): Todo[];
-  /** One turn as a run; `notices` (worded start-up notices) follow its `run-start`. */
-  turn(prompt: string, signal: AbortSignal, options?: RunStartOptions): AsyncGenerator<AgentEvent, void, undefined>;
-  /** Continues a blocked run after its approval was decided. */
-  resumeRun(run: RunSnapshot, decision: "approved" | "denied", signal: AbortSignal, options?: RunStartOptions): AsyncGenerator<AgentEvent, void, undefined>;
-  /** `!cmd`: a shell command the user runs, through this session's gate and sandbox (lib/agent/user-command.ts). */
-  runCommand(command: string, signal: AbortSignal, onOutput: (chunk: string) => void): Promise<string>;
-  /** Saves now (e.g. `/save`). */
-  save(): void;
-  /** MCP servers of this session and their state (empty with --no-mcp or none configured). */
-  mcpStatus(): McpServerStatus[];
-  /** Flushes the session and releases its lease (SessionEnd hooks get `reason`, default other); returns the session id when anything was saved. */
-  close(reason?: SessionEndReason): string | undefined;
-  /** Settles once everything `close` started (MCP servers stopping) is done. */
-  readonly closed: Promise<void>;
-}
+export type { Agent, AgentModeChange, CreateAgentOptions } from "./agent-api.ts";
+import type { Agent, AgentModeChange, CreateAgentOptions } from "./agent-api.ts";
 
 export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const { flags, cwd } = options;
@@ -212,6 +136,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     plugins,
     yolo: flags.yolo === true,
     decide,
+    allowReadOnly: config.file.readOnlyCommands !== "ask",
     headless: headless && !options.decide,
     sessionId: session.id,
   });
@@ -327,6 +252,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     runOptions: runOptionsFromFlags(flags),
     detached: options.detached,
     runEnding: () => memoryScopes?.endRun() ?? [],
+    checkpoints: { file: config.file, off: flags.noCheckpoints === true },
     persist: () => {
       if (persisted) return;
       writer.save();
@@ -380,7 +306,8 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       if (memoryScopes && !memoryScopes.injection()) memoryScopes.beginRun(run.prompt);
       return driver.resume(run, decision, signal, resumeOptions);
     },
-    runCommand: (command, signal, onOutput) => runUserCommand(command, { gate, tools: registered, root: cwd, sandbox, signal, onOutput }),
+    runCommand: (command, signal, onOutput, confirmGuard) =>
+      runUserCommand(command, { gate, tools: registered, root: cwd, sandbox, signal, onOutput, ...(confirmGuard ? { confirmGuard } : {}) }),
     save: () => writer.save(),
     mcpStatus: () => mcp.hub?.status() ?? [],
     close(reason) {

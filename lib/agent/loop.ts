@@ -68,6 +68,10 @@ export interface TurnOptions {
   onHistoryChange?: () => void;
   /** Extra events after a tool ran (e.g. `state` after todo_write). */
   afterTool?: (name: string, input: unknown, output: string) => AgentEvent[] | undefined;
+  /** Awaited before a `write` or `exec` tool runs: the checkpoint's "before" snapshot (turn-checkpoint.ts). */
+  beforeChange?: () => Promise<void>;
+  /** What a checkpoint covers this turn, told to the gate (a guard refusal it can take back asks instead); undefined: none. */
+  checkpoint?: () => { maxFileBytes: number } | undefined;
   /** Why a request must not be sent (`--max-cost`); the turn then stops with `max-cost` before it. `spent`: this turn's usage so far. */
   beforeRequest?: (spent: Usage | undefined, request: ModelRequest) => string | undefined;
   /** User hooks (lib/extensions/hooks/): PreToolUse before the gate, PostToolUse after a result, Stop when the model stops. */
@@ -339,12 +343,14 @@ async function* _answerCalls(
         continue;
       }
     } else {
+      const covered = options.checkpoint?.();
       const verdict = await options.gate.check({
         callId: call.id,
         tool,
         name: call.name,
         input,
         cwd: options.root,
+        ...(covered ? { checkpoint: covered } : {}),
         ...(hooked.permission ? { hook: hooked.permission } : {}),
       });
       if (verdict.allowed === false && verdict.by === "block") {

@@ -5,7 +5,6 @@
  * session (usage, cost, the exchange record) and the snapshot are brought up to date and
  * `done` closes the stream. The agent session (agent.ts) only wires what a run needs.
  */
-import type { UsageTally } from "./usage-tally.ts";
 import type { Gate } from "../extensions/gate.ts";
 import type { ThinkingLevel } from "../vocabulary.ts";
 import type { PluginHost } from "../extension-api/plugin-api.ts";
@@ -23,8 +22,10 @@ import type { CommandSandbox } from "../sandbox/session.ts";
 import type { ToolDefinition, WorkspaceFiles } from "../tools/types.ts";
 import type { ContextManager } from "./context/manager.ts";
 import type { AgentEvent } from "../events.ts";
-import { markInterrupted } from "./interruption.ts";
+import { markFailed, markInterrupted } from "./interruption.ts";
+import { addSubagentShare, type UsageTally } from "./usage-tally.ts";
 import { runTurn, type TurnInput, type TurnOptions, type TurnResult } from "./loop.ts";
+import { openTurnCheckpoints, type CheckpointSource } from "./turn-checkpoint.ts";
 import type { ModelClient } from "../providers/client.ts";
 import { redactText } from "../secrets/redact.ts";
 import { tracedStartup } from "./startup-trace.ts";
@@ -85,6 +86,8 @@ export interface RunDriverOptions {
   persist: () => void;
   /** Events logged and yielded just before `done` (the notes written during the run). */
   runEnding?: () => AgentEvent[];
+  /** Checkpoints of the workspace around each run's changes (config `checkpoints`; `off`: --no-checkpoints). */
+  checkpoints?: CheckpointSource;
   /** `--max-cost`: why the next request must not start (run-limits.ts), given the run's own usage so far. */
   beforeRequest?: TurnOptions["beforeRequest"];
 }
@@ -136,15 +139,19 @@ interface _DriveRequest {
   /** The whole question, for the exchange record. */
   query: string;
   notices: readonly string[];
+  /** Messages of the session before this turn's prompt (a rewind of the conversation cuts there). */
+  messageIndex: number;
 }
 
 const _CANCEL_POLL_MS = 200;
 
 export function createRunDriver(options: RunDriverOptions): RunDriver {
   const { session } = options;
+  const checkpoints = options.checkpoints && openTurnCheckpoints(options.root, options.checkpoints);
   let firstTurn = true;
 
-  async function* drive({ input, log, signal, query, notices }: _DriveRequest): AsyncGenerator<AgentEvent, void, undefined> {
+  async function* drive({ input, log, signal, query, notices, messageIndex }: _DriveRequest): AsyncGenerator<AgentEvent, void, undefined> {
+    checkpoints?.start();
     const cancel = new AbortController();
     const poll = setInterval(() => {
       if (cancelRequested(log.id)) cancel.abort();
@@ -189,6 +196,8 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
         onOverflow: options.onOverflow,
         onHistoryChange,
         afterTool: (name) => _stateAfterTool(name, session.notebook.todos, options.memory),
+        beforeChange: checkpoints?.beforeChange,
+        checkpoint: checkpoints?.coverage,
         beforeRequest: options.beforeRequest,
         hooks: options.hooks,
       });
@@ -211,6 +220,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
       clearInterval(poll);
     }
     if (result.stop === "aborted") markInterrupted(working, base, "prompt" in input);
+    else if (result.stop === "error") markFailed(working, base, "prompt" in input);
     // A trimmed view's new messages start where the session's history ends.
     const exchangeFrom = trimmed ? session.messages.length : base;
     if (trimmed) session.messages.push(...working.slice(base));
@@ -227,7 +237,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
     const subagentCost = subagentUsage ? costUsd(options.subagentModel?.() ?? options.model(), subagentUsage) : undefined;
     const cost = parentCost === undefined && subagentCost === undefined ? undefined : (parentCost ?? 0) + (subagentCost ?? 0);
     if (cost !== undefined) session.costUsd = (session.costUsd ?? 0) + cost;
-    if (subagentUsage) session.subagents = _addSubagentShare(session.subagents, subagentUsage, subagentCost);
+    if (subagentUsage) session.subagents = addSubagentShare(session.subagents, subagentUsage, subagentCost);
     if (result.stop !== "blocked") {
       appendExchange(session, {
         query,
@@ -243,6 +253,9 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
       for (const failure of await options.plugins.runAfterTurn()) yield emit({ type: "notice", text: `plugin ${failure.name}: ${failure.error}` });
     }
     for (const event of options.runEnding?.() ?? []) yield emit(event);
+    const taken = await checkpoints?.finish({ sessionId: session.id, runId: log.id, prompt: query, messageIndex });
+    if (taken?.notice) yield emit({ type: "notice", text: taken.notice });
+    const checkpoint = taken?.id ?? log.snapshot.checkpoint;
     const done: AgentEvent = {
       type: "done",
       runId: log.id,
@@ -263,6 +276,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
       context: options.context.share(session.messages, result.lastInputTokens),
       ...(result.reason ? { reason: result.reason } : {}),
       ...(cancelled ? { cancelled: true } : {}),
+      ...(checkpoint ? { checkpoint } : {}),
     };
     // The snapshot is final before `done` is logged, so a reader that stops at `done` sees it.
     // A resumed run's snapshot already holds what the run spent before it blocked.
@@ -278,6 +292,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
       ...(runCost !== undefined ? { costUsd: runCost } : {}),
       ...(result.error ? { error: result.error } : {}),
       suspended: result.suspended,
+      ...(checkpoint ? { checkpoint } : {}),
     });
     yield emit(done);
   }
@@ -331,6 +346,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
         signal,
         query: prompt,
         notices: startOptions.notices ?? [],
+        messageIndex: session.messages.length,
       });
     },
     async *resume(run, decision, signal, startOptions = {}) {
@@ -344,13 +360,16 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
       log.append(notice);
       yield notice;
       // The exchange records the whole question; the snapshot keeps only its first 200 characters.
-      const asked = session.messages.slice(0, run.suspended.assistantIndex).findLast((message) => message.role === "user");
+      const before = session.messages.slice(0, run.suspended.assistantIndex);
+      const askedAt = before.findLastIndex((message) => message.role === "user");
+      const asked = before[askedAt];
       yield* drive({
         input: { resume: run.suspended, decision },
         log,
         signal,
         query: asked?.role === "user" ? asked.content : run.prompt,
         notices: startOptions.notices ?? [],
+        messageIndex: Math.max(0, askedAt),
       });
     },
   };
@@ -373,14 +392,4 @@ function _toolsSummary(messages: Message[], from: number): string | undefined {
   }
   if (counts.size === 0) return undefined;
   return [...counts].map(([name, count]) => `${name}×${count}`).join(", ");
-}
-
-/** The session's running subagent share plus one run's; the cost stays absent while nothing was priced. */
-function _addSubagentShare(share: SessionRecord["subagents"], usage: Usage, cost: number | undefined): NonNullable<SessionRecord["subagents"]> {
-  const total = (share?.costUsd ?? 0) + (cost ?? 0);
-  return {
-    inputTokens: (share?.inputTokens ?? 0) + usage.inputTokens,
-    outputTokens: (share?.outputTokens ?? 0) + usage.outputTokens,
-    ...(share?.costUsd !== undefined || cost !== undefined ? { costUsd: total } : {}),
-  };
 }

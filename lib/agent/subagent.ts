@@ -97,6 +97,10 @@ export function createTaskTool(options: TaskToolOptions): ToolDefinition {
     deferral: "eager",
     guidance: "delegate an investigation to a subagent with its own context",
     subjects: (input: { description: string }) => [input.description],
+    summary: (input) => {
+      const record = (input ?? {}) as { description?: unknown; kind?: unknown };
+      return `${typeof record.kind === "string" ? `${record.kind}: ` : ""}${typeof record.description === "string" ? record.description : ""}`;
+    },
     claudeCode: {
       name: "Task",
       input: (args: { description: string; prompt: string; kind?: string }) => ({
@@ -153,6 +157,9 @@ export function createTaskTool(options: TaskToolOptions): ToolDefinition {
           sandbox: ctx.sandbox,
           maxSteps: SUBAGENT_MAX_STEPS,
           signal: ctx.signal,
+          // The parent turn's checkpoint: a worker's write and exec calls snapshot the workspace first.
+          beforeChange: ctx.beforeChange,
+          checkpoint: ctx.checkpoint,
           hooks: options.hooks,
           subagent: true,
         },

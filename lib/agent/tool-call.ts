@@ -23,6 +23,10 @@ export interface ToolRunOptions {
   tools: () => ToolDefinition[];
   /** Extra events after a tool ran (e.g. `state` after todo_write). */
   afterTool?: (name: string, input: unknown, output: string) => AgentEvent[] | undefined;
+  /** Awaited before a tool that declares a `write` or `exec` effect runs (the turn's checkpoint). */
+  beforeChange?: () => Promise<void>;
+  /** What the turn's checkpoint covers; handed to tools that run calls of their own. */
+  checkpoint?: () => { maxFileBytes: number } | undefined;
 }
 
 /** Runs a tool call's generator to its end at once, keeping its events for later. */
@@ -83,6 +87,7 @@ export async function* executeToolCall(
   let settled = false;
   let output = "";
   let failure: string | undefined;
+  if (tool.effect === "write" || tool.effect === "exec") await options.beforeChange?.();
   const running = tool
     .execute(input, {
       root: options.root,
@@ -92,6 +97,8 @@ export async function* executeToolCall(
       ...(tool.effect === "exec" && options.sandbox ? { sandbox: options.sandbox } : {}),
       ...(options.files ? { files: options.files } : {}),
       secretsAllowed,
+      ...(options.beforeChange ? { beforeChange: options.beforeChange } : {}),
+      ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
       ...(options.gate.deniesPath ? { deniesPath: (path: string) => options.gate.deniesPath!(call.name, path, options.root) } : {}),
       emitOutput: (chunk) => {
         chunks.push(chunk);

@@ -10,6 +10,8 @@ export interface ApprovalRequest {
   id: string;
   callId: string;
   tool: string;
+  /** What the tool declares it does (ToolDefinition.effect); absent for a tool nobody declared. */
+  effect?: "read" | "write" | "exec" | "net";
   input: unknown;
   subjects: string[];
   /** One line for display and the persisted record: bash's command, else the subjects joined with ", ". */
@@ -33,7 +35,8 @@ export interface ApprovalRequest {
   sessionId?: string;
 }
 
-export type ApprovalAnswer = "once" | "always" | "deny";
+/** `{ deny }` is a denial with the user's sentence, which reaches the model with it. */
+export type ApprovalAnswer = "once" | "always" | "deny" | { deny: string };
 
 /** Who answers a question: the REPL prompt, the headless policy, a test. */
 export type DecisionSource = (request: ApprovalRequest) => Promise<ApprovalAnswer | "block">;

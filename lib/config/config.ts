@@ -70,6 +70,8 @@ export const ConfigSchema = v.strictObject(
     requestTimeoutMs: v.optional(v.pipe(_posInt(3_600_000), v.minValue(1000, "must be at least 1000"))),
     plugins: v.optional(v.array(v.string("must be a plugin name"))),
     toolSets: v.optional(v.array(_oneOf(TOOL_SET_NAMES))),
+    /** `ask`: read-only command lines (lib/shell/read-only.ts) are asked like any other; default `allow`. */
+    readOnlyCommands: v.optional(_oneOf(["allow", "ask"] as const)),
     /** false: every tool's full schema on every request (lib/agent/context/tool-deferral.ts). */
     deferTools: v.optional(v.boolean("must be true or false")),
     /** Bytes of MCP tool schemas sent in full before the rest are deferred (default 2000). */
@@ -123,6 +125,15 @@ export const ConfigSchema = v.strictObject(
             ),
           }),
         ),
+      }),
+    ),
+    /** Checkpoints of the workspace before and after each changing turn (docs/checkpoints.md). */
+    checkpoints: v.optional(
+      v.strictObject({
+        enabled: v.optional(v.boolean("must be true or false")),
+        keepDays: v.optional(v.pipe(_posInt(36_500), v.minValue(1, "must be at least 1"))),
+        maxPerProject: v.optional(v.pipe(_posInt(100_000), v.minValue(1, "must be at least 1"))),
+        maxFileBytes: v.optional(_posInt(Number.MAX_SAFE_INTEGER)),
       }),
     ),
     /** `shiro update`: `enabled: false` turns it off (installs a package manager owns); `base` is a mirror (docs/release.md). */

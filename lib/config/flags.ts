@@ -169,6 +169,13 @@ const _TABLE = [
   { name: "no-plugins", kind: "boolean", description: "load no plugins, builtin or installed (the guard included)", option: "noPlugins", saved: true },
   { name: "no-hooks", kind: "boolean", description: "run no hooks (config hooks, .claude/settings.json hooks)", option: "noHooks", saved: true },
   { name: "no-memory", kind: "boolean", description: "neither load nor write project or global memory", option: "noMemory", saved: true },
+  {
+    name: "no-checkpoints",
+    kind: "boolean",
+    description: "take no checkpoints of the workspace this session (docs/checkpoints.md)",
+    option: "noCheckpoints",
+    saved: true,
+  },
   { name: "no-sandbox", kind: "boolean", description: "run shell commands unconfined (see docs/security.md)", option: "noSandbox", saved: true },
   { name: "version", alias: "v", kind: "boolean", description: "print the version and exit" },
   { name: "help", alias: "h", kind: "boolean", description: "print this help and exit" },

@@ -25,6 +25,8 @@ export interface ToolCallInfo {
   effect?: ToolEffect;
   /** The paths the tool declares for this call, normalised as permission rules see them (lib/approval/rules.ts). */
   paths?: readonly string[];
+  /** Set when a checkpoint covers what this call changes inside the workspace (files up to `maxFileBytes`; docs/checkpoints.md). */
+  checkpoint?: { maxFileBytes: number };
   /** The shell command the call runs, for a tool that declares `command` (bash, or any other shell tool). */
   command?: string;
 }

@@ -7,7 +7,8 @@
  *    question (`{ ask }`, the guard plugin's "cannot tell what this runs") is put after a deny
  *    rule had its say; neither allow rules, grants nor --yolo skip it, and "always" answers it once.
  * 2. Permission rules: deny refuses with the rule's message; allow passes unless the repeat
- *    guard asks (third identical call of the turn, and later ones).
+ *    guard asks (third identical call of the turn, and later ones). A call the user typed
+ *    (`byUser`, the REPL's `!cmd`) is allowed here: nobody asks the user about their own command.
  * 3. A read of a path the secrets classifier flags (lib/secrets/classify.ts) asks, unless one of
  *    the user's rules allows that path by name; neither grants nor --yolo skip this question,
  *    and "always" answers it once. Tools that declare `secretPaths: "skip"` leave such files out
@@ -64,6 +65,10 @@ export interface GateCall {
    * guard plugin's refusal or question, a deny rule or the secrets question. A hook's `deny` never gets here.
    */
   hook?: "allow" | "ask";
+  /** The user typed this call (`!cmd`): nothing is asked; deny rules and plugin guards still answer. */
+  byUser?: boolean;
+  /** Set when a checkpoint covers what the call changes in the workspace: guards see it (a delete it can take back is a question). */
+  checkpoint?: { maxFileBytes: number };
 }
 
 export interface GateOptions {
@@ -71,6 +76,8 @@ export interface GateOptions {
   plugins: PluginHost;
   yolo: boolean;
   decide: DecisionSource;
+  /** Calls their tool declares `readOnly` run without the default question (config `readOnlyCommands`); default true. */
+  allowReadOnly?: boolean;
   /** A "deny" from `decide` means nobody could be asked: reported as `headless`. */
   headless?: boolean;
   runId?: string;
@@ -90,6 +97,12 @@ export interface Gate {
 }
 
 export const USER_DENIED_REASON = "User denied this tool call.";
+
+/** What the model reads when the user denied a call and said why. */
+export function userDeniedWith(sentence: string): string {
+  const said = sentence.trim();
+  return said ? `${USER_DENIED_REASON} The user said: ${said}` : USER_DENIED_REASON;
+}
 
 /** What the model reads when a headless run refuses a read of a possible secret. */
 export function describeSecretRefusal(secret: { path: string; why: string }, tool: string): string {
@@ -126,6 +139,7 @@ export function createGate(options: GateOptions): Gate {
         id: uuidv7(),
         callId: call.callId,
         tool: call.name,
+        ...(call.tool?.effect ? { effect: call.tool.effect } : {}),
         input: call.input,
         subjects,
         subject: _subjectLine(call, subjects),
@@ -153,7 +167,7 @@ export function createGate(options: GateOptions): Gate {
         const reason = secret ? describeSecretRefusal(secret, call.name) : plugin ? describePluginRefusal(plugin) : HEADLESS_DENIED_REASON;
         return { allowed: false, by: "headless", reason, asked: request };
       }
-      return { allowed: false, by: "user", reason: USER_DENIED_REASON, asked: request };
+      return { allowed: false, by: "user", reason: typeof answer === "object" ? userDeniedWith(answer.deny) : USER_DENIED_REASON, asked: request };
     };
     const result = queue.then(run);
     queue = result.catch(() => undefined);
@@ -178,6 +192,7 @@ export function createGate(options: GateOptions): Gate {
         cwd: call.cwd,
         effect: call.tool?.effect,
         paths,
+        ...(call.checkpoint ? { checkpoint: call.checkpoint } : {}),
         ...(typeof command === "string" ? { command } : {}),
       });
       if (typeof blocked === "string") return { allowed: false, by: "plugin", reason: blocked };
@@ -185,6 +200,7 @@ export function createGate(options: GateOptions): Gate {
       const verdict = evaluatePermission(options.rules, call.name, subjects);
       if (verdict.decision === "deny") return { allowed: false, by: "rule", reason: describeRefusal(call.name, verdict.matched) };
       if (blocked) return ask(call, subjects, false, verdict.matched, undefined, blocked.ask);
+      if (call.byUser) return { allowed: true };
 
       const secrets = call.tool?.effect === "read" && call.tool.secretPaths !== "skip" ? _secretReads(options.rules, call, paths) : undefined;
       if (secrets?.asking) return ask(call, subjects, false, verdict.matched, secrets.asking);
@@ -194,9 +210,22 @@ export function createGate(options: GateOptions): Gate {
       const repeated = repeats.record(call.name, call.input) >= REPEAT_ASK_AT;
       if (verdict.decision === "allow" && known && !repeated && call.hook !== "ask") return { allowed: true, ...flagged };
       if ((options.yolo || call.hook === "allow") && call.hook !== "ask") return { allowed: true, ...flagged };
-      return ask(call, subjects, repeated, verdict.matched, secrets?.allowed ? undefined : _flaggedPath(call, subjects, paths));
+      const flaggedPath = secrets?.allowed ? undefined : _flaggedPath(call, subjects, paths);
+      if (!flaggedPath && !repeated && call.hook !== "ask" && _readOnlyByDefault(options, call, verdict.matched)) return { allowed: true, ...flagged };
+      return ask(call, subjects, repeated, verdict.matched, flaggedPath);
     },
   };
+}
+
+/** A call its tool declares read-only, asked only by the tool's default (no user rule named it). */
+function _readOnlyByDefault(options: GateOptions, call: GateCall, matched: PermissionMatch | undefined): boolean {
+  if (options.allowReadOnly === false || !call.tool?.readOnly) return false;
+  if (matched && matched.pattern !== "*") return false;
+  try {
+    return call.tool.readOnly(call.input, call.cwd);
+  } catch {
+    return false;
+  }
 }
 
 /**

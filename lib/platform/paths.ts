@@ -16,6 +16,9 @@
  *   events/<runId>.jsonl            run event logs, one event per line
  *   approvals.json                  approval requests and decisions
  *   requests/<runId>.cancel         cross-process cancel requests
+ *   checkpoints/<hash16>/           a workspace's checkpoints (0700; hash16 of the workspace root):
+ *     checkpoints.json                the records, oldest first
+ *     git/, index                     the shadow git repository and its index (docs/checkpoints.md)
  *   registry/{skills,plugins}/      installed registry entries
  *   skills/                         user skills
  *   learned.json                    facts earlier runs learned (sandbox probe, provider windows): lib/store/learned.ts
@@ -67,6 +70,7 @@ export const paths = {
   approvals: () => join(stateDir(), "approvals.json"),
   requestsDir: () => join(stateDir(), "requests"),
   cancelRequest: (runId: string) => join(stateDir(), "requests", `${runId}.cancel`),
+  checkpointsDir: (root: string) => join(stateDir(), "checkpoints", pathHash16(root)),
   registryDir: () => join(stateDir(), "registry"),
   userSkillsDir: () => join(stateDir(), "skills"),
   learned: () => join(stateDir(), "learned.json"),

@@ -5,7 +5,7 @@
  *   runs/<runId>.json     snapshot, rewritten atomically at start, on suspension and at the end:
  *                         {version:1, id, sessionId, cwd, provider, model, protocol, agent, prompt,
  *                          status, pid, startedAt, endedAt?, steps, usage?, costUsd?, stop?, error?,
- *                          detached?, suspended?, options}
+ *                          detached?, suspended?, checkpoint?, options}
  *   events/<runId>.jsonl  every non-transient AgentEvent, one whole line each, in order, with
  *                         `seq` and `at` (ISO time) added. Transient deltas (text, reasoning,
  *                         tool-output) are not stored: `message` and `tool-result` carry the totals.
@@ -73,6 +73,8 @@ export const RunSnapshotSchema = v.object({
   error: v.optional(v.string()),
   detached: v.optional(v.boolean()),
   suspended: v.optional(SuspensionSchema),
+  /** The newest checkpoint this run left (`shiro rewind <id>`); absent while it changed nothing. */
+  checkpoint: v.optional(v.string()),
   options: RunOptionsSchema,
 });
 export type RunSnapshot = v.InferOutput<typeof RunSnapshotSchema>;

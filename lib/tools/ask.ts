@@ -6,6 +6,7 @@
  */
 import * as v from "valibot";
 import description from "./ask.md" with { type: "text" };
+import { fieldSummary } from "./call-summary.ts";
 import type { ToolDefinition } from "./types.ts";
 
 const AskInput = v.object({
@@ -27,6 +28,7 @@ export function createAskTool(askUser: AskUser): ToolDefinition<AskInput> {
     decision: "allow",
     deferral: "eager",
     guidance: "ask the user a question (numbered options for a choice) when only they can decide",
+    summary: fieldSummary("question"),
     async execute({ question, options = [] }, ctx) {
       const typed = await askUser(question, options, ctx.signal);
       if (typed === undefined) throw new Error("The user interrupted the question without answering.");

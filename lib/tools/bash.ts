@@ -19,6 +19,8 @@ import { runProcessTree, type CapturedText, type RunResult } from "./process-tre
 import { RESULT_CAP, capResult, type ToolContext, type ToolDefinition } from "./types.ts";
 import description from "./bash.md" with { type: "text" };
 import { takeFields } from "./claude-code.ts";
+import { fieldSummary } from "./call-summary.ts";
+import { isReadOnlyCommand } from "../shell/read-only.ts";
 
 export const BASH_TIMEOUT = { default: 120_000, min: 1_000, max: 600_000 } as const;
 export const INTERRUPTED_MESSAGE = "The user interrupted this command. It did not finish, so its effects are unknown.";
@@ -55,6 +57,11 @@ export const bashTool: ToolDefinition<BashInput> = {
   // Its rule subjects follow from `command`: one line per simple command, peeled (lib/shell/read.ts).
   command: (input) => _commandOf(input),
   commandInput: (command) => ({ command }),
+  summary: fieldSummary("command"),
+  readOnly: (input, root) => {
+    const command = _commandOf(input);
+    return typeof command === "string" && isReadOnlyCommand(command, root);
+  },
   claudeCode: {
     name: "Bash",
     input: (args) => ({ command: args.command, ...(args.timeout !== undefined ? { timeout: args.timeout } : {}) }),

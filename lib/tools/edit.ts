@@ -17,6 +17,7 @@ import { readWorkspaceFile } from "./file-read.ts";
 import { resolveInWorkspace, writeInWorkspace } from "./jail.ts";
 import moveDescription from "./move-file.md" with { type: "text" };
 import multiEditDescription from "./multi-edit.md" with { type: "text" };
+import { editSummary } from "./call-summary.ts";
 import type { ToolDefinition, WorkspaceFiles } from "./types.ts";
 import { absolutePath, takeFields } from "./claude-code.ts";
 
@@ -47,6 +48,7 @@ export const editFileTool: ToolDefinition<EditFileInput> = {
   schema: EditFileInput,
   effect: "write",
   paths: fieldPaths("path"),
+  summary: editSummary,
   decision: "ask",
   guidance: "replace one exact, unique string in a file",
   claudeCode: {
@@ -87,6 +89,7 @@ export const multiEditTool: ToolDefinition<MultiEditInput> = {
   schema: MultiEditInput,
   effect: "write",
   paths: fieldPaths("path"),
+  summary: editSummary,
   decision: "ask",
   guidance: "several exact replacements in one file, all or nothing",
   claudeCode: {

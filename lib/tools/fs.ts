@@ -26,6 +26,7 @@ import { resolveInWorkspace, toWorkspacePath, writeInWorkspace } from "./jail.ts
 import listDescription from "./list-dir.md" with { type: "text" };
 import readManyDescription from "./read-many-files.md" with { type: "text" };
 import readDescription from "./read-file.md" with { type: "text" };
+import { writeSummary } from "./call-summary.ts";
 import type { ToolDefinition, WorkspaceFiles } from "./types.ts";
 import { absolutePath, takeFields } from "./claude-code.ts";
 import { compileGlob, walkWorkspace, type WalkEntry } from "./walk.ts";
@@ -180,6 +181,7 @@ export const writeFileTool: ToolDefinition<WriteFileInput> = {
   schema: WriteFileInput,
   effect: "write",
   paths: fieldPaths("path"),
+  summary: writeSummary,
   decision: "ask",
   guidance: "create a file or replace one whole; prefer edit_file for changes",
   claudeCode: {

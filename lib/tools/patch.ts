@@ -22,6 +22,7 @@ import { matchLineEndings } from "./edit.ts";
 import { decodeUtf8, ensureParentDir, looksBinary, pathExists } from "./fs.ts";
 import { readWorkspaceFile } from "./file-read.ts";
 import { resolveInWorkspace, writeInWorkspace } from "./jail.ts";
+import { patchSummary } from "./call-summary.ts";
 import type { ToolDefinition } from "./types.ts";
 
 export interface PatchHunk {
@@ -47,6 +48,7 @@ export const applyPatchTool: ToolDefinition<ApplyPatchInput> = {
   effect: "write",
   // The parser reads markers through the same module (lib/approval/write-paths.ts), so rules, guards and the patch agree.
   paths: patchInputPaths,
+  summary: (input) => patchSummary(input, patchInputPaths(input)),
   decision: "ask",
   guidance: "add, update, move and delete files in one atomic patch",
   execute: (input, ctx) => applyPatch(ctx.root, input.patch),

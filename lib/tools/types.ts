@@ -56,6 +56,10 @@ export interface ToolContext {
   deniesPath?: (path: string) => boolean;
   /** Where subprocesses (bash) run confined; absent means unconfined. */
   sandbox?: CommandSandbox;
+  /** The turn's checkpoint, for tools that run calls of their own (`task`): awaited before a write or exec call runs. */
+  beforeChange?: () => Promise<void>;
+  /** What the turn's checkpoint covers (told to the gate); undefined when none is taken. */
+  checkpoint?: () => { maxFileBytes: number } | undefined;
   /** When set, read_file, write_file, edit_file and multi_edit read and write file text through it (the editor's buffers). */
   files?: WorkspaceFiles;
 }
@@ -124,6 +128,19 @@ export interface ToolDefinition<TInput = any> {
    * behind `load_tools` (lib/agent/context/tool-deferral.ts).
    */
   deferral?: "eager" | "budgeted";
+  /**
+   * The call as one line for people (the REPL's `● edit_file src/a.ts +3 -1`), from the RAW
+   * input; lib/tools/call-summary.ts has the pieces. Undefined: its declared paths, else its
+   * subjects, else its string arguments (lib/ui/tool-summary.ts).
+   */
+  summary?: (input: unknown) => string;
+  /**
+   * True when this call changes nothing although the tool could (bash: a read-only command line
+   * the shell parser recognises, lib/shell/read-only.ts), from the RAW input. The gate then runs
+   * it without the question its default would put (config `readOnlyCommands`, default `allow`);
+   * a user rule that names the call, the repeat guard and the secrets question still decide.
+   */
+  readOnly?: (input: unknown, root: string) => boolean;
   /**
    * True when several calls of it in one step may run at once (`task`): they start as the loop
    * reaches them and their results join in call order. Others run one after another.

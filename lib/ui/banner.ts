@@ -6,8 +6,11 @@ import { shortSessionId } from "../store/short-ids.ts";
 import { PRODUCT, VERSION } from "../platform/version.ts";
 import { describeNotices } from "./notices.ts";
 
-/** The banner: the first line plain, the rest through `dim`. */
-export function renderBanner(agent: Agent, dim: (text: string) => string): string {
+/**
+ * The banner: the first line plain, the rest through `dim`; each line wrapped by words to `width`
+ * (the terminal's; no wrapping off a terminal), continued lines indented by two spaces.
+ */
+export function renderBanner(agent: Agent, dim: (text: string) => string, width = process.stdout.isTTY ? process.stdout.columns || 80 : Infinity): string {
   const lines = [
     `${PRODUCT} ${VERSION}  ${agent.config.preset.id}/${agent.model}  session ${shortSessionId(agent.session.id)}`,
     `agent: ${agent.variant.name}  thinking: ${agent.thinking}`,
@@ -37,7 +40,30 @@ export function renderBanner(agent: Agent, dim: (text: string) => string): strin
     ...(agent.todos().length > 0 ? [renderProgressBar(agent.todos())] : []),
     "/help for commands",
   ];
-  return `${lines.map((line, index) => (index === 0 ? line : dim(line))).join("\n")}\n`;
+  return `${lines
+    .map((line, index) =>
+      wrapWords(line, width)
+        .map((part) => (index === 0 ? part : dim(part)))
+        .join("\n"),
+    )
+    .join("\n")}\n`;
+}
+
+/** `line` broken at spaces so no piece is wider than `width` (a longer word stands alone); pieces after the first indented by two. */
+export function wrapWords(line: string, width: number): string[] {
+  if (line.length <= width) return [line];
+  const pieces: string[] = [];
+  let current = "";
+  for (const word of line.split(/ +/)) {
+    const next = current === "" ? word : `${current} ${word}`;
+    if (next.length <= width || current.trim() === "") current = next;
+    else {
+      pieces.push(current);
+      current = `  ${word}`;
+    }
+  }
+  if (current.trim() !== "") pieces.push(current);
+  return pieces;
 }
 
 /** What the REPL prints when it ends: what was saved and how to resume it. */

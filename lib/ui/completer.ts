@@ -2,7 +2,8 @@
  * Tab completion for the REPL's readline: slash commands at the start of a line (an exact name
  * first, so `/model` is not shadowed by `/models`), and workspace paths after `@` (prefix matches
  * before substring matches, ignore-aware, files only). The file list is walked once, at the first
- * `@` completion, up to 5,000 files.
+ * `@` completion, up to 5,000 files. After a command and a space, `values` gives what its
+ * argument may be (/model, /agent, /think, /resume, /mode): completed by prefix.
  */
 import { walkWorkspace } from "../tools/walk.ts";
 
@@ -11,7 +12,14 @@ const _SHOWN = 50;
 
 export type Completer = (line: string, callback: (error: null, result: [string[], string]) => void) => void;
 
-export function createCompleter(options: { root: string; commands: readonly string[] }): Completer {
+export interface CompleterOptions {
+  root: string;
+  commands: readonly string[];
+  /** The values a command's argument may take, read at each Tab; undefined: none are known. */
+  values?: (command: string) => readonly string[] | undefined;
+}
+
+export function createCompleter(options: CompleterOptions): Completer {
   let files: Promise<string[]> | undefined;
   const listFiles = () => {
     files ??= (async () => {
@@ -29,6 +37,13 @@ export function createCompleter(options: { root: string; commands: readonly stri
       const hits = options.commands.filter((name) => name.startsWith(line));
       hits.sort((a, b) => (a === line ? -1 : b === line ? 1 : a.localeCompare(b)));
       callback(null, [hits, line]);
+      return;
+    }
+    const argument = /^(\/\S+) (\S*)$/.exec(line);
+    const values = argument ? options.values?.(argument[1]!) : undefined;
+    if (argument && values) {
+      const typed = argument[2]!;
+      callback(null, [[...new Set(values)].filter((value) => value.startsWith(typed)), typed]);
       return;
     }
     const token = /(?:^|\s)(@\S*)$/.exec(line)?.[1];

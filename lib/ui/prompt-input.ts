@@ -13,11 +13,17 @@
 import type { Interface } from "node:readline";
 import { isRemembered } from "../store/history.ts";
 
-interface _Key {
+/** One key as readline's keypress parser reports it. */
+export interface KeyPress {
   name?: string;
   ctrl?: boolean;
   meta?: boolean;
+  shift?: boolean;
 }
+type _Key = KeyPress;
+
+/** Takes every key while set (a one-key question), the line being typed left as it is; false passes a key on (Ctrl-C, Esc). */
+export type KeyHandler = (text: string | undefined, key: KeyPress | undefined) => boolean;
 
 /** The parts of node's readline Interface this module drives (present in node and bun). */
 interface _Readline extends Interface {
@@ -37,6 +43,8 @@ export interface PromptInputOptions {
   history: readonly string[];
   /** Called on Esc; returns true when it used the key (a turn was interrupted). */
   onEscape: () => boolean;
+  /** Offered every key before the line sees it (Shift+Tab, Ctrl-O); true when it used the key. */
+  onKey?: (text: string | undefined, key: KeyPress | undefined) => boolean;
   /** Keeps a whole prompt worth remembering (not `/exit`, `/quit`) in the project's history file. */
   record: (prompt: string) => void;
 }
@@ -49,6 +57,8 @@ export interface PromptInput {
    * "cleared"; on an empty prompt the first is "warned", a second within 2 s means "exit".
    */
   ctrlC(now?: number): "cleared" | "warned" | "exit";
+  /** Sends every key to `handler` instead of the line until called with undefined. */
+  intercept(handler: KeyHandler | undefined): void;
 }
 
 const _HISTORY_SIZE = 200;
@@ -65,6 +75,7 @@ export function attachPromptInput(readline: Interface, options: PromptInputOptio
   let continueNext = false;
   let lastIdleCtrlC = Number.NEGATIVE_INFINITY;
   let search: { query: string; at: number; line: string; cursor: number } | undefined;
+  let interceptor: KeyHandler | undefined;
 
   const collapse = (text: string, label: string): string => {
     const lines = text.split("\n");
@@ -144,6 +155,7 @@ export function attachPromptInput(readline: Interface, options: PromptInputOptio
   };
 
   rl._ttyWrite = (text, key) => {
+    if (interceptor?.(text, key)) return;
     if (key?.name === "paste-start") {
       pasting = "";
       return;
@@ -165,6 +177,7 @@ export function attachPromptInput(readline: Interface, options: PromptInputOptio
       return;
     }
     if (key?.name === "escape" && options.onEscape()) return;
+    if (options.onKey?.(text, key)) return;
     // Alt-Enter arrives as ESC CR, Ctrl-J as a bare LF ("enter"); Enter itself sends CR ("return").
     if ((key?.name === "return" && key.meta) || (key?.name === "enter" && text === "\n")) {
       continueNext = true;
@@ -192,6 +205,9 @@ export function attachPromptInput(readline: Interface, options: PromptInputOptio
         remember(whole.trim());
       }
       return whole;
+    },
+    intercept(handler) {
+      interceptor = handler;
     },
     ctrlC(now = Date.now()) {
       if (search) endSearch(true);

@@ -1,16 +1,33 @@
 /**
- * Renders the AgentEvent stream in the interactive REPL: answer text streams as it arrives,
- * reasoning and tool activity are dimmed one-liners, live tool output is shown indented.
+ * Renders the AgentEvent stream in the interactive REPL: answer text streams as it arrives;
+ * a tool call is one line from its declaration (tool-summary.ts); live tool output shows its
+ * first lines, the rest folded; a result shows its first line and `+N lines`; reasoning is shown
+ * folded once it ends. Folds are kept in `folds` (Ctrl-O, /expand).
  * It is the REPL's one writer of user-visible output.
  */
 import type { AgentEvent } from "../events.ts";
 import { formatCompactedLine } from "../agent/context/planner.ts";
 import { formatUsd } from "../providers/pricing.ts";
-import type { Style } from "./style.ts";
+import type { ToolDefinition } from "../tools/types.ts";
 import { formatHookLine } from "./hooks-list.ts";
+import { FOLD_HEAD_LINES, createFolds, foldLines, type Folds } from "./folds.ts";
+import type { MarkdownStream } from "./markdown.ts";
+import type { Style } from "./style.ts";
+import { summarizeCall } from "./tool-summary.ts";
 
 export interface Renderer {
   render(event: AgentEvent): void;
+}
+
+export interface RendererOptions {
+  /** The declaration of a tool by name, for its one-line summary. */
+  toolFor?: (name: string) => ToolDefinition | undefined;
+  /** The workspace, for declared paths. */
+  root?: string;
+  /** Where folded output is kept; a fresh store when absent. */
+  folds?: Folds;
+  /** Renders answer text as Markdown (markdown.ts) once loaded; plain text while undefined. */
+  markdown?: () => MarkdownStream | undefined;
 }
 
 function _short(value: unknown, max = 100): string {
@@ -19,19 +36,17 @@ function _short(value: unknown, max = 100): string {
   return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }
 
-function _summary(input: unknown): string {
-  if (input && typeof input === "object") {
-    const record = input as Record<string, unknown>;
-    for (const key of ["command", "path", "pattern", "query", "url", "ref", "from"]) {
-      if (typeof record[key] === "string") return _short(record[key]);
-    }
-  }
-  return _short(input);
+/** The hint after a folded head. */
+export function foldHint(hidden: number, n: number): string {
+  return `  … +${hidden} line${hidden === 1 ? "" : "s"} (Ctrl-O or /expand ${n})`;
 }
 
-export function createRenderer(write: (text: string) => void, style: Style, model: () => string): Renderer {
+export function createRenderer(write: (text: string) => void, style: Style, model: () => string, options: RendererOptions = {}): Renderer {
+  const folds = options.folds ?? createFolds();
   let midLine = false;
-  let inReasoning = false;
+  let reasoning: string | undefined;
+  const live = new Map<string, { text: string; shown: number }>();
+  let markdown: MarkdownStream | undefined;
   const out = (text: string) => {
     if (!text) return;
     write(text);
@@ -43,31 +58,44 @@ export function createRenderer(write: (text: string) => void, style: Style, mode
   };
   return {
     render(event) {
-      if (event.type !== "reasoning" && inReasoning) {
-        inReasoning = false;
-        if (midLine) out("\n");
+      if (event.type !== "text" && markdown) {
+        out(markdown.finish());
+        markdown = undefined;
+      }
+      if (event.type !== "reasoning" && reasoning !== undefined) {
+        const lines = foldLines(reasoning.trim());
+        reasoning = undefined;
+        line(style.dim(`thinking: ${lines.slice(0, FOLD_HEAD_LINES).join("\n  ")}`));
+        if (lines.length > FOLD_HEAD_LINES) line(style.dim(foldHint(lines.length - FOLD_HEAD_LINES, folds.add("thinking", lines.join("\n")))));
       }
       switch (event.type) {
         case "text":
-          out(event.text);
+          markdown ??= options.markdown?.();
+          out(markdown ? markdown.push(event.text) : event.text);
           break;
         case "reasoning":
-          if (!inReasoning) {
-            if (midLine) out("\n");
-            out(style.dim("thinking: "));
-            inReasoning = true;
-          }
-          out(style.dim(event.text));
+          reasoning = (reasoning ?? "") + event.text;
           break;
         case "tool-call":
-          line(style.cyan(`● ${event.name} `) + style.dim(_summary(event.input)));
+          line(style.cyan(`● ${event.name} `) + style.dim(summarizeCall(options.toolFor?.(event.name), event.input, options.root ?? process.cwd())));
           break;
         case "tool-output": {
-          const lines = event.chunk.replace(/\n$/, "").split("\n");
-          line(lines.map((text) => style.dim(`  │ ${text}`)).join("\n"));
+          const entry = live.get(event.id) ?? { text: "", shown: 0 };
+          live.set(event.id, entry);
+          const before = entry.text.split("\n").length - 1;
+          entry.text += event.chunk;
+          const complete = entry.text.split("\n").slice(before, -1);
+          const fresh = complete.slice(0, Math.max(0, FOLD_HEAD_LINES - entry.shown));
+          entry.shown += fresh.length;
+          if (fresh.length > 0) line(fresh.map((text) => style.dim(`  │ ${text}`)).join("\n"));
           break;
         }
         case "tool-result": {
+          const streamed = live.get(event.id);
+          live.delete(event.id);
+          const shownLines = streamed ? foldLines(streamed.text) : foldLines(event.output);
+          const hidden = shownLines.length - (streamed ? streamed.shown : 1);
+          if (hidden > 0) line(style.dim(foldHint(hidden, folds.add(event.name, shownLines.join("\n")))));
           const first = _short(event.output.split("\n")[0] ?? "", 80);
           // A command that ran and failed is a result, not a tool error, but it is no success either.
           line(/^exit: [1-9]/.test(first) ? style.red(`  ✗ ${event.name}: ${first}`) : style.dim(`  ✓ ${event.name}: ${first}`));
@@ -103,6 +131,7 @@ export function createRenderer(write: (text: string) => void, style: Style, mode
           const context = event.context ? `  (${inContext}, ${Math.round(event.context.share * 100)}% of the compaction threshold)` : "";
           const stop = event.stop === "completed" ? "" : `  [${event.stop}]`;
           line(style.dim(`${tokens}${cost}${context}${stop}`));
+          if (event.checkpoint) line(style.dim(`checkpoint ${event.checkpoint.slice(0, 13)}: /undo takes this turn's changes back`));
           break;
         }
         default:

@@ -15,10 +15,13 @@ import { askUserInTerminal } from "./ask-question.ts";
 import { askAgentsTrust, askProjectTrust, askRepoNotesTrust, askSettingsTrust } from "./project-trust.ts";
 import type { createRenderer } from "./renderer.ts";
 import type { Style } from "./style.ts";
+import type { KeySource } from "./key-question.ts";
+import type { SessionMode } from "./session-mode.ts";
 import { findSession } from "../store/sessions.ts";
 import { isInside } from "./slash/session-list.ts";
 import type { SlashOutcome } from "./slash/command.ts";
 import { shortSessionId } from "../store/short-ids.ts";
+import { assistantText, type Message } from "../messages.ts";
 
 /** Flags that pin a provider, cleared once /provider (or the first-start setup) has saved one. */
 export const USE_SAVED_PROVIDER: Partial<AgentFlags> = { provider: undefined, model: undefined, baseURL: undefined, protocol: undefined };
@@ -34,6 +37,12 @@ export interface ReplState {
   running?: AbortController;
   /** Holds the turn's output while a question is open (held-output.ts). */
   holdOutput?: () => () => void;
+  /** On a terminal: keys read one at a time for one-key questions. */
+  keys?: KeySource;
+  /** The session's approval mode (session-mode.ts). */
+  mode: SessionMode;
+  /** Switches the mode (and shows it in the status line). */
+  setMode?: (mode: SessionMode) => void;
 }
 
 /** The first session (after the trust question for a project .mcp.json); with no key, the provider setup first. Undefined when none was set up. */
@@ -125,22 +134,25 @@ export async function switchSession(state: ReplState, agent: Agent, sessionId: s
     return undefined;
   }
   agent.close(sessionId ? "other" : "clear");
-  if (sessionId) write(`resumed ${shortSessionId(next.session.id)} (${next.session.messages.length} messages): ${next.session.title}\n`);
-  else write(`new session ${shortSessionId(next.session.id)}\n`);
+  if (sessionId) {
+    write(`resumed ${shortSessionId(next.session.id)} (${next.session.messages.length} messages): ${next.session.title}\n`);
+    write(style.dim(formatRecap(next.session.messages)));
+  } else write(`new session ${shortSessionId(next.session.id)}\n`);
   return next;
 }
 
 /**
  * Runs blocked on an approval in this folder (`--approvals block`) are offered at start: the
  * newest one can be approved or denied here, and its run then continues in this REPL (in its
- * own session: `swapTo` makes that the REPL's agent, the current one closed).
+ * own session: `swapTo` makes that the REPL's agent, the current one closed). A line typed that
+ * is no answer (`y`, `n`, `s` or nothing) is returned: it was a prompt, and the REPL runs it.
  */
 export async function offerPendingApprovals(
   state: ReplState,
   agent: Agent,
   swapTo: (next: Agent) => void,
   renderer: ReturnType<typeof createRenderer>,
-): Promise<void> {
+): Promise<string | undefined> {
   const { write, style } = state;
   const { listPending, decide } = await import("../store/approvals.ts");
   const pending = listPending({ cwd: state.cwd }).filter((record) => record.runId);
@@ -153,7 +165,11 @@ export async function offerPendingApprovals(
     state.rl!.question(`${newest.tool} ${newest.subject.slice(0, 80)}: y approve and continue it here | n deny and continue it here | s skip `, resolve),
   );
   const key = choice.trim().toLowerCase();
-  const decision = key === "y" ? "approved" : key === "n" ? "denied" : undefined;
+  if (!["", "y", "n", "s", "yes", "no", "skip"].includes(key)) {
+    write(style.dim("not an answer, so the blocked run waits (shiro approvals); your line runs as a prompt\n"));
+    return choice.trim();
+  }
+  const decision = key === "y" || key === "yes" ? "approved" : key === "n" || key === "no" ? "denied" : undefined;
   if (!decision) return;
   let current = agent;
   try {
@@ -170,6 +186,26 @@ export async function offerPendingApprovals(
   } finally {
     state.running = undefined;
   }
+}
+
+const _RECAP_CHARS = 160;
+
+/** The last exchange of a session, two dim lines: `you: …` and `shiro: …` (empty when there is none). */
+export function formatRecap(messages: readonly Message[]): string {
+  const lastUser = messages.findLastIndex((message) => message.role === "user" && !message.content.startsWith("["));
+  if (lastUser < 0) return "";
+  const user = messages[lastUser] as Extract<Message, { role: "user" }>;
+  const answer = messages
+    .slice(lastUser + 1)
+    .filter((message): message is Extract<Message, { role: "assistant" }> => message.role === "assistant")
+    .map((message) => assistantText(message).trim())
+    .filter((text) => text !== "")
+    .at(-1);
+  const cut = (text: string) => {
+    const flat = text.replace(/\s+/g, " ").trim();
+    return flat.length > _RECAP_CHARS ? `${flat.slice(0, _RECAP_CHARS - 1)}…` : flat;
+  };
+  return `  you: ${cut(user.content)}\n${answer ? `  shiro: ${cut(answer)}\n` : ""}`;
 }
 
 export function messageOf(error: unknown): string {

@@ -10,6 +10,7 @@ import type { AgentFlags } from "../config/flags.ts";
 import { EXIT } from "../platform/errors.ts";
 import { renderBanner, renderFarewell } from "./banner.ts";
 import { createCompleter } from "./completer.ts";
+import { slashValues } from "./slash/values.ts";
 import { createRenderer } from "./renderer.ts";
 import { createHeldOutput } from "./held-output.ts";
 import { colourEnabled, createStyle } from "./style.ts";
@@ -20,8 +21,12 @@ import { attachAndReport } from "./attachments.ts";
 import { acceptsImages } from "../providers/windows.ts";
 import { createShortcuts } from "./shortcuts.ts";
 import { createStatusLine } from "./status-line.ts";
+import { describeMode, nextMode, type SessionMode } from "./session-mode.ts";
 import { SLASH_COMMANDS, loadSlashCustom, runSlashCommand } from "./slash/slash.ts";
-import { type SlashOutcome } from "./slash/command.ts";
+import { type ReplControls, type SlashOutcome } from "./slash/command.ts";
+import { createFolds, foldLines } from "./folds.ts";
+import { loadMarkdown, type MarkdownStream } from "./markdown.ts";
+import { readChoice } from "./key-question.ts";
 import { exitAfterOutput, writeOut } from "./output.ts";
 import { applySlashOutcome, openFirstAgent, messageOf, offerPendingApprovals, type ReplState } from "./repl-session.ts";
 
@@ -30,7 +35,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
   const status = createStatusLine((text) => writeOut(text), style, Boolean(process.stdout.isTTY));
   const write = (text: string) => status.write(text);
   const cwd = process.cwd();
-  const state: ReplState = { cwd, flags, write, style };
+  const state: ReplState = { cwd, flags, write, style, mode: "ask" };
 
   const first = await openFirstAgent(state);
   if (!first) {
@@ -39,8 +44,22 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
   }
   let agent: Agent = first;
   const held = createHeldOutput(write);
-  state.holdOutput = held.hold;
-  const renderer = createRenderer(held.write, style, () => agent.model);
+  state.holdOutput = () => {
+    const release = held.hold();
+    const resume = status.suspend();
+    return () => {
+      resume();
+      release();
+    };
+  };
+  const folds = createFolds();
+  const renderer = createRenderer(held.write, style, () => agent.model, {
+    folds,
+    root: cwd,
+    toolFor: (name) => agent.registeredTools().find((tool) => tool.name === name),
+    markdown: () => markdown,
+  });
+  let markdown: MarkdownStream | undefined;
   write(renderBanner(agent, style.dim));
 
   const terminal = Boolean(process.stdout.isTTY);
@@ -49,26 +68,82 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     output: process.stdout,
     terminal,
     historySize: 0,
-    completer: createCompleter({ root: cwd, commands: [...SLASH_COMMANDS, ...loadSlashCustom(cwd).commands].map((command) => command.name) }),
+    completer: createCompleter({
+      root: cwd,
+      commands: [...SLASH_COMMANDS, ...loadSlashCustom(cwd).commands].map((command) => command.name),
+      values: (command) => slashValues(command, agent, cwd),
+    }),
   });
   state.rl = rl;
-  status.holdDuringQuestions(rl);
+  status.attach(rl);
   const historyRoot = findProjectRoot(cwd);
   const input = attachPromptInput(rl, {
     prompt: style.bold("› "),
     continuation: style.dim("… "),
     history: loadHistory(historyRoot),
     onEscape: () => Boolean(state.running && interrupt()),
+    onKey: (_text, key) => {
+      if (key?.name === "tab" && key.shift) {
+        setMode(nextMode(state.mode));
+        return true;
+      }
+      if (key?.ctrl && key.name === "o") {
+        if (!controls.expand()) write(style.dim("nothing folded yet\n"));
+        if (!state.running) rl.prompt(true);
+        return true;
+      }
+      return false;
+    },
     record: (prompt) => appendHistory(historyRoot, prompt),
   });
+  if (terminal) state.keys = input;
+  const setMode = (mode: SessionMode) => {
+    state.mode = mode;
+    status.tag(mode === "ask" ? undefined : mode);
+    if (!state.running) {
+      write(`${style.dim(`mode: ${describeMode(mode)}`)}\n`);
+      rl.prompt(true);
+    }
+  };
+  state.setMode = setMode;
+  const confirm = async (question: string): Promise<boolean> => {
+    write(question);
+    if (state.keys) {
+      const choice = await readChoice(state.keys, {
+        keys: ["y", "n", "enter"],
+        write,
+        signal: state.running?.signal,
+        onChoice: (key) => write(`${key === "y" ? "y" : "n"}\n`),
+      });
+      return choice?.key === "y";
+    }
+    const answer = await new Promise<string>((resolve) => rl.question("", resolve));
+    return ["y", "yes"].includes(answer.trim().toLowerCase());
+  };
+  let failedPrompt: string | undefined;
+  const controls: ReplControls = {
+    failedPrompt: () => failedPrompt,
+    mode: () => state.mode,
+    setMode,
+    foldCount: () => folds.count(),
+    expand(n) {
+      const fold = folds.get(n);
+      if (!fold) return false;
+      const lines = foldLines(fold.text);
+      write(`${style.dim(`─ ${fold.title} (fold ${fold.n}, ${lines.length} lines)`)}\n${lines.map((text) => `  ${text}`).join("\n")}\n`);
+      return true;
+    },
+  };
   // Bracketed paste: the terminal marks pasted text, so a pasted stack trace is one prompt.
-  if (terminal) write("\x1b[?2004h");
+  if (terminal) writeOut("\x1b[?2004h");
   let exiting = false;
+  let draining = false;
   const queue: { text: string; queued: boolean }[] = []; // queued: typed during a turn, echoed when it starts
   const shortcuts = createShortcuts();
   const interrupt = (): true => {
     state.running?.abort();
-    queue.length = 0;
+    // A line drain is running stays first (drain shifts it when its turn ends); the waiting ones go.
+    queue.splice(draining ? 1 : 0);
     write(style.dim("\ninterrupted\n"));
     return true;
   };
@@ -76,12 +151,19 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
   const runLine = async (line: string): Promise<void> => {
     const text = line.trim();
     if (!text) return;
-    if (await shortcuts.run(text, { agent, write, style, turn: state })) return;
+    if (await shortcuts.run(text, { agent, write, style, turn: state, confirm })) return;
     let prompt = text;
     if (text.startsWith("/")) {
       let outcome: SlashOutcome;
       try {
-        outcome = await runSlashCommand(text, { agent, write, style, cwd });
+        outcome = await runSlashCommand(text, {
+          agent,
+          write,
+          style,
+          cwd,
+          repl: controls,
+          ask: (question) => new Promise<string>((resolve) => rl.question(question, resolve)),
+        });
       } catch (error) {
         write(style.red(`${messageOf(error)}\n`));
         return;
@@ -91,23 +173,30 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
       if (outcome.kind !== "prompt") return;
       prompt = outcome.text;
     }
+    const typed = prompt;
     const ask = (question: string) => new Promise<string>((resolve) => rl.question(question, resolve));
     const imagesRefusedBy = acceptsImages(agent.model) ? undefined : agent.model;
     const attached = await attachAndReport(prompt, { root: cwd, ask, imagesRefusedBy, note: (text) => write(style.dim(`${text}\n`)) });
     prompt = shortcuts.attachRan(attached.prompt);
+    markdown ??= (await loadMarkdown()).create({ width: () => process.stdout.columns || 80, colour: colourEnabled() });
     state.running = new AbortController();
     status.running(true);
+    let failed = false;
     try {
       for await (const event of agent.turn(prompt, state.running.signal, attached.images.length > 0 ? { images: attached.images } : undefined)) {
         status.observe(event);
         renderer.render(event);
+        if (event.type === "done") failed = event.stop === "error";
       }
     } catch (error) {
       write(style.red(`error: ${messageOf(error)}\n`));
+      failed = true;
     } finally {
       status.running(false);
       state.running = undefined;
     }
+    failedPrompt = failed ? typed : undefined;
+    if (failed) write(style.dim("the request failed and is not kept for the next prompt; /retry sends it again\n"));
   };
 
   return await new Promise<number>((resolve) => {
@@ -141,22 +230,33 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     rl.on("line", (line) => {
       const prompt = input.take(line);
       if (prompt === undefined) return void rl.prompt();
+      if (state.running) status.queued(line);
       queue.push({ text: prompt, queued: Boolean(state.running) });
       if (queue.length === 1 && !state.running) void drain();
     });
     const drain = async () => {
+      draining = true;
       while (queue.length > 0 && !exiting) {
         if (queue[0]!.queued) write(style.dim(`› ${queue[0]!.text.split("\n")[0]}\n`));
         await runLine(queue[0]!.text);
         queue.shift();
       }
+      draining = false;
       if (exiting) finish();
-      else rl.prompt();
+      else rl.prompt(true);
     };
     const swapTo = (next: Agent) => {
       agent.close();
       agent = next;
     };
-    void offerPendingApprovals(state, agent, swapTo, renderer).finally(() => rl.prompt());
+    void offerPendingApprovals(state, agent, swapTo, renderer).then(
+      (typed) => {
+        if (typed) {
+          queue.push({ text: typed, queued: false });
+          void drain();
+        } else rl.prompt();
+      },
+      () => rl.prompt(),
+    );
   });
 }

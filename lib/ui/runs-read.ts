@@ -84,6 +84,7 @@ export const show = defineCommand({
       ["prompt", run.prompt],
     ];
     if (run.error) rows.push(["error", run.error]);
+    if (run.checkpoint) rows.push(["rewind", `checkpoint ${run.checkpoint}: shiro rewind ${run.checkpoint.slice(0, 13)} --yes takes its changes back`]);
     if (run.suspended) {
       const { shortApprovalId, shortRunId } = await import("../store/short-ids.ts");
       const approval = shortApprovalId(run.suspended.approvalId);

@@ -11,6 +11,8 @@ export interface SearchViewOptions {
   bold: boolean;
   /** Replaced by `~` at the start of a project path. */
   home?: string;
+  /** The terminal's width: each snippet then goes under its row, indented, wrapped by words to it. */
+  width?: number;
 }
 
 /** The lines of a result table, or one line saying nothing matched. */
@@ -25,7 +27,9 @@ export function formatSearchLines(hits: readonly SearchHit[], query: string, opt
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
   return hits.map((hit, i) => {
     const cells = rows[i]!.map((cell, column) => cell.padEnd(widths[column]!)).join("  ");
-    return `${cells}  ${renderSnippet(hit.snippet, options.bold ? "\x1b[1m" : "", options.bold ? "\x1b[22m" : "")}`;
+    const snippet = renderSnippet(hit.snippet, options.bold ? "\x1b[1m" : "", options.bold ? "\x1b[22m" : "");
+    if (options.width === undefined) return `${cells}  ${snippet}`;
+    return [cells.trimEnd(), ..._wrapVisible(snippet, options.width - _INDENT.length).map((line) => `${_INDENT}${line}`)].join("\n");
   });
 }
 
@@ -35,6 +39,26 @@ export function formatLocalTime(iso: string): string {
   if (Number.isNaN(date.getTime())) return iso;
   const pad = (n: number) => String(n).padStart(2, "0");
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+const _INDENT = "    ";
+// eslint-disable-next-line no-control-regex
+const _visible = (text: string): number => text.replace(/\x1b\[[0-9;]*m/g, "").length;
+
+/** Lines of at most `width` visible characters, broken at spaces (a longer word stands alone). */
+function _wrapVisible(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let current = "";
+  for (const word of text.split(/\s+/).filter((part) => part !== "")) {
+    const next = current ? `${current} ${word}` : word;
+    if (!current || _visible(next) <= Math.max(10, width)) current = next;
+    else {
+      lines.push(current);
+      current = word;
+    }
+  }
+  if (current) lines.push(current);
+  return lines;
 }
 
 function _tilde(path: string, home: string | undefined): string {

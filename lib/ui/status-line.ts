@@ -1,98 +1,199 @@
 /**
- * A sign of life while a turn runs, on a terminal only: one line, `… 12s · ~340 tokens · bash`,
- * with the seconds since the turn started, the tokens streamed so far (estimated at 4 characters
- * each until the turn's usage arrives) and the tool running, if any. It is redrawn every second
- * while the cursor is at the start of a line and no question is open, and erased before anything
- * else is written, so output and questions never land on it. `wrapWrite` is the REPL's one writer
- * with that rule built in.
+ * The REPL's footer while a turn runs, on a terminal only: a status line, `… 12s · ~340 tokens ·
+ * bash · accept-edits`, with the seconds since the turn started, the tokens streamed so far
+ * (estimated at 4 characters each until the turn's usage arrives), the tool running and the
+ * session's mode, and the last line a running command printed (a bounded tail: its other lines
+ * are folded, renderer.ts); below it the input line (readline's prompt and what you have typed ahead),
+ * the cursor where you left it.
+ *
+ * `write` is the REPL's one writer with that rule built in: while the footer shows, output is
+ * written in whole lines above it (a partial line waits for its end, or for the footer to go),
+ * so nothing the turn prints lands on the input line and nothing typed lands in the output.
+ * While a question is open (`suspend`, or a readline question) the footer is gone and output
+ * passes straight through. Off a terminal the footer is never drawn and `write` passes through.
  */
 import type { Interface } from "node:readline";
 import type { AgentEvent } from "../events.ts";
 import type { Style } from "./style.ts";
 
 export interface StatusLine {
-  /** The writer to use for everything else: it erases the status line first. */
+  /** The writer to use for everything else: output goes above the footer. */
   write(text: string): void;
   /** A turn started (true) or ended (false). */
   running(on: boolean): void;
   /** Follows the turn's events (tokens, the running tool). */
   observe(event: AgentEvent): void;
-  /** While a readline question is open, or after a key was typed, the line is not drawn (wraps `rl.question`). */
-  holdDuringQuestions(rl: Interface): void;
+  /** The footer's readline: its questions suspend the footer (wraps `rl.question`). */
+  attach(rl: Interface): void;
+  /** Takes the footer away until the returned function is called (a question is open); nests. */
+  suspend(): () => void;
+  /** A line was submitted while the footer showed: it is shown as queued, and the footer redrawn. */
+  queued(line: string): void;
+  /** A word shown at the end of the status (the session's mode); undefined shows none. */
+  tag(text: string | undefined): void;
+}
+
+/** The parts of node's readline Interface the footer drives (present in node and bun). */
+interface _Readline extends Interface {
+  _refreshLine(): void;
+  prevRows?: number;
+  line: string;
 }
 
 const _TICK_MS = 1_000;
-const _CLEAR = "\r\x1b[K";
 
-export function createStatusLine(write: (text: string) => void, style: Style, enabled: boolean): StatusLine {
+export function createStatusLine(output: (text: string) => void, style: Style, enabled: boolean): StatusLine {
+  let midLine = false;
+  const write = (text: string) => {
+    output(text);
+    midLine = !text.endsWith("\n");
+  };
+  let rl: _Readline | undefined;
+  let on = false;
   let drawn = false;
-  let atLineStart = true;
-  let questions = 0;
+  let suspended = 0;
+  let partial = "";
   let started = 0;
   let chars = 0;
   let tool: string | undefined;
+  let mode: string | undefined;
+  let tail = "";
   let timer: ReturnType<typeof setInterval> | undefined;
 
+  const statusText = () => {
+    const seconds = Math.floor((Date.now() - started) / 1_000);
+    const parts = [`${seconds}s`, ...(chars > 0 ? [`~${Math.ceil(chars / 4)} tokens`] : []), ...(tool ? [tool] : []), ...(mode ? [mode] : [])];
+    const line = `… ${parts.join(" · ")}`;
+    const room = (process.stdout.columns || 80) - line.length - 4;
+    const shown = tool && tail && room > 8 ? `  › ${tail.length > room ? `${tail.slice(0, room - 1)}…` : tail}` : "";
+    return style.dim(`${line}${shown}`);
+  };
   const erase = () => {
     if (!drawn) return;
-    write(_CLEAR);
+    const rows = rl ? rl.getCursorPos().rows : 0;
+    output(`\x1b[${rows + 1}A\r\x1b[J`);
+    midLine = false;
+    if (rl) rl.prevRows = 0;
     drawn = false;
   };
   const draw = () => {
-    if (!atLineStart || questions > 0) return;
-    const seconds = Math.floor((Date.now() - started) / 1_000);
-    const parts = [`${seconds}s`, ...(chars > 0 ? [`~${Math.ceil(chars / 4)} tokens`] : []), ...(tool ? [tool] : [])];
-    write(`${_CLEAR}${style.dim(`… ${parts.join(" · ")}`)}`);
+    if (!on || suspended > 0 || !rl) return;
+    write(`${midLine ? "\n" : "\r\x1b[K"}${statusText()}\n`);
+    rl.prevRows = 0;
+    rl._refreshLine();
     drawn = true;
   };
+  const redraw = () => {
+    if (!drawn) return;
+    erase();
+    draw();
+  };
+  const flushPartial = () => {
+    if (!partial) return;
+    write(partial);
+    partial = "";
+  };
+  const showing = () => enabled && on && suspended === 0 && rl !== undefined;
+
   return {
     write(text) {
       if (!text) return;
+      if (!showing()) {
+        flushPartial();
+        write(text);
+        return;
+      }
+      const all = partial + text;
+      const end = all.lastIndexOf("\n");
+      if (end < 0) {
+        partial = all;
+        return;
+      }
+      partial = all.slice(end + 1);
       erase();
-      write(text);
-      atLineStart = text.endsWith("\n");
+      write(all.slice(0, end + 1));
+      draw();
     },
-    running(on) {
+    running(next) {
       if (!enabled) return;
       if (timer) clearInterval(timer);
       timer = undefined;
       erase();
-      if (!on) return;
+      on = next;
+      if (!next) return flushPartial();
       started = Date.now();
       chars = 0;
       tool = undefined;
-      timer = setInterval(draw, _TICK_MS);
+      draw();
+      timer = setInterval(redraw, _TICK_MS);
       timer.unref?.();
     },
     observe(event) {
       if (event.type === "text" || event.type === "reasoning") chars += event.text.length;
-      else if (event.type === "tool-call") tool = event.name;
-      else if (event.type === "tool-result" || event.type === "tool-error" || event.type === "tool-denied") tool = undefined;
+      else if (event.type === "tool-call") {
+        tool = event.name;
+        tail = "";
+      } else if (event.type === "tool-output") {
+        // eslint-disable-next-line no-control-regex
+        const last = event.chunk
+          .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "")
+          .split("\n")
+          .filter((line) => line.trim() !== "")
+          .at(-1);
+        if (last !== undefined) tail = last.replace(/[\r\t]/g, " ").trim();
+      } else if (event.type === "tool-result" || event.type === "tool-error" || event.type === "tool-denied") {
+        tool = undefined;
+        tail = "";
+      }
     },
-    holdDuringQuestions(rl) {
-      // Keys typed during a turn are echoed by readline: erase first, and draw nothing over them.
-      process.stdin.prependListener("keypress", (_text: string, key: { name?: string } | undefined) => {
-        erase();
-        atLineStart = key?.name === "return" || key?.name === "enter";
-      });
+    attach(readline) {
+      rl = readline as _Readline;
+      if (!enabled) return;
       const question = rl.question.bind(rl) as (...args: unknown[]) => void;
       (rl as { question: (...args: unknown[]) => void }).question = (...args: unknown[]) => {
-        erase();
-        questions += 1;
+        const resume = this.suspend();
         const callback = args.pop() as (answer: string) => void;
         let settled = false;
         const settle = () => {
-          if (!settled) questions -= 1;
+          if (!settled) resume();
           settled = true;
         };
         const options = args[1] as { signal?: AbortSignal } | undefined;
         options?.signal?.addEventListener("abort", settle, { once: true });
         question(...args, (answer: string) => {
           settle();
-          atLineStart = true;
           callback(answer);
         });
       };
     },
+    suspend() {
+      erase();
+      flushPartial();
+      suspended += 1;
+      let resumed = false;
+      return () => {
+        if (resumed) return;
+        resumed = true;
+        suspended -= 1;
+        if (suspended === 0 && on) draw();
+      };
+    },
+    queued(line) {
+      if (!drawn || !rl) return;
+      // readline left the submitted line on screen and moved below it: that row and the status row go.
+      const columns = process.stdout.columns || 80;
+      const rows = Math.floor((_visibleLength(rl.getPrompt()) + line.length) / columns) + 1;
+      write(`\x1b[${rows + 1}A\r\x1b[J${style.dim(`queued: ${line.split("\n")[0]}`)}\n`);
+      rl.prevRows = 0;
+      drawn = false;
+      draw();
+    },
+    tag(text) {
+      mode = text;
+      redraw();
+    },
   };
 }
+
+// eslint-disable-next-line no-control-regex
+const _visibleLength = (text: string): number => text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "").length;

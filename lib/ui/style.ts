@@ -1,4 +1,4 @@
-/** ANSI styling for the REPL; plain text when NO_COLOR is set or stdout is not a terminal. */
+/** ANSI styling for the REPL; plain text when NO_COLOR is set, TERM is dumb or stdout is not a terminal. */
 
 export interface Style {
   dim(text: string): string;
@@ -15,5 +15,5 @@ export function createStyle(enabled: boolean): Style {
 }
 
 export function colourEnabled(stream: NodeJS.WriteStream = process.stdout, env: NodeJS.ProcessEnv = process.env): boolean {
-  return Boolean(stream.isTTY) && !env.NO_COLOR;
+  return Boolean(stream.isTTY) && !env.NO_COLOR && env.TERM !== "dumb";
 }

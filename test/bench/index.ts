@@ -17,6 +17,7 @@ const OPTIONAL = [
   { file: "recall.ts", exportName: "benchRecall" },
   { file: "shell-parser.ts", exportName: "benchShellParser" },
   { file: "search.ts", exportName: "benchSearch" },
+  { file: "checkpoints.ts", exportName: "benchCheckpoints" },
 ];
 
 await benchStartup();

@@ -1,6 +1,7 @@
 /**
- * The one pseudo-terminal driver for end-to-end tests: the built binary under a 200x50 terminal,
- * keys typed as bytes, and the screen read back with ANSI codes removed. Every wait is bounded.
+ * The one pseudo-terminal driver for end-to-end tests: the built binary under a terminal of
+ * 200x50 (or `cols` wide), keys typed as bytes, and the screen read back with ANSI codes removed
+ * (`raw()` keeps them). Every wait is bounded.
  */
 import { BINARY, binaryEnv } from "./_harness.ts";
 
@@ -10,6 +11,10 @@ export interface PtyDriver {
   /** Waits until the screen (ANSI codes removed) holds `text` after position `from`; returns the position after it. */
   until(text: string, from?: number): Promise<number>;
   screen(): string;
+  /** Everything the program wrote, ANSI codes included. */
+  raw(): string;
+  /** Resizes the terminal (the program gets SIGWINCH). */
+  resize(cols: number, rows?: number): void;
   exited: Promise<number>;
   kill(): void;
 }
@@ -18,6 +23,8 @@ export interface PtyOptions {
   cwd: string;
   home: string;
   env: Record<string, string>;
+  /** Columns of the terminal; 200 when absent. */
+  cols?: number;
 }
 
 export function startPty(args: string[], options: PtyOptions): PtyDriver {
@@ -26,7 +33,7 @@ export function startPty(args: string[], options: PtyOptions): PtyDriver {
   const proc = Bun.spawn([BINARY, ...args], {
     cwd: options.cwd,
     env: binaryEnv(options.home, options.env),
-    terminal: { cols: 200, rows: 50, data: (_terminal, data) => void (raw += decoder.decode(data, { stream: true })) },
+    terminal: { cols: options.cols ?? 200, rows: 50, data: (_terminal, data) => void (raw += decoder.decode(data, { stream: true })) },
   });
   // eslint-disable-next-line no-control-regex
   const screen = () => raw.replace(/\x1b\[[0-9;?]*[A-Za-z~]/g, "").replace(/\r/g, "");
@@ -42,6 +49,8 @@ export function startPty(args: string[], options: PtyOptions): PtyDriver {
       }
     },
     screen,
+    raw: () => raw,
+    resize: (cols, rows = 50) => proc.terminal!.resize(cols, rows),
     exited: proc.exited,
     kill: () => proc.kill("SIGKILL"),
   };

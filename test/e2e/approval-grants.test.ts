@@ -15,6 +15,8 @@ const bash = (command: string) => ({ toolCalls: [{ name: "bash", input: { comman
 
 describe("always grants and secrets", () => {
   test("cat * granted for README.md still asks for .env and ~/.ssh/id_rsa", async () => {
+    // cat of a workspace file is read-only and would run unasked: the grant under test needs the question.
+    e2e.writeConfig({ readOnlyCommands: "ask" });
     writeFileSync(join(e2e.dirs.cwd, "README.md"), "readme text\n");
     writeFileSync(join(e2e.dirs.cwd, "notes.md"), "notes text\n");
     writeFileSync(join(e2e.dirs.cwd, ".env"), "TOKEN=gr4nt-s3cret1\n");

@@ -88,7 +88,8 @@ describe("guards and secrets", () => {
   test("the guard plugin refuses a destructive command even under --yolo, and the file survives", async () => {
     writeFileSync(join(e2e.dirs.cwd, "keep.txt"), "precious\n");
     e2e.fake.script({ toolCalls: [{ name: "bash", input: { command: "rm -rf keep.txt" } }] }, { text: "I will ask you instead." });
-    const result = await shiro(["-p", "clean up", "--yolo", "--json"]);
+    // Without checkpoints: with one, a covered delete is a question instead (test/e2e/checkpoints.test.ts).
+    const result = await shiro(["-p", "clean up", "--yolo", "--json", "--no-checkpoints"]);
     expect(result.code).toBe(0);
     expect(existsSync(join(e2e.dirs.cwd, "keep.txt"))).toBe(true);
     const denied = parseEventLines(result.stdout).find((event) => event.type === "tool-denied")!;

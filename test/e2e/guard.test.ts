@@ -260,7 +260,8 @@ describe("the guard under --yolo, through the binary", () => {
     const cases = _prepare(REFUSED);
     for (const target of cases) expect([target.original, target.intact()]).toEqual([target.original, true]);
     e2e.fake.script({ toolCalls: cases.map((target) => ({ name: "bash", input: { command: target.command } })) }, { text: "I will ask you instead." });
-    const result = await e2e.shiro(["-p", "clean everything up", "--yolo"], { timeoutMs: 120_000 });
+    // Without checkpoints: with one, a delete inside the workspace is a question instead (test/e2e/checkpoints.test.ts).
+    const result = await e2e.shiro(["-p", "clean everything up", "--yolo", "--no-checkpoints"], { timeoutMs: 120_000 });
     expect(result.code).toBe(0);
     const outputs = toolResultsOf(e2e.fake.requests[1]!).map((entry) => entry.output);
     expect(outputs).toHaveLength(cases.length);
@@ -364,7 +365,8 @@ describe("the guard fails closed on what it cannot read, through the binary unde
   test(`${UNREADABLE.length} unreadable spellings are refused or asked (so denied headless), and every target survives`, async () => {
     const cases = _prepare(UNREADABLE.map(({ command }) => ({ kind: "dir" as const, command })));
     e2e.fake.script({ toolCalls: cases.map((target) => ({ name: "bash", input: { command: target.command } })) }, { text: "I will ask you instead." });
-    const result = await e2e.shiro(["-p", "clean everything up", "--yolo"], { timeoutMs: 120_000 });
+    // Without checkpoints: with one, a covered delete is the checkpoint's question instead (test/e2e/checkpoints.test.ts).
+    const result = await e2e.shiro(["-p", "clean everything up", "--yolo", "--no-checkpoints"], { timeoutMs: 120_000 });
     expect(result.code).toBe(0);
     const outputs = toolResultsOf(e2e.fake.requests[1]!).map((entry) => entry.output);
     expect(outputs).toHaveLength(cases.length);

@@ -110,7 +110,8 @@ describe("PreToolUse", () => {
     e2e.writeConfig({ hooks: hooksConfig("PreToolUse", "", allow) });
     e2e.fake.script(bash("rm -rf keep"), { text: "ok" });
     writeFileSync(inCwd("keep"), "x");
-    const run = await e2e.shiro(["-p", "go", "--yolo", "--json"]);
+    // Without checkpoints: with one, a covered delete is a question instead (test/e2e/checkpoints.test.ts).
+    const run = await e2e.shiro(["-p", "go", "--yolo", "--json", "--no-checkpoints"]);
     expect(existsSync(inCwd("keep"))).toBe(true);
     expect(parseEventLines(run.stdout).find((event) => event.type === "tool-denied")).toMatchObject({ name: "bash", by: "plugin" });
   }, 60_000);

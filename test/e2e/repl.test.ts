@@ -39,6 +39,8 @@ describe("the REPL", () => {
 
   test("approval answers: y runs once, a grants the pattern, n denies; ctrl-c while asked denies and ends the turn", async () => {
     const bash = (command: string) => ({ toolCalls: [{ name: "bash", input: { command } }] });
+    // echo is read-only and would run unasked: these answers need the question.
+    e2e.writeConfig({ readOnlyCommands: "ask" });
     e2e.fake.script(
       bash("echo once-ok"),
       { text: "ran once" },
@@ -134,7 +136,7 @@ describe("the REPL", () => {
     expect(texts).toEqual(["slow", "queued one", "queued two", "sleep now", "fresh"]);
   }, 40_000);
 
-  test("/clear starts a new session, /resume brings the old one back, and the farewell says how to resume", async () => {
+  test("/clear starts a new session, /resume brings the old one back with a recap of its last exchange, and the farewell says how to resume", async () => {
     e2e.fake.script({ text: "first answer" }, { text: "second answer" }, { text: "third answer" });
     await withRepl([], async (repl) => {
       await repl.until("› ");
@@ -155,7 +157,7 @@ describe("the REPL", () => {
       repl.type(`/resume ${sessions[1]!.slice(0, -5)}\r`);
       at = await repl.until("already in session ", at);
       repl.type(`/resume ${sessions[0]!.slice(0, -5)}\r`);
-      at = await repl.until("(2 messages): remember the first", at);
+      at = await repl.until("(2 messages): remember the first\n  you: remember the first\n  shiro: first answer\n", at);
       repl.type("back again\r");
       at = await repl.until("third answer", at);
       repl.type("/exit\r");

@@ -34,3 +34,12 @@ test("@ completes workspace files, prefix matches before substring matches, igno
   expect(await complete(completer, "@READ")).toEqual([["@README.md"], "@READ"]);
   expect(await complete(completer, "no token here")).toEqual([[], "no token here"]);
 });
+
+test("after a command and a space, its values complete by prefix; a command without values completes nothing", async () => {
+  const values = (command: string) => (command === "/think" ? ["off", "low", "medium", "high", "max"] : command === "/agent" ? ["default", "deep"] : undefined);
+  const completer = createCompleter({ root, commands: ["/think", "/agent", "/compact"], values });
+  expect(await complete(completer, "/think m")).toEqual([["medium", "max"], "m"]);
+  expect(await complete(completer, "/think ")).toEqual([["off", "low", "medium", "high", "max"], ""]);
+  expect(await complete(completer, "/agent de")).toEqual([["default", "deep"], "de"]);
+  expect(await complete(completer, "/compact fo")).toEqual([[], "/compact fo"]);
+});

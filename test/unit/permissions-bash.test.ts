@@ -137,6 +137,8 @@ describe("an always grant never covers a path the classifier flags", () => {
       rules: parsePermissionRules(undefined),
       plugins: createPluginHost({ cwd: "/ws", writeStderr: () => {}, enabled: [] }),
       yolo: false,
+      // cat README.md is read-only and would run unasked: the grant under test needs the question.
+      allowReadOnly: false,
       decide: async (request) => {
         asked.push(request.secret ? `${request.subject} [${request.secret.path}]` : request.subject);
         return asked.length === 1 ? "always" : "deny";

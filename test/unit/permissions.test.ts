@@ -222,7 +222,15 @@ interface Harness {
 }
 
 function harness(
-  options: { config?: unknown; yolo?: boolean; answers?: (ApprovalAnswer | "block")[]; decide?: DecisionSource; headless?: boolean; plugins?: PluginHost } = {},
+  options: {
+    config?: unknown;
+    yolo?: boolean;
+    answers?: (ApprovalAnswer | "block")[];
+    decide?: DecisionSource;
+    headless?: boolean;
+    plugins?: PluginHost;
+    allowReadOnly?: boolean;
+  } = {},
 ): Harness {
   const asked: ApprovalRequest[] = [];
   const answers = [...(options.answers ?? [])];
@@ -234,6 +242,8 @@ function harness(
     plugins,
     yolo: options.yolo ?? false,
     headless: options.headless,
+    // These tests put questions about `ls` and `git status`; read-only lines unasked are tested on their own below.
+    allowReadOnly: options.allowReadOnly ?? false,
     runId: "run-1",
     decide:
       options.decide ??
@@ -253,6 +263,21 @@ function harness(
 }
 
 describe("createGate", () => {
+  test("a read-only command line runs unasked by default; a user rule naming it, a write, a secret and allowReadOnly: false still ask", async () => {
+    const open = harness({ allowReadOnly: true, answers: ["deny", "deny", "deny"] });
+    expect(await open.check("bash", { command: "git status" })).toEqual({ allowed: true });
+    expect(await open.check("bash", { command: "ls -la && cat README.md" })).toEqual({ allowed: true });
+    expect((await open.check("bash", { command: "ls > list.txt" })).allowed).toBe(false);
+    expect((await open.check("bash", { command: "cat .env" })).allowed).toBe(false);
+    expect(open.asked.map((request) => request.subject)).toEqual(["ls > list.txt", "cat .env"]);
+    const named = harness({ allowReadOnly: true, config: { bash: { "git status": "ask" } }, answers: ["once"] });
+    expect((await named.check("bash", { command: "git status" })).allowed).toBe(true);
+    expect(named.asked).toHaveLength(1);
+    const off = harness({ allowReadOnly: false, answers: ["once"] });
+    expect((await off.check("bash", { command: "ls" })).allowed).toBe(true);
+    expect(off.asked).toHaveLength(1);
+  });
+
   test("an ask goes to decide with the full request; once allows", async () => {
     const h = harness({ answers: ["once"] });
     const result = await h.check("bash", { command: "git status" });
@@ -263,6 +288,7 @@ describe("createGate", () => {
       id: request.id,
       callId: "call-1",
       tool: "bash",
+      effect: "exec",
       input: { command: "git status" },
       subjects: ["git status"],
       subject: "git status",

@@ -98,3 +98,9 @@ test("the build puts mvdan-sh in its own chunk, reached only by import()", () =>
     expect([name, code.includes(`import("./${parser[0]}")`)]).toEqual([name, true]);
   }
 }, 120_000);
+
+test("--version and a headless answer load neither the Markdown renderer nor the highlighter; the REPL loads them on its first turn", async () => {
+  expect(await _modulesLoaded(["--version"], [], "/markdansi/")).toEqual([]);
+  expect(await _modulesLoaded(["-p", "# hi", "--yolo"], [{ text: "## hello\n\n**there**" }], "/markdansi/")).toEqual([]);
+  expect(await _modulesLoaded(["-p", "# hi", "--yolo"], [{ text: "```ts\nconst a = 1;\n```" }], "/@speed-highlight/")).toEqual([]);
+}, 60_000);

@@ -1,6 +1,18 @@
 /** The shape of one REPL slash command, and what the REPL must do after it. */
 import type { Agent } from "../../agent/agent.ts";
 import type { Style } from "../style.ts";
+import type { SessionMode } from "../session-mode.ts";
+
+/** What the interactive REPL lends its own commands (/mode, /expand). */
+export interface ReplControls {
+  mode(): SessionMode;
+  setMode(mode: SessionMode): void;
+  /** Writes fold `n` (the last one when undefined) whole; false when there is none. */
+  expand(n?: number): boolean;
+  foldCount(): number;
+  /** The last prompt, as typed, when its turn failed with an error (a provider error); undefined otherwise. */
+  failedPrompt(): string | undefined;
+}
 
 export interface SlashContext {
   agent: Agent;
@@ -8,6 +20,10 @@ export interface SlashContext {
   style: Style;
   /** Where custom commands are looked up (`.shiro/commands`, `.claude/commands`); default process.cwd(). */
   cwd?: string;
+  /** Present in the interactive REPL. */
+  repl?: ReplControls;
+  /** Puts a question in the terminal and resolves with the line typed (absent: every question is answered no). */
+  ask?: (question: string) => Promise<string>;
 }
 
 /** What the REPL must do after a command. */

@@ -18,7 +18,8 @@ export const SEARCH_COMMAND: SlashCommand = {
     const root = findProjectRoot(agent.session.cwd);
     const hits = searchEverything({ query, project: root, memoryRoot: root, limit: 10, onNotice: (text) => write(style.dim(`${text}\n`)) });
     const bold = style.bold("x") !== "x";
-    write(`${formatSearchLines(hits, query, { bold, home: homedir() }).join("\n")}\n`);
+    const width = process.stdout.isTTY ? process.stdout.columns || 80 : undefined;
+    write(`${formatSearchLines(hits, query, { bold, home: homedir(), ...(width ? { width } : {}) }).join("\n")}\n`);
     return SLASH_DONE;
   },
 };

@@ -13,6 +13,8 @@ import { EXTENSION_COMMANDS } from "./extensions.ts";
 import { INFO_COMMANDS } from "./info.ts";
 import { SLASH_DONE, type SlashCommand, type SlashContext, type SlashOutcome } from "./command.ts";
 import { SEARCH_COMMAND } from "./search.ts";
+import { VIEW_COMMANDS } from "./view.ts";
+import { REWIND_COMMANDS } from "./rewind.ts";
 import { SESSION_COMMANDS, TAIL_COMMANDS } from "./session.ts";
 
 const _help: SlashCommand = {
@@ -40,7 +42,16 @@ const _help: SlashCommand = {
 };
 
 /** Every command, in `/help` order. */
-export const SLASH_COMMANDS: readonly SlashCommand[] = [_help, ...SESSION_COMMANDS, ...INFO_COMMANDS, SEARCH_COMMAND, ...EXTENSION_COMMANDS, ...TAIL_COMMANDS];
+export const SLASH_COMMANDS: readonly SlashCommand[] = [
+  _help,
+  ...SESSION_COMMANDS,
+  ...INFO_COMMANDS,
+  ...REWIND_COMMANDS,
+  SEARCH_COMMAND,
+  ...EXTENSION_COMMANDS,
+  ...VIEW_COMMANDS,
+  ...TAIL_COMMANDS,
+];
 
 function _usage(command: SlashCommand): string {
   return command.args ? `${command.name} ${command.args}` : command.name;

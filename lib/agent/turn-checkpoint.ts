@@ -1,0 +1,121 @@
+/**
+ * A session's checkpoints, one turn at a time: the workspace is snapshotted lazily, just before
+ * the first call of the turn whose tool declares a `write` or `exec` effect runs (a subagent's
+ * calls included), and again when the turn ends; a turn that changed nothing leaves nothing.
+ * A turn that never runs such a call costs nothing, and the first model request never waits.
+ *
+ * Failures never fail the turn: they come back as the notice `finish` returns.
+ */
+import { hasGit } from "../store/checkpoint-git.ts";
+import type { CaptureResult } from "../store/checkpoint-capture.ts";
+import {
+  DEFAULT_KEEP_DAYS,
+  DEFAULT_MAX_FILE_BYTES,
+  DEFAULT_MAX_PER_PROJECT,
+  openCheckpointRepo,
+  recordCheckpoint,
+  releaseSnapshot,
+  snapshotWorkspace,
+  type CheckpointSettings,
+  type TurnIdentity,
+} from "../store/checkpoints.ts";
+import type { ConfigFile } from "../config/config.ts";
+import type { ShadowRepo } from "../store/checkpoint-git.ts";
+
+export interface CheckpointOutcome {
+  /** The checkpoint recorded for the turn; absent when it changed nothing (or checkpoints are off). */
+  id?: string;
+  files?: number;
+  notice?: string;
+}
+
+export interface TurnCheckpoints {
+  /** False with `checkpoints.enabled: false` or `--no-checkpoints`. */
+  readonly enabled: boolean;
+  /** A new turn begins: the next change takes a fresh "before" snapshot. */
+  start(): void;
+  /** What a checkpoint of this turn covers (files up to the cap), or undefined when none will be taken. */
+  coverage(): { maxFileBytes: number } | undefined;
+  /** Called before every write or exec call runs; only the turn's first one snapshots. */
+  beforeChange(): Promise<void>;
+  /** The turn ended: records its checkpoint when anything changed. */
+  finish(turn: TurnIdentity): Promise<CheckpointOutcome>;
+}
+
+export const NO_GIT_NOTICE = "checkpoints are off: they need git on PATH (install git, or set checkpoints.enabled to false to hide this)";
+
+/** The checkpoint settings of a config file, defaults filled in; `enabled` false when config turns them off. */
+export function checkpointSettings(file: ConfigFile): CheckpointSettings & { enabled: boolean } {
+  const config = file.checkpoints;
+  return {
+    enabled: config?.enabled !== false,
+    maxFileBytes: config?.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+    keepDays: config?.keepDays ?? DEFAULT_KEEP_DAYS,
+    maxPerProject: config?.maxPerProject ?? DEFAULT_MAX_PER_PROJECT,
+  };
+}
+
+/** Where a session's checkpoint settings come from: the config file, and `off` for --no-checkpoints. */
+export interface CheckpointSource {
+  file: ConfigFile;
+  off: boolean;
+}
+
+/** The checkpoints of a session working in `root`. */
+export function openTurnCheckpoints(root: string, source: CheckpointSource): TurnCheckpoints {
+  return createTurnCheckpoints({ root, enabled: !source.off, settings: checkpointSettings(source.file) });
+}
+
+/** `enabled` false: --no-checkpoints (config's `enabled` is read from `settings`). */
+export function createTurnCheckpoints(options: { root: string; settings: CheckpointSettings & { enabled: boolean }; enabled: boolean }): TurnCheckpoints {
+  const enabled = options.enabled && options.settings.enabled;
+  let gitMissingTold = false;
+  let gitWanted = false;
+  let repo: Promise<ShadowRepo> | undefined;
+  let before: Promise<CaptureResult & { hold?: string }> | undefined;
+  let failure: string | undefined;
+  const repoOnce = () => (repo ??= openCheckpointRepo(options.root));
+  return {
+    enabled,
+    start() {
+      before = undefined;
+      failure = undefined;
+    },
+    coverage: () => (enabled && !failure && hasGit() ? { maxFileBytes: options.settings.maxFileBytes } : undefined),
+    async beforeChange() {
+      if (!enabled) return;
+      if (!hasGit()) {
+        gitWanted = true;
+        return;
+      }
+      before ??= repoOnce().then((opened) => snapshotWorkspace(opened, options.settings, true));
+      try {
+        await before;
+      } catch (error) {
+        failure ??= error instanceof Error ? error.message : String(error);
+      }
+    },
+    async finish(turn) {
+      const taken = before;
+      before = undefined;
+      if (gitWanted && !gitMissingTold) {
+        gitMissingTold = true;
+        return { notice: NO_GIT_NOTICE };
+      }
+      if (!enabled || !taken) return {};
+      try {
+        const opened = await repoOnce();
+        const start = await taken;
+        const end = await snapshotWorkspace(opened, options.settings);
+        try {
+          const record = await recordCheckpoint(opened, turn, start, end, options.settings);
+          return record ? { id: record.id, files: record.files.length } : {};
+        } finally {
+          if (start.hold) await releaseSnapshot(opened, start.hold);
+        }
+      } catch (error) {
+        return { notice: `no checkpoint for this turn: ${failure ?? (error instanceof Error ? error.message : String(error))}` };
+      }
+    },
+  };
+}

@@ -1,0 +1,127 @@
+/**
+ * The shadow git repository a project's checkpoints live in, and the one way shiro runs git on
+ * it. The repository is `checkpoints/<hash16>/git` in the state folder (0700), its index
+ * `checkpoints/<hash16>/index`, and its work tree the workspace: the user's `.git` (HEAD, index,
+ * refs, stash, config) is never opened, and a folder that is not a repository works the same.
+ *
+ * The workspace may be hostile, so git runs with none of the user's or the machine's
+ * configuration (`GIT_CONFIG_NOSYSTEM`, `GIT_CONFIG_GLOBAL=/dev/null`, every inherited `GIT_*`
+ * variable dropped), no hooks, no fsmonitor, no excludes or attributes file of the user's, and an
+ * `info/attributes` that unsets `text`, `filter`, `ident` and `working-tree-encoding` for every
+ * path, so no clean filter, textconv or line-ending conversion can run or change bytes on the way
+ * in. Objects are never packed or pruned by git itself (`gc.auto=0`); checkpoints.ts prunes.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { childEnv } from "../secrets/child-env.ts";
+
+export interface ShadowRepo {
+  /** The workspace root (the work tree). */
+  root: string;
+  /** checkpoints/<hash16>/ */
+  dir: string;
+  gitDir: string;
+  indexFile: string;
+}
+
+/** Thrown when git exits non-zero: its argv and stderr. */
+export class ShadowGitError extends Error {}
+
+const _SAFE_CONFIG = [
+  "core.hooksPath=/dev/null",
+  "core.fsmonitor=false",
+  "core.untrackedCache=false",
+  "core.excludesFile=/dev/null",
+  "core.attributesFile=/dev/null",
+  "core.autocrlf=false",
+  "core.safecrlf=false",
+  "core.symlinks=true",
+  "core.fileMode=true",
+  "core.trustctime=true",
+  "core.checkStat=default",
+  "index.version=2",
+  "core.ignoreCase=false",
+  "core.precomposeUnicode=false",
+  "core.quotePath=false",
+  "core.sparseCheckout=false",
+  "core.splitIndex=false",
+  "commit.gpgSign=false",
+  "gc.auto=0",
+  "maintenance.auto=false",
+  "credential.helper=",
+  "diff.external=",
+].flatMap((setting) => ["-c", setting]);
+
+const _ATTRIBUTES = "* -text -filter -ident -working-tree-encoding !eol !diff\n";
+
+let _gitChecked: boolean | undefined;
+
+/** True when a `git` runs on this machine (asked once per process). */
+export function hasGit(): boolean {
+  if (_gitChecked === undefined) {
+    const probe = spawnSync("git", ["--version"], { env: _env(undefined), stdio: "ignore" });
+    _gitChecked = probe.status === 0;
+  }
+  return _gitChecked;
+}
+
+/** The shadow repository of `root` under `dir`, created (mode 0700) on first use. */
+export async function openShadowRepo(root: string, dir: string): Promise<ShadowRepo> {
+  const repo: ShadowRepo = { root, dir, gitDir: join(dir, "git"), indexFile: join(dir, "index") };
+  if (!existsSync(join(repo.gitDir, "HEAD"))) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    chmodSync(dir, 0o700);
+    await runGit(repo, ["init", "--quiet", "--template="]);
+    mkdirSync(join(repo.gitDir, "info"), { recursive: true, mode: 0o700 });
+  }
+  const attributes = join(repo.gitDir, "info", "attributes");
+  if (!existsSync(attributes)) writeFileSync(attributes, _ATTRIBUTES, { mode: 0o600 });
+  return repo;
+}
+
+/** Runs git on the shadow repository; resolves with stdout, rejects with ShadowGitError. */
+export function runGit(repo: ShadowRepo, args: readonly string[], input?: string | Buffer): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("git", [..._SAFE_CONFIG, ...args], { cwd: repo.root, env: _env(repo), stdio: ["pipe", "pipe", "pipe"] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
+    child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
+    child.on("error", (error) => reject(new ShadowGitError(`git could not start: ${error.message}`)));
+    child.on("close", (code) => {
+      if (code === 0) resolve(Buffer.concat(out));
+      else reject(new ShadowGitError(`git ${args[0]} failed: ${Buffer.concat(err).toString("utf8").trim() || `exit ${code}`}`));
+    });
+    child.stdin.on("error", () => undefined);
+    child.stdin.end(input ?? "");
+  });
+}
+
+/** NUL-separated output as a list, without the empty tail. */
+export function splitNul(output: Buffer): string[] {
+  const text = output.toString("utf8");
+  if (text === "") return [];
+  const parts = text.split("\0");
+  if (parts[parts.length - 1] === "") parts.pop();
+  return parts;
+}
+
+function _env(repo: ShadowRepo | undefined): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(childEnv([], process.env))) if (!key.startsWith("GIT_")) env[key] = value;
+  Object.assign(env, {
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_ATTR_NOSYSTEM: "1",
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_NO_REPLACE_OBJECTS: "1",
+    GIT_AUTHOR_NAME: "shiro",
+    GIT_AUTHOR_EMAIL: "shiro@localhost",
+    GIT_COMMITTER_NAME: "shiro",
+    GIT_COMMITTER_EMAIL: "shiro@localhost",
+    LC_ALL: "C",
+  });
+  if (repo) Object.assign(env, { GIT_DIR: repo.gitDir, GIT_WORK_TREE: repo.root, GIT_INDEX_FILE: repo.indexFile });
+  return env;
+}

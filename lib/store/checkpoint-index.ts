@@ -1,0 +1,47 @@
+/**
+ * Reads the shadow repository's index file (git's format, versions 2 and 3) for what the
+ * permission scan needs: each entry's path, git mode and change time. Version 4 (prefix-compressed
+ * paths) or anything unexpected answers undefined, and the caller falls back to a full scan.
+ * Read-only; git alone writes the file.
+ */
+import { readFileSync } from "node:fs";
+
+export interface IndexEntry {
+  path: string;
+  /** Git's mode: 0o100644, 0o100755, 0o120000, … */
+  mode: number;
+  /** `seconds.nanoseconds` of the file's ctime when git last refreshed it. */
+  ctime: string;
+}
+
+export function readIndexEntries(indexFile: string): IndexEntry[] | undefined {
+  let data: Buffer;
+  try {
+    data = readFileSync(indexFile);
+  } catch {
+    return undefined;
+  }
+  if (data.length < 12 || data.toString("latin1", 0, 4) !== "DIRC") return undefined;
+  const version = data.readUInt32BE(4);
+  if (version !== 2 && version !== 3) return undefined;
+  const count = data.readUInt32BE(8);
+  const entries: IndexEntry[] = [];
+  let at = 12;
+  for (let i = 0; i < count; i++) {
+    if (at + 62 > data.length) return undefined;
+    const flags = data.readUInt16BE(at + 60);
+    const extended = version === 3 && (flags & 0x4000) !== 0;
+    const pathStart = at + 62 + (extended ? 2 : 0);
+    const end = data.indexOf(0, pathStart);
+    if (end < 0) return undefined;
+    entries.push({
+      path: data.toString("utf8", pathStart, end),
+      mode: data.readUInt32BE(at + 24),
+      ctime: `${data.readUInt32BE(at)}.${data.readUInt32BE(at + 4)}`,
+    });
+    // Entries are NUL-padded to a multiple of 8 bytes, with at least one NUL.
+    const length = end - at + 1;
+    at += Math.ceil(length / 8) * 8;
+  }
+  return entries;
+}

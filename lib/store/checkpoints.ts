@@ -1,0 +1,275 @@
+/**
+ * A workspace's checkpoints: the state of the workspace just before a turn's first change and
+ * just after the turn, as two snapshots in the shadow repository (checkpoint-git.ts,
+ * checkpoint-capture.ts), and one record per turn that changed anything.
+ *
+ * File: `checkpoints/<hash16>/checkpoints.json`, `{version: 1, root, checkpoints: [...]}` oldest
+ * first, replaced atomically under its lock. Each record's four objects (both trees and both meta
+ * blobs) are held by one ref, `refs/checkpoints/<id>`, on a tree that lists them; pruning a record
+ * deletes its ref and then git's unreachable objects, so what it alone used goes with it.
+ * A record marked `undone` was taken back (`shiro rewind`, `/undo`); `/redo` clears the mark.
+ */
+import * as v from "valibot";
+import { uuidv7 } from "../platform/ids.ts";
+import { paths } from "../platform/paths.ts";
+import { readJson, updateJsonSync } from "../state-file/json-file.ts";
+import { withLock } from "../state-file/file-lock.ts";
+import { openShadowRepo, runGit, splitNul, type ShadowRepo } from "./checkpoint-git.ts";
+import { captureWorkspace, type CaptureResult, type NotCovered, type Snapshot } from "./checkpoint-capture.ts";
+import { join } from "node:path";
+
+export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
+export const DEFAULT_KEEP_DAYS = 30;
+export const DEFAULT_MAX_PER_PROJECT = 200;
+
+const _SnapshotSchema = v.object({ tree: v.string(), meta: v.string() });
+
+export const FILE_CHANGES = ["added", "modified", "deleted", "mode", "type"] as const;
+
+const _FileSchema = v.object({
+  path: v.string(),
+  change: v.picklist(FILE_CHANGES),
+  added: v.optional(v.number()),
+  removed: v.optional(v.number()),
+  binary: v.optional(v.boolean()),
+});
+
+const _RecordSchema = v.object({
+  id: v.string(),
+  at: v.string(),
+  sessionId: v.string(),
+  runId: v.string(),
+  prompt: v.string(),
+  /** Messages the session held before this turn's prompt: `--conversation` cuts there. */
+  messageIndex: v.number(),
+  before: _SnapshotSchema,
+  after: _SnapshotSchema,
+  files: v.array(_FileSchema),
+  notCovered: v.array(v.object({ path: v.string(), why: v.picklist(["ignored", "over-size-cap", "repository"]) })),
+  undone: v.optional(v.string()),
+});
+
+const _FileSchemaDoc = v.object({ version: v.literal(1), root: v.string(), checkpoints: v.array(_RecordSchema) });
+
+export type CheckpointRecord = v.InferOutput<typeof _RecordSchema>;
+export type CheckpointFile = v.InferOutput<typeof _FileSchema>;
+type _Doc = v.InferOutput<typeof _FileSchemaDoc>;
+
+export interface CheckpointSettings {
+  maxFileBytes: number;
+  keepDays: number;
+  maxPerProject: number;
+}
+
+/** What a turn knows about itself when its checkpoint is recorded. */
+export interface TurnIdentity {
+  sessionId: string;
+  runId: string;
+  prompt: string;
+  messageIndex: number;
+}
+
+export function checkpointsFile(root: string): string {
+  return join(paths.checkpointsDir(root), "checkpoints.json");
+}
+
+/** The shadow repository of a workspace, created on first use. */
+export function openCheckpointRepo(root: string): Promise<ShadowRepo> {
+  return openShadowRepo(root, paths.checkpointsDir(root));
+}
+
+/** Runs `fn` holding the workspace's checkpoint lock (one capture or rewind at a time). */
+export function withCheckpointLock<T>(root: string, fn: () => Promise<T>): Promise<T> {
+  return withLock(join(paths.checkpointsDir(root), "workspace"), fn, { timeoutMs: 60_000 });
+}
+
+/**
+ * Takes one snapshot under the lock. With `hold`, its objects are held by `refs/pending/<id>`
+ * until `releaseSnapshot` (a turn's "before" snapshot, so no prune can take them meanwhile).
+ */
+export async function snapshotWorkspace(
+  repo: ShadowRepo,
+  settings: Pick<CheckpointSettings, "maxFileBytes">,
+  hold = false,
+): Promise<CaptureResult & { hold?: string }> {
+  return withCheckpointLock(repo.root, async () => {
+    const taken = await captureWorkspace(repo, settings.maxFileBytes);
+    if (!hold) return taken;
+    const id = uuidv7();
+    const holder = (await runGit(repo, ["mktree"], `040000 tree ${taken.snapshot.tree}\tbefore\n100644 blob ${taken.snapshot.meta}\tbefore.json\n`))
+      .toString("utf8")
+      .trim();
+    await runGit(repo, ["update-ref", `refs/pending/${id}`, holder]);
+    return { ...taken, hold: id };
+  });
+}
+
+/** Lets go of a held snapshot (its checkpoint holds what it needs by now, or it changed nothing). */
+export async function releaseSnapshot(repo: ShadowRepo, hold: string): Promise<void> {
+  await runGit(repo, ["update-ref", "-d", `refs/pending/${hold}`]);
+}
+
+/** This workspace's checkpoints, oldest first (empty when there are none or the file is unreadable). */
+export function listCheckpoints(root: string): CheckpointRecord[] {
+  const read = readJson(checkpointsFile(root), { schema: _FileSchemaDoc });
+  return read.status === "ok" ? read.value.checkpoints : [];
+}
+
+/**
+ * Records a turn's checkpoint when `after` differs from `before`; returns it, or undefined when
+ * the turn changed nothing (nothing is kept then). Prunes by age and count afterwards.
+ */
+export async function recordCheckpoint(
+  repo: ShadowRepo,
+  turn: TurnIdentity,
+  before: CaptureResult,
+  after: CaptureResult,
+  settings: CheckpointSettings,
+): Promise<CheckpointRecord | undefined> {
+  const files = await diffSnapshots(repo, before, after);
+  if (files.length === 0) return undefined;
+  const record: CheckpointRecord = {
+    id: uuidv7(),
+    at: new Date().toISOString(),
+    sessionId: turn.sessionId,
+    runId: turn.runId,
+    prompt: turn.prompt.slice(0, 200),
+    messageIndex: turn.messageIndex,
+    before: before.snapshot,
+    after: after.snapshot,
+    files,
+    notCovered: _mergeNotCovered(before.notCovered, after.notCovered),
+  };
+  await _holdObjects(repo, record);
+  _update(repo.root, (checkpoints) => [...checkpoints, record]);
+  await pruneCheckpoints(repo, settings);
+  return record;
+}
+
+/** Sets or clears the `undone` mark of these records. */
+export function markUndone(root: string, ids: readonly string[], undone: boolean): void {
+  const at = new Date().toISOString();
+  _update(root, (checkpoints) =>
+    checkpoints.map((record) => {
+      if (!ids.includes(record.id)) return record;
+      const { undone: _, ...rest } = record;
+      return undone ? { ...rest, undone: at } : rest;
+    }),
+  );
+}
+
+/**
+ * Drops records older than `keepDays`, then the oldest beyond `maxPerProject`, their refs, and
+ * the objects nothing else holds. Undone records past the newest kept one go too (nothing can redo them).
+ */
+export async function pruneCheckpoints(
+  repo: ShadowRepo,
+  settings: Pick<CheckpointSettings, "keepDays" | "maxPerProject">,
+  now = Date.now(),
+): Promise<string[]> {
+  const all = listCheckpoints(repo.root);
+  const cutoff = now - settings.keepDays * 86_400_000;
+  const young = all.filter((record) => Date.parse(record.at) >= cutoff);
+  const kept = young.slice(Math.max(0, young.length - settings.maxPerProject));
+  const keptIds = new Set(kept.map((record) => record.id));
+  const dropped = all.filter((record) => !keptIds.has(record.id)).map((record) => record.id);
+  if (dropped.length === 0) return [];
+  _update(repo.root, (checkpoints) => checkpoints.filter((record) => !dropped.includes(record.id)));
+  // Under the lock no capture is half-written; a turn in flight holds its "before" by a pending ref.
+  await withCheckpointLock(repo.root, async () => {
+    const stale = splitNul(await runGit(repo, ["for-each-ref", "--format=%(refname)%00", "refs/pending/"]))
+      .map((ref) => ref.trim())
+      .filter((ref) => ref !== "" && _uuidTime(ref.slice("refs/pending/".length)) < cutoff);
+    const deletions = [...dropped.map((id) => `refs/checkpoints/${id}`), ...stale].map((ref) => `delete ${ref}\n`).join("");
+    await runGit(repo, ["update-ref", "--stdin"], deletions);
+    await runGit(repo, ["prune", "--expire=now"]);
+  });
+  return dropped;
+}
+
+/** What changed between two snapshots, path by path (content, existence, type, permission bits). */
+export async function diffSnapshots(repo: ShadowRepo, before: CaptureResult, after: CaptureResult): Promise<CheckpointFile[]> {
+  const files = new Map<string, CheckpointFile>();
+  if (before.snapshot.tree !== after.snapshot.tree) {
+    const raw = splitNul(await runGit(repo, ["diff-tree", "-r", "-z", "--no-renames", "--raw", before.snapshot.tree, after.snapshot.tree]));
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const [oldMode, newMode, , , status] = raw[i]!.slice(1).split(" ");
+      const path = raw[i + 1]!;
+      const change =
+        status === "A" ? "added" : status === "D" ? "deleted" : status === "T" ? "type" : oldMode !== newMode && _sameBlob(raw[i]!) ? "mode" : "modified";
+      files.set(path, { path, change });
+    }
+    const numstat = splitNul(await runGit(repo, ["diff-tree", "-r", "-z", "--no-renames", "--numstat", before.snapshot.tree, after.snapshot.tree]));
+    for (const line of numstat) {
+      const [added, removed, path] = line.split("\t");
+      const file = path === undefined ? undefined : files.get(path);
+      if (!file) continue;
+      if (added === "-") file.binary = true;
+      else if (file.change !== "mode") Object.assign(file, { added: Number(added), removed: Number(removed) });
+    }
+  }
+  const modeOf = (result: CaptureResult, path: string, exec: boolean) => result.meta.modes[path] ?? (exec ? result.meta.base.exec : result.meta.base.file);
+  const sameBase = before.meta.base.file === after.meta.base.file && before.meta.base.exec === after.meta.base.exec;
+  if (sameBase) {
+    // Unchanged paths differ in permission bits only where one snapshot lists them as exceptions.
+    for (const path of new Set([...Object.keys(before.meta.modes), ...Object.keys(after.meta.modes)])) {
+      if (files.has(path)) continue;
+      const exec = ((before.meta.modes[path] ?? after.meta.modes[path] ?? 0) & 0o100) !== 0;
+      if (modeOf(before, path, exec) !== modeOf(after, path, exec)) files.set(path, { path, change: "mode" });
+    }
+  } else {
+    const beforeExec = await _regularFiles(repo, before.snapshot.tree);
+    for (const [path, exec] of await _regularFiles(repo, after.snapshot.tree)) {
+      if (files.has(path) || !beforeExec.has(path)) continue;
+      if (modeOf(before, path, beforeExec.get(path)!) !== modeOf(after, path, exec)) files.set(path, { path, change: "mode" });
+    }
+  }
+  const beforeDirs = new Set(before.meta.dirs);
+  const afterDirs = new Set(after.meta.dirs);
+  for (const dir of afterDirs) if (!beforeDirs.has(dir) && !files.has(dir)) files.set(`${dir}/`, { path: `${dir}/`, change: "added" });
+  for (const dir of beforeDirs) if (!afterDirs.has(dir) && !files.has(dir)) files.set(`${dir}/`, { path: `${dir}/`, change: "deleted" });
+  return [...files.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** Regular files of a tree and whether each is executable. */
+async function _regularFiles(repo: ShadowRepo, tree: string): Promise<Map<string, boolean>> {
+  const out = new Map<string, boolean>();
+  for (const entry of splitNul(await runGit(repo, ["ls-tree", "-r", "-z", "--full-tree", tree]))) {
+    const mode = entry.slice(0, 6);
+    if (mode === "100644" || mode === "100755") out.set(entry.slice(entry.indexOf("\t") + 1), mode === "100755");
+  }
+  return out;
+}
+
+/** The creation time in a UUIDv7 (ms), or 0 when it is not one. */
+function _uuidTime(id: string): number {
+  const hex = id.replace(/-/g, "").slice(0, 12);
+  return /^[0-9a-f]{12}$/.test(hex) ? Number.parseInt(hex, 16) : 0;
+}
+
+function _sameBlob(raw: string): boolean {
+  const [, , oldOid, newOid] = raw.slice(1).split(" ");
+  return oldOid === newOid;
+}
+
+function _mergeNotCovered(a: NotCovered[], b: NotCovered[]): NotCovered[] {
+  const seen = new Map<string, NotCovered>();
+  for (const entry of [...a, ...b]) seen.set(`${entry.why}:${entry.path}`, entry);
+  return [...seen.values()];
+}
+
+async function _holdObjects(repo: ShadowRepo, record: CheckpointRecord): Promise<void> {
+  const listing =
+    `040000 tree ${record.before.tree}\tbefore\n040000 tree ${record.after.tree}\tafter\n` +
+    `100644 blob ${record.before.meta}\tbefore.json\n100644 blob ${record.after.meta}\tafter.json\n`;
+  const holder = (await runGit(repo, ["mktree"], listing)).toString("utf8").trim();
+  await runGit(repo, ["update-ref", `refs/checkpoints/${record.id}`, holder]);
+}
+
+function _update(root: string, change: (checkpoints: CheckpointRecord[]) => CheckpointRecord[]): void {
+  updateJsonSync<_Doc>(checkpointsFile(root), { schema: _FileSchemaDoc, mode: 0o600 }, (current) => ({
+    version: 1,
+    root,
+    checkpoints: change(current?.checkpoints ?? []),
+  }));
+}

@@ -1,0 +1,136 @@
+/**
+ * The checkpoint store in-process: records, the shadow repository's layout and modes, pruning by
+ * age and by count with the objects only pruned checkpoints held, and the turn checkpointer's
+ * laziness (no snapshot before the first change, nothing kept for a turn that changed nothing).
+ */
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { useTempHome } from "./temp-home.ts";
+import { listCheckpoints, openCheckpointRepo, pruneCheckpoints, recordCheckpoint, snapshotWorkspace } from "../../lib/store/checkpoints.ts";
+import { paths } from "../../lib/platform/paths.ts";
+import { createTurnCheckpoints } from "../../lib/agent/turn-checkpoint.ts";
+
+useTempHome("shiro-checkpoints-");
+let root = "";
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), "shiro-ws-"));
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+const SETTINGS = { maxFileBytes: 1_000_000, keepDays: 30, maxPerProject: 100, enabled: true };
+const turn = (prompt: string) => ({ sessionId: "s1", runId: `r-${prompt}`, prompt, messageIndex: 0 });
+
+async function checkpointOf(change: () => void, prompt: string) {
+  const repo = await openCheckpointRepo(root);
+  const before = await snapshotWorkspace(repo, SETTINGS);
+  change();
+  const after = await snapshotWorkspace(repo, SETTINGS);
+  return recordCheckpoint(repo, turn(prompt), before, after, SETTINGS);
+}
+
+function objectCount(): number {
+  const out = spawnSync("git", ["count-objects", "-v"], { env: { ...process.env, GIT_DIR: join(paths.checkpointsDir(root), "git") }, encoding: "utf8" }).stdout;
+  return Number(/count: (\d+)/.exec(out)![1]) + Number(/in-pack: (\d+)/.exec(out)![1]);
+}
+
+describe("the checkpoint store", () => {
+  test("lives under the state folder, 0700, and records one checkpoint per changing turn with +/- lines", async () => {
+    writeFileSync(join(root, "a.txt"), "one\ntwo\n");
+    const record = await checkpointOf(() => writeFileSync(join(root, "a.txt"), "one\nTWO\nthree\n"), "edit a");
+    expect(record!.files).toEqual([{ path: "a.txt", change: "modified", added: 2, removed: 1 }]);
+    expect(statSync(paths.checkpointsDir(root)).mode & 0o777).toBe(0o700);
+    expect(listCheckpoints(root).map((entry) => entry.prompt)).toEqual(["edit a"]);
+    expect(await checkpointOf(() => undefined, "nothing")).toBeUndefined();
+    expect(listCheckpoints(root)).toHaveLength(1);
+  });
+
+  test("pruning by count and by age drops the records, their refs and the objects only they held", async () => {
+    writeFileSync(join(root, "base.txt"), "base\n");
+    for (let i = 0; i < 4; i++) await checkpointOf(() => writeFileSync(join(root, `f${i}.txt`), `unique content ${i}\n`.repeat(50)), `turn ${i}`);
+    const objects = objectCount();
+    const repo = await openCheckpointRepo(root);
+    // A turn in flight: its "before" snapshot is held, so pruning keeps its objects.
+    writeFileSync(join(root, "pending.txt"), "held by a turn in flight\n");
+    const held = await snapshotWorkspace(repo, SETTINGS, true);
+    const dropped = await pruneCheckpoints(repo, { keepDays: 30, maxPerProject: 2 });
+    expect(dropped).toHaveLength(2);
+    expect(listCheckpoints(root).map((entry) => entry.prompt)).toEqual(["turn 2", "turn 3"]);
+    const refs = spawnSync("git", ["for-each-ref", "--format=%(refname)"], { env: { ...process.env, GIT_DIR: repo.gitDir }, encoding: "utf8" })
+      .stdout.trim()
+      .split("\n");
+    expect(refs.sort()).toEqual([...listCheckpoints(root).map((entry) => `refs/checkpoints/${entry.id}`), `refs/pending/${held.hold}`].sort());
+    expect(objectCount()).toBeLessThan(objects + 3);
+    const catFile = (oid: string) => spawnSync("git", ["cat-file", "-e", oid], { env: { ...process.env, GIT_DIR: repo.gitDir } }).status;
+    expect(catFile(held.snapshot.tree)).toBe(0);
+    expect(catFile(held.snapshot.meta)).toBe(0);
+    const later = Date.now() + 31 * 86_400_000;
+    expect(await pruneCheckpoints(repo, { keepDays: 30, maxPerProject: 100 }, later)).toHaveLength(2);
+    expect(listCheckpoints(root)).toEqual([]);
+  });
+});
+
+describe("the turn checkpointer", () => {
+  test("takes no snapshot until the first change, and none at all when disabled", async () => {
+    const checkpoints = createTurnCheckpoints({ root, settings: SETTINGS, enabled: true });
+    checkpoints.start();
+    expect(await checkpoints.finish(turn("read only"))).toEqual({});
+    expect(listCheckpoints(root)).toEqual([]);
+    checkpoints.start();
+    await checkpoints.beforeChange();
+    writeFileSync(join(root, "new.txt"), "new\n");
+    await checkpoints.beforeChange();
+    const outcome = await checkpoints.finish(turn("write"));
+    expect(outcome.files).toBe(1);
+    expect(listCheckpoints(root).map((entry) => entry.id)).toEqual([outcome.id!]);
+    const off = createTurnCheckpoints({ root, settings: SETTINGS, enabled: false });
+    off.start();
+    await off.beforeChange();
+    writeFileSync(join(root, "other.txt"), "x\n");
+    expect(await off.finish(turn("off"))).toEqual({});
+    expect(off.coverage()).toBeUndefined();
+  });
+});
+
+describe("a rewind plan", () => {
+  test("is checked again when applied: a file edited after the plan was shown stops it, and nothing changes", async () => {
+    const { planUndo, HandEditError } = await import("../../lib/store/checkpoint-restore.ts");
+    writeFileSync(join(root, "a.txt"), "one\n");
+    writeFileSync(join(root, "b.txt"), "two\n");
+    const record = await checkpointOf(() => {
+      writeFileSync(join(root, "a.txt"), "ONE\n");
+      writeFileSync(join(root, "b.txt"), "TWO\n");
+    }, "edit both");
+    const plan = await planUndo(await openCheckpointRepo(root), record!, SETTINGS.maxFileBytes);
+    expect(plan.handEdited).toEqual([]);
+    expect(plan.steps).toEqual([
+      { path: "a.txt", action: "restore" },
+      { path: "b.txt", action: "restore" },
+    ]);
+    writeFileSync(join(root, "b.txt"), "edited while asked\n");
+    await expect(plan.apply(false)).rejects.toBeInstanceOf(HandEditError);
+    expect(readFileSync(join(root, "a.txt"), "utf8")).toBe("ONE\n");
+    expect(readFileSync(join(root, "b.txt"), "utf8")).toBe("edited while asked\n");
+    await plan.apply(true);
+    expect(readFileSync(join(root, "a.txt"), "utf8")).toBe("one\n");
+    expect(readFileSync(join(root, "b.txt"), "utf8")).toBe("two\n");
+    expect(listCheckpoints(root)[0]!.undone).toBeString();
+  });
+});
+
+describe("the permission scan", () => {
+  test("a chmod in the same second as the last snapshot is seen, and so is one on a file settled long before", async () => {
+    const { chmodSync, utimesSync } = await import("node:fs");
+    writeFileSync(join(root, "p.txt"), "p\n");
+    writeFileSync(join(root, "old.txt"), "o\n");
+    chmodSync(join(root, "p.txt"), 0o640);
+    const quick = await checkpointOf(() => chmodSync(join(root, "p.txt"), 0o600), "chmod at once");
+    expect(quick!.files).toEqual([{ path: "p.txt", change: "mode" }]);
+    utimesSync(join(root, "old.txt"), new Date(2020, 0, 1), new Date(2020, 0, 1));
+    await Bun.sleep(1100);
+    const settled = await checkpointOf(() => chmodSync(join(root, "old.txt"), 0o604), "chmod later");
+    expect(settled!.files).toEqual([{ path: "old.txt", change: "mode" }]);
+  });
+});
