@@ -13,6 +13,7 @@ import { EXIT, UsageError } from "../lib/platform/errors.ts";
 import type { ParsedFlags } from "./_flags.ts";
 import { agentFlagsFrom } from "../lib/config/flags.ts";
 import { writeOut, writeErr } from "../lib/ui/output.ts";
+import { setStartupTraceSink } from "../lib/agent/startup-trace.ts";
 
 async function _readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -23,6 +24,7 @@ async function _readStdin(): Promise<string> {
 const _HEADLESS_ONLY = ["json", "detach", "output-format", "output-last-message", "output-schema", "image"] as const;
 
 export async function startSession(flags: ParsedFlags): Promise<number> {
+  setStartupTraceSink(writeErr);
   const startedAt = Date.now();
   const headless = flags.print !== undefined || !process.stdin.isTTY;
   for (const name of _HEADLESS_ONLY) if (flags[name] !== undefined && !headless) throw new UsageError(`--${name} needs -p (headless mode)`);

@@ -46,6 +46,7 @@ import { runUserCommand } from "./user-command.ts";
 import { DEFAULT_MAX_STEPS, VARIANTS, type AgentVariant } from "./variants.ts";
 import type { CompleteFn } from "../providers/complete.ts";
 import { readRunScope } from "./run-scope.ts";
+import { traceFirstRequest, tracedStartup } from "./startup-trace.ts";
 
 export type { Agent, AgentModeChange, CreateAgentOptions } from "./agent-api.ts";
 import type { Agent, AgentModeChange, CreateAgentOptions } from "./agent-api.ts";
@@ -54,7 +55,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const { flags, cwd } = options;
   const headless = options.mode === "headless";
   const notices: StartupNotice[] = [];
-  const config = await resolveAgentConfig(flags, options.env, notices);
+  const config = tracedStartup("config", await resolveAgentConfig(flags, options.env, notices));
   const scope = readRunScope(cwd, flags, [config.model, config.file.subagentModel ?? config.model]);
   let variant: AgentVariant = VARIANTS[config.agent];
   let thinking: ThinkingLevel = config.thinking ?? variant.thinking;
@@ -175,7 +176,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     ...plugins.tools(),
   ];
   const registered = checkToolList([...builtins, ...sessionTools]);
-  toolbox.registered = registered;
+  toolbox.registered = tracedStartup("tools", registered);
   addDeclaredDefaults(rules, [...sessionTools, LOAD_TOOLS_DECLARATION]);
   let offered = scope.visible(selectTools(registered, { toolSets: config.file.toolSets, allow: variant.allow }).offered);
   // Where every question is denied, a tool no rule allows could only be refused: it is not offered.
@@ -221,7 +222,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const driver = createRunDriver({
     session,
     markChanged: () => writer.markChanged(),
-    client,
+    client: traceFirstRequest(client),
     context,
     gate,
     plugins,
@@ -296,7 +297,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     registeredTools: () => (mcp.hub ? [...registered, ...mcp.hub.tools()] : registered),
     todos: () => session.notebook.todos,
     turn(prompt, signal, turnOptions) {
-      const events = [...(turnOptions?.events ?? []), ...(memoryScopes?.beginRun(prompt) ?? [])];
+      const events = [...(turnOptions?.events ?? []), ...(tracedStartup("memory", memoryScopes?.beginRun(prompt)) ?? [])];
       return narrowing.during(collectRunIds(driver.start(prompt, signal, { ...turnOptions, events }), episodeRuns), turnOptions?.allowedTools);
     },
     resumeRun(run, decision, signal, resumeOptions) {

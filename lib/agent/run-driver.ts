@@ -28,6 +28,7 @@ import { runTurn, type TurnInput, type TurnOptions, type TurnResult } from "./lo
 import { openTurnCheckpoints, type CheckpointSource } from "./turn-checkpoint.ts";
 import type { ModelClient } from "../providers/client.ts";
 import { redactText } from "../secrets/redact.ts";
+import { tracedStartup } from "./startup-trace.ts";
 
 export interface RunDriverOptions {
   session: SessionRecord;
@@ -184,7 +185,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
         messages: working,
         tools: options.tools,
         callable: options.callable,
-        systemPrompt: options.systemPrompt,
+        systemPrompt: (offered) => tracedStartup("prompt", options.systemPrompt(offered)),
         gate: options.gate,
         root: options.root,
         sandbox: options.sandbox,

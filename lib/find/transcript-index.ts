@@ -26,6 +26,31 @@ export interface TranscriptIndexOptions {
   onNotice?: (text: string) => void;
 }
 
+/** Bytes of index file below which opening it on the path to a first request is cheap. */
+export const SMALL_TRANSCRIPT_INDEX_BYTES = 4 * 1024 * 1024;
+/** Session and run files few enough to build a missing index from before a first request. */
+const _SMALL_HISTORY_FILES = 200;
+
+/**
+ * Whether opening the transcript index now costs little: its file exists and holds at most
+ * SMALL_TRANSCRIPT_INDEX_BYTES, or it is missing and at most a few hundred session and run files
+ * would build it. Reads one stat (and, without a file, two folder listings), never the index.
+ */
+export function transcriptIndexIsSmall(): boolean {
+  try {
+    return statSync(paths.transcriptIndex()).size <= SMALL_TRANSCRIPT_INDEX_BYTES;
+  } catch {
+    const count = (dir: string) => {
+      try {
+        return readdirSync(dir).length;
+      } catch {
+        return 0;
+      }
+    };
+    return count(paths.sessionsDir()) + count(paths.eventsDir()) <= _SMALL_HISTORY_FILES;
+  }
+}
+
 /** The index, up to date with the sessions and runs folders. */
 export function openTranscriptIndex(options: TranscriptIndexOptions = {}): Bm25Index {
   const file = openIndexFile(paths.transcriptIndex(), { label: "search index", onNotice: options.onNotice });

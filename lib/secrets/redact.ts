@@ -77,6 +77,13 @@ const _DOCKER_AUTH = /(\\?"(?:auth|identitytoken|registrytoken)\\?"\s*:\s*\\?")(
 const _ASSIGNMENT = /(?<![A-Za-z0-9_$])(\\?["'`]?)([A-Za-z_][A-Za-z0-9_.-]*)\1[ \t]*(?:=|:=|:|=>)[ \t]*(\\?["'`]?)([^\s"'`\\,;(){}[\]<>=]+=*)/g;
 
 const _SECRET_NAME = /(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PWD|PASSPHRASE|CREDENTIALS?)$/;
+/**
+ * A necessary condition for `_redactAssignments` to change anything, tested once per text: a name
+ * that normalises to a secret name ends in one of these words in some case, and is followed by
+ * the assignment's closing quote, blanks and operator. Most text has none, and then the
+ * per-assignment scan (the redactor's costliest step) is skipped.
+ */
+const _SECRET_ASSIGNMENT_HINT = /(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PWD|PASSPHRASE|CREDENTIALS?)\\?["'`]?[ \t]*[=:]/i;
 const _PASSWORD_NAME = /(?:PASSWORD|PASSWD|PWD|PASSPHRASE)$/;
 
 /** True when a variable or field named `name` holds a secret by convention (`apiKey`, `DB_PASSWORD`). */
@@ -143,7 +150,7 @@ export function redactText(text: string): RedactResult {
   out = out.replace(_BEARER, (all, head: string, token: string) => (isSecretLikeValue(token) ? head + note("bearer-token") : all));
   out = out.replace(_BASIC, (all, head: string, token: string) => (_isBasicCredential(token) ? head + note("basic-auth") : all));
   if (/auth|token/i.test(out)) out = out.replace(_DOCKER_AUTH, (_all, head: string) => head + note("docker-auth"));
-  out = _redactAssignments(out, note);
+  if (_SECRET_ASSIGNMENT_HINT.test(out)) out = _redactAssignments(out, note);
   return kinds.length === 0 ? { text, kinds } : { text: out, kinds };
 }
 
@@ -180,10 +187,13 @@ function _redactAssignments(text: string, note: (kind: string) => string): strin
 }
 
 /**
- * Sessions are rewritten whole after every step, so the same long strings are redacted again and
- * again: long ones are remembered (by content; engines cache a string's hash) up to a bound.
+ * Sessions are rewritten whole after every step, so the same strings are redacted again and
+ * again: they are remembered by content (engines cache a string's hash) up to a bound, so a later
+ * save of a growing session runs the shapes only over the strings it has not seen. Keyed by
+ * content, not by the object that holds it: a message changed in place yields a new string, which
+ * misses and is redacted.
  */
-const _CACHE_MIN_LENGTH = 256;
+const _CACHE_MIN_LENGTH = 8;
 /** Characters of source text held at most (the redacted copies are usually the same strings). */
 const _CACHE_CHARS = 8_000_000;
 const _cache = new Map<string, string>();
@@ -204,6 +214,20 @@ function _redactCached(text: string): string {
   return redacted;
 }
 
+/** What a field's name says of its value, remembered per name: documents repeat the same few keys. */
+const _keyKinds = new Map<string, "password" | "secret" | "">();
+
+function _keyKind(key: string): "password" | "secret" | "" {
+  let kind = _keyKinds.get(key);
+  if (kind === undefined) {
+    const normalized = _normalizeName(key);
+    kind = !_SECRET_NAME.test(normalized) ? "" : _PASSWORD_NAME.test(normalized) ? "password" : "secret";
+    if (_keyKinds.size >= 10_000) _keyKinds.clear();
+    _keyKinds.set(key, kind);
+  }
+  return kind;
+}
+
 /** Fields that hold opaque provider data, replayed byte for byte and never shown to anyone. */
 const _OPAQUE_KEYS = new Set(["signature", "redactedData", "encryptedContent", "extraContent"]);
 
@@ -216,9 +240,8 @@ function _redactAny(value: unknown, key: string | undefined): unknown {
   if (typeof value === "string") {
     if (key !== undefined && /^(?:auth|identitytoken|registrytoken)$/i.test(key) && /^[A-Za-z0-9+/_.-]{8,}={0,2}$/.test(value))
       return placeholderFor("docker-auth");
-    if (key !== undefined && isSecretName(key) && isSecretLikeValue(value, { password: _PASSWORD_NAME.test(_normalizeName(key)) })) {
-      return placeholderFor(_PASSWORD_NAME.test(_normalizeName(key)) ? "password" : "secret");
-    }
+    const name = key === undefined ? undefined : _keyKind(key);
+    if (name && isSecretLikeValue(value, { password: name === "password" })) return placeholderFor(name);
     return _redactCached(value);
   }
   if (Array.isArray(value)) {

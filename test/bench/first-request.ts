@@ -1,7 +1,8 @@
 /**
  * Time from exec to the first model request: `dist/shiro -p "hi"` against the fake provider on
  * 127.0.0.1, measured at the fake when the request arrives, next to a bare compiled Bun binary's
- * whole run in the same session. The target: under 100 ms to the first request.
+ * whole run in the same session. The target: under 100 ms to the first request. Each run sets
+ * SHIRO_TRACE_STARTUP=1, so the time is also split by phase (lib/agent/startup-trace.ts): medians.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -33,7 +34,8 @@ export async function benchFirstRequest(): Promise<void> {
       return { text: "hi" };
     });
     const home = join(temp, "home");
-    const env = binaryEnv(home, fakeEnv(fake.baseURL, "chat"));
+    const env = binaryEnv(home, { ...fakeEnv(fake.baseURL, "chat"), SHIRO_TRACE_STARTUP: "1" });
+    const phases: Record<string, number[]> = {};
     const firstRequest: number[] = [];
     const whole: number[] = [];
     const bareTimes: number[] = [];
@@ -41,8 +43,11 @@ export async function benchFirstRequest(): Promise<void> {
       bareTimes.push(await _timeExit(bare, []));
       await new Promise<void>((resolvePromise) => {
         const start = performance.now();
-        const child = spawn(binary, ["-p", "hi", "--no-memory"], { cwd: temp, env, stdio: "ignore" });
+        const child = spawn(binary, ["-p", "hi", "--no-memory"], { cwd: temp, env, stdio: ["ignore", "ignore", "pipe"] });
+        let stderr = "";
+        child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
         child.on("close", () => {
+          for (const [phase, ms] of Object.entries(_tracePhases(stderr))) (phases[phase] ??= []).push(ms);
           whole.push(performance.now() - start);
           firstRequest.push(arrived - start);
           resolvePromise();
@@ -54,10 +59,17 @@ export async function benchFirstRequest(): Promise<void> {
     console.log(
       `first request: whole -p run ${median(whole).toFixed(1)} ms; bare compiled binary ${median(bareTimes).toFixed(1)} ms; ratio first-request / bare = ${(first / median(bareTimes)).toFixed(2)}x`,
     );
+    const split = Object.entries(phases).map(([phase, times]) => `${phase} ${median(times).toFixed(1)}`);
+    console.log(`first request: by phase (ms, inside the process, SHIRO_TRACE_STARTUP=1): ${split.join(", ") || "no trace line"}`);
   } finally {
     await fake.stop();
     rmSync(temp, { recursive: true, force: true });
   }
+}
+
+function _tracePhases(stderr: string): Record<string, number> {
+  const line = stderr.split("\n").find((text) => text.includes('"startup-trace"'));
+  return line ? (JSON.parse(line) as { phases: Record<string, number> }).phases : {};
 }
 
 if (import.meta.main) await benchFirstRequest();

@@ -57,6 +57,26 @@ describe("every json-file writer redacts", () => {
     for (const kind of new Set(SECRETS.map((secret) => secret.kind))) expect(text).toContain(`<redacted:${kind}>`);
   });
 
+  test("a growing session saved again and again: a secret added anywhere, even into a message already saved, is redacted", () => {
+    const path = join(stateDir(), "session.json");
+    const filler = "Ran the tests; 12 passed. ".repeat(40);
+    const messages: { role: string; parts: { type: string; text: string }[] }[] = [];
+    for (let step = 0; step < 5; step++) messages.push({ role: "assistant", parts: [{ type: "text", text: `${filler}${step}` }] });
+    writeJsonAtomic(path, { messages });
+    writeJsonAtomic(path, { messages });
+    const places: ((secret: string) => void)[] = [
+      (secret) => messages.push({ role: "tool", parts: [{ type: "text", text: secret }] }),
+      (secret) => (messages[0]!.parts[0]!.text += ` ${secret}`),
+      (secret) => messages[2]!.parts.push({ type: "text", text: secret }),
+      (secret) => (messages[4]!.parts[0]!.text = `${filler}\n${secret}`),
+    ];
+    for (const [index, secret] of SECRETS.entries()) {
+      places[index % places.length]!(contextOf(secret));
+      writeJsonAtomic(path, { messages });
+      expect(leaked(readFileSync(path, "utf8"))).toEqual([]);
+    }
+  });
+
   test("history and approvals go through it", () => {
     appendHistory(home.dir, `curl -H "Authorization: Bearer ${jwt}"`);
     createPending({

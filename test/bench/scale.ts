@@ -1,0 +1,237 @@
+/**
+ * `bun run bench:scale`: what a year of history costs every prompt. A history of 5,000 sessions
+ * (10,000 runs and episodes, 100,000 logged events, 300 notes) is written by the stores'
+ * own code (./_history.ts) into a temp home, once per run; then dist/shiro is driven, interleaved
+ * round by round, in that home, in an empty home and in a home of 10 sessions, against the fake
+ * provider on 127.0.0.1 (which notes when each request arrives). Printed, each with the absolute
+ * medians beside the ratio and PASS/MISS against issue 24's targets:
+ * - exec → first model request of `-p`, and the whole plain turn, full home / empty home;
+ * - a turn that calls `recall`, full home / an empty-home plain turn;
+ * - `shiro search`, full home / empty home;
+ * - saving: a plain turn's time after its first request (the answer streamed, then the session,
+ *   run, episode and indexes written) in the full home / in the 10-session home;
+ * - index bytes as a share of the store bytes they cover (full home);
+ * - empty home: exec → first request against a bare compiled binary that sends one request, and
+ *   the child processes a plain answer starts (strace; the column is skipped when it is missing).
+ * Homes live on /dev/shm where it exists: the generation's fsyncs would take minutes on a disk, and
+ * every home sits on the same file system, so ratios compare work, not the disk.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { binaryEnv, ensureBinary, fakeEnv } from "../e2e/_harness.ts";
+import { startFakeProvider, type FakeStep, type RecordedRequest } from "../fakes/provider.ts";
+import { median } from "./baseline.ts";
+
+/** SCALE_ROUNDS and SCALE_SESSIONS shrink the run for a quick look; the targets are for the defaults. */
+const ROUNDS = Number(process.env.SCALE_ROUNDS ?? 7);
+const SESSIONS = process.env.SCALE_SESSIONS ?? "5000";
+const RECALL_PROMPT = "use recall for the login redirect";
+const SEARCH_QUERY = "login redirect broken";
+
+interface Target {
+  label: string;
+  empty: string;
+  full: string;
+  ratio: number;
+  bar: number;
+}
+
+const base = mkdtempSync(join(existsSync("/dev/shm") ? "/dev/shm" : tmpdir(), "shiro-bench-scale-"));
+const project = join(base, "project");
+const homes = { empty: join(base, "empty"), ten: join(base, "ten"), full: join(base, "full") };
+
+/** Writes the 5,000- and the 10-session histories; resolves with the seconds it took. */
+async function _generate(): Promise<number> {
+  mkdirSync(join(project, ".git"), { recursive: true });
+  for (const home of Object.values(homes)) mkdirSync(home, { recursive: true });
+  const started = performance.now();
+  const script = `
+    const [home, sessions] = process.argv.slice(2);
+    process.env.SHIRO_HOME = home;
+    const { writeHistory, YEAR_OF_HISTORY } = await import(${JSON.stringify(join(import.meta.dir, "_history.ts"))});
+    writeHistory(${JSON.stringify(project)}, { ...YEAR_OF_HISTORY, sessions: Number(sessions) });`;
+  writeFileSync(join(base, "generate.ts"), script);
+  // Two processes at once: the machine has two cores, and each store keeps its own state.
+  const children = [
+    [homes.full, SESSIONS],
+    [homes.ten, "10"],
+  ].map(
+    ([home, sessions]) =>
+      new Promise<void>((resolvePromise, reject) => {
+        const child = spawn(process.execPath, [join(base, "generate.ts"), home!, sessions!], { stdio: ["ignore", "inherit", "inherit"] });
+        child.on("close", (code) => (code === 0 ? resolvePromise() : reject(new Error(`generating ${sessions} sessions failed (exit ${code})`))));
+      }),
+  );
+  await Promise.all(children);
+  return (performance.now() - started) / 1000;
+}
+
+const fake = await startFakeProvider();
+let arrived = 0;
+fake.respond((request: RecordedRequest): FakeStep => {
+  arrived ||= performance.now();
+  const messages = (request.body?.messages ?? []) as { role: string; content?: unknown }[];
+  const last = messages.at(-1);
+  if (last?.role === "tool") return { text: "Found it." };
+  if (JSON.stringify(last?.content ?? "").includes(RECALL_PROMPT)) return { toolCalls: [{ name: "recall", input: { query: SEARCH_QUERY } }] };
+  return { text: "hi" };
+});
+
+interface RunTimes {
+  first: number;
+  whole: number;
+  code: number | null;
+}
+
+function _run(home: string, args: string[], extra: Record<string, string> = {}): Promise<RunTimes> {
+  return new Promise((resolvePromise) => {
+    arrived = 0;
+    const start = performance.now();
+    const child = spawn(ensureBinary(), args, { cwd: project, env: binaryEnv(home, { ...fakeEnv(fake.baseURL, "chat"), ...extra }), stdio: "ignore" });
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolvePromise({ first: arrived ? arrived - start : Number.NaN, whole: performance.now() - start, code });
+    });
+  });
+}
+
+/** A bare compiled binary that POSTs once to $FLOOR_URL and exits; a server notes when the request arrives. */
+async function _floor(): Promise<number[]> {
+  const source = join(base, "floor.ts");
+  writeFileSync(source, 'await fetch(process.env.FLOOR_URL!, { method: "POST", body: "{}" });\n');
+  const build = spawnSync(process.execPath, ["build", "--compile", source, "--outfile", join(base, "floor")], { encoding: "utf8", timeout: 120_000 });
+  if (build.status !== 0) throw new Error(`building the floor binary failed:\n${build.stderr}`);
+  let at = 0;
+  const server = createServer((_request, response) => {
+    at = performance.now();
+    response.end("{}");
+  });
+  await new Promise<void>((resolvePromise) => server.listen(0, "127.0.0.1", resolvePromise));
+  const port = (server.address() as { port: number }).port;
+  const times: number[] = [];
+  for (let i = 0; i < ROUNDS * 2; i++) {
+    at = 0;
+    const start = performance.now();
+    await new Promise<void>((resolvePromise) => {
+      const child = spawn(join(base, "floor"), [], { env: { FLOOR_URL: `http://127.0.0.1:${port}/` }, stdio: "ignore" });
+      child.on("close", () => resolvePromise());
+    });
+    times.push(at - start);
+  }
+  server.close();
+  return times;
+}
+
+/** Child processes a plain `-p` answer starts in the empty home; a reason instead when strace is missing or cannot trace. */
+async function _children(): Promise<number | string> {
+  if (spawnSync("strace", ["-V"]).status !== 0) return "strace is not installed";
+  const out = join(base, "strace.txt");
+  const env = binaryEnv(homes.empty, fakeEnv(fake.baseURL, "chat"));
+  // Not spawnSync: the fake provider answers from this process's event loop.
+  await new Promise<void>((resolvePromise) => {
+    const child = spawn("strace", ["-f", "-qq", "-e", "trace=execve", "-o", out, ensureBinary(), "-p", "hi"], { cwd: project, env, stdio: "ignore" });
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    child.on("close", () => resolvePromise(clearTimeout(timer)));
+  });
+  const lines = existsSync(out) ? readFileSync(out, "utf8").split("\n") : [];
+  const execs = lines.filter((line) => line.includes("execve(") && / = 0$/.test(line)).length;
+  return execs === 0 ? "strace saw no exec (ptrace refused?)" : execs - 1;
+}
+
+function _bytes(dir: string, keep: (name: string) => boolean): number {
+  if (!existsSync(dir)) return 0;
+  let total = 0;
+  for (const name of readdirSync(dir, { recursive: true }).map(String)) {
+    const path = join(dir, name);
+    const stat = statSync(path);
+    if (stat.isFile() && keep(name)) total += stat.size;
+  }
+  return total;
+}
+
+const _isIndex = (name: string) => /\.(index|vectors)\.json$/.test(name) || name.startsWith("search/");
+
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+
+export async function benchScale(): Promise<void> {
+  try {
+    const binary = ensureBinary();
+    const generation = await _generate();
+    console.log(`scale: history written in ${generation.toFixed(1)} s by the stores (${base})`);
+    // The first run and search in each home build what later runs reuse: measured apart.
+    const coldTurn = await _run(homes.full, ["-p", "hi"]);
+    const coldSearch = await _run(homes.full, ["search", SEARCH_QUERY]);
+    for (const home of [homes.empty, homes.ten]) {
+      await _run(home, ["-p", "hi"]);
+      await _run(home, ["search", SEARCH_QUERY]);
+    }
+    const samples: Record<string, number[]> = {};
+    const add = (key: string, value: number) => (samples[key] ??= []).push(value);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [name, home] of Object.entries(homes)) {
+        const plain = await _run(home, ["-p", "hi"]);
+        add(`${name}.first`, plain.first);
+        add(`${name}.whole`, plain.whole);
+        add(`${name}.tail`, plain.whole - plain.first);
+        if (name === "ten") continue;
+        add(`${name}.recall`, (await _run(home, ["-p", RECALL_PROMPT])).whole);
+        add(`${name}.search`, (await _run(home, ["search", SEARCH_QUERY])).whole);
+      }
+    }
+    const m = (key: string) => median(samples[key]!);
+    const floor = median(await _floor());
+    const children = await _children();
+    const state = join(homes.full, ".shiro-neko");
+    const indexBytes = _bytes(state, _isIndex);
+    const storeBytes = ["sessions", "runs", "events", "memory"].reduce((sum, dir) => sum + _bytes(join(state, dir), (name) => !_isIndex(name)), 0);
+    const targets: Target[] = [
+      { label: "exec → first request", empty: ms(m("empty.first")), full: ms(m("full.first")), ratio: m("full.first") / m("empty.first"), bar: 1.1 },
+      { label: "whole plain turn", empty: ms(m("empty.whole")), full: ms(m("full.whole")), ratio: m("full.whole") / m("empty.whole"), bar: 1.15 },
+      {
+        label: "turn calling recall (/ empty plain)",
+        empty: ms(m("empty.whole")),
+        full: ms(m("full.recall")),
+        ratio: m("full.recall") / m("empty.whole"),
+        bar: 1.5,
+      },
+      { label: "shiro search", empty: ms(m("empty.search")), full: ms(m("full.search")), ratio: m("full.search") / m("empty.search"), bar: 3 },
+      {
+        label: "saving (turn after 1st request)",
+        empty: `${ms(m("ten.tail"))} (10th)`,
+        full: `${ms(m("full.tail"))} (${SESSIONS}th)`,
+        ratio: m("full.tail") / m("ten.tail"),
+        bar: 1.2,
+      },
+      { label: "empty home: first request / floor", empty: ms(floor), full: ms(m("empty.first")), ratio: m("empty.first") / floor, bar: 3 },
+    ];
+    console.log(`scale: ${ROUNDS} rounds, interleaved; medians; ${binary}`);
+    console.log(`  ${"case".padEnd(38)}${"baseline".padStart(22)}${"measured".padStart(24)}${"ratio".padStart(9)}${"target".padStart(9)}`);
+    for (const t of targets) {
+      const verdict = t.ratio <= t.bar ? "PASS" : "MISS";
+      console.log(
+        `  ${t.label.padEnd(38)}${t.empty.padStart(22)}${t.full.padStart(24)}${`${t.ratio.toFixed(2)}x`.padStart(9)}${`≤ ${t.bar}x`.padStart(9)}  ${verdict}`,
+      );
+    }
+    const share = indexBytes / storeBytes;
+    console.log(
+      `  ${"index bytes / store bytes".padEnd(38)}${`${(storeBytes / 1e6).toFixed(1)} MB`.padStart(22)}${`${(indexBytes / 1e6).toFixed(1)} MB`.padStart(24)}${`${(share * 100).toFixed(0)}%`.padStart(9)}${"≤ 35%".padStart(9)}  ${share <= 0.35 ? "PASS" : "MISS"}`,
+    );
+    if (typeof children === "string") console.log(`  child processes of a plain answer: skipped, ${children}`);
+    else
+      console.log(
+        `  ${"child processes of a plain answer".padEnd(38)}${"".padStart(22)}${String(children).padStart(24)}${"".padStart(9)}${"0".padStart(9)}  ${children === 0 ? "PASS" : "MISS"}`,
+      );
+    console.log(`  one-offs in the full home: first turn ${ms(coldTurn.whole)}, first search ${ms(coldSearch.whole)} (indexes built)`);
+    const failed = Object.entries(samples).filter(([, values]) => values.some((value) => Number.isNaN(value)));
+    if (failed.length > 0) console.log(`  note: some runs sent no request: ${failed.map(([key]) => key).join(", ")}`);
+  } finally {
+    await fake.stop();
+    rmSync(base, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.main) await benchScale();
