@@ -48,8 +48,8 @@ export const SUBCOMMANDS: Record<string, SubcommandRow> = {
   tools: { load: () => import("./tools.ts").then((m) => m.default), args: "[--json]", summary: "the built-in tools: set, offered or withheld, schema bytes" },
   mcp: {
     load: () => import("./mcp.ts").then((m) => m.default),
-    args: "[list|add <name>|remove <name>]",
-    summary: "MCP servers: connect and list them, add or remove one",
+    args: "[list|get <name>|add <name>|add-json <name> <json>|remove <name>]",
+    summary: "MCP servers: connect and list them, show, add or remove one",
   },
   hooks: {
     load: () => import("./hooks.ts").then((m) => m.default),

@@ -102,6 +102,8 @@ function _filesIn(dir: string, suffix: string): Map<string, string> {
     if (!name.endsWith(suffix)) continue;
     try {
       const stat = statSync(`${dir}/${name}`);
+      // Only regular files are sources: a device or pipe behind a name would be read forever.
+      if (!stat.isFile()) continue;
       files.set(name.slice(0, -suffix.length), `${stat.ino}:${stat.size}:${stat.mtimeMs}`);
     } catch {
       // removed between listing and stat

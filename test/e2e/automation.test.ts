@@ -47,8 +47,9 @@ describe("--output-format", () => {
 
   test("stream-json is --json: one event per line, the same events", async () => {
     e2e.fake.script({ text: "a" }, { text: "a" });
-    const stream = await e2e.shiro(["-p", "hi", "--output-format", "stream-json"]);
-    const alias = await e2e.shiro(["-p", "hi", "--json"]);
+    // --no-memory: the second run would otherwise carry the first one's session as memory.
+    const stream = await e2e.shiro(["-p", "hi", "--output-format", "stream-json", "--no-memory"]);
+    const alias = await e2e.shiro(["-p", "hi", "--json", "--no-memory"]);
     const types = (stdout: string) => parseEventLines(stdout).map((event) => event.type);
     expect(types(stream.stdout)).toEqual(types(alias.stdout));
     expect(types(stream.stdout).at(-1)).toBe("done");
