@@ -31,31 +31,35 @@ function _ask(ctx: SlashContext, question: string): Promise<string> {
   return ctx.ask ? ctx.ask(question) : Promise.resolve("n");
 }
 
-const _undo: SlashCommand = {
-  name: "/undo",
-  args: "[force]",
-  help: "take back the files the last turn changed (asks first)",
-  async run(args, ctx) {
-    const { planUndoLast } = await import("../../agent/rewind.ts");
-    const plan = await planUndoLast(ctx.cwd ?? process.cwd(), ctx.agent.session.id, ctx.agent.config.file.checkpoints?.maxFileBytes);
-    if (!plan) ctx.write("nothing to undo: no turn of this session changed files (or its changes were already taken back)\n");
-    else await _confirmAndApply(plan, args.trim() === "force", "/undo", ctx);
-    return SLASH_DONE;
-  },
-};
+/** A command that plans one step (undo or redo) and, when there is one, confirms and applies it. */
+function _stepCommand(name: string, help: string, nothing: string, plan: (ctx: SlashContext) => Promise<RewindPlan | undefined>): SlashCommand {
+  return {
+    name,
+    args: "[force]",
+    help,
+    async run(args, ctx) {
+      const planned = await plan(ctx);
+      if (!planned) ctx.write(`${nothing}\n`);
+      else await _confirmAndApply(planned, args.trim() === "force", name, ctx);
+      return SLASH_DONE;
+    },
+  };
+}
 
-const _redo: SlashCommand = {
-  name: "/redo",
-  args: "[force]",
-  help: "put back what the last /undo or /rewind took back",
-  async run(args, ctx) {
-    const { planRedoNext } = await import("../../agent/rewind.ts");
-    const plan = await planRedoNext(ctx.cwd ?? process.cwd(), ctx.agent.config.file.checkpoints?.maxFileBytes);
-    if (!plan) ctx.write("nothing to redo\n");
-    else await _confirmAndApply(plan, args.trim() === "force", "/redo", ctx);
-    return SLASH_DONE;
+const _undo = _stepCommand(
+  "/undo",
+  "take back the files the last turn changed (asks first)",
+  "nothing to undo: no turn of this session changed files (or its changes were already taken back)",
+  async (ctx) => {
+    const { planUndoLast } = await import("../../agent/rewind.ts");
+    return planUndoLast(ctx.cwd ?? process.cwd(), ctx.agent.session.id, ctx.agent.config.file.checkpoints?.maxFileBytes);
   },
-};
+);
+
+const _redo = _stepCommand("/redo", "put back what the last /undo or /rewind took back", "nothing to redo", async (ctx) => {
+  const { planRedoNext } = await import("../../agent/rewind.ts");
+  return planRedoNext(ctx.cwd ?? process.cwd(), ctx.agent.config.file.checkpoints?.maxFileBytes);
+});
 
 interface _Turn {
   number: number;
