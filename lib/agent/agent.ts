@@ -17,6 +17,7 @@ import { connectionFromConfig, createModelClient, type ModelClient } from "../pr
 import { openEpisodes } from "../store/episodes.ts";
 import { embeddingClientFromConfig } from "../search/embeddings.ts";
 import { collectRunIds, recordSessionEpisode, summarizeEpisode } from "./episode-recorder.ts";
+import { keepIndexesCurrent } from "./index-upkeep.ts";
 import { openSessionWriter, type SessionWriter } from "../store/sessions.ts";
 import { renderSkillCatalogue } from "../skills/skills.ts";
 import { builtinTools, checkToolList, selectTools } from "../tools/index.ts";
@@ -312,9 +313,17 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     mcpStatus: () => mcp.hub?.status() ?? [],
     close(reason) {
       const hasMessages = session.messages.length > 0;
+      const ranIds = [...episodeRuns];
       const episode =
         episodes && recordSessionEpisode({ store: episodes, session, cwd, runIds: episodeRuns.splice(0), tools: registered, warn: options.writeStderr });
       writer.close();
+      keepIndexesCurrent({
+        ...(hasMessages ? { sessionId: session.id } : {}),
+        runIds: ranIds,
+        projectRoot,
+        ...(memoryScopes ? { stores: memoryScopes.shelf.stores(), episodes } : {}),
+        onNotice: (text) => options.writeStderr(`${text}\n`),
+      });
       const summary = episode && config.file.memory?.episodeSummary ? summarizeEpisode(episodes!, episode, complete, options.writeStderr) : undefined;
       closing = Promise.all([mcp.hub?.close(), summary, hooks?.sessionEnd(reason ?? "other")]).then(() => undefined);
       return hasMessages ? session.id : undefined;

@@ -1,17 +1,29 @@
 /**
- * The transcript index: one BM25 index (lib/search) over every saved session's messages and every
- * logged run's events, in `search/transcripts.index.json` (paths.transcriptIndex), brought up to
- * date on each open.
+ * The transcript index: one segmented BM25 index (lib/search/index-folder.ts) over every saved
+ * session's messages and every logged run's events, in `search/transcripts.index/`
+ * (paths.transcriptIndex).
  *
- * Segments: `session:<id>` per session file, `run:<id>` per event log. A segment is out of date
- * when its file's inode, size or modification time changed (a session is rewritten whole on
- * save; an event log only grows); only then is the source read, and only its new or changed
- * documents (transcript-docs.ts) are tokenised. A source whose file is gone leaves the index.
- * Opening reads the two folders' listings and stats each file; nothing else when nothing changed.
+ * Sources: `session:<id>` per session file, `run:<id>` per event log; a source's stamp is its
+ * file's inode, size and modification time (a session is rewritten whole on save; an event log
+ * only grows), and only a changed source is read again, only its new or changed documents
+ * (transcript-docs.ts) tokenised. A source whose file is gone leaves the index.
+ *
+ * Keeping it current:
+ * - The saver: when a session closes, `indexSavedTranscripts` adds that session and its runs as
+ *   one more segment, under the index's lock, and records the two folders' stamps (inode and
+ *   modification time of sessions/ and events/, which change whenever a file is added, replaced
+ *   or removed there). Past COMPACT_AFTER_SEGMENTS segments it merges the small newest ones.
+ * - Opening compares the two folders' stamps with the recorded ones (two stats). Equal: the index
+ *   is used as saved. Otherwise (a process that saved without indexing, a removed session, an
+ *   index built by another version) every file of both folders is stat'ed and what changed is
+ *   indexed, as one more segment. A saver whose full check is older than FULL_CHECK_MS does the
+ *   same, after its answer, so a source another process wrote without indexing is found within
+ *   that time even when the folders' stamps were recorded over it.
  */
-import { readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
 import type { Bm25Index } from "../search/bm25-index.ts";
-import { openIndexFile } from "../search/index-file.ts";
+import { COMPACT_AFTER_SEGMENTS, openIndexFolder, type CompactResult, type IndexFolder } from "../search/index-folder.ts";
 import { paths } from "../platform/paths.ts";
 import { loadRun, readRunEvents } from "../store/runs.ts";
 import { loadSession } from "../store/sessions.ts";
@@ -21,53 +33,116 @@ import { runDocs, sessionDocs, type TranscriptDoc } from "./transcript-docs.ts";
 export const SESSION_PREFIX = "session:";
 export const RUN_PREFIX = "run:";
 const _GONE = "gone";
+/** How old a full check of every source may get before a saver repeats it (after its answer). */
+export const FULL_CHECK_MS = 60 * 60 * 1000;
 
 export interface TranscriptIndexOptions {
   onNotice?: (text: string) => void;
 }
 
-/** Bytes of index file below which opening it on the path to a first request is cheap. */
-export const SMALL_TRANSCRIPT_INDEX_BYTES = 4 * 1024 * 1024;
 /** Session and run files few enough to build a missing index from before a first request. */
 const _SMALL_HISTORY_FILES = 200;
 
 /**
- * Whether opening the transcript index now costs little: its file exists and holds at most
- * SMALL_TRANSCRIPT_INDEX_BYTES, or it is missing and at most a few hundred session and run files
- * would build it. Reads one stat (and, without a file, two folder listings), never the index.
+ * Whether opening the transcript index now costs little: it exists (opening it reads its manifest
+ * and the posting ranges a query needs), or it is missing and at most a few hundred session and
+ * run files would build it. Reads one stat (and, without an index, two folder listings).
  */
 export function transcriptIndexIsSmall(): boolean {
-  try {
-    return statSync(paths.transcriptIndex()).size <= SMALL_TRANSCRIPT_INDEX_BYTES;
-  } catch {
-    const count = (dir: string) => {
-      try {
-        return readdirSync(dir).length;
-      } catch {
-        return 0;
-      }
-    };
-    return count(paths.sessionsDir()) + count(paths.eventsDir()) <= _SMALL_HISTORY_FILES;
-  }
+  if (existsSync(join(paths.transcriptIndex(), "manifest.json"))) return true;
+  const count = (dir: string) => {
+    try {
+      return readdirSync(dir).length;
+    } catch {
+      return 0;
+    }
+  };
+  return count(paths.sessionsDir()) + count(paths.eventsDir()) <= _SMALL_HISTORY_FILES;
 }
 
-/** The index, up to date with the sessions and runs folders. */
+function _folder(options: TranscriptIndexOptions): IndexFolder {
+  return openIndexFolder(paths.transcriptIndex(), { label: "search index", onNotice: options.onNotice, legacyFile: paths.legacyTranscriptIndex() });
+}
+
+/** The index, up to date with the sessions and runs folders (see the module contract). */
 export function openTranscriptIndex(options: TranscriptIndexOptions = {}): Bm25Index {
-  const file = openIndexFile(paths.transcriptIndex(), { label: "search index", onNotice: options.onNotice });
+  return _folder(options).open(_syncAll, { current: (meta) => _sameStamps(meta, _folderStamps()), meta: _folderStamps });
+}
+
+/**
+ * After a session (and the runs it made) was saved: their documents join the index as one more
+ * segment, the folders' stamps are recorded, and small segments are merged past
+ * COMPACT_AFTER_SEGMENTS. Does nothing before the index was first built. Off the path to a
+ * first request: call it after the answer.
+ */
+export function indexSavedTranscripts(saved: { sessionId?: string; runIds: readonly string[] }, options: TranscriptIndexOptions = {}): void {
+  const folder = _folder(options);
+  const checkedAt = folder.manifest()?.checkedAt;
+  const full = !checkedAt || Date.now() - Date.parse(checkedAt) > FULL_CHECK_MS;
+  const meta = _folderStamps();
+  folder.append(
+    (index) => {
+      if (full) return _syncAll(index);
+      if (saved.sessionId) _syncFile(index, SESSION_PREFIX + saved.sessionId, paths.session(saved.sessionId), () => _sessionDocsOf(saved.sessionId!));
+      for (const id of saved.runIds) _syncFile(index, RUN_PREFIX + id, paths.events(id), () => readRunDocs(id));
+    },
+    meta,
+    full,
+  );
+  if ((folder.manifest()?.segments.length ?? 0) > COMPACT_AFTER_SEGMENTS) folder.compact(false);
+}
+
+/** `shiro memory gc`: every source checked, then every segment merged into one. */
+export function compactTranscriptIndex(options: TranscriptIndexOptions = {}): CompactResult | undefined {
+  const folder = _folder(options);
+  if (!folder.manifest()) openTranscriptIndex(options);
+  else folder.append(_syncAll, _folderStamps(), true);
+  return folder.compact(true);
+}
+
+function _syncAll(index: Bm25Index): void {
   const sessions = _filesIn(paths.sessionsDir(), ".json");
   const runs = _filesIn(paths.eventsDir(), ".jsonl");
-  return file.open((index) => {
-    const present = new Set<string>();
-    for (const [id, stamp] of sessions) {
-      present.add(SESSION_PREFIX + id);
-      index.sync(SESSION_PREFIX + id, stamp, () => _sessionDocsOf(id));
+  const present = new Set<string>();
+  for (const [id, stamp] of sessions) {
+    present.add(SESSION_PREFIX + id);
+    index.sync(SESSION_PREFIX + id, stamp, () => _sessionDocsOf(id));
+  }
+  for (const [id, stamp] of runs) {
+    present.add(RUN_PREFIX + id);
+    index.sync(RUN_PREFIX + id, stamp, () => readRunDocs(id));
+  }
+  for (const segment of index.segmentNames()) if (!present.has(segment)) index.sync(segment, _GONE, () => []);
+}
+
+function _syncFile(index: Bm25Index, source: string, path: string, load: () => TranscriptDoc[]): void {
+  const stamp = _fileStamp(path);
+  index.sync(source, stamp ?? _GONE, stamp ? load : () => []);
+}
+
+function _folderStamps(): Record<string, string> {
+  const stamp = (dir: string) => {
+    try {
+      const stat = statSync(dir);
+      return `${stat.ino}:${stat.mtimeMs}`;
+    } catch {
+      return "missing";
     }
-    for (const [id, stamp] of runs) {
-      present.add(RUN_PREFIX + id);
-      index.sync(RUN_PREFIX + id, stamp, () => readRunDocs(id));
-    }
-    for (const segment of index.segmentNames()) if (!present.has(segment)) index.sync(segment, _GONE, () => []);
-  });
+  };
+  return { sessions: stamp(paths.sessionsDir()), events: stamp(paths.eventsDir()) };
+}
+
+function _sameStamps(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
+  return a.sessions === b.sessions && a.events === b.events;
+}
+
+function _fileStamp(path: string): string | undefined {
+  try {
+    const stat = statSync(path);
+    return stat.isFile() ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The documents of one session, re-read from disk (empty when it is gone or unreadable). */

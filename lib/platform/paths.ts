@@ -6,9 +6,11 @@
  *   memory/<hash16>.json            project notes (hash16 = first 16 hex of SHA-256 of the project root)
  *   memory/global.json              notes shared by every project
  *   memory/<hash16>.episodes.json   episodes of past work in a project, and their monthly digests
- *   memory/<hash16>.index.json      the recall index over a project's notes, the global notes and its episodes
+ *   memory/<hash16>.index/          the recall index over a project's notes, the global notes and its episodes
+ *                                     (manifest.json and segment files, lib/search/index-folder.ts)
  *   memory/<hash16>.vectors.json    embedding vectors of that index's documents (only with memory.embeddings)
- *   search/transcripts.index.json   the search index over every session's messages and every run's events
+ *   search/transcripts.index/       the search index over every session's messages and every run's events
+ *                                     (the same layout)
  *   sessions/<uuidv7>.json          saved sessions
  *   sessions/<uuidv7>.lease         the live process holding a session ({pid, since})
  *   history/<hash16>.json           prompt history per directory
@@ -54,10 +56,13 @@ export const paths = {
   projectMemory: (projectRoot: string) => join(stateDir(), "memory", `${pathHash16(projectRoot)}.json`),
   globalMemory: () => join(stateDir(), "memory", "global.json"),
   projectEpisodes: (projectRoot: string) => join(stateDir(), "memory", `${pathHash16(projectRoot)}.episodes.json`),
-  memoryIndex: (projectRoot: string) => join(stateDir(), "memory", `${pathHash16(projectRoot)}.index.json`),
+  memoryIndex: (projectRoot: string) => join(stateDir(), "memory", `${pathHash16(projectRoot)}.index`),
+  /** The single-file form recall indexes had before index folders: removed when its folder is built. */
+  legacyMemoryIndex: (projectRoot: string) => join(stateDir(), "memory", `${pathHash16(projectRoot)}.index.json`),
   memoryVectors: (projectRoot: string) => join(stateDir(), "memory", `${pathHash16(projectRoot)}.vectors.json`),
   searchDir: () => join(stateDir(), "search"),
-  transcriptIndex: () => join(stateDir(), "search", "transcripts.index.json"),
+  transcriptIndex: () => join(stateDir(), "search", "transcripts.index"),
+  legacyTranscriptIndex: () => join(stateDir(), "search", "transcripts.index.json"),
   sessionsDir: () => join(stateDir(), "sessions"),
   session: (id: string) => join(stateDir(), "sessions", `${id}.json`),
   sessionLease: (id: string) => join(stateDir(), "sessions", `${id}.lease`),

@@ -1,7 +1,8 @@
 /**
  * The recall index of one project: a BM25 index (lib/search) over the project's notes, the global
- * notes and the project's episodes and monthly digests, in `memory/<hash16>.index.json`
- * (paths.memoryIndex) beside the stores.
+ * notes and the project's episodes and monthly digests, in the index folder `memory/<hash16>.index/`
+ * (paths.memoryIndex; lib/search/index-folder.ts: a manifest and segment files) beside the stores.
+ * What changed is saved as one more segment; `compactMemoryIndex` (`shiro memory gc`) merges them.
  *
  * Segments, and what makes each one out of date:
  * - `notes:<scope>` (`notes:agent:<name>` for an agent store): the list of note ids. Note text never changes under an id,
@@ -17,7 +18,7 @@
 import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
 import type { Bm25Index, IndexedDocInput } from "../search/bm25-index.ts";
-import { openIndexFile } from "../search/index-file.ts";
+import { openIndexFolder, type CompactResult } from "../search/index-folder.ts";
 import { paths } from "../platform/paths.ts";
 import type { Episode, EpisodeDigest, EpisodeStore } from "./episodes.ts";
 import type { MemoryEntry, MemoryStore, ScopedMemoryEntry } from "./memory.ts";
@@ -68,7 +69,7 @@ export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex 
     }
     return { store, entries };
   });
-  const file = openIndexFile(paths.memoryIndex(sources.projectRoot), { label: "memory index", onNotice: sources.onNotice });
+  const file = _folder(sources.projectRoot, sources.onNotice);
   // Run notes live only in the process: they join the index after it is saved, never the file.
   const saved = listed.filter(({ store }) => store.scope !== "run");
   const index = file.open((index) => {
@@ -96,6 +97,16 @@ export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex 
       index.sync(noteSegment(store), entries.map((entry) => entry.id).join(","), () => entries.map((entry) => ({ id: entry.id, stamp: "", text: entry.text })));
   }
   return { index, notes, segments };
+}
+
+function _folder(projectRoot: string, onNotice?: (text: string) => void) {
+  return openIndexFolder(paths.memoryIndex(projectRoot), { label: "memory index", onNotice, legacyFile: paths.legacyMemoryIndex(projectRoot) });
+}
+
+/** `shiro memory gc`: the project's recall index brought up to date, then merged into one segment. */
+export function compactMemoryIndex(sources: MemoryIndexSources): CompactResult | undefined {
+  openMemoryIndex(sources);
+  return _folder(sources.projectRoot, sources.onNotice).compact(true);
 }
 
 /** The episodes the index holds (id and session), read from the index alone: no episodes file read. */

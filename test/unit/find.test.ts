@@ -16,6 +16,7 @@ import { UsageError } from "../../lib/platform/errors.ts";
 import { createStyle } from "../../lib/ui/style.ts";
 import { runSlashCommand } from "../../lib/ui/slash/slash.ts";
 import { paths } from "../../lib/platform/paths.ts";
+import { writeJsonAtomic } from "../../lib/state-file/json-file.ts";
 import type { LoggedEvent, RunSnapshot } from "../../lib/store/runs.ts";
 import type { SessionRecord } from "../../lib/store/session-record.ts";
 import { buildFakeSecrets } from "../fixtures/fake-secrets.ts";
@@ -155,11 +156,11 @@ describe("the transcript index", () => {
   useTempHome("shiro-find-");
   let counter = 0;
   const writeSession = (session: SessionRecord) => {
-    mkdirSync(paths.sessionsDir(), { recursive: true });
-    writeFileSync(paths.session(session.id), JSON.stringify(session));
+    // As the session store writes: a new file renamed into place.
+    writeJsonAtomic(paths.session(session.id), session);
   };
   beforeEach(() => (counter += 1));
-  afterEach(() => rmSync(paths.transcriptIndex(), { force: true }));
+  afterEach(() => rmSync(paths.transcriptIndex(), { recursive: true, force: true }));
 
   test("follows sessions as they are written and removed", () => {
     writeSession(SESSION);

@@ -5,7 +5,8 @@
  */
 import { describe, expect, test } from "bun:test";
 import { readFileSync, statSync, writeFileSync, mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
+import { openIndexFolder } from "../../lib/search/index-folder.ts";
 import { paths } from "../../lib/platform/paths.ts";
 import { buildEpisode, type DescribeCall, type EpisodeRunInput } from "../../lib/store/episode-build.ts";
 import { createTodoTool } from "../../lib/tools/todo.ts";
@@ -244,14 +245,15 @@ describe("recall over notes and episodes", () => {
   test("the index follows new episodes and notes from other processes, and is not rewritten when only hits change", () => {
     openMemory(ROOT).remember("fact", "alpha lives in the first module");
     expect(recallMemory(context(), { query: "alpha" })).toBe("note (fact, today): alpha lives in the first module");
-    const indexPath = paths.memoryIndex(ROOT);
+    const indexPath = join(paths.memoryIndex(ROOT), "manifest.json");
     const written = statSync(indexPath).mtimeMs;
     expect(recallMemory(context(), { query: "alpha" })).toBe("note (fact, today, 1 hit): alpha lives in the first module");
     expect(statSync(indexPath).mtimeMs).toBe(written);
     openEpisodes(ROOT).record(episode(7, { prompts: ["alpha again, in an episode"] }));
     openMemory(ROOT).forget("alpha lives");
     expect(recallMemory(context(), { query: "alpha" }).split("\n")[0]).toStartWith('episode 01900007 2026-10-08: "alpha again, in an episode"');
-    expect(JSON.parse(readFileSync(indexPath, "utf8")).docs.map((doc: { id: string }) => doc.id)).toEqual(["ep-7"]);
+    const saved = openIndexFolder(paths.memoryIndex(ROOT), { label: "test" }).open(() => {});
+    expect(saved.entries().map((doc) => doc.id)).toEqual(["ep-7"]);
   });
 
   test("a summary added after the episode was indexed is searchable at the next recall", () => {

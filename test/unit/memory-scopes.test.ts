@@ -51,8 +51,10 @@ describe("scopes", () => {
     expect(texts(agentMemoryPath(root, "default"))).toEqual(["a agent note about bananas"]);
     expect(texts(join(root, REPO_NOTES_PATH))).toEqual(["a repo note about bananas"]);
     expect(statSync(join(root, REPO_NOTES_PATH)).mode & 0o777).toBe(0o644);
-    const onDisk = readdirSync(join(home.dir, ".shiro-neko", "memory"))
-      .map((name) => readFileSync(join(home.dir, ".shiro-neko", "memory", name), "utf8"))
+    const onDisk = readdirSync(join(home.dir, ".shiro-neko", "memory"), { recursive: true })
+      .map((name) => join(home.dir, ".shiro-neko", "memory", String(name)))
+      .filter((path) => statSync(path).isFile())
+      .map((path) => readFileSync(path, "latin1"))
       .join("\n");
     expect(onDisk).not.toContain("run note");
 
@@ -65,7 +67,7 @@ describe("scopes", () => {
     // The run ends: its notes are gone, and the index file never held them.
     shelf.clearRun();
     expect(String(await recall!.execute({ query: "bananas" }, ctx))).not.toContain("run note");
-    expect(readFileSync(paths.memoryIndex(root), "utf8")).not.toContain("run note");
+    for (const name of readdirSync(paths.memoryIndex(root))) expect(readFileSync(join(paths.memoryIndex(root), name), "latin1")).not.toContain("run note");
   });
 
   test("agent notes are seen by their agent only", async () => {

@@ -55,7 +55,7 @@ describe("with SHIRO_HOME set", () => {
       projectMemory: `${s}/memory/${h}.json`,
       globalMemory: `${s}/memory/global.json`,
       projectEpisodes: `${s}/memory/${h}.episodes.json`,
-      memoryIndex: `${s}/memory/${h}.index.json`,
+      memoryIndex: `${s}/memory/${h}.index`,
       memoryVectors: `${s}/memory/${h}.vectors.json`,
       sessionsDir: `${s}/sessions`,
       session: `${s}/sessions/0190a0b1-c2d3-7e4f-8a5b-6c7d8e9f0a1b.json`,

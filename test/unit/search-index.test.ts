@@ -1,15 +1,15 @@
 /**
  * lib/search: the code-aware tokeniser (a table of spellings), BM25 ranking (any word, not all;
- * rarer and denser words first), the incremental segment sync, and the index file (rebuilt when
- * missing, corrupt or from another tokenizer; untouched when nothing changed).
+ * rarer and denser words first) and the incremental source sync, on an index in memory (the
+ * segment files and index folders: search-segments.test.ts).
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createBm25Index, type IndexedDocInput } from "../../lib/search/bm25-index.ts";
-import { openIndexFile } from "../../lib/search/index-file.ts";
-import { TOKENIZER_VERSION, tokenize, tokenizeQuery } from "../../lib/search/tokenize.ts";
+import type { IndexedDocInput } from "../../lib/search/bm25-index.ts";
+import { createSegmentedIndex } from "../../lib/search/segmented-index.ts";
+import { tokenize, tokenizeQuery } from "../../lib/search/tokenize.ts";
 import { cosine, fuseByRank, loadVectors, saveVectors, vectorKey } from "../../lib/search/vector-file.ts";
 
 describe("tokenize", () => {
@@ -47,7 +47,7 @@ const docs = (texts: Record<string, string>): IndexedDocInput[] => Object.entrie
 
 describe("BM25 index", () => {
   test("one shared word is enough; more shared words, rarer words and shorter documents rank higher", () => {
-    const index = createBm25Index();
+    const index = createSegmentedIndex();
     index.sync("s", "1", () =>
       docs({
         both: "login redirect loops",
@@ -66,7 +66,7 @@ describe("BM25 index", () => {
   });
 
   test("filter and tie-break are the caller's; limit cuts after ranking", () => {
-    const index = createBm25Index();
+    const index = createSegmentedIndex();
     index.sync("s", "1", () => docs({ a: "same words", b: "same words", c: "same words" }));
     const order = ["c", "a", "b"];
     const hits = index.search("same", { limit: 2, filter: (_segment, id) => id !== "b", tieBreak: (x, y) => order.indexOf(x.id) - order.indexOf(y.id) });
@@ -74,7 +74,7 @@ describe("BM25 index", () => {
   });
 
   test("sync is incremental: same stamp, no load; changed segment, only new or restamped documents are tokenised", () => {
-    const index = createBm25Index();
+    const index = createSegmentedIndex();
     let loads = 0;
     const load = (list: IndexedDocInput[]) => () => {
       loads += 1;
@@ -101,76 +101,7 @@ describe("BM25 index", () => {
         .map((hit) => hit.id)
         .sort(),
     ).toEqual(["b", "c"]);
-    const saved = createBm25Index(JSON.parse(JSON.stringify(index.toDocument())));
-    expect(saved.size).toBe(3);
-    expect(saved.dirty).toBe(false);
-    expect(saved.search("charlie", { limit: 5 }).map((hit) => hit.id)).toEqual(["b"]);
-    expect(index.toDocument().docs.map((doc) => doc.id)).toEqual(["a", "b", "c"]);
-  });
-});
-
-describe("index file", () => {
-  const dir = mkdtempSync(join(tmpdir(), "shiro-index-"));
-  const path = join(dir, "test.index.json");
-  const sync = (texts: Record<string, string>, stamp: string) => (index: ReturnType<typeof createBm25Index>) => index.sync("s", stamp, () => docs(texts));
-  /** Opens the one-document index `{ a: "alpha" }` and returns the ids a search for "alpha" finds. */
-  const _openAndFindAlpha = (file: ReturnType<typeof openIndexFile>) =>
-    file
-      .open(sync({ a: "alpha" }, "1"))
-      .search("alpha", { limit: 1 })
-      .map((hit) => hit.id);
-
-  test("written when something changed, only read when nothing did, rebuilt with a notice when corrupt, quietly when from another tokenizer", () => {
-    const notices: string[] = [];
-    const file = openIndexFile(path, { label: "test index", onNotice: (text) => notices.push(text) });
-    file.open(sync({ a: "alpha" }, "1"));
-    const first = statSync(path);
-    expect(_openAndFindAlpha(file)).toEqual(["a"]);
-    expect(statSync(path).mtimeMs).toBe(first.mtimeMs);
-
-    writeFileSync(path, "{ torn");
-    expect(_openAndFindAlpha(file)).toEqual(["a"]);
-    expect(notices).toHaveLength(1);
-    expect(notices[0]).toMatch(/^test index .*test\.index\.json was unreadable \(not valid JSON .*\); rebuilt it$/);
-    expect(JSON.parse(readFileSync(path, "utf8")).tokenizer).toBe(TOKENIZER_VERSION);
-
-    const doc = JSON.parse(readFileSync(path, "utf8"));
-    writeFileSync(path, JSON.stringify({ ...doc, tokenizer: TOKENIZER_VERSION + 1 }));
-    file.open(sync({ a: "alpha" }, "1"));
-    writeFileSync(path, JSON.stringify({ ...doc, version: 99 }));
-    file.open(sync({ a: "alpha" }, "1"));
-    expect(notices).toHaveLength(1);
-    expect(JSON.parse(readFileSync(path, "utf8")).version).toBe(1);
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  test("in one process, an unchanged file is not parsed again; a changed one is", () => {
-    const other = mkdtempSync(join(tmpdir(), "shiro-index-"));
-    const file = join(other, "cached.index.json");
-    const notices: string[] = [];
-    const index = openIndexFile(file, { label: "test index", onNotice: (text) => notices.push(text) });
-    index.open(sync({ a: "alpha" }, "1"));
-    const at = new Date(Date.UTC(2026, 0, 1));
-    utimesSync(file, at, at);
-    index.open(sync({ a: "alpha" }, "1"));
-    const before = statSync(file);
-    // Same inode, same size, same time: the bytes are garbage, but the index read before is used.
-    writeFileSync(file, "x".repeat(before.size));
-    utimesSync(file, at, at);
-    expect(_openAndFindAlpha(index)).toEqual(["a"]);
-    expect(notices).toEqual([]);
-    utimesSync(file, at, new Date(at.getTime() + 5_000));
-    expect(_openAndFindAlpha(index)).toEqual(["a"]);
-    expect(notices).toHaveLength(1);
-    rmSync(other, { recursive: true, force: true });
-  });
-
-  test("an empty index makes no file", () => {
-    const other = mkdtempSync(join(tmpdir(), "shiro-index-"));
-    const empty = join(other, "nothing.index.json");
-    openIndexFile(empty, { label: "test index" }).open(sync({}, "1"));
-    expect([existsSync(empty), existsSync(`${empty}.lock`)]).toEqual([false, false]);
-    rmSync(other, { recursive: true, force: true });
+    expect(index.entries().map((doc) => `${doc.segment}/${doc.id}`)).toEqual(["episodes/a", "notes/b", "notes/c"]);
   });
 });
 

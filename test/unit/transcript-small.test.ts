@@ -1,13 +1,14 @@
 /**
- * Whether a turn may open the transcript index before its first request: only while it is small,
- * or missing with a short history to build it from (lib/find/transcript-index.ts).
+ * Whether a turn may open the transcript index before its first request: whenever it exists (a
+ * query reads its manifest and the posting ranges it needs), or while it is missing with a short
+ * history to build it from (lib/find/transcript-index.ts).
  */
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { paths } from "../../lib/platform/paths.ts";
-import { SMALL_TRANSCRIPT_INDEX_BYTES, transcriptIndexIsSmall } from "../../lib/find/transcript-index.ts";
+import { transcriptIndexIsSmall } from "../../lib/find/transcript-index.ts";
 
 let home = "";
 const saved = process.env.SHIRO_HOME;
@@ -35,12 +36,11 @@ test("a missing index is small while a few hundred files would build it", () => 
   expect(transcriptIndexIsSmall()).toBe(false);
 });
 
-test("an index file is small up to its byte limit, whatever the history", () => {
+test("a built index is cheap to open whatever the history; a torn folder without a manifest is not", () => {
   files(paths.sessionsDir(), 500, ".json");
-  mkdirSync(dirname(paths.transcriptIndex()), { recursive: true });
-  writeFileSync(paths.transcriptIndex(), "");
-  truncateSync(paths.transcriptIndex(), SMALL_TRANSCRIPT_INDEX_BYTES);
-  expect(transcriptIndexIsSmall()).toBe(true);
-  truncateSync(paths.transcriptIndex(), SMALL_TRANSCRIPT_INDEX_BYTES + 1);
+  mkdirSync(paths.transcriptIndex(), { recursive: true });
+  writeFileSync(join(paths.transcriptIndex(), "000001.seg"), "");
   expect(transcriptIndexIsSmall()).toBe(false);
+  writeFileSync(join(paths.transcriptIndex(), "manifest.json"), "{}");
+  expect(transcriptIndexIsSmall()).toBe(true);
 });

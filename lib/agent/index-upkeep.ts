@@ -1,0 +1,38 @@
+/**
+ * What a closing session does for its indexes, after its answer and off the path to any first
+ * request: its session and runs join the transcript index as one more segment (and small
+ * segments are merged past a count: find/transcript-index.ts), and the project's recall index
+ * takes in the episode just recorded and the notes written (store/memory-index.ts), so the next
+ * run opens both without reading what it indexes. A failure is a notice, never an error: the next
+ * open catches up.
+ */
+import { indexSavedTranscripts } from "../find/transcript-index.ts";
+import type { EpisodeStore } from "../store/episodes.ts";
+import { openMemoryIndex } from "../store/memory-index.ts";
+import type { MemoryStore } from "../store/memory.ts";
+
+export interface IndexUpkeep {
+  sessionId?: string;
+  runIds: readonly string[];
+  projectRoot: string;
+  /** The note stores recall searches; absent when memory is off. */
+  stores?: readonly MemoryStore[];
+  episodes?: EpisodeStore;
+  onNotice?: (text: string) => void;
+}
+
+export function keepIndexesCurrent(upkeep: IndexUpkeep): void {
+  try {
+    if (upkeep.sessionId || upkeep.runIds.length > 0)
+      indexSavedTranscripts({ ...(upkeep.sessionId ? { sessionId: upkeep.sessionId } : {}), runIds: upkeep.runIds }, { onNotice: upkeep.onNotice });
+    if (upkeep.stores)
+      openMemoryIndex({
+        projectRoot: upkeep.projectRoot,
+        stores: upkeep.stores.filter((store) => store.scope !== "run"),
+        episodes: upkeep.episodes,
+        onNotice: upkeep.onNotice,
+      });
+  } catch (error) {
+    upkeep.onNotice?.(`the search indexes were not brought up to date (${(error as Error).message}); the next search does it`);
+  }
+}

@@ -1,0 +1,372 @@
+/**
+ * A segmented BM25 index kept in one folder beside the data it indexes: immutable segment files
+ * (`000001.seg`, …; segment-layout.ts) and `manifest.json`, which alone says which segments are
+ * live:
+ *
+ *   {"version": 2, "tokenizer": <TOKENIZER_VERSION>, "generation": <n>, "next": <n>,
+ *    "segments": [{"file": "000001.seg", "docs": <n>, "bytes": <n>}, …],   (oldest first)
+ *    "dead": {"000001.seg": [start, count, start, count, …]},             (tombstoned documents)
+ *    "docs": <live documents>, "totalLen": <their total length>,          (BM25's collection)
+ *    "meta": {<name>: <string>}, "checkedAt": <ISO time of the last full check>}
+ *
+ * Contract:
+ * - Readers take no lock: they read the manifest, then the segments it lists (a segment file is
+ *   written whole, fsynced and renamed into place before a manifest names it; a compaction removes
+ *   old files only after the manifest that drops them is in place, and a reader that loses that
+ *   race reads the manifest again).
+ * - Every change runs under the manifest's advisory lock (file-lock.ts) on a fresh read: it adds at
+ *   most one segment (what was synced) and tombstones, then replaces the manifest atomically. So
+ *   saving costs what changed, not the index.
+ * - `open(sync, freshness)`: when `freshness.current(meta)` holds, the saved index is returned as it
+ *   is and `sync` is not called (the cheap path: the caller compares what its sources look like,
+ *   e.g. two folders' stamps, with what the manifest recorded). Otherwise `sync` brings the index up
+ *   to date and the changes are saved with `freshness.meta()` (taken before `sync` ran).
+ * - A missing folder or manifest, or one from another format or tokenizer, is rebuilt quietly (out of
+ *   date, not damaged). A manifest that does not parse or validate, or a segment it names that is
+ *   missing, truncated or does not decode, is rebuilt too, and `onNotice` hears one line naming the
+ *   folder and the reason. An index is derived data: nothing is lost by rebuilding it.
+ * - An index with no documents makes no folder.
+ * - Within one process, a manifest whose inode, size and modification time are unchanged since it
+ *   was last read here is not read again.
+ * - A write that fails is reported through `onNotice`; the index in memory is still returned.
+ */
+import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import { withLockSync } from "../state-file/file-lock.ts";
+import { writeJsonAtomic } from "../state-file/json-file.ts";
+import { MANIFEST_VERSION, expandRanges, readManifest, toRanges, type IndexManifest } from "./index-manifest.ts";
+import type { Bm25Index } from "./bm25-index.ts";
+import { IndexCorruptError, fileSource } from "./segment-layout.ts";
+import { mergeSegments } from "./segment-merge.ts";
+import { openSegment } from "./segment-read.ts";
+import { encodeSegment, type SegmentContent } from "./segment-write.ts";
+import { createSegmentedIndex, type OpenSegment, type SegmentedIndex } from "./segmented-index.ts";
+import { TOKENIZER_VERSION } from "./tokenize.ts";
+
+export type { IndexManifest } from "./index-manifest.ts";
+
+export interface IndexFolderOptions {
+  /** What the index is of, for notices: `memory index`. */
+  label: string;
+  onNotice?: (text: string) => void;
+  /** A file an older shiro kept this index in: removed once the folder is built. */
+  legacyFile?: string;
+}
+
+export interface IndexFreshness {
+  /** True when the saved index is up to date with its sources, judged by what `meta` recorded. */
+  current(meta: Readonly<Record<string, string>>): boolean;
+  /** What to record with the index after a sync: read before the sources are. */
+  meta(): Record<string, string>;
+}
+
+export interface CompactResult {
+  segmentsBefore: number;
+  segmentsAfter: number;
+  bytesBefore: number;
+  bytesAfter: number;
+  tombstones: number;
+}
+
+export interface IndexFolder {
+  readonly dir: string;
+  open(sync: (index: Bm25Index) => void, freshness?: IndexFreshness): Bm25Index;
+  /**
+   * Under the lock, on the saved index: `update` syncs what changed (say, the session just saved)
+   * and the result is saved as one more segment, with `meta` recorded when given. Does nothing
+   * when there is no saved index: the next `open` builds it whole.
+   */
+  append(update: (index: Bm25Index) => void, meta?: Record<string, string>, checked?: boolean): void;
+  /** Merges the small newest segments (`full`: every segment) into one, dropping tombstoned documents. */
+  compact(full: boolean): CompactResult | undefined;
+  /** The saved manifest, when it reads. */
+  manifest(): IndexManifest | undefined;
+}
+
+/** Segments past which a save also merges the newest ones (compact(false)). */
+export const COMPACT_AFTER_SEGMENTS = 8;
+
+interface _Loaded {
+  status: "ok" | "missing" | "corrupt";
+  reason?: string;
+  manifest?: IndexManifest;
+  index: SegmentedIndex;
+}
+
+const _cache = new Map<string, { stamp: string; loaded: _Loaded }>();
+
+export function openIndexFolder(dir: string, options: IndexFolderOptions): IndexFolder {
+  const manifestPath = join(dir, "manifest.json");
+  const notice = (reason: string) => options.onNotice?.(`${options.label} ${dir} was unreadable (${reason}); rebuilt it`);
+
+  const load = (): _Loaded => {
+    const stamp = _stamp(manifestPath);
+    const cached = _cache.get(dir);
+    if (cached && stamp && cached.stamp === stamp && !cached.loaded.index.dirty) return cached.loaded;
+    const loaded = _load(dir, manifestPath);
+    if (stamp && loaded.status === "ok") _cache.set(dir, { stamp, loaded });
+    return loaded;
+  };
+
+  const commit = (base: _Loaded, index: SegmentedIndex, meta: Record<string, string> | undefined, checked: boolean) => {
+    const changes = index.changes();
+    const old = base.status === "ok" ? base.manifest! : undefined;
+    const manifest: IndexManifest = {
+      version: MANIFEST_VERSION,
+      tokenizer: TOKENIZER_VERSION,
+      generation: (old?.generation ?? 0) + 1,
+      next: old?.next ?? 1,
+      segments: [...(old?.segments ?? [])],
+      dead: { ...(old?.dead ?? {}) },
+      docs: changes.docs,
+      totalLen: changes.totalLen,
+      meta: meta ?? old?.meta ?? {},
+      ...(checked ? { checkedAt: new Date().toISOString() } : old?.checkedAt ? { checkedAt: old.checkedAt } : {}),
+    };
+    if (changes.content) manifest.segments.push(_writeSegment(dir, manifest, changes.content));
+    for (const [file, docs] of changes.dead) manifest.dead[file] = toRanges([...expandRanges(manifest.dead[file] ?? []), ...docs]);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeJsonAtomic(manifestPath, manifest, { pretty: false, verbatim: true });
+    if (!old) {
+      _removeStray(dir, manifest);
+      if (options.legacyFile) rmSync(options.legacyFile, { force: true });
+    }
+  };
+
+  const locked = <T>(fn: () => T): T => {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return withLockSync(manifestPath, fn);
+  };
+
+  const openOnce = (sync: (index: Bm25Index) => void, freshness?: IndexFreshness): Bm25Index => {
+    const first = load();
+    if (first.status === "ok" && freshness?.current(first.manifest!.meta)) return first.index;
+    const meta = freshness?.meta();
+    sync(first.index);
+    const metaChanged = meta !== undefined && first.status === "ok" && JSON.stringify(meta) !== JSON.stringify(first.manifest!.meta);
+    if (first.status === "ok" && !first.index.dirty && !metaChanged) return first.index;
+    if (first.status !== "ok" && first.index.size === 0 && !existsSync(dir)) return first.index;
+    try {
+      return locked(() => {
+        const again = _load(dir, manifestPath);
+        const reuse = again.status === first.status && again.manifest?.generation === first.manifest?.generation;
+        if (again.status === "corrupt") notice(again.reason!);
+        const target = reuse ? first.index : again.index;
+        if (!reuse) sync(target);
+        commit(again, target, meta, true);
+        _cache.delete(dir);
+        return target;
+      });
+    } catch (error) {
+      if (error instanceof IndexCorruptError) throw error;
+      options.onNotice?.(`${options.label} ${dir} could not be saved (${(error as Error).message}); searched without saving it`);
+      return first.index;
+    }
+  };
+
+  return {
+    dir,
+    open(sync, freshness) {
+      // A segment that turns out not to decode (here, or in a later search) is rebuilt from the sources, once.
+      const rebuild = (error: IndexCorruptError): Bm25Index => {
+        notice(error.message);
+        _cache.delete(dir);
+        try {
+          locked(() => rmSync(manifestPath, { force: true }));
+        } catch {
+          // the open below rebuilds in memory all the same
+        }
+        return openOnce(sync, freshness);
+      };
+      try {
+        return _guarded(openOnce(sync, freshness), rebuild);
+      } catch (error) {
+        if (!(error instanceof IndexCorruptError)) throw error;
+        return rebuild(error);
+      }
+    },
+
+    append(update, meta, checked = false) {
+      if (!existsSync(manifestPath)) return;
+      try {
+        locked(() => {
+          const base = _load(dir, manifestPath);
+          if (base.status !== "ok") return;
+          update(base.index);
+          const metaChanged = meta !== undefined && JSON.stringify(meta) !== JSON.stringify(base.manifest!.meta);
+          if (base.index.dirty || metaChanged || checked) commit(base, base.index, meta, checked);
+          _cache.delete(dir);
+        });
+      } catch (error) {
+        options.onNotice?.(`${options.label} ${dir} could not be saved (${(error as Error).message})`);
+      }
+    },
+
+    compact(full) {
+      if (!existsSync(manifestPath)) return undefined;
+      return locked(() => {
+        const base = _load(dir, manifestPath);
+        if (base.status !== "ok") return undefined;
+        const manifest = base.manifest!;
+        const bytesBefore = manifest.segments.reduce((sum, segment) => sum + segment.bytes, 0);
+        const tombstones = Object.values(manifest.dead).reduce((sum, ranges) => sum + expandRanges(ranges).length, 0);
+        const from = full ? 0 : _tailStart(manifest.segments.map((segment) => segment.docs));
+        const result = { segmentsBefore: manifest.segments.length, bytesBefore, tombstones };
+        if (manifest.segments.length - from < 2 && (tombstones === 0 || !full))
+          return { ...result, segmentsAfter: result.segmentsBefore, bytesAfter: bytesBefore };
+        const merged = mergeSegments(_openAll(dir, manifest).slice(from));
+        const next: IndexManifest = { ...manifest, generation: manifest.generation + 1, segments: manifest.segments.slice(0, from), dead: {} };
+        for (const segment of next.segments) if (manifest.dead[segment.file]) next.dead[segment.file] = manifest.dead[segment.file]!;
+        if (merged.docs.length > 0 || merged.sources.length > 0) next.segments.push(_writeSegment(dir, next, merged));
+        writeJsonAtomic(manifestPath, next, { pretty: false, verbatim: true });
+        _removeStray(dir, next);
+        _cache.delete(dir);
+        return { ...result, segmentsAfter: next.segments.length, bytesAfter: next.segments.reduce((sum, segment) => sum + segment.bytes, 0) };
+      });
+    },
+
+    manifest() {
+      const read = readManifest(manifestPath);
+      return read.status === "ok" ? read.manifest : undefined;
+    },
+  };
+}
+
+/** `index`, but a read that finds a corrupt segment rebuilds the index (once) and is answered from the rebuilt one. */
+function _guarded(index: Bm25Index, rebuild: (error: IndexCorruptError) => Bm25Index): Bm25Index {
+  let current = index;
+  let rebuilt = false;
+  const run = <T>(fn: (index: Bm25Index) => T): T => {
+    try {
+      return fn(current);
+    } catch (error) {
+      if (!(error instanceof IndexCorruptError) || rebuilt) throw error;
+      rebuilt = true;
+      current = rebuild(error);
+      return fn(current);
+    }
+  };
+  return {
+    get size() {
+      return current.size;
+    },
+    get dirty() {
+      return current.dirty;
+    },
+    sync: (segment, stamp, load) => run((index) => index.sync(segment, stamp, load)),
+    segmentNames: () => run((index) => index.segmentNames()),
+    entries: () => run((index) => index.entries()),
+    search: (query, options) => run((index) => index.search(query, options)),
+    stats: (query) => run((index) => index.stats(query)),
+  };
+}
+
+/** Where a partial merge starts: the newest segments whose sizes stay within twice what is newer (at least the two newest). */
+function _tailStart(docs: readonly number[]): number {
+  let start = docs.length;
+  let newer = 0;
+  for (let i = docs.length - 1; i >= 0; i--) {
+    if (docs.length - i > 2 && docs[i]! > 2 * newer) break;
+    newer += docs[i]!;
+    start = i;
+  }
+  return start;
+}
+
+function _load(dir: string, manifestPath: string): _Loaded {
+  for (let attempt = 0; ; attempt++) {
+    const read = readManifest(manifestPath);
+    if (read.status !== "ok") return { status: read.status, ...(read.reason ? { reason: read.reason } : {}), index: createSegmentedIndex() };
+    try {
+      const segments = _openAll(dir, read.manifest!);
+      return { status: "ok", manifest: read.manifest!, index: createSegmentedIndex(segments, read.manifest!) };
+    } catch (error) {
+      // A compaction may have replaced the manifest between reading it and opening its segments.
+      if ((error as NodeJS.ErrnoException).code === "ENOENT" && attempt === 0) continue;
+      const reason =
+        error instanceof IndexCorruptError ? error.message : (error as NodeJS.ErrnoException).code === "ENOENT" ? "a segment is missing" : String(error);
+      return { status: "corrupt", reason, index: createSegmentedIndex() };
+    }
+  }
+}
+
+// Closes a segment's file once nothing can read it any more.
+const _closer = new FinalizationRegistry<number>((fd) => {
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed
+  }
+});
+
+function _openAll(dir: string, manifest: IndexManifest): OpenSegment[] {
+  return manifest.segments.map((segment) => {
+    const fd = openSync(join(dir, segment.file), "r");
+    let reader: ReturnType<typeof openSegment>;
+    try {
+      const size = fstatSync(fd).size;
+      if (size !== segment.bytes) throw new IndexCorruptError(`${segment.file} is ${size} bytes, the manifest says ${segment.bytes}`);
+      reader = openSegment(fileSource(fd, size, () => closeSync(fd)));
+      if (reader.docs !== segment.docs) throw new IndexCorruptError(`${segment.file} holds ${reader.docs} documents, the manifest says ${segment.docs}`);
+    } catch (error) {
+      closeSync(fd);
+      throw error instanceof IndexCorruptError ? new IndexCorruptError(`${segment.file}: ${error.message}`) : error;
+    }
+    _closer.register(reader, fd);
+    return { file: segment.file, reader, dead: new Set(expandRanges(manifest.dead[segment.file] ?? [])) };
+  });
+}
+
+function _writeSegment(dir: string, manifest: IndexManifest, content: SegmentContent): IndexManifest["segments"][number] {
+  const file = `${String(manifest.next).padStart(6, "0")}.seg`;
+  manifest.next += 1;
+  const bytes = encodeSegment(content, TOKENIZER_VERSION);
+  _writeBytesAtomic(join(dir, file), bytes);
+  return { file, docs: content.docs.length, bytes: bytes.length };
+}
+
+let _temps = 0;
+
+/** Writes a new file whole: a temp file, fsynced, renamed into place. */
+function _writeBytesAtomic(path: string, bytes: Uint8Array): void {
+  const temp = `${path}.${process.pid}.${++_temps}.tmp`;
+  const fd = openSync(temp, "w", 0o600);
+  try {
+    let done = 0;
+    while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
+    fsyncSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(temp, { force: true });
+    throw error;
+  }
+  closeSync(fd);
+  renameSync(temp, path);
+}
+
+/** Removes segment files (and temp files) the manifest does not name. */
+function _removeStray(dir: string, manifest: IndexManifest): void {
+  const named = new Set(manifest.segments.map((segment) => segment.file));
+  let names: string[] = [];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names)
+    if ((name.endsWith(".seg") && !named.has(name)) || /\.seg\.\d+\.\d+\.tmp$/.test(name))
+      try {
+        rmSync(join(dir, name), { force: true });
+      } catch {
+        // still open elsewhere (Windows): the next compaction removes it
+      }
+}
+
+function _stamp(path: string): string | undefined {
+  try {
+    const stat = statSync(path);
+    return `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+  } catch {
+    return undefined;
+  }
+}

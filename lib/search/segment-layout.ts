@@ -1,0 +1,182 @@
+/**
+ * The layout of one index segment file (`<n>.seg`), shared by its writer (segment-write.ts) and
+ * its reader (segment-read.ts). A segment is immutable once written. All integers are unsigned,
+ * little-endian; `varint` is LEB128 (7 bits a byte, low first).
+ *
+ *   header, 80 bytes:
+ *     0  magic "SHIROSEG"           8  u32 format (SEGMENT_FORMAT)   12 u32 tokenizer version
+ *     16 u32 documents              20 u32 sources                   24 u32 terms
+ *     28 u32 total length (terms of every document)
+ *     32 u32 × 11 section offsets, in file order: source offsets, source entries, term index,
+ *        term blocks, postings, lengths, document offsets, document entries, end, and two zero
+ *     76 u32 FNV-1a of bytes 0–75
+ *   source offsets    u32 × (sources + 1), each relative to the source entries
+ *   source entries    one JSON array per source, sorted by name: [name, stamp, firstDoc, count];
+ *                     a source's documents are `firstDoc … firstDoc + count - 1`, and sources lay
+ *                     their documents out in name order, so ordinal = rank by name
+ *   term index        per block of up to TERM_BLOCK terms: varint key bytes, key (UTF-8), varint
+ *                     block offset (relative to the term blocks); read whole, searched in memory
+ *   term blocks       per term, sorted by JavaScript string order: varint key bytes, key, varint
+ *                     document frequency, varint postings offset (relative to the postings),
+ *                     varint postings bytes
+ *   postings          per term, documents ascending: varint (gap × 2 + (tf > 1)), then varint tf
+ *                     when tf > 1; the first gap is counted from -1
+ *   lengths           u32 × documents: each document's term count
+ *   document offsets  u32 × (documents + 1), each relative to the document entries
+ *   document entries  one JSON array per document: [source ordinal, id, stamp] or
+ *                     [source ordinal, id, stamp, data]
+ *
+ * A file whose magic, format, header hash, section order or size is off, or whose bytes do not
+ * decode, is corrupt: readers throw IndexCorruptError and the index is rebuilt from its sources.
+ */
+import { readSync } from "node:fs";
+
+export const SEGMENT_MAGIC = "SHIROSEG";
+export const SEGMENT_FORMAT = 1;
+export const HEADER_BYTES = 80;
+export const TERM_BLOCK = 32;
+/** Section indexes into the header's offset table. */
+export const SECTION = {
+  sourceOffsets: 0,
+  sourceEntries: 1,
+  termIndex: 2,
+  termBlocks: 3,
+  postings: 4,
+  lengths: 5,
+  docOffsets: 6,
+  docEntries: 7,
+  end: 8,
+} as const;
+export const SECTIONS = 11;
+
+/** A segment or manifest that cannot be read as written: the index is rebuilt from its sources. */
+export class IndexCorruptError extends Error {}
+
+/** Positioned reads of one segment's bytes: a file, or bytes built in memory. */
+export interface ByteSource {
+  readonly size: number;
+  read(position: number, length: number): Uint8Array;
+  close(): void;
+}
+
+export function bufferSource(bytes: Uint8Array): ByteSource {
+  return {
+    size: bytes.length,
+    read(position, length) {
+      if (position < 0 || position + length > bytes.length) throw new IndexCorruptError(`a read past the end (${position}+${length} of ${bytes.length})`);
+      return bytes.subarray(position, position + length);
+    },
+    close() {},
+  };
+}
+
+export function fileSource(fd: number, size: number, close: () => void): ByteSource {
+  return {
+    size,
+    read(position, length) {
+      if (position < 0 || position + length > size) throw new IndexCorruptError(`a read past the end (${position}+${length} of ${size})`);
+      const buffer = Buffer.allocUnsafe(length);
+      let done = 0;
+      while (done < length) {
+        const n = readSync(fd, buffer, done, length - done, position + done);
+        if (n === 0) throw new IndexCorruptError("the file ended early");
+        done += n;
+      }
+      return buffer;
+    },
+    close,
+  };
+}
+
+export function fnv1a(bytes: Uint8Array): number {
+  let hash = 0x811c9dc5;
+  for (const byte of bytes) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
+  return hash;
+}
+
+/** Appends varints and bytes to a growing buffer. */
+export class ByteWriter {
+  private bytes = new Uint8Array(1024);
+  length = 0;
+
+  private ensure(extra: number): void {
+    if (this.length + extra <= this.bytes.length) return;
+    let size = this.bytes.length * 2;
+    while (size < this.length + extra) size *= 2;
+    const next = new Uint8Array(size);
+    next.set(this.bytes.subarray(0, this.length));
+    this.bytes = next;
+  }
+
+  varint(value: number): void {
+    this.ensure(10);
+    let rest = value;
+    while (rest >= 0x80) {
+      this.bytes[this.length++] = (rest % 0x80) | 0x80;
+      rest = Math.floor(rest / 0x80);
+    }
+    this.bytes[this.length++] = rest;
+  }
+
+  u32(value: number): void {
+    this.ensure(4);
+    new DataView(this.bytes.buffer).setUint32(this.length, value >>> 0, true);
+    this.length += 4;
+  }
+
+  raw(bytes: Uint8Array): void {
+    this.ensure(bytes.length);
+    this.bytes.set(bytes, this.length);
+    this.length += bytes.length;
+  }
+
+  finish(): Uint8Array {
+    return this.bytes.subarray(0, this.length);
+  }
+}
+
+/** Reads varints from bytes, throwing IndexCorruptError past the end. */
+export class ByteReader {
+  position = 0;
+  constructor(readonly bytes: Uint8Array) {}
+
+  get done(): boolean {
+    return this.position >= this.bytes.length;
+  }
+
+  varint(): number {
+    let value = 0;
+    let scale = 1;
+    for (let i = 0; i < 8; i++) {
+      if (this.position >= this.bytes.length) throw new IndexCorruptError("a number runs past its section");
+      const byte = this.bytes[this.position++]!;
+      value += (byte & 0x7f) * scale;
+      if (byte < 0x80) return value;
+      scale *= 0x80;
+    }
+    throw new IndexCorruptError("a number is too long");
+  }
+
+  text(): string {
+    const length = this.varint();
+    if (this.position + length > this.bytes.length) throw new IndexCorruptError("a key runs past its section");
+    const text = decodeText(this.bytes.subarray(this.position, this.position + length));
+    this.position += length;
+    return text;
+  }
+}
+
+const _decoder = new TextDecoder("utf-8", { fatal: true });
+export const textEncoder = new TextEncoder();
+
+export function decodeText(bytes: Uint8Array): string {
+  try {
+    return _decoder.decode(bytes);
+  } catch {
+    throw new IndexCorruptError("bytes that are not UTF-8");
+  }
+}
+
+export function u32At(bytes: Uint8Array, position: number): number {
+  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(position, true);
+}

@@ -1,0 +1,230 @@
+/**
+ * Reads one segment (layout in segment-layout.ts) through positioned reads, in proportion to what
+ * is asked: opening reads the header; a term's postings cost the term index (once), one block of
+ * the dictionary and the term's posting bytes; a document's entry costs two small reads.
+ *
+ * Contract: every method throws IndexCorruptError when the bytes it reads are not what the writer
+ * leaves; nothing is cached across segments, and a reader holds its ByteSource until `close`.
+ */
+import {
+  ByteReader,
+  bufferSource,
+  HEADER_BYTES,
+  IndexCorruptError,
+  SECTION,
+  SECTIONS,
+  SEGMENT_FORMAT,
+  SEGMENT_MAGIC,
+  decodeText,
+  fnv1a,
+  u32At,
+  type ByteSource,
+} from "./segment-layout.ts";
+import type { SegmentContent, SegmentDocEntry, SegmentSourceEntry } from "./segment-write.ts";
+
+export interface Postings {
+  docs: Uint32Array;
+  tfs: Uint32Array;
+}
+
+export interface SegmentReader {
+  readonly docs: number;
+  readonly sources: number;
+  readonly terms: number;
+  readonly totalLen: number;
+  readonly tokenizer: number;
+  postings(term: string): Postings | undefined;
+  /** Every document's term count. */
+  lengths(): Uint32Array;
+  doc(index: number): SegmentDocEntry;
+  source(ordinal: number): SegmentSourceEntry;
+  /** The ordinal of the source named `name`, or -1. */
+  findSource(name: string): number;
+  /** Everything, decoded (for a merge). */
+  content(): SegmentContent;
+  close(): void;
+}
+
+// Past this many lookups by name, the whole source table is read once instead of searched.
+const _SOURCE_SCAN_AFTER = 64;
+
+/** `inMemory`: the bytes are a buffer already (reading it whole costs nothing more). */
+export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader {
+  if (bytes.size < HEADER_BYTES) throw new IndexCorruptError("shorter than its header");
+  const header = bytes.read(0, HEADER_BYTES);
+  if (decodeText(header.subarray(0, 8)) !== SEGMENT_MAGIC) throw new IndexCorruptError("not a segment file");
+  if (u32At(header, 76) !== fnv1a(header.subarray(0, 76))) throw new IndexCorruptError("its header does not match its checksum");
+  if (u32At(header, 8) !== SEGMENT_FORMAT) throw new IndexCorruptError(`segment format ${u32At(header, 8)}`);
+  const docs = u32At(header, 16);
+  const sources = u32At(header, 20);
+  const offsets = Array.from({ length: SECTIONS }, (_, i) => u32At(header, 32 + i * 4));
+  const at = (section: number) => offsets[section]!;
+  for (let i = 1; i <= SECTION.end; i++) if (at(i) < at(i - 1)) throw new IndexCorruptError("its sections are out of order");
+  if (at(0) !== HEADER_BYTES || at(SECTION.end) !== bytes.size) throw new IndexCorruptError(`its size is ${bytes.size}, its header says ${at(SECTION.end)}`);
+  const span = (section: number) => at(section + 1) - at(section);
+  if (span(SECTION.sourceOffsets) !== (sources + 1) * 4 || span(SECTION.lengths) !== docs * 4 || span(SECTION.docOffsets) !== (docs + 1) * 4)
+    throw new IndexCorruptError("its tables do not match its counts");
+
+  let termIndex: { keys: string[]; offsets: number[] } | undefined;
+  let lengths: Uint32Array | undefined;
+  const sourceCache = new Map<number, SegmentSourceEntry>();
+  let sourceLookups = 0;
+  let byName: Map<string, number> | undefined;
+
+  const entry = (offsetsSection: number, entriesSection: number, index: number, count: number): unknown => {
+    if (!Number.isInteger(index) || index < 0 || index >= count) throw new IndexCorruptError(`entry ${index} of ${count}`);
+    const pair = bytes.read(at(offsetsSection) + index * 4, 8);
+    const start = u32At(pair, 0);
+    const end = u32At(pair, 4);
+    if (end < start || at(entriesSection) + end > at(entriesSection + 1)) throw new IndexCorruptError("an entry runs past its section");
+    try {
+      return JSON.parse(decodeText(bytes.read(at(entriesSection) + start, end - start)));
+    } catch (error) {
+      throw error instanceof IndexCorruptError ? error : new IndexCorruptError("an entry that does not parse");
+    }
+  };
+
+  const source = (ordinal: number): SegmentSourceEntry => {
+    let found = sourceCache.get(ordinal);
+    if (!found) {
+      const raw = entry(SECTION.sourceOffsets, SECTION.sourceEntries, ordinal, sources);
+      if (!Array.isArray(raw) || typeof raw[0] !== "string" || typeof raw[1] !== "string" || !_count(raw[2], docs) || !_count(raw[3], docs - raw[2]))
+        throw new IndexCorruptError(`source ${ordinal} is malformed`);
+      found = { name: raw[0], stamp: raw[1], firstDoc: raw[2], count: raw[3] };
+      sourceCache.set(ordinal, found);
+    }
+    return found;
+  };
+
+  const loadTermIndex = () => {
+    if (termIndex) return termIndex;
+    const reader = new ByteReader(bytes.read(at(SECTION.termIndex), span(SECTION.termIndex)));
+    const keys: string[] = [];
+    const blockOffsets: number[] = [];
+    while (!reader.done) {
+      keys.push(reader.text());
+      blockOffsets.push(reader.varint());
+    }
+    termIndex = { keys, offsets: blockOffsets };
+    return termIndex;
+  };
+
+  const readPostings = (df: number, start: number, length: number): Postings => {
+    if (start + length > span(SECTION.postings)) throw new IndexCorruptError("postings run past their section");
+    const reader = new ByteReader(bytes.read(at(SECTION.postings) + start, length));
+    const out: Postings = { docs: new Uint32Array(df), tfs: new Uint32Array(df) };
+    let previous = -1;
+    for (let i = 0; i < df; i++) {
+      const word = reader.varint();
+      const gap = Math.floor(word / 2);
+      previous += gap;
+      if (gap === 0 || previous >= docs) throw new IndexCorruptError("postings point past the documents");
+      out.docs[i] = previous;
+      out.tfs[i] = word % 2 === 1 ? reader.varint() : 1;
+    }
+    return out;
+  };
+
+  /** Walks one dictionary block; `visit` returns true to stop. */
+  const walkBlock = (block: number, visit: (key: string, df: number, start: number, length: number) => boolean) => {
+    const index = loadTermIndex();
+    const start = index.offsets[block]!;
+    const end = block + 1 < index.offsets.length ? index.offsets[block + 1]! : span(SECTION.termBlocks);
+    if (end < start || end > span(SECTION.termBlocks)) throw new IndexCorruptError("a dictionary block runs past its section");
+    const reader = new ByteReader(bytes.read(at(SECTION.termBlocks) + start, end - start));
+    while (!reader.done) if (visit(reader.text(), reader.varint(), reader.varint(), reader.varint())) return;
+  };
+
+  return {
+    docs,
+    sources,
+    terms: u32At(header, 24),
+    totalLen: u32At(header, 28),
+    tokenizer: u32At(header, 12),
+
+    postings(term) {
+      const index = loadTermIndex();
+      let low = 0;
+      let high = index.keys.length - 1;
+      let block = -1;
+      while (low <= high) {
+        const mid = (low + high) >> 1;
+        if (index.keys[mid]! <= term) {
+          block = mid;
+          low = mid + 1;
+        } else high = mid - 1;
+      }
+      if (block < 0) return undefined;
+      let found: Postings | undefined;
+      walkBlock(block, (key, df, start, length) => {
+        if (key === term) found = readPostings(df, start, length);
+        return key >= term;
+      });
+      return found;
+    },
+
+    lengths() {
+      if (!lengths) {
+        const raw = bytes.read(at(SECTION.lengths), docs * 4);
+        const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
+        lengths = new Uint32Array(docs);
+        for (let i = 0; i < docs; i++) lengths[i] = view.getUint32(i * 4, true);
+      }
+      return lengths;
+    },
+
+    doc(index) {
+      const raw = entry(SECTION.docOffsets, SECTION.docEntries, index, docs);
+      if (!Array.isArray(raw) || !_count(raw[0], sources - 1) || typeof raw[1] !== "string" || typeof raw[2] !== "string")
+        throw new IndexCorruptError(`document ${index} is malformed`);
+      return { source: raw[0], id: raw[1], stamp: raw[2], len: this.lengths()[index]!, ...(raw.length > 3 ? { data: raw[3] } : {}) };
+    },
+
+    source,
+
+    findSource(name) {
+      if (byName) return byName.get(name) ?? -1;
+      if (++sourceLookups > _SOURCE_SCAN_AFTER) {
+        byName = new Map();
+        for (let i = 0; i < sources; i++) byName.set(source(i).name, i);
+        return byName.get(name) ?? -1;
+      }
+      let low = 0;
+      let high = sources - 1;
+      while (low <= high) {
+        const mid = (low + high) >> 1;
+        const key = source(mid).name;
+        if (key === name) return mid;
+        if (key < name) low = mid + 1;
+        else high = mid - 1;
+      }
+      return -1;
+    },
+
+    content() {
+      // A merge reads every byte: one read, then decoded from memory.
+      if (!inMemory) return openSegment(bufferSource(bytes.read(0, bytes.size)), true).content();
+      const content: SegmentContent = { sources: [], docs: [], postings: new Map() };
+      for (let i = 0; i < sources; i++) content.sources.push(source(i));
+      for (let i = 0; i < docs; i++) content.docs.push(this.doc(i));
+      const blocks = loadTermIndex().keys.length;
+      for (let block = 0; block < blocks; block++)
+        walkBlock(block, (key, df, start, length) => {
+          const found = readPostings(df, start, length);
+          const pairs: number[] = [];
+          for (let i = 0; i < df; i++) pairs.push(found.docs[i]!, found.tfs[i]!);
+          content.postings.set(key, pairs);
+          return false;
+        });
+      return content;
+    },
+
+    close() {
+      bytes.close();
+    },
+  };
+}
+
+function _count(value: unknown, max: number): value is number {
+  return typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= max;
+}

@@ -1,0 +1,240 @@
+/**
+ * A BM25 index over immutable segments (segment-read.ts) plus the documents added in this process
+ * (pending, kept as one more segment built in memory). It knows nothing of what the documents are:
+ * a caller names each source (one per source file, say), gives each document an id, a stamp, its
+ * text and optional opaque `data` (returned with hits, so a result can be shown without reading
+ * the source again).
+ *
+ * Contract:
+ * - `sync(source, stamp, load)` is the incremental update: when the source's newest stamp (the
+ *   pending one, else the newest segment's entry) equals `stamp`, nothing happens and `load` is
+ *   not called; otherwise `load()` lists the source's documents, and only those whose id is new or
+ *   whose stamp changed are tokenised (pending); documents no longer listed or restamped are
+ *   tombstoned where they live. `dirty` says whether anything changed since it was opened.
+ * - `search` scores with BM25 (k1 1.2, b 0.75) over the query's distinct terms and the live
+ *   collection (or `collection`); a document needs one term, not all. Hits come best first; equal
+ *   scores (to 1e-9) are ordered by `tieBreak`, else oldest segment first, then segment order.
+ *   Postings are read per term; `filter` and each hit's entry are read in score order, only until
+ *   `limit` hits (and the ties of the last) are accepted.
+ * - `changes()` is what to write: the pending segment's content and the new tombstones.
+ */
+import type { Bm25Index, CollectionStats, IndexHit } from "./bm25-index.ts";
+import { bufferSource } from "./segment-layout.ts";
+import { openSegment, type Postings, type SegmentReader } from "./segment-read.ts";
+import { createSegmentBuilder, encodeSegment, type SegmentContent } from "./segment-write.ts";
+import { TOKENIZER_VERSION, tokenizeQuery } from "./tokenize.ts";
+
+export interface OpenSegment {
+  file: string;
+  reader: SegmentReader;
+  /** Tombstoned documents. */
+  dead: ReadonlySet<number>;
+}
+
+export interface IndexChanges {
+  /** The documents added and sources restamped, as one segment; undefined when there are none. */
+  content?: SegmentContent;
+  /** New tombstones, per segment file. */
+  dead: Map<string, number[]>;
+  /** Live documents and their total length, after the changes. */
+  docs: number;
+  totalLen: number;
+}
+
+export interface SegmentedIndex extends Bm25Index {
+  changes(): IndexChanges;
+}
+
+const _K1 = 1.2;
+const _B = 0.75;
+
+interface _Part {
+  file: string;
+  reader: SegmentReader;
+  isDead: (doc: number) => boolean;
+}
+
+/** An index over `segments` (oldest first) whose live totals are `totals`; with no segments, an index in memory only. */
+export function createSegmentedIndex(segments: readonly OpenSegment[] = [], totals = { docs: 0, totalLen: 0 }): SegmentedIndex {
+  const builder = createSegmentBuilder();
+  const killed = new Map<string, Set<number>>();
+  const parts: _Part[] = segments.map((segment) => ({
+    file: segment.file,
+    reader: segment.reader,
+    isDead: (doc) => segment.dead.has(doc) || killed.get(segment.file)?.has(doc) === true,
+  }));
+  let live = totals.docs;
+  let totalLen = totals.totalLen;
+  let dirty = false;
+  let pending: _Part | undefined;
+  const postingsCache = new Map<SegmentReader, Map<string, Postings | null>>();
+
+  const pendingPart = (): _Part | undefined => {
+    if (builder.empty) return undefined;
+    pending ??= { file: "", reader: openSegment(bufferSource(encodeSegment(builder.build(), TOKENIZER_VERSION)), true), isDead: () => false };
+    return pending;
+  };
+  const allParts = (): _Part[] => {
+    const extra = pendingPart();
+    return extra ? [...parts, extra] : parts;
+  };
+  const postingsOf = (part: _Part, term: string): Postings | undefined => {
+    let cache = postingsCache.get(part.reader);
+    if (!cache) postingsCache.set(part.reader, (cache = new Map()));
+    let found = cache.get(term);
+    if (found === undefined) {
+      found = part.reader.postings(term) ?? null;
+      cache.set(term, found);
+    }
+    return found ?? undefined;
+  };
+  const liveDf = (term: string): number => {
+    let df = 0;
+    for (const part of allParts()) {
+      const list = postingsOf(part, term);
+      if (list) for (const doc of list.docs) if (!part.isDead(doc)) df += 1;
+    }
+    return df;
+  };
+  const kill = (part: _Part, doc: number) => {
+    let set = killed.get(part.file);
+    if (!set) killed.set(part.file, (set = new Set()));
+    set.add(doc);
+    live -= 1;
+    totalLen -= part.reader.lengths()[doc]!;
+  };
+  const hitOf = (part: _Part, doc: number, score: number, matched: number): IndexHit => {
+    const entry = part.reader.doc(doc);
+    return { segment: part.reader.source(entry.source).name, id: entry.id, data: entry.data, score, matched };
+  };
+  const currentStamp = (name: string): string | undefined => {
+    const stamp = builder.stampOf(name);
+    if (stamp !== undefined) return stamp;
+    for (let i = parts.length - 1; i >= 0; i--) {
+      const ordinal = parts[i]!.reader.findSource(name);
+      if (ordinal >= 0) return parts[i]!.reader.source(ordinal).stamp;
+    }
+    return undefined;
+  };
+
+  return {
+    get size() {
+      return live;
+    },
+    get dirty() {
+      return dirty;
+    },
+
+    sync(name, stamp, load) {
+      if (currentStamp(name) === stamp) return false;
+      const listed = new Map(load().map((input) => [input.id, input]));
+      const kept = new Set<string>();
+      for (const part of parts) {
+        const ordinal = part.reader.findSource(name);
+        if (ordinal < 0) continue;
+        const source = part.reader.source(ordinal);
+        for (let doc = source.firstDoc; doc < source.firstDoc + source.count; doc++) {
+          if (part.isDead(doc)) continue;
+          const entry = part.reader.doc(doc);
+          const next = listed.get(entry.id);
+          if (next && next.stamp === entry.stamp && !kept.has(entry.id)) kept.add(entry.id);
+          else kill(part, doc);
+        }
+      }
+      const dropped = builder.remove(name);
+      live -= dropped.docs;
+      totalLen -= dropped.len;
+      const added = builder.add(
+        name,
+        stamp,
+        [...listed.values()].filter((input) => !kept.has(input.id)),
+      );
+      live += added.docs;
+      totalLen += added.len;
+      pending = undefined;
+      dirty = true;
+      return true;
+    },
+
+    segmentNames() {
+      const names = new Set<string>();
+      for (const part of parts) for (let i = 0; i < part.reader.sources; i++) names.add(part.reader.source(i).name);
+      for (const name of builder.names()) names.add(name);
+      return [...names];
+    },
+
+    entries() {
+      const out: { segment: string; id: string; stamp: string; data: unknown }[] = [];
+      for (const part of allParts())
+        for (let doc = 0; doc < part.reader.docs; doc++) {
+          if (part.isDead(doc)) continue;
+          const entry = part.reader.doc(doc);
+          out.push({ segment: part.reader.source(entry.source).name, id: entry.id, stamp: entry.stamp, data: entry.data });
+        }
+      return out;
+    },
+
+    stats(query): CollectionStats {
+      const df = new Map<string, number>();
+      for (const term of tokenizeQuery(query)) df.set(term, liveDf(term));
+      return { docs: live, totalLen, df };
+    },
+
+    search(query, options) {
+      const terms = tokenizeQuery(query);
+      if (terms.length === 0 || live === 0) return [];
+      const collection = options.collection;
+      const total = collection?.docs ?? live;
+      const average = (collection ? collection.totalLen / collection.docs : totalLen / live) || 1;
+      const all = allParts();
+      const scores = all.map(() => new Map<number, number>());
+      const matched = all.map(() => new Map<number, number>());
+      for (const term of terms) {
+        const lists = all.map((part) => postingsOf(part, term));
+        if (lists.every((list) => list === undefined)) continue;
+        const df = collection?.df.get(term) ?? liveDf(term);
+        const idf = Math.log(1 + (total - df + 0.5) / (df + 0.5)) * (options.weights?.get(term) ?? 1);
+        all.forEach((part, p) => {
+          const list = lists[p];
+          if (!list) return;
+          const lengths = part.reader.lengths();
+          const score = scores[p]!;
+          const count = matched[p]!;
+          for (let i = 0; i < list.docs.length; i++) {
+            const doc = list.docs[i]!;
+            if (part.isDead(doc)) continue;
+            const tf = list.tfs[i]!;
+            score.set(doc, (score.get(doc) ?? 0) + (idf * tf * (_K1 + 1)) / (tf + _K1 * (1 - _B + (_B * lengths[doc]!) / average)));
+            count.set(doc, (count.get(doc) ?? 0) + 1);
+          }
+        });
+      }
+      const candidates: { part: number; doc: number; score: number }[] = [];
+      scores.forEach((score, part) => {
+        for (const [doc, value] of score) if (value > 0) candidates.push({ part, doc, score: value });
+      });
+      candidates.sort((a, b) => b.score - a.score || a.part - b.part || a.doc - b.doc);
+      const hits: IndexHit[] = [];
+      let floor = Number.NEGATIVE_INFINITY;
+      for (const candidate of candidates) {
+        if (hits.length >= options.limit && candidate.score < floor - 1e-9) break;
+        const part = all[candidate.part]!;
+        const hit = hitOf(part, candidate.doc, candidate.score, matched[candidate.part]!.get(candidate.doc)!);
+        if (options.filter && !options.filter(hit.segment, hit.id, hit.data)) continue;
+        hits.push(hit);
+        if (hits.length === options.limit) floor = hit.score;
+      }
+      hits.sort((a, b) => (Math.abs(b.score - a.score) > 1e-9 ? b.score - a.score : (options.tieBreak?.(a, b) ?? 0)));
+      return hits.slice(0, options.limit);
+    },
+
+    changes() {
+      return {
+        ...(builder.empty ? {} : { content: builder.build() }),
+        dead: new Map([...killed].map(([file, docs]) => [file, [...docs].sort((a, b) => a - b)])),
+        docs: live,
+        totalLen,
+      };
+    },
+  };
+}

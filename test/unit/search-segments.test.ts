@@ -1,0 +1,253 @@
+/**
+ * The on-disk index (lib/search): segment files read back exactly what was written (postings of
+ * hundreds of documents, dictionaries of many blocks, sources by name), BM25 over several segments
+ * with tombstones scores as the formula says, an index folder appends one segment per change and
+ * compacts without changing an answer, every kind of damage is rebuilt with one notice, and two
+ * processes appending under the lock lose nothing.
+ */
+import { describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Bm25Index, IndexedDocInput } from "../../lib/search/bm25-index.ts";
+import { openIndexFolder } from "../../lib/search/index-folder.ts";
+import { SECTION, bufferSource } from "../../lib/search/segment-layout.ts";
+import { openSegment } from "../../lib/search/segment-read.ts";
+import { createSegmentBuilder, encodeSegment } from "../../lib/search/segment-write.ts";
+import { TOKENIZER_VERSION, tokenize } from "../../lib/search/tokenize.ts";
+
+const FIXTURES = join(import.meta.dir, "..", "fixtures");
+
+function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), "shiro-segments-"));
+}
+
+/** Source name → its documents: what an index should hold. */
+type Truth = Map<string, { stamp: string; docs: IndexedDocInput[] }>;
+
+function syncAll(truth: Truth) {
+  return (index: Bm25Index) => {
+    for (const [name, source] of truth) index.sync(name, source.stamp, () => source.docs);
+    for (const name of index.segmentNames()) if (!truth.has(name)) index.sync(name, "gone", () => []);
+  };
+}
+
+const ids = (hits: { segment: string; id: string }[]) => hits.map((hit) => `${hit.segment}/${hit.id}`);
+
+describe("segment file", () => {
+  test("round-trip: sources, documents, data and postings of hundreds of documents read back exactly", () => {
+    const builder = createSegmentBuilder();
+    const big: IndexedDocInput[] = Array.from({ length: 600 }, (_, i) => ({
+      id: `d${i}`,
+      stamp: `s${i}`,
+      text: `common ${"again ".repeat(i % 7)}${i % 3 === 0 ? "third" : "other"} n${i}`,
+      ...(i % 2 === 0 ? { data: { at: `2026-01-${String((i % 28) + 1).padStart(2, "0")}`, n: i } } : {}),
+    }));
+    builder.add("zeta", "z1", [{ id: "only", stamp: "", text: "last source by name" }]);
+    builder.add("big", "b1", big);
+    builder.add("alpha", "a1", []);
+    const content = builder.build();
+    const reader = openSegment(bufferSource(encodeSegment(content, TOKENIZER_VERSION)));
+    expect(reader.content()).toEqual(content);
+    expect([reader.docs, reader.sources, reader.tokenizer]).toEqual([601, 3, TOKENIZER_VERSION]);
+    expect(["alpha", "big", "zeta", "aaa", "mid", "zz"].map((name) => reader.findSource(name))).toEqual([0, 1, 2, -1, -1, -1]);
+    expect(reader.source(1)).toEqual({ name: "big", stamp: "b1", firstDoc: 0, count: 600 });
+    expect(reader.doc(4)).toEqual({ source: 1, id: "d4", stamp: "s4", len: tokenize(big[4]!.text).length, data: { at: "2026-01-05", n: 4 } });
+    expect(reader.doc(600)).toEqual({ source: 2, id: "only", stamp: "", len: 3 });
+    const common = reader.postings("common")!;
+    expect(common.docs.length).toBe(600);
+    const again = reader.postings("again")!;
+    expect([...again.docs]).toEqual(big.flatMap((_, i) => (i % 7 > 0 ? [i] : [])));
+    expect([...again.tfs]).toEqual(big.flatMap((_, i) => (i % 7 > 0 ? [i % 7] : [])));
+    expect([...reader.postings("third")!.docs]).toEqual(big.flatMap((_, i) => (i % 3 === 0 ? [i] : [])));
+    // Every one of the 600 `n<i>` terms (dozens of dictionary blocks), and none that is absent.
+    for (let i = 0; i < 600; i++) expect([...reader.postings(`n${i}`)!.docs]).toEqual([i]);
+    for (const absent of ["", "0", "aaaa", "n600", "n5x", "zzzz"]) expect(reader.postings(absent)).toBeUndefined();
+  });
+
+  test("BM25 over three segments with tombstones scores each hit as the formula does", () => {
+    const dir = tempDir();
+    const folder = openIndexFolder(dir, { label: "test index" });
+    const words = ["login", "redirect", "cache", "deploy", "flaky"];
+    const text = (i: number) => `${words[i % 5]} ${words[(i * 3) % 5]} ${"filler ".repeat(i % 4)}${i % 11 === 0 ? "login" : ""}`;
+    const truth: Truth = new Map();
+    for (let part = 0; part < 3; part++) {
+      for (let s = 0; s < 4; s++)
+        truth.set(`p${part}s${s}`, {
+          stamp: `${part}`,
+          docs: Array.from({ length: 25 }, (_, i) => ({ id: `d${i}`, stamp: "", text: text(part * 100 + s * 25 + i) })),
+        });
+      folder.open(syncAll(truth));
+    }
+    // Change one source: its documents are tombstoned in the first segment and written again.
+    truth.set("p0s1", { stamp: "x", docs: [{ id: "d0", stamp: "x", text: "login login redirect" }] });
+    truth.delete("p1s2");
+    const index = folder.open(syncAll(truth));
+    expect(folder.manifest()!.segments).toHaveLength(4);
+    const all = [...truth].flatMap(([name, source]) => source.docs.map((doc) => ({ name, id: doc.id, terms: tokenize(doc.text) })));
+    const average = all.reduce((sum, doc) => sum + doc.terms.length, 0) / all.length;
+    const expected = all
+      .map((doc) => {
+        let score = 0;
+        for (const term of ["login", "redirect"]) {
+          const df = all.filter((other) => other.terms.includes(term)).length;
+          const tf = doc.terms.filter((t) => t === term).length;
+          if (tf === 0) continue;
+          const idf = Math.log(1 + (all.length - df + 0.5) / (df + 0.5));
+          score += (idf * tf * 2.2) / (tf + 1.2 * (1 - 0.75 + (0.75 * doc.terms.length) / average));
+        }
+        return { key: `${doc.name}/${doc.id}`, score };
+      })
+      .filter((doc) => doc.score > 0);
+    const hits = index.search("login redirect", { limit: 1000 });
+    expect(index.size).toBe(all.length);
+    expect(hits.map((hit) => `${hit.segment}/${hit.id}`).sort()).toEqual(expected.map((doc) => doc.key).sort());
+    const byKey = new Map(expected.map((doc) => [doc.key, doc.score]));
+    for (const hit of hits) expect(hit.score).toBeCloseTo(byKey.get(`${hit.segment}/${hit.id}`)!, 12);
+    const before = index.search("login redirect", { limit: 7, tieBreak: (a, b) => (a.segment + a.id < b.segment + b.id ? -1 : 1) });
+    expect(folder.compact(true)).toMatchObject({ segmentsBefore: 4, segmentsAfter: 1, tombstones: 25 + 25 });
+    const compacted = folder.open(syncAll(truth));
+    expect(compacted.search("login redirect", { limit: 7, tieBreak: (a, b) => (a.segment + a.id < b.segment + b.id ? -1 : 1) })).toEqual(before);
+    expect(folder.manifest()!.dead).toEqual({});
+    expect(readdirSync(dir).sort()).toEqual(["000005.seg", "manifest.json"]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe("index folder", () => {
+  const truth = (): Truth =>
+    new Map([
+      ["notes", { stamp: "1", docs: [{ id: "a", stamp: "", text: "alpha lives here" }] }],
+      ["more", { stamp: "1", docs: [{ id: "b", stamp: "", text: "bravo and alpha" }] }],
+    ]);
+
+  test("one segment per change, nothing written when nothing changed, and no folder for an empty index", () => {
+    const dir = tempDir();
+    const folder = openIndexFolder(join(dir, "x.index"), { label: "test index" });
+    folder.open(syncAll(new Map()));
+    expect(existsSync(join(dir, "x.index"))).toBe(false);
+    const state = truth();
+    folder.open(syncAll(state));
+    const manifest = readFileSync(join(dir, "x.index", "manifest.json"), "utf8");
+    expect(ids(folder.open(syncAll(state)).search("alpha", { limit: 5 })).sort()).toEqual(["more/b", "notes/a"]);
+    expect(readFileSync(join(dir, "x.index", "manifest.json"), "utf8")).toBe(manifest);
+    state.set("notes", {
+      stamp: "2",
+      docs: [
+        { id: "a", stamp: "", text: "alpha lives here" },
+        { id: "c", stamp: "", text: "charlie" },
+      ],
+    });
+    folder.open(syncAll(state));
+    expect(folder.manifest()).toMatchObject({
+      segments: [
+        { file: "000001.seg", docs: 2 },
+        { file: "000002.seg", docs: 1 },
+      ],
+      dead: {},
+      docs: 3,
+    });
+    let synced = 0;
+    const fresh = { current: (meta: Readonly<Record<string, string>>) => meta.v === "1", meta: () => ({ v: "1" }) };
+    folder.open(() => (synced += 1), fresh);
+    folder.open(() => (synced += 1), fresh);
+    expect([synced, folder.manifest()!.meta]).toEqual([1, { v: "1" }]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const segmentFile = (dir: string) => join(dir, "000001.seg");
+  const sectionAt = (dir: string, section: number) => readFileSync(segmentFile(dir)).readUInt32LE(32 + section * 4);
+  const overwrite = (dir: string, from: number, to: number, byte: number) => {
+    const bytes = readFileSync(segmentFile(dir));
+    bytes.fill(byte, from, to);
+    writeFileSync(segmentFile(dir), bytes);
+  };
+  const damage: [string, (dir: string) => void, RegExp][] = [
+    ["a torn manifest", (dir) => writeFileSync(join(dir, "manifest.json"), "{ torn"), /not valid JSON/],
+    ["a manifest of the wrong shape", (dir) => writeFileSync(join(dir, "manifest.json"), JSON.stringify({ version: 2, segments: "x" })), /tokenizer|segments/],
+    ["a missing segment", (dir) => rmSync(segmentFile(dir)), /a segment is missing/],
+    ["a truncated segment", (dir) => truncateSync(segmentFile(dir), 50), /000001\.seg is 50 bytes, the manifest says \d+/],
+    ["a segment that is not one", (dir) => overwrite(dir, 0, 8, 0x41), /not a segment file/],
+    ["a header that fails its checksum", (dir) => overwrite(dir, 16, 17, 9), /does not match its checksum/],
+    [
+      "a manifest that miscounts a segment",
+      (dir) => {
+        const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
+        manifest.segments[0].docs += 1;
+        writeFileSync(join(dir, "manifest.json"), JSON.stringify(manifest));
+      },
+      /holds 2 documents, the manifest says 3/,
+    ],
+    [
+      "a dictionary that does not decode",
+      (dir) => overwrite(dir, sectionAt(dir, SECTION.termBlocks), sectionAt(dir, SECTION.postings), 0xff),
+      /a number is too long/,
+    ],
+    [
+      "document entries that do not parse",
+      (dir) => overwrite(dir, sectionAt(dir, SECTION.docEntries), sectionAt(dir, SECTION.end), 0x78),
+      /an entry that does not parse/,
+    ],
+  ];
+  for (const [what, spoil, reason] of damage)
+    test(`${what}: rebuilt from the sources, with one notice`, () => {
+      const dir = tempDir();
+      const notices: string[] = [];
+      const folder = openIndexFolder(dir, { label: "test index", onNotice: (text) => notices.push(text) });
+      folder.open(syncAll(truth()));
+      spoil(dir);
+      expect(ids(folder.open(syncAll(truth())).search("alpha", { limit: 5 })).sort()).toEqual(["more/b", "notes/a"]);
+      expect(notices).toHaveLength(1);
+      expect(notices[0]).toStartWith(`test index ${dir} was unreadable (`);
+      expect(notices[0]).toMatch(reason);
+      expect(notices[0]).toEndWith("); rebuilt it");
+      expect(ids(folder.open(syncAll(truth())).search("alpha", { limit: 5 })).sort()).toEqual(["more/b", "notes/a"]);
+      expect(notices).toHaveLength(1);
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+  test("another tokenizer or manifest version: rebuilt quietly", () => {
+    const dir = tempDir();
+    const notices: string[] = [];
+    const folder = openIndexFolder(dir, { label: "test index", onNotice: (text) => notices.push(text) });
+    folder.open(syncAll(truth()));
+    for (const change of [{ tokenizer: TOKENIZER_VERSION + 1 }, { version: 99 }]) {
+      const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
+      writeFileSync(join(dir, "manifest.json"), JSON.stringify({ ...manifest, ...change }));
+      expect(folder.open(syncAll(truth())).size).toBe(2);
+      expect(JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"))).toMatchObject({ version: 2, tokenizer: TOKENIZER_VERSION });
+    }
+    expect(notices).toEqual([]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("two processes appending under the lock, compacting as they go, lose nothing", async () => {
+    const dir = tempDir();
+    const index = join(dir, "shared.index");
+    openIndexFolder(index, { label: "test index" }).open(syncAll(new Map([["seed", { stamp: "1", docs: [{ id: "s", stamp: "", text: "seed" }] }]])));
+    const children = ["alpha", "bravo"].map((name) =>
+      Bun.spawn({
+        cmd: [process.execPath, join(FIXTURES, "index-appender.ts"), index, name, "30"],
+        stdout: "pipe",
+        stderr: "pipe",
+        timeout: 60_000,
+        killSignal: "SIGKILL",
+      }),
+    );
+    writeFileSync(`${index}.go`, "");
+    for (const child of children) {
+      const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
+      expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+    }
+    const folder = openIndexFolder(index, { label: "test index" });
+    const opened = folder.open(() => {});
+    const expected = ["seed", ...["alpha", "bravo"].flatMap((name) => Array.from({ length: 30 }, (_, i) => `${name}-${i}`))];
+    expect(opened.segmentNames().sort()).toEqual(expected.sort());
+    expect([opened.size, folder.manifest()!.docs]).toEqual([61, 61]);
+    expect(opened.search("bravo", { limit: 100 })).toHaveLength(30);
+    expect(ids(opened.search("word29", { limit: 5 })).sort()).toEqual(["alpha-29/d", "bravo-29/d"]);
+    expect(readdirSync(index).filter((name) => !/^\d{6}\.seg$/.test(name))).toEqual(["manifest.json"]);
+    expect(folder.manifest()!.segments.length).toBeLessThanOrEqual(12);
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
