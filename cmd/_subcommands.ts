@@ -27,8 +27,8 @@ export const SUBCOMMANDS: Record<string, SubcommandRow> = {
   deny: { load: () => import("./approvals.ts").then((m) => m.denyCommand), args: "<id>", summary: "deny a pending approval (id or unique prefix)" },
   memory: {
     load: () => import("./memory.ts").then((m) => m.default),
-    args: "[list|show <id>|add <kind> <text>|forget <text>|verify|compact]",
-    summary: "this project's notes",
+    args: "[list|show <id>|add <kind> <text>|forget <text>|verify|compact|gc]",
+    summary: "this project's notes; gc merges the search indexes' segments",
   },
   sessions: {
     load: () => import("./sessions.ts").then((m) => m.default),

@@ -1,6 +1,6 @@
 /**
  * `shiro memory`: the notes kept about the current directory's project, in every scope (list,
- * show, add, forget, verify, compact). `--scope` names one scope (`--global` is `--scope global`);
+ * show, add, forget, verify, compact) and its indexes (gc). `--scope` names one scope (`--global` is `--scope global`);
  * `list --all` shows every scope, `list --episodes` the episodes.
  */
 import { defineCommand } from "citty";
@@ -23,7 +23,7 @@ const _EMPTY: Record<string, string> = {
 };
 
 export default defineCommand({
-  meta: { name: "memory", description: "list, show, add, forget, verify or compact this project's notes in every scope, and list its episodes" },
+  meta: { name: "memory", description: "list, show, add, forget, verify or compact this project's notes in every scope, list its episodes, gc its indexes" },
   subCommands: {
     list: defineCommand({
       meta: { description: "print the notes, newest first, each with its id" },
@@ -130,6 +130,22 @@ export default defineCommand({
           completeOnce(resolveConfig(), system, prompt, signal),
         );
         _print(result.message);
+      },
+    }),
+    gc: defineCommand({
+      meta: { description: "merge the search and recall indexes' segments into one each, dropping removed documents" },
+      async run() {
+        const { collectIndexGarbage } = await import("../lib/find/index-gc.ts");
+        const shelf = openShelf();
+        const episodes = openEpisodes(shelf.projectRoot, MEMORY_NOTICES);
+        _print(
+          collectIndexGarbage({
+            projectRoot: shelf.projectRoot,
+            stores: projectStores(shelf, MEMORY_NOTICES),
+            episodes,
+            onNotice: MEMORY_NOTICES.onNotice,
+          }).join("\n"),
+        );
       },
     }),
   },

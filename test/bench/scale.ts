@@ -153,7 +153,7 @@ function _bytes(dir: string, keep: (name: string) => boolean): number {
   return total;
 }
 
-const _isIndex = (name: string) => /\.(index|vectors)\.json$/.test(name) || name.startsWith("search/");
+const _isIndex = (name: string) => /\.(index|vectors)\.json$/.test(name) || /\.index\//.test(name) || name.startsWith("search/");
 
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 

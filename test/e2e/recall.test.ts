@@ -17,7 +17,7 @@ const e2e = useE2E();
 
 const memoryDir = () => join(e2e.dirs.home, ".shiro-neko", "memory");
 const episodesFile = () => join(memoryDir(), `${pathHash16(e2e.dirs.cwd)}.episodes.json`);
-const indexFile = () => join(memoryDir(), `${pathHash16(e2e.dirs.cwd)}.index.json`);
+const indexManifest = () => join(memoryDir(), `${pathHash16(e2e.dirs.cwd)}.index`, "manifest.json");
 const readEpisodes = () => JSON.parse(readFileSync(episodesFile(), "utf8")) as { episodes: Record<string, any>[]; digests: unknown[] };
 const sessionIds = () =>
   readdirSync(join(e2e.dirs.home, ".shiro-neko", "sessions"))
@@ -141,14 +141,14 @@ for (const protocol of PROTOCOLS) {
     test("a corrupt index is rebuilt with a notice, and recall still answers", async () => {
       await doSomeWork(protocol);
       expect(await recallThroughBinary({ query: "login" }, protocol)).toContain("fix the flaky login redirect");
-      writeFileSync(indexFile(), "{ this is not json");
+      writeFileSync(indexManifest(), "{ this is not json");
       // The run's prompt reads the index first (memory injection), so the notice is the run's.
       e2e.fake.script({ toolCalls: [{ name: "recall", input: { query: "login" } }] }, { text: "Recalled." });
       const run = await e2e.shiro(["-p", "what do you know about this?"], { protocol });
       expect(run.code).toBe(0);
-      expect(run.stderr).toMatch(/\[notice\] memory index .*\.index\.json was unreadable \(not valid JSON .*\); rebuilt it\n/);
+      expect(run.stderr).toMatch(/\[notice\] memory index .*\.index was unreadable \(not valid JSON .*\); rebuilt it\n/);
       expect(toolResultsOf(e2e.fake.requests.at(-1)!).at(-1)!.output).toContain('"fix the flaky login redirect after sign-in"');
-      expect(JSON.parse(readFileSync(indexFile(), "utf8")).docs).toHaveLength(1);
+      expect(JSON.parse(readFileSync(indexManifest(), "utf8"))).toMatchObject({ version: 2, docs: 1 });
       expect(await recallThroughBinary({ query: "login" }, protocol)).not.toContain("Notice");
     }, 60_000);
   });
