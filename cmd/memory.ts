@@ -136,16 +136,7 @@ export default defineCommand({
       meta: { description: "merge the search and recall indexes' segments into one each, dropping removed documents" },
       async run() {
         const { collectIndexGarbage } = await import("../lib/find/index-gc.ts");
-        const shelf = openShelf();
-        const episodes = openEpisodes(shelf.projectRoot, MEMORY_NOTICES);
-        _print(
-          collectIndexGarbage({
-            projectRoot: shelf.projectRoot,
-            stores: projectStores(shelf, MEMORY_NOTICES),
-            episodes,
-            onNotice: MEMORY_NOTICES.onNotice,
-          }).join("\n"),
-        );
+        _print(collectIndexGarbage(openShelf(), MEMORY_NOTICES).join("\n"));
       },
     }),
   },

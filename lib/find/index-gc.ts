@@ -6,25 +6,21 @@
  * it opened (removed files are unlinked only once the new manifest is in place).
  */
 import type { CompactResult } from "../search/index-folder.ts";
-import type { EpisodeStore } from "../store/episodes.ts";
+import { openEpisodes } from "../store/episodes.ts";
 import { compactMemoryIndex } from "../store/memory-index.ts";
-import type { MemoryStore } from "../store/memory.ts";
+import { projectStores } from "../store/memory-lookup.ts";
+import type { MemoryShelf } from "../store/memory-scopes.ts";
+import type { MemoryStoreOptions } from "../store/memory.ts";
 import { compactTranscriptIndex } from "./transcript-index.ts";
 
-export interface IndexGcSources {
-  projectRoot: string;
-  stores: readonly MemoryStore[];
-  episodes: EpisodeStore;
-  onNotice?: (text: string) => void;
-}
-
-export function collectIndexGarbage(sources: IndexGcSources): string[] {
-  const transcripts = compactTranscriptIndex({ onNotice: sources.onNotice });
+/** Both indexes of the shelf's project compacted; notices (a rebuilt index) go to `options.onNotice`. */
+export function collectIndexGarbage(shelf: MemoryShelf, options: MemoryStoreOptions = {}): string[] {
+  const transcripts = compactTranscriptIndex({ onNotice: options.onNotice });
   const memory = compactMemoryIndex({
-    projectRoot: sources.projectRoot,
-    stores: sources.stores.filter((store) => store.scope !== "run"),
-    episodes: sources.episodes,
-    onNotice: sources.onNotice,
+    projectRoot: shelf.projectRoot,
+    stores: projectStores(shelf, options).filter((store) => store.scope !== "run"),
+    episodes: openEpisodes(shelf.projectRoot, options),
+    onNotice: options.onNotice,
   });
   return [_line("search index", transcripts), _line("recall index", memory)];
 }
