@@ -98,8 +98,8 @@ const _recallContext = () => ({ projectRoot: ROOT, cwd: ROOT, project: openMemor
 /** A fresh process's recall: the index files' times are moved, so they are parsed again. */
 function _touchIndexes(): void {
   const at = new Date(Date.UTC(2030, 0, 1) + ++_touches * 1000);
-  utimesSync(paths.memoryIndex(ROOT), at, at);
-  utimesSync(paths.transcriptIndex(), at, at);
+  utimesSync(join(paths.memoryIndex(ROOT), "manifest.json"), at, at);
+  utimesSync(join(paths.transcriptIndex(), "manifest.json"), at, at);
 }
 
 const _sources = () => ({ projectRoot: ROOT, project: openMemory(ROOT), episodes: openEpisodes(ROOT) });
@@ -112,7 +112,7 @@ let _touches = 0;
 /** A fresh process's recall: the index file's time is moved, so it is parsed again. */
 function _indexedCold(query: string): number {
   const at = new Date(Date.UTC(2030, 0, 1) + ++_touches * 1000);
-  utimesSync(paths.memoryIndex(ROOT), at, at);
+  utimesSync(join(paths.memoryIndex(ROOT), "manifest.json"), at, at);
   return _indexed(query);
 }
 
@@ -151,7 +151,9 @@ export async function benchRecall(): Promise<void> {
   const indexed = timeQueries(_indexedCold, RUNS);
   const warm = timeQueries(_indexed, RUNS);
   const scan = timeQueries(_scan, 5);
-  const size = (path: string) => statSync(path).size;
+  // A file's size, or a folder's (an index folder: its manifest and segments).
+  const size = (path: string): number =>
+    statSync(path).isDirectory() ? readdirSync(path).reduce((sum, name) => sum + size(join(path, name)), 0) : statSync(path).size;
   const stores = size(paths.projectMemory(ROOT)) + size(paths.projectEpisodes(ROOT));
   const index = size(paths.memoryIndex(ROOT));
   console.log(`recall: ${NOTES} notes and ${EPISODES} episodes (${(stores / 1e6).toFixed(1)} MB of stores), median per query`);
