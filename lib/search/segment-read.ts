@@ -71,11 +71,21 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
   let sourceLookups = 0;
   let byName: Map<string, number> | undefined;
 
+  // Each table of entry offsets is read whole the first time an entry of it is: one read, then one per entry.
+  const tables = new Map<number, Uint32Array>();
+  const table = (section: number, count: number): Uint32Array => {
+    let found = tables.get(section);
+    if (!found) {
+      found = _u32s(bytes.read(at(section), (count + 1) * 4), count + 1);
+      tables.set(section, found);
+    }
+    return found;
+  };
   const entry = (offsetsSection: number, entriesSection: number, index: number, count: number): unknown => {
     if (!Number.isInteger(index) || index < 0 || index >= count) throw new IndexCorruptError(`entry ${index} of ${count}`);
-    const pair = bytes.read(at(offsetsSection) + index * 4, 8);
-    const start = u32At(pair, 0);
-    const end = u32At(pair, 4);
+    const offsets = table(offsetsSection, count);
+    const start = offsets[index]!;
+    const end = offsets[index + 1]!;
     if (end < start || at(entriesSection) + end > at(entriesSection + 1)) throw new IndexCorruptError("an entry runs past its section");
     try {
       return JSON.parse(decodeText(bytes.read(at(entriesSection) + start, end - start)));
@@ -164,12 +174,7 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
     },
 
     lengths() {
-      if (!lengths) {
-        const raw = bytes.read(at(SECTION.lengths), docs * 4);
-        const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
-        lengths = new Uint32Array(docs);
-        for (let i = 0; i < docs; i++) lengths[i] = view.getUint32(i * 4, true);
-      }
+      lengths ??= _u32s(bytes.read(at(SECTION.lengths), docs * 4), docs);
       return lengths;
     },
 
@@ -223,6 +228,14 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
       bytes.close();
     },
   };
+}
+
+/** `count` little-endian u32s from `raw`. */
+function _u32s(raw: Uint8Array, count: number): Uint32Array {
+  const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
+  const out = new Uint32Array(count);
+  for (let i = 0; i < count; i++) out[i] = view.getUint32(i * 4, true);
+  return out;
 }
 
 function _count(value: unknown, max: number): value is number {

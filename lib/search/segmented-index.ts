@@ -187,8 +187,9 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
       const total = collection?.docs ?? live;
       const average = (collection ? collection.totalLen / collection.docs : totalLen / live) || 1;
       const all = allParts();
-      const scores = all.map(() => new Map<number, number>());
-      const matched = all.map(() => new Map<number, number>());
+      const scores = all.map((part) => new Float64Array(part.reader.docs));
+      const matched = all.map((part) => new Uint16Array(part.reader.docs));
+      const touched: number[][] = all.map(() => []);
       for (const term of terms) {
         const lists = all.map((part) => postingsOf(part, term));
         if (lists.every((list) => list === undefined)) continue;
@@ -200,26 +201,24 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
           const lengths = part.reader.lengths();
           const score = scores[p]!;
           const count = matched[p]!;
+          const seen = touched[p]!;
           for (let i = 0; i < list.docs.length; i++) {
             const doc = list.docs[i]!;
             if (part.isDead(doc)) continue;
             const tf = list.tfs[i]!;
-            score.set(doc, (score.get(doc) ?? 0) + (idf * tf * (_K1 + 1)) / (tf + _K1 * (1 - _B + (_B * lengths[doc]!) / average)));
-            count.set(doc, (count.get(doc) ?? 0) + 1);
+            if (count[doc] === 0) seen.push(doc);
+            score[doc]! += (idf * tf * (_K1 + 1)) / (tf + _K1 * (1 - _B + (_B * lengths[doc]!) / average));
+            count[doc]! += 1;
           }
         });
       }
-      const candidates: { part: number; doc: number; score: number }[] = [];
-      scores.forEach((score, part) => {
-        for (const [doc, value] of score) if (value > 0) candidates.push({ part, doc, score: value });
-      });
-      candidates.sort((a, b) => b.score - a.score || a.part - b.part || a.doc - b.doc);
+      const ranked = _rankedCandidates(scores, touched);
       const hits: IndexHit[] = [];
       let floor = Number.NEGATIVE_INFINITY;
-      for (const candidate of candidates) {
-        if (hits.length >= options.limit && candidate.score < floor - 1e-9) break;
-        const part = all[candidate.part]!;
-        const hit = hitOf(part, candidate.doc, candidate.score, matched[candidate.part]!.get(candidate.doc)!);
+      for (let next = ranked(); next; next = ranked()) {
+        const [p, doc, score] = next;
+        if (hits.length >= options.limit && score < floor - 1e-9) break;
+        const hit = hitOf(all[p]!, doc, score, matched[p]![doc]!);
         if (options.filter && !options.filter(hit.segment, hit.id, hit.data)) continue;
         hits.push(hit);
         if (hits.length === options.limit) floor = hit.score;
@@ -236,5 +235,52 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
         totalLen,
       };
     },
+  };
+}
+
+/**
+ * The scored documents (score > 0), best first (equal scores: lower part, then lower document),
+ * one per call: a heap, so taking the first few of many candidates costs little.
+ */
+function _rankedCandidates(scores: readonly Float64Array[], touched: readonly number[][]): () => [number, number, number] | undefined {
+  const size = touched.reduce((sum, docs) => sum + docs.length, 0);
+  const parts = new Int32Array(size);
+  const docs = new Int32Array(size);
+  const values = new Float64Array(size);
+  let n = 0;
+  touched.forEach((list, p) => {
+    for (const doc of list) {
+      const value = scores[p]![doc]!;
+      if (!(value > 0)) continue;
+      parts[n] = p;
+      docs[n] = doc;
+      values[n] = value;
+      n += 1;
+    }
+  });
+  const heap = Int32Array.from({ length: n }, (_, i) => i);
+  const better = (a: number, b: number) =>
+    values[a]! > values[b]! || (values[a] === values[b] && (parts[a]! < parts[b]! || (parts[a] === parts[b] && docs[a]! < docs[b]!)));
+  const down = (from: number, length: number) => {
+    let at = from;
+    for (;;) {
+      const left = at * 2 + 1;
+      if (left >= length) return;
+      const right = left + 1;
+      const child = right < length && better(heap[right]!, heap[left]!) ? right : left;
+      if (!better(heap[child]!, heap[at]!)) return;
+      [heap[at], heap[child]] = [heap[child]!, heap[at]!];
+      at = child;
+    }
+  };
+  for (let i = (n >> 1) - 1; i >= 0; i--) down(i, n);
+  let length = n;
+  return () => {
+    if (length === 0) return undefined;
+    const top = heap[0]!;
+    length -= 1;
+    heap[0] = heap[length]!;
+    down(0, length);
+    return [parts[top]!, docs[top]!, values[top]!];
   };
 }
