@@ -20,8 +20,7 @@
  *   same, after its answer, so a source another process wrote without indexing is found within
  *   that time even when the folders' stamps were recorded over it.
  */
-import { existsSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { readdirSync, statSync } from "node:fs";
 import type { Bm25Index } from "../search/bm25-index.ts";
 import { COMPACT_AFTER_SEGMENTS, openIndexFolder, type CompactResult, type IndexFolder } from "../search/index-folder.ts";
 import { paths } from "../platform/paths.ts";
@@ -44,12 +43,14 @@ export interface TranscriptIndexOptions {
 const _SMALL_HISTORY_FILES = 200;
 
 /**
- * Whether opening the transcript index now costs little: it exists (opening it reads its manifest
- * and the posting ranges a query needs), or it is missing and at most a few hundred session and
- * run files would build it. Reads one stat (and, without an index, two folder listings).
+ * Whether opening the transcript index now costs little: it is built (opening it reads its
+ * manifest and the posting ranges a query needs), or at most a few hundred session and run files
+ * would build it. A build cut short (its manifest records no folder stamps yet) is finished by
+ * `shiro search`, `recall` or `shiro memory gc`, not before a first request. Reads the manifest
+ * (and, without a finished one, two folder listings).
  */
 export function transcriptIndexIsSmall(): boolean {
-  if (existsSync(join(paths.transcriptIndex(), "manifest.json"))) return true;
+  if (_folder({}).manifest()?.meta.sessions !== undefined) return true;
   const count = (dir: string) => {
     try {
       return readdirSync(dir).length;
@@ -77,8 +78,9 @@ export function openTranscriptIndex(options: TranscriptIndexOptions = {}): Bm25I
  */
 export function indexSavedTranscripts(saved: { sessionId?: string; runIds: readonly string[] }, options: TranscriptIndexOptions = {}): void {
   const folder = _folder(options);
-  const checkedAt = folder.manifest()?.checkedAt;
-  const full = !checkedAt || Date.now() - Date.parse(checkedAt) > FULL_CHECK_MS;
+  const built = folder.manifest();
+  // A build cut short is finished by the next search, not here: a save stays small.
+  const full = built?.meta.sessions !== undefined && built.checkedAt !== undefined && Date.now() - Date.parse(built.checkedAt) > FULL_CHECK_MS;
   const meta = _folderStamps();
   folder.append(
     (index) => {

@@ -31,7 +31,7 @@
  * - A write that fails is reported through `onNotice`; the index in memory is still returned.
  */
 import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { withLockSync } from "../state-file/file-lock.ts";
 import { writeJsonAtomic } from "../state-file/json-file.ts";
 import { MANIFEST_VERSION, expandRanges, readManifest, toRanges, type IndexManifest } from "./index-manifest.ts";
@@ -51,6 +51,8 @@ export interface IndexFolderOptions {
   onNotice?: (text: string) => void;
   /** A file an older shiro kept this index in: removed once the folder is built. */
   legacyFile?: string;
+  /** New documents saved as one segment while a sync under the lock goes on (default FLUSH_DOCS). */
+  flushDocs?: number;
 }
 
 export interface IndexFreshness {
@@ -82,6 +84,9 @@ export interface IndexFolder {
   /** The saved manifest, when it reads. */
   manifest(): IndexManifest | undefined;
 }
+
+/** New documents a build saves as one segment before it goes on (so a build cut short keeps its work). */
+export const FLUSH_DOCS = 50_000;
 
 /** Segments past which a save also merges the newest ones (compact(false)). */
 export const COMPACT_AFTER_SEGMENTS = 8;
@@ -123,9 +128,9 @@ export function openIndexFolder(dir: string, options: IndexFolderOptions): Index
       meta: meta ?? old?.meta ?? {},
       ...(checked ? { checkedAt: new Date().toISOString() } : old?.checkedAt ? { checkedAt: old.checkedAt } : {}),
     };
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     if (changes.content) manifest.segments.push(_writeSegment(dir, manifest, changes.content));
     for (const [file, docs] of changes.dead) manifest.dead[file] = toRanges([...expandRanges(manifest.dead[file] ?? []), ...docs]);
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
     writeJsonAtomic(manifestPath, manifest, { pretty: false, verbatim: true });
     if (!old) {
       _removeStray(dir, manifest);
@@ -133,29 +138,72 @@ export function openIndexFolder(dir: string, options: IndexFolderOptions): Index
     }
   };
 
+  // The lock sits beside the folder (`<dir>.lock`), so taking it makes no folder.
   const locked = <T>(fn: () => T): T => {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    return withLockSync(manifestPath, fn);
+    mkdirSync(dirname(dir), { recursive: true, mode: 0o700 });
+    return withLockSync(dir, fn);
+  };
+
+  /**
+   * `sync` on `base`'s index under the lock, saving a segment each FLUSH_DOCS new documents: a
+   * build cut short (a killed process) keeps what it indexed, and the next one goes on from there.
+   * `meta` is recorded only once `sync` is through.
+   */
+  const syncInChunks = (base: _Loaded, sync: (index: Bm25Index) => void, meta: Record<string, string> | undefined): Bm25Index => {
+    let current = base;
+    const flush = () => {
+      commit(current, current.index, undefined, false);
+      current = _load(dir, manifestPath);
+      if (current.status !== "ok") throw new IndexCorruptError(`a segment just written does not read back (${current.reason ?? current.status})`);
+    };
+    let flushed = false;
+    const proxy: Bm25Index = {
+      get size() {
+        return current.index.size;
+      },
+      get dirty() {
+        return flushed || current.index.dirty;
+      },
+      sync(segment, stamp, load) {
+        const changed = current.index.sync(segment, stamp, load);
+        if (current.index.pendingDocs >= (options.flushDocs ?? FLUSH_DOCS)) {
+          flush();
+          flushed = true;
+        }
+        return changed;
+      },
+      segmentNames: () => current.index.segmentNames(),
+      entries: () => current.index.entries(),
+      search: (query, options) => current.index.search(query, options),
+      stats: (query) => current.index.stats(query),
+    };
+    sync(proxy);
+    if (!flushed && current.status !== "ok" && current.index.size === 0 && !existsSync(dir)) return current.index;
+    commit(current, current.index, meta, true);
+    _cache.delete(dir);
+    return current.index;
   };
 
   const openOnce = (sync: (index: Bm25Index) => void, freshness?: IndexFreshness): Bm25Index => {
     const first = load();
     if (first.status === "ok" && freshness?.current(first.manifest!.meta)) return first.index;
     const meta = freshness?.meta();
-    sync(first.index);
-    const metaChanged = meta !== undefined && first.status === "ok" && JSON.stringify(meta) !== JSON.stringify(first.manifest!.meta);
-    if (first.status === "ok" && !first.index.dirty && !metaChanged) return first.index;
-    if (first.status !== "ok" && first.index.size === 0 && !existsSync(dir)) return first.index;
+    if (first.status === "ok") {
+      // Most opens change nothing, or little: the work is done without the lock, and redone under it only if another process saved meanwhile.
+      sync(first.index);
+      const metaChanged = meta !== undefined && JSON.stringify(meta) !== JSON.stringify(first.manifest!.meta);
+      if (!first.index.dirty && !metaChanged) return first.index;
+    }
     try {
       return locked(() => {
         const again = _load(dir, manifestPath);
-        const reuse = again.status === first.status && again.manifest?.generation === first.manifest?.generation;
         if (again.status === "corrupt") notice(again.reason!);
-        const target = reuse ? first.index : again.index;
-        if (!reuse) sync(target);
-        commit(again, target, meta, true);
-        _cache.delete(dir);
-        return target;
+        if (first.status === "ok" && again.status === "ok" && again.manifest!.generation === first.manifest!.generation) {
+          commit(again, first.index, meta, true);
+          _cache.delete(dir);
+          return first.index;
+        }
+        return syncInChunks(again, sync, meta);
       });
     } catch (error) {
       if (error instanceof IndexCorruptError) throw error;

@@ -42,6 +42,8 @@ export interface IndexChanges {
 }
 
 export interface SegmentedIndex extends Bm25Index {
+  /** Documents added in this process, not yet in a segment file. */
+  readonly pendingDocs: number;
   changes(): IndexChanges;
 }
 
@@ -66,6 +68,7 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
   let live = totals.docs;
   let totalLen = totals.totalLen;
   let dirty = false;
+  let pendingDocs = 0;
   let pending: _Part | undefined;
   const postingsCache = new Map<SegmentReader, Map<string, Postings | null>>();
 
@@ -124,6 +127,9 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
     get dirty() {
       return dirty;
     },
+    get pendingDocs() {
+      return pendingDocs;
+    },
 
     sync(name, stamp, load) {
       if (currentStamp(name) === stamp) return false;
@@ -144,6 +150,7 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
       const dropped = builder.remove(name);
       live -= dropped.docs;
       totalLen -= dropped.len;
+      pendingDocs -= dropped.docs;
       const added = builder.add(
         name,
         stamp,
@@ -151,6 +158,7 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
       );
       live += added.docs;
       totalLen += added.len;
+      pendingDocs += added.docs;
       pending = undefined;
       dirty = true;
       return true;

@@ -206,6 +206,35 @@ describe("index folder", () => {
       rmSync(dir, { recursive: true, force: true });
     });
 
+  test("a build cut short keeps the segments it saved; the next open goes on from there and records its stamps last", () => {
+    const dir = tempDir();
+    const notices: string[] = [];
+    const folder = openIndexFolder(dir, { label: "test index", flushDocs: 10, onNotice: (text) => notices.push(text) });
+    const state: Truth = new Map(
+      Array.from({ length: 25 }, (_, i) => [`s${String(i).padStart(2, "0")}`, { stamp: "1", docs: [{ id: "d", stamp: "", text: `word${i}` }] }]),
+    );
+    const loaded: string[] = [];
+    const sync = (stopAt?: number) => (index: Bm25Index) => {
+      for (const [name, source] of state)
+        index.sync(name, source.stamp, () => {
+          if (loaded.length === stopAt) throw new Error("killed");
+          loaded.push(name);
+          return source.docs;
+        });
+    };
+    const fresh = { current: (meta: Readonly<Record<string, string>>) => meta.done === "yes", meta: () => ({ done: "yes" }) };
+    folder.open(sync(23), fresh);
+    expect(notices).toEqual([`test index ${dir} could not be saved (killed); searched without saving it`]);
+    expect(folder.manifest()).toMatchObject({ docs: 20, meta: {} });
+    expect(folder.manifest()!.segments.map((segment) => segment.docs)).toEqual([10, 10]);
+    loaded.length = 0;
+    const index = folder.open(sync(), fresh);
+    expect(loaded).toEqual(["s20", "s21", "s22", "s23", "s24"]);
+    expect([index.size, folder.manifest()!.docs, folder.manifest()!.meta]).toEqual([25, 25, { done: "yes" }]);
+    expect(ids(index.search("word3 word24", { limit: 5 })).sort()).toEqual(["s03/d", "s24/d"]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   test("another tokenizer or manifest version: rebuilt quietly", () => {
     const dir = tempDir();
     const notices: string[] = [];

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { paths } from "../../lib/platform/paths.ts";
 import { transcriptIndexIsSmall } from "../../lib/find/transcript-index.ts";
+import { TOKENIZER_VERSION } from "../../lib/search/tokenize.ts";
 
 let home = "";
 const saved = process.env.SHIRO_HOME;
@@ -36,11 +37,16 @@ test("a missing index is small while a few hundred files would build it", () => 
   expect(transcriptIndexIsSmall()).toBe(false);
 });
 
-test("a built index is cheap to open whatever the history; a torn folder without a manifest is not", () => {
+test("a built index is cheap to open whatever the history; one whose build was cut short is not", () => {
   files(paths.sessionsDir(), 500, ".json");
   mkdirSync(paths.transcriptIndex(), { recursive: true });
-  writeFileSync(join(paths.transcriptIndex(), "000001.seg"), "");
+  const manifest = (meta: Record<string, string>) =>
+    writeFileSync(
+      join(paths.transcriptIndex(), "manifest.json"),
+      JSON.stringify({ version: 2, tokenizer: TOKENIZER_VERSION, generation: 1, next: 1, segments: [], dead: {}, docs: 0, totalLen: 0, meta }),
+    );
+  manifest({});
   expect(transcriptIndexIsSmall()).toBe(false);
-  writeFileSync(join(paths.transcriptIndex(), "manifest.json"), "{}");
+  manifest({ sessions: "1:2", events: "3:4" });
   expect(transcriptIndexIsSmall()).toBe(true);
 });
