@@ -30,17 +30,16 @@
  *   was last read here is not read again.
  * - A write that fails is reported through `onNotice`; the index in memory is still returned.
  */
-import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { withLockSync } from "../state-file/file-lock.ts";
 import { writeJsonAtomic } from "../state-file/json-file.ts";
 import { MANIFEST_VERSION, expandRanges, readManifest, toRanges, type IndexManifest } from "./index-manifest.ts";
 import type { Bm25Index } from "./bm25-index.ts";
-import { IndexCorruptError, fileSource } from "./segment-layout.ts";
+import { IndexCorruptError } from "./segment-layout.ts";
+import { openSegmentFiles, removeStraySegments, writeSegmentFile } from "./segment-files.ts";
 import { mergeSegments } from "./segment-merge.ts";
-import { openSegment } from "./segment-read.ts";
-import { encodeSegment, type SegmentContent } from "./segment-write.ts";
-import { createSegmentedIndex, type OpenSegment, type SegmentedIndex } from "./segmented-index.ts";
+import { createSegmentedIndex, type SegmentedIndex } from "./segmented-index.ts";
 import { TOKENIZER_VERSION } from "./tokenize.ts";
 
 export type { IndexManifest } from "./index-manifest.ts";
@@ -129,11 +128,11 @@ export function openIndexFolder(dir: string, options: IndexFolderOptions): Index
       ...(checked ? { checkedAt: new Date().toISOString() } : old?.checkedAt ? { checkedAt: old.checkedAt } : {}),
     };
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    if (changes.content) manifest.segments.push(_writeSegment(dir, manifest, changes.content));
+    if (changes.content) manifest.segments.push(writeSegmentFile(dir, manifest, changes.content));
     for (const [file, docs] of changes.dead) manifest.dead[file] = toRanges([...expandRanges(manifest.dead[file] ?? []), ...docs]);
     writeJsonAtomic(manifestPath, manifest, { pretty: false, verbatim: true });
     if (!old) {
-      _removeStray(dir, manifest);
+      removeStraySegments(dir, manifest);
       if (options.legacyFile) rmSync(options.legacyFile, { force: true });
     }
   };
@@ -262,12 +261,12 @@ export function openIndexFolder(dir: string, options: IndexFolderOptions): Index
         const result = { segmentsBefore: manifest.segments.length, bytesBefore, tombstones };
         if (manifest.segments.length - from < 2 && (tombstones === 0 || !full))
           return { ...result, segmentsAfter: result.segmentsBefore, bytesAfter: bytesBefore };
-        const merged = mergeSegments(_openAll(dir, manifest).slice(from));
+        const merged = mergeSegments(openSegmentFiles(dir, manifest).slice(from));
         const next: IndexManifest = { ...manifest, generation: manifest.generation + 1, segments: manifest.segments.slice(0, from), dead: {} };
         for (const segment of next.segments) if (manifest.dead[segment.file]) next.dead[segment.file] = manifest.dead[segment.file]!;
-        if (merged.docs.length > 0 || merged.sources.length > 0) next.segments.push(_writeSegment(dir, next, merged));
+        if (merged.docs.length > 0 || merged.sources.length > 0) next.segments.push(writeSegmentFile(dir, next, merged));
         writeJsonAtomic(manifestPath, next, { pretty: false, verbatim: true });
-        _removeStray(dir, next);
+        removeStraySegments(dir, next);
         _cache.delete(dir);
         return { ...result, segmentsAfter: next.segments.length, bytesAfter: next.segments.reduce((sum, segment) => sum + segment.bytes, 0) };
       });
@@ -326,7 +325,7 @@ function _load(dir: string, manifestPath: string): _Loaded {
     const read = readManifest(manifestPath);
     if (read.status !== "ok") return { status: read.status, ...(read.reason ? { reason: read.reason } : {}), index: createSegmentedIndex() };
     try {
-      const segments = _openAll(dir, read.manifest!);
+      const segments = openSegmentFiles(dir, read.manifest!);
       return { status: "ok", manifest: read.manifest!, index: createSegmentedIndex(segments, read.manifest!) };
     } catch (error) {
       // A compaction may have replaced the manifest between reading it and opening its segments.
@@ -336,78 +335,6 @@ function _load(dir: string, manifestPath: string): _Loaded {
       return { status: "corrupt", reason, index: createSegmentedIndex() };
     }
   }
-}
-
-// Closes a segment's file once nothing can read it any more.
-const _closer = new FinalizationRegistry<number>((fd) => {
-  try {
-    closeSync(fd);
-  } catch {
-    // already closed
-  }
-});
-
-function _openAll(dir: string, manifest: IndexManifest): OpenSegment[] {
-  return manifest.segments.map((segment) => {
-    const fd = openSync(join(dir, segment.file), "r");
-    let reader: ReturnType<typeof openSegment>;
-    try {
-      const size = fstatSync(fd).size;
-      if (size !== segment.bytes) throw new IndexCorruptError(`${segment.file} is ${size} bytes, the manifest says ${segment.bytes}`);
-      reader = openSegment(fileSource(fd, size, () => closeSync(fd)));
-      if (reader.docs !== segment.docs) throw new IndexCorruptError(`${segment.file} holds ${reader.docs} documents, the manifest says ${segment.docs}`);
-    } catch (error) {
-      closeSync(fd);
-      throw error instanceof IndexCorruptError ? new IndexCorruptError(`${segment.file}: ${error.message}`) : error;
-    }
-    _closer.register(reader, fd);
-    return { file: segment.file, reader, dead: new Set(expandRanges(manifest.dead[segment.file] ?? [])) };
-  });
-}
-
-function _writeSegment(dir: string, manifest: IndexManifest, content: SegmentContent): IndexManifest["segments"][number] {
-  const file = `${String(manifest.next).padStart(6, "0")}.seg`;
-  manifest.next += 1;
-  const bytes = encodeSegment(content, TOKENIZER_VERSION);
-  _writeBytesAtomic(join(dir, file), bytes);
-  return { file, docs: content.docs.length, bytes: bytes.length };
-}
-
-let _temps = 0;
-
-/** Writes a new file whole: a temp file, fsynced, renamed into place. */
-function _writeBytesAtomic(path: string, bytes: Uint8Array): void {
-  const temp = `${path}.${process.pid}.${++_temps}.tmp`;
-  const fd = openSync(temp, "w", 0o600);
-  try {
-    let done = 0;
-    while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
-    fsyncSync(fd);
-  } catch (error) {
-    closeSync(fd);
-    rmSync(temp, { force: true });
-    throw error;
-  }
-  closeSync(fd);
-  renameSync(temp, path);
-}
-
-/** Removes segment files (and temp files) the manifest does not name. */
-function _removeStray(dir: string, manifest: IndexManifest): void {
-  const named = new Set(manifest.segments.map((segment) => segment.file));
-  let names: string[] = [];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of names)
-    if ((name.endsWith(".seg") && !named.has(name)) || /\.seg\.\d+\.\d+\.tmp$/.test(name))
-      try {
-        rmSync(join(dir, name), { force: true });
-      } catch {
-        // still open elsewhere (Windows): the next compaction removes it
-      }
 }
 
 function _stamp(path: string): string | undefined {

@@ -1,0 +1,85 @@
+/**
+ * The segment files of an index folder (index-folder.ts): opened for positioned reads (checked
+ * against the manifest's size and document count; closed once nothing can read them), written
+ * whole (a temp file, fsynced, renamed into place), and removed once no manifest names them.
+ */
+import { closeSync, fstatSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import { expandRanges, type IndexManifest } from "./index-manifest.ts";
+import { IndexCorruptError, fileSource } from "./segment-layout.ts";
+import { openSegment } from "./segment-read.ts";
+import { encodeSegment, type SegmentContent } from "./segment-write.ts";
+import type { OpenSegment } from "./segmented-index.ts";
+import { TOKENIZER_VERSION } from "./tokenize.ts";
+
+// Closes a segment's file once nothing can read it any more.
+const _closer = new FinalizationRegistry<number>((fd) => {
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed
+  }
+});
+
+export function openSegmentFiles(dir: string, manifest: IndexManifest): OpenSegment[] {
+  return manifest.segments.map((segment) => {
+    const fd = openSync(join(dir, segment.file), "r");
+    let reader: ReturnType<typeof openSegment>;
+    try {
+      const size = fstatSync(fd).size;
+      if (size !== segment.bytes) throw new IndexCorruptError(`${segment.file} is ${size} bytes, the manifest says ${segment.bytes}`);
+      reader = openSegment(fileSource(fd, size, () => closeSync(fd)));
+      if (reader.docs !== segment.docs) throw new IndexCorruptError(`${segment.file} holds ${reader.docs} documents, the manifest says ${segment.docs}`);
+    } catch (error) {
+      closeSync(fd);
+      throw error instanceof IndexCorruptError ? new IndexCorruptError(`${segment.file}: ${error.message}`) : error;
+    }
+    _closer.register(reader, fd);
+    return { file: segment.file, reader, dead: new Set(expandRanges(manifest.dead[segment.file] ?? [])) };
+  });
+}
+
+export function writeSegmentFile(dir: string, manifest: IndexManifest, content: SegmentContent): IndexManifest["segments"][number] {
+  const file = `${String(manifest.next).padStart(6, "0")}.seg`;
+  manifest.next += 1;
+  const bytes = encodeSegment(content, TOKENIZER_VERSION);
+  _writeBytesAtomic(join(dir, file), bytes);
+  return { file, docs: content.docs.length, bytes: bytes.length };
+}
+
+let _temps = 0;
+
+/** Writes a new file whole: a temp file, fsynced, renamed into place. */
+function _writeBytesAtomic(path: string, bytes: Uint8Array): void {
+  const temp = `${path}.${process.pid}.${++_temps}.tmp`;
+  const fd = openSync(temp, "w", 0o600);
+  try {
+    let done = 0;
+    while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
+    fsyncSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(temp, { force: true });
+    throw error;
+  }
+  closeSync(fd);
+  renameSync(temp, path);
+}
+
+/** Removes segment files (and temp files) the manifest does not name. */
+export function removeStraySegments(dir: string, manifest: IndexManifest): void {
+  const named = new Set(manifest.segments.map((segment) => segment.file));
+  let names: string[] = [];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names)
+    if ((name.endsWith(".seg") && !named.has(name)) || /\.seg\.\d+\.\d+\.tmp$/.test(name))
+      try {
+        rmSync(join(dir, name), { force: true });
+      } catch {
+        // still open elsewhere (Windows): the next compaction removes it
+      }
+}
