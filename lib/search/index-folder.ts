@@ -20,7 +20,9 @@
  * - `open(sync, freshness)`: when `freshness.current(meta)` holds, the saved index is returned as it
  *   is and `sync` is not called (the cheap path: the caller compares what its sources look like,
  *   e.g. two folders' stamps, with what the manifest recorded). Otherwise `sync` brings the index up
- *   to date and the changes are saved with `freshness.meta()` (taken before `sync` ran).
+ *   to date under the lock, saving a segment every FLUSH_DOCS new documents, and the result is
+ *   saved with `freshness.meta()` (taken before `sync` ran). Without `freshness`, `sync` runs
+ *   without the lock first and again under it only when it changed something.
  * - A missing folder or manifest, or one from another format or tokenizer, is rebuilt quietly (out of
  *   date, not damaged). A manifest that does not parse or validate, or a segment it names that is
  *   missing, truncated or does not decode, is rebuilt too, and `onNotice` hears one line naming the
@@ -187,17 +189,17 @@ export function openIndexFolder(dir: string, options: IndexFolderOptions): Index
     const first = load();
     if (first.status === "ok" && freshness?.current(first.manifest!.meta)) return first.index;
     const meta = freshness?.meta();
-    if (first.status === "ok") {
+    if (first.status === "ok" && !freshness) {
       // Most opens change nothing, or little: the work is done without the lock, and redone under it only if another process saved meanwhile.
       sync(first.index);
-      const metaChanged = meta !== undefined && JSON.stringify(meta) !== JSON.stringify(first.manifest!.meta);
-      if (!first.index.dirty && !metaChanged) return first.index;
+      if (!first.index.dirty) return first.index;
     }
+    // An index that says it is behind its sources may be far behind: synced under the lock, in chunks.
     try {
       return locked(() => {
         const again = _load(dir, manifestPath);
         if (again.status === "corrupt") notice(again.reason!);
-        if (first.status === "ok" && again.status === "ok" && again.manifest!.generation === first.manifest!.generation) {
+        if (first.status === "ok" && !freshness && again.status === "ok" && again.manifest!.generation === first.manifest!.generation) {
           commit(again, first.index, meta, true);
           _cache.delete(dir);
           return first.index;
