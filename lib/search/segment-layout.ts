@@ -8,7 +8,7 @@
  *     16 u32 documents              20 u32 sources                   24 u32 terms
  *     28 u32 total length (terms of every document)
  *     32 u32 × 11 section offsets, in file order: source offsets, source entries, term index,
- *        term blocks, postings, lengths, document offsets, document entries, end, and two zero
+ *        term blocks, postings, lengths, block offsets, document blocks, end, and two zero
  *     76 u32 FNV-1a of bytes 0–75
  *   source offsets    u32 × (sources + 1), each relative to the source entries
  *   source entries    one JSON array per source, sorted by name: [name, stamp, firstDoc, count];
@@ -22,8 +22,10 @@
  *   postings          per term, documents ascending: varint (gap × 2 + (tf > 1)), then varint tf
  *                     when tf > 1; the first gap is counted from -1
  *   lengths           u32 × documents: each document's term count
- *   document offsets  u32 × (documents + 1), each relative to the document entries
- *   document entries  one JSON array per document: [source ordinal, id, stamp] or
+ *   block offsets     u32 × (blocks + 1), each relative to the document blocks; a block holds
+ *                     DOC_BLOCK documents (the last one the rest)
+ *   document blocks   per block, raw DEFLATE of its documents' entries joined by "\n", each
+ *                     entry one JSON array: [source ordinal, id, stamp] or
  *                     [source ordinal, id, stamp, data]
  *
  * A file whose magic, format, header hash, section order or size is off, or whose bytes do not
@@ -35,6 +37,8 @@ export const SEGMENT_MAGIC = "SHIROSEG";
 export const SEGMENT_FORMAT = 1;
 export const HEADER_BYTES = 80;
 export const TERM_BLOCK = 32;
+/** Documents per compressed block of entries. */
+export const DOC_BLOCK = 16;
 /** Section indexes into the header's offset table. */
 export const SECTION = {
   sourceOffsets: 0,

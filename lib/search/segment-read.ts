@@ -6,8 +6,10 @@
  * Contract: every method throws IndexCorruptError when the bytes it reads are not what the writer
  * leaves; nothing is cached across segments, and a reader holds its ByteSource until `close`.
  */
+import { inflateRawSync } from "node:zlib";
 import {
   ByteReader,
+  DOC_BLOCK,
   bufferSource,
   HEADER_BYTES,
   IndexCorruptError,
@@ -45,6 +47,7 @@ export interface SegmentReader {
   close(): void;
 }
 
+const _BLOCK_CACHE = 256;
 // Past this many lookups by name, the whole source table is read once instead of searched.
 const _SOURCE_SCAN_AFTER = 64;
 
@@ -62,7 +65,11 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
   for (let i = 1; i <= SECTION.end; i++) if (at(i) < at(i - 1)) throw new IndexCorruptError("its sections are out of order");
   if (at(0) !== HEADER_BYTES || at(SECTION.end) !== bytes.size) throw new IndexCorruptError(`its size is ${bytes.size}, its header says ${at(SECTION.end)}`);
   const span = (section: number) => at(section + 1) - at(section);
-  if (span(SECTION.sourceOffsets) !== (sources + 1) * 4 || span(SECTION.lengths) !== docs * 4 || span(SECTION.docOffsets) !== (docs + 1) * 4)
+  if (
+    span(SECTION.sourceOffsets) !== (sources + 1) * 4 ||
+    span(SECTION.lengths) !== docs * 4 ||
+    span(SECTION.docOffsets) !== (Math.ceil(docs / DOC_BLOCK) + 1) * 4
+  )
     throw new IndexCorruptError("its tables do not match its counts");
 
   let termIndex: { keys: string[]; offsets: number[] } | undefined;
@@ -92,6 +99,29 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
     } catch (error) {
       throw error instanceof IndexCorruptError ? error : new IndexCorruptError("an entry that does not parse");
     }
+  };
+
+  // The last blocks of document entries decoded, so neighbouring hits cost one inflate.
+  const blocks = new Map<number, string[]>();
+  const block = (number: number): string[] => {
+    let lines = blocks.get(number);
+    if (!lines) {
+      const count = Math.ceil(docs / DOC_BLOCK);
+      const offsets = table(SECTION.docOffsets, count);
+      const start = offsets[number]!;
+      const end = offsets[number + 1]!;
+      if (end < start || at(SECTION.docEntries) + end > at(SECTION.docEntries + 1)) throw new IndexCorruptError("a block of entries runs past its section");
+      try {
+        lines = inflateRawSync(bytes.read(at(SECTION.docEntries) + start, end - start))
+          .toString("utf8")
+          .split("\n");
+      } catch (error) {
+        throw error instanceof IndexCorruptError ? error : new IndexCorruptError("a block of entries that does not inflate");
+      }
+      if (blocks.size >= _BLOCK_CACHE) blocks.delete(blocks.keys().next().value!);
+      blocks.set(number, lines);
+    }
+    return lines;
   };
 
   const source = (ordinal: number): SegmentSourceEntry => {
@@ -179,7 +209,14 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
     },
 
     doc(index) {
-      const raw = entry(SECTION.docOffsets, SECTION.docEntries, index, docs);
+      if (!Number.isInteger(index) || index < 0 || index >= docs) throw new IndexCorruptError(`document ${index} of ${docs}`);
+      const lines = block(Math.floor(index / DOC_BLOCK));
+      let raw: unknown;
+      try {
+        raw = JSON.parse(lines[index % DOC_BLOCK] ?? "");
+      } catch {
+        throw new IndexCorruptError("an entry that does not parse");
+      }
       if (!Array.isArray(raw) || !_count(raw[0], sources - 1) || typeof raw[1] !== "string" || typeof raw[2] !== "string")
         throw new IndexCorruptError(`document ${index} is malformed`);
       return { source: raw[0], id: raw[1], stamp: raw[2], len: this.lengths()[index]!, ...(raw.length > 3 ? { data: raw[3] } : {}) };

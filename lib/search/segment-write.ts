@@ -2,7 +2,8 @@
  * Builds the bytes of one segment file (layout in segment-layout.ts) from documents, or from the
  * decoded content of other segments (a merge). Pure: nothing here touches the disk.
  */
-import { HEADER_BYTES, SECTIONS, SEGMENT_FORMAT, SEGMENT_MAGIC, TERM_BLOCK, ByteWriter, fnv1a, textEncoder } from "./segment-layout.ts";
+import { deflateRawSync } from "node:zlib";
+import { DOC_BLOCK, HEADER_BYTES, SECTIONS, SEGMENT_FORMAT, SEGMENT_MAGIC, TERM_BLOCK, ByteWriter, fnv1a, textEncoder } from "./segment-layout.ts";
 import { tokenize } from "./tokenize.ts";
 
 export interface SegmentSourceEntry {
@@ -112,9 +113,13 @@ export function createSegmentBuilder(): SegmentBuilder {
 /** The bytes of a segment file holding `content`. */
 export function encodeSegment(content: SegmentContent, tokenizer: number): Uint8Array {
   const sourceEntries = content.sources.map((source) => textEncoder.encode(JSON.stringify([source.name, source.stamp, source.firstDoc, source.count])));
-  const docEntries = content.docs.map((doc) =>
-    textEncoder.encode(JSON.stringify(doc.data === undefined ? [doc.source, doc.id, doc.stamp] : [doc.source, doc.id, doc.stamp, doc.data])),
-  );
+  const docEntries: Uint8Array[] = [];
+  for (let start = 0; start < content.docs.length; start += DOC_BLOCK) {
+    const lines = content.docs
+      .slice(start, start + DOC_BLOCK)
+      .map((doc) => JSON.stringify(doc.data === undefined ? [doc.source, doc.id, doc.stamp] : [doc.source, doc.id, doc.stamp, doc.data]));
+    docEntries.push(deflateRawSync(textEncoder.encode(lines.join("\n"))));
+  }
   const terms = [...content.postings.keys()].sort(_compare);
   const postings = new ByteWriter();
   const blocks = new ByteWriter();

@@ -29,10 +29,35 @@ export function shortRunId(id: string): string {
   return shortestUniquePrefix(id, _sessionAndRunIds());
 }
 
-/** Each session or run id shortened (one listing of the two folders for a whole list). */
+/** Each session or run id shortened (one listing of the two folders for a whole list, none for an empty one). */
 export function shortSessionIds(ids: readonly string[]): string[] {
+  if (ids.length === 0) return [];
   const all = _sessionAndRunIds();
+  // A few ids against a long history: one pass each for the id sharing the longest prefix, instead of sorting the folders.
+  if (ids.length <= 16)
+    return ids.map((id) =>
+      shortestUniquePrefix(
+        id,
+        [_closest(id, all)].filter((other) => other !== undefined),
+      ),
+    );
   return ids.map((id) => shortestUniquePrefix(id, all));
+}
+
+/** The id of `all` (other than `id`) sharing the longest prefix with it. */
+function _closest(id: string, all: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestLength = -1;
+  for (const other of all) {
+    if (other === id || other.charCodeAt(0) !== id.charCodeAt(0)) continue;
+    let length = 1;
+    while (length < id.length && id.charCodeAt(length) === other.charCodeAt(length)) length++;
+    if (length > bestLength) {
+      best = other;
+      bestLength = length;
+    }
+  }
+  return best;
 }
 
 export const shortRunIds = shortSessionIds;

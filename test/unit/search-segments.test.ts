@@ -184,9 +184,9 @@ describe("index folder", () => {
       /a number is too long/,
     ],
     [
-      "document entries that do not parse",
+      "document entries that do not inflate",
       (dir) => overwrite(dir, sectionAt(dir, SECTION.docEntries), sectionAt(dir, SECTION.end), 0x78),
-      /an entry that does not parse/,
+      /a block of entries that does not inflate/,
     ],
   ];
   for (const [what, spoil, reason] of damage)
