@@ -8,7 +8,7 @@
  *     16 u32 documents              20 u32 sources                   24 u32 terms
  *     28 u32 total length (terms of every document)
  *     32 u32 × 11 section offsets, in file order: source offsets, source entries, term index,
- *        term blocks, postings, lengths, block offsets, document blocks, end, and two zero
+ *        term blocks, postings, lengths, strings, block offsets, document blocks, end, and a zero
  *     76 u32 FNV-1a of bytes 0–75
  *   source offsets    u32 × (sources + 1), each relative to the source entries
  *   source entries    one JSON array per source, sorted by name: [name, stamp, firstDoc, count];
@@ -22,11 +22,13 @@
  *   postings          per term, documents ascending: varint (gap × 2 + (tf > 1)), then varint tf
  *                     when tf > 1; the first gap is counted from -1
  *   lengths           u32 × documents: each document's term count
+ *   strings           varint count, then per string varint bytes and UTF-8: every string the
+ *                     entries below use more than once, most used first (entry-codec.ts)
  *   block offsets     u32 × (blocks + 1), each relative to the document blocks; a block holds
  *                     DOC_BLOCK documents (the last one the rest)
- *   document blocks   per block, raw DEFLATE of its documents' entries joined by "\n", each
- *                     entry one JSON array: [source ordinal, id, stamp] or
- *                     [source ordinal, id, stamp, data]
+ *   document blocks   per document, in order: varint source ordinal, id and stamp (strings, as
+ *                     entry-codec.ts writes them), a byte 1 when `data` follows (entry-codec.ts's
+ *                     binary JSON) or 0
  *
  * A file whose magic, format, header hash, section order or size is off, or whose bytes do not
  * decode, is corrupt: readers throw IndexCorruptError and the index is rebuilt from its sources.
@@ -47,9 +49,10 @@ export const SECTION = {
   termBlocks: 3,
   postings: 4,
   lengths: 5,
-  docOffsets: 6,
-  docEntries: 7,
-  end: 8,
+  strings: 6,
+  docOffsets: 7,
+  docEntries: 8,
+  end: 9,
 } as const;
 export const SECTIONS = 11;
 
@@ -122,6 +125,17 @@ export class ByteWriter {
     this.bytes[this.length++] = rest;
   }
 
+  byte(value: number): void {
+    this.ensure(1);
+    this.bytes[this.length++] = value;
+  }
+
+  f64(value: number): void {
+    this.ensure(8);
+    new DataView(this.bytes.buffer).setFloat64(this.length, value, true);
+    this.length += 8;
+  }
+
   u32(value: number): void {
     this.ensure(4);
     new DataView(this.bytes.buffer).setUint32(this.length, value >>> 0, true);
@@ -146,6 +160,18 @@ export class ByteReader {
 
   get done(): boolean {
     return this.position >= this.bytes.length;
+  }
+
+  byte(): number {
+    if (this.position >= this.bytes.length) throw new IndexCorruptError("an entry runs past its block");
+    return this.bytes[this.position++]!;
+  }
+
+  f64(): number {
+    if (this.position + 8 > this.bytes.length) throw new IndexCorruptError("a number runs past its block");
+    const value = new DataView(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength).getFloat64(this.position, true);
+    this.position += 8;
+    return value;
   }
 
   varint(): number {

@@ -6,7 +6,6 @@
  * Contract: every method throws IndexCorruptError when the bytes it reads are not what the writer
  * leaves; nothing is cached across segments, and a reader holds its ByteSource until `close`.
  */
-import { inflateRawSync } from "node:zlib";
 import {
   ByteReader,
   DOC_BLOCK,
@@ -22,6 +21,7 @@ import {
   u32At,
   type ByteSource,
 } from "./segment-layout.ts";
+import { decodeString, decodeValue } from "./entry-codec.ts";
 import type { SegmentContent, SegmentDocEntry, SegmentSourceEntry } from "./segment-write.ts";
 
 export interface Postings {
@@ -101,27 +101,48 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
     }
   };
 
-  // The last blocks of document entries decoded, so neighbouring hits cost one inflate.
-  const blocks = new Map<number, string[]>();
-  const block = (number: number): string[] => {
-    let lines = blocks.get(number);
-    if (!lines) {
-      const count = Math.ceil(docs / DOC_BLOCK);
-      const offsets = table(SECTION.docOffsets, count);
+  let strings: string[] | undefined;
+  const stringTable = (): string[] => {
+    if (!strings) {
+      const reader = new ByteReader(bytes.read(at(SECTION.strings), span(SECTION.strings)));
+      const count = reader.varint();
+      const list: string[] = [];
+      for (let i = 0; i < count; i++) list.push(reader.text());
+      strings = list;
+    }
+    return strings;
+  };
+  // The last blocks of document entries decoded, so neighbouring hits cost one read.
+  const blocks = new Map<number, SegmentDocEntry[]>();
+  const block = (number: number): SegmentDocEntry[] => {
+    let entries = blocks.get(number);
+    if (!entries) {
+      const offsets = table(SECTION.docOffsets, Math.ceil(docs / DOC_BLOCK));
       const start = offsets[number]!;
       const end = offsets[number + 1]!;
       if (end < start || at(SECTION.docEntries) + end > at(SECTION.docEntries + 1)) throw new IndexCorruptError("a block of entries runs past its section");
-      try {
-        lines = inflateRawSync(bytes.read(at(SECTION.docEntries) + start, end - start))
-          .toString("utf8")
-          .split("\n");
-      } catch (error) {
-        throw error instanceof IndexCorruptError ? error : new IndexCorruptError("a block of entries that does not inflate");
+      const reader = new ByteReader(bytes.read(at(SECTION.docEntries) + start, end - start));
+      const known = stringTable();
+      const lengths = readLengths();
+      entries = [];
+      for (let doc = number * DOC_BLOCK; doc < Math.min(docs, (number + 1) * DOC_BLOCK); doc++) {
+        const source = reader.varint();
+        if (source >= sources) throw new IndexCorruptError(`document ${doc} names source ${source} of ${sources}`);
+        const id = decodeString(reader, known);
+        const stamp = decodeString(reader, known);
+        const flag = reader.byte();
+        if (flag > 1) throw new IndexCorruptError(`document ${doc} is malformed`);
+        entries.push({ source, id, stamp, len: lengths[doc]!, ...(flag === 1 ? { data: decodeValue(reader, known) } : {}) });
       }
+      if (!reader.done) throw new IndexCorruptError("a block of entries holds more than its documents");
       if (blocks.size >= _BLOCK_CACHE) blocks.delete(blocks.keys().next().value!);
-      blocks.set(number, lines);
+      blocks.set(number, entries);
     }
-    return lines;
+    return entries;
+  };
+  const readLengths = (): Uint32Array => {
+    lengths ??= _u32s(bytes.read(at(SECTION.lengths), docs * 4), docs);
+    return lengths;
   };
 
   const source = (ordinal: number): SegmentSourceEntry => {
@@ -203,23 +224,11 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
       return found;
     },
 
-    lengths() {
-      lengths ??= _u32s(bytes.read(at(SECTION.lengths), docs * 4), docs);
-      return lengths;
-    },
+    lengths: readLengths,
 
     doc(index) {
       if (!Number.isInteger(index) || index < 0 || index >= docs) throw new IndexCorruptError(`document ${index} of ${docs}`);
-      const lines = block(Math.floor(index / DOC_BLOCK));
-      let raw: unknown;
-      try {
-        raw = JSON.parse(lines[index % DOC_BLOCK] ?? "");
-      } catch {
-        throw new IndexCorruptError("an entry that does not parse");
-      }
-      if (!Array.isArray(raw) || !_count(raw[0], sources - 1) || typeof raw[1] !== "string" || typeof raw[2] !== "string")
-        throw new IndexCorruptError(`document ${index} is malformed`);
-      return { source: raw[0], id: raw[1], stamp: raw[2], len: this.lengths()[index]!, ...(raw.length > 3 ? { data: raw[3] } : {}) };
+      return block(Math.floor(index / DOC_BLOCK))[index % DOC_BLOCK]!;
     },
 
     source,

@@ -2,8 +2,8 @@
  * Builds the bytes of one segment file (layout in segment-layout.ts) from documents, or from the
  * decoded content of other segments (a merge). Pure: nothing here touches the disk.
  */
-import { deflateRawSync } from "node:zlib";
 import { DOC_BLOCK, HEADER_BYTES, SECTIONS, SEGMENT_FORMAT, SEGMENT_MAGIC, TERM_BLOCK, ByteWriter, fnv1a, textEncoder } from "./segment-layout.ts";
+import { encodeValue, repeatedStrings } from "./entry-codec.ts";
 import { tokenize } from "./tokenize.ts";
 
 export interface SegmentSourceEntry {
@@ -113,12 +113,26 @@ export function createSegmentBuilder(): SegmentBuilder {
 /** The bytes of a segment file holding `content`. */
 export function encodeSegment(content: SegmentContent, tokenizer: number): Uint8Array {
   const sourceEntries = content.sources.map((source) => textEncoder.encode(JSON.stringify([source.name, source.stamp, source.firstDoc, source.count])));
+  const strings = repeatedStrings(content.docs.map((doc) => [doc.id, doc.stamp, doc.data]));
+  const stringIndex = new Map(strings.map((text, i) => [text, i]));
+  const table = new ByteWriter();
+  table.varint(strings.length);
+  for (const text of strings) {
+    const bytes = textEncoder.encode(text);
+    table.varint(bytes.length);
+    table.raw(bytes);
+  }
   const docEntries: Uint8Array[] = [];
   for (let start = 0; start < content.docs.length; start += DOC_BLOCK) {
-    const lines = content.docs
-      .slice(start, start + DOC_BLOCK)
-      .map((doc) => JSON.stringify(doc.data === undefined ? [doc.source, doc.id, doc.stamp] : [doc.source, doc.id, doc.stamp, doc.data]));
-    docEntries.push(deflateRawSync(textEncoder.encode(lines.join("\n"))));
+    const block = new ByteWriter();
+    for (const doc of content.docs.slice(start, start + DOC_BLOCK)) {
+      block.varint(doc.source);
+      encodeValue(block, doc.id, stringIndex);
+      encodeValue(block, doc.stamp, stringIndex);
+      block.byte(doc.data === undefined ? 0 : 1);
+      if (doc.data !== undefined) encodeValue(block, doc.data, stringIndex);
+    }
+    docEntries.push(block.finish().slice());
   }
   const terms = [...content.postings.keys()].sort(_compare);
   const postings = new ByteWriter();
@@ -153,13 +167,13 @@ export function encodeSegment(content: SegmentContent, tokenizer: number): Uint8
   const header = new Uint8Array(HEADER_BYTES);
   out.raw(header);
   const section = () => offsets.push(out.length);
-  const table = (entries: readonly Uint8Array[]) => {
+  const offsetTable = (entries: readonly Uint8Array[]) => {
     let at = 0;
     out.u32(0);
     for (const entry of entries) out.u32((at += entry.length));
   };
   section();
-  table(sourceEntries);
+  offsetTable(sourceEntries);
   section();
   for (const entry of sourceEntries) out.raw(entry);
   section();
@@ -171,7 +185,9 @@ export function encodeSegment(content: SegmentContent, tokenizer: number): Uint8
   section();
   for (const doc of content.docs) out.u32(doc.len);
   section();
-  table(docEntries);
+  out.raw(table.finish());
+  section();
+  offsetTable(docEntries);
   section();
   for (const entry of docEntries) out.raw(entry);
   section();

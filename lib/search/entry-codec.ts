@@ -1,0 +1,126 @@
+/**
+ * The binary form of a segment's document entries (segment-layout.ts): a JSON value written as
+ * tagged varints, every string that repeats in the segment (an object key, a folder, a role, the
+ * time shared by an exchange's passages) written once in the segment's string table and referred
+ * to by number. A value reads back as `JSON.parse(JSON.stringify(value))` would: undefined
+ * members dropped, non-finite numbers null.
+ *
+ *   tag 0 null · 1 false · 2 true · 3 varint (a non-negative integer) · 4 varint (a negative
+ *   integer, negated) · 5 float64 (8 bytes) · 6 string: varint bytes, UTF-8 · 7 string: varint
+ *   index into the table · 8 array: varint count, values · 9 object: varint count, key and value
+ *   pairs (keys are strings, tag 6 or 7)
+ */
+import { ByteReader, IndexCorruptError, type ByteWriter, textEncoder } from "./segment-layout.ts";
+
+/** Strings met at least twice over `values` (keys included), most frequent first: the segment's string table. */
+export function repeatedStrings(values: readonly unknown[]): string[] {
+  const counts = new Map<string, number>();
+  const visit = (value: unknown): void => {
+    if (typeof value === "string") counts.set(value, (counts.get(value) ?? 0) + 1);
+    else if (Array.isArray(value)) for (const item of value) visit(item);
+    else if (value !== null && typeof value === "object")
+      for (const [key, item] of Object.entries(value)) {
+        if (item === undefined || typeof item === "function") continue;
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+        visit(item);
+      }
+  };
+  for (const value of values) visit(value);
+  return [...counts]
+    .filter(([text, count]) => count > 1 && text.length > 1)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .map(([text]) => text);
+}
+
+export function encodeValue(out: ByteWriter, value: unknown, table: ReadonlyMap<string, number>): void {
+  if (value === null || value === undefined || typeof value === "function") out.byte(0);
+  else if (value === false) out.byte(1);
+  else if (value === true) out.byte(2);
+  else if (typeof value === "number") {
+    if (!Number.isFinite(value)) out.byte(0);
+    else if (Number.isSafeInteger(value)) {
+      out.byte(value >= 0 ? 3 : 4);
+      out.varint(Math.abs(value));
+    } else {
+      out.byte(5);
+      out.f64(value);
+    }
+  } else if (typeof value === "string") _string(out, value, table);
+  else if (Array.isArray(value)) {
+    out.byte(8);
+    out.varint(value.length);
+    for (const item of value) encodeValue(out, item, table);
+  } else if (typeof value === "object") {
+    const members = Object.entries(value).filter(([, item]) => item !== undefined && typeof item !== "function");
+    out.byte(9);
+    out.varint(members.length);
+    for (const [key, item] of members) {
+      _string(out, key, table);
+      encodeValue(out, item, table);
+    }
+  } else out.byte(0);
+}
+
+export function decodeValue(reader: ByteReader, strings: readonly string[]): unknown {
+  const tag = reader.byte();
+  switch (tag) {
+    case 0:
+      return null;
+    case 1:
+      return false;
+    case 2:
+      return true;
+    case 3:
+      return reader.varint();
+    case 4:
+      return -reader.varint();
+    case 5:
+      return reader.f64();
+    case 6:
+    case 7:
+      return _readString(reader, tag, strings);
+    case 8: {
+      const count = reader.varint();
+      const items: unknown[] = [];
+      for (let i = 0; i < count; i++) items.push(decodeValue(reader, strings));
+      return items;
+    }
+    case 9: {
+      const count = reader.varint();
+      const object: Record<string, unknown> = {};
+      for (let i = 0; i < count; i++) {
+        const key = _readString(reader, reader.byte(), strings);
+        Object.defineProperty(object, key, { value: decodeValue(reader, strings), enumerable: true, writable: true, configurable: true });
+      }
+      return object;
+    }
+    default:
+      throw new IndexCorruptError(`an entry with an unknown tag ${tag}`);
+  }
+}
+
+/** Reads a string written by encodeValue (a literal or a reference). */
+export function decodeString(reader: ByteReader, strings: readonly string[]): string {
+  return _readString(reader, reader.byte(), strings);
+}
+
+function _string(out: ByteWriter, text: string, table: ReadonlyMap<string, number>): void {
+  const at = table.get(text);
+  if (at !== undefined) {
+    out.byte(7);
+    out.varint(at);
+    return;
+  }
+  const bytes = textEncoder.encode(text);
+  out.byte(6);
+  out.varint(bytes.length);
+  out.raw(bytes);
+}
+
+function _readString(reader: ByteReader, tag: number, strings: readonly string[]): string {
+  if (tag === 6) return reader.text();
+  if (tag !== 7) throw new IndexCorruptError(`a string with tag ${tag}`);
+  const at = reader.varint();
+  if (at >= strings.length) throw new IndexCorruptError(`a string reference ${at} past the table of ${strings.length}`);
+  return strings[at]!;
+}
