@@ -54,6 +54,8 @@ interface _Part {
   file: string;
   reader: SegmentReader;
   isDead: (doc: number) => boolean;
+  /** False while no document of the part is dead: its postings count as they are. */
+  hasDead: () => boolean;
 }
 
 /** An index over `segments` (oldest first) whose live totals are `totals`; with no segments, an index in memory only. */
@@ -64,6 +66,7 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
     file: segment.file,
     reader: segment.reader,
     isDead: (doc) => segment.dead.has(doc) || killed.get(segment.file)?.has(doc) === true,
+    hasDead: () => segment.dead.size > 0 || killed.has(segment.file),
   }));
   let live = totals.docs;
   let totalLen = totals.totalLen;
@@ -74,7 +77,12 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
 
   const pendingPart = (): _Part | undefined => {
     if (builder.empty) return undefined;
-    pending ??= { file: "", reader: openSegment(bufferSource(encodeSegment(builder.build(), TOKENIZER_VERSION)), true), isDead: () => false };
+    pending ??= {
+      file: "",
+      reader: openSegment(bufferSource(encodeSegment(builder.build(), TOKENIZER_VERSION)), true),
+      isDead: () => false,
+      hasDead: () => false,
+    };
     return pending;
   };
   const allParts = (): _Part[] => {
@@ -91,12 +99,19 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
     }
     return found ?? undefined;
   };
+  // Each term's live document frequency, until the next change.
+  const dfCache = new Map<string, number>();
   const liveDf = (term: string): number => {
-    let df = 0;
+    let df = dfCache.get(term);
+    if (df !== undefined) return df;
+    df = 0;
     for (const part of allParts()) {
       const list = postingsOf(part, term);
-      if (list) for (const doc of list.docs) if (!part.isDead(doc)) df += 1;
+      if (!list) continue;
+      if (!part.hasDead()) df += list.docs.length;
+      else for (const doc of list.docs) if (!part.isDead(doc)) df += 1;
     }
+    dfCache.set(term, df);
     return df;
   };
   const kill = (part: _Part, doc: number) => {
@@ -160,6 +175,7 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
       totalLen += added.len;
       pendingDocs += added.docs;
       pending = undefined;
+      dfCache.clear();
       dirty = true;
       return true;
     },
@@ -210,9 +226,10 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
           const score = scores[p]!;
           const count = matched[p]!;
           const seen = touched[p]!;
+          const dead = part.hasDead();
           for (let i = 0; i < list.docs.length; i++) {
             const doc = list.docs[i]!;
-            if (part.isDead(doc)) continue;
+            if (dead && part.isDead(doc)) continue;
             const tf = list.tfs[i]!;
             if (count[doc] === 0) seen.push(doc);
             score[doc]! += (idf * tf * (_K1 + 1)) / (tf + _K1 * (1 - _B + (_B * lengths[doc]!) / average));

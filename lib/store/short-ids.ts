@@ -6,7 +6,7 @@
  * first run are usually made in the same millisecond.
  */
 import { readdirSync } from "node:fs";
-import { shortestUniquePrefix } from "../platform/ids.ts";
+import { createAbbreviator, shortestUniquePrefix } from "../platform/ids.ts";
 import { paths } from "../platform/paths.ts";
 import { listPending } from "./approvals.ts";
 
@@ -34,14 +34,15 @@ export function shortSessionIds(ids: readonly string[]): string[] {
   if (ids.length === 0) return [];
   const all = _sessionAndRunIds();
   // A few ids against a long history: one pass each for the id sharing the longest prefix, instead of sorting the folders.
-  if (ids.length <= 16)
+  if (ids.length <= 64)
     return ids.map((id) =>
       shortestUniquePrefix(
         id,
         [_closest(id, all)].filter((other) => other !== undefined),
       ),
     );
-  return ids.map((id) => shortestUniquePrefix(id, all));
+  const abbreviate = createAbbreviator(all);
+  return ids.map(abbreviate);
 }
 
 /** The id of `all` (other than `id`) sharing the longest prefix with it. */
