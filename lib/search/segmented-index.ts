@@ -265,7 +265,8 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
 
 /**
  * The scored documents (score > 0), best first (equal scores: lower part, then lower document),
- * one per call: a heap, so taking the first few of many candidates costs little.
+ * one per call. Taken in batches from the top (64, then four times more each time): taking the
+ * first few of many candidates sorts only those, and a filter that rejects many still gets all.
  */
 function _rankedCandidates(scores: readonly Float64Array[], touched: readonly number[][]): () => [number, number, number] | undefined {
   const size = touched.reduce((sum, docs) => sum + docs.length, 0);
@@ -283,29 +284,25 @@ function _rankedCandidates(scores: readonly Float64Array[], touched: readonly nu
       n += 1;
     }
   });
-  const heap = Int32Array.from({ length: n }, (_, i) => i);
-  const better = (a: number, b: number) =>
-    values[a]! > values[b]! || (values[a] === values[b] && (parts[a]! < parts[b]! || (parts[a] === parts[b] && docs[a]! < docs[b]!)));
-  const down = (from: number, length: number) => {
-    let at = from;
-    for (;;) {
-      const left = at * 2 + 1;
-      if (left >= length) return;
-      const right = left + 1;
-      const child = right < length && better(heap[right]!, heap[left]!) ? right : left;
-      if (!better(heap[child]!, heap[at]!)) return;
-      [heap[at], heap[child]] = [heap[child]!, heap[at]!];
-      at = child;
-    }
-  };
-  for (let i = (n >> 1) - 1; i >= 0; i--) down(i, n);
-  let length = n;
+  const ascending = values.slice(0, n).sort();
+  let batch: number[] = [];
+  let at = 0;
+  let taken = 0;
+  let upper = Number.POSITIVE_INFINITY;
+  let want = 64;
   return () => {
-    if (length === 0) return undefined;
-    const top = heap[0]!;
-    length -= 1;
-    heap[0] = heap[length]!;
-    down(0, length);
+    while (at >= batch.length) {
+      if (taken >= n) return undefined;
+      const low = ascending[n - Math.min(n, taken + want)]!;
+      want *= 4;
+      batch = [];
+      for (let i = 0; i < n; i++) if (values[i]! >= low && values[i]! < upper) batch.push(i);
+      batch.sort((a, b) => values[b]! - values[a]! || parts[a]! - parts[b]! || docs[a]! - docs[b]!);
+      upper = low;
+      taken += batch.length;
+      at = 0;
+    }
+    const top = batch[at++]!;
     return [parts[top]!, docs[top]!, values[top]!];
   };
 }

@@ -45,13 +45,14 @@ export function shortSessionIds(ids: readonly string[]): string[] {
   return ids.map(abbreviate);
 }
 
-/** The id of `all` (other than `id`) sharing the longest prefix with it. */
+/** The id of `all` (other than `id`) sharing the longest prefix with it, among those sharing its first 7 characters (only they lengthen a prefix of 8). */
 function _closest(id: string, all: readonly string[]): string | undefined {
+  const head = id.slice(0, 7);
   let best: string | undefined;
   let bestLength = -1;
   for (const other of all) {
-    if (other === id || other.charCodeAt(0) !== id.charCodeAt(0)) continue;
-    let length = 1;
+    if (other === id || !other.startsWith(head)) continue;
+    let length = 7;
     while (length < id.length && id.charCodeAt(length) === other.charCodeAt(length)) length++;
     if (length > bestLength) {
       best = other;
