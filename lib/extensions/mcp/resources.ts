@@ -5,6 +5,7 @@
  * `mcp__<server>__get_prompt` ({name, arguments?}: the prompt's messages as text). The REPL runs
  * the last one for `/mcp__<server>__<prompt> args` (lib/ui/slash/slash.ts). Like every MCP tool,
  * they declare effect `exec` and no decision: rules (`mcp__*`, `alwaysAllow`) decide, else each call asks.
+ * While deferred they cost a few bytes: their names only, on their server's load_tools line.
  * Loads no MCP SDK code.
  */
 import * as v from "valibot";
@@ -32,6 +33,8 @@ export interface McpResourceClient {
 }
 
 const _MAX_PAGES = 20;
+/** Their names say what they do: load_tools lists them by name alone on their server's line (lib/agent/context/tool-deferral.ts). */
+const _NAMED = "";
 const _UriInput = v.object({ uri: v.pipe(v.string(), v.minLength(1), v.description("a resource URI from list_resources")) });
 const _PromptInput = v.object({
   name: v.pipe(v.string(), v.minLength(1), v.description("the prompt's name")),
@@ -57,6 +60,7 @@ export function createCapabilityTools(
     tools.push({
       name: name("list_resources"),
       description: "List this server's resources.",
+      guidance: _NAMED,
       schema: v.object({}),
       jsonSchema: { type: "object", properties: {} },
       effect: "exec",
@@ -75,6 +79,7 @@ export function createCapabilityTools(
     tools.push({
       name: name("read_resource"),
       description: "Read a resource by URI.",
+      guidance: _NAMED,
       schema: _UriInput,
       jsonSchema: { type: "object", properties: { uri: { type: "string", description: "a resource URI from list_resources" } }, required: ["uri"] },
       effect: "exec",
@@ -88,6 +93,7 @@ export function createCapabilityTools(
     tools.push({
       name: name("get_prompt"),
       description: "Get a prompt's text by name.",
+      guidance: _NAMED,
       schema: _PromptInput,
       jsonSchema: {
         type: "object",
