@@ -8,7 +8,15 @@
  * that need a different session (/resume, /clear) ask the REPL to swap the agent.
  */
 import { stateDir } from "../../platform/paths.ts";
-import { expandCustomCommand, loadCustomCommands, type LoadCustomCommandsResult } from "./custom-commands.ts";
+import { findProjectRoot } from "../../config/project.ts";
+import {
+  commandPreApproval,
+  expandCustomCommand,
+  loadCustomCommands,
+  trustCommandFile,
+  type CustomCommand,
+  type LoadCustomCommandsResult,
+} from "./custom-commands.ts";
 import { EXTENSION_COMMANDS } from "./extensions.ts";
 import { INFO_COMMANDS } from "./info.ts";
 import { SLASH_DONE, type SlashCommand, type SlashContext, type SlashOutcome } from "./command.ts";
@@ -80,8 +88,9 @@ export async function runSlashCommand(line: string, ctx: SlashContext): Promise<
   if (command) return command.run(args, ctx);
   const custom = loadSlashCustom(ctx.cwd).commands.find((candidate) => candidate.name.toLowerCase() === name.toLowerCase());
   if (custom) {
+    const turnTools = custom.allowedTools ? { allowedTools: custom.allowedTools, preApproved: await _preApproves(custom, ctx) } : undefined;
     const text = await expandCustomCommand(custom, args, (command) => _runBodyCommand(command, ctx));
-    return { kind: "prompt", text, ...(custom.allowedTools ? { allowedTools: custom.allowedTools } : {}) };
+    return { kind: "prompt", text, ...(turnTools ? { turnTools } : {}) };
   }
   const prompt = /^\/mcp__(.+?)__(.+)$/.exec(name);
   const getter = prompt && ctx.agent.registeredTools().find((tool) => tool.name === `mcp__${prompt[1]}__get_prompt`);
@@ -95,6 +104,27 @@ async function _runMcpPrompt(getter: ToolDefinition<any>, name: string, args: st
   const positional = args.trim() === "" ? [] : args.trim().split(/\s+/);
   const signal = ctx.signal ?? new AbortController().signal;
   return await getter.execute({ name, arguments: {}, positional }, { root: ctx.cwd ?? process.cwd(), signal, callId: `slash-${name}`, emitOutput: () => {} });
+}
+
+/**
+ * Whether a custom command's allowed-tools pre-approve its turn: a user-level command's do; a
+ * project command's once its file is trusted, asked here the first time (and after every edit).
+ * Not trusted, the turn is still narrowed to those tools and each call is decided as usual.
+ */
+async function _preApproves(command: CustomCommand, ctx: SlashContext): Promise<boolean> {
+  const root = findProjectRoot(ctx.cwd ?? process.cwd());
+  if (commandPreApproval(command, root) === "yes") return true;
+  ctx.write(
+    ctx.style.yellow(`${command.path} pre-approves, for its turn: ${command.allowedTools!.join(", ")}\n`) +
+      "  (written by whoever committed it; without trust its turn offers only these tools and asks as usual)\n",
+  );
+  const answer = ctx.ask ? (await ctx.ask("Trust this command's allowed-tools? y yes, remember it | n not now ")).trim().toLowerCase() : "";
+  if (answer !== "y" && answer !== "yes") {
+    ctx.write(ctx.style.dim("not trusted: calls are decided as usual this time\n"));
+    return false;
+  }
+  trustCommandFile(command, root);
+  return true;
 }
 
 /**
