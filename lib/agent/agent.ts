@@ -313,7 +313,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     runCommand: (command, signal, onOutput, confirmGuard) =>
       runUserCommand(command, { gate, tools: registered, root: cwd, sandbox, signal, onOutput, ...(confirmGuard ? { confirmGuard } : {}) }),
     save: () => writer.save(),
-    mcpStatus: () => mcp.hub?.status() ?? [],
+    mcpStatus: () => (mcp.hub?.status() ?? []).map((status) => ({ ...status, ...(mcp.sources[status.name] ? { source: mcp.sources[status.name] } : {}) })),
     close(reason) {
       const hasMessages = session.messages.length > 0;
       const episode =

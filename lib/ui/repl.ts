@@ -24,7 +24,7 @@ import { acceptsImages } from "../providers/windows.ts";
 import { createShortcuts } from "./shortcuts.ts";
 import { createStatusLine } from "./status-line.ts";
 import { describeMode, nextMode, type SessionMode } from "./session-mode.ts";
-import { SLASH_COMMANDS, loadSlashCustom, runSlashCommand } from "./slash/slash.ts";
+import { SLASH_COMMANDS, loadSlashCustom, mcpPromptCommands, runSlashCommand } from "./slash/slash.ts";
 import { type ReplControls, type SlashOutcome } from "./slash/command.ts";
 import { createFolds, foldLines } from "./folds.ts";
 import { loadMarkdown, type MarkdownStream } from "./markdown.ts";
@@ -65,6 +65,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
   write(renderBanner(agent, style.dim));
 
   const terminal = Boolean(process.stdout.isTTY);
+  const commandNames = [...SLASH_COMMANDS, ...loadSlashCustom(cwd).commands].map((command) => command.name);
   const rl = createInterface({
     input: process.stdin,
     output: process.stdout,
@@ -72,7 +73,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     historySize: 0,
     completer: createCompleter({
       root: cwd,
-      commands: [...SLASH_COMMANDS, ...loadSlashCustom(cwd).commands].map((command) => command.name),
+      commands: () => [...commandNames, ...mcpPromptCommands(agent).map((prompt) => prompt.name)],
       values: (command) => slashValues(command, agent, cwd),
     }),
   });

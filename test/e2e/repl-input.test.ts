@@ -624,6 +624,28 @@ describe("extensions without a restart", () => {
     expect(userTextsOf(e2e.fake.requests[1]!)).toEqual(["use it", "and now"]);
   }, 60_000);
 
+  test("an MCP server's prompts are slash commands: in /help with their server, completed by Tab, sent filled in; /mcp says where each server comes from", async () => {
+    const everything = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/dist/index.js");
+    e2e.writeConfig({ mcpServers: { everything: { command: process.execPath, args: [everything, "stdio"] } } });
+    e2e.fake.script({ text: "sunny" });
+    await withRepl(async (repl) => {
+      // The server connects in the background: ask /mcp until it is connected (bounded).
+      for (let i = 0; i < 150 && !/\(local\) - \d+ tools/.test(repl.screen()); i++) {
+        repl.type("/mcp\r");
+        await Bun.sleep(100);
+      }
+      let at = await repl.until(`from ${join(e2e.dirs.home, ".shiro-neko", "config.json")}`);
+      repl.type("/help\r");
+      at = await repl.until("/mcp__everything__args-prompt", at);
+      at = await repl.until("(MCP server everything)", at);
+      repl.type("/mcp__everything__args-p\t");
+      at = await repl.until("/mcp__everything__args-prompt", at);
+      repl.type(" Portland Oregon\r");
+      await repl.until("sunny", at);
+    });
+    expect(lastUserTexts()).toEqual(["What's weather in Portland, Oregon?"]);
+  }, 60_000);
+
   test("/reload picks up a skill written while the session runs", async () => {
     e2e.fake.script({ text: "before" }, { text: "after" });
     await withRepl(async (repl) => {

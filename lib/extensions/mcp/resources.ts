@@ -30,6 +30,29 @@ export interface McpResourceClient {
     params: { name: string; arguments?: Record<string, string> },
     options?: { signal?: AbortSignal },
   ): Promise<{ messages: { role: string; content: McpContentPart }[] }>;
+  listResourceTemplates(params?: { cursor?: string }, options?: { signal?: AbortSignal }): Promise<{ resourceTemplates: unknown[] }>;
+}
+
+/** What a server offers besides tools: whether it lists any resource (or template), and its prompts. */
+export interface McpOffers {
+  resources: boolean;
+  prompts: { name: string; description?: string }[];
+}
+
+/** Reads what the server offers, asking only for the kinds its capabilities declare; a listing that fails counts as none. */
+export async function readOffers(client: McpResourceClient, capabilities: { resources?: object; prompts?: object } | undefined): Promise<McpOffers> {
+  const some = async (list: () => Promise<unknown[]>) => (await list().catch(() => [])).length > 0;
+  const resources =
+    capabilities?.resources !== undefined &&
+    ((await some(async () => (await client.listResources()).resources)) || (await some(async () => (await client.listResourceTemplates()).resourceTemplates)));
+  const listed = capabilities?.prompts !== undefined ? await client.listPrompts().catch(() => ({ prompts: [] })) : { prompts: [] };
+  const prompts = listed.prompts.map((prompt) => ({ name: prompt.name, ...(prompt.description ? { description: _oneLine(prompt.description) } : {}) }));
+  return { resources, prompts };
+}
+
+function _oneLine(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > 120 ? `${line.slice(0, 119)}…` : line;
 }
 
 const _MAX_PAGES = 20;

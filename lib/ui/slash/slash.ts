@@ -4,7 +4,8 @@
  * `parseSlash` is pure and shared; `runSlashCommand` performs one and writes its output.
  * A name that is no built-in is looked up among the custom commands (lib/ui/slash/custom-commands.ts),
  * read again on every use so a new file works without a restart; a custom command's outcome is
- * the prompt it expands to. Unknown commands answer `unknown command /<x> - try /help`. Commands
+ * the prompt it expands to; then among the connected MCP servers' prompts (`/mcp__<server>__<prompt>`,
+ * listed in /help with their server). Unknown commands answer `unknown command /<x> - try /help`. Commands
  * that need a different session (/resume, /clear) ask the REPL to swap the agent.
  */
 import { stateDir } from "../../platform/paths.ts";
@@ -30,13 +31,14 @@ const _help: SlashCommand = {
   name: "/help",
   help: "this list",
   aliases: ["/?"],
-  run(_args, { write, style, cwd }) {
+  run(_args, { agent, write, style, cwd }) {
     const custom = loadSlashCustom(cwd);
     const usages = [
       ...SLASH_COMMANDS.map((command) => [_usage(command), command.help] as const),
       ...custom.commands.map(
         (command) => [command.argumentHint ? `${command.name} ${command.argumentHint}` : command.name, `${command.description} (${command.origin})`] as const,
       ),
+      ...mcpPromptCommands(agent).map((prompt) => [prompt.name, `${prompt.description ?? "MCP prompt"} (MCP server ${prompt.server})`] as const),
     ];
     const width = Math.max(...usages.map(([usage]) => usage.length)) + 2;
     write(`${usages.map(([usage, text]) => `${usage.padEnd(width)}${style.dim(text)}`).join("\n")}\n`);
@@ -68,6 +70,15 @@ function _usage(command: SlashCommand): string {
 
 function _find(name: string): SlashCommand | undefined {
   return SLASH_COMMANDS.find((command) => command.name === name || command.aliases?.includes(name));
+}
+
+/** The prompts of this session's connected MCP servers, as the slash commands that send them (`/mcp__<server>__<prompt>`). */
+export function mcpPromptCommands(agent: Pick<SlashContext["agent"], "mcpStatus">): { name: string; server: string; description?: string }[] {
+  return agent
+    .mcpStatus()
+    .flatMap((status) =>
+      (status.prompts ?? []).map((prompt) => ({ name: `/mcp__${status.name}__${prompt.name}`, server: status.name, description: prompt.description })),
+    );
 }
 
 /** This folder's and the user's custom commands, read now. */
