@@ -125,11 +125,13 @@ async function _runMcpPrompt(getter: ToolDefinition<any>, name: string, args: st
 async function _preApproves(command: CustomCommand, ctx: SlashContext): Promise<boolean> {
   const root = findProjectRoot(ctx.cwd ?? process.cwd());
   if (commandPreApproval(command, root) === "yes") return true;
+  // Where nobody can be asked (an editor), an untrusted command's rules narrow the turn only.
+  if (!ctx.ask) return false;
   ctx.write(
     ctx.style.yellow(`${command.path} pre-approves, for its turn: ${command.allowedTools!.join(", ")}\n`) +
       "  (written by whoever committed it; without trust its turn offers only these tools and asks as usual)\n",
   );
-  const answer = ctx.ask ? (await ctx.ask("Trust this command's allowed-tools? y yes, remember it | n not now ")).trim().toLowerCase() : "";
+  const answer = (await ctx.ask("Trust this command's allowed-tools? y yes, remember it | n not now ")).trim().toLowerCase();
   if (answer !== "y" && answer !== "yes") {
     ctx.write(ctx.style.dim("not trusted: calls are decided as usual this time\n"));
     return false;
