@@ -28,6 +28,7 @@ import { createRunIds } from "./run-ids.ts";
 import { readRunScope } from "./run-scope.ts";
 import { resolveAgentConfig } from "./session-start.ts";
 import { traceFirstRequest, tracedStartup } from "./startup-trace.ts";
+import { createTurnNarrowing } from "./turn-tools.ts";
 import { runUserCommand } from "./user-command.ts";
 
 export type { Agent, AgentModeChange, CreateAgentOptions } from "./agent-api.ts";
@@ -52,6 +53,8 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const hooks = ext.settings.hooks;
   const context = openContextPart({ config, client, modes, session: owner, onCompact: ext.settings.onCompact });
   const toolbox = createToolbox(ext.mcp);
+  // What a step offers within a custom command's allowed-tools, and the calls they pre-approve.
+  const narrowing = createTurnNarrowing({ tools: toolbox.all, places: { root: projectRoot, cwd } });
   // A blocked call is persisted under the run that is active when it asks.
   const runIds = createRunIds(options.runId);
   const memory = openMemoryPart({
@@ -78,6 +81,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     plugins: ext.plugins,
     sessionId: session.id,
     runId: () => runIds.active,
+    preApproves: narrowing.preApproves,
   });
   const { gate } = approval;
   const sessionTools = createSessionTools(
@@ -103,7 +107,10 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   );
   const tools = tracedStartup(
     "tools",
-    openToolRegistry({ headless, flags, canAsk, config, builtins, sessionTools, rules: approval.rules, scope, modes, mcp: ext.mcp, toolbox }, notices),
+    openToolRegistry(
+      { headless, flags, canAsk, config, builtins, sessionTools, rules: approval.rules, scope, modes, mcp: ext.mcp, toolbox, narrowing },
+      notices,
+    ),
   );
   if (flags.noPlugins) notices.push({ code: "plugins-off" });
   const systemPrompt = createSystemPrompt({
@@ -199,7 +206,10 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     todos: () => session.notebook.todos,
     turn(prompt, signal, turnOptions) {
       const events = [...(turnOptions?.events ?? []), ...(tracedStartup("memory", memory?.beginRun(prompt)) ?? [])];
-      return tools.narrowing.during(collectRunIds(driver.start(prompt, signal, { ...turnOptions, events }), episodeRuns), turnOptions?.allowedTools);
+      return narrowing.during(
+        collectRunIds(driver.start(prompt, signal, { ...turnOptions, events }), episodeRuns),
+        turnOptions?.allowedTools ? { allowedTools: turnOptions.allowedTools, preApproved: turnOptions.preApproved } : undefined,
+      );
     },
     resumeRun(run, decision, signal, resumeOptions) {
       if (!episodeRuns.includes(run.id)) episodeRuns.push(run.id);
@@ -218,7 +228,8 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
         ...(confirmGuard ? { confirmGuard } : {}),
       }),
     save: () => writer.save(),
-    mcpStatus: () => ext.mcp.hub?.status() ?? [],
+    mcpStatus: () =>
+      (ext.mcp.hub?.status() ?? []).map((status) => ({ ...status, ...(ext.mcp.sources[status.name] ? { source: ext.mcp.sources[status.name] } : {}) })),
     close(reason) {
       const hasMessages = session.messages.length > 0;
       const { episodes } = stores;

@@ -160,6 +160,7 @@ describe("the tool registry", () => {
         modes,
         mcp: {},
         toolbox,
+        narrowing: { allows: () => true },
       },
       notices,
     );

@@ -11,7 +11,7 @@ import type { ResolvedConfig } from "../../config/config.ts";
 import type { DecisionSource } from "../../approval/request.ts";
 import { defaultPermission, parsePermissionRules, type PermissionRules } from "../../approval/rules.ts";
 import type { PluginHost } from "../../extension-api/plugin-api.ts";
-import { createGate, type Gate } from "../../extensions/gate.ts";
+import { createGate, type Gate, type GateOptions } from "../../extensions/gate.ts";
 import type { ToolDefinition } from "../../tools/types.ts";
 import type { RunScope } from "../run-scope.ts";
 import type { McpConnection } from "../session-extensions.ts";
@@ -37,6 +37,8 @@ export interface ApprovalPartOptions {
   sessionId: string;
   /** The run active when a blocked question is persisted. */
   runId: () => string;
+  /** True for a call the current turn pre-approves (a custom command's allowed-tools, turn-tools.ts). */
+  preApproves?: GateOptions["preApproves"];
 }
 
 export function openApprovalPart(options: ApprovalPartOptions): ApprovalPart {
@@ -53,6 +55,7 @@ export function openApprovalPart(options: ApprovalPartOptions): ApprovalPart {
     allowReadOnly: config.file.readOnlyCommands !== "ask",
     headless: headless && !options.decide,
     sessionId: options.sessionId,
+    preApproves: options.preApproves,
   });
   return { rules, gate };
 }

@@ -28,7 +28,7 @@ import type { RunScope } from "../run-scope.ts";
 import { openCustomAgents, type McpConnection } from "../session-extensions.ts";
 import type { SessionHooks } from "../session-settings.ts";
 import { createTaskTool } from "../subagent.ts";
-import { createTurnNarrowing, type TurnNarrowing } from "../turn-tools.ts";
+import type { TurnNarrowing } from "../turn-tools.ts";
 import type { SessionModes } from "./modes.ts";
 import type { SessionPart } from "./session.ts";
 
@@ -38,12 +38,15 @@ export interface Toolbox {
   registered: ToolDefinition[];
   /** A declaration by name: a registered tool, else an MCP tool listed so far. */
   find(name: string): ToolDefinition | undefined;
+  /** The registered tools and the MCP tools listed so far. */
+  all(): ToolDefinition[];
 }
 
 export function createToolbox(mcp: Pick<McpConnection, "hub">): Toolbox {
   const toolbox: Toolbox = {
     registered: [],
     find: (name) => toolbox.registered.find((tool) => tool.name === name) ?? mcp.hub?.tools().find((tool) => tool.name === name),
+    all: () => (mcp.hub ? [...toolbox.registered, ...mcp.hub.tools()] : toolbox.registered),
   };
   return toolbox;
 }
@@ -123,8 +126,6 @@ export interface ToolRegistry {
   asksFirst(name: string): boolean;
   /** Picks the offered tools again after the variant changed (its allow list). */
   reselect(): void;
-  /** A custom command's `allowed-tools`, for the turn it starts. */
-  narrowing: TurnNarrowing;
 }
 
 export interface ToolRegistryOptions {
@@ -140,11 +141,13 @@ export interface ToolRegistryOptions {
   modes: Pick<SessionModes, "variant">;
   mcp: Pick<McpConnection, "hub">;
   toolbox: Toolbox;
+  /** A custom command's `allowed-tools` for the turn it starts: only the tools they name are offered. */
+  narrowing: Pick<TurnNarrowing, "allows">;
 }
 
 /** The registry; fills the toolbox, joins the session tools' declared defaults to the rules, and tells the approvals policy. */
 export function openToolRegistry(options: ToolRegistryOptions, notices: StartupNotice[]): ToolRegistry {
-  const { config, rules, scope, modes, mcp, headless, flags } = options;
+  const { config, rules, scope, modes, mcp, headless, flags, narrowing } = options;
   const registered = checkToolList([...options.builtins, ...options.sessionTools]);
   options.toolbox.registered = registered;
   addDeclaredDefaults(rules, [...options.sessionTools, LOAD_TOOLS_DECLARATION]);
@@ -153,7 +156,6 @@ export function openToolRegistry(options: ToolRegistryOptions, notices: StartupN
   // Where every question is denied, a tool no rule allows could only be refused: it is not offered.
   const deniesAsking = headless && !flags.yolo && flags.approvals !== "block" && !options.canAsk;
   const runnable = (tool: ToolDefinition) => !deniesAsking || mayAllow(rules, tool.name);
-  const narrowing = createTurnNarrowing();
   const deferral = createToolDeferral({ enabled: config.file.deferTools !== false, mcpBudget: config.file.mcpSchemaBudget });
   // The selected tools, plus MCP tools listed so far (never under a read-only variant), within a custom command's allowed-tools.
   const selectedNow = (): ToolDefinition[] =>
@@ -171,7 +173,7 @@ export function openToolRegistry(options: ToolRegistryOptions, notices: StartupN
     });
   return {
     registered,
-    all: () => (mcp.hub ? [...registered, ...mcp.hub.tools()] : registered),
+    all: options.toolbox.all,
     offered: offeredNow,
     requestTools: () => deferral.offer(offeredNow()),
     // A withheld tool the model calls anyway is refused by the gate with the reason, not "unknown".
@@ -180,6 +182,5 @@ export function openToolRegistry(options: ToolRegistryOptions, notices: StartupN
     reselect() {
       offered = select();
     },
-    narrowing,
   };
 }
