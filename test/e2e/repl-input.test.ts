@@ -9,26 +9,17 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fakeEnv, systemOf, toolResultsOf, userTextsOf, useE2E, type WireProtocol } from "./_harness.ts";
 import { startFakeRegistry } from "../fakes/registry.ts";
-import { startPty, type PtyDriver } from "./_pty.ts";
+import { withPty, type PtyDriver } from "./_pty.ts";
 
 const e2e = useE2E();
 
-async function withRepl(
+const withRepl = (
   body: (repl: PtyDriver) => Promise<void>,
   cwd = e2e.dirs.cwd,
   protocol: WireProtocol = "chat",
   args: string[] = [],
   ready = "› ",
-): Promise<void> {
-  const repl = startPty(args, { cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, protocol) });
-  try {
-    await repl.until(ready);
-    await body(repl);
-  } finally {
-    repl.kill();
-    await repl.exited;
-  }
-}
+): Promise<void> => withPty({ args, ready, cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, protocol) }, body);
 
 const lastUserTexts = () => userTextsOf(e2e.fake.requests.at(-1)!);
 

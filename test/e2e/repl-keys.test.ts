@@ -7,20 +7,12 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeEnv, toolResultsOf, userTextsOf, useE2E } from "./_harness.ts";
-import { startPty, type PtyDriver } from "./_pty.ts";
+import { withPty, type PtyDriver } from "./_pty.ts";
 
 const e2e = useE2E();
 
-async function withRepl(body: (repl: PtyDriver) => Promise<void>, args: string[] = [], ready = "› "): Promise<void> {
-  const repl = startPty(args, { cwd: e2e.dirs.cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, "chat") });
-  try {
-    await repl.until(ready);
-    await body(repl);
-  } finally {
-    repl.kill();
-    await repl.exited;
-  }
-}
+const withRepl = (body: (repl: PtyDriver) => Promise<void>, args: string[] = [], ready = "› "): Promise<void> =>
+  withPty({ args, ready, cwd: e2e.dirs.cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, "chat") }, body);
 
 const write = (path: string, content: string) => ({ toolCalls: [{ name: "write_file", input: { path, content } }] });
 const bash = (command: string) => ({ toolCalls: [{ name: "bash", input: { command } }] });
