@@ -131,3 +131,26 @@ function _pathPatterns(spec: string, places: { root: string; cwd: string }): str
   if (relative.startsWith("**/")) out.push(rooted(relative.slice(3)));
   return [...new Set(out)];
 }
+
+/**
+ * The Claude Code rule that allows what an "always" answer grants `tool` (`pattern`, from
+ * suggestPattern): `Bash(git:*)` for `git *`, the bare name for `*`. Spelled with the tool's
+ * Claude Code name when that maps back onto this tool alone (`Edit` would reach every write
+ * tool), else with its own name; undefined when no spelling maps back onto `tool` with `pattern`
+ * (an empty pattern grants nothing worth writing).
+ */
+export function allowRuleFor(tool: string, pattern: string, tools: readonly ClaudeRuleTool[], places: { root: string; cwd: string }): string | undefined {
+  const own = tools.find((candidate) => candidate.name === tool);
+  if (!own || pattern === "") return undefined;
+  const names = [...new Set([own.claudeCode?.name, own.name].filter((name): name is string => Boolean(name)))];
+  for (const name of names) {
+    const prefix = name === "Bash" && pattern.endsWith(" *") ? pattern.slice(0, -2) : undefined;
+    const rule =
+      pattern === "*" ? name : prefix !== undefined && !/[()]/.test(prefix) ? `${name}(${prefix}:*)` : /[()]/.test(pattern) ? undefined : `${name}(${pattern})`;
+    if (!rule) continue;
+    const { tables } = mapClaudeRules([{ decision: "allow", rule, source: "" }], tools, places);
+    const patterns = tables.get(tool)?.map(([mapped]) => mapped);
+    if (tables.size === 1 && patterns?.includes(pattern)) return rule;
+  }
+  return undefined;
+}

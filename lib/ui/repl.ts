@@ -44,6 +44,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     return EXIT.error;
   }
   let agent: Agent = first;
+  state.tools = () => agent.registeredTools();
   const held = createHeldOutput(write);
   state.holdOutput = () => {
     const release = held.hold();

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { mapClaudeRules, mergePermissionTables, type ClaudeRule } from "../../lib/approval/claude-rules.ts";
+import { allowRuleFor, mapClaudeRules, mergePermissionTables, type ClaudeRule } from "../../lib/approval/claude-rules.ts";
 import { createGate } from "../../lib/extensions/gate.ts";
 import { defaultPermission, evaluatePermission, parsePermissionRules } from "../../lib/approval/rules.ts";
 import { createDisabledPluginHost } from "../../lib/extensions/plugin-host.ts";
@@ -128,4 +128,26 @@ describe("what cannot be mapped, and the order against config", () => {
       ["make *", "allow"],
     ]);
   });
+});
+
+describe('the rule an "always in this project" answer writes', () => {
+  const cases: [string, string, string | undefined][] = [
+    ["bash", "git *", "Bash(git:*)"],
+    ["bash", "*", "Bash"],
+    ["bash", "", undefined],
+    ["write_file", "*", "Write"],
+    // `Edit` would reach every write tool: the tool's own name keeps it to edit_file.
+    ["edit_file", "*", "edit_file"],
+    ["web_fetch", "*", "WebFetch"],
+    ["no_such_tool", "*", undefined],
+  ];
+  for (const [tool, pattern, rule] of cases) {
+    test(`${tool} [${pattern}] → ${rule ?? "none"}, which maps back onto ${tool} alone`, () => {
+      expect(allowRuleFor(tool, pattern, TOOLS, { root, cwd: root })).toBe(rule);
+      if (!rule) return;
+      const { tables } = mapClaudeRules([{ decision: "allow", rule, source: "s" }], TOOLS, { root, cwd: root });
+      expect([...tables.keys()]).toEqual([tool]);
+      expect(tables.get(tool)!.map(([mapped]) => mapped)).toContain(pattern);
+    });
+  }
 });
