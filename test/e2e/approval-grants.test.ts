@@ -36,7 +36,7 @@ describe("always grants and secrets", () => {
     try {
       await repl.until("› ");
       repl.type("first\r");
-      let at = await repl.until("a always allow bash [cat *] | n deny ");
+      let at = await repl.until("a always allow bash [cat *] | p always in this project | n deny ");
       repl.type("a\r");
       at = await repl.until("read the readme", at);
       let from = at;

@@ -60,7 +60,7 @@ describe("the REPL", () => {
       repl.type("y\r");
       at = await repl.until("ran once", at);
       repl.type("second\r");
-      at = await repl.until("a always allow bash [echo *] | n deny ", at);
+      at = await repl.until("a always allow bash [echo *] | p always in this project | n deny ", at);
       repl.type("a\r");
       at = await repl.until("ran always", at);
       repl.type("third\r");
