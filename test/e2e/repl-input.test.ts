@@ -672,6 +672,25 @@ describe("the ask tool", () => {
     ]);
   }, 30_000);
 
+  test("a prompt typed ahead stays on the input line through the question: the answer is only what was typed after it", async () => {
+    const ask = { toolCalls: [{ name: "ask", input: { question: "Which database?", options: ["Postgres", "SQLite"] } }], stallMs: 800 };
+    e2e.fake.script(ask, { text: "going with it" }, { text: "next answer" });
+    await withRepl(async (repl) => {
+      repl.type("pick one\r");
+      let at = await repl.until("… 0s");
+      repl.type("later prompt");
+      at = await repl.until("later prompt", at);
+      at = await repl.until("answer (a number or your own words) ", at);
+      repl.type("SQ\x7fQLite\r");
+      at = await repl.until("going with it", at);
+      await repl.until("in context", at);
+      repl.type("\r");
+      await repl.until("next answer", at);
+    });
+    expect(toolResultsOf(e2e.fake.requests[1]!).at(-1)!.output).toBe("The user answered: SQLite");
+    expect(lastUserTexts()).toEqual(["pick one", "later prompt"]);
+  }, 30_000);
+
   test("headless, ask is withheld: not offered at all", async () => {
     e2e.fake.script({ text: "ok" });
     await e2e.shiro(["-p", "hi"]);
