@@ -33,6 +33,8 @@ interface _Readline extends Interface {
   line: string;
   cursor: number;
   history: string[];
+  prevRows?: number;
+  output?: NodeJS.WriteStream;
 }
 
 export interface PromptInputOptions {
@@ -103,6 +105,12 @@ export function attachPromptInput(readline: Interface, options: PromptInputOptio
     rl.history.unshift(entry);
     if (rl.history.length > _HISTORY_SIZE) rl.history.length = _HISTORY_SIZE;
   };
+  // A terminal reflows a wrapped line to its new width, cursor included; readline would redraw
+  // from the row the cursor had at the old width, leaving part of the old line (or eating the
+  // rows above it). Runs before readline's own resize handler.
+  rl.output?.prependListener?.("resize", () => {
+    rl.prevRows = rl.getCursorPos().rows;
+  });
   rl.setPrompt(options.prompt);
   rl.history = [];
   for (const prompt of options.history) remember(prompt);
