@@ -195,7 +195,8 @@ export function createStatusLine(output: (text: string) => void, style: Style, e
       if (!drawn || !rl) return;
       // readline left the submitted line on screen and moved below it: that row and the status row go.
       const columns = process.stdout.columns || 80;
-      const rows = Math.floor((_visibleLength(rl.getPrompt()) + line.length) / columns) + 1;
+      const prompt = _visibleLength(rl.getPrompt());
+      const rows = line.split("\n").reduce((sum, piece, index) => sum + Math.floor(((index === 0 ? prompt : 0) + piece.length) / columns) + 1, 0);
       write(`\x1b[${rows + footerRows}A\r\x1b[J${style.dim(`queued: ${line.split("\n")[0]}`)}\n`);
       rl.prevRows = 0;
       drawn = false;

@@ -15,6 +15,8 @@ export const tmuxPackage = hostPackage("tmux", "apt-get install tmux", findOnPat
 export interface TmuxDriver {
   /** Types text as keys; "\r" is Enter. */
   type(text: string): void;
+  /** Presses keys by tmux's names: `Up`, `Down`, `Enter`, `C-j`, `M-Enter`. */
+  key(...names: string[]): void;
   /** The rows on screen now, trailing blanks removed. */
   rows(): string[];
   /** Waits until `probe` holds for the rows on screen; returns them. Throws with the screen after 15 s. */
@@ -52,6 +54,7 @@ export function startTmux(args: string[], options: TmuxOptions): TmuxDriver {
         if (piece) tmux("send-keys", "-t", "t", "-l", piece);
       }
     },
+    key: (...names) => void tmux("send-keys", "-t", "t", ...names),
     rows,
     async until(probe, what) {
       const deadline = Date.now() + 15_000;

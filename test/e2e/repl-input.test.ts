@@ -43,7 +43,7 @@ describe("prompts of several lines", () => {
     }, 30_000);
   }
 
-  test("a paste is shown collapsed with its first line, and recalled by Up as one entry after a restart", async () => {
+  test("a paste is shown collapsed with its first line, and recalled by Up whole, as one entry, after a restart", async () => {
     e2e.fake.script({ text: "first answer" }, { text: "second answer" });
     await withRepl(async (repl) => {
       repl.type("\x1b[200~Error: boom\n  at a.ts:1\n  at b.ts:2\x1b[201~");
@@ -52,13 +52,58 @@ describe("prompts of several lines", () => {
       await repl.until("first answer");
     });
     await withRepl(async (repl) => {
+      const from = repl.screen().length;
       repl.type("\x1b[A");
-      await repl.until("[3 lines] Error: boom");
+      await repl.until("at b.ts:2", from);
+      expect(repl.screen().slice(from)).not.toContain("[3 lines]");
       repl.type("\r");
       await repl.until("second answer");
     });
     expect(lastUserTexts()).toEqual(["Error: boom\n  at a.ts:1\n  at b.ts:2"]);
   }, 40_000);
+
+  test("a recalled prompt of several lines is edited on every line: Up and Down move between its lines, the history only from its edges", async () => {
+    e2e.fake.script({ text: "three answer" }, { text: "edited answer" }, { text: "older answer" }, { text: "fresh answer" });
+    const [up, down] = ["\x1b[A", "\x1b[B"];
+    const sent: string[] = [];
+    await withRepl(async (repl) => {
+      repl.type("line one\nline two\nline three\r");
+      let at = await repl.until("three answer");
+      at = await repl.until("in context", at);
+      // Recalled with the cursor at the end of its last line: Up and Down stay inside it; Ctrl-J adds a line.
+      repl.type(up);
+      at = await repl.until("line three", at);
+      repl.type(`${up}B${up}A${down}${down}C\x05\nnew\r`);
+      at = await repl.until("edited answer", at);
+      at = await repl.until("in context", at);
+      sent.push(lastUserTexts().at(-1)!);
+      // Recalled again (four lines now): three Ups reach its first line, the next goes to the older prompt.
+      repl.type(`${up}${up}${up}${up}${up}\r`);
+      at = await repl.until("older answer", at);
+      at = await repl.until("in context", at);
+      sent.push(lastUserTexts().at(-1)!);
+      // Down on its last line leaves the history for the empty line.
+      repl.type(`${up}${up}${down}${down}fresh\r`);
+      await repl.until("fresh answer", at);
+      sent.push(lastUserTexts().at(-1)!);
+    });
+    expect(sent).toEqual(["line oneA\nline twoB\nline threCe\nnew", "line one\nline two\nline three", "fresh"]);
+  }, 30_000);
+
+  test("a prompt longer than 20 lines is recalled collapsed, and sent whole", async () => {
+    const long = Array.from({ length: 25 }, (_, i) => `row ${i + 1}`).join("\n");
+    e2e.fake.script({ text: "long answer" }, { text: "again answer" });
+    await withRepl(async (repl) => {
+      repl.type(`\x1b[200~${long}\x1b[201~\r`);
+      let at = await repl.until("long answer");
+      at = await repl.until("in context", at);
+      repl.type("\x1b[A");
+      at = await repl.until("[25 lines] row 1", at);
+      repl.type("\r");
+      await repl.until("again answer", at);
+    });
+    expect(lastUserTexts()).toEqual([long, long]);
+  }, 30_000);
 });
 
 describe("keys that forgive", () => {
