@@ -21,6 +21,8 @@ export interface TmuxDriver {
   rows(): string[];
   /** Waits until `probe` holds for the rows on screen; returns them. Throws with the screen after 15 s. */
   until(probe: (rows: string[]) => boolean, what: string): Promise<string[]>;
+  /** Like `until`, once the screen has also stayed the same for 150 ms (a redraw is done). */
+  settled(probe: (rows: string[]) => boolean, what: string): Promise<string[]>;
   resize(cols: number, rows: number): void;
   kill(): void;
 }
@@ -63,6 +65,17 @@ export function startTmux(args: string[], options: TmuxOptions): TmuxDriver {
         if (probe(now)) return now;
         if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; screen:\n${now.join("\n")}`);
         await Bun.sleep(50);
+      }
+    },
+    async settled(probe, what) {
+      const deadline = Date.now() + 15_000;
+      let before = "";
+      for (;;) {
+        const now = rows();
+        if (probe(now) && now.join("\n") === before) return now;
+        before = now.join("\n");
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} to settle; screen:\n${before}`);
+        await Bun.sleep(150);
       }
     },
     resize: (cols, height) => void tmux("resize-window", "-t", "t", "-x", String(cols), "-y", String(height)),

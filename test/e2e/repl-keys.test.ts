@@ -171,7 +171,7 @@ describe("folded output", () => {
   }, 30_000);
 
   test("a running command's output past its head is a live tail of its last 5 lines in the footer, then folded", async () => {
-    e2e.fake.script(bash("for i in 1 2 3 4 5 6 7 8 9 10; do echo line-$i; sleep 0.2; done"), { text: "slow done" });
+    e2e.fake.script(bash("for i in 1 2 3 4 5 6 7 8 9 10; do echo line-$i; sleep 0.2; done; sleep 1"), { text: "slow done" });
     await withRepl(
       async (repl) => {
         repl.type("run slowly\r");
