@@ -22,7 +22,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Decision } from "../config/config.ts";
-import { normalizeRulePath, type PermissionConfig } from "./rules.ts";
+import { matchPattern, normalizeRulePath, type PermissionConfig } from "./rules.ts";
 
 /** What the mapping reads of a tool: a ToolDefinition is one. */
 export interface ClaudeRuleTool {
@@ -153,4 +153,21 @@ export function allowRuleFor(tool: string, pattern: string, tools: readonly Clau
     if (tables.size === 1 && patterns?.includes(pattern)) return rule;
   }
   return undefined;
+}
+
+/**
+ * Whether config `permission` denies some calls of `tool`: its own entry, else (a tool with none)
+ * a wildcard key matching it, holds `deny`. A settings rule comes after that entry and the last
+ * match wins, so an allow rule written there could undo such a deny: nothing is offered to write.
+ */
+export function configDeniesSome(config: PermissionConfig | undefined, tool: string): boolean {
+  if (!config) return false;
+  const own = config[tool];
+  const entries =
+    own !== undefined
+      ? [own]
+      : Object.entries(config)
+          .filter(([key]) => /[*?]/.test(key) && matchPattern(key, tool))
+          .map(([, entry]) => entry);
+  return entries.some((entry) => (typeof entry === "string" ? entry === "deny" : Object.values(entry).includes("deny")));
 }

@@ -12,7 +12,8 @@
  * (lib/store/project-settings.ts addProjectAllowRule); either way the session grant is given.
  */
 import type { Interface } from "node:readline";
-import { allowRuleFor, type ClaudeRuleTool } from "../approval/claude-rules.ts";
+import { allowRuleFor, configDeniesSome, type ClaudeRuleTool } from "../approval/claude-rules.ts";
+import type { PermissionConfig } from "../approval/rules.ts";
 import type { ApprovalAnswer, ApprovalRequest } from "../approval/request.ts";
 import { findProjectRoot } from "../config/project.ts";
 import { addProjectAllowRule, LOCAL_SETTINGS_FILE } from "../store/project-settings.ts";
@@ -36,6 +37,8 @@ export interface ApprovalTerminal {
   readonly holdOutput?: () => () => void;
   /** The session's tools, which project rules are spelled for; absent: "always in this project" is not offered. */
   readonly tools?: () => readonly ClaudeRuleTool[];
+  /** Config `permission`: a tool it denies some calls of is not offered a project rule (configDeniesSome). */
+  readonly permission?: () => PermissionConfig | undefined;
 }
 
 export const DENY_REASON_PROMPT = "tell the model why (Enter to skip): ";
@@ -83,6 +86,7 @@ async function _askByKey(terminal: ApprovalTerminal, keys: KeySource, request: A
 
 function _projectRule(terminal: ApprovalTerminal, request: ApprovalRequest, root: string): string | undefined {
   if (!terminal.tools || request.secret || request.plugin || request.sandbox !== undefined) return undefined;
+  if (configDeniesSome(terminal.permission?.(), request.tool)) return undefined;
   return allowRuleFor(request.tool, request.suggestedPattern, terminal.tools(), { root, cwd: terminal.cwd });
 }
 

@@ -45,6 +45,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
   }
   let agent: Agent = first;
   state.tools = () => agent.registeredTools();
+  state.permission = () => agent.config.file.permission;
   const held = createHeldOutput(write);
   state.holdOutput = () => {
     const release = held.hold();

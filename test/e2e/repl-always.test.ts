@@ -71,4 +71,17 @@ describe("always in this project", () => {
     });
     expect(existsSync(join(e2e.dirs.cwd, "two.txt"))).toBe(false);
   }, 40_000);
+
+  test("not offered for a tool the config denies some calls of: a project rule would come after that deny", async () => {
+    e2e.writeConfig({ permission: { bash: { "*": "ask", "git push *": "deny" } } });
+    e2e.fake.script(bash("touch one.txt"), { text: "first done" });
+    await withRepl(async (repl) => {
+      repl.type("touch one\r");
+      const at = await repl.until("a always allow bash [touch *] | n deny ");
+      repl.type("y");
+      await repl.until("first done", at);
+      expect(repl.screen()).not.toContain("always in this project");
+    });
+    expect(existsSync(settingsPath())).toBe(false);
+  }, 40_000);
 });

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { allowRuleFor, mapClaudeRules, mergePermissionTables, type ClaudeRule } from "../../lib/approval/claude-rules.ts";
+import { allowRuleFor, configDeniesSome, mapClaudeRules, mergePermissionTables, type ClaudeRule } from "../../lib/approval/claude-rules.ts";
 import { createGate } from "../../lib/extensions/gate.ts";
 import { defaultPermission, evaluatePermission, parsePermissionRules } from "../../lib/approval/rules.ts";
 import { createDisabledPluginHost } from "../../lib/extensions/plugin-host.ts";
@@ -150,4 +150,18 @@ describe('the rule an "always in this project" answer writes', () => {
       expect(tables.get(tool)!.map(([mapped]) => mapped)).toContain(pattern);
     });
   }
+});
+
+describe("a tool the config denies some calls of gets no project rule", () => {
+  const cases: [string, Record<string, unknown> | undefined, string, boolean][] = [
+    ["no config", undefined, "bash", false],
+    ["an ask-only table", { bash: { "*": "ask", "git status*": "allow" } }, "bash", false],
+    ["a deny pattern in its table", { bash: { "*": "ask", "git push *": "deny" } }, "bash", true],
+    ["the tool denied outright", { web_fetch: "deny" }, "web_fetch", true],
+    ["another tool's deny", { web_fetch: "deny" }, "bash", false],
+    ["a wildcard key with a deny, for a tool without an entry", { "mcp__*": { "*": "allow", "*delete*": "deny" } }, "mcp__gh__delete_repo", true],
+    ["a wildcard key with a deny, for a tool with its own entry", { "*": "deny", bash: "ask" }, "bash", false],
+  ];
+  for (const [name, config, tool, denies] of cases)
+    test(`${name}: ${tool} ${denies ? "denies some" : "denies none"}`, () => expect(configDeniesSome(config as never, tool)).toBe(denies));
 });
