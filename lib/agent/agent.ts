@@ -140,6 +140,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     allowReadOnly: config.file.readOnlyCommands !== "ask",
     headless: headless && !options.decide,
     sessionId: session.id,
+    preApproves: (tool, subjects) => narrowing.preApproves(tool, subjects),
   });
 
   const sessionTools: ToolDefinition[] = [
@@ -182,7 +183,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   // Where every question is denied, a tool no rule allows could only be refused: it is not offered.
   const deniesAsking = headless && !flags.yolo && flags.approvals !== "block" && !options.decide;
   const runnable = (tool: ToolDefinition) => !deniesAsking || mayAllow(rules, tool.name);
-  const narrowing = createTurnNarrowing(); // what a step offers: the selected tools, plus MCP tools listed so far (never under a read-only variant), within a custom command's allowed-tools
+  const narrowing = createTurnNarrowing({ tools: () => [...registered, ...(mcp.hub?.tools() ?? [])], places: { root: projectRoot, cwd } }); // what a step offers: the selected tools, plus MCP tools listed so far (never under a read-only variant), within a custom command's allowed-tools
   const selectedNow = (): ToolDefinition[] => scope.visible(mcp.hub && !variant.allow ? [...offered, ...mcp.hub.tools()] : offered).filter(narrowing.allows);
   const offeredNow = (): ToolDefinition[] => selectedNow().filter(runnable);
   // A withheld tool the model calls anyway is refused by the gate with the reason, not "unknown".
@@ -298,7 +299,10 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     todos: () => session.notebook.todos,
     turn(prompt, signal, turnOptions) {
       const events = [...(turnOptions?.events ?? []), ...(tracedStartup("memory", memoryScopes?.beginRun(prompt)) ?? [])];
-      return narrowing.during(collectRunIds(driver.start(prompt, signal, { ...turnOptions, events }), episodeRuns), turnOptions?.allowedTools);
+      return narrowing.during(
+        collectRunIds(driver.start(prompt, signal, { ...turnOptions, events }), episodeRuns),
+        turnOptions?.allowedTools ? { allowedTools: turnOptions.allowedTools, preApproved: turnOptions.preApproved } : undefined,
+      );
     },
     resumeRun(run, decision, signal, resumeOptions) {
       if (!episodeRuns.includes(run.id)) episodeRuns.push(run.id);
@@ -309,7 +313,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     runCommand: (command, signal, onOutput, confirmGuard) =>
       runUserCommand(command, { gate, tools: registered, root: cwd, sandbox, signal, onOutput, ...(confirmGuard ? { confirmGuard } : {}) }),
     save: () => writer.save(),
-    mcpStatus: () => mcp.hub?.status() ?? [],
+    mcpStatus: () => (mcp.hub?.status() ?? []).map((status) => ({ ...status, ...(mcp.sources[status.name] ? { source: mcp.sources[status.name] } : {}) })),
     close(reason) {
       const hasMessages = session.messages.length > 0;
       const episode =

@@ -24,7 +24,7 @@ export type ToolEffect = "read" | "write" | "exec" | "net";
 /**
  * What a call does within its effect, where "reads" or "writes" says too little: `search` finds
  * (grep, glob), `delete` and `move` remove or rename files, `think` only keeps the session's own
- * notes (the task list). Editors show it (the ACP tool kind, lib/ui/acp/tool-kinds.ts).
+ * notes (the task list). Editors show it (the ACP tool kind, lib/ui/acp/tool-calls.ts).
  */
 export type ToolAction = "search" | "delete" | "move" | "think";
 
