@@ -112,8 +112,12 @@ function _applyEdits(text: string | undefined, edits: readonly PreviewEdit[]): s
   return after;
 }
 
-/** The whole question: `text` to print above the prompt line, `choice` as the prompt line itself. */
-export function renderApprovalQuestion(request: ApprovalRequest, root: string, style: Style): { text: string; choice: string } {
+/**
+ * The whole question: `text` to print above the prompt line, `choice` as the prompt line itself.
+ * With `projectRule` (the rule "always" would write to the project, approval-question.ts) the
+ * choice offers `p always in this project` too.
+ */
+export function renderApprovalQuestion(request: ApprovalRequest, root: string, style: Style, projectRule?: string): { text: string; choice: string } {
   if (request.sandbox !== undefined) return _renderOutsideQuestion(request, root, style);
   const head = request.secret
     ? `${request.tool} wants to read ${request.secret.path}, which may hold secrets (${request.secret.why}); what it reads goes to the model provider`
@@ -132,7 +136,7 @@ export function renderApprovalQuestion(request: ApprovalRequest, root: string, s
   const choice =
     request.secret || request.plugin
       ? "y allow once | n deny "
-      : `y allow once | a always allow ${request.tool}${request.suggestedPattern !== "*" ? ` [${request.suggestedPattern}]` : ""} | n deny `;
+      : `y allow once | a always allow ${request.tool}${request.suggestedPattern !== "*" ? ` [${request.suggestedPattern}]` : ""}${projectRule ? " | p always in this project" : ""} | n deny `;
   return { text, choice };
 }
 
