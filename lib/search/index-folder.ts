@@ -194,6 +194,8 @@ export function openIndexFolder(dir: string, options: IndexFolderOptions): Index
       sync(first.index);
       if (!first.index.dirty) return first.index;
     }
+    // Nothing saved yet: whether there is anything to index at all is found without the lock (taking it makes a folder).
+    if (first.status !== "ok" && !existsSync(dir) && !_findsSomething(first.index, sync)) return first.index;
     // An index that says it is behind its sources may be far behind: synced under the lock, in chunks.
     try {
       return locked(() => {
@@ -279,6 +281,36 @@ export function openIndexFolder(dir: string, options: IndexFolderOptions): Index
       return read.status === "ok" ? read.manifest : undefined;
     },
   };
+}
+
+class _Found extends Error {}
+
+/** Whether `sync` adds any document to `index`: stops at the first (the index is thrown away after). */
+function _findsSomething(index: Bm25Index, sync: (index: Bm25Index) => void): boolean {
+  const probe: Bm25Index = {
+    get size() {
+      return index.size;
+    },
+    get dirty() {
+      return index.dirty;
+    },
+    sync(segment, stamp, load) {
+      const changed = index.sync(segment, stamp, load);
+      if (index.size > 0) throw new _Found();
+      return changed;
+    },
+    segmentNames: () => index.segmentNames(),
+    entries: () => index.entries(),
+    search: (query, options) => index.search(query, options),
+    stats: (query) => index.stats(query),
+  };
+  try {
+    sync(probe);
+    return false;
+  } catch (error) {
+    if (error instanceof _Found) return true;
+    throw error;
+  }
 }
 
 /** `index`, but a read that finds a corrupt segment rebuilds the index (once) and is answered from the rebuilt one. */
