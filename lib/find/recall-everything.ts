@@ -126,8 +126,9 @@ export function rankEverything(context: RecallEverythingContext, request: Recall
   const transcripts = projectWide && kinds.has(TRANSCRIPT_KIND) ? openTranscriptIndex({ onNotice }) : undefined;
   const root = context.projectRoot;
   const skip = context.currentSession ? SESSION_PREFIX + context.currentSession : undefined;
+  const acceptSession = (segment: string): boolean => segment.startsWith(SESSION_PREFIX) && segment !== skip;
   const acceptPassage = (segment: string, _id: string, data: unknown): boolean => {
-    if (!segment.startsWith(SESSION_PREFIX) || segment === skip) return false;
+    if (!acceptSession(segment)) return false;
     const cwd = (data as TranscriptCard).cwd;
     return cwd === root || cwd.startsWith(`${root}/`);
   };
@@ -141,7 +142,7 @@ export function rankEverything(context: RecallEverythingContext, request: Recall
     const collection = addStats(indexes.map((index) => index.stats(query)));
     for (const hit of memory.index.search(query, { limit: pool, filter: acceptMemory, collection, weights })) found.push(_memoryItem(hit, memory.notes));
     if (transcripts)
-      for (const hit of transcripts.search(query, { limit: pool, filter: acceptPassage, collection, weights })) {
+      for (const hit of transcripts.search(query, { limit: pool, segmentFilter: acceptSession, filter: acceptPassage, collection, weights })) {
         const at = (hit.data as TranscriptCard).at;
         found.push({ source: "passage", group: hit.segment, id: hit.id, segment: hit.segment, score: hit.score, at, data: hit.data });
       }

@@ -100,7 +100,9 @@ export function rankTranscripts(
     if (root && card.cwd !== root && !card.cwd.startsWith(`${root}/`)) return false;
     return !accept || accept(card);
   };
-  return index.search(request.query, { limit, filter, tieBreak: _newerFirst });
+  const segmentFilter = (segment: string): boolean =>
+    sources.has(segment.startsWith(SESSION_PREFIX) ? "sessions" : "runs") && !(skipSession && segment === SESSION_PREFIX + skipSession);
+  return index.search(request.query, { limit, segmentFilter, filter, tieBreak: _newerFirst });
 }
 
 /** Search results for transcript hits: each source is re-read once, for the snippets. */

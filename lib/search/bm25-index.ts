@@ -34,6 +34,8 @@ export interface SearchOptions {
   limit: number;
   /** Only documents it accepts are scored. */
   filter?: (segment: string, id: string, data: unknown) => boolean;
+  /** Only documents of the segments it accepts: judged before a document's entry is read (cheap), then `filter`. */
+  segmentFilter?: (segment: string) => boolean;
   /** Orders hits of equal score; negative puts `a` first. */
   tieBreak?: (a: IndexHit, b: IndexHit) => number;
   /**

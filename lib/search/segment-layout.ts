@@ -7,13 +7,15 @@
  *     0  magic "SHIROSEG"           8  u32 format (SEGMENT_FORMAT)   12 u32 tokenizer version
  *     16 u32 documents              20 u32 sources                   24 u32 terms
  *     28 u32 total length (terms of every document)
- *     32 u32 × 11 section offsets, in file order: source offsets, source entries, term index,
- *        term blocks, postings, lengths, strings, block offsets, document blocks, end, and a zero
+ *     32 u32 × 11 section offsets, in file order: source offsets, source entries, source starts,
+ *        term index, term blocks, postings, lengths, strings, block offsets, document blocks, end
  *     76 u32 FNV-1a of bytes 0–75
  *   source offsets    u32 × (sources + 1), each relative to the source entries
  *   source entries    one JSON array per source, sorted by name: [name, stamp, firstDoc, count];
  *                     a source's documents are `firstDoc … firstDoc + count - 1`, and sources lay
  *                     their documents out in name order, so ordinal = rank by name
+ *   source starts     u32 × sources: each source's firstDoc, so a document's source is a binary
+ *                     search away without reading its entry
  *   term index        per block of up to TERM_BLOCK terms: varint key bytes, key (UTF-8), varint
  *                     block offset (relative to the term blocks); read whole, searched in memory
  *   term blocks       per term, sorted by JavaScript string order: varint key bytes, key, varint
@@ -22,8 +24,8 @@
  *   postings          per term, documents ascending: varint (gap × 2 + (tf > 1)), then varint tf
  *                     when tf > 1; the first gap is counted from -1
  *   lengths           u32 × documents: each document's term count
- *   strings           varint count, then per string varint bytes and UTF-8: every string the
- *                     entries below use more than once, most used first (entry-codec.ts)
+ *   strings           one JSON array of strings (UTF-8): every string the entries below use more
+ *                     than once, most used first (entry-codec.ts)
  *   block offsets     u32 × (blocks + 1), each relative to the document blocks; a block holds
  *                     DOC_BLOCK documents (the last one the rest)
  *   document blocks   per document, in order: varint source ordinal, id and stamp (strings, as
@@ -40,19 +42,20 @@ export const SEGMENT_FORMAT = 1;
 export const HEADER_BYTES = 80;
 export const TERM_BLOCK = 32;
 /** Documents per compressed block of entries. */
-export const DOC_BLOCK = 16;
+export const DOC_BLOCK = 8;
 /** Section indexes into the header's offset table. */
 export const SECTION = {
   sourceOffsets: 0,
   sourceEntries: 1,
-  termIndex: 2,
-  termBlocks: 3,
-  postings: 4,
-  lengths: 5,
-  strings: 6,
-  docOffsets: 7,
-  docEntries: 8,
-  end: 9,
+  sourceStarts: 2,
+  termIndex: 3,
+  termBlocks: 4,
+  postings: 5,
+  lengths: 6,
+  strings: 7,
+  docOffsets: 8,
+  docEntries: 9,
+  end: 10,
 } as const;
 export const SECTIONS = 11;
 
@@ -190,9 +193,19 @@ export class ByteReader {
   text(): string {
     const length = this.varint();
     if (this.position + length > this.bytes.length) throw new IndexCorruptError("a key runs past its section");
-    const text = decodeText(this.bytes.subarray(this.position, this.position + length));
+    const start = this.position;
     this.position += length;
-    return text;
+    // Most keys are short ASCII: built directly, the decoder only for the rest.
+    if (length <= 64) {
+      let ascii = "";
+      for (let i = start; i < start + length; i++) {
+        const byte = this.bytes[i]!;
+        if (byte >= 0x80) return decodeText(this.bytes.subarray(start, start + length));
+        ascii += String.fromCharCode(byte);
+      }
+      return ascii;
+    }
+    return decodeText(this.bytes.subarray(start, start + length));
   }
 }
 

@@ -40,6 +40,8 @@ export interface SegmentReader {
   lengths(): Uint32Array;
   doc(index: number): SegmentDocEntry;
   source(ordinal: number): SegmentSourceEntry;
+  /** The ordinal of the source document `doc` belongs to (no entry read). */
+  sourceOf(doc: number): number;
   /** The ordinal of the source named `name`, or -1. */
   findSource(name: string): number;
   /** Everything, decoded (for a merge). */
@@ -68,6 +70,7 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
   if (
     span(SECTION.sourceOffsets) !== (sources + 1) * 4 ||
     span(SECTION.lengths) !== docs * 4 ||
+    span(SECTION.sourceStarts) !== sources * 4 ||
     span(SECTION.docOffsets) !== (Math.ceil(docs / DOC_BLOCK) + 1) * 4
   )
     throw new IndexCorruptError("its tables do not match its counts");
@@ -104,10 +107,13 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
   let strings: string[] | undefined;
   const stringTable = (): string[] => {
     if (!strings) {
-      const reader = new ByteReader(bytes.read(at(SECTION.strings), span(SECTION.strings)));
-      const count = reader.varint();
-      const list: string[] = [];
-      for (let i = 0; i < count; i++) list.push(reader.text());
+      let list: unknown;
+      try {
+        list = JSON.parse(decodeText(bytes.read(at(SECTION.strings), span(SECTION.strings))));
+      } catch (error) {
+        throw error instanceof IndexCorruptError ? error : new IndexCorruptError("a string table that does not parse");
+      }
+      if (!Array.isArray(list) || !list.every((item) => typeof item === "string")) throw new IndexCorruptError("a string table that is not one");
       strings = list;
     }
     return strings;
@@ -139,6 +145,18 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
       blocks.set(number, entries);
     }
     return entries;
+  };
+  let starts: Uint32Array | undefined;
+  const sourceOf = (doc: number): number => {
+    starts ??= _u32s(bytes.read(at(SECTION.sourceStarts), sources * 4), sources);
+    let low = 0;
+    let high = sources - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >> 1;
+      if (starts[mid]! <= doc) low = mid;
+      else high = mid - 1;
+    }
+    return low;
   };
   const readLengths = (): Uint32Array => {
     lengths ??= _u32s(bytes.read(at(SECTION.lengths), docs * 4), docs);
@@ -232,6 +250,7 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
     },
 
     source,
+    sourceOf,
 
     findSource(name) {
       if (byName) return byName.get(name) ?? -1;

@@ -115,13 +115,7 @@ export function encodeSegment(content: SegmentContent, tokenizer: number): Uint8
   const sourceEntries = content.sources.map((source) => textEncoder.encode(JSON.stringify([source.name, source.stamp, source.firstDoc, source.count])));
   const strings = repeatedStrings(content.docs.map((doc) => [doc.id, doc.stamp, doc.data]));
   const stringIndex = new Map(strings.map((text, i) => [text, i]));
-  const table = new ByteWriter();
-  table.varint(strings.length);
-  for (const text of strings) {
-    const bytes = textEncoder.encode(text);
-    table.varint(bytes.length);
-    table.raw(bytes);
-  }
+  const table = textEncoder.encode(JSON.stringify(strings));
   const docEntries: Uint8Array[] = [];
   for (let start = 0; start < content.docs.length; start += DOC_BLOCK) {
     const block = new ByteWriter();
@@ -177,6 +171,8 @@ export function encodeSegment(content: SegmentContent, tokenizer: number): Uint8
   section();
   for (const entry of sourceEntries) out.raw(entry);
   section();
+  for (const source of content.sources) out.u32(source.firstDoc);
+  section();
   out.raw(index.finish());
   section();
   out.raw(blocks.finish());
@@ -185,7 +181,7 @@ export function encodeSegment(content: SegmentContent, tokenizer: number): Uint8
   section();
   for (const doc of content.docs) out.u32(doc.len);
   section();
-  out.raw(table.finish());
+  out.raw(table);
   section();
   offsetTable(docEntries);
   section();

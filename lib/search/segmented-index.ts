@@ -240,9 +240,19 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
       const ranked = _rankedCandidates(scores, touched);
       const hits: IndexHit[] = [];
       let floor = Number.NEGATIVE_INFINITY;
+      const verdicts = all.map(() => new Map<number, boolean>());
+      const segmentAccepted = (p: number, doc: number): boolean => {
+        if (!options.segmentFilter) return true;
+        const reader = all[p]!.reader;
+        const ordinal = reader.sourceOf(doc);
+        let verdict = verdicts[p]!.get(ordinal);
+        if (verdict === undefined) verdicts[p]!.set(ordinal, (verdict = options.segmentFilter(reader.source(ordinal).name)));
+        return verdict;
+      };
       for (let next = ranked(); next; next = ranked()) {
         const [p, doc, score] = next;
         if (hits.length >= options.limit && score < floor - 1e-9) break;
+        if (!segmentAccepted(p, doc)) continue;
         const hit = hitOf(all[p]!, doc, score, matched[p]![doc]!);
         if (options.filter && !options.filter(hit.segment, hit.id, hit.data)) continue;
         hits.push(hit);

@@ -89,6 +89,8 @@ describe("segment file", () => {
     expect(reader.source(1)).toEqual({ name: "big", stamp: "b1", firstDoc: 0, count: 600 });
     expect(reader.doc(4)).toEqual({ source: 1, id: "d4", stamp: "s4", len: tokenize(big[4]!.text).length, data: { at: "2026-01-05", n: 4 } });
     expect(reader.doc(600)).toEqual({ source: 2, id: "only", stamp: "", len: 3 });
+    // An empty source shares its start with the next: a document belongs to the last source starting at or before it.
+    expect([0, 5, 599, 600].map((doc) => reader.sourceOf(doc))).toEqual([1, 1, 1, 2]);
     const common = reader.postings("common")!;
     expect(common.docs.length).toBe(600);
     const again = reader.postings("again")!;
@@ -139,6 +141,10 @@ describe("segment file", () => {
     expect(hits.map((hit) => `${hit.segment}/${hit.id}`).sort()).toEqual(expected.map((doc) => doc.key).sort());
     const byKey = new Map(expected.map((doc) => [doc.key, doc.score]));
     for (const hit of hits) expect(hit.score).toBeCloseTo(byKey.get(`${hit.segment}/${hit.id}`)!, 12);
+    const notFirst = (segment: string) => !segment.startsWith("p0");
+    expect(index.search("login redirect", { limit: 9, segmentFilter: notFirst })).toEqual(
+      index.search("login redirect", { limit: 9, filter: (segment) => notFirst(segment) }),
+    );
     const before = index.search("login redirect", { limit: 7, tieBreak: (a, b) => (a.segment + a.id < b.segment + b.id ? -1 : 1) });
     expect(folder.compact(true)).toMatchObject({ segmentsBefore: 4, segmentsAfter: 1, tombstones: 25 + 25 });
     const compacted = folder.open(syncAll(truth));
