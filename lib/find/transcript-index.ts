@@ -41,16 +41,23 @@ export interface TranscriptIndexOptions {
 
 /** Session and run files few enough to build a missing index from before a first request. */
 const _SMALL_HISTORY_FILES = 200;
+/**
+ * Live documents up to which a prompt's memory ranks past passages too (about 1,400 sessions of
+ * `bun run bench:scale`'s shape). Past it, ranking them, reading the best sessions for snippets and
+ * shortening their ids cost a first request about 100 ms of CPU at 180,000 documents (docs/memory.md).
+ */
+export const PROMPT_TRANSCRIPT_DOCS = 50_000;
 
 /**
- * Whether opening the transcript index now costs little: it is built (opening it reads its
- * manifest and the posting ranges a query needs), or at most a few hundred session and run files
- * would build it. A build cut short (its manifest records no folder stamps yet) is finished by
- * `shiro search`, `recall` or `shiro memory gc`, not before a first request. Reads the manifest
- * (and, without a finished one, two folder listings).
+ * Whether a prompt's memory may rank past passages before the first request: the index is built
+ * and holds at most PROMPT_TRANSCRIPT_DOCS documents, or at most a few hundred session and run
+ * files would build it. A build cut short (its manifest records no folder stamps yet) is finished
+ * by `shiro search`, `recall` or `shiro memory gc`, never before a first request. Reads the
+ * manifest (and, without a finished one, two folder listings).
  */
 export function transcriptIndexIsSmall(): boolean {
-  if (_folder({}).manifest()?.meta.sessions !== undefined) return true;
+  const built = _folder({}).manifest();
+  if (built?.meta.sessions !== undefined) return built.docs <= PROMPT_TRANSCRIPT_DOCS;
   const count = (dir: string) => {
     try {
       return readdirSync(dir).length;

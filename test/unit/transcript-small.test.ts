@@ -1,14 +1,14 @@
 /**
- * Whether a turn may open the transcript index before its first request: whenever it exists (a
- * query reads its manifest and the posting ranges it needs), or while it is missing with a short
- * history to build it from (lib/find/transcript-index.ts).
+ * Whether a turn's memory ranks past passages before its first request: while the built index holds
+ * at most PROMPT_TRANSCRIPT_DOCS documents, or while it is missing with a short history to build it
+ * from (lib/find/transcript-index.ts).
  */
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { paths } from "../../lib/platform/paths.ts";
-import { transcriptIndexIsSmall } from "../../lib/find/transcript-index.ts";
+import { PROMPT_TRANSCRIPT_DOCS, transcriptIndexIsSmall } from "../../lib/find/transcript-index.ts";
 import { TOKENIZER_VERSION } from "../../lib/search/tokenize.ts";
 
 let home = "";
@@ -37,16 +37,19 @@ test("a missing index is small while a few hundred files would build it", () => 
   expect(transcriptIndexIsSmall()).toBe(false);
 });
 
-test("a built index is cheap to open whatever the history; one whose build was cut short is not", () => {
+test("a built index counts by its documents, whatever the files; one whose build was cut short is not small", () => {
   files(paths.sessionsDir(), 500, ".json");
   mkdirSync(paths.transcriptIndex(), { recursive: true });
-  const manifest = (meta: Record<string, string>) =>
+  const manifest = (meta: Record<string, string>, docs: number) =>
     writeFileSync(
       join(paths.transcriptIndex(), "manifest.json"),
-      JSON.stringify({ version: 2, tokenizer: TOKENIZER_VERSION, generation: 1, next: 1, segments: [], dead: {}, docs: 0, totalLen: 0, meta }),
+      JSON.stringify({ version: 2, tokenizer: TOKENIZER_VERSION, generation: 1, next: 1, segments: [], dead: {}, docs, totalLen: 0, meta }),
     );
-  manifest({});
-  expect(transcriptIndexIsSmall()).toBe(false);
-  manifest({ sessions: "1:2", events: "3:4" });
-  expect(transcriptIndexIsSmall()).toBe(true);
+  const built = { sessions: "1:2", events: "3:4" };
+  expect([
+    (manifest({}, 10), transcriptIndexIsSmall()),
+    (manifest(built, 10), transcriptIndexIsSmall()),
+    (manifest(built, PROMPT_TRANSCRIPT_DOCS), transcriptIndexIsSmall()),
+    (manifest(built, PROMPT_TRANSCRIPT_DOCS + 1), transcriptIndexIsSmall()),
+  ]).toEqual([false, true, true, false]);
 });
