@@ -99,6 +99,42 @@ export function decodeValue(reader: ByteReader, strings: readonly string[]): unk
   }
 }
 
+/** Moves past one value without building it. */
+export function skipValue(reader: ByteReader): void {
+  const tag = reader.byte();
+  switch (tag) {
+    case 0:
+    case 1:
+    case 2:
+      return;
+    case 3:
+    case 4:
+    case 7:
+      reader.varint();
+      return;
+    case 5:
+      reader.f64();
+      return;
+    case 6: {
+      const length = reader.varint();
+      reader.position += length;
+      if (reader.position > reader.bytes.length) throw new IndexCorruptError("a string runs past its block");
+      return;
+    }
+    case 8:
+      for (let i = reader.varint(); i > 0; i--) skipValue(reader);
+      return;
+    case 9:
+      for (let i = reader.varint(); i > 0; i--) {
+        skipValue(reader);
+        skipValue(reader);
+      }
+      return;
+    default:
+      throw new IndexCorruptError(`an entry with an unknown tag ${tag}`);
+  }
+}
+
 /** Reads a string written by encodeValue (a literal or a reference). */
 export function decodeString(reader: ByteReader, strings: readonly string[]): string {
   return _readString(reader, reader.byte(), strings);

@@ -21,7 +21,7 @@ import {
   u32At,
   type ByteSource,
 } from "./segment-layout.ts";
-import { decodeString, decodeValue } from "./entry-codec.ts";
+import { decodeString, decodeValue, skipValue } from "./entry-codec.ts";
 import type { SegmentContent, SegmentDocEntry, SegmentSourceEntry } from "./segment-write.ts";
 
 export interface Postings {
@@ -138,7 +138,27 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
         const stamp = decodeString(reader, known);
         const flag = reader.byte();
         if (flag > 1) throw new IndexCorruptError(`document ${doc} is malformed`);
-        entries.push({ source, id, stamp, len: lengths[doc]!, ...(flag === 1 ? { data: decodeValue(reader, known) } : {}) });
+        const entry: SegmentDocEntry = { source, id, stamp, len: lengths[doc]! };
+        if (flag === 1) {
+          // Decoded when asked for: a sync compares ids and stamps only.
+          const at = reader.position;
+          skipValue(reader);
+          let value: unknown;
+          let decoded = false;
+          Object.defineProperty(entry, "data", {
+            enumerable: true,
+            get: () => {
+              if (!decoded) {
+                const from = new ByteReader(reader.bytes);
+                from.position = at;
+                value = decodeValue(from, known);
+                decoded = true;
+              }
+              return value;
+            },
+          });
+        }
+        entries.push(entry);
       }
       if (!reader.done) throw new IndexCorruptError("a block of entries holds more than its documents");
       if (blocks.size >= _BLOCK_CACHE) blocks.delete(blocks.keys().next().value!);

@@ -152,17 +152,39 @@ export function digestCard(digest: EpisodeDigest): EpisodeCard {
   };
 }
 
+// Text and card are made only for the documents a sync adds: an unchanged episode costs its id and stamp.
 function _episodeDoc(episode: Episode): IndexedDocInput {
-  const card = episodeCard(episode);
-  const text = episodeText(episode);
   // A summary is the one thing added to an episode after it is stored.
-  return { id: episode.id, stamp: episode.summary ? `s${episode.summary.length}` : "", text, data: card };
+  return _lazyDoc(
+    episode.id,
+    episode.summary ? `s${episode.summary.length}` : "",
+    () => episodeText(episode),
+    () => episodeCard(episode),
+  );
 }
 
 function _digestDoc(digest: EpisodeDigest): IndexedDocInput {
-  const card = digestCard(digest);
-  const text = digestText(digest);
-  return { id: `${DIGEST_ID_PREFIX}${digest.month}`, stamp: `${digest.episodes}:${digest.lastAt}`, text, data: card };
+  return _lazyDoc(
+    `${DIGEST_ID_PREFIX}${digest.month}`,
+    `${digest.episodes}:${digest.lastAt}`,
+    () => digestText(digest),
+    () => digestCard(digest),
+  );
+}
+
+function _lazyDoc(id: string, stamp: string, text: () => string, data: () => EpisodeCard): IndexedDocInput {
+  let madeText: string | undefined;
+  let madeData: EpisodeCard | undefined;
+  return {
+    id,
+    stamp,
+    get text() {
+      return (madeText ??= text());
+    },
+    get data() {
+      return (madeData ??= data());
+    },
+  };
 }
 
 /** `bun test (exit 1)`; `(no exit code)` when the command was killed or failed to run. */

@@ -50,6 +50,7 @@ describe("segmented indexes", () => {
     // Nothing changed since the last run saved: the search wrote nothing.
     expect(transcripts().generation).toBe(after.generation);
 
+    expect((await shiro(["memory", "--help"])).stdout).toMatch(/^ +gc +merge the search and recall indexes' segments into one each/m);
     const gc = await shiro(["memory", "gc"]);
     expect({ code: gc.code, stderr: gc.stderr }).toEqual({ code: 0, stderr: "" });
     const lines = gc.stdout.trimEnd().split("\n");

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Bm25Index, IndexedDocInput } from "../../lib/search/bm25-index.ts";
 import { openIndexFolder } from "../../lib/search/index-folder.ts";
-import { decodeValue, encodeValue, repeatedStrings } from "../../lib/search/entry-codec.ts";
+import { decodeValue, encodeValue, repeatedStrings, skipValue } from "../../lib/search/entry-codec.ts";
 import { ByteReader, ByteWriter, SECTION, bufferSource } from "../../lib/search/segment-layout.ts";
 import { openSegment } from "../../lib/search/segment-read.ts";
 import { createSegmentBuilder, encodeSegment } from "../../lib/search/segment-write.ts";
@@ -62,10 +62,16 @@ describe("entry codec", () => {
     test(JSON.stringify(value) ?? String(value), () => {
       const strings = repeatedStrings([value, value]);
       const out = new ByteWriter();
-      encodeValue(out, value, new Map(strings.map((text, i) => [text, i])));
+      const table = new Map(strings.map((text, i) => [text, i]));
+      encodeValue(out, value, table);
+      encodeValue(out, value, new Map());
       const reader = new ByteReader(out.finish());
       expect(decodeValue(reader, strings)).toEqual(JSON.parse(JSON.stringify(value) ?? "null"));
+      const second = reader.position;
+      skipValue(reader);
       expect(reader.done).toBe(true);
+      reader.position = second;
+      expect(decodeValue(reader, [])).toEqual(JSON.parse(JSON.stringify(value) ?? "null"));
     });
 });
 
