@@ -15,7 +15,6 @@
  * A store that is off (no global store given) keeps its segment out of the search, not out of
  * the file. Run notes (`notes:run`) are indexed in the process only, after the file is saved. Digests are documents of the `episodes` segment with ids `digest:<month>`.
  */
-import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
 import type { Bm25Index, IndexedDocInput } from "../search/bm25-index.ts";
 import { openIndexFolder, type CompactResult } from "../search/index-folder.ts";
@@ -74,14 +73,7 @@ export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex 
   const saved = listed.filter(({ store }) => store.scope !== "run");
   const index = file.open((index) => {
     for (const { store, entries } of saved) {
-      const stamp = createHash("sha1")
-        .update(
-          entries
-            .map((entry) => entry.id)
-            .sort()
-            .join("\n"),
-        )
-        .digest("hex");
+      const stamp = _idsStamp(entries.map((entry) => entry.id));
       index.sync(noteSegment(store), stamp, () => entries.map((entry) => ({ id: entry.id, stamp: "", text: entry.text })));
     }
     if (sources.episodes) {
@@ -115,6 +107,23 @@ export function indexedEpisodes(index: Bm25Index): { id: string; sessionId: stri
     const card = entry.data as EpisodeCard | undefined;
     return entry.segment === EPISODE_SEGMENT && card?.kind === "episode" ? [{ id: entry.id, sessionId: card.sessionId }] : [];
   });
+}
+
+/**
+ * A change detector for a set of note ids: their count and two 32-bit FNV-style hashes of them
+ * sorted. Not node:crypto: loading it cost a first request tens of milliseconds.
+ */
+function _idsStamp(ids: string[]): string {
+  const text = ids.sort().join("\n");
+  let a = 0x811c9dc5;
+  let b = 0x9747b28c;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    a = Math.imul(a ^ code, 0x01000193) >>> 0;
+    b = Math.imul(b ^ code, 0x5bd1e995) >>> 0;
+    b = (b ^ (b >>> 15)) >>> 0;
+  }
+  return `${ids.length}:${a.toString(16)}:${b.toString(16)}`;
 }
 
 function _fileStamp(path: string): string {
