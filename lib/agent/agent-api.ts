@@ -68,7 +68,11 @@ export interface Agent {
   /** Every memory scope and what the current prompt carries (absent with --no-memory). */
   readonly memoryScopes?: SessionMemory;
   readonly plugins: PluginHost;
-  /** Where shell commands run: the sandbox mode in force and why (`shiro sandbox` prints the same). */
+  /**
+   * Where shell commands run: the sandbox mode in force and why (`shiro sandbox` prints the same).
+   * Reading it decides the sandbox (probing the runner unless an earlier run's outcome holds); a
+   * session that runs no command and never reads it probes nothing.
+   */
   readonly sandbox: SandboxStatus;
   readonly instructions: InstructionFile[];
   /** User hooks of this session (absent with --no-hooks or none configured; docs/hooks.md). */

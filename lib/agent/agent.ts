@@ -75,17 +75,29 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const embeddings = flags.noMemory ? undefined : embeddingClientFromConfig(config.file.memory?.embeddings, onNotice);
   /** Runs this process drove in this session: the next episode's material. */
   const episodeRuns: string[] = [];
-  const sandboxStatus = detectSandbox({ config: config.file.sandbox, noSandbox: flags.noSandbox, env: options.env });
-  if (sandboxStatus.notice) notices.push({ code: "sandbox", text: sandboxStatus.notice });
-  const sandbox = createCommandSandbox(sandboxStatus, {
-    decide: options.decide,
-    sessionId: session.id,
-    hidePaths: typeof config.file.sandbox === "object" ? config.file.sandbox.hidePaths : undefined,
-  });
+  // Decided when a command first needs it, not before the first request; its notice is a startup
+  // notice while those are still unread, else an event of the run that probed.
+  let noticesRead = false;
+  const sandbox = createCommandSandbox(
+    () => {
+      const status = detectSandbox({ config: config.file.sandbox, noSandbox: flags.noSandbox, env: options.env });
+      if (status.notice) {
+        if (noticesRead) mcp.events.push({ type: "notice", text: status.notice });
+        else notices.push({ code: "sandbox", text: status.notice });
+      }
+      return status;
+    },
+    {
+      decide: options.decide,
+      sessionId: session.id,
+      hidePaths: typeof config.file.sandbox === "object" ? config.file.sandbox.hidePaths : undefined,
+    },
+  );
 
   const plugins = await openPlugins(cwd, config, sandbox, flags.noPlugins === true, notices, options.writeStderr);
   const skills = openSkills(cwd, flags.noSkills === true, notices);
-  const mcp = await connectMcp({ cwd, config, sandboxStatus, sandbox, disabled: flags.noMcp === true, headless, extra: options.editor?.mcpServers }, notices);
+  const sandboxMcp = typeof config.file.sandbox === "object" && config.file.sandbox.mcp === true;
+  const mcp = await connectMcp({ cwd, config, sandboxMcp, sandbox, disabled: flags.noMcp === true, headless, extra: options.editor?.mcpServers }, notices);
   const instructions = flags.noInstructions ? [] : loadInstructions(cwd);
   const settings = await openSessionSettings({ ...options, config, sessionId: session.id, sandbox, outside: mcp.events, resumed: picked.resumed }, notices);
   const hooks = settings.hooks;
@@ -271,7 +283,9 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     instructions,
     skills,
     resumedMessages,
-    sandbox: sandboxStatus,
+    get sandbox() {
+      return sandbox.status;
+    },
     get variant() {
       return variant;
     },
@@ -292,7 +306,10 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       if (change.model) model = change.model;
     },
     complete,
-    startupNotices: () => notices,
+    startupNotices: () => {
+      noticesRead = true;
+      return notices;
+    },
     offeredTools: offeredNow,
     registeredTools: () => (mcp.hub ? [...registered, ...mcp.hub.tools()] : registered),
     todos: () => session.notebook.todos,

@@ -9,7 +9,6 @@ import { stateDir } from "../platform/paths.ts";
 import { createDisabledPluginHost, createPluginHost } from "../extensions/plugin-host.ts";
 import type { PluginHost } from "../extension-api/plugin-api.ts";
 import type { CommandSandbox } from "../sandbox/session.ts";
-import type { SandboxStatus } from "../sandbox/detect.ts";
 import { loadSkills, type Skill } from "../skills/skills.ts";
 import { allowReadOnly } from "../tools/jail.ts";
 import { findProjectRoot } from "../config/project.ts";
@@ -120,7 +119,8 @@ export async function connectMcp(
   options: {
     cwd: string;
     config: ResolvedConfig;
-    sandboxStatus: SandboxStatus;
+    /** Config `sandbox.mcp`: stdio servers start through `sandbox.wrap`. */
+    sandboxMcp: boolean;
     sandbox: CommandSandbox;
     disabled: boolean;
     headless: boolean;
@@ -139,7 +139,7 @@ export async function connectMcp(
   }
   const { createMcpHub } = await import("../extensions/mcp/hub.ts");
   const { sandbox } = options;
-  const hub = createMcpHub(servers, { cwd: options.cwd, ...(options.sandboxStatus.mcp ? { wrapCommand: (argv, dir) => sandbox.wrap(argv, dir) } : {}) });
+  const hub = createMcpHub(servers, { cwd: options.cwd, ...(options.sandboxMcp ? { wrapCommand: (argv, dir) => sandbox.wrap(argv, dir) } : {}) });
   hub.onChange((status) => {
     if (status.state === "connecting") return;
     events.push({ type: "mcp", server: status.name, status: status.state, tools: status.tools, ...(status.error ? { error: status.error } : {}) });

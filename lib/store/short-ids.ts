@@ -6,7 +6,7 @@
  * first run are usually made in the same millisecond.
  */
 import { readdirSync } from "node:fs";
-import { shortestUniquePrefix } from "../platform/ids.ts";
+import { createAbbreviator, shortestUniquePrefix } from "../platform/ids.ts";
 import { paths } from "../platform/paths.ts";
 import { listPending } from "./approvals.ts";
 
@@ -31,8 +31,9 @@ export function shortRunId(id: string): string {
 
 /** Each session or run id shortened (one listing of the two folders for a whole list). */
 export function shortSessionIds(ids: readonly string[]): string[] {
-  const all = _sessionAndRunIds();
-  return ids.map((id) => shortestUniquePrefix(id, all));
+  if (ids.length === 0) return [];
+  const abbreviate = createAbbreviator(_sessionAndRunIds());
+  return ids.map(abbreviate);
 }
 
 export const shortRunIds = shortSessionIds;
