@@ -30,9 +30,8 @@ export async function runHeadless(prompt: string, flags: AgentFlags, options: He
 
   // Nobody can receive the answer any more (the reader went away, stdout failed): stop the run.
   const stopListening = onOutputLost(() => controller.abort());
-  const { loadOutputSchema } = await import("../lib/agent/output-schema.ts");
   // The agent tells the model the schema (flags.outputSchema, absolute); this copy checks the answers.
-  const schema = flags.outputSchema ? loadOutputSchema(process.cwd(), flags.outputSchema) : undefined;
+  const schema = flags.outputSchema ? (await import("../lib/agent/output-schema.ts")).loadOutputSchema(process.cwd(), flags.outputSchema) : undefined;
   // Start-up notices arrive as `notice` events of the run (`[notice] …` on stderr in text mode).
   const agent = await createAgent({
     cwd: process.cwd(),

@@ -124,7 +124,7 @@ export function readSkillHeader(text: string, folderName?: string): SkillHeaderR
   const split = _splitFrontmatter(text);
   if (split === "none") return { ok: false, reason: 'no frontmatter: the file must start with a "---" line' };
   if (split === "unclosed") return { ok: false, reason: 'the frontmatter has no closing "---" line' };
-  const fields = _readYamlFields(split.lines) ?? _readLineFields(split.lines);
+  const fields = _readPlainFields(split.lines) ?? _readYamlFields(split.lines) ?? _readLineFields(split.lines);
   const name = fields.get("name") || folderName || "";
   const description = (fields.get("description") ?? "").replace(/\s+/g, " ").trim();
   if (!name && !description) return { ok: false, reason: "no name or description in the frontmatter" };
@@ -282,6 +282,28 @@ function _splitFrontmatter(text: string): _Frontmatter | "none" | "unclosed" {
     lineStart = next;
   }
   return opened ? "unclosed" : "none";
+}
+
+/** A plain `key: value` line whose value YAML reads as that very text (no quote, comment, flow, tag, anchor, bool, null or number). */
+const _PLAIN_LINE = /^([A-Za-z][\w.-]*):[ ]+([A-Za-z](?:[^#:\t]|:(?! ))*?)[ ]*$/;
+const _YAML_WORDS = /^(?:true|false|null|yes|no|on|off|y|n)$/i;
+
+/**
+ * The frontmatter read without the YAML parser when every line is a plain `key: value` (the
+ * builtin skills and most others): the same fields YAML gives, without its cost at every start.
+ * Undefined for anything else, a repeated key included, which then goes to the YAML reader.
+ */
+function _readPlainFields(lines: readonly string[]): Map<string, string> | undefined {
+  const fields = new Map<string, string>();
+  for (const line of lines) {
+    if (line.trim() === "") continue;
+    const match = _PLAIN_LINE.exec(line);
+    if (!match || _YAML_WORDS.test(match[2]!)) return undefined;
+    const key = match[1]!.toLowerCase();
+    if (fields.has(key)) return undefined;
+    fields.set(key, match[2]!);
+  }
+  return fields;
 }
 
 /** The frontmatter as YAML, string fields by lowercased key; undefined when it is not a YAML mapping. */

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import * as v from "valibot";
 import { stateDir } from "../../lib/platform/paths.ts";
+import { parse as parseYaml } from "yaml";
 import { HEAD_BYTES, SKILL_BODY_CAP, loadSkills, readSkillHeader, renderSkillCatalogue, type Skill } from "../../lib/skills/skills.ts";
 import { createSkillTool } from "../../lib/tools/skill.ts";
 import type { ToolContext } from "../../lib/tools/types.ts";
@@ -319,6 +320,30 @@ describe("skills as other agents' authors wrote them", () => {
     expect(noName.ok && noName.name).toBe("folder-name");
   });
 
+  test("plain `key: value` lines (read without the YAML parser) give exactly what YAML gives", () => {
+    const descriptions = [
+      "Load when something fails - a crash, a test",
+      "Use for a:b ratios and C++ {templates} [x]",
+      "trailing spaces   ",
+      "Use it # not a comment in YAML? it is",
+      "Use when: the user asks",
+      "true",
+      "Null",
+      "yes",
+      "ends with a colon:",
+      "it's 100% fine & *so* !good",
+      "x",
+    ];
+    for (const description of descriptions) {
+      const front = `name: plain\ndescription: ${description}`;
+      const header = readSkillHeader(`---\n${front}\n---\nbody`);
+      expect({ description, got: header.ok ? header.description : header.reason }).toEqual({ description, got: _asYamlReadsIt(front) });
+    }
+    // A repeated key is YAML's question too: it refuses it, so the first line wins.
+    const twice = readSkillHeader("---\nname: a\nname: b\ndescription: d\n---\n");
+    expect(twice.ok && twice.name).toBe("a");
+  });
+
   test("a block-scalar description and a 30,000-character body: listed on one line, the body whole up to the cap, then a marker whose offset reaches the rest", () => {
     const { state, cwd } = _freshPlaces();
     const lines = Array.from({ length: 700 }, (_, i) => `Line ${String(i + 1).padStart(3, "0")} of the instructions, forty-ish chars.`);
@@ -368,3 +393,17 @@ describe("skills as other agents' authors wrote them", () => {
     expect(skills.find((s) => s.name === "codex-user")!.folder).toBe(join(home, ".codex", "skills", "codex-user"));
   });
 });
+
+/** The description the YAML reader gives (strings trimmed, scalars as text), or the line's text where YAML refuses the frontmatter. */
+function _asYamlReadsIt(front: string): string {
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = parseYaml(front) as Record<string, unknown>;
+  } catch {
+    return front.split("\n")[1]!.slice("description:".length).trim();
+  }
+  const value = parsed.description;
+  if (typeof value === "string") return value.replace(/\s+/g, " ").trim();
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  return "no description in the frontmatter";
+}
