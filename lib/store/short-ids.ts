@@ -22,25 +22,33 @@ export function storedIds(dir: string, suffix: string): string[] {
 }
 
 export function shortSessionId(id: string): string {
-  return shortestUniquePrefix(id, _sessionAndRunIds());
+  return shortSessionIds([id])[0]!;
 }
 
 export function shortRunId(id: string): string {
-  return shortestUniquePrefix(id, _sessionAndRunIds());
+  return shortSessionIds([id])[0]!;
 }
 
 /** Each session or run id shortened (one listing of the two folders for a whole list). */
 export function shortSessionIds(ids: readonly string[]): string[] {
   if (ids.length === 0) return [];
-  const abbreviate = createAbbreviator(_sessionAndRunIds());
-  return ids.map(abbreviate);
+  const abbreviate = createAbbreviator(_idsSharingTheMinimum(ids), _MIN);
+  return ids.map((id) => abbreviate(id));
 }
 
 export const shortRunIds = shortSessionIds;
 
-function _sessionAndRunIds(): string[] {
-  return [...storedIds(paths.sessionsDir(), ".json"), ...storedIds(paths.runsDir(), ".json")];
+/**
+ * The stored session and run ids that share their first `_MIN` characters with one of `ids`: no
+ * other can lengthen an abbreviation of at least that many, so only these are kept (and sorted).
+ */
+function _idsSharingTheMinimum(ids: readonly string[]): string[] {
+  const heads = new Set(ids.map((id) => id.slice(0, _MIN)));
+  const near = (name: string) => heads.has(name.slice(0, _MIN));
+  return [...storedIds(paths.sessionsDir(), ".json").filter(near), ...storedIds(paths.runsDir(), ".json").filter(near)];
 }
+
+const _MIN = 8;
 
 /** Unique among pending approvals, which is what `shiro approve|deny <prefix>` resolves against. */
 export function shortApprovalId(id: string): string {
