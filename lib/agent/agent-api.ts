@@ -44,6 +44,8 @@ export interface CreateAgentOptions {
   env?: NodeJS.ProcessEnv;
   /** Where the session's own lines go (a plugin's bell, an episode not written): the front end's one writer (lib/ui/output.ts). */
   writeStderr: (text: string) => void;
+  /** Called once, when the session's first model request has been handed to the HTTP client: work that can wait that long. */
+  afterFirstRequest?: () => void;
   editor?: EditorConnection;
 }
 

@@ -234,7 +234,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const driver = createRunDriver({
     session,
     markChanged: () => writer.markChanged(),
-    client: traceFirstRequest(client),
+    client: traceFirstRequest(options.afterFirstRequest ? _afterFirstRequest(client, options.afterFirstRequest) : client),
     context,
     gate,
     plugins,
@@ -338,6 +338,24 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     },
     get closed() {
       return closing;
+    },
+  };
+}
+
+/** `client`, calling `then` once its first request has been handed over. */
+function _afterFirstRequest(client: ModelClient, then: () => void): ModelClient {
+  let pending = true;
+  return {
+    stream(request) {
+      const stream = client.stream(request);
+      if (pending) {
+        pending = false;
+        then();
+      }
+      return stream;
+    },
+    get protocol() {
+      return client.protocol;
     },
   };
 }

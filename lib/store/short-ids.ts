@@ -6,6 +6,7 @@
  * first run are usually made in the same millisecond.
  */
 import { readdirSync } from "node:fs";
+import { readdir } from "node:fs/promises";
 import { createAbbreviator, shortestUniquePrefix } from "../platform/ids.ts";
 import { paths } from "../platform/paths.ts";
 import { listPending } from "./approvals.ts";
@@ -49,6 +50,37 @@ function _idsSharingTheMinimum(ids: readonly string[]): string[] {
 }
 
 const _MIN = 8;
+
+/**
+ * The stored session and run ids, listed off the main thread: a run that will show its session's
+ * short id at its end starts this at its start, so a long history's listing overlaps the model's
+ * answer instead of following it. Never rejects (a missing folder lists nothing).
+ */
+export async function listSessionAndRunIds(): Promise<string[]> {
+  const list = async (dir: string) => {
+    try {
+      return (await readdir(dir)).filter((name) => name.endsWith(".json")).map((name) => name.slice(0, -".json".length));
+    } catch {
+      return [];
+    }
+  };
+  const [sessions, runs] = await Promise.all([list(paths.sessionsDir()), list(paths.runsDir())]);
+  return [...sessions, ...runs];
+}
+
+/**
+ * `id` shortened among `listed` (listSessionAndRunIds, earlier) and `made` (the ids this process
+ * made since): unique among every session and run that existed when the listing was taken and
+ * every one made here; one made elsewhere later can share it, as one made after any listing can.
+ */
+export function shortIdAmong(id: string, listed: readonly string[], made: readonly string[]): string {
+  const head = id.slice(0, _MIN);
+  return shortestUniquePrefix(
+    id,
+    [...listed, ...made].filter((other) => other.startsWith(head)),
+    _MIN,
+  );
+}
 
 /** Unique among pending approvals, which is what `shiro approve|deny <prefix>` resolves against. */
 export function shortApprovalId(id: string): string {
