@@ -132,6 +132,7 @@ export function createCommandSandbox(decide: SandboxStatus | (() => SandboxStatu
         callId: request.callId,
         tool: request.tool,
         input: request.input,
+        preview: { kind: "command", command: request.command },
         subjects: [request.command],
         subject: request.command,
         repeated: false,
