@@ -40,7 +40,7 @@ export async function openExtensionsPart(options: ExtensionsPartOptions, notices
   const { sandbox, mcp: sandboxMcp } = options.sandbox;
   const headless = options.mode === "headless";
   const plugins = await openPlugins(cwd, config, sandbox, flags.noPlugins === true, notices, options.writeStderr);
-  const skills = openSkills(cwd, flags.noSkills === true, notices);
+  const skills = await openSkills(cwd, flags.noSkills === true, notices);
   const mcp = await connectMcp({ cwd, config, sandboxMcp, sandbox, disabled: flags.noMcp === true, headless, extra: options.editor?.mcpServers }, notices);
   const instructions = flags.noInstructions ? [] : loadInstructions(cwd);
   const settings = await openSessionSettings(
