@@ -3,6 +3,9 @@
  * worker subagents, tests). A call the gate does not allow never reaches its tool.
  *
  * Order per call:
+ * 0. A `write` tool's declared path inside a git dir, or `.git` itself, is refused, always
+ *    (`gitDirRefusal`, lib/tools/jail.ts): no rule, grant, hook or --yolo lets it through, and
+ *    the tool's own jail refuses it again.
  * 1. Plugin guards (`beforeToolCall`): the first block wins; --yolo cannot skip them. A guard's
  *    question (`{ ask }`, the guard plugin's "cannot tell what this runs") is put after a deny
  *    rule had its say; neither allow rules, grants nor --yolo skip it, and "always" answers it once.
@@ -44,6 +47,7 @@ import { classifySecretFile, classifySecretPath } from "../secrets/classify.ts";
 import type { PluginHost } from "../extension-api/plugin-api.ts";
 import { loadShellParser } from "../shell/parser.ts";
 import { createPending } from "../store/approvals.ts";
+import { gitDirRefusal } from "../tools/jail.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 
 /** `asked` is present when `decide` was consulted, so front ends can show the question. */
@@ -186,6 +190,8 @@ export function createGate(options: GateOptions): Gate {
       // The guards judge declared paths; a write whose paths cannot be read is never let through blind.
       if (!known && call.tool?.effect === "write")
         return { allowed: false, by: "rule", reason: `Refused: the paths of this ${call.name} call could not be read. Check its arguments.` };
+      const gitDir = call.tool?.effect === "write" ? _gitDirWrite(call) : undefined;
+      if (gitDir !== undefined) return { allowed: false, by: "rule", reason: gitDir };
       const blocked = await options.plugins.checkToolCall({
         toolName: call.name,
         input: call.input,
@@ -215,6 +221,22 @@ export function createGate(options: GateOptions): Gate {
       return ask(call, subjects, repeated, verdict.matched, flaggedPath);
     },
   };
+}
+
+/** The refusal of a write call that declares a path in a git dir (or `.git` itself), or undefined. */
+function _gitDirWrite(call: GateCall): string | undefined {
+  let declared: unknown;
+  try {
+    declared = call.tool?.paths?.(call.input, call.cwd) ?? [];
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(declared)) return undefined;
+  for (const path of declared) {
+    const refusal = typeof path === "string" ? gitDirRefusal(call.cwd, path) : undefined;
+    if (refusal !== undefined) return refusal;
+  }
+  return undefined;
 }
 
 /** A call its tool declares read-only, asked only by the tool's default (no user rule named it). */
