@@ -10,6 +10,7 @@
 import * as v from "valibot";
 import { MEMORY_KINDS, MEMORY_SCOPES, type MemoryEntry, type MemoryScope, type MemorySource, type MemoryStore, type RememberResult } from "../store/memory.ts";
 import { placeholderFor } from "../secrets/redact.ts";
+import { escapeMemoryText } from "../store/memory-escape.ts";
 import type { EpisodeStore } from "../store/episodes.ts";
 import type { MemoryShelf } from "../store/memory-scopes.ts";
 import { RECALL_KINDS, RECALL_MAX_LIMIT, TRANSCRIPT_KIND, recallMemoryHybrid } from "../store/memory-recall.ts";
@@ -168,8 +169,8 @@ export function formatRememberResult(result: RememberResult, scope: MemoryScope 
   const named = scope !== "project";
   const line =
     result.status === "stored"
-      ? `Remembered as ${result.entry.kind} (${named ? `${scope}, ` : ""}${result.count} stored): ${result.entry.text}`
-      : `Already recorded${named ? ` (${scope})` : ""}: ${result.entry.text}`;
+      ? `Remembered as ${result.entry.kind} (${named ? `${scope}, ` : ""}${result.count} stored): ${escapeMemoryText(result.entry.text)}`
+      : `Already recorded${named ? ` (${scope})` : ""}: ${escapeMemoryText(result.entry.text)}`;
   if (!result.redacted?.length) return line;
   const placeholders = result.redacted.map((kind) => placeholderFor(kind)).join(", ");
   return `${line}\nThe note held a secret (${result.redacted.join(", ")}): it was saved as ${placeholders}, never the value itself. Notes must not hold secrets; say where the value lives instead (e.g. "the key is in .env as STRIPE_KEY").`;
