@@ -4,13 +4,16 @@
  * change as it would land (`<path> +A -R`, two lines of context, gaps as `... lines a-b unchanged`,
  * at most 40 diff lines); for write_file, the diff against the file as it is (or against nothing);
  * for apply_patch, the patch itself; for bash, the command; otherwise the arguments, one per line.
- * It only reads the workspace; anything it cannot read falls back to the arguments.
+ * It only reads the workspace; anything it cannot read falls back to the arguments. The call's
+ * input and the file's text pass terminal-text.ts `showControls` first: a command holding
+ * `\r` or `ESC [2K` cannot hide what it runs behind what the question shows.
  */
 import { readFileSync } from "node:fs";
 import { structuredPatch } from "diff";
 import type { ApprovalRequest } from "../approval/request.ts";
 import { resolveInWorkspace } from "../tools/jail.ts";
 import type { Style } from "./style.ts";
+import { showControls, showControlsDeep } from "./terminal-text.ts";
 
 const _MAX_DIFF_LINES = 40;
 
@@ -23,7 +26,7 @@ export interface ApprovalViewInput {
 /** The file's text, read through the jail; undefined when it is missing, outside or unreadable. */
 function _read(root: string, path: string): string | undefined {
   try {
-    return readFileSync(resolveInWorkspace(root, path), "utf8");
+    return showControls(readFileSync(resolveInWorkspace(root, path), "utf8"));
   } catch {
     return undefined;
   }
@@ -80,7 +83,8 @@ function _arguments(input: unknown, style: Style): string[] {
   });
 }
 
-export function renderApprovalDetail(view: ApprovalViewInput, style: Style): string[] {
+export function renderApprovalDetail(raw: ApprovalViewInput, style: Style): string[] {
+  const view = { ...raw, tool: showControls(raw.tool), input: showControlsDeep(raw.input) };
   const input = (view.input ?? {}) as Record<string, unknown>;
   const path = typeof input.path === "string" ? input.path : undefined;
   if (view.tool === "bash" && typeof input.command === "string") return [style.bold(`$ ${input.command}`)];
@@ -115,7 +119,8 @@ export function renderApprovalDetail(view: ApprovalViewInput, style: Style): str
 }
 
 /** The whole question: `text` to print above the prompt line, `choice` as the prompt line itself. */
-export function renderApprovalQuestion(request: ApprovalRequest, root: string, style: Style): { text: string; choice: string } {
+export function renderApprovalQuestion(raw: ApprovalRequest, root: string, style: Style): { text: string; choice: string } {
+  const request = showControlsDeep(raw);
   if (request.sandbox !== undefined) return _renderOutsideQuestion(request, root, style);
   const head = request.secret
     ? `${request.tool} wants to read ${request.secret.path}, which may hold secrets (${request.secret.why}); what it reads goes to the model provider`
