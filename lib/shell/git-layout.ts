@@ -56,6 +56,12 @@ export const GIT_STATE_ENTRIES: readonly string[] = [
   "modules",
 ];
 
+/** The control entry a git dir's entry `name` is (matched as git's own file system would: any case), or undefined. */
+export function gitControlEntry(name: string): GitDirEntry | undefined {
+  const folded = name.toLowerCase();
+  return GIT_CONTROL_ENTRIES.find((entry) => entry.name === folded);
+}
+
 /** Format characters (zero-width, bidi, BOM) that HFS+ ignores in names, as git's own `.git` check does. */
 const _IGNORED = /\p{Cf}/gu;
 

@@ -27,7 +27,7 @@ import { lstat, open, type FileHandle } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { workspaceExtraDirs } from "../platform/workspace-dirs.ts";
-import { gitDirSegment, isGitDirName, looksLikeGitDir } from "../shell/git-layout.ts";
+import { gitControlEntry, gitDirSegment, isGitDirName, looksLikeGitDir } from "../shell/git-layout.ts";
 import type { WorkspaceFiles } from "./types.ts";
 
 const _MAX_LINK_HOPS = 40;
@@ -148,7 +148,10 @@ function _gitReason(root: string, abs: string, real: string): string | undefined
   if (base !== undefined) {
     const lexical = _segments(relative(base, abs));
     const at = gitDirSegment(lexical);
-    if (at >= 0) return at === lexical.length - 1 ? `it is ${lexical.join("/")} itself` : `it is inside ${lexical.slice(0, at + 1).join("/")}`;
+    if (at >= 0)
+      return at === lexical.length - 1
+        ? `it is ${lexical.join("/")} itself`
+        : `it is inside ${lexical.slice(0, at + 1).join("/")}${_entryNote(lexical[at + 1]!)}`;
   }
   const realBase = roots.map((candidate) => _realPath(candidate)).find((candidate) => _isInside(candidate, real));
   if (realBase === undefined) return undefined;
@@ -159,6 +162,12 @@ function _gitReason(root: string, abs: string, real: string): string | undefined
     if (dir === realBase || dirname(dir) === dir) break;
   }
   return undefined;
+}
+
+/** ` (hooks: programs git runs on …)` for a control entry of the git dir (lib/shell/git-layout.ts), else "". */
+function _entryNote(name: string): string {
+  const entry = gitControlEntry(name);
+  return entry ? ` (${entry.name}${entry.kind === "folder" ? "/" : ""}: ${entry.why})` : "";
 }
 
 function _segments(rel: string): string[] {

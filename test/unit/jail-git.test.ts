@@ -116,12 +116,13 @@ describe("which paths are a git dir's", () => {
 
   test("the wording names what was found", () => {
     expect(gitDirRefusal(ws.root, ".git/hooks/pre-commit")).toBe(
-      "Refusing to change .git/hooks/pre-commit: it is inside .git, and file tools never change a git dir (git runs the hooks and config it finds there). Ask the user to make this change.",
+      "Refusing to change .git/hooks/pre-commit: it is inside .git (hooks/: programs git runs on commit, checkout, merge, push), and file tools never change a git dir (git runs the hooks and config it finds there). Ask the user to make this change.",
     );
     expect(gitDirRefusal(ws.root, "sub/.git")).toStartWith("Refusing to change sub/.git: it is sub/.git itself,");
     expect(gitDirRefusal(ws.root, "g/config")).toStartWith("Refusing to change g/config: it leads to .git/config through a symlink,");
     expect(gitDirRefusal(ws.root, "gd/hooks/x")).toStartWith("Refusing to change gd/hooks/x: gd is a git dir (it holds HEAD and objects),");
-    expect(() => resolveForWrite(ws.root, ".GIT/config")).toThrow("Refusing to change .GIT/config: it is inside .GIT,");
+    expect(() => resolveForWrite(ws.root, ".GIT/CONFIG")).toThrow("Refusing to change .GIT/CONFIG: it is inside .GIT (config: keys that name programs");
+    expect(gitDirRefusal(ws.root, ".git/objects/ab/cd")).toStartWith("Refusing to change .git/objects/ab/cd: it is inside .git, and");
     expect(resolveForWrite(ws.root, "src/a.ts")).toBe(join(ws.root, "src/a.ts"));
   });
 
