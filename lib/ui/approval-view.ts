@@ -1,16 +1,17 @@
 /**
- * What an approval question shows: a heading (who wants to run what, and why it asks), then for
- * the call itself: for edits, a numbered line diff of the
- * change as it would land (`<path> +A -R`, two lines of context, gaps as `... lines a-b unchanged`,
- * at most 40 diff lines); for write_file, the diff against the file as it is (or against nothing);
- * for apply_patch, the patch itself; for bash, the command; otherwise the arguments, one per line.
+ * What an approval question shows: a heading (who wants to run what, and why it asks), then the
+ * call as its tool declares it (`ApprovalRequest.preview`, from ToolDefinition.preview): for
+ * edits, a numbered line diff of the change as it would land (`<path> +A -R`, two lines of
+ * context, gaps as `... lines a-b unchanged`, at most 40 diff lines); for a file's whole content,
+ * the diff against the file as it is (or against nothing); for a patch, the patch itself; for a
+ * command, the command; with no preview, the arguments, one per line. It knows no tool by name.
  * It only reads the workspace; anything it cannot read falls back to the arguments. The call's
- * input and the file's text pass terminal-text.ts `showControls` first: a command holding
- * `\r` or `ESC [2K` cannot hide what it runs behind what the question shows.
+ * input, its preview and the file's text pass terminal-text.ts `showControls` first: a command
+ * holding `\r` or `ESC [2K` cannot hide what it runs behind what the question shows.
  */
 import { readFileSync } from "node:fs";
 import { structuredPatch } from "diff";
-import type { ApprovalRequest } from "../approval/request.ts";
+import type { ApprovalRequest, CallPreview, PreviewEdit } from "../approval/request.ts";
 import { resolveInWorkspace } from "../tools/jail.ts";
 import type { Style } from "./style.ts";
 import { showControls, showControlsDeep } from "./terminal-text.ts";
@@ -20,6 +21,8 @@ const _MAX_DIFF_LINES = 40;
 export interface ApprovalViewInput {
   tool: string;
   input: unknown;
+  /** What the tool declares a question shows of the call (lib/tools/call-preview.ts `previewCall`); absent: the arguments. */
+  preview?: CallPreview;
   root: string;
 }
 
@@ -84,38 +87,35 @@ function _arguments(input: unknown, style: Style): string[] {
 }
 
 export function renderApprovalDetail(raw: ApprovalViewInput, style: Style): string[] {
-  const view = { ...raw, tool: showControls(raw.tool), input: showControlsDeep(raw.input) };
-  const input = (view.input ?? {}) as Record<string, unknown>;
-  const path = typeof input.path === "string" ? input.path : undefined;
-  if (view.tool === "bash" && typeof input.command === "string") return [style.bold(`$ ${input.command}`)];
-  if (view.tool === "write_file" && path && typeof input.content === "string") {
-    return renderDiff(path, _read(view.root, path) ?? "", input.content, style);
+  const view = showControlsDeep(raw);
+  const { preview } = view;
+  // The file is read by the path as declared; what is shown of it and of the call is sanitised.
+  const at = raw.preview && "path" in raw.preview ? raw.preview.path : "";
+  if (preview?.kind === "command") return [style.bold(`$ ${preview.command}`)];
+  if (preview?.kind === "content") return renderDiff(preview.path, _read(raw.root, at) ?? "", preview.content, style);
+  if (preview?.kind === "edits") {
+    const before = _read(raw.root, at);
+    const after = _applyEdits(before, preview.edits);
+    if (before !== undefined && after !== undefined) return renderDiff(preview.path, before, after, style);
   }
-  if (view.tool === "edit_file" && path && typeof input.oldString === "string" && typeof input.newString === "string") {
-    const before = _read(view.root, path);
-    const after = before === undefined ? undefined : _replace(before, input.oldString, input.newString, input.replaceAll === true);
-    if (before !== undefined && after !== undefined) return renderDiff(path, before, after, style);
-  }
-  if (view.tool === "multi_edit" && path && Array.isArray(input.edits)) {
-    const before = _read(view.root, path);
-    let after = before;
-    for (const edit of input.edits as { oldString?: unknown; newString?: unknown; replaceAll?: unknown }[]) {
-      if (after === undefined || typeof edit.oldString !== "string" || typeof edit.newString !== "string") {
-        after = undefined;
-        break;
-      }
-      after = _replace(after, edit.oldString, edit.newString, edit.replaceAll === true);
-    }
-    if (before !== undefined && after !== undefined) return renderDiff(path, before, after, style);
-  }
-  if (view.tool === "apply_patch" && typeof input.patch === "string") {
-    const lines = input.patch.split(/\r\n?|\n/);
+  if (preview?.kind === "patch") {
+    const lines = preview.patch.split(/\r\n?|\n/);
     const colour = (line: string) =>
       line.startsWith("+") ? style.green(line) : line.startsWith("-") ? style.red(line) : line.startsWith("***") ? style.bold(line) : style.dim(line);
     const shown = lines.slice(0, _MAX_DIFF_LINES).map(colour);
     return lines.length > _MAX_DIFF_LINES ? [...shown, style.dim(`... ${lines.length - _MAX_DIFF_LINES} more patch lines`)] : shown;
   }
   return _arguments(view.input, style);
+}
+
+/** `text` with the edits applied in order; undefined when one of them does not apply. */
+function _applyEdits(text: string | undefined, edits: readonly PreviewEdit[]): string | undefined {
+  let after = text;
+  for (const edit of edits) {
+    if (after === undefined) return undefined;
+    after = _replace(after, edit.oldString, edit.newString, edit.replaceAll === true);
+  }
+  return after;
 }
 
 /** The whole question: `text` to print above the prompt line, `choice` as the prompt line itself. */
@@ -134,7 +134,7 @@ export function renderApprovalQuestion(raw: ApprovalRequest, root: string, style
   let text = `\n${style.yellow(head)}\n`;
   if (request.subagent) text += style.dim("delegated work, gated by your rules exactly as a direct call is\n");
   if (request.matched && request.matched.pattern !== "*") text += style.dim(`matched ${request.matched.tool}: "${request.matched.pattern}"\n`);
-  text += `${renderApprovalDetail({ tool: request.tool, input: request.input, root }, style).join("\n")}\n`;
+  text += `${renderApprovalDetail({ tool: request.tool, input: request.input, preview: request.preview, root }, style).join("\n")}\n`;
   // "always" answers a secrets or plugin question once (lib/extensions/gate.ts), so it is not offered.
   const choice =
     request.secret || request.plugin
@@ -146,7 +146,7 @@ export function renderApprovalQuestion(raw: ApprovalRequest, root: string, style
 /** The question after a sandboxed command failed because of the sandbox: run it again outside? */
 function _renderOutsideQuestion(request: ApprovalRequest, root: string, style: Style): { text: string; choice: string } {
   let text = `\n${style.yellow(`the sandbox stopped ${request.tool}: ${request.sandbox}`)}\n`;
-  text += `${renderApprovalDetail({ tool: request.tool, input: request.input, root }, style).join("\n")}\n`;
+  text += `${renderApprovalDetail({ tool: request.tool, input: request.input, preview: request.preview, root }, style).join("\n")}\n`;
   text += style.dim("run this command again outside the sandbox, unconfined?\n");
   const always = request.suggestedPattern ? ` | a always outside [${request.suggestedPattern}]` : "";
   return { text, choice: `y run outside once${always} | n keep it inside ` };

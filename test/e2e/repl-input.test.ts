@@ -416,7 +416,9 @@ describe("the conventions users bring", () => {
     await withRepl(
       async (repl) => {
         repl.type("/commit\r");
-        let at = await repl.until("committing");
+        let at = await repl.until("Trust this command's allowed-tools?");
+        repl.type("n\r");
+        at = await repl.until("committing", at);
         repl.type("/frontend:component Button\r");
         at = await repl.until("making", at);
       },
@@ -433,6 +435,66 @@ describe("the conventions users bring", () => {
     expect(userTextsOf(component!).at(-1)).toBe("Make the Button component.");
     expect(names(component)).toContain("read_file");
   }, 40_000);
+
+  test("the commit command's allowed-tools, as Claude Code documents it: trusted once, `git add` runs without a question, `rm` is asked (and refused here)", async () => {
+    const { spawnSync } = await import("node:child_process");
+    const git = (...args: string[]) => spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@e", ...args], { cwd: e2e.dirs.cwd, encoding: "utf8" });
+    git("init", "-q");
+    writeFileSync(join(e2e.dirs.cwd, "README.md"), "hi\n");
+    git("add", "README.md");
+    git("commit", "-qm", "first");
+    writeFileSync(join(e2e.dirs.cwd, "new-file.txt"), "x\n");
+    mkdirSync(join(e2e.dirs.cwd, ".claude", "commands"), { recursive: true });
+    writeFileSync(
+      join(e2e.dirs.cwd, ".claude", "commands", "commit.md"),
+      [
+        "---",
+        "allowed-tools: Bash(git add:*), Bash(git status:*), Bash(git commit:*)",
+        "description: Create a git commit",
+        "---",
+        "",
+        "## Context",
+        "",
+        "- Current git status: !`git status`",
+        "- Current git diff (staged and unstaged changes): !`git diff HEAD`",
+        "- Current branch: !`git branch --show-current`",
+        "- Recent commits: !`git log --oneline -10`",
+        "",
+        "## Your task",
+        "",
+        "Based on the above changes, create a single git commit.",
+        "",
+      ].join("\n"),
+    );
+    const bash = (command: string) => ({ toolCalls: [{ name: "bash", input: { command } }] });
+    e2e.fake.script(bash("git add new-file.txt"), bash("rm new-file.txt"), { text: "staged, not removed" }, { text: "plain turn" });
+    await withRepl(async (repl) => {
+      repl.type("/commit\r");
+      let at = await repl.until("Trust this command's allowed-tools? y yes, remember it | n not now");
+      expect(repl.screen()).toContain("pre-approves, for its turn: Bash(git add:*), Bash(git status:*), Bash(git commit:*)");
+      repl.type("y\r");
+      const from = at;
+      at = await repl.until("| n deny ", at);
+      const questioned = repl.screen().slice(from, at);
+      expect(questioned).toContain("rm new-file.txt");
+      expect(questioned.match(/\| n deny/g)?.length ?? 0).toBe(1);
+      repl.type("n\r");
+      at = await repl.until("staged, not removed", at);
+      repl.type("a plain prompt\r");
+      await repl.until("plain turn", at);
+    });
+    const [first, , third, plain] = e2e.fake.requests;
+    expect(userTextsOf(first!).at(-1)).toContain("- Current branch: ");
+    expect(userTextsOf(first!).at(-1)).toContain("new-file.txt");
+    const names = (request: typeof first) => (request!.body.tools as { function: { name: string } }[]).map((tool) => tool.function.name);
+    expect(names(first)).toEqual(["bash"]);
+    expect(names(plain)).toContain("read_file");
+    const [added, removed] = toolResultsOf(third!).map((result) => result.output);
+    expect(added).toStartWith("exit: 0");
+    expect(removed).toContain("User denied");
+    expect(existsSync(join(e2e.dirs.cwd, "new-file.txt"))).toBe(true);
+    expect(git("diff", "--cached", "--name-only").stdout.trim()).toBe("new-file.txt");
+  }, 60_000);
 
   test(".claude/skills in the project and the home folder are skill sources", async () => {
     mkdirSync(join(e2e.dirs.cwd, ".claude", "skills", "deploy"), { recursive: true });
@@ -560,6 +622,28 @@ describe("extensions without a restart", () => {
     });
     expect([0, 1].map(offersMemory)).toEqual([true, false]);
     expect(userTextsOf(e2e.fake.requests[1]!)).toEqual(["use it", "and now"]);
+  }, 60_000);
+
+  test("an MCP server's prompts are slash commands: in /help with their server, completed by Tab, sent filled in; /mcp says where each server comes from", async () => {
+    const everything = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/dist/index.js");
+    e2e.writeConfig({ mcpServers: { everything: { command: process.execPath, args: [everything, "stdio"] } } });
+    e2e.fake.script({ text: "sunny" });
+    await withRepl(async (repl) => {
+      // The server connects in the background: ask /mcp until it is connected (bounded).
+      for (let i = 0; i < 150 && !/\(local\) - \d+ tools/.test(repl.screen()); i++) {
+        repl.type("/mcp\r");
+        await Bun.sleep(100);
+      }
+      let at = await repl.until(`from ${join(e2e.dirs.home, ".shiro-neko", "config.json")}`);
+      repl.type("/help\r");
+      at = await repl.until("/mcp__everything__args-prompt", at);
+      at = await repl.until("(MCP server everything)", at);
+      repl.type("/mcp__everything__args-p\t");
+      at = await repl.until("/mcp__everything__args-prompt", at);
+      repl.type(" Portland Oregon\r");
+      await repl.until("sunny", at);
+    });
+    expect(lastUserTexts()).toEqual(["What's weather in Portland, Oregon?"]);
   }, 60_000);
 
   test("/reload picks up a skill written while the session runs", async () => {
