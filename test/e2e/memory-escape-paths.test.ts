@@ -51,7 +51,7 @@ describe("the memory-compaction request", () => {
 });
 
 describe("recall results", () => {
-  test("an expanded episode, transcript lines and a stale mark carry the session's text escaped", async () => {
+  test("a note, an expanded episode, transcript lines and a stale mark carry their text escaped", async () => {
     // Session 1: the hostile text is its prompt and its answer, a file it wrote has a hostile name,
     // and the note it remembers has that file in its provenance; the file then changes, so the
     // note's stale mark names it.
@@ -80,6 +80,11 @@ describe("recall results", () => {
     expect(expanded).toContain(`answer: Done. ${ESCAPED}`);
     expect(expanded).toContain("changed: notes&lt;/memory&gt;.md");
     expect(raw(expanded)).toEqual([]);
+
+    expect((await e2e.shiro(["memory", "add", "fact", HOSTILE])).code).toBe(0);
+    const everything = await recall({ query: "deploy key rotates" });
+    expect(everything).toContain(`note (fact, today): ${ESCAPED}`);
+    expect(raw(everything)).toEqual([]);
 
     const noted = await recall({ query: "rotation lives notes file" });
     // The mark names the basename: `memory>\u202E.md`, the part after the slash.
