@@ -15,6 +15,7 @@
 import type { Interface } from "node:readline";
 import type { AgentEvent } from "../events.ts";
 import type { Style } from "./style.ts";
+import { showControls } from "./terminal-text.ts";
 
 export interface StatusLine {
   /** The writer to use for everything else: output goes above the footer. */
@@ -131,12 +132,11 @@ export function createStatusLine(output: (text: string) => void, style: Style, e
     observe(event) {
       if (event.type === "text" || event.type === "reasoning") chars += event.text.length;
       else if (event.type === "tool-call") {
-        tool = event.name;
+        tool = showControls(event.name);
         tail = "";
       } else if (event.type === "tool-output") {
-        // eslint-disable-next-line no-control-regex
-        const last = event.chunk
-          .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "")
+        // The command's own text: controls in caret form (terminal-text.ts), never obeyed.
+        const last = showControls(event.chunk)
           .split("\n")
           .filter((line) => line.trim() !== "")
           .at(-1);

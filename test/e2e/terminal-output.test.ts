@@ -4,12 +4,14 @@
  * backspace and carriage-return overwrites) in a note, in a session's prompt and answer, and in
  * a `-p` answer. `shiro memory list`, `memory show`, `shiro search` and `sessions show` print them
  * in caret form (`^[`); a `-p` answer piped to a file is the model's text with them stripped; the
- * `--json` outputs hold the exact text, escaped by JSON.
+ * `--json` outputs hold the exact text, escaped by JSON. In the REPL (a real terminal), the answer
+ * and a command's output show the sequences in caret form while shiro's own colours stay.
  */
 import { describe, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { useE2E } from "./_harness.ts";
+import { fakeEnv, useE2E } from "./_harness.ts";
+import { startPty } from "./_pty.ts";
 
 const e2e = useE2E();
 
@@ -74,4 +76,33 @@ describe("text from outside shiro on the terminal", () => {
     const record = JSON.parse((await e2e.shiro(["sessions", "show", sessionId!, "--json"])).stdout) as { exchanges: { query: string }[] };
     expect(record.exchanges.at(-1)!.query).toBe(`find the zebra ${HOSTILE}`);
   }, 90_000);
+});
+
+describe("the REPL on a terminal", () => {
+  test("the model's answer and a command's output reach the terminal in caret form, never raw", async () => {
+    e2e.fake.script(
+      { toolCalls: [{ name: "bash", input: { command: "printf 'out \\033]52;c;eA==\\007 \\033[2J done\\n'" } }] },
+      { text: ["answer \x1b]0;own", "ed\x07 and \x9b2J", " end\n"] },
+    );
+    const repl = startPty(["--yolo"], {
+      cwd: e2e.dirs.cwd,
+      home: e2e.dirs.home,
+      env: { ...fakeEnv(e2e.fake.baseURL, "chat"), NO_COLOR: "", TERM: "xterm-256color" },
+    });
+    try {
+      await repl.until("› ");
+      repl.type("go\r");
+      await repl.until("in context");
+      const raw = repl.raw();
+      expect(["\x1b]52;c;eA==", "\x1b]0;owned", "\x9b", "\x1b[2J"].filter((needle) => raw.includes(needle))).toEqual([]);
+      const screen = repl.screen();
+      expect(screen).toContain("out ^[]52;c;eA==^G ^[[2J done");
+      expect(screen).toContain("answer ^[]0;owned^G and ^[[2J end");
+      // shiro's own styling is still there
+      expect(raw).toMatch(/\x1b\[\d+m/);
+    } finally {
+      repl.kill();
+      await repl.exited;
+    }
+  }, 60_000);
 });
