@@ -60,6 +60,8 @@ export interface ControlStripper {
 }
 
 const _HOLD_CAP = 16 * 1024;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: a run of everything but the controls
+const _PLAIN = /[^\x00-\x08\x0B-\x1F\x7F-\x9F]+/y;
 const _ESC = "\x1b";
 
 /** A stateful stripper for streamed text (see the module comment). */
@@ -72,10 +74,11 @@ export function createControlStripper(): ControlStripper {
       let out = "";
       let at = 0;
       while (at < text.length) {
-        const code = text.charCodeAt(at);
-        if (code === 0x0a || code === 0x09 || (code >= 0x20 && code !== 0x7f && !(code >= 0x80 && code <= 0x9f))) {
-          out += text[at];
-          at++;
+        _PLAIN.lastIndex = at;
+        const plain = _PLAIN.exec(text);
+        if (plain) {
+          out += plain[0];
+          at += plain[0].length;
           continue;
         }
         const end = _sequenceEnd(text, at);
