@@ -118,8 +118,12 @@ function _applyEdits(text: string | undefined, edits: readonly PreviewEdit[]): s
   return after;
 }
 
-/** The whole question: `text` to print above the prompt line, `choice` as the prompt line itself. */
-export function renderApprovalQuestion(raw: ApprovalRequest, root: string, style: Style): { text: string; choice: string } {
+/**
+ * The whole question: `text` to print above the prompt line, `choice` as the prompt line itself.
+ * With `projectRule` (the rule "always" would write to the project, approval-question.ts) the
+ * choice offers `p always in this project` too.
+ */
+export function renderApprovalQuestion(raw: ApprovalRequest, root: string, style: Style, projectRule?: string): { text: string; choice: string } {
   const request = showControlsDeep(raw);
   if (request.sandbox !== undefined) return _renderOutsideQuestion(request, root, style);
   const head = request.secret
@@ -139,7 +143,7 @@ export function renderApprovalQuestion(raw: ApprovalRequest, root: string, style
   const choice =
     request.secret || request.plugin
       ? "y allow once | n deny "
-      : `y allow once | a always allow ${request.tool}${request.suggestedPattern !== "*" ? ` [${request.suggestedPattern}]` : ""} | n deny `;
+      : `y allow once | a always allow ${request.tool}${request.suggestedPattern !== "*" ? ` [${request.suggestedPattern}]` : ""}${projectRule ? " | p always in this project" : ""} | n deny `;
   return { text, choice };
 }
 

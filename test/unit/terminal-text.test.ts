@@ -6,6 +6,8 @@
 import { describe, expect, test } from "bun:test";
 import { createControlStripper, showControls, showControlsDeep, stripControls } from "../../lib/ui/terminal-text.ts";
 import { createTextPrinter } from "../../lib/ui/print.ts";
+import { FOLD_HEAD_LINES } from "../../lib/ui/folds.ts";
+import { createLiveTail } from "../../lib/ui/live-tail.ts";
 import { createRenderer } from "../../lib/ui/renderer.ts";
 import { createStyle } from "../../lib/ui/style.ts";
 
@@ -112,5 +114,14 @@ describe("the printers", () => {
     expect(screen).toContain("hi^[]0;owned^G\n");
     expect(screen).toContain(style.dim("  ✓ bash: ok^[[2K^Mfake"));
     expect(screen.replaceAll(/\x1b\[[0-9;]*m/g, "")).not.toContain("\x1b");
+  });
+});
+
+describe("the REPL footer's live tail", () => {
+  test("an OSC 52, a C1 CSI and a title sequence in a command's later lines are stripped whole", () => {
+    const tail = createLiveTail();
+    tail.push("c1", "head\n".repeat(FOLD_HEAD_LINES));
+    tail.push("c1", "a\x1b]52;c;eA==\x07b\n\x9b2Jc\n\x1b]0;t\x1b\\d\nprogress 10%\rprogress 90%\n");
+    expect(tail.lines()).toEqual(["ab", "c", "d", "progress 90%"]);
   });
 });
