@@ -310,6 +310,11 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       if (memoryScopes && !memoryScopes.injection()) memoryScopes.beginRun(run.prompt);
       return driver.resume(run, decision, signal, resumeOptions);
     },
+    judgeAttachment(path) {
+      const reader = registered.find((tool) => tool.effect === "read" && tool.pathInput);
+      if (!reader?.pathInput) return Promise.resolve({ denied: "no tool in this session reads files", secretAllowed: false });
+      return gate.judgeRead(reader, reader.pathInput(path), cwd);
+    },
     runCommand: (command, signal, onOutput, confirmGuard) =>
       runUserCommand(command, { gate, tools: registered, root: cwd, sandbox, signal, onOutput, ...(confirmGuard ? { confirmGuard } : {}) }),
     save: () => writer.save(),

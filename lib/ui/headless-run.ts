@@ -27,9 +27,6 @@ export interface HeadlessRunOptions {
   images: readonly string[];
   root: string;
   startedAt: number;
-  /** The run's rule flags (a secret file is attached only when a rule names it). */
-  allowed?: readonly string[];
-  disallowed?: readonly string[];
 }
 
 export type HeadlessStop = StopKind | "schema-failed" | undefined;
@@ -39,10 +36,7 @@ export async function runHeadlessTurns(agent: Agent, prompt: string, signal: Abo
   const attached = await attachHeadless(prompt, {
     root: options.root,
     images: options.images,
-    tools: agent.registeredTools(),
-    permission: agent.config.file.permission,
-    allowed: options.allowed,
-    disallowed: options.disallowed,
+    judge: (path) => agent.judgeAttachment(path),
     imagesRefusedBy: acceptsImages(agent.model) ? undefined : agent.model,
     note: (line) => writeErr(`${line}\n`),
   });

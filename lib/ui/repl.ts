@@ -187,7 +187,14 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
         ? await reader.execute({ uri }, { root: cwd, signal: new AbortController().signal, callId: `attach-${server}`, emitOutput: () => {} })
         : undefined;
     };
-    const attached = await attachAndReport(prompt, { root: cwd, ask, imagesRefusedBy, readResource, note: (text) => write(style.dim(`${text}\n`)) });
+    const attached = await attachAndReport(prompt, {
+      root: cwd,
+      ask,
+      judge: (path) => agent.judgeAttachment(path),
+      imagesRefusedBy,
+      readResource,
+      note: (text) => write(style.dim(`${text}\n`)),
+    });
     prompt = shortcuts.attachRan(attached.prompt);
     markdown ??= (await loadMarkdown()).create({ width: () => process.stdout.columns || 80, colour: colourEnabled() });
     state.running = new AbortController();
