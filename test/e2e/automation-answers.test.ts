@@ -84,6 +84,50 @@ describe("--output-schema", () => {
     expect(result.stderr).toContain("shiro: the answer does not match --output-schema after one repair turn: / must have required property 'files'");
   });
 
+  // A run that blocked on an approval and is resumed by `shiro runs resume` meets the same check.
+  test.each([
+    ["a valid answer", ['{"verdict": "pass", "files": []}'], 0, 1],
+    ["an invalid answer, then a valid one", ['{"verdict": "maybe"}', '{"verdict": "fail", "files": ["a.ts"]}'], 0, 2],
+    ["two invalid answers", ["not json at all", '{"verdict": "pass", "extra": 1}'], 1, 2],
+  ])("runs resume checks the answer: %s", async (_, answers, code, asked) => {
+    e2e.fake.script({ toolCalls: [{ name: "write_file", input: { path: "out.txt", content: "x" } }] }, ...answers.map((text) => ({ text })));
+    const blocked = await e2e.shiro(["-p", "review", "--output-schema", writeSchema(), "--approvals", "block"]);
+    expect(blocked.code).toBe(3);
+    const hint = /shiro approve (\S+) \(or deny\), then shiro runs resume (\S+)\n/.exec(blocked.stderr)!;
+    expect((await e2e.shiro(["approve", hint[1]!])).code).toBe(0);
+    const resumed = await e2e.shiro(["runs", "resume", hint[2]!]);
+    expect(resumed.code).toBe(code);
+    expect(e2e.fake.requests.length).toBe(1 + asked);
+    if (asked === 2) {
+      const repair = userTextsOf(e2e.fake.requests[2]!).at(-1)!;
+      expect(repair).toStartWith("Your answer does not match the required JSON Schema:\n- ");
+      expect(resumed.stderr).toContain("[schema] the answer does not match --output-schema; one repair turn: ");
+    }
+    if (code === 1)
+      expect(resumed.stderr).toContain(
+        "shiro: the answer does not match --output-schema after one repair turn: / must have required property 'files'; / must NOT have additional properties\n",
+      );
+    else expect(resumed.stdout).toEndWith(`${answers.at(-1)}\n`);
+  });
+
+  test("a resumed repair turn gets no second repair turn", async () => {
+    e2e.fake.script(
+      { text: '{"verdict": "maybe"}' },
+      { toolCalls: [{ name: "write_file", input: { path: "out.txt", content: "x" } }] },
+      { text: '{"verdict": "still maybe"}' },
+    );
+    const blocked = await e2e.shiro(["-p", "review", "--output-schema", writeSchema(), "--approvals", "block"]);
+    expect(blocked.code).toBe(3);
+    const hint = /shiro approve (\S+) \(or deny\), then shiro runs resume (\S+)\n/.exec(blocked.stderr)!;
+    await e2e.shiro(["approve", hint[1]!]);
+    const resumed = await e2e.shiro(["runs", "resume", hint[2]!]);
+    expect(resumed.code).toBe(1);
+    expect(e2e.fake.requests.length).toBe(3);
+    expect(resumed.stderr).toContain(
+      "shiro: the answer does not match --output-schema after one repair turn: / must have required property 'files'; /verdict must be equal to one of the allowed values\n",
+    );
+  });
+
   test.each([
     ["missing.json", "no such file, or it cannot be read"],
     ["bad.json", "not JSON (JSON Parse error"],
