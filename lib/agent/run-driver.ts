@@ -72,10 +72,8 @@ export interface RunDriverOptions {
   saveNow?: () => void;
   /** Run ids of this session (the blocking approval source reads the active one). */
   runIds: RunIds;
-  /** Model usage of subagents, added to the current run's totals. */
+  /** Model usage of subagents, each share priced at the model that answered it, added to the current run's totals. */
   subagentUsage: UsageTally;
-  /** The model subagents run on (config `subagentModel`); default `model`. */
-  subagentModel?: () => string;
   /** What the snapshot records of the session. */
   provider: string;
   protocol: string;
@@ -226,15 +224,16 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
     if (trimmed) session.messages.push(...working.slice(base));
     const cancelled = cancel.signal.aborted;
     if (cancelled) clearCancelRequest(log.id);
-    const subagentUsage = options.subagentUsage.take();
+    const subagents = options.subagentUsage.take();
+    const subagentUsage = subagents?.usage;
     const usage: Usage | undefined = subagentUsage ? addUsage(result.usage ?? { inputTokens: 0, outputTokens: 0 }, subagentUsage) : result.usage;
     if (usage) {
       session.inputTokens += usage.inputTokens;
       session.outputTokens += usage.outputTokens;
     }
-    // Subagents may run on another model (config `subagentModel`): each share is priced at its own.
+    // Subagents may run on other models (config `subagentModel`, a custom agent's `model`): the tally priced each share at its own.
     const parentCost = result.usage ? costUsd(options.model(), result.usage) : undefined;
-    const subagentCost = subagentUsage ? costUsd(options.subagentModel?.() ?? options.model(), subagentUsage) : undefined;
+    const subagentCost = subagents?.costUsd;
     const cost = parentCost === undefined && subagentCost === undefined ? undefined : (parentCost ?? 0) + (subagentCost ?? 0);
     if (cost !== undefined) session.costUsd = (session.costUsd ?? 0) + cost;
     if (subagentUsage) session.subagents = addSubagentShare(session.subagents, subagentUsage, subagentCost);
