@@ -167,6 +167,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
           cwd,
           repl: controls,
           ask: (question) => new Promise<string>((resolve) => rl.question(question, resolve)),
+          yolo: flags.yolo === true,
         });
       } catch (error) {
         write(style.red(`${messageOf(error)}\n`));

@@ -399,7 +399,7 @@ describe("the conventions users bring", () => {
     expect(texts).toEqual(["Fix issue #42 with priority high.\nAll: 42 high", "Tidy the imports.\n\nsrc/a.ts", "Summarise yesterday."]);
   }, 30_000);
 
-  test("Claude Code's commit command as published: !`git status --short` runs and its output replaces it, allowed-tools narrows that turn; frontend/component.md is /frontend:component", async () => {
+  test("Claude Code's commit command as published: !`git status --short` runs and its output replaces it, allowed-tools narrows that turn (under --yolo without the trust question); frontend/component.md is /frontend:component", async () => {
     const { spawnSync } = await import("node:child_process");
     spawnSync("git", ["init", "-q"], { cwd: e2e.dirs.cwd });
     writeFileSync(join(e2e.dirs.cwd, "new-file.txt"), "x\n");
@@ -416,9 +416,10 @@ describe("the conventions users bring", () => {
     await withRepl(
       async (repl) => {
         repl.type("/commit\r");
-        let at = await repl.until("Trust this command's allowed-tools?");
-        repl.type("n\r");
-        at = await repl.until("committing", at);
+        // Under --yolo nothing asks: not the trust question either; the turn is still narrowed.
+        let at = await repl.until("committing");
+        expect(repl.screen()).toContain("(--yolo: not asked to trust it)");
+        expect(repl.screen()).not.toContain("Trust this command's allowed-tools?");
         repl.type("/frontend:component Button\r");
         at = await repl.until("making", at);
       },
@@ -434,6 +435,7 @@ describe("the conventions users bring", () => {
     expect(names(commit)).toEqual(["bash"]);
     expect(userTextsOf(component!).at(-1)).toBe("Make the Button component.");
     expect(names(component)).toContain("read_file");
+    expect(existsSync(join(e2e.dirs.home, ".shiro-neko", "trusted-projects.json"))).toBe(false);
   }, 40_000);
 
   test("the commit command's allowed-tools, as Claude Code documents it: trusted once, `git add` runs without a question, `rm` is asked (and refused here)", async () => {
