@@ -229,6 +229,23 @@ describe("@path attaches", () => {
   }
 });
 
+describe("@path meets the read permission", () => {
+  test("a read_file deny rule leaves the file out, saying which rule; a rule naming a secret attaches it without the question", async () => {
+    writeFileSync(join(e2e.dirs.cwd, "plans.md"), "the launch code is 0000\n");
+    writeFileSync(join(e2e.dirs.cwd, ".env"), "TOKEN=attach-s3cret\n");
+    e2e.writeConfig({ permission: { read_file: { "plans.md": "deny", ".env": "allow" } } });
+    e2e.fake.script({ text: "done" });
+    await withRepl(async (repl) => {
+      repl.type("look at @plans.md and @.env\r");
+      const at = await repl.until('@plans.md not attached: Refused by the permission rule read_file: "plans.md" = deny.');
+      await repl.until("attached @.env (1 line)", at);
+      await repl.until("done", at);
+      expect(repl.screen()).not.toContain("may hold secrets");
+    });
+    expect(lastUserTexts()).toEqual(['look at @plans.md and @.env\n\n<attached path=".env">\n1: TOKEN=attach-s3cret\n</attached>']);
+  }, 30_000);
+});
+
 describe("the guard asks about a command it cannot read", () => {
   test("under --yolo the REPL puts the question (no always): n keeps the folder, y runs the other call", async () => {
     mkdirSync(join(e2e.dirs.cwd, "v"));
