@@ -56,7 +56,13 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const headless = options.mode === "headless";
   const notices: StartupNotice[] = [];
   const config = tracedStartup("config", await resolveAgentConfig(flags, options.env, notices));
-  const scope = readRunScope(cwd, flags, [config.model, config.file.subagentModel ?? config.model]);
+  // Custom subagents may name their own model: --max-cost must be able to price it too.
+  const customAgents = openCustomAgents(cwd, flags.noSubagent === true, notices);
+  const scope = readRunScope(cwd, flags, [
+    config.model,
+    config.file.subagentModel ?? config.model,
+    ...customAgents.flatMap((agent) => (agent.model ? [agent.model] : [])),
+  ]);
   let variant: AgentVariant = VARIANTS[config.agent];
   let thinking: ThinkingLevel = config.thinking ?? variant.thinking;
   let model = config.model;
@@ -170,7 +176,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
             memory: memoryScopes ? (kind, prompt) => memoryScopes.subagentSection(kind, prompt) : undefined,
             hooks,
             hookEvents: mcp.events,
-            agents: openCustomAgents(cwd, false, notices),
+            agents: customAgents,
           }),
         ]),
     ...(skills.length > 0 ? [createSkillTool(skills)] : []),

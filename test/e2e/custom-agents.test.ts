@@ -97,6 +97,22 @@ describe("custom subagents", () => {
     expect(shown.stdout).toContain("  subagents: 1000000 in / 1000000 out, $0.75\n");
   });
 
+  test("--max-cost refuses to start when a custom agent's own model has no price", async () => {
+    writeReviewer(true);
+    writeFileSync(join(e2e.dirs.cwd, ".claude", "agents", "reviewer.md"), REVIEWER.replace("model: gpt-4o-mini", "model: my-local-model"));
+    const sha256 = createHash("sha256").update(REVIEWER.replace("model: gpt-4o-mini", "model: my-local-model")).digest("hex");
+    writeFileSync(
+      join(e2e.dirs.home, ".shiro-neko", "trusted-projects.json"),
+      JSON.stringify({ version: 1, entries: [{ root: e2e.dirs.cwd, file: ".claude/agents/reviewer.md", sha256, at: new Date().toISOString() }] }),
+    );
+    const refused = await e2e.shiro(["-p", "review", "--max-cost", "1"]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      'shiro: --max-cost needs a priced model: "my-local-model" is not in shiro\'s price table, so its spending cannot be bounded',
+    );
+    expect(e2e.fake.requests.length).toBe(0);
+  });
+
   test("an untrusted project definition is not offered, and a notice says why", async () => {
     writeReviewer(false);
     e2e.fake.script({ text: "ok" });
