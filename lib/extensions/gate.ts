@@ -46,6 +46,7 @@ import { classifySecretFile, classifySecretPath } from "../secrets/classify.ts";
 import type { PluginHost } from "../extension-api/plugin-api.ts";
 import { loadShellParser } from "../shell/parser.ts";
 import { createPending } from "../store/approvals.ts";
+import { previewCall } from "../tools/call-preview.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 
 /** `asked` is present when `decide` was consulted, so front ends can show the question. */
@@ -156,12 +157,14 @@ export function createGate(options: GateOptions): Gate {
       const shell = call.tool?.command !== undefined;
       // A hook that asks for a question gets one: no "always" answer stands in for it.
       if (!repeated && !once && call.hook !== "ask" && grants.covers(call.name, subjects, shell)) return { allowed: true };
+      const preview = previewCall(call.tool, call.input);
       const request: ApprovalRequest = {
         id: uuidv7(),
         callId: call.callId,
         tool: call.name,
         ...(call.tool?.effect ? { effect: call.tool.effect } : {}),
         input: call.input,
+        ...(preview ? { preview } : {}),
         subjects,
         subject: _subjectLine(call, subjects),
         repeated,

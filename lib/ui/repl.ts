@@ -45,6 +45,8 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     return EXIT.error;
   }
   let agent: Agent = first;
+  state.tools = () => agent.registeredTools();
+  state.permission = () => agent.config.file.permission;
   const held = createHeldOutput(write);
   state.holdOutput = () => {
     const release = held.hold();

@@ -9,26 +9,17 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fakeEnv, systemOf, toolResultsOf, userTextsOf, useE2E, type WireProtocol } from "./_harness.ts";
 import { startFakeRegistry } from "../fakes/registry.ts";
-import { startPty, type PtyDriver } from "./_pty.ts";
+import { withPty, type PtyDriver } from "./_pty.ts";
 
 const e2e = useE2E();
 
-async function withRepl(
+const withRepl = (
   body: (repl: PtyDriver) => Promise<void>,
   cwd = e2e.dirs.cwd,
   protocol: WireProtocol = "chat",
   args: string[] = [],
   ready = "› ",
-): Promise<void> {
-  const repl = startPty(args, { cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, protocol) });
-  try {
-    await repl.until(ready);
-    await body(repl);
-  } finally {
-    repl.kill();
-    await repl.exited;
-  }
-}
+): Promise<void> => withPty({ args, ready, cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, protocol) }, body);
 
 const lastUserTexts = () => userTextsOf(e2e.fake.requests.at(-1)!);
 
@@ -52,7 +43,7 @@ describe("prompts of several lines", () => {
     }, 30_000);
   }
 
-  test("a paste is shown collapsed with its first line, and recalled by Up as one entry after a restart", async () => {
+  test("a paste is shown collapsed with its first line, and recalled by Up whole, as one entry, after a restart", async () => {
     e2e.fake.script({ text: "first answer" }, { text: "second answer" });
     await withRepl(async (repl) => {
       repl.type("\x1b[200~Error: boom\n  at a.ts:1\n  at b.ts:2\x1b[201~");
@@ -61,13 +52,58 @@ describe("prompts of several lines", () => {
       await repl.until("first answer");
     });
     await withRepl(async (repl) => {
+      const from = repl.screen().length;
       repl.type("\x1b[A");
-      await repl.until("[3 lines] Error: boom");
+      await repl.until("at b.ts:2", from);
+      expect(repl.screen().slice(from)).not.toContain("[3 lines]");
       repl.type("\r");
       await repl.until("second answer");
     });
     expect(lastUserTexts()).toEqual(["Error: boom\n  at a.ts:1\n  at b.ts:2"]);
   }, 40_000);
+
+  test("a recalled prompt of several lines is edited on every line: Up and Down move between its lines, the history only from its edges", async () => {
+    e2e.fake.script({ text: "three answer" }, { text: "edited answer" }, { text: "older answer" }, { text: "fresh answer" });
+    const [up, down] = ["\x1b[A", "\x1b[B"];
+    const sent: string[] = [];
+    await withRepl(async (repl) => {
+      repl.type("line one\nline two\nline three\r");
+      let at = await repl.until("three answer");
+      at = await repl.until("in context", at);
+      // Recalled with the cursor at the end of its last line: Up and Down stay inside it; Ctrl-J adds a line.
+      repl.type(up);
+      at = await repl.until("line three", at);
+      repl.type(`${up}B${up}A${down}${down}C\x05\nnew\r`);
+      at = await repl.until("edited answer", at);
+      at = await repl.until("in context", at);
+      sent.push(lastUserTexts().at(-1)!);
+      // Recalled again (four lines now): three Ups reach its first line, the next goes to the older prompt.
+      repl.type(`${up}${up}${up}${up}${up}\r`);
+      at = await repl.until("older answer", at);
+      at = await repl.until("in context", at);
+      sent.push(lastUserTexts().at(-1)!);
+      // Down on its last line leaves the history for the empty line.
+      repl.type(`${up}${up}${down}${down}fresh\r`);
+      await repl.until("fresh answer", at);
+      sent.push(lastUserTexts().at(-1)!);
+    });
+    expect(sent).toEqual(["line oneA\nline twoB\nline threCe\nnew", "line one\nline two\nline three", "fresh"]);
+  }, 30_000);
+
+  test("a prompt longer than 20 lines is recalled collapsed, and sent whole", async () => {
+    const long = Array.from({ length: 25 }, (_, i) => `row ${i + 1}`).join("\n");
+    e2e.fake.script({ text: "long answer" }, { text: "again answer" });
+    await withRepl(async (repl) => {
+      repl.type(`\x1b[200~${long}\x1b[201~\r`);
+      let at = await repl.until("long answer");
+      at = await repl.until("in context", at);
+      repl.type("\x1b[A");
+      at = await repl.until("[25 lines] row 1", at);
+      repl.type("\r");
+      await repl.until("again answer", at);
+    });
+    expect(lastUserTexts()).toEqual([long, long]);
+  }, 30_000);
 });
 
 describe("keys that forgive", () => {
@@ -782,6 +818,25 @@ describe("the ask tool", () => {
       "The user answered: DuckDB, actually",
       "The user answered: 3",
     ]);
+  }, 30_000);
+
+  test("a prompt typed ahead stays on the input line through the question: the answer is only what was typed after it", async () => {
+    const ask = { toolCalls: [{ name: "ask", input: { question: "Which database?", options: ["Postgres", "SQLite"] } }], stallMs: 800 };
+    e2e.fake.script(ask, { text: "going with it" }, { text: "next answer" });
+    await withRepl(async (repl) => {
+      repl.type("pick one\r");
+      let at = await repl.until("… 0s");
+      repl.type("later prompt");
+      at = await repl.until("later prompt", at);
+      at = await repl.until("answer (a number or your own words) ", at);
+      repl.type("SQ\x7fQLite\r");
+      at = await repl.until("going with it", at);
+      await repl.until("in context", at);
+      repl.type("\r");
+      await repl.until("next answer", at);
+    });
+    expect(toolResultsOf(e2e.fake.requests[1]!).at(-1)!.output).toBe("The user answered: SQLite");
+    expect(lastUserTexts()).toEqual(["pick one", "later prompt"]);
   }, 30_000);
 
   test("headless, ask is withheld: not offered at all", async () => {
