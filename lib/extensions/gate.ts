@@ -102,7 +102,24 @@ export interface Gate {
    * files themselves (grep), so what they find meets the same rules a named path would.
    */
   deniesPath?(tool: string, path: string, cwd: string): boolean;
+  /**
+   * How a call the user asked for without running it (a prompt's `@path`, read as the call
+   * `tool.pathInput` gives) meets the rules and guard plugins: judged like a `byUser` call, so a
+   * deny rule or a plugin's refusal refuses it and nothing else asks; a plugin's question is
+   * returned for the front end to put.
+   */
+  judgeRead(tool: ToolDefinition, input: unknown, cwd: string): Promise<ReadJudgement>;
   readonly grants: SessionGrants;
+}
+
+/** What `Gate.judgeRead` found. */
+export interface ReadJudgement {
+  /** The refusal (a deny rule, a guard plugin); absent when the file may be read. */
+  denied?: string;
+  /** A guard plugin's question, to be answered yes before the file is read. */
+  question?: string;
+  /** True when rules naming each path allow it: a possible secret there is read without the secrets question, as read tools' calls are. */
+  secretAllowed: boolean;
 }
 
 export const USER_DENIED_REASON = "User denied this tool call.";
@@ -189,6 +206,15 @@ export function createGate(options: GateOptions): Gate {
     grants,
     newTurn: () => repeats.reset(),
     deniesPath: (tool, path, cwd) => evaluatePermission(options.rules, tool, [normalizeRulePath(path, cwd)]).decision === "deny",
+    async judgeRead(tool, input, cwd) {
+      const { subjects, paths } = callSubjects(tool, input, cwd);
+      const blocked = await options.plugins.checkToolCall({ toolName: tool.name, input, cwd, effect: tool.effect, paths });
+      if (typeof blocked === "string") return { denied: blocked, secretAllowed: false };
+      const verdict = evaluatePermission(options.rules, tool.name, subjects);
+      if (verdict.decision === "deny") return { denied: describeRefusal(tool.name, verdict.matched), secretAllowed: false };
+      const secretAllowed = paths.length > 0 && paths.every((path) => allowsExplicitly(options.rules, tool.name, path));
+      return { ...(blocked ? { question: blocked.ask } : {}), secretAllowed };
+    },
     async check(call) {
       // A shell tool's subjects are its simple commands, read by the shell parser: loaded before they are listed.
       const command = _commandOf(call);

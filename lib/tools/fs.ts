@@ -68,6 +68,7 @@ export const readFileTool: ToolDefinition<ReadFileInput> = {
   schema: ReadFileInput,
   effect: "read",
   paths: fieldPaths("path"),
+  pathInput: (path) => ({ path, offset: 1, limit: READ_LIMIT }),
   touches: "reads",
   decision: "allow",
   guidance: "read a file with numbered lines; page long files with offset/limit",
