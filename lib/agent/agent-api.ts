@@ -6,6 +6,7 @@ import type { ResolvedConfig } from "../config/config.ts";
 import type { AgentFlags } from "../config/flags.ts";
 import type { DecisionSource } from "../approval/request.ts";
 import type { AgentEvent } from "../events.ts";
+import type { ReadJudgement } from "../extensions/gate.ts";
 import type { McpServerStatus } from "../extensions/mcp/hub.ts";
 import type { PluginHost } from "../extension-api/plugin-api.ts";
 import type { Todo } from "../notebook.ts";
@@ -44,6 +45,8 @@ export interface CreateAgentOptions {
   env?: NodeJS.ProcessEnv;
   /** Where the session's own lines go (a plugin's bell, an episode not written): the front end's one writer (lib/ui/output.ts). */
   writeStderr: (text: string) => void;
+  /** Called once, when the session's first model request has been handed to the HTTP client: work that can wait that long. */
+  afterFirstRequest?: () => void;
   editor?: EditorConnection;
 }
 
@@ -68,7 +71,11 @@ export interface Agent {
   /** Every memory scope and what the current prompt carries (absent with --no-memory). */
   readonly memoryScopes?: SessionMemory;
   readonly plugins: PluginHost;
-  /** Where shell commands run: the sandbox mode in force and why (`shiro sandbox` prints the same). */
+  /**
+   * Where shell commands run: the sandbox mode in force and why (`shiro sandbox` prints the same).
+   * Reading it decides the sandbox (probing the runner unless an earlier run's outcome holds); a
+   * session that runs no command and never reads it probes nothing.
+   */
   readonly sandbox: SandboxStatus;
   readonly instructions: InstructionFile[];
   /** User hooks of this session (absent with --no-hooks or none configured; docs/hooks.md). */
@@ -86,6 +93,12 @@ export interface Agent {
   turn(prompt: string, signal: AbortSignal, options?: TurnOptions): AsyncGenerator<AgentEvent, void, undefined>;
   /** Continues a blocked run after its approval was decided. */
   resumeRun(run: RunSnapshot, decision: "approved" | "denied", signal: AbortSignal, options?: RunStartOptions): AsyncGenerator<AgentEvent, void, undefined>;
+  /**
+   * The read permission for a prompt's `@path` (a workspace path): judged by this session's gate
+   * as the call of the first `read` tool that declares `pathInput` (read_file), so every rule
+   * the read tool meets (config, trusted settings, MCP, the run's flags) and guard plugins apply.
+   */
+  judgeAttachment(path: string): Promise<ReadJudgement>;
   /** `!cmd`: a shell command the user runs, through this session's gate and sandbox (lib/agent/user-command.ts). */
   runCommand(command: string, signal: AbortSignal, onOutput: (chunk: string) => void, confirmGuard?: (finding: string) => Promise<boolean>): Promise<string>;
   /** Saves now (e.g. `/save`). */

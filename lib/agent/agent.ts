@@ -11,7 +11,7 @@
 import { findProjectRoot } from "../config/project.ts";
 import { runOptionsFromFlags } from "../config/flags.ts";
 import type { StartupNotice } from "../notices.ts";
-import { createModelClient, connectionFromConfig } from "../providers/client.ts";
+import { createModelClient, connectionFromConfig, type ModelClient } from "../providers/client.ts";
 import { builtinTools } from "../tools/index.ts";
 import { openApprovalPart } from "./compose/approval.ts";
 import { openContextPart } from "./compose/context.ts";
@@ -27,6 +27,7 @@ import { keepIndexesCurrent } from "./index-upkeep.ts";
 import { createRunDriver } from "./run-driver.ts";
 import { createRunIds } from "./run-ids.ts";
 import { readRunScope } from "./run-scope.ts";
+import { openCustomAgents } from "./session-extensions.ts";
 import { resolveAgentConfig } from "./session-start.ts";
 import { traceFirstRequest, tracedStartup } from "./startup-trace.ts";
 import { createTurnNarrowing } from "./turn-tools.ts";
@@ -43,13 +44,20 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const projectRoot = findProjectRoot(cwd);
 
   const config = tracedStartup("config", await resolveAgentConfig(flags, options.env, notices));
-  const scope = readRunScope(cwd, flags, [config.model, config.file.subagentModel ?? config.model]);
+  // Custom subagents may name their own model: --max-cost must be able to price it too.
+  const customAgents = openCustomAgents(cwd, flags.noSubagent === true, notices);
+  const agentModels = customAgents.flatMap((agent) => (agent.model ? [agent.model] : []));
+  const scope = readRunScope(cwd, flags, [config.model, config.file.subagentModel ?? config.model, ...agentModels]);
   const modes = createSessionModes(config);
   const client = createModelClient({ connection: connectionFromConfig(config), preset: config.preset, protocolForced: config.protocolForced });
   const owner = openSessionPart(options, config, notices);
   const { session, writer } = owner;
   const stores = openMemoryStores(projectRoot, config, flags, notices);
-  const sandbox = openSandboxPart({ config, flags, env: options.env, decide: options.decide, sessionId: session.id }, notices);
+  // The sandbox's notice is a start-up notice while those are unread, else an event of the run that needed it.
+  let noticesRead = false;
+  const sandbox = openSandboxPart({ config, flags, env: options.env, decide: options.decide, sessionId: session.id }, (text) =>
+    noticesRead ? ext.mcp.events.push({ type: "notice", text }) : notices.push({ code: "sandbox", text }),
+  );
   const ext = await openExtensionsPart({ ...options, config, sandbox, sessionId: session.id, resumed: owner.resumed }, notices);
   const hooks = ext.settings.hooks;
   const context = openContextPart({ config, client, modes, session: owner, onCompact: ext.settings.onCompact });
@@ -103,6 +111,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       hookEvents: ext.mcp.events,
       skills: ext.skills,
       plugins: ext.plugins,
+      agents: customAgents,
     },
     notices,
   );
@@ -126,7 +135,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     asksFirst: tools.asksFirst,
     appended: scope.appended,
   });
-  const limits = scope.limits(() => ({ steps: modes.steps(), subagentModel: modes.subagentModel() }));
+  const limits = scope.limits(() => ({ steps: modes.steps() }));
   const driver = createRunDriver({
     session: {
       record: session,
@@ -136,7 +145,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       firstTurnPairs: headless && owner.resumed ? (config.file.historyPairs ?? 0) : 0,
     },
     turn: {
-      client: traceFirstRequest(client),
+      client: traceFirstRequest(options.afterFirstRequest ? _afterFirstRequest(client, options.afterFirstRequest) : client),
       context: context.manager,
       gate,
       plugins: ext.plugins,
@@ -158,7 +167,6 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       thinking: () => modes.thinking,
       maxSteps: limits.maxSteps,
       agentName: () => modes.variant.name,
-      subagentModel: modes.subagentModel,
     },
     runs: {
       runIds,
@@ -185,7 +193,9 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     instructions: ext.instructions,
     skills: ext.skills,
     resumedMessages: owner.resumedMessages,
-    sandbox: sandbox.status,
+    get sandbox() {
+      return sandbox.status;
+    },
     get variant() {
       return modes.variant;
     },
@@ -201,7 +211,10 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       tools.reselect();
     },
     complete: context.complete,
-    startupNotices: () => notices,
+    startupNotices: () => {
+      noticesRead = true;
+      return notices;
+    },
     offeredTools: tools.offered,
     registeredTools: tools.all,
     todos: () => session.notebook.todos,
@@ -217,6 +230,11 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       // A run resumed in a new process carries the memory chosen for its prompt again.
       if (memory && !memory.injection()) memory.beginRun(run.prompt);
       return driver.resume(run, decision, signal, resumeOptions);
+    },
+    judgeAttachment(path) {
+      const reader = tools.registered.find((tool) => tool.effect === "read" && tool.pathInput);
+      if (!reader?.pathInput) return Promise.resolve({ denied: "no tool in this session reads files", secretAllowed: false });
+      return gate.judgeRead(reader, reader.pathInput(path), cwd);
     },
     runCommand: (command, signal, onOutput, confirmGuard) =>
       runUserCommand(command, {
@@ -251,6 +269,24 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     },
     get closed() {
       return closing;
+    },
+  };
+}
+
+/** `client`, calling `then` once its first request has been handed over. */
+function _afterFirstRequest(client: ModelClient, then: () => void): ModelClient {
+  let pending = true;
+  return {
+    stream(request) {
+      const stream = client.stream(request);
+      if (pending) {
+        pending = false;
+        then();
+      }
+      return stream;
+    },
+    get protocol() {
+      return client.protocol;
     },
   };
 }

@@ -20,7 +20,7 @@
  * - The section says how many notes were left out and that recall reaches them.
  * - `MemoryInjection` lists what went in (ids, scope, estimated tokens): the run log's record.
  */
-import { passageSnippets, rankEverything, type RecalledGroup } from "../find/recall-everything.ts";
+import { passageSnippets, rankEverything } from "../find/recall-everything.ts";
 import type { EpisodeStore } from "../store/episodes.ts";
 import type { EpisodeCard } from "../store/memory-index.ts";
 import type { Abbreviate } from "../platform/ids.ts";
@@ -136,9 +136,9 @@ function _rank(options: SelectMemoryOptions, notes: readonly ScopedMemoryEntry[]
     const sessions = ranking.groups.filter((group) => group.kind === "session").slice(0, _SESSION_CAP);
     const snippets = passageSnippets(sessions, ranking.words, 200);
     const abbreviate = recallAbbreviator(ranking.index, byId.keys());
-    // Listing every session and run to shorten ids costs a long history: only for a line that shows one.
-    let shortIds: string[] | undefined;
-    const shortIdOf = (group: RecalledGroup) => (shortIds ??= shortSessionIds(sessions.map((each) => each.sessionId!)))[sessions.indexOf(group)];
+    // Only a session without an episode is named by its short id: the folders are listed for those alone.
+    const bare = sessions.filter((group) => group.card?.kind !== "episode" && snippets.has(group.key));
+    const shortIds = new Map(shortSessionIds(bare.map((group) => group.sessionId!)).map((short, at) => [bare[at]!, short]));
     for (const group of ranking.groups) {
       if (group.note) {
         if (!byId.has(group.note.id)) continue;
@@ -154,7 +154,7 @@ function _rank(options: SelectMemoryOptions, notes: readonly ScopedMemoryEntry[]
           });
         else if (snippet)
           chosen.push({
-            line: `- (session ${shortIdOf(group)} ${group.at.slice(0, 10)}) ${_esc(snippet)}`,
+            line: `- (session ${shortIds.get(group)} ${group.at.slice(0, 10)}) ${_esc(snippet)}`,
             item: { kind: "session", id: session, scope: "session", session },
           });
       }

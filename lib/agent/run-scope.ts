@@ -13,7 +13,7 @@ import type { PermissionConfig } from "../approval/rules.ts";
 import { widenWorkspace } from "../platform/workspace-dirs.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import { findProjectRoot } from "../config/project.ts";
-import { loadOutputSchema } from "./output-schema.ts";
+import { readOutputSchemaFile } from "./output-schema-file.ts";
 import { createUsageTally, type UsageTally } from "./usage-tally.ts";
 import { checkPriced, createCostBudget, parseMaxCost, parseMaxSteps, type CostBudget } from "./run-limits.ts";
 
@@ -32,10 +32,10 @@ export interface RunScope {
   subagentUsage: UsageTally;
   /**
    * The run driver's bounds: the step cap (`--max-steps`, else `steps`) and the `--max-cost` check
-   * (the run's own usage plus `subagentUsage`, priced at `subagentModel`; absent without the flag).
+   * (the run's own usage plus `subagentUsage`, each share at its own model's price; absent without the flag).
    * `now` is read per run: the REPL may switch the agent variant or the model between turns.
    */
-  limits(now: () => { steps: number; subagentModel: string }): { maxSteps: () => number; beforeRequest?: CostBudget["check"] };
+  limits(now: () => { steps: number }): { maxSteps: () => number; beforeRequest?: CostBudget["check"] };
 }
 
 /**
@@ -48,7 +48,7 @@ export function readRunScope(cwd: string, flags: AgentFlags, models: readonly st
   checkPriced(maxCost, models);
   const addDirs = resolveAddDirs(cwd, flags.addDirs);
   if (addDirs.length > 0) widenWorkspace(cwd, addDirs);
-  const appendix = flags.outputSchema ? loadOutputSchema(cwd, flags.outputSchema).instructions : "";
+  const appendix = flags.outputSchema ? readOutputSchemaFile(cwd, flags.outputSchema).instructions : "";
   const appended = [readAppendedPrompt(cwd, flags.appendSystemPrompt), appendix].filter(Boolean).join("\n\n");
   const subagentUsage = createUsageTally();
   let layered: RunRules = { permission: {}, removed: [] };
@@ -65,9 +65,7 @@ export function readRunScope(cwd: string, flags: AgentFlags, models: readonly st
     subagentUsage,
     limits: (now) => ({
       maxSteps: () => maxSteps ?? now().steps,
-      ...(maxCost === undefined
-        ? {}
-        : { beforeRequest: createCostBudget({ maxCost, subagents: () => subagentUsage.peek(), subagentModel: () => now().subagentModel }).check }),
+      ...(maxCost === undefined ? {} : { beforeRequest: createCostBudget({ maxCost, subagents: () => subagentUsage.peek() }).check }),
     }),
   };
 }

@@ -6,6 +6,7 @@
  * first run are usually made in the same millisecond.
  */
 import { readdirSync } from "node:fs";
+import { readdir } from "node:fs/promises";
 import { createAbbreviator, shortestUniquePrefix } from "../platform/ids.ts";
 import { paths } from "../platform/paths.ts";
 import { listPending } from "./approvals.ts";
@@ -22,50 +23,63 @@ export function storedIds(dir: string, suffix: string): string[] {
 }
 
 export function shortSessionId(id: string): string {
-  return shortestUniquePrefix(id, _sessionAndRunIds());
+  return shortSessionIds([id])[0]!;
 }
 
 export function shortRunId(id: string): string {
-  return shortestUniquePrefix(id, _sessionAndRunIds());
+  return shortSessionIds([id])[0]!;
 }
 
-/** Each session or run id shortened (one listing of the two folders for a whole list, none for an empty one). */
+/** Each session or run id shortened (one listing of the two folders for a whole list). */
 export function shortSessionIds(ids: readonly string[]): string[] {
   if (ids.length === 0) return [];
-  const all = _sessionAndRunIds();
-  // A few ids against a long history: one pass each for the id sharing the longest prefix, instead of sorting the folders.
-  if (ids.length <= 64)
-    return ids.map((id) =>
-      shortestUniquePrefix(
-        id,
-        [_closest(id, all)].filter((other) => other !== undefined),
-      ),
-    );
-  const abbreviate = createAbbreviator(all);
-  return ids.map(abbreviate);
-}
-
-/** The id of `all` (other than `id`) sharing the longest prefix with it, among those sharing its first 7 characters (only they lengthen a prefix of 8). */
-function _closest(id: string, all: readonly string[]): string | undefined {
-  const head = id.slice(0, 7);
-  let best: string | undefined;
-  let bestLength = -1;
-  for (const other of all) {
-    if (other === id || !other.startsWith(head)) continue;
-    let length = 7;
-    while (length < id.length && id.charCodeAt(length) === other.charCodeAt(length)) length++;
-    if (length > bestLength) {
-      best = other;
-      bestLength = length;
-    }
-  }
-  return best;
+  const abbreviate = createAbbreviator(_idsSharingTheMinimum(ids), _MIN);
+  return ids.map((id) => abbreviate(id));
 }
 
 export const shortRunIds = shortSessionIds;
 
-function _sessionAndRunIds(): string[] {
-  return [...storedIds(paths.sessionsDir(), ".json"), ...storedIds(paths.runsDir(), ".json")];
+/**
+ * The stored session and run ids that share their first `_MIN` characters with one of `ids`: no
+ * other can lengthen an abbreviation of at least that many, so only these are kept (and sorted).
+ */
+function _idsSharingTheMinimum(ids: readonly string[]): string[] {
+  const heads = new Set(ids.map((id) => id.slice(0, _MIN)));
+  const near = (name: string) => heads.has(name.slice(0, _MIN));
+  return [...storedIds(paths.sessionsDir(), ".json").filter(near), ...storedIds(paths.runsDir(), ".json").filter(near)];
+}
+
+const _MIN = 8;
+
+/**
+ * The stored session and run ids, listed off the main thread: a run that will show its session's
+ * short id at its end starts this at its start, so a long history's listing overlaps the model's
+ * answer instead of following it. Never rejects (a missing folder lists nothing).
+ */
+export async function listSessionAndRunIds(): Promise<string[]> {
+  const list = async (dir: string) => {
+    try {
+      return (await readdir(dir)).filter((name) => name.endsWith(".json")).map((name) => name.slice(0, -".json".length));
+    } catch {
+      return [];
+    }
+  };
+  const [sessions, runs] = await Promise.all([list(paths.sessionsDir()), list(paths.runsDir())]);
+  return [...sessions, ...runs];
+}
+
+/**
+ * `id` shortened among `listed` (listSessionAndRunIds, earlier) and `made` (the ids this process
+ * made since): unique among every session and run that existed when the listing was taken and
+ * every one made here; one made elsewhere later can share it, as one made after any listing can.
+ */
+export function shortIdAmong(id: string, listed: readonly string[], made: readonly string[]): string {
+  const head = id.slice(0, _MIN);
+  return shortestUniquePrefix(
+    id,
+    [...listed, ...made].filter((other) => other.startsWith(head)),
+    _MIN,
+  );
 }
 
 /** Unique among pending approvals, which is what `shiro approve|deny <prefix>` resolves against. */
