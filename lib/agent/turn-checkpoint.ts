@@ -106,12 +106,13 @@ export function createTurnCheckpoints(options: { root: string; settings: Checkpo
       try {
         const opened = await repoOnce();
         const start = await taken;
-        const end = await snapshotWorkspace(opened, options.settings);
         try {
+          const end = await snapshotWorkspace(opened, options.settings);
           const record = await recordCheckpoint(opened, turn, start, end, options.settings);
           return record ? { id: record.id, files: record.files.length } : {};
-        } finally {
-          if (start.hold) await releaseSnapshot(opened, start.hold);
+        } catch (error) {
+          if (start.hold) await releaseSnapshot(opened, start.hold).catch(() => undefined);
+          throw error;
         }
       } catch (error) {
         return { notice: `no checkpoint for this turn: ${failure ?? (error instanceof Error ? error.message : String(error))}` };

@@ -16,6 +16,7 @@ import { readJson, updateJsonSync } from "../state-file/json-file.ts";
 import { withLock } from "../state-file/file-lock.ts";
 import { openShadowRepo, runGit, splitNul, type ShadowRepo } from "./checkpoint-git.ts";
 import { captureWorkspace, type CaptureResult, type NotCovered, type Snapshot } from "./checkpoint-capture.ts";
+import { forgetLastSnapshot } from "./checkpoint-last.ts";
 import { join } from "node:path";
 
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -84,8 +85,9 @@ export function withCheckpointLock<T>(root: string, fn: () => Promise<T>): Promi
 }
 
 /**
- * Takes one snapshot under the lock. With `hold`, its objects are held by `refs/pending/<id>`
- * until `releaseSnapshot` (a turn's "before" snapshot, so no prune can take them meanwhile).
+ * Takes one snapshot under the lock. With `hold`, its tree and meta blob are held by
+ * `refs/pending/<id>/tree` and `…/meta` until the turn's checkpoint is recorded or the snapshot
+ * released (a turn's "before" snapshot, so no prune can take them meanwhile).
  */
 export async function snapshotWorkspace(
   repo: ShadowRepo,
@@ -96,17 +98,18 @@ export async function snapshotWorkspace(
     const taken = await captureWorkspace(repo, settings.maxFileBytes);
     if (!hold) return taken;
     const id = uuidv7();
-    const holder = (await runGit(repo, ["mktree"], `040000 tree ${taken.snapshot.tree}\tbefore\n100644 blob ${taken.snapshot.meta}\tbefore.json\n`))
-      .toString("utf8")
-      .trim();
-    await runGit(repo, ["update-ref", `refs/pending/${id}`, holder]);
+    await runGit(
+      repo,
+      ["update-ref", "--stdin"],
+      `create refs/pending/${id}/tree ${taken.snapshot.tree}\ncreate refs/pending/${id}/meta ${taken.snapshot.meta}\n`,
+    );
     return { ...taken, hold: id };
   });
 }
 
 /** Lets go of a held snapshot (its checkpoint holds what it needs by now, or it changed nothing). */
 export async function releaseSnapshot(repo: ShadowRepo, hold: string): Promise<void> {
-  await runGit(repo, ["update-ref", "-d", `refs/pending/${hold}`]);
+  await runGit(repo, ["update-ref", "--stdin"], _releasing(hold));
 }
 
 /** This workspace's checkpoints, oldest first (empty when there are none or the file is unreadable). */
@@ -117,17 +120,21 @@ export function listCheckpoints(root: string): CheckpointRecord[] {
 
 /**
  * Records a turn's checkpoint when `after` differs from `before`; returns it, or undefined when
- * the turn changed nothing (nothing is kept then). Prunes by age and count afterwards.
+ * the turn changed nothing (nothing is kept then). A held `before` is released either way, in the
+ * same ref transaction that holds the record's objects. Prunes by age and count afterwards.
  */
 export async function recordCheckpoint(
   repo: ShadowRepo,
   turn: TurnIdentity,
-  before: CaptureResult,
+  before: CaptureResult & { hold?: string },
   after: CaptureResult,
   settings: CheckpointSettings,
 ): Promise<CheckpointRecord | undefined> {
   const files = await diffSnapshots(repo, before, after);
-  if (files.length === 0) return undefined;
+  if (files.length === 0) {
+    if (before.hold) await releaseSnapshot(repo, before.hold);
+    return undefined;
+  }
   const record: CheckpointRecord = {
     id: uuidv7(),
     at: new Date().toISOString(),
@@ -140,7 +147,7 @@ export async function recordCheckpoint(
     files,
     notCovered: _mergeNotCovered(before.notCovered, after.notCovered),
   };
-  await _holdObjects(repo, record);
+  await _holdObjects(repo, record, before.hold);
   _update(repo.root, (checkpoints) => [...checkpoints, record]);
   await pruneCheckpoints(repo, settings);
   return record;
@@ -182,6 +189,7 @@ export async function pruneCheckpoints(
       .filter((ref) => ref !== "" && _uuidTime(ref.slice("refs/pending/".length)) < cutoff);
     const deletions = [...dropped.map((id) => `refs/checkpoints/${id}`), ...stale].map((ref) => `delete ${ref}\n`).join("");
     await runGit(repo, ["update-ref", "--stdin"], deletions);
+    forgetLastSnapshot(repo);
     await runGit(repo, ["prune", "--expire=now"]);
   });
   return dropped;
@@ -191,17 +199,18 @@ export async function pruneCheckpoints(
 export async function diffSnapshots(repo: ShadowRepo, before: CaptureResult, after: CaptureResult): Promise<CheckpointFile[]> {
   const files = new Map<string, CheckpointFile>();
   if (before.snapshot.tree !== after.snapshot.tree) {
-    const raw = splitNul(await runGit(repo, ["diff-tree", "-r", "-z", "--no-renames", "--raw", before.snapshot.tree, after.snapshot.tree]));
-    for (let i = 0; i + 1 < raw.length; i += 2) {
-      const [oldMode, newMode, , , status] = raw[i]!.slice(1).split(" ");
-      const path = raw[i + 1]!;
+    // One diff: the raw records (":modes oids status", then the path) come first, then "+\t-\tpath".
+    const out = splitNul(await runGit(repo, ["diff-tree", "-r", "-z", "--no-renames", "--raw", "--numstat", before.snapshot.tree, after.snapshot.tree]));
+    let i = 0;
+    for (; i + 1 < out.length && out[i]!.startsWith(":"); i += 2) {
+      const [oldMode, newMode, , , status] = out[i]!.slice(1).split(" ");
+      const path = out[i + 1]!;
       const change =
-        status === "A" ? "added" : status === "D" ? "deleted" : status === "T" ? "type" : oldMode !== newMode && _sameBlob(raw[i]!) ? "mode" : "modified";
+        status === "A" ? "added" : status === "D" ? "deleted" : status === "T" ? "type" : oldMode !== newMode && _sameBlob(out[i]!) ? "mode" : "modified";
       files.set(path, { path, change });
     }
-    const numstat = splitNul(await runGit(repo, ["diff-tree", "-r", "-z", "--no-renames", "--numstat", before.snapshot.tree, after.snapshot.tree]));
-    for (const line of numstat) {
-      const [added, removed, path] = line.split("\t");
+    for (; i < out.length; i++) {
+      const [added, removed, path] = out[i]!.split("\t");
       const file = path === undefined ? undefined : files.get(path);
       if (!file) continue;
       if (added === "-") file.binary = true;
@@ -258,12 +267,17 @@ function _mergeNotCovered(a: NotCovered[], b: NotCovered[]): NotCovered[] {
   return [...seen.values()];
 }
 
-async function _holdObjects(repo: ShadowRepo, record: CheckpointRecord): Promise<void> {
+async function _holdObjects(repo: ShadowRepo, record: CheckpointRecord, release: string | undefined): Promise<void> {
   const listing =
     `040000 tree ${record.before.tree}\tbefore\n040000 tree ${record.after.tree}\tafter\n` +
     `100644 blob ${record.before.meta}\tbefore.json\n100644 blob ${record.after.meta}\tafter.json\n`;
   const holder = (await runGit(repo, ["mktree"], listing)).toString("utf8").trim();
-  await runGit(repo, ["update-ref", `refs/checkpoints/${record.id}`, holder]);
+  await runGit(repo, ["update-ref", "--stdin"], `update refs/checkpoints/${record.id} ${holder}\n${release ? _releasing(release) : ""}`);
+}
+
+/** The ref-transaction lines that let go of a held snapshot. */
+function _releasing(hold: string): string {
+  return `delete refs/pending/${hold}/tree\ndelete refs/pending/${hold}/meta\n`;
 }
 
 function _update(root: string, change: (checkpoints: CheckpointRecord[]) => CheckpointRecord[]): void {

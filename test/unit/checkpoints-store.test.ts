@@ -61,7 +61,9 @@ describe("the checkpoint store", () => {
     const refs = spawnSync("git", ["for-each-ref", "--format=%(refname)"], { env: { ...process.env, GIT_DIR: repo.gitDir }, encoding: "utf8" })
       .stdout.trim()
       .split("\n");
-    expect(refs.sort()).toEqual([...listCheckpoints(root).map((entry) => `refs/checkpoints/${entry.id}`), `refs/pending/${held.hold}`].sort());
+    expect(refs.sort()).toEqual(
+      [...listCheckpoints(root).map((entry) => `refs/checkpoints/${entry.id}`), `refs/pending/${held.hold}/meta`, `refs/pending/${held.hold}/tree`].sort(),
+    );
     expect(objectCount()).toBeLessThan(objects + 3);
     const catFile = (oid: string) => spawnSync("git", ["cat-file", "-e", oid], { env: { ...process.env, GIT_DIR: repo.gitDir } }).status;
     expect(catFile(held.snapshot.tree)).toBe(0);

@@ -1,0 +1,93 @@
+/**
+ * The permission bits of every regular file in the shadow index, for a snapshot's meta blob:
+ * stored as exceptions to the commonest bits of plain and of executable files.
+ *
+ * A file git saw unchanged (`git diff-files` compares the change time, which every `chmod` moves)
+ * keeps the bits the last snapshot recorded, so only the files a snapshot touched are `lstat`ed —
+ * and those whose recorded change time is not older than the second the last snapshot started
+ * looking: git compares change times to the second, so a `chmod` in that second could hide.
+ * Without a last snapshot every file is `lstat`ed, in batches on the thread pool.
+ */
+import { lstat } from "node:fs/promises";
+import { join } from "node:path";
+import { runGit, splitNul, type ShadowRepo } from "./checkpoint-git.ts";
+import type { IndexEntry } from "./checkpoint-index.ts";
+import type { LastSnapshot } from "./checkpoint-last.ts";
+
+export interface ModeBits {
+  /** Permission bits (0o7777) of regular files whose bits differ from `base` (by git's exec bit). */
+  modes: Record<string, number>;
+  base: { file: number; exec: number };
+}
+
+export interface ModeScanOptions {
+  /** The last snapshot, when it describes the index as it was before this snapshot touched it. */
+  last: LastSnapshot | undefined;
+  /** Paths this snapshot found changed, new or deleted. */
+  touched: ReadonlySet<string>;
+  /** The second this snapshot started looking. */
+  lookedAt: number;
+}
+
+const _STAT_BATCH = 512;
+
+/** The bits of the indexed files (`entries`, or git's listing when the index could not be read). */
+export async function scanModes(repo: ShadowRepo, entries: IndexEntry[] | undefined, options: ModeScanOptions): Promise<ModeBits> {
+  const files = entries ? _regular(entries) : await _listed(repo);
+  const previous = options.last ? (JSON.parse(options.last.metaJson) as ModeBits) : undefined;
+  const known = (file: _File) => previous !== undefined && !options.touched.has(file.path) && file.ctimeSec !== undefined && file.ctimeSec < options.last!.at;
+  const bits = new Map<string, { exec: boolean; mode: number }>();
+  const unknown: _File[] = [];
+  for (const file of files) {
+    if (known(file)) bits.set(file.path, { exec: file.exec, mode: previous!.modes[file.path] ?? (file.exec ? previous!.base.exec : previous!.base.file) });
+    else unknown.push(file);
+  }
+  for (let i = 0; i < unknown.length; i += _STAT_BATCH) {
+    const batch = unknown.slice(i, i + _STAT_BATCH);
+    const stats = await Promise.all(batch.map(({ path }) => lstat(join(repo.root, path)).catch(() => undefined)));
+    batch.forEach(({ path, exec }, j) => {
+      const stat = stats[j];
+      if (stat) bits.set(path, { exec, mode: stat.mode & 0o7777 });
+    });
+  }
+  const counts = { file: new Map<number, number>(), exec: new Map<number, number>() };
+  for (const { exec, mode } of bits.values()) {
+    const count = exec ? counts.exec : counts.file;
+    count.set(mode, (count.get(mode) ?? 0) + 1);
+  }
+  const base = { file: _commonest(counts.file, 0o644), exec: _commonest(counts.exec, 0o755) };
+  const modes: Record<string, number> = {};
+  for (const [path, { exec, mode }] of bits) if (mode !== (exec ? base.exec : base.file)) modes[path] = mode;
+  return { modes, base };
+}
+
+interface _File {
+  path: string;
+  exec: boolean;
+  ctimeSec?: number;
+}
+
+function _regular(entries: IndexEntry[]): _File[] {
+  const out: _File[] = [];
+  for (const entry of entries) {
+    if (entry.mode !== 0o100644 && entry.mode !== 0o100755) continue;
+    out.push({ path: entry.path, exec: entry.mode === 0o100755, ctimeSec: entry.ctimeSec });
+  }
+  return out;
+}
+
+async function _listed(repo: ShadowRepo): Promise<_File[]> {
+  const out: _File[] = [];
+  for (const entry of splitNul(await runGit(repo, ["ls-files", "-z", "-s"]))) {
+    const gitMode = entry.slice(0, 6);
+    if (gitMode === "100644" || gitMode === "100755") out.push({ path: entry.slice(entry.indexOf("\t") + 1), exec: gitMode === "100755" });
+  }
+  return out;
+}
+
+function _commonest(counts: Map<number, number>, fallback: number): number {
+  let best = fallback;
+  let most = 0;
+  for (const [mode, count] of counts) if (count > most) [best, most] = [mode, count];
+  return best;
+}
