@@ -96,7 +96,7 @@ export async function captureWorkspace(repo: ShadowRepo, maxFileBytes: number): 
   const tree = !indexChanged && last ? last.tree : (await runGit(repo, ["write-tree"])).toString("utf8").trim();
   // write-tree may rewrite the index (its tree cache): the checksum to remember is the one after it.
   const now = indexChanged ? readIndexFile(repo.indexFile) : index;
-  const scanned = await scanModes(repo, now?.entries, { last: now && last, touched: new Set(candidates.files), lookedAt });
+  const scanned = await scanModes(repo, now?.entries, { last: now && last, touched: new Set(candidates.files), lookedAt, emptyDirs: candidates.emptyDirs });
   const meta: SnapshotMeta = { dirs: candidates.emptyDirs, ...scanned };
   const metaJson = JSON.stringify(meta);
   const metaBlob = last && last.metaJson === metaJson ? last.meta : (await runGit(repo, ["hash-object", "-w", "--stdin"], metaJson)).toString("utf8").trim();

@@ -6,8 +6,10 @@
  * keeps the bits the last snapshot recorded, so only the files a snapshot touched are `lstat`ed —
  * and those whose recorded change time is not older than the second the last snapshot started
  * looking: git compares change times to the second, so a `chmod` in that second could hide.
- * Without a last snapshot every file is `lstat`ed, in batches on the thread pool.
+ * Without a last snapshot every file is `lstat`ed, in batches on the thread pool. Folders are few
+ * and a `chmod` on one moves nothing git looks at, so every folder is `lstat`ed every time.
  */
+import type { Stats } from "node:fs";
 import { lstat } from "node:fs/promises";
 import { join } from "node:path";
 import { runGit, splitNul, type ShadowRepo } from "./checkpoint-git.ts";
@@ -18,6 +20,11 @@ export interface ModeBits {
   /** Permission bits (0o7777) of regular files whose bits differ from `base` (by git's exec bit). */
   modes: Record<string, number>;
   base: { file: number; exec: number };
+  /**
+   * Permission bits of every folder holding a covered file, and of every empty one (not the
+   * workspace itself). Absent in snapshots taken before folders' bits were kept.
+   */
+  dirModes?: Record<string, number>;
 }
 
 export interface ModeScanOptions {
@@ -27,6 +34,8 @@ export interface ModeScanOptions {
   touched: ReadonlySet<string>;
   /** The second this snapshot started looking. */
   lookedAt: number;
+  /** Folders with nothing covered inside. */
+  emptyDirs: readonly string[];
 }
 
 const _STAT_BATCH = 512;
@@ -42,14 +51,21 @@ export async function scanModes(repo: ShadowRepo, entries: IndexEntry[] | undefi
     if (known(file)) bits.set(file.path, { exec: file.exec, mode: previous!.modes[file.path] ?? (file.exec ? previous!.base.exec : previous!.base.file) });
     else unknown.push(file);
   }
-  for (let i = 0; i < unknown.length; i += _STAT_BATCH) {
-    const batch = unknown.slice(i, i + _STAT_BATCH);
-    const stats = await Promise.all(batch.map(({ path }) => lstat(join(repo.root, path)).catch(() => undefined)));
-    batch.forEach(({ path, exec }, j) => {
-      const stat = stats[j];
-      if (stat) bits.set(path, { exec, mode: stat.mode & 0o7777 });
-    });
-  }
+  const folders = _folders(files, options.emptyDirs);
+  const folderStats = await _lstatAll(repo.root, folders);
+  const fileStats = await _lstatAll(
+    repo.root,
+    unknown.map((file) => file.path),
+  );
+  unknown.forEach(({ path, exec }, j) => {
+    const stat = fileStats[j];
+    if (stat) bits.set(path, { exec, mode: stat.mode & 0o7777 });
+  });
+  const dirModes: Record<string, number> = {};
+  folders.forEach((folder, j) => {
+    const stat = folderStats[j];
+    if (stat?.isDirectory()) dirModes[folder] = stat.mode & 0o7777;
+  });
   const counts = { file: new Map<number, number>(), exec: new Map<number, number>() };
   for (const { exec, mode } of bits.values()) {
     const count = exec ? counts.exec : counts.file;
@@ -58,7 +74,30 @@ export async function scanModes(repo: ShadowRepo, entries: IndexEntry[] | undefi
   const base = { file: _commonest(counts.file, 0o644), exec: _commonest(counts.exec, 0o755) };
   const modes: Record<string, number> = {};
   for (const [path, { exec, mode }] of bits) if (mode !== (exec ? base.exec : base.file)) modes[path] = mode;
-  return { modes, base };
+  return { modes, base, dirModes };
+}
+
+/** Every folder above a file, and the empty ones, sorted. */
+function _folders(files: readonly _File[], emptyDirs: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const { path } of files) {
+    for (let end = path.lastIndexOf("/"); end > 0; end = path.lastIndexOf("/", end - 1)) {
+      const folder = path.slice(0, end);
+      if (out.has(folder)) break;
+      out.add(folder);
+    }
+  }
+  for (const dir of emptyDirs) for (let at = dir; at !== "" && !out.has(at); at = at.slice(0, Math.max(0, at.lastIndexOf("/")))) out.add(at);
+  return [...out].sort();
+}
+
+async function _lstatAll(root: string, paths: readonly string[]): Promise<(Stats | undefined)[]> {
+  const out: (Stats | undefined)[] = [];
+  for (let i = 0; i < paths.length; i += _STAT_BATCH) {
+    const batch = paths.slice(i, i + _STAT_BATCH);
+    out.push(...(await Promise.all(batch.map((path) => lstat(join(root, path)).catch(() => undefined)))));
+  }
+  return out;
 }
 
 interface _File {

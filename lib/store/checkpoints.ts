@@ -11,11 +11,11 @@
  */
 import * as v from "valibot";
 import { uuidv7 } from "../platform/ids.ts";
-import { paths } from "../platform/paths.ts";
+import { pathHash16, paths } from "../platform/paths.ts";
 import { readJson, updateJsonSync } from "../state-file/json-file.ts";
 import { withLock } from "../state-file/file-lock.ts";
 import { openShadowRepo, runGit, splitNul, type ShadowRepo } from "./checkpoint-git.ts";
-import { captureWorkspace, type CaptureResult, type NotCovered, type Snapshot } from "./checkpoint-capture.ts";
+import { captureWorkspace, type CaptureResult, type NotCovered, type Snapshot, type SnapshotMeta } from "./checkpoint-capture.ts";
 import { forgetLastSnapshot } from "./checkpoint-last.ts";
 import { join } from "node:path";
 
@@ -48,6 +48,8 @@ const _RecordSchema = v.object({
   files: v.array(_FileSchema),
   notCovered: v.array(v.object({ path: v.string(), why: v.picklist(["ignored", "over-size-cap", "repository"]) })),
   undone: v.optional(v.string()),
+  /** The `--add-dir` folders this turn changed, each snapshotted in its own shadow repository; their `files` are absolute paths. */
+  dirs: v.optional(v.array(v.object({ dir: v.string(), before: _SnapshotSchema, after: _SnapshotSchema }))),
 });
 
 const _FileSchemaDoc = v.object({ version: v.literal(1), root: v.string(), checkpoints: v.array(_RecordSchema) });
@@ -79,9 +81,23 @@ export function openCheckpointRepo(root: string): Promise<ShadowRepo> {
   return openShadowRepo(root, paths.checkpointsDir(root));
 }
 
+/**
+ * The shadow repository of an `--add-dir` folder of the workspace `root`, created on first use:
+ * `checkpoints/<hash16 of root>/dirs/<hash16 of dir>/` (its `git/`, `index` and `last.json`), so
+ * the workspace's checkpoints hold every folder they cover in one store.
+ */
+export function openFolderRepo(root: string, dir: string): Promise<ShadowRepo> {
+  return openShadowRepo(dir, join(paths.checkpointsDir(root), "dirs", pathHash16(dir)));
+}
+
 /** Runs `fn` holding the workspace's checkpoint lock (one capture or rewind at a time). */
 export function withCheckpointLock<T>(root: string, fn: () => Promise<T>): Promise<T> {
   return withLock(join(paths.checkpointsDir(root), "workspace"), fn, { timeoutMs: 60_000 });
+}
+
+/** Runs `fn` holding the snapshot lock of one shadow repository (the workspace's is `withCheckpointLock`'s). */
+export function withRepoLock<T>(repo: ShadowRepo, fn: () => Promise<T>): Promise<T> {
+  return withLock(join(repo.dir, "workspace"), fn, { timeoutMs: 60_000 });
 }
 
 /**
@@ -94,7 +110,7 @@ export async function snapshotWorkspace(
   settings: Pick<CheckpointSettings, "maxFileBytes">,
   hold = false,
 ): Promise<CaptureResult & { hold?: string }> {
-  return withCheckpointLock(repo.root, async () => {
+  return withRepoLock(repo, async () => {
     const taken = await captureWorkspace(repo, settings.maxFileBytes);
     if (!hold) return taken;
     const id = uuidv7();
@@ -118,10 +134,19 @@ export function listCheckpoints(root: string): CheckpointRecord[] {
   return read.status === "ok" ? read.value.checkpoints : [];
 }
 
+/** An added folder's two snapshots of a turn, in its own shadow repository. */
+export interface FolderCapture {
+  dir: string;
+  repo: ShadowRepo;
+  before: CaptureResult & { hold?: string };
+  after: CaptureResult;
+}
+
 /**
- * Records a turn's checkpoint when `after` differs from `before`; returns it, or undefined when
- * the turn changed nothing (nothing is kept then). A held `before` is released either way, in the
- * same ref transaction that holds the record's objects. Prunes by age and count afterwards.
+ * Records a turn's checkpoint when `after` differs from `before` in the workspace or in any added
+ * folder of `folders`; returns it, or undefined when the turn changed nothing (nothing is kept
+ * then). A held `before` is released either way, in the same ref transaction that holds the
+ * record's objects. Prunes by age and count afterwards.
  */
 export async function recordCheckpoint(
   repo: ShadowRepo,
@@ -129,8 +154,21 @@ export async function recordCheckpoint(
   before: CaptureResult & { hold?: string },
   after: CaptureResult,
   settings: CheckpointSettings,
+  folders: readonly FolderCapture[] = [],
 ): Promise<CheckpointRecord | undefined> {
   const files = await diffSnapshots(repo, before, after);
+  const notCovered = _mergeNotCovered(before.notCovered, after.notCovered);
+  const changedFolders: FolderCapture[] = [];
+  for (const folder of folders) {
+    const changed = await diffSnapshots(folder.repo, folder.before, folder.after);
+    if (changed.length === 0) {
+      if (folder.before.hold) await releaseSnapshot(folder.repo, folder.before.hold);
+      continue;
+    }
+    changedFolders.push(folder);
+    files.push(...changed.map((file) => ({ ...file, path: `${folder.dir}/${file.path}` })));
+    for (const left of _mergeNotCovered(folder.before.notCovered, folder.after.notCovered)) notCovered.push({ ...left, path: `${folder.dir}/${left.path}` });
+  }
   if (files.length === 0) {
     if (before.hold) await releaseSnapshot(repo, before.hold);
     return undefined;
@@ -145,9 +183,14 @@ export async function recordCheckpoint(
     before: before.snapshot,
     after: after.snapshot,
     files,
-    notCovered: _mergeNotCovered(before.notCovered, after.notCovered),
+    notCovered,
+    ...(changedFolders.length > 0
+      ? { dirs: changedFolders.map((folder) => ({ dir: folder.dir, before: folder.before.snapshot, after: folder.after.snapshot })) }
+      : {}),
   };
-  await _holdObjects(repo, record, before.hold);
+  await _holdObjects(repo, record.id, record, before.hold);
+  for (const folder of changedFolders)
+    await _holdObjects(folder.repo, record.id, { before: folder.before.snapshot, after: folder.after.snapshot }, folder.before.hold);
   _update(repo.root, (checkpoints) => [...checkpoints, record]);
   await pruneCheckpoints(repo, settings);
   return record;
@@ -183,16 +226,25 @@ export async function pruneCheckpoints(
   if (dropped.length === 0) return [];
   _update(repo.root, (checkpoints) => checkpoints.filter((record) => !dropped.includes(record.id)));
   // Under the lock no capture is half-written; a turn in flight holds its "before" by a pending ref.
-  await withCheckpointLock(repo.root, async () => {
-    const stale = splitNul(await runGit(repo, ["for-each-ref", "--format=%(refname)%00", "refs/pending/"]))
-      .map((ref) => ref.trim())
-      .filter((ref) => ref !== "" && _uuidTime(ref.slice("refs/pending/".length)) < cutoff);
-    const deletions = [...dropped.map((id) => `refs/checkpoints/${id}`), ...stale].map((ref) => `delete ${ref}\n`).join("");
-    await runGit(repo, ["update-ref", "--stdin"], deletions);
-    forgetLastSnapshot(repo);
-    await runGit(repo, ["prune", "--expire=now"]);
-  });
+  await withCheckpointLock(repo.root, () => _dropRefs(repo, dropped, cutoff));
+  const byFolder = new Map<string, string[]>();
+  for (const record of all) if (!keptIds.has(record.id)) for (const { dir } of record.dirs ?? []) byFolder.set(dir, [...(byFolder.get(dir) ?? []), record.id]);
+  for (const [dir, ids] of byFolder) {
+    const folder = await openFolderRepo(repo.root, dir);
+    await withRepoLock(folder, () => _dropRefs(folder, ids, cutoff));
+  }
   return dropped;
+}
+
+/** Deletes the refs of dropped checkpoints and stale pending ones, then every object nothing holds. */
+async function _dropRefs(repo: ShadowRepo, ids: readonly string[], cutoff: number): Promise<void> {
+  const stale = splitNul(await runGit(repo, ["for-each-ref", "--format=%(refname)%00", "refs/pending/"]))
+    .map((ref) => ref.trim())
+    .filter((ref) => ref !== "" && _uuidTime(ref.slice("refs/pending/".length)) < cutoff);
+  const deletions = [...ids.map((id) => `refs/checkpoints/${id}`), ...stale].map((ref) => `delete ${ref}\n`).join("");
+  await runGit(repo, ["update-ref", "--stdin"], deletions);
+  forgetLastSnapshot(repo);
+  await runGit(repo, ["prune", "--expire=now"]);
 }
 
 /** What changed between two snapshots, path by path (content, existence, type, permission bits). */
@@ -233,10 +285,19 @@ export async function diffSnapshots(repo: ShadowRepo, before: CaptureResult, aft
       if (modeOf(before, path, beforeExec.get(path)!) !== modeOf(after, path, exec)) files.set(path, { path, change: "mode" });
     }
   }
+  const beforeFolders = before.meta.dirModes ?? {};
+  for (const [dir, mode] of Object.entries(after.meta.dirModes ?? {})) {
+    const was = beforeFolders[dir];
+    if (was !== undefined && was !== mode && !files.has(`${dir}/`)) files.set(`${dir}/`, { path: `${dir}/`, change: "mode" });
+  }
   const beforeDirs = new Set(before.meta.dirs);
   const afterDirs = new Set(after.meta.dirs);
-  for (const dir of afterDirs) if (!beforeDirs.has(dir) && !files.has(dir)) files.set(`${dir}/`, { path: `${dir}/`, change: "added" });
-  for (const dir of beforeDirs) if (!afterDirs.has(dir) && !files.has(dir)) files.set(`${dir}/`, { path: `${dir}/`, change: "deleted" });
+  // An empty folder that got files (or lost them) is still there: only one made or removed is listed.
+  const had = (meta: SnapshotMeta, dir: string) => meta.dirModes?.[dir] !== undefined;
+  for (const dir of afterDirs)
+    if (!beforeDirs.has(dir) && !files.has(dir) && !had(before.meta, dir)) files.set(`${dir}/`, { path: `${dir}/`, change: "added" });
+  for (const dir of beforeDirs)
+    if (!afterDirs.has(dir) && !files.has(dir) && !had(after.meta, dir)) files.set(`${dir}/`, { path: `${dir}/`, change: "deleted" });
   return [...files.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
@@ -267,12 +328,12 @@ function _mergeNotCovered(a: NotCovered[], b: NotCovered[]): NotCovered[] {
   return [...seen.values()];
 }
 
-async function _holdObjects(repo: ShadowRepo, record: CheckpointRecord, release: string | undefined): Promise<void> {
+async function _holdObjects(repo: ShadowRepo, id: string, record: Pick<CheckpointRecord, "before" | "after">, release: string | undefined): Promise<void> {
   const listing =
     `040000 tree ${record.before.tree}\tbefore\n040000 tree ${record.after.tree}\tafter\n` +
     `100644 blob ${record.before.meta}\tbefore.json\n100644 blob ${record.after.meta}\tafter.json\n`;
   const holder = (await runGit(repo, ["mktree"], listing)).toString("utf8").trim();
-  await runGit(repo, ["update-ref", "--stdin"], `update refs/checkpoints/${record.id} ${holder}\n${release ? _releasing(release) : ""}`);
+  await runGit(repo, ["update-ref", "--stdin"], `update refs/checkpoints/${id} ${holder}\n${release ? _releasing(release) : ""}`);
 }
 
 /** The ref-transaction lines that let go of a held snapshot. */
