@@ -17,7 +17,7 @@
 import { lstatSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runGit, splitNul, type ShadowRepo } from "./checkpoint-git.ts";
-import { readIndexFile, type IndexFile } from "./checkpoint-index.ts";
+import { readIndexChecksum, readIndexFile, type IndexFile } from "./checkpoint-index.ts";
 import { readLastSnapshot, writeLastSnapshot } from "./checkpoint-last.ts";
 import { scanModes, type ModeBits } from "./checkpoint-modes.ts";
 
@@ -93,14 +93,19 @@ export async function captureWorkspace(repo: ShadowRepo, maxFileBytes: number): 
   const indexChanged = add.length > 0 || drop.length > 0 || becameDirs.length > 0 || !last;
   if (add.length > 0) await runGit(repo, ["update-index", "-z", "--add", "--remove", "--replace", "--stdin"], _nulList(add));
   if (drop.length > 0) await runGit(repo, ["update-index", "-z", "--force-remove", "--stdin"], _nulList(drop));
-  const tree = !indexChanged && last ? last.tree : (await runGit(repo, ["write-tree"])).toString("utf8").trim();
-  // write-tree may rewrite the index (its tree cache): the checksum to remember is the one after it.
   const now = indexChanged ? readIndexFile(repo.indexFile) : index;
   const scanned = await scanModes(repo, now?.entries, { last: now && last, touched: new Set(candidates.files), lookedAt, emptyDirs: candidates.emptyDirs });
   const meta: SnapshotMeta = { dirs: candidates.emptyDirs, ...scanned };
   const metaJson = JSON.stringify(meta);
-  const metaBlob = last && last.metaJson === metaJson ? last.meta : (await runGit(repo, ["hash-object", "-w", "--stdin"], metaJson)).toString("utf8").trim();
-  if (now) writeLastSnapshot(repo, { index: now.checksum, at: lookedAt, tree, meta: metaBlob, metaJson });
+  const [tree, metaBlob] = await Promise.all([
+    !indexChanged && last ? last.tree : runGit(repo, ["write-tree"]).then((out) => out.toString("utf8").trim()),
+    last && last.metaJson === metaJson ? last.meta : runGit(repo, ["hash-object", "-w", "--stdin"], metaJson).then((out) => out.toString("utf8").trim()),
+  ]);
+  // write-tree may rewrite the index (its tree cache): the checksum to remember is the one after it.
+  const checksum = indexChanged ? readIndexChecksum(repo.indexFile) : index?.checksum;
+  // Nothing new: the old record stays (its older second only widens the next permission recheck).
+  const same = last !== undefined && last.index === checksum && last.tree === tree && last.meta === metaBlob;
+  if (checksum && !same) writeLastSnapshot(repo, { index: checksum, at: lookedAt, tree, meta: metaBlob, metaJson });
   return { snapshot: { tree, meta: metaBlob }, meta, notCovered };
 }
 

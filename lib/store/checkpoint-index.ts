@@ -5,7 +5,7 @@
  * anything unexpected answers undefined, and the caller falls back to asking git and a full scan.
  * Read-only; git alone writes the file.
  */
-import { readFileSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
 
 export interface IndexEntry {
   path: string;
@@ -33,6 +33,23 @@ export function readIndexFile(indexFile: string): IndexFile | undefined {
   }
   const entries = _entries(data);
   return entries && { entries, checksum: data.toString("hex", data.length - 20) };
+}
+
+/** Only the index's trailing hash (undefined when there is no readable index). */
+export function readIndexChecksum(indexFile: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(indexFile, "r");
+    const size = fstatSync(fd).size;
+    if (size < 32) return undefined;
+    const tail = Buffer.alloc(20);
+    readSync(fd, tail, 0, 20, size - 20);
+    return tail.toString("hex");
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 function _entries(data: Buffer): IndexEntry[] | undefined {

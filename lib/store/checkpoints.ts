@@ -156,6 +156,10 @@ export async function recordCheckpoint(
   settings: CheckpointSettings,
   folders: readonly FolderCapture[] = [],
 ): Promise<CheckpointRecord | undefined> {
+  // The tree that will hold the record's objects is made while the diff runs, when one is likely.
+  const differs = before.snapshot.tree !== after.snapshot.tree || before.snapshot.meta !== after.snapshot.meta;
+  const holder = differs ? _holderTree(repo, { before: before.snapshot, after: after.snapshot }) : undefined;
+  holder?.catch(() => undefined);
   const files = await diffSnapshots(repo, before, after);
   const notCovered = _mergeNotCovered(before.notCovered, after.notCovered);
   const changedFolders: FolderCapture[] = [];
@@ -188,9 +192,14 @@ export async function recordCheckpoint(
       ? { dirs: changedFolders.map((folder) => ({ dir: folder.dir, before: folder.before.snapshot, after: folder.after.snapshot })) }
       : {}),
   };
-  await _holdObjects(repo, record.id, record, before.hold);
+  await _holdObjects(repo, record.id, await (holder ?? _holderTree(repo, record)), before.hold);
   for (const folder of changedFolders)
-    await _holdObjects(folder.repo, record.id, { before: folder.before.snapshot, after: folder.after.snapshot }, folder.before.hold);
+    await _holdObjects(
+      folder.repo,
+      record.id,
+      await _holderTree(folder.repo, { before: folder.before.snapshot, after: folder.after.snapshot }),
+      folder.before.hold,
+    );
   _update(repo.root, (checkpoints) => [...checkpoints, record]);
   await pruneCheckpoints(repo, settings);
   return record;
@@ -328,11 +337,15 @@ function _mergeNotCovered(a: NotCovered[], b: NotCovered[]): NotCovered[] {
   return [...seen.values()];
 }
 
-async function _holdObjects(repo: ShadowRepo, id: string, record: Pick<CheckpointRecord, "before" | "after">, release: string | undefined): Promise<void> {
+/** A tree listing a record's four objects, so one ref holds them all. */
+async function _holderTree(repo: ShadowRepo, record: Pick<CheckpointRecord, "before" | "after">): Promise<string> {
   const listing =
     `040000 tree ${record.before.tree}\tbefore\n040000 tree ${record.after.tree}\tafter\n` +
     `100644 blob ${record.before.meta}\tbefore.json\n100644 blob ${record.after.meta}\tafter.json\n`;
-  const holder = (await runGit(repo, ["mktree"], listing)).toString("utf8").trim();
+  return (await runGit(repo, ["mktree"], listing)).toString("utf8").trim();
+}
+
+async function _holdObjects(repo: ShadowRepo, id: string, holder: string, release: string | undefined): Promise<void> {
   await runGit(repo, ["update-ref", "--stdin"], `update refs/checkpoints/${id} ${holder}\n${release ? _releasing(release) : ""}`);
 }
 
