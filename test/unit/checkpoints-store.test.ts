@@ -136,3 +136,50 @@ describe("the permission scan", () => {
     expect(settled!.files).toEqual([{ path: "old.txt", change: "mode" }]);
   });
 });
+
+describe("the last snapshot's record (last.json)", () => {
+  const lastFile = () => join(paths.checkpointsDir(root), "last.json");
+
+  test("an unchanged workspace gives the same tree and meta blob; a record of another index is ignored", async () => {
+    const { chmodSync, existsSync } = await import("node:fs");
+    writeFileSync(join(root, "a.txt"), "a\n");
+    writeFileSync(join(root, "b.txt"), "b\n");
+    chmodSync(join(root, "b.txt"), 0o600);
+    const repo = await openCheckpointRepo(root);
+    const first = await snapshotWorkspace(repo, SETTINGS);
+    const again = await snapshotWorkspace(repo, SETTINGS);
+    expect(again.snapshot).toEqual(first.snapshot);
+    expect(again.meta.modes).toEqual({ "b.txt": 0o600 });
+    const last = JSON.parse(readFileSync(lastFile(), "utf8"));
+    expect({ tree: last.tree, meta: last.meta }).toEqual(first.snapshot);
+    // A record that does not describe this index (another checksum) is not believed.
+    const forged = { ...last, at: 4_000_000_000, metaJson: JSON.stringify({ dirs: [], modes: {}, base: { file: 0o777, exec: 0o777 } }) };
+    writeFileSync(lastFile(), JSON.stringify({ ...forged, index: "0".repeat(40) }));
+    const ignored = await snapshotWorkspace(repo, SETTINGS);
+    expect(ignored.meta.base.file).toBe(0o644);
+    // The same record for this very index is believed (a cache the store alone writes): the proof the check above is what ignored it.
+    writeFileSync(lastFile(), JSON.stringify(forged));
+    expect((await snapshotWorkspace(repo, SETTINGS)).meta.base.file).toBe(0o777);
+    writeFileSync(lastFile(), JSON.stringify({ ...last, index: "0".repeat(40), metaJson: JSON.stringify({ dirs: [], modes: {}, base: { file: 0o777, exec: 0o777 } }) }));
+    const believed = await snapshotWorkspace(repo, SETTINGS);
+    expect(believed.meta.base.file).toBe(0o644);
+    expect(believed.meta.modes).toEqual({ "b.txt": 0o600 });
+    // Without an index at all the snapshot starts over and comes out the same.
+    rmSync(repo.indexFile);
+    expect((await snapshotWorkspace(repo, SETTINGS)).snapshot).toEqual(first.snapshot);
+    expect(existsSync(lastFile())).toBe(true);
+  });
+
+  test("pruning forgets it, so no later snapshot names a blob git has dropped", async () => {
+    const { existsSync } = await import("node:fs");
+    writeFileSync(join(root, "base.txt"), "base\n");
+    for (let i = 0; i < 3; i++) await checkpointOf(() => writeFileSync(join(root, `f${i}.txt`), `${i}\n`), `turn ${i}`);
+    const repo = await openCheckpointRepo(root);
+    expect(existsSync(lastFile())).toBe(true);
+    expect(await pruneCheckpoints(repo, { keepDays: 30, maxPerProject: 1 })).toHaveLength(2);
+    expect(existsSync(lastFile())).toBe(false);
+    const next = await snapshotWorkspace(repo, SETTINGS);
+    const catFile = (oid: string) => spawnSync("git", ["cat-file", "-e", oid], { env: { ...process.env, GIT_DIR: repo.gitDir } }).status;
+    expect([catFile(next.snapshot.tree), catFile(next.snapshot.meta)]).toEqual([0, 0]);
+  });
+});
