@@ -90,8 +90,8 @@ export interface Agent {
   runCommand(command: string, signal: AbortSignal, onOutput: (chunk: string) => void, confirmGuard?: (finding: string) => Promise<boolean>): Promise<string>;
   /** Saves now (e.g. `/save`). */
   save(): void;
-  /** MCP servers of this session and their state (empty with --no-mcp or none configured). */
-  mcpStatus(): McpServerStatus[];
+  /** MCP servers of this session, their state, the prompts each lists and the file each comes from (empty with --no-mcp or none configured). */
+  mcpStatus(): (McpServerStatus & { source?: string })[];
   /** Flushes the session and releases its lease (SessionEnd hooks get `reason`, default other); returns the session id when anything was saved. */
   close(reason?: SessionEndReason): string | undefined;
   /** Settles once everything `close` started (MCP servers stopping) is done. */

@@ -4,13 +4,16 @@
  *
  * Which files, outermost first:
  * - user level: `~/.codex/AGENTS.override.md`, else `~/.codex/AGENTS.md` (Codex's global file;
- *   `$CODEX_HOME` replaces `~/.codex`), then `~/.claude/CLAUDE.md` (Claude Code's user memory);
+ *   `$CODEX_HOME` replaces `~/.codex`), then `~/.claude/CLAUDE.md` (Claude Code's user memory),
+ *   then `~/.gemini/GEMINI.md` (Gemini CLI's global context file);
  * - per folder from the git root (the nearest ancestor holding `.git`) down to cwd: in each,
  *   `AGENTS.override.md` else `AGENTS.md` (Codex: the override replaces that folder's AGENTS.md),
- *   then `CLAUDE.md`, `CLAUDE.local.md` (Claude Code's private project file), `.shiro.md`.
+ *   then `CLAUDE.md`, `CLAUDE.local.md` (Claude Code's private project file), `GEMINI.md` (Gemini
+ *   CLI's workspace file, read in the same folders), `.shiro.md`.
  *   Outside a repository the folders run from cwd up to the home folder when cwd lies inside it,
  *   else cwd alone: never a folder above the home folder (`/tmp/AGENTS.md` is anyone's to write).
- * - `@path` imports in CLAUDE.md files (Claude Code's syntax: a token `@path` outside code, relative
+ * - `@path` imports in CLAUDE.md and GEMINI.md files (Claude Code's syntax, which Gemini CLI's
+ *   `@./file.md` shares: a token `@path` outside code, relative
  *   to the importing file, `~/` for home), followed up to IMPORT_DEPTH hops, each after the file
  *   importing it. An import is followed only inside the importing file's own tree (the project,
  *   i.e. the top folder above, for project files; the home folder for user-level ones) or into
@@ -27,7 +30,7 @@ import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 
-export const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", ".shiro.md"] as const;
+export const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", "GEMINI.md", ".shiro.md"] as const;
 /** Tokens for every instruction file together. */
 export const INSTRUCTIONS_BUDGET = 24_000;
 /** Tokens a file that does not fit still gets before its marker. */
@@ -81,6 +84,7 @@ export function loadInstructions(cwd: string, options: LoadInstructionsOptions =
   };
   user(_firstExisting([join(codexHome, "AGENTS.override.md"), join(codexHome, "AGENTS.md")]));
   user(join(home, ".claude", "CLAUDE.md"));
+  user(join(home, ".gemini", "GEMINI.md"));
   for (const dir of chain) {
     const names = [_firstExisting([join(dir, "AGENTS.override.md"), join(dir, "AGENTS.md")]), ...INSTRUCTION_FILES.slice(1).map((name) => join(dir, name))];
     for (const path of names) if (path) candidates.push({ path, label: relative(labelBase, path).split("\\").join("/") || path, tree: top, depth: 0 });
@@ -100,7 +104,7 @@ export function loadInstructions(cwd: string, options: LoadInstructionsOptions =
     }
     seen.add(real);
     loaded.push({ candidate, text });
-    if (!/CLAUDE(\.local)?\.md$/.test(candidate.path) && candidate.depth === 0) return;
+    if (!/(CLAUDE(\.local)?|GEMINI)\.md$/.test(candidate.path) && candidate.depth === 0) return;
     if (candidate.depth >= IMPORT_DEPTH) return;
     for (const target of findImports(text)) {
       const path = target.startsWith("~/") ? join(home, target.slice(2)) : resolve(dirname(candidate.path), target);

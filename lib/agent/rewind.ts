@@ -4,7 +4,7 @@
  * check), and cutting a conversation back live here; asking and wording live in lib/ui/.
  *
  * A conversation taken back keeps what it lost: the messages from the checkpoint's prompt on go
- * to the session's compaction archive (lib/agent/context/state.ts), where `recall_discarded`
+ * to the session's compaction archive (lib/context-state/state.ts), where `recall_discarded`
  * searches them, and the exchanges of those turns leave the exchange log.
  */
 import { UserError } from "../platform/errors.ts";

@@ -12,7 +12,6 @@ import { addUsage, type Message, type Usage, type UserMessage } from "../message
 import { costUsd } from "../providers/pricing.ts";
 import type { MemoryStore } from "../store/memory.ts";
 import type { Todo } from "../notebook.ts";
-import { uuidv7 } from "../platform/ids.ts";
 import { cancelRequested, clearCancelRequest, openRunLog, type RunLog, type RunSnapshot } from "../store/runs.ts";
 import { type RunOptions } from "../config/flags.ts";
 import { shortApprovalId, shortRunId } from "../store/short-ids.ts";
@@ -29,24 +28,48 @@ import { openTurnCheckpoints, type CheckpointSource } from "./turn-checkpoint.ts
 import type { ModelClient } from "../providers/client.ts";
 import { redactText } from "../secrets/redact.ts";
 import { tracedStartup } from "./startup-trace.ts";
+import type { RunIds } from "./run-ids.ts";
 
+/**
+ * What the driver is given, in four records: the session the runs belong to, what each turn runs
+ * with, what is read afresh at each run's start, and what each run records.
+ */
 export interface RunDriverOptions {
-  session: SessionRecord;
+  session: RunSessionParts;
+  turn: RunTurnParts;
+  now: RunModes;
+  runs: RunRecordParts;
+}
+
+/** The session the runs belong to, and how it reaches the disk. */
+export interface RunSessionParts {
+  record: SessionRecord;
   /** The session writer's change mark (it saves debounced). */
   markChanged: () => void;
+  /**
+   * Writes the session at once. Called when a run first changes the history (its prompt joins
+   * it), before the first request, so a run killed then still leaves its question saved.
+   */
+  saveNow?: () => void;
+  /** Writes a session that is not on disk yet; called before a run starts. */
+  persist: () => void;
+  /**
+   * A resumed headless session sends only its last N exchanges on its first turn (config
+   * `historyPairs`); 0 sends the whole transcript.
+   */
+  firstTurnPairs: number;
+}
+
+/** What each turn runs with (loop.ts's options, and what the driver adds around them). */
+export interface RunTurnParts {
   client: ModelClient;
   context: ContextManager;
   gate: Gate;
   plugins: PluginHost;
-  memory?: MemoryStore;
   root: string;
   sandbox?: CommandSandbox;
   /** The editor's file buffers (ACP), passed to every tool call. */
   files?: WorkspaceFiles;
-  /** Read per run: the REPL can switch them between turns. */
-  model: () => string;
-  thinking: () => ThinkingLevel;
-  maxSteps: () => number;
   /** Offered tools, asked on every step (MCP tools may join mid-turn). */
   tools: () => ToolDefinition[];
   /** Tools the model may call on a step (deferred ones included); default `tools`. */
@@ -58,38 +81,38 @@ export interface RunDriverOptions {
   refusePrompt?: (prompt: string) => string | undefined | Promise<string | undefined>;
   /** User hooks the loop runs (PreToolUse, PostToolUse, Stop; lib/extensions/hooks/). */
   hooks?: TurnOptions["hooks"];
+  /** `--max-cost`: why the next request must not start (run-limits.ts), given the run's own usage so far. */
+  beforeRequest?: TurnOptions["beforeRequest"];
   /** Events raised outside the turn (MCP state changes); the driver empties it into the stream. */
   outside: AgentEvent[];
-  /**
-   * A resumed headless session sends only its last N exchanges on its first turn (config
-   * `historyPairs`); 0 sends the whole transcript.
-   */
-  firstTurnPairs: number;
-  /**
-   * Writes the session at once. Called when a run first changes the history (its prompt joins
-   * it), before the first request, so a run killed then still leaves its question saved.
-   */
-  saveNow?: () => void;
-  /** Run ids of this session (the blocking approval source reads the active one). */
-  runIds: RunIds;
-  /** Model usage of subagents, added to the current run's totals. */
-  subagentUsage: UsageTally;
+  /** The memory store whose count a memory tool's `state` event carries. */
+  memory?: MemoryStore;
+}
+
+/** Read at each run's start: the REPL can switch them between turns. */
+export interface RunModes {
+  model: () => string;
+  thinking: () => ThinkingLevel;
+  maxSteps: () => number;
+  agentName: () => string;
   /** The model subagents run on (config `subagentModel`); default `model`. */
   subagentModel?: () => string;
-  /** What the snapshot records of the session. */
+}
+
+/** What each run records (its snapshot, its `done`), and what it adds at its end. */
+export interface RunRecordParts {
+  /** Run ids of this session (the blocking approval source reads the active one). */
+  runIds: RunIds;
   provider: string;
   protocol: string;
-  agentName: () => string;
   runOptions: RunOptions;
   detached?: boolean;
-  /** Writes a session that is not on disk yet; called before a run starts. */
-  persist: () => void;
+  /** Model usage of subagents, added to the current run's totals. */
+  subagentUsage: UsageTally;
   /** Events logged and yielded just before `done` (the notes written during the run). */
   runEnding?: () => AgentEvent[];
   /** Checkpoints of the workspace around each run's changes (config `checkpoints`; `off`: --no-checkpoints). */
   checkpoints?: CheckpointSource;
-  /** `--max-cost`: why the next request must not start (run-limits.ts), given the run's own usage so far. */
-  beforeRequest?: TurnOptions["beforeRequest"];
 }
 
 /** Lines the front end worded from the session's start-up notices; yielded as `notice` events after the run starts. */
@@ -109,29 +132,6 @@ export interface RunDriver {
   resume(run: RunSnapshot, decision: "approved" | "denied", signal: AbortSignal, options?: RunStartOptions): AsyncGenerator<AgentEvent, void, undefined>;
 }
 
-/** The session's run ids: the first may be given (detached runs); later turns get fresh ones. */
-export interface RunIds {
-  /** The run that is active now (or the one that will start next, before any has). */
-  readonly active: string;
-  /** Marks the given (or next) id active and returns it. */
-  begin(runId?: string): string;
-}
-
-export function createRunIds(first?: string): RunIds {
-  let next = first ?? uuidv7();
-  let active = next;
-  return {
-    get active() {
-      return active;
-    },
-    begin(runId) {
-      active = runId ?? next;
-      next = uuidv7();
-      return active;
-    },
-  };
-}
-
 interface _DriveRequest {
   input: TurnInput;
   log: RunLog;
@@ -146,8 +146,9 @@ interface _DriveRequest {
 const _CANCEL_POLL_MS = 200;
 
 export function createRunDriver(options: RunDriverOptions): RunDriver {
-  const { session } = options;
-  const checkpoints = options.checkpoints && openTurnCheckpoints(options.root, options.checkpoints);
+  const { turn: parts, now, runs } = options;
+  const session = options.session.record;
+  const checkpoints = runs.checkpoints && openTurnCheckpoints(parts.root, runs.checkpoints);
   let firstTurn = true;
 
   async function* drive({ input, log, signal, query, notices, messageIndex }: _DriveRequest): AsyncGenerator<AgentEvent, void, undefined> {
@@ -157,8 +158,8 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
       if (cancelRequested(log.id)) cancel.abort();
     }, _CANCEL_POLL_MS);
     const merged = AbortSignal.any([signal, cancel.signal]);
-    const trimmed = firstTurn && options.firstTurnPairs > 0 && "prompt" in input;
-    const working: Message[] = trimmed ? historyForResume(session, options.firstTurnPairs) : session.messages;
+    const trimmed = firstTurn && options.session.firstTurnPairs > 0 && "prompt" in input;
+    const working: Message[] = trimmed ? historyForResume(session, options.session.firstTurnPairs) : session.messages;
     const base = working.length;
     firstTurn = false;
     const emit = (event: AgentEvent): AgentEvent => {
@@ -168,42 +169,42 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
     let result: TurnResult | undefined;
     let saved = false;
     const onHistoryChange = () => {
-      options.markChanged();
+      options.session.markChanged();
       if (saved) return;
       saved = true;
-      options.saveNow?.();
+      options.session.saveNow?.();
     };
     try {
       for (const text of notices) yield emit({ type: "notice", text });
-      const refused = "prompt" in input ? await options.refusePrompt?.(input.prompt) : undefined;
-      while (options.outside.length > 0) yield emit(options.outside.shift()!);
+      const refused = "prompt" in input ? await parts.refusePrompt?.(input.prompt) : undefined;
+      while (parts.outside.length > 0) yield emit(parts.outside.shift()!);
       if (refused) throw new Error(refused);
       const turn = runTurn(input, {
-        client: options.client,
-        model: options.model(),
-        thinking: options.thinking(),
+        client: parts.client,
+        model: now.model(),
+        thinking: now.thinking(),
         messages: working,
-        tools: options.tools,
-        callable: options.callable,
-        systemPrompt: (offered) => tracedStartup("prompt", options.systemPrompt(offered)),
-        gate: options.gate,
-        root: options.root,
-        sandbox: options.sandbox,
-        files: options.files,
-        maxSteps: options.maxSteps(),
+        tools: parts.tools,
+        callable: parts.callable,
+        systemPrompt: (offered) => tracedStartup("prompt", parts.systemPrompt(offered)),
+        gate: parts.gate,
+        root: parts.root,
+        sandbox: parts.sandbox,
+        files: parts.files,
+        maxSteps: now.maxSteps(),
         signal: merged,
-        prepareWire: (messages, system, s, fixed) => options.context.prepareWire(messages, system, s, log.id, fixed),
-        onOverflow: options.onOverflow,
+        prepareWire: (messages, system, s, fixed) => parts.context.prepareWire(messages, system, s, log.id, fixed),
+        onOverflow: parts.onOverflow,
         onHistoryChange,
-        afterTool: (name) => _stateAfterTool(name, session.notebook.todos, options.memory),
+        afterTool: (name) => _stateAfterTool(name, session.notebook.todos, parts.memory),
         beforeChange: checkpoints?.beforeChange,
         checkpoint: checkpoints?.coverage,
-        beforeRequest: options.beforeRequest,
-        hooks: options.hooks,
+        beforeRequest: parts.beforeRequest,
+        hooks: parts.hooks,
       });
       for (;;) {
         // Events raised outside the turn since the last one join the stream here.
-        while (options.outside.length > 0) yield emit(options.outside.shift()!);
+        while (parts.outside.length > 0) yield emit(parts.outside.shift()!);
         const next = await turn.next();
         if (next.done) {
           result = next.value;
@@ -226,15 +227,15 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
     if (trimmed) session.messages.push(...working.slice(base));
     const cancelled = cancel.signal.aborted;
     if (cancelled) clearCancelRequest(log.id);
-    const subagentUsage = options.subagentUsage.take();
+    const subagentUsage = runs.subagentUsage.take();
     const usage: Usage | undefined = subagentUsage ? addUsage(result.usage ?? { inputTokens: 0, outputTokens: 0 }, subagentUsage) : result.usage;
     if (usage) {
       session.inputTokens += usage.inputTokens;
       session.outputTokens += usage.outputTokens;
     }
     // Subagents may run on another model (config `subagentModel`): each share is priced at its own.
-    const parentCost = result.usage ? costUsd(options.model(), result.usage) : undefined;
-    const subagentCost = subagentUsage ? costUsd(options.subagentModel?.() ?? options.model(), subagentUsage) : undefined;
+    const parentCost = result.usage ? costUsd(now.model(), result.usage) : undefined;
+    const subagentCost = subagentUsage ? costUsd(now.subagentModel?.() ?? now.model(), subagentUsage) : undefined;
     const cost = parentCost === undefined && subagentCost === undefined ? undefined : (parentCost ?? 0) + (subagentCost ?? 0);
     if (cost !== undefined) session.costUsd = (session.costUsd ?? 0) + cost;
     if (subagentUsage) session.subagents = addSubagentShare(session.subagents, subagentUsage, subagentCost);
@@ -248,11 +249,11 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
         toolsSummary: _toolsSummary(session.messages, exchangeFrom),
       });
     }
-    options.markChanged();
+    options.session.markChanged();
     if (result.stop !== "blocked") {
-      for (const failure of await options.plugins.runAfterTurn()) yield emit({ type: "notice", text: `plugin ${failure.name}: ${failure.error}` });
+      for (const failure of await parts.plugins.runAfterTurn()) yield emit({ type: "notice", text: `plugin ${failure.name}: ${failure.error}` });
     }
-    for (const event of options.runEnding?.() ?? []) yield emit(event);
+    for (const event of runs.runEnding?.() ?? []) yield emit(event);
     const taken = await checkpoints?.finish({ sessionId: session.id, runId: log.id, prompt: query, messageIndex });
     if (taken?.notice) yield emit({ type: "notice", text: taken.notice });
     const checkpoint = taken?.id ?? log.snapshot.checkpoint;
@@ -273,7 +274,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
             },
           }
         : {}),
-      context: options.context.share(session.messages, result.lastInputTokens),
+      context: parts.context.share(session.messages, result.lastInputTokens),
       ...(result.reason ? { reason: result.reason } : {}),
       ...(cancelled ? { cancelled: true } : {}),
       ...(checkpoint ? { checkpoint } : {}),
@@ -299,40 +300,40 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
 
   return {
     async *start(prompt, signal, startOptions = {}) {
-      const runId = options.runIds.begin(startOptions.runId);
-      const model = options.model();
+      const runId = runs.runIds.begin(startOptions.runId);
+      const model = now.model();
       // A resumed session records the provider and model it is continued with.
-      session.provider = options.provider;
+      session.provider = runs.provider;
       session.model = model;
       const snapshot: RunSnapshot = {
         version: 1,
         id: runId,
         sessionId: session.id,
-        cwd: options.root,
-        provider: options.provider,
+        cwd: parts.root,
+        provider: runs.provider,
         model,
-        protocol: options.protocol,
-        agent: options.agentName(),
+        protocol: runs.protocol,
+        agent: now.agentName(),
         // Redacted before the cut: a key cut short would no longer match its shape at the store.
         prompt: redactText(prompt).text.slice(0, 200),
         status: "running",
         pid: process.pid,
         startedAt: new Date().toISOString(),
         steps: 0,
-        options: options.runOptions,
-        ...(options.detached ? { detached: true } : {}),
+        options: runs.runOptions,
+        ...(runs.detached ? { detached: true } : {}),
       };
-      options.persist();
+      options.session.persist();
       const log = openRunLog(snapshot, { fresh: true });
       const start: AgentEvent = {
         type: "run-start",
         runId,
         sessionId: session.id,
-        cwd: options.root,
-        provider: options.provider,
+        cwd: parts.root,
+        provider: runs.provider,
         model,
-        agent: options.agentName(),
-        protocol: options.protocol,
+        agent: now.agentName(),
+        protocol: runs.protocol,
       };
       log.append(start);
       yield start;
@@ -351,7 +352,7 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
     },
     async *resume(run, decision, signal, startOptions = {}) {
       if (!run.suspended) throw new UserError(`run ${shortRunId(run.id)} is not waiting for an approval`);
-      options.runIds.begin(run.id);
+      runs.runIds.begin(run.id);
       const log = openRunLog({ ...run, status: "running", pid: process.pid, suspended: undefined }, { fresh: false });
       const notice: AgentEvent = {
         type: "notice",

@@ -83,30 +83,32 @@ export interface McpConnection {
   events: AgentEvent[];
   /** Config `permission` laid over the servers' `alwaysAllow` lists as allow entries (lib/extensions/mcp/servers.ts). */
   rules(permission: PermissionConfig | undefined): PermissionConfig | undefined;
+  /** Where each server's entry comes from, by name: the config file, the project's `.mcp.json`, or `the editor`. */
+  sources: Readonly<Record<string, string>>;
 }
 
 /**
  * The servers of the project's `.mcp.json` when the user trusted that exact file (the REPL asks,
  * lib/ui/project-trust.ts); otherwise none, and a notice says why. Config servers win by name.
  */
-function _trustedProjectServers(cwd: string, headless: boolean, notices: StartupNotice[]): Record<string, ProjectMcpServer> {
+function _trustedProjectServers(cwd: string, headless: boolean, notices: StartupNotice[]): { servers: Record<string, ProjectMcpServer>; path?: string } {
   let project: ProjectMcp | undefined;
   try {
     project = readProjectMcp(findProjectRoot(cwd));
   } catch (error) {
     notices.push({ code: "store", text: error instanceof Error ? error.message : String(error) });
-    return {};
+    return { servers: {} };
   }
-  if (!project) return {};
+  if (!project) return { servers: {} };
   for (const skip of project.skipped) notices.push({ code: "store", text: `${project.path}: server ${skip.name} skipped: ${skip.reason}` });
-  if (project.trusted) return project.servers;
+  if (project.trusted) return { servers: project.servers, path: project.path };
   if (Object.keys(project.servers).length > 0) {
     notices.push({
       code: "store",
       text: `${project.path} not loaded: this folder is not trusted${headless ? "; a headless run never starts an untrusted project's servers (start shiro here once and answer y)" : ""}`,
     });
   }
-  return {};
+  return { servers: {} };
 }
 
 /**
@@ -129,13 +131,18 @@ export async function connectMcp(
   },
   notices: StartupNotice[],
 ): Promise<McpConnection> {
-  const servers = { ...options.extra, ..._trustedProjectServers(options.cwd, options.headless, notices), ...options.config.file.mcpServers };
+  const project = _trustedProjectServers(options.cwd, options.headless, notices);
+  const servers = { ...options.extra, ...project.servers, ...options.config.file.mcpServers };
+  const sources: Record<string, string> = {};
+  for (const name of Object.keys(options.extra ?? {})) sources[name] = "the editor";
+  for (const name of Object.keys(project.servers)) sources[name] = project.path!;
+  for (const name of Object.keys(options.config.file.mcpServers ?? {})) sources[name] = options.config.configPath;
   const count = Object.keys(servers).length;
   const events: AgentEvent[] = [];
-  if (count === 0) return { events, rules: (permission) => permission };
+  if (count === 0) return { events, rules: (permission) => permission, sources };
   if (options.disabled) {
     notices.push({ code: "mcp-off", servers: count });
-    return { events, rules: (permission) => permission };
+    return { events, rules: (permission) => permission, sources };
   }
   const { createMcpHub } = await import("../extensions/mcp/hub.ts");
   const { sandbox } = options;
@@ -155,5 +162,5 @@ export async function connectMcp(
   }
   const { alwaysAllowRules } = await import("../extensions/mcp/servers.ts");
   const allow = alwaysAllowRules(servers);
-  return { hub, events, rules: (permission) => (Object.keys(allow).length === 0 ? permission : { ...allow, ...permission }) };
+  return { hub, events, rules: (permission) => (Object.keys(allow).length === 0 ? permission : { ...allow, ...permission }), sources };
 }

@@ -22,7 +22,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Decision } from "../config/config.ts";
-import { normalizeRulePath, type PermissionConfig } from "./rules.ts";
+import { matchPattern, normalizeRulePath, type PermissionConfig } from "./rules.ts";
 
 /** What the mapping reads of a tool: a ToolDefinition is one. */
 export interface ClaudeRuleTool {
@@ -130,4 +130,44 @@ function _pathPatterns(spec: string, places: { root: string; cwd: string }): str
   if (!spec.startsWith("./") && !relative.includes("/")) out.push(rooted(`**/${relative}`));
   if (relative.startsWith("**/")) out.push(rooted(relative.slice(3)));
   return [...new Set(out)];
+}
+
+/**
+ * The Claude Code rule that allows what an "always" answer grants `tool` (`pattern`, from
+ * suggestPattern): `Bash(git:*)` for `git *`, the bare name for `*`. Spelled with the tool's
+ * Claude Code name when that maps back onto this tool alone (`Edit` would reach every write
+ * tool), else with its own name; undefined when no spelling maps back onto `tool` with `pattern`
+ * (an empty pattern grants nothing worth writing).
+ */
+export function allowRuleFor(tool: string, pattern: string, tools: readonly ClaudeRuleTool[], places: { root: string; cwd: string }): string | undefined {
+  const own = tools.find((candidate) => candidate.name === tool);
+  if (!own || pattern === "") return undefined;
+  const names = [...new Set([own.claudeCode?.name, own.name].filter((name): name is string => Boolean(name)))];
+  for (const name of names) {
+    const prefix = name === "Bash" && pattern.endsWith(" *") ? pattern.slice(0, -2) : undefined;
+    const rule =
+      pattern === "*" ? name : prefix !== undefined && !/[()]/.test(prefix) ? `${name}(${prefix}:*)` : /[()]/.test(pattern) ? undefined : `${name}(${pattern})`;
+    if (!rule) continue;
+    const { tables } = mapClaudeRules([{ decision: "allow", rule, source: "" }], tools, places);
+    const patterns = tables.get(tool)?.map(([mapped]) => mapped);
+    if (tables.size === 1 && patterns?.includes(pattern)) return rule;
+  }
+  return undefined;
+}
+
+/**
+ * Whether config `permission` denies some calls of `tool`: its own entry, else (a tool with none)
+ * a wildcard key matching it, holds `deny`. A settings rule comes after that entry and the last
+ * match wins, so an allow rule written there could undo such a deny: nothing is offered to write.
+ */
+export function configDeniesSome(config: PermissionConfig | undefined, tool: string): boolean {
+  if (!config) return false;
+  const own = config[tool];
+  const entries =
+    own !== undefined
+      ? [own]
+      : Object.entries(config)
+          .filter(([key]) => /[*?]/.test(key) && matchPattern(key, tool))
+          .map(([, entry]) => entry);
+  return entries.some((entry) => (typeof entry === "string" ? entry === "deny" : Object.values(entry).includes("deny")));
 }

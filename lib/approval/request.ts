@@ -5,6 +5,25 @@
  */
 import type { PermissionMatch } from "./rules.ts";
 
+/**
+ * What a question shows of the call, as its tool declares it (ToolDefinition.preview, read from
+ * the raw input): `content`, a whole file's new text, shown as a diff against the file as it is
+ * (or against nothing); `edits`, replacements in one file, applied in order and shown as the diff
+ * they would make; `patch`, a patch shown as written; `command`, a command line. Absent: the
+ * call's arguments are shown.
+ */
+export type CallPreview =
+  | { kind: "content"; path: string; content: string }
+  | { kind: "edits"; path: string; edits: readonly PreviewEdit[] }
+  | { kind: "patch"; patch: string }
+  | { kind: "command"; command: string };
+
+export interface PreviewEdit {
+  oldString: string;
+  newString: string;
+  replaceAll?: boolean;
+}
+
 export interface ApprovalRequest {
   /** Approval id (UUIDv7); also the id of the persisted record when the run blocks. */
   id: string;
@@ -13,6 +32,8 @@ export interface ApprovalRequest {
   /** What the tool declares it does (ToolDefinition.effect); absent for a tool nobody declared. */
   effect?: "read" | "write" | "exec" | "net";
   input: unknown;
+  /** What the question shows of the call (from the tool's declaration); absent: its arguments. */
+  preview?: CallPreview;
   subjects: string[];
   /** One line for display and the persisted record: bash's command, else the subjects joined with ", ". */
   subject: string;

@@ -51,7 +51,7 @@ const _mcpCommon = {
   startupTimeoutMs: v.optional(v.pipe(v.number("must be a number"), v.integer("must be a whole number"), v.minValue(1000, "must be at least 1000"))),
   /** Codex's spelling of startupTimeoutMs, in seconds. */
   startup_timeout_sec: v.optional(v.pipe(v.number("must be a number"), v.minValue(1, "must be at least 1"))),
-  /** Claude Code's `timeout` (ms) and Cline's, accepted as the startup timeout when no other is set. */
+  /** Another client's request timeout (Cline's seconds, Gemini CLI's ms), the start timeout when no other is set (connect-timeout.ts `timeoutMs`). */
   timeout: v.optional(v.pipe(v.number("must be a number"), v.minValue(0, "must not be negative"))),
   description: v.optional(v.string()),
 };

@@ -7,7 +7,9 @@
  *    question (`{ ask }`, the guard plugin's "cannot tell what this runs") is put after a deny
  *    rule had its say; neither allow rules, grants nor --yolo skip it, and "always" answers it once.
  * 2. Permission rules: deny refuses with the rule's message; allow passes unless the repeat
- *    guard asks (third identical call of the turn, and later ones). A call the user typed
+ *    guard asks (third identical call of the turn, and later ones). A call the turn pre-approves
+ *    (`preApproves`: a custom command's allowed-tools, lib/agent/turn-tools.ts) counts as allowed
+ *    wherever no rule denies it. A call the user typed
  *    (`byUser`, the REPL's `!cmd`) is allowed here: nobody asks the user about their own command.
  * 3. A read of a path the secrets classifier flags (lib/secrets/classify.ts) asks, unless one of
  *    the user's rules allows that path by name; neither grants nor --yolo skip this question,
@@ -44,6 +46,7 @@ import { classifySecretFile, classifySecretPath } from "../secrets/classify.ts";
 import type { PluginHost } from "../extension-api/plugin-api.ts";
 import { loadShellParser } from "../shell/parser.ts";
 import { createPending } from "../store/approvals.ts";
+import { previewCall } from "../tools/call-preview.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 
 /** `asked` is present when `decide` was consulted, so front ends can show the question. */
@@ -82,6 +85,8 @@ export interface GateOptions {
   headless?: boolean;
   runId?: string;
   sessionId?: string;
+  /** True for a call the current turn pre-approves (a custom command's allowed-tools); asked per call. */
+  preApproves?: (tool: string, subjects: readonly string[]) => boolean;
 }
 
 export interface Gate {
@@ -135,12 +140,14 @@ export function createGate(options: GateOptions): Gate {
       const shell = call.tool?.command !== undefined;
       // A hook that asks for a question gets one: no "always" answer stands in for it.
       if (!repeated && !once && call.hook !== "ask" && grants.covers(call.name, subjects, shell)) return { allowed: true };
+      const preview = previewCall(call.tool, call.input);
       const request: ApprovalRequest = {
         id: uuidv7(),
         callId: call.callId,
         tool: call.name,
         ...(call.tool?.effect ? { effect: call.tool.effect } : {}),
         input: call.input,
+        ...(preview ? { preview } : {}),
         subjects,
         subject: _subjectLine(call, subjects),
         repeated,
@@ -208,7 +215,8 @@ export function createGate(options: GateOptions): Gate {
       const flagged = secrets?.allowed ? { secretsAllowed: true as const } : {};
 
       const repeated = repeats.record(call.name, call.input) >= REPEAT_ASK_AT;
-      if (verdict.decision === "allow" && known && !repeated && call.hook !== "ask") return { allowed: true, ...flagged };
+      const allowed = verdict.decision === "allow" || options.preApproves?.(call.name, subjects) === true;
+      if (allowed && known && !repeated && call.hook !== "ask") return { allowed: true, ...flagged };
       if ((options.yolo || call.hook === "allow") && call.hook !== "ask") return { allowed: true, ...flagged };
       const flaggedPath = secrets?.allowed ? undefined : _flaggedPath(call, subjects, paths);
       if (!flaggedPath && !repeated && call.hook !== "ask" && _readOnlyByDefault(options, call, verdict.matched)) return { allowed: true, ...flagged };

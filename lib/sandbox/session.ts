@@ -120,6 +120,7 @@ export function createCommandSandbox(status: SandboxStatus, options: CommandSand
         callId: request.callId,
         tool: request.tool,
         input: request.input,
+        preview: { kind: "command", command: request.command },
         subjects: [request.command],
         subject: request.command,
         repeated: false,

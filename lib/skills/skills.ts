@@ -14,10 +14,11 @@
  * Origins, later overriding earlier by name (compared case-insensitively):
  *   builtin   compiled in from skills/<name>/SKILL.md
  *   registry  <stateDir>/registry/skills/*.md
- *   user      ~/.agents/skills, ~/.codex/skills, ~/.claude/skills (<name>/SKILL.md each: the
- *             conventions of other agents), then <stateDir>/skills/*.md and <stateDir>/skills/<name>/SKILL.md
- *   project   <cwd>/.agents/skills, <cwd>/.codex/skills, <cwd>/.claude/skills (<name>/SKILL.md
- *             each), then <cwd>/.shiro/skills/*.md and <cwd>/.shiro/skills/<name>/SKILL.md
+ *   user      ~/.gemini/skills, ~/.agents/skills, ~/.codex/skills, ~/.claude/skills (<name>/SKILL.md
+ *             each: the conventions of other agents; `.agents` after `.gemini`, as Gemini CLI ranks
+ *             its alias), then <stateDir>/skills/*.md and <stateDir>/skills/<name>/SKILL.md
+ *   project   <cwd>/.gemini/skills, <cwd>/.agents/skills, <cwd>/.codex/skills, <cwd>/.claude/skills
+ *             (<name>/SKILL.md each), then <cwd>/.shiro/skills/*.md and <cwd>/.shiro/skills/<name>/SKILL.md
  * Only shiro's own folders take loose `*.md` files; a README.md there, and any loose file in the
  * other agents' folders, is not a skill and is passed over without a notice.
  *
@@ -96,10 +97,12 @@ export function loadSkills(options: LoadSkillsOptions): LoadSkillsResult {
   }
   const sources: Array<[SkillOrigin, string, boolean]> = [
     ["registry", join(options.stateDir, "registry", "skills"), true],
+    ["user", join(options.home ?? homedir(), ".gemini", "skills"), false],
     ["user", join(options.home ?? homedir(), ".agents", "skills"), false],
     ["user", join(options.home ?? homedir(), ".codex", "skills"), false],
     ["user", join(options.home ?? homedir(), ".claude", "skills"), false],
     ["user", join(options.stateDir, "skills"), true],
+    ["project", join(options.cwd, ".gemini", "skills"), false],
     ["project", join(options.cwd, ".agents", "skills"), false],
     ["project", join(options.cwd, ".codex", "skills"), false],
     ["project", join(options.cwd, ".claude", "skills"), false],

@@ -12,9 +12,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { hookEntriesFromSettings, type HookEntry } from "../config/hooks-config.ts";
+import { writeTextAtomic } from "../state-file/json-file.ts";
 import { contentHash, isTrustedContent, trustContent } from "./trusted-files.ts";
 
 export const PROJECT_SETTINGS_FILES = [".claude/settings.json", ".claude/settings.local.json"] as const;
+/** Where an "always in this project" answer is written, as Claude Code writes its own. */
+export const LOCAL_SETTINGS_FILE = ".claude/settings.local.json";
 const _TRUST_KEY = ".claude/settings.json";
 
 /** Claude Code permission rules, each with the file it came from. */
@@ -98,4 +101,37 @@ function _readPermissions(raw: unknown, source: string, out: ClaudePermissionRul
       else skipped.push(`${source}: permissions.${decision} holds ${JSON.stringify(rule)}, not a rule`);
     }
   }
+}
+
+/**
+ * Appends `rule` to `permissions.allow` of the project's `.claude/settings.local.json` (created
+ * when missing; its other keys and rules kept; a rule already listed is not listed twice),
+ * replaced atomically, and trusts the settings' new content — the user wrote it. Only when the
+ * settings are in use already (trusted, or holding no hooks or permissions, so nothing was left
+ * to trust): otherwise it throws a one-line error and writes nothing, as it does when a file is
+ * not a JSON object. Returns the file's absolute path.
+ */
+export function addProjectAllowRule(root: string, rule: string): string {
+  const before = readProjectSettings(root);
+  if (before && !before.trusted && (before.hooks.length > 0 || before.permissions.length > 0))
+    throw new Error(`${before.paths.join(" and ")} not trusted here, so nothing is added to them; start shiro here and answer y to trust them first`);
+  const path = join(root, LOCAL_SETTINGS_FILE);
+  let settings: Record<string, unknown> = {};
+  try {
+    settings = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT")
+      throw new Error(`${path} cannot be read (${error instanceof Error ? error.message : String(error)}); fix it or remove it`);
+  }
+  const permissions = settings.permissions;
+  if (permissions !== undefined && (permissions === null || typeof permissions !== "object" || Array.isArray(permissions)))
+    throw new Error(`${path}: "permissions" is not an object; fix it first`);
+  const table = { ...(permissions as Record<string, unknown> | undefined) };
+  if (table.allow !== undefined && !Array.isArray(table.allow)) throw new Error(`${path}: permissions.allow is not a list; fix it first`);
+  const allow = [...((table.allow as unknown[] | undefined) ?? [])];
+  if (!allow.includes(rule)) allow.push(rule);
+  writeTextAtomic(path, `${JSON.stringify({ ...settings, permissions: { ...table, allow } }, null, 2)}\n`, { mode: 0o644, verbatim: true });
+  const after = readProjectSettings(root);
+  if (after) trustProjectSettings(after);
+  return path;
 }

@@ -1,6 +1,7 @@
 /**
  * Content-bound trust in a project's own files: the user trusted this exact content of this file
- * of this project. Used for `.mcp.json` (project-mcp.ts) and `.shiro/notes.json` (repo-notes-trust.ts).
+ * of this project. Used for `.mcp.json` (project-mcp.ts), `.shiro/notes.json` (repo-notes-trust.ts) and
+ * project custom commands whose allowed-tools pre-approve (lib/ui/slash/custom-commands.ts).
  *
  * File `trusted-projects.json` (in the state folder): {version: 1, entries: [{root, file?, sha256, at}]}
  * — `file` is the path relative to the project root (absent: `.mcp.json`, as the first version

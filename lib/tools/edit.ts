@@ -18,6 +18,7 @@ import { resolveInWorkspace, writeInWorkspace } from "./jail.ts";
 import moveDescription from "./move-file.md" with { type: "text" };
 import multiEditDescription from "./multi-edit.md" with { type: "text" };
 import { editSummary } from "./call-summary.ts";
+import { editsPreview } from "./call-preview.ts";
 import type { ToolDefinition, WorkspaceFiles } from "./types.ts";
 import { absolutePath, takeFields } from "./claude-code.ts";
 
@@ -49,6 +50,7 @@ export const editFileTool: ToolDefinition<EditFileInput> = {
   effect: "write",
   paths: fieldPaths("path"),
   summary: editSummary,
+  preview: editsPreview,
   decision: "ask",
   guidance: "replace one exact, unique string in a file",
   claudeCode: {
@@ -90,6 +92,7 @@ export const multiEditTool: ToolDefinition<MultiEditInput> = {
   effect: "write",
   paths: fieldPaths("path"),
   summary: editSummary,
+  preview: editsPreview,
   decision: "ask",
   guidance: "several exact replacements in one file, all or nothing",
   claudeCode: {

@@ -27,6 +27,7 @@ import listDescription from "./list-dir.md" with { type: "text" };
 import readManyDescription from "./read-many-files.md" with { type: "text" };
 import readDescription from "./read-file.md" with { type: "text" };
 import { writeSummary } from "./call-summary.ts";
+import { contentPreview } from "./call-preview.ts";
 import type { ToolDefinition, WorkspaceFiles } from "./types.ts";
 import { absolutePath, takeFields } from "./claude-code.ts";
 import { compileGlob, walkWorkspace, type WalkEntry } from "./walk.ts";
@@ -182,6 +183,7 @@ export const writeFileTool: ToolDefinition<WriteFileInput> = {
   effect: "write",
   paths: fieldPaths("path"),
   summary: writeSummary,
+  preview: contentPreview(),
   decision: "ask",
   guidance: "create a file or replace one whole; prefer edit_file for changes",
   claudeCode: {

@@ -23,6 +23,7 @@ import { decodeUtf8, ensureParentDir, looksBinary, pathExists } from "./fs.ts";
 import { readWorkspaceFile } from "./file-read.ts";
 import { resolveInWorkspace, writeInWorkspace } from "./jail.ts";
 import { patchSummary } from "./call-summary.ts";
+import { patchPreview } from "./call-preview.ts";
 import type { ToolDefinition } from "./types.ts";
 
 export interface PatchHunk {
@@ -49,6 +50,7 @@ export const applyPatchTool: ToolDefinition<ApplyPatchInput> = {
   // The parser reads markers through the same module (lib/approval/write-paths.ts), so rules, guards and the patch agree.
   paths: patchInputPaths,
   summary: (input) => patchSummary(input, patchInputPaths(input)),
+  preview: patchPreview,
   decision: "ask",
   guidance: "add, update, move and delete files in one atomic patch",
   execute: (input, ctx) => applyPatch(ctx.root, input.patch),

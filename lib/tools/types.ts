@@ -13,6 +13,7 @@ import type * as v from "valibot";
 import type { Decision } from "../config/config.ts";
 import type { ToolSetName } from "../vocabulary.ts";
 import type { CommandSandbox } from "../sandbox/session.ts";
+import type { CallPreview } from "../approval/request.ts";
 
 /**
  * What a call can do beyond returning text: `read` changes nothing (reads, searches, session
@@ -24,7 +25,7 @@ export type ToolEffect = "read" | "write" | "exec" | "net";
 /**
  * What a call does within its effect, where "reads" or "writes" says too little: `search` finds
  * (grep, glob), `delete` and `move` remove or rename files, `think` only keeps the session's own
- * notes (the task list). Editors show it (the ACP tool kind, lib/ui/acp/tool-kinds.ts).
+ * notes (the task list). Editors show it (the ACP tool kind, lib/ui/acp/tool-calls.ts).
  */
 export type ToolAction = "search" | "delete" | "move" | "think";
 
@@ -134,6 +135,13 @@ export interface ToolDefinition<TInput = any> {
    * subjects, else its string arguments (lib/ui/tool-summary.ts).
    */
   summary?: (input: unknown) => string;
+  /**
+   * What an approval question shows of a call (REPL and ACP, lib/ui/approval-view.ts), from the
+   * RAW input: a file's new content or edits (shown as the diff they would make), a patch, a
+   * command line; undefined when the input does not read. lib/tools/call-preview.ts has the
+   * pieces. Undefined: a shell tool (one with `command`) shows its command, any other its arguments.
+   */
+  preview?: (input: unknown) => CallPreview | undefined;
   /**
    * True when this call changes nothing although the tool could (bash: a read-only command line
    * the shell parser recognises, lib/shell/read-only.ts), from the RAW input. The gate then runs

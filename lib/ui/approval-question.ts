@@ -6,9 +6,17 @@
  * the answer is a line: `y`, `a`, `n`, or `n` followed by the sentence. Ctrl-C or Esc while it is
  * open ends the turn, which withdraws the question and denies, so the next line typed is a prompt
  * again. While it is open the turn's own output is held (held-output.ts) and printed after.
+ *
+ * On a terminal, when "always" can be spelled as a project rule (allowRuleFor), `p` offers it
+ * for this project: the rule and the file are shown, and only `y` to `write it?` writes it
+ * (lib/store/project-settings.ts addProjectAllowRule); either way the session grant is given.
  */
 import type { Interface } from "node:readline";
+import { allowRuleFor, configDeniesSome, type ClaudeRuleTool } from "../approval/claude-rules.ts";
+import type { PermissionConfig } from "../approval/rules.ts";
 import type { ApprovalAnswer, ApprovalRequest } from "../approval/request.ts";
+import { findProjectRoot } from "../config/project.ts";
+import { addProjectAllowRule, LOCAL_SETTINGS_FILE } from "../store/project-settings.ts";
 import { renderApprovalQuestion } from "./approval-view.ts";
 import { readChoice, type KeySource } from "./key-question.ts";
 import { answerByMode, type SessionMode } from "./session-mode.ts";
@@ -27,6 +35,10 @@ export interface ApprovalTerminal {
   readonly running?: AbortController;
   /** Holds the turn's output while the question is open; the returned function releases it. */
   readonly holdOutput?: () => () => void;
+  /** The session's tools, which project rules are spelled for; absent: "always in this project" is not offered. */
+  readonly tools?: () => readonly ClaudeRuleTool[];
+  /** Config `permission`: a tool it denies some calls of is not offered a project rule (configDeniesSome). */
+  readonly permission?: () => PermissionConfig | undefined;
 }
 
 export const DENY_REASON_PROMPT = "tell the model why (Enter to skip): ";
@@ -48,11 +60,13 @@ export async function askApproval(terminal: ApprovalTerminal, request: ApprovalR
 
 async function _askByKey(terminal: ApprovalTerminal, keys: KeySource, request: ApprovalRequest): Promise<ApprovalAnswer> {
   const { write, style } = terminal;
-  const question = renderApprovalQuestion(request, terminal.cwd, style);
+  const root = findProjectRoot(terminal.cwd);
+  const rule = _projectRule(terminal, request, root);
+  const question = renderApprovalQuestion(request, terminal.cwd, style, rule);
   write(question.text);
   write(question.choice);
   const signal = terminal.running?.signal;
-  const offered = question.choice.includes("| a ") ? ["y", "a", "n", "enter"] : ["y", "n", "enter"];
+  const offered = [...(question.choice.includes("| a ") ? ["y", "a", "n", "enter"] : ["y", "n", "enter"]), ...(rule ? ["p"] : [])];
   const choice = await readChoice(keys, {
     keys: offered,
     sentenceAfter: ["n"],
@@ -66,7 +80,41 @@ async function _askByKey(terminal: ApprovalTerminal, keys: KeySource, request: A
   }
   if (choice.key === "y" || choice.key === "enter") return "once";
   if (choice.key === "a") return "always";
+  if (choice.key === "p") return await _saveForProject(terminal, keys, rule!, root);
   return choice.sentence?.trim() ? { deny: choice.sentence.trim() } : "deny";
+}
+
+function _projectRule(terminal: ApprovalTerminal, request: ApprovalRequest, root: string): string | undefined {
+  if (!terminal.tools || request.secret || request.plugin || request.sandbox !== undefined) return undefined;
+  if (configDeniesSome(terminal.permission?.(), request.tool)) return undefined;
+  return allowRuleFor(request.tool, request.suggestedPattern, terminal.tools(), { root, cwd: terminal.cwd });
+}
+
+/** Shows the rule and where it goes, writes it on `y`; the call is allowed for the session either way. */
+async function _saveForProject(terminal: ApprovalTerminal, keys: KeySource, rule: string, root: string): Promise<ApprovalAnswer> {
+  const { write, style } = terminal;
+  write(`allow in this project, added to ${LOCAL_SETTINGS_FILE}:\n  ${style.bold(`"permissions": { "allow": [${JSON.stringify(rule)}] }`)}\n`);
+  write("write it? y write it | n this session only ");
+  const confirmed = await readChoice(keys, {
+    keys: ["y", "n"],
+    write,
+    signal: terminal.running?.signal,
+    onChoice: (key) => write(`${key}\n`),
+  });
+  if (confirmed === undefined) {
+    write("\n");
+    return "deny";
+  }
+  if (confirmed.key === "n") {
+    write(style.dim("not written: allowed for this session only\n"));
+    return "always";
+  }
+  try {
+    write(style.dim(`saved ${rule} to ${addProjectAllowRule(root, rule)}\n`));
+  } catch (error) {
+    write(style.yellow(`not saved: ${error instanceof Error ? error.message : String(error)}; allowed for this session only\n`));
+  }
+  return "always";
 }
 
 async function _askByLine(terminal: ApprovalTerminal, request: ApprovalRequest): Promise<ApprovalAnswer> {

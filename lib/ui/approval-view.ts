@@ -1,14 +1,15 @@
 /**
- * What an approval question shows: a heading (who wants to run what, and why it asks), then for
- * the call itself: for edits, a numbered line diff of the
- * change as it would land (`<path> +A -R`, two lines of context, gaps as `... lines a-b unchanged`,
- * at most 40 diff lines); for write_file, the diff against the file as it is (or against nothing);
- * for apply_patch, the patch itself; for bash, the command; otherwise the arguments, one per line.
+ * What an approval question shows: a heading (who wants to run what, and why it asks), then the
+ * call as its tool declares it (`ApprovalRequest.preview`, from ToolDefinition.preview): for
+ * edits, a numbered line diff of the change as it would land (`<path> +A -R`, two lines of
+ * context, gaps as `... lines a-b unchanged`, at most 40 diff lines); for a file's whole content,
+ * the diff against the file as it is (or against nothing); for a patch, the patch itself; for a
+ * command, the command; with no preview, the arguments, one per line. It knows no tool by name.
  * It only reads the workspace; anything it cannot read falls back to the arguments.
  */
 import { readFileSync } from "node:fs";
 import { structuredPatch } from "diff";
-import type { ApprovalRequest } from "../approval/request.ts";
+import type { ApprovalRequest, CallPreview, PreviewEdit } from "../approval/request.ts";
 import { resolveInWorkspace } from "../tools/jail.ts";
 import type { Style } from "./style.ts";
 
@@ -17,6 +18,8 @@ const _MAX_DIFF_LINES = 40;
 export interface ApprovalViewInput {
   tool: string;
   input: unknown;
+  /** What the tool declares a question shows of the call (lib/tools/call-preview.ts `previewCall`); absent: the arguments. */
+  preview?: CallPreview;
   root: string;
 }
 
@@ -81,31 +84,16 @@ function _arguments(input: unknown, style: Style): string[] {
 }
 
 export function renderApprovalDetail(view: ApprovalViewInput, style: Style): string[] {
-  const input = (view.input ?? {}) as Record<string, unknown>;
-  const path = typeof input.path === "string" ? input.path : undefined;
-  if (view.tool === "bash" && typeof input.command === "string") return [style.bold(`$ ${input.command}`)];
-  if (view.tool === "write_file" && path && typeof input.content === "string") {
-    return renderDiff(path, _read(view.root, path) ?? "", input.content, style);
+  const { preview } = view;
+  if (preview?.kind === "command") return [style.bold(`$ ${preview.command}`)];
+  if (preview?.kind === "content") return renderDiff(preview.path, _read(view.root, preview.path) ?? "", preview.content, style);
+  if (preview?.kind === "edits") {
+    const before = _read(view.root, preview.path);
+    const after = _applyEdits(before, preview.edits);
+    if (before !== undefined && after !== undefined) return renderDiff(preview.path, before, after, style);
   }
-  if (view.tool === "edit_file" && path && typeof input.oldString === "string" && typeof input.newString === "string") {
-    const before = _read(view.root, path);
-    const after = before === undefined ? undefined : _replace(before, input.oldString, input.newString, input.replaceAll === true);
-    if (before !== undefined && after !== undefined) return renderDiff(path, before, after, style);
-  }
-  if (view.tool === "multi_edit" && path && Array.isArray(input.edits)) {
-    const before = _read(view.root, path);
-    let after = before;
-    for (const edit of input.edits as { oldString?: unknown; newString?: unknown; replaceAll?: unknown }[]) {
-      if (after === undefined || typeof edit.oldString !== "string" || typeof edit.newString !== "string") {
-        after = undefined;
-        break;
-      }
-      after = _replace(after, edit.oldString, edit.newString, edit.replaceAll === true);
-    }
-    if (before !== undefined && after !== undefined) return renderDiff(path, before, after, style);
-  }
-  if (view.tool === "apply_patch" && typeof input.patch === "string") {
-    const lines = input.patch.split(/\r\n?|\n/);
+  if (preview?.kind === "patch") {
+    const lines = preview.patch.split(/\r\n?|\n/);
     const colour = (line: string) =>
       line.startsWith("+") ? style.green(line) : line.startsWith("-") ? style.red(line) : line.startsWith("***") ? style.bold(line) : style.dim(line);
     const shown = lines.slice(0, _MAX_DIFF_LINES).map(colour);
@@ -114,8 +102,22 @@ export function renderApprovalDetail(view: ApprovalViewInput, style: Style): str
   return _arguments(view.input, style);
 }
 
-/** The whole question: `text` to print above the prompt line, `choice` as the prompt line itself. */
-export function renderApprovalQuestion(request: ApprovalRequest, root: string, style: Style): { text: string; choice: string } {
+/** `text` with the edits applied in order; undefined when one of them does not apply. */
+function _applyEdits(text: string | undefined, edits: readonly PreviewEdit[]): string | undefined {
+  let after = text;
+  for (const edit of edits) {
+    if (after === undefined) return undefined;
+    after = _replace(after, edit.oldString, edit.newString, edit.replaceAll === true);
+  }
+  return after;
+}
+
+/**
+ * The whole question: `text` to print above the prompt line, `choice` as the prompt line itself.
+ * With `projectRule` (the rule "always" would write to the project, approval-question.ts) the
+ * choice offers `p always in this project` too.
+ */
+export function renderApprovalQuestion(request: ApprovalRequest, root: string, style: Style, projectRule?: string): { text: string; choice: string } {
   if (request.sandbox !== undefined) return _renderOutsideQuestion(request, root, style);
   const head = request.secret
     ? `${request.tool} wants to read ${request.secret.path}, which may hold secrets (${request.secret.why}); what it reads goes to the model provider`
@@ -129,19 +131,19 @@ export function renderApprovalQuestion(request: ApprovalRequest, root: string, s
   let text = `\n${style.yellow(head)}\n`;
   if (request.subagent) text += style.dim("delegated work, gated by your rules exactly as a direct call is\n");
   if (request.matched && request.matched.pattern !== "*") text += style.dim(`matched ${request.matched.tool}: "${request.matched.pattern}"\n`);
-  text += `${renderApprovalDetail({ tool: request.tool, input: request.input, root }, style).join("\n")}\n`;
+  text += `${renderApprovalDetail({ tool: request.tool, input: request.input, preview: request.preview, root }, style).join("\n")}\n`;
   // "always" answers a secrets or plugin question once (lib/extensions/gate.ts), so it is not offered.
   const choice =
     request.secret || request.plugin
       ? "y allow once | n deny "
-      : `y allow once | a always allow ${request.tool}${request.suggestedPattern !== "*" ? ` [${request.suggestedPattern}]` : ""} | n deny `;
+      : `y allow once | a always allow ${request.tool}${request.suggestedPattern !== "*" ? ` [${request.suggestedPattern}]` : ""}${projectRule ? " | p always in this project" : ""} | n deny `;
   return { text, choice };
 }
 
 /** The question after a sandboxed command failed because of the sandbox: run it again outside? */
 function _renderOutsideQuestion(request: ApprovalRequest, root: string, style: Style): { text: string; choice: string } {
   let text = `\n${style.yellow(`the sandbox stopped ${request.tool}: ${request.sandbox}`)}\n`;
-  text += `${renderApprovalDetail({ tool: request.tool, input: request.input, root }, style).join("\n")}\n`;
+  text += `${renderApprovalDetail({ tool: request.tool, input: request.input, preview: request.preview, root }, style).join("\n")}\n`;
   text += style.dim("run this command again outside the sandbox, unconfined?\n");
   const always = request.suggestedPattern ? ` | a always outside [${request.suggestedPattern}]` : "";
   return { text, choice: `y run outside once${always} | n keep it inside ` };

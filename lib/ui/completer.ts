@@ -14,7 +14,8 @@ export type Completer = (line: string, callback: (error: null, result: [string[]
 
 export interface CompleterOptions {
   root: string;
-  commands: readonly string[];
+  /** Command names; a function is read at each Tab (commands that appear later: MCP prompts). */
+  commands: readonly string[] | (() => readonly string[]);
   /** The values a command's argument may take, read at each Tab; undefined: none are known. */
   values?: (command: string) => readonly string[] | undefined;
 }
@@ -34,7 +35,7 @@ export function createCompleter(options: CompleterOptions): Completer {
   };
   return (line, callback) => {
     if (/^\/\S*$/.test(line)) {
-      const hits = options.commands.filter((name) => name.startsWith(line));
+      const hits = (typeof options.commands === "function" ? options.commands() : options.commands).filter((name) => name.startsWith(line));
       hits.sort((a, b) => (a === line ? -1 : b === line ? 1 : a.localeCompare(b)));
       callback(null, [hits, line]);
       return;

@@ -34,7 +34,7 @@ export interface KeyChoiceOptions {
  */
 export function readChoice(source: KeySource, options: KeyChoiceOptions): Promise<KeyChoice | undefined> {
   let chosen: string | undefined;
-  let typed = "";
+  const sentence = _sentence(options.write);
   return _take(source, options.signal, (text, key, done) => {
     if (_passedOn(key)) return false;
     const enter = key?.name === "return" || key?.name === "enter";
@@ -46,19 +46,50 @@ export function readChoice(source: KeySource, options: KeyChoiceOptions): Promis
       if (!options.sentenceAfter?.includes(letter)) done({ key: letter });
       return true;
     }
-    if (enter) {
-      options.write("\n");
-      done({ key: chosen, sentence: typed });
-    } else if (key?.name === "backspace") {
-      if (typed.length > 0) options.write("\b \b");
-      typed = typed.slice(0, -1);
+    const line = sentence(text, key);
+    if (line !== undefined) done({ key: chosen, sentence: line });
+    return true;
+  });
+}
+
+/**
+ * One line typed after `prompt`, read from the input line's keys (Backspace and Ctrl-U edit it,
+ * Enter ends it), so text typed ahead on the input line stays there for the next prompt.
+ * Undefined when `signal` aborts (Ctrl-C, Esc).
+ */
+export function readLine(source: KeySource, options: { prompt: string; write: (text: string) => void; signal?: AbortSignal }): Promise<string | undefined> {
+  options.write(options.prompt);
+  const sentence = _sentence(options.write);
+  return _take(source, options.signal, (text, key, done) => {
+    if (_passedOn(key)) return false;
+    const line = sentence(text, key);
+    if (line !== undefined) done(line);
+    return true;
+  });
+}
+
+/** Echoes and edits one line key by key; returns the line on Enter, else undefined. */
+function _sentence(write: (text: string) => void): (text: string | undefined, key: KeyPress | undefined) => string | undefined {
+  let typed = "";
+  return (text, key) => {
+    if (key?.name === "return" || key?.name === "enter") {
+      write("\n");
+      return typed;
+    }
+    if (key?.name === "backspace") {
+      const last = [...typed].at(-1) ?? "";
+      if (last) write("\b \b");
+      typed = typed.slice(0, typed.length - last.length);
+    } else if (key?.ctrl && key.name === "u") {
+      write("\b \b".repeat([...typed].length));
+      typed = "";
     } else if (text && !key?.ctrl && !key?.meta && !text.startsWith("\x1b")) {
       const clean = text.replace(/[\r\n]+/g, " ");
       typed += clean;
-      options.write(clean);
+      write(clean);
     }
-    return true;
-  });
+    return undefined;
+  };
 }
 
 const _passedOn = (key: KeyPress | undefined): boolean => key?.name === "escape" || (key?.ctrl === true && key.name === "c");

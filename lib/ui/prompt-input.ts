@@ -6,7 +6,10 @@
  * - Ctrl-R searches the history (type to narrow, Ctrl-R again for older, Enter runs, Esc keeps the line);
  * - Esc is offered to `onEscape` first (a running turn is interrupted there).
  * The Up/Down history is kept here (readline's own is off, so approval answers never enter it);
- * a prompt of several lines is one entry, recalled collapsed like a paste.
+ * a prompt of several lines is one entry, recalled whole on the input line and editable on every
+ * line: Up and Down move between its lines, and reach the history only from its first or last
+ * line; Ctrl-J or Alt-Enter in it adds a line at the cursor. One longer than `_EDITABLE_LINES`
+ * is recalled collapsed, like a paste.
  * Contract: `take` is called with every line readline submits outside a question; it returns the
  * whole prompt or undefined while the prompt continues, and records a finished one in the history.
  */
@@ -33,6 +36,9 @@ interface _Readline extends Interface {
   line: string;
   cursor: number;
   history: string[];
+  historyIndex: number;
+  prevRows?: number;
+  output?: NodeJS.WriteStream;
 }
 
 export interface PromptInputOptions {
@@ -64,6 +70,7 @@ export interface PromptInput {
 const _HISTORY_SIZE = 200;
 const _EXIT_WINDOW_MS = 2_000;
 const _SHOWN_FIRST_LINE = 60;
+const _EDITABLE_LINES = 20;
 
 export function attachPromptInput(readline: Interface, options: PromptInputOptions): PromptInput {
   const rl = readline as _Readline;
@@ -98,11 +105,17 @@ export function attachPromptInput(readline: Interface, options: PromptInputOptio
     rl._refreshLine();
   };
   const remember = (prompt: string) => {
-    const entry = prompt.includes("\n") ? collapse(prompt, "") : prompt;
+    const entry = prompt.split("\n").length > _EDITABLE_LINES ? collapse(prompt, "") : prompt;
     if (rl.history[0] === entry) return;
     rl.history.unshift(entry);
     if (rl.history.length > _HISTORY_SIZE) rl.history.length = _HISTORY_SIZE;
   };
+  // A terminal reflows a wrapped line to its new width, cursor included; readline would redraw
+  // from the row the cursor had at the old width, leaving part of the old line (or eating the
+  // rows above it). Runs before readline's own resize handler.
+  rl.output?.prependListener?.("resize", () => {
+    rl.prevRows = rl.getCursorPos().rows;
+  });
   rl.setPrompt(options.prompt);
   rl.history = [];
   for (const prompt of options.history) remember(prompt);
@@ -154,6 +167,25 @@ export function attachPromptInput(readline: Interface, options: PromptInputOptio
     return false;
   };
 
+  /** Moves the cursor to the line above (-1) or below (1) in a line of several, same column or its end; false on the edge line. */
+  const moveLine = (direction: -1 | 1): boolean => {
+    const line = rl.line;
+    const start = line.lastIndexOf("\n", rl.cursor - 1) + 1;
+    const column = rl.cursor - start;
+    if (direction < 0) {
+      if (start === 0) return false;
+      const above = line.lastIndexOf("\n", start - 2) + 1;
+      rl.cursor = above + Math.min(column, start - 1 - above);
+    } else {
+      const end = line.indexOf("\n", rl.cursor);
+      if (end < 0) return false;
+      const next = line.indexOf("\n", end + 1);
+      rl.cursor = end + 1 + Math.min(column, (next < 0 ? line.length : next) - end - 1);
+    }
+    rl._refreshLine();
+    return true;
+  };
+
   rl._ttyWrite = (text, key) => {
     if (interceptor?.(text, key)) return;
     if (key?.name === "paste-start") {
@@ -178,8 +210,15 @@ export function attachPromptInput(readline: Interface, options: PromptInputOptio
     }
     if (key?.name === "escape" && options.onEscape()) return;
     if (options.onKey?.(text, key)) return;
+    const several = rl.line.includes("\n");
+    if (several && !key?.ctrl && !key?.meta && (key?.name === "up" || key?.name === "down") && moveLine(key.name === "up" ? -1 : 1)) return;
     // Alt-Enter arrives as ESC CR, Ctrl-J as a bare LF ("enter"); Enter itself sends CR ("return").
-    if ((key?.name === "return" && key.meta) || (key?.name === "enter" && text === "\n")) {
+    const newLine = (key?.name === "return" && key.meta) || (key?.name === "enter" && text === "\n");
+    if (newLine && several) {
+      rl._insertString("\n");
+      return;
+    }
+    if (newLine) {
       continueNext = true;
       original("\r", { name: "return" });
       return;
@@ -189,6 +228,8 @@ export function attachPromptInput(readline: Interface, options: PromptInputOptio
 
   return {
     take(line) {
+      // readline's own history is off, so it never resets where Up starts: the newest entry, after every line.
+      rl.historyIndex = -1;
       const expanded = expand(line);
       const byKey = continueNext;
       continueNext = false;

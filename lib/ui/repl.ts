@@ -4,6 +4,7 @@
  * (kept in memory only). Keys: lib/ui/prompt-input.ts and docs/repl.md. Ctrl-C or Esc interrupts a
  * running turn; Ctrl-C clears a half-typed prompt; on an empty one, a second Ctrl-C within 2 s exits.
  */
+import type { TurnTools } from "../agent/turn-tools.ts";
 import { createInterface } from "node:readline";
 import type { Agent } from "../agent/agent.ts";
 import type { AgentFlags } from "../config/flags.ts";
@@ -23,7 +24,7 @@ import { acceptsImages } from "../providers/windows.ts";
 import { createShortcuts } from "./shortcuts.ts";
 import { createStatusLine } from "./status-line.ts";
 import { describeMode, nextMode, type SessionMode } from "./session-mode.ts";
-import { SLASH_COMMANDS, loadSlashCustom, runSlashCommand } from "./slash/slash.ts";
+import { SLASH_COMMANDS, loadSlashCustom, mcpPromptCommands, runSlashCommand } from "./slash/slash.ts";
 import { type ReplControls, type SlashOutcome } from "./slash/command.ts";
 import { createFolds, foldLines } from "./folds.ts";
 import { loadMarkdown, type MarkdownStream } from "./markdown.ts";
@@ -44,6 +45,8 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     return EXIT.error;
   }
   let agent: Agent = first;
+  state.tools = () => agent.registeredTools();
+  state.permission = () => agent.config.file.permission;
   const held = createHeldOutput(write);
   state.holdOutput = () => {
     const release = held.hold();
@@ -64,6 +67,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
   write(renderBanner(agent, style.dim));
 
   const terminal = Boolean(process.stdout.isTTY);
+  const commandNames = [...SLASH_COMMANDS, ...loadSlashCustom(cwd).commands].map((command) => command.name);
   const rl = createInterface({
     input: process.stdin,
     output: process.stdout,
@@ -71,7 +75,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     historySize: 0,
     completer: createCompleter({
       root: cwd,
-      commands: [...SLASH_COMMANDS, ...loadSlashCustom(cwd).commands].map((command) => command.name),
+      commands: () => [...commandNames, ...mcpPromptCommands(agent).map((prompt) => prompt.name)],
       values: (command) => slashValues(command, agent, cwd),
     }),
   });
@@ -154,7 +158,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     if (!text) return;
     if (await shortcuts.run(text, { agent, write, style, turn: state, confirm })) return;
     let prompt = text;
-    let allowedTools: readonly string[] | undefined;
+    let turnTools: TurnTools | undefined;
     if (text.startsWith("/")) {
       let outcome: SlashOutcome;
       try {
@@ -174,7 +178,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
       agent = await applySlashOutcome(state, agent, outcome);
       if (outcome.kind !== "prompt") return;
       prompt = outcome.text;
-      allowedTools = outcome.allowedTools;
+      turnTools = outcome.turnTools;
     }
     const typed = prompt;
     const ask = (question: string) => new Promise<string>((resolve) => rl.question(question, resolve));
@@ -192,7 +196,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     status.running(true);
     let failed = false;
     try {
-      const turnOptions = { ...(attached.images.length > 0 ? { images: attached.images } : {}), ...(allowedTools ? { allowedTools } : {}) };
+      const turnOptions = { ...(attached.images.length > 0 ? { images: attached.images } : {}), ...turnTools };
       for await (const event of agent.turn(prompt, state.running.signal, turnOptions)) {
         status.observe(event);
         renderer.render(event);

@@ -2,9 +2,10 @@
  * The REPL's footer while a turn runs, on a terminal only: a status line, `… 12s · ~340 tokens ·
  * bash · accept-edits`, with the seconds since the turn started, the tokens streamed so far
  * (estimated at 4 characters each until the turn's usage arrives), the tool running and the
- * session's mode, and the last line a running command printed (a bounded tail: its other lines
- * are folded, renderer.ts); below it the input line (readline's prompt and what you have typed ahead),
- * the cursor where you left it.
+ * session's mode; above it, while a command runs, its live tail (live-tail.ts: the last 5 lines
+ * past the head renderer.ts prints, redrawn in place, gone when it ends and its output is
+ * folded); below it the input line (readline's prompt and what you have typed ahead), the cursor
+ * where you left it. Every footer row is cut to the terminal's width, so none wraps.
  *
  * `write` is the REPL's one writer with that rule built in: while the footer shows, output is
  * written in whole lines above it (a partial line waits for its end, or for the footer to go),
@@ -14,6 +15,7 @@
  */
 import type { Interface } from "node:readline";
 import type { AgentEvent } from "../events.ts";
+import { createLiveTail, fitColumns } from "./live-tail.ts";
 import type { Style } from "./style.ts";
 
 export interface StatusLine {
@@ -41,6 +43,8 @@ interface _Readline extends Interface {
 }
 
 const _TICK_MS = 1_000;
+/** A command's output redraws the footer at most this often. */
+const _TAIL_REDRAW_MS = 50;
 
 export function createStatusLine(output: (text: string) => void, style: Style, enabled: boolean): StatusLine {
   let midLine = false;
@@ -57,31 +61,43 @@ export function createStatusLine(output: (text: string) => void, style: Style, e
   let chars = 0;
   let tool: string | undefined;
   let mode: string | undefined;
-  let tail = "";
+  const tail = createLiveTail();
   let timer: ReturnType<typeof setInterval> | undefined;
+  let tailTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Rows the footer holds above the input line, as last drawn. */
+  let footerRows = 0;
 
-  const statusText = () => {
+  const footerText = () => {
+    const columns = process.stdout.columns || 80;
     const seconds = Math.floor((Date.now() - started) / 1_000);
     const parts = [`${seconds}s`, ...(chars > 0 ? [`~${Math.ceil(chars / 4)} tokens`] : []), ...(tool ? [tool] : []), ...(mode ? [mode] : [])];
-    const line = `… ${parts.join(" · ")}`;
-    const room = (process.stdout.columns || 80) - line.length - 4;
-    const shown = tool && tail && room > 8 ? `  › ${tail.length > room ? `${tail.slice(0, room - 1)}…` : tail}` : "";
-    return style.dim(`${line}${shown}`);
+    const rows = [...(tool ? tail.lines().map((line) => `  │ ${line}`) : []), `… ${parts.join(" · ")}`];
+    return rows.map((row) => style.dim(fitColumns(row, columns)));
   };
   const erase = () => {
     if (!drawn) return;
     const rows = rl ? rl.getCursorPos().rows : 0;
-    output(`\x1b[${rows + 1}A\r\x1b[J`);
+    output(`\x1b[${rows + footerRows}A\r\x1b[J`);
     midLine = false;
     if (rl) rl.prevRows = 0;
     drawn = false;
   };
   const draw = () => {
     if (!on || suspended > 0 || !rl) return;
-    write(`${midLine ? "\n" : "\r\x1b[K"}${statusText()}\n`);
+    const rows = footerText();
+    write(`${midLine ? "\n" : "\r\x1b[K"}${rows.join("\n")}\n`);
+    footerRows = rows.length;
     rl.prevRows = 0;
     rl._refreshLine();
     drawn = true;
+  };
+  const redrawSoon = () => {
+    if (tailTimer || !drawn) return;
+    tailTimer = setTimeout(() => {
+      tailTimer = undefined;
+      redraw();
+    }, _TAIL_REDRAW_MS);
+    tailTimer.unref?.();
   };
   const redraw = () => {
     if (!drawn) return;
@@ -117,7 +133,9 @@ export function createStatusLine(output: (text: string) => void, style: Style, e
     running(next) {
       if (!enabled) return;
       if (timer) clearInterval(timer);
+      if (tailTimer) clearTimeout(tailTimer);
       timer = undefined;
+      tailTimer = undefined;
       erase();
       on = next;
       if (!next) return flushPartial();
@@ -132,18 +150,13 @@ export function createStatusLine(output: (text: string) => void, style: Style, e
       if (event.type === "text" || event.type === "reasoning") chars += event.text.length;
       else if (event.type === "tool-call") {
         tool = event.name;
-        tail = "";
+        tail.clear();
       } else if (event.type === "tool-output") {
-        // eslint-disable-next-line no-control-regex
-        const last = event.chunk
-          .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "")
-          .split("\n")
-          .filter((line) => line.trim() !== "")
-          .at(-1);
-        if (last !== undefined) tail = last.replace(/[\r\t]/g, " ").trim();
+        tail.push(event.id, event.chunk);
+        redrawSoon();
       } else if (event.type === "tool-result" || event.type === "tool-error" || event.type === "tool-denied") {
         tool = undefined;
-        tail = "";
+        tail.clear();
       }
     },
     attach(readline) {
@@ -182,8 +195,9 @@ export function createStatusLine(output: (text: string) => void, style: Style, e
       if (!drawn || !rl) return;
       // readline left the submitted line on screen and moved below it: that row and the status row go.
       const columns = process.stdout.columns || 80;
-      const rows = Math.floor((_visibleLength(rl.getPrompt()) + line.length) / columns) + 1;
-      write(`\x1b[${rows + 1}A\r\x1b[J${style.dim(`queued: ${line.split("\n")[0]}`)}\n`);
+      const prompt = _visibleLength(rl.getPrompt());
+      const rows = line.split("\n").reduce((sum, piece, index) => sum + Math.floor(((index === 0 ? prompt : 0) + piece.length) / columns) + 1, 0);
+      write(`\x1b[${rows + footerRows}A\r\x1b[J${style.dim(`queued: ${line.split("\n")[0]}`)}\n`);
       rl.prevRows = 0;
       drawn = false;
       draw();

@@ -55,3 +55,20 @@ export function startPty(args: string[], options: PtyOptions): PtyDriver {
     kill: () => proc.kill("SIGKILL"),
   };
 }
+
+/**
+ * The REPL under the driver for the length of `body`: started with `args`, waited on until the
+ * screen shows `ready` (the prompt, `› `, unless told), and killed (and awaited) after, whatever
+ * `body` did. The one setup every REPL test shares.
+ */
+export async function withPty(options: PtyOptions & { args?: string[]; ready?: string }, body: (repl: PtyDriver) => Promise<void>): Promise<void> {
+  const { args = [], ready = "› ", ...pty } = options;
+  const repl = startPty(args, pty);
+  try {
+    await repl.until(ready);
+    await body(repl);
+  } finally {
+    repl.kill();
+    await repl.exited;
+  }
+}

@@ -399,9 +399,12 @@ test("a prompt takes resource links as @file attachments, embedded resources as 
   expect(ofKind(client, "usage_update").at(-1)!.cost).toEqual({ amount: saved.costUsd, currency: "USD" });
 }, 60_000);
 
-test("a slash command runs as in the REPL and a custom command expands into a turn", async () => {
+test("a slash command runs as in the REPL and a custom command expands into a turn, narrowed to its allowed-tools", async () => {
   mkdirSync(join(e2e.dirs.cwd, ".shiro", "commands"), { recursive: true });
-  writeFileSync(join(e2e.dirs.cwd, ".shiro", "commands", "greet.md"), "---\ndescription: say hello\n---\nSay hello to $ARGUMENTS.\n");
+  writeFileSync(
+    join(e2e.dirs.cwd, ".shiro", "commands", "greet.md"),
+    "---\ndescription: say hello\nallowed-tools: Read, Grep\n---\nSay hello to $ARGUMENTS.\n",
+  );
   e2e.fake.script({ text: "Hello, Ada." });
   const client = start();
   await initialize(client);
@@ -423,6 +426,13 @@ test("a slash command runs as in the REPL and a custom command expands into a tu
   ]);
   expect(await prompt(client, sessionId, "/greet Ada")).toEqual({ stopReason: "end_turn" });
   expect(userTextsOf(e2e.fake.requests[0]!)).toEqual(["Say hello to Ada."]);
+  const offered = (e2e.fake.requests[0]!.body.tools as { function: { name: string } }[]).map((tool) => tool.function.name);
+  expect([offered.includes("read_file"), offered.includes("grep"), offered.includes("bash"), offered.includes("write_file")]).toEqual([
+    true,
+    true,
+    false,
+    false,
+  ]);
   const commands = ofKind(client, "available_commands_update")[0]!.availableCommands;
   expect(commands.find((command) => command.name === "greet")).toEqual({ name: "greet", description: "say hello" });
 }, 60_000);

@@ -8,7 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeEnv, toolResultsOf, useE2E } from "./_harness.ts";
-import { startPty } from "./_pty.ts";
+import { withPty } from "./_pty.ts";
 
 const e2e = useE2E();
 const bash = (command: string) => ({ toolCalls: [{ name: "bash", input: { command } }] });
@@ -32,11 +32,9 @@ describe("always grants and secrets", () => {
       bash("cat ~/.ssh/id_rsa"),
       { text: "key refused" },
     );
-    const repl = startPty([], { cwd: e2e.dirs.cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, "chat") });
-    try {
-      await repl.until("› ");
+    await withPty({ cwd: e2e.dirs.cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, "chat") }, async (repl) => {
       repl.type("first\r");
-      let at = await repl.until("a always allow bash [cat *] | n deny ");
+      let at = await repl.until("a always allow bash [cat *] | p always in this project | n deny ");
       repl.type("a\r");
       at = await repl.until("read the readme", at);
       let from = at;
@@ -55,10 +53,7 @@ describe("always grants and secrets", () => {
       expect(repl.screen().slice(from, at)).toContain("cat ~/.ssh/id_rsa");
       repl.type("n\r");
       await repl.until("key refused", at);
-    } finally {
-      repl.kill();
-      await repl.exited;
-    }
+    });
     const results = toolResultsOf(e2e.fake.requests.at(-1)!).map((entry) => entry.output);
     expect(results.slice(0, 2)).toEqual(["exit: 0\n\nstdout:\nreadme text", "exit: 0\n\nstdout:\nnotes text"]);
     expect(results.filter((output) => output.includes("gr4nt-s3cret"))).toEqual([]);

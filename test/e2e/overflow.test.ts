@@ -1,9 +1,12 @@
 /**
  * Windows and overflow through the binary, against a fake provider with a 16k-token window:
  * with `contextWindow` set and no threshold, a 60-step turn compacts ahead of the window and the
- * fake refuses nothing, and so does the next turn after `-c` with `historyPairs: 2` (whose
- * exchange records its own tools); a context-length error in each vendor's wording compacts and
- * retries the step; a prompt larger than the window is refused before anything is sent.
+ * fake refuses nothing, and so does the next turn after `-c` with `historyPairs: 2` in a new
+ * process (whose exchange records its own tools); a context-length error compacts and retries the
+ * step, told on stderr; one compacting cannot shrink exits non-zero with the numbers; a prompt
+ * larger than the window is refused before anything is sent. Over one protocol here: the same
+ * lifecycle over every protocol and each vendor's wording is test/unit/agent-overflow.test.ts's,
+ * in-process.
  */
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -38,88 +41,81 @@ const sessionFile = (): any => {
   return JSON.parse(readFileSync(join(dir, readdirSync(dir).find((name) => name.endsWith(".json"))!), "utf8"));
 };
 
-for (const protocol of ["chat", "responses", "anthropic"] as const) {
-  describe(`windows over ${protocol}`, () => {
-    test(`a ${STEPS}-step turn with contextWindow 16000 and no threshold never overflows; so does the next after -c with historyPairs 2`, async () => {
-      writeBigFile();
-      e2e.writeConfig({ contextWindow: 16_000, maxSteps: 100, historyPairs: 2 });
-      const first = respondWithSteps(STEPS, "Read it 60 times.");
-      const run = await e2e.shiro(["-p", "read big.txt many times", "--json"], { protocol, timeoutMs: 120_000 });
-      expect(run.code).toBe(0);
-      expect(first.tools()).toBe(STEPS);
-      expect(parseEventLines(run.stdout).at(-1)).toMatchObject({ type: "done", stop: "completed", steps: STEPS + 1 });
-      expect(parseEventLines(run.stdout).some((event) => event.type === "compacted")).toBe(true);
-      expect(e2e.fake.violations).toEqual([]);
+/** The one protocol these run over in a process of their own. */
+const protocol = "chat";
 
-      const second = respondWithSteps(STEPS, "Searched it 60 times.", "grep");
-      const resumed = await e2e.shiro(["-p", "again, please", "-c", "--json"], { protocol, timeoutMs: 120_000 });
-      expect(resumed.code).toBe(0);
-      expect(second.tools()).toBe(STEPS);
-      const events = parseEventLines(resumed.stdout);
-      expect(events.at(-1)).toMatchObject({ type: "done", stop: "completed" });
-      expect(events.some((event) => event.type === "compacted")).toBe(true);
-      expect(e2e.fake.violations).toEqual([]);
-      const exchanges = sessionFile().exchanges as { query: string; toolsSummary?: string }[];
-      expect(exchanges.map((exchange) => exchange.query)).toEqual(["read big.txt many times", "again, please"]);
-      expect([exchanges[0]!.toolsSummary, exchanges[1]!.toolsSummary]).toEqual([`read_file×${STEPS}`, `grep×${STEPS}`]);
-    }, 240_000);
+describe(`windows over ${protocol}`, () => {
+  test(`a ${STEPS}-step turn with contextWindow 16000 and no threshold never overflows; so does the next after -c with historyPairs 2`, async () => {
+    writeBigFile();
+    e2e.writeConfig({ contextWindow: 16_000, maxSteps: 100, historyPairs: 2 });
+    const first = respondWithSteps(STEPS, "Read it 60 times.");
+    const run = await e2e.shiro(["-p", "read big.txt many times", "--json"], { protocol, timeoutMs: 120_000 });
+    expect(run.code).toBe(0);
+    expect(first.tools()).toBe(STEPS);
+    expect(parseEventLines(run.stdout).at(-1)).toMatchObject({ type: "done", stop: "completed", steps: STEPS + 1 });
+    expect(parseEventLines(run.stdout).some((event) => event.type === "compacted")).toBe(true);
+    expect(e2e.fake.violations).toEqual([]);
 
-    test("a context-length error in the vendor's wording compacts and retries the step", async () => {
-      writeBigFile();
-      e2e.writeConfig({ maxSteps: 100 });
-      const wording: Record<typeof protocol, FakeStep["error"]> = {
-        chat: {
-          status: 400,
-          code: "context_length_exceeded",
-          message: "This model's maximum context length is 6000 tokens. However, your messages resulted in 9000 tokens.",
-        },
-        responses: {
-          status: 400,
-          code: "context_length_exceeded",
-          message: "Your input exceeds the context window of this model. Please adjust your input and try again.",
-        },
-        anthropic: { status: 400, type: "invalid_request_error", message: "prompt is too long: 9000 tokens > 6000 maximum" },
-      };
-      let step = 0;
-      let overflowed = -1;
-      e2e.fake.respond((request, index) => {
-        if (isSummaryRequest(request)) return { text: "## Goal\n- read big.txt" };
-        step += 1;
-        if (step <= 8) return { toolCalls: [{ name: "read_file", input: { path: "big.txt", offset: step } }] };
-        if (overflowed < 0) {
-          overflowed = index;
-          return { error: wording[protocol] };
-        }
-        return { text: "Recovered." };
-      });
-      const run = await e2e.shiro(["-p", "read big.txt"], { protocol, timeoutMs: 60_000 });
-      expect(run.code).toBe(0);
-      expect(run.stdout).toBe("Recovered.\n");
-      expect(run.stderr).toContain("context window exceeded");
-      expect(run.stderr).toContain("retrying (1/2)");
-      const failed = e2e.fake.requests[overflowed]!;
-      const retried = e2e.fake.requests.slice(overflowed + 1).find((request) => !isSummaryRequest(request))!;
-      expect(bytesOf(retried)).toBeLessThan(bytesOf(failed));
-    }, 90_000);
+    const second = respondWithSteps(STEPS, "Searched it 60 times.", "grep");
+    const resumed = await e2e.shiro(["-p", "again, please", "-c", "--json"], { protocol, timeoutMs: 120_000 });
+    expect(resumed.code).toBe(0);
+    expect(second.tools()).toBe(STEPS);
+    const events = parseEventLines(resumed.stdout);
+    expect(events.at(-1)).toMatchObject({ type: "done", stop: "completed" });
+    expect(events.some((event) => event.type === "compacted")).toBe(true);
+    expect(e2e.fake.violations).toEqual([]);
+    const exchanges = sessionFile().exchanges as { query: string; toolsSummary?: string }[];
+    expect(exchanges.map((exchange) => exchange.query)).toEqual(["read big.txt many times", "again, please"]);
+    expect([exchanges[0]!.toolsSummary, exchanges[1]!.toolsSummary]).toEqual([`read_file×${STEPS}`, `grep×${STEPS}`]);
+  }, 240_000);
 
-    test("an overflow that compacting cannot shrink stops with the numbers, never resending the same body", async () => {
-      e2e.writeConfig({});
-      e2e.fake.respond((request) =>
-        isSummaryRequest(request)
-          ? { text: "## Goal\n- x" }
-          : { error: { status: 400, code: "context_length_exceeded", message: "maximum context length is 5000 tokens" } },
-      );
-      const run = await e2e.shiro(["-p", "hi"], { protocol: protocol === "anthropic" ? "chat" : protocol });
-      expect(run.code).not.toBe(0);
-      expect(run.stderr).toContain("retrying (1/2)");
-      expect(run.stderr).toMatch(
-        /the request is still about \d+ tokens \(\d+ characters\) after compacting, not smaller than the \d+ characters the provider refused as too long; not sending it again/,
-      );
-      const bodies = e2e.fake.requests.filter((request) => !isSummaryRequest(request)).map((request) => JSON.stringify(request.body));
-      expect(new Set(bodies).size).toBe(bodies.length);
-    }, 60_000);
-  });
-}
+  test("a context-length error in the vendor's wording compacts and retries the step", async () => {
+    writeBigFile();
+    e2e.writeConfig({ maxSteps: 100 });
+    const wording: FakeStep["error"] = {
+      status: 400,
+      code: "context_length_exceeded",
+      message: "This model's maximum context length is 6000 tokens. However, your messages resulted in 9000 tokens.",
+    };
+    let step = 0;
+    let overflowed = -1;
+    e2e.fake.respond((request, index) => {
+      if (isSummaryRequest(request)) return { text: "## Goal\n- read big.txt" };
+      step += 1;
+      if (step <= 8) return { toolCalls: [{ name: "read_file", input: { path: "big.txt", offset: step } }] };
+      if (overflowed < 0) {
+        overflowed = index;
+        return { error: wording };
+      }
+      return { text: "Recovered." };
+    });
+    const run = await e2e.shiro(["-p", "read big.txt"], { protocol, timeoutMs: 60_000 });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe("Recovered.\n");
+    expect(run.stderr).toContain("context window exceeded");
+    expect(run.stderr).toContain("retrying (1/2)");
+    const failed = e2e.fake.requests[overflowed]!;
+    const retried = e2e.fake.requests.slice(overflowed + 1).find((request) => !isSummaryRequest(request))!;
+    expect(bytesOf(retried)).toBeLessThan(bytesOf(failed));
+  }, 90_000);
+
+  test("an overflow that compacting cannot shrink stops with the numbers, never resending the same body", async () => {
+    e2e.writeConfig({});
+    e2e.fake.respond((request) =>
+      isSummaryRequest(request)
+        ? { text: "## Goal\n- x" }
+        : { error: { status: 400, code: "context_length_exceeded", message: "maximum context length is 5000 tokens" } },
+    );
+    const run = await e2e.shiro(["-p", "hi"], { protocol });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain("retrying (1/2)");
+    expect(run.stderr).toMatch(
+      /the request is still about \d+ tokens \(\d+ characters\) after compacting, not smaller than the \d+ characters the provider refused as too long; not sending it again/,
+    );
+    const bodies = e2e.fake.requests.filter((request) => !isSummaryRequest(request)).map((request) => JSON.stringify(request.body));
+    expect(new Set(bodies).size).toBe(bodies.length);
+  }, 60_000);
+});
 
 describe("a prompt larger than the window", () => {
   test("is refused before sending, with its size and the window, not advice to /compact", async () => {

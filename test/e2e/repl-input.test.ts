@@ -9,26 +9,17 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fakeEnv, systemOf, toolResultsOf, userTextsOf, useE2E, type WireProtocol } from "./_harness.ts";
 import { startFakeRegistry } from "../fakes/registry.ts";
-import { startPty, type PtyDriver } from "./_pty.ts";
+import { withPty, type PtyDriver } from "./_pty.ts";
 
 const e2e = useE2E();
 
-async function withRepl(
+const withRepl = (
   body: (repl: PtyDriver) => Promise<void>,
   cwd = e2e.dirs.cwd,
   protocol: WireProtocol = "chat",
   args: string[] = [],
   ready = "› ",
-): Promise<void> {
-  const repl = startPty(args, { cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, protocol) });
-  try {
-    await repl.until(ready);
-    await body(repl);
-  } finally {
-    repl.kill();
-    await repl.exited;
-  }
-}
+): Promise<void> => withPty({ args, ready, cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, protocol) }, body);
 
 const lastUserTexts = () => userTextsOf(e2e.fake.requests.at(-1)!);
 
@@ -52,7 +43,7 @@ describe("prompts of several lines", () => {
     }, 30_000);
   }
 
-  test("a paste is shown collapsed with its first line, and recalled by Up as one entry after a restart", async () => {
+  test("a paste is shown collapsed with its first line, and recalled by Up whole, as one entry, after a restart", async () => {
     e2e.fake.script({ text: "first answer" }, { text: "second answer" });
     await withRepl(async (repl) => {
       repl.type("\x1b[200~Error: boom\n  at a.ts:1\n  at b.ts:2\x1b[201~");
@@ -61,13 +52,58 @@ describe("prompts of several lines", () => {
       await repl.until("first answer");
     });
     await withRepl(async (repl) => {
+      const from = repl.screen().length;
       repl.type("\x1b[A");
-      await repl.until("[3 lines] Error: boom");
+      await repl.until("at b.ts:2", from);
+      expect(repl.screen().slice(from)).not.toContain("[3 lines]");
       repl.type("\r");
       await repl.until("second answer");
     });
     expect(lastUserTexts()).toEqual(["Error: boom\n  at a.ts:1\n  at b.ts:2"]);
   }, 40_000);
+
+  test("a recalled prompt of several lines is edited on every line: Up and Down move between its lines, the history only from its edges", async () => {
+    e2e.fake.script({ text: "three answer" }, { text: "edited answer" }, { text: "older answer" }, { text: "fresh answer" });
+    const [up, down] = ["\x1b[A", "\x1b[B"];
+    const sent: string[] = [];
+    await withRepl(async (repl) => {
+      repl.type("line one\nline two\nline three\r");
+      let at = await repl.until("three answer");
+      at = await repl.until("in context", at);
+      // Recalled with the cursor at the end of its last line: Up and Down stay inside it; Ctrl-J adds a line.
+      repl.type(up);
+      at = await repl.until("line three", at);
+      repl.type(`${up}B${up}A${down}${down}C\x05\nnew\r`);
+      at = await repl.until("edited answer", at);
+      at = await repl.until("in context", at);
+      sent.push(lastUserTexts().at(-1)!);
+      // Recalled again (four lines now): three Ups reach its first line, the next goes to the older prompt.
+      repl.type(`${up}${up}${up}${up}${up}\r`);
+      at = await repl.until("older answer", at);
+      at = await repl.until("in context", at);
+      sent.push(lastUserTexts().at(-1)!);
+      // Down on its last line leaves the history for the empty line.
+      repl.type(`${up}${up}${down}${down}fresh\r`);
+      await repl.until("fresh answer", at);
+      sent.push(lastUserTexts().at(-1)!);
+    });
+    expect(sent).toEqual(["line oneA\nline twoB\nline threCe\nnew", "line one\nline two\nline three", "fresh"]);
+  }, 30_000);
+
+  test("a prompt longer than 20 lines is recalled collapsed, and sent whole", async () => {
+    const long = Array.from({ length: 25 }, (_, i) => `row ${i + 1}`).join("\n");
+    e2e.fake.script({ text: "long answer" }, { text: "again answer" });
+    await withRepl(async (repl) => {
+      repl.type(`\x1b[200~${long}\x1b[201~\r`);
+      let at = await repl.until("long answer");
+      at = await repl.until("in context", at);
+      repl.type("\x1b[A");
+      at = await repl.until("[25 lines] row 1", at);
+      repl.type("\r");
+      await repl.until("again answer", at);
+    });
+    expect(lastUserTexts()).toEqual([long, long]);
+  }, 30_000);
 });
 
 describe("keys that forgive", () => {
@@ -416,7 +452,9 @@ describe("the conventions users bring", () => {
     await withRepl(
       async (repl) => {
         repl.type("/commit\r");
-        let at = await repl.until("committing");
+        let at = await repl.until("Trust this command's allowed-tools?");
+        repl.type("n\r");
+        at = await repl.until("committing", at);
         repl.type("/frontend:component Button\r");
         at = await repl.until("making", at);
       },
@@ -433,6 +471,66 @@ describe("the conventions users bring", () => {
     expect(userTextsOf(component!).at(-1)).toBe("Make the Button component.");
     expect(names(component)).toContain("read_file");
   }, 40_000);
+
+  test("the commit command's allowed-tools, as Claude Code documents it: trusted once, `git add` runs without a question, `rm` is asked (and refused here)", async () => {
+    const { spawnSync } = await import("node:child_process");
+    const git = (...args: string[]) => spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@e", ...args], { cwd: e2e.dirs.cwd, encoding: "utf8" });
+    git("init", "-q");
+    writeFileSync(join(e2e.dirs.cwd, "README.md"), "hi\n");
+    git("add", "README.md");
+    git("commit", "-qm", "first");
+    writeFileSync(join(e2e.dirs.cwd, "new-file.txt"), "x\n");
+    mkdirSync(join(e2e.dirs.cwd, ".claude", "commands"), { recursive: true });
+    writeFileSync(
+      join(e2e.dirs.cwd, ".claude", "commands", "commit.md"),
+      [
+        "---",
+        "allowed-tools: Bash(git add:*), Bash(git status:*), Bash(git commit:*)",
+        "description: Create a git commit",
+        "---",
+        "",
+        "## Context",
+        "",
+        "- Current git status: !`git status`",
+        "- Current git diff (staged and unstaged changes): !`git diff HEAD`",
+        "- Current branch: !`git branch --show-current`",
+        "- Recent commits: !`git log --oneline -10`",
+        "",
+        "## Your task",
+        "",
+        "Based on the above changes, create a single git commit.",
+        "",
+      ].join("\n"),
+    );
+    const bash = (command: string) => ({ toolCalls: [{ name: "bash", input: { command } }] });
+    e2e.fake.script(bash("git add new-file.txt"), bash("rm new-file.txt"), { text: "staged, not removed" }, { text: "plain turn" });
+    await withRepl(async (repl) => {
+      repl.type("/commit\r");
+      let at = await repl.until("Trust this command's allowed-tools? y yes, remember it | n not now");
+      expect(repl.screen()).toContain("pre-approves, for its turn: Bash(git add:*), Bash(git status:*), Bash(git commit:*)");
+      repl.type("y\r");
+      const from = at;
+      at = await repl.until("| n deny ", at);
+      const questioned = repl.screen().slice(from, at);
+      expect(questioned).toContain("rm new-file.txt");
+      expect(questioned.match(/\| n deny/g)?.length ?? 0).toBe(1);
+      repl.type("n\r");
+      at = await repl.until("staged, not removed", at);
+      repl.type("a plain prompt\r");
+      await repl.until("plain turn", at);
+    });
+    const [first, , third, plain] = e2e.fake.requests;
+    expect(userTextsOf(first!).at(-1)).toContain("- Current branch: ");
+    expect(userTextsOf(first!).at(-1)).toContain("new-file.txt");
+    const names = (request: typeof first) => (request!.body.tools as { function: { name: string } }[]).map((tool) => tool.function.name);
+    expect(names(first)).toEqual(["bash"]);
+    expect(names(plain)).toContain("read_file");
+    const [added, removed] = toolResultsOf(third!).map((result) => result.output);
+    expect(added).toStartWith("exit: 0");
+    expect(removed).toContain("User denied");
+    expect(existsSync(join(e2e.dirs.cwd, "new-file.txt"))).toBe(true);
+    expect(git("diff", "--cached", "--name-only").stdout.trim()).toBe("new-file.txt");
+  }, 60_000);
 
   test(".claude/skills in the project and the home folder are skill sources", async () => {
     mkdirSync(join(e2e.dirs.cwd, ".claude", "skills", "deploy"), { recursive: true });
@@ -562,6 +660,28 @@ describe("extensions without a restart", () => {
     expect(userTextsOf(e2e.fake.requests[1]!)).toEqual(["use it", "and now"]);
   }, 60_000);
 
+  test("an MCP server's prompts are slash commands: in /help with their server, completed by Tab, sent filled in; /mcp says where each server comes from", async () => {
+    const everything = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/dist/index.js");
+    e2e.writeConfig({ mcpServers: { everything: { command: process.execPath, args: [everything, "stdio"] } } });
+    e2e.fake.script({ text: "sunny" });
+    await withRepl(async (repl) => {
+      // The server connects in the background: ask /mcp until it is connected (bounded).
+      for (let i = 0; i < 150 && !/\(local\) - \d+ tools/.test(repl.screen()); i++) {
+        repl.type("/mcp\r");
+        await Bun.sleep(100);
+      }
+      let at = await repl.until(`from ${join(e2e.dirs.home, ".shiro-neko", "config.json")}`);
+      repl.type("/help\r");
+      at = await repl.until("/mcp__everything__args-prompt", at);
+      at = await repl.until("(MCP server everything)", at);
+      repl.type("/mcp__everything__args-p\t");
+      at = await repl.until("/mcp__everything__args-prompt", at);
+      repl.type(" Portland Oregon\r");
+      await repl.until("sunny", at);
+    });
+    expect(lastUserTexts()).toEqual(["What's weather in Portland, Oregon?"]);
+  }, 60_000);
+
   test("/reload picks up a skill written while the session runs", async () => {
     e2e.fake.script({ text: "before" }, { text: "after" });
     await withRepl(async (repl) => {
@@ -679,6 +799,25 @@ describe("the ask tool", () => {
       "The user answered: DuckDB, actually",
       "The user answered: 3",
     ]);
+  }, 30_000);
+
+  test("a prompt typed ahead stays on the input line through the question: the answer is only what was typed after it", async () => {
+    const ask = { toolCalls: [{ name: "ask", input: { question: "Which database?", options: ["Postgres", "SQLite"] } }], stallMs: 800 };
+    e2e.fake.script(ask, { text: "going with it" }, { text: "next answer" });
+    await withRepl(async (repl) => {
+      repl.type("pick one\r");
+      let at = await repl.until("… 0s");
+      repl.type("later prompt");
+      at = await repl.until("later prompt", at);
+      at = await repl.until("answer (a number or your own words) ", at);
+      repl.type("SQ\x7fQLite\r");
+      at = await repl.until("going with it", at);
+      await repl.until("in context", at);
+      repl.type("\r");
+      await repl.until("next answer", at);
+    });
+    expect(toolResultsOf(e2e.fake.requests[1]!).at(-1)!.output).toBe("The user answered: SQLite");
+    expect(lastUserTexts()).toEqual(["pick one", "later prompt"]);
   }, 30_000);
 
   test("headless, ask is withheld: not offered at all", async () => {

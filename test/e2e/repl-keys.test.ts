@@ -7,20 +7,12 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeEnv, toolResultsOf, userTextsOf, useE2E } from "./_harness.ts";
-import { startPty, type PtyDriver } from "./_pty.ts";
+import { withPty, type PtyDriver } from "./_pty.ts";
 
 const e2e = useE2E();
 
-async function withRepl(body: (repl: PtyDriver) => Promise<void>, args: string[] = [], ready = "› "): Promise<void> {
-  const repl = startPty(args, { cwd: e2e.dirs.cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, "chat") });
-  try {
-    await repl.until(ready);
-    await body(repl);
-  } finally {
-    repl.kill();
-    await repl.exited;
-  }
-}
+const withRepl = (body: (repl: PtyDriver) => Promise<void>, args: string[] = [], ready = "› "): Promise<void> =>
+  withPty({ args, ready, cwd: e2e.dirs.cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, "chat") }, body);
 
 const write = (path: string, content: string) => ({ toolCalls: [{ name: "write_file", input: { path, content } }] });
 const bash = (command: string) => ({ toolCalls: [{ name: "bash", input: { command } }] });
@@ -178,16 +170,19 @@ describe("folded output", () => {
     );
   }, 30_000);
 
-  test("a running command's output past its head shows only as a one-line tail in the status line", async () => {
-    e2e.fake.script(bash("for i in 1 2 3 4 5 6 7 8; do echo line-$i; sleep 0.3; done"), { text: "slow done" });
+  test("a running command's output past its head is a live tail of its last 5 lines in the footer, then folded", async () => {
+    e2e.fake.script(bash("for i in 1 2 3 4 5 6 7 8 9 10; do echo line-$i; sleep 0.2; done; sleep 1"), { text: "slow done" });
     await withRepl(
       async (repl) => {
         repl.type("run slowly\r");
         let at = await repl.until("│ line-3");
-        at = await repl.until("  › line-", at);
+        // Each footer draw: the tail rows, then the status row; the last one before the result holds lines 6-10.
+        at = await repl.until("  │ line-6\n  │ line-7\n  │ line-8\n  │ line-9\n  │ line-10\n… ", at);
+        at = await repl.until("… +7 lines (Ctrl-O or /expand 1)", at);
         await repl.until("slow done", at);
-        expect(repl.screen()).not.toContain("│ line-5");
-        expect(repl.screen()).toContain("… +5 lines (Ctrl-O or /expand 1)");
+        const draws = repl.screen().split("  │ line-4\n").length - 1;
+        expect(draws).toBeGreaterThan(0);
+        expect(repl.screen()).not.toMatch(/│ line-4\n {2}│ line-5\n {2}│ line-6\n {2}│ line-7\n {2}│ line-8\n {2}│ line-9/);
       },
       ["--yolo"],
     );

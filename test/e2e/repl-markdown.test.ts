@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { fakeEnv, useE2E } from "./_harness.ts";
-import { startPty, type PtyDriver } from "./_pty.ts";
+import { withPty, type PtyDriver } from "./_pty.ts";
 
 const e2e = useE2E();
 
@@ -22,16 +22,8 @@ const ANSWER = [
 // A chunk boundary inside a word, a fence and a table row, as a provider's stream cuts them.
 const CHUNKS = ANSWER.join("").match(/[\s\S]{1,9}/g)!;
 
-async function withRepl(cols: number, env: Record<string, string>, body: (repl: PtyDriver) => Promise<void>): Promise<void> {
-  const repl = startPty([], { cwd: e2e.dirs.cwd, home: e2e.dirs.home, env: { ...fakeEnv(e2e.fake.baseURL, "chat"), ...env }, cols });
-  try {
-    await repl.until("› ");
-    await body(repl);
-  } finally {
-    repl.kill();
-    await repl.exited;
-  }
-}
+const withRepl = (cols: number, env: Record<string, string>, body: (repl: PtyDriver) => Promise<void>): Promise<void> =>
+  withPty({ cwd: e2e.dirs.cwd, home: e2e.dirs.home, env: { ...fakeEnv(e2e.fake.baseURL, "chat"), ...env }, cols }, body);
 
 /**
  * The answer's lines on the screen, from the heading to the line after the link. The footer drawn

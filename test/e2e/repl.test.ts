@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { fakeEnv, userTextsOf, useE2E } from "./_harness.ts";
-import { startPty, type PtyDriver as ReplDriver } from "./_pty.ts";
+import { startPty, withPty, type PtyDriver as ReplDriver } from "./_pty.ts";
 
 const e2e = useE2E();
 
@@ -13,15 +13,9 @@ function startRepl(args: string[] = [], env: Record<string, string> = fakeEnv(e2
   return startPty(args, { cwd: e2e.dirs.cwd, home: e2e.dirs.home, env });
 }
 
-async function withRepl(args: string[], body: (repl: ReplDriver) => Promise<void>): Promise<void> {
-  const repl = startRepl(args);
-  try {
-    await body(repl);
-  } finally {
-    repl.kill();
-    await repl.exited;
-  }
-}
+// ready "": each test waits for what it needs itself (the banner, a question, the prompt).
+const withRepl = (args: string[], body: (repl: ReplDriver) => Promise<void>): Promise<void> =>
+  withPty({ args, ready: "", cwd: e2e.dirs.cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, "chat") }, body);
 
 describe("the REPL", () => {
   test("the banner names the approval policy; ctrl-c twice with nothing running says good bye", async () => {
@@ -60,7 +54,7 @@ describe("the REPL", () => {
       repl.type("y\r");
       at = await repl.until("ran once", at);
       repl.type("second\r");
-      at = await repl.until("a always allow bash [echo *] | n deny ", at);
+      at = await repl.until("a always allow bash [echo *] | p always in this project | n deny ", at);
       repl.type("a\r");
       at = await repl.until("ran always", at);
       repl.type("third\r");

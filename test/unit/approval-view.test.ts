@@ -1,13 +1,33 @@
-/** What an approval question shows: numbered diffs for edits and writes, the patch, the command. */
+/**
+ * What an approval question shows: numbered diffs for edits and writes, the patch, the command,
+ * each chosen by what the built-in tool declares (`preview`, or a shell tool's `command`).
+ */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ApprovalRequest } from "../../lib/approval/request.ts";
+import type { ApprovalRequest, CallPreview } from "../../lib/approval/request.ts";
 import { renderApprovalDetail, renderApprovalQuestion, renderDiff } from "../../lib/ui/approval-view.ts";
 import { createStyle } from "../../lib/ui/style.ts";
+import { previewCall } from "../../lib/tools/call-preview.ts";
+import { builtinTools } from "../../lib/tools/index.ts";
 
 const plain = createStyle(false);
+const BUILTINS = builtinTools({ complete: async () => "" });
+/** The detail of a call of the built-in tool `tool`, previewed as that tool declares. */
+const detail = (tool: string, input: unknown) =>
+  renderApprovalDetail(
+    {
+      tool,
+      root,
+      input,
+      preview: previewCall(
+        BUILTINS.find((t) => t.name === tool),
+        input,
+      ),
+    },
+    plain,
+  );
 let root: string;
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), "shiro-approval-view-"));
@@ -17,35 +37,24 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 describe("approval detail", () => {
   test("edit_file shows the change as it would land, numbered, with two lines of context and gaps", () => {
     writeFileSync(join(root, "a.ts"), Array.from({ length: 12 }, (_, i) => `line ${i + 1}`).join("\n") + "\n");
-    const view = renderApprovalDetail({ tool: "edit_file", root, input: { path: "a.ts", oldString: "line 3", newString: "LINE THREE" } }, plain);
+    const view = detail("edit_file", { path: "a.ts", oldString: "line 3", newString: "LINE THREE" });
     expect(view).toEqual(["a.ts +1 -1", "    1   line 1", "    2   line 2", "    3 - line 3", "    3 + LINE THREE", "    4   line 4", "    5   line 5"]);
   });
 
   test("write_file diffs against the file as it is, or against nothing", () => {
-    expect(renderApprovalDetail({ tool: "write_file", root, input: { path: "new.txt", content: "a\nb\n" } }, plain)).toEqual([
-      "new.txt +2 -0",
-      "    1 + a",
-      "    2 + b",
-    ]);
+    expect(detail("write_file", { path: "new.txt", content: "a\nb\n" })).toEqual(["new.txt +2 -0", "    1 + a", "    2 + b"]);
   });
 
   test("multi_edit applies the edits in order; a diff over 40 lines is cut with a count", () => {
     writeFileSync(join(root, "m.txt"), "x\ny\n");
     expect(
-      renderApprovalDetail(
-        {
-          tool: "multi_edit",
-          root,
-          input: {
-            path: "m.txt",
-            edits: [
-              { oldString: "x", newString: "x1" },
-              { oldString: "x1", newString: "x2" },
-            ],
-          },
-        },
-        plain,
-      ),
+      detail("multi_edit", {
+        path: "m.txt",
+        edits: [
+          { oldString: "x", newString: "x1" },
+          { oldString: "x1", newString: "x2" },
+        ],
+      }),
     ).toEqual(["m.txt +1 -1", "    1 - x", "    1 + x2", "    2   y"]);
     const long = renderDiff("big.txt", "", Array.from({ length: 50 }, (_, i) => `l${i}`).join("\n"), plain);
     expect(long.length).toBe(42);
@@ -53,18 +62,26 @@ describe("approval detail", () => {
   });
 
   test("bash shows the command; apply_patch the patch; an edit that would not apply falls back to the arguments", () => {
-    expect(renderApprovalDetail({ tool: "bash", root, input: { command: "npm test" } }, plain)).toEqual(["$ npm test"]);
-    expect(renderApprovalDetail({ tool: "apply_patch", root, input: { patch: "*** Begin Patch\n*** Add File: a\n+x\n*** End Patch" } }, plain)).toEqual([
+    expect(detail("bash", { command: "npm test" })).toEqual(["$ npm test"]);
+    expect(detail("apply_patch", { patch: "*** Begin Patch\n*** Add File: a\n+x\n*** End Patch" })).toEqual([
       "*** Begin Patch",
       "*** Add File: a",
       "+x",
       "*** End Patch",
     ]);
-    expect(renderApprovalDetail({ tool: "edit_file", root, input: { path: "missing.ts", oldString: "a", newString: "b" } }, plain)).toEqual([
-      "path: missing.ts",
-      "oldString: a",
-      "newString: b",
-    ]);
+    expect(detail("edit_file", { path: "missing.ts", oldString: "a", newString: "b" })).toEqual(["path: missing.ts", "oldString: a", "newString: b"]);
+  });
+});
+
+describe("the detail follows the declaration, not the name", () => {
+  test("a preview is shown whatever tool declares it; a tool named write_file that declares none shows its arguments", () => {
+    writeFileSync(join(root, "a.txt"), "old\n");
+    const view = (tool: string, preview: CallPreview | undefined) =>
+      renderApprovalDetail({ tool, root, input: { path: "a.txt", content: "new" }, preview }, plain);
+    expect(view("made_up", { kind: "content", path: "a.txt", content: "new\n" })).toEqual(["a.txt +1 -1", "    1 - old", "    1 + new"]);
+    expect(view("write_file", undefined)).toEqual(["path: a.txt", "content: new"]);
+    expect(view("made_up", { kind: "command", command: "make it" })).toEqual(["$ make it"]);
+    expect(view("made_up", { kind: "edits", path: "a.txt", edits: [{ oldString: "absent", newString: "x" }] })).toEqual(["path: a.txt", "content: new"]);
   });
 });
 

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { expandCustomCommand, loadCustomCommands } from "../../lib/ui/slash/custom-commands.ts";
+import { commandPreApproval, expandCustomCommand, loadCustomCommands, trustCommandFile } from "../../lib/ui/slash/custom-commands.ts";
 
 let dir: string;
 beforeEach(() => {
@@ -17,7 +17,7 @@ function write(path: string, text: string): void {
 }
 const load = () => loadCustomCommands({ cwd: join(dir, "work"), stateDir: join(dir, "state"), home: join(dir, "home"), reserved: ["/help"] });
 
-test("subfolders namespace commands with ':' (up to three levels); allowed-tools reads both spellings", () => {
+test("subfolders namespace commands with ':' (up to three levels); allowed-tools keeps each rule as written, in every spelling", () => {
   const commands = join(dir, "work", ".claude", "commands");
   write(join(commands, "frontend", "component.md"), "---\nallowed-tools: Bash(git add:*), Bash(git status:*), Read\n---\nMake $ARGUMENTS.\n");
   write(join(commands, "a", "b", "c", "deep.md"), "deep\n");
@@ -28,9 +28,45 @@ test("subfolders namespace commands with ':' (up to three levels); allowed-tools
   expect(skipped).toEqual([]);
   expect(found.map((command) => [command.name, command.allowedTools])).toEqual([
     ["/a:b:c:deep", undefined],
-    ["/frontend:component", ["Bash", "Read"]],
+    ["/frontend:component", ["Bash(git add:*)", "Bash(git status:*)", "Read"]],
     ["/top", ["Edit", "Write"]],
   ]);
+});
+
+test("allowed-tools spellings: a comma list, spaces, a quoted YAML list on one line or on lines of their own", () => {
+  const commands = join(dir, "work", ".claude", "commands");
+  const expected = ["Bash(git add:*)", "Bash(git status:*)", "Read"];
+  const spellings = [
+    "allowed-tools: Bash(git add:*), Bash(git status:*), Read",
+    "allowed-tools: Bash(git add:*) Bash(git status:*) Read",
+    'allowed-tools: ["Bash(git add:*)", "Bash(git status:*)", Read]',
+    'allowed-tools:\n  - "Bash(git add:*)"\n  - Bash(git status:*)\n  - Read\ndescription: after the list',
+  ];
+  spellings.forEach((frontmatter, index) => write(join(commands, `c${index}.md`), `---\n${frontmatter}\n---\nbody\n`));
+  const found = load().commands;
+  expect(found.map((command) => command.allowedTools)).toEqual(spellings.map(() => expected));
+  expect(found[3]!.description).toBe("after the list");
+});
+
+test("pre-approval: a user-level command's always; a project command's once its exact content is trusted", () => {
+  const before = process.env.SHIRO_HOME;
+  process.env.SHIRO_HOME = join(dir, "shiro-home");
+  try {
+    write(join(dir, "home", ".claude", "commands", "mine.md"), "---\nallowed-tools: Bash(git add:*)\n---\nmine\n");
+    const projectFile = join(dir, "work", ".claude", "commands", "commit.md");
+    write(projectFile, "---\nallowed-tools: Bash(git add:*), Bash(git status:*), Bash(git commit:*)\ndescription: Create a git commit\n---\nbody\n");
+    const root = join(dir, "work");
+    const byName = () => new Map(load().commands.map((command) => [command.name, command]));
+    expect(commandPreApproval(byName().get("/mine")!, root)).toBe("yes");
+    expect(commandPreApproval(byName().get("/commit")!, root)).toBe("ask");
+    trustCommandFile(byName().get("/commit")!, root);
+    expect(commandPreApproval(byName().get("/commit")!, root)).toBe("yes");
+    writeFileSync(projectFile, "---\nallowed-tools: Bash\n---\nbody\n");
+    expect(commandPreApproval(byName().get("/commit")!, root)).toBe("ask");
+  } finally {
+    if (before === undefined) delete process.env.SHIRO_HOME;
+    else process.env.SHIRO_HOME = before;
+  }
 });
 
 test("each !`cmd` is replaced, in order, by what the runner returns; arguments are filled first; without a runner the text stays", async () => {

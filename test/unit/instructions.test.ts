@@ -1,4 +1,4 @@
-/** Instruction files as Claude Code and Codex define them: which files, once each, in full within the budget, `@` imports. */
+/** Instruction files as Claude Code, Codex and Gemini CLI define them: which files, once each, in full within the budget, `@` imports. */
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -49,6 +49,34 @@ test("every file Claude Code and Codex read, outermost first; AGENTS.override.md
   write(join(home, ".codex", "AGENTS.override.md"), "codex override");
   expect(summary(repo)[0]).toEqual(["~/.codex/AGENTS.override.md", "codex override"]);
   expect(loadInstructions(repo, { home, env: { CODEX_HOME: join(dir, "elsewhere") } })[0]!.label).toBe("~/.claude/CLAUDE.md");
+});
+
+test("Gemini CLI's files: ~/.gemini/GEMINI.md, then GEMINI.md in each folder (after Claude's, before .shiro.md), its @./imports followed; a GEMINI.md symlinked to AGENTS.md loads once", () => {
+  write(join(home, ".claude", "CLAUDE.md"), "claude user");
+  write(join(home, ".gemini", "GEMINI.md"), "# Global Instructions\n\n- Prefer functional programming patterns\n");
+  write(join(repo, "AGENTS.md"), "root agents");
+  write(join(repo, "CLAUDE.md"), "root claude");
+  const main = "# Main GEMINI.md file\n\nThis is the main content.\n\n@./components/instructions.md\n\nMore content here.\n\n@./shared/configuration.md\n";
+  write(join(repo, "GEMINI.md"), main);
+  write(join(repo, "components", "instructions.md"), "component rules");
+  write(join(repo, "shared", "configuration.md"), "shared config @../../outside.md");
+  write(join(home, "outside.md"), "never: outside the project");
+  write(join(repo, "sub", "GEMINI.md"), "sub gemini");
+  write(join(repo, "sub", ".shiro.md"), "sub shiro");
+  expect(summary(join(repo, "sub"))).toEqual([
+    ["~/.claude/CLAUDE.md", "claude user"],
+    ["~/.gemini/GEMINI.md", "# Global Instructions\n\n- Prefer functional programming patterns"],
+    ["AGENTS.md", "root agents"],
+    ["CLAUDE.md", "root claude"],
+    ["GEMINI.md", main.trim()],
+    ["components/instructions.md", "component rules", "GEMINI.md"],
+    ["shared/configuration.md", "shared config @../../outside.md", "GEMINI.md"],
+    ["sub/GEMINI.md", "sub gemini"],
+    ["sub/.shiro.md", "sub shiro"],
+  ]);
+  rmSync(join(repo, "GEMINI.md"));
+  symlinkSync(join(repo, "AGENTS.md"), join(repo, "GEMINI.md"));
+  expect(summary(repo).map(([label]) => label)).toEqual(["~/.claude/CLAUDE.md", "~/.gemini/GEMINI.md", "AGENTS.md", "CLAUDE.md"]);
 });
 
 test("a CLAUDE.md that is a symlink to AGENTS.md loads once; a 30,000-character AGENTS.md is kept whole", () => {

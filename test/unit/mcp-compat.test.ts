@@ -82,6 +82,27 @@ test("every field Claude Code, Claude Desktop, Cursor, Cline and Codex write is 
   expect(readServerEntry({ command: "npx", alwaysAllow: "read" })).toBe("must be {command, args?, env?, cwd?} or {url, type?, headers?}");
 });
 
+test("a bare timeout, as each client writes it: Cline's seconds (its entries carry autoApprove; and any value under 1000), else ms (Gemini CLI); never cutting a first npx install", () => {
+  // Cline's cline_mcp_settings.json entry, as Cline writes it.
+  const cline = { command: "node", args: ["/path/to/server.js"], env: { API_KEY: "k" }, disabled: false, autoApprove: [], timeout: 60 };
+  const cases: [string, Record<string, unknown>, number][] = [
+    ["Cline, 60 s", cline, 60_000],
+    ["Cline, its hour", { ...cline, timeout: 3600 }, 3_600_000],
+    ["Cline without autoApprove", { command: "node", timeout: 60 }, 60_000],
+    ["Gemini CLI's ms", { command: "node", timeout: 600_000 }, 600_000],
+    ["ms as shiro always read them", { command: "node", timeout: 9000 }, 9000],
+    ["0 is none: MCP_TIMEOUT decides", { command: "node", timeout: 0 }, 45_000],
+    ["startupTimeoutMs wins", { ...cline, startupTimeoutMs: 5000 }, 5000],
+    ["a timeout beats MCP_TIMEOUT", cline, 60_000],
+  ];
+  const seen = cases.map(([label, entry]) => [label, connectTimeout(`t-${label}`, entry as never, { MCP_TIMEOUT: "45000" }).ms]);
+  expect(seen).toEqual(cases.map(([label, , ms]) => [label, ms]));
+  const npx = { command: "npx", args: ["-y", "@modelcontextprotocol/server-github"], autoApprove: [], timeout: 60 };
+  expect(connectTimeout("gh", npx)).toEqual({ ms: MCP_INSTALL_CAP_MS, first: true });
+  rememberConnected("gh", npx, 9_000);
+  expect(connectTimeout("gh", npx)).toEqual({ ms: 60_000, first: false });
+});
+
 test("connect timeouts: the entry's own, else long for a first start (longest through a package manager), shorter once it connected", () => {
   const npx = { command: "npx", args: ["-y", "@modelcontextprotocol/server-memory"] };
   const node = { command: "node", args: ["server.js"] };

@@ -383,6 +383,9 @@ describe("resources, prompts and progress", () => {
       context(),
     );
     expect(prompt).toBe("What's weather in Portland, Oregon?");
+    const prompts = hub.status()[0]!.prompts!;
+    expect(prompts.map((entry) => entry.name)).toEqual(expect.arrayContaining(["simple-prompt", "args-prompt", "resource-prompt"]));
+    expect(prompts.find((entry) => entry.name === "args-prompt")!.description).toBeString();
     const output: string[] = [];
     const done = await toolNamed(hub, "mcp__everything__trigger-long-running-operation").execute(
       { duration: 0.3, steps: 3 },

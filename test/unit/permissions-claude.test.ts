@@ -7,7 +7,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { mapClaudeRules, mergePermissionTables, type ClaudeRule } from "../../lib/approval/claude-rules.ts";
+import { allowRuleFor, configDeniesSome, mapClaudeRules, mergePermissionTables, type ClaudeRule } from "../../lib/approval/claude-rules.ts";
 import { createGate } from "../../lib/extensions/gate.ts";
 import { defaultPermission, evaluatePermission, parsePermissionRules } from "../../lib/approval/rules.ts";
 import { createDisabledPluginHost } from "../../lib/extensions/plugin-host.ts";
@@ -128,4 +128,40 @@ describe("what cannot be mapped, and the order against config", () => {
       ["make *", "allow"],
     ]);
   });
+});
+
+describe('the rule an "always in this project" answer writes', () => {
+  const cases: [string, string, string | undefined][] = [
+    ["bash", "git *", "Bash(git:*)"],
+    ["bash", "*", "Bash"],
+    ["bash", "", undefined],
+    ["write_file", "*", "Write"],
+    // `Edit` would reach every write tool: the tool's own name keeps it to edit_file.
+    ["edit_file", "*", "edit_file"],
+    ["web_fetch", "*", "WebFetch"],
+    ["no_such_tool", "*", undefined],
+  ];
+  for (const [tool, pattern, rule] of cases) {
+    test(`${tool} [${pattern}] → ${rule ?? "none"}, which maps back onto ${tool} alone`, () => {
+      expect(allowRuleFor(tool, pattern, TOOLS, { root, cwd: root })).toBe(rule);
+      if (!rule) return;
+      const { tables } = mapClaudeRules([{ decision: "allow", rule, source: "s" }], TOOLS, { root, cwd: root });
+      expect([...tables.keys()]).toEqual([tool]);
+      expect(tables.get(tool)!.map(([mapped]) => mapped)).toContain(pattern);
+    });
+  }
+});
+
+describe("a tool the config denies some calls of gets no project rule", () => {
+  const cases: [string, Record<string, unknown> | undefined, string, boolean][] = [
+    ["no config", undefined, "bash", false],
+    ["an ask-only table", { bash: { "*": "ask", "git status*": "allow" } }, "bash", false],
+    ["a deny pattern in its table", { bash: { "*": "ask", "git push *": "deny" } }, "bash", true],
+    ["the tool denied outright", { web_fetch: "deny" }, "web_fetch", true],
+    ["another tool's deny", { web_fetch: "deny" }, "bash", false],
+    ["a wildcard key with a deny, for a tool without an entry", { "mcp__*": { "*": "allow", "*delete*": "deny" } }, "mcp__gh__delete_repo", true],
+    ["a wildcard key with a deny, for a tool with its own entry", { "*": "deny", bash: "ask" }, "bash", false],
+  ];
+  for (const [name, config, tool, denies] of cases)
+    test(`${name}: ${tool} ${denies ? "denies some" : "denies none"}`, () => expect(configDeniesSome(config as never, tool)).toBe(denies));
 });

@@ -290,6 +290,7 @@ describe("createGate", () => {
       tool: "bash",
       effect: "exec",
       input: { command: "git status" },
+      preview: { kind: "command", command: "git status" },
       subjects: ["git status"],
       subject: "git status",
       repeated: false,

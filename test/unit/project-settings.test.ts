@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readProjectMcp, trustProjectMcp } from "../../lib/store/project-mcp.ts";
-import { readProjectSettings, trustProjectSettings } from "../../lib/store/project-settings.ts";
+import { addProjectAllowRule, readProjectSettings, trustProjectSettings } from "../../lib/store/project-settings.ts";
 import { useTempHome } from "./temp-home.ts";
 
 const home = useTempHome("shiro-settings-home-");
@@ -90,4 +90,43 @@ describe("trust", () => {
     ]);
     expect(file.entries[1].file).toBe(".claude/settings.json");
   });
+});
+
+describe('a rule added by an "always in this project" answer', () => {
+  const local = () => join(root, ".claude/settings.local.json");
+  const read = () => JSON.parse(readFileSync(local(), "utf8")) as unknown;
+
+  test("creates settings.local.json with exactly the rule, trusted, so the next session uses it", () => {
+    rmSync(join(root, ".claude"), { recursive: true });
+    expect(addProjectAllowRule(root, "Bash(touch:*)")).toBe(local());
+    expect(read()).toEqual({ permissions: { allow: ["Bash(touch:*)"] } });
+    const settings = readProjectSettings(root)!;
+    expect(settings.trusted).toBe(true);
+    expect(settings.permissions).toEqual([{ decision: "allow", rule: "Bash(touch:*)", source: local() }]);
+  });
+
+  test("keeps the file's other keys and rules, lists a rule once, and re-trusts trusted settings", () => {
+    write(".claude/settings.json", { hooks: { Stop: [{ hooks: [{ type: "command", command: "a" }] }] } });
+    write(".claude/settings.local.json", { env: { A: "1" }, permissions: { allow: ["Read"], deny: ["Bash(rm:*)"] } });
+    trustProjectSettings(readProjectSettings(root)!);
+    addProjectAllowRule(root, "Bash(git:*)");
+    addProjectAllowRule(root, "Bash(git:*)");
+    expect(read()).toEqual({ env: { A: "1" }, permissions: { allow: ["Read", "Bash(git:*)"], deny: ["Bash(rm:*)"] } });
+    expect(readProjectSettings(root)!.trusted).toBe(true);
+  });
+
+  const refused: [string, string, string][] = [
+    ["untrusted settings with rules", JSON.stringify({ permissions: { allow: ["Bash"] } }), "not trusted here"],
+    ["a file that is not JSON", "{ nope", "is not JSON"],
+    ["permissions that are a list", JSON.stringify({ permissions: ["Bash"] }), "is not an object"],
+    ["an allow that is a string", JSON.stringify({ permissions: { allow: "Bash" } }), "is not a list"],
+  ];
+  for (const [name, content, why] of refused) {
+    test(`${name}: refused with a one-line error, the file untouched`, () => {
+      write(".claude/settings.local.json", content);
+      if (name !== "untrusted settings with rules" && name !== "a file that is not JSON") trustProjectSettings(readProjectSettings(root)!);
+      expect(() => addProjectAllowRule(root, "Bash(git:*)")).toThrow(why);
+      expect(readFileSync(local(), "utf8")).toBe(content);
+    });
+  }
 });

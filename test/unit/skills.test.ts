@@ -367,4 +367,23 @@ describe("skills as other agents' authors wrote them", () => {
     ]);
     expect(skills.find((s) => s.name === "codex-user")!.folder).toBe(join(home, ".codex", "skills", "codex-user"));
   });
+
+  test(".gemini/skills is read as Gemini CLI defines it: user and workspace tiers, its .agents/skills alias winning a name within a tier", () => {
+    const { state, cwd } = _freshPlaces();
+    const home = join(scratch, `user-home-${counter}`);
+    const skill = (dir: string, name: string, description: string) => _write(join(dir, name, "SKILL.md"), _skillFile(name, description, "b"));
+    skill(join(home, ".gemini", "skills"), "gemini-user", "user gemini");
+    skill(join(home, ".gemini", "skills"), "review", "user gemini review");
+    skill(join(cwd, ".gemini", "skills"), "review", "workspace gemini review wins over the user's");
+    skill(join(cwd, ".gemini", "skills"), "deploy", "workspace gemini deploy");
+    skill(join(cwd, ".agents", "skills"), "deploy", "workspace .agents alias wins over .gemini");
+    _write(join(cwd, ".gemini", "skills", "README.md"), "# Skills\n");
+    const { skills, skipped } = loadSkills({ cwd, stateDir: state, home, includeBuiltin: false });
+    expect(skipped).toEqual([]);
+    expect(skills.map((s) => [s.name, s.description, s.origin, s.folder])).toEqual([
+      ["deploy", "workspace .agents alias wins over .gemini", "project", join(cwd, ".agents", "skills", "deploy")],
+      ["gemini-user", "user gemini", "user", join(home, ".gemini", "skills", "gemini-user")],
+      ["review", "workspace gemini review wins over the user's", "project", join(cwd, ".gemini", "skills", "review")],
+    ]);
+  });
 });

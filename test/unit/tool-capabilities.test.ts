@@ -2,7 +2,8 @@
  * Policy by declaration: a made-up shell tool (effect `exec`, a declared `command`) and a made-up
  * write tool (effect `write`, declared `paths`), known to nothing by name, get every treatment
  * their declarations ask for: the sandbox, the guard, shell rules and grants, `!cmd`, episodes,
- * note provenance and so staleness, the prompt's approval list, and the schema deferral.
+ * note provenance and so staleness, the prompt's approval list, the schema deferral, and the
+ * approval question's view (the write tool's declared preview as a diff, the shell tool's command).
  */
 import { describe, expect, test } from "bun:test";
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
@@ -25,6 +26,8 @@ import { staleNote } from "../../lib/store/memory-provenance.ts";
 import type { LoggedEvent } from "../../lib/store/runs.ts";
 import { describeToolCalls } from "../../lib/tools/call-facts.ts";
 import type { ToolContext, ToolDefinition } from "../../lib/tools/types.ts";
+import { renderApprovalQuestion } from "../../lib/ui/approval-view.ts";
+import { createStyle } from "../../lib/ui/style.ts";
 import { useTempHome } from "./temp-home.ts";
 
 useTempHome("shiro-capabilities-");
@@ -53,13 +56,17 @@ const runScript: ToolDefinition<{ script: string }> = {
   },
 };
 
-/** A write tool nobody has heard of: it declares effect `write` and the path it changes. */
+/** A write tool nobody has heard of: it declares effect `write`, the path it changes and what a question shows of a call. */
 const stampFile: ToolDefinition<{ target: string }> = {
   name: "stamp_file",
   description: "Stamps a file.",
   schema: v.object({ target: v.string() }),
   effect: "write",
   paths: fieldPaths("target"),
+  preview: (input) => {
+    const target = (input as { target?: unknown } | null)?.target;
+    return typeof target === "string" ? { kind: "content", path: target, content: "stamped\n" } : undefined;
+  },
   async execute(input, ctx) {
     seen.push({ tool: "stamp_file", sandbox: ctx.sandbox });
     writeFileSync(join(ctx.root, input.target), "stamped\n");
@@ -156,6 +163,22 @@ describe("a made-up exec tool", () => {
         "exit: 3\n\n(no output)",
         [["run_script", true, "ls -la"]],
       ]);
+    } finally {
+      ws.remove();
+    }
+  });
+});
+
+describe("the approval question shows the made-up tools as declared", () => {
+  test("the write tool's call as the diff it would make, the shell tool's as its command", async () => {
+    const ws = workspace();
+    try {
+      writeFileSync(join(ws.root, "a.txt"), "plain\n");
+      const { check, asked } = gateOver([runScript, stampFile], ["deny", "deny"]);
+      await check(stampFile, { target: "a.txt" });
+      await check(runScript, { script: "make test" });
+      const shown = asked.map((request) => renderApprovalQuestion(request, ws.root, createStyle(false)).text.split("\n").slice(2, -1));
+      expect(shown).toEqual([["a.txt +1 -1", "    1 - plain", "    1 + stamped"], ["$ make test"]]);
     } finally {
       ws.remove();
     }

@@ -5,7 +5,8 @@
  */
 import { expect, test } from "bun:test";
 import { buildSystemPrompt } from "../../lib/agent/prompt.ts";
-import { createToolDeferral } from "../../lib/agent/context/tool-deferral.ts";
+import { createToolDeferral, describeDeferred } from "../../lib/agent/context/tool-deferral.ts";
+import { createCapabilityTools } from "../../lib/extensions/mcp/resources.ts";
 import { defaultPermission, mayAllow, parsePermissionRules } from "../../lib/approval/rules.ts";
 import { builtinTools, selectTools } from "../../lib/tools/index.ts";
 import { toToolSpec } from "../../lib/tools/schema.ts";
@@ -49,6 +50,28 @@ test("deferred: the core tools go in full, the rest as load_tools lines, and a l
   expect(createToolDeferral({ enabled: false }).offer(offered)).toEqual(offered);
   // Every tool callable, deferred ones included.
   expect(deferral.callable(offered).length).toBe(offered.length + 1);
+});
+
+test("load_tools lines: a cut purpose drops the small words it leaves dangling; a server's resources and prompts tools are listed by name alone", () => {
+  const mcp = (name: string, description: string) => ({ name, description, schema: {} as never, effect: "exec" as const, execute: async () => "" });
+  const unused = () => {
+    throw new Error("not called");
+  };
+  const lines = describeDeferred([
+    mcp("mcp__fs__read_file", "Read the complete contents of a file from the file system."),
+    mcp("mcp__fs__tree", "Get a recursive tree view of files and directories."),
+    mcp("mcp__fs__toggle", "Toggles simulated, long-running-operations for testing."),
+    mcp("mcp__fs__sum", "Returns the sum of two numbers."),
+    ...createCapabilityTools("fs", { resources: true, prompts: true }, unused, new Set()),
+    mcp("mcp__kv__get", "Get a value."),
+    ...createCapabilityTools("kv", { resources: false, prompts: true }, unused, new Set()),
+  ]);
+  expect(lines).toEqual([
+    "- MCP server fs, as mcp__fs__<name>: read_file: Read the complete contents...; tree: Get a recursive tree view...; toggle: Toggles simulated...; sum: Returns the sum of two numbers; list_resources, read_resource, get_prompt",
+    "- MCP server kv, as mcp__kv__<name>: get: Get a value; get_prompt",
+  ]);
+  // Tools without a guidance are never grouped, even with the same (here empty) purpose.
+  expect(describeDeferred([mcp("mcp__x__a", ""), mcp("mcp__x__b", "")])).toEqual(["- MCP server x, as mcp__x__<name>: a; b"]);
 });
 
 test("mayAllow: any allow entry in the table that applies keeps a tool; ask and deny alone do not", () => {

@@ -128,24 +128,31 @@ export function createLoadToolsTool(
 
 /**
  * One line per deferred tool: its declared guidance, or its description's first sentence cut at
- * a word near PURPOSE_CHARS (MCP_PURPOSE_CHARS for MCP tools). Tools sharing a guidance share a line; MCP tools are grouped under
- * one line per server, named without the `mcp__<server>__` prefix.
+ * a word near PURPOSE_CHARS (MCP_PURPOSE_CHARS for MCP tools), without the small words a cut
+ * leaves dangling. Tools sharing a guidance share a line; MCP tools are grouped under one line
+ * per server, named without the `mcp__<server>__` prefix, and those of a server sharing a guidance
+ * share an item there (an empty guidance, for tools whose names say it all, lists just the names).
  */
 export function describeDeferred(tools: readonly ToolDefinition[]): string[] {
   const groups = new Map<string, string[]>();
-  const servers = new Map<string, string[]>();
+  const servers = new Map<string, { names: string[]; purpose: string; declared: boolean }[]>();
   for (const tool of tools) {
     const mcp = /^mcp__(.+?)__(.+)$/.exec(tool.name);
     if (mcp) {
-      servers.set(mcp[1]!, [...(servers.get(mcp[1]!) ?? []), `${mcp[2]}: ${_purpose(tool.description, MCP_PURPOSE_CHARS)}`]);
+      const items = servers.get(mcp[1]!) ?? [];
+      servers.set(mcp[1]!, items);
+      const shared = tool.guidance === undefined ? undefined : items.find((item) => item.declared && item.purpose === tool.guidance);
+      if (shared) shared.names.push(mcp[2]!);
+      else items.push({ names: [mcp[2]!], purpose: tool.guidance ?? _purpose(tool.description, MCP_PURPOSE_CHARS), declared: tool.guidance !== undefined });
       continue;
     }
     const purpose = tool.guidance ?? _purpose(tool.description);
     groups.set(purpose, [...(groups.get(purpose) ?? []), tool.name]);
   }
+  const item = ({ names, purpose }: { names: string[]; purpose: string }) => (purpose ? `${names.join(", ")}: ${purpose}` : names.join(", "));
   return [
     ...[...groups].map(([purpose, names]) => `- ${names.join(", ")}: ${purpose}`),
-    ...[...servers].map(([server, lines]) => `- MCP server ${server}, as mcp__${server}__<name>: ${lines.join("; ")}`),
+    ...[...servers].map(([server, items]) => `- MCP server ${server}, as mcp__${server}__<name>: ${items.map(item).join("; ")}`),
   ];
 }
 
@@ -153,9 +160,14 @@ export const PURPOSE_CHARS = 48;
 /** Shorter for MCP tools: servers bring dozens of them, and their names say much already. */
 export const MCP_PURPOSE_CHARS = 32;
 
+/** Words a cut purpose does not end on: "Read the contents of a..." reads as "Read the contents...". */
+const _DANGLING = /(?:[\s,;:(-]+(?:a|an|the|of|to|for|in|on|at|and|or|as|by|from|with|into|all|its|their|using))+[\s,;:(-]*$|[\s,;:(-]+$/i;
+
 function _purpose(text: string, limit = PURPOSE_CHARS): string {
   const line = (text.trim().split(/(?<=[.!?])\s|\n/)[0] ?? "").replace(/\.$/, "");
   if (line.length <= limit) return line;
   const cut = line.slice(0, limit);
-  return `${cut.slice(0, Math.max(cut.lastIndexOf(" "), limit / 2))}...`;
+  const word = cut.slice(0, Math.max(cut.lastIndexOf(" "), limit / 2));
+  const trimmed = word.replace(_DANGLING, "");
+  return `${trimmed.length >= limit / 2 ? trimmed : word}...`;
 }

@@ -1,13 +1,17 @@
 /**
  * How long an MCP server has to start, answer the handshake and list its tools.
  *
- * A timeout the server's entry sets (`startupTimeoutMs`, Codex's `startup_timeout_sec`, or a
- * `timeout` of at least 1000 ms) always wins, then Claude Code's `MCP_TIMEOUT` variable (ms). Otherwise a server never seen connecting gets
+ * A start timeout the server's entry sets (`startupTimeoutMs`, Codex's `startup_timeout_sec`) always
+ * wins, then a bare `timeout` (another client's; its unit, `timeoutMs`), then Claude Code's
+ * `MCP_TIMEOUT` variable (ms). Otherwise a server never seen connecting gets
  * FIRST_START (2 min), and one launched through a package manager (npx, bunx, uvx, pnpm dlx…)
  * gets INSTALL_CAP (10 min): killing `npx` mid-install leaves its cache broken for later runs, so
  * a first start is never cut short while the package manager may still be installing. After a
  * server connected once with this exact target, that is remembered (lib/store/learned.ts, keyed by
  * name, basis = the target line) and later starts get AFTER_SUCCESS (30 s), or 60 s for a launcher.
+ *
+ * A bare `timeout` is the request timeout of the client the entry was pasted from, so it never cuts
+ * a package launcher's first start below INSTALL_CAP (Cline writes `"timeout": 60` into every entry).
  *
  * A headless run holds its first request only for servers known to start: twice the time the
  * last connect took plus 2 s, within that start timeout (`headlessWait`); a server never seen
@@ -42,12 +46,23 @@ export function isPackageLauncher(config: McpServerConfig): boolean {
   );
 }
 
-/** The timeout the entry itself sets, in ms; undefined when it sets none. */
+/** The start timeout the entry itself sets, in ms; undefined when it sets none. */
 export function configuredTimeout(config: McpServerConfig): number | undefined {
   if (config.startupTimeoutMs !== undefined) return config.startupTimeoutMs;
   if (config.startup_timeout_sec !== undefined) return Math.round(config.startup_timeout_sec * 1000);
-  if (config.timeout !== undefined && config.timeout >= 1000) return config.timeout;
   return undefined;
+}
+
+/**
+ * A bare `timeout`, in ms; undefined when absent or 0. Seconds when the entry is Cline's (it
+ * carries Cline's `autoApprove`; Cline's cline_mcp_settings.json writes `"timeout": 60`) or the
+ * value is below 1000 (Cline's and Roo Code's unit; no start is meant to take under a second);
+ * otherwise milliseconds (Gemini CLI's settings.json unit, and how shiro always read 1000 or more).
+ */
+export function timeoutMs(config: McpServerConfig): number | undefined {
+  if (config.timeout === undefined || config.timeout === 0) return undefined;
+  const seconds = config.autoApprove !== undefined || config.timeout < 1000;
+  return Math.round(seconds ? config.timeout * 1000 : config.timeout);
 }
 
 /** The connect timeout for this start of `name`, and whether it is a first start. */
@@ -59,6 +74,9 @@ export function connectTimeout(
   const launcher = isPackageLauncher(config);
   const seen = recallLearned(_key(name), { basis: describeTarget(config), schema: _Connected }) !== undefined;
   const variable = Number(env.MCP_TIMEOUT);
+  const borrowed = timeoutMs(config);
+  if (borrowed !== undefined && configuredTimeout(config) === undefined)
+    return { ms: launcher && !seen ? Math.max(borrowed, MCP_INSTALL_CAP_MS) : borrowed, first: !seen };
   const own = configuredTimeout(config) ?? (Number.isFinite(variable) && variable >= 1000 ? Math.round(variable) : undefined);
   if (own !== undefined) return { ms: own, first: !seen };
   if (seen) return { ms: launcher ? MCP_LAUNCHER_AFTER_SUCCESS_MS : MCP_AFTER_SUCCESS_MS, first: false };

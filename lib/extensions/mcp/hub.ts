@@ -17,7 +17,7 @@ import { checkServerName, checkServerUrl, describeTarget, isEnabled, isLocalServ
 import { connectTimeout, rememberConnected } from "./connect-timeout.ts";
 import { expandServer } from "./expand.ts";
 import { createMcpTool, describeProgress, toMcpToolName, type McpCallResult, type McpListedTool } from "./tools.ts";
-import { createCapabilityTools, type McpResourceClient } from "./resources.ts";
+import { createCapabilityTools, readOffers, type McpOffers, type McpResourceClient } from "./resources.ts";
 import type { ToolDefinition } from "../../tools/types.ts";
 import { PRODUCT, VERSION } from "../../platform/version.ts";
 import { redactText } from "../../secrets/redact.ts";
@@ -33,6 +33,8 @@ export interface McpServerStatus {
   tools: number;
   /** Why the server failed, on one line; only when `failed`. */
   error?: string;
+  /** The prompts it listed (the REPL's `/mcp__<server>__<prompt>` commands); only when connected and it lists some. */
+  prompts?: { name: string; description?: string }[];
 }
 
 export interface McpHub {
@@ -86,8 +88,8 @@ interface _Server {
   /** Set when the connection ended without us closing it. */
   endedByPeer: boolean;
   shuttingDown: boolean;
-  /** Resources and prompts the server lists (at least one of each kind): their tools join its own. */
-  offers?: { resources: boolean; prompts: boolean };
+  /** Resources and prompts the server lists: their tools join its own. */
+  offers?: McpOffers;
   settled?: Promise<void>;
   shutdown?: Promise<void>;
 }
@@ -113,7 +115,16 @@ export function createMcpHub(servers: Record<string, McpServerConfig>, options: 
 
   function setState(server: _Server, state: McpServerStatus["state"], error?: string): void {
     const { name, kind, target } = server.status;
-    server.status = { name, kind, target, state, tools: state === "connected" ? server.tools.length : 0, ...(error === undefined ? {} : { error }) };
+    const prompts = state === "connected" && server.offers?.prompts.length ? { prompts: server.offers.prompts } : {};
+    server.status = {
+      name,
+      kind,
+      target,
+      state,
+      tools: state === "connected" ? server.tools.length : 0,
+      ...prompts,
+      ...(error === undefined ? {} : { error }),
+    };
     if (state === "connecting") return;
     for (const listener of listeners) {
       try {
@@ -131,7 +142,8 @@ export function createMcpHub(servers: Record<string, McpServerConfig>, options: 
       taken.add(name);
       return createMcpTool(name, tool, (toolName, args, signal, onProgress) => callTool(server, toolName, args, signal, onProgress));
     });
-    server.tools.push(...createCapabilityTools(server.name, server.offers, () => _connectedClient(server) as unknown as McpResourceClient, taken));
+    const offers = server.offers && { resources: server.offers.resources, prompts: server.offers.prompts.length > 0 };
+    server.tools.push(...createCapabilityTools(server.name, offers, () => _connectedClient(server) as unknown as McpResourceClient, taken));
   }
 
   function _connectedClient(server: _Server): Client {
@@ -186,7 +198,7 @@ export function createMcpHub(servers: Record<string, McpServerConfig>, options: 
     // connect() spawns a local server synchronously, so from here on close() can end it.
     server.client = client;
     await client.connect(transport);
-    server.offers = await _offers(client);
+    server.offers = await readOffers(client as unknown as McpResourceClient, client.getServerCapabilities());
     if (!client.getServerCapabilities()?.tools) return [];
     const tools: McpListedTool[] = [];
     let cursor: string | undefined;
@@ -328,17 +340,6 @@ async function _createTransport(server: _Server, config: McpServerConfig, hubCwd
   }
   const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
   return new StreamableHTTPClientTransport(url, { requestInit });
-}
-
-/** Whether the server lists any resource (or resource template) and any prompt; a listing that fails counts as none. */
-async function _offers(client: Client): Promise<{ resources: boolean; prompts: boolean }> {
-  const capabilities = client.getServerCapabilities();
-  const some = async (list: () => Promise<unknown[]>) => (await list().catch(() => [])).length > 0;
-  const resources =
-    capabilities?.resources !== undefined &&
-    ((await some(async () => (await client.listResources()).resources)) || (await some(async () => (await client.listResourceTemplates()).resourceTemplates)));
-  const prompts = capabilities?.prompts !== undefined && (await some(async () => (await client.listPrompts()).prompts));
-  return { resources, prompts };
 }
 
 function _describeFailure(server: _Server, error: unknown): string {

@@ -5,6 +5,7 @@
  * `mcp__<server>__get_prompt` ({name, arguments?}: the prompt's messages as text). The REPL runs
  * the last one for `/mcp__<server>__<prompt> args` (lib/ui/slash/slash.ts). Like every MCP tool,
  * they declare effect `exec` and no decision: rules (`mcp__*`, `alwaysAllow`) decide, else each call asks.
+ * While deferred they cost a few bytes: their names only, on their server's load_tools line.
  * Loads no MCP SDK code.
  */
 import * as v from "valibot";
@@ -29,9 +30,34 @@ export interface McpResourceClient {
     params: { name: string; arguments?: Record<string, string> },
     options?: { signal?: AbortSignal },
   ): Promise<{ messages: { role: string; content: McpContentPart }[] }>;
+  listResourceTemplates(params?: { cursor?: string }, options?: { signal?: AbortSignal }): Promise<{ resourceTemplates: unknown[] }>;
+}
+
+/** What a server offers besides tools: whether it lists any resource (or template), and its prompts. */
+export interface McpOffers {
+  resources: boolean;
+  prompts: { name: string; description?: string }[];
+}
+
+/** Reads what the server offers, asking only for the kinds its capabilities declare; a listing that fails counts as none. */
+export async function readOffers(client: McpResourceClient, capabilities: { resources?: object; prompts?: object } | undefined): Promise<McpOffers> {
+  const some = async (list: () => Promise<unknown[]>) => (await list().catch(() => [])).length > 0;
+  const resources =
+    capabilities?.resources !== undefined &&
+    ((await some(async () => (await client.listResources()).resources)) || (await some(async () => (await client.listResourceTemplates()).resourceTemplates)));
+  const listed = capabilities?.prompts !== undefined ? await client.listPrompts().catch(() => ({ prompts: [] })) : { prompts: [] };
+  const prompts = listed.prompts.map((prompt) => ({ name: prompt.name, ...(prompt.description ? { description: _oneLine(prompt.description) } : {}) }));
+  return { resources, prompts };
+}
+
+function _oneLine(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > 120 ? `${line.slice(0, 119)}…` : line;
 }
 
 const _MAX_PAGES = 20;
+/** Their names say what they do: load_tools lists them by name alone on their server's line (lib/agent/context/tool-deferral.ts). */
+const _NAMED = "";
 const _UriInput = v.object({ uri: v.pipe(v.string(), v.minLength(1), v.description("a resource URI from list_resources")) });
 const _PromptInput = v.object({
   name: v.pipe(v.string(), v.minLength(1), v.description("the prompt's name")),
@@ -57,6 +83,7 @@ export function createCapabilityTools(
     tools.push({
       name: name("list_resources"),
       description: "List this server's resources.",
+      guidance: _NAMED,
       schema: v.object({}),
       jsonSchema: { type: "object", properties: {} },
       effect: "exec",
@@ -75,6 +102,7 @@ export function createCapabilityTools(
     tools.push({
       name: name("read_resource"),
       description: "Read a resource by URI.",
+      guidance: _NAMED,
       schema: _UriInput,
       jsonSchema: { type: "object", properties: { uri: { type: "string", description: "a resource URI from list_resources" } }, required: ["uri"] },
       effect: "exec",
@@ -88,6 +116,7 @@ export function createCapabilityTools(
     tools.push({
       name: name("get_prompt"),
       description: "Get a prompt's text by name.",
+      guidance: _NAMED,
       schema: _PromptInput,
       jsonSchema: {
         type: "object",

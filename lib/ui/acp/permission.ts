@@ -59,7 +59,7 @@ function _permissionRequest(sessionId: string, request: ApprovalRequest, tool: T
         ? "the same call again, the third time this turn"
         : undefined;
   // What the REPL shows under its question: an edit's diff as it would land, a command, or the arguments.
-  const detail = renderApprovalDetail({ tool: request.tool, input: request.input, root: request.cwd }, createStyle(false));
+  const detail = renderApprovalDetail({ tool: request.tool, input: request.input, preview: request.preview, root: request.cwd }, createStyle(false));
   const options: acp.PermissionOption[] = [
     { optionId: "allow_once", name: "Allow once", kind: "allow_once" },
     ...(request.secret ? [] : [{ optionId: "allow_always", name: `Always allow ${scope} in this session`, kind: "allow_always" as const }]),

@@ -21,6 +21,7 @@ import { writeErr } from "../output.ts";
 import { createAcpDecision, createAcpQuestion } from "./permission.ts";
 import { promptFromBlocks } from "./prompt-blocks.ts";
 import { runSlashInEditor } from "./slash.ts";
+import type { TurnTools } from "../../agent/turn-tools.ts";
 import { createTerminalMirror, type TerminalPeer } from "./terminal-mirror.ts";
 import { createTurnUpdates, stopReasonOf } from "./turn-updates.ts";
 
@@ -127,16 +128,19 @@ export async function openAcpSession(options: OpenAcpSessionOptions): Promise<Ac
         const taken = await promptFromBlocks(blocks, { root: cwd, imagesRefusedBy, ask });
         for (const line of taken.report) peer.diagnose(line);
         let prompt = taken.prompt;
+        let turnTools: TurnTools | undefined;
         if (prompt.startsWith("/")) {
           const slash = await runSlashInEditor(prompt, opened, cwd);
           if (slash.reply) await send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: slash.reply } });
           if (slash.prompt === undefined) return "end_turn";
           prompt = slash.prompt;
+          turnTools = slash.turnTools;
         }
         const turn = createTurnUpdates({ root: cwd, toolNamed, files, mirror, diagnose: peer.diagnose });
         const startNotices = notices;
         notices = [];
-        for await (const event of opened.turn(prompt, signal, { notices: startNotices, ...(taken.images.length > 0 ? { images: taken.images } : {}) })) {
+        const options = { notices: startNotices, ...(taken.images.length > 0 ? { images: taken.images } : {}), ...turnTools };
+        for await (const event of opened.turn(prompt, signal, options)) {
           for (const update of await turn.updates(event)) await send(update);
         }
         if (turn.context) await send(_usage(turn.context, opened));

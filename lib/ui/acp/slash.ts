@@ -9,6 +9,7 @@ import type * as acp from "@agentclientprotocol/sdk";
 import type { Agent } from "../../agent/agent.ts";
 import { createStyle } from "../style.ts";
 import { loadSlashCustom, runSlashCommand, SLASH_COMMANDS } from "../slash/slash.ts";
+import type { TurnTools } from "../../agent/turn-tools.ts";
 
 export function availableCommands(cwd: string): acp.AvailableCommand[] {
   const builtin = SLASH_COMMANDS.map((command) => ({
@@ -29,13 +30,16 @@ export interface SlashInEditor {
   reply?: string;
   /** The prompt to run as a turn (a custom command's expansion), if any. */
   prompt?: string;
+  /** A custom command's allowed-tools for that turn (an editor cannot be asked to trust a project command's, so those narrow only). */
+  turnTools?: TurnTools;
 }
 
 export async function runSlashInEditor(line: string, agent: Agent, cwd: string): Promise<SlashInEditor> {
   let printed = "";
   const outcome = await runSlashCommand(line, { agent, cwd, style: createStyle(false), write: (text) => (printed += text) });
   const name = line.trim().split(/\s+/)[0];
-  if (outcome.kind === "prompt") return { ...(printed ? { reply: printed } : {}), prompt: outcome.text };
+  if (outcome.kind === "prompt")
+    return { ...(printed ? { reply: printed } : {}), prompt: outcome.text, ...(outcome.turnTools ? { turnTools: outcome.turnTools } : {}) };
   if (outcome.kind === "done") return printed ? { reply: printed } : {};
   return { reply: `${printed}${name} works in the terminal REPL (shiro) only; in an editor, use its own session and agent controls.\n` };
 }

@@ -1,5 +1,6 @@
 /** The shape of one REPL slash command, and what the REPL must do after it. */
 import type { Agent } from "../../agent/agent.ts";
+import type { TurnTools } from "../../agent/turn-tools.ts";
 import type { Style } from "../style.ts";
 import type { SessionMode } from "../session-mode.ts";
 
@@ -36,8 +37,8 @@ export type SlashOutcome =
   | { kind: "provider-setup" }
   /** `change` runs with the terminal free for questions; true when extensions changed, so the session reopens with them. */
   | { kind: "reload"; change: () => Promise<boolean> }
-  /** `allowedTools`: a custom command's `allowed-tools`, the only tools its turn offers. */
-  | { kind: "prompt"; text: string; allowedTools?: readonly string[] };
+  /** `turnTools`: a custom command's `allowed-tools`, which narrow (and may pre-approve) its turn (lib/agent/turn-tools.ts). */
+  | { kind: "prompt"; text: string; turnTools?: TurnTools };
 
 export interface SlashCommand {
   name: string;

@@ -5,8 +5,9 @@
  *   user     ~/.claude/commands/*.md, then <stateDir>/commands/*.md
  *   project  <cwd>/.claude/commands/*.md, then <cwd>/.shiro/commands/*.md
  * An optional frontmatter (`---` lines) gives `description` (shown in /help), `argument-hint`
- * (shown after the name) and `allowed-tools` (the only tools the command's turn offers: a comma
- * list or a YAML list of shiro or Claude Code tool names; `Bash(git add:*)` counts as `Bash`). In
+ * (shown after the name) and `allowed-tools` (Claude Code permission rules, `Bash(git add:*), Read`:
+ * separated by commas or spaces, or a YAML list on one line or several; they narrow the command's
+ * turn to the tools they name and may pre-approve what they cover, lib/agent/turn-tools.ts). In
  * the body `$ARGUMENTS` is everything typed after the command and `$1`…`$9` its words; a body with
  * neither gets the arguments appended after a blank line. Each `` !`cmd` `` is run before the
  * prompt is sent (through the caller's runner: the session's gate and sandbox, as `!cmd`) and
@@ -14,10 +15,16 @@
  * Names are letters, digits, `.`, `_`, `-`; a file named like a built-in command is skipped (the
  * built-in wins) and so is one that cannot be read, each with a one-line reason.
  * The body is read again on every use, so an edit is seen without a restart.
+ *
+ * Pre-approval (`commandPreApproval`): a user-level command's allowed-tools pre-approve; a project
+ * command's only once the user trusted that file's exact content (lib/store/trusted-files.ts,
+ * keyed by its path from the project root), since whoever committed it wrote them.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
+import { splitRuleList } from "../../approval/run-rules.ts";
+import { contentHash, isTrustedContent, trustContent } from "../../store/trusted-files.ts";
 
 export interface CustomCommand {
   /** With the slash: `/review`. */
@@ -26,7 +33,7 @@ export interface CustomCommand {
   argumentHint?: string;
   origin: "user" | "project";
   path: string;
-  /** Frontmatter `allowed-tools`, tool names without specifiers; undefined: every tool. */
+  /** Frontmatter `allowed-tools` as rule texts (`Bash(git add:*)`, `Read`); undefined: every tool, as usual. */
   allowedTools?: string[];
 }
 
@@ -79,7 +86,7 @@ export function loadCustomCommands(options: LoadCustomCommandsOptions): LoadCust
         const { fields, body } = _splitFrontmatter(readFileSync(path, "utf8"));
         const description = fields.get("description") || _firstLine(body) || "custom command";
         const hint = fields.get("argument-hint");
-        const allowed = _toolNames(fields.get("allowed-tools"));
+        const allowed = _ruleTexts(fields.get("allowed-tools"));
         byName.set(name.toLowerCase(), {
           name,
           description,
@@ -121,12 +128,33 @@ export async function expandCustomCommand(command: CustomCommand, args: string, 
   return out + filled.slice(at);
 }
 
-/** `allowed-tools` as a list of tool names: `Bash(git add:*), Read` and `[Bash, Read]` give ["Bash", "Read"]. */
-function _toolNames(value: string | undefined): string[] | undefined {
+/** `allowed-tools` as rule texts: `Bash(git add:*), Read`, `Read Grep` and `["Bash(git add:*)", Read]` each give one per rule. */
+function _ruleTexts(value: string | undefined): string[] | undefined {
   if (value === undefined || value.trim() === "") return undefined;
   const inner = value.trim().replace(/^\[(.*)\]$/s, "$1");
-  const names = [...inner.matchAll(/([A-Za-z_][A-Za-z0-9_]*)(\([^)]*\))?/g)].map((match) => match[1]!);
-  return names.length > 0 ? [...new Set(names)] : undefined;
+  const rules = splitRuleList(inner)
+    .map((rule) => rule.replace(/^(["'])(.*)\1$/, "$2").trim())
+    .filter(Boolean);
+  return rules.length > 0 ? [...new Set(rules)] : undefined;
+}
+
+/** Whether `command`'s allowed-tools pre-approve its turn: `yes` (user-level, or a trusted project file), else `ask`. */
+export function commandPreApproval(command: CustomCommand, root: string): "yes" | "ask" {
+  if (command.origin === "user") return "yes";
+  try {
+    return isTrustedContent(root, _trustKey(command, root), contentHash(readFileSync(command.path))) ? "yes" : "ask";
+  } catch {
+    return "ask";
+  }
+}
+
+/** Remembers that the user trusts this content of a project command's file. */
+export function trustCommandFile(command: CustomCommand, root: string): void {
+  trustContent(root, _trustKey(command, root), contentHash(readFileSync(command.path)));
+}
+
+function _trustKey(command: CustomCommand, root: string): string {
+  return relative(root, command.path).split("\\").join("/");
 }
 
 /** `*.md` files below `dir`, subfolders (up to _MAX_DEPTH) as `sub/name.md`, sorted. */
@@ -160,18 +188,26 @@ function _splitFrontmatter(text: string): { fields: Map<string, string>; body: s
   if (!_FENCE.test(lines[0] ?? "")) return { fields, body: text.trim() };
   const end = lines.findIndex((line, index) => index > 0 && _FENCE.test(line));
   if (end < 0) return { fields, body: text.trim() };
+  let listKey: string | undefined;
   for (const line of lines.slice(1, end)) {
+    const item = /^\s+-\s+(.*)$/.exec(line);
+    // A YAML list on lines of their own (`allowed-tools:` then `  - Read`) is one comma list.
+    if (item && listKey !== undefined) {
+      const value = item[1]!.trim().replace(/^(["'])(.*)\1$/, "$2");
+      fields.set(listKey, fields.get(listKey) ? `${fields.get(listKey)}, ${value}` : value);
+      continue;
+    }
+    listKey = undefined;
     const colon = line.indexOf(":");
     if (colon <= 0 || /^\s/.test(line)) continue;
     const key = line.slice(0, colon).trim().toLowerCase();
-    if (!fields.has(key))
-      fields.set(
-        key,
-        line
-          .slice(colon + 1)
-          .trim()
-          .replace(/^(["'])(.*)\1$/, "$2"),
-      );
+    if (fields.has(key)) continue;
+    const value = line
+      .slice(colon + 1)
+      .trim()
+      .replace(/^(["'])(.*)\1$/, "$2");
+    fields.set(key, value);
+    if (value === "") listKey = key;
   }
   return {
     fields,

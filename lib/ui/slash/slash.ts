@@ -4,11 +4,20 @@
  * `parseSlash` is pure and shared; `runSlashCommand` performs one and writes its output.
  * A name that is no built-in is looked up among the custom commands (lib/ui/slash/custom-commands.ts),
  * read again on every use so a new file works without a restart; a custom command's outcome is
- * the prompt it expands to. Unknown commands answer `unknown command /<x> - try /help`. Commands
+ * the prompt it expands to; then among the connected MCP servers' prompts (`/mcp__<server>__<prompt>`,
+ * listed in /help with their server). Unknown commands answer `unknown command /<x> - try /help`. Commands
  * that need a different session (/resume, /clear) ask the REPL to swap the agent.
  */
 import { stateDir } from "../../platform/paths.ts";
-import { expandCustomCommand, loadCustomCommands, type LoadCustomCommandsResult } from "./custom-commands.ts";
+import { findProjectRoot } from "../../config/project.ts";
+import {
+  commandPreApproval,
+  expandCustomCommand,
+  loadCustomCommands,
+  trustCommandFile,
+  type CustomCommand,
+  type LoadCustomCommandsResult,
+} from "./custom-commands.ts";
 import { EXTENSION_COMMANDS } from "./extensions.ts";
 import { INFO_COMMANDS } from "./info.ts";
 import { SLASH_DONE, type SlashCommand, type SlashContext, type SlashOutcome } from "./command.ts";
@@ -22,13 +31,14 @@ const _help: SlashCommand = {
   name: "/help",
   help: "this list",
   aliases: ["/?"],
-  run(_args, { write, style, cwd }) {
+  run(_args, { agent, write, style, cwd }) {
     const custom = loadSlashCustom(cwd);
     const usages = [
       ...SLASH_COMMANDS.map((command) => [_usage(command), command.help] as const),
       ...custom.commands.map(
         (command) => [command.argumentHint ? `${command.name} ${command.argumentHint}` : command.name, `${command.description} (${command.origin})`] as const,
       ),
+      ...mcpPromptCommands(agent).map((prompt) => [prompt.name, `${prompt.description ?? "MCP prompt"} (MCP server ${prompt.server})`] as const),
     ];
     const width = Math.max(...usages.map(([usage]) => usage.length)) + 2;
     write(`${usages.map(([usage, text]) => `${usage.padEnd(width)}${style.dim(text)}`).join("\n")}\n`);
@@ -62,6 +72,15 @@ function _find(name: string): SlashCommand | undefined {
   return SLASH_COMMANDS.find((command) => command.name === name || command.aliases?.includes(name));
 }
 
+/** The prompts of this session's connected MCP servers, as the slash commands that send them (`/mcp__<server>__<prompt>`). */
+export function mcpPromptCommands(agent: Pick<SlashContext["agent"], "mcpStatus">): { name: string; server: string; description?: string }[] {
+  return agent
+    .mcpStatus()
+    .flatMap((status) =>
+      (status.prompts ?? []).map((prompt) => ({ name: `/mcp__${status.name}__${prompt.name}`, server: status.name, description: prompt.description })),
+    );
+}
+
 /** This folder's and the user's custom commands, read now. */
 export function loadSlashCustom(cwd = process.cwd()): LoadCustomCommandsResult {
   const reserved = SLASH_COMMANDS.flatMap((command) => [command.name, ...(command.aliases ?? [])]);
@@ -80,8 +99,9 @@ export async function runSlashCommand(line: string, ctx: SlashContext): Promise<
   if (command) return command.run(args, ctx);
   const custom = loadSlashCustom(ctx.cwd).commands.find((candidate) => candidate.name.toLowerCase() === name.toLowerCase());
   if (custom) {
+    const turnTools = custom.allowedTools ? { allowedTools: custom.allowedTools, preApproved: await _preApproves(custom, ctx) } : undefined;
     const text = await expandCustomCommand(custom, args, (command) => _runBodyCommand(command, ctx));
-    return { kind: "prompt", text, ...(custom.allowedTools ? { allowedTools: custom.allowedTools } : {}) };
+    return { kind: "prompt", text, ...(turnTools ? { turnTools } : {}) };
   }
   const prompt = /^\/mcp__(.+?)__(.+)$/.exec(name);
   const getter = prompt && ctx.agent.registeredTools().find((tool) => tool.name === `mcp__${prompt[1]}__get_prompt`);
@@ -95,6 +115,29 @@ async function _runMcpPrompt(getter: ToolDefinition<any>, name: string, args: st
   const positional = args.trim() === "" ? [] : args.trim().split(/\s+/);
   const signal = ctx.signal ?? new AbortController().signal;
   return await getter.execute({ name, arguments: {}, positional }, { root: ctx.cwd ?? process.cwd(), signal, callId: `slash-${name}`, emitOutput: () => {} });
+}
+
+/**
+ * Whether a custom command's allowed-tools pre-approve its turn: a user-level command's do; a
+ * project command's once its file is trusted, asked here the first time (and after every edit).
+ * Not trusted, the turn is still narrowed to those tools and each call is decided as usual.
+ */
+async function _preApproves(command: CustomCommand, ctx: SlashContext): Promise<boolean> {
+  const root = findProjectRoot(ctx.cwd ?? process.cwd());
+  if (commandPreApproval(command, root) === "yes") return true;
+  // Where nobody can be asked (an editor), an untrusted command's rules narrow the turn only.
+  if (!ctx.ask) return false;
+  ctx.write(
+    ctx.style.yellow(`${command.path} pre-approves, for its turn: ${command.allowedTools!.join(", ")}\n`) +
+      "  (written by whoever committed it; without trust its turn offers only these tools and asks as usual)\n",
+  );
+  const answer = (await ctx.ask("Trust this command's allowed-tools? y yes, remember it | n not now ")).trim().toLowerCase();
+  if (answer !== "y" && answer !== "yes") {
+    ctx.write(ctx.style.dim("not trusted: calls are decided as usual this time\n"));
+    return false;
+  }
+  trustCommandFile(command, root);
+  return true;
 }
 
 /**
