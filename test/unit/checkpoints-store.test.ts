@@ -160,7 +160,10 @@ describe("the last snapshot's record (last.json)", () => {
     // The same record for this very index is believed (a cache the store alone writes): the proof the check above is what ignored it.
     writeFileSync(lastFile(), JSON.stringify(forged));
     expect((await snapshotWorkspace(repo, SETTINGS)).meta.base.file).toBe(0o777);
-    writeFileSync(lastFile(), JSON.stringify({ ...last, index: "0".repeat(40), metaJson: JSON.stringify({ dirs: [], modes: {}, base: { file: 0o777, exec: 0o777 } }) }));
+    writeFileSync(
+      lastFile(),
+      JSON.stringify({ ...last, index: "0".repeat(40), metaJson: JSON.stringify({ dirs: [], modes: {}, base: { file: 0o777, exec: 0o777 } }) }),
+    );
     const believed = await snapshotWorkspace(repo, SETTINGS);
     expect(believed.meta.base.file).toBe(0o644);
     expect(believed.meta.modes).toEqual({ "b.txt": 0o600 });
@@ -181,5 +184,41 @@ describe("the last snapshot's record (last.json)", () => {
     const next = await snapshotWorkspace(repo, SETTINGS);
     const catFile = (oid: string) => spawnSync("git", ["cat-file", "-e", oid], { env: { ...process.env, GIT_DIR: repo.gitDir } }).status;
     expect([catFile(next.snapshot.tree), catFile(next.snapshot.meta)]).toEqual([0, 0]);
+  });
+});
+
+describe("an added folder's shadow repository", () => {
+  test("lives in the workspace's store, holds its objects by the record's ref, and is pruned with the record", async () => {
+    const { openFolderRepo } = await import("../../lib/store/checkpoints.ts");
+    const extra = mkdtempSync(join(tmpdir(), "shiro-extra-"));
+    try {
+      writeFileSync(join(root, "main.txt"), "main\n");
+      writeFileSync(join(extra, "x.txt"), "x\n");
+      const repo = await openCheckpointRepo(root);
+      const folder = await openFolderRepo(root, extra);
+      expect(folder.dir.startsWith(join(paths.checkpointsDir(root), "dirs"))).toBe(true);
+      const refsOf = (gitDir: string) =>
+        spawnSync("git", ["for-each-ref", "--format=%(refname)"], { env: { ...process.env, GIT_DIR: gitDir }, encoding: "utf8" }).stdout.trim();
+      const turnIn = async (prompt: string, change: () => void) => {
+        const before = await snapshotWorkspace(repo, SETTINGS, true);
+        const folderBefore = await snapshotWorkspace(folder, SETTINGS, true);
+        change();
+        const after = await snapshotWorkspace(repo, SETTINGS);
+        const folderAfter = await snapshotWorkspace(folder, SETTINGS);
+        return recordCheckpoint(repo, turn(prompt), before, after, SETTINGS, [{ dir: extra, repo: folder, before: folderBefore, after: folderAfter }]);
+      };
+      const first = await turnIn("extra only", () => writeFileSync(join(extra, "x.txt"), "changed\n"));
+      expect(first!.files).toEqual([{ path: `${extra}/x.txt`, change: "modified", added: 1, removed: 1 }]);
+      expect(first!.dirs!.map((entry) => entry.dir)).toEqual([extra]);
+      expect(refsOf(folder.gitDir)).toBe(`refs/checkpoints/${first!.id}`);
+      const second = await turnIn("main only", () => writeFileSync(join(root, "main.txt"), "changed\n"));
+      expect(second!.dirs).toBeUndefined();
+      expect(refsOf(repo.gitDir).split("\n").sort()).toEqual([`refs/checkpoints/${first!.id}`, `refs/checkpoints/${second!.id}`].sort());
+      expect(await pruneCheckpoints(repo, { keepDays: 30, maxPerProject: 1 })).toEqual([first!.id]);
+      expect(refsOf(folder.gitDir)).toBe("");
+      expect(refsOf(repo.gitDir)).toBe(`refs/checkpoints/${second!.id}`);
+    } finally {
+      rmSync(extra, { recursive: true, force: true });
+    }
   });
 });
