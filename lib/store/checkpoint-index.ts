@@ -1,6 +1,6 @@
 /**
  * Reads the shadow repository's index file (git's format, versions 2 and 3) for what a snapshot
- * needs without asking git: each entry's path, git mode and change time, and the file's trailing
+ * needs without asking git: each entry's path, git mode and change time (seconds), and the file's trailing
  * checksum (which changes whenever git writes the index). Version 4 (prefix-compressed paths) or
  * anything unexpected answers undefined, and the caller falls back to asking git and a full scan.
  * Read-only; git alone writes the file.
@@ -11,9 +11,7 @@ export interface IndexEntry {
   path: string;
   /** Git's mode: 0o100644, 0o100755, 0o120000, … */
   mode: number;
-  /** `seconds.nanoseconds` of the file's ctime when git last refreshed it. */
-  ctime: string;
-  /** The seconds of `ctime`. */
+  /** The seconds of the file's ctime when git last recorded its stat data. */
   ctimeSec: number;
 }
 
@@ -69,7 +67,6 @@ function _entries(data: Buffer): IndexEntry[] | undefined {
     entries.push({
       path: data.toString("utf8", pathStart, end),
       mode: data.readUInt32BE(at + 24),
-      ctime: `${data.readUInt32BE(at)}.${data.readUInt32BE(at + 4)}`,
       ctimeSec: data.readUInt32BE(at),
     });
     // Entries are NUL-padded to a multiple of 8 bytes, with at least one NUL.

@@ -9,7 +9,7 @@
  * Without a last snapshot every file is `lstat`ed, in batches on the thread pool. Folders are few
  * and a `chmod` on one moves nothing git looks at, so every folder is `lstat`ed every time.
  */
-import type { Stats } from "node:fs";
+import { lstatSync, type Stats } from "node:fs";
 import { lstat } from "node:fs/promises";
 import { join } from "node:path";
 import { runGit, splitNul, type ShadowRepo } from "./checkpoint-git.ts";
@@ -44,51 +44,71 @@ const _STAT_BATCH = 512;
 export async function scanModes(repo: ShadowRepo, entries: IndexEntry[] | undefined, options: ModeScanOptions): Promise<ModeBits> {
   const files = entries ? _regular(entries) : await _listed(repo);
   const previous = options.last ? (JSON.parse(options.last.metaJson) as ModeBits) : undefined;
-  const known = (file: _File) => previous !== undefined && !options.touched.has(file.path) && file.ctimeSec !== undefined && file.ctimeSec < options.last!.at;
-  const bits = new Map<string, { exec: boolean; mode: number }>();
-  const unknown: _File[] = [];
-  for (const file of files) {
-    if (known(file)) bits.set(file.path, { exec: file.exec, mode: previous!.modes[file.path] ?? (file.exec ? previous!.base.exec : previous!.base.file) });
-    else unknown.push(file);
-  }
-  const folders = _folders(files, options.emptyDirs);
-  const folderStats = await _lstatAll(repo.root, folders);
-  const fileStats = await _lstatAll(
-    repo.root,
-    unknown.map((file) => file.path),
-  );
-  unknown.forEach(({ path, exec }, j) => {
-    const stat = fileStats[j];
-    if (stat) bits.set(path, { exec, mode: stat.mode & 0o7777 });
+  const settledBefore = options.last?.at ?? 0;
+  // One slot per file: its bits, or -1 until it is lstat'ed (and when it is gone).
+  const bits = new Array<number>(files.length);
+  const unknown: number[] = [];
+  files.forEach((file, i) => {
+    const known = previous !== undefined && file.ctimeSec !== undefined && file.ctimeSec < settledBefore && !options.touched.has(file.path);
+    if (known) bits[i] = previous.modes[file.path] ?? (file.exec ? previous.base.exec : previous.base.file);
+    else {
+      bits[i] = -1;
+      unknown.push(i);
+    }
   });
-  const dirModes: Record<string, number> = {};
-  folders.forEach((folder, j) => {
-    const stat = folderStats[j];
-    if (stat?.isDirectory()) dirModes[folder] = stat.mode & 0o7777;
+  const stats = await _lstatAll(
+    repo.root,
+    unknown.map((i) => files[i]!.path),
+  );
+  unknown.forEach((i, j) => {
+    const stat = stats[j];
+    if (stat) bits[i] = stat.mode & 0o7777;
   });
   const counts = { file: new Map<number, number>(), exec: new Map<number, number>() };
-  for (const { exec, mode } of bits.values()) {
-    const count = exec ? counts.exec : counts.file;
-    count.set(mode, (count.get(mode) ?? 0) + 1);
-  }
+  files.forEach((file, i) => {
+    if (bits[i]! < 0) return;
+    const count = file.exec ? counts.exec : counts.file;
+    count.set(bits[i]!, (count.get(bits[i]!) ?? 0) + 1);
+  });
   const base = { file: _commonest(counts.file, 0o644), exec: _commonest(counts.exec, 0o755) };
   const modes: Record<string, number> = {};
-  for (const [path, { exec, mode }] of bits) if (mode !== (exec ? base.exec : base.file)) modes[path] = mode;
+  files.forEach((file, i) => {
+    if (bits[i]! >= 0 && bits[i] !== (file.exec ? base.exec : base.file)) modes[file.path] = bits[i]!;
+  });
+  const dirModes: Record<string, number> = {};
+  for (const folder of _folders(files, options.emptyDirs)) {
+    const stat = _lstatSync(join(repo.root, folder));
+    if (stat?.isDirectory()) dirModes[folder] = stat.mode & 0o7777;
+  }
   return { modes, base, dirModes };
 }
 
 /** Every folder above a file, and the empty ones, sorted. */
 function _folders(files: readonly _File[], emptyDirs: readonly string[]): string[] {
   const out = new Set<string>();
+  let last = "";
   for (const { path } of files) {
-    for (let end = path.lastIndexOf("/"); end > 0; end = path.lastIndexOf("/", end - 1)) {
-      const folder = path.slice(0, end);
+    const end = path.lastIndexOf("/");
+    if (end <= 0) continue;
+    // The index is sorted, so a folder's files come one after another.
+    if (end === last.length && path.startsWith(last)) continue;
+    last = path.slice(0, end);
+    for (let at = end; at > 0; at = path.lastIndexOf("/", at - 1)) {
+      const folder = path.slice(0, at);
       if (out.has(folder)) break;
       out.add(folder);
     }
   }
   for (const dir of emptyDirs) for (let at = dir; at !== "" && !out.has(at); at = at.slice(0, Math.max(0, at.lastIndexOf("/")))) out.add(at);
   return [...out].sort();
+}
+
+function _lstatSync(abs: string): Stats | undefined {
+  try {
+    return lstatSync(abs);
+  } catch {
+    return undefined;
+  }
 }
 
 async function _lstatAll(root: string, paths: readonly string[]): Promise<(Stats | undefined)[]> {
