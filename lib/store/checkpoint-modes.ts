@@ -111,7 +111,9 @@ function _lstatSync(abs: string): Stats | undefined {
   }
 }
 
+/** A few paths are `lstat`ed at once (an await costs more than they do); many in batches on the thread pool. */
 async function _lstatAll(root: string, paths: readonly string[]): Promise<(Stats | undefined)[]> {
+  if (paths.length <= _STAT_BATCH) return paths.map((path) => _lstatSync(join(root, path)));
   const out: (Stats | undefined)[] = [];
   for (let i = 0; i < paths.length; i += _STAT_BATCH) {
     const batch = paths.slice(i, i + _STAT_BATCH);
