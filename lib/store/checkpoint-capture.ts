@@ -93,12 +93,15 @@ export async function captureWorkspace(repo: ShadowRepo, maxFileBytes: number): 
   const indexChanged = add.length > 0 || drop.length > 0 || becameDirs.length > 0 || !last;
   if (add.length > 0) await runGit(repo, ["update-index", "-z", "--add", "--remove", "--replace", "--stdin"], _nulList(add));
   if (drop.length > 0) await runGit(repo, ["update-index", "-z", "--force-remove", "--stdin"], _nulList(drop));
+  // The tree is written while the permission bits are gathered: write-tree changes no entry, only the tree cache.
+  const treeWritten = !indexChanged && last ? Promise.resolve(last.tree) : runGit(repo, ["write-tree"]).then((out) => out.toString("utf8").trim());
+  treeWritten.catch(() => undefined);
   const now = indexChanged ? readIndexFile(repo.indexFile) : index;
   const scanned = await scanModes(repo, now?.entries, { last: now && last, touched: new Set(candidates.files), lookedAt, emptyDirs: candidates.emptyDirs });
   const meta: SnapshotMeta = { dirs: candidates.emptyDirs, ...scanned };
   const metaJson = JSON.stringify(meta);
   const [tree, metaBlob] = await Promise.all([
-    !indexChanged && last ? last.tree : runGit(repo, ["write-tree"]).then((out) => out.toString("utf8").trim()),
+    treeWritten,
     last && last.metaJson === metaJson ? last.meta : runGit(repo, ["hash-object", "-w", "--stdin"], metaJson).then((out) => out.toString("utf8").trim()),
   ]);
   // write-tree may rewrite the index (its tree cache): the checksum to remember is the one after it.
