@@ -50,8 +50,6 @@ export async function runHeadless(prompt: string, flags: AgentFlags, options: He
       images: options.images,
       root: process.cwd(),
       startedAt: options.startedAt,
-      allowed: flags.allowedTools,
-      disallowed: flags.disallowedTools,
     });
     return stop === "schema-failed" ? EXIT.error : exitCodeOf(stop);
   } finally {

@@ -5,6 +5,7 @@
 import { defineCommand } from "citty";
 import { describeSubject, renderPendingTable } from "../lib/ui/approvals-table.ts";
 import { writeOut } from "../lib/ui/output.ts";
+import { showControls } from "../lib/ui/terminal-text.ts";
 
 export default defineCommand({
   meta: { name: "approvals", description: "list pending approvals of blocked runs" },
@@ -39,7 +40,7 @@ function _decisionCommand(name: "approve" | "deny", status: "approved" | "denied
       const { decide } = await import("../lib/store/approvals.ts");
       const { shortApprovalId, shortRunId } = await import("../lib/store/short-ids.ts");
       const record = decide(String(args.id), status, "cli");
-      writeOut(`${status} ${shortApprovalId(record.id)}: ${record.tool} ${describeSubject(record)}\n`);
+      writeOut(`${status} ${shortApprovalId(record.id)}: ${showControls(record.tool)} ${describeSubject(record)}\n`);
       if (record.runId) writeOut(`resume the run with: shiro runs resume ${shortRunId(record.runId)}\n`);
     },
   });

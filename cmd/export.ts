@@ -27,7 +27,8 @@ export default defineCommand({
     if (format === "json") text = `${JSON.stringify(record.kind === "session" ? record.session : { run: record.run, events: record.events }, null, 2)}\n`;
     else if (format === "html") text = (await import("../lib/export/html.ts")).renderHtml(buildExportDoc(record));
     else text = (await import("../lib/export/markdown.ts")).renderMarkdown(buildExportDoc(record));
-    if (!out) return writeOut(text);
+    // On stdout a document is stripped of terminal controls like a -p answer (docs/security.md); JSON and files stay exact.
+    if (!out) return writeOut(format === "json" ? text : (await import("../lib/ui/terminal-text.ts")).stripControls(text));
     const { writeTextAtomic } = await import("../lib/state-file/json-file.ts");
     const { resolve } = await import("node:path");
     writeTextAtomic(resolve(out), text);

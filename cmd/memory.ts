@@ -12,6 +12,7 @@ import { MEMORY_KINDS, sortNewestFirst, type MemoryKind } from "../lib/store/mem
 import { formatForgetResult, formatRememberResult } from "../lib/tools/memory-tools.ts";
 import { formatEpisodeDetail, formatEpisodeLines, formatNoteDetail, formatNoteLines } from "../lib/ui/memory-view.ts";
 import { writeOut } from "../lib/ui/output.ts";
+import { showControls } from "../lib/ui/terminal-text.ts";
 import { MEMORY_FLAGS, MEMORY_NOTICES, openShelf, scopeFromArgs } from "./_memory-args.ts";
 
 const _print = (text: string) => writeOut(`${text}\n`);
@@ -85,7 +86,7 @@ export default defineCommand({
           buildProvenance(shelf.projectRoot, text, store.scope === "agent" ? { agent: store.agent } : {}),
         );
         if (args.json) return _json(result);
-        _print(formatRememberResult(result, store.scope));
+        _print(formatRememberResult(result, store.scope, showControls));
       },
     }),
     forget: defineCommand({
@@ -98,7 +99,7 @@ export default defineCommand({
         const byId = lookupMemory(scope ? [shelf.store(scope)] : projectStores(shelf, MEMORY_NOTICES), undefined, text);
         const removed = byId.found === "note" ? byId.store.remove([byId.entry.id]) : shelf.store(scope ?? "project").forget(text);
         if (args.json) return _json({ removed });
-        _print(formatForgetResult(removed, text));
+        _print(showControls(formatForgetResult(removed, text)));
       },
     }),
     verify: defineCommand({

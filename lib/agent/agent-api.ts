@@ -6,6 +6,7 @@ import type { ResolvedConfig } from "../config/config.ts";
 import type { AgentFlags } from "../config/flags.ts";
 import type { DecisionSource } from "../approval/request.ts";
 import type { AgentEvent } from "../events.ts";
+import type { ReadJudgement } from "../extensions/gate.ts";
 import type { McpServerStatus } from "../extensions/mcp/hub.ts";
 import type { PluginHost } from "../extension-api/plugin-api.ts";
 import type { Todo } from "../notebook.ts";
@@ -86,6 +87,12 @@ export interface Agent {
   turn(prompt: string, signal: AbortSignal, options?: TurnOptions): AsyncGenerator<AgentEvent, void, undefined>;
   /** Continues a blocked run after its approval was decided. */
   resumeRun(run: RunSnapshot, decision: "approved" | "denied", signal: AbortSignal, options?: RunStartOptions): AsyncGenerator<AgentEvent, void, undefined>;
+  /**
+   * The read permission for a prompt's `@path` (a workspace path): judged by this session's gate
+   * as the call of the first `read` tool that declares `pathInput` (read_file), so every rule
+   * the read tool meets (config, trusted settings, MCP, the run's flags) and guard plugins apply.
+   */
+  judgeAttachment(path: string): Promise<ReadJudgement>;
   /** `!cmd`: a shell command the user runs, through this session's gate and sandbox (lib/agent/user-command.ts). */
   runCommand(command: string, signal: AbortSignal, onOutput: (chunk: string) => void, confirmGuard?: (finding: string) => Promise<boolean>): Promise<string>;
   /** Saves now (e.g. `/save`). */

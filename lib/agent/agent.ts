@@ -26,6 +26,7 @@ import { collectRunIds, recordSessionEpisode, summarizeEpisode } from "./episode
 import { createRunDriver } from "./run-driver.ts";
 import { createRunIds } from "./run-ids.ts";
 import { readRunScope } from "./run-scope.ts";
+import { openCustomAgents } from "./session-extensions.ts";
 import { resolveAgentConfig } from "./session-start.ts";
 import { traceFirstRequest, tracedStartup } from "./startup-trace.ts";
 import { createTurnNarrowing } from "./turn-tools.ts";
@@ -42,7 +43,10 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const projectRoot = findProjectRoot(cwd);
 
   const config = tracedStartup("config", await resolveAgentConfig(flags, options.env, notices));
-  const scope = readRunScope(cwd, flags, [config.model, config.file.subagentModel ?? config.model]);
+  // Custom subagents may name their own model: --max-cost must be able to price it too.
+  const customAgents = openCustomAgents(cwd, flags.noSubagent === true, notices);
+  const agentModels = customAgents.flatMap((agent) => (agent.model ? [agent.model] : []));
+  const scope = readRunScope(cwd, flags, [config.model, config.file.subagentModel ?? config.model, ...agentModels]);
   const modes = createSessionModes(config);
   const client = createModelClient({ connection: connectionFromConfig(config), preset: config.preset, protocolForced: config.protocolForced });
   const owner = openSessionPart(options, config, notices);
@@ -102,6 +106,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       hookEvents: ext.mcp.events,
       skills: ext.skills,
       plugins: ext.plugins,
+      agents: customAgents,
     },
     notices,
   );
@@ -125,7 +130,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     asksFirst: tools.asksFirst,
     appended: scope.appended,
   });
-  const limits = scope.limits(() => ({ steps: modes.steps(), subagentModel: modes.subagentModel() }));
+  const limits = scope.limits(() => ({ steps: modes.steps() }));
   const driver = createRunDriver({
     session: {
       record: session,
@@ -157,7 +162,6 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       thinking: () => modes.thinking,
       maxSteps: limits.maxSteps,
       agentName: () => modes.variant.name,
-      subagentModel: modes.subagentModel,
     },
     runs: {
       runIds,
@@ -216,6 +220,11 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       // A run resumed in a new process carries the memory chosen for its prompt again.
       if (memory && !memory.injection()) memory.beginRun(run.prompt);
       return driver.resume(run, decision, signal, resumeOptions);
+    },
+    judgeAttachment(path) {
+      const reader = tools.registered.find((tool) => tool.effect === "read" && tool.pathInput);
+      if (!reader?.pathInput) return Promise.resolve({ denied: "no tool in this session reads files", secretAllowed: false });
+      return gate.judgeRead(reader, reader.pathInput(path), cwd);
     },
     runCommand: (command, signal, onOutput, confirmGuard) =>
       runUserCommand(command, {

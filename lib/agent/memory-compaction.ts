@@ -7,10 +7,14 @@
  * - A reply without one parseable `[kind] text` line leaves the file untouched, byte for byte.
  * - The final write re-reads the store under its lock: notes added or recalled while the model
  *   was answering are kept.
+ * - The notes are sent as data between `<notes>` and `</notes>`, each text escaped
+ *   (lib/store/memory-escape.ts), so no note can close the block or speak as the prompt; the
+ *   reply's notes are unescaped back before they are stored (every later injection escapes again).
  * A failing model call throws; nothing is written then either.
  */
 import systemTemplate from "./prompts/memory-compaction.md" with { type: "text" };
 import type { CompleteFn } from "../providers/complete.ts";
+import { escapeMemoryText, unescapeMemoryText } from "../store/memory-escape.ts";
 import { MEMORY_KINDS, type MemoryEntry, type MemoryKind, type MemoryScope, type MemoryStore } from "../store/memory.ts";
 
 export interface CompactMemoryResult {
@@ -32,7 +36,7 @@ const _system = (scope: MemoryScope) => systemTemplate.trimEnd().replace("{subje
 export async function compactMemory(store: MemoryStore, complete: CompleteFn, signal?: AbortSignal): Promise<CompactMemoryResult> {
   const plan = store.compactPlan();
   if (!plan.ready) return { changed: false, message: `memory left as is: ${plan.total} entries, ${plan.reason}` };
-  const prompt = [`Notes to merge (${plan.unused.length}):`, ...plan.unused.map(_formatNote)].join("\n");
+  const prompt = [`Notes to merge (${plan.unused.length}):`, "<notes>", ...plan.unused.map(_formatNote), "</notes>"].join("\n");
   const reply = await complete(_system(store.scope), prompt, signal);
   const notes = parseMergedNotes(reply);
   if (notes.length === 0) return { changed: false, message: "memory left as is: the model's reply did not parse" };
@@ -40,7 +44,7 @@ export async function compactMemory(store: MemoryStore, complete: CompleteFn, si
   return { changed: true, message: `memory compacted: ${before} entries into ${after}` };
 }
 
-/** The `[kind] text` lines of a reply; list bullets and numbering before the bracket are tolerated. */
+/** The `[kind] text` lines of a reply, their text unescaped; list bullets and numbering before the bracket are tolerated. */
 export function parseMergedNotes(reply: string): { kind: MemoryKind; text: string }[] {
   const notes: { kind: MemoryKind; text: string }[] = [];
   for (const line of reply.split("\n")) {
@@ -48,11 +52,11 @@ export function parseMergedNotes(reply: string): { kind: MemoryKind; text: strin
     if (!match) continue;
     const kind = match[1]!.toLowerCase();
     if (!(MEMORY_KINDS as readonly string[]).includes(kind)) continue;
-    notes.push({ kind: kind as MemoryKind, text: match[2]!.trim() });
+    notes.push({ kind: kind as MemoryKind, text: unescapeMemoryText(match[2]!.trim()) });
   }
   return notes;
 }
 
 function _formatNote(entry: MemoryEntry): string {
-  return `[${entry.kind}] ${entry.text}`;
+  return `[${entry.kind}] ${escapeMemoryText(entry.text)}`;
 }

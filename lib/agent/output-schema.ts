@@ -3,7 +3,7 @@
  * The model is told the schema at the end of its system prompt; the answer is parsed (a bare
  * JSON text, or the last fenced ```json block) and validated by Ajv (draft-07, or 2020-12 when
  * the schema's `$schema` says so). An invalid answer gets one repair turn whose prompt carries
- * the validation errors (lib/ui/headless-run.ts drives it).
+ * the validation errors (lib/ui/headless-run.ts drives it, for `-p` and `shiro runs resume`).
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
@@ -20,7 +20,11 @@ export interface OutputSchema {
   check(answer: string): SchemaCheck;
   /** The prompt of the one repair turn. */
   repairPrompt(errors: readonly string[]): string;
+  /** True for a prompt `repairPrompt` wrote: a resumed repair turn gets no second one. */
+  isRepairPrompt(prompt: string): boolean;
 }
+
+const _REPAIR_OPENING = "Your answer does not match the required JSON Schema:";
 
 /** Reads and compiles the schema file; a missing file, bad JSON or a schema Ajv refuses is a UsageError. */
 export function loadOutputSchema(cwd: string, file: string): OutputSchema {
@@ -62,11 +66,8 @@ export function loadOutputSchema(cwd: string, file: string): OutputSchema {
       return { ok: false, errors: (validate.errors ?? []).map((issue) => `${issue.instancePath || "/"} ${issue.message ?? "is invalid"}`) };
     },
     repairPrompt: (errors) =>
-      [
-        "Your answer does not match the required JSON Schema:",
-        ...errors.map((error) => `- ${error}`),
-        "Reply with only the corrected JSON value, valid against the schema.",
-      ].join("\n"),
+      [_REPAIR_OPENING, ...errors.map((error) => `- ${error}`), "Reply with only the corrected JSON value, valid against the schema."].join("\n"),
+    isRepairPrompt: (prompt) => prompt.startsWith(`${_REPAIR_OPENING}\n`),
   };
 }
 

@@ -95,8 +95,6 @@ export interface RunModes {
   thinking: () => ThinkingLevel;
   maxSteps: () => number;
   agentName: () => string;
-  /** The model subagents run on (config `subagentModel`); default `model`. */
-  subagentModel?: () => string;
 }
 
 /** What each run records (its snapshot, its `done`), and what it adds at its end. */
@@ -107,7 +105,7 @@ export interface RunRecordParts {
   protocol: string;
   runOptions: RunOptions;
   detached?: boolean;
-  /** Model usage of subagents, added to the current run's totals. */
+  /** Model usage of subagents, each share priced at the model that answered it, added to the current run's totals. */
   subagentUsage: UsageTally;
   /** Events logged and yielded just before `done` (the notes written during the run). */
   runEnding?: () => AgentEvent[];
@@ -227,15 +225,16 @@ export function createRunDriver(options: RunDriverOptions): RunDriver {
     if (trimmed) session.messages.push(...working.slice(base));
     const cancelled = cancel.signal.aborted;
     if (cancelled) clearCancelRequest(log.id);
-    const subagentUsage = runs.subagentUsage.take();
+    const subagents = runs.subagentUsage.take();
+    const subagentUsage = subagents?.usage;
     const usage: Usage | undefined = subagentUsage ? addUsage(result.usage ?? { inputTokens: 0, outputTokens: 0 }, subagentUsage) : result.usage;
     if (usage) {
       session.inputTokens += usage.inputTokens;
       session.outputTokens += usage.outputTokens;
     }
-    // Subagents may run on another model (config `subagentModel`): each share is priced at its own.
+    // Subagents may run on other models (config `subagentModel`, a custom agent's `model`): the tally priced each share at its own.
     const parentCost = result.usage ? costUsd(now.model(), result.usage) : undefined;
-    const subagentCost = subagentUsage ? costUsd(now.subagentModel?.() ?? now.model(), subagentUsage) : undefined;
+    const subagentCost = subagents?.costUsd;
     const cost = parentCost === undefined && subagentCost === undefined ? undefined : (parentCost ?? 0) + (subagentCost ?? 0);
     if (cost !== undefined) session.costUsd = (session.costUsd ?? 0) + cost;
     if (subagentUsage) session.subagents = addSubagentShare(session.subagents, subagentUsage, subagentCost);

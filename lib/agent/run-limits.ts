@@ -10,6 +10,7 @@ import { UsageError } from "../platform/errors.ts";
 import { costUsd, findPrice, formatUsd } from "../providers/pricing.ts";
 import type { ModelRequest } from "../providers/types.ts";
 import type { Usage } from "../messages.ts";
+import type { TalliedUsage } from "./usage-tally.ts";
 import { estimateTokens } from "./context/planner.ts";
 
 /** `--max-steps`: a whole number of at least 1, or a UsageError. */
@@ -43,17 +44,15 @@ export interface CostBudget {
 
 export interface CostBudgetOptions {
   maxCost: number;
-  /** Subagents' usage in this run so far, and the model they run on. */
-  subagents: () => Usage | undefined;
-  subagentModel: () => string;
+  /** Subagents' usage in this run so far, priced at the models that answered (usage-tally.ts). */
+  subagents: () => TalliedUsage | undefined;
 }
 
 export function createCostBudget(options: CostBudgetOptions): CostBudget {
   return {
     check(spent, request) {
-      const sub = options.subagents();
       const own = spent ? (costUsd(request.model, spent) ?? 0) : 0;
-      const theirs = sub ? (costUsd(options.subagentModel(), sub) ?? 0) : 0;
+      const theirs = options.subagents()?.costUsd ?? 0;
       const nextTokens = estimateTokens(request.messages, request.system) + Math.round(JSON.stringify(request.tools).length / 4);
       const next = costUsd(request.model, { inputTokens: nextTokens, outputTokens: 0 }) ?? 0;
       const total = own + theirs;

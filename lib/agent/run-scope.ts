@@ -32,10 +32,10 @@ export interface RunScope {
   subagentUsage: UsageTally;
   /**
    * The run driver's bounds: the step cap (`--max-steps`, else `steps`) and the `--max-cost` check
-   * (the run's own usage plus `subagentUsage`, priced at `subagentModel`; absent without the flag).
+   * (the run's own usage plus `subagentUsage`, each share at its own model's price; absent without the flag).
    * `now` is read per run: the REPL may switch the agent variant or the model between turns.
    */
-  limits(now: () => { steps: number; subagentModel: string }): { maxSteps: () => number; beforeRequest?: CostBudget["check"] };
+  limits(now: () => { steps: number }): { maxSteps: () => number; beforeRequest?: CostBudget["check"] };
 }
 
 /**
@@ -65,9 +65,7 @@ export function readRunScope(cwd: string, flags: AgentFlags, models: readonly st
     subagentUsage,
     limits: (now) => ({
       maxSteps: () => maxSteps ?? now().steps,
-      ...(maxCost === undefined
-        ? {}
-        : { beforeRequest: createCostBudget({ maxCost, subagents: () => subagentUsage.peek(), subagentModel: () => now().subagentModel }).check }),
+      ...(maxCost === undefined ? {} : { beforeRequest: createCostBudget({ maxCost, subagents: () => subagentUsage.peek() }).check }),
     }),
   };
 }

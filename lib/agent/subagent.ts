@@ -67,8 +67,8 @@ export interface TaskToolOptions {
   canAsk: boolean;
   /** Why `worker` is refused right now (a read-only agent variant), or undefined when it is allowed. */
   workerBlocked?: () => string | undefined;
-  /** Model usage of each subagent run, for the parent's totals. */
-  onUsage?: (usage: Usage) => void;
+  /** Model usage of each subagent run and the model it ran on, for the parent's totals and their price. */
+  onUsage?: (usage: Usage, model: string) => void;
   /** The memory section for a subagent of `kind` given its prompt (the kind's agent-scoped notes); none with --no-memory. */
   memory?: (kind: string, prompt: string) => string;
   /** Custom kinds people wrote (trusted ones only). */
@@ -118,6 +118,8 @@ export function createTaskTool(options: TaskToolOptions): ToolDefinition {
     async execute(input: v.InferOutput<typeof schema>, ctx) {
       const kind = input.kind ?? "explore";
       const agent = custom.get(kind);
+      // What its requests name and its usage is priced at: a custom agent's own model, else the subagents' model.
+      const model = agent?.model ?? options.model();
       if (kind === "worker" && !options.canAsk) throw new Error("The worker kind needs an approval channel, which this session has not provided.");
       const blocked = kind === "worker" ? options.workerBlocked?.() : undefined;
       if (blocked) throw new Error(blocked);
@@ -147,7 +149,7 @@ export function createTaskTool(options: TaskToolOptions): ToolDefinition {
         { prompt: input.prompt },
         {
           client: options.client,
-          model: agent?.model ?? options.model(),
+          model,
           thinking: options.thinking(),
           messages: [],
           tools: () => tools,
@@ -168,7 +170,7 @@ export function createTaskTool(options: TaskToolOptions): ToolDefinition {
         const next = await turn.next();
         if (next.done) {
           const result = next.value;
-          if (result.usage) options.onUsage?.(result.usage);
+          if (result.usage) options.onUsage?.(result.usage, model);
           if (result.stop === "aborted") throw new Error("The subagent was interrupted before it finished.");
           if (result.stop === "error") throw new Error(`The subagent failed: ${result.error ?? "unknown error"}`);
           const report = result.answer.trim();

@@ -54,12 +54,23 @@ const _mcpCommon = {
   /** Another client's request timeout (Cline's seconds, Gemini CLI's ms), the start timeout when no other is set (connect-timeout.ts `timeoutMs`). */
   timeout: v.optional(v.pipe(v.number("must be a number"), v.minValue(0, "must not be negative"))),
   description: v.optional(v.string()),
+  /** Gemini CLI: `true` means no call of this server's tools asks (as `alwaysAllow: ["*"]`). */
+  trust: v.optional(v.boolean("must be true or false")),
+  /** Gemini CLI: only these of the server's tools are offered; `excludeTools` are never offered (it wins over includeTools). */
+  includeTools: v.optional(_ToolNames),
+  excludeTools: v.optional(_ToolNames),
+};
+
+const _remoteServer = {
+  headers: v.optional(_StringMap),
+  ..._mcpCommon,
 };
 
 /**
- * One `mcpServers` entry as Claude Code, Claude Desktop and Cursor write it. Strings in command,
- * args, env, url and headers may hold `${VAR}` / `${VAR:-default}`, expanded when the server
- * starts (lib/extensions/mcp/expand.ts), so a URL is checked then, not here.
+ * One `mcpServers` entry as Claude Code, Claude Desktop, Cursor and Gemini CLI write it. Strings
+ * in command, args, env, url and headers may hold `${VAR}` / `${VAR:-default}`, expanded when the
+ * server starts (lib/extensions/mcp/expand.ts), so a URL is checked then, not here. Gemini CLI's
+ * `{httpUrl}` (a streamable HTTP endpoint) is read as `{url, type: "http"}`.
  */
 export const McpServerSchema = v.union(
   [
@@ -76,12 +87,22 @@ export const McpServerSchema = v.union(
     v.strictObject({
       url: v.pipe(v.string(), v.minLength(1, "must not be empty")),
       type: v.optional(_oneOf(["http", "sse", "streamable-http", "streamableHttp"] as const)),
-      headers: v.optional(_StringMap),
-      ..._mcpCommon,
+      ..._remoteServer,
     }),
+    v.pipe(
+      v.strictObject({ httpUrl: v.pipe(v.string(), v.minLength(1, "must not be empty")), ..._remoteServer }),
+      v.transform(({ httpUrl, ...rest }) => ({ ...rest, url: httpUrl, type: "http" as const })),
+    ),
   ],
-  "must be {command, args?, env?, cwd?} or {url, type?, headers?}",
+  "must be {command, args?, env?, cwd?}, {url, type?, headers?} or {httpUrl, headers?}",
 );
+
+/** The keys each kind of entry may have: a local server's, a `url` one's, a Gemini CLI `httpUrl` one's. */
+export const MCP_SERVER_KEYS = {
+  local: Object.keys(McpServerSchema.options[0].entries),
+  url: Object.keys(McpServerSchema.options[1].entries),
+  httpUrl: Object.keys(McpServerSchema.options[2].pipe[0].entries),
+};
 
 const _posInt = (max: number) =>
   v.pipe(v.number("must be a number"), v.integer("must be a whole number"), v.minValue(0, "must not be negative"), v.maxValue(max, `must be at most ${max}`));

@@ -3,6 +3,9 @@
  * worker subagents, tests). A call the gate does not allow never reaches its tool.
  *
  * Order per call:
+ * 0. A `write` tool's declared path inside a git dir, or `.git` itself, is refused, always
+ *    (`gitDirRefusal`, lib/tools/jail.ts): no rule, grant, hook or --yolo lets it through, and
+ *    the tool's own jail refuses it again.
  * 1. Plugin guards (`beforeToolCall`): the first block wins; --yolo cannot skip them. A guard's
  *    question (`{ ask }`, the guard plugin's "cannot tell what this runs") is put after a deny
  *    rule had its say; neither allow rules, grants nor --yolo skip it, and "always" answers it once.
@@ -47,6 +50,7 @@ import type { PluginHost } from "../extension-api/plugin-api.ts";
 import { loadShellParser } from "../shell/parser.ts";
 import { createPending } from "../store/approvals.ts";
 import { previewCall } from "../tools/call-preview.ts";
+import { gitDirRefusal } from "../tools/jail.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 
 /** `asked` is present when `decide` was consulted, so front ends can show the question. */
@@ -98,7 +102,24 @@ export interface Gate {
    * files themselves (grep), so what they find meets the same rules a named path would.
    */
   deniesPath?(tool: string, path: string, cwd: string): boolean;
+  /**
+   * How a call the user asked for without running it (a prompt's `@path`, read as the call
+   * `tool.pathInput` gives) meets the rules and guard plugins: judged like a `byUser` call, so a
+   * deny rule or a plugin's refusal refuses it and nothing else asks; a plugin's question is
+   * returned for the front end to put.
+   */
+  judgeRead(tool: ToolDefinition, input: unknown, cwd: string): Promise<ReadJudgement>;
   readonly grants: SessionGrants;
+}
+
+/** What `Gate.judgeRead` found. */
+export interface ReadJudgement {
+  /** The refusal (a deny rule, a guard plugin); absent when the file may be read. */
+  denied?: string;
+  /** A guard plugin's question, to be answered yes before the file is read. */
+  question?: string;
+  /** True when rules naming each path allow it: a possible secret there is read without the secrets question, as read tools' calls are. */
+  secretAllowed: boolean;
 }
 
 export const USER_DENIED_REASON = "User denied this tool call.";
@@ -185,6 +206,15 @@ export function createGate(options: GateOptions): Gate {
     grants,
     newTurn: () => repeats.reset(),
     deniesPath: (tool, path, cwd) => evaluatePermission(options.rules, tool, [normalizeRulePath(path, cwd)]).decision === "deny",
+    async judgeRead(tool, input, cwd) {
+      const { subjects, paths } = callSubjects(tool, input, cwd);
+      const blocked = await options.plugins.checkToolCall({ toolName: tool.name, input, cwd, effect: tool.effect, paths });
+      if (typeof blocked === "string") return { denied: blocked, secretAllowed: false };
+      const verdict = evaluatePermission(options.rules, tool.name, subjects);
+      if (verdict.decision === "deny") return { denied: describeRefusal(tool.name, verdict.matched), secretAllowed: false };
+      const secretAllowed = paths.length > 0 && paths.every((path) => allowsExplicitly(options.rules, tool.name, path));
+      return { ...(blocked ? { question: blocked.ask } : {}), secretAllowed };
+    },
     async check(call) {
       // A shell tool's subjects are its simple commands, read by the shell parser: loaded before they are listed.
       const command = _commandOf(call);
@@ -193,6 +223,8 @@ export function createGate(options: GateOptions): Gate {
       // The guards judge declared paths; a write whose paths cannot be read is never let through blind.
       if (!known && call.tool?.effect === "write")
         return { allowed: false, by: "rule", reason: `Refused: the paths of this ${call.name} call could not be read. Check its arguments.` };
+      const gitDir = call.tool?.effect === "write" ? _gitDirWrite(call) : undefined;
+      if (gitDir !== undefined) return { allowed: false, by: "rule", reason: gitDir };
       const blocked = await options.plugins.checkToolCall({
         toolName: call.name,
         input: call.input,
@@ -223,6 +255,22 @@ export function createGate(options: GateOptions): Gate {
       return ask(call, subjects, repeated, verdict.matched, flaggedPath);
     },
   };
+}
+
+/** The refusal of a write call that declares a path in a git dir (or `.git` itself), or undefined. */
+function _gitDirWrite(call: GateCall): string | undefined {
+  let declared: unknown;
+  try {
+    declared = call.tool?.paths?.(call.input, call.cwd) ?? [];
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(declared)) return undefined;
+  for (const path of declared) {
+    const refusal = typeof path === "string" ? gitDirRefusal(call.cwd, path) : undefined;
+    if (refusal !== undefined) return refusal;
+  }
+  return undefined;
 }
 
 /** A call its tool declares read-only, asked only by the tool's default (no user rule named it). */

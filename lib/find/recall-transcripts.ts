@@ -9,6 +9,7 @@
  *   the one-scale ranking is lexical only.
  */
 import { TRANSCRIPT_KIND, recallMemory, type RecallContext, type RecallKind, type RecallRequest } from "../store/memory-recall.ts";
+import { escapeMemoryText } from "../store/memory-escape.ts";
 import { recallEverything } from "./recall-everything.ts";
 import { describeTranscriptHits, rankTranscripts, RECALL_TRANSCRIPT_SOURCES } from "./search.ts";
 import { openTranscriptIndex } from "./transcript-index.ts";
@@ -49,8 +50,9 @@ export function recallTranscriptLines(query: string, projectRoot: string, limit:
     rankTranscripts(index, { query, project: projectRoot, memoryRoot: projectRoot }, RECALL_TRANSCRIPT_SOURCES, limit, undefined, currentSession),
     query,
   );
-  const lines = hits.map(
-    (hit) => `transcript ${hit.kind} ${hit.shortId} ${hit.at.slice(0, 10)} ${hit.tool ? `${hit.role} ${hit.tool}` : hit.role}: ${hit.snippet.text}`,
+  // Tool names (an MCP server's) and the passage are foreign text: the whole line is escaped.
+  const lines = hits.map((hit) =>
+    escapeMemoryText(`transcript ${hit.kind} ${hit.shortId} ${hit.at.slice(0, 10)} ${hit.tool ? `${hit.role} ${hit.tool}` : hit.role}: ${hit.snippet.text}`),
   );
   return [...notices, ...(lines.length > 0 ? lines : [`No transcript mentions "${query}".`])].join("\n");
 }

@@ -26,16 +26,20 @@ export function buildSnippet(text: string, query: string, width = 160): Snippet 
   return { text: out, marks };
 }
 
-/** The snippet with its marks wrapped in `open` and `close` (ANSI bold, `**`, or nothing). */
-export function renderSnippet(snippet: Snippet, open: string, close: string): string {
-  if (!open && !close) return snippet.text;
+/**
+ * The snippet with its marks wrapped in `open` and `close` (ANSI bold, `**`, or nothing), each
+ * piece of its text passed through `text` first (a terminal's sanitiser), so the marks stay
+ * where the matches are and are never treated themselves.
+ */
+export function renderSnippet(snippet: Snippet, open: string, close: string, text: (value: string) => string = (value) => value): string {
+  if (!open && !close) return text(snippet.text);
   let out = "";
   let at = 0;
   for (const [from, to] of snippet.marks) {
-    out += snippet.text.slice(at, from) + open + snippet.text.slice(from, to) + close;
+    out += text(snippet.text.slice(at, from)) + open + text(snippet.text.slice(from, to)) + close;
     at = to;
   }
-  return out + snippet.text.slice(at);
+  return out + text(snippet.text.slice(at));
 }
 
 /** A word-start pattern of the query's terms (longest first), case-insensitive; undefined for no terms. */

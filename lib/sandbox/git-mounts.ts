@@ -7,12 +7,12 @@
  * leads to):
  * - the git dir is bound onto itself, so it is a mount point: `rename(2)` or `rmdir(2)` of it
  *   fails with EBUSY, and it cannot be swapped for a planted one;
- * - `config`, `config.worktree`, `commondir`, `hooks`, `info`, `worktrees`, `remotes` and
- *   `branches` are bound read-only where they exist, and `hooks` is created empty first where it
- *   does not, so a repository without hooks cannot get one;
- * - everything else stays writable, as git's own commands need: `objects`, `refs`, `logs`,
- *   `index`, `HEAD`, `ORIG_HEAD`, `FETCH_HEAD`, `MERGE_*`, `COMMIT_EDITMSG`, `packed-refs`,
- *   `shallow`, the lock files git writes beside them, and the state folders of a rebase or merge.
+ * - its control entries (`GIT_CONTROL_ENTRIES` of lib/shell/git-layout.ts: `config`,
+ *   `config.worktree`, `commondir`, `hooks`, `info`, `worktrees`, `remotes`, `branches`) are bound
+ *   read-only where they exist, and `hooks` is created empty first where it does not, so a
+ *   repository without hooks cannot get one;
+ * - everything else stays writable, as git's own commands need (`GIT_STATE_ENTRIES`: objects,
+ *   refs, logs, the index, HEAD, the lock files git writes beside them, rebase and merge state).
  * Every `gitdir:` file in the workspace is bound read-only onto itself.
  *
  * Nested repositories and `gitdir:` files are found once per session (`scanWorkspaceGit`, a
@@ -22,12 +22,13 @@
  */
 import { type Dirent, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
+import { GIT_CONTROL_ENTRIES } from "../shell/git-layout.ts";
 import { configProgramKeys } from "../shell/safe-git.ts";
 
 /** Folders the session-start walk reads at most; what lies past them is not protected (docs/security.md says so). */
 export const SCAN_DIRECTORY_CAP = 20_000;
 
-const _READ_ONLY = ["config", "config.worktree", "commondir", "hooks", "info", "worktrees", "remotes", "branches"];
+const _READ_ONLY = GIT_CONTROL_ENTRIES.map((entry) => entry.name);
 
 /** The git dirs and `gitdir:` files found in a workspace, as real paths. */
 export interface WorkspaceGit {

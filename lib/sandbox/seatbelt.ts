@@ -2,13 +2,13 @@
  * The macOS `sandbox-exec` (Seatbelt) profile and command line for one sandboxed command.
  * Untested on real macOS by this project's CI (it runs on Linux); the profile follows the same
  * rules as the bubblewrap one: reads anywhere, writes only in the workspace (`workspace-write`)
- * and a private temp folder, the workspace's `.git` itself (no rename), its `config`,
- * `config.worktree`, `commondir` (not even created), `hooks`, `info`, `worktrees`, `remotes` and
- * `branches` read-only, no network unless `network`, and no reads of the `hide` paths
+ * and a private temp folder, the workspace's `.git` itself (no rename) and its control entries
+ * (lib/shell/git-layout.ts; `commondir` not even created) read-only, no network unless `network`, and no reads of the `hide` paths
  * (hidden-paths.ts). Paths reach the profile as `-D` parameters, never spliced into it,
  * so no path can change the profile's meaning.
  */
 import { realpathSync } from "node:fs";
+import { GIT_CONTROL_ENTRIES, GIT_DIR_NAME } from "../shell/git-layout.ts";
 
 export interface SeatbeltPolicy {
   mode: "workspace-write" | "read-only";
@@ -19,17 +19,10 @@ export interface SeatbeltPolicy {
   extraDirs?: readonly string[];
 }
 
-/** What a writable workspace keeps: `.git` itself (no rename or removal) and the git paths that name programs. */
+/** What a writable workspace keeps: `.git` itself (no rename or removal) and its control entries. */
 const _GIT_DENIED: readonly (readonly ["literal" | "subpath", string])[] = [
-  ["subpath", "/.git/hooks"],
-  ["literal", "/.git/config"],
-  ["literal", "/.git"],
-  ["literal", "/.git/config.worktree"],
-  ["literal", "/.git/commondir"],
-  ["subpath", "/.git/info"],
-  ["subpath", "/.git/worktrees"],
-  ["subpath", "/.git/remotes"],
-  ["subpath", "/.git/branches"],
+  ["literal", `/${GIT_DIR_NAME}`],
+  ...GIT_CONTROL_ENTRIES.map((entry) => [entry.kind === "folder" ? "subpath" : "literal", `/${GIT_DIR_NAME}/${entry.name}`] as const),
 ];
 
 /** The profile text; `ROOT` and `TMP` are `-D` parameters of sandbox-exec. */

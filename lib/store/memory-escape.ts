@@ -10,6 +10,12 @@
  * controls, soft hyphens, Unicode tag characters; variation selectors) are dropped; control
  * characters and line or paragraph separators become one space each. Whatever spelling a note
  * uses, the escaped text holds no `<` or `>` and no character that renders like one.
+ *
+ * Every place memory text enters a prompt or a tool result goes through `escapeMemoryText`: the
+ * memory section (lib/agent/memory-prompt.ts), recall's lines (memory-recall.ts,
+ * lib/find/recall-everything.ts, lib/find/recall-transcripts.ts), the remember tool's answer and
+ * the memory-compaction request (lib/agent/memory-compaction.ts), whose reply is read back with
+ * `unescapeMemoryText`.
  */
 
 const _LOOKALIKES =
@@ -27,4 +33,24 @@ export function escapeMemoryText(text: string): string {
     .replace(/>/g, "&gt;")
     .replace(_LOOKALIKES, (char) => `&#x${char.codePointAt(0)!.toString(16).toUpperCase()};`)
     .replace(/[^\x00-\x7F]/gu, (char) => (/[<>]/.test(char.normalize("NFKC")) ? `&#x${char.codePointAt(0)!.toString(16).toUpperCase()};` : char));
+}
+
+const _REFERENCE = /&(?:amp|lt|gt|#x([0-9A-F]{1,6}));/g;
+
+/**
+ * The inverse of `escapeMemoryText` for what it encodes (`&amp;`, `&lt;`, `&gt;` and the numeric
+ * references it writes), in one pass, for model text that quoted escaped notes (a compaction
+ * reply): dropped and spaced characters do not come back. A reference escapeMemoryText would not
+ * write stays as it is.
+ */
+export function unescapeMemoryText(text: string): string {
+  return text.replace(_REFERENCE, (whole, hex: string | undefined) => {
+    if (whole === "&amp;") return "&";
+    if (whole === "&lt;") return "<";
+    if (whole === "&gt;") return ">";
+    const point = Number.parseInt(hex!, 16);
+    if (point > 0x10ffff) return whole;
+    const char = String.fromCodePoint(point);
+    return escapeMemoryText(char) === whole ? char : whole;
+  });
 }

@@ -177,7 +177,7 @@ function _answer(context: RecallContext, plan: _Plan, hits: readonly IndexHit[])
     const note = plan.notes.get(hit.id);
     if (note) {
       const stale = staleNote(note, context.projectRoot);
-      return _noteLine(note, plan.now) + (stale ? `\n  ${stale}` : "");
+      return _noteLine(note, plan.now) + (stale ? `\n  ${escapeMemoryText(stale)}` : "");
     }
     const found = plan.touching?.get(hit.id);
     return escapeMemoryText(_cardLine(found?.card ?? (hit.data as EpisodeCard), abbreviate) + (found?.read ? ` · read ${found.read}` : ""));
@@ -190,7 +190,7 @@ function _answer(context: RecallContext, plan: _Plan, hits: readonly IndexHit[])
 /** A note as a recall result line (`note (gotcha, 12 days old, 3 hits): <text>`), its stale mark on a second line. */
 export function formatRecallNote(note: ScopedMemoryEntry, now: Date, projectRoot: string): string {
   const stale = staleNote(note, projectRoot);
-  return _noteLine(note, now) + (stale ? `\n  ${stale}` : "");
+  return _noteLine(note, now) + (stale ? `\n  ${escapeMemoryText(stale)}` : "");
 }
 
 /** An episode or digest as a recall result line, escaped, its session id abbreviated by `abbreviate`. */
@@ -309,24 +309,33 @@ function _expand(store: EpisodeStore, prefix: string): string | undefined {
       .map((id) => abbreviate(id))
       .join(", ")}`;
   }
-  const text = matching.reverse().slice(0, 3).map(describeEpisode).join("\n\n");
+  const text = matching
+    .reverse()
+    .slice(0, 3)
+    .map((episode) => describeEpisode(episode, escapeMemoryText))
+    .join("\n\n");
   return text.length > _EXPANDED_CAP ? `${text.slice(0, _EXPANDED_CAP - 1)}…` : text;
 }
 
-/** An episode in full, as recall expands it and `shiro memory show` prints it. */
-export function describeEpisode(episode: Episode): string {
+/**
+ * An episode in full, as recall expands it and `shiro memory show` prints it. `text` treats every
+ * field that came from the session (prompts, files, commands, answer, summaries): recall passes
+ * `escapeMemoryText`, the terminal its own sanitiser.
+ */
+export function describeEpisode(episode: Episode, text: (value: string) => string = (value) => value): string {
   const { outcome } = episode;
   const cost = outcome.costUsd === undefined ? "" : `, $${outcome.costUsd.toFixed(4)}`;
   const lines = [
     `episode of session ${episode.sessionId}, ${episode.startedAt.slice(0, 16).replace("T", " ")} to ${episode.endedAt.slice(0, 16).replace("T", " ")}: ${outcome.status}, ${outcome.steps} steps in ${outcome.runs} run${outcome.runs === 1 ? "" : "s"}${cost}`,
     "asked:",
-    ...episode.prompts.map((prompt) => `- ${prompt}`),
+    ...episode.prompts.map((prompt) => `- ${text(prompt)}`),
   ];
-  if (episode.filesRead.length > 0) lines.push(`read: ${episode.filesRead.join(", ")}`);
-  if (episode.filesChanged.length > 0) lines.push(`changed: ${episode.filesChanged.join(", ")}`);
-  if (episode.commands.length > 0) lines.push("commands:", ...episode.commands.map((run) => `- ${formatCommandRun(run)}`));
-  if (episode.answer) lines.push(`answer: ${episode.answer}`);
-  if (episode.summary) lines.push(`summary: ${episode.summary}`);
-  for (const span of episode.spans) lines.push("compaction summary:", span);
+  if (episode.filesRead.length > 0) lines.push(`read: ${text(episode.filesRead.join(", "))}`);
+  if (episode.filesChanged.length > 0) lines.push(`changed: ${text(episode.filesChanged.join(", "))}`);
+  if (episode.commands.length > 0) lines.push("commands:", ...episode.commands.map((run) => `- ${text(formatCommandRun(run))}`));
+  if (episode.answer) lines.push(`answer: ${text(episode.answer)}`);
+  if (episode.summary) lines.push(`summary: ${text(episode.summary)}`);
+  // A span summary keeps its lines (headings, bullets); each is treated on its own.
+  for (const span of episode.spans) lines.push("compaction summary:", ...span.split("\n").map(text));
   return lines.join("\n");
 }

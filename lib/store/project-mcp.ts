@@ -1,7 +1,7 @@
 /**
  * A project's own `.mcp.json` (at the project root: the git root, or the folder outside a
  * repository), in the shape other agents read: {"mcpServers": {name: {type?: "stdio", command, args?,
- * env?, cwd?, …} | {type?: "http"|"sse", url, headers?, …}}} (config.ts McpServerSchema); unknown keys are ignored, a server that does
+ * env?, cwd?, …} | {type?: "http"|"sse", url, headers?, …} | {httpUrl, headers?, …}}} (config.ts McpServerSchema); unknown keys are ignored, a server that does
  * not fit is skipped with a reason. Its servers run only after the user trusted this file's exact
  * content and the content of every workspace file its local servers run from (trusted-files.ts):
  * `files` are the command when it is a path, and each argument or `env` word naming a file inside
@@ -12,7 +12,7 @@ import { createHash } from "node:crypto";
 import { readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import * as v from "valibot";
-import { McpServerSchema } from "../config/config.ts";
+import { MCP_SERVER_KEYS, McpServerSchema } from "../config/config.ts";
 import { contentHash, isTrustedContent, trustContent } from "./trusted-files.ts";
 
 export type ProjectMcpServer = v.InferOutput<typeof McpServerSchema>;
@@ -27,8 +27,6 @@ export interface ProjectMcp {
   sha256: string;
   trusted: boolean;
 }
-
-const [_LOCAL_KEYS, _REMOTE_KEYS] = McpServerSchema.options.map((option) => Object.keys(option.entries)) as [string[], string[]];
 
 /** The `.mcp.json` at the project root `root` (findProjectRoot); undefined when there is none. Throws a one-line error for a file that is not JSON or has no `mcpServers` object. */
 export function readProjectMcp(root: string): ProjectMcp | undefined {
@@ -152,7 +150,7 @@ export function writeProjectServer(root: string, name: string, server: ProjectMc
 function _pick(raw: unknown): unknown {
   if (!raw || typeof raw !== "object") return raw;
   const record = raw as Record<string, unknown>;
-  const keys = "url" in record ? _REMOTE_KEYS : _LOCAL_KEYS;
+  const keys = "url" in record ? MCP_SERVER_KEYS.url : "httpUrl" in record ? MCP_SERVER_KEYS.httpUrl : MCP_SERVER_KEYS.local;
   const out: Record<string, unknown> = {};
   for (const key of keys) if (record[key] !== undefined) out[key] = record[key];
   return out;

@@ -12,9 +12,9 @@ import * as v from "valibot";
 import deleteDescription from "./delete-file.md" with { type: "text" };
 import editDescription from "./edit-file.md" with { type: "text" };
 import { decodeUtf8, ensureParentDir, looksBinary, pathExists } from "./fs.ts";
-import { fieldPaths, movePaths } from "../approval/write-paths.ts";
+import { FOLDER_EXPAND_CAP, fieldPaths, movePaths } from "../approval/write-paths.ts";
 import { readWorkspaceFile } from "./file-read.ts";
-import { resolveInWorkspace, writeInWorkspace } from "./jail.ts";
+import { assertCarriesNoGitDir, resolveForWrite, writeInWorkspace } from "./jail.ts";
 import moveDescription from "./move-file.md" with { type: "text" };
 import multiEditDescription from "./multi-edit.md" with { type: "text" };
 import { editSummary } from "./call-summary.ts";
@@ -73,6 +73,7 @@ export const editFileTool: ToolDefinition<EditFileInput> = {
   async execute({ path, oldString, newString, replaceAll }, ctx) {
     if (oldString === newString) throw new Error("oldString and newString are identical");
     if (oldString === "") throw new Error("oldString is empty. Use write_file to create or replace a whole file.");
+    resolveForWrite(ctx.root, path);
     const content = await readTextFile(ctx.root, path, ctx.files);
     const applied = applyEdit(content, oldString, newString, replaceAll);
     if (applied.count === 0) throw new Error(`oldString not found in ${path}`);
@@ -122,6 +123,7 @@ export const multiEditTool: ToolDefinition<MultiEditInput> = {
       if (edit.oldString === edit.newString) throw new Error(`edit ${i + 1}: oldString and newString are identical`);
       if (edit.oldString === "") throw new Error(`edit ${i + 1}: oldString is empty. No edits were applied.`);
     });
+    resolveForWrite(ctx.root, path);
     const original = await readTextFile(ctx.root, path, ctx.files);
     let text = original;
     const counts: number[] = [];
@@ -153,12 +155,13 @@ export const moveFileTool: ToolDefinition<MoveFileInput> = {
   decision: "ask",
   guidance: "move or rename one file",
   async execute({ from, to }, ctx) {
-    const fromAbs = resolveInWorkspace(ctx.root, from);
-    const toAbs = resolveInWorkspace(ctx.root, to);
+    const fromAbs = resolveForWrite(ctx.root, from);
+    const toAbs = resolveForWrite(ctx.root, to);
     if (fromAbs === toAbs) throw new Error("from and to are the same path");
     const source = await lstat(fromAbs).catch(() => undefined);
     if (!source) throw new Error(`No such file: ${from}`);
     if (source.isDirectory() && toAbs.startsWith(`${fromAbs}${sep}`)) throw new Error(`Cannot move ${from} into itself (${to}).`);
+    if (source.isDirectory()) assertCarriesNoGitDir(fromAbs, from, FOLDER_EXPAND_CAP);
     if ((await pathExists(toAbs)) && !(await _sameFile(fromAbs, toAbs))) {
       throw new Error(`${to} already exists. Delete it first or pick another name.`);
     }
@@ -185,7 +188,7 @@ export const deleteFileTool: ToolDefinition<DeleteFileInput> = {
   decision: "ask",
   guidance: "delete one file",
   async execute({ path }, ctx) {
-    const abs = resolveInWorkspace(ctx.root, path);
+    const abs = resolveForWrite(ctx.root, path);
     const info = await lstat(abs).catch(() => undefined);
     if (!info) throw new Error(`No such file: ${path}`);
     if (info.isDirectory()) throw new Error(`${path} is a directory. Delete its files individually.`);

@@ -22,7 +22,7 @@ import globDescription from "./glob.md" with { type: "text" };
 import { classifySecretPath } from "../secrets/classify.ts";
 import { fieldPaths } from "../approval/write-paths.ts";
 import { readWorkspaceFile, secretsRefusal } from "./file-read.ts";
-import { resolveInWorkspace, toWorkspacePath, writeInWorkspace } from "./jail.ts";
+import { resolveForWrite, resolveInWorkspace, toWorkspacePath, writeInWorkspace } from "./jail.ts";
 import listDescription from "./list-dir.md" with { type: "text" };
 import readManyDescription from "./read-many-files.md" with { type: "text" };
 import readDescription from "./read-file.md" with { type: "text" };
@@ -68,6 +68,7 @@ export const readFileTool: ToolDefinition<ReadFileInput> = {
   schema: ReadFileInput,
   effect: "read",
   paths: fieldPaths("path"),
+  pathInput: (path) => ({ path, offset: 1, limit: READ_LIMIT }),
   touches: "reads",
   decision: "allow",
   guidance: "read a file with numbered lines; page long files with offset/limit",
@@ -197,7 +198,7 @@ export const writeFileTool: ToolDefinition<WriteFileInput> = {
     response: (output, args, root) => ({ filePath: absolutePath(root, args.path), success: true, output }),
   },
   async execute({ path, content }, ctx) {
-    const abs = resolveInWorkspace(ctx.root, path);
+    const abs = resolveForWrite(ctx.root, path);
     const info = await stat(abs).catch(() => undefined);
     if (info?.isDirectory()) throw new Error(`${path} is a directory.`);
     if (info && !info.isFile()) throw new Error(`${path} is not a regular file.`);

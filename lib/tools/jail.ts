@@ -13,15 +13,21 @@
  * inode against the path resolved again after the open. Reads and writes of file contents go
  * through it; nothing is read or written before that check passes.
  *
+ * Nothing of a git dir is written by a tool: `resolveForWrite` (every path a tool creates, changes,
+ * moves or deletes) and the write open refuse a path inside `.git` in any spelling, one that
+ * leads there through a symlink, one inside a folder git takes for a git dir, and `.git` itself
+ * (lib/shell/git-layout.ts; docs/security.md). Git runs what it finds there, outside any sandbox.
+ *
  * A workspace may be widened by folders beside it (`--add-dir`, lib/platform/workspace-dirs.ts): a path inside
  * one of them passes the same two checks against that folder. Registered once per process, by
  * the session that owns the root; every tool keeps passing only the root.
  */
-import { constants, fstatSync, lstatSync, readlinkSync, realpathSync, statSync, unlinkSync } from "node:fs";
+import { constants, type Dirent, fstatSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync, unlinkSync } from "node:fs";
 import { lstat, open, type FileHandle } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { workspaceExtraDirs } from "../platform/workspace-dirs.ts";
+import { gitControlEntry, gitDirSegment, isGitDirName, looksLikeGitDir } from "../shell/git-layout.ts";
 import type { WorkspaceFiles } from "./types.ts";
 
 const _MAX_LINK_HOPS = 40;
@@ -69,6 +75,105 @@ export function resolveInWorkspace(root: string, p: string): string {
   throw escapes();
 }
 
+/**
+ * Absolute path of `p` for a call that creates, changes, moves or deletes it: `resolveInWorkspace`,
+ * then refused with one line when it lies in a git dir or is `.git` itself (`gitDirRefusal`).
+ */
+export function resolveForWrite(root: string, p: string): string {
+  const abs = resolveInWorkspace(root, p);
+  const refusal = _gitRefusal(root, p, abs);
+  if (refusal !== undefined) throw new Error(refusal);
+  return abs;
+}
+
+/**
+ * The one-line refusal of a write to `p` that would change a git dir, or undefined. Never throws:
+ * a path outside the workspace is `resolveInWorkspace`'s to refuse. What counts:
+ * - a segment below the workspace root spelling `.git` (lib/shell/git-layout.ts `isGitDirName`:
+ *   `.GIT`, `.git.`, `git~1`…), after `.`, `..`, doubled and trailing slashes are resolved;
+ * - the same in the real path, so a symlink (to a file, or a folder such as `g -> .git`) that
+ *   leads into a git dir counts;
+ * - the path itself or a folder above it, up to the workspace root, that git takes for a git dir
+ *   by what it holds (a bare repository, a `gitdir:` file's target, `.git/modules/x`).
+ */
+export function gitDirRefusal(root: string, p: string): string | undefined {
+  let abs: string;
+  try {
+    abs = resolveInWorkspace(root, p);
+  } catch {
+    return undefined;
+  }
+  return _gitRefusal(root, p, abs);
+}
+
+/**
+ * Refuses moving folder `abs` (shown as `shown`) when it carries a git dir: an entry spelling
+ * `.git` or a folder git takes for one, anywhere under it (symlinks not followed). A folder past
+ * `cap` entries is refused too, since it could not be checked whole.
+ */
+export function assertCarriesNoGitDir(abs: string, shown: string, cap: number): void {
+  let seen = 0;
+  const queue = [abs];
+  for (let next = 0; next < queue.length; next++) {
+    const dir = queue[next]!;
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      const path = join(dir, entry.name);
+      const inside = `${shown.replace(/[/\\]+$/, "")}/${relative(abs, path).split(sep).join("/")}`;
+      if (++seen > cap)
+        throw new Error(`Refusing to move ${shown}: it holds more than ${cap} entries, too many to check that none is a git dir. Move it with bash.`);
+      if (isGitDirName(entry.name) || (entry.isDirectory() && looksLikeGitDir(path)))
+        throw new Error(`Refusing to move ${shown}: it holds the git dir ${inside}, ${_GIT_RULE}`);
+      if (entry.isDirectory()) queue.push(path);
+    }
+  }
+}
+
+const _GIT_RULE = "and file tools never change a git dir (git runs the hooks and config it finds there). Ask the user to make this change.";
+
+function _gitRefusal(root: string, p: string, abs: string, real = _realPath(abs)): string | undefined {
+  const why = _gitReason(root, abs, real);
+  return why === undefined ? undefined : `Refusing to change ${p}: ${why}, ${_GIT_RULE}`;
+}
+
+/** Why `abs` (already jailed), whose real path is `real`, lies in a git dir, or undefined. */
+function _gitReason(root: string, abs: string, real: string): string | undefined {
+  const roots = _roots(root);
+  const base = roots.find((candidate) => _isInside(candidate, abs));
+  if (base !== undefined) {
+    const lexical = _segments(relative(base, abs));
+    const at = gitDirSegment(lexical);
+    if (at >= 0)
+      return at === lexical.length - 1
+        ? `it is ${lexical.join("/")} itself`
+        : `it is inside ${lexical.slice(0, at + 1).join("/")}${_entryNote(lexical[at + 1]!)}`;
+  }
+  const realBase = roots.map((candidate) => _realPath(candidate)).find((candidate) => _isInside(candidate, real));
+  if (realBase === undefined) return undefined;
+  const resolved = _segments(relative(realBase, real));
+  if (gitDirSegment(resolved) >= 0) return `it leads to ${resolved.join("/")} through a symlink`;
+  for (let dir = real; _isInside(realBase, dir); dir = dirname(dir)) {
+    if (looksLikeGitDir(dir)) return `${toWorkspacePath(realBase, dir)} is a git dir (it holds HEAD and objects)`;
+    if (dir === realBase || dirname(dir) === dir) break;
+  }
+  return undefined;
+}
+
+/** ` (hooks: programs git runs on …)` for a control entry of the git dir (lib/shell/git-layout.ts), else "". */
+function _entryNote(name: string): string {
+  const entry = gitControlEntry(name);
+  return entry ? ` (${entry.name}${entry.kind === "folder" ? "/" : ""}: ${entry.why})` : "";
+}
+
+function _segments(rel: string): string[] {
+  return rel.split(/[/\\]+/).filter((segment) => segment !== "" && segment !== ".");
+}
+
 export interface OpenedFile {
   handle: FileHandle;
   /** The absolute path as resolved by `resolveInWorkspace`. */
@@ -93,14 +198,20 @@ export async function openInWorkspace(root: string, p: string, mode: "read" | "w
     if (readable === undefined) throw error;
     abs = readable;
   }
+  if (mode === "write") {
+    const refusal = _gitRefusal(root, p, abs);
+    if (refusal !== undefined) throw new Error(refusal);
+  }
   const existed = mode === "write" && (await lstat(abs).catch(() => undefined)) !== undefined;
   // A new file is created exclusively: a symlink swapped in at its name makes the open fail, and
   // a file that lands outside through a swapped folder is known to be ours to remove.
   const flags = mode === "read" ? constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) : constants.O_WRONLY | (existed ? 0 : constants.O_CREAT | constants.O_EXCL);
   const handle = await open(abs, flags, createMode);
   const opened = _openedPath(handle.fd, abs);
-  if (opened !== undefined && (_roots(root).some((base) => _isInside(_realPath(base), opened)) || (mode === "read" && _inReadOnlyRoot(opened))))
-    return { handle, abs, real: opened };
+  const inside = opened !== undefined && (_roots(root).some((base) => _isInside(_realPath(base), opened)) || (mode === "read" && _inReadOnlyRoot(opened)));
+  // A link swapped in between the check and the open, into a git dir, is caught here.
+  const refusal = inside && mode === "write" ? _gitRefusal(root, p, abs, opened) : undefined;
+  if (inside && refusal === undefined) return { handle, abs, real: opened };
   await handle.close();
   if (mode === "write" && !existed && opened !== undefined) {
     try {
@@ -109,7 +220,7 @@ export async function openInWorkspace(root: string, p: string, mode: "read" | "w
       // Already gone.
     }
   }
-  throw new Error(`Path escapes workspace: ${p}`);
+  throw new Error(refusal ?? `Path escapes workspace: ${p}`);
 }
 
 /**
@@ -118,7 +229,7 @@ export async function openInWorkspace(root: string, p: string, mode: "read" | "w
  */
 export async function writeInWorkspace(root: string, p: string, content: string | Uint8Array, createMode?: number, files?: WorkspaceFiles): Promise<void> {
   // Through the editor, text only: the path is resolved inside the workspace (real path too) first.
-  if (files && typeof content === "string") return files.write(resolveInWorkspace(root, p), content);
+  if (files && typeof content === "string") return files.write(resolveForWrite(root, p), content);
   const { handle } = await openInWorkspace(root, p, "write", createMode);
   try {
     await handle.truncate(0);

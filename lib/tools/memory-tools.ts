@@ -10,6 +10,7 @@
 import * as v from "valibot";
 import { MEMORY_KINDS, MEMORY_SCOPES, type MemoryEntry, type MemoryScope, type MemorySource, type MemoryStore, type RememberResult } from "../store/memory.ts";
 import { placeholderFor } from "../secrets/redact.ts";
+import { escapeMemoryText } from "../store/memory-escape.ts";
 import type { EpisodeStore } from "../store/episodes.ts";
 import type { MemoryShelf } from "../store/memory-scopes.ts";
 import { RECALL_KINDS, RECALL_MAX_LIMIT, TRANSCRIPT_KIND, recallMemoryHybrid } from "../store/memory-recall.ts";
@@ -100,7 +101,7 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
       const store = storeFor(scope);
       const result = store.remember(kind, text, options.source?.(text));
       if (result.status === "stored") options.onWritten?.(result.entry, store.scope);
-      return formatRememberResult(result, store.scope);
+      return formatRememberResult(result, store.scope, escapeMemoryText);
     },
   };
   const recall: ToolDefinition<RecallToolRequest> = {
@@ -164,12 +165,13 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
  * scope names it: `Remembered as <kind> (global, <n> stored): <text>`, `Already recorded (repo): <text>`.
  * A note that held a secret adds a second line naming what was redacted.
  */
-export function formatRememberResult(result: RememberResult, scope: MemoryScope = "project"): string {
+/** The remember answer; `text` treats the note's text (the tool passes `escapeMemoryText`, a terminal its sanitiser). */
+export function formatRememberResult(result: RememberResult, scope: MemoryScope = "project", text: (value: string) => string = (value) => value): string {
   const named = scope !== "project";
   const line =
     result.status === "stored"
-      ? `Remembered as ${result.entry.kind} (${named ? `${scope}, ` : ""}${result.count} stored): ${result.entry.text}`
-      : `Already recorded${named ? ` (${scope})` : ""}: ${result.entry.text}`;
+      ? `Remembered as ${result.entry.kind} (${named ? `${scope}, ` : ""}${result.count} stored): ${text(result.entry.text)}`
+      : `Already recorded${named ? ` (${scope})` : ""}: ${text(result.entry.text)}`;
   if (!result.redacted?.length) return line;
   const placeholders = result.redacted.map((kind) => placeholderFor(kind)).join(", ");
   return `${line}\nThe note held a secret (${result.redacted.join(", ")}): it was saved as ${placeholders}, never the value itself. Notes must not hold secrets; say where the value lives instead (e.g. "the key is in .env as STRIPE_KEY").`;

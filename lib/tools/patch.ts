@@ -21,7 +21,7 @@ import description from "./apply-patch.md" with { type: "text" };
 import { matchLineEndings } from "./edit.ts";
 import { decodeUtf8, ensureParentDir, looksBinary, pathExists } from "./fs.ts";
 import { readWorkspaceFile } from "./file-read.ts";
-import { resolveInWorkspace, writeInWorkspace } from "./jail.ts";
+import { resolveForWrite, writeInWorkspace } from "./jail.ts";
 import { patchSummary } from "./call-summary.ts";
 import { patchPreview } from "./call-preview.ts";
 import type { ToolDefinition } from "./types.ts";
@@ -135,7 +135,7 @@ export async function applyPatch(root: string, patch: string): Promise<string> {
 async function _planPatch(root: string, operations: PatchOperation[]): Promise<_Plan> {
   const claimed = new Set<string>();
   const claim = (p: string) => {
-    const abs = resolveInWorkspace(root, p);
+    const abs = resolveForWrite(root, p);
     if (claimed.has(abs)) throw new Error(`${p} appears twice in one patch`);
     claimed.add(abs);
     return abs;

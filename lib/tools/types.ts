@@ -121,6 +121,11 @@ export interface ToolDefinition<TInput = any> {
   command?: (input: unknown) => string | undefined;
   /** The input of a call that runs `command`: how `!cmd` in the REPL calls the session's shell tool. */
   commandInput?: (command: string) => TInput;
+  /**
+   * For a `read` tool that reads one file: the input of a call reading `path`. A prompt's `@path`
+   * attachment is judged as this call by the session's rules (the first tool that declares it).
+   */
+  pathInput?: (path: string) => TInput;
   /** True when a call only keeps the session's own records (notes, the task list): an episode does not count it as work. */
   bookkeeping?: boolean;
   /**

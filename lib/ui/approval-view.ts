@@ -5,13 +5,16 @@
  * context, gaps as `... lines a-b unchanged`, at most 40 diff lines); for a file's whole content,
  * the diff against the file as it is (or against nothing); for a patch, the patch itself; for a
  * command, the command; with no preview, the arguments, one per line. It knows no tool by name.
- * It only reads the workspace; anything it cannot read falls back to the arguments.
+ * It only reads the workspace; anything it cannot read falls back to the arguments. The call's
+ * input, its preview and the file's text pass terminal-text.ts `showControls` first: a command
+ * holding `\r` or `ESC [2K` cannot hide what it runs behind what the question shows.
  */
 import { readFileSync } from "node:fs";
 import { structuredPatch } from "diff";
 import type { ApprovalRequest, CallPreview, PreviewEdit } from "../approval/request.ts";
 import { resolveInWorkspace } from "../tools/jail.ts";
 import type { Style } from "./style.ts";
+import { showControls, showControlsDeep } from "./terminal-text.ts";
 
 const _MAX_DIFF_LINES = 40;
 
@@ -26,7 +29,7 @@ export interface ApprovalViewInput {
 /** The file's text, read through the jail; undefined when it is missing, outside or unreadable. */
 function _read(root: string, path: string): string | undefined {
   try {
-    return readFileSync(resolveInWorkspace(root, path), "utf8");
+    return showControls(readFileSync(resolveInWorkspace(root, path), "utf8"));
   } catch {
     return undefined;
   }
@@ -83,12 +86,15 @@ function _arguments(input: unknown, style: Style): string[] {
   });
 }
 
-export function renderApprovalDetail(view: ApprovalViewInput, style: Style): string[] {
+export function renderApprovalDetail(raw: ApprovalViewInput, style: Style): string[] {
+  const view = showControlsDeep(raw);
   const { preview } = view;
+  // The file is read by the path as declared; what is shown of it and of the call is sanitised.
+  const at = raw.preview && "path" in raw.preview ? raw.preview.path : "";
   if (preview?.kind === "command") return [style.bold(`$ ${preview.command}`)];
-  if (preview?.kind === "content") return renderDiff(preview.path, _read(view.root, preview.path) ?? "", preview.content, style);
+  if (preview?.kind === "content") return renderDiff(preview.path, _read(raw.root, at) ?? "", preview.content, style);
   if (preview?.kind === "edits") {
-    const before = _read(view.root, preview.path);
+    const before = _read(raw.root, at);
     const after = _applyEdits(before, preview.edits);
     if (before !== undefined && after !== undefined) return renderDiff(preview.path, before, after, style);
   }
@@ -117,7 +123,8 @@ function _applyEdits(text: string | undefined, edits: readonly PreviewEdit[]): s
  * With `projectRule` (the rule "always" would write to the project, approval-question.ts) the
  * choice offers `p always in this project` too.
  */
-export function renderApprovalQuestion(request: ApprovalRequest, root: string, style: Style, projectRule?: string): { text: string; choice: string } {
+export function renderApprovalQuestion(raw: ApprovalRequest, root: string, style: Style, projectRule?: string): { text: string; choice: string } {
+  const request = showControlsDeep(raw);
   if (request.sandbox !== undefined) return _renderOutsideQuestion(request, root, style);
   const head = request.secret
     ? `${request.tool} wants to read ${request.secret.path}, which may hold secrets (${request.secret.why}); what it reads goes to the model provider`

@@ -1,6 +1,7 @@
 /** Pending approvals as `shiro approvals` prints them: a table, each subject on one line, ages. */
 import type { ApprovalRecord } from "../store/approvals.ts";
 import { shortRunIds, uniquePrefixes } from "../store/short-ids.ts";
+import { showControls } from "./terminal-text.ts";
 
 const _SUBJECT_WIDTH = 80;
 
@@ -10,15 +11,22 @@ export function renderPendingTable(records: readonly ApprovalRecord[], now: numb
   const runs = shortRunIds(records.map((record) => record.runId));
   const rows = [
     ["id", "age", "tool", "subject", "run", "cwd"],
-    ...records.map((record, i) => [ids[i]!, formatAge(now - Date.parse(record.requestedAt)), record.tool, describeSubject(record), runs[i]!, record.cwd]),
+    ...records.map((record, i) => [
+      ids[i]!,
+      formatAge(now - Date.parse(record.requestedAt)),
+      showControls(record.tool),
+      describeSubject(record),
+      runs[i]!,
+      showControls(record.cwd),
+    ]),
   ];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
   return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join("  ")).join("\n");
 }
 
-/** The subject on one line, at most 80 characters; the input as JSON for tools without subjects. */
+/** The subject on one line, at most 80 characters, controls in caret form; the input as JSON for tools without subjects. */
 export function describeSubject(record: Pick<ApprovalRecord, "subject" | "input">): string {
-  const text = (record.subject || JSON.stringify(record.input ?? {})).replace(/\s+/g, " ").trim();
+  const text = showControls((record.subject || JSON.stringify(record.input ?? {})).replace(/\s+/g, " ").trim());
   return text.length > _SUBJECT_WIDTH ? `${text.slice(0, _SUBJECT_WIDTH - 1)}…` : text;
 }
 

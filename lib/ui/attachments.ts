@@ -6,7 +6,11 @@
  * A folder attaches its tree (ignore-aware, 3 levels, at most 200 entries). The `@path` stays in
  * the text. A token that names nothing in the workspace (an e-mail, a decorator, a path outside
  * it) is sent as typed, and said so. A file the secrets classifier flags (name, real path or
- * content) is attached only when `askSecret` says yes: the same question read_file's gate asks.
+ * content) is attached only when `ask` says yes (the same question read_file's gate asks), or
+ * without asking when a rule naming it allows it. With `judge` (the session's gate, lib/agent:
+ * `Agent.judgeAttachment`) every file, folder and image is first judged as the read tool's call
+ * for that path: a deny rule (config, trusted `.claude/settings.json`, `--disallowed-tools`) or a
+ * guard plugin's refusal leaves it out, saying why.
  * An image file (lib/ui/attach-image.ts) goes as an image part, and the text keeps `[image: path]`.
  * `@server:scheme://…` (Claude Code's MCP resource mention) attaches that server's resource as
  * `<attached resource="server:uri">…</attached>` when `readResource` knows the server.
@@ -17,6 +21,7 @@ import { readWorkspaceFile } from "../tools/file-read.ts";
 import { resolveInWorkspace } from "../tools/jail.ts";
 import { capResult } from "../tools/types.ts";
 import { walkWorkspace } from "../tools/walk.ts";
+import type { ReadJudgement } from "../extensions/gate.ts";
 import { describeImage, isImagePath, readImageAttachment, type AttachedImage } from "./attach-image.ts";
 
 export const ATTACHED_TREE_DEPTH = 3;
@@ -24,10 +29,10 @@ export const ATTACHED_TREE_ENTRIES = 200;
 
 export interface AttachOptions {
   root: string;
-  /** Puts a question to the user (a file that may hold secrets); `y` or `yes` attaches it. */
+  /** Puts a question to the user (a file that may hold secrets, a plugin's question); `y` or `yes` attaches it. Headless: always no. */
   ask(question: string): Promise<string>;
-  /** Decides a file that may hold secrets without asking (headless: only a rule that names it says yes). */
-  allowSecret?(path: string): boolean;
+  /** The session's read permission for a workspace path; without it nothing but the secrets question is asked. */
+  judge?(path: string): Promise<ReadJudgement>;
   /** The model's name when it does not take images (an `@pic.png` is refused then); undefined when it does. */
   imagesRefusedBy?: string;
   /** An MCP server's resource as text; undefined when no connected server of that name offers resources. */
@@ -72,6 +77,15 @@ export async function attachMentions(text: string, options: AttachOptions): Prom
     if (seen.has(path)) continue;
     seen.add(path);
     try {
+      const judged = await options.judge?.(path);
+      if (judged?.denied) {
+        report.push(`@${path} not attached: ${judged.denied}`);
+        continue;
+      }
+      if (judged?.question && !_yes(await options.ask(`${judged.question} y attach once | n leave it out `))) {
+        report.push(`@${path} left out: ${judged.question}`);
+        continue;
+      }
       if (isImagePath(path) && !statSync(resolveInWorkspace(options.root, path)).isDirectory()) {
         const image = await readImageAttachment(options.root, path, options.imagesRefusedBy);
         images.push(image);
@@ -79,7 +93,7 @@ export async function attachMentions(text: string, options: AttachOptions): Prom
         report.push(`attached @${path} (${describeImage(image)})`);
         continue;
       }
-      const attached = await _attachOne(path, options);
+      const attached = await _attachOne(path, options, judged?.secretAllowed === true);
       if (attached === undefined) {
         report.push(`@${path} left out`);
         continue;
@@ -117,7 +131,7 @@ function _existingPath(root: string, token: string): string | undefined {
   return undefined;
 }
 
-async function _attachOne(path: string, options: AttachOptions): Promise<{ body: string; what: string } | undefined> {
+async function _attachOne(path: string, options: AttachOptions, secretAllowed: boolean): Promise<{ body: string; what: string } | undefined> {
   if (statSync(resolveInWorkspace(options.root, path)).isDirectory()) {
     const lines: string[] = [];
     for await (const entry of walkWorkspace(options.root, { dir: path, maxDepth: ATTACHED_TREE_DEPTH, limit: ATTACHED_TREE_ENTRIES + 1 })) {
@@ -127,11 +141,14 @@ async function _attachOne(path: string, options: AttachOptions): Promise<{ body:
     return { body: lines.join("\n") || "(empty folder)", what: `folder, ${Math.min(lines.length, ATTACHED_TREE_ENTRIES)} entries` };
   }
   const { secret } = await readWorkspaceFile(options.root, path);
-  if (secret && options.allowSecret && !options.allowSecret(path)) return undefined;
-  if (secret && !options.allowSecret && !["y", "yes"].includes((await options.ask(renderSecretQuestion(path, secret))).trim().toLowerCase())) return undefined;
+  if (secret && !secretAllowed && !_yes(await options.ask(renderSecretQuestion(path, secret)))) return undefined;
   const body = capResult(await readNumberedLines(options.root, path, 1, READ_LIMIT, Boolean(secret)));
   const shown = body.split("\n").filter((line) => /^\d+: /.test(line)).length;
   return { body, what: `${shown} line${shown === 1 ? "" : "s"}` };
+}
+
+function _yes(answer: string): boolean {
+  return ["y", "yes"].includes(answer.trim().toLowerCase());
 }
 
 /** The question put before a file that may hold secrets is attached (worded as read_file's). */

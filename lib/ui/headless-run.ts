@@ -4,6 +4,7 @@
  * as the output format asks (text, stream-json, or nothing until the one json object), writes
  * `--output-last-message`, and returns the stop the exit code is made from; a schema still
  * unmet after the repair turn is reported as `schema-failed` (exit 1, the errors on stderr).
+ * `shiro runs resume` checks a resumed run's answer with the same two functions below.
  */
 import { writeFileSync } from "node:fs";
 import type { Agent } from "../agent/agent.ts";
@@ -27,9 +28,6 @@ export interface HeadlessRunOptions {
   images: readonly string[];
   root: string;
   startedAt: number;
-  /** The run's rule flags (a secret file is attached only when a rule names it). */
-  allowed?: readonly string[];
-  disallowed?: readonly string[];
 }
 
 export type HeadlessStop = StopKind | "schema-failed" | undefined;
@@ -39,34 +37,49 @@ export async function runHeadlessTurns(agent: Agent, prompt: string, signal: Abo
   const attached = await attachHeadless(prompt, {
     root: options.root,
     images: options.images,
-    tools: agent.registeredTools(),
-    permission: agent.config.file.permission,
-    allowed: options.allowed,
-    disallowed: options.disallowed,
+    judge: (path) => agent.judgeAttachment(path),
     imagesRefusedBy: acceptsImages(agent.model) ? undefined : agent.model,
     note: (line) => writeErr(`${line}\n`),
   });
   const runs: PrintedRun[] = [];
   const notices = describeNotices(agent.startupNotices());
   runs.push(await printRun(agent.turn(attached.prompt, signal, { notices, images: attached.images }), print));
-  let check: SchemaCheck | undefined;
-  if (options.schema && runs[0]!.stop === "completed") {
-    check = options.schema.check(runs[0]!.answer);
-    if (!check.ok) {
-      if (options.format === "text") writeErr(`[schema] the answer does not match --output-schema; one repair turn: ${check.errors.join("; ")}\n`);
-      runs.push(await printRun(agent.turn(options.schema.repairPrompt(check.errors), signal), print));
-      check = runs[1]!.stop === "completed" ? options.schema.check(runs[1]!.answer) : undefined;
-    }
-  }
+  const check = await checkSchemaAnswer(agent, runs, signal, { schema: options.schema, print, announce: options.format === "text" });
   const last = runs.at(-1)!;
   if (options.lastMessageFile && last.stop === "completed")
     writeFileSync(options.lastMessageFile, last.answer.endsWith("\n") ? last.answer : `${last.answer}\n`);
   if (options.format === "json") {
     writeOut(`${JSON.stringify(buildRunResult({ runs, durationMs: Date.now() - options.startedAt, schema: check }))}\n`);
   }
-  if (check && !check.ok) {
-    writeErr(`shiro: the answer does not match --output-schema after one repair turn: ${check.errors.join("; ")}\n`);
-    return "schema-failed";
-  }
-  return last.stop;
+  return schemaStop(check) ?? last.stop;
+}
+
+/**
+ * With `schema`, checks the answer of the last of `runs` when it completed; an invalid one gets
+ * one repair turn (its run appended to `runs`), whose answer is checked again. `announce` says
+ * so on stderr first (text output); `repaired` (the run checked was the repair turn) gets none.
+ * Undefined without a schema or a completed answer to check.
+ * `-p` and `shiro runs resume` share it.
+ */
+export async function checkSchemaAnswer(
+  agent: Agent,
+  runs: PrintedRun[],
+  signal: AbortSignal,
+  options: { schema?: OutputSchema; print: { json: boolean; quiet?: boolean }; announce: boolean; repaired?: boolean },
+): Promise<SchemaCheck | undefined> {
+  const first = runs.at(-1)!;
+  if (!options.schema || first.stop !== "completed") return undefined;
+  const check = options.schema.check(first.answer);
+  if (check.ok || options.repaired) return check;
+  if (options.announce) writeErr(`[schema] the answer does not match --output-schema; one repair turn: ${check.errors.join("; ")}\n`);
+  const repair = await printRun(agent.turn(options.schema.repairPrompt(check.errors), signal), options.print);
+  runs.push(repair);
+  return repair.stop === "completed" ? options.schema.check(repair.answer) : undefined;
+}
+
+/** `schema-failed` with its one line on stderr when the checked answer is still invalid after the repair turn. */
+export function schemaStop(check: SchemaCheck | undefined): "schema-failed" | undefined {
+  if (!check || check.ok) return undefined;
+  writeErr(`shiro: the answer does not match --output-schema after one repair turn: ${check.errors.join("; ")}\n`);
+  return "schema-failed";
 }

@@ -2,11 +2,12 @@
  * The live tail of a running command, shown in the REPL's footer (status-line.ts) while it runs:
  * the last `LIVE_TAIL_LINES` lines it printed past the head the renderer prints
  * (`FOLD_HEAD_LINES`, renderer.ts), the line being written included once it has text. Lines are
- * cleaned for a one-row display: ANSI sequences and control characters removed, a `\r` overwrite
+ * cleaned for a one-row display: escape sequences and control characters stripped (terminal-text.ts), a `\r` overwrite
  * (a progress bar) keeps what was written last, tabs are spaces. One command at a time: output of
  * another call starts a new tail.
  */
 import { FOLD_HEAD_LINES } from "./folds.ts";
+import { stripControls } from "./terminal-text.ts";
 
 export const LIVE_TAIL_LINES = 5;
 
@@ -51,11 +52,9 @@ export function createLiveTail(): LiveTail {
 }
 
 function _clean(line: string): string {
-  // eslint-disable-next-line no-control-regex
-  const plain = line.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-_]/g, "");
-  const shown = plain.replace(/\r+$/, "").split("\r").at(-1) ?? "";
-  // eslint-disable-next-line no-control-regex
-  return shown.replace(/\t/g, "  ").replace(/[\x00-\x1f\x7f]/g, "");
+  const shown = line.replace(/\r+$/, "").split("\r").at(-1) ?? "";
+  // Whole escape sequences (OSC, DCS, C1 CSI included) and every control go: terminal-text.ts.
+  return stripControls(shown.replace(/\t/g, "  "));
 }
 
 /** `text` cut to fit one row of a terminal `columns` wide, its last column left free (wide characters take two cells), with `…` when cut. */

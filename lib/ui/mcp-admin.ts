@@ -69,7 +69,8 @@ export async function printServerList(json: boolean): Promise<void> {
   });
   if (json) return _print(JSON.stringify(rows, null, 2));
   _print(renderServerList(rows));
-  for (const note of notes) _print(note);
+  const { showControls } = await import("./terminal-text.ts");
+  for (const note of notes) _print(showControls(note));
 }
 
 /** Saves one entry to config.json (`user`) or the project's `.mcp.json` (`project`), refusing a taken or bad name. */

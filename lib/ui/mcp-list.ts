@@ -1,11 +1,19 @@
-/** How MCP servers read in a terminal: `shiro mcp list` and the REPL's `/mcp`. */
+/**
+ * How MCP servers read in a terminal: `shiro mcp list` and the REPL's `/mcp`. A server's name,
+ * command and error come from its config or the server itself: they pass `showControls`.
+ */
 import type { McpServerStatus } from "../extensions/mcp/hub.ts";
+import { showControls } from "./terminal-text.ts";
 
 /** One row per server, `- \`name\` (local) - 3 tools`, then its command line or URL, indented, then the file it comes from when known. */
 export function renderServerList(statuses: readonly (McpServerStatus & { source?: string })[]): string {
-  return statuses
-    .map((status) => `- \`${status.name}\` (${status.kind}) - ${describeState(status)}\n  ${status.target}${status.source ? `\n  from ${status.source}` : ""}`)
-    .join("\n");
+  return showControls(
+    statuses
+      .map(
+        (status) => `- \`${status.name}\` (${status.kind}) - ${describeState(status)}\n  ${status.target}${status.source ? `\n  from ${status.source}` : ""}`,
+      )
+      .join("\n"),
+  );
 }
 
 export function describeState(status: McpServerStatus): string {

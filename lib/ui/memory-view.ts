@@ -6,6 +6,8 @@
  * A note's line: `<id>  (<kind>[, <scope>]) <text>  [recalled Nx]`, then, when its files changed
  * since, an indented `(possibly stale: …)` line. Every id is abbreviated by the caller's
  * `abbreviate`, made over every id `shiro memory show` takes (memory-lookup.ts `memoryAbbreviator`).
+ * Every line passes terminal-text.ts `showControls`: a note's or an episode's text cannot drive
+ * the terminal it is listed on.
  */
 import type { Abbreviate } from "../platform/ids.ts";
 import type { Episode } from "../store/episodes.ts";
@@ -13,13 +15,16 @@ import { describeEpisode } from "../store/memory-recall.ts";
 import { staleNote } from "../store/memory-provenance.ts";
 import type { ScopedMemoryEntry } from "../store/memory.ts";
 import type { MemoryInjection } from "../agent/memory-prompt.ts";
+import { showControls } from "./terminal-text.ts";
 
 export function formatNoteLines(entries: readonly ScopedMemoryEntry[], projectRoot: string, abbreviate: Abbreviate): string[] {
   return entries.map((entry) => {
     const stale = staleNote(entry, projectRoot);
     const label =
       entry.scope === "project" ? entry.kind : `${entry.kind}, ${entry.scope === "agent" && entry.source?.agent ? `agent ${entry.source.agent}` : entry.scope}`;
-    return `${abbreviate(entry.id)}  (${label}) ${entry.text}${entry.hits > 0 ? `  [recalled ${entry.hits}x]` : ""}${stale ? `\n  ${stale}` : ""}`;
+    return showControls(
+      `${abbreviate(entry.id)}  (${label}) ${entry.text}${entry.hits > 0 ? `  [recalled ${entry.hits}x]` : ""}${stale ? `\n  ${stale}` : ""}`,
+    );
   });
 }
 
@@ -30,7 +35,9 @@ export function formatEpisodeLines(episodes: readonly Episode[], abbreviate: Abb
       episode.filesChanged.length > 0
         ? ` · changed ${episode.filesChanged.slice(0, 3).join(", ")}${episode.filesChanged.length > 3 ? ` +${episode.filesChanged.length - 3}` : ""}`
         : "";
-    return `${abbreviate(episode.id)}  episode of session ${abbreviate(episode.sessionId)} ${episode.endedAt.slice(0, 10)}: "${ask}"${changed} · ${episode.outcome.status}`;
+    return showControls(
+      `${abbreviate(episode.id)}  episode of session ${abbreviate(episode.sessionId)} ${episode.endedAt.slice(0, 10)}: "${ask}"${changed} · ${episode.outcome.status}`,
+    );
   });
 }
 
@@ -51,11 +58,11 @@ export function formatNoteDetail(entry: ScopedMemoryEntry, projectRoot: string):
   for (const file of source.files ?? []) lines.push(`file: ${file.path} (${file.hash ?? "missing then"})`);
   if (source.untrusted?.length) lines.push(`untrusted content in its turn: ${source.untrusted.join(", ")}`);
   lines.push(staleNote(entry, projectRoot) ?? (source.files?.length ? "its files are unchanged since" : "it names no file"));
-  return lines.join("\n");
+  return showControls(lines.join("\n"));
 }
 
 export function formatEpisodeDetail(episode: Episode): string {
-  return `episode ${episode.id}\n${describeEpisode(episode)}`;
+  return `episode ${episode.id}\n${describeEpisode(episode, showControls)}`;
 }
 
 /** `/memory`: notes per scope, the budget, and what the current prompt carries. */

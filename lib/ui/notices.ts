@@ -4,6 +4,7 @@
  */
 import type { StartupNotice } from "../notices.ts";
 import { shortSessionId } from "../store/short-ids.ts";
+import { showControls } from "./terminal-text.ts";
 
 export function describeNotice(notice: StartupNotice): string {
   switch (notice.code) {
@@ -37,6 +38,7 @@ export function describeNotice(notice: StartupNotice): string {
   }
 }
 
+/** Each notice in words; names in them (an MCP server's, a plugin's) pass `showControls`. */
 export function describeNotices(notices: readonly StartupNotice[]): string[] {
-  return notices.map(describeNotice);
+  return notices.map((notice) => showControls(describeNotice(notice)));
 }

@@ -4,11 +4,16 @@
  * `[tool] <name> <json input>`, `[denied] <name> …`, `[tool-error] <name>: <msg>`, `[notice] …`,
  * `[compacted] B messages pruned to A`, `[blocked] …`, `[error] <msg>`. A replayed log prints
  * everything on stdout and ends with `[done] <stop>, N steps`.
+ *
+ * Terminal controls (lib/ui/terminal-text.ts): the answer is the model's text with every escape
+ * sequence and control character but `\n` and `\t` stripped, on a terminal and in a pipe alike;
+ * the progress lines show them in caret form (`^[`).
  */
 import type { AgentEvent, StopKind } from "../events.ts";
 import { shortApprovalId, shortRunId } from "../store/short-ids.ts";
 import { writeOut, writeErr } from "./output.ts";
 import { formatHookLine } from "./hooks-list.ts";
+import { createControlStripper, showControlsDeep, stripControls } from "./terminal-text.ts";
 
 export interface TextPrinter {
   print(event: AgentEvent): void;
@@ -30,21 +35,26 @@ function _short(value: unknown, max = 200): string {
  */
 export function createTextPrinter(sinks: PrinterSinks, options: { streamText: boolean }): TextPrinter {
   let midLine = false;
+  const answer = createControlStripper();
   const out = (text: string) => {
     if (!text) return;
     sinks.out(text);
     midLine = !text.endsWith("\n");
   };
   return {
-    print(event) {
+    print(raw) {
+      if (raw.type === "text") {
+        if (options.streamText) out(answer.push(raw.text));
+        return;
+      }
+      if (raw.type === "message") {
+        answer.end();
+        if (!options.streamText) out(`${stripControls(raw.text)}\n`);
+        else if (midLine) out("\n");
+        return;
+      }
+      const event = showControlsDeep(raw);
       switch (event.type) {
-        case "text":
-          if (options.streamText) out(event.text);
-          break;
-        case "message":
-          if (!options.streamText) out(`${event.text}\n`);
-          else if (midLine) out("\n");
-          break;
         case "tool-call":
           sinks.err(`[tool] ${event.name} ${_short(event.input)}\n`);
           break;

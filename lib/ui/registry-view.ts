@@ -5,6 +5,7 @@
  */
 import type { InstalledEntry } from "../extensions/registry/registry.ts";
 import type { RegistryEntry, RegistryKind } from "../extensions/registry/schema.ts";
+import { showControls } from "./terminal-text.ts";
 
 export const DESCRIPTION_WIDTH = 58;
 
@@ -47,7 +48,7 @@ function _renderRows(rows: readonly _Row[]): string[] {
   const descriptionWidth = Math.max(0, ...descriptions.map((text) => text.length));
   return rows.map((row, i) => {
     const line = `${row.kind === "skill" ? "S" : "P"}  ${row.name.padEnd(nameWidth)}  ${descriptions[i]!.padEnd(descriptionWidth)}  ${row.flag}`;
-    return line.trimEnd();
+    return showControls(line.trimEnd());
   });
 }
 

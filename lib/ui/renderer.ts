@@ -3,7 +3,9 @@
  * a tool call is one line from its declaration (tool-summary.ts); live tool output shows its
  * first lines, the rest folded; a result shows its first line and `+N lines`; reasoning is shown
  * folded once it ends. Folds are kept in `folds` (Ctrl-O, /expand).
- * It is the REPL's one writer of user-visible output.
+ * It is the REPL's one writer of user-visible output. Every string of an event (the model's text,
+ * tool input and output, names, reasons) passes terminal-text.ts `showControls` before any
+ * styling is added, so nothing a model or a tool wrote can drive the terminal.
  */
 import type { AgentEvent } from "../events.ts";
 import { formatCompactedLine } from "../agent/context/planner.ts";
@@ -13,6 +15,7 @@ import { formatHookLine } from "./hooks-list.ts";
 import { FOLD_HEAD_LINES, createFolds, foldLines, type Folds } from "./folds.ts";
 import type { MarkdownStream } from "./markdown.ts";
 import type { Style } from "./style.ts";
+import { showControlsDeep } from "./terminal-text.ts";
 import { summarizeCall } from "./tool-summary.ts";
 
 export interface Renderer {
@@ -57,7 +60,8 @@ export function createRenderer(write: (text: string) => void, style: Style, mode
     out(`${text}\n`);
   };
   return {
-    render(event) {
+    render(raw) {
+      const event = showControlsDeep(raw);
       if (event.type !== "text" && markdown) {
         out(markdown.finish());
         markdown = undefined;

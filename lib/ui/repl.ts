@@ -169,6 +169,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
           cwd,
           repl: controls,
           ask: (question) => new Promise<string>((resolve) => rl.question(question, resolve)),
+          yolo: flags.yolo === true,
         });
       } catch (error) {
         write(style.red(`${messageOf(error)}\n`));
@@ -189,7 +190,14 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
         ? await reader.execute({ uri }, { root: cwd, signal: new AbortController().signal, callId: `attach-${server}`, emitOutput: () => {} })
         : undefined;
     };
-    const attached = await attachAndReport(prompt, { root: cwd, ask, imagesRefusedBy, readResource, note: (text) => write(style.dim(`${text}\n`)) });
+    const attached = await attachAndReport(prompt, {
+      root: cwd,
+      ask,
+      judge: (path) => agent.judgeAttachment(path),
+      imagesRefusedBy,
+      readResource,
+      note: (text) => write(style.dim(`${text}\n`)),
+    });
     prompt = shortcuts.attachRan(attached.prompt);
     markdown ??= (await loadMarkdown()).create({ width: () => process.stdout.columns || 80, colour: colourEnabled() });
     state.running = new AbortController();

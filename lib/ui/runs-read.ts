@@ -2,6 +2,7 @@
 import { defineCommand } from "citty";
 import { UsageError, UserError } from "../platform/errors.ts";
 import { writeOut, writeErr } from "./output.ts";
+import { showControls } from "./terminal-text.ts";
 
 function _age(iso: string): string {
   const seconds = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
@@ -49,7 +50,7 @@ export const list = defineCommand({
     for (const [i, run] of runs.entries()) {
       const tokens = run.usage ? `${run.usage.inputTokens}/${run.usage.outputTokens} tok` : "";
       writeOut(
-        `${ids[i]!.padEnd(width)}  ${effectiveStatus(run).padEnd(11)} ${_age(run.startedAt).padEnd(8)} ${String(run.steps).padStart(3)} steps  ${tokens.padEnd(16)} ${run.prompt.replace(/\s+/g, " ").slice(0, 60)}\n`,
+        `${ids[i]!.padEnd(width)}  ${effectiveStatus(run).padEnd(11)} ${_age(run.startedAt).padEnd(8)} ${String(run.steps).padStart(3)} steps  ${tokens.padEnd(16)} ${showControls(run.prompt.replace(/\s+/g, " ").slice(0, 60))}\n`,
       );
     }
   },
@@ -90,7 +91,7 @@ export const show = defineCommand({
       const approval = shortApprovalId(run.suspended.approvalId);
       rows.push(["waiting", `approval ${approval}: shiro approve|deny ${approval}, then shiro runs resume ${shortRunId(run.id)}`]);
     }
-    for (const [key, value] of rows) writeOut(`${key.padEnd(9)}${value}\n`);
+    for (const [key, value] of rows) writeOut(`${key.padEnd(9)}${showControls(value)}\n`);
   },
 });
 
@@ -113,8 +114,8 @@ export const events = defineCommand({
       const { shortRunId } = await import("../store/short-ids.ts");
       const printer = createReplayPrinter();
       for (const event of wanted) {
-        if (event.type === "run-start") writeOut(`[run] ${shortRunId(event.runId)} ${event.provider}/${event.model} in ${event.cwd}\n`);
-        else if (event.type === "tool-result") writeOut(`[result] ${event.name}: ${event.output.split("\n")[0]!.slice(0, 120)}\n`);
+        if (event.type === "run-start") writeOut(showControls(`[run] ${shortRunId(event.runId)} ${event.provider}/${event.model} in ${event.cwd}\n`));
+        else if (event.type === "tool-result") writeOut(`${showControls(`[result] ${event.name}: ${event.output.split("\n")[0]!.slice(0, 120)}`)}\n`);
         else printer.print(event);
       }
     }
@@ -140,13 +141,13 @@ export const search = defineCommand({
       return;
     }
     if (hits.length === 0) {
-      writeOut(`no run matches "${query}"\n`);
+      writeOut(`no run matches "${showControls(query)}"\n`);
       return;
     }
     const width = Math.max(...hits.map((hit) => hit.shortId.length));
     for (const hit of hits) {
       const label = hit.name ? `${hit.kind} ${hit.name}` : hit.kind;
-      writeOut(`${hit.shortId.padEnd(width)}  ${hit.at.slice(0, 16).replace("T", " ")}  ${label.padEnd(22)} ${hit.excerpt}\n`);
+      writeOut(`${showControls(`${hit.shortId.padEnd(width)}  ${hit.at.slice(0, 16).replace("T", " ")}  ${label.padEnd(22)} ${hit.excerpt}`)}\n`);
     }
   },
 });

@@ -3,9 +3,11 @@
  *   `session 0193ab2c  2026-12-01 12:30  ~/src/app  tool-result bash  …the **match** in context…`
  * The kind and id are what the matching `show` command takes (`shiro sessions show 0193ab2c`).
  * Matches are bold when `bold` is on (a TTY without NO_COLOR) and plain otherwise. Times are local.
+ * Passages, tool names and paths pass terminal-text.ts `showControls` before the bold is added.
  */
 import { renderSnippet } from "../find/snippet.ts";
 import type { SearchHit } from "../find/search.ts";
+import { showControls } from "./terminal-text.ts";
 
 export interface SearchViewOptions {
   bold: boolean;
@@ -17,17 +19,17 @@ export interface SearchViewOptions {
 
 /** The lines of a result table, or one line saying nothing matched. */
 export function formatSearchLines(hits: readonly SearchHit[], query: string, options: SearchViewOptions): string[] {
-  if (hits.length === 0) return [`nothing matches "${query}"`];
+  if (hits.length === 0) return [`nothing matches "${showControls(query)}"`];
   const rows = hits.map((hit) => [
     `${hit.kind} ${hit.shortId}`,
     formatLocalTime(hit.at),
-    _tilde(hit.project, options.home),
-    hit.tool ? `${hit.role} ${hit.tool}` : hit.role,
+    showControls(_tilde(hit.project, options.home)),
+    showControls(hit.tool ? `${hit.role} ${hit.tool}` : hit.role),
   ]);
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
   return hits.map((hit, i) => {
     const cells = rows[i]!.map((cell, column) => cell.padEnd(widths[column]!)).join("  ");
-    const snippet = renderSnippet(hit.snippet, options.bold ? "\x1b[1m" : "", options.bold ? "\x1b[22m" : "");
+    const snippet = renderSnippet(hit.snippet, options.bold ? "\x1b[1m" : "", options.bold ? "\x1b[22m" : "", showControls);
     if (options.width === undefined) return `${cells}  ${snippet}`;
     return [cells.trimEnd(), ..._wrapVisible(snippet, options.width - _INDENT.length).map((line) => `${_INDENT}${line}`)].join("\n");
   });

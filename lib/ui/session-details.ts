@@ -10,6 +10,7 @@ import { shortRunId } from "../store/short-ids.ts";
 import { formatUsd } from "../providers/pricing.ts";
 import { formatLocalMinute } from "./session-lines.ts";
 import { renderProgressBar } from "./todo-progress.ts";
+import { showControls } from "./terminal-text.ts";
 
 export interface UsageShare {
   inputTokens: number;
@@ -37,6 +38,7 @@ export function formatUsageShare(share: UsageShare): string {
   return `${share.inputTokens} in / ${share.outputTokens} out${share.costUsd !== undefined ? `, ${formatUsd(share.costUsd)}` : ""}`;
 }
 
+/** The details `shiro sessions show` prints; the title, folder, prompt, answer and tools pass `showControls`. */
 export function renderSessionDetails(session: SessionRecord): string {
   const split = splitUsage(session);
   const lines = [
@@ -64,7 +66,7 @@ export function renderSessionDetails(session: SessionRecord): string {
     );
     if (last.toolsSummary) lines.push(`tools: ${last.toolsSummary}`);
   }
-  return lines.join("\n");
+  return showControls(lines.join("\n"));
 }
 
 /**

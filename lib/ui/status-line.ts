@@ -17,6 +17,7 @@ import type { Interface } from "node:readline";
 import type { AgentEvent } from "../events.ts";
 import { createLiveTail, fitColumns } from "./live-tail.ts";
 import type { Style } from "./style.ts";
+import { showControls } from "./terminal-text.ts";
 
 export interface StatusLine {
   /** The writer to use for everything else: output goes above the footer. */
@@ -149,7 +150,7 @@ export function createStatusLine(output: (text: string) => void, style: Style, e
     observe(event) {
       if (event.type === "text" || event.type === "reasoning") chars += event.text.length;
       else if (event.type === "tool-call") {
-        tool = event.name;
+        tool = showControls(event.name);
         tail.clear();
       } else if (event.type === "tool-output") {
         tail.push(event.id, event.chunk);

@@ -8,7 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { systemOf, toolResultsOf, useE2E } from "./_harness.ts";
+import { parseEventLines, systemOf, toolResultsOf, useE2E } from "./_harness.ts";
 
 const e2e = useE2E();
 
@@ -68,6 +68,49 @@ describe("custom subagents", () => {
     expect(systemOf(sub)).toEndWith("You are the house reviewer. End every report with LGTM or NOT YET.");
     expect(e2e.fake.requests[0]!.body.model).not.toBe("gpt-4o-mini");
     expect(toolResultsOf(e2e.fake.requests[2]!)[0]!.output).toBe("a.ts:3 off by one. NOT YET");
+  });
+
+  test("its usage is priced at its own model, not at config subagentModel: done, the run snapshot and sessions show", async () => {
+    writeReviewer(true);
+    e2e.writeConfig({ subagentModel: "claude-haiku-4-5" });
+    // A million tokens each way: gpt-4o-mini costs $0.15 + $0.60 (claude-haiku-4-5 would be $1 + $5).
+    e2e.fake.respond(async (request) =>
+      request.body.model === "gpt-4o-mini"
+        ? { text: "LGTM", usage: { input: 1_000_000, output: 1_000_000 } }
+        : e2e.fake.requests.length === 1
+          ? { toolCalls: [{ name: "task", input: { description: "review", prompt: "review a.ts", kind: "reviewer" } }], usage: { input: 10, output: 1 } }
+          : { text: "Reviewed.", usage: { input: 10, output: 1 } },
+    );
+    const result = await e2e.shiro(["-p", "get this reviewed", "--json"]);
+    expect(result.code).toBe(0);
+    expect(e2e.fake.requests.map((request) => request.body.model)).toEqual([
+      expect.not.stringMatching("gpt-4o-mini"),
+      "gpt-4o-mini",
+      expect.not.stringMatching("gpt-4o-mini"),
+    ]);
+    const done = parseEventLines(result.stdout).at(-1)! as any;
+    expect(done.subagents).toEqual({ inputTokens: 1_000_000, outputTokens: 1_000_000, costUsd: 0.75 });
+    const snapshot = JSON.parse((await e2e.shiro(["runs", "show", done.runId, "--json"])).stdout);
+    expect(snapshot.costUsd).toBeCloseTo(done.costUsd, 10);
+    expect(done.costUsd - 0.75).toBeLessThan(0.01);
+    const shown = await e2e.shiro(["sessions", "show", done.sessionId]);
+    expect(shown.stdout).toContain("  subagents: 1000000 in / 1000000 out, $0.75\n");
+  });
+
+  test("--max-cost refuses to start when a custom agent's own model has no price", async () => {
+    writeReviewer(true);
+    writeFileSync(join(e2e.dirs.cwd, ".claude", "agents", "reviewer.md"), REVIEWER.replace("model: gpt-4o-mini", "model: my-local-model"));
+    const sha256 = createHash("sha256").update(REVIEWER.replace("model: gpt-4o-mini", "model: my-local-model")).digest("hex");
+    writeFileSync(
+      join(e2e.dirs.home, ".shiro-neko", "trusted-projects.json"),
+      JSON.stringify({ version: 1, entries: [{ root: e2e.dirs.cwd, file: ".claude/agents/reviewer.md", sha256, at: new Date().toISOString() }] }),
+    );
+    const refused = await e2e.shiro(["-p", "review", "--max-cost", "1"]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      'shiro: --max-cost needs a priced model: "my-local-model" is not in shiro\'s price table, so its spending cannot be bounded',
+    );
+    expect(e2e.fake.requests.length).toBe(0);
   });
 
   test("an untrusted project definition is not offered, and a notice says why", async () => {

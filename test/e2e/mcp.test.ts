@@ -115,4 +115,27 @@ describe("MCP servers as other clients configure them", () => {
     const mcpEvents = parseEventLines(result.stdout).filter((event) => event.type === "mcp");
     expect(mcpEvents.map((event) => [event.server, event.status])).toEqual([["memory", "connected"]]);
   }, 30_000);
+
+  test("a Gemini CLI entry with trust and excludeTools loads: its tools run without --yolo, the excluded one is not offered", async () => {
+    const graph = join(e2e.dirs.home, "graph.jsonl");
+    e2e.writeConfig({
+      mcpServers: {
+        memory: {
+          command: process.execPath,
+          args: [MEMORY_SERVER],
+          env: { MEMORY_FILE_PATH: graph },
+          timeout: 30000,
+          trust: true,
+          excludeTools: ["delete_entities"],
+        },
+      },
+    });
+    e2e.fake.script({ toolCalls: [{ name: "mcp__memory__read_graph", input: {} }] }, { text: "ok" });
+    const result = await e2e.shiro(["-p", "read the graph", "--json"]);
+    expect(result.code).toBe(0);
+    expect(toolResultsOf(e2e.fake.requests[1]!)[0]!.output).toContain('"entities"');
+    expect(JSON.stringify(e2e.fake.requests[0]!.body.tools)).toContain("read_graph");
+    expect(JSON.stringify(e2e.fake.requests[0]!.body.tools)).not.toContain("delete_entities");
+    expect(parseEventLines(result.stdout).find((event) => event.type === "mcp")).toMatchObject({ server: "memory", status: "connected", tools: 10 });
+  }, 30_000);
 });

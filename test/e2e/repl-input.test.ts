@@ -265,6 +265,23 @@ describe("@path attaches", () => {
   }
 });
 
+describe("@path meets the read permission", () => {
+  test("a read_file deny rule leaves the file out, saying which rule; a rule naming a secret attaches it without the question", async () => {
+    writeFileSync(join(e2e.dirs.cwd, "plans.md"), "the launch code is 0000\n");
+    writeFileSync(join(e2e.dirs.cwd, ".env"), "TOKEN=attach-s3cret\n");
+    e2e.writeConfig({ permission: { read_file: { "plans.md": "deny", ".env": "allow" } } });
+    e2e.fake.script({ text: "done" });
+    await withRepl(async (repl) => {
+      repl.type("look at @plans.md and @.env\r");
+      const at = await repl.until('@plans.md not attached: Refused by the permission rule read_file: "plans.md" = deny.');
+      await repl.until("attached @.env (1 line)", at);
+      await repl.until("done", at);
+      expect(repl.screen()).not.toContain("may hold secrets");
+    });
+    expect(lastUserTexts()).toEqual(['look at @plans.md and @.env\n\n<attached path=".env">\n1: TOKEN=attach-s3cret\n</attached>']);
+  }, 30_000);
+});
+
 describe("the guard asks about a command it cannot read", () => {
   test("under --yolo the REPL puts the question (no always): n keeps the folder, y runs the other call", async () => {
     mkdirSync(join(e2e.dirs.cwd, "v"));
@@ -435,7 +452,7 @@ describe("the conventions users bring", () => {
     expect(texts).toEqual(["Fix issue #42 with priority high.\nAll: 42 high", "Tidy the imports.\n\nsrc/a.ts", "Summarise yesterday."]);
   }, 30_000);
 
-  test("Claude Code's commit command as published: !`git status --short` runs and its output replaces it, allowed-tools narrows that turn; frontend/component.md is /frontend:component", async () => {
+  test("Claude Code's commit command as published: !`git status --short` runs and its output replaces it, allowed-tools narrows that turn (under --yolo without the trust question); frontend/component.md is /frontend:component", async () => {
     const { spawnSync } = await import("node:child_process");
     spawnSync("git", ["init", "-q"], { cwd: e2e.dirs.cwd });
     writeFileSync(join(e2e.dirs.cwd, "new-file.txt"), "x\n");
@@ -452,9 +469,10 @@ describe("the conventions users bring", () => {
     await withRepl(
       async (repl) => {
         repl.type("/commit\r");
-        let at = await repl.until("Trust this command's allowed-tools?");
-        repl.type("n\r");
-        at = await repl.until("committing", at);
+        // Under --yolo nothing asks: not the trust question either; the turn is still narrowed.
+        let at = await repl.until("committing");
+        expect(repl.screen()).toContain("(--yolo: not asked to trust it)");
+        expect(repl.screen()).not.toContain("Trust this command's allowed-tools?");
         repl.type("/frontend:component Button\r");
         at = await repl.until("making", at);
       },
@@ -470,6 +488,7 @@ describe("the conventions users bring", () => {
     expect(names(commit)).toEqual(["bash"]);
     expect(userTextsOf(component!).at(-1)).toBe("Make the Button component.");
     expect(names(component)).toContain("read_file");
+    expect(existsSync(join(e2e.dirs.home, ".shiro-neko", "trusted-projects.json"))).toBe(false);
   }, 40_000);
 
   test("the commit command's allowed-tools, as Claude Code documents it: trusted once, `git add` runs without a question, `rm` is asked (and refused here)", async () => {

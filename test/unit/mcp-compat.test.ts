@@ -15,7 +15,9 @@ import {
   MCP_INSTALL_CAP_MS,
   MCP_LAUNCHER_AFTER_SUCCESS_MS,
 } from "../../lib/extensions/mcp/connect-timeout.ts";
-import { alwaysAllowRules } from "../../lib/extensions/mcp/servers.ts";
+import { ConfigSchema } from "../../lib/config/config.ts";
+import { alwaysAllowRules, offersTool } from "../../lib/extensions/mcp/servers.ts";
+import { parseJson } from "../../lib/state-file/json-file.ts";
 import { readServerEntry } from "../../lib/store/project-mcp.ts";
 
 let dir: string;
@@ -79,7 +81,7 @@ test("every field Claude Code, Claude Desktop, Cursor, Cline and Codex write is 
     { command: "node", comment: "an unknown key is ignored in .mcp.json" },
   ];
   for (const entry of entries) expect({ entry, ok: typeof readServerEntry(entry) === "object" }).toEqual({ entry, ok: true });
-  expect(readServerEntry({ command: "npx", alwaysAllow: "read" })).toBe("must be {command, args?, env?, cwd?} or {url, type?, headers?}");
+  expect(readServerEntry({ command: "npx", alwaysAllow: "read" })).toBe("must be {command, args?, env?, cwd?}, {url, type?, headers?} or {httpUrl, headers?}");
 });
 
 test("a bare timeout, as each client writes it: Cline's seconds (its entries carry autoApprove; and any value under 1000), else ms (Gemini CLI); never cutting a first npx install", () => {
@@ -147,4 +149,90 @@ test("alwaysAllow and autoApprove become allow entries for exactly those tools; 
       off: { command: "x", alwaysAllow: ["a"], disabled: true },
     }),
   ).toEqual({ mcp__fs__read_file: "allow", mcp__fs__list_dir: "allow", "mcp__brave_search__*": "allow" });
+});
+
+/**
+ * The `mcpServers` examples of Gemini CLI's own documentation (docs/tools/mcp-server.md: the
+ * configuration structure, then its example configurations), pasted unchanged.
+ */
+const GEMINI_DOCS_MCP_SERVERS = `{
+  "mcpServers": {
+    "serverName": {
+      "command": "path/to/server",
+      "args": ["--arg1", "value1"],
+      "env": {
+        "API_KEY": "$MY_API_TOKEN"
+      },
+      "cwd": "./server-directory",
+      "timeout": 30000,
+      "trust": false
+    },
+    "pythonTools": {
+      "command": "python",
+      "args": ["-m", "my_mcp_server", "--port", "8080"],
+      "cwd": "./mcp-servers/python",
+      "env": {
+        "DATABASE_URL": "$DB_CONNECTION_STRING",
+        "API_KEY": "\${EXTERNAL_API_KEY}"
+      },
+      "timeout": 15000
+    },
+    "nodeServer": {
+      "command": "node",
+      "args": ["dist/server.js", "--verbose"],
+      "cwd": "./mcp-servers/node",
+      "trust": true
+    },
+    "httpServer": {
+      "httpUrl": "http://localhost:3000/mcp",
+      "timeout": 5000
+    },
+    "httpServerWithAuth": {
+      "httpUrl": "http://localhost:3000/mcp",
+      "headers": {
+        "Authorization": "Bearer your-api-token",
+        "X-Custom-Header": "custom-value",
+        "Content-Type": "application/json"
+      },
+      "timeout": 5000
+    },
+    "filteredServer": {
+      "command": "python",
+      "args": ["-m", "my_mcp_server"],
+      "includeTools": ["safe_tool", "file_reader", "data_processor"],
+      "excludeTools": ["dangerous_tool", "file_deleter"],
+      "timeout": 30000
+    }
+  }
+}`;
+
+test("Gemini CLI's documented mcpServers load unchanged in config.json and .mcp.json: httpUrl is streamable HTTP, trust allows every tool, include/excludeTools filter", () => {
+  const parsed = parseJson(GEMINI_DOCS_MCP_SERVERS, { schema: ConfigSchema });
+  expect(parsed.status).toBe("ok");
+  const servers = (parsed as { value: { mcpServers: Record<string, unknown> } }).value.mcpServers;
+  expect(servers.httpServerWithAuth).toEqual({
+    url: "http://localhost:3000/mcp",
+    type: "http",
+    headers: { Authorization: "Bearer your-api-token", "X-Custom-Header": "custom-value", "Content-Type": "application/json" },
+    timeout: 5000,
+  });
+  expect(servers.httpServer).toEqual({ url: "http://localhost:3000/mcp", type: "http", timeout: 5000 });
+  // The same entries in a project's .mcp.json.
+  const raw = JSON.parse(GEMINI_DOCS_MCP_SERVERS).mcpServers as Record<string, unknown>;
+  for (const [name, entry] of Object.entries(raw)) expect({ name, read: readServerEntry(entry) }).toEqual({ name, read: servers[name] as never });
+  // trust: true is every tool of that server allowed; trust: false allows nothing.
+  expect(alwaysAllowRules(servers as never)).toEqual({ "mcp__nodeServer__*": "allow" });
+  const filtered = servers.filteredServer as never;
+  expect(["safe_tool", "file_reader", "dangerous_tool", "other"].map((tool) => offersTool(filtered, tool))).toEqual([true, true, false, false]);
+  expect(offersTool({ command: "x", excludeTools: ["a"], includeTools: ["a", "b"] }, "a")).toBe(false);
+  expect(offersTool({ command: "x" }, "anything")).toBe(true);
+});
+
+test("a Gemini CLI entry that does not fit is refused with the one line naming the shapes", () => {
+  const table: [unknown, string][] = [
+    [{ httpUrl: "" }, "must be {command, args?, env?, cwd?}, {url, type?, headers?} or {httpUrl, headers?}"],
+    [{ httpUrl: "http://x/mcp", trust: "yes" }, "must be {command, args?, env?, cwd?}, {url, type?, headers?} or {httpUrl, headers?}"],
+    [{ command: "node", includeTools: "safe_tool" }, "must be {command, args?, env?, cwd?}, {url, type?, headers?} or {httpUrl, headers?}"],
+  ];
+  for (const [entry, message] of table) expect({ entry, message: readServerEntry(entry) }).toEqual({ entry, message });
 });

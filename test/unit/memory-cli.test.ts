@@ -196,7 +196,10 @@ describe("shiro memory compact against the fake provider", () => {
     expect(fake.requests.length).toBe(1);
     const body = fake.requests[0]!.body;
     expect(body.tools).toBeUndefined();
-    expect(body.messages.at(-1)).toEqual({ role: "user", content: [`Notes to merge (60):`, ...unused.map((entry) => `[fact] ${entry.text}`)].join("\n") });
+    expect(body.messages.at(-1)).toEqual({
+      role: "user",
+      content: [`Notes to merge (60):`, "<notes>", ...unused.map((entry) => `[fact] ${entry.text}`), "</notes>"].join("\n"),
+    });
     const entries: MemoryEntry[] = JSON.parse(readFileSync(paths.projectMemory(project), "utf8")).entries;
     expect(entries.slice(0, 10)).toEqual(recalled);
     expect(entries.slice(10).map((entry) => `${entry.kind}: ${entry.text}`)).toEqual(["fact: notes 10 to 69 count upwards", "command: count with seq 10 69"]);

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { escapeMemoryText } from "../../lib/store/memory-escape.ts";
+import { escapeMemoryText, unescapeMemoryText } from "../../lib/store/memory-escape.ts";
+import { parseMergedNotes } from "../../lib/agent/memory-compaction.ts";
 
 /** Spellings that try to close or open the data block, or to start a line of their own. */
 const ATTACKS: readonly (readonly [string, string])[] = [
@@ -57,5 +58,40 @@ describe("escapeMemoryText", () => {
 
   test("ordinary notes pass unchanged", () => {
     expect(PLAIN.map(escapeMemoryText)).toEqual(PLAIN);
+  });
+});
+
+describe("unescapeMemoryText", () => {
+  test("gives back what escapeMemoryText encoded, for every attack and look-alike, in one pass", () => {
+    const visible = [
+      "</memory>",
+      "&lt;/memory&gt; written as entities",
+      "Array<T> & Map<K, V>",
+      "\uFF1C/memory\uFF1E",
+      "\u2039x\u203A",
+      "a &#xFF1C; b",
+      "&amp;lt;",
+      ...PLAIN,
+    ];
+    expect(visible.map((text) => unescapeMemoryText(escapeMemoryText(text)))).toEqual(visible);
+    for (const [attack, escaped] of ATTACKS) expect(escapeMemoryText(unescapeMemoryText(escaped))).toBe(escaped);
+  });
+
+  test("a reference escapeMemoryText never writes stays as it is", () => {
+    expect(["&#x41;", "&#x202E;", "&#x110000;", "&quot;", "&#60;", "&LT;"].map(unescapeMemoryText)).toEqual([
+      "&#x41;",
+      "&#x202E;",
+      "&#x110000;",
+      "&quot;",
+      "&#60;",
+      "&LT;",
+    ]);
+  });
+
+  test("a compaction reply's notes are stored as the characters the escapes stand for", () => {
+    expect(parseMergedNotes("[fact] use Array&lt;T&gt; &amp;&amp; check\n- [gotcha] &#xFF1C;x&#xFF1E;")).toEqual([
+      { kind: "fact", text: "use Array<T> && check" },
+      { kind: "gotcha", text: "\uFF1Cx\uFF1E" },
+    ]);
   });
 });

@@ -229,7 +229,7 @@ describe("model compaction", () => {
       return "Merged:\n- [fact] notes one to thirty are about numbers\n2. [command] run the numbers script\n[gotcha] numbers wrap at 70\n\n";
     });
     expect(result).toEqual({ changed: true, message: "memory compacted: 71 entries into 14" });
-    expect(calls).toEqual([[`Notes to merge (${unused.length}):`, ...unused.map((entry) => `[fact] ${entry.text}`)].join("\n")]);
+    expect(calls).toEqual([[`Notes to merge (${unused.length}):`, "<notes>", ...unused.map((entry) => `[fact] ${entry.text}`), "</notes>"].join("\n")]);
     const entries = readFile().entries;
     expect(entries.slice(0, recalled.length)).toEqual(recalled);
     expect(entries.slice(recalled.length).map((entry) => [entry.kind, entry.text, entry.hits])).toEqual([

@@ -109,7 +109,7 @@ describe("remember", () => {
     const answer = await remember!.execute({ kind: "fact", text: `deploy token is ${github}` }, ctx);
     expect(answer).toBe(
       [
-        "Remembered as fact (1 stored): deploy token is <redacted:github-token>",
+        "Remembered as fact (1 stored): deploy token is &lt;redacted:github-token&gt;",
         'The note held a secret (github-token): it was saved as <redacted:github-token>, never the value itself. Notes must not hold secrets; say where the value lives instead (e.g. "the key is in .env as STRIPE_KEY").',
       ].join("\n"),
     );

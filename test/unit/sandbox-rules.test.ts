@@ -233,9 +233,9 @@ describe("seatbelt profile", () => {
         "(deny file-write*)",
         '(allow file-write* (subpath (param "ROOT")) (subpath (param "TMP")) (literal "/dev/null") (literal "/dev/zero") (literal "/dev/tty") (literal "/dev/dtracehelper") (regex #"^/dev/fd/"))',
         [
-          '(deny file-write* (subpath (string-append (param "ROOT") "/.git/hooks")) (literal (string-append (param "ROOT") "/.git/config"))',
-          '(literal (string-append (param "ROOT") "/.git")) (literal (string-append (param "ROOT") "/.git/config.worktree"))',
-          '(literal (string-append (param "ROOT") "/.git/commondir")) (subpath (string-append (param "ROOT") "/.git/info"))',
+          '(deny file-write* (literal (string-append (param "ROOT") "/.git")) (literal (string-append (param "ROOT") "/.git/config"))',
+          '(literal (string-append (param "ROOT") "/.git/config.worktree")) (literal (string-append (param "ROOT") "/.git/commondir"))',
+          '(subpath (string-append (param "ROOT") "/.git/hooks")) (subpath (string-append (param "ROOT") "/.git/info"))',
           '(subpath (string-append (param "ROOT") "/.git/worktrees")) (subpath (string-append (param "ROOT") "/.git/remotes"))',
           '(subpath (string-append (param "ROOT") "/.git/branches")))',
         ].join(" "),

@@ -260,3 +260,30 @@ describe("the schema deferral offers tools as they declare", () => {
     ).toEqual(["core_made_up", "eager_made_up", "load_tools"]);
   });
 });
+
+describe("a made-up read tool that declares pathInput", () => {
+  /** A read tool nobody has heard of: its paths live in `target`, and it says how to read one path. */
+  const peekFile: ToolDefinition<{ target: string }> = {
+    name: "peek_file",
+    description: "Peeks at a file.",
+    schema: v.object({ target: v.string() }),
+    effect: "read",
+    decision: "allow",
+    paths: fieldPaths("target"),
+    pathInput: (path) => ({ target: path }),
+    execute: async () => "",
+  };
+
+  test("an @path is judged as its call: its deny rules refuse, a rule naming a path allows a secret there, nothing asks", async () => {
+    const { gate, asked } = gateOver([peekFile], [], { peek_file: { "*": "allow", "private/**": "deny", ".env": "allow", "a.txt": "ask" } });
+    const judge = (path: string) => gate.judgeRead(peekFile, peekFile.pathInput!(path), "/ws");
+    expect(await Promise.all(["private/plan.md", ".env", "a.txt", "b.txt"].map(judge))).toEqual([
+      { denied: 'Refused by the permission rule peek_file: "private/**" = deny.', secretAllowed: false },
+      { secretAllowed: true },
+      { secretAllowed: false },
+      { secretAllowed: false },
+    ]);
+    // An `ask` rule asks nothing: the user typed the @path (as `!cmd`, a byUser call).
+    expect(asked).toEqual([]);
+  });
+});

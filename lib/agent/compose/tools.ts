@@ -25,7 +25,8 @@ import { createToolDeferral, LOAD_TOOLS_DECLARATION } from "../context/tool-defe
 import type { ContextManager } from "../context/manager.ts";
 import type { SessionMemory } from "../memory-session.ts";
 import type { RunScope } from "../run-scope.ts";
-import { openCustomAgents, type McpConnection } from "../session-extensions.ts";
+import type { McpConnection } from "../session-extensions.ts";
+import type { AgentDefinition } from "../../store/agent-definitions.ts";
 import type { SessionHooks } from "../session-settings.ts";
 import { createTaskTool } from "../subagent.ts";
 import type { TurnNarrowing } from "../turn-tools.ts";
@@ -70,6 +71,8 @@ export interface SessionToolsOptions {
   hookEvents: McpConnection["events"];
   skills: readonly Skill[];
   plugins: PluginHost;
+  /** Custom subagent kinds (openCustomAgents: trusted ones only), read once before the run's bounds are checked. */
+  agents: readonly AgentDefinition[];
 }
 
 /** The tools the session itself provides, in the order they are registered. */
@@ -100,11 +103,11 @@ export function createSessionTools(options: SessionToolsOptions, notices: Startu
             canAsk: options.canAsk,
             workerBlocked: () =>
               modes.variant.allow ? `The worker kind is not available in the ${modes.variant.name} agent: it cannot change anything.` : undefined,
-            onUsage: (used) => options.scope.subagentUsage.add(used),
+            onUsage: (used, model) => options.scope.subagentUsage.add(used, model),
             memory: memory ? (kind, prompt) => memory.subagentSection(kind, prompt) : undefined,
             hooks: options.hooks,
             hookEvents: options.hookEvents,
-            agents: openCustomAgents(options.cwd, false, notices),
+            agents: options.agents,
           }),
         ]),
     ...(options.skills.length > 0 ? [createSkillTool(options.skills)] : []),

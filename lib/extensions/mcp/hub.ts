@@ -13,7 +13,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { childEnv } from "../../secrets/child-env.ts";
 import { sealedEnv } from "../../secrets/key-vault.ts";
-import { checkServerName, checkServerUrl, describeTarget, isEnabled, isLocalServer, serverKind, type McpServerConfig } from "./servers.ts";
+import { checkServerName, checkServerUrl, describeTarget, isEnabled, isLocalServer, offersTool, serverKind, type McpServerConfig } from "./servers.ts";
 import { connectTimeout, rememberConnected } from "./connect-timeout.ts";
 import { expandServer } from "./expand.ts";
 import { createMcpTool, describeProgress, toMcpToolName, type McpCallResult, type McpListedTool } from "./tools.ts";
@@ -137,11 +137,13 @@ export function createMcpHub(servers: Record<string, McpServerConfig>, options: 
 
   function setTools(server: _Server, listed: readonly McpListedTool[]): void {
     const taken = new Set<string>();
-    server.tools = listed.map((tool) => {
-      const name = toMcpToolName(server.name, tool.name, taken);
-      taken.add(name);
-      return createMcpTool(name, tool, (toolName, args, signal, onProgress) => callTool(server, toolName, args, signal, onProgress));
-    });
+    server.tools = listed
+      .filter((tool) => offersTool(server.config, tool.name))
+      .map((tool) => {
+        const name = toMcpToolName(server.name, tool.name, taken);
+        taken.add(name);
+        return createMcpTool(name, tool, (toolName, args, signal, onProgress) => callTool(server, toolName, args, signal, onProgress));
+      });
     const offers = server.offers && { resources: server.offers.resources, prompts: server.offers.prompts.length > 0 };
     server.tools.push(...createCapabilityTools(server.name, offers, () => _connectedClient(server) as unknown as McpResourceClient, taken));
   }

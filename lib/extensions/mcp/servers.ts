@@ -38,9 +38,15 @@ export function isEnabled(config: McpServerConfig): boolean {
   return config.disabled !== true && config.enabled !== false;
 }
 
-/** The tools the entry allows without asking (`alwaysAllow`, Cline's `autoApprove`); `*` for all. */
+/** The tools the entry allows without asking (`alwaysAllow`, Cline's `autoApprove`); `*` for all (Gemini CLI's `trust: true`). */
 export function alwaysAllowed(config: McpServerConfig): string[] {
-  return [...(config.alwaysAllow ?? []), ...(config.autoApprove ?? [])];
+  return [...(config.trust === true ? ["*"] : []), ...(config.alwaysAllow ?? []), ...(config.autoApprove ?? [])];
+}
+
+/** Whether the server's tool named `tool` (its own name) is offered: Gemini CLI's `includeTools` / `excludeTools`, the exclusion winning. */
+export function offersTool(config: McpServerConfig, tool: string): boolean {
+  if (config.excludeTools?.includes(tool)) return false;
+  return config.includeTools === undefined || config.includeTools.includes(tool);
 }
 
 /**

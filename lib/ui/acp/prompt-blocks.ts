@@ -6,7 +6,8 @@
  * the same `<attached path="…">` block with numbered lines; an image (or an embedded image
  * resource) as an image part. Anything else is refused with one line. A file (linked or embedded)
  * the secrets classifier flags, by name or by content, is attached only when `ask` says yes: the
- * question the REPL puts before such an `@file`.
+ * question the REPL puts before such an `@file`. With `judge`, a file the session's rules deny
+ * (as read_file's call) is left out, said why.
  */
 import { relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,6 +16,7 @@ import { IMAGE_MEDIA_TYPES, type ImageMediaType, type UserMessage } from "../../
 import { READ_LIMIT, splitLines } from "../../tools/fs.ts";
 import { capResult } from "../../tools/types.ts";
 import { classifySecretContent, classifySecretPath, SECRET_SNIFF_BYTES } from "../../secrets/classify.ts";
+import type { ReadJudgement } from "../../extensions/gate.ts";
 import { attachMentions, renderSecretQuestion } from "../attachments.ts";
 
 export interface PromptFromBlocks {
@@ -30,6 +32,8 @@ export interface PromptBlocksOptions {
   imagesRefusedBy?: string;
   /** Puts a question to the user (a file that may hold secrets); `y` attaches it. */
   ask(question: string): Promise<string>;
+  /** The session's read permission for a workspace path (`Agent.judgeAttachment`): a linked or embedded file it denies is left out. */
+  judge?(path: string): Promise<ReadJudgement>;
 }
 
 export async function promptFromBlocks(blocks: readonly acp.ContentBlock[], options: PromptBlocksOptions): Promise<PromptFromBlocks> {
@@ -51,7 +55,13 @@ export async function promptFromBlocks(blocks: readonly acp.ContentBlock[], opti
       texts.push(path !== undefined ? `@${path}` : `[${block.name}](${block.uri})`);
     } else if (block.type === "resource") {
       const resource = block.resource;
-      const shown = _workspacePath(resource.uri, options.root) ?? resource.uri;
+      const inWorkspace = _workspacePath(resource.uri, options.root);
+      const shown = inWorkspace ?? resource.uri;
+      const denied = inWorkspace !== undefined ? (await options.judge?.(inWorkspace))?.denied : undefined;
+      if (denied) {
+        report.push(`${shown} not attached: ${denied}`);
+        continue;
+      }
       if ("text" in resource) {
         const secret = classifySecretPath(_fileURLOrPath(resource.uri), options.root) ?? classifySecretContent(resource.text.slice(0, SECRET_SNIFF_BYTES));
         if (secret && (await options.ask(renderSecretQuestion(shown, secret))).trim().toLowerCase() !== "y") {
@@ -63,7 +73,12 @@ export async function promptFromBlocks(blocks: readonly acp.ContentBlock[], opti
       } else image(resource.mimeType ?? "application/octet-stream", resource.blob, shown);
     } else throw new Error(`${block.type} content is not supported; send text, images, files or links`);
   }
-  const attached = await attachMentions(texts.join("\n"), { root: options.root, ask: options.ask, imagesRefusedBy: options.imagesRefusedBy });
+  const attached = await attachMentions(texts.join("\n"), {
+    root: options.root,
+    ask: options.ask,
+    judge: options.judge,
+    imagesRefusedBy: options.imagesRefusedBy,
+  });
   images.push(...attached.images);
   const prompt = embedded.length > 0 ? `${attached.prompt}\n\n${embedded.join("\n\n")}` : attached.prompt;
   return { prompt, images, report: [...report, ...attached.report] };

@@ -125,7 +125,7 @@ export async function openAcpSession(options: OpenAcpSessionOptions): Promise<Ac
       const signal = running.signal;
       try {
         const imagesRefusedBy = acceptsImages(opened.model) ? undefined : opened.model;
-        const taken = await promptFromBlocks(blocks, { root: cwd, imagesRefusedBy, ask });
+        const taken = await promptFromBlocks(blocks, { root: cwd, imagesRefusedBy, ask, judge: (path) => opened.judgeAttachment(path) });
         for (const line of taken.report) peer.diagnose(line);
         let prompt = taken.prompt;
         let turnTools: TurnTools | undefined;

@@ -27,6 +27,8 @@ export interface SlashContext {
   repl?: ReplControls;
   /** Puts a question in the terminal and resolves with the line typed (absent: every question is answered no). */
   ask?: (question: string) => Promise<string>;
+  /** The session runs with --yolo: nothing asks, so a project command's allowed-tools narrow its turn without the trust question. */
+  yolo?: boolean;
 }
 
 /** What the REPL must do after a command. */

@@ -10,6 +10,7 @@ import { findProjectRoot } from "../../config/project.ts";
 import { listSessions } from "../../store/sessions.ts";
 import type { SessionSummary } from "../../store/session-record.ts";
 import { formatSessionLines } from "../session-lines.ts";
+import { showControls } from "../terminal-text.ts";
 
 export const SESSION_ROWS = 15;
 
@@ -38,13 +39,15 @@ export function isInside(root: string, folder: string): boolean {
 export function renderSessionRows(listing: SessionListing, numbered = false): string {
   if (listing.sessions.length === 0) return listing.all ? "no saved sessions" : "no saved sessions in this project (/sessions all lists every folder)";
   const lines = formatSessionLines(listing.sessions);
-  return listing.sessions
-    .map((session, index) => {
-      const folder = listing.all ? session.cwd : relative(listing.root, session.cwd) || ".";
-      const line = lines[index]!.replace(/(\d+msg)  /, `$1  ${folder}  `);
-      return numbered ? `${String(index + 1).padStart(2)}. ${line}` : line;
-    })
-    .join("\n");
+  return showControls(
+    listing.sessions
+      .map((session, index) => {
+        const folder = listing.all ? session.cwd : relative(listing.root, session.cwd) || ".";
+        const line = lines[index]!.replace(/(\d+msg)  /, `$1  ${folder}  `);
+        return numbered ? `${String(index + 1).padStart(2)}. ${line}` : line;
+      })
+      .join("\n"),
+  );
 }
 
 /** `/resume 2`: the id of row 2 of this project's listing; undefined when `text` is no row number. */

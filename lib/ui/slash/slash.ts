@@ -121,12 +121,17 @@ async function _runMcpPrompt(getter: ToolDefinition<any>, name: string, args: st
  * Whether a custom command's allowed-tools pre-approve its turn: a user-level command's do; a
  * project command's once its file is trusted, asked here the first time (and after every edit).
  * Not trusted, the turn is still narrowed to those tools and each call is decided as usual.
+ * Under --yolo nothing asks: the turn is narrowed and no trust is asked for or recorded.
  */
 async function _preApproves(command: CustomCommand, ctx: SlashContext): Promise<boolean> {
   const root = findProjectRoot(ctx.cwd ?? process.cwd());
   if (commandPreApproval(command, root) === "yes") return true;
   // Where nobody can be asked (an editor), an untrusted command's rules narrow the turn only.
   if (!ctx.ask) return false;
+  if (ctx.yolo) {
+    ctx.write(ctx.style.dim(`${command.path}: its turn offers only ${command.allowedTools!.join(", ")} (--yolo: not asked to trust it)\n`));
+    return false;
+  }
   ctx.write(
     ctx.style.yellow(`${command.path} pre-approves, for its turn: ${command.allowedTools!.join(", ")}\n`) +
       "  (written by whoever committed it; without trust its turn offers only these tools and asks as usual)\n",
