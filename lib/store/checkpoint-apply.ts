@@ -28,6 +28,8 @@ export function sameState(a: string | undefined, b: string | undefined): boolean
 
 /** Applies `steps` (paths relative to `repo.root`) so each path matches `target`. */
 export async function applySteps(repo: ShadowRepo, steps: readonly RewindStep[], target: FolderState): Promise<void> {
+  // An added folder the turns removed altogether comes back first.
+  if (steps.some((step) => step.action !== "remove" && step.action !== "remove-dir")) mkdirSync(repo.root, { recursive: true });
   const keepDirs = new Set<string>();
   for (const path of target.keys()) {
     const clean = path.endsWith("/") ? path.slice(0, -1) : path;

@@ -50,6 +50,7 @@ const _IGNORE_FILES = [".gitignore", ".shiroignore"];
 
 /** Snapshots the workspace of `repo`. Files over `maxFileBytes` are left out. */
 export async function captureWorkspace(repo: ShadowRepo, maxFileBytes: number): Promise<CaptureResult> {
+  if (!_isDir(repo.root)) return _emptySnapshot(repo);
   const lookedAt = Math.floor(Date.now() / 1000);
   const index = readIndexFile(repo.indexFile);
   const last = index && readLastSnapshot(repo, index.checksum);
@@ -110,6 +111,13 @@ export async function captureWorkspace(repo: ShadowRepo, maxFileBytes: number): 
   const same = last !== undefined && last.index === checksum && last.tree === tree && last.meta === metaBlob;
   if (checksum && !same) writeLastSnapshot(repo, { index: checksum, at: lookedAt, tree, meta: metaBlob, metaJson });
   return { snapshot: { tree, meta: metaBlob }, meta, notCovered };
+}
+
+/** The snapshot of a folder that is gone (an added folder a turn removed): nothing in it; the index is left as it was. */
+async function _emptySnapshot(repo: ShadowRepo): Promise<CaptureResult> {
+  const meta: SnapshotMeta = { dirs: [], modes: {}, base: { file: 0o644, exec: 0o755 }, dirModes: {} };
+  const [tree, blob] = await Promise.all([runGit(repo, ["mktree"], ""), runGit(repo, ["hash-object", "-w", "--stdin"], JSON.stringify(meta))]);
+  return { snapshot: { tree: tree.toString("utf8").trim(), meta: blob.toString("utf8").trim() }, meta, notCovered: [] };
 }
 
 /** The meta blob of a snapshot. */

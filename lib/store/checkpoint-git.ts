@@ -82,7 +82,9 @@ export async function openShadowRepo(root: string, dir: string): Promise<ShadowR
 /** Runs git on the shadow repository; resolves with stdout, rejects with ShadowGitError. */
 export function runGit(repo: ShadowRepo, args: readonly string[], input?: string | Buffer): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const child = spawn("git", [..._SAFE_CONFIG, ...args], { cwd: repo.root, env: _env(repo), stdio: ["pipe", "pipe", "pipe"] });
+    // A work tree that is gone (an added folder a turn removed) still lets git read the object store.
+    const cwd = existsSync(repo.root) ? repo.root : repo.dir;
+    const child = spawn("git", [..._SAFE_CONFIG, ...args], { cwd, env: _env(repo), stdio: ["pipe", "pipe", "pipe"] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on("data", (chunk: Buffer) => out.push(chunk));

@@ -106,6 +106,32 @@ describe("--add-dir folders are covered by checkpoints", () => {
     });
   });
 
+  test("an added folder the turn removed altogether comes back, with the workspace's changes", async () => {
+    await withAdded(async (added) => {
+      const cwd = e2e.dirs.cwd;
+      seed(cwd, added);
+      chmodSync(added, 0o750);
+      const before = { main: treeState(cwd), added: treeState(added) };
+      e2e.fake.script(
+        {
+          toolCalls: [bash(`echo changed > main.txt && rm ${added}/x.txt ${added}/sub/y.txt ${added}/keep/k.txt && rmdir ${added}/sub ${added}/keep ${added}`)],
+        },
+        { text: "done" },
+      );
+      const run = await e2e.shiro(["-p", "remove it", "--yolo", "--json", "--add-dir", added]);
+      expect(run.code).toBe(0);
+      expect(parseEventLines(run.stdout).filter((event) => event.type === "notice")).toEqual([]);
+      const [checkpoint] = await rewindJson();
+      expect(checkpoint!.files.map((file: { path: string; change: string }) => `${file.change} ${file.path}`)).toEqual(
+        expect.arrayContaining(["modified main.txt", `deleted ${added}/x.txt`, `deleted ${added}/sub/y.txt`]),
+      );
+      const rewound = await e2e.shiro(["rewind", checkpoint!.id, "--yes"]);
+      expect(rewound.stderr).toBe("");
+      expect(rewound.code).toBe(0);
+      expect({ main: treeState(cwd), added: treeState(added) }).toEqual(before);
+    });
+  });
+
   test("an added folder the turn did not change adds nothing to the checkpoint; one inside the workspace is the workspace's", async () => {
     await withAdded(async (added) => {
       const cwd = e2e.dirs.cwd;
