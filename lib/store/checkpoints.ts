@@ -6,7 +6,8 @@
  * File: `checkpoints/<hash16>/checkpoints.json`, `{version: 1, root, checkpoints: [...]}` oldest
  * first, replaced atomically under its lock. Each record's four objects (both trees and both meta
  * blobs) are held by one ref, `refs/checkpoints/<id>`, on a tree that lists them; pruning a record
- * deletes its ref and then git's unreachable objects, so what it alone used goes with it.
+ * deletes its ref and then git's unreachable objects, so what it alone used goes with it. A turn
+ * in flight holds its "before" snapshot by `holds/<id>` (two object ids), which a prune keeps.
  * A record marked `undone` was taken back (`shiro rewind`, `/undo`); `/redo` clears the mark.
  */
 import * as v from "valibot";
@@ -17,6 +18,7 @@ import { withLock } from "../state-file/file-lock.ts";
 import { openShadowRepo, runGit, splitNul, type ShadowRepo } from "./checkpoint-git.ts";
 import { captureWorkspace, type CaptureResult, type NotCovered, type Snapshot, type SnapshotMeta } from "./checkpoint-capture.ts";
 import { forgetLastSnapshot } from "./checkpoint-last.ts";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -101,9 +103,9 @@ export function withRepoLock<T>(repo: ShadowRepo, fn: () => Promise<T>): Promise
 }
 
 /**
- * Takes one snapshot under the lock. With `hold`, its tree and meta blob are held by
- * `refs/pending/<id>/tree` and `…/meta` until the turn's checkpoint is recorded or the snapshot
- * released (a turn's "before" snapshot, so no prune can take them meanwhile).
+ * Takes one snapshot under the lock. With `hold`, its tree and meta blob are held by the file
+ * `holds/<id>` (the two object ids) until the turn's checkpoint is recorded or the snapshot is
+ * released (a turn's "before" snapshot): a prune keeps what a hold names.
  */
 export async function snapshotWorkspace(
   repo: ShadowRepo,
@@ -114,18 +116,15 @@ export async function snapshotWorkspace(
     const taken = await captureWorkspace(repo, settings.maxFileBytes);
     if (!hold) return taken;
     const id = uuidv7();
-    await runGit(
-      repo,
-      ["update-ref", "--stdin"],
-      `create refs/pending/${id}/tree ${taken.snapshot.tree}\ncreate refs/pending/${id}/meta ${taken.snapshot.meta}\n`,
-    );
+    mkdirSync(join(repo.dir, "holds"), { recursive: true, mode: 0o700 });
+    writeFileSync(_holdFile(repo, id), `${taken.snapshot.tree} ${taken.snapshot.meta}\n`, { mode: 0o600 });
     return { ...taken, hold: id };
   });
 }
 
 /** Lets go of a held snapshot (its checkpoint holds what it needs by now, or it changed nothing). */
 export async function releaseSnapshot(repo: ShadowRepo, hold: string): Promise<void> {
-  await runGit(repo, ["update-ref", "--stdin"], _releasing(hold));
+  rmSync(_holdFile(repo, hold), { force: true });
 }
 
 /** This workspace's checkpoints, oldest first (empty when there are none or the file is unreadable). */
@@ -145,8 +144,8 @@ export interface FolderCapture {
 /**
  * Records a turn's checkpoint when `after` differs from `before` in the workspace or in any added
  * folder of `folders`; returns it, or undefined when the turn changed nothing (nothing is kept
- * then). A held `before` is released either way, in the same ref transaction that holds the
- * record's objects. Prunes by age and count afterwards.
+ * then). A held `before` is released either way, once the record's ref holds its objects.
+ * Prunes by age and count afterwards.
  */
 export async function recordCheckpoint(
   repo: ShadowRepo,
@@ -234,7 +233,7 @@ export async function pruneCheckpoints(
   const dropped = all.filter((record) => !keptIds.has(record.id)).map((record) => record.id);
   if (dropped.length === 0) return [];
   _update(repo.root, (checkpoints) => checkpoints.filter((record) => !dropped.includes(record.id)));
-  // Under the lock no capture is half-written; a turn in flight holds its "before" by a pending ref.
+  // Under the lock no capture is half-written; a turn in flight holds its "before" by a hold file.
   await withCheckpointLock(repo.root, () => _dropRefs(repo, dropped, cutoff));
   const byFolder = new Map<string, string[]>();
   for (const record of all) if (!keptIds.has(record.id)) for (const { dir } of record.dirs ?? []) byFolder.set(dir, [...(byFolder.get(dir) ?? []), record.id]);
@@ -245,15 +244,45 @@ export async function pruneCheckpoints(
   return dropped;
 }
 
-/** Deletes the refs of dropped checkpoints and stale pending ones, then every object nothing holds. */
+/**
+ * Deletes the refs of dropped checkpoints, the stale holds (and pending refs of earlier versions),
+ * then every object that neither a ref nor a live hold names.
+ */
 async function _dropRefs(repo: ShadowRepo, ids: readonly string[], cutoff: number): Promise<void> {
   const stale = splitNul(await runGit(repo, ["for-each-ref", "--format=%(refname)%00", "refs/pending/"]))
     .map((ref) => ref.trim())
     .filter((ref) => ref !== "" && _uuidTime(ref.slice("refs/pending/".length)) < cutoff);
   const deletions = [...ids.map((id) => `refs/checkpoints/${id}`), ...stale].map((ref) => `delete ${ref}\n`).join("");
   await runGit(repo, ["update-ref", "--stdin"], deletions);
+  const kept: string[] = [];
+  for (const hold of _holds(repo)) {
+    if (_uuidTime(hold) < cutoff) rmSync(_holdFile(repo, hold), { force: true });
+    else kept.push(..._readHold(repo, hold));
+  }
   forgetLastSnapshot(repo);
-  await runGit(repo, ["prune", "--expire=now"]);
+  await runGit(repo, ["prune", "--expire=now", "--", ...kept]);
+}
+
+function _holdFile(repo: ShadowRepo, id: string): string {
+  return join(repo.dir, "holds", id);
+}
+
+function _holds(repo: ShadowRepo): string[] {
+  try {
+    return readdirSync(join(repo.dir, "holds")).filter((name) => /^[0-9a-f-]{36}$/.test(name));
+  } catch {
+    return [];
+  }
+}
+
+/** The object ids a hold names (none when it is gone or not two ids). */
+function _readHold(repo: ShadowRepo, id: string): string[] {
+  try {
+    const oids = readFileSync(_holdFile(repo, id), "utf8").trim().split(" ");
+    return oids.length === 2 && oids.every((oid) => /^[0-9a-f]{40,64}$/.test(oid)) ? oids : [];
+  } catch {
+    return [];
+  }
 }
 
 /** What changed between two snapshots, path by path (content, existence, type, permission bits). */
@@ -346,12 +375,8 @@ async function _holderTree(repo: ShadowRepo, record: Pick<CheckpointRecord, "bef
 }
 
 async function _holdObjects(repo: ShadowRepo, id: string, holder: string, release: string | undefined): Promise<void> {
-  await runGit(repo, ["update-ref", "--stdin"], `update refs/checkpoints/${id} ${holder}\n${release ? _releasing(release) : ""}`);
-}
-
-/** The ref-transaction lines that let go of a held snapshot. */
-function _releasing(hold: string): string {
-  return `delete refs/pending/${hold}/tree\ndelete refs/pending/${hold}/meta\n`;
+  await runGit(repo, ["update-ref", `refs/checkpoints/${id}`, holder]);
+  if (release) await releaseSnapshot(repo, release);
 }
 
 function _update(root: string, change: (checkpoints: CheckpointRecord[]) => CheckpointRecord[]): void {

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { useTempHome } from "./temp-home.ts";
@@ -62,14 +62,20 @@ describe("the checkpoint store", () => {
       .stdout.trim()
       .split("\n");
     expect(refs.sort()).toEqual(
-      [...listCheckpoints(root).map((entry) => `refs/checkpoints/${entry.id}`), `refs/pending/${held.hold}/meta`, `refs/pending/${held.hold}/tree`].sort(),
+      listCheckpoints(root)
+        .map((entry) => `refs/checkpoints/${entry.id}`)
+        .sort(),
     );
+    expect(readFileSync(join(repo.dir, "holds", held.hold!), "utf8")).toBe(`${held.snapshot.tree} ${held.snapshot.meta}\n`);
     expect(objectCount()).toBeLessThan(objects + 3);
     const catFile = (oid: string) => spawnSync("git", ["cat-file", "-e", oid], { env: { ...process.env, GIT_DIR: repo.gitDir } }).status;
     expect(catFile(held.snapshot.tree)).toBe(0);
     expect(catFile(held.snapshot.meta)).toBe(0);
     const later = Date.now() + 31 * 86_400_000;
     expect(await pruneCheckpoints(repo, { keepDays: 30, maxPerProject: 100 }, later)).toHaveLength(2);
+    // A hold older than keepDays is a turn that never ended: it goes, and so do the objects only it named.
+    expect(readdirSync(join(repo.dir, "holds"))).toEqual([]);
+    expect(catFile(held.snapshot.meta)).not.toBe(0);
     expect(listCheckpoints(root)).toEqual([]);
   });
 });
