@@ -127,11 +127,22 @@ export function createTurnCheckpoints(options: { root: string; settings: Checkpo
         const opened = await repoOnce();
         const start = await taken;
         try {
-          const end = await snapshotWorkspace(opened, options.settings);
-          const folders: FolderCapture[] = [];
-          for (const folder of start.folders) folders.push({ ...folder, after: await snapshotWorkspace(folder.repo, options.settings) });
-          const record = await recordCheckpoint(opened, turn, start.main, end, options.settings, folders);
-          return record ? { id: record.id, files: record.files.length } : {};
+          const ends: (CaptureResult & { hold?: string })[] = [];
+          try {
+            ends.push(await snapshotWorkspace(opened, options.settings, true));
+            const folders: FolderCapture[] = [];
+            for (const folder of start.folders) {
+              const after = await snapshotWorkspace(folder.repo, options.settings, true);
+              ends.push(after);
+              folders.push({ ...folder, after });
+            }
+            const record = await recordCheckpoint(opened, turn, start.main, ends[0]!, options.settings, folders);
+            return record ? { id: record.id, files: record.files.length } : {};
+          } catch (error) {
+            const repos = [opened, ...start.folders.map((folder) => folder.repo)];
+            for (const [i, end] of ends.entries()) if (end.hold) await releaseSnapshot(repos[i]!, end.hold);
+            throw error;
+          }
         } catch (error) {
           if (start.main.hold) await releaseSnapshot(opened, start.main.hold).catch(() => undefined);
           for (const folder of start.folders) if (folder.before.hold) await releaseSnapshot(folder.repo, folder.before.hold).catch(() => undefined);

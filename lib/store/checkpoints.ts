@@ -4,10 +4,11 @@
  * checkpoint-capture.ts), and one record per turn that changed anything.
  *
  * File: `checkpoints/<hash16>/checkpoints.json`, `{version: 1, root, checkpoints: [...]}` oldest
- * first, replaced atomically under its lock. Each record's four objects (both trees and both meta
- * blobs) are held by one ref, `refs/checkpoints/<id>`, on a tree that lists them; pruning a record
- * deletes its ref and then git's unreachable objects, so what it alone used goes with it. A turn
- * in flight holds its "before" snapshot by `holds/<id>` (two object ids), which a prune keeps.
+ * first, replaced atomically under its lock. The records are what keeps objects alive: each
+ * names its four objects (both trees and both meta blobs), and a prune keeps every object a
+ * record names (and what a turn in flight holds by `holds/<id>`, two object ids) and drops the
+ * rest, so what a pruned record alone used goes with it. (Earlier versions held each record's
+ * objects by a ref, `refs/checkpoints/<id>`; a prune deletes those with their records.)
  * A record marked `undone` was taken back (`shiro rewind`, `/undo`); `/redo` clears the mark.
  */
 import * as v from "valibot";
@@ -138,34 +139,30 @@ export interface FolderCapture {
   dir: string;
   repo: ShadowRepo;
   before: CaptureResult & { hold?: string };
-  after: CaptureResult;
+  after: CaptureResult & { hold?: string };
 }
 
 /**
  * Records a turn's checkpoint when `after` differs from `before` in the workspace or in any added
  * folder of `folders`; returns it, or undefined when the turn changed nothing (nothing is kept
- * then). A held `before` is released either way, once the record's ref holds its objects.
- * Prunes by age and count afterwards.
+ * then). Held snapshots are released either way, once the record (which a prune keeps) names
+ * them. Prunes by age and count afterwards.
  */
 export async function recordCheckpoint(
   repo: ShadowRepo,
   turn: TurnIdentity,
   before: CaptureResult & { hold?: string },
-  after: CaptureResult,
+  after: CaptureResult & { hold?: string },
   settings: CheckpointSettings,
   folders: readonly FolderCapture[] = [],
 ): Promise<CheckpointRecord | undefined> {
-  // The tree that will hold the record's objects is made while the diff runs, when one is likely.
-  const differs = before.snapshot.tree !== after.snapshot.tree || before.snapshot.meta !== after.snapshot.meta;
-  const holder = differs ? _holderTree(repo, { before: before.snapshot, after: after.snapshot }) : undefined;
-  holder?.catch(() => undefined);
   const files = await diffSnapshots(repo, before, after);
   const notCovered = _mergeNotCovered(before.notCovered, after.notCovered);
   const changedFolders: FolderCapture[] = [];
   for (const folder of folders) {
     const changed = await diffSnapshots(folder.repo, folder.before, folder.after);
     if (changed.length === 0) {
-      if (folder.before.hold) await releaseSnapshot(folder.repo, folder.before.hold);
+      _release(folder.repo, folder.before, folder.after);
       continue;
     }
     changedFolders.push(folder);
@@ -173,7 +170,7 @@ export async function recordCheckpoint(
     for (const left of _mergeNotCovered(folder.before.notCovered, folder.after.notCovered)) notCovered.push({ ...left, path: `${folder.dir}/${left.path}` });
   }
   if (files.length === 0) {
-    if (before.hold) await releaseSnapshot(repo, before.hold);
+    _release(repo, before, after);
     return undefined;
   }
   const record: CheckpointRecord = {
@@ -191,15 +188,10 @@ export async function recordCheckpoint(
       ? { dirs: changedFolders.map((folder) => ({ dir: folder.dir, before: folder.before.snapshot, after: folder.after.snapshot })) }
       : {}),
   };
-  await _holdObjects(repo, record.id, await (holder ?? _holderTree(repo, record)), before.hold);
-  for (const folder of changedFolders)
-    await _holdObjects(
-      folder.repo,
-      record.id,
-      await _holderTree(folder.repo, { before: folder.before.snapshot, after: folder.after.snapshot }),
-      folder.before.hold,
-    );
+  // Once the record names its snapshots, the holds can go: a prune keeps what a record names.
   _update(repo.root, (checkpoints) => [...checkpoints, record]);
+  _release(repo, before, after);
+  for (const folder of changedFolders) _release(folder.repo, folder.before, folder.after);
   await pruneCheckpoints(repo, settings);
   return record;
 }
@@ -233,34 +225,52 @@ export async function pruneCheckpoints(
   const dropped = all.filter((record) => !keptIds.has(record.id)).map((record) => record.id);
   if (dropped.length === 0) return [];
   _update(repo.root, (checkpoints) => checkpoints.filter((record) => !dropped.includes(record.id)));
-  // Under the lock no capture is half-written; a turn in flight holds its "before" by a hold file.
-  await withCheckpointLock(repo.root, () => _dropRefs(repo, dropped, cutoff));
+  // Under the lock no capture is half-written; a turn in flight holds its snapshots by hold files.
+  await withCheckpointLock(repo.root, () => _dropRefs(repo, dropped, cutoff, (record) => [record.before, record.after]));
   const byFolder = new Map<string, string[]>();
   for (const record of all) if (!keptIds.has(record.id)) for (const { dir } of record.dirs ?? []) byFolder.set(dir, [...(byFolder.get(dir) ?? []), record.id]);
   for (const [dir, ids] of byFolder) {
     const folder = await openFolderRepo(repo.root, dir);
-    await withRepoLock(folder, () => _dropRefs(folder, ids, cutoff));
+    const named = (record: CheckpointRecord) => (record.dirs ?? []).filter((entry) => entry.dir === dir).flatMap((entry) => [entry.before, entry.after]);
+    await withRepoLock(folder, () => _dropRefs(folder, ids, cutoff, named, repo.root));
   }
   return dropped;
 }
 
 /**
- * Deletes the refs of dropped checkpoints, the stale holds (and pending refs of earlier versions),
- * then every object that neither a ref nor a live hold names.
+ * Drops what only pruned checkpoints held: the refs earlier versions held them by, stale holds
+ * (and pending refs of earlier versions), then every object that no ref, live hold or remaining
+ * record of `root` names (`named` picks a record's snapshots in this repository). The holds are
+ * read before the records: a turn writes its record before it lets go of its holds.
  */
-async function _dropRefs(repo: ShadowRepo, ids: readonly string[], cutoff: number): Promise<void> {
+async function _dropRefs(
+  repo: ShadowRepo,
+  ids: readonly string[],
+  cutoff: number,
+  named: (record: CheckpointRecord) => Snapshot[],
+  root = repo.root,
+): Promise<void> {
   const stale = splitNul(await runGit(repo, ["for-each-ref", "--format=%(refname)%00", "refs/pending/"]))
     .map((ref) => ref.trim())
     .filter((ref) => ref !== "" && _uuidTime(ref.slice("refs/pending/".length)) < cutoff);
   const deletions = [...ids.map((id) => `refs/checkpoints/${id}`), ...stale].map((ref) => `delete ${ref}\n`).join("");
   await runGit(repo, ["update-ref", "--stdin"], deletions);
-  const kept: string[] = [];
+  const kept = new Set<string>();
   for (const hold of _holds(repo)) {
     if (_uuidTime(hold) < cutoff) rmSync(_holdFile(repo, hold), { force: true });
-    else kept.push(..._readHold(repo, hold));
+    else for (const oid of _readHold(repo, hold)) kept.add(oid);
   }
+  const records = readJson(checkpointsFile(root), { schema: _FileSchemaDoc });
+  // Records that cannot be read name nothing for sure: then nothing is pruned.
+  if (records.status !== "ok") return;
+  for (const record of records.value.checkpoints) for (const snapshot of named(record)) kept.add(snapshot.tree).add(snapshot.meta);
   forgetLastSnapshot(repo);
   await runGit(repo, ["prune", "--expire=now", "--", ...kept]);
+}
+
+/** Lets go of whichever of these snapshots are held. */
+function _release(repo: ShadowRepo, ...snapshots: { hold?: string }[]): void {
+  for (const { hold } of snapshots) if (hold) rmSync(_holdFile(repo, hold), { force: true });
 }
 
 function _holdFile(repo: ShadowRepo, id: string): string {
@@ -364,19 +374,6 @@ function _mergeNotCovered(a: NotCovered[], b: NotCovered[]): NotCovered[] {
   const seen = new Map<string, NotCovered>();
   for (const entry of [...a, ...b]) seen.set(`${entry.why}:${entry.path}`, entry);
   return [...seen.values()];
-}
-
-/** A tree listing a record's four objects, so one ref holds them all. */
-async function _holderTree(repo: ShadowRepo, record: Pick<CheckpointRecord, "before" | "after">): Promise<string> {
-  const listing =
-    `040000 tree ${record.before.tree}\tbefore\n040000 tree ${record.after.tree}\tafter\n` +
-    `100644 blob ${record.before.meta}\tbefore.json\n100644 blob ${record.after.meta}\tafter.json\n`;
-  return (await runGit(repo, ["mktree"], listing)).toString("utf8").trim();
-}
-
-async function _holdObjects(repo: ShadowRepo, id: string, holder: string, release: string | undefined): Promise<void> {
-  await runGit(repo, ["update-ref", `refs/checkpoints/${id}`, holder]);
-  if (release) await releaseSnapshot(repo, release);
 }
 
 function _update(root: string, change: (checkpoints: CheckpointRecord[]) => CheckpointRecord[]): void {

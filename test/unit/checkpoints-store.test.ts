@@ -47,7 +47,7 @@ describe("the checkpoint store", () => {
     expect(listCheckpoints(root)).toHaveLength(1);
   });
 
-  test("pruning by count and by age drops the records, their refs and the objects only they held", async () => {
+  test("pruning by count and by age drops the records and the objects only they held, and keeps what the others and a hold name", async () => {
     writeFileSync(join(root, "base.txt"), "base\n");
     for (let i = 0; i < 4; i++) await checkpointOf(() => writeFileSync(join(root, `f${i}.txt`), `unique content ${i}\n`.repeat(50)), `turn ${i}`);
     const objects = objectCount();
@@ -58,14 +58,11 @@ describe("the checkpoint store", () => {
     const dropped = await pruneCheckpoints(repo, { keepDays: 30, maxPerProject: 2 });
     expect(dropped).toHaveLength(2);
     expect(listCheckpoints(root).map((entry) => entry.prompt)).toEqual(["turn 2", "turn 3"]);
-    const refs = spawnSync("git", ["for-each-ref", "--format=%(refname)"], { env: { ...process.env, GIT_DIR: repo.gitDir }, encoding: "utf8" })
-      .stdout.trim()
-      .split("\n");
-    expect(refs.sort()).toEqual(
-      listCheckpoints(root)
-        .map((entry) => `refs/checkpoints/${entry.id}`)
-        .sort(),
-    );
+    // No ref holds anything: the records and the holds are what a prune keeps.
+    expect(spawnSync("git", ["for-each-ref"], { env: { ...process.env, GIT_DIR: repo.gitDir }, encoding: "utf8" }).stdout).toBe("");
+    const named = listCheckpoints(root).flatMap((entry) => [entry.before.tree, entry.before.meta, entry.after.tree, entry.after.meta]);
+    const present = (oid: string) => spawnSync("git", ["cat-file", "-e", oid], { env: { ...process.env, GIT_DIR: repo.gitDir } }).status === 0;
+    expect(named.filter((oid) => !present(oid))).toEqual([]);
     expect(readFileSync(join(repo.dir, "holds", held.hold!), "utf8")).toBe(`${held.snapshot.tree} ${held.snapshot.meta}\n`);
     expect(objectCount()).toBeLessThan(objects + 3);
     const catFile = (oid: string) => spawnSync("git", ["cat-file", "-e", oid], { env: { ...process.env, GIT_DIR: repo.gitDir } }).status;
@@ -194,7 +191,7 @@ describe("the last snapshot's record (last.json)", () => {
 });
 
 describe("an added folder's shadow repository", () => {
-  test("lives in the workspace's store, holds its objects by the record's ref, and is pruned with the record", async () => {
+  test("lives in the workspace's store, keeps the objects the record names, and is pruned with the record", async () => {
     const { openFolderRepo } = await import("../../lib/store/checkpoints.ts");
     const extra = mkdtempSync(join(tmpdir(), "shiro-extra-"));
     try {
@@ -203,8 +200,7 @@ describe("an added folder's shadow repository", () => {
       const repo = await openCheckpointRepo(root);
       const folder = await openFolderRepo(root, extra);
       expect(folder.dir.startsWith(join(paths.checkpointsDir(root), "dirs"))).toBe(true);
-      const refsOf = (gitDir: string) =>
-        spawnSync("git", ["for-each-ref", "--format=%(refname)"], { env: { ...process.env, GIT_DIR: gitDir }, encoding: "utf8" }).stdout.trim();
+      const present = (gitDir: string, oid: string) => spawnSync("git", ["cat-file", "-e", oid], { env: { ...process.env, GIT_DIR: gitDir } }).status === 0;
       const turnIn = async (prompt: string, change: () => void) => {
         const before = await snapshotWorkspace(repo, SETTINGS, true);
         const folderBefore = await snapshotWorkspace(folder, SETTINGS, true);
@@ -216,13 +212,14 @@ describe("an added folder's shadow repository", () => {
       const first = await turnIn("extra only", () => writeFileSync(join(extra, "x.txt"), "changed\n"));
       expect(first!.files).toEqual([{ path: `${extra}/x.txt`, change: "modified", added: 1, removed: 1 }]);
       expect(first!.dirs!.map((entry) => entry.dir)).toEqual([extra]);
-      expect(refsOf(folder.gitDir)).toBe(`refs/checkpoints/${first!.id}`);
+      const firstFolder = first!.dirs![0]!;
+      expect([firstFolder.before.meta, firstFolder.after.meta].map((oid) => present(folder.gitDir, oid))).toEqual([true, true]);
       const second = await turnIn("main only", () => writeFileSync(join(root, "main.txt"), "changed\n"));
       expect(second!.dirs).toBeUndefined();
-      expect(refsOf(repo.gitDir).split("\n").sort()).toEqual([`refs/checkpoints/${first!.id}`, `refs/checkpoints/${second!.id}`].sort());
       expect(await pruneCheckpoints(repo, { keepDays: 30, maxPerProject: 1 })).toEqual([first!.id]);
-      expect(refsOf(folder.gitDir)).toBe("");
-      expect(refsOf(repo.gitDir)).toBe(`refs/checkpoints/${second!.id}`);
+      // The folder's objects only the pruned record named are gone; the kept record's are there.
+      expect(present(folder.gitDir, firstFolder.after.meta)).toBe(false);
+      expect([second!.before.meta, second!.after.meta, second!.after.tree].map((oid) => present(repo.gitDir, oid))).toEqual([true, true, true]);
     } finally {
       rmSync(extra, { recursive: true, force: true });
     }
