@@ -2,7 +2,7 @@
 import { createAgent } from "../lib/agent/agent.ts";
 import { type AgentFlags } from "../lib/config/flags.ts";
 import { EXIT } from "../lib/platform/errors.ts";
-import { shortSessionId } from "../lib/store/short-ids.ts";
+import { listSessionAndRunIds, shortIdAmong, shortSessionId } from "../lib/store/short-ids.ts";
 import { runHeadlessTurns, type OutputFormat } from "../lib/ui/headless-run.ts";
 import { exitCodeOf } from "./_exit-codes.ts";
 import { onOutputLost, writeErr } from "../lib/ui/output.ts";
@@ -17,6 +17,7 @@ export interface HeadlessOptions {
 }
 
 export async function runHeadless(prompt: string, flags: AgentFlags, options: HeadlessOptions): Promise<number> {
+  let listed: Promise<string[]> | undefined;
   const controller = new AbortController();
   let interrupts = 0;
   const onSignal = () => {
@@ -30,9 +31,8 @@ export async function runHeadless(prompt: string, flags: AgentFlags, options: He
 
   // Nobody can receive the answer any more (the reader went away, stdout failed): stop the run.
   const stopListening = onOutputLost(() => controller.abort());
-  const { loadOutputSchema } = await import("../lib/agent/output-schema.ts");
   // The agent tells the model the schema (flags.outputSchema, absolute); this copy checks the answers.
-  const schema = flags.outputSchema ? loadOutputSchema(process.cwd(), flags.outputSchema) : undefined;
+  const schema = flags.outputSchema ? (await import("../lib/agent/output-schema.ts")).loadOutputSchema(process.cwd(), flags.outputSchema) : undefined;
   // Start-up notices arrive as `notice` events of the run (`[notice] …` on stderr in text mode).
   const agent = await createAgent({
     cwd: process.cwd(),
@@ -41,6 +41,8 @@ export async function runHeadless(prompt: string, flags: AgentFlags, options: He
     runId: process.env.SHIRO_RUN_ID,
     detached: process.env.SHIRO_DETACHED === "1",
     writeStderr: writeErr,
+    // The saved line's short id: a long history is listed while the model answers, not after.
+    afterFirstRequest: () => void (listed ??= listSessionAndRunIds()),
   });
   try {
     const stop = await runHeadlessTurns(agent, prompt, controller.signal, {
@@ -59,7 +61,8 @@ export async function runHeadless(prompt: string, flags: AgentFlags, options: He
     process.off("SIGTERM", onSignal);
     stopListening();
     if (saved) {
-      const short = shortSessionId(saved);
+      const made = [agent.session.id, ...agent.session.exchanges.map((exchange) => exchange.runId)];
+      const short = listed ? shortIdAmong(saved, await listed, made) : shortSessionId(saved);
       writeErr(`shiro: session ${short} saved. Resume it with: shiro -c  (newest in this directory)  or  shiro -r ${short}\n`);
     }
   }

@@ -24,6 +24,7 @@ async function _fetchIndex(): Promise<RegistryIndex> {
 
 async function _show(query: string | undefined, json: boolean): Promise<void> {
   const { listInstalled, searchRegistry } = await import("../lib/extensions/registry/registry.ts");
+  await (await import("../lib/skills/skills.ts")).loadSkillYaml();
   const { isInstalled, renderRegistryList } = await import("../lib/ui/registry-view.ts");
   const index = await _fetchIndex();
   const shown = query === undefined ? index.entries : searchRegistry(index.entries, query);
@@ -79,6 +80,7 @@ export default defineCommand({
       args: _jsonFlag,
       async run({ args }) {
         const { listInstalled } = await import("../lib/extensions/registry/registry.ts");
+        await (await import("../lib/skills/skills.ts")).loadSkillYaml();
         const { renderInstalledList } = await import("../lib/ui/registry-view.ts");
         const installed = listInstalled();
         if (args.json === true) return _json(installed);

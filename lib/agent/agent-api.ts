@@ -45,6 +45,8 @@ export interface CreateAgentOptions {
   env?: NodeJS.ProcessEnv;
   /** Where the session's own lines go (a plugin's bell, an episode not written): the front end's one writer (lib/ui/output.ts). */
   writeStderr: (text: string) => void;
+  /** Called once, when the session's first model request has been handed to the HTTP client: work that can wait that long. */
+  afterFirstRequest?: () => void;
   editor?: EditorConnection;
 }
 
@@ -69,7 +71,11 @@ export interface Agent {
   /** Every memory scope and what the current prompt carries (absent with --no-memory). */
   readonly memoryScopes?: SessionMemory;
   readonly plugins: PluginHost;
-  /** Where shell commands run: the sandbox mode in force and why (`shiro sandbox` prints the same). */
+  /**
+   * Where shell commands run: the sandbox mode in force and why (`shiro sandbox` prints the same).
+   * Reading it decides the sandbox (probing the runner unless an earlier run's outcome holds); a
+   * session that runs no command and never reads it probes nothing.
+   */
   readonly sandbox: SandboxStatus;
   readonly instructions: InstructionFile[];
   /** User hooks of this session (absent with --no-hooks or none configured; docs/hooks.md). */

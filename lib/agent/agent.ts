@@ -11,7 +11,7 @@
 import { findProjectRoot } from "../config/project.ts";
 import { runOptionsFromFlags } from "../config/flags.ts";
 import type { StartupNotice } from "../notices.ts";
-import { createModelClient, connectionFromConfig } from "../providers/client.ts";
+import { createModelClient, connectionFromConfig, type ModelClient } from "../providers/client.ts";
 import { builtinTools } from "../tools/index.ts";
 import { openApprovalPart } from "./compose/approval.ts";
 import { openContextPart } from "./compose/context.ts";
@@ -52,7 +52,11 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const owner = openSessionPart(options, config, notices);
   const { session, writer } = owner;
   const stores = openMemoryStores(projectRoot, config, flags, notices);
-  const sandbox = openSandboxPart({ config, flags, env: options.env, decide: options.decide, sessionId: session.id }, notices);
+  // The sandbox's notice is a start-up notice while those are unread, else an event of the run that needed it.
+  let noticesRead = false;
+  const sandbox = openSandboxPart({ config, flags, env: options.env, decide: options.decide, sessionId: session.id }, (text) =>
+    noticesRead ? ext.mcp.events.push({ type: "notice", text }) : notices.push({ code: "sandbox", text }),
+  );
   const ext = await openExtensionsPart({ ...options, config, sandbox, sessionId: session.id, resumed: owner.resumed }, notices);
   const hooks = ext.settings.hooks;
   const context = openContextPart({ config, client, modes, session: owner, onCompact: ext.settings.onCompact });
@@ -140,7 +144,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       firstTurnPairs: headless && owner.resumed ? (config.file.historyPairs ?? 0) : 0,
     },
     turn: {
-      client: traceFirstRequest(client),
+      client: traceFirstRequest(options.afterFirstRequest ? _afterFirstRequest(client, options.afterFirstRequest) : client),
       context: context.manager,
       gate,
       plugins: ext.plugins,
@@ -188,7 +192,9 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     instructions: ext.instructions,
     skills: ext.skills,
     resumedMessages: owner.resumedMessages,
-    sandbox: sandbox.status,
+    get sandbox() {
+      return sandbox.status;
+    },
     get variant() {
       return modes.variant;
     },
@@ -204,7 +210,10 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       tools.reselect();
     },
     complete: context.complete,
-    startupNotices: () => notices,
+    startupNotices: () => {
+      noticesRead = true;
+      return notices;
+    },
     offeredTools: tools.offered,
     registeredTools: tools.all,
     todos: () => session.notebook.todos,
@@ -251,6 +260,24 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     },
     get closed() {
       return closing;
+    },
+  };
+}
+
+/** `client`, calling `then` once its first request has been handed over. */
+function _afterFirstRequest(client: ModelClient, then: () => void): ModelClient {
+  let pending = true;
+  return {
+    stream(request) {
+      const stream = client.stream(request);
+      if (pending) {
+        pending = false;
+        then();
+      }
+      return stream;
+    },
+    get protocol() {
+      return client.protocol;
     },
   };
 }

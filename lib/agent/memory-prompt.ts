@@ -136,7 +136,9 @@ function _rank(options: SelectMemoryOptions, notes: readonly ScopedMemoryEntry[]
     const sessions = ranking.groups.filter((group) => group.kind === "session").slice(0, _SESSION_CAP);
     const snippets = passageSnippets(sessions, ranking.words, 200);
     const abbreviate = recallAbbreviator(ranking.index, byId.keys());
-    const shortIds = shortSessionIds(sessions.map((group) => group.sessionId!));
+    // Only a session without an episode is named by its short id: the folders are listed for those alone.
+    const bare = sessions.filter((group) => group.card?.kind !== "episode" && snippets.has(group.key));
+    const shortIds = new Map(shortSessionIds(bare.map((group) => group.sessionId!)).map((short, at) => [bare[at]!, short]));
     for (const group of ranking.groups) {
       if (group.note) {
         if (!byId.has(group.note.id)) continue;
@@ -152,7 +154,7 @@ function _rank(options: SelectMemoryOptions, notes: readonly ScopedMemoryEntry[]
           });
         else if (snippet)
           chosen.push({
-            line: `- (session ${shortIds[sessions.indexOf(group)]} ${group.at.slice(0, 10)}) ${_esc(snippet)}`,
+            line: `- (session ${shortIds.get(group)} ${group.at.slice(0, 10)}) ${_esc(snippet)}`,
             item: { kind: "session", id: session, scope: "session", session },
           });
       }

@@ -5,11 +5,10 @@
  * the schema's `$schema` says so). An invalid answer gets one repair turn whose prompt carries
  * the validation errors (lib/ui/headless-run.ts drives it, for `-p` and `shiro runs resume`).
  */
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import Ajv from "ajv";
 import Ajv2020 from "ajv/dist/2020.js";
 import { UsageError } from "../platform/errors.ts";
+import { readOutputSchemaFile } from "./output-schema-file.ts";
 
 export type SchemaCheck = { ok: true; value: unknown } | { ok: false; errors: string[] };
 
@@ -28,20 +27,7 @@ const _REPAIR_OPENING = "Your answer does not match the required JSON Schema:";
 
 /** Reads and compiles the schema file; a missing file, bad JSON or a schema Ajv refuses is a UsageError. */
 export function loadOutputSchema(cwd: string, file: string): OutputSchema {
-  const path = resolve(cwd, file);
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch {
-    throw new UsageError(`--output-schema ${file}: no such file, or it cannot be read`);
-  }
-  let schema: unknown;
-  try {
-    schema = JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`--output-schema ${file}: not JSON (${error instanceof Error ? error.message : String(error)})`);
-  }
-  if (schema === null || typeof schema !== "object" || Array.isArray(schema)) throw new UsageError(`--output-schema ${file}: a JSON Schema is an object`);
+  const { schema, instructions } = readOutputSchemaFile(cwd, file);
   const modern = String((schema as { $schema?: unknown }).$schema ?? "").includes("2020-12");
   const ajv = modern ? new Ajv2020({ allErrors: true, strict: false }) : new Ajv({ allErrors: true, strict: false });
   let validate: ReturnType<typeof ajv.compile>;
@@ -50,15 +36,8 @@ export function loadOutputSchema(cwd: string, file: string): OutputSchema {
   } catch (error) {
     throw new UsageError(`--output-schema ${file}: not a valid JSON Schema (${error instanceof Error ? error.message : String(error)})`);
   }
-  const pretty = JSON.stringify(schema, null, 2);
   return {
-    instructions: [
-      "# Answer format",
-      "Your final answer must be one JSON value valid against this JSON Schema, and nothing else: no prose before or after it, no code fence.",
-      "```json",
-      pretty,
-      "```",
-    ].join("\n"),
+    instructions,
     check(answer) {
       const parsed = _parse(answer);
       if (!parsed.ok) return { ok: false, errors: [parsed.error] };

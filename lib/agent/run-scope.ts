@@ -13,7 +13,7 @@ import type { PermissionConfig } from "../approval/rules.ts";
 import { widenWorkspace } from "../platform/workspace-dirs.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import { findProjectRoot } from "../config/project.ts";
-import { loadOutputSchema } from "./output-schema.ts";
+import { readOutputSchemaFile } from "./output-schema-file.ts";
 import { createUsageTally, type UsageTally } from "./usage-tally.ts";
 import { checkPriced, createCostBudget, parseMaxCost, parseMaxSteps, type CostBudget } from "./run-limits.ts";
 
@@ -48,7 +48,7 @@ export function readRunScope(cwd: string, flags: AgentFlags, models: readonly st
   checkPriced(maxCost, models);
   const addDirs = resolveAddDirs(cwd, flags.addDirs);
   if (addDirs.length > 0) widenWorkspace(cwd, addDirs);
-  const appendix = flags.outputSchema ? loadOutputSchema(cwd, flags.outputSchema).instructions : "";
+  const appendix = flags.outputSchema ? readOutputSchemaFile(cwd, flags.outputSchema).instructions : "";
   const appended = [readAppendedPrompt(cwd, flags.appendSystemPrompt), appendix].filter(Boolean).join("\n\n");
   const subagentUsage = createUsageTally();
   let layered: RunRules = { permission: {}, removed: [] };

@@ -9,8 +9,7 @@ import { stateDir } from "../platform/paths.ts";
 import { createDisabledPluginHost, createPluginHost } from "../extensions/plugin-host.ts";
 import type { PluginHost } from "../extension-api/plugin-api.ts";
 import type { CommandSandbox } from "../sandbox/session.ts";
-import type { SandboxStatus } from "../sandbox/detect.ts";
-import { loadSkills, type Skill } from "../skills/skills.ts";
+import { loadSkillsWithYaml, type Skill } from "../skills/skills.ts";
 import { allowReadOnly } from "../tools/jail.ts";
 import { findProjectRoot } from "../config/project.ts";
 import { readProjectMcp, type ProjectMcp, type ProjectMcpServer } from "../store/project-mcp.ts";
@@ -40,9 +39,9 @@ export async function openPlugins(
   return plugins;
 }
 
-export function openSkills(cwd: string, disabled: boolean, notices: StartupNotice[]): Skill[] {
+export async function openSkills(cwd: string, disabled: boolean, notices: StartupNotice[]): Promise<Skill[]> {
   if (disabled) return [];
-  const loaded = loadSkills({ cwd, stateDir: stateDir() });
+  const loaded = await loadSkillsWithYaml({ cwd, stateDir: stateDir() });
   for (const skip of loaded.skipped) notices.push({ code: "skill-skipped", path: skip.path, reason: skip.reason });
   // A skill's body names files beside it; those folders are readable (never writable) through the jail.
   allowReadOnly(loaded.skills.flatMap((skill) => (skill.folder && skill.origin !== "registry" ? [skill.folder] : [])));
@@ -122,7 +121,8 @@ export async function connectMcp(
   options: {
     cwd: string;
     config: ResolvedConfig;
-    sandboxStatus: SandboxStatus;
+    /** Config `sandbox.mcp`: stdio servers start through `sandbox.wrap`. */
+    sandboxMcp: boolean;
     sandbox: CommandSandbox;
     disabled: boolean;
     headless: boolean;
@@ -146,7 +146,7 @@ export async function connectMcp(
   }
   const { createMcpHub } = await import("../extensions/mcp/hub.ts");
   const { sandbox } = options;
-  const hub = createMcpHub(servers, { cwd: options.cwd, ...(options.sandboxStatus.mcp ? { wrapCommand: (argv, dir) => sandbox.wrap(argv, dir) } : {}) });
+  const hub = createMcpHub(servers, { cwd: options.cwd, ...(options.sandboxMcp ? { wrapCommand: (argv, dir) => sandbox.wrap(argv, dir) } : {}) });
   hub.onChange((status) => {
     if (status.state === "connecting") return;
     events.push({ type: "mcp", server: status.name, status: status.state, tools: status.tools, ...(status.error ? { error: status.error } : {}) });

@@ -8,10 +8,12 @@
  * request is handed to the model client, one JSON line goes to the sink (cmd/_start.ts gives it
  * lib/ui/output.ts's stderr writer; without a sink nothing is written) and tracing stops:
  *
- *   {"type":"startup-trace","marks":{"config":9.1,…,"connect":31.0},"phases":{"config":9.1,…}}
+ *   {"type":"startup-trace","marks":{"config":9.1,…,"connect":31.0},"phases":{"config":9.1,…},"cpu":{"config":8.2,…}}
  *
  * `marks` are the cumulative times; `phases` the time each phase took, from the previous mark
- * (the first from the process start). The phases, in the order they end:
+ * (the first from the process start); `cpu` the processor time (user and system, every thread
+ * of the process) each phase used, which a loaded machine disturbs less than the wall clock.
+ * The phases, in the order they end:
  * - `config`: the runtime started, config files, flags and the run scope read;
  * - `tools`: the session read or created, sandbox, plugins, skills, MCP servers, memory stores
  *   opened, settings and the tool list assembled;
@@ -26,6 +28,7 @@ export type StartupPhase = "config" | "tools" | "memory" | "prompt" | "connect";
 
 let _on = typeof process !== "undefined" && process.env.SHIRO_TRACE_STARTUP === "1";
 const _marks: Partial<Record<StartupPhase, number>> = {};
+const _cpu: Partial<Record<StartupPhase, number>> = {};
 let _sink: ((line: string) => void) | undefined;
 
 /** Where the trace line goes (one call, at start-up, by the command layer). */
@@ -37,6 +40,8 @@ export function setStartupTraceSink(sink: (line: string) => void): void {
 export function markStartup(phase: StartupPhase): void {
   if (!_on || _marks[phase] !== undefined) return;
   _marks[phase] = Math.round(performance.now() * 10) / 10;
+  const used = process.cpuUsage();
+  _cpu[phase] = (used.user + used.system) / 1000;
   if (phase === "connect") _report();
 }
 
@@ -62,11 +67,16 @@ export function traceFirstRequest(client: ModelClient): ModelClient {
 
 function _report(): void {
   _on = false;
+  _sink?.(`${JSON.stringify({ type: "startup-trace", marks: _marks, phases: _differences(_marks), cpu: _differences(_cpu) })}\n`);
+}
+
+/** Each phase's share of a cumulative measure: its value less the previous phase's. */
+function _differences(cumulative: Partial<Record<StartupPhase, number>>): Record<string, number> {
   const phases: Record<string, number> = {};
   let previous = 0;
-  for (const [phase, at] of Object.entries(_marks)) {
+  for (const [phase, at] of Object.entries(cumulative)) {
     phases[phase] = Math.round((at - previous) * 10) / 10;
     previous = at;
   }
-  _sink?.(`${JSON.stringify({ type: "startup-trace", marks: _marks, phases })}\n`);
+  return phases;
 }

@@ -41,6 +41,7 @@ export interface OutsideVerdict {
 }
 
 export interface CommandSandbox {
+  /** The session's sandbox; decided (the runner probed, lib/sandbox/detect.ts) the first time it is read. */
   readonly status: SandboxStatus;
   /** True when `tool`'s `command` runs confined: the sandbox is on and no "always" grant covers it. Throws the refusal of a sandbox config asked for but could not get. */
   confines(tool: string, command: string): boolean;
@@ -70,7 +71,13 @@ export interface CommandSandboxOptions {
   hidePaths?: readonly string[];
 }
 
-export function createCommandSandbox(status: SandboxStatus, options: CommandSandboxOptions = {}): CommandSandbox {
+/**
+ * `decide` is the status itself, or what decides it: then it is called once, when the first command,
+ * hook or sandboxed server needs it, so a session that runs none never probes the runner.
+ */
+export function createCommandSandbox(decide: SandboxStatus | (() => SandboxStatus), options: CommandSandboxOptions = {}): CommandSandbox {
+  let decided = typeof decide === "function" ? undefined : decide;
+  const current = () => (decided ??= (decide as () => SandboxStatus)());
   const grants = createSessionGrants();
   let privateTmp: string | undefined;
   const hidden = hiddenPathList(options.hidePaths);
@@ -84,12 +91,16 @@ export function createCommandSandbox(status: SandboxStatus, options: CommandSand
     return scan;
   };
   return {
-    status,
+    get status() {
+      return current();
+    },
     confines(tool, command) {
+      const status = current();
       if (status.refusal) throw new Error(status.refusal);
       return status.mode !== "off" && !grants.covers(tool, [command], true);
     },
     wrap(argv, root) {
+      const status = current();
       if (status.refusal) throw new Error(status.refusal);
       const runner = status.runner;
       if (status.mode === "off" || !runner) return [...argv];
@@ -102,6 +113,7 @@ export function createCommandSandbox(status: SandboxStatus, options: CommandSand
       return buildSeatbeltArgv(runner.path, policy, root, privateTmp, argv);
     },
     afterCommand(root) {
+      const status = current();
       if (status.mode !== "workspace-write" || !status.runner) return undefined;
       const removed = [...pending.splice(0), ...removePlantedCommondirs(_real(root), scanOf(root))];
       const notes = removed.length ? [`removed ${removed.join(", ")}: a sandboxed command wrote it to send git to another repository's config`] : [];
@@ -112,7 +124,7 @@ export function createCommandSandbox(status: SandboxStatus, options: CommandSand
       }
       return notes.length ? notes.join(".\nsandbox: ") : undefined;
     },
-    explain: (run) => explainSandboxFailure(status, run),
+    explain: (run) => explainSandboxFailure(current(), run),
     async askOutside(request) {
       if (!options.decide) return { allowed: false, note: HEADLESS_STAYS_INSIDE };
       const asked: ApprovalRequest = {

@@ -25,13 +25,16 @@
  * Contracts:
  * - `loadSkills` never throws. A file it cannot use is listed in `skipped` with a one-line reason;
  *   a folder that does not exist is simply empty.
+ * - A frontmatter of plain `key: value` lines is read without the YAML parser; any other needs it
+ *   loaded (`loadSkillYaml`, a third of the start-up path's JavaScript otherwise). Until it is,
+ *   `readSkillHeader` answers `needsYaml` for such a file and `loadSkills` says so in its result;
+ *   `loadSkillsWithYaml` loads it only then and loads again.
  * - Loading reads only the first HEAD_BYTES of each file. `body()` reads the file again on every
  *   call, so an edit made after loading is seen, and throws when the file can no longer be read.
  */
 import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { parse as parseYaml } from "yaml";
 import { BUILTIN_SKILL_FILES } from "../../skills/index.ts";
 
 export type SkillOrigin = "builtin" | "registry" | "user" | "project";
@@ -70,10 +73,28 @@ export interface LoadSkillsResult {
   /** Sorted by lowercased name; at most one skill per name, compared case-insensitively. */
   skills: Skill[];
   skipped: SkippedSkill[];
+  /** Some frontmatter needs the YAML parser, which is not loaded: those files are in neither list. */
+  needsYaml?: true;
 }
 
-/** The frontmatter fields of a skill file, or why the file cannot be a skill. */
-export type SkillHeaderResult = { ok: true; name: string; description: string; bodyStart: number } | { ok: false; reason: string };
+/** The frontmatter fields of a skill file, or why the file cannot be a skill (`needsYaml`: not until the YAML parser is loaded). */
+export type SkillHeaderResult = { ok: true; name: string; description: string; bodyStart: number } | { ok: false; reason: string; needsYaml?: true };
+
+let _parseYaml: ((text: string) => unknown) | undefined;
+const _NEEDS_YAML = "this frontmatter needs the YAML parser: await loadSkillYaml() first";
+
+/** Loads the YAML parser for frontmatter that is more than plain `key: value` lines; once is enough. */
+export async function loadSkillYaml(): Promise<void> {
+  _parseYaml ??= (await import("yaml")).parse;
+}
+
+/** `loadSkills`, loading the YAML parser first only when some frontmatter needs it. */
+export async function loadSkillsWithYaml(options: LoadSkillsOptions): Promise<LoadSkillsResult> {
+  const first = loadSkills(options);
+  if (!first.needsYaml) return first;
+  await loadSkillYaml();
+  return loadSkills(options);
+}
 
 export const SKILL_BODY_CAP = 20_000;
 /** How much of a file loading reads: the frontmatter must close within it. */
@@ -116,7 +137,8 @@ export function loadSkills(options: LoadSkillsOptions): LoadSkillsResult {
     }
   }
   const skills = [...byName.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, skill]) => skill);
-  return { skills, skipped };
+  if (!skipped.some((skip) => skip.reason === _NEEDS_YAML)) return { skills, skipped };
+  return { skills, skipped: skipped.filter((skip) => skip.reason !== _NEEDS_YAML), needsYaml: true };
 }
 
 /**
@@ -127,7 +149,9 @@ export function readSkillHeader(text: string, folderName?: string): SkillHeaderR
   const split = _splitFrontmatter(text);
   if (split === "none") return { ok: false, reason: 'no frontmatter: the file must start with a "---" line' };
   if (split === "unclosed") return { ok: false, reason: 'the frontmatter has no closing "---" line' };
-  const fields = _readYamlFields(split.lines) ?? _readLineFields(split.lines);
+  const plain = _readPlainFields(split.lines);
+  if (!plain && !_parseYaml) return { ok: false, reason: _NEEDS_YAML, needsYaml: true };
+  const fields = plain ?? _readYamlFields(split.lines) ?? _readLineFields(split.lines);
   const name = fields.get("name") || folderName || "";
   const description = (fields.get("description") ?? "").replace(/\s+/g, " ").trim();
   if (!name && !description) return { ok: false, reason: "no name or description in the frontmatter" };
@@ -287,11 +311,33 @@ function _splitFrontmatter(text: string): _Frontmatter | "none" | "unclosed" {
   return opened ? "unclosed" : "none";
 }
 
+/** A plain `key: value` line whose value YAML reads as that very text (no quote, comment, flow, tag, anchor, bool, null or number). */
+const _PLAIN_LINE = /^([A-Za-z][\w.-]*):[ ]+([A-Za-z](?:[^#:\t]|:(?! ))*?)[ ]*$/;
+const _YAML_WORDS = /^(?:true|false|null|yes|no|on|off|y|n)$/i;
+
+/**
+ * The frontmatter read without the YAML parser when every line is a plain `key: value` (the
+ * builtin skills and most others): the same fields YAML gives, without its cost at every start.
+ * Undefined for anything else, a repeated key included, which then goes to the YAML reader.
+ */
+function _readPlainFields(lines: readonly string[]): Map<string, string> | undefined {
+  const fields = new Map<string, string>();
+  for (const line of lines) {
+    if (line.trim() === "") continue;
+    const match = _PLAIN_LINE.exec(line);
+    if (!match || _YAML_WORDS.test(match[2]!)) return undefined;
+    const key = match[1]!.toLowerCase();
+    if (fields.has(key)) return undefined;
+    fields.set(key, match[2]!);
+  }
+  return fields;
+}
+
 /** The frontmatter as YAML, string fields by lowercased key; undefined when it is not a YAML mapping. */
 function _readYamlFields(lines: readonly string[]): Map<string, string> | undefined {
   let parsed: unknown;
   try {
-    parsed = parseYaml(lines.join("\n"));
+    parsed = _parseYaml!(lines.join("\n"));
   } catch {
     return undefined;
   }

@@ -16,10 +16,16 @@
  *   steps, cost), never dropped without a trace. A digest's lists are capped; its counts are not.
  * - A corrupt file is never overwritten: reads treat it as empty and report it once through
  *   `onNotice`; the next record moves it aside to `<file>.corrupt-<time>` (reported) first.
+ * - `unreadable` (asked at every run's start) reads the file only when no run has seen this very
+ *   version of it readable: a version written by `record` or read whole is kept in
+ *   lib/store/learned.ts, keyed by its device, inode, size and times, so a long history's
+ *   episodes are not parsed before every first request.
  */
+import { statSync } from "node:fs";
 import * as v from "valibot";
 import { paths } from "../platform/paths.ts";
 import { readJson, updateJsonSync } from "../state-file/json-file.ts";
+import { keepLearned, recallLearned } from "./learned.ts";
 import { redactText } from "../secrets/redact.ts";
 
 export const EPISODE_CAP = 1_000;
@@ -142,6 +148,7 @@ export function openEpisodes(projectRoot: string, options: EpisodeStoreOptions =
           return { ...file, episodes: episodes.slice(folding), digests };
         },
       );
+      _keepReadable(path);
       return result;
     },
     addSummary(id, summary) {
@@ -151,6 +158,7 @@ export function openEpisodes(projectRoot: string, options: EpisodeStoreOptions =
         found = true;
         return { ...current, episodes: current.episodes.map((episode) => (episode.id === id ? { ...episode, summary } : episode)) };
       });
+      if (found) _keepReadable(path);
       return found;
     },
     read() {
@@ -164,12 +172,33 @@ export function openEpisodes(projectRoot: string, options: EpisodeStoreOptions =
     },
     unreadable() {
       if (reportedCorrupt) return undefined;
+      const basis = _versionOf(path);
+      if (basis === undefined || recallLearned(_readableKey(path), { basis, schema: _Readable }) !== undefined) return undefined;
       const result = readJson(path, { schema: _FileSchema, version: 1 });
+      if (result.status === "ok") _keepReadable(path, basis);
       if (result.status !== "corrupt") return undefined;
       reportedCorrupt = true;
       return _unreadableNotice(path, result.reason);
     },
   };
+}
+
+const _Readable = v.object({});
+const _readableKey = (path: string) => `episodes-readable:${path}`;
+
+/** The file's identity and version as stat tells them; undefined when it is missing (nothing to tell). */
+function _versionOf(path: string): string | undefined {
+  try {
+    const stat = statSync(path);
+    return JSON.stringify([stat.dev, stat.ino, stat.size, stat.mtimeMs, stat.ctimeMs]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Notes that the version of `path` on disk now (or the one `basis` names) parsed whole. */
+function _keepReadable(path: string, basis: string | undefined = _versionOf(path)): void {
+  if (basis !== undefined) keepLearned(_readableKey(path), basis, {});
 }
 
 function _unreadableNotice(path: string, reason: string): string {

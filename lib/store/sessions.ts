@@ -19,6 +19,7 @@ import { setTimeout as setTimer, clearTimeout as clearTimer } from "node:timers"
 import { UserError } from "../platform/errors.ts";
 import { paths } from "../platform/paths.ts";
 import { readJson, writeJsonAtomic } from "../state-file/json-file.ts";
+import { readSessionHead } from "./session-head.ts";
 import { releaseLease, tryLease } from "./session-lease.ts";
 import { shortSessionId } from "./short-ids.ts";
 import {
@@ -93,16 +94,28 @@ export interface NewestForCwdResult {
  * both pick it: the second skips it as live. Open its writer next; an unopened lease goes at exit.
  */
 export function newestForCwd(cwd: string): NewestForCwdResult {
-  const candidates: SessionRecord[] = [];
+  // Each file's head says its directory and age (session-head.ts); only candidates are read whole.
+  const candidates: { id: string; updatedAt: string; record?: SessionRecord }[] = [];
   const notices: string[] = [];
-  for (const id of _recentIds(SESSION_SCAN_LIMIT)) {
+  const readWhole = (id: string): SessionRecord | undefined => {
     const read = _readSession(id);
-    if (read.status === "ok" && read.value.cwd === cwd) candidates.push(read.value);
-    else if (read.status === "corrupt") notices.push(_skipNotice(id, read.reason));
+    if (read.status === "corrupt") notices.push(_skipNotice(id, read.reason));
+    return read.status === "ok" ? read.value : undefined;
+  };
+  for (const id of _recentIds(SESSION_SCAN_LIMIT)) {
+    const head = readSessionHead(paths.session(id));
+    if (head) {
+      if (head.cwd === cwd) candidates.push({ id, updatedAt: head.updatedAt });
+      continue;
+    }
+    const record = readWhole(id);
+    if (record?.cwd === cwd) candidates.push({ id, updatedAt: record.updatedAt, record });
   }
   candidates.sort((a, b) => _compareDesc(a.updatedAt, b.updatedAt));
   const live: LiveSession[] = [];
-  for (const session of candidates) {
+  for (const candidate of candidates) {
+    const session = candidate.record ?? readWhole(candidate.id);
+    if (session?.cwd !== cwd) continue;
     const lease = tryLease(session.id);
     if (lease.ok) return { session, live, notices };
     live.push({ id: session.id, pid: lease.pid, since: lease.since });

@@ -6,7 +6,8 @@
  * first run are usually made in the same millisecond.
  */
 import { readdirSync } from "node:fs";
-import { shortestUniquePrefix } from "../platform/ids.ts";
+import { readdir } from "node:fs/promises";
+import { createAbbreviator, shortestUniquePrefix } from "../platform/ids.ts";
 import { paths } from "../platform/paths.ts";
 import { listPending } from "./approvals.ts";
 
@@ -22,23 +23,63 @@ export function storedIds(dir: string, suffix: string): string[] {
 }
 
 export function shortSessionId(id: string): string {
-  return shortestUniquePrefix(id, _sessionAndRunIds());
+  return shortSessionIds([id])[0]!;
 }
 
 export function shortRunId(id: string): string {
-  return shortestUniquePrefix(id, _sessionAndRunIds());
+  return shortSessionIds([id])[0]!;
 }
 
 /** Each session or run id shortened (one listing of the two folders for a whole list). */
 export function shortSessionIds(ids: readonly string[]): string[] {
-  const all = _sessionAndRunIds();
-  return ids.map((id) => shortestUniquePrefix(id, all));
+  if (ids.length === 0) return [];
+  const abbreviate = createAbbreviator(_idsSharingTheMinimum(ids), _MIN);
+  return ids.map((id) => abbreviate(id));
 }
 
 export const shortRunIds = shortSessionIds;
 
-function _sessionAndRunIds(): string[] {
-  return [...storedIds(paths.sessionsDir(), ".json"), ...storedIds(paths.runsDir(), ".json")];
+/**
+ * The stored session and run ids that share their first `_MIN` characters with one of `ids`: no
+ * other can lengthen an abbreviation of at least that many, so only these are kept (and sorted).
+ */
+function _idsSharingTheMinimum(ids: readonly string[]): string[] {
+  const heads = new Set(ids.map((id) => id.slice(0, _MIN)));
+  const near = (name: string) => heads.has(name.slice(0, _MIN));
+  return [...storedIds(paths.sessionsDir(), ".json").filter(near), ...storedIds(paths.runsDir(), ".json").filter(near)];
+}
+
+const _MIN = 8;
+
+/**
+ * The stored session and run ids, listed off the main thread: a run that will show its session's
+ * short id at its end starts this at its start, so a long history's listing overlaps the model's
+ * answer instead of following it. Never rejects (a missing folder lists nothing).
+ */
+export async function listSessionAndRunIds(): Promise<string[]> {
+  const list = async (dir: string) => {
+    try {
+      return (await readdir(dir)).filter((name) => name.endsWith(".json")).map((name) => name.slice(0, -".json".length));
+    } catch {
+      return [];
+    }
+  };
+  const [sessions, runs] = await Promise.all([list(paths.sessionsDir()), list(paths.runsDir())]);
+  return [...sessions, ...runs];
+}
+
+/**
+ * `id` shortened among `listed` (listSessionAndRunIds, earlier) and `made` (the ids this process
+ * made since): unique among every session and run that existed when the listing was taken and
+ * every one made here; one made elsewhere later can share it, as one made after any listing can.
+ */
+export function shortIdAmong(id: string, listed: readonly string[], made: readonly string[]): string {
+  const head = id.slice(0, _MIN);
+  return shortestUniquePrefix(
+    id,
+    [...listed, ...made].filter((other) => other.startsWith(head)),
+    _MIN,
+  );
 }
 
 /** Unique among pending approvals, which is what `shiro approve|deny <prefix>` resolves against. */

@@ -8,7 +8,6 @@
  * host, or host:port) lets a host through both rules. The caller connects only to the addresses
  * returned here, so a second DNS answer (rebinding) can never reach a refused address.
  */
-import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP } from "node:net";
 
 export interface ResolvedAddress {
@@ -20,7 +19,8 @@ export interface ResolvedAddress {
 export type LookupFn = (hostname: string) => Promise<ResolvedAddress[]>;
 
 export const lookupAll: LookupFn = async (hostname) => {
-  const answers = await dnsLookup(hostname, { all: true });
+  const { lookup } = await import("node:dns/promises");
+  const answers = await lookup(hostname, { all: true });
   return answers.map((answer) => ({ address: answer.address, family: answer.family === 6 ? 6 : 4 }));
 };
 

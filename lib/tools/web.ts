@@ -10,13 +10,10 @@
  * after a blank line the notes that apply, one per line: `[truncated N chars]`,
  * `[response body capped at 524288 bytes]`. An empty body reads `(empty response body)`.
  */
-import http, { type IncomingMessage } from "node:http";
-import https from "node:https";
+import type { IncomingMessage } from "node:http";
 import type { LookupFunction } from "node:net";
-import { createGunzip, createInflate } from "node:zlib";
 import * as v from "valibot";
 import { VERSION } from "../platform/version.ts";
-import { htmlToMarkdown } from "./html-to-markdown.ts";
 import { checkUrl, lookupAll, parseUrl, type CheckedTarget, type GuardOptions, type LookupFn, type ResolvedAddress } from "./net-guard.ts";
 import { RESULT_CAP, type ToolDefinition } from "./types.ts";
 import { takeFields } from "./claude-code.ts";
@@ -113,10 +110,25 @@ interface _Page {
   capped: boolean;
 }
 
+/** What a fetch needs beyond the tool's declaration, loaded at the first fetch: start-up does not pay for HTTP, zlib or the HTML reader. */
+interface _FetchModules {
+  http: typeof import("node:http");
+  https: typeof import("node:https");
+  zlib: typeof import("node:zlib");
+  htmlToMarkdown: (html: string, base: string) => string;
+}
+
+let _modules: Promise<_FetchModules> | undefined;
+const _loadModules = (): Promise<_FetchModules> =>
+  (_modules ??= Promise.all([import("node:http"), import("node:https"), import("node:zlib"), import("./html-to-markdown.ts")]).then(
+    ([http, https, zlib, html]) => ({ http, https, zlib, htmlToMarkdown: html.htmlToMarkdown }),
+  ));
+
 async function _fetchText(start: URL, guard: GuardOptions, signal: AbortSignal): Promise<_Page> {
+  const modules = await _loadModules();
   let target = await _raceAbort(checkUrl(start, guard), signal);
   for (let redirects = 0; ; redirects++) {
-    const response = await _request(target, signal);
+    const response = await _request(target, signal, modules);
     const href = target.url.href;
     const status = response.statusCode ?? 0;
     const location = response.headers.location;
@@ -135,13 +147,13 @@ async function _fetchText(start: URL, guard: GuardOptions, signal: AbortSignal):
       response.destroy();
       throw new Error(`${href} is ${type}, not text. web_fetch returns text only.`);
     }
-    const { bytes, capped } = await _readBody(response, href, signal);
+    const { bytes, capped } = await _readBody(response, href, signal, modules.zlib);
     if (!type && bytes.subarray(0, 8192).includes(0)) {
       throw new Error(`${href} is application/octet-stream, not text. web_fetch returns text only.`);
     }
     const raw = _decode(bytes, response.headers["content-type"] ?? "");
     const isHtml = type === "text/html" || type === "application/xhtml+xml" || (!type && /^\s*<(?:!doctype html|html)/i.test(raw));
-    return { finalUrl: target.url, text: isHtml ? htmlToMarkdown(raw, href) : raw.trim(), capped };
+    return { finalUrl: target.url, text: isHtml ? modules.htmlToMarkdown(raw, href) : raw.trim(), capped };
   }
 }
 
@@ -160,7 +172,7 @@ async function _checkRedirect(location: string, from: URL, guard: GuardOptions):
 }
 
 /** Sends the GET, resolving once headers arrive. Connects only to the vetted addresses. */
-function _request(target: CheckedTarget, signal: AbortSignal): Promise<IncomingMessage> {
+function _request(target: CheckedTarget, signal: AbortSignal, { http, https }: _FetchModules): Promise<IncomingMessage> {
   const { url } = target;
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
@@ -194,7 +206,12 @@ function _createPinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
 }
 
 /** Reads at most BODY_CAP_BYTES of the (decompressed) body. */
-function _readBody(response: IncomingMessage, href: string, signal: AbortSignal): Promise<{ bytes: Uint8Array; capped: boolean }> {
+function _readBody(
+  response: IncomingMessage,
+  href: string,
+  signal: AbortSignal,
+  { createGunzip, createInflate }: typeof import("node:zlib"),
+): Promise<{ bytes: Uint8Array; capped: boolean }> {
   const encoding = String(response.headers["content-encoding"] ?? "")
     .trim()
     .toLowerCase();

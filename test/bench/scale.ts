@@ -25,9 +25,13 @@ import { binaryEnv, ensureBinary, fakeEnv } from "../e2e/_harness.ts";
 import { startFakeProvider, type FakeStep, type RecordedRequest } from "../fakes/provider.ts";
 import { median } from "./baseline.ts";
 
-/** SCALE_ROUNDS and SCALE_SESSIONS shrink the run for a quick look; the targets are for the defaults. */
+/**
+ * SCALE_ROUNDS and SCALE_SESSIONS shrink the run for a quick look; the targets are for the defaults.
+ * SCALE_BINARY measures another build (an older commit's dist/shiro, for a before/after).
+ */
 const ROUNDS = Number(process.env.SCALE_ROUNDS ?? 7);
 const SESSIONS = process.env.SCALE_SESSIONS ?? "5000";
+const BINARY = process.env.SCALE_BINARY || ensureBinary();
 const RECALL_PROMPT = "use recall for the login redirect";
 const SEARCH_QUERY = "login redirect broken";
 
@@ -84,17 +88,25 @@ interface RunTimes {
   first: number;
   whole: number;
   code: number | null;
+  /** The startup trace's wall and processor time by phase (SHIRO_TRACE_STARTUP=1), when the run printed one. */
+  phases?: Record<string, number>;
+  cpu?: Record<string, number>;
 }
 
-function _run(home: string, args: string[], extra: Record<string, string> = {}): Promise<RunTimes> {
+function _run(home: string, args: string[]): Promise<RunTimes> {
   return new Promise((resolvePromise) => {
     arrived = 0;
     const start = performance.now();
-    const child = spawn(ensureBinary(), args, { cwd: project, env: binaryEnv(home, { ...fakeEnv(fake.baseURL, "chat"), ...extra }), stdio: "ignore" });
+    const env = binaryEnv(home, { ...fakeEnv(fake.baseURL, "chat"), SHIRO_TRACE_STARTUP: "1" });
+    const child = spawn(BINARY, args, { cwd: project, env, stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
     const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
     child.on("close", (code) => {
       clearTimeout(timer);
-      resolvePromise({ first: arrived ? arrived - start : Number.NaN, whole: performance.now() - start, code });
+      const line = stderr.split("\n").find((text) => text.includes('"startup-trace"'));
+      const trace = line ? (JSON.parse(line) as { phases: Record<string, number>; cpu?: Record<string, number> }) : undefined;
+      resolvePromise({ first: arrived ? arrived - start : Number.NaN, whole: performance.now() - start, code, phases: trace?.phases, cpu: trace?.cpu });
     });
   });
 }
@@ -133,7 +145,7 @@ async function _children(): Promise<number | string> {
   const env = binaryEnv(homes.empty, fakeEnv(fake.baseURL, "chat"));
   // Not spawnSync: the fake provider answers from this process's event loop.
   await new Promise<void>((resolvePromise) => {
-    const child = spawn("strace", ["-f", "-qq", "-e", "trace=execve", "-o", out, ensureBinary(), "-p", "hi"], { cwd: project, env, stdio: "ignore" });
+    const child = spawn("strace", ["-f", "-qq", "-e", "trace=execve", "-o", out, BINARY, "-p", "hi"], { cwd: project, env, stdio: "ignore" });
     const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
     child.on("close", () => resolvePromise(clearTimeout(timer)));
   });
@@ -159,7 +171,7 @@ const ms = (value: number) => `${value.toFixed(1)} ms`;
 
 export async function benchScale(): Promise<void> {
   try {
-    const binary = ensureBinary();
+    const binary = BINARY;
     const generation = await _generate();
     console.log(`scale: history written in ${generation.toFixed(1)} s by the stores (${base})`);
     // The first run and search in each home build what later runs reuse: measured apart.
@@ -177,6 +189,8 @@ export async function benchScale(): Promise<void> {
         add(`${name}.first`, plain.first);
         add(`${name}.whole`, plain.whole);
         add(`${name}.tail`, plain.whole - plain.first);
+        for (const [phase, value] of Object.entries(plain.phases ?? {})) add(`${name}.phase.${phase}`, value);
+        for (const [phase, value] of Object.entries(plain.cpu ?? {})) add(`${name}.cpu.${phase}`, value);
         if (name === "ten") continue;
         add(`${name}.recall`, (await _run(home, ["-p", RECALL_PROMPT])).whole);
         add(`${name}.search`, (await _run(home, ["search", SEARCH_QUERY])).whole);
@@ -225,6 +239,20 @@ export async function benchScale(): Promise<void> {
       console.log(
         `  ${"child processes of a plain answer".padEnd(38)}${"".padStart(22)}${String(children).padStart(24)}${"".padStart(9)}${"0".padStart(9)}  ${children === 0 ? "PASS" : "MISS"}`,
       );
+    for (const [kind, title] of [
+      ["phase", "wall"],
+      ["cpu", "processor"],
+    ] as const) {
+      const names = Object.keys(samples).filter((key) => key.startsWith(`full.${kind}.`));
+      if (names.length === 0) continue;
+      const split = names
+        .map((key) => key.slice(`full.${kind}.`.length))
+        .map((phase) => {
+          const empty = samples[`empty.${kind}.${phase}`];
+          return `${phase} ${empty ? median(empty).toFixed(1) : "?"} → ${median(samples[`full.${kind}.${phase}`]!).toFixed(1)}`;
+        });
+      console.log(`  first request by phase, ${title} ms, empty → full home: ${split.join(", ")}`);
+    }
     console.log(`  one-offs in the full home: first turn ${ms(coldTurn.whole)}, first search ${ms(coldSearch.whole)} (indexes built)`);
     const failed = Object.entries(samples).filter(([, values]) => values.some((value) => Number.isNaN(value)));
     if (failed.length > 0) console.log(`  note: some runs sent no request: ${failed.map(([key]) => key).join(", ")}`);

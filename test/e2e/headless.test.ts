@@ -4,7 +4,8 @@
  * code), and what landed on disk (run log, session).
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { uuidv7 } from "../../lib/platform/ids.ts";
 import { join } from "node:path";
 import { binaryEnv, fakeEnv, parseEventLines, systemOf, toolResultsOf, userTextsOf, useE2E } from "./_harness.ts";
 
@@ -196,4 +197,29 @@ describe("interrupting a headless run", () => {
     expect(events.at(-1)).toMatchObject({ type: "done", stop: "aborted" });
     expect(e2e.fake.requests).toHaveLength(1);
   }, 30_000);
+});
+
+describe("the saved line", () => {
+  test("names the session by the shortest prefix no other stored session or run shares, though the history was listed while the model answered", async () => {
+    // Sessions and runs made within the same minute share their first 8 characters and more.
+    const state = join(e2e.dirs.home, ".shiro-neko");
+    for (const dir of ["sessions", "runs"]) mkdirSync(join(state, dir), { recursive: true });
+    for (let i = 0; i < 20; i++) {
+      writeFileSync(join(state, "sessions", `${uuidv7()}.json`), "{}");
+      writeFileSync(join(state, "runs", `${uuidv7()}.json`), "{}");
+    }
+    e2e.fake.script({ text: "hi" });
+    const result = await e2e.shiro(["-p", "hi"]);
+    const short = /shiro -r (\S+)/.exec(result.stderr)?.[1] ?? "";
+    const stored = ["sessions", "runs"].flatMap((dir) =>
+      readdirSync(join(state, dir))
+        .filter((name) => name.endsWith(".json"))
+        .map((name) => name.slice(0, -".json".length)),
+    );
+    const saved = stored.filter((id) => id.startsWith(short));
+    expect([result.code, saved.length, short.length >= 8]).toEqual([0, 1, true]);
+    // One character less is shared with another id (or would drop below 8, or end on a dash).
+    const shorter = short.slice(0, -1).replace(/-$/, "");
+    expect(shorter.length < 8 || stored.filter((id) => id.startsWith(shorter)).length > 1).toBe(true);
+  });
 });

@@ -6,6 +6,11 @@
 import { describe, expect, test } from "bun:test";
 import { createAbbreviator, shortestUniquePrefix, uuidv7 } from "../../lib/platform/ids.ts";
 import { memoryIds } from "../../lib/store/memory-lookup.ts";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { paths } from "../../lib/platform/paths.ts";
+import { shortRunId, shortSessionId, shortSessionIds } from "../../lib/store/short-ids.ts";
+import { useTempHome } from "./temp-home.ts";
 
 /** The definition, spelled out: grow the prefix until no other id starts with it, skipping a trailing dash. */
 function bruteForce(id: string, accepted: readonly string[], min = 8): string {
@@ -73,5 +78,26 @@ describe("memoryIds", () => {
     const episode = { id: "0195aaaa-2222-7000-8000-000000000001", sessionId: "0195aaaa-1112-7000-8000-000000000001" };
     const abbreviate = createAbbreviator(memoryIds([note], [episode]));
     expect([note, episode.id, episode.sessionId].map(abbreviate)).toEqual(["0195aaaa-1111", "0195aaaa-2", "0195aaaa-1112"]);
+  });
+});
+
+describe("stored session and run ids (lib/store/short-ids.ts)", () => {
+  useTempHome("shiro-short-ids-");
+
+  test("agree with the brute-force definition over every stored session and run, though only those sharing 8 characters are sorted", () => {
+    // Three bursts a day apart: each shares its first 8 characters within, none across.
+    const bursts = [0, 86_400_000, 2 * 86_400_000].map((offset) => Date.parse("2026-12-01T20:00:00Z") + offset);
+    const sessions = bursts.flatMap((start) => Array.from({ length: 40 }, (_, i) => uuidv7(start + i * 7)));
+    const runs = bursts.flatMap((start) => Array.from({ length: 40 }, (_, i) => uuidv7(start + i * 7)));
+    mkdirSync(paths.sessionsDir(), { recursive: true });
+    mkdirSync(paths.runsDir(), { recursive: true });
+    for (const id of sessions) writeFileSync(join(paths.sessionsDir(), `${id}.json`), "{}");
+    for (const id of runs) writeFileSync(join(paths.runsDir(), `${id}.json`), "{}");
+    writeFileSync(join(paths.sessionsDir(), `${sessions[0]}.lease`), "{}");
+    const all = [...sessions, ...runs];
+    const asked = [sessions[3]!, runs[50]!, sessions[119]!];
+    expect(shortSessionIds(asked)).toEqual(asked.map((id) => bruteForce(id, all)));
+    expect([shortSessionId(sessions[3]!), shortRunId(runs[50]!)]).toEqual([bruteForce(sessions[3]!, all), bruteForce(runs[50]!, all)]);
+    expect(shortSessionIds([])).toEqual([]);
   });
 });

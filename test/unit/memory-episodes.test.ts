@@ -325,6 +325,35 @@ describe("describeToolCalls: what episodes and note provenance count as read or 
   });
 });
 
+describe("checking the episodes file at a run's start", () => {
+  const learned = () => JSON.parse(readFileSync(paths.learned(), "utf8")).facts as Record<string, { basis: string }>;
+  const stamp = (path: string) => {
+    const stat = statSync(path);
+    return JSON.stringify([stat.dev, stat.ino, stat.size, stat.mtimeMs, stat.ctimeMs]);
+  };
+
+  test("a version `record` wrote is kept as readable, with its stat, so the next start does not parse it", () => {
+    const store = openEpisodes(ROOT);
+    store.record(episode(1));
+    const key = `episodes-readable:${store.path}`;
+    expect(learned()[key]?.basis).toBe(stamp(store.path));
+    expect(openEpisodes(ROOT).unreadable()).toBeUndefined();
+  });
+
+  test("a version written by anyone else is parsed once, and a broken one is told on every start", () => {
+    const store = openEpisodes(ROOT);
+    store.record(episode(1));
+    const key = `episodes-readable:${store.path}`;
+    const text = readFileSync(store.path, "utf8");
+    writeFileSync(store.path, text.replace("task number 1", "task number one"));
+    expect(learned()[key]?.basis).not.toBe(stamp(store.path));
+    expect(openEpisodes(ROOT).unreadable()).toBeUndefined();
+    expect(learned()[key]?.basis).toBe(stamp(store.path));
+    writeFileSync(store.path, `${text}garbage`);
+    for (let start = 0; start < 2; start++) expect(openEpisodes(ROOT).unreadable()).toMatch(/^episodes \S+ are unreadable \(not valid JSON/);
+  });
+});
+
 describe("a broken episodes file", () => {
   test("is a notice of the next run, once, not a silent empty list", async () => {
     const { openSessionMemory } = await import("../../lib/agent/memory-session.ts");

@@ -12,6 +12,7 @@ import { paths } from "../../lib/platform/paths.ts";
 import type { Message } from "../../lib/messages.ts";
 import { writeJsonAtomic } from "../../lib/state-file/json-file.ts";
 import { appendExchange, createSession, historyForResume, deriveTitle, type SessionRecord } from "../../lib/store/session-record.ts";
+import { readSessionHead } from "../../lib/store/session-head.ts";
 import { SAVE_DEBOUNCE_MS, findSession, listSessions, loadSession, newestForCwd, openSessionWriter, type SessionWriter } from "../../lib/store/sessions.ts";
 import { createFakeTimers } from "../fakes/timers.ts";
 import { formatLocalMinute, formatSessionLine } from "../../lib/ui/session-lines.ts";
@@ -289,6 +290,33 @@ describe("finding sessions", () => {
     saveAt("0190cccc-2222-7000-8000-000000000001", "/work/project-b", 10);
     expect(newestForCwd(CWD)).toEqual({ session: loadSession("0190bbbb-2222-7000-8000-000000000001"), live: [], notices: [] });
     expect(newestForCwd("/work/elsewhere")).toEqual({ live: [], notices: [] });
+  });
+});
+
+describe("-c reads each recent session's head, not the whole file", () => {
+  test("the head gives the very cwd and updatedAt the record holds, odd characters and a large body included", () => {
+    const cwd = '/work/"odd" dir\\x/ü';
+    const session = saveAt("0190dddd-1111-7000-8000-000000000001", cwd, 5);
+    const long = {
+      ...loadSession(session.id),
+      messages: Array.from({ length: 300 }, (_, i): Message => ({ role: "user", content: `message ${i} ${"x".repeat(200)}` })),
+    };
+    writeJsonAtomic(paths.session(session.id), long);
+    expect(readSessionHead(paths.session(session.id))).toEqual({ cwd, updatedAt: session.updatedAt });
+    expect(newestForCwd(cwd).session).toEqual(loadSession(session.id));
+  });
+
+  test("a file whose head does not show both (compact JSON, keys after the messages) is read whole, with the same answer", () => {
+    const compact = { ...createSession({ cwd: CWD, provider: "openai", model: "gpt-test" }), id: "0190eeee-1111-7000-8000-000000000001" };
+    mkdirSync(paths.sessionsDir(), { recursive: true });
+    writeFileSync(paths.session(compact.id), JSON.stringify(compact));
+    const { cwd, updatedAt, ...rest } = { ...createSession({ cwd: CWD, provider: "openai", model: "gpt-test" }), id: "0190eeee-2222-7000-8000-000000000001" };
+    const reordered = { ...rest, messages: [{ role: "user", content: "y".repeat(5_000) }], cwd, updatedAt: "2020-01-01T00:00:00.000Z" };
+    writeFileSync(paths.session(reordered.id), JSON.stringify(reordered, null, 2));
+    expect([readSessionHead(paths.session(compact.id)), readSessionHead(paths.session(reordered.id))]).toEqual([undefined, undefined]);
+    expect(newestForCwd(CWD).session?.id).toBe(compact.id);
+    rmSync(paths.session(compact.id));
+    expect(newestForCwd(CWD).session?.id).toBe(reordered.id);
   });
 });
 

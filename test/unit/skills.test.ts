@@ -4,10 +4,50 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import * as v from "valibot";
 import { stateDir } from "../../lib/platform/paths.ts";
-import { HEAD_BYTES, SKILL_BODY_CAP, loadSkills, readSkillHeader, renderSkillCatalogue, type Skill } from "../../lib/skills/skills.ts";
+import { parse as parseYaml } from "yaml";
+import { HEAD_BYTES, SKILL_BODY_CAP, loadSkillYaml, loadSkills, readSkillHeader, renderSkillCatalogue, type Skill } from "../../lib/skills/skills.ts";
 import { createSkillTool } from "../../lib/tools/skill.ts";
 import type { ToolContext } from "../../lib/tools/types.ts";
 import { BUILTIN_SKILL_FILES } from "../../skills/index.ts";
+
+// The YAML parser loads on demand (loadSkillYaml); these tests read YAML frontmatter directly.
+beforeAll(() => loadSkillYaml());
+
+describe("the YAML parser loads only when a frontmatter needs it", () => {
+  test("plain headers read before it loads; a YAML one answers needsYaml until loadSkillYaml; loadSkillsWithYaml loads it then", () => {
+    // A fresh process: this one has loaded the parser already.
+    const script = `
+      const { loadSkills, loadSkillsWithYaml, readSkillHeader } = await import(${JSON.stringify(join(import.meta.dir, "../../lib/skills/skills.ts"))});
+      const { mkdtempSync, mkdirSync, writeFileSync } = await import("node:fs");
+      const { join } = await import("node:path");
+      const cwd = mkdtempSync(join(${JSON.stringify(tmpdir())}, "shiro-skill-yaml-"));
+      mkdirSync(join(cwd, ".shiro", "skills"), { recursive: true });
+      writeFileSync(join(cwd, ".shiro", "skills", "folded.md"), "---\\nname: folded\\ndescription: >\\n  Folded\\n  text.\\n---\\nbody");
+      const plain = readSkillHeader("---\\nname: p\\ndescription: plain\\n---\\n");
+      const yamlBefore = readSkillHeader("---\\nname: y\\ndescription: 'quoted'\\n---\\n");
+      const builtinOnly = loadSkills({ cwd: join(cwd, "none"), stateDir: join(cwd, "state"), home: join(cwd, "home") });
+      const before = loadSkills({ cwd, stateDir: join(cwd, "state"), home: join(cwd, "home") });
+      const after = await loadSkillsWithYaml({ cwd, stateDir: join(cwd, "state"), home: join(cwd, "home") });
+      console.log(JSON.stringify({
+        plain: plain.ok && plain.description,
+        yamlBefore: yamlBefore.needsYaml === true,
+        builtinOnly: [builtinOnly.needsYaml ?? false, builtinOnly.skills.length],
+        before: [before.needsYaml ?? false, before.skipped.length, before.skills.some((s) => s.name === "folded")],
+        after: [after.needsYaml ?? false, after.skills.find((s) => s.name === "folded")?.description],
+        yamlAfter: readSkillHeader("---\\nname: y\\ndescription: 'quoted'\\n---\\n").description,
+      }));`;
+    const run = Bun.spawnSync({ cmd: [process.execPath, "-e", script], stdout: "pipe", stderr: "pipe", timeout: 30_000 });
+    expect(run.stderr.toString()).toBe("");
+    expect(JSON.parse(run.stdout.toString())).toEqual({
+      plain: "plain",
+      yamlBefore: true,
+      builtinOnly: [false, Object.keys(BUILTIN_SKILL_FILES).length],
+      before: [true, 0, false],
+      after: [false, "Folded text."],
+      yamlAfter: "quoted",
+    });
+  });
+});
 
 const BUILTIN_NAMES = ["commit", "debug", "migrate", "perf", "refactor", "review", "security", "test", "verify"];
 const ROOT = join(import.meta.dir, "..", "..");
@@ -319,6 +359,30 @@ describe("skills as other agents' authors wrote them", () => {
     expect(noName.ok && noName.name).toBe("folder-name");
   });
 
+  test("plain `key: value` lines (read without the YAML parser) give exactly what YAML gives", () => {
+    const descriptions = [
+      "Load when something fails - a crash, a test",
+      "Use for a:b ratios and C++ {templates} [x]",
+      "trailing spaces   ",
+      "Use it # not a comment in YAML? it is",
+      "Use when: the user asks",
+      "true",
+      "Null",
+      "yes",
+      "ends with a colon:",
+      "it's 100% fine & *so* !good",
+      "x",
+    ];
+    for (const description of descriptions) {
+      const front = `name: plain\ndescription: ${description}`;
+      const header = readSkillHeader(`---\n${front}\n---\nbody`);
+      expect({ description, got: header.ok ? header.description : header.reason }).toEqual({ description, got: _asYamlReadsIt(front) });
+    }
+    // A repeated key is YAML's question too: it refuses it, so the first line wins.
+    const twice = readSkillHeader("---\nname: a\nname: b\ndescription: d\n---\n");
+    expect(twice.ok && twice.name).toBe("a");
+  });
+
   test("a block-scalar description and a 30,000-character body: listed on one line, the body whole up to the cap, then a marker whose offset reaches the rest", () => {
     const { state, cwd } = _freshPlaces();
     const lines = Array.from({ length: 700 }, (_, i) => `Line ${String(i + 1).padStart(3, "0")} of the instructions, forty-ish chars.`);
@@ -387,3 +451,17 @@ describe("skills as other agents' authors wrote them", () => {
     ]);
   });
 });
+
+/** The description the YAML reader gives (strings trimmed, scalars as text), or the line's text where YAML refuses the frontmatter. */
+function _asYamlReadsIt(front: string): string {
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = parseYaml(front) as Record<string, unknown>;
+  } catch {
+    return front.split("\n")[1]!.slice("description:".length).trim();
+  }
+  const value = parsed.description;
+  if (typeof value === "string") return value.replace(/\s+/g, " ").trim();
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  return "no description in the frontmatter";
+}

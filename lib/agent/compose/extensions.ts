@@ -37,11 +37,11 @@ export interface ExtensionsPartOptions {
 
 export async function openExtensionsPart(options: ExtensionsPartOptions, notices: StartupNotice[]): Promise<ExtensionsPart> {
   const { cwd, config, flags } = options;
-  const { sandbox, status: sandboxStatus } = options.sandbox;
+  const { sandbox, mcp: sandboxMcp } = options.sandbox;
   const headless = options.mode === "headless";
   const plugins = await openPlugins(cwd, config, sandbox, flags.noPlugins === true, notices, options.writeStderr);
-  const skills = openSkills(cwd, flags.noSkills === true, notices);
-  const mcp = await connectMcp({ cwd, config, sandboxStatus, sandbox, disabled: flags.noMcp === true, headless, extra: options.editor?.mcpServers }, notices);
+  const skills = await openSkills(cwd, flags.noSkills === true, notices);
+  const mcp = await connectMcp({ cwd, config, sandboxMcp, sandbox, disabled: flags.noMcp === true, headless, extra: options.editor?.mcpServers }, notices);
   const instructions = flags.noInstructions ? [] : loadInstructions(cwd);
   const settings = await openSessionSettings(
     {

@@ -31,7 +31,7 @@ import {
   type RegistryEntry,
   type RegistryKind,
 } from "./schema.ts";
-import { readSkillHeader } from "../../skills/skills.ts";
+import { loadSkillYaml, readSkillHeader } from "../../skills/skills.ts";
 import { writeJsonAtomic, writeTextAtomic } from "../../state-file/json-file.ts";
 import { VERSION } from "../../platform/version.ts";
 
@@ -104,6 +104,7 @@ export function searchRegistry(entries: readonly RegistryEntry[], query: string)
 /** Fetches an entry's body and validates it; nothing is written. */
 export async function stageInstall(entry: RegistryEntry, options: RegistryFetchOptions = {}): Promise<StagedInstall> {
   const text = await _fetchText(entry.url, BODY_BYTE_LIMIT, options);
+  await loadSkillYaml();
   const heading = `${entry.kind} ${entry.name} from ${entry.url}`;
   if (entry.kind === "skill") {
     const checked = checkSkill(text, entry.name);
@@ -158,7 +159,7 @@ export function removeInstalled(query: string, command = "shiro registry"): { ki
   return { kind: target.kind, name: target.name, path: target.path };
 }
 
-/** Every installed entry, skills then plugins, each sorted by name. Never throws for bad files. */
+/** Every installed entry, skills then plugins, each sorted by name. Never throws for bad files. A skill's description needs `loadSkillYaml()` done first where its frontmatter is YAML. */
 export function listInstalled(): InstalledEntry[] {
   const skills = _listFiles("skills", ".md").map(({ name, path }): InstalledEntry => {
     const text = _readFile(path);
