@@ -9,13 +9,28 @@
  */
 import { UserError } from "../platform/errors.ts";
 import { loadConfigFile } from "../config/config.ts";
-import { listCheckpoints, openCheckpointRepo, type CheckpointRecord } from "../store/checkpoints.ts";
+import { existsSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { checkpointsFile, listCheckpoints, openCheckpointRepo, type CheckpointRecord } from "../store/checkpoints.ts";
 import { hasGit } from "../store/checkpoint-git.ts";
 import { planRedo, planUndo, redoCandidate, type RewindPlan } from "../store/checkpoint-restore.ts";
 import { loadSession, openSessionWriter } from "../store/sessions.ts";
 import type { SessionRecord } from "../store/session-record.ts";
 import { readCompactionState } from "./context/manager.ts";
 import { checkpointSettings } from "./turn-checkpoint.ts";
+
+/**
+ * The workspace whose checkpoints `shiro rewind` in `cwd` means: `cwd` itself when it has any,
+ * else the nearest folder above it that has (a session that ran there checkpointed `cwd` too),
+ * else `cwd`. Checkpoints are stored by the folder a session ran in, so this is the same key.
+ */
+export function checkpointRootFor(cwd: string): string {
+  const start = resolve(cwd);
+  for (let dir = start; ; dir = dirname(dir)) {
+    if (existsSync(checkpointsFile(dir))) return dir;
+    if (dirname(dir) === dir) return start;
+  }
+}
 
 /** The checkpoint `idOrPrefix` names among this workspace's; UserError when none or several do. */
 export function findCheckpoint(root: string, idOrPrefix: string): CheckpointRecord {

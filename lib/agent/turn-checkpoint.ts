@@ -3,6 +3,8 @@
  * the first call of the turn whose tool declares a `write` or `exec` effect runs (a subagent's
  * calls included), and again when the turn ends; a turn that changed nothing leaves nothing.
  * A turn that never runs such a call costs nothing, and the first model request never waits.
+ * The session's `--add-dir` folders are snapshotted beside the workspace, each in its own shadow
+ * repository, and a turn's checkpoint holds them all.
  *
  * Failures never fail the turn: they come back as the notice `finish` returns.
  */
@@ -13,12 +15,16 @@ import {
   DEFAULT_MAX_FILE_BYTES,
   DEFAULT_MAX_PER_PROJECT,
   openCheckpointRepo,
+  openFolderRepo,
   recordCheckpoint,
   releaseSnapshot,
   snapshotWorkspace,
   type CheckpointSettings,
+  type FolderCapture,
   type TurnIdentity,
 } from "../store/checkpoints.ts";
+import { workspaceExtraDirs } from "../platform/workspace-dirs.ts";
+import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { ConfigFile } from "../config/config.ts";
 import type { ShadowRepo } from "../store/checkpoint-git.ts";
 
@@ -72,9 +78,23 @@ export function createTurnCheckpoints(options: { root: string; settings: Checkpo
   let gitMissingTold = false;
   let gitWanted = false;
   let repo: Promise<ShadowRepo> | undefined;
-  let before: Promise<CaptureResult & { hold?: string }> | undefined;
+  const folderRepos = new Map<string, Promise<ShadowRepo>>();
+  let before: Promise<_Before> | undefined;
   let failure: string | undefined;
   const repoOnce = () => (repo ??= openCheckpointRepo(options.root));
+  const folderRepo = (dir: string) => {
+    if (!folderRepos.has(dir)) folderRepos.set(dir, openFolderRepo(options.root, dir));
+    return folderRepos.get(dir)!;
+  };
+  const snapshotAll = async (): Promise<_Before> => {
+    const main = await snapshotWorkspace(await repoOnce(), options.settings, true);
+    const folders: _Before["folders"] = [];
+    for (const dir of addedFolders(options.root)) {
+      const opened = await folderRepo(dir);
+      folders.push({ dir, repo: opened, before: await snapshotWorkspace(opened, options.settings, true) });
+    }
+    return { main, folders };
+  };
   return {
     enabled,
     start() {
@@ -88,7 +108,7 @@ export function createTurnCheckpoints(options: { root: string; settings: Checkpo
         gitWanted = true;
         return;
       }
-      before ??= repoOnce().then((opened) => snapshotWorkspace(opened, options.settings, true));
+      before ??= snapshotAll();
       try {
         await before;
       } catch (error) {
@@ -106,16 +126,49 @@ export function createTurnCheckpoints(options: { root: string; settings: Checkpo
       try {
         const opened = await repoOnce();
         const start = await taken;
-        const end = await snapshotWorkspace(opened, options.settings);
         try {
-          const record = await recordCheckpoint(opened, turn, start, end, options.settings);
-          return record ? { id: record.id, files: record.files.length } : {};
-        } finally {
-          if (start.hold) await releaseSnapshot(opened, start.hold);
+          const ends: (CaptureResult & { hold?: string })[] = [];
+          try {
+            ends.push(await snapshotWorkspace(opened, options.settings, true));
+            const folders: FolderCapture[] = [];
+            for (const folder of start.folders) {
+              const after = await snapshotWorkspace(folder.repo, options.settings, true);
+              ends.push(after);
+              folders.push({ ...folder, after });
+            }
+            const record = await recordCheckpoint(opened, turn, start.main, ends[0]!, options.settings, folders);
+            return record ? { id: record.id, files: record.files.length } : {};
+          } catch (error) {
+            const repos = [opened, ...start.folders.map((folder) => folder.repo)];
+            for (const [i, end] of ends.entries()) if (end.hold) await releaseSnapshot(repos[i]!, end.hold);
+            throw error;
+          }
+        } catch (error) {
+          if (start.main.hold) await releaseSnapshot(opened, start.main.hold).catch(() => undefined);
+          for (const folder of start.folders) if (folder.before.hold) await releaseSnapshot(folder.repo, folder.before.hold).catch(() => undefined);
+          throw error;
         }
       } catch (error) {
         return { notice: `no checkpoint for this turn: ${failure ?? (error instanceof Error ? error.message : String(error))}` };
       }
     },
   };
+}
+
+interface _Before {
+  main: CaptureResult & { hold?: string };
+  folders: Omit<FolderCapture, "after">[];
+}
+
+/**
+ * The `--add-dir` folders of `root` a checkpoint covers beside it: each once, and not one inside
+ * the workspace (the workspace's snapshot holds it) or holding it (it would hold the workspace twice).
+ */
+export function addedFolders(root: string): string[] {
+  const top = resolve(root);
+  const inside = (child: string, parent: string) => {
+    const rel = relative(parent, child);
+    return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+  };
+  return [...new Set(workspaceExtraDirs(top))].filter((dir) => !inside(dir, top) && !inside(top, dir));
 }

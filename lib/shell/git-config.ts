@@ -47,8 +47,12 @@ const _KEPT = new Set([
   "i18n.logoutputencoding",
 ]);
 
-/** Overrides applied to every call, whatever any config says. */
-const _FIXED: readonly (readonly [string, string])[] = [
+/**
+ * Overrides applied to every git call shiro makes, whatever any config says: the safe git runner
+ * here and the checkpoint store's runner (lib/store/checkpoint-git.ts) alike. One list, so a key
+ * that can start a program is switched off for both at once.
+ */
+export const FIXED_GIT_OVERRIDES: readonly (readonly [string, string])[] = [
   ["core.fsmonitor", "false"],
   ["core.hooksPath", "/dev/null"],
   ["core.pager", "cat"],
@@ -183,7 +187,7 @@ export function sanitizedRepositoryConfig(path: string, env: NodeJS.ProcessEnv, 
 
 /** The overrides for the config `env` makes git read: the fixed ones, then every program-naming driver key found. */
 export function neutralizingOverrides(env: NodeJS.ProcessEnv, cwd: string): [string, string][] {
-  const overrides: [string, string][] = _FIXED.map(([key, value]) => [key, value]);
+  const overrides: [string, string][] = FIXED_GIT_OVERRIDES.map(([key, value]) => [key, value]);
   const seen = new Set<string>();
   for (const entry of parseConfigList(_gitConfig(["config", "--includes", "--list", "-z"], env, cwd))) {
     const keys = _DRIVER_KEYS[entry.section];

@@ -5,14 +5,21 @@
  *
  * Left out, and reported as not covered: paths `.gitignore` or `.shiroignore` ignore (any folder's,
  * with git's semantics), `.git` and folders holding a repository of their own, and files over the
- * size cap. The shadow index keeps git's stat cache between snapshots, so a snapshot after a few
- * changes costs a walk of the tree and the hashing of what changed, not of everything.
+ * size cap.
+ *
+ * Cost: the shadow index keeps git's stat cache between snapshots, so a snapshot is one stat pass
+ * over the index (`git diff-files`, which also names files whose change time alone moved, as a
+ * `chmod` does) and one walk for new files (`git ls-files -o`), run side by side, then the hashing
+ * of what changed. The permission bits come from the last snapshot (checkpoint-last.ts) for every
+ * file git saw unchanged; only the others are `lstat`ed. Nothing changed since the last snapshot:
+ * no git process writes anything, and its tree and meta blob are reused.
  */
 import { lstatSync, readFileSync, writeFileSync } from "node:fs";
-import { lstat } from "node:fs/promises";
 import { join } from "node:path";
 import { runGit, splitNul, type ShadowRepo } from "./checkpoint-git.ts";
-import { readIndexEntries } from "./checkpoint-index.ts";
+import { readIndexChecksum, readIndexFile, type IndexFile } from "./checkpoint-index.ts";
+import { readLastSnapshot, writeLastSnapshot } from "./checkpoint-last.ts";
+import { scanModes, type ModeBits } from "./checkpoint-modes.ts";
 
 export interface Snapshot {
   /** The workspace's tree hash. */
@@ -21,13 +28,10 @@ export interface Snapshot {
   meta: string;
 }
 
-/** What a tree cannot hold. */
-export interface SnapshotMeta {
+/** What a tree cannot hold: the permission bits (`modes`, `base`) and the empty folders. */
+export interface SnapshotMeta extends ModeBits {
   /** Folders with nothing covered inside, posix paths. */
   dirs: string[];
-  /** Permission bits (0o7777) of regular files whose bits differ from `base` (by git's exec bit). */
-  modes: Record<string, number>;
-  base: { file: number; exec: number };
 }
 
 export interface NotCovered {
@@ -43,19 +47,21 @@ export interface CaptureResult {
 }
 
 const _IGNORE_FILES = [".gitignore", ".shiroignore"];
-const _STAT_BATCH = 512;
-/** Per shadow repository: each file's ctime and permission bits at this process's last snapshot. */
-const _permCache = new Map<string, { at: number; entries: Map<string, { ctime: string; mode: number }> }>();
 
 /** Snapshots the workspace of `repo`. Files over `maxFileBytes` are left out. */
 export async function captureWorkspace(repo: ShadowRepo, maxFileBytes: number): Promise<CaptureResult> {
-  await _syncShiroIgnore(repo);
+  if (!_isDir(repo.root)) return _emptySnapshot(repo);
+  const lookedAt = Math.floor(Date.now() / 1000);
+  const index = readIndexFile(repo.indexFile);
+  const last = index && readLastSnapshot(repo, index.checksum);
+  await _syncShiroIgnore(repo, index);
   let candidates = await _candidates(repo);
   const rulesChanged = candidates.files.some(_isIgnoreFile);
   if (rulesChanged) {
     // An ignore file changed: the rules are rebuilt, and what they now ignore leaves the index.
     await _syncShiroIgnore(
       repo,
+      index,
       candidates.files.filter((path) => path.endsWith(".shiroignore")),
     );
     candidates = await _candidates(repo);
@@ -85,12 +91,33 @@ export async function captureWorkspace(repo: ShadowRepo, maxFileBytes: number): 
     } else add.push(path);
   }
   if (rulesChanged) drop.push(...splitNul(await runGit(repo, ["ls-files", "-z", "-c", "-i", "--exclude-standard"])));
+  const indexChanged = add.length > 0 || drop.length > 0 || becameDirs.length > 0 || !last;
   if (add.length > 0) await runGit(repo, ["update-index", "-z", "--add", "--remove", "--replace", "--stdin"], _nulList(add));
   if (drop.length > 0) await runGit(repo, ["update-index", "-z", "--force-remove", "--stdin"], _nulList(drop));
-  const tree = (await runGit(repo, ["write-tree"])).toString("utf8").trim();
-  const meta: SnapshotMeta = { dirs: candidates.emptyDirs, ...(await _modes(repo)) };
-  const metaBlob = (await runGit(repo, ["hash-object", "-w", "--stdin"], JSON.stringify(meta))).toString("utf8").trim();
+  // The tree is written while the permission bits are gathered: write-tree changes no entry, only the tree cache.
+  const treeWritten = !indexChanged && last ? Promise.resolve(last.tree) : runGit(repo, ["write-tree"]).then((out) => out.toString("utf8").trim());
+  treeWritten.catch(() => undefined);
+  const now = indexChanged ? readIndexFile(repo.indexFile) : index;
+  const scanned = await scanModes(repo, now?.entries, { last: now && last, touched: new Set(candidates.files), lookedAt, emptyDirs: candidates.emptyDirs });
+  const meta: SnapshotMeta = { dirs: candidates.emptyDirs, ...scanned };
+  const metaJson = JSON.stringify(meta);
+  const [tree, metaBlob] = await Promise.all([
+    treeWritten,
+    last && last.metaJson === metaJson ? last.meta : runGit(repo, ["hash-object", "-w", "--stdin"], metaJson).then((out) => out.toString("utf8").trim()),
+  ]);
+  // write-tree may rewrite the index (its tree cache): the checksum to remember is the one after it.
+  const checksum = indexChanged ? readIndexChecksum(repo.indexFile) : index?.checksum;
+  // Nothing new: the old record stays (its older second only widens the next permission recheck).
+  const same = last !== undefined && last.index === checksum && last.tree === tree && last.meta === metaBlob;
+  if (checksum && !same) writeLastSnapshot(repo, { index: checksum, at: lookedAt, tree, meta: metaBlob, metaJson });
   return { snapshot: { tree, meta: metaBlob }, meta, notCovered };
+}
+
+/** The snapshot of a folder that is gone (an added folder a turn removed): nothing in it; the index is left as it was. */
+async function _emptySnapshot(repo: ShadowRepo): Promise<CaptureResult> {
+  const meta: SnapshotMeta = { dirs: [], modes: {}, base: { file: 0o644, exec: 0o755 }, dirModes: {} };
+  const [tree, blob] = await Promise.all([runGit(repo, ["mktree"], ""), runGit(repo, ["hash-object", "-w", "--stdin"], JSON.stringify(meta))]);
+  return { snapshot: { tree: tree.toString("utf8").trim(), meta: blob.toString("utf8").trim() }, meta, notCovered: [] };
 }
 
 /** The meta blob of a snapshot. */
@@ -101,7 +128,7 @@ export async function readSnapshotMeta(repo: ShadowRepo, snapshot: Snapshot): Pr
 
 /** Ignored paths of the workspace as it is now, folders collapsed (what `shiro rewind` lists as not covered). */
 export async function listIgnored(repo: ShadowRepo, limit = 50): Promise<string[]> {
-  await _syncShiroIgnore(repo);
+  await _syncShiroIgnore(repo, readIndexFile(repo.indexFile));
   const found = splitNul(await runGit(repo, ["ls-files", "-z", "-o", "-i", "--directory", "--exclude-standard"]));
   // A folder is listed once: not again with the files inside it.
   const folders = found.filter((path) => path.endsWith("/"));
@@ -109,17 +136,23 @@ export async function listIgnored(repo: ShadowRepo, limit = 50): Promise<string[
 }
 
 interface _Candidates {
-  /** Files git reports as changed, deleted or new (not ignored). */
+  /** Files whose index entry may be stale (changed, deleted, a moved change time) and new files (not ignored). */
   files: string[];
   emptyDirs: string[];
   repos: string[];
 }
 
 async function _candidates(repo: ShadowRepo): Promise<_Candidates> {
-  const listed = splitNul(await runGit(repo, ["ls-files", "-z", "-m", "-d", "-o", "--directory", "--exclude-standard"]));
+  // One stat pass over the index and one walk for new files, side by side: both only read the index.
+  const [stale, others] = await Promise.all([
+    runGit(repo, ["diff-files", "-z", "--raw", "--no-renames"]),
+    runGit(repo, ["ls-files", "-z", "-o", "--directory", "--exclude-standard"]),
+  ]);
   const files = new Set<string>();
+  const raw = splitNul(stale);
+  for (let i = 0; i + 1 < raw.length; i += 2) files.add(raw[i + 1]!);
   const folded: string[] = [];
-  for (const path of listed) {
+  for (const path of splitNul(others)) {
     if (path.endsWith("/")) folded.push(path);
     else files.add(path);
   }
@@ -144,71 +177,15 @@ async function _candidates(repo: ShadowRepo): Promise<_Candidates> {
   return { files: [...files], emptyDirs: emptyDirs.sort(), repos };
 }
 
-/** Permission bits of every indexed regular file, stored as exceptions to the commonest pair. */
-async function _modes(repo: ShadowRepo): Promise<Pick<SnapshotMeta, "modes" | "base">> {
-  // Refreshed, the index holds every file's ctime; a file whose ctime is the one the last snapshot
-  // saw has the same permission bits (chmod moves ctime), so only the others are lstat'ed. git
-  // compares ctime to the second: a ctime in the second of the last look (or later) is racy and
-  // looked at again.
-  const lookedAt = Math.floor(Date.now() / 1000);
-  await runGit(repo, ["update-index", "-q", "--refresh"]).catch(() => undefined);
-  const indexed = readIndexEntries(repo.indexFile);
-  const files: { path: string; exec: boolean; ctime?: string }[] = [];
-  if (indexed) {
-    for (const entry of indexed)
-      if (entry.mode === 0o100644 || entry.mode === 0o100755) files.push({ path: entry.path, exec: entry.mode === 0o100755, ctime: entry.ctime });
-  } else {
-    for (const entry of splitNul(await runGit(repo, ["ls-files", "-z", "-s"]))) {
-      const gitMode = entry.slice(0, 6);
-      if (gitMode === "100644" || gitMode === "100755") files.push({ path: entry.slice(entry.indexOf("\t") + 1), exec: gitMode === "100755" });
-    }
-  }
-  const seen = _permCache.get(repo.dir);
-  const next = new Map<string, { ctime: string; mode: number }>();
-  const settled = (ctime: string) => seen !== undefined && Number(ctime.slice(0, ctime.indexOf("."))) < seen.at;
-  const bits = new Map<string, { exec: boolean; mode: number }>();
-  const counts = { file: new Map<number, number>(), exec: new Map<number, number>() };
-  const record = (path: string, exec: boolean, mode: number, ctime: string | undefined) => {
-    bits.set(path, { exec, mode });
-    if (ctime) next.set(path, { ctime, mode });
-    const count = exec ? counts.exec : counts.file;
-    count.set(mode, (count.get(mode) ?? 0) + 1);
-  };
-  const unknown = files.filter(({ path, exec, ctime }) => {
-    const cached = ctime && settled(ctime) ? seen?.entries.get(path) : undefined;
-    if (cached && cached.ctime === ctime) record(path, exec, cached.mode, ctime);
-    return !(cached && cached.ctime === ctime);
-  });
-  // Batches of lstat calls run on the thread pool at once: a fraction of one-by-one on a big tree.
-  for (let i = 0; i < unknown.length; i += _STAT_BATCH) {
-    const batch = unknown.slice(i, i + _STAT_BATCH);
-    const stats = await Promise.all(batch.map(({ path }) => lstat(join(repo.root, path)).catch(() => undefined)));
-    batch.forEach(({ path, exec, ctime }, j) => {
-      const stat = stats[j];
-      if (stat) record(path, exec, stat.mode & 0o7777, ctime);
-    });
-  }
-  _permCache.set(repo.dir, { at: lookedAt, entries: next });
-  const base = { file: _commonest(counts.file, 0o644), exec: _commonest(counts.exec, 0o755) };
-  const modes: Record<string, number> = {};
-  for (const [path, { exec, mode }] of bits) if (mode !== (exec ? base.exec : base.file)) modes[path] = mode;
-  return { modes, base };
-}
-
-function _commonest(counts: Map<number, number>, fallback: number): number {
-  let best = fallback;
-  let most = 0;
-  for (const [mode, count] of counts) if (count > most) [best, most] = [mode, count];
-  return best;
-}
-
 /**
  * Writes the shadow repository's `info/exclude` from every `.shiroignore` it knows of (the root's
- * verbatim, a nested one's patterns anchored to its folder); returns the files it read.
+ * verbatim, a nested one's patterns anchored to its folder): those in the index, and `known`.
  */
-async function _syncShiroIgnore(repo: ShadowRepo, known?: string[]): Promise<string[]> {
-  const indexed = splitNul(await runGit(repo, ["ls-files", "-z", "-c", "--", ":(glob)**/.shiroignore"]));
-  const files = [...new Set([...(known ?? []), ...indexed])].sort();
+async function _syncShiroIgnore(repo: ShadowRepo, index: IndexFile | undefined, known: string[] = []): Promise<void> {
+  const indexed = index
+    ? index.entries.map((entry) => entry.path).filter((path) => path === ".shiroignore" || path.endsWith("/.shiroignore"))
+    : splitNul(await runGit(repo, ["ls-files", "-z", "-c", "--", ":(glob)**/.shiroignore"]));
+  const files = [...new Set([...known, ...indexed])].sort();
   const lines: string[] = [];
   for (const file of files) {
     let text: string;
@@ -223,8 +200,9 @@ async function _syncShiroIgnore(repo: ShadowRepo, known?: string[]): Promise<str
       if (translated !== undefined) lines.push(translated);
     }
   }
-  writeFileSync(join(repo.gitDir, "info", "exclude"), `${lines.join("\n")}\n`, { mode: 0o600 });
-  return files;
+  const exclude = join(repo.gitDir, "info", "exclude");
+  const content = `${lines.join("\n")}\n`;
+  if (_readText(exclude) !== content) writeFileSync(exclude, content, { mode: 0o600 });
 }
 
 /** A nested ignore file's pattern, rewritten to mean the same from the root. */
@@ -236,6 +214,14 @@ function _anchorPattern(line: string, dir: string): string | undefined {
   const anchored = inner.includes("/");
   const prefix = `/${dir.replace(/[\\*?[\]!# ]/g, "\\$&")}/`;
   return `${negated ? "!" : ""}${prefix}${anchored ? body.replace(/^\//, "") : `**/${body}`}`;
+}
+
+function _readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
 }
 
 function _isDir(abs: string): boolean {

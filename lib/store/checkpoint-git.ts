@@ -6,7 +6,9 @@
  *
  * The workspace may be hostile, so git runs with none of the user's or the machine's
  * configuration (`GIT_CONFIG_NOSYSTEM`, `GIT_CONFIG_GLOBAL=/dev/null`, every inherited `GIT_*`
- * variable dropped), no hooks, no fsmonitor, no excludes or attributes file of the user's, and an
+ * variable dropped), the program-starting keys every git call of shiro's switches off
+ * (`FIXED_GIT_OVERRIDES`, shared with the safe git runner: hooks, fsmonitor, credential helpers,
+ * signing programs, pagers, …), no excludes or attributes file of the user's, and an
  * `info/attributes` that unsets `text`, `filter`, `ident` and `working-tree-encoding` for every
  * path, so no clean filter, textconv or line-ending conversion can run or change bytes on the way
  * in. Objects are never packed or pruned by git itself (`gc.auto=0`); checkpoints.ts prunes.
@@ -15,6 +17,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { childEnv } from "../secrets/child-env.ts";
+import { FIXED_GIT_OVERRIDES } from "../shell/git-config.ts";
 
 export interface ShadowRepo {
   /** The workspace root (the work tree). */
@@ -28,10 +31,9 @@ export interface ShadowRepo {
 /** Thrown when git exits non-zero: its argv and stderr. */
 export class ShadowGitError extends Error {}
 
+/** The shadow repository's own settings, after the overrides every git call of shiro's gets (git-config.ts). */
 const _SAFE_CONFIG = [
-  "core.hooksPath=/dev/null",
-  "core.fsmonitor=false",
-  "core.untrackedCache=false",
+  ...FIXED_GIT_OVERRIDES.map(([key, value]) => `${key}=${value}`),
   "core.excludesFile=/dev/null",
   "core.attributesFile=/dev/null",
   "core.autocrlf=false",
@@ -43,14 +45,11 @@ const _SAFE_CONFIG = [
   "index.version=2",
   "core.ignoreCase=false",
   "core.precomposeUnicode=false",
-  "core.quotePath=false",
   "core.sparseCheckout=false",
   "core.splitIndex=false",
   "commit.gpgSign=false",
   "gc.auto=0",
   "maintenance.auto=false",
-  "credential.helper=",
-  "diff.external=",
 ].flatMap((setting) => ["-c", setting]);
 
 const _ATTRIBUTES = "* -text -filter -ident -working-tree-encoding !eol !diff\n";
@@ -83,7 +82,9 @@ export async function openShadowRepo(root: string, dir: string): Promise<ShadowR
 /** Runs git on the shadow repository; resolves with stdout, rejects with ShadowGitError. */
 export function runGit(repo: ShadowRepo, args: readonly string[], input?: string | Buffer): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const child = spawn("git", [..._SAFE_CONFIG, ...args], { cwd: repo.root, env: _env(repo), stdio: ["pipe", "pipe", "pipe"] });
+    // A work tree that is gone (an added folder a turn removed) still lets git read the object store.
+    const cwd = existsSync(repo.root) ? repo.root : repo.dir;
+    const child = spawn("git", [..._SAFE_CONFIG, ...args], { cwd, env: _env(repo), stdio: ["pipe", "pipe", "pipe"] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on("data", (chunk: Buffer) => out.push(chunk));

@@ -1,27 +1,57 @@
 /**
- * Reads the shadow repository's index file (git's format, versions 2 and 3) for what the
- * permission scan needs: each entry's path, git mode and change time. Version 4 (prefix-compressed
- * paths) or anything unexpected answers undefined, and the caller falls back to a full scan.
+ * Reads the shadow repository's index file (git's format, versions 2 and 3) for what a snapshot
+ * needs without asking git: each entry's path, git mode and change time (seconds), and the file's trailing
+ * checksum (which changes whenever git writes the index). Version 4 (prefix-compressed paths) or
+ * anything unexpected answers undefined, and the caller falls back to asking git and a full scan.
  * Read-only; git alone writes the file.
  */
-import { readFileSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
 
 export interface IndexEntry {
   path: string;
   /** Git's mode: 0o100644, 0o100755, 0o120000, … */
   mode: number;
-  /** `seconds.nanoseconds` of the file's ctime when git last refreshed it. */
-  ctime: string;
+  /** The seconds of the file's ctime when git last recorded its stat data. */
+  ctimeSec: number;
 }
 
-export function readIndexEntries(indexFile: string): IndexEntry[] | undefined {
+export interface IndexFile {
+  entries: IndexEntry[];
+  /** The index's own trailing hash (hex): equal checksums, equal index. */
+  checksum: string;
+}
+
+/** The index at `indexFile`; a missing file is an empty index (checksum ""), an unreadable one undefined. */
+export function readIndexFile(indexFile: string): IndexFile | undefined {
   let data: Buffer;
   try {
     data = readFileSync(indexFile);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT" ? { entries: [], checksum: "" } : undefined;
+  }
+  const entries = _entries(data);
+  return entries && { entries, checksum: data.toString("hex", data.length - 20) };
+}
+
+/** Only the index's trailing hash (undefined when there is no readable index). */
+export function readIndexChecksum(indexFile: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(indexFile, "r");
+    const size = fstatSync(fd).size;
+    if (size < 32) return undefined;
+    const tail = Buffer.alloc(20);
+    readSync(fd, tail, 0, 20, size - 20);
+    return tail.toString("hex");
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
-  if (data.length < 12 || data.toString("latin1", 0, 4) !== "DIRC") return undefined;
+}
+
+function _entries(data: Buffer): IndexEntry[] | undefined {
+  if (data.length < 32 || data.toString("latin1", 0, 4) !== "DIRC") return undefined;
   const version = data.readUInt32BE(4);
   if (version !== 2 && version !== 3) return undefined;
   const count = data.readUInt32BE(8);
@@ -37,7 +67,7 @@ export function readIndexEntries(indexFile: string): IndexEntry[] | undefined {
     entries.push({
       path: data.toString("utf8", pathStart, end),
       mode: data.readUInt32BE(at + 24),
-      ctime: `${data.readUInt32BE(at)}.${data.readUInt32BE(at + 4)}`,
+      ctimeSec: data.readUInt32BE(at),
     });
     // Entries are NUL-padded to a multiple of 8 bytes, with at least one NUL.
     const length = end - at + 1;

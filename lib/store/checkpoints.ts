@@ -4,18 +4,22 @@
  * checkpoint-capture.ts), and one record per turn that changed anything.
  *
  * File: `checkpoints/<hash16>/checkpoints.json`, `{version: 1, root, checkpoints: [...]}` oldest
- * first, replaced atomically under its lock. Each record's four objects (both trees and both meta
- * blobs) are held by one ref, `refs/checkpoints/<id>`, on a tree that lists them; pruning a record
- * deletes its ref and then git's unreachable objects, so what it alone used goes with it.
+ * first, replaced atomically under its lock. The records are what keeps objects alive: each
+ * names its four objects (both trees and both meta blobs), and a prune keeps every object a
+ * record names (and what a turn in flight holds by `holds/<id>`, two object ids) and drops the
+ * rest, so what a pruned record alone used goes with it. (Earlier versions held each record's
+ * objects by a ref, `refs/checkpoints/<id>`; a prune deletes those with their records.)
  * A record marked `undone` was taken back (`shiro rewind`, `/undo`); `/redo` clears the mark.
  */
 import * as v from "valibot";
 import { uuidv7 } from "../platform/ids.ts";
-import { paths } from "../platform/paths.ts";
+import { pathHash16, paths } from "../platform/paths.ts";
 import { readJson, updateJsonSync } from "../state-file/json-file.ts";
 import { withLock } from "../state-file/file-lock.ts";
 import { openShadowRepo, runGit, splitNul, type ShadowRepo } from "./checkpoint-git.ts";
-import { captureWorkspace, type CaptureResult, type NotCovered, type Snapshot } from "./checkpoint-capture.ts";
+import { captureWorkspace, type CaptureResult, type NotCovered, type Snapshot, type SnapshotMeta } from "./checkpoint-capture.ts";
+import { forgetLastSnapshot } from "./checkpoint-last.ts";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -47,6 +51,8 @@ const _RecordSchema = v.object({
   files: v.array(_FileSchema),
   notCovered: v.array(v.object({ path: v.string(), why: v.picklist(["ignored", "over-size-cap", "repository"]) })),
   undone: v.optional(v.string()),
+  /** The `--add-dir` folders this turn changed, each snapshotted in its own shadow repository; their `files` are absolute paths. */
+  dirs: v.optional(v.array(v.object({ dir: v.string(), before: _SnapshotSchema, after: _SnapshotSchema }))),
 });
 
 const _FileSchemaDoc = v.object({ version: v.literal(1), root: v.string(), checkpoints: v.array(_RecordSchema) });
@@ -78,35 +84,48 @@ export function openCheckpointRepo(root: string): Promise<ShadowRepo> {
   return openShadowRepo(root, paths.checkpointsDir(root));
 }
 
+/**
+ * The shadow repository of an `--add-dir` folder of the workspace `root`, created on first use:
+ * `checkpoints/<hash16 of root>/dirs/<hash16 of dir>/` (its `git/`, `index` and `last.json`), so
+ * the workspace's checkpoints hold every folder they cover in one store.
+ */
+export function openFolderRepo(root: string, dir: string): Promise<ShadowRepo> {
+  return openShadowRepo(dir, join(paths.checkpointsDir(root), "dirs", pathHash16(dir)));
+}
+
 /** Runs `fn` holding the workspace's checkpoint lock (one capture or rewind at a time). */
 export function withCheckpointLock<T>(root: string, fn: () => Promise<T>): Promise<T> {
   return withLock(join(paths.checkpointsDir(root), "workspace"), fn, { timeoutMs: 60_000 });
 }
 
+/** Runs `fn` holding the snapshot lock of one shadow repository (the workspace's is `withCheckpointLock`'s). */
+export function withRepoLock<T>(repo: ShadowRepo, fn: () => Promise<T>): Promise<T> {
+  return withLock(join(repo.dir, "workspace"), fn, { timeoutMs: 60_000 });
+}
+
 /**
- * Takes one snapshot under the lock. With `hold`, its objects are held by `refs/pending/<id>`
- * until `releaseSnapshot` (a turn's "before" snapshot, so no prune can take them meanwhile).
+ * Takes one snapshot under the lock. With `hold`, its tree and meta blob are held by the file
+ * `holds/<id>` (the two object ids) until the turn's checkpoint is recorded or the snapshot is
+ * released (a turn's "before" snapshot): a prune keeps what a hold names.
  */
 export async function snapshotWorkspace(
   repo: ShadowRepo,
   settings: Pick<CheckpointSettings, "maxFileBytes">,
   hold = false,
 ): Promise<CaptureResult & { hold?: string }> {
-  return withCheckpointLock(repo.root, async () => {
+  return withRepoLock(repo, async () => {
     const taken = await captureWorkspace(repo, settings.maxFileBytes);
     if (!hold) return taken;
     const id = uuidv7();
-    const holder = (await runGit(repo, ["mktree"], `040000 tree ${taken.snapshot.tree}\tbefore\n100644 blob ${taken.snapshot.meta}\tbefore.json\n`))
-      .toString("utf8")
-      .trim();
-    await runGit(repo, ["update-ref", `refs/pending/${id}`, holder]);
+    mkdirSync(join(repo.dir, "holds"), { recursive: true, mode: 0o700 });
+    writeFileSync(_holdFile(repo, id), `${taken.snapshot.tree} ${taken.snapshot.meta}\n`, { mode: 0o600 });
     return { ...taken, hold: id };
   });
 }
 
 /** Lets go of a held snapshot (its checkpoint holds what it needs by now, or it changed nothing). */
 export async function releaseSnapshot(repo: ShadowRepo, hold: string): Promise<void> {
-  await runGit(repo, ["update-ref", "-d", `refs/pending/${hold}`]);
+  rmSync(_holdFile(repo, hold), { force: true });
 }
 
 /** This workspace's checkpoints, oldest first (empty when there are none or the file is unreadable). */
@@ -115,19 +134,45 @@ export function listCheckpoints(root: string): CheckpointRecord[] {
   return read.status === "ok" ? read.value.checkpoints : [];
 }
 
+/** An added folder's two snapshots of a turn, in its own shadow repository. */
+export interface FolderCapture {
+  dir: string;
+  repo: ShadowRepo;
+  before: CaptureResult & { hold?: string };
+  after: CaptureResult & { hold?: string };
+}
+
 /**
- * Records a turn's checkpoint when `after` differs from `before`; returns it, or undefined when
- * the turn changed nothing (nothing is kept then). Prunes by age and count afterwards.
+ * Records a turn's checkpoint when `after` differs from `before` in the workspace or in any added
+ * folder of `folders`; returns it, or undefined when the turn changed nothing (nothing is kept
+ * then). Held snapshots are released either way, once the record (which a prune keeps) names
+ * them. Prunes by age and count afterwards.
  */
 export async function recordCheckpoint(
   repo: ShadowRepo,
   turn: TurnIdentity,
-  before: CaptureResult,
-  after: CaptureResult,
+  before: CaptureResult & { hold?: string },
+  after: CaptureResult & { hold?: string },
   settings: CheckpointSettings,
+  folders: readonly FolderCapture[] = [],
 ): Promise<CheckpointRecord | undefined> {
   const files = await diffSnapshots(repo, before, after);
-  if (files.length === 0) return undefined;
+  const notCovered = _mergeNotCovered(before.notCovered, after.notCovered);
+  const changedFolders: FolderCapture[] = [];
+  for (const folder of folders) {
+    const changed = await diffSnapshots(folder.repo, folder.before, folder.after);
+    if (changed.length === 0) {
+      _release(folder.repo, folder.before, folder.after);
+      continue;
+    }
+    changedFolders.push(folder);
+    files.push(...changed.map((file) => ({ ...file, path: `${folder.dir}/${file.path}` })));
+    for (const left of _mergeNotCovered(folder.before.notCovered, folder.after.notCovered)) notCovered.push({ ...left, path: `${folder.dir}/${left.path}` });
+  }
+  if (files.length === 0) {
+    _release(repo, before, after);
+    return undefined;
+  }
   const record: CheckpointRecord = {
     id: uuidv7(),
     at: new Date().toISOString(),
@@ -138,10 +183,15 @@ export async function recordCheckpoint(
     before: before.snapshot,
     after: after.snapshot,
     files,
-    notCovered: _mergeNotCovered(before.notCovered, after.notCovered),
+    notCovered,
+    ...(changedFolders.length > 0
+      ? { dirs: changedFolders.map((folder) => ({ dir: folder.dir, before: folder.before.snapshot, after: folder.after.snapshot })) }
+      : {}),
   };
-  await _holdObjects(repo, record);
+  // Once the record names its snapshots, the holds can go: a prune keeps what a record names.
   _update(repo.root, (checkpoints) => [...checkpoints, record]);
+  _release(repo, before, after);
+  for (const folder of changedFolders) _release(folder.repo, folder.before, folder.after);
   await pruneCheckpoints(repo, settings);
   return record;
 }
@@ -175,33 +225,92 @@ export async function pruneCheckpoints(
   const dropped = all.filter((record) => !keptIds.has(record.id)).map((record) => record.id);
   if (dropped.length === 0) return [];
   _update(repo.root, (checkpoints) => checkpoints.filter((record) => !dropped.includes(record.id)));
-  // Under the lock no capture is half-written; a turn in flight holds its "before" by a pending ref.
-  await withCheckpointLock(repo.root, async () => {
-    const stale = splitNul(await runGit(repo, ["for-each-ref", "--format=%(refname)%00", "refs/pending/"]))
-      .map((ref) => ref.trim())
-      .filter((ref) => ref !== "" && _uuidTime(ref.slice("refs/pending/".length)) < cutoff);
-    const deletions = [...dropped.map((id) => `refs/checkpoints/${id}`), ...stale].map((ref) => `delete ${ref}\n`).join("");
-    await runGit(repo, ["update-ref", "--stdin"], deletions);
-    await runGit(repo, ["prune", "--expire=now"]);
-  });
+  // Under the lock no capture is half-written; a turn in flight holds its snapshots by hold files.
+  await withCheckpointLock(repo.root, () => _dropRefs(repo, dropped, cutoff, (record) => [record.before, record.after]));
+  const byFolder = new Map<string, string[]>();
+  for (const record of all) if (!keptIds.has(record.id)) for (const { dir } of record.dirs ?? []) byFolder.set(dir, [...(byFolder.get(dir) ?? []), record.id]);
+  for (const [dir, ids] of byFolder) {
+    const folder = await openFolderRepo(repo.root, dir);
+    const named = (record: CheckpointRecord) => (record.dirs ?? []).filter((entry) => entry.dir === dir).flatMap((entry) => [entry.before, entry.after]);
+    await withRepoLock(folder, () => _dropRefs(folder, ids, cutoff, named, repo.root));
+  }
   return dropped;
+}
+
+/**
+ * Drops what only pruned checkpoints held: the refs earlier versions held them by, stale holds
+ * (and pending refs of earlier versions), then every object that no ref, live hold or remaining
+ * record of `root` names (`named` picks a record's snapshots in this repository). The holds are
+ * read before the records: a turn writes its record before it lets go of its holds.
+ */
+async function _dropRefs(
+  repo: ShadowRepo,
+  ids: readonly string[],
+  cutoff: number,
+  named: (record: CheckpointRecord) => Snapshot[],
+  root = repo.root,
+): Promise<void> {
+  const stale = splitNul(await runGit(repo, ["for-each-ref", "--format=%(refname)%00", "refs/pending/"]))
+    .map((ref) => ref.trim())
+    .filter((ref) => ref !== "" && _uuidTime(ref.slice("refs/pending/".length)) < cutoff);
+  const deletions = [...ids.map((id) => `refs/checkpoints/${id}`), ...stale].map((ref) => `delete ${ref}\n`).join("");
+  await runGit(repo, ["update-ref", "--stdin"], deletions);
+  const kept = new Set<string>();
+  for (const hold of _holds(repo)) {
+    if (_uuidTime(hold) < cutoff) rmSync(_holdFile(repo, hold), { force: true });
+    else for (const oid of _readHold(repo, hold)) kept.add(oid);
+  }
+  const records = readJson(checkpointsFile(root), { schema: _FileSchemaDoc });
+  // Records that cannot be read name nothing for sure: then nothing is pruned.
+  if (records.status !== "ok") return;
+  for (const record of records.value.checkpoints) for (const snapshot of named(record)) kept.add(snapshot.tree).add(snapshot.meta);
+  forgetLastSnapshot(repo);
+  await runGit(repo, ["prune", "--expire=now", "--", ...kept]);
+}
+
+/** Lets go of whichever of these snapshots are held. */
+function _release(repo: ShadowRepo, ...snapshots: { hold?: string }[]): void {
+  for (const { hold } of snapshots) if (hold) rmSync(_holdFile(repo, hold), { force: true });
+}
+
+function _holdFile(repo: ShadowRepo, id: string): string {
+  return join(repo.dir, "holds", id);
+}
+
+function _holds(repo: ShadowRepo): string[] {
+  try {
+    return readdirSync(join(repo.dir, "holds")).filter((name) => /^[0-9a-f-]{36}$/.test(name));
+  } catch {
+    return [];
+  }
+}
+
+/** The object ids a hold names (none when it is gone or not two ids). */
+function _readHold(repo: ShadowRepo, id: string): string[] {
+  try {
+    const oids = readFileSync(_holdFile(repo, id), "utf8").trim().split(" ");
+    return oids.length === 2 && oids.every((oid) => /^[0-9a-f]{40,64}$/.test(oid)) ? oids : [];
+  } catch {
+    return [];
+  }
 }
 
 /** What changed between two snapshots, path by path (content, existence, type, permission bits). */
 export async function diffSnapshots(repo: ShadowRepo, before: CaptureResult, after: CaptureResult): Promise<CheckpointFile[]> {
   const files = new Map<string, CheckpointFile>();
   if (before.snapshot.tree !== after.snapshot.tree) {
-    const raw = splitNul(await runGit(repo, ["diff-tree", "-r", "-z", "--no-renames", "--raw", before.snapshot.tree, after.snapshot.tree]));
-    for (let i = 0; i + 1 < raw.length; i += 2) {
-      const [oldMode, newMode, , , status] = raw[i]!.slice(1).split(" ");
-      const path = raw[i + 1]!;
+    // One diff: the raw records (":modes oids status", then the path) come first, then "+\t-\tpath".
+    const out = splitNul(await runGit(repo, ["diff-tree", "-r", "-z", "--no-renames", "--raw", "--numstat", before.snapshot.tree, after.snapshot.tree]));
+    let i = 0;
+    for (; i + 1 < out.length && out[i]!.startsWith(":"); i += 2) {
+      const [oldMode, newMode, , , status] = out[i]!.slice(1).split(" ");
+      const path = out[i + 1]!;
       const change =
-        status === "A" ? "added" : status === "D" ? "deleted" : status === "T" ? "type" : oldMode !== newMode && _sameBlob(raw[i]!) ? "mode" : "modified";
+        status === "A" ? "added" : status === "D" ? "deleted" : status === "T" ? "type" : oldMode !== newMode && _sameBlob(out[i]!) ? "mode" : "modified";
       files.set(path, { path, change });
     }
-    const numstat = splitNul(await runGit(repo, ["diff-tree", "-r", "-z", "--no-renames", "--numstat", before.snapshot.tree, after.snapshot.tree]));
-    for (const line of numstat) {
-      const [added, removed, path] = line.split("\t");
+    for (; i < out.length; i++) {
+      const [added, removed, path] = out[i]!.split("\t");
       const file = path === undefined ? undefined : files.get(path);
       if (!file) continue;
       if (added === "-") file.binary = true;
@@ -224,10 +333,19 @@ export async function diffSnapshots(repo: ShadowRepo, before: CaptureResult, aft
       if (modeOf(before, path, beforeExec.get(path)!) !== modeOf(after, path, exec)) files.set(path, { path, change: "mode" });
     }
   }
+  const beforeFolders = before.meta.dirModes ?? {};
+  for (const [dir, mode] of Object.entries(after.meta.dirModes ?? {})) {
+    const was = beforeFolders[dir];
+    if (was !== undefined && was !== mode && !files.has(`${dir}/`)) files.set(`${dir}/`, { path: `${dir}/`, change: "mode" });
+  }
   const beforeDirs = new Set(before.meta.dirs);
   const afterDirs = new Set(after.meta.dirs);
-  for (const dir of afterDirs) if (!beforeDirs.has(dir) && !files.has(dir)) files.set(`${dir}/`, { path: `${dir}/`, change: "added" });
-  for (const dir of beforeDirs) if (!afterDirs.has(dir) && !files.has(dir)) files.set(`${dir}/`, { path: `${dir}/`, change: "deleted" });
+  // An empty folder that got files (or lost them) is still there: only one made or removed is listed.
+  const had = (meta: SnapshotMeta, dir: string) => meta.dirModes?.[dir] !== undefined;
+  for (const dir of afterDirs)
+    if (!beforeDirs.has(dir) && !files.has(dir) && !had(before.meta, dir)) files.set(`${dir}/`, { path: `${dir}/`, change: "added" });
+  for (const dir of beforeDirs)
+    if (!afterDirs.has(dir) && !files.has(dir) && !had(after.meta, dir)) files.set(`${dir}/`, { path: `${dir}/`, change: "deleted" });
   return [...files.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
@@ -256,14 +374,6 @@ function _mergeNotCovered(a: NotCovered[], b: NotCovered[]): NotCovered[] {
   const seen = new Map<string, NotCovered>();
   for (const entry of [...a, ...b]) seen.set(`${entry.why}:${entry.path}`, entry);
   return [...seen.values()];
-}
-
-async function _holdObjects(repo: ShadowRepo, record: CheckpointRecord): Promise<void> {
-  const listing =
-    `040000 tree ${record.before.tree}\tbefore\n040000 tree ${record.after.tree}\tafter\n` +
-    `100644 blob ${record.before.meta}\tbefore.json\n100644 blob ${record.after.meta}\tafter.json\n`;
-  const holder = (await runGit(repo, ["mktree"], listing)).toString("utf8").trim();
-  await runGit(repo, ["update-ref", `refs/checkpoints/${record.id}`, holder]);
 }
 
 function _update(root: string, change: (checkpoints: CheckpointRecord[]) => CheckpointRecord[]): void {

@@ -29,6 +29,7 @@ export function checkpointJson(record: CheckpointRecord): Record<string, unknown
     files: record.files,
     notCovered: record.notCovered,
     ...(record.undone ? { undone: record.undone } : {}),
+    ...(record.dirs ? { dirs: record.dirs.map((entry) => entry.dir) } : {}),
   };
 }
 
@@ -68,7 +69,13 @@ export function formatPlan(plan: RewindPlan): string {
     plan.direction === "undo"
       ? `taking back ${count} checkpoint${count === 1 ? "" : "s"} (from ${plan.records[0]!.id.slice(0, 13)}, "${plan.records[0]!.prompt.slice(0, 60)}"):`
       : `putting back checkpoint ${plan.records[0]!.id.slice(0, 13)} ("${plan.records[0]!.prompt.slice(0, 60)}"):`;
-  const verbs = { restore: "restore", remove: "remove", "make-dir": "make folder", "remove-dir": "remove folder" };
+  const verbs = {
+    restore: "restore",
+    remove: "remove",
+    "make-dir": "make folder",
+    "remove-dir": "remove folder",
+    "folder-mode": "restore the permissions of folder",
+  };
   const lines = plan.steps.map((step) => `  ${verbs[step.action]} ${step.path}`);
   return `${head}\n${lines.length > 0 ? lines.join("\n") : "  (the files are already as they were)"}\n`;
 }
@@ -79,21 +86,23 @@ export function formatHandEdits(plan: RewindPlan, how: string): string {
   return `refusing: ${plan.handEdited.length === 1 ? "this file was" : "these files were"} changed since shiro's checkpoint, by hand or by another program:\n${names}\nnothing was changed; ${how}\n`;
 }
 
-/** `shiro rewind [id]`: returns the exit code. */
+/** `shiro rewind [id]`: returns the exit code. From a subfolder it means the workspace above it that has checkpoints. */
 export async function runRewindCli(options: RewindCliOptions): Promise<number> {
   const { listCheckpoints } = await import("../store/checkpoints.ts");
+  const { checkpointRootFor, findCheckpoint, planRewindTo, rewindSavedConversation } = await import("../agent/rewind.ts");
+  const root = checkpointRootFor(options.root);
   if (!options.id) {
-    const records = listCheckpoints(options.root);
+    const records = listCheckpoints(root);
     if (options.json) {
       writeOut(`${JSON.stringify([...records].reverse().map(checkpointJson), null, 2)}\n`);
       return 0;
     }
-    writeOut(formatCheckpointList(records, records.length > 0 ? await _ignored(options.root) : []));
+    if (root !== options.root) writeOut(`checkpoints of ${root}\n`);
+    writeOut(formatCheckpointList(records, records.length > 0 ? await _ignored(root) : []));
     return 0;
   }
-  const { findCheckpoint, planRewindTo, rewindSavedConversation } = await import("../agent/rewind.ts");
-  const record = findCheckpoint(options.root, options.id);
-  const plan = await planRewindTo(options.root, record);
+  const record = findCheckpoint(root, options.id);
+  const plan = await planRewindTo(root, record);
   if (plan.handEdited.length > 0 && !options.force) {
     writeErr(formatHandEdits(plan, "add --force to overwrite them with the checkpoint"));
     return 1;

@@ -1,8 +1,10 @@
 /**
  * What checkpoints cost, side by side in one run, in a 10,000-file git repository:
- * - a turn's checkpoint work (its "before" snapshot, its "after" snapshot and the record) when
- *   the turn changes 3 files, against `git add -A` of the same tree into a scratch index (goal:
- *   at most 1.5x); the very first checkpoint of a workspace, which hashes everything, is shown too;
+ * - a turn's checkpoint work, through the turn checkpointer a session uses (its "before" snapshot
+ *   at the first change, its "after" snapshot and the record when the turn ends), each turn in
+ *   a new checkpointer as in a new `shiro -p` process, when the turn changes 3 files, against
+ *   `git add -A` of the same tree into a scratch index (goal: at most 1.5x); the very first
+ *   checkpoint of a workspace, which hashes everything, is shown too;
  * - the time to the first model request of `dist/shiro -p` with checkpoints on and off (goal: no
  *   difference, since the snapshot waits for the first write or exec call).
  */
@@ -13,10 +15,11 @@ import { join } from "node:path";
 import { binaryEnv, ensureBinary, fakeEnv } from "../e2e/_harness.ts";
 import { startFakeProvider } from "../fakes/provider.ts";
 import { median } from "./baseline.ts";
-import { openCheckpointRepo, recordCheckpoint, releaseSnapshot, snapshotWorkspace } from "../../lib/store/checkpoints.ts";
+import { openCheckpointRepo, snapshotWorkspace } from "../../lib/store/checkpoints.ts";
+import { createTurnCheckpoints } from "../../lib/agent/turn-checkpoint.ts";
 
 const FILES = 10_000;
-const RUNS = 5;
+const RUNS = 9;
 const FIRST_REQUEST_RUNS = 11;
 const SETTINGS = { maxFileBytes: 10 * 1024 * 1024, keepDays: 30, maxPerProject: 1000 };
 
@@ -73,23 +76,26 @@ export async function benchCheckpoints(): Promise<void> {
     await snapshotWorkspace(repo, SETTINGS);
     const cold = performance.now() - start;
     const turns: number[] = [];
+    const befores: number[] = [];
     // Interleaved with the baseline, so a busy machine weighs on both alike.
     for (let run = 0; run < RUNS; run++) {
       baselines.push(_gitAddScratch(root, scratch));
+      const checkpoints = createTurnCheckpoints({ root, enabled: true, settings: { ...SETTINGS, enabled: true } });
+      checkpoints.start();
       start = performance.now();
-      const before = await snapshotWorkspace(repo, SETTINGS, true);
+      await checkpoints.beforeChange();
       const changing = performance.now();
       for (let i = 0; i < 3; i++) writeFileSync(join(root, "src", `d${i}`, `f${run}.ts`), `export const changed = ${run};\n`);
       const changed = performance.now();
-      const after = await snapshotWorkspace(repo, SETTINGS);
-      await recordCheckpoint(repo, { sessionId: "bench", runId: `r${run}`, prompt: "bench", messageIndex: 0 }, before, after, SETTINGS);
-      await releaseSnapshot(repo, before.hold!);
+      const outcome = await checkpoints.finish({ sessionId: "bench", runId: `r${run}`, prompt: "bench", messageIndex: 0 });
+      if (outcome.files !== 3) throw new Error(`the bench turn recorded ${outcome.files ?? "no"} files: ${outcome.notice ?? ""}`);
       turns.push(performance.now() - start - (changed - changing));
+      befores.push(changing - start);
     }
     const turn = median(turns);
     const baseline = median(baselines);
     console.log(
-      `checkpoints: a turn changing 3 of ${FILES} files ${turn.toFixed(1)} ms (median of ${RUNS}); git add -A into a scratch index ${baseline.toFixed(1)} ms`,
+      `checkpoints: a turn changing 3 of ${FILES} files ${turn.toFixed(1)} ms (median of ${RUNS}; its "before" snapshot ${median(befores).toFixed(1)} ms); git add -A into a scratch index ${baseline.toFixed(1)} ms`,
     );
     console.log(`checkpoints: ratio turn / git add -A = ${(turn / baseline).toFixed(2)}x (goal <= 1.5x); the workspace's first snapshot ${cold.toFixed(1)} ms`);
 

@@ -27,12 +27,14 @@ function seed(cwd: string): void {
     "dir with space/ü ñ.txt": "unicode\n",
     "old/inner.txt": "inner\n",
     ".env": "TOKEN=abc123\n",
+    "locked/f.txt": "in a folder with its own bits\n",
   };
   for (const [path, content] of Object.entries(files)) {
     mkdirSync(join(cwd, path, ".."), { recursive: true });
     writeFileSync(join(cwd, path), content);
   }
   chmodSync(join(cwd, "private.txt"), 0o640);
+  chmodSync(join(cwd, "locked"), 0o750);
   mkdirSync(join(cwd, "empty"));
   symlinkSync("keep.txt", join(cwd, "link"));
 }
@@ -70,6 +72,10 @@ const CHANGES: { kind: string; calls: FakeToolCall[] }[] = [
   { kind: "bash cp", calls: [bash("cp keep.txt copy.txt && cp script.sh keep.txt")] },
   { kind: "bash chmod", calls: [bash("chmod +x script.sh && chmod 600 private.txt && chmod 755 keep.txt")] },
   { kind: "bash mkdir and rmdir", calls: [bash("mkdir -p made/deeper && rmdir empty && rm old/inner.txt && rmdir old")] },
+  { kind: "bash chmod on folders", calls: [bash('chmod 700 old && chmod 750 empty && chmod 711 "dir with space" && chmod 755 locked')] },
+  { kind: "bash removes a folder with its own bits", calls: [bash("rm locked/f.txt && rmdir locked")] },
+  { kind: "bash makes folders with their own bits", calls: [bash("mkdir -m 700 private-dir && echo s > private-dir/s.txt && mkdir -m 711 empty-new")] },
+  { kind: "bash makes a folder read-only", calls: [bash("echo changed > locked/f.txt && chmod 555 locked")] },
   { kind: "bash truncate", calls: [bash("truncate -s 2 edit.txt && truncate -s 0 patch.txt")] },
   { kind: "bash > and >> redirects", calls: [bash("echo replaced > keep.txt && echo more >> edit.txt && echo new > 'spaced new ü.txt'")] },
   { kind: "a binary file", calls: [bash("printf '\\377\\000\\001binary' > bin.dat && head -c 3000 /dev/urandom > random.bin")] },

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { useTempHome } from "./temp-home.ts";
@@ -47,7 +47,7 @@ describe("the checkpoint store", () => {
     expect(listCheckpoints(root)).toHaveLength(1);
   });
 
-  test("pruning by count and by age drops the records, their refs and the objects only they held", async () => {
+  test("pruning by count and by age drops the records and the objects only they held, and keeps what the others and a hold name", async () => {
     writeFileSync(join(root, "base.txt"), "base\n");
     for (let i = 0; i < 4; i++) await checkpointOf(() => writeFileSync(join(root, `f${i}.txt`), `unique content ${i}\n`.repeat(50)), `turn ${i}`);
     const objects = objectCount();
@@ -58,16 +58,21 @@ describe("the checkpoint store", () => {
     const dropped = await pruneCheckpoints(repo, { keepDays: 30, maxPerProject: 2 });
     expect(dropped).toHaveLength(2);
     expect(listCheckpoints(root).map((entry) => entry.prompt)).toEqual(["turn 2", "turn 3"]);
-    const refs = spawnSync("git", ["for-each-ref", "--format=%(refname)"], { env: { ...process.env, GIT_DIR: repo.gitDir }, encoding: "utf8" })
-      .stdout.trim()
-      .split("\n");
-    expect(refs.sort()).toEqual([...listCheckpoints(root).map((entry) => `refs/checkpoints/${entry.id}`), `refs/pending/${held.hold}`].sort());
+    // No ref holds anything: the records and the holds are what a prune keeps.
+    expect(spawnSync("git", ["for-each-ref"], { env: { ...process.env, GIT_DIR: repo.gitDir }, encoding: "utf8" }).stdout).toBe("");
+    const named = listCheckpoints(root).flatMap((entry) => [entry.before.tree, entry.before.meta, entry.after.tree, entry.after.meta]);
+    const present = (oid: string) => spawnSync("git", ["cat-file", "-e", oid], { env: { ...process.env, GIT_DIR: repo.gitDir } }).status === 0;
+    expect(named.filter((oid) => !present(oid))).toEqual([]);
+    expect(readFileSync(join(repo.dir, "holds", held.hold!), "utf8")).toBe(`${held.snapshot.tree} ${held.snapshot.meta}\n`);
     expect(objectCount()).toBeLessThan(objects + 3);
     const catFile = (oid: string) => spawnSync("git", ["cat-file", "-e", oid], { env: { ...process.env, GIT_DIR: repo.gitDir } }).status;
     expect(catFile(held.snapshot.tree)).toBe(0);
     expect(catFile(held.snapshot.meta)).toBe(0);
     const later = Date.now() + 31 * 86_400_000;
     expect(await pruneCheckpoints(repo, { keepDays: 30, maxPerProject: 100 }, later)).toHaveLength(2);
+    // A hold older than keepDays is a turn that never ended: it goes, and so do the objects only it named.
+    expect(readdirSync(join(repo.dir, "holds"))).toEqual([]);
+    expect(catFile(held.snapshot.meta)).not.toBe(0);
     expect(listCheckpoints(root)).toEqual([]);
   });
 });
@@ -132,5 +137,91 @@ describe("the permission scan", () => {
     await Bun.sleep(1100);
     const settled = await checkpointOf(() => chmodSync(join(root, "old.txt"), 0o604), "chmod later");
     expect(settled!.files).toEqual([{ path: "old.txt", change: "mode" }]);
+  });
+});
+
+describe("the last snapshot's record (last.json)", () => {
+  const lastFile = () => join(paths.checkpointsDir(root), "last.json");
+
+  test("an unchanged workspace gives the same tree and meta blob; a record of another index is ignored", async () => {
+    const { chmodSync, existsSync } = await import("node:fs");
+    writeFileSync(join(root, "a.txt"), "a\n");
+    writeFileSync(join(root, "b.txt"), "b\n");
+    chmodSync(join(root, "b.txt"), 0o600);
+    const repo = await openCheckpointRepo(root);
+    const first = await snapshotWorkspace(repo, SETTINGS);
+    const again = await snapshotWorkspace(repo, SETTINGS);
+    expect(again.snapshot).toEqual(first.snapshot);
+    expect(again.meta.modes).toEqual({ "b.txt": 0o600 });
+    const last = JSON.parse(readFileSync(lastFile(), "utf8"));
+    expect({ tree: last.tree, meta: last.meta }).toEqual(first.snapshot);
+    // A record that does not describe this index (another checksum) is not believed.
+    const forged = { ...last, at: 4_000_000_000, metaJson: JSON.stringify({ dirs: [], modes: {}, base: { file: 0o777, exec: 0o777 } }) };
+    writeFileSync(lastFile(), JSON.stringify({ ...forged, index: "0".repeat(40) }));
+    const ignored = await snapshotWorkspace(repo, SETTINGS);
+    expect(ignored.meta.base.file).toBe(0o644);
+    // The same record for this very index is believed (a cache the store alone writes): the proof the check above is what ignored it.
+    writeFileSync(lastFile(), JSON.stringify(forged));
+    expect((await snapshotWorkspace(repo, SETTINGS)).meta.base.file).toBe(0o777);
+    writeFileSync(
+      lastFile(),
+      JSON.stringify({ ...last, index: "0".repeat(40), metaJson: JSON.stringify({ dirs: [], modes: {}, base: { file: 0o777, exec: 0o777 } }) }),
+    );
+    const believed = await snapshotWorkspace(repo, SETTINGS);
+    expect(believed.meta.base.file).toBe(0o644);
+    expect(believed.meta.modes).toEqual({ "b.txt": 0o600 });
+    // Without an index at all the snapshot starts over and comes out the same.
+    rmSync(repo.indexFile);
+    expect((await snapshotWorkspace(repo, SETTINGS)).snapshot).toEqual(first.snapshot);
+    expect(existsSync(lastFile())).toBe(true);
+  });
+
+  test("pruning forgets it, so no later snapshot names a blob git has dropped", async () => {
+    const { existsSync } = await import("node:fs");
+    writeFileSync(join(root, "base.txt"), "base\n");
+    for (let i = 0; i < 3; i++) await checkpointOf(() => writeFileSync(join(root, `f${i}.txt`), `${i}\n`), `turn ${i}`);
+    const repo = await openCheckpointRepo(root);
+    expect(existsSync(lastFile())).toBe(true);
+    expect(await pruneCheckpoints(repo, { keepDays: 30, maxPerProject: 1 })).toHaveLength(2);
+    expect(existsSync(lastFile())).toBe(false);
+    const next = await snapshotWorkspace(repo, SETTINGS);
+    const catFile = (oid: string) => spawnSync("git", ["cat-file", "-e", oid], { env: { ...process.env, GIT_DIR: repo.gitDir } }).status;
+    expect([catFile(next.snapshot.tree), catFile(next.snapshot.meta)]).toEqual([0, 0]);
+  });
+});
+
+describe("an added folder's shadow repository", () => {
+  test("lives in the workspace's store, keeps the objects the record names, and is pruned with the record", async () => {
+    const { openFolderRepo } = await import("../../lib/store/checkpoints.ts");
+    const extra = mkdtempSync(join(tmpdir(), "shiro-extra-"));
+    try {
+      writeFileSync(join(root, "main.txt"), "main\n");
+      writeFileSync(join(extra, "x.txt"), "x\n");
+      const repo = await openCheckpointRepo(root);
+      const folder = await openFolderRepo(root, extra);
+      expect(folder.dir.startsWith(join(paths.checkpointsDir(root), "dirs"))).toBe(true);
+      const present = (gitDir: string, oid: string) => spawnSync("git", ["cat-file", "-e", oid], { env: { ...process.env, GIT_DIR: gitDir } }).status === 0;
+      const turnIn = async (prompt: string, change: () => void) => {
+        const before = await snapshotWorkspace(repo, SETTINGS, true);
+        const folderBefore = await snapshotWorkspace(folder, SETTINGS, true);
+        change();
+        const after = await snapshotWorkspace(repo, SETTINGS);
+        const folderAfter = await snapshotWorkspace(folder, SETTINGS);
+        return recordCheckpoint(repo, turn(prompt), before, after, SETTINGS, [{ dir: extra, repo: folder, before: folderBefore, after: folderAfter }]);
+      };
+      const first = await turnIn("extra only", () => writeFileSync(join(extra, "x.txt"), "changed\n"));
+      expect(first!.files).toEqual([{ path: `${extra}/x.txt`, change: "modified", added: 1, removed: 1 }]);
+      expect(first!.dirs!.map((entry) => entry.dir)).toEqual([extra]);
+      const firstFolder = first!.dirs![0]!;
+      expect([firstFolder.before.meta, firstFolder.after.meta].map((oid) => present(folder.gitDir, oid))).toEqual([true, true]);
+      const second = await turnIn("main only", () => writeFileSync(join(root, "main.txt"), "changed\n"));
+      expect(second!.dirs).toBeUndefined();
+      expect(await pruneCheckpoints(repo, { keepDays: 30, maxPerProject: 1 })).toEqual([first!.id]);
+      // The folder's objects only the pruned record named are gone; the kept record's are there.
+      expect(present(folder.gitDir, firstFolder.after.meta)).toBe(false);
+      expect([second!.before.meta, second!.after.meta, second!.after.tree].map((oid) => present(repo.gitDir, oid))).toEqual([true, true, true]);
+    } finally {
+      rmSync(extra, { recursive: true, force: true });
+    }
   });
 });
