@@ -3,7 +3,8 @@
  * against the manifest's size and document count; closed once nothing can read them), written
  * whole (a temp file, fsynced, renamed into place), and removed once no manifest names them.
  */
-import { closeSync, fstatSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readdirSync, rmSync } from "node:fs";
+import { writeBytesAtomic } from "../state-file/json-file.ts";
 import { join } from "node:path";
 import { expandRanges, type IndexManifest } from "./index-manifest.ts";
 import { IndexCorruptError, fileSource } from "./segment-layout.ts";
@@ -43,27 +44,8 @@ export function writeSegmentFile(dir: string, manifest: IndexManifest, content: 
   const file = `${String(manifest.next).padStart(6, "0")}.seg`;
   manifest.next += 1;
   const bytes = encodeSegment(content, TOKENIZER_VERSION);
-  _writeBytesAtomic(join(dir, file), bytes);
+  writeBytesAtomic(join(dir, file), bytes);
   return { file, docs: content.docs.length, bytes: bytes.length };
-}
-
-let _temps = 0;
-
-/** Writes a new file whole: a temp file, fsynced, renamed into place. */
-function _writeBytesAtomic(path: string, bytes: Uint8Array): void {
-  const temp = `${path}.${process.pid}.${++_temps}.tmp`;
-  const fd = openSync(temp, "w", 0o600);
-  try {
-    let done = 0;
-    while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
-    fsyncSync(fd);
-  } catch (error) {
-    closeSync(fd);
-    rmSync(temp, { force: true });
-    throw error;
-  }
-  closeSync(fd);
-  renameSync(temp, path);
 }
 
 /** Removes segment files (and temp files) the manifest does not name. */

@@ -146,7 +146,7 @@ export function writeJsonAtomic(path: string, value: unknown, options: WriteOpti
 export function writeTextAtomic(path: string, content: string, options: Pick<WriteOptions, "mode" | "verbatim"> = {}): void {
   const text = options.verbatim ? content : redactText(content).text;
   try {
-    _writeTextAtomic(path, text, options.mode ?? 0o600);
+    _writeAtomic(path, text, options.mode ?? 0o600);
   } catch (error) {
     throw _sentence(error, path, "replace");
   }
@@ -157,12 +157,25 @@ function _sentence(error: unknown, path: string, kind: StateWriteKind): unknown 
   return new StateWriteError(path, error, kind, existsSync(path));
 }
 
-function _writeTextAtomic(path: string, text: string, mode: number): void {
+/**
+ * Atomically replaces `path` with `bytes`, written as they are (binary files such as index
+ * segments, whose text was redacted before it was encoded). Failures throw StateWriteError.
+ */
+export function writeBytesAtomic(path: string, bytes: Uint8Array, mode = 0o600): void {
+  try {
+    _writeAtomic(path, bytes, mode);
+  } catch (error) {
+    throw _sentence(error, path, "replace");
+  }
+}
+
+function _writeAtomic(path: string, data: string | Uint8Array, mode: number): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const bytes = typeof data === "string" ? Buffer.from(data) : data;
   const temp = `${path}.${process.pid}.${++_tempCounter}.tmp`;
   const fd = openSync(temp, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_TRUNC, mode);
   try {
-    writeSync(fd, text);
+    for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
     fsyncSync(fd);
   } catch (error) {
     closeSync(fd);
