@@ -10,19 +10,8 @@
  */
 import { hasGit } from "../store/checkpoint-git.ts";
 import type { CaptureResult } from "../store/checkpoint-capture.ts";
-import {
-  DEFAULT_KEEP_DAYS,
-  DEFAULT_MAX_FILE_BYTES,
-  DEFAULT_MAX_PER_PROJECT,
-  openCheckpointRepo,
-  openFolderRepo,
-  recordCheckpoint,
-  releaseSnapshot,
-  snapshotWorkspace,
-  type CheckpointSettings,
-  type FolderCapture,
-  type TurnIdentity,
-} from "../store/checkpoints.ts";
+import { DEFAULT_KEEP_DAYS, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_PER_PROJECT, type CheckpointSettings } from "../store/checkpoint-settings.ts";
+import type { FolderCapture, TurnIdentity } from "../store/checkpoints.ts";
 import { workspaceExtraDirs } from "../platform/workspace-dirs.ts";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { ConfigFile } from "../config/config.ts";
@@ -47,6 +36,9 @@ export interface TurnCheckpoints {
   /** The turn ended: records its checkpoint when anything changed. */
   finish(turn: TurnIdentity): Promise<CheckpointOutcome>;
 }
+
+/** The checkpoint store, loaded when a turn's first change needs it (a plain answer never does). */
+const _store = () => import("../store/checkpoints.ts");
 
 export const NO_GIT_NOTICE = "checkpoints are off: they need git on PATH (install git, or set checkpoints.enabled to false to hide this)";
 
@@ -81,12 +73,17 @@ export function createTurnCheckpoints(options: { root: string; settings: Checkpo
   const folderRepos = new Map<string, Promise<ShadowRepo>>();
   let before: Promise<_Before> | undefined;
   let failure: string | undefined;
-  const repoOnce = () => (repo ??= openCheckpointRepo(options.root));
+  const repoOnce = () => (repo ??= _store().then((store) => store.openCheckpointRepo(options.root)));
   const folderRepo = (dir: string) => {
-    if (!folderRepos.has(dir)) folderRepos.set(dir, openFolderRepo(options.root, dir));
+    if (!folderRepos.has(dir))
+      folderRepos.set(
+        dir,
+        _store().then((store) => store.openFolderRepo(options.root, dir)),
+      );
     return folderRepos.get(dir)!;
   };
   const snapshotAll = async (): Promise<_Before> => {
+    const { snapshotWorkspace } = await _store();
     const main = await snapshotWorkspace(await repoOnce(), options.settings, true);
     const folders: _Before["folders"] = [];
     for (const dir of addedFolders(options.root)) {
@@ -124,6 +121,7 @@ export function createTurnCheckpoints(options: { root: string; settings: Checkpo
       }
       if (!enabled || !taken) return {};
       try {
+        const { recordCheckpoint, releaseSnapshot, snapshotWorkspace } = await _store();
         const opened = await repoOnce();
         const start = await taken;
         try {

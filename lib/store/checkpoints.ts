@@ -19,12 +19,11 @@ import { withLock } from "../state-file/file-lock.ts";
 import { openShadowRepo, runGit, splitNul, type ShadowRepo } from "./checkpoint-git.ts";
 import { captureWorkspace, type CaptureResult, type NotCovered, type Snapshot, type SnapshotMeta } from "./checkpoint-capture.ts";
 import { forgetLastSnapshot } from "./checkpoint-last.ts";
+import type { CheckpointSettings } from "./checkpoint-settings.ts";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
-export const DEFAULT_KEEP_DAYS = 30;
-export const DEFAULT_MAX_PER_PROJECT = 200;
+export { DEFAULT_KEEP_DAYS, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_PER_PROJECT, type CheckpointSettings } from "./checkpoint-settings.ts";
 
 const _SnapshotSchema = v.object({ tree: v.string(), meta: v.string() });
 
@@ -60,12 +59,6 @@ const _FileSchemaDoc = v.object({ version: v.literal(1), root: v.string(), check
 export type CheckpointRecord = v.InferOutput<typeof _RecordSchema>;
 export type CheckpointFile = v.InferOutput<typeof _FileSchema>;
 type _Doc = v.InferOutput<typeof _FileSchemaDoc>;
-
-export interface CheckpointSettings {
-  maxFileBytes: number;
-  keepDays: number;
-  maxPerProject: number;
-}
 
 /** What a turn knows about itself when its checkpoint is recorded. */
 export interface TurnIdentity {

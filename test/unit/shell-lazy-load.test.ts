@@ -104,3 +104,16 @@ test("--version and a headless answer load neither the Markdown renderer nor the
   expect(await _modulesLoaded(["-p", "# hi", "--yolo"], [{ text: "## hello\n\n**there**" }], "/markdansi/")).toEqual([]);
   expect(await _modulesLoaded(["-p", "# hi", "--yolo"], [{ text: "```ts\nconst a = 1;\n```" }], "/@speed-highlight/")).toEqual([]);
 }, 60_000);
+
+test("a plain answer and a read-only step load no checkpoint store; a turn's first write does", async () => {
+  const store = ["/lib/store/checkpoints.ts", "/lib/store/checkpoint-capture.ts", "/lib/store/checkpoint-restore.ts"];
+  expect(await _modulesLoaded(["-p", "hi", "--yolo"], [{ text: "hello" }], "/lib/store/")).toEqual(expect.not.arrayContaining(store.slice(0, 1)));
+  const read = await _modulesLoaded(["-p", "list", "--yolo"], [{ toolCalls: [{ name: "glob", input: { pattern: "*" } }] }, { text: "done" }], "/lib/store/");
+  for (const module of store) expect(read).not.toContain(module);
+  const wrote = await _modulesLoaded(
+    ["-p", "write", "--yolo"],
+    [{ toolCalls: [{ name: "write_file", input: { path: "a.txt", content: "x\n" } }] }, { text: "done" }],
+    "/lib/store/",
+  );
+  expect(wrote).toEqual(expect.arrayContaining(["/lib/store/checkpoints.ts", "/lib/store/checkpoint-capture.ts"]));
+}, 60_000);
