@@ -11,19 +11,18 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { createAgent } from "../../lib/agent/agent.ts";
 import type { AgentFlags } from "../../lib/config/flags.ts";
 import type { AgentEvent } from "../../lib/events.ts";
 import { paths } from "../../lib/platform/paths.ts";
 import { startFakeProvider, type FakeProvider, type RecordedRequest } from "../fakes/provider.ts";
-import { toolResultsOf, userTextsOf } from "../e2e/_harness.ts";
+import { toolResultsOf, userTextsOf } from "../fakes/wire-readers.ts";
+import { runTurn, type Protocol } from "./in-process-agent.ts";
 import { useTempHome } from "./temp-home.ts";
 
 useTempHome("shiro-compaction-");
 
 const STEPS = 150;
 const MARKER = "MARKER-7731-only-in-a-pruned-result";
-type Protocol = "chat" | "responses" | "anthropic";
 let fake: FakeProvider;
 // Starting the fake compiles its request schemas: slow on a busy machine, so the hooks get time.
 beforeAll(async () => {
@@ -34,27 +33,8 @@ afterAll(async () => {
 }, 30_000);
 
 const isSummaryRequest = (request: RecordedRequest) => !request.body.tools || request.body.tools.length === 0;
-const FLAGS = (extra: Partial<AgentFlags> = {}): AgentFlags =>
-  ({ approvals: "deny", noSandbox: true, noMcp: true, noMemory: true, noSkills: true, noInstructions: true, ...extra }) as AgentFlags;
-
-async function turn(cwd: string, protocol: Protocol, prompt: string, flags: Partial<AgentFlags> = {}): Promise<AgentEvent[]> {
-  const env = {
-    PATH: process.env.PATH ?? "",
-    SHIRO_BASE_URL: fake.baseURL,
-    SHIRO_API_KEY: "test-key",
-    SHIRO_PROTOCOL: protocol,
-    SHIRO_PROVIDER: protocol === "anthropic" ? "anthropic" : "openai",
-  };
-  const agent = await createAgent({ cwd, flags: FLAGS(flags), mode: "headless", env, writeStderr: () => {} });
-  const events: AgentEvent[] = [];
-  try {
-    for await (const event of agent.turn(prompt, new AbortController().signal)) events.push(event);
-  } finally {
-    agent.close();
-    await agent.closed;
-  }
-  return events;
-}
+const turn = async (cwd: string, protocol: Protocol, prompt: string, flags: Partial<AgentFlags> = {}): Promise<AgentEvent[]> =>
+  (await runTurn(fake, { cwd, protocol, prompt, flags })).events;
 
 for (const protocol of ["chat", "responses", "anthropic"] as const) {
   describe(`compaction over ${protocol}`, () => {

@@ -15,6 +15,7 @@ import type { AgentEvent } from "../../lib/events.ts";
 import { decide, forRun } from "../../lib/store/approvals.ts";
 import { effectiveStatus, loadRun } from "../../lib/store/runs.ts";
 import { startFakeProvider, type FakeProvider, type RecordedRequest } from "../fakes/provider.ts";
+import { agentEnv, agentFlags } from "./in-process-agent.ts";
 import { useTempHome } from "./temp-home.ts";
 
 useTempHome("shiro-lifecycle-");
@@ -29,13 +30,9 @@ afterAll(async () => {
   await fake.stop();
 }, 30_000);
 
-const ENV = () => ({ PATH: process.env.PATH ?? "", SHIRO_BASE_URL: fake.baseURL, SHIRO_API_KEY: "test-key", SHIRO_PROTOCOL: "chat", SHIRO_PROVIDER: "openai" });
-const FLAGS = (extra: Partial<AgentFlags> = {}): AgentFlags =>
-  ({ approvals: "deny", noSandbox: true, noMcp: true, noMemory: true, noSkills: true, noInstructions: true, ...extra }) as AgentFlags;
-
 async function open(flags: Partial<AgentFlags> = {}, more: { sessionId?: string } = {}): Promise<{ agent: Agent; stderr: string[] }> {
   const stderr: string[] = [];
-  const agent = await createAgent({ cwd, flags: FLAGS(flags), mode: "headless", env: ENV(), writeStderr: (text) => stderr.push(text), ...more });
+  const agent = await createAgent({ cwd, flags: agentFlags(flags), mode: "headless", env: agentEnv(fake), writeStderr: (text) => stderr.push(text), ...more });
   return { agent, stderr };
 }
 

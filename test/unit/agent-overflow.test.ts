@@ -11,17 +11,16 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { createAgent, type Agent } from "../../lib/agent/agent.ts";
 import type { AgentFlags } from "../../lib/config/flags.ts";
 import type { AgentEvent } from "../../lib/events.ts";
 import { paths } from "../../lib/platform/paths.ts";
 import { startFakeProvider, type FakeProvider, type FakeStep, type RecordedRequest } from "../fakes/provider.ts";
+import { runTurn, type Protocol } from "./in-process-agent.ts";
 import { useTempHome } from "./temp-home.ts";
 
 useTempHome("shiro-overflow-");
 
 const STEPS = 60;
-type Protocol = "chat" | "responses" | "anthropic";
 let fake: FakeProvider;
 let cwd: string;
 // Starting the fake compiles its request schemas: slow on a busy machine, so the hooks get time.
@@ -31,16 +30,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await fake.stop();
 }, 30_000);
-
-const ENV = (protocol: Protocol) => ({
-  PATH: process.env.PATH ?? "",
-  SHIRO_BASE_URL: fake.baseURL,
-  SHIRO_API_KEY: "test-key",
-  SHIRO_PROTOCOL: protocol,
-  SHIRO_PROVIDER: protocol === "anthropic" ? "anthropic" : "openai",
-});
-const FLAGS = (extra: Partial<AgentFlags> = {}): AgentFlags =>
-  ({ approvals: "deny", noSandbox: true, noMcp: true, noMemory: true, noSkills: true, noInstructions: true, ...extra }) as AgentFlags;
 
 const isSummaryRequest = (request: RecordedRequest) => !request.body.tools || request.body.tools.length === 0;
 const bytesOf = (request: RecordedRequest) => JSON.stringify(request.body).length;
@@ -59,17 +48,7 @@ function writeBigFile(): void {
 }
 
 /** One turn of a fresh agent (closed after it), with its events. */
-async function turn(protocol: Protocol, prompt: string, flags: Partial<AgentFlags> = {}): Promise<{ events: AgentEvent[]; agent: Agent }> {
-  const agent = await createAgent({ cwd, flags: FLAGS(flags), mode: "headless", env: ENV(protocol), writeStderr: () => {} });
-  const events: AgentEvent[] = [];
-  try {
-    for await (const event of agent.turn(prompt, new AbortController().signal)) events.push(event);
-  } finally {
-    agent.close();
-    await agent.closed;
-  }
-  return { events, agent };
-}
+const turn = (protocol: Protocol, prompt: string, flags: Partial<AgentFlags> = {}) => runTurn(fake, { cwd, protocol, prompt, flags });
 
 /** A responder for a turn of `steps` read_file (or grep) steps then an answer; summaries answered apart. */
 function respondWithSteps(steps: number, text: string, tool: "read_file" | "grep" = "read_file"): { tools: () => number } {

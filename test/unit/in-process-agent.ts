@@ -1,0 +1,49 @@
+/**
+ * Running shiro's agent in this process against the fake provider, as the in-process lifecycle,
+ * overflow and compaction tests do: the environment that points it at the fake over a protocol,
+ * the flags that leave out what those tests do not exercise (sandbox, MCP, memory, skills,
+ * instruction files; approvals denied unless a test says otherwise), and one whole turn of a fresh
+ * agent, closed after it.
+ */
+import { createAgent, type Agent } from "../../lib/agent/agent.ts";
+import type { AgentFlags } from "../../lib/config/flags.ts";
+import type { AgentEvent } from "../../lib/events.ts";
+import type { FakeProvider } from "../fakes/provider.ts";
+
+export type Protocol = "chat" | "responses" | "anthropic";
+
+export function agentEnv(fake: FakeProvider, protocol: Protocol = "chat"): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? "",
+    SHIRO_BASE_URL: fake.baseURL,
+    SHIRO_API_KEY: "test-key",
+    SHIRO_PROTOCOL: protocol,
+    SHIRO_PROVIDER: protocol === "anthropic" ? "anthropic" : "openai",
+  };
+}
+
+export function agentFlags(extra: Partial<AgentFlags> = {}): AgentFlags {
+  return { approvals: "deny", noSandbox: true, noMcp: true, noMemory: true, noSkills: true, noInstructions: true, ...extra } as AgentFlags;
+}
+
+/** One turn of a fresh agent in `cwd` (closed after it), with its events and the agent. */
+export async function runTurn(
+  fake: FakeProvider,
+  options: { cwd: string; protocol: Protocol; prompt: string; flags?: Partial<AgentFlags> },
+): Promise<{ events: AgentEvent[]; agent: Agent }> {
+  const agent = await createAgent({
+    cwd: options.cwd,
+    flags: agentFlags(options.flags),
+    mode: "headless",
+    env: agentEnv(fake, options.protocol),
+    writeStderr: () => {},
+  });
+  const events: AgentEvent[] = [];
+  try {
+    for await (const event of agent.turn(options.prompt, new AbortController().signal)) events.push(event);
+  } finally {
+    agent.close();
+    await agent.closed;
+  }
+  return { events, agent };
+}
