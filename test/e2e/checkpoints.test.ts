@@ -133,7 +133,7 @@ describe("shiro rewind takes a turn back", () => {
     const rewound = await e2e.shiro(["rewind", first.slice(0, length), "--yes"]);
     expect(rewound.stderr).toBe("");
     expect(rewound.code).toBe(0);
-    expect(dirs.map((dir, i) => [CHANGES[i]!.kind, treeState(join(cwd, dir))])).toEqual(dirs.map((_, i) => [CHANGES[i]!.kind, seeded[i]]));
+    expect(dirs.map((dir, i) => [CHANGES[i]!.kind, treeState(join(cwd, dir))])).toEqual(dirs.map((_, i) => [CHANGES[i]!.kind, seeded[i]!]));
     expect(treeState(cwd)).toEqual(before);
   }, 120_000);
 
