@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { fakeEnv, systemOf, toolResultsOf, userTextsOf, useE2E, type WireProtocol } from "./_harness.ts";
+import { fakeEnv, latch, systemOf, toolResultsOf, userTextsOf, useE2E, waitUntil, type WireProtocol } from "./_harness.ts";
 import { startFakeRegistry } from "../fakes/registry.ts";
 import { withPty, type PtyDriver } from "./_pty.ts";
 
@@ -137,7 +137,7 @@ describe("keys that forgive", () => {
     await withRepl(async (repl) => {
       repl.type("slow\r");
       await repl.until("slow\n");
-      await Bun.sleep(200);
+      await waitUntil(() => e2e.fake.requests.length === 1);
       repl.type("\x1b");
       const at = await repl.until("interrupted");
       repl.type("again\r");
@@ -203,7 +203,7 @@ describe("interrupted means interrupted", () => {
           at = await repl.until("[aborted]", at);
           repl.type("a wrong request\r");
           at = await repl.until("a wrong request\n", at);
-          await Bun.sleep(200);
+          await waitUntil(() => e2e.fake.requests.length === 2);
           repl.type("\x1b");
           at = await repl.until("\ninterrupted\n", at);
           at = await repl.until("› ", at);
@@ -400,12 +400,19 @@ describe("shortcuts", () => {
 
 describe("a sign of life", () => {
   test("a status line counts the seconds while the model thinks; a queued prompt is echoed when it starts; a failed command shows ✗", async () => {
-    e2e.fake.script({ text: "slow answer", stallMs: 2_500 }, { toolCalls: [{ name: "bash", input: { command: "exit 3" } }] }, { text: "it failed" });
+    const thinking = latch();
+    e2e.fake.script(
+      { text: "slow answer", holdUntil: thinking.promise },
+      { toolCalls: [{ name: "bash", input: { command: "exit 3" } }] },
+      { text: "it failed" },
+    );
     await withRepl(
       async (repl) => {
         repl.type("think hard\r");
         let at = await repl.until("… 1s", 0);
         repl.type("run it\r");
+        await repl.until("queued: run it", at);
+        thinking.release();
         at = await repl.until("slow answer", at);
         at = await repl.until("› run it\n", at);
         at = await repl.until("✗ bash: exit: 3", at);
@@ -821,13 +828,15 @@ describe("the ask tool", () => {
   }, 30_000);
 
   test("a prompt typed ahead stays on the input line through the question: the answer is only what was typed after it", async () => {
-    const ask = { toolCalls: [{ name: "ask", input: { question: "Which database?", options: ["Postgres", "SQLite"] } }], stallMs: 800 };
+    const typed = latch();
+    const ask = { toolCalls: [{ name: "ask", input: { question: "Which database?", options: ["Postgres", "SQLite"] } }], holdUntil: typed.promise };
     e2e.fake.script(ask, { text: "going with it" }, { text: "next answer" });
     await withRepl(async (repl) => {
       repl.type("pick one\r");
       let at = await repl.until("… 0s");
       repl.type("later prompt");
       at = await repl.until("later prompt", at);
+      typed.release();
       at = await repl.until("answer (a number or your own words) ", at);
       repl.type("SQ\x7fQLite\r");
       at = await repl.until("going with it", at);

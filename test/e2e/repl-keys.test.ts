@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fakeEnv, toolResultsOf, userTextsOf, useE2E } from "./_harness.ts";
+import { fakeEnv, latch, toolResultsOf, userTextsOf, useE2E } from "./_harness.ts";
 import { withPty, type PtyDriver } from "./_pty.ts";
 
 const e2e = useE2E();
@@ -19,12 +19,14 @@ const bash = (command: string) => ({ toolCalls: [{ name: "bash", input: { comman
 
 describe("the input line while a turn runs", () => {
   test("text typed during a streaming answer stays off the answer, keeps its cursor, and is sent intact", async () => {
-    e2e.fake.script({ text: ["partial ", "DONE\n"], stallMidStreamMs: 1_500 }, { text: "second answer" });
+    const typed = latch();
+    e2e.fake.script({ text: ["partial ", "DONE\n"], holdMidStreamUntil: typed.promise }, { text: "second answer" });
     await withRepl(async (repl) => {
       repl.type("stream something\r");
       let at = await repl.until("… 0s");
       repl.type("typed ahd");
       at = await repl.until("typed ahd", at);
+      typed.release();
       at = await repl.until("partial DONE", at);
       expect(repl.screen()).not.toContain("partial typed");
       expect(repl.screen()).not.toContain("typed ahdDONE");
@@ -38,12 +40,14 @@ describe("the input line while a turn runs", () => {
   }, 30_000);
 
   test("Enter during a turn queues the line, shown as queued and run after the turn", async () => {
-    e2e.fake.script({ text: "slow answer", stallMs: 1_500 }, { text: "queued answer" });
+    const queued = latch();
+    e2e.fake.script({ text: "slow answer", holdUntil: queued.promise }, { text: "queued answer" });
     await withRepl(async (repl) => {
       repl.type("first\r");
       let at = await repl.until("… 0s");
       repl.type("next one\r");
       at = await repl.until("queued: next one", at);
+      queued.release();
       at = await repl.until("slow answer", at);
       await repl.until("queued answer", at);
     });
@@ -92,11 +96,14 @@ describe("one-key approvals", () => {
   }
 
   test("keys typed ahead stay on the input line through a question", async () => {
-    e2e.fake.script({ ...write("a.txt", "x"), stallMs: 800 }, { text: "done" }, { text: "third answer" });
+    const typed = latch();
+    e2e.fake.script({ ...write("a.txt", "x"), holdUntil: typed.promise }, { text: "done" }, { text: "third answer" });
     await withRepl(async (repl) => {
       repl.type("write it\r");
       let at = await repl.until("… 0s");
       repl.type("later prompt");
+      at = await repl.until("later prompt", at);
+      typed.release();
       at = await repl.until("| n deny ", at);
       repl.type("y");
       at = await repl.until("done", at);
