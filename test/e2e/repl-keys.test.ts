@@ -178,13 +178,19 @@ describe("folded output", () => {
   }, 30_000);
 
   test("a running command's output past its head is a live tail of its last 5 lines in the footer, then folded", async () => {
-    e2e.fake.script(bash("for i in 1 2 3 4 5 6 7 8 9 10; do echo line-$i; sleep 0.2; done; sleep 1"), { text: "slow done" });
+    // Each line waits for the test to have seen it drawn (the file .go-N), so every state of the tail shows.
+    e2e.fake.script(bash("for i in 1 2 3 4 5 6 7 8 9 10; do echo line-$i; until test -e .go-$i; do sleep 0.02; done; done"), { text: "slow done" });
     await withRepl(
       async (repl) => {
         repl.type("run slowly\r");
+        for (let i = 1; i < 10; i++) {
+          await repl.until(`│ line-${i}\n`);
+          writeFileSync(join(e2e.dirs.cwd, `.go-${i}`), "");
+        }
         let at = await repl.until("│ line-3");
         // Each footer draw: the tail rows, then the status row; the last one before the result holds lines 6-10.
         at = await repl.until("  │ line-6\n  │ line-7\n  │ line-8\n  │ line-9\n  │ line-10\n… ", at);
+        writeFileSync(join(e2e.dirs.cwd, ".go-10"), "");
         at = await repl.until("… +7 lines (Ctrl-O or /expand 1)", at);
         await repl.until("slow done", at);
         const draws = repl.screen().split("  │ line-4\n").length - 1;

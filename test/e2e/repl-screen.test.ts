@@ -4,6 +4,8 @@
  * after a resize, and a running command's tail redrawn in place, bounded, then folded.
  */
 import { expect } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { fakeEnv, latch, useE2E } from "./_harness.ts";
 import { hostDescribe, hostTest } from "../host-packages.ts";
 import { startTmux, tmuxPackage, type TmuxDriver } from "./_tmux.ts";
@@ -87,10 +89,19 @@ hostDescribe(tmuxPackage, "a running command's live tail", () => {
     tmuxPackage,
     "shows its last 5 lines in place while it runs, then only its folded head",
     async () => {
-      e2e.fake.script({ toolCalls: [{ name: "bash", input: { command: "for i in $(seq 1 12); do echo line-$i; sleep 0.2; done" } }] }, { text: "slow done" });
+      // Each line waits for the test to have seen it on screen (the file .go-N), so every state of the tail is read.
+      const command = "for i in $(seq 1 12); do echo line-$i; until test -e .go-$i; do sleep 0.02; done; done";
+      e2e.fake.script({ toolCalls: [{ name: "bash", input: { command } }] }, { text: "slow done" });
       await withTmux(["--yolo"], async (screen) => {
         screen.type("run slowly\r");
         const seen: string[][] = [];
+        for (let i = 1; i <= 12; i++) {
+          await screen.until((rows) => {
+            seen.push(rows);
+            return rows.some((row) => row.endsWith(`│ line-${i}`));
+          }, `line-${i}`);
+          writeFileSync(join(e2e.dirs.cwd, `.go-${i}`), "");
+        }
         await screen.until((rows) => {
           seen.push(rows);
           return rows.some((row) => row.includes("slow done"));
