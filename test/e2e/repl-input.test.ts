@@ -31,17 +31,21 @@ describe("prompts of several lines", () => {
     ["Ctrl-J", "line one\nline two\nline three\r"],
     ["Alt-Enter", "line one\x1b\rline two\x1b\rline three\r"],
   ];
-  for (const [name, keys] of spellings) {
-    test(`${name} reaches the model as one message`, async () => {
-      e2e.fake.script({ text: "got three lines" });
-      await withRepl(async (repl) => {
+  // One session types every spelling: each is one request whose last message holds the three lines.
+  test(`${spellings.map(([name]) => name).join(", ")}: each reaches the model as one message`, async () => {
+    e2e.fake.script(...spellings.map((_, i) => ({ text: `got three lines ${i}` })));
+    const sent: [string, number, string | undefined][] = [];
+    await withRepl(async (repl) => {
+      let at = 0;
+      for (const [i, [name, keys]] of spellings.entries()) {
         repl.type(keys);
-        await repl.until("got three lines");
-      });
-      expect(e2e.fake.requests.length).toBe(1);
-      expect(lastUserTexts()).toEqual(["line one\nline two\nline three"]);
-    }, 30_000);
-  }
+        at = await repl.until(`got three lines ${i}`, at);
+        at = await repl.until("in context", at);
+        sent.push([name, e2e.fake.requests.length, lastUserTexts().at(-1)]);
+      }
+    });
+    expect(sent).toEqual(spellings.map(([name], i) => [name, i + 1, "line one\nline two\nline three"]));
+  }, 30_000);
 
   test("a paste is shown collapsed with its first line, and recalled by Up whole, as one entry, after a restart", async () => {
     e2e.fake.script({ text: "first answer" }, { text: "second answer" });

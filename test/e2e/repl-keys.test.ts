@@ -75,12 +75,14 @@ describe("one-key approvals", () => {
     ["Enter alone", "\r", "Error: User denied this tool call."],
     ["a sentence typed in the same burst as n", "", "Error: User denied this tool call. The user said: wrong file"],
   ];
-  for (const [name, typed, reason] of sentences) {
-    test(`n then ${name}: the call is denied and the next request carries it`, async () => {
-      e2e.fake.script(write("a.txt", "hello\n"), { text: "understood" });
-      await withRepl(async (repl) => {
-        repl.type("write it\r");
-        let at = await repl.until("| n deny ");
+  // One session answers every row: each turn's write is denied, and its next request carries the reason.
+  test(`n then ${sentences.map(([name]) => name).join(", ")}: each call is denied and the next request carries it`, async () => {
+    e2e.fake.script(...sentences.flatMap((_, i) => [write("a.txt", "hello\n"), { text: `understood ${i}` }]));
+    await withRepl(async (repl) => {
+      let at = 0;
+      for (const [i, [, typed]] of sentences.entries()) {
+        repl.type(`write it ${i}\r`);
+        at = await repl.until("| n deny ", at);
         if (typed === "") {
           repl.type("nwrong file\r");
         } else {
@@ -88,12 +90,15 @@ describe("one-key approvals", () => {
           at = await repl.until("tell the model why (Enter to skip): ", at);
           repl.type(typed);
         }
-        await repl.until("understood", at);
-      });
-      expect(existsSync(join(e2e.dirs.cwd, "a.txt"))).toBe(false);
-      expect(toolResultsOf(e2e.fake.requests[1]!).map((result) => result.output)).toEqual([reason]);
-    }, 30_000);
-  }
+        at = await repl.until(`understood ${i}`, at);
+        at = await repl.until("in context", at);
+      }
+    });
+    expect(existsSync(join(e2e.dirs.cwd, "a.txt"))).toBe(false);
+    const reasons = sentences.map(([name], i) => [name, toolResultsOf(e2e.fake.requests[2 * i + 1]!).map((result) => result.output)]);
+    // Each request carries every denial so far, the newest last.
+    expect(reasons).toEqual(sentences.map(([name], i) => [name, sentences.slice(0, i + 1).map(([, , reason]) => reason)]));
+  }, 30_000);
 
   test("keys typed ahead stay on the input line through a question", async () => {
     const typed = latch();
