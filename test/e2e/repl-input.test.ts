@@ -167,28 +167,43 @@ describe("keys that forgive", () => {
 });
 
 describe("history", () => {
-  for (const leave of ["/exit", "/quit", "  /quit "])
-    test(`Up after ${JSON.stringify(leave)} and a restart recalls the last real prompt, in any folder of the project`, async () => {
-      mkdirSync(join(e2e.dirs.cwd, ".git"));
-      mkdirSync(join(e2e.dirs.cwd, "sub"));
-      e2e.fake.script({ text: "answered" }, { text: "answered again" });
-      await withRepl(async (repl) => {
-        repl.type("the real prompt\r");
-        const at = await repl.until("answered");
-        repl.type(`${leave}\r`);
-        await repl.until("Good bye.", at);
-      });
+  // One chain of sessions: each leaves by another spelling; the next, in a subfolder or the
+  // root, recalls the prompt the one before sent last.
+  const leaves = ["/exit", "/quit", "  /quit "];
+  test(`Up after ${leaves.map((leave) => JSON.stringify(leave)).join(", ")} and a restart recalls the last real prompt, in any folder of the project`, async () => {
+    mkdirSync(join(e2e.dirs.cwd, ".git"));
+    mkdirSync(join(e2e.dirs.cwd, "sub"));
+    e2e.fake.script(...leaves.map((_, i) => ({ text: `answered ${i}` })), { text: "answered again" });
+    const recalled: string[] = [];
+    for (const [i, leave] of leaves.entries()) {
       await withRepl(
         async (repl) => {
-          repl.type("\x1b[A");
-          await repl.until("› the real prompt");
-          repl.type("\r");
-          await repl.until("answered again");
+          if (i > 0) {
+            repl.type("\x1b[A");
+            await repl.until(`› real prompt ${i - 1}`);
+            recalled.push(`real prompt ${i - 1}`);
+            repl.type("\x15");
+          }
+          repl.type(`real prompt ${i}\r`);
+          const at = await repl.until(`answered ${i}`);
+          repl.type(`${leave}\r`);
+          await repl.until("Good bye.", at);
         },
-        join(e2e.dirs.cwd, "sub"),
+        i % 2 === 0 ? join(e2e.dirs.cwd, "sub") : e2e.dirs.cwd,
       );
-      expect(lastUserTexts()).toEqual(["the real prompt"]);
-    }, 40_000);
+    }
+    await withRepl(
+      async (repl) => {
+        repl.type("\x1b[A");
+        await repl.until(`› real prompt ${leaves.length - 1}`);
+        repl.type("\r");
+        await repl.until("answered again");
+      },
+      join(e2e.dirs.cwd, "sub"),
+    );
+    expect(recalled).toEqual(["real prompt 0", "real prompt 1"]);
+    expect(e2e.fake.requests.map((request) => userTextsOf(request))).toEqual([["real prompt 0"], ["real prompt 1"], ["real prompt 2"], ["real prompt 2"]]);
+  }, 40_000);
 });
 
 describe("interrupted means interrupted", () => {
@@ -246,27 +261,33 @@ describe("@path attaches", () => {
     ]);
   }, 30_000);
 
-  for (const [answer, sent] of [
-    ["n", false],
-    ["y", true],
-  ] as const) {
-    test(`@.env asks first, as read_file would; ${answer} ${sent ? "attaches it" : "keeps it from the provider"}`, async () => {
-      writeFileSync(join(e2e.dirs.cwd, ".env"), "TOKEN=attach-s3cret\n");
-      e2e.fake.script({ text: "done" });
-      await withRepl(
-        async (repl) => {
+  test("@.env asks first, as read_file would; n keeps it from the provider, y attaches it", async () => {
+    writeFileSync(join(e2e.dirs.cwd, ".env"), "TOKEN=attach-s3cret\n");
+    const answers = [
+      ["n", false],
+      ["y", true],
+    ] as const;
+    e2e.fake.script(...answers.map((_, i) => ({ text: `done ${i}` })));
+    await withRepl(
+      async (repl) => {
+        let at = 0;
+        for (const [i, [answer]] of answers.entries()) {
           repl.type("look at @.env\r");
-          const at = await repl.until("@.env may hold secrets (an env file); what is attached goes to the model provider. y attach once | n leave it out ");
+          at = await repl.until("@.env may hold secrets (an env file); what is attached goes to the model provider. y attach once | n leave it out ", at);
           repl.type(`${answer}\r`);
-          await repl.until("done", at);
-        },
-        e2e.dirs.cwd,
-        "chat",
-        ["--yolo"],
-      );
-      expect(JSON.stringify(e2e.fake.requests.map((request) => request.body)).includes("attach-s3cret")).toBe(sent);
-    }, 30_000);
-  }
+          at = await repl.until(`done ${i}`, at);
+          at = await repl.until("in context", at);
+        }
+      },
+      e2e.dirs.cwd,
+      "chat",
+      ["--yolo"],
+    );
+    // The request after n holds no secret; the one after y holds it (in its newest message).
+    const carried = e2e.fake.requests.map((request) => JSON.stringify(userTextsOf(request).at(-1)).includes("attach-s3cret"));
+    expect(carried).toEqual(answers.map(([, sent]) => sent));
+    expect(JSON.stringify(e2e.fake.requests[0]!.body).includes("attach-s3cret")).toBe(false);
+  }, 30_000);
 });
 
 describe("@path meets the read permission", () => {
