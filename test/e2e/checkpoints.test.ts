@@ -172,7 +172,7 @@ describe("shiro rewind takes a turn back", () => {
     expect(treeState(cwd).filter((entry) => entry.path !== "unrelated.txt")).toEqual(before);
   });
 
-  test("two turns: a rewind to the first takes both back, in order", async () => {
+  test("two turns: without --yes and without a terminal a rewind refuses to guess (exit 2), changing nothing; with it, a rewind to the first takes both back, in order", async () => {
     const cwd = e2e.dirs.cwd;
     seed(cwd);
     const before = treeState(cwd);
@@ -180,26 +180,19 @@ describe("shiro rewind takes a turn back", () => {
     await e2e.shiro(["-p", "first", "--yolo"]);
     e2e.fake.script({ toolCalls: [bash("echo second > keep.txt && rm a.txt && echo two > b.txt")] }, { text: "2" });
     await e2e.shiro(["-p", "second", "--yolo"]);
+    const changed = treeState(cwd);
     const listed = await rewindJson();
     expect(listed.map((record) => record.prompt)).toEqual(["second", "first"]);
+    const asked = await e2e.shiro(["rewind", listed[1]!.id]);
+    expect(asked.code).toBe(2);
+    expect(asked.stderr).toContain("--yes");
+    expect(treeState(cwd)).toEqual(changed);
     const text = await e2e.shiro(["rewind"]);
     expect(text.stdout.indexOf('"second"')).toBeLessThan(text.stdout.indexOf('"first"'));
     expect(text.stdout).toContain("M keep.txt (+1 -1)");
     expect((await e2e.shiro(["rewind", listed[1]!.id, "--yes"])).code).toBe(0);
     expect(treeState(cwd)).toEqual(before);
     expect((await rewindJson()).every((record) => typeof record.undone === "string")).toBe(true);
-  });
-
-  test("without --yes and without a terminal it refuses to guess (exit 2), changing nothing", async () => {
-    seed(e2e.dirs.cwd);
-    e2e.fake.script({ toolCalls: [bash("echo x > keep.txt")] }, { text: "1" });
-    await e2e.shiro(["-p", "one", "--yolo"]);
-    const changed = treeState(e2e.dirs.cwd);
-    const [checkpoint] = await rewindJson();
-    const asked = await e2e.shiro(["rewind", checkpoint!.id]);
-    expect(asked.code).toBe(2);
-    expect(asked.stderr).toContain("--yes");
-    expect(treeState(e2e.dirs.cwd)).toEqual(changed);
   });
 });
 
