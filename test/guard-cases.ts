@@ -225,9 +225,21 @@ function _makeTarget(cwd: string, template: { dir: string; remoteMain: string },
       existsSync(join(repo, "tracked.txt")) &&
       readFileSync(join(repo, "tracked.txt"), "utf8") === "uncommitted work\n" &&
       existsSync(join(repo, "untracked.txt")) &&
-      git(repo, "branch", "--list", "doomed").includes("doomed") &&
-      git(join(base, "remote.git"), "rev-parse", "main") === template.remoteMain,
+      _branch(join(repo, ".git"), "doomed") !== undefined &&
+      _branch(join(base, "remote.git"), "main") === template.remoteMain,
   };
+}
+
+/** A branch's commit as git stores it (the loose ref, else packed-refs), read without starting git. */
+function _branch(gitDir: string, name: string): string | undefined {
+  const loose = join(gitDir, "refs", "heads", name);
+  if (existsSync(loose)) return readFileSync(loose, "utf8").trim();
+  const packed = join(gitDir, "packed-refs");
+  if (!existsSync(packed)) return undefined;
+  const line = readFileSync(packed, "utf8")
+    .split("\n")
+    .find((entry) => entry.endsWith(` refs/heads/${name}`));
+  return line?.split(" ")[0];
 }
 
 const _B64 = (text: string) => `echo ${Buffer.from(text).toString("base64")}`;
