@@ -5,9 +5,7 @@ import { type ApprovalAnswer, type ApprovalRequest, type DecisionSource } from "
 import { UserError } from "../../lib/platform/errors.ts";
 import {
   addDeclaredDefaults,
-  canonicalJson,
   defaultPermission,
-  createRepeatGuard,
   createSessionGrants,
   describeRefusal,
   evaluatePermission,
@@ -15,6 +13,7 @@ import {
   parsePermissionRules,
   suggestPattern,
 } from "../../lib/approval/rules.ts";
+import { canonicalJson, createRepeatGuard } from "../../lib/approval/repeat-guard.ts";
 import { createPluginHost } from "../../lib/extensions/plugin-host.ts";
 import type { Plugin, PluginHost } from "../../lib/extension-api/plugin-api.ts";
 import { builtinTools } from "../../lib/tools/index.ts";
