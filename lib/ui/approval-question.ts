@@ -63,7 +63,7 @@ export async function askApproval(terminal: ApprovalTerminal, request: ApprovalR
 async function _askByKey(terminal: ApprovalTerminal, keys: KeySource, request: ApprovalRequest): Promise<ApprovalAnswer> {
   const { write, style } = terminal;
   const root = findProjectRoot(terminal.cwd);
-  const rule = _projectRule(terminal, request, root);
+  const rule = projectRuleFor(terminal, request, root);
   const question = renderApprovalQuestion(request, terminal.cwd, style, rule);
   write(question.text);
   write(question.choice);
@@ -86,7 +86,13 @@ async function _askByKey(terminal: ApprovalTerminal, keys: KeySource, request: A
   return choice.sentence?.trim() ? { deny: choice.sentence.trim() } : "deny";
 }
 
-function _projectRule(terminal: ApprovalTerminal, request: ApprovalRequest, root: string): string | undefined {
+/**
+ * The Claude Code rule `p` would save for `request` in the project at `root`, or undefined when
+ * none is offered: no tools to spell it for, a question "always" does not answer (a possible
+ * secret, a guard plugin's, the sandbox's), no spelling, or the rules (every source, the rule
+ * added as `.claude/settings.local.json` would add it) would still not allow the calls it covers.
+ */
+export function projectRuleFor(terminal: Pick<ApprovalTerminal, "tools" | "rules" | "cwd">, request: ApprovalRequest, root: string): string | undefined {
   if (!terminal.tools || request.secret || request.plugin || request.sandbox !== undefined) return undefined;
   const places = { root, cwd: terminal.cwd };
   const rule = allowRuleFor(request.tool, request.suggestedPattern, terminal.tools(), places);

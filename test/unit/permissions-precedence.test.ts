@@ -20,6 +20,7 @@ import { alwaysAllowRules } from "../../lib/extensions/mcp/servers.ts";
 import { createDisabledPluginHost } from "../../lib/extensions/plugin-host.ts";
 import type { AgentEvent } from "../../lib/events.ts";
 import { builtinTools } from "../../lib/tools/index.ts";
+import { projectRuleFor } from "../../lib/ui/approval-question.ts";
 import type { ToolDefinition } from "../../lib/tools/types.ts";
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "shiro-precedence-")));
@@ -302,5 +303,36 @@ describe("a tool some source denies whole is not offered where nobody can be ask
     ["settings allow over the default ask", { project: { allow: ["Bash(npm:*)"] } }, true],
   ] as [string, Sources, boolean][])("%s", (_label, sources, expected) => {
     expect(may(sources, "bash")).toBe(expected);
+  });
+});
+
+describe('"always in this project" (p) is offered only where the saved rule would allow the call', () => {
+  /** The question the gate puts for `command` under `sources`, and the rule p would offer for it. */
+  async function offered(sources: Sources, command: string): Promise<string | undefined> {
+    const rules = parsePermissionRules(sources.config ?? {}, defaultPermission(TOOLS), layersOf(sources));
+    let asked: ApprovalRequest | undefined;
+    const gate = createGate({
+      rules,
+      plugins: createDisabledPluginHost(),
+      yolo: false,
+      decide: async (request) => {
+        asked = request;
+        return "deny";
+      },
+    });
+    await gate.check({ callId: "c", tool: TOOLS.find((tool) => tool.name === "bash"), name: "bash", input: bash(command), cwd: root });
+    expect(asked).toBeDefined();
+    return projectRuleFor({ tools: () => TOOLS, rules: () => rules, cwd: root }, asked!, root);
+  }
+  test.each([
+    ["no rules", {}, "git commit -m x", "Bash(git:*)"],
+    // A deny elsewhere no longer hides it: the saved allow cannot undo that deny (the table above).
+    ["config denies git push", { config: { bash: { "git push *": "deny" } } }, "git commit -m x", "Bash(git:*)"],
+    ["settings deny Bash(git push:*)", { project: { deny: ["Bash(git push:*)"] } }, "git commit -m x", "Bash(git:*)"],
+    ['config "*": "ask" outvotes it', { config: { bash: { "*": "ask", "git push *": "deny" } } }, "git commit -m x", undefined],
+    ["a settings ask outvotes it", { local: { ask: ["Bash(git commit:*)"] } }, "git commit -m x", undefined],
+    ["a config ask outvotes it", { config: { bash: { "git commit*": "ask" } } }, "git commit -m x", undefined],
+  ] as [string, Sources, string, string | undefined][])("%s", async (_label, sources, command, rule) => {
+    expect(await offered(sources, command)).toBe(rule);
   });
 });
