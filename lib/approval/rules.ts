@@ -227,7 +227,7 @@ function _configVerdict(rules: PermissionRules, tool: string, subject: string | 
   return { result: { decision: "ask" }, vote: false };
 }
 
-/** Each layer's strictest matching pattern for one subject. */
+/** Each layer's strictest matching pattern for one subject; among equals, one that names the subject (not a bare `*`). */
 function _layerVotes(layers: readonly RuleLayer[], tool: string, subject: string | undefined): PermissionResult[] {
   const votes: PermissionResult[] = [];
   for (const layer of layers) {
@@ -236,7 +236,9 @@ function _layerVotes(layers: readonly RuleLayer[], tool: string, subject: string
       if (key !== tool && !(/[*?]/.test(key) && matchPattern(key, tool))) continue;
       for (const [pattern, decision] of table) {
         const hit = subject === undefined ? pattern === "*" : matchPattern(pattern, subject);
-        if (hit && (!strictest || _SEVERITY[decision] > _SEVERITY[strictest.decision]))
+        if (!hit) continue;
+        const named = strictest?.decision === decision && strictest.matched?.pattern === "*" && pattern !== "*";
+        if (!strictest || _SEVERITY[decision] > _SEVERITY[strictest.decision] || named)
           strictest = { decision, matched: { tool: key, pattern, source: layer.source } };
       }
     }

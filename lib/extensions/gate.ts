@@ -277,10 +277,13 @@ function _gitDirWrite(call: GateCall): string | undefined {
   return undefined;
 }
 
-/** A call its tool declares read-only, asked only by the tool's default (no user rule named it). */
+/**
+ * A call its tool declares read-only, asked only by the tool's default: no config pattern but a
+ * bare `*` named it, and no rule of another source (a settings file's `ask: ["Bash"]` asks for `ls` too).
+ */
 function _readOnlyByDefault(options: GateOptions, call: GateCall, matched: PermissionMatch | undefined): boolean {
   if (options.allowReadOnly === false || !call.tool?.readOnly) return false;
-  if (matched && matched.pattern !== "*") return false;
+  if (matched && (matched.pattern !== "*" || matched.source !== undefined)) return false;
   try {
     return call.tool.readOnly(call.input, call.cwd);
   } catch {

@@ -287,6 +287,41 @@ describe("then ask wins over allow; allow applies only where nothing denies or a
       "allow",
     ],
     ["--yolo turns an ask into allow, never a deny", { yolo: true, config: { bash: { "git push*": "ask" } } }, "bash", bash("git push"), "allow"],
+    ["a read-only command runs by default", {}, "bash", bash("ls -la"), "allow"],
+    ['a settings ask: ["Bash"] asks for a read-only command too', { project: { ask: ["Bash"] } }, "bash", bash("ls -la"), "ask"],
+    ["a settings ask Bash(ls:*) asks for ls", { local: { ask: ["Bash(ls:*)"] } }, "bash", bash("ls -la"), "ask"],
+  ];
+  test.each(cases)("%s", async (_label, sources, tool, input, expected) => {
+    expect(await decide(sources, tool, input)).toBe(expected);
+  });
+});
+
+describe("a read of a possible secret passes without its question only where an allow names it and nothing asks", () => {
+  const cases: Row[] = [
+    ["settings allow Read and Read(.env)", { project: { allow: ["Read", "Read(.env)"] } }, "read_file", { path: ".env" }, "allow"],
+    ["settings allow Read only", { project: { allow: ["Read"] } }, "read_file", { path: ".env" }, "ask"],
+    ["--allowed-tools Read(.env)", { allowedTools: ["Read(.env)"] }, "read_file", { path: ".env" }, "allow"],
+    [
+      "--allowed-tools Read(.env) + settings ask Read(.env)",
+      { allowedTools: ["Read(.env)"], local: { ask: ["Read(.env)"] } },
+      "read_file",
+      { path: ".env" },
+      "ask",
+    ],
+    [
+      "settings allow Read(.env) + config deny .env",
+      { project: { allow: ["Read(.env)"] }, config: { read_file: { "*": "allow", ".env": "deny" } } },
+      "read_file",
+      { path: ".env" },
+      "deny",
+    ],
+    [
+      "config allow .env + settings deny Read(./.env) + --yolo",
+      { config: { read_file: { ".env": "allow" } }, project: { deny: ["Read(./.env)"] }, yolo: true },
+      "read_file",
+      { path: ".env" },
+      "deny",
+    ],
   ];
   test.each(cases)("%s", async (_label, sources, tool, input, expected) => {
     expect(await decide(sources, tool, input)).toBe(expected);
