@@ -85,13 +85,21 @@ describe("deny wins across config, settings files, --allowed-tools and --yolo", 
     expect(JSON.stringify(e2e.fake.requests[1])).not.toContain("launch code");
   }, 60_000);
 
-  test("a settings deny refuses what config allows and --allowed-tools pre-approves, without --yolo", async () => {
+  test("a settings deny refuses what config allows and --allowed-tools allows, without --yolo; ~/.claude/settings.json allows nothing", async () => {
     writeTrustedSettings();
-    e2e.writeConfig({ permission: { bash: "allow" } });
-    e2e.fake.script({ toolCalls: [bash("env X=1 curl -s http://127.0.0.1:9/x"), bash("echo ok")] }, { text: "done" });
+    e2e.writeConfig({ permission: { bash: { "*": "allow", "touch *": "ask" } } });
+    // The user's own ~/.claude/settings.json is not read: its allow does not answer config's ask.
+    mkdirSync(join(e2e.dirs.home, ".claude"), { recursive: true });
+    writeFileSync(join(e2e.dirs.home, ".claude", "settings.json"), JSON.stringify({ permissions: { allow: ["Bash(touch:*)"] } }));
+    e2e.fake.script({ toolCalls: [bash("env X=1 curl -s http://127.0.0.1:9/x"), bash("echo ok"), bash("touch user.txt")] }, { text: "done" });
     const result = await e2e.shiro(["-p", "go", "--allowed-tools", "Bash(curl:*)"]);
     expect(result.code).toBe(0);
     const outputs = toolResultsOf(e2e.fake.requests[1]!).map((tool) => tool.output);
-    expect([outputs[0], outputs[1]!.split("\n")[0]]).toEqual(['Error: Refused by the permission rule bash: "curl *" = deny.', "exit: 0"]);
+    expect([outputs[0], outputs[1]!.split("\n")[0], outputs[2]]).toEqual([
+      'Error: Refused by the permission rule bash: "curl *" = deny.',
+      "exit: 0",
+      "Error: Denied: this call needs approval, and a headless run without --yolo has nobody to give it.",
+    ]);
+    expect(existsSync(join(e2e.dirs.cwd, "user.txt"))).toBe(false);
   }, 60_000);
 });
