@@ -327,10 +327,11 @@ export function callSubjects(tool: RuleDeclaration | undefined, input: unknown, 
   }
 }
 
-/** What the model reads when a rule refuses a call. */
+/** What the model reads when a rule refuses a call: the rule, and the source it came from unless that is config `permission`. */
 export function describeRefusal(tool: string, matched: PermissionMatch | undefined): string {
-  if (matched && matched.pattern !== "*") return `Refused by the permission rule ${matched.tool}: "${matched.pattern}" = deny.`;
-  return `Refused by the permission rules: ${tool} is denied.`;
+  const from = matched?.source ? ` in ${matched.source}` : "";
+  if (matched && matched.pattern !== "*") return `Refused by the permission rule ${matched.tool}: "${matched.pattern}" = deny${from}.`;
+  return `Refused by the permission rules: ${tool} is denied${from ? ` by${from.slice(3)}` : ""}.`;
 }
 
 // ---- session grants ----------------------------------------------------------------------------

@@ -75,9 +75,9 @@ describe("deny wins across config, settings files, --allowed-tools and --yolo", 
     expect(result.code).toBe(0);
     const outputs = toolResultsOf(e2e.fake.requests[1]!).map((tool) => tool.output);
     expect(outputs.slice(0, 3)).toEqual([
-      'Error: Refused by the permission rule bash: "curl *" = deny.',
+      'Error: Refused by the permission rule bash: "curl *" = deny in .claude/settings.json.',
       'Error: Refused by the permission rule bash: "rm *" = deny.',
-      'Error: Refused by the permission rule read_file: "secrets/**" = deny.',
+      'Error: Refused by the permission rule read_file: "secrets/**" = deny in .claude/settings.json.',
     ]);
     expect(outputs[3]!.split("\n")[0]).toBe("exit: 0");
     expect(readFileSync(join(e2e.dirs.cwd, "build", "keep.txt"), "utf8")).toBe("kept\n");
@@ -96,7 +96,7 @@ describe("deny wins across config, settings files, --allowed-tools and --yolo", 
     expect(result.code).toBe(0);
     const outputs = toolResultsOf(e2e.fake.requests[1]!).map((tool) => tool.output);
     expect([outputs[0], outputs[1]!.split("\n")[0], outputs[2]]).toEqual([
-      'Error: Refused by the permission rule bash: "curl *" = deny.',
+      'Error: Refused by the permission rule bash: "curl *" = deny in .claude/settings.json.',
       "exit: 0",
       "Error: Denied: this call needs approval, and a headless run without --yolo has nobody to give it.",
     ]);

@@ -146,6 +146,13 @@ describe("messages and grants", () => {
     expect(describeRefusal("read_file", { tool: "read_file", pattern: "*.env" })).toBe('Refused by the permission rule read_file: "*.env" = deny.');
     expect(describeRefusal("bash", { tool: "bash", pattern: "*" })).toBe("Refused by the permission rules: bash is denied.");
     expect(describeRefusal("mcp__x__y", undefined)).toBe("Refused by the permission rules: mcp__x__y is denied.");
+    // A rule of another source names it; config's rules stay unnamed.
+    expect(describeRefusal("bash", { tool: "bash", pattern: "rm *", source: ".claude/settings.json" })).toBe(
+      'Refused by the permission rule bash: "rm *" = deny in .claude/settings.json.',
+    );
+    expect(describeRefusal("bash", { tool: "bash", pattern: "*", source: "--disallowed-tools" })).toBe(
+      "Refused by the permission rules: bash is denied by --disallowed-tools.",
+    );
   });
 
   test("the suggested pattern is the command's first word for a shell call, * otherwise", () => {
