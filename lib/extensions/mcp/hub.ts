@@ -224,7 +224,14 @@ export function createMcpHub(servers: Record<string, McpServerConfig>, options: 
       await client.close().catch(() => {});
       client = newClient();
       server.client = client;
-      await client.connect(await _sseTransport(config as McpRemoteServer));
+      try {
+        await client.connect(await _sseTransport(config as McpRemoteServer));
+      } catch (sseError) {
+        // Both failed: the streamable HTTP refusal is the message (with its status), the SSE one beside it.
+        const code = (error as { code: number }).code;
+        const first = _messageOf(error).includes(String(code)) ? _messageOf(error) : `${_messageOf(error)} (HTTP ${code})`;
+        throw Object.assign(new Error(`${first}; over SSE: ${_messageOf(sseError)}`), { code });
+      }
     }
     server.offers = await readOffers(client as unknown as McpResourceClient, client.getServerCapabilities());
     if (!client.getServerCapabilities()?.tools) return [];
@@ -369,6 +376,8 @@ async function _sseTransport(config: McpRemoteServer): Promise<Transport> {
   const { SSEClientTransport } = await import("@modelcontextprotocol/sdk/client/sse.js");
   return new SSEClientTransport(new URL(config.url), { requestInit: _requestInit(config) });
 }
+
+const _messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 const _requestInit = (config: McpRemoteServer) => (config.headers ? { headers: config.headers } : undefined);
 
