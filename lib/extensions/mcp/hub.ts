@@ -13,7 +13,17 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { childEnv } from "../../secrets/child-env.ts";
 import { sealedEnv } from "../../secrets/key-vault.ts";
-import { checkServerName, checkServerUrl, describeTarget, isEnabled, isLocalServer, offersTool, serverKind, type McpServerConfig } from "./servers.ts";
+import {
+  checkServerName,
+  checkServerUrl,
+  describeTarget,
+  isEnabled,
+  isLocalServer,
+  offersTool,
+  serverKind,
+  type McpRemoteServer,
+  type McpServerConfig,
+} from "./servers.ts";
 import { connectTimeout, rememberConnected } from "./connect-timeout.ts";
 import { expandServer } from "./expand.ts";
 import { createMcpTool, describeProgress, toMcpToolName, type McpCallResult, type McpListedTool } from "./tools.ts";
@@ -182,24 +192,47 @@ export function createMcpHub(servers: Record<string, McpServerConfig>, options: 
 
   async function open(server: _Server): Promise<McpListedTool[]> {
     const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
-    const transport = await _createTransport(server, expandServer(server.config, options.env ?? sealedEnv(), cwd), cwd, options.wrapCommand);
+    const config = expandServer(server.config, options.env ?? sealedEnv(), cwd);
+    const transport = await _createTransport(server, config, cwd, options.wrapCommand);
     if (closed || server.shuttingDown) throw new Error("closed before connecting");
-    const client = new Client(clientInfo, {
-      listChanged: {
-        tools: {
-          onChanged: (error, tools) => {
-            if (error || !tools || server.status.state !== "connected") return;
-            const before = server.tools.map((tool) => tool.name).join("\n");
-            setTools(server, tools as McpListedTool[]);
-            if (server.tools.map((tool) => tool.name).join("\n") !== before) setState(server, "connected");
+    const newClient = () => {
+      const client = new Client(clientInfo, {
+        listChanged: {
+          tools: {
+            onChanged: (error, tools) => {
+              if (error || !tools || server.status.state !== "connected") return;
+              const before = server.tools.map((tool) => tool.name).join("\n");
+              setTools(server, tools as McpListedTool[]);
+              if (server.tools.map((tool) => tool.name).join("\n") !== before) setState(server, "connected");
+            },
           },
         },
-      },
-    });
-    client.onclose = () => onEnded(server);
+      });
+      client.onclose = () => onEnded(server);
+      return client;
+    };
+    let client = newClient();
     // connect() spawns a local server synchronously, so from here on close() can end it.
     server.client = client;
-    await client.connect(transport);
+    try {
+      await client.connect(transport);
+    } catch (error) {
+      if (!_olderSseServer(config, error) || closed || server.shuttingDown) throw error;
+      // A `url` with no `type` that refuses the streamable HTTP POST may be an older SSE server
+      // (Gemini CLI's bare `url` means SSE): the MCP specification's fallback, one GET for the stream.
+      client.onclose = undefined;
+      await client.close().catch(() => {});
+      client = newClient();
+      server.client = client;
+      try {
+        await client.connect(await _sseTransport(config as McpRemoteServer));
+      } catch (sseError) {
+        // Both failed: the streamable HTTP refusal is the message (with its status), the SSE one beside it.
+        const code = (error as { code: number }).code;
+        const first = _messageOf(error).includes(String(code)) ? _messageOf(error) : `${_messageOf(error)} (HTTP ${code})`;
+        throw Object.assign(new Error(`${first}; over SSE: ${_messageOf(sseError)}`), { code });
+      }
+    }
     server.offers = await readOffers(client as unknown as McpResourceClient, client.getServerCapabilities());
     if (!client.getServerCapabilities()?.tools) return [];
     const tools: McpListedTool[] = [];
@@ -334,14 +367,29 @@ async function _createTransport(server: _Server, config: McpServerConfig, hubCwd
   }
   const problem = checkServerUrl(config.url);
   if (problem) throw new Error(problem);
-  const url = new URL(config.url);
-  const requestInit = config.headers ? { headers: config.headers } : undefined;
-  if (config.type === "sse") {
-    const { SSEClientTransport } = await import("@modelcontextprotocol/sdk/client/sse.js");
-    return new SSEClientTransport(url, { requestInit });
-  }
+  if (config.type === "sse") return _sseTransport(config);
   const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
-  return new StreamableHTTPClientTransport(url, { requestInit });
+  return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: _requestInit(config) });
+}
+
+async function _sseTransport(config: McpRemoteServer): Promise<Transport> {
+  const { SSEClientTransport } = await import("@modelcontextprotocol/sdk/client/sse.js");
+  return new SSEClientTransport(new URL(config.url), { requestInit: _requestInit(config) });
+}
+
+const _messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+const _requestInit = (config: McpRemoteServer) => (config.headers ? { headers: config.headers } : undefined);
+
+/**
+ * True when a `url` entry without `type` refused the streamable HTTP handshake as an older
+ * SSE-only server does: an HTTP 4xx other than 401 and 403 (an authorisation failure is told as
+ * it is, not retried over another transport).
+ */
+function _olderSseServer(config: McpServerConfig, error: unknown): boolean {
+  if (isLocalServer(config) || config.type !== undefined) return false;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "number" && code >= 400 && code < 500 && code !== 401 && code !== 403;
 }
 
 function _describeFailure(server: _Server, error: unknown): string {
