@@ -14,14 +14,29 @@
  *   (its stamp is the summary's length); a digest's stamp is its count and last time.
  * A store that is off (no global store given) keeps its segment out of the search, not out of
  * the file. Run notes (`notes:run`) are indexed in the process only, after the file is saved. Digests are documents of the `episodes` segment with ids `digest:<month>`.
+ *
+ * The episode id list, `episode-ids.txt` in the index folder: what abbreviating an id shown at
+ * a prompt needs (every episode's id and session id) without decoding every episode's card. Text,
+ * written whole (atomic rename, json-file.ts) when the `episodes` segment is synced, and when it
+ * is missing or out of date while the segment is current:
+ *
+ *   shiro episode ids 1
+ *   <the episodes file's stamp the list was taken from: inode:size:mtimeMs>
+ *   <episode id> <session id>          (one line per episode, the episodes file's order)
+ *
+ * It is used only while its stamp is the episodes file's stamp now; any other content (another
+ * header, a line that is not two ids) is out of date, never an error. Derived data: deleting it
+ * costs one slower prompt.
  */
-import { statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
 import type { Bm25Index, IndexedDocInput } from "../search/bm25-index.ts";
 import { openIndexFolder, type CompactResult } from "../search/index-folder.ts";
 import { paths } from "../platform/paths.ts";
 import type { Episode, EpisodeDigest, EpisodeStore } from "./episodes.ts";
 import type { MemoryEntry, MemoryStore, ScopedMemoryEntry } from "./memory.ts";
 import { redactText } from "../secrets/redact.ts";
+import { writeTextAtomic } from "../state-file/json-file.ts";
 
 /** The index segment of a store's notes. */
 export function noteSegment(store: Pick<MemoryStore, "scope" | "agent">): string {
@@ -53,7 +68,22 @@ export interface OpenedMemoryIndex {
   notes: Map<string, ScopedMemoryEntry>;
   /** The index segment of each note, by id. */
   segments: Map<string, string>;
+  /**
+   * The episodes the index holds, as `indexedEpisodes(index)` lists them, from the episode id
+   * list when it is of the episodes file as it is now (one small read, once), else from the index
+   * (and then the list is written). Without an episodes store, from the index.
+   */
+  episodeIds(): EpisodeIds[];
 }
+
+/** What an episode is known by: its own id and its session's. */
+export interface EpisodeIds {
+  id: string;
+  sessionId: string;
+}
+
+const _IDS_FILE = "episode-ids.txt";
+const _IDS_HEADER = "shiro episode ids 1";
 
 /** Brings the index up to date with the stores (see the module contract) and returns it with the notes read. */
 export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex {
@@ -69,6 +99,14 @@ export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex 
     return { store, entries };
   });
   const file = _folder(sources.projectRoot, sources.onNotice);
+  const idsPath = join(file.dir, _IDS_FILE);
+  const episodesStamp = sources.episodes ? _fileStamp(sources.episodes.path) : undefined;
+  let listedIds: string | undefined;
+  const keepIds = (stamp: string, ids: readonly EpisodeIds[]) => {
+    if (listedIds === stamp || ids.length === 0) return;
+    listedIds = stamp;
+    _writeEpisodeIds(idsPath, stamp, ids);
+  };
   // Run notes live only in the process: they join the index after it is saved, never the file.
   const saved = listed.filter(({ store }) => store.scope !== "run");
   const index = file.open((index) => {
@@ -76,10 +114,11 @@ export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex 
       const stamp = _idsStamp(entries.map((entry) => entry.id));
       index.sync(noteSegment(store), stamp, () => entries.map((entry) => ({ id: entry.id, stamp: "", text: entry.text })));
     }
-    if (sources.episodes) {
+    if (sources.episodes && episodesStamp !== undefined) {
       const store = sources.episodes;
-      index.sync(EPISODE_SEGMENT, _fileStamp(store.path), () => {
+      index.sync(EPISODE_SEGMENT, episodesStamp, () => {
         const { episodes, digests } = store.read();
+        keepIds(episodesStamp, episodes);
         return [...episodes.map(_episodeDoc), ...digests.map(_digestDoc)];
       });
     }
@@ -88,7 +127,45 @@ export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex 
     if (store.scope === "run" && entries.length > 0)
       index.sync(noteSegment(store), entries.map((entry) => entry.id).join(","), () => entries.map((entry) => ({ id: entry.id, stamp: "", text: entry.text })));
   }
-  return { index, notes, segments };
+  let ids: EpisodeIds[] | undefined;
+  const episodeIds = (): EpisodeIds[] => {
+    if (ids) return ids;
+    const kept = episodesStamp === undefined ? undefined : _readEpisodeIds(idsPath, episodesStamp);
+    if (kept) return (ids = kept);
+    ids = indexedEpisodes(index);
+    if (episodesStamp !== undefined) keepIds(episodesStamp, ids);
+    return ids;
+  };
+  return { index, notes, segments, episodeIds };
+}
+
+/** The list kept for the episodes file at `stamp`; undefined when it is missing, of another version or not a list. */
+function _readEpisodeIds(path: string, stamp: string): EpisodeIds[] | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+  const lines = text.split("\n");
+  if (lines[0] !== _IDS_HEADER || lines[1] !== stamp || lines.at(-1) !== "") return undefined;
+  const ids: EpisodeIds[] = [];
+  for (let at = 2; at < lines.length - 1; at++) {
+    const [id, sessionId, extra] = lines[at]!.split(" ");
+    if (!id || !sessionId || extra !== undefined) return undefined;
+    ids.push({ id, sessionId });
+  }
+  return ids;
+}
+
+// Best effort: a list that cannot be written is taken from the index again next time.
+function _writeEpisodeIds(path: string, stamp: string, ids: readonly EpisodeIds[]): void {
+  if (ids.some((entry) => /[\s]/.test(entry.id + entry.sessionId) || !entry.id || !entry.sessionId)) return;
+  try {
+    writeTextAtomic(path, `${[_IDS_HEADER, stamp, ...ids.map((entry) => `${entry.id} ${entry.sessionId}`)].join("\n")}\n`, { verbatim: true });
+  } catch {
+    // an unwritable state folder: the index still answers
+  }
 }
 
 function _folder(projectRoot: string, onNotice?: (text: string) => void) {
@@ -102,7 +179,7 @@ export function compactMemoryIndex(sources: MemoryIndexSources): CompactResult |
 }
 
 /** The episodes the index holds (id and session), read from the index alone: no episodes file read. */
-export function indexedEpisodes(index: Bm25Index): { id: string; sessionId: string }[] {
+export function indexedEpisodes(index: Bm25Index): EpisodeIds[] {
   return index.entries().flatMap((entry) => {
     const card = entry.data as EpisodeCard | undefined;
     return entry.segment === EPISODE_SEGMENT && card?.kind === "episode" ? [{ id: entry.id, sessionId: card.sessionId }] : [];

@@ -68,6 +68,26 @@ export function memoryAbbreviator(stores: readonly MemoryStore[], episodes: Iter
   );
 }
 
+/**
+ * `memoryAbbreviator` over these note ids and the episodes `episodes()` lists, for a few ids: the
+ * list is asked for at the first id, and each id is compared only with the ids that share its
+ * first 8 characters (no other can lengthen its abbreviation), so nothing is sorted.
+ */
+export function lazyMemoryAbbreviator(noteIds: Iterable<string>, episodes: () => Iterable<EpisodeIds>): Abbreviate {
+  const notes = [...noteIds];
+  let all: string[] | undefined;
+  return (id) => {
+    all ??= memoryIds(notes, episodes());
+    const head = id.slice(0, _ABBREVIATION_MIN);
+    return createAbbreviator(
+      all.filter((other) => other.startsWith(head)),
+      _ABBREVIATION_MIN,
+    )(id);
+  };
+}
+
+const _ABBREVIATION_MIN = 8;
+
 export function lookupMemory(stores: readonly MemoryStore[], episodes: EpisodeStore | undefined, id: string): MemoryLookup {
   const prefix = id.trim().toLowerCase();
   if (prefix.length < MIN_ID_PREFIX) return { found: "none" };

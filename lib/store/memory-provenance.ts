@@ -58,10 +58,18 @@ export function refreshProvenance(projectRoot: string, entry: MemoryEntry): Memo
   return { ...(commit ? { commit } : {}), ...(files ? { files } : {}) };
 }
 
+let _checked = 0;
+
+/** How many notes with recorded files `staleNote` has checked in this process: what a prompt's staleness work is measured by. */
+export function staleNoteChecks(): number {
+  return _checked;
+}
+
 /** `(possibly stale: settings.ts changed since this note)`, or undefined when every recorded file is as it was. */
 export function staleNote(entry: MemoryEntry, projectRoot: string): string | undefined {
   const changed: string[] = [];
   const gone: string[] = [];
+  if (entry.source?.files?.length) _checked += 1;
   for (const file of entry.source?.files ?? []) {
     const now = hashFile(resolve(projectRoot, file.path));
     if (now === file.hash) continue;
