@@ -16,7 +16,7 @@
  *   untrusted content says so; a repository note (`.shiro/notes.json`) is labelled
  *   `from the repository`.
  * - An episode line names its session by the id recall shows for it (memory-recall.ts
- *   `recallAbbreviator`'s answer, here from memory-lookup.ts `lazyMemoryAbbreviator` over the
+ *   `recallAbbreviator`'s answer, here from memory-lookup.ts `prefixMemoryAbbreviator` over the
  *   index's episode id list): unique at the length shown, and recalling it expands that episode.
  * - Work after the ranking is in proportion to the lines shown, not to the notes kept: a note's
  *   recorded files are checked (staleNote) only when its line without the mark fits what is left
@@ -29,7 +29,7 @@ import type { EpisodeStore } from "../store/episodes.ts";
 import type { EpisodeCard } from "../store/memory-index.ts";
 import type { Abbreviate } from "../platform/ids.ts";
 import { escapeMemoryText as _esc } from "../store/memory-escape.ts";
-import { lazyMemoryAbbreviator } from "../store/memory-lookup.ts";
+import { prefixMemoryAbbreviator } from "../store/memory-lookup.ts";
 import { shortSessionIds } from "../store/short-ids.ts";
 import { staleNote } from "../store/memory-provenance.ts";
 import { MEMORY_KINDS, rankByUse, type MemoryEntry, type MemoryStore, type ScopedMemoryEntry } from "../store/memory.ts";
@@ -108,8 +108,8 @@ export function selectMemoryForPrompt(options: SelectMemoryOptions): MemoryInjec
   const lines: string[] = [];
   const items: InjectedItem[] = [];
   for (const candidate of candidates) {
-    // The shortest form decides first: a line that cannot fit costs no file check or id lookup.
-    if (used + estimateTextTokens(candidate.least) + 1 > budget) continue;
+    // The shortest form decides first: a line that cannot fit costs no escaping, file check or id lookup.
+    if (used + Math.ceil(candidate.least / 4) + 1 > budget) continue;
     const { line, item } = candidate.finish();
     const cost = estimateTextTokens(line) + 1;
     if (used + cost > budget) continue;
@@ -129,13 +129,15 @@ interface _Shown {
   item: Omit<InjectedItem, "tokens">;
 }
 
-/** A line in the making: `least` is never longer than the line `finish` makes (a note's without its stale mark). */
+/** A line in the making: `least` characters at most are in the line `finish` makes (a note's is at least its text unescaped, without a stale mark). */
 interface _Candidate {
-  least: string;
+  least: number;
   finish(): _Shown;
 }
 
-const _shown = (shown: _Shown): _Candidate => ({ least: shown.line, finish: () => shown });
+const _shown = (shown: _Shown): _Candidate => ({ least: shown.line.length, finish: () => shown });
+// Escaping printable ASCII only lengthens it (`&`, `<`, `>`): its length is a floor for the escaped text's.
+const _PLAIN = /^[\x20-\x7e]*$/;
 
 function _rank(options: SelectMemoryOptions, notes: readonly ScopedMemoryEntry[], entries: readonly (readonly MemoryEntry[])[]): _Candidate[] {
   const { projectRoot, stores } = options;
@@ -150,7 +152,7 @@ function _rank(options: SelectMemoryOptions, notes: readonly ScopedMemoryEntry[]
     );
     const sessions = ranking.groups.filter((group) => group.kind === "session").slice(0, _SESSION_CAP);
     const snippets = passageSnippets(sessions, ranking.words, 200);
-    const abbreviate = lazyMemoryAbbreviator(byId.keys(), ranking.episodeIds);
+    const abbreviate = prefixMemoryAbbreviator(byId.keys(), ranking.episodeIdsStarting);
     // Only a session without an episode is named by its short id: the folders are listed for those alone.
     const bare = sessions.filter((group) => group.card?.kind !== "episode" && snippets.has(group.key));
     const shortIds = new Map(shortSessionIds(bare.map((group) => group.sessionId!)).map((short, at) => [bare[at]!, short]));
@@ -167,7 +169,7 @@ function _rank(options: SelectMemoryOptions, notes: readonly ScopedMemoryEntry[]
           const passage = snippet && group.passage ? `\n  ${_esc(snippet)}` : "";
           // An abbreviation is at least 8 characters: the shortest the session id can be shown.
           chosen.push({
-            least: _episodeLine(card, (id) => id.slice(0, 8)) + passage,
+            least: (_episodeLine(card, (id) => id.slice(0, 8)) + passage).length,
             finish: () => ({ line: _episodeLine(card, abbreviate) + passage, item: { kind: "episode", id: group.episodeId!, scope: "episode", session } }),
           });
         } else if (snippet)
@@ -184,17 +186,18 @@ function _rank(options: SelectMemoryOptions, notes: readonly ScopedMemoryEntry[]
   return chosen;
 }
 
-/** A note's line; its recorded files are checked (memory-provenance.ts `staleNote`) only when the line without the mark fits. */
+/** A note's line; its text is escaped and its recorded files checked (memory-provenance.ts `staleNote`) only when its shortest form fits. */
 function _noteCandidate(note: ScopedMemoryEntry, projectRoot: string): _Candidate {
   const label = note.scope === "project" ? note.kind : `${note.kind}, ${note.scope === "repo" ? "from the repository" : note.scope}`;
-  const text = `- (${label}) ${_esc(note.text)}`;
+  const head = `- (${label}) `;
   const untrusted = note.source?.untrusted?.length ? `\n  (written after reading untrusted content: ${_esc(note.source.untrusted.join(", "))})` : "";
+  const escaped = _PLAIN.test(note.text) ? undefined : _esc(note.text);
   return {
-    least: text + untrusted,
+    least: head.length + (escaped ?? note.text).length + untrusted.length,
     finish() {
       const stale = staleNote(note, projectRoot);
       return {
-        line: `${text}${stale ? `\n  ${_esc(stale)}` : ""}${untrusted}`,
+        line: `${head}${escaped ?? _esc(note.text)}${stale ? `\n  ${_esc(stale)}` : ""}${untrusted}`,
         item: { kind: "note", id: note.id, scope: note.scope, ...(stale ? { stale: true } : {}) },
       };
     },

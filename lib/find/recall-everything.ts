@@ -100,8 +100,8 @@ export interface RecallRanking {
   notes: Map<string, ScopedMemoryEntry>;
   /** The project's recall index, as opened (ids are abbreviated against it). */
   index: Bm25Index;
-  /** The episodes it holds, id and session (memory-index.ts `episodeIds`: read when first asked). */
-  episodeIds: OpenedMemoryIndex["episodeIds"];
+  /** The ids of the episodes it holds and their sessions, by first characters (memory-index.ts: read when first asked). */
+  episodeIdsStarting: OpenedMemoryIndex["episodeIdsStarting"];
 }
 
 const _POOL = 300;
@@ -182,7 +182,15 @@ export function rankEverything(context: RecallEverythingContext, request: Recall
       sessionId: group.key.slice(SESSION_PREFIX.length),
     };
   });
-  return { groups, notices, words, ...(time.window ? { window: time.window } : {}), notes: memory.notes, index: memory.index, episodeIds: memory.episodeIds };
+  return {
+    groups,
+    notices,
+    words,
+    ...(time.window ? { window: time.window } : {}),
+    notes: memory.notes,
+    index: memory.index,
+    episodeIdsStarting: memory.episodeIdsStarting,
+  };
 }
 
 /** `recall`'s answer: one line per group (a second for a stale note or a session's passage), notices first. */

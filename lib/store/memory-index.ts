@@ -24,9 +24,10 @@
  *   <the episodes file's stamp the list was taken from: inode:size:mtimeMs>
  *   <episode id> <session id>          (one line per episode, the episodes file's order)
  *
- * It is used only while its stamp is the episodes file's stamp now; any other content (another
- * header, a line that is not two ids) is out of date, never an error. Derived data: deleting it
- * costs one slower prompt.
+ * It is used only while its stamp is the episodes file's stamp now and it ends with a line break;
+ * any other content (another header or stamp, a cut last line) is out of date, never an error.
+ * An id is looked up by searching the text for its first characters, not by splitting every line.
+ * Derived data: deleting it costs one slower prompt.
  */
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -69,11 +70,13 @@ export interface OpenedMemoryIndex {
   /** The index segment of each note, by id. */
   segments: Map<string, string>;
   /**
-   * The episodes the index holds, as `indexedEpisodes(index)` lists them, from the episode id
-   * list when it is of the episodes file as it is now (one small read, once), else from the index
-   * (and then the list is written). Without an episodes store, from the index.
+   * The ids of the episodes the index holds and of their sessions that start with `head` (what an
+   * abbreviation of at least that many characters is compared with), as `indexedEpisodes(index)`
+   * would give them: from the episode id list when it is of the episodes file as it is now (one
+   * small read, at the first call), else from the index (and then the list is written). Without
+   * an episodes store, from the index.
    */
-  episodeIds(): EpisodeIds[];
+  episodeIdsStarting(head: string): string[];
 }
 
 /** What an episode is known by: its own id and its session's. */
@@ -127,35 +130,45 @@ export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex 
     if (store.scope === "run" && entries.length > 0)
       index.sync(noteSegment(store), entries.map((entry) => entry.id).join(","), () => entries.map((entry) => ({ id: entry.id, stamp: "", text: entry.text })));
   }
-  let ids: EpisodeIds[] | undefined;
-  const episodeIds = (): EpisodeIds[] => {
-    if (ids) return ids;
-    const kept = episodesStamp === undefined ? undefined : _readEpisodeIds(idsPath, episodesStamp);
-    if (kept) return (ids = kept);
-    ids = indexedEpisodes(index);
-    if (episodesStamp !== undefined) keepIds(episodesStamp, ids);
-    return ids;
+  let list: string | null | undefined;
+  let fromIndex: string[] | undefined;
+  const episodeIdsStarting = (head: string): string[] => {
+    if (list === undefined) list = (episodesStamp !== undefined && _readEpisodeIds(idsPath, episodesStamp)) || null;
+    if (list !== null) return _idsStarting(list, head);
+    if (!fromIndex) {
+      const ids = indexedEpisodes(index);
+      if (episodesStamp !== undefined) keepIds(episodesStamp, ids);
+      fromIndex = ids.flatMap((entry) => [entry.id, entry.sessionId]);
+    }
+    return fromIndex.filter((id) => id.startsWith(head));
   };
-  return { index, notes, segments, episodeIds };
+  return { index, notes, segments, episodeIdsStarting };
 }
 
-/** The list kept for the episodes file at `stamp`; undefined when it is missing, of another version or not a list. */
-function _readEpisodeIds(path: string, stamp: string): EpisodeIds[] | undefined {
+/** The lines of the list kept for the episodes file at `stamp`; undefined when it is missing, of another version or cut short. */
+function _readEpisodeIds(path: string, stamp: string): string | undefined {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
   } catch {
     return undefined;
   }
-  const lines = text.split("\n");
-  if (lines[0] !== _IDS_HEADER || lines[1] !== stamp || lines.at(-1) !== "") return undefined;
-  const ids: EpisodeIds[] = [];
-  for (let at = 2; at < lines.length - 1; at++) {
-    const [id, sessionId, extra] = lines[at]!.split(" ");
-    if (!id || !sessionId || extra !== undefined) return undefined;
-    ids.push({ id, sessionId });
+  const top = `${_IDS_HEADER}\n${stamp}\n`;
+  return text.startsWith(top) && text.endsWith("\n") ? text.slice(top.length - 1) : undefined;
+}
+
+/** The ids in `lines` (each `\n<id> <session id>`) that start with `head`: found by search, not by splitting every line. */
+function _idsStarting(lines: string, head: string): string[] {
+  const found: string[] = [];
+  if (!head) return found;
+  for (let at = lines.indexOf(head); at >= 0; at = lines.indexOf(head, at + 1)) {
+    const before = lines[at - 1];
+    if (before !== "\n" && before !== " ") continue;
+    let end = at + head.length;
+    while (end < lines.length && lines[end] !== " " && lines[end] !== "\n") end++;
+    found.push(lines.slice(at, end));
   }
-  return ids;
+  return found;
 }
 
 // Best effort: a list that cannot be written is taken from the index again next time.

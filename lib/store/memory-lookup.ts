@@ -69,20 +69,16 @@ export function memoryAbbreviator(stores: readonly MemoryStore[], episodes: Iter
 }
 
 /**
- * `memoryAbbreviator` over these note ids and the episodes `episodes()` lists, for a few ids: the
- * list is asked for at the first id, and each id is compared only with the ids that share its
- * first 8 characters (no other can lengthen its abbreviation), so nothing is sorted.
+ * `memoryAbbreviator`'s answers over these note ids and the episodes' ids and session ids, for a
+ * few ids: each id is compared only with the ids that share its first 8 characters (no other can
+ * lengthen an abbreviation of at least 8), which `episodeIdsStarting` gives for the episodes
+ * (memory-index.ts), so nothing is sorted or listed whole.
  */
-export function lazyMemoryAbbreviator(noteIds: Iterable<string>, episodes: () => Iterable<EpisodeIds>): Abbreviate {
+export function prefixMemoryAbbreviator(noteIds: Iterable<string>, episodeIdsStarting: (head: string) => readonly string[]): Abbreviate {
   const notes = [...noteIds];
-  let all: string[] | undefined;
   return (id) => {
-    all ??= memoryIds(notes, episodes());
     const head = id.slice(0, _ABBREVIATION_MIN);
-    return createAbbreviator(
-      all.filter((other) => other.startsWith(head)),
-      _ABBREVIATION_MIN,
-    )(id);
+    return createAbbreviator([...notes.filter((other) => other.startsWith(head)), ...episodeIdsStarting(head)], _ABBREVIATION_MIN)(id);
   };
 }
 
