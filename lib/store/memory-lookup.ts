@@ -71,14 +71,24 @@ export function memoryAbbreviator(stores: readonly MemoryStore[], episodes: Iter
 /**
  * `memoryAbbreviator`'s answers over these note ids and the episodes' ids and session ids, for a
  * few ids: each id is compared only with the ids that share its first 8 characters (no other can
- * lengthen an abbreviation of at least 8), which `episodeIdsStarting` gives for the episodes
- * (memory-index.ts), so nothing is sorted or listed whole.
+ * lengthen an abbreviation of at least 8): the notes grouped by them at the first id, the
+ * episodes' from `episodeIdsStarting` (memory-index.ts), so nothing is sorted or listed whole.
  */
 export function prefixMemoryAbbreviator(noteIds: Iterable<string>, episodeIdsStarting: (head: string) => readonly string[]): Abbreviate {
-  const notes = [...noteIds];
+  let byHead: Map<string, string[]> | undefined;
   return (id) => {
+    if (!byHead) {
+      byHead = new Map();
+      for (const note of noteIds) {
+        const head = note.slice(0, _ABBREVIATION_MIN);
+        const same = byHead.get(head);
+        if (same) same.push(note);
+        else byHead.set(head, [note]);
+      }
+    }
+    // An id of at most 8 characters is shown whole, whatever it is compared with.
     const head = id.slice(0, _ABBREVIATION_MIN);
-    return createAbbreviator([...notes.filter((other) => other.startsWith(head)), ...episodeIdsStarting(head)], _ABBREVIATION_MIN)(id);
+    return createAbbreviator([...(byHead.get(head) ?? []), ...episodeIdsStarting(head)], _ABBREVIATION_MIN)(id);
   };
 }
 

@@ -12,6 +12,8 @@ import { selectMemoryForPrompt } from "../../lib/agent/memory-prompt.ts";
 import { paths } from "../../lib/platform/paths.ts";
 import { openEpisodes, type Episode } from "../../lib/store/episodes.ts";
 import { indexedEpisodes, openMemoryIndex } from "../../lib/store/memory-index.ts";
+import { createAbbreviator } from "../../lib/platform/ids.ts";
+import { memoryIds, prefixMemoryAbbreviator } from "../../lib/store/memory-lookup.ts";
 import { buildProvenance, staleNoteChecks } from "../../lib/store/memory-provenance.ts";
 import { openMemoryShelf } from "../../lib/store/memory-scopes.ts";
 import { useTempHome } from "./temp-home.ts";
@@ -107,6 +109,30 @@ describe("the episode id list", () => {
     openMemoryIndex({ projectRoot: root, stores: shelf.stores(), episodes });
     const lines = readFileSync(list, "utf8").split("\n");
     expect([lines[1], lines.length]).toEqual([stampOf(episodes.path), 6]);
+  });
+});
+
+describe("shortening by first characters", () => {
+  test("a table of ids: the same answers as abbreviating over every id", () => {
+    const notes = [
+      "01a23177-4c1e-7d2a-9f10-6b0c3e2d8a41",
+      "01a23177-4c1e-7000-8000-000000000000",
+      "01a23178-0000-7000-8000-000000000000",
+      "x",
+      "01a2317",
+      "01a23177",
+    ];
+    const episodes = [
+      { id: "01a23177-4c1f-7000-8000-000000000001", sessionId: "01a23177-aaaa-7000-8000-000000000002" },
+      { id: "ep-1", sessionId: "01a23190-4c1e-7d2a-9f10-6b0c3e2d8a42" },
+      { id: "01a23190-4c1e-7d2a-9f10-6b0c3e2d8a4", sessionId: "01a23199-0000-7000-8000-000000000000" },
+    ];
+    const all = memoryIds(notes, episodes);
+    const whole = createAbbreviator(all);
+    const starting = (head: string) => episodes.flatMap((episode) => [episode.id, episode.sessionId]).filter((id) => id.startsWith(head));
+    const prefixed = prefixMemoryAbbreviator(notes, starting);
+    for (const id of [...all, "01a23177-4c1e-7d2a-ffff-000000000000", "01a2", "01a23177-", "zzzzzzzzzz", "01a23190-4c1e-7d2a-9f10-6b0c3e2d8a42"])
+      expect([id, prefixed(id)]).toEqual([id, whole(id)]);
   });
 });
 
