@@ -22,7 +22,7 @@
  *
  *   shiro episode ids 1
  *   <the episodes file's stamp the list was taken from: inode:size:mtimeMs>
- *   <episode id> <session id>          (one line per episode, the episodes file's order)
+ *   <episode id> <session id>          (one line per episode)
  *
  * It is used only while its stamp is the episodes file's stamp now and it ends with a line break;
  * any other content (another header or stamp, a cut last line) is out of date, never an error.
