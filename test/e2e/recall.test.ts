@@ -16,9 +16,16 @@ const PROTOCOLS = ["chat", "responses", "anthropic"] as const;
 const e2e = useE2E();
 
 const memoryDir = () => join(e2e.dirs.home, ".shiro-neko", "memory");
-const episodesFile = () => join(memoryDir(), `${pathHash16(e2e.dirs.cwd)}.episodes.json`);
+const episodesFile = () => join(memoryDir(), `${pathHash16(e2e.dirs.cwd)}.episodes.jsonl`);
 const indexManifest = () => join(memoryDir(), `${pathHash16(e2e.dirs.cwd)}.index`, "manifest.json");
-const readEpisodes = () => JSON.parse(readFileSync(episodesFile(), "utf8")) as { episodes: Record<string, any>[]; digests: unknown[] };
+/** The episode lines of the log (docs/memory.md, "The file"), in order. */
+const readEpisodes = () => ({
+  episodes: readFileSync(episodesFile(), "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line))
+    .flatMap((record) => (record.episode ? [record.episode as Record<string, any>] : [])),
+});
 const sessionIds = () =>
   readdirSync(join(e2e.dirs.home, ".shiro-neko", "sessions"))
     .filter((name) => name.endsWith(".json"))
