@@ -18,14 +18,16 @@ const e2e = useE2E();
 const memoryDir = () => join(e2e.dirs.home, ".shiro-neko", "memory");
 const episodesFile = () => join(memoryDir(), `${pathHash16(e2e.dirs.cwd)}.episodes.jsonl`);
 const indexManifest = () => join(memoryDir(), `${pathHash16(e2e.dirs.cwd)}.index`, "manifest.json");
-/** The episode lines of the log (docs/memory.md, "The file"), in order. */
-const readEpisodes = () => ({
-  episodes: readFileSync(episodesFile(), "utf8")
+/** The episodes of the log (docs/memory.md, "The file"), in order, each with the text of the last summary line naming it. */
+const readEpisodes = () => {
+  const records = readFileSync(episodesFile(), "utf8")
     .trimEnd()
     .split("\n")
-    .map((line) => JSON.parse(line))
-    .flatMap((record) => (record.episode ? [record.episode as Record<string, any>] : [])),
-});
+    .map((line) => JSON.parse(line));
+  const summaries = new Map(records.flatMap((record) => (record.summary ? [[record.summary.id, record.summary.text] as const] : [])));
+  const episodes = records.flatMap((record) => (record.episode ? [record.episode as Record<string, any>] : []));
+  return { episodes: episodes.map((episode) => (summaries.has(episode.id) ? { ...episode, summary: summaries.get(episode.id) } : episode)) };
+};
 const sessionIds = () =>
   readdirSync(join(e2e.dirs.home, ".shiro-neko", "sessions"))
     .filter((name) => name.endsWith(".json"))

@@ -8,6 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { keepIndexesCurrent } from "../../lib/agent/index-upkeep.ts";
 import { paths } from "../../lib/platform/paths.ts";
 import { openEpisodes, type Episode } from "../../lib/store/episodes.ts";
 import { useTempHome } from "./temp-home.ts";
@@ -273,5 +274,16 @@ describe("compaction", () => {
     store.record(episode(9));
     expect(store.compactIfDue()).toMatchObject({ episodesBefore: 10, episodesAfter: 8 });
     expect(store.compactIfDue()).toBeUndefined();
+  });
+
+  test("the upkeep after a run's answer compacts a log a quarter over its caps, and leaves a smaller one alone", () => {
+    const store = openEpisodes(ROOT, { maxEpisodes: 4 });
+    for (let i = 0; i < 4; i++) store.record(episode(i));
+    const size = statSync(store.path).size;
+    keepIndexesCurrent({ runIds: [], projectRoot: ROOT, episodes: store });
+    expect(statSync(store.path).size).toBe(size);
+    store.record(episode(4));
+    keepIndexesCurrent({ runIds: [], projectRoot: ROOT, episodes: store });
+    expect(logLines().map((line) => (line.digest ? "digest" : (line.episode?.id ?? "header")))).toEqual(["header", "digest", "ep-1", "ep-2", "ep-3", "ep-4"]);
   });
 });
