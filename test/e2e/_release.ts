@@ -5,7 +5,7 @@
  * process) with a time limit.
  */
 import { spawn } from "node:child_process";
-import { chmodSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { join, normalize } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
@@ -63,6 +63,17 @@ export function buildStandInRelease(out: string, target: string, version = pkg.v
     chmodSync(outfile, 0o755);
   });
   return line;
+}
+
+/**
+ * The release build.ts writes for `target` around an executable already built (dist/shiro, the
+ * dev build, for the action's tests: they run turns, not the release build, which
+ * release.test.ts checks), without compiling again.
+ */
+export function packRelease(out: string, target: string, binary: string, version = pkg.version): void {
+  const release = findTarget(target);
+  if (!release) throw new Error(`unknown target ${target}`);
+  buildRelease({ targets: [release], out, version }, (_target, outfile) => copyFileSync(binary, outfile));
 }
 
 /** The target install.sh picks on this machine (Linux x64 or arm64, glibc). */
