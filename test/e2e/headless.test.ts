@@ -107,27 +107,31 @@ for (const protocol of PROTOCOLS) {
       expect(result.stderr).toMatch(/\[error\] 401 from 127\.0\.0\.1:\d+: the API key was rejected/);
       expect(result.stdout).toBe("");
     });
-
-    test("the prompt can come from stdin, with -p or without it", async () => {
-      e2e.fake.script({ text: "one" }, { text: "two" });
-      const withFlag = await run(["-p"], protocol, { stdin: "from stdin with -p\n" });
-      const piped = await run([], protocol, { stdin: "piped without -p" });
-      expect([withFlag.code, withFlag.stdout, piped.code, piped.stdout]).toEqual([0, "one\n", 0, "two\n"]);
-      expect(userTextsOf(e2e.fake.requests[0]!)).toEqual(["from stdin with -p"]);
-      expect(userTextsOf(e2e.fake.requests[1]!)).toEqual(["piped without -p"]);
-    });
-
-    test("-p - and --print=- read the prompt from stdin too", async () => {
-      const spellings = [["-p", "-"], ["--print", "-"], ["--print=-"], ["-p", "-", "--json"]];
-      e2e.fake.script(...spellings.map((_, index) => ({ text: `answer ${index}` })));
-      for (const [index, args] of spellings.entries()) {
-        const result = await run(args, protocol, { stdin: `dash ${index}\n` });
-        expect(result.code).toBe(0);
-        expect(userTextsOf(e2e.fake.requests[index]!)).toEqual([`dash ${index}`]);
-      }
-    });
   });
 }
+
+describe("the prompt from stdin", () => {
+  // Reading stdin happens before any protocol is chosen: each spelling runs once, the protocols
+  // taking turns, so each protocol also carries a prompt read from stdin.
+  const spellings: [string[], string, string][] = [
+    [["-p"], "from stdin with -p\n", "from stdin with -p"],
+    [[], "piped without -p", "piped without -p"],
+    [["-p", "-"], "dash 0\n", "dash 0"],
+    [["--print", "-"], "dash 1\n", "dash 1"],
+    [["--print=-"], "dash 2\n", "dash 2"],
+    [["-p", "-", "--json"], "dash 3\n", "dash 3"],
+  ];
+  for (const [index, [args, stdin, asked]] of spellings.entries()) {
+    const protocol = PROTOCOLS[index % PROTOCOLS.length]!;
+    test(`shiro ${args.join(" ") || "(no flags)"} with the prompt piped in, over ${protocol}`, async () => {
+      e2e.fake.script({ text: `answer ${index}` });
+      const result = await run(args, protocol, { stdin });
+      expect(result.code).toBe(0);
+      if (!args.includes("--json")) expect(result.stdout).toBe(`answer ${index}\n`);
+      expect(userTextsOf(e2e.fake.requests[0]!)).toEqual([asked]);
+    });
+  }
+});
 
 describe("headless --json", () => {
   test("every line parses and every event and field is documented in docs/headless.md", async () => {
