@@ -275,7 +275,13 @@ describe("start-up diagnostics", () => {
 
 describe("a run killed in its first moments", () => {
   test("SIGKILL while the first request is in flight leaves a session -c resumes, question included", async () => {
-    e2e.fake.script({ stallMs: 20_000, text: "never sent" });
+    // The responder runs as the request arrives: that is when the kill goes out.
+    let arrived!: () => void;
+    const inFlight = new Promise<void>((resolve) => (arrived = resolve));
+    e2e.fake.respond(() => {
+      arrived();
+      return { stallMs: 20_000, text: "never sent" };
+    });
     const child = spawn(BINARY, ["-p", "remember the walrus", "--json"], {
       cwd: e2e.dirs.cwd,
       stdio: ["ignore", "pipe", "pipe"],
@@ -284,8 +290,7 @@ describe("a run killed in its first moments", () => {
     let stdout = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
     const closed = new Promise((resolve) => child.on("close", resolve));
-    const deadline = Date.now() + 20_000;
-    while (e2e.fake.requests.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    await Promise.race([inFlight, closed]);
     child.kill("SIGKILL");
     await closed;
     const firstSession = parseEventLines(stdout)[0]!.sessionId;
