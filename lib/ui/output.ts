@@ -12,8 +12,10 @@
  * Either way, once stdout can take no more, `onOutputLost` listeners hear it once (a headless
  * run stops there rather than spend tokens on an answer nobody can receive).
  *
- * `writeOutNow` writes synchronously without touching `process.stdout` (in Bun merely touching it
- * costs milliseconds, a third of --version's run); a process that only used it exits at once.
+ * `writeOutNow` writes synchronously without touching `process.stdout` (in Bun merely touching a
+ * standard stream loads Node's stream machinery: milliseconds, a third of --version's run); a
+ * process that only used it exits at once. `writeErr` writes the same way until its stream is
+ * needed (a pipe that would block), so start-up notices cost no stream before the first request.
  * This module is on the start-up path: it imports nothing heavy and touches no stream at load.
  */
 import { writeSync } from "node:fs";
@@ -77,21 +79,27 @@ export function writeOut(text: string): void {
 
 /** Progress, notices, error lines. */
 export function writeErr(text: string): void {
-  _write(_err, text);
+  _writeNow(_err, text);
 }
 
 /** A synchronous stdout write for the start-up path (--version, --help). */
 export function writeOutNow(text: string): void {
-  if (_out.touched) return writeOut(text);
+  _writeNow(_out, text);
+}
+
+/** Writes with `writeSync` while the channel's stream is untouched; the stream takes over once a write would block. */
+function _writeNow(channel: _Channel, text: string): void {
+  if (channel.touched) return _write(channel, text);
+  if (!text || channel.failure) return;
   const bytes = Buffer.from(text, "utf8");
   let offset = 0;
   while (offset < bytes.length) {
     try {
-      offset += writeSync(_out.fd, bytes, offset);
+      offset += writeSync(channel.fd, bytes, offset);
     } catch (error) {
       // A non-blocking pipe that is full: the stream queues the rest and the exit waits for it.
-      if ((error as NodeJS.ErrnoException).code === "EAGAIN") return writeOut(bytes.subarray(offset).toString("utf8"));
-      _fail(_out, error);
+      if ((error as NodeJS.ErrnoException).code === "EAGAIN") return _write(channel, bytes.subarray(offset).toString("utf8"));
+      _fail(channel, error);
       return;
     }
   }
