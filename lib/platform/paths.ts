@@ -45,9 +45,13 @@ export function ensureStateDir(...sub: string[]): string {
   return dir;
 }
 
+const _hash16 = new Map<string, string>();
+
 /** First 16 hex digits of the SHA-256 of a path: the key of per-project and per-directory files. */
 export function pathHash16(path: string): string {
-  return sha256Hex(path).slice(0, 16);
+  let hash = _hash16.get(path);
+  if (hash === undefined) _hash16.set(path, (hash = sha256Hex(path).slice(0, 16)));
+  return hash;
 }
 
 export const paths = {

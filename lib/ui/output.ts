@@ -15,10 +15,11 @@
  * `writeOutNow` writes synchronously without touching `process.stdout` (in Bun merely touching a
  * standard stream loads Node's stream machinery: milliseconds, a third of --version's run); a
  * process that only used it exits at once. `writeErr` writes the same way until its stream is
- * needed (a pipe that would block), so start-up notices cost no stream before the first request.
+ * needed (a pipe that would block), so start-up notices cost no stream before the first request;
+ * `writeOut` too when stdout is a pipe or a file (a terminal is left to the stream the REPL shares).
  * This module is on the start-up path: it imports nothing heavy and touches no stream at load.
  */
-import { writeSync } from "node:fs";
+import { fstatSync, writeSync } from "node:fs";
 import { describeErrno } from "../platform/os-errors.ts";
 
 interface _Channel {
@@ -72,9 +73,10 @@ function _write(channel: _Channel, text: string): void {
   });
 }
 
-/** Answer text, JSON events, listings. */
+/** Answer text, JSON events, listings. Written synchronously while stdout is a pipe or a file nobody else has streamed to. */
 export function writeOut(text: string): void {
-  _write(_out, text);
+  if (_out.touched || _isStdoutTerminal()) _write(_out, text);
+  else _writeNow(_out, text);
 }
 
 /** Progress, notices, error lines. */
@@ -85,6 +87,20 @@ export function writeErr(text: string): void {
 /** A synchronous stdout write for the start-up path (--version, --help). */
 export function writeOutNow(text: string): void {
   _writeNow(_out, text);
+}
+
+let _stdoutTerminal: boolean | undefined;
+
+/** True when stdout is a character device (a terminal): asked once, without touching process.stdout. */
+function _isStdoutTerminal(): boolean {
+  if (_stdoutTerminal === undefined) {
+    try {
+      _stdoutTerminal = fstatSync(_out.fd).isCharacterDevice();
+    } catch {
+      _stdoutTerminal = true;
+    }
+  }
+  return _stdoutTerminal;
 }
 
 /** Writes with `writeSync` while the channel's stream is untouched; the stream takes over once a write would block. */
