@@ -86,6 +86,7 @@ const _START_UP_PACKAGES = ["@valibot/to-json-schema", "destr", "eventsource-par
 const _START_UP_CEILING = 262;
 const _NEVER_AT_START_UP = [
   "lib/ui/repl.ts",
+  "lib/ui/attachments.ts",
   "lib/extensions/registry/registry.ts",
   "lib/extensions/registry/schema.ts",
   "lib/extensions/mcp/hub.ts",
