@@ -4,7 +4,7 @@
  * turn, the prompt queue, /clear and /resume, and the farewell text.
  */
 import { describe, expect, test } from "bun:test";
-import { fakeEnv, userTextsOf, useE2E } from "./_harness.ts";
+import { fakeEnv, latch, userTextsOf, useE2E } from "./_harness.ts";
 import { startPty, withPty, type PtyDriver as ReplDriver } from "./_pty.ts";
 
 const e2e = useE2E();
@@ -101,8 +101,9 @@ describe("the REPL", () => {
   }, 40_000);
 
   test("lines typed during a turn run after it, in order; ctrl-c during a turn stops it and drops the queue", async () => {
+    const queued = latch();
     e2e.fake.script(
-      { text: "slow answer", stallMs: 1_500 },
+      { text: "slow answer", holdUntil: queued.promise },
       { text: "queued one answered" },
       { text: "queued two answered" },
       { toolCalls: [{ name: "bash", input: { command: "sleep 30" } }] },
@@ -114,6 +115,8 @@ describe("the REPL", () => {
       await repl.until("slow\n");
       repl.type("queued one\r");
       repl.type("queued two\r");
+      await repl.until("queued: queued two");
+      queued.release();
       let at = await repl.until("queued two answered");
       expect(repl.screen().indexOf("slow answer")).toBeLessThan(repl.screen().indexOf("queued one answered"));
 
