@@ -5,7 +5,7 @@
  *   config.json                     user configuration
  *   memory/<hash16>.json            project notes (hash16 = first 16 hex of SHA-256 of the project root)
  *   memory/global.json              notes shared by every project
- *   memory/<hash16>.episodes.json   episodes of past work in a project, and their monthly digests
+ *   memory/<hash16>.episodes.jsonl  episodes of past work in a project, and their monthly digests (an append-only log)
  *   memory/<hash16>.index/          the recall index over a project's notes, the global notes and its episodes
  *                                     (manifest.json and segment files, lib/search/index-folder.ts)
  *   memory/<hash16>.vectors.json    embedding vectors of that index's documents (only with memory.embeddings)
@@ -25,10 +25,10 @@
  *   skills/                         user skills
  *   learned.json                    facts earlier runs learned (sandbox probe, provider windows): lib/store/learned.ts
  */
-import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { sha256Hex } from "./sha256.ts";
 
 export const STATE_DIR_NAME = ".shiro-neko";
 
@@ -45,9 +45,13 @@ export function ensureStateDir(...sub: string[]): string {
   return dir;
 }
 
+const _hash16 = new Map<string, string>();
+
 /** First 16 hex digits of the SHA-256 of a path: the key of per-project and per-directory files. */
 export function pathHash16(path: string): string {
-  return createHash("sha256").update(path).digest("hex").slice(0, 16);
+  let hash = _hash16.get(path);
+  if (hash === undefined) _hash16.set(path, (hash = sha256Hex(path).slice(0, 16)));
+  return hash;
 }
 
 export const paths = {
@@ -55,7 +59,9 @@ export const paths = {
   memoryDir: () => join(stateDir(), "memory"),
   projectMemory: (projectRoot: string) => join(stateDir(), "memory", `${pathHash16(projectRoot)}.json`),
   globalMemory: () => join(stateDir(), "memory", "global.json"),
-  projectEpisodes: (projectRoot: string) => join(stateDir(), "memory", `${pathHash16(projectRoot)}.episodes.json`),
+  projectEpisodes: (projectRoot: string) => join(stateDir(), "memory", `${pathHash16(projectRoot)}.episodes.jsonl`),
+  /** The single JSON document episodes were kept in before the log: read until the first new episode moves it into the log. */
+  legacyProjectEpisodes: (projectRoot: string) => join(stateDir(), "memory", `${pathHash16(projectRoot)}.episodes.json`),
   memoryIndex: (projectRoot: string) => join(stateDir(), "memory", `${pathHash16(projectRoot)}.index`),
   /** The single-file form recall indexes had before index folders: removed when its folder is built. */
   legacyMemoryIndex: (projectRoot: string) => join(stateDir(), "memory", `${pathHash16(projectRoot)}.index.json`),

@@ -186,8 +186,12 @@ describe("the REPL", () => {
     const { pathHash16 } = await import("../../lib/platform/paths.ts");
     const { readFileSync } = await import("node:fs");
     const { join } = await import("node:path");
-    const file = join(e2e.dirs.home, ".shiro-neko", "memory", `${pathHash16(e2e.dirs.cwd)}.episodes.json`);
-    const episodes = JSON.parse(readFileSync(file, "utf8")).episodes;
+    const file = join(e2e.dirs.home, ".shiro-neko", "memory", `${pathHash16(e2e.dirs.cwd)}.episodes.jsonl`);
+    const episodes = readFileSync(file, "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line))
+      .flatMap((record) => (record.episode ? [record.episode] : []));
     expect(episodes.map((episode: { prompts: string[]; outcome: { runs: number } }) => [episode.prompts, episode.outcome.runs])).toEqual([
       [["look around the tree", "and then explain it"], 2],
     ]);
