@@ -94,6 +94,11 @@ export async function captureWorkspace(repo: ShadowRepo, maxFileBytes: number): 
   const indexChanged = add.length > 0 || drop.length > 0 || becameDirs.length > 0 || !last;
   if (add.length > 0) await runGit(repo, ["update-index", "-z", "--add", "--remove", "--replace", "--stdin"], _nulList(add));
   if (drop.length > 0) await runGit(repo, ["update-index", "-z", "--force-remove", "--stdin"], _nulList(drop));
+  if (candidates.filled.length > 0) {
+    const nested = await _nestedEmptyDirs(repo, candidates.filled);
+    candidates.emptyDirs = [...candidates.emptyDirs, ...nested.emptyDirs].sort();
+    for (const path of nested.repos) if (!candidates.repos.includes(path)) notCovered.push({ path, why: "repository" });
+  }
   // The tree is written while the permission bits are gathered: write-tree changes no entry, only the tree cache.
   const treeWritten = !indexChanged && last ? Promise.resolve(last.tree) : runGit(repo, ["write-tree"]).then((out) => out.toString("utf8").trim());
   treeWritten.catch(() => undefined);
@@ -140,6 +145,8 @@ interface _Candidates {
   files: string[];
   emptyDirs: string[];
   repos: string[];
+  /** Folders new to the index that hold new files: the empty folders among theirs are known once those files are in it. */
+  filled: string[];
 }
 
 async function _candidates(repo: ShadowRepo): Promise<_Candidates> {
@@ -156,8 +163,33 @@ async function _candidates(repo: ShadowRepo): Promise<_Candidates> {
     if (path.endsWith("/")) folded.push(path);
     else files.add(path);
   }
+  const inside = await _unfold(repo, folded);
+  for (const path of inside.files) files.add(path);
+  return { files: [...files], emptyDirs: inside.emptyDirs.sort(), repos: inside.repos, filled: inside.filled };
+}
+
+/**
+ * The empty folders inside `filled` folders, once their files are in the index: git folds a folder
+ * with no indexed file into one entry, so before that it names neither those files' folders nor
+ * the empty ones beside them. Only folders a snapshot found new are walked again.
+ */
+async function _nestedEmptyDirs(repo: ShadowRepo, filled: readonly string[]): Promise<{ emptyDirs: string[]; repos: string[] }> {
+  const folded: string[] = [];
+  for (let i = 0; i < filled.length; i += 500) {
+    const chunk = filled.slice(i, i + 500).map((dir) => _literal(`${dir}/`));
+    for (const path of splitNul(await runGit(repo, ["ls-files", "-z", "-o", "--directory", "--exclude-standard", "--", ...chunk])))
+      if (path.endsWith("/")) folded.push(path);
+  }
+  const inside = await _unfold(repo, folded);
+  return { emptyDirs: inside.emptyDirs, repos: inside.repos };
+}
+
+/** What git's folded folder entries (`dir/`) hold: new files, nested repositories, and which of them are empty. */
+async function _unfold(repo: ShadowRepo, folded: readonly string[]): Promise<{ files: string[]; emptyDirs: string[]; repos: string[]; filled: string[] }> {
+  const files: string[] = [];
   const emptyDirs: string[] = [];
   const repos: string[] = [];
+  const filled: string[] = [];
   for (let i = 0; i < folded.length; i += 500) {
     const chunk = folded.slice(i, i + 500);
     const inside = splitNul(await runGit(repo, ["ls-files", "-z", "-o", "--exclude-standard", "--", ...chunk.map(_literal)]));
@@ -168,13 +200,16 @@ async function _candidates(repo: ShadowRepo): Promise<_Candidates> {
         seen.add(path);
         continue;
       }
-      files.add(path);
+      files.push(path);
       const owner = chunk.find((dir) => path.startsWith(dir));
-      if (owner) seen.add(owner);
+      if (owner && !seen.has(owner)) {
+        seen.add(owner);
+        filled.push(owner.slice(0, -1));
+      }
     }
     for (const dir of chunk) if (!seen.has(dir) && !repos.includes(dir.slice(0, -1))) emptyDirs.push(dir.slice(0, -1));
   }
-  return { files: [...files], emptyDirs: emptyDirs.sort(), repos };
+  return { files, emptyDirs, repos, filled };
 }
 
 /**

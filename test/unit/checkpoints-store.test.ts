@@ -125,6 +125,64 @@ describe("a rewind plan", () => {
   });
 });
 
+describe("empty folders", () => {
+  // Workspaces whose empty folders sit inside folders the store has not seen yet (no file of theirs
+  // is in the shadow index): the first snapshot must see them as a later one does.
+  const WORKSPACES: { name: string; files: string[]; dirs: string[]; empty: string[] }[] = [
+    { name: "nested in an untracked folder", files: ["untracked/f.txt"], dirs: ["untracked/a/b/c"], empty: ["untracked/a"] },
+    {
+      name: "beside files at several depths",
+      files: ["x/f", "x/a2/n/file", "z/g", "top"],
+      dirs: ["x/a/b/c", "z/k", "e", "y/p/q"],
+      empty: ["e", "x/a", "y", "z/k"],
+    },
+    {
+      name: "under a folder holding only folders with files",
+      files: ["deep/one/two/f"],
+      dirs: ["deep/one/two/e", "deep/one/e2"],
+      empty: ["deep/one/e2", "deep/one/two/e"],
+    },
+    { name: "with spaces and non-ASCII letters", files: ["dir é/f ü.txt"], dirs: ["dir é/a b/c"], empty: ["dir é/a b"] },
+  ];
+  for (const workspace of WORKSPACES)
+    test(`${workspace.name}: the first snapshot records them, the turn's checkpoint does not add them, and its rewind keeps them`, async () => {
+      const { mkdirSync, existsSync } = await import("node:fs");
+      for (const file of workspace.files) {
+        mkdirSync(join(root, file, ".."), { recursive: true });
+        writeFileSync(join(root, file), `${file}\n`);
+      }
+      for (const dir of workspace.dirs) mkdirSync(join(root, dir), { recursive: true });
+      const repo = await openCheckpointRepo(root);
+      const first = await snapshotWorkspace(repo, SETTINGS);
+      const again = await snapshotWorkspace(repo, SETTINGS);
+      expect([first.meta.dirs, first.snapshot]).toEqual([workspace.empty, again.snapshot]);
+      const record = await checkpointOf(() => writeFileSync(join(root, "unrelated.txt"), "u\n"), "unrelated");
+      expect(record!.files).toEqual([{ path: "unrelated.txt", change: "added", added: 1, removed: 0 }]);
+      const { planUndo } = await import("../../lib/store/checkpoint-restore.ts");
+      await (await planUndo(repo, record!, SETTINGS.maxFileBytes)).apply(false);
+      expect(workspace.dirs.map((dir) => [dir, existsSync(join(root, dir))])).toEqual(workspace.dirs.map((dir) => [dir, true]));
+      expect(existsSync(join(root, "unrelated.txt"))).toBe(false);
+    });
+
+  test("a turn that makes a folder with a file and an empty folder inside lists both as added, and its rewind removes both", async () => {
+    const { mkdirSync, existsSync } = await import("node:fs");
+    writeFileSync(join(root, "base.txt"), "base\n");
+    const repo = await openCheckpointRepo(root);
+    await snapshotWorkspace(repo, SETTINGS);
+    const record = await checkpointOf(() => {
+      mkdirSync(join(root, "made/empty/deeper"), { recursive: true });
+      writeFileSync(join(root, "made/f.txt"), "f\n");
+    }, "make");
+    expect(record!.files.map((file) => [file.path, file.change])).toEqual([
+      ["made/empty/", "added"],
+      ["made/f.txt", "added"],
+    ]);
+    expect((await snapshotWorkspace(repo, SETTINGS)).snapshot).toEqual(record!.after);
+    await (await (await import("../../lib/store/checkpoint-restore.ts")).planUndo(repo, record!, SETTINGS.maxFileBytes)).apply(false);
+    expect([existsSync(join(root, "made")), existsSync(join(root, "base.txt"))]).toEqual([false, true]);
+  });
+});
+
 describe("the permission scan", () => {
   test("a chmod in the same second as the last snapshot is seen, and so is one on a file settled long before", async () => {
     const { chmodSync, utimesSync } = await import("node:fs");
