@@ -104,8 +104,8 @@ describe("shiro rewind takes a turn back", () => {
   // leaves exactly its own checkpoint, and one rewind to the first takes them all back (a rewind
   // reads every checkpoint of the chain: what each changed, and its before and after states).
   // Six kinds share a workspace: a turn costs more with each checkpoint before it in the folder.
-  // A first turn (not rewound) makes the workspace known to the store first: the first snapshot of
-  // a folder new to it does not see the empty folders nested inside it (left for its owner).
+  // The first turn's "before" is the store's first snapshot of the workspace: each case folder's
+  // empty folders (nested in folders it has never seen) must be in it, or the rewind removes them.
   const CHUNK = 6;
   for (let start = 0; start < CHANGES.length; start += CHUNK) {
     const changes = CHANGES.slice(start, start + CHUNK);
@@ -113,8 +113,6 @@ describe("shiro rewind takes a turn back", () => {
       const cwd = e2e.dirs.cwd;
       const dirs = changes.map((_, i) => `case-${start + i}`);
       for (const dir of dirs) seed(join(cwd, dir));
-      e2e.fake.script({ toolCalls: [{ name: "write_file", input: { path: "first.txt", content: "first\n" } }] }, { text: "done" });
-      expect((await e2e.shiro(["-p", "first", "--yolo"])).code).toBe(0);
       const before = treeState(cwd);
       const seeded = dirs.map((dir) => treeState(join(cwd, dir)));
       const done: unknown[] = [];
@@ -126,14 +124,13 @@ describe("shiro rewind takes a turn back", () => {
         expect([change.kind, treeState(join(cwd, dirs[i]!))]).not.toEqual([change.kind, seeded[i]]);
         done.push(events.find((event) => event.type === "done")!.checkpoint);
       }
-      const [firstTurn, ...listed] = (await rewindJson()).reverse();
-      expect(firstTurn!.prompt).toBe("first");
+      const listed = (await rewindJson()).reverse();
       expect(listed.map((checkpoint) => [checkpoint.prompt, checkpoint.id])).toEqual(changes.map((change, i) => [`do: ${change.kind}`, done[i]]));
       expect(listed.map((checkpoint, i) => [changes[i]!.kind, checkpoint.files.length > 0])).toEqual(changes.map((change) => [change.kind, true]));
 
       const first: string = listed[0]!.id;
       let length = 10;
-      while ([firstTurn!, ...listed].some((checkpoint) => checkpoint.id !== first && checkpoint.id.startsWith(first.slice(0, length)))) length += 1;
+      while (listed.some((checkpoint) => checkpoint.id !== first && checkpoint.id.startsWith(first.slice(0, length)))) length += 1;
       const rewound = await e2e.shiro(["rewind", first.slice(0, length), "--yes"]);
       expect(rewound.stderr).toBe("");
       expect(rewound.code).toBe(0);
@@ -141,6 +138,21 @@ describe("shiro rewind takes a turn back", () => {
       expect(treeState(cwd)).toEqual(before);
     }, 60_000);
   }
+
+  test("empty folders nested in a folder new to the store existed before the turn: its checkpoint does not add them, and a rewind keeps them", async () => {
+    const cwd = e2e.dirs.cwd;
+    mkdirSync(join(cwd, "untracked", "a", "b", "c"), { recursive: true });
+    mkdirSync(join(cwd, "untracked", "empty sibling ü"), { recursive: true });
+    writeFileSync(join(cwd, "untracked", "f.txt"), "f\n");
+    const before = treeState(cwd);
+    e2e.fake.script({ toolCalls: [{ name: "write_file", input: { path: "unrelated.txt", content: "u\n" } }] }, { text: "done" });
+    expect((await e2e.shiro(["-p", "unrelated", "--yolo"])).code).toBe(0);
+    const [checkpoint] = await rewindJson();
+    expect(checkpoint!.files.map((file: { path: string; change: string }) => [file.path, file.change])).toEqual([["unrelated.txt", "added"]]);
+    const rewound = await e2e.shiro(["rewind", checkpoint!.id, "--yes"]);
+    expect([rewound.code, rewound.stderr]).toEqual([0, ""]);
+    expect(treeState(cwd)).toEqual(before);
+  });
 
   test("a read-only turn never snapshots; a turn that changes nothing leaves no checkpoint", async () => {
     seed(e2e.dirs.cwd);
