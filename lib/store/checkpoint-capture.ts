@@ -14,7 +14,7 @@
  * file git saw unchanged; only the others are `lstat`ed. Nothing changed since the last snapshot:
  * no git process writes anything, and its tree and meta blob are reused.
  */
-import { lstatSync, readFileSync, writeFileSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, writeFileSync, type Dirent } from "node:fs";
 import { join } from "node:path";
 import { runGit, splitNul, type ShadowRepo } from "./checkpoint-git.ts";
 import { readIndexChecksum, readIndexFile, type IndexFile } from "./checkpoint-index.ts";
@@ -95,7 +95,7 @@ export async function captureWorkspace(repo: ShadowRepo, maxFileBytes: number): 
   if (add.length > 0) await runGit(repo, ["update-index", "-z", "--add", "--remove", "--replace", "--stdin"], _nulList(add));
   if (drop.length > 0) await runGit(repo, ["update-index", "-z", "--force-remove", "--stdin"], _nulList(drop));
   if (candidates.filled.length > 0) {
-    const nested = await _nestedEmptyDirs(repo, candidates.filled);
+    const nested = await _nestedEmptyDirs(repo, candidates.filled, add);
     candidates.emptyDirs = [...candidates.emptyDirs, ...nested.emptyDirs].sort();
     for (const path of nested.repos) if (!candidates.repos.includes(path)) notCovered.push({ path, why: "repository" });
   }
@@ -169,11 +169,13 @@ async function _candidates(repo: ShadowRepo): Promise<_Candidates> {
 }
 
 /**
- * The empty folders inside `filled` folders, once their files are in the index: git folds a folder
- * with no indexed file into one entry, so before that it names neither those files' folders nor
- * the empty ones beside them. Only folders a snapshot found new are walked again.
+ * The empty folders inside `filled` folders, once their files (`files`) are in the index: git folds
+ * a folder with no indexed file into one entry, so before that it names neither those files'
+ * folders nor the empty ones beside them. Only the folders holding those files are read; git lists
+ * the filled folders again only when one of them holds a folder no such file is in.
  */
-async function _nestedEmptyDirs(repo: ShadowRepo, filled: readonly string[]): Promise<{ emptyDirs: string[]; repos: string[] }> {
+async function _nestedEmptyDirs(repo: ShadowRepo, filled: readonly string[], files: readonly string[]): Promise<{ emptyDirs: string[]; repos: string[] }> {
+  if (!_holdsOtherFolders(repo.root, filled, files)) return { emptyDirs: [], repos: [] };
   const folded: string[] = [];
   for (let i = 0; i < filled.length; i += 500) {
     const chunk = filled.slice(i, i + 500).map((dir) => _literal(`${dir}/`));
@@ -182,6 +184,28 @@ async function _nestedEmptyDirs(repo: ShadowRepo, filled: readonly string[]): Pr
   }
   const inside = await _unfold(repo, folded);
   return { emptyDirs: inside.emptyDirs, repos: inside.repos };
+}
+
+/** Whether a folder on the way to one of `files` inside `filled` holds a folder none of them is in. */
+function _holdsOtherFolders(root: string, filled: readonly string[], files: readonly string[]): boolean {
+  const onPath = new Set<string>(filled);
+  for (const path of files) {
+    const above: string[] = [];
+    let at = path.lastIndexOf("/");
+    for (; at > 0 && !onPath.has(path.slice(0, at)); at = path.lastIndexOf("/", at - 1)) above.push(path.slice(0, at));
+    // Only a file inside a filled folder (its walk up met one) counts.
+    if (at > 0) for (const dir of above) onPath.add(dir);
+  }
+  for (const dir of onPath) {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(join(root, dir), { withFileTypes: true });
+    } catch {
+      return true;
+    }
+    if (entries.some((entry) => entry.isDirectory() && !onPath.has(`${dir}/${entry.name}`))) return true;
+  }
+  return false;
 }
 
 /** What git's folded folder entries (`dir/`) hold: new files, nested repositories, and which of them are empty. */

@@ -164,6 +164,21 @@ describe("empty folders", () => {
       expect(existsSync(join(root, "unrelated.txt"))).toBe(false);
     });
 
+  test("an ignored folder and a repository of its own beside them are not empty folders, in the first snapshot as in a later one", async () => {
+    const { mkdirSync } = await import("node:fs");
+    mkdirSync(join(root, "w/skip/e"), { recursive: true });
+    mkdirSync(join(root, "w/keep/e2"), { recursive: true });
+    mkdirSync(join(root, "w/sub"), { recursive: true });
+    writeFileSync(join(root, "w/.gitignore"), "skip/\n");
+    writeFileSync(join(root, "w/f.txt"), "f\n");
+    spawnSync("git", ["init", "-q"], { cwd: join(root, "w/sub") });
+    const repo = await openCheckpointRepo(root);
+    const first = await snapshotWorkspace(repo, SETTINGS);
+    const again = await snapshotWorkspace(repo, SETTINGS);
+    expect([first.meta.dirs, first.notCovered, first.snapshot]).toEqual([["w/keep"], [{ path: "w/sub", why: "repository" }], again.snapshot]);
+    expect(again.meta.dirs).toEqual(["w/keep"]);
+  });
+
   test("a turn that makes a folder with a file and an empty folder inside lists both as added, and its rewind removes both", async () => {
     const { mkdirSync, existsSync } = await import("node:fs");
     writeFileSync(join(root, "base.txt"), "base\n");
