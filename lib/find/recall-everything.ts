@@ -142,7 +142,14 @@ export function rankEverything(context: RecallEverythingContext, request: Recall
     const collection = addStats(indexes.map((index) => index.stats(query)));
     for (const hit of memory.index.search(query, { limit: pool, filter: acceptMemory, collection, weights })) found.push(_memoryItem(hit, memory.notes));
     if (transcripts)
-      for (const hit of transcripts.search(query, { limit: pool, segmentFilter: acceptSession, filter: acceptPassage, collection, weights })) {
+      for (const hit of transcripts.search(query, {
+        limit: pool,
+        segmentPrefix: SESSION_PREFIX,
+        segmentFilter: acceptSession,
+        filter: acceptPassage,
+        collection,
+        weights,
+      })) {
         const at = (hit.data as TranscriptCard).at;
         found.push({ source: "passage", group: hit.segment, id: hit.id, segment: hit.segment, score: hit.score, at, data: hit.data });
       }
@@ -193,9 +200,11 @@ export function recallEverything(context: RecallEverythingContext, request: Reca
     ranking.notes,
   );
   const snippets = passageSnippets(ranking.groups, ranking.words);
-  const shortIds = shortSessionIds(ranking.groups.map((group) => group.sessionId ?? ""));
+  // Only transcript lines show a bare session id: the session folders are listed only for them.
+  const bare = ranking.groups.filter((group) => !group.note && !group.card);
+  const shortIds = new Map(shortSessionIds(bare.map((group) => group.sessionId ?? "")).map((short, at) => [bare[at]!, short]));
   const abbreviate = recallAbbreviator(ranking.index, ranking.notes.keys());
-  const lines = ranking.groups.map((group, i) => {
+  const lines = ranking.groups.map((group) => {
     if (group.note) return formatRecallNote(group.note, now, context.projectRoot);
     if (group.card) {
       const line = formatRecallCard(group.card, abbreviate);
@@ -204,7 +213,7 @@ export function recallEverything(context: RecallEverythingContext, request: Reca
       return `${line}\n  ${_role(group.passage.card)}: ${escapeMemoryText(snippet)}`;
     }
     const card = group.passage!.card;
-    return `transcript session ${shortIds[i]} ${card.at.slice(0, 10)} ${_role(card)}: ${escapeMemoryText(snippets.get(group.key) ?? "")}`;
+    return `transcript session ${shortIds.get(group)} ${card.at.slice(0, 10)} ${_role(card)}: ${escapeMemoryText(snippets.get(group.key) ?? "")}`;
   });
   if (lines.length === 0) lines.push(`Nothing recorded about "${request.query.trim()}".`);
   else if (ranking.groups.some((group) => group.card?.kind === "episode")) lines.push("(recall a session id to see its episode in full)");

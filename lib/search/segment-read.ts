@@ -50,6 +50,7 @@ export interface SegmentReader {
 }
 
 const _BLOCK_CACHE = 256;
+const _SOURCE_CHUNK = 32;
 // Past this many lookups by name, the whole source table is read once instead of searched.
 const _SOURCE_SCAN_AFTER = 64;
 
@@ -91,19 +92,6 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
     }
     return found;
   };
-  const entry = (offsetsSection: number, entriesSection: number, index: number, count: number): unknown => {
-    if (!Number.isInteger(index) || index < 0 || index >= count) throw new IndexCorruptError(`entry ${index} of ${count}`);
-    const offsets = table(offsetsSection, count);
-    const start = offsets[index]!;
-    const end = offsets[index + 1]!;
-    if (end < start || at(entriesSection) + end > at(entriesSection + 1)) throw new IndexCorruptError("an entry runs past its section");
-    try {
-      return JSON.parse(decodeText(bytes.read(at(entriesSection) + start, end - start)));
-    } catch (error) {
-      throw error instanceof IndexCorruptError ? error : new IndexCorruptError("an entry that does not parse");
-    }
-  };
-
   let strings: string[] | undefined;
   const stringTable = (): string[] => {
     if (!strings) {
@@ -183,10 +171,34 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
     return lengths;
   };
 
+  // Source entries are read _SOURCE_CHUNK at a time: a search that judges many sources by name costs one read per chunk.
+  const sourceChunks = new Map<number, Uint8Array>();
+  const sourceEntry = (ordinal: number): unknown => {
+    if (!Number.isInteger(ordinal) || ordinal < 0 || ordinal >= sources) throw new IndexCorruptError(`entry ${ordinal} of ${sources}`);
+    const offsets = table(SECTION.sourceOffsets, sources);
+    const chunk = Math.floor(ordinal / _SOURCE_CHUNK);
+    const first = offsets[chunk * _SOURCE_CHUNK]!;
+    let bytesOfChunk = sourceChunks.get(chunk);
+    if (!bytesOfChunk) {
+      const last = offsets[Math.min(sources, (chunk + 1) * _SOURCE_CHUNK)]!;
+      if (last < first || at(SECTION.sourceEntries) + last > at(SECTION.sourceEntries + 1)) throw new IndexCorruptError("an entry runs past its section");
+      bytesOfChunk = bytes.read(at(SECTION.sourceEntries) + first, last - first);
+      sourceChunks.set(chunk, bytesOfChunk);
+    }
+    const start = offsets[ordinal]! - first;
+    const end = offsets[ordinal + 1]! - first;
+    if (start < 0 || end < start || end > bytesOfChunk.length) throw new IndexCorruptError("an entry runs past its section");
+    try {
+      return JSON.parse(decodeText(bytesOfChunk.subarray(start, end)));
+    } catch (error) {
+      throw error instanceof IndexCorruptError ? error : new IndexCorruptError("an entry that does not parse");
+    }
+  };
+
   const source = (ordinal: number): SegmentSourceEntry => {
     let found = sourceCache.get(ordinal);
     if (!found) {
-      const raw = entry(SECTION.sourceOffsets, SECTION.sourceEntries, ordinal, sources);
+      const raw = sourceEntry(ordinal);
       if (!Array.isArray(raw) || typeof raw[0] !== "string" || typeof raw[1] !== "string" || !_count(raw[2], docs) || !_count(raw[3], docs - raw[2]))
         throw new IndexCorruptError(`source ${ordinal} is malformed`);
       found = { name: raw[0], stamp: raw[1], firstDoc: raw[2], count: raw[3] };
@@ -315,8 +327,15 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
   };
 }
 
-/** `count` little-endian u32s from `raw`. */
+const _LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/** `count` little-endian u32s from `raw` (on a little-endian machine, one copy of the bytes). */
 function _u32s(raw: Uint8Array, count: number): Uint32Array {
+  if (_LITTLE_ENDIAN) {
+    const copy = new Uint8Array(count * 4);
+    copy.set(raw.subarray(0, count * 4));
+    return new Uint32Array(copy.buffer);
+  }
   const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
   const out = new Uint32Array(count);
   for (let i = 0; i < count; i++) out[i] = view.getUint32(i * 4, true);

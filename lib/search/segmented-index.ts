@@ -211,33 +211,44 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
       const total = collection?.docs ?? live;
       const average = (collection ? collection.totalLen / collection.docs : totalLen / live) || 1;
       const all = allParts();
+      const lists = terms.map((term) => all.map((part) => postingsOf(part, term)));
+      // Each part's scores, and the documents scored (at most the postings' total, so no array grows).
       const scores = all.map((part) => new Float64Array(part.reader.docs));
       const matched = all.map((part) => new Uint16Array(part.reader.docs));
-      const touched: number[][] = all.map(() => []);
-      for (const term of terms) {
-        const lists = all.map((part) => postingsOf(part, term));
-        if (lists.every((list) => list === undefined)) continue;
+      const ranges = all.map((part) => _docRange(part.reader, options.segmentPrefix));
+      const touched = all.map((_, p) => new Int32Array(lists.reduce((sum, byPart) => sum + (byPart[p]?.docs.length ?? 0), 0)));
+      const touchedCount = all.map(() => 0);
+      terms.forEach((term, t) => {
+        const byPart = lists[t]!;
+        if (byPart.every((list) => list === undefined)) return;
         const df = collection?.df.get(term) ?? liveDf(term);
         const idf = Math.log(1 + (total - df + 0.5) / (df + 0.5)) * (options.weights?.get(term) ?? 1);
         all.forEach((part, p) => {
-          const list = lists[p];
+          const list = byPart[p];
           if (!list) return;
           const lengths = part.reader.lengths();
           const score = scores[p]!;
           const count = matched[p]!;
           const seen = touched[p]!;
+          let seenCount = touchedCount[p]!;
           const dead = part.hasDead();
-          for (let i = 0; i < list.docs.length; i++) {
+          const [from, to] = ranges[p]!;
+          const end = _lowerBound(list.docs, to);
+          for (let i = from === 0 ? 0 : _lowerBound(list.docs, from); i < end; i++) {
             const doc = list.docs[i]!;
             if (dead && part.isDead(doc)) continue;
             const tf = list.tfs[i]!;
-            if (count[doc] === 0) seen.push(doc);
+            if (count[doc] === 0) seen[seenCount++] = doc;
             score[doc]! += (idf * tf * (_K1 + 1)) / (tf + _K1 * (1 - _B + (_B * lengths[doc]!) / average));
             count[doc]! += 1;
           }
+          touchedCount[p] = seenCount;
         });
-      }
-      const ranked = _rankedCandidates(scores, touched);
+      });
+      const ranked = _rankedCandidates(
+        scores,
+        touched.map((docs, p) => docs.subarray(0, touchedCount[p])),
+      );
       const hits: IndexHit[] = [];
       let floor = Number.NEGATIVE_INFINITY;
       const verdicts = all.map(() => new Map<number, boolean>());
@@ -273,19 +284,49 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
   };
 }
 
+/** The documents `[from, to)` of the sources whose name starts with `prefix` (sources are in name order); all without one. */
+function _docRange(reader: SegmentReader, prefix: string | undefined): [number, number] {
+  if (!prefix) return [0, reader.docs];
+  const first = (past: (name: string) => boolean): number => {
+    let low = 0;
+    let high = reader.sources;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (past(reader.source(mid).name)) high = mid;
+      else low = mid + 1;
+    }
+    return low;
+  };
+  const start = (ordinal: number) => (ordinal < reader.sources ? reader.source(ordinal).firstDoc : reader.docs);
+  return [start(first((name) => name >= prefix)), start(first((name) => name > prefix && !name.startsWith(prefix)))];
+}
+
+/** The first index of the ascending `docs` holding `doc` or more. */
+function _lowerBound(docs: Uint32Array, doc: number): number {
+  let low = 0;
+  let high = docs.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (docs[mid]! < doc) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
 /**
  * The scored documents (score > 0), best first (equal scores: lower part, then lower document),
  * one per call. Taken in batches from the top (64, then four times more each time): taking the
  * first few of many candidates sorts only those, and a filter that rejects many still gets all.
  */
-function _rankedCandidates(scores: readonly Float64Array[], touched: readonly number[][]): () => [number, number, number] | undefined {
+function _rankedCandidates(scores: readonly Float64Array[], touched: readonly Int32Array[]): () => [number, number, number] | undefined {
   const size = touched.reduce((sum, docs) => sum + docs.length, 0);
   const parts = new Int32Array(size);
   const docs = new Int32Array(size);
   const values = new Float64Array(size);
   let n = 0;
   touched.forEach((list, p) => {
-    for (const doc of list) {
+    for (let i = 0; i < list.length; i++) {
+      const doc = list[i]!;
       const value = scores[p]![doc]!;
       if (!(value > 0)) continue;
       parts[n] = p;
@@ -294,7 +335,7 @@ function _rankedCandidates(scores: readonly Float64Array[], touched: readonly nu
       n += 1;
     }
   });
-  const ascending = values.slice(0, n).sort();
+  const work = values.slice(0, n);
   let batch: number[] = [];
   let at = 0;
   let taken = 0;
@@ -303,7 +344,7 @@ function _rankedCandidates(scores: readonly Float64Array[], touched: readonly nu
   return () => {
     while (at >= batch.length) {
       if (taken >= n) return undefined;
-      const low = ascending[n - Math.min(n, taken + want)]!;
+      const low = _selectAscending(work, n - Math.min(n, taken + want));
       want *= 4;
       batch = [];
       for (let i = 0; i < n; i++) if (values[i]! >= low && values[i]! < upper) batch.push(i);
@@ -315,4 +356,30 @@ function _rankedCandidates(scores: readonly Float64Array[], touched: readonly nu
     const top = batch[at++]!;
     return [parts[top]!, docs[top]!, values[top]!];
   };
+}
+
+/** The value that would sit at `index` were `values` sorted ascending (quickselect: `values` is reordered). */
+function _selectAscending(values: Float64Array, index: number): number {
+  let low = 0;
+  let high = values.length - 1;
+  while (low < high) {
+    const pivot = values[(low + high) >> 1]!;
+    let i = low;
+    let j = high;
+    while (i <= j) {
+      while (values[i]! < pivot) i++;
+      while (values[j]! > pivot) j--;
+      if (i <= j) {
+        const swap = values[i]!;
+        values[i] = values[j]!;
+        values[j] = swap;
+        i++;
+        j--;
+      }
+    }
+    if (index <= j) high = j;
+    else if (index >= i) low = i;
+    else return values[index]!;
+  }
+  return values[index]!;
 }
