@@ -21,7 +21,7 @@
  */
 import type { Bm25Index, IndexHit } from "../search/bm25-index.ts";
 import { EPISODE_SEGMENT, episodeText, openMemoryIndex, type EpisodeCard } from "../store/memory-index.ts";
-import { shortSessionIds } from "../store/short-ids.ts";
+import { listSessionAndRunIds, shortIdAmong, shortSessionIds } from "../store/short-ids.ts";
 import { listMemoryItems } from "./memory-items.ts";
 import { buildSnippet, type Snippet } from "./snippet.ts";
 import type { TranscriptCard, TranscriptDoc } from "./transcript-docs.ts";
@@ -69,6 +69,24 @@ export interface SearchHit {
  * snippet), memory snippets and every short id only for the hits returned.
  */
 export function searchEverything(request: SearchRequest): SearchHit[] {
+  const shown = _rankEverything(request);
+  const transcripts = shown.filter(_isTranscript);
+  return _finish(shown, new Map(shortSessionIds(transcripts.map((hit) => hit.id)).map((short, at) => [transcripts[at]!, short])));
+}
+
+/**
+ * `searchEverything`, the sessions and runs folders listed for the short ids off the main thread
+ * while the indexes rank (what `shiro search` calls): the listing of a long history overlaps the
+ * ranking instead of following it. The same hits, the same short ids.
+ */
+export async function searchEverythingListing(request: SearchRequest): Promise<SearchHit[]> {
+  const listing = listSessionAndRunIds();
+  const shown = _rankEverything(request);
+  const stored = await listing;
+  return _finish(shown, new Map(shown.filter(_isTranscript).map((hit) => [hit, shortIdAmong(hit.id, stored, [])])));
+}
+
+function _rankEverything(request: SearchRequest): _Draft[] {
   const sources = new Set<SearchSource>(request.sources && request.sources.length > 0 ? request.sources : SEARCH_SOURCES);
   const limit = request.limit ?? SEARCH_DEFAULT_LIMIT;
   const query = request.query.trim();
@@ -83,14 +101,18 @@ export function searchEverything(request: SearchRequest): SearchHit[] {
     const seen = new Set<string>();
     for (const root of roots) drafts.push(..._searchMemory(request, root, limit).filter((hit) => !seen.has(hit.id) && seen.add(hit.id)));
   }
-  const shown = drafts.sort((a, b) => (Math.abs(b.score - a.score) > 1e-9 ? b.score - a.score : a.at < b.at ? 1 : a.at > b.at ? -1 : 0)).slice(0, limit);
-  const transcripts = shown.filter((hit) => hit.kind === "session" || hit.kind === "run");
-  const shortIds = new Map(shortSessionIds(transcripts.map((hit) => hit.id)).map((short, at) => [transcripts[at]!, short]));
+  return drafts.sort((a, b) => (Math.abs(b.score - a.score) > 1e-9 ? b.score - a.score : a.at < b.at ? 1 : a.at > b.at ? -1 : 0)).slice(0, limit);
+}
+
+/** The hits returned: snippets and memory short ids made now, transcript short ids from `shortIds`. */
+function _finish(shown: readonly _Draft[], shortIds: ReadonlyMap<_Draft, string>): SearchHit[] {
   return shown.map((draft) => {
     const done = draft.finish();
     return _hit(draft, shortIds.get(draft) ?? done.shortId, done.snippet);
   });
 }
+
+const _isTranscript = (hit: _Draft) => hit.kind === "session" || hit.kind === "run";
 
 function _hit(draft: _Draft, shortId: string, snippet: Snippet): SearchHit {
   const { kind, role, tool, id, at, project, score } = draft;
