@@ -5,6 +5,7 @@
 import type { ResolvedConfig } from "../config/config.ts";
 import type { AgentFlags } from "../config/flags.ts";
 import type { DecisionSource } from "../approval/request.ts";
+import type { PermissionRules } from "../approval/rules.ts";
 import type { AgentEvent } from "../events.ts";
 import type { ReadJudgement } from "../extensions/gate.ts";
 import type { McpServerStatus } from "../extensions/mcp/hub.ts";
@@ -88,6 +89,8 @@ export interface Agent {
   startupNotices(): readonly StartupNotice[];
   offeredTools(): ToolDefinition[];
   registeredTools(): ToolDefinition[];
+  /** The session's permission rules, every source (lib/approval/rules.ts): what a rule about to be saved is checked against. */
+  permissionRules(): PermissionRules;
   todos(): Todo[];
   /** One turn as a run; `notices` (worded start-up notices) follow its `run-start`. */
   turn(prompt: string, signal: AbortSignal, options?: TurnOptions): AsyncGenerator<AgentEvent, void, undefined>;

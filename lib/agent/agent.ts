@@ -93,7 +93,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     plugins: ext.plugins,
     sessionId: session.id,
     runId: () => runIds.active,
-    preApproves: narrowing.preApproves,
+    turnRules: narrowing.preApproved,
   });
   const { gate } = approval;
   const sessionTools = createSessionTools(
@@ -220,6 +220,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     },
     offeredTools: tools.offered,
     registeredTools: tools.all,
+    permissionRules: () => approval.rules,
     todos: () => session.notebook.todos,
     turn(prompt, signal, turnOptions) {
       const events = [...(turnOptions?.events ?? []), ...(tracedStartup("memory", memory?.beginRun(prompt)) ?? [])];

@@ -9,7 +9,7 @@ import { resolve } from "node:path";
 import { UsageError } from "../platform/errors.ts";
 import type { AgentFlags } from "../config/flags.ts";
 import { isWithheld, layerRunRules, type RunRules } from "../approval/run-rules.ts";
-import type { PermissionConfig } from "../approval/rules.ts";
+import type { RuleLayer } from "../approval/rules.ts";
 import { widenWorkspace } from "../platform/workspace-dirs.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import { findProjectRoot } from "../config/project.ts";
@@ -22,8 +22,8 @@ export interface RunScope {
   addDirs: string[];
   /** What goes at the end of the system prompt: `--append-system-prompt`, then the `--output-schema` instructions. */
   appended: string;
-  /** The config's permission with `--allowed-tools` / `--disallowed-tools` layered over it, mapped onto `tools`. */
-  permission(config: PermissionConfig | undefined, tools: readonly ToolDefinition[]): PermissionConfig;
+  /** `--allowed-tools` / `--disallowed-tools` as sources of rules beside config (run-rules.ts), mapped onto `tools`. */
+  permissionLayers(tools: readonly ToolDefinition[]): RuleLayer[];
   /** `tools` without the ones a disallowed rule names whole. */
   visible<T extends { name: string }>(tools: T[]): T[];
   /** The ones of `tools` a disallowed rule names whole (still callable, so the rule refuses them by name). */
@@ -51,14 +51,14 @@ export function readRunScope(cwd: string, flags: AgentFlags, models: readonly st
   const appendix = flags.outputSchema ? readOutputSchemaFile(cwd, flags.outputSchema).instructions : "";
   const appended = [readAppendedPrompt(cwd, flags.appendSystemPrompt), appendix].filter(Boolean).join("\n\n");
   const subagentUsage = createUsageTally();
-  let layered: RunRules = { permission: {}, removed: [] };
+  let layered: RunRules = { layers: [], removed: [] };
   return {
     addDirs,
     appended,
-    permission(config, tools) {
+    permissionLayers(tools) {
       const lists = { allowed: flags.allowedTools, disallowed: flags.disallowedTools };
-      layered = layerRunRules(config, tools, lists, { root: findProjectRoot(cwd), cwd });
-      return layered.permission;
+      layered = layerRunRules(tools, lists, { root: findProjectRoot(cwd), cwd });
+      return layered.layers;
     },
     withheld: (tools) => (layered.removed.length === 0 ? [] : tools.filter((tool) => isWithheld(layered, tool.name))),
     visible: (tools) => (layered.removed.length === 0 ? tools : tools.filter((tool) => !isWithheld(layered, tool.name))),

@@ -14,7 +14,7 @@ import { allowReadOnly } from "../tools/jail.ts";
 import { findProjectRoot } from "../config/project.ts";
 import { readProjectMcp, type ProjectMcp, type ProjectMcpServer } from "../store/project-mcp.ts";
 import type { AgentEvent } from "../events.ts";
-import type { PermissionConfig } from "../approval/rules.ts";
+import { ruleLayer, type RuleLayer } from "../approval/rules.ts";
 import type { WorkspaceFiles } from "../tools/types.ts";
 import type { StartupNotice } from "../notices.ts";
 import { readAgentDefinitions, type AgentDefinition } from "../store/agent-definitions.ts";
@@ -80,8 +80,8 @@ export interface McpConnection {
   hub?: McpHub;
   /** MCP state changes since the last step; the run driver empties it into the event stream. */
   events: AgentEvent[];
-  /** Config `permission` laid over the servers' `alwaysAllow` lists as allow entries (lib/extensions/mcp/servers.ts). */
-  rules(permission: PermissionConfig | undefined): PermissionConfig | undefined;
+  /** The servers' `alwaysAllow` lists as allow rules (lib/extensions/mcp/servers.ts): a source beside config, which a deny anywhere outvotes. */
+  permissionLayers(): RuleLayer[];
   /** Where each server's entry comes from, by name: the config file, the project's `.mcp.json`, or `the editor`. */
   sources: Readonly<Record<string, string>>;
 }
@@ -139,10 +139,10 @@ export async function connectMcp(
   for (const name of Object.keys(options.config.file.mcpServers ?? {})) sources[name] = options.config.configPath;
   const count = Object.keys(servers).length;
   const events: AgentEvent[] = [];
-  if (count === 0) return { events, rules: (permission) => permission, sources };
+  if (count === 0) return { events, permissionLayers: () => [], sources };
   if (options.disabled) {
     notices.push({ code: "mcp-off", servers: count });
-    return { events, rules: (permission) => permission, sources };
+    return { events, permissionLayers: () => [], sources };
   }
   const { createMcpHub } = await import("../extensions/mcp/hub.ts");
   const { sandbox } = options;
@@ -162,5 +162,14 @@ export async function connectMcp(
   }
   const { alwaysAllowRules } = await import("../extensions/mcp/servers.ts");
   const allow = alwaysAllowRules(servers);
-  return { hub, events, rules: (permission) => (Object.keys(allow).length === 0 ? permission : { ...allow, ...permission }), sources };
+  const layers =
+    Object.keys(allow).length === 0
+      ? []
+      : [
+          ruleLayer(
+            "alwaysAllow",
+            Object.keys(allow).map((key) => [key, [["*", "allow"]]] as const),
+          ),
+        ];
+  return { hub, events, permissionLayers: () => layers, sources };
 }

@@ -10,14 +10,14 @@ import type { ResolvedConfig } from "../config/config.ts";
 import { hookEntriesFromConfig, type HookEntry } from "../config/hooks-config.ts";
 import { findProjectRoot } from "../config/project.ts";
 import { paths } from "../platform/paths.ts";
-import { mapClaudeRules, mergePermissionTables } from "../approval/claude-rules.ts";
-import type { PermissionConfig } from "../approval/rules.ts";
+import { relative } from "node:path";
+import { claudeRuleLayers } from "../approval/claude-rules.ts";
+import type { RuleLayer } from "../approval/rules.ts";
 import type { AgentEvent } from "../events.ts";
 import { createSessionHooks, type SessionHooks, type SessionStartSource } from "../extensions/hooks/session-hooks.ts";
 import { notifyingDecision } from "../extensions/hooks/notify.ts";
 import { createBlockingDecision, denyAll } from "../extensions/gate.ts";
 import type { DecisionSource } from "../approval/request.ts";
-import { defaultPermission } from "../approval/rules.ts";
 import type { AgentFlags } from "../config/flags.ts";
 
 export type { SessionEndReason, SessionHooks, SessionStartSource } from "../extensions/hooks/session-hooks.ts";
@@ -50,8 +50,8 @@ export function listConfiguredHooks(configHooks: ResolvedConfig["file"]["hooks"]
 export interface SessionSettings {
   /** Absent with --no-hooks or when no hook is configured. */
   hooks?: SessionHooks;
-  /** Config `permission` with the trusted settings' rules merged in (lib/approval/claude-rules.ts), mapped onto `tools`. */
-  permission(config: PermissionConfig | undefined, tools: readonly ToolDefinition[]): PermissionConfig | undefined;
+  /** The trusted settings files' rules, one source each beside config (lib/approval/claude-rules.ts), mapped onto `tools`. */
+  permissionLayers(tools: readonly ToolDefinition[]): RuleLayer[];
   /**
    * Who answers the session's questions: the front end's `decide`, else under `blocking`
    * (headless `--approvals block`) a persisted request, else nobody (`denyAll`). Notification
@@ -96,11 +96,11 @@ export async function openSessionSettings(options: SessionSettingsOptions, notic
   await hooks?.sessionStart(options.sessionSource ?? (options.resumed ? "resume" : "startup"));
   return {
     hooks,
-    permission(config, tools) {
-      if (!project || project.permissions.length === 0) return config;
-      const mapped = mapClaudeRules(project.permissions, tools, { root: projectRoot, cwd: options.cwd });
+    permissionLayers(tools) {
+      if (!project || project.permissions.length === 0) return [];
+      const mapped = claudeRuleLayers(project.permissions, tools, { root: projectRoot, cwd: options.cwd }, (path) => relative(projectRoot, path));
       for (const why of mapped.skipped) notices.push({ code: "store", text: why });
-      return mergePermissionTables(config, mapped.tables, defaultPermission(tools));
+      return mapped.layers;
     },
     decider(decide, blocking) {
       const asker =

@@ -11,7 +11,8 @@
  *   whose file the user trusted), a call one of the rules covers runs without the default
  *   question, as Claude Code's allowed-tools pre-approve; a call of a named tool the rules do not
  *   cover (`rm x` under `Bash(git add:*)`) is decided as any call is: rules, then a question.
- *   Pre-approval is an allow rule of the turn's: deny rules, guard plugins, the secrets question
+ *   Pre-approval is the turn's own source of allow rules (a RuleLayer, lib/approval/rules.ts): a
+ *   deny or an ask rule of any other source outvotes it, and guard plugins, the secrets question
  *   and the repeat guard still answer before it (lib/extensions/gate.ts).
  *
  * The narrowing lasts while the turn's events are read and is lifted when the turn ends, however it ends.
@@ -20,7 +21,7 @@ import type { AgentEvent } from "../events.ts";
 import type { RunStartOptions } from "./run-driver.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import { mapClaudeRules } from "../approval/claude-rules.ts";
-import { evaluatePermission, matchPattern, parsePermissionRules, type PermissionConfig, type PermissionRules } from "../approval/rules.ts";
+import { matchPattern, ruleLayer, type RuleLayer } from "../approval/rules.ts";
 import type { RulePlaces } from "../approval/run-rules.ts";
 
 /** A custom command's turn: its `allowed-tools` rules, and whether they pre-approve what they cover. */
@@ -35,8 +36,8 @@ export type TurnOptions = RunStartOptions & Partial<TurnTools>;
 export interface TurnNarrowing {
   /** True when no narrowing is in force, or a rule names the tool. */
   allows(tool: Pick<ToolDefinition, "name">): boolean;
-  /** True when the turn is pre-approved and its rules allow this call of `tool` (its rule subjects). */
-  preApproves(tool: string, subjects: readonly string[]): boolean;
+  /** The turn's rules as allow rules when the turn is pre-approved; undefined otherwise, and outside a turn. */
+  preApproved(): RuleLayer | undefined;
   /** `events` with the tools narrowed while they run; `events` itself without `turn`. */
   during(events: AsyncGenerator<AgentEvent, void, undefined>, turn: TurnTools | undefined): AsyncGenerator<AgentEvent, void, undefined>;
 }
@@ -48,10 +49,10 @@ export interface TurnNarrowingOptions {
 }
 
 export function createTurnNarrowing(options: TurnNarrowingOptions): TurnNarrowing {
-  let active: { keys: string[]; rules: PermissionRules | undefined } | undefined;
+  let active: { keys: string[]; rules: RuleLayer | undefined } | undefined;
   return {
     allows: (tool) => !active || active.keys.some((key) => matchPattern(key, tool.name)),
-    preApproves: (tool, subjects) => active?.rules !== undefined && evaluatePermission(active.rules, tool, subjects).decision === "allow",
+    preApproved: () => active?.rules,
     during(events, turn) {
       if (!turn) return events;
       return (async function* () {
@@ -60,8 +61,7 @@ export function createTurnNarrowing(options: TurnNarrowingOptions): TurnNarrowin
           options.tools(),
           options.places,
         );
-        const config: PermissionConfig = Object.fromEntries([...mapped.tables].map(([key, table]) => [key, Object.fromEntries(table)]));
-        active = { keys: [...mapped.tables.keys()], rules: turn.preApproved ? parsePermissionRules(config) : undefined };
+        active = { keys: [...mapped.tables.keys()], rules: turn.preApproved ? ruleLayer("allowed-tools", mapped.tables) : undefined };
         try {
           yield* events;
         } finally {

@@ -15,14 +15,15 @@
  * - Any other Claude Code name maps onto the tool that declares it as its counterpart (`claudeCode`);
  *   shiro's own names work too. A rule naming no tool here is skipped with a reason.
  *
- * Within one tool the settings' rules order allow, then ask, then deny, so (last match wins) deny
- * beats ask beats allow, as in Claude Code. They come after config `permission`'s table for the
- * same tool (or its default), so where both match a call, the settings file decides.
+ * The mapped tables become one `RuleLayer` per source (claudeRuleLayers): beside config
+ * `permission`, never over it. Deny beats ask beats allow within a file and across every source,
+ * as in Claude Code (the precedence lives in rules.ts evaluatePermission): an allow written here
+ * never undoes a deny of config's, nor an allow of config's a deny written here.
  */
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Decision } from "../config/config.ts";
-import { matchPattern, normalizeRulePath, type PermissionConfig } from "./rules.ts";
+import { normalizeRulePath, ruleLayer, type RuleLayer } from "./rules.ts";
 
 /** What the mapping reads of a tool: a ToolDefinition is one. */
 export interface ClaudeRuleTool {
@@ -73,26 +74,25 @@ export function mapClaudeRules(rules: readonly ClaudeRule[], tools: readonly Cla
   return { tables, skipped };
 }
 
-/**
- * Config `permission` with the mapped tables appended, tool by tool, after the user's own entry
- * for that tool or else its default. Keys keep config order; a pattern listed again moves last.
- */
-export function mergePermissionTables(
-  config: PermissionConfig | undefined,
-  tables: ClaudeRulesMapping["tables"],
-  defaults: PermissionConfig,
-): PermissionConfig {
-  const merged: PermissionConfig = { ...config };
-  for (const [tool, extra] of tables) {
-    const base = merged[tool] ?? defaults[tool];
-    const table: Record<string, Decision> = typeof base === "string" ? { "*": base } : { ...base };
-    for (const [pattern, decision] of extra) {
-      delete table[pattern];
-      table[pattern] = decision;
-    }
-    merged[tool] = table;
+/** The rules as one layer per source (the file or flag each came from, in first-seen order), and what was skipped. */
+export function claudeRuleLayers(
+  rules: readonly ClaudeRule[],
+  tools: readonly ClaudeRuleTool[],
+  places: { root: string; cwd: string },
+  label: (source: string) => string = (source) => source,
+): { layers: RuleLayer[]; skipped: string[] } {
+  const layers: RuleLayer[] = [];
+  const skipped: string[] = [];
+  for (const source of new Set(rules.map((rule) => rule.source))) {
+    const mapped = mapClaudeRules(
+      rules.filter((rule) => rule.source === source),
+      tools,
+      places,
+    );
+    skipped.push(...mapped.skipped);
+    if (mapped.tables.size > 0) layers.push(ruleLayer(label(source), mapped.tables));
   }
-  return merged;
+  return { layers, skipped };
 }
 
 function _targets(name: string, tools: readonly ClaudeRuleTool[]): string[] {
@@ -153,21 +153,4 @@ export function allowRuleFor(tool: string, pattern: string, tools: readonly Clau
     if (tables.size === 1 && patterns?.includes(pattern)) return rule;
   }
   return undefined;
-}
-
-/**
- * Whether config `permission` denies some calls of `tool`: its own entry, else (a tool with none)
- * a wildcard key matching it, holds `deny`. A settings rule comes after that entry and the last
- * match wins, so an allow rule written there could undo such a deny: nothing is offered to write.
- */
-export function configDeniesSome(config: PermissionConfig | undefined, tool: string): boolean {
-  if (!config) return false;
-  const own = config[tool];
-  const entries =
-    own !== undefined
-      ? [own]
-      : Object.entries(config)
-          .filter(([key]) => /[*?]/.test(key) && matchPattern(key, tool))
-          .map(([, entry]) => entry);
-  return entries.some((entry) => (typeof entry === "string" ? entry === "deny" : Object.values(entry).includes("deny")));
 }

@@ -1,5 +1,5 @@
 /**
- * Permission rules, session grants and the repeat guard: the pure parts of approval.
+ * Permission rules and session grants: the pure parts of approval (the repeat guard is repeat-guard.ts).
  *
  * Config `permission` maps a tool name, or a wildcard key such as `mcp__*`, to a decision
  * (`allow` | `ask` | `deny`) or to a table `{ "<pattern>": decision, … }` matched against the
@@ -9,12 +9,22 @@
  * (lib/shell/read.ts) reads them: `env X=1 /usr/bin/git  push` and `true && git push` both
  * give the line `git push`, so `"git push*": "deny"` matches every spelling.
  *
- * Precedence, fixed:
- * - Within a table the last matching pattern wins (insertion order); no match means `ask`.
- * - A tool's own entry (the user's, else the default) replaces everything else for that tool.
- *   The default is the tool's declared `decision` (a plugin's `autoApprove` declares `allow`).
- *   Wildcard keys apply only to tools with neither; among them the last matching key wins.
- *   A tool nothing covers asks.
+ * Beside config there are other sources of rules, each a `RuleLayer`: a trusted Claude Code
+ * settings file (one layer per file), MCP servers' `alwaysAllow`, the run's `--allowed-tools` /
+ * `--disallowed-tools`, a custom command's `allowed-tools` for its turn (claude-rules.ts,
+ * run-rules.ts, lib/agent/turn-tools.ts build them).
+ *
+ * Precedence, fixed, and decided here alone (`evaluatePermission`):
+ * - Each source gives its verdict for a subject. Config: within a table the last matching
+ *   pattern wins (insertion order); a tool's own entry (the user's, else the default) replaces
+ *   everything else for that tool, its default being the tool's declared `decision` (a plugin's
+ *   `autoApprove` declares `allow`); wildcard keys apply only to tools with neither, and among
+ *   them the last matching key wins. A layer: every pattern that matches votes and the strictest
+ *   vote is its verdict (deny > ask > allow, as within a Claude Code settings file).
+ * - Across sources deny wins, then ask, then allow: a subject any source denies is denied, one
+ *   any source asks about asks, and only then does an allow apply. A config verdict taken from a
+ *   tool's declared default, or a config table where nothing matched, is not a vote: it decides
+ *   only when no source has one (a table where nothing matches asks; a tool nothing covers asks).
  * - A call with several subjects is denied if any subject is denied, asks if any asks, and is
  *   allowed only when all are allowed. A call without subjects matches only the `*` pattern.
  *
@@ -44,12 +54,30 @@ export interface PermissionRules {
   readonly userTools: ReadonlySet<string>;
   /** Wildcard keys in config order; they apply to tools that have no table of their own. */
   readonly wildcards: readonly (readonly [key: string, table: RuleTable])[];
+  /** The other sources of rules, each voting beside config (see the module comment). */
+  readonly layers: readonly RuleLayer[];
 }
 
-/** The rule that decided: `tool` is the config key (a tool name or a wildcard key). */
+/**
+ * One source of rules beside config `permission`: a trusted settings file, the run's flags, MCP
+ * servers' `alwaysAllow`, a command's `allowed-tools`. Its tables are keyed by tool name or
+ * wildcard key (`mcp__github__*`); every table whose key matches the tool applies, and every
+ * pattern in them that matches a subject votes.
+ */
+export interface RuleLayer {
+  /** Where the rules come from, named in a refusal: `.claude/settings.json`, `--allowed-tools`… */
+  readonly source: string;
+  readonly tables: ReadonlyMap<string, RuleTable>;
+}
+
+/**
+ * The rule that decided: `tool` is the key (a tool name or a wildcard key); `source` names the
+ * layer it came from, absent for config `permission` and the declared defaults.
+ */
 export interface PermissionMatch {
   tool: string;
   pattern: string;
+  source?: string;
 }
 
 export interface PermissionResult {
@@ -76,11 +104,11 @@ export function defaultPermission(tools: readonly Pick<RuleDeclaration, "name" |
 }
 
 /**
- * Builds the rules from config `permission` over `defaults` (see `defaultPermission`). An entry
- * that is not a decision (or a table of them) throws a one-line UserError naming the key; an
- * empty table is ignored, so the tool keeps its default.
+ * Builds the rules from config `permission` over `defaults` (see `defaultPermission`), with the
+ * other sources' `layers` beside them. An entry that is not a decision (or a table of them)
+ * throws a one-line UserError naming the key; an empty table is ignored, so the tool keeps its default.
  */
-export function parsePermissionRules(config: unknown = {}, defaults: PermissionConfig = {}): PermissionRules {
+export function parsePermissionRules(config: unknown = {}, defaults: PermissionConfig = {}, layers: readonly RuleLayer[] = []): PermissionRules {
   if (config === null || typeof config !== "object" || Array.isArray(config)) {
     throw new ConfigError(`"permission" must be an object mapping tool names to ${DECISIONS.join(", ")}, or to pattern tables`);
   }
@@ -97,7 +125,12 @@ export function parsePermissionRules(config: unknown = {}, defaults: PermissionC
       userTools.add(key);
     }
   }
-  return { tools, userTools, wildcards };
+  return { tools, userTools, wildcards, layers };
+}
+
+/** A layer from tables keyed by tool name or wildcard key; empty tables are dropped. */
+export function ruleLayer(source: string, tables: Iterable<readonly [key: string, table: RuleTable]>): RuleLayer {
+  return { source, tables: new Map([...tables].filter(([, table]) => table.length > 0)) };
 }
 
 /**
@@ -136,37 +169,86 @@ export function matchPattern(pattern: string, subject: string): boolean {
   return regex.test(subject);
 }
 
-/** Decides one call of `tool` with the given subjects. */
-export function evaluatePermission(rules: PermissionRules, tool: string, subjects: readonly string[]): PermissionResult {
-  const own = rules.tools.get(tool);
-  if (own) return _evaluateTable(tool, own, subjects);
-  for (let i = rules.wildcards.length - 1; i >= 0; i--) {
-    const [key, table] = rules.wildcards[i]!;
-    if (matchPattern(key, tool)) return _evaluateTable(key, table, subjects);
+/**
+ * Decides one call of `tool` with the given subjects: the one place where sources meet (see the
+ * module comment). `extra` are layers of this call only (a custom command's turn).
+ */
+export function evaluatePermission(rules: PermissionRules, tool: string, subjects: readonly string[], extra: readonly RuleLayer[] = []): PermissionResult {
+  const layers = extra.length > 0 ? [...rules.layers, ...extra] : rules.layers;
+  let strictest: PermissionResult | undefined;
+  for (const subject of subjects.length > 0 ? subjects : [undefined]) {
+    const result = _decideSubject(rules, layers, tool, subject);
+    if (!strictest || _SEVERITY[result.decision] > _SEVERITY[strictest.decision]) strictest = result;
   }
-  return { decision: "ask" };
+  return strictest!;
 }
 
 /**
- * False when every rule for `tool` denies or asks: no call of it could run where nobody can be
- * asked (a headless run that denies approvals withholds such tools). Any `allow` entry in the
- * table that applies to it (its own or its declared default, else every matching wildcard's) keeps it.
+ * False when no call of `tool` could be allowed: no table that applies to it (its own or its
+ * declared default, else every matching wildcard's, and every layer's) holds an `allow`, or a
+ * source denies it whole (a layer's `*` deny; a config table of denies only, `*` among them). A headless run
+ * that denies approvals withholds such tools.
  */
 export function mayAllow(rules: PermissionRules, tool: string): boolean {
+  const layered = rules.layers.flatMap((layer) => _layerTables(layer, tool));
+  if (layered.some((table) => table.some(([pattern, decision]) => pattern === "*" && decision === "deny"))) return false;
   const own = rules.tools.get(tool);
+  const wildcard = own ? undefined : rules.wildcards.findLast(([key]) => matchPattern(key, tool))?.[1];
+  const config = own && rules.userTools.has(tool) ? own : wildcard;
+  if (config?.some(([pattern]) => pattern === "*") && config.every(([, decision]) => decision === "deny")) return false;
+  if (layered.some((table) => table.some(([, decision]) => decision === "allow"))) return true;
   if (own) return own.some(([, decision]) => decision === "allow");
   return rules.wildcards.some(([key, table]) => matchPattern(key, tool) && table.some(([, decision]) => decision === "allow"));
 }
 
 const _SEVERITY: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 };
 
-function _evaluateTable(key: string, table: RuleTable, subjects: readonly string[]): PermissionResult {
-  let strictest: PermissionResult | undefined;
-  for (const subject of subjects.length > 0 ? subjects : [undefined]) {
-    const result = _matchTable(key, table, subject);
-    if (!strictest || _SEVERITY[result.decision] > _SEVERITY[strictest.decision]) strictest = result;
+/** One subject: every source's vote, the strictest winning; without votes, config's fallback. */
+function _decideSubject(rules: PermissionRules, layers: readonly RuleLayer[], tool: string, subject: string | undefined): PermissionResult {
+  const base = _configVerdict(rules, tool, subject);
+  let strictest = base.vote ? base.result : undefined;
+  for (const vote of _layerVotes(layers, tool, subject)) if (!strictest || _SEVERITY[vote.decision] > _SEVERITY[strictest.decision]) strictest = vote;
+  return strictest ?? base.result;
+}
+
+/** Config's verdict for one subject; `vote` is false when it comes from a default or from no match. */
+function _configVerdict(rules: PermissionRules, tool: string, subject: string | undefined): { result: PermissionResult; vote: boolean } {
+  const own = rules.tools.get(tool);
+  if (own) {
+    const result = _matchTable(tool, own, subject);
+    return { result, vote: result.matched !== undefined && rules.userTools.has(tool) };
   }
-  return strictest!;
+  for (let i = rules.wildcards.length - 1; i >= 0; i--) {
+    const [key, table] = rules.wildcards[i]!;
+    if (!matchPattern(key, tool)) continue;
+    const result = _matchTable(key, table, subject);
+    return { result, vote: result.matched !== undefined };
+  }
+  return { result: { decision: "ask" }, vote: false };
+}
+
+/** Each layer's strictest matching pattern for one subject; among equals, one that names the subject (not a bare `*`). */
+function _layerVotes(layers: readonly RuleLayer[], tool: string, subject: string | undefined): PermissionResult[] {
+  const votes: PermissionResult[] = [];
+  for (const layer of layers) {
+    let strictest: PermissionResult | undefined;
+    for (const [key, table] of layer.tables) {
+      if (key !== tool && !(/[*?]/.test(key) && matchPattern(key, tool))) continue;
+      for (const [pattern, decision] of table) {
+        const hit = subject === undefined ? pattern === "*" : matchPattern(pattern, subject);
+        if (!hit) continue;
+        const named = strictest?.decision === decision && strictest.matched?.pattern === "*" && pattern !== "*";
+        if (!strictest || _SEVERITY[decision] > _SEVERITY[strictest.decision] || named)
+          strictest = { decision, matched: { tool: key, pattern, source: layer.source } };
+      }
+    }
+    if (strictest) votes.push(strictest);
+  }
+  return votes;
+}
+
+function _layerTables(layer: RuleLayer, tool: string): RuleTable[] {
+  return [...layer.tables].filter(([key]) => key === tool || (/[*?]/.test(key) && matchPattern(key, tool))).map(([, table]) => table);
 }
 
 function _matchTable(key: string, table: RuleTable, subject: string | undefined): PermissionResult {
@@ -179,25 +261,16 @@ function _matchTable(key: string, table: RuleTable, subject: string | undefined)
 }
 
 /**
- * True when one of the user's own rules allows `subject` for `tool` by a pattern other than a
- * bare `*`: the only thing that lets a read of a possible secret through without a question.
+ * True when `subject` of `tool` is allowed (no source denies or asks about it) and an allow that
+ * names it, by a pattern other than a bare `*`, is one of the user's rules (config, or a layer):
+ * the only thing that lets a read of a possible secret through without a question.
  */
 export function allowsExplicitly(rules: PermissionRules, tool: string, subject: string): boolean {
-  const tables = rules.userTools.has(tool)
-    ? [rules.tools.get(tool)!]
-    : rules.tools.has(tool)
-      ? []
-      : rules.wildcards
-          .filter(([key]) => matchPattern(key, tool))
-          .map(([, table]) => table)
-          .slice(-1);
-  for (const table of tables) {
-    for (let i = table.length - 1; i >= 0; i--) {
-      const [pattern, decision] = table[i]!;
-      if (matchPattern(pattern, subject)) return decision === "allow" && pattern !== "*";
-    }
-  }
-  return false;
+  const votes = _layerVotes(rules.layers, tool, subject);
+  const base = _configVerdict(rules, tool, subject);
+  if (base.vote) votes.push(base.result);
+  if (votes.some((vote) => vote.decision !== "allow")) return false;
+  return votes.some((vote) => vote.matched !== undefined && vote.matched.pattern !== "*");
 }
 
 // ---- subjects and paths ------------------------------------------------------------------------
@@ -254,10 +327,11 @@ export function callSubjects(tool: RuleDeclaration | undefined, input: unknown, 
   }
 }
 
-/** What the model reads when a rule refuses a call. */
+/** What the model reads when a rule refuses a call: the rule, and the source it came from unless that is config `permission`. */
 export function describeRefusal(tool: string, matched: PermissionMatch | undefined): string {
-  if (matched && matched.pattern !== "*") return `Refused by the permission rule ${matched.tool}: "${matched.pattern}" = deny.`;
-  return `Refused by the permission rules: ${tool} is denied.`;
+  const from = matched?.source ? ` in ${matched.source}` : "";
+  if (matched && matched.pattern !== "*") return `Refused by the permission rule ${matched.tool}: "${matched.pattern}" = deny${from}.`;
+  return `Refused by the permission rules: ${tool} is denied${from ? ` by${from.slice(3)}` : ""}.`;
 }
 
 // ---- session grants ----------------------------------------------------------------------------
@@ -318,41 +392,4 @@ export function createSessionGrants(): SessionGrants {
       return [...byTool].flatMap(([tool, patterns]) => patterns.map((pattern) => ({ tool, pattern })));
     },
   };
-}
-
-// ---- repeat guard ------------------------------------------------------------------------------
-
-/** The identical call that asks even when allowed: the third in one turn, and every one after. */
-export const REPEAT_ASK_AT = 3;
-
-/** Counts identical calls (tool + canonical JSON of the input) within one turn. */
-export interface RepeatGuard {
-  /** Counts this call and returns how many identical calls this turn has seen, itself included. */
-  record(tool: string, input: unknown): number;
-  reset(): void;
-}
-
-export function createRepeatGuard(): RepeatGuard {
-  const counts = new Map<string, number>();
-  return {
-    record(tool, input) {
-      const key = `${tool}\u0000${canonicalJson(input)}`;
-      const count = (counts.get(key) ?? 0) + 1;
-      counts.set(key, count);
-      return count;
-    },
-    reset() {
-      counts.clear();
-    },
-  };
-}
-
-/** JSON with object keys sorted at every depth, so equal inputs give equal text. */
-export function canonicalJson(value: unknown): string {
-  return (
-    JSON.stringify(value, (_key, item: unknown) => {
-      if (item === null || typeof item !== "object" || Array.isArray(item)) return item;
-      return Object.fromEntries(Object.entries(item as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-    }) ?? "undefined"
-  );
 }

@@ -1,7 +1,7 @@
 /**
- * One run's tool rules from the command line (`--allowed-tools`, `--disallowed-tools`), layered
- * over the config's `permission` (and the trusted Claude Code settings) for that run only;
- * nothing is written back.
+ * One run's tool rules from the command line (`--allowed-tools`, `--disallowed-tools`), two
+ * sources of rules beside the config's `permission` and the trusted Claude Code settings, for
+ * that run only; nothing is written back.
  *
  * A rule is a tool with an optional specifier, in shiro's spelling (`bash`, `bash(git status*)`,
  * `mcp__server__tool`) or Claude Code's (`Bash(git status:*)`, `Edit`, `Read(.env)`); both are read
@@ -10,17 +10,19 @@
  * rules, separated by commas or by spaces outside parentheses, as Claude Code's
  * `--allowedTools "Bash(git log:*) Read"`.
  *
- * Layering: allowed rules append `pattern: allow` to each target tool's table, disallowed ones
- * `pattern: deny` after them (the later pattern wins), over the tool's entry or its default. A
- * disallowed rule without a specifier also withholds its tools from the run (`removed`). A rule
- * that names no tool is a UsageError naming the flag.
+ * Each flag is one `RuleLayer` (rules.ts): a disallowed rule denies what it covers whatever
+ * allows it elsewhere, and an allowed rule allows only what no source denies or asks about (deny
+ * beats ask beats allow across sources, as in Claude Code). A disallowed rule without a specifier
+ * also withholds its tools from the run (`removed`). A rule that names no tool is a UsageError
+ * naming the flag.
  */
 import { UsageError } from "../platform/errors.ts";
-import { mapClaudeRules, mergePermissionTables, type ClaudeRule, type ClaudeRuleTool } from "./claude-rules.ts";
-import { defaultPermission, matchPattern, type PermissionConfig, type RuleDeclaration } from "./rules.ts";
+import { claudeRuleLayers, mapClaudeRules, type ClaudeRule, type ClaudeRuleTool } from "./claude-rules.ts";
+import { matchPattern, type RuleLayer } from "./rules.ts";
 
 export interface RunRules {
-  permission: PermissionConfig;
+  /** `--allowed-tools`, then `--disallowed-tools`, each a layer when given. */
+  layers: RuleLayer[];
   /** Tool names or wildcard keys a disallowed rule names whole: those tools are not offered in this run. */
   removed: readonly string[];
 }
@@ -70,24 +72,19 @@ export function namedTools(names: readonly string[], tools: readonly ClaudeRuleT
   return [...mapped.tables.keys()];
 }
 
-/** The config's permission with the run's rules layered over it (see the module comment). */
-export function layerRunRules(
-  permission: PermissionConfig | undefined,
-  tools: readonly (ClaudeRuleTool & Pick<RuleDeclaration, "decision">)[],
-  lists: RunRuleLists,
-  places: RulePlaces,
-): RunRules {
+/** The run's rules as layers (see the module comment). */
+export function layerRunRules(tools: readonly ClaudeRuleTool[], lists: RunRuleLists, places: RulePlaces): RunRules {
   const rules: ClaudeRule[] = [
     ...(lists.allowed ?? []).flatMap(splitRuleList).map((rule) => ({ decision: "allow" as const, rule, source: "--allowed-tools" })),
     ...(lists.disallowed ?? []).flatMap(splitRuleList).map((rule) => ({ decision: "deny" as const, rule, source: "--disallowed-tools" })),
   ];
-  if (rules.length === 0) return { permission: permission ?? {}, removed: [] };
-  const mapped = mapClaudeRules(rules, tools, places);
+  if (rules.length === 0) return { layers: [], removed: [] };
+  const mapped = claudeRuleLayers(rules, tools, places);
   if (mapped.skipped.length > 0) throw new UsageError(mapped.skipped[0]!);
   const removed: string[] = [];
   for (const rule of rules) {
     if (rule.decision !== "deny") continue;
     for (const [tool, table] of mapClaudeRules([rule], tools, places).tables) if (table.every(([pattern]) => pattern === "*")) removed.push(tool);
   }
-  return { permission: mergePermissionTables(permission, mapped.tables, defaultPermission(tools)), removed };
+  return { layers: mapped.layers, removed };
 }

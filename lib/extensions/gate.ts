@@ -9,20 +9,23 @@
  * 1. Plugin guards (`beforeToolCall`): the first block wins; --yolo cannot skip them. A guard's
  *    question (`{ ask }`, the guard plugin's "cannot tell what this runs") is put after a deny
  *    rule had its say; neither allow rules, grants nor --yolo skip it, and "always" answers it once.
- * 2. Permission rules: deny refuses with the rule's message; allow passes unless the repeat
- *    guard asks (third identical call of the turn, and later ones). A call the turn pre-approves
- *    (`preApproves`: a custom command's allowed-tools, lib/agent/turn-tools.ts) counts as allowed
- *    wherever no rule denies it. A call the user typed
- *    (`byUser`, the REPL's `!cmd`) is allowed here: nobody asks the user about their own command.
+ * 2. Permission rules, every source at once (config, trusted settings files, `alwaysAllow`, the
+ *    run's flags, and the turn's `turnRules`: a custom command's allowed-tools,
+ *    lib/agent/turn-tools.ts), decided by evaluatePermission (lib/approval/rules.ts): a deny
+ *    anywhere wins, then an ask anywhere, then allow. Deny refuses with the rule's message; allow
+ *    passes unless the repeat guard asks (third identical call of the turn, and later ones). A
+ *    call the user typed (`byUser`, the REPL's `!cmd`) is allowed here: nobody asks the user
+ *    about their own command.
  * 3. A read of a path the secrets classifier flags (lib/secrets/classify.ts) asks, unless one of
  *    the user's rules allows that path by name; neither grants nor --yolo skip this question,
  *    and "always" answers it once. Tools that declare `secretPaths: "skip"` leave such files out
  *    themselves instead.
- * 4. Session grants ("always" answers) allow what they cover; never a repeated call, and never a
+ * 4. Session grants ("always" answers) allow what they cover; never a denied call (they answer a
+ *    question, and a denied call asks none), never a repeated call, and never a
  *    call that names a path the classifier flags (a declared path, or a word of a bash command:
  *    `cat *` granted for `cat README.md` still asks for `cat ~/.ssh/id_rsa`). Such a question says
  *    why, and its "always" grants nothing.
- * 5. --yolo turns every remaining ask into allow.
+ * 5. --yolo turns every remaining ask into allow; a deny stays a deny.
  * 6. `decide` answers: once, always (records a grant), deny, or block (the run suspends on a
  *    persisted request). Questions are put one at a time, so an "always" given to one call
  *    covers an identical call that was waiting behind it.
@@ -30,15 +33,15 @@
 import { uuidv7 } from "../platform/ids.ts";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { REPEAT_ASK_AT, createRepeatGuard } from "../approval/repeat-guard.ts";
 import {
-  REPEAT_ASK_AT,
   allowsExplicitly,
   callSubjects,
-  createRepeatGuard,
   createSessionGrants,
   describeRefusal,
   evaluatePermission,
   normalizeRulePath,
+  type RuleLayer,
   suggestPattern,
   type PermissionMatch,
   type PermissionRules,
@@ -89,8 +92,8 @@ export interface GateOptions {
   headless?: boolean;
   runId?: string;
   sessionId?: string;
-  /** True for a call the current turn pre-approves (a custom command's allowed-tools); asked per call. */
-  preApproves?: (tool: string, subjects: readonly string[]) => boolean;
+  /** The current turn's own allow rules (a custom command's pre-approved allowed-tools), read per call; a source like any other. */
+  turnRules?: () => RuleLayer | undefined;
 }
 
 export interface Gate {
@@ -236,7 +239,8 @@ export function createGate(options: GateOptions): Gate {
       });
       if (typeof blocked === "string") return { allowed: false, by: "plugin", reason: blocked };
 
-      const verdict = evaluatePermission(options.rules, call.name, subjects);
+      const turn = options.turnRules?.();
+      const verdict = evaluatePermission(options.rules, call.name, subjects, turn ? [turn] : []);
       if (verdict.decision === "deny") return { allowed: false, by: "rule", reason: describeRefusal(call.name, verdict.matched) };
       if (blocked) return ask(call, subjects, false, verdict.matched, undefined, blocked.ask);
       if (call.byUser) return { allowed: true };
@@ -247,7 +251,7 @@ export function createGate(options: GateOptions): Gate {
       const flagged = secrets?.allowed ? { secretsAllowed: true as const } : {};
 
       const repeated = repeats.record(call.name, call.input) >= REPEAT_ASK_AT;
-      const allowed = verdict.decision === "allow" || options.preApproves?.(call.name, subjects) === true;
+      const allowed = verdict.decision === "allow";
       if (allowed && known && !repeated && call.hook !== "ask") return { allowed: true, ...flagged };
       if ((options.yolo || call.hook === "allow") && call.hook !== "ask") return { allowed: true, ...flagged };
       const flaggedPath = secrets?.allowed ? undefined : _flaggedPath(call, subjects, paths);
@@ -273,10 +277,13 @@ function _gitDirWrite(call: GateCall): string | undefined {
   return undefined;
 }
 
-/** A call its tool declares read-only, asked only by the tool's default (no user rule named it). */
+/**
+ * A call its tool declares read-only, asked only by the tool's default: no config pattern but a
+ * bare `*` named it, and no rule of another source (a settings file's `ask: ["Bash"]` asks for `ls` too).
+ */
 function _readOnlyByDefault(options: GateOptions, call: GateCall, matched: PermissionMatch | undefined): boolean {
   if (options.allowReadOnly === false || !call.tool?.readOnly) return false;
-  if (matched && matched.pattern !== "*") return false;
+  if (matched && (matched.pattern !== "*" || matched.source !== undefined)) return false;
   try {
     return call.tool.readOnly(call.input, call.cwd);
   } catch {

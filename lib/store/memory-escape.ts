@@ -14,8 +14,8 @@
  * Every place memory text enters a prompt or a tool result goes through `escapeMemoryText`: the
  * memory section (lib/agent/memory-prompt.ts), recall's lines (memory-recall.ts,
  * lib/find/recall-everything.ts, lib/find/recall-transcripts.ts), the remember tool's answer and
- * the memory-compaction request (lib/agent/memory-compaction.ts), whose reply is read back with
- * `unescapeMemoryText`.
+ * the memory-compaction request (lib/agent/memory-compaction.ts) and the episode-summary request
+ * (lib/agent/episode-recorder.ts), whose replies are read back with `unescapeMemoryText`.
  */
 
 const _LOOKALIKES =

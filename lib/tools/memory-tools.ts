@@ -163,9 +163,10 @@ export function createMemoryTools(project: MemoryStore, options: MemoryToolsOpti
 /**
  * `Remembered as <kind> (<n> stored): <text>` or `Already recorded: <text>`; a note of another
  * scope names it: `Remembered as <kind> (global, <n> stored): <text>`, `Already recorded (repo): <text>`.
- * A note that held a secret adds a second line naming what was redacted.
+ * A note that held a secret adds a second line naming what was redacted. `text` treats the
+ * note's text and the placeholders the second line names alike (the tool passes
+ * `escapeMemoryText`, a terminal its sanitiser), so both lines spell a placeholder the same way.
  */
-/** The remember answer; `text` treats the note's text (the tool passes `escapeMemoryText`, a terminal its sanitiser). */
 export function formatRememberResult(result: RememberResult, scope: MemoryScope = "project", text: (value: string) => string = (value) => value): string {
   const named = scope !== "project";
   const line =
@@ -173,7 +174,7 @@ export function formatRememberResult(result: RememberResult, scope: MemoryScope 
       ? `Remembered as ${result.entry.kind} (${named ? `${scope}, ` : ""}${result.count} stored): ${text(result.entry.text)}`
       : `Already recorded${named ? ` (${scope})` : ""}: ${text(result.entry.text)}`;
   if (!result.redacted?.length) return line;
-  const placeholders = result.redacted.map((kind) => placeholderFor(kind)).join(", ");
+  const placeholders = result.redacted.map((kind) => text(placeholderFor(kind))).join(", ");
   return `${line}\nThe note held a secret (${result.redacted.join(", ")}): it was saved as ${placeholders}, never the value itself. Notes must not hold secrets; say where the value lives instead (e.g. "the key is in .env as STRIPE_KEY").`;
 }
 

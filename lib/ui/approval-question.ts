@@ -10,10 +10,12 @@
  * On a terminal, when "always" can be spelled as a project rule (allowRuleFor), `p` offers it
  * for this project: the rule and the file are shown, and only `y` to `write it?` writes it
  * (lib/store/project-settings.ts addProjectAllowRule); either way the session grant is given.
+ * It is offered only where the saved rule would allow the call: a deny or an ask rule of any
+ * source outvotes an allow (lib/approval/rules.ts), so a rule it could not make true is not offered.
  */
 import type { Interface } from "node:readline";
-import { allowRuleFor, configDeniesSome, type ClaudeRuleTool } from "../approval/claude-rules.ts";
-import type { PermissionConfig } from "../approval/rules.ts";
+import { allowRuleFor, claudeRuleLayers, type ClaudeRuleTool } from "../approval/claude-rules.ts";
+import { evaluatePermission, matchPattern, type PermissionRules } from "../approval/rules.ts";
 import type { ApprovalAnswer, ApprovalRequest } from "../approval/request.ts";
 import { findProjectRoot } from "../config/project.ts";
 import { addProjectAllowRule, LOCAL_SETTINGS_FILE } from "../store/project-settings.ts";
@@ -37,8 +39,8 @@ export interface ApprovalTerminal {
   readonly holdOutput?: () => () => void;
   /** The session's tools, which project rules are spelled for; absent: "always in this project" is not offered. */
   readonly tools?: () => readonly ClaudeRuleTool[];
-  /** Config `permission`: a tool it denies some calls of is not offered a project rule (configDeniesSome). */
-  readonly permission?: () => PermissionConfig | undefined;
+  /** The session's permission rules, every source: a project rule is offered only where, saved, it would allow the call. */
+  readonly rules?: () => PermissionRules;
 }
 
 export const DENY_REASON_PROMPT = "tell the model why (Enter to skip): ";
@@ -61,7 +63,7 @@ export async function askApproval(terminal: ApprovalTerminal, request: ApprovalR
 async function _askByKey(terminal: ApprovalTerminal, keys: KeySource, request: ApprovalRequest): Promise<ApprovalAnswer> {
   const { write, style } = terminal;
   const root = findProjectRoot(terminal.cwd);
-  const rule = _projectRule(terminal, request, root);
+  const rule = projectRuleFor(terminal, request, root);
   const question = renderApprovalQuestion(request, terminal.cwd, style, rule);
   write(question.text);
   write(question.choice);
@@ -84,10 +86,21 @@ async function _askByKey(terminal: ApprovalTerminal, keys: KeySource, request: A
   return choice.sentence?.trim() ? { deny: choice.sentence.trim() } : "deny";
 }
 
-function _projectRule(terminal: ApprovalTerminal, request: ApprovalRequest, root: string): string | undefined {
+/**
+ * The Claude Code rule `p` would save for `request` in the project at `root`, or undefined when
+ * none is offered: no tools to spell it for, a question "always" does not answer (a possible
+ * secret, a guard plugin's, the sandbox's), no spelling, or the rules (every source, the rule
+ * added as `.claude/settings.local.json` would add it) would still not allow the calls it covers.
+ */
+export function projectRuleFor(terminal: Pick<ApprovalTerminal, "tools" | "rules" | "cwd">, request: ApprovalRequest, root: string): string | undefined {
   if (!terminal.tools || request.secret || request.plugin || request.sandbox !== undefined) return undefined;
-  if (configDeniesSome(terminal.permission?.(), request.tool)) return undefined;
-  return allowRuleFor(request.tool, request.suggestedPattern, terminal.tools(), { root, cwd: terminal.cwd });
+  const places = { root, cwd: terminal.cwd };
+  const rule = allowRuleFor(request.tool, request.suggestedPattern, terminal.tools(), places);
+  if (!rule || !terminal.rules) return rule;
+  const saved = claudeRuleLayers([{ decision: "allow", rule, source: LOCAL_SETTINGS_FILE }], terminal.tools(), places).layers;
+  const covered = request.subjects.filter((subject) => matchPattern(request.suggestedPattern, subject));
+  if (covered.length === 0 && request.subjects.length > 0) return undefined;
+  return evaluatePermission(terminal.rules(), request.tool, covered, saved).decision === "allow" ? rule : undefined;
 }
 
 /** Shows the rule and where it goes, writes it on `y`; the call is allowed for the session either way. */

@@ -18,7 +18,7 @@ import type { Style } from "./style.ts";
 import type { KeySource } from "./key-question.ts";
 import type { SessionMode } from "./session-mode.ts";
 import type { ClaudeRuleTool } from "../approval/claude-rules.ts";
-import type { PermissionConfig } from "../approval/rules.ts";
+import type { PermissionRules } from "../approval/rules.ts";
 import { findSession } from "../store/sessions.ts";
 import { isInside } from "./slash/session-list.ts";
 import type { SlashOutcome } from "./slash/command.ts";
@@ -45,9 +45,9 @@ export interface ReplState {
   mode: SessionMode;
   /** Switches the mode (and shows it in the status line). */
   setMode?: (mode: SessionMode) => void;
-  /** The session's tools (project rules are spelled for them) and config `permission`. */
+  /** The session's tools (project rules are spelled for them) and permission rules (every source). */
   tools?: () => readonly ClaudeRuleTool[];
-  permission?: () => PermissionConfig | undefined;
+  rules?: () => PermissionRules;
 }
 
 /** The first session (after the trust question for a project .mcp.json); with no key, the provider setup first. Undefined when none was set up. */

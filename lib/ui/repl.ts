@@ -46,7 +46,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
   }
   let agent: Agent = first;
   state.tools = () => agent.registeredTools();
-  state.permission = () => agent.config.file.permission;
+  state.rules = () => agent.permissionRules();
   const held = createHeldOutput(write);
   state.holdOutput = () => {
     const release = held.hold();

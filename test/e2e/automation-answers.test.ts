@@ -197,7 +197,10 @@ describe("attachments headless", () => {
     expect(text).not.toContain("launch code");
     expect(text).toContain(rule === "Read" ? `look at @${file} and @notes.txt` : '<attached path="notes.txt">\n1: alpha\n</attached>');
     const pattern = { "Read(./secret.txt)": "secret.txt", "Read(./*.md)": "*.md" }[rule] ?? "plans.md";
-    const why = rule === "Read" ? "Refused by the permission rules: read_file is denied." : `Refused by the permission rule read_file: "${pattern}" = deny.`;
+    const why =
+      rule === "Read"
+        ? "Refused by the permission rules: read_file is denied by .claude/settings.json."
+        : `Refused by the permission rule read_file: "${pattern}" = deny in .claude/settings.json.`;
     expect(result.stderr).toContain(`[attach] @${file} not attached: ${why}`);
     // The read tool meets the same rule in the same run.
     expect(toolResultsOf(e2e.fake.requests[1]!)[0]!.output).toBe(`Error: ${why}`);
@@ -223,7 +226,7 @@ describe("attachments headless", () => {
     e2e.writeConfig({ permission: { read_file: { "plans.md": "deny" } } });
     const byConfig = await e2e.shiro(["-p", "look at @plans.md"]);
     expect([byFlag.code, allowed.code, byConfig.code]).toEqual([0, 0, 0]);
-    expect(byFlag.stderr).toContain('[attach] @plans.md not attached: Refused by the permission rule read_file: "plans.md" = deny.');
+    expect(byFlag.stderr).toContain('[attach] @plans.md not attached: Refused by the permission rule read_file: "plans.md" = deny in --disallowed-tools.');
     expect(byConfig.stderr).toContain('[attach] @plans.md not attached: Refused by the permission rule read_file: "plans.md" = deny.');
     expect(userTextsOf(e2e.fake.requests[0]!)).toEqual(["look at @plans.md"]);
     expect(userTextsOf(e2e.fake.requests[1]!)[0]).toContain('<attached path=".env">');

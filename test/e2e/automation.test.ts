@@ -160,7 +160,7 @@ describe("one run's tools", () => {
     const result = await e2e.shiro(["-p", "hi", "--yolo", "--disallowed-tools", "Bash"]);
     expect(result.code).toBe(0);
     expect(existsSync(join(e2e.dirs.cwd, "made"))).toBe(false);
-    expect(toolResultsOf(e2e.fake.requests[1]!)[0]!.output).toContain("Refused by the permission rules: bash is denied.");
+    expect(toolResultsOf(e2e.fake.requests[1]!)[0]!.output).toContain("Refused by the permission rules: bash is denied by --disallowed-tools.");
   });
 
   test.each([["Bash(printf:*)"], ["bash(printf*)"]])("--allowed-tools %s lets those commands run without --yolo, and nothing else", async (spelling) => {

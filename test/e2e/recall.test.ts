@@ -166,7 +166,7 @@ describe("memory.episodeSummary", () => {
     const request = e2e.fake.requests[2]!;
     expect(request.body.tools ?? []).toEqual([]);
     expect(userTextsOf(request)).toEqual([
-      "asked: fix the flaky login redirect after sign-in\nchanged: src/authRedirect.ts\noutcome: completed after 2 steps\nfinal answer: Done.",
+      "<record>\nasked: fix the flaky login redirect after sign-in\nchanged: src/authRedirect.ts\noutcome: completed after 2 steps\nfinal answer: Done.\n</record>",
     ]);
     const [episode] = readEpisodes().episodes;
     expect(episode!.summary).toBe("Wanted: a stable login redirect.\nChanged src/authRedirect.ts; the wombat guard is in place.\nline three\nfour\nfive");

@@ -83,7 +83,7 @@ describe("secrets never reach the disk", () => {
     expect(results[2]!.output).toBe(
       [
         "Remembered as fact (1 stored): deploys use the token &lt;redacted:github-token&gt;",
-        'The note held a secret (github-token): it was saved as <redacted:github-token>, never the value itself. Notes must not hold secrets; say where the value lives instead (e.g. "the key is in .env as STRIPE_KEY").',
+        'The note held a secret (github-token): it was saved as &lt;redacted:github-token&gt;, never the value itself. Notes must not hold secrets; say where the value lives instead (e.g. "the key is in .env as STRIPE_KEY").',
       ].join("\n"),
     );
 

@@ -72,7 +72,7 @@ describe("always in this project", () => {
     expect(existsSync(join(e2e.dirs.cwd, "two.txt"))).toBe(false);
   }, 40_000);
 
-  test("not offered for a tool the config denies some calls of: a project rule would come after that deny", async () => {
+  test('not offered where another rule asks about the call: config\'s "*": "ask" outvotes any allow a project rule could add', async () => {
     e2e.writeConfig({ permission: { bash: { "*": "ask", "git push *": "deny" } } });
     e2e.fake.script(bash("touch one.txt"), { text: "first done" });
     await withRepl(async (repl) => {

@@ -83,7 +83,7 @@ describe("the approval part", () => {
   /** Settings with nothing of their own: the front end's `decide` is the one asked; what `decider` was given is kept. */
   function settings(blockings: ({ runId: () => string; sessionId: string } | undefined)[]) {
     return {
-      permission: (config: unknown) => config as never,
+      permissionLayers: () => [],
       decider: (decide: DecisionSource | undefined, blocking: { runId: () => string; sessionId: string } | undefined): DecisionSource => {
         blockings.push(blocking);
         return decide ?? (async () => "deny");
@@ -106,9 +106,9 @@ describe("the approval part", () => {
       config: { file: options.file ?? {} },
       decide,
       tools: BUILTINS,
-      scope: { permission: (config) => config ?? {} },
+      scope: { permissionLayers: () => [] },
       settings: settings(blockings),
-      mcp: { rules: (permission) => permission },
+      mcp: { permissionLayers: () => [] },
       plugins: createDisabledPluginHost(),
       sessionId: "s-1",
       runId: options.runId ?? (() => "r-1"),

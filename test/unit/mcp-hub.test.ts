@@ -313,6 +313,37 @@ describe("remote servers", () => {
     expect(await toolNamed(hub, "mcp__old__echo").execute({ message: "over sse" }, context())).toBe("Echo: over sse");
   });
 
+  test("a bare url (Gemini CLI's spelling of an SSE server) that refuses the streamable POST connects over SSE", async () => {
+    const port = await startEverythingOverHttp("sse");
+    const { hub } = openHub({ gemini: { url: `http://127.0.0.1:${port}/sse` } });
+    hub.start();
+    await hub.ready();
+    expect(hub.status()[0]).toMatchObject({ state: "connected" });
+    expect(await toolNamed(hub, "mcp__gemini__echo").execute({ message: "fell back" }, context())).toBe("Echo: fell back");
+  });
+
+  test("a bare url that refuses both transports fails with the streamable HTTP status and the SSE reason", async () => {
+    const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("no such endpoint", { status: 404 }) });
+    try {
+      const { hub } = openHub({ gone: { url: `http://127.0.0.1:${server.port}/mcp` } });
+      hub.start();
+      await hub.ready();
+      expect(hub.status()[0]).toMatchObject({ state: "failed" });
+      expect(hub.status()[0]!.error).toMatch(/\(HTTP 404\); over SSE: .*404/);
+    } finally {
+      server.stop(true);
+    }
+  });
+
+  test('type "http" never falls back: the same SSE server fails with the HTTP status', async () => {
+    const port = await startEverythingOverHttp("sse");
+    const { hub } = openHub({ strict: { url: `http://127.0.0.1:${port}/sse`, type: "http" } });
+    hub.start();
+    await hub.ready();
+    expect(hub.status()[0]).toMatchObject({ state: "failed" });
+    expect(hub.status()[0]!.error).toMatch(/HTTP 4\d\d/);
+  });
+
   test("configured headers go with the requests; a refusing server fails with a message", async () => {
     const seen: (string | null)[] = [];
     const server = Bun.serve({

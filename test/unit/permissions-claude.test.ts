@@ -7,7 +7,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { allowRuleFor, configDeniesSome, mapClaudeRules, mergePermissionTables, type ClaudeRule } from "../../lib/approval/claude-rules.ts";
+import { allowRuleFor, claudeRuleLayers, mapClaudeRules, type ClaudeRule } from "../../lib/approval/claude-rules.ts";
 import { createGate } from "../../lib/extensions/gate.ts";
 import { defaultPermission, evaluatePermission, parsePermissionRules } from "../../lib/approval/rules.ts";
 import { createDisabledPluginHost } from "../../lib/extensions/plugin-host.ts";
@@ -23,7 +23,7 @@ function rulesOf(settings: Partial<Record<ClaudeRule["decision"], string[]>>, co
     list!.map((rule) => ({ decision: decision as ClaudeRule["decision"], rule, source: "s" })),
   );
   const mapped = mapClaudeRules(rules, TOOLS, { root, cwd: root });
-  return { mapped, rules: parsePermissionRules(mergePermissionTables(config as never, mapped.tables, defaults), defaults) };
+  return { mapped, rules: parsePermissionRules(config, defaults, claudeRuleLayers(rules, TOOLS, { root, cwd: root }).layers) };
 }
 
 /** What the gate does with the call: allow, or the question it would put (nobody answers), or a deny. */
@@ -119,13 +119,25 @@ describe("what cannot be mapped, and the order against config", () => {
     const mapped = mapClaudeRules([{ decision: "deny", rule: "Frobnicate(fast *)", source: "s" }], [...TOOLS, frob], { root, cwd: root });
     expect([...mapped.tables]).toEqual([["frob", [["fast *", "deny"]]]]);
   });
-  test("the settings' rules follow config's own table for the tool: where both match, the settings file decides", () => {
-    const { rules } = rulesOf({ allow: ["Bash(make:*)"] }, { bash: { "*": "ask", "rm *": "deny" } });
-    expect(rules.tools.get("bash")).toEqual([
-      ["*", "ask"],
-      ["rm *", "deny"],
-      ["make", "allow"],
-      ["make *", "allow"],
+  test("the settings' rules are a source of their own beside config's table: config keeps its table, a deny in either wins", () => {
+    const { rules } = rulesOf({ allow: ["Bash(make:*)", "Bash(rm:*)"] }, { bash: { "rm *": "deny" } });
+    expect(rules.tools.get("bash")).toEqual([["rm *", "deny"]]);
+    expect(rules.layers.map((layer) => [layer.source, Object.fromEntries(layer.tables)])).toEqual([
+      [
+        "s",
+        {
+          bash: [
+            ["make", "allow"],
+            ["make *", "allow"],
+            ["rm", "allow"],
+            ["rm *", "allow"],
+          ],
+        },
+      ],
+    ]);
+    expect([evaluatePermission(rules, "bash", ["make all"]).decision, evaluatePermission(rules, "bash", ["rm -rf x"])]).toEqual([
+      "allow",
+      { decision: "deny", matched: { tool: "bash", pattern: "rm *" } },
     ]);
   });
 });
@@ -150,18 +162,4 @@ describe('the rule an "always in this project" answer writes', () => {
       expect(tables.get(tool)!.map(([mapped]) => mapped)).toContain(pattern);
     });
   }
-});
-
-describe("a tool the config denies some calls of gets no project rule", () => {
-  const cases: [string, Record<string, unknown> | undefined, string, boolean][] = [
-    ["no config", undefined, "bash", false],
-    ["an ask-only table", { bash: { "*": "ask", "git status*": "allow" } }, "bash", false],
-    ["a deny pattern in its table", { bash: { "*": "ask", "git push *": "deny" } }, "bash", true],
-    ["the tool denied outright", { web_fetch: "deny" }, "web_fetch", true],
-    ["another tool's deny", { web_fetch: "deny" }, "bash", false],
-    ["a wildcard key with a deny, for a tool without an entry", { "mcp__*": { "*": "allow", "*delete*": "deny" } }, "mcp__gh__delete_repo", true],
-    ["a wildcard key with a deny, for a tool with its own entry", { "*": "deny", bash: "ask" }, "bash", false],
-  ];
-  for (const [name, config, tool, denies] of cases)
-    test(`${name}: ${tool} ${denies ? "denies some" : "denies none"}`, () => expect(configDeniesSome(config as never, tool)).toBe(denies));
 });

@@ -5,9 +5,7 @@ import { type ApprovalAnswer, type ApprovalRequest, type DecisionSource } from "
 import { UserError } from "../../lib/platform/errors.ts";
 import {
   addDeclaredDefaults,
-  canonicalJson,
   defaultPermission,
-  createRepeatGuard,
   createSessionGrants,
   describeRefusal,
   evaluatePermission,
@@ -15,6 +13,7 @@ import {
   parsePermissionRules,
   suggestPattern,
 } from "../../lib/approval/rules.ts";
+import { canonicalJson, createRepeatGuard } from "../../lib/approval/repeat-guard.ts";
 import { createPluginHost } from "../../lib/extensions/plugin-host.ts";
 import type { Plugin, PluginHost } from "../../lib/extension-api/plugin-api.ts";
 import { builtinTools } from "../../lib/tools/index.ts";
@@ -147,6 +146,13 @@ describe("messages and grants", () => {
     expect(describeRefusal("read_file", { tool: "read_file", pattern: "*.env" })).toBe('Refused by the permission rule read_file: "*.env" = deny.');
     expect(describeRefusal("bash", { tool: "bash", pattern: "*" })).toBe("Refused by the permission rules: bash is denied.");
     expect(describeRefusal("mcp__x__y", undefined)).toBe("Refused by the permission rules: mcp__x__y is denied.");
+    // A rule of another source names it; config's rules stay unnamed.
+    expect(describeRefusal("bash", { tool: "bash", pattern: "rm *", source: ".claude/settings.json" })).toBe(
+      'Refused by the permission rule bash: "rm *" = deny in .claude/settings.json.',
+    );
+    expect(describeRefusal("bash", { tool: "bash", pattern: "*", source: "--disallowed-tools" })).toBe(
+      "Refused by the permission rules: bash is denied by --disallowed-tools.",
+    );
   });
 
   test("the suggested pattern is the command's first word for a shell call, * otherwise", () => {

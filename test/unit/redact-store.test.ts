@@ -110,9 +110,14 @@ describe("remember", () => {
     expect(answer).toBe(
       [
         "Remembered as fact (1 stored): deploy token is &lt;redacted:github-token&gt;",
-        'The note held a secret (github-token): it was saved as <redacted:github-token>, never the value itself. Notes must not hold secrets; say where the value lives instead (e.g. "the key is in .env as STRIPE_KEY").',
+        'The note held a secret (github-token): it was saved as &lt;redacted:github-token&gt;, never the value itself. Notes must not hold secrets; say where the value lives instead (e.g. "the key is in .env as STRIPE_KEY").',
       ].join("\n"),
     );
+    // Both lines spell the placeholder as the note's line does: escaped, as everything the model reads of a note.
+    expect(answer.split("\n").map((line) => line.match(/&lt;redacted:[a-z-]+&gt;|<redacted:[a-z-]+>/g))).toEqual([
+      ["&lt;redacted:github-token&gt;"],
+      ["&lt;redacted:github-token&gt;"],
+    ]);
     expect(
       openMemory(home.dir)
         .list()

@@ -29,24 +29,29 @@ describe("run tool rules", () => {
     ["bash(", '--disallowed-tools: permission rule "bash(" is not Tool or Tool(specifier)'],
     ["launch_rockets", '--disallowed-tools: permission rule "launch_rockets" names no tool shiro has'],
   ])("%j is refused in one line naming the flag", (text, message) => {
-    expect(() => layerRunRules({}, TOOLS, { disallowed: [text] }, PLACES)).toThrow(message);
+    expect(() => layerRunRules(TOOLS, { disallowed: [text] }, PLACES)).toThrow(message);
   });
 
   test("lists split on commas and on spaces outside parentheses", () => {
     expect(splitRuleList("Bash(git log:*) Read,Edit  mcp__a__b")).toEqual(["Bash(git log:*)", "Read", "Edit", "mcp__a__b"]);
   });
 
-  test("layered over config and defaults: allowed patterns join the tool's table, a disallowed rule wins, a whole one withholds", () => {
-    const layered = layerRunRules(
-      { bash: { "git *": "allow" }, "mcp__*": "ask" },
-      TOOLS,
-      { allowed: ["Bash(npm test:*)"], disallowed: ["bash(git push*)", "mcp__srv", "web_fetch"] },
-      PLACES,
-    );
-    expect(layered.permission.bash).toEqual({ "git *": "allow", "npm test": "allow", "npm test *": "allow", "git push*": "deny" });
-    expect(layered.permission["mcp__srv__*"]).toEqual({ "*": "deny" });
+  test("beside config and defaults: each flag is one source, a disallowed rule wins, a whole one withholds", () => {
+    const layered = layerRunRules(TOOLS, { allowed: ["Bash(npm test:*)"], disallowed: ["bash(git push*)", "mcp__srv", "web_fetch"] }, PLACES);
+    expect(layered.layers.map((layer) => [layer.source, Object.fromEntries(layer.tables)])).toEqual([
+      [
+        "--allowed-tools",
+        {
+          bash: [
+            ["npm test", "allow"],
+            ["npm test *", "allow"],
+          ],
+        },
+      ],
+      ["--disallowed-tools", { bash: [["git push*", "deny"]], "mcp__srv__*": [["*", "deny"]], web_fetch: [["*", "deny"]] }],
+    ]);
     expect([...layered.removed].sort()).toEqual(["mcp__srv__*", "web_fetch"]);
-    const rules = parsePermissionRules(layered.permission, { bash: "ask" });
+    const rules = parsePermissionRules({ bash: { "git *": "allow" }, "mcp__*": "ask" }, { bash: "ask" }, layered.layers);
     const decide = (tool: string, subject: string) => evaluatePermission(rules, tool, [subject]).decision;
     expect([decide("bash", "git status"), decide("bash", "git push origin"), decide("bash", "npm test -- x"), decide("bash", "rm x")]).toEqual([
       "allow",

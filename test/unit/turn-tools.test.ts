@@ -30,7 +30,7 @@ async function inTurn(turn: TurnTools | undefined, config: object, body: (check:
       asked.push(request.subject);
       return "deny";
     },
-    preApproves: narrowing.preApproves,
+    turnRules: narrowing.preApproved,
   });
   let n = 0;
   const check = async (command: string) => (await gate.check({ callId: `c${++n}`, tool: bash, name: "bash", input: { command }, cwd: "/ws" })).allowed;
@@ -97,7 +97,7 @@ test("a deny rule still refuses a pre-approved command, without a question; outs
   });
   expect([denied, asked]).toEqual([false, []]);
   const narrowing = createTurnNarrowing({ tools: () => tools, places: { root: "/ws", cwd: "/ws" } });
-  expect(narrowing.preApproves("bash", ["git add ."])).toBe(false);
+  expect(narrowing.preApproved()).toBeUndefined();
 });
 
 test("Claude Code names reach shiro's tools: Read its read family, Edit the write tools, mcp__server its tools; unknown names offer nothing", async () => {

@@ -30,23 +30,23 @@ export interface ApprovalPartOptions {
   decide?: DecisionSource;
   /** The tools the rules are mapped onto (the built-in ones); their declared decisions are the defaults. */
   tools: readonly ToolDefinition[];
-  scope: Pick<RunScope, "permission">;
-  settings: Pick<SessionSettings, "permission" | "decider">;
-  mcp: Pick<McpConnection, "rules">;
+  scope: Pick<RunScope, "permissionLayers">;
+  settings: Pick<SessionSettings, "permissionLayers" | "decider">;
+  mcp: Pick<McpConnection, "permissionLayers">;
   plugins: PluginHost;
   sessionId: string;
   /** The run active when a blocked question is persisted. */
   runId: () => string;
-  /** True for a call the current turn pre-approves (a custom command's allowed-tools, turn-tools.ts). */
-  preApproves?: GateOptions["preApproves"];
+  /** The current turn's allow rules (a custom command's allowed-tools, turn-tools.ts). */
+  turnRules?: GateOptions["turnRules"];
 }
 
 export function openApprovalPart(options: ApprovalPartOptions): ApprovalPart {
   const { headless, flags, config, tools } = options;
   const blocking = headless && flags.approvals === "block" ? { runId: options.runId, sessionId: options.sessionId } : undefined;
   const decide = options.settings.decider(options.decide, blocking);
-  const permission = options.scope.permission(options.settings.permission(options.mcp.rules(config.file.permission), tools), tools);
-  const rules = parsePermissionRules(permission, defaultPermission(tools));
+  const layers = [...options.mcp.permissionLayers(), ...options.settings.permissionLayers(tools), ...options.scope.permissionLayers(tools)];
+  const rules = parsePermissionRules(config.file.permission, defaultPermission(tools), layers);
   const gate = createGate({
     rules,
     plugins: options.plugins,
@@ -55,7 +55,7 @@ export function openApprovalPart(options: ApprovalPartOptions): ApprovalPart {
     allowReadOnly: config.file.readOnlyCommands !== "ask",
     headless: headless && !options.decide,
     sessionId: options.sessionId,
-    preApproves: options.preApproves,
+    turnRules: options.turnRules,
   });
   return { rules, gate };
 }

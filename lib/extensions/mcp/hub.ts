@@ -7,14 +7,11 @@
  * loaded only when a server is connected; `close()` ends every local server process, and a local
  * server that failed is ended at once, so no process outlives the hub.
  */
-import { existsSync } from "node:fs";
-import { resolve } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { childEnv } from "../../secrets/child-env.ts";
 import { sealedEnv } from "../../secrets/key-vault.ts";
-import { checkServerName, checkServerUrl, describeTarget, isEnabled, isLocalServer, offersTool, serverKind, type McpServerConfig } from "./servers.ts";
+import { checkServerName, describeTarget, isEnabled, isLocalServer, offersTool, serverKind, type McpRemoteServer, type McpServerConfig } from "./servers.ts";
 import { connectTimeout, rememberConnected } from "./connect-timeout.ts";
+import { createTransport, olderSseServer, sseTransport } from "./transport.ts";
 import { expandServer } from "./expand.ts";
 import { createMcpTool, describeProgress, toMcpToolName, type McpCallResult, type McpListedTool } from "./tools.ts";
 import { createCapabilityTools, readOffers, type McpOffers, type McpResourceClient } from "./resources.ts";
@@ -182,24 +179,50 @@ export function createMcpHub(servers: Record<string, McpServerConfig>, options: 
 
   async function open(server: _Server): Promise<McpListedTool[]> {
     const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
-    const transport = await _createTransport(server, expandServer(server.config, options.env ?? sealedEnv(), cwd), cwd, options.wrapCommand);
+    const config = expandServer(server.config, options.env ?? sealedEnv(), cwd);
+    const transport = await createTransport(config, cwd, options.wrapCommand, {
+      stderr: (chunk) => (server.stderrTail = (server.stderrTail + chunk).slice(-_STDERR_TAIL)),
+      pid: (pid) => (server.pid = pid),
+    });
     if (closed || server.shuttingDown) throw new Error("closed before connecting");
-    const client = new Client(clientInfo, {
-      listChanged: {
-        tools: {
-          onChanged: (error, tools) => {
-            if (error || !tools || server.status.state !== "connected") return;
-            const before = server.tools.map((tool) => tool.name).join("\n");
-            setTools(server, tools as McpListedTool[]);
-            if (server.tools.map((tool) => tool.name).join("\n") !== before) setState(server, "connected");
+    const newClient = () => {
+      const client = new Client(clientInfo, {
+        listChanged: {
+          tools: {
+            onChanged: (error, tools) => {
+              if (error || !tools || server.status.state !== "connected") return;
+              const before = server.tools.map((tool) => tool.name).join("\n");
+              setTools(server, tools as McpListedTool[]);
+              if (server.tools.map((tool) => tool.name).join("\n") !== before) setState(server, "connected");
+            },
           },
         },
-      },
-    });
-    client.onclose = () => onEnded(server);
+      });
+      client.onclose = () => onEnded(server);
+      return client;
+    };
+    let client = newClient();
     // connect() spawns a local server synchronously, so from here on close() can end it.
     server.client = client;
-    await client.connect(transport);
+    try {
+      await client.connect(transport);
+    } catch (error) {
+      if (!olderSseServer(config, error) || closed || server.shuttingDown) throw error;
+      // A `url` with no `type` that refuses the streamable HTTP POST may be an older SSE server
+      // (Gemini CLI's bare `url` means SSE): the MCP specification's fallback, one GET for the stream.
+      client.onclose = undefined;
+      await client.close().catch(() => {});
+      client = newClient();
+      server.client = client;
+      try {
+        await client.connect(await sseTransport(config as McpRemoteServer));
+      } catch (sseError) {
+        // Both failed: the streamable HTTP refusal is the message (with its status), the SSE one beside it.
+        const code = (error as { code: number }).code;
+        const first = _messageOf(error).includes(String(code)) ? _messageOf(error) : `${_messageOf(error)} (HTTP ${code})`;
+        throw Object.assign(new Error(`${first}; over SSE: ${_messageOf(sseError)}`), { code });
+      }
+    }
     server.offers = await readOffers(client as unknown as McpResourceClient, client.getServerCapabilities());
     if (!client.getServerCapabilities()?.tools) return [];
     const tools: McpListedTool[] = [];
@@ -305,44 +328,7 @@ export function createMcpHub(servers: Record<string, McpServerConfig>, options: 
   };
 }
 
-async function _createTransport(server: _Server, config: McpServerConfig, hubCwd: string, wrap?: McpHubOptions["wrapCommand"]): Promise<Transport> {
-  if (isLocalServer(config)) {
-    const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
-    const cwd = resolve(hubCwd, config.cwd ?? ".");
-    if (!existsSync(cwd)) throw new Error(`working directory not found: ${cwd}`);
-    const [command, ...args] = wrap ? wrap([config.command, ...(config.args ?? [])], cwd) : [config.command, ...(config.args ?? [])];
-    const transport = new StdioClientTransport({
-      command: command!,
-      args,
-      cwd,
-      stderr: "pipe",
-      env: { ...childEnv(), ...config.env },
-    });
-    // Kept for failure messages; also drains the pipe so a chatty server never blocks on it.
-    transport.stderr?.on("data", (chunk: Buffer | string) => {
-      server.stderrTail = (server.stderrTail + String(chunk)).slice(-_STDERR_TAIL);
-    });
-    // The pid outlives the SDK's handle on the process (which it drops when a handshake fails),
-    // so close() can make sure the process is gone.
-    const start = transport.start.bind(transport);
-    transport.start = () => {
-      const starting = start();
-      server.pid = transport.pid ?? undefined;
-      return starting;
-    };
-    return transport;
-  }
-  const problem = checkServerUrl(config.url);
-  if (problem) throw new Error(problem);
-  const url = new URL(config.url);
-  const requestInit = config.headers ? { headers: config.headers } : undefined;
-  if (config.type === "sse") {
-    const { SSEClientTransport } = await import("@modelcontextprotocol/sdk/client/sse.js");
-    return new SSEClientTransport(url, { requestInit });
-  }
-  const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
-  return new StreamableHTTPClientTransport(url, { requestInit });
-}
+const _messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 function _describeFailure(server: _Server, error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;

@@ -75,8 +75,8 @@ export function checkServerUrl(url: string): string | undefined {
 
 /**
  * The `alwaysAllow` / `autoApprove` lists of enabled servers as config `permission` entries:
- * `mcp__<server>__<tool>: allow` (`*` allows the whole server). The user's own `permission`
- * entries are laid over these, so a deny there still wins.
+ * `mcp__<server>__<tool>: allow` (`*` allows the whole server). They are a source of rules beside
+ * config `permission` (lib/approval/rules.ts), so a deny or an ask rule anywhere still wins.
  */
 export function alwaysAllowRules(servers: Readonly<Record<string, McpServerConfig>>): Record<string, "allow"> {
   const rules: Record<string, "allow"> = {};
