@@ -212,10 +212,13 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
       const average = (collection ? collection.totalLen / collection.docs : totalLen / live) || 1;
       const all = allParts();
       const lists = terms.map((term) => all.map((part) => postingsOf(part, term)));
-      // Each part's scores, and the documents scored (at most the postings' total, so no array grows).
-      const scores = all.map((part) => new Float64Array(part.reader.docs));
-      const matched = all.map((part) => new Uint16Array(part.reader.docs));
-      const ranges = all.map((part) => _docRange(part.reader, options.segmentPrefix));
+      const ranges: [number, number][] = all.map((part, p) =>
+        lists.some((byPart) => byPart[p] !== undefined) ? _docRange(part.reader, options.segmentPrefix) : ([0, 0] as [number, number]),
+      );
+      // Each part's scores over its range of documents (offset by its first), and the documents scored (at most the postings' total, so no array grows).
+      const bases = ranges.map(([from]) => from);
+      const scores = ranges.map(([from, to]) => new Float64Array(to - from));
+      const matched = ranges.map(([from, to]) => new Uint16Array(to - from));
       const touched = all.map((_, p) => new Int32Array(lists.reduce((sum, byPart) => sum + (byPart[p]?.docs.length ?? 0), 0)));
       const touchedCount = all.map(() => 0);
       terms.forEach((term, t) => {
@@ -233,20 +236,23 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
           let seenCount = touchedCount[p]!;
           const dead = part.hasDead();
           const [from, to] = ranges[p]!;
+          if (from === to) return;
           const end = _lowerBound(list.docs, to);
           for (let i = from === 0 ? 0 : _lowerBound(list.docs, from); i < end; i++) {
-            const doc = list.docs[i]!;
+            const doc: number = list.docs[i]!;
             if (dead && part.isDead(doc)) continue;
             const tf = list.tfs[i]!;
-            if (count[doc] === 0) seen[seenCount++] = doc;
-            score[doc]! += (idf * tf * (_K1 + 1)) / (tf + _K1 * (1 - _B + (_B * lengths[doc]!) / average));
-            count[doc]! += 1;
+            const at = doc - from;
+            if (count[at] === 0) seen[seenCount++] = doc;
+            score[at]! += (idf * tf * (_K1 + 1)) / (tf + _K1 * (1 - _B + (_B * lengths[doc]!) / average));
+            count[at]! += 1;
           }
           touchedCount[p] = seenCount;
         });
       });
       const ranked = _rankedCandidates(
         scores,
+        bases,
         touched.map((docs, p) => docs.subarray(0, touchedCount[p])),
       );
       const hits: IndexHit[] = [];
@@ -264,7 +270,7 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
         const [p, doc, score] = next;
         if (hits.length >= options.limit && score < floor - 1e-9) break;
         if (!segmentAccepted(p, doc)) continue;
-        const hit = hitOf(all[p]!, doc, score, matched[p]![doc]!);
+        const hit = hitOf(all[p]!, doc, score, matched[p]![doc - bases[p]!]!);
         if (options.filter && !options.filter(hit.segment, hit.id, hit.data)) continue;
         hits.push(hit);
         if (hits.length === options.limit) floor = hit.score;
@@ -314,11 +320,15 @@ function _lowerBound(docs: Uint32Array, doc: number): number {
 }
 
 /**
- * The scored documents (score > 0), best first (equal scores: lower part, then lower document),
+ * The scored documents (score > 0; `scores[p]` holds part p's from its document `bases[p]`), best first (equal scores: lower part, then lower document),
  * one per call. Taken in batches from the top (64, then four times more each time): taking the
  * first few of many candidates sorts only those, and a filter that rejects many still gets all.
  */
-function _rankedCandidates(scores: readonly Float64Array[], touched: readonly Int32Array[]): () => [number, number, number] | undefined {
+function _rankedCandidates(
+  scores: readonly Float64Array[],
+  bases: readonly number[],
+  touched: readonly Int32Array[],
+): () => [number, number, number] | undefined {
   const size = touched.reduce((sum, docs) => sum + docs.length, 0);
   const parts = new Int32Array(size);
   const docs = new Int32Array(size);
@@ -327,7 +337,7 @@ function _rankedCandidates(scores: readonly Float64Array[], touched: readonly In
   touched.forEach((list, p) => {
     for (let i = 0; i < list.length; i++) {
       const doc = list[i]!;
-      const value = scores[p]![doc]!;
+      const value = scores[p]![doc - bases[p]!]!;
       if (!(value > 0)) continue;
       parts[n] = p;
       docs[n] = doc;

@@ -151,6 +151,14 @@ describe("segment file", () => {
     expect(index.search("login redirect", { limit: 9, segmentFilter: notFirst })).toEqual(
       index.search("login redirect", { limit: 9, filter: (segment) => notFirst(segment) }),
     );
+    // A prefix scores only its sources' documents: the same hits, scores and order as filtering them after, in every part.
+    for (const prefix of ["p0", "p1s", "p2s3", "p0s1", "p1s2", "p", "q", "", "p3"])
+      for (const limit of [1, 9, 1000])
+        expect(index.search("login redirect", { limit, segmentPrefix: prefix })).toEqual(
+          index.search("login redirect", { limit, segmentFilter: (segment) => segment.startsWith(prefix) }),
+        );
+    expect(index.search("login redirect", { limit: 1000, segmentPrefix: "p2" }).every((hit) => hit.segment.startsWith("p2"))).toBe(true);
+    expect(index.search("login redirect", { limit: 1000, segmentPrefix: "p2" }).length).toBeGreaterThan(0);
     const before = index.search("login redirect", { limit: 7, tieBreak: (a, b) => (a.segment + a.id < b.segment + b.id ? -1 : 1) });
     expect(folder.compact(true)).toMatchObject({ segmentsBefore: 4, segmentsAfter: 1, tombstones: 25 + 25 });
     const compacted = folder.open(syncAll(truth));
