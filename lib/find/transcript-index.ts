@@ -73,7 +73,8 @@ function _folder(options: TranscriptIndexOptions): IndexFolder {
   return openIndexFolder(paths.transcriptIndex(), { label: "search index", onNotice: options.onNotice, legacyFile: paths.legacyTranscriptIndex() });
 }
 
-let _untouched: Record<string, string> | undefined;
+// Per state folder (SHIRO_HOME may change within a process: the in-process tests).
+const _untouched = new Map<string, Record<string, string>>();
 
 /**
  * This process is about to write in the sessions or events folder (a session's lease, its file,
@@ -85,16 +86,19 @@ let _untouched: Record<string, string> | undefined;
  * the stamps noted.
  */
 export function noteFoldersBeforeWriting(): void {
-  _untouched ??= _folderStamps();
+  if (!_untouched.has(paths.sessionsDir())) _untouched.set(paths.sessionsDir(), _folderStamps());
 }
 
 /** The index, up to date with the sessions and runs folders (see the module contract). */
 export function openTranscriptIndex(options: TranscriptIndexOptions = {}): Bm25Index {
   return _folder(options).open(_syncAll, {
-    current: (meta) => _sameStamps(meta, _folderStamps()) || (_untouched !== undefined && _sameStamps(meta, _untouched)),
+    current: (meta) => {
+      const noted = _untouched.get(paths.sessionsDir());
+      return _sameStamps(meta, _folderStamps()) || (noted !== undefined && _sameStamps(meta, noted));
+    },
     meta: () => {
       const stamps = _folderStamps();
-      if (_untouched) _untouched = stamps;
+      if (_untouched.has(paths.sessionsDir())) _untouched.set(paths.sessionsDir(), stamps);
       return stamps;
     },
   });
