@@ -44,8 +44,8 @@ import { escapeMemoryText } from "../store/memory-escape.ts";
 import type { ScopedMemoryEntry } from "../store/memory.ts";
 import { shortSessionIds } from "../store/short-ids.ts";
 import { buildSnippet } from "./snippet.ts";
-import type { TranscriptCard } from "./transcript-docs.ts";
-import { SESSION_PREFIX, openTranscriptIndex, readSessionDocs } from "./transcript-index.ts";
+import { sessionDocText, type TranscriptCard } from "./transcript-docs.ts";
+import { SESSION_PREFIX, openTranscriptIndex, readSession } from "./transcript-index.ts";
 
 export type RecallEverythingKind = RecallKind | typeof TRANSCRIPT_KIND;
 
@@ -225,8 +225,9 @@ export function passageSnippets(groups: readonly RecalledGroup[], words: string,
   const snippets = new Map<string, string>();
   for (const group of groups) {
     if (!group.passage || !group.sessionId) continue;
-    const doc = readSessionDocs(group.sessionId).docs.find((candidate) => candidate.id === group.passage!.id);
-    if (doc) snippets.set(group.key, buildSnippet(doc.text, words, width).text);
+    const session = readSession(group.sessionId);
+    const text = session && sessionDocText(session, group.passage.id);
+    if (text !== undefined) snippets.set(group.key, buildSnippet(text, words, width).text);
   }
   return snippets;
 }

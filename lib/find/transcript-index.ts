@@ -181,6 +181,15 @@ function _fileStamp(path: string): string | undefined {
   }
 }
 
+/** One session, re-read from disk (undefined when it is gone or unreadable). */
+export function readSession(id: string): SessionRecord | undefined {
+  try {
+    return loadSession(id);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The documents of one session, re-read from disk (empty when it is gone or unreadable). */
 export function readSessionDocs(id: string): { session?: SessionRecord; docs: TranscriptDoc[] } {
   try {
