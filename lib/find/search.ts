@@ -24,8 +24,9 @@ import { EPISODE_SEGMENT, episodeText, openMemoryIndex, type EpisodeCard } from 
 import { listSessionAndRunIds, shortIdAmong, shortSessionIds } from "../store/short-ids.ts";
 import { listMemoryItems } from "./memory-items.ts";
 import { buildSnippet, type Snippet } from "./snippet.ts";
-import type { TranscriptCard, TranscriptDoc } from "./transcript-docs.ts";
-import { RUN_PREFIX, SESSION_PREFIX, openTranscriptIndex, readRunDocs, readSessionDocs } from "./transcript-index.ts";
+import { sessionDocText, type TranscriptCard, type TranscriptDoc } from "./transcript-docs.ts";
+import { RUN_PREFIX, SESSION_PREFIX, openTranscriptIndex, readRunDocs, readSession } from "./transcript-index.ts";
+import type { SessionRecord } from "../store/session-record.ts";
 
 export const SEARCH_SOURCES = ["sessions", "runs", "memory"] as const;
 export type SearchSource = (typeof SEARCH_SOURCES)[number];
@@ -156,15 +157,18 @@ export function describeTranscriptHits(found: readonly IndexHit[], query: string
 
 /** Transcript hits with their snippets (each source re-read once); their short ids are the caller's. */
 function _transcriptDrafts(found: readonly IndexHit[], query: string): _Draft[] {
-  const texts = new Map<string, Map<string, TranscriptDoc>>();
+  // Each source read once: a session's hit makes only its own message into documents, a run's reads its log's.
+  const sessions = new Map<string, SessionRecord | undefined>();
+  const runs = new Map<string, Map<string, TranscriptDoc>>();
   const textOf = (hit: IndexHit): string => {
-    let docs = texts.get(hit.segment);
-    if (!docs) {
-      const source = transcriptSourceId(hit.segment);
-      const list = hit.segment.startsWith(SESSION_PREFIX) ? readSessionDocs(source).docs : readRunDocs(source);
-      docs = new Map(list.map((doc) => [doc.id, doc]));
-      texts.set(hit.segment, docs);
+    const source = transcriptSourceId(hit.segment);
+    if (hit.segment.startsWith(SESSION_PREFIX)) {
+      if (!sessions.has(source)) sessions.set(source, readSession(source));
+      const session = sessions.get(source);
+      return (session && sessionDocText(session, hit.id)) ?? "";
     }
+    let docs = runs.get(source);
+    if (!docs) runs.set(source, (docs = new Map(readRunDocs(source).map((doc) => [doc.id, doc]))));
     return docs.get(hit.id)?.text ?? "";
   };
   return found.map((hit): _Draft => {
