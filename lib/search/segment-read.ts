@@ -1,7 +1,8 @@
 /**
  * Reads one segment (layout in segment-layout.ts) through positioned reads, in proportion to what
  * is asked: opening reads the header; a term's postings cost the term index (once), one block of
- * the dictionary and the term's posting bytes; a document's entry costs two small reads.
+ * the dictionary and the term's posting bytes; a document's entry costs two small reads; a
+ * source's entry, one read of the 32 entries around it.
  *
  * Contract: every method throws IndexCorruptError when the bytes it reads are not what the writer
  * leaves; nothing is cached across segments, and a reader holds its ByteSource until `close`.
