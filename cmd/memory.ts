@@ -134,7 +134,7 @@ export default defineCommand({
       },
     }),
     gc: defineCommand({
-      meta: { description: "merge the search and recall indexes' segments into one each, dropping removed documents" },
+      meta: { description: "merge the search and recall indexes' segments into one each, dropping removed documents, and compact the episode log" },
       async run() {
         const { collectIndexGarbage } = await import("../lib/find/index-gc.ts");
         _print(collectIndexGarbage(openShelf(), MEMORY_NOTICES).join("\n"));

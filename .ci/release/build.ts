@@ -49,8 +49,21 @@ interface Stamp {
   date: string;
 }
 
+/** What writes one target's binary to `outfile`, stamped with `defines`; `bun build --compile` unless a test brings a stand-in. */
+export type CompileTarget = (target: ReleaseTarget, outfile: string, defines: BuildDefines) => void;
+
+export interface BuildDefines {
+  version: string;
+  commit: string;
+  date: string;
+  target: string;
+}
+
 /** Builds the release into `options.out` (emptied first) and returns its index. */
-export function buildRelease(options: ReleaseOptions): ReleaseIndex {
+export function buildRelease(
+  options: ReleaseOptions,
+  compile: CompileTarget = (target, outfile, defines) => _compile(target.bunTarget, outfile, defines),
+): ReleaseIndex {
   const stamp = _releaseStamp();
   rmSync(options.out, { recursive: true, force: true });
   mkdirSync(options.out, { recursive: true });
@@ -58,7 +71,7 @@ export function buildRelease(options: ReleaseOptions): ReleaseIndex {
   for (const target of options.targets) {
     const started = performance.now();
     const binaryPath = join(options.out, binaryFileName(target));
-    _compile(target.bunTarget, binaryPath, { version: options.version, ...stamp, target: target.name });
+    compile(target, binaryPath, { version: options.version, ...stamp, target: target.name });
     const binary = readFileSync(binaryPath);
     const archive = _archive(target, binary, Math.floor(Date.parse(stamp.date) / 1000));
     writeFileSync(join(options.out, archiveFileName(target)), archive);
@@ -80,7 +93,7 @@ export function buildDev(outfile: string): void {
   _compile(undefined, outfile, { version: pkg.version, commit: _commit(), date: new Date().toISOString(), target: "" });
 }
 
-function _compile(bunTarget: string | undefined, outfile: string, defines: { version: string; commit: string; date: string; target: string }): void {
+function _compile(bunTarget: string | undefined, outfile: string, defines: BuildDefines): void {
   const args = [...BUILD_FLAGS, ...(bunTarget ? [`--target=${bunTarget}`] : [])];
   for (const [key, value] of Object.entries(defines)) args.push("--define", `SHIRO_BUILD_${key.toUpperCase()}=${JSON.stringify(value)}`);
   args.push(ENTRY, "--outfile", outfile);

@@ -1,10 +1,11 @@
 /**
  * What a closing session does for its indexes, after its answer and off the path to any first
  * request: its session and runs join the transcript index as one more segment (and small
- * segments are merged past a count: find/transcript-index.ts), and the project's recall index
- * takes in the episode just recorded and the notes written (store/memory-index.ts), so the next
- * run opens both without reading what it indexes. A failure is a notice, never an error: the next
- * open catches up.
+ * segments are merged past a count: find/transcript-index.ts), the episode log is compacted
+ * once it holds a quarter more than its caps (store/episodes.ts `compactIfDue`: a stat and its
+ * last line, otherwise), and the project's recall index takes in the episode just recorded and
+ * the notes written (store/memory-index.ts), so the next run opens both without reading what it
+ * indexes. A failure is a notice, never an error: the next open catches up.
  */
 import { indexSavedTranscripts } from "../find/transcript-index.ts";
 import type { EpisodeStore } from "../store/episodes.ts";
@@ -25,6 +26,8 @@ export function keepIndexesCurrent(upkeep: IndexUpkeep): void {
   try {
     if (upkeep.sessionId || upkeep.runIds.length > 0)
       indexSavedTranscripts({ ...(upkeep.sessionId ? { sessionId: upkeep.sessionId } : {}), runIds: upkeep.runIds }, { onNotice: upkeep.onNotice });
+    // Before the recall index: it then takes in the compacted log once, here, not at the next prompt.
+    upkeep.episodes?.compactIfDue();
     if (upkeep.stores)
       openMemoryIndex({
         projectRoot: upkeep.projectRoot,

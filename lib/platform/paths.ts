@@ -5,7 +5,7 @@
  *   config.json                     user configuration
  *   memory/<hash16>.json            project notes (hash16 = first 16 hex of SHA-256 of the project root)
  *   memory/global.json              notes shared by every project
- *   memory/<hash16>.episodes.json   episodes of past work in a project, and their monthly digests
+ *   memory/<hash16>.episodes.jsonl  episodes of past work in a project, and their monthly digests (an append-only log)
  *   memory/<hash16>.index/          the recall index over a project's notes, the global notes and its episodes
  *                                     (manifest.json and segment files, lib/search/index-folder.ts)
  *   memory/<hash16>.vectors.json    embedding vectors of that index's documents (only with memory.embeddings)
@@ -55,7 +55,9 @@ export const paths = {
   memoryDir: () => join(stateDir(), "memory"),
   projectMemory: (projectRoot: string) => join(stateDir(), "memory", `${pathHash16(projectRoot)}.json`),
   globalMemory: () => join(stateDir(), "memory", "global.json"),
-  projectEpisodes: (projectRoot: string) => join(stateDir(), "memory", `${pathHash16(projectRoot)}.episodes.json`),
+  projectEpisodes: (projectRoot: string) => join(stateDir(), "memory", `${pathHash16(projectRoot)}.episodes.jsonl`),
+  /** The single JSON document episodes were kept in before the log: read until the first new episode moves it into the log. */
+  legacyProjectEpisodes: (projectRoot: string) => join(stateDir(), "memory", `${pathHash16(projectRoot)}.episodes.json`),
   memoryIndex: (projectRoot: string) => join(stateDir(), "memory", `${pathHash16(projectRoot)}.index`),
   /** The single-file form recall indexes had before index folders: removed when its folder is built. */
   legacyMemoryIndex: (projectRoot: string) => join(stateDir(), "memory", `${pathHash16(projectRoot)}.index.json`),

@@ -31,6 +31,7 @@ import {
   renameSync,
   rmSync,
   statSync,
+  truncateSync,
   unlinkSync,
   writeSync,
   constants as fsConstants,
@@ -191,19 +192,29 @@ function _writeAtomic(path: string, data: string | Uint8Array, mode: number): vo
   }
 }
 
-/** Appends one JSON document (redacted) as one line, in a single write. */
-export function appendJsonLine(path: string, value: unknown, mode = 0o600): void {
+/** Appends one JSON document (redacted) as one line, in a single write; `durable`: fsynced before it returns. */
+export function appendJsonLine(path: string, value: unknown, mode = 0o600, durable = false): void {
   const line = Buffer.from(`${JSON.stringify(redactValue(value))}\n`, "utf8");
   try {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     const fd = openSync(path, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_APPEND, mode);
     try {
       writeSync(fd, line);
+      if (durable) fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
   } catch (error) {
     throw _sentence(error, path, "append");
+  }
+}
+
+/** Cuts `path` to its first `length` bytes (a torn last line of an append-only file, under the caller's lock). */
+export function truncateFile(path: string, length: number): void {
+  try {
+    truncateSync(path, length);
+  } catch (error) {
+    throw _sentence(error, path, "replace");
   }
 }
 

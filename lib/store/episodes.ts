@@ -2,95 +2,83 @@
  * Episodes: one record per headless run or REPL session that did something in a project, built
  * from what shiro observed (episode-build.ts), kept beside the project's notes.
  *
- * File `memory/<hash16>.episodes.json` (paths.projectEpisodes), pretty JSON:
- *   {version: 1, project: "<root>", episodes: Episode[], digests: EpisodeDigest[]}
- * `episodes` are oldest first; `digests` hold one entry per month ("YYYY-MM"), oldest first.
- * Objects are read loosely: fields this version does not know are kept through every rewrite, so a
- * later format can add fields (scope, provenance) without a migration.
+ * File `memory/<hash16>.episodes.jsonl` (paths.projectEpisodes), an append-only log of JSON
+ * lines, each ending in "\n":
+ *   {"shiro":"episodes","version":2,"project":"<root>"}          the header, always the first line
+ *   {"n":0,"digest":EpisodeDigest}                                 monthly digests (written by a compaction)
+ *   {"n":<k>,"fold":<f>,"episode":Episode}                         an episode, `id` and `sessionId` its first fields
+ *   {"n":<k>,"summary":{"id":"<episode id>","text":"<summary>"}}   a summary added to an earlier episode
+ * `n` counts the episode lines from the header through that line, so the newest line alone says
+ * how many episodes the file holds; `fold` (absent: 0) is the writer's caps applied: episodes
+ * numbered up to it are folded into the digests (it never goes down). Episodes are kept in file order (oldest first), each with the
+ * text of the last summary line naming it; digests by month. Objects are read loosely: fields
+ * this version does not know are kept, and so are lines of a kind it does not know (through a
+ * compaction too), so a later format can add either without a migration.
  *
  * Guarantees:
- * - `record` and `addSummary` are each one locked read-modify-write through json-file's `updateJsonSync`: concurrent
- *   processes never lose each other's episodes.
- * - Past `maxEpisodes` (1,000) or `maxBytes` (4 MB of serialised episodes) the oldest episodes are
- *   folded into the digest of the month they ended in (counts, sessions, prompts, files, commands,
- *   steps, cost), never dropped without a trace. A digest's lists are capped; its counts are not.
- * - A corrupt file is never overwritten: reads treat it as empty and report it once through
- *   `onNotice`; the next record moves it aside to `<file>.corrupt-<time>` (reported) first.
- * - `unreadable` (asked at every run's start) reads the file only when no run has seen this very
- *   version of it readable: a version written by `record` or read whole is kept in
- *   lib/store/learned.ts, keyed by its device, inode, size and times, so a long history's
- *   episodes are not parsed before every first request.
+ * - `record` and `addSummary` append one line, fsynced, under the file's lock (file-lock.ts): a
+ *   save writes the bytes of its record and reads the last line, never the rest of the file.
+ *   Concurrent processes never lose each other's episodes.
+ * - The caps: past `maxEpisodes` (1,000) or `maxBytes` (4 MB of serialised episodes) the oldest
+ *   episodes are folded into the digest of the month they ended in (counts, sessions, prompts,
+ *   files, commands, steps, cost), never dropped without a trace. Every read applies the caps, so
+ *   the file may hold more until it is compacted: `compact` (`shiro memory gc`, or
+ *   `compactIfDue` after a later run's answer once the file holds a quarter more than the caps)
+ *   rewrites it atomically as what reads show: header, digests, the episodes kept.
+ * - `newest` and `find` read the log backwards from its end and stop at what they need; `read`
+ *   reads it whole once per process, then only the lines appended since (by anyone); what this
+ *   process wrote is never read back.
+ * - A torn last line (a writer killed mid-append) is ignored by reads and cut off by the next
+ *   append. A line that does not parse or validate is skipped, reported once through `onNotice`,
+ *   and kept in `<file>.corrupt-<time>` by the next compaction. A file whose header is not this
+ *   format is never overwritten: reads treat it as empty and report it once; the next record
+ *   moves it aside to `<file>.corrupt-<time>` (reported) first.
+ * - The format before the log, `memory/<hash16>.episodes.json` ({version: 1, project,
+ *   episodes, digests}, one pretty JSON document), is read as it is while no log exists; the
+ *   first record or summary moves it into a log (the same episodes and digests) and removes it.
+ * - `unreadable` (asked at every run's start) reads the log's header line, nothing else; a
+ *   legacy file is parsed only when no run has seen this very version of it readable (kept in
+ *   lib/store/learned.ts, keyed by its device, inode, size and times).
  */
-import { statSync } from "node:fs";
+import { existsSync, renameSync, rmSync, statSync } from "node:fs";
 import * as v from "valibot";
 import { paths } from "../platform/paths.ts";
-import { readJson, updateJsonSync } from "../state-file/json-file.ts";
+import { appendJsonLine, readJson, truncateFile, writeTextAtomic } from "../state-file/json-file.ts";
+import { withLockSync } from "../state-file/file-lock.ts";
+import { closeLog, linesFromEnd, openLog } from "./episode-log.ts";
+import {
+  LegacySchema,
+  byteFold,
+  foldParsed,
+  headerProblem,
+  lastMarks,
+  loadLegacy,
+  loadLog,
+  logText,
+  parsedLogs,
+  readHeader,
+  sameStat,
+  scanNewest,
+  statOf,
+  type LoadedLog,
+  type ParsedLog,
+} from "./episode-log-read.ts";
+import { EPISODE_BYTES_CAP, EPISODE_CAP, type Episode, type EpisodeContents } from "./episode-schema.ts";
 import { keepLearned, recallLearned } from "./learned.ts";
-import { redactText } from "../secrets/redact.ts";
+import { redactText, redactValue } from "../secrets/redact.ts";
 
-export const EPISODE_CAP = 1_000;
-export const EPISODE_BYTES_CAP = 4_000_000;
-const _DIGEST_PROMPTS = 60;
-const _DIGEST_FILES = 80;
-const _DIGEST_COMMANDS = 40;
-const _DIGEST_SESSIONS = 200;
-const _DIGEST_PROMPT_CHARS = 120;
-
-const CommandRunSchema = v.looseObject({
-  command: v.string(),
-  /** The exit code; null when the command was killed or never ran. */
-  exit: v.nullable(v.number()),
-});
-
-export const EpisodeSchema = v.looseObject({
-  id: v.pipe(v.string(), v.minLength(1)),
-  sessionId: v.string(),
-  runIds: v.array(v.string()),
-  startedAt: v.string(),
-  endedAt: v.string(),
-  prompts: v.array(v.string()),
-  filesRead: v.array(v.string()),
-  filesChanged: v.array(v.string()),
-  commands: v.array(CommandRunSchema),
-  outcome: v.looseObject({
-    status: v.string(),
-    steps: v.number(),
-    runs: v.number(),
-    costUsd: v.optional(v.number()),
-  }),
-  answer: v.string(),
-  spans: v.array(v.string()),
-  summary: v.optional(v.string()),
-});
-export type Episode = v.InferOutput<typeof EpisodeSchema>;
-export type CommandRun = v.InferOutput<typeof CommandRunSchema>;
-
-export const EpisodeDigestSchema = v.looseObject({
-  month: v.pipe(v.string(), v.regex(/^\d{4}-\d{2}$/)),
-  episodes: v.number(),
-  firstAt: v.string(),
-  lastAt: v.string(),
-  steps: v.number(),
-  costUsd: v.optional(v.number()),
-  sessionIds: v.array(v.string()),
-  prompts: v.array(v.string()),
-  filesChanged: v.array(v.string()),
-  commands: v.array(v.string()),
-});
-export type EpisodeDigest = v.InferOutput<typeof EpisodeDigestSchema>;
-
-const _FileSchema = v.looseObject({
-  version: v.literal(1),
-  project: v.string(),
-  episodes: v.array(EpisodeSchema),
-  digests: v.optional(v.array(EpisodeDigestSchema), () => []),
-});
-type _EpisodeFile = v.InferOutput<typeof _FileSchema>;
-
-export interface EpisodeContents {
-  episodes: Episode[];
-  digests: EpisodeDigest[];
-}
+export {
+  EPISODE_BYTES_CAP,
+  EPISODE_CAP,
+  EpisodeDigestSchema,
+  EpisodeSchema,
+  foldIntoDigests,
+  type CommandRun,
+  type Episode,
+  type EpisodeContents,
+  type EpisodeDigest,
+} from "./episode-schema.ts";
+export { EPISODE_LOG_VERSION } from "./episode-log-read.ts";
 
 export interface RecordEpisodeResult {
   /** Episodes kept after this one was added. */
@@ -99,14 +87,32 @@ export interface RecordEpisodeResult {
   folded: number;
 }
 
+export interface CompactEpisodesResult {
+  /** Episode lines and bytes in the file before and after. */
+  episodesBefore: number;
+  episodesAfter: number;
+  bytesBefore: number;
+  bytesAfter: number;
+  /** Unreadable lines moved to `<file>.corrupt-<time>`. */
+  damaged: number;
+}
+
 export interface EpisodeStore {
   readonly projectRoot: string;
   readonly path: string;
   record(episode: Episode): RecordEpisodeResult;
-  /** Adds a model-written summary to a stored episode (one locked write); false when it was folded or is gone. */
+  /** Adds a model-written summary to a stored episode (one locked append); false when it was folded or is gone. */
   addSummary(id: string, summary: string): boolean;
-  /** Episodes oldest first and digests, as stored; empty when the file is missing or corrupt. */
+  /** Episodes oldest first and digests, as stored; empty when the file is missing or unreadable. */
   read(): EpisodeContents;
+  /** The newest `count` episodes kept, newest first (read from the log's end, only as far as needed). */
+  newest(count: number): Episode[];
+  /** The kept episode with this id, read from the log's end back to it; undefined when folded or unknown. */
+  find(id: string): Episode | undefined;
+  /** Rewrites the file as reads show it (caps applied, summaries merged); undefined when there is no log. */
+  compact(): CompactEpisodesResult | undefined;
+  /** `compact` when the file holds a quarter more than the caps (a stat and its last line tell); otherwise nothing. */
+  compactIfDue(): CompactEpisodesResult | undefined;
   /**
    * The notice of an unreadable file, given once per store: by this call (a run asks at its start,
    * so the notice is an event of that run) or by `read` through `onNotice`, whichever comes first.
@@ -123,64 +129,221 @@ export interface EpisodeStoreOptions {
 /** The episodes of one project (keyed by its root). Creates no file until the first record. */
 export function openEpisodes(projectRoot: string, options: EpisodeStoreOptions = {}): EpisodeStore {
   const path = paths.projectEpisodes(projectRoot);
+  const legacyPath = paths.legacyProjectEpisodes(projectRoot);
   const maxEpisodes = options.maxEpisodes ?? EPISODE_CAP;
   const maxBytes = options.maxBytes ?? EPISODE_BYTES_CAP;
   let reportedCorrupt = false;
+  let reportedDamaged = false;
+  const tellCorrupt = (text: string) => {
+    if (reportedCorrupt) return;
+    reportedCorrupt = true;
+    options.onNotice?.(text);
+  };
+  const tellDamaged = (parsed: ParsedLog) => {
+    if (reportedDamaged || parsed.damaged.length === 0) return;
+    reportedDamaged = true;
+    options.onNotice?.(_damagedNotice(path, parsed.damaged));
+  };
+  const view = (parsed: ParsedLog): EpisodeContents => {
+    const caps = `${maxEpisodes}:${maxBytes}`;
+    let shown = parsed.views.get(caps);
+    if (!shown) parsed.views.set(caps, (shown = foldParsed(parsed, maxEpisodes, maxBytes)));
+    return shown;
+  };
+  /** Under the lock: the log as the next append needs it (created, migrated, moved aside, torn tail cut); its newest `n` and `fold`. */
+  const prepare = (): { n: number; fold: number } => {
+    const opened = openLog(path);
+    if (!opened) {
+      _createLog(path, projectRoot, legacyPath, options.onNotice);
+      return lastMarks(path);
+    }
+    const { fd, stat } = opened;
+    let header: string | undefined;
+    let torn = 0;
+    try {
+      header = readHeader(fd, stat.size);
+      torn = linesFromEnd(fd, stat.size).torn;
+    } finally {
+      closeLog(fd);
+    }
+    const reason = headerProblem(header);
+    if (reason) {
+      const backup = `${path}.corrupt-${Date.now()}`;
+      renameSync(path, backup);
+      parsedLogs.delete(path);
+      options.onNotice?.(`episodes ${path} were unreadable (${reason}); moved them to ${backup} and started anew`);
+      _createLog(path, projectRoot, undefined, options.onNotice);
+    } else if (torn > 0) {
+      truncateFile(path, stat.size - torn);
+      parsedLogs.delete(path);
+      options.onNotice?.(`episodes ${path} ended in an incomplete record (${torn} bytes, a write cut short); dropped it`);
+    }
+    return lastMarks(path);
+  };
+  /** Appends `record` and keeps the parse current when it was current before. */
+  const append = (record: Record<string, unknown>, apply: (parsed: ParsedLog) => void): void => {
+    const before = statOf(path);
+    const stored = redactValue(record);
+    appendJsonLine(path, stored, 0o600, true);
+    const cached = parsedLogs.get(path);
+    if (!cached || !before || !sameStat(cached.stat, before) || cached.parsedTo !== before.size) return;
+    const after = statOf(path)!;
+    const text = JSON.stringify(stored);
+    apply(cached);
+    cached.lastLine = { at: before.size, text };
+    cached.parsedTo = after.size;
+    cached.stat = after;
+    cached.views.clear();
+  };
+  const load = (): LoadedLog => {
+    const loaded = loadLog(path);
+    if (loaded.status !== "missing") return loaded;
+    return loadLegacy(legacyPath);
+  };
 
-  return {
+  const store: EpisodeStore = {
     projectRoot,
     path,
     record(episode) {
-      let result: RecordEpisodeResult = { count: 0, folded: 0 };
-      updateJsonSync(
-        path,
-        {
-          schema: _FileSchema,
-          version: 1,
-          onCorrupt: (reason, backup) => options.onNotice?.(`episodes ${path} were unreadable (${reason}); moved them to ${backup} and started anew`),
-        },
-        (current) => {
-          const file: _EpisodeFile = current ?? { version: 1, project: projectRoot, episodes: [], digests: [] };
-          const episodes = [...file.episodes, episode];
-          const folding = _countToFold(episodes, maxEpisodes, maxBytes);
-          const digests = foldIntoDigests(file.digests, episodes.slice(0, folding));
-          result = { count: episodes.length - folding, folded: folding };
-          return { ...file, episodes: episodes.slice(folding), digests };
-        },
-      );
-      _keepReadable(path);
-      return result;
+      return withLockSync(path, () => {
+        const last = prepare();
+        const n = last.n + 1;
+        const { id, sessionId, ...rest } = episode;
+        const line = { n, fold: 0, episode: { id, sessionId, ...rest } };
+        let fold = Math.max(last.fold, n - maxEpisodes);
+        // Past the byte cap the fold depends on every kept episode's size: found on a whole read (rare: compaction keeps files small).
+        if ((statOf(path)?.size ?? 0) + JSON.stringify(line).length > maxBytes) {
+          const loaded = loadLog(path);
+          if (loaded.status === "ok") fold = Math.max(fold, byteFold(loaded.parsed, redactValue(episode), n, fold, maxBytes));
+        }
+        line.fold = fold;
+        append(fold > 0 ? line : { n, episode: line.episode }, (parsed) => {
+          parsed.byId.set(id, parsed.episodes.length);
+          parsed.episodes.push(redactValue(episode));
+          parsed.ordinals.push(n);
+          parsed.count = n;
+          parsed.foldThrough = Math.max(parsed.foldThrough, fold);
+        });
+        const before = Math.max(0, last.n - last.fold);
+        const after = n - fold;
+        return { count: after, folded: before + 1 - after };
+      });
     },
     addSummary(id, summary) {
       let found = false;
-      updateJsonSync(path, { schema: _FileSchema, version: 1 }, (current) => {
-        if (!current?.episodes.some((episode) => episode.id === id)) return undefined;
+      withLockSync(path, () => {
+        const { n } = prepare();
+        if (!_isKept(store, id)) return;
         found = true;
-        return { ...current, episodes: current.episodes.map((episode) => (episode.id === id ? { ...episode, summary } : episode)) };
+        append({ n, summary: { id, text: summary } }, (parsed) => {
+          const at = parsed.byId.get(id);
+          if (at !== undefined) parsed.episodes[at] = { ...parsed.episodes[at]!, summary: redactText(summary).text };
+        });
       });
-      if (found) _keepReadable(path);
       return found;
     },
     read() {
-      const result = readJson(path, { schema: _FileSchema, version: 1 });
-      if (result.status === "ok") return { episodes: result.value.episodes, digests: result.value.digests };
-      if (result.status === "corrupt" && !reportedCorrupt) {
-        reportedCorrupt = true;
-        options.onNotice?.(_unreadableNotice(path, result.reason));
+      const loaded = load();
+      if (loaded.status === "ok") {
+        tellDamaged(loaded.parsed);
+        const { episodes, digests } = view(loaded.parsed);
+        return { episodes: [...episodes], digests: [...digests] };
       }
+      if (loaded.status === "corrupt") tellCorrupt(_unreadableNotice(path, loaded.reason));
       return { episodes: [], digests: [] };
+    },
+    newest(count) {
+      if (count <= 0) return [];
+      const cached = parsedLogs.get(path);
+      const stat = statOf(path);
+      if (!stat || (cached && sameStat(cached.stat, stat))) return store.read().episodes.slice(-count).reverse();
+      return scanNewest(path, { maxEpisodes, maxBytes, want: count }) ?? store.read().episodes.slice(-count).reverse();
+    },
+    find(id) {
+      const cached = parsedLogs.get(path);
+      const stat = statOf(path);
+      if (!stat || (cached && sameStat(cached.stat, stat))) return store.read().episodes.find((episode) => episode.id === id);
+      const scanned = scanNewest(path, { maxEpisodes, maxBytes, id });
+      return scanned ? scanned[0] : store.read().episodes.find((episode) => episode.id === id);
+    },
+    compact() {
+      if (!existsSync(path) && !existsSync(legacyPath)) return undefined;
+      return withLockSync(path, () => {
+        prepare();
+        const loaded = loadLog(path);
+        if (loaded.status !== "ok") return undefined;
+        const parsed = loaded.parsed;
+        const kept = view(parsed);
+        if (parsed.damaged.length > 0) {
+          const backup = `${path}.corrupt-${Date.now()}`;
+          writeTextAtomic(backup, parsed.damaged.map((bad) => `${bad.line}\n`).join(""), { verbatim: true });
+          options.onNotice?.(`episodes ${path}: ${parsed.damaged.length} unreadable line${parsed.damaged.length === 1 ? "" : "s"} kept in ${backup}`);
+        }
+        const text = logText(projectRoot, kept, parsed.unknown);
+        writeTextAtomic(path, text, { verbatim: true });
+        parsedLogs.delete(path);
+        return {
+          episodesBefore: parsed.episodes.length,
+          episodesAfter: kept.episodes.length,
+          bytesBefore: parsed.stat.size,
+          bytesAfter: Buffer.byteLength(text),
+          damaged: parsed.damaged.length,
+        };
+      });
+    },
+    compactIfDue() {
+      const stat = statOf(path);
+      if (!stat) return undefined;
+      if (stat.size <= maxBytes + maxBytes / 4 && lastMarks(path).n < maxEpisodes + Math.max(1, Math.floor(maxEpisodes / 4))) return undefined;
+      return store.compact();
     },
     unreadable() {
       if (reportedCorrupt) return undefined;
-      const basis = _versionOf(path);
-      if (basis === undefined || recallLearned(_readableKey(path), { basis, schema: _Readable }) !== undefined) return undefined;
-      const result = readJson(path, { schema: _FileSchema, version: 1 });
-      if (result.status === "ok") _keepReadable(path, basis);
+      const opened = openLog(path);
+      if (opened) {
+        let header: string | undefined;
+        try {
+          header = readHeader(opened.fd, opened.stat.size);
+        } finally {
+          closeLog(opened.fd);
+        }
+        const reason = headerProblem(header);
+        if (!reason) return undefined;
+        reportedCorrupt = true;
+        return _unreadableNotice(path, reason);
+      }
+      const basis = _versionOf(legacyPath);
+      if (basis === undefined || recallLearned(_readableKey(legacyPath), { basis, schema: _Readable }) !== undefined) return undefined;
+      const result = readJson(legacyPath, { schema: LegacySchema, version: 1 });
+      if (result.status === "ok") _keepReadable(legacyPath, basis);
       if (result.status !== "corrupt") return undefined;
       reportedCorrupt = true;
-      return _unreadableNotice(path, result.reason);
+      return _unreadableNotice(legacyPath, result.reason);
     },
   };
+  return store;
+}
+
+/** Whether the episode `id` is in what reads show (not folded, not gone). */
+function _isKept(store: EpisodeStore, id: string): boolean {
+  return store.find(id) !== undefined;
+}
+
+/** Writes a new log: the legacy file's episodes and digests when there is one (then removed), else the header alone. */
+function _createLog(path: string, projectRoot: string, legacyPath: string | undefined, onNotice?: (text: string) => void): void {
+  let contents: EpisodeContents = { episodes: [], digests: [] };
+  if (legacyPath && existsSync(legacyPath)) {
+    const legacy = readJson(legacyPath, { schema: LegacySchema, version: 1 });
+    if (legacy.status === "ok") contents = { episodes: legacy.value.episodes, digests: legacy.value.digests };
+    else if (legacy.status === "corrupt") {
+      const backup = `${legacyPath}.corrupt-${Date.now()}`;
+      renameSync(legacyPath, backup);
+      onNotice?.(`episodes ${legacyPath} were unreadable (${legacy.reason}); moved them to ${backup} and started anew`);
+    }
+  }
+  writeTextAtomic(path, logText(projectRoot, redactValue(contents), []), { verbatim: true });
+  parsedLogs.delete(path);
+  if (legacyPath) rmSync(legacyPath, { force: true });
 }
 
 const _Readable = v.object({});
@@ -205,59 +368,6 @@ function _unreadableNotice(path: string, reason: string): string {
   return `episodes ${path} are unreadable (${reason}); they are ignored, and the next episode moves the file aside`;
 }
 
-/** How many of the oldest episodes must go for the rest to fit both caps (the newest always stays). */
-function _countToFold(episodes: readonly Episode[], maxEpisodes: number, maxBytes: number): number {
-  const sizes = episodes.map((episode) => JSON.stringify(episode).length);
-  let bytes = sizes.reduce((sum, size) => sum + size, 0);
-  let folding = Math.max(0, episodes.length - maxEpisodes);
-  for (let i = 0; i < folding; i++) bytes -= sizes[i]!;
-  while (bytes > maxBytes && folding < episodes.length - 1) {
-    bytes -= sizes[folding]!;
-    folding += 1;
-  }
-  return folding;
-}
-
-/** Adds episodes to the digests of the months they ended in; digests stay sorted by month. */
-export function foldIntoDigests(digests: readonly EpisodeDigest[], episodes: readonly Episode[]): EpisodeDigest[] {
-  const byMonth = new Map(digests.map((digest) => [digest.month, { ...digest }]));
-  for (const episode of episodes) {
-    const month = episode.endedAt.slice(0, 7);
-    const digest = byMonth.get(month) ?? {
-      month,
-      episodes: 0,
-      firstAt: episode.startedAt,
-      lastAt: episode.endedAt,
-      steps: 0,
-      sessionIds: [],
-      prompts: [],
-      filesChanged: [],
-      commands: [],
-    };
-    digest.episodes += 1;
-    if (episode.startedAt < digest.firstAt) digest.firstAt = episode.startedAt;
-    if (episode.endedAt > digest.lastAt) digest.lastAt = episode.endedAt;
-    digest.steps += episode.outcome.steps;
-    if (episode.outcome.costUsd !== undefined) digest.costUsd = (digest.costUsd ?? 0) + episode.outcome.costUsd;
-    digest.sessionIds = _addCapped(digest.sessionIds, [episode.sessionId], _DIGEST_SESSIONS);
-    digest.prompts = _addCapped(
-      digest.prompts,
-      episode.prompts.slice(0, 1).map((prompt) => redactText(prompt).text.slice(0, _DIGEST_PROMPT_CHARS)),
-      _DIGEST_PROMPTS,
-    );
-    digest.filesChanged = _addCapped(digest.filesChanged, episode.filesChanged, _DIGEST_FILES);
-    digest.commands = _addCapped(
-      digest.commands,
-      episode.commands.map((run) => redactText(run.command).text.slice(0, _DIGEST_PROMPT_CHARS)),
-      _DIGEST_COMMANDS,
-    );
-    byMonth.set(month, digest);
-  }
-  return [...byMonth.values()].sort((a, b) => (a.month < b.month ? -1 : a.month > b.month ? 1 : 0));
-}
-
-function _addCapped(list: readonly string[], items: readonly string[], cap: number): string[] {
-  const next = [...list];
-  for (const item of items) if (next.length < cap && !next.includes(item)) next.push(item);
-  return next;
+function _damagedNotice(path: string, damaged: readonly { reason: string }[]): string {
+  return `episodes ${path} hold ${damaged.length} unreadable line${damaged.length === 1 ? "" : "s"} (${damaged[0]!.reason}); they are skipped, and \`shiro memory gc\` keeps them in a .corrupt file`;
 }

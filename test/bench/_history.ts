@@ -5,9 +5,10 @@
  * (with the store's cap and monthly digests), and project notes. The state folder is the current
  * `SHIRO_HOME`; callers set it first.
  *
- * Episodes: recording 10,000 through the store rewrites its file 10,000 times, so all but the
- * last are laid out in one write as the store leaves them (the oldest folded into digests), and
- * the last goes through `record`, which applies the real caps.
+ * Episodes: all but the last are laid out in one write in the format the store had before its
+ * log (the oldest folded into digests, as that store left them); the last goes through `record`,
+ * which moves them into the log (the upgrade every long-lived home makes once) and applies the
+ * real caps.
  */
 import type { AgentEvent } from "../../lib/events.ts";
 import type { Message } from "../../lib/messages.ts";
@@ -110,7 +111,12 @@ export function writeHistory(root: string, shape: HistoryShape, seed = 7): void 
   const kept = Math.min(EPISODE_CAP, episodes.length - 1);
   const folded = episodes.slice(0, episodes.length - 1 - kept);
   const last = episodes.pop()!;
-  writeJsonAtomic(paths.projectEpisodes(root), { version: 1, project: root, episodes: episodes.slice(folded.length), digests: foldIntoDigests([], folded) });
+  writeJsonAtomic(paths.legacyProjectEpisodes(root), {
+    version: 1,
+    project: root,
+    episodes: episodes.slice(folded.length),
+    digests: foldIntoDigests([], folded),
+  });
   openEpisodes(root).record(last);
   const memory = openMemory(root, { maxEntries: shape.notes });
   for (let n = 0; n < shape.notes; n++) memory.remember(_MEMORY_KINDS[n % _MEMORY_KINDS.length]!, `${gen.sentence(14)} (${n})`);

@@ -60,7 +60,7 @@ function _seed(): void {
   });
   mkdirSync(paths.memoryDir(), { recursive: true });
   writeFileSync(paths.projectMemory(ROOT), JSON.stringify({ version: 1, project: ROOT, entries: notes }, null, 2));
-  writeFileSync(paths.projectEpisodes(ROOT), JSON.stringify({ version: 1, project: ROOT, episodes, digests: [] }, null, 2));
+  writeFileSync(paths.legacyProjectEpisodes(ROOT), JSON.stringify({ version: 1, project: ROOT, episodes, digests: [] }, null, 2));
 }
 
 /** 1,000 saved sessions of the project: a long prompt (12 paragraphs), a tool call and result, an answer. */
@@ -154,7 +154,7 @@ export async function benchRecall(): Promise<void> {
   // A file's size, or a folder's (an index folder: its manifest and segments).
   const size = (path: string): number =>
     statSync(path).isDirectory() ? readdirSync(path).reduce((sum, name) => sum + size(join(path, name)), 0) : statSync(path).size;
-  const stores = size(paths.projectMemory(ROOT)) + size(paths.projectEpisodes(ROOT));
+  const stores = size(paths.projectMemory(ROOT)) + size(paths.legacyProjectEpisodes(ROOT));
   const index = size(paths.memoryIndex(ROOT));
   console.log(`recall: ${NOTES} notes and ${EPISODES} episodes (${(stores / 1e6).toFixed(1)} MB of stores), median per query`);
   console.log(`  linear scan (read, tokenise, score all)  ${scan.toFixed(1)} ms  (1.00x)`);

@@ -115,6 +115,13 @@ export async function waitUntil(probe: () => boolean, timeoutMs = 15_000): Promi
   }
 }
 
+/** A promise the test settles itself: a fake answer held (`holdUntil`) until the test saw what it waits for. */
+export function latch(): { promise: Promise<void>; release(): void } {
+  let release!: () => void;
+  const promise = new Promise<void>((resolve) => (release = resolve));
+  return { promise, release };
+}
+
 /**
  * The events without the one notice a host without a working bubblewrap adds to every run
  * ("sandbox off: …"), so an exact event list holds on any machine. Where bwrap works nothing is

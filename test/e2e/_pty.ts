@@ -30,23 +30,47 @@ export interface PtyOptions {
 export function startPty(args: string[], options: PtyOptions): PtyDriver {
   let raw = "";
   const decoder = new TextDecoder();
+  // Each `until` is woken by the bytes that arrive (and by the exit), not by a polling clock.
+  const waiters = new Set<() => void>();
+  const wake = () => {
+    for (const waiter of [...waiters]) waiter();
+  };
   const proc = Bun.spawn([BINARY, ...args], {
     cwd: options.cwd,
     env: binaryEnv(options.home, options.env),
-    terminal: { cols: options.cols ?? 200, rows: 50, data: (_terminal, data) => void (raw += decoder.decode(data, { stream: true })) },
+    terminal: {
+      cols: options.cols ?? 200,
+      rows: 50,
+      data: (_terminal, data) => {
+        raw += decoder.decode(data, { stream: true });
+        wake();
+      },
+    },
   });
+  void proc.exited.then(wake);
   // eslint-disable-next-line no-control-regex
   const screen = () => raw.replace(/\x1b\[[0-9;?]*[A-Za-z~]/g, "").replace(/\r/g, "");
   return {
     type: (text) => void proc.terminal!.write(text),
-    async until(text, from = 0) {
-      const deadline = Date.now() + 15_000;
-      for (;;) {
-        const at = screen().indexOf(text, from);
-        if (at >= 0) return at + text.length;
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${JSON.stringify(text)}; screen:\n${screen()}`);
-        await Bun.sleep(20);
-      }
+    until(text, from = 0) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const at = screen().indexOf(text, from);
+          if (at < 0) return;
+          finish();
+          resolve(at + text.length);
+        };
+        const timer = setTimeout(() => {
+          finish();
+          reject(new Error(`timed out waiting for ${JSON.stringify(text)}; screen:\n${screen()}`));
+        }, 15_000);
+        const finish = () => {
+          clearTimeout(timer);
+          waiters.delete(check);
+        };
+        waiters.add(check);
+        check();
+      });
     },
     screen,
     raw: () => raw,

@@ -1,12 +1,16 @@
 /**
- * Helpers of the release tests: build a release with .ci/release/build.ts into a folder, serve
- * folders over HTTP on 127.0.0.1, and run a child process asynchronously (the server lives in the
- * test process) with a time limit.
+ * Helpers of the release tests: build a release with .ci/release/build.ts into a folder (or the
+ * same release around a small stand-in executable, for the installer's own logic), serve folders
+ * over HTTP on 127.0.0.1, and run a child process asynchronously (the server lives in the test
+ * process) with a time limit.
  */
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { chmodSync, copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { join, normalize } from "node:path";
+import pkg from "../../package.json" with { type: "json" };
+import { buildRelease } from "../../.ci/release/build.ts";
+import { findTarget } from "../../lib/release/targets.ts";
 import { ROOT } from "./_harness.ts";
 
 export interface ProcessResult {
@@ -40,6 +44,36 @@ export async function buildTestRelease(out: string, targets: string[], version?:
   const args = [".ci/release/build.ts", "--out", out, "--targets", targets.join(","), ...(version ? ["--version", version] : [])];
   const result = await runProcess(process.execPath, args, { env: { ...process.env, ...env } as Record<string, string>, timeoutMs: 600_000 });
   if (result.code !== 0) throw new Error(`release build failed:\n${result.stdout}${result.stderr}`);
+}
+
+/**
+ * The release build.ts writes for `target`, laid out byte for byte as a real one (archive,
+ * SHA256SUMS, release.json, installers), around a 2-line sh script instead of the compiled
+ * binary: it answers `--version` with the returned line (the real one's shape, "stand-in" where
+ * the Bun version goes) and fails anything else. For cases about the installer's logic, where
+ * copying and hashing the ~90 MB binary proves nothing more.
+ */
+export function buildStandInRelease(out: string, target: string, version = pkg.version): string {
+  let line = "";
+  const release = findTarget(target);
+  if (!release) throw new Error(`unknown target ${target}`);
+  buildRelease({ targets: [release], out, version }, (_target, outfile, defines) => {
+    line = `shiro-neko ${defines.version} (${defines.commit.slice(0, 7)}${defines.commit.endsWith("-dirty") ? "-dirty" : ""} ${defines.date.slice(0, 10)})  stand-in  ${defines.target}  compiled`;
+    writeFileSync(outfile, `#!/bin/sh\n[ "$1" = --version ] && { echo '${line}'; exit 0; }\necho "stand-in shiro: $*" >&2; exit 1\n`);
+    chmodSync(outfile, 0o755);
+  });
+  return line;
+}
+
+/**
+ * The release build.ts writes for `target` around an executable already built (dist/shiro, the
+ * dev build, for the action's tests: they run turns, not the release build, which
+ * release.test.ts checks), without compiling again.
+ */
+export function packRelease(out: string, target: string, binary: string, version = pkg.version): void {
+  const release = findTarget(target);
+  if (!release) throw new Error(`unknown target ${target}`);
+  buildRelease({ targets: [release], out, version }, (_target, outfile) => copyFileSync(binary, outfile));
 }
 
 /** The target install.sh picks on this machine (Linux x64 or arm64, glibc). */

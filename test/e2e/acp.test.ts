@@ -226,7 +226,7 @@ test("session/load replays a saved session as updates, continues it, and shiro -
   const log = readFileSync(join(e2e.dirs.home, ".shiro-neko", "events", `${runs[0].id}.jsonl`), "utf8");
   expect(JSON.parse(log.trim().split("\n").at(-1)!)).toMatchObject({ type: "done", stop: "completed", sessionId });
   const memory = join(e2e.dirs.home, ".shiro-neko", "memory");
-  const episodes = readdirSync(memory).filter((name) => name.endsWith(".episodes.json"));
+  const episodes = readdirSync(memory).filter((name) => name.endsWith(".episodes.jsonl"));
   expect(episodes).toHaveLength(1);
   expect(readFileSync(join(memory, episodes[0]!), "utf8")).toContain(sessionId);
 

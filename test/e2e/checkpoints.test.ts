@@ -90,31 +90,52 @@ async function rewindJson(): Promise<Record<string, any>[]> {
   return JSON.parse(listed.stdout);
 }
 
-describe("shiro rewind takes a turn back", () => {
-  for (const change of CHANGES) {
-    test(change.kind, async () => {
-      const cwd = e2e.dirs.cwd;
-      seed(cwd);
-      const before = treeState(cwd);
-      e2e.fake.script({ toolCalls: change.calls }, { text: "done" });
-      const run = await e2e.shiro(["-p", `do: ${change.kind}`, "--yolo", "--json"]);
-      expect(run.code).toBe(0);
-      const events = parseEventLines(run.stdout);
-      expect(events.filter((event) => event.type === "tool-error")).toEqual([]);
-      expect(treeState(cwd)).not.toEqual(before);
-      const done = events.find((event) => event.type === "done")!;
-      const [checkpoint, ...rest] = await rewindJson();
-      expect(rest).toEqual([]);
-      expect(done.checkpoint).toBe(checkpoint!.id);
-      expect(checkpoint!.prompt).toBe(`do: ${change.kind}`);
-      expect(checkpoint!.files.length).toBeGreaterThan(0);
+/** `call` with its paths (and a patch's file names, and a command's folder) moved into `dir`. */
+function inFolder(call: FakeToolCall, dir: string): FakeToolCall {
+  const input = { ...(call.input as Record<string, unknown>) };
+  for (const key of ["path", "from", "to"]) if (typeof input[key] === "string") input[key] = `${dir}/${input[key]}`;
+  if (typeof input.patch === "string") input.patch = input.patch.replace(/^(\*\*\* (?:Update|Add|Delete) File: )/gm, `$1${dir}/`);
+  if (typeof input.command === "string") input.command = `cd ${dir} && ${input.command}`;
+  return { ...call, input };
+}
 
-      const rewound = await e2e.shiro(["rewind", checkpoint!.id.slice(0, 10), "--yes"]);
-      expect(rewound.stderr).toBe("");
-      expect(rewound.code).toBe(0);
-      expect(treeState(cwd)).toEqual(before);
-    });
-  }
+describe("shiro rewind takes a turn back", () => {
+  // One turn per kind of change, each in a folder of its own seeded the same way: every turn
+  // leaves exactly its own checkpoint, and one rewind to the first takes them all back (a rewind
+  // reads every checkpoint of the chain: what each changed, and its before and after states).
+  // A first turn (not rewound) makes the workspace known to the store first: the first snapshot of
+  // a folder new to it does not see the empty folders nested inside it (left for its owner).
+  test(`each of ${CHANGES.length} kinds of change is checkpointed by its turn and taken back to the byte and the mode`, async () => {
+    const cwd = e2e.dirs.cwd;
+    const dirs = CHANGES.map((_, i) => `case-${i}`);
+    for (const dir of dirs) seed(join(cwd, dir));
+    e2e.fake.script({ toolCalls: [{ name: "write_file", input: { path: "first.txt", content: "first\n" } }] }, { text: "done" });
+    expect((await e2e.shiro(["-p", "first", "--yolo"])).code).toBe(0);
+    const before = treeState(cwd);
+    const seeded = dirs.map((dir) => treeState(join(cwd, dir)));
+    const done: unknown[] = [];
+    for (const [i, change] of CHANGES.entries()) {
+      e2e.fake.script({ toolCalls: change.calls.map((call) => inFolder(call, dirs[i]!)) }, { text: "done" });
+      const run = await e2e.shiro(["-p", `do: ${change.kind}`, "--yolo", "--json"]);
+      const events = parseEventLines(run.stdout);
+      expect([change.kind, run.code, events.filter((event) => event.type === "tool-error")]).toEqual([change.kind, 0, []]);
+      expect([change.kind, treeState(join(cwd, dirs[i]!))]).not.toEqual([change.kind, seeded[i]]);
+      done.push(events.find((event) => event.type === "done")!.checkpoint);
+    }
+    const [firstTurn, ...listed] = (await rewindJson()).reverse();
+    expect(firstTurn!.prompt).toBe("first");
+    expect(listed.map((checkpoint) => [checkpoint.prompt, checkpoint.id])).toEqual(CHANGES.map((change, i) => [`do: ${change.kind}`, done[i]]));
+    expect(listed.map((checkpoint, i) => [CHANGES[i]!.kind, checkpoint.files.length > 0])).toEqual(CHANGES.map((change) => [change.kind, true]));
+
+    const first: string = listed[0]!.id;
+    let length = 10;
+    while ([firstTurn!, ...listed].some((checkpoint) => checkpoint.id !== first && checkpoint.id.startsWith(first.slice(0, length)))) length += 1;
+    const rewound = await e2e.shiro(["rewind", first.slice(0, length), "--yes"]);
+    expect(rewound.stderr).toBe("");
+    expect(rewound.code).toBe(0);
+    expect(dirs.map((dir, i) => [CHANGES[i]!.kind, treeState(join(cwd, dir))])).toEqual(dirs.map((_, i) => [CHANGES[i]!.kind, seeded[i]!]));
+    expect(treeState(cwd)).toEqual(before);
+  }, 120_000);
 
   test("a read-only turn never snapshots; a turn that changes nothing leaves no checkpoint", async () => {
     seed(e2e.dirs.cwd);
@@ -151,7 +172,7 @@ describe("shiro rewind takes a turn back", () => {
     expect(treeState(cwd).filter((entry) => entry.path !== "unrelated.txt")).toEqual(before);
   });
 
-  test("two turns: a rewind to the first takes both back, in order", async () => {
+  test("two turns: without --yes and without a terminal a rewind refuses to guess (exit 2), changing nothing; with it, a rewind to the first takes both back, in order", async () => {
     const cwd = e2e.dirs.cwd;
     seed(cwd);
     const before = treeState(cwd);
@@ -159,26 +180,19 @@ describe("shiro rewind takes a turn back", () => {
     await e2e.shiro(["-p", "first", "--yolo"]);
     e2e.fake.script({ toolCalls: [bash("echo second > keep.txt && rm a.txt && echo two > b.txt")] }, { text: "2" });
     await e2e.shiro(["-p", "second", "--yolo"]);
+    const changed = treeState(cwd);
     const listed = await rewindJson();
     expect(listed.map((record) => record.prompt)).toEqual(["second", "first"]);
+    const asked = await e2e.shiro(["rewind", listed[1]!.id]);
+    expect(asked.code).toBe(2);
+    expect(asked.stderr).toContain("--yes");
+    expect(treeState(cwd)).toEqual(changed);
     const text = await e2e.shiro(["rewind"]);
     expect(text.stdout.indexOf('"second"')).toBeLessThan(text.stdout.indexOf('"first"'));
     expect(text.stdout).toContain("M keep.txt (+1 -1)");
     expect((await e2e.shiro(["rewind", listed[1]!.id, "--yes"])).code).toBe(0);
     expect(treeState(cwd)).toEqual(before);
     expect((await rewindJson()).every((record) => typeof record.undone === "string")).toBe(true);
-  });
-
-  test("without --yes and without a terminal it refuses to guess (exit 2), changing nothing", async () => {
-    seed(e2e.dirs.cwd);
-    e2e.fake.script({ toolCalls: [bash("echo x > keep.txt")] }, { text: "1" });
-    await e2e.shiro(["-p", "one", "--yolo"]);
-    const changed = treeState(e2e.dirs.cwd);
-    const [checkpoint] = await rewindJson();
-    const asked = await e2e.shiro(["rewind", checkpoint!.id]);
-    expect(asked.code).toBe(2);
-    expect(asked.stderr).toContain("--yes");
-    expect(treeState(e2e.dirs.cwd)).toEqual(changed);
   });
 });
 

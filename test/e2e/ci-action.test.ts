@@ -1,16 +1,17 @@
 /**
- * The GitHub Action's steps (.ci/action/run.sh, which action.yml runs) against a release built in
- * the test and the fake provider: it installs the release (checksum verified), runs one headless
- * turn, and leaves the job summary, the outputs and the files the artifact upload names. A
- * tampered release installs nothing and fails in one line.
+ * The GitHub Action's steps (.ci/action/run.sh, which action.yml runs) against a release laid out
+ * by build.ts around dist/shiro (the action's logic is under test, not the release build) and the
+ * fake provider: it installs the release (checksum verified), runs one headless turn, and leaves
+ * the job summary, the outputs and the files the artifact upload names. A tampered release (of
+ * the installer's stand-in) installs nothing and fails in one line.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startFakeProvider, type FakeProvider } from "../fakes/provider.ts";
-import { ROOT, fakeEnv } from "./_harness.ts";
-import { buildTestRelease, nativeTarget, runProcess } from "./_release.ts";
+import { BINARY, ROOT, ensureBinary, fakeEnv } from "./_harness.ts";
+import { buildStandInRelease, nativeTarget, packRelease, runProcess } from "./_release.ts";
 
 const RUN_SH = join(ROOT, ".ci", "action", "run.sh");
 let work: string;
@@ -19,7 +20,8 @@ const release = () => join(work, "release");
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "shiro-action-test-"));
-  await buildTestRelease(release(), [nativeTarget()]);
+  ensureBinary();
+  packRelease(release(), nativeTarget(), BINARY);
   fake = await startFakeProvider();
 }, 600_000);
 
@@ -112,8 +114,7 @@ describe("the action's script", () => {
 
   test("a tampered release installs nothing and fails in one line", async () => {
     const tampered = join(work, "tampered");
-    mkdirSync(tampered, { recursive: true });
-    for (const file of readdirSync(release())) copyFileSync(join(release(), file), join(tampered, file));
+    buildStandInRelease(tampered, nativeTarget());
     const archive = join(tampered, `shiro-${nativeTarget()}.tar.gz`);
     const bytes = readFileSync(archive);
     bytes[bytes.length - 100] = bytes[bytes.length - 100]! ^ 0xff;

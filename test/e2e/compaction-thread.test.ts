@@ -10,7 +10,8 @@ import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RecordedRequest } from "../fakes/provider.ts";
-import { parseEventLines, useE2E } from "./_harness.ts";
+import { fakeEnv, parseEventLines, useE2E } from "./_harness.ts";
+import { withPty } from "./_pty.ts";
 
 const STEPS = 30;
 const CURRENT = "now the current request: read big.txt many times";
@@ -46,11 +47,21 @@ for (const protocol of ["chat", "responses", "anthropic"] as const) {
       const { dirs, fake } = e2e;
       writeFileSync(join(dirs.cwd, "big.txt"), Array.from({ length: 60 }, (_, i) => `line ${i} ${"x".repeat(50)}`).join("\n"));
       e2e.writeConfig({ maxSteps: 100, historyPairs: 3, compaction: { threshold: 4_000 } });
-      for (let k = 0; k < 4; k++) {
-        fake.script({ text: answer(k) });
-        const run = await e2e.shiro(["-p", question(k), ...(k > 0 ? ["-c"] : [])], { protocol });
-        expect(run.code).toBe(0);
-      }
+      // The four old exchanges come from one REPL session (one launch, not four `-p … -c` runs).
+      fake.script(...Array.from({ length: 4 }, (_, k) => ({ text: answer(k) })));
+      await withPty({ cwd: dirs.cwd, home: dirs.home, env: fakeEnv(fake.baseURL, protocol) }, async (repl) => {
+        let at = 0;
+        for (let k = 0; k < 4; k++) {
+          repl.type(`${question(k)}\r`);
+          at = await repl.until(`old answer ${k}:`, at);
+          at = await repl.until("in context", at);
+        }
+        repl.type("/exit\r");
+        await repl.until("Good bye.", at);
+        expect(await repl.exited).toBe(0);
+      });
+      expect(fake.requests.map((request) => userMessages(request).messages.flat().at(-1))).toEqual([0, 1, 2, 3].map(question));
+      expect(fake.violations).toEqual([]);
       fake.reset();
 
       let step = 0;

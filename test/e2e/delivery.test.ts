@@ -5,8 +5,8 @@
  * run leaves a session `-c` resumes, and state-file failures are sentences.
  */
 import { describe, expect, test } from "bun:test";
-import { spawn } from "node:child_process";
-import { closeSync, mkdirSync, openSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, symlinkSync, watch, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BINARY, binaryEnv, fakeEnv, parseEventLines, userTextsOf, useE2E, withoutHostNotices } from "./_harness.ts";
 
@@ -67,6 +67,34 @@ function runWithStdoutTo(path: string, args: string[]): Promise<PipedResult> {
 
 const SLOW_READER = "sleep 1.5; cat";
 
+/**
+ * A reader that starts once the run is over: it waits on a FIFO the test opens when the run's
+ * event log (which shiro appends as it goes) holds its `done`, so by then shiro has handed every
+ * byte to its stdout, more than the pipe holds, and no one has read any of it yet. (shiro queues
+ * what the pipe cannot take and goes on; a writer that held the turn until the reader came would
+ * never log done, and the wait below says so after 20 s.)
+ */
+async function readerAfterRun(runId: string): Promise<{ reader: string; opened: Promise<void> }> {
+  const gate = join(e2e.dirs.cwd, "reader-gate.fifo");
+  expect(spawnSync("mkfifo", [gate]).status).toBe(0);
+  const events = join(e2e.dirs.home, ".shiro-neko", "events");
+  mkdirSync(events, { recursive: true });
+  const log = join(events, `${runId}.jsonl`);
+  const opened = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => (watcher.close(), reject(new Error(`no done event in ${log} within 20 s`))), 20_000);
+    const check = () => {
+      if (!existsSync(log) || !readFileSync(log, "utf8").includes('"type":"done"')) return;
+      watcher.close();
+      clearTimeout(timer);
+      // Writing blocks until the reader opens its end, so it goes through a child, not this process.
+      spawn("sh", ["-c", 'echo go > "$0"', gate], { stdio: "ignore" }).on("close", () => resolve());
+    };
+    const watcher = watch(events, check);
+    check();
+  });
+  return { reader: `read -r _ < '${gate}'; cat`, opened };
+}
+
 /** One headless run whose answer is BIG; returns its run and session ids. */
 async function bigRun(): Promise<{ runId: string; sessionId: string }> {
   e2e.fake.script({ text: BIG });
@@ -76,17 +104,21 @@ async function bigRun(): Promise<{ runId: string; sessionId: string }> {
   return { runId: String(start.runId), sessionId: String(start.sessionId) };
 }
 
-describe("a reader that starts 1.5 s late receives every byte", () => {
-  test("-p in text mode", async () => {
+describe("a reader that starts late receives every byte", () => {
+  test("-p in text mode, read only after the run is over", async () => {
+    const runId = "0193ab2c-0000-7000-8000-0000000000d1";
     e2e.fake.script({ text: BIG });
-    const result = await runPiped(["-p", "say a lot"], SLOW_READER);
+    const { reader, opened } = await readerAfterRun(runId);
+    const [result] = await Promise.all([runPiped(["-p", "say a lot"], reader, { env: { SHIRO_RUN_ID: runId } }), opened]);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(`${BIG}\n`);
   });
 
-  test("-p --json: every line parses and the stream ends with done", async () => {
+  test("-p --json, read only after the run is over: every line parses and the stream ends with done", async () => {
+    const runId = "0193ab2c-0000-7000-8000-0000000000d2";
     e2e.fake.script({ text: BIG });
-    const result = await runPiped(["-p", "say a lot", "--json"], SLOW_READER);
+    const { reader, opened } = await readerAfterRun(runId);
+    const [result] = await Promise.all([runPiped(["-p", "say a lot", "--json"], reader, { env: { SHIRO_RUN_ID: runId } }), opened]);
     expect(result.code).toBe(0);
     expect(result.stdout.endsWith("\n")).toBe(true);
     const events = parseEventLines(result.stdout);
@@ -100,7 +132,8 @@ describe("a reader that starts 1.5 s late receives every byte", () => {
     expect(events.find((event) => event.type === "message")!.text).toBe(BIG);
   });
 
-  test("runs events --json", async () => {
+  // These only read the state folder, leaving no event that says they are done: the reader starts 1.5 s late.
+  test("runs events --json, read 1.5 s late", async () => {
     const { runId } = await bigRun();
     const result = await runPiped(["runs", "events", runId, "--json"], SLOW_READER);
     expect(result.code).toBe(0);
@@ -109,7 +142,7 @@ describe("a reader that starts 1.5 s late receives every byte", () => {
     expect(events[2]!.text).toBe(BIG);
   });
 
-  test("sessions show --json", async () => {
+  test("sessions show --json, read 1.5 s late", async () => {
     const { sessionId } = await bigRun();
     const result = await runPiped(["sessions", "show", sessionId, "--json"], SLOW_READER);
     expect(result.code).toBe(0);
@@ -242,7 +275,13 @@ describe("start-up diagnostics", () => {
 
 describe("a run killed in its first moments", () => {
   test("SIGKILL while the first request is in flight leaves a session -c resumes, question included", async () => {
-    e2e.fake.script({ stallMs: 20_000, text: "never sent" });
+    // The responder runs as the request arrives: that is when the kill goes out.
+    let arrived!: () => void;
+    const inFlight = new Promise<void>((resolve) => (arrived = resolve));
+    e2e.fake.respond(() => {
+      arrived();
+      return { stallMs: 20_000, text: "never sent" };
+    });
     const child = spawn(BINARY, ["-p", "remember the walrus", "--json"], {
       cwd: e2e.dirs.cwd,
       stdio: ["ignore", "pipe", "pipe"],
@@ -251,8 +290,7 @@ describe("a run killed in its first moments", () => {
     let stdout = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
     const closed = new Promise((resolve) => child.on("close", resolve));
-    const deadline = Date.now() + 20_000;
-    while (e2e.fake.requests.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    await Promise.race([inFlight, closed]);
     child.kill("SIGKILL");
     await closed;
     const firstSession = parseEventLines(stdout)[0]!.sessionId;

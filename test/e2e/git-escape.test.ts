@@ -14,10 +14,11 @@
  * The payload appends to a canary file outside the workspace and connects to a TCP listener on
  * 127.0.0.1 that the test runs: both must stay untouched.
  */
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { toolResultsOf, useE2E } from "./_harness.ts";
 import { sandboxTest } from "../unit/sandbox-required.ts";
@@ -41,30 +42,35 @@ function setupGit(fx: Fixture, cwd: string, args: string[]): void {
   if (run.status !== 0) throw new Error(`git ${args.join(" ")}: ${run.stderr}`);
 }
 
-/**
- * A repository in the workspace with a submodule `mod`, a nested repository `sub`, a staged
- * change to a.txt and an unstaged one to b.txt; the payload and the canary beside the state folder.
- */
-function makeFixture(port: number): Fixture {
-  const home = e2e.dirs.home;
-  const canary = join(home, "canary");
-  const payload = join(home, "payload.sh");
-  writeFileSync(
-    payload,
-    `#!/bin/bash\necho "$0 $*" >> ${canary}\n(exec 3<>/dev/tcp/127.0.0.1/${port}) 2>/dev/null\nif [ -f "$1" ]; then cat "$1"; elif [ ! -t 0 ]; then cat; fi\nexit 0\n`,
-  );
-  chmodSync(payload, 0o755);
+/** The user's git config of a fixture: an identity, no signing, `main`. */
+function writeUserConfig(home: string): Record<string, string> {
   const globalConfig = join(home, "user.gitconfig");
   writeFileSync(globalConfig, "[user]\n\tname = Test\n\temail = test@example.com\n[commit]\n\tgpgsign = false\n[init]\n\tdefaultBranch = main\n");
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, GIT_CONFIG_GLOBAL: globalConfig, GIT_CONFIG_NOSYSTEM: "1" };
-  const fx: Fixture = { ws: e2e.dirs.cwd, payload, canary, env };
-  const inner = join(home, "inner");
+  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, GIT_CONFIG_GLOBAL: globalConfig, GIT_CONFIG_NOSYSTEM: "1" };
+}
+
+/**
+ * The repositories every test starts from, made once for the file and copied into each test's
+ * workspace: a repository with a submodule `mod` (its source beside the template), a nested
+ * repository `sub`, a staged change to a.txt and unstaged ones to b.txt and mod/m.txt.
+ */
+let template: string | undefined;
+afterAll(() => {
+  if (template) rmSync(template, { recursive: true, force: true });
+});
+
+function templateWorkspace(): string {
+  if (template) return join(template, "ws");
+  template = mkdtempSync(join(tmpdir(), "shiro-e2e-git-escape-"));
+  const fx: Fixture = { ws: join(template, "ws"), payload: "", canary: "", env: writeUserConfig(template) };
+  const inner = join(template, "inner");
   mkdirSync(inner);
   setupGit(fx, inner, ["init", "-q"]);
   writeFileSync(join(inner, "m.txt"), "module\n");
   setupGit(fx, inner, ["add", "."]);
   setupGit(fx, inner, ["commit", "-q", "-m", "inner"]);
   const ws = fx.ws;
+  mkdirSync(ws);
   setupGit(fx, ws, ["init", "-q"]);
   writeFileSync(join(ws, "a.txt"), "one\n");
   writeFileSync(join(ws, "b.txt"), "bee\n");
@@ -80,7 +86,21 @@ function makeFixture(port: number): Fixture {
   setupGit(fx, ws, ["add", "a.txt"]);
   writeFileSync(join(ws, "b.txt"), "bee\nsting\n");
   writeFileSync(join(ws, "mod", "m.txt"), "module changed\n");
-  return fx;
+  return ws;
+}
+
+/** The template's repositories in the test's workspace; the payload and the canary beside the state folder. */
+function makeFixture(port: number): Fixture {
+  const home = e2e.dirs.home;
+  const canary = join(home, "canary");
+  const payload = join(home, "payload.sh");
+  writeFileSync(
+    payload,
+    `#!/bin/bash\necho "$0 $*" >> ${canary}\n(exec 3<>/dev/tcp/127.0.0.1/${port}) 2>/dev/null\nif [ -f "$1" ]; then cat "$1"; elif [ ! -t 0 ]; then cat; fi\nexit 0\n`,
+  );
+  chmodSync(payload, 0o755);
+  cpSync(templateWorkspace(), e2e.dirs.cwd, { recursive: true });
+  return { ws: e2e.dirs.cwd, payload, canary, env: writeUserConfig(home) };
 }
 
 /** What the user runs later, outside shiro and outside the sandbox. */

@@ -37,25 +37,6 @@ for (const protocol of PROTOCOLS) {
       expect(systemOf(e2e.fake.requests[0]!)).toContain(`Workspace root: ${e2e.dirs.cwd}`);
     });
 
-    test("parallel calls in one step are all answered, in call order", async () => {
-      writeFileSync(join(e2e.dirs.cwd, "a.txt"), "A\n");
-      writeFileSync(join(e2e.dirs.cwd, "b.txt"), "B\n");
-      e2e.fake.script(
-        {
-          toolCalls: [
-            { name: "read_file", input: { path: "a.txt" } },
-            { name: "read_file", input: { path: "b.txt" } },
-            { name: "glob", input: { pattern: "*.txt" } },
-          ],
-        },
-        { text: "ok" },
-      );
-      const result = await run(["-p", "read both"], protocol);
-      expect(result.code).toBe(0);
-      const outputs = toolResultsOf(e2e.fake.requests[1]!).map((r) => r.output);
-      expect(outputs).toEqual(["1: A", "1: B", "a.txt\nb.txt"]);
-    });
-
     test("without --yolo a call that needs approval is denied, the model is told, and the run still exits 0", async () => {
       e2e.fake.script({ toolCalls: [{ name: "bash", input: { command: "touch should-not-exist" } }] }, { text: "Understood." });
       const result = await run(["-p", "make a file"], protocol);
@@ -65,27 +46,6 @@ for (const protocol of PROTOCOLS) {
       const [denied] = toolResultsOf(e2e.fake.requests[1]!);
       expect(denied!.output).toContain("--yolo");
       expect(existsSync(join(e2e.dirs.cwd, "should-not-exist"))).toBe(false);
-    });
-
-    test("an unknown tool and invalid arguments come back to the model as errors", async () => {
-      e2e.fake.script(
-        {
-          toolCalls: [
-            { name: "launch_rockets", input: {} },
-            { name: "read_file", input: { path: 42 } },
-            { name: "read_file", rawArgs: "{not json" },
-          ],
-        },
-        { text: "sorry" },
-      );
-      const result = await run(["-p", "go"], protocol);
-      expect(result.code).toBe(0);
-      // chat and responses carry no error flag on results, so the adapters prefix "Error: ".
-      const outputs = toolResultsOf(e2e.fake.requests[1]!).map((r) => r.output.replace(/^Error: /, ""));
-      expect(outputs[0]).toStartWith('Unknown tool "launch_rockets". Available tools: ');
-      expect(outputs[1]).toStartWith('Invalid arguments for read_file: "path" ');
-      expect(outputs[2]).toStartWith("Invalid arguments for read_file: not a JSON object");
-      expect(result.stderr).toContain("[tool-error] launch_rockets");
     });
 
     test("the step cap ends the run with exit 4", async () => {
@@ -107,27 +67,74 @@ for (const protocol of PROTOCOLS) {
       expect(result.stderr).toMatch(/\[error\] 401 from 127\.0\.0\.1:\d+: the API key was rejected/);
       expect(result.stdout).toBe("");
     });
-
-    test("the prompt can come from stdin, with -p or without it", async () => {
-      e2e.fake.script({ text: "one" }, { text: "two" });
-      const withFlag = await run(["-p"], protocol, { stdin: "from stdin with -p\n" });
-      const piped = await run([], protocol, { stdin: "piped without -p" });
-      expect([withFlag.code, withFlag.stdout, piped.code, piped.stdout]).toEqual([0, "one\n", 0, "two\n"]);
-      expect(userTextsOf(e2e.fake.requests[0]!)).toEqual(["from stdin with -p"]);
-      expect(userTextsOf(e2e.fake.requests[1]!)).toEqual(["piped without -p"]);
-    });
-
-    test("-p - and --print=- read the prompt from stdin too", async () => {
-      const spellings = [["-p", "-"], ["--print", "-"], ["--print=-"], ["-p", "-", "--json"]];
-      e2e.fake.script(...spellings.map((_, index) => ({ text: `answer ${index}` })));
-      for (const [index, args] of spellings.entries()) {
-        const result = await run(args, protocol, { stdin: `dash ${index}\n` });
-        expect(result.code).toBe(0);
-        expect(userTextsOf(e2e.fake.requests[index]!)).toEqual([`dash ${index}`]);
-      }
-    });
   });
 }
+
+// Over the other protocols these requests are asserted in-process (test/unit/tool-results-wire.test.ts).
+describe("headless over chat: tool results", () => {
+  test("parallel calls in one step are all answered, in call order", async () => {
+    writeFileSync(join(e2e.dirs.cwd, "a.txt"), "A\n");
+    writeFileSync(join(e2e.dirs.cwd, "b.txt"), "B\n");
+    e2e.fake.script(
+      {
+        toolCalls: [
+          { name: "read_file", input: { path: "a.txt" } },
+          { name: "read_file", input: { path: "b.txt" } },
+          { name: "glob", input: { pattern: "*.txt" } },
+        ],
+      },
+      { text: "ok" },
+    );
+    const result = await run(["-p", "read both"], "chat");
+    expect(result.code).toBe(0);
+    const outputs = toolResultsOf(e2e.fake.requests[1]!).map((r) => r.output);
+    expect(outputs).toEqual(["1: A", "1: B", "a.txt\nb.txt"]);
+  });
+
+  test("an unknown tool and invalid arguments come back to the model as errors", async () => {
+    e2e.fake.script(
+      {
+        toolCalls: [
+          { name: "launch_rockets", input: {} },
+          { name: "read_file", input: { path: 42 } },
+          { name: "read_file", rawArgs: "{not json" },
+        ],
+      },
+      { text: "sorry" },
+    );
+    const result = await run(["-p", "go"], "chat");
+    expect(result.code).toBe(0);
+    // chat and responses carry no error flag on results, so the adapters prefix "Error: ".
+    const outputs = toolResultsOf(e2e.fake.requests[1]!).map((r) => r.output.replace(/^Error: /, ""));
+    expect(outputs[0]).toStartWith('Unknown tool "launch_rockets". Available tools: ');
+    expect(outputs[1]).toStartWith('Invalid arguments for read_file: "path" ');
+    expect(outputs[2]).toStartWith("Invalid arguments for read_file: not a JSON object");
+    expect(result.stderr).toContain("[tool-error] launch_rockets");
+  });
+});
+
+describe("the prompt from stdin", () => {
+  // Reading stdin happens before any protocol is chosen: each spelling runs once, the protocols
+  // taking turns, so each protocol also carries a prompt read from stdin.
+  const spellings: [string[], string, string][] = [
+    [["-p"], "from stdin with -p\n", "from stdin with -p"],
+    [[], "piped without -p", "piped without -p"],
+    [["-p", "-"], "dash 0\n", "dash 0"],
+    [["--print", "-"], "dash 1\n", "dash 1"],
+    [["--print=-"], "dash 2\n", "dash 2"],
+    [["-p", "-", "--json"], "dash 3\n", "dash 3"],
+  ];
+  for (const [index, [args, stdin, asked]] of spellings.entries()) {
+    const protocol = PROTOCOLS[index % PROTOCOLS.length]!;
+    test(`shiro ${args.join(" ") || "(no flags)"} with the prompt piped in, over ${protocol}`, async () => {
+      e2e.fake.script({ text: `answer ${index}` });
+      const result = await run(args, protocol, { stdin });
+      expect(result.code).toBe(0);
+      if (!args.includes("--json")) expect(result.stdout).toBe(`answer ${index}\n`);
+      expect(userTextsOf(e2e.fake.requests[0]!)).toEqual([asked]);
+    });
+  }
+});
 
 describe("headless --json", () => {
   test("every line parses and every event and field is documented in docs/headless.md", async () => {

@@ -54,9 +54,10 @@ describe("segmented indexes", () => {
     const gc = await shiro(["memory", "gc"]);
     expect({ code: gc.code, stderr: gc.stderr }).toEqual({ code: 0, stderr: "" });
     const lines = gc.stdout.trimEnd().split("\n");
-    expect(lines).toHaveLength(2);
+    expect(lines).toHaveLength(3);
     expect(lines[0]).toMatch(/^search index: \d+ segments, [\d.]+ (B|KiB) → 1 segment, [\d.]+ (B|KiB)( \(\d+ removed documents? dropped\))?$/);
     expect(lines[1]).toMatch(/^recall index: \d+ segments?, [\d.]+ (B|KiB) → 1 segment, [\d.]+ (B|KiB)( \(\d+ removed documents? dropped\))?$/);
+    expect(lines[2]).toMatch(/^episodes: (\d+) episodes?, [\d.]+ (B|KiB) → \1 episodes?, [\d.]+ (B|KiB)$/);
     expect(transcripts().segments).toHaveLength(1);
     expect(readdirSync(state("search", "transcripts.index")).sort()).toEqual([transcripts().segments[0]!.file, "manifest.json"].sort());
     expect(await search("quokka")).toEqual(found);

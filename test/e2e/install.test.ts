@@ -1,8 +1,11 @@
 /**
  * install.sh and `shiro update` against release folders served over HTTP on 127.0.0.1: a release
- * of this package's version ("new") and one built as 0.0.1 ("old"), both of the native target,
- * plus a tampered copy of "new". Every failure must be one line on stderr and leave nothing
- * behind (no install folder, no temp folder, the installed binary unchanged).
+ * of this package's version ("new") and one built as 0.0.1 ("old"), both of the native target and
+ * built once for the file; the same release around a small stand-in executable ("stand-in"), for
+ * the cases about the installer's own logic; and a tampered copy of the stand-in one. Each way
+ * in (curl under dash, busybox's wget, a local folder, `shiro update`) installs and runs the real
+ * binary at least once. Every failure must be one line on stderr and leave nothing behind (no
+ * install folder, no temp folder, the installed binary unchanged).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
@@ -11,7 +14,7 @@ import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { findOnPath, hostPackage, hostTest } from "../host-packages.ts";
 import { BINARY, ROOT, ensureBinary } from "./_harness.ts";
-import { buildTestRelease, nativeTarget, runProcess, serveFolders, type FolderServer } from "./_release.ts";
+import { buildStandInRelease, buildTestRelease, nativeTarget, runProcess, serveFolders, type FolderServer } from "./_release.ts";
 
 const NATIVE = nativeTarget();
 const INSTALL_SH = join(ROOT, ".ci", "release", "install.sh");
@@ -19,19 +22,21 @@ const OLD = "0.0.1";
 
 let work: string;
 let server: FolderServer;
+/** What the stand-in binary answers to --version. */
+let standIn: string;
 const folder = (name: string) => join(work, "releases", name);
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "shiro-install-test-"));
-  await buildTestRelease(folder("new"), [NATIVE]);
-  await buildTestRelease(folder("old"), [NATIVE], OLD);
+  await Promise.all([buildTestRelease(folder("new"), [NATIVE]), buildTestRelease(folder("old"), [NATIVE], OLD)]);
+  standIn = buildStandInRelease(folder("stand-in"), NATIVE);
   mkdirSync(folder("tampered"));
-  for (const file of readdirSync(folder("new"))) copyFileSync(join(folder("new"), file), join(folder("tampered"), file));
+  for (const file of readdirSync(folder("stand-in"))) copyFileSync(join(folder("stand-in"), file), join(folder("tampered"), file));
   const archive = join(folder("tampered"), `shiro-${NATIVE}.tar.gz`);
   const bytes = readFileSync(archive);
   bytes[bytes.length - 100] = bytes[bytes.length - 100]! ^ 0xff;
   writeFileSync(archive, bytes);
-  server = await serveFolders({ new: folder("new"), old: folder("old"), tampered: folder("tampered") });
+  server = await serveFolders({ new: folder("new"), old: folder("old"), "stand-in": folder("stand-in"), tampered: folder("tampered") });
   ensureBinary();
 }, 600_000);
 
@@ -80,17 +85,25 @@ function expectNothingLeft(sandbox: Sandbox): void {
 }
 
 describe("install.sh", () => {
-  for (const shell of ["dash", "bash", "sh"]) {
-    test(`under ${shell}: installs the native build from an HTTP base, and the installed binary runs`, async () => {
+  // The real binary under dash; bash and sh run the same script over the stand-in release.
+  const shells: [string, "new" | "stand-in"][] = [
+    ["dash", "new"],
+    ["bash", "stand-in"],
+    ["sh", "stand-in"],
+  ];
+  for (const [shell, release] of shells) {
+    test(`under ${shell}: installs the native build${release === "new" ? "" : " (the stand-in)"} from an HTTP base, and the installed binary runs`, async () => {
       const sandbox = makeSandbox();
-      const result = await install(sandbox, `${server.url}/new`, [], shell);
+      const result = await install(sandbox, `${server.url}/${release}`, [], shell);
       expect([result.code, result.stderr]).toEqual([0, ""]);
       const installed = join(sandbox.home, ".local", "bin", "shiro");
-      expect(sha(installed)).toBe(sha(join(folder("new"), `shiro-${NATIVE}`)));
+      expect(sha(installed)).toBe(sha(join(folder(release), `shiro-${NATIVE}`)));
       expect(statSync(installed).mode & 0o777).toBe(0o755);
       const version = await runProcess(installed, ["--version"], { env: installEnv(sandbox) });
-      expect(version.stdout).toStartWith(`shiro-neko ${pkg.version} (`);
-      expect(version.stdout).toEndWith(`linux-${process.arch}  compiled\n`);
+      if (release === "new") {
+        expect(version.stdout).toStartWith(`shiro-neko ${pkg.version} (`);
+        expect(version.stdout).toEndWith(`linux-${process.arch}  compiled\n`);
+      } else expect(version.stdout).toBe(`${standIn}\n`);
       expect(result.stdout).toContain(`installed ${version.stdout.trim()}\n`);
       expect(result.stdout).toContain(`${sandbox.home}/.local/bin is not on PATH; add it: echo 'export PATH="${sandbox.home}/.local/bin:$PATH"' >> ~/.bashrc`);
       expect(readdirSync(join(sandbox.home, ".local", "bin"))).toEqual(["shiro"]);
@@ -98,15 +111,15 @@ describe("install.sh", () => {
     }, 120_000);
   }
 
-  test("piped into sh -s -- --dir, as the one-line installer runs it", async () => {
+  test("piped into sh -s -- --dir, as the one-line installer runs it (the stand-in)", async () => {
     const sandbox = makeSandbox();
     const line = `cat '${INSTALL_SH}' | sh -s -- --dir '${sandbox.dir}'`;
     const result = await runProcess("sh", ["-c", line], {
-      env: installEnv(sandbox, { SHIRO_INSTALL_BASE: `${server.url}/new`, PATH: `${sandbox.dir}:${process.env.PATH}` }),
+      env: installEnv(sandbox, { SHIRO_INSTALL_BASE: `${server.url}/stand-in`, PATH: `${sandbox.dir}:${process.env.PATH}` }),
       cwd: sandbox.root,
     });
     expect([result.code, result.stderr]).toEqual([0, ""]);
-    expect(result.stdout).toStartWith(`installed shiro-neko ${pkg.version} (`);
+    expect(result.stdout).toStartWith(`installed ${standIn}\n`);
     expect(result.stdout).not.toContain("is not on PATH");
     expect(readdirSync(sandbox.dir)).toEqual(["shiro"]);
   }, 120_000);
@@ -157,17 +170,19 @@ describe("install.sh", () => {
     120_000,
   );
 
-  const bases: [string, (s: FolderServer) => string][] = [
-    ["an HTTP URL with a trailing slash", (s) => `${s.url}/new/`],
-    ["a folder", () => folder("new")],
-    ["a file:// URL", () => `file://${folder("new")}`],
+  // A folder base copies the real binary; the URL spellings install the stand-in.
+  const bases: [string, "new" | "stand-in", (s: FolderServer) => string][] = [
+    ["an HTTP URL with a trailing slash", "stand-in", (s) => `${s.url}/stand-in/`],
+    ["a folder", "new", () => folder("new")],
+    ["a file:// URL", "stand-in", () => `file://${folder("stand-in")}`],
   ];
-  for (const [label, base] of bases) {
-    test(`--dir and a base given as ${label}`, async () => {
+  for (const [label, release, base] of bases) {
+    test(`--dir and a base given as ${label}${release === "new" ? "" : " (the stand-in)"}`, async () => {
       const sandbox = makeSandbox();
       const result = await install(sandbox, "https://127.0.0.1:9/never", ["--dir", sandbox.dir, `--base=${base(server)}`]);
       expect([result.code, result.stderr]).toEqual([0, ""]);
-      expect(sha(join(sandbox.dir, "shiro"))).toBe(sha(join(folder("new"), `shiro-${NATIVE}`)));
+      expect(sha(join(sandbox.dir, "shiro"))).toBe(sha(join(folder(release), `shiro-${NATIVE}`)));
+      if (release === "new") expect(result.stdout).toStartWith(`installed shiro-neko ${pkg.version} (`);
     }, 120_000);
   }
 
@@ -215,12 +230,12 @@ describe("install.sh", () => {
     }, 60_000);
   }
 
-  test("Linux x86_64 with glibc picks the native build and installs it", async () => {
+  test("Linux x86_64 with glibc picks the native build and installs it (the stand-in)", async () => {
     const sandbox = makeSandbox();
     fakeMachine(sandbox, "Linux", process.arch === "x64" ? "x86_64" : "aarch64", "glibc");
-    const result = await install(sandbox, `${server.url}/new`, ["--dir", sandbox.dir]);
+    const result = await install(sandbox, `${server.url}/stand-in`, ["--dir", sandbox.dir]);
     expect([result.code, result.stderr]).toEqual([0, ""]);
-    expect(server.requests.at(-1)).toBe(`/new/shiro-${NATIVE}.tar.gz`);
+    expect(server.requests.at(-1)).toBe(`/stand-in/shiro-${NATIVE}.tar.gz`);
   }, 60_000);
 
   const unknown: [string, string, "musl" | undefined][] = [
@@ -291,11 +306,25 @@ describe("install.sh", () => {
 });
 
 describe("shiro update", () => {
+  let installedOld: Promise<string> | undefined;
+  /** install.sh installs the old release once; each test starts from a copy of what it wrote. */
   async function installOld(): Promise<{ sandbox: Sandbox; binary: string }> {
+    installedOld ??= (async () => {
+      const sandbox = makeSandbox();
+      const result = await install(sandbox, `${server.url}/old`, ["--dir", sandbox.dir]);
+      expect([result.code, result.stderr]).toEqual([0, ""]);
+      expect(result.stdout).toStartWith(`installed shiro-neko ${OLD} (`);
+      return join(sandbox.dir, "shiro");
+    })();
+    return copyInstalled(await installedOld);
+  }
+  function copyInstalled(from: string): { sandbox: Sandbox; binary: string } {
     const sandbox = makeSandbox();
-    const result = await install(sandbox, `${server.url}/old`, ["--dir", sandbox.dir]);
-    expect([result.code, result.stderr]).toEqual([0, ""]);
-    return { sandbox, binary: join(sandbox.dir, "shiro") };
+    mkdirSync(sandbox.dir);
+    const binary = join(sandbox.dir, "shiro");
+    copyFileSync(from, binary);
+    chmodSync(binary, 0o755);
+    return { sandbox, binary };
   }
   const shiro = (sandbox: Sandbox, binary: string, args: string[], base: string) =>
     runProcess(binary, args, { env: installEnv(sandbox, { SHIRO_INSTALL_BASE: base }), cwd: sandbox.root, timeoutMs: 120_000 });
@@ -326,9 +355,8 @@ describe("shiro update", () => {
   }, 180_000);
 
   test("an older release is not a newer one: --check says up to date", async () => {
-    const sandbox = makeSandbox();
-    await install(sandbox, `${server.url}/new`, ["--dir", sandbox.dir]);
-    const result = await shiro(sandbox, join(sandbox.dir, "shiro"), ["update", "--check"], `${server.url}/old`);
+    const { sandbox, binary } = copyInstalled(join(folder("new"), `shiro-${NATIVE}`));
+    const result = await shiro(sandbox, binary, ["update", "--check"], `${server.url}/old`);
     expect(result.stdout).toStartWith(`shiro ${pkg.version} is up to date (latest release ${OLD}, `);
   }, 120_000);
 
@@ -351,9 +379,9 @@ describe("shiro update", () => {
     writeFileSync(configPath, JSON.stringify({ update: { enabled: false } }));
     const off = `shiro: updates are turned off (update.enabled is false in ${configPath}); update this install the way it was installed\n`;
     for (const args of [["update"], ["update", "--check"]]) {
-      expect(await shiro(sandbox, binary, args, `${server.url}/new`)).toEqual({ code: 1, stdout: "", stderr: off });
+      expect(await shiro(sandbox, binary, args, `${server.url}/stand-in`)).toEqual({ code: 1, stdout: "", stderr: off });
     }
-    writeFileSync(configPath, JSON.stringify({ update: { enabled: true, base: `${server.url}/new` } }));
+    writeFileSync(configPath, JSON.stringify({ update: { enabled: true, base: `${server.url}/stand-in` } }));
     const result = await shiro(sandbox, binary, ["update", "--check"], "");
     expect(result.stdout).toStartWith(`update available: shiro ${OLD} -> ${pkg.version} (`);
   }, 120_000);

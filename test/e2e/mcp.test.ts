@@ -4,6 +4,7 @@
  * connection; --no-mcp leaves it all out.
  */
 import { describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
@@ -72,16 +73,30 @@ describe("MCP servers as other clients configure them", () => {
     async () => {
       const marker = join(e2e.dirs.home, "installed");
       const wrapper = join(e2e.dirs.home, "slow-server.mjs");
+      // The model's one tool call blocks on this FIFO until the server has sent its tool list.
+      const listed = join(e2e.dirs.cwd, "listed.fifo");
+      expect(spawnSync("mkfifo", [listed]).status).toBe(0);
       // The first launch sleeps as `npx` does while it installs; later launches start at once.
       writeFileSync(
         wrapper,
-        `import { existsSync, writeFileSync } from "node:fs";\nif (!existsSync(${JSON.stringify(marker)})) { await new Promise((r) => setTimeout(r, ${SLOW_MS})); writeFileSync(${JSON.stringify(marker)}, "x"); }\nawait import(${JSON.stringify(MEMORY_SERVER)});\n`,
+        [
+          `import { existsSync, writeFileSync } from "node:fs";`,
+          `if (!existsSync(${JSON.stringify(marker)})) { await new Promise((r) => setTimeout(r, ${SLOW_MS})); writeFileSync(${JSON.stringify(marker)}, "x"); }`,
+          `const write = process.stdout.write.bind(process.stdout);`,
+          `process.stdout.write = (chunk, ...rest) => {`,
+          `  const done = typeof rest.at(-1) === "function" ? rest.pop() : undefined;`,
+          `  return write(chunk, ...rest, (error) => {`,
+          `    done?.(error);`,
+          `    if (String(chunk).includes('"tools":[')) writeFileSync(${JSON.stringify(listed)}, "listed\\n");`,
+          `  });`,
+          `};`,
+          `await import(${JSON.stringify(MEMORY_SERVER)});`,
+        ].join("\n"),
       );
       e2e.writeConfig({
         mcpServers: { slow_memory: { type: "stdio", command: process.execPath, args: [wrapper], env: { MEMORY_FILE_PATH: join(e2e.dirs.home, "g.jsonl") } } },
       });
-      const sleep = Math.ceil(SLOW_MS / 1000) + 5;
-      e2e.fake.script({ toolCalls: [{ name: "bash", input: { command: `sleep ${sleep}`, timeout: (sleep + 10) * 1000 } }] }, { text: "done" });
+      e2e.fake.script({ toolCalls: [{ name: "bash", input: { command: "cat listed.fifo", timeout: SLOW_MS + 30_000 } }] }, { text: "done" });
       const result = await e2e.shiro(["-p", "wait a bit", "--yolo", "--json"], { timeoutMs: SLOW_MS + 30_000 });
       expect(result.code).toBe(0);
       const offered = (request: RecordedRequest) => JSON.stringify(request.body.tools).includes("mcp__slow_memory__");
@@ -90,6 +105,7 @@ describe("MCP servers as other clients configure them", () => {
       expect(events.find((event) => event.type === "notice" && String(event.text).includes("slow_memory still connecting"))).toBeDefined();
       expect(events.find((event) => event.type === "mcp")).toMatchObject({ server: "slow_memory", status: "connected", tools: 11 });
       expect(existsSync(marker)).toBe(true);
+      expect(toolResultsOf(e2e.fake.requests[1]!)[0]!.output).toContain("listed");
     },
     SLOW_MS + 40_000,
   );

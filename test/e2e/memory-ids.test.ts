@@ -16,7 +16,11 @@ const SESSIONS = 20;
 const e2e = useE2E();
 
 const readEpisodes = (): { id: string; sessionId: string; prompts: string[] }[] =>
-  JSON.parse(readFileSync(join(e2e.dirs.home, ".shiro-neko", "memory", `${pathHash16(e2e.dirs.cwd)}.episodes.json`), "utf8")).episodes;
+  readFileSync(join(e2e.dirs.home, ".shiro-neko", "memory", `${pathHash16(e2e.dirs.cwd)}.episodes.jsonl`), "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line))
+    .flatMap((record) => (record.episode ? [record.episode] : []));
 
 /** The last user text of a request (chat, responses or anthropic). */
 function lastUserText(request: RecordedRequest): string {

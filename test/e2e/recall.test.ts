@@ -16,9 +16,18 @@ const PROTOCOLS = ["chat", "responses", "anthropic"] as const;
 const e2e = useE2E();
 
 const memoryDir = () => join(e2e.dirs.home, ".shiro-neko", "memory");
-const episodesFile = () => join(memoryDir(), `${pathHash16(e2e.dirs.cwd)}.episodes.json`);
+const episodesFile = () => join(memoryDir(), `${pathHash16(e2e.dirs.cwd)}.episodes.jsonl`);
 const indexManifest = () => join(memoryDir(), `${pathHash16(e2e.dirs.cwd)}.index`, "manifest.json");
-const readEpisodes = () => JSON.parse(readFileSync(episodesFile(), "utf8")) as { episodes: Record<string, any>[]; digests: unknown[] };
+/** The episodes of the log (docs/memory.md, "The file"), in order, each with the text of the last summary line naming it. */
+const readEpisodes = () => {
+  const records = readFileSync(episodesFile(), "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line));
+  const summaries = new Map(records.flatMap((record) => (record.summary ? [[record.summary.id, record.summary.text] as const] : [])));
+  const episodes = records.flatMap((record) => (record.episode ? [record.episode as Record<string, any>] : []));
+  return { episodes: episodes.map((episode) => (summaries.has(episode.id) ? { ...episode, summary: summaries.get(episode.id) } : episode)) };
+};
 const sessionIds = () =>
   readdirSync(join(e2e.dirs.home, ".shiro-neko", "sessions"))
     .filter((name) => name.endsWith(".json"))
@@ -26,14 +35,19 @@ const sessionIds = () =>
 
 /** Runs one headless session whose model calls `recall` with `input`, and returns the tool result it was sent. */
 async function recallThroughBinary(input: Record<string, unknown>, protocol: WireProtocol): Promise<string> {
+  return (await recallManyThroughBinary([input], protocol))[0]!;
+}
+
+/** One headless session whose model calls `recall` once per input, all in one step; the tool results it was sent, in call order. */
+async function recallManyThroughBinary(inputs: Record<string, unknown>[], protocol: WireProtocol): Promise<string[]> {
   const before = e2e.fake.requests.length;
-  e2e.fake.script({ toolCalls: [{ name: "recall", input }] }, { text: "Recalled." });
+  e2e.fake.script({ toolCalls: inputs.map((input) => ({ name: "recall", input })) }, { text: "Recalled." });
   const result = await e2e.shiro(["-p", "what do you know about this?"], { protocol });
   expect({ code: result.code, stderr: result.stderr.includes("Error") }).toEqual({ code: 0, stderr: false });
   const second = e2e.fake.requests[before + 1]!;
   const outputs = toolResultsOf(second).map((entry) => entry.output);
-  expect(outputs).toHaveLength(1);
-  return outputs[0]!;
+  expect(outputs).toHaveLength(inputs.length);
+  return outputs;
 }
 
 /** Session 1: writes a file and runs a command, with no `remember`. */
@@ -89,20 +103,23 @@ for (const protocol of PROTOCOLS) {
       const shown = shortestUniquePrefix(sessionId!, [sessionId!, episodes[0]!.id]);
       const line = `episode ${shown} ${date}: "fix the flaky login redirect after sign-in" · changed src/authRedirect.ts · ran echo checked (exit 0) · completed, 2 steps`;
 
+      // One recall session asks every row at once: a paraphrase, four spellings of the changed
+      // file, a file no episode touched, and the session id.
+      const files = ["src/authRedirect.ts", "authRedirect.ts", "./src/authRedirect.ts", join(e2e.dirs.cwd, "src", "authRedirect.ts")];
+      const [paraphrase, ...rest] = await recallManyThroughBinary(
+        [{ query: "redirect broken on login page" }, ...files.map((file) => ({ query: "", file })), { query: "", file: "other.ts" }, { query: shown }],
+        protocol,
+      );
       // A paraphrase sharing two words ("login", "redirect") with what was asked; the session's best
       // passage (its answer, shorter than the ask) is the snippet under the episode.
-      expect(await recallThroughBinary({ query: "redirect broken on login page" }, protocol)).toBe(
-        `${line}\n  answer: Fixed the login redirect: it now sends users home.\n(recall a session id to see its episode in full)`,
-      );
+      expect(paraphrase).toBe(`${line}\n  answer: Fixed the login redirect: it now sends users home.\n(recall a session id to see its episode in full)`);
       // Only the recall session's own work was bookkeeping: it left no episode.
       expect(readEpisodes().episodes).toHaveLength(1);
 
-      for (const file of ["src/authRedirect.ts", "authRedirect.ts", "./src/authRedirect.ts", join(e2e.dirs.cwd, "src", "authRedirect.ts")]) {
-        expect(await recallThroughBinary({ query: "", file }, protocol)).toBe(`${line}\n(recall a session id to see its episode in full)`);
-      }
-      expect(await recallThroughBinary({ query: "", file: "other.ts" }, protocol)).toBe('No episode read or changed "other.ts".');
+      expect(rest.slice(0, files.length)).toEqual(files.map(() => `${line}\n(recall a session id to see its episode in full)`));
+      expect(rest[files.length]).toBe('No episode read or changed "other.ts".');
 
-      const expanded = await recallThroughBinary({ query: shown }, protocol);
+      const expanded = rest[files.length + 1]!;
       expect(expanded.split("\n").slice(1)).toEqual([
         "asked:",
         "- fix the flaky login redirect after sign-in",

@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { fakeEnv, systemOf, toolResultsOf, userTextsOf, useE2E, type WireProtocol } from "./_harness.ts";
+import { fakeEnv, latch, systemOf, toolResultsOf, userTextsOf, useE2E, waitUntil, type WireProtocol } from "./_harness.ts";
 import { startFakeRegistry } from "../fakes/registry.ts";
 import { withPty, type PtyDriver } from "./_pty.ts";
 
@@ -31,17 +31,21 @@ describe("prompts of several lines", () => {
     ["Ctrl-J", "line one\nline two\nline three\r"],
     ["Alt-Enter", "line one\x1b\rline two\x1b\rline three\r"],
   ];
-  for (const [name, keys] of spellings) {
-    test(`${name} reaches the model as one message`, async () => {
-      e2e.fake.script({ text: "got three lines" });
-      await withRepl(async (repl) => {
+  // One session types every spelling: each is one request whose last message holds the three lines.
+  test(`${spellings.map(([name]) => name).join(", ")}: each reaches the model as one message`, async () => {
+    e2e.fake.script(...spellings.map((_, i) => ({ text: `got three lines ${i}` })));
+    const sent: [string, number, string | undefined][] = [];
+    await withRepl(async (repl) => {
+      let at = 0;
+      for (const [i, [name, keys]] of spellings.entries()) {
         repl.type(keys);
-        await repl.until("got three lines");
-      });
-      expect(e2e.fake.requests.length).toBe(1);
-      expect(lastUserTexts()).toEqual(["line one\nline two\nline three"]);
-    }, 30_000);
-  }
+        at = await repl.until(`got three lines ${i}`, at);
+        at = await repl.until("in context", at);
+        sent.push([name, e2e.fake.requests.length, lastUserTexts().at(-1)]);
+      }
+    });
+    expect(sent).toEqual(spellings.map(([name], i) => [name, i + 1, "line one\nline two\nline three"]));
+  }, 30_000);
 
   test("a paste is shown collapsed with its first line, and recalled by Up whole, as one entry, after a restart", async () => {
     e2e.fake.script({ text: "first answer" }, { text: "second answer" });
@@ -137,7 +141,7 @@ describe("keys that forgive", () => {
     await withRepl(async (repl) => {
       repl.type("slow\r");
       await repl.until("slow\n");
-      await Bun.sleep(200);
+      await waitUntil(() => e2e.fake.requests.length === 1);
       repl.type("\x1b");
       const at = await repl.until("interrupted");
       repl.type("again\r");
@@ -163,28 +167,43 @@ describe("keys that forgive", () => {
 });
 
 describe("history", () => {
-  for (const leave of ["/exit", "/quit", "  /quit "])
-    test(`Up after ${JSON.stringify(leave)} and a restart recalls the last real prompt, in any folder of the project`, async () => {
-      mkdirSync(join(e2e.dirs.cwd, ".git"));
-      mkdirSync(join(e2e.dirs.cwd, "sub"));
-      e2e.fake.script({ text: "answered" }, { text: "answered again" });
-      await withRepl(async (repl) => {
-        repl.type("the real prompt\r");
-        const at = await repl.until("answered");
-        repl.type(`${leave}\r`);
-        await repl.until("Good bye.", at);
-      });
+  // One chain of sessions: each leaves by another spelling; the next, in a subfolder or the
+  // root, recalls the prompt the one before sent last.
+  const leaves = ["/exit", "/quit", "  /quit "];
+  test(`Up after ${leaves.map((leave) => JSON.stringify(leave)).join(", ")} and a restart recalls the last real prompt, in any folder of the project`, async () => {
+    mkdirSync(join(e2e.dirs.cwd, ".git"));
+    mkdirSync(join(e2e.dirs.cwd, "sub"));
+    e2e.fake.script(...leaves.map((_, i) => ({ text: `answered ${i}` })), { text: "answered again" });
+    const recalled: string[] = [];
+    for (const [i, leave] of leaves.entries()) {
       await withRepl(
         async (repl) => {
-          repl.type("\x1b[A");
-          await repl.until("› the real prompt");
-          repl.type("\r");
-          await repl.until("answered again");
+          if (i > 0) {
+            repl.type("\x1b[A");
+            await repl.until(`› real prompt ${i - 1}`);
+            recalled.push(`real prompt ${i - 1}`);
+            repl.type("\x15");
+          }
+          repl.type(`real prompt ${i}\r`);
+          const at = await repl.until(`answered ${i}`);
+          repl.type(`${leave}\r`);
+          await repl.until("Good bye.", at);
         },
-        join(e2e.dirs.cwd, "sub"),
+        i % 2 === 0 ? join(e2e.dirs.cwd, "sub") : e2e.dirs.cwd,
       );
-      expect(lastUserTexts()).toEqual(["the real prompt"]);
-    }, 40_000);
+    }
+    await withRepl(
+      async (repl) => {
+        repl.type("\x1b[A");
+        await repl.until(`› real prompt ${leaves.length - 1}`);
+        repl.type("\r");
+        await repl.until("answered again");
+      },
+      join(e2e.dirs.cwd, "sub"),
+    );
+    expect(recalled).toEqual(["real prompt 0", "real prompt 1"]);
+    expect(e2e.fake.requests.map((request) => userTextsOf(request))).toEqual([["real prompt 0"], ["real prompt 1"], ["real prompt 2"], ["real prompt 2"]]);
+  }, 40_000);
 });
 
 describe("interrupted means interrupted", () => {
@@ -203,7 +222,7 @@ describe("interrupted means interrupted", () => {
           at = await repl.until("[aborted]", at);
           repl.type("a wrong request\r");
           at = await repl.until("a wrong request\n", at);
-          await Bun.sleep(200);
+          await waitUntil(() => e2e.fake.requests.length === 2);
           repl.type("\x1b");
           at = await repl.until("\ninterrupted\n", at);
           at = await repl.until("› ", at);
@@ -242,27 +261,33 @@ describe("@path attaches", () => {
     ]);
   }, 30_000);
 
-  for (const [answer, sent] of [
-    ["n", false],
-    ["y", true],
-  ] as const) {
-    test(`@.env asks first, as read_file would; ${answer} ${sent ? "attaches it" : "keeps it from the provider"}`, async () => {
-      writeFileSync(join(e2e.dirs.cwd, ".env"), "TOKEN=attach-s3cret\n");
-      e2e.fake.script({ text: "done" });
-      await withRepl(
-        async (repl) => {
+  test("@.env asks first, as read_file would; n keeps it from the provider, y attaches it", async () => {
+    writeFileSync(join(e2e.dirs.cwd, ".env"), "TOKEN=attach-s3cret\n");
+    const answers = [
+      ["n", false],
+      ["y", true],
+    ] as const;
+    e2e.fake.script(...answers.map((_, i) => ({ text: `done ${i}` })));
+    await withRepl(
+      async (repl) => {
+        let at = 0;
+        for (const [i, [answer]] of answers.entries()) {
           repl.type("look at @.env\r");
-          const at = await repl.until("@.env may hold secrets (an env file); what is attached goes to the model provider. y attach once | n leave it out ");
+          at = await repl.until("@.env may hold secrets (an env file); what is attached goes to the model provider. y attach once | n leave it out ", at);
           repl.type(`${answer}\r`);
-          await repl.until("done", at);
-        },
-        e2e.dirs.cwd,
-        "chat",
-        ["--yolo"],
-      );
-      expect(JSON.stringify(e2e.fake.requests.map((request) => request.body)).includes("attach-s3cret")).toBe(sent);
-    }, 30_000);
-  }
+          at = await repl.until(`done ${i}`, at);
+          at = await repl.until("in context", at);
+        }
+      },
+      e2e.dirs.cwd,
+      "chat",
+      ["--yolo"],
+    );
+    // The request after n holds no secret; the one after y holds it (in its newest message).
+    const carried = e2e.fake.requests.map((request) => JSON.stringify(userTextsOf(request).at(-1)).includes("attach-s3cret"));
+    expect(carried).toEqual(answers.map(([, sent]) => sent));
+    expect(JSON.stringify(e2e.fake.requests[0]!.body).includes("attach-s3cret")).toBe(false);
+  }, 30_000);
 });
 
 describe("@path meets the read permission", () => {
@@ -400,12 +425,19 @@ describe("shortcuts", () => {
 
 describe("a sign of life", () => {
   test("a status line counts the seconds while the model thinks; a queued prompt is echoed when it starts; a failed command shows ✗", async () => {
-    e2e.fake.script({ text: "slow answer", stallMs: 2_500 }, { toolCalls: [{ name: "bash", input: { command: "exit 3" } }] }, { text: "it failed" });
+    const thinking = latch();
+    e2e.fake.script(
+      { text: "slow answer", holdUntil: thinking.promise },
+      { toolCalls: [{ name: "bash", input: { command: "exit 3" } }] },
+      { text: "it failed" },
+    );
     await withRepl(
       async (repl) => {
         repl.type("think hard\r");
         let at = await repl.until("… 1s", 0);
         repl.type("run it\r");
+        await repl.until("queued: run it", at);
+        thinking.release();
         at = await repl.until("slow answer", at);
         at = await repl.until("› run it\n", at);
         at = await repl.until("✗ bash: exit: 3", at);
@@ -821,13 +853,15 @@ describe("the ask tool", () => {
   }, 30_000);
 
   test("a prompt typed ahead stays on the input line through the question: the answer is only what was typed after it", async () => {
-    const ask = { toolCalls: [{ name: "ask", input: { question: "Which database?", options: ["Postgres", "SQLite"] } }], stallMs: 800 };
+    const typed = latch();
+    const ask = { toolCalls: [{ name: "ask", input: { question: "Which database?", options: ["Postgres", "SQLite"] } }], holdUntil: typed.promise };
     e2e.fake.script(ask, { text: "going with it" }, { text: "next answer" });
     await withRepl(async (repl) => {
       repl.type("pick one\r");
       let at = await repl.until("… 0s");
       repl.type("later prompt");
       at = await repl.until("later prompt", at);
+      typed.release();
       at = await repl.until("answer (a number or your own words) ", at);
       repl.type("SQ\x7fQLite\r");
       at = await repl.until("going with it", at);

@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fakeEnv, toolResultsOf, userTextsOf, useE2E } from "./_harness.ts";
+import { fakeEnv, latch, toolResultsOf, userTextsOf, useE2E } from "./_harness.ts";
 import { withPty, type PtyDriver } from "./_pty.ts";
 
 const e2e = useE2E();
@@ -19,12 +19,14 @@ const bash = (command: string) => ({ toolCalls: [{ name: "bash", input: { comman
 
 describe("the input line while a turn runs", () => {
   test("text typed during a streaming answer stays off the answer, keeps its cursor, and is sent intact", async () => {
-    e2e.fake.script({ text: ["partial ", "DONE\n"], stallMidStreamMs: 1_500 }, { text: "second answer" });
+    const typed = latch();
+    e2e.fake.script({ text: ["partial ", "DONE\n"], holdMidStreamUntil: typed.promise }, { text: "second answer" });
     await withRepl(async (repl) => {
       repl.type("stream something\r");
       let at = await repl.until("… 0s");
       repl.type("typed ahd");
       at = await repl.until("typed ahd", at);
+      typed.release();
       at = await repl.until("partial DONE", at);
       expect(repl.screen()).not.toContain("partial typed");
       expect(repl.screen()).not.toContain("typed ahdDONE");
@@ -38,12 +40,14 @@ describe("the input line while a turn runs", () => {
   }, 30_000);
 
   test("Enter during a turn queues the line, shown as queued and run after the turn", async () => {
-    e2e.fake.script({ text: "slow answer", stallMs: 1_500 }, { text: "queued answer" });
+    const queued = latch();
+    e2e.fake.script({ text: "slow answer", holdUntil: queued.promise }, { text: "queued answer" });
     await withRepl(async (repl) => {
       repl.type("first\r");
       let at = await repl.until("… 0s");
       repl.type("next one\r");
       at = await repl.until("queued: next one", at);
+      queued.release();
       at = await repl.until("slow answer", at);
       await repl.until("queued answer", at);
     });
@@ -71,12 +75,14 @@ describe("one-key approvals", () => {
     ["Enter alone", "\r", "Error: User denied this tool call."],
     ["a sentence typed in the same burst as n", "", "Error: User denied this tool call. The user said: wrong file"],
   ];
-  for (const [name, typed, reason] of sentences) {
-    test(`n then ${name}: the call is denied and the next request carries it`, async () => {
-      e2e.fake.script(write("a.txt", "hello\n"), { text: "understood" });
-      await withRepl(async (repl) => {
-        repl.type("write it\r");
-        let at = await repl.until("| n deny ");
+  // One session answers every row: each turn's write is denied, and its next request carries the reason.
+  test(`n then ${sentences.map(([name]) => name).join(", ")}: each call is denied and the next request carries it`, async () => {
+    e2e.fake.script(...sentences.flatMap((_, i) => [write("a.txt", "hello\n"), { text: `understood ${i}` }]));
+    await withRepl(async (repl) => {
+      let at = 0;
+      for (const [i, [, typed]] of sentences.entries()) {
+        repl.type(`write it ${i}\r`);
+        at = await repl.until("| n deny ", at);
         if (typed === "") {
           repl.type("nwrong file\r");
         } else {
@@ -84,19 +90,25 @@ describe("one-key approvals", () => {
           at = await repl.until("tell the model why (Enter to skip): ", at);
           repl.type(typed);
         }
-        await repl.until("understood", at);
-      });
-      expect(existsSync(join(e2e.dirs.cwd, "a.txt"))).toBe(false);
-      expect(toolResultsOf(e2e.fake.requests[1]!).map((result) => result.output)).toEqual([reason]);
-    }, 30_000);
-  }
+        at = await repl.until(`understood ${i}`, at);
+        at = await repl.until("in context", at);
+      }
+    });
+    expect(existsSync(join(e2e.dirs.cwd, "a.txt"))).toBe(false);
+    const reasons = sentences.map(([name], i) => [name, toolResultsOf(e2e.fake.requests[2 * i + 1]!).map((result) => result.output)]);
+    // Each request carries every denial so far, the newest last.
+    expect(reasons).toEqual(sentences.map(([name], i) => [name, sentences.slice(0, i + 1).map(([, , reason]) => reason)]));
+  }, 30_000);
 
   test("keys typed ahead stay on the input line through a question", async () => {
-    e2e.fake.script({ ...write("a.txt", "x"), stallMs: 800 }, { text: "done" }, { text: "third answer" });
+    const typed = latch();
+    e2e.fake.script({ ...write("a.txt", "x"), holdUntil: typed.promise }, { text: "done" }, { text: "third answer" });
     await withRepl(async (repl) => {
       repl.type("write it\r");
       let at = await repl.until("… 0s");
       repl.type("later prompt");
+      at = await repl.until("later prompt", at);
+      typed.release();
       at = await repl.until("| n deny ", at);
       repl.type("y");
       at = await repl.until("done", at);
@@ -171,13 +183,19 @@ describe("folded output", () => {
   }, 30_000);
 
   test("a running command's output past its head is a live tail of its last 5 lines in the footer, then folded", async () => {
-    e2e.fake.script(bash("for i in 1 2 3 4 5 6 7 8 9 10; do echo line-$i; sleep 0.2; done; sleep 1"), { text: "slow done" });
+    // Each line waits for the test to have seen it drawn (the file .go-N), so every state of the tail shows.
+    e2e.fake.script(bash("for i in 1 2 3 4 5 6 7 8 9 10; do echo line-$i; until test -e .go-$i; do sleep 0.02; done; done"), { text: "slow done" });
     await withRepl(
       async (repl) => {
         repl.type("run slowly\r");
+        for (let i = 1; i < 10; i++) {
+          await repl.until(`│ line-${i}\n`);
+          writeFileSync(join(e2e.dirs.cwd, `.go-${i}`), "");
+        }
         let at = await repl.until("│ line-3");
         // Each footer draw: the tail rows, then the status row; the last one before the result holds lines 6-10.
         at = await repl.until("  │ line-6\n  │ line-7\n  │ line-8\n  │ line-9\n  │ line-10\n… ", at);
+        writeFileSync(join(e2e.dirs.cwd, ".go-10"), "");
         at = await repl.until("… +7 lines (Ctrl-O or /expand 1)", at);
         await repl.until("slow done", at);
         const draws = repl.screen().split("  │ line-4\n").length - 1;

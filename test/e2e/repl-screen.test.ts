@@ -4,7 +4,9 @@
  * after a resize, and a running command's tail redrawn in place, bounded, then folded.
  */
 import { expect } from "bun:test";
-import { fakeEnv, useE2E } from "./_harness.ts";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fakeEnv, latch, useE2E } from "./_harness.ts";
 import { hostDescribe, hostTest } from "../host-packages.ts";
 import { startTmux, tmuxPackage, type TmuxDriver } from "./_tmux.ts";
 
@@ -24,8 +26,8 @@ const LONG = Array.from({ length: 30 }, (_, i) => `word${i}`).join(" ");
 const count = (rows: string[], text: string) => rows.join("\n").split(text).length - 1;
 
 hostDescribe(tmuxPackage, "a wrapped prompt and a resize", () => {
+  // Narrower alone is the first step of the third.
   const widths: [string, number[]][] = [
-    ["narrower", [50]],
     ["wider", [120]],
     ["narrower, then wider, then narrower again", [50, 120, 60]],
   ];
@@ -59,7 +61,8 @@ hostDescribe(tmuxPackage, "a wrapped prompt and a resize", () => {
     tmuxPackage,
     "typed ahead under a running turn's footer: after a resize, the footer and the prompt are drawn once",
     async () => {
-      e2e.fake.script({ text: "slow answer", stallMs: 2_500 }, { text: "typed-ahead answer" });
+      const drawn = latch();
+      e2e.fake.script({ text: "slow answer", holdUntil: drawn.promise }, { text: "typed-ahead answer" });
       await withTmux([], async (screen) => {
         screen.type("first\r");
         await screen.until((rows) => rows.some((row) => row.startsWith("… ")), "the status line");
@@ -70,6 +73,7 @@ hostDescribe(tmuxPackage, "a wrapped prompt and a resize", () => {
         const rows = await screen.settled((now) => now.join("").includes("word29"), "the prompt at 50 columns");
         expect(count(rows, "› word0 ")).toBe(1);
         expect(rows.filter((row) => row.startsWith("… "))).toHaveLength(1);
+        drawn.release();
         await screen.until((rows) => count(rows, "in context") === 1, "the answer");
         screen.type("\r");
         await screen.until((rows) => rows.join("\n").includes("typed-ahead answer"), "the second answer");
@@ -85,10 +89,19 @@ hostDescribe(tmuxPackage, "a running command's live tail", () => {
     tmuxPackage,
     "shows its last 5 lines in place while it runs, then only its folded head",
     async () => {
-      e2e.fake.script({ toolCalls: [{ name: "bash", input: { command: "for i in $(seq 1 12); do echo line-$i; sleep 0.2; done" } }] }, { text: "slow done" });
+      // Each line waits for the test to have seen it on screen (the file .go-N), so every state of the tail is read.
+      const command = "for i in $(seq 1 12); do echo line-$i; until test -e .go-$i; do sleep 0.02; done; done";
+      e2e.fake.script({ toolCalls: [{ name: "bash", input: { command } }] }, { text: "slow done" });
       await withTmux(["--yolo"], async (screen) => {
         screen.type("run slowly\r");
         const seen: string[][] = [];
+        for (let i = 1; i <= 12; i++) {
+          await screen.until((rows) => {
+            seen.push(rows);
+            return rows.some((row) => row.endsWith(`│ line-${i}`));
+          }, `line-${i}`);
+          writeFileSync(join(e2e.dirs.cwd, `.go-${i}`), "");
+        }
         await screen.until((rows) => {
           seen.push(rows);
           return rows.some((row) => row.includes("slow done"));

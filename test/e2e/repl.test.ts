@@ -4,7 +4,7 @@
  * turn, the prompt queue, /clear and /resume, and the farewell text.
  */
 import { describe, expect, test } from "bun:test";
-import { fakeEnv, userTextsOf, useE2E } from "./_harness.ts";
+import { fakeEnv, latch, userTextsOf, useE2E } from "./_harness.ts";
 import { startPty, withPty, type PtyDriver as ReplDriver } from "./_pty.ts";
 
 const e2e = useE2E();
@@ -101,8 +101,9 @@ describe("the REPL", () => {
   }, 40_000);
 
   test("lines typed during a turn run after it, in order; ctrl-c during a turn stops it and drops the queue", async () => {
+    const queued = latch();
     e2e.fake.script(
-      { text: "slow answer", stallMs: 1_500 },
+      { text: "slow answer", holdUntil: queued.promise },
       { text: "queued one answered" },
       { text: "queued two answered" },
       { toolCalls: [{ name: "bash", input: { command: "sleep 30" } }] },
@@ -114,6 +115,8 @@ describe("the REPL", () => {
       await repl.until("slow\n");
       repl.type("queued one\r");
       repl.type("queued two\r");
+      await repl.until("queued: queued two");
+      queued.release();
       let at = await repl.until("queued two answered");
       expect(repl.screen().indexOf("slow answer")).toBeLessThan(repl.screen().indexOf("queued one answered"));
 
@@ -183,8 +186,12 @@ describe("the REPL", () => {
     const { pathHash16 } = await import("../../lib/platform/paths.ts");
     const { readFileSync } = await import("node:fs");
     const { join } = await import("node:path");
-    const file = join(e2e.dirs.home, ".shiro-neko", "memory", `${pathHash16(e2e.dirs.cwd)}.episodes.json`);
-    const episodes = JSON.parse(readFileSync(file, "utf8")).episodes;
+    const file = join(e2e.dirs.home, ".shiro-neko", "memory", `${pathHash16(e2e.dirs.cwd)}.episodes.jsonl`);
+    const episodes = readFileSync(file, "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line))
+      .flatMap((record) => (record.episode ? [record.episode] : []));
     expect(episodes.map((episode: { prompts: string[]; outcome: { runs: number } }) => [episode.prompts, episode.outcome.runs])).toEqual([
       [["look around the tree", "and then explain it"], 2],
     ]);

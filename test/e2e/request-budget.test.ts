@@ -2,8 +2,9 @@
  * The request budget through the binary, per protocol: the whole first request of a default
  * `shiro -p "hi"` in an empty git repository, as the fake provider received it, is at most 9,000
  * bytes with every default capability still reachable (sent in full or listed by load_tools); a
- * deferred tool is loaded and called in a later step; a headless run that denies approvals does
- * not offer the tools every rule would deny.
+ * deferred tool is loaded and called in a later step; a tool a headless run withholds, called
+ * anyway, is refused with the headless reason. Which tools each flag and rule offers is asserted
+ * in-process (test/unit/offered-tools.test.ts).
  */
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
@@ -150,24 +151,7 @@ describe("offer only what can run", () => {
     for (const name of ["git_status", "git_diff", "git_log", "git_show", "git_blame", "git_branch", "git_commit_message"]) expect(offered).toContain(name);
   });
 
-  const cases: { label: string; args: string[]; config?: unknown; bash: boolean; write: boolean }[] = [
-    { label: "default -p", args: [], bash: false, write: false },
-    { label: "--yolo", args: ["--yolo"], bash: true, write: true },
-    { label: "--approvals block", args: ["--approvals", "block"], bash: true, write: true },
-    { label: "an allow rule for one bash command", args: [], config: { permission: { bash: { "npm test": "allow" } } }, bash: true, write: false },
-    { label: "an allow rule for one path", args: [], config: { permission: { write_file: { "docs/*": "allow" } } }, bash: false, write: true },
-    { label: "a wildcard allow rule (a built-in keeps its own table)", args: [], config: { permission: { "*_file": "allow" } }, bash: false, write: false },
-    { label: "an ask rule only", args: [], config: { permission: { bash: "ask" } }, bash: false, write: false },
-  ];
-  for (const c of cases) {
-    test(`${c.label}: bash ${c.bash ? "offered" : "withheld"}, write_file ${c.write ? "offered" : "withheld"}`, async () => {
-      if (c.config) e2e.writeConfig(c.config);
-      e2e.fake.script({ text: "ok" });
-      expect((await e2e.shiro(["-p", "hi", ...c.args])).code).toBe(0);
-      const names = toolNamesOf(e2e.fake.requests[0]!);
-      expect([names.includes("bash"), names.includes("write_file")]).toEqual([c.bash, c.write]);
-    });
-  }
+  // Which of bash and write_file each flag or rule offers is asserted in-process: test/unit/offered-tools.test.ts.
 
   test("a withheld tool called anyway is refused with the headless reason, not as unknown", async () => {
     e2e.fake.script({ toolCalls: [{ name: "bash", input: { command: "touch x" } }] }, { text: "ok" });

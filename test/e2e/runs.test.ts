@@ -5,9 +5,10 @@
  */
 import { shortestUniquePrefix } from "../../lib/platform/ids.ts";
 import { describe, expect, test } from "bun:test";
+import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { binaryEnv, fakeEnv, parseEventLines, useE2E, withoutHostNotices } from "./_harness.ts";
+import { BINARY, binaryEnv, fakeEnv, parseEventLines, useE2E, withoutHostNotices } from "./_harness.ts";
 
 const e2e = useE2E();
 
@@ -62,18 +63,27 @@ describe("shiro runs", () => {
   }, 30_000);
 
   test("a detached run prints its id, runs in the background, and runs tail follows it to the end", async () => {
-    e2e.fake.script({ toolCalls: [{ name: "bash", input: { command: "sleep 1; echo detached-output" } }] }, { text: "Background work finished." });
+    // The command waits for the file `go`, made once the tail has shown the call: the tail follows a live run.
+    const command = "until test -e go; do sleep 0.02; done; echo detached-output";
+    e2e.fake.script({ toolCalls: [{ name: "bash", input: { command } }] }, { text: "Background work finished." });
     const started = await shiro(["-p", "work in the background", "--detach", "--yolo"]);
     expect(started.code).toBe(0);
     const runId = started.stdout.trim();
     expect(runId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     // The full id: a short prefix could name another run started the same minute, or none yet.
     expect(started.stderr).toContain(`follow it with: shiro runs tail ${runId}\n`);
-    const tail = await shiro(["runs", "tail", runId]);
-    expect(tail.code).toBe(0);
-    expect(tail.stdout).toContain('[tool] bash {"command":"sleep 1; echo detached-output"}');
-    expect(tail.stdout).toContain("Background work finished.");
-    expect(tail.stdout.trimEnd().split("\n").at(-1)).toBe("[done] completed, 2 steps");
+    const tail = spawn(BINARY, ["runs", "tail", runId], { cwd: e2e.dirs.cwd, env: binaryEnv(e2e.dirs.home, fakeEnv(e2e.fake.baseURL, "chat")) });
+    let stdout = "";
+    tail.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+    const code = new Promise<number | null>((resolve) => tail.on("close", resolve));
+    const killer = setTimeout(() => tail.kill("SIGKILL"), 20_000);
+    await waitFor(() => (stdout.includes(`[tool] bash ${JSON.stringify({ command })}`) ? true : undefined));
+    expect(stdout).not.toContain("Background work finished.");
+    writeFileSync(join(e2e.dirs.cwd, "go"), "");
+    expect(await code).toBe(0);
+    clearTimeout(killer);
+    expect(stdout).toContain("Background work finished.");
+    expect(stdout.trimEnd().split("\n").at(-1)).toBe("[done] completed, 2 steps");
     const snapshot = JSON.parse(readFileSync(join(e2e.dirs.home, ".shiro-neko", "runs", `${runId}.json`), "utf8"));
     expect(snapshot).toMatchObject({ status: "completed", detached: true });
   }, 30_000);

@@ -47,6 +47,10 @@ export interface FakeStep {
   stallMs?: number;
   /** Wait after the first chunk (a non-streaming body's first half counts as its first chunk). */
   stallMidStreamMs?: number;
+  /** Like stallMs, until this settles: the test, not a clock, says when the answer starts. */
+  holdUntil?: Promise<unknown>;
+  /** Like stallMidStreamMs, until this settles. */
+  holdMidStreamUntil?: Promise<unknown>;
   /** Close the connection after the first chunk, leaving the body unfinished. */
   dropMidStream?: boolean;
   /** Finish reason when there are no tool calls. */
@@ -154,6 +158,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     const step = steps.shift() ?? (await responder?.(provider.requests[index]!, index));
     if (!step) return _sendJson(res, 500, protocol.errorBody({ ...protocol.defaultError(500), message: "fake provider: script exhausted" }));
     if (step.stallMs && !(await _wait(step.stallMs, res, stopping.signal))) return;
+    if (step.holdUntil && !(await _wait(step.holdUntil, res, stopping.signal))) return;
     if (step.error) {
       const { status, message, type, code, headers: extraHeaders } = step.error;
       const fallback = protocol.defaultError(status);
@@ -250,21 +255,31 @@ async function _sendChunks(res: ServerResponse, chunks: (string | Uint8Array)[],
     return;
   }
   if (step.stallMidStreamMs && !(await _wait(step.stallMidStreamMs, res, stopping))) return;
+  if (step.holdMidStreamUntil && !(await _wait(step.holdMidStreamUntil, res, stopping))) return;
   for (const chunk of rest) res.write(chunk);
   res.end();
 }
 
 /** Resolves true after `ms`, or false as soon as the client goes away or the server stops. */
-function _wait(ms: number, res: ServerResponse, stopping: AbortSignal): Promise<boolean> {
+/** Waits `ms`, or until the promise settles; false when the connection closed (or the fake stopped) first. */
+function _wait(until: number | Promise<unknown>, res: ServerResponse, stopping: AbortSignal): Promise<boolean> {
   return new Promise((resolve) => {
+    let done = false;
     const finish = (open: boolean) => {
+      if (done) return;
+      done = true;
       clearTimeout(timer);
       res.off("close", onClose);
       stopping.removeEventListener("abort", onClose);
       resolve(open);
     };
     const onClose = () => finish(false);
-    const timer = setTimeout(() => finish(!res.destroyed), ms);
+    const timer = typeof until === "number" ? setTimeout(() => finish(!res.destroyed), until) : undefined;
+    if (typeof until !== "number")
+      void until.then(
+        () => finish(!res.destroyed),
+        () => finish(!res.destroyed),
+      );
     res.on("close", onClose);
     stopping.addEventListener("abort", onClose);
   });

@@ -196,12 +196,20 @@ describe("episode store", () => {
     expect(store.read().digests.map((digest) => [digest.month, digest.episodes])).toEqual([["2026-10", 1]]);
   });
 
-  test("fields a later version adds are kept through a rewrite; a corrupt file is moved aside, not overwritten", () => {
+  test("fields a later version adds are kept through a compaction; a file that is not a log is moved aside, not overwritten", () => {
     const store = openEpisodes(ROOT);
     store.record({ ...episode(1), scope: "agent", provenance: { commit: "abc" } } as Episode);
     store.record(episode(2));
-    const onDisk = JSON.parse(readFileSync(paths.projectEpisodes(ROOT), "utf8"));
-    expect([onDisk.version, onDisk.project, onDisk.episodes[0].scope, onDisk.episodes[0].provenance]).toEqual([1, ROOT, "agent", { commit: "abc" }]);
+    store.compact();
+    const lines = readFileSync(paths.projectEpisodes(ROOT), "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect([lines[0], lines[1].episode.scope, lines[1].episode.provenance]).toEqual([
+      { shiro: "episodes", version: 2, project: ROOT },
+      "agent",
+      { commit: "abc" },
+    ]);
 
     writeFileSync(paths.projectEpisodes(ROOT), "[broken");
     const notices: string[] = [];
@@ -333,25 +341,36 @@ describe("checking the episodes file at a run's start", () => {
     const stat = statSync(path);
     return JSON.stringify([stat.dev, stat.ino, stat.size, stat.mtimeMs, stat.ctimeMs]);
   };
+  const legacyText = () => `${JSON.stringify({ version: 1, project: ROOT, episodes: [episode(1)], digests: [] }, null, 2)}\n`;
 
-  test("a version `record` wrote is kept as readable, with its stat, so the next start does not parse it", () => {
+  test("a log's header is all that is read: a damaged header is told on every start, a damaged body by the first read", () => {
     const store = openEpisodes(ROOT);
     store.record(episode(1));
-    const key = `episodes-readable:${store.path}`;
-    expect(learned()[key]?.basis).toBe(stamp(store.path));
     expect(openEpisodes(ROOT).unreadable()).toBeUndefined();
+    const text = readFileSync(store.path, "utf8");
+    writeFileSync(store.path, `${text}garbage\n`);
+    expect(openEpisodes(ROOT).unreadable()).toBeUndefined();
+    const notices: string[] = [];
+    expect(
+      openEpisodes(ROOT, { onNotice: (line) => notices.push(line) })
+        .read()
+        .episodes.map((entry) => entry.id),
+    ).toEqual(["ep-1"]);
+    expect(notices).toEqual([
+      `episodes ${store.path} hold 1 unreadable line (not valid JSON); they are skipped, and \`shiro memory gc\` keeps them in a .corrupt file`,
+    ]);
+    writeFileSync(store.path, `garbage\n${text}`);
+    for (let start = 0; start < 2; start++) expect(openEpisodes(ROOT).unreadable()).toMatch(/^episodes \S+ are unreadable \(not valid JSON/);
   });
 
-  test("a version written by anyone else is parsed once, and a broken one is told on every start", () => {
-    const store = openEpisodes(ROOT);
-    store.record(episode(1));
-    const key = `episodes-readable:${store.path}`;
-    const text = readFileSync(store.path, "utf8");
-    writeFileSync(store.path, text.replace("task number 1", "task number one"));
-    expect(learned()[key]?.basis).not.toBe(stamp(store.path));
+  test("a legacy file is parsed once per version, and a broken one is told on every start", () => {
+    const legacy = paths.legacyProjectEpisodes(ROOT);
+    mkdirSync(dirname(legacy), { recursive: true });
+    writeFileSync(legacy, legacyText());
+    const key = `episodes-readable:${legacy}`;
     expect(openEpisodes(ROOT).unreadable()).toBeUndefined();
-    expect(learned()[key]?.basis).toBe(stamp(store.path));
-    writeFileSync(store.path, `${text}garbage`);
+    expect(learned()[key]?.basis).toBe(stamp(legacy));
+    writeFileSync(legacy, `${legacyText()}garbage`);
     for (let start = 0; start < 2; start++) expect(openEpisodes(ROOT).unreadable()).toMatch(/^episodes \S+ are unreadable \(not valid JSON/);
   });
 });
