@@ -1,7 +1,7 @@
 /**
  * A project's memory as `shiro search` shows it: the project's notes and the global notes (read
- * when opened), the project's episodes (read from their file only when a shown hit is an episode:
- * its snippet needs the whole episode), and short ids. A printed memory id is abbreviated over
+ * when opened), the project's episodes (read from their log only when a shown hit is an episode,
+ * and only back to it: its snippet needs the whole episode), and short ids. A printed memory id is abbreviated over
  * every id `shiro memory show` resolves (lib/store/memory-lookup.ts `memoryIds`: every scope's
  * notes, the episodes and their sessions), so `shiro memory show` always takes it; the episodes'
  * ids and sessions come from the recall index (store/memory-index.ts `indexedEpisodes`), which
@@ -22,7 +22,7 @@ export interface MemoryItems {
   episodes: EpisodeStore;
   /** The notes of `project` and `global`, in that order, tagged with their scope. */
   notes: ScopedMemoryEntry[][];
-  /** A stored episode by id (the episodes file is read on the first call). */
+  /** A stored episode by id (the episode log read from its end back to it: episodes.ts `find`). */
   episode(id: string): Episode | undefined;
   /** `id` abbreviated as `shiro memory show` tells it apart (8 characters at least); `index` is the opened recall index. */
   shortId(id: string, index: Bm25Index): string;
@@ -33,14 +33,17 @@ export function listMemoryItems(projectRoot: string, onNotice?: (text: string) =
   const global = openGlobalMemory({ onNotice });
   const episodes = openEpisodes(projectRoot, { onNotice });
   const notes = [project, global].map((store) => store.list().map((entry): ScopedMemoryEntry => ({ ...entry, scope: store.scope })));
-  let stored: Map<string, Episode> | undefined;
+  const found = new Map<string, Episode | undefined>();
   let abbreviate: Abbreviate | undefined;
   return {
     project,
     global,
     episodes,
     notes,
-    episode: (id) => (stored ??= new Map(episodes.read().episodes.map((episode) => [episode.id, episode]))).get(id),
+    episode: (id) => {
+      if (!found.has(id)) found.set(id, episodes.find(id));
+      return found.get(id);
+    },
     shortId: (id, index) => (abbreviate ??= memoryAbbreviator(projectStores(openMemoryShelf(projectRoot, { onNotice })), indexedEpisodes(index)))(id),
   };
 }

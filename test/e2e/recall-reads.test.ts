@@ -44,7 +44,7 @@ describe("search and recall in a long history", () => {
       expect((await e2e.shiro(["-p", "hi"])).code).toBe(0);
 
       const state = join(e2e.dirs.home, ".shiro-neko");
-      const episodesFile = (path: string) => path.endsWith(".episodes.json");
+      const episodesFile = (path: string) => /\.episodes\.jsonl?$/.test(path);
       const historyFile = (path: string) => /^(sessions|events|runs)\/[^/]+\.(json|jsonl)$/.test(path);
 
       const search = await _traced(["search", QUERY, "--json"]);
