@@ -16,7 +16,11 @@
  *   untrusted content says so; a repository note (`.shiro/notes.json`) is labelled
  *   `from the repository`.
  * - An episode line names its session by the id recall shows for it (memory-recall.ts
- *   `recallAbbreviator`): unique at the length shown, and recalling it expands that episode.
+ *   `recallAbbreviator`'s answer, here from memory-lookup.ts `prefixMemoryAbbreviator` over the
+ *   index's episode id list): unique at the length shown, and recalling it expands that episode.
+ * - Work after the ranking is in proportion to the lines shown, not to the notes kept: a note's
+ *   recorded files are checked (staleNote) only when its line without the mark fits what is left
+ *   of the budget, and the episode id list is read only when an episode line is made.
  * - The section says how many notes were left out and that recall reaches them.
  * - `MemoryInjection` lists what went in (ids, scope, estimated tokens): the run log's record.
  */
@@ -25,7 +29,7 @@ import type { EpisodeStore } from "../store/episodes.ts";
 import type { EpisodeCard } from "../store/memory-index.ts";
 import type { Abbreviate } from "../platform/ids.ts";
 import { escapeMemoryText as _esc } from "../store/memory-escape.ts";
-import { recallAbbreviator } from "../store/memory-recall.ts";
+import { prefixMemoryAbbreviator } from "../store/memory-lookup.ts";
 import { shortSessionIds } from "../store/short-ids.ts";
 import { staleNote } from "../store/memory-provenance.ts";
 import { MEMORY_KINDS, rankByUse, type MemoryEntry, type MemoryStore, type ScopedMemoryEntry } from "../store/memory.ts";
@@ -104,11 +108,14 @@ export function selectMemoryForPrompt(options: SelectMemoryOptions): MemoryInjec
   const lines: string[] = [];
   const items: InjectedItem[] = [];
   for (const candidate of candidates) {
-    const cost = estimateTextTokens(candidate.line) + 1;
+    // The shortest form decides first: a line that cannot fit costs no escaping, file check or id lookup.
+    if (used + Math.ceil(candidate.least / 4) + 1 > budget) continue;
+    const { line, item } = candidate.finish();
+    const cost = estimateTextTokens(line) + 1;
     if (used + cost > budget) continue;
     used += cost;
-    lines.push(candidate.line);
-    items.push({ ...candidate.item, tokens: cost });
+    lines.push(line);
+    items.push({ ...item, tokens: cost });
   }
   const leftOut = notes.length - items.filter((item) => item.kind === "note").length;
   if (items.length === 0 && leftOut === 0) return empty;
@@ -117,10 +124,20 @@ export function selectMemoryForPrompt(options: SelectMemoryOptions): MemoryInjec
   return { text, items, tokens: estimateTextTokens(text), budget, leftOut, counts };
 }
 
-interface _Candidate {
+interface _Shown {
   line: string;
   item: Omit<InjectedItem, "tokens">;
 }
+
+/** A line in the making: `least` characters at most are in the line `finish` makes (a note's is at least its text unescaped, without a stale mark). */
+interface _Candidate {
+  least: number;
+  finish(): _Shown;
+}
+
+const _shown = (shown: _Shown): _Candidate => ({ least: shown.line.length, finish: () => shown });
+// Escaping printable ASCII only lengthens it (`&`, `<`, `>`): its length is a floor for the escaped text's.
+const _PLAIN = /^[\x20-\x7e]*$/;
 
 function _rank(options: SelectMemoryOptions, notes: readonly ScopedMemoryEntry[], entries: readonly (readonly MemoryEntry[])[]): _Candidate[] {
   const { projectRoot, stores } = options;
@@ -135,7 +152,7 @@ function _rank(options: SelectMemoryOptions, notes: readonly ScopedMemoryEntry[]
     );
     const sessions = ranking.groups.filter((group) => group.kind === "session").slice(0, _SESSION_CAP);
     const snippets = passageSnippets(sessions, ranking.words, 200);
-    const abbreviate = recallAbbreviator(ranking.index, byId.keys());
+    const abbreviate = prefixMemoryAbbreviator(byId.keys(), ranking.episodeIdsStarting);
     // Only a session without an episode is named by its short id: the folders are listed for those alone.
     const bare = sessions.filter((group) => group.card?.kind !== "episode" && snippets.has(group.key));
     const shortIds = new Map(shortSessionIds(bare.map((group) => group.sessionId!)).map((short, at) => [bare[at]!, short]));
@@ -147,16 +164,21 @@ function _rank(options: SelectMemoryOptions, notes: readonly ScopedMemoryEntry[]
       } else if (sessions.includes(group)) {
         const session = group.sessionId!;
         const snippet = snippets.get(group.key);
-        if (group.card?.kind === "episode")
+        if (group.card?.kind === "episode") {
+          const card = group.card;
+          const passage = snippet && group.passage ? `\n  ${_esc(snippet)}` : "";
+          // An abbreviation is at least 8 characters: the shortest the session id can be shown.
           chosen.push({
-            line: _episodeLine(group.card, abbreviate) + (snippet && group.passage ? `\n  ${_esc(snippet)}` : ""),
-            item: { kind: "episode", id: group.episodeId!, scope: "episode", session },
+            least: (_episodeLine(card, (id) => id.slice(0, 8)) + passage).length,
+            finish: () => ({ line: _episodeLine(card, abbreviate) + passage, item: { kind: "episode", id: group.episodeId!, scope: "episode", session } }),
           });
-        else if (snippet)
-          chosen.push({
-            line: `- (session ${shortIds.get(group)} ${group.at.slice(0, 10)}) ${_esc(snippet)}`,
-            item: { kind: "session", id: session, scope: "session", session },
-          });
+        } else if (snippet)
+          chosen.push(
+            _shown({
+              line: `- (session ${shortIds.get(group)} ${group.at.slice(0, 10)}) ${_esc(snippet)}`,
+              item: { kind: "session", id: session, scope: "session", session },
+            }),
+          );
       }
     }
   }
@@ -164,13 +186,21 @@ function _rank(options: SelectMemoryOptions, notes: readonly ScopedMemoryEntry[]
   return chosen;
 }
 
+/** A note's line; its text is escaped and its recorded files checked (memory-provenance.ts `staleNote`) only when its shortest form fits. */
 function _noteCandidate(note: ScopedMemoryEntry, projectRoot: string): _Candidate {
-  const stale = staleNote(note, projectRoot);
   const label = note.scope === "project" ? note.kind : `${note.kind}, ${note.scope === "repo" ? "from the repository" : note.scope}`;
+  const head = `- (${label}) `;
   const untrusted = note.source?.untrusted?.length ? `\n  (written after reading untrusted content: ${_esc(note.source.untrusted.join(", "))})` : "";
+  const escaped = _PLAIN.test(note.text) ? undefined : _esc(note.text);
   return {
-    line: `- (${label}) ${_esc(note.text)}${stale ? `\n  ${_esc(stale)}` : ""}${untrusted}`,
-    item: { kind: "note", id: note.id, scope: note.scope, ...(stale ? { stale: true } : {}) },
+    least: head.length + (escaped ?? note.text).length + untrusted.length,
+    finish() {
+      const stale = staleNote(note, projectRoot);
+      return {
+        line: `${head}${escaped ?? _esc(note.text)}${stale ? `\n  ${_esc(stale)}` : ""}${untrusted}`,
+        item: { kind: "note", id: note.id, scope: note.scope, ...(stale ? { stale: true } : {}) },
+      };
+    },
   };
 }
 

@@ -5,7 +5,9 @@
  */
 import type { McpServers, ResolvedConfig } from "../config/config.ts";
 import type { McpHub } from "../extensions/mcp/hub.ts";
-import { stateDir } from "../platform/paths.ts";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { paths, stateDir } from "../platform/paths.ts";
 import { createDisabledPluginHost, createPluginHost } from "../extensions/plugin-host.ts";
 import type { PluginHost } from "../extension-api/plugin-api.ts";
 import type { CommandSandbox } from "../sandbox/session.ts";
@@ -30,11 +32,17 @@ export async function openPlugins(
 ): Promise<PluginHost> {
   if (disabled) return createDisabledPluginHost();
   const plugins = createPluginHost({ cwd, enabled: config.file.plugins, writeStderr, wrapCommand: (argv) => sandbox.wrap(argv, cwd) });
-  // Plugins installed from the registry always load (declarative deny rules), unless --no-plugins.
+  // Plugins installed from the registry always load (declarative deny rules), unless --no-plugins;
+  // the registry's code (and its manifest schemas) loads only when something was ever installed.
+  if (!existsSync(join(paths.registryDir(), "plugins"))) return _withFailures(plugins, notices);
   const { loadInstalledPlugins } = await import("../extensions/registry/registry.ts");
   const installed = loadInstalledPlugins();
   if (installed.manifests.length > 0) plugins.loadInstalled(installed.manifests);
   for (const failure of installed.failures) notices.push({ code: "plugin-failed", name: failure.name, error: failure.error });
+  return _withFailures(plugins, notices);
+}
+
+function _withFailures(plugins: PluginHost, notices: StartupNotice[]): PluginHost {
   for (const failure of plugins.failures()) notices.push({ code: "plugin-failed", name: failure.name, error: failure.error });
   return plugins;
 }

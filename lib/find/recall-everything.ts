@@ -28,7 +28,7 @@ import { addStats, type Bm25Index, type IndexHit } from "../search/bm25-index.ts
 import { DEFAULT_GROUP_RULE, rankGroups, type GroupRule, type ScoredItem } from "../search/group-rank.ts";
 import { parseTimeQuery, type TimeWindow } from "../search/time-query.ts";
 import { tokenizeQuery } from "../search/tokenize.ts";
-import { EPISODE_SEGMENT, openMemoryIndex, type EpisodeCard } from "../store/memory-index.ts";
+import { EPISODE_SEGMENT, openMemoryIndex, type EpisodeCard, type OpenedMemoryIndex } from "../store/memory-index.ts";
 import {
   RECALL_DEFAULT_LIMIT,
   RECALL_KINDS,
@@ -100,6 +100,8 @@ export interface RecallRanking {
   notes: Map<string, ScopedMemoryEntry>;
   /** The project's recall index, as opened (ids are abbreviated against it). */
   index: Bm25Index;
+  /** The ids of the episodes it holds and their sessions, by first characters (memory-index.ts: read when first asked). */
+  episodeIdsStarting: OpenedMemoryIndex["episodeIdsStarting"];
 }
 
 const _POOL = 300;
@@ -187,7 +189,15 @@ export function rankEverything(context: RecallEverythingContext, request: Recall
       sessionId: group.key.slice(SESSION_PREFIX.length),
     };
   });
-  return { groups, notices, words, ...(time.window ? { window: time.window } : {}), notes: memory.notes, index: memory.index };
+  return {
+    groups,
+    notices,
+    words,
+    ...(time.window ? { window: time.window } : {}),
+    notes: memory.notes,
+    index: memory.index,
+    episodeIdsStarting: memory.episodeIdsStarting,
+  };
 }
 
 /** `recall`'s answer: one line per group (a second for a stale note or a session's passage), notices first. */

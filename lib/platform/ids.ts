@@ -1,11 +1,13 @@
 /** Identifiers. UUIDv7 (RFC 9562): 48-bit Unix ms timestamp, version 7, variant 10 — ids sort by creation time. */
-import { randomBytes } from "node:crypto";
+import { Buffer } from "node:buffer";
 
 let _lastMs = 0;
 let _seq = 0;
 
 export function uuidv7(now = Date.now()): string {
-  const bytes = randomBytes(16);
+  // Web Crypto, not node:crypto: loading that module costs a compiled binary more than 10 ms of its start.
+  const bytes = Buffer.alloc(16);
+  globalThis.crypto.getRandomValues(bytes);
   // Within one millisecond, bump a 12-bit counter in rand_a so ids from one process stay ordered.
   if (now === _lastMs) _seq = (_seq + 1) & 0xfff;
   else {

@@ -25,10 +25,10 @@
  *   skills/                         user skills
  *   learned.json                    facts earlier runs learned (sandbox probe, provider windows): lib/store/learned.ts
  */
-import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { sha256Hex } from "./sha256.ts";
 
 export const STATE_DIR_NAME = ".shiro-neko";
 
@@ -45,9 +45,13 @@ export function ensureStateDir(...sub: string[]): string {
   return dir;
 }
 
+const _hash16 = new Map<string, string>();
+
 /** First 16 hex digits of the SHA-256 of a path: the key of per-project and per-directory files. */
 export function pathHash16(path: string): string {
-  return createHash("sha256").update(path).digest("hex").slice(0, 16);
+  let hash = _hash16.get(path);
+  if (hash === undefined) _hash16.set(path, (hash = sha256Hex(path).slice(0, 16)));
+  return hash;
 }
 
 export const paths = {

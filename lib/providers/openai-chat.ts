@@ -6,7 +6,6 @@
  *
  * Reasoning parts are never sent back on this protocol (vendors either ignore or refuse them).
  */
-import { randomUUID } from "node:crypto";
 import { streamWire, type DecodeEnd, type StreamDecoder, type WireRequest } from "./_http.ts";
 import type { MessageDraft } from "./_draft.ts";
 import { parseEventData, type SseMessage } from "./_sse.ts";
@@ -177,7 +176,7 @@ function _createCallTracker() {
         latest = existing;
         return { ...existing, started: false };
       }
-      const slot = { key: `tool:${count++}`, id: call.id || `call_${randomUUID().replace(/-/g, "").slice(0, 24)}` };
+      const slot = { key: `tool:${count++}`, id: call.id || `call_${globalThis.crypto.randomUUID().replace(/-/g, "").slice(0, 24)}` };
       if (typeof call.index === "number") byIndex.set(call.index, slot);
       byId.set(slot.id, slot);
       latest = slot;

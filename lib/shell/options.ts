@@ -22,20 +22,23 @@ const _GIT_RESTORE =
 const _GIT_SWITCH =
   "create force-create guess discard-changes quiet recurse-submodules progress merge conflict detach track force orphan overwrite-ignore ignore-other-worktrees";
 
-/** Long options (without `--`) by command key: a program name, or `git <subcommand>`. */
-const _LONG_OPTIONS: Record<string, readonly string[]> = {
-  rm: _words("force interactive one-file-system no-preserve-root preserve-root recursive dir verbose help version"),
-  chmod: _words("changes silent quiet verbose no-preserve-root preserve-root reference recursive help version"),
-  chown: _words("changes silent quiet verbose dereference no-dereference from no-preserve-root preserve-root reference recursive help version"),
-  kill: _words("signal list table help version"),
-  "git push": _withNegations(_GIT_PUSH),
-  "git reset": _withNegations(_GIT_RESET),
-  "git clean": _withNegations(_GIT_CLEAN),
-  "git branch": _withNegations(_GIT_BRANCH),
-  "git checkout": _withNegations(_GIT_CHECKOUT),
-  "git restore": _withNegations(_GIT_RESTORE),
-  "git switch": _withNegations(_GIT_SWITCH),
-};
+let _longOptions: Record<string, readonly string[]> | undefined;
+
+/** Long options (without `--`) by command key: a program name, or `git <subcommand>`; built on the first lookup. */
+const _longOptionTable = (): Record<string, readonly string[]> =>
+  (_longOptions ??= {
+    rm: _words("force interactive one-file-system no-preserve-root preserve-root recursive dir verbose help version"),
+    chmod: _words("changes silent quiet verbose no-preserve-root preserve-root reference recursive help version"),
+    chown: _words("changes silent quiet verbose dereference no-dereference from no-preserve-root preserve-root reference recursive help version"),
+    kill: _words("signal list table help version"),
+    "git push": _withNegations(_GIT_PUSH),
+    "git reset": _withNegations(_GIT_RESET),
+    "git clean": _withNegations(_GIT_CLEAN),
+    "git branch": _withNegations(_GIT_BRANCH),
+    "git checkout": _withNegations(_GIT_CHECKOUT),
+    "git restore": _withNegations(_GIT_RESTORE),
+    "git switch": _withNegations(_GIT_SWITCH),
+  });
 
 function _words(list: string): string[] {
   return list.split(" ");
@@ -58,7 +61,7 @@ export function optionKey(program: string, args: readonly string[]): string {
  * come back unchanged.
  */
 export function expandLongOptions(key: string, args: readonly string[]): string[] {
-  const table = _LONG_OPTIONS[key];
+  const table = _longOptionTable()[key];
   if (!table) return [...args];
   let ended = false;
   return args.map((arg) => {

@@ -1,6 +1,6 @@
 /**
  * What a simple command runs, under its wrappers: leading assignments and the wrappers of
- * `_WRAPPERS` (`env`, `sudo`, `timeout`, `xargs`, `nice`, `strace`, `chroot`, `unshare`,
+ * `_wrapperSpecs` (`env`, `sudo`, `timeout`, `xargs`, `nice`, `strace`, `chroot`, `unshare`,
  * `flock`, `su`…, with their own options and option values) are peeled, an absolute or relative
  * program path is reduced to its name, git's global options (`-C <dir>`, `-c <k=v>`,
  * `--no-pager`…) are dropped and long-option abbreviations are spelled out (options.ts).
@@ -58,55 +58,58 @@ const _spec = (valued: string, { script, ...extra }: Omit<_WrapperSpec, "valued"
 });
 
 const _SUDO_VALUED = "u g h p C D R T U r t user group host prompt close-from chdir chroot command-timeout other-user role type";
-const _WRAPPERS: Record<string, _WrapperSpec> = {
-  env: _spec("u C S P unset chdir split-string", { assignments: true }),
-  command: _spec(""),
-  builtin: _spec(""),
-  nohup: _spec(""),
-  timeout: _spec("s k signal kill-after", { positional: 1 }),
-  xargs: _spec("a d E I L n P s arg-file delimiter eof replace max-lines max-args max-procs max-chars process-slot-var"),
-  nice: _spec("n adjustment"),
-  time: _spec("o f output format"),
-  stdbuf: _spec("i o e input output error"),
-  setsid: _spec(""),
-  exec: _spec("a"),
-  busybox: _spec(""),
-  toybox: _spec(""),
-  watch: _spec("n d interval differences", { joins: true }),
-  ionice: _spec("c n p P u class classdata pid pgid uid"),
-  taskset: _spec("", { positional: 1 }),
-  chrt: _spec("T P D sched-runtime sched-period sched-deadline", { positional: 1 }),
-  flock: _spec("w E timeout conflict-exit-code", { positional: 1, script: "c command" }),
-  script: _spec("E I O B T t m echo log-in log-out log-io log-timing logging-format", { script: "c command", shell: true, positional: 1 }),
-  su: _spec("g G s w group supp-group shell whitelist-environment", { script: "c command session-command", shell: true }),
-  runuser: _spec("u g G s w user group supp-group shell whitelist-environment", { script: "c command session-command", shell: true }),
-  sg: _spec("", { script: "c", positional: 1, joins: true }),
-  chroot: _spec("userspec groups", { positional: 1, shell: true }),
-  unshare: _spec("S G R w setuid setgid root wd", { shell: true }),
-  nsenter: _spec("t S G r w target setuid setgid root wd", { shell: true }),
-  setpriv: _spec(""),
-  prlimit: _spec("p pid"),
-  strace: _spec("a b e E I o O p P s S u X"),
-  ltrace: _spec("a e l n o p s u x A D F L S"),
-  valgrind: _spec(""),
-  catchsegv: _spec(""),
-  eatmydata: _spec(""),
-  fakeroot: _spec("l s i faked"),
-  nocache: _spec(""),
-  unbuffer: _spec(""),
-  rlwrap: _spec("a b f H i l m O p P q s S t z"),
-  firejail: _spec(""),
-  setarch: _spec("", { positional: 1 }),
-  linux32: _spec(""),
-  linux64: _spec(""),
-  faketime: _spec("f m", { positional: 1 }),
-  entr: _spec(""),
-  "systemd-run": _spec("u p E M H G unit property setenv machine host uid gid working-directory description slice"),
-  parallel: _spec("j a d E I S n L P jobs arg-file delimiter eof replace sshlogin max-args max-lines max-procs", { joins: true, shell: true }),
-  sudo: _spec(_SUDO_VALUED, { assignments: true }),
-  doas: _spec("u C"),
-  pkexec: _spec("user"),
-};
+let _wrappers: Record<string, _WrapperSpec> | undefined;
+/** The wrapper table, built on the first command peeled (a plain answer peels none). */
+const _wrapperSpecs = (): Record<string, _WrapperSpec> =>
+  (_wrappers ??= {
+    env: _spec("u C S P unset chdir split-string", { assignments: true }),
+    command: _spec(""),
+    builtin: _spec(""),
+    nohup: _spec(""),
+    timeout: _spec("s k signal kill-after", { positional: 1 }),
+    xargs: _spec("a d E I L n P s arg-file delimiter eof replace max-lines max-args max-procs max-chars process-slot-var"),
+    nice: _spec("n adjustment"),
+    time: _spec("o f output format"),
+    stdbuf: _spec("i o e input output error"),
+    setsid: _spec(""),
+    exec: _spec("a"),
+    busybox: _spec(""),
+    toybox: _spec(""),
+    watch: _spec("n d interval differences", { joins: true }),
+    ionice: _spec("c n p P u class classdata pid pgid uid"),
+    taskset: _spec("", { positional: 1 }),
+    chrt: _spec("T P D sched-runtime sched-period sched-deadline", { positional: 1 }),
+    flock: _spec("w E timeout conflict-exit-code", { positional: 1, script: "c command" }),
+    script: _spec("E I O B T t m echo log-in log-out log-io log-timing logging-format", { script: "c command", shell: true, positional: 1 }),
+    su: _spec("g G s w group supp-group shell whitelist-environment", { script: "c command session-command", shell: true }),
+    runuser: _spec("u g G s w user group supp-group shell whitelist-environment", { script: "c command session-command", shell: true }),
+    sg: _spec("", { script: "c", positional: 1, joins: true }),
+    chroot: _spec("userspec groups", { positional: 1, shell: true }),
+    unshare: _spec("S G R w setuid setgid root wd", { shell: true }),
+    nsenter: _spec("t S G r w target setuid setgid root wd", { shell: true }),
+    setpriv: _spec(""),
+    prlimit: _spec("p pid"),
+    strace: _spec("a b e E I o O p P s S u X"),
+    ltrace: _spec("a e l n o p s u x A D F L S"),
+    valgrind: _spec(""),
+    catchsegv: _spec(""),
+    eatmydata: _spec(""),
+    fakeroot: _spec("l s i faked"),
+    nocache: _spec(""),
+    unbuffer: _spec(""),
+    rlwrap: _spec("a b f H i l m O p P q s S t z"),
+    firejail: _spec(""),
+    setarch: _spec("", { positional: 1 }),
+    linux32: _spec(""),
+    linux64: _spec(""),
+    faketime: _spec("f m", { positional: 1 }),
+    entr: _spec(""),
+    "systemd-run": _spec("u p E M H G unit property setenv machine host uid gid working-directory description slice"),
+    parallel: _spec("j a d E I S n L P jobs arg-file delimiter eof replace sshlogin max-args max-lines max-procs", { joins: true, shell: true }),
+    sudo: _spec(_SUDO_VALUED, { assignments: true }),
+    doas: _spec("u C"),
+    pkexec: _spec("user"),
+  });
 const _PRIVILEGED = new Set(["sudo", "doas"]);
 const _GIT_VALUED = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--attr-source", "--exec-path"]);
 const _ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
@@ -130,7 +133,7 @@ export function peelCommand(command: SimpleCommand): PeeledCommand {
   let opaque: string | undefined;
   while (words.length > 0 && words[0]!.known) {
     const name = programName(words[0]!.word);
-    const spec = _WRAPPERS[name];
+    const spec = _wrapperSpecs()[name];
     if (!spec) break;
     if (wrappers.length >= _MAX_WRAPPERS) {
       opaque ??= `more than ${_MAX_WRAPPERS} wrappers`;

@@ -67,7 +67,7 @@ function _readHolder(lockPath: string): { pid?: number; text?: string } {
 }
 
 /** One attempt: true when the lock is now ours. Takes over a lock whose owner is dead. */
-function _tryAcquire(lockPath: string): { acquired: boolean; holder?: number } {
+function _tryAcquire(lockPath: string, made = false): { acquired: boolean; holder?: number } {
   try {
     const fd = openSync(lockPath, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL, 0o600);
     writeSync(fd, `${process.pid}\n`);
@@ -75,10 +75,12 @@ function _tryAcquire(lockPath: string): { acquired: boolean; holder?: number } {
     return { acquired: true };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") {
+    if (code === "ENOENT" && !made) {
+      // The folder is new: try again at once rather than after a backoff (a first session's lease).
       mkdirSync(dirname(lockPath), { recursive: true, mode: 0o700 });
-      return { acquired: false };
+      return _tryAcquire(lockPath, true);
     }
+    if (code === "ENOENT") return { acquired: false };
     if (code !== "EEXIST") throw _lockError(error, lockPath);
   }
   const holder = _readHolder(lockPath);

@@ -4,7 +4,10 @@
  * {version: 1, project, agent, entries}; a bare array is version 0) and the file backing —
  * reads that ignore (and report once) a corrupt file, updates that are locked read-modify-writes
  * through json-file. memory.ts builds the store over it; its header documents the guarantees.
+ * A read checks a file in the shape this version writes by hand, with the schema's result, and
+ * leaves every other file (and every reason a file is corrupt) to the schema.
  */
+import { readFileSync } from "node:fs";
 import * as v from "valibot";
 import { readJson, updateJsonSync } from "../state-file/json-file.ts";
 
@@ -85,6 +88,8 @@ export function openFileBacking(layout: FileBackingLayout, options: { onNotice?:
   let reportedCorrupt = false;
   return {
     read() {
+      const quick = _quickRead(path, schema);
+      if (quick) return quick;
       const result = readJson(path, { schema, version: 1 });
       if (result.status === "ok") return result.value.entries;
       if (result.status === "corrupt" && !reportedCorrupt) {
@@ -114,3 +119,88 @@ export function openFileBacking(layout: FileBackingLayout, options: { onNotice?:
 }
 
 /** The store over any backing: every scope shares these semantics. */
+
+const _ENTRY_KEYS = ["id", "kind", "text", "createdAt", "hits", "lastHitAt", "verifiedAt", "source"];
+const _SOURCE_KEYS = ["sessionId", "runId", "agent", "commit", "files", "untrusted"];
+// The hand check below knows these fields; a schema with others is checked by the schema alone.
+const _QUICK =
+  Object.keys(MemoryEntrySchema.entries).join() === _ENTRY_KEYS.join() &&
+  Object.keys(MemoryEntrySchema.entries.source.wrapped.entries).join() === _SOURCE_KEYS.join();
+
+/**
+ * A memory file's entries checked by hand, when the file is `{version: 1, …, entries}` with every
+ * entry in the shape this version writes: the same output as the schema (unknown keys dropped,
+ * `hits` 0 when absent, keys in the schema's order), without running it over every entry (a few
+ * hundred notes through valibot cost a cold first request several milliseconds). `[]` for a
+ * missing file; undefined for anything else, and then the schema decides and says why.
+ */
+function _quickRead(path: string, schema: v.GenericSchema<unknown, MemoryFile>): MemoryEntry[] | undefined {
+  if (!_QUICK) return undefined;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT" ? [] : undefined;
+  }
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return undefined;
+  const file = raw as Record<string, unknown>;
+  if (file.version !== 1 || !Array.isArray(file.entries) || !v.safeParse(schema, { ...file, entries: [] }).success) return undefined;
+  const entries: MemoryEntry[] = [];
+  for (const item of file.entries) {
+    const entry = _quickEntry(item);
+    if (!entry) return undefined;
+    entries.push(entry);
+  }
+  return entries;
+}
+
+function _quickEntry(item: unknown): MemoryEntry | undefined {
+  if (!_isRecord(item)) return undefined;
+  const { id, kind, text, createdAt, hits, lastHitAt, verifiedAt, source } = item;
+  if (typeof id !== "string" || id.length === 0 || typeof text !== "string" || text.length === 0 || typeof createdAt !== "string") return undefined;
+  if (!(MEMORY_KINDS as readonly unknown[]).includes(kind)) return undefined;
+  if (hits !== undefined && !(typeof hits === "number" && Number.isInteger(hits) && hits >= 0)) return undefined;
+  if (!_optionalString(lastHitAt) || !_optionalString(verifiedAt)) return undefined;
+  const entry: MemoryEntry = { id, kind: kind as MemoryKind, text, createdAt, hits: (hits as number | undefined) ?? 0 };
+  if ("lastHitAt" in item) entry.lastHitAt = lastHitAt as string;
+  if ("verifiedAt" in item) entry.verifiedAt = verifiedAt as string;
+  if ("source" in item) {
+    const checked = _quickSource(source);
+    if (!checked) return undefined;
+    entry.source = checked;
+  }
+  return entry;
+}
+
+function _quickSource(source: unknown): MemorySource | undefined {
+  if (!_isRecord(source)) return undefined;
+  const out: MemorySource = {};
+  for (const key of ["sessionId", "runId", "agent", "commit"] as const) {
+    if (!(key in source)) continue;
+    const value = source[key];
+    if (typeof value !== "string") return undefined;
+    out[key] = value;
+  }
+  if ("files" in source) {
+    if (!Array.isArray(source.files)) return undefined;
+    const files: { path: string; hash: string | null }[] = [];
+    for (const file of source.files) {
+      if (!_isRecord(file) || typeof file.path !== "string" || !(typeof file.hash === "string" || file.hash === null)) return undefined;
+      files.push({ path: file.path, hash: file.hash });
+    }
+    out.files = files;
+  }
+  if ("untrusted" in source) {
+    if (!Array.isArray(source.untrusted) || !source.untrusted.every((mark) => typeof mark === "string")) return undefined;
+    out.untrusted = [...source.untrusted];
+  }
+  return out;
+}
+
+function _isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function _optionalString(value: unknown): boolean {
+  return value === undefined || typeof value === "string";
+}

@@ -14,14 +14,30 @@
  *   (its stamp is the summary's length); a digest's stamp is its count and last time.
  * A store that is off (no global store given) keeps its segment out of the search, not out of
  * the file. Run notes (`notes:run`) are indexed in the process only, after the file is saved. Digests are documents of the `episodes` segment with ids `digest:<month>`.
+ *
+ * The episode id list, `episode-ids.txt` in the index folder: what abbreviating an id shown at
+ * a prompt needs (every episode's id and session id) without decoding every episode's card. Text,
+ * written whole (atomic rename, json-file.ts) when the `episodes` segment is synced, and when it
+ * is missing or out of date while the segment is current:
+ *
+ *   shiro episode ids 1
+ *   <the episodes file's stamp the list was taken from: inode:size:mtimeMs>
+ *   <episode id> <session id>          (one line per episode)
+ *
+ * It is used only while its stamp is the episodes file's stamp now and it ends with a line break;
+ * any other content (another header or stamp, a cut last line) is out of date, never an error.
+ * An id is looked up by searching the text for its first characters, not by splitting every line.
+ * Derived data: deleting it costs one slower prompt.
  */
-import { statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
 import type { Bm25Index, IndexedDocInput } from "../search/bm25-index.ts";
 import { openIndexFolder, type CompactResult } from "../search/index-folder.ts";
 import { paths } from "../platform/paths.ts";
 import type { Episode, EpisodeDigest, EpisodeStore } from "./episodes.ts";
 import type { MemoryEntry, MemoryStore, ScopedMemoryEntry } from "./memory.ts";
 import { redactText } from "../secrets/redact.ts";
+import { writeTextAtomic } from "../state-file/json-file.ts";
 
 /** The index segment of a store's notes. */
 export function noteSegment(store: Pick<MemoryStore, "scope" | "agent">): string {
@@ -53,7 +69,24 @@ export interface OpenedMemoryIndex {
   notes: Map<string, ScopedMemoryEntry>;
   /** The index segment of each note, by id. */
   segments: Map<string, string>;
+  /**
+   * The ids of the episodes the index holds and of their sessions that start with `head` (what an
+   * abbreviation of at least that many characters is compared with), as `indexedEpisodes(index)`
+   * would give them: from the episode id list when it is of the episodes file as it is now (one
+   * small read, at the first call), else from the index (and then the list is written). Without
+   * an episodes store, from the index.
+   */
+  episodeIdsStarting(head: string): string[];
 }
+
+/** What an episode is known by: its own id and its session's. */
+export interface EpisodeIds {
+  id: string;
+  sessionId: string;
+}
+
+const _IDS_FILE = "episode-ids.txt";
+const _IDS_HEADER = "shiro episode ids 1";
 
 /** Brings the index up to date with the stores (see the module contract) and returns it with the notes read. */
 export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex {
@@ -69,6 +102,14 @@ export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex 
     return { store, entries };
   });
   const file = _folder(sources.projectRoot, sources.onNotice);
+  const idsPath = join(file.dir, _IDS_FILE);
+  const episodesStamp = sources.episodes ? _fileStamp(sources.episodes.path) : undefined;
+  let listedIds: string | undefined;
+  const keepIds = (stamp: string, ids: readonly EpisodeIds[]) => {
+    if (listedIds === stamp || ids.length === 0) return;
+    listedIds = stamp;
+    _writeEpisodeIds(idsPath, stamp, ids);
+  };
   // Run notes live only in the process: they join the index after it is saved, never the file.
   const saved = listed.filter(({ store }) => store.scope !== "run");
   const index = file.open((index) => {
@@ -76,10 +117,11 @@ export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex 
       const stamp = _idsStamp(entries.map((entry) => entry.id));
       index.sync(noteSegment(store), stamp, () => entries.map((entry) => ({ id: entry.id, stamp: "", text: entry.text })));
     }
-    if (sources.episodes) {
+    if (sources.episodes && episodesStamp !== undefined) {
       const store = sources.episodes;
-      index.sync(EPISODE_SEGMENT, _fileStamp(store.path), () => {
+      index.sync(EPISODE_SEGMENT, episodesStamp, () => {
         const { episodes, digests } = store.read();
+        keepIds(episodesStamp, episodes);
         return [...episodes.map(_episodeDoc), ...digests.map(_digestDoc)];
       });
     }
@@ -88,7 +130,55 @@ export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex 
     if (store.scope === "run" && entries.length > 0)
       index.sync(noteSegment(store), entries.map((entry) => entry.id).join(","), () => entries.map((entry) => ({ id: entry.id, stamp: "", text: entry.text })));
   }
-  return { index, notes, segments };
+  let list: string | null | undefined;
+  let fromIndex: string[] | undefined;
+  const episodeIdsStarting = (head: string): string[] => {
+    if (list === undefined) list = (episodesStamp !== undefined && _readEpisodeIds(idsPath, episodesStamp)) || null;
+    if (list !== null) return _idsStarting(list, head);
+    if (!fromIndex) {
+      const ids = indexedEpisodes(index);
+      if (episodesStamp !== undefined) keepIds(episodesStamp, ids);
+      fromIndex = ids.flatMap((entry) => [entry.id, entry.sessionId]);
+    }
+    return fromIndex.filter((id) => id.startsWith(head));
+  };
+  return { index, notes, segments, episodeIdsStarting };
+}
+
+/** The lines of the list kept for the episodes file at `stamp`; undefined when it is missing, of another version or cut short. */
+function _readEpisodeIds(path: string, stamp: string): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+  const top = `${_IDS_HEADER}\n${stamp}\n`;
+  return text.startsWith(top) && text.endsWith("\n") ? text.slice(top.length - 1) : undefined;
+}
+
+/** The ids in `lines` (each `\n<id> <session id>`) that start with `head`: found by search, not by splitting every line. */
+function _idsStarting(lines: string, head: string): string[] {
+  const found: string[] = [];
+  if (!head) return found;
+  for (let at = lines.indexOf(head); at >= 0; at = lines.indexOf(head, at + 1)) {
+    const before = lines[at - 1];
+    if (before !== "\n" && before !== " ") continue;
+    let end = at + head.length;
+    while (end < lines.length && lines[end] !== " " && lines[end] !== "\n") end++;
+    found.push(lines.slice(at, end));
+  }
+  return found;
+}
+
+// Best effort: a list that cannot be written is taken from the index again next time.
+function _writeEpisodeIds(path: string, stamp: string, ids: readonly EpisodeIds[]): void {
+  if (ids.some((entry) => /[\s]/.test(entry.id + entry.sessionId) || !entry.id || !entry.sessionId)) return;
+  try {
+    writeTextAtomic(path, `${[_IDS_HEADER, stamp, ...ids.map((entry) => `${entry.id} ${entry.sessionId}`)].join("\n")}\n`, { verbatim: true });
+  } catch {
+    // an unwritable state folder: the index still answers
+  }
 }
 
 function _folder(projectRoot: string, onNotice?: (text: string) => void) {
@@ -102,7 +192,7 @@ export function compactMemoryIndex(sources: MemoryIndexSources): CompactResult |
 }
 
 /** The episodes the index holds (id and session), read from the index alone: no episodes file read. */
-export function indexedEpisodes(index: Bm25Index): { id: string; sessionId: string }[] {
+export function indexedEpisodes(index: Bm25Index): EpisodeIds[] {
   return index.entries().flatMap((entry) => {
     const card = entry.data as EpisodeCard | undefined;
     return entry.segment === EPISODE_SEGMENT && card?.kind === "episode" ? [{ id: entry.id, sessionId: card.sessionId }] : [];
@@ -111,20 +201,26 @@ export function indexedEpisodes(index: Bm25Index): { id: string; sessionId: stri
 
 /**
  * A change detector for a set of note ids: their count and two 32-bit FNV-style hashes of them
- * sorted. Not node:crypto: loading it cost a first request tens of milliseconds.
+ * sorted, taken over their UTF-8 bytes four at a time (a first request runs this loop cold, so
+ * it is kept short). Not node:crypto: loading it cost a first request tens of milliseconds.
  */
 function _idsStamp(ids: string[]): string {
-  const text = ids.sort().join("\n");
+  const bytes = _encoder.encode(ids.sort().join("\n"));
+  const words = bytes.length >>> 2;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let a = 0x811c9dc5;
   let b = 0x9747b28c;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    a = Math.imul(a ^ code, 0x01000193) >>> 0;
-    b = Math.imul(b ^ code, 0x5bd1e995) >>> 0;
-    b = (b ^ (b >>> 15)) >>> 0;
+  for (let i = 0; i < words; i++) {
+    const word = view.getUint32(i * 4, true);
+    a = Math.imul(a ^ word, 0x01000193);
+    b = Math.imul(b ^ word, 0x5bd1e995);
+    b ^= b >>> 15;
   }
-  return `${ids.length}:${a.toString(16)}:${b.toString(16)}`;
+  for (let i = words * 4; i < bytes.length; i++) a = Math.imul(a ^ bytes[i]!, 0x01000193);
+  return `${ids.length}:${(a >>> 0).toString(16)}:${(b >>> 0).toString(16)}`;
 }
+
+const _encoder = new TextEncoder();
 
 function _fileStamp(path: string): string {
   try {

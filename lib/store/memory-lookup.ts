@@ -68,6 +68,32 @@ export function memoryAbbreviator(stores: readonly MemoryStore[], episodes: Iter
   );
 }
 
+/**
+ * `memoryAbbreviator`'s answers over these note ids and the episodes' ids and session ids, for a
+ * few ids: each id is compared only with the ids that share its first 8 characters (no other can
+ * lengthen an abbreviation of at least 8): the notes grouped by them at the first id, the
+ * episodes' from `episodeIdsStarting` (memory-index.ts), so nothing is sorted or listed whole.
+ */
+export function prefixMemoryAbbreviator(noteIds: Iterable<string>, episodeIdsStarting: (head: string) => readonly string[]): Abbreviate {
+  let byHead: Map<string, string[]> | undefined;
+  return (id) => {
+    if (!byHead) {
+      byHead = new Map();
+      for (const note of noteIds) {
+        const head = note.slice(0, _ABBREVIATION_MIN);
+        const same = byHead.get(head);
+        if (same) same.push(note);
+        else byHead.set(head, [note]);
+      }
+    }
+    // An id of at most 8 characters is shown whole, whatever it is compared with.
+    const head = id.slice(0, _ABBREVIATION_MIN);
+    return createAbbreviator([...(byHead.get(head) ?? []), ...episodeIdsStarting(head)], _ABBREVIATION_MIN)(id);
+  };
+}
+
+const _ABBREVIATION_MIN = 8;
+
 export function lookupMemory(stores: readonly MemoryStore[], episodes: EpisodeStore | undefined, id: string): MemoryLookup {
   const prefix = id.trim().toLowerCase();
   if (prefix.length < MIN_ID_PREFIX) return { found: "none" };

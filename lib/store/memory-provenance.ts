@@ -12,10 +12,10 @@
  * Nothing here writes; git is run read-only through the safe runner (lib/shell/safe-git.ts: no
  * repository config can start a program), with a 3-second cap, and its failure is no error.
  */
-import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { basename, isAbsolute, relative, resolve, sep } from "node:path";
 import { runGitSync } from "../shell/safe-git.ts";
+import { sha256Hex } from "../platform/sha256.ts";
 import type { MemoryEntry, MemorySource } from "./memory-file.ts";
 
 export const PROVENANCE_FILE_CAP = 8;
@@ -58,10 +58,18 @@ export function refreshProvenance(projectRoot: string, entry: MemoryEntry): Memo
   return { ...(commit ? { commit } : {}), ...(files ? { files } : {}) };
 }
 
+let _checked = 0;
+
+/** How many notes with recorded files `staleNote` has checked in this process: what a prompt's staleness work is measured by. */
+export function staleNoteChecks(): number {
+  return _checked;
+}
+
 /** `(possibly stale: settings.ts changed since this note)`, or undefined when every recorded file is as it was. */
 export function staleNote(entry: MemoryEntry, projectRoot: string): string | undefined {
   const changed: string[] = [];
   const gone: string[] = [];
+  if (entry.source?.files?.length) _checked += 1;
   for (const file of entry.source?.files ?? []) {
     const now = hashFile(resolve(projectRoot, file.path));
     if (now === file.hash) continue;
@@ -102,7 +110,7 @@ export function hashFile(path: string): string | null {
     const stamp = `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
     const known = _hashes.get(path);
     if (known?.stamp === stamp) return known.hash;
-    const hash = createHash("sha256").update(readFileSync(path)).digest("hex").slice(0, 16);
+    const hash = sha256Hex(readFileSync(path)).slice(0, 16);
     _hashes.set(path, { stamp, hash });
     return hash;
   } catch {

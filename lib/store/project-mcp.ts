@@ -8,12 +8,12 @@
  * the root (`--require=./x.js` included), so an edited `.mcp.json`, or an edited `server.js`
  * behind `node ./server.js`, is untrusted again until asked.
  */
-import { createHash } from "node:crypto";
 import { readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import * as v from "valibot";
 import { MCP_SERVER_KEYS, McpServerSchema } from "../config/config.ts";
 import { contentHash, isTrustedContent, trustContent } from "./trusted-files.ts";
+import { sha256Hex } from "../platform/sha256.ts";
 
 export type ProjectMcpServer = v.InferOutput<typeof McpServerSchema>;
 
@@ -99,7 +99,7 @@ function _isFile(path: string): boolean {
 
 function _fileSha(path: string): string {
   try {
-    return createHash("sha256").update(readFileSync(path)).digest("hex");
+    return sha256Hex(readFileSync(path));
   } catch {
     return "unreadable";
   }

@@ -9,11 +9,11 @@
  * edited file is untrusted again until asked. Writes are locked read-modify-writes
  * (json-file's updateJsonSync); an unreadable trust file trusts nothing.
  */
-import { createHash } from "node:crypto";
 import { join } from "node:path";
 import * as v from "valibot";
 import { stateDir } from "../platform/paths.ts";
 import { readJson, updateJsonSync } from "../state-file/json-file.ts";
+import { sha256Hex } from "../platform/sha256.ts";
 
 const _TrustFileSchema = v.object({
   version: v.literal(1),
@@ -27,7 +27,7 @@ function _trustPath(): string {
 
 /** The SHA-256 (hex) trust is bound to. */
 export function contentHash(content: string | Uint8Array): string {
-  return createHash("sha256").update(content).digest("hex");
+  return sha256Hex(content);
 }
 
 /** True when the user trusted `file` of the project at `root` with exactly this content hash. */

@@ -8,7 +8,15 @@
  * host, or host:port) lets a host through both rules. The caller connects only to the addresses
  * returned here, so a second DNS answer (rebinding) can never reach a refused address.
  */
-import { isIP } from "node:net";
+import { createRequire } from "node:module";
+
+let _net: typeof import("node:net") | undefined;
+
+/** node:net's isIP, required on the first check: loading node:net (Node's stream machinery) costs a start-up several ms. */
+function _isIP(input: string): number {
+  _net ??= createRequire(import.meta.url)("node:net") as typeof import("node:net");
+  return _net.isIP(input);
+}
 
 export interface ResolvedAddress {
   address: string;
@@ -85,14 +93,14 @@ export function isLocalHostname(hostname: string): boolean {
 
 /** True for any address web_fetch must not reach without an allowHosts entry. */
 export function isRefusedAddress(address: string): boolean {
-  const version = isIP(address);
+  const version = _isIP(address);
   if (version === 4) return _isRefusedIPv4(_parseIPv4(address));
   if (version === 6) return _isRefusedIPv6(_parseIPv6(address));
   return true;
 }
 
 async function _resolve(host: string, label: string, lookup: LookupFn): Promise<ResolvedAddress[]> {
-  const literal = isIP(host);
+  const literal = _isIP(host);
   if (literal) return [{ address: host, family: literal === 6 ? 6 : 4 }];
   let addresses: ResolvedAddress[];
   try {

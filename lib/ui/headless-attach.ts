@@ -9,8 +9,7 @@
  */
 import { UsageError } from "../platform/errors.ts";
 import type { ReadJudgement } from "../extensions/gate.ts";
-import { attachMentions } from "./attachments.ts";
-import { readImageAttachment, type AttachedImage } from "./attach-image.ts";
+import type { AttachedImage } from "./attach-image.ts";
 
 export interface HeadlessAttachOptions {
   root: string;
@@ -24,14 +23,21 @@ export interface HeadlessAttachOptions {
 }
 
 export async function attachHeadless(prompt: string, options: HeadlessAttachOptions): Promise<{ prompt: string; images: AttachedImage[] }> {
+  // The attachment code loads only for a prompt that names something (`@path`) or an image (`-i`).
   const mentioned = prompt.includes("@")
-    ? await attachMentions(prompt, { root: options.root, ask: async () => "no", judge: options.judge, imagesRefusedBy: options.imagesRefusedBy })
+    ? await (await import("./attachments.ts")).attachMentions(prompt, {
+        root: options.root,
+        ask: async () => "no",
+        judge: options.judge,
+        imagesRefusedBy: options.imagesRefusedBy,
+      })
     : { prompt, report: [], images: [] };
   for (const line of mentioned.report)
     options.note(`[attach] ${line}${/ left out$/.test(line) ? " (it may hold secrets: a read_file rule naming it allows it)" : ""}`);
   const images = [...mentioned.images];
   const labels: string[] = [];
   for (const path of options.images) {
+    const { readImageAttachment } = await import("./attach-image.ts");
     try {
       images.push(await readImageAttachment(options.root, path, options.imagesRefusedBy));
       labels.push(`[image: ${path}]`);

@@ -12,11 +12,16 @@
  * Either way, once stdout can take no more, `onOutputLost` listeners hear it once (a headless
  * run stops there rather than spend tokens on an answer nobody can receive).
  *
- * `writeOutNow` writes synchronously without touching `process.stdout` (in Bun merely touching it
- * costs milliseconds, a third of --version's run); a process that only used it exits at once.
+ * `writeOutNow` writes synchronously without touching `process.stdout` (in Bun merely touching a
+ * standard stream loads Node's stream machinery: milliseconds, a third of --version's run); a
+ * process that only used it exits at once. `writeErr`, and `writeOut` when stdout is not a terminal
+ * (a terminal is left to the stream the REPL shares), write the same way for their first
+ * `_SYNC_BUDGET` bytes, which any pipe holds unread, so a reader that starts late never blocks the
+ * run; past that, or once a write would block, the stream takes the channel. Start-up notices and a
+ * short answer so cost no stream at all.
  * This module is on the start-up path: it imports nothing heavy and touches no stream at load.
  */
-import { writeSync } from "node:fs";
+import { fstatSync, writeSync } from "node:fs";
 import { describeErrno } from "../platform/os-errors.ts";
 
 interface _Channel {
@@ -25,11 +30,16 @@ interface _Channel {
   /** Settles when the newest write handed to the stream has been flushed (or failed). */
   last: Promise<void>;
   touched: boolean;
+  /** Bytes `writeErr` / `writeOut` may still write synchronously before the stream takes over. */
+  budget: number;
   failure?: NodeJS.ErrnoException;
 }
 
-const _out: _Channel = { name: "stdout", fd: 1, last: Promise.resolve(), touched: false };
-const _err: _Channel = { name: "stderr", fd: 2, last: Promise.resolve(), touched: false };
+/** At most what the smallest pipe holds (one page): a synchronous write within it never waits for the reader. */
+const _SYNC_BUDGET = 4096;
+
+const _out: _Channel = { name: "stdout", fd: 1, last: Promise.resolve(), touched: false, budget: _SYNC_BUDGET };
+const _err: _Channel = { name: "stderr", fd: 2, last: Promise.resolve(), touched: false, budget: _SYNC_BUDGET };
 const _lostListeners: (() => void)[] = [];
 let _outputLost = false;
 
@@ -70,28 +80,56 @@ function _write(channel: _Channel, text: string): void {
   });
 }
 
-/** Answer text, JSON events, listings. */
+/** Answer text, JSON events, listings. Written synchronously while stdout is a pipe or a file nobody else has streamed to. */
 export function writeOut(text: string): void {
-  _write(_out, text);
+  if (_out.touched || _isStdoutTerminal()) _write(_out, text);
+  else _writeNow(_out, text, true);
 }
 
 /** Progress, notices, error lines. */
 export function writeErr(text: string): void {
-  _write(_err, text);
+  _writeNow(_err, text, true);
 }
 
 /** A synchronous stdout write for the start-up path (--version, --help). */
 export function writeOutNow(text: string): void {
-  if (_out.touched) return writeOut(text);
+  _writeNow(_out, text);
+}
+
+let _stdoutTerminal: boolean | undefined;
+
+/** True when stdout is a character device (a terminal): asked once, without touching process.stdout. */
+function _isStdoutTerminal(): boolean {
+  if (_stdoutTerminal === undefined) {
+    try {
+      _stdoutTerminal = fstatSync(_out.fd).isCharacterDevice();
+    } catch {
+      _stdoutTerminal = true;
+    }
+  }
+  return _stdoutTerminal;
+}
+
+/**
+ * Writes with `writeSync` while the channel's stream is untouched (and, when `budgeted`, within its
+ * synchronous budget); the stream takes over once a write would block or the budget is spent.
+ */
+function _writeNow(channel: _Channel, text: string, budgeted = false): void {
+  if (channel.touched) return _write(channel, text);
+  if (!text || channel.failure) return;
   const bytes = Buffer.from(text, "utf8");
+  if (budgeted) {
+    if (bytes.length > channel.budget) return _write(channel, text);
+    channel.budget -= bytes.length;
+  }
   let offset = 0;
   while (offset < bytes.length) {
     try {
-      offset += writeSync(_out.fd, bytes, offset);
+      offset += writeSync(channel.fd, bytes, offset);
     } catch (error) {
       // A non-blocking pipe that is full: the stream queues the rest and the exit waits for it.
-      if ((error as NodeJS.ErrnoException).code === "EAGAIN") return writeOut(bytes.subarray(offset).toString("utf8"));
-      _fail(_out, error);
+      if ((error as NodeJS.ErrnoException).code === "EAGAIN") return _write(channel, bytes.subarray(offset).toString("utf8"));
+      _fail(channel, error);
       return;
     }
   }

@@ -91,6 +91,7 @@ interface RunTimes {
   /** The startup trace's wall and processor time by phase (SHIRO_TRACE_STARTUP=1), when the run printed one. */
   phases?: Record<string, number>;
   cpu?: Record<string, number>;
+  main?: Record<string, number>;
 }
 
 function _run(home: string, args: string[]): Promise<RunTimes> {
@@ -105,8 +106,15 @@ function _run(home: string, args: string[]): Promise<RunTimes> {
     child.on("close", (code) => {
       clearTimeout(timer);
       const line = stderr.split("\n").find((text) => text.includes('"startup-trace"'));
-      const trace = line ? (JSON.parse(line) as { phases: Record<string, number>; cpu?: Record<string, number> }) : undefined;
-      resolvePromise({ first: arrived ? arrived - start : Number.NaN, whole: performance.now() - start, code, phases: trace?.phases, cpu: trace?.cpu });
+      const trace = line ? (JSON.parse(line) as { phases: Record<string, number>; cpu?: Record<string, number>; main?: Record<string, number> }) : undefined;
+      resolvePromise({
+        first: arrived ? arrived - start : Number.NaN,
+        whole: performance.now() - start,
+        code,
+        phases: trace?.phases,
+        cpu: trace?.cpu,
+        main: trace?.main,
+      });
     });
   });
 }
@@ -191,6 +199,7 @@ export async function benchScale(): Promise<void> {
         add(`${name}.tail`, plain.whole - plain.first);
         for (const [phase, value] of Object.entries(plain.phases ?? {})) add(`${name}.phase.${phase}`, value);
         for (const [phase, value] of Object.entries(plain.cpu ?? {})) add(`${name}.cpu.${phase}`, value);
+        for (const [phase, value] of Object.entries(plain.main ?? {})) add(`${name}.main.${phase}`, value);
         if (name === "ten") continue;
         add(`${name}.recall`, (await _run(home, ["-p", RECALL_PROMPT])).whole);
         add(`${name}.search`, (await _run(home, ["search", SEARCH_QUERY])).whole);
@@ -242,6 +251,7 @@ export async function benchScale(): Promise<void> {
     for (const [kind, title] of [
       ["phase", "wall"],
       ["cpu", "processor"],
+      ["main", "main-thread processor"],
     ] as const) {
       const names = Object.keys(samples).filter((key) => key.startsWith(`full.${kind}.`));
       if (names.length === 0) continue;

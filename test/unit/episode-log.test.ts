@@ -10,6 +10,8 @@ import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statS
 import { dirname, join } from "node:path";
 import { keepIndexesCurrent } from "../../lib/agent/index-upkeep.ts";
 import { paths } from "../../lib/platform/paths.ts";
+import { COMPACT_AFTER_SEGMENTS } from "../../lib/search/index-folder.ts";
+import { openMemory } from "../../lib/store/memory.ts";
 import { openEpisodes, type Episode } from "../../lib/store/episodes.ts";
 import { useTempHome } from "./temp-home.ts";
 
@@ -285,5 +287,21 @@ describe("compaction", () => {
     store.record(episode(4));
     keepIndexesCurrent({ runIds: [], projectRoot: ROOT, episodes: store });
     expect(logLines().map((line) => (line.digest ? "digest" : (line.episode?.id ?? "header")))).toEqual(["header", "digest", "ep-1", "ep-2", "ep-3", "ep-4"]);
+  });
+
+  test("saves that each record an episode keep the recall index's segments at the transcript index's bound", () => {
+    const store = openEpisodes(ROOT);
+    const notes = openMemory(ROOT);
+    notes.remember("fact", "the parser lives in src/parse.ts");
+    const manifest = () => JSON.parse(readFileSync(join(paths.memoryIndex(ROOT), "manifest.json"), "utf8")) as { segments: unknown[]; docs: number };
+    const counts: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      store.record(episode(i));
+      keepIndexesCurrent({ runIds: [], projectRoot: ROOT, stores: [notes], episodes: store });
+      counts.push(manifest().segments.length);
+    }
+    expect(Math.max(...counts)).toBeLessThanOrEqual(COMPACT_AFTER_SEGMENTS);
+    expect(counts.slice(0, 3)).toEqual([1, 2, 3]);
+    expect(manifest().docs).toBe(21);
   });
 });

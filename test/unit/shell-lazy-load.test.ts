@@ -75,6 +75,57 @@ test("a plain answer loads only the ranking its memory section is chosen by, not
   expect(recalled).toContain("/lib/find/recall-transcripts.ts");
 }, 60_000);
 
+/**
+ * The start-up set of a plain answer, pinned: what `shiro -p hi` loads in an empty home. Adding to
+ * it is a deliberate act (raise the ceiling and say why in docs/development.md, "Start-up"): a
+ * heavy module that creeps back onto the path fails here. Packages are listed exactly; source
+ * modules may not import, at their top, a Node builtin that loads Node's stream machinery or
+ * node:crypto (each costs a compiled binary milliseconds of its start; lib/platform/sha256.ts).
+ */
+const _START_UP_PACKAGES = ["@valibot/to-json-schema", "destr", "eventsource-parser", "ignore", "ofetch", "stemmer", "ufo", "valibot"];
+const _START_UP_CEILING = 262;
+const _NEVER_AT_START_UP = [
+  "lib/ui/repl.ts",
+  "lib/ui/attachments.ts",
+  "lib/extensions/registry/registry.ts",
+  "lib/extensions/registry/schema.ts",
+  "lib/extensions/mcp/hub.ts",
+  "lib/agent/output-schema.ts",
+  "lib/store/checkpoints.ts",
+  "lib/find/search.ts",
+  "lib/extensions/mcp/tools.ts",
+  "cmd/_help.ts",
+  "cmd/_run-citty.ts",
+];
+const _HEAVY_BUILTIN = /^\s*import\s+(?!type\b)[^;]*?from\s+"node:(crypto|net|tls|http|https|http2|zlib|readline|stream|stream\/promises|worker_threads|dns)"/m;
+
+test("a plain answer loads only its start-up set: no package beyond the listed ones, no heavy builtin at a module's top, at most the ceiling", async () => {
+  const loaded = (await _modulesLoaded(["-p", "hi"], [{ text: "hello" }], "/")).filter((path) => !path.startsWith(join(ROOT, "test") + "/"));
+  const packages = [...new Set(loaded.filter((path) => path.includes("/node_modules/")).map(_packageOf))].sort();
+  expect(packages).toEqual(_START_UP_PACKAGES);
+  const sources = loaded.filter((path) => !path.includes("/node_modules/")).map((path) => path.slice(ROOT.length + 1));
+  expect(_NEVER_AT_START_UP.filter((module) => sources.includes(module))).toEqual([]);
+  expect(sources.filter((path) => path.endsWith(".ts") && _HEAVY_BUILTIN.test(readFileSync(join(ROOT, path), "utf8")))).toEqual([]);
+  expect(loaded.length).toBeLessThanOrEqual(_START_UP_CEILING);
+  expect(fake.requests).toHaveLength(1);
+}, 30_000);
+
+test("the start-up checks see what they look for: a module that imports node:crypto at its top, and a package path", () => {
+  expect(_HEAVY_BUILTIN.test('import { createHash } from "node:crypto";')).toBe(true);
+  expect(_HEAVY_BUILTIN.test('import type { Readable } from "node:stream";')).toBe(false);
+  expect(_HEAVY_BUILTIN.test('  const { lookup } = await import("node:dns/promises");')).toBe(false);
+  expect(_HEAVY_BUILTIN.test(readFileSync(join(ROOT, "lib/release/update.ts"), "utf8"))).toBe(true);
+  expect(["/r/node_modules/@valibot/to-json-schema/dist/index.mjs", "/r/node_modules/ofetch/dist/index.mjs"].map(_packageOf)).toEqual([
+    "@valibot/to-json-schema",
+    "ofetch",
+  ]);
+});
+
+function _packageOf(path: string): string {
+  const parts = path.slice(path.lastIndexOf("/node_modules/") + "/node_modules/".length).split("/");
+  return parts[0]!.startsWith("@") ? `${parts[0]}/${parts[1]}` : parts[0]!;
+}
+
 test("the first bash call loads it", async () => {
   const loaded = await _modulesLoaded(["-p", "run", "--yolo"], [{ toolCalls: [{ name: "bash", input: { command: "true" } }] }, { text: "done" }]);
   expect(loaded).toEqual(["mvdan-sh/index.js"]);

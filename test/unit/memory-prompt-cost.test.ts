@@ -1,0 +1,192 @@
+/**
+ * What choosing the prompt's memory costs, measured on what crossed a boundary: the episode ids
+ * an episode line is abbreviated against come from the small id list beside the recall index
+ * (the bytes on disk decide the abbreviation, so the index's cards were not decoded for it), an
+ * out-of-date list is ignored and written again, and the notes whose recorded files are checked
+ * for staleness are the ones whose line fits the budget, not every note.
+ */
+import { describe, expect, test } from "bun:test";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { selectMemoryForPrompt } from "../../lib/agent/memory-prompt.ts";
+import { paths } from "../../lib/platform/paths.ts";
+import { openEpisodes, type Episode } from "../../lib/store/episodes.ts";
+import { indexedEpisodes, openMemoryIndex } from "../../lib/store/memory-index.ts";
+import { createAbbreviator } from "../../lib/platform/ids.ts";
+import { memoryIds, prefixMemoryAbbreviator } from "../../lib/store/memory-lookup.ts";
+import { buildProvenance, staleNoteChecks } from "../../lib/store/memory-provenance.ts";
+import { openMemoryShelf } from "../../lib/store/memory-scopes.ts";
+import { useTempHome } from "./temp-home.ts";
+
+const home = useTempHome("shiro-memory-prompt-cost-");
+const project = () => {
+  const root = join(home.dir, "repo");
+  mkdirSync(root, { recursive: true });
+  return root;
+};
+
+const SESSION = "01a23177-4c1e-7d2a-9f10-6b0c3e2d8a41";
+
+function episode(id: string, sessionId: string, prompt: string, changed = "src/authRedirect.ts"): Episode {
+  return {
+    id,
+    sessionId,
+    runIds: ["r"],
+    startedAt: "2026-11-28T10:00:00.000Z",
+    endedAt: "2026-11-28T11:00:00.000Z",
+    prompts: [prompt],
+    filesRead: [],
+    filesChanged: [changed],
+    commands: [],
+    outcome: { status: "completed", steps: 3, runs: 1 },
+    answer: "",
+    spans: [],
+  };
+}
+
+const stampOf = (path: string) => {
+  const stat = statSync(path);
+  return `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+};
+
+describe("the episode id list", () => {
+  const setup = () => {
+    const root = project();
+    const shelf = openMemoryShelf(root);
+    const episodes = openEpisodes(root);
+    episodes.record(episode("01a23300-aaaa-7000-8000-000000000001", SESSION, "fix the flaky login redirect after sign-in"));
+    episodes.record(episode("01a23400-bbbb-7000-8000-000000000002", "01a23190-4c1e-7d2a-9f10-6b0c3e2d8a42", "bump the charting library", "package.json"));
+    const select = () => selectMemoryForPrompt({ projectRoot: root, stores: shelf.stores(), episodes, query: "the login redirect broke again" }).text;
+    return { root, shelf, episodes, select, list: join(paths.memoryIndex(root), "episode-ids.txt") };
+  };
+
+  test("is written when the episodes are indexed, stamped with the episodes file, and lists what the index holds", () => {
+    const { root, shelf, episodes, select, list } = setup();
+    expect(select()).toContain(`- (episode 01a23177 2026-11-28) asked "fix the flaky login redirect after sign-in"`);
+    expect(readFileSync(list, "utf8")).toBe(
+      [
+        "shiro episode ids 1",
+        stampOf(episodes.path),
+        `01a23300-aaaa-7000-8000-000000000001 ${SESSION}`,
+        "01a23400-bbbb-7000-8000-000000000002 01a23190-4c1e-7d2a-9f10-6b0c3e2d8a42",
+        "",
+      ].join("\n"),
+    );
+    const opened = openMemoryIndex({ projectRoot: root, stores: shelf.stores(), episodes });
+    const indexed = indexedEpisodes(opened.index).flatMap((entry) => [entry.id, entry.sessionId]);
+    for (const head of ["01a23177", "01a23300", "01a2", "01a23400-bbbb", "01a23190-4c1e-7d2a-9f10-6b0c3e2d8a42", "7000", "x"])
+      expect([head, opened.episodeIdsStarting(head)]).toEqual([head, indexed.filter((id) => id.startsWith(head))]);
+  });
+
+  test("decides the episode line's abbreviation: an id it lists that shares the session's start lengthens it", () => {
+    const { episodes, select, list } = setup();
+    select();
+    const text = readFileSync(list, "utf8");
+    writeFileSync(list, `${text}01a23177-4c1e-7fff-8000-000000000009 01a23177-4c1e-7fff-8000-00000000000a\n`);
+    expect(stampOf(episodes.path)).toBe(text.split("\n")[1]!);
+    expect(select()).toContain(`- (episode 01a23177-4c1e-7d 2026-11-28) asked "fix the flaky login redirect after sign-in"`);
+  });
+
+  test.each([
+    ["another stamp", (text: string) => text.replace(/^(shiro episode ids 1\n)[^\n]+/, "$11:2:3")],
+    ["another header", (text: string) => text.replace("shiro episode ids 1", "shiro episode ids 2")],
+    ["a cut last line", (text: string) => `${text}01a23177-4c1e-7fff-8000-000000000009 01a23177-4c1e-7fff`],
+    ["nothing", () => ""],
+  ])("with %s is out of date: the index answers and the list is written again", (_label, spoil) => {
+    const { episodes, select, list } = setup();
+    select();
+    const good = readFileSync(list, "utf8");
+    writeFileSync(list, spoil(`${good}01a23177-4c1e-7fff-8000-000000000009 01a23177-4c1e-7fff-8000-00000000000a\n`));
+    expect(select()).toContain(`- (episode 01a23177 2026-11-28) asked "fix the flaky login redirect after sign-in"`);
+    expect(readFileSync(list, "utf8")).toBe(good);
+    expect(good.split("\n")[1]).toBe(stampOf(episodes.path));
+  });
+
+  test("a new episode rewrites it with the new stamp on the next index sync", () => {
+    const { root, shelf, episodes, select, list } = setup();
+    select();
+    episodes.record(episode("01a23500-cccc-7000-8000-000000000003", "01a231a0-4c1e-7d2a-9f10-6b0c3e2d8a43", "rename the queue", "src/queue.ts"));
+    openMemoryIndex({ projectRoot: root, stores: shelf.stores(), episodes });
+    const lines = readFileSync(list, "utf8").split("\n");
+    expect([lines[1], lines.length]).toEqual([stampOf(episodes.path), 6]);
+  });
+});
+
+describe("shortening by first characters", () => {
+  test("a table of ids: the same answers as abbreviating over every id", () => {
+    const notes = [
+      "01a23177-4c1e-7d2a-9f10-6b0c3e2d8a41",
+      "01a23177-4c1e-7000-8000-000000000000",
+      "01a23178-0000-7000-8000-000000000000",
+      "x",
+      "01a2317",
+      "01a23177",
+    ];
+    const episodes = [
+      { id: "01a23177-4c1f-7000-8000-000000000001", sessionId: "01a23177-aaaa-7000-8000-000000000002" },
+      { id: "ep-1", sessionId: "01a23190-4c1e-7d2a-9f10-6b0c3e2d8a42" },
+      { id: "01a23190-4c1e-7d2a-9f10-6b0c3e2d8a4", sessionId: "01a23199-0000-7000-8000-000000000000" },
+    ];
+    const all = memoryIds(notes, episodes);
+    const whole = createAbbreviator(all);
+    const starting = (head: string) => episodes.flatMap((episode) => [episode.id, episode.sessionId]).filter((id) => id.startsWith(head));
+    const prefixed = prefixMemoryAbbreviator(notes, starting);
+    for (const id of [...all, "01a23177-4c1e-7d2a-ffff-000000000000", "01a2", "01a23177-", "zzzzzzzzzz", "01a23190-4c1e-7d2a-9f10-6b0c3e2d8a42"])
+      expect([id, prefixed(id)]).toEqual([id, whole(id)]);
+  });
+});
+
+describe("staleness at the prompt", () => {
+  test("only notes whose line fits the budget have their files checked; the marks shown are unchanged", () => {
+    const root = project();
+    const shelf = openMemoryShelf(root);
+    for (let i = 0; i < 40; i++) {
+      writeFileSync(join(root, `file${i}.ts`), `export const v${i} = ${i};\n`);
+      shelf.project.remember("fact", `file${i}.ts holds the constant v${i} of the payment webhook`, buildProvenance(root, `file${i}.ts`));
+    }
+    for (let i = 0; i < 40; i += 2) writeFileSync(join(root, `file${i}.ts`), "changed\n");
+    const before = staleNoteChecks();
+    const injected = selectMemoryForPrompt({ projectRoot: root, stores: shelf.stores(), query: "why does the payment webhook retry", budget: 400 });
+    const notes = injected.items.filter((item) => item.kind === "note");
+    expect(notes.length).toBeGreaterThan(2);
+    expect(notes.length).toBeLessThan(20);
+    expect(staleNoteChecks() - before).toBeLessThanOrEqual(notes.length + 1);
+    const marked = notes.filter((item) => item.stale).length;
+    expect(marked).toBeGreaterThan(0);
+    expect(injected.text.match(/\(possibly stale: file\d+\.ts changed since this note\)/g)?.length).toBe(marked);
+  });
+
+  test("a line that fits only without its stale mark is skipped, and a shorter one after it still fits", () => {
+    const cost = (line: string) => Math.ceil(line.length / 4) + 1;
+    const short = "- (gotcha) webhook";
+    // What the section costs without lines: the smallest budget that shows the short note alone, less its line.
+    const other = join(home.dir, "other");
+    mkdirSync(other);
+    const alone = openMemoryShelf(other);
+    alone.project.remember("gotcha", "webhook");
+    let least = 0;
+    while (selectMemoryForPrompt({ projectRoot: other, stores: alone.stores(), query: "payment webhook", budget: least }).items.length === 0) least++;
+    const fixed = least - cost(short);
+
+    const root = project();
+    const shelf = openMemoryShelf(root);
+    writeFileSync(join(root, "settings.ts"), "a\n");
+    shelf.project.remember("fact", "settings.ts keeps the retry limit of the payment webhook", buildProvenance(root, "settings.ts"));
+    writeFileSync(join(root, "settings.ts"), "b\n");
+    shelf.project.remember("gotcha", "webhook");
+    const markless = "- (fact) settings.ts keeps the retry limit of the payment webhook";
+    const marked = `${markless}\n  (possibly stale: settings.ts changed since this note)`;
+    const roomy = selectMemoryForPrompt({ projectRoot: root, stores: shelf.stores(), query: "payment webhook", budget: fixed + cost(marked) + cost(short) });
+    expect(roomy.items.map((item) => [item.id === shelf.project.list().find((note) => note.kind === "fact")!.id, item.stale ?? false])).toEqual([
+      [true, true],
+      [false, false],
+    ]);
+    expect(roomy.text).toContain(marked);
+    // Room for the fact without its mark (and so for the short note), not for the fact with it.
+    const tight = selectMemoryForPrompt({ projectRoot: root, stores: shelf.stores(), query: "payment webhook", budget: fixed + cost(markless) });
+    expect(cost(marked)).toBeGreaterThan(cost(markless));
+    expect(tight.items.map((item) => [item.kind, item.stale ?? false])).toEqual([["note", false]]);
+    expect(tight.text).toContain(short);
+    expect(tight.text).not.toContain("retry limit");
+  });
+});
