@@ -213,7 +213,7 @@ export function recallEverything(context: RecallEverythingContext, request: Reca
   // Only transcript lines show a bare session id: the session folders are listed only for them.
   const bare = ranking.groups.filter((group) => !group.note && !group.card);
   const shortIds = new Map(shortSessionIds(bare.map((group) => group.sessionId ?? "")).map((short, at) => [bare[at]!, short]));
-  const abbreviate = recallAbbreviator(ranking.index, ranking.notes.keys());
+  const abbreviate = recallAbbreviator(ranking.notes.keys(), ranking.episodeIdsStarting);
   const lines = ranking.groups.map((group) => {
     if (group.note) return formatRecallNote(group.note, now, context.projectRoot);
     if (group.card) {
