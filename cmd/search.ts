@@ -23,7 +23,7 @@ export default defineCommand({
     const { resolve } = await import("node:path");
     const { homedir } = await import("node:os");
     const { findProjectRoot } = await import("../lib/config/project.ts");
-    const { SEARCH_DEFAULT_LIMIT, searchEverythingListing } = await import("../lib/find/search.ts");
+    const { SEARCH_DEFAULT_LIMIT, searchEverything } = await import("../lib/find/search.ts");
     const { parseSince } = await import("../lib/find/since.ts");
     const { formatSearchLines } = await import("../lib/ui/search-lines.ts");
     const { colourEnabled } = await import("../lib/ui/style.ts");
@@ -37,7 +37,7 @@ export default defineCommand({
     if (args.project && !existsSync(resolve(String(args.project)))) throw new UsageError(`--project ${args.project}: no such folder`);
     const project = args.all ? undefined : args.project ? findProjectRoot(resolve(String(args.project))) : here;
     const sources = (["sessions", "runs", "memory"] as const).filter((source) => args[source]);
-    const hits = await searchEverythingListing({
+    const hits = searchEverything({
       query,
       sources,
       limit,

@@ -21,7 +21,7 @@
  */
 import type { Bm25Index, IndexHit } from "../search/bm25-index.ts";
 import { EPISODE_SEGMENT, episodeText, openMemoryIndex, type EpisodeCard } from "../store/memory-index.ts";
-import { listSessionAndRunIds, shortIdAmong, shortSessionIds } from "../store/short-ids.ts";
+import { shortSessionIds } from "../store/short-ids.ts";
 import { listMemoryItems } from "./memory-items.ts";
 import { buildSnippet, type Snippet } from "./snippet.ts";
 import { sessionDocText, type TranscriptCard, type TranscriptDoc } from "./transcript-docs.ts";
@@ -73,18 +73,6 @@ export function searchEverything(request: SearchRequest): SearchHit[] {
   const shown = _rankEverything(request);
   const transcripts = shown.filter(_isTranscript);
   return _finish(shown, new Map(shortSessionIds(transcripts.map((hit) => hit.id)).map((short, at) => [transcripts[at]!, short])));
-}
-
-/**
- * `searchEverything`, the sessions and runs folders listed for the short ids off the main thread
- * while the indexes rank (what `shiro search` calls): the listing of a long history overlaps the
- * ranking instead of following it. The same hits, the same short ids.
- */
-export async function searchEverythingListing(request: SearchRequest): Promise<SearchHit[]> {
-  const listing = listSessionAndRunIds();
-  const shown = _rankEverything(request);
-  const stored = await listing;
-  return _finish(shown, new Map(shown.filter(_isTranscript).map((hit) => [hit, shortIdAmong(hit.id, stored, [])])));
 }
 
 function _rankEverything(request: SearchRequest): _Draft[] {
