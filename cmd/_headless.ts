@@ -2,7 +2,7 @@
 import { createAgent } from "../lib/agent/agent.ts";
 import { type AgentFlags } from "../lib/config/flags.ts";
 import { EXIT } from "../lib/platform/errors.ts";
-import { listSessionAndRunIds, shortIdAmong, shortSessionId } from "../lib/store/short-ids.ts";
+import { listSessionAndRunIds, type NearIds, shortIdAmong, shortSessionId } from "../lib/store/short-ids.ts";
 import { runHeadlessTurns, type OutputFormat } from "../lib/ui/headless-run.ts";
 import { exitCodeOf } from "./_exit-codes.ts";
 import { onOutputLost, writeErr } from "../lib/ui/output.ts";
@@ -17,7 +17,7 @@ export interface HeadlessOptions {
 }
 
 export async function runHeadless(prompt: string, flags: AgentFlags, options: HeadlessOptions): Promise<number> {
-  let listed: Promise<string[]> | undefined;
+  let listed: Promise<NearIds> | undefined;
   const controller = new AbortController();
   let interrupts = 0;
   const onSignal = () => {
@@ -42,7 +42,7 @@ export async function runHeadless(prompt: string, flags: AgentFlags, options: He
     detached: process.env.SHIRO_DETACHED === "1",
     writeStderr: writeErr,
     // The saved line's short id: a long history is listed while the model answers, not after.
-    afterFirstRequest: () => void (listed ??= listSessionAndRunIds()),
+    afterFirstRequest: () => void (listed ??= listSessionAndRunIds(agent.session.id)),
   });
   try {
     const stop = await runHeadlessTurns(agent, prompt, controller.signal, {
