@@ -1,7 +1,8 @@
 /**
  * A fresh, empty SHIRO_HOME for every test of the file (or describe block) that calls
- * `useTempHome`: before each test a new temp folder is made and SHIRO_HOME points at it; after
- * each test the previous SHIRO_HOME comes back and the folder is removed. Bun runs afterEach
+ * `useTempHome`: before each test a new temp folder is made and SHIRO_HOME and HOME point at it
+ * (so a login shell the agent starts, git and anything reading `~` see no file of the machine's
+ * user); after each test the previous values come back and the folder is removed. Bun runs afterEach
  * hooks in the order they were registered: cleanup that must run while the folder still exists
  * is registered before calling this.
  */
@@ -17,15 +18,18 @@ export interface TempHome {
 
 export function useTempHome(prefix: string): TempHome {
   let dir = "";
-  let saved: string | undefined;
+  let saved: Record<"SHIRO_HOME" | "HOME", string | undefined> = { SHIRO_HOME: undefined, HOME: undefined };
   beforeEach(() => {
-    saved = process.env.SHIRO_HOME;
+    saved = { SHIRO_HOME: process.env.SHIRO_HOME, HOME: process.env.HOME };
     dir = mkdtempSync(join(tmpdir(), prefix));
     process.env.SHIRO_HOME = dir;
+    process.env.HOME = dir;
   });
   afterEach(() => {
-    if (saved === undefined) delete process.env.SHIRO_HOME;
-    else process.env.SHIRO_HOME = saved;
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
     rmSync(dir, { recursive: true, force: true });
   });
   return {
