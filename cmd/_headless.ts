@@ -41,8 +41,15 @@ export async function runHeadless(prompt: string, flags: AgentFlags, options: He
     runId: process.env.SHIRO_RUN_ID,
     detached: process.env.SHIRO_DETACHED === "1",
     writeStderr: writeErr,
-    // The saved line's short id: a long history is listed while the model answers, not after.
-    afterFirstRequest: () => void (listed ??= listSessionAndRunIds(agent.session.id)),
+    // The saved line's short id: a long history is listed while the model answers, not after
+    // (for the session's id; a request before createAgent returns lists nothing, and the end lists then).
+    afterFirstRequest: () => {
+      try {
+        listed ??= listSessionAndRunIds(agent.session.id);
+      } catch {
+        // `agent` not assigned yet
+      }
+    },
   });
   try {
     const stop = await runHeadlessTurns(agent, prompt, controller.signal, {
