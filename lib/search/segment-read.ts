@@ -317,8 +317,14 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
         for (let i = 0; i < sources; i++) byName.set(source(i).name, i);
         return byName.get(name) ?? -1;
       }
+      if (sources === 0) return -1;
+      // A name past the last one (a session or run saved after everything here: ids grow with
+      // time) is answered by one entry, not a search: what a save looks up in every segment.
+      const last = source(sources - 1).name;
+      if (name === last) return sources - 1;
+      if (name > last) return -1;
       let low = 0;
-      let high = sources - 1;
+      let high = sources - 2;
       while (low <= high) {
         const mid = (low + high) >> 1;
         const key = source(mid).name;

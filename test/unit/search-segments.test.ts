@@ -76,6 +76,34 @@ describe("entry codec", () => {
 });
 
 describe("segment file", () => {
+  test("a save's lookup of a source newer than every one in a segment reads one entry, and every lookup still finds what a search would", () => {
+    const builder = createSegmentBuilder();
+    const names = Array.from({ length: 1500 }, (_, i) => [`run:${String(i).padStart(5, "0")}`, `session:${String(i).padStart(5, "0")}`]).flat();
+    for (const name of names) builder.add(name, "s", [{ id: "d", stamp: "", text: "a word" }]);
+    const source = bufferSource(encodeSegment(builder.build(), TOKENIZER_VERSION));
+    const reads: number[] = [];
+    const reader = openSegment({ ...source, read: (position, length) => (reads.push(length), source.read(position, length)) });
+    const sorted = [...names].sort();
+    const opened = reads.length;
+    // What a closing session asks of every segment: its own new id, past everything stored.
+    expect(reader.findSource("session:99999")).toBe(-1);
+    // The table of entry offsets (read whole once) and the last entry: not a search of 3,000.
+    expect(reads.length - opened).toBeLessThanOrEqual(2);
+    const table: [string, number][] = [
+      ...sorted.map((name, i): [string, number] => [name, i]),
+      ["", -1],
+      ["run:", -1],
+      ["run:00000x", -1],
+      ["run:99999", -1],
+      ["session:", -1],
+      ["session:01499x", -1],
+      ["zzz", -1],
+    ];
+    const fresh = openSegment(source);
+    for (const [name, ordinal] of table.slice(0, 40).concat(table.slice(-40))) expect([name, fresh.findSource(name)]).toEqual([name, ordinal]);
+    expect(sorted.every((name, i) => reader.findSource(name) === i)).toBe(true);
+  });
+
   test("round-trip: sources, documents, data and postings of hundreds of documents read back exactly", () => {
     const builder = createSegmentBuilder();
     const big: IndexedDocInput[] = Array.from({ length: 600 }, (_, i) => ({
