@@ -2,7 +2,7 @@
 import { createAgent } from "../lib/agent/agent.ts";
 import { type AgentFlags } from "../lib/config/flags.ts";
 import { EXIT } from "../lib/platform/errors.ts";
-import { listSessionAndRunIds, shortIdAmong, shortSessionId } from "../lib/store/short-ids.ts";
+import { listSessionAndRunIds, type NearIds, shortIdAmong, shortSessionId } from "../lib/store/short-ids.ts";
 import { runHeadlessTurns, type OutputFormat } from "../lib/ui/headless-run.ts";
 import { exitCodeOf } from "./_exit-codes.ts";
 import { onOutputLost, writeErr } from "../lib/ui/output.ts";
@@ -17,7 +17,7 @@ export interface HeadlessOptions {
 }
 
 export async function runHeadless(prompt: string, flags: AgentFlags, options: HeadlessOptions): Promise<number> {
-  let listed: Promise<string[]> | undefined;
+  let listed: Promise<NearIds> | undefined;
   const controller = new AbortController();
   let interrupts = 0;
   const onSignal = () => {
@@ -41,8 +41,15 @@ export async function runHeadless(prompt: string, flags: AgentFlags, options: He
     runId: process.env.SHIRO_RUN_ID,
     detached: process.env.SHIRO_DETACHED === "1",
     writeStderr: writeErr,
-    // The saved line's short id: a long history is listed while the model answers, not after.
-    afterFirstRequest: () => void (listed ??= listSessionAndRunIds()),
+    // The saved line's short id: a long history is listed while the model answers, not after
+    // (for the session's id; a request before createAgent returns lists nothing, and the end lists then).
+    afterFirstRequest: () => {
+      try {
+        listed ??= listSessionAndRunIds(agent.session.id);
+      } catch {
+        // `agent` not assigned yet
+      }
+    },
   });
   try {
     const stop = await runHeadlessTurns(agent, prompt, controller.signal, {

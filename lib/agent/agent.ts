@@ -9,6 +9,7 @@
  * AgentEvent stream.
  */
 import { findProjectRoot } from "../config/project.ts";
+import { noteFoldersBeforeWriting } from "../find/transcript-index.ts";
 import { runOptionsFromFlags } from "../config/flags.ts";
 import type { StartupNotice } from "../notices.ts";
 import { createModelClient, connectionFromConfig, type ModelClient } from "../providers/client.ts";
@@ -50,6 +51,8 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const scope = readRunScope(cwd, flags, [config.model, config.file.subagentModel ?? config.model, ...agentModels]);
   const modes = createSessionModes(config);
   const client = createModelClient({ connection: connectionFromConfig(config), preset: config.preset, protocolForced: config.protocolForced });
+  // Before the session's lease and file: a recall in this process takes the transcript index as it finds it.
+  noteFoldersBeforeWriting();
   const owner = openSessionPart(options, config, notices);
   const { session, writer } = owner;
   const stores = openMemoryStores(projectRoot, config, flags, notices);

@@ -44,8 +44,8 @@ import { escapeMemoryText } from "../store/memory-escape.ts";
 import type { ScopedMemoryEntry } from "../store/memory.ts";
 import { shortSessionIds } from "../store/short-ids.ts";
 import { buildSnippet } from "./snippet.ts";
-import type { TranscriptCard } from "./transcript-docs.ts";
-import { SESSION_PREFIX, openTranscriptIndex, readSessionDocs } from "./transcript-index.ts";
+import { sessionDocText, type TranscriptCard } from "./transcript-docs.ts";
+import { SESSION_PREFIX, openTranscriptIndex, readSession } from "./transcript-index.ts";
 
 export type RecallEverythingKind = RecallKind | typeof TRANSCRIPT_KIND;
 
@@ -144,7 +144,14 @@ export function rankEverything(context: RecallEverythingContext, request: Recall
     const collection = addStats(indexes.map((index) => index.stats(query)));
     for (const hit of memory.index.search(query, { limit: pool, filter: acceptMemory, collection, weights })) found.push(_memoryItem(hit, memory.notes));
     if (transcripts)
-      for (const hit of transcripts.search(query, { limit: pool, segmentFilter: acceptSession, filter: acceptPassage, collection, weights })) {
+      for (const hit of transcripts.search(query, {
+        limit: pool,
+        segmentPrefix: SESSION_PREFIX,
+        segmentFilter: acceptSession,
+        filter: acceptPassage,
+        collection,
+        weights,
+      })) {
         const at = (hit.data as TranscriptCard).at;
         found.push({ source: "passage", group: hit.segment, id: hit.id, segment: hit.segment, score: hit.score, at, data: hit.data });
       }
@@ -203,9 +210,11 @@ export function recallEverything(context: RecallEverythingContext, request: Reca
     ranking.notes,
   );
   const snippets = passageSnippets(ranking.groups, ranking.words);
-  const shortIds = shortSessionIds(ranking.groups.map((group) => group.sessionId ?? ""));
-  const abbreviate = recallAbbreviator(ranking.index, ranking.notes.keys());
-  const lines = ranking.groups.map((group, i) => {
+  // Only transcript lines show a bare session id: the session folders are listed only for them.
+  const bare = ranking.groups.filter((group) => !group.note && !group.card);
+  const shortIds = new Map(shortSessionIds(bare.map((group) => group.sessionId ?? "")).map((short, at) => [bare[at]!, short]));
+  const abbreviate = recallAbbreviator(ranking.notes.keys(), ranking.episodeIdsStarting);
+  const lines = ranking.groups.map((group) => {
     if (group.note) return formatRecallNote(group.note, now, context.projectRoot);
     if (group.card) {
       const line = formatRecallCard(group.card, abbreviate);
@@ -214,7 +223,7 @@ export function recallEverything(context: RecallEverythingContext, request: Reca
       return `${line}\n  ${_role(group.passage.card)}: ${escapeMemoryText(snippet)}`;
     }
     const card = group.passage!.card;
-    return `transcript session ${shortIds[i]} ${card.at.slice(0, 10)} ${_role(card)}: ${escapeMemoryText(snippets.get(group.key) ?? "")}`;
+    return `transcript session ${shortIds.get(group)} ${card.at.slice(0, 10)} ${_role(card)}: ${escapeMemoryText(snippets.get(group.key) ?? "")}`;
   });
   if (lines.length === 0) lines.push(`Nothing recorded about "${request.query.trim()}".`);
   else if (ranking.groups.some((group) => group.card?.kind === "episode")) lines.push("(recall a session id to see its episode in full)");
@@ -226,8 +235,9 @@ export function passageSnippets(groups: readonly RecalledGroup[], words: string,
   const snippets = new Map<string, string>();
   for (const group of groups) {
     if (!group.passage || !group.sessionId) continue;
-    const doc = readSessionDocs(group.sessionId).docs.find((candidate) => candidate.id === group.passage!.id);
-    if (doc) snippets.set(group.key, buildSnippet(doc.text, words, width).text);
+    const session = readSession(group.sessionId);
+    const text = session && sessionDocText(session, group.passage.id);
+    if (text !== undefined) snippets.set(group.key, buildSnippet(text, words, width).text);
   }
   return snippets;
 }

@@ -20,12 +20,13 @@
  * - Reads only: notes found here do not count a recall hit.
  */
 import type { Bm25Index, IndexHit } from "../search/bm25-index.ts";
-import { EPISODE_SEGMENT, episodeText, openMemoryIndex } from "../store/memory-index.ts";
+import { EPISODE_SEGMENT, episodeText, openMemoryIndex, type EpisodeCard } from "../store/memory-index.ts";
 import { shortSessionIds } from "../store/short-ids.ts";
 import { listMemoryItems } from "./memory-items.ts";
 import { buildSnippet, type Snippet } from "./snippet.ts";
-import type { TranscriptCard, TranscriptDoc } from "./transcript-docs.ts";
-import { RUN_PREFIX, SESSION_PREFIX, openTranscriptIndex, readRunDocs, readSessionDocs } from "./transcript-index.ts";
+import { sessionDocText, type TranscriptCard, type TranscriptDoc } from "./transcript-docs.ts";
+import { RUN_PREFIX, SESSION_PREFIX, openTranscriptIndex, readRunDocs, readSession } from "./transcript-index.ts";
+import type { SessionRecord } from "../store/session-record.ts";
 
 export const SEARCH_SOURCES = ["sessions", "runs", "memory"] as const;
 export type SearchSource = (typeof SEARCH_SOURCES)[number];
@@ -62,24 +63,53 @@ export interface SearchHit {
   snippet: Snippet;
 }
 
-/** The best hits of every source asked for, best first. */
+/**
+ * The best hits of every source asked for, best first. Ranked from the indexes alone; what only a
+ * source holds (a transcript's text for its snippet, an episode's, the short ids) is read for the
+ * hits kept: transcript snippets for the candidates of each source (a repeat is told by its
+ * snippet), memory snippets and every short id only for the hits returned.
+ */
 export function searchEverything(request: SearchRequest): SearchHit[] {
+  const shown = _rankEverything(request);
+  const transcripts = shown.filter(_isTranscript);
+  return _finish(shown, new Map(shortSessionIds(transcripts.map((hit) => hit.id)).map((short, at) => [transcripts[at]!, short])));
+}
+
+function _rankEverything(request: SearchRequest): _Draft[] {
   const sources = new Set<SearchSource>(request.sources && request.sources.length > 0 ? request.sources : SEARCH_SOURCES);
   const limit = request.limit ?? SEARCH_DEFAULT_LIMIT;
   const query = request.query.trim();
   if (!query) return [];
-  const hits: SearchHit[] = [];
+  const drafts: _Draft[] = [];
   if (sources.has("sessions") || sources.has("runs")) {
-    const found = describeTranscriptHits(rankTranscripts(openTranscriptIndex({ onNotice: request.onNotice }), request, sources, limit * 2), query);
-    hits.push(...(sources.has("sessions") && sources.has("runs") ? _dropRepeats(found) : found).slice(0, limit));
+    const found = _transcriptDrafts(rankTranscripts(openTranscriptIndex({ onNotice: request.onNotice }), request, sources, limit * 2), query);
+    drafts.push(...(sources.has("sessions") && sources.has("runs") ? _dropRepeats(found) : found).slice(0, limit));
   }
   if (sources.has("memory")) {
     const roots = [...new Set([request.project ?? request.memoryRoot, ...(request.moreMemoryRoots ?? [])])];
     const seen = new Set<string>();
-    for (const root of roots) hits.push(..._searchMemory(request, root, limit).filter((hit) => !seen.has(hit.id) && seen.add(hit.id)));
+    for (const root of roots) drafts.push(..._searchMemory(request, root, limit).filter((hit) => !seen.has(hit.id) && seen.add(hit.id)));
   }
-  return hits.sort((a, b) => (Math.abs(b.score - a.score) > 1e-9 ? b.score - a.score : a.at < b.at ? 1 : a.at > b.at ? -1 : 0)).slice(0, limit);
+  return drafts.sort((a, b) => (Math.abs(b.score - a.score) > 1e-9 ? b.score - a.score : a.at < b.at ? 1 : a.at > b.at ? -1 : 0)).slice(0, limit);
 }
+
+/** The hits returned: snippets and memory short ids made now, transcript short ids from `shortIds`. */
+function _finish(shown: readonly _Draft[], shortIds: ReadonlyMap<_Draft, string>): SearchHit[] {
+  return shown.map((draft) => {
+    const done = draft.finish();
+    return _hit(draft, shortIds.get(draft) ?? done.shortId, done.snippet);
+  });
+}
+
+const _isTranscript = (hit: _Draft) => hit.kind === "session" || hit.kind === "run";
+
+function _hit(draft: _Draft, shortId: string, snippet: Snippet): SearchHit {
+  const { kind, role, tool, id, at, project, score } = draft;
+  return { kind, role, ...(tool ? { tool } : {}), id, shortId, at, project, score, snippet };
+}
+
+/** A hit ranked, its snippet (when not made yet) and its memory short id made by `finish`, for a hit returned. */
+type _Draft = Omit<SearchHit, "shortId" | "snippet"> & { snippet?: Snippet; finish: () => { snippet: Snippet; shortId: string } };
 
 /** Transcript hits of an open index, best first (`runs search` and the recall tool use this too). */
 export function rankTranscripts(
@@ -102,79 +132,94 @@ export function rankTranscripts(
   };
   const segmentFilter = (segment: string): boolean =>
     sources.has(segment.startsWith(SESSION_PREFIX) ? "sessions" : "runs") && !(skipSession && segment === SESSION_PREFIX + skipSession);
-  return index.search(request.query, { limit, segmentFilter, filter, tieBreak: _newerFirst });
+  const only = sources.has("sessions") === sources.has("runs") ? undefined : sources.has("sessions") ? SESSION_PREFIX : RUN_PREFIX;
+  return index.search(request.query, { limit, segmentFilter, filter, tieBreak: _newerFirst, ...(only ? { segmentPrefix: only } : {}) });
 }
 
 /** Search results for transcript hits: each source is re-read once, for the snippets. */
 export function describeTranscriptHits(found: readonly IndexHit[], query: string): SearchHit[] {
-  const texts = new Map<string, Map<string, TranscriptDoc>>();
+  const drafts = _transcriptDrafts(found, query);
+  const shortIds = shortSessionIds(drafts.map((hit) => hit.id));
+  return drafts.map((draft, i) => _hit(draft, shortIds[i]!, draft.finish().snippet));
+}
+
+/** Transcript hits with their snippets (each source re-read once); their short ids are the caller's. */
+function _transcriptDrafts(found: readonly IndexHit[], query: string): _Draft[] {
+  // Each source read once: a session's hit makes only its own message into documents, a run's reads its log's.
+  const sessions = new Map<string, SessionRecord | undefined>();
+  const runs = new Map<string, Map<string, TranscriptDoc>>();
   const textOf = (hit: IndexHit): string => {
-    let docs = texts.get(hit.segment);
-    if (!docs) {
-      const source = transcriptSourceId(hit.segment);
-      const list = hit.segment.startsWith(SESSION_PREFIX) ? readSessionDocs(source).docs : readRunDocs(source);
-      docs = new Map(list.map((doc) => [doc.id, doc]));
-      texts.set(hit.segment, docs);
+    const source = transcriptSourceId(hit.segment);
+    if (hit.segment.startsWith(SESSION_PREFIX)) {
+      if (!sessions.has(source)) sessions.set(source, readSession(source));
+      const session = sessions.get(source);
+      return (session && sessionDocText(session, hit.id)) ?? "";
     }
+    let docs = runs.get(source);
+    if (!docs) runs.set(source, (docs = new Map(readRunDocs(source).map((doc) => [doc.id, doc]))));
     return docs.get(hit.id)?.text ?? "";
   };
-  const shortIds = shortSessionIds(found.map((hit) => transcriptSourceId(hit.segment)));
-  return found.map((hit, i): SearchHit => {
+  return found.map((hit): _Draft => {
     const card = hit.data as TranscriptCard;
     const id = transcriptSourceId(hit.segment);
-    const kind = hit.segment.startsWith(SESSION_PREFIX) ? "session" : "run";
+    const snippet = buildSnippet(textOf(hit), query);
     return {
-      kind,
+      kind: hit.segment.startsWith(SESSION_PREFIX) ? "session" : "run",
       role: card.role,
       ...(card.tool ? { tool: card.tool } : {}),
       id,
-      shortId: shortIds[i]!,
       at: card.at,
       project: card.cwd,
       score: hit.score,
-      snippet: buildSnippet(textOf(hit), query),
+      snippet,
+      finish: () => ({ snippet, shortId: id }),
     };
   });
 }
 
-function _searchMemory(request: SearchRequest, root: string, limit: number): SearchHit[] {
+/** The memory hits of one project, ranked from its recall index: notes are read, episodes only for a hit returned. */
+function _searchMemory(request: SearchRequest, root: string, limit: number): _Draft[] {
   const items = listMemoryItems(root, request.onNotice);
   const stores = [items.project, items.global];
   const { index, notes, segments } = openMemoryIndex({
     projectRoot: root,
     stores,
-    entries: stores.map((store) => items.items.flatMap((item) => (item.kind === "note" && item.note.scope === store.scope ? [item.note] : []))),
+    entries: items.notes,
     episodes: items.episodes,
     onNotice: request.onNotice,
   });
-  const episodes = new Map(items.items.flatMap((item) => (item.kind === "episode" ? [[item.id, item.episode] as const] : [])));
   const since = request.since?.toISOString();
-  const timeOf = (segment: string, id: string) => (segment === EPISODE_SEGMENT ? episodes.get(id)?.endedAt : notes.get(id)?.createdAt);
-  const filter = (segment: string, id: string): boolean => {
-    const at = timeOf(segment, id);
+  // An episode's time is its card's (the index keeps it); digests are not searched here.
+  const timeOf = (segment: string, id: string, data: unknown) => {
+    if (segment !== EPISODE_SEGMENT) return notes.get(id)?.createdAt;
+    const card = data as EpisodeCard | undefined;
+    return card?.kind === "episode" ? card.at : undefined;
+  };
+  const filter = (segment: string, id: string, data: unknown): boolean => {
+    const at = timeOf(segment, id, data);
     if (at === undefined || (since && at < since)) return false;
     return segment === EPISODE_SEGMENT || segment === segments.get(id);
   };
-  return index.search(request.query, { limit, filter }).map((hit): SearchHit => {
+  return index.search(request.query, { limit, filter }).map((hit): _Draft => {
     const note = notes.get(hit.id);
-    const episode = episodes.get(hit.id);
-    const text = note ? note.text : episodeText(episode!);
     return {
       kind: note ? "note" : "episode",
       role: note ? (note.scope === "global" ? `${note.kind}, global` : note.kind) : "episode",
       id: hit.id,
-      shortId: items.shortId(hit.id),
-      at: timeOf(hit.segment, hit.id)!,
+      at: timeOf(hit.segment, hit.id, hit.data)!,
       project: note?.scope === "global" ? "(global)" : root,
       score: hit.score,
-      snippet: buildSnippet(text, request.query),
+      finish: () => {
+        const episode = note ? undefined : items.episode(hit.id);
+        return { snippet: buildSnippet(note ? note.text : episode ? episodeText(episode) : "", request.query), shortId: items.shortId(hit.id, index) };
+      },
     };
   });
 }
 
 /** Each hit that a session and a run both hold, once (see the module contract). */
-function _dropRepeats(hits: readonly SearchHit[]): SearchHit[] {
-  const key = (hit: SearchHit) => `${hit.role}\u0000${hit.tool ?? ""}\u0000${hit.snippet.text}`;
+function _dropRepeats(hits: readonly _Draft[]): _Draft[] {
+  const key = (hit: _Draft) => `${hit.role}\u0000${hit.tool ?? ""}\u0000${hit.snippet!.text}`;
   const kinds = new Map<string, Set<string>>();
   for (const hit of hits) kinds.set(key(hit), (kinds.get(key(hit)) ?? new Set()).add(hit.kind));
   return hits.filter((hit) => {

@@ -60,6 +60,36 @@ export function sessionDocs(session: SessionRecord): TranscriptDoc[] {
   return docs;
 }
 
+/**
+ * The text of the document `id` of `sessionDocs(session)`, made from its one message (a
+ * snippet needs one passage, not the session's every document); undefined when there is none.
+ * Ids of archives and span summaries are looked up among all the session's documents.
+ */
+export function sessionDocText(session: SessionRecord, id: string): string | undefined {
+  const parts = /^m(\d+)(?:\.([cr])(\d+))?(?:\.p(\d+))?$/.exec(id);
+  if (!parts) return sessionDocs(session).find((doc) => doc.id === id)?.text;
+  const message = session.messages[Number(parts[1])];
+  const [kind, at] = [parts[2], Number(parts[3])];
+  let text: string | undefined;
+  if (message?.role === "user" && !kind) text = message.content;
+  else if (message?.role === "assistant" && !kind)
+    text = message.parts
+      .filter((part) => part.type === "text")
+      .map((part) => part.text)
+      .join("\n");
+  else if (message?.role === "assistant" && kind === "c") {
+    const call = message.parts.filter((part) => part.type === "tool-call")[at];
+    if (call && !_bookkeepingCalls(session.messages).has(call.id)) text = `${call.name} ${_inputText(call.input)}`;
+  } else if (message?.role === "tool" && kind === "r") {
+    const result = message.results[at];
+    if (result && !result.bookkeeping) text = result.output;
+  }
+  if (text === undefined) return undefined;
+  const passages = splitPassages(text.length > _TEXT_CAP ? text.slice(0, _TEXT_CAP) : text);
+  if (parts[4] === undefined) return passages.length === 1 ? passages[0] : undefined;
+  return passages.length > 1 ? passages[Number(parts[4])] : undefined;
+}
+
 /** Every searchable document of a run: its prompt and each logged event that carries text. */
 export function runDocs(snapshot: RunSnapshot | undefined, events: readonly LoggedEvent[]): TranscriptDoc[] {
   const cwd = snapshot?.cwd ?? _runStartCwd(events);
@@ -98,9 +128,7 @@ export function eventText(event: LoggedEvent): { text: string; role: TranscriptR
 
 function _messageDocs(messages: readonly Message[], prefix: string, timeOf: (promptIndex: number) => string, cwd: string): TranscriptDoc[] {
   const docs: TranscriptDoc[] = [];
-  const bookkeeping = new Set(
-    messages.flatMap((message) => (message.role === "tool" ? message.results.filter((r) => r.bookkeeping).map((r) => r.callId) : [])),
-  );
+  const bookkeeping = _bookkeepingCalls(messages);
   let prompt = -1;
   messages.forEach((message, i) => {
     const id = `${prefix}m${i}`;
@@ -127,6 +155,11 @@ function _messageDocs(messages: readonly Message[], prefix: string, timeOf: (pro
     }
   });
   return docs;
+}
+
+/** The ids of the calls whose results are bookkeeping (not documents, nor their calls). */
+function _bookkeepingCalls(messages: readonly Message[]): Set<string> {
+  return new Set(messages.flatMap((message) => (message.role === "tool" ? message.results.filter((r) => r.bookkeeping).map((r) => r.callId) : [])));
 }
 
 /** Prompt k took place at exchange k's time; prompts past the exchanges at the session's last save. */

@@ -14,7 +14,8 @@
  *   modification time of sessions/ and events/, which change whenever a file is added, replaced
  *   or removed there). Past COMPACT_AFTER_SEGMENTS segments it merges the small newest ones.
  * - Opening compares the two folders' stamps with the recorded ones (two stats). Equal: the index
- *   is used as saved. Otherwise (a process that saved without indexing, a removed session, an
+ *   is used as saved; so is it when they equal the stamps this process noted before it wrote
+ *   there (`noteFoldersBeforeWriting`): its own session and runs are what moved them. Otherwise (a process that saved without indexing, a removed session, an
  *   index built by another version) every file of both folders is stat'ed and what changed is
  *   indexed, as one more segment. A saver whose full check is older than FULL_CHECK_MS does the
  *   same, after its answer, so a source another process wrote without indexing is found within
@@ -72,9 +73,35 @@ function _folder(options: TranscriptIndexOptions): IndexFolder {
   return openIndexFolder(paths.transcriptIndex(), { label: "search index", onNotice: options.onNotice, legacyFile: paths.legacyTranscriptIndex() });
 }
 
+// Per state folder (SHIRO_HOME may change within a process: the in-process tests).
+const _untouched = new Map<string, Record<string, string>>();
+
+/**
+ * This process is about to write in the sessions or events folder (a session's lease, its file,
+ * a run's log): the folders' stamps are noted first (two stats; a later call keeps the first).
+ * While the saved index matches them, an open in this process takes the index as saved although
+ * its own writes moved the stamps since: what changed is its own session and runs, which recall
+ * leaves out, and a saver in another process indexes its own session. So a `recall` in a long
+ * history does not check every file first. A full check this process makes and saves becomes
+ * the stamps noted.
+ */
+export function noteFoldersBeforeWriting(): void {
+  if (!_untouched.has(paths.sessionsDir())) _untouched.set(paths.sessionsDir(), _folderStamps());
+}
+
 /** The index, up to date with the sessions and runs folders (see the module contract). */
 export function openTranscriptIndex(options: TranscriptIndexOptions = {}): Bm25Index {
-  return _folder(options).open(_syncAll, { current: (meta) => _sameStamps(meta, _folderStamps()), meta: _folderStamps });
+  return _folder(options).open(_syncAll, {
+    current: (meta) => {
+      const noted = _untouched.get(paths.sessionsDir());
+      return _sameStamps(meta, _folderStamps()) || (noted !== undefined && _sameStamps(meta, noted));
+    },
+    meta: () => {
+      const stamps = _folderStamps();
+      if (_untouched.has(paths.sessionsDir())) _untouched.set(paths.sessionsDir(), stamps);
+      return stamps;
+    },
+  });
 }
 
 /**
@@ -149,6 +176,15 @@ function _fileStamp(path: string): string | undefined {
   try {
     const stat = statSync(path);
     return stat.isFile() ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One session, re-read from disk (undefined when it is gone or unreadable). */
+export function readSession(id: string): SessionRecord | undefined {
+  try {
+    return loadSession(id);
   } catch {
     return undefined;
   }

@@ -36,6 +36,12 @@ export interface SearchOptions {
   filter?: (segment: string, id: string, data: unknown) => boolean;
   /** Only documents of the segments it accepts: judged before a document's entry is read (cheap), then `filter`. */
   segmentFilter?: (segment: string) => boolean;
+  /**
+   * Only documents of segments whose name starts with this: the others are not even scored (a
+   * segment file keeps its sources in name order, so this is one range of documents). The
+   * collection statistics still count every document.
+   */
+  segmentPrefix?: string;
   /** Orders hits of equal score; negative puts `a` first. */
   tieBreak?: (a: IndexHit, b: IndexHit) => number;
   /**

@@ -1,7 +1,8 @@
 /**
  * Reads one segment (layout in segment-layout.ts) through positioned reads, in proportion to what
  * is asked: opening reads the header; a term's postings cost the term index (once), one block of
- * the dictionary and the term's posting bytes; a document's entry costs two small reads.
+ * the dictionary and the term's posting bytes; a document's entry costs two small reads; a
+ * source's entry, one read of the 32 entries around it.
  *
  * Contract: every method throws IndexCorruptError when the bytes it reads are not what the writer
  * leaves; nothing is cached across segments, and a reader holds its ByteSource until `close`.
@@ -50,6 +51,7 @@ export interface SegmentReader {
 }
 
 const _BLOCK_CACHE = 256;
+const _SOURCE_CHUNK = 32;
 // Past this many lookups by name, the whole source table is read once instead of searched.
 const _SOURCE_SCAN_AFTER = 64;
 
@@ -91,19 +93,6 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
     }
     return found;
   };
-  const entry = (offsetsSection: number, entriesSection: number, index: number, count: number): unknown => {
-    if (!Number.isInteger(index) || index < 0 || index >= count) throw new IndexCorruptError(`entry ${index} of ${count}`);
-    const offsets = table(offsetsSection, count);
-    const start = offsets[index]!;
-    const end = offsets[index + 1]!;
-    if (end < start || at(entriesSection) + end > at(entriesSection + 1)) throw new IndexCorruptError("an entry runs past its section");
-    try {
-      return JSON.parse(decodeText(bytes.read(at(entriesSection) + start, end - start)));
-    } catch (error) {
-      throw error instanceof IndexCorruptError ? error : new IndexCorruptError("an entry that does not parse");
-    }
-  };
-
   let strings: string[] | undefined;
   const stringTable = (): string[] => {
     if (!strings) {
@@ -183,10 +172,34 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
     return lengths;
   };
 
+  // Source entries are read _SOURCE_CHUNK at a time: a search that judges many sources by name costs one read per chunk.
+  const sourceChunks = new Map<number, Uint8Array>();
+  const sourceEntry = (ordinal: number): unknown => {
+    if (!Number.isInteger(ordinal) || ordinal < 0 || ordinal >= sources) throw new IndexCorruptError(`entry ${ordinal} of ${sources}`);
+    const offsets = table(SECTION.sourceOffsets, sources);
+    const chunk = Math.floor(ordinal / _SOURCE_CHUNK);
+    const first = offsets[chunk * _SOURCE_CHUNK]!;
+    let bytesOfChunk = sourceChunks.get(chunk);
+    if (!bytesOfChunk) {
+      const last = offsets[Math.min(sources, (chunk + 1) * _SOURCE_CHUNK)]!;
+      if (last < first || at(SECTION.sourceEntries) + last > at(SECTION.sourceEntries + 1)) throw new IndexCorruptError("an entry runs past its section");
+      bytesOfChunk = bytes.read(at(SECTION.sourceEntries) + first, last - first);
+      sourceChunks.set(chunk, bytesOfChunk);
+    }
+    const start = offsets[ordinal]! - first;
+    const end = offsets[ordinal + 1]! - first;
+    if (start < 0 || end < start || end > bytesOfChunk.length) throw new IndexCorruptError("an entry runs past its section");
+    try {
+      return JSON.parse(decodeText(bytesOfChunk.subarray(start, end)));
+    } catch (error) {
+      throw error instanceof IndexCorruptError ? error : new IndexCorruptError("an entry that does not parse");
+    }
+  };
+
   const source = (ordinal: number): SegmentSourceEntry => {
     let found = sourceCache.get(ordinal);
     if (!found) {
-      const raw = entry(SECTION.sourceOffsets, SECTION.sourceEntries, ordinal, sources);
+      const raw = sourceEntry(ordinal);
       if (!Array.isArray(raw) || typeof raw[0] !== "string" || typeof raw[1] !== "string" || !_count(raw[2], docs) || !_count(raw[3], docs - raw[2]))
         throw new IndexCorruptError(`source ${ordinal} is malformed`);
       found = { name: raw[0], stamp: raw[1], firstDoc: raw[2], count: raw[3] };
@@ -210,16 +223,41 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
 
   const readPostings = (df: number, start: number, length: number): Postings => {
     if (start + length > span(SECTION.postings)) throw new IndexCorruptError("postings run past their section");
-    const reader = new ByteReader(bytes.read(at(SECTION.postings) + start, length));
+    const raw = bytes.read(at(SECTION.postings) + start, length);
     const out: Postings = { docs: new Uint32Array(df), tfs: new Uint32Array(df) };
+    // The varints decoded inline (ByteReader.varint's rules): this loop runs once per posting of every query word.
+    let position = 0;
+    const varint = (): number => {
+      let value = 0;
+      let scale = 1;
+      for (let i = 0; i < 8; i++) {
+        if (position >= raw.length) throw new IndexCorruptError("a number runs past its section");
+        const byte = raw[position++]!;
+        value += (byte & 0x7f) * scale;
+        if (byte < 0x80) return value;
+        scale *= 0x80;
+      }
+      throw new IndexCorruptError("a number is too long");
+    };
     let previous = -1;
     for (let i = 0; i < df; i++) {
-      const word = reader.varint();
+      let word: number;
+      const first = position < raw.length ? raw[position]! : 0x80;
+      if (first < 0x80) {
+        word = first;
+        position += 1;
+      } else word = varint();
       const gap = Math.floor(word / 2);
       previous += gap;
       if (gap === 0 || previous >= docs) throw new IndexCorruptError("postings point past the documents");
       out.docs[i] = previous;
-      out.tfs[i] = word % 2 === 1 ? reader.varint() : 1;
+      if (word % 2 === 1) {
+        const tf = position < raw.length ? raw[position]! : 0x80;
+        if (tf < 0x80) {
+          out.tfs[i] = tf;
+          position += 1;
+        } else out.tfs[i] = varint();
+      } else out.tfs[i] = 1;
     }
     return out;
   };
@@ -279,8 +317,14 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
         for (let i = 0; i < sources; i++) byName.set(source(i).name, i);
         return byName.get(name) ?? -1;
       }
+      if (sources === 0) return -1;
+      // A name past the last one (a session or run saved after everything here: ids grow with
+      // time) is answered by one entry, not a search: what a save looks up in every segment.
+      const last = source(sources - 1).name;
+      if (name === last) return sources - 1;
+      if (name > last) return -1;
       let low = 0;
-      let high = sources - 1;
+      let high = sources - 2;
       while (low <= high) {
         const mid = (low + high) >> 1;
         const key = source(mid).name;
@@ -315,8 +359,15 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
   };
 }
 
-/** `count` little-endian u32s from `raw`. */
+const _LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/** `count` little-endian u32s from `raw` (on a little-endian machine, one copy of the bytes). */
 function _u32s(raw: Uint8Array, count: number): Uint32Array {
+  if (_LITTLE_ENDIAN) {
+    const copy = new Uint8Array(count * 4);
+    copy.set(raw.subarray(0, count * 4));
+    return new Uint32Array(copy.buffer);
+  }
   const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
   const out = new Uint32Array(count);
   for (let i = 0; i < count; i++) out[i] = view.getUint32(i * 4, true);

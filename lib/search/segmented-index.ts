@@ -211,33 +211,50 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
       const total = collection?.docs ?? live;
       const average = (collection ? collection.totalLen / collection.docs : totalLen / live) || 1;
       const all = allParts();
-      const scores = all.map((part) => new Float64Array(part.reader.docs));
-      const matched = all.map((part) => new Uint16Array(part.reader.docs));
-      const touched: number[][] = all.map(() => []);
-      for (const term of terms) {
-        const lists = all.map((part) => postingsOf(part, term));
-        if (lists.every((list) => list === undefined)) continue;
+      const lists = terms.map((term) => all.map((part) => postingsOf(part, term)));
+      const ranges: [number, number][] = all.map((part, p) =>
+        lists.some((byPart) => byPart[p] !== undefined) ? _docRange(part.reader, options.segmentPrefix) : ([0, 0] as [number, number]),
+      );
+      // Each part's scores over its range of documents (offset by its first), and the documents scored (at most the postings' total, so no array grows).
+      const bases = ranges.map(([from]) => from);
+      const scores = ranges.map(([from, to]) => new Float64Array(to - from));
+      const matched = ranges.map(([from, to]) => new Uint16Array(to - from));
+      const touched = all.map((_, p) => new Int32Array(lists.reduce((sum, byPart) => sum + (byPart[p]?.docs.length ?? 0), 0)));
+      const touchedCount = all.map(() => 0);
+      terms.forEach((term, t) => {
+        const byPart = lists[t]!;
+        if (byPart.every((list) => list === undefined)) return;
         const df = collection?.df.get(term) ?? liveDf(term);
         const idf = Math.log(1 + (total - df + 0.5) / (df + 0.5)) * (options.weights?.get(term) ?? 1);
         all.forEach((part, p) => {
-          const list = lists[p];
+          const list = byPart[p];
           if (!list) return;
           const lengths = part.reader.lengths();
           const score = scores[p]!;
           const count = matched[p]!;
           const seen = touched[p]!;
+          let seenCount = touchedCount[p]!;
           const dead = part.hasDead();
-          for (let i = 0; i < list.docs.length; i++) {
-            const doc = list.docs[i]!;
+          const [from, to] = ranges[p]!;
+          if (from === to) return;
+          const end = _lowerBound(list.docs, to);
+          for (let i = from === 0 ? 0 : _lowerBound(list.docs, from); i < end; i++) {
+            const doc: number = list.docs[i]!;
             if (dead && part.isDead(doc)) continue;
             const tf = list.tfs[i]!;
-            if (count[doc] === 0) seen.push(doc);
-            score[doc]! += (idf * tf * (_K1 + 1)) / (tf + _K1 * (1 - _B + (_B * lengths[doc]!) / average));
-            count[doc]! += 1;
+            const at = doc - from;
+            if (count[at] === 0) seen[seenCount++] = doc;
+            score[at]! += (idf * tf * (_K1 + 1)) / (tf + _K1 * (1 - _B + (_B * lengths[doc]!) / average));
+            count[at]! += 1;
           }
+          touchedCount[p] = seenCount;
         });
-      }
-      const ranked = _rankedCandidates(scores, touched);
+      });
+      const ranked = _rankedCandidates(
+        scores,
+        bases,
+        touched.map((docs, p) => docs.subarray(0, touchedCount[p])),
+      );
       const hits: IndexHit[] = [];
       let floor = Number.NEGATIVE_INFINITY;
       const verdicts = all.map(() => new Map<number, boolean>());
@@ -253,7 +270,7 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
         const [p, doc, score] = next;
         if (hits.length >= options.limit && score < floor - 1e-9) break;
         if (!segmentAccepted(p, doc)) continue;
-        const hit = hitOf(all[p]!, doc, score, matched[p]![doc]!);
+        const hit = hitOf(all[p]!, doc, score, matched[p]![doc - bases[p]!]!);
         if (options.filter && !options.filter(hit.segment, hit.id, hit.data)) continue;
         hits.push(hit);
         if (hits.length === options.limit) floor = hit.score;
@@ -273,20 +290,54 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
   };
 }
 
+/** The documents `[from, to)` of the sources whose name starts with `prefix` (sources are in name order); all without one. */
+function _docRange(reader: SegmentReader, prefix: string | undefined): [number, number] {
+  if (!prefix) return [0, reader.docs];
+  const first = (past: (name: string) => boolean): number => {
+    let low = 0;
+    let high = reader.sources;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (past(reader.source(mid).name)) high = mid;
+      else low = mid + 1;
+    }
+    return low;
+  };
+  const start = (ordinal: number) => (ordinal < reader.sources ? reader.source(ordinal).firstDoc : reader.docs);
+  return [start(first((name) => name >= prefix)), start(first((name) => name > prefix && !name.startsWith(prefix)))];
+}
+
+/** The first index of the ascending `docs` holding `doc` or more. */
+function _lowerBound(docs: Uint32Array, doc: number): number {
+  let low = 0;
+  let high = docs.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (docs[mid]! < doc) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
 /**
- * The scored documents (score > 0), best first (equal scores: lower part, then lower document),
+ * The scored documents (score > 0; `scores[p]` holds part p's from its document `bases[p]`), best first (equal scores: lower part, then lower document),
  * one per call. Taken in batches from the top (64, then four times more each time): taking the
  * first few of many candidates sorts only those, and a filter that rejects many still gets all.
  */
-function _rankedCandidates(scores: readonly Float64Array[], touched: readonly number[][]): () => [number, number, number] | undefined {
+function _rankedCandidates(
+  scores: readonly Float64Array[],
+  bases: readonly number[],
+  touched: readonly Int32Array[],
+): () => [number, number, number] | undefined {
   const size = touched.reduce((sum, docs) => sum + docs.length, 0);
   const parts = new Int32Array(size);
   const docs = new Int32Array(size);
   const values = new Float64Array(size);
   let n = 0;
   touched.forEach((list, p) => {
-    for (const doc of list) {
-      const value = scores[p]![doc]!;
+    for (let i = 0; i < list.length; i++) {
+      const doc = list[i]!;
+      const value = scores[p]![doc - bases[p]!]!;
       if (!(value > 0)) continue;
       parts[n] = p;
       docs[n] = doc;
@@ -294,7 +345,7 @@ function _rankedCandidates(scores: readonly Float64Array[], touched: readonly nu
       n += 1;
     }
   });
-  const ascending = values.slice(0, n).sort();
+  const work = values.slice(0, n);
   let batch: number[] = [];
   let at = 0;
   let taken = 0;
@@ -303,7 +354,7 @@ function _rankedCandidates(scores: readonly Float64Array[], touched: readonly nu
   return () => {
     while (at >= batch.length) {
       if (taken >= n) return undefined;
-      const low = ascending[n - Math.min(n, taken + want)]!;
+      const low = _selectAscending(work, n - Math.min(n, taken + want));
       want *= 4;
       batch = [];
       for (let i = 0; i < n; i++) if (values[i]! >= low && values[i]! < upper) batch.push(i);
@@ -315,4 +366,30 @@ function _rankedCandidates(scores: readonly Float64Array[], touched: readonly nu
     const top = batch[at++]!;
     return [parts[top]!, docs[top]!, values[top]!];
   };
+}
+
+/** The value that would sit at `index` were `values` sorted ascending (quickselect: `values` is reordered). */
+function _selectAscending(values: Float64Array, index: number): number {
+  let low = 0;
+  let high = values.length - 1;
+  while (low < high) {
+    const pivot = values[(low + high) >> 1]!;
+    let i = low;
+    let j = high;
+    while (i <= j) {
+      while (values[i]! < pivot) i++;
+      while (values[j]! > pivot) j--;
+      if (i <= j) {
+        const swap = values[i]!;
+        values[i] = values[j]!;
+        values[j] = swap;
+        i++;
+        j--;
+      }
+    }
+    if (index <= j) high = j;
+    else if (index >= i) low = i;
+    else return values[index]!;
+  }
+  return values[index]!;
 }

@@ -34,12 +34,12 @@ import {
   digestCard,
   episodeCard,
   formatCommandRun,
-  indexedEpisodes,
   openMemoryIndex,
   type EpisodeCard,
   type MemoryIndexSources,
+  type OpenedMemoryIndex,
 } from "./memory-index.ts";
-import { memoryIds } from "./memory-lookup.ts";
+import { memoryIds, prefixMemoryAbbreviator } from "./memory-lookup.ts";
 import { rankSemantically } from "./memory-semantic.ts";
 import { MEMORY_KINDS, type MemoryScope, type MemoryStore, type ScopedMemoryEntry } from "./memory.ts";
 
@@ -114,6 +114,7 @@ interface _Plan {
   index: Bm25Index;
   notes: Map<string, ScopedMemoryEntry>;
   segments: Map<string, string>;
+  episodeIdsStarting: OpenedMemoryIndex["episodeIdsStarting"];
   touching?: Map<string, _Touching>;
   accept: (segment: string, id: string) => boolean;
   tieBreak: (a: IndexHit, b: IndexHit) => number;
@@ -129,7 +130,7 @@ function _plan(context: RecallContext, request: RecallRequest): _Plan | string {
     if (expanded) return expanded;
   }
   const notices: string[] = [];
-  const { index, notes, segments } = openMemoryIndex({
+  const { index, notes, segments, episodeIdsStarting } = openMemoryIndex({
     ...context,
     onNotice: (text) => {
       notices.push(text);
@@ -156,6 +157,7 @@ function _plan(context: RecallContext, request: RecallRequest): _Plan | string {
     index,
     notes,
     segments,
+    episodeIdsStarting,
     ...(touching ? { touching } : {}),
     accept,
     tieBreak,
@@ -172,7 +174,7 @@ function _byFile(plan: _Plan): IndexHit[] {
 
 function _answer(context: RecallContext, plan: _Plan, hits: readonly IndexHit[]): string {
   _recordNoteHits(context.stores ?? [context.project, context.global], hits, plan.notes);
-  const abbreviate = recallAbbreviator(plan.index, plan.notes.keys());
+  const abbreviate = recallAbbreviator(plan.notes.keys(), plan.episodeIdsStarting);
   const lines = hits.map((hit) => {
     const note = plan.notes.get(hit.id);
     if (note) {
@@ -282,13 +284,12 @@ function _age(createdAt: string, now: Date): string {
 
 /**
  * How recall shows an episode's session: abbreviated over the notes and every episode the index
- * holds (their ids and sessions), the set `shiro memory show` and the expansion below resolve.
- * Built lazily: an answer without an episode line never lists the index.
+ * holds (their ids and sessions), the set `shiro memory show` and the expansion below resolve;
+ * each id compared only with those sharing its first 8 characters (`episodeIdsStarting` of the
+ * opened index, memory-lookup.ts `prefixMemoryAbbreviator`), so no episode card is decoded for it.
  */
-export function recallAbbreviator(index: Bm25Index, noteIds: Iterable<string>): Abbreviate {
-  let abbreviate: Abbreviate | undefined;
-  const notes = [...noteIds];
-  return (id) => (abbreviate ??= createAbbreviator(memoryIds(notes, indexedEpisodes(index))))(id);
+export function recallAbbreviator(noteIds: Iterable<string>, episodeIdsStarting: OpenedMemoryIndex["episodeIdsStarting"]): Abbreviate {
+  return prefixMemoryAbbreviator(noteIds, episodeIdsStarting);
 }
 
 /**

@@ -52,32 +52,51 @@ function _idsSharingTheMinimum(ids: readonly string[]): string[] {
 const _MIN = 8;
 
 /**
- * The stored session and run ids, listed off the main thread: a run that will show its session's
- * short id at its end starts this at its start, so a long history's listing overlaps the model's
- * answer instead of following it. Never rejects (a missing folder lists nothing).
+ * The stored session and run ids that share `id`'s first `_MIN` characters, listed off the main
+ * thread: a run that will show its session's short id at its end starts this at its start, so a
+ * long history's listing overlaps the model's answer instead of following it. Only the names that
+ * share the head are kept as they are read (no other can lengthen an abbreviation of at least
+ * `_MIN`), so what the end of the run holds and compares is a handful of ids, not the history's
+ * 15,000. Never rejects (a missing folder lists nothing).
  */
-export async function listSessionAndRunIds(): Promise<string[]> {
+export async function listSessionAndRunIds(id: string): Promise<NearIds> {
+  const head = id.slice(0, _MIN);
   const list = async (dir: string) => {
     try {
-      return (await readdir(dir)).filter((name) => name.endsWith(".json")).map((name) => name.slice(0, -".json".length));
+      return _near(await readdir(dir), head);
     } catch {
       return [];
     }
   };
   const [sessions, runs] = await Promise.all([list(paths.sessionsDir()), list(paths.runsDir())]);
-  return [...sessions, ...runs];
+  return { head, ids: [...sessions, ...runs] };
+}
+
+/** What listSessionAndRunIds found: the head it listed for and the stored ids that share it. */
+export interface NearIds {
+  head: string;
+  ids: readonly string[];
+}
+
+/** The `<id>.json` names in `names` whose id starts with `head`, as ids. */
+function _near(names: readonly string[], head: string): string[] {
+  const ids: string[] = [];
+  for (const name of names) if (name.startsWith(head) && name.endsWith(".json")) ids.push(name.slice(0, -".json".length));
+  return ids;
 }
 
 /**
  * `id` shortened among `listed` (listSessionAndRunIds, earlier) and `made` (the ids this process
  * made since): unique among every session and run that existed when the listing was taken and
  * every one made here; one made elsewhere later can share it, as one made after any listing can.
+ * A listing taken for another head is no use: the folders are listed again.
  */
-export function shortIdAmong(id: string, listed: readonly string[], made: readonly string[]): string {
+export function shortIdAmong(id: string, listed: NearIds, made: readonly string[]): string {
   const head = id.slice(0, _MIN);
+  if (listed.head !== head) return shortSessionId(id);
   return shortestUniquePrefix(
     id,
-    [...listed, ...made].filter((other) => other.startsWith(head)),
+    [...listed.ids, ...made].filter((other) => other.startsWith(head)),
     _MIN,
   );
 }

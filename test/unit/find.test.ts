@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { parseSince } from "../../lib/find/since.ts";
 import { buildSnippet, renderSnippet } from "../../lib/find/snippet.ts";
-import { runDocs, sessionDocs } from "../../lib/find/transcript-docs.ts";
+import { runDocs, sessionDocText, sessionDocs } from "../../lib/find/transcript-docs.ts";
 import { openTranscriptIndex } from "../../lib/find/transcript-index.ts";
 import { buildExportDoc } from "../../lib/export/export-doc.ts";
 import { renderHtml } from "../../lib/export/html.ts";
@@ -80,6 +80,32 @@ const SESSION: SessionRecord = {
   },
 };
 
+/** A prompt of many passages, bookkeeping calls and a denial among the calls. */
+const PARAGRAPHS = Array.from({ length: 40 }, (_, i) => `Paragraph ${i}: ${"words about the topic ".repeat(8).trim()}`);
+const LONG_SESSION: SessionRecord = {
+  ...SESSION,
+  compaction: undefined,
+  messages: [
+    { role: "user", content: PARAGRAPHS.join("\n\n") },
+    {
+      role: "assistant",
+      parts: [
+        { type: "tool-call", id: "k1", name: "recall", input: { query: "walrus plans" } },
+        { type: "tool-call", id: "k2", name: "bash", input: { command: "rm -rf /" } },
+        { type: "tool-call", id: "k3", name: "grep", input: { pattern: "walrus" } },
+      ],
+    },
+    {
+      role: "tool",
+      results: [
+        { type: "tool-result", callId: "k1", name: "recall", output: "session 0193 walrus", bookkeeping: true },
+        { type: "tool-result", callId: "k2", name: "bash", output: "denied by rule", isError: true, bookkeeping: true },
+        { type: "tool-result", callId: "k3", name: "grep", output: "walrus.ts:1" },
+      ],
+    },
+  ],
+} as SessionRecord;
+
 describe("what is indexed", () => {
   test("a session: messages, tool calls and results, span summaries and archived transcripts, each with its time", () => {
     expect(sessionDocs(SESSION).map((doc) => [doc.id, doc.data.role, doc.data.tool ?? "", doc.data.at, doc.text])).toEqual([
@@ -116,39 +142,27 @@ describe("what is indexed", () => {
   });
 
   test("only what was said: bookkeeping calls and results and denials are not documents; a long text is one document per passage", () => {
-    const paragraphs = Array.from({ length: 40 }, (_, i) => `Paragraph ${i}: ${"words about the topic ".repeat(8).trim()}`);
-    const session: SessionRecord = {
-      ...SESSION,
-      compaction: undefined,
-      messages: [
-        { role: "user", content: paragraphs.join("\n\n") },
-        {
-          role: "assistant",
-          parts: [
-            { type: "tool-call", id: "k1", name: "recall", input: { query: "walrus plans" } },
-            { type: "tool-call", id: "k2", name: "bash", input: { command: "rm -rf /" } },
-            { type: "tool-call", id: "k3", name: "grep", input: { pattern: "walrus" } },
-          ],
-        },
-        {
-          role: "tool",
-          results: [
-            { type: "tool-result", callId: "k1", name: "recall", output: "session 0193 walrus", bookkeeping: true },
-            { type: "tool-result", callId: "k2", name: "bash", output: "denied by rule", isError: true, bookkeeping: true },
-            { type: "tool-result", callId: "k3", name: "grep", output: "walrus.ts:1" },
-          ],
-        },
-      ],
-    } as SessionRecord;
+    const session = LONG_SESSION;
     const docs = sessionDocs(session);
     const prompt = docs.filter((doc) => doc.id.startsWith("m0."));
     expect(prompt.length).toBeGreaterThan(3);
     expect(prompt.every((doc) => doc.text.length <= 900 && doc.id.match(/^m0\.p\d+$/))).toBe(true);
-    expect(prompt.map((doc) => doc.text).join("\n\n")).toBe(paragraphs.join("\n\n").trim());
+    expect(prompt.map((doc) => doc.text).join("\n\n")).toBe(PARAGRAPHS.join("\n\n").trim());
     expect(docs.filter((doc) => !doc.id.startsWith("m0.")).map((doc) => [doc.id, doc.text])).toEqual([
       ["m1.c2", "grep walrus"],
       ["m2.r2", "walrus.ts:1"],
     ]);
+  });
+
+  test("one document's text from its message alone is the text sessionDocs gives it; an id of no document gives none", () => {
+    for (const session of [SESSION, LONG_SESSION]) {
+      const docs = sessionDocs(session);
+      expect(docs.map((doc) => [doc.id, sessionDocText(session, doc.id)])).toEqual(docs.map((doc) => [doc.id, doc.text]));
+    }
+    const absent = ["m0.p0", "m1.p1", "m1.c1", "m1.c9", "m2.r1", "m2", "m2.c0", "m3.r0", "m4.p0", "m9", "s5", "a0.m5", "a1.sum", "x", "m-1", "m1.c"];
+    expect(absent.map((id) => [id, sessionDocText(SESSION, id)])).toEqual(absent.map((id) => [id, undefined]));
+    const long = ["m0", "m0.p99", "m1.c0", "m1.c1", "m2.r0", "m2.r1", "m2.r2.p0"];
+    expect(long.map((id) => [id, sessionDocText(LONG_SESSION, id)])).toEqual(long.map((id) => [id, undefined]));
   });
 });
 

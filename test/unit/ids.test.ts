@@ -9,7 +9,7 @@ import { memoryIds } from "../../lib/store/memory-lookup.ts";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { paths } from "../../lib/platform/paths.ts";
-import { shortRunId, shortSessionId, shortSessionIds } from "../../lib/store/short-ids.ts";
+import { listSessionAndRunIds, shortIdAmong, shortRunId, shortSessionId, shortSessionIds } from "../../lib/store/short-ids.ts";
 import { useTempHome } from "./temp-home.ts";
 
 /** The definition, spelled out: grow the prefix until no other id starts with it, skipping a trailing dash. */
@@ -99,5 +99,29 @@ describe("stored session and run ids (lib/store/short-ids.ts)", () => {
     expect(shortSessionIds(asked)).toEqual(asked.map((id) => bruteForce(id, all)));
     expect([shortSessionId(sessions[3]!), shortRunId(runs[50]!)]).toEqual([bruteForce(sessions[3]!, all), bruteForce(runs[50]!, all)]);
     expect(shortSessionIds([])).toEqual([]);
+  });
+
+  test("the end-of-run listing keeps only the ids sharing the saved id's head, and shortens to what the full listing gives", async () => {
+    const bursts = [0, 86_400_000, 2 * 86_400_000].map((offset) => Date.parse("2026-12-01T20:00:00Z") + offset);
+    const sessions = bursts.flatMap((start) => Array.from({ length: 300 }, (_, i) => uuidv7(start + i * 3)));
+    const runs = bursts.flatMap((start) => Array.from({ length: 300 }, (_, i) => uuidv7(start + i * 3)));
+    mkdirSync(paths.sessionsDir(), { recursive: true });
+    mkdirSync(paths.runsDir(), { recursive: true });
+    for (const id of sessions) writeFileSync(join(paths.sessionsDir(), `${id}.json`), "{}");
+    for (const id of runs) writeFileSync(join(paths.runsDir(), `${id}.json`), "{}");
+    writeFileSync(join(paths.sessionsDir(), `${sessions[0]}.lease`), "{}");
+    const all = [...sessions, ...runs];
+    // Made here after the listing: a new session and its run in the same millisecond as a stored one.
+    const made = [uuidv7(bursts[1]! + 30), uuidv7(bursts[1]! + 30)];
+    for (const id of [sessions[0]!, sessions[450]!, runs[899]!, made[0]!]) {
+      const listed = await listSessionAndRunIds(id);
+      // Bounded by the burst the id belongs to, not by the 1,800 stored ids.
+      expect(listed.ids.length).toBeLessThanOrEqual(600);
+      expect(listed.ids.every((other) => other.startsWith(id.slice(0, 8)))).toBe(true);
+      expect(shortIdAmong(id, listed, made)).toBe(bruteForce(id, [...all, ...made]));
+    }
+    // A listing taken for another head still gives the right answer (the folders are read again).
+    expect(shortIdAmong(sessions[450]!, await listSessionAndRunIds(sessions[0]!), [])).toBe(bruteForce(sessions[450]!, all));
+    expect((await listSessionAndRunIds(sessions[0]!)).ids).not.toContain(`${sessions[0]}.lease`);
   });
 });

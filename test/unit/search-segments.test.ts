@@ -76,6 +76,34 @@ describe("entry codec", () => {
 });
 
 describe("segment file", () => {
+  test("a save's lookup of a source newer than every one in a segment reads one entry, and every lookup still finds what a search would", () => {
+    const builder = createSegmentBuilder();
+    const names = Array.from({ length: 1500 }, (_, i) => [`run:${String(i).padStart(5, "0")}`, `session:${String(i).padStart(5, "0")}`]).flat();
+    for (const name of names) builder.add(name, "s", [{ id: "d", stamp: "", text: "a word" }]);
+    const source = bufferSource(encodeSegment(builder.build(), TOKENIZER_VERSION));
+    const reads: number[] = [];
+    const reader = openSegment({ ...source, read: (position, length) => (reads.push(length), source.read(position, length)) });
+    const sorted = [...names].sort();
+    const opened = reads.length;
+    // What a closing session asks of every segment: its own new id, past everything stored.
+    expect(reader.findSource("session:99999")).toBe(-1);
+    // The table of entry offsets (read whole once) and the last entry: not a search of 3,000.
+    expect(reads.length - opened).toBeLessThanOrEqual(2);
+    const table: [string, number][] = [
+      ...sorted.map((name, i): [string, number] => [name, i]),
+      ["", -1],
+      ["run:", -1],
+      ["run:00000x", -1],
+      ["run:99999", -1],
+      ["session:", -1],
+      ["session:01499x", -1],
+      ["zzz", -1],
+    ];
+    const fresh = openSegment(source);
+    for (const [name, ordinal] of table.slice(0, 40).concat(table.slice(-40))) expect([name, fresh.findSource(name)]).toEqual([name, ordinal]);
+    expect(sorted.every((name, i) => reader.findSource(name) === i)).toBe(true);
+  });
+
   test("round-trip: sources, documents, data and postings of hundreds of documents read back exactly", () => {
     const builder = createSegmentBuilder();
     const big: IndexedDocInput[] = Array.from({ length: 600 }, (_, i) => ({
@@ -151,6 +179,14 @@ describe("segment file", () => {
     expect(index.search("login redirect", { limit: 9, segmentFilter: notFirst })).toEqual(
       index.search("login redirect", { limit: 9, filter: (segment) => notFirst(segment) }),
     );
+    // A prefix scores only its sources' documents: the same hits, scores and order as filtering them after, in every part.
+    for (const prefix of ["p0", "p1s", "p2s3", "p0s1", "p1s2", "p", "q", "", "p3"])
+      for (const limit of [1, 9, 1000])
+        expect(index.search("login redirect", { limit, segmentPrefix: prefix })).toEqual(
+          index.search("login redirect", { limit, segmentFilter: (segment) => segment.startsWith(prefix) }),
+        );
+    expect(index.search("login redirect", { limit: 1000, segmentPrefix: "p2" }).every((hit) => hit.segment.startsWith("p2"))).toBe(true);
+    expect(index.search("login redirect", { limit: 1000, segmentPrefix: "p2" }).length).toBeGreaterThan(0);
     const before = index.search("login redirect", { limit: 7, tieBreak: (a, b) => (a.segment + a.id < b.segment + b.id ? -1 : 1) });
     expect(folder.compact(true)).toMatchObject({ segmentsBefore: 4, segmentsAfter: 1, tombstones: 25 + 25 });
     const compacted = folder.open(syncAll(truth));
