@@ -125,7 +125,7 @@ function _applyEdits(text: string | undefined, edits: readonly PreviewEdit[]): s
  */
 export function renderApprovalQuestion(raw: ApprovalRequest, root: string, style: Style, projectRule?: string): { text: string; choice: string } {
   const request = showControlsDeep(raw);
-  if (request.sandbox !== undefined) return _renderOutsideQuestion(request, root, style);
+  if (request.sandbox !== undefined) return _renderOutsideQuestion(raw, request, root, style);
   const head = request.secret
     ? `${request.tool} wants to read ${request.secret.path}, which may hold secrets (${request.secret.why}); what it reads goes to the model provider`
     : request.plugin
@@ -138,7 +138,7 @@ export function renderApprovalQuestion(raw: ApprovalRequest, root: string, style
   let text = `\n${style.yellow(head)}\n`;
   if (request.subagent) text += style.dim("delegated work, gated by your rules exactly as a direct call is\n");
   if (request.matched && request.matched.pattern !== "*") text += style.dim(`matched ${request.matched.tool}: "${request.matched.pattern}"\n`);
-  text += `${renderApprovalDetail({ tool: request.tool, input: request.input, preview: request.preview, root }, style).join("\n")}\n`;
+  text += `${renderApprovalDetail({ tool: raw.tool, input: raw.input, preview: raw.preview, root }, style).join("\n")}\n`;
   // "always" answers a secrets or plugin question once (lib/extensions/gate.ts), so it is not offered.
   const choice =
     request.secret || request.plugin
@@ -148,9 +148,9 @@ export function renderApprovalQuestion(raw: ApprovalRequest, root: string, style
 }
 
 /** The question after a sandboxed command failed because of the sandbox: run it again outside? */
-function _renderOutsideQuestion(request: ApprovalRequest, root: string, style: Style): { text: string; choice: string } {
+function _renderOutsideQuestion(raw: ApprovalRequest, request: ApprovalRequest, root: string, style: Style): { text: string; choice: string } {
   let text = `\n${style.yellow(`the sandbox stopped ${request.tool}: ${request.sandbox}`)}\n`;
-  text += `${renderApprovalDetail({ tool: request.tool, input: request.input, preview: request.preview, root }, style).join("\n")}\n`;
+  text += `${renderApprovalDetail({ tool: raw.tool, input: raw.input, preview: raw.preview, root }, style).join("\n")}\n`;
   text += style.dim("run this command again outside the sandbox, unconfined?\n");
   const always = request.suggestedPattern ? ` | a always outside [${request.suggestedPattern}]` : "";
   return { text, choice: `y run outside once${always} | n keep it inside ` };
