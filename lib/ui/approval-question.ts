@@ -23,6 +23,7 @@ import { renderApprovalQuestion } from "./approval-view.ts";
 import { readChoice, type KeySource } from "./key-question.ts";
 import { answerByMode, type SessionMode } from "./session-mode.ts";
 import type { Style } from "./style.ts";
+import { showControls } from "./terminal-text.ts";
 
 /** What the question needs of the REPL: its terminal and the turn in flight. */
 export interface ApprovalTerminal {
@@ -49,7 +50,7 @@ export async function askApproval(terminal: ApprovalTerminal, request: ApprovalR
   const byMode = answerByMode(terminal.mode ?? "ask", request);
   if (byMode !== undefined) {
     const verb = byMode === "once" ? "allowed" : "denied";
-    terminal.write(terminal.style.dim(`${terminal.mode}: ${verb} ${request.tool} ${request.subject.slice(0, 80)}\n`));
+    terminal.write(terminal.style.dim(`${terminal.mode}: ${verb} ${showControls(request.tool)} ${showControls(request.subject.slice(0, 80))}\n`));
     return byMode;
   }
   const release = terminal.holdOutput?.();
@@ -106,7 +107,7 @@ export function projectRuleFor(terminal: Pick<ApprovalTerminal, "tools" | "rules
 /** Shows the rule and where it goes, writes it on `y`; the call is allowed for the session either way. */
 async function _saveForProject(terminal: ApprovalTerminal, keys: KeySource, rule: string, root: string): Promise<ApprovalAnswer> {
   const { write, style } = terminal;
-  write(`allow in this project, added to ${LOCAL_SETTINGS_FILE}:\n  ${style.bold(`"permissions": { "allow": [${JSON.stringify(rule)}] }`)}\n`);
+  write(`allow in this project, added to ${LOCAL_SETTINGS_FILE}:\n  ${style.bold(`"permissions": { "allow": [${showControls(JSON.stringify(rule))}] }`)}\n`);
   write("write it? y write it | n this session only ");
   const confirmed = await readChoice(keys, {
     keys: ["y", "n"],
@@ -123,7 +124,7 @@ async function _saveForProject(terminal: ApprovalTerminal, keys: KeySource, rule
     return "always";
   }
   try {
-    write(style.dim(`saved ${rule} to ${addProjectAllowRule(root, rule)}\n`));
+    write(style.dim(`saved ${showControls(rule)} to ${addProjectAllowRule(root, rule)}\n`));
   } catch (error) {
     write(style.yellow(`not saved: ${error instanceof Error ? error.message : String(error)}; allowed for this session only\n`));
   }

@@ -14,6 +14,7 @@ import { acceptsImages } from "../providers/windows.ts";
 import { attachHeadless } from "./headless-attach.ts";
 import { describeNotices } from "./notices.ts";
 import { writeErr, writeOut } from "./output.ts";
+import { showControls } from "./terminal-text.ts";
 import { printRun, type PrintedRun } from "./print.ts";
 import { buildRunResult } from "./run-result.ts";
 
@@ -71,7 +72,7 @@ export async function checkSchemaAnswer(
   if (!options.schema || first.stop !== "completed") return undefined;
   const check = options.schema.check(first.answer);
   if (check.ok || options.repaired) return check;
-  if (options.announce) writeErr(`[schema] the answer does not match --output-schema; one repair turn: ${check.errors.join("; ")}\n`);
+  if (options.announce) writeErr(`[schema] the answer does not match --output-schema; one repair turn: ${showControls(check.errors.join("; "))}\n`);
   const repair = await printRun(agent.turn(options.schema.repairPrompt(check.errors), signal), options.print);
   runs.push(repair);
   return repair.stop === "completed" ? options.schema.check(repair.answer) : undefined;
@@ -80,6 +81,6 @@ export async function checkSchemaAnswer(
 /** `schema-failed` with its one line on stderr when the checked answer is still invalid after the repair turn. */
 export function schemaStop(check: SchemaCheck | undefined): "schema-failed" | undefined {
   if (!check || check.ok) return undefined;
-  writeErr(`shiro: the answer does not match --output-schema after one repair turn: ${check.errors.join("; ")}\n`);
+  writeErr(`shiro: the answer does not match --output-schema after one repair turn: ${showControls(check.errors.join("; "))}\n`);
   return "schema-failed";
 }

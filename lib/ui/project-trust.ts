@@ -21,6 +21,7 @@ import { readProjectSettings, trustProjectSettings } from "../store/project-sett
 import { openRepoMemory } from "../store/memory-scopes.ts";
 import { readAgentDefinitions, trustAgentFile } from "../store/agent-definitions.ts";
 import type { Style } from "./style.ts";
+import { showControls } from "./terminal-text.ts";
 
 /** Puts the question when this project has an untrusted `.mcp.json` (not with --no-mcp: `mcpOff`). */
 export async function askProjectTrust(cwd: string, mcpOff: boolean, write: (text: string) => void, style: Style): Promise<void> {
@@ -71,10 +72,10 @@ export async function askAgentsTrust(cwd: string, off: boolean, write: (text: st
   if (off) return;
   for (const file of readAgentDefinitions(findProjectRoot(cwd)).untrusted) {
     const { definition } = file;
-    const tools = definition.tools ? definition.tools.join(", ") : "the default set";
+    const tools = definition.tools ? showControls(definition.tools.join(", ")) : "the default set";
     write(
-      style.yellow(`${definition.path} defines the subagent "${definition.name}", written by whoever committed it:\n`) +
-        `  ${definition.description.replace(/[\p{Cc}\p{Cf}\u2028\u2029]/gu, " ").slice(0, 200)}\n  tools: ${tools}; model: ${definition.model ?? "the session's"}\n`,
+      style.yellow(`${definition.path} defines the subagent "${showControls(definition.name)}", written by whoever committed it:\n`) +
+        `  ${definition.description.replace(/[\p{Cc}\p{Cf}\u2028\u2029]/gu, " ").slice(0, 200)}\n  tools: ${tools}; model: ${definition.model ? showControls(definition.model) : "the session's"}\n`,
     );
     if (await _yes("Trust this subagent and offer it to the model? y yes, remember it | n not now ")) {
       trustAgentFile(file);

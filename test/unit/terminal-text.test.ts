@@ -125,3 +125,22 @@ describe("the REPL footer's live tail", () => {
     expect(tail.lines()).toEqual(["ab", "c", "d", "progress 90%"]);
   });
 });
+
+describe("approval lines show what the model wrote, controls made visible", () => {
+  test("a mode's one-line answer shows a hostile tool name and subject in caret form", async () => {
+    const { askApproval } = await import("../../lib/ui/approval-question.ts");
+    for (const [, input, shown] of TABLE.filter(([, input]) => !input.includes("\n"))) {
+      const written: string[] = [];
+      const answer = await askApproval({ write: (text) => written.push(text), style: createStyle(false), cwd: "/", mode: "plan" }, {
+        tool: `bash${input}`,
+        effect: "exec",
+        subjects: [input],
+        subject: input,
+        suggestedPattern: "*",
+      } as never);
+      expect(answer).toMatchObject({ deny: expect.any(String) });
+      expect(written.join("")).toBe(`plan: denied bash${shown} ${showControls(input.slice(0, 80))}\n`);
+      expect(written.join("")).not.toMatch(/[\x1b\x9b\x9d\x07\b]/);
+    }
+  });
+});
