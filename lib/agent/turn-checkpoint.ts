@@ -121,29 +121,24 @@ export function createTurnCheckpoints(options: { root: string; settings: Checkpo
       }
       if (!enabled || !taken) return {};
       try {
-        const { recordCheckpoint, releaseSnapshot, snapshotWorkspace } = await _store();
+        const { recordCheckpoint, releaseSnapshots, snapshotWorkspace } = await _store();
         const opened = await repoOnce();
         const start = await taken;
+        // Every snapshot held so far, with its repository: a failure before the record lets go of them all.
+        const held: _Held[] = [[opened, start.main], ...start.folders.map((folder): _Held => [folder.repo, folder.before])];
         try {
-          const ends: (CaptureResult & { hold?: string })[] = [];
-          try {
-            ends.push(await snapshotWorkspace(opened, options.settings, true));
-            const folders: FolderCapture[] = [];
-            for (const folder of start.folders) {
-              const after = await snapshotWorkspace(folder.repo, options.settings, true);
-              ends.push(after);
-              folders.push({ ...folder, after });
-            }
-            const record = await recordCheckpoint(opened, turn, start.main, ends[0]!, options.settings, folders);
-            return record ? { id: record.id, files: record.files.length } : {};
-          } catch (error) {
-            const repos = [opened, ...start.folders.map((folder) => folder.repo)];
-            for (const [i, end] of ends.entries()) if (end.hold) await releaseSnapshot(repos[i]!, end.hold);
-            throw error;
+          const end = await snapshotWorkspace(opened, options.settings, true);
+          held.push([opened, end]);
+          const folders: FolderCapture[] = [];
+          for (const folder of start.folders) {
+            const after = await snapshotWorkspace(folder.repo, options.settings, true);
+            held.push([folder.repo, after]);
+            folders.push({ ...folder, after });
           }
+          const record = await recordCheckpoint(opened, turn, start.main, end, options.settings, folders);
+          return record ? { id: record.id, files: record.files.length } : {};
         } catch (error) {
-          if (start.main.hold) await releaseSnapshot(opened, start.main.hold).catch(() => undefined);
-          for (const folder of start.folders) if (folder.before.hold) await releaseSnapshot(folder.repo, folder.before.hold).catch(() => undefined);
+          for (const [repo, snapshot] of held) releaseSnapshots(repo, snapshot);
           throw error;
         }
       } catch (error) {
@@ -152,6 +147,8 @@ export function createTurnCheckpoints(options: { root: string; settings: Checkpo
     },
   };
 }
+
+type _Held = [repo: ShadowRepo, snapshot: { hold?: string }];
 
 interface _Before {
   main: CaptureResult & { hold?: string };

@@ -85,7 +85,6 @@ export interface PermissionResult {
   matched?: PermissionMatch;
 }
 
-/** The default permission of every tool that declares a `decision` (MCP tools declare none). */
 /**
  * What the rules read of a tool: its name, default decision and the subjects and paths it
  * declares. A ToolDefinition (lib/tools/types.ts) is one; declared here so the rules need no tools.
@@ -99,6 +98,7 @@ export interface RuleDeclaration {
   paths?: (input: unknown, root: string) => string[];
 }
 
+/** The default permission of every tool that declares a `decision` (MCP tools declare none). */
 export function defaultPermission(tools: readonly Pick<RuleDeclaration, "name" | "decision">[]): PermissionConfig {
   return Object.fromEntries(tools.flatMap((tool) => (tool.decision ? [[tool.name, tool.decision]] : [])));
 }
@@ -233,7 +233,7 @@ function _layerVotes(layers: readonly RuleLayer[], tool: string, subject: string
   for (const layer of layers) {
     let strictest: PermissionResult | undefined;
     for (const [key, table] of layer.tables) {
-      if (key !== tool && !(/[*?]/.test(key) && matchPattern(key, tool))) continue;
+      if (!_layerKeyApplies(key, tool)) continue;
       for (const [pattern, decision] of table) {
         const hit = subject === undefined ? pattern === "*" : matchPattern(pattern, subject);
         if (!hit) continue;
@@ -248,8 +248,10 @@ function _layerVotes(layers: readonly RuleLayer[], tool: string, subject: string
 }
 
 function _layerTables(layer: RuleLayer, tool: string): RuleTable[] {
-  return [...layer.tables].filter(([key]) => key === tool || (/[*?]/.test(key) && matchPattern(key, tool))).map(([, table]) => table);
+  return [...layer.tables].filter(([key]) => _layerKeyApplies(key, tool)).map(([, table]) => table);
 }
+
+const _layerKeyApplies = (key: string, tool: string) => key === tool || (/[*?]/.test(key) && matchPattern(key, tool));
 
 function _matchTable(key: string, table: RuleTable, subject: string | undefined): PermissionResult {
   for (let i = table.length - 1; i >= 0; i--) {

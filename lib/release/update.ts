@@ -11,11 +11,11 @@
  * streams in, so an endless or huge answer costs at most the cap in memory and fails in one line.
  */
 import { spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
 import { chmodSync, closeSync, fstatSync, openSync, readSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { UserError } from "../platform/errors.ts";
+import { sha256Hex } from "../platform/sha256.ts";
 import { PRODUCT, VERSION } from "../platform/version.ts";
 import { compareVersions, findArtifact, parseReleaseIndex, type ReleaseIndex } from "./release-index.ts";
 import { readTarFile } from "./tar.ts";
@@ -70,7 +70,7 @@ export async function applyUpdate(check: UpdateCheck, options: { execPath: strin
   const artifact = findArtifact(check.index, target.name, wantsArchive ? "archive" : "binary");
   if (!artifact) throw new UserError(`release ${check.latest} at ${check.base} has no build for ${target.name}`);
   const bytes = await _download(`${check.base}/${artifact.file}`, 600_000, Math.min(artifact.size, ARTIFACT_MAX_BYTES));
-  const sha256 = createHash("sha256").update(bytes).digest("hex");
+  const sha256 = sha256Hex(bytes);
   if (bytes.length !== artifact.size || sha256 !== artifact.sha256) {
     throw new UserError(`checksum mismatch for ${artifact.file} (expected ${artifact.sha256}, got ${sha256}); kept shiro ${check.current}`);
   }

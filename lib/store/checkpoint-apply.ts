@@ -8,7 +8,7 @@
  */
 import { chmodSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { runGit, type ShadowRepo } from "./checkpoint-git.ts";
+import { lstatIfAny, runGit, type ShadowRepo } from "./checkpoint-git.ts";
 
 export interface RewindStep {
   path: string;
@@ -66,7 +66,7 @@ export async function applySteps(repo: ShadowRepo, steps: readonly RewindStep[],
     const temp = join(dirname(abs), `.shiro-rewind-${process.pid}-${Math.random().toString(36).slice(2)}`);
     writeFileSync(temp, content, { mode: 0o600 });
     chmodSync(temp, Number.parseInt(bits!, 8));
-    if (_isDir(abs)) rmSync(abs, { recursive: true, force: true });
+    if (lstatIfAny(abs)?.isDirectory()) rmSync(abs, { recursive: true, force: true });
     renameSync(temp, abs);
   }
   for (const step of steps.filter((s) => s.action === "make-dir")) {
@@ -127,14 +127,6 @@ function _rmdirIfEmpty(abs: string): boolean {
   try {
     rmdirSync(abs);
     return true;
-  } catch {
-    return false;
-  }
-}
-
-function _isDir(abs: string): boolean {
-  try {
-    return lstatSync(abs).isDirectory();
   } catch {
     return false;
   }

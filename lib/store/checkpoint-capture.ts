@@ -16,7 +16,7 @@
  */
 import { lstatSync, readdirSync, readFileSync, writeFileSync, type Dirent } from "node:fs";
 import { join } from "node:path";
-import { runGit, splitNul, type ShadowRepo } from "./checkpoint-git.ts";
+import { lstatIfAny, runGit, splitNul, type ShadowRepo } from "./checkpoint-git.ts";
 import { readIndexChecksum, readIndexFile, type IndexFile } from "./checkpoint-index.ts";
 import { readLastSnapshot, writeLastSnapshot } from "./checkpoint-last.ts";
 import { scanModes, type ModeBits } from "./checkpoint-modes.ts";
@@ -50,7 +50,7 @@ const _IGNORE_FILES = [".gitignore", ".shiroignore"];
 
 /** Snapshots the workspace of `repo`. Files over `maxFileBytes` are left out. */
 export async function captureWorkspace(repo: ShadowRepo, maxFileBytes: number): Promise<CaptureResult> {
-  if (!_isDir(repo.root)) return _emptySnapshot(repo);
+  if (!lstatIfAny(repo.root)?.isDirectory()) return _emptySnapshot(repo);
   const lookedAt = Math.floor(Date.now() / 1000);
   const index = readIndexFile(repo.indexFile);
   const last = index && readLastSnapshot(repo, index.checksum);
@@ -67,7 +67,7 @@ export async function captureWorkspace(repo: ShadowRepo, maxFileBytes: number): 
     candidates = await _candidates(repo);
   }
   // A file that became a folder: git walks the folder only once the file's entry has left the index.
-  const becameDirs = candidates.files.filter((path) => _isDir(join(repo.root, path)));
+  const becameDirs = candidates.files.filter((path) => lstatIfAny(join(repo.root, path))?.isDirectory());
   if (becameDirs.length > 0) {
     await runGit(repo, ["update-index", "-z", "--force-remove", "--stdin"], _nulList(becameDirs));
     candidates = await _candidates(repo);
@@ -280,14 +280,6 @@ function _readText(path: string): string | undefined {
     return readFileSync(path, "utf8");
   } catch {
     return undefined;
-  }
-}
-
-function _isDir(abs: string): boolean {
-  try {
-    return lstatSync(abs).isDirectory();
-  } catch {
-    return false;
   }
 }
 

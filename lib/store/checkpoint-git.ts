@@ -14,7 +14,7 @@
  * in. Objects are never packed or pruned by git itself (`gc.auto=0`); checkpoints.ts prunes.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, writeFileSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { childEnv } from "../secrets/child-env.ts";
 import { FIXED_GIT_OVERRIDES } from "../shell/git-config.ts";
@@ -106,6 +106,15 @@ export function splitNul(output: Buffer): string[] {
   const parts = text.split("\0");
   if (parts[parts.length - 1] === "") parts.pop();
   return parts;
+}
+
+/** `lstat` of a workspace path, undefined when it cannot be read (gone, or a file on the way). */
+export function lstatIfAny(abs: string): Stats | undefined {
+  try {
+    return lstatSync(abs);
+  } catch {
+    return undefined;
+  }
 }
 
 function _env(repo: ShadowRepo | undefined): NodeJS.ProcessEnv {

@@ -9,10 +9,10 @@
  * Without a last snapshot every file is `lstat`ed, in batches on the thread pool. Folders are few
  * and a `chmod` on one moves nothing git looks at, so every folder is `lstat`ed every time.
  */
-import { lstatSync, type Stats } from "node:fs";
+import type { Stats } from "node:fs";
 import { lstat } from "node:fs/promises";
 import { join } from "node:path";
-import { runGit, splitNul, type ShadowRepo } from "./checkpoint-git.ts";
+import { lstatIfAny, runGit, splitNul, type ShadowRepo } from "./checkpoint-git.ts";
 import type { IndexEntry } from "./checkpoint-index.ts";
 import type { LastSnapshot } from "./checkpoint-last.ts";
 
@@ -77,7 +77,7 @@ export async function scanModes(repo: ShadowRepo, entries: IndexEntry[] | undefi
   });
   const dirModes: Record<string, number> = {};
   for (const folder of _folders(files, options.emptyDirs)) {
-    const stat = _lstatSync(join(repo.root, folder));
+    const stat = lstatIfAny(join(repo.root, folder));
     if (stat?.isDirectory()) dirModes[folder] = stat.mode & 0o7777;
   }
   return { modes, base, dirModes };
@@ -103,17 +103,9 @@ function _folders(files: readonly _File[], emptyDirs: readonly string[]): string
   return [...out].sort();
 }
 
-function _lstatSync(abs: string): Stats | undefined {
-  try {
-    return lstatSync(abs);
-  } catch {
-    return undefined;
-  }
-}
-
 /** A few paths are `lstat`ed at once (an await costs more than they do); many in batches on the thread pool. */
 async function _lstatAll(root: string, paths: readonly string[]): Promise<(Stats | undefined)[]> {
-  if (paths.length <= _STAT_BATCH) return paths.map((path) => _lstatSync(join(root, path)));
+  if (paths.length <= _STAT_BATCH) return paths.map((path) => lstatIfAny(join(root, path)));
   const out: (Stats | undefined)[] = [];
   for (let i = 0; i < paths.length; i += _STAT_BATCH) {
     const batch = paths.slice(i, i + _STAT_BATCH);

@@ -116,9 +116,9 @@ export async function snapshotWorkspace(
   });
 }
 
-/** Lets go of a held snapshot (its checkpoint holds what it needs by now, or it changed nothing). */
-export async function releaseSnapshot(repo: ShadowRepo, hold: string): Promise<void> {
-  rmSync(_holdFile(repo, hold), { force: true });
+/** Lets go of whichever of these snapshots are held (their checkpoint holds what it needs by now, or they changed nothing). */
+export function releaseSnapshots(repo: ShadowRepo, ...snapshots: { hold?: string }[]): void {
+  for (const { hold } of snapshots) if (hold) rmSync(_holdFile(repo, hold), { force: true });
 }
 
 /** This workspace's checkpoints, oldest first (empty when there are none or the file is unreadable). */
@@ -155,7 +155,7 @@ export async function recordCheckpoint(
   for (const folder of folders) {
     const changed = await diffSnapshots(folder.repo, folder.before, folder.after);
     if (changed.length === 0) {
-      _release(folder.repo, folder.before, folder.after);
+      releaseSnapshots(folder.repo, folder.before, folder.after);
       continue;
     }
     changedFolders.push(folder);
@@ -163,7 +163,7 @@ export async function recordCheckpoint(
     for (const left of _mergeNotCovered(folder.before.notCovered, folder.after.notCovered)) notCovered.push({ ...left, path: `${folder.dir}/${left.path}` });
   }
   if (files.length === 0) {
-    _release(repo, before, after);
+    releaseSnapshots(repo, before, after);
     return undefined;
   }
   const record: CheckpointRecord = {
@@ -183,8 +183,8 @@ export async function recordCheckpoint(
   };
   // Once the record names its snapshots, the holds can go: a prune keeps what a record names.
   _update(repo.root, (checkpoints) => [...checkpoints, record]);
-  _release(repo, before, after);
-  for (const folder of changedFolders) _release(folder.repo, folder.before, folder.after);
+  releaseSnapshots(repo, before, after);
+  for (const folder of changedFolders) releaseSnapshots(folder.repo, folder.before, folder.after);
   await pruneCheckpoints(repo, settings);
   return record;
 }
@@ -259,11 +259,6 @@ async function _dropRefs(
   for (const record of records.value.checkpoints) for (const snapshot of named(record)) kept.add(snapshot.tree).add(snapshot.meta);
   forgetLastSnapshot(repo);
   await runGit(repo, ["prune", "--expire=now", "--", ...kept]);
-}
-
-/** Lets go of whichever of these snapshots are held. */
-function _release(repo: ShadowRepo, ...snapshots: { hold?: string }[]): void {
-  for (const { hold } of snapshots) if (hold) rmSync(_holdFile(repo, hold), { force: true });
 }
 
 function _holdFile(repo: ShadowRepo, id: string): string {

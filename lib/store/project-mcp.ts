@@ -13,7 +13,6 @@ import { isAbsolute, join, relative, resolve } from "node:path";
 import * as v from "valibot";
 import { MCP_SERVER_KEYS, McpServerSchema } from "../config/config.ts";
 import { contentHash, isTrustedContent, trustContent } from "./trusted-files.ts";
-import { sha256Hex } from "../platform/sha256.ts";
 
 export type ProjectMcpServer = v.InferOutput<typeof McpServerSchema>;
 
@@ -99,7 +98,7 @@ function _isFile(path: string): boolean {
 
 function _fileSha(path: string): string {
   try {
-    return sha256Hex(readFileSync(path));
+    return contentHash(readFileSync(path));
   } catch {
     return "unreadable";
   }

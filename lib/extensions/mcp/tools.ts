@@ -2,8 +2,8 @@
  * MCP tools as shiro tools: the `mcp__<server>__<tool>` name, the ToolDefinition around a server's
  * tool, and the text the model reads from a `tools/call` result. Loads no MCP SDK code.
  */
-import { createHash } from "node:crypto";
 import * as v from "valibot";
+import { sha256Hex } from "../../platform/sha256.ts";
 import type { ToolDefinition } from "../../tools/types.ts";
 
 /** Both OpenAI and Anthropic refuse tool names longer than this. */
@@ -49,7 +49,7 @@ export function describeProgress(progress: { progress: number; total?: number; m
 export function toMcpToolName(server: string, tool: string, taken?: ReadonlySet<string>): string {
   const name = `mcp__${_sanitize(server)}__${_sanitize(tool)}`;
   if (name.length <= MCP_TOOL_NAME_MAX && !taken?.has(name)) return name;
-  const suffix = createHash("sha256").update(`${server}\0${tool}`).digest("hex").slice(0, 8);
+  const suffix = sha256Hex(`${server}\0${tool}`).slice(0, 8);
   return `${name.slice(0, MCP_TOOL_NAME_MAX - suffix.length - 1)}_${suffix}`;
 }
 
