@@ -35,6 +35,7 @@ import type { Bm25Index, IndexedDocInput } from "../search/bm25-index.ts";
 import { openIndexFolder, type CompactResult } from "../search/index-folder.ts";
 import { paths } from "../platform/paths.ts";
 import type { Episode, EpisodeDigest, EpisodeStore } from "./episodes.ts";
+import type { EpisodeIds } from "./memory-lookup.ts";
 import type { MemoryEntry, MemoryStore, ScopedMemoryEntry } from "./memory.ts";
 import { redactText } from "../secrets/redact.ts";
 import { writeTextAtomic } from "../state-file/json-file.ts";
@@ -77,12 +78,6 @@ export interface OpenedMemoryIndex {
    * an episodes store, from the index.
    */
   episodeIdsStarting(head: string): string[];
-}
-
-/** What an episode is known by: its own id and its session's. */
-export interface EpisodeIds {
-  id: string;
-  sessionId: string;
 }
 
 const _IDS_FILE = "episode-ids.txt";
