@@ -7,7 +7,16 @@ import { readSync, statSync } from "node:fs";
 import * as v from "valibot";
 import { readJson } from "../state-file/json-file.ts";
 import { closeLog, linesFromEnd, openLog, readLinesFrom, type LogLine, type LogStat } from "./episode-log.ts";
-import { EpisodeDigestSchema, EpisodeSchema, countToFold, foldIntoDigests, type Episode, type EpisodeContents, type EpisodeDigest } from "./episode-schema.ts";
+import {
+  EpisodeDigestSchema,
+  EpisodeSchema,
+  countToFold,
+  foldIntoDigests,
+  parseEpisode,
+  type Episode,
+  type EpisodeContents,
+  type EpisodeDigest,
+} from "./episode-schema.ts";
 
 export const LegacySchema = v.looseObject({
   version: v.literal(1),
@@ -303,40 +312,4 @@ export function statOf(path: string): LogStat | undefined {
 
 export function sameStat(a: LogStat, b: LogStat): boolean {
   return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
-}
-
-/**
- * `EpisodeSchema`'s check, by hand first: valibot's first pass over a thousand episodes costs a
- * process tens of milliseconds of compiling, and a log is read whole after every save's index
- * upkeep. What passes here is what the schema passes; anything else gets the schema's verdict.
- */
-export function parseEpisode(raw: unknown): { success: true; output: Episode } | { success: false } {
-  if (_looksLikeEpisode(raw)) return { success: true, output: raw };
-  const parsed = v.safeParse(EpisodeSchema, raw);
-  return parsed.success ? { success: true, output: parsed.output } : { success: false };
-}
-
-function _looksLikeEpisode(raw: unknown): raw is Episode {
-  const e = raw as Record<string, unknown> | null;
-  if (!e || typeof e !== "object" || Array.isArray(e)) return false;
-  if (typeof e.id !== "string" || e.id.length === 0 || typeof e.sessionId !== "string") return false;
-  if (typeof e.startedAt !== "string" || typeof e.endedAt !== "string" || typeof e.answer !== "string") return false;
-  if (e.summary !== undefined && typeof e.summary !== "string") return false;
-  for (const key of ["runIds", "prompts", "filesRead", "filesChanged", "spans"] as const) if (!_strings(e[key])) return false;
-  if (!Array.isArray(e.commands)) return false;
-  for (const run of e.commands as unknown[]) {
-    const c = run as Record<string, unknown> | null;
-    if (!c || typeof c !== "object" || Array.isArray(c) || typeof c.command !== "string" || !(c.exit === null || typeof c.exit === "number")) return false;
-  }
-  const o = e.outcome as Record<string, unknown> | null;
-  if (!o || typeof o !== "object" || Array.isArray(o)) return false;
-  return (
-    typeof o.status === "string" && typeof o.steps === "number" && typeof o.runs === "number" && (o.costUsd === undefined || typeof o.costUsd === "number")
-  );
-}
-
-function _strings(value: unknown): boolean {
-  if (!Array.isArray(value)) return false;
-  for (const item of value) if (typeof item !== "string") return false;
-  return true;
 }
