@@ -99,20 +99,25 @@ const _FOLD = /^\{"n":\d+,"fold":(\d+),"episode":/;
 export function lastMarks(path: string): { n: number; fold: number } {
   const opened = openLog(path);
   if (!opened) return { n: 0, fold: 0 };
-  let n: number | undefined;
   try {
-    for (const line of linesFromEnd(opened.fd, opened.stat.size).lines) {
-      if (line.at === 0) break;
-      const count = _N.exec(line.text)?.[1];
-      if (count === undefined) continue;
-      n ??= Number(count);
-      if (!line.text.includes(',"episode":')) continue;
-      return { n, fold: Number(_FOLD.exec(line.text)?.[1] ?? 0) };
-    }
-    return { n: n ?? 0, fold: 0 };
+    return marksOf(linesFromEnd(opened.fd, opened.stat.size).lines);
   } finally {
     closeLog(opened.fd);
   }
+}
+
+/** `lastMarks` from a log's lines, newest first (linesFromEnd), read only as far as they are needed. */
+export function marksOf(newestFirst: Iterable<LogLine>): { n: number; fold: number } {
+  let n: number | undefined;
+  for (const line of newestFirst) {
+    if (line.at === 0) break;
+    const count = _N.exec(line.text)?.[1];
+    if (count === undefined) continue;
+    n ??= Number(count);
+    if (!line.text.includes(',"episode":')) continue;
+    return { n, fold: Number(_FOLD.exec(line.text)?.[1] ?? 0) };
+  }
+  return { n: n ?? 0, fold: 0 };
 }
 
 /** The `n` through which episodes fold once `episode` (numbered `n`) joins the kept ones, by the byte cap. */
