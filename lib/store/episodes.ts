@@ -201,6 +201,12 @@ export function openEpisodes(projectRoot: string, options: EpisodeStoreOptions =
     cached.stat = after;
     cached.views.clear();
   };
+  /** Whether `newest` and `find` read whole rather than scan: no log (a legacy file or nothing), or this process's parse is of the log as it is. */
+  const readIsCurrent = (): boolean => {
+    const cached = parsedLogs.get(path);
+    const stat = statOf(path);
+    return !stat || (cached !== undefined && sameStat(cached.stat, stat));
+  };
   const load = (): LoadedLog => {
     const loaded = loadLog(path);
     if (loaded.status !== "missing") return loaded;
@@ -260,16 +266,11 @@ export function openEpisodes(projectRoot: string, options: EpisodeStoreOptions =
     },
     newest(count) {
       if (count <= 0) return [];
-      const cached = parsedLogs.get(path);
-      const stat = statOf(path);
-      if (!stat || (cached && sameStat(cached.stat, stat))) return store.read().episodes.slice(-count).reverse();
-      return scanNewest(path, { maxEpisodes, maxBytes, want: count }) ?? store.read().episodes.slice(-count).reverse();
+      const scanned = readIsCurrent() ? undefined : scanNewest(path, { maxEpisodes, maxBytes, want: count });
+      return scanned ?? store.read().episodes.slice(-count).reverse();
     },
     find(id) {
-      const cached = parsedLogs.get(path);
-      const stat = statOf(path);
-      if (!stat || (cached && sameStat(cached.stat, stat))) return store.read().episodes.find((episode) => episode.id === id);
-      const scanned = scanNewest(path, { maxEpisodes, maxBytes, id });
+      const scanned = readIsCurrent() ? undefined : scanNewest(path, { maxEpisodes, maxBytes, id });
       return scanned ? scanned[0] : store.read().episodes.find((episode) => episode.id === id);
     },
     compact() {
