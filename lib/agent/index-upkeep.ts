@@ -4,16 +4,14 @@
  * segments are merged past a count: find/transcript-index.ts), the episode log is compacted
  * once it holds a quarter more than its caps (store/episodes.ts `compactIfDue`: a stat and its
  * last line, otherwise), and the project's recall index takes in the episode just recorded and
- * the notes written (store/memory-index.ts) as one more segment, its small segments merged past
- * the same count as the transcript index's (COMPACT_AFTER_SEGMENTS), so the next run opens both
- * without reading what it indexes and a long history's saves do not pile up segments every later
- * sync and search goes through. A failure is a notice, never an error: the next open catches up.
+ * the notes written (store/memory-index.ts `keepMemoryIndexCurrent`) as one more segment, its
+ * small segments merged past the same count as the transcript index's (COMPACT_AFTER_SEGMENTS),
+ * so the next run opens both without reading what it indexes and a long history's saves do not
+ * pile up segments every later sync and search goes through. A failure is a notice, never an error: the next open catches up.
  */
 import { indexSavedTranscripts } from "../find/transcript-index.ts";
-import { paths } from "../platform/paths.ts";
-import { COMPACT_AFTER_SEGMENTS, openIndexFolder } from "../search/index-folder.ts";
 import type { EpisodeStore } from "../store/episodes.ts";
-import { openMemoryIndex } from "../store/memory-index.ts";
+import { keepMemoryIndexCurrent } from "../store/memory-index.ts";
 import type { MemoryStore } from "../store/memory.ts";
 
 export interface IndexUpkeep {
@@ -33,14 +31,12 @@ export function keepIndexesCurrent(upkeep: IndexUpkeep): void {
     // Before the recall index: it then takes in the compacted log once, here, not at the next prompt.
     upkeep.episodes?.compactIfDue();
     if (upkeep.stores) {
-      openMemoryIndex({
+      keepMemoryIndexCurrent({
         projectRoot: upkeep.projectRoot,
         stores: upkeep.stores.filter((store) => store.scope !== "run"),
         episodes: upkeep.episodes,
         onNotice: upkeep.onNotice,
       });
-      const recall = openIndexFolder(paths.memoryIndex(upkeep.projectRoot), { label: "memory index", onNotice: upkeep.onNotice });
-      if ((recall.manifest()?.segments.length ?? 0) > COMPACT_AFTER_SEGMENTS) recall.compact(false);
     }
   } catch (error) {
     upkeep.onNotice?.(`the search indexes were not brought up to date (${(error as Error).message}); the next search does it`);

@@ -27,7 +27,7 @@
 import { passageSnippets, rankEverything } from "../find/recall-everything.ts";
 import type { EpisodeStore } from "../store/episodes.ts";
 import type { EpisodeCard } from "../store/memory-index.ts";
-import type { Abbreviate } from "../platform/ids.ts";
+import { abbreviationHead, type Abbreviate } from "../platform/ids.ts";
 import { escapeMemoryText as _esc } from "../store/memory-escape.ts";
 import { prefixMemoryAbbreviator } from "../store/memory-lookup.ts";
 import { shortSessionIds } from "../store/short-ids.ts";
@@ -167,9 +167,9 @@ function _rank(options: SelectMemoryOptions, notes: readonly ScopedMemoryEntry[]
         if (group.card?.kind === "episode") {
           const card = group.card;
           const passage = snippet && group.passage ? `\n  ${_esc(snippet)}` : "";
-          // An abbreviation is at least 8 characters: the shortest the session id can be shown.
+          // An abbreviation is at least its head: the shortest the session id can be shown.
           chosen.push({
-            least: (_episodeLine(card, (id) => id.slice(0, 8)) + passage).length,
+            least: (_episodeLine(card, abbreviationHead) + passage).length,
             finish: () => ({ line: _episodeLine(card, abbreviate) + passage, item: { kind: "episode", id: group.episodeId!, scope: "episode", session } }),
           });
         } else if (snippet)

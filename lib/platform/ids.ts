@@ -36,8 +36,19 @@ export function isUuid(text: string): boolean {
  */
 export type Abbreviate = (id: string) => string;
 
+/** The shortest an abbreviation is by default: the 8 characters of a UUIDv7's time. */
+export const ABBREVIATION_MIN = 8;
+
+/**
+ * An id's first `ABBREVIATION_MIN` characters: only the ids that share them can lengthen its
+ * abbreviation, so a caller with many ids compares it with those alone.
+ */
+export function abbreviationHead(id: string): string {
+  return id.slice(0, ABBREVIATION_MIN);
+}
+
 /** One sort of `accepted`, then each abbreviation by binary search against its two neighbours. */
-export function createAbbreviator(accepted: Iterable<string>, min = 8): Abbreviate {
+export function createAbbreviator(accepted: Iterable<string>, min = ABBREVIATION_MIN): Abbreviate {
   const sorted = [...new Set(accepted)].sort();
   return (id) => {
     let low = 0;
@@ -56,7 +67,7 @@ export function createAbbreviator(accepted: Iterable<string>, min = 8): Abbrevia
 }
 
 /** `createAbbreviator(accepted, min)(id)`, for one id. */
-export function shortestUniquePrefix(id: string, accepted: Iterable<string>, min = 8): string {
+export function shortestUniquePrefix(id: string, accepted: Iterable<string>, min = ABBREVIATION_MIN): string {
   return createAbbreviator(accepted, min)(id);
 }
 

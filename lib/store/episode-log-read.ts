@@ -7,7 +7,16 @@ import { readSync, statSync } from "node:fs";
 import * as v from "valibot";
 import { readJson } from "../state-file/json-file.ts";
 import { closeLog, linesFromEnd, openLog, readLinesFrom, type LogLine, type LogStat } from "./episode-log.ts";
-import { EpisodeDigestSchema, EpisodeSchema, countToFold, foldIntoDigests, type Episode, type EpisodeContents, type EpisodeDigest } from "./episode-schema.ts";
+import {
+  EpisodeDigestSchema,
+  EpisodeSchema,
+  countToFold,
+  foldIntoDigests,
+  parseEpisode,
+  type Episode,
+  type EpisodeContents,
+  type EpisodeDigest,
+} from "./episode-schema.ts";
 
 export const LegacySchema = v.looseObject({
   version: v.literal(1),
@@ -90,20 +99,25 @@ const _FOLD = /^\{"n":\d+,"fold":(\d+),"episode":/;
 export function lastMarks(path: string): { n: number; fold: number } {
   const opened = openLog(path);
   if (!opened) return { n: 0, fold: 0 };
-  let n: number | undefined;
   try {
-    for (const line of linesFromEnd(opened.fd, opened.stat.size).lines) {
-      if (line.at === 0) break;
-      const count = _N.exec(line.text)?.[1];
-      if (count === undefined) continue;
-      n ??= Number(count);
-      if (!line.text.includes(',"episode":')) continue;
-      return { n, fold: Number(_FOLD.exec(line.text)?.[1] ?? 0) };
-    }
-    return { n: n ?? 0, fold: 0 };
+    return marksOf(linesFromEnd(opened.fd, opened.stat.size).lines);
   } finally {
     closeLog(opened.fd);
   }
+}
+
+/** `lastMarks` from a log's lines, newest first (linesFromEnd), read only as far as they are needed. */
+export function marksOf(newestFirst: Iterable<LogLine>): { n: number; fold: number } {
+  let n: number | undefined;
+  for (const line of newestFirst) {
+    if (line.at === 0) break;
+    const count = _N.exec(line.text)?.[1];
+    if (count === undefined) continue;
+    n ??= Number(count);
+    if (!line.text.includes(',"episode":')) continue;
+    return { n, fold: Number(_FOLD.exec(line.text)?.[1] ?? 0) };
+  }
+  return { n: n ?? 0, fold: 0 };
 }
 
 /** The `n` through which episodes fold once `episode` (numbered `n`) joins the kept ones, by the byte cap. */
@@ -303,40 +317,4 @@ export function statOf(path: string): LogStat | undefined {
 
 export function sameStat(a: LogStat, b: LogStat): boolean {
   return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
-}
-
-/**
- * `EpisodeSchema`'s check, by hand first: valibot's first pass over a thousand episodes costs a
- * process tens of milliseconds of compiling, and a log is read whole after every save's index
- * upkeep. What passes here is what the schema passes; anything else gets the schema's verdict.
- */
-export function parseEpisode(raw: unknown): { success: true; output: Episode } | { success: false } {
-  if (_looksLikeEpisode(raw)) return { success: true, output: raw };
-  const parsed = v.safeParse(EpisodeSchema, raw);
-  return parsed.success ? { success: true, output: parsed.output } : { success: false };
-}
-
-function _looksLikeEpisode(raw: unknown): raw is Episode {
-  const e = raw as Record<string, unknown> | null;
-  if (!e || typeof e !== "object" || Array.isArray(e)) return false;
-  if (typeof e.id !== "string" || e.id.length === 0 || typeof e.sessionId !== "string") return false;
-  if (typeof e.startedAt !== "string" || typeof e.endedAt !== "string" || typeof e.answer !== "string") return false;
-  if (e.summary !== undefined && typeof e.summary !== "string") return false;
-  for (const key of ["runIds", "prompts", "filesRead", "filesChanged", "spans"] as const) if (!_strings(e[key])) return false;
-  if (!Array.isArray(e.commands)) return false;
-  for (const run of e.commands as unknown[]) {
-    const c = run as Record<string, unknown> | null;
-    if (!c || typeof c !== "object" || Array.isArray(c) || typeof c.command !== "string" || !(c.exit === null || typeof c.exit === "number")) return false;
-  }
-  const o = e.outcome as Record<string, unknown> | null;
-  if (!o || typeof o !== "object" || Array.isArray(o)) return false;
-  return (
-    typeof o.status === "string" && typeof o.steps === "number" && typeof o.runs === "number" && (o.costUsd === undefined || typeof o.costUsd === "number")
-  );
-}
-
-function _strings(value: unknown): boolean {
-  if (!Array.isArray(value)) return false;
-  for (const item of value) if (typeof item !== "string") return false;
-  return true;
 }

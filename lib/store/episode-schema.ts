@@ -1,10 +1,12 @@
 /**
  * What an episode is (one record per headless run or REPL session that did something in a
  * project: lib/store/episode-build.ts builds it), what a monthly digest is, and how the oldest
- * episodes past the caps fold into digests. Shapes only; the store is episodes.ts.
+ * episodes past the caps fold into digests, and the hand check of an episode line (quick-check.ts).
+ * Shapes only; the store is episodes.ts.
  */
 import * as v from "valibot";
 import { redactText } from "../secrets/redact.ts";
+import { isOptionalString, isRecord, isStringArray, sameFields } from "./quick-check.ts";
 
 export const EPISODE_CAP = 1_000;
 export const EPISODE_BYTES_CAP = 4_000_000;
@@ -42,6 +44,52 @@ export const EpisodeSchema = v.looseObject({
 });
 export type Episode = v.InferOutput<typeof EpisodeSchema>;
 export type CommandRun = v.InferOutput<typeof CommandRunSchema>;
+
+/**
+ * `EpisodeSchema`'s check, by hand first: valibot's first pass over a thousand episodes costs a
+ * process tens of milliseconds of compiling, and a log is read whole after every save's index
+ * upkeep. What passes here is what the schema passes; anything else gets the schema's verdict.
+ */
+export function parseEpisode(raw: unknown): { success: true; output: Episode } | { success: false } {
+  if (_looksLikeEpisode(raw)) return { success: true, output: raw };
+  const parsed = v.safeParse(EpisodeSchema, raw);
+  return parsed.success ? { success: true, output: parsed.output } : { success: false };
+}
+
+// The hand check below knows these fields; a schema with others is checked by the schema alone.
+const _QUICK =
+  sameFields(EpisodeSchema, [
+    "id",
+    "sessionId",
+    "runIds",
+    "startedAt",
+    "endedAt",
+    "prompts",
+    "filesRead",
+    "filesChanged",
+    "commands",
+    "outcome",
+    "answer",
+    "spans",
+    "summary",
+  ]) &&
+  sameFields(CommandRunSchema, ["command", "exit"]) &&
+  sameFields(EpisodeSchema.entries.outcome, ["status", "steps", "runs", "costUsd"]);
+
+function _looksLikeEpisode(e: unknown): e is Episode {
+  if (!_QUICK || !isRecord(e)) return false;
+  if (typeof e.id !== "string" || e.id.length === 0 || typeof e.sessionId !== "string") return false;
+  if (typeof e.startedAt !== "string" || typeof e.endedAt !== "string" || typeof e.answer !== "string") return false;
+  if (!isOptionalString(e.summary)) return false;
+  for (const key of ["runIds", "prompts", "filesRead", "filesChanged", "spans"] as const) if (!isStringArray(e[key])) return false;
+  if (!Array.isArray(e.commands)) return false;
+  for (const c of e.commands as unknown[]) if (!isRecord(c) || typeof c.command !== "string" || !(c.exit === null || typeof c.exit === "number")) return false;
+  const o = e.outcome;
+  if (!isRecord(o)) return false;
+  return (
+    typeof o.status === "string" && typeof o.steps === "number" && typeof o.runs === "number" && (o.costUsd === undefined || typeof o.costUsd === "number")
+  );
+}
 
 export const EpisodeDigestSchema = v.looseObject({
   month: v.pipe(v.string(), v.regex(/^\d{4}-\d{2}$/)),

@@ -55,6 +55,7 @@ import {
   loadLegacy,
   loadLog,
   logText,
+  marksOf,
   parsedLogs,
   readHeader,
   sameStat,
@@ -158,27 +159,32 @@ export function openEpisodes(projectRoot: string, options: EpisodeStoreOptions =
       return lastMarks(path);
     }
     const { fd, stat } = opened;
-    let header: string | undefined;
+    let reason: string | undefined;
     let torn = 0;
+    let marks = { n: 0, fold: 0 };
     try {
-      header = readHeader(fd, stat.size);
-      torn = linesFromEnd(fd, stat.size).torn;
+      reason = headerProblem(readHeader(fd, stat.size));
+      const tail = linesFromEnd(fd, stat.size);
+      torn = tail.torn;
+      // The whole lines are the same before and after a torn tail is cut: the marks are read once, here.
+      if (!reason) marks = marksOf(tail.lines);
     } finally {
       closeLog(fd);
     }
-    const reason = headerProblem(header);
     if (reason) {
       const backup = `${path}.corrupt-${Date.now()}`;
       renameSync(path, backup);
       parsedLogs.delete(path);
       options.onNotice?.(`episodes ${path} were unreadable (${reason}); moved them to ${backup} and started anew`);
       _createLog(path, projectRoot, undefined, options.onNotice);
-    } else if (torn > 0) {
+      return lastMarks(path);
+    }
+    if (torn > 0) {
       truncateFile(path, stat.size - torn);
       parsedLogs.delete(path);
       options.onNotice?.(`episodes ${path} ended in an incomplete record (${torn} bytes, a write cut short); dropped it`);
     }
-    return lastMarks(path);
+    return marks;
   };
   /** Appends `record` and keeps the parse current when it was current before. */
   const append = (record: Record<string, unknown>, apply: (parsed: ParsedLog) => void): void => {
@@ -194,6 +200,12 @@ export function openEpisodes(projectRoot: string, options: EpisodeStoreOptions =
     cached.parsedTo = after.size;
     cached.stat = after;
     cached.views.clear();
+  };
+  /** Whether `newest` and `find` read whole rather than scan: no log (a legacy file or nothing), or this process's parse is of the log as it is. */
+  const readIsCurrent = (): boolean => {
+    const cached = parsedLogs.get(path);
+    const stat = statOf(path);
+    return !stat || (cached !== undefined && sameStat(cached.stat, stat));
   };
   const load = (): LoadedLog => {
     const loaded = loadLog(path);
@@ -254,16 +266,11 @@ export function openEpisodes(projectRoot: string, options: EpisodeStoreOptions =
     },
     newest(count) {
       if (count <= 0) return [];
-      const cached = parsedLogs.get(path);
-      const stat = statOf(path);
-      if (!stat || (cached && sameStat(cached.stat, stat))) return store.read().episodes.slice(-count).reverse();
-      return scanNewest(path, { maxEpisodes, maxBytes, want: count }) ?? store.read().episodes.slice(-count).reverse();
+      const scanned = readIsCurrent() ? undefined : scanNewest(path, { maxEpisodes, maxBytes, want: count });
+      return scanned ?? store.read().episodes.slice(-count).reverse();
     },
     find(id) {
-      const cached = parsedLogs.get(path);
-      const stat = statOf(path);
-      if (!stat || (cached && sameStat(cached.stat, stat))) return store.read().episodes.find((episode) => episode.id === id);
-      const scanned = scanNewest(path, { maxEpisodes, maxBytes, id });
+      const scanned = readIsCurrent() ? undefined : scanNewest(path, { maxEpisodes, maxBytes, id });
       return scanned ? scanned[0] : store.read().episodes.find((episode) => episode.id === id);
     },
     compact() {

@@ -4,12 +4,13 @@
  * {version: 1, project, agent, entries}; a bare array is version 0) and the file backing —
  * reads that ignore (and report once) a corrupt file, updates that are locked read-modify-writes
  * through json-file. memory.ts builds the store over it; its header documents the guarantees.
- * A read checks a file in the shape this version writes by hand, with the schema's result, and
- * leaves every other file (and every reason a file is corrupt) to the schema.
+ * A read checks a file in the shape this version writes by hand (quick-check.ts), with the schema's
+ * result, and leaves every other file (and every reason a file is corrupt) to the schema.
  */
 import { readFileSync } from "node:fs";
 import * as v from "valibot";
 import { readJson, updateJsonSync } from "../state-file/json-file.ts";
+import { isOptionalString, isRecord, isStringArray, sameFields } from "./quick-check.ts";
 
 export const MEMORY_KINDS = ["fact", "decision", "gotcha", "command"] as const;
 export type MemoryKind = (typeof MEMORY_KINDS)[number];
@@ -118,14 +119,10 @@ export function openFileBacking(layout: FileBackingLayout, options: { onNotice?:
   };
 }
 
-/** The store over any backing: every scope shares these semantics. */
-
 const _ENTRY_KEYS = ["id", "kind", "text", "createdAt", "hits", "lastHitAt", "verifiedAt", "source"];
 const _SOURCE_KEYS = ["sessionId", "runId", "agent", "commit", "files", "untrusted"];
 // The hand check below knows these fields; a schema with others is checked by the schema alone.
-const _QUICK =
-  Object.keys(MemoryEntrySchema.entries).join() === _ENTRY_KEYS.join() &&
-  Object.keys(MemoryEntrySchema.entries.source.wrapped.entries).join() === _SOURCE_KEYS.join();
+const _QUICK = sameFields(MemoryEntrySchema, _ENTRY_KEYS) && sameFields(MemoryEntrySchema.entries.source.wrapped, _SOURCE_KEYS);
 
 /**
  * A memory file's entries checked by hand, when the file is `{version: 1, …, entries}` with every
@@ -155,12 +152,12 @@ function _quickRead(path: string, schema: v.GenericSchema<unknown, MemoryFile>):
 }
 
 function _quickEntry(item: unknown): MemoryEntry | undefined {
-  if (!_isRecord(item)) return undefined;
+  if (!isRecord(item)) return undefined;
   const { id, kind, text, createdAt, hits, lastHitAt, verifiedAt, source } = item;
   if (typeof id !== "string" || id.length === 0 || typeof text !== "string" || text.length === 0 || typeof createdAt !== "string") return undefined;
   if (!(MEMORY_KINDS as readonly unknown[]).includes(kind)) return undefined;
   if (hits !== undefined && !(typeof hits === "number" && Number.isInteger(hits) && hits >= 0)) return undefined;
-  if (!_optionalString(lastHitAt) || !_optionalString(verifiedAt)) return undefined;
+  if (!isOptionalString(lastHitAt) || !isOptionalString(verifiedAt)) return undefined;
   const entry: MemoryEntry = { id, kind: kind as MemoryKind, text, createdAt, hits: (hits as number | undefined) ?? 0 };
   if ("lastHitAt" in item) entry.lastHitAt = lastHitAt as string;
   if ("verifiedAt" in item) entry.verifiedAt = verifiedAt as string;
@@ -173,7 +170,7 @@ function _quickEntry(item: unknown): MemoryEntry | undefined {
 }
 
 function _quickSource(source: unknown): MemorySource | undefined {
-  if (!_isRecord(source)) return undefined;
+  if (!isRecord(source)) return undefined;
   const out: MemorySource = {};
   for (const key of ["sessionId", "runId", "agent", "commit"] as const) {
     if (!(key in source)) continue;
@@ -185,22 +182,14 @@ function _quickSource(source: unknown): MemorySource | undefined {
     if (!Array.isArray(source.files)) return undefined;
     const files: { path: string; hash: string | null }[] = [];
     for (const file of source.files) {
-      if (!_isRecord(file) || typeof file.path !== "string" || !(typeof file.hash === "string" || file.hash === null)) return undefined;
+      if (!isRecord(file) || typeof file.path !== "string" || !(typeof file.hash === "string" || file.hash === null)) return undefined;
       files.push({ path: file.path, hash: file.hash });
     }
     out.files = files;
   }
   if ("untrusted" in source) {
-    if (!Array.isArray(source.untrusted) || !source.untrusted.every((mark) => typeof mark === "string")) return undefined;
+    if (!isStringArray(source.untrusted)) return undefined;
     out.untrusted = [...source.untrusted];
   }
   return out;
-}
-
-function _isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
-function _optionalString(value: unknown): boolean {
-  return value === undefined || typeof value === "string";
 }

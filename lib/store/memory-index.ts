@@ -32,9 +32,10 @@
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Bm25Index, IndexedDocInput } from "../search/bm25-index.ts";
-import { openIndexFolder, type CompactResult } from "../search/index-folder.ts";
+import { COMPACT_AFTER_SEGMENTS, openIndexFolder, type CompactResult } from "../search/index-folder.ts";
 import { paths } from "../platform/paths.ts";
 import type { Episode, EpisodeDigest, EpisodeStore } from "./episodes.ts";
+import type { EpisodeIds } from "./memory-lookup.ts";
 import type { MemoryEntry, MemoryStore, ScopedMemoryEntry } from "./memory.ts";
 import { redactText } from "../secrets/redact.ts";
 import { writeTextAtomic } from "../state-file/json-file.ts";
@@ -77,12 +78,6 @@ export interface OpenedMemoryIndex {
    * an episodes store, from the index.
    */
   episodeIdsStarting(head: string): string[];
-}
-
-/** What an episode is known by: its own id and its session's. */
-export interface EpisodeIds {
-  id: string;
-  sessionId: string;
 }
 
 const _IDS_FILE = "episode-ids.txt";
@@ -183,6 +178,16 @@ function _writeEpisodeIds(path: string, stamp: string, ids: readonly EpisodeIds[
 
 function _folder(projectRoot: string, onNotice?: (text: string) => void) {
   return openIndexFolder(paths.memoryIndex(projectRoot), { label: "memory index", onNotice, legacyFile: paths.legacyMemoryIndex(projectRoot) });
+}
+
+/**
+ * After a save: the project's recall index brought up to date (one more segment), then its small
+ * segments merged past COMPACT_AFTER_SEGMENTS, as find/transcript-index.ts does for its own.
+ */
+export function keepMemoryIndexCurrent(sources: MemoryIndexSources): void {
+  openMemoryIndex(sources);
+  const folder = _folder(sources.projectRoot, sources.onNotice);
+  if ((folder.manifest()?.segments.length ?? 0) > COMPACT_AFTER_SEGMENTS) folder.compact(false);
 }
 
 /** `shiro memory gc`: the project's recall index brought up to date, then merged into one segment. */

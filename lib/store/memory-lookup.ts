@@ -7,7 +7,7 @@
  */
 import { readdirSync } from "node:fs";
 import { basename, dirname } from "node:path";
-import { createAbbreviator, type Abbreviate } from "../platform/ids.ts";
+import { abbreviationHead, createAbbreviator, type Abbreviate } from "../platform/ids.ts";
 import type { Episode, EpisodeStore } from "./episodes.ts";
 import { agentMemoryPath, openAgentMemory, type MemoryShelf } from "./memory-scopes.ts";
 import type { MemoryStore, MemoryStoreOptions, ScopedMemoryEntry } from "./memory.ts";
@@ -80,19 +80,17 @@ export function prefixMemoryAbbreviator(noteIds: Iterable<string>, episodeIdsSta
     if (!byHead) {
       byHead = new Map();
       for (const note of noteIds) {
-        const head = note.slice(0, _ABBREVIATION_MIN);
+        const head = abbreviationHead(note);
         const same = byHead.get(head);
         if (same) same.push(note);
         else byHead.set(head, [note]);
       }
     }
     // An id of at most 8 characters is shown whole, whatever it is compared with.
-    const head = id.slice(0, _ABBREVIATION_MIN);
-    return createAbbreviator([...(byHead.get(head) ?? []), ...episodeIdsStarting(head)], _ABBREVIATION_MIN)(id);
+    const head = abbreviationHead(id);
+    return createAbbreviator([...(byHead.get(head) ?? []), ...episodeIdsStarting(head)])(id);
   };
 }
-
-const _ABBREVIATION_MIN = 8;
 
 export function lookupMemory(stores: readonly MemoryStore[], episodes: EpisodeStore | undefined, id: string): MemoryLookup {
   const prefix = id.trim().toLowerCase();

@@ -7,7 +7,7 @@
  */
 import { readdirSync } from "node:fs";
 import { readdir } from "node:fs/promises";
-import { createAbbreviator, shortestUniquePrefix } from "../platform/ids.ts";
+import { abbreviationHead, createAbbreviator, shortestUniquePrefix } from "../platform/ids.ts";
 import { paths } from "../platform/paths.ts";
 import { listPending } from "./approvals.ts";
 
@@ -33,34 +33,31 @@ export function shortRunId(id: string): string {
 /** Each session or run id shortened (one listing of the two folders for a whole list). */
 export function shortSessionIds(ids: readonly string[]): string[] {
   if (ids.length === 0) return [];
-  const abbreviate = createAbbreviator(_idsSharingTheMinimum(ids), _MIN);
+  const abbreviate = createAbbreviator(_idsSharingTheMinimum(ids));
   return ids.map((id) => abbreviate(id));
 }
 
 export const shortRunIds = shortSessionIds;
 
 /**
- * The stored session and run ids that share their first `_MIN` characters with one of `ids`: no
- * other can lengthen an abbreviation of at least that many, so only these are kept (and sorted).
+ * The stored session and run ids that share their head (ids.ts `abbreviationHead`) with one of
+ * `ids`: no other can lengthen an abbreviation, so only these are kept (and sorted).
  */
 function _idsSharingTheMinimum(ids: readonly string[]): string[] {
-  const heads = new Set(ids.map((id) => id.slice(0, _MIN)));
-  const near = (name: string) => heads.has(name.slice(0, _MIN));
+  const heads = new Set(ids.map((id) => abbreviationHead(id)));
+  const near = (name: string) => heads.has(abbreviationHead(name));
   return [...storedIds(paths.sessionsDir(), ".json").filter(near), ...storedIds(paths.runsDir(), ".json").filter(near)];
 }
 
-const _MIN = 8;
-
 /**
- * The stored session and run ids that share `id`'s first `_MIN` characters, listed off the main
+ * The stored session and run ids that share `id`'s head (`abbreviationHead`), listed off the main
  * thread: a run that will show its session's short id at its end starts this at its start, so a
  * long history's listing overlaps the model's answer instead of following it. Only the names that
- * share the head are kept as they are read (no other can lengthen an abbreviation of at least
- * `_MIN`), so what the end of the run holds and compares is a handful of ids, not the history's
- * 15,000. Never rejects (a missing folder lists nothing).
+ * share the head are kept as they are read (no other can lengthen an abbreviation), so what the
+ * end of the run holds and compares is a handful of ids, not the history's 15,000. Never rejects (a missing folder lists nothing).
  */
 export async function listSessionAndRunIds(id: string): Promise<NearIds> {
-  const head = id.slice(0, _MIN);
+  const head = abbreviationHead(id);
   const list = async (dir: string) => {
     try {
       return _near(await readdir(dir), head);
@@ -92,12 +89,11 @@ function _near(names: readonly string[], head: string): string[] {
  * A listing taken for another head is no use: the folders are listed again.
  */
 export function shortIdAmong(id: string, listed: NearIds, made: readonly string[]): string {
-  const head = id.slice(0, _MIN);
+  const head = abbreviationHead(id);
   if (listed.head !== head) return shortSessionId(id);
   return shortestUniquePrefix(
     id,
     [...listed.ids, ...made].filter((other) => other.startsWith(head)),
-    _MIN,
   );
 }
 
