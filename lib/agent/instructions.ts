@@ -28,7 +28,8 @@
  */
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
+import { isInside } from "../platform/path-inside.ts";
 
 export const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", "GEMINI.md", ".shiro.md"] as const;
 /** Tokens for every instruction file together. */
@@ -77,7 +78,7 @@ export function loadInstructions(cwd: string, options: LoadInstructionsOptions =
     if (dir === top || dirname(dir) === dir) break;
   }
   const codexHome = options.env?.CODEX_HOME ?? process.env.CODEX_HOME ?? join(home, ".codex");
-  const userLabel = (path: string) => (_isInside(home, path) ? `~/${relative(home, path).split("\\").join("/")}` : path);
+  const userLabel = (path: string) => (isInside(home, path) ? `~/${relative(home, path).split("\\").join("/")}` : path);
   const candidates: _Candidate[] = [];
   const user = (path: string | undefined) => {
     if (path) candidates.push({ path, label: userLabel(path), tree: home, depth: 0 });
@@ -115,8 +116,8 @@ export function loadInstructions(cwd: string, options: LoadInstructionsOptions =
         continue;
       }
       // Claude Code's documented personal import, `@~/.claude/…`, is the one way out of a project's tree.
-      if (!_isInside(_real(candidate.tree), realTarget) && !_isInside(_real(join(home, ".claude")), realTarget)) continue;
-      const label = candidate.tree === home || !_isInside(top, path) ? userLabel(path) : relative(labelBase, path).split("\\").join("/");
+      if (!isInside(_real(candidate.tree), realTarget) && !isInside(_real(join(home, ".claude")), realTarget)) continue;
+      const label = candidate.tree === home || !isInside(top, path) ? userLabel(path) : relative(labelBase, path).split("\\").join("/");
       visit({ path, label, tree: candidate.tree, importedBy: candidate.label, depth: candidate.depth + 1 });
     }
   };
@@ -186,16 +187,11 @@ function _gitRoot(cwd: string): string | undefined {
 
 /** The outermost folder read outside a repository: the home folder when cwd is inside it, else cwd. */
 function _topOutsideRepository(cwd: string, home: string): string {
-  return _isInside(home, cwd) ? home : cwd;
+  return isInside(home, cwd) ? home : cwd;
 }
 
 function _firstExisting(paths: readonly string[]): string | undefined {
   return paths.find((path) => existsSync(path));
-}
-
-function _isInside(root: string, path: string): boolean {
-  const inside = relative(root, path);
-  return inside === "" || (!inside.startsWith("..") && !isAbsolute(inside));
 }
 
 function _real(path: string): string {

@@ -13,9 +13,10 @@ import type { CaptureResult } from "../store/checkpoint-capture.ts";
 import { DEFAULT_KEEP_DAYS, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_PER_PROJECT, type CheckpointSettings } from "../store/checkpoint-settings.ts";
 import type { FolderCapture, TurnIdentity } from "../store/checkpoints.ts";
 import { workspaceExtraDirs } from "../platform/workspace-dirs.ts";
-import { isAbsolute, relative, resolve, sep } from "node:path";
+import { resolve } from "node:path";
 import type { ConfigFile } from "../config/config.ts";
 import type { ShadowRepo } from "../store/checkpoint-git.ts";
+import { isInside } from "../platform/path-inside.ts";
 
 export interface CheckpointOutcome {
   /** The checkpoint recorded for the turn; absent when it changed nothing (or checkpoints are off). */
@@ -161,9 +162,5 @@ interface _Before {
  */
 export function addedFolders(root: string): string[] {
   const top = resolve(root);
-  const inside = (child: string, parent: string) => {
-    const rel = relative(parent, child);
-    return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
-  };
-  return [...new Set(workspaceExtraDirs(top))].filter((dir) => !inside(dir, top) && !inside(top, dir));
+  return [...new Set(workspaceExtraDirs(top))].filter((dir) => !isInside(top, dir) && !isInside(dir, top));
 }

@@ -8,8 +8,9 @@
  * workspace. Anything else is not read-only: the question is asked as before. Requires the parser
  * to be loaded (loadShellParser).
  */
-import { isAbsolute, relative, resolve } from "node:path";
+import { resolve } from "node:path";
 import { readCommand, type ReadCommand } from "./read.ts";
+import { isInside } from "../platform/path-inside.ts";
 
 /** Programs whose every non-option argument is a path they read. */
 const _PATH_READERS = new Set(["ls", "cat", "head", "tail", "wc", "stat", "file", "tree", "du", "nl"]);
@@ -65,6 +66,5 @@ function _readOnly({ simple, peeled, depth }: ReadCommand, root: string): boolea
 
 function _inside(path: string, root: string): boolean {
   if (path === "" || path.startsWith("~")) return false;
-  const rel = relative(root, resolve(root, path));
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+  return isInside(root, resolve(root, path));
 }

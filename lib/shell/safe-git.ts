@@ -24,9 +24,10 @@
 import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { childEnv } from "../secrets/child-env.ts";
 import { neutralizingOverrides, programKeys, readConfigFile, sanitizedRepositoryConfig } from "./git-config.ts";
+import { isInside } from "../platform/path-inside.ts";
 
 /** Thrown when the workspace's git pointers lead where shiro will not follow; the message is one line for the user. */
 export class GitRefusal extends Error {}
@@ -131,10 +132,7 @@ export function configProgramKeys(path: string): string[] {
 
 function _checked(workspace: string, top: string, dotGit: string, gitDir: string): GitLocation {
   const own = join(workspace, ".git");
-  const inside = (path: string) => {
-    const rel = relative(workspace, path);
-    return rel === "" || (!isAbsolute(rel) && rel !== ".." && !rel.startsWith(`..${sep}`));
-  };
+  const inside = (path: string) => isInside(workspace, path);
   if (inside(gitDir) && gitDir !== own) {
     throw new GitRefusal(
       `Refusing to run git: ${dotGit} points at ${gitDir}, a folder inside the workspace that commands can write; remove it or restore .git.`,

@@ -25,10 +25,11 @@
 import { constants, type Dirent, fstatSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync, unlinkSync } from "node:fs";
 import { lstat, open, type FileHandle } from "node:fs/promises";
 import { homedir } from "node:os";
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { workspaceExtraDirs } from "../platform/workspace-dirs.ts";
 import { gitControlEntry, gitDirSegment, isGitDirName, looksLikeGitDir } from "../shell/git-layout.ts";
 import type { WorkspaceFiles } from "./types.ts";
+import { isInside } from "../platform/path-inside.ts";
 
 const _MAX_LINK_HOPS = 40;
 /** Real paths of folders whose files may be read, never written, from outside the workspace. */
@@ -45,7 +46,7 @@ export function allowReadOnly(dirs: Iterable<string>): void {
 }
 
 function _inReadOnlyRoot(real: string): boolean {
-  for (const dir of _readOnlyRoots) if (_isInside(dir, real)) return true;
+  for (const dir of _readOnlyRoots) if (isInside(dir, real)) return true;
   return false;
 }
 
@@ -71,7 +72,7 @@ export function resolveInWorkspace(root: string, p: string): string {
   const target = /^~(?:[/\\]|$)/.test(p) ? resolve(homedir(), p.slice(2)) : resolve(rootAbs, p);
   const escapes = () => new Error(`Path escapes workspace: ${p}`);
   const real = _realPath(target);
-  for (const base of _roots(rootAbs)) if (_isInside(base, target) && _isInside(_realPath(base), real)) return target;
+  for (const base of _roots(rootAbs)) if (isInside(base, target) && isInside(_realPath(base), real)) return target;
   throw escapes();
 }
 
@@ -144,7 +145,7 @@ function _gitRefusal(root: string, p: string, abs: string, real = _realPath(abs)
 /** Why `abs` (already jailed), whose real path is `real`, lies in a git dir, or undefined. */
 function _gitReason(root: string, abs: string, real: string): string | undefined {
   const roots = _roots(root);
-  const base = roots.find((candidate) => _isInside(candidate, abs));
+  const base = roots.find((candidate) => isInside(candidate, abs));
   if (base !== undefined) {
     const lexical = _segments(relative(base, abs));
     const at = gitDirSegment(lexical);
@@ -153,11 +154,11 @@ function _gitReason(root: string, abs: string, real: string): string | undefined
         ? `it is ${lexical.join("/")} itself`
         : `it is inside ${lexical.slice(0, at + 1).join("/")}${_entryNote(lexical[at + 1]!)}`;
   }
-  const realBase = roots.map((candidate) => _realPath(candidate)).find((candidate) => _isInside(candidate, real));
+  const realBase = roots.map((candidate) => _realPath(candidate)).find((candidate) => isInside(candidate, real));
   if (realBase === undefined) return undefined;
   const resolved = _segments(relative(realBase, real));
   if (gitDirSegment(resolved) >= 0) return `it leads to ${resolved.join("/")} through a symlink`;
-  for (let dir = real; _isInside(realBase, dir); dir = dirname(dir)) {
+  for (let dir = real; isInside(realBase, dir); dir = dirname(dir)) {
     if (looksLikeGitDir(dir)) return `${toWorkspacePath(realBase, dir)} is a git dir (it holds HEAD and objects)`;
     if (dir === realBase || dirname(dir) === dir) break;
   }
@@ -208,7 +209,7 @@ export async function openInWorkspace(root: string, p: string, mode: "read" | "w
   const flags = mode === "read" ? constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) : constants.O_WRONLY | (existed ? 0 : constants.O_CREAT | constants.O_EXCL);
   const handle = await open(abs, flags, createMode);
   const opened = _openedPath(handle.fd, abs);
-  const inside = opened !== undefined && (_roots(root).some((base) => _isInside(_realPath(base), opened)) || (mode === "read" && _inReadOnlyRoot(opened)));
+  const inside = opened !== undefined && (_roots(root).some((base) => isInside(_realPath(base), opened)) || (mode === "read" && _inReadOnlyRoot(opened)));
   // A link swapped in between the check and the open, into a git dir, is caught here.
   const refusal = inside && mode === "write" ? _gitRefusal(root, p, abs, opened) : undefined;
   if (inside && refusal === undefined) return { handle, abs, real: opened };
@@ -262,13 +263,6 @@ function _openedPath(fd: number, abs: string): string | undefined {
 export function toWorkspacePath(root: string, abs: string): string {
   const rel = relative(resolve(root), abs);
   return rel === "" ? "." : rel.split(sep).join("/");
-}
-
-function _isInside(root: string, target: string): boolean {
-  const rel = relative(root, target);
-  if (rel === "") return true;
-  if (isAbsolute(rel)) return false;
-  return rel !== ".." && !rel.startsWith(`..${sep}`);
 }
 
 /** The real path `p` has or would have: symlinks resolved, dangling ones followed by their text. */

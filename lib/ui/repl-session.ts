@@ -20,7 +20,7 @@ import type { SessionMode } from "./session-mode.ts";
 import type { ClaudeRuleTool } from "../approval/claude-rules.ts";
 import type { PermissionRules } from "../approval/rules.ts";
 import { findSession } from "../store/sessions.ts";
-import { isInside } from "./slash/session-list.ts";
+import { isInside } from "../platform/path-inside.ts";
 import type { SlashOutcome } from "./slash/command.ts";
 import { shortSessionId } from "../store/short-ids.ts";
 import { assistantText, type Message } from "../messages.ts";

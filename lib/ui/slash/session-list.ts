@@ -5,12 +5,13 @@
  * absolute folders. Rows may be numbered (`/resume` without an id), and `pickNumbered` turns
  * `/resume 2` into the second row of that same listing.
  */
-import { isAbsolute, relative } from "node:path";
+import { relative } from "node:path";
 import { findProjectRoot } from "../../config/project.ts";
 import { listSessions } from "../../store/sessions.ts";
 import type { SessionSummary } from "../../store/session-record.ts";
 import { formatSessionLines } from "../session-lines.ts";
 import { showControls } from "../terminal-text.ts";
+import { isInside } from "../../platform/path-inside.ts";
 
 export const SESSION_ROWS = 15;
 
@@ -27,12 +28,6 @@ export function listFolderSessions(cwd: string, all = false): SessionListing {
   const { sessions, notices } = listSessions(all ? SESSION_ROWS : Number.POSITIVE_INFINITY);
   const shown = all ? sessions : sessions.filter((session) => isInside(root, session.cwd)).slice(0, SESSION_ROWS);
   return { sessions: shown, notices, root, all };
-}
-
-/** Whether `folder` is `root` or inside it. */
-export function isInside(root: string, folder: string): boolean {
-  const rel = relative(root, folder);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
 
 /** One row per session: `[n.] <id>  <time>  <n>msg  <folder>  <title>`. */
