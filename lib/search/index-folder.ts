@@ -158,27 +158,20 @@ export function openIndexFolder(dir: string, options: IndexFolderOptions): Index
       if (current.status !== "ok") throw new IndexCorruptError(`a segment just written does not read back (${current.reason ?? current.status})`);
     };
     let flushed = false;
-    const proxy: Bm25Index = {
-      get size() {
-        return current.index.size;
-      },
-      get dirty() {
-        return flushed || current.index.dirty;
-      },
-      sync(segment, stamp, load) {
-        const changed = current.index.sync(segment, stamp, load);
-        if (current.index.pendingDocs >= (options.flushDocs ?? FLUSH_DOCS)) {
-          flush();
-          flushed = true;
-        }
-        return changed;
-      },
-      segmentNames: () => current.index.segmentNames(),
-      entries: () => current.index.entries(),
-      search: (query, options) => current.index.search(query, options),
-      stats: (query) => current.index.stats(query),
-    };
-    sync(proxy);
+    sync(
+      _forwarding(
+        (fn) => fn(current.index),
+        (segment, stamp, load) => {
+          const changed = current.index.sync(segment, stamp, load);
+          if (current.index.pendingDocs >= (options.flushDocs ?? FLUSH_DOCS)) {
+            flush();
+            flushed = true;
+          }
+          return changed;
+        },
+        () => flushed || current.index.dirty,
+      ),
+    );
     if (!flushed && current.status !== "ok" && current.index.size === 0 && !existsSync(dir)) return current.index;
     commit(current, current.index, meta, true);
     _cache.delete(dir);
@@ -287,23 +280,14 @@ class _Found extends Error {}
 
 /** Whether `sync` adds any document to `index`: stops at the first (the index is thrown away after). */
 function _findsSomething(index: Bm25Index, sync: (index: Bm25Index) => void): boolean {
-  const probe: Bm25Index = {
-    get size() {
-      return index.size;
-    },
-    get dirty() {
-      return index.dirty;
-    },
-    sync(segment, stamp, load) {
+  const probe = _forwarding(
+    (fn) => fn(index),
+    (segment, stamp, load) => {
       const changed = index.sync(segment, stamp, load);
       if (index.size > 0) throw new _Found();
       return changed;
     },
-    segmentNames: () => index.segmentNames(),
-    entries: () => index.entries(),
-    search: (query, options) => index.search(query, options),
-    stats: (query) => index.stats(query),
-  };
+  );
   try {
     sync(probe);
     return false;
@@ -327,14 +311,19 @@ function _guarded(index: Bm25Index, rebuild: (error: IndexCorruptError) => Bm25I
       return fn(current);
     }
   };
+  return _forwarding(run, (segment, stamp, load) => run((index) => index.sync(segment, stamp, load)));
+}
+
+/** A Bm25Index whose reads go through `run` (given the index to read) and whose `sync` (and `dirty`, when given) are the caller's. */
+function _forwarding(run: <T>(fn: (index: Bm25Index) => T) => T, sync: Bm25Index["sync"], dirty = () => run((index) => index.dirty)): Bm25Index {
   return {
     get size() {
-      return current.size;
+      return run((index) => index.size);
     },
     get dirty() {
-      return current.dirty;
+      return dirty();
     },
-    sync: (segment, stamp, load) => run((index) => index.sync(segment, stamp, load)),
+    sync,
     segmentNames: () => run((index) => index.segmentNames()),
     entries: () => run((index) => index.entries()),
     search: (query, options) => run((index) => index.search(query, options)),
