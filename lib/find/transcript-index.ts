@@ -116,7 +116,7 @@ export function indexSavedTranscripts(saved: { sessionId?: string; runIds: reado
   // A build cut short is finished by the next search, not here: a save stays small.
   const full = built?.meta.sessions !== undefined && built.checkedAt !== undefined && Date.now() - Date.parse(built.checkedAt) > FULL_CHECK_MS;
   const meta = _folderStamps();
-  folder.append(
+  const after = folder.append(
     (index) => {
       if (full) return _syncAll(index);
       if (saved.sessionId) _syncFile(index, SESSION_PREFIX + saved.sessionId, paths.session(saved.sessionId), () => _sessionDocsOf(saved.sessionId!));
@@ -125,7 +125,7 @@ export function indexSavedTranscripts(saved: { sessionId?: string; runIds: reado
     meta,
     full,
   );
-  if ((folder.manifest()?.segments.length ?? 0) > COMPACT_AFTER_SEGMENTS) folder.compact(false);
+  if (((after ?? folder.manifest())?.segments.length ?? 0) > COMPACT_AFTER_SEGMENTS) folder.compact(false);
 }
 
 /** `shiro memory gc`: every source checked, then every segment merged into one. */

@@ -77,9 +77,10 @@ export interface IndexFolder {
   /**
    * Under the lock, on the saved index: `update` syncs what changed (say, the session just saved)
    * and the result is saved as one more segment, with `meta` recorded when given. Does nothing
-   * when there is no saved index: the next `open` builds it whole.
+   * when there is no saved index: the next `open` builds it whole. Returns the manifest in place
+   * after it (undefined when there was no saved index, or the save failed).
    */
-  append(update: (index: Bm25Index) => void, meta?: Record<string, string>, checked?: boolean): void;
+  append(update: (index: Bm25Index) => void, meta?: Record<string, string>, checked?: boolean): IndexManifest | undefined;
   /** Merges the small newest segments (`full`: every segment) into one, dropping tombstoned documents. */
   compact(full: boolean): CompactResult | undefined;
   /** The saved manifest, when it reads. */
@@ -114,7 +115,7 @@ export function openIndexFolder(dir: string, options: IndexFolderOptions): Index
     return loaded;
   };
 
-  const commit = (base: _Loaded, index: SegmentedIndex, meta: Record<string, string> | undefined, checked: boolean) => {
+  const commit = (base: _Loaded, index: SegmentedIndex, meta: Record<string, string> | undefined, checked: boolean): IndexManifest => {
     const changes = index.changes();
     const old = base.status === "ok" ? base.manifest! : undefined;
     const manifest: IndexManifest = {
@@ -137,6 +138,7 @@ export function openIndexFolder(dir: string, options: IndexFolderOptions): Index
       removeStraySegments(dir, manifest);
       if (options.legacyFile) rmSync(options.legacyFile, { force: true });
     }
+    return manifest;
   };
 
   // The lock sits beside the folder (`<dir>.lock`), so taking it makes no folder.
@@ -231,18 +233,20 @@ export function openIndexFolder(dir: string, options: IndexFolderOptions): Index
     },
 
     append(update, meta, checked = false) {
-      if (!existsSync(manifestPath)) return;
+      if (!existsSync(manifestPath)) return undefined;
       try {
-        locked(() => {
+        return locked(() => {
           const base = _load(dir, manifestPath);
-          if (base.status !== "ok") return;
+          if (base.status !== "ok") return undefined;
           update(base.index);
           const metaChanged = meta !== undefined && JSON.stringify(meta) !== JSON.stringify(base.manifest!.meta);
-          if (base.index.dirty || metaChanged || checked) commit(base, base.index, meta, checked);
+          const saved = base.index.dirty || metaChanged || checked ? commit(base, base.index, meta, checked) : base.manifest!;
           _cache.delete(dir);
+          return saved;
         });
       } catch (error) {
         options.onNotice?.(`${options.label} ${dir} could not be saved (${(error as Error).message})`);
+        return undefined;
       }
     },
 
