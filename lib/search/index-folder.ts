@@ -101,6 +101,9 @@ interface _Loaded {
 }
 
 const _cache = new Map<string, { stamp: string; loaded: _Loaded }>();
+// The last manifest read outside the lock, per path: a prompt judges the index by it (`manifest()`), then opens it.
+const _manifests = new Map<string, { stamp: string; read: _ManifestRead }>();
+type _ManifestRead = ReturnType<typeof readManifest>;
 
 export function openIndexFolder(dir: string, options: IndexFolderOptions): IndexFolder {
   const manifestPath = join(dir, "manifest.json");
@@ -110,7 +113,7 @@ export function openIndexFolder(dir: string, options: IndexFolderOptions): Index
     const stamp = _stamp(manifestPath);
     const cached = _cache.get(dir);
     if (cached && stamp && cached.stamp === stamp && !cached.loaded.index.dirty) return cached.loaded;
-    const loaded = _load(dir, manifestPath);
+    const loaded = _load(dir, manifestPath, _readManifestOnce(manifestPath, stamp));
     if (stamp && loaded.status === "ok") _cache.set(dir, { stamp, loaded });
     return loaded;
   };
@@ -274,7 +277,7 @@ export function openIndexFolder(dir: string, options: IndexFolderOptions): Index
     },
 
     manifest() {
-      const read = readManifest(manifestPath);
+      const read = _readManifestOnce(manifestPath, _stamp(manifestPath));
       return read.status === "ok" ? read.manifest : undefined;
     },
   };
@@ -347,9 +350,19 @@ function _tailStart(docs: readonly number[]): number {
   return start;
 }
 
-function _load(dir: string, manifestPath: string): _Loaded {
+/** `path`'s manifest, read again only when its stamp (taken before) changed since it was last read. */
+function _readManifestOnce(path: string, stamp: string | undefined): _ManifestRead {
+  const last = _manifests.get(path);
+  if (stamp && last?.stamp === stamp) return last.read;
+  const read = readManifest(path);
+  if (stamp && read.status === "ok") _manifests.set(path, { stamp, read });
+  return read;
+}
+
+/** The index `manifestPath` names (`first`: its manifest as just read). */
+function _load(dir: string, manifestPath: string, first?: _ManifestRead): _Loaded {
   for (let attempt = 0; ; attempt++) {
-    const read = readManifest(manifestPath);
+    const read = attempt === 0 && first ? first : readManifest(manifestPath);
     if (read.status !== "ok") return { status: read.status, ...(read.reason ? { reason: read.reason } : {}), index: createSegmentedIndex() };
     try {
       const segments = openSegmentFiles(dir, read.manifest!);
