@@ -293,28 +293,24 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
 /** The documents `[from, to)` of the sources whose name starts with `prefix` (sources are in name order); all without one. */
 function _docRange(reader: SegmentReader, prefix: string | undefined): [number, number] {
   if (!prefix) return [0, reader.docs];
-  const first = (past: (name: string) => boolean): number => {
-    let low = 0;
-    let high = reader.sources;
-    while (low < high) {
-      const mid = (low + high) >> 1;
-      if (past(reader.source(mid).name)) high = mid;
-      else low = mid + 1;
-    }
-    return low;
-  };
   const start = (ordinal: number) => (ordinal < reader.sources ? reader.source(ordinal).firstDoc : reader.docs);
+  const first = (past: (name: string) => boolean) => _firstIndex(reader.sources, (ordinal) => past(reader.source(ordinal).name));
   return [start(first((name) => name >= prefix)), start(first((name) => name > prefix && !name.startsWith(prefix)))];
 }
 
 /** The first index of the ascending `docs` holding `doc` or more. */
 function _lowerBound(docs: Uint32Array, doc: number): number {
+  return _firstIndex(docs.length, (i) => docs[i]! >= doc);
+}
+
+/** The first of `0 … count - 1` that `past` holds for (it holds for every one after), or `count`. */
+function _firstIndex(count: number, past: (index: number) => boolean): number {
   let low = 0;
-  let high = docs.length;
+  let high = count;
   while (low < high) {
     const mid = (low + high) >> 1;
-    if (docs[mid]! < doc) low = mid + 1;
-    else high = mid;
+    if (past(mid)) high = mid;
+    else low = mid + 1;
   }
   return low;
 }
