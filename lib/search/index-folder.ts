@@ -134,7 +134,7 @@ export function openIndexFolder(dir: string, options: IndexFolderOptions): Index
       ...(checked ? { checkedAt: new Date().toISOString() } : old?.checkedAt ? { checkedAt: old.checkedAt } : {}),
     };
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    if (changes.content) manifest.segments.push(writeSegmentFile(dir, manifest, changes.content));
+    if (changes.content) manifest.segments.push(writeSegmentFile(dir, manifest, changes.content, changes.bytes));
     for (const [file, docs] of changes.dead) manifest.dead[file] = toRanges([...expandRanges(manifest.dead[file] ?? []), ...docs]);
     writeJsonAtomic(manifestPath, manifest, { pretty: false, verbatim: true });
     if (!old) {

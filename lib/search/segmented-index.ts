@@ -34,6 +34,8 @@ export interface OpenSegment {
 export interface IndexChanges {
   /** The documents added and sources restamped, as one segment; undefined when there are none. */
   content?: SegmentContent;
+  /** `content` encoded (segment-write.ts). */
+  bytes?: Uint8Array;
   /** New tombstones, per segment file. */
   dead: Map<string, number[]>;
   /** Live documents and their total length, after the changes. */
@@ -72,19 +74,19 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
   let totalLen = totals.totalLen;
   let dirty = false;
   let pendingDocs = 0;
-  let pending: _Part | undefined;
+  // The pending documents laid out as one segment, once per change: searched, then written as they are.
+  let pending: { content: SegmentContent; bytes: Uint8Array; part: _Part } | undefined;
   const postingsCache = new Map<SegmentReader, Map<string, Postings | null>>();
 
-  const pendingPart = (): _Part | undefined => {
-    if (builder.empty) return undefined;
-    pending ??= {
-      file: "",
-      reader: openSegment(bufferSource(encodeSegment(builder.build(), TOKENIZER_VERSION)), true),
-      isDead: () => false,
-      hasDead: () => false,
-    };
+  const pendingSegment = () => {
+    if (!pending) {
+      const content = builder.build();
+      const bytes = encodeSegment(content, TOKENIZER_VERSION);
+      pending = { content, bytes, part: { file: "", reader: openSegment(bufferSource(bytes), true), isDead: () => false, hasDead: () => false } };
+    }
     return pending;
   };
+  const pendingPart = (): _Part | undefined => (builder.empty ? undefined : pendingSegment().part);
   const allParts = (): _Part[] => {
     const extra = pendingPart();
     return extra ? [...parts, extra] : parts;
@@ -281,7 +283,7 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
 
     changes() {
       return {
-        ...(builder.empty ? {} : { content: builder.build() }),
+        ...(builder.empty ? {} : { content: pendingSegment().content, bytes: pendingSegment().bytes }),
         dead: new Map([...killed].map(([file, docs]) => [file, [...docs].sort((a, b) => a - b)])),
         docs: live,
         totalLen,
