@@ -21,7 +21,7 @@
  *   same, after its answer, so a source another process wrote without indexing is found within
  *   that time even when the folders' stamps were recorded over it.
  */
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync, statSync, type Stats } from "node:fs";
 import type { Bm25Index } from "../search/bm25-index.ts";
 import { COMPACT_AFTER_SEGMENTS, openIndexFolder, type CompactResult, type IndexFolder } from "../search/index-folder.ts";
 import { paths } from "../platform/paths.ts";
@@ -116,7 +116,7 @@ export function indexSavedTranscripts(saved: { sessionId?: string; runIds: reado
   // A build cut short is finished by the next search, not here: a save stays small.
   const full = built?.meta.sessions !== undefined && built.checkedAt !== undefined && Date.now() - Date.parse(built.checkedAt) > FULL_CHECK_MS;
   const meta = _folderStamps();
-  folder.append(
+  const after = folder.append(
     (index) => {
       if (full) return _syncAll(index);
       if (saved.sessionId) _syncFile(index, SESSION_PREFIX + saved.sessionId, paths.session(saved.sessionId), () => _sessionDocsOf(saved.sessionId!));
@@ -125,7 +125,7 @@ export function indexSavedTranscripts(saved: { sessionId?: string; runIds: reado
     meta,
     full,
   );
-  if ((folder.manifest()?.segments.length ?? 0) > COMPACT_AFTER_SEGMENTS) folder.compact(false);
+  if (((after ?? folder.manifest())?.segments.length ?? 0) > COMPACT_AFTER_SEGMENTS) folder.compact(false);
 }
 
 /** `shiro memory gc`: every source checked, then every segment merged into one. */
@@ -174,11 +174,15 @@ function _sameStamps(a: Readonly<Record<string, string>>, b: Readonly<Record<str
 
 function _fileStamp(path: string): string | undefined {
   try {
-    const stat = statSync(path);
-    return stat.isFile() ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : undefined;
+    return _stampOf(statSync(path));
   } catch {
     return undefined;
   }
+}
+
+/** A source's stamp, the same for a save (`_syncFile`) and a full check (`_filesIn`); only regular files are sources (a device or pipe behind a name would be read forever). */
+function _stampOf(stat: Stats): string | undefined {
+  return stat.isFile() ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : undefined;
 }
 
 /** One session, re-read from disk (undefined when it is gone or unreadable). */
@@ -221,10 +225,8 @@ function _filesIn(dir: string, suffix: string): Map<string, string> {
   for (const name of names) {
     if (!name.endsWith(suffix)) continue;
     try {
-      const stat = statSync(`${dir}/${name}`);
-      // Only regular files are sources: a device or pipe behind a name would be read forever.
-      if (!stat.isFile()) continue;
-      files.set(name.slice(0, -suffix.length), `${stat.ino}:${stat.size}:${stat.mtimeMs}`);
+      const stamp = _stampOf(statSync(`${dir}/${name}`));
+      if (stamp) files.set(name.slice(0, -suffix.length), stamp);
     } catch {
       // removed between listing and stat
     }

@@ -77,9 +77,10 @@ export interface IndexFolder {
   /**
    * Under the lock, on the saved index: `update` syncs what changed (say, the session just saved)
    * and the result is saved as one more segment, with `meta` recorded when given. Does nothing
-   * when there is no saved index: the next `open` builds it whole.
+   * when there is no saved index: the next `open` builds it whole. Returns the manifest in place
+   * after it (undefined when there was no saved index, or the save failed).
    */
-  append(update: (index: Bm25Index) => void, meta?: Record<string, string>, checked?: boolean): void;
+  append(update: (index: Bm25Index) => void, meta?: Record<string, string>, checked?: boolean): IndexManifest | undefined;
   /** Merges the small newest segments (`full`: every segment) into one, dropping tombstoned documents. */
   compact(full: boolean): CompactResult | undefined;
   /** The saved manifest, when it reads. */
@@ -100,6 +101,9 @@ interface _Loaded {
 }
 
 const _cache = new Map<string, { stamp: string; loaded: _Loaded }>();
+// The last manifest read outside the lock, per path: a prompt judges the index by it (`manifest()`), then opens it.
+const _manifests = new Map<string, { stamp: string; read: _ManifestRead }>();
+type _ManifestRead = ReturnType<typeof readManifest>;
 
 export function openIndexFolder(dir: string, options: IndexFolderOptions): IndexFolder {
   const manifestPath = join(dir, "manifest.json");
@@ -109,12 +113,12 @@ export function openIndexFolder(dir: string, options: IndexFolderOptions): Index
     const stamp = _stamp(manifestPath);
     const cached = _cache.get(dir);
     if (cached && stamp && cached.stamp === stamp && !cached.loaded.index.dirty) return cached.loaded;
-    const loaded = _load(dir, manifestPath);
+    const loaded = _load(dir, manifestPath, _readManifestOnce(manifestPath, stamp));
     if (stamp && loaded.status === "ok") _cache.set(dir, { stamp, loaded });
     return loaded;
   };
 
-  const commit = (base: _Loaded, index: SegmentedIndex, meta: Record<string, string> | undefined, checked: boolean) => {
+  const commit = (base: _Loaded, index: SegmentedIndex, meta: Record<string, string> | undefined, checked: boolean): IndexManifest => {
     const changes = index.changes();
     const old = base.status === "ok" ? base.manifest! : undefined;
     const manifest: IndexManifest = {
@@ -130,13 +134,14 @@ export function openIndexFolder(dir: string, options: IndexFolderOptions): Index
       ...(checked ? { checkedAt: new Date().toISOString() } : old?.checkedAt ? { checkedAt: old.checkedAt } : {}),
     };
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    if (changes.content) manifest.segments.push(writeSegmentFile(dir, manifest, changes.content));
+    if (changes.content) manifest.segments.push(writeSegmentFile(dir, manifest, changes.content, changes.bytes));
     for (const [file, docs] of changes.dead) manifest.dead[file] = toRanges([...expandRanges(manifest.dead[file] ?? []), ...docs]);
     writeJsonAtomic(manifestPath, manifest, { pretty: false, verbatim: true });
     if (!old) {
       removeStraySegments(dir, manifest);
       if (options.legacyFile) rmSync(options.legacyFile, { force: true });
     }
+    return manifest;
   };
 
   // The lock sits beside the folder (`<dir>.lock`), so taking it makes no folder.
@@ -158,27 +163,20 @@ export function openIndexFolder(dir: string, options: IndexFolderOptions): Index
       if (current.status !== "ok") throw new IndexCorruptError(`a segment just written does not read back (${current.reason ?? current.status})`);
     };
     let flushed = false;
-    const proxy: Bm25Index = {
-      get size() {
-        return current.index.size;
-      },
-      get dirty() {
-        return flushed || current.index.dirty;
-      },
-      sync(segment, stamp, load) {
-        const changed = current.index.sync(segment, stamp, load);
-        if (current.index.pendingDocs >= (options.flushDocs ?? FLUSH_DOCS)) {
-          flush();
-          flushed = true;
-        }
-        return changed;
-      },
-      segmentNames: () => current.index.segmentNames(),
-      entries: () => current.index.entries(),
-      search: (query, options) => current.index.search(query, options),
-      stats: (query) => current.index.stats(query),
-    };
-    sync(proxy);
+    sync(
+      _forwarding(
+        (fn) => fn(current.index),
+        (segment, stamp, load) => {
+          const changed = current.index.sync(segment, stamp, load);
+          if (current.index.pendingDocs >= (options.flushDocs ?? FLUSH_DOCS)) {
+            flush();
+            flushed = true;
+          }
+          return changed;
+        },
+        () => flushed || current.index.dirty,
+      ),
+    );
     if (!flushed && current.status !== "ok" && current.index.size === 0 && !existsSync(dir)) return current.index;
     commit(current, current.index, meta, true);
     _cache.delete(dir);
@@ -238,18 +236,20 @@ export function openIndexFolder(dir: string, options: IndexFolderOptions): Index
     },
 
     append(update, meta, checked = false) {
-      if (!existsSync(manifestPath)) return;
+      if (!existsSync(manifestPath)) return undefined;
       try {
-        locked(() => {
+        return locked(() => {
           const base = _load(dir, manifestPath);
-          if (base.status !== "ok") return;
+          if (base.status !== "ok") return undefined;
           update(base.index);
           const metaChanged = meta !== undefined && JSON.stringify(meta) !== JSON.stringify(base.manifest!.meta);
-          if (base.index.dirty || metaChanged || checked) commit(base, base.index, meta, checked);
+          const saved = base.index.dirty || metaChanged || checked ? commit(base, base.index, meta, checked) : base.manifest!;
           _cache.delete(dir);
+          return saved;
         });
       } catch (error) {
         options.onNotice?.(`${options.label} ${dir} could not be saved (${(error as Error).message})`);
+        return undefined;
       }
     },
 
@@ -277,7 +277,7 @@ export function openIndexFolder(dir: string, options: IndexFolderOptions): Index
     },
 
     manifest() {
-      const read = readManifest(manifestPath);
+      const read = _readManifestOnce(manifestPath, _stamp(manifestPath));
       return read.status === "ok" ? read.manifest : undefined;
     },
   };
@@ -287,23 +287,14 @@ class _Found extends Error {}
 
 /** Whether `sync` adds any document to `index`: stops at the first (the index is thrown away after). */
 function _findsSomething(index: Bm25Index, sync: (index: Bm25Index) => void): boolean {
-  const probe: Bm25Index = {
-    get size() {
-      return index.size;
-    },
-    get dirty() {
-      return index.dirty;
-    },
-    sync(segment, stamp, load) {
+  const probe = _forwarding(
+    (fn) => fn(index),
+    (segment, stamp, load) => {
       const changed = index.sync(segment, stamp, load);
       if (index.size > 0) throw new _Found();
       return changed;
     },
-    segmentNames: () => index.segmentNames(),
-    entries: () => index.entries(),
-    search: (query, options) => index.search(query, options),
-    stats: (query) => index.stats(query),
-  };
+  );
   try {
     sync(probe);
     return false;
@@ -327,14 +318,19 @@ function _guarded(index: Bm25Index, rebuild: (error: IndexCorruptError) => Bm25I
       return fn(current);
     }
   };
+  return _forwarding(run, (segment, stamp, load) => run((index) => index.sync(segment, stamp, load)));
+}
+
+/** A Bm25Index whose reads go through `run` (given the index to read) and whose `sync` (and `dirty`, when given) are the caller's. */
+function _forwarding(run: <T>(fn: (index: Bm25Index) => T) => T, sync: Bm25Index["sync"], dirty = () => run((index) => index.dirty)): Bm25Index {
   return {
     get size() {
-      return current.size;
+      return run((index) => index.size);
     },
     get dirty() {
-      return current.dirty;
+      return dirty();
     },
-    sync: (segment, stamp, load) => run((index) => index.sync(segment, stamp, load)),
+    sync,
     segmentNames: () => run((index) => index.segmentNames()),
     entries: () => run((index) => index.entries()),
     search: (query, options) => run((index) => index.search(query, options)),
@@ -354,9 +350,19 @@ function _tailStart(docs: readonly number[]): number {
   return start;
 }
 
-function _load(dir: string, manifestPath: string): _Loaded {
+/** `path`'s manifest, read again only when its stamp (taken before) changed since it was last read. */
+function _readManifestOnce(path: string, stamp: string | undefined): _ManifestRead {
+  const last = _manifests.get(path);
+  if (stamp && last?.stamp === stamp) return last.read;
+  const read = readManifest(path);
+  if (stamp && read.status === "ok") _manifests.set(path, { stamp, read });
+  return read;
+}
+
+/** The index `manifestPath` names (`first`: its manifest as just read). */
+function _load(dir: string, manifestPath: string, first?: _ManifestRead): _Loaded {
   for (let attempt = 0; ; attempt++) {
-    const read = readManifest(manifestPath);
+    const read = attempt === 0 && first ? first : readManifest(manifestPath);
     if (read.status !== "ok") return { status: read.status, ...(read.reason ? { reason: read.reason } : {}), index: createSegmentedIndex() };
     try {
       const segments = openSegmentFiles(dir, read.manifest!);

@@ -40,10 +40,15 @@ export function openSegmentFiles(dir: string, manifest: IndexManifest): OpenSegm
   });
 }
 
-export function writeSegmentFile(dir: string, manifest: IndexManifest, content: SegmentContent): IndexManifest["segments"][number] {
+/** `bytes`: `content` encoded already. */
+export function writeSegmentFile(
+  dir: string,
+  manifest: IndexManifest,
+  content: SegmentContent,
+  bytes = encodeSegment(content, TOKENIZER_VERSION),
+): IndexManifest["segments"][number] {
   const file = `${String(manifest.next).padStart(6, "0")}.seg`;
   manifest.next += 1;
-  const bytes = encodeSegment(content, TOKENIZER_VERSION);
   writeBytesAtomic(join(dir, file), bytes);
   return { file, docs: content.docs.length, bytes: bytes.length };
 }

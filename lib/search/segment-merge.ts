@@ -1,10 +1,10 @@
 /**
  * Merges segments (oldest first) into the content of one: tombstoned documents are dropped; a
  * source named in several keeps the newest stamp and every live document, oldest segment's first;
- * sources are laid out in name order and every posting renumbered.
+ * sources are laid out in name order (segment-write.ts `compareKeys`) and every posting renumbered.
  */
 import type { OpenSegment } from "./segmented-index.ts";
-import type { SegmentContent } from "./segment-write.ts";
+import { compareKeys, type SegmentContent } from "./segment-write.ts";
 
 export function mergeSegments(segments: readonly OpenSegment[]): SegmentContent {
   const contents = segments.map((segment) => segment.reader.content());
@@ -19,7 +19,7 @@ export function mergeSegments(segments: readonly OpenSegment[]): SegmentContent 
   });
   const merged: SegmentContent = { sources: [], docs: [], postings: new Map() };
   const renumber = contents.map((content) => new Int32Array(content.docs.length).fill(-1));
-  for (const name of [...bySource.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
+  for (const name of [...bySource.keys()].sort(compareKeys)) {
     const entry = bySource.get(name)!;
     const ordinal = merged.sources.length;
     merged.sources.push({ name, stamp: entry.stamp, firstDoc: merged.docs.length, count: entry.docs.length });

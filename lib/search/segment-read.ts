@@ -223,40 +223,28 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
 
   const readPostings = (df: number, start: number, length: number): Postings => {
     if (start + length > span(SECTION.postings)) throw new IndexCorruptError("postings run past their section");
-    const raw = bytes.read(at(SECTION.postings) + start, length);
+    const reader = new ByteReader(bytes.read(at(SECTION.postings) + start, length));
+    const raw = reader.bytes;
     const out: Postings = { docs: new Uint32Array(df), tfs: new Uint32Array(df) };
-    // The varints decoded inline (ByteReader.varint's rules): this loop runs once per posting of every query word.
-    let position = 0;
-    const varint = (): number => {
-      let value = 0;
-      let scale = 1;
-      for (let i = 0; i < 8; i++) {
-        if (position >= raw.length) throw new IndexCorruptError("a number runs past its section");
-        const byte = raw[position++]!;
-        value += (byte & 0x7f) * scale;
-        if (byte < 0x80) return value;
-        scale *= 0x80;
-      }
-      throw new IndexCorruptError("a number is too long");
-    };
+    // This loop runs once per posting of every query word: a one-byte varint (most) is read inline, a longer one by the reader.
     let previous = -1;
     for (let i = 0; i < df; i++) {
+      const first = raw[reader.position] ?? 0x80;
       let word: number;
-      const first = position < raw.length ? raw[position]! : 0x80;
       if (first < 0x80) {
         word = first;
-        position += 1;
-      } else word = varint();
+        reader.position += 1;
+      } else word = reader.varint();
       const gap = Math.floor(word / 2);
       previous += gap;
       if (gap === 0 || previous >= docs) throw new IndexCorruptError("postings point past the documents");
       out.docs[i] = previous;
       if (word % 2 === 1) {
-        const tf = position < raw.length ? raw[position]! : 0x80;
+        const tf = raw[reader.position] ?? 0x80;
         if (tf < 0x80) {
           out.tfs[i] = tf;
-          position += 1;
-        } else out.tfs[i] = varint();
+          reader.position += 1;
+        } else out.tfs[i] = reader.varint();
       } else out.tfs[i] = 1;
     }
     return out;

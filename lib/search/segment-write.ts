@@ -85,7 +85,7 @@ export function createSegmentBuilder(): SegmentBuilder {
     },
     build() {
       const content: SegmentContent = { sources: [], docs: [], postings: new Map() };
-      for (const name of [...sources.keys()].sort(_compare)) {
+      for (const name of [...sources.keys()].sort(compareKeys)) {
         const source = sources.get(name)!;
         const ordinal = content.sources.length;
         content.sources.push({ name, stamp: source.stamp, firstDoc: content.docs.length, count: source.docs.length });
@@ -128,7 +128,7 @@ export function encodeSegment(content: SegmentContent, tokenizer: number): Uint8
     }
     docEntries.push(block.finish().slice());
   }
-  const terms = [...content.postings.keys()].sort(_compare);
+  const terms = [...content.postings.keys()].sort(compareKeys);
   const postings = new ByteWriter();
   const blocks = new ByteWriter();
   const index = new ByteWriter();
@@ -208,6 +208,6 @@ export function encodeSegment(content: SegmentContent, tokenizer: number): Uint8
 }
 
 /** The one key order of segments: JavaScript string comparison. */
-function _compare(a: string, b: string): number {
+export function compareKeys(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -34,6 +34,8 @@ export interface OpenSegment {
 export interface IndexChanges {
   /** The documents added and sources restamped, as one segment; undefined when there are none. */
   content?: SegmentContent;
+  /** `content` encoded (segment-write.ts). */
+  bytes?: Uint8Array;
   /** New tombstones, per segment file. */
   dead: Map<string, number[]>;
   /** Live documents and their total length, after the changes. */
@@ -72,19 +74,19 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
   let totalLen = totals.totalLen;
   let dirty = false;
   let pendingDocs = 0;
-  let pending: _Part | undefined;
+  // The pending documents laid out as one segment, once per change: searched, then written as they are.
+  let pending: { content: SegmentContent; bytes: Uint8Array; part: _Part } | undefined;
   const postingsCache = new Map<SegmentReader, Map<string, Postings | null>>();
 
-  const pendingPart = (): _Part | undefined => {
-    if (builder.empty) return undefined;
-    pending ??= {
-      file: "",
-      reader: openSegment(bufferSource(encodeSegment(builder.build(), TOKENIZER_VERSION)), true),
-      isDead: () => false,
-      hasDead: () => false,
-    };
+  const pendingSegment = () => {
+    if (!pending) {
+      const content = builder.build();
+      const bytes = encodeSegment(content, TOKENIZER_VERSION);
+      pending = { content, bytes, part: { file: "", reader: openSegment(bufferSource(bytes), true), isDead: () => false, hasDead: () => false } };
+    }
     return pending;
   };
+  const pendingPart = (): _Part | undefined => (builder.empty ? undefined : pendingSegment().part);
   const allParts = (): _Part[] => {
     const extra = pendingPart();
     return extra ? [...parts, extra] : parts;
@@ -281,7 +283,7 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
 
     changes() {
       return {
-        ...(builder.empty ? {} : { content: builder.build() }),
+        ...(builder.empty ? {} : { content: pendingSegment().content, bytes: pendingSegment().bytes }),
         dead: new Map([...killed].map(([file, docs]) => [file, [...docs].sort((a, b) => a - b)])),
         docs: live,
         totalLen,
@@ -293,28 +295,24 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
 /** The documents `[from, to)` of the sources whose name starts with `prefix` (sources are in name order); all without one. */
 function _docRange(reader: SegmentReader, prefix: string | undefined): [number, number] {
   if (!prefix) return [0, reader.docs];
-  const first = (past: (name: string) => boolean): number => {
-    let low = 0;
-    let high = reader.sources;
-    while (low < high) {
-      const mid = (low + high) >> 1;
-      if (past(reader.source(mid).name)) high = mid;
-      else low = mid + 1;
-    }
-    return low;
-  };
   const start = (ordinal: number) => (ordinal < reader.sources ? reader.source(ordinal).firstDoc : reader.docs);
+  const first = (past: (name: string) => boolean) => _firstIndex(reader.sources, (ordinal) => past(reader.source(ordinal).name));
   return [start(first((name) => name >= prefix)), start(first((name) => name > prefix && !name.startsWith(prefix)))];
 }
 
 /** The first index of the ascending `docs` holding `doc` or more. */
 function _lowerBound(docs: Uint32Array, doc: number): number {
+  return _firstIndex(docs.length, (i) => docs[i]! >= doc);
+}
+
+/** The first of `0 … count - 1` that `past` holds for (it holds for every one after), or `count`. */
+function _firstIndex(count: number, past: (index: number) => boolean): number {
   let low = 0;
-  let high = docs.length;
+  let high = count;
   while (low < high) {
     const mid = (low + high) >> 1;
-    if (docs[mid]! < doc) low = mid + 1;
-    else high = mid;
+    if (past(mid)) high = mid;
+    else low = mid + 1;
   }
   return low;
 }
