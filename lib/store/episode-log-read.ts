@@ -172,8 +172,9 @@ export function loadLog(path: string): LoadedLog {
       views: new Map(),
     };
     for (const line of lines.slice(1)) _parseLine(parsed, line);
-    const last = lines.at(-1)!;
-    parsed.parsedTo = last.at + Buffer.byteLength(last.text) + 1;
+    // A header written without its line break (only from outside shiro) leaves no whole line.
+    const last = lines.at(-1);
+    parsed.parsedTo = last ? last.at + Buffer.byteLength(last.text) + 1 : 0;
     parsed.lastLine = last;
     parsedLogs.set(path, parsed);
     return { status: "ok", parsed };

@@ -40,7 +40,7 @@
  *   legacy file is parsed only when no run has seen this very version of it readable (kept in
  *   lib/store/learned.ts, keyed by its device, inode, size and times).
  */
-import { existsSync, renameSync, rmSync, statSync } from "node:fs";
+import { appendFileSync, existsSync, renameSync, rmSync, statSync } from "node:fs";
 import * as v from "valibot";
 import { paths } from "../platform/paths.ts";
 import { appendJsonLine, readJson, truncateFile, writeTextAtomic } from "../state-file/json-file.ts";
@@ -179,7 +179,11 @@ export function openEpisodes(projectRoot: string, options: EpisodeStoreOptions =
       _createLog(path, projectRoot, undefined, options.onNotice);
       return lastMarks(path);
     }
-    if (torn > 0) {
+    if (torn > 0 && torn === stat.size) {
+      // The header parsed but lacks its line break (a file written outside shiro): finish its line.
+      appendFileSync(path, "\n");
+      parsedLogs.delete(path);
+    } else if (torn > 0) {
       truncateFile(path, stat.size - torn);
       parsedLogs.delete(path);
       options.onNotice?.(`episodes ${path} ended in an incomplete record (${torn} bytes, a write cut short); dropped it`);

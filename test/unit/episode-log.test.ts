@@ -132,6 +132,22 @@ describe("the log on disk", () => {
     expect(notices).toEqual([`episodes ${store.path} ended in an incomplete record (35 bytes, a write cut short); dropped it`]);
   });
 
+  test("a log that is only its header without a line break reads as empty, and the next record still lands", () => {
+    const store = openEpisodes(ROOT);
+    store.record(episode(1));
+    const header = readFileSync(store.path, "utf8").split("\n")[0]!;
+    writeFileSync(store.path, header);
+    const next = openEpisodes(ROOT);
+    expect(next.read().episodes).toEqual([]);
+    expect(next.newest(3)).toEqual([]);
+    next.record(episode(2));
+    expect(
+      openEpisodes(ROOT)
+        .read()
+        .episodes.map((entry) => entry.id),
+    ).toEqual(["ep-2"]);
+  });
+
   test("a summary is one more line; reads and a compaction merge it into its episode", () => {
     const store = openEpisodes(ROOT);
     store.record(episode(1));
