@@ -1,9 +1,10 @@
 /**
  * The run lifecycle in-process: `createAgent` and its run driver, against the fake provider on
  * 127.0.0.1, with no compiled binary. Suspension on an approval and its resume, an abort in the
- * middle of a tool, parallel calls that really overlap, and a context overflow that compacts and
- * retries the step. What is asserted crossed a boundary: the events the front ends read, the
- * request bodies the fake received, the run snapshot and approvals on disk.
+ * middle of a tool, and parallel calls that really overlap (a context overflow that compacts and
+ * retries the step is test/unit/agent-overflow.test.ts's, over every protocol). What is asserted
+ * crossed a boundary: the events the front ends read, the request bodies the fake received, the
+ * run snapshot and approvals on disk.
  */
 import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -141,47 +142,6 @@ describe("parallel calls", () => {
       const last = fake().requests.at(-1)!;
       expect(toolResults(last).map((content) => content.includes("seen 2"))).toEqual([true, true]);
       expect(fake().violations).toEqual([]);
-    } finally {
-      rmSync(cwd, { recursive: true, force: true });
-    }
-  }, 30_000);
-});
-
-describe("overflow retry", () => {
-  test("a context-length error compacts the history and retries the step with a smaller request", async () => {
-    freshFolder();
-    try {
-      writeFileSync(join(cwd, "big.txt"), Array.from({ length: 60 }, (_, i) => `line ${i} ${"x".repeat(50)}`).join("\n"));
-      const isSummary = (request: RecordedRequest) => !request.body.tools || request.body.tools.length === 0;
-      let step = 0;
-      let overflowed = -1;
-      fake().respond((request, index) => {
-        if (isSummary(request)) return { text: "## Goal\n- read big.txt" };
-        step += 1;
-        if (step <= 6) return { toolCalls: [{ name: "read_file", input: { path: "big.txt", offset: step } }] };
-        if (overflowed < 0) {
-          overflowed = index;
-          return {
-            error: {
-              status: 400,
-              code: "context_length_exceeded",
-              message: "This model's maximum context length is 6000 tokens. However, your messages resulted in 9000 tokens.",
-            },
-          };
-        }
-        return { text: "Recovered." };
-      });
-      const { agent } = await open({ yolo: true });
-      const events = await collect(agent.turn("read big.txt", new AbortController().signal));
-      agent.close();
-      await agent.closed;
-      expect(done(events).stop).toBe("completed");
-      expect(events.some((event) => event.type === "compacted")).toBe(true);
-      const size = (request: RecordedRequest) => JSON.stringify(request.body).length;
-      const retried = fake()
-        .requests.slice(overflowed + 1)
-        .find((request) => !isSummary(request))!;
-      expect(size(retried)).toBeLessThan(size(fake().requests[overflowed]!));
     } finally {
       rmSync(cwd, { recursive: true, force: true });
     }

@@ -131,6 +131,7 @@ for (const protocol of ["chat", "responses", "anthropic"] as const) {
         expect([done(events).stop, answer(events)]).toEqual(["completed", "Recovered."]);
         const told = notices(events).filter((text) => text.startsWith("context window exceeded"));
         expect([told.length, told[0]?.endsWith("retrying (1/2)")]).toEqual([1, true]);
+        expect(events.some((event) => event.type === "compacted")).toBe(true);
         const retried = fake()
           .requests.slice(overflowed + 1)
           .find((request) => !isSummaryRequest(request))!;
