@@ -9,7 +9,7 @@ import { expect } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FakeProvider, RecordedRequest } from "./fakes/provider.ts";
-import { toolResultsOf, userTextsOf } from "./fakes/wire-readers.ts";
+import { isSummaryRequest, toolResultsOf, userTextsOf } from "./fakes/wire-readers.ts";
 
 export const STEPS = 150;
 export const MARKER = "MARKER-7731-only-in-a-pruned-result";
@@ -17,8 +17,6 @@ export const CONFIG = { maxSteps: 200, compaction: { threshold: 4_000 } };
 export const FIRST_PROMPT = "first task: look around";
 export const FIRST_ANSWER = "First answer: the project is small.";
 export const SECOND_PROMPT = "second task: read big.txt many times";
-
-export const isSummaryRequest = (request: RecordedRequest) => !request.body.tools || request.body.tools.length === 0;
 
 /** marker.txt and big.txt in `cwd`. */
 export function writeLongTurnFiles(cwd: string): void {

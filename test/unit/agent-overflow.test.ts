@@ -15,6 +15,7 @@ import type { AgentFlags } from "../../lib/config/flags.ts";
 import type { AgentEvent } from "../../lib/events.ts";
 import { paths } from "../../lib/platform/paths.ts";
 import type { FakeStep, RecordedRequest } from "../fakes/provider.ts";
+import { isSummaryRequest } from "../fakes/wire-readers.ts";
 import { runTurn, useFakeProvider, type Protocol } from "./in-process-agent.ts";
 import { useTempHome } from "./temp-home.ts";
 
@@ -24,7 +25,6 @@ const STEPS = 60;
 const fake = useFakeProvider({ contextWindow: 16_000 });
 let cwd: string;
 
-const isSummaryRequest = (request: RecordedRequest) => !request.body.tools || request.body.tools.length === 0;
 const bytesOf = (request: RecordedRequest) => JSON.stringify(request.body).length;
 const done = (events: readonly AgentEvent[]) => events.find((event) => event.type === "done") as Extract<AgentEvent, { type: "done" }>;
 const notices = (events: readonly AgentEvent[]) => events.flatMap((event) => (event.type === "notice" ? [event.text] : []));
