@@ -16,17 +16,13 @@ import { useTempHome } from "./temp-home.ts";
 const home = useTempHome("shiro-guard-control-");
 const fake = useFakeProvider();
 let cwd = "";
-// The shells are login shells (bash -lc): HOME is the temp home, as the binary's is in the
-// end-to-end tests, so no profile or git config of the machine's user is read.
-let savedHome: string | undefined;
+// The shells are login shells (bash -lc): useTempHome points HOME at the temp home too, as the
+// binary's is in the end-to-end tests, so no profile or git config of the machine's user is read.
 beforeEach(() => {
   cwd = mkdtempSync(join(tmpdir(), "shiro-guard-control-cwd-"));
-  savedHome = process.env.HOME;
-  process.env.HOME = home.dir;
   fake().reset();
 });
 afterEach(() => {
-  process.env.HOME = savedHome;
   rmSync(cwd, { recursive: true, force: true });
   expect(fake().violations).toEqual([]);
 });
