@@ -9,14 +9,14 @@
  * its expects are test/compaction-case.ts's.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import type { AgentFlags } from "../../lib/config/flags.ts";
 import type { AgentEvent } from "../../lib/events.ts";
 import { paths } from "../../lib/platform/paths.ts";
 import { CONFIG, expectLongTurn, FIRST_ANSWER, FIRST_PROMPT, MARKER, respondLongTurn, SECOND_PROMPT, STEPS, writeLongTurnFiles } from "../compaction-case.ts";
-import { runTurn, useFakeProvider, type Protocol } from "./in-process-agent.ts";
+import { runTurn, useFakeProvider, writeConfig, type Protocol } from "./in-process-agent.ts";
 import { useTempHome } from "./temp-home.ts";
 
 useTempHome("shiro-compaction-");
@@ -32,8 +32,7 @@ for (const protocol of ["chat", "responses", "anthropic"] as const) {
       const cwd = mkdtempSync(join(tmpdir(), "shiro-compaction-cwd-"));
       fake().reset();
       try {
-        mkdirSync(dirname(paths.config()), { recursive: true });
-        writeFileSync(paths.config(), JSON.stringify(CONFIG));
+        writeConfig(CONFIG);
         writeLongTurnFiles(cwd);
 
         fake().script({ text: FIRST_ANSWER });

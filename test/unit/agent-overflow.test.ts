@@ -8,15 +8,15 @@
  * protocol of each through the binary (what it prints, its exit code, `-c` in a new process).
  */
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import type { AgentFlags } from "../../lib/config/flags.ts";
 import type { AgentEvent } from "../../lib/events.ts";
 import { paths } from "../../lib/platform/paths.ts";
 import type { FakeStep, RecordedRequest } from "../fakes/provider.ts";
 import { isSummaryRequest } from "../fakes/wire-readers.ts";
-import { runTurn, useFakeProvider, type Protocol } from "./in-process-agent.ts";
+import { runTurn, useFakeProvider, writeConfig, type Protocol } from "./in-process-agent.ts";
 import { useTempHome } from "./temp-home.ts";
 
 useTempHome("shiro-overflow-");
@@ -30,11 +30,6 @@ const done = (events: readonly AgentEvent[]) => events.find((event) => event.typ
 const notices = (events: readonly AgentEvent[]) => events.flatMap((event) => (event.type === "notice" ? [event.text] : []));
 const errors = (events: readonly AgentEvent[]) => events.flatMap((event) => (event.type === "error" ? [event.error] : []));
 const answer = (events: readonly AgentEvent[]) => events.flatMap((event) => (event.type === "text" ? [event.text] : [])).join("");
-
-function writeConfig(config: Record<string, unknown>): void {
-  mkdirSync(dirname(paths.config()), { recursive: true });
-  writeFileSync(paths.config(), JSON.stringify(config));
-}
 
 function writeBigFile(): void {
   writeFileSync(join(cwd, "big.txt"), Array.from({ length: 60 }, (_, i) => `line ${i} ${"x".repeat(50)}`).join("\n"));

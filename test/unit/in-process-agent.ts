@@ -3,12 +3,15 @@
  * overflow and compaction tests do: the environment that points it at the fake over a protocol,
  * the flags that leave out what those tests do not exercise (sandbox, MCP, memory, skills,
  * instruction files; approvals denied unless a test says otherwise), one fake provider for a test
- * file, and one whole turn of a fresh agent, closed after it.
+ * file, the user config a run reads, and one whole turn of a fresh agent, closed after it.
  */
 import { afterAll, beforeAll } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { createAgent, type Agent } from "../../lib/agent/agent.ts";
 import type { AgentFlags } from "../../lib/config/flags.ts";
 import type { AgentEvent } from "../../lib/events.ts";
+import { paths } from "../../lib/platform/paths.ts";
 import { startFakeProvider, type FakeProvider, type FakeProviderOptions } from "../fakes/provider.ts";
 
 export type Protocol = "chat" | "responses" | "anthropic";
@@ -44,6 +47,12 @@ export function agentEnv(fake: FakeProvider, protocol: Protocol = "chat"): Recor
 
 export function agentFlags(extra: Partial<AgentFlags> = {}): AgentFlags {
   return { approvals: "deny", noSandbox: true, noMcp: true, noMemory: true, noSkills: true, noInstructions: true, ...extra } as AgentFlags;
+}
+
+/** Writes the user config (`paths.config()`, in the test's temp home) that the next agent reads. */
+export function writeConfig(config: unknown): void {
+  mkdirSync(dirname(paths.config()), { recursive: true });
+  writeFileSync(paths.config(), JSON.stringify(config));
 }
 
 /** One turn of a fresh agent in `cwd` (closed after it), with its events and the agent. */

@@ -6,15 +6,15 @@
  * withheld tool called anyway, through the binary.
  */
 import { expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentFlags } from "../../lib/config/flags.ts";
 import type { RecordedRequest } from "../fakes/provider.ts";
-import { runTurn, useFakeProvider } from "./in-process-agent.ts";
+import { runTurn, useFakeProvider, writeConfig } from "./in-process-agent.ts";
 import { useTempHome } from "./temp-home.ts";
 
-const home = useTempHome("shiro-offered-");
+useTempHome("shiro-offered-");
 const fake = useFakeProvider();
 
 const toolNamesOf = (request: RecordedRequest): string[] =>
@@ -34,10 +34,7 @@ for (const c of cases) {
   test(`${c.label}: bash ${c.bash ? "offered" : "withheld"}, write_file ${c.write ? "offered" : "withheld"}`, async () => {
     const cwd = mkdtempSync(join(tmpdir(), "shiro-offered-cwd-"));
     try {
-      if (c.config) {
-        mkdirSync(join(home.dir, ".shiro-neko"), { recursive: true });
-        writeFileSync(join(home.dir, ".shiro-neko", "config.json"), JSON.stringify(c.config));
-      }
+      if (c.config) writeConfig(c.config);
       fake().reset();
       fake().script({ text: "ok" });
       const { events } = await runTurn(fake(), { cwd, protocol: "chat", prompt: "hi", flags: c.flags });
