@@ -12,9 +12,9 @@ import { createAgent, type Agent } from "../../lib/agent/agent.ts";
 import type { AgentFlags } from "../../lib/config/flags.ts";
 import type { AgentEvent } from "../../lib/events.ts";
 import { paths } from "../../lib/platform/paths.ts";
-import { startFakeProvider, type FakeProvider, type FakeProviderOptions } from "../fakes/provider.ts";
+import { fakeEnv, startFakeProvider, type FakeProvider, type FakeProviderOptions, type ShiroProtocol } from "../fakes/provider.ts";
 
-export type Protocol = "chat" | "responses" | "anthropic";
+export type Protocol = ShiroProtocol;
 
 /**
  * Starts one fake provider before the file's tests and stops it after them; the getter returns it
@@ -36,13 +36,7 @@ export function useFakeProvider(options: FakeProviderOptions = {}): () => FakePr
 }
 
 export function agentEnv(fake: FakeProvider, protocol: Protocol = "chat"): Record<string, string> {
-  return {
-    PATH: process.env.PATH ?? "",
-    SHIRO_BASE_URL: fake.baseURL,
-    SHIRO_API_KEY: "test-key",
-    SHIRO_PROTOCOL: protocol,
-    SHIRO_PROVIDER: protocol === "anthropic" ? "anthropic" : "openai",
-  };
+  return { PATH: process.env.PATH ?? "", ...fakeEnv(fake.baseURL, protocol) };
 }
 
 export function agentFlags(extra: Partial<AgentFlags> = {}): AgentFlags {
