@@ -8,7 +8,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { startFakeProvider, type FakeProvider, type FakeProviderOptions } from "../fakes/provider.ts";
+import { fakeEnv, startFakeProvider, type FakeProvider, type FakeProviderOptions, type ShiroProtocol as WireProtocol } from "../fakes/provider.ts";
 import { BWRAP_USABLE } from "../unit/sandbox-required.ts";
 
 export const ROOT = resolve(import.meta.dir, "..", "..");
@@ -91,12 +91,7 @@ export function makeTempDirs(): TempDirs {
   };
 }
 
-export type WireProtocol = "chat" | "responses" | "anthropic";
-
-/** Env that points shiro at the fake provider with the given protocol. */
-export function fakeEnv(baseURL: string, protocol: WireProtocol): Record<string, string> {
-  return { SHIRO_BASE_URL: baseURL, SHIRO_API_KEY: "test-key", SHIRO_PROTOCOL: protocol, SHIRO_PROVIDER: protocol === "anthropic" ? "anthropic" : "openai" };
-}
+export { fakeEnv, type ShiroProtocol as WireProtocol } from "../fakes/provider.ts";
 
 /** Parses --json output: one event per line. */
 export function parseEventLines(stdout: string): Record<string, unknown>[] {

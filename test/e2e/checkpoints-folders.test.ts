@@ -9,16 +9,18 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseEventLines, useE2E } from "./_harness.ts";
-import { treeState } from "./_tree-state.ts";
+import { treeState, type EntryState } from "./_tree-state.ts";
 import type { FakeToolCall } from "../fakes/provider.ts";
 
 const e2e = useE2E();
 const bash = (command: string): FakeToolCall => ({ name: "bash", input: { command } });
 
-async function withAdded(fn: (added: string) => Promise<void>): Promise<void> {
+/** A fresh added folder for the length of `fn`, seeded with the workspace; `state()` snapshots both. */
+async function withAdded(fn: (added: string, state: () => { main: EntryState[]; added: EntryState[] }) => Promise<void>): Promise<void> {
   const added = mkdtempSync(join(tmpdir(), "shiro-e2e-added-"));
   try {
-    await fn(added);
+    seed(e2e.dirs.cwd, added);
+    await fn(added, () => ({ main: treeState(e2e.dirs.cwd), added: treeState(added) }));
   } finally {
     rmSync(added, { recursive: true, force: true });
   }
@@ -35,6 +37,13 @@ function seed(cwd: string, added: string): void {
   writeFileSync(join(added, "keep", "k.txt"), "k\n");
 }
 
+/** `shiro rewind <id> --yes` in the workspace, which must succeed saying nothing on stderr. */
+async function rewindQuietly(id: string): Promise<void> {
+  const rewound = await e2e.shiro(["rewind", id, "--yes"]);
+  expect(rewound.stderr).toBe("");
+  expect(rewound.code).toBe(0);
+}
+
 async function rewindJson(cwd?: string): Promise<Record<string, any>[]> {
   const listed = await e2e.shiro(["rewind", "--json"], cwd ? { cwd } : {});
   expect(listed.code).toBe(0);
@@ -43,10 +52,8 @@ async function rewindJson(cwd?: string): Promise<Record<string, any>[]> {
 
 describe("--add-dir folders are covered by checkpoints", () => {
   test("a turn's changes in the workspace and an added folder are listed and taken back together", async () => {
-    await withAdded(async (added) => {
-      const cwd = e2e.dirs.cwd;
-      seed(cwd, added);
-      const before = { main: treeState(cwd), added: treeState(added) };
+    await withAdded(async (added, state) => {
+      const before = state();
       e2e.fake.script(
         {
           toolCalls: [
@@ -79,39 +86,33 @@ describe("--add-dir folders are covered by checkpoints", () => {
           `mode ${added}/keep/`,
         ]),
       );
-      const rewound = await e2e.shiro(["rewind", checkpoint!.id, "--yes"]);
-      expect(rewound.stderr).toBe("");
-      expect(rewound.code).toBe(0);
-      expect({ main: treeState(cwd), added: treeState(added) }).toEqual(before);
+      await rewindQuietly(checkpoint!.id);
+      expect(state()).toEqual(before);
     });
   });
 
   test("a hand edit in the added folder stops the rewind everywhere; --force restores both", async () => {
-    await withAdded(async (added) => {
-      const cwd = e2e.dirs.cwd;
-      seed(cwd, added);
-      const before = { main: treeState(cwd), added: treeState(added) };
+    await withAdded(async (added, state) => {
+      const before = state();
       e2e.fake.script({ toolCalls: [bash(`echo changed > main.txt && echo agent > ${added}/x.txt`)] }, { text: "done" });
       expect((await e2e.shiro(["-p", "change both", "--yolo", "--add-dir", added])).code).toBe(0);
       writeFileSync(join(added, "x.txt"), "by hand\n");
-      const edited = { main: treeState(cwd), added: treeState(added) };
+      const edited = state();
       const [checkpoint] = await rewindJson();
       const refused = await e2e.shiro(["rewind", checkpoint!.id, "--yes"]);
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain(`  ${added}/x.txt\n`);
       expect(refused.stderr).not.toContain("main.txt");
-      expect({ main: treeState(cwd), added: treeState(added) }).toEqual(edited);
+      expect(state()).toEqual(edited);
       expect((await e2e.shiro(["rewind", checkpoint!.id, "--yes", "--force"])).code).toBe(0);
-      expect({ main: treeState(cwd), added: treeState(added) }).toEqual(before);
+      expect(state()).toEqual(before);
     });
   });
 
   test("an added folder the turn removed altogether comes back, with the workspace's changes", async () => {
-    await withAdded(async (added) => {
-      const cwd = e2e.dirs.cwd;
-      seed(cwd, added);
+    await withAdded(async (added, state) => {
       chmodSync(added, 0o750);
-      const before = { main: treeState(cwd), added: treeState(added) };
+      const before = state();
       e2e.fake.script(
         {
           toolCalls: [bash(`echo changed > main.txt && rm ${added}/x.txt ${added}/sub/y.txt ${added}/keep/k.txt && rmdir ${added}/sub ${added}/keep ${added}`)],
@@ -125,17 +126,14 @@ describe("--add-dir folders are covered by checkpoints", () => {
       expect(checkpoint!.files.map((file: { path: string; change: string }) => `${file.change} ${file.path}`)).toEqual(
         expect.arrayContaining(["modified main.txt", `deleted ${added}/x.txt`, `deleted ${added}/sub/y.txt`]),
       );
-      const rewound = await e2e.shiro(["rewind", checkpoint!.id, "--yes"]);
-      expect(rewound.stderr).toBe("");
-      expect(rewound.code).toBe(0);
-      expect({ main: treeState(cwd), added: treeState(added) }).toEqual(before);
+      await rewindQuietly(checkpoint!.id);
+      expect(state()).toEqual(before);
     });
   });
 
   test("an added folder the turn did not change adds nothing to the checkpoint; one inside the workspace is the workspace's", async () => {
     await withAdded(async (added) => {
       const cwd = e2e.dirs.cwd;
-      seed(cwd, added);
       mkdirSync(join(cwd, "inner"));
       e2e.fake.script({ toolCalls: [bash("echo changed > main.txt && echo new > inner/n.txt")] }, { text: "done" });
       expect((await e2e.shiro(["-p", "main only", "--yolo", "--add-dir", added, "--add-dir", join(cwd, "inner")])).code).toBe(0);

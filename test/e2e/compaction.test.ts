@@ -4,19 +4,16 @@
  * because the script ends; every request keeps the earlier exchange whole (or its summary) and
  * ends with the current request; the fake accepts every request; and recall_discarded brings back
  * a marker that only a pruned tool result held. Over one protocol here: the same over every
- * protocol is test/unit/agent-compaction.test.ts's, in-process.
+ * protocol is test/unit/agent-compaction.test.ts's, in-process (the turn and its expects are
+ * test/compaction-case.ts's).
  */
 import { describe, expect, test } from "bun:test";
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { RecordedRequest } from "../fakes/provider.ts";
-import { parseEventLines, toolResultsOf, userTextsOf, useE2E } from "./_harness.ts";
+import { CONFIG, expectLongTurn, FIRST_ANSWER, FIRST_PROMPT, MARKER, respondLongTurn, SECOND_PROMPT, STEPS, writeLongTurnFiles } from "../compaction-case.ts";
+import { parseEventLines, userTextsOf, useE2E } from "./_harness.ts";
 
-const STEPS = 150;
-const MARKER = "MARKER-7731-only-in-a-pruned-result";
 const e2e = useE2E({ contextWindow: 9_000 });
-
-const isSummaryRequest = (request: RecordedRequest) => !request.body.tools || request.body.tools.length === 0;
 
 /** The one protocol the long turn runs over in a process of its own. */
 const protocol = "chat";
@@ -24,55 +21,23 @@ const protocol = "chat";
 describe(`compaction over ${protocol}`, () => {
   test(`a ${STEPS}-step turn that overflows the window completes because the script ends`, async () => {
     const { dirs, fake } = e2e;
-    e2e.writeConfig({ maxSteps: 200, compaction: { threshold: 4_000 } });
-    writeFileSync(join(dirs.cwd, "marker.txt"), `${MARKER}\n`);
-    writeFileSync(join(dirs.cwd, "big.txt"), Array.from({ length: 60 }, (_, i) => `line ${i} ${"x".repeat(50)}`).join("\n"));
+    e2e.writeConfig(CONFIG);
+    writeLongTurnFiles(dirs.cwd);
 
-    fake.script({ text: "First answer: the project is small." });
-    const first = await e2e.shiro(["-p", "first task: look around"], { protocol });
+    fake.script({ text: FIRST_ANSWER });
+    const first = await e2e.shiro(["-p", FIRST_PROMPT], { protocol });
     expect(first.code).toBe(0);
 
-    let step = 0;
-    let summaries = 0;
-    fake.respond((request) => {
-      if (isSummaryRequest(request)) {
-        summaries += 1;
-        return { text: `## Goal\n- summary ${summaries}: reading big.txt repeatedly` };
-      }
-      step += 1;
-      if (step === 1) return { reasoning: "start with the marker", toolCalls: [{ name: "read_file", input: { path: "marker.txt" } }] };
-      if (step === STEPS - 1) return { toolCalls: [{ name: "recall_discarded", input: { query: "MARKER-7731" } }] };
-      if (step === STEPS) return { text: `Finished after ${STEPS} steps.` };
-      return { reasoning: `step ${step}`, text: `Step ${step}.`, toolCalls: [{ name: "read_file", input: { path: "big.txt", offset: (step % 5) + 1 } }] };
-    });
-    const second = await e2e.shiro(["-p", "second task: read big.txt many times", "-c", "--json"], { protocol, timeoutMs: 120_000 });
+    const summaries = respondLongTurn(fake);
+    const second = await e2e.shiro(["-p", SECOND_PROMPT, "-c", "--json"], { protocol, timeoutMs: 120_000 });
     fake.respond(() => ({ error: { status: 500, message: "unexpected request" } }));
     expect(second.code).toBe(0);
     const events = parseEventLines(second.stdout);
     expect(events.at(-1)).toMatchObject({ type: "done", stop: "completed", steps: STEPS });
     expect(fake.violations).toEqual([]);
 
-    const loop = fake.requests.slice(1).filter((request) => !isSummaryRequest(request));
-    expect(loop).toHaveLength(STEPS);
-    for (const request of loop) {
-      const users = userTextsOf(request);
-      // The current request is the last user text, after any summary.
-      expect(users.at(-1)).toBe("second task: read big.txt many times");
-      const body = JSON.stringify(request.body);
-      // The first exchange is on the wire whole, or it left with the first span and its summary stands for it.
-      if (users.includes("first task: look around")) expect(body).toContain("First answer: the project is small.");
-      else expect(body).toContain("[Summary of messages 1–");
-      expect(body).not.toContain("were removed from the context");
-    }
     const compacted = events.filter((event) => event.type === "compacted");
-    expect(compacted.length).toBeGreaterThan(1);
-    expect(compacted.some((event) => typeof event.summary === "string")).toBe(true);
-    expect(summaries).toBeGreaterThan(1);
-    expect(loop.some((request) => JSON.stringify(request.body).includes("summary 1: reading big.txt"))).toBe(true);
-
-    const lastResults = toolResultsOf(loop[STEPS - 1]!);
-    expect(lastResults.at(-1)!.output).toContain(MARKER);
-    expect(JSON.stringify(loop[STEPS - 2]!.body)).not.toContain(MARKER);
+    expectLongTurn(fake.requests, compacted, summaries());
 
     const sessions = join(dirs.home, ".shiro-neko", "sessions");
     const saved = JSON.parse(readFileSync(join(sessions, readdirSync(sessions).find((n) => n.endsWith(".json"))!), "utf8"));

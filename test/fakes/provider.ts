@@ -69,6 +69,14 @@ export interface RecordedRequest {
   body: any;
 }
 
+/** What SHIRO_PROTOCOL names: the wire protocol shiro speaks to the fake. */
+export type ShiroProtocol = "chat" | "responses" | "anthropic";
+
+/** Env that points shiro (the binary or an in-process agent) at the fake provider with the given protocol. */
+export function fakeEnv(baseURL: string, protocol: ShiroProtocol): Record<string, string> {
+  return { SHIRO_BASE_URL: baseURL, SHIRO_API_KEY: "test-key", SHIRO_PROTOCOL: protocol, SHIRO_PROVIDER: protocol === "anthropic" ? "anthropic" : "openai" };
+}
+
 export interface FakeProviderOptions {
   /** Tokens; a body estimated over it is refused as the provider would. */
   contextWindow?: number;

@@ -1,6 +1,7 @@
 /**
  * What a request the fake provider recorded carried, read the same way whatever its protocol
- * (OpenAI chat, OpenAI responses, Anthropic messages): tool results, the system prompt, user texts.
+ * (OpenAI chat, OpenAI responses, Anthropic messages): tool results, the system prompt, user texts,
+ * and whether it asked for a summary.
  * Shared by the e2e harness and the in-process agent tests.
  */
 export interface WireToolResult {
@@ -53,3 +54,6 @@ export function userTextsOf(request: { protocol: string; body: any }): string[] 
   }
   return texts;
 }
+
+/** A request that offers no tools: the one compaction sends for a summary, whatever its protocol. */
+export const isSummaryRequest = (request: { body: any }): boolean => !request.body.tools || request.body.tools.length === 0;

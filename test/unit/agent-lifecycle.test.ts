@@ -1,11 +1,12 @@
 /**
  * The run lifecycle in-process: `createAgent` and its run driver, against the fake provider on
  * 127.0.0.1, with no compiled binary. Suspension on an approval and its resume, an abort in the
- * middle of a tool, parallel calls that really overlap, and a context overflow that compacts and
- * retries the step. What is asserted crossed a boundary: the events the front ends read, the
- * request bodies the fake received, the run snapshot and approvals on disk.
+ * middle of a tool, and parallel calls that really overlap (a context overflow that compacts and
+ * retries the step is test/unit/agent-overflow.test.ts's, over every protocol). What is asserted
+ * crossed a boundary: the events the front ends read, the request bodies the fake received, the
+ * run snapshot and approvals on disk.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,25 +15,25 @@ import type { AgentFlags } from "../../lib/config/flags.ts";
 import type { AgentEvent } from "../../lib/events.ts";
 import { decide, forRun } from "../../lib/store/approvals.ts";
 import { effectiveStatus, loadRun } from "../../lib/store/runs.ts";
-import { startFakeProvider, type FakeProvider, type RecordedRequest } from "../fakes/provider.ts";
-import { agentEnv, agentFlags } from "./in-process-agent.ts";
+import type { RecordedRequest } from "../fakes/provider.ts";
+import { agentEnv, agentFlags, useFakeProvider } from "./in-process-agent.ts";
 import { useTempHome } from "./temp-home.ts";
 
 useTempHome("shiro-lifecycle-");
 
-let fake: FakeProvider;
+const fake = useFakeProvider();
 let cwd: string;
-// Starting the fake compiles its request schemas: slow on a busy machine, so the hooks get time.
-beforeAll(async () => {
-  fake = await startFakeProvider();
-}, 60_000);
-afterAll(async () => {
-  await fake.stop();
-}, 30_000);
 
 async function open(flags: Partial<AgentFlags> = {}, more: { sessionId?: string } = {}): Promise<{ agent: Agent; stderr: string[] }> {
   const stderr: string[] = [];
-  const agent = await createAgent({ cwd, flags: agentFlags(flags), mode: "headless", env: agentEnv(fake), writeStderr: (text) => stderr.push(text), ...more });
+  const agent = await createAgent({
+    cwd,
+    flags: agentFlags(flags),
+    mode: "headless",
+    env: agentEnv(fake()),
+    writeStderr: (text) => stderr.push(text),
+    ...more,
+  });
   return { agent, stderr };
 }
 
@@ -50,14 +51,14 @@ const toolResults = (request: RecordedRequest) =>
 
 function freshFolder(): void {
   cwd = mkdtempSync(join(tmpdir(), "shiro-lifecycle-cwd-"));
-  fake.reset();
+  fake().reset();
 }
 
 describe("suspend and resume", () => {
   test("a call that asks suspends the run with a pending approval; approved, the same run resumes and finishes", async () => {
     freshFolder();
     try {
-      fake.script({ toolCalls: [{ id: "call_w", name: "write_file", input: { path: "out.txt", content: "hello\n" } }] }, { text: "Wrote it." });
+      fake().script({ toolCalls: [{ id: "call_w", name: "write_file", input: { path: "out.txt", content: "hello\n" } }] }, { text: "Wrote it." });
       const first = await open({ approvals: "block" });
       const blocked = await collect(first.agent.turn("write out.txt", new AbortController().signal));
       first.agent.close();
@@ -67,7 +68,7 @@ describe("suspend and resume", () => {
       const snapshot = loadRun(stop.runId)!;
       const [pending] = forRun(stop.runId);
       expect([effectiveStatus(snapshot), pending?.status, pending?.tool]).toEqual(["blocked", "pending", "write_file"]);
-      expect(fake.requests.length).toBe(1);
+      expect(fake().requests.length).toBe(1);
 
       decide(pending!.id, "approved", "cli");
       const second = await open({ approvals: "block" }, { sessionId: snapshot.sessionId });
@@ -76,8 +77,8 @@ describe("suspend and resume", () => {
       await second.agent.closed;
       expect([done(resumed).stop, done(resumed).runId]).toEqual(["completed", stop.runId]);
       // The approved call ran once, and its result reached the model in the resumed run's request.
-      expect(toolResults(fake.requests[1]!)).toEqual(["Wrote 6 chars to out.txt"]);
-      expect([effectiveStatus(loadRun(stop.runId)!), fake.violations]).toEqual(["completed", []]);
+      expect(toolResults(fake().requests[1]!)).toEqual(["Wrote 6 chars to out.txt"]);
+      expect([effectiveStatus(loadRun(stop.runId)!), fake().violations]).toEqual(["completed", []]);
     } finally {
       rmSync(cwd, { recursive: true, force: true });
     }
@@ -88,7 +89,7 @@ describe("abort", () => {
   test("an abort during a tool ends the run aborted, and no further request is made", async () => {
     freshFolder();
     try {
-      fake.script({ toolCalls: [{ name: "bash", input: { command: "sleep 20" } }] });
+      fake().script({ toolCalls: [{ name: "bash", input: { command: "sleep 20" } }] });
       const { agent } = await open({ yolo: true });
       const controller = new AbortController();
       const seen: AgentEvent[] = [];
@@ -98,7 +99,7 @@ describe("abort", () => {
       }
       agent.close();
       await agent.closed;
-      expect([done(seen).stop, fake.requests.length]).toEqual(["aborted", 1]);
+      expect([done(seen).stop, fake().requests.length]).toEqual(["aborted", 1]);
       expect(effectiveStatus(loadRun(done(seen).runId)!)).toBe("aborted");
     } finally {
       rmSync(cwd, { recursive: true, force: true });
@@ -113,7 +114,7 @@ describe("parallel calls", () => {
       let arrived = 0;
       let bothHere!: () => void;
       const together = new Promise<void>((resolve) => (bothHere = resolve));
-      fake.respond(async (request, index) => {
+      fake().respond(async (request, index) => {
         if (index === 0)
           return {
             toolCalls: [
@@ -138,48 +139,9 @@ describe("parallel calls", () => {
       expect(results).toEqual(["t1", "t2"]);
       // Each subagent's answer came back (one held until the other arrived): run one after the
       // other, the first would have waited in vain and failed.
-      const last = fake.requests.at(-1)!;
+      const last = fake().requests.at(-1)!;
       expect(toolResults(last).map((content) => content.includes("seen 2"))).toEqual([true, true]);
-      expect(fake.violations).toEqual([]);
-    } finally {
-      rmSync(cwd, { recursive: true, force: true });
-    }
-  }, 30_000);
-});
-
-describe("overflow retry", () => {
-  test("a context-length error compacts the history and retries the step with a smaller request", async () => {
-    freshFolder();
-    try {
-      writeFileSync(join(cwd, "big.txt"), Array.from({ length: 60 }, (_, i) => `line ${i} ${"x".repeat(50)}`).join("\n"));
-      const isSummary = (request: RecordedRequest) => !request.body.tools || request.body.tools.length === 0;
-      let step = 0;
-      let overflowed = -1;
-      fake.respond((request, index) => {
-        if (isSummary(request)) return { text: "## Goal\n- read big.txt" };
-        step += 1;
-        if (step <= 6) return { toolCalls: [{ name: "read_file", input: { path: "big.txt", offset: step } }] };
-        if (overflowed < 0) {
-          overflowed = index;
-          return {
-            error: {
-              status: 400,
-              code: "context_length_exceeded",
-              message: "This model's maximum context length is 6000 tokens. However, your messages resulted in 9000 tokens.",
-            },
-          };
-        }
-        return { text: "Recovered." };
-      });
-      const { agent } = await open({ yolo: true });
-      const events = await collect(agent.turn("read big.txt", new AbortController().signal));
-      agent.close();
-      await agent.closed;
-      expect(done(events).stop).toBe("completed");
-      expect(events.some((event) => event.type === "compacted")).toBe(true);
-      const size = (request: RecordedRequest) => JSON.stringify(request.body).length;
-      const retried = fake.requests.slice(overflowed + 1).find((request) => !isSummary(request))!;
-      expect(size(retried)).toBeLessThan(size(fake.requests[overflowed]!));
+      expect(fake().violations).toEqual([]);
     } finally {
       rmSync(cwd, { recursive: true, force: true });
     }

@@ -7,53 +7,41 @@
  * ends the turn with the numbers, never resending a body. test/e2e/overflow.test.ts keeps one
  * protocol of each through the binary (what it prints, its exit code, `-c` in a new process).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import type { AgentFlags } from "../../lib/config/flags.ts";
 import type { AgentEvent } from "../../lib/events.ts";
 import { paths } from "../../lib/platform/paths.ts";
-import { startFakeProvider, type FakeProvider, type FakeStep, type RecordedRequest } from "../fakes/provider.ts";
-import { runTurn, type Protocol } from "./in-process-agent.ts";
+import type { FakeStep, RecordedRequest } from "../fakes/provider.ts";
+import { isSummaryRequest } from "../fakes/wire-readers.ts";
+import { runTurn, useFakeProvider, writeConfig, type Protocol } from "./in-process-agent.ts";
 import { useTempHome } from "./temp-home.ts";
 
 useTempHome("shiro-overflow-");
 
 const STEPS = 60;
-let fake: FakeProvider;
+const fake = useFakeProvider({ contextWindow: 16_000 });
 let cwd: string;
-// Starting the fake compiles its request schemas: slow on a busy machine, so the hooks get time.
-beforeAll(async () => {
-  fake = await startFakeProvider({ contextWindow: 16_000 });
-}, 60_000);
-afterAll(async () => {
-  await fake.stop();
-}, 30_000);
 
-const isSummaryRequest = (request: RecordedRequest) => !request.body.tools || request.body.tools.length === 0;
 const bytesOf = (request: RecordedRequest) => JSON.stringify(request.body).length;
 const done = (events: readonly AgentEvent[]) => events.find((event) => event.type === "done") as Extract<AgentEvent, { type: "done" }>;
 const notices = (events: readonly AgentEvent[]) => events.flatMap((event) => (event.type === "notice" ? [event.text] : []));
 const errors = (events: readonly AgentEvent[]) => events.flatMap((event) => (event.type === "error" ? [event.error] : []));
 const answer = (events: readonly AgentEvent[]) => events.flatMap((event) => (event.type === "text" ? [event.text] : [])).join("");
 
-function writeConfig(config: Record<string, unknown>): void {
-  mkdirSync(dirname(paths.config()), { recursive: true });
-  writeFileSync(paths.config(), JSON.stringify(config));
-}
-
 function writeBigFile(): void {
   writeFileSync(join(cwd, "big.txt"), Array.from({ length: 60 }, (_, i) => `line ${i} ${"x".repeat(50)}`).join("\n"));
 }
 
 /** One turn of a fresh agent (closed after it), with its events. */
-const turn = (protocol: Protocol, prompt: string, flags: Partial<AgentFlags> = {}) => runTurn(fake, { cwd, protocol, prompt, flags });
+const turn = (protocol: Protocol, prompt: string, flags: Partial<AgentFlags> = {}) => runTurn(fake(), { cwd, protocol, prompt, flags });
 
 /** A responder for a turn of `steps` read_file (or grep) steps then an answer; summaries answered apart. */
 function respondWithSteps(steps: number, text: string, tool: "read_file" | "grep" = "read_file"): { tools: () => number } {
   let step = 0;
-  fake.respond((request) => {
+  fake().respond((request) => {
     if (isSummaryRequest(request)) return { text: "## Goal\n- read big.txt again and again" };
     step += 1;
     if (step > steps) return { text };
@@ -66,7 +54,7 @@ function respondWithSteps(steps: number, text: string, tool: "read_file" | "grep
 function inFreshFolder(run: () => Promise<void>): () => Promise<void> {
   return async () => {
     cwd = mkdtempSync(join(tmpdir(), "shiro-overflow-cwd-"));
-    fake.reset();
+    fake().reset();
     try {
       await run();
     } finally {
@@ -100,13 +88,13 @@ for (const protocol of ["chat", "responses", "anthropic"] as const) {
         const one = await turn(protocol, "read big.txt many times");
         expect([first.tools(), done(one.events).stop, done(one.events).steps]).toEqual([STEPS, "completed", STEPS + 1]);
         expect(one.events.some((event) => event.type === "compacted")).toBe(true);
-        expect(fake.violations).toEqual([]);
+        expect(fake().violations).toEqual([]);
 
         const second = respondWithSteps(STEPS, "Searched it 60 times.", "grep");
         const two = await turn(protocol, "again, please", { continue: true });
         expect([second.tools(), done(two.events).stop, done(two.events).sessionId]).toEqual([STEPS, "completed", one.agent.session.id]);
         expect(two.events.some((event) => event.type === "compacted")).toBe(true);
-        expect(fake.violations).toEqual([]);
+        expect(fake().violations).toEqual([]);
         // The session on disk, as the next process reads it: each exchange records its own tools.
         const saved = JSON.parse(readFileSync(paths.session(one.agent.session.id), "utf8")) as { exchanges: { query: string; toolsSummary?: string }[] };
         expect(saved.exchanges.map((exchange) => [exchange.query, exchange.toolsSummary])).toEqual([
@@ -124,7 +112,7 @@ for (const protocol of ["chat", "responses", "anthropic"] as const) {
         writeConfig({ maxSteps: 100 });
         let step = 0;
         let overflowed = -1;
-        fake.respond((request, index) => {
+        fake().respond((request, index) => {
           if (isSummaryRequest(request)) return { text: "## Goal\n- read big.txt" };
           step += 1;
           if (step <= 8) return { toolCalls: [{ name: "read_file", input: { path: "big.txt", offset: step } }] };
@@ -138,9 +126,12 @@ for (const protocol of ["chat", "responses", "anthropic"] as const) {
         expect([done(events).stop, answer(events)]).toEqual(["completed", "Recovered."]);
         const told = notices(events).filter((text) => text.startsWith("context window exceeded"));
         expect([told.length, told[0]?.endsWith("retrying (1/2)")]).toEqual([1, true]);
-        const retried = fake.requests.slice(overflowed + 1).find((request) => !isSummaryRequest(request))!;
-        expect(bytesOf(retried)).toBeLessThan(bytesOf(fake.requests[overflowed]!));
-        expect(fake.violations).toEqual([]);
+        expect(events.some((event) => event.type === "compacted")).toBe(true);
+        const retried = fake()
+          .requests.slice(overflowed + 1)
+          .find((request) => !isSummaryRequest(request))!;
+        expect(bytesOf(retried)).toBeLessThan(bytesOf(fake().requests[overflowed]!));
+        expect(fake().violations).toEqual([]);
       }),
       60_000,
     );
@@ -151,7 +142,7 @@ for (const protocol of ["chat", "responses", "anthropic"] as const) {
         "an overflow that compacting cannot shrink stops with the numbers, never resending the same body",
         inFreshFolder(async () => {
           writeConfig({});
-          fake.respond((request) =>
+          fake().respond((request) =>
             isSummaryRequest(request)
               ? { text: "## Goal\n- x" }
               : { error: { status: 400, code: "context_length_exceeded", message: "maximum context length is 5000 tokens" } },
@@ -162,7 +153,9 @@ for (const protocol of ["chat", "responses", "anthropic"] as const) {
           expect(errors(events).join("\n")).toMatch(
             /the request is still about \d+ tokens \(\d+ characters\) after compacting, not smaller than the \d+ characters the provider refused as too long; not sending it again/,
           );
-          const bodies = fake.requests.filter((request) => !isSummaryRequest(request)).map((request) => JSON.stringify(request.body));
+          const bodies = fake()
+            .requests.filter((request) => !isSummaryRequest(request))
+            .map((request) => JSON.stringify(request.body));
           expect(new Set(bodies).size).toBe(bodies.length);
         }),
         60_000,

@@ -5,44 +5,33 @@
  * refuses is a real destructive command, not one that would have failed anyway. The calls cross
  * into real shells and the targets are files on disk; no process boundary of shiro's is involved.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { prepareTargets, REFUSED, UNREADABLE, works, type Kind } from "../guard-cases.ts";
-import { startFakeProvider, type FakeProvider } from "../fakes/provider.ts";
-import { runTurn } from "./in-process-agent.ts";
+import { runTurn, useFakeProvider } from "./in-process-agent.ts";
 import { useTempHome } from "./temp-home.ts";
 
 const home = useTempHome("shiro-guard-control-");
-let fake: FakeProvider;
+const fake = useFakeProvider();
 let cwd = "";
-beforeAll(async () => {
-  fake = await startFakeProvider();
-}, 60_000);
-afterAll(async () => {
-  await fake.stop();
-}, 30_000);
-// The shells are login shells (bash -lc): HOME is the temp home, as the binary's is in the
-// end-to-end tests, so no profile or git config of the machine's user is read.
-let savedHome: string | undefined;
+// The shells are login shells (bash -lc): useTempHome points HOME at the temp home too, as the
+// binary's is in the end-to-end tests, so no profile or git config of the machine's user is read.
 beforeEach(() => {
   cwd = mkdtempSync(join(tmpdir(), "shiro-guard-control-cwd-"));
-  savedHome = process.env.HOME;
-  process.env.HOME = home.dir;
-  fake.reset();
+  fake().reset();
 });
 afterEach(() => {
-  process.env.HOME = savedHome;
   rmSync(cwd, { recursive: true, force: true });
-  expect(fake.violations).toEqual([]);
+  expect(fake().violations).toEqual([]);
 });
 
 /** Runs every case's command as one response's bash calls, unguarded, and returns the originals of the targets still intact. */
 async function survivors(cases: { kind: Kind; command: string }[]): Promise<string[]> {
   const prepared = prepareTargets(cwd, home.dir, cases);
-  fake.script({ toolCalls: prepared.map((target) => ({ name: "bash", input: { command: target.command } })) }, { text: "Done." });
-  const { events } = await runTurn(fake, { cwd, protocol: "chat", prompt: "clean everything up", flags: { yolo: true, noPlugins: true, noSandbox: true } });
+  fake().script({ toolCalls: prepared.map((target) => ({ name: "bash", input: { command: target.command } })) }, { text: "Done." });
+  const { events } = await runTurn(fake(), { cwd, protocol: "chat", prompt: "clean everything up", flags: { yolo: true, noPlugins: true, noSandbox: true } });
   expect(events.filter((event) => event.type === "tool-result").length).toBe(prepared.length);
   expect(events.filter((event) => event.type === "tool-denied" || event.type === "tool-error")).toEqual([]);
   expect(events.at(-1)!.type).toBe("done");

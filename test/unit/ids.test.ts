@@ -84,17 +84,24 @@ describe("memoryIds", () => {
 describe("stored session and run ids (lib/store/short-ids.ts)", () => {
   useTempHome("shiro-short-ids-");
 
-  test("agree with the brute-force definition over every stored session and run, though only those sharing 8 characters are sorted", () => {
-    // Three bursts a day apart: each shares its first 8 characters within, none across.
+  /**
+   * Stores `perBurst` sessions and as many runs (and one lease) in each of three bursts a day
+   * apart, `spacing` ms between ids: each burst shares its first 8 characters within, none across.
+   */
+  function storeBursts(perBurst: number, spacing: number): { bursts: number[]; sessions: string[]; runs: string[]; all: string[] } {
     const bursts = [0, 86_400_000, 2 * 86_400_000].map((offset) => Date.parse("2026-12-01T20:00:00Z") + offset);
-    const sessions = bursts.flatMap((start) => Array.from({ length: 40 }, (_, i) => uuidv7(start + i * 7)));
-    const runs = bursts.flatMap((start) => Array.from({ length: 40 }, (_, i) => uuidv7(start + i * 7)));
+    const sessions = bursts.flatMap((start) => Array.from({ length: perBurst }, (_, i) => uuidv7(start + i * spacing)));
+    const runs = bursts.flatMap((start) => Array.from({ length: perBurst }, (_, i) => uuidv7(start + i * spacing)));
     mkdirSync(paths.sessionsDir(), { recursive: true });
     mkdirSync(paths.runsDir(), { recursive: true });
     for (const id of sessions) writeFileSync(join(paths.sessionsDir(), `${id}.json`), "{}");
     for (const id of runs) writeFileSync(join(paths.runsDir(), `${id}.json`), "{}");
     writeFileSync(join(paths.sessionsDir(), `${sessions[0]}.lease`), "{}");
-    const all = [...sessions, ...runs];
+    return { bursts, sessions, runs, all: [...sessions, ...runs] };
+  }
+
+  test("agree with the brute-force definition over every stored session and run, though only those sharing 8 characters are sorted", () => {
+    const { sessions, runs, all } = storeBursts(40, 7);
     const asked = [sessions[3]!, runs[50]!, sessions[119]!];
     expect(shortSessionIds(asked)).toEqual(asked.map((id) => bruteForce(id, all)));
     expect([shortSessionId(sessions[3]!), shortRunId(runs[50]!)]).toEqual([bruteForce(sessions[3]!, all), bruteForce(runs[50]!, all)]);
@@ -102,15 +109,7 @@ describe("stored session and run ids (lib/store/short-ids.ts)", () => {
   });
 
   test("the end-of-run listing keeps only the ids sharing the saved id's head, and shortens to what the full listing gives", async () => {
-    const bursts = [0, 86_400_000, 2 * 86_400_000].map((offset) => Date.parse("2026-12-01T20:00:00Z") + offset);
-    const sessions = bursts.flatMap((start) => Array.from({ length: 300 }, (_, i) => uuidv7(start + i * 3)));
-    const runs = bursts.flatMap((start) => Array.from({ length: 300 }, (_, i) => uuidv7(start + i * 3)));
-    mkdirSync(paths.sessionsDir(), { recursive: true });
-    mkdirSync(paths.runsDir(), { recursive: true });
-    for (const id of sessions) writeFileSync(join(paths.sessionsDir(), `${id}.json`), "{}");
-    for (const id of runs) writeFileSync(join(paths.runsDir(), `${id}.json`), "{}");
-    writeFileSync(join(paths.sessionsDir(), `${sessions[0]}.lease`), "{}");
-    const all = [...sessions, ...runs];
+    const { bursts, sessions, runs, all } = storeBursts(300, 3);
     // Made here after the listing: a new session and its run in the same millisecond as a stored one.
     const made = [uuidv7(bursts[1]! + 30), uuidv7(bursts[1]! + 30)];
     for (const id of [sessions[0]!, sessions[450]!, runs[899]!, made[0]!]) {

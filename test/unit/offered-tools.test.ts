@@ -5,23 +5,17 @@
  * request the fake provider received, which needs no compiled binary; that file keeps a
  * withheld tool called anyway, through the binary.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentFlags } from "../../lib/config/flags.ts";
-import { startFakeProvider, type FakeProvider, type RecordedRequest } from "../fakes/provider.ts";
-import { runTurn } from "./in-process-agent.ts";
+import type { RecordedRequest } from "../fakes/provider.ts";
+import { runTurn, useFakeProvider, writeConfig } from "./in-process-agent.ts";
 import { useTempHome } from "./temp-home.ts";
 
-const home = useTempHome("shiro-offered-");
-let fake: FakeProvider;
-beforeAll(async () => {
-  fake = await startFakeProvider();
-}, 60_000);
-afterAll(async () => {
-  await fake.stop();
-}, 30_000);
+useTempHome("shiro-offered-");
+const fake = useFakeProvider();
 
 const toolNamesOf = (request: RecordedRequest): string[] =>
   ((request.body.tools ?? []) as { name?: string; function?: { name: string } }[]).map((tool) => String(tool.name ?? tool.function?.name));
@@ -40,17 +34,14 @@ for (const c of cases) {
   test(`${c.label}: bash ${c.bash ? "offered" : "withheld"}, write_file ${c.write ? "offered" : "withheld"}`, async () => {
     const cwd = mkdtempSync(join(tmpdir(), "shiro-offered-cwd-"));
     try {
-      if (c.config) {
-        mkdirSync(join(home.dir, ".shiro-neko"), { recursive: true });
-        writeFileSync(join(home.dir, ".shiro-neko", "config.json"), JSON.stringify(c.config));
-      }
-      fake.reset();
-      fake.script({ text: "ok" });
-      const { events } = await runTurn(fake, { cwd, protocol: "chat", prompt: "hi", flags: c.flags });
+      if (c.config) writeConfig(c.config);
+      fake().reset();
+      fake().script({ text: "ok" });
+      const { events } = await runTurn(fake(), { cwd, protocol: "chat", prompt: "hi", flags: c.flags });
       expect(events.at(-1)).toMatchObject({ type: "done", stop: "completed" });
-      const names = toolNamesOf(fake.requests[0]!);
+      const names = toolNamesOf(fake().requests[0]!);
       expect([names.includes("bash"), names.includes("write_file")]).toEqual([c.bash, c.write]);
-      expect(fake.violations).toEqual([]);
+      expect(fake().violations).toEqual([]);
     } finally {
       rmSync(cwd, { recursive: true, force: true });
     }

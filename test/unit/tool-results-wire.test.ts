@@ -5,34 +5,27 @@
  * (with what the user reads on stderr); what is asserted here is the next request the fake
  * provider received.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startFakeProvider, type FakeProvider } from "../fakes/provider.ts";
 import { toolResultsOf } from "../fakes/wire-readers.ts";
-import { runTurn, type Protocol } from "./in-process-agent.ts";
+import { runTurn, useFakeProvider, type Protocol } from "./in-process-agent.ts";
 import { useTempHome } from "./temp-home.ts";
 
 useTempHome("shiro-tool-results-");
-let fake: FakeProvider;
-beforeAll(async () => {
-  fake = await startFakeProvider();
-}, 60_000);
-afterAll(async () => {
-  await fake.stop();
-}, 30_000);
+const fake = useFakeProvider();
 
 /** One turn in a fresh folder holding `files`: the tool results of the request after the first, and the names of the calls that ended in a tool-error event. */
 async function secondRequestResults(protocol: Protocol, files: Record<string, string>): Promise<{ outputs: string[]; failed: string[] }> {
   const cwd = mkdtempSync(join(tmpdir(), "shiro-tool-results-cwd-"));
   try {
     for (const [name, text] of Object.entries(files)) writeFileSync(join(cwd, name), text);
-    const { events } = await runTurn(fake, { cwd, protocol, prompt: "go" });
+    const { events } = await runTurn(fake(), { cwd, protocol, prompt: "go" });
     expect(events.at(-1)).toMatchObject({ type: "done", stop: "completed" });
-    expect(fake.violations).toEqual([]);
+    expect(fake().violations).toEqual([]);
     const failed = events.flatMap((event) => (event.type === "tool-error" ? [event.name] : []));
-    return { outputs: toolResultsOf(fake.requests[1]!).map((result) => result.output), failed };
+    return { outputs: toolResultsOf(fake().requests[1]!).map((result) => result.output), failed };
   } finally {
     rmSync(cwd, { recursive: true, force: true });
   }
@@ -41,8 +34,8 @@ async function secondRequestResults(protocol: Protocol, files: Record<string, st
 for (const protocol of ["chat", "responses", "anthropic"] as const) {
   describe(`tool results over ${protocol}`, () => {
     test("parallel calls in one step are all answered, in call order", async () => {
-      fake.reset();
-      fake.script(
+      fake().reset();
+      fake().script(
         {
           toolCalls: [
             { name: "read_file", input: { path: "a.txt" } },
@@ -56,8 +49,8 @@ for (const protocol of ["chat", "responses", "anthropic"] as const) {
     });
 
     test("an unknown tool and invalid arguments come back to the model as errors", async () => {
-      fake.reset();
-      fake.script(
+      fake().reset();
+      fake().script(
         {
           toolCalls: [
             { name: "launch_rockets", input: {} },
