@@ -29,6 +29,7 @@ import { loadRun, readRunEvents } from "../store/runs.ts";
 import { loadSession } from "../store/sessions.ts";
 import type { SessionRecord } from "../store/session-record.ts";
 import { runDocs, sessionDocs, type TranscriptDoc } from "./transcript-docs.ts";
+import { statStamp } from "../state-file/file-stamp.ts";
 
 export const SESSION_PREFIX = "session:";
 export const RUN_PREFIX = "run:";
@@ -182,7 +183,7 @@ function _fileStamp(path: string): string | undefined {
 
 /** A source's stamp, the same for a save (`_syncFile`) and a full check (`_filesIn`); only regular files are sources (a device or pipe behind a name would be read forever). */
 function _stampOf(stat: Stats): string | undefined {
-  return stat.isFile() ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : undefined;
+  return stat.isFile() ? statStamp(stat) : undefined;
 }
 
 /** One session, re-read from disk (undefined when it is gone or unreadable). */

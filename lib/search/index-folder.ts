@@ -32,7 +32,7 @@
  *   was last read here is not read again.
  * - A write that fails is reported through `onNotice`; the index in memory is still returned.
  */
-import { existsSync, mkdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { withLockSync } from "../state-file/file-lock.ts";
 import { writeJsonAtomic } from "../state-file/json-file.ts";
@@ -43,6 +43,7 @@ import { openSegmentFiles, removeStraySegments, writeSegmentFile } from "./segme
 import { mergeSegments } from "./segment-merge.ts";
 import { createSegmentedIndex, type SegmentedIndex } from "./segmented-index.ts";
 import { TOKENIZER_VERSION } from "./tokenize.ts";
+import { fileStamp } from "../state-file/file-stamp.ts";
 
 export type { IndexManifest } from "./index-manifest.ts";
 
@@ -110,7 +111,7 @@ export function openIndexFolder(dir: string, options: IndexFolderOptions): Index
   const notice = (reason: string) => options.onNotice?.(`${options.label} ${dir} was unreadable (${reason}); rebuilt it`);
 
   const load = (): _Loaded => {
-    const stamp = _stamp(manifestPath);
+    const stamp = fileStamp(manifestPath);
     const cached = _cache.get(dir);
     if (cached && stamp && cached.stamp === stamp && !cached.loaded.index.dirty) return cached.loaded;
     const loaded = _load(dir, manifestPath, _readManifestOnce(manifestPath, stamp));
@@ -277,7 +278,7 @@ export function openIndexFolder(dir: string, options: IndexFolderOptions): Index
     },
 
     manifest() {
-      const read = _readManifestOnce(manifestPath, _stamp(manifestPath));
+      const read = _readManifestOnce(manifestPath, fileStamp(manifestPath));
       return read.status === "ok" ? read.manifest : undefined;
     },
   };
@@ -374,14 +375,5 @@ function _load(dir: string, manifestPath: string, first?: _ManifestRead): _Loade
         error instanceof IndexCorruptError ? error.message : (error as NodeJS.ErrnoException).code === "ENOENT" ? "a segment is missing" : String(error);
       return { status: "corrupt", reason, index: createSegmentedIndex() };
     }
-  }
-}
-
-function _stamp(path: string): string | undefined {
-  try {
-    const stat = statSync(path);
-    return `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
-  } catch {
-    return undefined;
   }
 }

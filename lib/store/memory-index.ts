@@ -29,7 +29,7 @@
  * An id is looked up by searching the text for its first characters, not by splitting every line.
  * Derived data: deleting it costs one slower prompt.
  */
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Bm25Index, IndexedDocInput } from "../search/bm25-index.ts";
 import { COMPACT_AFTER_SEGMENTS, openIndexFolder, type CompactResult } from "../search/index-folder.ts";
@@ -39,6 +39,7 @@ import type { EpisodeIds } from "./memory-lookup.ts";
 import type { MemoryEntry, MemoryStore, ScopedMemoryEntry } from "./memory.ts";
 import { redactText } from "../secrets/redact.ts";
 import { writeTextAtomic } from "../state-file/json-file.ts";
+import { fileStamp } from "../state-file/file-stamp.ts";
 
 /** The index segment of a store's notes. */
 export function noteSegment(store: Pick<MemoryStore, "scope" | "agent">): string {
@@ -98,7 +99,7 @@ export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex 
   });
   const file = _folder(sources.projectRoot, sources.onNotice);
   const idsPath = join(file.dir, _IDS_FILE);
-  const episodesStamp = sources.episodes ? _fileStamp(sources.episodes.path) : undefined;
+  const episodesStamp = sources.episodes ? (fileStamp(sources.episodes.path) ?? "missing") : undefined;
   let listedIds: string | undefined;
   const keepIds = (stamp: string, ids: readonly EpisodeIds[]) => {
     if (listedIds === stamp || ids.length === 0) return;
@@ -226,15 +227,6 @@ function _idsStamp(ids: string[]): string {
 }
 
 const _encoder = new TextEncoder();
-
-function _fileStamp(path: string): string {
-  try {
-    const stat = statSync(path);
-    return `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
-  } catch {
-    return "missing";
-  }
-}
 
 /** An episode's result line material: the first prompt, three changed files (`first` leading), the first failing command or else the first. */
 export function episodeCard(episode: Episode, first?: string): EpisodeCard {

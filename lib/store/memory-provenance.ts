@@ -17,6 +17,7 @@ import { basename, isAbsolute, relative, resolve, sep } from "node:path";
 import { runGitSync } from "../shell/safe-git.ts";
 import { sha256Hex } from "../platform/sha256.ts";
 import type { MemoryEntry, MemorySource } from "./memory-file.ts";
+import { statStamp } from "../state-file/file-stamp.ts";
 
 export const PROVENANCE_FILE_CAP = 8;
 const _GIT_TIMEOUT_MS = 3_000;
@@ -107,7 +108,7 @@ export function hashFile(path: string): string | null {
   try {
     const stat = statSync(path);
     if (!stat.isFile() || stat.size > _HASH_BYTES_CAP) return null;
-    const stamp = `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+    const stamp = statStamp(stat);
     const known = _hashes.get(path);
     if (known?.stamp === stamp) return known.hash;
     const hash = sha256Hex(readFileSync(path)).slice(0, 16);
