@@ -332,7 +332,7 @@ const _messageOf = (error: unknown) => (error instanceof Error ? error.message :
 
 function _describeFailure(server: _Server, error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
-  let message = error instanceof Error ? error.message : String(error);
+  let message = _messageOf(error);
   if (code === "ENOENT" && isLocalServer(server.config)) message = `command not found: ${server.config.command}`;
   // The SDK's HTTP errors carry the status in `code`, not in the message.
   if (typeof code === "number" && code >= 100 && code < 600 && !message.includes(String(code))) message += ` (HTTP ${code})`;
