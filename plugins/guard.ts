@@ -32,7 +32,6 @@ import {
 } from "../lib/shell/read.ts";
 import { startsOption } from "../lib/shell/options.ts";
 import { findUnreadable, type UnreadableClass } from "./guard-unreadable.ts";
-import { isRewindable } from "./guard-rewind.ts";
 
 export interface GuardRule {
   why: string;
@@ -316,7 +315,12 @@ export function createGuardPlugin(): Plugin {
       const finding = inspectCommand(command);
       if (!finding) return undefined;
       // What stays in covered workspace files, a checkpoint can take back: a question instead (guard-rewind.ts).
-      if (finding.action === "refuse" && checkpoint && isRewindable(command, GUARD_RULES, { root: cwd, maxFileBytes: checkpoint.maxFileBytes }))
+      // Loaded only for a refusal under a checkpoint: the rewind check walks the tree, ignore files included.
+      if (
+        finding.action === "refuse" &&
+        checkpoint &&
+        (await import("./guard-rewind.ts")).isRewindable(command, GUARD_RULES, { root: cwd, maxFileBytes: checkpoint.maxFileBytes })
+      )
         return { ask: `this would be refused (${finding.rule}), but a checkpoint covers it: /undo or shiro rewind takes it back` };
       return finding.action === "refuse" ? finding.message : { ask: finding.message };
     },

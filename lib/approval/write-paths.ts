@@ -117,3 +117,25 @@ export function movePaths(input: unknown, root: string): string[] {
   const trimmedTo = to.replace(/[/\\]+$/, "");
   return [from, to, ...under.flatMap((path) => [path, `${trimmedTo}${path.slice(trimmedFrom.length)}`])];
 }
+
+/** A ref split at the colon that starts its path (`HEAD:a.ts`, `:0:a.ts`, `:a.ts`); `:/text` and plain refs have none. */
+export function splitRefPath(ref: string): { rev: string; path?: string } {
+  if (ref.startsWith(":/")) return { rev: ref };
+  const stage = /^:[0-3]:/.exec(ref);
+  if (stage) return { rev: stage[0].slice(0, -1), path: ref.slice(stage[0].length) };
+  let depth = 0;
+  for (let i = 0; i < ref.length; i++) {
+    const ch = ref[i];
+    if (ch === "{") depth++;
+    else if (ch === "}") depth = Math.max(0, depth - 1);
+    else if (ch === ":" && depth === 0) return { rev: ref.slice(0, i), path: ref.slice(i + 1) };
+  }
+  return { rev: ref };
+}
+
+/** The path a `REF:PATH` names, as spelled, for git_show's `paths` declaration. */
+export function refPath(ref: unknown): string[] {
+  if (typeof ref !== "string") return [];
+  const { path } = splitRefPath(ref);
+  return path === undefined || path === "" ? [] : [path];
+}

@@ -13,6 +13,7 @@
  */
 import { posix, resolve } from "node:path";
 import { classifySecretContent, classifySecretFile, classifySecretPath } from "../secrets/classify.ts";
+import { splitRefPath } from "../approval/write-paths.ts";
 import { resolveInWorkspace, toWorkspacePath } from "./jail.ts";
 
 /** Reads `git rev-parse --show-prefix` (the workspace's folder inside its repository, `` or `sub/`). */
@@ -21,21 +22,6 @@ export type PrefixReader = () => Promise<string>;
 /** The workspace-relative pathspec of `path` (`.` for the root). Throws the jail's errors. */
 export function scopePath(root: string, path: string): string {
   return toWorkspacePath(root, resolveInWorkspace(root, path));
-}
-
-/** A ref split at the colon that starts its path (`HEAD:a.ts`, `:0:a.ts`, `:a.ts`); `:/text` and plain refs have none. */
-export function splitRefPath(ref: string): { rev: string; path?: string } {
-  if (ref.startsWith(":/")) return { rev: ref };
-  const stage = /^:[0-3]:/.exec(ref);
-  if (stage) return { rev: stage[0].slice(0, -1), path: ref.slice(stage[0].length) };
-  let depth = 0;
-  for (let i = 0; i < ref.length; i++) {
-    const ch = ref[i];
-    if (ch === "{") depth++;
-    else if (ch === "}") depth = Math.max(0, depth - 1);
-    else if (ch === ":" && depth === 0) return { rev: ref.slice(0, i), path: ref.slice(i + 1) };
-  }
-  return { rev: ref };
 }
 
 /** The workspace-relative form of PATH in `REF:PATH`, as git reads it from `prefix`; throws when it leaves the workspace. */
@@ -59,13 +45,6 @@ export async function scopeRef(ref: string, readPrefix: PrefixReader): Promise<{
   if (path.includes("\0")) throw new Error(`Invalid ref ${JSON.stringify(ref)}: it contains a NUL byte.`);
   const scoped = scopeRefPath(path, await readPrefix());
   return { ref: `${rev}:./${scoped === "." ? "" : scoped}`, path: scoped };
-}
-
-/** The path a `REF:PATH` names, as spelled, for the tool's `paths` declaration. */
-export function refPath(ref: unknown): string[] {
-  if (typeof ref !== "string") return [];
-  const { path } = splitRefPath(ref);
-  return path === undefined || path === "" ? [] : [path];
 }
 
 /**

@@ -16,7 +16,8 @@
  * `<attached resource="server:uri">…</attached>` when `readResource` knows the server.
  */
 import { statSync } from "node:fs";
-import { readNumberedLines, READ_LIMIT } from "../tools/fs.ts";
+import { READ_LIMIT } from "../tools/tool-limits.ts";
+import { readNumberedLines } from "../tools/fs-run.ts";
 import { readWorkspaceFile } from "../tools/file-read.ts";
 import { resolveInWorkspace } from "../tools/jail.ts";
 import { capResult } from "../tools/types.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { createProtectPlugin, protectReason } from "../../plugins/protect.ts";
 import { createSecretsPlugin, secretReason } from "../../plugins/secrets.ts";
-import { parsePatch } from "../../lib/tools/patch.ts";
+import { parsePatch } from "../../lib/tools/patch-run.ts";
 import { callSubjects } from "../../lib/approval/rules.ts";
 import { builtinTools } from "../../lib/tools/index.ts";
 import { patchPaths, pathSegments } from "../../lib/approval/write-paths.ts";

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { startFakeProvider, type FakeProvider, type FakeStep } from "../fakes/provider.ts";
@@ -76,14 +76,44 @@ test("a plain answer loads only the ranking its memory section is chosen by, not
 }, 60_000);
 
 /**
+ * What the built-in tools do when called, and what only that needs: a plain answer loads the
+ * tools' declarations (lib/tools/<tool>.ts), never these; each loads at its tool's first call.
+ */
+const _TOOL_IMPLEMENTATIONS = [
+  "lib/tools/fs-run.ts",
+  "lib/tools/edit-run.ts",
+  "lib/tools/patch-run.ts",
+  "lib/tools/grep-run.ts",
+  "lib/tools/git-run.ts",
+  "lib/tools/web-run.ts",
+  "lib/tools/bash-run.ts",
+  "lib/tools/walk.ts",
+  "lib/tools/file-read.ts",
+  "lib/tools/git-scope.ts",
+  "lib/tools/net-guard.ts",
+  "lib/tools/html-to-markdown.ts",
+  "plugins/guard-rewind.ts",
+];
+
+test("a tool's implementation loads at its first call, and only that tool's", async () => {
+  writeFileSync(join(dir, "listed.txt"), "x\n");
+  const listed = await _modulesLoaded(["-p", "list", "--yolo"], [{ toolCalls: [{ name: "glob", input: { pattern: "*" } }] }, { text: "done" }], "/");
+  const sources = listed.filter((path) => path.startsWith(ROOT + "/")).map((path) => path.slice(ROOT.length + 1));
+  expect(_TOOL_IMPLEMENTATIONS.filter((module) => sources.includes(module))).toEqual(["lib/tools/fs-run.ts", "lib/tools/walk.ts", "lib/tools/file-read.ts"]);
+  expect(listed.some((path) => path.includes("/node_modules/ignore/"))).toBe(true);
+  const result = fake.requests[1]!.body.messages.at(-1);
+  expect([result.role, result.content.split("\n").includes("listed.txt")]).toEqual(["tool", true]);
+}, 30_000);
+
+/**
  * The start-up set of a plain answer, pinned: what `shiro -p hi` loads in an empty home. Adding to
  * it is a deliberate act (raise the ceiling and say why in docs/development.md, "Start-up"): a
  * heavy module that creeps back onto the path fails here. Packages are listed exactly; source
  * modules may not import, at their top, a Node builtin that loads Node's stream machinery or
  * node:crypto (each costs a compiled binary milliseconds of its start; lib/platform/sha256.ts).
  */
-const _START_UP_PACKAGES = ["@valibot/to-json-schema", "destr", "eventsource-parser", "ignore", "ofetch", "stemmer", "ufo", "valibot"];
-const _START_UP_CEILING = 265;
+const _START_UP_PACKAGES = ["@valibot/to-json-schema", "destr", "eventsource-parser", "ofetch", "stemmer", "ufo", "valibot"];
+const _START_UP_CEILING = 260;
 const _NEVER_AT_START_UP = [
   "lib/ui/repl.ts",
   "lib/ui/attachments.ts",
@@ -96,6 +126,7 @@ const _NEVER_AT_START_UP = [
   "lib/extensions/mcp/tools.ts",
   "cmd/_help.ts",
   "cmd/_run-citty.ts",
+  ..._TOOL_IMPLEMENTATIONS,
 ];
 const _HEAVY_BUILTIN = /^\s*import\s+(?!type\b)[^;]*?from\s+"node:(crypto|net|tls|http|https|http2|zlib|readline|stream|stream\/promises|worker_threads|dns)"/m;
 

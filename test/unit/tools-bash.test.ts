@@ -5,7 +5,8 @@ import { join } from "node:path";
 import * as v from "valibot";
 import { callSubjects } from "../../lib/approval/rules.ts";
 import { loadShellParser } from "../../lib/shell/parser.ts";
-import { INTERRUPTED_MESSAGE, NO_OUTPUT_NOTE, bashTool } from "../../lib/tools/bash.ts";
+import { bashTool } from "../../lib/tools/bash.ts";
+import { INTERRUPTED_MESSAGE, NO_OUTPUT_NOTE } from "../../lib/tools/bash-run.ts";
 import type { ToolContext } from "../../lib/tools/types.ts";
 import { errorOf } from "./tools-workspace.ts";
 

@@ -9,7 +9,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createGitTools } from "../../lib/tools/git.ts";
-import { scopeRefPath, splitRefPath, withholdSecretDiffs } from "../../lib/tools/git-scope.ts";
+import { splitRefPath } from "../../lib/approval/write-paths.ts";
+import { scopeRefPath, withholdSecretDiffs } from "../../lib/tools/git-scope.ts";
 import { errorOf, runTool } from "./tools-workspace.ts";
 
 let repo = "";

@@ -4,7 +4,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as v from "valibot";
-import { EMPTY_REPLY_MESSAGE, NOTHING_STAGED_MESSAGE, createGitTools, extractCommitSubject, gitTools } from "../../lib/tools/git.ts";
+import { createGitTools, gitTools } from "../../lib/tools/git.ts";
+import { EMPTY_REPLY_MESSAGE, NOTHING_STAGED_MESSAGE, extractCommitSubject } from "../../lib/tools/git-run.ts";
 import type { ToolDefinition } from "../../lib/tools/types.ts";
 import { errorOf, runTool } from "./tools-workspace.ts";
 

@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { chmodSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { findRipgrep, grepTool } from "../../lib/tools/grep.ts";
+import { grepTool } from "../../lib/tools/grep.ts";
+import { findRipgrep } from "../../lib/tools/grep-run.ts";
 import { hostDescribe, hostPackage, hostTest } from "../host-packages.ts";
 import { errorOf, makeWorkspace, runTool } from "./tools-workspace.ts";
 

@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { formatSize, globTool, listDirTool } from "../../lib/tools/fs.ts";
+import { globTool, listDirTool } from "../../lib/tools/fs.ts";
+import { formatSize } from "../../lib/tools/fs-run.ts";
 import { errorOf, makeWorkspace, runTool } from "./tools-workspace.ts";
 
 const ws = makeWorkspace({

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { chmodSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { applyPatchTool, parsePatch } from "../../lib/tools/patch.ts";
+import { applyPatchTool } from "../../lib/tools/patch.ts";
+import { parsePatch } from "../../lib/tools/patch-run.ts";
 import { patchPaths } from "../../lib/approval/write-paths.ts";
 import { errorOf, makeWorkspace, runTool, type Workspace } from "./tools-workspace.ts";
 
