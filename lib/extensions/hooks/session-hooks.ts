@@ -14,7 +14,6 @@ import type { HookEntry, HookEventName } from "../../config/hooks-config.ts";
 import type { AgentEvent } from "../../events.ts";
 import type { CommandSandbox } from "../../sandbox/session.ts";
 import type { ToolDefinition } from "../../tools/types.ts";
-import { runHookProcess } from "./hook-process.ts";
 import { hookMatches, readHookRun, type HookVerdict } from "./hook-output.ts";
 import { redactText } from "../../secrets/redact.ts";
 
@@ -102,6 +101,7 @@ export function createSessionHooks(options: SessionHooksOptions): SessionHooks {
       seen.add(entry.command);
       return true;
     });
+    if (selected.length === 0) return { events: [] as AgentEvent[], ran: [] as _Ran[] };
     const stdin = JSON.stringify({
       session_id: options.sessionId,
       transcript_path: options.transcriptPath,
@@ -110,6 +110,8 @@ export function createSessionHooks(options: SessionHooksOptions): SessionHooks {
       hook_event_name: event,
       ...fields,
     });
+    // The process runner loads with the first hook that runs: a session without hooks never loads it.
+    const { runHookProcess } = await import("./hook-process.ts");
     const ran = await Promise.all(
       selected.map(async (entry) => {
         const result = await runHookProcess(entry.command, stdin, entry.timeoutSec * 1000, {
