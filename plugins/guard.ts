@@ -17,7 +17,7 @@
  * the gate asks the user, and refuses where nobody can answer. What runs from a file (a script,
  * a Makefile, a git alias in the config) is not read. This is a seatbelt, not a sandbox.
  */
-import type { Plugin } from "../lib/extension-api/plugin-api.ts";
+import type { ToolCallInfo, ToolCallVerdict } from "../lib/extension-api/plugin-api.ts";
 import { loadShellParser } from "../lib/shell/parser.ts";
 import { peelCommand } from "../lib/shell/peel.ts";
 import {
@@ -304,25 +304,21 @@ function _shown(command: string): string {
   return flat.length > _SHOWN ? `${flat.slice(0, _SHOWN - 1)}…` : flat;
 }
 
-export function createGuardPlugin(): Plugin {
-  return {
-    name: "guard",
-    description: "refuses destructive bash commands (rm -rf, git reset --hard, force pushes, piping into a shell, …) and asks about commands it cannot read",
-    // Every call of a tool that declares a shell command (its `command`), whatever its name.
-    async beforeToolCall({ command, cwd, checkpoint }) {
-      if (typeof command !== "string") return undefined;
-      await loadShellParser();
-      const finding = inspectCommand(command);
-      if (!finding) return undefined;
-      // What stays in covered workspace files, a checkpoint can take back: a question instead (guard-rewind.ts).
-      // Loaded only for a refusal under a checkpoint: the rewind check walks the tree, ignore files included.
-      if (
-        finding.action === "refuse" &&
-        checkpoint &&
-        (await import("./guard-rewind.ts")).isRewindable(command, GUARD_RULES, { root: cwd, maxFileBytes: checkpoint.maxFileBytes })
-      )
-        return { ask: `this would be refused (${finding.rule}), but a checkpoint covers it: /undo or shiro rewind takes it back` };
-      return finding.action === "refuse" ? finding.message : { ask: finding.message };
-    },
-  };
+/**
+ * The guard plugin's answer (guard-plugin.ts) for a call whose tool declares a shell command:
+ * the refusal, a question, or undefined when the command passes.
+ */
+export async function judgeCommand(command: string, { cwd, checkpoint }: Pick<ToolCallInfo, "cwd" | "checkpoint">): Promise<ToolCallVerdict | undefined> {
+  await loadShellParser();
+  const finding = inspectCommand(command);
+  if (!finding) return undefined;
+  // What stays in covered workspace files, a checkpoint can take back: a question instead (guard-rewind.ts).
+  // Loaded only for a refusal under a checkpoint: the rewind check walks the tree, ignore files included.
+  if (
+    finding.action === "refuse" &&
+    checkpoint &&
+    (await import("./guard-rewind.ts")).isRewindable(command, GUARD_RULES, { root: cwd, maxFileBytes: checkpoint.maxFileBytes })
+  )
+    return { ask: `this would be refused (${finding.rule}), but a checkpoint covers it: /undo or shiro rewind takes it back` };
+  return finding.action === "refuse" ? finding.message : { ask: finding.message };
 }

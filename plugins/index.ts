@@ -3,7 +3,7 @@ import type { BUILTIN_PLUGIN_NAMES } from "../lib/config/config.ts";
 import type { PluginFactory } from "../lib/extension-api/plugin-api.ts";
 import { createBellPlugin } from "./bell.ts";
 import { createFormatPlugin } from "./format.ts";
-import { createGuardPlugin } from "./guard.ts";
+import { createGuardPlugin } from "./guard-plugin.ts";
 import { createProtectPlugin } from "./protect.ts";
 import { createSecretsPlugin } from "./secrets.ts";
 import { createTimePlugin } from "./time.ts";

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createGuardPlugin, GUARD_RULES } from "../../plugins/guard.ts";
+import { GUARD_RULES } from "../../plugins/guard.ts";
+import { createGuardPlugin } from "../../plugins/guard-plugin.ts";
 import { isRewindable } from "../../plugins/guard-rewind.ts";
 import { loadShellParser } from "../../lib/shell/parser.ts";
 

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, test } from "bun:test";
-import { GUARD_RULES, checkCommand, createGuardPlugin, inspectCommand } from "../../plugins/guard.ts";
+import { GUARD_RULES, checkCommand, inspectCommand } from "../../plugins/guard.ts";
+import { createGuardPlugin } from "../../plugins/guard-plugin.ts";
 import { loadShellParser } from "../../lib/shell/parser.ts";
 
 beforeAll(() => loadShellParser());

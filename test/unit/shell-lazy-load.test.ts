@@ -114,7 +114,7 @@ test("a tool's implementation loads at its first call, and only that tool's", as
  * node:crypto (each costs a compiled binary milliseconds of its start; lib/platform/sha256.ts).
  */
 const _START_UP_PACKAGES = ["@valibot/to-json-schema", "destr", "eventsource-parser", "ofetch", "stemmer", "ufo", "valibot"];
-const _START_UP_CEILING = 258;
+const _START_UP_CEILING = 257;
 const _NEVER_AT_START_UP = [
   "lib/ui/repl.ts",
   "lib/ui/attachments.ts",
@@ -128,6 +128,8 @@ const _NEVER_AT_START_UP = [
   "cmd/_help.ts",
   "cmd/_run-citty.ts",
   "lib/extensions/hooks/hook-process.ts",
+  "plugins/guard.ts",
+  "plugins/guard-unreadable.ts",
   ..._TOOL_IMPLEMENTATIONS,
 ];
 const _HEAVY_BUILTIN = /^\s*import\s+(?!type\b)[^;]*?from\s+"node:(crypto|net|tls|http|https|http2|zlib|readline|stream|stream\/promises|worker_threads|dns)"/m;
