@@ -38,8 +38,7 @@ import { homedir } from "node:os";
 import { isAbsolute, posix, relative, resolve, sep } from "node:path";
 import { DECISIONS, type Decision } from "../config/config.ts";
 import { ConfigError, UserError } from "../platform/errors.ts";
-import { isShellParserLoaded } from "../shell/parser.ts";
-import { listRuleSubjects } from "../shell/read.ts";
+import { isShellReaderLoaded, shellReader } from "../shell/reader.ts";
 
 export type { Decision };
 export type PermissionEntry = Decision | Record<string, Decision>;
@@ -317,7 +316,7 @@ export function callSubjects(tool: RuleDeclaration | undefined, input: unknown, 
   try {
     // A shell tool's subjects are its simple commands, unless it lists its own.
     const command = tool.command?.(input);
-    const listed: unknown = tool.subjects ? tool.subjects(input) : typeof command === "string" ? listRuleSubjects(command) : [];
+    const listed: unknown = tool.subjects ? tool.subjects(input) : typeof command === "string" ? shellReader().listRuleSubjects(command) : [];
     const declared: unknown = tool.paths ? tool.paths(input, root) : [];
     if (!Array.isArray(listed) || !Array.isArray(declared)) return { subjects: [], paths: [], known: false };
     const strings = (values: unknown[]) => values.filter((value): value is string => typeof value === "string");
@@ -343,13 +342,13 @@ export function describeRefusal(tool: string, matched: PermissionMatch | undefin
  * the program of its first simple command + ` *` (`git *` for `CI=1 /usr/bin/git log`, as rules
  * see it: lib/shell/read.ts), `*` for every other call (`command` undefined). A program that
  * holds a wildcard character, or a shell call whose command cannot be read (`null`), yields `""`,
- * which grants nothing broader than an empty command. Reads the command with the shell parser
- * when the gate has loaded it.
+ * which grants nothing broader than an empty command. Reads the command with the shell reader
+ * when the gate has loaded it (lib/shell/reader.ts).
  */
 export function suggestPattern(command: string | null | undefined): string {
   if (command === undefined) return "*";
   if (command === null) return "";
-  const line = isShellParserLoaded() ? (listRuleSubjects(command)[0] ?? "") : command;
+  const line = isShellReaderLoaded() ? (shellReader().listRuleSubjects(command)[0] ?? "") : command;
   const word = line.trim().split(/\s+/)[0] ?? "";
   return word && !/[*?]/.test(word) ? `${word} *` : "";
 }

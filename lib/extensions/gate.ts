@@ -50,7 +50,7 @@ import {
 import type { ApprovalAnswer, ApprovalRequest, DecisionSource } from "../approval/request.ts";
 import { classifySecretFile, classifySecretPath } from "../secrets/classify.ts";
 import type { PluginHost } from "../extension-api/plugin-api.ts";
-import { loadShellParser } from "../shell/parser.ts";
+import { loadShellReader } from "../shell/reader.ts";
 import { createPending } from "../store/approvals.ts";
 import { previewCall } from "../tools/call-preview.ts";
 import { gitDirRefusal } from "../tools/jail.ts";
@@ -219,9 +219,9 @@ export function createGate(options: GateOptions): Gate {
       return { ...(blocked ? { question: blocked.ask } : {}), secretAllowed };
     },
     async check(call) {
-      // A shell tool's subjects are its simple commands, read by the shell parser: loaded before they are listed.
+      // A shell tool's subjects are its simple commands, read by the shell reader: loaded before they are listed.
       const command = _commandOf(call);
-      if (command !== undefined) await loadShellParser();
+      if (command !== undefined) await loadShellReader();
       const { subjects, paths, known } = callSubjects(call.tool, call.input, call.cwd);
       // The guards judge declared paths; a write whose paths cannot be read is never let through blind.
       if (!known && call.tool?.effect === "write")

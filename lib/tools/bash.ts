@@ -20,7 +20,7 @@ import type { ToolDefinition } from "./types.ts";
 import description from "./bash.md" with { type: "text" };
 import { takeFields } from "./claude-code.ts";
 import { fieldSummary } from "./call-summary.ts";
-import { isReadOnlyCommand } from "../shell/read-only.ts";
+import { shellReader } from "../shell/reader.ts";
 
 const BashInput = v.object({
   command: v.pipe(v.string(), v.minLength(1, "command must not be empty"), v.description("The shell command to run.")),
@@ -51,7 +51,7 @@ export const bashTool: ToolDefinition<BashInput> = {
   summary: fieldSummary("command"),
   readOnly: (input, root) => {
     const command = _commandOf(input);
-    return typeof command === "string" && isReadOnlyCommand(command, root);
+    return typeof command === "string" && shellReader().isReadOnlyCommand(command, root);
   },
   claudeCode: {
     name: "Bash",

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as v from "valibot";
 import { callSubjects } from "../../lib/approval/rules.ts";
-import { loadShellParser } from "../../lib/shell/parser.ts";
+import { loadShellReader } from "../../lib/shell/reader.ts";
 import { bashTool } from "../../lib/tools/bash.ts";
 import { INTERRUPTED_MESSAGE, NO_OUTPUT_NOTE } from "../../lib/tools/bash-run.ts";
 import type { ToolContext } from "../../lib/tools/types.ts";
@@ -47,7 +47,7 @@ describe("bash tool", () => {
       undefined,
       { command: "ls" },
     ]);
-    await loadShellParser();
+    await loadShellReader();
     expect(callSubjects(bashTool, { command: "ls -la" }, "/ws").subjects).toEqual(["ls -la"]);
     expect(callSubjects(bashTool, { command: "cd src && env X=1 /bin/ls  -la" }, "/ws").subjects).toEqual(["cd src", "ls -la"]);
   });
