@@ -1,11 +1,11 @@
 /**
  * Configuration: `config.json` in the state folder, validated with valibot.
  *
- * The schemas are built on first use (`configSchema()`, `mcpServerSchema()`), not when the module
- * loads: a start-up without a config file never builds them. `loadConfigFile` keeps the last file
- * it read with its stamp (inode, size, modification time): key sealing at start-up, resolution and
- * every child process's environment read config.json once while it stays the same file, and a
- * file changed since is read again.
+ * The schemas (config-schema.ts) are built on first use, not when the module loads: a start-up
+ * without a config file never builds them. `loadConfigFile` keeps the last file it read with its
+ * stamp (inode, size, modification time): key sealing at start-up, resolution and every child
+ * process's environment read config.json once while it stays the same file, and a file changed
+ * since is read again.
  *
  * Precedence, later wins: the file < environment variables < command-line flags.
  * A file that is not JSON or has an invalid field is a UserError naming the file and the field;
