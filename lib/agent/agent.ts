@@ -46,9 +46,9 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
 
   const config = tracedStartup("config", await resolveAgentConfig(flags, options.env, notices));
   // Custom subagents may name their own model: --max-cost must be able to price it too.
-  const customAgents = openCustomAgents(cwd, flags.noSubagent === true, notices);
+  const customAgents = openCustomAgents(cwd, flags.noSubagent === true, notices, projectRoot);
   const agentModels = customAgents.flatMap((agent) => (agent.model ? [agent.model] : []));
-  const scope = readRunScope(cwd, flags, [config.model, config.file.subagentModel ?? config.model, ...agentModels]);
+  const scope = readRunScope(cwd, flags, [config.model, config.file.subagentModel ?? config.model, ...agentModels], projectRoot);
   const modes = createSessionModes(config);
   const client = createModelClient({ connection: connectionFromConfig(config), preset: config.preset, protocolForced: config.protocolForced });
   // Before the session's lease and file: a recall in this process takes the transcript index as it finds it.
@@ -61,7 +61,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const sandbox = openSandboxPart({ config, flags, env: options.env, decide: options.decide, sessionId: session.id }, (text) =>
     noticesRead ? ext.mcp.events.push({ type: "notice", text }) : notices.push({ code: "sandbox", text }),
   );
-  const ext = await openExtensionsPart({ ...options, config, sandbox, sessionId: session.id, resumed: owner.resumed }, notices);
+  const ext = await openExtensionsPart({ ...options, projectRoot, config, sandbox, sessionId: session.id, resumed: owner.resumed }, notices);
   const hooks = ext.settings.hooks;
   const context = openContextPart({ config, client, modes, session: owner, onCompact: ext.settings.onCompact });
   const toolbox = createToolbox(ext.mcp);

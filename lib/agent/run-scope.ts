@@ -41,8 +41,9 @@ export interface RunScope {
 /**
  * The run's bounds, added folders, tool rules and prompt addition, checked (a UsageError names
  * the flag); `models`: every model the run may price. Registers the added folders with the jail.
+ * `projectRoot` is `cwd`'s project (lib/config/project.ts), the root tool rules' paths are read from.
  */
-export function readRunScope(cwd: string, flags: AgentFlags, models: readonly string[]): RunScope {
+export function readRunScope(cwd: string, flags: AgentFlags, models: readonly string[], projectRoot = findProjectRoot(cwd)): RunScope {
   const maxSteps = parseMaxSteps(flags.maxSteps);
   const maxCost = parseMaxCost(flags.maxCost);
   checkPriced(maxCost, models);
@@ -57,7 +58,7 @@ export function readRunScope(cwd: string, flags: AgentFlags, models: readonly st
     appended,
     permissionLayers(tools) {
       const lists = { allowed: flags.allowedTools, disallowed: flags.disallowedTools };
-      layered = layerRunRules(tools, lists, { root: findProjectRoot(cwd), cwd });
+      layered = layerRunRules(tools, lists, { root: projectRoot, cwd });
       return layered.layers;
     },
     withheld: (tools) => (layered.removed.length === 0 ? [] : tools.filter((tool) => isWithheld(layered, tool.name))),

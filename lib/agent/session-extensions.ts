@@ -61,9 +61,9 @@ export async function openSkills(cwd: string, disabled: boolean, notices: Startu
  * project file not trusted for its exact content is left out with a notice (the REPL asks first:
  * lib/ui/project-trust.ts). None with --no-subagent.
  */
-export function openCustomAgents(cwd: string, disabled: boolean, notices: StartupNotice[]): AgentDefinition[] {
+export function openCustomAgents(cwd: string, disabled: boolean, notices: StartupNotice[], projectRoot = findProjectRoot(cwd)): AgentDefinition[] {
   if (disabled) return [];
-  const read = readAgentDefinitions(findProjectRoot(cwd));
+  const read = readAgentDefinitions(projectRoot);
   for (const line of read.skipped) notices.push({ code: "store", text: `subagent ${line}` });
   for (const file of read.untrusted) {
     notices.push({
@@ -98,10 +98,14 @@ export interface McpConnection {
  * The servers of the project's `.mcp.json` when the user trusted that exact file (the REPL asks,
  * lib/ui/project-trust.ts); otherwise none, and a notice says why. Config servers win by name.
  */
-function _trustedProjectServers(cwd: string, headless: boolean, notices: StartupNotice[]): { servers: Record<string, ProjectMcpServer>; path?: string } {
+function _trustedProjectServers(
+  projectRoot: string,
+  headless: boolean,
+  notices: StartupNotice[],
+): { servers: Record<string, ProjectMcpServer>; path?: string } {
   let project: ProjectMcp | undefined;
   try {
-    project = readProjectMcp(findProjectRoot(cwd));
+    project = readProjectMcp(projectRoot);
   } catch (error) {
     notices.push({ code: "store", text: error instanceof Error ? error.message : String(error) });
     return { servers: {} };
@@ -128,6 +132,8 @@ function _trustedProjectServers(cwd: string, headless: boolean, notices: Startup
 export async function connectMcp(
   options: {
     cwd: string;
+    /** `cwd`'s project, when the caller has found it already. */
+    projectRoot?: string;
     config: ResolvedConfig;
     /** Config `sandbox.mcp`: stdio servers start through `sandbox.wrap`. */
     sandboxMcp: boolean;
@@ -139,7 +145,7 @@ export async function connectMcp(
   },
   notices: StartupNotice[],
 ): Promise<McpConnection> {
-  const project = _trustedProjectServers(options.cwd, options.headless, notices);
+  const project = _trustedProjectServers(options.projectRoot ?? findProjectRoot(options.cwd), options.headless, notices);
   const servers = { ...options.extra, ...project.servers, ...options.config.file.mcpServers };
   const sources: Record<string, string> = {};
   for (const name of Object.keys(options.extra ?? {})) sources[name] = "the editor";

@@ -65,6 +65,8 @@ export interface SessionSettings {
 export interface SessionSettingsOptions {
   config: ResolvedConfig;
   cwd: string;
+  /** `cwd`'s project, when the caller has found it already. */
+  projectRoot?: string;
   mode: "headless" | "interactive";
   flags: Pick<AgentFlags, "noHooks" | "yolo">;
   sessionId: string;
@@ -77,7 +79,7 @@ export interface SessionSettingsOptions {
 }
 
 export async function openSessionSettings(options: SessionSettingsOptions, notices: StartupNotice[]): Promise<SessionSettings> {
-  const projectRoot = findProjectRoot(options.cwd);
+  const projectRoot = options.projectRoot ?? findProjectRoot(options.cwd);
   const project = _trustedSettings(projectRoot, options.mode === "headless", notices);
   const entries = options.flags.noHooks ? [] : [...hookEntriesFromConfig(options.config.file.hooks, paths.config()), ...(project?.hooks ?? [])];
   const hooks =

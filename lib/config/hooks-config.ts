@@ -27,27 +27,31 @@ export type HookEventName = (typeof HOOK_EVENTS)[number];
 /** Seconds a hook may run before its process tree is killed, unless it says otherwise (Claude Code's default). */
 export const DEFAULT_HOOK_TIMEOUT_S = 60;
 
-const _CommandSchema = v.strictObject({
-  type: v.literal("command", 'must be "command"'),
-  command: v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty")),
-  timeout: v.optional(v.pipe(v.number("must be a number of seconds"), v.minValue(0.001, "must be positive"), v.maxValue(3600, "must be at most 3600"))),
-});
+/** Config `hooks`' schema, built on first use (lib/config/config.ts): every event Claude Code documents that shiro runs, each a list of matcher groups. */
+export const hooksSchema = (): _HooksSchema => (_hooks ??= _buildHooksSchema());
+let _hooks: _HooksSchema | undefined;
+type _HooksSchema = ReturnType<typeof _buildHooksSchema>;
 
-const _MatcherSchema = v.strictObject({
-  matcher: v.optional(v.string("must be a string")),
-  hooks: v.array(_CommandSchema, "must be a list of hooks"),
-});
+function _buildHooksSchema() {
+  const command = v.strictObject({
+    type: v.literal("command", 'must be "command"'),
+    command: v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty")),
+    timeout: v.optional(v.pipe(v.number("must be a number of seconds"), v.minValue(0.001, "must be positive"), v.maxValue(3600, "must be at most 3600"))),
+  });
+  const matcher = v.strictObject({
+    matcher: v.optional(v.string("must be a string")),
+    hooks: v.array(command, "must be a list of hooks"),
+  });
+  return v.strictObject(
+    Object.fromEntries(HOOK_EVENTS.map((event) => [event, v.optional(v.array(matcher, "must be a list of {matcher, hooks}"))])) as Record<
+      HookEventName,
+      v.OptionalSchema<v.ArraySchema<typeof matcher, string>, undefined>
+    >,
+    () => `is not a hook event (${HOOK_EVENTS.join(", ")})`,
+  );
+}
 
-/** Config `hooks`: every event Claude Code documents that shiro runs, each a list of matcher groups. */
-export const HooksSchema = v.strictObject(
-  Object.fromEntries(HOOK_EVENTS.map((event) => [event, v.optional(v.array(_MatcherSchema, "must be a list of {matcher, hooks}"))])) as Record<
-    HookEventName,
-    v.OptionalSchema<v.ArraySchema<typeof _MatcherSchema, string>, undefined>
-  >,
-  () => `is not a hook event (${HOOK_EVENTS.join(", ")})`,
-);
-
-export type HooksConfig = v.InferOutput<typeof HooksSchema>;
+export type HooksConfig = v.InferOutput<_HooksSchema>;
 
 /** One hook command as shiro runs it: which event, which matcher, what runs, and the file it came from. */
 export interface HookEntry {

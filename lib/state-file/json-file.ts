@@ -4,7 +4,10 @@
  * Guarantees:
  * - `writeJsonAtomic`: the file on disk is always either the old or the new whole document.
  *   The document is serialised fully, written to a temp file in the same folder, fsynced, then
- *   renamed over the target. Files are created with mode 0600, folders with 0700.
+ *   renamed over the target. Files are created with mode 0600, folders with 0700. With
+ *   `durable: false` the fsync is left out: still old-or-new whole when the process is killed,
+ *   but a power loss may leave the new file empty. Only for a write that carries nothing a
+ *   durable write right after it does not (a new session's and a new run's first records).
  * - `updateJsonSync`: read-modify-write under the advisory lock of ./file-lock.ts; a plain
  *   atomic write needs no lock.
  * - `appendJsonLine`: one whole line per call, written with a single O_APPEND write, so
@@ -129,6 +132,8 @@ export interface WriteOptions {
   pretty?: boolean;
   /** Write secrets as they are: only for files the user writes on purpose (config, registry installs). */
   verbatim?: boolean;
+  /** false: not fsynced (see the module's guarantees for when that is allowed); default true. */
+  durable?: boolean;
 }
 
 let _tempCounter = 0;
@@ -137,17 +142,17 @@ let _tempCounter = 0;
 export function writeJsonAtomic(path: string, value: unknown, options: WriteOptions = {}): void {
   const stored = options.verbatim ? value : redactValue(value);
   const text = (options.pretty ?? true) ? `${JSON.stringify(stored, null, 2)}\n` : `${JSON.stringify(stored)}\n`;
-  writeTextAtomic(path, text, { mode: options.mode, verbatim: true });
+  writeTextAtomic(path, text, { mode: options.mode, verbatim: true, durable: options.durable });
 }
 
 /**
  * Atomically replaces `path` with `content` (redacted unless `verbatim`). Failures throw
  * StateWriteError: the file, the cause in words, and that the old version is intact.
  */
-export function writeTextAtomic(path: string, content: string, options: Pick<WriteOptions, "mode" | "verbatim"> = {}): void {
+export function writeTextAtomic(path: string, content: string, options: Pick<WriteOptions, "mode" | "verbatim" | "durable"> = {}): void {
   const text = options.verbatim ? content : redactText(content).text;
   try {
-    _writeAtomic(path, text, options.mode ?? 0o600);
+    _writeAtomic(path, text, options.mode ?? 0o600, options.durable ?? true);
   } catch (error) {
     throw _sentence(error, path, "replace");
   }
@@ -164,20 +169,20 @@ function _sentence(error: unknown, path: string, kind: StateWriteKind): unknown 
  */
 export function writeBytesAtomic(path: string, bytes: Uint8Array, mode = 0o600): void {
   try {
-    _writeAtomic(path, bytes, mode);
+    _writeAtomic(path, bytes, mode, true);
   } catch (error) {
     throw _sentence(error, path, "replace");
   }
 }
 
-function _writeAtomic(path: string, data: string | Uint8Array, mode: number): void {
+function _writeAtomic(path: string, data: string | Uint8Array, mode: number, durable: boolean): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const bytes = typeof data === "string" ? Buffer.from(data) : data;
   const temp = `${path}.${process.pid}.${++_tempCounter}.tmp`;
   const fd = openSync(temp, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_TRUNC, mode);
   try {
     for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
-    fsyncSync(fd);
+    if (durable) fsyncSync(fd);
   } catch (error) {
     closeSync(fd);
     rmSync(temp, { force: true });

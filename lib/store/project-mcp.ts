@@ -1,7 +1,7 @@
 /**
  * A project's own `.mcp.json` (at the project root: the git root, or the folder outside a
  * repository), in the shape other agents read: {"mcpServers": {name: {type?: "stdio", command, args?,
- * env?, cwd?, …} | {type?: "http"|"sse", url, headers?, …} | {httpUrl, headers?, …}}} (config.ts McpServerSchema); unknown keys are ignored, a server that does
+ * env?, cwd?, …} | {type?: "http"|"sse", url, headers?, …} | {httpUrl, headers?, …}}} (config.ts mcpServerSchema); unknown keys are ignored, a server that does
  * not fit is skipped with a reason. Its servers run only after the user trusted this file's exact
  * content and the content of every workspace file its local servers run from (trusted-files.ts):
  * `files` are the command when it is a path, and each argument or `env` word naming a file inside
@@ -11,10 +11,10 @@
 import { readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import * as v from "valibot";
-import { MCP_SERVER_KEYS, McpServerSchema } from "../config/config.ts";
+import { mcpServerKeys, mcpServerSchema } from "../config/config.ts";
 import { contentHash, isTrustedContent, trustContent } from "./trusted-files.ts";
 
-export type ProjectMcpServer = v.InferOutput<typeof McpServerSchema>;
+export type ProjectMcpServer = v.InferOutput<ReturnType<typeof mcpServerSchema>>;
 
 export interface ProjectMcp {
   root: string;
@@ -112,7 +112,7 @@ export function trustProjectMcp(project: ProjectMcp): void {
 
 /** One server entry as another client wrote it (unknown keys dropped), or the reason it does not fit. */
 export function readServerEntry(raw: unknown): ProjectMcpServer | string {
-  const checked = v.safeParse(McpServerSchema, _pick(raw));
+  const checked = v.safeParse(mcpServerSchema(), _pick(raw));
   if (checked.success) return checked.output;
   const issue = checked.issues[0];
   const key = issue.path?.map((item) => String(item.key)).join(".");
@@ -149,7 +149,8 @@ export function writeProjectServer(root: string, name: string, server: ProjectMc
 function _pick(raw: unknown): unknown {
   if (!raw || typeof raw !== "object") return raw;
   const record = raw as Record<string, unknown>;
-  const keys = "url" in record ? MCP_SERVER_KEYS.url : "httpUrl" in record ? MCP_SERVER_KEYS.httpUrl : MCP_SERVER_KEYS.local;
+  const known = mcpServerKeys();
+  const keys = "url" in record ? known.url : "httpUrl" in record ? known.httpUrl : known.local;
   const out: Record<string, unknown> = {};
   for (const key of keys) if (record[key] !== undefined) out[key] = record[key];
   return out;

@@ -105,7 +105,9 @@ export function openRunLog(snapshot: RunSnapshot, options: { fresh: boolean }): 
       writeJsonAtomic(paths.run(snapshot.id), log.snapshot);
     },
   };
-  writeJsonAtomic(paths.run(snapshot.id), snapshot);
+  // A fresh run's first snapshot is not fsynced: the session's durable save with the prompt comes
+  // before the first request, and the run's end replaces this snapshot durably.
+  writeJsonAtomic(paths.run(snapshot.id), snapshot, { durable: !options.fresh });
   return log;
 }
 

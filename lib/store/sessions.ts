@@ -131,8 +131,12 @@ export interface SessionWriter {
   markChanged(): void;
   /** Writes now if anything changed since the last write (synchronous, safe at exit); true when it wrote. */
   flush(): boolean;
-  /** Writes now whether or not anything changed (`/save`). Throws once the writer is closed. */
-  save(): void;
+  /**
+   * Writes now whether or not anything changed (`/save`). Throws once the writer is closed.
+   * `durable: false` leaves out the fsync (lib/state-file/json-file.ts): for a write a durable
+   * one follows before anything depends on it.
+   */
+  save(options?: { durable?: boolean }): void;
   /** Flushes and releases the lease. Further `markChanged` calls throw. Idempotent. */
   close(): void;
 }
@@ -142,7 +146,7 @@ export interface SessionWriterOptions {
   /** Where the debounce waits: node's timers unless a test passes fake ones. */
   timers?: { set(callback: () => void, ms: number): unknown; clear(handle: unknown): void };
   /** Replaces the file write (tests count writes through it); `updatedAt` and the title are set first. */
-  write?: (session: SessionRecord) => void;
+  write?: (session: SessionRecord, durable: boolean) => void;
   /**
    * Hears a failed debounced save (disk full, permissions). The changes stay pending, so the next
    * save retries them; `flush`, `save` and `close` throw such a failure to their caller instead.
@@ -169,7 +173,7 @@ export function openSessionWriter(session: SessionRecord, options: SessionWriter
   const lease = tryLease(session.id);
   if (!lease.ok) throw new UserError(`session ${shortSessionId(session.id)} is in use by process ${lease.pid}; try again once that process has ended`);
   const debounceMs = options.debounceMs ?? SAVE_DEBOUNCE_MS;
-  const write = options.write ?? ((record: SessionRecord) => writeJsonAtomic(paths.session(record.id), record));
+  const write = options.write ?? ((record: SessionRecord, durable: boolean) => writeJsonAtomic(paths.session(record.id), record, { durable }));
   const timers = options.timers ?? _NODE_TIMERS;
   let timer: unknown;
   let dirty = false;
@@ -179,13 +183,13 @@ export function openSessionWriter(session: SessionRecord, options: SessionWriter
     if (closed) throw new Error(`session ${shortSessionId(session.id)} was closed; its writer takes no more changes`);
   };
 
-  const writeNow = () => {
+  const writeNow = (durable = true) => {
     assertOpen();
     if (timer !== undefined) timers.clear(timer);
     timer = undefined;
     session.updatedAt = new Date().toISOString();
     if (session.title === UNTITLED) session.title = deriveTitle(firstPrompt(session));
-    write(session);
+    write(session, durable);
     dirty = false;
   };
 
@@ -209,7 +213,7 @@ export function openSessionWriter(session: SessionRecord, options: SessionWriter
       writeNow();
       return true;
     },
-    save: writeNow,
+    save: (saveOptions) => writeNow(saveOptions?.durable ?? true),
     close() {
       if (closed) return;
       try {

@@ -15,7 +15,7 @@ import {
   MCP_INSTALL_CAP_MS,
   MCP_LAUNCHER_AFTER_SUCCESS_MS,
 } from "../../lib/extensions/mcp/connect-timeout.ts";
-import { ConfigSchema } from "../../lib/config/config.ts";
+import { configSchema } from "../../lib/config/config.ts";
 import { alwaysAllowRules, offersTool } from "../../lib/extensions/mcp/servers.ts";
 import { parseJson } from "../../lib/state-file/json-file.ts";
 import { readServerEntry } from "../../lib/store/project-mcp.ts";
@@ -207,7 +207,7 @@ const GEMINI_DOCS_MCP_SERVERS = `{
 }`;
 
 test("Gemini CLI's documented mcpServers load unchanged in config.json and .mcp.json: httpUrl is streamable HTTP, trust allows every tool, include/excludeTools filter", () => {
-  const parsed = parseJson(GEMINI_DOCS_MCP_SERVERS, { schema: ConfigSchema });
+  const parsed = parseJson(GEMINI_DOCS_MCP_SERVERS, { schema: configSchema() });
   expect(parsed.status).toBe("ok");
   const servers = (parsed as { value: { mcpServers: Record<string, unknown> } }).value.mcpServers;
   expect(servers.httpServerWithAuth).toEqual({

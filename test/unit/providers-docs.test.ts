@@ -6,7 +6,7 @@
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { DEFAULT_MAX_STEPS, VARIANTS } from "../../lib/agent/variants.ts";
-import { ConfigSchema } from "../../lib/config/config.ts";
+import { configSchema } from "../../lib/config/config.ts";
 import { DEFAULT_PLUGINS } from "../../lib/extensions/plugin-host.ts";
 import { DEFAULT_REQUEST_TIMEOUT_MS } from "../../lib/providers/client.ts";
 import { PRESETS, PRESET_IDS } from "../../lib/providers/presets.ts";
@@ -41,7 +41,7 @@ test("the thinking table in docs/configuration.md matches the mapping", () => {
 
 test("every config.json key is in the docs' key table, with the defaults the code uses", () => {
   const rows = new Map([..._doc.matchAll(/^\| `([\w.$]+)` \| .* \| (.*) \|$/gm)].map((match) => [match[1]!, match[2]!]));
-  const keys = Object.entries(ConfigSchema.entries).flatMap(([key, schema]) => {
+  const keys = Object.entries(configSchema().entries).flatMap(([key, schema]) => {
     const nested = "wrapped" in schema && "entries" in schema.wrapped ? Object.keys(schema.wrapped.entries as object) : undefined;
     return key === "$schema" ? [] : nested ? nested.map((inner) => `${key}.${inner}`) : [key];
   });

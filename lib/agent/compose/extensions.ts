@@ -24,6 +24,8 @@ export interface ExtensionsPart {
 
 export interface ExtensionsPartOptions {
   cwd: string;
+  /** `cwd`'s project (lib/config/project.ts), found once by the caller. */
+  projectRoot: string;
   mode: "headless" | "interactive";
   flags: AgentFlags;
   config: ResolvedConfig;
@@ -36,17 +38,21 @@ export interface ExtensionsPartOptions {
 }
 
 export async function openExtensionsPart(options: ExtensionsPartOptions, notices: StartupNotice[]): Promise<ExtensionsPart> {
-  const { cwd, config, flags } = options;
+  const { cwd, projectRoot, config, flags } = options;
   const { sandbox, mcp: sandboxMcp } = options.sandbox;
   const headless = options.mode === "headless";
   const plugins = await openPlugins(cwd, config, sandbox, flags.noPlugins === true, notices, options.writeStderr);
   const skills = await openSkills(cwd, flags.noSkills === true, notices);
-  const mcp = await connectMcp({ cwd, config, sandboxMcp, sandbox, disabled: flags.noMcp === true, headless, extra: options.editor?.mcpServers }, notices);
+  const mcp = await connectMcp(
+    { cwd, projectRoot, config, sandboxMcp, sandbox, disabled: flags.noMcp === true, headless, extra: options.editor?.mcpServers },
+    notices,
+  );
   const instructions = flags.noInstructions ? [] : loadInstructions(cwd);
   const settings = await openSessionSettings(
     {
       config,
       cwd,
+      projectRoot,
       mode: options.mode,
       flags,
       sessionId: options.sessionId,

@@ -2,7 +2,9 @@
  * The session record a process runs in (new, `-c`, `-r`, or the one `shiro runs resume` names,
  * session-start.ts) and its writer. A new session reaches the disk only when `persist` is first
  * called (before its first run starts), so a run killed in its first moments still leaves a
- * session that `-c` resumes, and a process that never runs a turn leaves none.
+ * session that `-c` resumes, and a process that never runs a turn leaves none. That first write
+ * is not fsynced: it holds nothing the user wrote, and the run saves the session durably with
+ * its prompt before the first request (run-driver.ts `saveNow`).
  */
 import type { ResolvedConfig } from "../../config/config.ts";
 import type { StartupNotice } from "../../notices.ts";
@@ -33,7 +35,7 @@ export function openSessionPart(choice: SessionChoice, config: ResolvedConfig, n
     resumedMessages: resumed ? session.messages.length : 0,
     persist() {
       if (persisted) return;
-      writer.save();
+      writer.save({ durable: false });
       persisted = true;
     },
   };

@@ -1,0 +1,62 @@
+/**
+ * What a plain `-p` makes durable before its first model request, counted with strace: one fsync,
+ * of the session file holding the prompt. The new session's first record and the run's first
+ * snapshot are written whole (temp file, rename) but not fsynced (lib/state-file/json-file.ts
+ * `durable: false`), so a disk pays one flush, not three, before the request; a process killed
+ * then still leaves both (delivery.test.ts, "a run killed in its first moments").
+ */
+import { describe, expect } from "bun:test";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { findOnPath, hostPackage, hostTest } from "../host-packages.ts";
+import { binaryEnv, ensureBinary, fakeEnv, useE2E } from "./_harness.ts";
+
+const e2e = useE2E();
+const STRACE = hostPackage("strace", "apt-get install -y strace", _straceWorks(), "strace is not on PATH or cannot trace here");
+
+describe("before the first request", () => {
+  hostTest(
+    STRACE,
+    "a new session's plain turn fsyncs only the session with its prompt; the end of the run makes the snapshot durable",
+    async () => {
+      e2e.fake.script({ text: "hello" });
+      const out = join(e2e.dirs.home, "strace.txt");
+      const code = await new Promise<number | null>((resolvePromise) => {
+        const child = spawn(
+          "strace",
+          ["-f", "-qq", "-y", "-s", "16", "-e", "trace=fsync,fdatasync,write,writev,sendto,sendmsg", "-o", out, ensureBinary(), "-p", "hi"],
+          { cwd: e2e.dirs.cwd, env: binaryEnv(e2e.dirs.home, fakeEnv(e2e.fake.baseURL, "chat")), stdio: "ignore" },
+        );
+        const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+        child.on("close", (status) => resolvePromise((clearTimeout(timer), status)));
+      });
+      expect(code).toBe(0);
+      expect(e2e.fake.requests).toHaveLength(1);
+      const state = `${join(e2e.dirs.home, ".shiro-neko")}/`;
+      const lines = existsSync(out) ? readFileSync(out, "utf8").split("\n") : [];
+      const request = lines.findIndex((line) => line.includes('"POST /'));
+      expect(request).toBeGreaterThan(0);
+      const synced = (part: string[]) =>
+        part
+          .filter((line) => /\sf(data)?sync\(/.test(line))
+          .map((line) =>
+            line
+              .slice(line.indexOf(state) + state.length)
+              .split(/[<>]/)[0]!
+              .replace(/\.\d+\.\d+\.tmp$/, ""),
+          );
+      const id = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
+      const before = synced(lines.slice(0, request));
+      expect(before.map((path) => path.replace(new RegExp(id, "g"), "ID"))).toEqual(["sessions/ID.json"]);
+      expect(synced(lines.slice(request)).map((path) => path.replace(new RegExp(id, "g"), "ID"))).toContain("runs/ID.json");
+    },
+    90_000,
+  );
+});
+
+/** strace is on PATH and can trace a child here (a container may refuse ptrace). */
+function _straceWorks(): boolean {
+  if (findOnPath("strace") === undefined) return false;
+  return spawnSync("strace", ["-f", "-qq", "-e", "trace=execve", "-o", "/dev/null", "true"], { timeout: 10_000 }).status === 0;
+}
