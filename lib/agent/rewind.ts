@@ -12,7 +12,7 @@ import { loadConfigFile } from "../config/config.ts";
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { checkpointsFile, listCheckpoints, openCheckpointRepo, type CheckpointRecord } from "../store/checkpoints.ts";
-import { hasGit } from "../store/checkpoint-git.ts";
+import { hasGit } from "../store/git-probe.ts";
 import { planRedo, planUndo, redoCandidate, type RewindPlan } from "../store/checkpoint-restore.ts";
 import { loadSession, openSessionWriter } from "../store/sessions.ts";
 import type { SessionRecord } from "../store/session-record.ts";

@@ -8,7 +8,7 @@
  *
  * Failures never fail the turn: they come back as the notice `finish` returns.
  */
-import { hasGit } from "../store/checkpoint-git.ts";
+import { hasGit } from "../store/git-probe.ts";
 import type { CaptureResult } from "../store/checkpoint-capture.ts";
 import { DEFAULT_KEEP_DAYS, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_PER_PROJECT, type CheckpointSettings } from "../store/checkpoint-settings.ts";
 import type { FolderCapture, TurnIdentity } from "../store/checkpoints.ts";

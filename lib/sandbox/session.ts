@@ -17,7 +17,7 @@ import { createSessionGrants, suggestPattern } from "../approval/rules.ts";
 import type { ApprovalRequest, DecisionSource } from "../approval/request.ts";
 import { buildBwrapArgv } from "./bwrap.ts";
 import type { SandboxStatus } from "./detect.ts";
-import { explainSandboxFailure, type FailedRun } from "./explain.ts";
+import type { FailedRun } from "./explain.ts";
 import { describeNewRepository, removePlantedCommondirs, scanWorkspaceGit, type WorkspaceGit } from "./git-mounts.ts";
 import { hiddenPathList, resolveHiddenPaths } from "./hidden-paths.ts";
 import { buildSeatbeltArgv } from "./seatbelt.ts";
@@ -53,8 +53,8 @@ export interface CommandSandbox {
    * (once); the `sandbox:` lines' text, or undefined.
    */
   afterCommand(root: string): string | undefined;
-  /** Why a confined run failed because of the sandbox, or undefined. */
-  explain(run: FailedRun): string | undefined;
+  /** Why a confined run failed because of the sandbox, or undefined. Loads what explains it on first use: a session whose commands all succeed never does. */
+  explain(run: FailedRun): Promise<string | undefined>;
   /** Asks whether this one command may run again outside the sandbox. */
   askOutside(request: OutsideRequest): Promise<OutsideVerdict>;
 }
@@ -124,7 +124,7 @@ export function createCommandSandbox(decide: SandboxStatus | (() => SandboxStatu
       }
       return notes.length ? notes.join(".\nsandbox: ") : undefined;
     },
-    explain: (run) => explainSandboxFailure(current(), run),
+    explain: async (run) => (await import("./explain.ts")).explainSandboxFailure(current(), run),
     async askOutside(request) {
       if (!options.decide) return { allowed: false, note: HEADLESS_STAYS_INSIDE };
       const asked: ApprovalRequest = {

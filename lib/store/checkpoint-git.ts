@@ -13,11 +13,11 @@
  * path, so no clean filter, textconv or line-ending conversion can run or change bytes on the way
  * in. Objects are never packed or pruned by git itself (`gc.auto=0`); checkpoints.ts prunes.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { chmodSync, existsSync, lstatSync, mkdirSync, writeFileSync, type Stats } from "node:fs";
 import { join } from "node:path";
-import { childEnv } from "../secrets/child-env.ts";
 import { FIXED_GIT_OVERRIDES } from "../shell/git-config.ts";
+import { shadowGitEnv } from "./git-probe.ts";
 
 export interface ShadowRepo {
   /** The workspace root (the work tree). */
@@ -54,17 +54,6 @@ const _SAFE_CONFIG = [
 
 const _ATTRIBUTES = "* -text -filter -ident -working-tree-encoding !eol !diff\n";
 
-let _gitChecked: boolean | undefined;
-
-/** True when a `git` runs on this machine (asked once per process). */
-export function hasGit(): boolean {
-  if (_gitChecked === undefined) {
-    const probe = spawnSync("git", ["--version"], { env: _env(undefined), stdio: "ignore" });
-    _gitChecked = probe.status === 0;
-  }
-  return _gitChecked;
-}
-
 /** The shadow repository of `root` under `dir`, created (mode 0700) on first use. */
 export async function openShadowRepo(root: string, dir: string): Promise<ShadowRepo> {
   const repo: ShadowRepo = { root, dir, gitDir: join(dir, "git"), indexFile: join(dir, "index") };
@@ -84,7 +73,7 @@ export function runGit(repo: ShadowRepo, args: readonly string[], input?: string
   return new Promise((resolve, reject) => {
     // A work tree that is gone (an added folder a turn removed) still lets git read the object store.
     const cwd = existsSync(repo.root) ? repo.root : repo.dir;
-    const child = spawn("git", [..._SAFE_CONFIG, ...args], { cwd, env: _env(repo), stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn("git", [..._SAFE_CONFIG, ...args], { cwd, env: shadowGitEnv(repo), stdio: ["pipe", "pipe", "pipe"] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
@@ -115,23 +104,4 @@ export function lstatIfAny(abs: string): Stats | undefined {
   } catch {
     return undefined;
   }
-}
-
-function _env(repo: ShadowRepo | undefined): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(childEnv([], process.env))) if (!key.startsWith("GIT_")) env[key] = value;
-  Object.assign(env, {
-    GIT_CONFIG_NOSYSTEM: "1",
-    GIT_CONFIG_GLOBAL: "/dev/null",
-    GIT_ATTR_NOSYSTEM: "1",
-    GIT_TERMINAL_PROMPT: "0",
-    GIT_NO_REPLACE_OBJECTS: "1",
-    GIT_AUTHOR_NAME: "shiro",
-    GIT_AUTHOR_EMAIL: "shiro@localhost",
-    GIT_COMMITTER_NAME: "shiro",
-    GIT_COMMITTER_EMAIL: "shiro@localhost",
-    LC_ALL: "C",
-  });
-  if (repo) Object.assign(env, { GIT_DIR: repo.gitDir, GIT_WORK_TREE: repo.root, GIT_INDEX_FILE: repo.indexFile });
-  return env;
 }

@@ -38,7 +38,7 @@ export async function runBash(tool: string, input: BashArgs, ctx: ToolContext): 
     if (confined) undone = sandbox!.afterCommand(ctx.root);
   }
   const report = undone ? `${_formatResult(result, timeoutMs)}\n\nsandbox: ${undone}.` : _formatResult(result, timeoutMs);
-  const refused = confined ? sandbox!.explain({ ...result, output: `${result.stdout.text}\n${result.stderr.text}` }) : undefined;
+  const refused = confined ? await sandbox!.explain({ ...result, output: `${result.stdout.text}\n${result.stderr.text}` }) : undefined;
   if (!refused) return report;
   const verdict = await sandbox!.askOutside({ callId: ctx.callId, tool: tool, input, command: input.command, reason: refused, cwd: ctx.root });
   if (!verdict.allowed) return capResult(`${report}\n\nsandbox: ${refused}.\n${verdict.note}`);

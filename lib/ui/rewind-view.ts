@@ -127,7 +127,7 @@ export async function runRewindCli(options: RewindCliOptions): Promise<number> {
 }
 
 async function _ignored(root: string): Promise<string[]> {
-  const { hasGit } = await import("../store/checkpoint-git.ts");
+  const { hasGit } = await import("../store/git-probe.ts");
   if (!hasGit()) return [];
   const { openCheckpointRepo, withCheckpointLock } = await import("../store/checkpoints.ts");
   const { listIgnored } = await import("../store/checkpoint-capture.ts");
