@@ -86,7 +86,8 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
     }
     return pending;
   };
-  const pendingPart = (): _Part | undefined => (builder.empty ? undefined : pendingSegment().part);
+  // A pending segment of sources without documents has nothing to search: it is laid out only when written.
+  const pendingPart = (): _Part | undefined => (pendingDocs === 0 ? undefined : pendingSegment().part);
   const allParts = (): _Part[] => {
     const extra = pendingPart();
     return extra ? [...parts, extra] : parts;
