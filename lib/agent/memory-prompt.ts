@@ -95,9 +95,14 @@ export function selectMemoryForPrompt(options: SelectMemoryOptions): MemoryInjec
   const budget = options.budget ?? DEFAULT_MEMORY_BUDGET;
   const { stores } = options;
   const entries = stores.map((store) => store.list());
-  const notes = stores.flatMap((store, at) => entries[at]!.map((entry): ScopedMemoryEntry => ({ ...entry, scope: store.scope })));
+  // Loops, not a callback per note: see _rank.
+  const notes: ScopedMemoryEntry[] = [];
   const counts: Record<string, number> = {};
-  for (const note of notes) counts[note.scope] = (counts[note.scope] ?? 0) + 1;
+  for (let at = 0; at < stores.length; at++) {
+    const scope = stores[at]!.scope;
+    for (const entry of entries[at]!) notes.push({ ...entry, scope });
+    if (entries[at]!.length > 0) counts[scope] = (counts[scope] ?? 0) + entries[at]!.length;
+  }
   const empty: MemoryInjection = { text: "", items: [], tokens: 0, budget, leftOut: 0, counts };
   if (notes.length === 0 && !options.episodes) return empty;
 
@@ -141,7 +146,11 @@ const _PLAIN = /^[\x20-\x7e]*$/;
 
 function _rank(options: SelectMemoryOptions, notes: readonly ScopedMemoryEntry[], entries: readonly (readonly MemoryEntry[])[]): _Candidate[] {
   const { projectRoot, stores } = options;
-  const byId = new Map(notes.map((note) => [note.id, note]));
+  // No function is called once per note on this path (a loop instead of a callback): one called a
+  // few hundred times is compiled by the runtime's optimising tier on a worker thread before the
+  // first request, on the core the request needs.
+  const byId = new Map<string, ScopedMemoryEntry>();
+  for (const note of notes) byId.set(note.id, note);
   const chosen: _Candidate[] = [];
   const taken = new Set<string>();
   const query = options.query.trim();
@@ -182,7 +191,9 @@ function _rank(options: SelectMemoryOptions, notes: readonly ScopedMemoryEntry[]
       }
     }
   }
-  for (const note of rankByUse(notes.filter((note) => !taken.has(note.id)))) chosen.push(_noteCandidate(note as ScopedMemoryEntry, projectRoot));
+  const rest: ScopedMemoryEntry[] = [];
+  for (const note of notes) if (!taken.has(note.id)) rest.push(note);
+  for (const note of rankByUse(rest)) chosen.push(_noteCandidate(note as ScopedMemoryEntry, projectRoot));
   return chosen;
 }
 
