@@ -91,9 +91,12 @@ export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex 
   const stores = (sources.stores ?? [sources.project, sources.global]).filter((store): store is MemoryStore => store !== undefined);
   const listed = stores.map((store, at) => {
     const entries = sources.entries?.[at] ?? store.list();
+    // Per store, not per note: no function is called once per note on a first request's path (memory-prompt.ts).
+    const { scope } = store;
+    const segment = noteSegment(store);
     for (const entry of entries) {
-      notes.set(entry.id, { ...entry, scope: store.scope });
-      segments.set(entry.id, noteSegment(store));
+      notes.set(entry.id, { ...entry, scope });
+      segments.set(entry.id, segment);
     }
     return { store, entries };
   });
