@@ -94,14 +94,18 @@ export const estimateTextTokens = (text: string): number => Math.ceil(text.lengt
 export function selectMemoryForPrompt(options: SelectMemoryOptions): MemoryInjection {
   const budget = options.budget ?? DEFAULT_MEMORY_BUDGET;
   const { stores } = options;
-  const entries = stores.map((store) => store.list());
-  // Loops, not a callback per note: see _rank.
+  // Loops, not a callback per note: see _rank. Each store's notes are tagged once; the recall
+  // index takes the tagged ones as its listing (memory-index.ts keeps a note already tagged with its store's scope).
+  const entries: ScopedMemoryEntry[][] = [];
   const notes: ScopedMemoryEntry[] = [];
   const counts: Record<string, number> = {};
-  for (let at = 0; at < stores.length; at++) {
-    const scope = stores[at]!.scope;
-    for (const entry of entries[at]!) notes.push({ ...entry, scope });
-    if (entries[at]!.length > 0) counts[scope] = (counts[scope] ?? 0) + entries[at]!.length;
+  for (const store of stores) {
+    const { scope } = store;
+    const tagged: ScopedMemoryEntry[] = [];
+    for (const entry of store.list()) tagged.push({ ...entry, scope });
+    for (const note of tagged) notes.push(note);
+    if (tagged.length > 0) counts[scope] = (counts[scope] ?? 0) + tagged.length;
+    entries.push(tagged);
   }
   const empty: MemoryInjection = { text: "", items: [], tokens: 0, budget, leftOut: 0, counts };
   if (notes.length === 0 && !options.episodes) return empty;

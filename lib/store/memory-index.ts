@@ -59,7 +59,10 @@ export interface MemoryIndexSources {
   global?: MemoryStore;
   /** Every note store to search; when absent, `project` and `global`. */
   stores?: readonly MemoryStore[];
-  /** The entries of `stores`, in the same order, when the caller has just listed them; listed here otherwise. */
+  /**
+   * The entries of `stores`, in the same order, when the caller has just listed them; listed here
+   * otherwise. An entry already tagged with its store's scope is kept as it is in `notes`.
+   */
   entries?: readonly (readonly MemoryEntry[])[];
   episodes?: EpisodeStore;
   onNotice?: (text: string) => void;
@@ -95,7 +98,7 @@ export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex 
     const { scope } = store;
     const segment = noteSegment(store);
     for (const entry of entries) {
-      notes.set(entry.id, { ...entry, scope });
+      notes.set(entry.id, (entry as Partial<ScopedMemoryEntry>).scope === scope ? (entry as ScopedMemoryEntry) : { ...entry, scope });
       segments.set(entry.id, segment);
     }
     return { store, entries };
