@@ -9,13 +9,13 @@
  */
 import { describe, expect } from "bun:test";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { findOnPath, hostPackage, hostTest } from "../host-packages.ts";
+import { hostTest } from "../host-packages.ts";
 import { binaryEnv, ensureBinary, fakeEnv, useE2E } from "./_harness.ts";
+import { STRACE, writeHistoryHome } from "./_traced.ts";
 
 const e2e = useE2E();
-const STRACE = hostPackage("strace", "apt-get install -y strace", _straceWorks(), "strace is not on PATH or cannot trace here");
 /** Matches no note, episode or passage of the generated history. */
 const PROMPT = "xyzzy";
 const ID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
@@ -30,7 +30,7 @@ describe("a plain turn before its first request", () => {
       for (const sessions of [40, 120]) {
         const home = join(e2e.dirs.home, `h${sessions}`);
         mkdirSync(home, { recursive: true });
-        _writeHistory(home, e2e.dirs.cwd, sessions);
+        writeHistoryHome(home, e2e.dirs.cwd, sessions);
         // The first search builds the indexes, the first turn the episode id list: a long-lived home has both.
         expect(await _run(home, ["search", "login redirect broken"])).toBe(0);
         expect(await _run(home, ["-p", "hi"])).toBe(0);
@@ -74,22 +74,4 @@ function _beforeRequest(trace: string, state: string): string[] {
     calls.push(`${call} ${path.replace(ID, "<id>").replace(/\.\d+\.\d+\.tmp$/, ".tmp")}`);
   }
   return calls;
-}
-
-/** `sessions` sessions (two runs and episodes each, ten events a run) and 30 notes, written by the stores' own code in a child process. */
-function _writeHistory(home: string, project: string, sessions: number): void {
-  const script = join(home, "history.ts");
-  const history = join(import.meta.dir, "..", "bench", "_history.ts");
-  writeFileSync(
-    script,
-    `const { writeHistory, YEAR_OF_HISTORY } = await import(${JSON.stringify(history)});\nwriteHistory(${JSON.stringify(project)}, { ...YEAR_OF_HISTORY, sessions: ${sessions}, notes: 30 });\n`,
-  );
-  const made = spawnSync(process.execPath, [script], { env: { ...process.env, SHIRO_HOME: home }, encoding: "utf8", timeout: 120_000 });
-  if (made.status !== 0) throw new Error(`writing the history failed:\n${made.stderr}`);
-}
-
-/** strace is on PATH and can trace a child here (a container may refuse ptrace). */
-function _straceWorks(): boolean {
-  if (findOnPath("strace") === undefined) return false;
-  return spawnSync("strace", ["-f", "-qq", "-e", "trace=execve", "-o", "/dev/null", "true"], { timeout: 10_000 }).status === 0;
 }

@@ -50,22 +50,12 @@ test("an empty session file and an empty run file are reported by name; the othe
 
   const search = await e2e.shiro(["search", "walrus"]);
   expect([search.code, search.stderr]).toEqual([0, ""]);
-  expect(
-    search.stdout
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => line.replace(/ {2}\d{4}-\d\d-\d\d \d\d:\d\d {2}.*? {2}/, "  ")),
-  ).toEqual([`session ${short(kept)}  prompt  remember the walrus`, `session ${short(kept)}  answer  noted the walrus`]);
+  expect(_hits(search.stdout)).toEqual([`session ${short(kept)}  prompt  remember the walrus`, `session ${short(kept)}  answer  noted the walrus`]);
 
   // The lost run's event log is whole: its answer is still found.
   const otter = await e2e.shiro(["search", "otter"]);
   expect([otter.code, otter.stderr]).toEqual([0, ""]);
-  expect(
-    otter.stdout
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => line.replace(/ +\d{4}-\d\d-\d\d \d\d:\d\d {2}.*? {2}/, "  ")),
-  ).toEqual([`run ${short(lostRun)}  answer  noted the otter`]);
+  expect(_hits(otter.stdout)).toEqual([`run ${short(lostRun)}  answer  noted the otter`]);
 
   e2e.fake.reset();
   e2e.fake.script({ text: "the walrus" });
@@ -78,3 +68,11 @@ test("an empty session file and an empty run file are reported by name; the othe
   ]);
   expect(userTextsOf(e2e.fake.requests[0]!)).toEqual(["remember the walrus", "what was it?"]);
 }, 120_000);
+
+/** `shiro search`'s lines without the date and folder columns: kind, id, field, snippet. */
+function _hits(stdout: string): string[] {
+  return stdout
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => line.replace(/ +\d{4}-\d\d-\d\d \d\d:\d\d {2}.*? {2}/, "  "));
+}
