@@ -106,7 +106,8 @@ export function openRunLog(snapshot: RunSnapshot, options: { fresh: boolean }): 
     },
   };
   // A fresh run's first snapshot is not fsynced: the session's durable save with the prompt comes
-  // before the first request, and the run's end replaces this snapshot durably.
+  // before the first request, and the run's end replaces this snapshot durably. Until then a power
+  // loss may leave it empty: `shiro runs` names it as skipped, and the event log is untouched.
   writeJsonAtomic(paths.run(snapshot.id), snapshot, { durable: !options.fresh });
   return log;
 }
