@@ -90,7 +90,10 @@ export function decodeValue(reader: ByteReader, strings: readonly string[]): unk
       const object: Record<string, unknown> = {};
       for (let i = 0; i < count; i++) {
         const key = _readString(reader, reader.byte(), strings);
-        Object.defineProperty(object, key, { value: decodeValue(reader, strings), enumerable: true, writable: true, configurable: true });
+        const value = decodeValue(reader, strings);
+        // Only `__proto__` is special to an assignment: it alone is defined as data.
+        if (key === "__proto__") Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+        else object[key] = value;
       }
       return object;
     }

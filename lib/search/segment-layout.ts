@@ -85,7 +85,8 @@ export function fileSource(fd: number, size: number, close: () => void): ByteSou
     size,
     read(position, length) {
       if (position < 0 || position + length > size) throw new IndexCorruptError(`a read past the end (${position}+${length} of ${size})`);
-      const buffer = Buffer.allocUnsafe(length);
+      // A plain array: Buffer.allocUnsafe costs more for the small reads an entry takes.
+      const buffer = new Uint8Array(length);
       let done = 0;
       while (done < length) {
         const n = readSync(fd, buffer, done, length - done, position + done);
@@ -191,7 +192,11 @@ export class ByteReader {
   }
 
   text(): string {
-    const length = this.varint();
+    return this.key(this.varint());
+  }
+
+  /** The `length` bytes at the position, as text. */
+  key(length: number): string {
     if (this.position + length > this.bytes.length) throw new IndexCorruptError("a key runs past its section");
     const start = this.position;
     this.position += length;
