@@ -12,6 +12,13 @@
  */
 import { ByteReader, IndexCorruptError, type ByteWriter, textEncoder } from "./segment-layout.ts";
 
+/**
+ * The segment's string table as a decoder sees it: the strings, or a lookup of one by its index
+ * (segment-read.ts reads a format-2 table one string at a time; it throws IndexCorruptError past
+ * the table's end).
+ */
+export type StringTable = readonly string[] | ((index: number) => string);
+
 /** Strings met at least twice over `values` (keys included), most frequent first: the segment's string table. */
 export function repeatedStrings(values: readonly unknown[]): string[] {
   const counts = new Map<string, number>();
@@ -61,7 +68,7 @@ export function encodeValue(out: ByteWriter, value: unknown, table: ReadonlyMap<
   } else out.byte(0);
 }
 
-export function decodeValue(reader: ByteReader, strings: readonly string[]): unknown {
+export function decodeValue(reader: ByteReader, strings: StringTable): unknown {
   const tag = reader.byte();
   switch (tag) {
     case 0:
@@ -139,7 +146,7 @@ export function skipValue(reader: ByteReader): void {
 }
 
 /** Reads a string written by encodeValue (a literal or a reference). */
-export function decodeString(reader: ByteReader, strings: readonly string[]): string {
+export function decodeString(reader: ByteReader, strings: StringTable): string {
   return _readString(reader, reader.byte(), strings);
 }
 
@@ -156,10 +163,11 @@ function _string(out: ByteWriter, text: string, table: ReadonlyMap<string, numbe
   out.raw(bytes);
 }
 
-function _readString(reader: ByteReader, tag: number, strings: readonly string[]): string {
+function _readString(reader: ByteReader, tag: number, strings: StringTable): string {
   if (tag === 6) return reader.text();
   if (tag !== 7) throw new IndexCorruptError(`a string with tag ${tag}`);
   const at = reader.varint();
+  if (typeof strings === "function") return strings(at);
   if (at >= strings.length) throw new IndexCorruptError(`a string reference ${at} past the table of ${strings.length}`);
   return strings[at]!;
 }

@@ -5,13 +5,14 @@
 
 /**
  * The scored documents (score > 0; `scores[p]` holds part p's from its document `bases[p]`), best first (equal scores: lower part, then lower document),
- * one per call. Taken in batches from the top (64, then four times more each time): taking the
+ * one per call. Taken in batches from the top (`first`, at least 64, then four times more each time): taking the
  * first few of many candidates sorts only those, and a filter that rejects many still gets all.
  */
 export function rankedCandidates(
   scores: readonly Float64Array[],
   bases: readonly number[],
   touched: readonly Int32Array[],
+  first = 64,
 ): () => [number, number, number] | undefined {
   const size = touched.reduce((sum, docs) => sum + docs.length, 0);
   const parts = new Int32Array(size);
@@ -34,7 +35,7 @@ export function rankedCandidates(
   let at = 0;
   let taken = 0;
   let upper = Number.POSITIVE_INFINITY;
-  let want = 64;
+  let want = Math.max(64, first);
   return () => {
     while (at >= batch.length) {
       if (taken >= n) return undefined;

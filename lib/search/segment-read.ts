@@ -2,9 +2,10 @@
  * Reads one segment (layout in segment-layout.ts) through positioned reads, in proportion to what
  * is asked: opening reads the header; a term's postings cost the term index (once), one block of
  * the dictionary and the term's posting bytes (its document frequency, the dictionary block
- * alone); a document's entry costs two small reads (its block's offsets, then the block), and
- * only that entry of the block is decoded (the ones before it are skipped over); a source's
- * entry, two small reads (its offsets, then the entry); a range of documents' lengths, one read.
+ * alone); a document's entry costs one read of its block (after the table of block offsets,
+ * read once), and only that entry of the block is decoded (the ones before it are skipped
+ * over); a source's entry, one read (after its table of offsets); a range of documents'
+ * lengths, one read.
  *
  * Contract: every method throws IndexCorruptError when the bytes it reads are not what the writer
  * leaves; nothing is cached across segments, and a reader holds its ByteSource until `close`.
@@ -17,6 +18,7 @@ import {
   IndexCorruptError,
   SECTION,
   SECTIONS,
+  FIRST_SEGMENT_FORMAT,
   SEGMENT_FORMAT,
   SEGMENT_MAGIC,
   decodeText,
@@ -24,7 +26,7 @@ import {
   u32At,
   type ByteSource,
 } from "./segment-layout.ts";
-import { decodeString, decodeValue, skipValue } from "./entry-codec.ts";
+import { decodeString, decodeValue, skipValue, type StringTable } from "./entry-codec.ts";
 import { openTermDictionary, type Postings } from "./segment-dictionary.ts";
 import type { SegmentContent, SegmentDocEntry, SegmentSourceEntry } from "./segment-write.ts";
 
@@ -74,7 +76,8 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
   const header = bytes.read(0, HEADER_BYTES);
   if (decodeText(header.subarray(0, 8)) !== SEGMENT_MAGIC) throw new IndexCorruptError("not a segment file");
   if (u32At(header, 76) !== fnv1a(header.subarray(0, 76))) throw new IndexCorruptError("its header does not match its checksum");
-  if (u32At(header, 8) !== SEGMENT_FORMAT) throw new IndexCorruptError(`segment format ${u32At(header, 8)}`);
+  const format = u32At(header, 8);
+  if (format !== SEGMENT_FORMAT && format !== FIRST_SEGMENT_FORMAT) throw new IndexCorruptError(`segment format ${format}`);
   const docs = u32At(header, 16);
   const sources = u32At(header, 20);
   const offsets = Array.from({ length: SECTIONS }, (_, i) => u32At(header, 32 + i * 4));
@@ -95,28 +98,40 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
   let sourceLookups = 0;
   let byName: Map<string, number> | undefined;
 
-  // An entry's offsets in a table of `count + 1` offsets: two u32s read, unless the whole table was (a scan of every source).
+  // Each table of entry offsets is read whole the first time an entry of it is: one read, then one per entry.
   const tables = new Map<number, Uint32Array>();
   const spanOf = (section: number, count: number, index: number): [number, number] => {
-    const whole = tables.get(section);
-    if (whole) return [whole[index]!, whole[index + 1]!];
-    if (index < 0 || index >= count) throw new IndexCorruptError(`entry ${index} of ${count}`);
-    const pair = _u32s(bytes.read(at(section) + index * 4, 8), 2);
-    return [pair[0]!, pair[1]!];
+    let table = tables.get(section);
+    if (!table) tables.set(section, (table = _u32s(bytes.read(at(section), (count + 1) * 4), count + 1)));
+    return [table[index]!, table[index + 1]!];
   };
-  let strings: string[] | undefined;
-  const stringTable = (): string[] => {
-    if (!strings) {
-      let list: unknown;
-      try {
-        list = JSON.parse(decodeText(bytes.read(at(SECTION.strings), span(SECTION.strings))));
-      } catch (error) {
-        throw error instanceof IndexCorruptError ? error : new IndexCorruptError("a string table that does not parse");
-      }
-      if (!Array.isArray(list) || !list.every((item) => typeof item === "string")) throw new IndexCorruptError("a string table that is not one");
-      strings = list;
-    }
+  let strings: StringTable | undefined;
+  const stringTable = (): StringTable => {
+    strings ??= format === FIRST_SEGMENT_FORMAT ? _jsonStrings(bytes.read(at(SECTION.strings), span(SECTION.strings))) : stringLookup();
     return strings;
+  };
+  // A format-2 table: its offsets read once, then each string the first time an entry refers to it.
+  const stringLookup = (): StringTable => {
+    const start = at(SECTION.strings);
+    const size = span(SECTION.strings);
+    const count = size >= 8 ? u32At(bytes.read(start, 4), 0) : -1;
+    const first = 4 + (count + 1) * 4;
+    if (count < 0 || first > size) throw new IndexCorruptError("a string table that is not one");
+    let offsets: Uint32Array | undefined;
+    const found: string[] = [];
+    return (index) => {
+      if (index >= count) throw new IndexCorruptError(`a string reference ${index} past the table of ${count}`);
+      let text = found[index];
+      if (text === undefined) {
+        offsets ??= _u32s(bytes.read(start + 4, (count + 1) * 4), count + 1);
+        const from = offsets[index]!;
+        const to = offsets[index + 1]!;
+        if (to < from || first + to > size) throw new IndexCorruptError("a string runs past its table");
+        const raw = bytes.read(start + first + from, to - from);
+        found[index] = text = new ByteReader(raw).key(raw.length);
+      }
+      return text;
+    };
   };
   // The last blocks of document entries read, so neighbouring hits cost one read.
   const blocks = new Map<number, _Block>();
@@ -161,7 +176,10 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
     const source = reader.varint();
     const id = decodeString(reader, known);
     const stamp = decodeString(reader, known);
-    const entry: SegmentDocEntry = { source, id, stamp, len: lengthOf(index) };
+    const entry = { source, id, stamp } as SegmentDocEntry;
+    // Read when asked for (a merge): a search has its documents' lengths already.
+    if (lengths) entry.len = lengths[index]!;
+    else Object.defineProperty(entry, "len", { enumerable: true, get: () => lengthOf(index) });
     if (reader.byte() === 1) {
       // Decoded when asked for: a sync compares ids and stamps only.
       const from = reader.position;
@@ -207,7 +225,7 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
   };
   const lengthOf = (doc: number): number => (lengths ? lengths[doc]! : lengthsIn(doc, doc + 1)[0]!);
 
-  // One source's entry is one read; a scan of every source (findSource past _SOURCE_SCAN_AFTER) reads the section whole.
+  // One source's entry is one read (after the offsets table); a scan of every source (findSource past _SOURCE_SCAN_AFTER) reads the section whole.
   let allSources: Uint8Array | undefined;
   const sourceEntry = (ordinal: number): unknown => {
     if (!Number.isInteger(ordinal) || ordinal < 0 || ordinal >= sources) throw new IndexCorruptError(`entry ${ordinal} of ${sources}`);
@@ -221,7 +239,6 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
     }
   };
   const readAllSources = (): void => {
-    tables.set(SECTION.sourceOffsets, _u32s(bytes.read(at(SECTION.sourceOffsets), (sources + 1) * 4), sources + 1));
     allSources = bytes.read(at(SECTION.sourceEntries), span(SECTION.sourceEntries));
   };
 
@@ -308,8 +325,10 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
 
 const _LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
-/** `count` little-endian u32s from `raw` (on a little-endian machine, one copy of the bytes). */
+/** `count` little-endian u32s from `raw` (on a little-endian machine, a view of them when aligned, else one copy). */
 function _u32s(raw: Uint8Array, count: number): Uint32Array {
+  // Bytes read for this alone (a file's read, a fresh buffer) are viewed, not copied.
+  if (_LITTLE_ENDIAN && raw.byteOffset % 4 === 0) return new Uint32Array(raw.buffer, raw.byteOffset, count);
   if (_LITTLE_ENDIAN) {
     const copy = new Uint8Array(count * 4);
     copy.set(raw.subarray(0, count * 4));
@@ -319,6 +338,18 @@ function _u32s(raw: Uint8Array, count: number): Uint32Array {
   const out = new Uint32Array(count);
   for (let i = 0; i < count; i++) out[i] = view.getUint32(i * 4, true);
   return out;
+}
+
+/** A format-1 string table: one JSON array of strings. */
+function _jsonStrings(raw: Uint8Array): string[] {
+  let list: unknown;
+  try {
+    list = JSON.parse(decodeText(raw));
+  } catch (error) {
+    throw error instanceof IndexCorruptError ? error : new IndexCorruptError("a string table that does not parse");
+  }
+  if (!Array.isArray(list) || !list.every((item) => typeof item === "string")) throw new IndexCorruptError("a string table that is not one");
+  return list;
 }
 
 function _count(value: unknown, max: number): value is number {

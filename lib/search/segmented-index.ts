@@ -289,6 +289,8 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
         scores,
         bases,
         touched.map((docs, p) => docs.subarray(0, touchedCount[p])),
+        // What `limit` hits take when a few are filtered out: one batch, one selection.
+        options.limit + (options.limit >> 3),
       );
       const hits: IndexHit[] = [];
       let floor = Number.NEGATIVE_INFINITY;
