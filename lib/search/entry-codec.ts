@@ -109,6 +109,17 @@ export function decodeValue(reader: ByteReader, strings: StringTable): unknown {
   }
 }
 
+/** The member `key` of the object value at the reader (undefined when absent, or when the value is not an object), the other members stepped over unbuilt. */
+export function decodeField(reader: ByteReader, strings: StringTable, key: string): unknown {
+  if (reader.byte() !== 9) return undefined;
+  for (let i = reader.varint(); i > 0; i--) {
+    const name = _readString(reader, reader.byte(), strings);
+    if (name === key) return decodeValue(reader, strings);
+    skipValue(reader);
+  }
+  return undefined;
+}
+
 /** Moves past one value without building it. */
 export function skipValue(reader: ByteReader): void {
   const tag = reader.byte();

@@ -26,7 +26,7 @@ import {
   u32At,
   type ByteSource,
 } from "./segment-layout.ts";
-import { decodeString, decodeValue, skipValue, type StringTable } from "./entry-codec.ts";
+import { decodeField, decodeString, decodeValue, skipValue, type StringTable } from "./entry-codec.ts";
 import { openTermDictionary, type Postings } from "./segment-dictionary.ts";
 import type { SegmentContent, SegmentDocEntry, SegmentSourceEntry } from "./segment-write.ts";
 
@@ -185,17 +185,24 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
       const from = reader.position;
       let value: unknown;
       let decoded = false;
+      const at = () => {
+        const data = new ByteReader(block.bytes);
+        data.position = from;
+        return data;
+      };
       Object.defineProperty(entry, "data", {
         enumerable: true,
         get: () => {
           if (!decoded) {
-            const data = new ByteReader(block.bytes);
-            data.position = from;
-            value = decodeValue(data, known);
+            value = decodeValue(at(), known);
             decoded = true;
           }
           return value;
         },
+      });
+      // A ranking that needs a card's date and session reads those alone.
+      Object.defineProperty(entry, "field", {
+        value: (key: string) => (decoded ? (value as Record<string, unknown> | null)?.[key] : decodeField(at(), known, key)),
       });
     }
     block.entries[k] = entry;

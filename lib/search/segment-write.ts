@@ -21,6 +21,8 @@ export interface SegmentDocEntry {
   /** Its term count. */
   len: number;
   data?: unknown;
+  /** One member of an object `data`, read without decoding the rest (not enumerable: not part of the entry's value). */
+  field?: (key: string) => unknown;
 }
 
 /** Everything a segment holds, decoded. Sources sorted by name, each one's documents contiguous in that order. */

@@ -153,7 +153,10 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
   };
   const hitOf = (part: _Part, doc: number, score: number, matched: number): IndexHit => {
     const entry = part.reader.doc(doc);
-    return { segment: part.reader.source(entry.source).name, id: entry.id, data: entry.data, score, matched };
+    const hit = { segment: part.reader.source(entry.source).name, id: entry.id, score, matched } as IndexHit;
+    Object.defineProperty(hit, "data", { enumerable: true, get: () => entry.data });
+    if (entry.field) Object.defineProperty(hit, "field", { value: entry.field });
+    return hit;
   };
   const currentStamp = (name: string): string | undefined => {
     const stamp = builder.stampOf(name);
@@ -308,6 +311,7 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
         if (hits.length >= options.limit && score < floor - 1e-9) break;
         if (!segmentAccepted(p, doc)) continue;
         const hit = hitOf(all[p]!, doc, score, matched[p]![doc - bases[p]!]!);
+        if (options.idFilter && !options.idFilter(hit.segment, hit.id)) continue;
         if (options.filter && !options.filter(hit.segment, hit.id, hit.data)) continue;
         hits.push(hit);
         if (hits.length === options.limit) floor = hit.score;

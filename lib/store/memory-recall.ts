@@ -72,7 +72,7 @@ export function recallMemory(context: RecallContext, request: RecallRequest): st
   return _answer(
     context,
     plan,
-    plan.query ? plan.index.search(plan.query, { limit: plan.limit, filter: plan.accept, tieBreak: plan.tieBreak }) : _byFile(plan),
+    plan.query ? plan.index.search(plan.query, { limit: plan.limit, idFilter: plan.accept, tieBreak: plan.tieBreak }) : _byFile(plan),
   );
 }
 
@@ -85,7 +85,7 @@ export async function recallMemoryHybrid(context: RecallContext, request: Recall
   if (typeof plan === "string") return plan;
   if (!plan.query) return _answer(context, plan, _byFile(plan));
   const pool = Math.max(50, plan.limit);
-  const words = plan.index.search(plan.query, { limit: pool, filter: plan.accept, tieBreak: plan.tieBreak });
+  const words = plan.index.search(plan.query, { limit: pool, idFilter: plan.accept, tieBreak: plan.tieBreak });
   // The vectors load with the first ranking by meaning: a turn that never ranks by meaning never reads them.
   const [{ rankSemantically }, { fuseByRank }] = await Promise.all([import("./memory-semantic.ts"), import("../search/vector-file.ts")]);
   let meaning: IndexHit[];

@@ -8,6 +8,8 @@
  * - A search with a prefix reads no postings of a segment that holds no source of the prefix,
  *   and of the one that does, the lengths of the prefix's documents only.
  * - A string table (format 2) is read as its offsets and the strings the entries read name.
+ * - A hit's data is decoded when first read; one member of it (what a ranking groups by) is read
+ *   alone.
  * The answers are the ones the whole-file reader gives (the same bytes in memory). A format-1
  * segment (a JSON string table; test/fixtures/segment-format-1.seg, written by that writer) reads
  * back the same content and answers the same searches, in a folder beside new segments too.
@@ -129,6 +131,19 @@ describe("a segment read in proportion", () => {
     // The mixed segment: the lengths of its 30 session documents (sources lay out in name order: `run:` first).
     expect(hits.some((hit) => Number(hit.segment.slice("session:".length)) >= 500)).toBe(true);
     expect(_readIn(both, SECTION.lengths)).toBe(30 * 4);
+  });
+});
+
+describe("a hit's data", () => {
+  test("one member of it is read without the rest; the whole is decoded when first read, and equal hits stay equal", () => {
+    const segment = { file: "1.seg", reader: openSegment(bufferSource(_segment("session:", 30))), dead: new Set<number>() };
+    const index = createSegmentedIndex([segment], { docs: segment.reader.docs, totalLen: segment.reader.totalLen });
+    const hits = index.search("redirect", { limit: 5, idFilter: (name) => name !== "session:0000" });
+    expect(hits.map((hit) => [hit.field!("role"), hit.field!("thread"), hit.field!("absent")])).toEqual(
+      hits.map((hit) => [(hit.data as { role: string }).role, (hit.data as { thread: string }).thread, undefined]),
+    );
+    expect(hits.every((hit) => !hit.segment.endsWith("0000") && !Object.keys(hit).includes("field"))).toBe(true);
+    expect(index.search("redirect", { limit: 5, idFilter: (name) => name !== "session:0000" })).toEqual(hits);
   });
 });
 
