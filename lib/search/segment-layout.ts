@@ -91,8 +91,8 @@ export function fileSource(fd: number, size: number, close: () => void): ByteSou
     size,
     read(position, length) {
       if (position < 0 || position + length > size) throw new IndexCorruptError(`a read past the end (${position}+${length} of ${size})`);
-      // Small reads (an entry) take a plain array, cheaper than a pooled Buffer; large ones (a table) are not zero-filled first.
-      const buffer = length < 4096 ? new Uint8Array(length) : Buffer.allocUnsafe(length);
+      // Not zero-filled first; a small read takes a slice of Buffer's pool, cheaper than an array of its own.
+      const buffer = Buffer.allocUnsafe(length);
       let done = 0;
       while (done < length) {
         const n = readSync(fd, buffer, done, length - done, position + done);

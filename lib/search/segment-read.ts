@@ -4,8 +4,9 @@
  * the dictionary and the term's posting bytes (its document frequency, the dictionary block
  * alone); a document's entry costs one read of its block (after the table of block offsets,
  * read once), and only that entry of the block is decoded (the ones before it are skipped
- * over); a source's entry, one read (after its table of offsets); a range of documents'
- * lengths, one read.
+ * over); a source's entry, one read of the 32 around it (after its table of offsets); a range of
+ * documents' lengths, one read; a format-2 string, one read, until a search has read 32 of them
+ * (then the rest of the table's strings in one).
  *
  * Contract: every method throws IndexCorruptError when the bytes it reads are not what the writer
  * leaves; nothing is cached across segments, and a reader holds its ByteSource until `close`.
@@ -57,6 +58,9 @@ export interface SegmentReader {
 }
 
 const _BLOCK_CACHE = 256;
+const _SOURCE_CHUNK = 32;
+// Past this many strings read one at a time, the rest of a format-2 string table's bytes are read in one go.
+const _STRING_READS = 32;
 // Past this many lookups by name, the whole source table is read once instead of searched.
 const _SOURCE_SCAN_AFTER = 64;
 
@@ -118,6 +122,10 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
     const first = 4 + (count + 1) * 4;
     if (count < 0 || first > size) throw new IndexCorruptError("a string table that is not one");
     let offsets: Uint32Array | undefined;
+    let whole: Uint8Array | undefined;
+    // The whole table decoded at once, when it is ASCII (its byte offsets are then its characters').
+    let ascii: string | undefined;
+    let reads = 0;
     const found: string[] = [];
     return (index) => {
       if (index >= count) throw new IndexCorruptError(`a string reference ${index} past the table of ${count}`);
@@ -127,8 +135,18 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
         const from = offsets[index]!;
         const to = offsets[index + 1]!;
         if (to < from || first + to > size) throw new IndexCorruptError("a string runs past its table");
-        const raw = bytes.read(start + first + from, to - from);
-        found[index] = text = new ByteReader(raw).key(raw.length);
+        // A search naming many strings (hundreds of hits) reads the rest at once: a read is a system call.
+        if (!whole && ++reads > _STRING_READS) {
+          whole = bytes.read(start + first, size - first);
+          const decoded = decodeText(whole);
+          if (decoded.length === whole.length) ascii = decoded;
+        }
+        if (ascii !== undefined) text = ascii.slice(from, to);
+        else {
+          const raw = whole ? whole.subarray(from, to) : bytes.read(start + first + from, to - from);
+          text = new ByteReader(raw).key(raw.length);
+        }
+        found[index] = text;
       }
       return text;
     };
@@ -232,13 +250,30 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
   };
   const lengthOf = (doc: number): number => (lengths ? lengths[doc]! : lengthsIn(doc, doc + 1)[0]!);
 
-  // One source's entry is one read (after the offsets table); a scan of every source (findSource past _SOURCE_SCAN_AFTER) reads the section whole.
+  // Source entries are read _SOURCE_CHUNK at a time (after the offsets table): a search that judges
+  // hundreds of sources by name costs one read per chunk, not per source (a read is a system call).
+  // A scan of every source (findSource past _SOURCE_SCAN_AFTER) reads the section whole.
+  const sourceChunks = new Map<number, Uint8Array>();
   let allSources: Uint8Array | undefined;
   const sourceEntry = (ordinal: number): unknown => {
     if (!Number.isInteger(ordinal) || ordinal < 0 || ordinal >= sources) throw new IndexCorruptError(`entry ${ordinal} of ${sources}`);
     const [start, end] = spanOf(SECTION.sourceOffsets, sources, ordinal);
     if (end < start || at(SECTION.sourceEntries) + end > at(SECTION.sourceEntries + 1)) throw new IndexCorruptError("an entry runs past its section");
-    const raw = allSources ? allSources.subarray(start, end) : bytes.read(at(SECTION.sourceEntries) + start, end - start);
+    let raw: Uint8Array;
+    if (allSources) raw = allSources.subarray(start, end);
+    else {
+      const chunk = Math.floor(ordinal / _SOURCE_CHUNK);
+      const [first] = spanOf(SECTION.sourceOffsets, sources, chunk * _SOURCE_CHUNK);
+      let bytesOfChunk = sourceChunks.get(chunk);
+      if (!bytesOfChunk) {
+        const [last] = spanOf(SECTION.sourceOffsets, sources, Math.min(sources, (chunk + 1) * _SOURCE_CHUNK));
+        if (last < first || at(SECTION.sourceEntries) + last > at(SECTION.sourceEntries + 1)) throw new IndexCorruptError("an entry runs past its section");
+        bytesOfChunk = bytes.read(at(SECTION.sourceEntries) + first, last - first);
+        sourceChunks.set(chunk, bytesOfChunk);
+      }
+      if (end - first > bytesOfChunk.length) throw new IndexCorruptError("an entry runs past its section");
+      raw = bytesOfChunk.subarray(start - first, end - first);
+    }
     try {
       return JSON.parse(decodeText(raw));
     } catch (error) {

@@ -164,6 +164,20 @@ describe("the string table", () => {
     expect(to - from).toBeGreaterThan(4 * (4 + (count + 1) * 4 + named));
   });
 
+  test("format 2: past the first strings read one by one, the rest are read at once and decode the same, ASCII or not", () => {
+    for (const mark of ["", " ✓ naïve"]) {
+      const builder = createSegmentBuilder();
+      for (let s = 0; s < 40; s++)
+        builder.add(`session:${s}`, "stamp", [
+          { id: "m0", stamp: "", text: "word", data: { thread: `thread ${s}${mark}`, role: "prompt" } },
+          { id: "m1", stamp: "", text: "word", data: { thread: `thread ${s}${mark}`, role: "answer" } },
+        ]);
+      const content = builder.build();
+      const reader = openSegment(bufferSource(encodeSegment(content, TOKENIZER_VERSION)));
+      for (let doc = 0; doc < reader.docs; doc++) expect(reader.doc(doc)).toEqual(content.docs[doc]!);
+    }
+  });
+
   const sources = formatOneSources();
   const current = () => {
     const builder = createSegmentBuilder();
