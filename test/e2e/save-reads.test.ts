@@ -2,7 +2,8 @@
  * What a plain `-p` turn reads after its answer in a long history, through the binary (strace):
  * the saved line's short id comes from the register of recent ids (lib/store/short-ids.ts), so
  * neither the sessions nor the runs folder is listed, and the id printed is the shortest prefix
- * unique among every stored session and run, as a listing of both folders tells.
+ * unique among every stored session and run, as a listing of both folders tells; the transcript
+ * index's manifest is read once, not again by the append under its lock.
  */
 import { describe, expect } from "bun:test";
 import { spawn, spawnSync } from "node:child_process";
@@ -30,13 +31,16 @@ describe("saving a plain turn in a long history", () => {
       const trace = join(e2e.dirs.home, "strace.txt");
       const { code, stderr } = await _traced(trace, ["-p", "hi"]);
       expect(code).toBe(0);
-      const listed = readFileSync(trace, "utf8")
-        .split("\n")
+      const lines = readFileSync(trace, "utf8").split("\n");
+      const listed = lines
         .filter((line) => line.includes("O_DIRECTORY"))
         .flatMap((line) => /"([^"]+)"/.exec(line)?.slice(1) ?? [])
         .filter((path) => path.startsWith(state))
         .map((path) => path.slice(state.length + 1));
       expect(listed.filter((path) => path === "sessions" || path === "runs")).toEqual([]);
+      // The transcript index's manifest is read once: the saver's append takes that read again while its stamp holds.
+      const manifestReads = lines.filter((line) => line.includes('/search/transcripts.index/manifest.json"') && line.includes("O_RDONLY"));
+      expect(manifestReads.length).toBe(1);
 
       const short = /shiro: session (\S+) saved/.exec(stderr)?.[1];
       const stored = ["sessions", "runs"].flatMap((dir) =>
