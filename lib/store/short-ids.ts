@@ -42,13 +42,11 @@ export const shortRunIds = shortSessionIds;
 
 /**
  * The stored session and run ids that share their head (ids.ts `abbreviationHead`) with one of
- * `ids`: no other can lengthen an abbreviation, so only these are kept (and sorted). From the
- * register of recent ids (below) when it holds every id of each head, else from listings.
+ * `ids`: no other can lengthen an abbreviation, so only these are kept (and sorted). Listed from
+ * both folders, so a record written there by anything (a run copied in) counts.
  */
 function _idsSharingTheMinimum(ids: readonly string[]): string[] {
   const heads = new Set(ids.map((id) => abbreviationHead(id)));
-  const noted = [...heads].map((head) => recentIdsSharing(head));
-  if (noted.every((found) => found !== undefined)) return noted.flat();
   const near = (name: string) => heads.has(abbreviationHead(name));
   return [...storedIds(paths.sessionsDir(), ".json").filter(near), ...storedIds(paths.runsDir(), ".json").filter(near)];
 }
@@ -153,7 +151,8 @@ export function uniquePrefixes(ids: readonly string[]): string[] {
  * Derived data: removing both files costs one listing of the folders when the next id is noted.
  * A note that fails removes the register, so no reader trusts a register that missed an id.
  * Ids written by something other than the stores (an older shiro running at the same time, a
- * file copied in) are not noted: a short id may then share its prefix with one of them.
+ * file copied in) are not noted: the saved line may then share its prefix with one of them, which
+ * is why listings (`shortSessionIds`) still list the folders.
  */
 
 /** A generation past this many bytes (about 440 ids) is rotated. */

@@ -1,7 +1,7 @@
 /**
- * What a plain `-p` turn reads after its answer in a long history, through the binary (strace):
- * the saved line's short id comes from the register of recent ids (lib/store/short-ids.ts), so
- * neither the sessions nor the runs folder is listed, and the id printed is the shortest prefix
+ * What saving a plain `-p` turn reads in a long history, through the binary (strace): the saved
+ * line's short id comes from the register of recent ids (lib/store/short-ids.ts), so neither the
+ * sessions nor the runs folder is listed, and the id printed is the shortest prefix
  * unique among every stored session and run, as a listing of both folders tells; the transcript
  * index's manifest is read once, not again by the append under its lock.
  */
@@ -29,7 +29,8 @@ describe("saving a plain turn in a long history", () => {
 
       const state = join(e2e.dirs.home, ".shiro-neko");
       const trace = join(e2e.dirs.home, "strace.txt");
-      const { code, stderr } = await _traced(trace, ["-p", "hi"]);
+      // Without memory: a prompt's memory section may list the folders for its own lines; the save must not.
+      const { code, stderr } = await _traced(trace, ["--no-memory", "-p", "hi"]);
       expect(code).toBe(0);
       const lines = readFileSync(trace, "utf8").split("\n");
       const listed = lines
