@@ -32,7 +32,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Bm25Index, IndexedDocInput } from "../search/bm25-index.ts";
-import { COMPACT_AFTER_SEGMENTS, openIndexFolder, type CompactResult } from "../search/index-folder.ts";
+import { openIndexFolder, type CompactResult } from "../search/index-folder.ts";
 import { paths } from "../platform/paths.ts";
 import type { Episode, EpisodeDigest, EpisodeStore } from "./episodes.ts";
 import type { EpisodeIds } from "./memory-lookup.ts";
@@ -191,12 +191,12 @@ function _folder(projectRoot: string, onNotice?: (text: string) => void) {
 
 /**
  * After a save: the project's recall index brought up to date (one more segment), then its small
- * segments merged past COMPACT_AFTER_SEGMENTS, as find/transcript-index.ts does for its own.
+ * segments merged when due (index-folder.ts `compactIfDue`), as find/transcript-index.ts does for its own.
  */
 export function keepMemoryIndexCurrent(sources: MemoryIndexSources): void {
   openMemoryIndex(sources);
   const folder = _folder(sources.projectRoot, sources.onNotice);
-  if ((folder.manifest()?.segments.length ?? 0) > COMPACT_AFTER_SEGMENTS) folder.compact(false);
+  folder.compactIfDue();
 }
 
 /** `shiro memory gc`: the project's recall index brought up to date, then merged into one segment. */
