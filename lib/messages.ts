@@ -89,23 +89,23 @@ export const AssistantMessageSchema = v.looseObject(_assistantMessage);
 export const ToolMessageSchema = v.looseObject(_toolMessage);
 
 // The types, from the same entries as strict objects (no index signature for unknown fields).
-const _typed = {
-  text: v.object(_textPart),
-  reasoning: v.object(_reasoningPart),
-  toolCall: v.object(_toolCallPart),
-  toolResult: v.object(_toolResultPart),
-};
-const _typedAssistant = v.object({ ..._assistantMessage, parts: v.array(v.variant("type", [_typed.text, _typed.reasoning, _typed.toolCall])) });
-const _typedTool = v.object({ ..._toolMessage, results: v.array(_typed.toolResult) });
+// Never called: only its return type is used, so no schema is built for the types.
+function _typedSchemas() {
+  const typed = { text: v.object(_textPart), reasoning: v.object(_reasoningPart), toolCall: v.object(_toolCallPart), toolResult: v.object(_toolResultPart) };
+  const assistant = v.object({ ..._assistantMessage, parts: v.array(v.variant("type", [typed.text, typed.reasoning, typed.toolCall])) });
+  const tool = v.object({ ..._toolMessage, results: v.array(typed.toolResult) });
+  return { ...typed, assistant, tool };
+}
+type _Typed = ReturnType<typeof _typedSchemas>;
 
-export type TextPart = v.InferOutput<typeof _typed.text>;
-export type ReasoningPart = v.InferOutput<typeof _typed.reasoning>;
-export type ToolCallPart = v.InferOutput<typeof _typed.toolCall>;
-export type ToolResultPart = v.InferOutput<typeof _typed.toolResult>;
+export type TextPart = v.InferOutput<_Typed["text"]>;
+export type ReasoningPart = v.InferOutput<_Typed["reasoning"]>;
+export type ToolCallPart = v.InferOutput<_Typed["toolCall"]>;
+export type ToolResultPart = v.InferOutput<_Typed["toolResult"]>;
 export type UserMessage = v.InferOutput<v.ObjectSchema<typeof _userMessage, undefined>>;
-export type AssistantMessage = v.InferOutput<typeof _typedAssistant>;
+export type AssistantMessage = v.InferOutput<_Typed["assistant"]>;
 /** The results of one assistant message's tool calls, in call order. */
-export type ToolMessage = v.InferOutput<typeof _typedTool>;
+export type ToolMessage = v.InferOutput<_Typed["tool"]>;
 export type Message = UserMessage | AssistantMessage | ToolMessage;
 
 export interface Usage {
