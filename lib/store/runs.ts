@@ -18,7 +18,7 @@ import { existsSync, readdirSync, rmSync } from "node:fs";
 import * as v from "valibot";
 import { UserError } from "../platform/errors.ts";
 import { paths } from "../platform/paths.ts";
-import { ToolResultPartSchema } from "../messages.ts";
+import { messageSchemas } from "../messages.ts";
 import { SAVED_FLAGS, type RunOptions } from "../config/flags.ts";
 import { TRANSIENT_EVENTS, type AgentEvent } from "../events.ts";
 import { appendJsonLine, readJson, readJsonLines, writeJsonAtomic, writeTextAtomic } from "../state-file/json-file.ts";
@@ -45,7 +45,7 @@ function _build() {
     /** Index in `messages` of the assistant message holding the calls. */
     assistantIndex: v.number(),
     /** Results of the calls answered before the block, in call order. */
-    results: v.array(ToolResultPartSchema),
+    results: v.array(messageSchemas().toolResult),
     /** The call waiting for a decision. */
     callId: v.string(),
     approvalId: v.string(),
