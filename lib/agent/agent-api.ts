@@ -46,7 +46,7 @@ export interface CreateAgentOptions {
   env?: NodeJS.ProcessEnv;
   /** Where the session's own lines go (a plugin's bell, an episode not written): the front end's one writer (lib/ui/output.ts). */
   writeStderr: (text: string) => void;
-  /** Called once, when the session's first model request has been handed to the HTTP client: work that can wait that long. */
+  /** Called once, when the answer to the session's first model request begins (its first event): work that must not delay sending it. */
   afterFirstRequest?: () => void;
   editor?: EditorConnection;
 }

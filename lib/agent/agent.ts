@@ -277,20 +277,36 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   };
 }
 
-/** `client`, calling `then` once its first request has been handed over. */
+/**
+ * `client`, calling `then` once, when the first request's answer begins (its stream's first
+ * event; when it ends without one, at its end): the request is on the wire by then, so what `then`
+ * starts does not compete with sending it.
+ */
 function _afterFirstRequest(client: ModelClient, then: () => void): ModelClient {
   let pending = true;
   return {
     stream(request) {
-      const stream = client.stream(request);
-      if (pending) {
-        pending = false;
-        then();
-      }
-      return stream;
+      if (!pending) return client.stream(request);
+      pending = false;
+      return _onFirstEvent(client.stream(request), then);
     },
     get protocol() {
       return client.protocol;
     },
   };
+}
+
+async function* _onFirstEvent<T>(events: AsyncGenerator<T, void, undefined>, then: () => void): AsyncGenerator<T, void, undefined> {
+  let called = false;
+  try {
+    for await (const event of events) {
+      if (!called) {
+        called = true;
+        then();
+      }
+      yield event;
+    }
+  } finally {
+    if (!called) then();
+  }
 }

@@ -1,11 +1,11 @@
 /**
  * What a closing session does for its indexes, after its answer and off the path to any first
  * request: its session and runs join the transcript index as one more segment (and small
- * segments are merged past a count: find/transcript-index.ts), the episode log is compacted
+ * segments are merged when due: find/transcript-index.ts), the episode log is compacted
  * once it holds a quarter more than its caps (store/episodes.ts `compactIfDue`: a stat and its
  * last line, otherwise), and the project's recall index takes in the episode just recorded and
  * the notes written (store/memory-index.ts `keepMemoryIndexCurrent`) as one more segment, its
- * small segments merged past the same count as the transcript index's (COMPACT_AFTER_SEGMENTS),
+ * small segments merged by the same rule as the transcript index's (index-folder.ts `compactIfDue`),
  * so the next run opens both without reading what it indexes and a long history's saves do not
  * pile up segments every later sync and search goes through. A failure is a notice, never an error: the next open catches up.
  */

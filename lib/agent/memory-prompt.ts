@@ -94,10 +94,19 @@ export const estimateTextTokens = (text: string): number => Math.ceil(text.lengt
 export function selectMemoryForPrompt(options: SelectMemoryOptions): MemoryInjection {
   const budget = options.budget ?? DEFAULT_MEMORY_BUDGET;
   const { stores } = options;
-  const entries = stores.map((store) => store.list());
-  const notes = stores.flatMap((store, at) => entries[at]!.map((entry): ScopedMemoryEntry => ({ ...entry, scope: store.scope })));
+  // Loops, not a callback per note: see _rank. Each store's notes are tagged once; the recall
+  // index takes the tagged ones as its listing (memory-index.ts keeps a note already tagged with its store's scope).
+  const entries: ScopedMemoryEntry[][] = [];
+  const notes: ScopedMemoryEntry[] = [];
   const counts: Record<string, number> = {};
-  for (const note of notes) counts[note.scope] = (counts[note.scope] ?? 0) + 1;
+  for (const store of stores) {
+    const { scope } = store;
+    const tagged: ScopedMemoryEntry[] = [];
+    for (const entry of store.list()) tagged.push({ ...entry, scope });
+    for (const note of tagged) notes.push(note);
+    if (tagged.length > 0) counts[scope] = (counts[scope] ?? 0) + tagged.length;
+    entries.push(tagged);
+  }
   const empty: MemoryInjection = { text: "", items: [], tokens: 0, budget, leftOut: 0, counts };
   if (notes.length === 0 && !options.episodes) return empty;
 
@@ -141,7 +150,11 @@ const _PLAIN = /^[\x20-\x7e]*$/;
 
 function _rank(options: SelectMemoryOptions, notes: readonly ScopedMemoryEntry[], entries: readonly (readonly MemoryEntry[])[]): _Candidate[] {
   const { projectRoot, stores } = options;
-  const byId = new Map(notes.map((note) => [note.id, note]));
+  // No function is called once per note on this path (a loop instead of a callback): one called a
+  // few hundred times is compiled by the runtime's optimising tier on a worker thread before the
+  // first request, on the core the request needs.
+  const byId = new Map<string, ScopedMemoryEntry>();
+  for (const note of notes) byId.set(note.id, note);
   const chosen: _Candidate[] = [];
   const taken = new Set<string>();
   const query = options.query.trim();
@@ -182,7 +195,9 @@ function _rank(options: SelectMemoryOptions, notes: readonly ScopedMemoryEntry[]
       }
     }
   }
-  for (const note of rankByUse(notes.filter((note) => !taken.has(note.id)))) chosen.push(_noteCandidate(note as ScopedMemoryEntry, projectRoot));
+  const rest: ScopedMemoryEntry[] = [];
+  for (const note of notes) if (!taken.has(note.id)) rest.push(note);
+  for (const note of rankByUse(rest)) chosen.push(_noteCandidate(note as ScopedMemoryEntry, projectRoot));
   return chosen;
 }
 

@@ -2,10 +2,11 @@
  * Configuration: `config.json` in the state folder, validated with valibot.
  *
  * The schemas (config-schema.ts) are built on first use, not when the module loads: a start-up
- * without a config file never builds them. `loadConfigFile` keeps the last file it read with its
- * stamp (inode, size, modification time): key sealing at start-up, resolution and every child
- * process's environment read config.json once while it stays the same file, and a file changed
- * since is read again.
+ * without a config file never builds them. `loadConfigFile` reads the file's bytes at every call
+ * and keeps what it parsed from the last bytes it read: key sealing at start-up, resolution and
+ * every child process's environment parse and validate config.json once while its bytes stay the
+ * same. Bytes, not a stat stamp: a rewrite within a coarse timestamp's tick keeps inode, size and
+ * mtime, and `passEnv` decides which keys a child process sees.
  *
  * Precedence, later wins: the file < environment variables < command-line flags.
  * A file that is not JSON or has an invalid field is a UserError naming the file and the field;
@@ -22,7 +23,6 @@ import { type ProtocolFlag } from "../vocabulary.ts";
 import { readFileSync } from "node:fs";
 import { describeErrno } from "../platform/os-errors.ts";
 import { describeIssue, parseJson, readJson, updateJsonSync } from "../state-file/json-file.ts";
-import { fileStamp } from "../state-file/file-stamp.ts";
 import { expandVariables } from "./env-references.ts";
 
 import { AGENT_NAMES, THINKING_LEVELS, type AgentName, type ThinkingLevel } from "../vocabulary.ts";
@@ -72,16 +72,14 @@ export interface ResolvedConfig {
   maxRetries: number;
 }
 
-/** The last valid file `loadConfigFile` read: its path, its stamp then, and what it held. */
-let _lastRead: { path: string; stamp: string; file: ConfigFile } | undefined;
+/** The last valid file `loadConfigFile` read: its path, its bytes, and what they held. */
+let _lastRead: { path: string; text: string; file: ConfigFile } | undefined;
 
 /**
- * Reads and validates config.json. Missing file = empty config. Never writes. While the file keeps
- * the stamp it had when last read, that read's result is returned (a copy) without reading again.
+ * Reads and validates config.json. Missing file = empty config. Never writes. While the file holds
+ * the bytes it held when last read, that read's result is returned (a copy) without parsing again.
  */
 export function loadConfigFile(path = paths.config()): ConfigFile {
-  const stamp = fileStamp(path);
-  if (stamp !== undefined && _lastRead?.path === path && _lastRead.stamp === stamp) return structuredClone(_lastRead.file);
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -90,11 +88,12 @@ export function loadConfigFile(path = paths.config()): ConfigFile {
     // A file the system cannot read is an I/O failure (exit 1); one that reads but is wrong is bad configuration (exit 2).
     throw new UserError(`${path}: cannot be read: ${describeErrno(error)}`);
   }
+  if (_lastRead?.path === path && _lastRead.text === text) return structuredClone(_lastRead.file);
   const read = parseJson(text, { schema: configSchema() });
   if (read.status === "corrupt") throw new ConfigError(`${path}: ${_configReason(read.reason)}`);
   if (read.status === "missing") return {};
   checkPluginNames(read.value.plugins, path);
-  _lastRead = stamp === undefined ? undefined : { path, stamp, file: structuredClone(read.value) };
+  _lastRead = { path, text, file: structuredClone(read.value) };
   return read.value;
 }
 

@@ -210,6 +210,7 @@ export function createGate(options: GateOptions): Gate {
     newTurn: () => repeats.reset(),
     deniesPath: (tool, path, cwd) => evaluatePermission(options.rules, tool, [normalizeRulePath(path, cwd)]).decision === "deny",
     async judgeRead(tool, input, cwd) {
+      if (tool.command !== undefined) await loadShellReader();
       const { subjects, paths } = callSubjects(tool, input, cwd);
       const blocked = await options.plugins.checkToolCall({ toolName: tool.name, input, cwd, effect: tool.effect, paths });
       if (typeof blocked === "string") return { denied: blocked, secretAllowed: false };

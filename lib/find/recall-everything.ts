@@ -142,7 +142,7 @@ export function rankEverything(context: RecallEverythingContext, request: Recall
     const found: _Item[] = [];
     const indexes: Bm25Index[] = [memory.index, ...(transcripts ? [transcripts] : [])];
     const collection = addStats(indexes.map((index) => index.stats(query)));
-    for (const hit of memory.index.search(query, { limit: pool, filter: acceptMemory, collection, weights })) found.push(_memoryItem(hit, memory.notes));
+    for (const hit of memory.index.search(query, { limit: pool, idFilter: acceptMemory, collection, weights })) found.push(_memoryItem(hit, memory.notes));
     if (transcripts)
       for (const hit of transcripts.search(query, {
         limit: pool,
@@ -176,18 +176,19 @@ export function rankEverything(context: RecallEverythingContext, request: Recall
     const best = group.items[0]!;
     if (best.source === "note") return { kind: "note", key: group.key, score: group.score, at: group.at, note: memory.notes.get(best.id)! };
     const episode = group.items.find((item) => item.source === "episode");
-    const card = episode?.data as EpisodeCard | undefined;
-    if (card?.kind === "digest") return { kind: "digest", key: group.key, score: group.score, at: group.at, card };
+    if (group.key.startsWith(_DIGEST_GROUP)) return _withCard({ kind: "digest", key: group.key, score: group.score, at: group.at }, episode!);
     const passage = group.items.find((item) => item.source === "passage");
-    return {
+    const session: RecalledGroup = {
       kind: "session",
       key: group.key,
       score: group.score,
-      at: card?.kind === "episode" ? card.at : group.at,
-      ...(card ? { card, episodeId: episode!.id } : {}),
+      // An episode item's time is its card's.
+      at: episode ? episode.at : group.at,
+      ...(episode ? { episodeId: episode.id } : {}),
       ...(passage ? { passage: { id: passage.id, card: passage.data as TranscriptCard } } : {}),
       sessionId: group.key.slice(SESSION_PREFIX.length),
     };
+    return episode ? _withCard(session, episode) : session;
   });
   return {
     groups,
@@ -257,9 +258,21 @@ function _memoryItem(hit: IndexHit, notes: Map<string, ScopedMemoryEntry>): _Ite
     const note = notes.get(hit.id)!;
     return { source: "note", group: `note:${hit.id}`, id: hit.id, score: hit.score, at: note.createdAt, data: undefined };
   }
-  const card = hit.data as EpisodeCard;
-  if (card.kind === "digest") return { source: "episode", group: `digest:${card.month}`, id: hit.id, score: hit.score, at: card.month, data: card };
-  return { source: "episode", group: SESSION_PREFIX + card.sessionId, id: hit.id, score: hit.score, at: card.at, data: card };
+  // The ranking reads the card's kind, session and date alone; the whole card is decoded for a group shown.
+  const field = (key: keyof _CardFields) => (hit.field ? hit.field(key) : (hit.data as _CardFields)[key]) as string;
+  const item =
+    field("kind") === "digest"
+      ? { source: "episode" as const, group: _DIGEST_GROUP + field("month"), id: hit.id, score: hit.score, at: field("month") }
+      : { source: "episode" as const, group: SESSION_PREFIX + field("sessionId"), id: hit.id, score: hit.score, at: field("at") };
+  return Object.defineProperty(item, "data", { enumerable: true, get: () => hit.data }) as _Item;
+}
+
+type _CardFields = { kind: string; sessionId: string; at: string; month: string };
+const _DIGEST_GROUP = "digest:";
+
+/** `group` with its card: the episode item's, decoded when first read. */
+function _withCard(group: RecalledGroup, episode: _Item): RecalledGroup {
+  return Object.defineProperty(group, "card", { enumerable: true, get: () => episode.data as EpisodeCard });
 }
 
 function _role(card: TranscriptCard): string {

@@ -12,7 +12,7 @@
  * - The saver: when a session closes, `indexSavedTranscripts` adds that session and its runs as
  *   one more segment, under the index's lock, and records the two folders' stamps (inode and
  *   modification time of sessions/ and events/, which change whenever a file is added, replaced
- *   or removed there). Past COMPACT_AFTER_SEGMENTS segments it merges the small newest ones.
+ *   or removed there). It merges the small newest segments when they are due (index-folder.ts `compactIfDue`).
  * - Opening compares the two folders' stamps with the recorded ones (two stats). Equal: the index
  *   is used as saved; so is it when they equal the stamps this process noted before it wrote
  *   there (`noteFoldersBeforeWriting`): its own session and runs are what moved them. Otherwise (a process that saved without indexing, a removed session, an
@@ -23,7 +23,7 @@
  */
 import { readdirSync, statSync, type Stats } from "node:fs";
 import type { Bm25Index } from "../search/bm25-index.ts";
-import { COMPACT_AFTER_SEGMENTS, openIndexFolder, type CompactResult, type IndexFolder } from "../search/index-folder.ts";
+import { openIndexFolder, type CompactResult, type IndexFolder } from "../search/index-folder.ts";
 import { paths } from "../platform/paths.ts";
 import { loadRun, readRunEvents } from "../store/runs.ts";
 import { loadSession } from "../store/sessions.ts";
@@ -107,8 +107,8 @@ export function openTranscriptIndex(options: TranscriptIndexOptions = {}): Bm25I
 
 /**
  * After a session (and the runs it made) was saved: their documents join the index as one more
- * segment, the folders' stamps are recorded, and small segments are merged past
- * COMPACT_AFTER_SEGMENTS. Does nothing before the index was first built. Off the path to a
+ * segment, the folders' stamps are recorded, and the small newest segments are merged when due
+ * (index-folder.ts `compactIfDue`). Does nothing before the index was first built. Off the path to a
  * first request: call it after the answer.
  */
 export function indexSavedTranscripts(saved: { sessionId?: string; runIds: readonly string[] }, options: TranscriptIndexOptions = {}): void {
@@ -126,7 +126,7 @@ export function indexSavedTranscripts(saved: { sessionId?: string; runIds: reado
     meta,
     full,
   );
-  if (((after ?? folder.manifest())?.segments.length ?? 0) > COMPACT_AFTER_SEGMENTS) folder.compact(false);
+  folder.compactIfDue(after);
 }
 
 /** `shiro memory gc`: every source checked, then every segment merged into one. */

@@ -85,4 +85,7 @@ export const paths = {
   registryDir: () => join(stateDir(), "registry"),
   userSkillsDir: () => join(stateDir(), "skills"),
   learned: () => join(stateDir(), "learned.json"),
+  /** The register of recent session and run ids (lib/store/short-ids.ts) and its previous generation. */
+  recentIds: () => join(stateDir(), "recent-ids.txt"),
+  recentIdsOld: () => join(stateDir(), "recent-ids.old.txt"),
 };

@@ -24,7 +24,10 @@ export interface IndexedDocInput {
 export interface IndexHit {
   segment: string;
   id: string;
+  /** The document's `data`, decoded when first read. */
   data: unknown;
+  /** One member of an object `data`, read without decoding the rest (when the index can; not enumerable). */
+  field?: (key: string) => unknown;
   score: number;
   /** How many distinct query terms the document holds. */
   matched: number;
@@ -34,6 +37,8 @@ export interface SearchOptions {
   limit: number;
   /** Only documents it accepts are scored. */
   filter?: (segment: string, id: string, data: unknown) => boolean;
+  /** Only documents it accepts, judged by segment and id before the entry's data is read (then `filter`). */
+  idFilter?: (segment: string, id: string) => boolean;
   /** Only documents of the segments it accepts: judged before a document's entry is read (cheap), then `filter`. */
   segmentFilter?: (segment: string) => boolean;
   /**

@@ -12,6 +12,13 @@
  */
 import { ByteReader, IndexCorruptError, type ByteWriter, textEncoder } from "./segment-layout.ts";
 
+/**
+ * The segment's string table as a decoder sees it: the strings, or a lookup of one by its index
+ * (segment-read.ts reads a format-2 table one string at a time; it throws IndexCorruptError past
+ * the table's end).
+ */
+export type StringTable = readonly string[] | ((index: number) => string);
+
 /** Strings met at least twice over `values` (keys included), most frequent first: the segment's string table. */
 export function repeatedStrings(values: readonly unknown[]): string[] {
   const counts = new Map<string, number>();
@@ -61,7 +68,7 @@ export function encodeValue(out: ByteWriter, value: unknown, table: ReadonlyMap<
   } else out.byte(0);
 }
 
-export function decodeValue(reader: ByteReader, strings: readonly string[]): unknown {
+export function decodeValue(reader: ByteReader, strings: StringTable): unknown {
   const tag = reader.byte();
   switch (tag) {
     case 0:
@@ -90,13 +97,27 @@ export function decodeValue(reader: ByteReader, strings: readonly string[]): unk
       const object: Record<string, unknown> = {};
       for (let i = 0; i < count; i++) {
         const key = _readString(reader, reader.byte(), strings);
-        Object.defineProperty(object, key, { value: decodeValue(reader, strings), enumerable: true, writable: true, configurable: true });
+        const value = decodeValue(reader, strings);
+        // Only `__proto__` is special to an assignment: it alone is defined as data.
+        if (key === "__proto__") Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+        else object[key] = value;
       }
       return object;
     }
     default:
       throw new IndexCorruptError(`an entry with an unknown tag ${tag}`);
   }
+}
+
+/** The member `key` of the object value at the reader (undefined when absent, or when the value is not an object), the other members stepped over unbuilt. */
+export function decodeField(reader: ByteReader, strings: StringTable, key: string): unknown {
+  if (reader.byte() !== 9) return undefined;
+  for (let i = reader.varint(); i > 0; i--) {
+    const name = _readString(reader, reader.byte(), strings);
+    if (name === key) return decodeValue(reader, strings);
+    skipValue(reader);
+  }
+  return undefined;
 }
 
 /** Moves past one value without building it. */
@@ -136,7 +157,7 @@ export function skipValue(reader: ByteReader): void {
 }
 
 /** Reads a string written by encodeValue (a literal or a reference). */
-export function decodeString(reader: ByteReader, strings: readonly string[]): string {
+export function decodeString(reader: ByteReader, strings: StringTable): string {
   return _readString(reader, reader.byte(), strings);
 }
 
@@ -153,10 +174,11 @@ function _string(out: ByteWriter, text: string, table: ReadonlyMap<string, numbe
   out.raw(bytes);
 }
 
-function _readString(reader: ByteReader, tag: number, strings: readonly string[]): string {
+function _readString(reader: ByteReader, tag: number, strings: StringTable): string {
   if (tag === 6) return reader.text();
   if (tag !== 7) throw new IndexCorruptError(`a string with tag ${tag}`);
   const at = reader.varint();
+  if (typeof strings === "function") return strings(at);
   if (at >= strings.length) throw new IndexCorruptError(`a string reference ${at} past the table of ${strings.length}`);
   return strings[at]!;
 }

@@ -84,6 +84,11 @@ export interface IndexFolder {
   append(update: (index: Bm25Index) => void, meta?: Record<string, string>, checked?: boolean): IndexManifest | undefined;
   /** Merges the small newest segments (`full`: every segment) into one, dropping tombstoned documents. */
   compact(full: boolean): CompactResult | undefined;
+  /**
+   * `compact(false)` when `manifest` (the saved one when absent) holds more than
+   * COMPACT_AFTER_SEGMENTS segments of fewer than `flushDocs` documents; otherwise nothing.
+   */
+  compactIfDue(manifest?: IndexManifest): CompactResult | undefined;
   /** The saved manifest, when it reads. */
   manifest(): IndexManifest | undefined;
 }
@@ -91,7 +96,12 @@ export interface IndexFolder {
 /** New documents a build saves as one segment before it goes on (so a build cut short keeps its work). */
 export const FLUSH_DOCS = 50_000;
 
-/** Segments past which a save also merges the newest ones (compact(false)). */
+/**
+ * Segments past which a save also merges the newest ones (`compactIfDue`). Segments of FLUSH_DOCS
+ * documents or more (a build's chunks) are not counted: a partial merge takes one only once what
+ * is newer holds half as many, and counted they left a history built by a search so little room
+ * that every save merged.
+ */
 export const COMPACT_AFTER_SEGMENTS = 8;
 
 interface _Loaded {
@@ -240,7 +250,8 @@ export function openIndexFolder(dir: string, options: IndexFolderOptions): Index
       if (!existsSync(manifestPath)) return undefined;
       try {
         return locked(() => {
-          const base = _load(dir, manifestPath);
+          // The manifest read just before (`manifest()`) is taken again while its stamp holds: it is replaced, never rewritten in place.
+          const base = _load(dir, manifestPath, _readManifestOnce(manifestPath, fileStamp(manifestPath)));
           if (base.status !== "ok") return undefined;
           update(base.index);
           const metaChanged = meta !== undefined && JSON.stringify(meta) !== JSON.stringify(base.manifest!.meta);
@@ -257,7 +268,7 @@ export function openIndexFolder(dir: string, options: IndexFolderOptions): Index
     compact(full) {
       if (!existsSync(manifestPath)) return undefined;
       return locked(() => {
-        const base = _load(dir, manifestPath);
+        const base = _load(dir, manifestPath, _readManifestOnce(manifestPath, fileStamp(manifestPath)));
         if (base.status !== "ok") return undefined;
         const manifest = base.manifest!;
         const bytesBefore = manifest.segments.reduce((sum, segment) => sum + segment.bytes, 0);
@@ -275,6 +286,13 @@ export function openIndexFolder(dir: string, options: IndexFolderOptions): Index
         _cache.delete(dir);
         return { ...result, segmentsAfter: next.segments.length, bytesAfter: next.segments.reduce((sum, segment) => sum + segment.bytes, 0) };
       });
+    },
+
+    compactIfDue(manifest) {
+      const saved = manifest ?? this.manifest();
+      const flushDocs = options.flushDocs ?? FLUSH_DOCS;
+      if ((saved?.segments.filter((segment) => segment.docs < flushDocs).length ?? 0) <= COMPACT_AFTER_SEGMENTS) return undefined;
+      return this.compact(false);
     },
 
     manifest() {

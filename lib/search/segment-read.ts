@@ -1,8 +1,12 @@
 /**
  * Reads one segment (layout in segment-layout.ts) through positioned reads, in proportion to what
  * is asked: opening reads the header; a term's postings cost the term index (once), one block of
- * the dictionary and the term's posting bytes; a document's entry costs two small reads; a
- * source's entry, one read of the 32 entries around it.
+ * the dictionary and the term's posting bytes (its document frequency, the dictionary block
+ * alone); a document's entry costs one read of its block (after the table of block offsets,
+ * read once), and only that entry of the block is decoded (the ones before it are skipped
+ * over); a source's entry, one read of the 32 around it (after its table of offsets); a range of
+ * documents' lengths, one read; a format-2 string, one read, until a search has read 32 of them
+ * (then the rest of the table's strings in one).
  *
  * Contract: every method throws IndexCorruptError when the bytes it reads are not what the writer
  * leaves; nothing is cached across segments, and a reader holds its ByteSource until `close`.
@@ -15,6 +19,7 @@ import {
   IndexCorruptError,
   SECTION,
   SECTIONS,
+  FIRST_SEGMENT_FORMAT,
   SEGMENT_FORMAT,
   SEGMENT_MAGIC,
   decodeText,
@@ -22,13 +27,11 @@ import {
   u32At,
   type ByteSource,
 } from "./segment-layout.ts";
-import { decodeString, decodeValue, skipValue } from "./entry-codec.ts";
+import { decodeField, decodeString, decodeValue, skipValue, type StringTable } from "./entry-codec.ts";
+import { openTermDictionary, type Postings } from "./segment-dictionary.ts";
 import type { SegmentContent, SegmentDocEntry, SegmentSourceEntry } from "./segment-write.ts";
 
-export interface Postings {
-  docs: Uint32Array;
-  tfs: Uint32Array;
-}
+export type { Postings } from "./segment-dictionary.ts";
 
 export interface SegmentReader {
   readonly docs: number;
@@ -37,8 +40,12 @@ export interface SegmentReader {
   readonly totalLen: number;
   readonly tokenizer: number;
   postings(term: string): Postings | undefined;
+  /** How many documents hold `term`, tombstoned ones included: the dictionary's count, no postings read (0 when absent). */
+  frequency(term: string): number;
   /** Every document's term count. */
   lengths(): Uint32Array;
+  /** The term counts of documents `from … to - 1` (index 0 is document `from`): one read of that range. */
+  lengthsIn(from: number, to: number): Uint32Array;
   doc(index: number): SegmentDocEntry;
   source(ordinal: number): SegmentSourceEntry;
   /** The ordinal of the source document `doc` belongs to (no entry read). */
@@ -52,8 +59,20 @@ export interface SegmentReader {
 
 const _BLOCK_CACHE = 256;
 const _SOURCE_CHUNK = 32;
+// Past this many strings read one at a time, the rest of a format-2 string table's bytes are read in one go.
+const _STRING_READS = 32;
 // Past this many lookups by name, the whole source table is read once instead of searched.
 const _SOURCE_SCAN_AFTER = 64;
+
+/** A block of document entries as read: entries are found by skipping (`starts` grows as they are) and decoded when asked for. */
+interface _Block {
+  bytes: Uint8Array;
+  /** Where each entry walked so far starts. */
+  starts: number[];
+  /** Where the next entry to walk starts. */
+  next: number;
+  entries: (SegmentDocEntry | undefined)[];
+}
 
 /** `inMemory`: the bytes are a buffer already (reading it whole costs nothing more). */
 export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader {
@@ -61,7 +80,8 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
   const header = bytes.read(0, HEADER_BYTES);
   if (decodeText(header.subarray(0, 8)) !== SEGMENT_MAGIC) throw new IndexCorruptError("not a segment file");
   if (u32At(header, 76) !== fnv1a(header.subarray(0, 76))) throw new IndexCorruptError("its header does not match its checksum");
-  if (u32At(header, 8) !== SEGMENT_FORMAT) throw new IndexCorruptError(`segment format ${u32At(header, 8)}`);
+  const format = u32At(header, 8);
+  if (format !== SEGMENT_FORMAT && format !== FIRST_SEGMENT_FORMAT) throw new IndexCorruptError(`segment format ${format}`);
   const docs = u32At(header, 16);
   const sources = u32At(header, 20);
   const offsets = Array.from({ length: SECTIONS }, (_, i) => u32At(header, 32 + i * 4));
@@ -77,7 +97,6 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
   )
     throw new IndexCorruptError("its tables do not match its counts");
 
-  let termIndex: { keys: string[]; offsets: number[] } | undefined;
   let lengths: Uint32Array | undefined;
   const sourceCache = new Map<number, SegmentSourceEntry>();
   let sourceLookups = 0;
@@ -85,75 +104,127 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
 
   // Each table of entry offsets is read whole the first time an entry of it is: one read, then one per entry.
   const tables = new Map<number, Uint32Array>();
-  const table = (section: number, count: number): Uint32Array => {
-    let found = tables.get(section);
+  const spanOf = (section: number, count: number, index: number): [number, number] => {
+    let table = tables.get(section);
+    if (!table) tables.set(section, (table = _u32s(bytes.read(at(section), (count + 1) * 4), count + 1)));
+    return [table[index]!, table[index + 1]!];
+  };
+  let strings: StringTable | undefined;
+  const stringTable = (): StringTable => {
+    strings ??= format === FIRST_SEGMENT_FORMAT ? _jsonStrings(bytes.read(at(SECTION.strings), span(SECTION.strings))) : stringLookup();
+    return strings;
+  };
+  // A format-2 table: its offsets read once, then each string the first time an entry refers to it.
+  const stringLookup = (): StringTable => {
+    const start = at(SECTION.strings);
+    const size = span(SECTION.strings);
+    const count = size >= 8 ? u32At(bytes.read(start, 4), 0) : -1;
+    const first = 4 + (count + 1) * 4;
+    if (count < 0 || first > size) throw new IndexCorruptError("a string table that is not one");
+    let offsets: Uint32Array | undefined;
+    let whole: Uint8Array | undefined;
+    // The whole table decoded at once, when it is ASCII (its byte offsets are then its characters').
+    let ascii: string | undefined;
+    let reads = 0;
+    const found: string[] = [];
+    return (index) => {
+      if (index >= count) throw new IndexCorruptError(`a string reference ${index} past the table of ${count}`);
+      let text = found[index];
+      if (text === undefined) {
+        offsets ??= _u32s(bytes.read(start + 4, (count + 1) * 4), count + 1);
+        const from = offsets[index]!;
+        const to = offsets[index + 1]!;
+        if (to < from || first + to > size) throw new IndexCorruptError("a string runs past its table");
+        // A search naming many strings (hundreds of hits) reads the rest at once: a read is a system call.
+        if (!whole && ++reads > _STRING_READS) {
+          whole = bytes.read(start + first, size - first);
+          const decoded = decodeText(whole);
+          if (decoded.length === whole.length) ascii = decoded;
+        }
+        if (ascii !== undefined) text = ascii.slice(from, to);
+        else {
+          const raw = whole ? whole.subarray(from, to) : bytes.read(start + first + from, to - from);
+          text = new ByteReader(raw).key(raw.length);
+        }
+        found[index] = text;
+      }
+      return text;
+    };
+  };
+  // The last blocks of document entries read, so neighbouring hits cost one read.
+  const blocks = new Map<number, _Block>();
+  const blockOf = (number: number): _Block => {
+    let found = blocks.get(number);
     if (!found) {
-      found = _u32s(bytes.read(at(section), (count + 1) * 4), count + 1);
-      tables.set(section, found);
+      const [start, end] = spanOf(SECTION.docOffsets, Math.ceil(docs / DOC_BLOCK), number);
+      if (end < start || at(SECTION.docEntries) + end > at(SECTION.docEntries + 1)) throw new IndexCorruptError("a block of entries runs past its section");
+      found = { bytes: bytes.read(at(SECTION.docEntries) + start, end - start), starts: [], next: 0, entries: [] };
+      if (blocks.size >= _BLOCK_CACHE) blocks.delete(blocks.keys().next().value!);
+      blocks.set(number, found);
     }
     return found;
   };
-  let strings: string[] | undefined;
-  const stringTable = (): string[] => {
-    if (!strings) {
-      let list: unknown;
-      try {
-        list = JSON.parse(decodeText(bytes.read(at(SECTION.strings), span(SECTION.strings))));
-      } catch (error) {
-        throw error instanceof IndexCorruptError ? error : new IndexCorruptError("a string table that does not parse");
-      }
-      if (!Array.isArray(list) || !list.every((item) => typeof item === "string")) throw new IndexCorruptError("a string table that is not one");
-      strings = list;
-    }
-    return strings;
+  // Steps over the block's next entry (checking what it steps over), so the one after it can be found.
+  const walk = (block: _Block, number: number): void => {
+    const doc = number * DOC_BLOCK + block.starts.length;
+    const reader = new ByteReader(block.bytes);
+    reader.position = block.next;
+    block.starts.push(reader.position);
+    const source = reader.varint();
+    if (source >= sources) throw new IndexCorruptError(`document ${doc} names source ${source} of ${sources}`);
+    skipValue(reader);
+    skipValue(reader);
+    const flag = reader.byte();
+    if (flag > 1) throw new IndexCorruptError(`document ${doc} is malformed`);
+    if (flag === 1) skipValue(reader);
+    if (reader.position > block.bytes.length) throw new IndexCorruptError("an entry runs past its block");
+    block.next = reader.position;
+    if (doc === Math.min(docs, (number + 1) * DOC_BLOCK) - 1 && !reader.done) throw new IndexCorruptError("a block of entries holds more than its documents");
   };
-  // The last blocks of document entries decoded, so neighbouring hits cost one read.
-  const blocks = new Map<number, SegmentDocEntry[]>();
-  const block = (number: number): SegmentDocEntry[] => {
-    let entries = blocks.get(number);
-    if (!entries) {
-      const offsets = table(SECTION.docOffsets, Math.ceil(docs / DOC_BLOCK));
-      const start = offsets[number]!;
-      const end = offsets[number + 1]!;
-      if (end < start || at(SECTION.docEntries) + end > at(SECTION.docEntries + 1)) throw new IndexCorruptError("a block of entries runs past its section");
-      const reader = new ByteReader(bytes.read(at(SECTION.docEntries) + start, end - start));
-      const known = stringTable();
-      const lengths = readLengths();
-      entries = [];
-      for (let doc = number * DOC_BLOCK; doc < Math.min(docs, (number + 1) * DOC_BLOCK); doc++) {
-        const source = reader.varint();
-        if (source >= sources) throw new IndexCorruptError(`document ${doc} names source ${source} of ${sources}`);
-        const id = decodeString(reader, known);
-        const stamp = decodeString(reader, known);
-        const flag = reader.byte();
-        if (flag > 1) throw new IndexCorruptError(`document ${doc} is malformed`);
-        const entry: SegmentDocEntry = { source, id, stamp, len: lengths[doc]! };
-        if (flag === 1) {
-          // Decoded when asked for: a sync compares ids and stamps only.
-          const at = reader.position;
-          skipValue(reader);
-          let value: unknown;
-          let decoded = false;
-          Object.defineProperty(entry, "data", {
-            enumerable: true,
-            get: () => {
-              if (!decoded) {
-                const from = new ByteReader(reader.bytes);
-                from.position = at;
-                value = decodeValue(from, known);
-                decoded = true;
-              }
-              return value;
-            },
-          });
-        }
-        entries.push(entry);
-      }
-      if (!reader.done) throw new IndexCorruptError("a block of entries holds more than its documents");
-      if (blocks.size >= _BLOCK_CACHE) blocks.delete(blocks.keys().next().value!);
-      blocks.set(number, entries);
+  const entryOf = (index: number): SegmentDocEntry => {
+    const number = Math.floor(index / DOC_BLOCK);
+    const k = index % DOC_BLOCK;
+    const block = blockOf(number);
+    const cached = block.entries[k];
+    if (cached) return cached;
+    while (block.starts.length <= k) walk(block, number);
+    const reader = new ByteReader(block.bytes);
+    reader.position = block.starts[k]!;
+    const known = stringTable();
+    const source = reader.varint();
+    const id = decodeString(reader, known);
+    const stamp = decodeString(reader, known);
+    const entry = { source, id, stamp } as SegmentDocEntry;
+    // Read when asked for (a merge): a search has its documents' lengths already.
+    if (lengths) entry.len = lengths[index]!;
+    else Object.defineProperty(entry, "len", { enumerable: true, get: () => lengthOf(index) });
+    if (reader.byte() === 1) {
+      // Decoded when asked for: a sync compares ids and stamps only.
+      const from = reader.position;
+      let value: unknown;
+      let decoded = false;
+      const at = () => {
+        const data = new ByteReader(block.bytes);
+        data.position = from;
+        return data;
+      };
+      Object.defineProperty(entry, "data", {
+        enumerable: true,
+        get: () => {
+          if (!decoded) {
+            value = decodeValue(at(), known);
+            decoded = true;
+          }
+          return value;
+        },
+      });
+      // A ranking that needs a card's date and session reads those alone.
+      Object.defineProperty(entry, "field", {
+        value: (key: string) => (decoded ? (value as Record<string, unknown> | null)?.[key] : decodeField(at(), known, key)),
+      });
     }
-    return entries;
+    block.entries[k] = entry;
+    return entry;
   };
   let starts: Uint32Array | undefined;
   const sourceOf = (doc: number): number => {
@@ -171,29 +242,46 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
     lengths ??= _u32s(bytes.read(at(SECTION.lengths), docs * 4), docs);
     return lengths;
   };
+  const lengthsIn = (from: number, to: number): Uint32Array => {
+    if (!Number.isInteger(from) || !Number.isInteger(to) || from < 0 || to > docs || to < from)
+      throw new IndexCorruptError(`documents ${from}–${to} of ${docs}`);
+    if (lengths || to - from === docs) return readLengths().subarray(from, to);
+    return _u32s(bytes.read(at(SECTION.lengths) + from * 4, (to - from) * 4), to - from);
+  };
+  const lengthOf = (doc: number): number => (lengths ? lengths[doc]! : lengthsIn(doc, doc + 1)[0]!);
 
-  // Source entries are read _SOURCE_CHUNK at a time: a search that judges many sources by name costs one read per chunk.
+  // Source entries are read _SOURCE_CHUNK at a time (after the offsets table): a search that judges
+  // hundreds of sources by name costs one read per chunk, not per source (a read is a system call).
+  // A scan of every source (findSource past _SOURCE_SCAN_AFTER) reads the section whole.
   const sourceChunks = new Map<number, Uint8Array>();
+  let allSources: Uint8Array | undefined;
   const sourceEntry = (ordinal: number): unknown => {
     if (!Number.isInteger(ordinal) || ordinal < 0 || ordinal >= sources) throw new IndexCorruptError(`entry ${ordinal} of ${sources}`);
-    const offsets = table(SECTION.sourceOffsets, sources);
-    const chunk = Math.floor(ordinal / _SOURCE_CHUNK);
-    const first = offsets[chunk * _SOURCE_CHUNK]!;
-    let bytesOfChunk = sourceChunks.get(chunk);
-    if (!bytesOfChunk) {
-      const last = offsets[Math.min(sources, (chunk + 1) * _SOURCE_CHUNK)]!;
-      if (last < first || at(SECTION.sourceEntries) + last > at(SECTION.sourceEntries + 1)) throw new IndexCorruptError("an entry runs past its section");
-      bytesOfChunk = bytes.read(at(SECTION.sourceEntries) + first, last - first);
-      sourceChunks.set(chunk, bytesOfChunk);
+    const [start, end] = spanOf(SECTION.sourceOffsets, sources, ordinal);
+    if (end < start || at(SECTION.sourceEntries) + end > at(SECTION.sourceEntries + 1)) throw new IndexCorruptError("an entry runs past its section");
+    let raw: Uint8Array;
+    if (allSources) raw = allSources.subarray(start, end);
+    else {
+      const chunk = Math.floor(ordinal / _SOURCE_CHUNK);
+      const [first] = spanOf(SECTION.sourceOffsets, sources, chunk * _SOURCE_CHUNK);
+      let bytesOfChunk = sourceChunks.get(chunk);
+      if (!bytesOfChunk) {
+        const [last] = spanOf(SECTION.sourceOffsets, sources, Math.min(sources, (chunk + 1) * _SOURCE_CHUNK));
+        if (last < first || at(SECTION.sourceEntries) + last > at(SECTION.sourceEntries + 1)) throw new IndexCorruptError("an entry runs past its section");
+        bytesOfChunk = bytes.read(at(SECTION.sourceEntries) + first, last - first);
+        sourceChunks.set(chunk, bytesOfChunk);
+      }
+      if (end - first > bytesOfChunk.length) throw new IndexCorruptError("an entry runs past its section");
+      raw = bytesOfChunk.subarray(start - first, end - first);
     }
-    const start = offsets[ordinal]! - first;
-    const end = offsets[ordinal + 1]! - first;
-    if (start < 0 || end < start || end > bytesOfChunk.length) throw new IndexCorruptError("an entry runs past its section");
     try {
-      return JSON.parse(decodeText(bytesOfChunk.subarray(start, end)));
+      return JSON.parse(decodeText(raw));
     } catch (error) {
       throw error instanceof IndexCorruptError ? error : new IndexCorruptError("an entry that does not parse");
     }
+  };
+  const readAllSources = (): void => {
+    allSources = bytes.read(at(SECTION.sourceEntries), span(SECTION.sourceEntries));
   };
 
   const source = (ordinal: number): SegmentSourceEntry => {
@@ -208,57 +296,7 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
     return found;
   };
 
-  const loadTermIndex = () => {
-    if (termIndex) return termIndex;
-    const reader = new ByteReader(bytes.read(at(SECTION.termIndex), span(SECTION.termIndex)));
-    const keys: string[] = [];
-    const blockOffsets: number[] = [];
-    while (!reader.done) {
-      keys.push(reader.text());
-      blockOffsets.push(reader.varint());
-    }
-    termIndex = { keys, offsets: blockOffsets };
-    return termIndex;
-  };
-
-  const readPostings = (df: number, start: number, length: number): Postings => {
-    if (start + length > span(SECTION.postings)) throw new IndexCorruptError("postings run past their section");
-    const reader = new ByteReader(bytes.read(at(SECTION.postings) + start, length));
-    const raw = reader.bytes;
-    const out: Postings = { docs: new Uint32Array(df), tfs: new Uint32Array(df) };
-    // This loop runs once per posting of every query word: a one-byte varint (most) is read inline, a longer one by the reader.
-    let previous = -1;
-    for (let i = 0; i < df; i++) {
-      const first = raw[reader.position] ?? 0x80;
-      let word: number;
-      if (first < 0x80) {
-        word = first;
-        reader.position += 1;
-      } else word = reader.varint();
-      const gap = Math.floor(word / 2);
-      previous += gap;
-      if (gap === 0 || previous >= docs) throw new IndexCorruptError("postings point past the documents");
-      out.docs[i] = previous;
-      if (word % 2 === 1) {
-        const tf = raw[reader.position] ?? 0x80;
-        if (tf < 0x80) {
-          out.tfs[i] = tf;
-          reader.position += 1;
-        } else out.tfs[i] = reader.varint();
-      } else out.tfs[i] = 1;
-    }
-    return out;
-  };
-
-  /** Walks one dictionary block; `visit` returns true to stop. */
-  const walkBlock = (block: number, visit: (key: string, df: number, start: number, length: number) => boolean) => {
-    const index = loadTermIndex();
-    const start = index.offsets[block]!;
-    const end = block + 1 < index.offsets.length ? index.offsets[block + 1]! : span(SECTION.termBlocks);
-    if (end < start || end > span(SECTION.termBlocks)) throw new IndexCorruptError("a dictionary block runs past its section");
-    const reader = new ByteReader(bytes.read(at(SECTION.termBlocks) + start, end - start));
-    while (!reader.done) if (visit(reader.text(), reader.varint(), reader.varint(), reader.varint())) return;
-  };
+  const terms = openTermDictionary((section, from, length) => bytes.read(at(section) + from, length), span, docs);
 
   return {
     docs,
@@ -267,32 +305,15 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
     totalLen: u32At(header, 28),
     tokenizer: u32At(header, 12),
 
-    postings(term) {
-      const index = loadTermIndex();
-      let low = 0;
-      let high = index.keys.length - 1;
-      let block = -1;
-      while (low <= high) {
-        const mid = (low + high) >> 1;
-        if (index.keys[mid]! <= term) {
-          block = mid;
-          low = mid + 1;
-        } else high = mid - 1;
-      }
-      if (block < 0) return undefined;
-      let found: Postings | undefined;
-      walkBlock(block, (key, df, start, length) => {
-        if (key === term) found = readPostings(df, start, length);
-        return key >= term;
-      });
-      return found;
-    },
+    postings: terms.postings,
+    frequency: terms.frequency,
 
     lengths: readLengths,
+    lengthsIn,
 
     doc(index) {
       if (!Number.isInteger(index) || index < 0 || index >= docs) throw new IndexCorruptError(`document ${index} of ${docs}`);
-      return block(Math.floor(index / DOC_BLOCK))[index % DOC_BLOCK]!;
+      return entryOf(index);
     },
 
     source,
@@ -301,6 +322,7 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
     findSource(name) {
       if (byName) return byName.get(name) ?? -1;
       if (++sourceLookups > _SOURCE_SCAN_AFTER) {
+        readAllSources();
         byName = new Map();
         for (let i = 0; i < sources; i++) byName.set(source(i).name, i);
         return byName.get(name) ?? -1;
@@ -329,15 +351,11 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
       const content: SegmentContent = { sources: [], docs: [], postings: new Map() };
       for (let i = 0; i < sources; i++) content.sources.push(source(i));
       for (let i = 0; i < docs; i++) content.docs.push(this.doc(i));
-      const blocks = loadTermIndex().keys.length;
-      for (let block = 0; block < blocks; block++)
-        walkBlock(block, (key, df, start, length) => {
-          const found = readPostings(df, start, length);
-          const pairs: number[] = [];
-          for (let i = 0; i < df; i++) pairs.push(found.docs[i]!, found.tfs[i]!);
-          content.postings.set(key, pairs);
-          return false;
-        });
+      terms.forEach((key, found) => {
+        const pairs: number[] = [];
+        for (let i = 0; i < found.docs.length; i++) pairs.push(found.docs[i]!, found.tfs[i]!);
+        content.postings.set(key, pairs);
+      });
       return content;
     },
 
@@ -349,8 +367,10 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
 
 const _LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
-/** `count` little-endian u32s from `raw` (on a little-endian machine, one copy of the bytes). */
+/** `count` little-endian u32s from `raw` (on a little-endian machine, a view of them when aligned, else one copy). */
 function _u32s(raw: Uint8Array, count: number): Uint32Array {
+  // Bytes read for this alone (a file's read, a fresh buffer) are viewed, not copied.
+  if (_LITTLE_ENDIAN && raw.byteOffset % 4 === 0) return new Uint32Array(raw.buffer, raw.byteOffset, count);
   if (_LITTLE_ENDIAN) {
     const copy = new Uint8Array(count * 4);
     copy.set(raw.subarray(0, count * 4));
@@ -360,6 +380,18 @@ function _u32s(raw: Uint8Array, count: number): Uint32Array {
   const out = new Uint32Array(count);
   for (let i = 0; i < count; i++) out[i] = view.getUint32(i * 4, true);
   return out;
+}
+
+/** A format-1 string table: one JSON array of strings. */
+function _jsonStrings(raw: Uint8Array): string[] {
+  let list: unknown;
+  try {
+    list = JSON.parse(decodeText(raw));
+  } catch (error) {
+    throw error instanceof IndexCorruptError ? error : new IndexCorruptError("a string table that does not parse");
+  }
+  if (!Array.isArray(list) || !list.every((item) => typeof item === "string")) throw new IndexCorruptError("a string table that is not one");
+  return list;
 }
 
 function _count(value: unknown, max: number): value is number {

@@ -21,6 +21,8 @@ export interface SegmentDocEntry {
   /** Its term count. */
   len: number;
   data?: unknown;
+  /** One member of an object `data`, read without decoding the rest (not enumerable: not part of the entry's value). */
+  field?: (key: string) => unknown;
 }
 
 /** Everything a segment holds, decoded. Sources sorted by name, each one's documents contiguous in that order. */
@@ -115,7 +117,13 @@ export function encodeSegment(content: SegmentContent, tokenizer: number): Uint8
   const sourceEntries = content.sources.map((source) => textEncoder.encode(JSON.stringify([source.name, source.stamp, source.firstDoc, source.count])));
   const strings = repeatedStrings(content.docs.map((doc) => [doc.id, doc.stamp, doc.data]));
   const stringIndex = new Map(strings.map((text, i) => [text, i]));
-  const table = textEncoder.encode(JSON.stringify(strings));
+  const encoded = strings.map((text) => textEncoder.encode(text));
+  const table = new ByteWriter();
+  table.u32(strings.length);
+  let stringAt = 0;
+  table.u32(0);
+  for (const text of encoded) table.u32((stringAt += text.length));
+  for (const text of encoded) table.raw(text);
   const docEntries: Uint8Array[] = [];
   for (let start = 0; start < content.docs.length; start += DOC_BLOCK) {
     const block = new ByteWriter();
@@ -181,7 +189,7 @@ export function encodeSegment(content: SegmentContent, tokenizer: number): Uint8
   section();
   for (const doc of content.docs) out.u32(doc.len);
   section();
-  out.raw(table);
+  out.raw(table.finish());
   section();
   offsetTable(docEntries);
   section();

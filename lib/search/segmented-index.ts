@@ -14,11 +14,14 @@
  * - `search` scores with BM25 (k1 1.2, b 0.75) over the query's distinct terms and the live
  *   collection (or `collection`); a document needs one term, not all. Hits come best first; equal
  *   scores (to 1e-9) are ordered by `tieBreak`, else oldest segment first, then segment order.
- *   Postings are read per term; `filter` and each hit's entry are read in score order, only until
- *   `limit` hits (and the ties of the last) are accepted.
+ *   Postings are read per term, and only of segments holding documents of `segmentPrefix` (a
+ *   segment with no tombstone gives a term's live frequency from its dictionary alone); `filter`
+ *   and each hit's entry are read in score order, only until `limit` hits (and the ties of the
+ *   last) are accepted.
  * - `changes()` is what to write: the pending segment's content and the new tombstones.
  */
 import type { Bm25Index, CollectionStats, IndexHit } from "./bm25-index.ts";
+import { rankedCandidates } from "./ranked-candidates.ts";
 import { bufferSource } from "./segment-layout.ts";
 import { openSegment, type Postings, type SegmentReader } from "./segment-read.ts";
 import { createSegmentBuilder, encodeSegment, type SegmentContent } from "./segment-write.ts";
@@ -51,6 +54,8 @@ export interface SegmentedIndex extends Bm25Index {
 
 const _K1 = 1.2;
 const _B = 0.75;
+const _K1_PLUS_1 = _K1 + 1;
+const _ONE_MINUS_B = 1 - _B;
 
 interface _Part {
   file: string;
@@ -58,17 +63,31 @@ interface _Part {
   isDead: (doc: number) => boolean;
   /** False while no document of the part is dead: its postings count as they are. */
   hasDead: () => boolean;
+  /** One byte per document, 1 for a dead one; undefined while none is (what a loop over postings checks). */
+  deadMap: () => Uint8Array | undefined;
 }
 
 /** An index over `segments` (oldest first) whose live totals are `totals`; with no segments, an index in memory only. */
 export function createSegmentedIndex(segments: readonly OpenSegment[] = [], totals = { docs: 0, totalLen: 0 }): SegmentedIndex {
   const builder = createSegmentBuilder();
   const killed = new Map<string, Set<number>>();
+  const deadMaps = new Map<string, Uint8Array>();
   const parts: _Part[] = segments.map((segment) => ({
     file: segment.file,
     reader: segment.reader,
     isDead: (doc) => segment.dead.has(doc) || killed.get(segment.file)?.has(doc) === true,
     hasDead: () => segment.dead.size > 0 || killed.has(segment.file),
+    deadMap: () => {
+      if (segment.dead.size === 0 && !killed.has(segment.file)) return undefined;
+      let map = deadMaps.get(segment.file);
+      if (!map) {
+        map = new Uint8Array(segment.reader.docs);
+        for (const doc of segment.dead) map[doc] = 1;
+        for (const doc of killed.get(segment.file) ?? []) map[doc] = 1;
+        deadMaps.set(segment.file, map);
+      }
+      return map;
+    },
   }));
   let live = totals.docs;
   let totalLen = totals.totalLen;
@@ -82,7 +101,11 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
     if (!pending) {
       const content = builder.build();
       const bytes = encodeSegment(content, TOKENIZER_VERSION);
-      pending = { content, bytes, part: { file: "", reader: openSegment(bufferSource(bytes), true), isDead: () => false, hasDead: () => false } };
+      pending = {
+        content,
+        bytes,
+        part: { file: "", reader: openSegment(bufferSource(bytes), true), isDead: () => false, hasDead: () => false, deadMap: () => undefined },
+      };
     }
     return pending;
   };
@@ -108,10 +131,14 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
     if (df !== undefined) return df;
     df = 0;
     for (const part of allParts()) {
+      // A part with no tombstone counts the dictionary's frequency: its postings are not read.
+      if (!part.hasDead()) {
+        df += part.reader.frequency(term);
+        continue;
+      }
       const list = postingsOf(part, term);
-      if (!list) continue;
-      if (!part.hasDead()) df += list.docs.length;
-      else for (const doc of list.docs) if (!part.isDead(doc)) df += 1;
+      const dead = part.deadMap()!;
+      if (list) for (const doc of list.docs) df += 1 - dead[doc]!;
     }
     dfCache.set(term, df);
     return df;
@@ -120,12 +147,16 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
     let set = killed.get(part.file);
     if (!set) killed.set(part.file, (set = new Set()));
     set.add(doc);
+    deadMaps.delete(part.file);
     live -= 1;
     totalLen -= part.reader.lengths()[doc]!;
   };
   const hitOf = (part: _Part, doc: number, score: number, matched: number): IndexHit => {
     const entry = part.reader.doc(doc);
-    return { segment: part.reader.source(entry.source).name, id: entry.id, data: entry.data, score, matched };
+    const hit = { segment: part.reader.source(entry.source).name, id: entry.id, score, matched } as IndexHit;
+    Object.defineProperty(hit, "data", { enumerable: true, get: () => entry.data });
+    if (entry.field) Object.defineProperty(hit, "field", { value: entry.field });
+    return hit;
   };
   const currentStamp = (name: string): string | undefined => {
     const stamp = builder.stampOf(name);
@@ -213,16 +244,18 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
       const total = collection?.docs ?? live;
       const average = (collection ? collection.totalLen / collection.docs : totalLen / live) || 1;
       const all = allParts();
-      const lists = terms.map((term) => all.map((part) => postingsOf(part, term)));
-      const ranges: [number, number][] = all.map((part, p) =>
-        lists.some((byPart) => byPart[p] !== undefined) ? _docRange(part.reader, options.segmentPrefix) : ([0, 0] as [number, number]),
+      // A part's postings are read only when it holds a term and documents of the prefix.
+      const ranges: [number, number][] = all.map((part) =>
+        terms.some((term) => part.reader.frequency(term) > 0) ? _docRange(part.reader, options.segmentPrefix) : ([0, 0] as [number, number]),
       );
+      const lists = terms.map((term) => all.map((part, p) => (ranges[p]![0] < ranges[p]![1] ? postingsOf(part, term) : undefined)));
       // Each part's scores over its range of documents (offset by its first), and the documents scored (at most the postings' total, so no array grows).
       const bases = ranges.map(([from]) => from);
       const scores = ranges.map(([from, to]) => new Float64Array(to - from));
       const matched = ranges.map(([from, to]) => new Uint16Array(to - from));
       const touched = all.map((_, p) => new Int32Array(lists.reduce((sum, byPart) => sum + (byPart[p]?.docs.length ?? 0), 0)));
       const touchedCount = all.map(() => 0);
+      const rangeLengths: (Uint32Array | undefined)[] = [];
       terms.forEach((term, t) => {
         const byPart = lists[t]!;
         if (byPart.every((list) => list === undefined)) return;
@@ -231,31 +264,36 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
         all.forEach((part, p) => {
           const list = byPart[p];
           if (!list) return;
-          const lengths = part.reader.lengths();
+          const [from, to] = ranges[p]!;
+          if (from === to) return;
+          const lengths = (rangeLengths[p] ??= part.reader.lengthsIn(from, to));
           const score = scores[p]!;
           const count = matched[p]!;
           const seen = touched[p]!;
           let seenCount = touchedCount[p]!;
-          const dead = part.hasDead();
-          const [from, to] = ranges[p]!;
-          if (from === to) return;
-          const end = _lowerBound(list.docs, to);
-          for (let i = from === 0 ? 0 : _lowerBound(list.docs, from); i < end; i++) {
-            const doc: number = list.docs[i]!;
-            if (dead && part.isDead(doc)) continue;
-            const tf = list.tfs[i]!;
+          const dead = part.deadMap();
+          const docIds = list.docs;
+          const tfs = list.tfs;
+          const end = _lowerBound(docIds, to);
+          // Once per posting, mostly before the JIT has compiled it: locals only, the formula's terms in their order.
+          for (let i = from === 0 ? 0 : _lowerBound(docIds, from); i < end; i++) {
+            const doc = docIds[i]!;
+            if (dead && dead[doc] === 1) continue;
+            const tf = tfs[i]!;
             const at = doc - from;
             if (count[at] === 0) seen[seenCount++] = doc;
-            score[at]! += (idf * tf * (_K1 + 1)) / (tf + _K1 * (1 - _B + (_B * lengths[doc]!) / average));
+            score[at]! += (idf * tf * _K1_PLUS_1) / (tf + _K1 * (_ONE_MINUS_B + (_B * lengths[at]!) / average));
             count[at]! += 1;
           }
           touchedCount[p] = seenCount;
         });
       });
-      const ranked = _rankedCandidates(
+      const ranked = rankedCandidates(
         scores,
         bases,
         touched.map((docs, p) => docs.subarray(0, touchedCount[p])),
+        // What `limit` hits take when a few are filtered out: one batch, one selection.
+        options.limit + (options.limit >> 3),
       );
       const hits: IndexHit[] = [];
       let floor = Number.NEGATIVE_INFINITY;
@@ -273,6 +311,7 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
         if (hits.length >= options.limit && score < floor - 1e-9) break;
         if (!segmentAccepted(p, doc)) continue;
         const hit = hitOf(all[p]!, doc, score, matched[p]![doc - bases[p]!]!);
+        if (options.idFilter && !options.idFilter(hit.segment, hit.id)) continue;
         if (options.filter && !options.filter(hit.segment, hit.id, hit.data)) continue;
         hits.push(hit);
         if (hits.length === options.limit) floor = hit.score;
@@ -315,79 +354,4 @@ function _firstIndex(count: number, past: (index: number) => boolean): number {
     else low = mid + 1;
   }
   return low;
-}
-
-/**
- * The scored documents (score > 0; `scores[p]` holds part p's from its document `bases[p]`), best first (equal scores: lower part, then lower document),
- * one per call. Taken in batches from the top (64, then four times more each time): taking the
- * first few of many candidates sorts only those, and a filter that rejects many still gets all.
- */
-function _rankedCandidates(
-  scores: readonly Float64Array[],
-  bases: readonly number[],
-  touched: readonly Int32Array[],
-): () => [number, number, number] | undefined {
-  const size = touched.reduce((sum, docs) => sum + docs.length, 0);
-  const parts = new Int32Array(size);
-  const docs = new Int32Array(size);
-  const values = new Float64Array(size);
-  let n = 0;
-  touched.forEach((list, p) => {
-    for (let i = 0; i < list.length; i++) {
-      const doc = list[i]!;
-      const value = scores[p]![doc - bases[p]!]!;
-      if (!(value > 0)) continue;
-      parts[n] = p;
-      docs[n] = doc;
-      values[n] = value;
-      n += 1;
-    }
-  });
-  const work = values.slice(0, n);
-  let batch: number[] = [];
-  let at = 0;
-  let taken = 0;
-  let upper = Number.POSITIVE_INFINITY;
-  let want = 64;
-  return () => {
-    while (at >= batch.length) {
-      if (taken >= n) return undefined;
-      const low = _selectAscending(work, n - Math.min(n, taken + want));
-      want *= 4;
-      batch = [];
-      for (let i = 0; i < n; i++) if (values[i]! >= low && values[i]! < upper) batch.push(i);
-      batch.sort((a, b) => values[b]! - values[a]! || parts[a]! - parts[b]! || docs[a]! - docs[b]!);
-      upper = low;
-      taken += batch.length;
-      at = 0;
-    }
-    const top = batch[at++]!;
-    return [parts[top]!, docs[top]!, values[top]!];
-  };
-}
-
-/** The value that would sit at `index` were `values` sorted ascending (quickselect: `values` is reordered). */
-function _selectAscending(values: Float64Array, index: number): number {
-  let low = 0;
-  let high = values.length - 1;
-  while (low < high) {
-    const pivot = values[(low + high) >> 1]!;
-    let i = low;
-    let j = high;
-    while (i <= j) {
-      while (values[i]! < pivot) i++;
-      while (values[j]! > pivot) j--;
-      if (i <= j) {
-        const swap = values[i]!;
-        values[i] = values[j]!;
-        values[j] = swap;
-        i++;
-        j--;
-      }
-    }
-    if (index <= j) high = j;
-    else if (index >= i) low = i;
-    else return values[index]!;
-  }
-  return values[index]!;
 }

@@ -32,7 +32,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Bm25Index, IndexedDocInput } from "../search/bm25-index.ts";
-import { COMPACT_AFTER_SEGMENTS, openIndexFolder, type CompactResult } from "../search/index-folder.ts";
+import { openIndexFolder, type CompactResult } from "../search/index-folder.ts";
 import { paths } from "../platform/paths.ts";
 import type { Episode, EpisodeDigest, EpisodeStore } from "./episodes.ts";
 import type { EpisodeIds } from "./memory-lookup.ts";
@@ -59,7 +59,10 @@ export interface MemoryIndexSources {
   global?: MemoryStore;
   /** Every note store to search; when absent, `project` and `global`. */
   stores?: readonly MemoryStore[];
-  /** The entries of `stores`, in the same order, when the caller has just listed them; listed here otherwise. */
+  /**
+   * The entries of `stores`, in the same order, when the caller has just listed them; listed here
+   * otherwise. An entry already tagged with its store's scope is kept as it is in `notes`.
+   */
   entries?: readonly (readonly MemoryEntry[])[];
   episodes?: EpisodeStore;
   onNotice?: (text: string) => void;
@@ -91,9 +94,12 @@ export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex 
   const stores = (sources.stores ?? [sources.project, sources.global]).filter((store): store is MemoryStore => store !== undefined);
   const listed = stores.map((store, at) => {
     const entries = sources.entries?.[at] ?? store.list();
+    // Per store, not per note: no function is called once per note on a first request's path (memory-prompt.ts).
+    const { scope } = store;
+    const segment = noteSegment(store);
     for (const entry of entries) {
-      notes.set(entry.id, { ...entry, scope: store.scope });
-      segments.set(entry.id, noteSegment(store));
+      notes.set(entry.id, (entry as Partial<ScopedMemoryEntry>).scope === scope ? (entry as ScopedMemoryEntry) : { ...entry, scope });
+      segments.set(entry.id, segment);
     }
     return { store, entries };
   });
@@ -110,7 +116,9 @@ export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex 
   const saved = listed.filter(({ store }) => store.scope !== "run");
   const index = file.open((index) => {
     for (const { store, entries } of saved) {
-      const stamp = _idsStamp(entries.map((entry) => entry.id));
+      const ids: string[] = [];
+      for (const entry of entries) ids.push(entry.id);
+      const stamp = _idsStamp(ids);
       index.sync(noteSegment(store), stamp, () => entries.map((entry) => ({ id: entry.id, stamp: "", text: entry.text })));
     }
     if (sources.episodes && episodesStamp !== undefined) {
@@ -183,12 +191,12 @@ function _folder(projectRoot: string, onNotice?: (text: string) => void) {
 
 /**
  * After a save: the project's recall index brought up to date (one more segment), then its small
- * segments merged past COMPACT_AFTER_SEGMENTS, as find/transcript-index.ts does for its own.
+ * segments merged when due (index-folder.ts `compactIfDue`), as find/transcript-index.ts does for its own.
  */
 export function keepMemoryIndexCurrent(sources: MemoryIndexSources): void {
   openMemoryIndex(sources);
   const folder = _folder(sources.projectRoot, sources.onNotice);
-  if ((folder.manifest()?.segments.length ?? 0) > COMPACT_AFTER_SEGMENTS) folder.compact(false);
+  folder.compactIfDue();
 }
 
 /** `shiro memory gc`: the project's recall index brought up to date, then merged into one segment. */
@@ -211,7 +219,15 @@ export function indexedEpisodes(index: Bm25Index): EpisodeIds[] {
  * it is kept short). Not node:crypto: loading it cost a first request tens of milliseconds.
  */
 function _idsStamp(ids: string[]): string {
-  const bytes = _encoder.encode(ids.sort().join("\n"));
+  // Note ids are time-ordered and a store lists its notes newest first: ids in either order are
+  // reversed or taken as they are, not sorted (a sort's comparisons are a cold first request's).
+  let up = true;
+  let down = true;
+  for (let at = 1; at < ids.length && (up || down); at++) {
+    up &&= ids[at - 1]! <= ids[at]!;
+    down &&= ids[at - 1]! >= ids[at]!;
+  }
+  const bytes = _encoder.encode((up ? ids : down ? ids.reverse() : ids.sort()).join("\n"));
   const words = bytes.length >>> 2;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let a = 0x811c9dc5;

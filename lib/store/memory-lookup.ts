@@ -7,7 +7,7 @@
  */
 import { readdirSync } from "node:fs";
 import { basename, dirname } from "node:path";
-import { abbreviationHead, createAbbreviator, type Abbreviate } from "../platform/ids.ts";
+import { ABBREVIATION_MIN, abbreviationHead, createAbbreviator, type Abbreviate } from "../platform/ids.ts";
 import type { Episode, EpisodeStore } from "./episodes.ts";
 import { agentMemoryPath, openAgentMemory, type MemoryShelf } from "./memory-scopes.ts";
 import type { MemoryStore, MemoryStoreOptions, ScopedMemoryEntry } from "./memory.ts";
@@ -80,7 +80,8 @@ export function prefixMemoryAbbreviator(noteIds: Iterable<string>, episodeIdsSta
     if (!byHead) {
       byHead = new Map();
       for (const note of noteIds) {
-        const head = abbreviationHead(note);
+        // abbreviationHead inline: no call per note on a first request's path (memory-prompt.ts).
+        const head = note.slice(0, ABBREVIATION_MIN);
         const same = byHead.get(head);
         if (same) same.push(note);
         else byHead.set(head, [note]);

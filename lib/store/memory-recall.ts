@@ -23,7 +23,6 @@
  */
 import type { Bm25Index, IndexHit } from "../search/bm25-index.ts";
 import type { EmbeddingClient } from "../search/embeddings.ts";
-import { fuseByRank } from "../search/vector-file.ts";
 import { projectPath } from "./episode-build.ts";
 import type { Episode, EpisodeStore } from "./episodes.ts";
 import { escapeMemoryText } from "./memory-escape.ts";
@@ -40,7 +39,6 @@ import {
   type OpenedMemoryIndex,
 } from "./memory-index.ts";
 import { memoryIds, prefixMemoryAbbreviator } from "./memory-lookup.ts";
-import { rankSemantically } from "./memory-semantic.ts";
 import { MEMORY_KINDS, type MemoryScope, type MemoryStore, type ScopedMemoryEntry } from "./memory.ts";
 
 export const RECALL_KINDS = [...MEMORY_KINDS, "episode"] as const;
@@ -74,7 +72,7 @@ export function recallMemory(context: RecallContext, request: RecallRequest): st
   return _answer(
     context,
     plan,
-    plan.query ? plan.index.search(plan.query, { limit: plan.limit, filter: plan.accept, tieBreak: plan.tieBreak }) : _byFile(plan),
+    plan.query ? plan.index.search(plan.query, { limit: plan.limit, idFilter: plan.accept, tieBreak: plan.tieBreak }) : _byFile(plan),
   );
 }
 
@@ -87,7 +85,9 @@ export async function recallMemoryHybrid(context: RecallContext, request: Recall
   if (typeof plan === "string") return plan;
   if (!plan.query) return _answer(context, plan, _byFile(plan));
   const pool = Math.max(50, plan.limit);
-  const words = plan.index.search(plan.query, { limit: pool, filter: plan.accept, tieBreak: plan.tieBreak });
+  const words = plan.index.search(plan.query, { limit: pool, idFilter: plan.accept, tieBreak: plan.tieBreak });
+  // The vectors load with the first ranking by meaning: a turn that never ranks by meaning never reads them.
+  const [{ rankSemantically }, { fuseByRank }] = await Promise.all([import("./memory-semantic.ts"), import("../search/vector-file.ts")]);
   let meaning: IndexHit[];
   try {
     meaning = await rankSemantically({ ...context, client, index: plan.index, notes: plan.notes, query: plan.query, accept: plan.accept, pool });

@@ -280,7 +280,28 @@ export function cleanNoteText(text: string): string {
 }
 
 export function sortNewestFirst<T extends MemoryEntry>(entries: readonly T[]): T[] {
+  // A file keeps its notes oldest first: in order already, a list is copied or reversed without a
+  // comparator call per note (a comparator called a few thousand times is compiled by the
+  // runtime's optimising tier before the first request, on the core the request needs).
+  const order = _ageOrder(entries);
+  if (order < 0) return [...entries].reverse();
+  if (order > 0) return [...entries];
   return [...entries].sort((a, b) => _compareAge(b, a));
+}
+
+/** -1 when `entries` are strictly oldest first, 1 when strictly newest first (also for fewer than two), else 0: one loop, no call per entry. */
+function _ageOrder(entries: readonly MemoryEntry[]): -1 | 0 | 1 {
+  let older = true;
+  let newer = true;
+  for (let at = 1; at < entries.length && (older || newer); at++) {
+    const a = entries[at - 1]!;
+    const b = entries[at]!;
+    const before = a.createdAt < b.createdAt || (a.createdAt === b.createdAt && a.id < b.id);
+    const after = a.createdAt > b.createdAt || (a.createdAt === b.createdAt && a.id > b.id);
+    older &&= before;
+    newer &&= after;
+  }
+  return newer ? 1 : older ? -1 : 0;
 }
 
 /**
@@ -300,7 +321,17 @@ export function recallMemories(stores: readonly MemoryStore[], query: string): S
 
 /** Hits descending, then newest first: the order notes reach the prompt in. */
 export function rankByUse(entries: readonly MemoryEntry[]): MemoryEntry[] {
-  return [...entries].sort((a, b) => b.hits - a.hits || _compareAge(b, a));
+  // By hit count, each count's notes newest first (sortNewestFirst): the order one comparator
+  // sort gives, with a comparator call only where a count's notes are out of age order.
+  const byHits = new Map<number, MemoryEntry[]>();
+  for (const entry of entries) {
+    const same = byHits.get(entry.hits);
+    if (same) same.push(entry);
+    else byHits.set(entry.hits, [entry]);
+  }
+  const ranked: MemoryEntry[] = [];
+  for (const hits of [...byHits.keys()].sort((a, b) => b - a)) for (const entry of sortNewestFirst(byHits.get(hits)!)) ranked.push(entry);
+  return ranked;
 }
 
 function _queryTerms(query: string): string[] {

@@ -23,7 +23,7 @@ import { SAVED_FLAGS, type RunOptions } from "../config/flags.ts";
 import { TRANSIENT_EVENTS, type AgentEvent } from "../events.ts";
 import { appendJsonLine, readJson, readJsonLines, writeJsonAtomic, writeTextAtomic } from "../state-file/json-file.ts";
 import { isProcessAlive } from "../state-file/file-lock.ts";
-import { shortRunId } from "./short-ids.ts";
+import { noteRecentId, shortRunId } from "./short-ids.ts";
 
 export const RUN_STATUSES = ["running", "completed", "error", "aborted", "cancelled", "blocked", "max-steps", "max-cost", "interrupted"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -112,8 +112,10 @@ export function openRunLog(snapshot: RunSnapshot, options: { fresh: boolean }): 
       writeJsonAtomic(paths.run(snapshot.id), log.snapshot);
     },
   };
+  if (options.fresh) noteRecentId(snapshot.id);
   // A fresh run's first snapshot is not fsynced: the session's durable save with the prompt comes
-  // before the first request, and the run's end replaces this snapshot durably.
+  // before the first request, and the run's end replaces this snapshot durably. Until then a power
+  // loss may leave it empty: `shiro runs` names it as skipped, and the event log is untouched.
   writeJsonAtomic(paths.run(snapshot.id), snapshot, { durable: !options.fresh });
   return log;
 }

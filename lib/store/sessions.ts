@@ -21,7 +21,7 @@ import { paths } from "../platform/paths.ts";
 import { readJson, writeJsonAtomic } from "../state-file/json-file.ts";
 import { readSessionHead } from "./session-head.ts";
 import { releaseLease, tryLease } from "./session-lease.ts";
-import { shortSessionId } from "./short-ids.ts";
+import { noteRecentId, shortSessionId } from "./short-ids.ts";
 import {
   UNTITLED,
   sessionSchema,
@@ -116,6 +116,7 @@ export function newestForCwd(cwd: string): NewestForCwdResult {
   for (const candidate of candidates) {
     const session = candidate.record ?? readWhole(candidate.id);
     if (session?.cwd !== cwd) continue;
+    noteRecentId(session.id);
     const lease = tryLease(session.id);
     if (lease.ok) return { session, live, notices };
     live.push({ id: session.id, pid: lease.pid, since: lease.since });
@@ -170,6 +171,7 @@ export function openSessionWriter(session: SessionRecord, options: SessionWriter
   if (_openWriters.has(session.id)) throw new Error(`session ${shortSessionId(session.id)} already has a writer in this process`);
   // Registered before the lease is taken, so at exit the pending save lands before the lease goes.
   _hookExit();
+  noteRecentId(session.id);
   const lease = tryLease(session.id);
   if (!lease.ok) throw new UserError(`session ${shortSessionId(session.id)} is in use by process ${lease.pid}; try again once that process has ended`);
   const debounceMs = options.debounceMs ?? SAVE_DEBOUNCE_MS;

@@ -152,6 +152,8 @@ export interface ToolDefinition<TInput = any> {
    * the shell parser recognises, lib/shell/read-only.ts), from the RAW input. The gate then runs
    * it without the question its default would put (config `readOnlyCommands`, default `allow`);
    * a user rule that names the call, the repeat guard and the secrets question still decide.
+   * Synchronous: the gate has awaited the shell reader (lib/shell/reader.ts) before it calls this
+   * for a tool that declares `command`, and only then; a throw counts as false (the call asks).
    */
   readOnly?: (input: unknown, root: string) => boolean;
   /**

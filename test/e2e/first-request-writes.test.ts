@@ -6,14 +6,14 @@
  * then still leaves both (delivery.test.ts, "a run killed in its first moments").
  */
 import { describe, expect } from "bun:test";
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { findOnPath, hostPackage, hostTest } from "../host-packages.ts";
+import { hostTest } from "../host-packages.ts";
 import { binaryEnv, ensureBinary, fakeEnv, useE2E } from "./_harness.ts";
+import { STRACE } from "./_traced.ts";
 
 const e2e = useE2E();
-const STRACE = hostPackage("strace", "apt-get install -y strace", _straceWorks(), "strace is not on PATH or cannot trace here");
 
 describe("before the first request", () => {
   hostTest(
@@ -54,9 +54,3 @@ describe("before the first request", () => {
     90_000,
   );
 });
-
-/** strace is on PATH and can trace a child here (a container may refuse ptrace). */
-function _straceWorks(): boolean {
-  if (findOnPath("strace") === undefined) return false;
-  return spawnSync("strace", ["-f", "-qq", "-e", "trace=execve", "-o", "/dev/null", "true"], { timeout: 10_000 }).status === 0;
-}

@@ -9,13 +9,13 @@
  */
 import { describe, expect } from "bun:test";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { findOnPath, hostPackage, hostTest } from "../host-packages.ts";
+import { hostTest } from "../host-packages.ts";
 import { binaryEnv, ensureBinary, fakeEnv, useE2E } from "./_harness.ts";
+import { STRACE, writeHistoryHome } from "./_traced.ts";
 
 const e2e = useE2E();
-const STRACE = hostPackage("strace", "apt-get install -y strace", _straceWorks(), "strace is not on PATH or cannot trace here");
 const QUERY = "login redirect broken";
 const RECALL_PROMPT = "use recall for the login redirect";
 const SESSIONS = 120;
@@ -32,7 +32,7 @@ describe("search and recall in a long history", () => {
     STRACE,
     "search opens the episodes file only to print an episode; a recall turn checks no history file",
     async () => {
-      _writeHistory(e2e.dirs.home, e2e.dirs.cwd);
+      writeHistoryHome(e2e.dirs.home, e2e.dirs.cwd, SESSIONS);
       e2e.fake.respond((request) => {
         const last = request.body.messages.at(-1) as { role: string; content?: unknown };
         if (last.role === "tool") return { text: "Found it." };
@@ -105,22 +105,4 @@ async function _traced(args: string[]): Promise<Traced> {
       calls.push([call, line.slice(at + state.length).split(/["<>]/)[0]!]);
   }
   return { code, stdout, calls };
-}
-
-/** SESSIONS sessions (two runs and episodes each, ten events a run) and 30 notes, written by the stores' own code in a child process. */
-function _writeHistory(home: string, project: string): void {
-  const script = join(home, "history.ts");
-  const history = join(import.meta.dir, "..", "bench", "_history.ts");
-  writeFileSync(
-    script,
-    `const { writeHistory, YEAR_OF_HISTORY } = await import(${JSON.stringify(history)});\nwriteHistory(${JSON.stringify(project)}, { ...YEAR_OF_HISTORY, sessions: ${SESSIONS}, notes: 30 });\n`,
-  );
-  const made = spawnSync(process.execPath, [script], { env: { ...process.env, SHIRO_HOME: home }, encoding: "utf8", timeout: 120_000 });
-  if (made.status !== 0) throw new Error(`writing the history failed:\n${made.stderr}`);
-}
-
-/** strace is on PATH and can trace a child here (a container may refuse ptrace). */
-function _straceWorks(): boolean {
-  if (findOnPath("strace") === undefined) return false;
-  return spawnSync("strace", ["-f", "-qq", "-e", "trace=execve", "-o", "/dev/null", "true"], { timeout: 10_000 }).status === 0;
 }

@@ -24,7 +24,10 @@ useTempHome("shiro-lifecycle-");
 const fake = useFakeProvider();
 let cwd: string;
 
-async function open(flags: Partial<AgentFlags> = {}, more: { sessionId?: string } = {}): Promise<{ agent: Agent; stderr: string[] }> {
+async function open(
+  flags: Partial<AgentFlags> = {},
+  more: { sessionId?: string; afterFirstRequest?: () => void } = {},
+): Promise<{ agent: Agent; stderr: string[] }> {
   const stderr: string[] = [];
   const agent = await createAgent({
     cwd,
@@ -142,6 +145,25 @@ describe("parallel calls", () => {
       const last = fake().requests.at(-1)!;
       expect(toolResults(last).map((content) => content.includes("seen 2"))).toEqual([true, true]);
       expect(fake().violations).toEqual([]);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  }, 30_000);
+});
+
+describe("after the first request", () => {
+  test("afterFirstRequest runs once, when the first request has reached the provider, not before it is sent", async () => {
+    freshFolder();
+    try {
+      fake().script({ toolCalls: [{ id: "call_r", name: "read_file", input: { path: "a.txt" } }] }, { text: "Read it." });
+      writeFileSync(join(cwd, "a.txt"), "a\n");
+      // What the fake had received each time the callback ran.
+      const seen: number[] = [];
+      const { agent } = await open({ yolo: true }, { afterFirstRequest: () => seen.push(fake().requests.length) });
+      const events = await collect(agent.turn("read a.txt", new AbortController().signal));
+      agent.close();
+      await agent.closed;
+      expect([done(events).stop, fake().requests.length, seen]).toEqual(["completed", 2, [1]]);
     } finally {
       rmSync(cwd, { recursive: true, force: true });
     }

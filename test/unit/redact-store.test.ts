@@ -3,7 +3,7 @@
  * registry installs), the remember tool's answer, and the environment child processes get.
  */
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
 import { writeConfigPatch } from "../../lib/config/config.ts";
@@ -142,6 +142,21 @@ describe("child processes never see provider keys", () => {
     expect(childEnv(undefined, { ...keys })).toEqual({});
     writeConfigPatch({ passEnv: ["GROQ_API_KEY"] });
     expect(childEnv(undefined, { ...keys })).toEqual({ GROQ_API_KEY: "value-of-GROQ_API_KEY" });
+  });
+
+  test("a config.json rewritten in place with the same size and modification time is read again: a name taken out of passEnv is withheld", () => {
+    // A file system with coarse timestamps gives two writes within its tick the same mtime; the inode and size may match too.
+    writeConfigPatch({ passEnv: ["GROQ_API_KEY"] });
+    const path = paths.config();
+    const same = new Date(1_700_000_000_000);
+    utimesSync(path, same, same);
+    expect(childEnv(undefined, { ...keys })).toEqual({ GROQ_API_KEY: "value-of-GROQ_API_KEY" });
+    const before = statSync(path);
+    writeFileSync(path, readFileSync(path, "utf8").replace("GROQ_API_KEY", "NOT_A_KEY_VA"));
+    utimesSync(path, same, same);
+    const after = statSync(path);
+    expect([after.ino, after.size, after.mtimeMs]).toEqual([before.ino, before.size, before.mtimeMs]);
+    expect(childEnv(undefined, { ...keys })).toEqual({});
   });
 
   test("a bash command's env has none of them", async () => {

@@ -1,0 +1,28 @@
+/**
+ * What the tests that count a run's system calls share: strace as a host package (present when it
+ * is on PATH and can trace a child here; a container may refuse ptrace) and a home with a long
+ * history written by the stores' own code.
+ */
+import { spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { findOnPath, hostPackage } from "../host-packages.ts";
+
+export const STRACE = hostPackage("strace", "apt-get install -y strace", _straceWorks(), "strace is not on PATH or cannot trace here");
+
+/** `sessions` sessions of `project` (two runs and episodes each, ten events a run) and 30 notes, written in a child process. */
+export function writeHistoryHome(home: string, project: string, sessions: number): void {
+  const script = join(home, "history.ts");
+  const history = join(import.meta.dir, "..", "bench", "_history.ts");
+  writeFileSync(
+    script,
+    `const { writeHistory, YEAR_OF_HISTORY } = await import(${JSON.stringify(history)});\nwriteHistory(${JSON.stringify(project)}, { ...YEAR_OF_HISTORY, sessions: ${sessions}, notes: 30 });\n`,
+  );
+  const made = spawnSync(process.execPath, [script], { env: { ...process.env, SHIRO_HOME: home }, encoding: "utf8", timeout: 120_000 });
+  if (made.status !== 0) throw new Error(`writing the history failed:\n${made.stderr}`);
+}
+
+function _straceWorks(): boolean {
+  if (findOnPath("strace") === undefined) return false;
+  return spawnSync("strace", ["-f", "-qq", "-e", "trace=execve", "-o", "/dev/null", "true"], { timeout: 10_000 }).status === 0;
+}

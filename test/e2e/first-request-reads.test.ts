@@ -1,0 +1,77 @@
+/**
+ * What a plain turn touches in its history before its first model request, through the binary:
+ * every call strace sees on a path under the state folder (open, stat, read, list, write) up to
+ * the request's bytes being sent to the fake provider. In a home of 40 sessions and in one of 120
+ * (the same notes), a turn whose prompt matches nothing remembered makes the same calls on the
+ * same files (ids aside): nothing on the way to the request is read, listed or stat'ed in
+ * proportion to the history, and no history folder is listed before the request is sent (the
+ * saved line's short id lists them while the answer streams).
+ */
+import { describe, expect } from "bun:test";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { hostTest } from "../host-packages.ts";
+import { binaryEnv, ensureBinary, fakeEnv, useE2E } from "./_harness.ts";
+import { STRACE, writeHistoryHome } from "./_traced.ts";
+
+const e2e = useE2E();
+/** Matches no note, episode or passage of the generated history. */
+const PROMPT = "xyzzy";
+const ID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+
+describe("a plain turn before its first request", () => {
+  hostTest(
+    STRACE,
+    "makes the same calls on the state folder with 40 and with 120 sessions, and lists no history folder",
+    async () => {
+      e2e.fake.respond(() => ({ text: "hi" }));
+      const calls: string[][] = [];
+      for (const sessions of [40, 120]) {
+        const home = join(e2e.dirs.home, `h${sessions}`);
+        mkdirSync(home, { recursive: true });
+        writeHistoryHome(home, e2e.dirs.cwd, sessions);
+        // The first search builds the indexes, the first turn the episode id list: a long-lived home has both.
+        expect(await _run(home, ["search", "login redirect broken"])).toBe(0);
+        expect(await _run(home, ["-p", "hi"])).toBe(0);
+        expect(await _run(home, ["-p", "hi"])).toBe(0);
+        const trace = join(home, "strace.txt");
+        expect(await _run(home, ["-p", PROMPT], trace)).toBe(0);
+        calls.push(_beforeRequest(trace, join(home, ".shiro-neko")));
+      }
+      const [small, large] = calls;
+      expect(small!.length).toBeGreaterThan(0);
+      expect(large!.filter((call) => /^getdents/.test(call))).toEqual([]);
+      expect(large).toEqual(small!);
+    },
+    240_000,
+  );
+});
+
+/** Runs the binary in `home` (under strace into `trace` when given); its exit code. */
+function _run(home: string, args: string[], trace?: string): Promise<number | null> {
+  const command = trace ? ["strace", "-f", "-qq", "-y", "-e", "trace=%file,%desc,%network", "-o", trace, ensureBinary(), ...args] : [ensureBinary(), ...args];
+  // Not spawnSync: the fake provider answers from this process's event loop.
+  return new Promise((resolvePromise) => {
+    const child = spawn(command[0]!, command.slice(1), { cwd: e2e.dirs.cwd, env: binaryEnv(home, fakeEnv(e2e.fake.baseURL, "chat")), stdio: "ignore" });
+    const timer = setTimeout(() => child.kill("SIGKILL"), 90_000);
+    child.on("close", (code) => resolvePromise((clearTimeout(timer), code)));
+  });
+}
+
+/** `<call> <path under the state folder>` for each traced call before the request's first send, ids and temp suffixes as placeholders. */
+function _beforeRequest(trace: string, state: string): string[] {
+  const lines = existsSync(trace) ? readFileSync(trace, "utf8").split("\n") : [];
+  const sent = lines.findIndex((line) => /^\d+\s+(sendto|sendmsg|write|writev)\(\d+<(TCP|socket)/.test(line));
+  expect(sent).toBeGreaterThan(0);
+  const prefix = `${state}/`;
+  const calls: string[] = [];
+  for (const line of lines.slice(0, sent)) {
+    const call = /^\d+\s+(\w+)\(/.exec(line)?.[1];
+    const at = line.indexOf(prefix);
+    if (!call || at < 0) continue;
+    const path = line.slice(at + prefix.length).split(/["<>]/)[0]!;
+    calls.push(`${call} ${path.replace(ID, "<id>").replace(/\.\d+\.\d+\.tmp$/, ".tmp")}`);
+  }
+  return calls;
+}
