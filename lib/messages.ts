@@ -68,11 +68,6 @@ const _toolResultPart = {
   bookkeeping: v.optional(v.boolean()),
 };
 
-export const TextPartSchema = v.looseObject(_textPart);
-export const ReasoningPartSchema = v.looseObject(_reasoningPart);
-export const ToolCallPartSchema = v.looseObject(_toolCallPart);
-export const ToolResultPartSchema = v.looseObject(_toolResultPart);
-
 /** The image types a user message may carry (what the three protocols all accept). */
 export const IMAGE_MEDIA_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;
 export type ImageMediaType = (typeof IMAGE_MEDIA_TYPES)[number];
@@ -81,31 +76,39 @@ export type ImageMediaType = (typeof IMAGE_MEDIA_TYPES)[number];
 const _image = { mediaType: v.picklist(IMAGE_MEDIA_TYPES), data: v.string() };
 
 const _userMessage = { role: v.literal("user"), content: v.string(), images: v.optional(v.array(v.object(_image))) };
-const _assistantMessage = { role: v.literal("assistant"), parts: v.array(v.variant("type", [TextPartSchema, ReasoningPartSchema, ToolCallPartSchema])) };
-const _toolMessage = { role: v.literal("tool"), results: v.array(ToolResultPartSchema) };
 
-export const UserMessageSchema = v.looseObject(_userMessage);
-export const AssistantMessageSchema = v.looseObject(_assistantMessage);
-export const ToolMessageSchema = v.looseObject(_toolMessage);
+function _buildSchemas() {
+  const text = v.looseObject(_textPart);
+  const reasoning = v.looseObject(_reasoningPart);
+  const toolCall = v.looseObject(_toolCallPart);
+  const toolResult = v.looseObject(_toolResultPart);
+  const user = v.looseObject(_userMessage);
+  const assistant = v.looseObject({ role: v.literal("assistant"), parts: v.array(v.variant("type", [text, reasoning, toolCall])) });
+  const tool = v.looseObject({ role: v.literal("tool"), results: v.array(toolResult) });
+  return { text, reasoning, toolCall, toolResult, user, assistant, tool };
+}
+let _schemas: ReturnType<typeof _buildSchemas> | undefined;
+/** The loose schemas of the parts and messages, built at first use (a start-up that loads no session builds none). */
+export const messageSchemas = (): ReturnType<typeof _buildSchemas> => (_schemas ??= _buildSchemas());
 
 // The types, from the same entries as strict objects (no index signature for unknown fields).
-const _typed = {
-  text: v.object(_textPart),
-  reasoning: v.object(_reasoningPart),
-  toolCall: v.object(_toolCallPart),
-  toolResult: v.object(_toolResultPart),
-};
-const _typedAssistant = v.object({ ..._assistantMessage, parts: v.array(v.variant("type", [_typed.text, _typed.reasoning, _typed.toolCall])) });
-const _typedTool = v.object({ ..._toolMessage, results: v.array(_typed.toolResult) });
+// Never called: only its return type is used, so no schema is built for the types.
+function _typedSchemas() {
+  const typed = { text: v.object(_textPart), reasoning: v.object(_reasoningPart), toolCall: v.object(_toolCallPart), toolResult: v.object(_toolResultPart) };
+  const assistant = v.object({ role: v.literal("assistant"), parts: v.array(v.variant("type", [typed.text, typed.reasoning, typed.toolCall])) });
+  const tool = v.object({ role: v.literal("tool"), results: v.array(typed.toolResult) });
+  return { ...typed, assistant, tool };
+}
+type _Typed = ReturnType<typeof _typedSchemas>;
 
-export type TextPart = v.InferOutput<typeof _typed.text>;
-export type ReasoningPart = v.InferOutput<typeof _typed.reasoning>;
-export type ToolCallPart = v.InferOutput<typeof _typed.toolCall>;
-export type ToolResultPart = v.InferOutput<typeof _typed.toolResult>;
+export type TextPart = v.InferOutput<_Typed["text"]>;
+export type ReasoningPart = v.InferOutput<_Typed["reasoning"]>;
+export type ToolCallPart = v.InferOutput<_Typed["toolCall"]>;
+export type ToolResultPart = v.InferOutput<_Typed["toolResult"]>;
 export type UserMessage = v.InferOutput<v.ObjectSchema<typeof _userMessage, undefined>>;
-export type AssistantMessage = v.InferOutput<typeof _typedAssistant>;
+export type AssistantMessage = v.InferOutput<_Typed["assistant"]>;
 /** The results of one assistant message's tool calls, in call order. */
-export type ToolMessage = v.InferOutput<typeof _typedTool>;
+export type ToolMessage = v.InferOutput<_Typed["tool"]>;
 export type Message = UserMessage | AssistantMessage | ToolMessage;
 
 export interface Usage {

@@ -109,15 +109,33 @@ export function decodeValue(reader: ByteReader, strings: StringTable): unknown {
   }
 }
 
-/** The member `key` of the object value at the reader (undefined when absent, or when the value is not an object), the other members stepped over unbuilt. */
-export function decodeField(reader: ByteReader, strings: StringTable, key: string): unknown {
-  if (reader.byte() !== 9) return undefined;
-  for (let i = reader.varint(); i > 0; i--) {
-    const name = _readString(reader, reader.byte(), strings);
-    if (name === key) return decodeValue(reader, strings);
-    skipValue(reader);
-  }
-  return undefined;
+/**
+ * The members of the object value at the reader, each read when first asked for (undefined when
+ * absent, or when the value is not an object): one pass over the object whatever the order of
+ * the questions. A member stepped over on the way to another is noted where it starts, unbuilt,
+ * and built when asked for; the reader is this function's from then on.
+ */
+export function memberReader(reader: ByteReader, strings: StringTable): (key: string) => unknown {
+  let left = -1;
+  const passed = new Map<string, number>();
+  return (key) => {
+    if (left < 0) left = reader.byte() === 9 ? reader.varint() : 0;
+    const at = passed.get(key);
+    if (at !== undefined) {
+      const again = new ByteReader(reader.bytes);
+      again.position = at;
+      return decodeValue(again, strings);
+    }
+    while (left > 0) {
+      left -= 1;
+      const name = _readString(reader, reader.byte(), strings);
+      // The first member of a name answers.
+      if (!passed.has(name)) passed.set(name, reader.position);
+      if (name === key) return decodeValue(reader, strings);
+      skipValue(reader);
+    }
+    return undefined;
+  };
 }
 
 /** Moves past one value without building it. */

@@ -9,23 +9,32 @@ import { readJson } from "../state-file/json-file.ts";
 import { TOKENIZER_VERSION } from "./tokenize.ts";
 
 export const MANIFEST_VERSION = 2;
-const _count = v.pipe(v.number(), v.integer(), v.minValue(0));
-const _ManifestSchema = v.object({
-  version: v.literal(MANIFEST_VERSION),
-  tokenizer: v.number(),
-  generation: _count,
-  next: _count,
-  segments: v.array(v.object({ file: v.pipe(v.string(), v.regex(/^\d{6,}\.seg$/)), docs: _count, bytes: _count })),
-  dead: v.record(v.string(), v.array(_count)),
-  docs: _count,
-  totalLen: _count,
-  meta: v.record(v.string(), v.string()),
-  checkedAt: v.optional(v.string()),
-});
-export type IndexManifest = v.InferOutput<typeof _ManifestSchema>;
+const _count = () => v.pipe(v.number(), v.integer(), v.minValue(0));
+const _manifestSchema = () =>
+  v.object({
+    version: v.literal(MANIFEST_VERSION),
+    tokenizer: v.number(),
+    generation: _count(),
+    next: _count(),
+    segments: v.array(v.object({ file: v.pipe(v.string(), v.regex(/^\d{6,}\.seg$/)), docs: _count(), bytes: _count() })),
+    dead: v.record(v.string(), v.array(_count())),
+    docs: _count(),
+    totalLen: _count(),
+    meta: v.record(v.string(), v.string()),
+    checkedAt: v.optional(v.string()),
+  });
+/** Built at first use: a start-up with no index reads no manifest. */
+let _manifest: ReturnType<typeof _manifestSchema> | undefined;
+export type IndexManifest = v.InferOutput<ReturnType<typeof _manifestSchema>>;
 
 export function readManifest(path: string): { status: "ok" | "missing" | "corrupt"; manifest?: IndexManifest; reason?: string } {
-  const read = readJson(path, { schema: _ManifestSchema, version: MANIFEST_VERSION });
+  const read = readJson(path, {
+    // Read only once the file is: a missing manifest builds no schema.
+    get schema() {
+      return (_manifest ??= _manifestSchema());
+    },
+    version: MANIFEST_VERSION,
+  });
   if (read.status === "missing") return { status: "missing" };
   if (read.status === "corrupt") return /format version/.test(read.reason) ? { status: "missing" } : { status: "corrupt", reason: read.reason };
   if (read.value.tokenizer !== TOKENIZER_VERSION) return { status: "missing" };

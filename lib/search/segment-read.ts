@@ -27,7 +27,7 @@ import {
   u32At,
   type ByteSource,
 } from "./segment-layout.ts";
-import { decodeField, decodeString, decodeValue, skipValue, type StringTable } from "./entry-codec.ts";
+import { decodeString, decodeValue, memberReader, skipValue, type StringTable } from "./entry-codec.ts";
 import { openTermDictionary, type Postings } from "./segment-dictionary.ts";
 import type { SegmentContent, SegmentDocEntry, SegmentSourceEntry } from "./segment-write.ts";
 
@@ -218,9 +218,10 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
           return value;
         },
       });
-      // A ranking that needs a card's date and session reads those alone.
+      // A ranking that needs a card's kind, session and date reads those alone, in one pass.
+      let members: ((key: string) => unknown) | undefined;
       Object.defineProperty(entry, "field", {
-        value: (key: string) => (decoded ? (value as Record<string, unknown> | null)?.[key] : decodeField(at(), known, key)),
+        value: (key: string) => (decoded ? (value as Record<string, unknown> | null)?.[key] : (members ??= memberReader(at(), known))(key)),
       });
     }
     block.entries[k] = entry;

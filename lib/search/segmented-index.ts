@@ -150,7 +150,8 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
     set.add(doc);
     deadMaps.delete(part.file);
     live -= 1;
-    totalLen -= part.reader.lengths()[doc]!;
+    // One length read: tombstoning a document does not read its segment's whole table.
+    totalLen -= part.reader.lengthsIn(doc, doc + 1)[0]!;
   };
   const hitOf = (part: _Part, doc: number, score: number, matched: number): IndexHit => {
     const entry = part.reader.doc(doc);

@@ -21,10 +21,15 @@ import { stemmer } from "stemmer";
 export const TOKENIZER_VERSION = 2;
 
 const _WORD = /[\p{L}\p{N}_./:-]+/gu;
+// The same two patterns over ASCII text, where \p{L} is A-Za-z and \p{N} is 0-9: compiling the
+// Unicode classes costs a process's first tokenize more than an ASCII prompt's whole work.
+const _WORD_ASCII = /[A-Za-z0-9_./:-]+/g;
+const _NOT_ASCII = /[^\x00-\x7f]/;
 // `10,000` and `1,250,000` are one number each.
 const _THOUSANDS = /(\d),(?=\d{3}(?!\d))/g;
 const _JOINERS = /[_./:-]+/;
 const _HUMPS = /\p{Lu}+(?=\p{Lu}\p{Ll})|\p{Lu}?\p{Ll}+\p{N}*|\p{Lu}+\p{N}*|\p{N}+/gu;
+const _HUMPS_ASCII = /[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+/g;
 
 const _STOPWORDS = new Set(
   "a about all am an and any are as at be because been being between both but by can could did do does doing during each few for from had has have having he her here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not now of on once only or other ought our ours ourselves own she should so some such than that the their theirs them themselves then there these they this those through to too until up us very was we were what when where which while who whom why will with would you your yours yourself yourselves also let lets got".split(
@@ -34,12 +39,21 @@ const _STOPWORDS = new Set(
 
 /** Every term of `text`, in order, repeats kept (term frequency counts them). */
 export function tokenize(text: string): string[] {
+  return _NOT_ASCII.test(text) ? _tokenize(text, _WORD, _HUMPS) : _tokenize(text, _WORD_ASCII, _HUMPS_ASCII);
+}
+
+/** `tokenize` by the Unicode patterns whatever the text: the reference its ASCII path is tested against. */
+export function tokenizeByUnicodePatterns(text: string): string[] {
+  return _tokenize(text, _WORD, _HUMPS);
+}
+
+function _tokenize(text: string, wordPattern: RegExp, humpPattern: RegExp): string[] {
   const terms: string[] = [];
-  for (const match of (text.includes(",") ? text.replace(_THOUSANDS, "$1") : text).matchAll(_WORD)) {
+  for (const match of (text.includes(",") ? text.replace(_THOUSANDS, "$1") : text).matchAll(wordPattern)) {
     const word = match[0].replace(/^[_./:-]+|[_./:-]+$/g, "");
     if (!word) continue;
     _push(terms, word.toLowerCase());
-    for (const part of _partsOf(word)) _push(terms, part);
+    for (const part of _partsOf(word, humpPattern)) _push(terms, part);
   }
   return terms;
 }
@@ -50,12 +64,12 @@ export function tokenizeQuery(query: string): string[] {
 }
 
 /** The pieces between joiners (when there are several) and the camelCase humps of each piece. */
-function _partsOf(word: string): string[] {
+function _partsOf(word: string, humpPattern: RegExp): string[] {
   const parts: string[] = [];
   const pieces = word.split(_JOINERS).filter(Boolean);
   for (const piece of pieces) {
     if (pieces.length > 1) parts.push(piece.toLowerCase());
-    const humps = piece.match(_HUMPS);
+    const humps = piece.match(humpPattern);
     if (humps && humps.length > 1) for (const hump of humps) parts.push(hump.toLowerCase());
   }
   return parts;

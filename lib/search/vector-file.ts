@@ -19,12 +19,22 @@ import * as v from "valibot";
 import { readJson, writeJsonAtomic } from "../state-file/json-file.ts";
 import { withLockSync } from "../state-file/file-lock.ts";
 
-const _FileSchema = v.object({
-  version: v.literal(1),
-  model: v.string(),
-  dims: v.number(),
-  vectors: v.record(v.string(), v.string()),
-});
+const _fileSchema = () =>
+  v.object({
+    version: v.literal(1),
+    model: v.string(),
+    dims: v.number(),
+    vectors: v.record(v.string(), v.string()),
+  });
+
+let _file: ReturnType<typeof _fileSchema> | undefined;
+// The schema is built at the first read of a file that exists.
+const _options = {
+  get schema() {
+    return (_file ??= _fileSchema());
+  },
+  version: 1,
+};
 
 export type VectorMap = Map<string, Float32Array>;
 
@@ -33,7 +43,7 @@ export function vectorKey(segment: string, id: string, stamp: string): string {
 }
 
 export function loadVectors(path: string, model: string): VectorMap {
-  const read = readJson(path, { schema: _FileSchema, version: 1 });
+  const read = readJson(path, _options);
   const vectors: VectorMap = new Map();
   if (read.status !== "ok" || read.value.model !== model) return vectors;
   for (const [key, encoded] of Object.entries(read.value.vectors)) {

@@ -34,31 +34,57 @@ export interface RedactResult {
 interface _Shape {
   kind: string;
   regex: RegExp;
+  /** Literals one of which every match contains; none means the shape is always run. */
+  hints: readonly string[];
 }
 
 /** Characters that continue a token: a shape only matches between two characters outside this set. */
 const _TOKEN_CHAR = "A-Za-z0-9_\\-";
 
-function _shape(kind: string, pattern: string, flags = "g"): _Shape {
-  return { kind, regex: new RegExp(`(?<![${_TOKEN_CHAR}])(?:${pattern})(?![${_TOKEN_CHAR}])`, flags) };
+function _shape(kind: string, pattern: string, hints: readonly string[] = _leadingLiteral(pattern)): _Shape {
+  return { kind, regex: new RegExp(`(?<![${_TOKEN_CHAR}])(?:${pattern})(?![${_TOKEN_CHAR}])`, "g"), hints };
+}
+
+/** The literal a pattern without a top-level `|` starts with (`sk-ant-` of `sk-ant-[a-z]+…`); none otherwise. */
+function _leadingLiteral(pattern: string): string[] {
+  let depth = 0;
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern[i]!;
+    if (char === "\\") i++;
+    else if (char === "(" || char === "[") depth++;
+    else if (char === ")" || char === "]") depth--;
+    else if (char === "|" && depth === 0) return [];
+  }
+  const literal = /^[A-Za-z0-9_-]+/.exec(pattern)?.[0] ?? "";
+  // A quantifier after the literal applies to its last character only.
+  const quantified = /^[?*{]/.test(pattern.slice(literal.length));
+  const kept = quantified ? literal.slice(0, -1) : literal;
+  return kept.length === 0 ? [] : [kept];
 }
 
 const _PRIVATE_KEY = /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----(?:[\s\S]*?-----END \1PRIVATE KEY\2-----|[A-Za-z0-9+/=\s\\:,.-]*)/g;
+
+const _AWS_PREFIXES = ["AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "APKA"];
+const _GITLAB_KINDS = ["pat", "dt", "rt", "ptt", "soat", "cbt", "imt", "oas", "ft", "ffct", "agent"];
 
 /** Whole-token shapes, most specific first. */
 const _SHAPES: readonly _Shape[] = [
   _shape("jwt", "eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{16,}"),
   ...PRESETS.flatMap((preset) => (preset.keyShape ? [_shape(preset.keyShape.kind, preset.keyShape.pattern)] : [])),
-  _shape("aws-access-key-id", "(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}"),
-  _shape("github-token", "gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{40,255}"),
-  _shape("gitlab-token", "gl(?:pat|dt|rt|ptt|soat|cbt|imt|oas|ft|ffct|agent)-[A-Za-z0-9_-]{20,}"),
-  _shape("slack-token", "xox[abposr]-[A-Za-z0-9-]{10,}|xapp-\\d-[A-Za-z0-9-]{10,}"),
-  _shape("slack-webhook", "https://hooks\\.slack\\.com/services/[A-Za-z0-9/_]{20,}"),
+  _shape("aws-access-key-id", `(?:${_AWS_PREFIXES.join("|")})[A-Z0-9]{16}`, _AWS_PREFIXES),
+  _shape("github-token", "gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{40,255}", ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"]),
+  _shape(
+    "gitlab-token",
+    `gl(?:${_GITLAB_KINDS.join("|")})-[A-Za-z0-9_-]{20,}`,
+    _GITLAB_KINDS.map((kind) => `gl${kind}-`),
+  ),
+  _shape("slack-token", "xox[abposr]-[A-Za-z0-9-]{10,}|xapp-\\d-[A-Za-z0-9-]{10,}", ["xox", "xapp-"]),
+  _shape("slack-webhook", "https://hooks\\.slack\\.com/services/[A-Za-z0-9/_]{20,}", ["hooks.slack.com"]),
   _shape("npm-token", "npm_[A-Za-z0-9]{36}"),
-  _shape("stripe-key", "(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,}"),
+  _shape("stripe-key", "(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,}", ["_live_", "_test_", "whsec_"]),
   _shape("huggingface-token", "hf_[A-Za-z0-9]{30,}"),
   _shape("pypi-token", "pypi-[A-Za-z0-9_-]{50,}"),
-  _shape("sendgrid-key", "SG\\.[A-Za-z0-9_-]{16,32}\\.[A-Za-z0-9_-]{32,64}"),
+  _shape("sendgrid-key", "SG\\.[A-Za-z0-9_-]{16,32}\\.[A-Za-z0-9_-]{32,64}", ["SG."]),
 ];
 
 /** `aws_secret_access_key = …`, `"SecretAccessKey": "…"`: the 40-character value only. */
@@ -132,6 +158,19 @@ export function placeholderFor(kind: string): string {
 
 /** Redacts every secret in `text`. */
 export function redactText(text: string): RedactResult {
+  return _redact(text, true);
+}
+
+/**
+ * `redactText` without its pre-checks (each shape's literals, the words `secret`, `bearer` and
+ * `basic`): every regex runs over every text. The same result by contract; the reference the
+ * pre-checks are tested against.
+ */
+export function redactTextByEveryShape(text: string): RedactResult {
+  return _redact(text, false);
+}
+
+function _redact(text: string, precheck: boolean): RedactResult {
   if (text.length < 8) return { text, kinds: [] };
   const kinds: string[] = [];
   const note = (kind: string): string => {
@@ -140,18 +179,37 @@ export function redactText(text: string): RedactResult {
   };
   let out = text;
   if (out.includes("PRIVATE KEY")) out = out.replace(_PRIVATE_KEY, () => note("private-key"));
-  for (const shape of _SHAPES) out = out.replace(shape.regex, () => note(shape.kind));
-  out = out.replace(_AWS_SECRET, (_all, head: string) => head + note("aws-secret-key"));
+  for (const shape of _SHAPES) {
+    if (precheck && shape.hints.length > 0 && !shape.hints.some((hint) => out.includes(hint))) continue;
+    out = out.replace(shape.regex, () => note(shape.kind));
+  }
+  const words = precheck ? _wordsIn(out) : _EVERY_WORD;
+  if (words.secret) out = out.replace(_AWS_SECRET, (_all, head: string) => head + note("aws-secret-key"));
   if (out.includes("://")) {
     out = out.replace(_URL_PASSWORD, (all, head: string, password: string, at: string) =>
       /^(?:\$|<|\*+$|\{)/.test(password) ? all : head + note("url-password") + at,
     );
   }
-  out = out.replace(_BEARER, (all, head: string, token: string) => (isSecretLikeValue(token) ? head + note("bearer-token") : all));
-  out = out.replace(_BASIC, (all, head: string, token: string) => (_isBasicCredential(token) ? head + note("basic-auth") : all));
+  if (words.bearer) out = out.replace(_BEARER, (all, head: string, token: string) => (isSecretLikeValue(token) ? head + note("bearer-token") : all));
+  if (words.basic) out = out.replace(_BASIC, (all, head: string, token: string) => (_isBasicCredential(token) ? head + note("basic-auth") : all));
   if (/auth|token/i.test(out)) out = out.replace(_DOCKER_AUTH, (_all, head: string) => head + note("docker-auth"));
   if (_SECRET_ASSIGNMENT_HINT.test(out)) out = _redactAssignments(out, note);
   return kinds.length === 0 ? { text, kinds } : { text: out, kinds };
+}
+
+interface _Words {
+  secret: boolean;
+  bearer: boolean;
+  basic: boolean;
+}
+const _EVERY_WORD: _Words = { secret: true, bearer: true, basic: true };
+/** The words `_AWS_SECRET`, `_BEARER` and `_BASIC` each need, in any case: one scan for the three. */
+const _WORDS = /secret|bearer|basic/gi;
+
+function _wordsIn(text: string): _Words {
+  const words = { secret: false, bearer: false, basic: false };
+  for (const match of text.matchAll(_WORDS)) words[match[0].toLowerCase() as keyof _Words] = true;
+  return words;
 }
 
 /** A Basic credential is base64 of `user:password`; prose such as "Basic authentication" is not. */

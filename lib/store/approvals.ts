@@ -22,32 +22,34 @@ const _KEEP_DECIDED = 500;
 export const APPROVAL_STATUSES = ["pending", "approved", "denied"] as const;
 export const DECIDERS = ["user", "cli", "rule", "headless"] as const;
 
-const RecordSchema = v.object({
-  id: v.string(),
-  runId: v.string(),
-  sessionId: v.string(),
-  callId: v.string(),
-  tool: v.string(),
-  input: v.unknown(),
-  /** The subjects joined with ", " (what listings show). */
-  subject: v.string(),
-  subjects: v.array(v.string()),
-  /** The pattern an "always" answer grants (`git *`, `*`). */
-  suggestedPattern: v.string(),
-  cwd: v.string(),
-  status: v.picklist(APPROVAL_STATUSES),
-  requestedAt: v.string(),
-  decidedAt: v.optional(v.string()),
-  decidedBy: v.optional(v.picklist(DECIDERS)),
-  answer: v.optional(v.picklist(["once", "always"])),
-});
+const _recordSchema = () =>
+  v.object({
+    id: v.string(),
+    runId: v.string(),
+    sessionId: v.string(),
+    callId: v.string(),
+    tool: v.string(),
+    input: v.unknown(),
+    /** The subjects joined with ", " (what listings show). */
+    subject: v.string(),
+    subjects: v.array(v.string()),
+    /** The pattern an "always" answer grants (`git *`, `*`). */
+    suggestedPattern: v.string(),
+    cwd: v.string(),
+    status: v.picklist(APPROVAL_STATUSES),
+    requestedAt: v.string(),
+    decidedAt: v.optional(v.string()),
+    decidedBy: v.optional(v.picklist(DECIDERS)),
+    answer: v.optional(v.picklist(["once", "always"])),
+  });
 
-const FileSchema = v.object({ version: v.literal(APPROVALS_VERSION), approvals: v.array(RecordSchema) });
+const _fileSchema = () => v.object({ version: v.literal(APPROVALS_VERSION), approvals: v.array(_recordSchema()) });
+let _file: ReturnType<typeof _fileSchema> | undefined;
 
-export type ApprovalRecord = v.InferOutput<typeof RecordSchema>;
+export type ApprovalRecord = v.InferOutput<ReturnType<typeof _recordSchema>>;
 export type ApprovalStatus = ApprovalRecord["status"];
 export type ApprovalDecider = (typeof DECIDERS)[number];
-type ApprovalsFile = v.InferOutput<typeof FileSchema>;
+type ApprovalsFile = v.InferOutput<ReturnType<typeof _fileSchema>>;
 
 export interface PendingApprovalInput {
   id: string;
@@ -61,7 +63,13 @@ export interface PendingApprovalInput {
   suggestedPattern: string;
 }
 
-const _options = { schema: FileSchema, version: APPROVALS_VERSION };
+// The schema is built at the first read of a file that exists.
+const _options = {
+  get schema() {
+    return (_file ??= _fileSchema());
+  },
+  version: APPROVALS_VERSION,
+};
 
 /** Persists a pending request. Creating an id that already exists returns the stored record. */
 export function createPending(request: PendingApprovalInput, now = new Date()): ApprovalRecord {

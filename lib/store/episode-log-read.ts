@@ -7,24 +7,20 @@ import { readSync, statSync } from "node:fs";
 import * as v from "valibot";
 import { readJson } from "../state-file/json-file.ts";
 import { closeLog, linesFromEnd, openLog, readLinesFrom, type LogLine, type LogStat } from "./episode-log.ts";
-import {
-  EpisodeDigestSchema,
-  EpisodeSchema,
-  countToFold,
-  foldIntoDigests,
-  parseEpisode,
-  type Episode,
-  type EpisodeContents,
-  type EpisodeDigest,
-} from "./episode-schema.ts";
+import { episodeSchemas, countToFold, foldIntoDigests, parseEpisode, type Episode, type EpisodeContents, type EpisodeDigest } from "./episode-schema.ts";
 
-export const LegacySchema = v.looseObject({
-  version: v.literal(1),
-  project: v.string(),
-  episodes: v.array(EpisodeSchema),
-  digests: v.optional(v.array(EpisodeDigestSchema), () => []),
-});
-const _SummarySchema = v.object({ id: v.string(), text: v.string() });
+const _legacySchema = () =>
+  v.looseObject({
+    version: v.literal(1),
+    project: v.string(),
+    episodes: v.array(episodeSchemas().episode),
+    digests: v.optional(v.array(episodeSchemas().digest), () => []),
+  });
+let _legacy: ReturnType<typeof _legacySchema> | undefined;
+/** The one-file log of version 1, built at first use. */
+export const legacySchema = (): ReturnType<typeof _legacySchema> => (_legacy ??= _legacySchema());
+const _summarySchema = () => v.object({ id: v.string(), text: v.string() });
+let _summary: ReturnType<typeof _summarySchema> | undefined;
 
 export const EPISODE_LOG_VERSION = 2;
 
@@ -214,12 +210,12 @@ function _parseLine(parsed: ParsedLog, line: LogLine): void {
       parsed.ordinals.push(typeof record.n === "number" ? record.n : parsed.count);
     }
   } else if ("summary" in record) {
-    const summary = v.safeParse(_SummarySchema, record.summary);
+    const summary = v.safeParse((_summary ??= _summarySchema()), record.summary);
     if (!summary.success) return void parsed.damaged.push({ line: line.text, reason: "not a summary" });
     const at = parsed.byId.get(summary.output.id);
     if (at !== undefined) parsed.episodes[at] = { ...parsed.episodes[at]!, summary: summary.output.text };
   } else if ("digest" in record) {
-    const digest = v.safeParse(EpisodeDigestSchema, record.digest);
+    const digest = v.safeParse(episodeSchemas().digest, record.digest);
     if (!digest.success) return void parsed.damaged.push({ line: line.text, reason: "not a digest" });
     parsed.digests.set(digest.output.month, digest.output);
   } else parsed.unknown.push(line.text);
@@ -227,7 +223,7 @@ function _parseLine(parsed: ParsedLog, line: LogLine): void {
 
 /** The legacy single-document file, as a parse of a log holding the same. */
 export function loadLegacy(legacyPath: string): LoadedLog {
-  const read = readJson(legacyPath, { schema: LegacySchema, version: 1 });
+  const read = readJson(legacyPath, { schema: legacySchema(), version: 1 });
   if (read.status !== "ok") return read;
   const episodes = read.value.episodes;
   const parsed: ParsedLog = {
@@ -280,7 +276,7 @@ export function scanNewest(path: string, wanted: { maxEpisodes: number; maxBytes
         continue;
       }
       if (record?.summary && typeof record.summary === "object") {
-        const summary = v.safeParse(_SummarySchema, record.summary);
+        const summary = v.safeParse((_summary ??= _summarySchema()), record.summary);
         if (summary.success && !summaries.has(summary.output.id)) summaries.set(summary.output.id, summary.output.text);
         continue;
       }

@@ -16,49 +16,72 @@ const _DIGEST_COMMANDS = 40;
 const _DIGEST_SESSIONS = 200;
 const _DIGEST_PROMPT_CHARS = 120;
 
-const CommandRunSchema = v.looseObject({
-  command: v.string(),
-  /** The exit code; null when the command was killed or never ran. */
-  exit: v.nullable(v.number()),
-});
+/** The episode schemas, built at first use (a start-up that reads no episode builds none). */
+function _build() {
+  const commandRun = v.looseObject({
+    command: v.string(),
+    /** The exit code; null when the command was killed or never ran. */
+    exit: v.nullable(v.number()),
+  });
 
-export const EpisodeSchema = v.looseObject({
-  id: v.pipe(v.string(), v.minLength(1)),
-  sessionId: v.string(),
-  runIds: v.array(v.string()),
-  startedAt: v.string(),
-  endedAt: v.string(),
-  prompts: v.array(v.string()),
-  filesRead: v.array(v.string()),
-  filesChanged: v.array(v.string()),
-  commands: v.array(CommandRunSchema),
-  outcome: v.looseObject({
-    status: v.string(),
+  const episode = v.looseObject({
+    id: v.pipe(v.string(), v.minLength(1)),
+    sessionId: v.string(),
+    runIds: v.array(v.string()),
+    startedAt: v.string(),
+    endedAt: v.string(),
+    prompts: v.array(v.string()),
+    filesRead: v.array(v.string()),
+    filesChanged: v.array(v.string()),
+    commands: v.array(commandRun),
+    outcome: v.looseObject({
+      status: v.string(),
+      steps: v.number(),
+      runs: v.number(),
+      costUsd: v.optional(v.number()),
+    }),
+    answer: v.string(),
+    spans: v.array(v.string()),
+    summary: v.optional(v.string()),
+  });
+  const digest = v.looseObject({
+    month: v.pipe(v.string(), v.regex(/^\d{4}-\d{2}$/)),
+    episodes: v.number(),
+    firstAt: v.string(),
+    lastAt: v.string(),
     steps: v.number(),
-    runs: v.number(),
     costUsd: v.optional(v.number()),
-  }),
-  answer: v.string(),
-  spans: v.array(v.string()),
-  summary: v.optional(v.string()),
-});
-export type Episode = v.InferOutput<typeof EpisodeSchema>;
-export type CommandRun = v.InferOutput<typeof CommandRunSchema>;
+    sessionIds: v.array(v.string()),
+    prompts: v.array(v.string()),
+    filesChanged: v.array(v.string()),
+    commands: v.array(v.string()),
+  });
+  return { commandRun, episode, digest };
+}
+type _Schemas = ReturnType<typeof _build>;
+let _schemas: _Schemas | undefined;
+export const episodeSchemas = (): _Schemas => (_schemas ??= _build());
+export type Episode = v.InferOutput<_Schemas["episode"]>;
+export type CommandRun = v.InferOutput<_Schemas["commandRun"]>;
 
 /**
- * `EpisodeSchema`'s check, by hand first: valibot's first pass over a thousand episodes costs a
+ * The episode schema's check, by hand first: valibot's first pass over a thousand episodes costs a
  * process tens of milliseconds of compiling, and a log is read whole after every save's index
  * upkeep. What passes here is what the schema passes; anything else gets the schema's verdict.
  */
 export function parseEpisode(raw: unknown): { success: true; output: Episode } | { success: false } {
   if (_looksLikeEpisode(raw)) return { success: true, output: raw };
-  const parsed = v.safeParse(EpisodeSchema, raw);
+  const parsed = v.safeParse(episodeSchemas().episode, raw);
   return parsed.success ? { success: true, output: parsed.output } : { success: false };
 }
 
-// The hand check below knows these fields; a schema with others is checked by the schema alone.
-const _QUICK =
-  sameFields(EpisodeSchema, [
+/**
+ * True when the hand check below knows exactly the schema's fields. Not called on the read path
+ * (a valid line then builds no schema): test/unit/episode-quick-check.test.ts holds it true, so a
+ * field added to the schema fails that test until the hand check knows it.
+ */
+export const episodeQuickCheckHolds = (): boolean =>
+  sameFields(episodeSchemas().episode, [
     "id",
     "sessionId",
     "runIds",
@@ -73,11 +96,11 @@ const _QUICK =
     "spans",
     "summary",
   ]) &&
-  sameFields(CommandRunSchema, ["command", "exit"]) &&
-  sameFields(EpisodeSchema.entries.outcome, ["status", "steps", "runs", "costUsd"]);
+  sameFields(episodeSchemas().commandRun, ["command", "exit"]) &&
+  sameFields(episodeSchemas().episode.entries.outcome, ["status", "steps", "runs", "costUsd"]);
 
 function _looksLikeEpisode(e: unknown): e is Episode {
-  if (!_QUICK || !isRecord(e)) return false;
+  if (!isRecord(e)) return false;
   if (typeof e.id !== "string" || e.id.length === 0 || typeof e.sessionId !== "string") return false;
   if (typeof e.startedAt !== "string" || typeof e.endedAt !== "string" || typeof e.answer !== "string") return false;
   if (!isOptionalString(e.summary)) return false;
@@ -91,19 +114,7 @@ function _looksLikeEpisode(e: unknown): e is Episode {
   );
 }
 
-export const EpisodeDigestSchema = v.looseObject({
-  month: v.pipe(v.string(), v.regex(/^\d{4}-\d{2}$/)),
-  episodes: v.number(),
-  firstAt: v.string(),
-  lastAt: v.string(),
-  steps: v.number(),
-  costUsd: v.optional(v.number()),
-  sessionIds: v.array(v.string()),
-  prompts: v.array(v.string()),
-  filesChanged: v.array(v.string()),
-  commands: v.array(v.string()),
-});
-export type EpisodeDigest = v.InferOutput<typeof EpisodeDigestSchema>;
+export type EpisodeDigest = v.InferOutput<_Schemas["digest"]>;
 
 export interface EpisodeContents {
   episodes: Episode[];

@@ -47,11 +47,11 @@ import { appendJsonLine, readJson, truncateFile, writeTextAtomic } from "../stat
 import { withLockSync } from "../state-file/file-lock.ts";
 import { closeLog, linesFromEnd, openLog } from "./episode-log.ts";
 import {
-  LegacySchema,
   byteFold,
   foldParsed,
   headerProblem,
   lastMarks,
+  legacySchema,
   loadLegacy,
   loadLog,
   logText,
@@ -71,8 +71,7 @@ import { redactText, redactValue } from "../secrets/redact.ts";
 export {
   EPISODE_BYTES_CAP,
   EPISODE_CAP,
-  EpisodeDigestSchema,
-  EpisodeSchema,
+  episodeSchemas,
   foldIntoDigests,
   type CommandRun,
   type Episode,
@@ -325,7 +324,7 @@ export function openEpisodes(projectRoot: string, options: EpisodeStoreOptions =
       }
       const basis = _versionOf(legacyPath);
       if (basis === undefined || recallLearned(_readableKey(legacyPath), { basis, schema: _Readable }) !== undefined) return undefined;
-      const result = readJson(legacyPath, { schema: LegacySchema, version: 1 });
+      const result = readJson(legacyPath, { schema: legacySchema(), version: 1 });
       if (result.status === "ok") _keepReadable(legacyPath, basis);
       if (result.status !== "corrupt") return undefined;
       reportedCorrupt = true;
@@ -344,7 +343,7 @@ function _isKept(store: EpisodeStore, id: string): boolean {
 function _createLog(path: string, projectRoot: string, legacyPath: string | undefined, onNotice?: (text: string) => void): void {
   let contents: EpisodeContents = { episodes: [], digests: [] };
   if (legacyPath && existsSync(legacyPath)) {
-    const legacy = readJson(legacyPath, { schema: LegacySchema, version: 1 });
+    const legacy = readJson(legacyPath, { schema: legacySchema(), version: 1 });
     if (legacy.status === "ok") contents = { episodes: legacy.value.episodes, digests: legacy.value.digests };
     else if (legacy.status === "corrupt") {
       const backup = `${legacyPath}.corrupt-${Date.now()}`;

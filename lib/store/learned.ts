@@ -18,9 +18,17 @@ const _VERSION = 1;
 /** Facts kept at most; the oldest go first. */
 const _MAX_FACTS = 200;
 
-const _FactSchema = v.object({ basis: v.string(), value: v.unknown(), at: v.string() });
-const _FileSchema = v.object({ version: v.literal(_VERSION), facts: v.record(v.string(), _FactSchema) });
-type LearnedFile = v.InferOutput<typeof _FileSchema>;
+const _fileSchema = () =>
+  v.object({ version: v.literal(_VERSION), facts: v.record(v.string(), v.object({ basis: v.string(), value: v.unknown(), at: v.string() })) });
+type LearnedFile = v.InferOutput<ReturnType<typeof _fileSchema>>;
+let _file: ReturnType<typeof _fileSchema> | undefined;
+// The schema is built at the first read of a file that exists.
+const _options = {
+  get schema() {
+    return (_file ??= _fileSchema());
+  },
+  version: _VERSION,
+};
 
 export interface RecallLearnedOptions<T> {
   /** The fingerprint the fact was kept with must equal this one. */
@@ -33,7 +41,7 @@ export interface RecallLearnedOptions<T> {
 
 /** The fact kept under `key`, when its basis still holds; undefined otherwise. */
 export function recallLearned<T>(key: string, options: RecallLearnedOptions<T>): T | undefined {
-  const read = readJson(paths.learned(), { schema: _FileSchema, version: _VERSION });
+  const read = readJson(paths.learned(), _options);
   if (read.status !== "ok") return undefined;
   const fact = read.value.facts[key];
   if (!fact || fact.basis !== options.basis) return undefined;
@@ -48,7 +56,7 @@ export function recallLearned<T>(key: string, options: RecallLearnedOptions<T>):
 /** Keeps `value` under `key` with its basis. Best effort: a state folder that cannot be written loses the fact, never the run. */
 export function keepLearned(key: string, basis: string, value: unknown, now: number = Date.now()): void {
   try {
-    updateJsonSync<LearnedFile>(paths.learned(), { schema: _FileSchema, version: _VERSION }, (current) => {
+    updateJsonSync<LearnedFile>(paths.learned(), _options, (current) => {
       const facts = { ...(current?.facts ?? {}), [key]: { basis, value, at: new Date(now).toISOString() } };
       const keys = Object.keys(facts);
       if (keys.length > _MAX_FACTS) {

@@ -14,29 +14,33 @@ import { isRecord, isStringArray, sameFields } from "./quick-check.ts";
 
 export const MEMORY_KINDS = ["fact", "decision", "gotcha", "command"] as const;
 export type MemoryKind = (typeof MEMORY_KINDS)[number];
-export const MemoryEntrySchema = v.object({
-  id: v.pipe(v.string(), v.minLength(1)),
-  kind: v.picklist(MEMORY_KINDS),
-  text: v.pipe(v.string(), v.minLength(1)),
-  createdAt: v.string(),
-  hits: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 0),
-  lastHitAt: v.optional(v.string()),
-  verifiedAt: v.optional(v.string()),
-  source: v.optional(
-    v.object({
-      sessionId: v.optional(v.string()),
-      runId: v.optional(v.string()),
-      agent: v.optional(v.string()),
-      commit: v.optional(v.string()),
-      /** Files the note names or the turn had read, each with a content hash (null: missing then). */
-      files: v.optional(v.array(v.object({ path: v.string(), hash: v.nullable(v.string()) }))),
-      /** Untrusted content in the context when it was written: `bash`, `web_fetch`, `read_file README.md`, `mcp__srv__tool`… */
-      untrusted: v.optional(v.array(v.string())),
-    }),
-  ),
-});
+const _memoryEntrySchema = () =>
+  v.object({
+    id: v.pipe(v.string(), v.minLength(1)),
+    kind: v.picklist(MEMORY_KINDS),
+    text: v.pipe(v.string(), v.minLength(1)),
+    createdAt: v.string(),
+    hits: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 0),
+    lastHitAt: v.optional(v.string()),
+    verifiedAt: v.optional(v.string()),
+    source: v.optional(
+      v.object({
+        sessionId: v.optional(v.string()),
+        runId: v.optional(v.string()),
+        agent: v.optional(v.string()),
+        commit: v.optional(v.string()),
+        /** Files the note names or the turn had read, each with a content hash (null: missing then). */
+        files: v.optional(v.array(v.object({ path: v.string(), hash: v.nullable(v.string()) }))),
+        /** Untrusted content in the context when it was written: `bash`, `web_fetch`, `read_file README.md`, `mcp__srv__tool`… */
+        untrusted: v.optional(v.array(v.string())),
+      }),
+    ),
+  });
+let _entry: ReturnType<typeof _memoryEntrySchema> | undefined;
+/** The entry schema every scope shares, built at first use (a missing file builds none). */
+export const memoryEntrySchema = (): ReturnType<typeof _memoryEntrySchema> => (_entry ??= _memoryEntrySchema());
 
-export type MemoryEntry = v.InferOutput<typeof MemoryEntrySchema>;
+export type MemoryEntry = v.InferOutput<ReturnType<typeof _memoryEntrySchema>>;
 export type MemorySource = NonNullable<MemoryEntry["source"]>;
 export interface MemoryFile {
   version: 1;
@@ -51,26 +55,34 @@ export interface MemoryBacking {
 }
 
 // Version 0, a bare array, has no `version` field to migrate by, so the schemas upgrade it.
-export const PROJECT_FILE_SCHEMA = v.union([
-  v.object({ version: v.literal(1), project: v.string(), entries: v.array(MemoryEntrySchema) }),
-  v.pipe(
-    v.array(MemoryEntrySchema),
-    v.transform((entries) => ({ version: 1 as const, project: "", entries })),
-  ),
-]);
-export const GLOBAL_FILE_SCHEMA = v.union([
-  v.object({ version: v.literal(1), entries: v.array(MemoryEntrySchema) }),
-  v.pipe(
-    v.array(MemoryEntrySchema),
-    v.transform((entries) => ({ version: 1 as const, entries })),
-  ),
-]);
+const _projectFileSchema = () =>
+  v.union([
+    v.object({ version: v.literal(1), project: v.string(), entries: v.array(memoryEntrySchema()) }),
+    v.pipe(
+      v.array(memoryEntrySchema()),
+      v.transform((entries) => ({ version: 1 as const, project: "", entries })),
+    ),
+  ]);
+const _globalFileSchema = () =>
+  v.union([
+    v.object({ version: v.literal(1), entries: v.array(memoryEntrySchema()) }),
+    v.pipe(
+      v.array(memoryEntrySchema()),
+      v.transform((entries) => ({ version: 1 as const, entries })),
+    ),
+  ]);
+let _project: ReturnType<typeof _projectFileSchema> | undefined;
+let _global: ReturnType<typeof _globalFileSchema> | undefined;
+/** The file schemas, built at first use. */
+export const projectFileSchema = (): ReturnType<typeof _projectFileSchema> => (_project ??= _projectFileSchema());
+export const globalFileSchema = (): ReturnType<typeof _globalFileSchema> => (_global ??= _globalFileSchema());
 
 export interface FileBackingLayout {
   /** `project memory`, `repo notes`: how notices name the file. */
   label: string;
   path: string;
-  schema: v.GenericSchema<unknown, MemoryFile>;
+  /** The file's schema (projectFileSchema, globalFileSchema): called only once the file is read or written. */
+  schema: () => v.GenericSchema<unknown, MemoryFile>;
   /** Fields written before `entries` on every write (the project root for a project store). */
   header: Record<string, string>;
   /** File mode on create (default 0600). */
@@ -91,7 +103,7 @@ export function openFileBacking(layout: FileBackingLayout, options: { onNotice?:
     read() {
       const quick = _quickRead(path, schema);
       if (quick) return quick;
-      const result = readJson(path, { schema, version: 1 });
+      const result = readJson(path, { schema: schema(), version: 1 });
       if (result.status === "ok") return result.value.entries;
       if (result.status === "corrupt" && !reportedCorrupt) {
         reportedCorrupt = true;
@@ -104,7 +116,7 @@ export function openFileBacking(layout: FileBackingLayout, options: { onNotice?:
       updateJsonSync(
         path,
         {
-          schema,
+          schema: schema(),
           version: 1,
           ...(layout.mode ? { mode: layout.mode } : {}),
           onCorrupt: (reason, backup) => options.onNotice?.(`${label} ${path} was unreadable (${reason}); moved it to ${backup} and started a new one`),
@@ -122,9 +134,10 @@ export function openFileBacking(layout: FileBackingLayout, options: { onNotice?:
 const _ENTRY_KEYS = ["id", "kind", "text", "createdAt", "hits", "lastHitAt", "verifiedAt", "source"];
 const _SOURCE_KEYS = ["sessionId", "runId", "agent", "commit", "files", "untrusted"];
 // The hand check below knows these fields and kinds; a schema with others is checked by the schema alone.
-const _QUICK =
-  sameFields(MemoryEntrySchema, _ENTRY_KEYS) &&
-  sameFields(MemoryEntrySchema.entries.source.wrapped, _SOURCE_KEYS) &&
+let _quick: boolean | undefined;
+const _quickHolds = (): boolean =>
+  sameFields(memoryEntrySchema(), _ENTRY_KEYS) &&
+  sameFields(memoryEntrySchema().entries.source.wrapped, _SOURCE_KEYS) &&
   MEMORY_KINDS.join() === "fact,decision,gotcha,command";
 
 /**
@@ -139,17 +152,17 @@ const _QUICK =
  * takes the other core from it (an entry's `source` is checked by a call: most notes have none
  * with files or untrusted reads).
  */
-function _quickRead(path: string, schema: v.GenericSchema<unknown, MemoryFile>): MemoryEntry[] | undefined {
-  if (!_QUICK) return undefined;
+function _quickRead(path: string, schema: () => v.GenericSchema<unknown, MemoryFile>): MemoryEntry[] | undefined {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, "utf8"));
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "ENOENT" ? [] : undefined;
   }
+  if (!(_quick ??= _quickHolds())) return undefined;
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return undefined;
   const file = raw as Record<string, unknown>;
-  if (file.version !== 1 || !Array.isArray(file.entries) || !v.safeParse(schema, { ...file, entries: [] }).success) return undefined;
+  if (file.version !== 1 || !Array.isArray(file.entries) || !v.safeParse(schema(), { ...file, entries: [] }).success) return undefined;
   const items = file.entries as unknown[];
   const entries: MemoryEntry[] = [];
   for (let at = 0; at < items.length; at++) {

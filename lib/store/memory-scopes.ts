@@ -17,7 +17,7 @@
 import { join } from "node:path";
 import { paths } from "../platform/paths.ts";
 import { REPO_NOTES_PATH, type RepoNotesTrust } from "./repo-notes-trust.ts";
-import { GLOBAL_FILE_SCHEMA, PROJECT_FILE_SCHEMA, openFileBacking, type MemoryBacking, type MemoryEntry } from "./memory-file.ts";
+import { globalFileSchema, projectFileSchema, openFileBacking, type MemoryBacking, type MemoryEntry } from "./memory-file.ts";
 import {
   MEMORY_SCOPES,
   createMemoryStore,
@@ -111,7 +111,7 @@ export function openRunMemory(options: MemoryStoreOptions = {}): MemoryStore {
 export function openAgentMemory(projectRoot: string, agent: string, options: MemoryStoreOptions = {}): MemoryStore {
   if (!/^[a-z][a-z0-9-]{0,31}$/.test(agent)) throw new Error(`"${agent}" is not an agent name: use lowercase letters, digits and dashes`);
   const path = agentMemoryPath(projectRoot, agent);
-  const backing = openFileBacking({ label: `${agent} agent memory`, path, schema: PROJECT_FILE_SCHEMA, header: { project: projectRoot, agent } }, options);
+  const backing = openFileBacking({ label: `${agent} agent memory`, path, schema: projectFileSchema, header: { project: projectRoot, agent } }, options);
   return createMemoryStore({ scope: "agent", path, backing, projectRoot, agent }, options);
 }
 
@@ -126,7 +126,7 @@ export function openRepoMemory(projectRoot: string, options: MemoryShelfOptions 
     {
       label: "repo notes",
       path,
-      schema: GLOBAL_FILE_SCHEMA,
+      schema: globalFileSchema,
       header: {},
       mode: 0o644,
       beforeWrite: () => {

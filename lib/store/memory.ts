@@ -35,9 +35,9 @@ import { uuidv7 } from "../platform/ids.ts";
 import { paths } from "../platform/paths.ts";
 import { redactText } from "../secrets/redact.ts";
 import {
-  GLOBAL_FILE_SCHEMA,
+  globalFileSchema,
   MEMORY_KINDS,
-  PROJECT_FILE_SCHEMA,
+  projectFileSchema,
   openFileBacking,
   type MemoryBacking,
   type MemoryEntry,
@@ -132,14 +132,14 @@ export interface MemoryStoreLayout {
 /** The notes about one project (keyed by its root). Creates no file until the first change. */
 export function openMemory(projectRoot: string, options: MemoryStoreOptions = {}): MemoryStore {
   const path = paths.projectMemory(projectRoot);
-  const backing = openFileBacking({ label: "project memory", path, schema: PROJECT_FILE_SCHEMA, header: { project: projectRoot } }, options);
+  const backing = openFileBacking({ label: "project memory", path, schema: projectFileSchema, header: { project: projectRoot } }, options);
   return createMemoryStore({ scope: "project", path, backing, projectRoot }, options);
 }
 
 /** The notes about the user, shared by every project (paths.globalMemory). Creates no file until the first change. */
 export function openGlobalMemory(options: MemoryStoreOptions = {}): MemoryStore {
   const path = paths.globalMemory();
-  const backing = openFileBacking({ label: "global memory", path, schema: GLOBAL_FILE_SCHEMA, header: {} }, options);
+  const backing = openFileBacking({ label: "global memory", path, schema: globalFileSchema, header: {} }, options);
   return createMemoryStore({ scope: "global", path, backing }, options);
 }
 

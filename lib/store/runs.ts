@@ -18,7 +18,7 @@ import { existsSync, readdirSync, rmSync } from "node:fs";
 import * as v from "valibot";
 import { UserError } from "../platform/errors.ts";
 import { paths } from "../platform/paths.ts";
-import { ToolResultPartSchema } from "../messages.ts";
+import { messageSchemas } from "../messages.ts";
 import { SAVED_FLAGS, type RunOptions } from "../config/flags.ts";
 import { TRANSIENT_EVENTS, type AgentEvent } from "../events.ts";
 import { appendJsonLine, readJson, readJsonLines, writeJsonAtomic, writeTextAtomic } from "../state-file/json-file.ts";
@@ -28,56 +28,63 @@ import { noteRecentId, shortRunId } from "./short-ids.ts";
 export const RUN_STATUSES = ["running", "completed", "error", "aborted", "cancelled", "blocked", "max-steps", "max-cost", "interrupted"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
-/** What it takes to re-create the run's session in another process (`shiro runs resume`): the saved flags. */
-export const RunOptionsSchema = v.object(
-  Object.fromEntries(
-    SAVED_FLAGS.map((flag) => [
-      flag.option!,
-      flag.kind === "boolean" ? v.optional(v.boolean()) : flag.kind === "list" ? v.optional(v.array(v.string())) : v.optional(v.string()),
-    ]),
-  ),
-) as v.GenericSchema<unknown, RunOptions>;
+/** A run snapshot's schemas, built at first use. */
+function _build() {
+  /** What it takes to re-create the run's session in another process (`shiro runs resume`): the saved flags. */
+  const options = v.object(
+    Object.fromEntries(
+      SAVED_FLAGS.map((flag) => [
+        flag.option!,
+        flag.kind === "boolean" ? v.optional(v.boolean()) : flag.kind === "list" ? v.optional(v.array(v.string())) : v.optional(v.string()),
+      ]),
+    ),
+  ) as v.GenericSchema<unknown, RunOptions>;
 
-/** Where a blocked turn stopped: the assistant message whose calls are being answered. */
-export const SuspensionSchema = v.object({
-  /** Index in `messages` of the assistant message holding the calls. */
-  assistantIndex: v.number(),
-  /** Results of the calls answered before the block, in call order. */
-  results: v.array(ToolResultPartSchema),
-  /** The call waiting for a decision. */
-  callId: v.string(),
-  approvalId: v.string(),
-  /** Steps already taken in the turn. */
-  steps: v.number(),
-});
-export type Suspension = v.InferOutput<typeof SuspensionSchema>;
+  /** Where a blocked turn stopped: the assistant message whose calls are being answered. */
+  const suspension = v.object({
+    /** Index in `messages` of the assistant message holding the calls. */
+    assistantIndex: v.number(),
+    /** Results of the calls answered before the block, in call order. */
+    results: v.array(messageSchemas().toolResult),
+    /** The call waiting for a decision. */
+    callId: v.string(),
+    approvalId: v.string(),
+    /** Steps already taken in the turn. */
+    steps: v.number(),
+  });
 
-export const RunSnapshotSchema = v.object({
-  version: v.literal(1),
-  id: v.string(),
-  sessionId: v.string(),
-  cwd: v.string(),
-  provider: v.string(),
-  model: v.string(),
-  protocol: v.string(),
-  agent: v.string(),
-  prompt: v.string(),
-  status: v.picklist(RUN_STATUSES),
-  pid: v.number(),
-  startedAt: v.string(),
-  endedAt: v.optional(v.string()),
-  steps: v.number(),
-  usage: v.optional(v.object({ inputTokens: v.number(), outputTokens: v.number() })),
-  costUsd: v.optional(v.number()),
-  stop: v.optional(v.string()),
-  error: v.optional(v.string()),
-  detached: v.optional(v.boolean()),
-  suspended: v.optional(SuspensionSchema),
-  /** The newest checkpoint this run left (`shiro rewind <id>`); absent while it changed nothing. */
-  checkpoint: v.optional(v.string()),
-  options: RunOptionsSchema,
-});
-export type RunSnapshot = v.InferOutput<typeof RunSnapshotSchema>;
+  const snapshot = v.object({
+    version: v.literal(1),
+    id: v.string(),
+    sessionId: v.string(),
+    cwd: v.string(),
+    provider: v.string(),
+    model: v.string(),
+    protocol: v.string(),
+    agent: v.string(),
+    prompt: v.string(),
+    status: v.picklist(RUN_STATUSES),
+    pid: v.number(),
+    startedAt: v.string(),
+    endedAt: v.optional(v.string()),
+    steps: v.number(),
+    usage: v.optional(v.object({ inputTokens: v.number(), outputTokens: v.number() })),
+    costUsd: v.optional(v.number()),
+    stop: v.optional(v.string()),
+    error: v.optional(v.string()),
+    detached: v.optional(v.boolean()),
+    suspended: v.optional(suspension),
+    /** The newest checkpoint this run left (`shiro rewind <id>`); absent while it changed nothing. */
+    checkpoint: v.optional(v.string()),
+    options,
+  });
+  return { options, suspension, snapshot };
+}
+type _Schemas = ReturnType<typeof _build>;
+let _schemas: _Schemas | undefined;
+export const runSchemas = (): _Schemas => (_schemas ??= _build());
+export type Suspension = v.InferOutput<_Schemas["suspension"]>;
+export type RunSnapshot = v.InferOutput<_Schemas["snapshot"]>;
 
 export type LoggedEvent = AgentEvent & { seq: number; at: string };
 
@@ -120,7 +127,7 @@ export function effectiveStatus(snapshot: RunSnapshot): RunStatus {
 }
 
 export function loadRun(runId: string): RunSnapshot | undefined {
-  const read = readJson(paths.run(runId), { schema: RunSnapshotSchema });
+  const read = readJson(paths.run(runId), { schema: runSchemas().snapshot });
   return read.status === "ok" ? read.value : undefined;
 }
 
@@ -143,7 +150,7 @@ export function listRuns(limit = 20): RunListing {
   const skipped: { file: string; reason: string }[] = [];
   for (const name of names) {
     if (runs.length >= limit) break;
-    const read = readJson(`${paths.runsDir()}/${name}`, { schema: RunSnapshotSchema });
+    const read = readJson(`${paths.runsDir()}/${name}`, { schema: runSchemas().snapshot });
     if (read.status === "ok") runs.push(read.value);
     else if (read.status === "corrupt") skipped.push({ file: name, reason: read.reason });
   }

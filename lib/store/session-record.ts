@@ -8,7 +8,7 @@ import type { StopKind } from "../events.ts";
 import { uuidv7 } from "../platform/ids.ts";
 import type { Message } from "../messages.ts";
 import { NotebookSchema, type Notebook } from "../notebook.ts";
-import { MessageSchema } from "./session-schema.ts";
+import { messageSchema } from "./session-schema.ts";
 import { redactText } from "../secrets/redact.ts";
 
 export const EXCHANGE_STATUSES = ["completed", "error", "aborted", "blocked", "max-steps", "max-cost"] as const satisfies readonly StopKind[];
@@ -60,36 +60,41 @@ export interface LiveSession {
   since: string;
 }
 
-const ExchangeSchema = v.object({
-  query: v.string(),
-  answer: v.string(),
-  status: v.picklist(EXCHANGE_STATUSES),
-  steps: v.pipe(v.number(), v.integer(), v.minValue(0)),
-  toolsSummary: v.optional(v.string()),
-  runId: v.string(),
-  at: v.string(),
-});
+function _buildSession(): v.GenericSchema<unknown, SessionRecord> {
+  const exchange = v.object({
+    query: v.string(),
+    answer: v.string(),
+    status: v.picklist(EXCHANGE_STATUSES),
+    steps: v.pipe(v.number(), v.integer(), v.minValue(0)),
+    toolsSummary: v.optional(v.string()),
+    runId: v.string(),
+    at: v.string(),
+  });
 
-const _Count = v.pipe(v.number(), v.minValue(0));
+  const count = v.pipe(v.number(), v.minValue(0));
 
-export const SessionSchema: v.GenericSchema<unknown, SessionRecord> = v.object({
-  version: v.literal(1),
-  id: v.pipe(v.string(), v.regex(/^[0-9a-f-]+$/, "must be a session id")),
-  createdAt: v.string(),
-  updatedAt: v.string(),
-  cwd: v.string(),
-  provider: v.string(),
-  model: v.string(),
-  title: v.string(),
-  inputTokens: _Count,
-  outputTokens: _Count,
-  costUsd: v.optional(_Count),
-  subagents: v.optional(v.object({ inputTokens: _Count, outputTokens: _Count, costUsd: v.optional(_Count) })),
-  notebook: v.optional(NotebookSchema, () => ({ todos: [] })),
-  exchanges: v.optional(v.array(ExchangeSchema), () => []),
-  messages: v.array(MessageSchema),
-  compaction: v.optional(v.unknown()),
-});
+  return v.object({
+    version: v.literal(1),
+    id: v.pipe(v.string(), v.regex(/^[0-9a-f-]+$/, "must be a session id")),
+    createdAt: v.string(),
+    updatedAt: v.string(),
+    cwd: v.string(),
+    provider: v.string(),
+    model: v.string(),
+    title: v.string(),
+    inputTokens: count,
+    outputTokens: count,
+    costUsd: v.optional(count),
+    subagents: v.optional(v.object({ inputTokens: count, outputTokens: count, costUsd: v.optional(count) })),
+    notebook: v.optional(NotebookSchema, () => ({ todos: [] })),
+    exchanges: v.optional(v.array(exchange), () => []),
+    messages: v.array(messageSchema()),
+    compaction: v.optional(v.unknown()),
+  });
+}
+let _session: v.GenericSchema<unknown, SessionRecord> | undefined;
+/** The session file's schema, built at first read. */
+export const sessionSchema = (): v.GenericSchema<unknown, SessionRecord> => (_session ??= _buildSession());
 
 // ---- records ---------------------------------------------------------------------------------
 

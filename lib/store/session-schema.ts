@@ -5,6 +5,11 @@
  * and save unchanged rather than dropped.
  */
 import * as v from "valibot";
-import { AssistantMessageSchema, ToolMessageSchema, UserMessageSchema, type Message } from "../messages.ts";
+import { messageSchemas, type Message } from "../messages.ts";
 
-export const MessageSchema: v.GenericSchema<unknown, Message> = v.variant("role", [UserMessageSchema, AssistantMessageSchema, ToolMessageSchema]);
+let _message: v.GenericSchema<unknown, Message> | undefined;
+/** Built at first use. */
+export function messageSchema(): v.GenericSchema<unknown, Message> {
+  const { user, assistant, tool } = messageSchemas();
+  return (_message ??= v.variant("role", [user, assistant, tool]));
+}

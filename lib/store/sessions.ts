@@ -24,7 +24,7 @@ import { releaseLease, tryLease } from "./session-lease.ts";
 import { noteRecentId, shortSessionId } from "./short-ids.ts";
 import {
   UNTITLED,
-  SessionSchema,
+  sessionSchema,
   deriveTitle,
   firstPrompt,
   summarizeSession,
@@ -251,7 +251,7 @@ function _hookExit(): void {
 // ---- files -----------------------------------------------------------------------------------
 
 function _readSession(id: string) {
-  const read = readJson(paths.session(id), { schema: SessionSchema, version: 1 });
+  const read = readJson(paths.session(id), { schema: sessionSchema(), version: 1 });
   if (read.status === "ok" && read.value.id !== id) return { status: "corrupt" as const, reason: `holds session ${read.value.id}, not ${id}` };
   return read;
 }

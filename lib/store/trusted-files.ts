@@ -15,10 +15,19 @@ import { stateDir } from "../platform/paths.ts";
 import { readJson, updateJsonSync } from "../state-file/json-file.ts";
 import { sha256Hex } from "../platform/sha256.ts";
 
-const _TrustFileSchema = v.object({
-  version: v.literal(1),
-  entries: v.array(v.object({ root: v.string(), file: v.optional(v.string()), sha256: v.string(), at: v.string() })),
-});
+const _trustFileSchema = () =>
+  v.object({
+    version: v.literal(1),
+    entries: v.array(v.object({ root: v.string(), file: v.optional(v.string()), sha256: v.string(), at: v.string() })),
+  });
+let _trustFile: ReturnType<typeof _trustFileSchema> | undefined;
+// The schema is built at the first read of a file that exists.
+const _options = {
+  get schema() {
+    return (_trustFile ??= _trustFileSchema());
+  },
+  version: 1,
+};
 const _DEFAULT_FILE = ".mcp.json";
 
 function _trustPath(): string {
@@ -32,13 +41,13 @@ export function contentHash(content: string | Uint8Array): string {
 
 /** True when the user trusted `file` of the project at `root` with exactly this content hash. */
 export function isTrustedContent(root: string, file: string, sha256: string): boolean {
-  const read = readJson(_trustPath(), { schema: _TrustFileSchema, version: 1 });
+  const read = readJson(_trustPath(), _options);
   return read.status === "ok" && read.value.entries.some((entry) => entry.root === root && (entry.file ?? _DEFAULT_FILE) === file && entry.sha256 === sha256);
 }
 
 /** Records that the user trusts this content of `file` of the project at `root`. */
 export function trustContent(root: string, file: string, sha256: string): void {
-  updateJsonSync(_trustPath(), { schema: _TrustFileSchema, version: 1 }, (current) => {
+  updateJsonSync(_trustPath(), _options, (current) => {
     const entries = (current?.entries ?? []).filter((entry) => entry.root !== root || (entry.file ?? _DEFAULT_FILE) !== file);
     const added = { root, ...(file === _DEFAULT_FILE ? {} : { file }), sha256, at: new Date().toISOString() };
     return { version: 1 as const, entries: [...entries, added] };

@@ -1,10 +1,10 @@
 /**
  * How hooks read on a terminal: the table `shiro hooks` and `/hooks` print (every hook with its
- * event, matcher, command and the file it came from, and whether that file is trusted), and the
- * one line a `hook` event that decided something or failed gets in a run's output.
+ * event, matcher, command and the file it came from, and whether that file is trusted). The one
+ * line a `hook` event that decided something or failed gets in a run's output is lib/ui/print.ts's
+ * formatHookLine.
  */
 import type { HookListing } from "../agent/session-settings.ts";
-import type { AgentEvent } from "../events.ts";
 
 export function renderHookList(listing: HookListing): string {
   const lines: string[] = [];
@@ -18,11 +18,4 @@ export function renderHookList(listing: HookListing): string {
     lines.push(`${listing.project.paths.join(" and ")}: not trusted; start shiro here and answer y to use their hooks and permissions`);
   if (listing.error) lines.push(listing.error);
   return lines.join("\n");
-}
-
-/** One line for a hook run: `[hook] PreToolUse bash: exit 2, block (12 ms)`. */
-export function formatHookLine(event: Extract<AgentEvent, { type: "hook" }>): string {
-  const exit = event.timedOut ? "killed at its timeout" : `exit ${event.exit ?? "none"}`;
-  const tool = event.tool ? ` ${event.tool}` : "";
-  return `[hook] ${event.event}${tool}: ${exit}${event.decision ? `, ${event.decision}` : ""} (${event.durationMs} ms) ${event.command.split("\n")[0]}`;
 }

@@ -12,7 +12,6 @@
 import type { AgentEvent, StopKind } from "../events.ts";
 import { shortApprovalId, shortRunId } from "../store/short-ids.ts";
 import { writeOut, writeErr } from "./output.ts";
-import { formatHookLine } from "./hooks-list.ts";
 import { createControlStripper, showControlsDeep, stripControls } from "./terminal-text.ts";
 
 export interface TextPrinter {
@@ -22,6 +21,13 @@ export interface TextPrinter {
 export interface PrinterSinks {
   out: (text: string) => void;
   err: (text: string) => void;
+}
+
+/** One line for a hook run (here and in the REPL, lib/ui/renderer.ts): `[hook] PreToolUse bash: exit 2, block (12 ms)`. */
+export function formatHookLine(event: Extract<AgentEvent, { type: "hook" }>): string {
+  const exit = event.timedOut ? "killed at its timeout" : `exit ${event.exit ?? "none"}`;
+  const tool = event.tool ? ` ${event.tool}` : "";
+  return `[hook] ${event.event}${tool}: ${exit}${event.decision ? `, ${event.decision}` : ""} (${event.durationMs} ms) ${event.command.split("\n")[0]}`;
 }
 
 function _short(value: unknown, max = 200): string {

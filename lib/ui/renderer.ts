@@ -11,7 +11,7 @@ import type { AgentEvent } from "../events.ts";
 import { formatCompactedLine } from "../agent/context/planner.ts";
 import { formatUsd } from "../providers/pricing.ts";
 import type { ToolDefinition } from "../tools/types.ts";
-import { formatHookLine } from "./hooks-list.ts";
+import { formatHookLine } from "./print.ts";
 import { FOLD_HEAD_LINES, createFolds, foldLines, type Folds } from "./folds.ts";
 import type { MarkdownStream } from "./markdown.ts";
 import type { Style } from "./style.ts";

@@ -26,7 +26,9 @@ test("an empty session file and an empty run file are reported by name; the othe
   truncateSync(join(state, "runs", `${lostRun}.json`), 0);
   // The index was built while both files were whole; after a power loss it is rebuilt from what is on disk.
   rmSync(join(state, "search"), { recursive: true, force: true });
-  const short = (id: string) => id.slice(0, 13);
+  // Short ids are as long as the ids on disk make them (ids made in one millisecond share more):
+  // each printed one is expanded back to the one id it abbreviates.
+  const expand = (text: string) => _expandIds(text, [kept, lost, lostRun]);
 
   const sessions = await e2e.shiro(["sessions"]);
   expect([
@@ -34,8 +36,8 @@ test("an empty session file and an empty run file are reported by name; the othe
     sessions.stdout
       .split("\n")
       .filter(Boolean)
-      .map((line) => [line.slice(0, 13), line.endsWith("remember the walrus")]),
-  ]).toEqual([0, [[short(kept), true]]]);
+      .map((line) => [expand(line.split(" ")[0]!), line.endsWith("remember the walrus")]),
+  ]).toEqual([0, [[kept, true]]]);
   expect(sessions.stderr).toBe(`shiro: skipped session file ${join(state, "sessions", `${lost}.json`)}: not valid JSON (JSON Parse error: Unexpected EOF)\n`);
 
   const runs = await e2e.shiro(["runs"]);
@@ -50,12 +52,12 @@ test("an empty session file and an empty run file are reported by name; the othe
 
   const search = await e2e.shiro(["search", "walrus"]);
   expect([search.code, search.stderr]).toEqual([0, ""]);
-  expect(_hits(search.stdout)).toEqual([`session ${short(kept)}  prompt  remember the walrus`, `session ${short(kept)}  answer  noted the walrus`]);
+  expect(_hits(search.stdout).map(expand)).toEqual([`session ${kept}  prompt  remember the walrus`, `session ${kept}  answer  noted the walrus`]);
 
   // The lost run's event log is whole: its answer is still found.
   const otter = await e2e.shiro(["search", "otter"]);
   expect([otter.code, otter.stderr]).toEqual([0, ""]);
-  expect(_hits(otter.stdout)).toEqual([`run ${short(lostRun)}  answer  noted the otter`]);
+  expect(_hits(otter.stdout).map(expand)).toEqual([`run ${lostRun}  answer  noted the otter`]);
 
   e2e.fake.reset();
   e2e.fake.script({ text: "the walrus" });
@@ -75,4 +77,12 @@ function _hits(stdout: string): string[] {
     .split("\n")
     .filter(Boolean)
     .map((line) => line.replace(/ +\d{4}-\d\d-\d\d \d\d:\d\d {2}.*? {2}/, "  "));
+}
+
+/** `text` with its leading word, or the word after `session `/`run `, replaced by the one id of `ids` it abbreviates (8 characters at least); unchanged when none or several match. */
+function _expandIds(text: string, ids: readonly string[]): string {
+  return text.replace(/^((?:session |run )?)([0-9a-f-]{8,})/, (whole, kind: string, short: string) => {
+    const matches = ids.filter((id) => id.startsWith(short));
+    return matches.length === 1 ? `${kind}${matches[0]}` : whole;
+  });
 }

@@ -16,7 +16,7 @@ import { toChatMessages } from "../../lib/providers/openai-chat.ts";
 import { toResponsesInput } from "../../lib/providers/openai-responses.ts";
 import { acceptsImages } from "../../lib/providers/windows.ts";
 import { redactValue } from "../../lib/secrets/redact.ts";
-import { MessageSchema } from "../../lib/store/session-schema.ts";
+import { messageSchema } from "../../lib/store/session-schema.ts";
 import { detectImageType, IMAGE_MAX_BYTES, readImageAttachment } from "../../lib/ui/attach-image.ts";
 import { attachMentions } from "../../lib/ui/attachments.ts";
 
@@ -144,7 +144,7 @@ test("the redactor leaves an image's base64 whole, even where it looks like a ke
 });
 
 test("a stored user message with or without images is valid; a bad media type is not", () => {
-  expect(v.safeParse(MessageSchema, { role: "user", content: "old" }).success).toBe(true);
-  expect(v.safeParse(MessageSchema, withImage).success).toBe(true);
-  expect(v.safeParse(MessageSchema, { role: "user", content: "x", images: [{ mediaType: "image/tiff", data: PNG }] }).success).toBe(false);
+  expect(v.safeParse(messageSchema(), { role: "user", content: "old" }).success).toBe(true);
+  expect(v.safeParse(messageSchema(), withImage).success).toBe(true);
+  expect(v.safeParse(messageSchema(), { role: "user", content: "x", images: [{ mediaType: "image/tiff", data: PNG }] }).success).toBe(false);
 });

@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import * as v from "valibot";
 import { paths } from "../../lib/platform/paths.ts";
-import { PROJECT_FILE_SCHEMA } from "../../lib/store/memory-file.ts";
+import { projectFileSchema } from "../../lib/store/memory-file.ts";
 import { openMemory, sortNewestFirst } from "../../lib/store/memory.ts";
 import { useTempHome } from "./temp-home.ts";
 
@@ -98,7 +98,7 @@ describe("reading a memory file", () => {
     writeFileSync(path, JSON.stringify(content, null, 2));
     const notices: string[] = [];
     const listed = openMemory(root, { onNotice: (text) => notices.push(text) }).list();
-    const parsed = v.safeParse(PROJECT_FILE_SCHEMA, content);
+    const parsed = v.safeParse(projectFileSchema(), content);
     if (parsed.success && (Array.isArray(content) || (content as { version?: unknown }).version === 1)) {
       expect(JSON.stringify(listed)).toBe(JSON.stringify(sortNewestFirst(parsed.output.entries)));
       expect(notices).toEqual([]);

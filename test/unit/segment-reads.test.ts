@@ -237,3 +237,22 @@ describe("the string table", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 });
+
+describe("a re-synced source", () => {
+  test("tombstoning its changed documents reads their lengths, not the segment's table of lengths", () => {
+    const recorded = _recorded(_segment("session:", 200));
+    const segment = { file: "1.seg", reader: openSegment(recorded.source), dead: new Set<number>() };
+    const index = createSegmentedIndex([segment], { docs: segment.reader.docs, totalLen: segment.reader.totalLen });
+    const whole = openSegment(bufferSource(recorded.bytes), true);
+    const first = whole.source(whole.findSource("session:0117")).firstDoc;
+    const docs = Array.from({ length: 20 }, (_, i) => whole.doc(first + i));
+    // Two of its 20 documents changed: those two are tombstoned, the other 18 kept.
+    const changed = docs.map((doc, i) => ({ id: doc.id, stamp: i < 2 ? "new" : doc.stamp, text: i < 2 ? "login changed" : "unused", data: doc.data }));
+    expect(index.sync("session:0117", "stamp2", () => changed)).toBe(true);
+    expect(_readIn(recorded, SECTION.lengths)).toBe(2 * 4);
+    expect(index.size).toBe(4000);
+    const lengths = whole.lengths();
+    const killed = lengths[first]! + lengths[first + 1]!;
+    expect(index.stats("login").totalLen).toBe(whole.totalLen - killed + 2 * 2);
+  });
+});

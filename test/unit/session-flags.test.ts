@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { parseFlags } from "../../cmd/_flags.ts";
 import { ROOT_FLAGS, agentFlagsFrom, flagsFromRunOptions, runOptionsFromFlags } from "../../lib/config/flags.ts";
-import { RunOptionsSchema } from "../../lib/store/runs.ts";
+import { runSchemas } from "../../lib/store/runs.ts";
 
 /** A value each string flag accepts: its first choice that is not the default, or a free text. */
 function _sample(name: string): string {
@@ -43,7 +43,7 @@ describe("one declaration per flag", () => {
   test("every saved flag survives a run snapshot written to disk and read back; unsaved ones do not", () => {
     const argv = withOption.flatMap((flag) => (flag.kind === "boolean" ? [`--${flag.name}`] : [`--${flag.name}`, _sample(flag.name)]));
     const flags = agentFlagsFrom(parseFlags(argv, ROOT_FLAGS)) as Record<string, unknown>;
-    const stored = v.parse(RunOptionsSchema, JSON.parse(JSON.stringify(runOptionsFromFlags(flags as never))));
+    const stored = v.parse(runSchemas().options, JSON.parse(JSON.stringify(runOptionsFromFlags(flags as never))));
     const back = flagsFromRunOptions(stored) as Record<string, unknown>;
     for (const flag of withOption) {
       const expected = flag.saved ? flags[flag.option!] : flag.kind === "boolean" ? false : flag.default;
@@ -58,7 +58,7 @@ describe("one declaration per flag", () => {
   });
 
   test("a snapshot from an older shiro (unknown keys, a value outside the choices) reads back safely", () => {
-    const stored = v.parse(RunOptionsSchema, { yolo: true, json: true, approvals: "sometimes", model: "m1" });
+    const stored = v.parse(runSchemas().options, { yolo: true, json: true, approvals: "sometimes", model: "m1" });
     expect(flagsFromRunOptions(stored)).toMatchObject({ yolo: true, approvals: "deny", model: "m1", noSandbox: false, continue: false });
     expect("json" in stored).toBe(false);
   });

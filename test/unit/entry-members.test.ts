@@ -1,0 +1,57 @@
+/**
+ * One member of an entry's data is read without building the rest (lib/search/entry-codec.ts
+ * `memberReader`): questions in any order cost one pass over the object, each string of the
+ * table looked up once, and answer what the whole value decoded holds.
+ */
+import { describe, expect, test } from "bun:test";
+import { decodeValue, encodeValue, memberReader, repeatedStrings } from "../../lib/search/entry-codec.ts";
+import { ByteReader, ByteWriter } from "../../lib/search/segment-layout.ts";
+
+const _CARD = {
+  kind: "episode",
+  sessionId: "0199aa",
+  at: "2026-03-04T05:06:07.000Z",
+  ask: "fix the login redirect",
+  changed: ["src/a.ts", "src/b.ts"],
+  steps: 4,
+};
+
+/** `value` encoded against a table of every key and string in it; the table's lookups are counted. */
+function _encoded(value: unknown) {
+  const table = repeatedStrings([value, value]);
+  const out = new ByteWriter();
+  encodeValue(out, value, new Map(table.map((text, at) => [text, at])));
+  const bytes = out.finish();
+  const looked: string[] = [];
+  const strings = (at: number) => (looked.push(table[at]!), table[at]!);
+  return { bytes, looked, strings, whole: decodeValue(new ByteReader(bytes), table) as Record<string, unknown> };
+}
+
+describe("memberReader", () => {
+  test("a card's kind, session and date read its first three members once each", () => {
+    const { bytes, looked, strings, whole } = _encoded(_CARD);
+    const member = memberReader(new ByteReader(bytes), strings);
+    expect([member("kind"), member("sessionId"), member("at")]).toEqual(["episode", "0199aa", "2026-03-04T05:06:07.000Z"]);
+    // Three keys and three values: a fresh scan per question would look up kind three times, sessionId twice.
+    expect(looked).toEqual(["kind", "episode", "sessionId", "0199aa", "at", "2026-03-04T05:06:07.000Z"]);
+    expect(whole).toEqual(_CARD);
+  });
+
+  test("a member stepped over is answered later, an absent one is undefined, and every answer is the decoded value's", () => {
+    const { bytes, strings, whole } = _encoded(_CARD);
+    const member = memberReader(new ByteReader(bytes), strings);
+    expect(member("steps")).toBe(4);
+    expect(member("changed")).toEqual(["src/a.ts", "src/b.ts"]);
+    expect(member("kind")).toBe("episode");
+    expect(member("absent")).toBeUndefined();
+    expect(member("ask")).toBe(whole.ask as string);
+    for (const key of Object.keys(_CARD)) expect(memberReader(new ByteReader(bytes), strings)(key)).toEqual(whole[key]);
+  });
+
+  test("a value that is not an object has no members", () => {
+    for (const value of [["kind"], "kind", 3, null]) {
+      const { bytes, strings } = _encoded(value);
+      expect(memberReader(new ByteReader(bytes), strings)("kind")).toBeUndefined();
+    }
+  });
+});

@@ -1,0 +1,60 @@
+/**
+ * The redactor's pre-checks (each shape's literals; the words `secret`, `bearer`, `basic`) skip
+ * only regexes that could not match: over every fake secret in every setting, over every prefix
+ * a shape knows and over the look-alikes, redactText gives what running every regex gives.
+ */
+import { describe, expect, test } from "bun:test";
+import { redactText, redactTextByEveryShape } from "../../lib/secrets/redact.ts";
+import { buildFakeSecrets, contextOf, createFaker } from "../fixtures/fake-secrets.ts";
+
+const pick = createFaker(0x24f3);
+const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+const UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+
+/** One value for each alternative a shape's pattern has, with the kind it is redacted as. */
+const ALTERNATIVES: [string, string][] = [
+  ...["AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "APKA"].map((p): [string, string] => [
+    "aws-access-key-id",
+    p + pick(UPPER, 16),
+  ]),
+  ...["ghp_", "gho_", "ghu_", "ghs_", "ghr_"].map((p): [string, string] => ["github-token", p + pick(ALNUM, 36)]),
+  ["github-token", `github_pat_${pick(ALNUM, 40)}`],
+  ...["pat", "dt", "rt", "ptt", "soat", "cbt", "imt", "oas", "ft", "ffct", "agent"].map((k): [string, string] => ["gitlab-token", `gl${k}-${pick(ALNUM, 20)}`]),
+  ...["xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-", "xapp-1-"].map((p): [string, string] => ["slack-token", p + pick(ALNUM, 12)]),
+  ...["sk_live_", "sk_test_", "rk_live_", "rk_test_"].map((p): [string, string] => ["stripe-key", p + pick(ALNUM, 16)]),
+  ["stripe-key", `whsec_${pick(ALNUM, 24)}`],
+  ["openai-key", `sk-${pick(ALNUM, 48)}`],
+  ["openai-key", `sk-svcacct-${pick(ALNUM, 32)}`],
+  ["openai-key", `sk-admin-${pick(ALNUM, 32)}`],
+];
+
+const WORDS: [string, string][] = [
+  ["aws-secret-key", `"SecretAccessKey": "${pick(ALNUM, 40)}"`],
+  ["aws-secret-key", `AWS_SECRET_ACCESS_KEY=${pick(ALNUM, 40)}`],
+  ["bearer-token", `Authorization: BEARER ${pick(ALNUM, 32)}`],
+  ["bearer-token", `authorization: Bearer ${pick(ALNUM, 32)}`],
+  ["basic-auth", `Authorization: BASIC ${Buffer.from(`me:${pick(ALNUM, 12)}`).toString("base64")}`],
+];
+
+function _settings(context: string): string[] {
+  return [context, `before ${context} after`, `line one\n${context}\nline three`, JSON.stringify({ output: context }), `"${context}",`];
+}
+
+describe("with and without the pre-checks, the same result", () => {
+  const secrets = buildFakeSecrets().map((secret): [string, string] => [secret.kind, contextOf(secret)]);
+  test.each([...secrets, ...ALTERNATIVES, ...WORDS])("%s: %s", (kind, context) => {
+    for (const text of _settings(context)) {
+      const quick = redactText(text);
+      expect(quick).toEqual(redactTextByEveryShape(text));
+      expect(quick.kinds).toContain(kind);
+    }
+  });
+
+  test("text with no candidate, and several secrets in one text", () => {
+    const all = [...secrets, ...ALTERNATIVES, ...WORDS].map(([, context]) => context).join("\n");
+    for (const text of ["hello there, how are you today?", "session 2f1c0a7e-3b9d-4c55-8e21-7d0b7a1f9c32 in /tmp/project", all]) {
+      expect(redactText(text)).toEqual(redactTextByEveryShape(text));
+    }
+    expect(redactText(all).kinds.length).toBeGreaterThan(20);
+  });
+});
