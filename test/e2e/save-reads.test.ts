@@ -6,14 +6,15 @@
  * index's manifest is read once, not again by the append under its lock.
  */
 import { describe, expect } from "bun:test";
-import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { findOnPath, hostPackage, hostTest } from "../host-packages.ts";
+import { hostTest } from "../host-packages.ts";
 import { binaryEnv, ensureBinary, fakeEnv, useE2E } from "./_harness.ts";
+import { STRACE, writeHistoryHome } from "./_traced.ts";
+import { shortIdByDefinition } from "../short-id-definition.ts";
 
 const e2e = useE2E();
-const STRACE = hostPackage("strace", "apt-get install -y strace", _straceWorks(), "strace is not on PATH or cannot trace here");
 const SESSIONS = 120;
 
 describe("saving a plain turn in a long history", () => {
@@ -21,7 +22,7 @@ describe("saving a plain turn in a long history", () => {
     STRACE,
     "lists neither the sessions nor the runs folder, and prints the short id a listing of both gives",
     async () => {
-      _writeHistory(e2e.dirs.home, e2e.dirs.cwd);
+      writeHistoryHome(e2e.dirs.home, e2e.dirs.cwd, SESSIONS);
       e2e.fake.respond(() => ({ text: "hi" }));
       // The first search builds the transcript index: a turn then reads its manifest, not the folders.
       expect((await e2e.shiro(["search", "login redirect"])).code).toBe(0);
@@ -51,20 +52,11 @@ describe("saving a plain turn in a long history", () => {
       );
       const saved = stored.find((id) => short !== undefined && id.startsWith(short) && existsSync(join(state, "sessions", `${id}.json`)));
       expect(saved).toBeDefined();
-      expect(short).toBe(_bruteForce(saved!, stored));
+      expect(short).toBe(shortIdByDefinition(saved!, stored));
     },
     240_000,
   );
 });
-
-function _bruteForce(id: string, accepted: readonly string[], min = 8): string {
-  for (let length = min; length <= id.length; length++) {
-    const prefix = id.slice(0, length);
-    if (prefix.endsWith("-")) continue;
-    if (!accepted.some((other) => other !== id && other.startsWith(prefix))) return prefix;
-  }
-  return id;
-}
 
 /** Runs the binary under strace (file and descriptor calls) in this test's folders. */
 async function _traced(out: string, args: string[]): Promise<{ code: number | null; stderr: string }> {
@@ -82,22 +74,4 @@ async function _traced(out: string, args: string[]): Promise<{ code: number | nu
     child.on("close", (status) => resolvePromise((clearTimeout(timer), status)));
   });
   return { code, stderr };
-}
-
-/** SESSIONS sessions (two runs and episodes each) and 30 notes, written by the stores' own code in a child process. */
-function _writeHistory(home: string, project: string): void {
-  const script = join(home, "history.ts");
-  const history = join(import.meta.dir, "..", "bench", "_history.ts");
-  writeFileSync(
-    script,
-    `const { writeHistory, YEAR_OF_HISTORY } = await import(${JSON.stringify(history)});\nwriteHistory(${JSON.stringify(project)}, { ...YEAR_OF_HISTORY, sessions: ${SESSIONS}, notes: 30 });\n`,
-  );
-  const made = spawnSync(process.execPath, [script], { env: { ...process.env, SHIRO_HOME: home }, encoding: "utf8", timeout: 120_000 });
-  if (made.status !== 0) throw new Error(`writing the history failed:\n${made.stderr}`);
-}
-
-/** strace is on PATH and can trace a child here (a container may refuse ptrace). */
-function _straceWorks(): boolean {
-  if (findOnPath("strace") === undefined) return false;
-  return spawnSync("strace", ["-f", "-qq", "-e", "trace=execve", "-o", "/dev/null", "true"], { timeout: 10_000 }).status === 0;
 }

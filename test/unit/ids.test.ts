@@ -11,16 +11,7 @@ import { join } from "node:path";
 import { paths } from "../../lib/platform/paths.ts";
 import { listSessionAndRunIds, shortIdAmong, shortRunId, shortSessionId, shortSessionIds } from "../../lib/store/short-ids.ts";
 import { useTempHome } from "./temp-home.ts";
-
-/** The definition, spelled out: grow the prefix until no other id starts with it, skipping a trailing dash. */
-function bruteForce(id: string, accepted: readonly string[], min = 8): string {
-  for (let length = min; length <= id.length; length++) {
-    const prefix = id.slice(0, length);
-    if (prefix.endsWith("-")) continue;
-    if (!accepted.some((other) => other !== id && other.startsWith(prefix))) return prefix;
-  }
-  return id;
-}
+import { shortIdByDefinition } from "../short-id-definition.ts";
 
 describe("createAbbreviator", () => {
   const table: { name: string; id: string; accepted: string[]; want: string }[] = [
@@ -64,7 +55,7 @@ describe("createAbbreviator", () => {
     const ids = Array.from({ length: 300 }, (_, i) => uuidv7(start + Math.floor((i * 10_000) / 300)));
     const abbreviate = createAbbreviator(ids);
     const shown = ids.map(abbreviate);
-    expect(shown).toEqual(ids.map((id) => bruteForce(id, ids)));
+    expect(shown).toEqual(ids.map((id) => shortIdByDefinition(id, ids)));
     expect(new Set(shown).size).toBe(ids.length);
     for (const [i, short] of shown.entries()) expect(ids.filter((id) => id.startsWith(short))).toEqual([ids[i]!]);
     // The case the abbreviation exists for: a fixed 8 characters would have told few of them apart.
@@ -103,8 +94,8 @@ describe("stored session and run ids (lib/store/short-ids.ts)", () => {
   test("agree with the brute-force definition over every stored session and run, though only those sharing 8 characters are sorted", () => {
     const { sessions, runs, all } = storeBursts(40, 7);
     const asked = [sessions[3]!, runs[50]!, sessions[119]!];
-    expect(shortSessionIds(asked)).toEqual(asked.map((id) => bruteForce(id, all)));
-    expect([shortSessionId(sessions[3]!), shortRunId(runs[50]!)]).toEqual([bruteForce(sessions[3]!, all), bruteForce(runs[50]!, all)]);
+    expect(shortSessionIds(asked)).toEqual(asked.map((id) => shortIdByDefinition(id, all)));
+    expect([shortSessionId(sessions[3]!), shortRunId(runs[50]!)]).toEqual([shortIdByDefinition(sessions[3]!, all), shortIdByDefinition(runs[50]!, all)]);
     expect(shortSessionIds([])).toEqual([]);
   });
 
@@ -117,10 +108,10 @@ describe("stored session and run ids (lib/store/short-ids.ts)", () => {
       // Bounded by the burst the id belongs to, not by the 1,800 stored ids.
       expect(listed.ids.length).toBeLessThanOrEqual(600);
       expect(listed.ids.every((other) => other.startsWith(id.slice(0, 8)))).toBe(true);
-      expect(shortIdAmong(id, listed, made)).toBe(bruteForce(id, [...all, ...made]));
+      expect(shortIdAmong(id, listed, made)).toBe(shortIdByDefinition(id, [...all, ...made]));
     }
     // A listing taken for another head still gives the right answer (the folders are read again).
-    expect(shortIdAmong(sessions[450]!, await listSessionAndRunIds(sessions[0]!), [])).toBe(bruteForce(sessions[450]!, all));
+    expect(shortIdAmong(sessions[450]!, await listSessionAndRunIds(sessions[0]!), [])).toBe(shortIdByDefinition(sessions[450]!, all));
     expect((await listSessionAndRunIds(sessions[0]!)).ids).not.toContain(`${sessions[0]}.lease`);
   });
 });

@@ -14,17 +14,9 @@ import { createSession } from "../../lib/store/session-record.ts";
 import { openSessionWriter } from "../../lib/store/sessions.ts";
 import { ROTATE_BYTES, listSessionAndRunIds, noteRecentId, recentIdsSharing, shortIdAmong } from "../../lib/store/short-ids.ts";
 import { useTempHome } from "./temp-home.ts";
+import { shortIdByDefinition } from "../short-id-definition.ts";
 
 const START = Date.parse("2026-12-01T20:00:00Z");
-
-function bruteForce(id: string, accepted: readonly string[], min = 8): string {
-  for (let length = min; length <= id.length; length++) {
-    const prefix = id.slice(0, length);
-    if (prefix.endsWith("-")) continue;
-    if (!accepted.some((other) => other !== id && other.startsWith(prefix))) return prefix;
-  }
-  return id;
-}
 
 /** A session and its run, written by the stores, made at `at`. */
 function storeSessionAndRun(at: number): [string, string] {
@@ -68,7 +60,7 @@ describe("the register of recent ids", () => {
     for (const id of [all[0]!, all[41]!, all[79]!, all[120]!]) {
       const listed = await listSessionAndRunIds(id);
       expect(listed.ids.length).toBe(all.filter((other) => head(other) === head(id)).length);
-      expect(shortIdAmong(id, listed, [])).toBe(bruteForce(id, all));
+      expect(shortIdAmong(id, listed, [])).toBe(shortIdByDefinition(id, all));
     }
   });
 
@@ -83,7 +75,7 @@ describe("the register of recent ids", () => {
     const alongside = uuidv7(START + 2);
     writeFileSync(join(paths.sessionsDir(), `${alongside}.json`), "{}");
     const listed = await listSessionAndRunIds(old[1]!);
-    expect(shortIdAmong(old[1]!, listed, [])).toBe(bruteForce(old[1]!, [...old, alongside]));
+    expect(shortIdAmong(old[1]!, listed, [])).toBe(shortIdByDefinition(old[1]!, [...old, alongside]));
   });
 
   test("past its size a generation becomes the old one; a dropped generation's heads are no longer answered", () => {
