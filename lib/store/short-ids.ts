@@ -6,7 +6,6 @@
  * first run are usually made in the same millisecond.
  */
 import { closeSync, fstatSync, linkSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeSync, constants as fsConstants } from "node:fs";
-import { readdir } from "node:fs/promises";
 import { abbreviationHead, createAbbreviator, shortestUniquePrefix } from "../platform/ids.ts";
 import { ensureStateDir, paths } from "../platform/paths.ts";
 import { withLockSync } from "../state-file/file-lock.ts";
@@ -54,8 +53,8 @@ function _idsSharingTheMinimum(ids: readonly string[]): string[] {
 /**
  * The stored session and run ids that share `id`'s head (`abbreviationHead`): from the register
  * of recent ids (below, one small read) when it holds every id of that head, which it does
- * for an id made since the register began; otherwise listed off the main
- * thread: a run that will show its session's short id at its end starts this at its start, so a
+ * for an id made since the register began; otherwise both folders are listed, synchronously: a
+ * run that will show its session's short id at its end starts this when the answer begins, so a
  * long history's listing overlaps the model's answer instead of following it. Only the names that
  * share the head are kept as they are read (no other can lengthen an abbreviation), so what the
  * end of the run holds and compares is a handful of ids, not the history's 15,000. Never rejects (a missing folder lists nothing).
@@ -64,15 +63,16 @@ export async function listSessionAndRunIds(id: string): Promise<NearIds> {
   const head = abbreviationHead(id);
   const noted = recentIdsSharing(head);
   if (noted) return { head, ids: noted };
-  const list = async (dir: string) => {
+  // Listed on the main thread: a listing on the runtime's thread pool while a long answer fills a
+  // stdout pipe nobody reads yet could hold the run's end until the reader came (delivery.test.ts).
+  const list = (dir: string) => {
     try {
-      return _near(await readdir(dir), head);
+      return _near(readdirSync(dir), head);
     } catch {
       return [];
     }
   };
-  const [sessions, runs] = await Promise.all([list(paths.sessionsDir()), list(paths.runsDir())]);
-  return { head, ids: [...sessions, ...runs] };
+  return { head, ids: [...list(paths.sessionsDir()), ...list(paths.runsDir())] };
 }
 
 /** What listSessionAndRunIds found: the head it listed for and the stored ids that share it. */
