@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { spawn, spawnSync } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, symlinkSync, watch, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BINARY, binaryEnv, fakeEnv, parseEventLines, userTextsOf, useE2E, withoutHostNotices } from "./_harness.ts";
 
@@ -72,25 +72,30 @@ const SLOW_READER = "sleep 1.5; cat";
  * event log (which shiro appends as it goes) holds its `done`, so by then shiro has handed every
  * byte to its stdout, more than the pipe holds, and no one has read any of it yet. (shiro queues
  * what the pipe cannot take and goes on; a writer that held the turn until the reader came would
- * never log done, and the wait below says so after 20 s.)
+ * never log done, and the wait below says so after 20 s, with what the log held.)
+ *
+ * The log is polled, not watched: a directory watch can fold the append of `done` into the event
+ * of the line before it, read before `done` landed, and then never fire again.
  */
 async function readerAfterRun(runId: string): Promise<{ reader: string; opened: Promise<void> }> {
   const gate = join(e2e.dirs.cwd, "reader-gate.fifo");
   expect(spawnSync("mkfifo", [gate]).status).toBe(0);
-  const events = join(e2e.dirs.home, ".shiro-neko", "events");
-  mkdirSync(events, { recursive: true });
-  const log = join(events, `${runId}.jsonl`);
+  const log = join(e2e.dirs.home, ".shiro-neko", "events", `${runId}.jsonl`);
+  const logged = () => (existsSync(log) ? readFileSync(log, "utf8") : "");
   const opened = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => (watcher.close(), reject(new Error(`no done event in ${log} within 20 s`))), 20_000);
-    const check = () => {
-      if (!existsSync(log) || !readFileSync(log, "utf8").includes('"type":"done"')) return;
-      watcher.close();
-      clearTimeout(timer);
-      // Writing blocks until the reader opens its end, so it goes through a child, not this process.
-      spawn("sh", ["-c", 'echo go > "$0"', gate], { stdio: "ignore" }).on("close", () => resolve());
-    };
-    const watcher = watch(events, check);
-    check();
+    const started = Date.now();
+    const poll = setInterval(() => {
+      const text = logged();
+      if (text.includes('"type":"done"')) {
+        clearInterval(poll);
+        // Writing blocks until the reader opens its end, so it goes through a child, not this process.
+        spawn("sh", ["-c", 'echo go > "$0"', gate], { stdio: "ignore" }).on("close", () => resolve());
+      } else if (Date.now() - started > 20_000) {
+        clearInterval(poll);
+        const types = [...text.matchAll(/"type":"([a-z-]+)"/g)].map((match) => match[1]);
+        reject(new Error(`no done event in ${log} within 20 s; it logged: ${types.join(", ") || "nothing"}`));
+      }
+    }, 20);
   });
   return { reader: `read -r _ < '${gate}'; cat`, opened };
 }
