@@ -37,7 +37,7 @@ import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, posix, relative, resolve, sep } from "node:path";
 import { DECISIONS, type Decision } from "../config/config.ts";
-import { ConfigError, UserError } from "../platform/errors.ts";
+import { ConfigError } from "../platform/errors.ts";
 import { isShellReaderLoaded, shellReader } from "../shell/reader.ts";
 
 export type { Decision };

@@ -14,7 +14,7 @@
  * existing file (other keys kept) under the file lock, atomically.
  */
 import * as v from "valibot";
-import { ConfigError, EXIT, UserError } from "../platform/errors.ts";
+import { ConfigError, UserError } from "../platform/errors.ts";
 import { paths } from "../platform/paths.ts";
 import { sealedEnv } from "../secrets/key-vault.ts";
 import { PRESET_IDS, PROTOCOL_FLAG_VALUES, findPreset, type Preset } from "../providers/presets.ts";

@@ -5,14 +5,12 @@
  * contracts it keeps are written on the API (lib/extension-api/plugin-api.ts).
  */
 import type {
-  ActivePlugin,
   InstalledPluginManifest,
   Plugin,
   PluginContext,
   PluginFactory,
   PluginFailure,
   PluginHost,
-  ToolCallInfo,
   ToolCallQuestion,
   ToolCallVerdict,
 } from "../extension-api/plugin-api.ts";

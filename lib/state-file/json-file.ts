@@ -33,9 +33,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
-  statSync,
   truncateSync,
-  unlinkSync,
   writeSync,
   constants as fsConstants,
 } from "node:fs";

@@ -1,6 +1,6 @@
 /** `shiro runs list|show|events|search`: reading the run log (runs.ts holds the commands that act on runs). */
 import { defineCommand } from "citty";
-import { UsageError, UserError } from "../platform/errors.ts";
+import { UsageError } from "../platform/errors.ts";
 import { writeOut, writeErr } from "./output.ts";
 import { showControls } from "./terminal-text.ts";
 

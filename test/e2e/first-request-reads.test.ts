@@ -8,7 +8,7 @@
  * saved line's short id lists them while the answer streams).
  */
 import { describe, expect } from "bun:test";
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { hostTest } from "../host-packages.ts";

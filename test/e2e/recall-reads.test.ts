@@ -8,7 +8,7 @@
  *   folders' stamps, and only the sessions whose passages the answer quotes are opened.
  */
 import { describe, expect } from "bun:test";
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { hostTest } from "../host-packages.ts";
@@ -43,7 +43,6 @@ describe("search and recall in a long history", () => {
       expect((await e2e.shiro(["search", QUERY])).code).toBe(0);
       expect((await e2e.shiro(["-p", "hi"])).code).toBe(0);
 
-      const state = join(e2e.dirs.home, ".shiro-neko");
       const episodesFile = (path: string) => /\.episodes\.jsonl?$/.test(path);
       const historyFile = (path: string) => /^(sessions|events|runs)\/[^/]+\.(json|jsonl)$/.test(path);
 

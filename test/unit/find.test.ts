@@ -4,7 +4,7 @@
  * incremental update, and the export renderers' escaping and redaction.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { parseSince } from "../../lib/find/since.ts";
 import { buildSnippet, renderSnippet } from "../../lib/find/snippet.ts";
 import { runDocs, sessionDocText, sessionDocs } from "../../lib/find/transcript-docs.ts";

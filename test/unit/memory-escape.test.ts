@@ -74,7 +74,7 @@ describe("unescapeMemoryText", () => {
       ...PLAIN,
     ];
     expect(visible.map((text) => unescapeMemoryText(escapeMemoryText(text)))).toEqual(visible);
-    for (const [attack, escaped] of ATTACKS) expect(escapeMemoryText(unescapeMemoryText(escaped))).toBe(escaped);
+    for (const [, escaped] of ATTACKS) expect(escapeMemoryText(unescapeMemoryText(escaped))).toBe(escaped);
   });
 
   test("a reference escapeMemoryText never writes stays as it is", () => {

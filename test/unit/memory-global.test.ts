@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { paths, stateDir } from "../../lib/platform/paths.ts";
 import { compactMemory } from "../../lib/agent/memory-compaction.ts";
 import { openGlobalMemory, openMemory, recallMemories, type MemoryEntry, type MemoryKind } from "../../lib/store/memory.ts";

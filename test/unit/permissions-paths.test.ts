@@ -10,7 +10,6 @@ import { join } from "node:path";
 import { createGate, denyAll } from "../../lib/extensions/gate.ts";
 import { defaultPermission, normalizeRulePath, parsePermissionRules } from "../../lib/approval/rules.ts";
 import { createPluginHost } from "../../lib/extensions/plugin-host.ts";
-import type { Plugin } from "../../lib/extension-api/plugin-api.ts";
 import { builtinTools } from "../../lib/tools/index.ts";
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "shiro-rule-paths-")));
