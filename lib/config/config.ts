@@ -22,7 +22,7 @@ import { type Protocol } from "../messages.ts";
 import { type ProtocolFlag } from "../vocabulary.ts";
 import { readFileSync } from "node:fs";
 import { describeErrno } from "../platform/os-errors.ts";
-import { describeIssue, parseJson, readJson, updateJsonSync } from "../state-file/json-file.ts";
+import { describeIssue, EMPTY_DOCUMENT_REASON, parseJson, readJson, updateJsonSync } from "../state-file/json-file.ts";
 import { expandVariables } from "./env-references.ts";
 
 import { AGENT_NAMES, THINKING_LEVELS, type AgentName, type ThinkingLevel } from "../vocabulary.ts";
@@ -127,6 +127,7 @@ function _isNearMiss(typed: string, name: string): boolean {
 
 function _configReason(reason: string): string {
   // A key the schema does not know reports as `"key" is not a known setting`.
+  if (reason === EMPTY_DOCUMENT_REASON) return "is empty; write {} into it or remove it";
   return reason.startsWith("not valid JSON") ? "is not valid JSON" : reason;
 }
 

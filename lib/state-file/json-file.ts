@@ -56,9 +56,13 @@ export interface ReadOptions<T> {
   migrations?: Record<number, Migration>;
 }
 
+/** The reason an empty (or all-blank) document is corrupt, rather than JSON.parse's "Unexpected EOF". */
+export const EMPTY_DOCUMENT_REASON = "empty, no JSON in it";
+
 /** Parses and validates document text. Exposed for callers that already hold the bytes. */
 export function parseJson<T>(text: string, options: ReadOptions<T>): ReadResult<T> {
   let raw: unknown;
+  if (text.trim() === "") return { status: "corrupt", reason: EMPTY_DOCUMENT_REASON };
   try {
     raw = JSON.parse(text);
   } catch (error) {

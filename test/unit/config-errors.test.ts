@@ -23,6 +23,8 @@ afterEach(() => {
 /** [file text, the message after `<path>: `], as `shiro -p` prints them. */
 const BAD_CONFIGS: [string, string][] = [
   ['{"model": "m",', "is not valid JSON"],
+  ["", "is empty; write {} into it or remove it"],
+  [" \n\t\n", "is empty; write {} into it or remove it"],
   ["[1, 2]", '"0" is not a known setting'],
   ['"just a string"', "is not a known setting"],
   ["null", "is not a known setting"],
