@@ -3,7 +3,7 @@
  * is on PATH and can trace a child here; a container may refuse ptrace) and a home with a long
  * history written by the stores' own code.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { findOnPath, hostPackage } from "../host-packages.ts";
@@ -20,6 +20,41 @@ export function writeHistoryHome(home: string, project: string, sessions: number
   );
   const made = spawnSync(process.execPath, [script], { env: { ...process.env, SHIRO_HOME: home }, encoding: "utf8", timeout: 120_000 });
   if (made.status !== 0) throw new Error(`writing the history failed:\n${made.stderr}`);
+}
+
+export interface TracedRunOptions {
+  /** The run's folder and environment. */
+  cwd: string;
+  env: Record<string, string>;
+  /** Where strace writes its log; without it the binary runs untraced. */
+  out?: string;
+  /** strace's `-e trace=` classes; file and descriptor calls by default. */
+  trace?: string;
+}
+
+export interface TracedRunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `binary args` (under `strace -f -qq -y` into `out` when given), bounded by 90 s. Not
+ * spawnSync: the fake provider answers from this process's event loop.
+ */
+export function runTraced(binary: string, args: string[], options: TracedRunOptions): Promise<TracedRunResult> {
+  const command = options.out
+    ? ["strace", "-f", "-qq", "-y", "-e", `trace=${options.trace ?? "%file,%desc"}`, "-o", options.out, binary, ...args]
+    : [binary, ...args];
+  return new Promise((resolvePromise) => {
+    const child = spawn(command[0]!, command.slice(1), { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 90_000);
+    child.on("close", (code) => resolvePromise((clearTimeout(timer), { code, stdout, stderr })));
+  });
 }
 
 function _straceWorks(): boolean {

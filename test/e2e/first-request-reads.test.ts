@@ -8,12 +8,11 @@
  * saved line's short id lists them while the answer streams).
  */
 import { describe, expect } from "bun:test";
-import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { hostTest } from "../host-packages.ts";
 import { binaryEnv, ensureBinary, fakeEnv, useE2E } from "./_harness.ts";
-import { STRACE, writeHistoryHome } from "./_traced.ts";
+import { runTraced, STRACE, writeHistoryHome } from "./_traced.ts";
 
 const e2e = useE2E();
 /** Matches no note, episode or passage of the generated history. */
@@ -49,14 +48,9 @@ describe("a plain turn before its first request", () => {
 });
 
 /** Runs the binary in `home` (under strace into `trace` when given); its exit code. */
-function _run(home: string, args: string[], trace?: string): Promise<number | null> {
-  const command = trace ? ["strace", "-f", "-qq", "-y", "-e", "trace=%file,%desc,%network", "-o", trace, ensureBinary(), ...args] : [ensureBinary(), ...args];
-  // Not spawnSync: the fake provider answers from this process's event loop.
-  return new Promise((resolvePromise) => {
-    const child = spawn(command[0]!, command.slice(1), { cwd: e2e.dirs.cwd, env: binaryEnv(home, fakeEnv(e2e.fake.baseURL, "chat")), stdio: "ignore" });
-    const timer = setTimeout(() => child.kill("SIGKILL"), 90_000);
-    child.on("close", (code) => resolvePromise((clearTimeout(timer), code)));
-  });
+async function _run(home: string, args: string[], trace?: string): Promise<number | null> {
+  const env = binaryEnv(home, fakeEnv(e2e.fake.baseURL, "chat"));
+  return (await runTraced(ensureBinary(), args, { cwd: e2e.dirs.cwd, env, out: trace, trace: "%file,%desc,%network" })).code;
 }
 
 /** `<call> <path under the state folder>` for each traced call before the request's first send, ids and temp suffixes as placeholders. */

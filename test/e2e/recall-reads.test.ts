@@ -8,12 +8,11 @@
  *   folders' stamps, and only the sessions whose passages the answer quotes are opened.
  */
 import { describe, expect } from "bun:test";
-import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { hostTest } from "../host-packages.ts";
 import { binaryEnv, ensureBinary, fakeEnv, useE2E } from "./_harness.ts";
-import { STRACE, writeHistoryHome } from "./_traced.ts";
+import { runTraced, STRACE, writeHistoryHome } from "./_traced.ts";
 
 const e2e = useE2E();
 const QUERY = "login redirect broken";
@@ -82,19 +81,7 @@ describe("search and recall in a long history", () => {
 /** Runs the binary under strace in this test's folders; the calls on paths in the state folder. */
 async function _traced(args: string[]): Promise<Traced> {
   const out = join(e2e.dirs.home, `strace-${Date.now()}.txt`);
-  const env = binaryEnv(e2e.dirs.home, fakeEnv(e2e.fake.baseURL, "chat"));
-  let stdout = "";
-  // Not spawnSync: the fake provider answers from this process's event loop.
-  const code = await new Promise<number | null>((resolvePromise) => {
-    const child = spawn("strace", ["-f", "-qq", "-y", "-e", "trace=%file,%desc", "-o", out, ensureBinary(), ...args], {
-      cwd: e2e.dirs.cwd,
-      env,
-      stdio: ["ignore", "pipe", "ignore"],
-    });
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 90_000);
-    child.on("close", (status) => resolvePromise((clearTimeout(timer), status)));
-  });
+  const { code, stdout } = await runTraced(ensureBinary(), args, { cwd: e2e.dirs.cwd, env: binaryEnv(e2e.dirs.home, fakeEnv(e2e.fake.baseURL, "chat")), out });
   const state = `${join(e2e.dirs.home, ".shiro-neko")}/`;
   const calls: [string, string][] = [];
   for (const line of existsSync(out) ? readFileSync(out, "utf8").split("\n") : []) {

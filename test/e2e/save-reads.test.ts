@@ -6,12 +6,11 @@
  * index's manifest is read once, not again by the append under its lock.
  */
 import { describe, expect } from "bun:test";
-import { spawn } from "node:child_process";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { hostTest } from "../host-packages.ts";
 import { binaryEnv, ensureBinary, fakeEnv, useE2E } from "./_harness.ts";
-import { STRACE, writeHistoryHome } from "./_traced.ts";
+import { runTraced, STRACE, writeHistoryHome } from "./_traced.ts";
 import { shortIdByDefinition } from "../short-id-definition.ts";
 
 const e2e = useE2E();
@@ -31,7 +30,8 @@ describe("saving a plain turn in a long history", () => {
       const state = join(e2e.dirs.home, ".shiro-neko");
       const trace = join(e2e.dirs.home, "strace.txt");
       // Without memory: a prompt's memory section may list the folders for its own lines; the save must not.
-      const { code, stderr } = await _traced(trace, ["--no-memory", "-p", "hi"]);
+      const env = binaryEnv(e2e.dirs.home, fakeEnv(e2e.fake.baseURL, "chat"));
+      const { code, stderr } = await runTraced(ensureBinary(), ["--no-memory", "-p", "hi"], { cwd: e2e.dirs.cwd, env, out: trace });
       expect(code).toBe(0);
       const lines = readFileSync(trace, "utf8").split("\n");
       const listed = lines
@@ -57,21 +57,3 @@ describe("saving a plain turn in a long history", () => {
     240_000,
   );
 });
-
-/** Runs the binary under strace (file and descriptor calls) in this test's folders. */
-async function _traced(out: string, args: string[]): Promise<{ code: number | null; stderr: string }> {
-  const env = binaryEnv(e2e.dirs.home, fakeEnv(e2e.fake.baseURL, "chat"));
-  let stderr = "";
-  // Not spawnSync: the fake provider answers from this process's event loop.
-  const code = await new Promise<number | null>((resolvePromise) => {
-    const child = spawn("strace", ["-f", "-qq", "-e", "trace=%file,%desc", "-o", out, ensureBinary(), ...args], {
-      cwd: e2e.dirs.cwd,
-      env,
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 90_000);
-    child.on("close", (status) => resolvePromise((clearTimeout(timer), status)));
-  });
-  return { code, stderr };
-}
