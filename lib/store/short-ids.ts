@@ -33,21 +33,33 @@ export function shortRunId(id: string): string {
 /** Each session or run id shortened (one listing of the two folders for a whole list). */
 export function shortSessionIds(ids: readonly string[]): string[] {
   if (ids.length === 0) return [];
-  const abbreviate = createAbbreviator(_idsSharingTheMinimum(ids));
-  return ids.map((id) => abbreviate(id));
+  return _shortIdsAmong(ids, [..._namesIn(paths.sessionsDir()), ..._namesIn(paths.runsDir())]);
 }
 
 export const shortRunIds = shortSessionIds;
 
 /**
- * The stored session and run ids that share their head (ids.ts `abbreviationHead`) with one of
- * `ids`: no other can lengthen an abbreviation, so only these are kept (and sorted). Listed from
- * both folders, so a record written there by anything (a run copied in) counts.
+ * Each of `ids` shortened among the `.json` records of `names` (both folders' listing). Only the
+ * stored ids that share a head (ids.ts `abbreviationHead`) with one of `ids` are kept, in one pass
+ * over the names: no other can lengthen an abbreviation, and a long history's 15,000 names then
+ * cost no copy each. Every `.json` name counts, so a record written there by anything (a run
+ * copied in) does.
  */
-function _idsSharingTheMinimum(ids: readonly string[]): string[] {
-  const heads = new Set(ids.map((id) => abbreviationHead(id)));
-  const near = (name: string) => heads.has(abbreviationHead(name));
-  return [...storedIds(paths.sessionsDir(), ".json").filter(near), ...storedIds(paths.runsDir(), ".json").filter(near)];
+function _shortIdsAmong(ids: readonly string[], names: readonly string[]): string[] {
+  const heads = new Set<string>();
+  for (const id of ids) heads.add(abbreviationHead(id));
+  const near: string[] = [];
+  for (const name of names) if (heads.has(abbreviationHead(name)) && name.endsWith(".json")) near.push(name.slice(0, -".json".length));
+  const abbreviate = createAbbreviator(near);
+  return ids.map((id) => abbreviate(id));
+}
+
+function _namesIn(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
 }
 
 /**
