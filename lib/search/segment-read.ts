@@ -4,7 +4,7 @@
  * the dictionary and the term's posting bytes (its document frequency, the dictionary block
  * alone); a document's entry costs one read of its block (after the table of block offsets,
  * read once), and only that entry of the block is decoded (the ones before it are skipped
- * over); a source's entry, one read of the 32 around it (after its table of offsets); a range of
+ * over; past 16 blocks, a section of entries of at most 512 KiB is read whole); a source's entry, one read of the 32 around it (after its table of offsets); a range of
  * documents' lengths, one read; a format-2 string, one read, until a search has read 32 of them
  * (then the rest of the table's strings in one).
  *
@@ -61,6 +61,9 @@ const _BLOCK_CACHE = 256;
 const _SOURCE_CHUNK = 32;
 // Past this many strings read one at a time, the rest of a format-2 string table's bytes are read in one go.
 const _STRING_READS = 32;
+// Past this many blocks of entries read one at a time, a section of entries of at most _WHOLE_ENTRIES bytes is read whole.
+const _BLOCK_READS = 16;
+const _WHOLE_ENTRIES = 512 * 1024;
 // Past this many lookups by name, the whole source table is read once instead of searched.
 const _SOURCE_SCAN_AFTER = 64;
 
@@ -153,12 +156,22 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
   };
   // The last blocks of document entries read, so neighbouring hits cost one read.
   const blocks = new Map<number, _Block>();
+  let blockReads = 0;
+  let allEntries: Uint8Array | undefined;
   const blockOf = (number: number): _Block => {
     let found = blocks.get(number);
     if (!found) {
       const [start, end] = spanOf(SECTION.docOffsets, Math.ceil(docs / DOC_BLOCK), number);
       if (end < start || at(SECTION.docEntries) + end > at(SECTION.docEntries + 1)) throw new IndexCorruptError("a block of entries runs past its section");
-      found = { bytes: bytes.read(at(SECTION.docEntries) + start, end - start), starts: [], next: 0, entries: [] };
+      // A search that reads many blocks of a small section (a recall index's hundreds of candidates) reads the rest at once: a read is a system call.
+      if (!allEntries && ++blockReads > _BLOCK_READS && span(SECTION.docEntries) <= _WHOLE_ENTRIES)
+        allEntries = bytes.read(at(SECTION.docEntries), span(SECTION.docEntries));
+      found = {
+        bytes: allEntries ? allEntries.subarray(start, end) : bytes.read(at(SECTION.docEntries) + start, end - start),
+        starts: [],
+        next: 0,
+        entries: [],
+      };
       if (blocks.size >= _BLOCK_CACHE) blocks.delete(blocks.keys().next().value!);
       blocks.set(number, found);
     }

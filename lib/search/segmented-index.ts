@@ -258,38 +258,21 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
       const touched = all.map((_, p) => new Int32Array(lists.reduce((sum, byPart) => sum + (byPart[p]?.docs.length ?? 0), 0)));
       const touchedCount = all.map(() => 0);
       const rangeLengths: (Uint32Array | undefined)[] = [];
-      terms.forEach((term, t) => {
+      for (let t = 0; t < terms.length; t++) {
+        const term = terms[t]!;
         const byPart = lists[t]!;
-        if (byPart.every((list) => list === undefined)) return;
+        if (byPart.every((list) => list === undefined)) continue;
         const df = collection?.df.get(term) ?? liveDf(term);
         const idf = Math.log(1 + (total - df + 0.5) / (df + 0.5)) * (options.weights?.get(term) ?? 1);
-        all.forEach((part, p) => {
+        for (let p = 0; p < all.length; p++) {
           const list = byPart[p];
-          if (!list) return;
+          if (!list) continue;
           const [from, to] = ranges[p]!;
-          if (from === to) return;
-          const lengths = (rangeLengths[p] ??= part.reader.lengthsIn(from, to));
-          const score = scores[p]!;
-          const count = matched[p]!;
-          const seen = touched[p]!;
-          let seenCount = touchedCount[p]!;
-          const dead = part.deadMap();
-          const docIds = list.docs;
-          const tfs = list.tfs;
-          const end = _lowerBound(docIds, to);
-          // Once per posting, mostly before the JIT has compiled it: locals only, the formula's terms in their order.
-          for (let i = from === 0 ? 0 : _lowerBound(docIds, from); i < end; i++) {
-            const doc = docIds[i]!;
-            if (dead && dead[doc] === 1) continue;
-            const tf = tfs[i]!;
-            const at = doc - from;
-            if (count[at] === 0) seen[seenCount++] = doc;
-            score[at]! += (idf * tf * _K1_PLUS_1) / (tf + _K1 * (_ONE_MINUS_B + (_B * lengths[at]!) / average));
-            count[at]! += 1;
-          }
-          touchedCount[p] = seenCount;
-        });
-      });
+          if (from === to) continue;
+          const lengths = (rangeLengths[p] ??= all[p]!.reader.lengthsIn(from, to));
+          touchedCount[p] = _scorePostings(list, from, to, lengths, all[p]!.deadMap(), idf, average, scores[p]!, matched[p]!, touched[p]!, touchedCount[p]!);
+        }
+      }
       const ranked = rankedCandidates(
         scores,
         bases,
@@ -331,6 +314,41 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
       };
     },
   };
+}
+
+/**
+ * Adds one term's BM25 part to the scores of the documents `[from, to)` it is in (`score`,
+ * `count` and `lengths` indexed from `from`), notes each document scored for the first time in
+ * `seen`, and returns how many `seen` holds. Once per posting, mostly before the JIT has compiled
+ * it: a function of its own (compiled on its own, sooner than a closure over the search), locals
+ * only, the formula's terms in their order (the same sums, to the bit).
+ */
+function _scorePostings(
+  list: Postings,
+  from: number,
+  to: number,
+  lengths: Uint32Array,
+  dead: Uint8Array | undefined,
+  idf: number,
+  average: number,
+  score: Float64Array,
+  count: Uint16Array,
+  seen: Int32Array,
+  seenCount: number,
+): number {
+  const docIds = list.docs;
+  const tfs = list.tfs;
+  const end = _lowerBound(docIds, to);
+  for (let i = from === 0 ? 0 : _lowerBound(docIds, from); i < end; i++) {
+    const doc = docIds[i]!;
+    if (dead !== undefined && dead[doc] === 1) continue;
+    const tf = tfs[i]!;
+    const at = doc - from;
+    if (count[at] === 0) seen[seenCount++] = doc;
+    score[at]! += (idf * tf * _K1_PLUS_1) / (tf + _K1 * (_ONE_MINUS_B + (_B * lengths[at]!) / average));
+    count[at]! += 1;
+  }
+  return seenCount;
 }
 
 /** The documents `[from, to)` of the sources whose name starts with `prefix` (sources are in name order); all without one. */
