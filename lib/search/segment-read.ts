@@ -25,9 +25,11 @@ import {
   decodeText,
   fnv1a,
   u32At,
+  u32sAt,
   type ByteSource,
 } from "./segment-layout.ts";
 import { decodeString, decodeValue, memberReader, skipValue, type StringTable } from "./entry-codec.ts";
+import { openStringTable } from "./segment-strings.ts";
 import { openTermDictionary, type Postings } from "./segment-dictionary.ts";
 import type { SegmentContent, SegmentDocEntry, SegmentSourceEntry } from "./segment-write.ts";
 
@@ -59,8 +61,6 @@ export interface SegmentReader {
 
 const _BLOCK_CACHE = 256;
 const _SOURCE_CHUNK = 32;
-// Past this many strings read one at a time, the rest of a format-2 string table's bytes are read in one go.
-const _STRING_READS = 32;
 // Past this many blocks of entries read one at a time, a section of entries of at most _WHOLE_ENTRIES bytes is read whole.
 const _BLOCK_READS = 16;
 const _WHOLE_ENTRIES = 512 * 1024;
@@ -109,50 +109,13 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
   const tables = new Map<number, Uint32Array>();
   const spanOf = (section: number, count: number, index: number): [number, number] => {
     let table = tables.get(section);
-    if (!table) tables.set(section, (table = _u32s(bytes.read(at(section), (count + 1) * 4), count + 1)));
+    if (!table) tables.set(section, (table = u32sAt(bytes.read(at(section), (count + 1) * 4), count + 1)));
     return [table[index]!, table[index + 1]!];
   };
   let strings: StringTable | undefined;
   const stringTable = (): StringTable => {
-    strings ??= format === FIRST_SEGMENT_FORMAT ? _jsonStrings(bytes.read(at(SECTION.strings), span(SECTION.strings))) : stringLookup();
+    strings ??= openStringTable(format === FIRST_SEGMENT_FORMAT, (from, length) => bytes.read(at(SECTION.strings) + from, length), span(SECTION.strings));
     return strings;
-  };
-  // A format-2 table: its offsets read once, then each string the first time an entry refers to it.
-  const stringLookup = (): StringTable => {
-    const start = at(SECTION.strings);
-    const size = span(SECTION.strings);
-    const count = size >= 8 ? u32At(bytes.read(start, 4), 0) : -1;
-    const first = 4 + (count + 1) * 4;
-    if (count < 0 || first > size) throw new IndexCorruptError("a string table that is not one");
-    let offsets: Uint32Array | undefined;
-    let whole: Uint8Array | undefined;
-    // The whole table decoded at once, when it is ASCII (its byte offsets are then its characters').
-    let ascii: string | undefined;
-    let reads = 0;
-    const found: string[] = [];
-    return (index) => {
-      if (index >= count) throw new IndexCorruptError(`a string reference ${index} past the table of ${count}`);
-      let text = found[index];
-      if (text === undefined) {
-        offsets ??= _u32s(bytes.read(start + 4, (count + 1) * 4), count + 1);
-        const from = offsets[index]!;
-        const to = offsets[index + 1]!;
-        if (to < from || first + to > size) throw new IndexCorruptError("a string runs past its table");
-        // A search naming many strings (hundreds of hits) reads the rest at once: a read is a system call.
-        if (!whole && ++reads > _STRING_READS) {
-          whole = bytes.read(start + first, size - first);
-          const decoded = decodeText(whole);
-          if (decoded.length === whole.length) ascii = decoded;
-        }
-        if (ascii !== undefined) text = ascii.slice(from, to);
-        else {
-          const raw = whole ? whole.subarray(from, to) : bytes.read(start + first + from, to - from);
-          text = new ByteReader(raw).key(raw.length);
-        }
-        found[index] = text;
-      }
-      return text;
-    };
   };
   // The last blocks of document entries read, so neighbouring hits cost one read.
   const blocks = new Map<number, _Block>();
@@ -242,7 +205,7 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
   };
   let starts: Uint32Array | undefined;
   const sourceOf = (doc: number): number => {
-    starts ??= _u32s(bytes.read(at(SECTION.sourceStarts), sources * 4), sources);
+    starts ??= u32sAt(bytes.read(at(SECTION.sourceStarts), sources * 4), sources);
     let low = 0;
     let high = sources - 1;
     while (low < high) {
@@ -253,14 +216,14 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
     return low;
   };
   const readLengths = (): Uint32Array => {
-    lengths ??= _u32s(bytes.read(at(SECTION.lengths), docs * 4), docs);
+    lengths ??= u32sAt(bytes.read(at(SECTION.lengths), docs * 4), docs);
     return lengths;
   };
   const lengthsIn = (from: number, to: number): Uint32Array => {
     if (!Number.isInteger(from) || !Number.isInteger(to) || from < 0 || to > docs || to < from)
       throw new IndexCorruptError(`documents ${from}–${to} of ${docs}`);
     if (lengths || to - from === docs) return readLengths().subarray(from, to);
-    return _u32s(bytes.read(at(SECTION.lengths) + from * 4, (to - from) * 4), to - from);
+    return u32sAt(bytes.read(at(SECTION.lengths) + from * 4, (to - from) * 4), to - from);
   };
   const lengthOf = (doc: number): number => (lengths ? lengths[doc]! : lengthsIn(doc, doc + 1)[0]!);
 
@@ -305,6 +268,7 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
       if (!Array.isArray(raw) || typeof raw[0] !== "string" || typeof raw[1] !== "string" || !_count(raw[2], docs) || !_count(raw[3], docs - raw[2]))
         throw new IndexCorruptError(`source ${ordinal} is malformed`);
       found = { name: raw[0], stamp: raw[1], firstDoc: raw[2], count: raw[3] };
+      if (raw.length > 4 && raw[4] !== null) found.data = raw[4];
       sourceCache.set(ordinal, found);
     }
     return found;
@@ -377,35 +341,6 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
       bytes.close();
     },
   };
-}
-
-const _LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
-
-/** `count` little-endian u32s from `raw` (on a little-endian machine, a view of them when aligned, else one copy). */
-function _u32s(raw: Uint8Array, count: number): Uint32Array {
-  // Bytes read for this alone (a file's read, a fresh buffer) are viewed, not copied.
-  if (_LITTLE_ENDIAN && raw.byteOffset % 4 === 0) return new Uint32Array(raw.buffer, raw.byteOffset, count);
-  if (_LITTLE_ENDIAN) {
-    const copy = new Uint8Array(count * 4);
-    copy.set(raw.subarray(0, count * 4));
-    return new Uint32Array(copy.buffer);
-  }
-  const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
-  const out = new Uint32Array(count);
-  for (let i = 0; i < count; i++) out[i] = view.getUint32(i * 4, true);
-  return out;
-}
-
-/** A format-1 string table: one JSON array of strings. */
-function _jsonStrings(raw: Uint8Array): string[] {
-  let list: unknown;
-  try {
-    list = JSON.parse(decodeText(raw));
-  } catch (error) {
-    throw error instanceof IndexCorruptError ? error : new IndexCorruptError("a string table that does not parse");
-  }
-  if (!Array.isArray(list) || !list.every((item) => typeof item === "string")) throw new IndexCorruptError("a string table that is not one");
-  return list;
 }
 
 function _count(value: unknown, max: number): value is number {
