@@ -261,22 +261,37 @@ function _memoryItem(hit: IndexHit, notes: Map<string, ScopedMemoryEntry>): _Ite
   }
   // The ranking reads the card's kind, session and date alone; the whole card is decoded for a group shown.
   const field = (key: keyof _CardFields) => (hit.field ? hit.field(key) : (hit.data as _CardFields)[key]) as string;
-  const item =
-    field("kind") === "digest"
-      ? { source: "episode" as const, group: _DIGEST_GROUP + field("month"), id: hit.id, score: hit.score, at: field("month") }
-      : { source: "episode" as const, group: SESSION_PREFIX + field("sessionId"), id: hit.id, score: hit.score, at: field("at") };
-  return Object.defineProperty(item, "data", { enumerable: true, get: () => hit.data }) as _Item;
+  const digest = field("kind") === "digest";
+  return {
+    source: "episode",
+    group: digest ? _DIGEST_GROUP + field("month") : SESSION_PREFIX + field("sessionId"),
+    id: hit.id,
+    score: hit.score,
+    at: digest ? field("month") : field("at"),
+    get data() {
+      return hit.data;
+    },
+  };
 }
 
 type _CardFields = { kind: string; sessionId: string; at: string; month: string };
 
-/** A passage's item: its time and card are decoded when first asked for (grouping needs the session and the score alone). */
+/** A passage's item: its time (read alone from its card, once) and its card are read when first asked for: grouping needs the session and the score, a tie the time. */
 function _passageItem(hit: IndexHit): _Item {
-  const item = { source: "passage" as const, group: hit.segment, id: hit.id, segment: hit.segment, score: hit.score };
-  return Object.defineProperties(item, {
-    at: { enumerable: true, get: () => (hit.data as TranscriptCard).at },
-    data: { enumerable: true, get: () => hit.data },
-  }) as _Item;
+  let at: string | undefined;
+  return {
+    source: "passage",
+    group: hit.segment,
+    id: hit.id,
+    segment: hit.segment,
+    score: hit.score,
+    get at() {
+      return (at ??= (hit.field ? hit.field("at") : (hit.data as TranscriptCard).at) as string);
+    },
+    get data() {
+      return hit.data;
+    },
+  };
 }
 const _DIGEST_GROUP = "digest:";
 

@@ -65,9 +65,14 @@ export function rankGroups<T extends ScoredItem>(items: readonly T[], options: G
     }
     if (window && list.some((item) => item.at >= window.from && item.at < window.to)) score *= 1 + boost;
     let at: string | undefined;
-    const group = { key, score, items: list } as RankedGroup<T>;
-    Object.defineProperty(group, "at", { enumerable: true, get: () => (at ??= list.reduce((latest, item) => (item.at > latest ? item.at : latest), "")) });
-    groups.push(group);
+    groups.push({
+      key,
+      score,
+      get at() {
+        return (at ??= list.reduce((latest, item) => (item.at > latest ? item.at : latest), ""));
+      },
+      items: list,
+    });
   }
   return groups.sort((a, b) => (Math.abs(b.score - a.score) > 1e-9 ? b.score - a.score : a.at < b.at ? 1 : a.at > b.at ? -1 : a.key < b.key ? -1 : 1));
 }

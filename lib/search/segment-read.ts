@@ -170,12 +170,22 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
     const source = reader.varint();
     const id = decodeString(reader, known);
     const stamp = decodeString(reader, known);
-    const entry = { source, id, stamp } as SegmentDocEntry;
-    // Read when asked for (a merge): a search has its documents' lengths already.
-    if (lengths) entry.len = lengths[index]!;
-    else Object.defineProperty(entry, "len", { enumerable: true, get: () => lengthOf(index) });
-    if (reader.byte() === 1) {
-      // Decoded when asked for: a sync compares ids and stamps only.
+    // Accessors in the literal, not defineProperty: an entry is made per hit, hundreds per search, mostly before the JIT has compiled this.
+    // Its length is read when asked for (a merge: a search has its documents' lengths already); its data when first read (a sync compares ids and stamps only).
+    const len = () => lengthOf(index);
+    let entry: SegmentDocEntry;
+    if (reader.byte() !== 1)
+      entry = lengths
+        ? { source, id, stamp, len: lengths[index]! }
+        : {
+            source,
+            id,
+            stamp,
+            get len() {
+              return len();
+            },
+          };
+    else {
       const from = reader.position;
       let value: unknown;
       let decoded = false;
@@ -184,16 +194,34 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
         data.position = from;
         return data;
       };
-      Object.defineProperty(entry, "data", {
-        enumerable: true,
-        get: () => {
-          if (!decoded) {
-            value = decodeValue(at(), known);
-            decoded = true;
+      const data = () => {
+        if (!decoded) {
+          value = decodeValue(at(), known);
+          decoded = true;
+        }
+        return value;
+      };
+      entry = lengths
+        ? {
+            source,
+            id,
+            stamp,
+            len: lengths[index]!,
+            get data() {
+              return data();
+            },
           }
-          return value;
-        },
-      });
+        : {
+            source,
+            id,
+            stamp,
+            get len() {
+              return len();
+            },
+            get data() {
+              return data();
+            },
+          };
       // A ranking that needs a card's kind, session and date reads those alone, in one pass.
       let members: ((key: string) => unknown) | undefined;
       Object.defineProperty(entry, "field", {

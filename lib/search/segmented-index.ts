@@ -24,7 +24,7 @@
  * - `changes()` is what to write: the pending segment's content and the new tombstones.
  */
 import type { Bm25Index, CollectionStats, IndexHit } from "./bm25-index.ts";
-import { rankedCandidates } from "./ranked-candidates.ts";
+import { rankedCandidates, scorePostings } from "./ranked-candidates.ts";
 import { bufferSource } from "./segment-layout.ts";
 import { openSegment, type Postings, type SegmentReader } from "./segment-read.ts";
 import { createSegmentBuilder, encodeSegment, type SegmentContent } from "./segment-write.ts";
@@ -56,11 +56,6 @@ export interface SegmentedIndex extends Bm25Index {
 }
 
 type _Verdict = "rejected" | "accepted" | "documents";
-
-const _K1 = 1.2;
-const _B = 0.75;
-const _K1_PLUS_1 = _K1 + 1;
-const _ONE_MINUS_B = 1 - _B;
 
 interface _Part {
   file: string;
@@ -161,8 +156,15 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
   // The entry is read here, inside the search (a damaged one is found while the index can be rebuilt); its data when first asked for.
   const hitOf = (part: _Part, doc: number, segment: string, score: number, matched: number): IndexHit => {
     const entry = part.reader.doc(doc);
-    const hit = { segment, id: entry.id, score, matched } as IndexHit;
-    Object.defineProperty(hit, "data", { enumerable: true, get: () => entry.data });
+    const hit: IndexHit = {
+      segment,
+      id: entry.id,
+      get data() {
+        return entry.data;
+      },
+      score,
+      matched,
+    };
     if (entry.field) Object.defineProperty(hit, "field", { value: entry.field });
     return hit;
   };
@@ -278,7 +280,7 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
           const [from, to] = ranges[p]!;
           if (from === to) continue;
           const lengths = (rangeLengths[p] ??= all[p]!.reader.lengthsIn(from, to));
-          touchedCount[p] = _scorePostings(list, from, to, lengths, all[p]!.deadMap(), idf, average, scores[p]!, matched[p]!, touched[p]!, touchedCount[p]!);
+          touchedCount[p] = scorePostings(list, from, to, lengths, all[p]!.deadMap(), idf, average, scores[p]!, matched[p]!, touched[p]!, touchedCount[p]!);
         }
       }
       const ranked = rankedCandidates(
@@ -334,52 +336,12 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
   };
 }
 
-/**
- * Adds one term's BM25 part to the scores of the documents `[from, to)` it is in (`score`,
- * `count` and `lengths` indexed from `from`), notes each document scored for the first time in
- * `seen`, and returns how many `seen` holds. Once per posting, mostly before the JIT has compiled
- * it: a function of its own (compiled on its own, sooner than a closure over the search), locals
- * only, the formula's terms in their order (the same sums, to the bit).
- */
-function _scorePostings(
-  list: Postings,
-  from: number,
-  to: number,
-  lengths: Uint32Array,
-  dead: Uint8Array | undefined,
-  idf: number,
-  average: number,
-  score: Float64Array,
-  count: Uint16Array,
-  seen: Int32Array,
-  seenCount: number,
-): number {
-  const docIds = list.docs;
-  const tfs = list.tfs;
-  const end = _lowerBound(docIds, to);
-  for (let i = from === 0 ? 0 : _lowerBound(docIds, from); i < end; i++) {
-    const doc = docIds[i]!;
-    if (dead !== undefined && dead[doc] === 1) continue;
-    const tf = tfs[i]!;
-    const at = doc - from;
-    if (count[at] === 0) seen[seenCount++] = doc;
-    score[at]! += (idf * tf * _K1_PLUS_1) / (tf + _K1 * (_ONE_MINUS_B + (_B * lengths[at]!) / average));
-    count[at]! += 1;
-  }
-  return seenCount;
-}
-
 /** The documents `[from, to)` of the sources whose name starts with `prefix` (sources are in name order); all without one. */
 function _docRange(reader: SegmentReader, prefix: string | undefined): [number, number] {
   if (!prefix) return [0, reader.docs];
   const start = (ordinal: number) => (ordinal < reader.sources ? reader.source(ordinal).firstDoc : reader.docs);
   const first = (past: (name: string) => boolean) => _firstIndex(reader.sources, (ordinal) => past(reader.source(ordinal).name));
   return [start(first((name) => name >= prefix)), start(first((name) => name > prefix && !name.startsWith(prefix)))];
-}
-
-/** The first index of the ascending `docs` holding `doc` or more. */
-function _lowerBound(docs: Uint32Array, doc: number): number {
-  return _firstIndex(docs.length, (i) => docs[i]! >= doc);
 }
 
 /** The first of `0 … count - 1` that `past` holds for (it holds for every one after), or `count`. */
