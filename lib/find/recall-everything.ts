@@ -129,10 +129,12 @@ export function rankEverything(context: RecallEverythingContext, request: Recall
   const root = context.projectRoot;
   const skip = context.currentSession ? SESSION_PREFIX + context.currentSession : undefined;
   const acceptSession = (segment: string): boolean => segment.startsWith(SESSION_PREFIX) && segment !== skip;
-  const acceptPassage = (segment: string, _id: string, data: unknown): boolean => {
-    if (!acceptSession(segment)) return false;
-    const cwd = (data as TranscriptCard).cwd;
-    return cwd === root || cwd.startsWith(`${root}/`);
+  const inProject = (cwd: string) => cwd === root || cwd.startsWith(`${root}/`);
+  const acceptPassage = (segment: string, _id: string, data: unknown): boolean => acceptSession(segment) && inProject((data as TranscriptCard).cwd);
+  // A session's documents share its folder, recorded with its source (transcript-docs.ts describeTranscriptSource): judged once, no entry read.
+  const acceptSource = (_segment: string, data: unknown): boolean | undefined => {
+    const cwd = (data as { cwd?: unknown }).cwd;
+    return typeof cwd === "string" ? inProject(cwd) : undefined;
   };
 
   let items: _Item[] = [];
@@ -148,13 +150,12 @@ export function rankEverything(context: RecallEverythingContext, request: Recall
         limit: pool,
         segmentPrefix: SESSION_PREFIX,
         segmentFilter: acceptSession,
+        sourceFilter: acceptSource,
         filter: acceptPassage,
         collection,
         weights,
-      })) {
-        const at = (hit.data as TranscriptCard).at;
-        found.push({ source: "passage", group: hit.segment, id: hit.id, segment: hit.segment, score: hit.score, at, data: hit.data });
-      }
+      }))
+        found.push(_passageItem(hit));
     return found;
   };
   if (tokenizeQuery(words).length > 0) {
@@ -178,16 +179,16 @@ export function rankEverything(context: RecallEverythingContext, request: Recall
     const episode = group.items.find((item) => item.source === "episode");
     if (group.key.startsWith(_DIGEST_GROUP)) return _withCard({ kind: "digest", key: group.key, score: group.score, at: group.at }, episode!);
     const passage = group.items.find((item) => item.source === "passage");
-    const session: RecalledGroup = {
+    const session = {
       kind: "session",
       key: group.key,
       score: group.score,
-      // An episode item's time is its card's.
-      at: episode ? episode.at : group.at,
       ...(episode ? { episodeId: episode.id } : {}),
       ...(passage ? { passage: { id: passage.id, card: passage.data as TranscriptCard } } : {}),
       sessionId: group.key.slice(SESSION_PREFIX.length),
-    };
+    } as RecalledGroup;
+    // An episode item's time is its card's; a group's time is read from its items' entries when first asked for.
+    Object.defineProperty(session, "at", { enumerable: true, get: () => (episode ? episode.at : group.at) });
     return episode ? _withCard(session, episode) : session;
   });
   return {
@@ -260,14 +261,38 @@ function _memoryItem(hit: IndexHit, notes: Map<string, ScopedMemoryEntry>): _Ite
   }
   // The ranking reads the card's kind, session and date alone; the whole card is decoded for a group shown.
   const field = (key: keyof _CardFields) => (hit.field ? hit.field(key) : (hit.data as _CardFields)[key]) as string;
-  const item =
-    field("kind") === "digest"
-      ? { source: "episode" as const, group: _DIGEST_GROUP + field("month"), id: hit.id, score: hit.score, at: field("month") }
-      : { source: "episode" as const, group: SESSION_PREFIX + field("sessionId"), id: hit.id, score: hit.score, at: field("at") };
-  return Object.defineProperty(item, "data", { enumerable: true, get: () => hit.data }) as _Item;
+  const digest = field("kind") === "digest";
+  return {
+    source: "episode",
+    group: digest ? _DIGEST_GROUP + field("month") : SESSION_PREFIX + field("sessionId"),
+    id: hit.id,
+    score: hit.score,
+    at: digest ? field("month") : field("at"),
+    get data() {
+      return hit.data;
+    },
+  };
 }
 
 type _CardFields = { kind: string; sessionId: string; at: string; month: string };
+
+/** A passage's item: its time (read alone from its card, once) and its card are read when first asked for: grouping needs the session and the score, a tie the time. */
+function _passageItem(hit: IndexHit): _Item {
+  let at: string | undefined;
+  return {
+    source: "passage",
+    group: hit.segment,
+    id: hit.id,
+    segment: hit.segment,
+    score: hit.score,
+    get at() {
+      return (at ??= (hit.field ? hit.field("at") : (hit.data as TranscriptCard).at) as string);
+    },
+    get data() {
+      return hit.data;
+    },
+  };
+}
 const _DIGEST_GROUP = "digest:";
 
 /** `group` with its card: the episode item's, decoded when first read. */

@@ -43,6 +43,19 @@ export interface TranscriptDoc extends IndexedDocInput {
 // What of one message is indexed at most: a pasted book is indexed up to here.
 const _TEXT_CAP = 400_000;
 
+/**
+ * What holds for every document of one session or run, recorded with its source in the index
+ * (bm25-index.ts `describe`): the folder they were said in, `{ cwd }`, when they all share one
+ * (a session's and a run's always do); undefined otherwise. A search judges a source's folder
+ * from it without reading its documents' entries.
+ */
+export function describeTranscriptSource(docs: readonly IndexedDocInput[]): { cwd: string } | undefined {
+  const cwd = (docs[0]?.data as Partial<TranscriptCard> | undefined)?.cwd;
+  if (typeof cwd !== "string") return undefined;
+  for (const doc of docs) if ((doc.data as Partial<TranscriptCard> | undefined)?.cwd !== cwd) return undefined;
+  return { cwd };
+}
+
 /** Every searchable document of a session, compaction archives and span summaries included. */
 export function sessionDocs(session: SessionRecord): TranscriptDoc[] {
   const state = _compactionOf(session);

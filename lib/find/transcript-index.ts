@@ -28,7 +28,7 @@ import { paths } from "../platform/paths.ts";
 import { loadRun, readRunEvents } from "../store/runs.ts";
 import { loadSession } from "../store/sessions.ts";
 import type { SessionRecord } from "../store/session-record.ts";
-import { runDocs, sessionDocs, type TranscriptDoc } from "./transcript-docs.ts";
+import { describeTranscriptSource, runDocs, sessionDocs, type TranscriptDoc } from "./transcript-docs.ts";
 import { statStamp } from "../state-file/file-stamp.ts";
 
 export const SESSION_PREFIX = "session:";
@@ -143,18 +143,18 @@ function _syncAll(index: Bm25Index): void {
   const present = new Set<string>();
   for (const [id, stamp] of sessions) {
     present.add(SESSION_PREFIX + id);
-    index.sync(SESSION_PREFIX + id, stamp, () => _sessionDocsOf(id));
+    index.sync(SESSION_PREFIX + id, stamp, () => _sessionDocsOf(id), describeTranscriptSource);
   }
   for (const [id, stamp] of runs) {
     present.add(RUN_PREFIX + id);
-    index.sync(RUN_PREFIX + id, stamp, () => readRunDocs(id));
+    index.sync(RUN_PREFIX + id, stamp, () => readRunDocs(id), describeTranscriptSource);
   }
   for (const segment of index.segmentNames()) if (!present.has(segment)) index.sync(segment, _GONE, () => []);
 }
 
 function _syncFile(index: Bm25Index, source: string, path: string, load: () => TranscriptDoc[]): void {
   const stamp = _fileStamp(path);
-  index.sync(source, stamp ?? _GONE, stamp ? load : () => []);
+  index.sync(source, stamp ?? _GONE, stamp ? load : () => [], describeTranscriptSource);
 }
 
 function _folderStamps(): Record<string, string> {

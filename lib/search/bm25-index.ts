@@ -9,7 +9,9 @@
  * - `sync(segment, stamp, load)` is the incremental update: when the segment's saved stamp equals
  *   `stamp` nothing happens and `load` is not called; otherwise `load()` lists the segment's
  *   documents, and only those whose id is new or whose stamp changed are tokenised; documents no
- *   longer listed leave the index. `dirty` says whether anything changed since load.
+ *   longer listed leave the index. `dirty` says whether anything changed since load. `describe`,
+ *   when given, says what holds for the whole source (say, the folder every document of a session
+ *   was said in), from the documents listed; a search's `sourceFilter` reads it.
  * - `search` scores with BM25 (k1 1.2, b 0.75) over the query's distinct terms; a document needs
  *   one term, not all. Hits come best first; equal scores (to 1e-9) are ordered by `tieBreak`.
  */
@@ -20,6 +22,9 @@ export interface IndexedDocInput {
   text: string;
   data?: unknown;
 }
+
+/** What holds for a whole source, from all its documents (JSON; undefined: nothing). */
+export type SourceDescriber = (docs: readonly IndexedDocInput[]) => unknown;
 
 export interface IndexHit {
   segment: string;
@@ -41,6 +46,13 @@ export interface SearchOptions {
   idFilter?: (segment: string, id: string) => boolean;
   /** Only documents of the segments it accepts: judged before a document's entry is read (cheap), then `filter`. */
   segmentFilter?: (segment: string) => boolean;
+  /**
+   * Judged once per source of each segment that recorded what its `describe` said of it (the
+   * source's data), after `segmentFilter`: true accepts its documents without `filter` and false
+   * rejects them, neither reading their entries; undefined (or a source with nothing recorded)
+   * leaves each document to `filter`. It must agree with `filter` on every document of the source.
+   */
+  sourceFilter?: (segment: string, data: unknown) => boolean | undefined;
   /**
    * Only documents of segments whose name starts with this: the others are not even scored (a
    * segment file keeps its sources in name order, so this is one range of documents). The
@@ -77,7 +89,7 @@ export interface Bm25Index {
   readonly size: number;
   /** True once anything changed since it was created or loaded. */
   readonly dirty: boolean;
-  sync(segment: string, stamp: string, load: () => readonly IndexedDocInput[]): boolean;
+  sync(segment: string, stamp: string, load: () => readonly IndexedDocInput[], describe?: SourceDescriber): boolean;
   /** Every segment synced so far (one whose documents were all removed included). */
   segmentNames(): string[];
   /** Every live document, in index order. */

@@ -9,7 +9,8 @@
  *   `tail: 0` is plain max; `tail: 1` with `depth: k` is the sum of the top k.
  * - With a time window, a group any of whose items falls inside it is multiplied by `1 + boost`.
  * - Groups come best first; equal scores (to 1e-9) go to the newer group, then by key.
- * - A group's items are kept best first; `at` is the newest time among them.
+ * - A group's items are kept best first; `at` is the newest time among them, read from them when
+ *   first asked for (a tie, a window, a caller): an item's `at` may be costly (an index entry read).
  */
 import type { TimeWindow } from "./time-query.ts";
 
@@ -63,8 +64,15 @@ export function rankGroups<T extends ScoredItem>(items: readonly T[], options: G
       weight *= rule.tail;
     }
     if (window && list.some((item) => item.at >= window.from && item.at < window.to)) score *= 1 + boost;
-    const at = list.reduce((latest, item) => (item.at > latest ? item.at : latest), "");
-    groups.push({ key, score, at, items: list });
+    let at: string | undefined;
+    groups.push({
+      key,
+      score,
+      get at() {
+        return (at ??= list.reduce((latest, item) => (item.at > latest ? item.at : latest), ""));
+      },
+      items: list,
+    });
   }
   return groups.sort((a, b) => (Math.abs(b.score - a.score) > 1e-9 ? b.score - a.score : a.at < b.at ? 1 : a.at > b.at ? -1 : a.key < b.key ? -1 : 1));
 }

@@ -177,8 +177,8 @@ export function openIndexFolder(dir: string, options: IndexFolderOptions): Index
     sync(
       _forwarding(
         (fn) => fn(current.index),
-        (segment, stamp, load) => {
-          const changed = current.index.sync(segment, stamp, load);
+        (segment, stamp, load, describe) => {
+          const changed = current.index.sync(segment, stamp, load, describe);
           if (current.index.pendingDocs >= (options.flushDocs ?? FLUSH_DOCS)) {
             flush();
             flushed = true;
@@ -308,8 +308,8 @@ class _Found extends Error {}
 function _findsSomething(index: Bm25Index, sync: (index: Bm25Index) => void): boolean {
   const probe = _forwarding(
     (fn) => fn(index),
-    (segment, stamp, load) => {
-      const changed = index.sync(segment, stamp, load);
+    (segment, stamp, load, describe) => {
+      const changed = index.sync(segment, stamp, load, describe);
       if (index.size > 0) throw new _Found();
       return changed;
     },
@@ -337,7 +337,7 @@ function _guarded(index: Bm25Index, rebuild: (error: IndexCorruptError) => Bm25I
       return fn(current);
     }
   };
-  return _forwarding(run, (segment, stamp, load) => run((index) => index.sync(segment, stamp, load)));
+  return _forwarding(run, (segment, stamp, load, describe) => run((index) => index.sync(segment, stamp, load, describe)));
 }
 
 /** A Bm25Index whose reads go through `run` (given the index to read) and whose `sync` (and `dirty`, when given) are the caller's. */

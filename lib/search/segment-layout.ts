@@ -11,9 +11,11 @@
  *        term index, term blocks, postings, lengths, strings, block offsets, document blocks, end
  *     76 u32 FNV-1a of bytes 0–75
  *   source offsets    u32 × (sources + 1), each relative to the source entries
- *   source entries    one JSON array per source, sorted by name: [name, stamp, firstDoc, count];
- *                     a source's documents are `firstDoc … firstDoc + count - 1`, and sources lay
- *                     their documents out in name order, so ordinal = rank by name
+ *   source entries    one JSON array per source, sorted by name: [name, stamp, firstDoc, count],
+ *                     and a fifth member when the source's owner said what holds for all its
+ *                     documents (its data: bm25-index.ts `describe`; readers that predate it
+ *                     ignore it); a source's documents are `firstDoc … firstDoc + count - 1`, and
+ *                     sources lay their documents out in name order, so ordinal = rank by name
  *   source starts     u32 × sources: each source's firstDoc, so a document's source is a binary
  *                     search away without reading its entry
  *   term index        per block of up to TERM_BLOCK terms: varint key bytes, key (UTF-8), varint
@@ -225,4 +227,21 @@ export function decodeText(bytes: Uint8Array): string {
 
 export function u32At(bytes: Uint8Array, position: number): number {
   return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(position, true);
+}
+
+const _LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/** `count` little-endian u32s from `raw` (on a little-endian machine, a view of them when aligned, else one copy). */
+export function u32sAt(raw: Uint8Array, count: number): Uint32Array {
+  // Bytes read for this alone (a file's read, a fresh buffer) are viewed, not copied.
+  if (_LITTLE_ENDIAN && raw.byteOffset % 4 === 0) return new Uint32Array(raw.buffer, raw.byteOffset, count);
+  if (_LITTLE_ENDIAN) {
+    const copy = new Uint8Array(count * 4);
+    copy.set(raw.subarray(0, count * 4));
+    return new Uint32Array(copy.buffer);
+  }
+  const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
+  const out = new Uint32Array(count);
+  for (let i = 0; i < count; i++) out[i] = view.getUint32(i * 4, true);
+  return out;
 }

@@ -4,7 +4,7 @@
  * the dictionary and the term's posting bytes (its document frequency, the dictionary block
  * alone); a document's entry costs one read of its block (after the table of block offsets,
  * read once), and only that entry of the block is decoded (the ones before it are skipped
- * over); a source's entry, one read of the 32 around it (after its table of offsets); a range of
+ * over; past 16 blocks, a section of entries of at most 512 KiB is read whole); a source's entry, one read of the 32 around it (after its table of offsets); a range of
  * documents' lengths, one read; a format-2 string, one read, until a search has read 32 of them
  * (then the rest of the table's strings in one).
  *
@@ -25,9 +25,11 @@ import {
   decodeText,
   fnv1a,
   u32At,
+  u32sAt,
   type ByteSource,
 } from "./segment-layout.ts";
 import { decodeString, decodeValue, memberReader, skipValue, type StringTable } from "./entry-codec.ts";
+import { openStringTable } from "./segment-strings.ts";
 import { openTermDictionary, type Postings } from "./segment-dictionary.ts";
 import type { SegmentContent, SegmentDocEntry, SegmentSourceEntry } from "./segment-write.ts";
 
@@ -59,8 +61,9 @@ export interface SegmentReader {
 
 const _BLOCK_CACHE = 256;
 const _SOURCE_CHUNK = 32;
-// Past this many strings read one at a time, the rest of a format-2 string table's bytes are read in one go.
-const _STRING_READS = 32;
+// Past this many blocks of entries read one at a time, a section of entries of at most _WHOLE_ENTRIES bytes is read whole.
+const _BLOCK_READS = 16;
+const _WHOLE_ENTRIES = 512 * 1024;
 // Past this many lookups by name, the whole source table is read once instead of searched.
 const _SOURCE_SCAN_AFTER = 64;
 
@@ -106,59 +109,32 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
   const tables = new Map<number, Uint32Array>();
   const spanOf = (section: number, count: number, index: number): [number, number] => {
     let table = tables.get(section);
-    if (!table) tables.set(section, (table = _u32s(bytes.read(at(section), (count + 1) * 4), count + 1)));
+    if (!table) tables.set(section, (table = u32sAt(bytes.read(at(section), (count + 1) * 4), count + 1)));
     return [table[index]!, table[index + 1]!];
   };
   let strings: StringTable | undefined;
   const stringTable = (): StringTable => {
-    strings ??= format === FIRST_SEGMENT_FORMAT ? _jsonStrings(bytes.read(at(SECTION.strings), span(SECTION.strings))) : stringLookup();
+    strings ??= openStringTable(format === FIRST_SEGMENT_FORMAT, (from, length) => bytes.read(at(SECTION.strings) + from, length), span(SECTION.strings));
     return strings;
-  };
-  // A format-2 table: its offsets read once, then each string the first time an entry refers to it.
-  const stringLookup = (): StringTable => {
-    const start = at(SECTION.strings);
-    const size = span(SECTION.strings);
-    const count = size >= 8 ? u32At(bytes.read(start, 4), 0) : -1;
-    const first = 4 + (count + 1) * 4;
-    if (count < 0 || first > size) throw new IndexCorruptError("a string table that is not one");
-    let offsets: Uint32Array | undefined;
-    let whole: Uint8Array | undefined;
-    // The whole table decoded at once, when it is ASCII (its byte offsets are then its characters').
-    let ascii: string | undefined;
-    let reads = 0;
-    const found: string[] = [];
-    return (index) => {
-      if (index >= count) throw new IndexCorruptError(`a string reference ${index} past the table of ${count}`);
-      let text = found[index];
-      if (text === undefined) {
-        offsets ??= _u32s(bytes.read(start + 4, (count + 1) * 4), count + 1);
-        const from = offsets[index]!;
-        const to = offsets[index + 1]!;
-        if (to < from || first + to > size) throw new IndexCorruptError("a string runs past its table");
-        // A search naming many strings (hundreds of hits) reads the rest at once: a read is a system call.
-        if (!whole && ++reads > _STRING_READS) {
-          whole = bytes.read(start + first, size - first);
-          const decoded = decodeText(whole);
-          if (decoded.length === whole.length) ascii = decoded;
-        }
-        if (ascii !== undefined) text = ascii.slice(from, to);
-        else {
-          const raw = whole ? whole.subarray(from, to) : bytes.read(start + first + from, to - from);
-          text = new ByteReader(raw).key(raw.length);
-        }
-        found[index] = text;
-      }
-      return text;
-    };
   };
   // The last blocks of document entries read, so neighbouring hits cost one read.
   const blocks = new Map<number, _Block>();
+  let blockReads = 0;
+  let allEntries: Uint8Array | undefined;
   const blockOf = (number: number): _Block => {
     let found = blocks.get(number);
     if (!found) {
       const [start, end] = spanOf(SECTION.docOffsets, Math.ceil(docs / DOC_BLOCK), number);
       if (end < start || at(SECTION.docEntries) + end > at(SECTION.docEntries + 1)) throw new IndexCorruptError("a block of entries runs past its section");
-      found = { bytes: bytes.read(at(SECTION.docEntries) + start, end - start), starts: [], next: 0, entries: [] };
+      // A search that reads many blocks of a small section (a recall index's hundreds of candidates) reads the rest at once: a read is a system call.
+      if (!allEntries && ++blockReads > _BLOCK_READS && span(SECTION.docEntries) <= _WHOLE_ENTRIES)
+        allEntries = bytes.read(at(SECTION.docEntries), span(SECTION.docEntries));
+      found = {
+        bytes: allEntries ? allEntries.subarray(start, end) : bytes.read(at(SECTION.docEntries) + start, end - start),
+        starts: [],
+        next: 0,
+        entries: [],
+      };
       if (blocks.size >= _BLOCK_CACHE) blocks.delete(blocks.keys().next().value!);
       blocks.set(number, found);
     }
@@ -194,12 +170,22 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
     const source = reader.varint();
     const id = decodeString(reader, known);
     const stamp = decodeString(reader, known);
-    const entry = { source, id, stamp } as SegmentDocEntry;
-    // Read when asked for (a merge): a search has its documents' lengths already.
-    if (lengths) entry.len = lengths[index]!;
-    else Object.defineProperty(entry, "len", { enumerable: true, get: () => lengthOf(index) });
-    if (reader.byte() === 1) {
-      // Decoded when asked for: a sync compares ids and stamps only.
+    // Accessors in the literal, not defineProperty: an entry is made per hit, hundreds per search, mostly before the JIT has compiled this.
+    // Its length is read when asked for (a merge: a search has its documents' lengths already); its data when first read (a sync compares ids and stamps only).
+    const len = () => lengthOf(index);
+    let entry: SegmentDocEntry;
+    if (reader.byte() !== 1)
+      entry = lengths
+        ? { source, id, stamp, len: lengths[index]! }
+        : {
+            source,
+            id,
+            stamp,
+            get len() {
+              return len();
+            },
+          };
+    else {
       const from = reader.position;
       let value: unknown;
       let decoded = false;
@@ -208,16 +194,34 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
         data.position = from;
         return data;
       };
-      Object.defineProperty(entry, "data", {
-        enumerable: true,
-        get: () => {
-          if (!decoded) {
-            value = decodeValue(at(), known);
-            decoded = true;
+      const data = () => {
+        if (!decoded) {
+          value = decodeValue(at(), known);
+          decoded = true;
+        }
+        return value;
+      };
+      entry = lengths
+        ? {
+            source,
+            id,
+            stamp,
+            len: lengths[index]!,
+            get data() {
+              return data();
+            },
           }
-          return value;
-        },
-      });
+        : {
+            source,
+            id,
+            stamp,
+            get len() {
+              return len();
+            },
+            get data() {
+              return data();
+            },
+          };
       // A ranking that needs a card's kind, session and date reads those alone, in one pass.
       let members: ((key: string) => unknown) | undefined;
       Object.defineProperty(entry, "field", {
@@ -229,7 +233,7 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
   };
   let starts: Uint32Array | undefined;
   const sourceOf = (doc: number): number => {
-    starts ??= _u32s(bytes.read(at(SECTION.sourceStarts), sources * 4), sources);
+    starts ??= u32sAt(bytes.read(at(SECTION.sourceStarts), sources * 4), sources);
     let low = 0;
     let high = sources - 1;
     while (low < high) {
@@ -240,14 +244,14 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
     return low;
   };
   const readLengths = (): Uint32Array => {
-    lengths ??= _u32s(bytes.read(at(SECTION.lengths), docs * 4), docs);
+    lengths ??= u32sAt(bytes.read(at(SECTION.lengths), docs * 4), docs);
     return lengths;
   };
   const lengthsIn = (from: number, to: number): Uint32Array => {
     if (!Number.isInteger(from) || !Number.isInteger(to) || from < 0 || to > docs || to < from)
       throw new IndexCorruptError(`documents ${from}–${to} of ${docs}`);
     if (lengths || to - from === docs) return readLengths().subarray(from, to);
-    return _u32s(bytes.read(at(SECTION.lengths) + from * 4, (to - from) * 4), to - from);
+    return u32sAt(bytes.read(at(SECTION.lengths) + from * 4, (to - from) * 4), to - from);
   };
   const lengthOf = (doc: number): number => (lengths ? lengths[doc]! : lengthsIn(doc, doc + 1)[0]!);
 
@@ -292,6 +296,7 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
       if (!Array.isArray(raw) || typeof raw[0] !== "string" || typeof raw[1] !== "string" || !_count(raw[2], docs) || !_count(raw[3], docs - raw[2]))
         throw new IndexCorruptError(`source ${ordinal} is malformed`);
       found = { name: raw[0], stamp: raw[1], firstDoc: raw[2], count: raw[3] };
+      if (raw.length > 4 && raw[4] !== null) found.data = raw[4];
       sourceCache.set(ordinal, found);
     }
     return found;
@@ -364,35 +369,6 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
       bytes.close();
     },
   };
-}
-
-const _LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
-
-/** `count` little-endian u32s from `raw` (on a little-endian machine, a view of them when aligned, else one copy). */
-function _u32s(raw: Uint8Array, count: number): Uint32Array {
-  // Bytes read for this alone (a file's read, a fresh buffer) are viewed, not copied.
-  if (_LITTLE_ENDIAN && raw.byteOffset % 4 === 0) return new Uint32Array(raw.buffer, raw.byteOffset, count);
-  if (_LITTLE_ENDIAN) {
-    const copy = new Uint8Array(count * 4);
-    copy.set(raw.subarray(0, count * 4));
-    return new Uint32Array(copy.buffer);
-  }
-  const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
-  const out = new Uint32Array(count);
-  for (let i = 0; i < count; i++) out[i] = view.getUint32(i * 4, true);
-  return out;
-}
-
-/** A format-1 string table: one JSON array of strings. */
-function _jsonStrings(raw: Uint8Array): string[] {
-  let list: unknown;
-  try {
-    list = JSON.parse(decodeText(raw));
-  } catch (error) {
-    throw error instanceof IndexCorruptError ? error : new IndexCorruptError("a string table that does not parse");
-  }
-  if (!Array.isArray(list) || !list.every((item) => typeof item === "string")) throw new IndexCorruptError("a string table that is not one");
-  return list;
 }
 
 function _count(value: unknown, max: number): value is number {

@@ -11,6 +11,8 @@ export interface SegmentSourceEntry {
   stamp: string;
   firstDoc: number;
   count: number;
+  /** What its owner said holds for every document of the source (bm25-index.ts `describe`), when it said anything. */
+  data?: unknown;
 }
 
 export interface SegmentDocEntry {
@@ -42,13 +44,18 @@ export interface SegmentDocInput {
 
 interface _PendingSource {
   stamp: string;
+  data?: unknown;
   docs: { input: SegmentDocInput; terms: Map<string, number>; len: number }[];
 }
 
 /** Collects sources' documents (tokenised as they come) and lays them out as a segment. */
 export interface SegmentBuilder {
-  /** Sets `name`'s stamp and adds its documents (a name given again keeps the last stamp and every document); returns their count and total length. */
-  add(name: string, stamp: string, docs: readonly SegmentDocInput[]): { docs: number; len: number };
+  /**
+   * Sets `name`'s stamp (and its data, what holds for all its documents, when given) and adds its
+   * documents (a name given again keeps the last stamp and data and every document); returns
+   * their count and total length.
+   */
+  add(name: string, stamp: string, docs: readonly SegmentDocInput[], data?: unknown): { docs: number; len: number };
   /** Drops `name` and its documents; returns what `add` counted for them (zeros when absent). */
   remove(name: string): { docs: number; len: number };
   /** The stamp `name` was added with, if it was. */
@@ -61,9 +68,11 @@ export interface SegmentBuilder {
 export function createSegmentBuilder(): SegmentBuilder {
   const sources = new Map<string, _PendingSource>();
   return {
-    add(name, stamp, docs) {
-      const source = sources.get(name) ?? { stamp, docs: [] };
+    add(name, stamp, docs, data) {
+      const source: _PendingSource = sources.get(name) ?? { stamp, docs: [] };
       source.stamp = stamp;
+      if (data === undefined) delete source.data;
+      else source.data = data;
       let len = 0;
       for (const input of docs) {
         const terms = new Map<string, number>();
@@ -90,7 +99,13 @@ export function createSegmentBuilder(): SegmentBuilder {
       for (const name of [...sources.keys()].sort(compareKeys)) {
         const source = sources.get(name)!;
         const ordinal = content.sources.length;
-        content.sources.push({ name, stamp: source.stamp, firstDoc: content.docs.length, count: source.docs.length });
+        content.sources.push({
+          name,
+          stamp: source.stamp,
+          firstDoc: content.docs.length,
+          count: source.docs.length,
+          ...(source.data === undefined ? {} : { data: source.data }),
+        });
         for (const doc of source.docs) {
           const index = content.docs.length;
           content.docs.push({
@@ -114,7 +129,15 @@ export function createSegmentBuilder(): SegmentBuilder {
 
 /** The bytes of a segment file holding `content`. */
 export function encodeSegment(content: SegmentContent, tokenizer: number): Uint8Array {
-  const sourceEntries = content.sources.map((source) => textEncoder.encode(JSON.stringify([source.name, source.stamp, source.firstDoc, source.count])));
+  const sourceEntries = content.sources.map((source) =>
+    textEncoder.encode(
+      JSON.stringify(
+        source.data === undefined
+          ? [source.name, source.stamp, source.firstDoc, source.count]
+          : [source.name, source.stamp, source.firstDoc, source.count, source.data],
+      ),
+    ),
+  );
   const strings = repeatedStrings(content.docs.map((doc) => [doc.id, doc.stamp, doc.data]));
   const stringIndex = new Map(strings.map((text, i) => [text, i]));
   const encoded = strings.map((text) => textEncoder.encode(text));

@@ -11,17 +11,20 @@
  *   not called; otherwise `load()` lists the source's documents, and only those whose id is new or
  *   whose stamp changed are tokenised (pending); documents no longer listed or restamped are
  *   tombstoned where they live. `dirty` says whether anything changed since it was opened.
+ *   `describe(listed)`, when given, is recorded with the source in the segment its documents go to.
  * - `search` scores with BM25 (k1 1.2, b 0.75) over the query's distinct terms and the live
  *   collection (or `collection`); a document needs one term, not all. Hits come best first; equal
  *   scores (to 1e-9) are ordered by `tieBreak`, else oldest segment first, then segment order.
  *   Postings are read per term, and only of segments holding documents of `segmentPrefix` (a
- *   segment with no tombstone gives a term's live frequency from its dictionary alone); `filter`
- *   and each hit's entry are read in score order, only until `limit` hits (and the ties of the
- *   last) are accepted.
+ *   segment with no tombstone gives a term's live frequency from its dictionary alone); sources
+ *   are judged once each (`segmentFilter`, then `sourceFilter` on what the segment recorded of
+ *   them), and `filter` in score order, only until `limit` hits (and the ties of the last) are
+ *   accepted. A hit's data is decoded when first asked for: a document its source's verdict
+ *   accepts has only its id read.
  * - `changes()` is what to write: the pending segment's content and the new tombstones.
  */
 import type { Bm25Index, CollectionStats, IndexHit } from "./bm25-index.ts";
-import { rankedCandidates } from "./ranked-candidates.ts";
+import { rankedCandidates, scorePostings } from "./ranked-candidates.ts";
 import { bufferSource } from "./segment-layout.ts";
 import { openSegment, type Postings, type SegmentReader } from "./segment-read.ts";
 import { createSegmentBuilder, encodeSegment, type SegmentContent } from "./segment-write.ts";
@@ -52,10 +55,7 @@ export interface SegmentedIndex extends Bm25Index {
   changes(): IndexChanges;
 }
 
-const _K1 = 1.2;
-const _B = 0.75;
-const _K1_PLUS_1 = _K1 + 1;
-const _ONE_MINUS_B = 1 - _B;
+type _Verdict = "rejected" | "accepted" | "documents";
 
 interface _Part {
   file: string;
@@ -153,10 +153,18 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
     // One length read: tombstoning a document does not read its segment's whole table.
     totalLen -= part.reader.lengthsIn(doc, doc + 1)[0]!;
   };
-  const hitOf = (part: _Part, doc: number, score: number, matched: number): IndexHit => {
+  // The entry is read here, inside the search (a damaged one is found while the index can be rebuilt); its data when first asked for.
+  const hitOf = (part: _Part, doc: number, segment: string, score: number, matched: number): IndexHit => {
     const entry = part.reader.doc(doc);
-    const hit = { segment: part.reader.source(entry.source).name, id: entry.id, score, matched } as IndexHit;
-    Object.defineProperty(hit, "data", { enumerable: true, get: () => entry.data });
+    const hit: IndexHit = {
+      segment,
+      id: entry.id,
+      get data() {
+        return entry.data;
+      },
+      score,
+      matched,
+    };
     if (entry.field) Object.defineProperty(hit, "field", { value: entry.field });
     return hit;
   };
@@ -181,9 +189,10 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
       return pendingDocs;
     },
 
-    sync(name, stamp, load) {
+    sync(name, stamp, load, describe) {
       if (currentStamp(name) === stamp) return false;
-      const listed = new Map(load().map((input) => [input.id, input]));
+      const docs = load();
+      const listed = new Map(docs.map((input) => [input.id, input]));
       const kept = new Set<string>();
       for (const part of parts) {
         const ordinal = part.reader.findSource(name);
@@ -205,6 +214,7 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
         name,
         stamp,
         [...listed.values()].filter((input) => !kept.has(input.id)),
+        describe?.(docs),
       );
       live += added.docs;
       totalLen += added.len;
@@ -258,38 +268,21 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
       const touched = all.map((_, p) => new Int32Array(lists.reduce((sum, byPart) => sum + (byPart[p]?.docs.length ?? 0), 0)));
       const touchedCount = all.map(() => 0);
       const rangeLengths: (Uint32Array | undefined)[] = [];
-      terms.forEach((term, t) => {
+      for (let t = 0; t < terms.length; t++) {
+        const term = terms[t]!;
         const byPart = lists[t]!;
-        if (byPart.every((list) => list === undefined)) return;
+        if (byPart.every((list) => list === undefined)) continue;
         const df = collection?.df.get(term) ?? liveDf(term);
         const idf = Math.log(1 + (total - df + 0.5) / (df + 0.5)) * (options.weights?.get(term) ?? 1);
-        all.forEach((part, p) => {
+        for (let p = 0; p < all.length; p++) {
           const list = byPart[p];
-          if (!list) return;
+          if (!list) continue;
           const [from, to] = ranges[p]!;
-          if (from === to) return;
-          const lengths = (rangeLengths[p] ??= part.reader.lengthsIn(from, to));
-          const score = scores[p]!;
-          const count = matched[p]!;
-          const seen = touched[p]!;
-          let seenCount = touchedCount[p]!;
-          const dead = part.deadMap();
-          const docIds = list.docs;
-          const tfs = list.tfs;
-          const end = _lowerBound(docIds, to);
-          // Once per posting, mostly before the JIT has compiled it: locals only, the formula's terms in their order.
-          for (let i = from === 0 ? 0 : _lowerBound(docIds, from); i < end; i++) {
-            const doc = docIds[i]!;
-            if (dead && dead[doc] === 1) continue;
-            const tf = tfs[i]!;
-            const at = doc - from;
-            if (count[at] === 0) seen[seenCount++] = doc;
-            score[at]! += (idf * tf * _K1_PLUS_1) / (tf + _K1 * (_ONE_MINUS_B + (_B * lengths[at]!) / average));
-            count[at]! += 1;
-          }
-          touchedCount[p] = seenCount;
-        });
-      });
+          if (from === to) continue;
+          const lengths = (rangeLengths[p] ??= all[p]!.reader.lengthsIn(from, to));
+          touchedCount[p] = scorePostings(list, from, to, lengths, all[p]!.deadMap(), idf, average, scores[p]!, matched[p]!, touched[p]!, touchedCount[p]!);
+        }
+      }
       const ranked = rankedCandidates(
         scores,
         bases,
@@ -299,22 +292,32 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
       );
       const hits: IndexHit[] = [];
       let floor = Number.NEGATIVE_INFINITY;
-      const verdicts = all.map(() => new Map<number, boolean>());
-      const segmentAccepted = (p: number, doc: number): boolean => {
-        if (!options.segmentFilter) return true;
+      // Per part, each source's name and verdict: rejected, accepted as a whole, or left to `filter`.
+      const verdicts = all.map(() => new Map<number, { name: string; verdict: _Verdict }>());
+      const judged = (p: number, doc: number): { name: string; verdict: _Verdict } => {
         const reader = all[p]!.reader;
         const ordinal = reader.sourceOf(doc);
-        let verdict = verdicts[p]!.get(ordinal);
-        if (verdict === undefined) verdicts[p]!.set(ordinal, (verdict = options.segmentFilter(reader.source(ordinal).name)));
-        return verdict;
+        let found = verdicts[p]!.get(ordinal);
+        if (!found) {
+          const source = reader.source(ordinal);
+          let verdict: _Verdict = "documents";
+          if (options.segmentFilter && !options.segmentFilter(source.name)) verdict = "rejected";
+          else if (options.sourceFilter && source.data !== undefined) {
+            const whole = options.sourceFilter(source.name, source.data);
+            if (whole !== undefined) verdict = whole ? "accepted" : "rejected";
+          }
+          verdicts[p]!.set(ordinal, (found = { name: source.name, verdict }));
+        }
+        return found;
       };
       for (let next = ranked(); next; next = ranked()) {
         const [p, doc, score] = next;
         if (hits.length >= options.limit && score < floor - 1e-9) break;
-        if (!segmentAccepted(p, doc)) continue;
-        const hit = hitOf(all[p]!, doc, score, matched[p]![doc - bases[p]!]!);
+        const source = judged(p, doc);
+        if (source.verdict === "rejected") continue;
+        const hit = hitOf(all[p]!, doc, source.name, score, matched[p]![doc - bases[p]!]!);
         if (options.idFilter && !options.idFilter(hit.segment, hit.id)) continue;
-        if (options.filter && !options.filter(hit.segment, hit.id, hit.data)) continue;
+        if (source.verdict === "documents" && options.filter && !options.filter(hit.segment, hit.id, hit.data)) continue;
         hits.push(hit);
         if (hits.length === options.limit) floor = hit.score;
       }
@@ -339,11 +342,6 @@ function _docRange(reader: SegmentReader, prefix: string | undefined): [number, 
   const start = (ordinal: number) => (ordinal < reader.sources ? reader.source(ordinal).firstDoc : reader.docs);
   const first = (past: (name: string) => boolean) => _firstIndex(reader.sources, (ordinal) => past(reader.source(ordinal).name));
   return [start(first((name) => name >= prefix)), start(first((name) => name > prefix && !name.startsWith(prefix)))];
-}
-
-/** The first index of the ascending `docs` holding `doc` or more. */
-function _lowerBound(docs: Uint32Array, doc: number): number {
-  return _firstIndex(docs.length, (i) => docs[i]! >= doc);
 }
 
 /** The first of `0 … count - 1` that `past` holds for (it holds for every one after), or `count`. */

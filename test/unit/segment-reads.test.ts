@@ -103,6 +103,38 @@ describe("a segment read in proportion", () => {
     expect(_readIn(recorded, SECTION.docEntries)).toBe(blocks[0]![1]);
   });
 
+  test("past 16 blocks of entries read one by one, a small section of entries is read whole once; a large one stays block by block", () => {
+    const small = _recorded(_segment("session:", 40));
+    const reader = openSegment(small.source);
+    const whole = openSegment(bufferSource(small.bytes), true);
+    const [from, to] = _section(small.bytes, SECTION.docEntries);
+    const entryReads = () => small.reads.filter(([position]) => position >= from && position < to);
+    const blocks = Math.ceil(800 / DOC_BLOCK);
+    for (let block = 0; block < 16; block++) expect(reader.doc(block * DOC_BLOCK + 3)).toEqual(whole.doc(block * DOC_BLOCK + 3));
+    expect(entryReads()).toHaveLength(16);
+    for (let block = 16; block < blocks; block++) expect(reader.doc(block * DOC_BLOCK + 5)).toEqual(whole.doc(block * DOC_BLOCK + 5));
+    // The 17th block read the whole section; no block after it was read on its own.
+    expect(entryReads()).toHaveLength(17);
+    expect(entryReads()[16]).toEqual([from, to - from]);
+
+    const builder = createSegmentBuilder();
+    const docs: IndexedDocInput[] = Array.from({ length: 3000 }, (_, i) => ({
+      id: `m${i}`,
+      stamp: "",
+      text: `login word${i}`,
+      data: { text: `${i} ${"y".repeat(200)}` },
+    }));
+    builder.add("session:big", "stamp", docs);
+    const large = _recorded(encodeSegment(builder.build(), TOKENIZER_VERSION));
+    const [largeFrom, largeTo] = _section(large.bytes, SECTION.docEntries);
+    expect(largeTo - largeFrom).toBeGreaterThan(512 * 1024);
+    const largeReader = openSegment(large.source);
+    for (let block = 0; block < 40; block++) expect(largeReader.doc(block * DOC_BLOCK).data).toEqual(docs[block * DOC_BLOCK]!.data);
+    const largeReads = large.reads.filter(([position]) => position >= largeFrom && position < largeTo);
+    expect(largeReads).toHaveLength(40);
+    expect(Math.max(...largeReads.map(([, length]) => length))).toBeLessThan(8 * 1024);
+  });
+
   test("a search under a prefix reads no postings of a segment without the prefix, and the prefix's lengths only", () => {
     const runs = _recorded(_segment("run:", 150));
     const sessions = _recorded(Uint8Array.from(_segment("session:", 100)));
