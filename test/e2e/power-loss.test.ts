@@ -38,7 +38,7 @@ test("an empty session file and an empty run file are reported by name; the othe
       .filter(Boolean)
       .map((line) => [expand(line.split(" ")[0]!), line.endsWith("remember the walrus")]),
   ]).toEqual([0, [[kept, true]]]);
-  expect(sessions.stderr).toBe(`shiro: skipped session file ${join(state, "sessions", `${lost}.json`)}: not valid JSON (JSON Parse error: Unexpected EOF)\n`);
+  expect(sessions.stderr).toBe(`shiro: skipped session file ${join(state, "sessions", `${lost}.json`)}: empty, no JSON in it\n`);
 
   const runs = await e2e.shiro(["runs"]);
   expect([
@@ -48,7 +48,7 @@ test("an empty session file and an empty run file are reported by name; the othe
       .filter(Boolean)
       .map((line) => line.endsWith("remember the walrus")),
   ]).toEqual([0, [true]]);
-  expect(runs.stderr).toBe(`shiro: skipped runs/${lostRun}.json: not valid JSON (JSON Parse error: Unexpected EOF)\n`);
+  expect(runs.stderr).toBe(`shiro: skipped runs/${lostRun}.json: empty, no JSON in it\n`);
 
   const search = await e2e.shiro(["search", "walrus"]);
   expect([search.code, search.stderr]).toEqual([0, ""]);
@@ -66,7 +66,7 @@ test("an empty session file and an empty run file are reported by name; the othe
   const events = parseEventLines(resumed.stdout);
   expect([events[0]!.sessionId, events[1]]).toEqual([
     kept,
-    { type: "notice", text: `skipped session file ${join(state, "sessions", `${lost}.json`)}: not valid JSON (JSON Parse error: Unexpected EOF)` },
+    { type: "notice", text: `skipped session file ${join(state, "sessions", `${lost}.json`)}: empty, no JSON in it` },
   ]);
   expect(userTextsOf(e2e.fake.requests[0]!)).toEqual(["remember the walrus", "what was it?"]);
 }, 120_000);
