@@ -179,16 +179,18 @@ export function rankEverything(context: RecallEverythingContext, request: Recall
     const episode = group.items.find((item) => item.source === "episode");
     if (group.key.startsWith(_DIGEST_GROUP)) return _withCard({ kind: "digest", key: group.key, score: group.score, at: group.at }, episode!);
     const passage = group.items.find((item) => item.source === "passage");
-    const session = {
+    const session: RecalledGroup = {
       kind: "session",
       key: group.key,
       score: group.score,
+      // An episode item's time is its card's; a group's time is read from its items' entries when first asked for.
+      get at() {
+        return episode ? episode.at : group.at;
+      },
       ...(episode ? { episodeId: episode.id } : {}),
       ...(passage ? { passage: { id: passage.id, card: passage.data as TranscriptCard } } : {}),
       sessionId: group.key.slice(SESSION_PREFIX.length),
-    } as RecalledGroup;
-    // An episode item's time is its card's; a group's time is read from its items' entries when first asked for.
-    Object.defineProperty(session, "at", { enumerable: true, get: () => (episode ? episode.at : group.at) });
+    };
     return episode ? _withCard(session, episode) : session;
   });
   return {

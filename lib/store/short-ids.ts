@@ -13,13 +13,9 @@ import { listPending } from "./approvals.ts";
 
 /** The ids of the records stored in `dir` as `<id><suffix>`; none when the folder is missing. */
 export function storedIds(dir: string, suffix: string): string[] {
-  try {
-    return readdirSync(dir)
-      .filter((name) => name.endsWith(suffix))
-      .map((name) => name.slice(0, -suffix.length));
-  } catch {
-    return [];
-  }
+  return _namesIn(dir)
+    .filter((name) => name.endsWith(suffix))
+    .map((name) => name.slice(0, -suffix.length));
 }
 
 export function shortSessionId(id: string): string {
@@ -46,11 +42,7 @@ export const shortRunIds = shortSessionIds;
  * copied in) does.
  */
 function _shortIdsAmong(ids: readonly string[], names: readonly string[]): string[] {
-  const heads = new Set<string>();
-  for (const id of ids) heads.add(abbreviationHead(id));
-  const near: string[] = [];
-  for (const name of names) if (heads.has(abbreviationHead(name)) && name.endsWith(".json")) near.push(name.slice(0, -".json".length));
-  const abbreviate = createAbbreviator(near);
+  const abbreviate = createAbbreviator(_near(names, new Set(ids.map(abbreviationHead))));
   return ids.map((id) => abbreviate(id));
 }
 
@@ -75,16 +67,8 @@ export async function listSessionAndRunIds(id: string): Promise<NearIds> {
   const head = abbreviationHead(id);
   const noted = recentIdsSharing(head);
   if (noted) return { head, ids: noted };
-  // Listed on the main thread: a listing on the runtime's thread pool while a long answer fills a
-  // stdout pipe nobody reads yet could hold the run's end until the reader came (delivery.test.ts).
-  const list = (dir: string) => {
-    try {
-      return _near(readdirSync(dir), head);
-    } catch {
-      return [];
-    }
-  };
-  return { head, ids: [...list(paths.sessionsDir()), ...list(paths.runsDir())] };
+  const heads = new Set([head]);
+  return { head, ids: [..._near(_namesIn(paths.sessionsDir()), heads), ..._near(_namesIn(paths.runsDir()), heads)] };
 }
 
 /** What listSessionAndRunIds found: the head it listed for and the stored ids that share it. */
@@ -93,10 +77,10 @@ export interface NearIds {
   ids: readonly string[];
 }
 
-/** The `<id>.json` names in `names` whose id starts with `head`, as ids. */
-function _near(names: readonly string[], head: string): string[] {
+/** The `<id>.json` names in `names` whose id's head (`abbreviationHead`) is one of `heads`, as ids. */
+function _near(names: readonly string[], heads: ReadonlySet<string>): string[] {
   const ids: string[] = [];
-  for (const name of names) if (name.startsWith(head) && name.endsWith(".json")) ids.push(name.slice(0, -".json".length));
+  for (const name of names) if (name.endsWith(".json") && heads.has(abbreviationHead(name))) ids.push(name.slice(0, -".json".length));
   return ids;
 }
 
