@@ -168,12 +168,14 @@ export function rankEverything(context: RecallEverythingContext, request: Recall
       items.push({ source: "episode", group: SESSION_PREFIX + card.sessionId, id: entry.id, score: 0, at: card.at, data: card });
     }
   }
+  const limit = request.limit ?? RECALL_DEFAULT_LIMIT;
   const ranked = rankGroups(items, {
+    limit,
     rule: context.rule ?? DEFAULT_GROUP_RULE,
     ...(time.window ? { window: time.window } : {}),
     ...(context.windowBoost === undefined ? {} : { boost: context.windowBoost }),
   });
-  const groups = ranked.slice(0, request.limit ?? RECALL_DEFAULT_LIMIT).map((group): RecalledGroup => {
+  const groups = ranked.slice(0, limit).map((group): RecalledGroup => {
     const best = group.items[0]!;
     if (best.source === "note") return { kind: "note", key: group.key, score: group.score, at: group.at, note: memory.notes.get(best.id)! };
     const episode = group.items.find((item) => item.source === "episode");

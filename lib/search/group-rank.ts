@@ -9,6 +9,8 @@
  *   `tail: 0` is plain max; `tail: 1` with `depth: k` is the sum of the top k.
  * - With a time window, a group any of whose items falls inside it is multiplied by `1 + boost`.
  * - Groups come best first; equal scores (to 1e-9) go to the newer group, then by key.
+ * - With `limit`, only the best `limit` groups come, in that same order: a time is read only to
+ *   order groups tied (to 1e-9) with one of them, not for ties among the groups left out.
  * - A group's items are kept best first; `at` is the newest time among them, read from them when
  *   first asked for (a tie, a window, a caller): an item's `at` may be costly (an index entry read).
  */
@@ -42,6 +44,8 @@ export interface GroupRankOptions {
   window?: TimeWindow;
   /** How much a group inside the window gains (default 1: its score doubles). */
   boost?: number;
+  /** How many of the best groups are wanted (default: all). */
+  limit?: number;
 }
 
 export function rankGroups<T extends ScoredItem>(items: readonly T[], options: GroupRankOptions = {}): RankedGroup<T>[] {
@@ -74,5 +78,38 @@ export function rankGroups<T extends ScoredItem>(items: readonly T[], options: G
       items: list,
     });
   }
-  return groups.sort((a, b) => (Math.abs(b.score - a.score) > 1e-9 ? b.score - a.score : a.at < b.at ? 1 : a.at > b.at ? -1 : a.key < b.key ? -1 : 1));
+  const limit = options.limit ?? groups.length;
+  return limit < groups.length ? _best(groups, limit) : groups.sort(_order);
+}
+
+const _TIE = 1e-9;
+
+function _order(a: RankedGroup<ScoredItem>, b: RankedGroup<ScoredItem>): number {
+  return Math.abs(b.score - a.score) > _TIE ? b.score - a.score : a.at < b.at ? 1 : a.at > b.at ? -1 : a.key < b.key ? -1 : 1;
+}
+
+/**
+ * The first `limit` of `groups.sort(_order)`, sorting by `_order` only the groups of the runs of
+ * tied scores that reach into them. When every run of scores each within 1e-9 of the next spans
+ * at most 1e-9, "tied" is an equivalence and `_order` a total order, so its first `limit` are
+ * these; otherwise (a chain of near ties) the whole list is sorted as it always was. The scores
+ * are ordered by a native sort of numbers: no comparator runs for the groups left out.
+ */
+function _best<T extends ScoredItem>(groups: RankedGroup<T>[], limit: number): RankedGroup<T>[] {
+  const scores = new Float64Array(groups.length);
+  for (let i = 0; i < groups.length; i++) scores[i] = groups[i]!.score;
+  scores.sort();
+  // Descending, scores[at] is the (n - at)-th best: runs are walked from the best down.
+  let runTop = scores.length - 1;
+  let cutoff = Number.NaN;
+  for (let i = scores.length - 2; i >= -1; i--) {
+    if (i >= 0 && scores[i + 1]! - scores[i]! <= _TIE) continue;
+    if (scores[runTop]! - scores[i + 1]! > _TIE) return groups.sort(_order).slice(0, limit);
+    if (Number.isNaN(cutoff) && scores.length - 1 - i >= limit) cutoff = scores[i + 1]!;
+    runTop = i;
+  }
+  return groups
+    .filter((group) => group.score >= cutoff)
+    .sort(_order)
+    .slice(0, limit);
 }

@@ -112,6 +112,42 @@ describe("the group rule", () => {
     ).toEqual(["y", "x"]);
   });
 
+  test("the best `limit` groups are the exhaustive ranking's first `limit`, ties and near ties included; times read only for ties among them", () => {
+    let seed = 7;
+    const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n) / 1;
+    for (let round = 0; round < 60; round++) {
+      // Few distinct scores and times: most groups tie with many others; some rounds add near ties (within and just past 1e-9).
+      const near = round % 3 === 0 ? [0, 4e-10, 8e-10, 1.2e-9] : [0];
+      const made = (count: number) =>
+        Array.from({ length: count }, () => {
+          const at = `2026-11-0${1 + random(4)}`;
+          return {
+            group: `session:${random(120)}`,
+            score: 1 + random(6) * 0.5 + near[random(near.length)]!,
+            at,
+          };
+        });
+      const items = made(40 + random(300));
+      const all = rankGroups(items).map((group) => [group.key, group.score, group.at]);
+      for (const limit of [1, 3, 8, 25, 1000]) {
+        const best = rankGroups(items, { limit });
+        expect(best.map((group) => [group.key, group.score, group.at])).toEqual(all.slice(0, limit));
+      }
+    }
+    // Eight clear leaders over 500 groups tied below them: no time is read.
+    let reads = 0;
+    const tied = Array.from({ length: 508 }, (_, i) => ({
+      group: `note:${i}`,
+      score: i < 8 ? 10 - i : 1,
+      get at() {
+        reads += 1;
+        return "2026-11-01";
+      },
+    }));
+    expect(rankGroups(tied, { limit: 8 }).map((group) => group.key)).toEqual([0, 1, 2, 3, 4, 5, 6, 7].map((i) => `note:${i}`));
+    expect(reads).toBe(0);
+  });
+
   test("a group inside the time window doubles; `at` is its newest item", () => {
     const ranked = rankGroups(items, { rule: { tail: 0, depth: 1 }, window: { from: "2026-10-01", to: "2026-10-02" } });
     expect(ranked.map((group) => [group.key, group.score, group.at])).toEqual([
