@@ -44,8 +44,8 @@ import { escapeMemoryText } from "../store/memory-escape.ts";
 import type { ScopedMemoryEntry } from "../store/memory.ts";
 import { shortSessionIds } from "../store/short-ids.ts";
 import { buildSnippet } from "./snippet.ts";
-import { sessionDocText, type TranscriptCard } from "./transcript-docs.ts";
-import { SESSION_PREFIX, openTranscriptIndex, readSession } from "./transcript-index.ts";
+import type { TranscriptCard } from "./transcript-docs.ts";
+import { SESSION_PREFIX, openTranscriptIndex, readSessionPassage } from "./transcript-index.ts";
 
 export type RecallEverythingKind = RecallKind | typeof TRANSCRIPT_KIND;
 
@@ -241,8 +241,7 @@ export function passageSnippets(groups: readonly RecalledGroup[], words: string,
   const snippets = new Map<string, string>();
   for (const group of groups) {
     if (!group.passage || !group.sessionId) continue;
-    const session = readSession(group.sessionId);
-    const text = session && sessionDocText(session, group.passage.id);
+    const text = readSessionPassage(group.sessionId, group.passage.id);
     if (text !== undefined) snippets.set(group.key, buildSnippet(text, words, width).text);
   }
   return snippets;

@@ -79,7 +79,7 @@ export function sessionDocs(session: SessionRecord): TranscriptDoc[] {
  * Ids of archives and span summaries are looked up among all the session's documents.
  */
 export function sessionDocText(session: SessionRecord, id: string): string | undefined {
-  const parts = /^m(\d+)(?:\.([cr])(\d+))?(?:\.p(\d+))?$/.exec(id);
+  const parts = _MESSAGE_DOC.exec(id);
   if (!parts) return sessionDocs(session).find((doc) => doc.id === id)?.text;
   const message = session.messages[Number(parts[1])];
   const [kind, at] = [parts[2], Number(parts[3])];
@@ -101,6 +101,13 @@ export function sessionDocText(session: SessionRecord, id: string): string | und
   const passages = splitPassages(text.length > _TEXT_CAP ? text.slice(0, _TEXT_CAP) : text);
   if (parts[4] === undefined) return passages.length === 1 ? passages[0] : undefined;
   return passages.length > 1 ? passages[Number(parts[4])] : undefined;
+}
+
+const _MESSAGE_DOC = /^m(\d+)(?:\.([cr])(\d+))?(?:\.p(\d+))?$/;
+
+/** Whether `id` names a document made from one message of the session (`sessionDocText` reads only `messages` for it). */
+export function isMessageDocId(id: string): boolean {
+  return _MESSAGE_DOC.test(id);
 }
 
 /** Every searchable document of a run: its prompt and each logged event that carries text. */

@@ -8,7 +8,7 @@ import { rmSync } from "node:fs";
 import { parseSince } from "../../lib/find/since.ts";
 import { buildSnippet, renderSnippet } from "../../lib/find/snippet.ts";
 import { runDocs, sessionDocText, sessionDocs } from "../../lib/find/transcript-docs.ts";
-import { openTranscriptIndex } from "../../lib/find/transcript-index.ts";
+import { openTranscriptIndex, readSessionPassage } from "../../lib/find/transcript-index.ts";
 import { buildExportDoc } from "../../lib/export/export-doc.ts";
 import { renderHtml } from "../../lib/export/html.ts";
 import { renderMarkdown } from "../../lib/export/markdown.ts";
@@ -196,6 +196,21 @@ describe("the transcript index", () => {
         .search("walrus narwhal", { limit: 10 })
         .map((hit) => hit.segment),
     ).toEqual([`session:${other.id}`]);
+  });
+
+  test("a passage re-read for its snippet is the text sessionDocs gives it; a file of another shape reads as the schema reads it, a gone one as none", () => {
+    for (const session of [SESSION, LONG_SESSION]) {
+      writeSession(session);
+      const ids = [...sessionDocs(session).map((doc) => doc.id), "m9", "m1.c9", "a1.sum"];
+      expect(ids.map((id) => [id, readSessionPassage(session.id, id)])).toEqual(ids.map((id) => [id, sessionDocText(session, id)]));
+    }
+    // A message the schema rejects: no passage of the file, as a resumed session would fail to load.
+    writeJsonAtomic(paths.session(SESSION.id), { ...SESSION, messages: [{ role: "user", content: 7 }, ...SESSION.messages.slice(1)] });
+    expect(readSessionPassage(SESSION.id, "m1")).toBeUndefined();
+    writeJsonAtomic(paths.session(SESSION.id), { ...SESSION, id: "0190ffff-0000-7000-8000-000000000001" });
+    expect(readSessionPassage(SESSION.id, "m0")).toBeUndefined();
+    rmSync(paths.session(SESSION.id));
+    expect(readSessionPassage(SESSION.id, "m0")).toBeUndefined();
   });
 
   test("/search in the REPL: this project's hits, plain without colour, bold with it; words required", async () => {
