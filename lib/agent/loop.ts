@@ -71,7 +71,7 @@ export interface TurnOptions {
   afterTool?: (name: string, input: unknown, output: string) => AgentEvent[] | undefined;
   /** Awaited before a `write` or `exec` tool runs: the checkpoint's "before" snapshot (turn-checkpoint.ts). */
   beforeChange?: () => Promise<void>;
-  /** What a checkpoint covers this turn, told to the gate (a guard refusal it can take back asks instead); undefined: none. */
+  /** What a checkpoint covers this turn, told to the gate for a `write` or `exec` call (a guard refusal it can take back asks instead); undefined: none. */
   checkpoint?: () => { maxFileBytes: number } | undefined;
   /** Why a request must not be sent (`--max-cost`); the turn then stops with `max-cost` before it. `spent`: this turn's usage so far. */
   beforeRequest?: (spent: Usage | undefined, request: ModelRequest) => string | undefined;
@@ -351,7 +351,8 @@ async function* _answerCalls(
         continue;
       }
     } else {
-      const covered = options.checkpoint?.();
+      // Only a write or exec call changes what a checkpoint covers; asking costs a `git --version` once per process.
+      const covered = checked.tool.effect === "write" || checked.tool.effect === "exec" ? options.checkpoint?.() : undefined;
       const verdict = await options.gate.check({
         callId: call.id,
         tool,

@@ -31,7 +31,11 @@ const tools: ToolDefinition[] = [
 ];
 const gate: LoopGate = { check: async () => ({ allowed: true }), newTurn: () => undefined };
 
-async function turnWith(steps: ModelEvent[][], messages: Message[] = []): Promise<{ events: AgentEvent[]; result: TurnResult; messages: Message[] }> {
+async function turnWith(
+  steps: ModelEvent[][],
+  messages: Message[] = [],
+  extra: Partial<Parameters<typeof runTurn>[1]> = {},
+): Promise<{ events: AgentEvent[]; result: TurnResult; messages: Message[] }> {
   let index = 0;
   const client: Pick<ModelClient, "stream"> = {
     async *stream() {
@@ -51,6 +55,7 @@ async function turnWith(steps: ModelEvent[][], messages: Message[] = []): Promis
       root: process.cwd(),
       maxSteps: 10,
       signal: new AbortController().signal,
+      ...extra,
     },
   );
   const events: AgentEvent[] = [];
@@ -125,5 +130,38 @@ describe("runTurn", () => {
       { type: "tool-result", id: "c1", name: "note", output: "noted x" },
       { type: "tool-result", id: "c2", name: "tally", output: "3 so far", bookkeeping: true },
     ]);
+  });
+
+  test("a checkpoint's coverage is asked for, and told to the gate, only for calls whose tool declares write or exec", async () => {
+    const made = (name: string, effect: ToolDefinition["effect"]): ToolDefinition => ({
+      name,
+      description: name,
+      effect,
+      schema: v.object({}),
+      execute: async () => `${name} ran`,
+    });
+    const effects = [made("looks", "read"), made("fetches", "net"), made("writes", "write"), made("runs", "exec")];
+    const seen: [string, unknown][] = [];
+    let asked = 0;
+    const calls = effects.map((tool, i) => ({ type: "tool-call" as const, id: `c${i}`, name: tool.name, input: {} }));
+    await turnWith(
+      [
+        [{ type: "finish", stop: "tool-calls", usage: { inputTokens: 1, outputTokens: 1 }, message: { role: "assistant", parts: calls } }],
+        [{ type: "finish", stop: "stop", usage: { inputTokens: 1, outputTokens: 1 }, message: { role: "assistant", parts: [{ type: "text", text: "ok" }] } }],
+      ],
+      [],
+      {
+        tools: () => effects,
+        checkpoint: () => (asked++, { maxFileBytes: 7 }),
+        gate: { check: async (call) => (seen.push([call.name, call.checkpoint]), { allowed: true }), newTurn: () => undefined },
+      },
+    );
+    expect(seen).toEqual([
+      ["looks", undefined],
+      ["fetches", undefined],
+      ["writes", { maxFileBytes: 7 }],
+      ["runs", { maxFileBytes: 7 }],
+    ]);
+    expect(asked).toBe(2);
   });
 });
