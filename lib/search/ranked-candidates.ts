@@ -10,11 +10,16 @@ import type { Postings } from "./segment-dictionary.ts";
  * The scored documents (score > 0; `scores[p]` holds part p's from its document `bases[p]`), best first (equal scores: lower part, then lower document),
  * one per call. Taken in batches from the top (`first`, at least 64, then four times more each time): taking the
  * first few of many candidates sorts only those, and a filter that rejects many still gets all.
+ * `matched[p]`, when given, counts the query's terms each document holds: the documents holding
+ * one are set aside (only their best score kept) while the batches come from those holding more
+ * and their lowest score is above every one-term document's, as when common words are asked
+ * together; the order is the same either way.
  */
 export function rankedCandidates(
   scores: readonly Float64Array[],
   bases: readonly number[],
   touched: readonly Int32Array[],
+  matched: readonly Uint16Array[] | undefined,
   first = 64,
 ): () => [number, number, number] | undefined {
   const size = touched.reduce((sum, docs) => sum + docs.length, 0);
@@ -22,18 +27,45 @@ export function rankedCandidates(
   const docs = new Int32Array(size);
   const values = new Float64Array(size);
   let n = 0;
+  let singleTop = 0;
+  let singles = 0;
   touched.forEach((list, p) => {
+    const partScores = scores[p]!;
+    const terms = matched?.[p];
+    const base = bases[p]!;
     for (let i = 0; i < list.length; i++) {
       const doc = list[i]!;
-      const value = scores[p]![doc - bases[p]!]!;
+      const value = partScores[doc - base]!;
       if (!(value > 0)) continue;
+      if (terms !== undefined && terms[doc - base]! < 2) {
+        singles += 1;
+        if (value > singleTop) singleTop = value;
+        continue;
+      }
       parts[n] = p;
       docs[n] = doc;
       values[n] = value;
       n += 1;
     }
   });
-  const work = values.slice(0, n);
+  // The one-term documents, appended when a batch may reach them.
+  const addSingles = () => {
+    touched.forEach((list, p) => {
+      for (let i = 0; i < list.length; i++) {
+        const doc = list[i]!;
+        const offset = doc - bases[p]!;
+        const value = scores[p]![offset]!;
+        if (!(value > 0) || matched![p]![offset]! >= 2) continue;
+        parts[n] = p;
+        docs[n] = doc;
+        values[n] = value;
+        n += 1;
+      }
+    });
+    singles = 0;
+    work = values.slice(0, n);
+  };
+  let work = values.slice(0, n);
   let batch: number[] = [];
   let at = 0;
   let taken = 0;
@@ -41,8 +73,13 @@ export function rankedCandidates(
   let want = Math.max(64, first);
   return () => {
     while (at >= batch.length) {
+      if (singles > 0 && taken + want > n) addSingles();
       if (taken >= n) return undefined;
-      const low = _selectAscending(work, n - Math.min(n, taken + want));
+      let low = _selectAscending(work, n - Math.min(n, taken + want));
+      if (singles > 0 && !(low > singleTop)) {
+        addSingles();
+        low = _selectAscending(work, n - Math.min(n, taken + want));
+      }
       want *= 4;
       batch = [];
       for (let i = 0; i < n; i++) if (values[i]! >= low && values[i]! < upper) batch.push(i);

@@ -287,6 +287,7 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
         scores,
         bases,
         touched.map((docs, p) => docs.subarray(0, touchedCount[p])),
+        terms.length > 1 ? matched : undefined,
         // What `limit` hits take when a few are filtered out: one batch, one selection.
         options.limit + (options.limit >> 3),
       );
