@@ -55,8 +55,6 @@ export interface IndexFolderOptions {
   legacyFile?: string;
   /** New documents saved as one segment while a sync under the lock goes on (default FLUSH_DOCS). */
   flushDocs?: number;
-  /** Live segment bytes up to which `compactIfDue` keeps the index one segment (default SMALL_INDEX_BYTES). */
-  smallBytes?: number;
 }
 
 export interface IndexFreshness {
@@ -87,9 +85,8 @@ export interface IndexFolder {
   /** Merges the small newest segments (`full`: every segment) into one, dropping tombstoned documents. */
   compact(full: boolean): CompactResult | undefined;
   /**
-   * `compact(true)` when `manifest` (the saved one when absent) holds two segments or more of at
-   * most `smallBytes` in all; else `compact(false)` when it holds more than COMPACT_AFTER_SEGMENTS
-   * segments of fewer than `flushDocs` documents; otherwise nothing.
+   * `compact(false)` when `manifest` (the saved one when absent) holds more than
+   * COMPACT_AFTER_SEGMENTS segments of fewer than `flushDocs` documents; otherwise nothing.
    */
   compactIfDue(manifest?: IndexManifest): CompactResult | undefined;
   /** The saved manifest, when it reads. */
@@ -106,13 +103,6 @@ export const FLUSH_DOCS = 50_000;
  * that every save merged.
  */
 export const COMPACT_AFTER_SEGMENTS = 8;
-
-/**
- * Live segment bytes up to which a save merges every segment into one (`compactIfDue`): a young
- * index stays one file, so a prompt opens and searches one segment, not one per save (each costs
- * a file opened and its dictionary searched per term before the first request).
- */
-export const SMALL_INDEX_BYTES = 64 * 1024;
 
 interface _Loaded {
   status: "ok" | "missing" | "corrupt";
@@ -299,11 +289,9 @@ export function openIndexFolder(dir: string, options: IndexFolderOptions): Index
     },
 
     compactIfDue(manifest) {
-      const segments = (manifest ?? this.manifest())?.segments ?? [];
-      if (segments.length > 1 && segments.reduce((sum, segment) => sum + segment.bytes, 0) <= (options.smallBytes ?? SMALL_INDEX_BYTES))
-        return this.compact(true);
+      const saved = manifest ?? this.manifest();
       const flushDocs = options.flushDocs ?? FLUSH_DOCS;
-      if (segments.filter((segment) => segment.docs < flushDocs).length <= COMPACT_AFTER_SEGMENTS) return undefined;
+      if ((saved?.segments.filter((segment) => segment.docs < flushDocs).length ?? 0) <= COMPACT_AFTER_SEGMENTS) return undefined;
       return this.compact(false);
     },
 

@@ -317,8 +317,7 @@ describe("compaction", () => {
       counts.push(manifest().segments.length);
     }
     expect(Math.max(...counts)).toBeLessThanOrEqual(COMPACT_AFTER_SEGMENTS);
-    // A small index (index-folder.ts SMALL_INDEX_BYTES) is kept one segment.
-    expect(counts).toEqual(counts.map(() => 1));
+    expect(counts.slice(0, 3)).toEqual([1, 2, 3]);
     expect(manifest().docs).toBe(21);
   });
 });
