@@ -19,8 +19,9 @@
  * - `config`: the runtime started, config files, flags and the run scope read;
  * - `tools`: the session read or created, sandbox, plugins, skills, MCP servers, memory stores
  *   opened, settings and the tool list assembled;
- * - `memory`: the memory chosen for this run's prompt (with the run log opened);
- * - `prompt`: the system prompt built;
+ * - `memory`: the memory chosen for this run's prompt;
+ * - `prompt`: the session saved with its prompt, the run log opened and its first events written,
+ *   the system prompt built;
  * - `connect`: the request body built and handed to the HTTP client.
  * The line is a diagnostic, not a format other programs may rely on beyond these names.
  */

@@ -247,12 +247,18 @@ export function passageSnippets(groups: readonly RecalledGroup[], words: string,
   return snippets;
 }
 
-/** Names and code-like words of the query (capitalised past the first word, or holding a digit or joiner) weigh `weight`. */
+/**
+ * Names and code-like words of the query (capitalised past the first word, or holding a digit or
+ * joiner) weigh `weight`. An ASCII query is split by the same patterns in ASCII classes (the same
+ * words), without compiling the Unicode ones before a first request.
+ */
 function _entityWeights(query: string, weight: number): Map<string, number> {
   const weights = new Map<string, number>();
-  const words = query.match(/[\p{L}\p{N}_./:-]+/gu) ?? [];
+  const ascii = !/[^\x00-\x7f]/.test(query);
+  const words = (ascii ? query.match(/[A-Za-z0-9_./:-]+/g) : query.match(/[\p{L}\p{N}_./:-]+/gu)) ?? [];
+  const capital = ascii ? /^[A-Z]/ : /^\p{Lu}/u;
   words.forEach((word, i) => {
-    if ((i > 0 && /^\p{Lu}/u.test(word)) || /\d|[_./:-]\w/.test(word)) for (const term of tokenizeQuery(word)) weights.set(term, weight);
+    if ((i > 0 && capital.test(word)) || /\d|[_./:-]\w/.test(word)) for (const term of tokenizeQuery(word)) weights.set(term, weight);
   });
   return weights;
 }

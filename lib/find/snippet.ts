@@ -12,8 +12,17 @@ export interface Snippet {
 
 /** About `width` characters of `text` on one line, around the first term of `query` it holds. */
 export function buildSnippet(text: string, query: string, width = 160): Snippet {
+  return _buildSnippet(text, query, width, false);
+}
+
+/** `buildSnippet` by the Unicode patterns whatever the text: the reference its ASCII path is tested against. */
+export function buildSnippetByUnicodePatterns(text: string, query: string, width = 160): Snippet {
+  return _buildSnippet(text, query, width, true);
+}
+
+function _buildSnippet(text: string, query: string, width: number, unicode: boolean): Snippet {
   const flat = text.replace(/\s+/g, " ").trim();
-  const pattern = _termPattern(query);
+  const pattern = _termPattern(query, unicode || _NOT_ASCII.test(flat) || _NOT_ASCII.test(query));
   const first = pattern ? flat.search(pattern) : -1;
   // Around the first match, but never a window shorter than the text allows.
   const start = first < 0 ? 0 : Math.max(0, Math.min(first - Math.floor(width / 3), flat.length - width));
@@ -42,10 +51,18 @@ export function renderSnippet(snippet: Snippet, open: string, close: string, tex
   return out + text(snippet.text.slice(at));
 }
 
-/** A word-start pattern of the query's terms (longest first), case-insensitive; undefined for no terms. */
-function _termPattern(query: string): RegExp | undefined {
+const _NOT_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * A word-start pattern of the query's terms (longest first), case-insensitive; undefined for no
+ * terms. For an ASCII query over ASCII text (`unicode` false) the same pattern in ASCII classes:
+ * there a letter or digit is `[A-Za-z0-9]` and no character folds to another's case outside ASCII
+ * (`ſ`, `K` need a query or text beyond it), so the matches are the same, without compiling the
+ * Unicode classes (which a first request's snippets paid otherwise).
+ */
+function _termPattern(query: string, unicode: boolean): RegExp | undefined {
   const terms = tokenizeQuery(query).sort((a, b) => b.length - a.length);
   if (terms.length === 0) return undefined;
-  const escaped = terms.map((term) => term.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
-  return new RegExp(`(?<![\\p{L}\\p{N}])(?:${escaped.join("|")})[\\p{L}\\p{N}]*`, "giu");
+  const escaped = terms.map((term) => term.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");
+  return unicode ? new RegExp(`(?<![\\p{L}\\p{N}])(?:${escaped})[\\p{L}\\p{N}]*`, "giu") : new RegExp(`(?<![A-Za-z0-9])(?:${escaped})[A-Za-z0-9]*`, "gi");
 }

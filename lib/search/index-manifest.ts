@@ -4,8 +4,10 @@
  * caller recorded about its sources. Tombstones are kept as [start, count, start, count, …] runs
  * of document numbers per segment file.
  */
+import { readFileSync } from "node:fs";
 import * as v from "valibot";
 import { readJson } from "../state-file/json-file.ts";
+import { isRecord, sameFields } from "../store/quick-check.ts";
 import { TOKENIZER_VERSION } from "./tokenize.ts";
 
 export const MANIFEST_VERSION = 2;
@@ -16,7 +18,7 @@ const _manifestSchema = () =>
     tokenizer: v.number(),
     generation: _count(),
     next: _count(),
-    segments: v.array(v.object({ file: v.pipe(v.string(), v.regex(/^\d{6,}\.seg$/)), docs: _count(), bytes: _count() })),
+    segments: v.array(v.object({ file: v.pipe(v.string(), v.regex(_SEGMENT_FILE)), docs: _count(), bytes: _count() })),
     dead: v.record(v.string(), v.array(_count())),
     docs: _count(),
     totalLen: _count(),
@@ -28,6 +30,8 @@ let _manifest: ReturnType<typeof _manifestSchema> | undefined;
 export type IndexManifest = v.InferOutput<ReturnType<typeof _manifestSchema>>;
 
 export function readManifest(path: string): { status: "ok" | "missing" | "corrupt"; manifest?: IndexManifest; reason?: string } {
+  const quick = _quickRead(path);
+  if (quick) return quick.tokenizer === TOKENIZER_VERSION ? { status: "ok", manifest: quick } : { status: "missing" };
   const read = readJson(path, {
     // Read only once the file is: a missing manifest builds no schema.
     get schema() {
@@ -58,3 +62,70 @@ export function toRanges(docs: readonly number[]): number[] {
   }
   return out;
 }
+
+/**
+ * True when the hand check below knows exactly the schema's fields. Not called on the read path
+ * (a manifest that passes it builds no schema): test/unit/index-manifest-quick-check.test.ts holds
+ * it true, so a field added to the schema fails that test until the hand check knows it.
+ */
+export const manifestQuickCheckHolds = (): boolean => {
+  const schema = _manifestSchema();
+  return (
+    sameFields(schema, ["version", "tokenizer", "generation", "next", "segments", "dead", "docs", "totalLen", "meta", "checkedAt"]) &&
+    sameFields(schema.entries.segments.item, ["file", "docs", "bytes"])
+  );
+};
+
+/**
+ * The manifest as this version writes it, checked by hand (lib/store/quick-check.ts: what passes
+ * is what the schema passes, with the same output, unknown keys dropped); undefined for anything
+ * else, a missing or unreadable file included, which then gets readJson's and the schema's verdict.
+ * The schema's first build and pass cost a first request about 0.3 ms.
+ */
+function _quickRead(path: string): IndexManifest | undefined {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, "utf8"));
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(raw) || raw.version !== MANIFEST_VERSION || typeof raw.tokenizer !== "number") return undefined;
+  const { generation, next, docs, totalLen, checkedAt } = raw;
+  if (!_isCount(generation) || !_isCount(next) || !_isCount(docs) || !_isCount(totalLen) || !(checkedAt === undefined || typeof checkedAt === "string"))
+    return undefined;
+  if (!Array.isArray(raw.segments) || !isRecord(raw.dead) || !isRecord(raw.meta)) return undefined;
+  const segments: IndexManifest["segments"] = [];
+  for (const segment of raw.segments as unknown[]) {
+    if (!isRecord(segment) || typeof segment.file !== "string" || !_SEGMENT_FILE.test(segment.file) || !_isCount(segment.docs) || !_isCount(segment.bytes))
+      return undefined;
+    segments.push({ file: segment.file, docs: segment.docs, bytes: segment.bytes });
+  }
+  const dead: Record<string, number[]> = {};
+  for (const [file, ranges] of Object.entries(raw.dead)) {
+    if (!Array.isArray(ranges) || _ODD_KEYS.has(file)) return undefined;
+    for (const value of ranges as unknown[]) if (!_isCount(value)) return undefined;
+    dead[file] = ranges as number[];
+  }
+  const meta: Record<string, string> = {};
+  for (const [key, value] of Object.entries(raw.meta)) {
+    if (typeof value !== "string" || _ODD_KEYS.has(key)) return undefined;
+    meta[key] = value;
+  }
+  return {
+    version: MANIFEST_VERSION,
+    tokenizer: raw.tokenizer,
+    generation,
+    next,
+    segments,
+    dead,
+    docs,
+    totalLen,
+    meta,
+    ...(checkedAt === undefined ? {} : { checkedAt }),
+  };
+}
+
+const _SEGMENT_FILE = /^\d{6,}\.seg$/;
+// Keys valibot's record treats apart: left to the schema.
+const _ODD_KEYS = new Set(["__proto__", "prototype", "constructor"]);
+const _isCount = (value: unknown): value is number => typeof value === "number" && Number.isInteger(value) && value >= 0;

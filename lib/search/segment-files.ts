@@ -1,14 +1,16 @@
 /**
  * The segment files of an index folder (index-folder.ts): opened for positioned reads (checked
- * against the manifest's size and document count; closed once nothing can read them), written
- * whole (a temp file, fsynced, renamed into place), and removed once no manifest names them.
+ * against the manifest's size and document count; closed once nothing can read them) or, up to
+ * READ_WHOLE_BYTES, read whole in one read and searched in memory (a young index's segment costs
+ * a first request one read, not one per table); written whole (a temp file, fsynced, renamed into
+ * place), and removed once no manifest names them.
  */
-import { closeSync, fstatSync, openSync, readdirSync, rmSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { writeBytesAtomic } from "../state-file/json-file.ts";
 import { join } from "node:path";
 import { expandRanges, type IndexManifest } from "./index-manifest.ts";
-import { IndexCorruptError, fileSource } from "./segment-layout.ts";
-import { openSegment } from "./segment-read.ts";
+import { IndexCorruptError, bufferSource, fileSource, type ByteSource } from "./segment-layout.ts";
+import { openSegment, type SegmentReader } from "./segment-read.ts";
 import { encodeSegment, type SegmentContent } from "./segment-write.ts";
 import type { OpenSegment } from "./segmented-index.ts";
 import { TOKENIZER_VERSION } from "./tokenize.ts";
@@ -22,22 +24,38 @@ const _closer = new FinalizationRegistry<number>((fd) => {
   }
 });
 
+/** Segment files of at most this many bytes are read whole, in one read, and searched in memory (no file kept open). */
+export const READ_WHOLE_BYTES = 64 * 1024;
+
 export function openSegmentFiles(dir: string, manifest: IndexManifest): OpenSegment[] {
   return manifest.segments.map((segment) => {
-    const fd = openSync(join(dir, segment.file), "r");
-    let reader: ReturnType<typeof openSegment>;
+    const dead = new Set(expandRanges(manifest.dead[segment.file] ?? []));
+    const path = join(dir, segment.file);
+    if (segment.bytes <= READ_WHOLE_BYTES) return { file: segment.file, reader: _checked(segment, () => bufferSource(readFileSync(path)), true), dead };
+    const fd = openSync(path, "r");
+    let reader: SegmentReader;
     try {
-      const size = fstatSync(fd).size;
-      if (size !== segment.bytes) throw new IndexCorruptError(`${segment.file} is ${size} bytes, the manifest says ${segment.bytes}`);
-      reader = openSegment(fileSource(fd, size, () => closeSync(fd)));
-      if (reader.docs !== segment.docs) throw new IndexCorruptError(`${segment.file} holds ${reader.docs} documents, the manifest says ${segment.docs}`);
+      reader = _checked(segment, () => fileSource(fd, fstatSync(fd).size, () => closeSync(fd)), false);
     } catch (error) {
       closeSync(fd);
-      throw error instanceof IndexCorruptError ? new IndexCorruptError(`${segment.file}: ${error.message}`) : error;
+      throw error;
     }
     _closer.register(reader, fd);
-    return { file: segment.file, reader, dead: new Set(expandRanges(manifest.dead[segment.file] ?? [])) };
+    return { file: segment.file, reader, dead };
   });
+}
+
+/** The segment `source()` reads, checked against what the manifest says of it (size, documents). */
+function _checked(segment: IndexManifest["segments"][number], source: () => ByteSource, inMemory: boolean): SegmentReader {
+  try {
+    const bytes = source();
+    if (bytes.size !== segment.bytes) throw new IndexCorruptError(`${segment.file} is ${bytes.size} bytes, the manifest says ${segment.bytes}`);
+    const reader = openSegment(bytes, inMemory);
+    if (reader.docs !== segment.docs) throw new IndexCorruptError(`${segment.file} holds ${reader.docs} documents, the manifest says ${segment.docs}`);
+    return reader;
+  } catch (error) {
+    throw error instanceof IndexCorruptError ? new IndexCorruptError(`${segment.file}: ${error.message}`) : error;
+  }
 }
 
 /** `bytes`: `content` encoded already. */

@@ -54,7 +54,19 @@ const _RULES: _Rule[] = [
 
 const _WHEN = /\b(when\s+(?:did|was|were|do|have|had)|what\s+(?:day|date|time|month|year)|how\s+long\s+ago)\b/i;
 
+/**
+ * What every rule and `_WHEN` needs, one of them at least: a digit or one of these words (or a
+ * month's first three letters). A query without any (most prompts) is answered without compiling
+ * the rules' patterns, which a process's first call otherwise pays (~0.5 ms before a first request).
+ */
+const _MAY_HOLD_TIME = /\d|today|yesterday|ago|last|past|previous|week|month|year|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|when|what/i;
+
 export function parseTimeQuery(query: string, now: Date): TimeQuery {
+  return _MAY_HOLD_TIME.test(query) ? parseTimeQueryByRules(query, now) : { words: query, asksWhen: false };
+}
+
+/** `parseTimeQuery` by every rule whatever the query: the reference its precheck is tested against. */
+export function parseTimeQueryByRules(query: string, now: Date): TimeQuery {
   const asksWhen = _WHEN.test(query);
   for (const [pattern, resolve, keep] of _RULES) {
     const match = query.match(pattern);

@@ -29,10 +29,11 @@
  * An id is looked up by searching the text for its first characters, not by splitting every line.
  * Derived data: deleting it costs one slower prompt.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Bm25Index, IndexedDocInput } from "../search/bm25-index.ts";
 import { openIndexFolder, type CompactResult } from "../search/index-folder.ts";
+import { createSegmentedIndex } from "../search/segmented-index.ts";
 import { paths } from "../platform/paths.ts";
 import type { Episode, EpisodeDigest, EpisodeStore } from "./episodes.ts";
 import type { EpisodeIds } from "./memory-lookup.ts";
@@ -103,9 +104,14 @@ export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex 
     }
     return { store, entries };
   });
+  const episodesStamp = sources.episodes ? (fileStamp(sources.episodes.path) ?? "missing") : undefined;
+  // Nothing to index and no index kept (no note, no episodes file, no folder): an empty index, the
+  // folder not opened (a young home's prompt, which would find the same after a manifest, a
+  // listing and the episodes files read).
+  if (notes.size === 0 && _nothingStored(sources.projectRoot, episodesStamp))
+    return { index: createSegmentedIndex(), notes, segments, episodeIdsStarting: () => [] };
   const file = _folder(sources.projectRoot, sources.onNotice);
   const idsPath = join(file.dir, _IDS_FILE);
-  const episodesStamp = sources.episodes ? (fileStamp(sources.episodes.path) ?? "missing") : undefined;
   let listedIds: string | undefined;
   const keepIds = (stamp: string, ids: readonly EpisodeIds[]) => {
     if (listedIds === stamp || ids.length === 0) return;
@@ -147,6 +153,12 @@ export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex 
     return fromIndex.filter((id) => id.startsWith(head));
   };
   return { index, notes, segments, episodeIdsStarting };
+}
+
+/** No index folder, and no episodes file (its log, given as `episodesStamp`, or a legacy file). */
+function _nothingStored(projectRoot: string, episodesStamp: string | undefined): boolean {
+  if (existsSync(paths.memoryIndex(projectRoot))) return false;
+  return episodesStamp === undefined || (episodesStamp === "missing" && !existsSync(paths.legacyProjectEpisodes(projectRoot)));
 }
 
 /** The lines of the list kept for the episodes file at `stamp`; undefined when it is missing, of another version or cut short. */

@@ -3,7 +3,8 @@
  * (10,000 runs and episodes, 100,000 logged events, 300 notes) is written by the stores'
  * own code (./_history.ts) into a temp home, once per run; then dist/shiro is driven, interleaved
  * round by round, in that home, in an empty home and in a home of 10 sessions, against the fake
- * provider on 127.0.0.1 (which notes when each request arrives). Printed, each with the absolute
+ * provider on 127.0.0.1 (which notes when each request arrives: as its handler starts, before the
+ * body is read and checked, as the floor's bare server notes its own). Printed, each with the absolute
  * medians beside the ratio and PASS/MISS against issue 24's targets:
  * - exec → first model request of `-p`, and the whole plain turn, full home / empty home;
  * - a turn that calls `recall`, full home / an empty-home plain turn;
@@ -73,10 +74,10 @@ async function _generate(): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
-const fake = await startFakeProvider();
 let arrived = 0;
+// Noted as the request's handler starts, before the fake reads and checks its body: where the floor's server notes its request.
+const fake = await startFakeProvider({ onArrival: (method) => void (method === "POST" && (arrived ||= performance.now())) });
 fake.respond((request: RecordedRequest): FakeStep => {
-  arrived ||= performance.now();
   const messages = (request.body?.messages ?? []) as { role: string; content?: unknown }[];
   const last = messages.at(-1);
   if (last?.role === "tool") return { text: "Found it." };

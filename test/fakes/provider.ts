@@ -88,6 +88,11 @@ export interface FakeProviderOptions {
   models?: string[];
   /** Windows listed with those ids as OpenRouter does (`context_length`), by id. */
   modelWindows?: Record<string, number>;
+  /**
+   * Called as each request's handler starts, before its body is read or checked: when a request
+   * arrives, measured where a bare HTTP server would (the benches' time to the first request).
+   */
+  onArrival?: (method: string, path: string) => void;
 }
 
 export interface FakeProvider {
@@ -136,6 +141,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
   let embedder: FakeEmbedder = embedBagOfWords;
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    options.onArrival?.(req.method ?? "GET", (req.url ?? "/").split("?")[0]!);
     const raw = await _readBody(req);
     const path = (req.url ?? "/").split("?")[0]!;
     const headers = _flattenHeaders(req);

@@ -848,4 +848,27 @@ describe("routes", () => {
   test("an unknown route is a 404 naming it", async () => {
     expect(await post("/completions", {})).toEqual({ status: 404, body: openaiError("Invalid URL (POST /v1/completions)", null) });
   });
+
+  test("onArrival hears each request before its body is read or checked, a refused one too", async () => {
+    const heard: string[] = [];
+    const noted = await startFakeProvider({ onArrival: (method, path) => heard.push(`${method} ${path} after ${noted.requests.length} recorded`) });
+    try {
+      noted.respond(() => {
+        heard.push("responder");
+        return { text: "hi" };
+      });
+      await post("/chat/completions", { model: "m", messages: [{ role: "user", content: "hi" }] }, {}, noted);
+      await post("/chat/completions", { model: "m" }, {}, noted);
+      await openaiClient(noted).models.list();
+      expect(heard).toEqual([
+        "POST /v1/chat/completions after 0 recorded",
+        "responder",
+        "POST /v1/chat/completions after 1 recorded",
+        "GET /v1/models after 2 recorded",
+      ]);
+      expect(noted.violations.map((violation) => violation.index)).toEqual([1]);
+    } finally {
+      await noted.stop();
+    }
+  });
 });

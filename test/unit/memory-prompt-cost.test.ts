@@ -2,11 +2,13 @@
  * What choosing the prompt's memory costs, measured on what crossed a boundary: the episode ids
  * an episode line is abbreviated against come from the small id list beside the recall index
  * (the bytes on disk decide the abbreviation, so the index's cards were not decoded for it), an
- * out-of-date list is ignored and written again, and the notes whose recorded files are checked
- * for staleness are the ones whose line fits the budget, not every note.
+ * out-of-date list is ignored and written again, the notes whose recorded files are checked
+ * for staleness are the ones whose line fits the budget, not every note, and a project with
+ * nothing stored opens no recall index, while what a legacy episodes file or a kept index folder
+ * holds is still read.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { selectMemoryForPrompt } from "../../lib/agent/memory-prompt.ts";
 import { paths } from "../../lib/platform/paths.ts";
@@ -188,5 +190,40 @@ describe("staleness at the prompt", () => {
     expect(tight.items.map((item) => [item.kind, item.stale ?? false])).toEqual([["note", false]]);
     expect(tight.text).toContain(short);
     expect(tight.text).not.toContain("retry limit");
+  });
+});
+
+describe("a project with nothing stored", () => {
+  const manifest = (root: string) => JSON.parse(readFileSync(join(paths.memoryIndex(root), "manifest.json"), "utf8")) as { docs: number };
+
+  test("no note, no episodes file, no index folder: an empty index, and no folder made", () => {
+    const root = project();
+    const shelf = openMemoryShelf(root);
+    const opened = openMemoryIndex({ projectRoot: root, stores: shelf.stores(), episodes: openEpisodes(root) });
+    expect([opened.index.size, opened.index.search("login", { limit: 5 }), opened.episodeIdsStarting("01a2")]).toEqual([0, [], []]);
+    expect(existsSync(paths.memoryIndex(root))).toBe(false);
+  });
+
+  test("an episodes file in the format before the log is still indexed and found", () => {
+    const root = project();
+    mkdirSync(join(paths.legacyProjectEpisodes(root), ".."), { recursive: true });
+    const legacy = { version: 1, project: root, episodes: [episode("01a23300-aaaa-7000-8000-000000000001", SESSION, "fix the login redirect")], digests: [] };
+    writeFileSync(paths.legacyProjectEpisodes(root), `${JSON.stringify(legacy)}\n`);
+    const opened = openMemoryIndex({ projectRoot: root, stores: openMemoryShelf(root).stores(), episodes: openEpisodes(root) });
+    expect(opened.index.search("login redirect", { limit: 5 }).map((hit) => hit.id)).toEqual(["01a23300-aaaa-7000-8000-000000000001"]);
+  });
+
+  test("an index folder kept after its notes and episodes are gone is brought up to date, not passed over", () => {
+    const root = project();
+    const shelf = openMemoryShelf(root);
+    const episodes = openEpisodes(root);
+    episodes.record(episode("01a23300-aaaa-7000-8000-000000000001", SESSION, "fix the login redirect"));
+    shelf.project.remember("fact", "the login redirect uses /auth/callback");
+    openMemoryIndex({ projectRoot: root, stores: shelf.stores(), episodes });
+    expect(manifest(root).docs).toBe(2);
+    rmSync(paths.projectEpisodes(root));
+    expect(shelf.project.forget("the login redirect uses")).toBe(1);
+    const opened = openMemoryIndex({ projectRoot: root, stores: shelf.stores(), episodes: openEpisodes(root) });
+    expect([opened.index.size, manifest(root).docs]).toEqual([0, 0]);
   });
 });

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Bm25Index, IndexedDocInput } from "../../lib/search/bm25-index.ts";
 import { openIndexFolder } from "../../lib/search/index-folder.ts";
+import { READ_WHOLE_BYTES } from "../../lib/search/segment-files.ts";
 import { decodeValue, encodeValue, repeatedStrings, skipValue } from "../../lib/search/entry-codec.ts";
 import { ByteReader, ByteWriter, SECTION, bufferSource } from "../../lib/search/segment-layout.ts";
 import { openSegment } from "../../lib/search/segment-read.ts";
@@ -288,6 +289,40 @@ describe("index folder", () => {
       expect(notices).toHaveLength(1);
       rmSync(dir, { recursive: true, force: true });
     });
+
+  // Opened, then its dictionary spoilt in place (same file, same size): only a read after opening sees it.
+  const spoiltAfterOpening = (docs: IndexedDocInput[]) => {
+    const dir = tempDir();
+    const notices: string[] = [];
+    const folder = openIndexFolder(dir, { label: "test index", onNotice: (text) => notices.push(text) });
+    const state: Truth = new Map([["notes", { stamp: "1", docs }]]);
+    folder.open(syncAll(state));
+    const index = folder.open(syncAll(state));
+    const bytes = folder.manifest()!.segments[0]!.bytes;
+    overwrite(dir, sectionAt(dir, SECTION.termBlocks), sectionAt(dir, SECTION.postings), 0xff);
+    const found = ids(index.search("alpha", { limit: 5 }));
+    rmSync(dir, { recursive: true, force: true });
+    return { bytes, found, notices };
+  };
+
+  test("a segment of at most READ_WHOLE_BYTES is read whole when opened: a search after reads no file", () => {
+    const { bytes, found, notices } = spoiltAfterOpening([{ id: "a", stamp: "", text: "alpha lives here" }]);
+    expect(bytes).toBeLessThanOrEqual(READ_WHOLE_BYTES);
+    expect([found, notices]).toEqual([["notes/a"], []]);
+  });
+
+  test("a larger segment is read where it lies, in proportion to the search: the same change is read and rebuilt", () => {
+    const words = Array.from({ length: 9_000 }, (_, i) => `word${i}`);
+    const docs = [
+      { id: "a", stamp: "", text: "alpha lives here" },
+      ...Array.from({ length: 30 }, (_, d) => ({ id: `w${d}`, stamp: "", text: words.slice(d * 300, d * 300 + 300).join(" ") })),
+    ];
+    const { bytes, found, notices } = spoiltAfterOpening(docs);
+    expect(bytes).toBeGreaterThan(READ_WHOLE_BYTES);
+    expect(found).toEqual(["notes/a"]);
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatch(/a number is too long/);
+  });
 
   test("a build cut short keeps the segments it saved; the next open goes on from there and records its stamps last", () => {
     const dir = tempDir();
