@@ -6,6 +6,7 @@
  * first run are usually made in the same millisecond.
  */
 import { closeSync, fstatSync, linkSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeSync, constants as fsConstants } from "node:fs";
+import { readdir } from "node:fs/promises";
 import { abbreviationHead, createAbbreviator, shortestUniquePrefix } from "../platform/ids.ts";
 import { ensureStateDir, paths } from "../platform/paths.ts";
 import { withLockSync } from "../state-file/file-lock.ts";
@@ -57,18 +58,20 @@ function _namesIn(dir: string): string[] {
 /**
  * The stored session and run ids that share `id`'s head (`abbreviationHead`): from the register
  * of recent ids (below, one small read) when it holds every id of that head, which it does
- * for an id made since the register began; otherwise both folders are listed, synchronously: a
- * run that will show its session's short id at its end starts this when the answer begins, so a
- * long history's listing overlaps the model's answer instead of following it. Only the names that
- * share the head are kept as they are read (no other can lengthen an abbreviation), so what the
- * end of the run holds and compares is a handful of ids, not the history's 15,000. Never rejects (a missing folder lists nothing).
+ * for an id made since the register began; otherwise both folders are listed off the main thread
+ * (the runtime's thread pool): a run that shows its session's short id at its end starts this
+ * when the model's answer begins, so a long history's listing overlaps the answer instead of
+ * following it or taking the main thread from it. Only the names that share the head are kept
+ * (no other can lengthen an abbreviation), so what the end of the run holds and compares is a
+ * handful of ids, not the history's 15,000. Never rejects (a missing folder lists nothing).
  */
 export async function listSessionAndRunIds(id: string): Promise<NearIds> {
   const head = abbreviationHead(id);
   const noted = recentIdsSharing(head);
   if (noted) return { head, ids: noted };
   const heads = new Set([head]);
-  return { head, ids: [..._near(_namesIn(paths.sessionsDir()), heads), ..._near(_namesIn(paths.runsDir()), heads)] };
+  const listed = await Promise.all([paths.sessionsDir(), paths.runsDir()].map((dir) => readdir(dir).catch(() => [])));
+  return { head, ids: listed.flatMap((names) => _near(names, heads)) };
 }
 
 /** What listSessionAndRunIds found: the head it listed for and the stored ids that share it. */
