@@ -21,7 +21,7 @@
  */
 import type { Bm25Index, IndexHit } from "../search/bm25-index.ts";
 import { EPISODE_SEGMENT, episodeText, openMemoryIndex, type EpisodeCard } from "../store/memory-index.ts";
-import { shortSessionIds } from "../store/short-ids.ts";
+import { listSessionAndRunNames, shortSessionIds, shortSessionIdsAmong } from "../store/short-ids.ts";
 import { listMemoryItems } from "./memory-items.ts";
 import { buildSnippet, type Snippet } from "./snippet.ts";
 import { sessionDocText, type TranscriptCard, type TranscriptDoc } from "./transcript-docs.ts";
@@ -69,14 +69,29 @@ export interface SearchHit {
  * hits kept: transcript snippets for the candidates of each source (a repeat is told by its
  * snippet), memory snippets and every short id only for the hits returned.
  */
-export function searchEverything(request: SearchRequest): SearchHit[] {
+export async function searchEverything(request: SearchRequest): Promise<SearchHit[]> {
+  // The folders the transcript hits' short ids are made among are listed while the ranking runs.
+  const names = _searchesTranscripts(request) ? listSessionAndRunNames() : [];
   const shown = _rankEverything(request);
   const transcripts = shown.filter(_isTranscript);
-  return _finish(shown, new Map(shortSessionIds(transcripts.map((hit) => hit.id)).map((short, at) => [transcripts[at]!, short])));
+  const shortIds = shortSessionIdsAmong(
+    transcripts.map((hit) => hit.id),
+    await names,
+  );
+  return _finish(shown, new Map(shortIds.map((short, at) => [transcripts[at]!, short])));
+}
+
+function _sources(request: SearchRequest): Set<SearchSource> {
+  return new Set<SearchSource>(request.sources && request.sources.length > 0 ? request.sources : SEARCH_SOURCES);
+}
+
+function _searchesTranscripts(request: SearchRequest): boolean {
+  const sources = _sources(request);
+  return request.query.trim() !== "" && (sources.has("sessions") || sources.has("runs"));
 }
 
 function _rankEverything(request: SearchRequest): _Draft[] {
-  const sources = new Set<SearchSource>(request.sources && request.sources.length > 0 ? request.sources : SEARCH_SOURCES);
+  const sources = _sources(request);
   const limit = request.limit ?? SEARCH_DEFAULT_LIMIT;
   const query = request.query.trim();
   if (!query) return [];

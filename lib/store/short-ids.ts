@@ -30,20 +30,34 @@ export function shortRunId(id: string): string {
 /** Each session or run id shortened (one listing of the two folders for a whole list). */
 export function shortSessionIds(ids: readonly string[]): string[] {
   if (ids.length === 0) return [];
-  return _shortIdsAmong(ids, [..._namesIn(paths.sessionsDir()), ..._namesIn(paths.runsDir())]);
+  return shortSessionIdsAmong(ids, [_namesIn(paths.sessionsDir()), _namesIn(paths.runsDir())]);
 }
 
 export const shortRunIds = shortSessionIds;
 
+/** The names in the sessions and the runs folder (listSessionAndRunNames). */
+export type SessionAndRunNames = readonly (readonly string[])[];
+
 /**
- * Each of `ids` shortened among the `.json` records of `names` (both folders' listing). Only the
- * stored ids that share a head (ids.ts `abbreviationHead`) with one of `ids` are kept, in one pass
- * over the names: no other can lengthen an abbreviation, and a long history's 15,000 names then
- * cost no copy each. Every `.json` name counts, so a record written there by anything (a run
- * copied in) does.
+ * Both folders' names, listed on the runtime's thread pool: a caller with other work to do before
+ * it shortens ids (a search's ranking) starts this first, so the listing overlaps that work, then
+ * shortens with `shortSessionIdsAmong`. Never rejects (a missing folder lists nothing).
  */
-function _shortIdsAmong(ids: readonly string[], names: readonly string[]): string[] {
-  const abbreviate = createAbbreviator(_near(names, new Set(ids.map(abbreviationHead))));
+export function listSessionAndRunNames(): Promise<SessionAndRunNames> {
+  return Promise.all([paths.sessionsDir(), paths.runsDir()].map((dir) => readdir(dir).catch(() => [])));
+}
+
+/**
+ * Each of `ids` shortened among the `.json` records of `names` (both folders' listing), as
+ * `shortSessionIds` does. Only the stored ids that share a head (ids.ts `abbreviationHead`) with
+ * one of `ids` are kept, in one pass over the names: no other can lengthen an abbreviation, and a
+ * long history's 15,000 names then cost no copy each. Every `.json` name counts, so a record
+ * written there by anything (a run copied in) does.
+ */
+export function shortSessionIdsAmong(ids: readonly string[], names: SessionAndRunNames): string[] {
+  if (ids.length === 0) return [];
+  const heads = new Set(ids.map(abbreviationHead));
+  const abbreviate = createAbbreviator(names.flatMap((list) => _near(list, heads)));
   return ids.map((id) => abbreviate(id));
 }
 
@@ -70,8 +84,7 @@ export async function listSessionAndRunIds(id: string): Promise<NearIds> {
   const noted = recentIdsSharing(head);
   if (noted) return { head, ids: noted };
   const heads = new Set([head]);
-  const listed = await Promise.all([paths.sessionsDir(), paths.runsDir()].map((dir) => readdir(dir).catch(() => [])));
-  return { head, ids: listed.flatMap((names) => _near(names, heads)) };
+  return { head, ids: (await listSessionAndRunNames()).flatMap((names) => _near(names, heads)) };
 }
 
 /** What listSessionAndRunIds found: the head it listed for and the stored ids that share it. */
