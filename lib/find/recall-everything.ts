@@ -42,6 +42,7 @@ import {
 } from "../store/memory-recall.ts";
 import { escapeMemoryText } from "../store/memory-escape.ts";
 import type { ScopedMemoryEntry } from "../store/memory.ts";
+import { readSessionMessages } from "../store/session-messages.ts";
 import { shortSessionIds } from "../store/short-ids.ts";
 import { buildSnippet } from "./snippet.ts";
 import { sessionDocText, type TranscriptCard } from "./transcript-docs.ts";
@@ -239,8 +240,8 @@ export function passageSnippets(groups: readonly RecalledGroup[], words: string,
   const snippets = new Map<string, string>();
   for (const group of groups) {
     if (!group.passage || !group.sessionId) continue;
-    const session = readSession(group.sessionId);
-    const text = session && sessionDocText(session, group.passage.id);
+    const messages = readSessionMessages(group.sessionId);
+    const text = messages && sessionDocText(messages, group.passage.id, () => readSession(group.sessionId!));
     if (text !== undefined) snippets.set(group.key, buildSnippet(text, words, width).text);
   }
   return snippets;

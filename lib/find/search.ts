@@ -26,7 +26,7 @@ import { listMemoryItems } from "./memory-items.ts";
 import { buildSnippet, type Snippet } from "./snippet.ts";
 import { sessionDocText, type TranscriptCard, type TranscriptDoc } from "./transcript-docs.ts";
 import { RUN_PREFIX, SESSION_PREFIX, openTranscriptIndex, readRunDocs, readSession } from "./transcript-index.ts";
-import type { SessionRecord } from "../store/session-record.ts";
+import { readSessionMessages, type SessionMessages } from "../store/session-messages.ts";
 
 export const SEARCH_SOURCES = ["sessions", "runs", "memory"] as const;
 export type SearchSource = (typeof SEARCH_SOURCES)[number];
@@ -161,14 +161,14 @@ export function describeTranscriptHits(found: readonly IndexHit[], query: string
 /** Transcript hits with their snippets (each source re-read once); their short ids are the caller's. */
 function _transcriptDrafts(found: readonly IndexHit[], query: string): _Draft[] {
   // Each source read once: a session's hit makes only its own message into documents, a run's reads its log's.
-  const sessions = new Map<string, SessionRecord | undefined>();
+  const sessions = new Map<string, SessionMessages | undefined>();
   const runs = new Map<string, Map<string, TranscriptDoc>>();
   const textOf = (hit: IndexHit): string => {
     const source = transcriptSourceId(hit.segment);
     if (hit.segment.startsWith(SESSION_PREFIX)) {
-      if (!sessions.has(source)) sessions.set(source, readSession(source));
-      const session = sessions.get(source);
-      return (session && sessionDocText(session, hit.id)) ?? "";
+      if (!sessions.has(source)) sessions.set(source, readSessionMessages(source));
+      const messages = sessions.get(source);
+      return (messages && sessionDocText(messages, hit.id, () => readSession(source))) ?? "";
     }
     let docs = runs.get(source);
     if (!docs) runs.set(source, (docs = new Map(readRunDocs(source).map((doc) => [doc.id, doc]))));

@@ -22,7 +22,9 @@ import * as v from "valibot";
 import { CompactionStateSchema, type CompactionState } from "../context-state/state.ts";
 import type { Message } from "../messages.ts";
 import type { LoggedEvent, RunSnapshot } from "../store/runs.ts";
+import { isRecord } from "../store/quick-check.ts";
 import type { SessionRecord } from "../store/session-record.ts";
+import type { SessionMessages } from "../store/session-messages.ts";
 
 export type TranscriptRole = "prompt" | "answer" | "tool-call" | "tool-result" | "tool-error" | "summary" | "notice" | "error";
 
@@ -75,13 +77,18 @@ export function sessionDocs(session: SessionRecord): TranscriptDoc[] {
 
 /**
  * The text of the document `id` of `sessionDocs(session)`, made from its one message (a
- * snippet needs one passage, not the session's every document); undefined when there is none.
- * Ids of archives and span summaries are looked up among all the session's documents.
+ * snippet needs one passage, not the session's every document), read from `messages` (only that
+ * message is checked; a call's text also reads the stored results' `bookkeeping` flags); undefined
+ * when there is none. Ids of archives and span summaries are looked up among all the documents of
+ * `whole()`, the session loaded in full.
  */
-export function sessionDocText(session: SessionRecord, id: string): string | undefined {
+export function sessionDocText(messages: SessionMessages, id: string, whole: () => SessionRecord | undefined): string | undefined {
   const parts = /^m(\d+)(?:\.([cr])(\d+))?(?:\.p(\d+))?$/.exec(id);
-  if (!parts) return sessionDocs(session).find((doc) => doc.id === id)?.text;
-  const message = session.messages[Number(parts[1])];
+  if (!parts) {
+    const session = whole();
+    return session && sessionDocs(session).find((doc) => doc.id === id)?.text;
+  }
+  const message = messages.at(Number(parts[1]));
   const [kind, at] = [parts[2], Number(parts[3])];
   let text: string | undefined;
   if (message?.role === "user" && !kind) text = message.content;
@@ -92,7 +99,7 @@ export function sessionDocText(session: SessionRecord, id: string): string | und
       .join("\n");
   else if (message?.role === "assistant" && kind === "c") {
     const call = message.parts.filter((part) => part.type === "tool-call")[at];
-    if (call && !_bookkeepingCalls(session.messages).has(call.id)) text = `${call.name} ${_inputText(call.input)}`;
+    if (call && !_storedBookkeepingCalls(messages.stored).has(call.id)) text = `${call.name} ${_inputText(call.input)}`;
   } else if (message?.role === "tool" && kind === "r") {
     const result = message.results[at];
     if (result && !result.bookkeeping) text = result.output;
@@ -173,6 +180,16 @@ function _messageDocs(messages: readonly Message[], prefix: string, timeOf: (pro
 /** The ids of the calls whose results are bookkeeping (not documents, nor their calls). */
 function _bookkeepingCalls(messages: readonly Message[]): Set<string> {
   return new Set(messages.flatMap((message) => (message.role === "tool" ? message.results.filter((r) => r.bookkeeping).map((r) => r.callId) : [])));
+}
+
+/** `_bookkeepingCalls` of messages as stored, unchecked: each tool result whose `bookkeeping` is true and whose `callId` is a string. */
+function _storedBookkeepingCalls(stored: readonly unknown[]): Set<string> {
+  const calls = new Set<string>();
+  for (const message of stored) {
+    if (!isRecord(message) || message.role !== "tool" || !Array.isArray(message.results)) continue;
+    for (const result of message.results) if (isRecord(result) && result.bookkeeping === true && typeof result.callId === "string") calls.add(result.callId);
+  }
+  return calls;
 }
 
 /** Prompt k took place at exchange k's time; prompts past the exchanges at the session's last save. */

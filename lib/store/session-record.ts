@@ -60,6 +60,9 @@ export interface LiveSession {
   since: string;
 }
 
+/** What a session's `id` must match. */
+export const SESSION_ID_PATTERN = /^[0-9a-f-]+$/;
+
 function _buildSession(): v.GenericSchema<unknown, SessionRecord> {
   const exchange = v.object({
     query: v.string(),
@@ -75,7 +78,7 @@ function _buildSession(): v.GenericSchema<unknown, SessionRecord> {
 
   return v.object({
     version: v.literal(1),
-    id: v.pipe(v.string(), v.regex(/^[0-9a-f-]+$/, "must be a session id")),
+    id: v.pipe(v.string(), v.regex(SESSION_ID_PATTERN, "must be a session id")),
     createdAt: v.string(),
     updatedAt: v.string(),
     cwd: v.string(),

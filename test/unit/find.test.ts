@@ -8,7 +8,7 @@ import { rmSync } from "node:fs";
 import { parseSince } from "../../lib/find/since.ts";
 import { buildSnippet, renderSnippet } from "../../lib/find/snippet.ts";
 import { runDocs, sessionDocText, sessionDocs } from "../../lib/find/transcript-docs.ts";
-import { openTranscriptIndex } from "../../lib/find/transcript-index.ts";
+import { openTranscriptIndex, readSession } from "../../lib/find/transcript-index.ts";
 import { buildExportDoc } from "../../lib/export/export-doc.ts";
 import { renderHtml } from "../../lib/export/html.ts";
 import { renderMarkdown } from "../../lib/export/markdown.ts";
@@ -19,6 +19,7 @@ import { paths } from "../../lib/platform/paths.ts";
 import { writeJsonAtomic } from "../../lib/state-file/json-file.ts";
 import type { LoggedEvent, RunSnapshot } from "../../lib/store/runs.ts";
 import type { SessionRecord } from "../../lib/store/session-record.ts";
+import { readSessionMessages } from "../../lib/store/session-messages.ts";
 import { buildFakeSecrets } from "../fixtures/fake-secrets.ts";
 import { useTempHome } from "./temp-home.ts";
 
@@ -153,17 +154,6 @@ describe("what is indexed", () => {
       ["m2.r2", "walrus.ts:1"],
     ]);
   });
-
-  test("one document's text from its message alone is the text sessionDocs gives it; an id of no document gives none", () => {
-    for (const session of [SESSION, LONG_SESSION]) {
-      const docs = sessionDocs(session);
-      expect(docs.map((doc) => [doc.id, sessionDocText(session, doc.id)])).toEqual(docs.map((doc) => [doc.id, doc.text]));
-    }
-    const absent = ["m0.p0", "m1.p1", "m1.c1", "m1.c9", "m2.r1", "m2", "m2.c0", "m3.r0", "m4.p0", "m9", "s5", "a0.m5", "a1.sum", "x", "m-1", "m1.c"];
-    expect(absent.map((id) => [id, sessionDocText(SESSION, id)])).toEqual(absent.map((id) => [id, undefined]));
-    const long = ["m0", "m0.p99", "m1.c0", "m1.c1", "m2.r0", "m2.r1", "m2.r2.p0"];
-    expect(long.map((id) => [id, sessionDocText(LONG_SESSION, id)])).toEqual(long.map((id) => [id, undefined]));
-  });
 });
 
 describe("the transcript index", () => {
@@ -175,6 +165,51 @@ describe("the transcript index", () => {
   };
   beforeEach(() => (counter += 1));
   afterEach(() => rmSync(paths.transcriptIndex(), { recursive: true, force: true }));
+
+  /** Document `id`'s text as a search's snippet reads it: from the session's file, one message checked. */
+  const docText = (id: string, docId: string) => {
+    const messages = readSessionMessages(id);
+    return messages && sessionDocText(messages, docId, () => readSession(id));
+  };
+
+  test("one document's text from its message alone is the text sessionDocs gives it; an id of no document gives none", () => {
+    for (const session of [SESSION, LONG_SESSION]) {
+      writeSession(session);
+      const docs = sessionDocs(session);
+      expect(docs.map((doc) => [doc.id, docText(session.id, doc.id)])).toEqual(docs.map((doc) => [doc.id, doc.text]));
+    }
+    writeSession(SESSION);
+    const absent = ["m0.p0", "m1.p1", "m1.c1", "m1.c9", "m2.r1", "m2", "m2.c0", "m3.r0", "m4.p0", "m9", "s5", "a0.m5", "a1.sum", "x", "m-1", "m1.c"];
+    expect(absent.map((id) => [id, docText(SESSION.id, id)])).toEqual(absent.map((id) => [id, undefined]));
+    writeSession(LONG_SESSION);
+    const long = ["m0", "m0.p99", "m1.c0", "m1.c1", "m2.r0", "m2.r1", "m2.r2.p0"];
+    expect(long.map((id) => [id, docText(LONG_SESSION.id, id)])).toEqual(long.map((id) => [id, undefined]));
+  });
+
+  test("a snippet's message is checked alone: a flaw elsewhere in the record leaves it readable, a flaw in it gives no text, another format or id nothing", () => {
+    const flawed = {
+      ...SESSION,
+      exchanges: [{ ...SESSION.exchanges[0]!, status: "exploded" }],
+      messages: [SESSION.messages[0]!, { role: "assistant", parts: [{ type: "text", text: 7 }] }, ...SESSION.messages.slice(2)],
+    };
+    writeJsonAtomic(paths.session(SESSION.id), flawed);
+    expect(readSession(SESSION.id)).toBeUndefined();
+    expect(["m0", "m1", "m2.r0", "s0"].map((id) => docText(SESSION.id, id))).toEqual([
+      "first ask about the walrus",
+      undefined,
+      "walrus.ts:1 <script>alert(1)</script>",
+      undefined,
+    ]);
+    for (const other of [
+      { ...SESSION, version: 2 },
+      { ...SESSION, id: "0190aaaa-0000-7000-8000-000000000009" },
+      { ...SESSION, messages: {} },
+    ]) {
+      writeJsonAtomic(paths.session(SESSION.id), other);
+      expect(readSessionMessages(SESSION.id)).toBeUndefined();
+    }
+    expect(readSessionMessages("0190aaaa-0000-7000-8000-00000000000f")).toBeUndefined();
+  });
 
   test("follows sessions as they are written and removed", () => {
     writeSession(SESSION);
