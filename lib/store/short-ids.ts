@@ -93,11 +93,31 @@ export interface NearIds {
   ids: readonly string[];
 }
 
-/** The `<id>.json` names in `names` whose id's head (`abbreviationHead`) is one of `heads`, as ids. */
+/**
+ * The `<id>.json` names in `names` whose id's head (`abbreviationHead`) is one of `heads`, as ids:
+ * found in a sorted copy by binary search, so a long history's 15,000 names cost a sort and no
+ * string made per name.
+ */
 function _near(names: readonly string[], heads: ReadonlySet<string>): string[] {
+  const sorted = [...names].sort();
   const ids: string[] = [];
-  for (const name of names) if (name.endsWith(".json") && heads.has(abbreviationHead(name))) ids.push(name.slice(0, -".json".length));
+  for (const head of heads)
+    for (let at = _firstNotBefore(sorted, head); at < sorted.length && sorted[at]!.startsWith(head); at++) {
+      const name = sorted[at]!;
+      if (name.endsWith(".json") && abbreviationHead(name) === head) ids.push(name.slice(0, -".json".length));
+    }
   return ids;
+}
+
+function _firstNotBefore(sorted: readonly string[], key: string): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (sorted[middle]! < key) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 /**
