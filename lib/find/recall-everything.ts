@@ -42,7 +42,7 @@ import {
 } from "../store/memory-recall.ts";
 import { escapeMemoryText } from "../store/memory-escape.ts";
 import type { ScopedMemoryEntry } from "../store/memory.ts";
-import { readSessionMessages } from "../store/session-messages.ts";
+import { readSessionMessages } from "../store/sessions.ts";
 import { shortSessionIds } from "../store/short-ids.ts";
 import { buildSnippet } from "./snippet.ts";
 import { sessionDocText, type TranscriptCard } from "./transcript-docs.ts";

@@ -26,7 +26,7 @@ import { listMemoryItems } from "./memory-items.ts";
 import { buildSnippet, type Snippet } from "./snippet.ts";
 import { sessionDocText, type TranscriptCard, type TranscriptDoc } from "./transcript-docs.ts";
 import { RUN_PREFIX, SESSION_PREFIX, openTranscriptIndex, readRunDocs, readSession } from "./transcript-index.ts";
-import { readSessionMessages, type SessionMessages } from "../store/session-messages.ts";
+import { readSessionMessages, type SessionMessages } from "../store/sessions.ts";
 
 export const SEARCH_SOURCES = ["sessions", "runs", "memory"] as const;
 export type SearchSource = (typeof SEARCH_SOURCES)[number];

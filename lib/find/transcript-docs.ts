@@ -24,7 +24,7 @@ import type { Message } from "../messages.ts";
 import type { LoggedEvent, RunSnapshot } from "../store/runs.ts";
 import { isRecord } from "../store/quick-check.ts";
 import type { SessionRecord } from "../store/session-record.ts";
-import type { SessionMessages } from "../store/session-messages.ts";
+import type { SessionMessages } from "../store/sessions.ts";
 
 export type TranscriptRole = "prompt" | "answer" | "tool-call" | "tool-result" | "tool-error" | "summary" | "notice" | "error";
 

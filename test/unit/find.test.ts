@@ -19,7 +19,7 @@ import { paths } from "../../lib/platform/paths.ts";
 import { writeJsonAtomic } from "../../lib/state-file/json-file.ts";
 import type { LoggedEvent, RunSnapshot } from "../../lib/store/runs.ts";
 import type { SessionRecord } from "../../lib/store/session-record.ts";
-import { readSessionMessages } from "../../lib/store/session-messages.ts";
+import { readSessionMessages } from "../../lib/store/sessions.ts";
 import { buildFakeSecrets } from "../fixtures/fake-secrets.ts";
 import { useTempHome } from "./temp-home.ts";
 
