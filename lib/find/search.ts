@@ -24,8 +24,9 @@ import { EPISODE_SEGMENT, episodeText, openMemoryIndex, type EpisodeCard } from 
 import { listSessionAndRunNames, shortSessionIds, shortSessionIdsAmong } from "../store/short-ids.ts";
 import { listMemoryItems } from "./memory-items.ts";
 import { buildSnippet, type Snippet } from "./snippet.ts";
-import { sessionDocText, type TranscriptCard, type TranscriptDoc } from "./transcript-docs.ts";
-import { RUN_PREFIX, SESSION_PREFIX, openTranscriptIndex, readRunDocs, readSession } from "./transcript-index.ts";
+import { runDocText, sessionDocText, type TranscriptCard } from "./transcript-docs.ts";
+import { RUN_PREFIX, SESSION_PREFIX, openTranscriptIndex, readSession } from "./transcript-index.ts";
+import { loadRun, readRunEvents, type LoggedEvent, type RunSnapshot } from "../store/runs.ts";
 import { readSessionMessages, type SessionMessages } from "../store/sessions.ts";
 
 export const SEARCH_SOURCES = ["sessions", "runs", "memory"] as const;
@@ -160,9 +161,9 @@ export function describeTranscriptHits(found: readonly IndexHit[], query: string
 
 /** Transcript hits with their snippets (each source re-read once); their short ids are the caller's. */
 function _transcriptDrafts(found: readonly IndexHit[], query: string): _Draft[] {
-  // Each source read once: a session's hit makes only its own message into documents, a run's reads its log's.
+  // Each source read once: a hit's text is made from its own message or event (a run's snapshot is read for its prompt alone).
   const sessions = new Map<string, SessionMessages | undefined>();
-  const runs = new Map<string, Map<string, TranscriptDoc>>();
+  const runs = new Map<string, { events: LoggedEvent[]; snapshot: () => RunSnapshot | undefined }>();
   const textOf = (hit: IndexHit): string => {
     const source = transcriptSourceId(hit.segment);
     if (hit.segment.startsWith(SESSION_PREFIX)) {
@@ -170,9 +171,13 @@ function _transcriptDrafts(found: readonly IndexHit[], query: string): _Draft[] 
       const messages = sessions.get(source);
       return (messages && sessionDocText(messages, hit.id, () => readSession(source))) ?? "";
     }
-    let docs = runs.get(source);
-    if (!docs) runs.set(source, (docs = new Map(readRunDocs(source).map((doc) => [doc.id, doc]))));
-    return docs.get(hit.id)?.text ?? "";
+    let run = runs.get(source);
+    if (!run) {
+      let loaded: { snapshot: RunSnapshot | undefined } | undefined;
+      run = { events: readRunEvents(source).events, snapshot: () => (loaded ??= { snapshot: loadRun(source) }).snapshot };
+      runs.set(source, run);
+    }
+    return runDocText(run.events, hit.id, run.snapshot) ?? "";
   };
   return found.map((hit): _Draft => {
     const card = hit.data as TranscriptCard;

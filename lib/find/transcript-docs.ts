@@ -104,10 +104,37 @@ export function sessionDocText(messages: SessionMessages, id: string, whole: () 
     const result = message.results[at];
     if (result && !result.bookkeeping) text = result.output;
   }
-  if (text === undefined) return undefined;
+  return text === undefined ? undefined : _passageText(text, parts[4]);
+}
+
+/**
+ * The text of the document `id` of `runDocs(snapshot, events)`, made from its one event (or the
+ * prompt, the only document that reads `snapshot()`): what a snippet needs, without the run's
+ * every document. When events share a seq, the last one holding the document gives it, as a
+ * lookup among runDocs would.
+ */
+export function runDocText(events: readonly LoggedEvent[], id: string, snapshot: () => RunSnapshot | undefined): string | undefined {
+  const [, base, passage] = /^(.*?)(?:\.p(\d+))?$/.exec(id)!;
+  if (base === "prompt") {
+    const prompt = snapshot()?.prompt;
+    return prompt ? _passageText(prompt, passage) : undefined;
+  }
+  const bookkeeping = _bookkeepingEvents(events);
+  let text: string | undefined;
+  for (const event of events) {
+    if (`e${event.seq}` !== base || ("id" in event && typeof event.id === "string" && bookkeeping.has(event.id))) continue;
+    const found = eventText(event);
+    const passageText = found && _passageText(found.text, passage);
+    if (passageText !== undefined) text = passageText;
+  }
+  return text;
+}
+
+/** Passage `passage` of `text` as _docs cuts it: the whole text's one passage when `passage` is undefined. */
+function _passageText(text: string, passage: string | undefined): string | undefined {
   const passages = splitPassages(text.length > _TEXT_CAP ? text.slice(0, _TEXT_CAP) : text);
-  if (parts[4] === undefined) return passages.length === 1 ? passages[0] : undefined;
-  return passages.length > 1 ? passages[Number(parts[4])] : undefined;
+  if (passage === undefined) return passages.length === 1 ? passages[0] : undefined;
+  return passages.length > 1 ? passages[Number(passage)] : undefined;
 }
 
 /** Every searchable document of a run: its prompt and each logged event that carries text. */
@@ -115,9 +142,7 @@ export function runDocs(snapshot: RunSnapshot | undefined, events: readonly Logg
   const cwd = snapshot?.cwd ?? _runStartCwd(events);
   const docs: TranscriptDoc[] = [];
   if (snapshot?.prompt) docs.push(..._docs("prompt", snapshot.prompt, { at: snapshot.startedAt, cwd, role: "prompt" }));
-  const bookkeeping = new Set(
-    events.flatMap((event) => ((event.type === "tool-result" || event.type === "tool-error") && event.bookkeeping ? [event.id] : [])),
-  );
+  const bookkeeping = _bookkeepingEvents(events);
   for (const event of events) {
     if ("id" in event && typeof event.id === "string" && bookkeeping.has(event.id)) continue;
     const found = eventText(event);
@@ -180,6 +205,11 @@ function _messageDocs(messages: readonly Message[], prefix: string, timeOf: (pro
 /** The ids of the calls whose results are bookkeeping (not documents, nor their calls). */
 function _bookkeepingCalls(messages: readonly Message[]): Set<string> {
   return new Set(messages.flatMap((message) => (message.role === "tool" ? message.results.filter((r) => r.bookkeeping).map((r) => r.callId) : [])));
+}
+
+/** The ids of a run's calls whose results are bookkeeping (not documents, nor their calls). */
+function _bookkeepingEvents(events: readonly LoggedEvent[]): Set<string> {
+  return new Set(events.flatMap((event) => ((event.type === "tool-result" || event.type === "tool-error") && event.bookkeeping ? [event.id] : [])));
 }
 
 /** `_bookkeepingCalls` of messages as stored, unchecked: each tool result whose `bookkeeping` is true and whose `callId` is a string. */

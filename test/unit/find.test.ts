@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { parseSince } from "../../lib/find/since.ts";
 import { buildSnippet, renderSnippet } from "../../lib/find/snippet.ts";
-import { runDocs, sessionDocText, sessionDocs } from "../../lib/find/transcript-docs.ts";
+import { runDocText, runDocs, sessionDocText, sessionDocs } from "../../lib/find/transcript-docs.ts";
 import { openTranscriptIndex, readSession } from "../../lib/find/transcript-index.ts";
 import { buildExportDoc } from "../../lib/export/export-doc.ts";
 import { renderHtml } from "../../lib/export/html.ts";
@@ -140,6 +140,31 @@ describe("what is indexed", () => {
       ["e3", "tool-error", "no such file"],
       ["e4", "answer", "Done."],
     ]);
+  });
+
+  test("one run document's text from its event alone is the text runDocs gives it; only the prompt reads the snapshot", () => {
+    const run = { id: "r1", cwd: "/work/app", prompt: PARAGRAPHS.join("\n\n"), startedAt: "2026-11-01T10:00:00.000Z" } as RunSnapshot;
+    const events = [
+      { seq: 1, at: "t1", type: "message", text: PARAGRAPHS.slice(0, 12).join("\n\n"), step: 1 },
+      { seq: 2, at: "t2", type: "tool-call", id: "k", name: "recall", input: { query: "walrus plans" } },
+      { seq: 3, at: "t3", type: "tool-result", id: "k", name: "recall", output: "session 0193 walrus", bookkeeping: true },
+      { seq: 4, at: "t4", type: "tool-result", id: "g", name: "grep", output: "walrus.ts:1" },
+      { seq: 5, at: "t5", type: "notice", text: "a notice" },
+    ] as LoggedEvent[];
+    let reads = 0;
+    const snapshot = () => (reads++, run);
+    const docs = runDocs(run, events);
+    expect(docs.filter((doc) => doc.id.startsWith("e")).map((doc) => [doc.id, runDocText(events, doc.id, snapshot)])).toEqual(
+      docs.filter((doc) => doc.id.startsWith("e")).map((doc) => [doc.id, doc.text]),
+    );
+    expect(reads).toBe(0);
+    expect(docs.filter((doc) => doc.id.startsWith("prompt")).map((doc) => [doc.id, runDocText(events, doc.id, snapshot)])).toEqual(
+      docs.filter((doc) => doc.id.startsWith("prompt")).map((doc) => [doc.id, doc.text]),
+    );
+    expect(docs.length).toBeGreaterThan(6);
+    const absent = ["prompt", "prompt.p99", "e1", "e1.p99", "e2", "e3", "e4.p0", "e5", "e9", "x"];
+    expect(absent.map((id) => [id, runDocText(events, id, snapshot)])).toEqual(absent.map((id) => [id, undefined]));
+    expect(runDocText(events, "prompt.p0", () => undefined)).toBeUndefined();
   });
 
   test("only what was said: bookkeeping calls and results and denials are not documents; a long text is one document per passage", () => {
