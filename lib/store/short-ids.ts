@@ -6,7 +6,6 @@
  * first run are usually made in the same millisecond.
  */
 import { closeSync, fstatSync, linkSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeSync, constants as fsConstants } from "node:fs";
-import { readdir } from "node:fs/promises";
 import { abbreviationHead, createAbbreviator, shortestUniquePrefix } from "../platform/ids.ts";
 import { ensureStateDir, paths } from "../platform/paths.ts";
 import { withLockSync } from "../state-file/file-lock.ts";
@@ -43,7 +42,9 @@ export type SessionAndRunNames = readonly (readonly string[])[];
  * it shortens ids (a search's ranking) starts this first, so the listing overlaps that work, then
  * shortens with `shortSessionIdsAmong`. Never rejects (a missing folder lists nothing).
  */
-export function listSessionAndRunNames(): Promise<SessionAndRunNames> {
+export async function listSessionAndRunNames(): Promise<SessionAndRunNames> {
+  // Loaded here, not at the top: importing node:fs/promises costs a compiled binary's start about half a millisecond.
+  const { readdir } = await import("node:fs/promises");
   return Promise.all([paths.sessionsDir(), paths.runsDir()].map((dir) => readdir(dir).catch(() => [])));
 }
 
