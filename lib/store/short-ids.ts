@@ -51,9 +51,8 @@ export async function listSessionAndRunNames(): Promise<SessionAndRunNames> {
 /**
  * Each of `ids` shortened among the `.json` records of `names` (both folders' listing), as
  * `shortSessionIds` does. Only the stored ids that share a head (ids.ts `abbreviationHead`) with
- * one of `ids` are kept, in one pass over the names: no other can lengthen an abbreviation, and a
- * long history's 15,000 names then cost no copy each. Every `.json` name counts, so a record
- * written there by anything (a run copied in) does.
+ * one of `ids` are kept (`_near`): no other can lengthen an abbreviation. Every `.json` name
+ * counts, so a record written there by anything (a run copied in) does.
  */
 export function shortSessionIdsAmong(ids: readonly string[], names: SessionAndRunNames): string[] {
   if (ids.length === 0) return [];
