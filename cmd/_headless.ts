@@ -41,15 +41,8 @@ export async function runHeadless(prompt: string, flags: AgentFlags, options: He
     runId: process.env.SHIRO_RUN_ID,
     detached: process.env.SHIRO_DETACHED === "1",
     writeStderr: writeErr,
-    // The saved line's short id: a long history is listed while the model answers, not before the request is sent nor after
-    // (for the session's id; a request before createAgent returns lists nothing, and the end lists then).
-    afterFirstRequest: () => {
-      try {
-        listed ??= listSessionAndRunIds(agent.session.id);
-      } catch {
-        // `agent` not assigned yet
-      }
-    },
+    // The saved line's short id: a long history is listed while the model answers, not before the request is sent nor after.
+    afterFirstRequest: (sessionId) => (listed = listSessionAndRunIds(sessionId)),
   });
   try {
     const stop = await runHeadlessTurns(agent, prompt, controller.signal, {

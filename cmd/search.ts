@@ -37,7 +37,7 @@ export default defineCommand({
     if (args.project && !existsSync(resolve(String(args.project)))) throw new UsageError(`--project ${args.project}: no such folder`);
     const project = args.all ? undefined : args.project ? findProjectRoot(resolve(String(args.project))) : here;
     const sources = (["sessions", "runs", "memory"] as const).filter((source) => args[source]);
-    const hits = searchEverything({
+    const hits = await searchEverything({
       query,
       sources,
       limit,

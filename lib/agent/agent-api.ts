@@ -46,8 +46,8 @@ export interface CreateAgentOptions {
   env?: NodeJS.ProcessEnv;
   /** Where the session's own lines go (a plugin's bell, an episode not written): the front end's one writer (lib/ui/output.ts). */
   writeStderr: (text: string) => void;
-  /** Called once, when the answer to the session's first model request begins (its first event): work that must not delay sending it. */
-  afterFirstRequest?: () => void;
+  /** Called once, with the session's id, when the answer to its first model request begins (its first event): work that must not delay sending it. */
+  afterFirstRequest?: (sessionId: string) => void;
   editor?: EditorConnection;
 }
 

@@ -38,7 +38,7 @@ export type { Agent, AgentModeChange, CreateAgentOptions } from "./agent-api.ts"
 import type { Agent, CreateAgentOptions } from "./agent-api.ts";
 
 export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
-  const { flags, cwd } = options;
+  const { flags, cwd, afterFirstRequest } = options;
   const headless = options.mode === "headless";
   const canAsk = Boolean(options.decide);
   const notices: StartupNotice[] = [];
@@ -148,7 +148,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
       firstTurnPairs: headless && owner.resumed ? (config.file.historyPairs ?? 0) : 0,
     },
     turn: {
-      client: traceFirstRequest(options.afterFirstRequest ? _afterFirstRequest(client, options.afterFirstRequest) : client),
+      client: traceFirstRequest(afterFirstRequest ? _afterFirstRequest(client, () => afterFirstRequest(session.id)) : client),
       context: context.manager,
       gate,
       plugins: ext.plugins,
@@ -278,35 +278,24 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
 }
 
 /**
- * `client`, calling `then` once, when the first request's answer begins (its stream's first
- * event; when it ends without one, at its end): the request is on the wire by then, so what `then`
+ * `client`, calling `then` once, at the first event of an answer (the first request's: every
+ * stream yields one, ModelClient's contract): the request is on the wire by then, so what `then`
  * starts does not compete with sending it.
  */
 function _afterFirstRequest(client: ModelClient, then: () => void): ModelClient {
   let pending = true;
   return {
-    stream(request) {
-      if (!pending) return client.stream(request);
-      pending = false;
-      return _onFirstEvent(client.stream(request), then);
+    async *stream(request) {
+      for await (const event of client.stream(request)) {
+        if (pending) {
+          pending = false;
+          then();
+        }
+        yield event;
+      }
     },
     get protocol() {
       return client.protocol;
     },
   };
-}
-
-async function* _onFirstEvent<T>(events: AsyncGenerator<T, void, undefined>, then: () => void): AsyncGenerator<T, void, undefined> {
-  let called = false;
-  try {
-    for await (const event of events) {
-      if (!called) {
-        called = true;
-        then();
-      }
-      yield event;
-    }
-  } finally {
-    if (!called) then();
-  }
 }

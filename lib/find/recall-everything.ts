@@ -42,10 +42,11 @@ import {
 } from "../store/memory-recall.ts";
 import { escapeMemoryText } from "../store/memory-escape.ts";
 import type { ScopedMemoryEntry } from "../store/memory.ts";
+import { readSessionMessages } from "../store/sessions.ts";
 import { shortSessionIds } from "../store/short-ids.ts";
 import { buildSnippet } from "./snippet.ts";
-import type { TranscriptCard } from "./transcript-docs.ts";
-import { SESSION_PREFIX, openTranscriptIndex, readSessionPassage } from "./transcript-index.ts";
+import { sessionDocText, type TranscriptCard } from "./transcript-docs.ts";
+import { SESSION_PREFIX, openTranscriptIndex, readSession } from "./transcript-index.ts";
 
 export type RecallEverythingKind = RecallKind | typeof TRANSCRIPT_KIND;
 
@@ -168,14 +169,12 @@ export function rankEverything(context: RecallEverythingContext, request: Recall
       items.push({ source: "episode", group: SESSION_PREFIX + card.sessionId, id: entry.id, score: 0, at: card.at, data: card });
     }
   }
-  const limit = request.limit ?? RECALL_DEFAULT_LIMIT;
   const ranked = rankGroups(items, {
-    limit,
     rule: context.rule ?? DEFAULT_GROUP_RULE,
     ...(time.window ? { window: time.window } : {}),
     ...(context.windowBoost === undefined ? {} : { boost: context.windowBoost }),
   });
-  const groups = ranked.slice(0, limit).map((group): RecalledGroup => {
+  const groups = ranked.slice(0, request.limit ?? RECALL_DEFAULT_LIMIT).map((group): RecalledGroup => {
     const best = group.items[0]!;
     if (best.source === "note") return { kind: "note", key: group.key, score: group.score, at: group.at, note: memory.notes.get(best.id)! };
     const episode = group.items.find((item) => item.source === "episode");
@@ -241,24 +240,19 @@ export function passageSnippets(groups: readonly RecalledGroup[], words: string,
   const snippets = new Map<string, string>();
   for (const group of groups) {
     if (!group.passage || !group.sessionId) continue;
-    const text = readSessionPassage(group.sessionId, group.passage.id);
+    const messages = readSessionMessages(group.sessionId);
+    const text = messages && sessionDocText(messages, group.passage.id, () => readSession(group.sessionId!));
     if (text !== undefined) snippets.set(group.key, buildSnippet(text, words, width).text);
   }
   return snippets;
 }
 
-/**
- * Names and code-like words of the query (capitalised past the first word, or holding a digit or
- * joiner) weigh `weight`. An ASCII query is split by the same patterns in ASCII classes (the same
- * words), without compiling the Unicode ones before a first request.
- */
+/** Names and code-like words of the query (capitalised past the first word, or holding a digit or joiner) weigh `weight`. */
 function _entityWeights(query: string, weight: number): Map<string, number> {
   const weights = new Map<string, number>();
-  const ascii = !/[^\x00-\x7f]/.test(query);
-  const words = (ascii ? query.match(/[A-Za-z0-9_./:-]+/g) : query.match(/[\p{L}\p{N}_./:-]+/gu)) ?? [];
-  const capital = ascii ? /^[A-Z]/ : /^\p{Lu}/u;
+  const words = query.match(/[\p{L}\p{N}_./:-]+/gu) ?? [];
   words.forEach((word, i) => {
-    if ((i > 0 && capital.test(word)) || /\d|[_./:-]\w/.test(word)) for (const term of tokenizeQuery(word)) weights.set(term, weight);
+    if ((i > 0 && /^\p{Lu}/u.test(word)) || /\d|[_./:-]\w/.test(word)) for (const term of tokenizeQuery(word)) weights.set(term, weight);
   });
   return weights;
 }

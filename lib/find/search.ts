@@ -21,12 +21,13 @@
  */
 import type { Bm25Index, IndexHit } from "../search/bm25-index.ts";
 import { EPISODE_SEGMENT, episodeText, openMemoryIndex, type EpisodeCard } from "../store/memory-index.ts";
-import { shortSessionIds } from "../store/short-ids.ts";
+import { listSessionAndRunNames, shortSessionIds, shortSessionIdsAmong } from "../store/short-ids.ts";
 import { listMemoryItems } from "./memory-items.ts";
 import { buildSnippet, type Snippet } from "./snippet.ts";
-import { sessionDocText, type TranscriptCard, type TranscriptDoc } from "./transcript-docs.ts";
-import { RUN_PREFIX, SESSION_PREFIX, openTranscriptIndex, readRunDocs, readSession } from "./transcript-index.ts";
-import type { SessionRecord } from "../store/session-record.ts";
+import { runDocText, sessionDocText, type TranscriptCard } from "./transcript-docs.ts";
+import { RUN_PREFIX, SESSION_PREFIX, openTranscriptIndex, readSession } from "./transcript-index.ts";
+import { loadRun, readRunEvents, type LoggedEvent, type RunSnapshot } from "../store/runs.ts";
+import { readSessionMessages, type SessionMessages } from "../store/sessions.ts";
 
 export const SEARCH_SOURCES = ["sessions", "runs", "memory"] as const;
 export type SearchSource = (typeof SEARCH_SOURCES)[number];
@@ -69,14 +70,29 @@ export interface SearchHit {
  * hits kept: transcript snippets for the candidates of each source (a repeat is told by its
  * snippet), memory snippets and every short id only for the hits returned.
  */
-export function searchEverything(request: SearchRequest): SearchHit[] {
+export async function searchEverything(request: SearchRequest): Promise<SearchHit[]> {
+  // The folders the transcript hits' short ids are made among are listed while the ranking runs.
+  const names = _searchesTranscripts(request) ? listSessionAndRunNames() : [];
   const shown = _rankEverything(request);
   const transcripts = shown.filter(_isTranscript);
-  return _finish(shown, new Map(shortSessionIds(transcripts.map((hit) => hit.id)).map((short, at) => [transcripts[at]!, short])));
+  const shortIds = shortSessionIdsAmong(
+    transcripts.map((hit) => hit.id),
+    await names,
+  );
+  return _finish(shown, new Map(shortIds.map((short, at) => [transcripts[at]!, short])));
+}
+
+function _sources(request: SearchRequest): Set<SearchSource> {
+  return new Set<SearchSource>(request.sources && request.sources.length > 0 ? request.sources : SEARCH_SOURCES);
+}
+
+function _searchesTranscripts(request: SearchRequest): boolean {
+  const sources = _sources(request);
+  return request.query.trim() !== "" && (sources.has("sessions") || sources.has("runs"));
 }
 
 function _rankEverything(request: SearchRequest): _Draft[] {
-  const sources = new Set<SearchSource>(request.sources && request.sources.length > 0 ? request.sources : SEARCH_SOURCES);
+  const sources = _sources(request);
   const limit = request.limit ?? SEARCH_DEFAULT_LIMIT;
   const query = request.query.trim();
   if (!query) return [];
@@ -145,19 +161,23 @@ export function describeTranscriptHits(found: readonly IndexHit[], query: string
 
 /** Transcript hits with their snippets (each source re-read once); their short ids are the caller's. */
 function _transcriptDrafts(found: readonly IndexHit[], query: string): _Draft[] {
-  // Each source read once: a session's hit makes only its own message into documents, a run's reads its log's.
-  const sessions = new Map<string, SessionRecord | undefined>();
-  const runs = new Map<string, Map<string, TranscriptDoc>>();
+  // Each source read once: a hit's text is made from its own message or event (a run's snapshot is read for its prompt alone).
+  const sessions = new Map<string, SessionMessages | undefined>();
+  const runs = new Map<string, { events: LoggedEvent[]; snapshot: () => RunSnapshot | undefined }>();
   const textOf = (hit: IndexHit): string => {
     const source = transcriptSourceId(hit.segment);
     if (hit.segment.startsWith(SESSION_PREFIX)) {
-      if (!sessions.has(source)) sessions.set(source, readSession(source));
-      const session = sessions.get(source);
-      return (session && sessionDocText(session, hit.id)) ?? "";
+      if (!sessions.has(source)) sessions.set(source, readSessionMessages(source));
+      const messages = sessions.get(source);
+      return (messages && sessionDocText(messages, hit.id, () => readSession(source))) ?? "";
     }
-    let docs = runs.get(source);
-    if (!docs) runs.set(source, (docs = new Map(readRunDocs(source).map((doc) => [doc.id, doc]))));
-    return docs.get(hit.id)?.text ?? "";
+    let run = runs.get(source);
+    if (!run) {
+      let loaded: { snapshot: RunSnapshot | undefined } | undefined;
+      run = { events: readRunEvents(source).events, snapshot: () => (loaded ??= { snapshot: loadRun(source) }).snapshot };
+      runs.set(source, run);
+    }
+    return runDocText(run.events, hit.id, run.snapshot) ?? "";
   };
   return found.map((hit): _Draft => {
     const card = hit.data as TranscriptCard;

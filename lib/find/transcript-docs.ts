@@ -22,7 +22,9 @@ import * as v from "valibot";
 import { CompactionStateSchema, type CompactionState } from "../context-state/state.ts";
 import type { Message } from "../messages.ts";
 import type { LoggedEvent, RunSnapshot } from "../store/runs.ts";
+import { isRecord } from "../store/quick-check.ts";
 import type { SessionRecord } from "../store/session-record.ts";
+import type { SessionMessages } from "../store/sessions.ts";
 
 export type TranscriptRole = "prompt" | "answer" | "tool-call" | "tool-result" | "tool-error" | "summary" | "notice" | "error";
 
@@ -75,13 +77,18 @@ export function sessionDocs(session: SessionRecord): TranscriptDoc[] {
 
 /**
  * The text of the document `id` of `sessionDocs(session)`, made from its one message (a
- * snippet needs one passage, not the session's every document); undefined when there is none.
- * Ids of archives and span summaries are looked up among all the session's documents.
+ * snippet needs one passage, not the session's every document), read from `messages` (only that
+ * message is checked; a call's text also reads the stored results' `bookkeeping` flags); undefined
+ * when there is none. Ids of archives and span summaries are looked up among all the documents of
+ * `whole()`, the session loaded in full.
  */
-export function sessionDocText(session: SessionRecord, id: string): string | undefined {
-  const parts = _MESSAGE_DOC.exec(id);
-  if (!parts) return sessionDocs(session).find((doc) => doc.id === id)?.text;
-  const message = session.messages[Number(parts[1])];
+export function sessionDocText(messages: SessionMessages, id: string, whole: () => SessionRecord | undefined): string | undefined {
+  const parts = /^m(\d+)(?:\.([cr])(\d+))?(?:\.p(\d+))?$/.exec(id);
+  if (!parts) {
+    const session = whole();
+    return session && sessionDocs(session).find((doc) => doc.id === id)?.text;
+  }
+  const message = messages.at(Number(parts[1]));
   const [kind, at] = [parts[2], Number(parts[3])];
   let text: string | undefined;
   if (message?.role === "user" && !kind) text = message.content;
@@ -92,22 +99,42 @@ export function sessionDocText(session: SessionRecord, id: string): string | und
       .join("\n");
   else if (message?.role === "assistant" && kind === "c") {
     const call = message.parts.filter((part) => part.type === "tool-call")[at];
-    if (call && !_bookkeepingCalls(session.messages).has(call.id)) text = `${call.name} ${_inputText(call.input)}`;
+    if (call && !_storedBookkeepingCalls(messages.stored).has(call.id)) text = `${call.name} ${_inputText(call.input)}`;
   } else if (message?.role === "tool" && kind === "r") {
     const result = message.results[at];
     if (result && !result.bookkeeping) text = result.output;
   }
-  if (text === undefined) return undefined;
-  const passages = splitPassages(text.length > _TEXT_CAP ? text.slice(0, _TEXT_CAP) : text);
-  if (parts[4] === undefined) return passages.length === 1 ? passages[0] : undefined;
-  return passages.length > 1 ? passages[Number(parts[4])] : undefined;
+  return text === undefined ? undefined : _passageText(text, parts[4]);
 }
 
-const _MESSAGE_DOC = /^m(\d+)(?:\.([cr])(\d+))?(?:\.p(\d+))?$/;
+/**
+ * The text of the document `id` of `runDocs(snapshot, events)`, made from its one event (or the
+ * prompt, the only document that reads `snapshot()`): what a snippet needs, without the run's
+ * every document. When events share a seq, the last one holding the document gives it, as a
+ * lookup among runDocs would.
+ */
+export function runDocText(events: readonly LoggedEvent[], id: string, snapshot: () => RunSnapshot | undefined): string | undefined {
+  const [, base, passage] = /^(.*?)(?:\.p(\d+))?$/.exec(id)!;
+  if (base === "prompt") {
+    const prompt = snapshot()?.prompt;
+    return prompt ? _passageText(prompt, passage) : undefined;
+  }
+  const bookkeeping = _bookkeepingEvents(events);
+  let text: string | undefined;
+  for (const event of events) {
+    if (`e${event.seq}` !== base || ("id" in event && typeof event.id === "string" && bookkeeping.has(event.id))) continue;
+    const found = eventText(event);
+    const passageText = found && _passageText(found.text, passage);
+    if (passageText !== undefined) text = passageText;
+  }
+  return text;
+}
 
-/** Whether `id` names a document made from one message of the session (`sessionDocText` reads only `messages` for it). */
-export function isMessageDocId(id: string): boolean {
-  return _MESSAGE_DOC.test(id);
+/** Passage `passage` of `text` as _docs cuts it: the whole text's one passage when `passage` is undefined. */
+function _passageText(text: string, passage: string | undefined): string | undefined {
+  const passages = splitPassages(text.length > _TEXT_CAP ? text.slice(0, _TEXT_CAP) : text);
+  if (passage === undefined) return passages.length === 1 ? passages[0] : undefined;
+  return passages.length > 1 ? passages[Number(passage)] : undefined;
 }
 
 /** Every searchable document of a run: its prompt and each logged event that carries text. */
@@ -115,9 +142,7 @@ export function runDocs(snapshot: RunSnapshot | undefined, events: readonly Logg
   const cwd = snapshot?.cwd ?? _runStartCwd(events);
   const docs: TranscriptDoc[] = [];
   if (snapshot?.prompt) docs.push(..._docs("prompt", snapshot.prompt, { at: snapshot.startedAt, cwd, role: "prompt" }));
-  const bookkeeping = new Set(
-    events.flatMap((event) => ((event.type === "tool-result" || event.type === "tool-error") && event.bookkeeping ? [event.id] : [])),
-  );
+  const bookkeeping = _bookkeepingEvents(events);
   for (const event of events) {
     if ("id" in event && typeof event.id === "string" && bookkeeping.has(event.id)) continue;
     const found = eventText(event);
@@ -180,6 +205,21 @@ function _messageDocs(messages: readonly Message[], prefix: string, timeOf: (pro
 /** The ids of the calls whose results are bookkeeping (not documents, nor their calls). */
 function _bookkeepingCalls(messages: readonly Message[]): Set<string> {
   return new Set(messages.flatMap((message) => (message.role === "tool" ? message.results.filter((r) => r.bookkeeping).map((r) => r.callId) : [])));
+}
+
+/** The ids of a run's calls whose results are bookkeeping (not documents, nor their calls). */
+function _bookkeepingEvents(events: readonly LoggedEvent[]): Set<string> {
+  return new Set(events.flatMap((event) => ((event.type === "tool-result" || event.type === "tool-error") && event.bookkeeping ? [event.id] : [])));
+}
+
+/** `_bookkeepingCalls` of messages as stored, unchecked: each tool result whose `bookkeeping` is true and whose `callId` is a string. */
+function _storedBookkeepingCalls(stored: readonly unknown[]): Set<string> {
+  const calls = new Set<string>();
+  for (const message of stored) {
+    if (!isRecord(message) || message.role !== "tool" || !Array.isArray(message.results)) continue;
+    for (const result of message.results) if (isRecord(result) && result.bookkeeping === true && typeof result.callId === "string") calls.add(result.callId);
+  }
+  return calls;
 }
 
 /** Prompt k took place at exchange k's time; prompts past the exchanges at the session's last save. */

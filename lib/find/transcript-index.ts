@@ -21,14 +21,14 @@
  *   same, after its answer, so a source another process wrote without indexing is found within
  *   that time even when the folders' stamps were recorded over it.
  */
-import { readFileSync, readdirSync, statSync, type Stats } from "node:fs";
+import { readdirSync, statSync, type Stats } from "node:fs";
 import type { Bm25Index } from "../search/bm25-index.ts";
 import { openIndexFolder, type CompactResult, type IndexFolder } from "../search/index-folder.ts";
 import { paths } from "../platform/paths.ts";
 import { loadRun, readRunEvents } from "../store/runs.ts";
 import { loadSession } from "../store/sessions.ts";
 import type { SessionRecord } from "../store/session-record.ts";
-import { describeTranscriptSource, isMessageDocId, runDocs, sessionDocText, sessionDocs, type TranscriptDoc } from "./transcript-docs.ts";
+import { describeTranscriptSource, runDocs, sessionDocs, type TranscriptDoc } from "./transcript-docs.ts";
 import { statStamp } from "../state-file/file-stamp.ts";
 
 export const SESSION_PREFIX = "session:";
@@ -193,60 +193,6 @@ export function readSession(id: string): SessionRecord | undefined {
   } catch {
     return undefined;
   }
-}
-
-/**
- * A past session's passage, re-read for its snippet: the text of document `docId` of
- * `sessionDocs(session)`, undefined when there is none or the session is gone or unreadable.
- * A document made from one message is taken from the file's JSON with only what
- * `sessionDocText` reads checked (the version, the id, and each message's role and the fields of
- * it that are read), not the whole file put through the session schema: building and first
- * running that schema costs a process some milliseconds, a recall's few snippets less than one.
- * A file that is not shaped that way, and the documents of archives and span summaries, are read
- * through the schema (readSession), as a resumed session is.
- */
-export function readSessionPassage(sessionId: string, docId: string): string | undefined {
-  if (isMessageDocId(docId)) {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(readFileSync(paths.session(sessionId), "utf8"));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    }
-    if (_messagesAsWritten(raw, sessionId)) return sessionDocText(raw as SessionRecord, docId);
-  }
-  const session = readSession(sessionId);
-  return session && sessionDocText(session, docId);
-}
-
-const _isString = (value: unknown): value is string => typeof value === "string";
-const _isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
-
-/** True when `raw` is session `id` of format 1 whose every message has the fields `sessionDocText` reads, of their types. */
-function _messagesAsWritten(raw: unknown, id: string): boolean {
-  if (!_isObject(raw) || raw.version !== 1 || raw.id !== id || !Array.isArray(raw.messages)) return false;
-  for (const message of raw.messages) {
-    if (!_isObject(message)) return false;
-    if (message.role === "user") {
-      if (!_isString(message.content)) return false;
-    } else if (message.role === "assistant") {
-      if (!Array.isArray(message.parts)) return false;
-      for (const part of message.parts)
-        if (!_isObject(part) || (part.type === "text" && !_isString(part.text)) || (part.type === "tool-call" && !(_isString(part.id) && _isString(part.name))))
-          return false;
-    } else if (message.role === "tool") {
-      if (!Array.isArray(message.results)) return false;
-      for (const result of message.results)
-        if (
-          !_isObject(result) ||
-          !_isString(result.callId) ||
-          !_isString(result.output) ||
-          (result.bookkeeping !== undefined && typeof result.bookkeeping !== "boolean")
-        )
-          return false;
-    } else return false;
-  }
-  return true;
 }
 
 /** The documents of one session, re-read from disk (empty when it is gone or unreadable). */

@@ -182,10 +182,10 @@ export async function recordCheckpoint(
       : {}),
   };
   // Once the record names its snapshots, the holds can go: a prune keeps what a record names.
-  _update(repo.root, (checkpoints) => [...checkpoints, record]);
+  const written = _update(repo.root, (checkpoints) => [...checkpoints, record]);
   releaseSnapshots(repo, before, after);
   for (const folder of changedFolders) releaseSnapshots(folder.repo, folder.before, folder.after);
-  await pruneCheckpoints(repo, settings);
+  await pruneCheckpoints(repo, settings, Date.now(), written);
   return record;
 }
 
@@ -204,13 +204,14 @@ export function markUndone(root: string, ids: readonly string[], undone: boolean
 /**
  * Drops records older than `keepDays`, then the oldest beyond `maxPerProject`, their refs, and
  * the objects nothing else holds. Undone records past the newest kept one go too (nothing can redo them).
+ * `all` is the records as last written, when the caller has just written them (else they are read).
  */
 export async function pruneCheckpoints(
   repo: ShadowRepo,
   settings: Pick<CheckpointSettings, "keepDays" | "maxPerProject">,
   now = Date.now(),
+  all: readonly CheckpointRecord[] = listCheckpoints(repo.root),
 ): Promise<string[]> {
-  const all = listCheckpoints(repo.root);
   const cutoff = now - settings.keepDays * 86_400_000;
   const young = all.filter((record) => Date.parse(record.at) >= cutoff);
   const kept = young.slice(Math.max(0, young.length - settings.maxPerProject));
@@ -364,10 +365,12 @@ function _mergeNotCovered(a: NotCovered[], b: NotCovered[]): NotCovered[] {
   return [...seen.values()];
 }
 
-function _update(root: string, change: (checkpoints: CheckpointRecord[]) => CheckpointRecord[]): void {
-  updateJsonSync<_Doc>(checkpointsFile(root), { schema: _FileSchemaDoc, mode: 0o600 }, (current) => ({
+/** The records as written. */
+function _update(root: string, change: (checkpoints: CheckpointRecord[]) => CheckpointRecord[]): CheckpointRecord[] {
+  const written = updateJsonSync<_Doc>(checkpointsFile(root), { schema: _FileSchemaDoc, mode: 0o600 }, (current) => ({
     version: 1,
     root,
     checkpoints: change(current?.checkpoints ?? []),
   }));
+  return written!.checkpoints;
 }

@@ -60,6 +60,8 @@ export interface LiveSession {
   since: string;
 }
 
+const _ID_PATTERN = /^[0-9a-f-]+$/;
+
 function _buildSession(): v.GenericSchema<unknown, SessionRecord> {
   const exchange = v.object({
     query: v.string(),
@@ -75,7 +77,7 @@ function _buildSession(): v.GenericSchema<unknown, SessionRecord> {
 
   return v.object({
     version: v.literal(1),
-    id: v.pipe(v.string(), v.regex(/^[0-9a-f-]+$/, "must be a session id")),
+    id: v.pipe(v.string(), v.regex(_ID_PATTERN, "must be a session id")),
     createdAt: v.string(),
     updatedAt: v.string(),
     cwd: v.string(),
@@ -95,6 +97,12 @@ function _buildSession(): v.GenericSchema<unknown, SessionRecord> {
 let _session: v.GenericSchema<unknown, SessionRecord> | undefined;
 /** The session file's schema, built at first read. */
 export const sessionSchema = (): v.GenericSchema<unknown, SessionRecord> => (_session ??= _buildSession());
+
+/** What every read of a session file checks, its messages aside: format version 1, the id, and that `messages` is a list (sessions.ts `readSessionMessages`). */
+export type SessionShell = { id: string; messages: unknown[] };
+let _shell: v.GenericSchema<unknown, SessionShell> | undefined;
+export const sessionShellSchema = (): v.GenericSchema<unknown, SessionShell> =>
+  (_shell ??= v.looseObject({ version: v.literal(1), id: v.pipe(v.string(), v.regex(_ID_PATTERN)), messages: v.array(v.unknown()) }));
 
 // ---- records ---------------------------------------------------------------------------------
 

@@ -15,16 +15,20 @@
  * is a UserError naming the reason.
  */
 import { readdirSync, statSync } from "node:fs";
+import * as v from "valibot";
+import type { Message } from "../messages.ts";
 import { setTimeout as setTimer, clearTimeout as clearTimer } from "node:timers";
 import { UserError } from "../platform/errors.ts";
 import { paths } from "../platform/paths.ts";
 import { readJson, writeJsonAtomic } from "../state-file/json-file.ts";
 import { readSessionHead } from "./session-head.ts";
 import { releaseLease, tryLease } from "./session-lease.ts";
+import { messageSchema } from "./session-schema.ts";
 import { noteRecentId, shortSessionId } from "./short-ids.ts";
 import {
   UNTITLED,
   sessionSchema,
+  sessionShellSchema,
   deriveTitle,
   firstPrompt,
   summarizeSession,
@@ -41,6 +45,35 @@ export const SAVE_DEBOUNCE_MS = 400;
 /** Loads one session by its full id. Throws UserError when it is missing or unreadable. */
 export function loadSession(id: string): SessionRecord {
   return _loaded(id, _readSession(id));
+}
+
+/**
+ * A session's messages, read to take the text of a few of them (a search's snippets): the file is
+ * parsed whole, but of the record only what every reader relies on is checked (format version 1,
+ * the id it is named by, `messages` a list), and a message is checked against the message schema
+ * when it is asked for. A full load checks every message and field, which for the forty candidates
+ * of a search in a long history cost most of reading them; a message that does not pass is not
+ * used, the parts of the record not read are not judged.
+ */
+export interface SessionMessages {
+  /** Message `index`, checked; undefined when there is none or it does not pass the schema. */
+  at(index: number): Message | undefined;
+  /** The messages as stored, unchecked: for reading one field of each (a result's `bookkeeping`). */
+  readonly stored: readonly unknown[];
+}
+
+/** Undefined when the session is missing, unreadable, of another format version or holds another id. */
+export function readSessionMessages(id: string): SessionMessages | undefined {
+  const read = readJson(paths.session(id), { schema: sessionShellSchema(), version: 1 });
+  if (read.status !== "ok" || read.value.id !== id) return undefined;
+  const stored = read.value.messages;
+  return {
+    stored,
+    at(index) {
+      const parsed = v.safeParse(messageSchema(), stored[index]);
+      return parsed.success ? parsed.output : undefined;
+    },
+  };
 }
 
 /**

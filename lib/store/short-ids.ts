@@ -29,20 +29,35 @@ export function shortRunId(id: string): string {
 /** Each session or run id shortened (one listing of the two folders for a whole list). */
 export function shortSessionIds(ids: readonly string[]): string[] {
   if (ids.length === 0) return [];
-  return _shortIdsAmong(ids, [..._namesIn(paths.sessionsDir()), ..._namesIn(paths.runsDir())]);
+  return shortSessionIdsAmong(ids, [_namesIn(paths.sessionsDir()), _namesIn(paths.runsDir())]);
 }
 
 export const shortRunIds = shortSessionIds;
 
+/** The names in the sessions and the runs folder (listSessionAndRunNames). */
+export type SessionAndRunNames = readonly (readonly string[])[];
+
 /**
- * Each of `ids` shortened among the `.json` records of `names` (both folders' listing). Only the
- * stored ids that share a head (ids.ts `abbreviationHead`) with one of `ids` are kept, in one pass
- * over the names: no other can lengthen an abbreviation, and a long history's 15,000 names then
- * cost no copy each. Every `.json` name counts, so a record written there by anything (a run
- * copied in) does.
+ * Both folders' names, listed on the runtime's thread pool: a caller with other work to do before
+ * it shortens ids (a search's ranking) starts this first, so the listing overlaps that work, then
+ * shortens with `shortSessionIdsAmong`. Never rejects (a missing folder lists nothing).
  */
-function _shortIdsAmong(ids: readonly string[], names: readonly string[]): string[] {
-  const abbreviate = createAbbreviator(_near(names, new Set(ids.map(abbreviationHead))));
+export async function listSessionAndRunNames(): Promise<SessionAndRunNames> {
+  // Loaded here, not at the top: importing node:fs/promises costs a compiled binary's start about half a millisecond.
+  const { readdir } = await import("node:fs/promises");
+  return Promise.all([paths.sessionsDir(), paths.runsDir()].map((dir) => readdir(dir).catch(() => [])));
+}
+
+/**
+ * Each of `ids` shortened among the `.json` records of `names` (both folders' listing), as
+ * `shortSessionIds` does. Only the stored ids that share a head (ids.ts `abbreviationHead`) with
+ * one of `ids` are kept (`_near`): no other can lengthen an abbreviation. Every `.json` name
+ * counts, so a record written there by anything (a run copied in) does.
+ */
+export function shortSessionIdsAmong(ids: readonly string[], names: SessionAndRunNames): string[] {
+  if (ids.length === 0) return [];
+  const heads = new Set(ids.map(abbreviationHead));
+  const abbreviate = createAbbreviator(names.flatMap((list) => _near(list, heads)));
   return ids.map((id) => abbreviate(id));
 }
 
@@ -57,18 +72,19 @@ function _namesIn(dir: string): string[] {
 /**
  * The stored session and run ids that share `id`'s head (`abbreviationHead`): from the register
  * of recent ids (below, one small read) when it holds every id of that head, which it does
- * for an id made since the register began; otherwise both folders are listed, synchronously: a
- * run that will show its session's short id at its end starts this when the answer begins, so a
- * long history's listing overlaps the model's answer instead of following it. Only the names that
- * share the head are kept as they are read (no other can lengthen an abbreviation), so what the
- * end of the run holds and compares is a handful of ids, not the history's 15,000. Never rejects (a missing folder lists nothing).
+ * for an id made since the register began; otherwise both folders are listed off the main thread
+ * (the runtime's thread pool): a run that shows its session's short id at its end starts this
+ * when the model's answer begins, so a long history's listing overlaps the answer instead of
+ * following it or taking the main thread from it. Only the names that share the head are kept
+ * (no other can lengthen an abbreviation), so what the end of the run holds and compares is a
+ * handful of ids, not the history's 15,000. Never rejects (a missing folder lists nothing).
  */
 export async function listSessionAndRunIds(id: string): Promise<NearIds> {
   const head = abbreviationHead(id);
   const noted = recentIdsSharing(head);
   if (noted) return { head, ids: noted };
   const heads = new Set([head]);
-  return { head, ids: [..._near(_namesIn(paths.sessionsDir()), heads), ..._near(_namesIn(paths.runsDir()), heads)] };
+  return { head, ids: (await listSessionAndRunNames()).flatMap((names) => _near(names, heads)) };
 }
 
 /** What listSessionAndRunIds found: the head it listed for and the stored ids that share it. */
@@ -77,11 +93,31 @@ export interface NearIds {
   ids: readonly string[];
 }
 
-/** The `<id>.json` names in `names` whose id's head (`abbreviationHead`) is one of `heads`, as ids. */
+/**
+ * The `<id>.json` names in `names` whose id's head (`abbreviationHead`) is one of `heads`, as ids:
+ * found in a sorted copy by binary search, so a long history's 15,000 names cost a sort and no
+ * string made per name.
+ */
 function _near(names: readonly string[], heads: ReadonlySet<string>): string[] {
+  const sorted = [...names].sort();
   const ids: string[] = [];
-  for (const name of names) if (name.endsWith(".json") && heads.has(abbreviationHead(name))) ids.push(name.slice(0, -".json".length));
+  for (const head of heads)
+    for (let at = _firstNotBefore(sorted, head); at < sorted.length && sorted[at]!.startsWith(head); at++) {
+      const name = sorted[at]!;
+      if (name.endsWith(".json") && abbreviationHead(name) === head) ids.push(name.slice(0, -".json".length));
+    }
   return ids;
+}
+
+function _firstNotBefore(sorted: readonly string[], key: string): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (sorted[middle]! < key) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 /**

@@ -8,6 +8,7 @@ import { dirname, join } from "node:path";
 import { classifySecretPath } from "../secrets/classify.ts";
 import { readWorkspaceFile, secretsRefusal } from "./file-read.ts";
 import { resolveForWrite, resolveInWorkspace, toWorkspacePath, writeInWorkspace } from "./jail.ts";
+import { splitLines } from "./text-lines.ts";
 import { GLOB_CAP, LIST_CAP, READ_LIMIT } from "./tool-limits.ts";
 import type { ToolContext, WorkspaceFiles } from "./types.ts";
 import { compileGlob, walkWorkspace, type WalkEntry } from "./walk.ts";
@@ -111,14 +112,6 @@ function _numberLines(bytes: Uint8Array, p: string, offset: number, limit: numbe
   const rest = lines.length - end;
   if (rest > 0) shown.push(`... [${rest} more line${rest === 1 ? "" : "s"}; continue with offset=${end + 1}]`);
   return shown.join("\n");
-}
-
-/** Lines of a text, without their `\n` or `\r\n`; a final newline does not start another line. */
-export function splitLines(text: string): string[] {
-  if (text === "") return [];
-  const lines = text.split("\n");
-  if (lines[lines.length - 1] === "") lines.pop();
-  return lines.map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
 }
 
 /** write_file. */

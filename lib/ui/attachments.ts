@@ -17,11 +17,8 @@
  */
 import { statSync } from "node:fs";
 import { READ_LIMIT } from "../tools/tool-limits.ts";
-import { readNumberedLines } from "../tools/fs-run.ts";
-import { readWorkspaceFile } from "../tools/file-read.ts";
 import { resolveInWorkspace } from "../tools/jail.ts";
 import { capResult } from "../tools/types.ts";
-import { walkWorkspace } from "../tools/walk.ts";
 import type { ReadJudgement } from "../extensions/gate.ts";
 import { describeImage, isImagePath, readImageAttachment, type AttachedImage } from "./attach-image.ts";
 
@@ -133,7 +130,10 @@ function _existingPath(root: string, token: string): string | undefined {
 }
 
 async function _attachOne(path: string, options: AttachOptions, secretAllowed: boolean): Promise<{ body: string; what: string } | undefined> {
+  // The file tools' implementation (the walker, the checked reads, read_file's numbering) loads
+  // with the first attachment, not with the REPL or an ACP session.
   if (statSync(resolveInWorkspace(options.root, path)).isDirectory()) {
+    const { walkWorkspace } = await import("../tools/walk.ts");
     const lines: string[] = [];
     for await (const entry of walkWorkspace(options.root, { dir: path, maxDepth: ATTACHED_TREE_DEPTH, limit: ATTACHED_TREE_ENTRIES + 1 })) {
       lines.push(`${"  ".repeat(entry.depth - 1)}${entry.name}${entry.dir ? "/" : ""}`);
@@ -141,6 +141,7 @@ async function _attachOne(path: string, options: AttachOptions, secretAllowed: b
     if (lines.length > ATTACHED_TREE_ENTRIES) lines.splice(ATTACHED_TREE_ENTRIES, Infinity, `... [${ATTACHED_TREE_ENTRIES}-entry limit reached]`);
     return { body: lines.join("\n") || "(empty folder)", what: `folder, ${Math.min(lines.length, ATTACHED_TREE_ENTRIES)} entries` };
   }
+  const [{ readWorkspaceFile }, { readNumberedLines }] = await Promise.all([import("../tools/file-read.ts"), import("../tools/fs-run.ts")]);
   const { secret } = await readWorkspaceFile(options.root, path);
   if (secret && !secretAllowed && !_yes(await options.ask(renderSecretQuestion(path, secret)))) return undefined;
   const body = capResult(await readNumberedLines(options.root, path, 1, READ_LIMIT, Boolean(secret)));

@@ -83,12 +83,12 @@ export function scanHits(texts: string[], query: string, limit: number): number 
     .slice(0, limit).length;
 }
 
-/** Median milliseconds of `runs` calls of `run`, cycling through BENCH_QUERIES. */
-export function timeQueries(run: (query: string) => number, runs: number): number {
+/** Median milliseconds of `runs` calls of `run` (each awaited), cycling through BENCH_QUERIES. */
+export async function timeQueries(run: (query: string) => number | Promise<number>, runs: number): Promise<number> {
   const samples: number[] = [];
   for (let i = 0; i < runs; i++) {
     const start = performance.now();
-    run(BENCH_QUERIES[i % BENCH_QUERIES.length]!);
+    await run(BENCH_QUERIES[i % BENCH_QUERIES.length]!);
     samples.push(performance.now() - start);
   }
   return median(samples);

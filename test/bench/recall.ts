@@ -148,9 +148,9 @@ export async function benchRecall(): Promise<void> {
   _indexed(BENCH_QUERIES[0]!);
   const build = performance.now() - buildStart;
   for (const query of BENCH_QUERIES) if (_indexed(query) !== _scan(query)) throw new Error(`index and scan disagree on "${query}"`);
-  const indexed = timeQueries(_indexedCold, RUNS);
-  const warm = timeQueries(_indexed, RUNS);
-  const scan = timeQueries(_scan, 5);
+  const indexed = await timeQueries(_indexedCold, RUNS);
+  const warm = await timeQueries(_indexed, RUNS);
+  const scan = await timeQueries(_scan, 5);
   // A file's size, or a folder's (an index folder: its manifest and segments).
   const size = (path: string): number =>
     statSync(path).isDirectory() ? readdirSync(path).reduce((sum, name) => sum + size(join(path, name)), 0) : statSync(path).size;

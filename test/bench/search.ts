@@ -100,10 +100,11 @@ function _seed(): void {
   }
 }
 
-const _search = (query: string) => searchEverything({ query, sources: ["sessions", "runs"], memoryRoot: "/work/bench-project", limit: LIMIT }).length;
+const _search = async (query: string) =>
+  (await searchEverything({ query, sources: ["sessions", "runs"], memoryRoot: "/work/bench-project", limit: LIMIT })).length;
 
 let _touches = 0;
-function _fromDisk(query: string): number {
+function _fromDisk(query: string): Promise<number> {
   const at = new Date(Date.UTC(2030, 0, 1) + ++_touches * 1000);
   utimesSync(join(paths.transcriptIndex(), "manifest.json"), at, at);
   return _search(query);
@@ -133,13 +134,13 @@ function _scan(query: string): number {
 
 export async function benchSearch(): Promise<void> {
   _seed();
-  const scan = timeQueries(_scan, 3);
+  const scan = await timeQueries(_scan, 3);
   const coldStart = performance.now();
-  _search(BENCH_QUERIES[0]!);
+  await _search(BENCH_QUERIES[0]!);
   const cold = performance.now() - coldStart;
-  for (const query of BENCH_QUERIES) if (_search(query) !== _scan(query)) throw new Error(`index and scan disagree on "${query}"`);
-  const fromDisk = timeQueries(_fromDisk, RUNS);
-  const warm = timeQueries(_search, RUNS);
+  for (const query of BENCH_QUERIES) if ((await _search(query)) !== _scan(query)) throw new Error(`index and scan disagree on "${query}"`);
+  const fromDisk = await timeQueries(_fromDisk, RUNS);
+  const warm = await timeQueries(_search, RUNS);
   const folder = (dir: string) => readdirSync(dir).reduce((sum, name) => sum + statSync(join(dir, name)).size, 0);
   const stores = folder(paths.sessionsDir()) + folder(paths.eventsDir()) + folder(paths.runsDir());
   const index = folder(paths.transcriptIndex());

@@ -26,7 +26,7 @@ let cwd: string;
 
 async function open(
   flags: Partial<AgentFlags> = {},
-  more: { sessionId?: string; afterFirstRequest?: () => void } = {},
+  more: { sessionId?: string; afterFirstRequest?: (sessionId: string) => void } = {},
 ): Promise<{ agent: Agent; stderr: string[] }> {
   const stderr: string[] = [];
   const agent = await createAgent({
@@ -152,18 +152,18 @@ describe("parallel calls", () => {
 });
 
 describe("after the first request", () => {
-  test("afterFirstRequest runs once, when the first request has reached the provider, not before it is sent", async () => {
+  test("afterFirstRequest runs once, with the session's id, when the first request has reached the provider, not before it is sent", async () => {
     freshFolder();
     try {
       fake().script({ toolCalls: [{ id: "call_r", name: "read_file", input: { path: "a.txt" } }] }, { text: "Read it." });
       writeFileSync(join(cwd, "a.txt"), "a\n");
-      // What the fake had received each time the callback ran.
-      const seen: number[] = [];
-      const { agent } = await open({ yolo: true }, { afterFirstRequest: () => seen.push(fake().requests.length) });
+      // What the fake had received each time the callback ran, and the id it was given.
+      const seen: [number, string][] = [];
+      const { agent } = await open({ yolo: true }, { afterFirstRequest: (sessionId) => seen.push([fake().requests.length, sessionId]) });
       const events = await collect(agent.turn("read a.txt", new AbortController().signal));
       agent.close();
       await agent.closed;
-      expect([done(events).stop, fake().requests.length, seen]).toEqual(["completed", 2, [1]]);
+      expect([done(events).stop, fake().requests.length, seen]).toEqual(["completed", 2, [[1, agent.session.id]]]);
     } finally {
       rmSync(cwd, { recursive: true, force: true });
     }

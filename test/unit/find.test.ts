@@ -7,8 +7,8 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { parseSince } from "../../lib/find/since.ts";
 import { buildSnippet, renderSnippet } from "../../lib/find/snippet.ts";
-import { runDocs, sessionDocText, sessionDocs } from "../../lib/find/transcript-docs.ts";
-import { openTranscriptIndex, readSessionPassage } from "../../lib/find/transcript-index.ts";
+import { runDocText, runDocs, sessionDocText, sessionDocs } from "../../lib/find/transcript-docs.ts";
+import { openTranscriptIndex, readSession } from "../../lib/find/transcript-index.ts";
 import { buildExportDoc } from "../../lib/export/export-doc.ts";
 import { renderHtml } from "../../lib/export/html.ts";
 import { renderMarkdown } from "../../lib/export/markdown.ts";
@@ -19,6 +19,7 @@ import { paths } from "../../lib/platform/paths.ts";
 import { writeJsonAtomic } from "../../lib/state-file/json-file.ts";
 import type { LoggedEvent, RunSnapshot } from "../../lib/store/runs.ts";
 import type { SessionRecord } from "../../lib/store/session-record.ts";
+import { readSessionMessages } from "../../lib/store/sessions.ts";
 import { buildFakeSecrets } from "../fixtures/fake-secrets.ts";
 import { useTempHome } from "./temp-home.ts";
 
@@ -141,6 +142,31 @@ describe("what is indexed", () => {
     ]);
   });
 
+  test("one run document's text from its event alone is the text runDocs gives it; only the prompt reads the snapshot", () => {
+    const run = { id: "r1", cwd: "/work/app", prompt: PARAGRAPHS.join("\n\n"), startedAt: "2026-11-01T10:00:00.000Z" } as RunSnapshot;
+    const events = [
+      { seq: 1, at: "t1", type: "message", text: PARAGRAPHS.slice(0, 12).join("\n\n"), step: 1 },
+      { seq: 2, at: "t2", type: "tool-call", id: "k", name: "recall", input: { query: "walrus plans" } },
+      { seq: 3, at: "t3", type: "tool-result", id: "k", name: "recall", output: "session 0193 walrus", bookkeeping: true },
+      { seq: 4, at: "t4", type: "tool-result", id: "g", name: "grep", output: "walrus.ts:1" },
+      { seq: 5, at: "t5", type: "notice", text: "a notice" },
+    ] as LoggedEvent[];
+    let reads = 0;
+    const snapshot = () => (reads++, run);
+    const docs = runDocs(run, events);
+    expect(docs.filter((doc) => doc.id.startsWith("e")).map((doc) => [doc.id, runDocText(events, doc.id, snapshot)])).toEqual(
+      docs.filter((doc) => doc.id.startsWith("e")).map((doc) => [doc.id, doc.text]),
+    );
+    expect(reads).toBe(0);
+    expect(docs.filter((doc) => doc.id.startsWith("prompt")).map((doc) => [doc.id, runDocText(events, doc.id, snapshot)])).toEqual(
+      docs.filter((doc) => doc.id.startsWith("prompt")).map((doc) => [doc.id, doc.text]),
+    );
+    expect(docs.length).toBeGreaterThan(6);
+    const absent = ["prompt", "prompt.p99", "e1", "e1.p99", "e2", "e3", "e4.p0", "e5", "e9", "x"];
+    expect(absent.map((id) => [id, runDocText(events, id, snapshot)])).toEqual(absent.map((id) => [id, undefined]));
+    expect(runDocText(events, "prompt.p0", () => undefined)).toBeUndefined();
+  });
+
   test("only what was said: bookkeeping calls and results and denials are not documents; a long text is one document per passage", () => {
     const session = LONG_SESSION;
     const docs = sessionDocs(session);
@@ -153,17 +179,6 @@ describe("what is indexed", () => {
       ["m2.r2", "walrus.ts:1"],
     ]);
   });
-
-  test("one document's text from its message alone is the text sessionDocs gives it; an id of no document gives none", () => {
-    for (const session of [SESSION, LONG_SESSION]) {
-      const docs = sessionDocs(session);
-      expect(docs.map((doc) => [doc.id, sessionDocText(session, doc.id)])).toEqual(docs.map((doc) => [doc.id, doc.text]));
-    }
-    const absent = ["m0.p0", "m1.p1", "m1.c1", "m1.c9", "m2.r1", "m2", "m2.c0", "m3.r0", "m4.p0", "m9", "s5", "a0.m5", "a1.sum", "x", "m-1", "m1.c"];
-    expect(absent.map((id) => [id, sessionDocText(SESSION, id)])).toEqual(absent.map((id) => [id, undefined]));
-    const long = ["m0", "m0.p99", "m1.c0", "m1.c1", "m2.r0", "m2.r1", "m2.r2.p0"];
-    expect(long.map((id) => [id, sessionDocText(LONG_SESSION, id)])).toEqual(long.map((id) => [id, undefined]));
-  });
 });
 
 describe("the transcript index", () => {
@@ -175,6 +190,51 @@ describe("the transcript index", () => {
   };
   beforeEach(() => (counter += 1));
   afterEach(() => rmSync(paths.transcriptIndex(), { recursive: true, force: true }));
+
+  /** Document `id`'s text as a search's snippet reads it: from the session's file, one message checked. */
+  const docText = (id: string, docId: string) => {
+    const messages = readSessionMessages(id);
+    return messages && sessionDocText(messages, docId, () => readSession(id));
+  };
+
+  test("one document's text from its message alone is the text sessionDocs gives it; an id of no document gives none", () => {
+    for (const session of [SESSION, LONG_SESSION]) {
+      writeSession(session);
+      const docs = sessionDocs(session);
+      expect(docs.map((doc) => [doc.id, docText(session.id, doc.id)])).toEqual(docs.map((doc) => [doc.id, doc.text]));
+    }
+    writeSession(SESSION);
+    const absent = ["m0.p0", "m1.p1", "m1.c1", "m1.c9", "m2.r1", "m2", "m2.c0", "m3.r0", "m4.p0", "m9", "s5", "a0.m5", "a1.sum", "x", "m-1", "m1.c"];
+    expect(absent.map((id) => [id, docText(SESSION.id, id)])).toEqual(absent.map((id) => [id, undefined]));
+    writeSession(LONG_SESSION);
+    const long = ["m0", "m0.p99", "m1.c0", "m1.c1", "m2.r0", "m2.r1", "m2.r2.p0"];
+    expect(long.map((id) => [id, docText(LONG_SESSION.id, id)])).toEqual(long.map((id) => [id, undefined]));
+  });
+
+  test("a snippet's message is checked alone: a flaw elsewhere in the record leaves it readable, a flaw in it gives no text, another format or id nothing", () => {
+    const flawed = {
+      ...SESSION,
+      exchanges: [{ ...SESSION.exchanges[0]!, status: "exploded" }],
+      messages: [SESSION.messages[0]!, { role: "assistant", parts: [{ type: "text", text: 7 }] }, ...SESSION.messages.slice(2)],
+    };
+    writeJsonAtomic(paths.session(SESSION.id), flawed);
+    expect(readSession(SESSION.id)).toBeUndefined();
+    expect(["m0", "m1", "m2.r0", "s0"].map((id) => docText(SESSION.id, id))).toEqual([
+      "first ask about the walrus",
+      undefined,
+      "walrus.ts:1 <script>alert(1)</script>",
+      undefined,
+    ]);
+    for (const other of [
+      { ...SESSION, version: 2 },
+      { ...SESSION, id: "0190aaaa-0000-7000-8000-000000000009" },
+      { ...SESSION, messages: {} },
+    ]) {
+      writeJsonAtomic(paths.session(SESSION.id), other);
+      expect(readSessionMessages(SESSION.id)).toBeUndefined();
+    }
+    expect(readSessionMessages("0190aaaa-0000-7000-8000-00000000000f")).toBeUndefined();
+  });
 
   test("follows sessions as they are written and removed", () => {
     writeSession(SESSION);
@@ -196,21 +256,6 @@ describe("the transcript index", () => {
         .search("walrus narwhal", { limit: 10 })
         .map((hit) => hit.segment),
     ).toEqual([`session:${other.id}`]);
-  });
-
-  test("a passage re-read for its snippet is the text sessionDocs gives it; a file of another shape reads as the schema reads it, a gone one as none", () => {
-    for (const session of [SESSION, LONG_SESSION]) {
-      writeSession(session);
-      const ids = [...sessionDocs(session).map((doc) => doc.id), "m9", "m1.c9", "a1.sum"];
-      expect(ids.map((id) => [id, readSessionPassage(session.id, id)])).toEqual(ids.map((id) => [id, sessionDocText(session, id)]));
-    }
-    // A message the schema rejects: no passage of the file, as a resumed session would fail to load.
-    writeJsonAtomic(paths.session(SESSION.id), { ...SESSION, messages: [{ role: "user", content: 7 }, ...SESSION.messages.slice(1)] });
-    expect(readSessionPassage(SESSION.id, "m1")).toBeUndefined();
-    writeJsonAtomic(paths.session(SESSION.id), { ...SESSION, id: "0190ffff-0000-7000-8000-000000000001" });
-    expect(readSessionPassage(SESSION.id, "m0")).toBeUndefined();
-    rmSync(paths.session(SESSION.id));
-    expect(readSessionPassage(SESSION.id, "m0")).toBeUndefined();
   });
 
   test("/search in the REPL: this project's hits, plain without colour, bold with it; words required", async () => {

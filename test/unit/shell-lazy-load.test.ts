@@ -106,6 +106,29 @@ test("a tool's implementation loads at its first call, and only that tool's", as
   expect([result.role, result.content.split("\n").includes("listed.txt")]).toEqual(["tool", true]);
 }, 30_000);
 
+/** The modules of _TOOL_IMPLEMENTATIONS that importing `module` (a front end) loads. */
+function _implementationsImportedBy(module: string): string[] {
+  const log = join(dir, `imports-${Math.random().toString(36).slice(2)}.json`);
+  const run = spawnSync(
+    process.execPath,
+    ["--preload", join(ROOT, "test/fixtures/record-modules.ts"), "-e", `await import(${JSON.stringify(join(ROOT, module))})`],
+    {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? "", HOME: dir, SHIRO_HOME: dir, RECORD_MODULES: log, RECORD_MATCH: ROOT },
+      encoding: "utf8",
+      timeout: 30_000,
+    },
+  );
+  if (run.status !== 0) throw new Error(`importing ${module} failed:\n${run.stderr}`);
+  const loaded = (JSON.parse(readFileSync(log, "utf8")) as string[]).map((path) => path.slice(ROOT.length + 1));
+  return _TOOL_IMPLEMENTATIONS.filter((implementation) => loaded.includes(implementation));
+}
+
+test("the REPL and an ACP session load no file tool's implementation before an @ attachment needs it; the REPL's completer brings the walker", () => {
+  expect(_implementationsImportedBy("lib/ui/acp/server.ts")).toEqual([]);
+  expect(_implementationsImportedBy("lib/ui/repl.ts")).toEqual(["lib/tools/walk.ts"]);
+}, 30_000);
+
 /**
  * The start-up set of a plain answer, pinned: what `shiro -p hi` loads in an empty home. Adding to
  * it is a deliberate act (raise the ceiling and say why in docs/development.md, "Start-up"): a

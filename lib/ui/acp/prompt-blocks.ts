@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import type * as acp from "@agentclientprotocol/sdk";
 import { IMAGE_MEDIA_TYPES, type ImageMediaType, type UserMessage } from "../../messages.ts";
 import { READ_LIMIT } from "../../tools/tool-limits.ts";
-import { splitLines } from "../../tools/fs-run.ts";
+import { splitLines } from "../../tools/text-lines.ts";
 import { capResult } from "../../tools/types.ts";
 import { classifySecretContent, classifySecretPath, SECRET_SNIFF_BYTES } from "../../secrets/classify.ts";
 import type { ReadJudgement } from "../../extensions/gate.ts";

@@ -16,7 +16,7 @@ export const SEARCH_COMMAND: SlashCommand = {
     const { searchEverything } = await import("../../find/search.ts");
     const { formatSearchLines } = await import("../search-lines.ts");
     const root = findProjectRoot(agent.session.cwd);
-    const hits = searchEverything({ query, project: root, memoryRoot: root, limit: 10, onNotice: (text) => write(style.dim(`${text}\n`)) });
+    const hits = await searchEverything({ query, project: root, memoryRoot: root, limit: 10, onNotice: (text) => write(style.dim(`${text}\n`)) });
     const bold = style.bold("x") !== "x";
     const width = process.stdout.isTTY ? process.stdout.columns || 80 : undefined;
     write(`${formatSearchLines(hits, query, { bold, home: homedir(), ...(width ? { width } : {}) }).join("\n")}\n`);
