@@ -65,6 +65,8 @@ interface _Part {
   hasDead: () => boolean;
   /** One byte per document, 1 for a dead one; undefined while none is (what a loop over postings checks). */
   deadMap: () => Uint8Array | undefined;
+  /** The dead documents, ascending. */
+  deadDocs: () => Uint32Array;
 }
 
 /** An index over `segments` (oldest first) whose live totals are `totals`; with no segments, an index in memory only. */
@@ -72,6 +74,7 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
   const builder = createSegmentBuilder();
   const killed = new Map<string, Set<number>>();
   const deadMaps = new Map<string, Uint8Array>();
+  const deadLists = new Map<string, Uint32Array>();
   const parts: _Part[] = segments.map((segment) => ({
     file: segment.file,
     reader: segment.reader,
@@ -87,6 +90,14 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
         deadMaps.set(segment.file, map);
       }
       return map;
+    },
+    deadDocs: () => {
+      let list = deadLists.get(segment.file);
+      if (!list) {
+        list = Uint32Array.from(new Set([...segment.dead, ...(killed.get(segment.file) ?? [])])).sort();
+        deadLists.set(segment.file, list);
+      }
+      return list;
     },
   }));
   let live = totals.docs;
@@ -104,7 +115,14 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
       pending = {
         content,
         bytes,
-        part: { file: "", reader: openSegment(bufferSource(bytes), true), isDead: () => false, hasDead: () => false, deadMap: () => undefined },
+        part: {
+          file: "",
+          reader: openSegment(bufferSource(bytes), true),
+          isDead: () => false,
+          hasDead: () => false,
+          deadMap: () => undefined,
+          deadDocs: () => new Uint32Array(0),
+        },
       };
     }
     return pending;
@@ -138,8 +156,7 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
         continue;
       }
       const list = postingsOf(part, term);
-      const dead = part.deadMap()!;
-      if (list) for (const doc of list.docs) df += 1 - dead[doc]!;
+      if (list) df += list.docs.length - _countIn(list.docs, part.deadDocs());
     }
     dfCache.set(term, df);
     return df;
@@ -149,6 +166,7 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
     if (!set) killed.set(part.file, (set = new Set()));
     set.add(doc);
     deadMaps.delete(part.file);
+    deadLists.delete(part.file);
     live -= 1;
     // One length read: tombstoning a document does not read its segment's whole table.
     totalLen -= part.reader.lengthsIn(doc, doc + 1)[0]!;
@@ -343,6 +361,39 @@ function _docRange(reader: SegmentReader, prefix: string | undefined): [number, 
   const start = (ordinal: number) => (ordinal < reader.sources ? reader.source(ordinal).firstDoc : reader.docs);
   const first = (past: (name: string) => boolean) => _firstIndex(reader.sources, (ordinal) => past(reader.source(ordinal).name));
   return [start(first((name) => name >= prefix)), start(first((name) => name > prefix && !name.startsWith(prefix)))];
+}
+
+/**
+ * How many of `wanted` (ascending, distinct) are in `docs` (ascending, distinct): each looked up
+ * by binary search while there are few of them (a segment's tombstones against a word's postings:
+ * a handful against thousands), else one walk of both.
+ */
+function _countIn(docs: Uint32Array, wanted: Uint32Array): number {
+  let count = 0;
+  if (wanted.length * 16 < docs.length) {
+    for (let w = 0; w < wanted.length; w++) {
+      const doc = wanted[w]!;
+      let low = 0;
+      let high = docs.length;
+      while (low < high) {
+        const mid = (low + high) >> 1;
+        if (docs[mid]! < doc) low = mid + 1;
+        else high = mid;
+      }
+      if (low < docs.length && docs[low] === doc) count++;
+    }
+    return count;
+  }
+  for (let i = 0, w = 0; i < docs.length && w < wanted.length; ) {
+    if (docs[i]! < wanted[w]!) i++;
+    else if (docs[i]! > wanted[w]!) w++;
+    else {
+      count++;
+      i++;
+      w++;
+    }
+  }
+  return count;
 }
 
 /** The first of `0 … count - 1` that `past` holds for (it holds for every one after), or `count`. */
