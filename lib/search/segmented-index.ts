@@ -16,7 +16,8 @@
  *   collection (or `collection`); a document needs one term, not all. Hits come best first; equal
  *   scores (to 1e-9) are ordered by `tieBreak`, else oldest segment first, then segment order.
  *   Postings are read per term, and only of segments holding documents of `segmentPrefix` (a
- *   segment with no tombstone gives a term's live frequency from its dictionary alone); sources
+ *   segment with no tombstone gives a term's live frequency from its dictionary alone, one with
+ *   few its dictionary's count less the tombstones found in the term's postings); sources
  *   are judged once each (`segmentFilter`, then `sourceFilter` on what the segment recorded of
  *   them), and `filter` in score order, only until `limit` hits (and the ties of the last) are
  *   accepted. A hit's data is decoded when first asked for: a document its source's verdict
