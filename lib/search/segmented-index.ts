@@ -26,6 +26,7 @@
  */
 import type { Bm25Index, CollectionStats, IndexHit } from "./bm25-index.ts";
 import { rankedCandidates, scorePostings } from "./ranked-candidates.ts";
+import { countSortedIn } from "./sorted-count.ts";
 import { bufferSource } from "./segment-layout.ts";
 import { openSegment, type Postings, type SegmentReader } from "./segment-read.ts";
 import { createSegmentBuilder, encodeSegment, type SegmentContent } from "./segment-write.ts";
@@ -157,7 +158,7 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
         continue;
       }
       const list = postingsOf(part, term);
-      if (list) df += list.docs.length - _countIn(list.docs, part.deadDocs());
+      if (list) df += list.docs.length - countSortedIn(list.docs, part.deadDocs());
     }
     dfCache.set(term, df);
     return df;
@@ -362,39 +363,6 @@ function _docRange(reader: SegmentReader, prefix: string | undefined): [number, 
   const start = (ordinal: number) => (ordinal < reader.sources ? reader.source(ordinal).firstDoc : reader.docs);
   const first = (past: (name: string) => boolean) => _firstIndex(reader.sources, (ordinal) => past(reader.source(ordinal).name));
   return [start(first((name) => name >= prefix)), start(first((name) => name > prefix && !name.startsWith(prefix)))];
-}
-
-/**
- * How many of `wanted` (ascending, distinct) are in `docs` (ascending, distinct): each looked up
- * by binary search while there are few of them (a segment's tombstones against a word's postings:
- * a handful against thousands), else one walk of both.
- */
-function _countIn(docs: Uint32Array, wanted: Uint32Array): number {
-  let count = 0;
-  if (wanted.length * 16 < docs.length) {
-    for (let w = 0; w < wanted.length; w++) {
-      const doc = wanted[w]!;
-      let low = 0;
-      let high = docs.length;
-      while (low < high) {
-        const mid = (low + high) >> 1;
-        if (docs[mid]! < doc) low = mid + 1;
-        else high = mid;
-      }
-      if (low < docs.length && docs[low] === doc) count++;
-    }
-    return count;
-  }
-  for (let i = 0, w = 0; i < docs.length && w < wanted.length; ) {
-    if (docs[i]! < wanted[w]!) i++;
-    else if (docs[i]! > wanted[w]!) w++;
-    else {
-      count++;
-      i++;
-      w++;
-    }
-  }
-  return count;
 }
 
 /** The first of `0 … count - 1` that `past` holds for (it holds for every one after), or `count`. */
