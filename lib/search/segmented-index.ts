@@ -16,7 +16,8 @@
  *   collection (or `collection`); a document needs one term, not all. Hits come best first; equal
  *   scores (to 1e-9) are ordered by `tieBreak`, else oldest segment first, then segment order.
  *   Postings are read per term, and only of segments holding documents of `segmentPrefix` (a
- *   segment with no tombstone gives a term's live frequency from its dictionary alone); sources
+ *   segment with no tombstone gives a term's live frequency from its dictionary alone, one with
+ *   few its dictionary's count less the tombstones found in the term's postings); sources
  *   are judged once each (`segmentFilter`, then `sourceFilter` on what the segment recorded of
  *   them), and `filter` in score order, only until `limit` hits (and the ties of the last) are
  *   accepted. A hit's data is decoded when first asked for: a document its source's verdict
@@ -25,6 +26,7 @@
  */
 import type { Bm25Index, CollectionStats, IndexHit } from "./bm25-index.ts";
 import { rankedCandidates, scorePostings } from "./ranked-candidates.ts";
+import { countSortedIn } from "./sorted-count.ts";
 import { bufferSource } from "./segment-layout.ts";
 import { openSegment, type Postings, type SegmentReader } from "./segment-read.ts";
 import { createSegmentBuilder, encodeSegment, type SegmentContent } from "./segment-write.ts";
@@ -65,6 +67,8 @@ interface _Part {
   hasDead: () => boolean;
   /** One byte per document, 1 for a dead one; undefined while none is (what a loop over postings checks). */
   deadMap: () => Uint8Array | undefined;
+  /** The dead documents, ascending. */
+  deadDocs: () => Uint32Array;
 }
 
 /** An index over `segments` (oldest first) whose live totals are `totals`; with no segments, an index in memory only. */
@@ -72,6 +76,7 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
   const builder = createSegmentBuilder();
   const killed = new Map<string, Set<number>>();
   const deadMaps = new Map<string, Uint8Array>();
+  const deadLists = new Map<string, Uint32Array>();
   const parts: _Part[] = segments.map((segment) => ({
     file: segment.file,
     reader: segment.reader,
@@ -87,6 +92,14 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
         deadMaps.set(segment.file, map);
       }
       return map;
+    },
+    deadDocs: () => {
+      let list = deadLists.get(segment.file);
+      if (!list) {
+        list = Uint32Array.from(new Set([...segment.dead, ...(killed.get(segment.file) ?? [])])).sort();
+        deadLists.set(segment.file, list);
+      }
+      return list;
     },
   }));
   let live = totals.docs;
@@ -104,7 +117,14 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
       pending = {
         content,
         bytes,
-        part: { file: "", reader: openSegment(bufferSource(bytes), true), isDead: () => false, hasDead: () => false, deadMap: () => undefined },
+        part: {
+          file: "",
+          reader: openSegment(bufferSource(bytes), true),
+          isDead: () => false,
+          hasDead: () => false,
+          deadMap: () => undefined,
+          deadDocs: () => new Uint32Array(0),
+        },
       };
     }
     return pending;
@@ -138,8 +158,7 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
         continue;
       }
       const list = postingsOf(part, term);
-      const dead = part.deadMap()!;
-      if (list) for (const doc of list.docs) df += 1 - dead[doc]!;
+      if (list) df += list.docs.length - countSortedIn(list.docs, part.deadDocs());
     }
     dfCache.set(term, df);
     return df;
@@ -149,6 +168,7 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
     if (!set) killed.set(part.file, (set = new Set()));
     set.add(doc);
     deadMaps.delete(part.file);
+    deadLists.delete(part.file);
     live -= 1;
     // One length read: tombstoning a document does not read its segment's whole table.
     totalLen -= part.reader.lengthsIn(doc, doc + 1)[0]!;

@@ -6,9 +6,14 @@
  * through json-file. memory.ts builds the store over it; its header documents the guarantees.
  * A read checks a file in the shape this version writes by hand (quick-check.ts), with the schema's
  * result, and leaves every other file (and every reason a file is corrupt) to the schema.
+ * Within one process, a file whose stamp (file-stamp.ts: inode, size, modification time) is the
+ * one it had when its entries were last read here is not read again: its entries are those (a
+ * new array each time; a write through a backing forgets them). A missing or unreadable file,
+ * or one the schema rejected, is read every time.
  */
 import { readFileSync } from "node:fs";
 import * as v from "valibot";
+import { fileStamp } from "../state-file/file-stamp.ts";
 import { readJson, updateJsonSync } from "../state-file/json-file.ts";
 import { isRecord, isStringArray, sameFields } from "./quick-check.ts";
 
@@ -95,16 +100,27 @@ export interface FileBackingLayout {
 
 /** Header-less `{version: 1, entries}` (the global and repo files), also read from a bare array. */
 
+// The entries last read from each file here, with the file's stamp taken before the read (a write after the stamp moves it: read again).
+const _read = new Map<string, { stamp: string; schema: FileBackingLayout["schema"]; entries: readonly MemoryEntry[] }>();
+
 /** A file backing: reads ignore (and report once) a corrupt file; updates are locked read-modify-writes. */
 export function openFileBacking(layout: FileBackingLayout, options: { onNotice?: (text: string) => void }): MemoryBacking {
   const { label, path, schema, header } = layout;
   let reportedCorrupt = false;
+  const keep = (stamp: string | undefined, entries: MemoryEntry[]): MemoryEntry[] => {
+    if (stamp) _read.set(path, { stamp, schema, entries: entries.slice() });
+    return entries;
+  };
   return {
     read() {
+      const stamp = fileStamp(path);
+      const last = _read.get(path);
+      if (stamp && last?.stamp === stamp && last.schema === schema) return last.entries.slice();
+      _read.delete(path);
       const quick = _quickRead(path, schema);
-      if (quick) return quick;
+      if (quick) return keep(stamp, quick);
       const result = readJson(path, { schema: schema(), version: 1 });
-      if (result.status === "ok") return result.value.entries;
+      if (result.status === "ok") return keep(stamp, result.value.entries);
       if (result.status === "corrupt" && !reportedCorrupt) {
         reportedCorrupt = true;
         options.onNotice?.(`${label} ${path} is unreadable (${result.reason}); its notes are ignored, and the next new note moves it aside`);
@@ -113,6 +129,7 @@ export function openFileBacking(layout: FileBackingLayout, options: { onNotice?:
     },
     update(change) {
       layout.beforeWrite?.();
+      _read.delete(path);
       updateJsonSync(
         path,
         {
