@@ -1,8 +1,9 @@
 /**
- * The search's two loops over many numbers, each a function of its own (compiled on its own,
+ * The search's loops over many numbers, each a function of its own (compiled on its own,
  * sooner than a closure over the search, segmented-index.ts): BM25 (k1 1.2, b 0.75) over one
- * term's postings, and the order a search takes its scored documents in: best first, a batch at
- * a time, so taking the first few of many candidates sorts only those.
+ * term's postings, the order a search takes its scored documents in (best first, a batch at
+ * a time, so taking the first few of many candidates sorts only those), and the count of a
+ * segment's tombstones in a word's postings (its live document frequency).
  */
 import type { Postings } from "./segment-dictionary.ts";
 
@@ -169,4 +170,37 @@ function _lowerBound(docs: Uint32Array, doc: number): number {
     else low = mid + 1;
   }
   return low;
+}
+
+/**
+ * How many of `wanted` (ascending, distinct) are in `docs` (ascending, distinct): each looked up
+ * by binary search while there are few of them (a segment's tombstones against a word's postings:
+ * a handful against thousands), else one walk of both.
+ */
+export function countSortedIn(docs: Uint32Array, wanted: Uint32Array): number {
+  let count = 0;
+  if (wanted.length * 16 < docs.length) {
+    for (let w = 0; w < wanted.length; w++) {
+      const doc = wanted[w]!;
+      let low = 0;
+      let high = docs.length;
+      while (low < high) {
+        const mid = (low + high) >> 1;
+        if (docs[mid]! < doc) low = mid + 1;
+        else high = mid;
+      }
+      if (low < docs.length && docs[low] === doc) count++;
+    }
+    return count;
+  }
+  for (let i = 0, w = 0; i < docs.length && w < wanted.length; ) {
+    if (docs[i]! < wanted[w]!) i++;
+    else if (docs[i]! > wanted[w]!) w++;
+    else {
+      count++;
+      i++;
+      w++;
+    }
+  }
+  return count;
 }

@@ -25,8 +25,7 @@
  * - `changes()` is what to write: the pending segment's content and the new tombstones.
  */
 import type { Bm25Index, CollectionStats, IndexHit } from "./bm25-index.ts";
-import { rankedCandidates, scorePostings } from "./ranked-candidates.ts";
-import { countSortedIn } from "./sorted-count.ts";
+import { countSortedIn, rankedCandidates, scorePostings } from "./ranked-candidates.ts";
 import { bufferSource } from "./segment-layout.ts";
 import { openSegment, type Postings, type SegmentReader } from "./segment-read.ts";
 import { createSegmentBuilder, encodeSegment, type SegmentContent } from "./segment-write.ts";
