@@ -157,12 +157,15 @@ export interface E2E {
 export function useE2E(options: FakeProviderOptions = {}): E2E {
   let fake: FakeProvider | undefined;
   let dirs: TempDirs | undefined;
+  const removed: string[] = [];
   beforeAll(async () => {
     ensureBinary();
     fake = await startFakeProvider(options);
   }, 200_000);
   afterAll(async () => {
     await fake?.stop();
+    // A process the test left running wrote into a folder already removed (it made it again).
+    expect(removed.filter((dir) => existsSync(dir))).toEqual([]);
   });
   beforeEach(() => {
     dirs = makeTempDirs();
@@ -171,6 +174,7 @@ export function useE2E(options: FakeProviderOptions = {}): E2E {
   });
   afterEach(() => {
     dirs?.cleanup();
+    if (dirs) removed.push(dirs.home, dirs.cwd);
     expect(fake!.violations).toEqual([]);
   });
   return {

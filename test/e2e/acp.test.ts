@@ -12,14 +12,9 @@ import * as acp from "@agentclientprotocol/sdk";
 import { fakeEnv, toolResultsOf, userTextsOf, useE2E, type WireProtocol } from "./_harness.ts";
 import { agentMessageProblems, initialize, startAcpClient, type AcpClientOptions, type AcpTestClient } from "./_acp-client.ts";
 
-const e2e = useE2E();
 let open: AcpTestClient | undefined;
-
-function start(protocol: WireProtocol = "chat", options: Partial<AcpClientOptions> = {}): AcpTestClient {
-  open = startAcpClient({ cwd: e2e.dirs.cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, protocol), args: ["--no-sandbox"], ...options });
-  return open;
-}
-
+// Declared before useE2E's: bun runs afterEach hooks in the order they are declared, and the agent
+// must have saved and exited before the harness removes its home (else its last save recreates it).
 afterEach(async () => {
   if (!open) return;
   const client = open;
@@ -28,6 +23,13 @@ afterEach(async () => {
   expect(client.invalid).toEqual([]);
   expect(code).toBe(0);
 });
+
+const e2e = useE2E();
+
+function start(protocol: WireProtocol = "chat", options: Partial<AcpClientOptions> = {}): AcpTestClient {
+  open = startAcpClient({ cwd: e2e.dirs.cwd, home: e2e.dirs.home, env: fakeEnv(e2e.fake.baseURL, protocol), args: ["--no-sandbox"], ...options });
+  return open;
+}
 
 const newSession = (client: AcpTestClient, mcpServers: acp.McpServer[] = []) =>
   client.agent.request(acp.methods.agent.session.new, { cwd: e2e.dirs.cwd, mcpServers });
