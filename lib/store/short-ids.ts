@@ -6,7 +6,7 @@
  * first run are usually made in the same millisecond.
  */
 import { closeSync, fstatSync, linkSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeSync, constants as fsConstants } from "node:fs";
-import { abbreviationHead, createAbbreviator, shortestUniquePrefix } from "../platform/ids.ts";
+import { abbreviationHead, createAbbreviator, firstNotBefore, shortestUniquePrefix } from "../platform/ids.ts";
 import { ensureStateDir, paths } from "../platform/paths.ts";
 import { withLockSync } from "../state-file/file-lock.ts";
 import { listPending } from "./approvals.ts";
@@ -102,22 +102,11 @@ function _near(names: readonly string[], heads: ReadonlySet<string>): string[] {
   const sorted = [...names].sort();
   const ids: string[] = [];
   for (const head of heads)
-    for (let at = _firstNotBefore(sorted, head); at < sorted.length && sorted[at]!.startsWith(head); at++) {
+    for (let at = firstNotBefore(sorted, head); at < sorted.length && sorted[at]!.startsWith(head); at++) {
       const name = sorted[at]!;
       if (name.endsWith(".json") && abbreviationHead(name) === head) ids.push(name.slice(0, -".json".length));
     }
   return ids;
-}
-
-function _firstNotBefore(sorted: readonly string[], key: string): number {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const middle = (low + high) >> 1;
-    if (sorted[middle]! < key) low = middle + 1;
-    else high = middle;
-  }
-  return low;
 }
 
 /**
