@@ -47,23 +47,17 @@ export function abbreviationHead(id: string): string {
   return id.slice(0, ABBREVIATION_MIN);
 }
 
-/** The index of the first of `sorted` (ascending) that is not before `key`: its length when every one is. */
-export function firstNotBefore(sorted: readonly string[], key: string): number {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const middle = (low + high) >> 1;
-    if (sorted[middle]! < key) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
-
 /** One sort of `accepted`, then each abbreviation by binary search against its two neighbours. */
 export function createAbbreviator(accepted: Iterable<string>, min = ABBREVIATION_MIN): Abbreviate {
   const sorted = [...new Set(accepted)].sort();
   return (id) => {
-    const low = firstNotBefore(sorted, id);
+    let low = 0;
+    let high = sorted.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (sorted[middle]! < id) low = middle + 1;
+      else high = middle;
+    }
     const before = sorted[low - 1];
     const after = sorted[low] === id ? sorted[low + 1] : sorted[low];
     let length = Math.max(min, _common(id, before) + 1, _common(id, after) + 1);
