@@ -182,13 +182,7 @@ export function countSortedIn(docs: Uint32Array, wanted: Uint32Array): number {
   if (wanted.length * 16 < docs.length) {
     for (let w = 0; w < wanted.length; w++) {
       const doc = wanted[w]!;
-      let low = 0;
-      let high = docs.length;
-      while (low < high) {
-        const mid = (low + high) >> 1;
-        if (docs[mid]! < doc) low = mid + 1;
-        else high = mid;
-      }
+      const low = _lowerBound(docs, doc);
       if (low < docs.length && docs[low] === doc) count++;
     }
     return count;
