@@ -6,6 +6,7 @@
  * every wait is bounded.
  */
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { findOnPath, hostPackage } from "../host-packages.ts";
 import { BINARY, binaryEnv } from "./_harness.ts";
@@ -80,7 +81,20 @@ export function startTmux(args: string[], options: TmuxOptions): TmuxDriver {
     },
     resize: (cols, height) => void tmux("resize-window", "-t", "t", "-x", String(cols), "-y", String(height)),
     kill() {
+      const pane = spawnSync("tmux", ["-S", socket, "display-message", "-p", "-t", "t", "#{pane_pid}"], { encoding: "utf8", timeout: 10_000 });
+      const pid = Number(pane.stdout?.trim());
       spawnSync("tmux", ["-S", socket, "kill-server"], { timeout: 10_000 });
+      // shiro saves as it ends on the hang-up: the test's folders are removed only after it has (bounded).
+      for (let i = 0; pid > 0 && i < 500 && _alive(pid); i++) Bun.sleepSync(20);
     },
   };
+}
+
+/** Whether `pid` is a process that has not yet ended (a zombie has). */
+function _alive(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] !== "Z";
+  } catch {
+    return false;
+  }
 }
