@@ -20,8 +20,25 @@
  *   indexed, as one more segment. A saver whose full check is older than FULL_CHECK_MS does the
  *   same, after its answer, so a source another process wrote without indexing is found within
  *   that time even when the folders' stamps were recorded over it.
+ *
+ * The history census, `search/history-census.txt` (paths.historyCensus): whether the two folders
+ * held more than a few hundred files when last listed, so a prompt in a long history whose index
+ * was never built does not list 15,000 names (about 7 ms of a first request) to learn that it is
+ * long. Text, written whole (atomic rename, not fsynced: derived data) only by a listing that
+ * counted more files than _SMALL_HISTORY_FILES:
+ *
+ *   shiro history census 1
+ *   <sessions folder stamp> <events folder stamp>     (inode:mtimeMs each, or `missing`)
+ *   <when the folders were listed, ms since the epoch>
+ *   <the files they held then>
+ *
+ * It is believed while the folders' stamps are the ones it records, or for CENSUS_TRUST_MS after
+ * it was taken whatever they are: shiro never removes a session or run file, so a count past the
+ * limit only grows, and a file removed by hand is seen at the next listing. Anything else (no
+ * file, another header, a line cut short, a count within the limit) is out of date, never an
+ * error: both folders are listed and counted again. Deleting it costs one listing.
  */
-import { readdirSync, statSync, type Stats } from "node:fs";
+import { readdirSync, readFileSync, statSync, type Stats } from "node:fs";
 import type { Bm25Index } from "../search/bm25-index.ts";
 import { openIndexFolder, type CompactResult, type IndexFolder } from "../search/index-folder.ts";
 import { paths } from "../platform/paths.ts";
@@ -30,6 +47,7 @@ import { loadSession } from "../store/sessions.ts";
 import type { SessionRecord } from "../store/session-record.ts";
 import { describeTranscriptSource, runDocs, sessionDocs, type TranscriptDoc } from "./transcript-docs.ts";
 import { statStamp } from "../state-file/file-stamp.ts";
+import { writeTextAtomic } from "../state-file/json-file.ts";
 
 export const SESSION_PREFIX = "session:";
 export const RUN_PREFIX = "run:";
@@ -55,11 +73,26 @@ export const PROMPT_TRANSCRIPT_DOCS = 50_000;
  * and holds at most PROMPT_TRANSCRIPT_DOCS documents, or at most a few hundred session and run
  * files would build it. A build cut short (its manifest records no folder stamps yet) is finished
  * by `shiro search`, `recall` or `shiro memory gc`, never before a first request. Reads the
- * manifest (and, without a finished one, two folder listings).
+ * manifest; without a finished one, the history census (see the module contract: two folder
+ * listings in a short history, in a long one only once its census is out of date).
  */
 export function transcriptIndexIsSmall(): boolean {
   const built = _folder({}).manifest();
   if (built?.meta.sessions !== undefined) return built.docs <= PROMPT_TRANSCRIPT_DOCS;
+  return !_historyExceeds(_SMALL_HISTORY_FILES);
+}
+
+/** How long a census past its limit is believed while the folders change under it: the full-check period. */
+export const CENSUS_TRUST_MS = FULL_CHECK_MS;
+const _CENSUS_HEADER = "shiro history census 1";
+
+/** True when the sessions and events folders together hold more than `limit` files: by the census while it holds (see the module contract), else listed. */
+function _historyExceeds(limit: number): boolean {
+  const now = Date.now();
+  const { sessions, events } = _folderStamps();
+  const stamps = `${sessions} ${events}`;
+  const census = _readCensus();
+  if (census && census.files > limit && (census.stamps === stamps || (now >= census.at && now - census.at < CENSUS_TRUST_MS))) return true;
   const count = (dir: string) => {
     try {
       return readdirSync(dir).length;
@@ -67,7 +100,26 @@ export function transcriptIndexIsSmall(): boolean {
       return 0;
     }
   };
-  return count(paths.sessionsDir()) + count(paths.eventsDir()) <= _SMALL_HISTORY_FILES;
+  const files = count(paths.sessionsDir()) + count(paths.eventsDir());
+  if (files <= limit) return false;
+  try {
+    writeTextAtomic(paths.historyCensus(), `${_CENSUS_HEADER}\n${stamps}\n${now}\n${files}\n`, { verbatim: true, durable: false });
+  } catch {
+    // an unwritable state folder: the next prompt lists again
+  }
+  return true;
+}
+
+function _readCensus(): { stamps: string; at: number; files: number } | undefined {
+  let text: string;
+  try {
+    text = readFileSync(paths.historyCensus(), "utf8");
+  } catch {
+    return undefined;
+  }
+  const lines = text.split("\n");
+  if (lines.length !== 5 || lines[0] !== _CENSUS_HEADER || lines[4] !== "" || !/^\d+$/.test(lines[2]!) || !/^\d+$/.test(lines[3]!)) return undefined;
+  return { stamps: lines[1]!, at: Number(lines[2]), files: Number(lines[3]) };
 }
 
 function _folder(options: TranscriptIndexOptions): IndexFolder {

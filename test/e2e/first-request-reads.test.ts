@@ -5,7 +5,8 @@
  * (the same notes), a turn whose prompt matches nothing remembered makes the same calls on the
  * same files (ids aside): nothing on the way to the request is read, listed or stat'ed in
  * proportion to the history, and no history folder is listed before the request is sent (the
- * saved line's short id lists them while the answer streams).
+ * saved line's short id lists them while the answer streams). In a long history whose search index
+ * was never built, the history census says it is long: only the first turn lists the folders.
  */
 import { describe, expect } from "bun:test";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
@@ -42,6 +43,26 @@ describe("a plain turn before its first request", () => {
       expect(small!.length).toBeGreaterThan(0);
       expect(large!.filter((call) => /^getdents/.test(call))).toEqual([]);
       expect(large).toEqual(small!);
+    },
+    240_000,
+  );
+
+  hostTest(
+    STRACE,
+    "lists no history folder in a long history whose search index was never built, once a turn has counted it",
+    async () => {
+      e2e.fake.respond(() => ({ text: "hi" }));
+      const home = join(e2e.dirs.home, "unindexed");
+      mkdirSync(home, { recursive: true });
+      // 120 sessions leave 360 session and event files: too many to build the index from before a first request.
+      writeHistoryHome(home, e2e.dirs.cwd, 120);
+      const traces = [join(home, "first.txt"), join(home, "second.txt")];
+      for (const trace of traces) expect(await _run(home, ["-p", PROMPT], trace)).toBe(0);
+      const listed = traces.map((trace) => [...new Set(_beforeRequest(trace, join(home, ".shiro-neko")).filter((call) => /^getdents/.test(call)))]);
+      // The first turn also builds the recall index (and lists its new folder).
+      expect(listed[0]).toEqual(expect.arrayContaining(["getdents64 sessions", "getdents64 events"]));
+      expect(listed[1]).toEqual([]);
+      expect(existsSync(join(home, ".shiro-neko", "search", "transcripts.index"))).toBe(false);
     },
     240_000,
   );

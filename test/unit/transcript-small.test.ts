@@ -1,14 +1,14 @@
 /**
  * Whether a turn's memory ranks past passages before its first request: while the built index holds
  * at most PROMPT_TRANSCRIPT_DOCS documents, or while it is missing with a short history to build it
- * from (lib/find/transcript-index.ts).
+ * from (lib/find/transcript-index.ts), a long one known by its history census without listing it.
  */
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { paths } from "../../lib/platform/paths.ts";
-import { PROMPT_TRANSCRIPT_DOCS, transcriptIndexIsSmall } from "../../lib/find/transcript-index.ts";
+import { CENSUS_TRUST_MS, PROMPT_TRANSCRIPT_DOCS, transcriptIndexIsSmall } from "../../lib/find/transcript-index.ts";
 import { TOKENIZER_VERSION } from "../../lib/search/tokenize.ts";
 
 let home = "";
@@ -52,4 +52,40 @@ test("a built index counts by its documents, whatever the files; one whose build
     (manifest(built, PROMPT_TRANSCRIPT_DOCS), transcriptIndexIsSmall()),
     (manifest(built, PROMPT_TRANSCRIPT_DOCS + 1), transcriptIndexIsSmall()),
   ]).toEqual([false, true, true, false]);
+});
+
+test("a long history without an index is known from its census: no listing while the folders are as counted or the census is recent", () => {
+  files(paths.sessionsDir(), 150, ".json");
+  files(paths.eventsDir(), 100, ".jsonl");
+  expect(transcriptIndexIsSmall()).toBe(false);
+  const stamp = (dir: string) => `${statSync(dir).ino}:${statSync(dir).mtimeMs}`;
+  const census = readFileSync(paths.historyCensus(), "utf8").split("\n");
+  expect([census[0], census[1], census[3], census[4]]).toEqual([
+    "shiro history census 1",
+    `${stamp(paths.sessionsDir())} ${stamp(paths.eventsDir())}`,
+    "250",
+    "",
+  ]);
+  // Removed by hand, unseen: the census is believed, so the folders were not listed.
+  rmSync(paths.eventsDir(), { recursive: true });
+  expect(transcriptIndexIsSmall()).toBe(false);
+  // Taken longer ago than it is trusted, with the folders changed since: listed again (150 files), and no new census for a short history.
+  const old = [census[0], census[1], String(Date.now() - CENSUS_TRUST_MS - 1000), census[3], ""].join("\n");
+  writeFileSync(paths.historyCensus(), old);
+  expect(transcriptIndexIsSmall()).toBe(true);
+  expect(readFileSync(paths.historyCensus(), "utf8")).toBe(old);
+});
+
+test("an old census is still believed while the folders are as it counted them; an unreadable one is out of date", () => {
+  files(paths.sessionsDir(), 250, ".json");
+  expect(transcriptIndexIsSmall()).toBe(false);
+  const census = readFileSync(paths.historyCensus(), "utf8").split("\n");
+  writeFileSync(paths.historyCensus(), [census[0], census[1], "0", "999", ""].join("\n"));
+  expect(transcriptIndexIsSmall()).toBe(false);
+  // A census of a short history, or a cut one, is not taken: the folders are counted (250 files, past the limit).
+  for (const text of [[census[0], census[1], "0", "12", ""].join("\n"), `${census[0]}\n${census[1]}\n`]) {
+    writeFileSync(paths.historyCensus(), text);
+    expect(transcriptIndexIsSmall()).toBe(false);
+    expect(readFileSync(paths.historyCensus(), "utf8").split("\n")[3]).toBe("250");
+  }
 });
