@@ -1,13 +1,16 @@
 /**
  * A segment's term dictionary (layout in segment-layout.ts: term index, term blocks, postings),
  * read in proportion to the terms asked for: the term index is read once and its keys kept as
- * bytes (a lookup decodes the dozen keys its binary search compares), then a term costs one
- * dictionary block (its document frequency) and, for its postings, their bytes.
+ * bytes, then a term costs one dictionary block (its document frequency) and, for its postings,
+ * their bytes. A lookup compares the term's UTF-8 bytes with the keys' bytes, decoding none:
+ * for a term with no character at U+E000 or above (no byte 0xEE–0xFF) byte order is JavaScript
+ * string order, the order the writer sorts keys in; any other term compares decoded keys. A key
+ * compared that is not ASCII is still decoded once, so one that is not UTF-8 is found corrupt.
  *
  * Contract: every method throws IndexCorruptError when the bytes it reads are not what the writer
  * leaves; a term's dictionary entry is looked up once.
  */
-import { ByteReader, IndexCorruptError, SECTION } from "./segment-layout.ts";
+import { ByteReader, IndexCorruptError, SECTION, decodeText, textEncoder } from "./segment-layout.ts";
 
 export interface Postings {
   docs: Uint32Array;
@@ -40,27 +43,66 @@ export function openTermDictionary(
   const loadTermIndex = () => {
     if (termIndex) return termIndex;
     const raw = read(SECTION.termIndex, 0, span(SECTION.termIndex));
-    const reader = new ByteReader(raw);
-    const keyStarts: number[] = [];
-    const keyLengths: number[] = [];
-    const blockOffsets: number[] = [];
-    while (!reader.done) {
-      const length = reader.varint();
-      if (reader.position + length > raw.length) throw new IndexCorruptError("a key runs past its section");
-      keyStarts.push(reader.position);
-      keyLengths.push(length);
-      reader.position += length;
-      blockOffsets.push(reader.varint());
+    // Every block's key and offset, walked once per search, before the JIT has compiled this:
+    // locals only, each varint read inline (a key needs at least two bytes, so the tables hold them all).
+    const most = raw.length >> 1;
+    const keyStarts = new Uint32Array(most);
+    const keyLengths = new Uint32Array(most);
+    const offsets = new Uint32Array(most);
+    let count = 0;
+    let position = 0;
+    while (position < raw.length) {
+      let length = 0;
+      let scale = 1;
+      for (let i = 0; ; i++) {
+        if (i === 8) throw new IndexCorruptError("a number is too long");
+        if (position >= raw.length) throw new IndexCorruptError("a number runs past its section");
+        const byte = raw[position++]!;
+        length += (byte & 0x7f) * scale;
+        if (byte < 0x80) break;
+        scale *= 0x80;
+      }
+      if (position + length > raw.length) throw new IndexCorruptError("a key runs past its section");
+      keyStarts[count] = position;
+      keyLengths[count] = length;
+      position += length;
+      let offset = 0;
+      scale = 1;
+      for (let i = 0; ; i++) {
+        if (i === 8) throw new IndexCorruptError("a number is too long");
+        if (position >= raw.length) throw new IndexCorruptError("a number runs past its section");
+        const byte = raw[position++]!;
+        offset += (byte & 0x7f) * scale;
+        if (byte < 0x80) break;
+        scale *= 0x80;
+      }
+      offsets[count++] = offset;
     }
-    const count = keyStarts.length;
-    termIndex = {
-      bytes: raw,
-      keyStarts: Uint32Array.from(keyStarts),
-      keyLengths: Uint32Array.from(keyLengths),
-      offsets: Uint32Array.from(blockOffsets),
-      count,
-    };
+    termIndex = { bytes: raw, keyStarts, keyLengths, offsets, count };
     return termIndex;
+  };
+  /** The term's UTF-8 bytes when comparing bytes is comparing strings (no byte 0xEE or above), else undefined. */
+  const comparable = (term: string): Uint8Array | undefined => {
+    const bytes = textEncoder.encode(term);
+    for (let i = 0; i < bytes.length; i++) if (bytes[i]! >= 0xee) return undefined;
+    return bytes;
+  };
+  /** The key at `start` (`length` bytes of `bytes`) against `term`'s bytes: negative, 0 or positive as the key sorts before, as or after it. */
+  const compareKey = (bytes: Uint8Array, start: number, length: number, term: Uint8Array): number => {
+    let ascii = true;
+    const shared = Math.min(length, term.length);
+    let order = length - term.length;
+    for (let i = 0; i < shared; i++) {
+      const byte = bytes[start + i]!;
+      if (byte >= 0x80) ascii = false;
+      if (byte !== term[i]) {
+        order = byte - term[i]!;
+        break;
+      }
+    }
+    if (ascii) for (let i = shared; i < length; i++) if (bytes[start + i]! >= 0x80) ascii = false;
+    if (!ascii) decodeText(bytes.subarray(start, start + length));
+    return order;
   };
   const termKey = (index: number): string => {
     const terms = loadTermIndex();
@@ -74,17 +116,19 @@ export function openTermDictionary(
     if (found !== undefined) return found;
     found = null;
     const index = loadTermIndex();
+    const bytes = comparable(term);
     let low = 0;
     let high = index.count - 1;
     let block = -1;
     while (low <= high) {
       const mid = (low + high) >> 1;
-      if (termKey(mid) <= term) {
+      if (bytes ? compareKey(index.bytes, index.keyStarts[mid]!, index.keyLengths[mid]!, bytes) <= 0 : termKey(mid) <= term) {
         block = mid;
         low = mid + 1;
       } else high = mid - 1;
     }
-    if (block >= 0)
+    if (block >= 0 && bytes) found = _findInBlock(blockBytes(block), bytes, compareKey);
+    else if (block >= 0)
       walkBlock(block, (key, df, start, length) => {
         if (key === term) found = { df, start, length };
         return key >= term;
@@ -134,13 +178,17 @@ export function openTermDictionary(
     return { docs: docIds, tfs };
   };
 
-  /** Walks one dictionary block; `visit` returns true to stop. */
-  const walkBlock = (block: number, visit: (key: string, df: number, start: number, length: number) => boolean) => {
+  /** One dictionary block's bytes. */
+  const blockBytes = (block: number): Uint8Array => {
     const index = loadTermIndex();
     const start = index.offsets[block]!;
     const end = block + 1 < index.count ? index.offsets[block + 1]! : span(SECTION.termBlocks);
     if (end < start || end > span(SECTION.termBlocks)) throw new IndexCorruptError("a dictionary block runs past its section");
-    const reader = new ByteReader(read(SECTION.termBlocks, start, end - start));
+    return read(SECTION.termBlocks, start, end - start);
+  };
+  /** Walks one dictionary block; `visit` returns true to stop. */
+  const walkBlock = (block: number, visit: (key: string, df: number, start: number, length: number) => boolean) => {
+    const reader = new ByteReader(blockBytes(block));
     while (!reader.done) if (visit(reader.text(), reader.varint(), reader.varint(), reader.varint())) return;
   };
 
@@ -159,4 +207,25 @@ export function openTermDictionary(
         });
     },
   };
+}
+
+/** The entry of the term whose UTF-8 bytes are `term` in a dictionary block (keys in order), or null: stops at the first key not before it. */
+function _findInBlock(
+  raw: Uint8Array,
+  term: Uint8Array,
+  compareKey: (bytes: Uint8Array, start: number, length: number, term: Uint8Array) => number,
+): _Entry | null {
+  const reader = new ByteReader(raw);
+  while (!reader.done) {
+    const length = reader.varint();
+    if (reader.position + length > raw.length) throw new IndexCorruptError("a key runs past its section");
+    const order = compareKey(raw, reader.position, length, term);
+    reader.position += length;
+    const df = reader.varint();
+    const start = reader.varint();
+    const bytes = reader.varint();
+    if (order === 0) return { df, start, length: bytes };
+    if (order > 0) return null;
+  }
+  return null;
 }
