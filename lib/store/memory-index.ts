@@ -28,6 +28,19 @@
  * any other content (another header or stamp, a cut last line) is out of date, never an error.
  * An id is looked up by searching the text for its first characters, not by splitting every line.
  * Derived data: deleting it costs one slower prompt.
+ *
+ * The note id stamps, `note-ids.txt` in the index folder: each `notes:<scope>` segment's stamp
+ * with the ids it was taken over, so a prompt whose stores hold the same notes as last time finds
+ * their stamps by comparing text instead of hashing 300 ids (a cold loop of thousands of steps,
+ * about 1 ms of a first request). Text, replaced whole (atomic rename, not fsynced) when a stamp
+ * was hashed and the index folder exists:
+ *
+ *   shiro note ids 1
+ *   <segment>\t<its stamp>\t<the ids, as a JSON array, in the order the store lists them>   (by segment)
+ *
+ * A line is used only when its ids are exactly the ones being stamped, so it cannot give a stamp
+ * for other notes; a line of another shape, or another header, is out of date, never an error.
+ * Derived data: deleting it costs one hash per store.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -87,6 +100,8 @@ export interface OpenedMemoryIndex {
 
 const _IDS_FILE = "episode-ids.txt";
 const _IDS_HEADER = "shiro episode ids 1";
+const _NOTE_IDS_FILE = "note-ids.txt";
+const _NOTE_IDS_HEADER = "shiro note ids 1";
 
 /** Brings the index up to date with the stores (see the module contract) and returns it with the notes read. */
 export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex {
@@ -120,12 +135,13 @@ export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex 
   };
   // Run notes live only in the process: they join the index after it is saved, never the file.
   const saved = listed.filter(({ store }) => store.scope !== "run");
+  const noteStamps = _noteStamps(join(file.dir, _NOTE_IDS_FILE));
   const index = file.open((index) => {
     for (const { store, entries } of saved) {
       const ids: string[] = [];
       for (const entry of entries) ids.push(entry.id);
-      const stamp = _idsStamp(ids);
-      index.sync(noteSegment(store), stamp, () => entries.map((entry) => ({ id: entry.id, stamp: "", text: entry.text })));
+      const segment = noteSegment(store);
+      index.sync(segment, noteStamps.stamp(segment, ids), () => entries.map((entry) => ({ id: entry.id, stamp: "", text: entry.text })));
     }
     if (sources.episodes && episodesStamp !== undefined) {
       const store = sources.episodes;
@@ -140,6 +156,7 @@ export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex 
     if (store.scope === "run" && entries.length > 0)
       index.sync(noteSegment(store), entries.map((entry) => entry.id).join(","), () => entries.map((entry) => ({ id: entry.id, stamp: "", text: entry.text })));
   }
+  noteStamps.save(file.dir);
   let list: string | null | undefined;
   let fromIndex: string[] | undefined;
   const episodeIdsStarting = (head: string): string[] => {
@@ -195,6 +212,50 @@ function _writeEpisodeIds(path: string, stamp: string, ids: readonly EpisodeIds[
   } catch {
     // an unwritable state folder: the index still answers
   }
+}
+
+/** The note id stamps kept at `path` (see the module contract): `stamp` answers from a line whose ids are these, else hashes them; `save` writes what was hashed. */
+function _noteStamps(path: string): { stamp(segment: string, ids: string[]): string; save(dir: string): void } {
+  let lines: Map<string, { stamp: string; ids: string }> | undefined;
+  let hashed = false;
+  const read = () => {
+    const found = new Map<string, { stamp: string; ids: string }>();
+    let text = "";
+    try {
+      text = readFileSync(path, "utf8");
+    } catch {
+      return found;
+    }
+    const rows = text.split("\n");
+    if (rows[0] !== _NOTE_IDS_HEADER || rows.at(-1) !== "") return found;
+    for (const row of rows.slice(1, -1)) {
+      const [segment, stamp, ids, extra] = row.split("\t");
+      if (segment && stamp && ids?.startsWith("[") && extra === undefined) found.set(segment, { stamp, ids });
+    }
+    return found;
+  };
+  return {
+    stamp(segment, ids) {
+      lines ??= read();
+      const text = JSON.stringify(ids);
+      const kept = lines.get(segment);
+      if (kept?.ids === text) return kept.stamp;
+      const stamp = _idsStamp(ids);
+      lines.set(segment, { stamp, ids: text });
+      hashed = true;
+      return stamp;
+    },
+    save(dir) {
+      if (!hashed || !lines || !existsSync(dir)) return;
+      hashed = false;
+      const rows = [...lines].sort(([a], [b]) => (a < b ? -1 : 1)).map(([segment, { stamp, ids }]) => `${segment}\t${stamp}\t${ids}`);
+      try {
+        writeTextAtomic(path, `${[_NOTE_IDS_HEADER, ...rows].join("\n")}\n`, { verbatim: true, durable: false });
+      } catch {
+        // an unwritable state folder: the ids are hashed again next time
+      }
+    },
+  };
 }
 
 function _folder(projectRoot: string, onNotice?: (text: string) => void) {

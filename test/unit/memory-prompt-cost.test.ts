@@ -3,7 +3,9 @@
  * an episode line is abbreviated against come from the small id list beside the recall index
  * (the bytes on disk decide the abbreviation, so the index's cards were not decoded for it), an
  * out-of-date list is ignored and written again, the notes whose recorded files are checked
- * for staleness are the ones whose line fits the budget, not every note, and a project with
+ * for staleness are the ones whose line fits the budget, not every note, the note ids' stamps
+ * come from the stamp list beside the index while the ids are the ones it names (the list, not a
+ * hash, decides the stamp the index is judged by), and a project with
  * nothing stored opens no recall index, while what a legacy episodes file or a kept index folder
  * holds is still read.
  */
@@ -225,5 +227,64 @@ describe("a project with nothing stored", () => {
     expect(shelf.project.forget("the login redirect uses")).toBe(1);
     const opened = openMemoryIndex({ projectRoot: root, stores: shelf.stores(), episodes: openEpisodes(root) });
     expect([opened.index.size, manifest(root).docs]).toEqual([0, 0]);
+  });
+});
+
+describe("the note id stamps", () => {
+  const NOTES = ["01a23300-0000-7000-8000-000000000003", "01a23300-0000-7000-8000-000000000002", "01a23300-0000-7000-8000-000000000001"];
+  const setup = () => {
+    const root = project();
+    mkdirSync(paths.memoryDir(), { recursive: true });
+    // Oldest first, as a store keeps them; listed newest first.
+    const entries = [...NOTES]
+      .reverse()
+      .map((id, at) => ({ id, kind: "fact", text: `the login redirect note ${at}`, createdAt: `2026-11-0${at + 1}T00:00:00.000Z`, hits: 0 }));
+    writeFileSync(paths.projectMemory(root), JSON.stringify({ version: 1, project: root, entries }));
+    const shelf = openMemoryShelf(root);
+    const open = () => openMemoryIndex({ projectRoot: root, stores: shelf.stores(), episodes: openEpisodes(root) });
+    const generation = () => (JSON.parse(readFileSync(join(paths.memoryIndex(root), "manifest.json"), "utf8")) as { generation: number }).generation;
+    return { open, generation, list: join(paths.memoryIndex(root), "note-ids.txt") };
+  };
+  // The stamp the index recorded for these ids before the list existed: unchanged, so no index is resynced by an upgrade.
+  const STAMP = "3:1d805760:10c7f892";
+  const EMPTY = "0:811c9dc5:9747b28c";
+
+  test("are written when the notes are indexed: each store's stamp with its ids, newest first", () => {
+    const { open, list } = setup();
+    expect(open().index.search("redirect", { limit: 5 }).length).toBe(3);
+    expect(readFileSync(list, "utf8").split("\n")).toEqual([
+      "shiro note ids 1",
+      `notes:agent:default\t${EMPTY}\t[]`,
+      `notes:global\t${EMPTY}\t[]`,
+      `notes:project\t${STAMP}\t${JSON.stringify(NOTES)}`,
+      `notes:repo\t${EMPTY}\t[]`,
+      "",
+    ]);
+  });
+
+  test("decide the stamp while the ids are the ones listed: a stamp the list gives for them is what the index is judged by", () => {
+    const { open, generation, list } = setup();
+    open();
+    const before = generation();
+    writeFileSync(list, `shiro note ids 1\nnotes:project\t3:0:0\t${JSON.stringify(NOTES)}\n`);
+    open();
+    // The segment was restamped from the list (a hash would have found it current): one more manifest.
+    expect(generation()).toBe(before + 1);
+    open();
+    expect(generation()).toBe(before + 1);
+  });
+
+  test.each([
+    ["other ids", `shiro note ids 1\nnotes:project\t9:9:9\t${JSON.stringify(NOTES.slice(1))}\n`],
+    ["another header", `shiro note ids 2\nnotes:project\t9:9:9\t${JSON.stringify(NOTES)}\n`],
+    ["a line of another shape", `shiro note ids 1\nnotes:project\t9:9:9\t${JSON.stringify(NOTES)}\tmore\n`],
+    ["a cut last line", `shiro note ids 1\nnotes:project\t9:9:9\t${JSON.stringify(NOTES)}`],
+  ])("with %s are out of date: the ids are hashed, the index left as it is, and the list written again", (_label, spoiled) => {
+    const { open, generation, list } = setup();
+    open();
+    const [before, good] = [generation(), readFileSync(list, "utf8")];
+    writeFileSync(list, spoiled);
+    open();
+    expect([generation(), readFileSync(list, "utf8")]).toEqual([before, good]);
   });
 });
