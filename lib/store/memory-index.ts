@@ -20,14 +20,15 @@
  * written whole (atomic rename, json-file.ts) when the `episodes` segment is synced, and when it
  * is missing or out of date while the segment is current:
  *
- *   shiro episode ids 1
+ *   shiro episode ids 2
  *   <the episodes file's stamp the list was taken from: inode:size:mtimeMs>
- *   <episode id> <session id>          (one line per episode)
+ *   <id>          (every episode id and session id, once each, in JavaScript string order)
  *
  * It is used only while its stamp is the episodes file's stamp now and it ends with a line break;
- * any other content (another header or stamp, a cut last line) is out of date, never an error.
- * An id is looked up by searching the text for its first characters, not by splitting every line.
- * Derived data: deleting it costs one slower prompt.
+ * any other content (another header or stamp, a cut last line; version 1, one `<episode id>
+ * <session id>` line per episode) is out of date, never an error. The ids starting with given
+ * characters are found by a binary search of the text (a few dozen characters compared), not by
+ * scanning it or splitting every line. Derived data: deleting it costs one slower prompt.
  *
  * The note id stamps, `note-ids.txt` in the index folder: each `notes:<scope>` segment's stamp
  * with the ids it was taken over, so a prompt whose stores hold the same notes as last time finds
@@ -90,8 +91,8 @@ export interface OpenedMemoryIndex {
   segments: Map<string, string>;
   /**
    * The ids of the episodes the index holds and of their sessions that start with `head` (what an
-   * abbreviation of at least that many characters is compared with), as `indexedEpisodes(index)`
-   * would give them: from the episode id list when it is of the episodes file as it is now (one
+   * abbreviation of at least that many characters is compared with), each once, in string order,
+   * of those `indexedEpisodes(index)` gives: from the episode id list when it is of the episodes file as it is now (one
    * small read, at the first call), else from the index (and then the list is written). Without
    * an episodes store, from the index.
    */
@@ -99,7 +100,7 @@ export interface OpenedMemoryIndex {
 }
 
 const _IDS_FILE = "episode-ids.txt";
-const _IDS_HEADER = "shiro episode ids 1";
+const _IDS_HEADER = "shiro episode ids 2";
 const _NOTE_IDS_FILE = "note-ids.txt";
 const _NOTE_IDS_HEADER = "shiro note ids 1";
 
@@ -165,7 +166,7 @@ export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex 
     if (!fromIndex) {
       const ids = indexedEpisodes(index);
       if (episodesStamp !== undefined) keepIds(episodesStamp, ids);
-      fromIndex = ids.flatMap((entry) => [entry.id, entry.sessionId]);
+      fromIndex = [...new Set(ids.flatMap((entry) => [entry.id, entry.sessionId]))].sort();
     }
     return fromIndex.filter((id) => id.startsWith(head));
   };
@@ -190,16 +191,25 @@ function _readEpisodeIds(path: string, stamp: string): string | undefined {
   return text.startsWith(top) && text.endsWith("\n") ? text.slice(top.length - 1) : undefined;
 }
 
-/** The ids in `lines` (each `\n<id> <session id>`) that start with `head`: found by search, not by splitting every line. */
+/** The ids in `lines` (`\n<id>` each, sorted, then a final `\n`) that start with `head`: a binary search for the first, then the ones after it. */
 function _idsStarting(lines: string, head: string): string[] {
   const found: string[] = [];
   if (!head) return found;
-  for (let at = lines.indexOf(head); at >= 0; at = lines.indexOf(head, at + 1)) {
-    const before = lines[at - 1];
-    if (before !== "\n" && before !== " ") continue;
-    let end = at + head.length;
-    while (end < lines.length && lines[end] !== " " && lines[end] !== "\n") end++;
-    found.push(lines.slice(at, end));
+  // `low` and `high` are line breaks: every line after one before `low` sorts before `head`, every line from `high` on does not (the last break ends the text).
+  let low = 0;
+  let high = lines.length - 1;
+  while (low < high) {
+    const at = lines.lastIndexOf("\n", (low + high) >> 1);
+    const end = lines.indexOf("\n", at + 1);
+    if (lines.slice(at + 1, end) < head) low = end;
+    else high = at;
+  }
+  for (let at = low; at < lines.length - 1; ) {
+    const end = lines.indexOf("\n", at + 1);
+    const id = lines.slice(at + 1, end);
+    if (!id.startsWith(head)) break;
+    found.push(id);
+    at = end;
   }
   return found;
 }
@@ -208,7 +218,8 @@ function _idsStarting(lines: string, head: string): string[] {
 function _writeEpisodeIds(path: string, stamp: string, ids: readonly EpisodeIds[]): void {
   if (ids.some((entry) => /[\s]/.test(entry.id + entry.sessionId) || !entry.id || !entry.sessionId)) return;
   try {
-    writeTextAtomic(path, `${[_IDS_HEADER, stamp, ...ids.map((entry) => `${entry.id} ${entry.sessionId}`)].join("\n")}\n`, { verbatim: true });
+    const sorted = [...new Set(ids.flatMap((entry) => [entry.id, entry.sessionId]))].sort();
+    writeTextAtomic(path, `${[_IDS_HEADER, stamp, ...sorted].join("\n")}\n`, { verbatim: true });
   } catch {
     // an unwritable state folder: the index still answers
   }

@@ -69,31 +69,39 @@ describe("the episode id list", () => {
     expect(select()).toContain(`- (episode 01a23177 2026-11-28) asked "fix the flaky login redirect after sign-in"`);
     expect(readFileSync(list, "utf8")).toBe(
       [
-        "shiro episode ids 1",
+        "shiro episode ids 2",
         stampOf(episodes.path),
-        `01a23300-aaaa-7000-8000-000000000001 ${SESSION}`,
-        "01a23400-bbbb-7000-8000-000000000002 01a23190-4c1e-7d2a-9f10-6b0c3e2d8a42",
+        SESSION,
+        "01a23190-4c1e-7d2a-9f10-6b0c3e2d8a42",
+        "01a23300-aaaa-7000-8000-000000000001",
+        "01a23400-bbbb-7000-8000-000000000002",
         "",
       ].join("\n"),
     );
     const opened = openMemoryIndex({ projectRoot: root, stores: shelf.stores(), episodes });
     const indexed = indexedEpisodes(opened.index).flatMap((entry) => [entry.id, entry.sessionId]);
     for (const head of ["01a23177", "01a23300", "01a2", "01a23400-bbbb", "01a23190-4c1e-7d2a-9f10-6b0c3e2d8a42", "7000", "x"])
-      expect([head, opened.episodeIdsStarting(head)]).toEqual([head, indexed.filter((id) => id.startsWith(head))]);
+      expect([head, opened.episodeIdsStarting(head)]).toEqual([head, [...new Set(indexed.filter((id) => id.startsWith(head)))].sort()]);
   });
 
   test("decides the episode line's abbreviation: an id it lists that shares the session's start lengthens it", () => {
     const { episodes, select, list } = setup();
     select();
     const text = readFileSync(list, "utf8");
-    writeFileSync(list, `${text}01a23177-4c1e-7fff-8000-000000000009 01a23177-4c1e-7fff-8000-00000000000a\n`);
-    expect(stampOf(episodes.path)).toBe(text.split("\n")[1]!);
+    const [header, stamp, ...ids] = text.split("\n").slice(0, -1);
+    writeFileSync(list, `${[header, stamp, ...[...ids, "01a23177-4c1e-7fff-8000-000000000009", "01a23177-4c1e-7fff-8000-00000000000a"].sort()].join("\n")}\n`);
+    expect(stampOf(episodes.path)).toBe(stamp!);
     expect(select()).toContain(`- (episode 01a23177-4c1e-7d 2026-11-28) asked "fix the flaky login redirect after sign-in"`);
   });
 
   test.each([
-    ["another stamp", (text: string) => text.replace(/^(shiro episode ids 1\n)[^\n]+/, "$11:2:3")],
-    ["another header", (text: string) => text.replace("shiro episode ids 1", "shiro episode ids 2")],
+    ["another stamp", (text: string) => text.replace(/^(shiro episode ids 2\n)[^\n]+/, "$11:2:3")],
+    ["another header", (text: string) => text.replace("shiro episode ids 2", "shiro episode ids 3")],
+    [
+      "the first version's lines (an episode and its session per line)",
+      (text: string) =>
+        `${["shiro episode ids 1", text.split("\n")[1], `01a23300-aaaa-7000-8000-000000000001 ${SESSION}`, "01a23177-4c1e-7fff-8000-000000000009 01a23177-4c1e-7fff-8000-00000000000a"].join("\n")}\n`,
+    ],
     ["a cut last line", (text: string) => `${text}01a23177-4c1e-7fff-8000-000000000009 01a23177-4c1e-7fff`],
     ["nothing", () => ""],
   ])("with %s is out of date: the index answers and the list is written again", (_label, spoil) => {
@@ -112,7 +120,7 @@ describe("the episode id list", () => {
     episodes.record(episode("01a23500-cccc-7000-8000-000000000003", "01a231a0-4c1e-7d2a-9f10-6b0c3e2d8a43", "rename the queue", "src/queue.ts"));
     openMemoryIndex({ projectRoot: root, stores: shelf.stores(), episodes });
     const lines = readFileSync(list, "utf8").split("\n");
-    expect([lines[1], lines.length]).toEqual([stampOf(episodes.path), 6]);
+    expect([lines[1], lines.length]).toEqual([stampOf(episodes.path), 9]);
   });
 });
 
