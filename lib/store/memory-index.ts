@@ -92,9 +92,9 @@ export interface OpenedMemoryIndex {
   /**
    * The ids of the episodes the index holds and of their sessions that start with `head` (what an
    * abbreviation of at least that many characters is compared with), each once, in string order,
-   * of those `indexedEpisodes(index)` gives: from the episode id list when it is of the episodes file as it is now (one
-   * small read, at the first call), else from the index (and then the list is written). Without
-   * an episodes store, from the index.
+   * of those `indexedEpisodes(index)` gives: from the episode id list when it is of the episodes
+   * file as it is now (one small read, at the first call), else from the index (and then the list
+   * is written). Without an episodes store, from the index.
    */
   episodeIdsStarting(head: string): string[];
 }
