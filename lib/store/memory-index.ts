@@ -15,20 +15,10 @@
  * A store that is off (no global store given) keeps its segment out of the search, not out of
  * the file. Run notes (`notes:run`) are indexed in the process only, after the file is saved. Digests are documents of the `episodes` segment with ids `digest:<month>`.
  *
- * The episode id list, `episode-ids.txt` in the index folder: what abbreviating an id shown at
- * a prompt needs (every episode's id and session id) without decoding every episode's card. Text,
- * written whole (atomic rename, json-file.ts) when the `episodes` segment is synced, and when it
- * is missing or out of date while the segment is current:
- *
- *   shiro episode ids 2
- *   <the episodes file's stamp the list was taken from: inode:size:mtimeMs>
- *   <id>          (every episode id and session id, once each, in JavaScript string order)
- *
- * It is used only while its stamp is the episodes file's stamp now and it ends with a line break;
- * any other content (another header or stamp, a cut last line; version 1, one `<episode id>
- * <session id>` line per episode) is out of date, never an error. The ids starting with given
- * characters are found by a binary search of the text (a few dozen characters compared), not by
- * scanning it or splitting every line. Derived data: deleting it costs one slower prompt.
+ * The episode id list, `episode-ids.txt` in the index folder (its format in memory-lookup.ts):
+ * what abbreviating an id shown at a prompt needs without decoding every episode's card, written
+ * when the `episodes` segment is synced, and when it is missing or out of date while the segment
+ * is current.
  *
  * The note id stamps, `note-ids.txt` in the index folder: each `notes:<scope>` segment's stamp
  * with the ids it was taken over, so a prompt whose stores hold the same notes as last time finds
@@ -50,7 +40,7 @@ import { openIndexFolder, type CompactResult } from "../search/index-folder.ts";
 import { createSegmentedIndex } from "../search/segmented-index.ts";
 import { paths } from "../platform/paths.ts";
 import type { Episode, EpisodeDigest, EpisodeStore } from "./episodes.ts";
-import type { EpisodeIds } from "./memory-lookup.ts";
+import { EPISODE_IDS_FILE, idsStarting, readEpisodeIds, writeEpisodeIds, type EpisodeIds } from "./memory-lookup.ts";
 import type { MemoryEntry, MemoryStore, ScopedMemoryEntry } from "./memory.ts";
 import { redactText } from "../secrets/redact.ts";
 import { writeTextAtomic } from "../state-file/json-file.ts";
@@ -99,8 +89,6 @@ export interface OpenedMemoryIndex {
   episodeIdsStarting(head: string): string[];
 }
 
-const _IDS_FILE = "episode-ids.txt";
-const _IDS_HEADER = "shiro episode ids 2";
 const _NOTE_IDS_FILE = "note-ids.txt";
 const _NOTE_IDS_HEADER = "shiro note ids 1";
 
@@ -127,12 +115,12 @@ export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex 
   if (notes.size === 0 && _nothingStored(sources.projectRoot, episodesStamp))
     return { index: createSegmentedIndex(), notes, segments, episodeIdsStarting: () => [] };
   const file = _folder(sources.projectRoot, sources.onNotice);
-  const idsPath = join(file.dir, _IDS_FILE);
+  const idsPath = join(file.dir, EPISODE_IDS_FILE);
   let listedIds: string | undefined;
   const keepIds = (stamp: string, ids: readonly EpisodeIds[]) => {
     if (listedIds === stamp || ids.length === 0) return;
     listedIds = stamp;
-    _writeEpisodeIds(idsPath, stamp, ids);
+    writeEpisodeIds(idsPath, stamp, ids);
   };
   // Run notes live only in the process: they join the index after it is saved, never the file.
   const saved = listed.filter(({ store }) => store.scope !== "run");
@@ -161,8 +149,8 @@ export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex 
   let list: string | null | undefined;
   let fromIndex: string[] | undefined;
   const episodeIdsStarting = (head: string): string[] => {
-    if (list === undefined) list = (episodesStamp !== undefined && _readEpisodeIds(idsPath, episodesStamp)) || null;
-    if (list !== null) return _idsStarting(list, head);
+    if (list === undefined) list = (episodesStamp !== undefined && readEpisodeIds(idsPath, episodesStamp)) || null;
+    if (list !== null) return idsStarting(list, head);
     if (!fromIndex) {
       const ids = indexedEpisodes(index);
       if (episodesStamp !== undefined) keepIds(episodesStamp, ids);
@@ -177,52 +165,6 @@ export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex 
 function _nothingStored(projectRoot: string, episodesStamp: string | undefined): boolean {
   if (existsSync(paths.memoryIndex(projectRoot))) return false;
   return episodesStamp === undefined || (episodesStamp === "missing" && !existsSync(paths.legacyProjectEpisodes(projectRoot)));
-}
-
-/** The lines of the list kept for the episodes file at `stamp`; undefined when it is missing, of another version or cut short. */
-function _readEpisodeIds(path: string, stamp: string): string | undefined {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch {
-    return undefined;
-  }
-  const top = `${_IDS_HEADER}\n${stamp}\n`;
-  return text.startsWith(top) && text.endsWith("\n") ? text.slice(top.length - 1) : undefined;
-}
-
-/** The ids in `lines` (`\n<id>` each, sorted, then a final `\n`) that start with `head`: a binary search for the first, then the ones after it. */
-function _idsStarting(lines: string, head: string): string[] {
-  const found: string[] = [];
-  if (!head) return found;
-  // `low` and `high` are line breaks: every line after one before `low` sorts before `head`, every line from `high` on does not (the last break ends the text).
-  let low = 0;
-  let high = lines.length - 1;
-  while (low < high) {
-    const at = lines.lastIndexOf("\n", (low + high) >> 1);
-    const end = lines.indexOf("\n", at + 1);
-    if (lines.slice(at + 1, end) < head) low = end;
-    else high = at;
-  }
-  for (let at = low; at < lines.length - 1; ) {
-    const end = lines.indexOf("\n", at + 1);
-    const id = lines.slice(at + 1, end);
-    if (!id.startsWith(head)) break;
-    found.push(id);
-    at = end;
-  }
-  return found;
-}
-
-// Best effort: a list that cannot be written is taken from the index again next time.
-function _writeEpisodeIds(path: string, stamp: string, ids: readonly EpisodeIds[]): void {
-  if (ids.some((entry) => /[\s]/.test(entry.id + entry.sessionId) || !entry.id || !entry.sessionId)) return;
-  try {
-    const sorted = [...new Set(ids.flatMap((entry) => [entry.id, entry.sessionId]))].sort();
-    writeTextAtomic(path, `${[_IDS_HEADER, stamp, ...sorted].join("\n")}\n`, { verbatim: true });
-  } catch {
-    // an unwritable state folder: the index still answers
-  }
 }
 
 /** The note id stamps kept at `path` (see the module contract): `stamp` answers from a line whose ids are these, else hashes them; `save` writes what was hashed. */

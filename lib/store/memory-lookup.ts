@@ -3,14 +3,33 @@
  * and the ids `shiro search` prints. A whole id wins; else an id matches by prefix (at least 4
  * characters, case ignored) among the notes of every scope of the project (each agent's store
  * included) and the project's episodes; only when no id matches, a session id names its newest
- * episode. Reads only.
+ * episode. Reads only, but for the episode id list.
+ *
+ * The episode id list, `episode-ids.txt` in a recall index's folder (memory-index.ts keeps it):
+ * every id an episode id shown at a prompt is abbreviated against (each episode's id and its
+ * session's, `memoryIds`) without decoding every episode's card in the index. Text, written
+ * whole (atomic rename, json-file.ts):
+ *
+ *   shiro episode ids 2
+ *   <the episodes file's stamp the list was taken from: inode:size:mtimeMs>
+ *   <id>          (every episode id and session id, once each, in JavaScript string order)
+ *
+ * It is used only while its stamp is the episodes file's stamp now and it ends with a line break;
+ * any other content (another header or stamp, a cut last line; version 1, one `<episode id>
+ * <session id>` line per episode) is out of date, never an error. The ids starting with given
+ * characters are found by a binary search of the text (a dozen lines compared), not by scanning
+ * it or splitting every line. Derived data: deleting it costs one slower prompt.
  */
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { ABBREVIATION_MIN, abbreviationHead, createAbbreviator, type Abbreviate } from "../platform/ids.ts";
 import type { Episode, EpisodeStore } from "./episodes.ts";
 import { agentMemoryPath, openAgentMemory, type MemoryShelf } from "./memory-scopes.ts";
 import type { MemoryStore, MemoryStoreOptions, ScopedMemoryEntry } from "./memory.ts";
+import { writeTextAtomic } from "../state-file/json-file.ts";
+
+export const EPISODE_IDS_FILE = "episode-ids.txt";
+const _EPISODE_IDS_HEADER = "shiro episode ids 2";
 
 export const MIN_ID_PREFIX = 4;
 
@@ -113,4 +132,50 @@ export function lookupMemory(stores: readonly MemoryStore[], episodes: EpisodeSt
   const sessions = new Set(bySession.map((episode) => episode.sessionId));
   if (sessions.size > 1) return { found: "ambiguous", ids: [...sessions] };
   return bySession.length > 0 ? { found: "episode", episode: bySession.at(-1)! } : { found: "none" };
+}
+
+/** The lines of the list kept for the episodes file at `stamp`; undefined when it is missing, of another version or cut short. */
+export function readEpisodeIds(path: string, stamp: string): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+  const top = `${_EPISODE_IDS_HEADER}\n${stamp}\n`;
+  return text.startsWith(top) && text.endsWith("\n") ? text.slice(top.length - 1) : undefined;
+}
+
+/** The ids in `lines` (`\n<id>` each, sorted, then a final `\n`) that start with `head`: a binary search for the first, then the ones after it. */
+export function idsStarting(lines: string, head: string): string[] {
+  const found: string[] = [];
+  if (!head) return found;
+  // `low` and `high` are line breaks: every line after one before `low` sorts before `head`, every line from `high` on does not (the last break ends the text).
+  let low = 0;
+  let high = lines.length - 1;
+  while (low < high) {
+    const at = lines.lastIndexOf("\n", (low + high) >> 1);
+    const end = lines.indexOf("\n", at + 1);
+    if (lines.slice(at + 1, end) < head) low = end;
+    else high = at;
+  }
+  for (let at = low; at < lines.length - 1; ) {
+    const end = lines.indexOf("\n", at + 1);
+    const id = lines.slice(at + 1, end);
+    if (!id.startsWith(head)) break;
+    found.push(id);
+    at = end;
+  }
+  return found;
+}
+
+/** Writes the list of `ids` for the episodes file at `stamp`; best effort: a list that cannot be written is taken from the index again next time. */
+export function writeEpisodeIds(path: string, stamp: string, ids: readonly EpisodeIds[]): void {
+  if (ids.some((entry) => /[\s]/.test(entry.id + entry.sessionId) || !entry.id || !entry.sessionId)) return;
+  try {
+    const sorted = [...new Set(ids.flatMap((entry) => [entry.id, entry.sessionId]))].sort();
+    writeTextAtomic(path, `${[_EPISODE_IDS_HEADER, stamp, ...sorted].join("\n")}\n`, { verbatim: true });
+  } catch {
+    // an unwritable state folder: the index still answers
+  }
 }
