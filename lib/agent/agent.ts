@@ -12,7 +12,7 @@ import { findProjectRoot } from "../config/project.ts";
 import { noteFoldersBeforeWriting } from "../find/transcript-index.ts";
 import { runOptionsFromFlags } from "../config/flags.ts";
 import type { StartupNotice } from "../notices.ts";
-import { createModelClient, connectionFromConfig, type ModelClient } from "../providers/client.ts";
+import { createModelClient, connectionFromConfig, preconnectProvider, type ModelClient } from "../providers/client.ts";
 import { builtinTools } from "../tools/index.ts";
 import { openApprovalPart } from "./compose/approval.ts";
 import { openContextPart } from "./compose/context.ts";
@@ -50,7 +50,10 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
   const agentModels = customAgents.flatMap((agent) => (agent.model ? [agent.model] : []));
   const scope = readRunScope(cwd, flags, [config.model, config.file.subagentModel ?? config.model, ...agentModels], projectRoot);
   const modes = createSessionModes(config);
-  const client = createModelClient({ connection: connectionFromConfig(config), preset: config.preset, protocolForced: config.protocolForced });
+  const connection = connectionFromConfig(config);
+  const client = createModelClient({ connection, preset: config.preset, protocolForced: config.protocolForced });
+  // A headless run's first request follows within milliseconds: its handshake overlaps the rest of start-up.
+  if (headless) preconnectProvider(connection.baseURL, options.env);
   // Before the session's lease and file: a recall in this process takes the transcript index as it finds it.
   noteFoldersBeforeWriting();
   const owner = openSessionPart(options, config, notices);

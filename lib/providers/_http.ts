@@ -275,3 +275,46 @@ function _seconds(ms: number): string {
 function _errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/**
+ * Preconnect: opening the provider's connection while start-up goes on: a headless run sends its first
+ * request a few milliseconds after its configuration is read, and the TCP (and, for https, TLS)
+ * handshake can happen in the meantime on the runtime's HTTP thread instead of after the body is
+ * built. Bun's `fetch.preconnect` does exactly that and fills the pool the request then takes.
+ *
+ * Contract: at most one preconnect per origin per process; nothing is sent (no HTTP request, no
+ * key); nothing happens where the runtime has no `fetch.preconnect` (Deno, Node), when the URL
+ * is not http(s), or when a proxy variable is set (the request would go through the proxy, so a
+ * direct connection would be wasted, and may be exactly what the network forbids).
+ */
+const _PROXY_VARIABLES = ["HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY"];
+const _warmed = new Set<string>();
+
+type Preconnect = (url: string) => void;
+
+/** True when a preconnect to `baseURL`'s origin was started; `preconnect` is the runtime's unless a test brings one. */
+export function preconnectProvider(
+  baseURL: string,
+  env: NodeJS.ProcessEnv = process.env,
+  preconnect: Preconnect | undefined = (fetch as { preconnect?: Preconnect }).preconnect,
+): boolean {
+  if (typeof preconnect !== "function") return false;
+  if (_PROXY_VARIABLES.some((name) => env[name] || env[name.toLowerCase()])) return false;
+  let origin: string;
+  try {
+    const url = new URL(baseURL);
+    if (url.protocol !== "http:" && url.protocol !== "https:") return false;
+    origin = url.origin;
+  } catch {
+    return false;
+  }
+  if (_warmed.has(origin)) return false;
+  _warmed.add(origin);
+  try {
+    preconnect.call(fetch, origin);
+  } catch {
+    // A refused preconnect costs nothing: the request connects as it always did.
+    return false;
+  }
+  return true;
+}

@@ -15,6 +15,8 @@ import { streamOpenAIResponses } from "./openai-responses.ts";
 import type { Preset } from "./presets.ts";
 import type { Adapter, ModelEvent, ModelRequest, ProviderConnection } from "./types.ts";
 
+export { preconnectProvider } from "./_http.ts";
+
 export const DEFAULT_REQUEST_TIMEOUT_MS = 600_000;
 
 export interface ModelClientOptions {

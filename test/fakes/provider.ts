@@ -93,6 +93,8 @@ export interface FakeProviderOptions {
    * arrives, measured where a bare HTTP server would (the benches' time to the first request).
    */
   onArrival?: (method: string, path: string) => void;
+  /** Called as each TCP connection is accepted, before any request on it (a client's preconnect shows here first). */
+  onConnection?: () => void;
 }
 
 export interface FakeProvider {
@@ -205,6 +207,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     });
   });
   server.on("connection", (socket: Socket) => {
+    options.onConnection?.();
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
   });
