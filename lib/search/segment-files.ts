@@ -2,7 +2,8 @@
  * The segment files of an index folder (index-folder.ts): opened for positioned reads (checked
  * against the manifest's size and document count; closed once nothing can read them) or, up to
  * READ_WHOLE_BYTES, read whole in one read and searched in memory (a young index's segment costs
- * a first request one read, not one per table); written whole (a temp file, fsynced, renamed into
+ * a first request one read, not one per table; an opened one is named by its file's stamp, what
+ * segment-candidates.ts keeps its candidates under); written whole (a temp file, fsynced, renamed into
  * place), and removed once no manifest names them.
  */
 import { closeSync, fstatSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -14,6 +15,7 @@ import { openSegment, type SegmentReader } from "./segment-read.ts";
 import { encodeSegment, type SegmentContent } from "./segment-write.ts";
 import type { OpenSegment } from "./segmented-index.ts";
 import { TOKENIZER_VERSION } from "./tokenize.ts";
+import { statStamp } from "../state-file/file-stamp.ts";
 
 // Closes a segment's file once nothing can read it any more.
 const _closer = new FinalizationRegistry<number>((fd) => {
@@ -34,14 +36,23 @@ export function openSegmentFiles(dir: string, manifest: IndexManifest): OpenSegm
     if (segment.bytes <= READ_WHOLE_BYTES) return { file: segment.file, reader: _checked(segment, () => bufferSource(readFileSync(path)), true), dead };
     const fd = openSync(path, "r");
     let reader: SegmentReader;
+    let identity = "";
     try {
-      reader = _checked(segment, () => fileSource(fd, fstatSync(fd).size, () => closeSync(fd)), false);
+      reader = _checked(
+        segment,
+        () => {
+          const stat = fstatSync(fd);
+          identity = `${segment.file}:${statStamp(stat)}`;
+          return fileSource(fd, stat.size, () => closeSync(fd));
+        },
+        false,
+      );
     } catch (error) {
       closeSync(fd);
       throw error;
     }
     _closer.register(reader, fd);
-    return { file: segment.file, reader, dead };
+    return { file: segment.file, reader, dead, identity };
   });
 }
 
