@@ -212,8 +212,8 @@ function _rank(context: RecallEverythingContext, request: RecallEverythingReques
     };
     return episode ? _withCard(session, episode) : session;
   });
-  // What a caller reads of a group shown is read here, where a damaged entry can still be searched around.
-  for (const group of groups) void [group.at, group.passage?.id];
+  // A session's time without an episode is its passages' (their entries): read here, where a damaged one can still be searched around.
+  for (const group of groups) if (group.kind === "session" && !group.episodeId) void group.at;
   return {
     groups,
     notices,
