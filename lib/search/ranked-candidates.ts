@@ -161,16 +161,15 @@ export function scorePostings(
 }
 
 /**
- * Adds one term's BM25 part to the scores of kept documents (segment-candidates.ts): `docs`
- * (ascending, within `[from, …)`), their `lengths` and this term's frequency in each (`tfs`, 0 when
- * absent). The same formula as `scorePostings`, term by term in the same order, so the same sums
- * to the bit. Returns how many `seen` holds.
+ * Adds one term's BM25 part to the scores of kept documents (segment-candidates.ts), numbered by
+ * their place in the kept list (`score` and `count` indexed by it, `seen` noting it): their
+ * `lengths` and this term's frequency in each (`tfs`, 0 when absent). The same formula as
+ * `scorePostings`, term by term in the same order, so the same sums to the bit. Returns how many
+ * `seen` holds.
  */
 export function scoreKept(
-  docs: readonly number[],
   lengths: readonly number[],
   tfs: readonly number[],
-  from: number,
   idf: number,
   average: number,
   score: Float64Array,
@@ -178,13 +177,11 @@ export function scoreKept(
   seen: Int32Array,
   seenCount: number,
 ): number {
-  for (let i = 0; i < docs.length; i++) {
-    const tf = tfs[i]!;
+  for (let at = 0; at < tfs.length; at++) {
+    const tf = tfs[at]!;
     if (tf === 0) continue;
-    const doc = docs[i]!;
-    const at = doc - from;
-    if (count[at] === 0) seen[seenCount++] = doc;
-    score[at]! += (idf * tf * _K1_PLUS_1) / (tf + _K1 * (_ONE_MINUS_B + (_B * lengths[i]!) / average));
+    if (count[at] === 0) seen[seenCount++] = at;
+    score[at]! += (idf * tf * _K1_PLUS_1) / (tf + _K1 * (_ONE_MINUS_B + (_B * lengths[at]!) / average));
     count[at]! += 1;
   }
   return seenCount;

@@ -51,9 +51,12 @@ export function searchParts<P extends SearchPart>(
   const kept = candidates && keptCandidates(candidates, all, ranges, terms, options, useKept);
   const lists = terms.map((term) => all.map((part, p) => (ranges[p]![0] < ranges[p]![1] && !kept?.of[p] ? postingsOf(part, term) : undefined)));
   // Each part's scores over its range of documents (offset by its first), and the documents scored (at most the postings' total, so no array grows).
-  const bases = ranges.map(([from]) => from);
-  const scores = ranges.map(([from, to]) => new Float64Array(to - from));
-  const matched = ranges.map(([from, to]) => new Uint16Array(to - from));
+  // A part answered by kept candidates numbers them 0 … n - 1, in document order (`docOf`).
+  const bases = ranges.map(([from], p) => (kept?.of[p] ? 0 : from));
+  const sizes = ranges.map(([from, to], p) => kept?.of[p]?.docs.length ?? to - from);
+  const docOf = (p: number, doc: number) => kept?.of[p]?.docs[doc] ?? doc;
+  const scores = sizes.map((size) => new Float64Array(size));
+  const matched = sizes.map((size) => new Uint16Array(size));
   const touched = all.map((_, p) => new Int32Array(kept?.of[p]?.docs.length ?? lists.reduce((sum, byPart) => sum + (byPart[p]?.docs.length ?? 0), 0)));
   const touchedCount = all.map(() => 0);
   const rangeLengths: (Uint32Array | undefined)[] = [];
@@ -68,18 +71,7 @@ export function searchParts<P extends SearchPart>(
       const [from, to] = ranges[p]!;
       const keptPart = kept?.of[p];
       if (keptPart) {
-        touchedCount[p] = scoreKept(
-          keptPart.docs,
-          keptPart.lengths,
-          kept!.tfs(p, t),
-          from,
-          idf,
-          average,
-          scores[p]!,
-          matched[p]!,
-          touched[p]!,
-          touchedCount[p]!,
-        );
+        touchedCount[p] = scoreKept(keptPart.lengths, kept!.tfs(p, t), idf, average, scores[p]!, matched[p]!, touched[p]!, touchedCount[p]!);
         continue;
       }
       const list = byPart[p];
@@ -117,8 +109,9 @@ export function searchParts<P extends SearchPart>(
     return found;
   };
   for (let next = ranked(); next; next = ranked()) {
-    const [p, doc, score] = next;
+    const [p, slot, score] = next;
     if (hits.length >= options.limit && score < floor - 1e-9) break;
+    const doc = docOf(p, slot);
     const source = judged(p, doc);
     if (source.verdict === "rejected") continue;
     const hit = hitOf(
@@ -126,7 +119,7 @@ export function searchParts<P extends SearchPart>(
       doc,
       source.name,
       score,
-      matched[p]![doc - bases[p]!]!,
+      matched[p]![slot - bases[p]!]!,
       source.verdict === "accepted" && !options.idFilter && options.entriesWhenRead === true,
     );
     if (options.idFilter && !options.idFilter(hit.segment, hit.id)) continue;
