@@ -29,7 +29,7 @@ import { IndexCorruptError } from "../search/segment-layout.ts";
 import { DEFAULT_GROUP_RULE, rankGroups, type GroupRule, type ScoredItem } from "../search/group-rank.ts";
 import { parseTimeQuery, type TimeWindow } from "../search/time-query.ts";
 import { tokenizeQuery } from "../search/tokenize.ts";
-import { EPISODE_SEGMENT, openMemoryIndex, type EpisodeCard, type OpenedMemoryIndex } from "../store/memory-index.ts";
+import { DIGEST_ID_PREFIX, EPISODE_SEGMENT, openMemoryIndex, type EpisodeCard, type OpenedMemoryIndex } from "../store/memory-index.ts";
 import {
   RECALL_DEFAULT_LIMIT,
   RECALL_KINDS,
@@ -282,22 +282,25 @@ function _memoryItem(hit: IndexHit, notes: Map<string, ScopedMemoryEntry>): _Ite
     const note = notes.get(hit.id)!;
     return { source: "note", group: `note:${hit.id}`, id: hit.id, score: hit.score, at: note.createdAt, data: undefined };
   }
-  // The ranking reads the card's kind, session and date alone; the whole card is decoded for a group shown.
+  // The ranking reads the card's session alone (a digest's month is its id's tail), its date for a tie or a window; the whole card is decoded for a group shown.
   const field = (key: keyof _CardFields) => (hit.field ? hit.field(key) : (hit.data as _CardFields)[key]) as string;
-  const digest = field("kind") === "digest";
+  const month = hit.id.startsWith(DIGEST_ID_PREFIX) ? hit.id.slice(DIGEST_ID_PREFIX.length) : undefined;
+  let at = month;
   return {
     source: "episode",
-    group: digest ? _DIGEST_GROUP + field("month") : SESSION_PREFIX + field("sessionId"),
+    group: month !== undefined ? _DIGEST_GROUP + month : SESSION_PREFIX + field("sessionId"),
     id: hit.id,
     score: hit.score,
-    at: digest ? field("month") : field("at"),
+    get at() {
+      return (at ??= field("at"));
+    },
     get data() {
       return hit.data;
     },
   };
 }
 
-type _CardFields = { kind: string; sessionId: string; at: string; month: string };
+type _CardFields = { sessionId: string; at: string };
 
 /** A passage's item: its id, its time (read alone from its card, once) and its card are read when first asked for: grouping needs the session and the score, a tie the time. */
 function _passageItem(hit: IndexHit): _Item {
