@@ -25,10 +25,11 @@
  * - Each note returned counts one hit (memory.ts `recordHits`).
  */
 import { addStats, type Bm25Index, type IndexHit } from "../search/bm25-index.ts";
+import { IndexCorruptError } from "../search/segment-layout.ts";
 import { DEFAULT_GROUP_RULE, rankGroups, type GroupRule, type ScoredItem } from "../search/group-rank.ts";
 import { parseTimeQuery, type TimeWindow } from "../search/time-query.ts";
 import { tokenizeQuery } from "../search/tokenize.ts";
-import { EPISODE_SEGMENT, openMemoryIndex, type EpisodeCard, type OpenedMemoryIndex } from "../store/memory-index.ts";
+import { DIGEST_ID_PREFIX, EPISODE_SEGMENT, openMemoryIndex, type EpisodeCard, type OpenedMemoryIndex } from "../store/memory-index.ts";
 import {
   RECALL_DEFAULT_LIMIT,
   RECALL_KINDS,
@@ -108,8 +109,22 @@ export interface RecallRanking {
 const _POOL = 300;
 const _ENTITY_WEIGHT = 1.5;
 
-/** The groups that answer `request`, best first (no hits recorded, nothing formatted). */
+/**
+ * The groups that answer `request`, best first (no hits recorded, nothing formatted). The passages'
+ * entries are read only for what grouping and the groups shown ask of them, all before it returns;
+ * a damaged one is found then, and the ranking is done again reading every candidate's entry in
+ * the search, which rebuilds the index (with its notice) and answers from it.
+ */
 export function rankEverything(context: RecallEverythingContext, request: RecallEverythingRequest): RecallRanking {
+  try {
+    return _rank(context, request, true);
+  } catch (error) {
+    if (!(error instanceof IndexCorruptError)) throw error;
+    return _rank(context, request, false);
+  }
+}
+
+function _rank(context: RecallEverythingContext, request: RecallEverythingRequest, entriesWhenRead: boolean): RecallRanking {
   const now = context.now ?? new Date();
   const time = parseTimeQuery(request.query.trim(), now);
   const words = time.words;
@@ -153,6 +168,7 @@ export function rankEverything(context: RecallEverythingContext, request: Recall
         segmentFilter: acceptSession,
         sourceFilter: acceptSource,
         filter: acceptPassage,
+        entriesWhenRead,
         collection,
         weights,
       }))
@@ -169,12 +185,14 @@ export function rankEverything(context: RecallEverythingContext, request: Recall
       items.push({ source: "episode", group: SESSION_PREFIX + card.sessionId, id: entry.id, score: 0, at: card.at, data: card });
     }
   }
+  const limit = request.limit ?? RECALL_DEFAULT_LIMIT;
   const ranked = rankGroups(items, {
     rule: context.rule ?? DEFAULT_GROUP_RULE,
+    limit,
     ...(time.window ? { window: time.window } : {}),
     ...(context.windowBoost === undefined ? {} : { boost: context.windowBoost }),
   });
-  const groups = ranked.slice(0, request.limit ?? RECALL_DEFAULT_LIMIT).map((group): RecalledGroup => {
+  const groups = ranked.map((group): RecalledGroup => {
     const best = group.items[0]!;
     if (best.source === "note") return { kind: "note", key: group.key, score: group.score, at: group.at, note: memory.notes.get(best.id)! };
     const episode = group.items.find((item) => item.source === "episode");
@@ -194,6 +212,8 @@ export function rankEverything(context: RecallEverythingContext, request: Recall
     };
     return episode ? _withCard(session, episode) : session;
   });
+  // A session's time without an episode is its passages' (their entries): read here, where a damaged one can still be searched around.
+  for (const group of groups) if (group.kind === "session" && !group.episodeId) void group.at;
   return {
     groups,
     notices,
@@ -262,30 +282,35 @@ function _memoryItem(hit: IndexHit, notes: Map<string, ScopedMemoryEntry>): _Ite
     const note = notes.get(hit.id)!;
     return { source: "note", group: `note:${hit.id}`, id: hit.id, score: hit.score, at: note.createdAt, data: undefined };
   }
-  // The ranking reads the card's kind, session and date alone; the whole card is decoded for a group shown.
+  // The ranking reads the card's session alone (a digest's month is its id's tail), its date for a tie or a window; the whole card is decoded for a group shown.
   const field = (key: keyof _CardFields) => (hit.field ? hit.field(key) : (hit.data as _CardFields)[key]) as string;
-  const digest = field("kind") === "digest";
+  const month = hit.id.startsWith(DIGEST_ID_PREFIX) ? hit.id.slice(DIGEST_ID_PREFIX.length) : undefined;
+  let at = month;
   return {
     source: "episode",
-    group: digest ? _DIGEST_GROUP + field("month") : SESSION_PREFIX + field("sessionId"),
+    group: month !== undefined ? _DIGEST_GROUP + month : SESSION_PREFIX + field("sessionId"),
     id: hit.id,
     score: hit.score,
-    at: digest ? field("month") : field("at"),
+    get at() {
+      return (at ??= field("at"));
+    },
     get data() {
       return hit.data;
     },
   };
 }
 
-type _CardFields = { kind: string; sessionId: string; at: string; month: string };
+type _CardFields = { sessionId: string; at: string };
 
-/** A passage's item: its time (read alone from its card, once) and its card are read when first asked for: grouping needs the session and the score, a tie the time. */
+/** A passage's item: its id, its time (read alone from its card, once) and its card are read when first asked for: grouping needs the session and the score, a tie the time. */
 function _passageItem(hit: IndexHit): _Item {
   let at: string | undefined;
   return {
     source: "passage",
     group: hit.segment,
-    id: hit.id,
+    get id() {
+      return hit.id;
+    },
     segment: hit.segment,
     score: hit.score,
     get at() {

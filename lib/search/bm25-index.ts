@@ -68,6 +68,13 @@ export interface SearchOptions {
   collection?: CollectionStats;
   /** Per-term multipliers of the idf (a term absent weighs 1). */
   weights?: ReadonlyMap<string, number>;
+  /**
+   * A hit of a source `sourceFilter` accepted (no `idFilter` given) has its entry read when its
+   * id, data or a field is first read, not in the search. A damaged entry is then found by the
+   * caller, after the search, as an IndexCorruptError: it searches again without this to have the
+   * index rebuilt and be answered from it.
+   */
+  entriesWhenRead?: boolean;
 }
 
 /** What BM25 needs of a collection: how many documents, their total length, and each term's document frequency. */

@@ -39,8 +39,8 @@ import { writeJsonAtomic } from "../state-file/json-file.ts";
 import { MANIFEST_VERSION, expandRanges, readManifest, toRanges, type IndexManifest } from "./index-manifest.ts";
 import type { Bm25Index } from "./bm25-index.ts";
 import { IndexCorruptError } from "./segment-layout.ts";
-import { openSegmentFiles, removeStraySegments, writeSegmentFile } from "./segment-files.ts";
-import { mergeSegments } from "./segment-merge.ts";
+import { mergeSegments, openSegmentFiles, removeStraySegments, writeSegmentFile } from "./segment-files.ts";
+import { openCandidateStore } from "./segment-candidates.ts";
 import { createSegmentedIndex, type SegmentedIndex } from "./segmented-index.ts";
 import { TOKENIZER_VERSION } from "./tokenize.ts";
 import { fileStamp } from "../state-file/file-stamp.ts";
@@ -385,7 +385,7 @@ function _load(dir: string, manifestPath: string, first?: _ManifestRead): _Loade
     if (read.status !== "ok") return { status: read.status, ...(read.reason ? { reason: read.reason } : {}), index: createSegmentedIndex() };
     try {
       const segments = openSegmentFiles(dir, read.manifest!);
-      return { status: "ok", manifest: read.manifest!, index: createSegmentedIndex(segments, read.manifest!) };
+      return { status: "ok", manifest: read.manifest!, index: createSegmentedIndex(segments, read.manifest!, openCandidateStore(dir)) };
     } catch (error) {
       // A compaction may have replaced the manifest between reading it and opening its segments.
       if ((error as NodeJS.ErrnoException).code === "ENOENT" && attempt === 0) continue;

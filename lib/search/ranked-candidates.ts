@@ -1,7 +1,7 @@
 /**
  * The search's loops over many numbers, each a function of its own (compiled on its own,
  * sooner than a closure over the search, segmented-index.ts): BM25 (k1 1.2, b 0.75) over one
- * term's postings, the order a search takes its scored documents in (best first, a batch at
+ * term's postings (and over the documents a segment's kept candidates hold), the order a search takes its scored documents in (best first, a batch at
  * a time, so taking the first few of many candidates sorts only those), and the count of a
  * segment's tombstones in a word's postings (its live document frequency).
  */
@@ -154,6 +154,33 @@ export function scorePostings(
     const tf = tfs[i]!;
     const at = doc - from;
     if (count[at] === 0) seen[seenCount++] = doc;
+    score[at]! += (idf * tf * _K1_PLUS_1) / (tf + _K1 * (_ONE_MINUS_B + (_B * lengths[at]!) / average));
+    count[at]! += 1;
+  }
+  return seenCount;
+}
+
+/**
+ * Adds one term's BM25 part to the scores of kept documents (segment-candidates.ts), numbered by
+ * their place in the kept list (`score` and `count` indexed by it, `seen` noting it): their
+ * `lengths` and this term's frequency in each (`tfs`, 0 when absent). The same formula as
+ * `scorePostings`, term by term in the same order, so the same sums to the bit. Returns how many
+ * `seen` holds.
+ */
+export function scoreKept(
+  lengths: readonly number[],
+  tfs: readonly number[],
+  idf: number,
+  average: number,
+  score: Float64Array,
+  count: Uint16Array,
+  seen: Int32Array,
+  seenCount: number,
+): number {
+  for (let at = 0; at < tfs.length; at++) {
+    const tf = tfs[at]!;
+    if (tf === 0) continue;
+    if (count[at] === 0) seen[seenCount++] = at;
     score[at]! += (idf * tf * _K1_PLUS_1) / (tf + _K1 * (_ONE_MINUS_B + (_B * lengths[at]!) / average));
     count[at]! += 1;
   }

@@ -28,8 +28,7 @@ import {
   u32sAt,
   type ByteSource,
 } from "./segment-layout.ts";
-import { decodeString, decodeValue, memberReader, skipValue, type StringTable } from "./entry-codec.ts";
-import { openStringTable } from "./segment-strings.ts";
+import { decodeString, decodeValue, memberReader, openStringTable, skipValue, type StringTable } from "./entry-codec.ts";
 import { openTermDictionary, type Postings } from "./segment-dictionary.ts";
 import type { SegmentContent, SegmentDocEntry, SegmentSourceEntry } from "./segment-write.ts";
 

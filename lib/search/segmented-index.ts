@@ -20,12 +20,19 @@
  *   few its dictionary's count less the tombstones found in the term's postings); sources
  *   are judged once each (`segmentFilter`, then `sourceFilter` on what the segment recorded of
  *   them), and `filter` in score order, only until `limit` hits (and the ties of the last) are
- *   accepted. A hit's data is decoded when first asked for: a document its source's verdict
- *   accepts has only its id read.
+ *   accepted. A hit's data is decoded when first asked for; with `entriesWhenRead`, a document its
+ *   source's verdict accepts (with no `idFilter`) has not even its entry read until its id, data
+ *   or a field is.
+ * - With a candidate store (segment-candidates.ts), a segment file with no tombstone whose kept
+ *   candidates for the query answer it exactly has no postings read: those documents are rescored
+ *   (the same scores, to the bit); a search scoring a segment the store did not answer keeps its
+ *   best documents there for the next one.
  * - `changes()` is what to write: the pending segment's content and the new tombstones.
  */
 import type { Bm25Index, CollectionStats, IndexHit } from "./bm25-index.ts";
-import { countSortedIn, rankedCandidates, scorePostings } from "./ranked-candidates.ts";
+import { countSortedIn } from "./ranked-candidates.ts";
+import type { CandidateStore } from "./segment-candidates.ts";
+import { searchParts } from "./segment-search.ts";
 import { bufferSource } from "./segment-layout.ts";
 import { openSegment, type Postings, type SegmentReader } from "./segment-read.ts";
 import { createSegmentBuilder, encodeSegment, type SegmentContent } from "./segment-write.ts";
@@ -36,6 +43,8 @@ export interface OpenSegment {
   reader: SegmentReader;
   /** Tombstoned documents. */
   dead: ReadonlySet<number>;
+  /** What names this file's content for good (its name and stamp): only such a segment's candidates are kept. */
+  identity?: string;
 }
 
 export interface IndexChanges {
@@ -56,10 +65,9 @@ export interface SegmentedIndex extends Bm25Index {
   changes(): IndexChanges;
 }
 
-type _Verdict = "rejected" | "accepted" | "documents";
-
 interface _Part {
   file: string;
+  identity?: string;
   reader: SegmentReader;
   isDead: (doc: number) => boolean;
   /** False while no document of the part is dead: its postings count as they are. */
@@ -70,14 +78,15 @@ interface _Part {
   deadDocs: () => Uint32Array;
 }
 
-/** An index over `segments` (oldest first) whose live totals are `totals`; with no segments, an index in memory only. */
-export function createSegmentedIndex(segments: readonly OpenSegment[] = [], totals = { docs: 0, totalLen: 0 }): SegmentedIndex {
+/** An index over `segments` (oldest first) whose live totals are `totals`; with no segments, an index in memory only; `candidates`: where searches keep what they learned of a segment. */
+export function createSegmentedIndex(segments: readonly OpenSegment[] = [], totals = { docs: 0, totalLen: 0 }, candidates?: CandidateStore): SegmentedIndex {
   const builder = createSegmentBuilder();
   const killed = new Map<string, Set<number>>();
   const deadMaps = new Map<string, Uint8Array>();
   const deadLists = new Map<string, Uint32Array>();
   const parts: _Part[] = segments.map((segment) => ({
     file: segment.file,
+    ...(segment.identity ? { identity: segment.identity } : {}),
     reader: segment.reader,
     isDead: (doc) => segment.dead.has(doc) || killed.get(segment.file)?.has(doc) === true,
     hasDead: () => segment.dead.size > 0 || killed.has(segment.file),
@@ -172,19 +181,29 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
     // One length read: tombstoning a document does not read its segment's whole table.
     totalLen -= part.reader.lengthsIn(doc, doc + 1)[0]!;
   };
-  // The entry is read here, inside the search (a damaged one is found while the index can be rebuilt); its data when first asked for.
-  const hitOf = (part: _Part, doc: number, segment: string, score: number, matched: number): IndexHit => {
-    const entry = part.reader.doc(doc);
+  // The entry is read here, inside the search (a damaged one is found while the index can be rebuilt), its data when first asked for;
+  // `later`: the entry too (a document its source's verdict accepted, which nothing in the search reads).
+  const hitOf = (part: _Part, doc: number, segment: string, score: number, matched: number, later = false): IndexHit => {
+    let entry = later ? undefined : part.reader.doc(doc);
+    const read = () => (entry ??= part.reader.doc(doc));
     const hit: IndexHit = {
       segment,
-      id: entry.id,
+      get id() {
+        return read().id;
+      },
       get data() {
-        return entry.data;
+        return read().data;
       },
       score,
       matched,
     };
-    if (entry.field) Object.defineProperty(hit, "field", { value: entry.field });
+    if (later || entry!.field)
+      Object.defineProperty(hit, "field", {
+        value: (key: string) => {
+          const found = read();
+          return found.field ? found.field(key) : (found.data as Record<string, unknown> | undefined)?.[key];
+        },
+      });
     return hit;
   };
   const currentStamp = (name: string): string | undefined => {
@@ -271,78 +290,8 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
     search(query, options) {
       const terms = tokenizeQuery(query);
       if (terms.length === 0 || live === 0) return [];
-      const collection = options.collection;
-      const total = collection?.docs ?? live;
-      const average = (collection ? collection.totalLen / collection.docs : totalLen / live) || 1;
-      const all = allParts();
-      // A part's postings are read only when it holds a term and documents of the prefix.
-      const ranges: [number, number][] = all.map((part) =>
-        terms.some((term) => part.reader.frequency(term) > 0) ? _docRange(part.reader, options.segmentPrefix) : ([0, 0] as [number, number]),
-      );
-      const lists = terms.map((term) => all.map((part, p) => (ranges[p]![0] < ranges[p]![1] ? postingsOf(part, term) : undefined)));
-      // Each part's scores over its range of documents (offset by its first), and the documents scored (at most the postings' total, so no array grows).
-      const bases = ranges.map(([from]) => from);
-      const scores = ranges.map(([from, to]) => new Float64Array(to - from));
-      const matched = ranges.map(([from, to]) => new Uint16Array(to - from));
-      const touched = all.map((_, p) => new Int32Array(lists.reduce((sum, byPart) => sum + (byPart[p]?.docs.length ?? 0), 0)));
-      const touchedCount = all.map(() => 0);
-      const rangeLengths: (Uint32Array | undefined)[] = [];
-      for (let t = 0; t < terms.length; t++) {
-        const term = terms[t]!;
-        const byPart = lists[t]!;
-        if (byPart.every((list) => list === undefined)) continue;
-        const df = collection?.df.get(term) ?? liveDf(term);
-        const idf = Math.log(1 + (total - df + 0.5) / (df + 0.5)) * (options.weights?.get(term) ?? 1);
-        for (let p = 0; p < all.length; p++) {
-          const list = byPart[p];
-          if (!list) continue;
-          const [from, to] = ranges[p]!;
-          if (from === to) continue;
-          const lengths = (rangeLengths[p] ??= all[p]!.reader.lengthsIn(from, to));
-          touchedCount[p] = scorePostings(list, from, to, lengths, all[p]!.deadMap(), idf, average, scores[p]!, matched[p]!, touched[p]!, touchedCount[p]!);
-        }
-      }
-      const ranked = rankedCandidates(
-        scores,
-        bases,
-        touched.map((docs, p) => docs.subarray(0, touchedCount[p])),
-        terms.length > 1 ? matched : undefined,
-        // What `limit` hits take when a few are filtered out: one batch, one selection.
-        options.limit + (options.limit >> 3),
-      );
-      const hits: IndexHit[] = [];
-      let floor = Number.NEGATIVE_INFINITY;
-      // Per part, each source's name and verdict: rejected, accepted as a whole, or left to `filter`.
-      const verdicts = all.map(() => new Map<number, { name: string; verdict: _Verdict }>());
-      const judged = (p: number, doc: number): { name: string; verdict: _Verdict } => {
-        const reader = all[p]!.reader;
-        const ordinal = reader.sourceOf(doc);
-        let found = verdicts[p]!.get(ordinal);
-        if (!found) {
-          const source = reader.source(ordinal);
-          let verdict: _Verdict = "documents";
-          if (options.segmentFilter && !options.segmentFilter(source.name)) verdict = "rejected";
-          else if (options.sourceFilter && source.data !== undefined) {
-            const whole = options.sourceFilter(source.name, source.data);
-            if (whole !== undefined) verdict = whole ? "accepted" : "rejected";
-          }
-          verdicts[p]!.set(ordinal, (found = { name: source.name, verdict }));
-        }
-        return found;
-      };
-      for (let next = ranked(); next; next = ranked()) {
-        const [p, doc, score] = next;
-        if (hits.length >= options.limit && score < floor - 1e-9) break;
-        const source = judged(p, doc);
-        if (source.verdict === "rejected") continue;
-        const hit = hitOf(all[p]!, doc, source.name, score, matched[p]![doc - bases[p]!]!);
-        if (options.idFilter && !options.idFilter(hit.segment, hit.id)) continue;
-        if (source.verdict === "documents" && options.filter && !options.filter(hit.segment, hit.id, hit.data)) continue;
-        hits.push(hit);
-        if (hits.length === options.limit) floor = hit.score;
-      }
-      hits.sort((a, b) => (Math.abs(b.score - a.score) > 1e-9 ? b.score - a.score : (options.tieBreak?.(a, b) ?? 0)));
-      return hits.slice(0, options.limit);
+      const at = { parts: allParts(), live, totalLen, postingsOf, liveDf, hitOf };
+      return searchParts(at, terms, options, candidates, candidates !== undefined);
     },
 
     changes() {
@@ -354,24 +303,4 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
       };
     },
   };
-}
-
-/** The documents `[from, to)` of the sources whose name starts with `prefix` (sources are in name order); all without one. */
-function _docRange(reader: SegmentReader, prefix: string | undefined): [number, number] {
-  if (!prefix) return [0, reader.docs];
-  const start = (ordinal: number) => (ordinal < reader.sources ? reader.source(ordinal).firstDoc : reader.docs);
-  const first = (past: (name: string) => boolean) => _firstIndex(reader.sources, (ordinal) => past(reader.source(ordinal).name));
-  return [start(first((name) => name >= prefix)), start(first((name) => name > prefix && !name.startsWith(prefix)))];
-}
-
-/** The first of `0 … count - 1` that `past` holds for (it holds for every one after), or `count`. */
-function _firstIndex(count: number, past: (index: number) => boolean): number {
-  let low = 0;
-  let high = count;
-  while (low < high) {
-    const mid = (low + high) >> 1;
-    if (past(mid)) high = mid;
-    else low = mid + 1;
-  }
-  return low;
 }

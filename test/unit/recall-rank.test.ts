@@ -5,7 +5,8 @@
  * through the stores (one scale, grouped per session, bookkeeping never found, time windows).
  */
 import { describe, expect, test } from "bun:test";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { splitPassages } from "../../lib/search/passages.ts";
 import { rankGroups } from "../../lib/search/group-rank.ts";
 import { parseTimeQuery } from "../../lib/search/time-query.ts";
@@ -228,5 +229,44 @@ describe("one ranking over everything remembered", () => {
     expect([lastWeek.words, lastWeek.window]).toEqual(["how often does the staging db password rotate", { from: day("2026-11-23"), to: day("2026-11-30") }]);
     expect(lastWeek.groups.map((group) => group.sessionId!.slice(-1))).toEqual(["a", "d"]);
     expect(rankEverything(context, { query: "what did we do last week" }).groups).toEqual([]);
+  });
+
+  test("a passage's entry found damaged after the search: the ranking is done again, the transcript index rebuilt with its notice, the groups the same", async () => {
+    const { paths } = await import("../../lib/platform/paths.ts");
+    const { writeJsonAtomic } = await import("../../lib/state-file/json-file.ts");
+    const { openMemory } = await import("../../lib/store/memory.ts");
+    const { openEpisodes } = await import("../../lib/store/episodes.ts");
+    const { rankEverything } = await import("../../lib/find/recall-everything.ts");
+    const { SECTION } = await import("../../lib/search/segment-layout.ts");
+    const root = "/work/recall-damage-project";
+    mkdirSync(paths.sessionsDir(), { recursive: true });
+    for (let i = 0; i < 6; i++) {
+      const id = `01910000-0000-7000-8000-00000000000${i}`;
+      const at = `2026-11-2${i}T09:00:00.000Z`;
+      writeJsonAtomic(paths.session(id), {
+        ...{ version: 1, id, createdAt: at, updatedAt: at, cwd: root, provider: "p", model: "m", title: "t", inputTokens: 0, outputTokens: 0 },
+        notebook: { todos: [] },
+        exchanges: [{ query: "q", answer: "a", status: "completed", steps: 1, runId: "r", at }],
+        messages: [{ role: "user", content: `the login redirect loops ${"again ".repeat(i)}after the deploy of build ${i}` }],
+      });
+    }
+    const context = { projectRoot: root, cwd: root, project: openMemory(root), episodes: openEpisodes(root), now: NOW };
+    const shown = (ranking: { groups: { kind: string; sessionId?: string; passage?: { id: string } }[] }) =>
+      ranking.groups.map((group) => [group.kind, group.sessionId, group.passage?.id]);
+    const before = rankEverything(context, { query: "login redirect" });
+    expect(before.groups.length).toBeGreaterThan(3);
+    const dir = paths.transcriptIndex();
+    for (const name of readdirSync(dir).filter((file) => file.endsWith(".seg"))) {
+      const bytes = readFileSync(join(dir, name));
+      bytes.fill(0x78, bytes.readUInt32LE(32 + SECTION.docEntries * 4), bytes.readUInt32LE(32 + SECTION.end * 4));
+      writeFileSync(join(dir, name), bytes);
+    }
+    // Another process's view: the manifest's time moved, so the segments are read again.
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(join(dir, "manifest.json"), later, later);
+    const after = rankEverything(context, { query: "login redirect" });
+    expect(after.notices).toHaveLength(1);
+    expect(after.notices[0]).toMatch(/^search index .* was unreadable \(.*\); rebuilt it$/);
+    expect(shown(after)).toEqual(shown(before));
   });
 });

@@ -1,0 +1,164 @@
+/**
+ * One search over a segmented index's parts (segmented-index.ts holds its contract): each part's
+ * postings of the query's terms scored with BM25 (or, for a segment whose kept candidates answer the
+ * query, those candidates rescored: segment-candidates.ts), the scored documents taken best first,
+ * each source judged once, and hits made until `limit` (and the ties of the last) are accepted.
+ */
+import type { IndexHit, SearchOptions } from "./bm25-index.ts";
+import { rankedCandidates, scoreKept, scorePostings } from "./ranked-candidates.ts";
+import { keptCandidates, type CandidateStore } from "./segment-candidates.ts";
+import type { Postings, SegmentReader } from "./segment-read.ts";
+
+/** A part as a search reads it: a segment (or the pending documents laid out as one). */
+export interface SearchPart {
+  identity?: string;
+  reader: SegmentReader;
+  /** False while no document of the part is dead. */
+  hasDead: () => boolean;
+  /** One byte per document, 1 for a dead one; undefined while none is. */
+  deadMap: () => Uint8Array | undefined;
+}
+
+/** What the index gives its search: its parts, its live collection and its readers (cached per term). */
+export interface SearchSource<P extends SearchPart = SearchPart> {
+  parts: readonly P[];
+  live: number;
+  totalLen: number;
+  postingsOf(part: P, term: string): Postings | undefined;
+  liveDf(term: string): number;
+  /** The hit of document `doc` of `part`; `later`: its entry is read when first asked for. */
+  hitOf(part: P, doc: number, segment: string, score: number, matched: number, later?: boolean): IndexHit;
+}
+
+type _Verdict = "rejected" | "accepted" | "documents";
+
+export function searchParts<P extends SearchPart>(
+  index: SearchSource<P>,
+  terms: string[],
+  options: SearchOptions,
+  candidates: CandidateStore | undefined,
+  useKept: boolean,
+): IndexHit[] {
+  const { live, totalLen, postingsOf, liveDf, hitOf } = index;
+  const collection = options.collection;
+  const total = collection?.docs ?? live;
+  const average = (collection ? collection.totalLen / collection.docs : totalLen / live) || 1;
+  const all = index.parts;
+  // A part's postings are read only when it holds a term and documents of the prefix, and no kept candidates answer it.
+  const ranges: [number, number][] = all.map((part) =>
+    terms.some((term) => part.reader.frequency(term) > 0) ? _docRange(part.reader, options.segmentPrefix) : ([0, 0] as [number, number]),
+  );
+  const kept = candidates && keptCandidates(candidates, all, ranges, terms, options, useKept);
+  const lists = terms.map((term) => all.map((part, p) => (ranges[p]![0] < ranges[p]![1] && !kept?.of[p] ? postingsOf(part, term) : undefined)));
+  // Each part's scores over its range of documents (offset by its first), and the documents scored (at most the postings' total, so no array grows).
+  // A part answered by kept candidates numbers them 0 … n - 1, in document order (`docOf`).
+  const bases = ranges.map(([from], p) => (kept?.of[p] ? 0 : from));
+  const sizes = ranges.map(([from, to], p) => kept?.of[p]?.docs.length ?? to - from);
+  const docOf = (p: number, doc: number) => kept?.of[p]?.docs[doc] ?? doc;
+  const scores = sizes.map((size) => new Float64Array(size));
+  const matched = sizes.map((size) => new Uint16Array(size));
+  const touched = all.map((_, p) => new Int32Array(kept?.of[p]?.docs.length ?? lists.reduce((sum, byPart) => sum + (byPart[p]?.docs.length ?? 0), 0)));
+  const touchedCount = all.map(() => 0);
+  const rangeLengths: (Uint32Array | undefined)[] = [];
+  for (let t = 0; t < terms.length; t++) {
+    const term = terms[t]!;
+    const byPart = lists[t]!;
+    if (byPart.every((list) => list === undefined) && !kept?.holds(t)) continue;
+    const df = collection?.df.get(term) ?? liveDf(term);
+    const idf = Math.log(1 + (total - df + 0.5) / (df + 0.5)) * (options.weights?.get(term) ?? 1);
+    kept?.scoredWith(t, idf);
+    for (let p = 0; p < all.length; p++) {
+      const [from, to] = ranges[p]!;
+      const keptPart = kept?.of[p];
+      if (keptPart) {
+        touchedCount[p] = scoreKept(keptPart.lengths, kept!.tfs(p, t), idf, average, scores[p]!, matched[p]!, touched[p]!, touchedCount[p]!);
+        continue;
+      }
+      const list = byPart[p];
+      if (!list || from === to) continue;
+      const lengths = (rangeLengths[p] ??= all[p]!.reader.lengthsIn(from, to));
+      touchedCount[p] = scorePostings(list, from, to, lengths, all[p]!.deadMap(), idf, average, scores[p]!, matched[p]!, touched[p]!, touchedCount[p]!);
+    }
+  }
+  const ranked = rankedCandidates(
+    scores,
+    bases,
+    touched.map((docs, p) => docs.subarray(0, touchedCount[p])),
+    terms.length > 1 ? matched : undefined,
+    // What `limit` hits take when a few are filtered out: one batch, one selection.
+    options.limit + (options.limit >> 3),
+  );
+  const hits: IndexHit[] = [];
+  let floor = Number.NEGATIVE_INFINITY;
+  // Per part, each source's name and verdict: rejected, accepted as a whole, or left to `filter`.
+  const verdicts = all.map(() => new Map<number, { name: string; verdict: _Verdict }>());
+  const judged = (p: number, doc: number): { name: string; verdict: _Verdict } => {
+    const reader = all[p]!.reader;
+    const ordinal = reader.sourceOf(doc);
+    let found = verdicts[p]!.get(ordinal);
+    if (!found) {
+      const source = reader.source(ordinal);
+      let verdict: _Verdict = "documents";
+      if (options.segmentFilter && !options.segmentFilter(source.name)) verdict = "rejected";
+      else if (options.sourceFilter && source.data !== undefined) {
+        const whole = options.sourceFilter(source.name, source.data);
+        if (whole !== undefined) verdict = whole ? "accepted" : "rejected";
+      }
+      verdicts[p]!.set(ordinal, (found = { name: source.name, verdict }));
+    }
+    return found;
+  };
+  for (let next = ranked(); next; next = ranked()) {
+    const [p, slot, score] = next;
+    if (hits.length >= options.limit && score < floor - 1e-9) break;
+    const doc = docOf(p, slot);
+    const source = judged(p, doc);
+    if (source.verdict === "rejected") continue;
+    const hit = hitOf(
+      all[p]!,
+      doc,
+      source.name,
+      score,
+      matched[p]![slot - bases[p]!]!,
+      source.verdict === "accepted" && !options.idFilter && options.entriesWhenRead === true,
+    );
+    if (options.idFilter && !options.idFilter(hit.segment, hit.id)) continue;
+    if (source.verdict === "documents" && options.filter && !options.filter(hit.segment, hit.id, hit.data)) continue;
+    hits.push(hit);
+    if (hits.length === options.limit) floor = hit.score;
+  }
+  // Kept candidates answer only when what they left out scores below the hits' floor; else the postings are searched.
+  if (kept && !kept.answers(hits.length >= options.limit ? floor : Number.NEGATIVE_INFINITY, average))
+    return searchParts(index, terms, options, candidates, false);
+  kept?.keep(
+    average,
+    bases,
+    scores,
+    touched.map((docs, p) => docs.subarray(0, touchedCount[p])),
+    rangeLengths,
+    lists,
+    options.limit,
+  );
+  hits.sort((a, b) => (Math.abs(b.score - a.score) > 1e-9 ? b.score - a.score : (options.tieBreak?.(a, b) ?? 0)));
+  return hits.slice(0, options.limit);
+}
+
+/** The documents `[from, to)` of the sources whose name starts with `prefix` (sources are in name order); all without one. */
+function _docRange(reader: SegmentReader, prefix: string | undefined): [number, number] {
+  if (!prefix) return [0, reader.docs];
+  const start = (ordinal: number) => (ordinal < reader.sources ? reader.source(ordinal).firstDoc : reader.docs);
+  const first = (past: (name: string) => boolean) => _firstIndex(reader.sources, (ordinal) => past(reader.source(ordinal).name));
+  return [start(first((name) => name >= prefix)), start(first((name) => name > prefix && !name.startsWith(prefix)))];
+}
+
+/** The first of `0 … count - 1` that `past` holds for (it holds for every one after), or `count`. */
+function _firstIndex(count: number, past: (index: number) => boolean): number {
+  let low = 0;
+  let high = count;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (past(mid)) high = mid;
+    else low = mid + 1;
+  }
+  return low;
+}
