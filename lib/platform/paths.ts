@@ -69,7 +69,7 @@ export const paths = {
   searchDir: () => join(stateDir(), "search"),
   transcriptIndex: () => join(stateDir(), "search", "transcripts.index"),
   legacyTranscriptIndex: () => join(stateDir(), "search", "transcripts.index.json"),
-  /** Whether the sessions and events folders were past a size when last listed (lib/find/history-census.ts). */
+  /** Whether the sessions and events folders were past a size when last listed (the census in lib/find/transcript-index.ts). */
   historyCensus: () => join(stateDir(), "search", "history-census.txt"),
   sessionsDir: () => join(stateDir(), "sessions"),
   session: (id: string) => join(stateDir(), "sessions", `${id}.json`),

@@ -147,8 +147,8 @@ export function scorePostings(
 ): number {
   const docIds = list.docs;
   const tfs = list.tfs;
-  const end = _lowerBound(docIds, to);
-  for (let i = from === 0 ? 0 : _lowerBound(docIds, from); i < end; i++) {
+  const end = lowerBound(docIds, to);
+  for (let i = from === 0 ? 0 : lowerBound(docIds, from); i < end; i++) {
     const doc = docIds[i]!;
     if (dead !== undefined && dead[doc] === 1) continue;
     const tf = tfs[i]!;
@@ -188,7 +188,7 @@ export function scoreKept(
 }
 
 /** The first index of the ascending `docs` holding `doc` or more. */
-function _lowerBound(docs: Uint32Array, doc: number): number {
+export function lowerBound(docs: Uint32Array, doc: number): number {
   let low = 0;
   let high = docs.length;
   while (low < high) {
@@ -209,7 +209,7 @@ export function countSortedIn(docs: Uint32Array, wanted: Uint32Array): number {
   if (wanted.length * 16 < docs.length) {
     for (let w = 0; w < wanted.length; w++) {
       const doc = wanted[w]!;
-      const low = _lowerBound(docs, doc);
+      const low = lowerBound(docs, doc);
       if (low < docs.length && docs[low] === doc) count++;
     }
     return count;

@@ -27,6 +27,7 @@ import { mkdirSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs"
 import { basename, join } from "node:path";
 import { writeTextAtomic } from "../state-file/json-file.ts";
 import type { SearchOptions } from "./bm25-index.ts";
+import { lowerBound } from "./ranked-candidates.ts";
 import { fnv1a } from "./segment-layout.ts";
 import { TOKENIZER_VERSION } from "./tokenize.ts";
 
@@ -112,14 +113,8 @@ export function keepSegment(
 }
 
 function _tfOf(list: { docs: Uint32Array; tfs: Uint32Array }, doc: number): number {
-  let low = 0;
-  let high = list.docs.length;
-  while (low < high) {
-    const mid = (low + high) >> 1;
-    if (list.docs[mid]! >= doc) high = mid;
-    else low = mid + 1;
-  }
-  return list.docs[low] === doc ? list.tfs[low]! : 0;
+  const at = lowerBound(list.docs, doc);
+  return list.docs[at] === doc ? list.tfs[at]! : 0;
 }
 
 /** What a search asks of a segment to keep its candidates: its identity (a segment file's) and whether it has tombstones. */
@@ -180,7 +175,11 @@ export function keptCandidates(
     holds: (t) => of.some((kept, p) => kept !== undefined && parts[p]!.reader.frequency(terms[t]!) > 0),
     tfs: (p, t) => of[p]!.tfs[keyAt[t]!]!,
     scoredWith: (t, value) => void (idf[keyAt[t]!] = value),
-    answers: (floor, average) => of.every((kept) => !kept || keptBound(kept, idf, average) === 0 || keptBound(kept, idf, average) < floor - 1e-9),
+    answers: (floor, average) =>
+      of.every((kept) => {
+        const bound = kept ? keptBound(kept, idf, average) : 0;
+        return bound === 0 || bound < floor - 1e-9;
+      }),
     keep(average, bases, scores, touched, lengths, lists, limit) {
       if (parts.every((_, p) => !worth[p] || of[p])) return;
       const keep = limit + (limit >> 1) + 64;

@@ -52,31 +52,26 @@ export function openTermDictionary(
     let count = 0;
     let position = 0;
     while (position < raw.length) {
-      let length = 0;
-      let scale = 1;
-      for (let i = 0; ; i++) {
-        if (i === 8) throw new IndexCorruptError("a number is too long");
-        if (position >= raw.length) throw new IndexCorruptError("a number runs past its section");
-        const byte = raw[position++]!;
-        length += (byte & 0x7f) * scale;
-        if (byte < 0x80) break;
-        scale *= 0x80;
+      // Two varints a block: its key's length (the key's bytes follow it), then its offset.
+      for (let field = 0; field < 2; field++) {
+        let value = 0;
+        let scale = 1;
+        for (let i = 0; ; i++) {
+          if (i === 8) throw new IndexCorruptError("a number is too long");
+          if (position >= raw.length) throw new IndexCorruptError("a number runs past its section");
+          const byte = raw[position++]!;
+          value += (byte & 0x7f) * scale;
+          if (byte < 0x80) break;
+          scale *= 0x80;
+        }
+        if (field === 1) offsets[count++] = value;
+        else {
+          if (position + value > raw.length) throw new IndexCorruptError("a key runs past its section");
+          keyStarts[count] = position;
+          keyLengths[count] = value;
+          position += value;
+        }
       }
-      if (position + length > raw.length) throw new IndexCorruptError("a key runs past its section");
-      keyStarts[count] = position;
-      keyLengths[count] = length;
-      position += length;
-      let offset = 0;
-      scale = 1;
-      for (let i = 0; ; i++) {
-        if (i === 8) throw new IndexCorruptError("a number is too long");
-        if (position >= raw.length) throw new IndexCorruptError("a number runs past its section");
-        const byte = raw[position++]!;
-        offset += (byte & 0x7f) * scale;
-        if (byte < 0x80) break;
-        scale *= 0x80;
-      }
-      offsets[count++] = offset;
     }
     termIndex = { bytes: raw, keyStarts, keyLengths, offsets, count };
     return termIndex;

@@ -32,6 +32,7 @@ export interface SearchSource<P extends SearchPart = SearchPart> {
 
 type _Verdict = "rejected" | "accepted" | "documents";
 
+/** The hits of `terms` over `index`'s parts; `useKept` false: score every part from its postings (and keep what they give), as after kept candidates that did not answer. */
 export function searchParts<P extends SearchPart>(
   index: SearchSource<P>,
   terms: string[],

@@ -40,7 +40,7 @@ import { openIndexFolder, type CompactResult } from "../search/index-folder.ts";
 import { createSegmentedIndex } from "../search/segmented-index.ts";
 import { paths } from "../platform/paths.ts";
 import type { Episode, EpisodeDigest, EpisodeStore } from "./episodes.ts";
-import { EPISODE_IDS_FILE, idsStarting, readEpisodeIds, writeEpisodeIds, type EpisodeIds } from "./memory-lookup.ts";
+import { EPISODE_IDS_FILE, episodeIdList, idsStarting, readEpisodeIds, writeEpisodeIds, type EpisodeIds } from "./memory-lookup.ts";
 import type { MemoryEntry, MemoryStore, ScopedMemoryEntry } from "./memory.ts";
 import { redactText } from "../secrets/redact.ts";
 import { writeTextAtomic } from "../state-file/json-file.ts";
@@ -154,7 +154,7 @@ export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex 
     if (!fromIndex) {
       const ids = indexedEpisodes(index);
       if (episodesStamp !== undefined) keepIds(episodesStamp, ids);
-      fromIndex = [...new Set(ids.flatMap((entry) => [entry.id, entry.sessionId]))].sort();
+      fromIndex = episodeIdList(ids);
     }
     return fromIndex.filter((id) => id.startsWith(head));
   };

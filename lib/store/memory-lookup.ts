@@ -169,12 +169,16 @@ export function idsStarting(lines: string, head: string): string[] {
   return found;
 }
 
+/** Every episode id and session id of `ids`, once each, in JavaScript string order: the list's lines. */
+export function episodeIdList(ids: readonly EpisodeIds[]): string[] {
+  return [...new Set(ids.flatMap((entry) => [entry.id, entry.sessionId]))].sort();
+}
+
 /** Writes the list of `ids` for the episodes file at `stamp`; best effort: a list that cannot be written is taken from the index again next time. */
 export function writeEpisodeIds(path: string, stamp: string, ids: readonly EpisodeIds[]): void {
   if (ids.some((entry) => /[\s]/.test(entry.id + entry.sessionId) || !entry.id || !entry.sessionId)) return;
   try {
-    const sorted = [...new Set(ids.flatMap((entry) => [entry.id, entry.sessionId]))].sort();
-    writeTextAtomic(path, `${[_EPISODE_IDS_HEADER, stamp, ...sorted].join("\n")}\n`, { verbatim: true });
+    writeTextAtomic(path, `${[_EPISODE_IDS_HEADER, stamp, ...episodeIdList(ids)].join("\n")}\n`, { verbatim: true });
   } catch {
     // an unwritable state folder: the index still answers
   }
