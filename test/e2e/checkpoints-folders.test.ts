@@ -8,7 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseEventLines, useE2E } from "./_harness.ts";
+import { parseEventLines, useE2E, withoutHostNotices } from "./_harness.ts";
 import { treeState, type EntryState } from "./_tree-state.ts";
 import type { FakeToolCall } from "../fakes/provider.ts";
 
@@ -121,7 +121,7 @@ describe("--add-dir folders are covered by checkpoints", () => {
       );
       const run = await e2e.shiro(["-p", "remove it", "--yolo", "--json", "--add-dir", added]);
       expect(run.code).toBe(0);
-      expect(parseEventLines(run.stdout).filter((event) => event.type === "notice")).toEqual([]);
+      expect(withoutHostNotices(parseEventLines(run.stdout)).filter((event) => event.type === "notice")).toEqual([]);
       const [checkpoint] = await rewindJson();
       expect(checkpoint!.files.map((file: { path: string; change: string }) => `${file.change} ${file.path}`)).toEqual(
         expect.arrayContaining(["modified main.txt", `deleted ${added}/x.txt`, `deleted ${added}/sub/y.txt`]),
