@@ -6,7 +6,6 @@
  * `-C DIR` moves the process into DIR first; the files named by `--output-last-message` and
  * `--output-schema` are resolved where shiro was started.
  */
-import { spawn } from "node:child_process";
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { EXIT, UsageError } from "../lib/platform/errors.ts";
@@ -14,6 +13,7 @@ import type { ParsedFlags } from "./_flags.ts";
 import { agentFlagsFrom } from "../lib/config/flags.ts";
 import { writeOut, writeErr } from "../lib/ui/output.ts";
 import { setStartupTraceSink } from "../lib/agent/startup-trace.ts";
+import { childProcess } from "../lib/platform/runtime.ts";
 
 async function _readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -67,7 +67,7 @@ async function _detach(prompt: string, started: string): Promise<number> {
   const args = process.argv.slice(2).filter((arg) => arg !== "--detach");
   const withPrompt = _replacePrompt(args, prompt);
   const [command, ...prefix] = selfCommand();
-  const child = spawn(command!, [...prefix, ...withPrompt], {
+  const child = childProcess().spawn(command!, [...prefix, ...withPrompt], {
     detached: true,
     stdio: "ignore",
     cwd: started,

@@ -5,11 +5,11 @@
  * killed after 60 s; a formatter that is missing or fails is ignored. It runs in the session's
  * sandbox, like bash (writes only in the workspace).
  */
-import { spawn } from "node:child_process";
 import { childEnv } from "../lib/secrets/child-env.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Plugin } from "../lib/extension-api/plugin-api.ts";
+import { childProcess } from "../lib/platform/runtime.ts";
 
 export const FORMAT_TIMEOUT_MS = 60_000;
 
@@ -35,7 +35,7 @@ export function runFormatter(argv: readonly string[], cwd: string, timeoutMs = F
   return new Promise((resolve) => {
     // Its own process group, so the deadline also ends what the formatter started (bun run → script).
     const ownGroup = process.platform !== "win32";
-    const child = spawn(argv[0]!, argv.slice(1), { cwd, env: childEnv(), stdio: "ignore", detached: ownGroup });
+    const child = childProcess().spawn(argv[0]!, argv.slice(1), { cwd, env: childEnv(), stdio: "ignore", detached: ownGroup });
     const timer = setTimeout(() => {
       try {
         if (ownGroup && child.pid) process.kill(-child.pid, "SIGKILL");

@@ -27,9 +27,9 @@
  * and the `read_file` offset of the first line not shown, so the model can read on.
  */
 import { existsSync, readFileSync, realpathSync } from "node:fs";
-import { homedir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { isInside } from "../platform/path-inside.ts";
+import { nodeOs } from "../platform/runtime.ts";
 
 export const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", "GEMINI.md", ".shiro.md"] as const;
 /** Tokens for every instruction file together. */
@@ -67,7 +67,7 @@ interface _Candidate {
 }
 
 export function loadInstructions(cwd: string, options: LoadInstructionsOptions = {}): InstructionFile[] {
-  const home = resolve(options.home ?? homedir());
+  const home = resolve(options.home ?? nodeOs().homedir());
   const here = resolve(cwd);
   const gitRoot = _gitRoot(here);
   const top = gitRoot ?? _topOutsideRepository(here, home);

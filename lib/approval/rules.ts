@@ -34,11 +34,11 @@
  * `decision` (lib/tools/types.ts), see `defaultPermission`.
  */
 import { realpathSync } from "node:fs";
-import { homedir } from "node:os";
 import { isAbsolute, posix, relative, resolve, sep } from "node:path";
 import { DECISIONS, type Decision } from "../config/config.ts";
 import { ConfigError } from "../platform/errors.ts";
 import { isShellReaderLoaded, shellReader } from "../shell/reader.ts";
+import { nodeOs } from "../platform/runtime.ts";
 
 export type { Decision };
 export type PermissionEntry = Decision | Record<string, Decision>;
@@ -282,7 +282,7 @@ export function allowsExplicitly(rules: PermissionRules, tool: string, subject: 
  * trailing slash (`.` is the root itself); a path outside the workspace stays absolute.
  */
 export function normalizeRulePath(path: string, root: string): string {
-  const abs = /^~(?:[/\\]|$)/.test(path) ? resolve(homedir(), path.slice(2)) : resolve(root, path);
+  const abs = /^~(?:[/\\]|$)/.test(path) ? resolve(nodeOs().homedir(), path.slice(2)) : resolve(root, path);
   const rel = relative(resolve(root), abs);
   if (rel === "") return ".";
   if (isAbsolute(rel) || rel === ".." || rel.startsWith(`..${sep}`)) return abs.split(sep).join("/");

@@ -26,15 +26,15 @@
  *   learned.json                    facts earlier runs learned (sandbox probe, provider windows): lib/store/learned.ts
  */
 import { mkdirSync } from "node:fs";
-import { homedir } from "node:os";
 import { join } from "node:path";
 import { sha256Hex } from "./sha256.ts";
+import { nodeOs } from "./runtime.ts";
 
 export const STATE_DIR_NAME = ".shiro-neko";
 
 /** The state folder. SHIRO_HOME replaces the home directory, it does not name the folder itself. */
 export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
-  const home = env.SHIRO_HOME && env.SHIRO_HOME.length > 0 ? env.SHIRO_HOME : homedir();
+  const home = env.SHIRO_HOME && env.SHIRO_HOME.length > 0 ? env.SHIRO_HOME : nodeOs().homedir();
   return join(home, STATE_DIR_NAME);
 }
 

@@ -40,3 +40,14 @@ export function selfCommand(): string[] {
   if (typeof Deno !== "undefined") return [process.execPath, "run", "-A", entry];
   return [process.execPath, entry];
 }
+
+/**
+ * Node built-ins that modules on the start-up path reach on first use instead of importing them
+ * at their top: a static `import … from "node:os"` (or child_process, fs/promises, crypto) costs a
+ * compiled binary's start up to a millisecond each, paid by every run, while a plain answer spawns
+ * nothing, opens no file handle and hashes only short inputs. Each returns the module itself.
+ */
+export const nodeOs = (): typeof import("node:os") => process.getBuiltinModule("node:os");
+export const childProcess = (): typeof import("node:child_process") => process.getBuiltinModule("node:child_process");
+export const fsPromises = (): typeof import("node:fs/promises") => process.getBuiltinModule("node:fs/promises");
+export const nodeCrypto = (): typeof import("node:crypto") => process.getBuiltinModule("node:crypto");

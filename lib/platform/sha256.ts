@@ -3,10 +3,10 @@
  * Start-up cost decides the implementation: loading `node:crypto` costs more than 10 ms of a
  * compiled binary's start (most of a bare binary's whole run), while the inputs hashed on the way
  * to a first request are short (a project path). So inputs up to `_PURE_MAX_BYTES` are hashed here
- * in plain code; longer ones load `node:crypto` on first use (synchronously, through `require`) and
+ * in plain code; longer ones load `node:crypto` on first use (synchronously, runtime.ts `nodeCrypto`) and
  * hash there. Both give the same digest (test/unit/sha256.test.ts compares them on a table).
  */
-import { createRequire } from "node:module";
+import { nodeCrypto } from "./runtime.ts";
 
 const _PURE_MAX_BYTES = 16 * 1024;
 
@@ -18,14 +18,11 @@ const _K = new Uint32Array([
   0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 ]);
 
-let _nodeCrypto: typeof import("node:crypto") | undefined;
-
 /** The SHA-256 of `data` (a string is hashed as its UTF-8 bytes), 64 lowercase hex digits. */
 export function sha256Hex(data: string | Uint8Array): string {
   const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
   if (bytes.length > _PURE_MAX_BYTES) {
-    _nodeCrypto ??= createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto");
-    return _nodeCrypto.createHash("sha256").update(bytes).digest("hex");
+    return nodeCrypto().createHash("sha256").update(bytes).digest("hex");
   }
   return pureSha256Hex(bytes);
 }

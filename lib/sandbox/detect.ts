@@ -14,9 +14,7 @@
  * so a later start on the same machine spawns nothing; `fresh` probes anyway and keeps the new
  * outcome. Never throws.
  */
-import { spawnSync } from "node:child_process";
 import { accessSync, constants, readFileSync, realpathSync, statSync } from "node:fs";
-import { release, version } from "node:os";
 import { delimiter, isAbsolute, join } from "node:path";
 import * as v from "valibot";
 import { SANDBOX_MODES, type ConfigFile } from "../config/config.ts";
@@ -24,6 +22,7 @@ import { keepLearned, recallLearned } from "../store/learned.ts";
 import { buildBwrapArgv } from "./bwrap.ts";
 import { buildSeatbeltArgv } from "./seatbelt.ts";
 import { seccompFilterFile } from "./seccomp.ts";
+import { nodeOs, childProcess } from "../platform/runtime.ts";
 
 export { SANDBOX_MODES };
 export type SandboxMode = (typeof SANDBOX_MODES)[number];
@@ -161,7 +160,20 @@ function _runnerBasis(runner: string): string | undefined {
       }
     });
     const uid = typeof process.getuid === "function" ? process.getuid() : -1;
-    return JSON.stringify([_PROBE_FORMAT, real, stat.dev, stat.ino, stat.size, stat.mtimeMs, stat.ctimeMs, release(), version(), process.arch, uid, switches]);
+    return JSON.stringify([
+      _PROBE_FORMAT,
+      real,
+      stat.dev,
+      stat.ino,
+      stat.size,
+      stat.mtimeMs,
+      stat.ctimeMs,
+      nodeOs().release(),
+      nodeOs().version(),
+      process.arch,
+      uid,
+      switches,
+    ]);
   } catch {
     return undefined;
   }
@@ -169,7 +181,7 @@ function _runnerBasis(runner: string): string | undefined {
 
 /** Runs the probe argv; undefined when it exited 0, else why not in a few words. */
 function _probe(argv: string[]): string | undefined {
-  const result = spawnSync(argv[0]!, argv.slice(1), { stdio: ["ignore", "ignore", "pipe"], encoding: "utf8", timeout: _PROBE_TIMEOUT_MS });
+  const result = childProcess().spawnSync(argv[0]!, argv.slice(1), { stdio: ["ignore", "ignore", "pipe"], encoding: "utf8", timeout: _PROBE_TIMEOUT_MS });
   if (result.error) return (result.error as NodeJS.ErrnoException).code ?? result.error.message;
   if (result.status === 0) return undefined;
   const line = (result.stderr ?? "")

@@ -9,9 +9,9 @@
  * and so is one that holds the workspace itself (hiding it would hide the work).
  */
 import { existsSync, realpathSync } from "node:fs";
-import { homedir } from "node:os";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { STATE_DIR_NAME, stateDir } from "../platform/paths.ts";
+import { nodeOs } from "../platform/runtime.ts";
 
 /** Relative to the home folder: hidden from every sandboxed command. */
 export const HIDDEN_HOME_PATHS = [
@@ -39,13 +39,13 @@ export const HIDDEN_HOME_PATHS = [
 
 /** The hide list as configured: default home paths, the state folders, then config `sandbox.hidePaths`, unresolved. */
 export function hiddenPathList(configured: readonly string[] = [], env: NodeJS.ProcessEnv = process.env): string[] {
-  const home = env.HOME || homedir();
+  const home = env.HOME || nodeOs().homedir();
   return [...new Set([...HIDDEN_HOME_PATHS.map((path) => join(home, path)), join(home, STATE_DIR_NAME), stateDir(env), ...configured])];
 }
 
 /** The paths to hide for a command in `root`: expanded, real, existing, and not holding the workspace. */
 export function resolveHiddenPaths(list: readonly string[], root: string, env: NodeJS.ProcessEnv = process.env): string[] {
-  const home = env.HOME || homedir();
+  const home = env.HOME || nodeOs().homedir();
   const workspace = _real(root);
   const out: string[] = [];
   for (const entry of list) {

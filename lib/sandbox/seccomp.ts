@@ -10,8 +10,8 @@
  * little-endian), written once per process to a private temp folder removed at exit.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { nodeOs } from "../platform/runtime.ts";
 
 const _LD_ABS = 0x20;
 const _JEQ = 0x15;
@@ -82,7 +82,7 @@ export function seccompFilterFile(): string | undefined {
     _written = null;
     return undefined;
   }
-  const dir = mkdtempSync(join(tmpdir(), "shiro-seccomp-"));
+  const dir = mkdtempSync(join(nodeOs().tmpdir(), "shiro-seccomp-"));
   const file = join(dir, "filter.bpf");
   writeFileSync(file, filter, { mode: 0o600 });
   process.once("exit", () => rmSync(dir, { recursive: true, force: true }));

@@ -10,7 +10,6 @@
  */
 import { workspaceExtraDirs } from "../platform/workspace-dirs.ts";
 import { mkdtempSync, realpathSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { uuidv7 } from "../platform/ids.ts";
 import { createSessionGrants, suggestPattern } from "../approval/rules.ts";
@@ -22,6 +21,7 @@ import { describeNewRepository, removePlantedCommondirs, scanWorkspaceGit, type 
 import { hiddenPathList, resolveHiddenPaths } from "./hidden-paths.ts";
 import { buildSeatbeltArgv } from "./seatbelt.ts";
 import { seccompFilterFile } from "./seccomp.ts";
+import { nodeOs } from "../platform/runtime.ts";
 
 export interface OutsideRequest {
   callId: string;
@@ -109,7 +109,7 @@ export function createCommandSandbox(decide: SandboxStatus | (() => SandboxStatu
       if (status.mode === "workspace-write") pending.push(...removePlantedCommondirs(_real(root), scanOf(root)));
       const git = status.mode === "workspace-write" ? { git: scanOf(root) } : {};
       if (runner.kind === "bwrap") return buildBwrapArgv(runner.path, { ...policy, seccompFile: seccompFilterFile(), ...git }, root, argv);
-      privateTmp ??= mkdtempSync(join(tmpdir(), "shiro-sandbox-"));
+      privateTmp ??= mkdtempSync(join(nodeOs().tmpdir(), "shiro-sandbox-"));
       return buildSeatbeltArgv(runner.path, policy, root, privateTmp, argv);
     },
     afterCommand(root) {

@@ -13,8 +13,8 @@
  * can start a program, fixed names and every driver name found alike: attributes (a committed
  * `.gitattributes`) can name any driver, and `git diff` runs a filter's `clean` on work-tree files.
  */
-import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import { childProcess } from "../platform/runtime.ts";
 
 /** Keys of the repository config kept, as `section.key` or `section.*.key` (lower-case; `*` is any subsection). */
 const _KEPT = new Set([
@@ -207,7 +207,14 @@ function _escape(text: string): string {
 
 function _gitConfig(args: string[], env: NodeJS.ProcessEnv, cwd: string): string {
   try {
-    return execFileSync("git", args, { cwd, env, encoding: "utf8", timeout: 10_000, stdio: ["ignore", "pipe", "pipe"], maxBuffer: 16 * 1024 * 1024 });
+    return childProcess().execFileSync("git", args, {
+      cwd,
+      env,
+      encoding: "utf8",
+      timeout: 10_000,
+      stdio: ["ignore", "pipe", "pipe"],
+      maxBuffer: 16 * 1024 * 1024,
+    });
   } catch (error) {
     const failure = error as NodeJS.ErrnoException & { status?: number | null; stderr?: string };
     if (failure.code === "ENOENT") throw new Error("git is not installed or not on PATH.");

@@ -21,13 +21,12 @@
  *
  * The private folder lives under the OS temp folder (0700) and is removed by `dispose()`.
  */
-import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { childEnv } from "../secrets/child-env.ts";
 import { neutralizingOverrides, programKeys, readConfigFile, sanitizedRepositoryConfig } from "./git-config.ts";
 import { isInside } from "../platform/path-inside.ts";
+import { nodeOs, childProcess } from "../platform/runtime.ts";
 
 /** Thrown when the workspace's git pointers lead where shiro will not follow; the message is one line for the user. */
 export class GitRefusal extends Error {}
@@ -82,7 +81,7 @@ export function prepareGit(root: string, subcommand: string, args: readonly stri
   if (!flags) throw new Error(`shiro does not run git ${subcommand}.`);
   const location = locateRepository(root);
   if (!location) throw new Error(`${root} is not a git repository.`);
-  const shadow = mkdtempSync(join(tmpdir(), "shiro-git-"));
+  const shadow = mkdtempSync(join(nodeOs().tmpdir(), "shiro-git-"));
   try {
     const base = _baseEnv();
     writeFileSync(join(shadow, "config"), sanitizedRepositoryConfig(join(location.commonDir, "config"), base, shadow), { mode: 0o600 });
@@ -111,7 +110,13 @@ export function prepareGit(root: string, subcommand: string, args: readonly stri
 export function runGitSync(root: string, subcommand: string, args: readonly string[], timeoutMs: number): string {
   const call = prepareGit(root, subcommand, args);
   try {
-    return execFileSync("git", call.args, { cwd: call.cwd, env: call.env, encoding: "utf8", timeout: timeoutMs, stdio: ["ignore", "pipe", "pipe"] });
+    return childProcess().execFileSync("git", call.args, {
+      cwd: call.cwd,
+      env: call.env,
+      encoding: "utf8",
+      timeout: timeoutMs,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new Error("git is not installed or not on PATH.");
     const stderr = String((error as { stderr?: string }).stderr ?? "").trim();
@@ -124,7 +129,7 @@ export function runGitSync(root: string, subcommand: string, args: readonly stri
 /** The keys of the config file at `path` that can start a program (none when it is missing or unreadable). */
 export function configProgramKeys(path: string): string[] {
   try {
-    return programKeys(readConfigFile(path, _baseEnv(), tmpdir()));
+    return programKeys(readConfigFile(path, _baseEnv(), nodeOs().tmpdir()));
   } catch {
     return [];
   }

@@ -33,9 +33,9 @@
  *   call, so an edit made after loading is seen, and throws when the file can no longer be read.
  */
 import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
-import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { BUILTIN_SKILL_FILES } from "../../skills/index.ts";
+import { nodeOs } from "../platform/runtime.ts";
 
 export type SkillOrigin = "builtin" | "registry" | "user" | "project";
 
@@ -118,10 +118,10 @@ export function loadSkills(options: LoadSkillsOptions): LoadSkillsResult {
   }
   const sources: Array<[SkillOrigin, string, boolean]> = [
     ["registry", join(options.stateDir, "registry", "skills"), true],
-    ["user", join(options.home ?? homedir(), ".gemini", "skills"), false],
-    ["user", join(options.home ?? homedir(), ".agents", "skills"), false],
-    ["user", join(options.home ?? homedir(), ".codex", "skills"), false],
-    ["user", join(options.home ?? homedir(), ".claude", "skills"), false],
+    ["user", join(options.home ?? nodeOs().homedir(), ".gemini", "skills"), false],
+    ["user", join(options.home ?? nodeOs().homedir(), ".agents", "skills"), false],
+    ["user", join(options.home ?? nodeOs().homedir(), ".codex", "skills"), false],
+    ["user", join(options.home ?? nodeOs().homedir(), ".claude", "skills"), false],
     ["user", join(options.stateDir, "skills"), true],
     ["project", join(options.cwd, ".gemini", "skills"), false],
     ["project", join(options.cwd, ".agents", "skills"), false],

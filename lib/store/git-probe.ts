@@ -3,8 +3,8 @@
  * with (lib/store/checkpoint-git.ts). Apart from the checkpoint store so that asking costs a turn
  * only this module: the turn asks before its first tool call whether a checkpoint would cover it.
  */
-import { spawnSync } from "node:child_process";
 import { childEnv } from "../secrets/child-env.ts";
+import { childProcess } from "../platform/runtime.ts";
 
 /** Where a shadow repository's git finds its repository, index and work tree. */
 export interface ShadowGitPaths {
@@ -18,7 +18,7 @@ let _gitChecked: boolean | undefined;
 /** True when a `git` runs on this machine (asked once per process). */
 export function hasGit(): boolean {
   if (_gitChecked === undefined) {
-    const probe = spawnSync("git", ["--version"], { env: shadowGitEnv(undefined), stdio: "ignore" });
+    const probe = childProcess().spawnSync("git", ["--version"], { env: shadowGitEnv(undefined), stdio: "ignore" });
     _gitChecked = probe.status === 0;
   }
   return _gitChecked;

@@ -23,13 +23,13 @@
  * the session that owns the root; every tool keeps passing only the root.
  */
 import { constants, type Dirent, fstatSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync, unlinkSync } from "node:fs";
-import { lstat, open, type FileHandle } from "node:fs/promises";
-import { homedir } from "node:os";
+import type { FileHandle } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { workspaceExtraDirs } from "../platform/workspace-dirs.ts";
 import { gitControlEntry, gitDirSegment, isGitDirName, looksLikeGitDir } from "../shell/git-layout.ts";
 import type { WorkspaceFiles } from "./types.ts";
 import { isInside } from "../platform/path-inside.ts";
+import { fsPromises, nodeOs } from "../platform/runtime.ts";
 
 const _MAX_LINK_HOPS = 40;
 /** Real paths of folders whose files may be read, never written, from outside the workspace. */
@@ -52,7 +52,7 @@ function _inReadOnlyRoot(real: string): boolean {
 
 function _readOnlyTarget(root: string, p: string): string | undefined {
   if (_readOnlyRoots.size === 0 || p.includes("\0")) return undefined;
-  const target = /^~(?:[/\\]|$)/.test(p) ? resolve(homedir(), p.slice(2)) : resolve(resolve(root), p);
+  const target = /^~(?:[/\\]|$)/.test(p) ? resolve(nodeOs().homedir(), p.slice(2)) : resolve(resolve(root), p);
   return _inReadOnlyRoot(_realPath(target)) ? target : undefined;
 }
 
@@ -69,7 +69,7 @@ export function resolveInWorkspace(root: string, p: string): string {
   if (p.includes("\0")) throw new Error(`Invalid path ${JSON.stringify(p)}: it contains a NUL byte.`);
   const rootAbs = resolve(root);
   // A model writing `~/x` means the home folder; read literally it would create a `~` folder here.
-  const target = /^~(?:[/\\]|$)/.test(p) ? resolve(homedir(), p.slice(2)) : resolve(rootAbs, p);
+  const target = /^~(?:[/\\]|$)/.test(p) ? resolve(nodeOs().homedir(), p.slice(2)) : resolve(rootAbs, p);
   const escapes = () => new Error(`Path escapes workspace: ${p}`);
   const real = _realPath(target);
   for (const base of _roots(rootAbs)) if (isInside(base, target) && isInside(_realPath(base), real)) return target;
@@ -203,11 +203,15 @@ export async function openInWorkspace(root: string, p: string, mode: "read" | "w
     const refusal = _gitRefusal(root, p, abs);
     if (refusal !== undefined) throw new Error(refusal);
   }
-  const existed = mode === "write" && (await lstat(abs).catch(() => undefined)) !== undefined;
+  const existed =
+    mode === "write" &&
+    (await fsPromises()
+      .lstat(abs)
+      .catch(() => undefined)) !== undefined;
   // A new file is created exclusively: a symlink swapped in at its name makes the open fail, and
   // a file that lands outside through a swapped folder is known to be ours to remove.
   const flags = mode === "read" ? constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) : constants.O_WRONLY | (existed ? 0 : constants.O_CREAT | constants.O_EXCL);
-  const handle = await open(abs, flags, createMode);
+  const handle = await fsPromises().open(abs, flags, createMode);
   const opened = _openedPath(handle.fd, abs);
   const inside = opened !== undefined && (_roots(root).some((base) => isInside(_realPath(base), opened)) || (mode === "read" && _inReadOnlyRoot(opened)));
   // A link swapped in between the check and the open, into a git dir, is caught here.

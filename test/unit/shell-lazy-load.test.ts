@@ -133,8 +133,10 @@ test("the REPL and an ACP session load no file tool's implementation before an @
  * The start-up set of a plain answer, pinned: what `shiro -p hi` loads in an empty home. Adding to
  * it is a deliberate act (raise the ceiling and say why in docs/development.md, "Start-up"): a
  * heavy module that creeps back onto the path fails here. Packages are listed exactly; source
- * modules may not import, at their top, a Node builtin that loads Node's stream machinery or
- * node:crypto (each costs a compiled binary milliseconds of its start; lib/platform/sha256.ts).
+ * modules may not import, at their top, a Node builtin that loads Node's stream machinery,
+ * node:crypto, node:os, node:child_process, node:fs/promises or node:module (each costs a compiled
+ * binary up to milliseconds of its start, paid by every run: lib/platform/runtime.ts reaches the
+ * ones the path needs on first use).
  */
 const _START_UP_PACKAGES = ["@valibot/to-json-schema", "destr", "eventsource-parser", "ofetch", "stemmer", "ufo", "valibot"];
 const _START_UP_CEILING = 252;
@@ -161,7 +163,8 @@ const _NEVER_AT_START_UP = [
   "lib/sandbox/explain.ts",
   ..._TOOL_IMPLEMENTATIONS,
 ];
-const _HEAVY_BUILTIN = /^\s*import\s+(?!type\b)[^;]*?from\s+"node:(crypto|net|tls|http|https|http2|zlib|readline|stream|stream\/promises|worker_threads|dns)"/m;
+const _HEAVY_BUILTIN =
+  /^\s*import\s+(?!type\b)[^;]*?from\s+"node:(crypto|os|child_process|fs\/promises|module|net|tls|http|https|http2|zlib|readline|stream|stream\/promises|worker_threads|dns)"/m;
 
 test("a plain answer loads only its start-up set: no package beyond the listed ones, no heavy builtin at a module's top, at most the ceiling", async () => {
   const loaded = (await _modulesLoaded(["-p", "hi"], [{ text: "hello" }], "/")).filter((path) => !path.startsWith(join(ROOT, "test") + "/"));
@@ -177,6 +180,10 @@ test("a plain answer loads only its start-up set: no package beyond the listed o
 test("the start-up checks see what they look for: a module that imports node:crypto at its top, and a package path", () => {
   expect(_HEAVY_BUILTIN.test('import { createHash } from "node:crypto";')).toBe(true);
   expect(_HEAVY_BUILTIN.test('import type { Readable } from "node:stream";')).toBe(false);
+  for (const line of ['import { homedir } from "node:os";', 'import { spawnSync } from "node:child_process";', 'import { open } from "node:fs/promises";'])
+    expect(_HEAVY_BUILTIN.test(line)).toBe(true);
+  expect(_HEAVY_BUILTIN.test('import type { FileHandle } from "node:fs/promises";')).toBe(false);
+  expect(_HEAVY_BUILTIN.test('import { readFileSync } from "node:fs";')).toBe(false);
   expect(_HEAVY_BUILTIN.test('  const { lookup } = await import("node:dns/promises");')).toBe(false);
   expect(_HEAVY_BUILTIN.test(readFileSync(join(ROOT, "lib/release/update.ts"), "utf8"))).toBe(true);
   expect(["/r/node_modules/@valibot/to-json-schema/dist/index.mjs", "/r/node_modules/ofetch/dist/index.mjs"].map(_packageOf)).toEqual([
