@@ -87,6 +87,8 @@ export const paths = {
   registryDir: () => join(stateDir(), "registry"),
   userSkillsDir: () => join(stateDir(), "skills"),
   learned: () => join(stateDir(), "learned.json"),
+  /** The seccomp program bwrap loads for every sandboxed command (lib/sandbox/seccomp.ts). */
+  seccompFilter: (arch: string) => join(stateDir(), "sandbox", `seccomp-${arch}.bpf`),
   /** The register of recent session and run ids (lib/store/short-ids.ts) and its previous generation. */
   recentIds: () => join(stateDir(), "recent-ids.txt"),
   recentIdsOld: () => join(stateDir(), "recent-ids.old.txt"),

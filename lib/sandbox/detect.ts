@@ -122,9 +122,15 @@ function _findRunner(
   const path = configured ?? _which("bwrap", env.PATH ?? "");
   if (!path) return { why: "bwrap (bubblewrap) is not on PATH" };
   if (configured && !_isExecutable(configured)) return { why: `"sandbox.bwrap" names ${configured}, which is not an executable file` };
-  const probe = _probeOnce(path, cache, () =>
-    _probe(buildBwrapArgv(path, { mode: "read-only", network: false, seccompFile: seccompFilterFile() }, "/", ["true"])),
-  );
+  const probe = _probeOnce(path, cache, () => {
+    let seccompFile: string | undefined;
+    try {
+      seccompFile = seccompFilterFile();
+    } catch (error) {
+      return `its seccomp filter cannot be written (${error instanceof Error ? error.message : String(error)})`;
+    }
+    return _probe(buildBwrapArgv(path, { mode: "read-only", network: false, seccompFile }, "/", ["true"]));
+  });
   return probe ? { why: `bwrap (${path}) does not work here: ${probe}` } : { runner: { kind: "bwrap", path } };
 }
 

@@ -7,11 +7,18 @@
  * checks. Supported on x64 and arm64; elsewhere there is no filter (docs/security.md says so).
  *
  * The program is classic BPF over `struct seccomp_data` (nr at 0, arch at 4, args[0] at 16,
- * little-endian), written once per process to a private temp folder removed at exit.
+ * little-endian). bwrap reads it from a file at every spawn (a `sh` in front opens it as fd 3), so
+ * the file must be one no sandboxed command can change: one that could would unload the filter of
+ * the next command. It is `sandbox/seccomp-<arch>.bpf` in the state folder, which every sandboxed
+ * command sees hidden (hidden-paths.ts: an empty read-only folder), is never removed (its bytes
+ * are a function of the architecture: nothing accumulates, a killed process leaves nothing behind),
+ * and is checked once per process: rewritten (atomically, mode 0600) when its bytes differ or it is
+ * not a plain file. `filterReachableBy` is the check the sandbox makes before each command.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { nodeOs } from "../platform/runtime.ts";
+import { lstatSync, readFileSync } from "node:fs";
+import { isAbsolute, relative } from "node:path";
+import { paths } from "../platform/paths.ts";
+import { writeBytesAtomic } from "../state-file/json-file.ts";
 
 const _LD_ABS = 0x20;
 const _JEQ = 0x15;
@@ -74,7 +81,7 @@ export function buildSeccompFilter(arch: string = process.arch): Uint8Array | un
 
 let _written: string | null | undefined;
 
-/** The filter as a file only this user can read, written on first use; undefined where none exists. */
+/** The filter as a file in the state folder, checked or written on first use; undefined where no filter exists. Throws when it cannot be written. */
 export function seccompFilterFile(): string | undefined {
   if (_written !== undefined) return _written ?? undefined;
   const filter = buildSeccompFilter();
@@ -82,10 +89,31 @@ export function seccompFilterFile(): string | undefined {
     _written = null;
     return undefined;
   }
-  const dir = mkdtempSync(join(nodeOs().tmpdir(), "shiro-seccomp-"));
-  const file = join(dir, "filter.bpf");
-  writeFileSync(file, filter, { mode: 0o600 });
-  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  const file = paths.seccompFilter(process.arch);
+  if (!_holds(file, filter)) writeBytesAtomic(file, filter);
   _written = file;
   return file;
+}
+
+/**
+ * True when a command that may write `writable` (the workspace, its extra folders) could change
+ * `file`: it lies inside one of them and under none of the folders `hidden` mounts over.
+ */
+export function filterReachableBy(file: string, writable: readonly string[], hidden: readonly string[]): boolean {
+  const inside = (folder: string) => {
+    const path = relative(folder, file);
+    return path === "" || (!path.startsWith("..") && !isAbsolute(path));
+  };
+  return writable.some(inside) && !hidden.some(inside);
+}
+
+/** True when `file` is a plain file (not a link) holding exactly `bytes`. */
+function _holds(file: string, bytes: Uint8Array): boolean {
+  try {
+    if (!lstatSync(file).isFile()) return false;
+    const kept = readFileSync(file);
+    return kept.length === bytes.length && kept.every((byte, at) => byte === bytes[at]);
+  } catch {
+    return false;
+  }
 }

@@ -20,7 +20,7 @@ import type { FailedRun } from "./explain.ts";
 import { describeNewRepository, removePlantedCommondirs, scanWorkspaceGit, type WorkspaceGit } from "./git-mounts.ts";
 import { hiddenPathList, resolveHiddenPaths } from "./hidden-paths.ts";
 import { buildSeatbeltArgv } from "./seatbelt.ts";
-import { seccompFilterFile } from "./seccomp.ts";
+import { filterReachableBy, seccompFilterFile } from "./seccomp.ts";
 import { nodeOs } from "../platform/runtime.ts";
 
 export interface OutsideRequest {
@@ -108,7 +108,14 @@ export function createCommandSandbox(decide: SandboxStatus | (() => SandboxStatu
       // A hook or MCP server run since the last bash command gets no clean-up of its own: this is it.
       if (status.mode === "workspace-write") pending.push(...removePlantedCommondirs(_real(root), scanOf(root)));
       const git = status.mode === "workspace-write" ? { git: scanOf(root) } : {};
-      if (runner.kind === "bwrap") return buildBwrapArgv(runner.path, { ...policy, seccompFile: seccompFilterFile(), ...git }, root, argv);
+      if (runner.kind === "bwrap") {
+        const seccompFile = seccompFilterFile();
+        if (seccompFile && filterReachableBy(_real(seccompFile), [_real(root), ...policy.extraDirs.map(_real)], policy.hide))
+          throw new Error(
+            `sandbox: the seccomp filter ${seccompFile} is in a folder this command may write; move the state folder (SHIRO_HOME) out of the workspace`,
+          );
+        return buildBwrapArgv(runner.path, { ...policy, seccompFile, ...git }, root, argv);
+      }
       privateTmp ??= mkdtempSync(join(nodeOs().tmpdir(), "shiro-sandbox-"));
       return buildSeatbeltArgv(runner.path, policy, root, privateTmp, argv);
     },
