@@ -154,7 +154,9 @@ describe("staleness at the prompt", () => {
     const shelf = openMemoryShelf(root);
     for (let i = 0; i < 40; i++) {
       writeFileSync(join(root, `file${i}.ts`), `export const v${i} = ${i};\n`);
-      shelf.project.remember("fact", `file${i}.ts holds the constant v${i} of the payment webhook`, buildProvenance(root, `file${i}.ts`));
+      // The notes whose file changes next rank first (one more word of the query): the lines shown always include marked ones.
+      const text = `file${i}.ts holds the constant v${i} of the payment webhook${i % 2 === 0 ? " retry" : ""}`;
+      shelf.project.remember("fact", text, buildProvenance(root, `file${i}.ts`));
     }
     for (let i = 0; i < 40; i += 2) writeFileSync(join(root, `file${i}.ts`), "changed\n");
     const before = staleNoteChecks();
@@ -163,6 +165,9 @@ describe("staleness at the prompt", () => {
     expect(notes.length).toBeGreaterThan(2);
     expect(notes.length).toBeLessThan(20);
     expect(staleNoteChecks() - before).toBeLessThanOrEqual(notes.length + 1);
+    const textOf = new Map(shelf.project.list().map((note) => [note.id, note.text]));
+    const changed = (id: string) => Number(/^file(\d+)/.exec(textOf.get(id)!)![1]) % 2 === 0;
+    expect(notes.map((item) => item.stale === true)).toEqual(notes.map((item) => changed(item.id)));
     const marked = notes.filter((item) => item.stale).length;
     expect(marked).toBeGreaterThan(0);
     expect(injected.text.match(/\(possibly stale: file\d+\.ts changed since this note\)/g)?.length).toBe(marked);
