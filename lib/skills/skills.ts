@@ -198,11 +198,12 @@ export function renderSkillCatalogue(skills: readonly Pick<Skill, "name" | "desc
   ].join("\n");
 }
 
+/** A compiled-in skill: its header read at every start (the catalogue needs it), its body only when loaded. */
 function _parseBuiltin(text: string): Skill | string {
   const header = readSkillHeader(text);
   if (!header.ok) return header.reason;
-  const body = extractSkillBody(text);
-  return { name: header.name, description: header.description, origin: "builtin", body: () => body };
+  let body: string | undefined;
+  return { name: header.name, description: header.description, origin: "builtin", body: () => (body ??= extractSkillBody(text)) };
 }
 
 function _loadSkillFile(path: string, origin: SkillOrigin): Skill | string {
