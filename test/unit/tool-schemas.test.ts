@@ -4,7 +4,7 @@
  * for byte once through JSON as the define carries it; a schema that differs from every baked one
  * under its name is converted, never given a baked one; and every tool a session registers or
  * sends is baked, so a start runs no conversion. The binary's request carrying the converter's
- * schemas is test/e2e/tool-schemas.test.ts.
+ * schemas is test/e2e/baked-declarations.test.ts.
  */
 import { expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
