@@ -5,7 +5,9 @@
  * `durable: false`), so a disk pays one flush, not three, before the request; a process killed
  * then still leaves both (delivery.test.ts, "a run killed in its first moments"). In a home whose
  * folders exist (a second turn), no write before the request makes a folder first (nor stats it,
- * as a recursive mkdir does): each opens its file at once (lib/state-file/json-file.ts makes a folder only when an open finds it missing).
+ * as a recursive mkdir does): each opens its file at once (lib/state-file/json-file.ts makes a
+ * folder only when an open finds it missing), and the new session's lease is one O_EXCL create,
+ * no lock file around it (lib/store/session-lease.ts `takeNewLease`).
  */
 import { describe, expect } from "bun:test";
 import { spawn } from "node:child_process";
@@ -58,7 +60,7 @@ describe("before the first request", () => {
 
   hostTest(
     STRACE,
-    "a second turn, its folders there, makes no folder before the request",
+    "a second turn, its folders there, makes no folder and takes its new session's lease without a lock before the request",
     async () => {
       e2e.fake.respond(() => ({ text: "hello" }));
       const env = binaryEnv(e2e.dirs.home, fakeEnv(e2e.fake.baseURL, "chat"));
@@ -78,6 +80,10 @@ describe("before the first request", () => {
       const folders = ["sessions", "runs", "events"].map((name) => `"${join(state, name)}"`);
       const touched = lines.slice(0, request).filter((line) => /\bmkdir(at)?\(/.test(line) && folders.some((folder) => line.includes(folder)));
       expect(touched).toEqual([]);
+      // A new session's lease is one O_EXCL create, without the lease lock (session-lease.ts takeNewLease).
+      const before = lines.slice(0, request);
+      expect(before.filter((line) => /\.lease\.lock"/.test(line))).toEqual([]);
+      expect(before.filter((line) => /\.lease", O_WRONLY\|O_CREAT\|O_EXCL/.test(line))).toHaveLength(1);
       // The writes themselves did happen: the session, the run's snapshot and its first events.
       const opened = lines.slice(0, request).filter((line) => /openat\(.*O_CREAT/.test(line) && line.includes(state));
       for (const folder of ["sessions", "runs", "events"])
