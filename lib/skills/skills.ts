@@ -261,6 +261,8 @@ function _readBody(path: string): string {
 function _listSkillFiles(dir: string, loose: boolean, nested: boolean, skipped: SkippedSkill[]): string[] {
   let entries: string[];
   try {
+    // Most of these folders do not exist: learnt from a stat, without raising an error to list nothing.
+    if (!statSync(dir, { throwIfNoEntry: false })) return [];
     entries = readdirSync(dir).sort();
   } catch (error) {
     if (_errorCode(error) !== "ENOENT") skipped.push({ path: dir, reason: `cannot list the folder (${_describeError(error)})` });

@@ -7,7 +7,7 @@
  * proportion to the history, and no history folder is listed before the request is sent (the
  * saved line's short id lists them while the answer streams). In a long history whose search index
  * was never built, the history census says it is long: only the first turn lists the folders. A
- * notes file not there yet is learnt missing from its stat, never opened.
+ * notes file, skills folder or subagents folder not there is learnt missing from its stat, never opened.
  */
 import { describe, expect } from "bun:test";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
@@ -70,7 +70,7 @@ describe("a plain turn before its first request", () => {
 
   hostTest(
     STRACE,
-    "opens no memory file its stat found missing",
+    "opens no memory file, skills folder or subagents folder its stat found missing",
     async () => {
       e2e.fake.respond(() => ({ text: "hi" }));
       const home = join(e2e.dirs.home, "noteless");
@@ -82,6 +82,12 @@ describe("a plain turn before its first request", () => {
       // The project's, the agent's and the global notes: none written yet, each learnt missing from its stat.
       expect(memory.filter((call) => /^(statx|newfstatat|stat) /.test(call)).length).toBeGreaterThanOrEqual(3);
       expect(memory.filter((call) => /^(openat|open) /.test(call))).toEqual([]);
+      // Nor is a skills or subagents folder that is not there (home and project: .claude/skills, .claude/agents, …).
+      const lines = readFileSync(trace, "utf8").split("\n");
+      const sent = lines.findIndex((line) => /^\d+\s+(sendto|sendmsg|write|writev)\(\d+<(TCP|socket)/.test(line));
+      const folders = lines.slice(0, sent).filter((line) => /\/(skills|agents)"/.test(line) && /ENOENT/.test(line));
+      expect(folders.length).toBeGreaterThan(5);
+      expect(folders.filter((line) => /^\d+\s+open(at)?\(/.test(line))).toEqual([]);
     },
     90_000,
   );
