@@ -32,6 +32,8 @@ import {
   type ReleaseTarget,
 } from "../../lib/release/targets.ts";
 import { PRODUCT } from "../../lib/platform/version.ts";
+import { builtinSkillHeaders } from "../../lib/skills/skills.ts";
+import { bakeToolSchemas } from "./tool-schemas.ts";
 import { writeZip } from "./zip.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
@@ -96,6 +98,10 @@ export function buildDev(outfile: string): void {
 function _compile(bunTarget: string | undefined, outfile: string, defines: BuildDefines): void {
   const args = [...BUILD_FLAGS, ...(bunTarget ? [`--target=${bunTarget}`] : [])];
   for (const [key, value] of Object.entries(defines)) args.push("--define", `SHIRO_BUILD_${key.toUpperCase()}=${JSON.stringify(value)}`);
+  // Shiro's own tools' JSON Schemas, converted here once instead of at every start (lib/tools/schema.ts).
+  args.push("--define", `SHIRO_TOOL_SCHEMAS=${JSON.stringify(bakeToolSchemas())}`);
+  // The compiled-in skills' names and descriptions, read here once (lib/skills/skills.ts).
+  args.push("--define", `SHIRO_BUILTIN_SKILLS=${JSON.stringify(builtinSkillHeaders())}`);
   args.push(ENTRY, "--outfile", outfile);
   const result = spawnSync(process.execPath, args, { cwd: ROOT, encoding: "utf8", timeout: 300_000 });
   if (result.status !== 0) {

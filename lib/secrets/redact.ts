@@ -257,7 +257,16 @@ const _CACHE_CHARS = 8_000_000;
 const _cache = new Map<string, string>();
 let _cachedChars = 0;
 
+/**
+ * What the stores write most: ids (a lowercase UUID) and times (ISO 8601 in UTC, `toISOString()`).
+ * No shape matches one (each needs a prefix, a word or an operator these lack; tested against
+ * `redactTextByEveryShape`), so they skip the scan. A secret-named field holding one was judged by
+ * its key before.
+ */
+const _ID_OR_TIME = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{3})?Z)$/;
+
 function _redactCached(text: string): string {
+  if ((text.length === 36 || text.length === 24 || text.length === 20) && _ID_OR_TIME.test(text)) return text;
   if (text.length < _CACHE_MIN_LENGTH || text.length > _CACHE_CHARS / 8) return redactText(text).text;
   const known = _cache.get(text);
   if (known !== undefined) return known;

@@ -111,7 +111,7 @@ export function loadSkills(options: LoadSkillsOptions): LoadSkillsResult {
   const add = (skill: Skill) => byName.set(skill.name.toLowerCase(), skill);
   if (options.includeBuiltin !== false) {
     for (const [folder, text] of Object.entries(BUILTIN_SKILL_FILES)) {
-      const skill = _parseBuiltin(text);
+      const skill = _parseBuiltin(folder, text);
       if (typeof skill === "string") skipped.push({ path: `builtin:${folder}`, reason: skill });
       else add(skill);
     }
@@ -198,11 +198,30 @@ export function renderSkillCatalogue(skills: readonly Pick<Skill, "name" | "desc
   ].join("\n");
 }
 
-function _parseBuiltin(text: string): Skill | string {
-  const header = readSkillHeader(text);
+/**
+ * The compiled-in skills' headers, read when the binary was built (.ci/release/build.ts), by
+ * folder: a start reads none of them. A source run has none; a header that could not be read then
+ * (none, or one needing the YAML parser) is left out and read at start as before.
+ */
+declare const SHIRO_BUILTIN_SKILLS: Readonly<Record<string, { name: string; description: string }>> | undefined;
+
+/** The value of SHIRO_BUILTIN_SKILLS: each compiled-in skill's name and description that reads without the YAML parser. */
+export function builtinSkillHeaders(): Record<string, { name: string; description: string }> {
+  const headers: Record<string, { name: string; description: string }> = {};
+  for (const [folder, text] of Object.entries(BUILTIN_SKILL_FILES)) {
+    const header = readSkillHeader(text);
+    if (header.ok) headers[folder] = { name: header.name, description: header.description };
+  }
+  return headers;
+}
+
+/** A compiled-in skill: its header as baked (else read now: the catalogue needs it), its body only when loaded. */
+function _parseBuiltin(folder: string, text: string): Skill | string {
+  const baked = typeof SHIRO_BUILTIN_SKILLS === "object" ? SHIRO_BUILTIN_SKILLS[folder] : undefined;
+  const header = baked ? { ok: true as const, ...baked } : readSkillHeader(text);
   if (!header.ok) return header.reason;
-  const body = extractSkillBody(text);
-  return { name: header.name, description: header.description, origin: "builtin", body: () => body };
+  let body: string | undefined;
+  return { name: header.name, description: header.description, origin: "builtin", body: () => (body ??= extractSkillBody(text)) };
 }
 
 function _loadSkillFile(path: string, origin: SkillOrigin): Skill | string {
@@ -242,6 +261,8 @@ function _readBody(path: string): string {
 function _listSkillFiles(dir: string, loose: boolean, nested: boolean, skipped: SkippedSkill[]): string[] {
   let entries: string[];
   try {
+    // Most of these folders do not exist: learnt from a stat, without raising an error to list nothing.
+    if (!statSync(dir, { throwIfNoEntry: false })) return [];
     entries = readdirSync(dir).sort();
   } catch (error) {
     if (_errorCode(error) !== "ENOENT") skipped.push({ path: dir, reason: `cannot list the folder (${_describeError(error)})` });

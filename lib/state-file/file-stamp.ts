@@ -12,8 +12,14 @@ export function statStamp(stat: Pick<Stats, "ino" | "size" | "mtimeMs">): string
 
 /** The stamp of whatever `path` names now; undefined when it cannot be stat-ed. */
 export function fileStamp(path: string): string | undefined {
+  return fileStampIfThere(path) || undefined;
+}
+
+/** `fileStamp`, telling a missing file apart: `false` when nothing is at `path` (learnt without raising an error). */
+export function fileStampIfThere(path: string): string | false | undefined {
   try {
-    return statStamp(statSync(path));
+    const stat = statSync(path, { throwIfNoEntry: false });
+    return stat ? statStamp(stat) : false;
   } catch {
     return undefined;
   }

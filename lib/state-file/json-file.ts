@@ -4,7 +4,8 @@
  * Guarantees:
  * - `writeJsonAtomic`: the file on disk is always either the old or the new whole document.
  *   The document is serialised fully, written to a temp file in the same folder, fsynced, then
- *   renamed over the target. Files are created with mode 0600, folders with 0700. With
+ *   renamed over the target. Files are created with mode 0600, folders with 0700 (made when the
+ *   file's open finds its folder missing, not checked before every write). With
  *   `durable: false` the fsync is left out: still old-or-new whole when the process is killed,
  *   but a power loss may leave the new file empty. Only for a write that carries nothing a
  *   durable write right after it does not (a new session's and a new run's first records).
@@ -178,10 +179,9 @@ export function writeBytesAtomic(path: string, bytes: Uint8Array, mode = 0o600):
 }
 
 function _writeAtomic(path: string, data: string | Uint8Array, mode: number, durable: boolean): void {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const bytes = typeof data === "string" ? Buffer.from(data) : data;
   const temp = `${path}.${process.pid}.${++_tempCounter}.tmp`;
-  const fd = openSync(temp, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_TRUNC, mode);
+  const fd = _openMakingFolder(temp, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_TRUNC, mode);
   try {
     for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
     if (durable) fsyncSync(fd);
@@ -199,12 +199,26 @@ function _writeAtomic(path: string, data: string | Uint8Array, mode: number, dur
   }
 }
 
+/**
+ * Opens `path` for writing (`flags` hold O_CREAT); when a folder on the way is missing, makes it
+ * (0700, with its parents) and opens again. The folder almost always exists: one open, no mkdir
+ * or stat before it.
+ */
+function _openMakingFolder(path: string, flags: number, mode: number): number {
+  try {
+    return openSync(path, flags, mode);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    return openSync(path, flags, mode);
+  }
+}
+
 /** Appends one JSON document (redacted) as one line, in a single write; `durable`: fsynced before it returns. */
 export function appendJsonLine(path: string, value: unknown, mode = 0o600, durable = false): void {
   const line = Buffer.from(`${JSON.stringify(redactValue(value))}\n`, "utf8");
   try {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    const fd = openSync(path, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_APPEND, mode);
+    const fd = _openMakingFolder(path, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_APPEND, mode);
     try {
       writeSync(fd, line);
       if (durable) fsyncSync(fd);

@@ -16,7 +16,7 @@
  * trusted. Later folders win on a name clash: user `.claude`, user `.shiro`, project `.claude`,
  * project `.shiro`. A file that cannot be used is reported, not thrown.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { contentHash, isTrustedContent, trustContent } from "./trusted-files.ts";
 import { nodeOs } from "../platform/runtime.ts";
@@ -142,6 +142,8 @@ function _unquote(value: string): string {
 
 function _listMarkdown(dir: string): string[] {
   try {
+    // Most of these folders do not exist: learnt from a stat, without raising an error to list nothing.
+    if (!statSync(dir, { throwIfNoEntry: false })) return [];
     return readdirSync(dir)
       .filter((name) => name.endsWith(".md"))
       .sort();

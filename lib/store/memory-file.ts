@@ -13,7 +13,7 @@
  */
 import { readFileSync } from "node:fs";
 import * as v from "valibot";
-import { fileStamp } from "../state-file/file-stamp.ts";
+import { fileStampIfThere } from "../state-file/file-stamp.ts";
 import { readJson, updateJsonSync } from "../state-file/json-file.ts";
 import { isRecord, isStringArray, sameFields } from "./quick-check.ts";
 
@@ -113,7 +113,13 @@ export function openFileBacking(layout: FileBackingLayout, options: { onNotice?:
   };
   return {
     read() {
-      const stamp = fileStamp(path);
+      const there = fileStampIfThere(path);
+      // No file: no notes (the first note makes it), and nothing to open to learn that.
+      if (there === false) {
+        _read.delete(path);
+        return [];
+      }
+      const stamp = there;
       const last = _read.get(path);
       if (stamp && last?.stamp === stamp && last.schema === schema) return last.entries.slice();
       _read.delete(path);

@@ -6,9 +6,12 @@
  * atomic writer; taking one (including taking over a dead holder's) happens under json-file's
  * lock on the lease path, so two processes can never both win. A lease whose process is dead, or
  * a lease file that does not parse, is taken over. Leases this process still holds are removed
- * at process exit.
+ * at process exit. A session this process has just made takes its lease without the lock
+ * (`takeNewLease`): no other process can ask for an id before that session's file is written, and
+ * the O_EXCL create still finds any file already there, which is then judged under the lock.
  */
-import { closeSync, openSync, readFileSync, rmSync, writeSync, constants as fsConstants } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync, constants as fsConstants } from "node:fs";
+import { dirname } from "node:path";
 import { paths } from "../platform/paths.ts";
 import { isProcessAlive, withLockSync } from "../state-file/file-lock.ts";
 
@@ -31,16 +34,43 @@ export function tryLease(id: string): LeaseResult {
     }
     if (holder && isProcessAlive(holder.pid)) return { ok: false, pid: holder.pid, since: holder.since };
     rmSync(path, { force: true });
-    const fd = openSync(path, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL, 0o600);
-    try {
-      writeSync(fd, `${JSON.stringify({ pid: process.pid, since: new Date().toISOString() })}\n`);
-    } finally {
-      closeSync(fd);
-    }
+    _createLease(path);
     _held.add(id);
     _hookExit();
     return { ok: true };
   });
+}
+
+/**
+ * The lease of a session this process has just made (its file not written yet), without the lock:
+ * one O_EXCL create, its folder made when missing. Anything else (a file already there, an OS
+ * error) is left to `tryLease`, which judges it, or words the error, as for any session.
+ */
+export function takeNewLease(id: string): LeaseResult {
+  const path = paths.sessionLease(id);
+  try {
+    try {
+      _createLease(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      _createLease(path);
+    }
+  } catch {
+    return tryLease(id);
+  }
+  _held.add(id);
+  _hookExit();
+  return { ok: true };
+}
+
+function _createLease(path: string): void {
+  const fd = openSync(path, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL, 0o600);
+  try {
+    writeSync(fd, `${JSON.stringify({ pid: process.pid, since: new Date().toISOString() })}\n`);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Gives up this process's lease on `id`; a lease held by another process is left alone. */

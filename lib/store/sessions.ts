@@ -22,7 +22,7 @@ import { UserError } from "../platform/errors.ts";
 import { paths } from "../platform/paths.ts";
 import { readJson, writeJsonAtomic } from "../state-file/json-file.ts";
 import { readSessionHead } from "./session-head.ts";
-import { releaseLease, tryLease } from "./session-lease.ts";
+import { releaseLease, takeNewLease, tryLease } from "./session-lease.ts";
 import { messageSchema } from "./session-schema.ts";
 import { noteRecentId, shortSessionId } from "./short-ids.ts";
 import {
@@ -176,6 +176,8 @@ export interface SessionWriter {
 }
 
 export interface SessionWriterOptions {
+  /** The session was made by this process and is not on disk yet: its lease is taken without the lock (session-lease.ts `takeNewLease`). */
+  fresh?: boolean;
   debounceMs?: number;
   /** Where the debounce waits: node's timers unless a test passes fake ones. */
   timers?: { set(callback: () => void, ms: number): unknown; clear(handle: unknown): void };
@@ -205,7 +207,7 @@ export function openSessionWriter(session: SessionRecord, options: SessionWriter
   // Registered before the lease is taken, so at exit the pending save lands before the lease goes.
   _hookExit();
   noteRecentId(session.id);
-  const lease = tryLease(session.id);
+  const lease = options.fresh ? takeNewLease(session.id) : tryLease(session.id);
   if (!lease.ok) throw new UserError(`session ${shortSessionId(session.id)} is in use by process ${lease.pid}; try again once that process has ended`);
   const debounceMs = options.debounceMs ?? SAVE_DEBOUNCE_MS;
   const write = options.write ?? ((record: SessionRecord, durable: boolean) => writeJsonAtomic(paths.session(record.id), record, { durable }));

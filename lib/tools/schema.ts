@@ -1,24 +1,62 @@
-/** Derives the JSON Schema the model sees from a tool's valibot schema. */
+/**
+ * Derives the JSON Schema the model sees from a tool's valibot schema.
+ *
+ * Contract: a tool's spec is its name, its trimmed description and the JSON Schema of what it
+ * declares (`jsonSchema`, else its valibot `schema` converted), the same bytes however it was
+ * found. A compiled binary carries the converted schemas of shiro's own tools (SHIRO_TOOL_SCHEMAS,
+ * baked by .ci/release/build.ts from tool-schemas.ts): a tool whose name is there and whose valibot
+ * schema, as JSON, is one of those baked under that name takes the baked schema instead of running
+ * the converter at every start. Anything else (a source run, a plugin's tool, a `task` listing
+ * custom kinds) is converted. JSON keeps every field the converter reads but functions: a
+ * function default (`v.optional(x, () => 1)`) is not told apart from none, and shiro's tools have
+ * none.
+ */
 import { toJsonSchema } from "@valibot/to-json-schema";
 import type { ToolSpec } from "../providers/types.ts";
 import type { ToolDefinition } from "./types.ts";
 
+/** Tool name → its valibot schema as JSON → the JSON Schema converted from it. */
+export type BakedToolSchemas = Record<string, Record<string, Record<string, unknown>>>;
+
+declare const SHIRO_TOOL_SCHEMAS: BakedToolSchemas | undefined;
+
 const _cache = new WeakMap<ToolDefinition, ToolSpec>();
+let _baked: BakedToolSchemas | undefined | null = null;
 
 export function toToolSpec(tool: ToolDefinition): ToolSpec {
   const cached = _cache.get(tool);
   if (cached) return cached;
-  let inputSchema: Record<string, unknown>;
-  if (tool.jsonSchema) inputSchema = tool.jsonSchema;
-  else {
-    const { $schema: _ignored, ...rest } = toJsonSchema(tool.schema as Parameters<typeof toJsonSchema>[0], { errorMode: "ignore" }) as Record<string, unknown>;
-    // An empty `required` says nothing and costs bytes on every request.
-    if (Array.isArray(rest.required) && rest.required.length === 0) delete rest.required;
-    inputSchema = rest;
-  }
+  _baked ??= typeof SHIRO_TOOL_SCHEMAS === "object" ? SHIRO_TOOL_SCHEMAS : undefined;
+  const inputSchema = tool.jsonSchema ?? bakedInputSchema(tool, _baked) ?? convertInputSchema(tool.schema);
   const spec: ToolSpec = { name: tool.name, description: tool.description.trim(), inputSchema };
   _cache.set(tool, spec);
   return spec;
+}
+
+/** The JSON Schema of a valibot schema, as the wire carries it: no `$schema`, no empty `required`. */
+export function convertInputSchema(schema: ToolDefinition["schema"]): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = toJsonSchema(schema as Parameters<typeof toJsonSchema>[0], { errorMode: "ignore" }) as Record<string, unknown>;
+  // An empty `required` says nothing and costs bytes on every request.
+  if (Array.isArray(rest.required) && rest.required.length === 0) delete rest.required;
+  return rest;
+}
+
+/** The key a valibot schema is baked under: its JSON (functions left out). */
+export function schemaFingerprint(schema: ToolDefinition["schema"]): string {
+  return JSON.stringify(schema);
+}
+
+/** `tool`'s baked JSON Schema: under its name, for its exact valibot schema; undefined when `baked` has none. */
+export function bakedInputSchema(tool: ToolDefinition, baked: BakedToolSchemas | undefined): Record<string, unknown> | undefined {
+  const variants = baked?.[tool.name];
+  if (!variants) return undefined;
+  try {
+    const key = schemaFingerprint(tool.schema);
+    return Object.hasOwn(variants, key) ? variants[key] : undefined;
+  } catch {
+    // A schema JSON cannot hold (a BigInt literal, a cycle) is converted.
+    return undefined;
+  }
 }
 
 /** Bytes this tool adds to every request: its name, description and schema as JSON. */

@@ -6,7 +6,8 @@
  * same files (ids aside): nothing on the way to the request is read, listed or stat'ed in
  * proportion to the history, and no history folder is listed before the request is sent (the
  * saved line's short id lists them while the answer streams). In a long history whose search index
- * was never built, the history census says it is long: only the first turn lists the folders.
+ * was never built, the history census says it is long: only the first turn lists the folders. A
+ * notes file, skills folder or subagents folder not there is learnt missing from its stat, never opened.
  */
 import { describe, expect } from "bun:test";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
@@ -65,6 +66,30 @@ describe("a plain turn before its first request", () => {
       expect(existsSync(join(home, ".shiro-neko", "search", "transcripts.index"))).toBe(false);
     },
     240_000,
+  );
+
+  hostTest(
+    STRACE,
+    "opens no memory file, skills folder or subagents folder its stat found missing",
+    async () => {
+      e2e.fake.respond(() => ({ text: "hi" }));
+      const home = join(e2e.dirs.home, "noteless");
+      mkdirSync(home, { recursive: true });
+      expect(await _run(home, ["-p", "hi"])).toBe(0);
+      const trace = join(home, "strace.txt");
+      expect(await _run(home, ["-p", PROMPT], trace)).toBe(0);
+      const memory = _beforeRequest(trace, join(home, ".shiro-neko")).filter((call) => /^\w+ memory\/.*\.json$/.test(call));
+      // The project's, the agent's and the global notes: none written yet, each learnt missing from its stat.
+      expect(memory.filter((call) => /^(statx|newfstatat|stat) /.test(call)).length).toBeGreaterThanOrEqual(3);
+      expect(memory.filter((call) => /^(openat|open) /.test(call))).toEqual([]);
+      // Nor is a skills or subagents folder that is not there (home and project: .claude/skills, .claude/agents, …).
+      const lines = readFileSync(trace, "utf8").split("\n");
+      const sent = lines.findIndex((line) => /^\d+\s+(sendto|sendmsg|write|writev)\(\d+<(TCP|socket)/.test(line));
+      const folders = lines.slice(0, sent).filter((line) => /\/(skills|agents)"/.test(line) && /ENOENT/.test(line));
+      expect(folders.length).toBeGreaterThan(5);
+      expect(folders.filter((line) => /^\d+\s+open(at)?\(/.test(line))).toEqual([]);
+    },
+    90_000,
   );
 });
 

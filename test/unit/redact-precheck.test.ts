@@ -1,10 +1,11 @@
 /**
  * The redactor's pre-checks (each shape's literals; the words `secret`, `bearer`, `basic`) skip
  * only regexes that could not match: over every fake secret in every setting, over every prefix
- * a shape knows and over the look-alikes, redactText gives what running every regex gives.
+ * a shape knows and over the look-alikes, redactText gives what running every regex gives; the ids
+ * and times redactValue passes without a scan are ones no regex changes.
  */
 import { describe, expect, test } from "bun:test";
-import { redactText, redactTextByEveryShape } from "../../lib/secrets/redact.ts";
+import { redactText, redactTextByEveryShape, redactValue } from "../../lib/secrets/redact.ts";
 import { buildFakeSecrets, contextOf, createFaker } from "../fixtures/fake-secrets.ts";
 
 const pick = createFaker(0x24f3);
@@ -56,5 +57,30 @@ describe("with and without the pre-checks, the same result", () => {
       expect(redactText(text)).toEqual(redactTextByEveryShape(text));
     }
     expect(redactText(all).kinds.length).toBeGreaterThan(20);
+  });
+});
+
+describe("ids and times, which redactValue passes without a scan", () => {
+  const HEX = "0123456789abcdef";
+  const uuid = () => `${pick(HEX, 8)}-${pick(HEX, 4)}-7${pick(HEX, 3)}-${pick("89ab", 1)}${pick(HEX, 3)}-${pick(HEX, 12)}`;
+  const time = (at: number) => new Date(at).toISOString();
+
+  test("no shape matches a lowercase UUID or an ISO time: every regex leaves them as they are", () => {
+    const values = [
+      ...Array.from({ length: 200 }, uuid),
+      ...Array.from({ length: 200 }, (_, i) => time(i * 7_777_777_777)),
+      "00000000-0000-0000-0000-000000000000",
+    ];
+    for (const value of values) {
+      expect(redactTextByEveryShape(value)).toEqual({ text: value, kinds: [] });
+      expect(redactValue({ id: value, at: value })).toEqual({ id: value, at: value });
+    }
+  });
+
+  test("a secret-named field is judged by its key first: a random id there is still replaced", () => {
+    const id = uuid();
+    expect(redactValue({ token: id, apiKey: id })).toEqual({ token: "<redacted:secret>", apiKey: "<redacted:secret>" });
+    // Only the whole string is passed: an id with more around it is scanned.
+    expect(redactValue({ note: `${id} sk-${pick(ALNUM, 48)}` }).note).toContain("<redacted:openai-key>");
   });
 });

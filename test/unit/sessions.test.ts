@@ -16,7 +16,7 @@ import { readSessionHead } from "../../lib/store/session-head.ts";
 import { SAVE_DEBOUNCE_MS, findSession, listSessions, loadSession, newestForCwd, openSessionWriter, type SessionWriter } from "../../lib/store/sessions.ts";
 import { createFakeTimers } from "../fakes/timers.ts";
 import { formatLocalMinute, formatSessionLine } from "../../lib/ui/session-lines.ts";
-import { findLeaseHolder, releaseLease, tryLease } from "../../lib/store/session-lease.ts";
+import { findLeaseHolder, releaseLease, takeNewLease, tryLease } from "../../lib/store/session-lease.ts";
 import { useTempHome } from "./temp-home.ts";
 
 const FIXTURE = join(import.meta.dir, "..", "fixtures", "session-lease.ts");
@@ -394,6 +394,22 @@ describe("leases", () => {
     expect(JSON.parse(readFileSync(paths.sessionLease(session.id), "utf8")).pid).toBe(process.pid);
     releaseLease(session.id);
     expect(existsSync(paths.sessionLease(session.id))).toBe(false);
+  });
+
+  test("a new session's lease is created without the lock; a file already there is judged as tryLease judges it", () => {
+    const session = createSession({ cwd: CWD, provider: "p", model: "m" });
+    expect(takeNewLease(session.id)).toEqual({ ok: true });
+    expect(JSON.parse(readFileSync(paths.sessionLease(session.id), "utf8")).pid).toBe(process.pid);
+    expect(existsSync(`${paths.sessionLease(session.id)}.lock`)).toBe(false);
+    releaseLease(session.id);
+    // A dead holder's lease is taken over; a live holder's refuses, as for any session.
+    const dead = spawnSync("true");
+    writeFileSync(paths.sessionLease(session.id), JSON.stringify({ pid: dead.pid, since: "2025-06-01T12:00:00.000Z" }));
+    expect(takeNewLease(session.id)).toEqual({ ok: true });
+    releaseLease(session.id);
+    writeFileSync(paths.sessionLease(session.id), JSON.stringify({ pid: process.ppid, since: "2025-06-01T12:00:00.000Z" }));
+    expect(takeNewLease(session.id)).toEqual({ ok: false, pid: process.ppid, since: "2025-06-01T12:00:00.000Z" });
+    rmSync(paths.sessionLease(session.id));
   });
 
   test("one writer per session within a process, too", () => {

@@ -263,6 +263,21 @@ describe("catalogue", () => {
     );
   });
 
+  test("the headers a binary carries are every builtin skill's, as its file reads", () => {
+    // A fresh process, without the YAML parser: as a build runs it.
+    const script = `
+      const { builtinSkillHeaders } = await import(${JSON.stringify(join(import.meta.dir, "../../lib/skills/skills.ts"))});
+      process.stdout.write(JSON.stringify(builtinSkillHeaders()));
+    `;
+    const result = Bun.spawnSync([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" });
+    const baked = JSON.parse(result.stdout.toString()) as Record<string, { name: string; description: string }>;
+    expect(Object.keys(baked)).toEqual(Object.keys(BUILTIN_SKILL_FILES));
+    for (const [folder, text] of Object.entries(BUILTIN_SKILL_FILES)) {
+      const header = readSkillHeaderOf(text);
+      expect(baked[folder]).toEqual({ name: header.name, description: header.description });
+    }
+  });
+
   test("the builtin catalogue stays small", () => {
     const { state, cwd } = _freshPlaces();
     expect(renderSkillCatalogue(loadSkills({ cwd, stateDir: state }).skills).length).toBeLessThan(1_500);

@@ -25,7 +25,7 @@ export interface SessionPart {
 
 export function openSessionPart(choice: SessionChoice, config: ResolvedConfig, notices: StartupNotice[]): SessionPart {
   const { session, resumed } = pickSession(choice, config, notices);
-  const writer = openSessionWriter(session);
+  const writer = openSessionWriter(session, { fresh: !resumed });
   if (resumed) notices.push({ code: "session-resumed", sessionId: session.id, messages: session.messages.length, tasks: session.notebook.todos.length });
   let persisted = resumed;
   return {
