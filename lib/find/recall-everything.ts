@@ -172,7 +172,7 @@ function _rank(context: RecallEverythingContext, request: RecallEverythingReques
         collection,
         weights,
       }))
-        found.push(_passageItem(hit));
+        found.push(new _PassageItem(hit));
     return found;
   };
   if (tokenizeQuery(words).length > 0) {
@@ -282,44 +282,76 @@ function _memoryItem(hit: IndexHit, notes: Map<string, ScopedMemoryEntry>): _Ite
     const note = notes.get(hit.id)!;
     return { source: "note", group: `note:${hit.id}`, id: hit.id, score: hit.score, at: note.createdAt, data: undefined };
   }
-  // The ranking reads the card's session alone (a digest's month is its id's tail), its date for a tie or a window; the whole card is decoded for a group shown.
-  const field = (key: keyof _CardFields) => (hit.field ? hit.field(key) : (hit.data as _CardFields)[key]) as string;
-  const month = hit.id.startsWith(DIGEST_ID_PREFIX) ? hit.id.slice(DIGEST_ID_PREFIX.length) : undefined;
-  let at = month;
-  return {
-    source: "episode",
-    group: month !== undefined ? _DIGEST_GROUP + month : SESSION_PREFIX + field("sessionId"),
-    id: hit.id,
-    score: hit.score,
-    get at() {
-      return (at ??= field("at"));
-    },
-    get data() {
-      return hit.data;
-    },
-  };
+  return new _EpisodeItem(hit);
 }
 
 type _CardFields = { sessionId: string; at: string };
 
+// A hit's item is a class whose lazy members are on its prototype: a search makes hundreds of items
+// on the way to a first request, and an object literal's getters are new closures each, about 300
+// bytes an item more: what tipped a `recall` turn at 5,000 sessions into its first garbage
+// collection (docs/memory.md; `bun run bench:scale` counts them).
+
+/** An episode's or a digest's item: the ranking reads the card's session alone (a digest's month is its id's tail), its date for a tie or a window; the whole card is decoded for a group shown. */
+class _EpisodeItem implements _Item {
+  readonly source = "episode" as const;
+  readonly group: string;
+  readonly id: string;
+  readonly score: number;
+  readonly #hit: IndexHit;
+  #at: string | undefined;
+
+  constructor(hit: IndexHit) {
+    this.#hit = hit;
+    this.id = hit.id;
+    this.score = hit.score;
+    const month = this.id.startsWith(DIGEST_ID_PREFIX) ? this.id.slice(DIGEST_ID_PREFIX.length) : undefined;
+    this.#at = month;
+    this.group = month !== undefined ? _DIGEST_GROUP + month : SESSION_PREFIX + this.#field("sessionId");
+  }
+
+  get at(): string {
+    return (this.#at ??= this.#field("at"));
+  }
+
+  get data(): unknown {
+    return this.#hit.data;
+  }
+
+  #field(key: keyof _CardFields): string {
+    const hit = this.#hit;
+    return (hit.field ? hit.field(key) : (hit.data as _CardFields)[key]) as string;
+  }
+}
+
 /** A passage's item: its id, its time (read alone from its card, once) and its card are read when first asked for: grouping needs the session and the score, a tie the time. */
-function _passageItem(hit: IndexHit): _Item {
-  let at: string | undefined;
-  return {
-    source: "passage",
-    group: hit.segment,
-    get id() {
-      return hit.id;
-    },
-    segment: hit.segment,
-    score: hit.score,
-    get at() {
-      return (at ??= (hit.field ? hit.field("at") : (hit.data as TranscriptCard).at) as string);
-    },
-    get data() {
-      return hit.data;
-    },
-  };
+class _PassageItem implements _Item {
+  readonly source = "passage" as const;
+  readonly group: string;
+  readonly segment: string;
+  readonly score: number;
+  readonly #hit: IndexHit;
+  #at: string | undefined;
+
+  constructor(hit: IndexHit) {
+    this.#hit = hit;
+    this.group = hit.segment;
+    this.segment = hit.segment;
+    this.score = hit.score;
+  }
+
+  get id(): string {
+    return this.#hit.id;
+  }
+
+  get at(): string {
+    const hit = this.#hit;
+    return (this.#at ??= (hit.field ? hit.field("at") : (hit.data as TranscriptCard).at) as string);
+  }
+
+  get data(): unknown {
+    return this.#hit.data;
+  }
 }
 const _DIGEST_GROUP = "digest:";
 

@@ -59,27 +59,40 @@ export function rankGroups<T extends ScoredItem>(items: readonly T[], options: G
   const window = options.window;
   const boost = options.boost ?? 1;
   const groups: RankedGroup<T>[] = [];
+  const depth = Math.max(1, rule.depth);
   for (const [key, list] of byKey) {
-    list.sort((a, b) => b.score - a.score);
+    if (list.length > 1) list.sort((a, b) => b.score - a.score);
     let score = 0;
     let weight = 1;
-    for (const item of list.slice(0, Math.max(1, rule.depth))) {
-      score += weight * item.score;
+    for (let i = 0; i < list.length && i < depth; i++) {
+      score += weight * list[i]!.score;
       weight *= rule.tail;
     }
     if (window && list.some((item) => item.at >= window.from && item.at < window.to)) score *= 1 + boost;
-    let at: string | undefined;
-    groups.push({
-      key,
-      score,
-      get at() {
-        return (at ??= list.reduce((latest, item) => (item.at > latest ? item.at : latest), ""));
-      },
-      items: list,
-    });
+    groups.push(new _Group(key, score, list));
   }
   const limit = options.limit ?? groups.length;
   return limit < groups.length ? _best(groups, limit) : groups.sort(_order);
+}
+
+/** A group; its time read from its items when first asked for. A class: a ranking makes hundreds, and a literal's getter is a new closure each. */
+class _Group<T extends ScoredItem> implements RankedGroup<T> {
+  #at: string | undefined;
+
+  constructor(
+    readonly key: string,
+    readonly score: number,
+    readonly items: T[],
+  ) {}
+
+  get at(): string {
+    if (this.#at === undefined) {
+      let latest = "";
+      for (const item of this.items) if (item.at > latest) latest = item.at;
+      this.#at = latest;
+    }
+    return this.#at;
+  }
 }
 
 const _TIE = 1e-9;

@@ -6,7 +6,7 @@
  * segment-candidates.ts keeps its candidates under); written whole (a temp file, fsynced, renamed into
  * place), merged (`mergeSegments`), and removed once no manifest names them.
  */
-import { closeSync, fstatSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { writeBytesAtomic } from "../state-file/json-file.ts";
 import { join } from "node:path";
 import { expandRanges, type IndexManifest } from "./index-manifest.ts";
@@ -29,31 +29,61 @@ const _closer = new FinalizationRegistry<number>((fd) => {
 /** Segment files of at most this many bytes are read whole, in one read, and searched in memory (no file kept open). */
 export const READ_WHOLE_BYTES = 64 * 1024;
 
+/**
+ * Per index folder, the segment files this process opened for positioned reads, by name, with the
+ * stamp they were opened under. Segment files are written whole under a new name and never changed
+ * in place, so a name whose file has the same stamp is the same bytes: its reader (header checked,
+ * tables read) is used again, one stat instead of an open, a header read and its checks (a save
+ * after a `recall` opens the transcript index a second time). Each open keeps only the files its
+ * manifest names.
+ */
+const _opened = new Map<string, Map<string, { identity: string; reader: SegmentReader }>>();
+
 export function openSegmentFiles(dir: string, manifest: IndexManifest): OpenSegment[] {
-  return manifest.segments.map((segment) => {
+  const before = _opened.get(dir);
+  const kept = new Map<string, { identity: string; reader: SegmentReader }>();
+  const segments = manifest.segments.map((segment): OpenSegment => {
     const dead = new Set(expandRanges(manifest.dead[segment.file] ?? []));
     const path = join(dir, segment.file);
     if (segment.bytes <= READ_WHOLE_BYTES) return { file: segment.file, reader: _checked(segment, () => bufferSource(readFileSync(path)), true), dead };
-    const fd = openSync(path, "r");
-    let reader: SegmentReader;
-    let identity = "";
-    try {
-      reader = _checked(
-        segment,
-        () => {
-          const stat = fstatSync(fd);
-          identity = `${segment.file}:${statStamp(stat)}`;
-          return fileSource(fd, stat.size, () => closeSync(fd));
-        },
-        false,
-      );
-    } catch (error) {
-      closeSync(fd);
-      throw error;
+    const known = before?.get(segment.file);
+    if (known) {
+      const stat = statSync(path);
+      const identity = `${segment.file}:${statStamp(stat)}`;
+      if (identity === known.identity && stat.size === segment.bytes && known.reader.docs === segment.docs) {
+        kept.set(segment.file, known);
+        return { file: segment.file, reader: known.reader, dead, identity };
+      }
     }
-    _closer.register(reader, fd);
-    return { file: segment.file, reader, dead, identity };
+    const opened = _openChecked(path, segment);
+    kept.set(segment.file, opened);
+    return { file: segment.file, reader: opened.reader, dead, identity: opened.identity };
   });
+  _opened.set(dir, kept);
+  return segments;
+}
+
+/** A segment file opened for positioned reads and checked, with its identity (its name and the stamp of the file opened). */
+function _openChecked(path: string, segment: IndexManifest["segments"][number]): { identity: string; reader: SegmentReader } {
+  const fd = openSync(path, "r");
+  let reader: SegmentReader;
+  let identity = "";
+  try {
+    reader = _checked(
+      segment,
+      () => {
+        const stat = fstatSync(fd);
+        identity = `${segment.file}:${statStamp(stat)}`;
+        return fileSource(fd, stat.size, () => closeSync(fd));
+      },
+      false,
+    );
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  _closer.register(reader, fd);
+  return { identity, reader };
 }
 
 /** The segment `source()` reads, checked against what the manifest says of it (size, documents). */

@@ -107,9 +107,10 @@ export function fileSource(fd: number, size: number, close: () => void): ByteSou
   };
 }
 
+/** FNV-1a over `bytes`; an indexed loop: a segment's header is checked at every open, mostly before the JIT has compiled this, where an iterator costs several times more. */
 export function fnv1a(bytes: Uint8Array): number {
   let hash = 0x811c9dc5;
-  for (const byte of bytes) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
+  for (let i = 0; i < bytes.length; i++) hash = Math.imul(hash ^ bytes[i]!, 0x01000193) >>> 0;
   return hash;
 }
 

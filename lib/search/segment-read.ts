@@ -171,7 +171,7 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
     const stamp = decodeString(reader, known);
     // Accessors in the literal, not defineProperty: an entry is made per hit, hundreds per search, mostly before the JIT has compiled this.
     // Its length is read when asked for (a merge: a search has its documents' lengths already); its data when first read (a sync compares ids and stamps only).
-    const len = () => lengthOf(index);
+    // The accessors do their work themselves: a closure more per entry is bytes more per hit (what tips a recall turn into a collection, docs/memory.md).
     let entry: SegmentDocEntry;
     if (reader.byte() !== 1)
       entry = lengths
@@ -181,25 +181,14 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
             id,
             stamp,
             get len() {
-              return len();
+              return lengthOf(index);
             },
           };
     else {
       const from = reader.position;
       let value: unknown;
       let decoded = false;
-      const at = () => {
-        const data = new ByteReader(block.bytes);
-        data.position = from;
-        return data;
-      };
-      const data = () => {
-        if (!decoded) {
-          value = decodeValue(at(), known);
-          decoded = true;
-        }
-        return value;
-      };
+      let members: ((key: string) => unknown) | undefined;
       entry = lengths
         ? {
             source,
@@ -207,7 +196,13 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
             stamp,
             len: lengths[index]!,
             get data() {
-              return data();
+              if (!decoded) {
+                const data = new ByteReader(block.bytes);
+                data.position = from;
+                value = decodeValue(data, known);
+                decoded = true;
+              }
+              return value;
             },
           }
         : {
@@ -215,16 +210,29 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
             id,
             stamp,
             get len() {
-              return len();
+              return lengthOf(index);
             },
             get data() {
-              return data();
+              if (!decoded) {
+                const data = new ByteReader(block.bytes);
+                data.position = from;
+                value = decodeValue(data, known);
+                decoded = true;
+              }
+              return value;
             },
           };
       // A ranking that needs a card's kind, session and date reads those alone, in one pass.
-      let members: ((key: string) => unknown) | undefined;
       Object.defineProperty(entry, "field", {
-        value: (key: string) => (decoded ? (value as Record<string, unknown> | null)?.[key] : (members ??= memberReader(at(), known))(key)),
+        value: (key: string) => {
+          if (decoded) return (value as Record<string, unknown> | null)?.[key];
+          if (!members) {
+            const data = new ByteReader(block.bytes);
+            data.position = from;
+            members = memberReader(data, known);
+          }
+          return members(key);
+        },
       });
     }
     block.entries[k] = entry;

@@ -30,6 +30,7 @@
  * - `changes()` is what to write: the pending segment's content and the new tombstones.
  */
 import type { Bm25Index, CollectionStats, IndexHit } from "./bm25-index.ts";
+import type { SegmentDocEntry } from "./segment-write.ts";
 import { countSortedIn } from "./ranked-candidates.ts";
 import type { CandidateStore } from "./segment-candidates.ts";
 import { searchParts } from "./segment-search.ts";
@@ -184,27 +185,8 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
   // The entry is read here, inside the search (a damaged one is found while the index can be rebuilt), its data when first asked for;
   // `later`: the entry too (a document its source's verdict accepted, which nothing in the search reads).
   const hitOf = (part: _Part, doc: number, segment: string, score: number, matched: number, later = false): IndexHit => {
-    let entry = later ? undefined : part.reader.doc(doc);
-    const read = () => (entry ??= part.reader.doc(doc));
-    const hit: IndexHit = {
-      segment,
-      get id() {
-        return read().id;
-      },
-      get data() {
-        return read().data;
-      },
-      score,
-      matched,
-    };
-    if (later || entry!.field)
-      Object.defineProperty(hit, "field", {
-        value: (key: string) => {
-          const found = read();
-          return found.field ? found.field(key) : (found.data as Record<string, unknown> | undefined)?.[key];
-        },
-      });
-    return hit;
+    const entry = later ? undefined : part.reader.doc(doc);
+    return later || entry!.field ? new _FieldHit(segment, score, matched, part.reader, doc, entry) : new _Hit(segment, score, matched, part.reader, doc, entry);
   };
   const currentStamp = (name: string): string | undefined => {
     const stamp = builder.stampOf(name);
@@ -303,4 +285,51 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
       };
     },
   };
+}
+
+/**
+ * A search's hit of a segment's document: its entry as read in the search, or (`entry` undefined)
+ * read when its id, data or a field is first asked for. A class, its members on the prototype: a
+ * search makes hundreds of hits on the way to a first request, and an object literal's getters are
+ * new closures each (segmented-index's share of what tipped a `recall` turn into its first garbage
+ * collection, docs/memory.md).
+ */
+class _Hit implements IndexHit {
+  readonly #reader: SegmentReader;
+  readonly #doc: number;
+  #entry: SegmentDocEntry | undefined;
+
+  constructor(
+    readonly segment: string,
+    readonly score: number,
+    readonly matched: number,
+    reader: SegmentReader,
+    doc: number,
+    entry: SegmentDocEntry | undefined,
+  ) {
+    this.#reader = reader;
+    this.#doc = doc;
+    this.#entry = entry;
+  }
+
+  get id(): string {
+    return this.entry().id;
+  }
+
+  get data(): unknown {
+    return this.entry().data;
+  }
+
+  /** The document's entry, read once. */
+  protected entry(): SegmentDocEntry {
+    return (this.#entry ??= this.#reader.doc(this.#doc));
+  }
+}
+
+/** A hit whose data is an object the entry reads one member of without decoding the rest (or whose entry is read later: then whatever it holds). */
+class _FieldHit extends _Hit {
+  field(key: string): unknown {
+    const found = this.entry();
+    return found.field ? found.field(key) : (found.data as Record<string, unknown> | undefined)?.[key];
+  }
 }

@@ -99,7 +99,7 @@ export async function recallMemoryHybrid(context: RecallContext, request: Recall
   const fused = fuseByRank([words.map(key), meaning.map(key)]);
   const byKey = new Map([...meaning, ...words].map((hit) => [key(hit), hit]));
   const hits = [...byKey.values()]
-    .map((hit) => ({ ...hit, score: fused.get(key(hit)) ?? 0 }))
+    .map((hit): IndexHit => ({ segment: hit.segment, id: hit.id, data: hit.data, score: fused.get(key(hit)) ?? 0, matched: hit.matched }))
     .sort((a, b) => (Math.abs(b.score - a.score) > 1e-12 ? b.score - a.score : plan.tieBreak(a, b)))
     .slice(0, plan.limit);
   return _answer(context, plan, hits);

@@ -13,7 +13,8 @@
  *   run, episode and indexes written) in the full home / in the 10-session home;
  * - index bytes as a share of the store bytes they cover (full home);
  * - empty home: exec → first request against a bare compiled binary that sends one request, and
- *   the child processes a plain answer starts (strace; the column is skipped when it is missing).
+ *   the child processes a plain answer starts (strace; the column is skipped when it is missing);
+ * - the garbage collections a plain turn and a turn calling `recall` start in the full home.
  * Homes live on /dev/shm where it exists: the generation's fsyncs would take minutes on a disk, and
  * every home sits on the same file system, so ratios compare work, not the disk.
  */
@@ -120,6 +121,21 @@ function _run(home: string, args: string[]): Promise<RunTimes> {
   });
 }
 
+/** How many garbage collections the runtime started in a run (BUN_JSC_logGC prints one `START` line each). */
+function _collections(home: string, args: string[]): Promise<number> {
+  return new Promise((resolvePromise) => {
+    const env = binaryEnv(home, { ...fakeEnv(fake.baseURL, "chat"), BUN_JSC_logGC: "1" });
+    const child = spawn(BINARY, args, { cwd: project, env, stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    child.on("close", () => {
+      clearTimeout(timer);
+      resolvePromise(stderr.split("\n").filter((line) => /^\[GC<[^>]*>: START /.test(line)).length);
+    });
+  });
+}
+
 /** A bare compiled binary that POSTs once to $FLOOR_URL and exits; a server notes when the request arrives. */
 async function _floor(): Promise<number[]> {
   const source = join(base, "floor.ts");
@@ -206,6 +222,13 @@ export async function benchScale(): Promise<void> {
         add(`${name}.search`, (await _run(home, ["search", SEARCH_QUERY])).whole);
       }
     }
+    // Apart from the timed rounds (the log costs a little): a collection in a turn is milliseconds of pause and a core's marking.
+    const collections: Record<string, number> = {};
+    for (const [name, args] of [
+      ["plain", ["-p", "hi"]],
+      ["recall", ["-p", RECALL_PROMPT]],
+    ] as const)
+      for (let round = 0; round < ROUNDS; round++) collections[name] = (collections[name] ?? 0) + (await _collections(homes.full, [...args]));
     const m = (key: string) => median(samples[key]!);
     const floor = median(await _floor());
     const children = await _children();
@@ -264,6 +287,9 @@ export async function benchScale(): Promise<void> {
         });
       console.log(`  first request by phase, ${title} ms, empty → full home: ${split.join(", ")}`);
     }
+    console.log(
+      `  garbage collections per turn in the full home (BUN_JSC_logGC, ${ROUNDS} each): plain ${(collections.plain! / ROUNDS).toFixed(1)}, calling recall ${(collections.recall! / ROUNDS).toFixed(1)}`,
+    );
     console.log(`  one-offs in the full home: first turn ${ms(coldTurn.whole)}, first search ${ms(coldSearch.whole)} (indexes built)`);
     const failed = Object.entries(samples).filter(([, values]) => values.some((value) => Number.isNaN(value)));
     if (failed.length > 0) console.log(`  note: some runs sent no request: ${failed.map(([key]) => key).join(", ")}`);
