@@ -116,17 +116,15 @@ export function loadSkills(options: LoadSkillsOptions): LoadSkillsResult {
       else add(skill);
     }
   }
+  const home = options.home ?? nodeOs().homedir();
+  // The other agents' skill folders, in this order, in the home folder and in the project.
+  const foreign = (origin: SkillOrigin, base: string) =>
+    [".gemini", ".agents", ".codex", ".claude"].map((folder): [SkillOrigin, string, boolean] => [origin, join(base, folder, "skills"), false]);
   const sources: Array<[SkillOrigin, string, boolean]> = [
     ["registry", join(options.stateDir, "registry", "skills"), true],
-    ["user", join(options.home ?? nodeOs().homedir(), ".gemini", "skills"), false],
-    ["user", join(options.home ?? nodeOs().homedir(), ".agents", "skills"), false],
-    ["user", join(options.home ?? nodeOs().homedir(), ".codex", "skills"), false],
-    ["user", join(options.home ?? nodeOs().homedir(), ".claude", "skills"), false],
+    ...foreign("user", home),
     ["user", join(options.stateDir, "skills"), true],
-    ["project", join(options.cwd, ".gemini", "skills"), false],
-    ["project", join(options.cwd, ".agents", "skills"), false],
-    ["project", join(options.cwd, ".codex", "skills"), false],
-    ["project", join(options.cwd, ".claude", "skills"), false],
+    ...foreign("project", options.cwd),
     ["project", join(options.cwd, ".shiro", "skills"), true],
   ];
   for (const [origin, dir, own] of sources) {
