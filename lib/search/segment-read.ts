@@ -189,39 +189,23 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
       let value: unknown;
       let decoded = false;
       let members: ((key: string) => unknown) | undefined;
-      entry = lengths
-        ? {
-            source,
-            id,
-            stamp,
-            len: lengths[index]!,
-            get data() {
-              if (!decoded) {
-                const data = new ByteReader(block.bytes);
-                data.position = from;
-                value = decodeValue(data, known);
-                decoded = true;
-              }
-              return value;
-            },
+      entry = {
+        source,
+        id,
+        stamp,
+        get len() {
+          return lengths ? lengths[index]! : lengthOf(index);
+        },
+        get data() {
+          if (!decoded) {
+            const data = new ByteReader(block.bytes);
+            data.position = from;
+            value = decodeValue(data, known);
+            decoded = true;
           }
-        : {
-            source,
-            id,
-            stamp,
-            get len() {
-              return lengthOf(index);
-            },
-            get data() {
-              if (!decoded) {
-                const data = new ByteReader(block.bytes);
-                data.position = from;
-                value = decodeValue(data, known);
-                decoded = true;
-              }
-              return value;
-            },
-          };
+          return value;
+        },
+      };
       // A ranking that needs a card's kind, session and date reads those alone, in one pass.
       Object.defineProperty(entry, "field", {
         value: (key: string) => {
