@@ -21,7 +21,7 @@
  * short answer so cost no stream at all.
  * This module is on the start-up path: it imports nothing heavy and touches no stream at load.
  */
-import { fstatSync, writeSync } from "node:fs";
+import { fstatSync, statSync, writeSync } from "node:fs";
 import { describeErrno } from "../platform/os-errors.ts";
 
 interface _Channel {
@@ -98,16 +98,29 @@ export function writeOutNow(text: string): void {
 
 let _stdoutTerminal: boolean | undefined;
 
-/** True when stdout is a character device (a terminal): asked once, without touching process.stdout. */
+/**
+ * True when stdout may be a terminal: a character device other than the null device (`> /dev/null`
+ * is written like a file, not through the stream a terminal shares). Asked once, without touching
+ * process.stdout; a stat that fails counts as a terminal.
+ */
 function _isStdoutTerminal(): boolean {
   if (_stdoutTerminal === undefined) {
     try {
-      _stdoutTerminal = fstatSync(_out.fd).isCharacterDevice();
+      const stdout = fstatSync(_out.fd);
+      _stdoutTerminal = stdout.isCharacterDevice() && !_isNullDevice(stdout.rdev);
     } catch {
       _stdoutTerminal = true;
     }
   }
   return _stdoutTerminal;
+}
+
+function _isNullDevice(rdev: number): boolean {
+  try {
+    return rdev !== 0 && statSync("/dev/null").rdev === rdev;
+  } catch {
+    return false;
+  }
 }
 
 /**
