@@ -5,14 +5,17 @@
  * as the user gave it, an option's text when they answered with its number.
  */
 import * as v from "valibot";
+import { lazySchema } from "./schema.ts";
 import description from "./ask.md" with { type: "text" };
 import { fieldSummary } from "./call-summary.ts";
 import type { ToolDefinition } from "./types.ts";
 
-const AskInput = v.object({
-  question: v.pipe(v.string(), v.trim(), v.minLength(1, "question is empty")),
-  options: v.optional(v.pipe(v.array(v.pipe(v.string(), v.trim(), v.minLength(1, "an option is empty"))), v.maxLength(9, "at most 9 options"))),
-});
+const AskInput = lazySchema(() =>
+  v.object({
+    question: v.pipe(v.string(), v.trim(), v.minLength(1, "question is empty")),
+    options: v.optional(v.pipe(v.array(v.pipe(v.string(), v.trim(), v.minLength(1, "an option is empty"))), v.maxLength(9, "at most 9 options"))),
+  }),
+);
 type AskInput = v.InferOutput<typeof AskInput>;
 
 /** Puts the question in front of the user; resolves with what they typed (undefined when the turn was interrupted). */

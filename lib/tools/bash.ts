@@ -15,6 +15,7 @@
  * This module is the declaration; running a command is bash-run.ts, loaded at the first call.
  */
 import * as v from "valibot";
+import { lazySchema } from "./schema.ts";
 import { BASH_TIMEOUT } from "./tool-limits.ts";
 import type { ToolDefinition } from "./types.ts";
 import description from "./bash.md" with { type: "text" };
@@ -22,18 +23,20 @@ import { takeFields } from "./claude-code.ts";
 import { fieldSummary } from "./call-summary.ts";
 import { shellReader } from "../shell/reader.ts";
 
-const BashInput = v.object({
-  command: v.pipe(v.string(), v.minLength(1, "command must not be empty"), v.description("The shell command to run.")),
-  timeout: v.optional(
-    v.pipe(
-      v.number(),
-      v.integer("timeout must be a whole number of milliseconds"),
-      v.minValue(BASH_TIMEOUT.min, `timeout must be at least ${BASH_TIMEOUT.min} ms`),
-      v.maxValue(BASH_TIMEOUT.max, `timeout must be at most ${BASH_TIMEOUT.max} ms`),
-      v.description(`Milliseconds before the command is killed (default ${BASH_TIMEOUT.default}).`),
+const BashInput = lazySchema(() =>
+  v.object({
+    command: v.pipe(v.string(), v.minLength(1, "command must not be empty"), v.description("The shell command to run.")),
+    timeout: v.optional(
+      v.pipe(
+        v.number(),
+        v.integer("timeout must be a whole number of milliseconds"),
+        v.minValue(BASH_TIMEOUT.min, `timeout must be at least ${BASH_TIMEOUT.min} ms`),
+        v.maxValue(BASH_TIMEOUT.max, `timeout must be at most ${BASH_TIMEOUT.max} ms`),
+        v.description(`Milliseconds before the command is killed (default ${BASH_TIMEOUT.default}).`),
+      ),
     ),
-  ),
-});
+  }),
+);
 
 type BashInput = v.InferOutput<typeof BashInput>;
 

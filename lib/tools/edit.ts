@@ -8,6 +8,7 @@
  * what a call does is edit-run.ts, loaded at the first call.
  */
 import * as v from "valibot";
+import { lazySchema } from "./schema.ts";
 import deleteDescription from "./delete-file.md" with { type: "text" };
 import editDescription from "./edit-file.md" with { type: "text" };
 import { fieldPaths, movePaths } from "../approval/write-paths.ts";
@@ -18,24 +19,28 @@ import { editsPreview } from "./call-preview.ts";
 import type { ToolDefinition } from "./types.ts";
 import { absolutePath, takeFields } from "./claude-code.ts";
 
-const EditFileInput = v.object({
-  path: v.string(),
-  oldString: v.string(),
-  newString: v.string(),
-  replaceAll: v.optional(v.boolean()),
-});
+const EditFileInput = lazySchema(() =>
+  v.object({
+    path: v.string(),
+    oldString: v.string(),
+    newString: v.string(),
+    replaceAll: v.optional(v.boolean()),
+  }),
+);
 type EditFileInput = v.InferOutput<typeof EditFileInput>;
 
-const MultiEditInput = v.object({
-  path: v.string(),
-  edits: v.pipe(v.array(v.object({ oldString: v.string(), newString: v.string(), replaceAll: v.optional(v.boolean()) })), v.minLength(1)),
-});
+const MultiEditInput = lazySchema(() =>
+  v.object({
+    path: v.string(),
+    edits: v.pipe(v.array(v.object({ oldString: v.string(), newString: v.string(), replaceAll: v.optional(v.boolean()) })), v.minLength(1)),
+  }),
+);
 type MultiEditInput = v.InferOutput<typeof MultiEditInput>;
 
-const MoveFileInput = v.object({ from: v.string(), to: v.string() });
+const MoveFileInput = lazySchema(() => v.object({ from: v.string(), to: v.string() }));
 type MoveFileInput = v.InferOutput<typeof MoveFileInput>;
 
-const DeleteFileInput = v.object({ path: v.string() });
+const DeleteFileInput = lazySchema(() => v.object({ path: v.string() }));
 type DeleteFileInput = v.InferOutput<typeof DeleteFileInput>;
 
 export const editFileTool: ToolDefinition<EditFileInput> = {

@@ -17,6 +17,7 @@
  * glob result: matching file paths relative to the root, one per line, at most GLOB_CAP.
  */
 import * as v from "valibot";
+import { lazySchema } from "./schema.ts";
 import globDescription from "./glob.md" with { type: "text" };
 import { fieldPaths } from "../approval/write-paths.ts";
 import listDescription from "./list-dir.md" with { type: "text" };
@@ -29,22 +30,26 @@ import type { ToolDefinition } from "./types.ts";
 import { absolutePath, takeFields } from "./claude-code.ts";
 import writeDescription from "./write-file.md" with { type: "text" };
 
-const _LineCount = v.pipe(v.number(), v.integer(), v.minValue(1));
+const _LineCount = lazySchema(() => v.pipe(v.number(), v.integer(), v.minValue(1)));
 
-const ReadFileInput = v.object({
-  path: v.string(),
-  offset: v.optional(_LineCount, 1),
-  limit: v.optional(_LineCount, READ_LIMIT),
-});
+const ReadFileInput = lazySchema(() =>
+  v.object({
+    path: v.string(),
+    offset: v.optional(_LineCount, 1),
+    limit: v.optional(_LineCount, READ_LIMIT),
+  }),
+);
 type ReadFileInput = v.InferOutput<typeof ReadFileInput>;
 
-const ReadManyInput = v.object({
-  files: v.pipe(
-    v.array(v.object({ path: v.string(), offset: v.optional(_LineCount), limit: v.optional(_LineCount) })),
-    v.minLength(1),
-    v.maxLength(READ_MANY_MAX),
-  ),
-});
+const ReadManyInput = lazySchema(() =>
+  v.object({
+    files: v.pipe(
+      v.array(v.object({ path: v.string(), offset: v.optional(_LineCount), limit: v.optional(_LineCount) })),
+      v.minLength(1),
+      v.maxLength(READ_MANY_MAX),
+    ),
+  }),
+);
 type ReadManyInput = v.InferOutput<typeof ReadManyInput>;
 
 function _readManyPaths(input: unknown): string[] {
@@ -90,7 +95,7 @@ export const readManyFilesTool: ToolDefinition<ReadManyInput> = {
   execute: async (input, ctx) => (await import("./fs-run.ts")).readManyFiles(input, ctx),
 };
 
-const WriteFileInput = v.object({ path: v.string(), content: v.string() });
+const WriteFileInput = lazySchema(() => v.object({ path: v.string(), content: v.string() }));
 type WriteFileInput = v.InferOutput<typeof WriteFileInput>;
 
 export const writeFileTool: ToolDefinition<WriteFileInput> = {
@@ -117,18 +122,22 @@ export const writeFileTool: ToolDefinition<WriteFileInput> = {
   execute: async (input, ctx) => (await import("./fs-run.ts")).writeFile(input, ctx),
 };
 
-const ListDirInput = v.object({
-  path: v.optional(v.string(), "."),
-  depth: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(LIST_DEPTH.max)), LIST_DEPTH.default),
-  includeIgnored: v.optional(v.boolean()),
-});
+const ListDirInput = lazySchema(() =>
+  v.object({
+    path: v.optional(v.string(), "."),
+    depth: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(LIST_DEPTH.max)), LIST_DEPTH.default),
+    includeIgnored: v.optional(v.boolean()),
+  }),
+);
 type ListDirInput = v.InferOutput<typeof ListDirInput>;
 
-const GlobInput = v.object({
-  pattern: v.string(),
-  limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), GLOB_CAP),
-  includeIgnored: v.optional(v.boolean()),
-});
+const GlobInput = lazySchema(() =>
+  v.object({
+    pattern: v.string(),
+    limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), GLOB_CAP),
+    includeIgnored: v.optional(v.boolean()),
+  }),
+);
 type GlobInput = v.InferOutput<typeof GlobInput>;
 
 export const listDirTool: ToolDefinition<ListDirInput> = {

@@ -11,6 +11,7 @@
  * This module is their declarations; running git is git-run.ts, loaded at the first call.
  */
 import * as v from "valibot";
+import { lazySchema } from "./schema.ts";
 import { fieldPaths, refPath } from "../approval/write-paths.ts";
 import type { ToolDefinition } from "./types.ts";
 import branchDescription from "./git-branch.md" with { type: "text" };
@@ -30,38 +31,48 @@ export interface GitToolsOptions {
 /** The prompt line the six read-only git tools share (the prompt lists them together). */
 const GIT_GUIDANCE = "read-only git: status, diff, log, show, blame, branch";
 
-const _Path = v.pipe(v.string(), v.minLength(1, "path must not be empty"));
+const _Path = lazySchema(() => v.pipe(v.string(), v.minLength(1, "path must not be empty")));
 const _Line = (name: string) => v.pipe(v.number(), v.integer(`${name} must be a whole number`), v.minValue(1, `${name} must be at least 1`));
 
-const StatusInput = v.object({});
-const DiffInput = v.object({
-  staged: v.optional(v.pipe(v.boolean(), v.description("Diff the staged changes instead of the working tree."))),
-  path: v.optional(v.pipe(_Path, v.description("Limit the diff to this file or folder."))),
-});
-const LogInput = v.object({
-  limit: v.optional(
-    v.pipe(
-      v.number(),
-      v.integer("limit must be a whole number"),
-      v.minValue(1, "limit must be at least 1"),
-      v.maxValue(40, "limit must be at most 40"),
-      v.description("Commits to list, 1-40 (default 15)."),
+const StatusInput = lazySchema(() => v.object({}));
+const DiffInput = lazySchema(() =>
+  v.object({
+    staged: v.optional(v.pipe(v.boolean(), v.description("Diff the staged changes instead of the working tree."))),
+    path: v.optional(v.pipe(_Path, v.description("Limit the diff to this file or folder."))),
+  }),
+);
+const LogInput = lazySchema(() =>
+  v.object({
+    limit: v.optional(
+      v.pipe(
+        v.number(),
+        v.integer("limit must be a whole number"),
+        v.minValue(1, "limit must be at least 1"),
+        v.maxValue(40, "limit must be at most 40"),
+        v.description("Commits to list, 1-40 (default 15)."),
+      ),
     ),
-  ),
-  path: v.optional(v.pipe(_Path, v.description("Only commits that touched this file or folder."))),
-});
-const ShowInput = v.object({
-  ref: v.pipe(v.string(), v.minLength(1, "ref must not be empty"), v.description("Commit hash, branch, tag or expression such as HEAD~1.")),
-  path: v.optional(v.pipe(_Path, v.description("Limit the diff to this file or folder."))),
-});
-const BlameInput = v.object({
-  path: v.pipe(_Path, v.description("The file to blame.")),
-  startLine: v.optional(v.pipe(_Line("startLine"), v.description("First line, 1-based; alone it covers 40 lines."))),
-  endLine: v.optional(v.pipe(_Line("endLine"), v.description("Last line, inclusive."))),
-});
-const BranchInput = v.object({
-  remote: v.optional(v.pipe(v.boolean(), v.description("Include remote-tracking branches."))),
-});
+    path: v.optional(v.pipe(_Path, v.description("Only commits that touched this file or folder."))),
+  }),
+);
+const ShowInput = lazySchema(() =>
+  v.object({
+    ref: v.pipe(v.string(), v.minLength(1, "ref must not be empty"), v.description("Commit hash, branch, tag or expression such as HEAD~1.")),
+    path: v.optional(v.pipe(_Path, v.description("Limit the diff to this file or folder."))),
+  }),
+);
+const BlameInput = lazySchema(() =>
+  v.object({
+    path: v.pipe(_Path, v.description("The file to blame.")),
+    startLine: v.optional(v.pipe(_Line("startLine"), v.description("First line, 1-based; alone it covers 40 lines."))),
+    endLine: v.optional(v.pipe(_Line("endLine"), v.description("Last line, inclusive."))),
+  }),
+);
+const BranchInput = lazySchema(() =>
+  v.object({
+    remote: v.optional(v.pipe(v.boolean(), v.description("Include remote-tracking branches."))),
+  }),
+);
 
 type StatusInput = v.InferOutput<typeof StatusInput>;
 type DiffInput = v.InferOutput<typeof DiffInput>;

@@ -14,17 +14,20 @@
  * This module is the declaration; the search is grep-run.ts, loaded at the first call.
  */
 import * as v from "valibot";
+import { lazySchema } from "./schema.ts";
 import description from "./grep.md" with { type: "text" };
 import { fieldPaths } from "../approval/write-paths.ts";
 import type { ToolDefinition } from "./types.ts";
 import { takeFields } from "./claude-code.ts";
 
-const GrepInput = v.object({
-  pattern: v.string(),
-  include: v.optional(v.string(), "**/*"),
-  ignoreCase: v.optional(v.boolean()),
-  includeIgnored: v.optional(v.boolean()),
-});
+const GrepInput = lazySchema(() =>
+  v.object({
+    pattern: v.string(),
+    include: v.optional(v.string(), "**/*"),
+    ignoreCase: v.optional(v.boolean()),
+    includeIgnored: v.optional(v.boolean()),
+  }),
+);
 type GrepInput = v.InferOutput<typeof GrepInput>;
 
 export const grepTool: ToolDefinition<GrepInput> = {

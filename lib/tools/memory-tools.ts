@@ -8,6 +8,7 @@
  * With `confirmWrites` (config memory.confirmWrites), remember and forget declare `ask`: they ask like a write.
  */
 import * as v from "valibot";
+import { lazySchema } from "./schema.ts";
 import { MEMORY_KINDS, MEMORY_SCOPES, type MemoryEntry, type MemoryScope, type MemorySource, type MemoryStore, type RememberResult } from "../store/memory.ts";
 import { placeholderFor } from "../secrets/redact.ts";
 import { escapeMemoryText } from "../store/memory-escape.ts";
@@ -21,36 +22,40 @@ import recallText from "./recall.md" with { type: "text" };
 import rememberText from "./remember.md" with { type: "text" };
 import type { ToolDefinition } from "./types.ts";
 
-const _kind = v.picklist(MEMORY_KINDS);
-const _text = v.pipe(v.string(), v.description("one self-contained line, at most 400 characters"));
+const _kind = lazySchema(() => v.picklist(MEMORY_KINDS));
+const _text = lazySchema(() => v.pipe(v.string(), v.description("one self-contained line, at most 400 characters")));
 const _TWO_SCOPES = ["project", "global"] as const;
 const _GLOBAL_HINT = 'global: about the user or their machine, true in every project, e.g. "the user\'s shell is fish", "prefers pnpm"';
-const _rememberScope = v.optional(v.pipe(v.picklist(_TWO_SCOPES), v.description(`project (default): about this codebase. ${_GLOBAL_HINT}`)));
-const _shelfScope = v.optional(
-  v.pipe(
-    v.picklist(MEMORY_SCOPES),
-    v.description(
-      "project (default): this codebase. run: this run only. agent: this agent mode only. repo: .shiro/notes.json, committed for the team. global: the user or their machine, in every project",
+const _rememberScope = lazySchema(() => v.optional(v.pipe(v.picklist(_TWO_SCOPES), v.description(`project (default): about this codebase. ${_GLOBAL_HINT}`))));
+const _shelfScope = lazySchema(() =>
+  v.optional(
+    v.pipe(
+      v.picklist(MEMORY_SCOPES),
+      v.description(
+        "project (default): this codebase. run: this run only. agent: this agent mode only. repo: .shiro/notes.json, committed for the team. global: the user or their machine, in every project",
+      ),
     ),
   ),
 );
-const _forgetText = v.pipe(v.string(), v.description("text, or part of the text, of the notes to delete"));
-const _forgetScope = v.optional(v.pipe(v.picklist(_TWO_SCOPES), v.description("only this store; every store when omitted")));
-const _shelfForgetScope = v.optional(v.pipe(v.picklist(MEMORY_SCOPES), v.description("only this store; every store when omitted")));
+const _forgetText = lazySchema(() => v.pipe(v.string(), v.description("text, or part of the text, of the notes to delete")));
+const _forgetScope = lazySchema(() => v.optional(v.pipe(v.picklist(_TWO_SCOPES), v.description("only this store; every store when omitted"))));
+const _shelfForgetScope = lazySchema(() => v.optional(v.pipe(v.picklist(MEMORY_SCOPES), v.description("only this store; every store when omitted"))));
 
-const RememberInput = v.object({ kind: _kind, text: _text });
-const ScopedRememberInput = v.object({ kind: _kind, text: _text, scope: _rememberScope });
-const ShelfRememberInput = v.object({ kind: _kind, text: _text, scope: _shelfScope });
-const RecallInput = v.object({
-  query: v.pipe(v.string(), v.description("words, or an episode's session id to see it whole; may be empty with file")),
-  scope: v.optional(v.picklist(MEMORY_SCOPES)),
-  kinds: v.optional(v.array(v.picklist([...RECALL_KINDS, TRANSCRIPT_KIND]))),
-  file: v.optional(v.pipe(v.string(), v.description("episodes that read or changed this path"))),
-  limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(RECALL_MAX_LIMIT))),
-});
-const ForgetInput = v.object({ text: _forgetText });
-const ScopedForgetInput = v.object({ text: _forgetText, scope: _forgetScope });
-const ShelfForgetInput = v.object({ text: _forgetText, scope: _shelfForgetScope });
+const RememberInput = lazySchema(() => v.object({ kind: _kind, text: _text }));
+const ScopedRememberInput = lazySchema(() => v.object({ kind: _kind, text: _text, scope: _rememberScope }));
+const ShelfRememberInput = lazySchema(() => v.object({ kind: _kind, text: _text, scope: _shelfScope }));
+const RecallInput = lazySchema(() =>
+  v.object({
+    query: v.pipe(v.string(), v.description("words, or an episode's session id to see it whole; may be empty with file")),
+    scope: v.optional(v.picklist(MEMORY_SCOPES)),
+    kinds: v.optional(v.array(v.picklist([...RECALL_KINDS, TRANSCRIPT_KIND]))),
+    file: v.optional(v.pipe(v.string(), v.description("episodes that read or changed this path"))),
+    limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(RECALL_MAX_LIMIT))),
+  }),
+);
+const ForgetInput = lazySchema(() => v.object({ text: _forgetText }));
+const ScopedForgetInput = lazySchema(() => v.object({ text: _forgetText, scope: _forgetScope }));
+const ShelfForgetInput = lazySchema(() => v.object({ text: _forgetText, scope: _shelfForgetScope }));
 
 type _RememberArgs = { kind: v.InferOutput<typeof _kind>; text: string; scope?: MemoryScope };
 type _ForgetArgs = { text: string; scope?: MemoryScope };

@@ -18,12 +18,13 @@
  */
 import { patchInputPaths } from "../approval/write-paths.ts";
 import * as v from "valibot";
+import { lazySchema } from "./schema.ts";
 import description from "./apply-patch.md" with { type: "text" };
 import { patchSummary } from "./call-summary.ts";
 import { patchPreview } from "./call-preview.ts";
 import type { ToolDefinition } from "./types.ts";
 
-const ApplyPatchInput = v.object({ patch: v.string() });
+const ApplyPatchInput = lazySchema(() => v.object({ patch: v.string() }));
 type ApplyPatchInput = v.InferOutput<typeof ApplyPatchInput>;
 
 export const applyPatchTool: ToolDefinition<ApplyPatchInput> = {

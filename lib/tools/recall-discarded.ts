@@ -3,15 +3,18 @@
  * It reads the session's own state only, so it is read-only and needs no approval.
  */
 import * as v from "valibot";
+import { lazySchema } from "./schema.ts";
 import type { Message } from "../messages.ts";
 import type { CompactionState } from "../context-state/state.ts";
 import { formatLedgerResult, searchLedger } from "../context-state/span-summaries.ts";
 import description from "./recall-discarded.md" with { type: "text" };
 import type { ToolDefinition } from "./types.ts";
 
-const RecallDiscardedInput = v.object({
-  query: v.pipe(v.string(), v.description("words every matching message contains")),
-});
+const RecallDiscardedInput = lazySchema(() =>
+  v.object({
+    query: v.pipe(v.string(), v.description("words every matching message contains")),
+  }),
+);
 
 export interface Ledger {
   /** The session's full history. */

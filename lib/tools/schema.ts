@@ -63,3 +63,30 @@ export function bakedInputSchema(tool: ToolDefinition, baked: BakedToolSchemas |
 export function toolSchemaBytes(tool: ToolDefinition): number {
   return Buffer.byteLength(JSON.stringify(toToolSpec(tool)), "utf8");
 }
+
+/**
+ * A valibot schema built the first time anything reads it. Tool modules declare their inputs when
+ * they load, on the start-up path: a tool a run does not offer in full (deferred behind load_tools,
+ * withheld, a variant not chosen) never builds its schema, and an offered one builds it once, for
+ * the fingerprint that picks its baked JSON Schema (each schema is objects and closures; built
+ * eagerly, shiro's tools' inputs cost a compiled binary's start about 2 ms, docs/development.md
+ * "Start-up").
+ *
+ * Contract: the value behaves as the schema `build` returns, for valibot, JSON and the JSON Schema
+ * converter alike: every property read, `in` test and key listing is answered by the built
+ * schema, built once; methods run with the lazy value as `this`, which reads through to it.
+ */
+export function lazySchema<T extends object>(build: () => T): T {
+  let built: T | undefined;
+  const schema = (): T => (built ??= build());
+  return new Proxy({} as T, {
+    get: (_target, key) => Reflect.get(schema(), key),
+    has: (_target, key) => Reflect.has(schema(), key),
+    ownKeys: () => Reflect.ownKeys(schema()),
+    // The target holds none of these keys, so each is reported configurable (a proxy's invariant).
+    getOwnPropertyDescriptor: (_target, key) => {
+      const descriptor = Reflect.getOwnPropertyDescriptor(schema(), key);
+      return descriptor && { ...descriptor, configurable: true };
+    },
+  });
+}

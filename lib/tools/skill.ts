@@ -3,11 +3,12 @@
  * least one skill is loaded; the body is read on the call, never put in the prompt.
  */
 import * as v from "valibot";
+import { lazySchema } from "./schema.ts";
 import type { Skill } from "../skills/skills.ts";
 import description from "./skill.md" with { type: "text" };
 import type { ToolDefinition } from "./types.ts";
 
-const SkillInput = v.object({ name: v.pipe(v.string(), v.description("a skill name from the Skills list")) });
+const SkillInput = lazySchema(() => v.object({ name: v.pipe(v.string(), v.description("a skill name from the Skills list")) }));
 
 /** Looks a skill up by name after trim + lowercase; an unknown name throws, listing the names there are. */
 export function createSkillTool(skills: readonly Skill[]): ToolDefinition<v.InferOutput<typeof SkillInput>> {

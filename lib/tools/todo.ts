@@ -3,12 +3,13 @@
  * notebook (see lib/notebook.ts); this tool only validates, stores and reports it.
  */
 import * as v from "valibot";
+import { lazySchema } from "./schema.ts";
 import { TodoSchema, countTodos, findTodoProblems, renderTodoLines, type Todo } from "../notebook.ts";
 import description from "./todo.md" with { type: "text" };
 import type { ToolDefinition } from "./types.ts";
 import { takeFields } from "./claude-code.ts";
 
-const TodoWriteInput = v.object({ todos: v.array(TodoSchema) });
+const TodoWriteInput = lazySchema(() => v.object({ todos: v.array(TodoSchema) }));
 
 /** Where the list lives: the session's notebook. */
 export interface TodoHolder {

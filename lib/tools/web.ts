@@ -13,6 +13,7 @@
  * This module is the declaration; the fetch is web-run.ts, loaded at the first call.
  */
 import * as v from "valibot";
+import { lazySchema } from "./schema.ts";
 import type { WebFetchOptions } from "./web-run.ts";
 import { RESULT_CAP, type ToolDefinition } from "./types.ts";
 import { takeFields } from "./claude-code.ts";
@@ -20,18 +21,20 @@ import description from "./web.md" with { type: "text" };
 
 export type { WebFetchOptions };
 
-const WebFetchInput = v.object({
-  url: v.pipe(v.string(), v.minLength(1, "url must not be empty"), v.description("The http(s) URL to fetch.")),
-  maxChars: v.optional(
-    v.pipe(
-      v.number(),
-      v.integer("maxChars must be a whole number"),
-      v.minValue(500, "maxChars must be at least 500"),
-      v.maxValue(RESULT_CAP, `maxChars must be at most ${RESULT_CAP}`),
-      v.description(`Characters of content to return, 500-${RESULT_CAP} (default ${RESULT_CAP}).`),
+const WebFetchInput = lazySchema(() =>
+  v.object({
+    url: v.pipe(v.string(), v.minLength(1, "url must not be empty"), v.description("The http(s) URL to fetch.")),
+    maxChars: v.optional(
+      v.pipe(
+        v.number(),
+        v.integer("maxChars must be a whole number"),
+        v.minValue(500, "maxChars must be at least 500"),
+        v.maxValue(RESULT_CAP, `maxChars must be at most ${RESULT_CAP}`),
+        v.description(`Characters of content to return, 500-${RESULT_CAP} (default ${RESULT_CAP}).`),
+      ),
     ),
-  ),
-});
+  }),
+);
 
 type WebFetchInput = v.InferOutput<typeof WebFetchInput>;
 

@@ -14,7 +14,8 @@ import * as v from "valibot";
 import { bakeToolSchemas, ownToolDeclarations } from "../../.ci/release/tool-schemas.ts";
 import { createAgent } from "../../lib/agent/agent.ts";
 import { createTaskTool, type TaskToolOptions } from "../../lib/agent/subagent.ts";
-import { bakedInputSchema, convertInputSchema, type BakedToolSchemas } from "../../lib/tools/schema.ts";
+import { types } from "node:util";
+import { bakedInputSchema, convertInputSchema, lazySchema, schemaFingerprint, type BakedToolSchemas } from "../../lib/tools/schema.ts";
 import type { ToolDefinition } from "../../lib/tools/types.ts";
 import { agentEnv, agentFlags, useFakeProvider } from "./in-process-agent.ts";
 
@@ -63,4 +64,34 @@ test("every tool a headless session registers, and load_tools it sends, is baked
   } finally {
     rmSync(cwd, { recursive: true, force: true });
   }
+});
+
+test("a lazy schema is built on its first read, once, and answers as the schema it builds", () => {
+  let builds = 0;
+  const build = () => {
+    builds++;
+    return v.object({ path: v.pipe(v.string(), v.minLength(1, "path must not be empty")), limit: v.optional(v.pipe(v.number(), v.integer())) });
+  };
+  const lazy = lazySchema(build);
+  expect(builds).toBe(0);
+  const eager = build();
+  builds = 0;
+  for (const input of [{ path: "a" }, { path: "", limit: 1.5 }, { limit: "x" }, null, "path"]) {
+    const [got, want] = [v.safeParse(lazy, input), v.safeParse(eager, input)];
+    expect(got.success).toBe(want.success);
+    expect(got.issues?.map((issue) => [issue.message, issue.path?.map((item) => item.key)])).toEqual(
+      want.issues?.map((issue) => [issue.message, issue.path?.map((item) => item.key)]),
+    );
+  }
+  expect(schemaFingerprint(lazy)).toBe(schemaFingerprint(eager));
+  expect(convertInputSchema(lazy)).toEqual(convertInputSchema(eager));
+  expect("entries" in lazy).toBe(true);
+  expect(builds).toBe(1);
+});
+
+test("shiro's own tools declare lazy input schemas: loading their modules builds none", () => {
+  // task and load_tools build theirs when made (a task lists the session's kinds); the time plugin's is the plugin's own.
+  const tools = ownToolDeclarations().filter((tool) => !["task", "load_tools", "current_time"].includes(tool.name));
+  expect(tools.length).toBeGreaterThan(25);
+  expect(tools.filter((tool) => !types.isProxy(tool.schema)).map((tool) => tool.name)).toEqual([]);
 });
