@@ -48,6 +48,13 @@ test("deferred: the core tools go in full, the rest as load_tools lines, and a l
   }
   expect(await loader.execute({ query: "Blame" }, ctx)).toBe("Loaded git_blame: call them from your next step.");
   expect(createToolDeferral({ enabled: false }).offer(offered)).toEqual(offered);
+  // Steps that defer the same tools share one load_tools (its description and spec made once); a load makes a new one.
+  const again = createToolDeferral();
+  const step = again.offer(offered).at(-1)!;
+  expect(again.offer([...offered]).at(-1)).toBe(step);
+  expect(again.callable(offered).at(-1)).toBe(step);
+  await step.execute({ names: ["git_log"] }, ctx);
+  expect(again.offer(offered).at(-1)).not.toBe(step);
   // Every tool callable, deferred ones included.
   expect(deferral.callable(offered).length).toBe(offered.length + 1);
 });

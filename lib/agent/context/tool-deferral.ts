@@ -61,14 +61,21 @@ export function createToolDeferral(options: ToolDeferralOptions = {}): ToolDefer
     }
     return { full, deferred };
   };
-  const loader = (tools: readonly ToolDefinition[], deferred: ToolDefinition[]): ToolDefinition =>
-    createLoadToolsTool(
+  // The same tools deferred out of the same list get the same load_tools (its description and its
+  // spec are made once, not at every step: a turn offers and checks the list several times).
+  let last: { tools: readonly ToolDefinition[]; deferred: readonly ToolDefinition[]; tool: ToolDefinition } | undefined;
+  const loader = (tools: readonly ToolDefinition[], deferred: ToolDefinition[]): ToolDefinition => {
+    if (last && _sameTools(last.tools, tools) && _sameTools(last.deferred, deferred)) return last.tool;
+    const tool = createLoadToolsTool(
       deferred,
       (names) => {
         for (const name of names) loaded.add(name);
       },
       tools,
     );
+    last = { tools: [...tools], deferred, tool };
+    return tool;
+  };
   return {
     offer(tools) {
       const { full, deferred } = split(tools);
@@ -80,6 +87,12 @@ export function createToolDeferral(options: ToolDeferralOptions = {}): ToolDefer
     },
     loaded: () => loaded,
   };
+}
+
+function _sameTools(a: readonly ToolDefinition[], b: readonly ToolDefinition[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 const _schema = v.object({
