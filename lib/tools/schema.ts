@@ -41,9 +41,9 @@ export function convertInputSchema(schema: ToolDefinition["schema"]): Record<str
   return rest;
 }
 
-/** The key a valibot schema is baked under: its JSON (functions left out). */
+/** The key a valibot schema is baked under: its JSON (functions left out; a lazy schema is its built one). */
 export function schemaFingerprint(schema: ToolDefinition["schema"]): string {
-  return JSON.stringify(schema);
+  return JSON.stringify(schema, _built);
 }
 
 /** `tool`'s baked JSON Schema: under its name, for its exact valibot schema; undefined when `baked` has none. */
@@ -79,7 +79,7 @@ export function toolSchemaBytes(tool: ToolDefinition): number {
 export function lazySchema<T extends object>(build: () => T): T {
   let built: T | undefined;
   const schema = (): T => (built ??= build());
-  return new Proxy({} as T, {
+  const lazy = new Proxy({} as T, {
     get: (_target, key) => Reflect.get(schema(), key),
     has: (_target, key) => Reflect.has(schema(), key),
     ownKeys: () => Reflect.ownKeys(schema()),
@@ -89,4 +89,13 @@ export function lazySchema<T extends object>(build: () => T): T {
       return descriptor && { ...descriptor, configurable: true };
     },
   });
+  _lazy.set(lazy, schema);
+  return lazy;
+}
+
+const _lazy = new WeakMap<object, () => object>();
+
+/** A JSON replacer that serialises a lazy schema as the schema it builds (JSON through the proxy's traps is several times slower). */
+function _built(_key: string, value: unknown): unknown {
+  return typeof value === "object" && value !== null ? (_lazy.get(value)?.() ?? value) : value;
 }
