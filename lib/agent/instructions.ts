@@ -29,7 +29,7 @@
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { isInside } from "../platform/path-inside.ts";
-import { nodeOs } from "../platform/runtime.ts";
+import { homeDirectory } from "../platform/runtime.ts";
 
 export const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", "GEMINI.md", ".shiro.md"] as const;
 /** Tokens for every instruction file together. */
@@ -67,7 +67,7 @@ interface _Candidate {
 }
 
 export function loadInstructions(cwd: string, options: LoadInstructionsOptions = {}): InstructionFile[] {
-  const home = resolve(options.home ?? nodeOs().homedir());
+  const home = resolve(options.home ?? homeDirectory());
   const here = resolve(cwd);
   const gitRoot = _gitRoot(here);
   const top = gitRoot ?? _topOutsideRepository(here, home);

@@ -23,7 +23,7 @@
 import { join } from "node:path";
 import type { Decision } from "../config/config.ts";
 import { normalizeRulePath, ruleLayer, type RuleLayer } from "./rules.ts";
-import { nodeOs } from "../platform/runtime.ts";
+import { homeDirectory } from "../platform/runtime.ts";
 
 /** What the mapping reads of a tool: a ToolDefinition is one. */
 export interface ClaudeRuleTool {
@@ -123,7 +123,7 @@ function _patterns(name: string, specifier: string | undefined, places: { root: 
 function _pathPatterns(spec: string, places: { root: string; cwd: string }): string[] {
   const rooted = (path: string) => normalizeRulePath(path, places.cwd);
   if (spec.startsWith("//")) return [rooted(spec.slice(1))];
-  if (spec.startsWith("~/")) return [rooted(join(nodeOs().homedir(), spec.slice(2)))];
+  if (spec.startsWith("~/")) return [rooted(join(homeDirectory(), spec.slice(2)))];
   if (spec.startsWith("/")) return [rooted(join(places.root, spec.slice(1)))];
   const relative = spec.startsWith("./") ? spec.slice(2) : spec;
   const out = [rooted(relative)];

@@ -54,7 +54,7 @@ import { createPending } from "../store/approvals.ts";
 import { previewCall } from "../tools/call-preview.ts";
 import { gitDirRefusal } from "../tools/jail.ts";
 import type { ToolDefinition } from "../tools/types.ts";
-import { nodeOs } from "../platform/runtime.ts";
+import { homeDirectory } from "../platform/runtime.ts";
 
 /** `asked` is present when `decide` was consulted, so front ends can show the question. */
 export type GateResult =
@@ -324,7 +324,7 @@ function _commandOf(call: GateCall): string | null | undefined {
 /** The first declared path, or word of a shell command, that the classifier flags: no grant covers the call. */
 function _flaggedPath(call: GateCall, subjects: readonly string[], paths: readonly string[]): { path: string; why: string } | undefined {
   const words = _commandOf(call) !== undefined ? subjects.flatMap(_commandWords) : [];
-  const home = process.env.HOME || nodeOs().homedir();
+  const home = homeDirectory();
   for (const path of [...paths, ...words]) {
     const spelled = path === "~" || path.startsWith("~/") ? join(home, path.slice(1)) : path;
     const why = classifySecretPath(spelled, call.cwd) ?? classifySecretFile(resolve(call.cwd, spelled), call.cwd);

@@ -28,13 +28,13 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { sha256Hex } from "./sha256.ts";
-import { nodeOs } from "./runtime.ts";
+import { homeDirectory } from "./runtime.ts";
 
 export const STATE_DIR_NAME = ".shiro-neko";
 
 /** The state folder. SHIRO_HOME replaces the home directory, it does not name the folder itself. */
 export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
-  const home = env.SHIRO_HOME && env.SHIRO_HOME.length > 0 ? env.SHIRO_HOME : nodeOs().homedir();
+  const home = env.SHIRO_HOME && env.SHIRO_HOME.length > 0 ? env.SHIRO_HOME : homeDirectory();
   return join(home, STATE_DIR_NAME);
 }
 

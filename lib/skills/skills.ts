@@ -35,7 +35,7 @@
 import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { BUILTIN_SKILL_FILES } from "../../skills/index.ts";
-import { nodeOs } from "../platform/runtime.ts";
+import { homeDirectory } from "../platform/runtime.ts";
 
 export type SkillOrigin = "builtin" | "registry" | "user" | "project";
 
@@ -116,7 +116,7 @@ export function loadSkills(options: LoadSkillsOptions): LoadSkillsResult {
       else add(skill);
     }
   }
-  const home = options.home ?? nodeOs().homedir();
+  const home = options.home ?? homeDirectory();
   // The other agents' skill folders, in this order, in the home folder and in the project.
   const foreign = (origin: SkillOrigin, base: string) =>
     [".gemini", ".agents", ".codex", ".claude"].map((folder): [SkillOrigin, string, boolean] => [origin, join(base, folder, "skills"), false]);

@@ -19,7 +19,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { contentHash, isTrustedContent, trustContent } from "./trusted-files.ts";
-import { nodeOs } from "../platform/runtime.ts";
+import { homeDirectory } from "../platform/runtime.ts";
 
 export interface AgentDefinition {
   name: string;
@@ -53,7 +53,7 @@ const _FOLDERS = [".claude/agents", ".shiro/agents"] as const;
 const _NAME = /^[a-z0-9][a-z0-9_-]*$/;
 
 /** Every definition of the user and of the project at `projectRoot` (`home` defaults to the home folder). */
-export function readAgentDefinitions(projectRoot: string, home: string = nodeOs().homedir()): AgentDefinitionsRead {
+export function readAgentDefinitions(projectRoot: string, home: string = homeDirectory()): AgentDefinitionsRead {
   const byName = new Map<string, AgentDefinition>();
   const untrusted: UntrustedAgentFile[] = [];
   const skipped: string[] = [];

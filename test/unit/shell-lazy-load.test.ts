@@ -24,7 +24,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function _modulesLoaded(args: string[], steps: FakeStep[], match = "mvdan-sh"): Promise<string[]> {
+function _modulesLoaded(args: string[], steps: FakeStep[], match = "mvdan-sh", extraEnv: Record<string, string> = {}): Promise<string[]> {
   fake.reset();
   fake.script(...steps);
   const log = join(dir, `modules-${Math.random().toString(36).slice(2)}.json`);
@@ -39,6 +39,7 @@ function _modulesLoaded(args: string[], steps: FakeStep[], match = "mvdan-sh"): 
     SHIRO_API_KEY: "k",
     SHIRO_PROTOCOL: "chat",
     SHIRO_PROVIDER: "openai",
+    ...extraEnv,
   };
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, ["--preload", join(ROOT, "test/fixtures/record-modules.ts"), join(ROOT, "cmd/shiro.ts"), ...args], {
@@ -174,6 +175,14 @@ test("a plain answer loads only its start-up set: no package beyond the listed o
   expect(_NEVER_AT_START_UP.filter((module) => sources.includes(module))).toEqual([]);
   expect(sources.filter((path) => path.endsWith(".ts") && _HEAVY_BUILTIN.test(readFileSync(join(ROOT, path), "utf8")))).toEqual([]);
   expect(loaded.length).toBeLessThanOrEqual(_START_UP_CEILING);
+  expect(fake.requests).toHaveLength(1);
+}, 30_000);
+
+test("a plain answer asks for no Node builtin it does not use: not node:os for the home folder ($HOME is read), nor a spawn's or a file handle's", async () => {
+  const asked = join(dir, "builtins.json");
+  // No SHIRO_HOME: the state folder is found under the home folder, as for most users.
+  await _modulesLoaded(["-p", "hi"], [{ text: "hello" }], "/", { RECORD_BUILTINS: asked, SHIRO_HOME: "" });
+  expect(JSON.parse(readFileSync(asked, "utf8"))).toEqual([]);
   expect(fake.requests).toHaveLength(1);
 }, 30_000);
 
