@@ -139,22 +139,24 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
     }
     return found;
   };
-  // Steps over the block's next entry (checking what it steps over), so the one after it can be found.
-  const walk = (block: _Block, number: number): void => {
-    const doc = number * DOC_BLOCK + block.starts.length;
+  // Steps over the block's entries up to the `k`th (checking what it steps over), so each one's start is known: one reader, one loop.
+  const walkTo = (block: _Block, number: number, k: number): void => {
     const reader = new ByteReader(block.bytes);
     reader.position = block.next;
-    block.starts.push(reader.position);
-    const source = reader.varint();
-    if (source >= sources) throw new IndexCorruptError(`document ${doc} names source ${source} of ${sources}`);
-    skipValue(reader);
-    skipValue(reader);
-    const flag = reader.byte();
-    if (flag > 1) throw new IndexCorruptError(`document ${doc} is malformed`);
-    if (flag === 1) skipValue(reader);
-    if (reader.position > block.bytes.length) throw new IndexCorruptError("an entry runs past its block");
-    block.next = reader.position;
-    if (doc === Math.min(docs, (number + 1) * DOC_BLOCK) - 1 && !reader.done) throw new IndexCorruptError("a block of entries holds more than its documents");
+    const last = Math.min(docs, (number + 1) * DOC_BLOCK) - 1;
+    while (block.starts.length <= k) {
+      const doc = number * DOC_BLOCK + block.starts.length;
+      block.starts.push(reader.position);
+      const source = reader.varint();
+      if (source >= sources) throw new IndexCorruptError(`document ${doc} names source ${source} of ${sources}`);
+      skipValue(reader, 2);
+      const flag = reader.byte();
+      if (flag > 1) throw new IndexCorruptError(`document ${doc} is malformed`);
+      if (flag === 1) skipValue(reader);
+      if (reader.position > block.bytes.length) throw new IndexCorruptError("an entry runs past its block");
+      block.next = reader.position;
+      if (doc === last && !reader.done) throw new IndexCorruptError("a block of entries holds more than its documents");
+    }
   };
   const entryOf = (index: number): SegmentDocEntry => {
     const number = Math.floor(index / DOC_BLOCK);
@@ -162,7 +164,7 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
     const block = blockOf(number);
     const cached = block.entries[k];
     if (cached) return cached;
-    while (block.starts.length <= k) walk(block, number);
+    if (block.starts.length <= k) walkTo(block, number, k);
     const reader = new ByteReader(block.bytes);
     reader.position = block.starts[k]!;
     const known = stringTable();
