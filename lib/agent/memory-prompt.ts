@@ -221,6 +221,7 @@ function _noteCandidate(note: ScopedMemoryEntry, projectRoot: string): _Candidat
 
 function _episodeLine(card: EpisodeCard, abbreviate: Abbreviate): string {
   if (card.kind !== "episode") return "";
-  const changed = card.changed.length > 0 ? ` · changed ${card.changed.join(", ")}` : "";
-  return `- (episode ${_esc(abbreviate(card.sessionId))} ${_esc(card.at.slice(0, 10))}) asked "${_esc(card.ask)}"${_esc(changed)} · ${_esc(card.status)}`;
+  // Escaping goes character by character: the files are escaped, not the separator around them.
+  const changed = card.changed.length > 0 ? ` · changed ${_esc(card.changed.join(", "))}` : "";
+  return `- (episode ${_esc(abbreviate(card.sessionId))} ${_esc(card.at.slice(0, 10))}) asked "${_esc(card.ask)}"${changed} · ${_esc(card.status)}`;
 }
