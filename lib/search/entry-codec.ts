@@ -219,9 +219,15 @@ const _STRING_READS = 32;
  * (decoded at once when they are ASCII). Format 1: one JSON array, read and parsed whole.
  *
  * Contract: throws IndexCorruptError when the bytes are not a string table, or a reference runs
- * past it; `read(from, length)` reads bytes of the strings section.
+ * past it; `read(from, length)` reads bytes of the strings section; `atOnce()` true: the rest
+ * of the strings are read whole at the next one asked for.
  */
-export function openStringTable(formatOne: boolean, read: (from: number, length: number) => Uint8Array, size: number): StringTable {
+export function openStringTable(
+  formatOne: boolean,
+  read: (from: number, length: number) => Uint8Array,
+  size: number,
+  atOnce: () => boolean = () => false,
+): StringTable {
   if (formatOne) return _jsonStrings(read(0, size));
   const count = size >= 8 ? u32At(read(0, 4), 0) : -1;
   const first = 4 + (count + 1) * 4;
@@ -241,7 +247,7 @@ export function openStringTable(formatOne: boolean, read: (from: number, length:
       const to = offsets[index + 1]!;
       if (to < from || first + to > size) throw new IndexCorruptError("a string runs past its table");
       // A search naming many strings (hundreds of hits) reads the rest at once: a read is a system call.
-      if (!whole && ++reads > _STRING_READS) {
+      if (!whole && (++reads > _STRING_READS || atOnce())) {
         whole = read(first, size - first);
         const decoded = decodeText(whole);
         if (decoded.length === whole.length) ascii = decoded;

@@ -6,7 +6,9 @@
  * read once), and only that entry of the block is decoded (the ones before it are skipped
  * over; past 16 blocks, a section of entries of at most 512 KiB is read whole); a source's entry, one read of the 32 around it (after its table of offsets); a range of
  * documents' lengths, one read; a format-2 string, one read, until a search has read 32 of them
- * (then the rest of the table's strings in one).
+ * (then the rest of the table's strings in one). A search that says it will read 16 entries or
+ * more (`expectEntries`) has a section of entries and a string table of at most 512 KiB read
+ * whole at their first read: a read is a system call, and a recall index's 300 hits made 48.
  *
  * Contract: every method throws IndexCorruptError when the bytes it reads are not what the writer
  * leaves; nothing is cached across segments, and a reader holds its ByteSource until `close`.
@@ -48,6 +50,8 @@ export interface SegmentReader {
   /** The term counts of documents `from … to - 1` (index 0 is document `from`): one read of that range. */
   lengthsIn(from: number, to: number): Uint32Array;
   doc(index: number): SegmentDocEntry;
+  /** A search is about to read the entries of about `count` documents: from 16 up, a small section of entries (and string table) is read whole at the first entry, not a block at a time. */
+  expectEntries(count: number): void;
   source(ordinal: number): SegmentSourceEntry;
   /** The ordinal of the source document `doc` belongs to (no entry read). */
   sourceOf(doc: number): number;
@@ -112,8 +116,15 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
     return [table[index]!, table[index + 1]!];
   };
   let strings: StringTable | undefined;
+  // Set by `expectEntries`: the search ahead reads entries by the dozen.
+  let manyEntries = false;
   const stringTable = (): StringTable => {
-    strings ??= openStringTable(format === FIRST_SEGMENT_FORMAT, (from, length) => bytes.read(at(SECTION.strings) + from, length), span(SECTION.strings));
+    strings ??= openStringTable(
+      format === FIRST_SEGMENT_FORMAT,
+      (from, length) => bytes.read(at(SECTION.strings) + from, length),
+      span(SECTION.strings),
+      () => manyEntries && span(SECTION.strings) <= _WHOLE_ENTRIES,
+    );
     return strings;
   };
   // The last blocks of document entries read, so neighbouring hits cost one read.
@@ -126,7 +137,7 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
       const [start, end] = spanOf(SECTION.docOffsets, Math.ceil(docs / DOC_BLOCK), number);
       if (end < start || at(SECTION.docEntries) + end > at(SECTION.docEntries + 1)) throw new IndexCorruptError("a block of entries runs past its section");
       // A search that reads many blocks of a small section (a recall index's hundreds of candidates) reads the rest at once: a read is a system call.
-      if (!allEntries && ++blockReads > _BLOCK_READS && span(SECTION.docEntries) <= _WHOLE_ENTRIES)
+      if (!allEntries && (++blockReads > _BLOCK_READS || manyEntries) && span(SECTION.docEntries) <= _WHOLE_ENTRIES)
         allEntries = bytes.read(at(SECTION.docEntries), span(SECTION.docEntries));
       found = {
         bytes: allEntries ? allEntries.subarray(start, end) : bytes.read(at(SECTION.docEntries) + start, end - start),
@@ -313,6 +324,10 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
     doc(index) {
       if (!Number.isInteger(index) || index < 0 || index >= docs) throw new IndexCorruptError(`document ${index} of ${docs}`);
       return entryOf(index);
+    },
+
+    expectEntries(count) {
+      if (count >= _BLOCK_READS) manyEntries = true;
     },
 
     source,

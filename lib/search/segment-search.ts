@@ -89,6 +89,9 @@ export function searchParts<P extends SearchPart>(
     // What `limit` hits take when a few are filtered out: one batch, one selection.
     options.limit + (options.limit >> 3),
   );
+  // Each hit's entry is read below (unless its source is accepted whole and the caller reads entries later): a part told how many reads it up front.
+  if (options.entriesWhenRead !== true || options.idFilter)
+    for (let p = 0; p < all.length; p++) all[p]!.reader.expectEntries(Math.min(options.limit, touchedCount[p]!));
   const hits: IndexHit[] = [];
   let floor = Number.NEGATIVE_INFINITY;
   // Per part, each source's name and verdict: rejected, accepted as a whole, or left to `filter`.
