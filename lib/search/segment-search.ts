@@ -143,8 +143,15 @@ export function searchParts<P extends SearchPart>(
     lists,
     options.limit,
   );
-  hits.sort((a, b) => (Math.abs(b.score - a.score) > 1e-9 ? b.score - a.score : (options.tieBreak?.(a, b) ?? 0)));
+  // Hits are taken best first: without a `tieBreak`, a stable sort of scores that never rise leaves them as they are (its comparator, a few thousand cold calls, is skipped).
+  if (options.tieBreak || !_neverRising(hits)) hits.sort((a, b) => (Math.abs(b.score - a.score) > 1e-9 ? b.score - a.score : (options.tieBreak?.(a, b) ?? 0)));
   return hits.slice(0, options.limit);
+}
+
+/** True when no hit scores above the one before it. */
+function _neverRising(hits: readonly IndexHit[]): boolean {
+  for (let i = 1; i < hits.length; i++) if (!(hits[i]!.score <= hits[i - 1]!.score)) return false;
+  return true;
 }
 
 /** The documents `[from, to)` of the sources whose name starts with `prefix` (sources are in name order); all without one. */
