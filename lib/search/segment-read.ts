@@ -6,9 +6,7 @@
  * read once), and only that entry of the block is decoded (the ones before it are skipped
  * over; past 16 blocks, a section of entries of at most 512 KiB is read whole); a source's entry, one read of the 32 around it (after its table of offsets); a range of
  * documents' lengths, one read; a format-2 string, one read, until a search has read 32 of them
- * (then the rest of the table's strings in one). A search that says it will read 16 entries or
- * more (`expectEntries`) has a section of entries and a string table of at most 512 KiB read
- * whole at their first read: a read is a system call, and a recall index's 300 hits made 48.
+ * (then the rest of the table's strings in one).
  *
  * Contract: every method throws IndexCorruptError when the bytes it reads are not what the writer
  * leaves; nothing is cached across segments, and a reader holds its ByteSource until `close`.
@@ -50,7 +48,11 @@ export interface SegmentReader {
   /** The term counts of documents `from … to - 1` (index 0 is document `from`): one read of that range. */
   lengthsIn(from: number, to: number): Uint32Array;
   doc(index: number): SegmentDocEntry;
-  /** A search is about to read the entries of about `count` documents: from 16 up, a small section of entries (and string table) is read whole at the first entry, not a block at a time. */
+  /**
+   * A search is about to read the entries of about `count` documents: from 16 up, a section of
+   * entries and a string table of at most 512 KiB are each read whole at their next read, not a
+   * block or a string at a time (a read is a system call: a recall index's 300 hits made 48).
+   */
   expectEntries(count: number): void;
   source(ordinal: number): SegmentSourceEntry;
   /** The ordinal of the source document `doc` belongs to (no entry read). */

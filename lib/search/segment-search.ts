@@ -32,6 +32,12 @@ export interface SearchSource<P extends SearchPart = SearchPart> {
 
 type _Verdict = "rejected" | "accepted" | "documents";
 
+/** True when no hit scores above the one before it. */
+function _neverRising(hits: readonly IndexHit[]): boolean {
+  for (let i = 1; i < hits.length; i++) if (!(hits[i]!.score <= hits[i - 1]!.score)) return false;
+  return true;
+}
+
 /** The hits of `terms` over `index`'s parts; `useKept` false: score every part from its postings (and keep what they give), as after kept candidates that did not answer. */
 export function searchParts<P extends SearchPart>(
   index: SearchSource<P>,
@@ -146,12 +152,6 @@ export function searchParts<P extends SearchPart>(
   // Hits are taken best first: without a `tieBreak`, a stable sort of scores that never rise leaves them as they are (its comparator, a few thousand cold calls, is skipped).
   if (options.tieBreak || !_neverRising(hits)) hits.sort((a, b) => (Math.abs(b.score - a.score) > 1e-9 ? b.score - a.score : (options.tieBreak?.(a, b) ?? 0)));
   return hits.slice(0, options.limit);
-}
-
-/** True when no hit scores above the one before it. */
-function _neverRising(hits: readonly IndexHit[]): boolean {
-  for (let i = 1; i < hits.length; i++) if (!(hits[i]!.score <= hits[i - 1]!.score)) return false;
-  return true;
 }
 
 /** The documents `[from, to)` of the sources whose name starts with `prefix` (sources are in name order); all without one. */
