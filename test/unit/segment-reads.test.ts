@@ -105,6 +105,36 @@ describe("a segment read in proportion", () => {
     expect(_readIn(recorded, SECTION.docEntries)).toBe(blocks[0]![1]);
   });
 
+  test("a search that reads its hits' entries, told it will read 16 or more, reads a small section of entries and its strings whole at once", () => {
+    const search = (query: string, limit: number) => {
+      const recorded = _recorded(_segment("session:", 40));
+      const segment = { file: "s.seg", reader: openSegment(recorded.source), dead: new Set<number>() };
+      const index = createSegmentedIndex([segment], { docs: segment.reader.docs, totalLen: segment.reader.totalLen });
+      const hits = index.search(query, { limit, idFilter: () => true }).map((hit) => [hit.segment, hit.id, hit.score, hit.data]);
+      const [from, to] = _section(recorded.bytes, SECTION.docEntries);
+      const [stringsFrom, stringsTo] = _section(recorded.bytes, SECTION.strings);
+      const within = (low: number, high: number) => recorded.reads.filter(([position]) => position >= low && position < high);
+      return { hits, entries: within(from, to), strings: within(stringsFrom, stringsTo), section: [from, to - from] as [number, number] };
+    };
+    const reference = (query: string, limit: number) => {
+      const bytes = _segment("session:", 40);
+      const reader = openSegment(bufferSource(bytes), true);
+      return createSegmentedIndex([{ file: "s.seg", reader, dead: new Set<number>() }], { docs: reader.docs, totalLen: reader.totalLen })
+        .search(query, { limit, idFilter: () => true })
+        .map((hit) => [hit.segment, hit.id, hit.score, hit.data]);
+    };
+    const many = search("login", 300);
+    expect(many.hits).toEqual(reference("login", 300));
+    expect(many.entries).toEqual([many.section]);
+    // The string table's count and offsets, then every string in one read.
+    expect(many.strings.length).toBeLessThanOrEqual(3);
+    // One document holds all three of the query's terms: one hit, one block.
+    const few = search("word12x4", 1);
+    expect(few.hits).toEqual(reference("word12x4", 1));
+    expect(few.entries).toHaveLength(1);
+    expect(few.entries[0]![1]).toBeLessThan(many.section[1]! / 16);
+  });
+
   test("past 16 blocks of entries read one by one, a small section of entries is read whole once; a large one stays block by block", () => {
     const small = _recorded(_segment("session:", 40));
     const reader = openSegment(small.source);
@@ -135,36 +165,6 @@ describe("a segment read in proportion", () => {
     const largeReads = large.reads.filter(([position]) => position >= largeFrom && position < largeTo);
     expect(largeReads).toHaveLength(40);
     expect(Math.max(...largeReads.map(([, length]) => length))).toBeLessThan(8 * 1024);
-  });
-
-  test("a search that reads its hits' entries, told it will read 16 or more, reads a small section of entries and its strings whole at once", () => {
-    const search = (query: string, limit: number) => {
-      const recorded = _recorded(_segment("session:", 40));
-      const segment = { file: "s.seg", reader: openSegment(recorded.source), dead: new Set<number>() };
-      const index = createSegmentedIndex([segment], { docs: segment.reader.docs, totalLen: segment.reader.totalLen });
-      const hits = index.search(query, { limit, idFilter: () => true }).map((hit) => [hit.segment, hit.id, hit.score, hit.data]);
-      const [from, to] = _section(recorded.bytes, SECTION.docEntries);
-      const [stringsFrom, stringsTo] = _section(recorded.bytes, SECTION.strings);
-      const within = (low: number, high: number) => recorded.reads.filter(([position]) => position >= low && position < high);
-      return { hits, entries: within(from, to), strings: within(stringsFrom, stringsTo), section: [from, to - from] as [number, number] };
-    };
-    const reference = (query: string, limit: number) => {
-      const bytes = _segment("session:", 40);
-      const reader = openSegment(bufferSource(bytes), true);
-      return createSegmentedIndex([{ file: "s.seg", reader, dead: new Set<number>() }], { docs: reader.docs, totalLen: reader.totalLen })
-        .search(query, { limit, idFilter: () => true })
-        .map((hit) => [hit.segment, hit.id, hit.score, hit.data]);
-    };
-    const many = search("login", 300);
-    expect(many.hits).toEqual(reference("login", 300));
-    expect(many.entries).toEqual([many.section]);
-    // The string table's count and offsets, then every string in one read.
-    expect(many.strings.length).toBeLessThanOrEqual(3);
-    // One document holds all three of the query's terms: one hit, one block.
-    const few = search("word12x4", 1);
-    expect(few.hits).toEqual(reference("word12x4", 1));
-    expect(few.entries).toHaveLength(1);
-    expect(few.entries[0]![1]).toBeLessThan(many.section[1]! / 16);
   });
 
   test("a search under a prefix reads no postings of a segment without the prefix, and the prefix's lengths only", () => {
