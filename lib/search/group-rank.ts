@@ -121,18 +121,27 @@ function _best<T extends ScoredItem>(groups: RankedGroup<T>[], limit: number): R
     if (scores[runTop]! - scores[i + 1]! > _TIE) return groups.sort(_order).slice(0, limit);
     runTop = i;
   }
-  const byScore = new Map<number, RankedGroup<T>[]>();
-  for (const group of groups) {
-    const list = byScore.get(group.score);
-    if (list) list.push(group);
-    else byScore.set(group.score, [group]);
+  // Each group put at the first place of its score in the sorted scores (the next free one for an equal score): typed arrays, no map.
+  const n = scores.length;
+  const at = new Int32Array(n);
+  const taken = new Int32Array(n);
+  for (let g = 0; g < n; g++) {
+    const score = groups[g]!.score;
+    let low = 0;
+    let high = n;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (scores[mid]! < score) low = mid + 1;
+      else high = mid;
+    }
+    at[low + taken[low]!++] = g;
   }
   const best: RankedGroup<T>[] = [];
   let run: RankedGroup<T>[] = [];
-  for (let i = scores.length - 1; i >= 0 && best.length < limit; i--) {
-    // Each distinct score's groups once (the scores sorted hold it once per group).
-    if (i === scores.length - 1 || scores[i] !== scores[i + 1]) for (const group of byScore.get(scores[i]!)!) run.push(group);
+  for (let i = n - 1; i >= 0 && best.length < limit; i--) {
+    run.push(groups[at[i]!]!);
     if (i > 0 && scores[i]! - scores[i - 1]! <= _TIE) continue;
+    // A run of one is in place; a longer one is ordered whole by `_order` (total within it), whatever order its groups came in.
     if (run.length > 1) run.sort(_order);
     for (const group of run) best.push(group);
     run = [];
