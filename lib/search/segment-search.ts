@@ -32,12 +32,6 @@ export interface SearchSource<P extends SearchPart = SearchPart> {
 
 type _Verdict = "rejected" | "accepted" | "documents";
 
-/** True when no hit scores above the one before it. */
-function _neverRising(hits: readonly IndexHit[]): boolean {
-  for (let i = 1; i < hits.length; i++) if (!(hits[i]!.score <= hits[i - 1]!.score)) return false;
-  return true;
-}
-
 /** The hits of `terms` over `index`'s parts; `useKept` false: score every part from its postings (and keep what they give), as after kept candidates that did not answer. */
 export function searchParts<P extends SearchPart>(
   index: SearchSource<P>,
@@ -99,6 +93,8 @@ export function searchParts<P extends SearchPart>(
   if (options.entriesWhenRead !== true || options.idFilter)
     for (let p = 0; p < all.length; p++) all[p]!.reader.expectEntries(Math.min(options.limit, touchedCount[p]!));
   const hits: IndexHit[] = [];
+  // Whether a hit scored above the one before it (they are taken best first: only a score that is not a number could).
+  let rising = false;
   let floor = Number.NEGATIVE_INFINITY;
   // Per part, each source's name and verdict: rejected, accepted as a whole, or left to `filter`.
   const verdicts = all.map(() => new Map<number, { name: string; verdict: _Verdict }>());
@@ -134,6 +130,7 @@ export function searchParts<P extends SearchPart>(
     );
     if (options.idFilter && !options.idFilter(hit.segment, hit.id)) continue;
     if (source.verdict === "documents" && options.filter && !options.filter(hit.segment, hit.id, hit.data)) continue;
+    if (hits.length > 0 && !(hit.score <= hits[hits.length - 1]!.score)) rising = true;
     hits.push(hit);
     if (hits.length === options.limit) floor = hit.score;
   }
@@ -149,8 +146,8 @@ export function searchParts<P extends SearchPart>(
     lists,
     options.limit,
   );
-  // Hits are taken best first: without a `tieBreak`, a stable sort of scores that never rise leaves them as they are (its comparator, a few thousand cold calls, is skipped).
-  if (options.tieBreak || !_neverRising(hits)) hits.sort((a, b) => (Math.abs(b.score - a.score) > 1e-9 ? b.score - a.score : (options.tieBreak?.(a, b) ?? 0)));
+  // Without a `tieBreak`, a stable sort of scores that never rise leaves them as they are (its comparator, a few thousand cold calls, is skipped).
+  if (options.tieBreak || rising) hits.sort((a, b) => (Math.abs(b.score - a.score) > 1e-9 ? b.score - a.score : (options.tieBreak?.(a, b) ?? 0)));
   return hits.slice(0, options.limit);
 }
 
