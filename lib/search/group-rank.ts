@@ -72,7 +72,7 @@ export function rankGroups<T extends ScoredItem>(items: readonly T[], options: G
     groups.push(new _Group(key, score, list));
   }
   const limit = options.limit ?? groups.length;
-  return _best(groups, Math.min(limit, groups.length));
+  return limit < groups.length ? _best(groups, limit) : groups.sort(_order);
 }
 
 /** A group; its time read from its items when first asked for. A class: a ranking makes hundreds, and a literal's getter is a new closure each. */
@@ -102,49 +102,27 @@ function _order(a: RankedGroup<ScoredItem>, b: RankedGroup<ScoredItem>): number 
 }
 
 /**
- * The first `limit` of `groups.sort(_order)`, by a native sort of their scores: `_order` runs only
- * within each run of tied scores, and only for the runs that reach into the first `limit`. When
- * every run of scores each within 1e-9 of the next spans at most 1e-9, "tied" is an equivalence and
- * `_order` a total order (across runs by score, within one by time and key), so these are its first
- * `limit`; otherwise (a chain of near ties) the whole list is sorted as it always was. A sort by a
- * comparator over hundreds of groups is a few thousand cold calls before a first request.
+ * The first `limit` of `groups.sort(_order)`, sorting by `_order` only the groups of the runs of
+ * tied scores that reach into them. When every run of scores each within 1e-9 of the next spans
+ * at most 1e-9, "tied" is an equivalence and `_order` a total order, so its first `limit` are
+ * these; otherwise (a chain of near ties) the whole list is sorted as it always was. The scores
+ * are ordered by a native sort of numbers: no comparator runs for the groups left out.
  */
 function _best<T extends ScoredItem>(groups: RankedGroup<T>[], limit: number): RankedGroup<T>[] {
   const scores = new Float64Array(groups.length);
   for (let i = 0; i < groups.length; i++) scores[i] = groups[i]!.score;
   scores.sort();
-  if (Number.isNaN(scores[scores.length - 1])) return groups.sort(_order).slice(0, limit);
-  // Ascending, scores[at] is the (n - at)-th best: runs are walked from the best down.
+  // Descending, scores[at] is the (n - at)-th best: runs are walked from the best down.
   let runTop = scores.length - 1;
+  let cutoff = Number.NaN;
   for (let i = scores.length - 2; i >= -1; i--) {
     if (i >= 0 && scores[i + 1]! - scores[i]! <= _TIE) continue;
     if (scores[runTop]! - scores[i + 1]! > _TIE) return groups.sort(_order).slice(0, limit);
+    if (Number.isNaN(cutoff) && scores.length - 1 - i >= limit) cutoff = scores[i + 1]!;
     runTop = i;
   }
-  // Each group put at the first place of its score in the sorted scores (the next free one for an equal score): typed arrays, no map.
-  const n = scores.length;
-  const at = new Int32Array(n);
-  const taken = new Int32Array(n);
-  for (let g = 0; g < n; g++) {
-    const score = groups[g]!.score;
-    let low = 0;
-    let high = n;
-    while (low < high) {
-      const mid = (low + high) >> 1;
-      if (scores[mid]! < score) low = mid + 1;
-      else high = mid;
-    }
-    at[low + taken[low]!++] = g;
-  }
-  const best: RankedGroup<T>[] = [];
-  let run: RankedGroup<T>[] = [];
-  for (let i = n - 1; i >= 0 && best.length < limit; i--) {
-    run.push(groups[at[i]!]!);
-    if (i > 0 && scores[i]! - scores[i - 1]! <= _TIE) continue;
-    // A run of one is in place; a longer one is ordered whole by `_order` (total within it), whatever order its groups came in.
-    if (run.length > 1) run.sort(_order);
-    for (const group of run) best.push(group);
-    run = [];
-  }
-  return best.length > limit ? best.slice(0, limit) : best;
+  return groups
+    .filter((group) => group.score >= cutoff)
+    .sort(_order)
+    .slice(0, limit);
 }

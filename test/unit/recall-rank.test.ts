@@ -152,7 +152,7 @@ describe("the group rule", () => {
     }));
     expect(rankGroups(tied, { limit: 8 }).map((group) => group.key)).toEqual([0, 1, 2, 3, 4, 5, 6, 7].map((i) => `note:${i}`));
     expect(reads).toBe(0);
-    // Every group asked for, ties ordered only within their run: the leaders read no time.
+    // Every group asked for: the leaders first, the tied ones by key (their times are equal).
     expect(rankGroups(tied).map((group) => group.key)).toEqual([
       ...Array.from({ length: 8 }, (_, i) => `note:${i}`),
       ...Array.from({ length: 500 }, (_, i) => `note:${i + 8}`).sort(),
