@@ -24,7 +24,7 @@
  * - The section says how many notes were left out and that recall reaches them.
  * - `MemoryInjection` lists what went in (ids, scope, estimated tokens): the run log's record.
  */
-import { passageSnippets, rankEverything } from "../find/recall-everything.ts";
+import { passageSnippets, rankEverything, type RecalledGroup } from "../find/recall-everything.ts";
 import type { EpisodeStore } from "../store/episodes.ts";
 import type { EpisodeCard } from "../store/memory-index.ts";
 import { abbreviationHead, type Abbreviate } from "../platform/ids.ts";
@@ -163,7 +163,8 @@ function _rank(options: SelectMemoryOptions, notes: readonly ScopedMemoryEntry[]
       { projectRoot, cwd: projectRoot, stores, entries, episodes: options.episodes, onNotice: options.onNotice, currentSession: options.currentSession },
       { query, limit: notes.length + _SESSION_CAP, kinds: options.transcripts ? undefined : [...MEMORY_KINDS, "episode"] },
     );
-    const sessions = ranking.groups.filter((group) => group.kind === "session").slice(0, _SESSION_CAP);
+    const sessions: RecalledGroup[] = [];
+    for (const group of ranking.groups) if (group.kind === "session" && sessions.push(group) === _SESSION_CAP) break;
     const snippets = passageSnippets(sessions, ranking.words, 200);
     const abbreviate = prefixMemoryAbbreviator(byId.keys(), ranking.episodeIdsStarting);
     // Only a session without an episode is named by its short id: the folders are listed for those alone.
@@ -221,6 +222,7 @@ function _noteCandidate(note: ScopedMemoryEntry, projectRoot: string): _Candidat
 
 function _episodeLine(card: EpisodeCard, abbreviate: Abbreviate): string {
   if (card.kind !== "episode") return "";
-  const changed = card.changed.length > 0 ? ` · changed ${card.changed.join(", ")}` : "";
-  return `- (episode ${_esc(abbreviate(card.sessionId))} ${_esc(card.at.slice(0, 10))}) asked "${_esc(card.ask)}"${_esc(changed)} · ${_esc(card.status)}`;
+  // Escaping goes character by character: the files are escaped, not the separator around them.
+  const changed = card.changed.length > 0 ? ` · changed ${_esc(card.changed.join(", "))}` : "";
+  return `- (episode ${_esc(abbreviate(card.sessionId))} ${_esc(card.at.slice(0, 10))}) asked "${_esc(card.ask)}"${changed} · ${_esc(card.status)}`;
 }

@@ -26,7 +26,7 @@
  */
 import { addStats, type Bm25Index, type IndexHit } from "../search/bm25-index.ts";
 import { IndexCorruptError } from "../search/segment-layout.ts";
-import { DEFAULT_GROUP_RULE, rankGroups, type GroupRule, type ScoredItem } from "../search/group-rank.ts";
+import { DEFAULT_GROUP_RULE, rankGroups, type GroupRule, type RankedGroup, type ScoredItem } from "../search/group-rank.ts";
 import { parseTimeQuery, type TimeWindow } from "../search/time-query.ts";
 import { tokenizeQuery } from "../search/tokenize.ts";
 import { DIGEST_ID_PREFIX, EPISODE_SEGMENT, openMemoryIndex, type EpisodeCard, type OpenedMemoryIndex } from "../store/memory-index.ts";
@@ -195,22 +195,13 @@ function _rank(context: RecallEverythingContext, request: RecallEverythingReques
   const groups = ranked.map((group): RecalledGroup => {
     const best = group.items[0]!;
     if (best.source === "note") return { kind: "note", key: group.key, score: group.score, at: group.at, note: memory.notes.get(best.id)! };
-    const episode = group.items.find((item) => item.source === "episode");
+    let episode: _Item | undefined;
+    let passage: _Item | undefined;
+    for (const item of group.items)
+      if (item.source === "episode") episode ??= item;
+      else if (item.source === "passage") passage ??= item;
     if (group.key.startsWith(_DIGEST_GROUP)) return _withCard({ kind: "digest", key: group.key, score: group.score, at: group.at }, episode!);
-    const passage = group.items.find((item) => item.source === "passage");
-    const session: RecalledGroup = {
-      kind: "session",
-      key: group.key,
-      score: group.score,
-      // An episode item's time is its card's; a group's time is read from its items' entries when first asked for.
-      get at() {
-        return episode ? episode.at : group.at;
-      },
-      ...(episode ? { episodeId: episode.id } : {}),
-      ...(passage ? { passage: { id: passage.id, card: passage.data as TranscriptCard } } : {}),
-      sessionId: group.key.slice(SESSION_PREFIX.length),
-    };
-    return episode ? _withCard(session, episode) : session;
+    return new _SessionGroup(group, episode, passage);
   });
   // A session's time without an episode is its passages' (their entries): read here, where a damaged one can still be searched around.
   for (const group of groups) if (group.kind === "session" && !group.episodeId) void group.at;
@@ -354,6 +345,36 @@ class _PassageItem implements _Item {
   }
 }
 const _DIGEST_GROUP = "digest:";
+
+/** A session's group: its time (its episode's card's, else its items' newest) and its episode's card read when first asked for; a class, as the items are (above). */
+class _SessionGroup implements RecalledGroup {
+  readonly kind = "session" as const;
+  readonly key: string;
+  readonly score: number;
+  readonly episodeId?: string;
+  readonly passage?: { id: string; card: TranscriptCard };
+  readonly sessionId: string;
+  readonly #group: RankedGroup<_Item>;
+  readonly #episode: _Item | undefined;
+
+  constructor(group: RankedGroup<_Item>, episode: _Item | undefined, passage: _Item | undefined) {
+    this.key = group.key;
+    this.score = group.score;
+    this.#group = group;
+    this.#episode = episode;
+    if (episode) this.episodeId = episode.id;
+    if (passage) this.passage = { id: passage.id, card: passage.data as TranscriptCard };
+    this.sessionId = group.key.slice(SESSION_PREFIX.length);
+  }
+
+  get at(): string {
+    return this.#episode ? this.#episode.at : this.#group.at;
+  }
+
+  get card(): EpisodeCard | undefined {
+    return this.#episode?.data as EpisodeCard | undefined;
+  }
+}
 
 /** `group` with its card: the episode item's, decoded when first read. */
 function _withCard(group: RecalledGroup, episode: _Item): RecalledGroup {

@@ -141,40 +141,45 @@ export function memberReader(reader: ByteReader, strings: StringTable): (key: st
   };
 }
 
-/** Moves past one value without building it. */
-export function skipValue(reader: ByteReader): void {
-  const tag = reader.byte();
-  switch (tag) {
-    case 0:
-    case 1:
-    case 2:
-      return;
-    case 3:
-    case 4:
-    case 7:
-      reader.varint();
-      return;
-    case 5:
-      reader.f64();
-      return;
-    case 6: {
-      const length = reader.varint();
-      reader.position += length;
-      if (reader.position > reader.bytes.length) throw new IndexCorruptError("a string runs past its block");
-      return;
+/**
+ * Moves past `count` values without building them. One loop with a count of values left, not a
+ * call per value: a search steps over hundreds of entries' cards before the JIT has compiled
+ * anything, where each call costs more than the bytes it reads (docs/memory.md).
+ */
+export function skipValue(reader: ByteReader, count = 1): void {
+  const bytes = reader.bytes;
+  const end = bytes.length;
+  let at = reader.position;
+  let left = count;
+  while (left > 0) {
+    left -= 1;
+    if (at >= end) throw new IndexCorruptError("an entry runs past its block");
+    const tag = bytes[at++]!;
+    if (tag <= 2) continue;
+    if (tag === 5) {
+      if (at + 8 > end) throw new IndexCorruptError("a number runs past its block");
+      at += 8;
+      continue;
     }
-    case 8:
-      for (let i = reader.varint(); i > 0; i--) skipValue(reader);
-      return;
-    case 9:
-      for (let i = reader.varint(); i > 0; i--) {
-        skipValue(reader);
-        skipValue(reader);
-      }
-      return;
-    default:
-      throw new IndexCorruptError(`an entry with an unknown tag ${tag}`);
+    if (tag > 9) throw new IndexCorruptError(`an entry with an unknown tag ${tag}`);
+    // Every other tag is followed by a varint: a number (3, 4), a string's bytes (6) or reference (7), a count (8, 9).
+    let value = 0;
+    let scale = 1;
+    for (let i = 0; ; i++) {
+      if (i === 8) throw new IndexCorruptError("a number is too long");
+      if (at >= end) throw new IndexCorruptError("a number runs past its section");
+      const byte = bytes[at++]!;
+      value += (byte & 0x7f) * scale;
+      if (byte < 0x80) break;
+      scale *= 0x80;
+    }
+    if (tag === 6) {
+      at += value;
+      if (at > end) throw new IndexCorruptError("a string runs past its block");
+    } else if (tag === 8) left += value;
+    else if (tag === 9) left += value * 2;
   }
+  reader.position = at;
 }
 
 /** Reads a string written by encodeValue (a literal or a reference). */
@@ -214,9 +219,15 @@ const _STRING_READS = 32;
  * (decoded at once when they are ASCII). Format 1: one JSON array, read and parsed whole.
  *
  * Contract: throws IndexCorruptError when the bytes are not a string table, or a reference runs
- * past it; `read(from, length)` reads bytes of the strings section.
+ * past it; `read(from, length)` reads bytes of the strings section; `atOnce()` true: the rest
+ * of the strings are read whole at the next one asked for.
  */
-export function openStringTable(formatOne: boolean, read: (from: number, length: number) => Uint8Array, size: number): StringTable {
+export function openStringTable(
+  formatOne: boolean,
+  read: (from: number, length: number) => Uint8Array,
+  size: number,
+  atOnce: () => boolean = () => false,
+): StringTable {
   if (formatOne) return _jsonStrings(read(0, size));
   const count = size >= 8 ? u32At(read(0, 4), 0) : -1;
   const first = 4 + (count + 1) * 4;
@@ -236,7 +247,7 @@ export function openStringTable(formatOne: boolean, read: (from: number, length:
       const to = offsets[index + 1]!;
       if (to < from || first + to > size) throw new IndexCorruptError("a string runs past its table");
       // A search naming many strings (hundreds of hits) reads the rest at once: a read is a system call.
-      if (!whole && ++reads > _STRING_READS) {
+      if (!whole && (++reads > _STRING_READS || atOnce())) {
         whole = read(first, size - first);
         const decoded = decodeText(whole);
         if (decoded.length === whole.length) ascii = decoded;

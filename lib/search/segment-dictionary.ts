@@ -210,16 +210,33 @@ function _findInBlock(
   term: Uint8Array,
   compareKey: (bytes: Uint8Array, start: number, length: number, term: Uint8Array) => number,
 ): _Entry | null {
-  const reader = new ByteReader(raw);
-  while (!reader.done) {
-    const length = reader.varint();
-    if (reader.position + length > raw.length) throw new IndexCorruptError("a key runs past its section");
-    const order = compareKey(raw, reader.position, length, term);
-    reader.position += length;
-    const df = reader.varint();
-    const start = reader.varint();
-    const bytes = reader.varint();
-    if (order === 0) return { df, start, length: bytes };
+  // Locals only, each varint read inline (as the term index is walked): a first request's lookups walk their blocks cold.
+  const end = raw.length;
+  let position = 0;
+  while (position < end) {
+    let order = 0;
+    let df = 0;
+    let start = 0;
+    // Four varints an entry: its key's length (the key's bytes follow it), its document frequency, its postings' offset and bytes.
+    for (let field = 0; field < 4; field++) {
+      let value = 0;
+      let scale = 1;
+      for (let i = 0; ; i++) {
+        if (i === 8) throw new IndexCorruptError("a number is too long");
+        if (position >= end) throw new IndexCorruptError("a number runs past its section");
+        const byte = raw[position++]!;
+        value += (byte & 0x7f) * scale;
+        if (byte < 0x80) break;
+        scale *= 0x80;
+      }
+      if (field === 0) {
+        if (position + value > end) throw new IndexCorruptError("a key runs past its section");
+        order = compareKey(raw, position, value, term);
+        position += value;
+      } else if (field === 1) df = value;
+      else if (field === 2) start = value;
+      else if (order === 0) return { df, start, length: value };
+    }
     if (order > 0) return null;
   }
   return null;

@@ -48,6 +48,12 @@ export interface SegmentReader {
   /** The term counts of documents `from … to - 1` (index 0 is document `from`): one read of that range. */
   lengthsIn(from: number, to: number): Uint32Array;
   doc(index: number): SegmentDocEntry;
+  /**
+   * A search is about to read the entries of about `count` documents: from 16 up, a section of
+   * entries and a string table of at most 512 KiB are each read whole at their next read, not a
+   * block or a string at a time (a read is a system call: a recall index's 300 hits made 48).
+   */
+  expectEntries(count: number): void;
   source(ordinal: number): SegmentSourceEntry;
   /** The ordinal of the source document `doc` belongs to (no entry read). */
   sourceOf(doc: number): number;
@@ -112,8 +118,15 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
     return [table[index]!, table[index + 1]!];
   };
   let strings: StringTable | undefined;
+  // Set by `expectEntries`: the search ahead reads entries by the dozen.
+  let manyEntries = false;
   const stringTable = (): StringTable => {
-    strings ??= openStringTable(format === FIRST_SEGMENT_FORMAT, (from, length) => bytes.read(at(SECTION.strings) + from, length), span(SECTION.strings));
+    strings ??= openStringTable(
+      format === FIRST_SEGMENT_FORMAT,
+      (from, length) => bytes.read(at(SECTION.strings) + from, length),
+      span(SECTION.strings),
+      () => manyEntries && span(SECTION.strings) <= _WHOLE_ENTRIES,
+    );
     return strings;
   };
   // The last blocks of document entries read, so neighbouring hits cost one read.
@@ -126,7 +139,7 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
       const [start, end] = spanOf(SECTION.docOffsets, Math.ceil(docs / DOC_BLOCK), number);
       if (end < start || at(SECTION.docEntries) + end > at(SECTION.docEntries + 1)) throw new IndexCorruptError("a block of entries runs past its section");
       // A search that reads many blocks of a small section (a recall index's hundreds of candidates) reads the rest at once: a read is a system call.
-      if (!allEntries && ++blockReads > _BLOCK_READS && span(SECTION.docEntries) <= _WHOLE_ENTRIES)
+      if (!allEntries && (++blockReads > _BLOCK_READS || manyEntries) && span(SECTION.docEntries) <= _WHOLE_ENTRIES)
         allEntries = bytes.read(at(SECTION.docEntries), span(SECTION.docEntries));
       found = {
         bytes: allEntries ? allEntries.subarray(start, end) : bytes.read(at(SECTION.docEntries) + start, end - start),
@@ -139,22 +152,24 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
     }
     return found;
   };
-  // Steps over the block's next entry (checking what it steps over), so the one after it can be found.
-  const walk = (block: _Block, number: number): void => {
-    const doc = number * DOC_BLOCK + block.starts.length;
+  // Steps over the block's entries up to the `k`th (checking what it steps over), so each one's start is known: one reader, one loop.
+  const walkTo = (block: _Block, number: number, k: number): void => {
     const reader = new ByteReader(block.bytes);
     reader.position = block.next;
-    block.starts.push(reader.position);
-    const source = reader.varint();
-    if (source >= sources) throw new IndexCorruptError(`document ${doc} names source ${source} of ${sources}`);
-    skipValue(reader);
-    skipValue(reader);
-    const flag = reader.byte();
-    if (flag > 1) throw new IndexCorruptError(`document ${doc} is malformed`);
-    if (flag === 1) skipValue(reader);
-    if (reader.position > block.bytes.length) throw new IndexCorruptError("an entry runs past its block");
-    block.next = reader.position;
-    if (doc === Math.min(docs, (number + 1) * DOC_BLOCK) - 1 && !reader.done) throw new IndexCorruptError("a block of entries holds more than its documents");
+    const last = Math.min(docs, (number + 1) * DOC_BLOCK) - 1;
+    while (block.starts.length <= k) {
+      const doc = number * DOC_BLOCK + block.starts.length;
+      block.starts.push(reader.position);
+      const source = reader.varint();
+      if (source >= sources) throw new IndexCorruptError(`document ${doc} names source ${source} of ${sources}`);
+      skipValue(reader, 2);
+      const flag = reader.byte();
+      if (flag > 1) throw new IndexCorruptError(`document ${doc} is malformed`);
+      if (flag === 1) skipValue(reader);
+      if (reader.position > block.bytes.length) throw new IndexCorruptError("an entry runs past its block");
+      block.next = reader.position;
+      if (doc === last && !reader.done) throw new IndexCorruptError("a block of entries holds more than its documents");
+    }
   };
   const entryOf = (index: number): SegmentDocEntry => {
     const number = Math.floor(index / DOC_BLOCK);
@@ -162,7 +177,7 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
     const block = blockOf(number);
     const cached = block.entries[k];
     if (cached) return cached;
-    while (block.starts.length <= k) walk(block, number);
+    if (block.starts.length <= k) walkTo(block, number, k);
     const reader = new ByteReader(block.bytes);
     reader.position = block.starts[k]!;
     const known = stringTable();
@@ -311,6 +326,10 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
     doc(index) {
       if (!Number.isInteger(index) || index < 0 || index >= docs) throw new IndexCorruptError(`document ${index} of ${docs}`);
       return entryOf(index);
+    },
+
+    expectEntries(count) {
+      if (count >= _BLOCK_READS) manyEntries = true;
     },
 
     source,

@@ -89,7 +89,12 @@ export function searchParts<P extends SearchPart>(
     // What `limit` hits take when a few are filtered out: one batch, one selection.
     options.limit + (options.limit >> 3),
   );
+  // Each hit's entry is read below (unless its source is accepted whole and the caller reads entries later): a part told how many reads it up front.
+  if (options.entriesWhenRead !== true || options.idFilter)
+    for (let p = 0; p < all.length; p++) all[p]!.reader.expectEntries(Math.min(options.limit, touchedCount[p]!));
   const hits: IndexHit[] = [];
+  // Whether a hit scored above the one before it (they are taken best first: only a score that is not a number could).
+  let rising = false;
   let floor = Number.NEGATIVE_INFINITY;
   // Per part, each source's name and verdict: rejected, accepted as a whole, or left to `filter`.
   const verdicts = all.map(() => new Map<number, { name: string; verdict: _Verdict }>());
@@ -125,6 +130,7 @@ export function searchParts<P extends SearchPart>(
     );
     if (options.idFilter && !options.idFilter(hit.segment, hit.id)) continue;
     if (source.verdict === "documents" && options.filter && !options.filter(hit.segment, hit.id, hit.data)) continue;
+    if (hits.length > 0 && !(hit.score <= hits[hits.length - 1]!.score)) rising = true;
     hits.push(hit);
     if (hits.length === options.limit) floor = hit.score;
   }
@@ -140,7 +146,8 @@ export function searchParts<P extends SearchPart>(
     lists,
     options.limit,
   );
-  hits.sort((a, b) => (Math.abs(b.score - a.score) > 1e-9 ? b.score - a.score : (options.tieBreak?.(a, b) ?? 0)));
+  // Without a `tieBreak`, a stable sort of scores that never rise leaves them as they are (its comparator, a few thousand cold calls, is skipped).
+  if (options.tieBreak || rising) hits.sort((a, b) => (Math.abs(b.score - a.score) > 1e-9 ? b.score - a.score : (options.tieBreak?.(a, b) ?? 0)));
   return hits.slice(0, options.limit);
 }
 

@@ -186,7 +186,7 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
   // `later`: the entry too (a document its source's verdict accepted, which nothing in the search reads).
   const hitOf = (part: _Part, doc: number, segment: string, score: number, matched: number, later = false): IndexHit => {
     const entry = later ? undefined : part.reader.doc(doc);
-    return later || entry!.field ? new _FieldHit(segment, score, matched, part.reader, doc, entry) : new _Hit(segment, score, matched, part.reader, doc, entry);
+    return new _Hit(segment, score, matched, part.reader, doc, entry);
   };
   const currentStamp = (name: string): string | undefined => {
     const stamp = builder.stampOf(name);
@@ -292,7 +292,8 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
  * read when its id, data or a field is first asked for. A class, its members on the prototype: a
  * search makes hundreds of hits on the way to a first request, and an object literal's getters are
  * new closures each (segmented-index's share of what tipped a `recall` turn into its first garbage
- * collection, docs/memory.md).
+ * collection, docs/memory.md). One class, `field` on every hit (answered from the decoded data when
+ * the entry reads no member alone): a subclass costs each of hundreds of cold constructions a `super`.
  */
 class _Hit implements IndexHit {
   readonly #reader: SegmentReader;
@@ -320,16 +321,14 @@ class _Hit implements IndexHit {
     return this.entry().data;
   }
 
-  /** The document's entry, read once. */
-  protected entry(): SegmentDocEntry {
-    return (this.#entry ??= this.#reader.doc(this.#doc));
-  }
-}
-
-/** A hit whose data is an object the entry reads one member of without decoding the rest (or whose entry is read later: then whatever it holds). */
-class _FieldHit extends _Hit {
+  /** One member of the data, read without decoding the rest when the entry can. */
   field(key: string): unknown {
     const found = this.entry();
     return found.field ? found.field(key) : (found.data as Record<string, unknown> | undefined)?.[key];
+  }
+
+  /** The document's entry, read once. */
+  private entry(): SegmentDocEntry {
+    return (this.#entry ??= this.#reader.doc(this.#doc));
   }
 }

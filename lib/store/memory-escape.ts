@@ -23,8 +23,13 @@ const _LOOKALIKES =
 const _INVISIBLE = /[\p{Cf}\uFE00-\uFE0F\u{E0100}-\u{E01EF}\u115F\u1160\u3164\uFFA0]/gu;
 const _BREAKS = /[\p{Cc}\u2028\u2029]/gu;
 
+// Printable ASCII but `&`, `<` and `>`: every step below leaves it as it is (each changes only other
+// characters), so it is answered by one test: most notes, and every id, date, path and status of an episode line.
+const _UNCHANGED = /^[\x20-\x25\x27-\x3b\x3d\x3f-\x7e]*$/;
+
 /** `text` made safe to sit between the memory section's tags (see the module comment). */
 export function escapeMemoryText(text: string): string {
+  if (_UNCHANGED.test(text)) return text;
   return text
     .replace(_BREAKS, " ")
     .replace(_INVISIBLE, "")

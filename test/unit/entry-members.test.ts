@@ -1,11 +1,12 @@
 /**
  * One member of an entry's data is read without building the rest (lib/search/entry-codec.ts
  * `memberReader`): questions in any order cost one pass over the object, each string of the
- * table looked up once, and answer what the whole value decoded holds.
+ * table looked up once, and answer what the whole value decoded holds. `skipValue` steps over
+ * values (one or several) to where decoding them ends, and finds a cut or unknown one corrupt.
  */
 import { describe, expect, test } from "bun:test";
-import { decodeValue, encodeValue, memberReader, repeatedStrings } from "../../lib/search/entry-codec.ts";
-import { ByteReader, ByteWriter } from "../../lib/search/segment-layout.ts";
+import { decodeValue, encodeValue, memberReader, repeatedStrings, skipValue } from "../../lib/search/entry-codec.ts";
+import { ByteReader, ByteWriter, IndexCorruptError } from "../../lib/search/segment-layout.ts";
 
 const _CARD = {
   kind: "episode",
@@ -53,5 +54,35 @@ describe("memberReader", () => {
       const { bytes, strings } = _encoded(value);
       expect(memberReader(new ByteReader(bytes), strings)("kind")).toBeUndefined();
     }
+  });
+});
+
+describe("skipValue", () => {
+  const _VALUES = [_CARD, [_CARD, { nested: [[], {}, [1, -2, 3.5, null, true, false]] }], "x".repeat(300), 2 ** 40, -7, 0.25, null, [], {}];
+
+  test("steps over values, one or several at a time, to where decoding them ends", () => {
+    const { bytes, whole } = _encoded(_VALUES);
+    expect(whole).toEqual(JSON.parse(JSON.stringify(_VALUES)));
+    const reader = new ByteReader(bytes);
+    skipValue(reader);
+    expect(reader.position).toBe(bytes.length);
+    // Past the array's tag and count, its members.
+    const members = new ByteReader(bytes);
+    members.byte();
+    members.varint();
+    const decoded = new ByteReader(bytes);
+    decoded.position = members.position;
+    for (let i = 0; i < 3; i++) decodeValue(decoded, (at) => repeatedStrings([_VALUES, _VALUES])[at]!);
+    skipValue(members, 3);
+    expect(members.position).toBe(decoded.position);
+    skipValue(members, _VALUES.length - 3);
+    expect(members.position).toBe(bytes.length);
+  });
+
+  test("a value cut short or with an unknown tag is corrupt", () => {
+    const { bytes } = _encoded(_VALUES);
+    for (let cut = 0; cut < bytes.length; cut++) expect(() => skipValue(new ByteReader(bytes.subarray(0, cut)))).toThrow(IndexCorruptError);
+    expect(() => skipValue(new ByteReader(Uint8Array.of(10)))).toThrow(IndexCorruptError);
+    expect(() => skipValue(new ByteReader(Uint8Array.of(3, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 1)))).toThrow("a number is too long");
   });
 });

@@ -59,6 +59,18 @@ describe("escapeMemoryText", () => {
   test("ordinary notes pass unchanged", () => {
     expect(PLAIN.map(escapeMemoryText)).toEqual(PLAIN);
   });
+
+  test("printable ASCII but & < > is answered unchanged, as the full escape leaves it; text is escaped character by character", () => {
+    // A non-ASCII letter beside each character takes the whole escape, not the test that answers plain text.
+    for (let code = 0x20; code < 0x7f; code++) {
+      const char = String.fromCharCode(code);
+      const alone = escapeMemoryText(char);
+      expect(escapeMemoryText(`${char}\u00e9`)).toBe(`${alone}\u00e9`);
+      expect(alone === char).toBe(!"&<>".includes(char));
+    }
+    const pieces = ["src/a.ts, src/b.ts", " · changed ", "a&b <c>", "\t\u200B\uFF1C", "d\u00e9j\u00e0", "\u{1F600}", ""];
+    for (const a of pieces) for (const b of pieces) expect(escapeMemoryText(a + b)).toBe(escapeMemoryText(a) + escapeMemoryText(b));
+  });
 });
 
 describe("unescapeMemoryText", () => {

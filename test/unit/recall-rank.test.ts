@@ -113,7 +113,7 @@ describe("the group rule", () => {
     ).toEqual(["y", "x"]);
   });
 
-  test("the best `limit` groups are the exhaustive ranking's first `limit`, ties and near ties included; times read only for ties among them", () => {
+  test("the best `limit` groups are the exhaustive ranking's first `limit`, and that is the comparator sort's, ties and near ties included; times read only for ties among them", () => {
     let seed = 7;
     const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n) / 1;
     for (let round = 0; round < 60; round++) {
@@ -130,6 +130,11 @@ describe("the group rule", () => {
         });
       const items = made(40 + random(300));
       const all = rankGroups(items).map((group) => [group.key, group.score, group.at]);
+      // The whole ranking is the comparator sort's (by score, a tie to 1e-9 to the newer, then by key), done here on its own.
+      const sorted = [...rankGroups(items)].sort((a, b) =>
+        Math.abs(b.score - a.score) > 1e-9 ? b.score - a.score : a.at < b.at ? 1 : a.at > b.at ? -1 : a.key < b.key ? -1 : 1,
+      );
+      if (round % 3 !== 0) expect(all).toEqual(sorted.map((group) => [group.key, group.score, group.at]));
       for (const limit of [1, 3, 8, 25, 1000]) {
         const best = rankGroups(items, { limit });
         expect(best.map((group) => [group.key, group.score, group.at])).toEqual(all.slice(0, limit));
@@ -147,6 +152,11 @@ describe("the group rule", () => {
     }));
     expect(rankGroups(tied, { limit: 8 }).map((group) => group.key)).toEqual([0, 1, 2, 3, 4, 5, 6, 7].map((i) => `note:${i}`));
     expect(reads).toBe(0);
+    // Every group asked for: the leaders first, the tied ones by key (their times are equal).
+    expect(rankGroups(tied).map((group) => group.key)).toEqual([
+      ...Array.from({ length: 8 }, (_, i) => `note:${i}`),
+      ...Array.from({ length: 500 }, (_, i) => `note:${i + 8}`).sort(),
+    ]);
   });
 
   test("a group inside the time window doubles; `at` is its newest item", () => {

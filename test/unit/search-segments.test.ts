@@ -176,6 +176,9 @@ describe("segment file", () => {
     expect(hits.map((hit) => `${hit.segment}/${hit.id}`).sort()).toEqual(expected.map((doc) => doc.key).sort());
     const byKey = new Map(expected.map((doc) => [doc.key, doc.score]));
     for (const hit of hits) expect(hit.score).toBeCloseTo(byKey.get(`${hit.segment}/${hit.id}`)!, 12);
+    // Best first, ties in the order found (oldest segment first, then document order): what the stable sort by score gives, skipped or not.
+    expect(hits.filter((hit, i) => i > 0 && hit.score === hits[i - 1]!.score).length).toBeGreaterThan(100);
+    expect(ids(index.search("login redirect", { limit: 1000, tieBreak: () => 0 }))).toEqual(ids(hits));
     const notFirst = (segment: string) => !segment.startsWith("p0");
     expect(index.search("login redirect", { limit: 9, segmentFilter: notFirst })).toEqual(
       index.search("login redirect", { limit: 9, filter: (segment) => notFirst(segment) }),

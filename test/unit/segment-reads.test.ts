@@ -8,6 +8,8 @@
  * - A search with a prefix reads no postings of a segment that holds no source of the prefix,
  *   and of the one that does, the lengths of the prefix's documents only.
  * - A string table (format 2) is read as its offsets and the strings the entries read name.
+ * - A search that reads 16 or more hits' entries reads a small section of entries and its
+ *   string table whole, once; one reading a few reads their blocks.
  * - A hit's data is decoded when first read; one member of it (what a ranking groups by) is read
  *   alone.
  * The answers are the ones the whole-file reader gives (the same bytes in memory). A format-1
@@ -101,6 +103,36 @@ describe("a segment read in proportion", () => {
         position >= _section(recorded.bytes, section)[0] && position < _section(recorded.bytes, section)[1];
     expect(recorded.reads.slice(after).filter((read) => !inside(SECTION.lengths)(read) && !inside(SECTION.strings)(read))).toEqual([]);
     expect(_readIn(recorded, SECTION.docEntries)).toBe(blocks[0]![1]);
+  });
+
+  test("a search that reads its hits' entries, told it will read 16 or more, reads a small section of entries and its strings whole at once", () => {
+    const search = (query: string, limit: number) => {
+      const recorded = _recorded(_segment("session:", 40));
+      const segment = { file: "s.seg", reader: openSegment(recorded.source), dead: new Set<number>() };
+      const index = createSegmentedIndex([segment], { docs: segment.reader.docs, totalLen: segment.reader.totalLen });
+      const hits = index.search(query, { limit, idFilter: () => true }).map((hit) => [hit.segment, hit.id, hit.score, hit.data]);
+      const [from, to] = _section(recorded.bytes, SECTION.docEntries);
+      const [stringsFrom, stringsTo] = _section(recorded.bytes, SECTION.strings);
+      const within = (low: number, high: number) => recorded.reads.filter(([position]) => position >= low && position < high);
+      return { hits, entries: within(from, to), strings: within(stringsFrom, stringsTo), section: [from, to - from] as [number, number] };
+    };
+    const reference = (query: string, limit: number) => {
+      const bytes = _segment("session:", 40);
+      const reader = openSegment(bufferSource(bytes), true);
+      return createSegmentedIndex([{ file: "s.seg", reader, dead: new Set<number>() }], { docs: reader.docs, totalLen: reader.totalLen })
+        .search(query, { limit, idFilter: () => true })
+        .map((hit) => [hit.segment, hit.id, hit.score, hit.data]);
+    };
+    const many = search("login", 300);
+    expect(many.hits).toEqual(reference("login", 300));
+    expect(many.entries).toEqual([many.section]);
+    // The string table's count and offsets, then every string in one read.
+    expect(many.strings.length).toBeLessThanOrEqual(3);
+    // One document holds all three of the query's terms: one hit, one block.
+    const few = search("word12x4", 1);
+    expect(few.hits).toEqual(reference("word12x4", 1));
+    expect(few.entries).toHaveLength(1);
+    expect(few.entries[0]![1]).toBeLessThan(many.section[1]! / 16);
   });
 
   test("past 16 blocks of entries read one by one, a small section of entries is read whole once; a large one stays block by block", () => {
