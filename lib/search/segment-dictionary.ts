@@ -21,6 +21,8 @@ export interface TermDictionary {
   postings(term: string): Postings | undefined;
   /** The dictionary's document count for `term` (tombstoned documents included), 0 when absent. */
   frequency(term: string): number;
+  /** How many of `docs` (ascending) hold `term`: its postings decoded only up to the last of them, nothing kept. */
+  holding(term: string, docs: Uint32Array): number;
   /** Every term with its postings, in key order (for a merge). */
   forEach(visit: (term: string, postings: Postings) => void): void;
 }
@@ -173,6 +175,46 @@ export function openTermDictionary(
     return { docs: docIds, tfs };
   };
 
+  // readPostings's walk, counting where it meets `wanted` and stopping past the last of them: what a
+  // segment with a few tombstones asks of each query word (its live frequency), arrays of it unmade.
+  const countHolding = (df: number, start: number, length: number, wanted: Uint32Array): number => {
+    if (wanted.length === 0) return 0;
+    if (start + length > span(SECTION.postings)) throw new IndexCorruptError("postings run past their section");
+    const raw = read(SECTION.postings, start, length);
+    const reader = new ByteReader(raw);
+    const last = wanted[wanted.length - 1]!;
+    let position = 0;
+    let previous = -1;
+    let w = 0;
+    let count = 0;
+    for (let i = 0; i < df && previous < last; i++) {
+      if (position >= length) throw new IndexCorruptError("a number runs past its section");
+      let word = raw[position]!;
+      if (word < 0x80) position += 1;
+      else {
+        reader.position = position;
+        word = reader.varint();
+        position = reader.position;
+      }
+      const odd = word & 1;
+      const gap = (word - odd) / 2;
+      previous += gap;
+      if (gap === 0 || previous >= docs) throw new IndexCorruptError("postings point past the documents");
+      while (w < wanted.length && wanted[w]! < previous) w++;
+      if (wanted[w] === previous) count++;
+      if (odd === 1) {
+        if (position >= length) throw new IndexCorruptError("a number runs past its section");
+        if (raw[position]! < 0x80) position += 1;
+        else {
+          reader.position = position;
+          reader.varint();
+          position = reader.position;
+        }
+      }
+    }
+    return count;
+  };
+
   /** One dictionary block's bytes. */
   const blockBytes = (block: number): Uint8Array => {
     const index = loadTermIndex();
@@ -193,6 +235,10 @@ export function openTermDictionary(
       return found ? readPostings(found.df, found.start, found.length) : undefined;
     },
     frequency: (term) => lookup(term)?.df ?? 0,
+    holding(term, docs) {
+      const found = lookup(term);
+      return found ? countHolding(found.df, found.start, found.length, docs) : 0;
+    },
     forEach(visit) {
       const blocks = loadTermIndex().count;
       for (let block = 0; block < blocks; block++)

@@ -181,8 +181,10 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
         df += part.reader.frequency(term);
         continue;
       }
-      const list = postingsOf(part, term);
+      // Postings read already are counted; otherwise their walk stops past the last tombstone, nothing kept (kept candidates may answer the search).
+      const list = postingsCache.get(part.reader)?.get(term);
       if (list) df += list.docs.length - countSortedIn(list.docs, part.deadDocs());
+      else if (list === undefined) df += part.reader.frequency(term) - part.reader.holding(term, part.deadDocs());
     }
     dfCache.set(term, df);
     return df;
