@@ -75,3 +75,36 @@ test("how many of some documents hold a term is what its postings say, long gaps
     expect(reader.holding("absent", set)).toBe(0);
   }
 });
+
+test("a lookup walks the term index only past its term: words asked in any order, before and after a full walk, are found as in a reader that walked it all", () => {
+  const terms = [..._ODD, ...Array.from({ length: TERM_BLOCK * 300 }, (_, i) => `w${i.toString(36).padStart(4, "0")}`)];
+  const content = _content(terms, 11);
+  const bytes = encodeSegment(content, TOKENIZER_VERSION);
+  const expected = (term: string): [string, number] => [term, (content.postings.get(term)?.length ?? 0) / 2];
+  const sorted = [...terms].sort();
+  const asks = [
+    sorted[40]!,
+    sorted[5000]!,
+    sorted[39]!,
+    "w0000x",
+    sorted.at(-1)!,
+    sorted[2047]!,
+    sorted[2048]!,
+    sorted[2049]!,
+    "a",
+    "\uE000x",
+    "zz",
+    ...sorted.filter((_, i) => i % 97 === 0).reverse(),
+  ];
+  for (const order of [asks, [...asks].reverse(), [sorted[6000]!, sorted[3]!, sorted[9000]!, sorted[6001]!]]) {
+    const reader = openSegment(bufferSource(bytes));
+    expect(order.map((term) => [term, reader.frequency(term)])).toEqual(order.map(expected));
+    expect(order.map((term) => [...(reader.postings(term)?.docs ?? [])])).toEqual(
+      order.map((term) => content.postings.get(term)?.filter((_, i) => i % 2 === 0) ?? []),
+    );
+  }
+  // A merge's walk of every term, after a lookup walked part of the index.
+  const reader = openSegment(bufferSource(bytes), true);
+  expect(reader.frequency(sorted[100]!)).toBe(expected(sorted[100]!)[1]);
+  expect([...reader.content().postings.keys()]).toEqual(sorted);
+});
