@@ -198,6 +198,7 @@ export function openTermDictionary(
     let position = 0;
     let previous = -1;
     let w = 0;
+    let next = wanted[0]!;
     let count = 0;
     for (let i = 0; i < df && previous < last; i++) {
       if (position >= length) throw new IndexCorruptError("a number runs past its section");
@@ -212,8 +213,15 @@ export function openTermDictionary(
       const gap = (word - odd) / 2;
       previous += gap;
       if (gap === 0 || previous >= docs) throw new IndexCorruptError("postings point past the documents");
-      while (w < wanted.length && wanted[w]! < previous) w++;
-      if (wanted[w] === previous) count++;
+      // `next`: the first of `wanted` after the documents walked (`last` once past every one: the loop ends).
+      if (previous >= next) {
+        while (w < wanted.length && wanted[w]! < previous) w++;
+        if (w < wanted.length && wanted[w] === previous) {
+          count++;
+          w++;
+        }
+        next = w < wanted.length ? wanted[w]! : last;
+      }
       if (odd === 1) {
         if (position >= length) throw new IndexCorruptError("a number runs past its section");
         if (raw[position]! < 0x80) position += 1;
