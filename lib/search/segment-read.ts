@@ -4,10 +4,9 @@
  * the dictionary and the term's posting bytes (its document frequency, the dictionary block
  * alone); a document's entry costs one read of its block (after the table of block offsets,
  * read once), and only that entry of the block is decoded (the ones before it are skipped
- * over; past 16 blocks, a section of entries of at most 512 KiB is read whole); a source's entry,
- * one read of the 32 around it (after its table of offsets; past 16 such reads, a section of at
- * most 512 KiB whole); a range of documents' lengths, one read; a format-2 string, one read,
- * until a search has read 32 of them (then the rest of the table's strings in one).
+ * over; past 16 blocks, a section of entries of at most 512 KiB is read whole); a source's entry, one read of the 32 around it (after its table of offsets); a range of
+ * documents' lengths, one read; a format-2 string, one read, until a search has read 32 of them
+ * (then the rest of the table's strings in one).
  *
  * Contract: every method throws IndexCorruptError when the bytes it reads are not what the writer
  * leaves; nothing is cached across segments, and a reader holds its ByteSource until `close`.
@@ -68,9 +67,6 @@ const _BLOCK_READS = 16;
 const _WHOLE_ENTRIES = 512 * 1024;
 // Past this many lookups by name, the whole source table is read once instead of searched.
 const _SOURCE_SCAN_AFTER = 64;
-// Past this many chunks of source entries read, a section of entries of at most _WHOLE_SOURCES bytes is read whole.
-const _SOURCE_READS = 16;
-const _WHOLE_SOURCES = 512 * 1024;
 
 /** A block of document entries as read: entries are found by skipping (`starts` grows as they are) and decoded when asked for. */
 interface _Block {
@@ -254,21 +250,17 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
 
   // Source entries are read _SOURCE_CHUNK at a time (after the offsets table): a search that judges
   // hundreds of sources by name costs one read per chunk, not per source (a read is a system call).
-  // A scan of every source (findSource past _SOURCE_SCAN_AFTER), or past _SOURCE_READS chunks a section
-  // of at most _WHOLE_SOURCES bytes, reads the section whole.
+  // A scan of every source (findSource past _SOURCE_SCAN_AFTER) reads the section whole.
   const sourceChunks = new Map<number, Uint8Array>();
-  let sourceReads = 0;
   let allSources: Uint8Array | undefined;
   const sourceEntry = (ordinal: number): unknown => {
     if (!Number.isInteger(ordinal) || ordinal < 0 || ordinal >= sources) throw new IndexCorruptError(`entry ${ordinal} of ${sources}`);
     const [start, end] = spanOf(SECTION.sourceOffsets, sources, ordinal);
     if (end < start || at(SECTION.sourceEntries) + end > at(SECTION.sourceEntries + 1)) throw new IndexCorruptError("an entry runs past its section");
     let raw: Uint8Array;
-    const chunk = Math.floor(ordinal / _SOURCE_CHUNK);
-    // A search that judges hundreds of sources of a small section (a recall's candidates, a source each) reads the rest at once.
-    if (!allSources && !sourceChunks.has(chunk) && ++sourceReads > _SOURCE_READS && span(SECTION.sourceEntries) <= _WHOLE_SOURCES) readAllSources();
     if (allSources) raw = allSources.subarray(start, end);
     else {
+      const chunk = Math.floor(ordinal / _SOURCE_CHUNK);
       const [first] = spanOf(SECTION.sourceOffsets, sources, chunk * _SOURCE_CHUNK);
       let bytesOfChunk = sourceChunks.get(chunk);
       if (!bytesOfChunk) {

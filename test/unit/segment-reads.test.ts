@@ -8,7 +8,6 @@
  * - A search with a prefix reads no postings of a segment that holds no source of the prefix
  *   (of its source entries, its first and last names only), and of the one that does, the
  *   lengths of the prefix's documents only.
- * - Source entries are read 32 at a time, past 16 such reads a small section whole.
  * - A string table (format 2) is read as its offsets and the strings the entries read name.
  * - A hit's data is decoded when first read; one member of it (what a ranking groups by) is read
  *   alone.
@@ -135,38 +134,6 @@ describe("a segment read in proportion", () => {
     const largeReads = large.reads.filter(([position]) => position >= largeFrom && position < largeTo);
     expect(largeReads).toHaveLength(40);
     expect(Math.max(...largeReads.map(([, length]) => length))).toBeLessThan(8 * 1024);
-  });
-
-  test("past 16 chunks of source entries read one by one, a small section of them is read whole once; a large one stays chunk by chunk", () => {
-    const sourcesOf = (count: number, data: (s: number) => unknown) => {
-      const builder = createSegmentBuilder();
-      for (let s = 0; s < count; s++)
-        builder.add(`session:${String(s).padStart(4, "0")}`, `stamp${s}`, [{ id: "m0", stamp: "", text: `login n${s}` }], data(s));
-      return _recorded(encodeSegment(builder.build(), TOKENIZER_VERSION));
-    };
-    const small = sourcesOf(800, (s) => ({ cwd: `/work/app${s % 3}` }));
-    const reader = openSegment(small.source);
-    const whole = openSegment(bufferSource(small.bytes), true);
-    const [from, to] = _section(small.bytes, SECTION.sourceEntries);
-    const sourceReads = (recorded: Recorded) => recorded.reads.filter(([position]) => position >= from && position < to);
-    for (let chunk = 0; chunk < 16; chunk++) expect(reader.source(chunk * 32 + 7)).toEqual(whole.source(chunk * 32 + 7));
-    expect(sourceReads(small)).toHaveLength(16);
-    // A source of a chunk read already costs no read.
-    expect(reader.source(5)).toEqual(whole.source(5));
-    expect(sourceReads(small)).toHaveLength(16);
-    for (let ordinal = 16 * 32; ordinal < 800; ordinal += 9) expect(reader.source(ordinal)).toEqual(whole.source(ordinal));
-    // The 17th chunk read the whole section; no chunk after it was read on its own.
-    expect(sourceReads(small)).toHaveLength(17);
-    expect(sourceReads(small)[16]).toEqual([from, to - from]);
-
-    const large = sourcesOf(800, (s) => ({ cwd: `/work/${s}/${"y".repeat(800)}` }));
-    const [largeFrom, largeTo] = _section(large.bytes, SECTION.sourceEntries);
-    expect(largeTo - largeFrom).toBeGreaterThan(512 * 1024);
-    const largeReader = openSegment(large.source);
-    for (let ordinal = 0; ordinal < 800; ordinal += 16) expect(largeReader.source(ordinal).data).toEqual({ cwd: `/work/${ordinal}/${"y".repeat(800)}` });
-    const largeReads = large.reads.filter(([position]) => position >= largeFrom && position < largeTo);
-    expect(largeReads).toHaveLength(25);
-    expect(Math.max(...largeReads.map(([, length]) => length))).toBeLessThan(32 * 1024);
   });
 
   test("a search under a prefix reads no postings of a segment without the prefix, and the prefix's lengths only", () => {
