@@ -1,10 +1,10 @@
 /**
  * What an earlier search learned of a segment file, kept so that the same words asked again are
  * answered without reading their postings there: per query (its distinct terms, their weights and
- * the prefix of sources searched) and per segment (its identity: file name and stamp; only a
- * segment with no tombstone is kept), the documents that scored best in it, each with its length
- * and every term's frequency, the best score left out (`cut`), and the statistics they were scored
- * under (each term's idf, the average length).
+ * the prefix of sources searched) and per segment (its identity: file name and stamp, then its
+ * tombstones' count and checksum when it has any, segmented-index.ts), the documents that scored
+ * best in it, each with its length and every term's frequency, the best score left out (`cut`),
+ * and the statistics they were scored under (each term's idf, the average length).
  *
  * Exactness: every BM25 part is positive, so under new statistics a document left out scores at
  * most `cut` × ρ, ρ = the largest ratio of a term's idf now to then × max(1, average now / then).
@@ -117,10 +117,9 @@ function _tfOf(list: { docs: Uint32Array; tfs: Uint32Array }, doc: number): numb
   return list.docs[at] === doc ? list.tfs[at]! : 0;
 }
 
-/** What a search asks of a segment to keep its candidates: its identity (a segment file's) and whether it has tombstones. */
+/** What a search asks of a segment to keep its candidates: its identity (what names its live documents: a segment file's content and tombstones; none, not kept). */
 export interface KeepablePart {
   identity?: string;
-  hasDead(): boolean;
   reader: { frequency(term: string): number };
 }
 
@@ -159,7 +158,7 @@ export function keptCandidates(
   options: Pick<SearchOptions, "weights" | "segmentPrefix">,
   useKept: boolean,
 ): SearchKept | undefined {
-  const worth = parts.map((part, p) => part.identity !== undefined && !part.hasDead() && ranges[p]![1] - ranges[p]![0] >= KEEP_FROM_DOCS);
+  const worth = parts.map((part, p) => part.identity !== undefined && ranges[p]![1] - ranges[p]![0] >= KEEP_FROM_DOCS);
   if (!worth.some(Boolean)) return undefined;
   const { key, terms: sorted } = queryKey(terms, options.weights, options.segmentPrefix);
   const keyAt = terms.map((term) => sorted.indexOf(term));
@@ -194,10 +193,15 @@ export function keptCandidates(
   };
 }
 
-/** True when `docs` ascend inside `[from, to)`. */
+/** True when `docs` (numbers: `_wellFormed`) are whole and ascend inside `[from, to)`. */
 function _inRange(docs: readonly number[], [from, to]: readonly [number, number]): boolean {
-  for (let i = 0; i < docs.length; i++)
-    if (!Number.isInteger(docs[i]) || docs[i]! < from || docs[i]! >= to || (i > 0 && docs[i]! <= docs[i - 1]!)) return false;
+  // Operators only (no call per document): this runs over hundreds of kept documents per segment before the JIT has compiled it.
+  let previous = -1;
+  for (let i = 0; i < docs.length; i++) {
+    const doc = docs[i]!;
+    if (!(doc >= from && doc < to) || doc % 1 !== 0 || doc <= previous) return false;
+    previous = doc;
+  }
   return true;
 }
 
@@ -232,8 +236,11 @@ export function openCandidateStore(dir: string): CandidateStore {
 // Shape only; the documents are checked against the segment's range when used.
 function _wellFormed(part: unknown, terms: number): part is KeptSegment {
   const kept = part as Partial<KeptSegment>;
-  const numbers = (list: unknown, length?: number) =>
-    Array.isArray(list) && (length === undefined || list.length === length) && list.every((n) => typeof n === "number");
+  const numbers = (list: unknown, length?: number): boolean => {
+    if (!Array.isArray(list) || (length !== undefined && list.length !== length)) return false;
+    for (let i = 0; i < list.length; i++) if (typeof list[i] !== "number") return false;
+    return true;
+  };
   return (
     typeof kept.segment === "string" &&
     numbers(kept.idf, terms) &&

@@ -1,7 +1,7 @@
 /**
  * A segment's term dictionary (layout in segment-layout.ts: term index, term blocks, postings),
  * read in proportion to the terms asked for: the term index is read once and its keys kept as
- * bytes, then a term costs one dictionary block (its document frequency) and, for its postings,
+ * bytes, walked only as far as the terms looked up need, then a term costs one dictionary block (its document frequency) and, for its postings,
  * their bytes. A lookup compares the term's UTF-8 bytes with the keys' bytes, decoding none:
  * for a term with no character at U+E000 or above (no byte 0xEE–0xFF) byte order is JavaScript
  * string order, the order the writer sorts keys in; any other term compares decoded keys. A key
@@ -12,6 +12,9 @@
  */
 import { ByteReader, IndexCorruptError, SECTION, decodeText, textEncoder } from "./segment-layout.ts";
 
+// How many blocks of the term index a lookup walks between looks at whether it is past its term.
+const _WALK_STEP = 64;
+
 export interface Postings {
   docs: Uint32Array;
   tfs: Uint32Array;
@@ -21,6 +24,8 @@ export interface TermDictionary {
   postings(term: string): Postings | undefined;
   /** The dictionary's document count for `term` (tombstoned documents included), 0 when absent. */
   frequency(term: string): number;
+  /** How many of `docs` (ascending) hold `term`: its postings decoded only up to the last of them, nothing kept. */
+  holding(term: string, docs: Uint32Array): number;
   /** Every term with its postings, in key order (for a merge). */
   forEach(visit: (term: string, postings: Postings) => void): void;
 }
@@ -37,21 +42,26 @@ export function openTermDictionary(
   span: (section: number) => number,
   docs: number,
 ): TermDictionary {
-  let termIndex: { bytes: Uint8Array; keyStarts: Uint32Array; keyLengths: Uint32Array; offsets: Uint32Array; count: number } | undefined;
+  let termIndex: { bytes: Uint8Array; keyStarts: Uint32Array; keyLengths: Uint32Array; offsets: Uint32Array; count: number; position: number } | undefined;
   const entries = new Map<string, _Entry | null>();
 
-  const loadTermIndex = () => {
-    if (termIndex) return termIndex;
-    const raw = read(SECTION.termIndex, 0, span(SECTION.termIndex));
-    // Every block's key and offset, walked once per search, before the JIT has compiled this:
-    // locals only, each varint read inline (a key needs at least two bytes, so the tables hold them all).
-    const most = raw.length >> 1;
-    const keyStarts = new Uint32Array(most);
-    const keyLengths = new Uint32Array(most);
-    const offsets = new Uint32Array(most);
-    let count = 0;
-    let position = 0;
+  // Every block's key and offset, walked in order as far as asked, once per segment, before the JIT
+  // has compiled this: locals only, each varint read inline (a key needs at least two bytes, so the
+  // tables hold them all). `upTo`: a term's bytes; the walk stops, within _WALK_STEP blocks, once a
+  // key sorts after it (the term's block is then known: a recall's words stop before the `term…`
+  // keys of a long history's half of the blocks); none, the whole index.
+  const loadTermIndex = (upTo?: Uint8Array) => {
+    if (!termIndex) {
+      const raw = read(SECTION.termIndex, 0, span(SECTION.termIndex));
+      const most = raw.length >> 1;
+      termIndex = { bytes: raw, keyStarts: new Uint32Array(most), keyLengths: new Uint32Array(most), offsets: new Uint32Array(most), count: 0, position: 0 };
+    }
+    const index = termIndex;
+    const { bytes: raw, keyStarts, keyLengths, offsets } = index;
+    let count = index.count;
+    let position = index.position;
     while (position < raw.length) {
+      if (upTo && count > 0 && count % _WALK_STEP === 0 && compareKey(raw, keyStarts[count - 1]!, keyLengths[count - 1]!, upTo) > 0) break;
       // Two varints a block: its key's length (the key's bytes follow it), then its offset.
       for (let field = 0; field < 2; field++) {
         let value = 0;
@@ -73,9 +83,12 @@ export function openTermDictionary(
         }
       }
     }
-    termIndex = { bytes: raw, keyStarts, keyLengths, offsets, count };
-    return termIndex;
+    index.count = count;
+    index.position = position;
+    return index;
   };
+  /** True once every block of the term index was walked. */
+  const walkedAll = (): boolean => termIndex !== undefined && termIndex.position >= termIndex.bytes.length;
   /** The term's UTF-8 bytes when comparing bytes is comparing strings (no byte 0xEE or above), else undefined. */
   const comparable = (term: string): Uint8Array | undefined => {
     const bytes = textEncoder.encode(term);
@@ -110,8 +123,9 @@ export function openTermDictionary(
     let found = entries.get(term);
     if (found !== undefined) return found;
     found = null;
-    const index = loadTermIndex();
     const bytes = comparable(term);
+    // Walked up to a key past the term: the last block whose key is not past it is the term's (only a term compared by bytes stops early).
+    const index = loadTermIndex(bytes);
     let low = 0;
     let high = index.count - 1;
     let block = -1;
@@ -173,9 +187,57 @@ export function openTermDictionary(
     return { docs: docIds, tfs };
   };
 
+  // readPostings's walk, counting where it meets `wanted` and stopping past the last of them: what a
+  // segment with a few tombstones asks of each query word (its live frequency), arrays of it unmade.
+  const countHolding = (df: number, start: number, length: number, wanted: Uint32Array): number => {
+    if (wanted.length === 0) return 0;
+    if (start + length > span(SECTION.postings)) throw new IndexCorruptError("postings run past their section");
+    const raw = read(SECTION.postings, start, length);
+    const reader = new ByteReader(raw);
+    const last = wanted[wanted.length - 1]!;
+    let position = 0;
+    let previous = -1;
+    let w = 0;
+    let next = wanted[0]!;
+    let count = 0;
+    for (let i = 0; i < df && previous < last; i++) {
+      if (position >= length) throw new IndexCorruptError("a number runs past its section");
+      let word = raw[position]!;
+      if (word < 0x80) position += 1;
+      else {
+        reader.position = position;
+        word = reader.varint();
+        position = reader.position;
+      }
+      const odd = word & 1;
+      const gap = (word - odd) / 2;
+      previous += gap;
+      if (gap === 0 || previous >= docs) throw new IndexCorruptError("postings point past the documents");
+      // `next`: the first of `wanted` after the documents walked (`last` once past every one: the loop ends).
+      if (previous >= next) {
+        while (w < wanted.length && wanted[w]! < previous) w++;
+        if (w < wanted.length && wanted[w] === previous) {
+          count++;
+          w++;
+        }
+        next = w < wanted.length ? wanted[w]! : last;
+      }
+      if (odd === 1) {
+        if (position >= length) throw new IndexCorruptError("a number runs past its section");
+        if (raw[position]! < 0x80) position += 1;
+        else {
+          reader.position = position;
+          reader.varint();
+          position = reader.position;
+        }
+      }
+    }
+    return count;
+  };
+
   /** One dictionary block's bytes. */
   const blockBytes = (block: number): Uint8Array => {
-    const index = loadTermIndex();
+    const index = block + 1 < (termIndex?.count ?? 0) || walkedAll() ? termIndex! : loadTermIndex();
     const start = index.offsets[block]!;
     const end = block + 1 < index.count ? index.offsets[block + 1]! : span(SECTION.termBlocks);
     if (end < start || end > span(SECTION.termBlocks)) throw new IndexCorruptError("a dictionary block runs past its section");
@@ -193,6 +255,10 @@ export function openTermDictionary(
       return found ? readPostings(found.df, found.start, found.length) : undefined;
     },
     frequency: (term) => lookup(term)?.df ?? 0,
+    holding(term, docs) {
+      const found = lookup(term);
+      return found ? countHolding(found.df, found.start, found.length, docs) : 0;
+    },
     forEach(visit) {
       const blocks = loadTermIndex().count;
       for (let block = 0; block < blocks; block++)

@@ -43,6 +43,8 @@ export interface SegmentReader {
   postings(term: string): Postings | undefined;
   /** How many documents hold `term`, tombstoned ones included: the dictionary's count, no postings read (0 when absent). */
   frequency(term: string): number;
+  /** How many of `docs` (ascending) hold `term`: its postings decoded up to the last of them. */
+  holding(term: string, docs: Uint32Array): number;
   /** Every document's term count. */
   lengths(): Uint32Array;
   /** The term counts of documents `from … to - 1` (index 0 is document `from`): one read of that range. */
@@ -319,6 +321,7 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
 
     postings: terms.postings,
     frequency: terms.frequency,
+    holding: terms.holding,
 
     lengths: readLengths,
     lengthsIn,

@@ -151,18 +151,30 @@ export function searchParts<P extends SearchPart>(
   return hits.slice(0, options.limit);
 }
 
-/** The documents `[from, to)` of the sources whose name starts with `prefix` (sources are in name order); all without one. */
+/**
+ * The documents `[from, to)` of the sources whose name starts with `prefix` (sources are in name
+ * order); all without one. The first and last names are looked at before any search: most
+ * segments hold only the prefix's sources, or none, and each name looked up is a source entry read.
+ */
 function _docRange(reader: SegmentReader, prefix: string | undefined): [number, number] {
   if (!prefix) return [0, reader.docs];
-  const start = (ordinal: number) => (ordinal < reader.sources ? reader.source(ordinal).firstDoc : reader.docs);
-  const first = (past: (name: string) => boolean) => _firstIndex(reader.sources, (ordinal) => past(reader.source(ordinal).name));
-  return [start(first((name) => name >= prefix)), start(first((name) => name > prefix && !name.startsWith(prefix)))];
+  const count = reader.sources;
+  const name = (ordinal: number) => reader.source(ordinal).name;
+  const start = (ordinal: number) => (ordinal < count ? reader.source(ordinal).firstDoc : reader.docs);
+  const past = (ordinal: number) => {
+    const key = name(ordinal);
+    return key > prefix && !key.startsWith(prefix);
+  };
+  const reached = (ordinal: number) => name(ordinal) >= prefix;
+  // `past` and `reached` each hold from some source on: the first past the prefix's names, then the first of them, before it.
+  const last = count - 1;
+  const to = count === 0 || !past(last) ? count : past(0) ? 0 : _firstIndex(1, last, past);
+  const from = to === 0 || reached(0) ? 0 : !reached(to - 1) ? to : _firstIndex(1, to - 1, reached);
+  return [start(from), start(to)];
 }
 
-/** The first of `0 … count - 1` that `past` holds for (it holds for every one after), or `count`. */
-function _firstIndex(count: number, past: (index: number) => boolean): number {
-  let low = 0;
-  let high = count;
+/** The first of `low … high - 1` that `past` holds for (it holds for every one after), or `high`. */
+function _firstIndex(low: number, high: number, past: (index: number) => boolean): number {
   while (low < high) {
     const mid = (low + high) >> 1;
     if (past(mid)) high = mid;

@@ -34,7 +34,7 @@ import type { SegmentDocEntry } from "./segment-write.ts";
 import { countSortedIn } from "./ranked-candidates.ts";
 import type { CandidateStore } from "./segment-candidates.ts";
 import { searchParts } from "./segment-search.ts";
-import { bufferSource } from "./segment-layout.ts";
+import { bufferSource, fnv1a } from "./segment-layout.ts";
 import { openSegment, type Postings, type SegmentReader } from "./segment-read.ts";
 import { createSegmentBuilder, encodeSegment, type SegmentContent } from "./segment-write.ts";
 import { TOKENIZER_VERSION, tokenizeQuery } from "./tokenize.ts";
@@ -44,7 +44,7 @@ export interface OpenSegment {
   reader: SegmentReader;
   /** Tombstoned documents. */
   dead: ReadonlySet<number>;
-  /** What names this file's content for good (its name and stamp): only such a segment's candidates are kept. */
+  /** What names this file's content for good (its name and stamp): only such a segment's candidates are kept (under it and its tombstones). */
   identity?: string;
 }
 
@@ -68,6 +68,7 @@ export interface SegmentedIndex extends Bm25Index {
 
 interface _Part {
   file: string;
+  /** What names the part's live documents for good (its file's identity and tombstones); undefined: its candidates are not kept. */
   identity?: string;
   reader: SegmentReader;
   isDead: (doc: number) => boolean;
@@ -79,38 +80,52 @@ interface _Part {
   deadDocs: () => Uint32Array;
 }
 
+/** `segment`'s identity with its tombstones: the file's, then their count and checksum when it has any. */
+function liveIdentity(segment: OpenSegment): string | undefined {
+  if (segment.dead.size === 0) return segment.identity;
+  const dead = Uint32Array.from(segment.dead).sort();
+  return `${segment.identity} dead ${dead.length}:${fnv1a(new Uint8Array(dead.buffer)).toString(16)}`;
+}
+
 /** An index over `segments` (oldest first) whose live totals are `totals`; with no segments, an index in memory only; `candidates`: where searches keep what they learned of a segment. */
 export function createSegmentedIndex(segments: readonly OpenSegment[] = [], totals = { docs: 0, totalLen: 0 }, candidates?: CandidateStore): SegmentedIndex {
   const builder = createSegmentBuilder();
   const killed = new Map<string, Set<number>>();
   const deadMaps = new Map<string, Uint8Array>();
   const deadLists = new Map<string, Uint32Array>();
-  const parts: _Part[] = segments.map((segment) => ({
-    file: segment.file,
-    ...(segment.identity ? { identity: segment.identity } : {}),
-    reader: segment.reader,
-    isDead: (doc) => segment.dead.has(doc) || killed.get(segment.file)?.has(doc) === true,
-    hasDead: () => segment.dead.size > 0 || killed.has(segment.file),
-    deadMap: () => {
-      if (segment.dead.size === 0 && !killed.has(segment.file)) return undefined;
-      let map = deadMaps.get(segment.file);
-      if (!map) {
-        map = new Uint8Array(segment.reader.docs);
-        for (const doc of segment.dead) map[doc] = 1;
-        for (const doc of killed.get(segment.file) ?? []) map[doc] = 1;
-        deadMaps.set(segment.file, map);
-      }
-      return map;
-    },
-    deadDocs: () => {
-      let list = deadLists.get(segment.file);
-      if (!list) {
-        list = Uint32Array.from(new Set([...segment.dead, ...(killed.get(segment.file) ?? [])])).sort();
-        deadLists.set(segment.file, list);
-      }
-      return list;
-    },
-  }));
+  const parts: _Part[] = segments.map((segment): _Part => {
+    let identity: string | undefined;
+    return {
+      file: segment.file,
+      // A segment's candidates answer for its live documents: its tombstones are part of what names them
+      // (a file's tombstones only grow until it is merged away, so each set names them anew); none once this process tombstones more.
+      get identity() {
+        return segment.identity === undefined || killed.has(segment.file) ? undefined : (identity ??= liveIdentity(segment));
+      },
+      reader: segment.reader,
+      isDead: (doc) => segment.dead.has(doc) || killed.get(segment.file)?.has(doc) === true,
+      hasDead: () => segment.dead.size > 0 || killed.has(segment.file),
+      deadMap: () => {
+        if (segment.dead.size === 0 && !killed.has(segment.file)) return undefined;
+        let map = deadMaps.get(segment.file);
+        if (!map) {
+          map = new Uint8Array(segment.reader.docs);
+          for (const doc of segment.dead) map[doc] = 1;
+          for (const doc of killed.get(segment.file) ?? []) map[doc] = 1;
+          deadMaps.set(segment.file, map);
+        }
+        return map;
+      },
+      deadDocs: () => {
+        let list = deadLists.get(segment.file);
+        if (!list) {
+          list = Uint32Array.from(new Set([...segment.dead, ...(killed.get(segment.file) ?? [])])).sort();
+          deadLists.set(segment.file, list);
+        }
+        return list;
+      },
+    };
+  });
   let live = totals.docs;
   let totalLen = totals.totalLen;
   let dirty = false;
@@ -166,8 +181,10 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
         df += part.reader.frequency(term);
         continue;
       }
-      const list = postingsOf(part, term);
+      // Postings read already are counted; otherwise their walk stops past the last tombstone, nothing kept (kept candidates may answer the search).
+      const list = postingsCache.get(part.reader)?.get(term);
       if (list) df += list.docs.length - countSortedIn(list.docs, part.deadDocs());
+      else if (list === undefined) df += part.reader.frequency(term) - part.reader.holding(term, part.deadDocs());
     }
     dfCache.set(term, df);
     return df;

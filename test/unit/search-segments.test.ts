@@ -184,7 +184,8 @@ describe("segment file", () => {
       index.search("login redirect", { limit: 9, filter: (segment) => notFirst(segment) }),
     );
     // A prefix scores only its sources' documents: the same hits, scores and order as filtering them after, in every part.
-    for (const prefix of ["p0", "p1s", "p2s3", "p0s1", "p1s2", "p", "q", "", "p3"])
+    const prefixes = ["p0", "p1s", "p2s3", "p0s1", "p1s2", "p", "q", "", "p3", "a", "p0s", "p2s", "p2s2", "p0s0"];
+    for (const prefix of prefixes)
       for (const limit of [1, 9, 1000])
         expect(index.search("login redirect", { limit, segmentPrefix: prefix })).toEqual(
           index.search("login redirect", { limit, segmentFilter: (segment) => segment.startsWith(prefix) }),
@@ -195,6 +196,11 @@ describe("segment file", () => {
     expect(folder.compact(true)).toMatchObject({ segmentsBefore: 4, segmentsAfter: 1, tombstones: 25 + 25 });
     const compacted = folder.open(syncAll(truth));
     expect(compacted.search("login redirect", { limit: 7, tieBreak: (a, b) => (a.segment + a.id < b.segment + b.id ? -1 : 1) })).toEqual(before);
+    // One segment of every source: each prefix's range lies inside it, at its start or its end.
+    for (const prefix of prefixes)
+      expect(compacted.search("login redirect", { limit: 1000, segmentPrefix: prefix })).toEqual(
+        compacted.search("login redirect", { limit: 1000, segmentFilter: (segment) => segment.startsWith(prefix) }),
+      );
     expect(folder.manifest()!.dead).toEqual({});
     expect(readdirSync(dir).sort()).toEqual(["000005.seg", "manifest.json"]);
     rmSync(dir, { recursive: true, force: true });

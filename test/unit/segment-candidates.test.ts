@@ -3,8 +3,9 @@
  * words asked again, in a later process, read none of the segment's postings or lengths, and the
  * hits are the ones the postings give, score for score, also when the collection grew or shrank
  * since; when the kept candidates cannot prove that (a collection changed too much, a limit larger
- * than what was kept), the postings are read again and the entry rewritten. A segment with
- * tombstones, or without an identity, is never answered so. The file store round-trips, reads a
+ * than what was kept), the postings are read again and the entry rewritten. A segment's
+ * tombstones are part of what names its candidates (the same ones again answer from them; others,
+ * or one tombstoned in this process, read the postings); one without an identity is never answered so. The file store round-trips, reads a
  * damaged or foreign file as absent and keeps at most KEPT_QUERIES files.
  */
 import { afterAll, describe, expect, test } from "bun:test";
@@ -47,6 +48,8 @@ interface _Counted {
   segment: OpenSegment;
   /** Bytes read inside the postings and lengths sections. */
   scoredBytes: () => number;
+  /** Bytes read inside the lengths section (what scoring a range of documents reads; a tombstoned segment's live frequencies read postings). */
+  lengthBytes: () => number;
 }
 
 /** The segment as a later process opens it: reads recorded, named by `identity`, `dead` tombstoned. */
@@ -60,6 +63,7 @@ function _open(bytes: Uint8Array, identity: string | undefined, dead: number[] =
   return {
     segment: { file: "000001.seg", reader: openSegment(source), dead: new Set(dead), ...(identity ? { identity } : {}) },
     scoredBytes: () => inside(section(SECTION.postings)) + inside(section(SECTION.lengths)),
+    lengthBytes: () => inside(section(SECTION.lengths)),
   };
 }
 
@@ -173,12 +177,50 @@ describe("kept candidates of a segment", () => {
     expect(later.scoredBytes()).toBe(0);
   });
 
-  test("a segment with tombstones, without an identity, under another identity or too small is scored from its postings and kept nowhere", () => {
+  test("a segment's tombstones name its candidates with it: the same ones again answer from them, others or more in this process read the postings", () => {
+    const store = _memoryStore();
+    const searched = (dead: number[], kept: CandidateStore | undefined = store) => {
+      const opened = _open(bytes, "000001.seg:1", dead);
+      const hits = createSegmentedIndex([opened.segment], { docs: totals.docs - dead.length, totalLen: totals.totalLen }, kept).search(
+        "timeout config",
+        options,
+      );
+      return { hits: _shape(hits), lengthBytes: opened.lengthBytes() };
+    };
+    // The best three documents are the ones tombstoned.
+    const dead = truth("timeout config")
+      .slice(0, 3)
+      .map((hit) => (hit[4] as { n: number }).n);
+    const first = searched(dead);
+    expect(first.hits).toEqual(searched(dead, undefined).hits);
+    expect(first.hits.map((hit) => (hit[4] as { n: number }).n)).not.toContain(dead[0]);
+    expect(first.lengthBytes).toBeGreaterThan(0);
+    expect(store.writes).toBe(1);
+    const again = searched(dead);
+    expect(again.hits).toEqual(first.hits);
+    expect(again.lengthBytes).toBe(0);
+    expect(store.writes).toBe(1);
+    // One more tombstone (a later save): another identity, scored from the postings and kept anew.
+    const more = searched([...dead, 7]);
+    expect(more.hits).toEqual(searched([...dead, 7], undefined).hits);
+    expect(more.lengthBytes).toBeGreaterThan(0);
+    expect(store.writes).toBe(2);
+    // A source tombstoned by this process since it opened the segment: nothing kept answers, nothing is kept.
+    const opened = _open(bytes, "000001.seg:1", dead);
+    const index = createSegmentedIndex([opened.segment], { docs: totals.docs - dead.length, totalLen: totals.totalLen }, store);
+    index.sync("session:00001", "restamped", () => []);
+    const before = opened.lengthBytes();
+    index.search("timeout config", options);
+    expect(opened.lengthBytes()).toBeGreaterThan(before);
+    expect(store.writes).toBe(2);
+  });
+
+  test("a segment without an identity, under another identity or too small is scored from its postings and kept nowhere", () => {
     const store = _memoryStore();
     createSegmentedIndex([_open(bytes, "000001.seg:1").segment], totals, store).search("timeout config", options);
     expect(store.writes).toBe(1);
-    for (const opened of [_open(bytes, "000001.seg:1", [5]), _open(bytes, undefined), _open(bytes, "000001.seg:2")]) {
-      const index = createSegmentedIndex([opened.segment], { docs: totals.docs - opened.segment.dead.size, totalLen: totals.totalLen }, store);
+    for (const opened of [_open(bytes, undefined), _open(bytes, "000001.seg:2")]) {
+      const index = createSegmentedIndex([opened.segment], totals, store);
       index.search("timeout config", options);
       expect(opened.scoredBytes()).toBeGreaterThan(0);
     }

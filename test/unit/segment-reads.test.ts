@@ -5,8 +5,9 @@
  * - A term's document frequency reads its dictionary block, never its postings.
  * - A document's entry reads its block (after the table of block offsets), and its length only
  *   when asked for.
- * - A search with a prefix reads no postings of a segment that holds no source of the prefix,
- *   and of the one that does, the lengths of the prefix's documents only.
+ * - A search with a prefix reads no postings of a segment that holds no source of the prefix
+ *   (of its source entries, its first and last names only), and of the one that does, the
+ *   lengths of the prefix's documents only.
  * - A string table (format 2) is read as its offsets and the strings the entries read name.
  * - A search that reads 16 or more hits' entries reads a small section of entries and its
  *   string table whole, once; one reading a few reads their blocks.
@@ -191,6 +192,9 @@ describe("a segment read in proportion", () => {
     expect(hits.every((hit) => hit.segment.startsWith("session:"))).toBe(true);
     // The run segment: its dictionary (for the collection's frequencies), never its postings, lengths or entries.
     expect([_readIn(runs, SECTION.postings), _readIn(runs, SECTION.lengths), _readIn(runs, SECTION.docEntries)]).toEqual([0, 0, 0]);
+    // Of its 150 sources' entries, its first and last names (all before the prefix): two chunks, not a search's.
+    const [runsFrom, runsTo] = _section(runs.bytes, SECTION.sourceEntries);
+    expect(runs.reads.filter(([position]) => position >= runsFrom && position < runsTo)).toHaveLength(2);
     expect(_readIn(sessions, SECTION.postings)).toBeGreaterThan(0);
     // The mixed segment: the lengths of its 30 session documents (sources lay out in name order: `run:` first).
     expect(hits.some((hit) => Number(hit.segment.slice("session:".length)) >= 500)).toBe(true);
