@@ -18,7 +18,7 @@ describe("the YAML parser loads only when a frontmatter needs it", () => {
     // A fresh process: this one has loaded the parser already.
     const script = `
       const { loadSkills, loadSkillsWithYaml, readSkillHeader } = await import(${JSON.stringify(join(import.meta.dir, "../../lib/skills/skills.ts"))});
-      const { mkdtempSync, mkdirSync, writeFileSync } = await import("node:fs");
+      const { mkdtempSync, mkdirSync, rmSync, writeFileSync } = await import("node:fs");
       const { join } = await import("node:path");
       const cwd = mkdtempSync(join(${JSON.stringify(tmpdir())}, "shiro-skill-yaml-"));
       mkdirSync(join(cwd, ".shiro", "skills"), { recursive: true });
@@ -35,7 +35,8 @@ describe("the YAML parser loads only when a frontmatter needs it", () => {
         before: [before.needsYaml ?? false, before.skipped.length, before.skills.some((s) => s.name === "folded")],
         after: [after.needsYaml ?? false, after.skills.find((s) => s.name === "folded")?.description],
         yamlAfter: readSkillHeader("---\\nname: y\\ndescription: 'quoted'\\n---\\n").description,
-      }));`;
+      }));
+      rmSync(cwd, { recursive: true, force: true });`;
     const run = Bun.spawnSync({ cmd: [process.execPath, "-e", script], stdout: "pipe", stderr: "pipe", timeout: 30_000 });
     expect(run.stderr.toString()).toBe("");
     expect(JSON.parse(run.stdout.toString())).toEqual({
