@@ -1,10 +1,10 @@
-import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { chmodSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { grepTool } from "../../lib/tools/grep.ts";
 import { findRipgrep } from "../../lib/tools/grep-run.ts";
 import { hostDescribe, hostPackage, hostTest } from "../host-packages.ts";
-import { errorOf, makeWorkspace, runTool } from "./tools-workspace.ts";
+import { errorOf, makeWorkspace, runTool, type Workspace } from "./tools-workspace.ts";
 
 const ws = makeWorkspace({
   ".gitignore": "dist/\n",
@@ -99,18 +99,22 @@ describe("grep basics", () => {
 });
 
 hostDescribe(RIPGREP, "rg and the walker agree", () => {
-  const agree = makeWorkspace({
-    ".gitignore": "build/\n*.log\n",
-    ".ignore": "dot-ignored.txt\n",
-    "dot-ignored.txt": "needle dot\n",
-    "build/deep/b.txt": "needle build\n",
-    "keep.log": "needle log\n",
-    "a.txt": "needle a\n",
-    "src/é.txt": "needle é\n",
-    "late-nul.txt": `needle early\n${"y".repeat(9000)}\0\nneedle late\n`,
+  // Made in beforeAll: a describe skipped for want of rg still runs its body, and never its afterAll.
+  let agree: Workspace;
+  beforeAll(() => {
+    agree = makeWorkspace({
+      ".gitignore": "build/\n*.log\n",
+      ".ignore": "dot-ignored.txt\n",
+      "dot-ignored.txt": "needle dot\n",
+      "build/deep/b.txt": "needle build\n",
+      "keep.log": "needle log\n",
+      "a.txt": "needle a\n",
+      "src/é.txt": "needle é\n",
+      "late-nul.txt": `needle early\n${"y".repeat(9000)}\0\nneedle late\n`,
+    });
+    symlinkSync(join(agree.root, "a.txt"), join(agree.root, "link-in.txt"));
   });
-  symlinkSync(join(agree.root, "a.txt"), join(agree.root, "link-in.txt"));
-  afterAll(() => agree.remove());
+  afterAll(() => agree?.remove());
   const savedPath = process.env.PATH;
   afterEach(() => {
     process.env.PATH = savedPath;
