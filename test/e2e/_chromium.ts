@@ -50,7 +50,8 @@ export async function openInChromium(url: string, timeoutMs = 20_000): Promise<C
       `--user-data-dir=${profile}`,
       "about:blank",
     ],
-    { stdio: ["ignore", "ignore", "pipe"], detached: true },
+    // TMPDIR inside the profile: Chromium makes its own org.chromium.Chromium.* folder there, which a SIGKILL leaves behind.
+    { stdio: ["ignore", "ignore", "pipe"], detached: true, env: { ...process.env, TMPDIR: profile } },
   );
   const deadline = Date.now() + timeoutMs;
   const kill = () => {
