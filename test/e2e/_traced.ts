@@ -1,10 +1,10 @@
 /**
  * What the tests that count a run's system calls share: strace as a host package (present when it
- * is on PATH and can trace a child here; a container may refuse ptrace) and a home with a long
- * history written by the stores' own code.
+ * is on PATH and can trace a child here; a container may refuse ptrace), a home with a long
+ * history written by the stores' own code, and the log read back a call a line.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { findOnPath, hostPackage } from "../host-packages.ts";
 
@@ -60,4 +60,29 @@ export function runTraced(binary: string, args: string[], options: TracedRunOpti
 function _straceWorks(): boolean {
   if (findOnPath("strace") === undefined) return false;
   return spawnSync("strace", ["-f", "-qq", "-e", "trace=execve", "-o", "/dev/null", "true"], { timeout: 10_000 }).status === 0;
+}
+
+/**
+ * The lines of the strace log at `path` (none when it is missing), each call on one: under `-f`, a
+ * call another thread interrupts is printed as `<pid> call(args <unfinished ...>` and later
+ * `<pid> <... call resumed>rest`, joined back here where the call began (its path and its result
+ * on one line, whatever the threads did meanwhile).
+ */
+export function traceLines(path: string): string[] {
+  const text = existsSync(path) ? readFileSync(path, "utf8") : "";
+  const lines: string[] = [];
+  const unfinished = new Map<string, number>();
+  for (const line of text.split("\n")) {
+    const pid = /^(\d+)\s/.exec(line)?.[1];
+    const resumed = pid === undefined ? null : /^\d+\s+<\.\.\. \w+ resumed>(.*)$/.exec(line);
+    const at = pid === undefined ? undefined : unfinished.get(pid);
+    if (resumed && at !== undefined) {
+      lines[at] = lines[at]!.replace(/ <unfinished \.\.\.>$/, "") + resumed[1];
+      unfinished.delete(pid!);
+      continue;
+    }
+    if (pid !== undefined && line.endsWith("<unfinished ...>")) unfinished.set(pid, lines.length);
+    lines.push(line);
+  }
+  return lines;
 }

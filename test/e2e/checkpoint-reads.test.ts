@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { hostTest } from "../host-packages.ts";
 import { binaryEnv, ensureBinary, fakeEnv, useE2E } from "./_harness.ts";
-import { runTraced, STRACE } from "./_traced.ts";
+import { runTraced, STRACE, traceLines } from "./_traced.ts";
 
 const e2e = useE2E();
 
@@ -28,9 +28,9 @@ describe("recording a turn's checkpoint", () => {
       await turn("one.txt");
       const trace = join(e2e.dirs.home, "strace.txt");
       await turn("two.txt", trace);
-      const opened = readFileSync(trace, "utf8")
-        .split("\n")
-        .filter((line) => /\/checkpoints\.json"/.test(line) && /\bopenat\(/.test(line) && line.includes("O_RDONLY") && !line.includes("ENOENT"));
+      const opened = traceLines(trace).filter(
+        (line) => /\/checkpoints\.json"/.test(line) && /\bopenat\(/.test(line) && line.includes("O_RDONLY") && !line.includes("ENOENT"),
+      );
       expect(opened.length).toBe(1);
       const records = JSON.parse(readFileSync(opened[0]!.match(/"([^"]+\/checkpoints\.json)"/)![1]!, "utf8")) as { checkpoints: { prompt: string }[] };
       expect(records.checkpoints.map((record) => record.prompt)).toEqual(["write one.txt", "write two.txt"]);

@@ -10,11 +10,11 @@
  * notes file, skills folder or subagents folder not there is learnt missing from its stat, never opened.
  */
 import { describe, expect } from "bun:test";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { hostTest } from "../host-packages.ts";
 import { binaryEnv, ensureBinary, fakeEnv, useE2E } from "./_harness.ts";
-import { runTraced, STRACE, writeHistoryHome } from "./_traced.ts";
+import { runTraced, STRACE, writeHistoryHome, traceLines } from "./_traced.ts";
 
 const e2e = useE2E();
 /** Matches no note, episode or passage of the generated history. */
@@ -83,7 +83,7 @@ describe("a plain turn before its first request", () => {
       expect(memory.filter((call) => /^(statx|newfstatat|stat) /.test(call)).length).toBeGreaterThanOrEqual(3);
       expect(memory.filter((call) => /^(openat|open) /.test(call))).toEqual([]);
       // Nor is a skills or subagents folder that is not there (home and project: .claude/skills, .claude/agents, …).
-      const lines = _joinedCalls(readFileSync(trace, "utf8"));
+      const lines = traceLines(trace);
       const sent = lines.findIndex((line) => /^\d+\s+(sendto|sendmsg|write|writev)\(\d+<(TCP|socket)/.test(line));
       const folders = lines.slice(0, sent).filter((line) => /\/(skills|agents)"/.test(line) && /ENOENT/.test(line));
       expect(folders.length).toBeGreaterThan(5);
@@ -101,7 +101,7 @@ async function _run(home: string, args: string[], trace?: string): Promise<numbe
 
 /** `<call> <path under the state folder>` for each traced call before the request's first send, ids and temp suffixes as placeholders. */
 function _beforeRequest(trace: string, state: string): string[] {
-  const lines = existsSync(trace) ? _joinedCalls(readFileSync(trace, "utf8")) : [];
+  const lines = traceLines(trace);
   const sent = lines.findIndex((line) => /^\d+\s+(sendto|sendmsg|write|writev)\(\d+<(TCP|socket)/.test(line));
   expect(sent).toBeGreaterThan(0);
   const prefix = `${state}/`;
@@ -114,27 +114,4 @@ function _beforeRequest(trace: string, state: string): string[] {
     calls.push(`${call} ${path.replace(ID, "<id>").replace(/\.\d+\.\d+\.tmp$/, ".tmp")}`);
   }
   return calls;
-}
-
-/**
- * strace's lines, each call on one: under `-f`, a call another thread interrupts is printed as
- * `<pid> call(args <unfinished ...>` and later `<pid> <... call resumed>rest`, joined back here
- * where the call began (its path and its result on one line, whatever the threads did meanwhile).
- */
-function _joinedCalls(text: string): string[] {
-  const lines: string[] = [];
-  const unfinished = new Map<string, number>();
-  for (const line of text.split("\n")) {
-    const pid = /^(\d+)\s/.exec(line)?.[1];
-    const resumed = pid === undefined ? null : /^\d+\s+<\.\.\. \w+ resumed>(.*)$/.exec(line);
-    const at = pid === undefined ? undefined : unfinished.get(pid);
-    if (resumed && at !== undefined) {
-      lines[at] = lines[at]!.replace(/ <unfinished \.\.\.>$/, "") + resumed[1];
-      unfinished.delete(pid!);
-      continue;
-    }
-    if (pid !== undefined && line.endsWith("<unfinished ...>")) unfinished.set(pid, lines.length);
-    lines.push(line);
-  }
-  return lines;
 }

@@ -11,11 +11,10 @@
  */
 import { describe, expect } from "bun:test";
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { hostTest } from "../host-packages.ts";
 import { binaryEnv, ensureBinary, fakeEnv, useE2E } from "./_harness.ts";
-import { runTraced, STRACE } from "./_traced.ts";
+import { runTraced, STRACE, traceLines } from "./_traced.ts";
 
 const e2e = useE2E();
 
@@ -38,7 +37,7 @@ describe("before the first request", () => {
       expect(code).toBe(0);
       expect(e2e.fake.requests).toHaveLength(1);
       const state = `${join(e2e.dirs.home, ".shiro-neko")}/`;
-      const lines = existsSync(out) ? readFileSync(out, "utf8").split("\n") : [];
+      const lines = traceLines(out);
       const request = lines.findIndex((line) => line.includes('"POST /'));
       expect(request).toBeGreaterThan(0);
       const synced = (part: string[]) =>
@@ -73,7 +72,7 @@ describe("before the first request", () => {
         trace: "mkdir,mkdirat,openat,sendto,write",
       });
       expect(run.code).toBe(0);
-      const lines = readFileSync(out, "utf8").split("\n");
+      const lines = traceLines(out);
       const request = lines.findIndex((line) => line.includes('"POST /'));
       expect(request).toBeGreaterThan(0);
       const state = join(e2e.dirs.home, ".shiro-neko");

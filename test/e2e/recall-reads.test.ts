@@ -8,11 +8,10 @@
  *   folders' stamps, and only the sessions whose passages the answer quotes are opened.
  */
 import { describe, expect } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { hostTest } from "../host-packages.ts";
 import { binaryEnv, ensureBinary, fakeEnv, useE2E } from "./_harness.ts";
-import { runTraced, STRACE, writeHistoryHome } from "./_traced.ts";
+import { runTraced, STRACE, writeHistoryHome, traceLines } from "./_traced.ts";
 
 const e2e = useE2E();
 const QUERY = "login redirect broken";
@@ -84,7 +83,7 @@ async function _traced(args: string[]): Promise<Traced> {
   const { code, stdout } = await runTraced(ensureBinary(), args, { cwd: e2e.dirs.cwd, env: binaryEnv(e2e.dirs.home, fakeEnv(e2e.fake.baseURL, "chat")), out });
   const state = `${join(e2e.dirs.home, ".shiro-neko")}/`;
   const calls: [string, string][] = [];
-  for (const line of existsSync(out) ? readFileSync(out, "utf8").split("\n") : []) {
+  for (const line of traceLines(out)) {
     const call = /^\d+\s+(\w+)\(/.exec(line)?.[1];
     if (!call) continue;
     for (let at = line.indexOf(state); at >= 0; at = line.indexOf(state, at + state.length))

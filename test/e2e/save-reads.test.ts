@@ -6,11 +6,11 @@
  * index's manifest is read once, not again by the append under its lock.
  */
 import { describe, expect } from "bun:test";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { hostTest } from "../host-packages.ts";
 import { binaryEnv, ensureBinary, fakeEnv, useE2E } from "./_harness.ts";
-import { runTraced, STRACE, writeHistoryHome } from "./_traced.ts";
+import { runTraced, STRACE, writeHistoryHome, traceLines } from "./_traced.ts";
 import { shortIdByDefinition } from "../short-id-definition.ts";
 
 const e2e = useE2E();
@@ -33,7 +33,7 @@ describe("saving a plain turn in a long history", () => {
       const env = binaryEnv(e2e.dirs.home, fakeEnv(e2e.fake.baseURL, "chat"));
       const { code, stderr } = await runTraced(ensureBinary(), ["--no-memory", "-p", "hi"], { cwd: e2e.dirs.cwd, env, out: trace });
       expect(code).toBe(0);
-      const lines = readFileSync(trace, "utf8").split("\n");
+      const lines = traceLines(trace);
       const listed = lines
         .filter((line) => line.includes("O_DIRECTORY"))
         .flatMap((line) => /"([^"]+)"/.exec(line)?.slice(1) ?? [])

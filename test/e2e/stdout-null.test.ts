@@ -6,11 +6,11 @@
  */
 import { describe, expect } from "bun:test";
 import { spawn } from "node:child_process";
-import { closeSync, openSync, readFileSync } from "node:fs";
+import { closeSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { hostTest } from "../host-packages.ts";
 import { BINARY, binaryEnv, fakeEnv, useE2E } from "./_harness.ts";
-import { STRACE } from "./_traced.ts";
+import { STRACE, traceLines } from "./_traced.ts";
 
 const e2e = useE2E();
 
@@ -28,8 +28,7 @@ function _callsOnStdout(target: string, trace: string): Promise<{ code: number |
     const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
     child.on("close", (code) => {
       clearTimeout(timer);
-      const calls = readFileSync(trace, "utf8")
-        .split("\n")
+      const calls = traceLines(trace)
         .map((line) => line.replace(/^\d+\s+/, ""))
         .filter((line) => /^(write|fcntl|dup[23]?)\(1[,)]/.test(line));
       resolvePromise({ code, calls });
