@@ -87,8 +87,6 @@ export function openTermDictionary(
     index.position = position;
     return index;
   };
-  /** True once every block of the term index was walked. */
-  const walkedAll = (): boolean => termIndex !== undefined && termIndex.position >= termIndex.bytes.length;
   /** The term's UTF-8 bytes when comparing bytes is comparing strings (no byte 0xEE or above), else undefined. */
   const comparable = (term: string): Uint8Array | undefined => {
     const bytes = textEncoder.encode(term);
@@ -237,7 +235,8 @@ export function openTermDictionary(
 
   /** One dictionary block's bytes. */
   const blockBytes = (block: number): Uint8Array => {
-    const index = block + 1 < (termIndex?.count ?? 0) || walkedAll() ? termIndex! : loadTermIndex();
+    // The block's end is the next block's offset: walked on when that block is not known yet (nothing, once all are).
+    const index = block + 1 < (termIndex?.count ?? 0) ? termIndex! : loadTermIndex();
     const start = index.offsets[block]!;
     const end = block + 1 < index.count ? index.offsets[block + 1]! : span(SECTION.termBlocks);
     if (end < start || end > span(SECTION.termBlocks)) throw new IndexCorruptError("a dictionary block runs past its section");
