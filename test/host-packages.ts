@@ -76,7 +76,11 @@ export function hostTest(pkg: HostPackage, name: string, fn: () => unknown | Pro
   }
 }
 
-/** `describe` when `pkg` is here; otherwise one failing test under CI=true, or a skipped block. */
+/**
+ * `describe` when `pkg` is here; otherwise one failing test under CI=true, or one skipped test.
+ * The body is not run when `pkg` is missing: a skipped describe still runs its body to collect
+ * its tests (never their hooks), so whatever the body made at collection time would be left behind.
+ */
 export function hostDescribe(pkg: HostPackage, name: string, body: () => void): void {
   if (pkg.present) describe(name, body);
   else if (_required())
@@ -87,6 +91,8 @@ export function hostDescribe(pkg: HostPackage, name: string, body: () => void): 
     });
   else {
     _notice(pkg);
-    describe.skip(name, body);
+    describe(name, () => {
+      test.skip(`needs ${pkg.name}`, () => {});
+    });
   }
 }

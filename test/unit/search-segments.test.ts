@@ -5,7 +5,7 @@
  * compacts without changing an answer, every kind of damage is rebuilt with one notice, and two
  * processes appending under the lock lose nothing.
  */
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,8 +20,16 @@ import { TOKENIZER_VERSION, tokenize } from "../../lib/search/tokenize.ts";
 
 const FIXTURES = join(import.meta.dir, "..", "fixtures");
 
+// Every folder a test makes is removed after the file's tests, passed or failed.
+const _made: string[] = [];
+afterAll(() => {
+  for (const dir of _made) rmSync(dir, { recursive: true, force: true });
+});
+
 function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), "shiro-segments-"));
+  const dir = mkdtempSync(join(tmpdir(), "shiro-segments-"));
+  _made.push(dir);
+  return dir;
 }
 
 /** Source name → its documents: what an index should hold. */
@@ -203,7 +211,6 @@ describe("segment file", () => {
       );
     expect(folder.manifest()!.dead).toEqual({});
     expect(readdirSync(dir).sort()).toEqual(["000005.seg", "manifest.json"]);
-    rmSync(dir, { recursive: true, force: true });
   });
 });
 
@@ -245,7 +252,6 @@ describe("index folder", () => {
     folder.open(() => (synced += 1), fresh);
     folder.open(() => (synced += 1), fresh);
     expect([synced, folder.manifest()!.meta]).toEqual([1, { v: "1" }]);
-    rmSync(dir, { recursive: true, force: true });
   });
 
   const segmentFile = (dir: string) => join(dir, "000001.seg");
@@ -296,7 +302,6 @@ describe("index folder", () => {
       expect(notices[0]).toEndWith("); rebuilt it");
       expect(ids(folder.open(syncAll(truth())).search("alpha", { limit: 5 })).sort()).toEqual(["more/b", "notes/a"]);
       expect(notices).toHaveLength(1);
-      rmSync(dir, { recursive: true, force: true });
     });
 
   // Opened, then its dictionary spoilt in place (same file, same size): only a read after opening sees it.
@@ -310,7 +315,6 @@ describe("index folder", () => {
     const bytes = folder.manifest()!.segments[0]!.bytes;
     overwrite(dir, sectionAt(dir, SECTION.termBlocks), sectionAt(dir, SECTION.postings), 0xff);
     const found = ids(index.search("alpha", { limit: 5 }));
-    rmSync(dir, { recursive: true, force: true });
     return { bytes, found, notices };
   };
 
@@ -359,7 +363,6 @@ describe("index folder", () => {
     expect(loaded).toEqual(["s20", "s21", "s22", "s23", "s24"]);
     expect([index.size, folder.manifest()!.docs, folder.manifest()!.meta]).toEqual([25, 25, { done: "yes" }]);
     expect(ids(index.search("word3 word24", { limit: 5 })).sort()).toEqual(["s03/d", "s24/d"]);
-    rmSync(dir, { recursive: true, force: true });
   });
 
   test("another tokenizer or manifest version: rebuilt quietly", () => {
@@ -374,7 +377,6 @@ describe("index folder", () => {
       expect(JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"))).toMatchObject({ version: 2, tokenizer: TOKENIZER_VERSION });
     }
     expect(notices).toEqual([]);
-    rmSync(dir, { recursive: true, force: true });
   });
 
   test("two processes appending under the lock, compacting as they go, lose nothing", async () => {
@@ -404,6 +406,5 @@ describe("index folder", () => {
     expect(ids(opened.search("word29", { limit: 5 })).sort()).toEqual(["alpha-29/d", "bravo-29/d"]);
     expect(readdirSync(index).filter((name) => !/^\d{6}\.seg$/.test(name))).toEqual(["manifest.json"]);
     expect(folder.manifest()!.segments.length).toBeLessThanOrEqual(12);
-    rmSync(dir, { recursive: true, force: true });
   });
 });
