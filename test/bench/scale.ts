@@ -2,7 +2,7 @@
  * `bun run bench:scale`: what a year of history costs every prompt. A history of 5,000 sessions
  * (10,000 runs and episodes, 100,000 logged events, 300 notes) is written by the stores'
  * own code (./_history.ts) into a temp home, once per run; then dist/shiro is driven, interleaved
- * round by round, in that home, in an empty home and in a home of 10 sessions, against the fake
+ * round by round, in that home, in an empty home (emptied before each run) and in a home of 10 sessions, against the fake
  * provider on 127.0.0.1 (which notes when each request arrives: as its handler starts, before the
  * body is read and checked, as the floor's bare server notes its own). Printed, each with the absolute
  * medians beside the ratio and PASS/MISS against issue 24's targets:
@@ -97,6 +97,7 @@ interface RunTimes {
 }
 
 function _run(home: string, args: string[]): Promise<RunTimes> {
+  if (home === homes.empty) _empty(home);
   return new Promise((resolvePromise) => {
     arrived = 0;
     const start = performance.now();
@@ -119,6 +120,15 @@ function _run(home: string, args: string[]): Promise<RunTimes> {
       });
     });
   });
+}
+
+/**
+ * The empty home holds nothing when a run starts: it is emptied before each (outside the time
+ * measured), so its turns are a first run's, not those of a home its earlier rounds filled.
+ */
+function _empty(home: string): void {
+  rmSync(home, { recursive: true, force: true });
+  mkdirSync(home, { recursive: true });
 }
 
 /** How many garbage collections the runtime started in a run (BUN_JSC_logGC prints one `START` line each). */
@@ -167,6 +177,7 @@ async function _floor(): Promise<number[]> {
 async function _children(): Promise<number | string> {
   if (spawnSync("strace", ["-V"]).status !== 0) return "strace is not installed";
   const out = join(base, "strace.txt");
+  _empty(homes.empty);
   const env = binaryEnv(homes.empty, fakeEnv(fake.baseURL, "chat"));
   // Not spawnSync: the fake provider answers from this process's event loop.
   await new Promise<void>((resolvePromise) => {
