@@ -14,7 +14,9 @@
  * - index bytes as a share of the store bytes they cover (full home);
  * - empty home: exec → first request against a bare compiled binary that sends one request, and
  *   the child processes a plain answer starts (strace; the column is skipped when it is missing);
- * - the garbage collections a plain turn and a turn calling `recall` start in the full home.
+ * - the garbage collections a plain turn and a turn calling `recall` start in the full home;
+ * - with no bar, the same ratios against the 10-session home: what the history's size costs, apart
+ *   from what having any history costs.
  * Homes live on /dev/shm where it exists: the generation's fsyncs would take minutes on a disk, and
  * every home sits on the same file system, so ratios compare work, not the disk.
  */
@@ -228,7 +230,6 @@ export async function benchScale(): Promise<void> {
         for (const [phase, value] of Object.entries(plain.phases ?? {})) add(`${name}.phase.${phase}`, value);
         for (const [phase, value] of Object.entries(plain.cpu ?? {})) add(`${name}.cpu.${phase}`, value);
         for (const [phase, value] of Object.entries(plain.main ?? {})) add(`${name}.main.${phase}`, value);
-        if (name === "ten") continue;
         add(`${name}.recall`, (await _run(home, ["-p", RECALL_PROMPT])).whole);
         add(`${name}.search`, (await _run(home, ["search", SEARCH_QUERY])).whole);
       }
@@ -283,6 +284,12 @@ export async function benchScale(): Promise<void> {
       console.log(
         `  ${"child processes of a plain answer".padEnd(38)}${"".padStart(22)}${String(children).padStart(24)}${"".padStart(9)}${"0".padStart(9)}  ${children === 0 ? "PASS" : "MISS"}`,
       );
+    // No bar: how much of each ratio is the history's size, not having one at all.
+    const young = (label: string, key: string, over = key) =>
+      `${label} ${ms(m(`ten.${over}`))} → ${ms(m(`full.${key}`))} (${(m(`full.${key}`) / m(`ten.${over}`)).toFixed(2)}x)`;
+    console.log(
+      `  against the 10-session home instead (no bar): ${[young("first request", "first"), young("whole plain turn", "whole"), young("recall turn / plain", "recall", "whole"), young("search", "search")].join(", ")}`,
+    );
     for (const [kind, title] of [
       ["phase", "wall"],
       ["cpu", "processor"],
