@@ -61,6 +61,17 @@ const _NOT_ASCII = /[^\x00-\x7f]/;
  * Unicode classes (which a first request's snippets paid otherwise).
  */
 function _termPattern(query: string, unicode: boolean): RegExp | undefined {
+  // The snippets of one answer share their query: its pattern is made once (search and matchAll leave a RegExp as it was).
+  const last = _lastPattern;
+  if (last && last.query === query && last.unicode === unicode) return last.pattern;
+  const pattern = _makePattern(query, unicode);
+  _lastPattern = { query, unicode, pattern };
+  return pattern;
+}
+
+let _lastPattern: { query: string; unicode: boolean; pattern: RegExp | undefined } | undefined;
+
+function _makePattern(query: string, unicode: boolean): RegExp | undefined {
   const terms = tokenizeQuery(query).sort((a, b) => b.length - a.length);
   if (terms.length === 0) return undefined;
   const escaped = terms.map((term) => term.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");

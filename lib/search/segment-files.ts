@@ -30,12 +30,12 @@ const _closer = new FinalizationRegistry<number>((fd) => {
 export const READ_WHOLE_BYTES = 64 * 1024;
 
 /**
- * Per index folder, the segment files this process opened for positioned reads, by name, with the
- * stamp they were opened under. Segment files are written whole under a new name and never changed
- * in place, so a name whose file has the same stamp is the same bytes: its reader (header checked,
- * tables read) is used again, one stat instead of an open, a header read and its checks (a save
- * after a `recall` opens the transcript index a second time). Each open keeps only the files its
- * manifest names.
+ * Per index folder, the segment files this process opened (for positioned reads, or read whole),
+ * by name, with the stamp they were opened under. Segment files are written whole under a new name
+ * and never changed in place, so a name whose file has the same stamp is the same bytes: its reader
+ * (header checked, tables read) is used again, one stat instead of an open, a read and its checks
+ * (a save after a `recall` opens the transcript index a second time). Each open keeps only the
+ * files its manifest names.
  */
 const _opened = new Map<string, Map<string, { identity: string; reader: SegmentReader }>>();
 
@@ -45,22 +45,35 @@ export function openSegmentFiles(dir: string, manifest: IndexManifest): OpenSegm
   const segments = manifest.segments.map((segment): OpenSegment => {
     const dead = new Set(expandRanges(manifest.dead[segment.file] ?? []));
     const path = join(dir, segment.file);
-    if (segment.bytes <= READ_WHOLE_BYTES) return { file: segment.file, reader: _checked(segment, () => bufferSource(readFileSync(path)), true), dead };
+    const whole = segment.bytes <= READ_WHOLE_BYTES;
     const known = before?.get(segment.file);
     if (known) {
       const stat = statSync(path);
       const identity = `${segment.file}:${statStamp(stat)}`;
       if (identity === known.identity && stat.size === segment.bytes && known.reader.docs === segment.docs) {
         kept.set(segment.file, known);
-        return { file: segment.file, reader: known.reader, dead, identity };
+        return { file: segment.file, reader: known.reader, dead, ...(whole ? {} : { identity }) };
       }
     }
-    const opened = _openChecked(path, segment);
+    const opened = whole ? _readChecked(path, segment) : _openChecked(path, segment);
     kept.set(segment.file, opened);
-    return { file: segment.file, reader: opened.reader, dead, identity: opened.identity };
+    // A segment read whole keeps no candidates (segment-candidates.ts: it is scored from its postings): it is named by no identity.
+    return { file: segment.file, reader: opened.reader, dead, ...(whole ? {} : { identity: opened.identity }) };
   });
   _opened.set(dir, kept);
   return segments;
+}
+
+/** A segment file read whole (one open: its stamp is the bytes read) and checked, with its identity. */
+function _readChecked(path: string, segment: IndexManifest["segments"][number]): { identity: string; reader: SegmentReader } {
+  const fd = openSync(path, "r");
+  try {
+    const stat = fstatSync(fd);
+    const reader = _checked(segment, () => bufferSource(readFileSync(fd)), true);
+    return { identity: `${segment.file}:${statStamp(stat)}`, reader };
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** A segment file opened for positioned reads and checked, with its identity (its name and the stamp of the file opened). */

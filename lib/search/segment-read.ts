@@ -4,7 +4,7 @@
  * the dictionary and the term's posting bytes (its document frequency, the dictionary block
  * alone); a document's entry costs one read of its block (after the table of block offsets,
  * read once), and only that entry of the block is decoded (the ones before it are skipped
- * over; past 16 blocks, a section of entries of at most 512 KiB is read whole); a source's entry, one read of the 32 around it (after its table of offsets); a range of
+ * over; past 16 blocks, a section of entries of at most 512 KiB is read whole); a source's entry, one read of the 32 around it (after its table of offsets; past 16 such reads, a section of at most 512 KiB is read whole); a range of
  * documents' lengths, one read; a format-2 string, one read, until a search has read 32 of them
  * (then the rest of the table's strings in one).
  *
@@ -267,6 +267,7 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
   // hundreds of sources by name costs one read per chunk, not per source (a read is a system call).
   // A scan of every source (findSource past _SOURCE_SCAN_AFTER) reads the section whole.
   const sourceChunks = new Map<number, Uint8Array>();
+  let chunkReads = 0;
   let allSources: Uint8Array | undefined;
   const sourceEntry = (ordinal: number): unknown => {
     if (!Number.isInteger(ordinal) || ordinal < 0 || ordinal >= sources) throw new IndexCorruptError(`entry ${ordinal} of ${sources}`);
@@ -278,6 +279,11 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
       const chunk = Math.floor(ordinal / _SOURCE_CHUNK);
       const [first] = spanOf(SECTION.sourceOffsets, sources, chunk * _SOURCE_CHUNK);
       let bytesOfChunk = sourceChunks.get(chunk);
+      // A search that judges the sources of hundreds of hits (a recall's passages) reads the rest of a small section at once.
+      if (!bytesOfChunk && ++chunkReads > _BLOCK_READS && span(SECTION.sourceEntries) <= _WHOLE_ENTRIES) {
+        readAllSources();
+        return sourceEntry(ordinal);
+      }
       if (!bytesOfChunk) {
         const [last] = spanOf(SECTION.sourceOffsets, sources, Math.min(sources, (chunk + 1) * _SOURCE_CHUNK));
         if (last < first || at(SECTION.sourceEntries) + last > at(SECTION.sourceEntries + 1)) throw new IndexCorruptError("an entry runs past its section");

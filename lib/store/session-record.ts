@@ -9,6 +9,7 @@ import { uuidv7 } from "../platform/ids.ts";
 import type { Message } from "../messages.ts";
 import { NotebookSchema, type Notebook } from "../notebook.ts";
 import { messageSchema } from "./session-schema.ts";
+import { isRecord } from "./quick-check.ts";
 import { redactText } from "../secrets/redact.ts";
 
 export const EXCHANGE_STATUSES = ["completed", "error", "aborted", "blocked", "max-steps", "max-cost"] as const satisfies readonly StopKind[];
@@ -103,6 +104,16 @@ export type SessionShell = { id: string; messages: unknown[] };
 let _shell: v.GenericSchema<unknown, SessionShell> | undefined;
 export const sessionShellSchema = (): v.GenericSchema<unknown, SessionShell> =>
   (_shell ??= v.looseObject({ version: v.literal(1), id: v.pipe(v.string(), v.regex(_ID_PATTERN)), messages: v.array(v.unknown()) }));
+
+/**
+ * The shell's hand check (lib/store/quick-check.ts), for a parsed file that should hold session
+ * `id`: what it passes, the schema passes with `id` and these messages, built and run cold on every
+ * snippet's session otherwise; what it refuses is left to the schema.
+ */
+export function isSessionShell(raw: unknown, id: string): raw is SessionShell {
+  const shell = raw as Partial<Record<keyof SessionShell | "version", unknown>> | null;
+  return isRecord(shell) && shell.version === 1 && shell.id === id && _ID_PATTERN.test(id) && Array.isArray(shell.messages);
+}
 
 // ---- records ---------------------------------------------------------------------------------
 

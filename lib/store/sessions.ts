@@ -14,13 +14,13 @@
  * Loaders never crash on a bad file: listing skips it and reports a notice; loading one by id
  * is a UserError naming the reason.
  */
-import { readdirSync, statSync } from "node:fs";
+import { readFileSync, readdirSync, statSync } from "node:fs";
 import * as v from "valibot";
 import type { Message } from "../messages.ts";
 import { setTimeout as setTimer, clearTimeout as clearTimer } from "node:timers";
 import { UserError } from "../platform/errors.ts";
 import { paths } from "../platform/paths.ts";
-import { readJson, writeJsonAtomic } from "../state-file/json-file.ts";
+import { parseJson, readJson, writeJsonAtomic } from "../state-file/json-file.ts";
 import { readSessionHead } from "./session-head.ts";
 import { releaseLease, takeNewLease, tryLease } from "./session-lease.ts";
 import { messageSchema } from "./session-schema.ts";
@@ -28,6 +28,7 @@ import { noteRecentId, shortSessionId } from "./short-ids.ts";
 import {
   UNTITLED,
   sessionSchema,
+  isSessionShell,
   sessionShellSchema,
   deriveTitle,
   firstPrompt,
@@ -64,9 +65,8 @@ export interface SessionMessages {
 
 /** Undefined when the session is missing, unreadable, of another format version or holds another id. */
 export function readSessionMessages(id: string): SessionMessages | undefined {
-  const read = readJson(paths.session(id), { schema: sessionShellSchema(), version: 1 });
-  if (read.status !== "ok" || read.value.id !== id) return undefined;
-  const stored = read.value.messages;
+  const stored = _storedMessages(id);
+  if (!stored) return undefined;
   return {
     stored,
     at(index) {
@@ -74,6 +74,24 @@ export function readSessionMessages(id: string): SessionMessages | undefined {
       return parsed.success ? parsed.output : undefined;
     },
   };
+}
+
+/** The messages of session `id`'s file as stored, when it is of format 1 and holds that id: the hand check first, then the schema's verdict. */
+function _storedMessages(id: string): unknown[] | undefined {
+  let text: string;
+  try {
+    text = readFileSync(paths.session(id), "utf8");
+  } catch {
+    return undefined;
+  }
+  try {
+    const raw: unknown = JSON.parse(text);
+    if (isSessionShell(raw, id)) return raw.messages;
+  } catch {
+    return undefined;
+  }
+  const read = parseJson(text, { schema: sessionShellSchema(), version: 1 });
+  return read.status === "ok" && read.value.id === id ? read.value.messages : undefined;
 }
 
 /**

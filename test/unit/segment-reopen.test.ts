@@ -35,7 +35,34 @@ function _largeFolder() {
   return { dir, manifest, file: join(dir, manifest.segments[0]!.file) };
 }
 
+/** An index folder of one segment of at most READ_WHOLE_BYTES (read whole), and its manifest. */
+function _smallFolder() {
+  const dir = mkdtempSync(join(tmpdir(), "shiro-reopen-"));
+  dirs.push(dir);
+  openIndexFolder(dir, { label: "test index" }).open((index: Bm25Index) => {
+    index.sync("notes", "1", () => [{ id: "a", stamp: "", text: "alpha lives here" }]);
+  });
+  const manifest = readManifest(join(dir, "manifest.json")).manifest!;
+  expect(manifest.segments[0]!.bytes).toBeLessThanOrEqual(READ_WHOLE_BYTES);
+  return { dir, manifest, file: join(dir, manifest.segments[0]!.file) };
+}
+
 describe("segment files opened again", () => {
+  test("a file read whole, unchanged, is the reader already read; one put in its place is read again; neither is named for kept candidates", () => {
+    const { dir, manifest, file } = _smallFolder();
+    const [first] = openSegmentFiles(dir, manifest);
+    const [again] = openSegmentFiles(dir, manifest);
+    expect(again!.reader).toBe(first!.reader);
+    copyFileSync(file, `${file}.copy`);
+    renameSync(`${file}.copy`, file);
+    const [replaced] = openSegmentFiles(dir, manifest);
+    expect(replaced!.reader).not.toBe(first!.reader);
+    expect([first!.identity, again!.identity, replaced!.identity]).toEqual([undefined, undefined, undefined]);
+    expect(replaced!.reader.postings("alpha")?.docs).toEqual(first!.reader.postings("alpha")!.docs);
+    writeFileSync(file, Buffer.concat([readFileSync(file), Buffer.from([0])]));
+    expect(() => openSegmentFiles(dir, manifest)).toThrow(/bytes, the manifest says/);
+  });
+
   test("the same file, unchanged, is the reader already opened", () => {
     const { dir, manifest } = _largeFolder();
     const [first] = openSegmentFiles(dir, manifest);

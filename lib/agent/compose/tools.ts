@@ -180,7 +180,14 @@ export function openToolRegistry(options: ToolRegistryOptions, notices: StartupN
     offered: offeredNow,
     requestTools: () => deferral.offer(offeredNow()),
     // A withheld tool the model calls anyway is refused by the gate with the reason, not "unknown".
-    callable: () => [...deferral.callable(offeredNow()), ...selectedNow().filter((tool) => !runnable(tool)), ...scope.withheld(registered)],
+    callable: () => {
+      // One selection, split by runnable: the offered tools are the selected ones it keeps (offeredNow).
+      const selected = selectedNow();
+      const offeredTools: ToolDefinition[] = [];
+      const refused: ToolDefinition[] = [];
+      for (const tool of selected) (runnable(tool) ? offeredTools : refused).push(tool);
+      return [...deferral.callable(offeredTools), ...refused, ...scope.withheld(registered)];
+    },
     asksFirst,
     reselect() {
       offered = select();
