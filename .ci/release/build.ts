@@ -38,7 +38,10 @@ import { writeZip } from "./zip.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const ENTRY = "cmd/shiro.ts";
-const BUILD_FLAGS = ["build", "--compile", "--minify", "--bytecode", "--splitting", "--format=esm"];
+// `--compile-jit-policy=16`: the JIT's tier-up thresholds times 16 until the front end calls
+// useNormalJitPolicy (lib/platform/runtime.ts). A `-p` turn runs most of its code once; compiling the
+// few hundred calls of a recall ranking took the second core from the first request (docs/development.md).
+const BUILD_FLAGS = ["build", "--compile", "--minify", "--bytecode", "--splitting", "--format=esm", "--compile-jit-policy=16"];
 
 export interface ReleaseOptions {
   targets: ReleaseTarget[];

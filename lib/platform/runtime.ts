@@ -4,7 +4,7 @@
  */
 
 declare const Deno: { version: { deno: string } } | undefined;
-declare const Bun: { version: string; main: string } | undefined;
+declare const Bun: { version: string; main: string; unsafe?: { setJITPolicy?: (scale: number) => void } } | undefined;
 
 export type RuntimeName = "bun" | "deno";
 
@@ -31,6 +31,16 @@ export function detectRuntime(): RuntimeInfo {
 export function isCompiledBinary(): boolean {
   const main = typeof Bun !== "undefined" ? Bun.main : import.meta.url;
   return main.includes("$bunfs") || main.includes("~BUN");
+}
+
+/**
+ * Back to the runtime's normal JIT policy. The release binary starts with its tier-up thresholds
+ * raised (.ci/release/build.ts `--compile-jit-policy`): code a process runs once on the way to its
+ * first answer stays in the interpreter instead of being compiled on the other core. A front end
+ * that stays open (the REPL, ACP) calls this once its first turn is done; a no-op elsewhere.
+ */
+export function useNormalJitPolicy(): void {
+  if (typeof Bun !== "undefined") Bun.unsafe?.setJITPolicy?.(1);
 }
 
 /** The command that re-runs this same shiro: the binary itself, or the runtime with the entry script. */

@@ -9,6 +9,7 @@ import { createInterface } from "node:readline";
 import type { Agent } from "../agent/agent.ts";
 import type { AgentFlags } from "../config/flags.ts";
 import { EXIT } from "../platform/errors.ts";
+import { useNormalJitPolicy } from "../platform/runtime.ts";
 import { renderBanner, renderFarewell } from "./banner.ts";
 import { createCompleter } from "./completer.ts";
 import { slashValues } from "./slash/values.ts";
@@ -216,6 +217,7 @@ export async function startRepl(flags: AgentFlags): Promise<number> {
     } finally {
       status.running(false);
       state.running = undefined;
+      useNormalJitPolicy();
     }
     failedPrompt = failed ? typed : undefined;
     if (failed) write(style.dim("the request failed and is not kept for the next prompt; /retry sends it again\n"));

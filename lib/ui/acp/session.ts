@@ -18,6 +18,7 @@ import { deriveTitle, firstPrompt, UNTITLED } from "../../store/session-record.t
 import { VARIANTS } from "../../agent/variants.ts";
 import { describeNotices } from "../notices.ts";
 import { writeErr } from "../output.ts";
+import { useNormalJitPolicy } from "../../platform/runtime.ts";
 import { createAcpDecision, createAcpQuestion } from "./permission.ts";
 import { promptFromBlocks } from "./prompt-blocks.ts";
 import { runSlashInEditor } from "./slash.ts";
@@ -154,6 +155,7 @@ export async function openAcpSession(options: OpenAcpSessionOptions): Promise<Ac
         throw new Error(turn.error ?? `the turn ended: ${turn.stop ?? "no answer"}`);
       } finally {
         running = undefined;
+        useNormalJitPolicy();
       }
     },
   };
