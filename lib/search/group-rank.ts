@@ -112,7 +112,9 @@ function _best<T extends ScoredItem>(groups: RankedGroup<T>[], limit: number): R
   const scores = new Float64Array(groups.length);
   for (let i = 0; i < groups.length; i++) scores[i] = groups[i]!.score;
   scores.sort();
-  // Descending, scores[at] is the (n - at)-th best: runs are walked from the best down.
+  // A NaN score ties with every other under `_order` (no total order to cut): the whole list sorted, as without a limit.
+  if (Number.isNaN(scores[scores.length - 1])) return groups.sort(_order).slice(0, limit);
+  // Ascending (a NaN would sort last), scores[at] is the (n - at)-th best: runs are walked from the best down.
   let runTop = scores.length - 1;
   let cutoff = Number.NaN;
   for (let i = scores.length - 2; i >= -1; i--) {

@@ -159,6 +159,17 @@ describe("the group rule", () => {
     ]);
   });
 
+  test("a NaN score: the first `limit` of the whole ranking, as without a limit", () => {
+    const odd = [
+      { group: "note:nan", score: Number.NaN, at: "2026-11-09" },
+      { group: "note:a", score: 2, at: "2026-11-01" },
+      { group: "note:b", score: 1, at: "2026-11-01" },
+    ];
+    const all = rankGroups(odd).map((group) => group.key);
+    expect(all).toContain("note:nan");
+    for (const limit of [1, 2]) expect(rankGroups(odd, { limit }).map((group) => group.key)).toEqual(all.slice(0, limit));
+  });
+
   test("a group inside the time window doubles; `at` is its newest item", () => {
     const ranked = rankGroups(items, { rule: { tail: 0, depth: 1 }, window: { from: "2026-10-01", to: "2026-10-02" } });
     expect(ranked.map((group) => [group.key, group.score, group.at])).toEqual([
