@@ -163,7 +163,13 @@ export function openToolRegistry(options: ToolRegistryOptions, notices: StartupN
   // The selected tools, plus MCP tools listed so far (never under a read-only variant), within a custom command's allowed-tools.
   const selectedNow = (): ToolDefinition[] =>
     scope.visible(mcp.hub && !modes.variant.allow ? [...offered, ...mcp.hub.tools()] : offered).filter(narrowing.allows);
-  const offeredNow = (): ToolDefinition[] => selectedNow().filter(runnable);
+  // The selected tools split once: those offered (runnable) and those only a gate could refuse.
+  const splitNow = (): { offered: ToolDefinition[]; refused: ToolDefinition[] } => {
+    const split = { offered: [] as ToolDefinition[], refused: [] as ToolDefinition[] };
+    for (const tool of selectedNow()) (runnable(tool) ? split.offered : split.refused).push(tool);
+    return split;
+  };
+  const offeredNow = (): ToolDefinition[] => splitNow().offered;
   const asksFirst = (name: string) => evaluatePermission(rules, name, []).decision !== "allow";
   if (headless && !flags.yolo)
     notices.push({ code: "headless-approvals", mode: flags.approvals, asking: offered.map((tool) => tool.name).filter(asksFirst), mcp: mcp.hub !== undefined });
@@ -181,11 +187,7 @@ export function openToolRegistry(options: ToolRegistryOptions, notices: StartupN
     requestTools: () => deferral.offer(offeredNow()),
     // A withheld tool the model calls anyway is refused by the gate with the reason, not "unknown".
     callable: () => {
-      // One selection, split by runnable: the offered tools are the selected ones it keeps (offeredNow).
-      const selected = selectedNow();
-      const offeredTools: ToolDefinition[] = [];
-      const refused: ToolDefinition[] = [];
-      for (const tool of selected) (runnable(tool) ? offeredTools : refused).push(tool);
+      const { offered: offeredTools, refused } = splitNow();
       return [...deferral.callable(offeredTools), ...refused, ...scope.withheld(registered)];
     },
     asksFirst,
