@@ -60,6 +60,7 @@ export function selfCommand(): string[] {
 export const nodeOs = (): typeof import("node:os") => process.getBuiltinModule("node:os");
 export const childProcess = (): typeof import("node:child_process") => process.getBuiltinModule("node:child_process");
 export const fsPromises = (): typeof import("node:fs/promises") => process.getBuiltinModule("node:fs/promises");
+export const nodeCrypto = (): typeof import("node:crypto") => process.getBuiltinModule("node:crypto");
 
 /**
  * The user's home folder, as `os.homedir()` gives it: on POSIX that is $HOME when it is set, so
@@ -71,4 +72,3 @@ export function homeDirectory(): string {
   const home = process.platform === "win32" ? undefined : process.env.HOME;
   return home ? home : nodeOs().homedir();
 }
-export const nodeCrypto = (): typeof import("node:crypto") => process.getBuiltinModule("node:crypto");
