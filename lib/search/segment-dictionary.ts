@@ -1,11 +1,12 @@
 /**
  * A segment's term dictionary (layout in segment-layout.ts: term index, term blocks, postings),
- * read in proportion to the terms asked for: the term index is read once and its keys kept as
- * bytes, walked only as far as the terms looked up need, then a term costs one dictionary block (its document frequency) and, for its postings,
- * their bytes. A lookup compares the term's UTF-8 bytes with the keys' bytes, decoding none:
- * for a term with no character at U+E000 or above (no byte 0xEE–0xFF) byte order is JavaScript
- * string order, the order the writer sorts keys in; any other term compares decoded keys. A key
- * compared that is not ASCII is still decoded once, so one that is not UTF-8 is found corrupt.
+ * read in proportion to the terms asked for: the term index is read once, its keys kept as bytes
+ * and walked only as far as the terms looked up need; then a term costs one dictionary block (its
+ * document frequency) and, for its postings, their bytes. A lookup compares the term's UTF-8
+ * bytes with the keys' bytes, decoding none: for a term with no character at U+E000 or above (no
+ * byte 0xEE–0xFF) byte order is JavaScript string order, the order the writer sorts keys in; any
+ * other term compares decoded keys. A key compared that is not ASCII is still decoded once, so one
+ * that is not UTF-8 is found corrupt.
  *
  * Contract: every method throws IndexCorruptError when the bytes it reads are not what the writer
  * leaves; a term's dictionary entry is looked up once.
