@@ -16,6 +16,8 @@ describe("sealKeys", () => {
           SHIRO_API_KEY: "sk-b",
           EMBED_TOKEN: "e",
           KEEP_ME: "still-here",
+          MY_OPENAI_API_KEY: "not-a-key",
+          NOTE: "OPENAI_API_KEY=in-a-value",
         },
         encoding: "utf8",
         timeout: 20_000,
@@ -29,6 +31,7 @@ describe("sealKeys", () => {
         sealedEnv: ["OPENAI_API_KEY", "SHIRO_API_KEY", "EMBED_TOKEN"],
         passed: ["OPENAI_API_KEY"],
         kept: true,
+        lookalikes: ["MY_OPENAI_API_KEY=not-a-key", "NOTE=OPENAI_API_KEY=in-a-value"],
       });
     },
   );
