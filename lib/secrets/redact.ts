@@ -32,17 +32,37 @@ export interface RedactResult {
 }
 
 interface _Shape {
-  kind: string;
-  regex: RegExp;
+  readonly kind: string;
+  readonly regex: RegExp;
   /** Literals one of which every match contains; none means the shape is always run. */
-  hints: readonly string[];
+  readonly hints: readonly string[];
 }
 
 /** Characters that continue a token: a shape only matches between two characters outside this set. */
 const _TOKEN_CHAR = "A-Za-z0-9_\\-";
 
 function _shape(kind: string, pattern: string, hints: readonly string[] = _leadingLiteral(pattern)): _Shape {
-  return { kind, regex: new RegExp(`(?<![${_TOKEN_CHAR}])(?:${pattern})(?![${_TOKEN_CHAR}])`, "g"), hints };
+  return new _LazyShape(kind, pattern, hints);
+}
+
+/**
+ * A shape whose regex is made the first time a text holds one of its hints: most texts hold none
+ * of most shapes' literals, and making two dozen regexes at load was about half a millisecond of a
+ * compiled binary's start, before its first request (which redacts only the prompt).
+ */
+class _LazyShape implements _Shape {
+  #regex: RegExp | undefined;
+
+  constructor(
+    readonly kind: string,
+    private readonly pattern: string,
+    readonly hints: readonly string[],
+  ) {}
+
+  get regex(): RegExp {
+    this.#regex ??= new RegExp(`(?<![${_TOKEN_CHAR}])(?:${this.pattern})(?![${_TOKEN_CHAR}])`, "g");
+    return this.#regex;
+  }
 }
 
 /** The literal a pattern without a top-level `|` starts with (`sk-ant-` of `sk-ant-[a-z]+…`); none otherwise. */

@@ -5,6 +5,7 @@
  * and times redactValue passes without a scan are ones no regex changes.
  */
 import { describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
 import { redactText, redactTextByEveryShape, redactValue } from "../../lib/secrets/redact.ts";
 import { buildFakeSecrets, contextOf, createFaker } from "../fixtures/fake-secrets.ts";
 
@@ -82,5 +83,17 @@ describe("ids and times, which redactValue passes without a scan", () => {
     expect(redactValue({ token: id, apiKey: id })).toEqual({ token: "<redacted:secret>", apiKey: "<redacted:secret>" });
     // Only the whole string is passed: an id with more around it is scanned.
     expect(redactValue({ note: `${id} sk-${pick(ALNUM, 48)}` }).note).toContain("<redacted:openai-key>");
+  });
+});
+
+describe("shape regexes are made on first need", () => {
+  test("none at load or for a text without a shape's literal; a token's shape at its first text", () => {
+    const fixture = `${import.meta.dir}/../fixtures/redact-regexes.ts`;
+    const run = spawnSync(process.execPath, [fixture], { encoding: "utf8", timeout: 20_000 });
+    expect(run.status).toBe(0);
+    const { counts, redacted } = JSON.parse(run.stdout) as { counts: number[]; redacted: string };
+    expect(counts.slice(0, 2)).toEqual([0, 0]);
+    expect(counts[2]).toBeGreaterThan(0);
+    expect(redacted).toBe("token <redacted:github-token> here");
   });
 });
