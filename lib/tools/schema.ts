@@ -43,7 +43,7 @@ export function convertInputSchema(schema: ToolDefinition["schema"]): Record<str
 
 /** The key a valibot schema is baked under: its JSON (functions left out; a lazy schema is its built one). */
 export function schemaFingerprint(schema: ToolDefinition["schema"]): string {
-  return JSON.stringify(schema, _built);
+  return JSON.stringify(schema);
 }
 
 /** `tool`'s baked JSON Schema: under its name, for its exact valibot schema; undefined when `baked` has none. */
@@ -74,13 +74,17 @@ export function toolSchemaBytes(tool: ToolDefinition): number {
  *
  * Contract: the value behaves as the schema `build` returns, for valibot, JSON and the JSON Schema
  * converter alike: every property read, `in` test and key listing is answered by the built
- * schema, built once; methods run with the lazy value as `this`, which reads through to it.
+ * schema, built once; methods run with the lazy value as `this`, which reads through to it. The
+ * one exception is `toJSON`, read by JSON.stringify alone: it gives the built schema, so JSON
+ * serialises that natively instead of through the traps (several times slower) or a replacer
+ * called at every value (what a fingerprint, at each start, once cost).
  */
 export function lazySchema<T extends object>(build: () => T): T {
   let built: T | undefined;
   const schema = (): T => (built ??= build());
+  const toJSON = (): T => schema();
   const lazy = new Proxy({} as T, {
-    get: (_target, key) => Reflect.get(schema(), key),
+    get: (_target, key) => (key === "toJSON" ? toJSON : Reflect.get(schema(), key)),
     has: (_target, key) => Reflect.has(schema(), key),
     ownKeys: () => Reflect.ownKeys(schema()),
     // The target holds none of these keys, so each is reported configurable (a proxy's invariant).
@@ -89,13 +93,5 @@ export function lazySchema<T extends object>(build: () => T): T {
       return descriptor && { ...descriptor, configurable: true };
     },
   });
-  _lazy.set(lazy, schema);
   return lazy;
-}
-
-const _lazy = new WeakMap<object, () => object>();
-
-/** A JSON replacer that serialises a lazy schema as the schema it builds (JSON through the proxy's traps is several times slower). */
-function _built(_key: string, value: unknown): unknown {
-  return typeof value === "object" && value !== null ? (_lazy.get(value)?.() ?? value) : value;
 }
