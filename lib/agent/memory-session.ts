@@ -18,7 +18,7 @@
  *   trusted (repo-notes-trust.ts); an untrusted file with notes gets one notice at opening.
  * Not opened at all under --no-memory (agent.ts), so no scope is read or written then.
  */
-import { transcriptIndexIsSmall } from "../find/transcript-index.ts";
+import { promptRanksTranscripts } from "../find/transcript-index.ts";
 import type { EmbeddingClient } from "../search/embeddings.ts";
 import type { Message } from "../messages.ts";
 import { projectPath, type DescribeCall } from "../store/episode-build.ts";
@@ -124,7 +124,7 @@ export function openSessionMemory(options: SessionMemoryOptions): SessionMemory 
         budget: options.budget,
         // Past sessions' passages join the ranking while their index is cheap to open: a plain
         // turn must not read a long history before its first request (docs/memory.md).
-        transcripts: transcriptIndexIsSmall(),
+        transcripts: promptRanksTranscripts(options.sessionId),
         currentSession: options.sessionId,
         onNotice: (text) => notices.push({ type: "notice", text }),
       });

@@ -71,43 +71,51 @@ export const PROMPT_TRANSCRIPT_DOCS = 50_000;
 /**
  * Whether a prompt's memory may rank past passages before the first request: the index is built
  * and holds at most PROMPT_TRANSCRIPT_DOCS documents, or at most a few hundred session and run
- * files would build it. A build cut short (its manifest records no folder stamps yet) is finished
- * by `shiro search`, `recall` or `shiro memory gc`, never before a first request. Reads the
- * manifest; without a finished one, the history census (see the module contract: two folder
- * listings in a short history, in a long one only once its census is out of date).
+ * files would build it and one of them is not `current`'s (its session file or lease: a first run
+ * has nothing past to rank, and its ranking is skipped). A build cut short (its manifest records
+ * no folder stamps yet) is finished by `shiro search`, `recall` or `shiro memory gc`, never before
+ * a first request. Reads the manifest; without a finished one, the history census (see the module
+ * contract: two folder listings in a short history, in a long one only once its census is out of
+ * date). Without `current`, any file counts.
  */
-export function transcriptIndexIsSmall(): boolean {
+export function promptRanksTranscripts(current?: string): boolean {
   const built = _folder({}).manifest();
   if (built?.meta.sessions !== undefined) return built.docs <= PROMPT_TRANSCRIPT_DOCS;
-  return !_historyExceeds(_SMALL_HISTORY_FILES);
+  const names = _shortHistory(_SMALL_HISTORY_FILES);
+  if (names === undefined) return false;
+  const own = current === undefined ? [] : [`${current}.json`, `${current}.lease`];
+  return names.some((name) => !own.includes(name));
 }
 
 /** How long a census past its limit is believed while the folders change under it: the full-check period. */
 export const CENSUS_TRUST_MS = FULL_CHECK_MS;
 const _CENSUS_HEADER = "shiro history census 1";
 
-/** True when the sessions and events folders together hold more than `limit` files: by the census while it holds (see the module contract), else listed. */
-function _historyExceeds(limit: number): boolean {
+/**
+ * The names in the sessions and events folders when they hold at most `limit` files together;
+ * undefined past it: by the census while it holds (see the module contract), else listed.
+ */
+function _shortHistory(limit: number): string[] | undefined {
   const now = Date.now();
   const { sessions, events } = _folderStamps();
   const stamps = `${sessions} ${events}`;
   const census = _readCensus();
-  if (census && census.files > limit && (census.stamps === stamps || (now >= census.at && now - census.at < CENSUS_TRUST_MS))) return true;
-  const count = (dir: string) => {
+  if (census && census.files > limit && (census.stamps === stamps || (now >= census.at && now - census.at < CENSUS_TRUST_MS))) return undefined;
+  const list = (dir: string) => {
     try {
-      return readdirSync(dir).length;
+      return readdirSync(dir);
     } catch {
-      return 0;
+      return [];
     }
   };
-  const files = count(paths.sessionsDir()) + count(paths.eventsDir());
-  if (files <= limit) return false;
+  const names = [...list(paths.sessionsDir()), ...list(paths.eventsDir())];
+  if (names.length <= limit) return names;
   try {
-    writeTextAtomic(paths.historyCensus(), `${_CENSUS_HEADER}\n${stamps}\n${now}\n${files}\n`, { verbatim: true, durable: false });
+    writeTextAtomic(paths.historyCensus(), `${_CENSUS_HEADER}\n${stamps}\n${now}\n${names.length}\n`, { verbatim: true, durable: false });
   } catch {
     // an unwritable state folder: the next prompt lists again
   }
-  return true;
+  return undefined;
 }
 
 function _readCensus(): { stamps: string; at: number; files: number } | undefined {

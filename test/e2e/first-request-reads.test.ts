@@ -70,6 +70,23 @@ describe("a plain turn before its first request", () => {
 
   hostTest(
     STRACE,
+    "in a fresh home, asks nothing of an index folder: nothing past to rank, no ranking",
+    async () => {
+      e2e.fake.respond(() => ({ text: "hi" }));
+      const home = join(e2e.dirs.home, "fresh");
+      mkdirSync(home, { recursive: true });
+      const trace = join(home, "strace.txt");
+      expect(await _run(home, ["-p", "fix the login redirect"], trace)).toBe(0);
+      const calls = _beforeRequest(trace, join(home, ".shiro-neko"));
+      expect(calls.length).toBeGreaterThan(0);
+      // Whether an index is there is asked (the transcript index's manifest, the recall index's folder); nothing is opened in or beside them.
+      expect(calls.filter((call) => /search\/transcripts\.index($|\/(?!manifest\.json$))|memory\/[^/]*\.index\//.test(call))).toEqual([]);
+    },
+    90_000,
+  );
+
+  hostTest(
+    STRACE,
     "opens no memory file, skills folder or subagents folder its stat found missing",
     async () => {
       e2e.fake.respond(() => ({ text: "hi" }));
