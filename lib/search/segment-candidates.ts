@@ -18,7 +18,14 @@
  *
  *   {"version": 1, "key": <the query's key>,
  *    "parts": [{"segment": <identity>, "idf": [<per term of the key>], "average": <n>, "cut": <n>,
- *               "docs": [<ascending>], "lengths": […], "tfs": [[<per doc>] per term of the key]}]}
+ *               "docs": [<ascending>], "lengths": […], "tfs": [[<per doc>] per term of the key],
+ *               "sources": [[<ordinal>, <name>, <stamp>, <first doc>, <count>, <data>?], …]}]}
+ *
+ * `sources` are the segment's entries of the sources the search that wrote the file judged there
+ * (its hits' sessions, segment-search.ts), as the segment stores them: a search answered from the
+ * part adopts them (segment-read.ts `adoptSource`, checked as a read one is) and decodes none of
+ * them again, what a recall's 300 passages of 300 sessions cost most (about 1.2 ms at 5,000
+ * sessions). A part kept without them (an older file) is written again once, with them.
  *
  * Past KEPT_QUERIES files the oldest are removed. A file that does not parse or is of another
  * key or version reads as absent; deleting the folder costs one slower search per query.
@@ -28,7 +35,8 @@ import { basename, join } from "node:path";
 import { writeTextAtomic } from "../state-file/json-file.ts";
 import type { SearchOptions } from "./bm25-index.ts";
 import { lowerBound } from "./ranked-candidates.ts";
-import { fnv1a } from "./segment-layout.ts";
+import { IndexCorruptError, fnv1a } from "./segment-layout.ts";
+import type { SegmentReader } from "./segment-read.ts";
 import { TOKENIZER_VERSION } from "./tokenize.ts";
 
 export const KEPT_QUERIES = 16;
@@ -47,6 +55,8 @@ export interface KeptSegment {
   lengths: number[];
   /** Per term of the key, each document's frequency of it. */
   tfs: number[][];
+  /** Source entries of the segment, each `[ordinal, …the entry as stored]`. */
+  sources?: unknown[][];
 }
 
 export interface KeptQuery {
@@ -120,7 +130,7 @@ function _tfOf(list: { docs: Uint32Array; tfs: Uint32Array }, doc: number): numb
 /** What a search asks of a segment to keep its candidates: its identity (what names its live documents: a segment file's content and tombstones; none, not kept). */
 export interface KeepablePart {
   identity?: string;
-  reader: { frequency(term: string): number };
+  reader: Pick<SegmentReader, "frequency" | "source" | "adoptSource">;
 }
 
 type _Postings = { docs: Uint32Array; tfs: Uint32Array } | undefined;
@@ -146,6 +156,7 @@ export interface SearchKept {
     lengths: readonly (Uint32Array | undefined)[],
     lists: readonly (readonly _Postings[])[],
     limit: number,
+    judged: readonly Iterable<number>[],
   ): void;
 }
 
@@ -166,7 +177,7 @@ export function keptCandidates(
   const of = parts.map((part, p) => {
     if (!worth[p] || !saved) return undefined;
     const found = saved.parts.find((kept) => kept.segment === part.identity);
-    return found && _inRange(found.docs, ranges[p]!) ? found : undefined;
+    return found && _inRange(found.docs, ranges[p]!) && _adopted(part, found) ? found : undefined;
   });
   const idf = sorted.map(() => 0);
   return {
@@ -179,18 +190,42 @@ export function keptCandidates(
         const bound = kept ? keptBound(kept, idf, average) : 0;
         return bound === 0 || bound < floor - 1e-9;
       }),
-    keep(average, bases, scores, touched, lengths, lists, limit) {
-      if (parts.every((_, p) => !worth[p] || of[p])) return;
+    keep(average, bases, scores, touched, lengths, lists, limit, judged) {
+      if (parts.every((_, p) => !worth[p] || of[p]?.sources)) return;
       const keep = limit + (limit >> 1) + 64;
+      const sources = (p: number) => _sourceRows(parts[p]!, judged[p] ?? []);
       const kept = parts.flatMap((part, p) => {
         if (!worth[p]) return [];
-        if (of[p]) return [of[p]!];
+        if (of[p]) return [of[p]!.sources ? of[p]! : { ...of[p]!, sources: sources(p) }];
         const postings = sorted.map((term) => lists[terms.indexOf(term)]![p]);
-        return [keepSegment(part.identity!, keep, [...idf], average, bases[p]!, scores[p]!, touched[p]!, lengths[p], postings)];
+        return [{ ...keepSegment(part.identity!, keep, [...idf], average, bases[p]!, scores[p]!, touched[p]!, lengths[p], postings), sources: sources(p) }];
       });
       store.write({ key, terms: sorted, parts: kept });
     },
   };
+}
+
+/** The rows of `ordinals`' source entries (read already: cached) as `sources` keeps them. */
+function _sourceRows(part: KeepablePart, ordinals: Iterable<number>): unknown[][] {
+  const rows: unknown[][] = [];
+  for (const ordinal of ordinals) {
+    const entry = part.reader.source(ordinal);
+    const row: unknown[] = [ordinal, entry.name, entry.stamp, entry.firstDoc, entry.count];
+    if (entry.data !== undefined) row.push(entry.data);
+    rows.push(row);
+  }
+  return rows;
+}
+
+/** True once `kept`'s sources are adopted by the part's reader; false (the part is scored from its postings and kept again) when one is malformed. */
+function _adopted(part: KeepablePart, kept: KeptSegment): boolean {
+  try {
+    for (const row of kept.sources ?? []) part.reader.adoptSource(row[0] as number, row.slice(1));
+    return true;
+  } catch (error) {
+    if (error instanceof IndexCorruptError) return false;
+    throw error;
+  }
 }
 
 /** True when `docs` (numbers: `_wellFormed`) are whole and ascend inside `[from, to)`. */
@@ -250,7 +285,8 @@ function _wellFormed(part: unknown, terms: number): part is KeptSegment {
     numbers(kept.lengths, kept.docs!.length) &&
     Array.isArray(kept.tfs) &&
     kept.tfs.length === terms &&
-    kept.tfs.every((list) => numbers(list, kept.docs!.length))
+    kept.tfs.every((list) => numbers(list, kept.docs!.length)) &&
+    (kept.sources === undefined || (Array.isArray(kept.sources) && kept.sources.every((row) => Array.isArray(row))))
   );
 }
 

@@ -145,6 +145,7 @@ export function searchParts<P extends SearchPart>(
     rangeLengths,
     lists,
     options.limit,
+    verdicts.map((judgedHere) => judgedHere.keys()),
   );
   // Without a `tieBreak`, a stable sort of scores that never rise leaves them as they are (its comparator, a few thousand cold calls, is skipped).
   if (options.tieBreak || rising) hits.sort((a, b) => (Math.abs(b.score - a.score) > 1e-9 ? b.score - a.score : (options.tieBreak?.(a, b) ?? 0)));

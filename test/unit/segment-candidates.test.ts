@@ -50,6 +50,8 @@ interface _Counted {
   scoredBytes: () => number;
   /** Bytes read inside the lengths section (what scoring a range of documents reads; a tombstoned segment's live frequencies read postings). */
   lengthBytes: () => number;
+  /** Bytes read inside the source entries section (what judging the hits' sources reads). */
+  sourceBytes: () => number;
 }
 
 /** The segment as a later process opens it: reads recorded, named by `identity`, `dead` tombstoned. */
@@ -64,6 +66,7 @@ function _open(bytes: Uint8Array, identity: string | undefined, dead: number[] =
     segment: { file: "000001.seg", reader: openSegment(source), dead: new Set(dead), ...(identity ? { identity } : {}) },
     scoredBytes: () => inside(section(SECTION.postings)) + inside(section(SECTION.lengths)),
     lengthBytes: () => inside(section(SECTION.lengths)),
+    sourceBytes: () => inside(section(SECTION.sourceEntries)),
   };
 }
 
@@ -118,6 +121,47 @@ describe("kept candidates of a segment", () => {
     );
     expect(other.scoredBytes()).toBeGreaterThan(0);
     expect(store.writes).toBe(2);
+  });
+
+  test("the sources the search judged are kept with them: asked again, none is decoded; a part kept without them is written again once; a malformed one is not adopted", () => {
+    const store = _memoryStore();
+    const filters: Partial<SearchOptions> = { segmentFilter: (name) => !name.endsWith("3"), sourceFilter: () => true };
+    const search = (opened: _Counted) => _shape(createSegmentedIndex([opened.segment], totals, store).search("queue timeout", { ...options, ...filters }));
+    const first = _open(bytes, "000001.seg:1");
+    expect(search(first)).toEqual(truth("queue timeout", filters));
+    const rows = [...store.kept.values()][0]!.parts[0]!.sources!;
+    const reader = openSegment(bufferSource(bytes), true);
+    expect(rows.length).toBeGreaterThan(10);
+    for (const [ordinal, ...stored] of rows) {
+      const entry = reader.source(ordinal as number);
+      expect(stored).toEqual([entry.name, entry.stamp, entry.firstDoc, entry.count]);
+    }
+    // Asked again: only the first and last names (the prefix's range) are read, no hit's source.
+    const later = _open(bytes, "000001.seg:1");
+    expect(search(later)).toEqual(truth("queue timeout", filters));
+    const ends = _open(bytes, "000001.seg:1");
+    ends.segment.reader.source(0);
+    ends.segment.reader.source(ends.segment.reader.sources - 1);
+    expect(later.sourceBytes()).toBe(ends.sourceBytes());
+    expect(later.scoredBytes()).toBe(0);
+    expect(store.writes).toBe(1);
+    // An older file's part, without sources: answered from its candidates, its sources read, and written again once, with them.
+    for (const query of store.kept.values()) for (const part of query.parts) delete part.sources;
+    const older = _open(bytes, "000001.seg:1");
+    expect(search(older)).toEqual(truth("queue timeout", filters));
+    expect(older.sourceBytes()).toBeGreaterThan(ends.sourceBytes());
+    expect(older.scoredBytes()).toBe(0);
+    expect(store.writes).toBe(2);
+    expect([...store.kept.values()][0]!.parts[0]!.sources).toEqual(rows);
+    search(_open(bytes, "000001.seg:1"));
+    expect(store.writes).toBe(2);
+    // A malformed row: the part is scored from its postings and kept again.
+    for (const query of store.kept.values()) query.parts[0]!.sources![0] = [rows[0]![0], 42];
+    const damaged = _open(bytes, "000001.seg:1");
+    expect(search(damaged)).toEqual(truth("queue timeout", filters));
+    expect(damaged.scoredBytes()).toBeGreaterThan(0);
+    expect(store.writes).toBe(3);
+    expect([...store.kept.values()][0]!.parts[0]!.sources).toEqual(rows);
   });
 
   test("a collection grown or shrunk a little is answered from them; one changed past what they prove reads the postings and keeps anew", () => {
