@@ -18,7 +18,18 @@
  *
  *   {"version": 1, "key": <the query's key>,
  *    "parts": [{"segment": <identity>, "idf": [<per term of the key>], "average": <n>, "cut": <n>,
- *               "docs": [<ascending>], "lengths": […], "tfs": [[<per doc>] per term of the key]}]}
+ *               "docs": [<ascending>], "lengths": […], "tfs": [[<per doc>] per term of the key],
+ *               "sources": [[<ordinal>, <name>, <stamp>, <first doc>, <count>, <data>?], …],
+ *               "range": [<first document of the prefix>, <past its last>]}]}
+ *
+ * `sources` are the segment's entries of the sources the search that wrote the file judged there
+ * (its hits' sessions, segment-search.ts), as the segment stores them: a search answered from the
+ * part adopts them (segment-read.ts `adoptSource`, checked as a read one is) and decodes none of
+ * them again, what a recall's 300 passages of 300 sessions cost most (about 1.2 ms at 5,000
+ * sessions). `range` is the segment's documents of the prefix searched: a search that finds the
+ * part takes it instead of looking the prefix's first and last sources up by name (reading and
+ * decoding a dozen source entries of each large segment). A part kept without either (an older
+ * file) is written again once, with them.
  *
  * Past KEPT_QUERIES files the oldest are removed. A file that does not parse or is of another
  * key or version reads as absent; deleting the folder costs one slower search per query.
@@ -28,7 +39,8 @@ import { basename, join } from "node:path";
 import { writeTextAtomic } from "../state-file/json-file.ts";
 import type { SearchOptions } from "./bm25-index.ts";
 import { lowerBound } from "./ranked-candidates.ts";
-import { fnv1a } from "./segment-layout.ts";
+import { IndexCorruptError, fnv1a } from "./segment-layout.ts";
+import type { SegmentReader } from "./segment-read.ts";
 import { TOKENIZER_VERSION } from "./tokenize.ts";
 
 export const KEPT_QUERIES = 16;
@@ -47,6 +59,10 @@ export interface KeptSegment {
   lengths: number[];
   /** Per term of the key, each document's frequency of it. */
   tfs: number[][];
+  /** Source entries of the segment, each `[ordinal, …the entry as stored]`. */
+  sources?: unknown[][];
+  /** The segment's documents `[from, to)` of the prefix searched. */
+  range?: [number, number];
 }
 
 export interface KeptQuery {
@@ -120,7 +136,15 @@ function _tfOf(list: { docs: Uint32Array; tfs: Uint32Array }, doc: number): numb
 /** What a search asks of a segment to keep its candidates: its identity (what names its live documents: a segment file's content and tombstones; none, not kept). */
 export interface KeepablePart {
   identity?: string;
-  reader: { frequency(term: string): number };
+  reader: Pick<SegmentReader, "docs" | "frequency" | "source" | "adoptSource">;
+}
+
+/** The documents of the prefix in `part` as `saved` kept them (whole, ascending, inside the segment), or undefined. */
+export function keptRange(saved: KeptQuery | undefined, part: KeepablePart): [number, number] | undefined {
+  if (!saved || part.identity === undefined) return undefined;
+  const range = saved.parts.find((kept) => kept.segment === part.identity)?.range;
+  if (!range || !Number.isInteger(range[0]) || !Number.isInteger(range[1])) return undefined;
+  return range[0] >= 0 && range[0] <= range[1] && range[1] <= part.reader.docs ? [range[0], range[1]] : undefined;
 }
 
 type _Postings = { docs: Uint32Array; tfs: Uint32Array } | undefined;
@@ -146,27 +170,27 @@ export interface SearchKept {
     lengths: readonly (Uint32Array | undefined)[],
     lists: readonly (readonly _Postings[])[],
     limit: number,
+    judged: readonly Iterable<number>[],
   ): void;
 }
 
-/** The kept candidates of `terms` for the parts they may answer (`useKept`: answer from them; otherwise only keep); undefined when no part is worth keeping. */
+/** The kept candidates of `terms` for the parts `saved` (the store's entry of the query, read by the caller; undefined: only keep) may answer; undefined when no part is worth keeping. */
 export function keptCandidates(
   store: CandidateStore,
   parts: readonly KeepablePart[],
   ranges: readonly [number, number][],
   terms: readonly string[],
   options: Pick<SearchOptions, "weights" | "segmentPrefix">,
-  useKept: boolean,
+  saved: KeptQuery | undefined,
 ): SearchKept | undefined {
   const worth = parts.map((part, p) => part.identity !== undefined && ranges[p]![1] - ranges[p]![0] >= KEEP_FROM_DOCS);
   if (!worth.some(Boolean)) return undefined;
   const { key, terms: sorted } = queryKey(terms, options.weights, options.segmentPrefix);
   const keyAt = terms.map((term) => sorted.indexOf(term));
-  const saved = useKept ? store.read(terms, options.weights, options.segmentPrefix) : undefined;
   const of = parts.map((part, p) => {
     if (!worth[p] || !saved) return undefined;
     const found = saved.parts.find((kept) => kept.segment === part.identity);
-    return found && _inRange(found.docs, ranges[p]!) ? found : undefined;
+    return found && _inRange(found.docs, ranges[p]!) && _adopted(part, found) ? found : undefined;
   });
   const idf = sorted.map(() => 0);
   return {
@@ -179,18 +203,47 @@ export function keptCandidates(
         const bound = kept ? keptBound(kept, idf, average) : 0;
         return bound === 0 || bound < floor - 1e-9;
       }),
-    keep(average, bases, scores, touched, lengths, lists, limit) {
-      if (parts.every((_, p) => !worth[p] || of[p])) return;
+    keep(average, bases, scores, touched, lengths, lists, limit, judged) {
+      // Rewritten for a part kept without its sources or with another range than the segment's (an older file, a damaged one).
+      const current = (p: number) => of[p]?.sources !== undefined && of[p]!.range?.[0] === ranges[p]![0] && of[p]!.range?.[1] === ranges[p]![1];
+      if (parts.every((_, p) => !worth[p] || current(p))) return;
       const keep = limit + (limit >> 1) + 64;
-      const kept = parts.flatMap((part, p) => {
+      const sources = (p: number) => _sourceRows(parts[p]!, judged[p] ?? []);
+      const kept = parts.flatMap((part, p): KeptSegment[] => {
         if (!worth[p]) return [];
-        if (of[p]) return [of[p]!];
+        const range: [number, number] = [ranges[p]![0], ranges[p]![1]];
+        if (of[p]) return [{ ...of[p]!, sources: of[p]!.sources ?? sources(p), range }];
         const postings = sorted.map((term) => lists[terms.indexOf(term)]![p]);
-        return [keepSegment(part.identity!, keep, [...idf], average, bases[p]!, scores[p]!, touched[p]!, lengths[p], postings)];
+        return [
+          { ...keepSegment(part.identity!, keep, [...idf], average, bases[p]!, scores[p]!, touched[p]!, lengths[p], postings), sources: sources(p), range },
+        ];
       });
       store.write({ key, terms: sorted, parts: kept });
     },
   };
+}
+
+/** The rows of `ordinals`' source entries (read already: cached) as `sources` keeps them. */
+function _sourceRows(part: KeepablePart, ordinals: Iterable<number>): unknown[][] {
+  const rows: unknown[][] = [];
+  for (const ordinal of ordinals) {
+    const entry = part.reader.source(ordinal);
+    const row: unknown[] = [ordinal, entry.name, entry.stamp, entry.firstDoc, entry.count];
+    if (entry.data !== undefined) row.push(entry.data);
+    rows.push(row);
+  }
+  return rows;
+}
+
+/** True once `kept`'s sources are adopted by the part's reader; false (the part is scored from its postings and kept again) when one is malformed. */
+function _adopted(part: KeepablePart, kept: KeptSegment): boolean {
+  try {
+    for (const row of kept.sources ?? []) part.reader.adoptSource(row[0] as number, row.slice(1));
+    return true;
+  } catch (error) {
+    if (error instanceof IndexCorruptError) return false;
+    throw error;
+  }
 }
 
 /** True when `docs` (numbers: `_wellFormed`) are whole and ascend inside `[from, to)`. */
@@ -250,7 +303,9 @@ function _wellFormed(part: unknown, terms: number): part is KeptSegment {
     numbers(kept.lengths, kept.docs!.length) &&
     Array.isArray(kept.tfs) &&
     kept.tfs.length === terms &&
-    kept.tfs.every((list) => numbers(list, kept.docs!.length))
+    kept.tfs.every((list) => numbers(list, kept.docs!.length)) &&
+    (kept.sources === undefined || (Array.isArray(kept.sources) && kept.sources.every((row) => Array.isArray(row)))) &&
+    (kept.range === undefined || numbers(kept.range, 2))
   );
 }
 

@@ -70,6 +70,19 @@ export const SECTIONS = 11;
 /** A segment or manifest that cannot be read as written: the index is rebuilt from its sources. */
 export class IndexCorruptError extends Error {}
 
+/**
+ * A source entry as stored (`[name, stamp, first document, count, data?]`, data absent or null for
+ * none) checked against a segment of `docs` documents; IndexCorruptError naming `ordinal` when malformed.
+ */
+export function sourceEntryOf(raw: unknown, ordinal: number, docs: number): { name: string; stamp: string; firstDoc: number; count: number; data?: unknown } {
+  const count = (value: unknown, max: number): value is number => typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= max;
+  if (!Array.isArray(raw) || typeof raw[0] !== "string" || typeof raw[1] !== "string" || !count(raw[2], docs) || !count(raw[3], docs - raw[2]))
+    throw new IndexCorruptError(`source ${ordinal} is malformed`);
+  const found: ReturnType<typeof sourceEntryOf> = { name: raw[0], stamp: raw[1], firstDoc: raw[2], count: raw[3] };
+  if (raw.length > 4 && raw[4] !== null) found.data = raw[4];
+  return found;
+}
+
 /** Positioned reads of one segment's bytes: a file, or bytes built in memory. */
 export interface ByteSource {
   readonly size: number;

@@ -17,6 +17,7 @@ import {
   bufferSource,
   HEADER_BYTES,
   IndexCorruptError,
+  sourceEntryOf,
   SECTION,
   SECTIONS,
   FIRST_SEGMENT_FORMAT,
@@ -57,6 +58,8 @@ export interface SegmentReader {
    */
   expectEntries(count: number): void;
   source(ordinal: number): SegmentSourceEntry;
+  /** Source `ordinal` as stored (`raw`, kept beside the segment: segment-candidates.ts), checked as a read one is and cached, so no read decodes it; ignored when cached already. */
+  adoptSource(ordinal: number, raw: unknown): void;
   /** The ordinal of the source document `doc` belongs to (no entry read). */
   sourceOf(doc: number): number;
   /** The ordinal of the source named `name`, or -1. */
@@ -305,14 +308,7 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
 
   const source = (ordinal: number): SegmentSourceEntry => {
     let found = sourceCache.get(ordinal);
-    if (!found) {
-      const raw = sourceEntry(ordinal);
-      if (!Array.isArray(raw) || typeof raw[0] !== "string" || typeof raw[1] !== "string" || !_count(raw[2], docs) || !_count(raw[3], docs - raw[2]))
-        throw new IndexCorruptError(`source ${ordinal} is malformed`);
-      found = { name: raw[0], stamp: raw[1], firstDoc: raw[2], count: raw[3] };
-      if (raw.length > 4 && raw[4] !== null) found.data = raw[4];
-      sourceCache.set(ordinal, found);
-    }
+    if (!found) sourceCache.set(ordinal, (found = sourceEntryOf(sourceEntry(ordinal), ordinal, docs)));
     return found;
   };
 
@@ -343,6 +339,11 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
 
     source,
     sourceOf,
+
+    adoptSource(ordinal, raw) {
+      if (!Number.isInteger(ordinal) || ordinal < 0 || ordinal >= sources) throw new IndexCorruptError(`entry ${ordinal} of ${sources}`);
+      if (!sourceCache.has(ordinal)) sourceCache.set(ordinal, sourceEntryOf(raw, ordinal, docs));
+    },
 
     findSource(name) {
       if (byName) return byName.get(name) ?? -1;
@@ -388,8 +389,4 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
       bytes.close();
     },
   };
-}
-
-function _count(value: unknown, max: number): value is number {
-  return typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= max;
 }

@@ -6,7 +6,7 @@
  */
 import type { IndexHit, SearchOptions } from "./bm25-index.ts";
 import { rankedCandidates, scoreKept, scorePostings } from "./ranked-candidates.ts";
-import { keptCandidates, type CandidateStore } from "./segment-candidates.ts";
+import { keptCandidates, keptRange, type CandidateStore } from "./segment-candidates.ts";
 import type { Postings, SegmentReader } from "./segment-read.ts";
 
 /** A part as a search reads it: a segment (or the pending documents laid out as one). */
@@ -46,10 +46,14 @@ export function searchParts<P extends SearchPart>(
   const average = (collection ? collection.totalLen / collection.docs : totalLen / live) || 1;
   const all = index.parts;
   // A part's postings are read only when it holds a term and documents of the prefix, and no kept candidates answer it.
+  // A part kept for the query has its prefix's documents kept too: no source looked up by name.
+  const saved = candidates && useKept ? candidates.read(terms, options.weights, options.segmentPrefix) : undefined;
   const ranges: [number, number][] = all.map((part) =>
-    terms.some((term) => part.reader.frequency(term) > 0) ? _docRange(part.reader, options.segmentPrefix) : ([0, 0] as [number, number]),
+    terms.some((term) => part.reader.frequency(term) > 0)
+      ? (keptRange(saved, part) ?? _docRange(part.reader, options.segmentPrefix))
+      : ([0, 0] as [number, number]),
   );
-  const kept = candidates && keptCandidates(candidates, all, ranges, terms, options, useKept);
+  const kept = candidates && keptCandidates(candidates, all, ranges, terms, options, saved);
   const lists = terms.map((term) => all.map((part, p) => (ranges[p]![0] < ranges[p]![1] && !kept?.of[p] ? postingsOf(part, term) : undefined)));
   // Each part's scores over its range of documents (offset by its first), and the documents scored (at most the postings' total, so no array grows).
   // A part answered by kept candidates numbers them 0 … n - 1, in document order (`docOf`).
@@ -145,6 +149,7 @@ export function searchParts<P extends SearchPart>(
     rangeLengths,
     lists,
     options.limit,
+    verdicts.map((judgedHere) => judgedHere.keys()),
   );
   // Without a `tieBreak`, a stable sort of scores that never rise leaves them as they are (its comparator, a few thousand cold calls, is skipped).
   if (options.tieBreak || rising) hits.sort((a, b) => (Math.abs(b.score - a.score) > 1e-9 ? b.score - a.score : (options.tieBreak?.(a, b) ?? 0)));

@@ -23,9 +23,13 @@ const _LOOKALIKES =
 const _INVISIBLE = /[\p{Cf}\uFE00-\uFE0F\u{E0100}-\u{E01EF}\u115F\u1160\u3164\uFFA0]/gu;
 const _BREAKS = /[\p{Cc}\u2028\u2029]/gu;
 
-// Printable ASCII but `&`, `<` and `>`: every step below leaves it as it is (each changes only other
-// characters), so it is answered by one test: most notes, and every id, date, path and status of an episode line.
-const _UNCHANGED = /^[\x20-\x25\x27-\x3b\x3d\x3f-\x7e]*$/;
+// Printable ASCII but `&`, `<` and `>`, and the two marks shiro's own lines add (`·` between an
+// episode's parts, `…` where a text is cut; neither is a break, invisible, a look-alike or, under
+// NFKC, an angle bracket): every step below leaves them as they are (each changes only other
+// characters, one at a time), so such a text is answered by one test: most notes, every id, date,
+// path and status of an episode line, and recall's episode lines and snippets (the seven passes
+// and a normalisation per `·` or `…` cost a recall's answer 0.1–0.2 ms).
+const _UNCHANGED = /^[\x20-\x25\x27-\x3b\x3d\x3f-\x7e\u00b7\u2026]*$/;
 
 /** `text` made safe to sit between the memory section's tags (see the module comment). */
 export function escapeMemoryText(text: string): string {

@@ -68,8 +68,27 @@ describe("escapeMemoryText", () => {
       expect(escapeMemoryText(`${char}\u00e9`)).toBe(`${alone}\u00e9`);
       expect(alone === char).toBe(!"&<>".includes(char));
     }
-    const pieces = ["src/a.ts, src/b.ts", " · changed ", "a&b <c>", "\t\u200B\uFF1C", "d\u00e9j\u00e0", "\u{1F600}", ""];
+    const pieces = ["src/a.ts, src/b.ts", " · changed ", "a&b <c>", "\t\u200B\uFF1C", "d\u00e9j\u00e0", "\u{1F600}", "…cut…", ""];
     for (const a of pieces) for (const b of pieces) expect(escapeMemoryText(a + b)).toBe(escapeMemoryText(a) + escapeMemoryText(b));
+  });
+
+  test("an episode line or a snippet (ASCII with `·` and `…`) is answered by the one test: nothing normalised", () => {
+    // Each of the two marks, beside a letter that takes the whole escape, comes out as it went in.
+    for (const mark of ["\u00b7", "\u2026"]) expect(escapeMemoryText(`${mark}\u00e9`)).toBe(`${mark}\u00e9`);
+    const normalize = String.prototype.normalize;
+    let normalised = 0;
+    String.prototype.normalize = function (this: string, form?: string) {
+      normalised += 1;
+      return normalize.call(this, form);
+    };
+    try {
+      const line = 'episode 019a988d 2025-11-18: "lint login redirect…" · changed src/a.ts · completed, 3 steps';
+      expect(escapeMemoryText(line)).toBe(line);
+      expect(escapeMemoryText("…term2cx build redirect retry te…")).toBe("…term2cx build redirect retry te…");
+    } finally {
+      String.prototype.normalize = normalize;
+    }
+    expect(normalised).toBe(0);
   });
 });
 

@@ -50,6 +50,8 @@ interface _Counted {
   scoredBytes: () => number;
   /** Bytes read inside the lengths section (what scoring a range of documents reads; a tombstoned segment's live frequencies read postings). */
   lengthBytes: () => number;
+  /** Bytes read inside the source entries section (what judging the hits' sources reads). */
+  sourceBytes: () => number;
 }
 
 /** The segment as a later process opens it: reads recorded, named by `identity`, `dead` tombstoned. */
@@ -64,6 +66,7 @@ function _open(bytes: Uint8Array, identity: string | undefined, dead: number[] =
     segment: { file: "000001.seg", reader: openSegment(source), dead: new Set(dead), ...(identity ? { identity } : {}) },
     scoredBytes: () => inside(section(SECTION.postings)) + inside(section(SECTION.lengths)),
     lengthBytes: () => inside(section(SECTION.lengths)),
+    sourceBytes: () => inside(section(SECTION.sourceEntries)),
   };
 }
 
@@ -118,6 +121,57 @@ describe("kept candidates of a segment", () => {
     );
     expect(other.scoredBytes()).toBeGreaterThan(0);
     expect(store.writes).toBe(2);
+  });
+
+  test("the sources the search judged and the prefix's documents are kept with them: asked again, no source entry is read; a part kept without them is written again once; a malformed one is not taken", () => {
+    const store = _memoryStore();
+    const filters: Partial<SearchOptions> = { segmentFilter: (name) => !name.endsWith("3"), sourceFilter: () => true };
+    const search = (opened: _Counted) => _shape(createSegmentedIndex([opened.segment], totals, store).search("queue timeout", { ...options, ...filters }));
+    const first = _open(bytes, "000001.seg:1");
+    expect(search(first)).toEqual(truth("queue timeout", filters));
+    const rows = [...store.kept.values()][0]!.parts[0]!.sources!;
+    const reader = openSegment(bufferSource(bytes), true);
+    expect(rows.length).toBeGreaterThan(10);
+    for (const [ordinal, ...stored] of rows) {
+      const entry = reader.source(ordinal as number);
+      expect(stored).toEqual([entry.name, entry.stamp, entry.firstDoc, entry.count]);
+    }
+    expect([...store.kept.values()][0]!.parts[0]!.range).toEqual([0, reader.docs]);
+    // Asked again: no source entry is read, neither a hit's nor the prefix's first and last.
+    const later = _open(bytes, "000001.seg:1");
+    expect(search(later)).toEqual(truth("queue timeout", filters));
+    expect(later.sourceBytes()).toBe(0);
+    expect(later.scoredBytes()).toBe(0);
+    expect(store.writes).toBe(1);
+    // An older file's part, without sources or range: answered from its candidates, its sources read, and written again once, with them.
+    for (const query of store.kept.values())
+      for (const part of query.parts) {
+        delete part.sources;
+        delete part.range;
+      }
+    const older = _open(bytes, "000001.seg:1");
+    expect(search(older)).toEqual(truth("queue timeout", filters));
+    expect(older.sourceBytes()).toBeGreaterThan(0);
+    expect(older.scoredBytes()).toBe(0);
+    expect(store.writes).toBe(2);
+    expect([...store.kept.values()][0]!.parts[0]!.sources).toEqual(rows);
+    expect([...store.kept.values()][0]!.parts[0]!.range).toEqual([0, reader.docs]);
+    search(_open(bytes, "000001.seg:1"));
+    expect(store.writes).toBe(2);
+    // A range past the segment is not taken: the prefix is looked up by name, and the entry written again.
+    for (const query of store.kept.values()) query.parts[0]!.range = [0, reader.docs + 1];
+    const wide = _open(bytes, "000001.seg:1");
+    expect(search(wide)).toEqual(truth("queue timeout", filters));
+    expect(wide.sourceBytes()).toBeGreaterThan(0);
+    expect(store.writes).toBe(3);
+    expect([...store.kept.values()][0]!.parts[0]!.range).toEqual([0, reader.docs]);
+    // A malformed row: the part is scored from its postings and kept again.
+    for (const query of store.kept.values()) query.parts[0]!.sources![0] = [rows[0]![0], 42];
+    const damaged = _open(bytes, "000001.seg:1");
+    expect(search(damaged)).toEqual(truth("queue timeout", filters));
+    expect(damaged.scoredBytes()).toBeGreaterThan(0);
+    expect(store.writes).toBe(4);
+    expect([...store.kept.values()][0]!.parts[0]!.sources).toEqual(rows);
   });
 
   test("a collection grown or shrunk a little is answered from them; one changed past what they prove reads the postings and keeps anew", () => {
