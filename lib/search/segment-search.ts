@@ -64,6 +64,7 @@ export function searchParts<P extends SearchPart>(
   for (let t = 0; t < terms.length; t++) {
     const term = terms[t]!;
     const byPart = lists[t]!;
+    // `some`, not `every`: a first request's search calls some already, every would be compiled for it.
     if (!byPart.some((list) => list !== undefined) && !kept?.holds(t)) continue;
     const df = collection?.df.get(term) ?? liveDf(term);
     const idf = Math.log(1 + (total - df + 0.5) / (df + 0.5)) * (options.weights?.get(term) ?? 1);
