@@ -262,15 +262,16 @@ export function passageSnippets(groups: readonly RecalledGroup[], words: string,
 // first ranking about 0.3 ms to compile, are used only for a query outside ASCII (as tokenize.ts does).
 const _NOT_ASCII = /[^\x00-\x7f]/;
 
-/** Names and code-like words of the query (capitalised past the first word, or holding a digit or joiner) weigh `weight`. */
+/** Names and code-like words of the query (capitalised past the first word, or holding a digit or joiner) weigh `weight` (exec and a loop, not match and forEach: a first request's ranking would be those builtins' first calls, each compiled then). */
 function _entityWeights(query: string, weight: number): Map<string, number> {
   const weights = new Map<string, number>();
   const unicode = _NOT_ASCII.test(query);
-  const words = (unicode ? query.match(/[\p{L}\p{N}_./:-]+/gu) : query.match(/[A-Za-z0-9_./:-]+/g)) ?? [];
+  const pattern = unicode ? /[\p{L}\p{N}_./:-]+/gu : /[A-Za-z0-9_./:-]+/g;
   const capital = unicode ? /^\p{Lu}/u : /^[A-Z]/;
-  words.forEach((word, i) => {
+  for (let found = pattern.exec(query), i = 0; found !== null; found = pattern.exec(query), i++) {
+    const word = found[0];
     if ((i > 0 && capital.test(word)) || /\d|[_./:-]\w/.test(word)) for (const term of tokenizeQuery(word)) weights.set(term, weight);
-  });
+  }
   return weights;
 }
 

@@ -87,8 +87,15 @@ export interface CollectionStats {
 /** The stats of several indexes as one collection. */
 export function addStats(parts: readonly CollectionStats[]): CollectionStats {
   const df = new Map<string, number>();
-  for (const part of parts) for (const [term, n] of part.df) df.set(term, (df.get(term) ?? 0) + n);
-  return { docs: parts.reduce((sum, part) => sum + part.docs, 0), totalLen: parts.reduce((sum, part) => sum + part.totalLen, 0), df };
+  let docs = 0;
+  let totalLen = 0;
+  // Loops, not reduce: a first request's ranking is that builtin's first call (compiled then).
+  for (const part of parts) {
+    for (const [term, n] of part.df) df.set(term, (df.get(term) ?? 0) + n);
+    docs += part.docs;
+    totalLen += part.totalLen;
+  }
+  return { docs, totalLen, df };
 }
 
 export interface Bm25Index {

@@ -23,14 +23,17 @@ export function rankedCandidates(
   matched: readonly Uint16Array[] | undefined,
   first = 64,
 ): () => [number, number, number] | undefined {
-  const size = touched.reduce((sum, docs) => sum + docs.length, 0);
+  // Loops over the parts, not reduce or forEach: a first request's ranking would be those builtins' first calls (each compiled then).
+  let size = 0;
+  for (const list of touched) size += list.length;
   const parts = new Int32Array(size);
   const docs = new Int32Array(size);
   const values = new Float64Array(size);
   let n = 0;
   let singleTop = 0;
   let singles = 0;
-  touched.forEach((list, p) => {
+  for (let p = 0; p < touched.length; p++) {
+    const list = touched[p]!;
     const partScores = scores[p]!;
     const terms = matched?.[p];
     const base = bases[p]!;
@@ -48,10 +51,11 @@ export function rankedCandidates(
       values[n] = value;
       n += 1;
     }
-  });
+  }
   // The one-term documents, appended when a batch may reach them.
   const addSingles = () => {
-    touched.forEach((list, p) => {
+    for (let p = 0; p < touched.length; p++) {
+      const list = touched[p]!;
       for (let i = 0; i < list.length; i++) {
         const doc = list[i]!;
         const offset = doc - bases[p]!;
@@ -62,7 +66,7 @@ export function rankedCandidates(
         values[n] = value;
         n += 1;
       }
-    });
+    }
     singles = 0;
     work = values.slice(0, n);
   };

@@ -97,7 +97,9 @@ export function openSegment(bytes: ByteSource, inMemory = false): SegmentReader 
   if (format !== SEGMENT_FORMAT && format !== FIRST_SEGMENT_FORMAT) throw new IndexCorruptError(`segment format ${format}`);
   const docs = u32At(header, 16);
   const sources = u32At(header, 20);
-  const offsets = Array.from({ length: SECTIONS }, (_, i) => u32At(header, 32 + i * 4));
+  // A loop, not Array.from: on a first request nothing else has called that builtin yet (its first call is compiled then).
+  const offsets: number[] = [];
+  for (let i = 0; i < SECTIONS; i++) offsets.push(u32At(header, 32 + i * 4));
   const at = (section: number) => offsets[section]!;
   for (let i = 1; i <= SECTION.end; i++) if (at(i) < at(i - 1)) throw new IndexCorruptError("its sections are out of order");
   if (at(0) !== HEADER_BYTES || at(SECTION.end) !== bytes.size) throw new IndexCorruptError(`its size is ${bytes.size}, its header says ${at(SECTION.end)}`);

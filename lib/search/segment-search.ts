@@ -62,13 +62,14 @@ export function searchParts<P extends SearchPart>(
   const docOf = (p: number, doc: number) => kept?.of[p]?.docs[doc] ?? doc;
   const scores = sizes.map((size) => new Float64Array(size));
   const matched = sizes.map((size) => new Uint16Array(size));
-  const touched = all.map((_, p) => new Int32Array(kept?.of[p]?.docs.length ?? lists.reduce((sum, byPart) => sum + (byPart[p]?.docs.length ?? 0), 0)));
+  const touched = all.map((_, p) => new Int32Array(kept?.of[p]?.docs.length ?? _postingsTotal(lists, p)));
   const touchedCount = all.map(() => 0);
   const rangeLengths: (Uint32Array | undefined)[] = [];
   for (let t = 0; t < terms.length; t++) {
     const term = terms[t]!;
     const byPart = lists[t]!;
-    if (byPart.every((list) => list === undefined) && !kept?.holds(t)) continue;
+    // `some`, not `every`: a first request's search calls some already, every would be compiled for it.
+    if (!byPart.some((list) => list !== undefined) && !kept?.holds(t)) continue;
     const df = collection?.df.get(term) ?? liveDf(term);
     const idf = Math.log(1 + (total - df + 0.5) / (df + 0.5)) * (options.weights?.get(term) ?? 1);
     kept?.scoredWith(t, idf);
@@ -154,6 +155,13 @@ export function searchParts<P extends SearchPart>(
   // Without a `tieBreak`, a stable sort of scores that never rise leaves them as they are (its comparator, a few thousand cold calls, is skipped).
   if (options.tieBreak || rising) hits.sort((a, b) => (Math.abs(b.score - a.score) > 1e-9 ? b.score - a.score : (options.tieBreak?.(a, b) ?? 0)));
   return hits.slice(0, options.limit);
+}
+
+/** How many postings part `p` has over the terms' lists (a loop, not reduce: a first request's ranking would be that builtin's first call). */
+function _postingsTotal(lists: readonly (readonly (Postings | undefined)[])[], p: number): number {
+  let total = 0;
+  for (const byPart of lists) total += byPart[p]?.docs.length ?? 0;
+  return total;
 }
 
 /**

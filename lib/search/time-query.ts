@@ -69,7 +69,8 @@ export function parseTimeQuery(query: string, now: Date): TimeQuery {
 export function parseTimeQueryByRules(query: string, now: Date): TimeQuery {
   const asksWhen = _WHEN.test(query);
   for (const [pattern, resolve, keep] of _RULES) {
-    const match = query.match(pattern);
+    // exec, not match (the same for these patterns, none global): a first request would be match's first call.
+    const match = pattern.exec(query);
     if (!match) continue;
     const window = resolve(match, now);
     if (!window) continue;

@@ -189,7 +189,7 @@ function _noteStamps(path: string): { stamp(segment: string, ids: string[]): str
       return found;
     }
     const rows = text.split("\n");
-    if (rows[0] !== _NOTE_IDS_HEADER || rows.at(-1) !== "") return found;
+    if (rows[0] !== _NOTE_IDS_HEADER || rows[rows.length - 1] !== "") return found;
     for (const row of rows.slice(1, -1)) {
       const [segment, stamp, ids, extra] = row.split("\t");
       if (segment && stamp && ids?.startsWith("[") && extra === undefined) found.set(segment, { stamp, ids });

@@ -284,7 +284,12 @@ export function sortNewestFirst<T extends MemoryEntry>(entries: readonly T[]): T
   // comparator call per note (a comparator called a few thousand times is compiled by the
   // runtime's optimising tier before the first request, on the core the request needs).
   const order = _ageOrder(entries);
-  if (order < 0) return [...entries].reverse();
+  if (order < 0) {
+    // A loop, not reverse(): a first request's notes would be that builtin's first call.
+    const reversed: T[] = [];
+    for (let at = entries.length - 1; at >= 0; at--) reversed.push(entries[at]!);
+    return reversed;
+  }
   if (order > 0) return [...entries];
   return [...entries].sort((a, b) => _compareAge(b, a));
 }

@@ -301,3 +301,51 @@ describe("the note id stamps", () => {
     expect([generation(), readFileSync(list, "utf8")]).toEqual([before, good]);
   });
 });
+
+describe("the builtins a prompt's memory calls", () => {
+  // Each of these is compiled at its first call in a process (about 0.03-0.3 ms apiece: Array.from
+  // the most), and in a compiled binary nothing before the memory phase has called them: a prompt's
+  // memory with a recall index to read used to be where a first request paid for them.
+  const COLD = [
+    [Array, "from"],
+    [Array.prototype, "at"],
+    [Array.prototype, "every"],
+    [Array.prototype, "forEach"],
+    [Array.prototype, "reduce"],
+    [Array.prototype, "reverse"],
+    [String.prototype, "match"],
+    [String.prototype, "matchAll"],
+  ] as const;
+
+  test("are none of those a compiled binary calls first there, with notes, episodes and a recall index", () => {
+    const root = project();
+    const shelf = openMemoryShelf(root);
+    for (const text of ["the login redirect goes through src/authRedirect.ts", "Priya owns the redirect tests", "run bun test before a push"])
+      shelf.project.remember("fact", text);
+    const episodes = openEpisodes(root);
+    episodes.record(episode("01a23300-aaaa-7000-8000-000000000001", SESSION, "fix the flaky login redirect after sign-in"));
+    const select = () => selectMemoryForPrompt({ projectRoot: root, stores: shelf.stores(), episodes, query: "why does the Login redirect break, v1.2" });
+    expect(select().items.length).toBeGreaterThan(1);
+    const calls: string[] = [];
+    const originals = COLD.map(
+      ([owner, name]) => [owner as unknown as Record<string, unknown>, name, (owner as unknown as Record<string, unknown>)[name]] as const,
+    );
+    for (const [owner, name, original] of originals)
+      Object.defineProperty(owner, name, {
+        configurable: true,
+        writable: true,
+        value(this: unknown, ...args: unknown[]) {
+          calls.push(name);
+          return (original as (...a: unknown[]) => unknown).apply(this, args);
+        },
+      });
+    let shown: string;
+    try {
+      shown = select().text;
+    } finally {
+      for (const [owner, name, original] of originals) Object.defineProperty(owner, name, { configurable: true, writable: true, value: original });
+    }
+    expect(shown).toContain("Priya owns the redirect tests");
+    expect(calls).toEqual([]);
+  });
+});
