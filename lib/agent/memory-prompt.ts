@@ -26,7 +26,7 @@
  */
 import { passageSnippets, rankEverything, type RecalledGroup } from "../find/recall-everything.ts";
 import type { EpisodeStore } from "../store/episodes.ts";
-import { memoryIndexHoldsNothing, type EpisodeCard } from "../store/memory-index.ts";
+import type { EpisodeCard } from "../store/memory-index.ts";
 import { abbreviationHead, type Abbreviate } from "../platform/ids.ts";
 import { escapeMemoryText as _esc } from "../store/memory-escape.ts";
 import { prefixMemoryAbbreviator } from "../store/memory-lookup.ts";
@@ -108,8 +108,7 @@ export function selectMemoryForPrompt(options: SelectMemoryOptions): MemoryInjec
     entries.push(tagged);
   }
   const empty: MemoryInjection = { text: "", items: [], tokens: 0, budget, leftOut: 0, counts };
-  // No note, and nothing indexed or past to rank (a first run): the same empty answer without a ranking.
-  if (notes.length === 0 && (!options.episodes || (!options.transcripts && memoryIndexHoldsNothing(options.projectRoot, options.episodes)))) return empty;
+  if (notes.length === 0 && !options.episodes) return empty;
 
   const candidates = _rank(options, notes, entries);
   if (candidates.length === 0) return empty;

@@ -110,10 +110,10 @@ const _POOL = 300;
 const _ENTITY_WEIGHT = 1.5;
 
 /**
- * The groups that answer `request`, best first (no hits recorded, nothing formatted). The passages'
- * entries are read only for what grouping and the groups shown ask of them, all before it returns;
- * a damaged one is found then, and the ranking is done again reading every candidate's entry in
- * the search, which rebuilds the index (with its notice) and answers from it.
+ * The groups that answer `request`, best first (no hits recorded, nothing formatted; nothing
+ * indexed and no transcripts: no search). Passages' entries are read only as grouping and the
+ * groups shown ask; a damaged one is found then, and the ranking is done again reading every
+ * candidate's entry in the search, which rebuilds the index (with its notice) and answers from it.
  */
 export function rankEverything(context: RecallEverythingContext, request: RecallEverythingRequest): RecallRanking {
   try {
@@ -175,7 +175,7 @@ function _rank(context: RecallEverythingContext, request: RecallEverythingReques
         found.push(new _PassageItem(hit));
     return found;
   };
-  if (tokenizeQuery(words).length > 0) {
+  if ((memory.index.size > 0 || transcripts) && tokenizeQuery(words).length > 0) {
     items = search(words);
   } else if (time.window && projectWide && kinds.has("episode")) {
     const window = time.window;

@@ -161,15 +161,6 @@ export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex 
   return { index, notes, segments, episodeIdsStarting };
 }
 
-/**
- * True when the recall index of `projectRoot` could hold nothing: no index folder, and no episodes
- * file of `episodes` (its log or a legacy file). With no note either, openMemoryIndex answers an
- * empty index without opening anything.
- */
-export function memoryIndexHoldsNothing(projectRoot: string, episodes: Pick<EpisodeStore, "path"> | undefined): boolean {
-  return _nothingStored(projectRoot, episodes ? (fileStamp(episodes.path) ?? "missing") : undefined);
-}
-
 /** No index folder, and no episodes file (its log, given as `episodesStamp`, or a legacy file). */
 function _nothingStored(projectRoot: string, episodesStamp: string | undefined): boolean {
   if (existsSync(paths.memoryIndex(projectRoot))) return false;
