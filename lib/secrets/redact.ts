@@ -31,31 +31,25 @@ export interface RedactResult {
   kinds: string[];
 }
 
-interface _Shape {
-  readonly kind: string;
-  readonly regex: RegExp;
-  /** Literals one of which every match contains; none means the shape is always run. */
-  readonly hints: readonly string[];
-}
-
 /** Characters that continue a token: a shape only matches between two characters outside this set. */
 const _TOKEN_CHAR = "A-Za-z0-9_\\-";
 
 function _shape(kind: string, pattern: string, hints: readonly string[] = _leadingLiteral(pattern)): _Shape {
-  return new _LazyShape(kind, pattern, hints);
+  return new _Shape(kind, pattern, hints);
 }
 
 /**
- * A shape whose regex is made the first time a text holds one of its hints: most texts hold none
- * of most shapes' literals, and making two dozen regexes at load was about half a millisecond of a
- * compiled binary's start, before its first request (which redacts only the prompt).
+ * A whole-token shape. Its regex is made the first time a text holds one of its hints: most texts
+ * hold none of most shapes' literals, and making two dozen regexes at load was about half a
+ * millisecond of a compiled binary's start, before its first request (which redacts only the prompt).
  */
-class _LazyShape implements _Shape {
+class _Shape {
   #regex: RegExp | undefined;
 
   constructor(
     readonly kind: string,
     private readonly pattern: string,
+    /** Literals one of which every match contains; none means the shape is always run. */
     readonly hints: readonly string[],
   ) {}
 
