@@ -26,11 +26,9 @@ describe("a plain turn before its first request", () => {
     STRACE,
     "makes the same calls on the state folder with 40 and with 120 sessions, and lists no history folder",
     async () => {
-      e2e.fake.respond(() => ({ text: "hi" }));
       const calls: string[][] = [];
       for (const sessions of [40, 120]) {
-        const home = join(e2e.dirs.home, `h${sessions}`);
-        mkdirSync(home, { recursive: true });
+        const home = _home(`h${sessions}`);
         writeHistoryHome(home, e2e.dirs.cwd, sessions);
         // The first search builds the indexes, the first turn the episode id list: a long-lived home has both.
         expect(await _run(home, ["search", "login redirect broken"])).toBe(0);
@@ -52,9 +50,7 @@ describe("a plain turn before its first request", () => {
     STRACE,
     "lists no history folder in a long history whose search index was never built, once a turn has counted it",
     async () => {
-      e2e.fake.respond(() => ({ text: "hi" }));
-      const home = join(e2e.dirs.home, "unindexed");
-      mkdirSync(home, { recursive: true });
+      const home = _home("unindexed");
       // 120 sessions leave 360 session and event files: too many to build the index from before a first request.
       writeHistoryHome(home, e2e.dirs.cwd, 120);
       const traces = [join(home, "first.txt"), join(home, "second.txt")];
@@ -72,9 +68,7 @@ describe("a plain turn before its first request", () => {
     STRACE,
     "in a fresh home, asks nothing of an index folder: nothing past to rank, no ranking",
     async () => {
-      e2e.fake.respond(() => ({ text: "hi" }));
-      const home = join(e2e.dirs.home, "fresh");
-      mkdirSync(home, { recursive: true });
+      const home = _home("fresh");
       const trace = join(home, "strace.txt");
       expect(await _run(home, ["-p", "fix the login redirect"], trace)).toBe(0);
       const calls = _beforeRequest(trace, join(home, ".shiro-neko"));
@@ -89,9 +83,7 @@ describe("a plain turn before its first request", () => {
     STRACE,
     "opens no memory file, skills folder or subagents folder its stat found missing",
     async () => {
-      e2e.fake.respond(() => ({ text: "hi" }));
-      const home = join(e2e.dirs.home, "noteless");
-      mkdirSync(home, { recursive: true });
+      const home = _home("noteless");
       expect(await _run(home, ["-p", "hi"])).toBe(0);
       const trace = join(home, "strace.txt");
       expect(await _run(home, ["-p", PROMPT], trace)).toBe(0);
@@ -109,6 +101,14 @@ describe("a plain turn before its first request", () => {
     90_000,
   );
 });
+
+/** A new home folder under the test's temporary home, the fake answering "hi". */
+function _home(name: string): string {
+  e2e.fake.respond(() => ({ text: "hi" }));
+  const home = join(e2e.dirs.home, name);
+  mkdirSync(home, { recursive: true });
+  return home;
+}
 
 /** Runs the binary in `home` (under strace into `trace` when given); its exit code. */
 async function _run(home: string, args: string[], trace?: string): Promise<number | null> {
