@@ -43,7 +43,7 @@ import type { Bm25Index } from "../search/bm25-index.ts";
 import { openIndexFolder, type CompactResult, type IndexFolder } from "../search/index-folder.ts";
 import { paths } from "../platform/paths.ts";
 import { loadRun, readRunEvents } from "../store/runs.ts";
-import { loadSession } from "../store/sessions.ts";
+import { loadSession, takeWrittenSession } from "../store/sessions.ts";
 import type { SessionRecord } from "../store/session-record.ts";
 import { describeTranscriptSource, runDocs, sessionDocs, type TranscriptDoc } from "./transcript-docs.ts";
 import { statStamp } from "../state-file/file-stamp.ts";
@@ -180,7 +180,8 @@ export function indexSavedTranscripts(saved: { sessionId?: string; runIds: reado
   const after = folder.append(
     (index) => {
       if (full) return _syncAll(index);
-      if (saved.sessionId) _syncFile(index, SESSION_PREFIX + saved.sessionId, paths.session(saved.sessionId), () => _sessionDocsOf(saved.sessionId!));
+      if (saved.sessionId)
+        _syncFile(index, SESSION_PREFIX + saved.sessionId, paths.session(saved.sessionId), (stamp) => _savedSessionDocs(saved.sessionId!, stamp));
       for (const id of saved.runIds) _syncFile(index, RUN_PREFIX + id, paths.events(id), () => readRunDocs(id));
     },
     meta,
@@ -212,9 +213,10 @@ function _syncAll(index: Bm25Index): void {
   for (const segment of index.segmentNames()) if (!present.has(segment)) index.sync(segment, _GONE, () => []);
 }
 
-function _syncFile(index: Bm25Index, source: string, path: string, load: () => TranscriptDoc[]): void {
+/** `load` is given the stamp the file was found with. */
+function _syncFile(index: Bm25Index, source: string, path: string, load: (stamp: string) => TranscriptDoc[]): void {
   const stamp = _fileStamp(path);
-  index.sync(source, stamp ?? _GONE, stamp ? load : () => [], describeTranscriptSource);
+  index.sync(source, stamp ?? _GONE, stamp ? () => load(stamp) : () => [], describeTranscriptSource);
 }
 
 function _folderStamps(): Record<string, string> {
@@ -272,6 +274,17 @@ export function readRunDocs(id: string): TranscriptDoc[] {
 
 function _sessionDocsOf(id: string): TranscriptDoc[] {
   return readSessionDocs(id).docs;
+}
+
+/** The documents of the session this process just saved: as it wrote them while the file has the stamp `stamp` it left (not read and checked again), else re-read. */
+function _savedSessionDocs(id: string, stamp: string): TranscriptDoc[] {
+  const written = takeWrittenSession(id, stamp);
+  if (!written) return _sessionDocsOf(id);
+  try {
+    return sessionDocs(written);
+  } catch {
+    return [];
+  }
 }
 
 /** Each file's id (its name without `suffix`) and stamp (inode, size, modification time). */

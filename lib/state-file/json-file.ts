@@ -28,6 +28,7 @@
 import {
   closeSync,
   existsSync,
+  fstatSync,
   fsyncSync,
   mkdirSync,
   openSync,
@@ -42,6 +43,7 @@ import { dirname } from "node:path";
 import * as v from "valibot";
 import { StateWriteError, describeErrno, type StateWriteKind } from "../platform/os-errors.ts";
 import { redactText, redactValue } from "../secrets/redact.ts";
+import { statStamp } from "./file-stamp.ts";
 import { withLockSync, type LockOptions } from "./file-lock.ts";
 
 export type ReadResult<T> = { status: "ok"; value: T } | { status: "missing" } | { status: "corrupt"; reason: string };
@@ -141,21 +143,28 @@ export interface WriteOptions {
 
 let _tempCounter = 0;
 
+/** What an atomic write left: the text the file holds and the stamp (file-stamp.ts `statStamp`) it was left with. */
+export interface WrittenFile {
+  text: string;
+  stamp: string;
+}
+
 /** Serialises `value` and atomically replaces `path` with it. */
-export function writeJsonAtomic(path: string, value: unknown, options: WriteOptions = {}): void {
+export function writeJsonAtomic(path: string, value: unknown, options: WriteOptions = {}): WrittenFile {
   const stored = options.verbatim ? value : redactValue(value);
   const text = (options.pretty ?? true) ? `${JSON.stringify(stored, null, 2)}\n` : `${JSON.stringify(stored)}\n`;
-  writeTextAtomic(path, text, { mode: options.mode, verbatim: true, durable: options.durable });
+  return { text, stamp: writeTextAtomic(path, text, { mode: options.mode, verbatim: true, durable: options.durable }) };
 }
 
 /**
- * Atomically replaces `path` with `content` (redacted unless `verbatim`). Failures throw
- * StateWriteError: the file, the cause in words, and that the old version is intact.
+ * Atomically replaces `path` with `content` (redacted unless `verbatim`); the stamp the file was
+ * left with (`statStamp`). Failures throw StateWriteError: the file, the cause in words, and that
+ * the old version is intact.
  */
-export function writeTextAtomic(path: string, content: string, options: Pick<WriteOptions, "mode" | "verbatim" | "durable"> = {}): void {
+export function writeTextAtomic(path: string, content: string, options: Pick<WriteOptions, "mode" | "verbatim" | "durable"> = {}): string {
   const text = options.verbatim ? content : redactText(content).text;
   try {
-    _writeAtomic(path, text, options.mode ?? 0o600, options.durable ?? true);
+    return _writeAtomic(path, text, options.mode ?? 0o600, options.durable ?? true);
   } catch (error) {
     throw _sentence(error, path, "replace");
   }
@@ -178,13 +187,16 @@ export function writeBytesAtomic(path: string, bytes: Uint8Array, mode = 0o600):
   }
 }
 
-function _writeAtomic(path: string, data: string | Uint8Array, mode: number, durable: boolean): void {
+/** The stamp the file is left with: taken from the open temp file once written (a rename keeps inode, size and modification time). */
+function _writeAtomic(path: string, data: string | Uint8Array, mode: number, durable: boolean): string {
   const bytes = typeof data === "string" ? Buffer.from(data) : data;
   const temp = `${path}.${process.pid}.${++_tempCounter}.tmp`;
   const fd = _openMakingFolder(temp, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_TRUNC, mode);
+  let stamp: string;
   try {
     for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
     if (durable) fsyncSync(fd);
+    stamp = statStamp(fstatSync(fd));
   } catch (error) {
     closeSync(fd);
     rmSync(temp, { force: true });
@@ -197,6 +209,7 @@ function _writeAtomic(path: string, data: string | Uint8Array, mode: number, dur
     rmSync(temp, { force: true });
     throw error;
   }
+  return stamp;
 }
 
 /**

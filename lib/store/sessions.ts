@@ -20,7 +20,7 @@ import type { Message } from "../messages.ts";
 import { setTimeout as setTimer, clearTimeout as clearTimer } from "node:timers";
 import { UserError } from "../platform/errors.ts";
 import { paths } from "../platform/paths.ts";
-import { parseJson, readJson, writeJsonAtomic } from "../state-file/json-file.ts";
+import { parseJson, readJson, writeJsonAtomic, type WrittenFile } from "../state-file/json-file.ts";
 import { readSessionHead } from "./session-head.ts";
 import { releaseLease, takeNewLease, tryLease } from "./session-lease.ts";
 import { messageSchema } from "./session-schema.ts";
@@ -209,6 +209,21 @@ export interface SessionWriterOptions {
 }
 
 const _openWriters = new Map<string, SessionWriter>();
+/** Each session's last write by this process: the text its file was given and the stamp it was left with. */
+const _written = new Map<string, WrittenFile>();
+
+/**
+ * Session `id` as this process last wrote it (the redacted text its file holds, parsed), when the
+ * file still has `stamp` and that is the stamp the write left it with; undefined otherwise (read
+ * the file). For what indexes a session just saved (find/transcript-index.ts): it reads what a
+ * load would, without reading and checking the file again. The text is handed over once.
+ */
+export function takeWrittenSession(id: string, stamp: string): SessionRecord | undefined {
+  const written = _written.get(id);
+  _written.delete(id);
+  if (written?.stamp !== stamp) return undefined;
+  return JSON.parse(written.text) as SessionRecord;
+}
 
 /** Unref'd, so a pending save never keeps the process alive (exit flushes it instead). */
 const _NODE_TIMERS = {
@@ -228,7 +243,9 @@ export function openSessionWriter(session: SessionRecord, options: SessionWriter
   const lease = options.fresh ? takeNewLease(session.id) : tryLease(session.id);
   if (!lease.ok) throw new UserError(`session ${shortSessionId(session.id)} is in use by process ${lease.pid}; try again once that process has ended`);
   const debounceMs = options.debounceMs ?? SAVE_DEBOUNCE_MS;
-  const write = options.write ?? ((record: SessionRecord, durable: boolean) => writeJsonAtomic(paths.session(record.id), record, { durable }));
+  const write =
+    options.write ??
+    ((record: SessionRecord, durable: boolean) => void _written.set(record.id, writeJsonAtomic(paths.session(record.id), record, { durable })));
   const timers = options.timers ?? _NODE_TIMERS;
   let timer: unknown;
   let dirty = false;
