@@ -39,9 +39,9 @@ import { writeJsonAtomic } from "../state-file/json-file.ts";
 import { MANIFEST_VERSION, expandRanges, readManifest, toRanges, type IndexManifest } from "./index-manifest.ts";
 import type { Bm25Index } from "./bm25-index.ts";
 import { IndexCorruptError } from "./segment-layout.ts";
-import { mergeSegments, openSegmentFiles, removeStraySegments, writeSegmentFile } from "./segment-files.ts";
+import { mergeSegments, openSegmentFiles, removeStraySegments, withLastNames, writeSegmentFile } from "./segment-files.ts";
 import { openCandidateStore } from "./segment-candidates.ts";
-import { createSegmentedIndex, type SegmentedIndex } from "./segmented-index.ts";
+import { createSegmentedIndex, type OpenSegment, type SegmentedIndex } from "./segmented-index.ts";
 import { TOKENIZER_VERSION } from "./tokenize.ts";
 import { fileStamp } from "../state-file/file-stamp.ts";
 
@@ -109,6 +109,7 @@ interface _Loaded {
   reason?: string;
   manifest?: IndexManifest;
   index: SegmentedIndex;
+  segments?: readonly OpenSegment[];
 }
 
 const _cache = new Map<string, { stamp: string; loaded: _Loaded }>();
@@ -251,11 +252,13 @@ export function openIndexFolder(dir: string, options: IndexFolderOptions): Index
       try {
         return locked(() => {
           // The manifest read just before (`manifest()`) is taken again while its stamp holds: it is replaced, never rewritten in place.
-          const base = _load(dir, manifestPath, _readManifestOnce(manifestPath, fileStamp(manifestPath)));
-          if (base.status !== "ok") return undefined;
-          update(base.index);
+          const loaded = _load(dir, manifestPath, _readManifestOnce(manifestPath, fileStamp(manifestPath)));
+          if (loaded.status !== "ok") return undefined;
+          update(loaded.index);
+          const upgraded = withLastNames(loaded.manifest!, loaded.segments!); // a segment an older build wrote gets its last names, one per save
+          const base = upgraded ? { ...loaded, manifest: upgraded } : loaded;
           const metaChanged = meta !== undefined && JSON.stringify(meta) !== JSON.stringify(base.manifest!.meta);
-          const saved = base.index.dirty || metaChanged || checked ? commit(base, base.index, meta, checked) : base.manifest!;
+          const saved = base.index.dirty || metaChanged || checked || upgraded ? commit(base, base.index, meta, checked) : base.manifest!;
           _cache.delete(dir);
           return saved;
         });
@@ -385,7 +388,7 @@ function _load(dir: string, manifestPath: string, first?: _ManifestRead): _Loade
     if (read.status !== "ok") return { status: read.status, ...(read.reason ? { reason: read.reason } : {}), index: createSegmentedIndex() };
     try {
       const segments = openSegmentFiles(dir, read.manifest!);
-      return { status: "ok", manifest: read.manifest!, index: createSegmentedIndex(segments, read.manifest!, openCandidateStore(dir)) };
+      return { status: "ok", manifest: read.manifest!, segments, index: createSegmentedIndex(segments, read.manifest!, openCandidateStore(dir)) };
     } catch (error) {
       // A compaction may have replaced the manifest between reading it and opening its segments.
       if ((error as NodeJS.ErrnoException).code === "ENOENT" && attempt === 0) continue;

@@ -3,6 +3,13 @@
  * which segments are live, their tombstones, the live collection's size for BM25, and what the
  * caller recorded about its sources. Tombstones are kept as [start, count, start, count, …] runs
  * of document numbers per segment file.
+ *
+ * A segment's `last` (absent in a manifest an older build wrote): the greatest source name of
+ * each kind the segment holds (`sourceKind`: a name's text up to its first `:`, the whole name
+ * without one), in no particular order. A name of a kind it does not list, or greater than the one
+ * it lists, is held by no source of that segment: a save looks its new session and runs up in no
+ * segment (segmented-index.ts). Written with the segment (segment-files.ts `writeSegmentFile`),
+ * from the names it holds; a manifest without it is looked up in the segment, as before.
  */
 import { readFileSync } from "node:fs";
 import * as v from "valibot";
@@ -18,7 +25,7 @@ const _manifestSchema = () =>
     tokenizer: v.number(),
     generation: _count(),
     next: _count(),
-    segments: v.array(v.object({ file: v.pipe(v.string(), v.regex(_SEGMENT_FILE)), docs: _count(), bytes: _count() })),
+    segments: v.array(v.object({ file: v.pipe(v.string(), v.regex(_SEGMENT_FILE)), docs: _count(), bytes: _count(), last: v.optional(v.array(v.string())) })),
     dead: v.record(v.string(), v.array(_count())),
     docs: _count(),
     totalLen: _count(),
@@ -72,7 +79,7 @@ export const manifestQuickCheckHolds = (): boolean => {
   const schema = _manifestSchema();
   return (
     sameFields(schema, ["version", "tokenizer", "generation", "next", "segments", "dead", "docs", "totalLen", "meta", "checkedAt"]) &&
-    sameFields(schema.entries.segments.item, ["file", "docs", "bytes"])
+    sameFields(schema.entries.segments.item, ["file", "docs", "bytes", "last"])
   );
 };
 
@@ -98,7 +105,9 @@ function _quickRead(path: string): IndexManifest | undefined {
   for (const segment of raw.segments as unknown[]) {
     if (!isRecord(segment) || typeof segment.file !== "string" || !_SEGMENT_FILE.test(segment.file) || !_isCount(segment.docs) || !_isCount(segment.bytes))
       return undefined;
-    segments.push({ file: segment.file, docs: segment.docs, bytes: segment.bytes });
+    const { last } = segment;
+    if (last !== undefined && !_isNames(last)) return undefined;
+    segments.push({ file: segment.file, docs: segment.docs, bytes: segment.bytes, ...(last === undefined ? {} : { last: last as string[] }) });
   }
   const dead: Record<string, number[]> = {};
   for (const [file, ranges] of Object.entries(raw.dead)) {
@@ -128,4 +137,10 @@ function _quickRead(path: string): IndexManifest | undefined {
 const _SEGMENT_FILE = /^\d{6,}\.seg$/;
 // Keys valibot's record treats apart: left to the schema.
 const _ODD_KEYS = new Set(["__proto__", "prototype", "constructor"]);
+/** A loop, not `every`: read on the way to a first request, where its first call would be compiled (test/unit/memory-prompt-cost.test.ts). */
+function _isNames(value: unknown): value is string[] {
+  if (!Array.isArray(value)) return false;
+  for (const name of value) if (typeof name !== "string") return false;
+  return true;
+}
 const _isCount = (value: unknown): value is number => typeof value === "number" && Number.isInteger(value) && value >= 0;

@@ -10,7 +10,7 @@ import { closeSync, fstatSync, openSync, readdirSync, readFileSync, rmSync, stat
 import { writeBytesAtomic } from "../state-file/json-file.ts";
 import { join } from "node:path";
 import { expandRanges, type IndexManifest } from "./index-manifest.ts";
-import { IndexCorruptError, bufferSource, fileSource, type ByteSource } from "./segment-layout.ts";
+import { IndexCorruptError, bufferSource, fileSource, lastNamesOf, type ByteSource } from "./segment-layout.ts";
 import { openSegment, type SegmentReader } from "./segment-read.ts";
 import { compareKeys, encodeSegment, type SegmentContent } from "./segment-write.ts";
 import type { OpenSegment } from "./segmented-index.ts";
@@ -52,13 +52,19 @@ export function openSegmentFiles(dir: string, manifest: IndexManifest): OpenSegm
       const identity = `${segment.file}:${statStamp(stat)}`;
       if (identity === known.identity && stat.size === segment.bytes && known.reader.docs === segment.docs) {
         kept.set(segment.file, known);
-        return { file: segment.file, reader: known.reader, dead, ...(whole ? {} : { identity }) };
+        return { file: segment.file, reader: known.reader, dead, ...(whole ? {} : { identity }), ...(segment.last ? { last: segment.last } : {}) };
       }
     }
     const opened = whole ? _readChecked(path, segment) : _openChecked(path, segment);
     kept.set(segment.file, opened);
     // A segment read whole keeps no candidates (segment-candidates.ts: it is scored from its postings): it is named by no identity.
-    return { file: segment.file, reader: opened.reader, dead, ...(whole ? {} : { identity: opened.identity }) };
+    return {
+      file: segment.file,
+      reader: opened.reader,
+      dead,
+      ...(whole ? {} : { identity: opened.identity }),
+      ...(segment.last ? { last: segment.last } : {}),
+    };
   });
   _opened.set(dir, kept);
   return segments;
@@ -122,7 +128,24 @@ export function writeSegmentFile(
   const file = `${String(manifest.next).padStart(6, "0")}.seg`;
   manifest.next += 1;
   writeBytesAtomic(join(dir, file), bytes);
-  return { file, docs: content.docs.length, bytes: bytes.length };
+  return { file, docs: content.docs.length, bytes: bytes.length, last: lastNamesOf(content.sources) };
+}
+
+/**
+ * `manifest` with the last names (index-manifest.ts `last`) of its first segment written without
+ * them (by an older build) read from `segments` (its segments, open): all its source names, read
+ * once, so each later save looks its new names up in that segment without a search. One segment per
+ * call, so a save bounds what it adds; undefined when every segment has them.
+ */
+export function withLastNames(manifest: IndexManifest, segments: readonly OpenSegment[]): IndexManifest | undefined {
+  const at = manifest.segments.findIndex((segment) => segment.last === undefined);
+  const reader = segments.find((segment) => segment.file === manifest.segments[at]?.file)?.reader;
+  if (!reader) return undefined;
+  const names: { name: string }[] = [];
+  for (let i = 0; i < reader.sources; i++) names.push(reader.source(i));
+  const filled = [...manifest.segments];
+  filled[at] = { ...filled[at]!, last: lastNamesOf(names) };
+  return { ...manifest, segments: filled };
 }
 
 /** Removes segment files (and temp files) the manifest does not name. */

@@ -259,3 +259,25 @@ export function u32sAt(raw: Uint8Array, count: number): Uint32Array {
   for (let i = 0; i < count; i++) out[i] = view.getUint32(i * 4, true);
   return out;
 }
+
+/** What a source name is a kind of: its text up to and including its first `:`, the whole name when it has none. */
+export const sourceKind = (name: string): string => name.slice(0, name.indexOf(":") + 1) || name;
+
+/** The greatest name of each kind among `sources` (index-manifest.ts `last`, written with the segment by segment-files.ts). */
+export function lastNamesOf(sources: readonly { name: string }[]): string[] {
+  const last = new Map<string, string>();
+  for (const { name } of sources) {
+    const kind = sourceKind(name);
+    const known = last.get(kind);
+    if (known === undefined || name > known) last.set(kind, name);
+  }
+  return [...last.values()];
+}
+
+/** False when `last` (a segment's, index-manifest.ts) says the segment holds no source named `name`; true when it may, or when there is no `last`. */
+export function mayHoldSource(last: readonly string[] | undefined, name: string): boolean {
+  if (!last) return true;
+  const kind = sourceKind(name);
+  for (const greatest of last) if (sourceKind(greatest) === kind) return name <= greatest;
+  return false;
+}

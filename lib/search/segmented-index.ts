@@ -34,7 +34,7 @@ import type { SegmentDocEntry } from "./segment-write.ts";
 import { countSortedIn } from "./ranked-candidates.ts";
 import type { CandidateStore } from "./segment-candidates.ts";
 import { searchParts } from "./segment-search.ts";
-import { bufferSource, fnv1a } from "./segment-layout.ts";
+import { bufferSource, fnv1a, mayHoldSource } from "./segment-layout.ts";
 import { openSegment, type Postings, type SegmentReader } from "./segment-read.ts";
 import { createSegmentBuilder, encodeSegment, type SegmentContent } from "./segment-write.ts";
 import { TOKENIZER_VERSION, tokenizeQuery } from "./tokenize.ts";
@@ -46,6 +46,8 @@ export interface OpenSegment {
   dead: ReadonlySet<number>;
   /** What names this file's content for good (its name and stamp): only such a segment's candidates are kept (under it and its tombstones). */
   identity?: string;
+  /** The greatest source name of each kind the segment holds (index-manifest.ts `last`), when its manifest says. */
+  last?: readonly string[];
 }
 
 export interface IndexChanges {
@@ -71,6 +73,8 @@ interface _Part {
   /** What names the part's live documents for good (its file's identity and tombstones); undefined: its candidates are not kept. */
   identity?: string;
   reader: SegmentReader;
+  /** The greatest source name of each kind the part holds, when its manifest says (OpenSegment `last`). */
+  last?: readonly string[];
   isDead: (doc: number) => boolean;
   /** False while no document of the part is dead: its postings count as they are. */
   hasDead: () => boolean;
@@ -103,6 +107,7 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
         return segment.identity === undefined || killed.has(segment.file) ? undefined : (identity ??= liveIdentity(segment));
       },
       reader: segment.reader,
+      ...(segment.last ? { last: segment.last } : {}),
       isDead: (doc) => segment.dead.has(doc) || killed.get(segment.file)?.has(doc) === true,
       hasDead: () => segment.dead.size > 0 || killed.has(segment.file),
       deadMap: () => {
@@ -205,11 +210,13 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
     const entry = later ? undefined : part.reader.doc(doc);
     return new _Hit(segment, score, matched, part.reader, doc, entry);
   };
+  // A save's new session and runs are in no segment: the manifest's `last` says so without a read.
+  const sourceIn = (part: _Part, name: string): number => (mayHoldSource(part.last, name) ? part.reader.findSource(name) : -1);
   const currentStamp = (name: string): string | undefined => {
     const stamp = builder.stampOf(name);
     if (stamp !== undefined) return stamp;
     for (let i = parts.length - 1; i >= 0; i--) {
-      const ordinal = parts[i]!.reader.findSource(name);
+      const ordinal = sourceIn(parts[i]!, name);
       if (ordinal >= 0) return parts[i]!.reader.source(ordinal).stamp;
     }
     return undefined;
@@ -232,7 +239,7 @@ export function createSegmentedIndex(segments: readonly OpenSegment[] = [], tota
       const listed = new Map(docs.map((input) => [input.id, input]));
       const kept = new Set<string>();
       for (const part of parts) {
-        const ordinal = part.reader.findSource(name);
+        const ordinal = sourceIn(part, name);
         if (ordinal < 0) continue;
         const source = part.reader.source(ordinal);
         for (let doc = source.firstDoc; doc < source.firstDoc + source.count; doc++) {
