@@ -153,8 +153,6 @@ function _rank(options: SelectMemoryOptions, notes: readonly ScopedMemoryEntry[]
   // No function is called once per note on this path (a loop instead of a callback): one called a
   // few hundred times is compiled by the runtime's optimising tier on a worker thread before the
   // first request, on the core the request needs.
-  const byId = new Map<string, ScopedMemoryEntry>();
-  for (const note of notes) byId.set(note.id, note);
   const chosen: _Candidate[] = [];
   const taken = new Set<string>();
   const query = options.query.trim();
@@ -163,6 +161,8 @@ function _rank(options: SelectMemoryOptions, notes: readonly ScopedMemoryEntry[]
       { projectRoot, cwd: projectRoot, stores, entries, episodes: options.episodes, onNotice: options.onNotice, currentSession: options.currentSession },
       { query, limit: notes.length + _SESSION_CAP, kinds: options.transcripts ? undefined : [...MEMORY_KINDS, "episode"] },
     );
+    // The ranking's notes are these notes, by id (the index keeps a note tagged with its store's scope as it is).
+    const byId = ranking.notes;
     const sessions: RecalledGroup[] = [];
     for (const group of ranking.groups) if (group.kind === "session" && sessions.push(group) === _SESSION_CAP) break;
     const snippets = passageSnippets(sessions, ranking.words, 200);

@@ -139,7 +139,7 @@ function _rank(context: RecallEverythingContext, request: RecallEverythingReques
   const acceptMemory = (segment: string, id: string): boolean => {
     if (segment === EPISODE_SEGMENT) return projectWide && kinds.has("episode");
     const note = memory.notes.get(id);
-    return note !== undefined && segment === memory.segments.get(id) && (!request.scope || request.scope === note.scope) && kinds.has(note.kind);
+    return note !== undefined && segment === memory.segmentOf(id) && (!request.scope || request.scope === note.scope) && kinds.has(note.kind);
   };
   const transcripts = projectWide && kinds.has(TRANSCRIPT_KIND) ? openTranscriptIndex({ onNotice }) : undefined;
   const root = context.projectRoot;

@@ -201,7 +201,7 @@ function _transcriptDrafts(found: readonly IndexHit[], query: string): _Draft[] 
 function _searchMemory(request: SearchRequest, root: string, limit: number): _Draft[] {
   const items = listMemoryItems(root, request.onNotice);
   const stores = [items.project, items.global];
-  const { index, notes, segments } = openMemoryIndex({
+  const { index, notes, segmentOf } = openMemoryIndex({
     projectRoot: root,
     stores,
     entries: items.notes,
@@ -218,7 +218,7 @@ function _searchMemory(request: SearchRequest, root: string, limit: number): _Dr
   const filter = (segment: string, id: string, data: unknown): boolean => {
     const at = timeOf(segment, id, data);
     if (at === undefined || (since && at < since)) return false;
-    return segment === EPISODE_SEGMENT || segment === segments.get(id);
+    return segment === EPISODE_SEGMENT || segment === segmentOf(id);
   };
   return index.search(request.query, { limit, filter }).map((hit): _Draft => {
     const note = notes.get(hit.id);

@@ -5,6 +5,7 @@
  *   config.json                     user configuration
  *   memory/<hash16>.json            project notes (hash16 = first 16 hex of SHA-256 of the project root)
  *   memory/global.json              notes shared by every project
+ *   memory/<notes file>.checked     the record vouching for a notes file this build checked (lib/store/memory-file.ts)
  *   memory/<hash16>.episodes.jsonl  episodes of past work in a project, and their monthly digests (an append-only log)
  *   memory/<hash16>.index/          the recall index over a project's notes, the global notes and its episodes
  *                                     (manifest.json and segment files, lib/search/index-folder.ts)

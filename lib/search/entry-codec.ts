@@ -211,12 +211,17 @@ function _readString(reader: ByteReader, tag: number, strings: StringTable): str
 
 // Past this many strings read one at a time, the rest of a format-2 string table's bytes are read in one go.
 const _STRING_READS = 32;
+// A format-2 table this small is read whole when it is opened: one read, not one for its count, one for its offsets and one per string
+// (a recall index's table of 20 KiB, of which a prompt's dozen hits name twenty strings).
+export const WHOLE_STRING_TABLE_BYTES = 64 * 1024;
 
 /**
  * A segment's string table (layout in segment-layout.ts), read in proportion to the strings its
  * entries name. Format 2: the offsets read once, then each string the first time an entry refers
  * to it, one read each until 32 were read, then the rest of the table's strings in one read
- * (decoded at once when they are ASCII). Format 1: one JSON array, read and parsed whole.
+ * (decoded at once when they are ASCII); a table of at most WHOLE_STRING_TABLE_BYTES is read
+ * whole when opened (and its strings decoded at once when ASCII). Format 1: one JSON array,
+ * read and parsed whole.
  *
  * Contract: throws IndexCorruptError when the bytes are not a string table, or a reference runs
  * past it; `read(from, length)` reads bytes of the strings section; `atOnce()` true: the rest
@@ -229,7 +234,9 @@ export function openStringTable(
   atOnce: () => boolean = () => false,
 ): StringTable {
   if (formatOne) return _jsonStrings(read(0, size));
-  const count = size >= 8 ? u32At(read(0, 4), 0) : -1;
+  const all = size <= WHOLE_STRING_TABLE_BYTES ? read(0, size) : undefined;
+  const part = all ? (from: number, length: number) => all.subarray(from, from + length) : read;
+  const count = size >= 8 ? u32At(part(0, 4), 0) : -1;
   const first = 4 + (count + 1) * 4;
   if (count < 0 || first > size) throw new IndexCorruptError("a string table that is not one");
   let offsets: Uint32Array | undefined;
@@ -242,19 +249,19 @@ export function openStringTable(
     if (index >= count) throw new IndexCorruptError(`a string reference ${index} past the table of ${count}`);
     let text = found[index];
     if (text === undefined) {
-      offsets ??= u32sAt(read(4, (count + 1) * 4), count + 1);
+      offsets ??= u32sAt(part(4, (count + 1) * 4), count + 1);
       const from = offsets[index]!;
       const to = offsets[index + 1]!;
       if (to < from || first + to > size) throw new IndexCorruptError("a string runs past its table");
       // A search naming many strings (hundreds of hits) reads the rest at once: a read is a system call.
-      if (!whole && (++reads > _STRING_READS || atOnce())) {
-        whole = read(first, size - first);
+      if (!whole && (all || ++reads > _STRING_READS || atOnce())) {
+        whole = part(first, size - first);
         const decoded = decodeText(whole);
         if (decoded.length === whole.length) ascii = decoded;
       }
       if (ascii !== undefined) text = ascii.slice(from, to);
       else {
-        const raw = whole ? whole.subarray(from, to) : read(first + from, to - from);
+        const raw = whole ? whole.subarray(from, to) : part(first + from, to - from);
         text = new ByteReader(raw).key(raw.length);
       }
       found[index] = text;

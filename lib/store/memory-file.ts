@@ -10,11 +10,29 @@
  * one it had when its entries were last read here is not read again: its entries are those (a
  * new array each time; a write through a backing forgets them). A missing or unreadable file,
  * or one the schema rejected, is read every time.
+ *
+ * Across processes, a file the hand check passed is vouched for by a record beside it
+ * (`<file>.checked`, for a layout that names one: the stores in the state folder, not the
+ * repository's notes). Text, replaced whole (atomic rename, not fsynced):
+ *
+ *   shiro notes checked 1
+ *   <the build that checked it: version, commit, build date>
+ *   <the file's stamp it checked: inode:size:mtimeMs>
+ *
+ * It is written when this build's hand check passed the file and the entries as parsed are the
+ * check's output exactly (the same JSON text: no key dropped, added or moved), with the file's
+ * stamp unchanged from before the read to after it. It is used only while its build is the one
+ * running and its stamp is the file's stamp now (taken before the read), and it ends with a line
+ * break: the file is then parsed and its entries taken as they are, with neither the schemas nor
+ * the hand check run. Any other record (another header, build or stamp, a cut one, none) is out
+ * of date, never an error: the file is checked. A source run (no build stamped in) neither reads
+ * nor writes one. Derived data: deleting it costs one check.
  */
 import { readFileSync } from "node:fs";
 import * as v from "valibot";
+import { BUILD, VERSION } from "../platform/version.ts";
 import { fileStampIfThere } from "../state-file/file-stamp.ts";
-import { readJson, updateJsonSync } from "../state-file/json-file.ts";
+import { readJson, updateJsonSync, writeTextAtomic } from "../state-file/json-file.ts";
 import { isRecord, isStringArray, sameFields } from "./quick-check.ts";
 
 export const MEMORY_KINDS = ["fact", "decision", "gotcha", "command"] as const;
@@ -96,6 +114,10 @@ export interface FileBackingLayout {
   beforeWrite?: () => void;
   /** Runs after every write (the repo store's trust follows shiro's own writes). */
   afterWrite?: () => void;
+  /** Where the record vouching for the file's check is kept (see the module contract); none: the file is checked at every first read in a process. */
+  checkedPath?: string;
+  /** The build a record must name (default: this binary's, `checkedBuild()`; undefined: no record is read or written). */
+  build?: string;
 }
 
 /** Header-less `{version: 1, entries}` (the global and repo files), also read from a bare array. */
@@ -123,7 +145,11 @@ export function openFileBacking(layout: FileBackingLayout, options: { onNotice?:
       const last = _read.get(path);
       if (stamp && last?.stamp === stamp && last.schema === schema) return last.entries.slice();
       _read.delete(path);
-      const quick = _quickRead(path, schema);
+      const record = stamp ? _checkRecord(layout, stamp) : undefined;
+      const vouched = record && _vouched(path, record);
+      if (vouched) return keep(stamp, vouched);
+      // The record is written only for the file as it was stamped before the read.
+      const quick = _quickRead(path, schema, record && (() => void (fileStampIfThere(path) === stamp && _vouch(record))));
       if (quick) return keep(stamp, quick);
       const result = readJson(path, { schema: schema(), version: 1 });
       if (result.status === "ok") return keep(stamp, result.value.entries);
@@ -175,7 +201,7 @@ const _quickHolds = (): boolean =>
  * takes the other core from it (an entry's `source` is checked by a call: most notes have none
  * with files or untrusted reads).
  */
-function _quickRead(path: string, schema: () => v.GenericSchema<unknown, MemoryFile>): MemoryEntry[] | undefined {
+function _quickRead(path: string, schema: () => v.GenericSchema<unknown, MemoryFile>, vouch?: () => void): MemoryEntry[] | undefined {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, "utf8"));
@@ -206,7 +232,41 @@ function _quickRead(path: string, schema: () => v.GenericSchema<unknown, MemoryF
     }
     entries.push(entry);
   }
+  if (vouch && JSON.stringify(entries) === JSON.stringify(items)) vouch();
   return entries;
+}
+
+const _CHECKED_HEADER = "shiro notes checked 1";
+
+/** The build a check record names: this binary's version, commit and build date; undefined in a source run. */
+export function checkedBuild(): string | undefined {
+  return BUILD ? `${VERSION} ${BUILD.commit} ${BUILD.date}` : undefined;
+}
+
+/** Where a check record of the file at `stamp` is kept and what it says; undefined without a record path or a build. */
+function _checkRecord(layout: FileBackingLayout, stamp: string): { path: string; text: string } | undefined {
+  const build = "build" in layout ? layout.build : checkedBuild();
+  return layout.checkedPath && build ? { path: layout.checkedPath, text: `${_CHECKED_HEADER}\n${build}\n${stamp}\n` } : undefined;
+}
+
+/** The entries of the file at `path` as parsed, when its check record says `record.text`; else undefined. */
+function _vouched(path: string, record: { path: string; text: string }): MemoryEntry[] | undefined {
+  try {
+    if (readFileSync(record.path, "utf8") !== record.text) return undefined;
+    const entries = (JSON.parse(readFileSync(path, "utf8")) as { entries?: unknown }).entries;
+    return Array.isArray(entries) ? (entries as MemoryEntry[]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes the record; best effort: one that cannot be written means the file is checked again next time. */
+function _vouch(record: { path: string; text: string }): void {
+  try {
+    writeTextAtomic(record.path, record.text, { verbatim: true, durable: false });
+  } catch {
+    // an unwritable state folder: the next read checks the file again
+  }
 }
 
 function _quickSource(source: unknown): MemorySource | undefined {

@@ -77,8 +77,8 @@ export interface OpenedMemoryIndex {
   index: Bm25Index;
   /** Every note of the stores given, by id, tagged with its scope. */
   notes: Map<string, ScopedMemoryEntry>;
-  /** The index segment of each note, by id. */
-  segments: Map<string, string>;
+  /** The index segment of a note of `notes`, by id: `notes:<scope>`, or an agent store's segment (undefined for an id not in `notes`). */
+  segmentOf(id: string): string | undefined;
   /**
    * The ids of the episodes the index holds and of their sessions that start with `head` (what an
    * abbreviation of at least that many characters is compared with), each once, in string order,
@@ -95,25 +95,31 @@ const _NOTE_IDS_HEADER = "shiro note ids 1";
 /** Brings the index up to date with the stores (see the module contract) and returns it with the notes read. */
 export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex {
   const notes = new Map<string, ScopedMemoryEntry>();
-  const segments = new Map<string, string>();
+  // A note's segment follows from its scope but for an agent store's (several agents' stores may be given): only those are kept by id.
+  const agentSegments = new Map<string, string>();
   const stores = (sources.stores ?? [sources.project, sources.global]).filter((store): store is MemoryStore => store !== undefined);
   const listed = stores.map((store, at) => {
     const entries = sources.entries?.[at] ?? store.list();
     // Per store, not per note: no function is called once per note on a first request's path (memory-prompt.ts).
     const { scope } = store;
-    const segment = noteSegment(store);
-    for (const entry of entries) {
+    for (const entry of entries)
       notes.set(entry.id, (entry as Partial<ScopedMemoryEntry>).scope === scope ? (entry as ScopedMemoryEntry) : { ...entry, scope });
-      segments.set(entry.id, segment);
+    if (scope === "agent") {
+      const segment = noteSegment(store);
+      for (const entry of entries) agentSegments.set(entry.id, segment);
     }
     return { store, entries };
   });
+  const segmentOf = (id: string): string | undefined => {
+    const note = notes.get(id);
+    return note === undefined ? undefined : note.scope === "agent" ? agentSegments.get(id) : `notes:${note.scope}`;
+  };
   const episodesStamp = sources.episodes ? (fileStamp(sources.episodes.path) ?? "missing") : undefined;
   // Nothing to index and no index kept (no note, no episodes file, no folder): an empty index, the
   // folder not opened (a young home's prompt, which would find the same after a manifest, a
   // listing and the episodes files read).
   if (notes.size === 0 && _nothingStored(sources.projectRoot, episodesStamp))
-    return { index: createSegmentedIndex(), notes, segments, episodeIdsStarting: () => [] };
+    return { index: createSegmentedIndex(), notes, segmentOf, episodeIdsStarting: () => [] };
   const file = _folder(sources.projectRoot, sources.onNotice);
   const idsPath = join(file.dir, EPISODE_IDS_FILE);
   let listedIds: string | undefined;
@@ -158,7 +164,7 @@ export function openMemoryIndex(sources: MemoryIndexSources): OpenedMemoryIndex 
     }
     return fromIndex.filter((id) => id.startsWith(head));
   };
-  return { index, notes, segments, episodeIdsStarting };
+  return { index, notes, segmentOf, episodeIdsStarting };
 }
 
 /** No index folder, and no episodes file (its log, given as `episodesStamp`, or a legacy file). */

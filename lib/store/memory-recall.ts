@@ -113,7 +113,7 @@ interface _Plan {
   notices: string[];
   index: Bm25Index;
   notes: Map<string, ScopedMemoryEntry>;
-  segments: Map<string, string>;
+  segmentOf: OpenedMemoryIndex["segmentOf"];
   episodeIdsStarting: OpenedMemoryIndex["episodeIdsStarting"];
   touching?: Map<string, _Touching>;
   accept: (segment: string, id: string) => boolean;
@@ -130,7 +130,7 @@ function _plan(context: RecallContext, request: RecallRequest): _Plan | string {
     if (expanded) return expanded;
   }
   const notices: string[] = [];
-  const { index, notes, segments, episodeIdsStarting } = openMemoryIndex({
+  const { index, notes, segmentOf, episodeIdsStarting } = openMemoryIndex({
     ...context,
     onNotice: (text) => {
       notices.push(text);
@@ -143,7 +143,7 @@ function _plan(context: RecallContext, request: RecallRequest): _Plan | string {
     if (segment === EPISODE_SEGMENT) return (!request.scope || request.scope === "project") && kinds.has("episode") && (!touching || touching.has(id));
     if (touching) return false;
     const note = notes.get(id);
-    return note !== undefined && segment === segments.get(id) && (!request.scope || request.scope === note.scope) && kinds.has(note.kind);
+    return note !== undefined && segment === segmentOf(id) && (!request.scope || request.scope === note.scope) && kinds.has(note.kind);
   };
   const time = (hit: IndexHit) => notes.get(hit.id)?.createdAt ?? _cardTime(hit.data as EpisodeCard);
   const tieBreak = (a: IndexHit, b: IndexHit) =>
@@ -156,7 +156,7 @@ function _plan(context: RecallContext, request: RecallRequest): _Plan | string {
     notices,
     index,
     notes,
-    segments,
+    segmentOf,
     episodeIdsStarting,
     ...(touching ? { touching } : {}),
     accept,

@@ -111,7 +111,10 @@ export function openRunMemory(options: MemoryStoreOptions = {}): MemoryStore {
 export function openAgentMemory(projectRoot: string, agent: string, options: MemoryStoreOptions = {}): MemoryStore {
   if (!/^[a-z][a-z0-9-]{0,31}$/.test(agent)) throw new Error(`"${agent}" is not an agent name: use lowercase letters, digits and dashes`);
   const path = agentMemoryPath(projectRoot, agent);
-  const backing = openFileBacking({ label: `${agent} agent memory`, path, schema: projectFileSchema, header: { project: projectRoot, agent } }, options);
+  const backing = openFileBacking(
+    { label: `${agent} agent memory`, path, schema: projectFileSchema, header: { project: projectRoot, agent }, checkedPath: `${path}.checked` },
+    options,
+  );
   return createMemoryStore({ scope: "agent", path, backing, projectRoot, agent }, options);
 }
 

@@ -132,14 +132,17 @@ export interface MemoryStoreLayout {
 /** The notes about one project (keyed by its root). Creates no file until the first change. */
 export function openMemory(projectRoot: string, options: MemoryStoreOptions = {}): MemoryStore {
   const path = paths.projectMemory(projectRoot);
-  const backing = openFileBacking({ label: "project memory", path, schema: projectFileSchema, header: { project: projectRoot } }, options);
+  const backing = openFileBacking(
+    { label: "project memory", path, schema: projectFileSchema, header: { project: projectRoot }, checkedPath: `${path}.checked` },
+    options,
+  );
   return createMemoryStore({ scope: "project", path, backing, projectRoot }, options);
 }
 
 /** The notes about the user, shared by every project (paths.globalMemory). Creates no file until the first change. */
 export function openGlobalMemory(options: MemoryStoreOptions = {}): MemoryStore {
   const path = paths.globalMemory();
-  const backing = openFileBacking({ label: "global memory", path, schema: globalFileSchema, header: {} }, options);
+  const backing = openFileBacking({ label: "global memory", path, schema: globalFileSchema, header: {}, checkedPath: `${path}.checked` }, options);
   return createMemoryStore({ scope: "global", path, backing }, options);
 }
 

@@ -5,9 +5,10 @@
  * processes in one directory never share a session file.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { pathHash16 } from "../../lib/platform/paths.ts";
+import { fileStamp } from "../../lib/state-file/file-stamp.ts";
 import { systemOf, userTextsOf, useE2E, waitUntil, type WireProtocol } from "./_harness.ts";
 
 const e2e = useE2E();
@@ -31,6 +32,28 @@ describe("project memory across processes", () => {
     e2e.fake.script({ toolCalls: [{ name: "forget", input: { text: "BUN TEST" } }] }, { text: "Forgotten." });
     expect((await shiro(["-p", "forget that"], "chat")).code).toBe(0);
     expect(readMemory().entries).toEqual([]);
+  });
+
+  test("the next process takes a notes file the check passed as parsed while its check record holds, and checks it once the file changes", async () => {
+    const note = { id: "01a23177-0000-7000-8000-000000000001", kind: "fact", text: "the queue retries", createdAt: "2026-11-28T10:00:00.000Z", hits: 0 };
+    mkdirSync(dirname(memoryFile()), { recursive: true });
+    writeFileSync(memoryFile(), JSON.stringify({ version: 1, project: e2e.dirs.cwd, entries: [note] }));
+    // A whole second, so that setting it again gives the same stamp.
+    utimesSync(memoryFile(), 1_800_000_000, 1_800_000_000);
+    e2e.fake.script({ text: "ok" }, { text: "ok" }, { text: "ok" });
+    expect((await shiro(["-p", "hi"], "chat")).code).toBe(0);
+    const record = readFileSync(`${memoryFile()}.checked`, "utf8").split("\n");
+    expect([record[0], record[2], record[3]]).toEqual(["shiro notes checked 1", fileStamp(memoryFile()), ""]);
+    expect(record[1]).toMatch(/^\S+ \S+ \d{4}-\d\d-\d\dT/);
+    // The same bytes but a kind the check refuses, the file's stamp kept (same inode, size and time): the record vouches for it.
+    writeFileSync(memoryFile(), readFileSync(memoryFile(), "utf8").replace('"fact"', '"facx"'));
+    utimesSync(memoryFile(), 1_800_000_000, 1_800_000_000);
+    expect((await shiro(["-p", "hi"], "chat")).code).toBe(0);
+    expect(systemOf(e2e.fake.requests[1]!)).toContain("- (facx) the queue retries");
+    // Another time: another stamp, so the file is checked, refused and its notes left out.
+    utimesSync(memoryFile(), 1_800_000_001, 1_800_000_001);
+    expect((await shiro(["-p", "hi"], "chat")).code).toBe(0);
+    expect(systemOf(e2e.fake.requests[2]!)).not.toContain("the queue retries");
   });
 
   test("--no-memory leaves the memory folder untouched, the prompt without notes and the tools off the wire", async () => {

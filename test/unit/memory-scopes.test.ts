@@ -12,9 +12,11 @@ import { join } from "node:path";
 import { estimateTextTokens, selectMemoryForPrompt } from "../../lib/agent/memory-prompt.ts";
 import { paths } from "../../lib/platform/paths.ts";
 import { openEpisodes } from "../../lib/store/episodes.ts";
+import { openMemoryIndex } from "../../lib/store/memory-index.ts";
 import { lookupMemory, projectStores } from "../../lib/store/memory-lookup.ts";
 import { buildProvenance, refreshProvenance, staleNote } from "../../lib/store/memory-provenance.ts";
 import { agentMemoryPath, openMemoryShelf, REPO_NOTES_PATH } from "../../lib/store/memory-scopes.ts";
+import type { MemoryStore } from "../../lib/store/memory.ts";
 import { resolveInWorkspace } from "../../lib/tools/jail.ts";
 import { createMemoryTools } from "../../lib/tools/memory-tools.ts";
 import type { ToolContext } from "../../lib/tools/types.ts";
@@ -83,6 +85,25 @@ describe("scopes", () => {
         .flatMap((store) => store.list())
         .map((entry) => entry.text),
     ).toEqual(["check the error paths first"]);
+  });
+
+  test("the recall index names each note's segment by its store: its scope's, an agent's own for each agent", () => {
+    const root = project();
+    const shelf = guarded(root);
+    const ids: Record<string, string> = {};
+    const keep = (key: string, result: ReturnType<MemoryStore["remember"]>) => (ids[key] = result.entry!.id);
+    keep("project", shelf.project.remember("fact", "the queue retries"));
+    keep("global", shelf.global.remember("fact", "tabs, not spaces"));
+    keep("review", shelf.agentStore("review").remember("gotcha", "check the error paths first"));
+    keep("explore", shelf.agentStore("explore").remember("gotcha", "read the tests first"));
+    const opened = openMemoryIndex({ projectRoot: root, stores: projectStores(shelf) });
+    expect(Object.fromEntries(Object.entries(ids).map(([key, id]) => [key, opened.segmentOf(id)]))).toEqual({
+      project: "notes:project",
+      global: "notes:global",
+      review: "notes:agent:review",
+      explore: "notes:agent:explore",
+    });
+    expect(opened.segmentOf("01a23177-0000-7000-8000-000000000009")).toBeUndefined();
   });
 
   test("the repo file is refused through a link that leaves the workspace", () => {

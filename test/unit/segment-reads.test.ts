@@ -8,7 +8,8 @@
  * - A search with a prefix reads no postings of a segment that holds no source of the prefix
  *   (of its source entries, its first and last names only), and of the one that does, the
  *   lengths of the prefix's documents only.
- * - A string table (format 2) is read as its offsets and the strings the entries read name.
+ * - A string table (format 2) is read as its offsets and the strings the entries read name; one of
+ *   at most 64 KiB in one read, whole, when first needed.
  * - A search that reads 16 or more hits' entries reads a small section of entries and its
  *   string table whole, once; one reading a few reads their blocks.
  * - A hit's data is decoded when first read; one member of it (what a ranking groups by) is read
@@ -24,6 +25,7 @@ import { join } from "node:path";
 import type { Bm25Index, IndexedDocInput } from "../../lib/search/bm25-index.ts";
 import { openIndexFolder } from "../../lib/search/index-folder.ts";
 import { DOC_BLOCK, SECTION, SEGMENT_FORMAT, bufferSource, u32At, type ByteSource } from "../../lib/search/segment-layout.ts";
+import { WHOLE_STRING_TABLE_BYTES } from "../../lib/search/entry-codec.ts";
 import { openSegment } from "../../lib/search/segment-read.ts";
 import { createSegmentBuilder, encodeSegment } from "../../lib/search/segment-write.ts";
 import { createSegmentedIndex } from "../../lib/search/segmented-index.ts";
@@ -49,8 +51,8 @@ const _readIn = (recorded: Recorded, section: number): number => {
   return recorded.reads.reduce((sum, [position, length]) => sum + Math.max(0, Math.min(to, position + length) - Math.max(from, position)), 0);
 };
 
-/** `count` sources named `<prefix><n>`, each of 20 documents saying `login` (every third also `redirect`), with a card. */
-function _segment(prefix: string, count: number): Uint8Array {
+/** `count` sources named `<prefix><n>`, each of 20 documents saying `login` (every third also `redirect`), with a card (its thread named with `pad` x's). */
+function _segment(prefix: string, count: number, pad = 20): Uint8Array {
   const builder = createSegmentBuilder();
   for (let s = 0; s < count; s++) {
     const docs: IndexedDocInput[] = Array.from({ length: 20 }, (_, i) => ({
@@ -61,7 +63,7 @@ function _segment(prefix: string, count: number): Uint8Array {
         at: `2026-01-${String((s % 28) + 1).padStart(2, "0")}T00:00:00.000Z`,
         cwd: "/work/app",
         role: i % 2 ? "answer" : "prompt",
-        thread: `thread-${s}-${"x".repeat(20)}`,
+        thread: `thread-${s}-${"x".repeat(pad)}`,
       },
     }));
     builder.add(`${prefix}${String(s).padStart(4, "0")}`, "stamp", docs);
@@ -216,20 +218,33 @@ describe("a hit's data", () => {
 });
 
 describe("the string table", () => {
-  test("format 2: an entry reads the table's offsets and the strings it names, not the table", () => {
-    const recorded = _recorded(_segment("session:", 200));
+  test("format 2: in a table of more than 64 KiB, an entry reads the table's offsets and the strings it names, not the table", () => {
+    const recorded = _recorded(_segment("session:", 200, 400));
     const [from, to] = _section(recorded.bytes, SECTION.strings);
     const count = u32At(recorded.bytes, from);
     expect(u32At(recorded.bytes, 8)).toBe(SEGMENT_FORMAT);
+    expect(to - from).toBeGreaterThan(WHOLE_STRING_TABLE_BYTES);
     const entry = openSegment(recorded.source).doc(2345);
     expect([entry.id, entry.data]).toEqual([
       "m5",
-      { at: "2026-01-06T00:00:00.000Z", cwd: "/work/app", role: "answer", thread: `thread-117-${"x".repeat(20)}` },
+      { at: "2026-01-06T00:00:00.000Z", cwd: "/work/app", role: "answer", thread: `thread-117-${"x".repeat(400)}` },
     ]);
     // Its id, the card's four keys, its folder, role, time and thread: nine strings of the table (an empty stamp is written in place).
-    const named = ["m5", "at", "cwd", "role", "thread", "/work/app", "answer", "2026-01-06T00:00:00.000Z", `thread-117-${"x".repeat(20)}`].join("").length;
+    const named = ["m5", "at", "cwd", "role", "thread", "/work/app", "answer", "2026-01-06T00:00:00.000Z", `thread-117-${"x".repeat(400)}`].join("").length;
     expect(_readIn(recorded, SECTION.strings)).toBe(4 + (count + 1) * 4 + named);
     expect(to - from).toBeGreaterThan(4 * (4 + (count + 1) * 4 + named));
+  });
+
+  test("format 2: a table of at most 64 KiB is read whole, in one read, at an entry's first string; the entries read the same", () => {
+    const bytes = _segment("session:", 200);
+    const recorded = _recorded(bytes);
+    const [from, to] = _section(recorded.bytes, SECTION.strings);
+    expect(to - from).toBeLessThanOrEqual(WHOLE_STRING_TABLE_BYTES);
+    const reader = openSegment(recorded.source);
+    const whole = openSegment(bufferSource(bytes), true);
+    for (const doc of [2345, 0, 3999]) expect(reader.doc(doc)).toEqual(whole.doc(doc));
+    const inStrings = recorded.reads.filter(([position, length]) => position < to && position + length > from);
+    expect(inStrings).toEqual([[from, to - from]]);
   });
 
   test("format 2: past the first strings read one by one, the rest are read at once and decode the same, ASCII or not", () => {
