@@ -16,7 +16,8 @@
  *   the child processes a plain answer starts (strace; the column is skipped when it is missing);
  * - the garbage collections a plain turn and a turn calling `recall` start in the full home;
  * - with no bar, the same ratios against the 10-session home: what the history's size costs, apart
- *   from what having any history costs.
+ *   from what having any history costs; and the recall turn against the empty home's recall turn
+ *   (the bar divides it by a plain turn, which an empty home's recall turn already exceeds).
  * Homes live on /dev/shm where it exists: the generation's fsyncs would take minutes on a disk, and
  * every home sits on the same file system, so ratios compare work, not the disk.
  */
@@ -288,7 +289,11 @@ export async function benchScale(): Promise<void> {
     const young = (label: string, key: string, over = key) =>
       `${label} ${ms(m(`ten.${over}`))} → ${ms(m(`full.${key}`))} (${(m(`full.${key}`) / m(`ten.${over}`)).toFixed(2)}x)`;
     console.log(
-      `  against the 10-session home instead (no bar): ${[young("first request", "first"), young("whole plain turn", "whole"), young("recall turn / plain", "recall", "whole"), young("search", "search")].join(", ")}`,
+      `  against the 10-session home instead (no bar): ${[young("first request", "first"), young("whole plain turn", "whole"), young("recall turn / plain", "recall", "whole"), young("recall turn", "recall"), young("search", "search")].join(", ")}`,
+    );
+    // No bar: a recall turn against a recall turn, where the bar above divides by a plain one.
+    console.log(
+      `  the recall turn against the empty home's recall turn (no bar): ${ms(m("empty.recall"))} → ${ms(m("full.recall"))} (${(m("full.recall") / m("empty.recall")).toFixed(2)}x); the empty home's recall turn is ${(m("empty.recall") / m("empty.whole")).toFixed(2)}x its plain turn`,
     );
     for (const [kind, title] of [
       ["phase", "wall"],
