@@ -209,18 +209,23 @@ export interface SessionWriterOptions {
 }
 
 const _openWriters = new Map<string, SessionWriter>();
-/** Each session's last write by this process: the text its file was given and the stamp it was left with. */
-const _written = new Map<string, WrittenFile>();
+/**
+ * The last session file this process wrote: its id, the text it was given and the stamp it was
+ * left with. One slot, whatever the number of sessions a process writes (a REPL's `/new`), so a
+ * session whose save is never indexed (no transcript index yet) keeps no text alive.
+ */
+let _written: { id: string; file: WrittenFile } | undefined;
 
 /**
  * Session `id` as this process last wrote it (the redacted text its file holds, parsed), when the
  * file still has `stamp` and that is the stamp the write left it with; undefined otherwise (read
  * the file). For what indexes a session just saved (find/transcript-index.ts): it reads what a
- * load would, without reading and checking the file again. The text is handed over once.
+ * load would, without reading and checking the file again. The text is handed over once, and
+ * only for the session written last (another session's write since: read the file).
  */
 export function takeWrittenSession(id: string, stamp: string): SessionRecord | undefined {
-  const written = _written.get(id);
-  _written.delete(id);
+  const written = _written?.id === id ? _written.file : undefined;
+  if (written) _written = undefined;
   if (written?.stamp !== stamp) return undefined;
   return JSON.parse(written.text) as SessionRecord;
 }
@@ -245,7 +250,7 @@ export function openSessionWriter(session: SessionRecord, options: SessionWriter
   const debounceMs = options.debounceMs ?? SAVE_DEBOUNCE_MS;
   const write =
     options.write ??
-    ((record: SessionRecord, durable: boolean) => void _written.set(record.id, writeJsonAtomic(paths.session(record.id), record, { durable })));
+    ((record: SessionRecord, durable: boolean) => void (_written = { id: record.id, file: writeJsonAtomic(paths.session(record.id), record, { durable }) }));
   const timers = options.timers ?? _NODE_TIMERS;
   let timer: unknown;
   let dirty = false;

@@ -131,6 +131,15 @@ describe("takeWrittenSession", () => {
       expect(takeWrittenSession(session.id, stamp!)).toBeUndefined();
     });
 
+  test("keeps only the session written last: an earlier one, written over by another's save, is read from its file", () => {
+    const first = _session("quokka", Date.UTC(2026, 0, 4));
+    const second = _session("wombat", Date.UTC(2026, 0, 5));
+    _write(first);
+    _write(second);
+    expect(takeWrittenSession(first.id, fileStamp(paths.session(first.id))!)).toBeUndefined();
+    expect(takeWrittenSession(second.id, fileStamp(paths.session(second.id))!)).toEqual(loadSession(second.id));
+  });
+
   test("knows nothing of a session another writer (a test's write) saved, or one never written here", () => {
     const session = _session("numbat", Date.UTC(2026, 0, 3));
     const writer = openSessionWriter(session, {
