@@ -4,16 +4,16 @@
  * live:
  *
  *   {"version": 2, "tokenizer": <TOKENIZER_VERSION>, "generation": <n>, "next": <n>,
- *    "segments": [{"file": "000001.seg", "docs": <n>, "bytes": <n>}, …],   (oldest first)
+ *    "segments": [{"file": "000001.seg", "docs": <n>, "bytes": <n>, "last": […]}, …], (oldest first)
  *    "dead": {"000001.seg": [start, count, start, count, …]},             (tombstoned documents)
  *    "docs": <live documents>, "totalLen": <their total length>,          (BM25's collection)
  *    "meta": {<name>: <string>}, "checkedAt": <ISO time of the last full check>}
  *
  * Contract:
  * - Readers take no lock: they read the manifest, then the segments it lists (a segment file is
- *   written whole, fsynced and renamed into place before a manifest names it; a compaction removes
- *   old files only after the manifest that drops them is in place, and a reader that loses that
- *   race reads the manifest again).
+ *   written whole and renamed into place before a manifest names it; a compaction removes old files
+ *   only after the manifest that drops them is in place, and a reader that loses that race reads
+ *   the manifest again). Neither is fsynced (derived data): after a power loss, one cut short is rebuilt.
  * - Every change runs under the manifest's advisory lock (file-lock.ts) on a fresh read: it adds at
  *   most one segment (what was synced) and tombstones, then replaces the manifest atomically. So
  *   saving costs what changed, not the index.
@@ -148,7 +148,7 @@ export function openIndexFolder(dir: string, options: IndexFolderOptions): Index
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     if (changes.content) manifest.segments.push(writeSegmentFile(dir, manifest, changes.content, changes.bytes));
     for (const [file, docs] of changes.dead) manifest.dead[file] = toRanges([...expandRanges(manifest.dead[file] ?? []), ...docs]);
-    writeJsonAtomic(manifestPath, manifest, { pretty: false, verbatim: true });
+    writeJsonAtomic(manifestPath, manifest, { pretty: false, verbatim: true, durable: false });
     if (!old) {
       removeStraySegments(dir, manifest);
       if (options.legacyFile) rmSync(options.legacyFile, { force: true });
@@ -284,7 +284,7 @@ export function openIndexFolder(dir: string, options: IndexFolderOptions): Index
         const next: IndexManifest = { ...manifest, generation: manifest.generation + 1, segments: manifest.segments.slice(0, from), dead: {} };
         for (const segment of next.segments) if (manifest.dead[segment.file]) next.dead[segment.file] = manifest.dead[segment.file]!;
         if (merged.docs.length > 0 || merged.sources.length > 0) next.segments.push(writeSegmentFile(dir, next, merged));
-        writeJsonAtomic(manifestPath, next, { pretty: false, verbatim: true });
+        writeJsonAtomic(manifestPath, next, { pretty: false, verbatim: true, durable: false });
         removeStraySegments(dir, next);
         _cache.delete(dir);
         return { ...result, segmentsAfter: next.segments.length, bytesAfter: next.segments.reduce((sum, segment) => sum + segment.bytes, 0) };

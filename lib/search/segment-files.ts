@@ -3,8 +3,9 @@
  * against the manifest's size and document count; closed once nothing can read them) or, up to
  * READ_WHOLE_BYTES, read whole in one read and searched in memory (a young index's segment costs
  * a first request one read, not one per table; an opened one is named by its file's stamp, what
- * segment-candidates.ts keeps its candidates under); written whole (a temp file, fsynced, renamed into
- * place), merged (`mergeSegments`), and removed once no manifest names them.
+ * segment-candidates.ts keeps its candidates under); written whole (a temp file renamed into place,
+ * not fsynced: index-folder.ts says why), merged (`mergeSegments`), and removed once no manifest
+ * names them.
  */
 import { closeSync, fstatSync, openSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { writeBytesAtomic } from "../state-file/json-file.ts";
@@ -127,7 +128,7 @@ export function writeSegmentFile(
 ): IndexManifest["segments"][number] {
   const file = `${String(manifest.next).padStart(6, "0")}.seg`;
   manifest.next += 1;
-  writeBytesAtomic(join(dir, file), bytes);
+  writeBytesAtomic(join(dir, file), bytes, 0o600, false);
   return { file, docs: content.docs.length, bytes: bytes.length, last: lastNamesOf(content.sources) };
 }
 

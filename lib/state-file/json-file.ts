@@ -177,11 +177,12 @@ function _sentence(error: unknown, path: string, kind: StateWriteKind): unknown 
 
 /**
  * Atomically replaces `path` with `bytes`, written as they are (binary files such as index
- * segments, whose text was redacted before it was encoded). Failures throw StateWriteError.
+ * segments, whose text was redacted before it was encoded); `durable: false` as for
+ * writeJsonAtomic. Failures throw StateWriteError.
  */
-export function writeBytesAtomic(path: string, bytes: Uint8Array, mode = 0o600): void {
+export function writeBytesAtomic(path: string, bytes: Uint8Array, mode = 0o600, durable = true): void {
   try {
-    _writeAtomic(path, bytes, mode, true);
+    _writeAtomic(path, bytes, mode, durable);
   } catch (error) {
     throw _sentence(error, path, "replace");
   }

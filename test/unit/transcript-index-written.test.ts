@@ -172,6 +172,22 @@ describe("indexSavedTranscripts after a save", () => {
     expect(["wombat", "archived", "summary", "redacted"].map(found)).toEqual(indexed);
   });
 
+  test("fsyncs the session it saves, and nothing of the index (derived data: a segment or manifest cut short by a power loss is rebuilt)", () => {
+    _write(_session("quokka", Date.UTC(2026, 0, 1)));
+    expect(found("quokka")).toBeGreaterThan(0);
+    const session = _session("wombat", Date.UTC(2026, 0, 2));
+    const syncs = spyOn(fs, "fsyncSync");
+    try {
+      _write(session);
+      const written = syncs.mock.calls.length;
+      indexSavedTranscripts({ sessionId: session.id, runIds: [] });
+      expect([written, syncs.mock.calls.length - written]).toEqual([1, 0]);
+    } finally {
+      syncs.mockRestore();
+    }
+    expect(found("wombat")).toBeGreaterThan(0);
+  });
+
   test("reads the file when it was replaced after the write, and indexes what the file holds", () => {
     _write(_session("quokka", Date.UTC(2026, 0, 1)));
     expect(found("quokka")).toBeGreaterThan(0);
